@@ -1,0 +1,29 @@
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace warpforge::cli {
+
+struct Options {
+  std::vector<std::string> specs;
+  std::string spec;
+  std::string mode = "double";
+  std::uint64_t seed = 12345;
+  int ffts = 16;
+  std::string outDir;
+  std::string arch = "sm_90";
+  std::string cubinOut;
+  long long batch = 1 << 16;
+  int reps = 50;
+};
+
+int cmdVerify(const Options&);
+int cmdExplain(const Options&);
+int cmdEmulate(const Options&);
+int cmdEmit(const Options&);
+int cmdCompile(const Options&);
+int cmdRun(const Options&);
+int cmdBench(const Options&);
+
+}  // namespace warpforge::cli

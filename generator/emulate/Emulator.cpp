@@ -1,0 +1,215 @@
+#include "generator/emulate/Emulator.h"
+
+#include <cmath>
+#include <map>
+#include <stdexcept>
+
+#include "generator/emulate/Half.h"
+
+namespace warpforge {
+
+namespace {
+
+int physValue(PhysBit p, int lane, int reg, int elem) {
+  switch (p.kind) {
+    case PhysKind::B: return (elem >> p.index) & 1;
+    case PhysKind::T: return (lane >> p.index) & 1;
+    case PhysKind::R: return (reg >> p.index) & 1;
+    case PhysKind::W: return 0;
+  }
+  return 0;
+}
+
+RegFile emptyFor(const Layout& l) { return RegFile(l.numRegisters(), 1 << l.count(PhysKind::B)); }
+
+double rnd(double x, EmuMode m) { return m == EmuMode::F16 ? roundToHalf(x) : x; }
+
+}  // namespace
+
+int logicalBitValue(const Layout& layout, const std::string& name, int lane, int reg, int elem) {
+  auto p = layout.physOf(name);
+  if (!p) throw std::logic_error("logical bit " + name + " not in layout " + layout.str());
+  return physValue(*p, lane, reg, elem);
+}
+
+RegFile phaseRegisters(const TcFftSpec& spec, const ArraySpec& a, EmuMode mode) {
+  RegFile rf = emptyFor(a.layout);
+  const Layout& l = a.layout;
+  const bool operand = l.hasLogical("ReIm_in");
+  for (int lane = 0; lane < 32; ++lane)
+    for (int reg = 0; reg < rf.nregs; ++reg)
+      for (int e = 0; e < rf.nelem; ++e) {
+        long long m = 0;
+        for (int j : a.phase->q)
+          for (int k : a.phase->n)
+            if (logicalBitValue(l, "q" + std::to_string(j), lane, reg, e) && logicalBitValue(l, "n" + std::to_string(k), lane, reg, e))
+              m += 1LL << (j + k);
+        m %= spec.nOut;
+        double ang = spec.sign * 2.0 * M_PI * static_cast<double>(m) / spec.nOut;
+        double c = rnd(std::cos(ang), mode), s = rnd(std::sin(ang), mode);
+        double v;
+        if (operand) {
+          int o = logicalBitValue(l, "ReIm_out", lane, reg, e), i = logicalBitValue(l, "ReIm_in", lane, reg, e);
+          v = o == i ? c : (o == 0 ? -s : s);  // [[c, -s], [s, c]]
+        } else {
+          v = logicalBitValue(l, "ReIm", lane, reg, e) ? s : c;
+        }
+        rf.at(lane, reg, e) = v;
+      }
+  return rf;
+}
+
+void applyMove(RegFile& rf, const MoveOp& op) {
+  RegFile old = rf;
+  for (int lane = 0; lane < 32; ++lane)
+    for (int reg = 0; reg < rf.nregs; ++reg)
+      for (int e = 0; e < rf.nelem; ++e) {
+        int sl = lane, sr = reg, se = e;
+        if (op.kind == MoveOp::LanePermutation) {
+          sl = 0;
+          for (std::size_t k = 0; k < op.lanePerm.size(); ++k) sl |= ((lane >> k) & 1) << op.lanePerm[k];
+        } else {
+          // new[Q] = old[Q with bits x, y exchanged]
+          int vx = physValue(op.x, lane, reg, e), vy = physValue(op.y, lane, reg, e);
+          auto set = [&](PhysBit p, int v) {
+            int& dst = p.kind == PhysKind::B ? se : p.kind == PhysKind::T ? sl : sr;
+            dst = (dst & ~(1 << p.index)) | (v << p.index);
+          };
+          set(op.x, vy);
+          set(op.y, vx);
+        }
+        rf.at(lane, reg, e) = old.at(sl, sr, se);
+      }
+}
+
+void applyRelayout(RegFile& rf, const RelayoutPlan& plan) {
+  for (const auto& op : plan.ops) applyMove(rf, op);
+  RegFile old = rf;
+  for (int lane = 0; lane < 32; ++lane)
+    for (int reg = 0; reg < rf.nregs; ++reg) {
+      int src = 0;
+      for (std::size_t i = 0; i < plan.rename.size(); ++i) src |= ((reg >> i) & 1) << plan.rename[i];
+      for (int e = 0; e < rf.nelem; ++e) rf.at(lane, reg, e) = old.at(lane, src, e);
+    }
+}
+
+namespace {
+
+void runMma(const MmaStepPlan& m, const RegFile& A, const RegFile& B, RegFile& C, EmuMode mode) {
+  const MmaShape& s = *m.shape;
+  std::vector<double> a(s.m * s.k), b(s.k * s.n), d(s.m * s.n);
+  for (int it = 0; it < m.count; ++it) {
+    int baseA = 0, baseB = 0, baseC = 0;
+    for (std::size_t x = 0; x < m.loopBits.size(); ++x) {
+      int v = (it >> x) & 1;
+      baseC |= v << m.loopRegC[x];
+      if (m.loopRegA[x] >= 0) baseA |= v << m.loopRegA[x];
+      if (m.loopRegB[x] >= 0) baseB |= v << m.loopRegB[x];
+    }
+    auto regOf = [](int base, const std::vector<int>& sigma, int fr) {
+      for (std::size_t f = 0; f < sigma.size(); ++f) base |= ((fr >> f) & 1) << sigma[f];
+      return base;
+    };
+    for (int lane = 0; lane < 32; ++lane) {
+      for (int fr = 0; fr < s.a.numRegisters(); ++fr)
+        for (int e = 0; e < s.a.elemsPerRegister(); ++e) {
+          auto [i, j] = s.a.coord(Operand::A, lane, fr, e);
+          a[i * s.k + j] = A.at(lane, regOf(baseA, m.aReg, fr), e);
+        }
+      for (int fr = 0; fr < s.b.numRegisters(); ++fr)
+        for (int e = 0; e < s.b.elemsPerRegister(); ++e) {
+          auto [j, k] = s.b.coord(Operand::B, lane, fr, e);
+          b[j * s.n + k] = B.at(lane, regOf(baseB, m.bReg, fr), e);
+        }
+    }
+    for (int i = 0; i < s.m; ++i)
+      for (int k = 0; k < s.n; ++k) {
+        double acc = 0;  // f16 products are exact in double; one rounding at the end
+        for (int j = 0; j < s.k; ++j) acc += a[i * s.k + j] * b[j * s.n + k];
+        d[i * s.n + k] = rnd(acc, mode);
+      }
+    for (int lane = 0; lane < 32; ++lane)
+      for (int fr = 0; fr < s.c.numRegisters(); ++fr)
+        for (int e = 0; e < s.c.elemsPerRegister(); ++e) {
+          auto [i, k] = s.c.coord(Operand::C, lane, fr, e);
+          C.at(lane, regOf(baseC, m.cReg, fr), e) = d[i * s.n + k];
+        }
+  }
+}
+
+void runCmul(const CmulStepPlan& p, const RegFile& E, const RegFile& X, RegFile& Y, EmuMode mode) {
+  for (int d = 0; d < X.nregs; ++d) {
+    if ((d >> p.reImDataBit) & 1) continue;
+    int dIm = d | (1 << p.reImDataBit);
+    int pRe = p.phaseRegOfDataReg[d], pIm = pRe | (1 << p.reImPhaseBit);
+    for (int lane = 0; lane < 32; ++lane)
+      for (int e = 0; e < X.nelem; ++e) {
+        double xr = X.at(lane, d, e), xi = X.at(lane, dIm, e), er = E.at(lane, pRe, e), ei = E.at(lane, pIm, e);
+        // Same rounding sequence as the emitted code: HMUL2 then HFMA2.
+        double t1 = rnd(ei * xi, mode), t2 = rnd(ei * xr, mode);
+        Y.at(lane, p.outRegOfDataReg[d], e) = rnd(er * xr - t1, mode);
+        Y.at(lane, p.outRegOfDataReg[dIm], e) = rnd(er * xi + t2, mode);
+      }
+  }
+}
+
+}  // namespace
+
+std::vector<cdouble> emulateFft(const Plan& plan, EmuMode mode, const std::vector<cdouble>& x) {
+  const TcFftSpec& s = *plan.spec;
+  std::map<std::string, RegFile> rf;
+  const Layout& in = s.array(s.input)->layout;
+  RegFile X = emptyFor(in);
+  for (int lane = 0; lane < 32; ++lane)
+    for (int reg = 0; reg < X.nregs; ++reg)
+      for (int e = 0; e < X.nelem; ++e) {
+        int n = 0;
+        for (int k = 0; k < s.logIn; ++k) n |= logicalBitValue(in, "n" + std::to_string(k), lane, reg, e) << k;
+        cdouble v = x.at(n);
+        X.at(lane, reg, e) = rnd(logicalBitValue(in, "ReIm", lane, reg, e) ? v.imag() : v.real(), mode);
+      }
+  rf[s.input] = X;
+  for (const auto& st : plan.steps) {
+    const StepSpec& sp = *st.spec;
+    const ArraySpec& outArr = *s.array(sp.c);
+    RegFile out = emptyFor(outArr.layout);
+    switch (sp.op) {
+      case StepOp::Mma: runMma(st.mma, phaseRegisters(s, *s.array(sp.a), mode), rf.at(sp.b), out, mode); break;
+      case StepOp::Cmul: runCmul(st.cmul, phaseRegisters(s, *s.array(sp.a), mode), rf.at(sp.b), out, mode); break;
+      case StepOp::Relayout:
+        out = rf.at(sp.b);
+        applyRelayout(out, st.relayout);
+        break;
+    }
+    rf[sp.c] = out;
+  }
+  const Layout& ol = s.array(s.output)->layout;
+  const RegFile& Y = rf.at(s.output);
+  std::vector<cdouble> y(s.nOut);
+  for (int lane = 0; lane < 32; ++lane)
+    for (int reg = 0; reg < Y.nregs; ++reg)
+      for (int e = 0; e < Y.nelem; ++e) {
+        int q = 0;
+        for (int k = 0; k < s.logOut; ++k) q |= logicalBitValue(ol, "q" + std::to_string(k), lane, reg, e) << k;
+        double v = Y.at(lane, reg, e);
+        if (logicalBitValue(ol, "ReIm", lane, reg, e)) y[q].imag(v);
+        else y[q].real(v);
+      }
+  return y;
+}
+
+EmulateSummary emulateAgainstFftw(const Plan& plan, EmuMode mode, std::uint64_t seed, int ffts) {
+  EmulateSummary sum;
+  for (int f = 0; f < ffts; ++f) {
+    auto x = randomComplex(plan.spec->nIn, seed + f);
+    if (mode == EmuMode::F16)
+      for (auto& v : x) v = cdouble(roundToHalf(v.real()), roundToHalf(v.imag()));
+    auto y = emulateFft(plan, mode, x);
+    auto ref = referenceDft(x, plan.spec->nOut, plan.spec->sign);
+    sum.maxRelErr = std::max(sum.maxRelErr, relativeError(y, ref));
+    ++sum.ffts;
+  }
+  return sum;
+}
+
+}  // namespace warpforge

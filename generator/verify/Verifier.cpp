@@ -1,0 +1,419 @@
+#include "generator/verify/Verifier.h"
+
+#include <algorithm>
+#include <functional>
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace warpforge {
+
+InstrCounts& InstrCounts::operator+=(const InstrCounts& o) {
+  for (const auto& [k, v] : o.mma) mma[k] += v;
+  hfma2 += o.hfma2;
+  shuffles += o.shuffles;
+  byteperms += o.byteperms;
+  smCycles += o.smCycles;
+  return *this;
+}
+
+VerifyError::VerifyError(std::string file, std::vector<VerifyIssue> issues)
+    : std::runtime_error([&] {
+        std::string s;
+        for (const auto& i : issues) s += fmt::format("{}: {}: {}\n", file, i.path, i.message);
+        return s;
+      }()),
+      issues_(std::move(issues)) {}
+
+namespace {
+
+using Names = std::set<std::string>;
+
+Names bitSet(const Layout& l) {
+  auto v = l.logicalBits();
+  return Names(v.begin(), v.end());
+}
+
+std::string setStr(const Names& s) { return fmt::format("{{{}}}", fmt::join(s, " ")); }
+
+Names phaseQ(const ArraySpec& a) {
+  Names s;
+  for (int q : a.phase->q) s.insert(fmt::format("q{}", q));
+  return s;
+}
+
+double mmaCycles(const MmaShape& s) { return s.smCycles ? s.smCycles : s.m * s.n * s.k / 512.0; }
+
+// All ordered selections of `k` distinct register bits out of `n`.
+std::vector<std::vector<int>> injections(int k, int n) {
+  std::vector<std::vector<int>> out;
+  std::vector<int> cur;
+  std::vector<bool> used(n, false);
+  std::function<void()> rec = [&] {
+    if (static_cast<int>(cur.size()) == k) {
+      out.push_back(cur);
+      return;
+    }
+    for (int i = 0; i < n; ++i)
+      if (!used[i]) {
+        used[i] = true;
+        cur.push_back(i);
+        rec();
+        cur.pop_back();
+        used[i] = false;
+      }
+  };
+  rec();
+  return out;
+}
+
+// What an operand puts on each matrix-index bit for one choice of registers.
+struct OperandView {
+  std::map<std::string, std::pair<std::string, PhysBit>> byMatrixBit;  // "j2" -> (n6, t1)
+  std::vector<int> loopRegs;                                            // array r bits outside the fragment
+};
+
+OperandView view(const Layout& l, const FragmentLayout& f, const std::vector<int>& sigma) {
+  OperandView v;
+  for (std::size_t x = 0; x < f.b.size(); ++x) v.byMatrixBit[f.b[x]] = {*l.logicalAt({PhysKind::B, int(x)}), {PhysKind::B, int(x)}};
+  for (std::size_t x = 0; x < f.t.size(); ++x) v.byMatrixBit[f.t[x]] = {*l.logicalAt({PhysKind::T, int(x)}), {PhysKind::T, int(x)}};
+  for (std::size_t x = 0; x < f.r.size(); ++x) v.byMatrixBit[f.r[x]] = {*l.logicalAt({PhysKind::R, sigma[x]}), {PhysKind::R, sigma[x]}};
+  for (int r = 0; r < l.count(PhysKind::R); ++r)
+    if (std::find(sigma.begin(), sigma.end(), r) == sigma.end()) v.loopRegs.push_back(r);
+  return v;
+}
+
+class Checker {
+ public:
+  Checker(const TcFftSpec& s, const CostTable& c) : spec_(s), costs_(c) {}
+
+  Plan run() {
+    Plan plan;
+    plan.spec = &spec_;
+    checkIo();
+    for (const auto& a : spec_.arrays) checkStored(a);
+    std::set<std::string> defined{spec_.input};
+    for (const auto& st : spec_.steps) {
+      StepPlan sp;
+      sp.spec = &st;
+      if (!defined.count(st.b))
+        issue(st.path + "/b", fmt::format("array '{}' is read before any step writes it (data flows from /io/input '{}')", st.b, spec_.input));
+      if (defined.count(st.c))
+        issue(st.path + "/c", fmt::format("array '{}' is written twice (each data array is written by exactly one step)", st.c));
+      defined.insert(st.c);
+      switch (st.op) {
+        case StepOp::Mma: checkMma(st, sp); break;
+        case StepOp::Cmul: checkCmul(st, sp); break;
+        case StepOp::Relayout: checkRelayout(st, sp); break;
+      }
+      plan.total += sp.counts;
+      plan.steps.push_back(std::move(sp));
+    }
+    if (!defined.count(spec_.output))
+      issue("/io/output", fmt::format("output array '{}' is never written by a step", spec_.output));
+    checkFactorization();
+    for (const auto& a : spec_.arrays) {
+      bool used = a.name == spec_.input;
+      for (const auto& st : spec_.steps) used |= st.a == a.name || st.b == a.name || st.c == a.name;
+      if (!used) plan.warnings.push_back(fmt::format("{}: array '{}' is not used by any step", a.path, a.name));
+    }
+    if (!issues_.empty()) throw VerifyError(spec_.file, issues_);
+    return plan;
+  }
+
+ private:
+  void issue(std::string path, std::string msg) { issues_.push_back({std::move(path), std::move(msg)}); }
+
+  void checkIo() {
+    Names in{"ReIm"}, out{"ReIm"};
+    for (int k = 0; k < spec_.logIn; ++k) in.insert(fmt::format("n{}", k));
+    for (int k = 0; k < spec_.logOut; ++k) out.insert(fmt::format("q{}", k));
+    const ArraySpec* x = spec_.array(spec_.input);
+    const ArraySpec* y = spec_.array(spec_.output);
+    if (bitSet(x->layout) != in)
+      issue(x->path + "/layout", fmt::format("input array '{}' must carry exactly {} (n_in = {}), found {}", x->name,
+                                             setStr(in), spec_.nIn, setStr(bitSet(x->layout))));
+    if (bitSet(y->layout) != out)
+      issue(y->path + "/layout", fmt::format("output array '{}' must carry exactly {} (n_out = {}), found {}", y->name,
+                                             setStr(out), spec_.nOut, setStr(bitSet(y->layout))));
+  }
+
+  // The packed form must hold the same numbers: ReIm_out dropped, ReIm_in
+  // renamed ReIm on the same kind of physical bit, all else in place.
+  void checkStored(const ArraySpec& a) {
+    if (!a.stored) return;
+    const Layout& op = a.layout;
+    const Layout& st = *a.stored;
+    std::string p = a.path + "/stored";
+    if (!op.hasLogical("ReIm_in")) {
+      issue(p, fmt::format("array '{}': a stored (packed) layout is only defined for MMA-operand phases (ReIm_in/ReIm_out)", a.name));
+      return;
+    }
+    if (op.physOf("ReIm_out")->kind != PhysKind::R) {
+      issue(a.path + "/layout", fmt::format("array '{}': ReIm_out must be a register bit to be packed, found it on {}", a.name,
+                                            op.physOf("ReIm_out")->str()));
+      return;
+    }
+    for (const auto& e : op.entries()) {
+      if (e.logical == "ReIm_out") continue;
+      std::string want = e.logical == "ReIm_in" ? "ReIm" : e.logical;
+      auto sp = st.physOf(want);
+      if (!sp) {
+        issue(p, fmt::format("array '{}': stored layout lacks {} (expected the operand layout's bits with ReIm_in -> ReIm)", a.name, want));
+        continue;
+      }
+      if (e.phys.kind == PhysKind::R ? sp->kind != PhysKind::R : !(*sp == e.phys))
+        issue(p, fmt::format("array '{}': physical bit {} of the stored layout should carry {} as in the operand layout, found {}",
+                             a.name, e.phys.kind == PhysKind::R ? sp->str() : e.phys.str(), want,
+                             e.phys.kind == PhysKind::R ? "a non-register bit" : st.logicalAt(e.phys).value_or("nothing")));
+    }
+    if (st.numBits() != op.numBits() - 1)
+      issue(p, fmt::format("array '{}': stored layout has {} bits, expected {} (operand layout minus ReIm_out)", a.name,
+                           st.numBits(), op.numBits() - 1));
+  }
+
+  void checkMma(const StepSpec& st, StepPlan& sp) {
+    const ArraySpec& A = *spec_.array(st.a);
+    const ArraySpec& B = *spec_.array(st.b);
+    const ArraySpec& C = *spec_.array(st.c);
+    const MmaShape* shape = findMmaShape(st.shape, spec_.precision);
+    std::string where = fmt::format("mma {}", st.shape);
+    if (!shape) {
+      issue(st.path + "/shape", fmt::format("unknown MMA shape '{}' for precision {} (expected one of: {})", st.shape,
+                                            spec_.precision, knownShapesFor(spec_.precision)));
+      return;
+    }
+    if (!A.layout.hasLogical("ReIm_in")) {
+      issue(st.path + "/a", fmt::format("{}: phase array '{}' is in elementwise form (ReIm); an MMA operand needs ReIm_in and ReIm_out", where, A.name));
+      return;
+    }
+    // Data conservation and the summed bits.
+    Names bBits = bitSet(B.layout), cBits = bitSet(C.layout), q = phaseQ(A), sum(st.sum.begin(), st.sum.end());
+    for (const auto& s : st.sum)
+      if (!A.layout.hasLogical(s))
+        issue(st.path + "/sum", fmt::format("{}: summed bit {} is not an input bit of phase array '{}' (its bits: {})", where, s,
+                                            A.name, setStr(bitSet(A.layout))));
+    for (const auto& e : A.layout.entries())
+      if (e.logical[0] == 'n' && !bBits.count(e.logical))
+        issue(A.path + "/layout", fmt::format("{} at {}: phase array '{}' multiplies bit {} which input '{}' does not carry", where,
+                                              st.path, A.name, e.logical, B.name));
+    Names expectC;
+    for (const auto& b : bBits)
+      if (!sum.count(b)) expectC.insert(b);
+    expectC.insert(q.begin(), q.end());
+    if (cBits != expectC)
+      issue(C.path + "/layout", fmt::format("{} at {}: output '{}' must carry (bits of '{}' minus summed {}) plus {} = {}, found {}",
+                                            where, st.path, C.name, B.name, setStr(sum), setStr(q), setStr(expectC), setStr(cBits)));
+
+    // Fragment matching, trying every choice of registers (register order is free).
+    for (auto [arr, frag, label] : {std::tuple{&A, &shape->a, "A"}, std::tuple{&B, &shape->b, "B"}, std::tuple{&C, &shape->c, "C"}})
+      if (arr->layout.count(PhysKind::R) < static_cast<int>(frag->r.size()) || arr->layout.count(PhysKind::B) != static_cast<int>(frag->b.size())) {
+        issue(arr->path + "/layout", fmt::format("{} at {}: array '{}' (operand {}) has {} b and {} r bits; the fragment needs {} b and at least {} r",
+                                                 where, st.path, arr->name, label, arr->layout.count(PhysKind::B),
+                                                 arr->layout.count(PhysKind::R), frag->b.size(), frag->r.size()));
+        return;
+      }
+    std::vector<std::string> best;
+    bool found = false;
+    auto ia = injections(shape->a.r.size(), A.layout.count(PhysKind::R));
+    auto ib = injections(shape->b.r.size(), B.layout.count(PhysKind::R));
+    auto ic = injections(shape->c.r.size(), C.layout.count(PhysKind::R));
+    for (const auto& sa : ia)
+      for (const auto& sb : ib)
+        for (const auto& sc : ic) {
+          auto mism = matchMma(A, B, C, *shape, sa, sb, sc);
+          if (!found || mism.size() < best.size()) {
+            best = mism;
+            found = true;
+            if (mism.empty()) resolveMma(A, B, C, *shape, sa, sb, sc, sp);
+          }
+          if (best.empty()) goto done;
+        }
+  done:
+    for (const auto& m : best) issue(st.path, fmt::format("{}: {}", where, m));
+    for (const auto& [mbit, log] : sp.mma.matrixBits)
+      if (mbit[0] == 'j' && log != "ReIm_in" && !sum.count(log) && best.empty())
+        issue(st.path + "/sum", fmt::format("{}: bit {} is summed by the fragment (matrix bit {}) but not listed in sum {}", where, log, mbit, setStr(sum)));
+    if (best.empty()) {
+      Names jb;
+      for (const auto& [mbit, log] : sp.mma.matrixBits)
+        if (mbit[0] == 'j') jb.insert(log);
+      for (const auto& s : sum)
+        if (!jb.count(s))
+          issue(st.path + "/sum", fmt::format("{}: sum lists {} but the fragment's summed (j) bits are {}", where, s, setStr(jb)));
+      sp.counts.mma[st.shape] = sp.mma.count;
+      sp.counts.smCycles = sp.mma.count * mmaCycles(*shape);
+    }
+  }
+
+  static std::string norm(const std::string& l, const char* against) {
+    if (l == "ReIm_in" && std::string(against) == "B") return "ReIm";
+    if (l == "ReIm_out" && std::string(against) == "C") return "ReIm";
+    return l;
+  }
+
+  std::vector<std::string> matchMma(const ArraySpec& A, const ArraySpec& B, const ArraySpec& C, const MmaShape& s,
+                                    const std::vector<int>& sa, const std::vector<int>& sb, const std::vector<int>& sc) {
+    OperandView va = view(A.layout, s.a, sa), vb = view(B.layout, s.b, sb), vc = view(C.layout, s.c, sc);
+    std::vector<std::string> out;
+    auto cmp = [&](const std::string& mbit, const OperandView& ref, const ArraySpec& refArr, const char* refName,
+                   const OperandView& got, const ArraySpec& gotArr, const char* gotName) {
+      auto [rl, rp] = ref.byMatrixBit.at(mbit);
+      auto [gl, gp] = got.byMatrixBit.at(mbit);
+      std::string want = std::string(refName) == "A" ? norm(rl, gotName) : rl;
+      if (want != gl)
+        out.push_back(fmt::format("array '{}' (operand {}) physical bit {} carries {}, but matrix bit {} is {} in '{}' (operand {}, "
+                                  "physical bit {}): expected {}, found {}",
+                                  gotArr.name, gotName, gp.str(), gl, mbit, rl, refArr.name, refName, rp.str(), want, gl));
+    };
+    for (int x = 0; (1 << x) < s.m; ++x) cmp(fmt::format("i{}", x), va, A, "A", vc, C, "C");
+    for (int x = 0; (1 << x) < s.k; ++x) cmp(fmt::format("j{}", x), va, A, "A", vb, B, "B");
+    for (int x = 0; (1 << x) < s.n; ++x) cmp(fmt::format("k{}", x), vb, B, "B", vc, C, "C");
+    Names cLoop;
+    for (int r : vc.loopRegs) cLoop.insert(C.layout.registerBits()[r]);
+    for (auto [v, arr, name] : {std::tuple{&va, &A, "A"}, std::tuple{&vb, &B, "B"}})
+      for (int r : v->loopRegs) {
+        std::string l = arr->layout.registerBits()[r];
+        if (!cLoop.count(l))
+          out.push_back(fmt::format("array '{}' (operand {}) register bit r{} carries {}, which is not a loop bit of output '{}' "
+                                    "(its loop bits: {}): expected one of those, found {}",
+                                    arr->name, name, r, l, C.name, setStr(cLoop), l));
+      }
+    return out;
+  }
+
+  void resolveMma(const ArraySpec& A, const ArraySpec& B, const ArraySpec& C, const MmaShape& s, const std::vector<int>& sa,
+                  const std::vector<int>& sb, const std::vector<int>& sc, StepPlan& sp) {
+    OperandView va = view(A.layout, s.a, sa), vb = view(B.layout, s.b, sb), vc = view(C.layout, s.c, sc);
+    MmaStepPlan& m = sp.mma;
+    m = MmaStepPlan{};
+    m.shape = &s;
+    m.aReg = sa;
+    m.bReg = sb;
+    m.cReg = sc;
+    for (const auto& [mb, lp] : va.byMatrixBit) m.matrixBits[mb] = lp.first;
+    for (const auto& [mb, lp] : vb.byMatrixBit) m.matrixBits.emplace(mb, lp.first);
+    for (const auto& [mb, lp] : vc.byMatrixBit) m.matrixBits.emplace(mb, lp.first);
+    for (int r : vc.loopRegs) {
+      std::string l = C.layout.registerBits()[r];
+      m.loopBits.push_back(l);
+      m.loopRegC.push_back(r);
+      auto pa = A.layout.physOf(l);
+      auto pb = B.layout.physOf(l);
+      m.loopRegA.push_back(pa && pa->kind == PhysKind::R ? pa->index : -1);
+      m.loopRegB.push_back(pb && pb->kind == PhysKind::R ? pb->index : -1);
+    }
+    m.count = 1 << m.loopBits.size();
+  }
+
+  void checkCmul(const StepSpec& st, StepPlan& sp) {
+    const ArraySpec& E = *spec_.array(st.a);
+    const ArraySpec& B = *spec_.array(st.b);
+    const ArraySpec& C = *spec_.array(st.c);
+    std::string where = "cmul";
+    std::size_t before = issues_.size();
+    if (E.layout.hasLogical("ReIm_in")) {
+      issue(st.path + "/a", fmt::format("{}: phase array '{}' is in MMA-operand form (ReIm_in/ReIm_out); an elementwise multiply needs ReIm", where, E.name));
+      return;
+    }
+    if (bitSet(B.layout) != bitSet(C.layout))
+      issue(C.path + "/layout", fmt::format("{} at {}: output '{}' must carry the same bits as input '{}' ({}), found {}", where,
+                                            st.path, C.name, B.name, setStr(bitSet(B.layout)), setStr(bitSet(C.layout))));
+    for (const auto& e : B.layout.entries()) {
+      if (e.phys.kind == PhysKind::R) continue;
+      auto got = C.layout.logicalAt(e.phys);
+      if (got != e.logical)
+        issue(st.path, fmt::format("{}: array '{}' (output) physical bit {} carries {}, but input '{}' carries {} there (an elementwise "
+                                   "multiply moves no data): expected {}, found {}",
+                                   where, C.name, e.phys.str(), got.value_or("nothing"), B.name, e.logical, e.logical, got.value_or("nothing")));
+    }
+    for (const auto& e : E.layout.entries()) {
+      auto pb = B.layout.physOf(e.logical);
+      if (!pb) {
+        issue(st.path, fmt::format("{}: phase array '{}' carries {} on {}, which data array '{}' does not carry", where, E.name,
+                                   e.logical, e.phys.str(), B.name));
+        continue;
+      }
+      bool ok = e.phys.kind == PhysKind::R ? pb->kind == PhysKind::R : *pb == e.phys;
+      if (!ok)
+        issue(st.path, fmt::format("{}: array '{}' physical bit {} carries {}, but phase array '{}' has {} on {}: expected {}, found {}",
+                                   where, B.name, e.phys.kind == PhysKind::R ? pb->str() : e.phys.str(),
+                                   e.phys.kind == PhysKind::R ? e.logical : B.layout.logicalAt(e.phys).value_or("nothing"), E.name,
+                                   e.logical, e.phys.str(), e.phys.kind == PhysKind::R ? "a register bit" : e.logical,
+                                   e.phys.kind == PhysKind::R ? pb->str() : B.layout.logicalAt(e.phys).value_or("nothing")));
+    }
+    for (const auto& e : B.layout.entries())
+      if (!E.layout.hasLogical(e.logical) && e.phys.kind != PhysKind::R)
+        issue(st.path, fmt::format("{}: array '{}' physical bit {} carries {}, which phase array '{}' lacks; a bit the phase is reused "
+                                   "across must be a register bit: expected a register bit, found {}",
+                                   where, B.name, e.phys.str(), e.logical, E.name, e.phys.str()));
+    if (issues_.size() != before) return;
+    // Resolve registers.
+    CmulStepPlan& p = sp.cmul;
+    int nregs = B.layout.numRegisters();
+    p.reImDataBit = B.layout.physOf("ReIm")->index;
+    p.reImPhaseBit = E.layout.physOf("ReIm")->index;
+    auto bRegBits = B.layout.registerBits(), eRegBits = E.layout.registerBits();
+    for (int d = 0; d < nregs; ++d) {
+      int preg = 0, creg = 0;
+      for (std::size_t x = 0; x < eRegBits.size(); ++x) preg |= ((d >> B.layout.physOf(eRegBits[x])->index) & 1) << x;
+      for (std::size_t x = 0; x < bRegBits.size(); ++x) creg |= ((d >> x) & 1) << C.layout.physOf(bRegBits[x])->index;
+      p.phaseRegOfDataReg.push_back(preg);
+      p.outRegOfDataReg.push_back(creg);
+    }
+    // Per complex pair of registers: re = Er*xr - Ei*xi, im = Er*xi + Ei*xr
+    // as HMUL2 + HFMA2 each: 4 instructions per pair (the note's count).
+    sp.counts.hfma2 = 2 * nregs;
+    sp.counts.smCycles = sp.counts.hfma2 * costs_.hfma2;
+  }
+
+  void checkRelayout(const StepSpec& st, StepPlan& sp) {
+    const ArraySpec& B = *spec_.array(st.b);
+    const ArraySpec& C = *spec_.array(st.c);
+    if (bitSet(B.layout) != bitSet(C.layout)) {
+      issue(C.path + "/layout", fmt::format("relayout at {}: target '{}' must carry the same bits as '{}' ({}), found {}", st.path,
+                                            C.name, B.name, setStr(bitSet(B.layout)), setStr(bitSet(C.layout))));
+      return;
+    }
+    try {
+      sp.relayout = synthesizeRelayout(B.layout, C.layout, costs_);
+    } catch (const LayoutError& e) {
+      issue(st.path, fmt::format("relayout '{}' -> '{}': {}", B.name, C.name, e.what()));
+      return;
+    }
+    sp.counts.byteperms = sp.relayout.byteperms;
+    sp.counts.shuffles = sp.relayout.shuffles;
+    sp.counts.smCycles = sp.relayout.smCycles;
+  }
+
+  // Eq. (7): each factor E(q_j, n_k) with j + k < log2(n_out) exactly once.
+  void checkFactorization() {
+    std::map<std::pair<int, int>, std::vector<std::string>> uses;
+    for (const auto& st : spec_.steps) {
+      if (st.op == StepOp::Relayout) continue;
+      const ArraySpec& a = *spec_.array(st.a);
+      for (int j : a.phase->q)
+        for (int k : a.phase->n) uses[{j, k}].push_back(st.path);
+    }
+    for (int j = 0; j < spec_.logOut; ++j)
+      for (int k = 0; k < spec_.logIn; ++k) {
+        if (j + k >= spec_.logOut) continue;
+        auto it = uses.find({j, k});
+        std::size_t n = it == uses.end() ? 0 : it->second.size();
+        if (n != 1)
+          issue("/steps", fmt::format("phase factorization (eq. 7): factor E(q{}, n{}) is applied {} times{} (expected exactly once)", j, k, n,
+                                      n ? fmt::format(" (by {})", fmt::join(it->second, ", ")) : ""));
+      }
+  }
+
+  const TcFftSpec& spec_;
+  CostTable costs_;
+  std::vector<VerifyIssue> issues_;
+};
+
+}  // namespace
+
+Plan Verifier::verify(const TcFftSpec& spec) const { return Checker(spec, costs_).run(); }
+
+}  // namespace warpforge
