@@ -160,17 +160,18 @@ class Checker {
       std::string want = e.logical == "ReIm_in" ? "ReIm" : e.logical;
       auto sp = st.physOf(want);
       if (!sp) {
-        issue(p, fmt::format("array '{}': stored layout lacks {} (expected the operand layout's bits with ReIm_in -> ReIm)", a.name, want));
+        issue(p, fmt::format("array '{}': stored layout lacks {}: expected the operand layout's bits with ReIm_in -> ReIm, found {}", a.name, want, st.str()));
         continue;
       }
       if (e.phys.kind == PhysKind::R ? sp->kind != PhysKind::R : !(*sp == e.phys))
-        issue(p, fmt::format("array '{}': physical bit {} of the stored layout should carry {} as in the operand layout, found {}",
-                             a.name, e.phys.kind == PhysKind::R ? sp->str() : e.phys.str(), want,
-                             e.phys.kind == PhysKind::R ? "a non-register bit" : st.logicalAt(e.phys).value_or("nothing")));
+        issue(p, fmt::format("array '{}': stored layout physical bit {} must hold what the operand layout holds there: expected {}, found {}",
+                             a.name, e.phys.kind == PhysKind::R ? sp->str() : e.phys.str(),
+                             e.phys.kind == PhysKind::R ? want + " on a register bit" : want,
+                             e.phys.kind == PhysKind::R ? want + " on " + sp->str() : st.logicalAt(e.phys).value_or("nothing")));
     }
     if (st.numBits() != op.numBits() - 1)
-      issue(p, fmt::format("array '{}': stored layout has {} bits, expected {} (operand layout minus ReIm_out)", a.name,
-                           st.numBits(), op.numBits() - 1));
+      issue(p, fmt::format("array '{}': stored layout size: expected {} bits (operand layout minus ReIm_out), found {}", a.name,
+                           op.numBits() - 1, st.numBits()));
   }
 
   void checkMma(const StepSpec& st, StepPlan& sp) {

@@ -1,0 +1,65 @@
+// The CLI's exit codes and messages, run as a user would.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sys/wait.h>
+
+#include "TestUtil.h"
+
+namespace {
+struct Result { int code; std::string out; };
+Result run(const std::string& args) {
+  std::string cmd = std::string(WARPFORGE_CLI) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (std::size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  int st = pclose(p);
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+}
+std::string spec() { return warpforge::test::sourcePath(warpforge::test::kChimeSpec); }
+}  // namespace
+
+TEST(Cli, VerifyPrintsTheNotesCounts) {
+  auto r = run("verify " + spec());
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("CONSISTENT"), std::string::npos);
+  EXPECT_NE(r.out.find("160 SM-cycles/FFT"), std::string::npos) << r.out;
+}
+
+TEST(Cli, EmulateDouble) {
+  auto r = run("emulate " + spec() + " --mode double --seed 7");
+  EXPECT_EQ(r.code, 0) << r.out;
+  auto pos = r.out.find("max_rel_err=");
+  ASSERT_NE(pos, std::string::npos);
+  EXPECT_LT(std::stod(r.out.substr(pos + 12)), 1e-12);
+}
+
+TEST(Cli, BadSpecExitsTwoWithPath) {
+  std::string path = ::testing::TempDir() + "/bad_spec.json";
+  std::string text = warpforge::test::readFile(spec());
+  auto at = text.find("\"n_in\": 256");
+  text.replace(at, 11, "\"n_in\": 255");
+  std::ofstream(path) << text;
+  auto r = run("verify " + path);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find(path + ": /transform/n_in:"), std::string::npos) << r.out;
+}
+
+TEST(Cli, InconsistentSpecExitsNonZero) {
+  std::string path = ::testing::TempDir() + "/inconsistent_spec.json";
+  std::string text = warpforge::test::readFile(spec());
+  auto at = text.find("n7 n6 n5 n4 n3, r <-> n2 n1 n0\"");
+  text.replace(at, 5, "n6 n7");
+  std::ofstream(path) << text;
+  auto r = run("verify " + path);
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("/steps/0"), std::string::npos) << r.out;
+}
+
+TEST(Cli, BadOptionsExitTwo) {
+  EXPECT_EQ(run("emulate " + spec() + " --mode quad").code, 2);
+  EXPECT_EQ(run("verify /nonexistent.json").code, 2);
+  EXPECT_EQ(run("frobnicate").code, 2);
+}

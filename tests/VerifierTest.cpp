@@ -1,0 +1,99 @@
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "generator/spec/Spec.h"
+#include "generator/verify/Verifier.h"
+#include "TestUtil.h"
+
+using namespace warpforge;
+using Json = nlohmann::ordered_json;
+
+namespace {
+Json chime() { return Json::parse(test::readFile(test::sourcePath(test::kChimeSpec))); }
+
+std::vector<VerifyIssue> issuesOf(const Json& j) {
+  TcFftSpec s = parseSpecText(j.dump(), "mutant.json");
+  try {
+    Verifier().verify(s);
+  } catch (const VerifyError& e) {
+    return e.issues();
+  }
+  return {};
+}
+}  // namespace
+
+TEST(Verifier, ChimeSpecReproducesTheNotesCounts) {
+  TcFftSpec s = parseSpecFile(test::sourcePath(test::kChimeSpec));
+  Plan p = Verifier().verify(s);
+  EXPECT_EQ(p.total.mma.at("m16n8k8"), 8);
+  EXPECT_EQ(p.total.mma.at("m16n8k16"), 16);
+  EXPECT_EQ(p.total.hfma2, 64);
+  EXPECT_EQ(p.total.shuffles, 16);
+  EXPECT_EQ(p.total.byteperms, 32);
+  EXPECT_DOUBLE_EQ(p.total.smCycles, 160.0);  // eq. (30)
+  EXPECT_TRUE(p.warnings.empty());
+}
+
+TEST(Verifier, MmaMismatchNamesStepArrayBitAndNames) {
+  Json j = chime();
+  // Swap n7 and n6 on X's lanes: B's j1/j2 no longer match A's.
+  j["arrays"]["X"]["layout"] = "b <-> ReIm, t0 t1 t2 t3 t4 <-> n6 n7 n5 n4 n3, r <-> n2 n1 n0";
+  auto issues = issuesOf(j);
+  ASSERT_FALSE(issues.empty());
+  EXPECT_EQ(issues[0].path, "/steps/0");
+  EXPECT_NE(issues[0].message.find("'X'"), std::string::npos) << issues[0].message;
+  EXPECT_NE(issues[0].message.find("physical bit t0"), std::string::npos) << issues[0].message;
+  EXPECT_NE(issues[0].message.find("expected n7, found n6"), std::string::npos) << issues[0].message;
+}
+
+TEST(Verifier, CmulMismatch) {
+  Json j = chime();
+  j["arrays"]["E_Z1_Z2"]["layout"] = "b <-> n4, t0 t1 t2 t3 t4 <-> n5 n3 q0 q1 q2, r <-> n2 ReIm";
+  auto issues = issuesOf(j);
+  ASSERT_FALSE(issues.empty());
+  EXPECT_EQ(issues[0].path, "/steps/1");
+  EXPECT_NE(issues[0].message.find("expected n4, found n5"), std::string::npos) << issues[0].message;
+}
+
+TEST(Verifier, FactorizationMustCoverEachPairOnce) {
+  Json j = chime();
+  // Drop the last MMA's phase bits from q{6,7,8} to q{5,7,8}: E(q5, n0..n2) twice, E(q6, .) never.
+  j["arrays"]["E_Z4_Yp"]["phase"]["q"] = Json::array({5, 7, 8});
+  j["arrays"]["E_Z4_Yp"]["layout"] = "b <-> n2, t0 t1 t2 t3 t4 <-> n1 n0 q5 q7 q8, r <-> ReIm_out ReIm_in";
+  j["arrays"]["E_Z4_Yp"]["stored"] = "b <-> n2, t0 t1 t2 t3 t4 <-> n1 n0 q5 q7 q8, r <-> ReIm";
+  auto issues = issuesOf(j);
+  bool twice = false, never = false;
+  for (const auto& i : issues) {
+    twice |= i.message.find("E(q5, n0) is applied 2 times") != std::string::npos;
+    never |= i.message.find("E(q6, n0) is applied 0 times") != std::string::npos;
+  }
+  EXPECT_TRUE(twice);
+  EXPECT_TRUE(never);
+}
+
+TEST(Verifier, SumMustMatchTheFragment) {
+  Json j = chime();
+  j["steps"][0]["sum"] = Json::array({"n6"});
+  auto issues = issuesOf(j);
+  ASSERT_FALSE(issues.empty());
+  bool named = false;
+  for (const auto& i : issues) named |= i.path.rfind("/steps/0", 0) == 0 && i.message.find("n7") != std::string::npos;
+  EXPECT_TRUE(named);
+}
+
+TEST(Verifier, StoredLayoutMustMatchOperand) {
+  Json j = chime();
+  j["arrays"]["E_X_Z1"]["stored"] = "b <-> ReIm, t0 t1 t2 t3 t4 <-> n6 n7 q0 q1 q2, r <-> n0 n1";
+  auto issues = issuesOf(j);
+  ASSERT_FALSE(issues.empty());
+  EXPECT_EQ(issues[0].path, "/arrays/E_X_Z1/stored");
+}
+
+TEST(Verifier, DataflowOrder) {
+  Json j = chime();
+  std::swap(j["steps"][0], j["steps"][1]);
+  auto issues = issuesOf(j);
+  ASSERT_FALSE(issues.empty());
+  EXPECT_EQ(issues[0].path, "/steps/0/b");
+}
