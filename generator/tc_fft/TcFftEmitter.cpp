@@ -1,0 +1,294 @@
+#include "generator/tc_fft/TcFftEmitter.h"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "ast/Passes.h"
+#include "ast/Printer.h"
+#include "generator/emulate/Emulator.h"
+#include "generator/tc_fft/PhasePlan.h"
+
+namespace warpforge {
+
+using namespace ast;
+
+namespace {
+
+NodePtr laneBit(int t) { return bin("&", bin(">>", var("lane"), lit(t)), lit(1)); }
+
+NodePtr reg(const std::string& array, int r) { return index(array, r); }
+
+// Global-memory access plan for a data array: which register bits carry the
+// lowest index bits (vectorised), and each register's constant offset.
+struct IoPlan {
+  char letter;                  // 'n' (input) or 'q' (output)
+  int vecBits = 0;              // registers per vector access = 1 << vecBits
+  std::vector<int> vecRegBit;   // register bit of index bit 0, 1, ...
+  NodePtr laneOffset;           // complex-element offset contributed by lane bits
+};
+
+IoPlan ioPlan(const Layout& l, char letter, int logN) {
+  IoPlan p;
+  p.letter = letter;
+  if (*l.logicalAt({PhysKind::B, 0}) != "ReIm")
+    throw std::runtime_error(fmt::format("tc_fft emitter: global load/store needs b0 <-> ReIm in the {} layout '{}'",
+                                         letter == 'n' ? "input" : "output", l.str()));
+  while (p.vecBits < 2 && p.vecBits < logN) {
+    auto ph = l.physOf(fmt::format("{}{}", letter, p.vecBits));
+    if (!ph || ph->kind != PhysKind::R) break;
+    p.vecRegBit.push_back(ph->index);
+    ++p.vecBits;
+  }
+  NodePtr off = lit(0);
+  for (int k = 0; k < logN; ++k) {
+    auto ph = l.physOf(fmt::format("{}{}", letter, k));
+    if (ph->kind == PhysKind::T) off = bin("+", off, bin("<<", laneBit(ph->index), lit(k)));
+  }
+  p.laneOffset = foldConstants(off);
+  return p;
+}
+
+long long regOffset(const Layout& l, char letter, int logN, int r) {
+  long long off = 0;
+  for (int k = 0; k < logN; ++k) {
+    auto ph = l.physOf(fmt::format("{}{}", letter, k));
+    if (ph->kind == PhysKind::R) off |= static_cast<long long>((r >> ph->index) & 1) << k;
+  }
+  return off;
+}
+
+const char* vecType(int bits) { return bits == 2 ? "uint4" : bits == 1 ? "uint2" : "wf_u32"; }
+const char* vecField(int i) { static const char* f[] = {"x", "y", "z", "w"}; return f[i]; }
+
+// Loads (or stores) every register of `array` from/to `ptr` + lane offset.
+std::vector<NodePtr> globalAccess(const Layout& l, const IoPlan& p, int logN, const std::string& array, const std::string& ptr,
+                                  const std::string& laneVar, bool load) {
+  std::vector<NodePtr> out;
+  int nregs = l.numRegisters();
+  int vmask = 0;
+  for (int b : p.vecRegBit) vmask |= 1 << b;
+  int width = 1 << p.vecBits;
+  for (int g = 0; g < nregs; ++g) {
+    if (g & vmask) continue;
+    long long off = regOffset(l, p.letter, logN, g);
+    NodePtr addr = bin("+", bin("+", var(ptr), var(laneVar)), lit(off));
+    std::vector<int> regs;
+    for (int i = 0; i < width; ++i) {
+      int r = g;
+      for (int k = 0; k < p.vecBits; ++k) r |= ((i >> k) & 1) << p.vecRegBit[k];
+      regs.push_back(r);
+    }
+    std::string vt = vecType(p.vecBits);
+    if (width == 1) {
+      NodePtr mem = index(cast(load ? "const wf_u32*" : "wf_u32*", foldConstants(addr)), lit(0));
+      out.push_back(load ? assign(reg(array, regs[0]), mem) : assign(mem, reg(array, regs[0])));
+      continue;
+    }
+    std::string tmp = fmt::format("{}_v{}", load ? "ld" : "st", g);
+    NodePtr vptr = cast(fmt::format("{}{}*", load ? "const " : "", vt), foldConstants(addr));
+    if (load) {
+      out.push_back(decl(fmt::format("const {}", vt), tmp, index(vptr, lit(0))));
+      for (int i = 0; i < width; ++i) out.push_back(assign(reg(array, regs[i]), member(var(tmp), vecField(i))));
+    } else {
+      std::vector<NodePtr> fields;
+      for (int i = 0; i < width; ++i) fields.push_back(reg(array, regs[i]));
+      out.push_back(assign(index(vptr, lit(0)), call(fmt::format("make_{}", vt), fields)));
+    }
+  }
+  return out;
+}
+
+int regWith(int base, const std::vector<int>& sigma, int fr) {
+  for (std::size_t f = 0; f < sigma.size(); ++f) base |= ((fr >> f) & 1) << sigma[f];
+  return base;
+}
+
+std::vector<NodePtr> emitMma(const StepPlan& st, const PhasePlan& phases) {
+  const MmaStepPlan& m = st.mma;
+  const StepSpec& s = *st.spec;
+  std::vector<NodePtr> out;
+  out.push_back(comment(fmt::format("{}: {} = {} * {} via {} x {} (loop bits: {})", s.path, s.c, s.a, s.b, m.count, m.shape->shape,
+                                    m.loopBits.empty() ? "none" : fmt::format("{}", fmt::join(m.loopBits, " ")))));
+  for (int it = 0; it < m.count; ++it) {
+    int bA = 0, bB = 0, bC = 0;
+    for (std::size_t x = 0; x < m.loopBits.size(); ++x) {
+      int v = (it >> x) & 1;
+      bC |= v << m.loopRegC[x];
+      if (m.loopRegA[x] >= 0) bA |= v << m.loopRegA[x];
+      if (m.loopRegB[x] >= 0) bB |= v << m.loopRegB[x];
+    }
+    std::vector<NodePtr> args;
+    for (int f = 0; f < m.shape->c.numRegisters(); ++f) args.push_back(reg(s.c, regWith(bC, m.cReg, f)));
+    for (int f = 0; f < m.shape->a.numRegisters(); ++f) args.push_back(phases.operand(s.a, regWith(bA, m.aReg, f)));
+    for (int f = 0; f < m.shape->b.numRegisters(); ++f) args.push_back(reg(s.b, regWith(bB, m.bReg, f)));
+    std::string fn = fmt::format("wf_mma_{}_{}", m.shape->shape, m.shape->abType);
+    out.push_back(exprStmt(call(fn, args)));
+  }
+  return out;
+}
+
+std::vector<NodePtr> emitCmul(const StepPlan& st, const PhasePlan& phases, const Layout& data) {
+  const CmulStepPlan& p = st.cmul;
+  const StepSpec& s = *st.spec;
+  std::vector<NodePtr> out{comment(fmt::format("{}: {} = {} * {} elementwise (__half2)", s.path, s.c, s.a, s.b))};
+  for (int d = 0; d < data.numRegisters(); ++d) {
+    if ((d >> p.reImDataBit) & 1) continue;
+    int dIm = d | (1 << p.reImDataBit);
+    int pRe = p.phaseRegOfDataReg[d], pIm = pRe | (1 << p.reImPhaseBit);
+    out.push_back(exprStmt(call("wf_cmul", {reg(s.c, p.outRegOfDataReg[d]), reg(s.c, p.outRegOfDataReg[dIm]), reg(s.b, d),
+                                            reg(s.b, dIm), phases.operand(s.a, pRe), phases.operand(s.a, pIm)})));
+  }
+  return out;
+}
+
+std::vector<NodePtr> emitRelayout(const StepPlan& st, const Layout& from) {
+  const RelayoutPlan& p = st.relayout;
+  const StepSpec& s = *st.spec;
+  const int nregs = from.numRegisters();
+  std::string w = s.b + "_moved";
+  std::vector<NodePtr> out{comment(fmt::format("{}: {} -> {}: {} byte_perm, {} shfl", s.path, s.b, s.c, p.byteperms, p.shuffles))};
+  out.push_back(declArray("wf_u32", w, nregs));
+  for (int r = 0; r < nregs; ++r) out.push_back(assign(reg(w, r), reg(s.b, r)));
+  int k = 0;
+  for (const MoveOp& op : p.ops) {
+    out.push_back(comment(op.str()));
+    if (op.kind == MoveOp::LanePermutation) {
+      NodePtr src = lit(0);
+      for (std::size_t b = 0; b < op.lanePerm.size(); ++b) src = bin("|", src, bin("<<", laneBit(static_cast<int>(b)), lit(op.lanePerm[b])));
+      std::string sv = fmt::format("perm_src{}", k++);
+      out.push_back(decl("const int", sv, foldConstants(src)));
+      for (int r = 0; r < nregs; ++r)
+        out.push_back(assign(reg(w, r), call("__shfl_sync", {lit(0xffffffffLL), reg(w, r), var(sv)})));
+      continue;
+    }
+    int ry = op.y.index;  // y is always the register bit
+    std::string upper;
+    if (op.kind == MoveOp::WarpTranspose) {
+      upper = fmt::format("upper_t{}_{}", op.x.index, k++);
+      out.push_back(decl("const bool", upper, laneBit(op.x.index)));
+    }
+    for (int lo = 0; lo < nregs; ++lo) {
+      if ((lo >> ry) & 1) continue;
+      int hi = lo | (1 << ry);
+      if (op.kind == MoveOp::LocalTranspose)
+        out.push_back(exprStmt(call("wf_local_transpose16", {reg(w, lo), reg(w, hi)})));
+      else
+        out.push_back(exprStmt(call("wf_warp_transpose", {reg(w, lo), reg(w, hi), lit(1LL << op.x.index), var(upper)})));
+    }
+  }
+  // Free register renaming into the target's order.
+  for (int r = 0; r < nregs; ++r) {
+    int src = 0;
+    for (std::size_t i = 0; i < p.rename.size(); ++i) src |= ((r >> i) & 1) << p.rename[i];
+    out.push_back(assign(reg(s.c, r), reg(w, src)));
+  }
+  return out;
+}
+
+}  // namespace
+
+EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& opt) {
+  const TcFftSpec& s = *plan.spec;
+  EmittedKernel k;
+  PhasePlan phases(s, opt.packedPhases);
+  k.phaseRegisters = phases.registersHeld();
+  k.phaseRegistersNaive = phases.registersNaive();
+
+  LaunchInfo& li = k.launch;
+  li.specName = s.name;
+  li.kernelName = opt.inRegisterBenchmark ? s.name + "_inregister" : s.name;
+  li.blockThreads = 32 * s.warpsPerBlock;
+  li.fftsPerBlock = s.warpsPerBlock;
+  li.nIn = s.nIn;
+  li.nOut = s.nOut;
+  li.inRegisterBenchmark = opt.inRegisterBenchmark;
+
+  const Layout& inL = s.array(s.input)->layout;
+  const Layout& outL = s.array(s.output)->layout;
+  IoPlan inP = ioPlan(inL, 'n', s.logIn), outP = ioPlan(outL, 'q', s.logOut);
+  li.inputVectorElems = 1 << inP.vecBits;
+  li.outputVectorElems = 1 << outP.vecBits;
+
+  std::vector<NodePtr> body;
+  body.push_back(decl("const int", "lane", bin("&", member(var("threadIdx"), "x"), lit(31))));
+  body.push_back(decl("const long long", "first_warp",
+                      bin(">>", bin("+", bin("*", cast("long long", member(var("blockIdx"), "x")), member(var("blockDim"), "x")),
+                                    member(var("threadIdx"), "x")), lit(5))));
+  body.push_back(decl("const long long", "warp_stride",
+                      bin(">>", bin("*", cast("long long", member(var("gridDim"), "x")), member(var("blockDim"), "x")), lit(5))));
+  body.push_back(comment(fmt::format("Phase registers, computed once per thread ({} held; {} before sharing{}).", k.phaseRegisters,
+                                     k.phaseRegistersNaive, opt.packedPhases ? "; stored forms kept packed" : "")));
+  for (auto& n : phases.prologue()) body.push_back(n);
+  body.push_back(comment("Element offsets contributed by the lane bits of the input and output layouts."));
+  body.push_back(decl("const int", "in_lane_offset", inP.laneOffset));
+  body.push_back(decl("const int", "out_lane_offset", outP.laneOffset));
+
+  std::vector<NodePtr> loop;
+  loop.push_back(decl("const wf_u32*", "x_ptr", cast("const wf_u32*", bin("+", var("input"), bin("*", var("fft"), var("input_distance"))))));
+  loop.push_back(decl("wf_u32*", "y_ptr", cast("wf_u32*", bin("+", var("output"), bin("*", var("fft"), var("output_distance"))))));
+  for (const auto& a : s.arrays)
+    if (!a.isPhase()) loop.push_back(declArray("wf_u32", a.name, a.layout.numRegisters()));
+  loop.push_back(comment(fmt::format("Load {} [{}]: {}-element vectors.", s.input, inL.str(), li.inputVectorElems)));
+  for (auto& n : globalAccess(inL, inP, s.logIn, s.input, "x_ptr", "in_lane_offset", true)) loop.push_back(n);
+
+  std::vector<NodePtr> steps;
+  for (const auto& st : plan.steps) {
+    std::vector<NodePtr> part;
+    switch (st.spec->op) {
+      case StepOp::Mma: part = emitMma(st, phases); break;
+      case StepOp::Cmul: part = emitCmul(st, phases, s.array(st.spec->b)->layout); break;
+      case StepOp::Relayout: part = emitRelayout(st, s.array(st.spec->b)->layout); break;
+    }
+    steps.push_back(block(part));
+  }
+  if (opt.inRegisterBenchmark) {
+    // Feed the output back as the next input so nothing can be hoisted.
+    std::vector<NodePtr> rep = steps;
+    int nx = inL.numRegisters(), ny = outL.numRegisters();
+    for (int i = 0; i < nx; ++i) {
+      NodePtr v = reg(s.output, i % ny);
+      for (int j = i + nx; j < ny; j += nx) v = bin("^", v, reg(s.output, j));
+      rep.push_back(assign(reg(s.input, i), v));
+    }
+    loop.push_back(forLoop(decl("int", "rep", lit(0)), bin("<", var("rep"), var("repeats")), assign(var("rep"), lit(1), "+="), block(rep)));
+  } else {
+    for (auto& n : steps) loop.push_back(n);
+  }
+  loop.push_back(comment(fmt::format("Store {} [{}]: {}-element vectors.", s.output, outL.str(), li.outputVectorElems)));
+  for (auto& n : globalAccess(outL, outP, s.logOut, s.output, "y_ptr", "out_lane_offset", false)) loop.push_back(n);
+
+  body.push_back(comment("Grid-stride loop: one FFT per warp per iteration."));
+  body.push_back(forLoop(decl("long long", "fft", var("first_warp")), bin("<", var("fft"), var("batch")),
+                         assign(var("fft"), var("warp_stride"), "+="), block(loop)));
+
+  std::vector<NodePtr> params = {decl("const __half2* __restrict__", "input"), decl("__half2* __restrict__", "output"),
+                                 decl("long long", "batch"), decl("long long", "input_distance"), decl("long long", "output_distance")};
+  if (opt.inRegisterBenchmark) params.push_back(decl("int", "repeats"));
+  NodePtr fn = function(fmt::format("extern \"C\" __global__ void __launch_bounds__({})", li.blockThreads), "", li.kernelName, params,
+                        block(body));
+  // "void" is in the qualifiers; the printer puts the (empty) return type after them.
+  fn = removeDeadCode(foldConstants(fn));
+
+  std::string header = fmt::format(
+      "Generated by warpforge from spec '{}' ({}): {}-point input, {}-point output, {}, sign {:+d}.", s.name, s.file, s.nIn, s.nOut,
+      s.precision, s.sign);
+  std::string layouts;
+  for (const auto& a : s.arrays) layouts += fmt::format("  [{}] {}\n", a.name, (a.stored && opt.packedPhases ? *a.stored : a.layout).str());
+  std::string counts = fmt::format("Per FFT: {} MMA, {} HFMA2/HMUL2, {} shfl, {} byte_perm; {} SM-cycles (eq. 30 model).",
+                                   [&] {
+                                     std::string m;
+                                     for (const auto& [sh, n] : plan.total.mma) m += fmt::format("{}{}x{}", m.empty() ? "" : " + ", n, sh);
+                                     return m;
+                                   }(),
+                                   plan.total.hfma2, plan.total.shuffles, plan.total.byteperms, plan.total.smCycles);
+  NodePtr u = unit({comment(header + "\nRegister layouts (physical <-> logical bits):\n" + layouts + counts +
+                            (opt.inRegisterBenchmark ? "\nIn-register benchmark variant: the steps repeat `repeats` times per load." : "")),
+                    raw("#include \"warpforge_mma.cuh\""), raw("#include \"warpforge_transpose.cuh\""), raw(""), fn});
+  k.source = print(u);
+  k.header = launchHeaderText(li, header);
+  return k;
+}
+
+}  // namespace warpforge

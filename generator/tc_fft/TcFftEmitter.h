@@ -1,0 +1,27 @@
+#pragma once
+// Turns a verified tc_fft Plan into a CUDA kernel (through the AST) plus its
+// launch description.
+#include <string>
+
+#include "ast/Ast.h"
+#include "generator/tc_fft/LaunchInfo.h"
+#include "generator/verify/Plan.h"
+
+namespace warpforge {
+
+struct EmitOptions {
+  bool packedPhases = true;         // keep stored (packed) phases packed, unpack at use
+  bool inRegisterBenchmark = false; // repeat the steps `repeats` times on register-resident data
+};
+
+struct EmittedKernel {
+  std::string source;       // <name>.cu, including the helper headers by name
+  std::string header;       // <name>.h, the launch struct
+  LaunchInfo launch;
+  int phaseRegisters = 0;   // phase registers held per thread (after sharing)
+  int phaseRegistersNaive = 0;
+};
+
+EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& options = {});
+
+}  // namespace warpforge

@@ -1,0 +1,70 @@
+// The CUDA driver API, loaded on first use with dlopen("libcuda.so.1"), so the
+// warpforge binary starts (and verifies, emits, NVRTC-compiles) on machines
+// without a GPU driver. Each entry point resolves through cuGetProcAddress to
+// the version matching the headers we were built with.
+#include <cuda.h>
+#include <dlfcn.h>
+
+#include <mutex>
+
+namespace {
+
+using GetProc = CUresult(CUDAAPI*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
+
+void* lookup(const char* name) {
+  static void* lib = nullptr;
+  static GetProc getProc = nullptr;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (lib) getProc = reinterpret_cast<GetProc>(dlsym(lib, "cuGetProcAddress_v2"));
+  });
+  if (!getProc) return nullptr;
+  void* fn = nullptr;
+  CUdriverProcAddressQueryResult status;
+  if (getProc(name, &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status) != CUDA_SUCCESS) return nullptr;
+  return fn;
+}
+
+}  // namespace
+
+// #name is the unversioned name; `name` itself expands to cuda.h's versioned one.
+#define WF_DRIVER(name, params, args, missing)                      \
+  extern "C" CUresult CUDAAPI name params {                         \
+    using Fn = CUresult(CUDAAPI*) params;                           \
+    static Fn fn = reinterpret_cast<Fn>(lookup(#name));             \
+    return fn ? fn args : (missing);                                \
+  }
+
+WF_DRIVER(cuInit, (unsigned int f), (f), CUDA_ERROR_NO_DEVICE)
+WF_DRIVER(cuDeviceGet, (CUdevice* d, int o), (d, o), CUDA_ERROR_NO_DEVICE)
+WF_DRIVER(cuDeviceGetCount, (int* n), (n), CUDA_ERROR_NO_DEVICE)
+WF_DRIVER(cuDevicePrimaryCtxRetain, (CUcontext* c, CUdevice d), (c, d), CUDA_ERROR_NO_DEVICE)
+WF_DRIVER(cuDevicePrimaryCtxRelease, (CUdevice d), (d), CUDA_ERROR_NO_DEVICE)
+WF_DRIVER(cuCtxSetCurrent, (CUcontext c), (c), CUDA_ERROR_NO_DEVICE)
+WF_DRIVER(cuCtxSynchronize, (void), (), CUDA_ERROR_NO_DEVICE)
+WF_DRIVER(cuDeviceGetAttribute, (int* v, CUdevice_attribute a, CUdevice d), (v, a, d), CUDA_ERROR_NO_DEVICE)
+WF_DRIVER(cuDeviceGetName, (char* s, int n, CUdevice d), (s, n, d), CUDA_ERROR_NO_DEVICE)
+WF_DRIVER(cuModuleLoadData, (CUmodule* m, const void* img), (m, img), CUDA_ERROR_NO_DEVICE)
+WF_DRIVER(cuModuleUnload, (CUmodule m), (m), CUDA_ERROR_NO_DEVICE)
+WF_DRIVER(cuModuleGetFunction, (CUfunction* f, CUmodule m, const char* n), (f, m, n), CUDA_ERROR_NO_DEVICE)
+WF_DRIVER(cuOccupancyMaxActiveBlocksPerMultiprocessor, (int* n, CUfunction f, int b, size_t s), (n, f, b, s), CUDA_ERROR_NO_DEVICE)
+WF_DRIVER(cuFuncGetAttribute, (int* v, CUfunction_attribute a, CUfunction f), (v, a, f), CUDA_ERROR_NO_DEVICE)
+WF_DRIVER(cuLaunchKernel,
+          (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem, CUstream s,
+           void** params, void** extra),
+          (f, gx, gy, gz, bx, by, bz, smem, s, params, extra), CUDA_ERROR_NO_DEVICE)
+WF_DRIVER(cuGetErrorName, (CUresult e, const char** s), (e, s), CUDA_ERROR_NO_DEVICE)
+WF_DRIVER(cuGetErrorString, (CUresult e, const char** s), (e, s), CUDA_ERROR_NO_DEVICE)
+WF_DRIVER(cuMemAlloc, (CUdeviceptr* p, size_t n), (p, n), CUDA_ERROR_NO_DEVICE)
+WF_DRIVER(cuMemFree, (CUdeviceptr p), (p), CUDA_ERROR_NO_DEVICE)
+WF_DRIVER(cuMemcpyHtoD, (CUdeviceptr d, const void* h, size_t n), (d, h, n), CUDA_ERROR_NO_DEVICE)
+WF_DRIVER(cuMemcpyDtoH, (void* h, CUdeviceptr d, size_t n), (h, d, n), CUDA_ERROR_NO_DEVICE)
+WF_DRIVER(cuMemsetD16, (CUdeviceptr d, unsigned short v, size_t n), (d, v, n), CUDA_ERROR_NO_DEVICE)
+WF_DRIVER(cuMemcpy2D, (const CUDA_MEMCPY2D* c), (c), CUDA_ERROR_NO_DEVICE)
+WF_DRIVER(cuMemcpyDtoDAsync, (CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st), (d, s, n, st), CUDA_ERROR_NO_DEVICE)
+WF_DRIVER(cuEventCreate, (CUevent* e, unsigned int f), (e, f), CUDA_ERROR_NO_DEVICE)
+WF_DRIVER(cuEventRecord, (CUevent e, CUstream s), (e, s), CUDA_ERROR_NO_DEVICE)
+WF_DRIVER(cuEventSynchronize, (CUevent e), (e), CUDA_ERROR_NO_DEVICE)
+WF_DRIVER(cuEventElapsedTime, (float* ms, CUevent a, CUevent b), (ms, a, b), CUDA_ERROR_NO_DEVICE)
+WF_DRIVER(cuEventDestroy, (CUevent e), (e), CUDA_ERROR_NO_DEVICE)

@@ -1,0 +1,35 @@
+#pragma once
+// NVRTC: CUDA source -> CUBIN for one architecture, with the embedded helper
+// headers and the compiler's resource report. Needs no GPU.
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace warpforge {
+
+struct NvrtcResult {
+  std::vector<char> cubin;
+  std::string log;         // full NVRTC + ptxas log
+  int registers = -1;      // per thread, from ptxas
+  int spillStoreBytes = -1;
+  int spillLoadBytes = -1;
+  int stackFrameBytes = -1;
+};
+
+class CompileError : public std::runtime_error {
+ public:
+  CompileError(const std::string& what, std::string log) : std::runtime_error(what + "\n--- NVRTC log ---\n" + log), log_(std::move(log)) {}
+  const std::string& log() const { return log_; }
+
+ private:
+  std::string log_;
+};
+
+// `arch` is "sm_80", "sm_90", ...; `name` names the program in messages.
+NvrtcResult nvrtcCompile(const std::string& source, const std::string& name, const std::string& arch);
+std::string nvrtcVersion();
+std::vector<std::string> nvrtcOptions(const std::string& arch);
+// Parses ptxas -v output into the result's resource fields.
+void parsePtxasReport(const std::string& log, NvrtcResult& r);
+
+}  // namespace warpforge
