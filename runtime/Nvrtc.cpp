@@ -33,7 +33,8 @@ std::string nvrtcVersion() {
 }
 
 std::vector<std::string> nvrtcOptions(const std::string& arch) {
-  std::vector<std::string> o = {"--gpu-architecture=" + arch, "-std=c++17", "-default-device", "--ptxas-options=-v", "-lineinfo"};
+  std::vector<std::string> o = {"--gpu-architecture=" + arch, "-std=c++17", "-default-device", "-lineinfo"};
+  if (arch.rfind("sm_", 0) == 0) o.push_back("--ptxas-options=-v");
   if (std::string inc = cudaIncludeDir(); !inc.empty()) o.push_back("-I" + inc);
   return o;
 }
@@ -72,9 +73,16 @@ NvrtcResult nvrtcCompile(const std::string& source, const std::string& name, con
     throw CompileError(fmt::format("{}: NVRTC compilation for {} failed: {}", name, arch, nvrtcGetErrorString(rc)), out.log);
   }
   std::size_t size = 0;
-  check(nvrtcGetCUBINSize(prog, &size), "nvrtcGetCUBINSize", name, out.log);
-  out.cubin.resize(size);
-  check(nvrtcGetCUBIN(prog, out.cubin.data()), "nvrtcGetCUBIN", name, out.log);
+  if (arch.rfind("compute_", 0) == 0) {
+    check(nvrtcGetPTXSize(prog, &size), "nvrtcGetPTXSize", name, out.log);
+    out.ptx.resize(size);
+    check(nvrtcGetPTX(prog, out.ptx.data()), "nvrtcGetPTX", name, out.log);
+    while (!out.ptx.empty() && out.ptx.back() == '\0') out.ptx.pop_back();
+  } else {
+    check(nvrtcGetCUBINSize(prog, &size), "nvrtcGetCUBINSize", name, out.log);
+    out.cubin.resize(size);
+    check(nvrtcGetCUBIN(prog, out.cubin.data()), "nvrtcGetCUBIN", name, out.log);
+  }
   nvrtcDestroyProgram(&prog);
   parsePtxasReport(out.log, out);
   return out;

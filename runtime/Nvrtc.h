@@ -8,7 +8,8 @@
 namespace warpforge {
 
 struct NvrtcResult {
-  std::vector<char> cubin;
+  std::vector<char> cubin;  // CUBIN for sm_XX targets
+  std::string ptx;          // PTX for compute_XX targets
   std::string log;         // full NVRTC + ptxas log
   int registers = -1;      // per thread, from ptxas
   int spillStoreBytes = -1;
@@ -25,7 +26,7 @@ class CompileError : public std::runtime_error {
   std::string log_;
 };
 
-// `arch` is "sm_80", "sm_90", ...; `name` names the program in messages.
+// `arch` is "sm_80", "sm_90", ... (CUBIN) or "compute_90" (PTX); `name` names the program in messages.
 NvrtcResult nvrtcCompile(const std::string& source, const std::string& name, const std::string& arch);
 std::string nvrtcVersion();
 std::vector<std::string> nvrtcOptions(const std::string& arch);
