@@ -78,6 +78,7 @@ int cmdEmit(const Options& o) {
 int cmdCompile(const Options& o) {
   auto l = loadVerified(o.spec);
   int rc = 0;
+  fmt::print("NVRTC {}\n", nvrtcVersion());
   for (bool packed : {true, false}) {
     EmittedKernel k = emitTcFft(l->plan, {packed, false});
     NvrtcResult r = nvrtcCompile(k.source, l->spec.name, o.arch);

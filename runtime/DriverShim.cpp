@@ -1,7 +1,10 @@
 // The CUDA driver API, loaded on first use with dlopen("libcuda.so.1"), so the
 // warpforge binary starts (and verifies, emits, NVRTC-compiles) on machines
 // without a GPU driver. Each entry point resolves through cuGetProcAddress to
-// the version matching the headers we were built with.
+// the exact versioned symbol that cuda.h maps the name to (cuMemAlloc ->
+// cuMemAlloc_v2, cuEventElapsedTime -> cuEventElapsedTime_v2, ...). Not
+// cuGetProcAddress: for cuCtxSynchronize it hands out the CUDA 13 `_v2`, which
+// takes a context argument.
 #include <cuda.h>
 #include <dlfcn.h>
 
@@ -9,30 +12,22 @@
 
 namespace {
 
-using GetProc = CUresult(CUDAAPI*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
-
-void* lookup(const char* name) {
+void* lookup(const char* versionedName) {
   static void* lib = nullptr;
-  static GetProc getProc = nullptr;
   static std::once_flag once;
-  std::call_once(once, [] {
-    lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (lib) getProc = reinterpret_cast<GetProc>(dlsym(lib, "cuGetProcAddress_v2"));
-  });
-  if (!getProc) return nullptr;
-  void* fn = nullptr;
-  CUdriverProcAddressQueryResult status;
-  if (getProc(name, &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status) != CUDA_SUCCESS) return nullptr;
-  return fn;
+  std::call_once(once, [] { lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL); });
+  return lib ? dlsym(lib, versionedName) : nullptr;
 }
 
 }  // namespace
 
-// #name is the unversioned name; `name` itself expands to cuda.h's versioned one.
+// WF_STR(name) stringifies the name after cuda.h's macros have versioned it.
+#define WF_STR2(x) #x
+#define WF_STR(x) WF_STR2(x)
 #define WF_DRIVER(name, params, args, missing)                      \
   extern "C" CUresult CUDAAPI name params {                         \
     using Fn = CUresult(CUDAAPI*) params;                           \
-    static Fn fn = reinterpret_cast<Fn>(lookup(#name));             \
+    static Fn fn = reinterpret_cast<Fn>(lookup(WF_STR(name)));      \
     return fn ? fn args : (missing);                                \
   }
 
@@ -61,7 +56,6 @@ WF_DRIVER(cuMemFree, (CUdeviceptr p), (p), CUDA_ERROR_NO_DEVICE)
 WF_DRIVER(cuMemcpyHtoD, (CUdeviceptr d, const void* h, size_t n), (d, h, n), CUDA_ERROR_NO_DEVICE)
 WF_DRIVER(cuMemcpyDtoH, (void* h, CUdeviceptr d, size_t n), (h, d, n), CUDA_ERROR_NO_DEVICE)
 WF_DRIVER(cuMemsetD16, (CUdeviceptr d, unsigned short v, size_t n), (d, v, n), CUDA_ERROR_NO_DEVICE)
-WF_DRIVER(cuMemcpy2D, (const CUDA_MEMCPY2D* c), (c), CUDA_ERROR_NO_DEVICE)
 WF_DRIVER(cuMemcpyDtoDAsync, (CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st), (d, s, n, st), CUDA_ERROR_NO_DEVICE)
 WF_DRIVER(cuEventCreate, (CUevent* e, unsigned int f), (e, f), CUDA_ERROR_NO_DEVICE)
 WF_DRIVER(cuEventRecord, (CUevent e, CUstream s), (e, s), CUDA_ERROR_NO_DEVICE)
