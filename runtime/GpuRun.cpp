@@ -152,7 +152,9 @@ BenchReport benchmarkTcFft(Runtime& rt, const Plan& plan, long long batch, int r
   r.smCount = rt.smCount();
   r.clockKHz = rt.clockKHz();
   r.modelCycles = plan.total.smCycles;
-  EmittedKernel packed = emitTcFft(plan, {true, false}), unpacked = emitTcFft(plan, {false, false});
+  EmittedKernel packed = emitTcFft(plan, {true, false, true}), unpacked = emitTcFft(plan, {false, false, true}),
+                noPrefetch = emitTcFft(plan, {true, false, false});
+  LoadedKernel lnp = rt.load(noPrefetch);
   LoadedKernel lp = rt.load(packed), lu = rt.load(unpacked);
   r.registers = lp.registers;
   r.blocksPerSm = lp.blocksPerSm;
@@ -178,13 +180,14 @@ BenchReport benchmarkTcFft(Runtime& rt, const Plan& plan, long long batch, int r
   int dir = s.sign > 0 ? CUFFT_INVERSE : CUFFT_FORWARD;
 
   Timer t;
-  std::vector<double> ours, theirs, copy, pk, up;
+  std::vector<double> ours, theirs, copy, pk, up, np;
   auto runOurs = [&](const LoadedKernel& k) { rt.launch(k, din.p, dout.p, batch, s.nIn, s.nOut); };
   auto runCufft = [&] { checkCufft(cufftXtExec(plan16, reinterpret_cast<void*>(dpad.p), reinterpret_cast<void*>(dcu.p), dir), "cufftXtExec"); };
   auto runCopy = [&] { checkCu(cuMemcpyDtoDAsync(dcu.p, dpad.p, 4LL * s.nOut * batch, nullptr), "cuMemcpyDtoD"); };
   for (int w = 0; w < 3; ++w) {
     runOurs(lp);
     runOurs(lu);
+    runOurs(lnp);
     runCufft();
     runCopy();
   }
@@ -192,12 +195,14 @@ BenchReport benchmarkTcFft(Runtime& rt, const Plan& plan, long long batch, int r
   for (int i = 0; i < reps; ++i) {  // interleaved so drift hits all alike
     pk.push_back(t.ms([&] { runOurs(lp); }));
     up.push_back(t.ms([&] { runOurs(lu); }));
+    np.push_back(t.ms([&] { runOurs(lnp); }));
     theirs.push_back(t.ms(runCufft));
     copy.push_back(t.ms(runCopy));
   }
   cufftDestroy(plan16);
   r.packedMedianMs = median(pk);
   r.unpackedMedianMs = median(up);
+  r.noPrefetchMedianMs = median(np);
   r.ourMedianMs = std::min(r.packedMedianMs, r.unpackedMedianMs);
   r.cufftMedianMs = median(theirs);
   r.copyMedianMs = median(copy);
@@ -210,7 +215,7 @@ BenchReport benchmarkTcFft(Runtime& rt, const Plan& plan, long long batch, int r
   r.copyGBs = 2.0 * 4 * s.nOut * batch / (r.copyMedianMs * 1e-3) / 1e9;
 
   // In-register throughput: load once, repeat the steps, store once.
-  EmittedKernel ir = emitTcFft(plan, {true, true});
+  EmittedKernel ir = emitTcFft(plan, {true, true, false});
   LoadedKernel li = rt.load(ir);
   r.inRegisterRepeats = 64;
   // One FFT per warp of a full wave of resident blocks.
@@ -232,10 +237,12 @@ std::string formatBench(const BenchReport& r, const std::string& specName) {
                    r.smCount, r.clockKHz / 1000, specName, r.batch, r.reps);
   o += fmt::format("kernel: {} registers/thread, {} blocks/SM resident\n\n", r.registers, r.blocksPerSm);
   o += fmt::format("{:<36} {:>10} {:>14} {:>10}\n", "", "median ms", "FFT/s", "GB/s");
-  o += fmt::format("{:<36} {:>10.4f} {:>14.4g} {:>10.1f}\n", "warpforge (phases packed)", r.packedMedianMs, r.batch / (r.packedMedianMs * 1e-3),
+  o += fmt::format("{:<36} {:>10.4f} {:>14.4g} {:>10.1f}\n", "warpforge (packed, prefetch)", r.packedMedianMs, r.batch / (r.packedMedianMs * 1e-3),
                    r.bytesPerFft * r.batch / (r.packedMedianMs * 1e-3) / 1e9);
-  o += fmt::format("{:<36} {:>10.4f} {:>14.4g} {:>10.1f}\n", "warpforge (phases unpacked)", r.unpackedMedianMs,
+  o += fmt::format("{:<36} {:>10.4f} {:>14.4g} {:>10.1f}\n", "warpforge (unpacked, prefetch)", r.unpackedMedianMs,
                    r.batch / (r.unpackedMedianMs * 1e-3), r.bytesPerFft * r.batch / (r.unpackedMedianMs * 1e-3) / 1e9);
+  o += fmt::format("{:<36} {:>10.4f} {:>14.4g} {:>10.1f}\n", "warpforge (packed, no prefetch)", r.noPrefetchMedianMs,
+                   r.batch / (r.noPrefetchMedianMs * 1e-3), r.bytesPerFft * r.batch / (r.noPrefetchMedianMs * 1e-3) / 1e9);
   o += fmt::format("{:<36} {:>10.4f} {:>14.4g} {:>10.1f}\n", "cuFFT f16 C2C 512 (zero-padded input)", r.cufftMedianMs, r.cufftFftPerSec, r.cufftGBs);
   o += fmt::format("{:<36} {:>10.4f} {:>14} {:>10.1f}\n", "device-to-device copy (ceiling)", r.copyMedianMs, "-", r.copyGBs);
   o += fmt::format("\nspeedup vs cuFFT: {:.2f}x   (target >= 1.25x)\n", r.cufftMedianMs / r.ourMedianMs);

@@ -225,13 +225,30 @@ EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& opt) {
   body.push_back(decl("const int", "in_lane_offset", inP.laneOffset));
   body.push_back(decl("const int", "out_lane_offset", outP.laneOffset));
 
+  // Loads `target` with the input of FFT `which`.
+  auto loadInput = [&](const std::string& target, NodePtr which) {
+    std::vector<NodePtr> b{decl("const wf_u32*", "x_ptr", cast("const wf_u32*", bin("+", var("input"), bin("*", which, var("input_distance")))))};
+    for (auto& n : globalAccess(inL, inP, s.logIn, target, "x_ptr", "in_lane_offset", true)) b.push_back(n);
+    return block(b);
+  };
+  const std::string next = s.input + "_next";
+  if (opt.prefetch) {
+    body.push_back(comment(fmt::format("Prefetch: {} holds the input of the warp's next FFT while this one is computed.", next)));
+    body.push_back(declArray("wf_u32", next, inL.numRegisters()));
+    body.push_back(ifStmt(bin("<", var("first_warp"), var("batch")), loadInput(next, var("first_warp"))));
+  }
   std::vector<NodePtr> loop;
-  loop.push_back(decl("const wf_u32*", "x_ptr", cast("const wf_u32*", bin("+", var("input"), bin("*", var("fft"), var("input_distance"))))));
   loop.push_back(decl("wf_u32*", "y_ptr", cast("wf_u32*", bin("+", var("output"), bin("*", var("fft"), var("output_distance"))))));
   for (const auto& a : s.arrays)
     if (!a.isPhase()) loop.push_back(declArray("wf_u32", a.name, a.layout.numRegisters()));
   loop.push_back(comment(fmt::format("Load {} [{}]: {}-element vectors.", s.input, inL.str(), li.inputVectorElems)));
-  for (auto& n : globalAccess(inL, inP, s.logIn, s.input, "x_ptr", "in_lane_offset", true)) loop.push_back(n);
+  if (opt.prefetch) {
+    for (int r = 0; r < inL.numRegisters(); ++r) loop.push_back(assign(reg(s.input, r), reg(next, r)));
+    loop.push_back(decl("const long long", "next_fft", bin("+", var("fft"), var("warp_stride"))));
+    loop.push_back(ifStmt(bin("<", var("next_fft"), var("batch")), loadInput(next, var("next_fft"))));
+  } else {
+    loop.push_back(loadInput(s.input, var("fft")));
+  }
 
   std::vector<NodePtr> steps;
   for (const auto& st : plan.steps) {

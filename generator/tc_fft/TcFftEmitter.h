@@ -12,6 +12,7 @@ namespace warpforge {
 struct EmitOptions {
   bool packedPhases = true;         // keep stored (packed) phases packed, unpack at use
   bool inRegisterBenchmark = false; // repeat the steps `repeats` times on register-resident data
+  bool prefetch = true;             // load the next FFT's input before computing this one
 };
 
 struct EmittedKernel {
