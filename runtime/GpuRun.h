@@ -41,8 +41,13 @@ struct BenchReport {
   int inRegisterRepeats = 0;
   long long inRegisterBatch = 0;
   int registers = 0, blocksPerSm = 0;
-  double packedMedianMs = 0, unpackedMedianMs = 0;  // phase storage variants (both prefetching)
-  double noPrefetchMedianMs = 0;
+  struct Variant {
+    std::string name;
+    EmitOptions options;
+    double medianMs = 0;
+    int registers = 0, blocksPerSm = 0;
+  };
+  std::vector<Variant> variants;  // emitter options compared in the same run
   double modelCycles = 0;
   int clockKHz = 0, smCount = 0;
   double bytesPerFft = 0;   // input + output bytes of one of our FFTs

@@ -226,11 +226,27 @@ EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& opt) {
   body.push_back(decl("const int", "out_lane_offset", outP.laneOffset));
 
   // Loads `target` with the input of FFT `which`.
+  const bool staged = opt.staged && s.nIn % 128 == 0 && s.nOut % 128 == 0;
+  if (staged) {  // whole 16-byte vectors per lane, from any layout
+    li.inputVectorElems = std::max(li.inputVectorElems, 4);
+    li.outputVectorElems = std::max(li.outputVectorElems, 4);
+  }
   auto loadInput = [&](const std::string& target, NodePtr which) {
     std::vector<NodePtr> b{decl("const wf_u32*", "x_ptr", cast("const wf_u32*", bin("+", var("input"), bin("*", which, var("input_distance")))))};
-    for (auto& n : globalAccess(inL, inP, s.logIn, target, "x_ptr", "in_lane_offset", true)) b.push_back(n);
+    if (staged) {
+      b.push_back(exprStmt(call(fmt::format("wf_warp_copy16<{}>", s.nIn), {var("stage"), var("x_ptr"), var("lane")})));
+      b.push_back(exprStmt(call("__syncwarp", {})));
+    }
+    for (auto& n : globalAccess(inL, inP, s.logIn, target, staged ? "stage" : "x_ptr", "in_lane_offset", true)) b.push_back(n);
+    if (staged) b.push_back(exprStmt(call("__syncwarp", {})));
     return block(b);
   };
+  if (staged) {
+    const int words = std::max(s.nIn, s.nOut);
+    body.push_back(comment(fmt::format("Per-warp staging slice: global accesses are whole 512-byte rows; the\nlayout-ordered register accesses go to shared memory ({} bytes per warp).", 4 * words)));
+    body.push_back(raw(fmt::format("__shared__ __align__(16) wf_u32 stage_all[{}][{}];", s.warpsPerBlock, words)));
+    body.push_back(decl("wf_u32*", "stage", index(var("stage_all"), bin(">>", member(var("threadIdx"), "x"), lit(5)))));
+  }
   const std::string next = s.input + "_next";
   if (opt.prefetch) {
     body.push_back(comment(fmt::format("Prefetch: {} holds the input of the warp's next FFT while this one is computed.", next)));
@@ -274,7 +290,12 @@ EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& opt) {
     for (auto& n : steps) loop.push_back(n);
   }
   loop.push_back(comment(fmt::format("Store {} [{}]: {}-element vectors.", s.output, outL.str(), li.outputVectorElems)));
-  for (auto& n : globalAccess(outL, outP, s.logOut, s.output, "y_ptr", "out_lane_offset", false)) loop.push_back(n);
+  for (auto& n : globalAccess(outL, outP, s.logOut, s.output, staged ? "stage" : "y_ptr", "out_lane_offset", false)) loop.push_back(n);
+  if (staged) {
+    loop.push_back(exprStmt(call("__syncwarp", {})));
+    loop.push_back(exprStmt(call(fmt::format("wf_warp_copy16<{}>", s.nOut), {var("y_ptr"), var("stage"), var("lane")})));
+    loop.push_back(exprStmt(call("__syncwarp", {})));
+  }
 
   body.push_back(comment("Grid-stride loop: one FFT per warp per iteration."));
   body.push_back(forLoop(decl("long long", "fft", var("first_warp")), bin("<", var("fft"), var("batch")),
@@ -302,7 +323,7 @@ EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& opt) {
                                    plan.total.hfma2, plan.total.shuffles, plan.total.byteperms, plan.total.smCycles);
   NodePtr u = unit({comment(header + "\nRegister layouts (physical <-> logical bits):\n" + layouts + counts +
                             (opt.inRegisterBenchmark ? "\nIn-register benchmark variant: the steps repeat `repeats` times per load." : "")),
-                    raw("#include \"warpforge_mma.cuh\""), raw("#include \"warpforge_transpose.cuh\""), raw(""), fn});
+                    raw("#include \"warpforge_mma.cuh\""), raw("#include \"warpforge_transpose.cuh\""), raw("#include \"warpforge_io.cuh\""), raw(""), fn});
   k.source = print(u);
   k.header = launchHeaderText(li, header);
   return k;

@@ -12,7 +12,8 @@ namespace warpforge {
 struct EmitOptions {
   bool packedPhases = true;         // keep stored (packed) phases packed, unpack at use
   bool inRegisterBenchmark = false; // repeat the steps `repeats` times on register-resident data
-  bool prefetch = true;             // load the next FFT's input before computing this one
+  bool prefetch = false;            // load the next FFT's input before computing this one (slower on H100: bench/RESULTS.md)
+  bool staged = true;               // move global data through a per-warp shared-memory slice (contiguous warp accesses)
 };
 
 struct EmittedKernel {
