@@ -152,8 +152,9 @@ BenchReport benchmarkTcFft(Runtime& rt, const Plan& plan, long long batch, int r
   r.smCount = rt.smCount();
   r.clockKHz = rt.clockKHz();
   r.modelCycles = plan.total.smCycles;
-  r.variants = {{"packed phases, staged I/O (default)", EmitOptions{}},
-                {"unpacked phases, staged I/O", EmitOptions{false, false, false, true}},
+  r.variants = {{"packed phases, staged streaming I/O (default)", EmitOptions{}},
+                {"unpacked phases, staged streaming I/O", EmitOptions{false, false, false, true, true}},
+                {"packed phases, staged I/O, no cache hints", EmitOptions{true, false, false, true, false}},
                 {"packed phases, direct I/O", EmitOptions{true, false, false, false}},
                 {"packed phases, direct I/O, prefetch", EmitOptions{true, false, true, false}}};
   std::vector<LoadedKernel> kernels;

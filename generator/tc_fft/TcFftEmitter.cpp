@@ -234,7 +234,7 @@ EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& opt) {
   auto loadInput = [&](const std::string& target, NodePtr which) {
     std::vector<NodePtr> b{decl("const wf_u32*", "x_ptr", cast("const wf_u32*", bin("+", var("input"), bin("*", which, var("input_distance")))))};
     if (staged) {
-      b.push_back(exprStmt(call(fmt::format("wf_warp_copy16<{}>", s.nIn), {var("stage"), var("x_ptr"), var("lane")})));
+      b.push_back(exprStmt(call(fmt::format("wf_warp_load16<{}, {}>", s.nIn, opt.streaming), {var("stage"), var("x_ptr"), var("lane")})));
       b.push_back(exprStmt(call("__syncwarp", {})));
     }
     for (auto& n : globalAccess(inL, inP, s.logIn, target, staged ? "stage" : "x_ptr", "in_lane_offset", true)) b.push_back(n);
@@ -293,7 +293,7 @@ EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& opt) {
   for (auto& n : globalAccess(outL, outP, s.logOut, s.output, staged ? "stage" : "y_ptr", "out_lane_offset", false)) loop.push_back(n);
   if (staged) {
     loop.push_back(exprStmt(call("__syncwarp", {})));
-    loop.push_back(exprStmt(call(fmt::format("wf_warp_copy16<{}>", s.nOut), {var("y_ptr"), var("stage"), var("lane")})));
+    loop.push_back(exprStmt(call(fmt::format("wf_warp_store16<{}, {}>", s.nOut, opt.streaming), {var("y_ptr"), var("stage"), var("lane")})));
     loop.push_back(exprStmt(call("__syncwarp", {})));
   }
 

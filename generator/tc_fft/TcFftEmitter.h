@@ -14,6 +14,7 @@ struct EmitOptions {
   bool inRegisterBenchmark = false; // repeat the steps `repeats` times on register-resident data
   bool prefetch = false;            // load the next FFT's input before computing this one (slower on H100: bench/RESULTS.md)
   bool staged = true;               // move global data through a per-warp shared-memory slice (contiguous warp accesses)
+  bool streaming = true;            // staged I/O with evict-first cache hints (read once, written once)
 };
 
 struct EmittedKernel {
