@@ -61,7 +61,7 @@ TEST(NvrtcSpecs, PtxHasTheVerifiedInstructions) {
     EXPECT_GE(countRe(r.ptx, "\\bprmt\\.b32"), p.total.byteperms) << f;
     EXPECT_EQ(countRe(r.ptx, "fma\\.rn\\.f16x2") + countRe(r.ptx, "mul(\\.rn)?\\.f16x2"), p.total.hfma2) << f;
     EXPECT_EQ(countRe(r.ptx, "\\bld\\.local|\\bst\\.local"), 0) << f;
-    EXPECT_GE(countRe(r.ptx, "ld\\.global(\\.[a-z]+)*\\.v4"), 1) << f;  // 16-byte loads
+    EXPECT_GE(countRe(r.ptx, "ld\\.global(\\.[a-z]+)*\\.v4|cp\\.async\\.cg\\.shared\\.global.*16;"), 1) << f;  // 16-byte loads
     EXPECT_GE(countRe(r.ptx, "st\\.global(\\.[a-z]+)*\\.v4"), 1) << f;  // 16-byte stores
   }
 }

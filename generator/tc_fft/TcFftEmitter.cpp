@@ -1,5 +1,6 @@
 #include "generator/tc_fft/TcFftEmitter.h"
 
+#include <functional>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -231,7 +232,7 @@ EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& opt) {
     li.inputVectorElems = std::max(li.inputVectorElems, 4);
     li.outputVectorElems = std::max(li.outputVectorElems, 4);
   }
-  auto loadInput = [&](const std::string& target, NodePtr which) {
+  std::function<NodePtr(const std::string&, NodePtr)> loadInput = [&](const std::string& target, NodePtr which) {
     std::vector<NodePtr> b{decl("const wf_u32*", "x_ptr", cast("const wf_u32*", bin("+", var("input"), bin("*", which, var("input_distance")))))};
     if (staged) {
       b.push_back(exprStmt(call(fmt::format("wf_warp_load16<{}, {}>", s.nIn, opt.streaming), {var("stage"), var("x_ptr"), var("lane")})));
@@ -241,7 +242,36 @@ EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& opt) {
     if (staged) b.push_back(exprStmt(call("__syncwarp", {})));
     return block(b);
   };
-  if (staged) {
+  const bool async = staged && opt.asyncCopy && !opt.inRegisterBenchmark;
+  if (async) {
+    body.push_back(comment(fmt::format(
+        "Per-warp shared slices: two input buffers ({} bytes each) filled by cp.async one FFT ahead,\nand one output buffer ({} bytes); global accesses are whole 512-byte rows.", 4 * s.nIn, 4 * s.nOut)));
+    body.push_back(raw(fmt::format("__shared__ __align__(16) wf_u32 stage_in_all[{}][2 * {}];", s.warpsPerBlock, s.nIn)));
+    body.push_back(raw(fmt::format("__shared__ __align__(16) wf_u32 stage_all[{}][{}];", s.warpsPerBlock, s.nOut)));
+    body.push_back(decl("wf_u32*", "stage_in", index(var("stage_in_all"), bin(">>", member(var("threadIdx"), "x"), lit(5)))));
+    body.push_back(decl("wf_u32*", "stage", index(var("stage_all"), bin(">>", member(var("threadIdx"), "x"), lit(5)))));
+    auto issue = [&](NodePtr which, NodePtr buffer) {
+      return exprStmt(call(fmt::format("wf_warp_load16_async<{}>", s.nIn),
+                           {buffer, cast("const wf_u32*", bin("+", var("input"), bin("*", which, var("input_distance")))), var("lane")}));
+    };
+    body.push_back(ifStmt(bin("<", var("first_warp"), var("batch")), block({issue(var("first_warp"), var("stage_in"))})));
+    body.push_back(exprStmt(call("wf_cp_async_commit", {})));
+    body.push_back(decl("int", "buf", lit(0)));
+    loadInput = [&, issue](const std::string& target, NodePtr) {
+      std::vector<NodePtr> b;
+      b.push_back(decl("const long long", "next_fft", bin("+", var("fft"), var("warp_stride"))));
+      b.push_back(ifStmt(bin("<", var("next_fft"), var("batch")),
+                         block({issue(var("next_fft"), bin("+", var("stage_in"), bin("*", bin("^", var("buf"), lit(1)), lit(s.nIn))))})));
+      b.push_back(exprStmt(call("wf_cp_async_commit", {})));
+      b.push_back(exprStmt(call("wf_cp_async_wait<1>", {})));
+      b.push_back(exprStmt(call("__syncwarp", {})));
+      b.push_back(decl("const wf_u32*", "x_stage", bin("+", var("stage_in"), bin("*", var("buf"), lit(s.nIn)))));
+      for (auto& n : globalAccess(inL, inP, s.logIn, target, "x_stage", "in_lane_offset", true)) b.push_back(n);
+      b.push_back(exprStmt(call("__syncwarp", {})));  // all lanes read this buffer before it is refilled
+      b.push_back(assign(var("buf"), lit(1), "^="));
+      return block(b);
+    };
+  } else if (staged) {
     const int words = std::max(s.nIn, s.nOut);
     body.push_back(comment(fmt::format("Per-warp staging slice: global accesses are whole 512-byte rows; the\nlayout-ordered register accesses go to shared memory ({} bytes per warp).", 4 * words)));
     body.push_back(raw(fmt::format("__shared__ __align__(16) wf_u32 stage_all[{}][{}];", s.warpsPerBlock, words)));
