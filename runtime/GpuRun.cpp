@@ -152,9 +152,9 @@ BenchReport benchmarkTcFft(Runtime& rt, const Plan& plan, long long batch, int r
   r.smCount = rt.smCount();
   r.clockKHz = rt.clockKHz();
   r.modelCycles = plan.total.smCycles;
-  r.variants = {{"packed, staged, cp.async double buffer (default)", EmitOptions{}},
+  r.variants = {{"packed, staged, synchronous load (default)", EmitOptions{}},
+                {"packed, staged, cp.async double buffer", EmitOptions{true, false, false, true, true, true}},
                 {"unpacked, staged, cp.async double buffer", EmitOptions{false, false, false, true, true, true}},
-                {"packed, staged, synchronous load", EmitOptions{true, false, false, true, true, false}},
                 {"packed, staged, no cache hints, synchronous", EmitOptions{true, false, false, true, false, false}},
                 {"packed phases, direct I/O", EmitOptions{true, false, false, false}},
                 {"packed phases, direct I/O, prefetch", EmitOptions{true, false, true, false}}};

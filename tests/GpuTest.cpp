@@ -52,7 +52,7 @@ TEST_F(Gpu, ChimeMatchesFftwAtEveryBatchSize) {
   std::printf("[gpu] device %s (%s)\n", rt.deviceName().c_str(), rt.deviceArch().c_str());
   std::uint64_t seed = 1000;
   for (long long batch : {1LL, 7LL, 1000LL, (1LL << 20) + 3}) {
-    for (EmitOptions o : {EmitOptions{}, EmitOptions{false, false, false, true, true, true}, EmitOptions{true, false, false, true, true, false},
+    for (EmitOptions o : {EmitOptions{}, EmitOptions{false, false, false, true, true, true}, EmitOptions{true, false, false, true, true, true},
                           EmitOptions{true, false, false, false}, EmitOptions{true, false, true, false}}) {
       std::printf("[gpu] variant: phases %s, prefetch %s, %s I/O%s\n", o.packedPhases ? "packed" : "unpacked", o.prefetch ? "on" : "off",
                   o.staged ? "staged" : "direct", o.staged && o.asyncCopy ? " (cp.async)" : "");

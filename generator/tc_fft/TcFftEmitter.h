@@ -15,7 +15,7 @@ struct EmitOptions {
   bool prefetch = false;            // load the next FFT's input before computing this one (slower on H100: bench/RESULTS.md)
   bool staged = true;               // move global data through a per-warp shared-memory slice (contiguous warp accesses)
   bool streaming = true;            // staged I/O with evict-first cache hints (read once, written once)
-  bool asyncCopy = true;            // staged input double-buffered with cp.async: next FFT's load overlaps this one's math
+  bool asyncCopy = false;           // staged input double-buffered with cp.async (no gain on H100: bench/RESULTS.md)
 };
 
 struct EmittedKernel {
