@@ -26,4 +26,11 @@ int cmdCompile(const Options&);
 int cmdRun(const Options&);
 int cmdBench(const Options&);
 
+// stockham family (cli/StockhamCommands.cpp)
+bool isStockham(const std::string& file);
+int stockhamVerify(const std::string& file);
+int stockhamEmit(const Options&);
+int stockhamCompile(const Options&);
+int stockhamRun(const Options&, bool bench);
+
 }  // namespace warpforge::cli

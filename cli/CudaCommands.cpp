@@ -64,6 +64,7 @@ std::map<std::string, int> sassCounts(const std::vector<char>& cubin) {
 }  // namespace
 
 int cmdEmit(const Options& o) {
+  if (isStockham(o.spec)) return stockhamEmit(o);
   auto l = loadVerified(o.spec);
   EmittedKernel k = emitTcFft(l->plan);
   fs::create_directories(o.outDir);
@@ -76,6 +77,7 @@ int cmdEmit(const Options& o) {
 }
 
 int cmdCompile(const Options& o) {
+  if (isStockham(o.spec)) return stockhamCompile(o);
   auto l = loadVerified(o.spec);
   int rc = 0;
   fmt::print("NVRTC {}\n", nvrtcVersion());
@@ -102,6 +104,7 @@ int cmdCompile(const Options& o) {
 }
 
 int cmdRun(const Options& o) {
+  if (isStockham(o.spec)) return stockhamRun(o, false);
   auto l = loadVerified(o.spec);
   if (!Runtime::deviceAvailable()) {
     fmt::print(stderr, "error: no CUDA device available: `run` needs a GPU (verify, emulate, emit and compile do not)\n");
@@ -119,6 +122,7 @@ int cmdRun(const Options& o) {
 }
 
 int cmdBench(const Options& o) {
+  if (isStockham(o.spec)) return stockhamRun(o, true);
   auto l = loadVerified(o.spec);
   if (!Runtime::deviceAvailable()) {
     fmt::print(stderr, "error: no CUDA device available: `bench` needs a GPU\n");

@@ -14,6 +14,10 @@ int cmdVerify(const Options& o) {
   int failed = 0;
   for (const auto& f : o.specs) {
     try {
+      if (isStockham(f)) {
+        stockhamVerify(f);
+        continue;
+      }
       TcFftSpec s = parseSpecFile(f);
       Plan p = Verifier().verify(s);
       fmt::print("{}\n", formatVerifyReport(p));

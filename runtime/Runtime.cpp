@@ -124,6 +124,29 @@ LoadedKernel Runtime::load(const EmittedKernel& k) {
   return lk;
 }
 
+LoadedKernel Runtime::loadSource(const std::string& source, const std::string& specName, const std::string& kernelName, int blockThreads,
+                                 int sharedBytes) {
+  CompiledModule m = compile(source, specName, deviceArch());
+  LoadedKernel lk;
+  lk.launch.kernelName = kernelName;
+  lk.launch.specName = specName;
+  lk.launch.blockThreads = blockThreads;
+  std::lock_guard<std::mutex> lock(ctxMutex_);
+  checkCu(cuModuleLoadData(&lk.module, m.cubin.data()), "cuModuleLoadData");
+  modules_.push_back(lk.module);
+  checkCu(cuModuleGetFunction(&lk.function, lk.module, kernelName.c_str()), "cuModuleGetFunction");
+  checkCu(cuOccupancyMaxActiveBlocksPerMultiprocessor(&lk.blocksPerSm, lk.function, blockThreads, 0),
+          "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  checkCu(cuFuncGetAttribute(&lk.registers, CU_FUNC_ATTRIBUTE_NUM_REGS, lk.function), "cuFuncGetAttribute");
+  checkCu(cuDeviceGetAttribute(&lk.smCount, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device_), "cuDeviceGetAttribute");
+  (void)sharedBytes;  // static shared memory: already in the occupancy figure
+  return lk;
+}
+
+void Runtime::launchRaw(const LoadedKernel& k, unsigned grid, unsigned blockX, unsigned blockY, void** args, CUstream stream) {
+  checkCu(cuLaunchKernel(k.function, grid, 1, 1, blockX, blockY, 1, 0, stream, args, nullptr), "cuLaunchKernel");
+}
+
 void Runtime::launch(const LoadedKernel& k, CUdeviceptr input, CUdeviceptr output, long long batch, long long inputDistance,
                      long long outputDistance, CUstream stream, int repeats, long long gridOverride) {
   const LaunchInfo& li = k.launch;

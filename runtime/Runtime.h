@@ -55,6 +55,11 @@ class Runtime {
               long long outputDistance, CUstream stream = nullptr, int repeats = 1, long long gridOverride = 0);
   CUcontext context();
 
+  // Any generated kernel: compile for this device, load, look up `kernelName`.
+  LoadedKernel loadSource(const std::string& source, const std::string& specName, const std::string& kernelName, int blockThreads,
+                          int sharedBytes);
+  void launchRaw(const LoadedKernel& k, unsigned grid, unsigned blockX, unsigned blockY, void** args, CUstream stream = nullptr);
+
  private:
   void ensureContext();
   DiskCache disk_;
