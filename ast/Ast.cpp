@@ -14,6 +14,7 @@ NodePtr Node::withArgs(std::vector<NodePtr> newArgs) const {
 
 NodePtr lit(long long v) { Node n{Kind::IntLit}; n.value = v; return make(n); }
 NodePtr flit(double v) { Node n{Kind::FloatLit}; n.fvalue = v; return make(n); }
+NodePtr dlit(double v) { Node n{Kind::FloatLit}; n.fvalue = v; n.type = "double"; return make(n); }
 NodePtr var(std::string name) { Node n{Kind::Var}; n.name = std::move(name); return make(n); }
 NodePtr unary(std::string op, NodePtr a) { Node n{Kind::Unary, {std::move(a)}}; n.op = std::move(op); return make(n); }
 NodePtr bin(std::string op, NodePtr a, NodePtr b) { Node n{Kind::Binary, {std::move(a), std::move(b)}}; n.op = std::move(op); return make(n); }

@@ -13,7 +13,7 @@ namespace warpforge::ast {
 enum class Kind {
   // expressions
   IntLit,     // value
-  FloatLit,   // fvalue
+  FloatLit,   // fvalue; type "double" prints a double literal, else float (suffix f)
   Var,        // name
   Unary,      // op, args[0]
   Binary,     // op, args[0], args[1]
@@ -57,6 +57,7 @@ struct Node {
 // Builders: terse and readable at the call site.
 NodePtr lit(long long v);
 NodePtr flit(double v);
+NodePtr dlit(double v);  // double-precision literal
 NodePtr var(std::string name);
 NodePtr unary(std::string op, NodePtr a);
 NodePtr bin(std::string op, NodePtr a, NodePtr b);

@@ -43,9 +43,10 @@ std::string expr(const NodePtr& e) {
   switch (n.kind) {
     case Kind::IntLit: return n.value > 0xFFFF ? fmt::format("{:#x}", n.value) : fmt::format("{}", n.value);
     case Kind::FloatLit: {
-      std::string s = fmt::format("{:.9g}", n.fvalue);
+      bool dbl = n.type == "double";
+      std::string s = dbl ? fmt::format("{:.17g}", n.fvalue) : fmt::format("{:.9g}", n.fvalue);
       if (s.find_first_of(".e") == std::string::npos) s += ".0";
-      return s + "f";
+      return dbl ? s : s + "f";
     }
     case Kind::Var: return n.name;
     case Kind::Unary: return n.op + wrap(n.args[0], 15);

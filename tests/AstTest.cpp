@@ -14,6 +14,7 @@ TEST(AstPrinter, MinimalParentheses) {
   EXPECT_EQ(printExpr(index(member(var("v"), "x"), lit(2))), "v.x[2]");
   EXPECT_EQ(printExpr(cast("const uint4*", bin("+", var("p"), lit(4)))), "(const uint4*)(p + 4)");
   EXPECT_EQ(printExpr(flit(0.5)), "0.5f");
+  EXPECT_EQ(printExpr(dlit(0.70710678118654757)), "0.70710678118654757");  // full double precision, no suffix
   EXPECT_EQ(printExpr(lit(0xffffffffLL)), "0xffffffff");
 }
 

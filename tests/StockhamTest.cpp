@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <regex>
 
 #include "generator/spec/JsonReader.h"
 #include "generator/stockham/StockhamEmitter.h"
@@ -63,4 +64,12 @@ TEST(Stockham, SweepCompilesWithoutSpills) {
       EXPECT_EQ(r.stackFrameBytes, 0) << s.name << " " << arch;
     }
   }
+}
+
+TEST(Stockham, DoublePrecisionKernelsHaveNoFloatLiterals) {
+  StockhamSpec s = parseStockhamSpecText(spec(3 * 5 * 7, "f64"), "f64.json");
+  std::string src = emitStockham(s).source;
+  EXPECT_FALSE(std::regex_search(src, std::regex(R"([0-9]f\b)"))) << "a float literal would cap f64 accuracy at ~1e-8";
+  EXPECT_NE(src.find("sincospi("), std::string::npos);
+  EXPECT_EQ(src.find("sincospif("), std::string::npos);
 }

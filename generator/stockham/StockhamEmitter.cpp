@@ -25,9 +25,9 @@ double snap(double v) {
 }
 
 // acc += coef * term, dropping zero terms and multiplications by +-1.
-NodePtr addTerm(NodePtr acc, double coef, NodePtr term) {
+NodePtr addTerm(NodePtr acc, double coef, NodePtr term, bool f64) {
   if (coef == 0) return acc;
-  NodePtr t = coef == 1 ? term : coef == -1 ? unary("-", term) : bin("*", flit(coef), term);
+  NodePtr t = coef == 1 ? term : coef == -1 ? unary("-", term) : bin("*", f64 ? dlit(coef) : flit(coef), term);
   if (!acc) return t;
   return bin("+", acc, t);
 }
@@ -50,7 +50,7 @@ StockhamKernel emitStockham(const StockhamSpec& s) {
   k.sharedBytes = k.fftsPerBlock * n * k.elementBytes;
   const int T = k.threadsPerFft, F = k.fftsPerBlock;
 
-  auto lit2 = [&](double v) { return f64 ? cast("double", flit(v)) : flit(v); };
+  auto lit2 = [&](double v) { return f64 ? dlit(v) : flit(v); };
   std::vector<NodePtr> body;
   body.push_back(decl("const int", "t", member(var("threadIdx"), "x")));
   body.push_back(decl("const int", "f", member(var("threadIdx"), "y")));
@@ -106,10 +106,10 @@ StockhamKernel emitStockham(const StockhamSpec& s) {
           double ang = 2.0 * M_PI * ((static_cast<long long>(r) * o) % R) / R;
           double c = snap(std::cos(ang)), sn = snap(s.sign * std::sin(ang));
           NodePtr xr = index(var("x"), lit(it * R + r));
-          re = addTerm(re, c, member(xr, "x"));
-          re = addTerm(re, -sn, member(xr, "y"));
-          im = addTerm(im, c, member(xr, "y"));
-          im = addTerm(im, sn, member(xr, "x"));
+          re = addTerm(re, c, member(xr, "x"), f64);
+          re = addTerm(re, -sn, member(xr, "y"), f64);
+          im = addTerm(im, c, member(xr, "y"), f64);
+          im = addTerm(im, sn, member(xr, "x"), f64);
         }
         outs.push_back(decl(cT, fmt::format("y{}", o), call(f64 ? "make_double2" : "make_float2", {re, im})));
       }
