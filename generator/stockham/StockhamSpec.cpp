@@ -12,12 +12,12 @@ const std::vector<int>& stockhamRadices() {
   return r;
 }
 
-std::vector<int> factorizeStockham(int n) {
+std::vector<int> factorizeStockham(int n, int maxRadix) {
   std::vector<int> f;
   int rest = n;
   // Prefer 16 and 8 but keep a 4 or 2 rather than leave a lone 2 at the end.
   for (int r : stockhamRadices())
-    while (rest % r == 0 && rest > 1) {
+    while (r <= maxRadix && rest % r == 0 && rest > 1) {
       f.push_back(r);
       rest /= r;
     }
@@ -94,7 +94,7 @@ StockhamSpec parseStockhamSpecText(const std::string& text, const std::string& f
     if (prod != s.length) rd.fail("/factors", fmt::format("the factors multiply to {}, expected the length {}", prod, s.length));
   } else {
     try {
-      s.factors = factorizeStockham(s.length);
+      s.factors = factorizeStockham(s.length, s.precision == "f64" ? 13 : 16);
     } catch (const std::invalid_argument& e) {
       rd.fail("/length", e.what());
     }

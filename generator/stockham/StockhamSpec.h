@@ -28,6 +28,7 @@ StockhamSpec parseStockhamSpecFile(const std::string& file);
 const std::vector<int>& stockhamRadices();
 // Greedy factorization into supported radices; throws std::invalid_argument
 // naming the unsupported prime (Bluestein is not implemented yet).
-std::vector<int> factorizeStockham(int n);
+// maxRadix: f64 butterflies of 16 need more than 255 registers.
+std::vector<int> factorizeStockham(int n, int maxRadix = 16);
 
 }  // namespace warpforge
