@@ -12,6 +12,7 @@
 
 #include "generator/emulate/Half.h"
 #include "generator/emulate/Reference.h"
+#include "runtime/DeviceUtil.h"
 
 namespace warpforge {
 
@@ -42,42 +43,6 @@ double halfBitsToDouble(std::uint16_t h) {
 namespace {
 
 constexpr std::uint16_t kPoison = 0x7fff;  // a NaN no arithmetic produces by default (canonical NaN is 0x7fff? see check)
-
-struct DeviceBuffer {
-  CUdeviceptr p = 0;
-  explicit DeviceBuffer(std::size_t bytes) { checkCu(cuMemAlloc(&p, std::max<std::size_t>(bytes, 16)), "cuMemAlloc"); }
-  ~DeviceBuffer() {
-    if (p) cuMemFree(p);
-  }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-};
-
-struct Timer {
-  CUevent a, b;
-  Timer() {
-    checkCu(cuEventCreate(&a, CU_EVENT_DEFAULT), "cuEventCreate");
-    checkCu(cuEventCreate(&b, CU_EVENT_DEFAULT), "cuEventCreate");
-  }
-  ~Timer() {
-    cuEventDestroy(a);
-    cuEventDestroy(b);
-  }
-  template <class F>
-  double ms(F&& f) {
-    checkCu(cuEventRecord(a, nullptr), "cuEventRecord");
-    f();
-    checkCu(cuEventRecord(b, nullptr), "cuEventRecord");
-    checkCu(cuEventSynchronize(b), "cuEventSynchronize");
-    float t = 0;
-    checkCu(cuEventElapsedTime(&t, a, b), "cuEventElapsedTime");
-    return t;
-  }
-};
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
 
 void checkCufft(cufftResult r, const char* what) {
   if (r != CUFFT_SUCCESS) throw std::runtime_error(fmt::format("{} failed: cufftResult {}", what, static_cast<int>(r)));
@@ -138,7 +103,7 @@ RunCheck runAgainstFftw(Runtime& rt, const Plan& plan, const EmitOptions& opt, l
     rc.maxRelErr = std::max(rc.maxRelErr, relativeError(y, referenceDft(x, s.nOut, s.sign)));
     ++rc.checkedFfts;
   }
-  Timer t;
+  EventTimer t;
   rc.kernelMs = t.ms([&] { rt.launch(lk, din.p, dout.p, batch, inDist, outDist); });
   return rc;
 }
@@ -188,7 +153,7 @@ BenchReport benchmarkTcFft(Runtime& rt, const Plan& plan, long long batch, int r
              "cufftXtMakePlanMany");
   int dir = s.sign > 0 ? CUFFT_INVERSE : CUFFT_FORWARD;
 
-  Timer t;
+  EventTimer t;
   std::vector<double> theirs, copy;
   std::vector<std::vector<double>> times(kernels.size());
   auto runOurs = [&](const LoadedKernel& k) { rt.launch(k, din.p, dout.p, batch, s.nIn, s.nOut); };

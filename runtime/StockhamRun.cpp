@@ -12,39 +12,10 @@
 
 #include "generator/emulate/Reference.h"
 #include "generator/stockham/StockhamEmitter.h"
+#include "runtime/DeviceUtil.h"
 
 namespace warpforge {
 
-namespace {
-struct Buf {
-  CUdeviceptr p = 0;
-  explicit Buf(std::size_t bytes) { checkCu(cuMemAlloc(&p, std::max<std::size_t>(bytes, 16)), "cuMemAlloc"); }
-  ~Buf() {
-    if (p) cuMemFree(p);
-  }
-};
-
-double medianMs(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
-template <class F>
-double timeMs(F&& f) {
-  CUevent a, b;
-  checkCu(cuEventCreate(&a, CU_EVENT_DEFAULT), "cuEventCreate");
-  checkCu(cuEventCreate(&b, CU_EVENT_DEFAULT), "cuEventCreate");
-  checkCu(cuEventRecord(a, nullptr), "cuEventRecord");
-  f();
-  checkCu(cuEventRecord(b, nullptr), "cuEventRecord");
-  checkCu(cuEventSynchronize(b), "cuEventSynchronize");
-  float ms = 0;
-  checkCu(cuEventElapsedTime(&ms, a, b), "cuEventElapsedTime");
-  cuEventDestroy(a);
-  cuEventDestroy(b);
-  return ms;
-}
-}  // namespace
 
 StockhamCheck runStockham(Runtime& rt, const StockhamSpec& s, long long batch, std::uint64_t seed, int timedReps) {
   const int n = s.length;
@@ -90,7 +61,8 @@ StockhamCheck runStockham(Runtime& rt, const StockhamSpec& s, long long batch, s
     return h;
   };
   std::vector<char> inRaw = toDevice(in);
-  Buf din(inRaw.size()), dout(outElems * eb);
+  DeviceBuffer din(inRaw.size());
+  DeviceBuffer dout(outElems * eb);
   CUdeviceptr outPtr = s.inPlace ? din.p : dout.p;
   StockhamCheck c;
   c.batch = batch;
@@ -133,7 +105,7 @@ StockhamCheck runStockham(Runtime& rt, const StockhamSpec& s, long long batch, s
   if (cufftCreate(&plan) != CUFFT_SUCCESS) throw std::runtime_error("cufftCreate failed");
   long long nn = n, inembed = n, onembed = n;
   size_t ws = 0;
-  Buf dcu(outElems * eb);
+  DeviceBuffer dcu(outElems * eb);
   cudaDataType t = f64 ? CUDA_C_64F : CUDA_C_32F;
   if (cufftXtMakePlanMany(plan, 1, &nn, &inembed, is, id, t, &onembed, os, od, t, batch, &ws, t) != CUFFT_SUCCESS)
     throw std::runtime_error("cufftXtMakePlanMany failed");
@@ -150,12 +122,13 @@ StockhamCheck runStockham(Runtime& rt, const StockhamSpec& s, long long batch, s
   std::vector<double> cu = fromDevice(cuRaw);
   for (std::size_t w = 0; w < which.size(); ++w) c.cufftMaxRelErr = std::max(c.cufftMaxRelErr, relativeError(gather(cu, s.output, which[w]), refs[w]));
   std::vector<double> ours, theirs;
+  EventTimer timer;
   for (int r = 0; r < timedReps; ++r) {
-    ours.push_back(timeMs(launch));
-    theirs.push_back(timeMs(runCufft));
+    ours.push_back(timer.ms(launch));
+    theirs.push_back(timer.ms(runCufft));
   }
-  c.ourMs = medianMs(ours);
-  c.cufftMs = medianMs(theirs);
+  c.ourMs = median(ours);
+  c.cufftMs = median(theirs);
   cufftDestroy(plan);
   return c;
 }

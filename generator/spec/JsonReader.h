@@ -1,6 +1,7 @@
 #pragma once
 // Reads a spec's JSON keeping the JSON pointer of every value, so that each
 // error names the file, the path, what is wrong and what was expected.
+#include <cctype>
 #include <initializer_list>
 #include <set>
 #include <string>
@@ -74,6 +75,18 @@ class JsonReader {
       out.push_back(v);
     }
     return out;
+  }
+
+  // A non-empty C identifier (names become kernel and variable names).
+  static bool isIdentifier(const std::string& v) {
+    bool ok = !v.empty() && (std::isalpha(static_cast<unsigned char>(v[0])) || v[0] == '_');
+    for (char c : v) ok &= std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    return ok;
+  }
+  std::string identifier(const Json& j, const std::string& path, const char* what) const {
+    std::string v = string(j, path);
+    if (!isIdentifier(v)) fail(path, fmt::format("{} '{}' must be a C identifier (letters, digits, '_', not starting with a digit)", what, v));
+    return v;
   }
 
   Layout layout(const Json& j, const std::string& path) const {

@@ -81,10 +81,7 @@ ArraySpec parseArray(const Reader& rd, const TcFftSpec& s, const std::string& na
   ArraySpec a;
   a.name = name;
   a.path = path;
-  if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_'))
-    rd.fail(path, "array names must be C identifiers");
-  for (char c : name)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') rd.fail(path, "array names must be C identifiers");
+  if (!JsonReader::isIdentifier(name)) rd.fail(path, fmt::format("array name '{}' must be a C identifier", name));
   if (j.contains("phase")) {
     std::string pp = Reader::child(path, "phase");
     const Json& p = j["phase"];
@@ -154,11 +151,7 @@ TcFftSpec parseSpecText(const std::string& text, const std::string& file) {
   rd.onlyKeys(root, "", {"name", "family", "description", "precision", "transform", "arrays", "steps", "io", "launch"});
   TcFftSpec s;
   s.file = file;
-  s.name = rd.string(rd.need(root, "", "name"), "/name");
-  if (s.name.empty()) rd.fail("/name", "name must not be empty");
-  for (char c : s.name)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')
-      rd.fail("/name", fmt::format("name '{}' must be a C identifier (letters, digits, '_')", s.name));
+  s.name = rd.identifier(rd.need(root, "", "name"), "/name", "name");
   std::string family = rd.string(rd.need(root, "", "family"), "/family");
   if (family != "tc_fft")
     rd.fail("/family", fmt::format("unknown or unsupported family '{}' (expected tc_fft)", family));

@@ -51,11 +51,7 @@ StockhamSpec parseStockhamSpecText(const std::string& text, const std::string& f
   rd.onlyKeys(root, "", {"name", "family", "description", "precision", "length", "direction", "placement", "input", "output", "factors"});
   StockhamSpec s;
   s.file = file;
-  s.name = rd.string(rd.need(root, "", "name"), "/name");
-  if (s.name.empty()) rd.fail("/name", "name must not be empty");
-  for (char c : s.name)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')
-      rd.fail("/name", fmt::format("name '{}' must be a C identifier (letters, digits, '_')", s.name));
+  s.name = rd.identifier(rd.need(root, "", "name"), "/name", "name");
   if (rd.string(rd.need(root, "", "family"), "/family") != "stockham") rd.fail("/family", "expected stockham");
   s.precision = rd.string(rd.need(root, "", "precision"), "/precision");
   if (s.precision != "f32" && s.precision != "f64")
