@@ -99,17 +99,9 @@ void runMma(const MmaStepPlan& m, const RegFile& A, const RegFile& B, RegFile& C
   const MmaShape& s = *m.shape;
   std::vector<double> a(s.m * s.k), b(s.k * s.n), d(s.m * s.n);
   for (int it = 0; it < m.count; ++it) {
-    int baseA = 0, baseB = 0, baseC = 0;
-    for (std::size_t x = 0; x < m.loopBits.size(); ++x) {
-      int v = (it >> x) & 1;
-      baseC |= v << m.loopRegC[x];
-      if (m.loopRegA[x] >= 0) baseA |= v << m.loopRegA[x];
-      if (m.loopRegB[x] >= 0) baseB |= v << m.loopRegB[x];
-    }
-    auto regOf = [](int base, const std::vector<int>& sigma, int fr) {
-      for (std::size_t f = 0; f < sigma.size(); ++f) base |= ((fr >> f) & 1) << sigma[f];
-      return base;
-    };
+    const MmaStepPlan::Bases base = m.bases(it);
+    auto regOf = MmaStepPlan::fragmentRegister;
+    const int baseA = base.a, baseB = base.b, baseC = base.c;
     for (int lane = 0; lane < 32; ++lane) {
       for (int fr = 0; fr < s.a.numRegisters(); ++fr)
         for (int e = 0; e < s.a.elemsPerRegister(); ++e) {

@@ -101,10 +101,6 @@ std::vector<NodePtr> globalAccess(const Layout& l, const IoPlan& p, int logN, co
   return out;
 }
 
-int regWith(int base, const std::vector<int>& sigma, int fr) {
-  for (std::size_t f = 0; f < sigma.size(); ++f) base |= ((fr >> f) & 1) << sigma[f];
-  return base;
-}
 
 std::vector<NodePtr> emitMma(const StepPlan& st, const PhasePlan& phases) {
   const MmaStepPlan& m = st.mma;
@@ -113,13 +109,9 @@ std::vector<NodePtr> emitMma(const StepPlan& st, const PhasePlan& phases) {
   out.push_back(comment(fmt::format("{}: {} = {} * {} via {} x {} (loop bits: {})", s.path, s.c, s.a, s.b, m.count, m.shape->shape,
                                     m.loopBits.empty() ? "none" : fmt::format("{}", fmt::join(m.loopBits, " ")))));
   for (int it = 0; it < m.count; ++it) {
-    int bA = 0, bB = 0, bC = 0;
-    for (std::size_t x = 0; x < m.loopBits.size(); ++x) {
-      int v = (it >> x) & 1;
-      bC |= v << m.loopRegC[x];
-      if (m.loopRegA[x] >= 0) bA |= v << m.loopRegA[x];
-      if (m.loopRegB[x] >= 0) bB |= v << m.loopRegB[x];
-    }
+    const MmaStepPlan::Bases base = m.bases(it);
+    auto regWith = MmaStepPlan::fragmentRegister;
+    const int bA = base.a, bB = base.b, bC = base.c;
     std::vector<NodePtr> args;
     for (int f = 0; f < m.shape->c.numRegisters(); ++f) args.push_back(reg(s.c, regWith(bC, m.cReg, f)));
     for (int f = 0; f < m.shape->a.numRegisters(); ++f) args.push_back(phases.operand(s.a, regWith(bA, m.aReg, f)));

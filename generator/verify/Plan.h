@@ -32,6 +32,26 @@ struct MmaStepPlan {
   std::vector<int> loopRegC, loopRegA, loopRegB;
   std::map<std::string, std::string> matrixBits;  // "i0" -> "q0", ...
   int count = 0;
+
+  // Registers used by MMA number `it` (0 <= it < count): the loop bits set
+  // to the bits of `it`, then fragment register `fr` placed on sigma's bits.
+  struct Bases {
+    int a = 0, b = 0, c = 0;
+  };
+  Bases bases(int it) const {
+    Bases r;
+    for (std::size_t x = 0; x < loopBits.size(); ++x) {
+      int v = (it >> x) & 1;
+      r.c |= v << loopRegC[x];
+      if (loopRegA[x] >= 0) r.a |= v << loopRegA[x];
+      if (loopRegB[x] >= 0) r.b |= v << loopRegB[x];
+    }
+    return r;
+  }
+  static int fragmentRegister(int base, const std::vector<int>& sigma, int fr) {
+    for (std::size_t f = 0; f < sigma.size(); ++f) base |= ((fr >> f) & 1) << sigma[f];
+    return base;
+  }
 };
 
 struct CmulStepPlan {
