@@ -60,6 +60,24 @@ TEST(Cli, InconsistentSpecExitsNonZero) {
 
 TEST(Cli, BadOptionsExitTwo) {
   EXPECT_EQ(run("emulate " + spec() + " --mode quad").code, 2);
+  EXPECT_EQ(run("compile " + spec() + " --arch sm_70").code, 2);
+  EXPECT_EQ(run("run " + spec() + " --batch 0").code, 2);
+  EXPECT_EQ(run("bench " + spec() + " --reps 0").code, 2);
+  EXPECT_EQ(run("emit " + spec()).code, 2);  // -o is required
+  EXPECT_EQ(run("emulate " + spec() + " --ffts 0").code, 2);
   EXPECT_EQ(run("verify /nonexistent.json").code, 2);
   EXPECT_EQ(run("frobnicate").code, 2);
+}
+
+TEST(Cli, BadStockhamSpecExitsTwoWithPath) {
+  std::string path = ::testing::TempDir() + "/bad_stockham.json";
+  std::ofstream(path) << R"({"name": "s", "family": "stockham", "precision": "f32", "length": 34})";
+  auto r = run("verify " + path);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find(path + ": /length:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Bluestein"), std::string::npos) << r.out;
+  std::ofstream(path) << R"({"name": "s", "family": "fft9000", "precision": "f32"})";
+  r = run("emit " + path + " -o " + ::testing::TempDir());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("/family"), std::string::npos) << r.out;
 }
