@@ -26,6 +26,9 @@ int cmdCompile(const Options&);
 int cmdRun(const Options&);
 int cmdBench(const Options&);
 
+// False (after saying why on stderr) when no CUDA device is present.
+bool requireDevice(const char* command);
+
 // stockham family (cli/StockhamCommands.cpp)
 bool isStockham(const std::string& file);
 int stockhamVerify(const std::string& file);

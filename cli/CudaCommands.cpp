@@ -103,13 +103,16 @@ int cmdCompile(const Options& o) {
   return rc;
 }
 
+bool requireDevice(const char* command) {
+  if (Runtime::deviceAvailable()) return true;
+  fmt::print(stderr, "error: no CUDA device available: `{}` needs a GPU (verify, emulate, emit and compile do not)\n", command);
+  return false;
+}
+
 int cmdRun(const Options& o) {
   if (isStockham(o.spec)) return stockhamRun(o, false);
   auto l = loadVerified(o.spec);
-  if (!Runtime::deviceAvailable()) {
-    fmt::print(stderr, "error: no CUDA device available: `run` needs a GPU (verify, emulate, emit and compile do not)\n");
-    return 3;
-  }
+  if (!requireDevice("run")) return 3;
   Runtime rt;
   RunCheck c = runAgainstFftw(rt, l->plan, {}, o.batch, o.seed, false);
   fmt::print("device={} spec={} batch={} seed={} checked_ffts={} unwritten={} non_finite={}\n", rt.deviceName(), l->spec.name, c.batch,
@@ -124,10 +127,7 @@ int cmdRun(const Options& o) {
 int cmdBench(const Options& o) {
   if (isStockham(o.spec)) return stockhamRun(o, true);
   auto l = loadVerified(o.spec);
-  if (!Runtime::deviceAvailable()) {
-    fmt::print(stderr, "error: no CUDA device available: `bench` needs a GPU\n");
-    return 3;
-  }
+  if (!requireDevice("bench")) return 3;
   Runtime rt;
   BenchReport r = benchmarkTcFft(rt, l->plan, o.batch, o.reps);
   fmt::print("{}", formatBench(r, l->spec.name));

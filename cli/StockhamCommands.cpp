@@ -43,10 +43,7 @@ int stockhamCompile(const Options& o) {
 
 int stockhamRun(const Options& o, bool bench) {
   StockhamSpec s = parseStockhamSpecFile(o.spec);
-  if (!Runtime::deviceAvailable()) {
-    fmt::print(stderr, "error: no CUDA device available\n");
-    return 3;
-  }
+  if (!requireDevice(bench ? "bench" : "run")) return 3;
   Runtime rt;
   StockhamCheck c = runStockham(rt, s, o.batch, o.seed, bench ? o.reps : 1);
   fmt::print("spec={} length={} batch={} seed={} checked={} unwritten={}\nmax_rel_err={:.3e} (cuFFT on the same input: {:.3e})\n", s.name,
