@@ -44,6 +44,7 @@ WF_DRIVER(cuModuleLoadData, (CUmodule* m, const void* img), (m, img), CUDA_ERROR
 WF_DRIVER(cuModuleUnload, (CUmodule m), (m), CUDA_ERROR_NO_DEVICE)
 WF_DRIVER(cuModuleGetFunction, (CUfunction* f, CUmodule m, const char* n), (f, m, n), CUDA_ERROR_NO_DEVICE)
 WF_DRIVER(cuOccupancyMaxActiveBlocksPerMultiprocessor, (int* n, CUfunction f, int b, size_t s), (n, f, b, s), CUDA_ERROR_NO_DEVICE)
+WF_DRIVER(cuFuncSetAttribute, (CUfunction f, CUfunction_attribute a, int v), (f, a, v), CUDA_ERROR_NO_DEVICE)
 WF_DRIVER(cuFuncGetAttribute, (int* v, CUfunction_attribute a, CUfunction f), (v, a, f), CUDA_ERROR_NO_DEVICE)
 WF_DRIVER(cuLaunchKernel,
           (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem, CUstream s,

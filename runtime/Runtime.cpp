@@ -135,16 +135,20 @@ LoadedKernel Runtime::loadSource(const std::string& source, const std::string& s
   checkCu(cuModuleLoadData(&lk.module, m.cubin.data()), "cuModuleLoadData");
   modules_.push_back(lk.module);
   checkCu(cuModuleGetFunction(&lk.function, lk.module, kernelName.c_str()), "cuModuleGetFunction");
-  checkCu(cuOccupancyMaxActiveBlocksPerMultiprocessor(&lk.blocksPerSm, lk.function, blockThreads, 0),
+  lk.launch.dynamicSharedBytes = sharedBytes;
+  if (sharedBytes > 48 * 1024)  // above the default limit: opt in
+    checkCu(cuFuncSetAttribute(lk.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, sharedBytes), "cuFuncSetAttribute");
+  checkCu(cuOccupancyMaxActiveBlocksPerMultiprocessor(&lk.blocksPerSm, lk.function, blockThreads, sharedBytes),
           "cuOccupancyMaxActiveBlocksPerMultiprocessor");
   checkCu(cuFuncGetAttribute(&lk.registers, CU_FUNC_ATTRIBUTE_NUM_REGS, lk.function), "cuFuncGetAttribute");
   checkCu(cuDeviceGetAttribute(&lk.smCount, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device_), "cuDeviceGetAttribute");
-  (void)sharedBytes;  // static shared memory: already in the occupancy figure
+  if (lk.blocksPerSm < 1)
+    throw std::runtime_error(fmt::format("kernel '{}' cannot run: {} threads with {} bytes of shared memory fit no SM", kernelName, blockThreads, sharedBytes));
   return lk;
 }
 
 void Runtime::launchRaw(const LoadedKernel& k, unsigned grid, unsigned blockX, unsigned blockY, void** args, CUstream stream) {
-  checkCu(cuLaunchKernel(k.function, grid, 1, 1, blockX, blockY, 1, 0, stream, args, nullptr), "cuLaunchKernel");
+  checkCu(cuLaunchKernel(k.function, grid, 1, 1, blockX, blockY, 1, k.launch.dynamicSharedBytes, stream, args, nullptr), "cuLaunchKernel");
 }
 
 void Runtime::launch(const LoadedKernel& k, CUdeviceptr input, CUdeviceptr output, long long batch, long long inputDistance,

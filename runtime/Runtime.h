@@ -55,7 +55,8 @@ class Runtime {
               long long outputDistance, CUstream stream = nullptr, int repeats = 1, long long gridOverride = 0);
   CUcontext context();
 
-  // Any generated kernel: compile for this device, load, look up `kernelName`.
+  // Any generated kernel: compile for this device, load, look up `kernelName`;
+  // sharedBytes is its dynamic shared memory (opted in above 48 KiB).
   LoadedKernel loadSource(const std::string& source, const std::string& specName, const std::string& kernelName, int blockThreads,
                           int sharedBytes);
   void launchRaw(const LoadedKernel& k, unsigned grid, unsigned blockX, unsigned blockY, void** args, CUstream stream = nullptr);

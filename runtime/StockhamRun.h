@@ -1,5 +1,8 @@
 #pragma once
-// GPU runs of stockham kernels: against FFTW (double) and cuFFT, same input.
+// GPU runs of stockham specs: fresh random input in the spec's own layout and
+// storage, outputs poisoned with NaN, every output element checked written,
+// error against FFTW in double, and cuFFT on the same numbers (dense layout)
+// for its error and time in the same process.
 #include <cstdint>
 #include <string>
 
@@ -10,11 +13,18 @@ namespace warpforge {
 
 struct StockhamCheck {
   long long batch = 0, checked = 0, unwritten = 0;
-  double maxRelErr = 0;        // ours vs FFTW, max over FFTs
-  double cufftMaxRelErr = 0;   // cuFFT vs FFTW on the same input (contiguous layouts only; -1 otherwise)
-  double ourMs = 0, cufftMs = 0;  // medians (bench) or one timed run
+  double maxRelErr = 0;         // ours vs FFTW, max over the checked batch entries
+  double cufftMaxRelErr = -1;   // cuFFT vs FFTW on the same numbers; -1 where cuFFT has no such transform
+  double ourMs = 0, cufftMs = -1;  // medians of the timed runs
+  std::string cufftTimed;       // what the cuFFT time covers
+  double bytes = 0;             // bytes of user arrays read + written per run (valid parts)
+  int kernels = 0;
 };
 
 StockhamCheck runStockham(Runtime& rt, const StockhamSpec& spec, long long batch, std::uint64_t seed, int timedReps = 1);
+
+// The error bound the tests and the CLI use: no worse than 2x cuFFT's error on the
+// same input, or below a floor of a few ulps of the precision where both are tiny.
+double stockhamErrorBound(const StockhamSpec& spec, const StockhamCheck& c);
 
 }  // namespace warpforge

@@ -71,11 +71,15 @@ TEST(Cli, BadOptionsExitTwo) {
 
 TEST(Cli, BadStockhamSpecExitsTwoWithPath) {
   std::string path = ::testing::TempDir() + "/bad_stockham.json";
-  std::ofstream(path) << R"({"name": "s", "family": "stockham", "precision": "f32", "length": 34})";
+  std::ofstream(path) << R"({"name": "s", "family": "stockham", "precision": "f32", "length": 16777213})";  // prime
   auto r = run("verify " + path);
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find(path + ": /length:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Bluestein"), std::string::npos) << r.out;
+  std::ofstream(path) << R"({"name": "s", "family": "stockham", "precision": "f32", "lengths": [8, 34]})";
+  r = run("verify " + path);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find(path + ": /lengths/1:"), std::string::npos) << r.out;
   std::ofstream(path) << R"({"name": "s", "family": "fft9000", "precision": "f32"})";
   r = run("emit " + path + " -o " + ::testing::TempDir());
   EXPECT_EQ(r.code, 2) << r.out;

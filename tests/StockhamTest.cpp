@@ -1,10 +1,15 @@
 #include <gtest/gtest.h>
 
+#include <complex>
 #include <filesystem>
 #include <regex>
 
+#include "generator/emulate/Reference.h"
 #include "generator/spec/JsonReader.h"
+#include "generator/stockham/Butterfly.h"
+#include "generator/stockham/PlanHeader.h"
 #include "generator/stockham/StockhamEmitter.h"
+#include "generator/stockham/StockhamPlan.h"
 #include "generator/stockham/StockhamSpec.h"
 #include "runtime/Nvrtc.h"
 #include "TestUtil.h"
@@ -12,7 +17,7 @@
 using namespace warpforge;
 
 namespace {
-std::string spec(int n, const std::string& prec, const std::string& extra = "") {
+std::string spec(long long n, const std::string& prec, const std::string& extra = "") {
   return fmt::format(R"({{"name": "s{}", "family": "stockham", "precision": "{}", "length": {}{}}})", n, prec, n, extra);
 }
 std::pair<std::string, std::string> errorOf(const std::string& text) {
@@ -24,6 +29,25 @@ std::pair<std::string, std::string> errorOf(const std::string& text) {
   ADD_FAILURE() << "accepted: " << text;
   return {};
 }
+StockhamPlan plan(const std::string& text) { return planStockham(parseStockhamSpecText(text, "p.json")); }
+
+// Double-precision complex arithmetic: runs the butterfly generator numerically.
+struct NumericOps {
+  using C = std::complex<double>;
+  int ops = 0;  // real multiplications
+  C add(C a, C b) { return a + b; }
+  C sub(C a, C b) { return a - b; }
+  C neg(C a) { return -a; }
+  C mulI(C a) { return {-a.imag(), a.real()}; }
+  C scale(C a, double s) {
+    ops += 2;
+    return a * s;
+  }
+  C mulConst(C a, double re, double im) {
+    ops += 4;
+    return a * C(re, im);
+  }
+};
 }  // namespace
 
 TEST(Stockham, Factorization) {
@@ -32,44 +56,145 @@ TEST(Stockham, Factorization) {
   EXPECT_EQ(factorizeStockham(1331), (std::vector<int>{11, 11, 11}));
   EXPECT_EQ(factorizeStockham(1), (std::vector<int>{}));
   EXPECT_THROW(factorizeStockham(17), std::invalid_argument);
+  EXPECT_TRUE(isSmooth(2 * 3 * 5 * 7 * 11 * 13));
+  EXPECT_FALSE(isSmooth(17 * 2));
+}
+
+// Every radix, both directions, against a DFT in double; and the butterflies
+// are cheap: fewer real multiplications than the naive 4 R^2.
+TEST(Stockham, ButterfliesAreExactDfts) {
+  for (int R : {2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 16})
+    for (int sign : {-1, +1}) {
+      NumericOps ops;
+      DftBuilder<NumericOps> b(ops, sign);
+      std::vector<cdouble> x = randomComplex(R, 100 + R);
+      std::vector<cdouble> y = b.dft(x);
+      std::vector<cdouble> ref = referenceDft(x, R, sign);
+      EXPECT_LT(relativeError(y, ref), 1e-15) << "radix " << R << " sign " << sign;
+      EXPECT_LT(ops.ops, 4 * R * R / 2) << "radix " << R;
+    }
+  NumericOps ops;
+  DftBuilder<NumericOps> b(ops, -1);
+  b.dft(randomComplex(16, 1));
+  EXPECT_LE(ops.ops, 48) << "radix 16 as 4 x 4 needs 2 eighth-turn scales per column plus 3 general rotations";
 }
 
 TEST(Stockham, SpecErrorsNameThePath) {
-  EXPECT_EQ(errorOf(spec(17, "f32")).first, "/length");                       // prime 17: Bluestein missing
-  EXPECT_NE(errorOf(spec(17, "f32")).second.find("Bluestein"), std::string::npos);
-  EXPECT_EQ(errorOf(spec(64, "f16")).first, "/precision");
-  EXPECT_EQ(errorOf(spec(8192, "f32")).first, "/length");
+  EXPECT_EQ(errorOf(spec(64, "f8")).first, "/precision");
+  EXPECT_EQ(errorOf(spec((1LL << 24) + 1, "f32")).first, "/length");
+  EXPECT_EQ(errorOf(spec(5000000, "f64")).first, "/length");  // f64: 2048^2 at most
+  EXPECT_NE(errorOf(spec(16777213, "f32")).second.find("Bluestein"), std::string::npos);  // prime, convolution too long
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "factors": [8, 4])")).first, "/factors");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "factors": [8, 6, 2])")).first, "/factors/1");
+  EXPECT_EQ(errorOf(spec(17, "f32", R"(, "factors": [17])")).first, "/factors");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "direction": "sideways")")).first, "/direction");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "input": {"stride": 0})")).first, "/input/stride");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "placement": "in_place", "output": {"stride": 2})")).first, "/output");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tiling": 3)")).first, "/tiling");
+  EXPECT_EQ(errorOf(spec(64, "f32", R"(, "input": {"type": "ci2"})")).first, "/input/type");
+  EXPECT_EQ(errorOf(spec(64, "f32", R"(, "input": {"length": 65})")).first, "/input/length");
+  EXPECT_EQ(errorOf(spec(64, "f32", R"(, "output": {"type": "ci8"})")).first, "/output/type");
+  EXPECT_EQ(errorOf(spec(64, "f32", R"(, "input": {"layout": "blocked"})")).first, "/input/layout");
+  EXPECT_EQ(errorOf(spec(64, "f32", R"(, "transform": "r2c", "direction": "inverse")")).first, "/direction");
+  EXPECT_EQ(errorOf(spec(63, "f32", R"(, "transform": "r2c")")).first, "/length");
+  EXPECT_EQ(errorOf(spec(64, "f32", R"(, "transform": "r2c", "input": {"layout": "planar"})")).first, "/input/layout");
+  EXPECT_EQ(errorOf(spec(64, "f32", R"(, "transform": "c2r", "placement": "in_place")")).first, "/placement");
+  EXPECT_EQ(errorOf(R"({"name": "x", "family": "stockham", "precision": "f32", "lengths": [2, 3, 4, 5]})").first, "/lengths");
+  EXPECT_EQ(errorOf(R"({"name": "x", "family": "stockham", "precision": "f32", "lengths": [17, 4]})").first, "/lengths/0");
+  EXPECT_EQ(errorOf(R"({"name": "x", "family": "stockham", "precision": "f32", "lengths": [8, 4], "input": {"strides": [1]}})").first,
+            "/input/strides");
+  EXPECT_EQ(errorOf(R"({"name": "x", "family": "stockham", "precision": "f32", "length": 8, "lengths": [8]})").first, "/length");
+}
+
+TEST(Stockham, PlansChooseKernels) {
+  auto p = plan(spec(1000, "f32"));
+  ASSERT_EQ(p.kernels.size(), 1u);
+  EXPECT_EQ(p.kernels[0].desc.factors, (std::vector<int>{8, 5, 5, 5}));
+  // 2^20: 1024 columns of 1024 then rows, through tmp0, with the four-step twiddle on the first store.
+  p = plan(spec(1 << 20, "f32"));
+  ASSERT_EQ(p.kernels.size(), 2u);
+  EXPECT_EQ(p.kernels[0].desc.length * p.kernels[1].desc.length, 1 << 20);
+  EXPECT_EQ(p.kernels[0].dst, Buffer::Tmp0);
+  EXPECT_EQ(p.kernels[1].src, Buffer::Tmp0);
+  EXPECT_EQ(p.kernels[0].desc.bigN, 1 << 20);
+  EXPECT_EQ(p.tmpElemsPerBatch[0], 1 << 20);
+  // A prime: Bluestein with a power-of-two convolution >= 2N - 1, chirp fused into the loads and stores.
+  p = plan(spec(1009, "f32"));
+  ASSERT_EQ(p.kernels.size(), 2u);
+  EXPECT_EQ(p.kernels[0].desc.length, 2048);
+  EXPECT_EQ(p.kernels[0].desc.inValid, 1009);
+  EXPECT_TRUE(p.kernels[0].desc.loadTable && p.kernels[0].desc.storeTable);
+  EXPECT_EQ(p.kernels[1].desc.outValid, 1009);
+  p = plan(spec(4099, "f32"));  // convolution of 8192: two kernels each way
+  EXPECT_EQ(p.kernels.size(), 4u);
+  // 3D: one kernel per axis, last axis first, then in place on the output.
+  p = plan(R"({"name": "x", "family": "stockham", "precision": "f32", "lengths": [16, 32, 64]})");
+  ASSERT_EQ(p.kernels.size(), 3u);
+  EXPECT_EQ(p.kernels[0].desc.length, 64);
+  EXPECT_EQ(p.kernels[2].desc.length, 16);
+  EXPECT_EQ(p.kernels[2].src, Buffer::Output);
+  EXPECT_EQ(p.kernels[2].desc.in.elemStride, 32 * 64);
+  // r2c: one complex FFT of N/2 with the split fused into the store.
+  p = plan(spec(1024, "f32", R"(, "transform": "r2c")"));
+  ASSERT_EQ(p.kernels.size(), 1u);
+  EXPECT_EQ(p.kernels[0].desc.length, 512);
+  EXPECT_EQ(p.kernels[0].desc.fuse, Fuse::R2CPost);
+  EXPECT_EQ(p.kernels[0].storeTable.size(), 513u);
+}
+
+TEST(Stockham, GeometryTilesColumns) {
+  auto p = plan(spec(1 << 20, "f32"));
+  KernelGeometry cols = chooseGeometry(p.kernels[0].desc), rows = chooseGeometry(p.kernels[1].desc);
+  EXPECT_TRUE(cols.fftMajorLoad && cols.fftMajorStore);
+  EXPECT_GE(cols.fftsPerBlock, 8) << "column tiles need several FFTs side by side for full sectors";
+  EXPECT_FALSE(rows.fftMajorLoad);
+  EXPECT_TRUE(rows.fftMajorStore);  // stored at stride N1
+}
+
+TEST(Stockham, LaunchHeaderListsEveryKernel) {
+  StockhamSpec s = parseStockhamSpecText(spec(4099, "f32"), "h.json");
+  StockhamPlan p = planStockham(s);
+  std::vector<StockhamKernel> ks;
+  for (const auto& k : p.kernels) ks.push_back(emitStockhamKernel(k.desc));
+  std::string h = stockhamLaunchHeader(p, ks);
+  EXPECT_NE(h.find("struct s4099_plan"), std::string::npos);
+  EXPECT_NE(h.find("kernel_count = 4"), std::string::npos);
+  for (const auto& k : p.kernels) EXPECT_NE(h.find(k.desc.kernelName), std::string::npos);
 }
 
 TEST(Stockham, SweepCompilesWithoutSpills) {
   std::vector<std::string> texts;
-  for (int n : {1, 2, 3, 5, 7, 11, 13, 16, 60, 1000, 4096}) texts.push_back(spec(n, "f32"));
-  for (int n : {2, 12, 343, 2048}) texts.push_back(spec(n, "f64"));
+  for (int n : {1, 2, 3, 5, 7, 11, 13, 16, 60, 64, 1000, 1024, 2187, 3125, 4096}) texts.push_back(spec(n, "f32"));
+  for (int n : {2, 12, 343, 1024, 2048}) texts.push_back(spec(n, "f64"));
+  for (int n : {256, 4096}) texts.push_back(spec(n, "f16"));
+  for (const char* extra : {R"(, "input": {"layout": "planar"}, "output": {"layout": "planar"})", R"(, "input": {"type": "ci8"})",
+                            R"(, "input": {"type": "ci4", "length": 100})", R"(, "transform": "r2c")", R"(, "transform": "c2r")",
+                            R"(, "input": {"stride": 3, "distance": 1})"})
+    texts.push_back(spec(1024, "f32", extra));
+  texts.push_back(spec(1 << 20, "f32"));
+  texts.push_back(spec(1 << 22, "f64"));
+  texts.push_back(spec(4099, "f32"));
+  texts.push_back(R"({"name": "s3d", "family": "stockham", "precision": "f32", "lengths": [16, 32, 64]})");
   for (const auto& e : std::filesystem::directory_iterator(test::sourcePath("specs")))
     if (e.path().extension() == ".json" && specFamily(e.path().string()) == "stockham") texts.push_back(readSpecFileText(e.path().string()));
   for (const auto& t : texts) {
     StockhamSpec s = parseStockhamSpecText(t, "sweep.json");
-    StockhamKernel k = emitStockham(s);
-    EXPECT_LE(k.threadsPerFft * k.fftsPerBlock, 1024);
-    EXPECT_LE(k.sharedBytes, 48 * 1024);
-    for (const char* arch : {"sm_80", "sm_90"}) {
-      NvrtcResult r = nvrtcCompile(k.source, s.name, arch);
-      EXPECT_EQ(r.spillStoreBytes, 0) << s.name << " " << arch;
-      EXPECT_EQ(r.stackFrameBytes, 0) << s.name << " " << arch;
+    for (const auto& pk : planStockham(s).kernels) {
+      StockhamKernel k = emitStockhamKernel(pk.desc);
+      EXPECT_LE(k.geom.threadsPerFft * k.geom.fftsPerBlock, 1024);
+      EXPECT_LE(k.geom.sharedBytes, 160 * 1024);
+      for (const char* arch : {"sm_80", "sm_90"}) {
+        NvrtcResult r = nvrtcCompile(k.source, s.name, arch);
+        EXPECT_EQ(r.spillStoreBytes, 0) << pk.desc.kernelName << " " << arch;
+        EXPECT_EQ(r.stackFrameBytes, 0) << pk.desc.kernelName << " " << arch;
+      }
     }
   }
 }
 
 TEST(Stockham, DoublePrecisionKernelsHaveNoFloatLiterals) {
-  StockhamSpec s = parseStockhamSpecText(spec(3 * 5 * 7, "f64"), "f64.json");
-  std::string src = emitStockham(s).source;
+  StockhamSpec s = parseStockhamSpecText(spec(3 * 5 * 7 * 11, "f64"), "f64.json");
+  std::string src = emitStockhamKernel(planStockham(s).kernels[0].desc).source;
   EXPECT_FALSE(std::regex_search(src, std::regex(R"([0-9]f\b)"))) << "a float literal would cap f64 accuracy at ~1e-8";
-  EXPECT_NE(src.find("sincospi("), std::string::npos);
-  EXPECT_EQ(src.find("sincospif("), std::string::npos);
+  EXPECT_NE(src.find("double2"), std::string::npos);
 }

@@ -8,8 +8,11 @@
 
 namespace warpforge {
 
+namespace {
+std::mutex planMutex;  // FFTW planning is not thread-safe
+}
+
 std::vector<cdouble> referenceDft(const std::vector<cdouble>& x, int nOut, int sign) {
-  static std::mutex planMutex;  // FFTW planning is not thread-safe
   std::vector<cdouble> in(nOut, 0.0), out(nOut);
   for (std::size_t i = 0; i < x.size() && i < in.size(); ++i) in[i] = x[i];
   fftw_plan p;
@@ -17,6 +20,22 @@ std::vector<cdouble> referenceDft(const std::vector<cdouble>& x, int nOut, int s
     std::lock_guard<std::mutex> lock(planMutex);
     p = fftw_plan_dft_1d(nOut, reinterpret_cast<fftw_complex*>(in.data()), reinterpret_cast<fftw_complex*>(out.data()),
                          sign > 0 ? FFTW_BACKWARD : FFTW_FORWARD, FFTW_ESTIMATE);
+  }
+  fftw_execute(p);
+  {
+    std::lock_guard<std::mutex> lock(planMutex);
+    fftw_destroy_plan(p);
+  }
+  return out;
+}
+
+std::vector<cdouble> referenceDftNd(const std::vector<cdouble>& x, const std::vector<int>& dims, int sign) {
+  std::vector<cdouble> in(x), out(x.size());
+  fftw_plan p;
+  {
+    std::lock_guard<std::mutex> lock(planMutex);
+    p = fftw_plan_dft(static_cast<int>(dims.size()), dims.data(), reinterpret_cast<fftw_complex*>(in.data()),
+                      reinterpret_cast<fftw_complex*>(out.data()), sign > 0 ? FFTW_BACKWARD : FFTW_FORWARD, FFTW_ESTIMATE);
   }
   fftw_execute(p);
   {

@@ -12,6 +12,9 @@ using cdouble = std::complex<double>;
 // zero-padded input (sign +1 is FFTW_BACKWARD).
 std::vector<cdouble> referenceDft(const std::vector<cdouble>& x, int nOut, int sign);
 
+// Multi-dimensional DFT (row-major, dims outermost first), via FFTW.
+std::vector<cdouble> referenceDftNd(const std::vector<cdouble>& x, const std::vector<int>& dims, int sign);
+
 // ||out - ref|| / ||ref|| (2-norms).
 double relativeError(const std::vector<cdouble>& out, const std::vector<cdouble>& ref);
 

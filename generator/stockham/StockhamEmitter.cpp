@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <stdexcept>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -9,6 +11,7 @@
 #include "ast/Ast.h"
 #include "ast/Passes.h"
 #include "ast/Printer.h"
+#include "generator/stockham/Butterfly.h"
 
 namespace warpforge {
 
@@ -16,150 +19,482 @@ using namespace ast;
 
 namespace {
 
-// A literal coefficient, snapped to 0 / +-1 where the angle is a quarter turn.
-double snap(double v) {
-  if (std::fabs(v) < 1e-14) return 0;
-  if (std::fabs(v - 1) < 1e-14) return 1;
-  if (std::fabs(v + 1) < 1e-14) return -1;
-  return v;
-}
+bool isReal(Storage s) { return s == Storage::R16 || s == Storage::R32 || s == Storage::R64; }
+bool isHalf(Storage s) { return s == Storage::C16 || s == Storage::R16; }
+int complexBytes(bool f64) { return f64 ? 16 : 8; }
 
-// acc += coef * term, dropping zero terms and multiplications by +-1.
-NodePtr addTerm(NodePtr acc, double coef, NodePtr term, bool f64) {
-  if (coef == 0) return acc;
-  NodePtr t = coef == 1 ? term : coef == -1 ? unary("-", term) : bin("*", f64 ? dlit(coef) : flit(coef), term);
-  if (!acc) return t;
-  return bin("+", acc, t);
-}
+// Complex arithmetic for DftBuilder that emits `const float vNr = ...;` temps.
+struct AstComplexOps {
+  struct C {
+    NodePtr re, im;
+  };
+  std::vector<NodePtr>& out;
+  bool f64;
+  int counter = 0;
+
+  NodePtr num(double v) const { return f64 ? dlit(v) : flit(v); }
+  static NodePtr negate(const NodePtr& e) {
+    if (e->kind == Kind::Unary && e->op == "-") return e->args[0];
+    return unary("-", e);
+  }
+  // a + b, turning a + (-x) into a - x.
+  static NodePtr plus(const NodePtr& a, const NodePtr& b) {
+    if (b->kind == Kind::Unary && b->op == "-") return bin("-", a, b->args[0]);
+    return bin("+", a, b);
+  }
+  static NodePtr minus(const NodePtr& a, const NodePtr& b) {
+    if (b->kind == Kind::Unary && b->op == "-") return bin("+", a, b->args[0]);
+    return bin("-", a, b);
+  }
+  C fresh(NodePtr re, NodePtr im) {
+    std::string n = fmt::format("v{}", counter++);
+    std::string t = f64 ? "const double" : "const float";
+    out.push_back(decl(t, n + "r", std::move(re)));
+    out.push_back(decl(t, n + "i", std::move(im)));
+    return {var(n + "r"), var(n + "i")};
+  }
+  C add(const C& a, const C& b) { return fresh(plus(a.re, b.re), plus(a.im, b.im)); }
+  C sub(const C& a, const C& b) { return fresh(minus(a.re, b.re), minus(a.im, b.im)); }
+  C neg(const C& a) { return {negate(a.re), negate(a.im)}; }
+  C mulI(const C& a) { return {negate(a.im), a.re}; }
+  C scale(const C& a, double s) {
+    if (s == 1) return a;
+    if (s == -1) return neg(a);
+    return fresh(bin("*", num(s), a.re), bin("*", num(s), a.im));
+  }
+  C mulConst(const C& a, double cr, double ci) {
+    return fresh(minus(bin("*", num(cr), a.re), bin("*", num(ci), a.im)), plus(bin("*", num(cr), a.im), bin("*", num(ci), a.re)));
+  }
+};
+
+class Emitter {
+ public:
+  explicit Emitter(const KernelDesc& d) : d_(d), g_(chooseGeometry(d)) {
+    cT_ = d.f64 ? "double2" : "float2";
+    rT_ = d.f64 ? "double" : "float";
+    NT_ = g_.threadsPerFft * g_.fftsPerBlock;
+  }
+
+  StockhamKernel run() {
+    std::vector<NodePtr> body;
+    body.push_back(raw("extern __shared__ __align__(16) unsigned char smem_raw[];"));
+    body.push_back(decl(cT_ + "*", "smem_all", cast(cT_ + "*", var("smem_raw"))));
+    body.push_back(decl("const int", "tid", member(var("threadIdx"), "x")));
+    body.push_back(decl("const int", "t", bin("%", var("tid"), lit(g_.threadsPerFft))));
+    body.push_back(decl(cT_ + "*", "smem", bin("+", var("smem_all"), bin("*", bin("/", var("tid"), lit(g_.threadsPerFft)), lit(g_.smemStride)))));
+
+    std::vector<NodePtr> loop;
+    loop.push_back(decl("const long long", "first", bin("*", var("group"), lit(g_.fftsPerBlock))));
+    loop.push_back(comment("load: global -> shared, " + std::string(g_.fftMajorLoad ? "FFT-major (column tile)" : "element-major")));
+    for (auto& s : loadStage()) loop.push_back(s);
+    loop.push_back(exprStmt(call("__syncthreads", {})));
+    long long ns = 1;
+    for (std::size_t p = 0; p < d_.factors.size(); ++p) {
+      loop.push_back(pass(static_cast<int>(p), ns));
+      ns *= d_.factors[p];
+    }
+    loop.push_back(comment("store: shared -> global, " + std::string(g_.fftMajorStore ? "FFT-major (column tile)" : "element-major")));
+    for (auto& s : storeStage()) loop.push_back(s);
+    loop.push_back(exprStmt(call("__syncthreads", {})));  // shared memory is reused by the next group
+
+    body.push_back(forLoop(decl("long long", "group", cast("long long", member(var("blockIdx"), "x"))),
+                           bin("<", bin("*", var("group"), lit(g_.fftsPerBlock)), var("ffts")),
+                           assign(var("group"), cast("long long", member(var("gridDim"), "x")), "+="), block(loop)));
+    std::string inT = storageElementType(d_.in.storage, d_.in.planar), outT = storageElementType(d_.out.storage, d_.out.planar);
+    std::vector<NodePtr> params = {decl("const " + inT + "*", "in"),         decl("const " + inT + "*", "in_im"),
+                                   decl(outT + "*", "out"),                  decl(outT + "*", "out_im"),
+                                   decl("const " + cT_ + "* __restrict__", "twiddles"), decl("const " + cT_ + "* __restrict__", "load_table"),
+                                   decl("const " + cT_ + "* __restrict__", "store_table"), decl("const " + cT_ + "* __restrict__", "big_lo"),
+                                   decl("const " + cT_ + "* __restrict__", "big_hi"), decl("long long", "ffts"),
+                                   decl("long long", "in_valid"),                decl("long long", "out_valid")};
+    // Cap registers so that enough threads stay resident to hide memory latency.
+    // (Targets found by compiling the sweep in tests/StockhamTest.cpp without spills: f32 kernels with
+    // contiguous FFTs fit 96 registers; 64-bit index digits and double data need more.)
+    const bool simple = contiguous(d_.in, d_.length + (d_.fuse == Fuse::C2RPre ? 1 : 0)) && contiguous(d_.out, d_.length);
+    int regTarget = d_.f64 || !simple ? 255 : 255;
+    if (const char* env = std::getenv("WF_STOCKHAM_REGS")) regTarget = std::atoi(env);  // tuning experiments
+    const int minBlocks = std::max(1, 65536 / (NT_ * regTarget));
+    NodePtr fn = function(fmt::format("extern \"C\" __global__ void __launch_bounds__({}, {})", NT_, minBlocks), "", d_.kernelName, params, block(body));
+    fn = removeDeadCode(foldConstants(fn));
+    StockhamKernel k;
+    k.desc = d_;
+    k.geom = g_;
+    k.source = print(unit({comment(header()), raw("#include <cuda_fp16.h>"), raw(""), fn}));
+    return k;
+  }
+
+ private:
+  std::string header() const {
+    return fmt::format(
+        "Generated by warpforge from spec '{}': {}.\n"
+        "Stockham {} C2C of length {} = {} ({}), compute in {}.\n"
+        "in: {}{}, element stride {}, batch strides [{}], offset {}; out: {}{}, element stride {}, batch strides [{}], offset {}.\n"
+        "Block: {} threads = {} per FFT x {} FFTs; {} bytes of dynamic shared memory ({} elements per FFT).",
+        d_.specName, d_.role, d_.sign < 0 ? "forward" : "inverse", d_.length, fmt::join(d_.factors, " x "),
+        d_.factors.empty() ? "copy" : "radix passes", rT_, storageElementType(d_.in.storage, d_.in.planar), d_.in.planar ? " planar" : "",
+        d_.in.elemStride, fmt::join(d_.in.batchStride, ", "), d_.in.offset, storageElementType(d_.out.storage, d_.out.planar),
+        d_.out.planar ? " planar" : "", d_.out.elemStride, fmt::join(d_.out.batchStride, ", "), d_.out.offset, NT_, g_.threadsPerFft,
+        g_.fftsPerBlock, g_.sharedBytes, g_.smemStride);
+  }
+
+  NodePtr num(double v) const { return d_.f64 ? dlit(v) : flit(v); }
+  NodePtr mk(NodePtr re, NodePtr im) const { return call(d_.f64 ? "make_double2" : "make_float2", {std::move(re), std::move(im)}); }
+  NodePtr cmul(const NodePtr& a, const NodePtr& b) const {
+    return mk(bin("-", bin("*", member(a, "x"), member(b, "x")), bin("*", member(a, "y"), member(b, "y"))),
+              bin("+", bin("*", member(a, "x"), member(b, "y")), bin("*", member(a, "y"), member(b, "x"))));
+  }
+
+  // Statements computing digits d0.. of FFT index `g` (a long long expression).
+  void digits(std::vector<NodePtr>& out, const std::string& g) const {
+    const auto& c = d_.batchCount;
+    if (c.empty()) {
+      out.push_back(decl("const long long", "d0", var(g)));
+      return;
+    }
+    out.push_back(decl("long long", "q", var(g)));
+    for (std::size_t k = 0; k < c.size(); ++k) {
+      out.push_back(decl("const long long", fmt::format("d{}", k), bin("%", var("q"), lit(c[k]))));
+      out.push_back(assign(var("q"), lit(c[k]), "/="));
+    }
+    out.push_back(decl("const long long", fmt::format("d{}", c.size()), var("q")));
+  }
+  // Digits of equal pitch collapse: stride_{k+1} = stride_k * count_k for every k.
+  bool collapsible(const Access& a) const {
+    for (std::size_t k = 0; k + 1 < a.batchStride.size(); ++k)
+      if (a.batchStride[k + 1] != a.batchStride[k] * d_.batchCount[k]) return false;
+    return true;
+  }
+  // offset + sum d_k * stride_k: where FFT g starts (in scalars for real arrays).
+  NodePtr fftBase(const Access& a) const {
+    if (collapsible(a)) return bin("+", lit(a.offset), bin("*", var("g"), lit(a.batchStride[0])));
+    NodePtr e = lit(a.offset);
+    for (std::size_t k = 0; k < a.batchStride.size(); ++k) e = bin("+", e, bin("*", var(fmt::format("d{}", k)), lit(a.batchStride[k])));
+    return e;
+  }
+  // abase + i * elemStride (times 2 for the complex view of a real array)
+  NodePtr address(const Access& a, const NodePtr& i) const {
+    long long es = isReal(a.storage) ? 2 * a.elemStride : a.elemStride;
+    return bin("+", var("abase"), bin("*", cast("long long", i), lit(es)));
+  }
+  NodePtr natural(const NodePtr& i, long long elem, long long digit0) const {
+    return bin("+", bin("*", cast("long long", i), lit(elem)), bin("*", var("d0"), lit(digit0)));
+  }
+  // A real array read or written as complex pairs with one vector access.
+  bool realVector(const Access& a) const {
+    if (!isReal(a.storage) || a.planar || a.elemStride != 1 || a.offset % 2) return false;
+    for (long long s : a.batchStride)
+      if (s % 2) return false;
+    return true;
+  }
+
+  NodePtr loadValue(const NodePtr& addr) const {
+    const Access& a = d_.in;
+    auto widen = [&](NodePtr e) { return isHalf(a.storage) ? call("__half2float", {e}) : cast(rT_, e); };
+    NodePtr in = var("in"), inIm = var("in_im");
+    switch (a.storage) {
+      case Storage::CI8:
+        return mk(cast(rT_, member(index(in, addr), "x")), cast(rT_, member(index(in, addr), "y")));
+      case Storage::CI4:  // high nibble real, low nibble imaginary, sign-extended by arithmetic shifts
+        return mk(cast(rT_, bin(">>", cast("int", index(in, addr)), lit(4))),
+                  cast(rT_, bin(">>", cast("int", cast("signed char", bin("<<", cast("int", index(in, addr)), lit(4)))), lit(4))));
+      default: break;
+    }
+    if (a.planar) return mk(widen(index(in, addr)), widen(index(inIm, addr)));
+    if (isReal(a.storage)) {
+      if (realVector(a)) {
+        std::string vt = a.storage == Storage::R16 ? "__half2" : a.storage == Storage::R32 ? "float2" : "double2";
+        NodePtr v = index(cast("const " + vt + "*", in), bin("/", addr, lit(2)));
+        return a.storage == Storage::R16 ? call("__half22float2", {v}) : v;  // f16 computes in float
+      }
+      return mk(widen(index(in, addr)), widen(index(in, bin("+", addr, lit(a.elemStride)))));
+    }
+    if (a.storage == Storage::C16) return call("__half22float2", {index(in, addr)});
+    return index(in, addr);
+  }
+
+  std::vector<NodePtr> storeValue(const NodePtr& addr, const NodePtr& v) const {
+    const Access& a = d_.out;
+    NodePtr out = var("out"), outIm = var("out_im");
+    auto narrow = [&](NodePtr e) { return isHalf(a.storage) ? call("__float2half_rn", {e}) : e; };
+    if (a.planar) return {assign(index(out, addr), narrow(member(v, "x"))), assign(index(outIm, addr), narrow(member(v, "y")))};
+    if (isReal(a.storage)) {
+      if (realVector(a)) {
+        std::string vt = a.storage == Storage::R16 ? "__half2" : a.storage == Storage::R32 ? "float2" : "double2";
+        NodePtr dst = index(cast(vt + "*", out), bin("/", addr, lit(2)));
+        return {assign(dst, a.storage == Storage::R16 ? call("__floats2half2_rn", {member(v, "x"), member(v, "y")}) : v)};
+      }
+      return {assign(index(out, addr), narrow(member(v, "x"))), assign(index(out, bin("+", addr, lit(a.elemStride))), narrow(member(v, "y")))};
+    }
+    if (a.storage == Storage::C16) return {assign(index(out, addr), call("__floats2half2_rn", {member(v, "x"), member(v, "y")}))};
+    return {assign(index(out, addr), v)};
+  }
+
+  // Loop over `count` elements of each of the block's F FFTs; body() sees i, g,
+  // the digits d0.., abase (where FFT g starts in `a`) and sm (its shared memory).
+  // FFT-major (column tiles): thread tid always serves FFT tid % F, elements
+  // tid / F + it * T, so its FFT's digits and base are computed once.
+  template <class Body>
+  std::vector<NodePtr> flatLoop(int count, bool fftMajor, const Access& a, Body bodyFn) const {
+    const int F = g_.fftsPerBlock, T = g_.threadsPerFft, total = F * count;
+    auto fftPrologue = [&](std::vector<NodePtr>& b) {
+      b.push_back(decl("const long long", "g", bin("+", var("first"), var("fl"))));
+      digits(b, "g");
+      b.push_back(decl("const long long", "abase", fftBase(a)));
+      b.push_back(decl(cT_ + "*", "sm", bin("+", var("smem_all"), bin("*", var("fl"), lit(g_.smemStride)))));
+    };
+    if (fftMajor) {
+      std::vector<NodePtr> b{decl("const int", "fl", bin("%", var("tid"), lit(F))), decl("const int", "i0", bin("/", var("tid"), lit(F)))};
+      fftPrologue(b);
+      for (int it = 0; it * T < count; ++it) {
+        std::vector<NodePtr> one{decl("const int", "i", bin("+", var("i0"), lit(it * T)))};
+        for (auto& st : bodyFn()) one.push_back(st);
+        b.push_back((it + 1) * T <= count ? block(one) : ifStmt(bin("<", bin("+", var("i0"), lit(it * T)), lit(count)), block(one)));
+      }
+      return {block(b)};
+    }
+    std::vector<NodePtr> out;
+    for (int it = 0; it * NT_ < total; ++it) {
+      std::vector<NodePtr> b;
+      NodePtr e = bin("+", var("tid"), lit(it * NT_));
+      b.push_back(decl("const int", "e", e));
+      b.push_back(decl("const int", "fl", bin("/", var("e"), lit(count))));
+      b.push_back(decl("const int", "i", bin("%", var("e"), lit(count))));
+      fftPrologue(b);
+      for (auto& st : bodyFn()) b.push_back(st);
+      out.push_back((it + 1) * NT_ <= total ? block(b) : ifStmt(bin("<", e, lit(total)), block(b)));
+    }
+    return out;
+  }
+
+  // The block's FFTs are one contiguous run of memory laid out as in shared memory.
+  bool contiguous(const Access& a, int count) const {
+    return !isReal(a.storage) && a.elemStride == 1 && collapsible(a) && a.batchStride[0] == count && g_.smemStride == count;
+  }
+  // Contiguous fast path: element e of the block is smem_all[e] and in/out[offset + first * count + e].
+  template <class Body>
+  std::vector<NodePtr> runLoop(int count, Body bodyFn) const {
+    std::vector<NodePtr> out{decl("const long long", "base", bin("*", var("first"), lit(count))),
+                             decl("const long long", "limit", bin("*", bin("-", var("ffts"), var("first")), lit(count)))};
+    const int total = g_.fftsPerBlock * count;
+    for (int it = 0; it * NT_ < total; ++it) {
+      std::vector<NodePtr> b{decl("const int", "e", bin("+", var("tid"), lit(it * NT_)))};
+      for (auto& st : bodyFn()) b.push_back(st);
+      out.push_back((it + 1) * NT_ <= total ? block(b) : ifStmt(bin("<", bin("+", var("tid"), lit(it * NT_)), lit(total)), block(b)));
+    }
+    return {block(out)};
+  }
+
+  std::vector<NodePtr> loadStage() const {
+    const int count = d_.length + (d_.fuse == Fuse::C2RPre ? 1 : 0);
+    if (contiguous(d_.in, count) && d_.natInDigit0 == 0)
+      return runLoop(count, [&] {
+        std::vector<NodePtr> b{decl(cT_, "v", mk(num(0), num(0)))};
+        std::vector<NodePtr> get{assign(var("v"), loadValue(bin("+", bin("+", lit(d_.in.offset), var("base")), var("e"))))};
+        if (d_.loadTable) get.push_back(assign(var("v"), cmul(var("v"), index(var("load_table"), var("nat")))));
+        std::vector<NodePtr> active;
+        if (d_.inValid >= 0 || d_.loadTable) active.push_back(decl("const int", "nat", bin("*", bin("%", var("e"), lit(count)), lit(d_.natInElem))));
+        if (d_.inValid >= 0) active.push_back(ifStmt(bin("<", var("nat"), var("in_valid")), block(get)));
+        else
+          for (auto& st : get) active.push_back(st);
+        b.push_back(ifStmt(bin("<", var("e"), var("limit")), block(active)));
+        b.push_back(assign(index(var("smem_all"), var("e")), var("v")));
+        return b;
+      });
+    return flatLoop(count, g_.fftMajorLoad, d_.in, [&] {
+      std::vector<NodePtr> b;
+      b.push_back(decl(cT_, "v", mk(num(0), num(0))));
+      std::vector<NodePtr> active;
+      NodePtr rd = assign(var("v"), loadValue(address(d_.in, var("i"))));
+      std::vector<NodePtr> get{rd};
+      if (d_.loadTable) get.push_back(assign(var("v"), cmul(var("v"), index(var("load_table"), var("nat")))));
+      if (d_.inValid >= 0 || d_.loadTable) active.push_back(decl("const long long", "nat", natural(var("i"), d_.natInElem, d_.natInDigit0)));
+      if (d_.inValid >= 0) active.push_back(ifStmt(bin("<", var("nat"), var("in_valid")), block(get)));
+      else
+        for (auto& s : get) active.push_back(s);
+      b.push_back(ifStmt(bin("<", var("g"), var("ffts")), block(active)));
+      b.push_back(assign(index(var("sm"), var("i")), var("v")));
+      return b;
+    });
+  }
+
+  // The value at shared index `idx` as the first reader sees it (C2R pre-processing fused here).
+  NodePtr firstRead(std::vector<NodePtr>& stmts, const std::string& base, const NodePtr& idx, const std::string& name, bool first) const {
+    if (!first || d_.fuse != Fuse::C2RPre) {
+      stmts.push_back(decl(cT_, name, index(var(base), idx)));
+      return var(name);
+    }
+    const int L = d_.length;
+    // Z[k] = (X[k] + conj X[L-k]) + i W^-k (X[k] - conj X[L-k]), W^-k from load_table
+    stmts.push_back(decl("const int", name + "_k", idx));
+    stmts.push_back(decl(cT_, name + "_a", index(var(base), var(name + "_k"))));
+    stmts.push_back(decl(cT_, name + "_b", index(var(base), bin("-", lit(L), var(name + "_k")))));
+    stmts.push_back(decl(cT_, name + "_w", index(var("load_table"), var(name + "_k"))));
+    stmts.push_back(decl(cT_, name + "_d", mk(bin("-", member(var(name + "_a"), "x"), member(var(name + "_b"), "x")),
+                                             bin("+", member(var(name + "_a"), "y"), member(var(name + "_b"), "y")))));
+    stmts.push_back(decl(cT_, name + "_o", cmul(var(name + "_w"), var(name + "_d"))));
+    stmts.push_back(decl(cT_, name, mk(bin("-", bin("+", member(var(name + "_a"), "x"), member(var(name + "_b"), "x")), member(var(name + "_o"), "y")),
+                                      bin("+", bin("-", member(var(name + "_a"), "y"), member(var(name + "_b"), "y")), member(var(name + "_o"), "x")))));
+    return var(name);
+  }
+
+  NodePtr pass(int p, long long ns) const {
+    const int R = d_.factors[p], L = d_.length, T = g_.threadsPerFft;
+    const int butterflies = L / R, iters = (butterflies + T - 1) / T;
+    const long long twStride = L / (ns * R);
+    std::vector<NodePtr> st{comment(fmt::format("pass {}: radix {}, {} butterflies, sub-transforms {} -> {}", p, R, butterflies, ns, ns * R))};
+    st.push_back(declArray(cT_, "x", iters * R));
+    for (int it = 0; it < iters; ++it) {
+      std::vector<NodePtr> bf;
+      NodePtr j = var("j");
+      bf.push_back(decl("const int", "j", bin("+", var("t"), lit(it * T))));
+      if (ns > 1) bf.push_back(decl("const int", "k", bin("%", j, lit(ns))));
+      std::vector<NodePtr> ops;
+      AstComplexOps ac{ops, d_.f64};
+      std::vector<AstComplexOps::C> xs;
+      for (int r = 0; r < R; ++r) {
+        NodePtr v = firstRead(bf, "smem", bin("+", j, lit(static_cast<long long>(r) * butterflies)), fmt::format("a{}", r), p == 0);
+        if (r > 0 && ns > 1) {
+          bf.push_back(decl(cT_, fmt::format("w{}", r), index(var("twiddles"), bin("*", var("k"), lit(r * twStride)))));
+          bf.push_back(decl(cT_, fmt::format("b{}", r), cmul(v, var(fmt::format("w{}", r)))));
+          v = var(fmt::format("b{}", r));
+        }
+        xs.push_back({member(v, "x"), member(v, "y")});
+      }
+      DftBuilder<AstComplexOps> dft(ac, d_.sign);
+      std::vector<AstComplexOps::C> ys = dft.dft(xs);
+      for (auto& o : ops) bf.push_back(o);
+      for (int o = 0; o < R; ++o) bf.push_back(assign(index(var("x"), lit(it * R + o)), mk(ys[o].re, ys[o].im)));
+      st.push_back((it + 1) * T <= butterflies ? block(bf) : ifStmt(bin("<", bin("+", var("t"), lit(it * T)), lit(butterflies)), block(bf)));
+    }
+    st.push_back(exprStmt(call("__syncthreads", {})));
+    for (int it = 0; it < iters; ++it) {
+      std::vector<NodePtr> w;
+      w.push_back(decl("const int", "j", bin("+", var("t"), lit(it * T))));
+      NodePtr j = var("j");
+      NodePtr base = ns == 1 ? bin("*", j, lit(R)) : bin("+", bin("*", bin("/", j, lit(ns)), lit(ns * R)), bin("%", j, lit(ns)));
+      w.push_back(decl("const int", "base", base));
+      for (int r = 0; r < R; ++r)
+        w.push_back(assign(index(var("smem"), bin("+", var("base"), lit(static_cast<long long>(r) * ns))), index(var("x"), lit(it * R + r))));
+      st.push_back((it + 1) * T <= butterflies ? block(w) : ifStmt(bin("<", bin("+", var("t"), lit(it * T)), lit(butterflies)), block(w)));
+    }
+    st.push_back(exprStmt(call("__syncthreads", {})));
+    return block(st);
+  }
+
+  std::vector<NodePtr> storeStage() const {
+    const int L = d_.length;
+    const int count = L + (d_.fuse == Fuse::R2CPost ? 1 : 0);
+    if (d_.fuse == Fuse::None && d_.bigN == 0 && contiguous(d_.out, count) && d_.natOutDigit0 == 0)
+      return runLoop(count, [&] {
+        std::vector<NodePtr> b{decl(cT_, "v", index(var("smem_all"), var("e")))};
+        std::vector<NodePtr> put;
+        if (d_.storeTable) put.push_back(assign(var("v"), cmul(var("v"), index(var("store_table"), var("nat")))));
+        for (auto& st : storeValue(bin("+", bin("+", lit(d_.out.offset), var("base")), var("e")), var("v"))) put.push_back(st);
+        std::vector<NodePtr> active;
+        if (d_.outValid >= 0 || d_.storeTable) active.push_back(decl("const int", "nat", bin("*", bin("%", var("e"), lit(count)), lit(d_.natOutElem))));
+        if (d_.outValid >= 0) active.push_back(ifStmt(bin("<", var("nat"), var("out_valid")), block(put)));
+        else
+          for (auto& st : put) active.push_back(st);
+        b.push_back(ifStmt(bin("<", var("e"), var("limit")), block(active)));
+        return b;
+      });
+    return flatLoop(count, g_.fftMajorStore, d_.out, [&] {
+      std::vector<NodePtr> b;
+      std::vector<NodePtr> active;
+      if (d_.fuse == Fuse::R2CPost) {
+        // X[k] = E + W^k O with E = (Z[k] + conj Z[L-k]) / 2, O = -i/2 (Z[k] - conj Z[L-k])
+        active.push_back(decl(cT_, "za", index(var("sm"), bin("%", var("i"), lit(L)))));
+        active.push_back(decl(cT_, "zb", index(var("sm"), bin("%", bin("-", lit(L), var("i")), lit(L)))));
+        active.push_back(decl(cT_, "ev", mk(bin("*", num(0.5), bin("+", member(var("za"), "x"), member(var("zb"), "x"))),
+                                            bin("*", num(0.5), bin("-", member(var("za"), "y"), member(var("zb"), "y"))))));
+        active.push_back(decl(cT_, "od", mk(bin("*", num(0.5), bin("+", member(var("za"), "y"), member(var("zb"), "y"))),
+                                            bin("*", num(-0.5), bin("-", member(var("za"), "x"), member(var("zb"), "x"))))));
+        active.push_back(decl(cT_, "wo", cmul(index(var("store_table"), var("i")), var("od"))));
+        active.push_back(decl(cT_, "v", mk(bin("+", member(var("ev"), "x"), member(var("wo"), "x")), bin("+", member(var("ev"), "y"), member(var("wo"), "y")))));
+      } else if (d_.factors.empty() && d_.fuse == Fuse::C2RPre) {
+        NodePtr z = firstRead(active, "sm", var("i"), "z", true);
+        active.push_back(decl(cT_, "v", z));
+      } else {
+        active.push_back(decl(cT_, "v", index(var("sm"), var("i"))));
+      }
+      if (d_.bigN > 0) {
+        active.push_back(decl("const long long", "m", bin("*", cast("long long", var("i")), var("d0"))));
+        active.push_back(assign(var("v"), cmul(var("v"), cmul(index(var("big_lo"), bin("%", var("m"), lit(d_.bigSplit))),
+                                                                 index(var("big_hi"), bin("/", var("m"), lit(d_.bigSplit)))))));
+      }
+      bool needNat = d_.storeTable || d_.outValid >= 0;
+      if (needNat) active.push_back(decl("const long long", "nat", natural(var("i"), d_.natOutElem, d_.natOutDigit0)));
+      std::vector<NodePtr> put;
+      if (d_.storeTable) put.push_back(assign(var("v"), cmul(var("v"), index(var("store_table"), var("nat")))));
+      for (auto& st : storeValue(address(d_.out, var("i")), var("v"))) put.push_back(st);
+      if (d_.outValid >= 0) active.push_back(ifStmt(bin("<", var("nat"), var("out_valid")), block(put)));
+      else
+        for (auto& s : put) active.push_back(s);
+      b.push_back(ifStmt(bin("<", var("g"), var("ffts")), block(active)));
+      return b;
+    });
+  }
+
+  const KernelDesc& d_;
+  KernelGeometry g_;
+  std::string cT_, rT_;
+  int NT_ = 1;
+};
 
 }  // namespace
 
-StockhamKernel emitStockham(const StockhamSpec& s) {
-  StockhamKernel k;
-  const int n = s.length;
-  const bool f64 = s.precision == "f64";
-  const std::string cT = f64 ? "double2" : "float2", rT = f64 ? "double" : "float";
-  const std::string sincospi = f64 ? "sincospi" : "sincospif";
-  k.factors = s.factors;
-  k.elementBytes = f64 ? 16 : 8;
-  k.kernelName = s.name;
+std::string storageElementType(Storage s, bool planar) {
+  switch (s) {
+    case Storage::C16: return planar ? "__half" : "__half2";
+    case Storage::C32: return planar ? "float" : "float2";
+    case Storage::C64: return planar ? "double" : "double2";
+    case Storage::CI8: return planar ? "signed char" : "char2";
+    case Storage::CI4: return "signed char";
+    case Storage::R16: return "__half";
+    case Storage::R32: return "float";
+    case Storage::R64: return "double";
+  }
+  return "?";
+}
+
+KernelGeometry chooseGeometry(const KernelDesc& d) {
+  KernelGeometry g;
+  const int L = d.length;
   int rmax = 1;
-  for (int r : s.factors) rmax = std::max(rmax, r);
-  k.threadsPerFft = std::max(1, std::min(256, n / rmax));
-  k.fftsPerBlock = std::max(1, 128 / k.threadsPerFft);
-  k.sharedBytes = k.fftsPerBlock * n * k.elementBytes;
-  const int T = k.threadsPerFft, F = k.fftsPerBlock;
-
-  auto lit2 = [&](double v) { return f64 ? dlit(v) : flit(v); };
-  std::vector<NodePtr> body;
-  body.push_back(decl("const int", "t", member(var("threadIdx"), "x")));
-  body.push_back(decl("const int", "f", member(var("threadIdx"), "y")));
-  body.push_back(raw(fmt::format("__shared__ {} smem_all[{}][{}];", cT, F, n)));
-  body.push_back(decl(cT + "*", "smem", index(var("smem_all"), var("f"))));
-
-  std::vector<NodePtr> loop;
-  loop.push_back(decl("const long long", "fft", bin("+", bin("*", var("group"), lit(F)), var("f"))));
-  loop.push_back(decl("const bool", "active", bin("<", var("fft"), var("batch"))));
-  // Load: smem[n] = input[offset + fft * distance + n * stride]
-  std::vector<NodePtr> load;
-  for (int it = 0; it * T < n; ++it) {
-    NodePtr idx = bin("+", var("t"), lit(it * T));
-    NodePtr g = index(var("input"), bin("+", bin("+", var("in_offset"), bin("*", var("fft"), var("in_dist"))),
-                                        bin("*", cast("long long", idx), var("in_stride"))));
-    NodePtr st = assign(index(var("smem"), idx), g);
-    load.push_back((it + 1) * T <= n ? st : ifStmt(bin("<", idx, lit(n)), block({st})));
+  for (int r : d.factors) rmax = std::max(rmax, r);
+  auto unitBatch = [](const Access& a) { return !isReal(a.storage) && a.elemStride != 1 && !a.batchStride.empty() && a.batchStride[0] == 1; };
+  g.fftMajorLoad = unitBatch(d.in);
+  g.fftMajorStore = unitBatch(d.out);
+  const int cb = complexBytes(d.f64);
+  const bool columns = g.fftMajorLoad || g.fftMajorStore;
+  // Column tiles: pad so that consecutive FFTs fall in different banks.
+  g.smemStride = L + (d.fuse == Fuse::C2RPre ? 1 : 0) + (columns && L % 2 == 0 ? 1 : 0);
+  // A pass holds every element of the block in registers between its reads and
+  // its writes (in place in shared memory), so a thread holds E = L / T complex
+  // values: one butterfly (E = largest radix) where the block is small, up to
+  // 32 (f32) / 8 (f64) values for column tiles, which need many FFTs per block
+  // for full memory sectors. Blocks stay <= 256 threads (up to 255 registers each).
+  const int maxHeld = d.f64 ? 8 : 32;
+  int T = std::max(1, std::min(256, L / rmax));
+  int F = std::max(1, 256 / T);
+  int smemCap = 64 * 1024;
+  if (columns) {
+    T = std::max(1, std::min(L / rmax, (L + maxHeld - 1) / maxHeld));
+    F = std::min(16, std::max(1, 256 / T));
+    smemCap = 160 * 1024;
   }
-  loop.push_back(ifStmt(var("active"), block(load)));
-  loop.push_back(exprStmt(call("__syncthreads", {})));
+  while (F > 1 && F * g.smemStride * cb > smemCap) --F;
+  g.threadsPerFft = T;
+  g.fftsPerBlock = F;
+  g.sharedBytes = F * g.smemStride * cb;
+  return g;
+}
 
-  long long ns = 1;
-  for (std::size_t p = 0; p < s.factors.size(); ++p) {
-    const int R = s.factors[p];
-    const int butterflies = n / R;
-    const int iters = (butterflies + T - 1) / T;
-    std::vector<NodePtr> pass{comment(fmt::format("pass {}: radix {}, {} butterflies, sub-transform length {} -> {}", p, R, butterflies, ns, ns * R))};
-    pass.push_back(declArray(cT, "x", iters * R));
-    for (int it = 0; it < iters; ++it) {
-      std::vector<NodePtr> bf;
-      NodePtr j = var(fmt::format("j{}", it));
-      bf.push_back(decl("const int", fmt::format("k{}", it), ns == 1 ? lit(0) : bin("%", j, lit(ns))));
-      NodePtr kv = var(fmt::format("k{}", it));
-      for (int r = 0; r < R; ++r) {
-        NodePtr src = index(var("smem"), bin("+", j, lit(static_cast<long long>(r) * butterflies)));
-        NodePtr xr = index(var("x"), lit(it * R + r));
-        if (r == 0 || ns == 1) {
-          bf.push_back(assign(xr, src));
-          continue;
-        }
-        // twiddle exp(sign 2 pi i r k / (ns R))
-        bf.push_back(block({decl(cT, "v", src), decl(rT, "c"), decl(rT, "s"),
-                            exprStmt(call(sincospi, {bin("/", bin("*", lit2(2.0 * s.sign * r), cast(rT, kv)), lit2(static_cast<double>(ns * R))),
-                                                     unary("&", var("s")), unary("&", var("c"))})),
-                            assign(member(xr, "x"), bin("-", bin("*", var("c"), member(var("v"), "x")), bin("*", var("s"), member(var("v"), "y")))),
-                            assign(member(xr, "y"), bin("+", bin("*", var("c"), member(var("v"), "y")), bin("*", var("s"), member(var("v"), "x"))))}));
-      }
-      // DFT of radix R with literal coefficients.
-      std::vector<NodePtr> outs;
-      for (int o = 0; o < R; ++o) {
-        NodePtr re, im;
-        for (int r = 0; r < R; ++r) {
-          double ang = 2.0 * M_PI * ((static_cast<long long>(r) * o) % R) / R;
-          double c = snap(std::cos(ang)), sn = snap(s.sign * std::sin(ang));
-          NodePtr xr = index(var("x"), lit(it * R + r));
-          re = addTerm(re, c, member(xr, "x"), f64);
-          re = addTerm(re, -sn, member(xr, "y"), f64);
-          im = addTerm(im, c, member(xr, "y"), f64);
-          im = addTerm(im, sn, member(xr, "x"), f64);
-        }
-        outs.push_back(decl(cT, fmt::format("y{}", o), call(f64 ? "make_double2" : "make_float2", {re, im})));
-      }
-      for (auto& o : outs) bf.push_back(o);
-      for (int o = 0; o < R; ++o) bf.push_back(assign(index(var("x"), lit(it * R + o)), var(fmt::format("y{}", o))));
-      NodePtr jdecl = decl("const int", fmt::format("j{}", it), bin("+", var("t"), lit(it * T)));
-      pass.push_back(jdecl);
-      pass.push_back((it + 1) * T <= butterflies ? block(bf) : ifStmt(bin("<", j, lit(butterflies)), block(bf)));
-    }
-    pass.push_back(exprStmt(call("__syncthreads", {})));
-    for (int it = 0; it < iters; ++it) {
-      NodePtr j = var(fmt::format("j{}", it));
-      std::vector<NodePtr> st;
-      // out index: (j / ns) * ns * R + j % ns + r * ns
-      NodePtr base = ns == 1 ? bin("*", j, lit(R)) : bin("+", bin("*", bin("/", j, lit(ns)), lit(ns * R)), bin("%", j, lit(ns)));
-      st.push_back(decl("const int", "base", base));
-      for (int r = 0; r < R; ++r)
-        st.push_back(assign(index(var("smem"), bin("+", var("base"), lit(static_cast<long long>(r) * ns))), index(var("x"), lit(it * R + r))));
-      pass.push_back((it + 1) * T <= butterflies ? block(st) : ifStmt(bin("<", j, lit(butterflies)), block(st)));
-    }
-    pass.push_back(exprStmt(call("__syncthreads", {})));
-    loop.push_back(block(pass));
-    ns *= R;
-  }
-  std::vector<NodePtr> store;
-  for (int it = 0; it * T < n; ++it) {
-    NodePtr idx = bin("+", var("t"), lit(it * T));
-    NodePtr g = index(var("output"), bin("+", bin("+", var("out_offset"), bin("*", var("fft"), var("out_dist"))),
-                                         bin("*", cast("long long", idx), var("out_stride"))));
-    NodePtr st = assign(g, index(var("smem"), idx));
-    store.push_back((it + 1) * T <= n ? st : ifStmt(bin("<", idx, lit(n)), block({st})));
-  }
-  loop.push_back(ifStmt(var("active"), block(store)));
-  loop.push_back(exprStmt(call("__syncthreads", {})));  // smem is reused by the next group
-
-  body.push_back(forLoop(decl("long long", "group", cast("long long", member(var("blockIdx"), "x"))),
-                         bin("<", bin("*", var("group"), lit(F)), var("batch")), assign(var("group"), cast("long long", member(var("gridDim"), "x")), "+="),
-                         block(loop)));
-  std::vector<NodePtr> params = {decl("const " + cT + "*", "input"), decl(cT + "*", "output"), decl("long long", "batch"),
-                                 decl("long long", "in_offset"), decl("long long", "in_stride"), decl("long long", "in_dist"),
-                                 decl("long long", "out_offset"), decl("long long", "out_stride"), decl("long long", "out_dist")};
-  NodePtr fn = function(fmt::format("extern \"C\" __global__ void __launch_bounds__({})", T * F), "", k.kernelName, params, block(body));
-  fn = removeDeadCode(foldConstants(fn));
-  std::string header = fmt::format(
-      "Generated by warpforge from spec '{}' ({}): Stockham {} C2C, length {} = {}, {}.\n"
-      "Block: {} threads per FFT x {} FFTs; {} bytes of shared memory. Input and output may alias (in-place).",
-      s.name, s.file, s.precision, n, fmt::join(s.factors, " x "), s.sign < 0 ? "forward (exp(-2 pi i ...))" : "inverse (exp(+2 pi i ...))",
-      T, F, k.sharedBytes);
-  k.source = print(unit({comment(header), raw(""), fn}));
-  return k;
+StockhamKernel emitStockhamKernel(const KernelDesc& d) {
+  long long prod = 1;
+  for (int r : d.factors) prod *= r;
+  if (prod != d.length) throw std::invalid_argument(fmt::format("kernel {}: factors multiply to {}, not {}", d.kernelName, prod, d.length));
+  return Emitter(d).run();
 }
 
 }  // namespace warpforge

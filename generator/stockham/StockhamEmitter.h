@@ -1,25 +1,31 @@
 #pragma once
-// Stockham autosort FFT kernels (one FFT per thread group, shared memory),
-// generated through the AST: the per-pass butterflies are unrolled with their
-// DFT coefficients as literals (0 and +-1 folded away).
+// Stockham autosort FFT kernels, generated through the AST from a KernelDesc:
+// a coalesced load of F FFTs into shared memory (element-major for unit
+// element stride, FFT-major "column tiles" for unit batch stride), one radix
+// pass per factor with straight-line butterflies (Butterfly.h) and twiddles
+// from a table, and a coalesced store, with the plan's fusions on the way.
+//
+// Every kernel has the same parameter list, so one executor launches them all:
+//   (in, in_im, out, out_im, twiddles, load_table, store_table, big_lo, big_hi, long long ffts,
+//    long long in_valid, long long out_valid)
+// The valid bounds are arguments, not literals, so that Bluestein kernels of one
+// convolution length are the same source (and one cache entry) for every N.
 #include <string>
-#include <vector>
 
-#include "generator/stockham/StockhamSpec.h"
+#include "generator/stockham/KernelDesc.h"
 
 namespace warpforge {
 
 struct StockhamKernel {
   std::string source;
-  std::string kernelName;
-  int threadsPerFft = 1;    // blockDim.x
-  int fftsPerBlock = 1;     // blockDim.y
-  int sharedBytes = 0;      // static shared memory
-  std::vector<int> factors;
-  int elementBytes = 8;     // sizeof(float2) or sizeof(double2)
-  // grid: enough blocks for the batch, capped by the caller at resident blocks
+  KernelDesc desc;
+  KernelGeometry geom;
 };
 
-StockhamKernel emitStockham(const StockhamSpec& spec);
+KernelGeometry chooseGeometry(const KernelDesc& d);
+StockhamKernel emitStockhamKernel(const KernelDesc& d);
+
+// C++ type names of a storage, for the emitter and the launch header.
+std::string storageElementType(Storage s, bool planar);
 
 }  // namespace warpforge

@@ -15,7 +15,6 @@ const std::vector<int>& stockhamRadices() {
 std::vector<int> factorizeStockham(int n, int maxRadix) {
   std::vector<int> f;
   int rest = n;
-  // Prefer 16 and 8 but keep a 4 or 2 rather than leave a lone 2 at the end.
   for (int r : stockhamRadices())
     while (r <= maxRadix && rest % r == 0 && rest > 1) {
       f.push_back(r);
@@ -24,58 +23,170 @@ std::vector<int> factorizeStockham(int n, int maxRadix) {
   if (rest != 1) {
     int p = 2;
     while (rest % p) ++p;
-    throw std::invalid_argument(fmt::format("length {} has prime factor {}, which needs Bluestein (not implemented yet); "
-                                            "supported radices: 2, 3, 4, 5, 7, 8, 11, 13, 16", n, p));
+    throw std::invalid_argument(fmt::format("length {} has prime factor {}, which is not a radix (2, 3, 4, 5, 7, 8, 11, 13, 16)", n, p));
   }
   return f;
 }
 
+bool isSmooth(long long n) {
+  for (int p : {2, 3, 5, 7, 11, 13})
+    while (n % p == 0) n /= p;
+  return n == 1;
+}
+
+int maxSingleKernelLength(const std::string& precision) { return precision == "f64" ? 2048 : 4096; }
+long long maxLength(const std::string& precision) {
+  long long m = maxSingleKernelLength(precision);
+  return m * m;
+}
+
+long long StockhamSpec::points() const {
+  long long p = 1;
+  for (int n : lengths) p *= n;
+  return p;
+}
+
+std::vector<long long> StockhamSpec::inShape() const {
+  std::vector<long long> s(lengths.begin(), lengths.end());
+  if (transform == "c2r") s.back() = s.back() / 2 + 1;
+  return s;
+}
+
+std::vector<long long> StockhamSpec::outShape() const {
+  std::vector<long long> s(lengths.begin(), lengths.end());
+  if (transform == "r2c") s.back() = s.back() / 2 + 1;
+  return s;
+}
+
 namespace {
-StockhamIo parseIo(const JsonReader& rd, const Json& j, const std::string& path, int length) {
+
+std::vector<long long> denseStrides(const std::vector<long long>& shape) {
+  std::vector<long long> st(shape.size());
+  long long acc = 1;
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    st[d] = acc;
+    acc *= shape[d];
+  }
+  return st;
+}
+
+StockhamIo parseIo(const JsonReader& rd, const Json& j, const std::string& path, const std::vector<long long>& shape, bool isInput) {
   StockhamIo io;
-  io.distance = length;
+  io.strides = denseStrides(shape);
+  io.distance = 1;
+  for (long long n : shape) io.distance *= n;
   if (j.is_null()) return io;
   rd.needObject(j, path);
-  rd.onlyKeys(j, path, {"stride", "distance", "offset"});
-  if (j.contains("stride")) io.stride = rd.integer(j["stride"], path + "/stride", 1, 1LL << 40);
+  if (isInput) rd.onlyKeys(j, path, {"stride", "strides", "distance", "offset", "layout", "type", "length"});
+  else rd.onlyKeys(j, path, {"stride", "strides", "distance", "offset", "layout"});
+  if (j.contains("stride")) {
+    if (shape.size() != 1) rd.fail(path + "/stride", fmt::format("'stride' is for 1D transforms; use 'strides' with {} entries", shape.size()));
+    io.strides = {rd.integer(j["stride"], path + "/stride", 1, 1LL << 40)};
+  }
+  if (j.contains("strides")) {
+    const Json& s = j["strides"];
+    if (!s.is_array() || s.size() != shape.size())
+      rd.fail(path + "/strides", fmt::format("expected an array of {} strides (one per dimension, outermost first)", shape.size()));
+    for (std::size_t d = 0; d < shape.size(); ++d) io.strides[d] = rd.integer(s[d], fmt::format("{}/strides/{}", path, d), 1, 1LL << 40);
+  }
   if (j.contains("distance")) io.distance = rd.integer(j["distance"], path + "/distance", 1, 1LL << 40);
   if (j.contains("offset")) io.offset = rd.integer(j["offset"], path + "/offset", 0, 1LL << 40);
+  if (j.contains("layout")) {
+    std::string l = rd.string(j["layout"], path + "/layout");
+    if (l != "interleaved" && l != "planar") rd.fail(path + "/layout", fmt::format("unknown layout '{}' (expected interleaved or planar)", l));
+    io.planar = l == "planar";
+  }
+  if (j.contains("type")) {
+    io.type = rd.string(j["type"], path + "/type");
+    if (io.type != "ci8" && io.type != "ci4")
+      rd.fail(path + "/type", fmt::format("unknown input type '{}' (expected ci8 or ci4; omit for the precision's own type)", io.type));
+  }
+  if (j.contains("length")) {
+    if (shape.size() != 1) rd.fail(path + "/length", "an input length (implicit zero padding) is supported for 1D transforms only");
+    io.validLength = rd.integer(j["length"], path + "/length", 1, shape[0]);
+  }
   return io;
 }
+
 }  // namespace
 
 StockhamSpec parseStockhamSpecText(const std::string& text, const std::string& file) {
   JsonReader rd(file);
   Json root = parseJsonText(text, file);
   rd.needObject(root, "");
-  rd.onlyKeys(root, "", {"name", "family", "description", "precision", "length", "direction", "placement", "input", "output", "factors"});
+  rd.onlyKeys(root, "", {"name", "family", "description", "precision", "transform", "length", "lengths", "direction", "placement", "input",
+                         "output", "factors"});
   StockhamSpec s;
   s.file = file;
   s.name = rd.identifier(rd.need(root, "", "name"), "/name", "name");
   if (rd.string(rd.need(root, "", "family"), "/family") != "stockham") rd.fail("/family", "expected stockham");
   s.precision = rd.string(rd.need(root, "", "precision"), "/precision");
-  if (s.precision != "f32" && s.precision != "f64")
-    rd.fail("/precision", fmt::format("precision '{}' is not supported by stockham yet (expected f32 or f64)", s.precision));
-  int maxLen = s.precision == "f32" ? 4096 : 2048;
-  s.length = static_cast<int>(rd.integer(rd.need(root, "", "length"), "/length", 1, 1 << 30));
-  if (s.length > maxLen)
-    rd.fail("/length", fmt::format("length {} exceeds {} for {} (one shared-memory kernel; the multi-kernel decomposition is not "
-                                   "implemented yet)", s.length, maxLen, s.precision));
+  if (s.precision != "f16" && s.precision != "f32" && s.precision != "f64")
+    rd.fail("/precision", fmt::format("unknown precision '{}' (expected f16, f32 or f64)", s.precision));
+  if (root.contains("transform")) {
+    s.transform = rd.string(root["transform"], "/transform");
+    if (s.transform != "c2c" && s.transform != "r2c" && s.transform != "c2r")
+      rd.fail("/transform", fmt::format("unknown transform '{}' (expected c2c, r2c or c2r)", s.transform));
+  }
+  const long long maxLen = maxLength(s.precision);
+  const int maxDimLen = maxSingleKernelLength(s.precision);
+  if (root.contains("length") == root.contains("lengths")) rd.fail("/length", "give exactly one of 'length' (1D) or 'lengths' (1 to 3 dimensions)");
+  if (root.contains("length")) {
+    s.lengths = {static_cast<int>(rd.integer(root["length"], "/length", 1, maxLen))};
+  } else {
+    const Json& l = root["lengths"];
+    if (!l.is_array() || l.empty() || l.size() > 3) rd.fail("/lengths", "expected an array of 1 to 3 lengths, outermost first");
+    for (std::size_t d = 0; d < l.size(); ++d)
+      s.lengths.push_back(static_cast<int>(rd.integer(l[d], fmt::format("/lengths/{}", d), 1, l.size() == 1 ? maxLen : maxDimLen)));
+  }
+  const std::string lenPath = root.contains("length") ? "/length" : fmt::format("/lengths/{}", s.lengths.size() - 1);
+  if (s.transform == "c2r") s.sign = +1;
   if (root.contains("direction")) {
     std::string d = rd.string(root["direction"], "/direction");
     if (d != "forward" && d != "inverse") rd.fail("/direction", fmt::format("unknown direction '{}' (expected forward or inverse)", d));
     s.sign = d == "forward" ? -1 : +1;
+  }
+  if (s.transform == "r2c" && s.sign != -1) rd.fail("/direction", "r2c is a forward transform");
+  if (s.transform == "c2r" && s.sign != +1) rd.fail("/direction", "c2r is an inverse transform");
+  if (s.transform != "c2c") {
+    if (s.lengths.size() != 1) rd.fail("/lengths", "r2c/c2r are implemented for 1D transforms only");
+    int n = s.length();
+    if (n % 2 || n < 4 || n / 2 > maxDimLen || !isSmooth(n / 2))
+      rd.fail(lenPath, fmt::format("{} needs an even length N >= 4 with N/2 <= {} whose prime factors are radices (found {})", s.transform,
+                                   maxDimLen, n));
+  }
+  if (s.lengths.size() > 1)
+    for (std::size_t d = 0; d < s.lengths.size(); ++d)
+      if (!isSmooth(s.lengths[d]))
+        rd.fail(fmt::format("/lengths/{}", d), fmt::format("multi-dimensional lengths must have radix prime factors only (found {})", s.lengths[d]));
+  if (s.lengths.size() == 1 && !isSmooth(s.length())) {
+    // Bluestein: a power-of-two convolution of length >= 2n - 1
+    long long m = 1;
+    while (m < 2LL * s.length() - 1) m *= 2;
+    if (m > maxLen) rd.fail(lenPath, fmt::format("length {} has a prime factor above 13; Bluestein would need a length-{} convolution, above {}", s.length(), m, maxLen));
   }
   if (root.contains("placement")) {
     std::string p = rd.string(root["placement"], "/placement");
     if (p != "in_place" && p != "out_of_place") rd.fail("/placement", fmt::format("unknown placement '{}' (expected in_place or out_of_place)", p));
     s.inPlace = p == "in_place";
   }
-  s.input = parseIo(rd, root.contains("input") ? root["input"] : Json(), "/input", s.length);
-  s.output = parseIo(rd, root.contains("output") ? root["output"] : Json(), "/output", s.length);
-  if (s.inPlace && (s.input.stride != s.output.stride || s.input.distance != s.output.distance || s.input.offset != s.output.offset))
-    rd.fail("/output", "an in_place transform needs the same stride, distance and offset for input and output");
+  s.input = parseIo(rd, root.contains("input") ? root["input"] : Json(), "/input", s.inShape(), true);
+  s.output = parseIo(rd, root.contains("output") ? root["output"] : Json(), "/output", s.outShape(), false);
+  if (s.transform == "r2c" && s.input.planar) rd.fail("/input/layout", "the real input of r2c has no planar form");
+  if (s.transform == "c2r" && s.output.planar) rd.fail("/output/layout", "the real output of c2r has no planar form");
+  if (!s.input.type.empty() && s.transform != "c2c") rd.fail("/input/type", "int8/int4 input is implemented for c2c only");
+  if (s.input.type == "ci4" && s.input.planar) rd.fail("/input/type", "ci4 packs re and im in one byte; it has no planar form");
+  if (s.input.validLength >= 0 && s.transform != "c2c") rd.fail("/input/length", "implicit zero padding is implemented for c2c only");
+  if (s.inPlace) {
+    if (s.transform != "c2c") rd.fail("/placement", "in_place is implemented for c2c only");
+    if (!s.input.type.empty() || s.input.validLength >= 0) rd.fail("/placement", "in_place needs the input and output in the same type and length");
+    if (s.input.strides != s.output.strides || s.input.distance != s.output.distance || s.input.offset != s.output.offset ||
+        s.input.planar != s.output.planar)
+      rd.fail("/output", "an in_place transform needs the same strides, distance, offset and layout for input and output");
+  }
   if (root.contains("factors")) {
+    if (s.lengths.size() != 1 || s.transform != "c2c" || s.length() > maxDimLen || !isSmooth(s.length()))
+      rd.fail("/factors", fmt::format("explicit factors are for 1D c2c lengths up to {} with radix prime factors", maxDimLen));
     const Json& f = root["factors"];
     if (!f.is_array()) rd.fail("/factors", fmt::format("expected an array of radices, found {}", f.type_name()));
     long long prod = 1;
@@ -87,13 +198,7 @@ StockhamSpec parseStockhamSpecText(const std::string& text, const std::string& f
       s.factors.push_back(r);
       prod *= r;
     }
-    if (prod != s.length) rd.fail("/factors", fmt::format("the factors multiply to {}, expected the length {}", prod, s.length));
-  } else {
-    try {
-      s.factors = factorizeStockham(s.length, s.precision == "f64" ? 13 : 16);
-    } catch (const std::invalid_argument& e) {
-      rd.fail("/length", e.what());
-    }
+    if (prod != s.length()) rd.fail("/factors", fmt::format("the factors multiply to {}, expected the length {}", prod, s.length()));
   }
   return s;
 }

@@ -1,24 +1,35 @@
 #pragma once
-// The `stockham` family: batched 1D complex FFTs of any length whose prime
-// factors are all supported radices, in f32 or f64, with arbitrary strides,
-// distances and offsets (rocFFT-style affine indexing).
+// The `stockham` family: batched 1D/2D/3D FFTs (c2c, r2c, c2r) in f16, f32 or
+// f64 with rocFFT-style affine layouts (strides per dimension, distance,
+// offset), interleaved or planar, optional explicit factorization, and input
+// fusions (complex int8/int4 widened in the load, implicit zero padding).
 #include <string>
 #include <vector>
 
 namespace warpforge {
 
 struct StockhamIo {
-  long long stride = 1, distance = 0, offset = 0;  // in complex elements
+  std::vector<long long> strides;  // per dimension, outermost first; complex elements (reals for real arrays)
+  long long distance = 0, offset = 0;
+  bool planar = false;
+  std::string type;                // input only: "" (the precision), "ci8" or "ci4"
+  long long validLength = -1;      // input only, 1D c2c: elements present, the rest read as zeros
 };
 
 struct StockhamSpec {
   std::string file, name;
-  std::string precision = "f32";   // f32 | f64
-  int length = 0;
+  std::string precision = "f32";   // f16 | f32 | f64 (f16 stores half, computes in float)
+  std::string transform = "c2c";   // c2c | r2c | c2r
+  std::vector<int> lengths;        // logical lengths (real lengths for r2c/c2r), outermost first
   int sign = -1;                   // forward = exp(-2 pi i ...) as cuFFT/FFTW
   bool inPlace = false;
   StockhamIo input, output;
-  std::vector<int> factors;        // empty: chosen by the generator
+  std::vector<int> factors;        // 1D single-kernel only; empty: chosen by the generator
+
+  int length() const { return lengths.back(); }
+  long long points() const;                     // product of the lengths
+  std::vector<long long> inShape() const;       // array shapes: r2c/c2r have N/2+1 on the complex side
+  std::vector<long long> outShape() const;
 };
 
 StockhamSpec parseStockhamSpecText(const std::string& text, const std::string& file);
@@ -27,8 +38,13 @@ StockhamSpec parseStockhamSpecFile(const std::string& file);
 // Radices with generated butterflies, largest first (the default order).
 const std::vector<int>& stockhamRadices();
 // Greedy factorization into supported radices; throws std::invalid_argument
-// naming the unsupported prime (Bluestein is not implemented yet).
-// maxRadix: f64 butterflies of 16 need more than 255 registers.
+// naming the first prime that is not a radix.
 std::vector<int> factorizeStockham(int n, int maxRadix = 16);
+bool isSmooth(long long n);  // all prime factors are radices
+
+// Largest length one shared-memory kernel transforms, per precision.
+int maxSingleKernelLength(const std::string& precision);
+// Largest 1D length: two kernels of the single-kernel limit.
+long long maxLength(const std::string& precision);
 
 }  // namespace warpforge

@@ -1,0 +1,69 @@
+#pragma once
+// One Stockham kernel: a batch of FFTs of one length along one axis, each
+// loaded into shared memory, transformed by radix passes and stored, with the
+// fusions a plan may ask for at the load and the store. A plan (StockhamPlan)
+// is a chain of these; the emitter turns one into CUDA.
+#include <string>
+#include <vector>
+
+namespace warpforge {
+
+// How elements are stored in an array the kernel reads or writes.
+enum class Storage {
+  C16,  // __half2 (or two __half arrays when planar); widened to float
+  C32,  // float2
+  C64,  // double2
+  CI8,  // complex int8 (char2), widened in the load
+  CI4,  // complex int4 in one byte: real = high nibble, imag = low nibble, two's complement
+  R16,  // real arrays (r2c input, c2r output): complex element j = (a[2j], a[2j+1])
+  R32,
+  R64,
+};
+
+// Address of complex element i of FFT g: offset + i * elemStride + sum_d digit_d(g) * batchStride[d]
+// (strides in units of the storage's scalar for real arrays, of its complex element otherwise).
+struct Access {
+  Storage storage = Storage::C32;
+  bool planar = false;            // re and im in two arrays (same offsets)
+  long long offset = 0, elemStride = 1;
+  std::vector<long long> batchStride;  // one per KernelDesc::batchCount, innermost first, then the batch itself
+};
+
+// Fused operation on the way in or out of shared memory.
+enum class Fuse {
+  None,
+  R2CPost,  // store: X[k] = (Z[k] + conj Z[L-k]) / 2 - i/2 W_N^k (Z[k] - conj Z[L-k]), k = 0..L (L+1 outputs)
+  C2RPre,   // first read: Z[k] = (X[k] + conj X[L-k]) + i W_N^-k (X[k] - conj X[L-k]); loads L+1 inputs
+};
+
+struct KernelDesc {
+  std::string kernelName, specName, role;  // role: which step of the plan, for the header comment
+  bool f64 = false;                        // compute in double (else float)
+  int sign = -1;
+  int length = 1;
+  std::vector<int> factors;
+  Access in, out;
+  // Counts of the inner batch digits (innermost first); the last digit
+  // (the user's batch) is unbounded: g = d0 + c0 * (d1 + c1 * (...)).
+  std::vector<long long> batchCount;
+  // Natural index of element i of FFT g in the whole transform (for the tables
+  // and the valid bounds): i * natElem + digit0(g) * natDigit0.
+  long long natInElem = 1, natInDigit0 = 0, natOutElem = 1, natOutDigit0 = 0;
+  long long inValid = -1, outValid = -1;  // natural index bounds: loads read 0 beyond, stores skip beyond (-1: none)
+  bool loadTable = false, storeTable = false;  // multiply by a table indexed by the natural index
+  // > 0: four-step twiddle on the store: element i of FFT g times W^{i * digit0(g)}, W = exp(sign 2 pi i / bigN),
+  // from two tables lo[m % bigSplit] * hi[m / bigSplit].
+  long long bigN = 0, bigSplit = 1;
+  Fuse fuse = Fuse::None;
+  int fuseN = 0;  // the real length N = 2L for R2CPost / C2RPre
+};
+
+// The launch geometry the emitter chose.
+struct KernelGeometry {
+  int threadsPerFft = 1, fftsPerBlock = 1;
+  int sharedBytes = 0;  // dynamic shared memory
+  int smemStride = 1;   // complex elements per FFT in shared memory
+  bool fftMajorLoad = false, fftMajorStore = false;  // consecutive threads walk FFTs (column tiles) rather than elements
+};
+
+}  // namespace warpforge

@@ -1,0 +1,323 @@
+#include "generator/stockham/StockhamPlan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "generator/emulate/Reference.h"
+
+namespace warpforge {
+
+const char* bufferName(Buffer b) {
+  switch (b) {
+    case Buffer::Input: return "input";
+    case Buffer::Output: return "output";
+    case Buffer::Tmp0: return "tmp0";
+    case Buffer::Tmp1: return "tmp1";
+  }
+  return "?";
+}
+
+namespace {
+
+using cd = std::complex<double>;
+
+// exp(sign 2 pi i num / den) with the argument reduced exactly.
+cd unitRoot(long long num, long long den, int sign) {
+  num %= den;
+  double a = 2.0 * M_PI * static_cast<double>(num) / static_cast<double>(den);
+  return {std::cos(a), sign * std::sin(a)};
+}
+
+// One side of a 1D job: where the FFT's elements live.
+struct Side {
+  Buffer buf = Buffer::Input;
+  Storage storage = Storage::C32;
+  bool planar = false;
+  long long offset = 0, elemStride = 1;
+  std::vector<long long> batchStride;  // per job batch digit, innermost first, the user batch last
+};
+
+// A batch of 1D FFTs of one length; the builder picks single kernel, two
+// kernels or Bluestein.
+struct Job {
+  int n = 1;
+  int sign = -1;
+  Side in, out;
+  std::vector<long long> counts;  // inner batch digit counts (the user batch is the unbounded last digit)
+  long long inValid = -1, outValid = -1;
+  std::vector<cd> loadTable, storeTable;
+  Fuse fuse = Fuse::None;
+  int fuseN = 0;
+  std::vector<int> factors;
+  std::string role;
+  std::string kernelRole;  // the kernel's header comment where it must not name N (Bluestein)
+  long long fftsPerBatch() const {
+    long long p = 1;
+    for (long long c : counts) p *= c;
+    return p;
+  }
+};
+
+class PlanBuilder {
+ public:
+  explicit PlanBuilder(const StockhamSpec& s) : s_(s) {
+    plan_.specName = s.name;
+    plan_.f64 = s.precision == "f64";
+    compute_ = plan_.f64 ? Storage::C64 : Storage::C32;
+  }
+
+  StockhamPlan build() {
+    if (s_.transform == "c2c") buildC2c();
+    else buildReal();
+    return plan_;
+  }
+
+ private:
+  Storage userComplex() const { return s_.precision == "f16" ? Storage::C16 : s_.precision == "f32" ? Storage::C32 : Storage::C64; }
+  Storage userReal() const { return s_.precision == "f16" ? Storage::R16 : s_.precision == "f32" ? Storage::R32 : Storage::R64; }
+
+  void buildC2c() {
+    const int D = static_cast<int>(s_.lengths.size());
+    Storage inStorage = s_.input.type == "ci8" ? Storage::CI8 : s_.input.type == "ci4" ? Storage::CI4 : userComplex();
+    for (int a = D - 1; a >= 0; --a) {
+      const bool firstAxis = a == D - 1;
+      Job j;
+      j.n = s_.lengths[a];
+      j.sign = s_.sign;
+      j.factors = s_.factors;
+      j.role = D == 1 ? "1D" : fmt::format("axis {} of {}D", a, D);
+      j.in = Side{firstAxis ? Buffer::Input : Buffer::Output, firstAxis ? inStorage : userComplex(),
+                  firstAxis ? s_.input.planar : s_.output.planar, firstAxis ? s_.input.offset : s_.output.offset,
+                  firstAxis ? s_.input.strides[a] : s_.output.strides[a], {}};
+      j.out = Side{Buffer::Output, userComplex(), s_.output.planar, s_.output.offset, s_.output.strides[a], {}};
+      const StockhamIo& inIo = firstAxis ? s_.input : s_.output;
+      for (int d = D - 1; d >= 0; --d) {
+        if (d == a) continue;
+        j.counts.push_back(s_.lengths[d]);
+        j.in.batchStride.push_back(inIo.strides[d]);
+        j.out.batchStride.push_back(s_.output.strides[d]);
+      }
+      j.in.batchStride.push_back(inIo.distance);
+      j.out.batchStride.push_back(s_.output.distance);
+      if (firstAxis) j.inValid = s_.input.validLength;
+      if (s_.inPlace) j.in.buf = Buffer::Output;
+      addJob(j);
+    }
+  }
+
+  void buildReal() {
+    const int N = s_.length(), L = N / 2;
+    Job j;
+    j.n = L;
+    j.fuseN = N;
+    j.factors = {};
+    if (s_.transform == "r2c") {
+      j.sign = -1;
+      j.fuse = Fuse::R2CPost;
+      j.role = fmt::format("r2c of {} as a complex FFT of {} with the split fused into the store", N, L);
+      j.in = Side{Buffer::Input, userReal(), false, s_.input.offset, s_.input.strides[0], {s_.input.distance}};
+      j.out = Side{Buffer::Output, userComplex(), s_.output.planar, s_.output.offset, s_.output.strides[0], {s_.output.distance}};
+      for (int k = 0; k <= L; ++k) j.storeTable.push_back(unitRoot(k, N, -1));
+    } else {
+      j.sign = +1;
+      j.fuse = Fuse::C2RPre;
+      j.role = fmt::format("c2r of {} as a complex FFT of {} with the merge fused into the first pass", N, L);
+      j.in = Side{Buffer::Input, userComplex(), s_.input.planar, s_.input.offset, s_.input.strides[0], {s_.input.distance}};
+      j.out = Side{Buffer::Output, userReal(), false, s_.output.offset, s_.output.strides[0], {s_.output.distance}};
+      for (int k = 0; k <= L; ++k) j.loadTable.push_back(unitRoot(k, N, +1));
+    }
+    addSingle(j);
+  }
+
+  void addJob(const Job& j) {
+    const int maxSingle = maxSingleKernelLength(s_.precision);
+    if (j.n <= maxSingle && isSmooth(j.n)) return addSingle(j);
+    if (isSmooth(j.n)) return addTwoKernels(j);
+    addBluestein(j);
+  }
+
+  Side dense(Buffer b, long long n, const std::vector<long long>& counts) const {
+    Side s{b, compute_, false, 0, 1, {}};
+    long long acc = n;
+    for (long long c : counts) {
+      s.batchStride.push_back(acc);
+      acc *= c;
+    }
+    s.batchStride.push_back(acc);
+    return s;
+  }
+  Buffer freeTmp(const Job& j, Buffer avoid = Buffer::Input) const {
+    for (Buffer b : {Buffer::Tmp0, Buffer::Tmp1})
+      if (b != j.in.buf && b != j.out.buf && b != avoid) return b;
+    throw std::logic_error("stockham plan: no free scratch buffer");
+  }
+  void reserve(Buffer b, long long elemsPerBatch) {
+    if (b == Buffer::Tmp0 || b == Buffer::Tmp1) {
+      long long& t = plan_.tmpElemsPerBatch[b == Buffer::Tmp0 ? 0 : 1];
+      t = std::max(t, elemsPerBatch);
+    }
+  }
+
+  static Access access(const Side& s) { return Access{s.storage, s.planar, s.offset, s.elemStride, s.batchStride}; }
+
+  PlanKernel kernel(const Job& j, int length, std::vector<int> factors) {
+    PlanKernel k;
+    KernelDesc& d = k.desc;
+    d.kernelName = fmt::format("{}_k{}", s_.name, plan_.kernels.size());
+    d.specName = s_.name;
+    d.role = j.kernelRole.empty() ? j.role : j.kernelRole;
+    k.note = j.role;
+    d.f64 = plan_.f64;
+    d.sign = j.sign;
+    d.length = length;
+    // f64 radix-16 butterflies hold 16 double2 inputs, 15 twiddles and their products: too many registers.
+    d.factors = factors.empty() ? factorizeStockham(length, plan_.f64 ? 13 : 16) : std::move(factors);
+    d.in = access(j.in);
+    d.out = access(j.out);
+    d.batchCount = j.counts;
+    d.inValid = j.inValid;
+    d.outValid = j.outValid;
+    // R2C/C2R use their table for W_N^k inside the fused split/merge, not as a multiply
+    d.loadTable = !j.loadTable.empty() && j.fuse != Fuse::C2RPre;
+    d.storeTable = !j.storeTable.empty() && j.fuse != Fuse::R2CPost;
+    d.fuse = j.fuse;
+    d.fuseN = j.fuseN;
+    k.src = j.in.buf;
+    k.dst = j.out.buf;
+    k.fftsPerBatch = j.fftsPerBatch();
+    for (int m = 0; m < length; ++m) k.twiddles.push_back(unitRoot(m, length, j.sign));
+    k.loadTable = j.loadTable;
+    k.storeTable = j.storeTable;
+    return k;
+  }
+
+  void addSingle(const Job& j) {
+    PlanKernel k = kernel(j, j.n, j.factors);
+    reserve(k.src, 0);
+    plan_.kernels.push_back(std::move(k));
+  }
+
+  // N = N1 * N2: X[k1 + N1 k2] = sum_j2 W_N2^{j2 k2} W_N^{j2 k1} sum_j1 x[j1 N2 + j2] W_N1^{j1 k1}.
+  void addTwoKernels(const Job& j) {
+    const long long N = j.n;
+    const int maxSingle = maxSingleKernelLength(s_.precision);
+    int n1 = 0;
+    for (int d = static_cast<int>(std::sqrt(static_cast<double>(N))); d >= 2; --d)
+      if (N % d == 0 && isSmooth(d) && N / d <= maxSingle) {
+        n1 = d;
+        break;
+      }
+    if (n1 == 0) throw std::logic_error(fmt::format("stockham plan: no two-kernel split of {}", N));
+    const int n2 = static_cast<int>(N / n1);
+    const Buffer scratch = freeTmp(j);
+    reserve(scratch, N * j.fftsPerBatch());
+    Side tmpA = dense(scratch, N, j.counts);  // tmp[k1 * N2 + j2]
+
+    Job a = j;
+    a.role = j.role + fmt::format(", step 1/2: {} columns of {} (stride {}) times W_{}^(k1 j2)", n2, n1, n2, N);
+    if (!a.kernelRole.empty()) a.kernelRole += ", step 1/2 (columns)";
+    a.n = n1;
+    a.factors = {};
+    a.counts.insert(a.counts.begin(), n2);
+    a.in.elemStride = j.in.elemStride * n2;
+    a.in.batchStride.insert(a.in.batchStride.begin(), j.in.elemStride);
+    a.out = tmpA;
+    a.out.elemStride = n2;
+    a.out.batchStride.insert(a.out.batchStride.begin(), 1);
+    a.outValid = -1;
+    a.storeTable.clear();
+    PlanKernel ka = kernel(a, n1, {});
+    ka.desc.natInElem = n2;
+    ka.desc.natInDigit0 = 1;
+    ka.desc.bigN = N;
+    long long split = 1;
+    while (split * split < N) split *= 2;
+    ka.desc.bigSplit = split;
+    for (long long r = 0; r < split; ++r) ka.bigLo.push_back(unitRoot(r, N, j.sign));
+    for (long long h = 0; h * split < N; ++h) ka.bigHi.push_back(unitRoot(h * split, N, j.sign));
+    plan_.kernels.push_back(std::move(ka));
+
+    Job b = j;
+    b.role = j.role + fmt::format(", step 2/2: {} rows of {}, stored at stride {}", n1, n2, n1);
+    if (!b.kernelRole.empty()) b.kernelRole += ", step 2/2 (rows)";
+    b.n = n2;
+    b.factors = {};
+    b.counts.insert(b.counts.begin(), n1);
+    b.in = tmpA;
+    b.in.batchStride.insert(b.in.batchStride.begin(), n2);
+    b.out.elemStride = j.out.elemStride * n1;
+    b.out.batchStride.insert(b.out.batchStride.begin(), j.out.elemStride);
+    b.inValid = -1;
+    b.loadTable.clear();
+    PlanKernel kb = kernel(b, n2, {});
+    kb.desc.natOutElem = n1;
+    kb.desc.natOutDigit0 = 1;
+    plan_.kernels.push_back(std::move(kb));
+  }
+
+  // y_k = c_k sum_j (x_j c_j) conj(c_{k-j}), c_j = exp(sign pi i j^2 / n): a circular
+  // convolution of length M >= 2n - 1 done as FFT_M, pointwise product, IFFT_M.
+  void addBluestein(const Job& j) {
+    const long long n = j.n;
+    long long M = 1;
+    while (M < 2 * n - 1) M *= 2;
+    std::vector<cd> chirp(n), b(M, 0.0);
+    for (long long k = 0; k < n; ++k) chirp[k] = unitRoot((k * k) % (2 * n), 2 * n, j.sign);
+    for (long long k = 0; k < n; ++k) {
+      b[k] = std::conj(chirp[k]);
+      if (k) b[M - k] = std::conj(chirp[k]);
+    }
+    std::vector<cd> bh = referenceDft(b, static_cast<int>(M), -1);
+    for (auto& v : bh) v /= static_cast<double>(M);
+    const Buffer conv = freeTmp(j);
+    reserve(conv, M * j.fftsPerBatch());
+    Job f = j;
+    f.role = j.role + fmt::format(", Bluestein {} via {}: chirp, FFT, times FFT(conj chirp)/M", n, M);
+    f.kernelRole = fmt::format("Bluestein convolution of length {}: chirp and zero padding, FFT, times FFT(conj chirp)/M", M);
+    f.n = static_cast<int>(M);
+    f.sign = -1;
+    f.factors = {};
+    f.inValid = j.inValid >= 0 ? std::min<long long>(j.inValid, n) : n;
+    f.loadTable = chirp;
+    f.out = dense(conv, M, j.counts);
+    f.outValid = -1;
+    f.storeTable = bh;
+    addJob(f);
+    Job i = j;
+    i.role = j.role + fmt::format(", Bluestein {} via {}: inverse FFT, times chirp", n, M);
+    i.kernelRole = fmt::format("Bluestein convolution of length {}: inverse FFT, times chirp, first N outputs", M);
+    i.n = static_cast<int>(M);
+    i.sign = +1;
+    i.factors = {};
+    i.in = dense(conv, M, j.counts);
+    i.inValid = -1;
+    i.loadTable.clear();
+    i.outValid = n;
+    i.storeTable = chirp;
+    addJob(i);
+  }
+
+  const StockhamSpec& s_;
+  StockhamPlan plan_;
+  Storage compute_;
+};
+
+}  // namespace
+
+StockhamPlan planStockham(const StockhamSpec& spec) { return PlanBuilder(spec).build(); }
+
+std::string StockhamPlan::describe() const {
+  std::string out;
+  for (const auto& k : kernels)
+    out += fmt::format("  {}: {} -> {}, length {} = {}, {} FFTs per batch entry ({})\n", k.desc.kernelName, bufferName(k.src), bufferName(k.dst),
+                       k.desc.length, fmt::join(k.desc.factors, " x "), k.fftsPerBatch, k.note);
+  if (tmpElemsPerBatch[0] || tmpElemsPerBatch[1])
+    out += fmt::format("  scratch per batch entry: tmp0 {} and tmp1 {} complex {}\n", tmpElemsPerBatch[0], tmpElemsPerBatch[1], f64 ? "double" : "float");
+  return out;
+}
+
+}  // namespace warpforge

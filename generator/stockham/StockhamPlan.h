@@ -1,0 +1,44 @@
+#pragma once
+// Host-side plan for a stockham spec: the chain of kernels (KernelDesc), the
+// buffers each reads and writes, and the tables each needs (computed here in
+// double, converted to the compute precision by the runtime).
+//
+//  - a length that one kernel holds: one kernel;
+//  - longer 1D lengths N = N1 * N2: a column kernel (N1-point FFTs at stride
+//    N2, times the four-step twiddle W_N^{k1 j2} from two small tables) and a
+//    row kernel (N2-point FFTs, transposed store), through a scratch buffer;
+//  - lengths with a prime factor above 13: Bluestein, a length-M convolution
+//    (M a power of two >= 2N-1) as two FFTs with the chirp fused into their
+//    loads and stores;
+//  - 2D/3D: one 1D job per axis, last axis first, the rest in place on the output.
+#include <complex>
+#include <string>
+#include <vector>
+
+#include "generator/stockham/KernelDesc.h"
+#include "generator/stockham/StockhamSpec.h"
+
+namespace warpforge {
+
+enum class Buffer { Input, Output, Tmp0, Tmp1 };
+const char* bufferName(Buffer b);
+
+struct PlanKernel {
+  KernelDesc desc;
+  Buffer src = Buffer::Input, dst = Buffer::Output;
+  std::string note;  // what this kernel does in the plan (the kernel's own comment leaves out N)
+  long long fftsPerBatch = 1;  // FFTs per user batch entry: launch ffts = batch * fftsPerBatch
+  std::vector<std::complex<double>> twiddles, loadTable, storeTable, bigLo, bigHi;
+};
+
+struct StockhamPlan {
+  std::string specName;
+  bool f64 = false;
+  std::vector<PlanKernel> kernels;
+  long long tmpElemsPerBatch[2] = {0, 0};  // complex elements of the compute type, per user batch entry
+  std::string describe() const;
+};
+
+StockhamPlan planStockham(const StockhamSpec& spec);
+
+}  // namespace warpforge
