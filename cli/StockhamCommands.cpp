@@ -11,6 +11,7 @@
 #include "generator/stockham/StockhamEmitter.h"
 #include "generator/stockham/StockhamPlan.h"
 #include "runtime/Nvrtc.h"
+#include "runtime/SpillFree.h"
 #include "runtime/StockhamRun.h"
 
 namespace warpforge::cli {
@@ -21,10 +22,15 @@ struct Emitted {
   StockhamPlan plan;
   std::vector<StockhamKernel> kernels;
 };
-Emitted emitAll(const std::string& file) {
+// Kernels as the runtime would build them for `arch` (register target relaxed where ptxas would spill).
+Emitted emitAll(const std::string& file, const std::string& arch, std::vector<NvrtcResult>* compiled = nullptr) {
   Emitted e{parseStockhamSpecFile(file), {}, {}};
   e.plan = planStockham(e.spec);
-  for (const auto& k : e.plan.kernels) e.kernels.push_back(emitStockhamKernel(k.desc));
+  for (const auto& k : e.plan.kernels) {
+    SpillFreeKernel sf = emitStockhamSpillFree(k.desc, arch);
+    e.kernels.push_back(sf.kernel);
+    if (compiled) compiled->push_back(sf.compiled);
+  }
   return e;
 }
 std::string shape(const StockhamSpec& s) { return fmt::format("{}", fmt::join(s.lengths, " x ")); }
@@ -33,7 +39,9 @@ std::string shape(const StockhamSpec& s) { return fmt::format("{}", fmt::join(s.
 bool isStockham(const std::string& file) { return specFamily(file) == "stockham"; }
 
 int stockhamVerify(const std::string& file) {
-  Emitted e = emitAll(file);
+  Emitted e{parseStockhamSpecFile(file), {}, {}};
+  e.plan = planStockham(e.spec);
+  for (const auto& k : e.plan.kernels) e.kernels.push_back(emitStockhamKernel(k.desc));
   const StockhamSpec& s = e.spec;
   fmt::print("{}: {} (stockham {} {} {}, {}): OK, {} kernel(s)\n{}", file, s.name, s.precision, s.transform, shape(s),
              s.sign < 0 ? "forward" : "inverse", e.kernels.size(), e.plan.describe());
@@ -45,7 +53,7 @@ int stockhamVerify(const std::string& file) {
 }
 
 int stockhamEmit(const Options& o) {
-  Emitted e = emitAll(o.spec);
+  Emitted e = emitAll(o.spec, o.arch);
   std::filesystem::create_directories(o.outDir);
   for (const auto& k : e.kernels) {
     std::ofstream(std::filesystem::path(o.outDir) / (k.desc.kernelName + ".cu")) << k.source;
@@ -58,12 +66,14 @@ int stockhamEmit(const Options& o) {
 }
 
 int stockhamCompile(const Options& o) {
-  Emitted e = emitAll(o.spec);
+  std::vector<NvrtcResult> compiled;
+  Emitted e = emitAll(o.spec, o.arch, &compiled);
   int rc = 0;
-  for (const auto& k : e.kernels) {
-    NvrtcResult r = nvrtcCompile(k.source, e.spec.name, o.arch);
-    fmt::print("{} [{}]: CUBIN {} bytes, {} registers, {} bytes stack, spill stores {} B, spill loads {} B\n", k.desc.kernelName, o.arch,
-               r.cubin.size(), r.registers, r.stackFrameBytes, r.spillStoreBytes, r.spillLoadBytes);
+  for (std::size_t i = 0; i < e.kernels.size(); ++i) {
+    const StockhamKernel& k = e.kernels[i];
+    const NvrtcResult& r = compiled[i];
+    fmt::print("{} [{}]: CUBIN {} bytes, {} registers (target {}), {} bytes stack, spill stores {} B, spill loads {} B\n", k.desc.kernelName,
+               o.arch, r.cubin.size(), r.registers, k.geom.registerTarget, r.stackFrameBytes, r.spillStoreBytes, r.spillLoadBytes);
     if (r.spillStoreBytes > 0 || r.spillLoadBytes > 0) rc = 1;
   }
   return rc;

@@ -4,11 +4,13 @@
 
 #include <fmt/format.h>
 
+#include "runtime/SpillFree.h"
+
 namespace warpforge {
 
 StockhamExecutor::StockhamExecutor(Runtime& rt, const StockhamSpec& spec) : rt_(rt), plan_(planStockham(spec)) {
   for (const PlanKernel& pk : plan_.kernels) {
-    StockhamKernel k = emitStockhamKernel(pk.desc);
+    StockhamKernel k = emitStockhamSpillFree(pk.desc, rt_.deviceArch()).kernel;
     Loaded l;
     l.lk = rt_.loadSource(k.source, spec.name, pk.desc.kernelName, k.geom.threadsPerFft * k.geom.fftsPerBlock, k.geom.sharedBytes);
     l.twiddles = upload(pk.twiddles);

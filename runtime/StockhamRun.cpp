@@ -241,6 +241,14 @@ StockhamCheck runStockham(Runtime& rt, const StockhamSpec& s, long long batch, s
   const auto inShape = s.inShape(), outShape = s.outShape();
   const long long nin = product(inShape), nout = product(outShape);
   const bool realIn = s.transform == "r2c", realOut = s.transform == "c2r";
+  {  // every output element has its own address (else the result depends on write order)
+    std::vector<long long> addr;
+    for (long long b = 0; b < batch && addr.size() < (1u << 26); ++b)
+      for (long long i = 0; i < nout; ++i) addr.push_back(addressOf(s.output, outShape, b, i));
+    std::sort(addr.begin(), addr.end());
+    if (std::adjacent_find(addr.begin(), addr.end()) != addr.end())
+      throw std::invalid_argument(fmt::format("{}: with batch {} the output strides/distance make transforms overlap in memory", s.name, batch));
+  }
   StockhamExecutor exec(rt, s);
   StockhamCheck c;
   c.batch = batch;

@@ -12,6 +12,7 @@
 #include "generator/stockham/StockhamPlan.h"
 #include "generator/stockham/StockhamSpec.h"
 #include "runtime/Nvrtc.h"
+#include "runtime/SpillFree.h"
 #include "TestUtil.h"
 
 using namespace warpforge;
@@ -81,9 +82,9 @@ TEST(Stockham, ButterfliesAreExactDfts) {
 
 TEST(Stockham, SpecErrorsNameThePath) {
   EXPECT_EQ(errorOf(spec(64, "f8")).first, "/precision");
-  EXPECT_EQ(errorOf(spec((1LL << 24) + 1, "f32")).first, "/length");
-  EXPECT_EQ(errorOf(spec(5000000, "f64")).first, "/length");  // f64: 2048^2 at most
-  EXPECT_NE(errorOf(spec(16777213, "f32")).second.find("Bluestein"), std::string::npos);  // prime, convolution too long
+  EXPECT_EQ(errorOf(spec((1LL << 26) + 1, "f32")).first, "/length");
+  EXPECT_EQ(errorOf(spec((1LL << 24) + 1, "f64")).first, "/length");
+  EXPECT_NE(errorOf(spec(33554467, "f32")).second.find("Bluestein"), std::string::npos);  // prime, convolution of 2^26 too long
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "factors": [8, 4])")).first, "/factors");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "factors": [8, 6, 2])")).first, "/factors/1");
   EXPECT_EQ(errorOf(spec(17, "f32", R"(, "factors": [17])")).first, "/factors");
@@ -125,7 +126,7 @@ TEST(Stockham, PlansChooseKernels) {
   EXPECT_EQ(p.kernels[0].desc.inValid, 1009);
   EXPECT_TRUE(p.kernels[0].desc.loadTable && p.kernels[0].desc.storeTable);
   EXPECT_EQ(p.kernels[1].desc.outValid, 1009);
-  p = plan(spec(4099, "f32"));  // convolution of 8192: two kernels each way
+  p = plan(spec(10007, "f32"));  // convolution of 32768: two kernels each way
   EXPECT_EQ(p.kernels.size(), 4u);
   // 3D: one kernel per axis, last axis first, then in place on the output.
   p = plan(R"({"name": "x", "family": "stockham", "precision": "f32", "lengths": [16, 32, 64]})");
@@ -152,12 +153,12 @@ TEST(Stockham, GeometryTilesColumns) {
 }
 
 TEST(Stockham, LaunchHeaderListsEveryKernel) {
-  StockhamSpec s = parseStockhamSpecText(spec(4099, "f32"), "h.json");
+  StockhamSpec s = parseStockhamSpecText(spec(10007, "f32"), "h.json");
   StockhamPlan p = planStockham(s);
   std::vector<StockhamKernel> ks;
   for (const auto& k : p.kernels) ks.push_back(emitStockhamKernel(k.desc));
   std::string h = stockhamLaunchHeader(p, ks);
-  EXPECT_NE(h.find("struct s4099_plan"), std::string::npos);
+  EXPECT_NE(h.find("struct s10007_plan"), std::string::npos);
   EXPECT_NE(h.find("kernel_count = 4"), std::string::npos);
   for (const auto& k : p.kernels) EXPECT_NE(h.find(k.desc.kernelName), std::string::npos);
 }
@@ -173,18 +174,22 @@ TEST(Stockham, SweepCompilesWithoutSpills) {
     texts.push_back(spec(1024, "f32", extra));
   texts.push_back(spec(1 << 20, "f32"));
   texts.push_back(spec(1 << 22, "f64"));
-  texts.push_back(spec(4099, "f32"));
+  texts.push_back(spec(10007, "f32"));
+  texts.push_back(spec(16384, "f32"));
+  texts.push_back(spec(8192, "f32"));
+  texts.push_back(spec(4096, "f64"));
   texts.push_back(R"({"name": "s3d", "family": "stockham", "precision": "f32", "lengths": [16, 32, 64]})");
   for (const auto& e : std::filesystem::directory_iterator(test::sourcePath("specs")))
     if (e.path().extension() == ".json" && specFamily(e.path().string()) == "stockham") texts.push_back(readSpecFileText(e.path().string()));
   for (const auto& t : texts) {
     StockhamSpec s = parseStockhamSpecText(t, "sweep.json");
     for (const auto& pk : planStockham(s).kernels) {
-      StockhamKernel k = emitStockhamKernel(pk.desc);
-      EXPECT_LE(k.geom.threadsPerFft * k.geom.fftsPerBlock, 1024);
-      EXPECT_LE(k.geom.sharedBytes, 160 * 1024);
       for (const char* arch : {"sm_80", "sm_90"}) {
-        NvrtcResult r = nvrtcCompile(k.source, s.name, arch);
+        SpillFreeKernel sf = emitStockhamSpillFree(pk.desc, arch);
+        const StockhamKernel& k = sf.kernel;
+        const NvrtcResult& r = sf.compiled;
+        EXPECT_LE(k.geom.threadsPerFft * k.geom.fftsPerBlock, 1024);
+        EXPECT_LE(k.geom.sharedBytes, 160 * 1024);
         EXPECT_EQ(r.spillStoreBytes, 0) << pk.desc.kernelName << " " << arch;
         EXPECT_EQ(r.stackFrameBytes, 0) << pk.desc.kernelName << " " << arch;
       }

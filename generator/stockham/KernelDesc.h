@@ -64,6 +64,7 @@ struct KernelGeometry {
   int sharedBytes = 0;  // dynamic shared memory
   int smemStride = 1;   // complex elements per FFT in shared memory
   bool fftMajorLoad = false, fftMajorStore = false;  // consecutive threads walk FFTs (column tiles) rather than elements
+  int registerTarget = 64;  // __launch_bounds__ asks for 65536 / (threads * target) resident blocks
 };
 
 }  // namespace warpforge

@@ -23,7 +23,8 @@ struct StockhamKernel {
 };
 
 KernelGeometry chooseGeometry(const KernelDesc& d);
-StockhamKernel emitStockhamKernel(const KernelDesc& d);
+// registerTarget 0: the geometry's; else registers per thread to aim for.
+StockhamKernel emitStockhamKernel(const KernelDesc& d, int registerTarget = 0);
 
 // C++ type names of a storage, for the emitter and the launch header.
 std::string storageElementType(Storage s, bool planar);

@@ -44,7 +44,7 @@ bool isSmooth(long long n);  // all prime factors are radices
 
 // Largest length one shared-memory kernel transforms, per precision.
 int maxSingleKernelLength(const std::string& precision);
-// Largest 1D length: two kernels of the single-kernel limit.
+// Largest 1D length (two kernels; Bluestein convolutions included).
 long long maxLength(const std::string& precision);
 
 }  // namespace warpforge
