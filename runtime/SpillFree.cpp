@@ -15,14 +15,22 @@ SpillFreeKernel emitStockhamSpillFree(const KernelDesc& desc, const std::string&
     auto it = memo.find(key);
     if (it != memo.end()) return it->second;
   }
-  const int threads = first.geom.threadsPerFft * first.geom.fftsPerBlock;
   SpillFreeKernel out{first, nvrtcCompile(first.source, desc.specName, arch)};
-  for (int target : {80, 96, 128, 168, 255}) {
-    bool spills = out.compiled.spillStoreBytes > 0 || out.compiled.spillLoadBytes > 0;
-    if (!spills) break;
-    if (target <= out.kernel.geom.registerTarget || threads * out.kernel.geom.registerTarget >= 65536) continue;
-    StockhamKernel k = emitStockhamKernel(desc, target);
-    out = {k, nvrtcCompile(k.source, desc.specName, arch)};
+  auto spills = [&] { return out.compiled.spillStoreBytes > 0 || out.compiled.spillLoadBytes > 0; };
+  // Relax the register target; where a block of this size cannot get more registers,
+  // halve the threads per FFT (each then holds more values, but the block can use up to 255).
+  for (int maxThreads = 512; maxThreads >= 64 && spills(); maxThreads /= 2) {
+    for (int target : {80, 96, 128, 168, 255}) {
+      if (!spills()) break;
+      const int threads = out.kernel.geom.threadsPerFft * out.kernel.geom.fftsPerBlock;
+      if (target <= out.kernel.geom.registerTarget || threads * out.kernel.geom.registerTarget >= 65536) continue;
+      StockhamKernel k = emitStockhamKernel(desc, target, maxThreads);
+      out = {k, nvrtcCompile(k.source, desc.specName, arch)};
+    }
+    if (spills()) {
+      StockhamKernel k = emitStockhamKernel(desc, 0, maxThreads / 2);
+      out = {k, nvrtcCompile(k.source, desc.specName, arch)};
+    }
   }
   std::lock_guard<std::mutex> lock(mutex);
   memo.emplace(key, out);

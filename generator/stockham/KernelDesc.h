@@ -62,7 +62,8 @@ struct KernelDesc {
 struct KernelGeometry {
   int threadsPerFft = 1, fftsPerBlock = 1;
   int sharedBytes = 0;  // dynamic shared memory
-  int smemStride = 1;   // complex elements per FFT in shared memory
+  int smemStride = 1;   // complex elements per FFT in shared memory (before padding)
+  int padShift = 4;     // shared index x is stored at x + (x >> padShift)
   bool fftMajorLoad = false, fftMajorStore = false;  // consecutive threads walk FFTs (column tiles) rather than elements
   int registerTarget = 64;  // __launch_bounds__ asks for 65536 / (threads * target) resident blocks
 };

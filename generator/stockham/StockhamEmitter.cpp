@@ -12,6 +12,7 @@
 #include "ast/Passes.h"
 #include "ast/Printer.h"
 #include "generator/stockham/Butterfly.h"
+#include "generator/stockham/Twiddles.h"
 
 namespace warpforge {
 
@@ -69,7 +70,7 @@ struct AstComplexOps {
 
 class Emitter {
  public:
-  Emitter(const KernelDesc& d, int registerTarget) : d_(d), g_(chooseGeometry(d)) {
+  Emitter(const KernelDesc& d, int registerTarget, int maxThreadsPerFft) : d_(d), g_(chooseGeometry(d, maxThreadsPerFft)) {
     if (registerTarget > 0) g_.registerTarget = registerTarget;
     cT_ = d.f64 ? "double2" : "float2";
     rT_ = d.f64 ? "double" : "float";
@@ -82,7 +83,7 @@ class Emitter {
     body.push_back(decl(cT_ + "*", "smem_all", cast(cT_ + "*", var("smem_raw"))));
     body.push_back(decl("const int", "tid", member(var("threadIdx"), "x")));
     body.push_back(decl("const int", "t", bin("%", var("tid"), lit(g_.threadsPerFft))));
-    body.push_back(decl(cT_ + "*", "smem", bin("+", var("smem_all"), bin("*", bin("/", var("tid"), lit(g_.threadsPerFft)), lit(g_.smemStride)))));
+    body.push_back(decl("const int", "fbase", bin("*", bin("/", var("tid"), lit(g_.threadsPerFft)), lit(g_.smemStride))));
 
     std::vector<NodePtr> loop;
     loop.push_back(decl("const long long", "first", bin("*", var("group"), lit(g_.fftsPerBlock))));
@@ -118,7 +119,11 @@ class Emitter {
     StockhamKernel k;
     k.desc = d_;
     k.geom = g_;
-    k.source = print(unit({comment(header()), raw("#include <cuda_fp16.h>"), raw(""), fn}));
+    std::string pad = fmt::format(
+        "// One pad element per {} so that radix-R strided writes and column tiles spread over the banks.\n"
+        "__device__ __forceinline__ int wf_pad(int x) {{ return x + (x >> {}); }}",
+        1 << g_.padShift, g_.padShift);
+    k.source = print(unit({comment(header()), raw("#include <cuda_fp16.h>"), raw(""), raw(pad), raw(""), fn}));
     return k;
   }
 
@@ -137,6 +142,9 @@ class Emitter {
   }
 
   NodePtr num(double v) const { return d_.f64 ? dlit(v) : flit(v); }
+  // Shared memory element at block-flat index x, padded by wf_pad (bank conflicts).
+  NodePtr shared(const NodePtr& x) const { return index(var("smem_all"), call("wf_pad", {x})); }
+  NodePtr shared(const std::string& base, const NodePtr& i) const { return shared(bin("+", var(base), i)); }
   NodePtr mk(NodePtr re, NodePtr im) const { return call(d_.f64 ? "make_double2" : "make_float2", {std::move(re), std::move(im)}); }
   NodePtr cmul(const NodePtr& a, const NodePtr& b) const {
     return mk(bin("-", bin("*", member(a, "x"), member(b, "x")), bin("*", member(a, "y"), member(b, "y"))),
@@ -240,7 +248,7 @@ class Emitter {
       b.push_back(decl("const long long", "g", bin("+", var("first"), var("fl"))));
       digits(b, "g");
       b.push_back(decl("const long long", "abase", fftBase(a)));
-      b.push_back(decl(cT_ + "*", "sm", bin("+", var("smem_all"), bin("*", var("fl"), lit(g_.smemStride)))));
+      b.push_back(decl("const int", "sbase", bin("*", var("fl"), lit(g_.smemStride))));
     };
     if (fftMajor) {
       std::vector<NodePtr> b{decl("const int", "fl", bin("%", var("tid"), lit(F))), decl("const int", "i0", bin("/", var("tid"), lit(F)))};
@@ -268,8 +276,13 @@ class Emitter {
 
   // The block's FFTs are one contiguous run of memory laid out as in shared memory.
   bool contiguous(const Access& a, int count) const {
-    if (isReal(a.storage)) return realVector(a) && collapsible(a) && a.batchStride[0] == 2 * count && g_.smemStride == count;
-    return a.elemStride == 1 && collapsible(a) && a.batchStride[0] == count && g_.smemStride == count;
+    if (isReal(a.storage)) return realVector(a) && collapsible(a) && a.batchStride[0] == 2 * count;
+    return a.elemStride == 1 && collapsible(a) && a.batchStride[0] == count;
+  }
+  // Element e of the block's run (count per FFT) in unpadded shared coordinates.
+  NodePtr blockIndex(const NodePtr& e, int count) const {
+    if (g_.smemStride == count) return e;
+    return bin("+", bin("*", bin("/", e, lit(count)), lit(g_.smemStride)), bin("%", e, lit(count)));
   }
   // Contiguous fast path: element e of the block is smem_all[e] and in/out[offset + first * count + e].
   template <class Body>
@@ -300,7 +313,7 @@ class Emitter {
         else
           for (auto& st : get) active.push_back(st);
         b.push_back(ifStmt(bin("<", var("e"), var("limit")), block(active)));
-        b.push_back(assign(index(var("smem_all"), var("e")), var("v")));
+        b.push_back(assign(shared(blockIndex(var("e"), count)), var("v")));
         return b;
       });
     return flatLoop(count, g_.fftMajorLoad, d_.in, [&] {
@@ -315,7 +328,7 @@ class Emitter {
       else
         for (auto& s : get) active.push_back(s);
       b.push_back(ifStmt(bin("<", var("g"), var("ffts")), block(active)));
-      b.push_back(assign(index(var("sm"), var("i")), var("v")));
+      b.push_back(assign(shared("sbase", var("i")), var("v")));
       return b;
     });
   }
@@ -323,14 +336,14 @@ class Emitter {
   // The value at shared index `idx` as the first reader sees it (C2R pre-processing fused here).
   NodePtr firstRead(std::vector<NodePtr>& stmts, const std::string& base, const NodePtr& idx, const std::string& name, bool first) const {
     if (!first || d_.fuse != Fuse::C2RPre) {
-      stmts.push_back(decl(cT_, name, index(var(base), idx)));
+      stmts.push_back(decl(cT_, name, shared(base, idx)));
       return var(name);
     }
     const int L = d_.length;
     // Z[k] = (X[k] + conj X[L-k]) + i W^-k (X[k] - conj X[L-k]), W^-k from load_table
     stmts.push_back(decl("const int", name + "_k", idx));
-    stmts.push_back(decl(cT_, name + "_a", index(var(base), var(name + "_k"))));
-    stmts.push_back(decl(cT_, name + "_b", index(var(base), bin("-", lit(L), var(name + "_k")))));
+    stmts.push_back(decl(cT_, name + "_a", shared(base, var(name + "_k"))));
+    stmts.push_back(decl(cT_, name + "_b", shared(base, bin("-", lit(L), var(name + "_k")))));
     stmts.push_back(decl(cT_, name + "_w", index(var("load_table"), var(name + "_k"))));
     stmts.push_back(decl(cT_, name + "_d", mk(bin("-", member(var(name + "_a"), "x"), member(var(name + "_b"), "x")),
                                              bin("+", member(var(name + "_a"), "y"), member(var(name + "_b"), "y")))));
@@ -343,7 +356,12 @@ class Emitter {
   NodePtr pass(int p, long long ns) const {
     const int R = d_.factors[p], L = d_.length, T = g_.threadsPerFft;
     const int butterflies = L / R, iters = (butterflies + T - 1) / T;
-    const long long twStride = L / (ns * R);
+    const long long twOffset = twiddleOffsets(d_.factors)[p];
+    const int G = 1 << g_.padShift;
+    // Padded addresses that are one base plus constants (fbase is a multiple of G).
+    const bool readLinear = butterflies % G == 0;
+    const bool writeSmall = G % ns == 0 && ((ns * R) % G == 0 || G % (ns * R) == 0);  // pad(b + r ns) = pad(b) + r ns + r ns / G
+    const bool writeLarge = ns % G == 0;                                              // pad(b + r ns) = pad(b) + r (ns + ns / G)
     std::vector<NodePtr> st{comment(fmt::format("pass {}: radix {}, {} butterflies, sub-transforms {} -> {}", p, R, butterflies, ns, ns * R))};
     st.push_back(declArray(cT_, "x", iters * R));
     for (int it = 0; it < iters; ++it) {
@@ -351,13 +369,21 @@ class Emitter {
       NodePtr j = var("j");
       bf.push_back(decl("const int", "j", bin("+", var("t"), lit(it * T))));
       if (ns > 1) bf.push_back(decl("const int", "k", bin("%", j, lit(ns))));
+      if (readLinear) bf.push_back(decl("const int", "pj", call("wf_pad", {bin("+", var("fbase"), j)})));
       std::vector<NodePtr> ops;
       AstComplexOps ac{ops, d_.f64};
       std::vector<AstComplexOps::C> xs;
       for (int r = 0; r < R; ++r) {
-        NodePtr v = firstRead(bf, "smem", bin("+", j, lit(static_cast<long long>(r) * butterflies)), fmt::format("a{}", r), p == 0);
+        NodePtr v;
+        if (readLinear && !(p == 0 && d_.fuse == Fuse::C2RPre)) {
+          // butterflies is a multiple of the pad group: pad(fbase + j + r B) = pad(fbase + j) + r (B + B / G)
+          bf.push_back(decl(cT_, fmt::format("a{}", r), index(var("smem_all"), bin("+", var("pj"), lit(r * (butterflies + butterflies / G))))));
+          v = var(fmt::format("a{}", r));
+        } else {
+          v = firstRead(bf, "fbase", bin("+", j, lit(static_cast<long long>(r) * butterflies)), fmt::format("a{}", r), p == 0);
+        }
         if (r > 0 && ns > 1) {
-          bf.push_back(decl(cT_, fmt::format("w{}", r), index(var("twiddles"), bin("*", var("k"), lit(r * twStride)))));
+          bf.push_back(decl(cT_, fmt::format("w{}", r), index(var("twiddles"), bin("+", bin("*", var("k"), lit(R - 1)), lit(twOffset + r - 1)))));
           bf.push_back(decl(cT_, fmt::format("b{}", r), cmul(v, var(fmt::format("w{}", r)))));
           v = var(fmt::format("b{}", r));
         }
@@ -376,8 +402,13 @@ class Emitter {
       NodePtr j = var("j");
       NodePtr base = ns == 1 ? bin("*", j, lit(R)) : bin("+", bin("*", bin("/", j, lit(ns)), lit(ns * R)), bin("%", j, lit(ns)));
       w.push_back(decl("const int", "base", base));
-      for (int r = 0; r < R; ++r)
-        w.push_back(assign(index(var("smem"), bin("+", var("base"), lit(static_cast<long long>(r) * ns))), index(var("x"), lit(it * R + r))));
+      if (writeSmall || writeLarge) w.push_back(decl("const int", "pb", call("wf_pad", {bin("+", var("fbase"), var("base"))})));
+      for (int r = 0; r < R; ++r) {
+        NodePtr dst = writeSmall   ? index(var("smem_all"), bin("+", var("pb"), lit(r * ns + (r * ns) / G)))
+                      : writeLarge ? index(var("smem_all"), bin("+", var("pb"), lit(r * (ns + ns / G))))
+                                   : shared("fbase", bin("+", var("base"), lit(static_cast<long long>(r) * ns)));
+        w.push_back(assign(dst, index(var("x"), lit(it * R + r))));
+      }
       st.push_back((it + 1) * T <= butterflies ? block(w) : ifStmt(bin("<", bin("+", var("t"), lit(it * T)), lit(butterflies)), block(w)));
     }
     st.push_back(exprStmt(call("__syncthreads", {})));
@@ -389,7 +420,7 @@ class Emitter {
     const int count = L + (d_.fuse == Fuse::R2CPost ? 1 : 0);
     if (d_.fuse == Fuse::None && d_.bigN == 0 && contiguous(d_.out, count) && d_.natOutDigit0 == 0)
       return runLoop(count, [&] {
-        std::vector<NodePtr> b{decl(cT_, "v", index(var("smem_all"), var("e")))};
+        std::vector<NodePtr> b{decl(cT_, "v", shared(blockIndex(var("e"), count)))};
         std::vector<NodePtr> put;
         if (d_.storeTable) put.push_back(assign(var("v"), cmul(var("v"), index(var("store_table"), var("nat")))));
         NodePtr at = bin("+", var("base"), var("e"));
@@ -408,8 +439,8 @@ class Emitter {
       std::vector<NodePtr> active;
       if (d_.fuse == Fuse::R2CPost) {
         // X[k] = E + W^k O with E = (Z[k] + conj Z[L-k]) / 2, O = -i/2 (Z[k] - conj Z[L-k])
-        active.push_back(decl(cT_, "za", index(var("sm"), bin("%", var("i"), lit(L)))));
-        active.push_back(decl(cT_, "zb", index(var("sm"), bin("%", bin("-", lit(L), var("i")), lit(L)))));
+        active.push_back(decl(cT_, "za", shared("sbase", bin("%", var("i"), lit(L)))));
+        active.push_back(decl(cT_, "zb", shared("sbase", bin("%", bin("-", lit(L), var("i")), lit(L)))));
         active.push_back(decl(cT_, "ev", mk(bin("*", num(0.5), bin("+", member(var("za"), "x"), member(var("zb"), "x"))),
                                             bin("*", num(0.5), bin("-", member(var("za"), "y"), member(var("zb"), "y"))))));
         active.push_back(decl(cT_, "od", mk(bin("*", num(0.5), bin("+", member(var("za"), "y"), member(var("zb"), "y"))),
@@ -417,10 +448,10 @@ class Emitter {
         active.push_back(decl(cT_, "wo", cmul(index(var("store_table"), var("i")), var("od"))));
         active.push_back(decl(cT_, "v", mk(bin("+", member(var("ev"), "x"), member(var("wo"), "x")), bin("+", member(var("ev"), "y"), member(var("wo"), "y")))));
       } else if (d_.factors.empty() && d_.fuse == Fuse::C2RPre) {
-        NodePtr z = firstRead(active, "sm", var("i"), "z", true);
+        NodePtr z = firstRead(active, "sbase", var("i"), "z", true);
         active.push_back(decl(cT_, "v", z));
       } else {
-        active.push_back(decl(cT_, "v", index(var("sm"), var("i"))));
+        active.push_back(decl(cT_, "v", shared("sbase", var("i"))));
       }
       if (d_.bigN > 0) {
         active.push_back(decl("const long long", "m", bin("*", cast("long long", var("i")), var("d0"))));
@@ -462,7 +493,7 @@ std::string storageElementType(Storage s, bool planar) {
   return "?";
 }
 
-KernelGeometry chooseGeometry(const KernelDesc& d) {
+KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   KernelGeometry g;
   const int L = d.length;
   int rmax = 1;
@@ -473,25 +504,30 @@ KernelGeometry chooseGeometry(const KernelDesc& d) {
   const int cb = complexBytes(d.f64);
   const bool columns = g.fftMajorLoad || g.fftMajorStore;
   // Column tiles: pad so that consecutive FFTs fall in different banks.
-  g.smemStride = L + (d.fuse == Fuse::C2RPre ? 1 : 0) + (columns && L % 2 == 0 ? 1 : 0);
+  // Per-FFT pitch in shared memory: a whole number of pad groups, plus one group for
+  // column tiles so that the same element of consecutive FFTs falls in another bank.
+  g.padShift = d.f64 ? 3 : 4;  // a pad element per 128-byte row
+  const int group = 1 << g.padShift;
+  g.smemStride = (L + (d.fuse == Fuse::C2RPre ? 1 : 0) + group - 1) / group * group + (columns ? group : 0);
   // A pass holds every element of the block in registers between its reads and
   // its writes (in place in shared memory), so a thread holds E = L / T complex
   // values: one butterfly (E = largest radix) where the block is small, up to
   // 32 (f32) / 8 (f64) values for column tiles, which need many FFTs per block
   // for full memory sectors. Blocks stay <= 256 threads (up to 255 registers each).
   const int maxHeld = d.f64 ? 8 : 32;
-  int T = std::max(1, std::min(512, L / rmax));
+  int T = std::max(1, std::min(maxThreadsPerFft, L / rmax));
   int F = std::max(1, 256 / T);
-  int smemCap = 64 * 1024;
+  int smemCap = 72 * 1024;
   if (columns) {
     T = std::max(1, std::min(L / rmax, (L + maxHeld - 1) / maxHeld));
-    F = std::min(16, std::max(1, 256 / T));
+    F = std::max(1, 256 / T);
     smemCap = 160 * 1024;
   }
   while (F > 1 && F * g.smemStride * cb > smemCap) --F;
   g.threadsPerFft = T;
   g.fftsPerBlock = F;
-  g.sharedBytes = F * g.smemStride * cb;
+  const int flat = F * g.smemStride;
+  g.sharedBytes = (flat + ((flat - 1) >> g.padShift)) * cb;
   // Registers per thread: 64 lets 4 blocks of 256 share an SM; column tiles, f64 and
   // blocks of more than 256 threads hold more values per thread.
   const int NT = T * F;
@@ -500,11 +536,11 @@ KernelGeometry chooseGeometry(const KernelDesc& d) {
   return g;
 }
 
-StockhamKernel emitStockhamKernel(const KernelDesc& d, int registerTarget) {
+StockhamKernel emitStockhamKernel(const KernelDesc& d, int registerTarget, int maxThreadsPerFft) {
   long long prod = 1;
   for (int r : d.factors) prod *= r;
   if (prod != d.length) throw std::invalid_argument(fmt::format("kernel {}: factors multiply to {}, not {}", d.kernelName, prod, d.length));
-  return Emitter(d, registerTarget).run();
+  return Emitter(d, registerTarget, maxThreadsPerFft).run();
 }
 
 }  // namespace warpforge

@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "generator/emulate/Reference.h"
+#include "generator/stockham/Twiddles.h"
 
 namespace warpforge {
 
@@ -189,7 +190,7 @@ class PlanBuilder {
     k.src = j.in.buf;
     k.dst = j.out.buf;
     k.fftsPerBatch = j.fftsPerBatch();
-    for (int m = 0; m < length; ++m) k.twiddles.push_back(unitRoot(m, length, j.sign));
+    k.twiddles = twiddleTable(d.factors, j.sign);
     k.loadTable = j.loadTable;
     k.storeTable = j.storeTable;
     return k;
