@@ -52,7 +52,9 @@ struct NumericOps {
 }  // namespace
 
 TEST(Stockham, Factorization) {
-  EXPECT_EQ(factorizeStockham(1000), (std::vector<int>{8, 5, 5, 5}));
+  EXPECT_EQ(factorizeStockham(1000), (std::vector<int>{25, 8, 5}));
+  EXPECT_EQ(factorizeStockham(1000, 13), (std::vector<int>{8, 5, 5, 5}));  // f64: no composite odd radices
+  EXPECT_EQ(factorizeStockham(2187), (std::vector<int>{27, 27, 3}));
   EXPECT_EQ(factorizeStockham(4096), (std::vector<int>{16, 16, 16}));
   EXPECT_EQ(factorizeStockham(1331), (std::vector<int>{11, 11, 11}));
   EXPECT_EQ(factorizeStockham(1), (std::vector<int>{}));
@@ -64,7 +66,7 @@ TEST(Stockham, Factorization) {
 // Every radix, both directions, against a DFT in double; and the butterflies
 // are cheap: fewer real multiplications than the naive 4 R^2.
 TEST(Stockham, ButterfliesAreExactDfts) {
-  for (int R : {2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 16})
+  for (int R : {2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 16, 25, 27, 49})
     for (int sign : {-1, +1}) {
       NumericOps ops;
       DftBuilder<NumericOps> b(ops, sign);
@@ -110,7 +112,7 @@ TEST(Stockham, SpecErrorsNameThePath) {
 TEST(Stockham, PlansChooseKernels) {
   auto p = plan(spec(1000, "f32"));
   ASSERT_EQ(p.kernels.size(), 1u);
-  EXPECT_EQ(p.kernels[0].desc.factors, (std::vector<int>{8, 5, 5, 5}));
+  EXPECT_EQ(p.kernels[0].desc.factors, (std::vector<int>{25, 8, 5}));
   // 2^20: 1024 columns of 1024 then rows, through tmp0, with the four-step twiddle on the first store.
   p = plan(spec(1 << 20, "f32"));
   ASSERT_EQ(p.kernels.size(), 2u);

@@ -119,10 +119,12 @@ class Emitter {
     StockhamKernel k;
     k.desc = d_;
     k.geom = g_;
-    std::string pad = fmt::format(
-        "// One pad element per {} so that radix-R strided writes and column tiles spread over the banks.\n"
-        "__device__ __forceinline__ int wf_pad(int x) {{ return x + (x >> {}); }}",
-        1 << g_.padShift, g_.padShift);
+    std::string pad = g_.padShift
+        ? fmt::format("// One pad element per {} so that radix-R strided writes and column tiles spread over the banks.\n"
+                      "__device__ __forceinline__ int wf_pad(int x) {{ return x + (x >> {}); }}",
+                      1 << g_.padShift, g_.padShift)
+        : std::string("// No padding: this length's strides spread over the banks by themselves.\n"
+                      "__device__ __forceinline__ int wf_pad(int x) { return x; }");
     k.source = print(unit({comment(header()), raw("#include <cuda_fp16.h>"), raw(""), raw(pad), raw(""), fn}));
     return k;
   }
@@ -357,11 +359,12 @@ class Emitter {
     const int R = d_.factors[p], L = d_.length, T = g_.threadsPerFft;
     const int butterflies = L / R, iters = (butterflies + T - 1) / T;
     const long long twOffset = twiddleOffsets(d_.factors)[p];
+    const bool padded = g_.padShift > 0;
     const int G = 1 << g_.padShift;
     // Padded addresses that are one base plus constants (fbase is a multiple of G).
-    const bool readLinear = butterflies % G == 0;
-    const bool writeSmall = G % ns == 0 && ((ns * R) % G == 0 || G % (ns * R) == 0);  // pad(b + r ns) = pad(b) + r ns + r ns / G
-    const bool writeLarge = ns % G == 0;                                              // pad(b + r ns) = pad(b) + r (ns + ns / G)
+    const bool readLinear = !padded || butterflies % G == 0;
+    const bool writeSmall = !padded || (G % ns == 0 && ((ns * R) % G == 0 || G % (ns * R) == 0));  // pad(b + r ns) = pad(b) + r ns + r ns / G
+    const bool writeLarge = padded && ns % G == 0;                                                 // pad(b + r ns) = pad(b) + r (ns + ns / G)
     std::vector<NodePtr> st{comment(fmt::format("pass {}: radix {}, {} butterflies, sub-transforms {} -> {}", p, R, butterflies, ns, ns * R))};
     st.push_back(declArray(cT_, "x", iters * R));
     for (int it = 0; it < iters; ++it) {
@@ -377,7 +380,7 @@ class Emitter {
         NodePtr v;
         if (readLinear && !(p == 0 && d_.fuse == Fuse::C2RPre)) {
           // butterflies is a multiple of the pad group: pad(fbase + j + r B) = pad(fbase + j) + r (B + B / G)
-          bf.push_back(decl(cT_, fmt::format("a{}", r), index(var("smem_all"), bin("+", var("pj"), lit(r * (butterflies + butterflies / G))))));
+          bf.push_back(decl(cT_, fmt::format("a{}", r), index(var("smem_all"), bin("+", var("pj"), lit(r * (butterflies + (padded ? butterflies / G : 0)))))));
           v = var(fmt::format("a{}", r));
         } else {
           v = firstRead(bf, "fbase", bin("+", j, lit(static_cast<long long>(r) * butterflies)), fmt::format("a{}", r), p == 0);
@@ -404,7 +407,7 @@ class Emitter {
       w.push_back(decl("const int", "base", base));
       if (writeSmall || writeLarge) w.push_back(decl("const int", "pb", call("wf_pad", {bin("+", var("fbase"), var("base"))})));
       for (int r = 0; r < R; ++r) {
-        NodePtr dst = writeSmall   ? index(var("smem_all"), bin("+", var("pb"), lit(r * ns + (r * ns) / G)))
+        NodePtr dst = writeSmall   ? index(var("smem_all"), bin("+", var("pb"), lit(r * ns + (padded ? (r * ns) / G : 0))))
                       : writeLarge ? index(var("smem_all"), bin("+", var("pb"), lit(r * (ns + ns / G))))
                                    : shared("fbase", bin("+", var("base"), lit(static_cast<long long>(r) * ns)));
         w.push_back(assign(dst, index(var("x"), lit(it * R + r))));
@@ -506,9 +509,13 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   // Column tiles: pad so that consecutive FFTs fall in different banks.
   // Per-FFT pitch in shared memory: a whole number of pad groups, plus one group for
   // column tiles so that the same element of consecutive FFTs falls in another bank.
-  g.padShift = d.f64 ? 3 : 4;  // a pad element per 128-byte row
-  const int group = 1 << g.padShift;
-  g.smemStride = (L + (d.fuse == Fuse::C2RPre ? 1 : 0) + group - 1) / group * group + (columns ? group : 0);
+  // Padding only where power-of-two strides would hit one bank (L a multiple of a 128-byte
+  // row of elements); odd strides spread over the banks by themselves.
+  const int row = d.f64 ? 8 : 16;
+  g.padShift = L % row == 0 ? (d.f64 ? 3 : 4) : 0;
+  const int group = g.padShift ? row : 1;
+  const int loaded = L + (d.fuse == Fuse::C2RPre ? 1 : 0);
+  g.smemStride = (loaded + group - 1) / group * group + (columns ? (g.padShift ? group : (loaded % 2 == 0 ? 1 : 0)) : 0);
   // A pass holds every element of the block in registers between its reads and
   // its writes (in place in shared memory), so a thread holds E = L / T complex
   // values: one butterfly (E = largest radix) where the block is small, up to
@@ -527,7 +534,7 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   g.threadsPerFft = T;
   g.fftsPerBlock = F;
   const int flat = F * g.smemStride;
-  g.sharedBytes = (flat + ((flat - 1) >> g.padShift)) * cb;
+  g.sharedBytes = (flat + (g.padShift ? (flat - 1) >> g.padShift : 0)) * cb;
   // Registers per thread: 64 lets 4 blocks of 256 share an SM; column tiles, f64 and
   // blocks of more than 256 threads hold more values per thread.
   const int NT = T * F;

@@ -8,7 +8,8 @@
 namespace warpforge {
 
 const std::vector<int>& stockhamRadices() {
-  static const std::vector<int> r = {16, 13, 11, 8, 7, 5, 4, 3, 2};
+  // Largest first: composite odd radices (9 = 3x3, 25 = 5x5, 27, 49) save passes and barriers.
+  static const std::vector<int> r = {49, 27, 25, 16, 13, 11, 9, 8, 7, 5, 4, 3, 2};
   return r;
 }
 
@@ -23,7 +24,7 @@ std::vector<int> factorizeStockham(int n, int maxRadix) {
   if (rest != 1) {
     int p = 2;
     while (rest % p) ++p;
-    throw std::invalid_argument(fmt::format("length {} has prime factor {}, which is not a radix (2, 3, 4, 5, 7, 8, 11, 13, 16)", n, p));
+    throw std::invalid_argument(fmt::format("length {} has prime factor {}, which is not a radix prime (2, 3, 5, 7, 11, 13)", n, p));
   }
   return f;
 }
@@ -190,10 +191,10 @@ StockhamSpec parseStockhamSpecText(const std::string& text, const std::string& f
     if (!f.is_array()) rd.fail("/factors", fmt::format("expected an array of radices, found {}", f.type_name()));
     long long prod = 1;
     for (std::size_t i = 0; i < f.size(); ++i) {
-      int r = static_cast<int>(rd.integer(f[i], fmt::format("/factors/{}", i), 2, 16));
+      int r = static_cast<int>(rd.integer(f[i], fmt::format("/factors/{}", i), 2, 49));
       const auto& ok = stockhamRadices();
       if (std::find(ok.begin(), ok.end(), r) == ok.end())
-        rd.fail(fmt::format("/factors/{}", i), fmt::format("radix {} is not supported (expected one of 2, 3, 4, 5, 7, 8, 11, 13, 16)", r));
+        rd.fail(fmt::format("/factors/{}", i), fmt::format("radix {} is not supported (expected one of {})", r, fmt::join(stockhamRadices(), ", ")));
       s.factors.push_back(r);
       prod *= r;
     }

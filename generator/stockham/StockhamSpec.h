@@ -39,7 +39,7 @@ StockhamSpec parseStockhamSpecFile(const std::string& file);
 const std::vector<int>& stockhamRadices();
 // Greedy factorization into supported radices; throws std::invalid_argument
 // naming the first prime that is not a radix.
-std::vector<int> factorizeStockham(int n, int maxRadix = 16);
+std::vector<int> factorizeStockham(int n, int maxRadix = 49);
 bool isSmooth(long long n);  // all prime factors are radices
 
 // Largest length one shared-memory kernel transforms, per precision.
