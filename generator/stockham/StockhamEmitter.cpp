@@ -125,7 +125,16 @@ class Emitter {
                       1 << g_.padShift, g_.padShift)
         : std::string("// No padding: this length's strides spread over the banks by themselves.\n"
                       "__device__ __forceinline__ int wf_pad(int x) { return x; }");
-    k.source = print(unit({comment(header()), raw("#include <cuda_fp16.h>"), raw(""), raw(pad), raw(""), fn}));
+    const std::string unpackers =
+        "// Unpacking of 16-byte vector loads: half2 <-> float2, complex int8 and int4 (high nibble real) to float2.\n"
+        "__device__ __forceinline__ float2 wf_h2f(unsigned u) { __half2 h = *reinterpret_cast<__half2*>(&u); return __half22float2(h); }\n"
+        "__device__ __forceinline__ unsigned wf_f2h(float2 v) { __half2 h = __floats2half2_rn(v.x, v.y); return *reinterpret_cast<unsigned*>(&h); }\n"
+        "__device__ __forceinline__ float2 wf_i8(unsigned u, int k) {\n"
+        "  return make_float2((float)(signed char)(u >> (16 * k)), (float)(signed char)(u >> (16 * k + 8)));\n}\n"
+        "__device__ __forceinline__ float2 wf_i4(unsigned u, int k) {\n"
+        "  const int b = (int)(signed char)(u >> (8 * k));\n"
+        "  return make_float2((float)(b >> 4), (float)((int)(signed char)(b << 4) >> 4));\n}";
+    k.source = print(unit({comment(header()), raw("#include <cuda_fp16.h>"), raw(""), raw(pad), raw(unpackers), raw(""), fn}));
     return k;
   }
 
@@ -300,8 +309,90 @@ class Emitter {
     return {block(out)};
   }
 
+  // 16-byte vector accesses (8 for ci4) in the contiguous fast path: V complex elements per access.
+  struct Vector {
+    int V = 0, words = 0;
+    std::string type;
+  };
+  Vector vectorOf(const Access& a, int count, bool tables) const {
+    if (d_.f64 || a.planar || tables) return {};
+    int V = 0, words = 4;
+    switch (a.storage) {
+      case Storage::C32: case Storage::R32: V = 2; break;
+      case Storage::C16: case Storage::R16: V = 4; break;
+      case Storage::CI8: V = 8; break;
+      case Storage::CI4: V = 8; words = 2; break;
+      default: return {};
+    }
+    long long offsetElems = isReal(a.storage) ? a.offset / 2 : a.offset;
+    if (count % V || offsetElems % V || (isReal(a.storage) && a.offset % 2)) return {};
+    return {V, words, words == 4 ? "uint4" : "uint2"};
+  }
+  // Complex element u of a loaded vector `w` (its 32-bit words w.x, w.y, ...).
+  NodePtr unpack(Storage s, const NodePtr& w, int u) const {
+    auto word = [&](int i) { return member(w, std::string(1, "xyzw"[i])); };
+    switch (s) {
+      case Storage::C32: case Storage::R32:
+        return mk(call("__uint_as_float", {word(2 * u)}), call("__uint_as_float", {word(2 * u + 1)}));
+      case Storage::C16: case Storage::R16: return call("wf_h2f", {word(u)});
+      case Storage::CI8: return call("wf_i8", {word(u / 2), lit(u % 2)});
+      default: return call("wf_i4", {word(u / 4), lit(u % 4)});
+    }
+  }
+  std::vector<NodePtr> vectorLoad(int count, const Vector& vec) const {
+    const Access& a = d_.in;
+    std::vector<NodePtr> out{decl("const long long", "base", bin("*", var("first"), lit(count))),
+                             decl("const long long", "limit", bin("*", bin("-", var("ffts"), var("first")), lit(count)))};
+    long long off = isReal(a.storage) ? a.offset / 2 : a.offset;  // in complex elements
+    // element pointer of the block's run, as vectors
+    NodePtr first = isReal(a.storage) ? bin("+", var("in"), bin("*", bin("+", lit(off), var("base")), lit(2)))
+                                      : bin("+", var("in"), bin("+", lit(off), var("base")));
+    out.push_back(decl("const " + vec.type + "*", "src", cast("const " + vec.type + "*", first)));
+    const int total = g_.fftsPerBlock * count / vec.V;
+    for (int it = 0; it * NT_ < total; ++it) {
+      std::vector<NodePtr> b{decl("const int", "ev", bin("+", var("tid"), lit(it * NT_)))};
+      b.push_back(decl(vec.type, "w", call("make_" + vec.type, std::vector<NodePtr>(vec.words, lit(0)))));
+      b.push_back(ifStmt(bin("<", bin("*", var("ev"), lit(vec.V)), var("limit")), block({assign(var("w"), index(var("src"), var("ev")))})));
+      for (int u = 0; u < vec.V; ++u)
+        b.push_back(assign(shared(blockIndex(bin("+", bin("*", var("ev"), lit(vec.V)), lit(u)), count)), unpack(a.storage, var("w"), u)));
+      out.push_back((it + 1) * NT_ <= total ? block(b) : ifStmt(bin("<", bin("+", var("tid"), lit(it * NT_)), lit(total)), block(b)));
+    }
+    return {block(out)};
+  }
+  std::vector<NodePtr> vectorStore(int count, const Vector& vec) const {
+    const Access& a = d_.out;
+    std::vector<NodePtr> out{decl("const long long", "base", bin("*", var("first"), lit(count))),
+                             decl("const long long", "limit", bin("*", bin("-", var("ffts"), var("first")), lit(count)))};
+    long long off = isReal(a.storage) ? a.offset / 2 : a.offset;
+    NodePtr first = isReal(a.storage) ? bin("+", var("out"), bin("*", bin("+", lit(off), var("base")), lit(2)))
+                                      : bin("+", var("out"), bin("+", lit(off), var("base")));
+    out.push_back(decl(vec.type + "*", "dst", cast(vec.type + "*", first)));
+    const int total = g_.fftsPerBlock * count / vec.V;
+    const bool half = a.storage == Storage::C16 || a.storage == Storage::R16;
+    for (int it = 0; it * NT_ < total; ++it) {
+      std::vector<NodePtr> b{decl("const int", "ev", bin("+", var("tid"), lit(it * NT_)))};
+      std::vector<NodePtr> words;
+      for (int u = 0; u < vec.V; ++u) {
+        b.push_back(decl(cT_, fmt::format("v{}", u), shared(blockIndex(bin("+", bin("*", var("ev"), lit(vec.V)), lit(u)), count))));
+        if (half) words.push_back(call("wf_f2h", {var(fmt::format("v{}", u))}));
+        else {
+          words.push_back(call("__float_as_uint", {member(var(fmt::format("v{}", u)), "x")}));
+          words.push_back(call("__float_as_uint", {member(var(fmt::format("v{}", u)), "y")}));
+        }
+      }
+      b.push_back(ifStmt(bin("<", bin("*", var("ev"), lit(vec.V)), var("limit")),
+                         block({assign(index(var("dst"), var("ev")), call("make_" + vec.type, words))})));
+      out.push_back((it + 1) * NT_ <= total ? block(b) : ifStmt(bin("<", bin("+", var("tid"), lit(it * NT_)), lit(total)), block(b)));
+    }
+    return {block(out)};
+  }
+
   std::vector<NodePtr> loadStage() const {
     const int count = d_.length + (d_.fuse == Fuse::C2RPre ? 1 : 0);
+    if (contiguous(d_.in, count) && d_.natInDigit0 == 0) {
+      Vector vec = vectorOf(d_.in, count, d_.loadTable || d_.inValid >= 0);
+      if (vec.V) return vectorLoad(count, vec);
+    }
     if (contiguous(d_.in, count) && d_.natInDigit0 == 0)
       return runLoop(count, [&] {
         std::vector<NodePtr> b{decl(cT_, "v", mk(num(0), num(0)))};
@@ -421,6 +512,10 @@ class Emitter {
   std::vector<NodePtr> storeStage() const {
     const int L = d_.length;
     const int count = L + (d_.fuse == Fuse::R2CPost ? 1 : 0);
+    if (d_.fuse == Fuse::None && d_.bigN == 0 && contiguous(d_.out, count) && d_.natOutDigit0 == 0) {
+      Vector vec = vectorOf(d_.out, count, d_.storeTable || d_.outValid >= 0);
+      if (vec.V) return vectorStore(count, vec);
+    }
     if (d_.fuse == Fuse::None && d_.bigN == 0 && contiguous(d_.out, count) && d_.natOutDigit0 == 0)
       return runLoop(count, [&] {
         std::vector<NodePtr> b{decl(cT_, "v", shared(blockIndex(var("e"), count)))};
