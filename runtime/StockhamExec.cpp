@@ -65,6 +65,13 @@ void StockhamExecutor::run(const StockhamBuffers& b, long long batch, CUstream s
     CUdeviceptr in = ptrs(pk.src, false), inIm = ptrs(pk.src, true), out = ptrs(pk.dst, false), outIm = ptrs(pk.dst, true);
     auto p = [](const std::unique_ptr<DeviceBuffer>& d) { return d ? d->p : CUdeviceptr{0}; };
     CUdeviceptr tw = p(l.twiddles), lt = p(l.loadTable), st = p(l.storeTable), lo = p(l.bigLo), hi = p(l.bigHi);
+    auto aligned = [&](CUdeviceptr ptr, int bytes, const char* what) {
+      if (bytes && ptr % bytes)
+        throw std::invalid_argument(fmt::format("{}: kernel {} reads/writes the {} array in {}-byte vectors; its pointer must be {}-byte aligned",
+                                                plan_.specName, pk.desc.kernelName, what, bytes, bytes));
+    };
+    aligned(in, g.vectorBytesIn, "input");
+    aligned(out, g.vectorBytesOut, "output");
     long long ffts = batch * pk.fftsPerBatch;
     long long inValid = pk.desc.inValid, outValid = pk.desc.outValid;
     void* args[] = {&in, &inIm, &out, &outIm, &tw, &lt, &st, &lo, &hi, &ffts, &inValid, &outValid};

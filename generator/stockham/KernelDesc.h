@@ -65,7 +65,8 @@ struct KernelGeometry {
   int smemStride = 1;   // complex elements per FFT in shared memory (before padding)
   int padShift = 4;     // shared index x is stored at x + (x >> padShift)
   bool fftMajorLoad = false, fftMajorStore = false;  // consecutive threads walk FFTs (column tiles) rather than elements
-  int registerTarget = 64;  // __launch_bounds__ asks for 65536 / (threads * target) resident blocks
+  int registerTarget = 64;
+  int vectorBytesIn = 0, vectorBytesOut = 0;  // > 0: the user array is read/written in vectors of this size (pointer alignment)  // __launch_bounds__ asks for 65536 / (threads * target) resident blocks
 };
 
 }  // namespace warpforge

@@ -127,8 +127,8 @@ class Emitter {
                       "__device__ __forceinline__ int wf_pad(int x) { return x; }");
     const std::string unpackers =
         "// Unpacking of 16-byte vector loads: half2 <-> float2, complex int8 and int4 (high nibble real) to float2.\n"
-        "__device__ __forceinline__ float2 wf_h2f(unsigned u) { __half2 h = *reinterpret_cast<__half2*>(&u); return __half22float2(h); }\n"
-        "__device__ __forceinline__ unsigned wf_f2h(float2 v) { __half2 h = __floats2half2_rn(v.x, v.y); return *reinterpret_cast<unsigned*>(&h); }\n"
+        "__device__ __forceinline__ float2 wf_half2_to_float2(unsigned u) { __half2 h = *reinterpret_cast<__half2*>(&u); return __half22float2(h); }\n"
+        "__device__ __forceinline__ unsigned wf_float2_to_half2(float2 v) { __half2 h = __floats2half2_rn(v.x, v.y); return *reinterpret_cast<unsigned*>(&h); }\n"
         "__device__ __forceinline__ float2 wf_i8(unsigned u, int k) {\n"
         "  return make_float2((float)(signed char)(u >> (16 * k)), (float)(signed char)(u >> (16 * k + 8)));\n}\n"
         "__device__ __forceinline__ float2 wf_i4(unsigned u, int k) {\n"
@@ -334,7 +334,7 @@ class Emitter {
     switch (s) {
       case Storage::C32: case Storage::R32:
         return mk(call("__uint_as_float", {word(2 * u)}), call("__uint_as_float", {word(2 * u + 1)}));
-      case Storage::C16: case Storage::R16: return call("wf_h2f", {word(u)});
+      case Storage::C16: case Storage::R16: return call("wf_half2_to_float2", {word(u)});
       case Storage::CI8: return call("wf_i8", {word(u / 2), lit(u % 2)});
       default: return call("wf_i4", {word(u / 4), lit(u % 4)});
     }
@@ -374,7 +374,7 @@ class Emitter {
       std::vector<NodePtr> words;
       for (int u = 0; u < vec.V; ++u) {
         b.push_back(decl(cT_, fmt::format("v{}", u), shared(blockIndex(bin("+", bin("*", var("ev"), lit(vec.V)), lit(u)), count))));
-        if (half) words.push_back(call("wf_f2h", {var(fmt::format("v{}", u))}));
+        if (half) words.push_back(call("wf_float2_to_half2", {var(fmt::format("v{}", u))}));
         else {
           words.push_back(call("__float_as_uint", {member(var(fmt::format("v{}", u)), "x")}));
           words.push_back(call("__float_as_uint", {member(var(fmt::format("v{}", u)), "y")}));
@@ -387,11 +387,14 @@ class Emitter {
     return {block(out)};
   }
 
-  std::vector<NodePtr> loadStage() const {
+  std::vector<NodePtr> loadStage() {
     const int count = d_.length + (d_.fuse == Fuse::C2RPre ? 1 : 0);
     if (contiguous(d_.in, count) && d_.natInDigit0 == 0) {
       Vector vec = vectorOf(d_.in, count, d_.loadTable || d_.inValid >= 0);
-      if (vec.V) return vectorLoad(count, vec);
+      if (vec.V) {
+        g_.vectorBytesIn = vec.words * 4;
+        return vectorLoad(count, vec);
+      }
     }
     if (contiguous(d_.in, count) && d_.natInDigit0 == 0)
       return runLoop(count, [&] {
@@ -509,12 +512,15 @@ class Emitter {
     return block(st);
   }
 
-  std::vector<NodePtr> storeStage() const {
+  std::vector<NodePtr> storeStage() {
     const int L = d_.length;
     const int count = L + (d_.fuse == Fuse::R2CPost ? 1 : 0);
     if (d_.fuse == Fuse::None && d_.bigN == 0 && contiguous(d_.out, count) && d_.natOutDigit0 == 0) {
       Vector vec = vectorOf(d_.out, count, d_.storeTable || d_.outValid >= 0);
-      if (vec.V) return vectorStore(count, vec);
+      if (vec.V) {
+        g_.vectorBytesOut = vec.words * 4;
+        return vectorStore(count, vec);
+      }
     }
     if (d_.fuse == Fuse::None && d_.bigN == 0 && contiguous(d_.out, count) && d_.natOutDigit0 == 0)
       return runLoop(count, [&] {
