@@ -86,7 +86,10 @@ TEST_F(GpuStockham, EveryLength1To4096) {
     for (int n = 1; n <= last; ++n) specs.push_back(sweepSpec(n, prec));
     precompile(rt, specs);
     Tally t;
-    for (const auto& s : specs) t.add(s, runStockham(rt, s, 3, 1000 + s.length()), fmt::format("{} n={} seed={}", prec, s.length(), 1000 + s.length()));
+    for (const auto& s : specs) {
+      t.add(s, runStockham(rt, s, 3, 1000 + s.length()), fmt::format("{} n={} seed={}", prec, s.length(), 1000 + s.length()));
+      if (s.length() % 512 == 0) std::printf("[gpu-stockham] %s: lengths 1..%d done, %d failed so far\n", prec, s.length(), t.failures), std::fflush(stdout);
+    }
     report(fmt::format("every length 1..{}, {}, batch 3", last, prec).c_str(), t);
   }
 }
