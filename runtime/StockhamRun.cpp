@@ -223,7 +223,7 @@ CufftRun runCufft(const StockhamSpec& s, long long batch, const std::vector<std:
   std::vector<double> t;
   for (int i = 0; i < reps; ++i) t.push_back(timer.ms(exec));
   r.ms = median(t);
-  r.timed = fmt::format("cuFFT {} {} on a dense {} array", s.transform, s.precision, s.input.validLength >= 0 ? "zero-padded" : "");
+  r.timed = fmt::format("cuFFT {} {} on a dense{} array", s.transform, s.precision, s.input.validLength >= 0 ? " zero-padded" : "");
   if (!s.input.type.empty()) r.timed = fmt::format("cuFFT c2c {} on the input already widened to {}", s.precision, s.precision);
   cufftDestroy(plan);
   return r;
