@@ -71,7 +71,7 @@ TEST(Cli, BadOptionsExitTwo) {
 
 TEST(Cli, BadStockhamSpecExitsTwoWithPath) {
   std::string path = ::testing::TempDir() + "/bad_stockham.json";
-  std::ofstream(path) << R"({"name": "s", "family": "stockham", "precision": "f32", "length": 16777213})";  // prime
+  std::ofstream(path) << R"({"name": "s", "family": "stockham", "precision": "f32", "length": 33554467})";  // prime, convolution above 2^26
   auto r = run("verify " + path);
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find(path + ": /length:"), std::string::npos) << r.out;
