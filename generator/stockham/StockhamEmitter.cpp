@@ -640,7 +640,6 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   // blocks of more than 256 threads hold more values per thread.
   const int NT = T * F;
   g.registerTarget = NT > 256 ? 65536 / NT : d.f64 || columns ? 128 : 64;
-  if (const char* env = std::getenv("WF_STOCKHAM_REGS")) g.registerTarget = std::atoi(env);  // tuning experiments
   return g;
 }
 
