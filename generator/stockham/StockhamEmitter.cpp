@@ -75,6 +75,12 @@ class Emitter {
     cT_ = d.f64 ? "double2" : "float2";
     rT_ = d.f64 ? "double" : "float";
     NT_ = g_.threadsPerFft * g_.fftsPerBlock;
+    // The first pass reads its butterfly inputs straight from global memory and the last
+    // pass writes its outputs straight back (coalesced along the FFT), saving a trip
+    // through shared memory and two barriers each, except for column tiles (staged for
+    // coalescing) and the r2c/c2r fusions (which pair element k with L - k).
+    directIn_ = !d_.factors.empty() && !g_.fftMajorLoad && d_.fuse != Fuse::C2RPre;
+    directOut_ = !d_.factors.empty() && !g_.fftMajorStore && d_.fuse != Fuse::R2CPost;
   }
 
   StockhamKernel run() {
@@ -87,17 +93,29 @@ class Emitter {
 
     std::vector<NodePtr> loop;
     loop.push_back(decl("const long long", "first", bin("*", var("group"), lit(g_.fftsPerBlock))));
-    loop.push_back(comment("load: global -> shared, " + std::string(g_.fftMajorLoad ? "FFT-major (column tile)" : "element-major")));
-    for (auto& s : loadStage()) loop.push_back(s);
-    loop.push_back(exprStmt(call("__syncthreads", {})));
+    if (directIn_ || directOut_) {
+      loop.push_back(comment("this thread's FFT: its digits and where it starts in global memory"));
+      loop.push_back(decl("const long long", "g", bin("+", var("first"), bin("/", var("tid"), lit(g_.threadsPerFft)))));
+      loop.push_back(decl("const bool", "live", bin("<", var("g"), var("ffts"))));
+      digits(loop, "g");
+      if (directIn_) loop.push_back(decl("const long long", "ain", fftBase(d_.in)));
+      if (directOut_) loop.push_back(decl("const long long", "aout", fftBase(d_.out)));
+    }
+    if (!directIn_) {
+      loop.push_back(comment("load: global -> shared, " + std::string(g_.fftMajorLoad ? "FFT-major (column tile)" : "element-major")));
+      for (auto& s : loadStage()) loop.push_back(s);
+      loop.push_back(exprStmt(call("__syncthreads", {})));
+    }
     long long ns = 1;
     for (std::size_t p = 0; p < d_.factors.size(); ++p) {
       loop.push_back(pass(static_cast<int>(p), ns));
       ns *= d_.factors[p];
     }
-    loop.push_back(comment("store: shared -> global, " + std::string(g_.fftMajorStore ? "FFT-major (column tile)" : "element-major")));
-    for (auto& s : storeStage()) loop.push_back(s);
-    loop.push_back(exprStmt(call("__syncthreads", {})));  // shared memory is reused by the next group
+    if (!directOut_) {
+      loop.push_back(comment("store: shared -> global, " + std::string(g_.fftMajorStore ? "FFT-major (column tile)" : "element-major")));
+      for (auto& s : storeStage()) loop.push_back(s);
+      loop.push_back(exprStmt(call("__syncthreads", {})));  // shared memory is reused by the next group
+    }
 
     body.push_back(forLoop(decl("long long", "group", cast("long long", member(var("blockIdx"), "x"))),
                            bin("<", bin("*", var("group"), lit(g_.fftsPerBlock)), var("ffts")),
@@ -190,9 +208,9 @@ class Emitter {
     return e;
   }
   // abase + i * elemStride (times 2 for the complex view of a real array)
-  NodePtr address(const Access& a, const NodePtr& i) const {
+  NodePtr address(const Access& a, const NodePtr& i, const std::string& base = "abase") const {
     long long es = isReal(a.storage) ? 2 * a.elemStride : a.elemStride;
-    return bin("+", var("abase"), bin("*", cast("long long", i), lit(es)));
+    return bin("+", var(base), bin("*", cast("long long", i), lit(es)));
   }
   NodePtr natural(const NodePtr& i, long long elem, long long digit0) const {
     return bin("+", bin("*", cast("long long", i), lit(elem)), bin("*", var("d0"), lit(digit0)));
@@ -449,10 +467,30 @@ class Emitter {
     return var(name);
   }
 
+  // Stores complex `v` (declared by the caller) as element k of this thread's FFT:
+  // four-step twiddle, natural-index table and bound, storage conversion.
+  std::vector<NodePtr> storeElement(const NodePtr& k, const std::string& base) const {
+    std::vector<NodePtr> out;
+    if (d_.bigN > 0) {
+      out.push_back(decl("const long long", "m", bin("*", cast("long long", k), var("d0"))));
+      out.push_back(assign(var("v"), cmul(var("v"), cmul(index(var("big_lo"), bin("%", var("m"), lit(d_.bigSplit))),
+                                                        index(var("big_hi"), bin("/", var("m"), lit(d_.bigSplit)))))));
+    }
+    if (d_.storeTable || d_.outValid >= 0) out.push_back(decl("const long long", "nat", natural(k, d_.natOutElem, d_.natOutDigit0)));
+    std::vector<NodePtr> put;
+    if (d_.storeTable) put.push_back(assign(var("v"), cmul(var("v"), index(var("store_table"), var("nat")))));
+    for (auto& st : storeValue(address(d_.out, k, base), var("v"))) put.push_back(st);
+    if (d_.outValid >= 0) out.push_back(ifStmt(bin("<", var("nat"), var("out_valid")), block(put)));
+    else
+      for (auto& st : put) out.push_back(st);
+    return out;
+  }
+
   NodePtr pass(int p, long long ns) const {
     const int R = d_.factors[p], L = d_.length, T = g_.threadsPerFft;
     const int butterflies = L / R, iters = (butterflies + T - 1) / T;
     const long long twOffset = twiddleOffsets(d_.factors)[p];
+    const bool lastDirect = directOut_ && p + 1 == static_cast<int>(d_.factors.size());
     const bool padded = g_.padShift > 0;
     const int G = 1 << g_.padShift;
     // Padded addresses that are one base plus constants (fbase is a multiple of G).
@@ -472,7 +510,16 @@ class Emitter {
       std::vector<AstComplexOps::C> xs;
       for (int r = 0; r < R; ++r) {
         NodePtr v;
-        if (readLinear && !(p == 0 && d_.fuse == Fuse::C2RPre)) {
+        if (p == 0 && directIn_) {
+          v = var(fmt::format("a{}", r));
+          bf.push_back(decl(cT_, fmt::format("a{}", r), mk(num(0), num(0))));
+          NodePtr i = bin("+", j, lit(static_cast<long long>(r) * butterflies));
+          std::vector<NodePtr> get{assign(v, loadValue(address(d_.in, i, "ain")))};
+          if (d_.loadTable) get.push_back(assign(v, cmul(v, index(var("load_table"), natural(i, d_.natInElem, d_.natInDigit0)))));
+          NodePtr cond = var("live");
+          if (d_.inValid >= 0) cond = bin("&&", cond, bin("<", natural(i, d_.natInElem, d_.natInDigit0), var("in_valid")));
+          bf.push_back(ifStmt(cond, block(get)));
+        } else if (readLinear && !(p == 0 && d_.fuse == Fuse::C2RPre)) {
           // butterflies is a multiple of the pad group: pad(fbase + j + r B) = pad(fbase + j) + r (B + B / G)
           bf.push_back(decl(cT_, fmt::format("a{}", r), index(var("smem_all"), bin("+", var("pj"), lit(r * (butterflies + (padded ? butterflies / G : 0)))))));
           v = var(fmt::format("a{}", r));
@@ -489,9 +536,20 @@ class Emitter {
       DftBuilder<AstComplexOps> dft(ac, d_.sign);
       std::vector<AstComplexOps::C> ys = dft.dft(xs);
       for (auto& o : ops) bf.push_back(o);
-      for (int o = 0; o < R; ++o) bf.push_back(assign(index(var("x"), lit(it * R + o)), mk(ys[o].re, ys[o].im)));
+      if (lastDirect) {
+        // last pass: output k = j + o ns is element k of the FFT (ns = L / R, j < ns)
+        for (int o = 0; o < R; ++o) {
+          std::vector<NodePtr> put{decl(cT_, "v", mk(ys[o].re, ys[o].im))};
+          NodePtr k = bin("+", j, lit(static_cast<long long>(o) * ns));
+          for (auto& st : storeElement(k, "aout")) put.push_back(st);
+          bf.push_back(ifStmt(var("live"), block(put)));
+        }
+      } else {
+        for (int o = 0; o < R; ++o) bf.push_back(assign(index(var("x"), lit(it * R + o)), mk(ys[o].re, ys[o].im)));
+      }
       st.push_back((it + 1) * T <= butterflies ? block(bf) : ifStmt(bin("<", bin("+", var("t"), lit(it * T)), lit(butterflies)), block(bf)));
     }
+    if (lastDirect) return block(st);
     st.push_back(exprStmt(call("__syncthreads", {})));
     for (int it = 0; it < iters; ++it) {
       std::vector<NodePtr> w;
@@ -577,6 +635,7 @@ class Emitter {
 
   const KernelDesc& d_;
   KernelGeometry g_;
+  bool directIn_ = false, directOut_ = false;
   std::string cT_, rT_;
   int NT_ = 1;
 };
