@@ -22,17 +22,6 @@ namespace {
 
 bool isReal(Storage s) { return s == Storage::R16 || s == Storage::R32 || s == Storage::R64; }
 bool isHalf(Storage s) { return s == Storage::C16 || s == Storage::R16; }
-// Bytes of one complex element as stored (the complex view of real arrays).
-int storageBytes(Storage s) {
-  switch (s) {
-    case Storage::C16: case Storage::R16: return 4;
-    case Storage::C32: case Storage::R32: return 8;
-    case Storage::C64: case Storage::R64: return 16;
-    case Storage::CI8: return 2;
-    case Storage::CI4: return 1;
-  }
-  return 8;
-}
 int complexBytes(bool f64) { return f64 ? 16 : 8; }
 
 // Complex arithmetic for DftBuilder that emits `const float vNr = ...;` temps.
@@ -90,14 +79,8 @@ class Emitter {
     // pass writes its outputs straight back (coalesced along the FFT), saving a trip
     // through shared memory and two barriers each, except for column tiles (staged for
     // coalescing) and the r2c/c2r fusions (which pair element k with L - k).
-    // Only where one warp's access for one input covers >= 128 contiguous bytes (else the
-    // staged 16-byte vector path coalesces better: f32 64 0.85x direct vs 0.90x staged) and
-    // the first radix is below 49 (49 direct loads per thread: 2401 fell from 0.62x to 0.54x).
-    const int T = g_.threadsPerFft;
-    directIn_ = !d_.factors.empty() && !g_.fftMajorLoad && d_.fuse != Fuse::C2RPre && T * storageBytes(d_.in.storage) >= 128 &&
-                d_.factors.front() < 49;
-    directOut_ = !d_.factors.empty() && !g_.fftMajorStore && d_.fuse != Fuse::R2CPost && T * storageBytes(d_.out.storage) >= 128 &&
-                 d_.factors.back() < 49;
+    directIn_ = !d_.factors.empty() && !g_.fftMajorLoad && d_.fuse != Fuse::C2RPre;
+    directOut_ = !d_.factors.empty() && !g_.fftMajorStore && d_.fuse != Fuse::R2CPost;
   }
 
   StockhamKernel run() {
