@@ -20,6 +20,8 @@ enum class Storage {
   R64,
 };
 
+inline bool isReal(Storage s) { return s == Storage::R16 || s == Storage::R32 || s == Storage::R64; }
+
 // Address of complex element i of FFT g: offset + i * elemStride + sum_d digit_d(g) * batchStride[d]
 // (strides in units of the storage's scalar for real arrays, of its complex element otherwise).
 struct Access {

@@ -11,6 +11,7 @@
 #include "ast/Ast.h"
 #include "ast/Passes.h"
 #include "ast/Printer.h"
+#include "generator/stockham/AstComplexOps.h"
 #include "generator/stockham/Butterfly.h"
 #include "generator/stockham/Twiddles.h"
 
@@ -20,53 +21,7 @@ using namespace ast;
 
 namespace {
 
-bool isReal(Storage s) { return s == Storage::R16 || s == Storage::R32 || s == Storage::R64; }
 bool isHalf(Storage s) { return s == Storage::C16 || s == Storage::R16; }
-int complexBytes(bool f64) { return f64 ? 16 : 8; }
-
-// Complex arithmetic for DftBuilder that emits `const float vNr = ...;` temps.
-struct AstComplexOps {
-  struct C {
-    NodePtr re, im;
-  };
-  std::vector<NodePtr>& out;
-  bool f64;
-  int counter = 0;
-
-  NodePtr num(double v) const { return f64 ? dlit(v) : flit(v); }
-  static NodePtr negate(const NodePtr& e) {
-    if (e->kind == Kind::Unary && e->op == "-") return e->args[0];
-    return unary("-", e);
-  }
-  // a + b, turning a + (-x) into a - x.
-  static NodePtr plus(const NodePtr& a, const NodePtr& b) {
-    if (b->kind == Kind::Unary && b->op == "-") return bin("-", a, b->args[0]);
-    return bin("+", a, b);
-  }
-  static NodePtr minus(const NodePtr& a, const NodePtr& b) {
-    if (b->kind == Kind::Unary && b->op == "-") return bin("+", a, b->args[0]);
-    return bin("-", a, b);
-  }
-  C fresh(NodePtr re, NodePtr im) {
-    std::string n = fmt::format("v{}", counter++);
-    std::string t = f64 ? "const double" : "const float";
-    out.push_back(decl(t, n + "r", std::move(re)));
-    out.push_back(decl(t, n + "i", std::move(im)));
-    return {var(n + "r"), var(n + "i")};
-  }
-  C add(const C& a, const C& b) { return fresh(plus(a.re, b.re), plus(a.im, b.im)); }
-  C sub(const C& a, const C& b) { return fresh(minus(a.re, b.re), minus(a.im, b.im)); }
-  C neg(const C& a) { return {negate(a.re), negate(a.im)}; }
-  C mulI(const C& a) { return {negate(a.im), a.re}; }
-  C scale(const C& a, double s) {
-    if (s == 1) return a;
-    if (s == -1) return neg(a);
-    return fresh(bin("*", num(s), a.re), bin("*", num(s), a.im));
-  }
-  C mulConst(const C& a, double cr, double ci) {
-    return fresh(minus(bin("*", num(cr), a.re), bin("*", num(ci), a.im)), plus(bin("*", num(cr), a.im), bin("*", num(ci), a.re)));
-  }
-};
 
 class Emitter {
  public:
@@ -654,52 +609,6 @@ std::string storageElementType(Storage s, bool planar) {
     case Storage::R64: return "double";
   }
   return "?";
-}
-
-KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
-  KernelGeometry g;
-  const int L = d.length;
-  int rmax = 1;
-  for (int r : d.factors) rmax = std::max(rmax, r);
-  auto unitBatch = [](const Access& a) { return !isReal(a.storage) && a.elemStride != 1 && !a.batchStride.empty() && a.batchStride[0] == 1; };
-  g.fftMajorLoad = unitBatch(d.in);
-  g.fftMajorStore = unitBatch(d.out);
-  const int cb = complexBytes(d.f64);
-  const bool columns = g.fftMajorLoad || g.fftMajorStore;
-  // Column tiles: pad so that consecutive FFTs fall in different banks.
-  // Per-FFT pitch in shared memory: a whole number of pad groups, plus one group for
-  // column tiles so that the same element of consecutive FFTs falls in another bank.
-  // Padding only where power-of-two strides would hit one bank (L a multiple of a 128-byte
-  // row of elements); odd strides spread over the banks by themselves.
-  const int row = d.f64 ? 8 : 16;
-  g.padShift = L % row == 0 ? (d.f64 ? 3 : 4) : 0;
-  const int group = g.padShift ? row : 1;
-  const int loaded = L + (d.fuse == Fuse::C2RPre ? 1 : 0);
-  g.smemStride = (loaded + group - 1) / group * group + (columns ? (g.padShift ? group : (loaded % 2 == 0 ? 1 : 0)) : 0);
-  // A pass holds every element of the block in registers between its reads and
-  // its writes (in place in shared memory), so a thread holds E = L / T complex
-  // values: one butterfly (E = largest radix) where the block is small, up to
-  // 32 (f32) / 8 (f64) values for column tiles, which need many FFTs per block
-  // for full memory sectors. Blocks stay <= 256 threads (up to 255 registers each).
-  const int maxHeld = d.f64 ? 8 : 32;
-  int T = std::max(1, std::min(maxThreadsPerFft, L / rmax));
-  int F = std::max(1, 256 / T);
-  int smemCap = 72 * 1024;
-  if (columns) {
-    T = std::max(1, std::min(L / rmax, (L + maxHeld - 1) / maxHeld));
-    F = std::max(1, 256 / T);
-    smemCap = 160 * 1024;
-  }
-  while (F > 1 && F * g.smemStride * cb > smemCap) --F;
-  g.threadsPerFft = T;
-  g.fftsPerBlock = F;
-  const int flat = F * g.smemStride;
-  g.sharedBytes = (flat + (g.padShift ? (flat - 1) >> g.padShift : 0)) * cb;
-  // Registers per thread: 64 lets 4 blocks of 256 share an SM; column tiles, f64 and
-  // blocks of more than 256 threads hold more values per thread.
-  const int NT = T * F;
-  g.registerTarget = NT > 256 ? 65536 / NT : d.f64 || columns ? 128 : 64;
-  return g;
 }
 
 StockhamKernel emitStockhamKernel(const KernelDesc& d, int registerTarget, int maxThreadsPerFft) {

@@ -1,0 +1,59 @@
+// Launch geometry of a Stockham kernel: threads per FFT, FFTs per block, shared
+// memory pitch and padding, register target.
+#include <algorithm>
+
+#include "generator/stockham/StockhamEmitter.h"
+
+namespace warpforge {
+
+namespace {
+int complexBytes(bool f64) { return f64 ? 16 : 8; }
+}  // namespace
+
+KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
+  KernelGeometry g;
+  const int L = d.length;
+  int rmax = 1;
+  for (int r : d.factors) rmax = std::max(rmax, r);
+  auto unitBatch = [](const Access& a) { return !isReal(a.storage) && a.elemStride != 1 && !a.batchStride.empty() && a.batchStride[0] == 1; };
+  g.fftMajorLoad = unitBatch(d.in);
+  g.fftMajorStore = unitBatch(d.out);
+  const int cb = complexBytes(d.f64);
+  const bool columns = g.fftMajorLoad || g.fftMajorStore;
+  // Column tiles: pad so that consecutive FFTs fall in different banks.
+  // Per-FFT pitch in shared memory: a whole number of pad groups, plus one group for
+  // column tiles so that the same element of consecutive FFTs falls in another bank.
+  // Padding only where power-of-two strides would hit one bank (L a multiple of a 128-byte
+  // row of elements); odd strides spread over the banks by themselves.
+  const int row = d.f64 ? 8 : 16;
+  g.padShift = L % row == 0 ? (d.f64 ? 3 : 4) : 0;
+  const int group = g.padShift ? row : 1;
+  const int loaded = L + (d.fuse == Fuse::C2RPre ? 1 : 0);
+  g.smemStride = (loaded + group - 1) / group * group + (columns ? (g.padShift ? group : (loaded % 2 == 0 ? 1 : 0)) : 0);
+  // A pass holds every element of the block in registers between its reads and
+  // its writes (in place in shared memory), so a thread holds E = L / T complex
+  // values: one butterfly (E = largest radix) where the block is small, up to
+  // 32 (f32) / 8 (f64) values for column tiles, which need many FFTs per block
+  // for full memory sectors. Blocks stay <= 256 threads (up to 255 registers each).
+  const int maxHeld = d.f64 ? 8 : 32;
+  int T = std::max(1, std::min(maxThreadsPerFft, L / rmax));
+  int F = std::max(1, 256 / T);
+  int smemCap = 72 * 1024;
+  if (columns) {
+    T = std::max(1, std::min(L / rmax, (L + maxHeld - 1) / maxHeld));
+    F = std::max(1, 256 / T);
+    smemCap = 160 * 1024;
+  }
+  while (F > 1 && F * g.smemStride * cb > smemCap) --F;
+  g.threadsPerFft = T;
+  g.fftsPerBlock = F;
+  const int flat = F * g.smemStride;
+  g.sharedBytes = (flat + (g.padShift ? (flat - 1) >> g.padShift : 0)) * cb;
+  // Registers per thread: 64 lets 4 blocks of 256 share an SM; column tiles, f64 and
+  // blocks of more than 256 threads hold more values per thread.
+  const int NT = T * F;
+  g.registerTarget = NT > 256 ? 65536 / NT : d.f64 || columns ? 128 : 64;
+  return g;
+}
+
+}  // namespace warpforge
