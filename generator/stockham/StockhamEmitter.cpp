@@ -374,13 +374,8 @@ class Emitter {
         std::vector<NodePtr> b{decl(cT_, "v", mk(num(0), num(0)))};
         NodePtr at = bin("+", var("base"), var("e"));  // complex element of the block's run
         if (isReal(d_.in.storage)) at = bin("*", at, lit(2));
-        std::vector<NodePtr> get{assign(var("v"), loadValue(bin("+", lit(d_.in.offset), at)))};
-        if (d_.loadTable) get.push_back(assign(var("v"), cmul(var("v"), index(var("load_table"), var("nat")))));
-        std::vector<NodePtr> active;
-        if (d_.inValid >= 0 || d_.loadTable) active.push_back(decl("const int", "nat", bin("*", bin("%", var("e"), lit(count)), lit(d_.natInElem))));
-        if (d_.inValid >= 0) active.push_back(ifStmt(bin("<", var("nat"), var("in_valid")), block(get)));
-        else
-          for (auto& st : get) active.push_back(st);
+        std::vector<NodePtr> active =
+            loadGuarded(bin("+", lit(d_.in.offset), at), "const int", bin("*", bin("%", var("e"), lit(count)), lit(d_.natInElem)));
         b.push_back(ifStmt(bin("<", var("e"), var("limit")), block(active)));
         b.push_back(assign(shared(blockIndex(var("e"), count)), var("v")));
         return b;
@@ -388,14 +383,7 @@ class Emitter {
     return flatLoop(count, g_.fftMajorLoad, d_.in, [&] {
       std::vector<NodePtr> b;
       b.push_back(decl(cT_, "v", mk(num(0), num(0))));
-      std::vector<NodePtr> active;
-      NodePtr rd = assign(var("v"), loadValue(address(d_.in, var("i"))));
-      std::vector<NodePtr> get{rd};
-      if (d_.loadTable) get.push_back(assign(var("v"), cmul(var("v"), index(var("load_table"), var("nat")))));
-      if (d_.inValid >= 0 || d_.loadTable) active.push_back(decl("const long long", "nat", natural(var("i"), d_.natInElem, d_.natInDigit0)));
-      if (d_.inValid >= 0) active.push_back(ifStmt(bin("<", var("nat"), var("in_valid")), block(get)));
-      else
-        for (auto& s : get) active.push_back(s);
+      std::vector<NodePtr> active = loadGuarded(address(d_.in, var("i")), "const long long", natural(var("i"), d_.natInElem, d_.natInDigit0));
       b.push_back(ifStmt(bin("<", var("g"), var("ffts")), block(active)));
       b.push_back(assign(shared("sbase", var("i")), var("v")));
       return b;
@@ -422,6 +410,31 @@ class Emitter {
     return var(name);
   }
 
+  // `body` runs where the natural index `nat` is below `bound` (when the kernel has one);
+  // `nat` is declared from natExpr when a table or the bound needs it.
+  std::vector<NodePtr> guarded(const std::vector<NodePtr>& body, const std::string& natType, const NodePtr& natExpr, bool table,
+                               bool bounded, const char* bound) const {
+    std::vector<NodePtr> out;
+    if (table || bounded) out.push_back(decl(natType, "nat", natExpr));
+    if (bounded) out.push_back(ifStmt(bin("<", var("nat"), var(bound)), block(body)));
+    else
+      out.insert(out.end(), body.begin(), body.end());
+    return out;
+  }
+  // v = the element at addr, times the load table.
+  std::vector<NodePtr> loadGuarded(const NodePtr& addr, const std::string& natType, const NodePtr& natExpr) const {
+    std::vector<NodePtr> get{assign(var("v"), loadValue(addr))};
+    if (d_.loadTable) get.push_back(assign(var("v"), cmul(var("v"), index(var("load_table"), var("nat")))));
+    return guarded(get, natType, natExpr, d_.loadTable, d_.inValid >= 0, "in_valid");
+  }
+  // v times the store table, stored at addr.
+  std::vector<NodePtr> storeGuarded(const NodePtr& addr, const std::string& natType, const NodePtr& natExpr) const {
+    std::vector<NodePtr> put;
+    if (d_.storeTable) put.push_back(assign(var("v"), cmul(var("v"), index(var("store_table"), var("nat")))));
+    for (auto& st : storeValue(addr, var("v"))) put.push_back(st);
+    return guarded(put, natType, natExpr, d_.storeTable, d_.outValid >= 0, "out_valid");
+  }
+
   // Stores complex `v` (declared by the caller) as element k of this thread's FFT:
   // four-step twiddle, natural-index table and bound, storage conversion.
   std::vector<NodePtr> storeElement(const NodePtr& k, const std::string& base) const {
@@ -431,13 +444,7 @@ class Emitter {
       out.push_back(assign(var("v"), cmul(var("v"), cmul(index(var("big_lo"), bin("%", var("m"), lit(d_.bigSplit))),
                                                         index(var("big_hi"), bin("/", var("m"), lit(d_.bigSplit)))))));
     }
-    if (d_.storeTable || d_.outValid >= 0) out.push_back(decl("const long long", "nat", natural(k, d_.natOutElem, d_.natOutDigit0)));
-    std::vector<NodePtr> put;
-    if (d_.storeTable) put.push_back(assign(var("v"), cmul(var("v"), index(var("store_table"), var("nat")))));
-    for (auto& st : storeValue(address(d_.out, k, base), var("v"))) put.push_back(st);
-    if (d_.outValid >= 0) out.push_back(ifStmt(bin("<", var("nat"), var("out_valid")), block(put)));
-    else
-      for (auto& st : put) out.push_back(st);
+    for (auto& st : storeGuarded(address(d_.out, k, base), "const long long", natural(k, d_.natOutElem, d_.natOutDigit0))) out.push_back(st);
     return out;
   }
 
@@ -538,16 +545,10 @@ class Emitter {
     if (d_.fuse == Fuse::None && d_.bigN == 0 && contiguous(d_.out, count) && d_.natOutDigit0 == 0)
       return runLoop(count, [&] {
         std::vector<NodePtr> b{decl(cT_, "v", shared(blockIndex(var("e"), count)))};
-        std::vector<NodePtr> put;
-        if (d_.storeTable) put.push_back(assign(var("v"), cmul(var("v"), index(var("store_table"), var("nat")))));
         NodePtr at = bin("+", var("base"), var("e"));
         if (isReal(d_.out.storage)) at = bin("*", at, lit(2));
-        for (auto& st : storeValue(bin("+", lit(d_.out.offset), at), var("v"))) put.push_back(st);
-        std::vector<NodePtr> active;
-        if (d_.outValid >= 0 || d_.storeTable) active.push_back(decl("const int", "nat", bin("*", bin("%", var("e"), lit(count)), lit(d_.natOutElem))));
-        if (d_.outValid >= 0) active.push_back(ifStmt(bin("<", var("nat"), var("out_valid")), block(put)));
-        else
-          for (auto& st : put) active.push_back(st);
+        std::vector<NodePtr> active =
+            storeGuarded(bin("+", lit(d_.out.offset), at), "const int", bin("*", bin("%", var("e"), lit(count)), lit(d_.natOutElem)));
         b.push_back(ifStmt(bin("<", var("e"), var("limit")), block(active)));
         return b;
       });
@@ -575,14 +576,8 @@ class Emitter {
         active.push_back(assign(var("v"), cmul(var("v"), cmul(index(var("big_lo"), bin("%", var("m"), lit(d_.bigSplit))),
                                                                  index(var("big_hi"), bin("/", var("m"), lit(d_.bigSplit)))))));
       }
-      bool needNat = d_.storeTable || d_.outValid >= 0;
-      if (needNat) active.push_back(decl("const long long", "nat", natural(var("i"), d_.natOutElem, d_.natOutDigit0)));
-      std::vector<NodePtr> put;
-      if (d_.storeTable) put.push_back(assign(var("v"), cmul(var("v"), index(var("store_table"), var("nat")))));
-      for (auto& st : storeValue(address(d_.out, var("i")), var("v"))) put.push_back(st);
-      if (d_.outValid >= 0) active.push_back(ifStmt(bin("<", var("nat"), var("out_valid")), block(put)));
-      else
-        for (auto& s : put) active.push_back(s);
+      for (auto& st : storeGuarded(address(d_.out, var("i")), "const long long", natural(var("i"), d_.natOutElem, d_.natOutDigit0)))
+        active.push_back(st);
       b.push_back(ifStmt(bin("<", var("g"), var("ffts")), block(active)));
       return b;
     });
