@@ -5,14 +5,13 @@
 #include <string>
 #include <vector>
 
+#include "generator/emulate/Half.h"  // floatToHalfBits, halfBitsToDouble
 #include "generator/verify/Plan.h"
 #include "runtime/Runtime.h"
 
 namespace warpforge {
 
 // Host-side binary16 conversion (round to nearest even).
-std::uint16_t floatToHalfBits(double x);
-double halfBitsToDouble(std::uint16_t h);
 
 struct RunCheck {
   long long batch = 0;

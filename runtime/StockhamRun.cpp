@@ -19,24 +19,6 @@ namespace warpforge {
 
 namespace {
 
-// IEEE half bits of a value already representable in f16, and back.
-std::uint16_t halfBits(double v) {
-  std::uint16_t sign = std::signbit(v) ? 0x8000 : 0;
-  v = std::fabs(v);
-  if (v == 0) return sign;
-  if (std::isinf(v)) return sign | 0x7c00;
-  int e;
-  double m = std::frexp(v, &e);  // v = m 2^e, m in [0.5, 1)
-  int exp = e - 1 + 15;
-  if (exp <= 0) return sign | static_cast<std::uint16_t>(std::lround(v / std::ldexp(1.0, -24)));  // subnormal
-  return sign | static_cast<std::uint16_t>(exp << 10) | static_cast<std::uint16_t>(std::lround((2 * m - 1) * 1024));
-}
-double halfValue(std::uint16_t h) {
-  int exp = (h >> 10) & 31, man = h & 1023;
-  double v = exp == 0 ? std::ldexp(man, -24) : exp == 31 ? (man ? NAN : INFINITY) : std::ldexp(1024 + man, exp - 25);
-  return h & 0x8000 ? -v : v;
-}
-
 // Scalar encodings of the user's arrays.
 enum class Scalar { F16, F32, F64, I8, I4Pair };
 
@@ -77,7 +59,7 @@ class HostArray {
   void put(std::vector<unsigned char>& v, long long s, double x) {
     unsigned char* p = v.data() + s * bytes();
     switch (sc_) {
-      case Scalar::F16: { std::uint16_t h = halfBits(x); std::memcpy(p, &h, 2); break; }
+      case Scalar::F16: { std::uint16_t h = floatToHalfBits(x); std::memcpy(p, &h, 2); break; }
       case Scalar::F32: { float f = static_cast<float>(x); std::memcpy(p, &f, 4); break; }
       case Scalar::F64: std::memcpy(p, &x, 8); break;
       default: { signed char c = static_cast<signed char>(x); std::memcpy(p, &c, 1); break; }
@@ -86,7 +68,7 @@ class HostArray {
   double take(const std::vector<unsigned char>& v, long long s) const {
     const unsigned char* p = v.data() + s * bytes();
     switch (sc_) {
-      case Scalar::F16: { std::uint16_t h; std::memcpy(&h, p, 2); return halfValue(h); }
+      case Scalar::F16: { std::uint16_t h; std::memcpy(&h, p, 2); return halfBitsToDouble(h); }
       case Scalar::F32: { float f; std::memcpy(&f, p, 4); return f; }
       case Scalar::F64: { double d; std::memcpy(&d, p, 8); return d; }
       default: return static_cast<signed char>(*p);

@@ -21,6 +21,19 @@ TEST(Half, RoundsLikeBinary16) {
   EXPECT_EQ(roundToHalf(-0.1), -0.0999755859375);
 }
 
+// Bit patterns against the IEEE binary16 table, and every finite pattern round-trips.
+TEST(Half, BitPatterns) {
+  EXPECT_EQ(floatToHalfBits(1.0), 0x3c00);
+  EXPECT_EQ(floatToHalfBits(-2.0), 0xc000);
+  EXPECT_EQ(floatToHalfBits(65504.0), 0x7bff);
+  EXPECT_EQ(floatToHalfBits(1e6), 0x7c00);                  // overflow -> inf
+  EXPECT_EQ(floatToHalfBits(std::ldexp(1, -24)), 0x0001);   // smallest subnormal
+  EXPECT_EQ(floatToHalfBits(-0.0), 0x8000);
+  for (unsigned h = 0; h < 0x10000; ++h)
+    if (((h >> 10) & 31) != 31) EXPECT_EQ(floatToHalfBits(halfBitsToDouble(static_cast<std::uint16_t>(h))), h) << std::hex << h;
+  EXPECT_TRUE(std::isnan(halfBitsToDouble(0x7e00)));
+}
+
 TEST(Emulator, ChimeDoubleMatchesFftw) {
   TcFftSpec s = parseSpecFile(test::sourcePath(test::kChimeSpec));
   Plan p = Verifier().verify(s);
