@@ -16,6 +16,7 @@ struct Options {
   std::string cubinOut;
   long long batch = 1 << 16;
   int reps = 50;
+  bool tune = false;  // bench: search the stockham launch geometry first
 };
 
 int cmdVerify(const Options&);

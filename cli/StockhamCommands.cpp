@@ -13,6 +13,7 @@
 #include "runtime/Nvrtc.h"
 #include "runtime/SpillFree.h"
 #include "runtime/StockhamRun.h"
+#include "runtime/StockhamTune.h"
 
 namespace warpforge::cli {
 
@@ -83,6 +84,18 @@ int stockhamRun(const Options& o, bool bench) {
   StockhamSpec s = parseStockhamSpecFile(o.spec);
   if (!requireDevice(bench ? "bench" : "run")) return 3;
   Runtime rt;
+  if (bench && o.tune) {
+    fmt::print("tuning {} on {} (batch {}, medians of {}):\n", s.name, rt.deviceName(), o.batch, o.reps);
+    TuneResult t = tuneStockham(rt, s, o.batch, o.reps, [](const TuneTrial& tr) {
+      if (tr.ms > 0) fmt::print("  {:<16} {:8.4f} ms  {}\n", tr.stage, tr.ms, tr.geometry);
+      else fmt::print("  {:<16}   failed     {}: {}\n", tr.stage, tuningJson(tr), tr.error);
+    });
+    const TuneTrial &best = t.trials[t.best], &base = t.trials[t.baseline];
+    fmt::print("best: {:.4f} ms vs {:.4f} ms as given ({:.2f}x) over {} candidates: {}\n  spec members: {}\n", best.ms, base.ms,
+               base.ms / best.ms, t.trials.size(), best.geometry, tuningJson(best));
+    s.factors = best.factors;  // the check below runs the winner
+    s.tuning = best.tuning;
+  }
   StockhamCheck c = runStockham(rt, s, o.batch, o.seed, bench ? o.reps : 1);
   double bound = stockhamErrorBound(s, c);
   fmt::print("spec={} {} {} {} batch={} seed={} kernels={} checked={} unwritten={}\nmax_rel_err={:.3e} (cuFFT on the same input: {:.3e}; bound {:.1e})\n",

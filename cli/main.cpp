@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
   bench->add_option("spec", o.spec, "spec file")->required()->check(CLI::ExistingFile);
   bench->add_option("--batch", o.batch, "number of FFTs")->check(CLI::Range(1LL, 1LL << 28));
   bench->add_option("--reps", o.reps, "timed repetitions")->check(CLI::Range(1, 10000));
+  bench->add_flag("--tune", o.tune, "stockham: search factors and launch geometry on this GPU, print the best as spec JSON, then bench it");
 
   try {
     app.parse(argc, argv);

@@ -1,5 +1,6 @@
 #include "runtime/SpillFree.h"
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 
@@ -19,7 +20,7 @@ SpillFreeKernel emitStockhamSpillFree(const KernelDesc& desc, const std::string&
   auto spills = [&] { return out.compiled.spillStoreBytes > 0 || out.compiled.spillLoadBytes > 0; };
   // Relax the register target; where a block of this size cannot get more registers,
   // halve the threads per FFT (each then holds more values, but the block can use up to 255).
-  for (int maxThreads = 512; maxThreads >= 64 && spills(); maxThreads /= 2) {
+  for (int maxThreads = std::max(64, first.geom.threadsPerFft); maxThreads >= 64 && spills(); maxThreads /= 2) {
     for (int target : {80, 96, 128, 168, 255}) {
       if (!spills()) break;
       const int threads = out.kernel.geom.threadsPerFft * out.kernel.geom.fftsPerBlock;

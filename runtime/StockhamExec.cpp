@@ -76,7 +76,8 @@ void StockhamExecutor::run(const StockhamBuffers& b, long long batch, CUstream s
     long long inValid = pk.desc.inValid, outValid = pk.desc.outValid;
     void* args[] = {&in, &inIm, &out, &outIm, &tw, &lt, &st, &lo, &hi, &ffts, &inValid, &outValid};
     long long blocks = (ffts + g.fftsPerBlock - 1) / g.fftsPerBlock;
-    long long grid = std::min<long long>(blocks, 1LL * l.lk.smCount * std::max(1, l.lk.blocksPerSm));
+    long long grid = g.persistent ? std::min<long long>(blocks, 1LL * l.lk.smCount * std::max(1, l.lk.blocksPerSm)) : blocks;
+    if (grid > 0x7fffffffLL) grid = 0x7fffffffLL;  // the kernels loop over groups, so any grid covers the batch
     rt_.launchRaw(l.lk, static_cast<unsigned>(grid), g.threadsPerFft * g.fftsPerBlock, 1, args, stream);
   }
 }

@@ -213,6 +213,22 @@ CufftRun runCufft(const StockhamSpec& s, long long batch, const std::vector<std:
 
 }  // namespace
 
+StockhamArrayBytes stockhamArrayBytes(const StockhamSpec& s, long long batch) {
+  const bool realIn = s.transform == "r2c", realOut = s.transform == "c2r";
+  const int scalar = s.precision == "f16" ? 2 : s.precision == "f32" ? 4 : 8;
+  const int inScalar = s.input.type == "ci8" ? 1 : s.input.type == "ci4" ? 1 : scalar;
+  const long long inExtent = extentOf(s.input, s.inShape(), batch), outExtent = extentOf(s.output, s.outShape(), batch);
+  // ci4 packs a complex element in one byte; other complex interleaved arrays hold two scalars per element
+  const long long inScalars = s.input.type == "ci4" ? inExtent : !realIn && !s.input.planar ? 2 * inExtent : inExtent;
+  const long long outScalars = !realOut && !s.output.planar ? 2 * outExtent : outExtent;
+  StockhamArrayBytes b;
+  b.in = static_cast<std::size_t>(inScalars * inScalar);
+  b.inIm = s.input.planar ? b.in : 0;
+  b.out = static_cast<std::size_t>(outScalars * scalar);
+  b.outIm = s.output.planar ? b.out : 0;
+  return b;
+}
+
 double stockhamErrorBound(const StockhamSpec& s, const StockhamCheck& c) {
   double floor = s.precision == "f64" ? 1e-14 : s.precision == "f32" ? 1e-6 : 2e-3;
   return std::max(2 * c.cufftMaxRelErr, floor);

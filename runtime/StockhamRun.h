@@ -21,6 +21,12 @@ struct StockhamCheck {
   int kernels = 0;
 };
 
+// Bytes of the user's arrays for `batch` entries (the *Im parts only for planar layouts).
+struct StockhamArrayBytes {
+  std::size_t in = 0, inIm = 0, out = 0, outIm = 0;
+};
+StockhamArrayBytes stockhamArrayBytes(const StockhamSpec& spec, long long batch);
+
 StockhamCheck runStockham(Runtime& rt, const StockhamSpec& spec, long long batch, std::uint64_t seed, int timedReps = 1);
 
 // The error bound the tests and the CLI use: no worse than 2x cuFFT's error on the

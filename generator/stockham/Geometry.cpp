@@ -36,12 +36,15 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   // 32 (f32) / 8 (f64) values for column tiles, which need many FFTs per block
   // for full memory sectors. Blocks stay <= 256 threads (up to 255 registers each).
   const int maxHeld = d.f64 ? 8 : 32;
+  const KernelTuning& tu = d.tuning;
+  if (tu.threadsPerFft > 0) maxThreadsPerFft = std::min(maxThreadsPerFft, tu.threadsPerFft);
+  const int blockThreads = tu.blockThreads > 0 ? tu.blockThreads : 256;
   int T = std::max(1, std::min(maxThreadsPerFft, L / rmax));
-  int F = std::max(1, 256 / T);
+  int F = std::max(1, blockThreads / T);
   int smemCap = 72 * 1024;
   if (columns) {
-    T = std::max(1, std::min(L / rmax, (L + maxHeld - 1) / maxHeld));
-    F = std::max(1, 256 / T);
+    T = std::max(1, std::min({L / rmax, (L + maxHeld - 1) / maxHeld, maxThreadsPerFft}));
+    F = std::max(1, blockThreads / T);
     smemCap = 160 * 1024;
   }
   while (F > 1 && F * g.smemStride * cb > smemCap) --F;
@@ -53,6 +56,14 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   // blocks of more than 256 threads hold more values per thread.
   const int NT = T * F;
   g.registerTarget = NT > 256 ? 65536 / NT : d.f64 || columns ? 128 : 64;
+  if (tu.registerTarget > 0) g.registerTarget = tu.registerTarget;
+  // The first pass reads its butterfly inputs straight from global memory and the last
+  // pass writes its outputs straight back (coalesced along the FFT), saving a trip
+  // through shared memory and two barriers each, except for column tiles (staged for
+  // coalescing) and the r2c/c2r fusions (which pair element k with L - k).
+  g.directLoad = !d.factors.empty() && !g.fftMajorLoad && d.fuse != Fuse::C2RPre && tu.directLoad != 0;
+  g.directStore = !d.factors.empty() && !g.fftMajorStore && d.fuse != Fuse::R2CPost && tu.directStore != 0;
+  g.persistent = tu.persistent != 0;
   return g;
 }
 

@@ -38,6 +38,18 @@ enum class Fuse {
   C2RPre,   // first read: Z[k] = (X[k] + conj X[L-k]) + i W_N^-k (X[k] - conj X[L-k]); loads L+1 inputs
 };
 
+// Launch-geometry choices a user (spec "tuning") or `warpforge bench --tune` may
+// override; 0 (or -1 for the switches) keeps the generator's choice.
+struct KernelTuning {
+  int threadsPerFft = 0;   // at most this many threads per FFT (each holds length / threads values)
+  int blockThreads = 0;    // threads per block to aim for (FFTs per block = blockThreads / threads per FFT)
+  int registerTarget = 0;  // registers per thread for __launch_bounds__ (relaxed where ptxas would spill)
+  int directLoad = -1;     // 1: the first pass reads global memory itself; 0: staged through shared memory
+  int directStore = -1;    // 1: the last pass writes global memory itself; 0: staged
+  int persistent = -1;     // 1: grid = resident blocks, each looping over groups; 0: one block per group
+  bool operator==(const KernelTuning&) const = default;
+};
+
 struct KernelDesc {
   std::string kernelName, specName, role;  // role: which step of the plan, for the header comment
   bool f64 = false;                        // compute in double (else float)
@@ -58,6 +70,7 @@ struct KernelDesc {
   long long bigN = 0, bigSplit = 1;
   Fuse fuse = Fuse::None;
   int fuseN = 0;  // the real length N = 2L for R2CPost / C2RPre
+  KernelTuning tuning;
 };
 
 // The launch geometry the emitter chose.
@@ -68,7 +81,9 @@ struct KernelGeometry {
   int padShift = 4;     // shared index x is stored at x + (x >> padShift)
   bool fftMajorLoad = false, fftMajorStore = false;  // consecutive threads walk FFTs (column tiles) rather than elements
   int registerTarget = 64;
-  int vectorBytesIn = 0, vectorBytesOut = 0;  // > 0: the user array is read/written in vectors of this size (pointer alignment)  // __launch_bounds__ asks for 65536 / (threads * target) resident blocks
+  int vectorBytesIn = 0, vectorBytesOut = 0;  // > 0: the user array is read/written in vectors of this size (pointer alignment)
+  bool directLoad = false, directStore = false;  // the first/last radix pass touches global memory itself
+  bool persistent = true;                        // grid = resident blocks (see KernelTuning)
 };
 
 }  // namespace warpforge

@@ -30,12 +30,8 @@ class Emitter {
     cT_ = d.f64 ? "double2" : "float2";
     rT_ = d.f64 ? "double" : "float";
     NT_ = g_.threadsPerFft * g_.fftsPerBlock;
-    // The first pass reads its butterfly inputs straight from global memory and the last
-    // pass writes its outputs straight back (coalesced along the FFT), saving a trip
-    // through shared memory and two barriers each, except for column tiles (staged for
-    // coalescing) and the r2c/c2r fusions (which pair element k with L - k).
-    directIn_ = !d_.factors.empty() && !g_.fftMajorLoad && d_.fuse != Fuse::C2RPre;
-    directOut_ = !d_.factors.empty() && !g_.fftMajorStore && d_.fuse != Fuse::R2CPost;
+    directIn_ = g_.directLoad;
+    directOut_ = g_.directStore;
   }
 
   StockhamKernel run() {

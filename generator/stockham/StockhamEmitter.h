@@ -22,10 +22,10 @@ struct StockhamKernel {
   KernelGeometry geom;
 };
 
-KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft = 512);
+KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft = 1024);
 // registerTarget 0: the geometry's; else registers per thread to aim for.
 // maxThreadsPerFft: fewer threads hold more values each but may use more registers.
-StockhamKernel emitStockhamKernel(const KernelDesc& d, int registerTarget = 0, int maxThreadsPerFft = 512);
+StockhamKernel emitStockhamKernel(const KernelDesc& d, int registerTarget = 0, int maxThreadsPerFft = 1024);
 
 // C++ type names of a storage, for the emitter and the launch header.
 std::string storageElementType(Storage s, bool planar);

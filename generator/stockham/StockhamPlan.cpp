@@ -187,6 +187,7 @@ class PlanBuilder {
     d.storeTable = !j.storeTable.empty() && j.fuse != Fuse::R2CPost;
     d.fuse = j.fuse;
     d.fuseN = j.fuseN;
+    d.tuning = s_.tuning;
     k.src = j.in.buf;
     k.dst = j.out.buf;
     k.fftsPerBatch = j.fftsPerBatch();

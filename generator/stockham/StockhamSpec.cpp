@@ -37,7 +37,7 @@ bool isSmooth(long long n) {
 
 // One FFT per block in 64 KiB of shared memory (computing in float for f16); longer ones
 // spill at 512 threads (measured with tests/StockhamTest.cpp).
-int maxSingleKernelLength(const std::string& precision) { return precision == "f64" ? 4096 : 8192; }
+int maxSingleKernelLength(const std::string& precision) { return precision == "f64" ? 4096 : 16384; }
 long long maxLength(const std::string& precision) { return precision == "f64" ? 1LL << 24 : 1LL << 26; }
 
 long long StockhamSpec::points() const {
@@ -108,6 +108,26 @@ StockhamIo parseIo(const JsonReader& rd, const Json& j, const std::string& path,
   return io;
 }
 
+// "tuning": launch-geometry overrides, as `warpforge bench --tune` prints them.
+KernelTuning parseTuning(const JsonReader& rd, const Json& j) {
+  const std::string path = "/tuning";
+  rd.needObject(j, path);
+  rd.onlyKeys(j, path, {"threads_per_fft", "block_threads", "register_target", "direct_load", "direct_store", "persistent"});
+  KernelTuning t;
+  if (j.contains("threads_per_fft")) t.threadsPerFft = static_cast<int>(rd.integer(j["threads_per_fft"], path + "/threads_per_fft", 1, 1024));
+  if (j.contains("block_threads")) t.blockThreads = static_cast<int>(rd.integer(j["block_threads"], path + "/block_threads", 32, 1024));
+  if (j.contains("register_target")) t.registerTarget = static_cast<int>(rd.integer(j["register_target"], path + "/register_target", 32, 255));
+  auto flag = [&](const char* key, int& out) {
+    if (!j.contains(key)) return;
+    if (!j[key].is_boolean()) rd.fail(path + "/" + key, fmt::format("expected true or false, found {}", j[key].type_name()));
+    out = j[key].get<bool>() ? 1 : 0;
+  };
+  flag("direct_load", t.directLoad);
+  flag("direct_store", t.directStore);
+  flag("persistent", t.persistent);
+  return t;
+}
+
 }  // namespace
 
 StockhamSpec parseStockhamSpecText(const std::string& text, const std::string& file) {
@@ -115,7 +135,7 @@ StockhamSpec parseStockhamSpecText(const std::string& text, const std::string& f
   Json root = parseJsonText(text, file);
   rd.needObject(root, "");
   rd.onlyKeys(root, "", {"name", "family", "description", "precision", "transform", "length", "lengths", "direction", "placement", "input",
-                         "output", "factors"});
+                         "output", "factors", "tuning"});
   StockhamSpec s;
   s.file = file;
   s.name = rd.identifier(rd.need(root, "", "name"), "/name", "name");
@@ -200,6 +220,7 @@ StockhamSpec parseStockhamSpecText(const std::string& text, const std::string& f
     }
     if (prod != s.length()) rd.fail("/factors", fmt::format("the factors multiply to {}, expected the length {}", prod, s.length()));
   }
+  if (root.contains("tuning")) s.tuning = parseTuning(rd, root["tuning"]);
   return s;
 }
 

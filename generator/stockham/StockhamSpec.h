@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "generator/stockham/KernelDesc.h"
+
 namespace warpforge {
 
 struct StockhamIo {
@@ -25,6 +27,7 @@ struct StockhamSpec {
   bool inPlace = false;
   StockhamIo input, output;
   std::vector<int> factors;        // 1D single-kernel only; empty: chosen by the generator
+  KernelTuning tuning;             // launch-geometry overrides for every kernel of the plan ("tuning")
 
   int length() const { return lengths.back(); }
   long long points() const;                     // product of the lengths
