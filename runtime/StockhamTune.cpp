@@ -31,8 +31,8 @@ StockhamSpec variant(const StockhamSpec& base, const Candidate& c) {
   return s;
 }
 
-// Factorizations worth timing for a 1D single-kernel length: the greedy default, its
-// reverse, smaller largest radices, and no radix-2 tail (16 x 2 -> 8 x 4).
+// Factorizations worth timing for a 1D single-kernel length: the default, its reverse,
+// radix 49 allowed, largest radix 16 or 8, greedy powers of two.
 std::vector<std::vector<int>> factorCandidates(const StockhamSpec& s, const std::vector<int>& dflt) {
   std::vector<std::vector<int>> out{dflt};
   auto add = [&](std::vector<int> f) {
@@ -40,15 +40,21 @@ std::vector<std::vector<int>> factorCandidates(const StockhamSpec& s, const std:
   };
   add(std::vector<int>(dflt.rbegin(), dflt.rend()));
   const int n = s.length();
-  for (int maxRadix : {16, 8}) add(factorizeStockham(n, std::min(maxRadix, s.precision == "f64" ? 13 : 49)));
-  std::vector<int> f = dflt;
-  auto two = std::find(f.begin(), f.end(), 2), sixteen = std::find(f.begin(), f.end(), 16);
-  if (two != f.end() && sixteen != f.end()) {
-    *sixteen = 8;
-    *two = 4;
-    std::sort(f.rbegin(), f.rend());
-    add(f);
+  const int maxRadix = s.precision == "f64" ? 13 : 49;
+  for (int r : {maxRadix, 16, 8}) add(factorizeStockham(n, r));
+  // Greedy powers of two (16 x 16 x 4 rather than the default's 16 x 8 x 8).
+  std::vector<int> greedy;
+  int rest = n;
+  for (int r : {16, 8, 4, 2})
+    while (r <= maxRadix && rest % r == 0) {
+      greedy.push_back(r);
+      rest /= r;
+    }
+  if (rest > 1) {
+    for (int r : factorizeStockham(rest, maxRadix)) greedy.push_back(r);
+    std::sort(greedy.rbegin(), greedy.rend());
   }
+  add(greedy);
   return out;
 }
 
@@ -67,7 +73,7 @@ std::string describeGeometry(const StockhamExecutor& exec) {
 
 std::string tuningJson(const TuneTrial& t) {
   std::vector<std::string> kv;
-  const KernelTuning& k = t.tuning;
+  const KernelTuning& k = t.ran;
   if (k.threadsPerFft) kv.push_back(fmt::format("\"threads_per_fft\": {}", k.threadsPerFft));
   if (k.blockThreads) kv.push_back(fmt::format("\"block_threads\": {}", k.blockThreads));
   if (k.registerTarget) kv.push_back(fmt::format("\"register_target\": {}", k.registerTarget));
@@ -75,7 +81,7 @@ std::string tuningJson(const TuneTrial& t) {
   if (k.directStore >= 0) kv.push_back(fmt::format("\"direct_store\": {}", k.directStore ? "true" : "false"));
   if (k.persistent >= 0) kv.push_back(fmt::format("\"persistent\": {}", k.persistent ? "true" : "false"));
   std::string out;
-  if (!t.factors.empty()) out += fmt::format("\"factors\": [{}], ", fmt::join(t.factors, ", "));
+  if (!t.ranFactors.empty()) out += fmt::format("\"factors\": [{}], ", fmt::join(t.ranFactors, ", "));
   out += fmt::format("\"tuning\": {{{}}}", fmt::join(kv, ", "));
   return out;
 }
@@ -96,6 +102,8 @@ TuneResult tuneStockham(Runtime& rt, const StockhamSpec& spec, long long batch, 
     bufs.outIm = outIm->p;
   }
 
+  StockhamPlan basePlan = planStockham(spec);
+  const bool oneKernel1d = basePlan.kernels.size() == 1 && spec.lengths.size() == 1 && spec.transform == "c2c";
   TuneResult result;
   std::map<std::string, double> timedSources;  // identical kernels and grid: one timing
   EventTimer timer;
@@ -124,11 +132,19 @@ TuneResult tuneStockham(Runtime& rt, const StockhamSpec& spec, long long batch, 
       });
     for (auto& t : pool) t.join();
     for (std::size_t i = 0; i < todo.size(); ++i) {
-      TuneTrial t{stage, todo[i].factors, todo[i].tuning, "", -1, errors[i]};
+      TuneTrial t;
+      t.stage = stage;
+      t.factors = todo[i].factors;
+      t.tuning = todo[i].tuning;
+      t.error = errors[i];
       if (t.error.empty()) {
         try {
           StockhamExecutor exec(rt, variant(spec, todo[i]));
           t.geometry = describeGeometry(exec);
+          const KernelGeometry& g = exec.kernels()[0].geom;
+          t.ran = KernelTuning{g.threadsPerFft, g.threadsPerFft * g.fftsPerBlock, g.registerTarget, g.directLoad ? 1 : 0, g.directStore ? 1 : 0,
+                               g.persistent ? 1 : 0};
+          if (oneKernel1d) t.ranFactors = exec.kernels()[0].desc.factors;
           std::string key;
           for (const auto& k : exec.kernels()) key += k.source + (k.geom.persistent ? "P" : "F");
           auto hit = timedSources.find(key);
@@ -165,8 +181,6 @@ TuneResult tuneStockham(Runtime& rt, const StockhamSpec& spec, long long batch, 
   result.baseline = 0;
   if (result.trials[0].ms <= 0) throw std::runtime_error(fmt::format("{}: the spec as given does not run: {}", spec.name, result.trials[0].error));
 
-  StockhamPlan basePlan = planStockham(spec);
-  const bool oneKernel1d = basePlan.kernels.size() == 1 && spec.lengths.size() == 1 && spec.transform == "c2c";
   if (oneKernel1d) {
     std::vector<Candidate> c;
     for (auto& f : factorCandidates(spec, basePlan.kernels[0].desc.factors)) c.push_back({f, spec.tuning});

@@ -21,6 +21,8 @@ struct TuneTrial {
   std::vector<int> factors;      // as asked (empty: the generator's)
   KernelTuning tuning;           // as asked
   std::string geometry;          // what ran, per kernel: threads, FFTs per block, registers, direct I/O
+  std::vector<int> ranFactors;   // what ran (first kernel; 1D single-kernel specs only, else empty)
+  KernelTuning ran;              // the first kernel's geometry as a tuning block (what to paste)
   double ms = -1;                // median; -1 where the candidate failed
   std::string error;
 };
@@ -31,7 +33,7 @@ struct TuneResult {
   std::size_t baseline = 0;      // the spec as given
 };
 
-// The spec's "factors" / "tuning" JSON members for a trial (what to paste into the spec).
+// The spec's "factors" / "tuning" JSON members of what a trial ran (what to paste into the spec).
 std::string tuningJson(const TuneTrial& t);
 
 TuneResult tuneStockham(Runtime& rt, const StockhamSpec& spec, long long batch, int reps,

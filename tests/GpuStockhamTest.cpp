@@ -138,6 +138,29 @@ TEST_F(GpuStockham, MultiDimensional) {
   report("2D/3D", t);
 }
 
+// Every tuning switch at a batch large enough that each resident block loops over many
+// groups (shared memory reused): a missing barrier between one group's last pass and
+// the next group's staged load shows here, not at the small batches above.
+TEST_F(GpuStockham, TuningVariantsAtLargeBatch) {
+  Runtime rt;
+  Tally t;
+  const char* tunings[] = {R"({"direct_load": false})", R"({"direct_store": false})", R"({"direct_load": false, "direct_store": false})",
+                           R"({"persistent": false})", R"({"block_threads": 512, "register_target": 128})", R"({"threads_per_fft": 32})"};
+  std::vector<std::string> bodies = {R"("precision": "f32", "length": 1024)", R"("precision": "f16", "length": 8192)",
+                                     R"("precision": "f64", "length": 2187)", R"("precision": "f32", "transform": "c2r", "length": 2048)",
+                                     R"("precision": "f32", "transform": "r2c", "length": 2048)"};
+  for (const auto& body : bodies)
+    for (const char* tuning : tunings) {
+      StockhamSpec s = spec(fmt::format(R"({{"name": "tuned", "family": "stockham", {}, "tuning": {}}})", body, tuning));
+      const long long batch = (1LL << 22) / s.points() + 3;
+      StockhamCheck c = runStockham(rt, s, batch, 41);
+      t.add(s, c, fmt::format("{} tuning {} batch {}", body, tuning, batch));
+      std::printf("[gpu-stockham] %-60s %-50s err %.3e (cuFFT %.3e) unwritten %lld\n", body.c_str(), tuning, c.maxRelErr, c.cufftMaxRelErr,
+                  c.unwritten);
+    }
+  report("tuning variants at large batch", t);
+}
+
 TEST_F(GpuStockham, EveryLayoutOption) {
   Runtime rt;
   Tally t;

@@ -58,6 +58,15 @@ TEST(Stockham, Factorization) {
   EXPECT_EQ(factorizeStockham(4096), (std::vector<int>{16, 16, 16}));
   EXPECT_EQ(factorizeStockham(1331), (std::vector<int>{11, 11, 11}));
   EXPECT_EQ(factorizeStockham(1), (std::vector<int>{}));
+  // Powers of two spread evenly over the fewest radix-16 passes (no radix-2/4 tail).
+  EXPECT_EQ(factorizeStockham(64), (std::vector<int>{8, 8}));
+  EXPECT_EQ(factorizeStockham(512), (std::vector<int>{8, 8, 8}));
+  EXPECT_EQ(factorizeStockham(8192), (std::vector<int>{16, 8, 8, 8}));
+  EXPECT_EQ(factorizeStockham(1024, 13), (std::vector<int>{8, 8, 4, 4}));  // f64: radix <= 8 for powers of two
+  // Radix 49 only where asked for (about 250 registers per thread).
+  EXPECT_EQ(factorizeStockham(2401), (std::vector<int>{7, 7, 7, 7}));
+  EXPECT_EQ(factorizeStockham(2401, 49), (std::vector<int>{49, 49}));
+  EXPECT_EQ(factorizeStockham(2 * 49 * 27 * 16), (std::vector<int>{27, 8, 7, 7, 4}));
   EXPECT_THROW(factorizeStockham(17), std::invalid_argument);
   EXPECT_TRUE(isSmooth(2 * 3 * 5 * 7 * 11 * 13));
   EXPECT_FALSE(isSmooth(17 * 2));
@@ -100,6 +109,7 @@ TEST(Stockham, SpecErrorsNameThePath) {
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "input": {"layout": "blocked"})")).first, "/input/layout");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "transform": "r2c", "direction": "inverse")")).first, "/direction");
   EXPECT_EQ(errorOf(spec(63, "f32", R"(, "transform": "r2c")")).first, "/length");
+  EXPECT_EQ(errorOf(spec(16384, "f32", R"(, "transform": "c2r")")).first, "/length");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "transform": "r2c", "input": {"layout": "planar"})")).first, "/input/layout");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "transform": "c2r", "placement": "in_place")")).first, "/placement");
   EXPECT_EQ(errorOf(R"({"name": "x", "family": "stockham", "precision": "f32", "lengths": [2, 3, 4, 5]})").first, "/lengths");
@@ -107,6 +117,53 @@ TEST(Stockham, SpecErrorsNameThePath) {
   EXPECT_EQ(errorOf(R"({"name": "x", "family": "stockham", "precision": "f32", "lengths": [8, 4], "input": {"strides": [1]}})").first,
             "/input/strides");
   EXPECT_EQ(errorOf(R"({"name": "x", "family": "stockham", "precision": "f32", "length": 8, "lengths": [8]})").first, "/length");
+  EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": 3)")).first, "/tuning");
+  EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"threads_per_fft": 0})")).first, "/tuning/threads_per_fft");
+  EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"block_threads": 2048})")).first, "/tuning/block_threads");
+  EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"register_target": 16})")).first, "/tuning/register_target");
+  EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"direct_load": 1})")).first, "/tuning/direct_load");
+  EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"warps": 4})")).first, "/tuning/warps");
+}
+
+// A spec's "tuning" block reaches every kernel's geometry; what the emitter cannot do
+// (direct I/O through a column tile or the r2c split) stays staged.
+TEST(Stockham, TuningOverridesGeometry) {
+  auto p = plan(spec(1024, "f32", R"(, "tuning": {"threads_per_fft": 32, "block_threads": 256, "register_target": 96,
+                                                  "direct_load": false, "persistent": false})"));
+  KernelGeometry g = chooseGeometry(p.kernels[0].desc);
+  EXPECT_EQ(g.threadsPerFft, 32);
+  EXPECT_EQ(g.fftsPerBlock, 8);
+  EXPECT_EQ(g.registerTarget, 96);
+  EXPECT_FALSE(g.directLoad);
+  EXPECT_TRUE(g.directStore);
+  EXPECT_FALSE(g.persistent);
+  p = plan(spec(1024, "f32", R"(, "transform": "r2c", "tuning": {"direct_store": true})"));
+  EXPECT_FALSE(chooseGeometry(p.kernels[0].desc).directStore);
+  // Defaults: 128-thread blocks; 8192 on 256 threads holding 32 values; 16384 on 1024 threads.
+  EXPECT_EQ(emitStockhamKernel(plan(spec(1024, "f32")).kernels[0].desc).geom.fftsPerBlock * 64, 128);
+  EXPECT_EQ(chooseGeometry(plan(spec(8192, "f32")).kernels[0].desc).threadsPerFft, 256);
+  EXPECT_EQ(chooseGeometry(plan(spec(16384, "f16")).kernels[0].desc).threadsPerFft, 1024);
+}
+
+// Where the first pass reads a staged copy in shared memory and the last pass writes global
+// memory itself, the next group's staged load must wait for every thread's last reads: the
+// group loop ends with a barrier. (Found by `bench --tune`: without it, staged-load/direct-store
+// variants raced at large batch; c2r kernels have this shape by default.)
+TEST(Stockham, StagedLoadEndsGroupWithBarrier) {
+  std::vector<std::string> texts = {spec(1024, "f32", R"(, "tuning": {"direct_load": false})"),
+                                    spec(1024, "f16", R"(, "tuning": {"direct_load": false, "direct_store": false})"),
+                                    spec(128, "f32", R"(, "transform": "c2r")"), spec(1 << 20, "f32")};
+  int checked = 0;
+  for (const auto& t : texts)
+    for (const auto& pk : plan(t).kernels) {
+      StockhamKernel k = emitStockhamKernel(pk.desc);
+      if (k.geom.directLoad) continue;
+      const std::string tail = "__syncthreads();\n  }\n}\n";
+      ASSERT_GE(k.source.size(), tail.size());
+      EXPECT_EQ(k.source.substr(k.source.size() - tail.size()), tail) << pk.desc.kernelName;
+      ++checked;
+    }
+  EXPECT_GE(checked, 4);
 }
 
 TEST(Stockham, PlansChooseKernels) {
@@ -178,6 +235,12 @@ TEST(Stockham, SweepCompilesWithoutSpills) {
   texts.push_back(spec(1 << 22, "f64"));
   texts.push_back(spec(10007, "f32"));
   texts.push_back(spec(16384, "f32"));
+  texts.push_back(spec(16384, "f16"));
+  texts.push_back(spec(8192, "f32", R"(, "transform": "c2r")"));
+  texts.push_back(spec(2401, "f32", R"(, "factors": [49, 49])"));
+  for (const char* tuning : {R"({"direct_load": false, "direct_store": false})", R"({"block_threads": 1024})", R"({"threads_per_fft": 64})",
+                             R"({"register_target": 32})"})
+    texts.push_back(spec(2048, "f32", fmt::format(R"(, "tuning": {})", tuning)));
   texts.push_back(spec(8192, "f32"));
   texts.push_back(spec(4096, "f64"));
   texts.push_back(R"({"name": "s3d", "family": "stockham", "precision": "f32", "lengths": [16, 32, 64]})");

@@ -66,6 +66,10 @@ class Emitter {
       loop.push_back(comment("store: shared -> global, " + std::string(g_.fftMajorStore ? "FFT-major (column tile)" : "element-major")));
       for (auto& s : storeStage()) loop.push_back(s);
       loop.push_back(exprStmt(call("__syncthreads", {})));  // shared memory is reused by the next group
+    } else if (!directIn_) {
+      // The last pass reads shared memory and stores to global memory; the next group's
+      // staged load must not overwrite shared memory before every thread has read it.
+      loop.push_back(exprStmt(call("__syncthreads", {})));
     }
 
     body.push_back(forLoop(decl("long long", "group", cast("long long", member(var("blockIdx"), "x"))),

@@ -176,7 +176,7 @@ class PlanBuilder {
     d.sign = j.sign;
     d.length = length;
     // f64 radix-16 butterflies hold 16 double2 inputs, 15 twiddles and their products: too many registers.
-    d.factors = factors.empty() ? factorizeStockham(length, plan_.f64 ? 13 : 49) : std::move(factors);
+    d.factors = factors.empty() ? factorizeStockham(length, plan_.f64 ? 13 : 27) : std::move(factors);
     d.in = access(j.in);
     d.out = access(j.out);
     d.batchCount = j.counts;

@@ -15,17 +15,33 @@ const std::vector<int>& stockhamRadices() {
 
 std::vector<int> factorizeStockham(int n, int maxRadix) {
   std::vector<int> f;
-  int rest = n;
+  int rest = n, e = 0;
+  while (rest % 2 == 0) {
+    rest /= 2;
+    ++e;
+  }
+  // Power-of-two part: as few passes as the largest power-of-two radix allows, spread evenly
+  // (64 = 8 x 8, not 16 x 4; 8192 = 16 x 8 x 8 x 8, not 16 x 16 x 16 x 2): a small last radix
+  // leaves few threads per FFT or a pass that does little work for its barrier.
+  int maxBits = 0;
+  while (maxBits < 4 && (2 << maxBits) <= maxRadix) ++maxBits;
+  if (e > 0) {
+    if (maxBits == 0) throw std::invalid_argument(fmt::format("length {}: the largest radix {} admits no power-of-two factor", n, maxRadix));
+    const int passes = (e + maxBits - 1) / maxBits;
+    for (int p = 0; p < passes; ++p) f.push_back(1 << (e / passes + (p < e % passes ? 1 : 0)));
+  }
+  // Odd part: greedily, largest radix first (composites 27, 25, 9 save passes).
   for (int r : stockhamRadices())
-    while (r <= maxRadix && rest % r == 0 && rest > 1) {
+    while (r % 2 && r <= maxRadix && rest % r == 0 && rest > 1) {
       f.push_back(r);
       rest /= r;
     }
   if (rest != 1) {
-    int p = 2;
-    while (rest % p) ++p;
+    int p = 3;
+    while (rest % p) p += 2;
     throw std::invalid_argument(fmt::format("length {} has prime factor {}, which is not a radix prime (2, 3, 5, 7, 11, 13)", n, p));
   }
+  std::sort(f.rbegin(), f.rend());
   return f;
 }
 
@@ -170,10 +186,13 @@ StockhamSpec parseStockhamSpecText(const std::string& text, const std::string& f
   if (s.transform == "c2r" && s.sign != +1) rd.fail("/direction", "c2r is an inverse transform");
   if (s.transform != "c2c") {
     if (s.lengths.size() != 1) rd.fail("/lengths", "r2c/c2r are implemented for 1D transforms only");
+    // The split/merge pairs element k with N/2 - k, so these kernels stage through shared
+    // memory; past 4096 complex points the staged kernels spill (8192: ptxas runs for minutes).
+    const int maxHalf = std::min(maxDimLen, 4096);
     int n = s.length();
-    if (n % 2 || n < 4 || n / 2 > maxDimLen || !isSmooth(n / 2))
+    if (n % 2 || n < 4 || n / 2 > maxHalf || !isSmooth(n / 2))
       rd.fail(lenPath, fmt::format("{} needs an even length N >= 4 with N/2 <= {} whose prime factors are radices (found {})", s.transform,
-                                   maxDimLen, n));
+                                   maxHalf, n));
   }
   if (s.lengths.size() > 1)
     for (std::size_t d = 0; d < s.lengths.size(); ++d)
