@@ -86,7 +86,7 @@ class Emitter {
     // above the barriers and holds them all (158 instead of 106 registers at length 1024).
     // Cap registers so that several blocks stay resident and one block's loads overlap
     // another's passes (targets checked spill-free by tests/StockhamTest.cpp).
-    const int minBlocks = std::max(1, 65536 / (NT_ * g_.registerTarget));
+    const int minBlocks = std::max(1, 65536 / ((NT_ + 31) / 32 * 32 * g_.registerTarget));  // registers are allocated per warp
     NodePtr fn = function(fmt::format("extern \"C\" __global__ void __launch_bounds__({}, {})", NT_, minBlocks), "", d_.kernelName, params, block(body));
     fn = removeDeadCode(foldConstants(fn));
     StockhamKernel k;
