@@ -126,6 +126,10 @@ int cmdRun(const Options& o) {
 
 int cmdBench(const Options& o) {
   if (isStockham(o.spec)) return stockhamRun(o, true);
+  if (o.tune) {
+    fmt::print(stderr, "{}: --tune searches stockham launch geometry; tc_fft specs fix theirs in the spec's layouts\n", o.spec);
+    return 2;
+  }
   auto l = loadVerified(o.spec);
   if (!requireDevice("bench")) return 3;
   Runtime rt;

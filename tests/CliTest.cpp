@@ -63,6 +63,7 @@ TEST(Cli, BadOptionsExitTwo) {
   EXPECT_EQ(run("compile " + spec() + " --arch sm_70").code, 2);
   EXPECT_EQ(run("run " + spec() + " --batch 0").code, 2);
   EXPECT_EQ(run("bench " + spec() + " --reps 0").code, 2);
+  EXPECT_EQ(run("bench " + spec() + " --tune").code, 2);  // tuning is for stockham specs
   EXPECT_EQ(run("emit " + spec()).code, 2);  // -o is required
   EXPECT_EQ(run("emulate " + spec() + " --ffts 0").code, 2);
   EXPECT_EQ(run("verify /nonexistent.json").code, 2);
@@ -80,6 +81,10 @@ TEST(Cli, BadStockhamSpecExitsTwoWithPath) {
   r = run("verify " + path);
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find(path + ": /lengths/1:"), std::string::npos) << r.out;
+  std::ofstream(path) << R"({"name": "s", "family": "stockham", "precision": "f32", "length": 64, "tuning": {"block_threads": 4096}})";
+  r = run("verify " + path);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find(path + ": /tuning/block_threads:"), std::string::npos) << r.out;
   std::ofstream(path) << R"({"name": "s", "family": "fft9000", "precision": "f32"})";
   r = run("emit " + path + " -o " + ::testing::TempDir());
   EXPECT_EQ(r.code, 2) << r.out;
