@@ -34,7 +34,7 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   // its writes (in place in shared memory), so a thread holds E = L / T complex
   // values: one butterfly (E = largest radix) where the block is small, up to
   // 32 (f32) / 8 (f64) values for column tiles, which need many FFTs per block
-  // for full memory sectors. Blocks stay <= 256 threads (up to 255 registers each).
+  // for full memory sectors.
   const int maxHeld = d.f64 ? 8 : 32;
   const KernelTuning& tu = d.tuning;
   if (tu.threadsPerFft > 0) maxThreadsPerFft = std::min(maxThreadsPerFft, tu.threadsPerFft);
@@ -58,8 +58,6 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   g.fftsPerBlock = F;
   const int flat = F * g.smemStride;
   g.sharedBytes = (flat + (g.padShift ? (flat - 1) >> g.padShift : 0)) * cb;
-  // Registers per thread: 64 lets 4 blocks of 256 share an SM; column tiles, f64 and
-  // blocks of more than 256 threads hold more values per thread.
   // Registers per thread: as many as leave 1024 threads (32 warps) resident, counting the
   // block in whole warps (2401 on 343 threads: 56 registers -> 3 blocks, 1.12x faster than
   // 62 -> 2); f64 and column tiles hold more values and take up to 128. Where ptxas would
