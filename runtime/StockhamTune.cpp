@@ -186,54 +186,35 @@ TuneResult tuneStockham(Runtime& rt, const StockhamSpec& spec, long long batch, 
     for (auto& f : factorCandidates(spec, basePlan.kernels[0].desc.factors)) c.push_back({f, spec.tuning});
     runStage("factors", c);
   }
+  // One coordinate over `values`, the others at the best so far.
+  auto vary = [&](const std::string& stage, const std::vector<int>& values, int KernelTuning::*field) {
+    std::vector<Candidate> c;
+    for (int v : values) {
+      Candidate cand = current();
+      cand.tuning.*field = v;
+      c.push_back(cand);
+    }
+    runStage(stage, c);
+  };
   for (int round = 0; round < 2; ++round) {
-    {
-      std::vector<Candidate> c;
-      Candidate cur = current();
-      const int T0 = emitStockhamKernel(planStockham(variant(spec, cur)).kernels[0].desc).geom.threadsPerFft;
-      for (int T : {T0 * 2, T0, T0 / 2, T0 / 4})
-        if (T >= 1 && T <= 1024) {
-          Candidate v = cur;
-          v.tuning.threadsPerFft = T;
-          c.push_back(v);
-        }
-      runStage("threads per FFT", c);
-    }
-    {
-      std::vector<Candidate> c;
-      for (int B : {64, 128, 256, 512, 1024}) {
-        Candidate v = current();
-        v.tuning.blockThreads = B;
-        c.push_back(v);
-      }
-      runStage("block threads", c);
-    }
-    {
-      std::vector<Candidate> c;
-      for (int R : {32, 40, 48, 64, 80, 96, 128, 168, 255}) {
-        Candidate v = current();
-        v.tuning.registerTarget = R;
-        c.push_back(v);
-      }
-      runStage("register target", c);
-    }
+    const int T0 = emitStockhamKernel(planStockham(variant(spec, current())).kernels[0].desc).geom.threadsPerFft;
+    std::vector<int> threads;
+    for (int T : {T0 * 2, T0, T0 / 2, T0 / 4})
+      if (T >= 1 && T <= 1024) threads.push_back(T);
+    vary("threads per FFT", threads, &KernelTuning::threadsPerFft);
+    vary("block threads", {64, 128, 256, 512, 1024}, &KernelTuning::blockThreads);
+    vary("register target", {32, 40, 48, 64, 80, 96, 128, 168, 255}, &KernelTuning::registerTarget);
     if (round == 0) {
       std::vector<Candidate> c;
       for (int l : {1, 0})
-        for (int s : {1, 0}) {
+        for (int st : {1, 0}) {
           Candidate v = current();
           v.tuning.directLoad = l;
-          v.tuning.directStore = s;
+          v.tuning.directStore = st;
           c.push_back(v);
         }
       runStage("direct I/O", c);
-      c.clear();
-      for (int p : {1, 0}) {
-        Candidate v = current();
-        v.tuning.persistent = p;
-        c.push_back(v);
-      }
-      runStage("grid", c);
+      vary("grid", {1, 0}, &KernelTuning::persistent);
     }
   }
   result.best = best();
