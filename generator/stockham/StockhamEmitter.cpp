@@ -489,7 +489,7 @@ class Emitter {
           v = firstRead(bf, "fbase", bin("+", j, lit(static_cast<long long>(r) * butterflies)), fmt::format("a{}", r), p == 0);
         }
         if (r > 0 && ns > 1) {
-          bf.push_back(decl(cT_, fmt::format("w{}", r), index(var("twiddles"), bin("+", bin("*", var("k"), lit(R - 1)), lit(twOffset + r - 1)))));
+          bf.push_back(decl(cT_, fmt::format("w{}", r), index(var("twiddles"), bin("+", var("k"), lit(twOffset + (r - 1) * ns)))));
           bf.push_back(decl(cT_, fmt::format("b{}", r), cmul(v, var(fmt::format("w{}", r)))));
           v = var(fmt::format("b{}", r));
         }

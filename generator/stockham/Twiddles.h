@@ -1,9 +1,11 @@
 #pragma once
-// Stockham twiddle table, laid out per pass in the order a pass reads it
-// (as rocFFT does): pass p (sub-transform length ns, radix R) holds
-// w^(r k) = exp(sign 2 pi i r k / (ns R)) at offset_p + k (R - 1) + (r - 1),
-// so the R - 1 twiddles of a butterfly are adjacent and the threads of a warp
-// (consecutive k) read one contiguous run. Pass 0 (ns = 1) needs none.
+// Stockham twiddle table: pass p (sub-transform length ns, radix R) holds
+// w^(r k) = exp(sign 2 pi i r k / (ns R)) at offset_p + (r - 1) ns + k.
+// k runs fastest so that each of a butterfly's R - 1 twiddle loads is one
+// contiguous run over the warp (consecutive threads, consecutive k): one or two
+// L1 wavefronts per load. rocFFT's order, offset_p + k (R - 1) + (r - 1), makes
+// every load a stride-(R - 1) gather: up to 30 wavefronts per load for radix 16,
+// which made the L1 the busiest unit of our kernels. Pass 0 (ns = 1) needs none.
 #include <cmath>
 #include <complex>
 #include <vector>
@@ -26,8 +28,8 @@ inline std::vector<std::complex<double>> twiddleTable(const std::vector<int>& fa
   long long ns = 1;
   for (int R : factors) {
     if (ns > 1)
-      for (long long k = 0; k < ns; ++k)
-        for (int r = 1; r < R; ++r) {
+      for (int r = 1; r < R; ++r)
+        for (long long k = 0; k < ns; ++k) {
           double a = 2.0 * M_PI * static_cast<double>((r * k) % (ns * R)) / static_cast<double>(ns * R);
           t.push_back({std::cos(a), sign * std::sin(a)});
         }
