@@ -38,11 +38,14 @@ class Emitter {
     std::vector<NodePtr> body;
     body.push_back(raw("extern __shared__ __align__(16) unsigned char smem_raw[];"));
     body.push_back(decl(cT_ + "*", "smem_all", cast(cT_ + "*", var("smem_raw"))));
-    body.push_back(decl("const int", "tid", member(var("threadIdx"), "x")));
-    body.push_back(decl("const int", "t", bin("%", var("tid"), lit(g_.threadsPerFft))));
-    body.push_back(decl("const int", "fbase", bin("*", bin("/", var("tid"), lit(g_.threadsPerFft)), lit(g_.smemStride))));
 
     std::vector<NodePtr> loop;
+    // Per-thread indices are derived inside the group loop from an opaque read of threadIdx.x
+    // (wf_thread_index): otherwise NVVM hoists every address that depends only on the thread out
+    // of the loop and holds them all in registers (r2c 8192: 168 registers instead of 64).
+    loop.push_back(decl("const int", "tid", call("wf_thread_index", {})));
+    loop.push_back(decl("const int", "t", bin("%", var("tid"), lit(g_.threadsPerFft))));
+    loop.push_back(decl("const int", "fbase", bin("*", bin("/", var("tid"), lit(g_.threadsPerFft)), lit(g_.smemStride))));
     loop.push_back(decl("const long long", "first", bin("*", var("group"), lit(g_.fftsPerBlock))));
     if (directIn_ || directOut_) {
       loop.push_back(comment("this thread's FFT: its digits and where it starts in global memory"));
@@ -98,6 +101,10 @@ class Emitter {
                       1 << g_.padShift, g_.padShift)
         : std::string("// No padding: this length's strides spread over the banks by themselves.\n"
                       "__device__ __forceinline__ int wf_pad(int x) { return x; }");
+    const std::string threadIndex =
+        "// threadIdx.x through volatile asm: values derived from it are recomputed in each group\n"
+        "// iteration rather than hoisted out of the loop and held in registers.\n"
+        "__device__ __forceinline__ int wf_thread_index() { int t; asm volatile(\"mov.u32 %0, %%tid.x;\" : \"=r\"(t)); return t; }";
     const std::string unpackers =
         "// Unpacking of 16-byte vector loads: half2 <-> float2, complex int8 and int4 (high nibble real) to float2.\n"
         "__device__ __forceinline__ float2 wf_half2_to_float2(unsigned u) { __half2 h = *reinterpret_cast<__half2*>(&u); return __half22float2(h); }\n"
@@ -107,7 +114,7 @@ class Emitter {
         "__device__ __forceinline__ float2 wf_i4(unsigned u, int k) {\n"
         "  const int b = (int)(signed char)(u >> (8 * k));\n"
         "  return make_float2((float)(b >> 4), (float)((int)(signed char)(b << 4) >> 4));\n}";
-    k.source = print(unit({comment(header()), raw("#include <cuda_fp16.h>"), raw(""), raw(pad), raw(unpackers), raw(""), fn}));
+    k.source = print(unit({comment(header()), raw("#include <cuda_fp16.h>"), raw(""), raw(pad), raw(threadIndex), raw(unpackers), raw(""), fn}));
     return k;
   }
 
@@ -465,7 +472,12 @@ class Emitter {
       std::vector<NodePtr> bf;
       NodePtr j = var("j");
       bf.push_back(decl("const int", "j", bin("+", var("t"), lit(it * T))));
-      if (ns > 1) bf.push_back(decl("const int", "k", bin("%", j, lit(ns))));
+      if (ns > 1) {
+        bf.push_back(decl("const int", "k", bin("%", j, lit(ns))));
+        // One pointer, constant offsets: written as twiddles[k + c], NVVM hoists R - 1 separate 64-bit
+        // addresses out of the group loop (30 registers for radix 16) and the kernel spills.
+        bf.push_back(decl("const " + cT_ + "*", "tw", bin("+", var("twiddles"), bin("+", var("k"), lit(twOffset)))));
+      }
       if (readLinear) bf.push_back(decl("const int", "pj", call("wf_pad", {bin("+", var("fbase"), j)})));
       std::vector<NodePtr> ops;
       AstComplexOps ac{ops, d_.f64};
@@ -489,7 +501,7 @@ class Emitter {
           v = firstRead(bf, "fbase", bin("+", j, lit(static_cast<long long>(r) * butterflies)), fmt::format("a{}", r), p == 0);
         }
         if (r > 0 && ns > 1) {
-          bf.push_back(decl(cT_, fmt::format("w{}", r), index(var("twiddles"), bin("+", var("k"), lit(twOffset + (r - 1) * ns)))));
+          bf.push_back(decl(cT_, fmt::format("w{}", r), index(var("tw"), lit((r - 1) * ns))));
           bf.push_back(decl(cT_, fmt::format("b{}", r), cmul(v, var(fmt::format("w{}", r)))));
           v = var(fmt::format("b{}", r));
         }
