@@ -10,7 +10,8 @@ SpillFreeKernel emitStockhamSpillFree(const KernelDesc& desc, const std::string&
   static std::mutex mutex;
   static std::map<std::string, SpillFreeKernel> memo;  // key: first-try source + arch
   StockhamKernel first = emitStockhamKernel(desc);
-  const std::string key = arch + "\n" + first.source;
+  // The first try's source and what the ladder may change (the tuning can pin the thread indices).
+  const std::string key = arch + "\n" + std::to_string(desc.tuning.indexPerGroup) + "\n" + first.source;
   {
     std::lock_guard<std::mutex> lock(mutex);
     auto it = memo.find(key);
@@ -18,6 +19,16 @@ SpillFreeKernel emitStockhamSpillFree(const KernelDesc& desc, const std::string&
   }
   SpillFreeKernel out{first, nvrtcCompile(first.source, desc.specName, arch)};
   auto spills = [&] { return out.compiled.spillStoreBytes > 0 || out.compiled.spillLoadBytes > 0; };
+  // First, at the same register target, stop NVVM holding hoisted per-thread addresses across the
+  // group loop (most spills are those); then relax the target. Recomputing the indices costs a few
+  // instructions per group, which pays only where groups are long: measured on the H100, r2c 2048
+  // and 8192 and c2c 2187 got faster with it, r2c 128 and 512 slower (bench/RESULTS.md, 2026-11-23).
+  int index = -1;  // the tuning's choice, if any
+  if (spills() && desc.tuning.indexPerGroup < 0 && desc.length >= 1024) {
+    index = 1;
+    StockhamKernel k = emitStockhamKernel(desc, 0, 1024, index);
+    out = {k, nvrtcCompile(k.source, desc.specName, arch)};
+  }
   // Relax the register target; where a block of this size cannot get more registers,
   // halve the threads per FFT (each then holds more values, but the block can use up to 255).
   for (int maxThreads = std::max(64, first.geom.threadsPerFft); maxThreads >= 64 && spills(); maxThreads /= 2) {
@@ -25,11 +36,11 @@ SpillFreeKernel emitStockhamSpillFree(const KernelDesc& desc, const std::string&
       if (!spills()) break;
       const int threads = out.kernel.geom.threadsPerFft * out.kernel.geom.fftsPerBlock;
       if (target <= out.kernel.geom.registerTarget || threads * out.kernel.geom.registerTarget >= 65536) continue;
-      StockhamKernel k = emitStockhamKernel(desc, target, maxThreads);
+      StockhamKernel k = emitStockhamKernel(desc, target, maxThreads, index);
       out = {k, nvrtcCompile(k.source, desc.specName, arch)};
     }
     if (spills()) {
-      StockhamKernel k = emitStockhamKernel(desc, 0, maxThreads / 2);
+      StockhamKernel k = emitStockhamKernel(desc, 0, maxThreads / 2, index);
       out = {k, nvrtcCompile(k.source, desc.specName, arch)};
     }
   }

@@ -123,6 +123,7 @@ TEST(Stockham, SpecErrorsNameThePath) {
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"register_target": 16})")).first, "/tuning/register_target");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"direct_load": 1})")).first, "/tuning/direct_load");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"warps": 4})")).first, "/tuning/warps");
+  EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"index_per_group": "yes"})")).first, "/tuning/index_per_group");
 }
 
 // A spec's "tuning" block reaches every kernel's geometry; what the emitter cannot do
@@ -143,6 +144,34 @@ TEST(Stockham, TuningOverridesGeometry) {
   EXPECT_EQ(emitStockhamKernel(plan(spec(1024, "f32")).kernels[0].desc).geom.fftsPerBlock * 64, 128);
   EXPECT_EQ(chooseGeometry(plan(spec(8192, "f32")).kernels[0].desc).threadsPerFft, 256);
   EXPECT_EQ(chooseGeometry(plan(spec(16384, "f16")).kernels[0].desc).threadsPerFft, 1024);
+}
+
+// Thread indices are either computed once before the group loop (default) or, with
+// index_per_group, from an opaque threadIdx read inside it; SpillFree picks the latter only
+// where the hoisted kernel spills and the kernel's FFTs are long, and never against the tuning.
+TEST(Stockham, ThreadIndicesHeldOrRecomputedPerGroup) {
+  auto loopBody = [](const std::string& src) { return src.substr(src.find("for (long long group")); };
+  StockhamKernel held = emitStockhamKernel(plan(spec(1024, "f32")).kernels[0].desc);
+  EXPECT_FALSE(held.geom.indexPerGroup);
+  EXPECT_EQ(loopBody(held.source).find("threadIdx.x"), std::string::npos);
+  EXPECT_EQ(held.source.find("wf_thread_index"), std::string::npos);
+  StockhamKernel perGroup = emitStockhamKernel(plan(spec(1024, "f32", R"(, "tuning": {"index_per_group": true})")).kernels[0].desc);
+  EXPECT_TRUE(perGroup.geom.indexPerGroup);
+  EXPECT_NE(loopBody(perGroup.source).find("const int tid = wf_thread_index();"), std::string::npos);
+  EXPECT_NE(perGroup.source.find("thread indices recomputed per group"), std::string::npos);
+
+  const std::string arch = "sm_90";
+  // r2c 8192 (a 4096-point kernel): held indices spill at 64 registers; recomputed, they fit.
+  SpillFreeKernel r2c = emitStockhamSpillFree(plan(spec(8192, "f32", R"(, "transform": "r2c")")).kernels[0].desc, arch);
+  EXPECT_TRUE(r2c.kernel.geom.indexPerGroup);
+  EXPECT_EQ(r2c.kernel.geom.registerTarget, 64);
+  // The tuning's "false" is kept: the target is relaxed instead.
+  SpillFreeKernel r2cHeld =
+      emitStockhamSpillFree(plan(spec(8192, "f32", R"(, "transform": "r2c", "tuning": {"index_per_group": false})")).kernels[0].desc, arch);
+  EXPECT_FALSE(r2cHeld.kernel.geom.indexPerGroup);
+  EXPECT_GT(r2cHeld.kernel.geom.registerTarget, 64);
+  // Short FFTs keep held indices (r2c 512: faster held at more registers).
+  EXPECT_FALSE(emitStockhamSpillFree(plan(spec(512, "f32", R"(, "transform": "r2c")")).kernels[0].desc, arch).kernel.geom.indexPerGroup);
 }
 
 // Where the first pass reads a staged copy in shared memory and the last pass writes global

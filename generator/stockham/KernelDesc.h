@@ -47,6 +47,7 @@ struct KernelTuning {
   int directLoad = -1;     // 1: the first pass reads global memory itself; 0: staged through shared memory
   int directStore = -1;    // 1: the last pass writes global memory itself; 0: staged
   int persistent = -1;     // 1: grid = resident blocks, each looping over groups; 0: one block per group
+  int indexPerGroup = -1;  // 1: thread indices recomputed per group (KernelGeometry::indexPerGroup); 0: held; -1: SpillFree decides
   bool operator==(const KernelTuning&) const = default;
 };
 
@@ -84,6 +85,10 @@ struct KernelGeometry {
   int vectorBytesIn = 0, vectorBytesOut = 0;  // > 0: the user array is read/written in vectors of this size (pointer alignment)
   bool directLoad = false, directStore = false;  // the first/last radix pass touches global memory itself
   bool persistent = true;                        // grid = resident blocks (see KernelTuning)
+  // Per-thread indices recomputed in every group iteration from an opaque threadIdx read, rather
+  // than computed once and held across the group loop: fewer registers, a few more instructions
+  // per group. runtime/SpillFree turns it on where the hoisted kernel spills and groups are long.
+  bool indexPerGroup = false;
 };
 
 }  // namespace warpforge

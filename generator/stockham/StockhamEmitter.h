@@ -25,7 +25,8 @@ struct StockhamKernel {
 KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft = 1024);
 // registerTarget 0: the geometry's; else registers per thread to aim for.
 // maxThreadsPerFft: fewer threads hold more values each but may use more registers.
-StockhamKernel emitStockhamKernel(const KernelDesc& d, int registerTarget = 0, int maxThreadsPerFft = 1024);
+// indexPerGroup: 1/0 sets KernelGeometry::indexPerGroup, -1 leaves the geometry's (from the tuning).
+StockhamKernel emitStockhamKernel(const KernelDesc& d, int registerTarget = 0, int maxThreadsPerFft = 1024, int indexPerGroup = -1);
 
 // C++ type names of a storage, for the emitter and the launch header.
 std::string storageElementType(Storage s, bool planar);
