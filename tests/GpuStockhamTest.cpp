@@ -146,7 +146,7 @@ TEST_F(GpuStockham, TuningVariantsAtLargeBatch) {
   Tally t;
   const char* tunings[] = {R"({"direct_load": false})", R"({"direct_store": false})", R"({"direct_load": false, "direct_store": false})",
                            R"({"persistent": false})", R"({"block_threads": 512, "register_target": 128})", R"({"threads_per_fft": 32})",
-                           R"({"index_per_group": true})", R"({"index_per_group": false})"};
+                           R"({"index_per_group": true})", R"({"index_per_group": false})", R"({"derive_twiddles": true})"};
   std::vector<std::string> bodies = {R"("precision": "f32", "length": 1024)", R"("precision": "f16", "length": 8192)",
                                      R"("precision": "f64", "length": 2187)", R"("precision": "f32", "transform": "c2r", "length": 2048)",
                                      R"("precision": "f32", "transform": "r2c", "length": 2048)"};

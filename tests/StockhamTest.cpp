@@ -11,6 +11,7 @@
 #include "generator/stockham/StockhamEmitter.h"
 #include "generator/stockham/StockhamPlan.h"
 #include "generator/stockham/StockhamSpec.h"
+#include "generator/stockham/Twiddles.h"
 #include "runtime/Nvrtc.h"
 #include "runtime/SpillFree.h"
 #include "TestUtil.h"
@@ -124,6 +125,7 @@ TEST(Stockham, SpecErrorsNameThePath) {
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"direct_load": 1})")).first, "/tuning/direct_load");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"warps": 4})")).first, "/tuning/warps");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"index_per_group": "yes"})")).first, "/tuning/index_per_group");
+  EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"derive_twiddles": 0})")).first, "/tuning/derive_twiddles");
 }
 
 // A spec's "tuning" block reaches every kernel's geometry; what the emitter cannot do
@@ -172,6 +174,29 @@ TEST(Stockham, ThreadIndicesHeldOrRecomputedPerGroup) {
   EXPECT_GT(r2cHeld.kernel.geom.registerTarget, 64);
   // Short FFTs keep held indices (r2c 512: faster held at more registers).
   EXPECT_FALSE(emitStockhamSpillFree(plan(spec(512, "f32", R"(, "transform": "r2c")")).kernels[0].desc, arch).kernel.geom.indexPerGroup);
+}
+
+// Twiddles: one pointer per butterfly with constant offsets (row r - 1 of the pass's table, k
+// fastest); with derive_twiddles only rows r = 1, 2, 4, 8 are loaded, the rest are products.
+TEST(Stockham, TwiddleLoadsAndDerivedTwiddles) {
+  auto count = [](const std::string& src, const std::string& re) {
+    std::regex r(re);
+    return std::distance(std::sregex_iterator(src.begin(), src.end(), r), std::sregex_iterator());
+  };
+  // 4096 = 16 x 16 x 16: passes 1 and 2 each load 15 twiddles per butterfly.
+  StockhamKernel table = emitStockhamKernel(plan(spec(4096, "f32")).kernels[0].desc);
+  EXPECT_EQ(count(table.source, R"(float2 w\d+ = tw\[\d+\];)"), 30);
+  EXPECT_NE(table.source.find("float2 w15 = tw[3584];"), std::string::npos);  // pass 2: ns = 256, row 14
+  StockhamKernel derived = emitStockhamKernel(plan(spec(4096, "f32", R"(, "tuning": {"derive_twiddles": true})")).kernels[0].desc);
+  EXPECT_TRUE(derived.geom.deriveTwiddles);
+  EXPECT_EQ(count(derived.source, R"(float2 w\d+ = tw\[\d+\];)"), 8);  // w1, w2, w4, w8 in two passes
+  EXPECT_NE(derived.source.find("float2 w15 = make_float2(w8.x * w7.x"), std::string::npos);
+  EXPECT_NE(derived.source.find("twiddles W^(k r) for r not a power of two derived"), std::string::npos);
+  // The table itself: pass 1 (ns = 16, R = 16) holds W^(r k) at (r - 1) 16 + k.
+  std::vector<std::complex<double>> t = twiddleTable({16, 16, 16}, -1);
+  ASSERT_EQ(t.size(), 15u * 16 + 15u * 256);
+  const double a = -2 * M_PI * 3 * 5 / 256.0;  // r = 3, k = 5
+  EXPECT_NEAR(std::abs(t[2 * 16 + 5] - std::complex<double>(std::cos(a), std::sin(a))), 0, 1e-15);
 }
 
 // Where the first pass reads a staged copy in shared memory and the last pass writes global
@@ -268,10 +293,11 @@ TEST(Stockham, SweepCompilesWithoutSpills) {
   texts.push_back(spec(8192, "f32", R"(, "transform": "c2r")"));
   texts.push_back(spec(2401, "f32", R"(, "factors": [49, 49])"));
   for (const char* tuning : {R"({"direct_load": false, "direct_store": false})", R"({"block_threads": 1024})", R"({"threads_per_fft": 64})",
-                             R"({"register_target": 32})"})
+                             R"({"register_target": 32})", R"({"index_per_group": true})", R"({"derive_twiddles": true})"})
     texts.push_back(spec(2048, "f32", fmt::format(R"(, "tuning": {})", tuning)));
   texts.push_back(spec(8192, "f32"));
   texts.push_back(spec(4096, "f64"));
+  texts.push_back(spec(2187, "f64", R"(, "tuning": {"derive_twiddles": true})"));
   texts.push_back(R"({"name": "s3d", "family": "stockham", "precision": "f32", "lengths": [16, 32, 64]})");
   for (const auto& e : std::filesystem::directory_iterator(test::sourcePath("specs")))
     if (e.path().extension() == ".json" && specFamily(e.path().string()) == "stockham") texts.push_back(readSpecFileText(e.path().string()));
