@@ -8,7 +8,7 @@ namespace warpforge {
 
 SpillFreeKernel emitStockhamSpillFree(const KernelDesc& desc, const std::string& arch) {
   static std::mutex mutex;
-  static std::map<std::string, SpillFreeKernel> memo;  // key: first-try source + arch
+  static std::map<std::string, SpillFreeKernel> memo;  // key: arch, pinned index choice, first-try source
   StockhamKernel first = emitStockhamKernel(desc);
   // The first try's source and what the ladder may change (the tuning can pin the thread indices).
   const std::string key = arch + "\n" + std::to_string(desc.tuning.indexPerGroup) + "\n" + first.source;
