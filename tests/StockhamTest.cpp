@@ -1,3 +1,4 @@
+#include <bit>
 #include <gtest/gtest.h>
 
 #include <complex>
@@ -209,7 +210,7 @@ TEST(Stockham, TwiddleLoadsAndDerivedTwiddles) {
         for (long long k = 0; k < ns; ++k) {
           std::vector<std::complex<float>> w(R);
           for (int r = 1; r < R; ++r) {
-            const int hi = 1 << (31 - __builtin_clz(static_cast<unsigned>(r)));
+            const int hi = static_cast<int>(std::bit_floor(static_cast<unsigned>(r)));
             if (hi == r) {
               w[r] = std::complex<float>(tab[off + (r - 1) * ns + k]);
             } else {

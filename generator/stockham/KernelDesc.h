@@ -92,7 +92,7 @@ struct KernelGeometry {
   bool indexPerGroup = false;
   // A butterfly loads only its twiddles W^(k r) for r a power of two and multiplies the others
   // together (W^(3k) = W^(2k) W^(k), ...): 4 loads instead of 15 for radix 16, at most 3 roundings
-  // deeper. Nsight Compute put our gap to cuFFT at f32 1024 in twiddle loads (2x its L1 sectors).
+  // deeper. On the H100: f16 4096/8192 4-5% faster, f32 neutral (bench/RESULTS.md, 2026-11-23).
   bool deriveTwiddles = false;
 };
 

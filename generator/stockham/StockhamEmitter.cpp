@@ -1,6 +1,7 @@
 #include "generator/stockham/StockhamEmitter.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdlib>
 #include <stdexcept>
@@ -507,7 +508,7 @@ class Emitter {
           v = firstRead(bf, "fbase", bin("+", j, lit(static_cast<long long>(r) * butterflies)), fmt::format("a{}", r), p == 0);
         }
         if (r > 0 && ns > 1) {
-          const int hi = 1 << (31 - __builtin_clz(static_cast<unsigned>(r)));  // highest power of two <= r
+          const int hi = static_cast<int>(std::bit_floor(static_cast<unsigned>(r)));
           if (g_.deriveTwiddles && hi != r)
             bf.push_back(decl(cT_, fmt::format("w{}", r), cmul(var(fmt::format("w{}", hi)), var(fmt::format("w{}", r - hi)))));
           else
