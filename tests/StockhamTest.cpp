@@ -1,6 +1,6 @@
-#include <bit>
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <complex>
 #include <filesystem>
 #include <regex>
