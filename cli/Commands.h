@@ -33,6 +33,7 @@ bool requireDevice(const char* command);
 // stockham family (cli/StockhamCommands.cpp)
 bool isStockham(const std::string& file);
 int stockhamVerify(const std::string& file);
+int stockhamExplain(const Options&);
 int stockhamEmit(const Options&);
 int stockhamCompile(const Options&);
 int stockhamRun(const Options&, bool bench);

@@ -53,6 +53,38 @@ int stockhamVerify(const std::string& file) {
   return 0;
 }
 
+// Per kernel: the geometry as the runtime builds it for o.arch, then each radix pass and what it
+// reads: shared or global memory, twiddle loads per butterfly.
+int stockhamExplain(const Options& o) {
+  Emitted e = emitAll(o.spec, o.arch);
+  fmt::print("{}: {} kernel(s); geometry as built for {} (spill-free)\n", e.spec.name, e.kernels.size(), o.arch);
+  for (const auto& k : e.kernels) {
+    const KernelDesc& d = k.desc;
+    const KernelGeometry& g = k.geom;
+    const int T = g.threadsPerFft;
+    fmt::print("{}: {}\n", d.kernelName, d.role);
+    fmt::print("  length {} = {}; block {} threads = {} per FFT x {} FFTs; {} B shared{}; register target {}; {} grid\n", d.length,
+               fmt::join(d.factors, " x "), T * g.fftsPerBlock, T, g.fftsPerBlock, g.sharedBytes,
+               g.padShift ? fmt::format(" (one pad element per {})", 1 << g.padShift) : std::string(), g.registerTarget,
+               g.persistent ? "persistent" : "full");
+    fmt::print("  thread indices {}; twiddles {}\n", g.indexPerGroup ? "recomputed per group" : "held across groups",
+               g.deriveTwiddles ? "W^(kr) loaded for r a power of two, the rest derived" : "every W^(kr) from the table");
+    fmt::print("  load {}; store {}\n", g.directLoad ? "by the first pass from global memory" : (g.fftMajorLoad ? "staged, column tile" : "staged, element-major"),
+               g.directStore ? "by the last pass to global memory" : (g.fftMajorStore ? "staged, column tile" : "staged, element-major"));
+    long long ns = 1;
+    for (std::size_t p = 0; p < d.factors.size(); ++p) {
+      const int R = d.factors[p], butterflies = d.length / R;
+      int loads = 0;
+      for (int r = 1; r < R && ns > 1; ++r) loads += !g.deriveTwiddles || (r & (r - 1)) == 0;
+      fmt::print("  pass {}: radix {:>2}, sub-transforms {} -> {}, {} butterflies, {} per thread; reads {}, writes {}; {} twiddle loads per butterfly\n",
+                 p, R, ns, ns * R, butterflies, (butterflies + T - 1) / T, p == 0 && g.directLoad ? "global" : "shared",
+                 p + 1 == d.factors.size() && g.directStore ? "global" : "shared", loads);
+      ns *= R;
+    }
+  }
+  return 0;
+}
+
 int stockhamEmit(const Options& o) {
   Emitted e = emitAll(o.spec, o.arch);
   std::filesystem::create_directories(o.outDir);

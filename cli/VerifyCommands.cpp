@@ -33,6 +33,7 @@ int cmdVerify(const Options& o) {
 }
 
 int cmdExplain(const Options& o) {
+  if (isStockham(o.spec)) return stockhamExplain(o);
   TcFftSpec s = parseSpecFile(o.spec);
   Plan p = Verifier().verify(s);
   fmt::print("{}", formatExplain(p));
@@ -40,6 +41,11 @@ int cmdExplain(const Options& o) {
 }
 
 int cmdEmulate(const Options& o) {
+  if (isStockham(o.spec)) {
+    fmt::print(stderr, "error: {}: emulate runs tc_fft register layouts on an emulated warp; a stockham spec is checked "
+                       "against FFTW on the GPU by `warpforge run`\n", o.spec);
+    return 2;
+  }
   TcFftSpec s = parseSpecFile(o.spec);
   Plan p = Verifier().verify(s);
   EmuMode mode = o.mode == "f16" ? EmuMode::F16 : EmuMode::Double;

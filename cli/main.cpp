@@ -20,8 +20,11 @@ int main(int argc, char** argv) {
   auto* verify = app.add_subcommand("verify", "prove each spec's register layouts consistent; print counts and cost");
   verify->add_option("specs", o.specs, "spec files")->required()->check(CLI::ExistingFile);
 
-  auto* explain = app.add_subcommand("explain", "show how each step maps logical bits onto fragments and registers");
+  auto* explain = app.add_subcommand("explain", "tc_fft: how each step maps logical bits onto fragments and registers; "
+                                                 "stockham: each kernel's launch geometry and radix passes");
   explain->add_option("spec", o.spec, "spec file")->required()->check(CLI::ExistingFile);
+  explain->add_option("--arch", o.arch, "stockham: target whose spill-free register target is shown")
+      ->check(CLI::IsMember({"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"}));
 
   auto* emulate = app.add_subcommand("emulate", "run the verified steps on an emulated warp and compare with FFTW");
   emulate->add_option("spec", o.spec, "spec file")->required()->check(CLI::ExistingFile);

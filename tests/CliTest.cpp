@@ -70,6 +70,24 @@ TEST(Cli, BadOptionsExitTwo) {
   EXPECT_EQ(run("frobnicate").code, 2);
 }
 
+// explain shows a stockham plan's kernels as built (spill-free for the arch) and their passes;
+// emulate, which runs tc_fft layouts on an emulated warp, refuses a stockham spec by name.
+TEST(Cli, ExplainStockhamAndEmulateRefusesIt) {
+  std::string path = ::testing::TempDir() + "/explain_stockham.json";
+  std::ofstream(path) << R"({"name": "s", "family": "stockham", "precision": "f32", "transform": "r2c", "length": 8192})";
+  auto r = run("explain " + path + " --arch sm_90");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("length 4096 = 16 x 16 x 16; block 256 threads"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("register target 64"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("thread indices recomputed per group"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("pass 2: radix 16, sub-transforms 256 -> 4096, 256 butterflies, 1 per thread"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("15 twiddle loads per butterfly"), std::string::npos) << r.out;
+  r = run("emulate " + path);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("warpforge run"), std::string::npos) << r.out;
+  EXPECT_EQ(run("explain " + path + " --arch sm_70").code, 2);
+}
+
 TEST(Cli, BadStockhamSpecExitsTwoWithPath) {
   std::string path = ::testing::TempDir() + "/bad_stockham.json";
   std::ofstream(path) << R"({"name": "s", "family": "stockham", "precision": "f32", "length": 33554467})";  // prime, convolution above 2^26
