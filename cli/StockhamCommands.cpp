@@ -10,6 +10,7 @@
 #include "generator/stockham/PlanHeader.h"
 #include "generator/stockham/StockhamEmitter.h"
 #include "generator/stockham/StockhamPlan.h"
+#include "generator/stockham/Twiddles.h"
 #include "runtime/Nvrtc.h"
 #include "runtime/SpillFree.h"
 #include "runtime/StockhamRun.h"
@@ -75,7 +76,7 @@ int stockhamExplain(const Options& o) {
     for (std::size_t p = 0; p < d.factors.size(); ++p) {
       const int R = d.factors[p], butterflies = d.length / R;
       int loads = 0;
-      for (int r = 1; r < R && ns > 1; ++r) loads += !g.deriveTwiddles || (r & (r - 1)) == 0;
+      for (int r = 1; r < R && ns > 1; ++r) loads += twiddleLoaded(r, g.deriveTwiddles);
       fmt::print("  pass {}: radix {:>2}, sub-transforms {} -> {}, {} butterflies, {} per thread; reads {}, writes {}; {} twiddle loads per butterfly\n",
                  p, R, ns, ns * R, butterflies, (butterflies + T - 1) / T, p == 0 && g.directLoad ? "global" : "shared",
                  p + 1 == d.factors.size() && g.directStore ? "global" : "shared", loads);

@@ -1,6 +1,5 @@
 #include <gtest/gtest.h>
 
-#include <bit>
 #include <complex>
 #include <filesystem>
 #include <regex>
@@ -210,8 +209,8 @@ TEST(Stockham, TwiddleLoadsAndDerivedTwiddles) {
         for (long long k = 0; k < ns; ++k) {
           std::vector<std::complex<float>> w(R);
           for (int r = 1; r < R; ++r) {
-            const int hi = static_cast<int>(std::bit_floor(static_cast<unsigned>(r)));
-            if (hi == r) {
+            const int hi = derivedSplit(r);
+            if (twiddleLoaded(r, true)) {
               w[r] = std::complex<float>(tab[off + (r - 1) * ns + k]);
             } else {
               const std::complex<float> x = w[hi], y = w[r - hi];

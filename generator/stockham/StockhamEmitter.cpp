@@ -1,7 +1,6 @@
 #include "generator/stockham/StockhamEmitter.h"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstdlib>
 #include <stdexcept>
@@ -508,11 +507,11 @@ class Emitter {
           v = firstRead(bf, "fbase", bin("+", j, lit(static_cast<long long>(r) * butterflies)), fmt::format("a{}", r), p == 0);
         }
         if (r > 0 && ns > 1) {
-          const int hi = static_cast<int>(std::bit_floor(static_cast<unsigned>(r)));
-          if (g_.deriveTwiddles && hi != r)
-            bf.push_back(decl(cT_, fmt::format("w{}", r), cmul(var(fmt::format("w{}", hi)), var(fmt::format("w{}", r - hi)))));
-          else
+          const int hi = derivedSplit(r);
+          if (twiddleLoaded(r, g_.deriveTwiddles))
             bf.push_back(decl(cT_, fmt::format("w{}", r), index(var("tw"), lit((r - 1) * ns))));
+          else
+            bf.push_back(decl(cT_, fmt::format("w{}", r), cmul(var(fmt::format("w{}", hi)), var(fmt::format("w{}", r - hi)))));
           bf.push_back(decl(cT_, fmt::format("b{}", r), cmul(v, var(fmt::format("w{}", r)))));
           v = var(fmt::format("b{}", r));
         }

@@ -6,11 +6,17 @@
 // L1 wavefronts per load. rocFFT's order, offset_p + k (R - 1) + (r - 1), makes
 // every load a stride-(R - 1) gather: up to 30 wavefronts per load for radix 16,
 // which made the L1 the busiest unit of our kernels. Pass 0 (ns = 1) needs none.
+#include <bit>
 #include <cmath>
 #include <complex>
 #include <vector>
 
 namespace warpforge {
+
+// Derived twiddles (KernelGeometry::deriveTwiddles): W^(kr) is loaded for r a power of two;
+// any other r is the product W^(k hi) W^(k (r - hi)) of two earlier ones, hi = derivedSplit(r).
+inline bool twiddleLoaded(int r, bool derive) { return !derive || std::has_single_bit(static_cast<unsigned>(r)); }
+inline int derivedSplit(int r) { return static_cast<int>(std::bit_floor(static_cast<unsigned>(r))); }
 
 // offsets[p] for each pass, plus the total length at the end.
 inline std::vector<long long> twiddleOffsets(const std::vector<int>& factors) {
