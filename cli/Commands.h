@@ -17,6 +17,7 @@ struct Options {
   long long batch = 1 << 16;
   int reps = 50;
   bool tune = false;  // bench: search the stockham launch geometry first
+  std::string ab;     // bench: tuning members (JSON object) to time against the spec as given
 };
 
 int cmdVerify(const Options&);

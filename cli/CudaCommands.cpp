@@ -125,9 +125,15 @@ int cmdRun(const Options& o) {
 }
 
 int cmdBench(const Options& o) {
-  if (isStockham(o.spec)) return stockhamRun(o, true);
-  if (o.tune) {
-    fmt::print(stderr, "{}: --tune searches stockham launch geometry; tc_fft specs fix theirs in the spec's layouts\n", o.spec);
+  if (isStockham(o.spec)) {
+    if (o.tune && !o.ab.empty()) {
+      fmt::print(stderr, "{}: --tune and --ab both choose what to time; give one\n", o.spec);
+      return 2;
+    }
+    return stockhamRun(o, true);
+  }
+  if (o.tune || !o.ab.empty()) {
+    fmt::print(stderr, "{}: --tune and --ab vary stockham launch geometry; tc_fft specs fix theirs in the spec's layouts\n", o.spec);
     return 2;
   }
   auto l = loadVerified(o.spec);

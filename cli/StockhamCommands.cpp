@@ -13,6 +13,7 @@
 #include "generator/stockham/Twiddles.h"
 #include "runtime/Nvrtc.h"
 #include "runtime/SpillFree.h"
+#include "runtime/StockhamAb.h"
 #include "runtime/StockhamRun.h"
 #include "runtime/StockhamTune.h"
 
@@ -70,8 +71,9 @@ int stockhamExplain(const Options& o) {
                g.persistent ? "persistent" : "full");
     fmt::print("  thread indices {}; twiddles {}\n", g.indexPerGroup ? "recomputed per group" : "held across groups",
                g.deriveTwiddles ? "W^(kr) loaded for r a power of two, the rest derived" : "every W^(kr) from the table");
-    fmt::print("  load {}; store {}\n", g.directLoad ? "by the first pass from global memory" : (g.fftMajorLoad ? "staged, column tile" : "staged, element-major"),
-               g.directStore ? "by the last pass to global memory" : (g.fftMajorStore ? "staged, column tile" : "staged, element-major"));
+    fmt::print("  load {}; store {}{}\n", g.directLoad ? "by the first pass from global memory" : (g.fftMajorLoad ? "staged, column tile" : "staged, element-major"),
+               g.directStore ? "by the last pass to global memory" : (g.fftMajorStore ? "staged, column tile" : "staged, element-major"),
+               g.streamingIo ? "; user arrays with the streaming cache hint (ld/st.global.cs)" : "");
     long long ns = 1;
     for (std::size_t p = 0; p < d.factors.size(); ++p) {
       const int R = d.factors[p], butterflies = d.length / R;
@@ -113,8 +115,18 @@ int stockhamCompile(const Options& o) {
   return rc;
 }
 
+// The spec file with `tuningJson`'s members added to (or replacing those of) its "tuning" object.
+StockhamSpec withTuning(const std::string& file, const std::string& tuningJson) {
+  Json j = parseJsonText(readSpecFileText(file), file);
+  Json extra = parseJsonText(tuningJson, "--ab");
+  if (!extra.is_object()) throw SpecError("--ab", "", fmt::format("expected a JSON object of tuning members, found {}", extra.type_name()));
+  if (!j.is_object()) return parseStockhamSpecFile(file);  // reports the file's own error
+  for (auto it = extra.begin(); it != extra.end(); ++it) j["tuning"][it.key()] = it.value();
+  return parseStockhamSpecText(j.dump(2), file + " with --ab " + tuningJson);
+}
+
 int stockhamRun(const Options& o, bool bench) {
-  StockhamSpec s = parseStockhamSpecFile(o.spec);
+  StockhamSpec s = o.ab.empty() ? parseStockhamSpecFile(o.spec) : withTuning(o.spec, o.ab);
   if (!requireDevice(bench ? "bench" : "run")) return 3;
   Runtime rt;
   if (bench && o.tune) {
@@ -136,7 +148,16 @@ int stockhamRun(const Options& o, bool bench) {
              bound);
   fmt::print("warpforge {:.4f} ms ({:.0f} GB/s of user arrays)", c.ourMs, c.bytes / (c.ourMs * 1e-3) / 1e9);
   if (c.cufftMs > 0) fmt::print(", {} {:.4f} ms: ratio {:.2f}x", c.cufftTimed, c.cufftMs, c.cufftMs / c.ourMs);
-  fmt::print(" ({})\n", bench ? "medians" : "one run");
+  fmt::print(" ({})\n", bench ? "medians, interleaved" : "one run");
+  if (!o.ab.empty()) {
+    StockhamAbResult ab = abStockham(rt, parseStockhamSpecFile(o.spec), GridPolicy::Balanced, s, GridPolicy::Balanced, o.batch, o.reps);
+    fmt::print("A/B (medians of {}, interleaved A B A): as given {:.4f} ms (again {:.4f} ms), with {} {:.4f} ms: {:.3f}x as fast (A vs A {:.3f})\n",
+               o.reps, ab.aMs, ab.aAgainMs, o.ab, ab.bMs, ab.aMs / ab.bMs, ab.aMs / ab.aAgainMs);
+  }
+  if (c.copyMs > 0)
+    fmt::print("{:.3g} FFTs/s; copy ceiling (device-to-device copy of the same bytes) {:.0f} GB/s: warpforge at {:.0f}%{}\n",
+               c.batch / (c.ourMs * 1e-3), c.bytes / (c.copyMs * 1e-3) / 1e9, 100 * c.copyMs / c.ourMs,
+               c.cufftMs > 0 ? fmt::format(", cuFFT at {:.0f}%", 100 * c.copyMs / c.cufftMs) : std::string());
   return c.unwritten == 0 && c.maxRelErr <= bound ? 0 : 1;
 }
 

@@ -51,6 +51,9 @@ int main(int argc, char** argv) {
   bench->add_option("--batch", o.batch, "number of FFTs")->check(CLI::Range(1LL, 1LL << 28));
   bench->add_option("--reps", o.reps, "timed repetitions")->check(CLI::Range(1, 10000));
   bench->add_flag("--tune", o.tune, "stockham: search factors and launch geometry on this GPU, print the best as spec JSON, then bench it");
+  bench->add_option("--ab", o.ab,
+                    "stockham: tuning members as a JSON object, e.g. '{\"streaming_io\": true}': check the spec with them against FFTW, "
+                    "then time it against the spec as given, interleaved in one process");
 
   try {
     app.parse(argc, argv);

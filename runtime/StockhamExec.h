@@ -19,9 +19,18 @@ struct StockhamBuffers {
   CUdeviceptr in = 0, inIm = 0, out = 0, outIm = 0;
 };
 
+// Grid of a persistent kernel that has `groups` groups of FFTs to do and room for `resident`
+// blocks at once: the fewest blocks that keep the most groups any block does (ceil(groups/resident)),
+// so that every block does the same number of groups, give or take one short round spread thin.
+long long persistentGrid(long long groups, long long resident);
+
+// How a persistent kernel's grid is sized: Balanced (persistentGrid) or every resident slot
+// filled (the old rule, kept for the A/B test).
+enum class GridPolicy { Balanced, FillResident };
+
 class StockhamExecutor {
  public:
-  StockhamExecutor(Runtime& rt, const StockhamSpec& spec);
+  StockhamExecutor(Runtime& rt, const StockhamSpec& spec, GridPolicy grid = GridPolicy::Balanced);
   void run(const StockhamBuffers& buffers, long long batch, CUstream stream = nullptr);
   const StockhamPlan& plan() const { return plan_; }
   const std::vector<StockhamKernel>& kernels() const { return emitted_; }
@@ -38,6 +47,7 @@ class StockhamExecutor {
   StockhamPlan plan_;
   std::vector<StockhamKernel> emitted_;
   std::vector<Loaded> loaded_;
+  GridPolicy gridPolicy_;
   std::unique_ptr<DeviceBuffer> tmp_[2];
   long long tmpBatch_ = 0;
 };

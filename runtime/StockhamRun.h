@@ -15,7 +15,8 @@ struct StockhamCheck {
   long long batch = 0, checked = 0, unwritten = 0;
   double maxRelErr = 0;         // ours vs FFTW, max over the checked batch entries
   double cufftMaxRelErr = -1;   // cuFFT vs FFTW on the same numbers; -1 where cuFFT has no such transform
-  double ourMs = 0, cufftMs = -1;  // medians of the timed runs
+  double ourMs = 0, cufftMs = -1;  // medians of the timed runs (interleaved with each other)
+  double copyMs = -1;             // median device-to-device copy of `bytes` in total (half read, half written); timed runs > 1 only
   std::string cufftTimed;       // what the cuFFT time covers
   double bytes = 0;             // bytes of user arrays read + written per run (valid parts)
   int kernels = 0;

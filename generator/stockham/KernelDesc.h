@@ -48,7 +48,8 @@ struct KernelTuning {
   int directStore = -1;    // 1: the last pass writes global memory itself; 0: staged
   int persistent = -1;     // 1: grid = resident blocks, each looping over groups; 0: one block per group
   int indexPerGroup = -1;  // 1: thread indices recomputed per group (KernelGeometry::indexPerGroup); 0: held; -1: SpillFree decides
-  int deriveTwiddles = -1; // 1: KernelGeometry::deriveTwiddles; 0 or -1: every twiddle from the table
+  int deriveTwiddles = -1; // 1: KernelGeometry::deriveTwiddles; 0: every twiddle from the table; -1: the generator's choice
+  int streamingIo = -1;    // 1: KernelGeometry::streamingIo; 0 or -1: plain loads and stores
   bool operator==(const KernelTuning&) const = default;
 };
 
@@ -94,6 +95,10 @@ struct KernelGeometry {
   // together (W^(3k) = W^(2k) W^(k), ...): 4 loads instead of 15 for radix 16, at most 3 roundings
   // deeper. On the H100: f16 4096/8192 4-5% faster, f32 neutral (bench/RESULTS.md, 2026-11-23).
   bool deriveTwiddles = false;
+  // The user's arrays are read and written with the streaming cache hint (ld.global.cs /
+  // st.global.cs: evict first), so that the data passing through once does not push the
+  // twiddle table out of L1 and L2.
+  bool streamingIo = false;
 };
 
 }  // namespace warpforge

@@ -191,47 +191,54 @@ class Emitter {
     return true;
   }
 
+  // ptr[i] of a user array, read or written with the streaming hint where the geometry asks.
+  NodePtr ioLoad(const NodePtr& ptr, const NodePtr& i) const {
+    return g_.streamingIo ? call("__ldcs", {bin("+", ptr, i)}) : index(ptr, i);
+  }
+  NodePtr ioStore(const NodePtr& ptr, const NodePtr& i, const NodePtr& v) const {
+    return g_.streamingIo ? exprStmt(call("__stcs", {bin("+", ptr, i), v})) : assign(index(ptr, i), v);
+  }
+
   NodePtr loadValue(const NodePtr& addr) const {
     const Access& a = d_.in;
     auto widen = [&](NodePtr e) { return isHalf(a.storage) ? call("__half2float", {e}) : cast(rT_, e); };
     NodePtr in = var("in"), inIm = var("in_im");
     switch (a.storage) {
       case Storage::CI8:
-        if (a.planar) return mk(cast(rT_, index(in, addr)), cast(rT_, index(inIm, addr)));
-        return mk(cast(rT_, member(index(in, addr), "x")), cast(rT_, member(index(in, addr), "y")));
+        if (a.planar) return mk(cast(rT_, ioLoad(in, addr)), cast(rT_, ioLoad(inIm, addr)));
+        return mk(cast(rT_, member(ioLoad(in, addr), "x")), cast(rT_, member(ioLoad(in, addr), "y")));
       case Storage::CI4:  // high nibble real, low nibble imaginary, sign-extended by arithmetic shifts
-        return mk(cast(rT_, bin(">>", cast("int", index(in, addr)), lit(4))),
-                  cast(rT_, bin(">>", cast("int", cast("signed char", bin("<<", cast("int", index(in, addr)), lit(4)))), lit(4))));
+        return mk(cast(rT_, bin(">>", cast("int", ioLoad(in, addr)), lit(4))),
+                  cast(rT_, bin(">>", cast("int", cast("signed char", bin("<<", cast("int", ioLoad(in, addr)), lit(4)))), lit(4))));
       default: break;
     }
-    if (a.planar) return mk(widen(index(in, addr)), widen(index(inIm, addr)));
+    if (a.planar) return mk(widen(ioLoad(in, addr)), widen(ioLoad(inIm, addr)));
     if (isReal(a.storage)) {
       if (realVector(a)) {
         std::string vt = a.storage == Storage::R16 ? "__half2" : a.storage == Storage::R32 ? "float2" : "double2";
-        NodePtr v = index(cast("const " + vt + "*", in), bin("/", addr, lit(2)));
+        NodePtr v = ioLoad(cast("const " + vt + "*", in), bin("/", addr, lit(2)));
         return a.storage == Storage::R16 ? call("__half22float2", {v}) : v;  // f16 computes in float
       }
-      return mk(widen(index(in, addr)), widen(index(in, bin("+", addr, lit(a.elemStride)))));
+      return mk(widen(ioLoad(in, addr)), widen(ioLoad(in, bin("+", addr, lit(a.elemStride)))));
     }
-    if (a.storage == Storage::C16) return call("__half22float2", {index(in, addr)});
-    return index(in, addr);
+    if (a.storage == Storage::C16) return call("__half22float2", {ioLoad(in, addr)});
+    return ioLoad(in, addr);
   }
 
   std::vector<NodePtr> storeValue(const NodePtr& addr, const NodePtr& v) const {
     const Access& a = d_.out;
     NodePtr out = var("out"), outIm = var("out_im");
     auto narrow = [&](NodePtr e) { return isHalf(a.storage) ? call("__float2half_rn", {e}) : e; };
-    if (a.planar) return {assign(index(out, addr), narrow(member(v, "x"))), assign(index(outIm, addr), narrow(member(v, "y")))};
+    if (a.planar) return {ioStore(out, addr, narrow(member(v, "x"))), ioStore(outIm, addr, narrow(member(v, "y")))};
     if (isReal(a.storage)) {
       if (realVector(a)) {
         std::string vt = a.storage == Storage::R16 ? "__half2" : a.storage == Storage::R32 ? "float2" : "double2";
-        NodePtr dst = index(cast(vt + "*", out), bin("/", addr, lit(2)));
-        return {assign(dst, a.storage == Storage::R16 ? call("__floats2half2_rn", {member(v, "x"), member(v, "y")}) : v)};
+        return {ioStore(cast(vt + "*", out), bin("/", addr, lit(2)), a.storage == Storage::R16 ? call("__floats2half2_rn", {member(v, "x"), member(v, "y")}) : v)};
       }
-      return {assign(index(out, addr), narrow(member(v, "x"))), assign(index(out, bin("+", addr, lit(a.elemStride))), narrow(member(v, "y")))};
+      return {ioStore(out, addr, narrow(member(v, "x"))), ioStore(out, bin("+", addr, lit(a.elemStride)), narrow(member(v, "y")))};
     }
-    if (a.storage == Storage::C16) return {assign(index(out, addr), call("__floats2half2_rn", {member(v, "x"), member(v, "y")}))};
-    return {assign(index(out, addr), v)};
+    if (a.storage == Storage::C16) return {ioStore(out, addr, call("__floats2half2_rn", {member(v, "x"), member(v, "y")}))};
+    return {ioStore(out, addr, v)};
   }
 
   // Loop over `count` elements of each of the block's F FFTs; body() sees i, g,
@@ -338,7 +345,7 @@ class Emitter {
     for (int it = 0; it * NT_ < total; ++it) {
       std::vector<NodePtr> b{decl("const int", "ev", bin("+", var("tid"), lit(it * NT_)))};
       b.push_back(decl(vec.type, "w", call("make_" + vec.type, std::vector<NodePtr>(vec.words, lit(0)))));
-      b.push_back(ifStmt(bin("<", bin("*", var("ev"), lit(vec.V)), var("limit")), block({assign(var("w"), index(var("src"), var("ev")))})));
+      b.push_back(ifStmt(bin("<", bin("*", var("ev"), lit(vec.V)), var("limit")), block({assign(var("w"), ioLoad(var("src"), var("ev")))})));
       for (int u = 0; u < vec.V; ++u)
         b.push_back(assign(shared(blockIndex(bin("+", bin("*", var("ev"), lit(vec.V)), lit(u)), count)), unpack(a.storage, var("w"), u)));
       out.push_back((it + 1) * NT_ <= total ? block(b) : ifStmt(bin("<", bin("+", var("tid"), lit(it * NT_)), lit(total)), block(b)));
@@ -367,7 +374,7 @@ class Emitter {
         }
       }
       b.push_back(ifStmt(bin("<", bin("*", var("ev"), lit(vec.V)), var("limit")),
-                         block({assign(index(var("dst"), var("ev")), call("make_" + vec.type, words))})));
+                         block({ioStore(var("dst"), var("ev"), call("make_" + vec.type, words))})));
       out.push_back((it + 1) * NT_ <= total ? block(b) : ifStmt(bin("<", bin("+", var("tid"), lit(it * NT_)), lit(total)), block(b)));
     }
     return {block(out)};
