@@ -68,12 +68,11 @@ int stockhamExplain(const Options& o) {
     fmt::print("  length {} = {}; block {} threads = {} per FFT x {} FFTs; {} B shared{}; register target {}; {} grid\n", d.length,
                fmt::join(d.factors, " x "), T * g.fftsPerBlock, T, g.fftsPerBlock, g.sharedBytes,
                g.padShift ? fmt::format(" (one pad element per {})", 1 << g.padShift) : std::string(), g.registerTarget,
-               g.persistent ? "persistent" : "full");
+               g.persistent ? (g.workQueue ? "persistent (groups from a work counter)" : "persistent") : "full");
     fmt::print("  thread indices {}; twiddles {}\n", g.indexPerGroup ? "recomputed per group" : "held across groups",
                g.deriveTwiddles ? "W^(kr) loaded for r a power of two, the rest derived" : "every W^(kr) from the table");
-    fmt::print("  load {}; store {}{}\n", g.directLoad ? "by the first pass from global memory" : (g.fftMajorLoad ? "staged, column tile" : "staged, element-major"),
-               g.directStore ? "by the last pass to global memory" : (g.fftMajorStore ? "staged, column tile" : "staged, element-major"),
-               g.streamingIo ? "; user arrays with the streaming cache hint (ld/st.global.cs)" : "");
+    fmt::print("  load {}; store {}\n", g.directLoad ? "by the first pass from global memory" : (g.fftMajorLoad ? "staged, column tile" : "staged, element-major"),
+               g.directStore ? "by the last pass to global memory" : (g.fftMajorStore ? "staged, column tile" : "staged, element-major"));
     long long ns = 1;
     for (std::size_t p = 0; p < d.factors.size(); ++p) {
       const int R = d.factors[p], butterflies = d.length / R;
@@ -150,7 +149,7 @@ int stockhamRun(const Options& o, bool bench) {
   if (c.cufftMs > 0) fmt::print(", {} {:.4f} ms: ratio {:.2f}x", c.cufftTimed, c.cufftMs, c.cufftMs / c.ourMs);
   fmt::print(" ({})\n", bench ? "medians, interleaved" : "one run");
   if (!o.ab.empty()) {
-    StockhamAbResult ab = abStockham(rt, parseStockhamSpecFile(o.spec), GridPolicy::Balanced, s, GridPolicy::Balanced, o.batch, o.reps);
+    StockhamAbResult ab = abStockham(rt, parseStockhamSpecFile(o.spec), s, o.batch, o.reps);
     fmt::print("A/B (medians of {}, interleaved A B A): as given {:.4f} ms (again {:.4f} ms), with {} {:.4f} ms: {:.3f}x as fast (A vs A {:.3f})\n",
                o.reps, ab.aMs, ab.aAgainMs, o.ab, ab.bMs, ab.aMs / ab.bMs, ab.aMs / ab.aAgainMs);
   }

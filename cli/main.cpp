@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
   bench->add_option("--reps", o.reps, "timed repetitions")->check(CLI::Range(1, 10000));
   bench->add_flag("--tune", o.tune, "stockham: search factors and launch geometry on this GPU, print the best as spec JSON, then bench it");
   bench->add_option("--ab", o.ab,
-                    "stockham: tuning members as a JSON object, e.g. '{\"streaming_io\": true}': check the spec with them against FFTW, "
+                    "stockham: tuning members as a JSON object, e.g. '{\"work_queue\": true}': check the spec with them against FFTW, "
                     "then time it against the spec as given, interleaved in one process");
 
   try {

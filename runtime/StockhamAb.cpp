@@ -11,12 +11,11 @@
 
 namespace warpforge {
 
-StockhamAbResult abStockham(Runtime& rt, const StockhamSpec& a, GridPolicy gridA, const StockhamSpec& b, GridPolicy gridB, long long batch,
-                            int reps) {
+StockhamAbResult abStockham(Runtime& rt, const StockhamSpec& a, const StockhamSpec& b, long long batch, int reps) {
   StockhamArrayBytes ba = stockhamArrayBytes(a, batch), bb = stockhamArrayBytes(b, batch);
   if (ba.in != bb.in || ba.out != bb.out || ba.inIm != bb.inIm || ba.outIm != bb.outIm || a.inPlace != b.inPlace)
     throw std::invalid_argument(fmt::format("A/B of {} and {}: the two specs must have the same arrays", a.name, b.name));
-  StockhamExecutor ea(rt, a, gridA), eb(rt, b, gridB);
+  StockhamExecutor ea(rt, a), eb(rt, b);
   auto buffer = [](std::size_t bytes) {
     auto d = std::make_unique<DeviceBuffer>(std::max<std::size_t>(bytes, 1));
     checkCu(cuMemsetD8(d->p, 0, std::max<std::size_t>(bytes, 1)), "cuMemsetD8");

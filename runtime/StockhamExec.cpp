@@ -8,7 +8,7 @@
 
 namespace warpforge {
 
-StockhamExecutor::StockhamExecutor(Runtime& rt, const StockhamSpec& spec, GridPolicy grid) : rt_(rt), plan_(planStockham(spec)), gridPolicy_(grid) {
+StockhamExecutor::StockhamExecutor(Runtime& rt, const StockhamSpec& spec) : rt_(rt), plan_(planStockham(spec)) {
   for (const PlanKernel& pk : plan_.kernels) {
     StockhamKernel k = emitStockhamSpillFree(pk.desc, rt_.deviceArch()).kernel;
     Loaded l;
@@ -18,6 +18,8 @@ StockhamExecutor::StockhamExecutor(Runtime& rt, const StockhamSpec& spec, GridPo
     l.storeTable = upload(pk.storeTable);
     l.bigLo = upload(pk.bigLo);
     l.bigHi = upload(pk.bigHi);
+    l.work = std::make_unique<DeviceBuffer>(2 * sizeof(unsigned long long));
+    checkCu(cuMemsetD8(l.work->p, 0, 2 * sizeof(unsigned long long)), "cuMemsetD8 (work counters)");
     emitted_.push_back(std::move(k));
     loaded_.push_back(std::move(l));
   }
@@ -39,14 +41,6 @@ std::unique_ptr<DeviceBuffer> StockhamExecutor::upload(const std::vector<std::co
   auto buf = std::make_unique<DeviceBuffer>(raw.size());
   checkCu(cuMemcpyHtoD(buf->p, raw.data(), raw.size()), "cuMemcpyHtoD (stockham table)");
   return buf;
-}
-
-long long persistentGrid(long long groups, long long resident) {
-  // With every resident slot filled the last round can run on a few blocks while the rest of the
-  // chip idles (length 64 f32: 32768 groups on 1056 blocks, 32 rounds for 32 blocks, 31 for the others).
-  if (groups <= resident) return groups;
-  const long long rounds = (groups + resident - 1) / resident;
-  return (groups + rounds - 1) / rounds;
 }
 
 void StockhamExecutor::run(const StockhamBuffers& b, long long batch, CUstream stream) {
@@ -82,10 +76,12 @@ void StockhamExecutor::run(const StockhamBuffers& b, long long batch, CUstream s
     aligned(out, g.vectorBytesOut, "output");
     long long ffts = batch * pk.fftsPerBatch;
     long long inValid = pk.desc.inValid, outValid = pk.desc.outValid;
-    void* args[] = {&in, &inIm, &out, &outIm, &tw, &lt, &st, &lo, &hi, &ffts, &inValid, &outValid};
+    CUdeviceptr work = l.work->p;
+    void* args[] = {&in, &inIm, &out, &outIm, &tw, &lt, &st, &lo, &hi, &ffts, &inValid, &outValid, &work};
     long long blocks = (ffts + g.fftsPerBlock - 1) / g.fftsPerBlock;
-    const long long resident = 1LL * l.lk.smCount * std::max(1, l.lk.blocksPerSm);
-    long long grid = !g.persistent ? blocks : gridPolicy_ == GridPolicy::Balanced ? persistentGrid(blocks, resident) : std::min(blocks, resident);
+    // Persistent: every resident slot filled. Fewer blocks with an equal share each measured
+    // 0.3-3% slower on the H100 (bench/RESULTS.md, 2026-11-23 fifth session).
+    long long grid = g.persistent ? std::min<long long>(blocks, 1LL * l.lk.smCount * std::max(1, l.lk.blocksPerSm)) : blocks;
     if (grid > 0x7fffffffLL) grid = 0x7fffffffLL;  // the kernels loop over groups, so any grid covers the batch
     rt_.launchRaw(l.lk, static_cast<unsigned>(grid), g.threadsPerFft * g.fftsPerBlock, 1, args, stream);
   }

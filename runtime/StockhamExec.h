@@ -19,18 +19,10 @@ struct StockhamBuffers {
   CUdeviceptr in = 0, inIm = 0, out = 0, outIm = 0;
 };
 
-// Grid of a persistent kernel that has `groups` groups of FFTs to do and room for `resident`
-// blocks at once: the fewest blocks that keep the most groups any block does (ceil(groups/resident)),
-// so that every block does the same number of groups, give or take one short round spread thin.
-long long persistentGrid(long long groups, long long resident);
-
-// How a persistent kernel's grid is sized: Balanced (persistentGrid) or every resident slot
-// filled (the old rule, kept for the A/B test).
-enum class GridPolicy { Balanced, FillResident };
-
 class StockhamExecutor {
  public:
-  StockhamExecutor(Runtime& rt, const StockhamSpec& spec, GridPolicy grid = GridPolicy::Balanced);
+  StockhamExecutor(Runtime& rt, const StockhamSpec& spec);
+  // One run at a time per executor: the scratch buffers and the work counters are its own.
   void run(const StockhamBuffers& buffers, long long batch, CUstream stream = nullptr);
   const StockhamPlan& plan() const { return plan_; }
   const std::vector<StockhamKernel>& kernels() const { return emitted_; }
@@ -40,6 +32,7 @@ class StockhamExecutor {
   struct Loaded {
     LoadedKernel lk;
     std::unique_ptr<DeviceBuffer> twiddles, loadTable, storeTable, bigLo, bigHi;
+    std::unique_ptr<DeviceBuffer> work;  // the kernel's group counters (KernelGeometry::workQueue), zero between launches
   };
   std::unique_ptr<DeviceBuffer> upload(const std::vector<std::complex<double>>& table) const;
 
@@ -47,7 +40,6 @@ class StockhamExecutor {
   StockhamPlan plan_;
   std::vector<StockhamKernel> emitted_;
   std::vector<Loaded> loaded_;
-  GridPolicy gridPolicy_;
   std::unique_ptr<DeviceBuffer> tmp_[2];
   long long tmpBatch_ = 0;
 };

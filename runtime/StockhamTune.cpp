@@ -66,7 +66,7 @@ std::string describeGeometry(const StockhamExecutor& exec) {
                                 g.threadsPerFft, g.fftsPerBlock, exec.registers(k), g.registerTarget,
                                 g.directLoad ? "direct" : "staged", g.directStore ? "/direct" : "/staged", g.persistent ? "" : ", full grid",
                                 g.indexPerGroup ? ", indices per group" : "", g.deriveTwiddles ? ", derived twiddles" : "",
-                                g.streamingIo ? ", streaming I/O" : ""));
+                                g.workQueue ? ", work queue" : ""));
   }
   return fmt::format("{}", fmt::join(parts, " | "));
 }
@@ -84,7 +84,7 @@ std::string tuningJson(const TuneTrial& t) {
   if (k.persistent >= 0) kv.push_back(fmt::format("\"persistent\": {}", k.persistent ? "true" : "false"));
   if (k.indexPerGroup >= 0) kv.push_back(fmt::format("\"index_per_group\": {}", k.indexPerGroup ? "true" : "false"));
   if (k.deriveTwiddles >= 0) kv.push_back(fmt::format("\"derive_twiddles\": {}", k.deriveTwiddles ? "true" : "false"));
-  if (k.streamingIo >= 0) kv.push_back(fmt::format("\"streaming_io\": {}", k.streamingIo ? "true" : "false"));
+  if (k.workQueue >= 0) kv.push_back(fmt::format("\"work_queue\": {}", k.workQueue ? "true" : "false"));
   std::string out;
   if (!t.ranFactors.empty()) out += fmt::format("\"factors\": [{}], ", fmt::join(t.ranFactors, ", "));
   out += fmt::format("\"tuning\": {{{}}}", fmt::join(kv, ", "));
@@ -148,7 +148,7 @@ TuneResult tuneStockham(Runtime& rt, const StockhamSpec& spec, long long batch, 
           t.geometry = describeGeometry(exec);
           const KernelGeometry& g = exec.kernels()[0].geom;
           t.ran = KernelTuning{g.threadsPerFft, g.threadsPerFft * g.fftsPerBlock, g.registerTarget, g.directLoad ? 1 : 0, g.directStore ? 1 : 0,
-                               g.persistent ? 1 : 0, g.indexPerGroup ? 1 : 0, g.deriveTwiddles ? 1 : 0, g.streamingIo ? 1 : 0};
+                               g.persistent ? 1 : 0, g.indexPerGroup ? 1 : 0, g.deriveTwiddles ? 1 : 0, g.workQueue ? 1 : 0};
           if (oneKernel1d) t.ranFactors = exec.kernels()[0].desc.factors;
           std::string key;
           for (const auto& k : exec.kernels()) key += k.source + (k.geom.persistent ? "P" : "F");
@@ -222,7 +222,7 @@ TuneResult tuneStockham(Runtime& rt, const StockhamSpec& spec, long long batch, 
       vary("grid", {1, 0}, &KernelTuning::persistent);
       vary("thread indices", {0, 1}, &KernelTuning::indexPerGroup);
       vary("twiddles", {0, 1}, &KernelTuning::deriveTwiddles);
-      vary("cache hint", {0, 1}, &KernelTuning::streamingIo);
+      vary("work queue", {0, 1}, &KernelTuning::workQueue);
     }
   }
   result.best = best();

@@ -14,7 +14,6 @@
 #include "generator/stockham/StockhamPlan.h"
 #include "generator/stockham/StockhamSpec.h"
 #include "runtime/SpillFree.h"
-#include "runtime/StockhamAb.h"
 #include "runtime/StockhamRun.h"
 
 using namespace warpforge;
@@ -148,7 +147,8 @@ TEST_F(GpuStockham, TuningVariantsAtLargeBatch) {
   const char* tunings[] = {R"({"direct_load": false})", R"({"direct_store": false})", R"({"direct_load": false, "direct_store": false})",
                            R"({"persistent": false})", R"({"block_threads": 512, "register_target": 128})", R"({"threads_per_fft": 32})",
                            R"({"index_per_group": true})", R"({"index_per_group": false})", R"({"derive_twiddles": true})",
-                           R"({"derive_twiddles": false})", R"({"streaming_io": true})"};
+                           R"({"derive_twiddles": false})", R"({"work_queue": true})",
+                           R"({"work_queue": false})", R"({"work_queue": true, "persistent": false})"};
   std::vector<std::string> bodies = {R"("precision": "f32", "length": 1024)", R"("precision": "f16", "length": 8192)",
                                      R"("precision": "f64", "length": 2187)", R"("precision": "f32", "transform": "c2r", "length": 2048)",
                                      R"("precision": "f32", "transform": "r2c", "length": 2048)"};
@@ -162,23 +162,6 @@ TEST_F(GpuStockham, TuningVariantsAtLargeBatch) {
                   c.unwritten);
     }
   report("tuning variants at large batch", t);
-}
-
-// Persistent grids sized by persistentGrid (every block the same number of groups) against
-// every resident slot filled, interleaved in one process. Balanced must not be slower
-// beyond the noise (the A-vs-A spread is printed next to it).
-TEST_F(GpuStockham, PersistentGridBalancedVsFilled) {
-  Runtime rt;
-  for (const char* body : {R"("precision": "f32", "length": 64)", R"("precision": "f32", "length": 128)", R"("precision": "f32", "length": 1024)",
-                           R"("precision": "f32", "length": 4096)", R"("precision": "f16", "length": 64)", R"("precision": "f16", "length": 1024)",
-                           R"("precision": "f32", "length": 2187)", R"("precision": "f32", "transform": "r2c", "length": 512)"}) {
-    StockhamSpec s = spec(fmt::format(R"({{"name": "grid", "family": "stockham", {}}})", body));
-    const long long batch = std::max<long long>(1, (1LL << 25) / s.points());
-    StockhamAbResult r = abStockham(rt, s, GridPolicy::FillResident, s, GridPolicy::Balanced, batch, 25);
-    std::printf("[grid-ab] %-50s batch %7lld: filled %.4f ms (again %.4f), balanced %.4f ms: %.3fx\n", body, batch, r.aMs, r.aAgainMs, r.bMs,
-                r.aMs / r.bMs);
-    EXPECT_LE(r.bMs, 1.03 * std::max(r.aMs, r.aAgainMs)) << body;
-  }
 }
 
 TEST_F(GpuStockham, EveryLayoutOption) {
@@ -208,12 +191,9 @@ TEST_F(GpuStockham, EveryLayoutOption) {
       {"c2r 4", R"("transform": "c2r", "length": 4)"},
       {"r2c 4", R"("transform": "r2c", "length": 4)"},
   };
-  // f32 once more with the streaming cache hints: every load and store conversion through __ldcs/__stcs
-  for (const char* prec : {"f32", "f64", "f16", "f32 streaming"})
+  for (const char* prec : {"f32", "f64", "f16"})
     for (const auto& [label, body] : cases) {
-      const bool streaming = std::string(prec) == "f32 streaming";
-      StockhamSpec s = spec(fmt::format(R"({{"name": "layout", "family": "stockham", "precision": "{}", {}{}}})", streaming ? "f32" : prec, body,
-                                        streaming ? R"(, "tuning": {"streaming_io": true})" : ""));
+      StockhamSpec s = spec(fmt::format(R"({{"name": "layout", "family": "stockham", "precision": "{}", {}}})", prec, body));
       StockhamCheck c = runStockham(rt, s, 6, 31);
       t.add(s, c, fmt::format("{} {}", prec, label));
       std::printf("[gpu-stockham] %s %-40s err %.3e (cuFFT %.3e) unwritten %lld\n", prec, label.c_str(), c.maxRelErr, c.cufftMaxRelErr, c.unwritten);

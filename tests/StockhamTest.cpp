@@ -14,7 +14,6 @@
 #include "generator/stockham/Twiddles.h"
 #include "runtime/Nvrtc.h"
 #include "runtime/SpillFree.h"
-#include "runtime/StockhamExec.h"
 #include "TestUtil.h"
 
 using namespace warpforge;
@@ -127,7 +126,7 @@ TEST(Stockham, SpecErrorsNameThePath) {
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"warps": 4})")).first, "/tuning/warps");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"index_per_group": "yes"})")).first, "/tuning/index_per_group");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"derive_twiddles": 0})")).first, "/tuning/derive_twiddles");
-  EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"streaming_io": "yes"})")).first, "/tuning/streaming_io");
+  EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"work_queue": "yes"})")).first, "/tuning/work_queue");
 }
 
 // A spec's "tuning" block reaches every kernel's geometry; what the emitter cannot do
@@ -330,15 +329,6 @@ TEST(Stockham, SweepCompilesWithoutSpills) {
   texts.push_back(spec(8192, "f32"));
   texts.push_back(spec(4096, "f64"));
   texts.push_back(spec(2187, "f64", R"(, "tuning": {"derive_twiddles": true})"));
-  // streaming cache hints on every storage the loads and stores convert
-  for (const char* extra : {R"("precision": "f32", "length": 1024)", R"("precision": "f16", "length": 512)", R"("precision": "f64", "length": 343)",
-                            R"("precision": "f16", "length": 256, "input": {"layout": "planar"}, "output": {"layout": "planar"})",
-                            R"("precision": "f32", "length": 1024, "input": {"type": "ci8", "layout": "planar"})",
-                            R"("precision": "f32", "length": 1000, "input": {"type": "ci8", "length": 300})",
-                            R"("precision": "f32", "length": 1024, "input": {"type": "ci4", "length": 100})",
-                            R"("precision": "f16", "length": 2048, "transform": "c2r")", R"("precision": "f64", "length": 100, "transform": "r2c")",
-                            R"("precision": "f32", "length": 1024, "input": {"stride": 3, "distance": 1})"})
-    texts.push_back(fmt::format(R"({{"name": "stream", "family": "stockham", {}, "tuning": {{"streaming_io": true}}}})", extra));
   texts.push_back(R"({"name": "s3d", "family": "stockham", "precision": "f32", "lengths": [16, 32, 64]})");
   for (const auto& e : std::filesystem::directory_iterator(test::sourcePath("specs")))
     if (e.path().extension() == ".json" && specFamily(e.path().string()) == "stockham") texts.push_back(readSpecFileText(e.path().string()));
@@ -365,19 +355,3 @@ TEST(Stockham, DoublePrecisionKernelsHaveNoFloatLiterals) {
   EXPECT_NE(src.find("double2"), std::string::npos);
 }
 
-// Persistent grid: every block gets the same number of groups (give or take one), never
-// more rounds than with every resident slot filled, and no block idle.
-TEST(Stockham, PersistentGridBalancesGroups) {
-  EXPECT_EQ(persistentGrid(32768, 1056), 1024);  // f32 64: 32 rounds each instead of 32 for 32 blocks, 31 for the rest
-  EXPECT_EQ(persistentGrid(16384, 1056), 1024);
-  EXPECT_EQ(persistentGrid(500, 1056), 500);
-  EXPECT_EQ(persistentGrid(1, 1056), 1);
-  for (long long groups : {1LL, 7LL, 1055LL, 1056LL, 1057LL, 2113LL, 33554LL, 1LL << 20})
-    for (long long resident : {1LL, 132LL, 1056LL, 2112LL}) {
-      const long long grid = persistentGrid(groups, resident);
-      const long long rounds = (groups + resident - 1) / resident;
-      EXPECT_LE(grid, std::min(groups, resident));
-      EXPECT_EQ((groups + grid - 1) / grid, rounds) << groups << " " << resident;  // no more rounds than filling every slot
-      EXPECT_LT((grid - 1) * rounds, groups) << "a smaller grid would do as well";
-    }
-}

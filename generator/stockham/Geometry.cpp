@@ -39,7 +39,7 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   const KernelTuning& tu = d.tuning;
   g.indexPerGroup = tu.indexPerGroup == 1;
   g.deriveTwiddles = tu.deriveTwiddles == 1;
-  g.streamingIo = tu.streamingIo == 1;
+  g.workQueue = tu.workQueue == 1;
   if (tu.threadsPerFft > 0) maxThreadsPerFft = std::min(maxThreadsPerFft, tu.threadsPerFft);
   // 128-thread blocks: a barrier stalls fewer warps and blocks in other phases fill the
   // gaps (H100, `bench --tune`: r2c 2048 1.25x, f16 1024 1.04x, odd lengths 1.05-1.10x

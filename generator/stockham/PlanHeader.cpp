@@ -19,8 +19,10 @@ std::string stockhamLaunchHeader(const StockhamPlan& plan, const std::vector<Sto
 // resident blocks), block = block_threads, dynamic shared memory = shared_bytes (opt in with
 // cudaFuncSetAttribute above 48 KiB), and the arguments
 //   (in, in_im, out, out_im, twiddles, load_table, store_table, big_lo, big_hi, long long ffts,
-//    long long in_valid, long long out_valid)
-// with ffts = batch * ffts_per_batch and the valid bounds below. Tables hold {1} complex values computed in double
+//    long long in_valid, long long out_valid, unsigned long long* work)
+// with ffts = batch * ffts_per_batch and the valid bounds below; work: two 64-bit words per kernel,
+// zeroed once before the first launch (the kernel leaves them zeroed; kernels sharing them must
+// not run at the same time). Tables hold {1} complex values computed in double
 // (`warpforge emit` documents them; warpforge::StockhamExecutor uploads them for you).
 // Scratch per batch entry: tmp0 {2}, tmp1 {3} complex {1} elements.
 #pragma once

@@ -7,7 +7,8 @@
 //
 // Every kernel has the same parameter list, so one executor launches them all:
 //   (in, in_im, out, out_im, twiddles, load_table, store_table, big_lo, big_hi, long long ffts,
-//    long long in_valid, long long out_valid)
+//    long long in_valid, long long out_valid, unsigned long long* work)
+// (work: the group counters of KernelGeometry::workQueue, zeroed before the first launch.)
 // The valid bounds are arguments, not literals, so that Bluestein kernels of one
 // convolution length are the same source (and one cache entry) for every N.
 #include <string>

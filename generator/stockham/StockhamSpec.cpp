@@ -129,7 +129,7 @@ KernelTuning parseTuning(const JsonReader& rd, const Json& j) {
   const std::string path = "/tuning";
   rd.needObject(j, path);
   rd.onlyKeys(j, path, {"threads_per_fft", "block_threads", "register_target", "direct_load", "direct_store", "persistent", "index_per_group", "derive_twiddles",
-                          "streaming_io"});
+                          "work_queue"});
   KernelTuning t;
   if (j.contains("threads_per_fft")) t.threadsPerFft = static_cast<int>(rd.integer(j["threads_per_fft"], path + "/threads_per_fft", 1, 1024));
   if (j.contains("block_threads")) t.blockThreads = static_cast<int>(rd.integer(j["block_threads"], path + "/block_threads", 32, 1024));
@@ -144,7 +144,7 @@ KernelTuning parseTuning(const JsonReader& rd, const Json& j) {
   flag("persistent", t.persistent);
   flag("index_per_group", t.indexPerGroup);
   flag("derive_twiddles", t.deriveTwiddles);
-  flag("streaming_io", t.streamingIo);
+  flag("work_queue", t.workQueue);
   return t;
 }
 
