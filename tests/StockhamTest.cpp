@@ -149,6 +149,29 @@ TEST(Stockham, TuningOverridesGeometry) {
   EXPECT_EQ(chooseGeometry(plan(spec(16384, "f16")).kernels[0].desc).threadsPerFft, 1024);
 }
 
+// Work queue: persistent kernels take groups after the first from work[0]; thread 0 fetches
+// the ticket at the top of a group and every thread reads it only after a barrier, from the
+// slot of this iteration's parity; the last block out zeroes the counters.
+TEST(Stockham, WorkQueueTicketsAreReadAfterABarrier) {
+  for (int n : {8, 64, 1024, 2187}) {
+    StockhamKernel k = emitStockhamKernel(plan(spec(n, "f32")).kernels[0].desc);
+    ASSERT_TRUE(k.geom.workQueue) << n;
+    const std::string& src = k.source;
+    const auto fetch = src.find("if (threadIdx.x == 0) wf_ticket[wf_it & 1] = atomicAdd(work, 1ull);");
+    const auto read = src.find("wf_next = (long long)wf_ticket[wf_it & 1];");
+    ASSERT_NE(fetch, std::string::npos) << n;
+    ASSERT_NE(read, std::string::npos) << n;
+    const auto barrier = src.rfind("__syncthreads();", read);
+    EXPECT_TRUE(barrier != std::string::npos && barrier > fetch) << n << ": the ticket would be read before thread 0 wrote it";
+    EXPECT_NE(src.find("atomicExch(work, 0ull);"), std::string::npos);
+  }
+  EXPECT_FALSE(emitStockhamKernel(plan(spec(1024, "f32", R"(, "tuning": {"persistent": false})")).kernels[0].desc).geom.workQueue);
+  StockhamKernel fixed = emitStockhamKernel(plan(spec(1024, "f32", R"(, "tuning": {"work_queue": false})")).kernels[0].desc);
+  EXPECT_FALSE(fixed.geom.workQueue);
+  EXPECT_EQ(fixed.source.find("atomicAdd(work"), std::string::npos);
+  EXPECT_NE(fixed.source.find("group += (long long)gridDim.x"), std::string::npos);
+}
+
 // Thread indices are either computed once before the group loop (default) or, with
 // index_per_group, from an opaque threadIdx read inside it; SpillFree picks the latter only
 // where the hoisted kernel spills and the kernel's FFTs are long, and never against the tuning.
@@ -193,6 +216,11 @@ TEST(Stockham, TwiddleLoadsAndDerivedTwiddles) {
   EXPECT_EQ(count(derived.source, R"(float2 w\d+ = tw\[\d+\];)"), 8);  // w1, w2, w4, w8 in two passes
   EXPECT_NE(derived.source.find("float2 w15 = make_float2(w8.x * w7.x"), std::string::npos);
   EXPECT_NE(derived.source.find("twiddles W^(k r) for r not a power of two derived"), std::string::npos);
+  // The default: derived for half storage from length 4096 on, from the table otherwise.
+  EXPECT_TRUE(emitStockhamKernel(plan(spec(4096, "f16")).kernels[0].desc).geom.deriveTwiddles);
+  EXPECT_FALSE(emitStockhamKernel(plan(spec(2048, "f16")).kernels[0].desc).geom.deriveTwiddles);
+  EXPECT_FALSE(emitStockhamKernel(plan(spec(4096, "f16", R"(, "tuning": {"derive_twiddles": false})")).kernels[0].desc).geom.deriveTwiddles);
+  EXPECT_FALSE(table.geom.deriveTwiddles);
   // The table itself: pass 1 (ns = 16, R = 16) holds W^(r k) at (r - 1) 16 + k.
   std::vector<std::complex<double>> t = twiddleTable({16, 16, 16}, -1);
   ASSERT_EQ(t.size(), 15u * 16 + 15u * 256);

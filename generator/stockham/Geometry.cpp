@@ -38,8 +38,12 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   const int maxHeld = d.f64 ? 8 : 32;
   const KernelTuning& tu = d.tuning;
   g.indexPerGroup = tu.indexPerGroup == 1;
-  g.deriveTwiddles = tu.deriveTwiddles == 1;
-  g.workQueue = tu.workQueue == 1;
+  // Derived twiddles by default for half storage of long FFTs, where the table loads weigh most
+  // against the half-size data (H100, bench --ab: f16 4096 / 8192 / 16384 1.035x / 1.039x /
+  // 1.047x; 256 / 1024 / 2048 within ±2.5%; f32 neutral).
+  const bool halfStorage = d.in.storage == Storage::C16 || d.in.storage == Storage::R16 || d.out.storage == Storage::C16 ||
+                           d.out.storage == Storage::R16;
+  g.deriveTwiddles = tu.deriveTwiddles == 1 || (tu.deriveTwiddles < 0 && halfStorage && L >= 4096);
   if (tu.threadsPerFft > 0) maxThreadsPerFft = std::min(maxThreadsPerFft, tu.threadsPerFft);
   // 128-thread blocks: a barrier stalls fewer warps and blocks in other phases fill the
   // gaps (H100, `bench --tune`: r2c 2048 1.25x, f16 1024 1.04x, odd lengths 1.05-1.10x
@@ -75,6 +79,10 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   g.directLoad = !d.factors.empty() && !g.fftMajorLoad && d.fuse != Fuse::C2RPre && tu.directLoad != 0;
   g.directStore = !d.factors.empty() && !g.fftMajorStore && d.fuse != Fuse::R2CPost && tu.directStore != 0;
   g.persistent = tu.persistent != 0;
+  // Persistent blocks take their groups from a work counter: with a fixed share each, the same
+  // kernel ran 0.186 or 0.201 ms (f32 64) depending on what ran before it; with the counter
+  // 1.05-1.06x faster at f32 64..4096 and f16 1024, never slower (H100, bench --ab).
+  g.workQueue = tu.workQueue == 1 || (tu.workQueue < 0 && g.persistent);
   return g;
 }
 

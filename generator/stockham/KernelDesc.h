@@ -49,7 +49,7 @@ struct KernelTuning {
   int persistent = -1;     // 1: grid = resident blocks, each looping over groups; 0: one block per group
   int indexPerGroup = -1;  // 1: thread indices recomputed per group (KernelGeometry::indexPerGroup); 0: held; -1: SpillFree decides
   int deriveTwiddles = -1; // 1: KernelGeometry::deriveTwiddles; 0: every twiddle from the table; -1: the generator's choice
-  int workQueue = -1;      // 1: KernelGeometry::workQueue; 0: each block takes every gridDim-th group; -1: the generator's choice
+  int workQueue = -1;      // 1: KernelGeometry::workQueue; 0: each block takes every gridDim-th group; -1: for persistent grids
   bool operator==(const KernelTuning&) const = default;
 };
 
@@ -93,7 +93,8 @@ struct KernelGeometry {
   bool indexPerGroup = false;
   // A butterfly loads only its twiddles W^(k r) for r a power of two and multiplies the others
   // together (W^(3k) = W^(2k) W^(k), ...): 4 loads instead of 15 for radix 16, at most 3 roundings
-  // deeper. On the H100: f16 4096/8192 4-5% faster, f32 neutral (bench/RESULTS.md, 2026-11-23).
+  // deeper. On the H100: f16 4096/8192 4-5% faster, f32 neutral (bench/RESULTS.md, 2026-11-23);
+  // the default for half storage and length >= 4096 (Geometry.cpp).
   bool deriveTwiddles = false;
   // Blocks take their groups after the first from a counter in global memory (the kernel's
   // `work` argument: two zeroed 64-bit words, left zeroed by the kernel) instead of every
