@@ -143,9 +143,10 @@ TEST(Stockham, TuningOverridesGeometry) {
   EXPECT_FALSE(g.persistent);
   p = plan(spec(1024, "f32", R"(, "transform": "r2c", "tuning": {"direct_store": true})"));
   EXPECT_FALSE(chooseGeometry(p.kernels[0].desc).directStore);
-  // Defaults: 128-thread blocks; 8192 on 256 threads holding 32 values; 16384 on 1024 threads.
+  // Defaults: 128-thread blocks; f32 8192 on 256 threads holding 32 values (f16 on 512); 16384 on 1024 threads.
   EXPECT_EQ(emitStockhamKernel(plan(spec(1024, "f32")).kernels[0].desc).geom.fftsPerBlock * 64, 128);
   EXPECT_EQ(chooseGeometry(plan(spec(8192, "f32")).kernels[0].desc).threadsPerFft, 256);
+  EXPECT_EQ(chooseGeometry(plan(spec(8192, "f16")).kernels[0].desc).threadsPerFft, 512);  // half storage keeps 16 values per thread
   EXPECT_EQ(chooseGeometry(plan(spec(16384, "f16")).kernels[0].desc).threadsPerFft, 1024);
 }
 

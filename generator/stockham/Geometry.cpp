@@ -37,12 +37,12 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   // for full memory sectors.
   const int maxHeld = d.f64 ? 8 : 32;
   const KernelTuning& tu = d.tuning;
+  const bool halfStorage = d.in.storage == Storage::C16 || d.in.storage == Storage::R16 || d.out.storage == Storage::C16 ||
+                           d.out.storage == Storage::R16;
   g.indexPerGroup = tu.indexPerGroup == 1;
   // Derived twiddles by default for half storage of long FFTs, where the table loads weigh most
   // against the half-size data (H100, bench --ab: f16 4096 / 8192 / 16384 1.035x / 1.039x /
   // 1.047x; 256 / 1024 / 2048 within ±2.5%; f32 neutral).
-  const bool halfStorage = d.in.storage == Storage::C16 || d.in.storage == Storage::R16 || d.out.storage == Storage::C16 ||
-                           d.out.storage == Storage::R16;
   g.deriveTwiddles = tu.deriveTwiddles == 1 || (tu.deriveTwiddles < 0 && halfStorage && L >= 4096);
   if (tu.threadsPerFft > 0) maxThreadsPerFft = std::min(maxThreadsPerFft, tu.threadsPerFft);
   // 128-thread blocks: a barrier stalls fewer warps and blocks in other phases fill the
@@ -50,9 +50,10 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   // faster than 256; c2c f32 powers of two within 2% either way).
   const int blockThreads = tu.blockThreads > 0 ? tu.blockThreads : 128;
   int T = std::max(1, std::min(maxThreadsPerFft, L / rmax));
-  // Long FFTs: 256 threads holding up to 32 values each beat 512 holding 16 (8192: 1.06x);
-  // beyond 32 values per thread (16384) the FFT takes 1024 threads.
-  if (!d.f64 && d.fuse == Fuse::None && tu.threadsPerFft == 0 && T > 256 && T % 256 == 0 && L / 256 <= 32) T = 256;
+  // Long f32 FFTs: 256 threads holding up to 32 values each beat 512 holding 16 (8192: 1.06x);
+  // beyond 32 values per thread (16384) the FFT takes 1024 threads. Half storage keeps 512
+  // (f16 8192: 1.10x, `bench --tune` on the H100, 2026-11-23).
+  if (!d.f64 && !halfStorage && d.fuse == Fuse::None && tu.threadsPerFft == 0 && T > 256 && T % 256 == 0 && L / 256 <= 32) T = 256;
   int F = std::max(1, blockThreads / T);
   int smemCap = 72 * 1024;
   if (columns) {
