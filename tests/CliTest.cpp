@@ -108,3 +108,24 @@ TEST(Cli, BadStockhamSpecExitsTwoWithPath) {
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("/family"), std::string::npos) << r.out;
 }
+
+// bench --ab: the tuning members are checked before any GPU work, errors name --ab and the
+// JSON path, and it does not combine with --tune or apply to tc_fft specs.
+TEST(Cli, BenchAbRejectsBadTuning) {
+  std::string path = ::testing::TempDir() + "/ab_stockham.json";
+  std::ofstream(path) << R"({"name": "s", "family": "stockham", "precision": "f32", "length": 1024})";
+  auto r = run("bench " + path + " --ab '[1]'");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("--ab"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("expected a JSON object"), std::string::npos) << r.out;
+  r = run("bench " + path + " --ab '{\"work_queue\": 3}'");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("/tuning/work_queue: expected true or false"), std::string::npos) << r.out;
+  r = run("bench " + path + " --ab '{\"warp_drive\": true}'");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("/tuning"), std::string::npos) << r.out;
+  r = run("bench " + path + " --ab '{not json'");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_EQ(run("bench " + path + " --tune --ab '{}'").code, 2);
+  EXPECT_EQ(run("bench " + spec() + " --ab '{}'").code, 2);  // tc_fft
+}
