@@ -178,6 +178,7 @@ class CufftRun {
     dout_ = std::make_unique<DeviceBuffer>(nout * batch * (realOut ? 1 : 2) * hin.bytes());
     checkCu(cuMemcpyHtoD(din_->p, hin.re().data(), hin.re().size()), "cuMemcpyHtoD");
     if (cufftCreate(&plan_) != CUFFT_SUCCESS) throw std::runtime_error("cufftCreate failed");
+    created_ = true;
     std::vector<long long> dims(s.lengths.begin(), s.lengths.end());
     cudaDataType ct = f16 ? CUDA_C_16F : f64 ? CUDA_C_64F : CUDA_C_32F, rt = f16 ? CUDA_R_16F : f64 ? CUDA_R_64F : CUDA_R_32F;
     cudaDataType it = realIn ? rt : ct, ot = realOut ? rt : ct;
@@ -200,7 +201,7 @@ class CufftRun {
     if (!s.input.type.empty()) timed = fmt::format("cuFFT c2c {} on the input already widened to {}", s.precision, s.precision);
   }
   ~CufftRun() {
-    if (plan_) cufftDestroy(plan_);
+    if (created_) cufftDestroy(plan_);  // a handle may be any value, 0 included
   }
   CufftRun(const CufftRun&) = delete;
   CufftRun& operator=(const CufftRun&) = delete;
@@ -215,7 +216,7 @@ class CufftRun {
  private:
   int sign_;
   cufftHandle plan_ = 0;
-  bool planned_ = false;
+  bool created_ = false, planned_ = false;
   std::unique_ptr<DeviceBuffer> din_, dout_;
 };
 
