@@ -3,6 +3,7 @@
 #include <cuda.h>
 
 #include <algorithm>
+#include <functional>
 #include <vector>
 
 #include "runtime/Runtime.h"
@@ -50,6 +51,20 @@ class EventTimer {
 inline double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
+}
+
+// Median milliseconds of each job: `warmups` untimed rounds of all jobs, then `reps` rounds
+// timing each job in turn, so that clock drift over the run falls on all of them alike.
+inline std::vector<double> interleavedMedians(const std::vector<std::function<void()>>& jobs, int warmups, int reps) {
+  for (int w = 0; w < warmups; ++w)
+    for (const auto& job : jobs) job();
+  EventTimer timer;
+  std::vector<std::vector<double>> t(jobs.size());
+  for (int r = 0; r < reps; ++r)
+    for (std::size_t j = 0; j < jobs.size(); ++j) t[j].push_back(timer.ms(jobs[j]));
+  std::vector<double> out;
+  for (const auto& v : t) out.push_back(median(v));
+  return out;
 }
 
 }  // namespace warpforge

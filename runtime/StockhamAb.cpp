@@ -30,18 +30,9 @@ StockhamAbResult abStockham(Runtime& rt, const StockhamSpec& a, const StockhamSp
     bufs.out = out->p;
     bufs.outIm = outIm->p;
   }
-  for (int w = 0; w < 3; ++w) {
-    ea.run(bufs, batch);
-    eb.run(bufs, batch);
-  }
-  EventTimer timer;
-  std::vector<double> ta, ta2, tb;
-  for (int r = 0; r < reps; ++r) {
-    ta.push_back(timer.ms([&] { ea.run(bufs, batch); }));
-    tb.push_back(timer.ms([&] { eb.run(bufs, batch); }));
-    ta2.push_back(timer.ms([&] { ea.run(bufs, batch); }));
-  }
-  return {median(ta), median(ta2), median(tb)};
+  auto runA = [&] { ea.run(bufs, batch); };
+  std::vector<double> ms = interleavedMedians({runA, [&] { eb.run(bufs, batch); }, runA}, 3, reps);  // A B A
+  return {ms[0], ms[2], ms[1]};
 }
 
 }  // namespace warpforge

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <random>
 
@@ -322,21 +323,13 @@ StockhamCheck runStockham(Runtime& rt, const StockhamSpec& s, long long batch, s
     copyDst = std::make_unique<DeviceBuffer>(copyBytes);
   }
   auto copy = [&] { checkCu(cuMemcpyDtoDAsync(copyDst->p, copySrc->p, copyBytes, nullptr), "cuMemcpyDtoDAsync (copy ceiling)"); };
-  for (int w = 0; w < (timedReps > 1 ? 3 : 0); ++w) {
-    exec.run(bufs, batch);
-    if (timeCu) cu.exec();
-    if (timeCopy) copy();
-  }
-  std::vector<double> t, tc, tcopy;
-  EventTimer timer;
-  for (int r = 0; r < timedReps; ++r) {
-    t.push_back(timer.ms([&] { exec.run(bufs, batch); }));
-    if (timeCu) tc.push_back(timer.ms([&] { cu.exec(); }));
-    if (timeCopy) tcopy.push_back(timer.ms(copy));
-  }
-  c.ourMs = median(t);
-  if (timeCu) c.cufftMs = median(tc);
-  if (timeCopy) c.copyMs = median(tcopy);
+  std::vector<std::function<void()>> jobs{[&] { exec.run(bufs, batch); }};
+  if (timeCu) jobs.push_back([&] { cu.exec(); });
+  if (timeCopy) jobs.push_back(copy);
+  std::vector<double> ms = interleavedMedians(jobs, timedReps > 1 ? 3 : 0, timedReps);
+  c.ourMs = ms[0];
+  if (timeCu) c.cufftMs = ms[1];
+  if (timeCopy) c.copyMs = ms.back();
   return c;
 }
 
