@@ -1,23 +1,29 @@
 #pragma once
+// The warpforge subcommands. Results go to stdout, errors to stderr.
+// Exit status: 0 success, 1 inconsistent spec or failed check, 2 bad input
+// (malformed spec, bad option, unwritable output), 3 CUDA/NVRTC failure or no GPU.
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace warpforge::cli {
 
+enum Exit { kOk = 0, kFailed = 1, kBadInput = 2, kCudaFailure = 3 };
+
 struct Options {
   std::vector<std::string> specs;
   std::string spec;
   std::string mode = "double";
   std::uint64_t seed = 12345;
-  int ffts = 16;
+  int count = 16;
   std::string outDir;
   std::string arch = "sm_90";
-  std::string cubinOut;
-  long long batch = 1 << 16;
+  std::string cubinDir;
+  long long batch = 0;  // 0: the family's default
   int reps = 50;
-  bool tune = false;  // bench: search the stockham launch geometry first
-  std::string ab;     // bench: tuning members (JSON object) to time against the spec as given
+  bool json = false;    // verify --json
+  bool tune = false;    // bench --tune
+  std::string ab;       // bench --ab: members merged into the spec's "tuning" object
 };
 
 int cmdVerify(const Options&);
@@ -27,16 +33,6 @@ int cmdEmit(const Options&);
 int cmdCompile(const Options&);
 int cmdRun(const Options&);
 int cmdBench(const Options&);
-
-// False (after saying why on stderr) when no CUDA device is present.
-bool requireDevice(const char* command);
-
-// stockham family (cli/StockhamCommands.cpp)
-bool isStockham(const std::string& file);
-int stockhamVerify(const std::string& file);
-int stockhamExplain(const Options&);
-int stockhamEmit(const Options&);
-int stockhamCompile(const Options&);
-int stockhamRun(const Options&, bool bench);
+int cmdFamilies();
 
 }  // namespace warpforge::cli

@@ -1,65 +1,69 @@
-// warpforge: verify, explain, emulate, emit, compile, run and bench kernel specs.
-// Exit status: 0 success, 1 inconsistent spec or failed check, 2 bad input
-// (malformed spec, bad option), 3 CUDA/NVRTC failure.
+// warpforge: verify, explain, emulate, emit, compile, run and bench kernel specs of any family.
+// Exit status: see cli/Commands.h (and README "CLI").
 #include <cstdio>
-#include <iostream>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "cli/Commands.h"
-#include "generator/spec/SpecError.h"
-#include "generator/verify/Verifier.h"
+#include "warpforge/family.h"
+
+namespace {
+const std::vector<std::string> kArchs = {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"};
+}
 
 int main(int argc, char** argv) {
   using namespace warpforge::cli;
-  CLI::App app{"warpforge: register-layout-checked CUDA kernel generator (tc_fft family)"};
+  CLI::App app{"warpforge: specialised, layout-checked CUDA kernels from JSON specs"};
+  app.set_version_flag("--version", std::string("warpforge ") + WARPFORGE_VERSION);
   app.require_subcommand(1);
   Options o;
 
-  auto* verify = app.add_subcommand("verify", "prove each spec's register layouts consistent; print counts and cost");
+  auto* verify = app.add_subcommand("verify", "check each spec (every file, each reported); print what was proved and counted");
   verify->add_option("specs", o.specs, "spec files")->required()->check(CLI::ExistingFile);
+  verify->add_flag("--json", o.json, "one JSON object per spec on stdout: {file, ok, family, errors: [{path, message}], counts}");
 
-  auto* explain = app.add_subcommand("explain", "tc_fft: how each step maps logical bits onto fragments and registers; "
-                                                 "stockham: each kernel's launch geometry and radix passes");
+  auto* explain = app.add_subcommand("explain", "how the spec maps onto kernels, fragments and registers");
   explain->add_option("spec", o.spec, "spec file")->required()->check(CLI::ExistingFile);
-  explain->add_option("--arch", o.arch, "stockham: target whose spill-free register target is shown")
-      ->check(CLI::IsMember({"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"}));
+  explain->add_option("--arch", o.arch, "target architecture")->check(CLI::IsMember(kArchs));
 
-  auto* emulate = app.add_subcommand("emulate", "run the verified steps on an emulated warp and compare with FFTW");
+  auto* emulate = app.add_subcommand("emulate", "run the verified steps on an emulated warp against the reference (families with an emulator)");
   emulate->add_option("spec", o.spec, "spec file")->required()->check(CLI::ExistingFile);
   emulate->add_option("--mode", o.mode, "double or f16")->check(CLI::IsMember({"double", "f16"}));
   emulate->add_option("--seed", o.seed, "random seed");
-  emulate->add_option("--ffts", o.ffts, "number of random inputs")->check(CLI::Range(1, 100000));
+  emulate->add_option("--ffts,--count", o.count, "number of random inputs")->check(CLI::Range(1, 100000));
 
-  auto* emit = app.add_subcommand("emit", "write <name>.cu, <name>.h and the helper headers to a directory");
+  auto* emit = app.add_subcommand("emit", "write every kernel's .cu, the helper headers and <name>_plan.h to a directory");
   emit->add_option("spec", o.spec, "spec file")->required()->check(CLI::ExistingFile);
   emit->add_option("-o,--output", o.outDir, "output directory")->required();
+  emit->add_option("--arch", o.arch, "target the kernels are made for (register targets that do not spill)")->check(CLI::IsMember(kArchs));
 
-  auto* compile = app.add_subcommand("compile", "NVRTC-compile a spec to CUBIN (no GPU needed) and print the compiler's report");
+  auto* compile = app.add_subcommand("compile", "NVRTC-compile every kernel of the plan (no GPU needed); registers, stack and spills");
   compile->add_option("spec", o.spec, "spec file")->required()->check(CLI::ExistingFile);
-  compile->add_option("--arch", o.arch, "target, e.g. sm_80, sm_90")->check(CLI::IsMember({"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"}));
-  compile->add_option("--cubin", o.cubinOut, "also write the CUBIN here");
+  compile->add_option("--arch", o.arch, "target")->check(CLI::IsMember(kArchs));
+  compile->add_option("--cubin", o.cubinDir, "also write <kernel>.cubin for every kernel into this directory");
 
-  auto* run = app.add_subcommand("run", "run on the GPU against FFTW in double; print max_rel_err and FFT/s");
+  auto* run = app.add_subcommand("run", "GPU: fresh random input, poisoned outputs, compare with the CPU reference");
   run->add_option("spec", o.spec, "spec file")->required()->check(CLI::ExistingFile);
-  run->add_option("--batch", o.batch, "number of FFTs")->check(CLI::Range(1LL, 1LL << 28));
-  run->add_option("--seed", o.seed, "random seed");
+  run->add_option("--batch", o.batch, "batch entries (default: the family's)")->check(CLI::Range(1LL, 1LL << 28));
+  run->add_option("--seed", o.seed, "random seed (printed)");
 
-  auto* bench = app.add_subcommand("bench", "time the kernel against cuFFT and in-register; print medians");
+  auto* bench = app.add_subcommand("bench", "GPU: the plan, the baseline library and the copy ceiling timed interleaved; medians");
   bench->add_option("spec", o.spec, "spec file")->required()->check(CLI::ExistingFile);
-  bench->add_option("--batch", o.batch, "number of FFTs")->check(CLI::Range(1LL, 1LL << 28));
+  bench->add_option("--batch", o.batch, "batch entries (default: the family's)")->check(CLI::Range(1LL, 1LL << 28));
   bench->add_option("--reps", o.reps, "timed repetitions")->check(CLI::Range(1, 10000));
-  bench->add_flag("--tune", o.tune, "stockham: search factors and launch geometry on this GPU, print the best as spec JSON, then bench it");
+  bench->add_flag("--tune", o.tune, "search the family's tuning space on this GPU first; print the best as spec JSON, then bench it");
   bench->add_option("--ab", o.ab,
-                    "stockham: tuning members as a JSON object, e.g. '{\"work_queue\": true}': check the spec with them against FFTW, "
+                    "tuning members as a JSON object, e.g. '{\"work_queue\": true}': check the spec with them, "
                     "then time it against the spec as given, interleaved in one process");
+
+  auto* fams = app.add_subcommand("families", "list the kernel families this build knows");
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
-    return rc == 0 ? 0 : 2;
+    return rc == 0 ? 0 : kBadInput;
   }
   try {
     if (*verify) return cmdVerify(o);
@@ -69,15 +73,19 @@ int main(int argc, char** argv) {
     if (*compile) return cmdCompile(o);
     if (*run) return cmdRun(o);
     if (*bench) return cmdBench(o);
+    if (*fams) return cmdFamilies();
   } catch (const warpforge::SpecError& e) {
     fmt::print(stderr, "error: {}\n", e.what());
-    return 2;
-  } catch (const warpforge::VerifyError& e) {
-    fmt::print(stderr, "error: spec is inconsistent:\n{}", e.what());
-    return 1;
+    return kBadInput;
+  } catch (const warpforge::InconsistentSpec& e) {
+    fmt::print(stderr, "error: {}: INCONSISTENT\n{}", o.spec, e.what());
+    return kFailed;
+  } catch (const std::invalid_argument& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return kBadInput;
   } catch (const std::exception& e) {
     fmt::print(stderr, "error: {}\n", e.what());
-    return 3;
+    return kCudaFailure;
   }
-  return 2;
+  return kBadInput;
 }

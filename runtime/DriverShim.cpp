@@ -21,6 +21,10 @@ void* lookup(const char* versionedName) {
 
 }  // namespace
 
+namespace warpforge {
+bool cudaDriverLoaded() { return lookup("cuInit") != nullptr; }
+}  // namespace warpforge
+
 // WF_STR(name) stringifies the name after cuda.h's macros have versioned it.
 #define WF_STR2(x) #x
 #define WF_STR(x) WF_STR2(x)
@@ -38,6 +42,11 @@ WF_DRIVER(cuDevicePrimaryCtxRetain, (CUcontext* c, CUdevice d), (c, d), CUDA_ERR
 WF_DRIVER(cuDevicePrimaryCtxRelease, (CUdevice d), (d), CUDA_ERROR_NO_DEVICE)
 WF_DRIVER(cuCtxSetCurrent, (CUcontext c), (c), CUDA_ERROR_NO_DEVICE)
 WF_DRIVER(cuCtxSynchronize, (void), (), CUDA_ERROR_NO_DEVICE)
+WF_DRIVER(cuCtxGetCurrent, (CUcontext* c), (c), CUDA_ERROR_NO_DEVICE)
+WF_DRIVER(cuCtxPushCurrent, (CUcontext c), (c), CUDA_ERROR_NO_DEVICE)
+WF_DRIVER(cuCtxPopCurrent, (CUcontext* c), (c), CUDA_ERROR_NO_DEVICE)
+WF_DRIVER(cuCtxGetDevice, (CUdevice* d), (d), CUDA_ERROR_NO_DEVICE)
+WF_DRIVER(cuStreamSynchronize, (CUstream s), (s), CUDA_ERROR_NO_DEVICE)
 WF_DRIVER(cuDeviceGetAttribute, (int* v, CUdevice_attribute a, CUdevice d), (v, a, d), CUDA_ERROR_NO_DEVICE)
 WF_DRIVER(cuDeviceGetName, (char* s, int n, CUdevice d), (s, n, d), CUDA_ERROR_NO_DEVICE)
 WF_DRIVER(cuModuleLoadData, (CUmodule* m, const void* img), (m, img), CUDA_ERROR_NO_DEVICE)
@@ -58,6 +67,7 @@ WF_DRIVER(cuMemcpyHtoD, (CUdeviceptr d, const void* h, size_t n), (d, h, n), CUD
 WF_DRIVER(cuMemcpyDtoH, (void* h, CUdeviceptr d, size_t n), (h, d, n), CUDA_ERROR_NO_DEVICE)
 WF_DRIVER(cuMemsetD16, (CUdeviceptr d, unsigned short v, size_t n), (d, v, n), CUDA_ERROR_NO_DEVICE)
 WF_DRIVER(cuMemsetD8, (CUdeviceptr d, unsigned char v, size_t n), (d, v, n), CUDA_ERROR_NO_DEVICE)
+WF_DRIVER(cuMemsetD8Async, (CUdeviceptr d, unsigned char v, size_t n, CUstream s), (d, v, n, s), CUDA_ERROR_NO_DEVICE)
 WF_DRIVER(cuMemcpyDtoDAsync, (CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st), (d, s, n, st), CUDA_ERROR_NO_DEVICE)
 WF_DRIVER(cuEventCreate, (CUevent* e, unsigned int f), (e, f), CUDA_ERROR_NO_DEVICE)
 WF_DRIVER(cuEventRecord, (CUevent e, CUstream s), (e, s), CUDA_ERROR_NO_DEVICE)

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "runtime/Cache.h"
-#include "runtime/Runtime.h"
+#include "warpforge/compiler.h"
 
 using namespace warpforge;
 namespace fs = std::filesystem;
@@ -32,7 +32,7 @@ TEST(Cache, MissThenMemoryHitThenDiskHit) {
   std::string dir = freshDir("hits");
   std::vector<char> first;
   {
-    Runtime rt(dir);
+    Compiler rt(dir);
     CompiledModule a = rt.compile(kSource, "add_one", "sm_90");
     EXPECT_FALSE(a.memoryHit || a.diskHit);
     CompiledModule b = rt.compile(kSource, "add_one", "sm_90");
@@ -42,7 +42,7 @@ TEST(Cache, MissThenMemoryHitThenDiskHit) {
     EXPECT_FALSE(c.memoryHit || c.diskHit);
     first = a.cubin;
   }
-  Runtime rt2(dir);  // new process state: only the disk remembers
+  Compiler rt2(dir);  // new process state: only the disk remembers
   CompiledModule d = rt2.compile(kSource, "add_one", "sm_90");
   EXPECT_TRUE(d.diskHit);
   EXPECT_EQ(d.cubin, first);
@@ -53,7 +53,7 @@ TEST(Cache, CorruptEntryIsDiscardedAndRebuilt) {
   std::string key;
   std::vector<char> good;
   {
-    Runtime rt(dir);
+    Compiler rt(dir);
     auto m = rt.compile(kSource, "add_one", "sm_90");
     key = m.key;
     good = m.cubin;
@@ -72,7 +72,7 @@ TEST(Cache, CorruptEntryIsDiscardedAndRebuilt) {
     if (mode == 2) std::ofstream(disk.pathOf(key)) << "garbage";  // not ours
     EXPECT_FALSE(disk.get(key).has_value()) << "mode " << mode;
     EXPECT_FALSE(fs::exists(disk.pathOf(key)));
-    Runtime rt(dir);
+    Compiler rt(dir);
     auto m = rt.compile(kSource, "add_one", "sm_90");
     EXPECT_FALSE(m.diskHit);
     EXPECT_EQ(m.cubin, good);
@@ -91,7 +91,7 @@ TEST(Cache, TwoProcessesAtOnce) {
       int rc = 0;
       try {
         for (int round = 0; round < 3; ++round) {
-          Runtime rt(dir);
+          Compiler rt(dir);
           auto m = rt.compile(kSource, "add_one", "sm_90");
           if (m.cubin.size() < 100) rc = 1;
         }
@@ -111,11 +111,11 @@ TEST(Cache, TwoProcessesAtOnce) {
   for (const auto& e : fs::directory_iterator(dir)) (e.path().extension() == ".cubin" ? entries : temps)++;
   EXPECT_EQ(entries, 1);
   EXPECT_EQ(temps, 0);
-  Runtime rt(dir);
+  Compiler rt(dir);
   EXPECT_TRUE(rt.compile(kSource, "add_one", "sm_90").diskHit);
 }
 
 TEST(Cache, UnwritableDirectoryStillCompiles) {
-  Runtime rt("/proc/warpforge-cannot-write-here");
+  Compiler rt("/proc/warpforge-cannot-write-here");
   EXPECT_GT(rt.compile(kSource, "add_one", "sm_90").cubin.size(), 100u);
 }

@@ -5,7 +5,12 @@
 #include <fstream>
 #include <sys/wait.h>
 
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
 #include "TestUtil.h"
+#include "warpforge/device.h"
 
 namespace {
 struct Result { int code; std::string out; };
@@ -128,4 +133,73 @@ TEST(Cli, BenchAbRejectsBadTuning) {
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_EQ(run("bench " + path + " --tune --ab '{}'").code, 2);
   EXPECT_EQ(run("bench " + spec() + " --ab '{}'").code, 2);  // tc_fft
+}
+
+TEST(Cli, VersionAndFamilies) {
+  auto r = run("--version");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("warpforge "), std::string::npos) << r.out;
+  r = run("families");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("tc_fft"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("stockham"), std::string::npos) << r.out;
+}
+
+// verify --json: one object per file, each file checked and reported; the exit status is the worst.
+TEST(Cli, VerifyJsonReportsEveryFile) {
+  std::string bad = ::testing::TempDir() + "/json_bad.json", incons = ::testing::TempDir() + "/json_incons.json";
+  std::string text = warpforge::test::readFile(spec());
+  std::string b = text;
+  b.replace(b.find("\"n_in\": 256"), 11, "\"n_in\": 255");
+  std::ofstream(bad) << b;
+  std::string c = text;
+  c.replace(c.find("n7 n6 n5 n4 n3, r <-> n2 n1 n0\""), 5, "n6 n7");
+  std::ofstream(incons) << c;
+  std::string cmd = std::string(WARPFORGE_CLI) + " verify --json " + spec() + " " + bad + " " + incons + " 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (std::size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  int st = pclose(p);
+  EXPECT_EQ(WEXITSTATUS(st), 2) << out;
+  std::vector<nlohmann::json> objs;
+  std::stringstream ss(out);
+  for (std::string line; std::getline(ss, line);) objs.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(objs.size(), 3u) << out;
+  EXPECT_EQ(objs[0]["ok"], true);
+  EXPECT_EQ(objs[0]["family"], "tc_fft");
+  EXPECT_EQ(objs[0]["counts"]["sm_cycles"], 160) << objs[0].dump();
+  EXPECT_EQ(objs[1]["ok"], false);
+  EXPECT_EQ(objs[1]["errors"][0]["path"], "/transform/n_in") << objs[1].dump();
+  EXPECT_EQ(objs[2]["ok"], false);
+  EXPECT_EQ(objs[2]["exit"], 1);
+  EXPECT_EQ(objs[2]["errors"][0]["path"].get<std::string>().rfind("/steps/0", 0), 0u) << objs[2].dump();
+}
+
+TEST(Cli, EmitWritesThePlanAndFailsLoudly) {
+  std::string dir = ::testing::TempDir() + "/emit_out";
+  auto r = run("emit " + spec() + " -o " + dir + " --arch sm_80");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(warpforge::test::readFile(dir + "/chime_fft_256_512_plan.h").find("wf_chime_fft_256_512::run"), std::string::npos);
+  EXPECT_FALSE(warpforge::test::readFile(dir + "/chime_fft_256_512.cu").empty());
+  r = run("emit " + spec() + " -o /proc/warpforge-cannot-write");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_EQ(r.out.find("wrote"), std::string::npos) << r.out;
+  EXPECT_EQ(run("emit " + spec() + " -o " + dir + " --arch sm_70").code, 2);
+}
+
+TEST(Cli, CompileWritesOneCubinPerKernel) {
+  std::string dir = ::testing::TempDir() + "/cubins";
+  auto r = run("compile " + spec() + " --arch sm_90 --cubin " + dir);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find(" registers"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("-1 registers"), std::string::npos) << r.out;
+  EXPECT_GT(warpforge::test::readFile(dir + "/chime_fft_256_512.cubin").size(), 1000u);
+}
+
+TEST(Cli, RunWithoutAGpuSaysWhy) {
+  if (warpforge::deviceAvailable()) GTEST_SKIP() << "a GPU is present";
+  auto r = run("run " + spec());
+  EXPECT_EQ(r.code, 3) << r.out;
+  EXPECT_NE(r.out.find("needs a GPU"), std::string::npos) << r.out;
 }

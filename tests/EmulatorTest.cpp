@@ -4,7 +4,8 @@
 
 #include "generator/emulate/Emulator.h"
 #include "generator/emulate/Half.h"
-#include "generator/spec/Spec.h"
+#include "generator/tc_fft/TcFftFamily.h"
+#include "generator/tc_fft/TcFftParser.h"
 #include "generator/verify/Verifier.h"
 #include "TestUtil.h"
 
@@ -35,7 +36,7 @@ TEST(Half, BitPatterns) {
 }
 
 TEST(Emulator, ChimeDoubleMatchesFftw) {
-  TcFftSpec s = parseSpecFile(test::sourcePath(test::kChimeSpec));
+  LayoutProgram s = parseTcFftSpecFile(test::sourcePath(test::kChimeSpec));
   Plan p = Verifier().verify(s);
   const std::uint64_t seed = 20261122;
   auto r = emulateAgainstFftw(p, EmuMode::Double, seed, 8);
@@ -44,7 +45,7 @@ TEST(Emulator, ChimeDoubleMatchesFftw) {
 }
 
 TEST(Emulator, ChimeF16WithinHalfPrecisionBound) {
-  TcFftSpec s = parseSpecFile(test::sourcePath(test::kChimeSpec));
+  LayoutProgram s = parseTcFftSpecFile(test::sourcePath(test::kChimeSpec));
   Plan p = Verifier().verify(s);
   auto r = emulateAgainstFftw(p, EmuMode::F16, 4242, 8);
   std::printf("[emulator] f16 seed=4242 max_rel_err=%.3e\n", r.maxRelErr);
@@ -57,10 +58,19 @@ TEST(Emulator, ChimeF16WithinHalfPrecisionBound) {
 TEST(Emulator, WrongPhaseGivesWrongAnswer) {
   // The emulator must be able to fail: flip the sign of the transform in the
   // plan but not in the reference.
-  TcFftSpec s = parseSpecFile(test::sourcePath(test::kChimeSpec));
+  LayoutProgram s = parseTcFftSpecFile(test::sourcePath(test::kChimeSpec));
   Plan p = Verifier().verify(s);
   auto x = randomComplex(s.nIn, 1);
   auto y = emulateFft(p, EmuMode::Double, x);
   auto wrong = referenceDft(x, s.nOut, -s.sign);
   EXPECT_GT(relativeError(y, wrong), 0.5);
+}
+
+// `warpforge emulate` prints what the family's emulate returns.
+TEST(Emulator, FamilyEmulateText) {
+  auto spec = makeTcFftSpec(parseTcFftSpecFile(test::sourcePath(test::kChimeSpec)));
+  auto text = spec->emulate("f16", 1, 4);
+  ASSERT_TRUE(text.has_value());
+  EXPECT_EQ(*text, "spec=chime_fft_256_512 mode=f16 seed=1 ffts=4 (inputs uniform in [-1,1], reference FFTW double)\nmax_rel_err=5.447e-04\n");
+  EXPECT_THROW(spec->emulate("f32", 1, 1), std::invalid_argument);
 }

@@ -1,7 +1,8 @@
-// Stockham plans on the GPU against FFTW (double) with fresh random input in
-// the spec's own layout (seed printed), outputs NaN-poisoned and checked all
-// written; error no worse than 2x cuFFT's on the same numbers, or below a
-// floor of a few ulps of the precision where both are tiny.
+// Stockham plans on the GPU through the family interface and the generic runner
+// (bench/RunCheck.h): fresh random input in the spec's own layout (seed printed),
+// outputs NaN-poisoned and checked all written, error against FFTW in double
+// within the family's bound (a few ulps of the precision; Check::detail), and
+// cuFFT's error on the same numbers printed beside ours.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -10,11 +11,11 @@
 
 #include <fmt/format.h>
 
-#include "generator/stockham/StockhamEmitter.h"
-#include "generator/stockham/StockhamPlan.h"
+#include "bench/RunCheck.h"
+#include "generator/stockham/StockhamFamily.h"
 #include "generator/stockham/StockhamSpec.h"
-#include "runtime/SpillFree.h"
-#include "runtime/StockhamRun.h"
+#include "warpforge/compiler.h"
+#include "warpforge/device.h"
 
 using namespace warpforge;
 
@@ -30,17 +31,27 @@ StockhamSpec sweepSpec(int n, const std::string& prec) {
                           prec, n));
 }
 
-// NVRTC for every kernel of these specs on all cores, so the runs hit the cache.
-void precompile(Runtime& rt, const std::vector<StockhamSpec>& specs) {
-  std::vector<std::pair<KernelDesc, std::string>> sources;
-  for (const auto& s : specs)
-    for (const auto& k : planStockham(s).kernels) sources.push_back({k.desc, s.name});
-  std::string arch = rt.deviceArch();
+RunReport run(Compiler& c, const StockhamSpec& s, long long batch, std::uint64_t seed, int reps = 1) {
+  RunOptions o;
+  o.batch = batch;
+  o.seed = seed;
+  o.timedReps = reps;
+  return runSpec(c, *makeStockhamSpec(s), o);
+}
+
+// Emit (spill-free, through NVRTC) and compile every kernel of these specs on all cores, so the runs hit the caches.
+void precompile(Compiler& c, const std::vector<StockhamSpec>& specs) {
+  useDefaultDevice();
+  CUdevice dev = 0;
+  checkCu(cuCtxGetDevice(&dev), "cuCtxGetDevice");
+  const std::string arch = deviceInfo(dev).arch;
   std::atomic<std::size_t> next{0};
   std::vector<std::thread> pool;
   for (unsigned t = 0; t < std::max(1u, std::thread::hardware_concurrency()); ++t)
     pool.emplace_back([&] {
-      for (std::size_t i; (i = next++) < sources.size();) rt.compile(emitStockhamSpillFree(sources[i].first, arch).kernel.source, sources[i].second, arch);
+      NvrtcProbe probe;
+      for (std::size_t i; (i = next++) < specs.size();)
+        for (const auto& src : makeStockhamSpec(specs[i])->emit({arch, &probe}).plan.sources) c.compile(src.text, specs[i].name, arch);
     });
   for (auto& th : pool) th.join();
 }
@@ -49,18 +60,17 @@ struct Tally {
   int cases = 0, failures = 0;
   double worst = 0, worstRatio = 0;
   std::string worstCase;
-  void add(const StockhamSpec& s, const StockhamCheck& c, const std::string& label) {
+  void add(const RunReport& r, const std::string& label) {
+    const Check& c = r.check;
     ++cases;
-    double bound = stockhamErrorBound(s, c);
-    bool ok = c.unwritten == 0 && c.maxRelErr <= bound;
     EXPECT_EQ(c.unwritten, 0) << label;
-    EXPECT_LE(c.maxRelErr, bound) << label << ": ours " << c.maxRelErr << ", cuFFT " << c.cufftMaxRelErr;
-    if (!ok) ++failures;
-    if (c.maxRelErr > worst) {
-      worst = c.maxRelErr;
+    EXPECT_LE(c.error, c.bound) << label << ": ours " << c.error << ", cuFFT " << r.baselineError << "; " << c.detail;
+    if (!c.ok()) ++failures;
+    if (c.error > worst) {
+      worst = c.error;
       worstCase = label;
     }
-    if (c.cufftMaxRelErr > 0) worstRatio = std::max(worstRatio, c.maxRelErr / c.cufftMaxRelErr);
+    if (r.baselineError > 0) worstRatio = std::max(worstRatio, c.error / r.baselineError);
   }
 };
 
@@ -74,19 +84,19 @@ void report(const char* what, const Tally& t) {
 class GpuStockham : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!Runtime::deviceAvailable()) GTEST_SKIP() << "no CUDA device";
+    if (!deviceAvailable()) GTEST_SKIP() << "no CUDA device: " << deviceUnavailableReason();
   }
 };
 
 // Every length 1..last in one precision (Bluestein for primes above 13), batch 3.
 void everyLength(const char* prec, int last) {
-  Runtime rt;
+  Compiler c;
   std::vector<StockhamSpec> specs;
   for (int n = 1; n <= last; ++n) specs.push_back(sweepSpec(n, prec));
-  precompile(rt, specs);
+  precompile(c, specs);
   Tally t;
   for (const auto& s : specs) {
-    t.add(s, runStockham(rt, s, 3, 1000 + s.length()), fmt::format("{} n={} seed={}", prec, s.length(), 1000 + s.length()));
+    t.add(run(c, s, 3, 1000 + s.length()), fmt::format("{} n={} seed={}", prec, s.length(), 1000 + s.length()));
     if (s.length() % 512 == 0) std::printf("[gpu-stockham] %s: lengths 1..%d done, %d failed so far\n", prec, s.length(), t.failures), std::fflush(stdout);
   }
   report(fmt::format("every length 1..{}, {}, batch 3", last, prec).c_str(), t);
@@ -98,7 +108,7 @@ TEST_F(GpuStockham, EveryLength1To4096F64) { everyLength("f64", 4096); }
 TEST_F(GpuStockham, EveryLength1To4096F16) { everyLength("f16", 4096); }
 
 TEST_F(GpuStockham, PowersOfTwoAndLargeLengths) {
-  Runtime rt;
+  Compiler c;
   std::vector<StockhamSpec> specs;
   auto add = [&](long long n, const char* prec) {
     specs.push_back(spec(fmt::format(R"({{"name": "big_{}_{}", "family": "stockham", "precision": "{}", "length": {}}})", prec, n, prec, n)));
@@ -106,35 +116,35 @@ TEST_F(GpuStockham, PowersOfTwoAndLargeLengths) {
   for (int e = 13; e <= 24; ++e) add(1LL << e, "f32"), add(1LL << e, "f16");
   for (int e = 13; e <= 22; ++e) add(1LL << e, "f64");
   for (long long n : {10000LL, 100000LL, 1000000LL, 5LL * 5 * 5 * 5 * 5 * 5 * 7 * 7 * 7, 4099LL, 65537LL, 1000003LL}) add(n, "f32"), add(n, "f64");
-  precompile(rt, specs);
+  precompile(c, specs);
   Tally t;
   for (const auto& s : specs) {
     long long batch = std::max<long long>(1, (1LL << 22) / s.points());
-    StockhamCheck c = runStockham(rt, s, batch, 7 + s.points());
-    t.add(s, c, fmt::format("{} n={} batch={} seed={}", s.precision, s.points(), batch, 7 + s.points()));
-    std::printf("[gpu-stockham] %s n=%lld kernels=%d batch=%lld err %.3e (cuFFT %.3e)\n", s.precision.c_str(), s.points(), c.kernels, batch,
-                c.maxRelErr, c.cufftMaxRelErr);
+    RunReport r = run(c, s, batch, 7 + s.points());
+    t.add(r, fmt::format("{} n={} batch={} seed={}", s.precision, s.points(), batch, 7 + s.points()));
+    std::printf("[gpu-stockham] %s n=%lld kernels=%zu batch=%lld err %.3e (cuFFT %.3e)\n", s.precision.c_str(), s.points(), r.kernels.size(), batch,
+                r.check.error, r.baselineError);
   }
   report("powers of two to 2^24, large mixed and prime lengths", t);
 }
 
 TEST_F(GpuStockham, MultiDimensional) {
-  Runtime rt;
+  Compiler c;
   Tally t;
   std::vector<std::string> shapes = {"[64, 128]", "[100, 81]", "[1000, 16]", "[7, 4096]", "[16, 32, 64]", "[25, 27, 8]", "[128, 128, 128]"};
   for (const auto& sh : shapes)
     for (const char* prec : {"f32", "f64", "f16"})
       for (const char* dir : {"forward", "inverse"}) {
         StockhamSpec s = spec(fmt::format(R"({{"name": "nd", "family": "stockham", "precision": "{}", "lengths": {}, "direction": "{}"}})", prec, sh, dir));
-        t.add(s, runStockham(rt, s, 3, 77), fmt::format("{} {} {}", prec, sh, dir));
+        t.add(run(c, s, 3, 77), fmt::format("{} {} {}", prec, sh, dir));
       }
   // Strided, offset, planar and in-place multi-dimensional layouts.
   StockhamSpec a = spec(R"({"name": "nd_strided", "family": "stockham", "precision": "f32", "lengths": [12, 40],
       "input": {"strides": [90, 2], "distance": 1200, "offset": 3},
       "output": {"strides": [1, 12], "distance": 500, "offset": 1, "layout": "planar"}})");
-  t.add(a, runStockham(rt, a, 5, 78), "2D strided in, transposed planar out");
+  t.add(run(c, a, 5, 78), "2D strided in, transposed planar out");
   StockhamSpec b = spec(R"({"name": "nd_inplace", "family": "stockham", "precision": "f64", "lengths": [9, 10, 11], "placement": "in_place"})");
-  t.add(b, runStockham(rt, b, 4, 79), "3D in place");
+  t.add(run(c, b, 4, 79), "3D in place");
   report("2D/3D", t);
 }
 
@@ -142,7 +152,7 @@ TEST_F(GpuStockham, MultiDimensional) {
 // groups (shared memory reused): a missing barrier between one group's last pass and
 // the next group's staged load shows here, not at the small batches above.
 TEST_F(GpuStockham, TuningVariantsAtLargeBatch) {
-  Runtime rt;
+  Compiler c;
   Tally t;
   const char* tunings[] = {R"({"direct_load": false})", R"({"direct_store": false})", R"({"direct_load": false, "direct_store": false})",
                            R"({"persistent": false})", R"({"block_threads": 512, "register_target": 128})", R"({"threads_per_fft": 32})",
@@ -156,16 +166,16 @@ TEST_F(GpuStockham, TuningVariantsAtLargeBatch) {
     for (const char* tuning : tunings) {
       StockhamSpec s = spec(fmt::format(R"({{"name": "tuned", "family": "stockham", {}, "tuning": {}}})", body, tuning));
       const long long batch = (1LL << 22) / s.points() + 3;
-      StockhamCheck c = runStockham(rt, s, batch, 41);
-      t.add(s, c, fmt::format("{} tuning {} batch {}", body, tuning, batch));
-      std::printf("[gpu-stockham] %-60s %-50s err %.3e (cuFFT %.3e) unwritten %lld\n", body.c_str(), tuning, c.maxRelErr, c.cufftMaxRelErr,
-                  c.unwritten);
+      RunReport r = run(c, s, batch, 41);
+      t.add(r, fmt::format("{} tuning {} batch {}", body, tuning, batch));
+      std::printf("[gpu-stockham] %-60s %-50s err %.3e (cuFFT %.3e) unwritten %lld\n", body.c_str(), tuning, r.check.error, r.baselineError,
+                  r.check.unwritten);
     }
   report("tuning variants at large batch", t);
 }
 
 TEST_F(GpuStockham, EveryLayoutOption) {
-  Runtime rt;
+  Compiler c;
   Tally t;
   std::vector<std::pair<std::string, std::string>> cases = {
       {"strided out of place", R"("length": 360, "direction": "inverse", "input": {"stride": 3, "distance": 1100, "offset": 5}, "output": {"stride": 2, "distance": 800, "offset": 7})"},
@@ -194,16 +204,17 @@ TEST_F(GpuStockham, EveryLayoutOption) {
   for (const char* prec : {"f32", "f64", "f16"})
     for (const auto& [label, body] : cases) {
       StockhamSpec s = spec(fmt::format(R"({{"name": "layout", "family": "stockham", "precision": "{}", {}}})", prec, body));
-      StockhamCheck c = runStockham(rt, s, 6, 31);
-      t.add(s, c, fmt::format("{} {}", prec, label));
-      std::printf("[gpu-stockham] %s %-40s err %.3e (cuFFT %.3e) unwritten %lld\n", prec, label.c_str(), c.maxRelErr, c.cufftMaxRelErr, c.unwritten);
+      RunReport r = run(c, s, 6, 31);
+      t.add(r, fmt::format("{} {}", prec, label));
+      std::printf("[gpu-stockham] %s %-40s err %.3e (cuFFT %.3e) unwritten %lld\n", prec, label.c_str(), r.check.error, r.baselineError,
+                  r.check.unwritten);
     }
   report("layout options", t);
 }
 
-// Batched throughput against cuFFT in the same process (medians of 15), as recorded in bench/RESULTS.md.
+// Batched throughput against cuFFT in the same process (medians of 25), as recorded in bench/RESULTS.md.
 TEST_F(GpuStockham, BenchAgainstCufft) {
-  Runtime rt;
+  Compiler c;
   struct Case {
     std::string label, body;
   };
@@ -221,28 +232,27 @@ TEST_F(GpuStockham, BenchAgainstCufft) {
   };
   double logSum = 0, fusedLogSum = 0;
   int count = 0, fusedCount = 0;
-  auto runCase = [&](const Case& c, bool isFused) {
-    StockhamSpec s = spec(fmt::format(R"({{"name": "bench", "family": "stockham", {}}})", c.body));
+  auto runCase = [&](const Case& cs, bool isFused) {
+    StockhamSpec s = spec(fmt::format(R"({{"name": "bench", "family": "stockham", {}}})", cs.body));
     long long batch = std::max<long long>(1, (1LL << 25) / s.points());
-    StockhamCheck r = runStockham(rt, s, batch, 5, 25);
-    double bound = stockhamErrorBound(s, r);
-    EXPECT_EQ(r.unwritten, 0) << c.label;
-    EXPECT_LE(r.maxRelErr, bound) << c.label;
-    double ratio = r.cufftMs > 0 ? r.cufftMs / r.ourMs : 0;
+    RunReport r = run(c, s, batch, 5, 25);
+    EXPECT_EQ(r.check.unwritten, 0) << cs.label;
+    EXPECT_LE(r.check.error, r.check.bound) << cs.label;
+    double ratio = r.baselineMs > 0 ? r.baselineMs / r.ourMs : 0;
     const double copyGBs = r.copyMs > 0 ? r.bytes / (r.copyMs * 1e-3) / 1e9 : 0;
     // The copy moves the bytes of *our* arrays; for the fused cases cuFFT moves more than that.
-    const std::string cu = r.cufftMs > 0 ? fmt::format("cuFFT {:.4f} ms | ratio {:.2f}x", r.cufftMs, ratio) : "no cuFFT for this case";
-    const std::string cuCopy = r.cufftMs > 0 ? fmt::format(" cuFFT {:3.0f}%", 100 * r.copyMs / r.cufftMs) : "";
+    const std::string cu = r.baselineMs > 0 ? fmt::format("cuFFT {:.4f} ms | ratio {:.2f}x", r.baselineMs, ratio) : "no cuFFT for this case";
+    const std::string cuCopy = r.baselineMs > 0 ? fmt::format(" cuFFT {:3.0f}%", 100 * r.copyMs / r.baselineMs) : "";
     std::printf("[bench-stockham] %-36s batch %8lld: ours %.4f ms %5.0f GB/s %.3g FFT/s | %s | copy %5.0f GB/s: ours %3.0f%%%s | err %.2e (cuFFT %.2e)\n",
-                c.label.c_str(), batch, r.ourMs, r.bytes / (r.ourMs * 1e-3) / 1e9, batch / (r.ourMs * 1e-3), cu.c_str(), copyGBs,
-                100 * r.copyMs / r.ourMs, cuCopy.c_str(), r.maxRelErr, r.cufftMaxRelErr);
+                cs.label.c_str(), batch, r.ourMs, r.bytes / (r.ourMs * 1e-3) / 1e9, batch / (r.ourMs * 1e-3), cu.c_str(), copyGBs,
+                100 * r.copyMs / r.ourMs, cuCopy.c_str(), r.check.error, r.baselineError);
     if (ratio > 0) {
       (isFused ? fusedLogSum : logSum) += std::log(ratio);
       ++(isFused ? fusedCount : count);
     }
   };
-  for (const auto& c : cases) runCase(c, false);
-  for (const auto& c : fused) runCase(c, true);
+  for (const auto& cs : cases) runCase(cs, false);
+  for (const auto& cs : fused) runCase(cs, true);
   std::printf("[bench-stockham] geometric mean vs cuFFT: %.3fx over %d plain cases; %.3fx over %d fused cases\n", std::exp(logSum / count),
               count, std::exp(fusedLogSum / std::max(1, fusedCount)), fusedCount);
 }

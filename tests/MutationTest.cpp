@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "generator/emulate/Emulator.h"
-#include "generator/spec/Spec.h"
+#include "generator/tc_fft/TcFftParser.h"
 #include "generator/verify/Verifier.h"
 #include "TestUtil.h"
 
@@ -32,7 +32,7 @@ TEST(Mutation, EverySingleSwapInEveryArray) {
           Json j = base;
           j["arrays"][name][field] = m.str();
           ++total;
-          TcFftSpec s = parseSpecText(j.dump(), "mutant.json");
+          LayoutProgram s = parseTcFftSpecText(j.dump(), "mutant.json");
           try {
             Plan p = Verifier().verify(s);
             auto r = emulateAgainstFftw(p, EmuMode::Double, 99, 2);

@@ -5,9 +5,10 @@
 #include <filesystem>
 #include <regex>
 
-#include "generator/spec/JsonReader.h"
-#include "generator/spec/Spec.h"
+#include "generator/core/JsonReader.h"
+#include "generator/tc_fft/TcFftParser.h"
 #include "generator/tc_fft/TcFftEmitter.h"
+#include "generator/tc_fft/TcFftFamily.h"
 #include "generator/verify/Verifier.h"
 #include "runtime/Nvrtc.h"
 #include "TestUtil.h"
@@ -18,7 +19,8 @@ namespace {
 std::vector<std::string> allSpecs() {
   std::vector<std::string> out;
   for (const auto& e : std::filesystem::directory_iterator(test::sourcePath("specs")))
-    if (e.path().extension() == ".json" && specFamily(e.path().string()) == "tc_fft") out.push_back(e.path().string());
+    if (e.path().extension() == ".json" && parseJsonText(readSpecFileText(e.path().string()), e.path().string()).value("family", "") == "tc_fft")
+      out.push_back(e.path().string());
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -32,7 +34,7 @@ TEST(NvrtcSpecs, EverySpecCompilesWithoutSpills) {
   auto specs = allSpecs();
   ASSERT_FALSE(specs.empty());
   for (const auto& f : specs) {
-    TcFftSpec s = parseSpecFile(f);
+    LayoutProgram s = parseTcFftSpecFile(f);
     Plan p = Verifier().verify(s);
     for (bool packed : {true, false}) {
       EmittedKernel k = emitTcFft(p, {packed, false});
@@ -53,9 +55,10 @@ TEST(NvrtcSpecs, EverySpecCompilesWithoutSpills) {
 
 TEST(NvrtcSpecs, PtxHasTheVerifiedInstructions) {
   for (const auto& f : allSpecs()) {
-    TcFftSpec s = parseSpecFile(f);
+    LayoutProgram s = parseTcFftSpecFile(f);
     Plan p = Verifier().verify(s);
-    NvrtcResult r = nvrtcCompile(emitTcFft(p).source, s.name, "compute_90");
+    // The family's emitted plan (what the Executor compiles), not just the emitter's default.
+    NvrtcResult r = nvrtcCompile(makeTcFftSpec(s)->emit({"sm_90"}).plan.sources[0].text, s.name, "compute_90");
     for (const auto& [shape, n] : p.total.mma)
       EXPECT_EQ(countRe(r.ptx, "mma\\.sync\\.aligned\\." + shape + "\\."), n) << f << " " << shape;
     EXPECT_EQ(countRe(r.ptx, "shfl\\.sync\\.bfly"), p.total.shuffles - 0) << f;

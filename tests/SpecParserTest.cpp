@@ -2,8 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "generator/spec/Spec.h"
-#include "generator/spec/SpecError.h"
+#include "generator/tc_fft/TcFftFamily.h"
+#include "generator/tc_fft/TcFftParser.h"
+#include "warpforge/family.h"
+#include "warpforge/spec_error.h"
 #include "TestUtil.h"
 
 using namespace warpforge;
@@ -15,7 +17,7 @@ Json chime() { return Json::parse(test::readFile(test::sourcePath(test::kChimeSp
 // Parses a modified spec and returns the error's JSON path and message.
 std::pair<std::string, std::string> errorOf(const Json& j) {
   try {
-    parseSpecText(j.dump(), "mutant.json");
+    parseTcFftSpecText(j.dump(), "mutant.json");
   } catch (const SpecError& e) {
     EXPECT_EQ(e.file(), "mutant.json");
     return {e.path(), e.detail()};
@@ -26,7 +28,7 @@ std::pair<std::string, std::string> errorOf(const Json& j) {
 }  // namespace
 
 TEST(SpecParser, ReadsTheChimeSpec) {
-  TcFftSpec s = parseSpecFile(test::sourcePath(test::kChimeSpec));
+  LayoutProgram s = parseTcFftSpecFile(test::sourcePath(test::kChimeSpec));
   EXPECT_EQ(s.name, "chime_fft_256_512");
   EXPECT_EQ(s.nIn, 256);
   EXPECT_EQ(s.nOut, 512);
@@ -38,7 +40,7 @@ TEST(SpecParser, ReadsTheChimeSpec) {
 
 TEST(SpecParser, MalformedJson) {
   try {
-    parseSpecText("{\"name\": ", "bad.json");
+    parseTcFftSpecText("{\"name\": ", "bad.json");
     FAIL();
   } catch (const SpecError& e) {
     EXPECT_NE(std::string(e.what()).find("bad.json"), std::string::npos);
@@ -76,5 +78,26 @@ TEST(SpecParser, ErrorsNameTheJsonPath) {
     auto [path, msg] = errorOf(j);
     EXPECT_EQ(path, c.path) << msg;
     EXPECT_NE(msg.find(c.says), std::string::npos) << "message: " << msg;
+  }
+}
+
+// The registry dispatches on "family" to tc_fft; its spec names itself and its file.
+TEST(SpecParser, RegistryFindsTheTcFftFamily) {
+  ASSERT_NE(findFamily("tc_fft"), nullptr);
+  EXPECT_EQ(findFamily("tc_fft"), &tcFftFamily());
+  auto spec = loadSpec(test::sourcePath(test::kChimeSpec));
+  EXPECT_EQ(&spec->family(), &tcFftFamily());
+  EXPECT_EQ(spec->name(), "chime_fft_256_512");
+  EXPECT_EQ(spec->file(), test::sourcePath(test::kChimeSpec));
+}
+
+TEST(SpecParser, FamilyParseReportsFormErrorsAsSpecErrors) {
+  Json j = chime();
+  j["transform"]["n_in"] = 300;
+  try {
+    tcFftFamily().parse(j, "mutant.json");
+    FAIL();
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.path(), "/transform/n_in");
   }
 }

@@ -1,19 +1,21 @@
 #include <gtest/gtest.h>
 
 #include <complex>
+#include <cstring>
 #include <filesystem>
 #include <regex>
 
+#include "generator/core/JsonReader.h"
 #include "generator/emulate/Reference.h"
-#include "generator/spec/JsonReader.h"
 #include "generator/stockham/Butterfly.h"
-#include "generator/stockham/PlanHeader.h"
+#include "generator/stockham/SpillFree.h"
 #include "generator/stockham/StockhamEmitter.h"
+#include "generator/stockham/StockhamFamily.h"
 #include "generator/stockham/StockhamPlan.h"
 #include "generator/stockham/StockhamSpec.h"
 #include "generator/stockham/Twiddles.h"
-#include "runtime/Nvrtc.h"
-#include "runtime/SpillFree.h"
+#include "warpforge/compiler.h"
+#include "warpforge/launch_plan.h"
 #include "TestUtil.h"
 
 using namespace warpforge;
@@ -189,17 +191,18 @@ TEST(Stockham, ThreadIndicesHeldOrRecomputedPerGroup) {
   EXPECT_NE(perGroup.source.find("thread indices recomputed per group"), std::string::npos);
 
   const std::string arch = "sm_90";
+  NvrtcProbe probe;
   // r2c 8192 (a 4096-point kernel): held indices spill at 64 registers; recomputed, they fit.
-  SpillFreeKernel r2c = emitStockhamSpillFree(plan(spec(8192, "f32", R"(, "transform": "r2c")")).kernels[0].desc, arch);
+  SpillFreeKernel r2c = emitStockhamSpillFree(plan(spec(8192, "f32", R"(, "transform": "r2c")")).kernels[0].desc, arch, &probe);
   EXPECT_TRUE(r2c.kernel.geom.indexPerGroup);
   EXPECT_EQ(r2c.kernel.geom.registerTarget, 64);
   // The tuning's "false" is kept: the target is relaxed instead.
   SpillFreeKernel r2cHeld =
-      emitStockhamSpillFree(plan(spec(8192, "f32", R"(, "transform": "r2c", "tuning": {"index_per_group": false})")).kernels[0].desc, arch);
+      emitStockhamSpillFree(plan(spec(8192, "f32", R"(, "transform": "r2c", "tuning": {"index_per_group": false})")).kernels[0].desc, arch, &probe);
   EXPECT_FALSE(r2cHeld.kernel.geom.indexPerGroup);
   EXPECT_GT(r2cHeld.kernel.geom.registerTarget, 64);
   // Short FFTs keep held indices (r2c 512: faster held at more registers).
-  EXPECT_FALSE(emitStockhamSpillFree(plan(spec(512, "f32", R"(, "transform": "r2c")")).kernels[0].desc, arch).kernel.geom.indexPerGroup);
+  EXPECT_FALSE(emitStockhamSpillFree(plan(spec(512, "f32", R"(, "transform": "r2c")")).kernels[0].desc, arch, &probe).kernel.geom.indexPerGroup);
 }
 
 // Twiddles: one pointer per butterfly with constant offsets (row r - 1 of the pass's table, k
@@ -330,14 +333,129 @@ TEST(Stockham, GeometryTilesColumns) {
 }
 
 TEST(Stockham, LaunchHeaderListsEveryKernel) {
-  StockhamSpec s = parseStockhamSpecText(spec(10007, "f32"), "h.json");
-  StockhamPlan p = planStockham(s);
-  std::vector<StockhamKernel> ks;
-  for (const auto& k : p.kernels) ks.push_back(emitStockhamKernel(k.desc));
-  std::string h = stockhamLaunchHeader(p, ks);
-  EXPECT_NE(h.find("struct s10007_plan"), std::string::npos);
+  auto fs = makeStockhamSpec(parseStockhamSpecText(spec(10007, "f32"), "h.json"));
+  StockhamPlan p = planStockham(parseStockhamSpecText(spec(10007, "f32"), "h.json"));
+  LaunchPlan lp = fs->emit(EmitTarget{"sm_90", nullptr}).plan;
+  std::string h = launchPlanHeader(lp);
+  EXPECT_NE(h.find("namespace wf_s10007"), std::string::npos);
   EXPECT_NE(h.find("kernel_count = 4"), std::string::npos);
   for (const auto& k : p.kernels) EXPECT_NE(h.find(k.desc.kernelName), std::string::npos);
+  EXPECT_NE(h.find("static const float k0_load_table[]"), std::string::npos) << "Bluestein's chirp, fused into the first load";
+}
+
+// The LaunchPlan: the user's arrays sized by their layout (extent = offset + (B - 1) distance + span),
+// the output aliasing the input in place, scratch in the compute type, tables as float2/double2,
+// every kernel's 13 arguments in the emitter's order.
+TEST(Stockham, LaunchPlanBuffersAndArguments) {
+  auto emit = [](const std::string& text) { return makeStockhamSpec(parseStockhamSpecText(text, "lp.json"))->emit(EmitTarget{"sm_90", nullptr}).plan; };
+  LaunchPlan a = emit(spec(360, "f32", R"(, "input": {"stride": 3, "distance": 1100, "offset": 5}, "output": {"layout": "planar", "distance": 400})"));
+  const PlanBuffer* in = a.buffer("input");
+  ASSERT_TRUE(in);
+  EXPECT_EQ(in->elementType, "float2");
+  EXPECT_EQ(in->elementBytes, 8);
+  EXPECT_EQ(in->elements(4, in->perBatchElems), 5 + 3 * 1100 + 359 * 3 + 1);
+  ASSERT_TRUE(a.buffer("output_im"));
+  EXPECT_EQ(a.buffer("output_im")->elementType, "float");
+  EXPECT_EQ(a.buffer("output")->elements(2, 400), 400 + 360);
+  EXPECT_FALSE(a.buffer("input_im"));
+  ASSERT_EQ(a.kernels.size(), 1u);
+  const PlanKernel& k = a.kernels[0];
+  ASSERT_EQ(k.args.size(), 13u);
+  EXPECT_EQ(k.args[0].name, "input");
+  EXPECT_EQ(k.args[1].kind, PlanArg::Kind::Null);
+  EXPECT_EQ(k.args[3].name, "output_im");
+  EXPECT_EQ(k.args[3].cType, "float*");
+  EXPECT_EQ(k.args[4].name, "k0_twiddles");
+  EXPECT_EQ(k.args[9].kind, PlanArg::Kind::BatchTimes);
+  EXPECT_EQ(k.args[10].value, -1);
+  EXPECT_EQ(k.args[12].name, "k0_work");
+  EXPECT_TRUE(k.grid.capAtResident);
+  EXPECT_NE(a.sources[0].text.find("extern \"C\" __global__"), std::string::npos);
+  EXPECT_EQ(a.sources[0].fileName, a.kernels[0].name + ".cu");
+  // Twiddles in float: each part rounded once from the double table.
+  const PlanBuffer* tw = a.buffer("k0_twiddles");
+  ASSERT_TRUE(tw);
+  std::vector<std::complex<double>> t = twiddleTable(planStockham(parseStockhamSpecText(spec(360, "f32"), "x")).kernels[0].desc.factors, -1);
+  ASSERT_EQ(tw->contents.size(), t.size() * 8);
+  float f[2];
+  std::memcpy(f, tw->contents.data() + 8 * 3, 8);
+  EXPECT_EQ(f[0], static_cast<float>(t[3].real()));
+  EXPECT_EQ(f[1], static_cast<float>(t[3].imag()));
+
+  LaunchPlan b = emit(R"({"name": "x", "family": "stockham", "precision": "f64", "lengths": [9, 10, 11], "placement": "in_place"})");
+  EXPECT_EQ(b.buffer("output")->aliasOf, "input");
+  EXPECT_EQ(b.buffer("input")->elementType, "double2");
+  ASSERT_EQ(b.kernels.size(), 3u);
+  for (const auto& kk : b.kernels) EXPECT_EQ(kk.args[0].name, "output") << "in place, every kernel reads the output";
+
+  LaunchPlan c = emit(spec(1 << 20, "f32", R"(, "input": {"type": "ci8", "length": 1000})"));
+  EXPECT_EQ(c.buffer("input")->elementType, "char2");
+  ASSERT_TRUE(c.buffer("tmp0"));
+  EXPECT_EQ(c.buffer("tmp0")->role, BufferRole::Scratch);
+  EXPECT_EQ(c.buffer("tmp0")->perBatchElems * c.buffer("tmp0")->elementBytes, (1LL << 20) * 8);
+  EXPECT_TRUE(c.buffer("k0_big_lo") && c.buffer("k0_big_hi"));
+  EXPECT_EQ(c.kernels[0].args[10].value, 1000);
+
+  LaunchPlan d = emit(spec(1024, "f32", R"(, "transform": "r2c", "tuning": {"work_queue": false, "persistent": false})"));
+  EXPECT_EQ(d.buffer("input")->elementType, "float");
+  EXPECT_EQ(d.buffer("output")->elements(1, d.buffer("output")->perBatchElems), 513);
+  EXPECT_EQ(d.kernels[0].args[12].kind, PlanArg::Kind::Null);
+  EXPECT_FALSE(d.buffer("k0_work"));
+  EXPECT_FALSE(d.kernels[0].grid.capAtResident);
+}
+
+// verify() reports what the plan is; the family parses, names and registers itself.
+TEST(Stockham, FamilyVerifyAndParse) {
+  auto fs = stockhamFamily().parse(parseJsonText(spec(1000, "f32"), "v.json"), "v.json");
+  EXPECT_EQ(fs->name(), "s1000");
+  EXPECT_EQ(&fs->family(), &stockhamFamily());
+  VerifyReport r = fs->verify();
+  EXPECT_EQ(r.text.rfind("v.json: s1000 (stockham f32 c2c 1000, forward): OK, 1 kernel(s)\n", 0), 0u) << r.text;
+  EXPECT_EQ(r.counts["passes"], 3);
+  EXPECT_EQ(r.counts["kernels"][0]["factors"], Json({25, 8, 5}));
+  EXPECT_NE(fs->explain(EmitTarget{"sm_90", nullptr}).find("pass 2: radix  5"), std::string::npos);
+  try {
+    stockhamFamily().parse(parseJsonText(spec(64, "f8"), "e.json"), "e.json");
+    ADD_FAILURE() << "accepted f8";
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.path(), "/precision");
+  }
+  EXPECT_FALSE(makeStockhamSpec(parseStockhamSpecText(spec(1000, "f16"), "b.json"))->baseline()) << "cuFFT half needs powers of two";
+  EXPECT_EQ(makeStockhamSpec(parseStockhamSpecText(spec(1024, "f16"), "b.json"))->baseline()->transform, "c2c");
+}
+
+// Inputs in the spec's own storage; check() finds unwritten (NaN) and wrong outputs, and
+// accepts the reference stored in the output's layout.
+TEST(Stockham, RandomInputsAndCheck) {
+  auto fs = makeStockhamSpec(parseStockhamSpecText(spec(12, "f64", R"(, "output": {"stride": 2, "distance": 30, "offset": 1})"), "c.json"));
+  TestData d = fs->randomInputs(3, 5);
+  ASSERT_EQ(d.arrays.at("input").size(), 3u * 12 * 16);
+  std::vector<cdouble> x(12);
+  for (int i = 0; i < 12; ++i) std::memcpy(&x[i], d.arrays.at("input").data() + 16 * (12 + i), 16);  // entry 1
+  std::vector<unsigned char> out((1 + 2 * 30 + 11 * 2 + 1) * 16, 0xff);
+  auto poisoned = fs->check(d, {{"output", out}}, 3);
+  EXPECT_EQ(poisoned.unwritten, 3 * 12);
+  EXPECT_FALSE(poisoned.ok());
+  // Write the reference for every entry (from the stored inputs).
+  for (int b = 0; b < 3; ++b) {
+    std::vector<cdouble> xb(12);
+    for (int i = 0; i < 12; ++i) std::memcpy(&xb[i], d.arrays.at("input").data() + 16 * (12 * b + i), 16);
+    auto y = referenceDft(xb, 12, -1);
+    for (int i = 0; i < 12; ++i) std::memcpy(out.data() + 16 * (1 + 30 * b + 2 * i), &y[i], 16);
+  }
+  Check good = fs->check(d, {{"output", out}}, 3);
+  EXPECT_TRUE(good.ok()) << good.error << " " << good.detail;
+  EXPECT_EQ(good.checked, 3);
+  EXPECT_EQ(good.bound, 1e-14);
+  out[16 * (1 + 30 * 2 + 2 * 5) + 7] ^= 0x01;  // an exponent bit: a wrong value in the last entry
+  EXPECT_FALSE(fs->check(d, {{"output", out}}, 3).ok());
+  // The baseline's view: the same numbers, dense.
+  auto base = fs->baseline();
+  ASSERT_TRUE(base);
+  std::vector<unsigned char> dense = base->denseInput(d, 3);
+  EXPECT_EQ(dense, d.arrays.at("input"));
+  EXPECT_THROW(makeStockhamSpec(parseStockhamSpecText(spec(12, "f32", R"(, "output": {"distance": 4})"), "o.json"))->randomInputs(2, 1),
+               std::invalid_argument);
 }
 
 TEST(Stockham, SweepCompilesWithoutSpills) {
@@ -363,15 +481,19 @@ TEST(Stockham, SweepCompilesWithoutSpills) {
   texts.push_back(spec(4096, "f64"));
   texts.push_back(spec(2187, "f64", R"(, "tuning": {"derive_twiddles": true})"));
   texts.push_back(R"({"name": "s3d", "family": "stockham", "precision": "f32", "lengths": [16, 32, 64]})");
-  for (const auto& e : std::filesystem::directory_iterator(test::sourcePath("specs")))
-    if (e.path().extension() == ".json" && specFamily(e.path().string()) == "stockham") texts.push_back(readSpecFileText(e.path().string()));
+  for (const auto& e : std::filesystem::directory_iterator(test::sourcePath("specs"))) {
+    if (e.path().extension() != ".json") continue;
+    std::string text = readSpecFileText(e.path().string());
+    if (parseJsonText(text, e.path().string()).value("family", "") == "stockham") texts.push_back(text);
+  }
+  NvrtcProbe probe;
   for (const auto& t : texts) {
     StockhamSpec s = parseStockhamSpecText(t, "sweep.json");
     for (const auto& pk : planStockham(s).kernels) {
       for (const char* arch : {"sm_80", "sm_90"}) {
-        SpillFreeKernel sf = emitStockhamSpillFree(pk.desc, arch);
+        SpillFreeKernel sf = emitStockhamSpillFree(pk.desc, arch, &probe);
         const StockhamKernel& k = sf.kernel;
-        const NvrtcResult& r = sf.compiled;
+        const CompileReport& r = sf.compiled;
         EXPECT_LE(k.geom.threadsPerFft * k.geom.fftsPerBlock, 1024);
         EXPECT_LE(k.geom.sharedBytes, 160 * 1024);
         EXPECT_EQ(r.spillStoreBytes, 0) << pk.desc.kernelName << " " << arch;

@@ -2,7 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "generator/spec/Spec.h"
+#include "generator/tc_fft/TcFftFamily.h"
+#include "generator/tc_fft/TcFftParser.h"
 #include "generator/verify/Verifier.h"
 #include "TestUtil.h"
 
@@ -13,7 +14,7 @@ namespace {
 Json chime() { return Json::parse(test::readFile(test::sourcePath(test::kChimeSpec))); }
 
 std::vector<VerifyIssue> issuesOf(const Json& j) {
-  TcFftSpec s = parseSpecText(j.dump(), "mutant.json");
+  LayoutProgram s = parseTcFftSpecText(j.dump(), "mutant.json");
   try {
     Verifier().verify(s);
   } catch (const VerifyError& e) {
@@ -24,7 +25,7 @@ std::vector<VerifyIssue> issuesOf(const Json& j) {
 }  // namespace
 
 TEST(Verifier, ChimeSpecReproducesTheNotesCounts) {
-  TcFftSpec s = parseSpecFile(test::sourcePath(test::kChimeSpec));
+  LayoutProgram s = parseTcFftSpecFile(test::sourcePath(test::kChimeSpec));
   Plan p = Verifier().verify(s);
   EXPECT_EQ(p.total.mma.at("m16n8k8"), 8);
   EXPECT_EQ(p.total.mma.at("m16n8k16"), 16);
@@ -96,4 +97,37 @@ TEST(Verifier, DataflowOrder) {
   auto issues = issuesOf(j);
   ASSERT_FALSE(issues.empty());
   EXPECT_EQ(issues[0].path, "/steps/0/b");
+}
+
+// Through the family: the report and its counts; an inconsistent spec parses, then
+// verify (and everything that needs the plan) throws InconsistentSpec with every issue.
+TEST(Verifier, FamilyReportAndCounts) {
+  auto spec = makeTcFftSpec(parseTcFftSpecFile(test::sourcePath(test::kChimeSpec)));
+  VerifyReport r = spec->verify();
+  EXPECT_NE(r.text.find("CONSISTENT"), std::string::npos) << r.text;
+  EXPECT_EQ(r.counts["mma"]["m16n8k16"], 16);
+  EXPECT_EQ(r.counts["mma"]["m16n8k8"], 8);
+  EXPECT_EQ(r.counts["hfma2"], 64);
+  EXPECT_EQ(r.counts["shuffles"], 16);
+  EXPECT_EQ(r.counts["byteperms"], 32);
+  EXPECT_DOUBLE_EQ(r.counts["sm_cycles"].get<double>(), 160.0);
+  EXPECT_NE(spec->explain({}).find("[Z3]"), std::string::npos);
+}
+
+TEST(Verifier, FamilyThrowsInconsistentSpec) {
+  Json j = chime();
+  j["arrays"]["X"]["layout"] = "b <-> ReIm, t0 t1 t2 t3 t4 <-> n6 n7 n5 n4 n3, r <-> n2 n1 n0";
+  auto spec = tcFftFamily().parse(j, "mutant.json");
+  try {
+    spec->verify();
+    FAIL();
+  } catch (const InconsistentSpec& e) {
+    std::string m = e.what();
+    EXPECT_EQ(m.rfind("mutant.json: /steps/0: ", 0), 0u) << m;
+    EXPECT_NE(m.find("expected n7, found n6"), std::string::npos) << m;
+  }
+  EXPECT_THROW(spec->emit({}), InconsistentSpec);
+  EXPECT_THROW(spec->explain({}), InconsistentSpec);
+  EXPECT_THROW(spec->emulate("double", 1, 1), InconsistentSpec);
+  EXPECT_NO_THROW(spec->randomInputs(2, 1));  // needs only the sizes
 }

@@ -32,7 +32,7 @@ int logicalBitValue(const Layout& layout, const std::string& name, int lane, int
   return physValue(*p, lane, reg, elem);
 }
 
-RegFile phaseRegisters(const TcFftSpec& spec, const ArraySpec& a, EmuMode mode) {
+RegFile phaseRegisters(const LayoutProgram& spec, const ArraySpec& a, EmuMode mode) {
   RegFile rf = emptyFor(a.layout);
   const Layout& l = a.layout;
   const bool operand = l.hasLogical("ReIm_in");
@@ -148,7 +148,7 @@ void runCmul(const CmulStepPlan& p, const RegFile& E, const RegFile& X, RegFile&
 }  // namespace
 
 std::vector<cdouble> emulateFft(const Plan& plan, EmuMode mode, const std::vector<cdouble>& x) {
-  const TcFftSpec& s = *plan.spec;
+  const LayoutProgram& s = *plan.spec;
   std::map<std::string, RegFile> rf;
   const Layout& in = s.array(s.input)->layout;
   RegFile X = emptyFor(in);

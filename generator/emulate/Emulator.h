@@ -29,7 +29,7 @@ struct RegFile {
 int logicalBitValue(const Layout& layout, const std::string& name, int lane, int reg, int elem);
 
 // Contents of a phase array in its operand layout (what the MMA/FMA reads).
-RegFile phaseRegisters(const TcFftSpec& spec, const ArraySpec& a, EmuMode mode);
+RegFile phaseRegisters(const LayoutProgram& spec, const ArraySpec& a, EmuMode mode);
 
 // Applies one data-movement op / a full relayout to a register file.
 void applyMove(RegFile& rf, const MoveOp& op);

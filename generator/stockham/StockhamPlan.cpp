@@ -165,8 +165,8 @@ class PlanBuilder {
 
   static Access access(const Side& s) { return Access{s.storage, s.planar, s.offset, s.elemStride, s.batchStride}; }
 
-  PlanKernel kernel(const Job& j, int length, std::vector<int> factors) {
-    PlanKernel k;
+  StockhamPlanKernel kernel(const Job& j, int length, std::vector<int> factors) {
+    StockhamPlanKernel k;
     KernelDesc& d = k.desc;
     d.kernelName = fmt::format("{}_k{}", s_.name, plan_.kernels.size());
     d.specName = s_.name;
@@ -198,7 +198,7 @@ class PlanBuilder {
   }
 
   void addSingle(const Job& j) {
-    PlanKernel k = kernel(j, j.n, j.factors);
+    StockhamPlanKernel k = kernel(j, j.n, j.factors);
     reserve(k.src, 0);
     plan_.kernels.push_back(std::move(k));
   }
@@ -232,7 +232,7 @@ class PlanBuilder {
     a.out.batchStride.insert(a.out.batchStride.begin(), 1);
     a.outValid = -1;
     a.storeTable.clear();
-    PlanKernel ka = kernel(a, n1, {});
+    StockhamPlanKernel ka = kernel(a, n1, {});
     ka.desc.natInElem = n2;
     ka.desc.natInDigit0 = 1;
     ka.desc.bigN = N;
@@ -255,7 +255,7 @@ class PlanBuilder {
     b.out.batchStride.insert(b.out.batchStride.begin(), j.out.elemStride);
     b.inValid = -1;
     b.loadTable.clear();
-    PlanKernel kb = kernel(b, n2, {});
+    StockhamPlanKernel kb = kernel(b, n2, {});
     kb.desc.natOutElem = n1;
     kb.desc.natOutDigit0 = 1;
     plan_.kernels.push_back(std::move(kb));

@@ -23,7 +23,7 @@ namespace warpforge {
 enum class Buffer { Input, Output, Tmp0, Tmp1 };
 const char* bufferName(Buffer b);
 
-struct PlanKernel {
+struct StockhamPlanKernel {
   KernelDesc desc;
   Buffer src = Buffer::Input, dst = Buffer::Output;
   std::string note;  // what this kernel does in the plan (the kernel's own comment leaves out N)
@@ -34,7 +34,7 @@ struct PlanKernel {
 struct StockhamPlan {
   std::string specName;
   bool f64 = false;
-  std::vector<PlanKernel> kernels;
+  std::vector<StockhamPlanKernel> kernels;
   long long tmpElemsPerBatch[2] = {0, 0};  // complex elements of the compute type, per user batch entry
   std::string describe() const;
 };

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "generator/spec/JsonReader.h"
+#include "generator/core/JsonReader.h"
 
 namespace warpforge {
 
@@ -150,9 +150,8 @@ KernelTuning parseTuning(const JsonReader& rd, const Json& j) {
 
 }  // namespace
 
-StockhamSpec parseStockhamSpecText(const std::string& text, const std::string& file) {
+StockhamSpec parseStockhamSpec(const Json& root, const std::string& file) {
   JsonReader rd(file);
-  Json root = parseJsonText(text, file);
   rd.needObject(root, "");
   rd.onlyKeys(root, "", {"name", "family", "description", "precision", "transform", "length", "lengths", "direction", "placement", "input",
                          "output", "factors", "tuning"});
@@ -247,6 +246,7 @@ StockhamSpec parseStockhamSpecText(const std::string& text, const std::string& f
   return s;
 }
 
+StockhamSpec parseStockhamSpecText(const std::string& text, const std::string& file) { return parseStockhamSpec(parseJsonText(text, file), file); }
 StockhamSpec parseStockhamSpecFile(const std::string& file) { return parseStockhamSpecText(readSpecFileText(file), file); }
 
 }  // namespace warpforge

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "generator/stockham/KernelDesc.h"
+#include "warpforge/json.h"
 
 namespace warpforge {
 
@@ -35,6 +36,8 @@ struct StockhamSpec {
   std::vector<long long> outShape() const;
 };
 
+// Errors are SpecErrors naming `file` and the JSON path.
+StockhamSpec parseStockhamSpec(const Json& root, const std::string& file);
 StockhamSpec parseStockhamSpecText(const std::string& text, const std::string& file);
 StockhamSpec parseStockhamSpecFile(const std::string& file);
 

@@ -1,6 +1,6 @@
 #pragma once
-// What a user (or the runtime) needs to launch a generated kernel; the emitter
-// fills it and writes it as an includable header (rocFFT-style launch struct).
+// How an emitted tc_fft kernel is launched, as the emitter decided it;
+// tcFftLaunchPlan (TcFftLaunch.h) turns it into the generic LaunchPlan.
 #include <string>
 
 namespace warpforge {
@@ -17,13 +17,6 @@ struct LaunchInfo {
   int inputVectorElems = 1;      // input_distance must be a multiple of this
   int outputVectorElems = 1;     // output_distance likewise
   bool inRegisterBenchmark = false;  // takes an extra `int repeats` parameter
-
-  // Grid for `batch` FFTs: enough blocks to cover it, capped at what stays
-  // resident (SMs x blocks per SM from the occupancy calculator).
-  long long gridFor(long long batch, int smCount, int blocksPerSm) const;
 };
-
-// The header text: `struct <name>_launch` with constants and a params struct.
-std::string launchHeaderText(const LaunchInfo& info, const std::string& headerComment);
 
 }  // namespace warpforge

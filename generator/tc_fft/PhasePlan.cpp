@@ -39,7 +39,7 @@ NodePtr bitsValue(const Layout& l, char letter, const std::vector<int>& which, i
 
 }  // namespace
 
-PhasePlan::PhasePlan(const TcFftSpec& spec, bool packed) : spec_(spec), packed_(packed) {
+PhasePlan::PhasePlan(const LayoutProgram& spec, bool packed) : spec_(spec), packed_(packed) {
   std::map<std::vector<long long>, std::string> bySignature;
   for (const auto& a : spec.arrays) {
     if (!a.isPhase()) continue;

@@ -16,7 +16,7 @@ namespace warpforge {
 
 class PhasePlan {
  public:
-  PhasePlan(const TcFftSpec& spec, bool packed);
+  PhasePlan(const LayoutProgram& spec, bool packed);
 
   // Declarations and computation of every phase register (uses `lane`).
   std::vector<ast::NodePtr> prologue() const;
@@ -31,7 +31,7 @@ class PhasePlan {
     std::string var;  // shared variable name, e.g. "E_Z1_Z2_r2"
     bool owner;       // computes it (else copies nothing: aliases the owner)
   };
-  const TcFftSpec& spec_;
+  const LayoutProgram& spec_;
   bool packed_;
   std::map<std::string, std::vector<std::string>> regVar_;  // array -> per held register, the variable holding it
   std::vector<ast::NodePtr> prologue_;

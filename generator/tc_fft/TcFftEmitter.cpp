@@ -183,7 +183,7 @@ std::vector<NodePtr> emitRelayout(const StepPlan& st, const Layout& from) {
 }  // namespace
 
 EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& opt) {
-  const TcFftSpec& s = *plan.spec;
+  const LayoutProgram& s = *plan.spec;
   EmittedKernel k;
   PhasePlan phases(s, opt.packedPhases);
   k.phaseRegisters = phases.registersHeld();
@@ -347,7 +347,6 @@ EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& opt) {
                             (opt.inRegisterBenchmark ? "\nIn-register benchmark variant: the steps repeat `repeats` times per load." : "")),
                     raw("#include \"warpforge_mma.cuh\""), raw("#include \"warpforge_transpose.cuh\""), raw("#include \"warpforge_io.cuh\""), raw(""), fn});
   k.source = print(u);
-  k.header = launchHeaderText(li, header);
   return k;
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // Turns a verified tc_fft Plan into a CUDA kernel (through the AST) plus its
-// launch description.
+// launch description (made a LaunchPlan by TcFftLaunch.h).
 #include <string>
 
 #include "ast/Ast.h"
@@ -20,7 +20,6 @@ struct EmitOptions {
 
 struct EmittedKernel {
   std::string source;       // <name>.cu, including the helper headers by name
-  std::string header;       // <name>.h, the launch struct
   LaunchInfo launch;
   int phaseRegisters = 0;   // phase registers held per thread (after sharing)
   int phaseRegistersNaive = 0;

@@ -8,7 +8,7 @@
 
 #include "generator/layout/FragmentTable.h"
 #include "generator/layout/Relayout.h"
-#include "generator/spec/Spec.h"
+#include "generator/verify/Program.h"
 
 namespace warpforge {
 
@@ -71,7 +71,7 @@ struct StepPlan {
 };
 
 struct Plan {
-  const TcFftSpec* spec = nullptr;
+  const LayoutProgram* spec = nullptr;
   std::vector<StepPlan> steps;
   InstrCounts total;
   std::vector<std::string> warnings;

@@ -23,7 +23,7 @@ std::string mmaCell(const InstrCounts& c) {
 }  // namespace
 
 std::string formatVerifyReport(const Plan& plan, const CostTable& costs) {
-  const TcFftSpec& s = *plan.spec;
+  const LayoutProgram& s = *plan.spec;
   std::string out = fmt::format("{}: {} ({} -> {}, {}), {} steps: CONSISTENT\n\n", s.file, s.name, s.nIn, s.nOut, s.precision,
                                 plan.steps.size());
   out += fmt::format("{:<4} {:<14} {:<22} {:<16} {:>6} {:>6} {:>6} {:>8}\n", "step", "op", "arrays", "mma", "hfma2", "shfl", "bperm",
@@ -48,7 +48,7 @@ std::string formatVerifyReport(const Plan& plan, const CostTable& costs) {
 }
 
 std::string formatExplain(const Plan& plan) {
-  const TcFftSpec& s = *plan.spec;
+  const LayoutProgram& s = *plan.spec;
   std::string out = fmt::format("{}: {}\n", s.file, s.name);
   for (const auto& a : s.arrays) {
     out += fmt::format("  [{}] {}{}\n", a.name, a.layout.str(), a.stored ? fmt::format("   (stored: {})", a.stored->str()) : "");

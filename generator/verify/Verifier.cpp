@@ -86,7 +86,7 @@ OperandView view(const Layout& l, const FragmentLayout& f, const std::vector<int
 
 class Checker {
  public:
-  Checker(const TcFftSpec& s, const CostTable& c) : spec_(s), costs_(c) {}
+  Checker(const LayoutProgram& s, const CostTable& c) : spec_(s), costs_(c) {}
 
   Plan run() {
     Plan plan;
@@ -408,13 +408,13 @@ class Checker {
       }
   }
 
-  const TcFftSpec& spec_;
+  const LayoutProgram& spec_;
   CostTable costs_;
   std::vector<VerifyIssue> issues_;
 };
 
 }  // namespace
 
-Plan Verifier::verify(const TcFftSpec& spec) const { return Checker(spec, costs_).run(); }
+Plan Verifier::verify(const LayoutProgram& spec) const { return Checker(spec, costs_).run(); }
 
 }  // namespace warpforge

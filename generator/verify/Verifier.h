@@ -1,5 +1,5 @@
 #pragma once
-// Proves a tc_fft spec's layouts consistent (layout-notation.md) and returns
+// Proves a layout program consistent (docs/layout-notation.md) and returns
 // the resolved Plan. Every problem found is reported, not just the first.
 #include <stdexcept>
 #include <string>
@@ -27,7 +27,7 @@ class Verifier {
  public:
   explicit Verifier(CostTable costs = {}) : costs_(costs) {}
   // Throws VerifyError listing every inconsistency.
-  Plan verify(const TcFftSpec& spec) const;
+  Plan verify(const LayoutProgram& spec) const;
 
  private:
   CostTable costs_;

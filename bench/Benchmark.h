@@ -1,0 +1,45 @@
+#pragma once
+// `warpforge bench`: the spec's plan (and the family's variants), its baseline
+// library and the copy ceiling, timed interleaved in one process; A/B of two
+// specs; `--tune` through the family's search with a device timer.
+#include <functional>
+#include <string>
+
+#include "bench/RunCheck.h"
+
+namespace warpforge {
+
+struct BenchRow {
+  std::string name;
+  double ms = 0;
+  long long batch = 0;
+  int registers = -1, blocksPerSm = -1;
+};
+
+struct BenchReport {
+  DeviceInfo device;
+  std::string spec, unit;
+  long long batch = 0;
+  int reps = 0;
+  Check check;                  // the default plan against the reference (same batch)
+  std::vector<BenchRow> rows;   // ours (default first, then variants)
+  double baselineMs = -1, baselineError = -1;
+  std::string baselineName;
+  double copyMs = -1, bytes = 0;
+  std::string notes;            // the family's extra lines
+};
+
+BenchReport benchSpec(Compiler& compiler, const FamilySpec& spec, long long batch, int reps);
+std::string formatBench(const BenchReport& r);
+
+struct AbResult {
+  double aMs = 0, aAgainMs = 0, bMs = 0;
+};
+// A B A interleaved on the same arrays (the two specs must have the same arrays).
+AbResult abSpecs(Compiler& compiler, const FamilySpec& a, const FamilySpec& b, long long batch, int reps);
+
+// The TuneTimer bench gives a family's tune(): each candidate run on the same buffers.
+std::optional<TuneOutcome> tuneSpec(Compiler& compiler, const FamilySpec& spec, long long batch, int reps,
+                                    const std::function<void(const TuneTrialReport&)>& onTrial);
+
+}  // namespace warpforge

@@ -1,0 +1,76 @@
+#include <atomic>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "bench/Benchmark.h"
+#include "bench/Timing.h"
+
+namespace warpforge {
+
+namespace {
+
+// Times a family's candidates on one set of arrays: compiled in parallel on the host first
+// (NVRTC needs no device), then each warmed up and timed alone.
+class DeviceTuneTimer : public TuneTimer {
+ public:
+  DeviceTuneTimer(Compiler& compiler, const FamilySpec& spec, long long batch, int reps) : compiler_(compiler), batch_(batch), reps_(reps) {
+    CUdevice dev = 0;
+    checkCu(cuCtxGetDevice(&dev), "cuCtxGetDevice");
+    arch_ = deviceInfo(dev).arch;
+    base_ = std::make_unique<Executor>(compiler_, spec.emit({arch_, &probe_}).plan);
+    data_ = spec.randomInputs(batch, 780);
+    arrays_ = std::make_unique<DeviceArrays>(*base_, data_, batch);
+  }
+  std::string arch() override { return arch_; }
+  CompileProbe* probe() override { return &probe_; }
+
+  std::vector<double> time(const std::vector<Generated>& candidates, std::vector<std::string>* errors) override {
+    std::vector<std::pair<const std::string*, std::string>> sources;
+    for (const auto& c : candidates)
+      for (const auto& s : c.plan.sources) sources.push_back({&s.text, c.plan.specName});
+    std::atomic<std::size_t> next{0};
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < std::max(1u, std::thread::hardware_concurrency()); ++t)
+      pool.emplace_back([&] {
+        for (std::size_t i; (i = next++) < sources.size();) try {
+            compiler_.compile(*sources[i].first, sources[i].second, arch_);
+          } catch (...) {  // reported when the candidate is loaded below
+          }
+      });
+    for (auto& t : pool) t.join();
+    std::vector<double> ms;
+    if (errors) errors->assign(candidates.size(), "");
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      try {
+        Executor e(compiler_, candidates[i].plan);
+        ms.push_back(interleavedMedians({[&] { e.run(arrays_->bindings(), batch_); }}, 2, reps_)[0]);
+      } catch (const std::exception& ex) {
+        ms.push_back(-1);
+        if (errors) (*errors)[i] = ex.what();
+      }
+    }
+    return ms;
+  }
+
+ private:
+  Compiler& compiler_;
+  long long batch_;
+  int reps_;
+  std::string arch_;
+  NvrtcProbe probe_;
+  std::unique_ptr<Executor> base_;
+  TestData data_;
+  std::unique_ptr<DeviceArrays> arrays_;
+};
+
+}  // namespace
+
+std::optional<TuneOutcome> tuneSpec(Compiler& compiler, const FamilySpec& spec, long long batch, int reps,
+                                    const std::function<void(const TuneTrialReport&)>& onTrial) {
+  useDefaultDevice();
+  DeviceTuneTimer timer(compiler, spec, batch, reps);
+  return spec.tune(timer, batch, onTrial);
+}
+
+}  // namespace warpforge

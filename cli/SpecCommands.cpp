@@ -1,0 +1,183 @@
+// verify, explain, emulate, emit, compile, families: everything that needs no GPU.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "cli/Commands.h"
+#include "warpforge/compiler.h"
+#include "warpforge/family.h"
+#include "templates/Embedded.h"
+
+namespace warpforge::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Writes a whole file or throws (the CLI exits 2 naming it): a full disk or a read-only directory is never "wrote".
+void writeFile(const fs::path& p, const std::string& text) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  if (!out) throw std::invalid_argument(fmt::format("cannot open {} for writing", p.string()));
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  out.flush();
+  if (!out) throw std::invalid_argument(fmt::format("writing {} failed (disk full or read-only?)", p.string()));
+}
+
+// SASS opcode counts via cuobjdump, where the toolkit has it (empty otherwise).
+std::map<std::string, int> sassCounts(const std::vector<char>& cubin) {
+  std::map<std::string, int> counts;
+  std::string tool = fs::exists("/usr/local/cuda/bin/cuobjdump") ? "/usr/local/cuda/bin/cuobjdump" : "cuobjdump";
+  char tmpl[] = "/tmp/warpforge_sass_XXXXXX";
+  int fd = mkstemp(tmpl);
+  if (fd < 0) return counts;
+  bool ok = write(fd, cubin.data(), cubin.size()) == static_cast<ssize_t>(cubin.size());
+  close(fd);
+  if (ok)
+    if (FILE* p = popen((tool + " -sass " + tmpl + " 2>/dev/null").c_str(), "r")) {
+      char line[1024];
+      while (fgets(line, sizeof line, p)) {
+        std::string s(line);
+        auto c = s.find("*/");
+        if (s.find("/*") == std::string::npos || c == std::string::npos) continue;
+        std::size_t i = s.find_first_not_of(" \t", c + 2);
+        if (i == std::string::npos) continue;
+        if (s[i] == '@') i = s.find_first_of(" \t", i), i = s.find_first_not_of(" \t", i);
+        if (i == std::string::npos || s[i] < 'A' || s[i] > 'Z') continue;
+        std::size_t e = s.find_first_of(" .;\t", i);
+        counts[s.substr(i, e - i)]++;
+      }
+      pclose(p);
+    }
+  fs::remove(tmpl);
+  return counts;
+}
+
+Json issuesJson(const InconsistentSpec& e) {
+  Json a = Json::array();
+  for (const auto& i : e.issues()) a.push_back({{"path", i.path}, {"message", i.message}});
+  if (a.empty()) a.push_back({{"path", ""}, {"message", e.what()}});
+  return a;
+}
+
+}  // namespace
+
+int cmdVerify(const Options& o) {
+  int worst = kOk;
+  for (const auto& f : o.specs) {
+    Json j = {{"file", f}, {"ok", false}};
+    try {
+      auto spec = loadSpec(f);
+      j["family"] = spec->family().name();
+      j["name"] = spec->name();
+      VerifyReport r = spec->verify();
+      j["ok"] = true;
+      j["errors"] = Json::array();
+      j["counts"] = r.counts;
+      j["warnings"] = r.warnings;
+      if (!o.json) fmt::print("{}", r.text);
+      for (const auto& w : r.warnings) fmt::print(stderr, "warning: {}: {}\n", f, w);
+    } catch (const SpecError& e) {
+      j["errors"] = Json::array({{{"path", e.path()}, {"message", e.detail()}}});
+      j["exit"] = kBadInput;
+      if (!o.json) fmt::print(stderr, "error: {}\n", e.what());
+      worst = std::max(worst, static_cast<int>(kBadInput));
+    } catch (const InconsistentSpec& e) {
+      j["errors"] = issuesJson(e);
+      j["exit"] = kFailed;
+      if (!o.json) fmt::print(stderr, "error: {}: INCONSISTENT\n{}", f, e.what());
+      worst = std::max(worst, static_cast<int>(kFailed));
+    }
+    if (o.json) fmt::print("{}\n", j.dump());
+  }
+  return worst;
+}
+
+int cmdExplain(const Options& o) {
+  auto spec = loadSpec(o.spec);
+  spec->verify();
+  NvrtcProbe probe;
+  fmt::print("{}", spec->explain({o.arch, &probe}));
+  return kOk;
+}
+
+int cmdEmulate(const Options& o) {
+  auto spec = loadSpec(o.spec);
+  spec->verify();
+  auto text = spec->emulate(o.mode, o.seed, o.count);
+  if (!text) {
+    fmt::print(stderr, "error: {}: the {} family has no warp emulator; `warpforge run` checks it against its CPU reference on a GPU\n", o.spec,
+               spec->family().name());
+    return kBadInput;
+  }
+  fmt::print("{}", *text);
+  return kOk;
+}
+
+int cmdEmit(const Options& o) {
+  auto spec = loadSpec(o.spec);
+  spec->verify();
+  NvrtcProbe probe;
+  Generated g = spec->emit({o.arch, &probe});
+  std::error_code ec;
+  fs::create_directories(o.outDir, ec);
+  if (ec) throw std::invalid_argument(fmt::format("cannot create {}: {}", o.outDir, ec.message()));
+  const fs::path dir(o.outDir);
+  for (const auto& s : g.plan.sources) writeFile(dir / s.fileName, s.text);
+  int helpers = 0;
+  for (const auto& f : embeddedTemplates())
+    for (const auto& h : g.plan.helpers)
+      if (h == f.name) writeFile(dir / f.name, f.text), ++helpers;
+  const std::string header = g.plan.specName + "_plan.h";
+  writeFile(dir / header, launchPlanHeader(g.plan));
+  for (const auto& s : g.plan.sources) fmt::print("wrote {}\n", (dir / s.fileName).string());
+  fmt::print("wrote {} ({} kernel launch(es), for {}){}\n", (dir / header).string(), g.plan.kernels.size(), o.arch,
+             helpers ? fmt::format(" and {} helper header(s)", helpers) : "");
+  return kOk;
+}
+
+int cmdCompile(const Options& o) {
+  auto spec = loadSpec(o.spec);
+  spec->verify();
+  NvrtcProbe probe;
+  Generated g = spec->emit({o.arch, &probe});
+  fmt::print("NVRTC {} for {}\n", nvrtcVersionString(), o.arch);
+  if (!o.cubinDir.empty()) {
+    std::error_code ec;
+    fs::create_directories(o.cubinDir, ec);
+    if (ec) throw std::invalid_argument(fmt::format("cannot create {}: {}", o.cubinDir, ec.message()));
+  }
+  int rc = kOk;
+  std::set<std::string> done;
+  for (const auto& k : g.plan.kernels) {
+    if (!done.insert(k.name).second) continue;
+    CompileResult r = compileWithReport(g.plan.sources[k.source].text, g.plan.specName, o.arch);
+    int regs = r.registers >= 0 ? r.registers : cubinRegisters(r.cubin, k.name);
+    fmt::print("{} [{}]: CUBIN {} bytes, {} registers, block {}, {} bytes shared, {} bytes stack, spill stores {} B, spill loads {} B\n", k.name, o.arch,
+               r.cubin.size(), regs, k.blockX * k.blockY, k.sharedBytes, r.stackFrameBytes, r.spillStoreBytes, r.spillLoadBytes);
+    if (r.spillStoreBytes < 0) fmt::print("  (this NVRTC printed no ptxas report; registers read from the CUBIN, spills unknown)\n");
+    if (r.spillStoreBytes > 0 || r.spillLoadBytes > 0) rc = kFailed;
+    auto c = sassCounts(r.cubin);
+    if (!c.empty()) {
+      std::string line;
+      for (const char* op : {"HMMA", "IMMA", "HGMMA", "IGMMA", "FFMA", "HFMA2", "SHFL", "PRMT", "LDG", "STG", "LDS", "STS", "LDL", "STL"})
+        if (c[op]) line += fmt::format(" {} {}", op, c[op]);
+      fmt::print("  SASS:{}\n", line.empty() ? " (no counted opcodes)" : line);
+    }
+    if (!o.cubinDir.empty()) writeFile(fs::path(o.cubinDir) / (k.name + ".cubin"), std::string(r.cubin.begin(), r.cubin.end()));
+  }
+  return rc;
+}
+
+int cmdFamilies() {
+  for (const Family* f : families()) fmt::print("{:<12} {}\n", f->name(), f->summary());
+  return kOk;
+}
+
+}  // namespace warpforge::cli

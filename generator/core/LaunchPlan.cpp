@@ -1,0 +1,299 @@
+#include "warpforge/launch_plan.h"
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace warpforge {
+
+const char* roleName(BufferRole r) {
+  switch (r) {
+    case BufferRole::Input: return "input";
+    case BufferRole::Output: return "output";
+    case BufferRole::Scratch: return "scratch";
+    case BufferRole::Table: return "table";
+    case BufferRole::Counter: return "counter";
+  }
+  return "?";
+}
+
+PlanArg PlanArg::buffer(std::string buf, std::string cType, std::string param) {
+  PlanArg a;
+  a.kind = Kind::Buffer;
+  a.name = std::move(buf);
+  a.cType = std::move(cType);
+  a.param = std::move(param);
+  return a;
+}
+PlanArg PlanArg::null(std::string cType, std::string param) {
+  PlanArg a;
+  a.kind = Kind::Null;
+  a.cType = std::move(cType);
+  a.param = std::move(param);
+  return a;
+}
+PlanArg PlanArg::literal(long long v, std::string cType, std::string param) {
+  PlanArg a;
+  a.kind = Kind::Literal;
+  a.value = v;
+  a.cType = std::move(cType);
+  a.param = std::move(param);
+  return a;
+}
+PlanArg PlanArg::batchTimes(long long v, std::string param) {
+  PlanArg a;
+  a.kind = Kind::BatchTimes;
+  a.value = v;
+  a.param = std::move(param);
+  return a;
+}
+PlanArg PlanArg::scalar(std::string paramName, std::string cType) {
+  PlanArg a;
+  a.kind = Kind::Param;
+  a.name = paramName;
+  a.param = std::move(paramName);
+  a.cType = std::move(cType);
+  return a;
+}
+
+long long GridRule::blocks(long long batch, long long residentBlocks) const {
+  long long need = (batch * unitsPerBatch + unitsPerBlock - 1) / unitsPerBlock;
+  if (capAtResident) need = std::min(need, std::max(1LL, residentBlocks));
+  return std::clamp(need, 1LL, 0x7fffffffLL);
+}
+
+const PlanBuffer* LaunchPlan::buffer(const std::string& n) const {
+  for (const auto& b : buffers)
+    if (b.name == n) return &b;
+  return nullptr;
+}
+const PlanParam* LaunchPlan::param(const std::string& n) const {
+  for (const auto& p : params)
+    if (p.name == n) return &p;
+  return nullptr;
+}
+
+long long LaunchPlan::scratchBytes(long long batch) const {
+  long long total = 0;
+  for (const auto& b : buffers)
+    if (b.role == BufferRole::Scratch) total += (b.elements(batch, b.perBatchElems) * b.elementBytes + 255) / 256 * 256;
+  return total;
+}
+
+long long LaunchPlan::userBytes(long long batch) const {
+  long long total = 0;
+  for (const auto& b : buffers) {
+    if (!b.isUser() || !b.aliasOf.empty()) continue;
+    long long per = b.perBatchElems;
+    if (!b.perBatchParam.empty())
+      if (const PlanParam* p = param(b.perBatchParam)) per = p->defaultValue;
+    total += b.elements(batch, per) * b.elementBytes;
+  }
+  return total;
+}
+
+void LaunchPlan::check() const {
+  std::set<std::string> names;
+  for (const auto& b : buffers) {
+    if (!names.insert(b.name).second) throw std::logic_error(fmt::format("plan {}: buffer '{}' declared twice", specName, b.name));
+    if (!b.perBatchParam.empty() && !param(b.perBatchParam))
+      throw std::logic_error(fmt::format("plan {}: buffer '{}' sized by unknown parameter '{}'", specName, b.name, b.perBatchParam));
+    if (!b.aliasOf.empty() && (!buffer(b.aliasOf) || buffer(b.aliasOf)->role != BufferRole::Input))
+      throw std::logic_error(fmt::format("plan {}: buffer '{}' aliases '{}', which is not an input", specName, b.name, b.aliasOf));
+  }
+  for (const auto& k : kernels) {
+    if (k.source < 0 || k.source >= static_cast<int>(sources.size()))
+      throw std::logic_error(fmt::format("plan {}: kernel '{}' has no source {}", specName, k.name, k.source));
+    for (const auto& a : k.args) {
+      if (a.kind == PlanArg::Kind::Buffer && !buffer(a.name))
+        throw std::logic_error(fmt::format("plan {}: kernel '{}' argument '{}' names unknown buffer '{}'", specName, k.name, a.param, a.name));
+      if (a.kind == PlanArg::Kind::Param && !param(a.name))
+        throw std::logic_error(fmt::format("plan {}: kernel '{}' argument names unknown parameter '{}'", specName, k.name, a.name));
+    }
+  }
+}
+
+namespace {
+
+// The table's contents as C initialisers; floating values in the shortest form that reads back exactly.
+std::string tableValues(const PlanBuffer& b) {
+  std::string out;
+  auto sep = [&](std::size_t i) { out += i == 0 ? "\n    " : (i % 8 == 0 ? ",\n    " : ", "); };
+  auto literal = [](auto v, const char* suffix) {  // float formats as float: shortest exact form
+    std::string t = fmt::format("{}", v);
+    if (t.find_first_of(".en") == std::string::npos) t += ".0";
+    return t + suffix;
+  };
+  if (b.scalar == "float") {
+    for (std::size_t i = 0; i * 4 < b.contents.size(); ++i) {
+      float f;
+      std::memcpy(&f, b.contents.data() + 4 * i, 4);
+      sep(i);
+      out += literal(f, "f");
+    }
+  } else if (b.scalar == "double") {
+    for (std::size_t i = 0; i * 8 < b.contents.size(); ++i) {
+      double d;
+      std::memcpy(&d, b.contents.data() + 8 * i, 8);
+      sep(i);
+      out += literal(d, "");
+    }
+  } else {
+    for (std::size_t i = 0; i < b.contents.size(); ++i) {
+      sep(i);
+      out += fmt::format("{}", static_cast<unsigned>(b.contents[i]));
+    }
+  }
+  return out + "\n  ";
+}
+
+std::string tableScalarType(const PlanBuffer& b) { return b.scalar == "float" || b.scalar == "double" ? b.scalar : "unsigned char"; }
+
+}  // namespace
+
+std::string launchPlanHeader(const LaunchPlan& p) {
+  p.check();
+  const std::string ns = "wf_" + p.specName;
+  std::string o;
+  o += fmt::format("// Generated by warpforge: launch plan of spec '{}' (family {}).\n", p.specName, p.family);
+  o += fmt::format("// One batch entry is one {}. Compile the kernel sources with nvcc, include this header\n", p.unitName);
+  o += "// in a .cu file, and run the chain without the warpforge library:\n";
+  o += fmt::format("//   {0}::State s; {0}::init(&s);\n", ns);
+  o += fmt::format("//   {0}::run(s, arrays, batch, workspace, stream);   // workspace: {0}::workspace_bytes(batch) bytes, or nullptr\n", ns);
+  o += fmt::format("//   {0}::destroy(&s);\n", ns);
+  o += fmt::format("// Needs compute capability {}.{} or newer.\n#pragma once\n#include <cuda_runtime.h>\n#include <cstddef>\n\n", p.minArch / 10,
+                   p.minArch % 10);
+  for (const auto& h : p.helpers) o += fmt::format("#include \"{}\"\n", h);
+  if (!p.helpers.empty()) o += "\n";
+
+  std::set<std::string> declared;
+  for (const auto& k : p.kernels) {
+    if (!declared.insert(k.name).second) continue;
+    std::string params;
+    for (const auto& a : k.args) params += fmt::format("{}{} {}", params.empty() ? "" : ", ", a.cType, a.param);
+    o += fmt::format("extern \"C\" __global__ void {}({});  // in {}\n", k.name, params, p.sources[k.source].fileName);
+  }
+
+  o += fmt::format("\nnamespace {} {{\n\n", ns);
+  o += "// Buffers (elements for a batch of B entries = per_batch * B + fixed):\n";
+  for (const auto& b : p.buffers) {
+    std::string per = b.perBatchParam.empty() ? fmt::format("{}", b.perBatchElems) : b.perBatchParam;
+    o += fmt::format("//   {:<16} {:<8} {:<14} per_batch {:<16} fixed {}{}{}{}\n", b.name, roleName(b.role), b.elementType, per, b.fixedElems,
+                     b.alignment ? fmt::format(", pointer aligned to {} bytes", b.alignment) : "",
+                     b.aliasOf.empty() ? "" : fmt::format(", same memory as {}", b.aliasOf), b.note.empty() ? "" : "; " + b.note);
+  }
+  for (const auto& b : p.buffers) {
+    if (b.role != BufferRole::Table) continue;
+    o += fmt::format("\n// {} ({} {} values){}\nstatic const {} {}[] = {{{}}};\n", b.name, b.contents.size() / std::max(1, b.elementBytes),
+                     b.elementType, b.note.empty() ? "" : ": " + b.note, tableScalarType(b), b.name, tableValues(b));
+  }
+
+  o += "\n// The caller's arrays (device pointers).\nstruct Arrays {\n";
+  for (const auto& b : p.buffers)
+    if (b.isUser() && b.aliasOf.empty()) o += fmt::format("  {}void* {} = nullptr;\n", b.role == BufferRole::Input ? "const " : "", b.name);
+  o += "};\n\n// Scalars the caller may change.\nstruct Params {\n";
+  for (const auto& q : p.params)
+    o += fmt::format("  {} {} = {};{}\n", q.cType, q.name, q.defaultValue, q.note.empty() ? "" : "  // " + q.note);
+  o += "};\n\n";
+
+  int tables = 0, counters = 0, scratch = 0;
+  for (const auto& b : p.buffers) {
+    tables += b.role == BufferRole::Table;
+    counters += b.role == BufferRole::Counter;
+    scratch += b.role == BufferRole::Scratch;
+  }
+  o += fmt::format("constexpr int kernel_count = {};\n", p.kernels.size());
+  o += "\n// Device copies of the tables and counters, and each kernel's resident blocks.\nstruct State {\n";
+  for (const auto& b : p.buffers)
+    if (b.role == BufferRole::Table || b.role == BufferRole::Counter) o += fmt::format("  void* {} = nullptr;\n", b.name);
+  o += fmt::format("  int resident_blocks[{}] = {{}};\n}};\n\n", std::max<std::size_t>(1, p.kernels.size()));
+
+  o += "inline size_t workspace_bytes(long long batch) {\n  size_t bytes = 0;\n";
+  for (const auto& b : p.buffers)
+    if (b.role == BufferRole::Scratch)
+      o += fmt::format("  bytes += ((size_t)({}LL * batch + {}LL) * {} + 255) / 256 * 256;  // {}\n", b.perBatchElems, b.fixedElems, b.elementBytes,
+                       b.name);
+  o += "  (void)batch;\n  return bytes;\n}\n\n";
+
+  o += "inline cudaError_t init(State* s) {\n  cudaError_t e = cudaSuccess;\n";
+  for (const auto& b : p.buffers) {
+    if (b.role == BufferRole::Table)
+      o += fmt::format("  if ((e = cudaMalloc(&s->{0}, sizeof({0}))) != cudaSuccess) return e;\n"
+                       "  if ((e = cudaMemcpy(s->{0}, {0}, sizeof({0}), cudaMemcpyHostToDevice)) != cudaSuccess) return e;\n",
+                       b.name);
+    if (b.role == BufferRole::Counter)
+      o += fmt::format("  if ((e = cudaMalloc(&s->{0}, {1})) != cudaSuccess) return e;\n  if ((e = cudaMemset(s->{0}, 0, {1})) != cudaSuccess) return e;\n",
+                       b.name, b.fixedElems * b.elementBytes);
+  }
+  o += "  int device = 0, sms = 0;\n  if ((e = cudaGetDevice(&device)) != cudaSuccess) return e;\n";
+  o += "  if ((e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess) return e;\n";
+  for (std::size_t i = 0; i < p.kernels.size(); ++i) {
+    const auto& k = p.kernels[i];
+    if (k.sharedBytes > 48 * 1024)
+      o += fmt::format("  if ((e = cudaFuncSetAttribute({}, cudaFuncAttributeMaxDynamicSharedMemorySize, {})) != cudaSuccess) return e;\n", k.name,
+                       k.sharedBytes);
+    o += fmt::format("  if ((e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&s->resident_blocks[{0}], {1}, {2}, {3})) != cudaSuccess) return e;\n"
+                     "  s->resident_blocks[{0}] *= sms;\n",
+                     i, k.name, k.blockX * k.blockY, k.sharedBytes);
+  }
+  o += "  return e;\n}\n\n";
+
+  o += "inline void destroy(State* s) {\n";
+  for (const auto& b : p.buffers)
+    if (b.role == BufferRole::Table || b.role == BufferRole::Counter) o += fmt::format("  cudaFree(s->{0});\n  s->{0} = nullptr;\n", b.name);
+  o += "  (void)s;\n}\n\n";
+
+  o += "inline long long grid_blocks(long long units, long long per_block, bool cap, long long resident) {\n"
+       "  long long g = (units + per_block - 1) / per_block;\n"
+       "  if (cap && g > (resident > 0 ? resident : 1)) g = resident > 0 ? resident : 1;\n"
+       "  return g < 1 ? 1 : g > 0x7fffffffLL ? 0x7fffffffLL : g;\n}\n\n";
+
+  o += "// Runs every kernel in order on `stream`. `workspace`: workspace_bytes(batch) bytes, or nullptr to allocate here.\n";
+  o += "inline cudaError_t run(const State& s, const Arrays& a, long long batch, void* workspace, cudaStream_t stream, const Params& p = Params()) {\n";
+  o += "  (void)a; (void)p;\n  if (batch < 1) return cudaErrorInvalidValue;\n  cudaError_t e = cudaSuccess;\n  void* owned = nullptr;\n";
+  if (scratch) {
+    o += "  if (!workspace) {\n    if ((e = cudaMallocAsync(&owned, workspace_bytes(batch), stream)) != cudaSuccess) return e;\n    workspace = owned;\n  }\n";
+    o += "  char* ws = static_cast<char*>(workspace);\n";
+    for (const auto& b : p.buffers)
+      if (b.role == BufferRole::Scratch)
+        o += fmt::format("  void* {0} = ws;\n  ws += ((size_t)({1}LL * batch + {2}LL) * {3} + 255) / 256 * 256;\n", b.name, b.perBatchElems, b.fixedElems,
+                         b.elementBytes);
+  } else {
+    o += "  (void)workspace;\n";
+  }
+  for (std::size_t i = 0; i < p.kernels.size(); ++i) {
+    const auto& k = p.kernels[i];
+    std::string args;
+    for (const auto& a : k.args) {
+      std::string v;
+      switch (a.kind) {
+        case PlanArg::Kind::Buffer: {
+          const PlanBuffer* b = p.buffer(a.name);
+          std::string name = b->aliasOf.empty() ? b->name : b->aliasOf;
+          std::string src = b->isUser() ? "a." + name : (b->role == BufferRole::Scratch ? name : "s." + name);
+          v = fmt::format("({})({})", a.cType, b->role == BufferRole::Input ? fmt::format("const_cast<void*>({})", src) : src);
+          break;
+        }
+        case PlanArg::Kind::Null: v = fmt::format("({})nullptr", a.cType); break;
+        case PlanArg::Kind::Literal: v = fmt::format("({}){}LL", a.cType, a.value); break;
+        case PlanArg::Kind::BatchTimes: v = fmt::format("batch * {}LL", a.value); break;
+        case PlanArg::Kind::Param: v = fmt::format("({})p.{}", a.cType, a.name); break;
+      }
+      args += (args.empty() ? "" : ", ") + v;
+    }
+    o += fmt::format("  {}<<<(unsigned)grid_blocks(batch * {}LL, {}LL, {}, s.resident_blocks[{}]), dim3({}, {}), {}, stream>>>({});\n", k.name,
+                     k.grid.unitsPerBatch, k.grid.unitsPerBlock, k.grid.capAtResident ? "true" : "false", i, k.blockX, k.blockY, k.sharedBytes, args);
+    o += "  if ((e = cudaGetLastError()) != cudaSuccess) return e;\n";
+  }
+  if (scratch) o += "  if (owned) e = cudaFreeAsync(owned, stream);\n";
+  o += "  return e;\n}\n\n";
+  o += fmt::format("}}  // namespace {}\n", ns);
+  (void)tables;
+  (void)counters;
+  return o;
+}
+
+}  // namespace warpforge

@@ -1,0 +1,498 @@
+#include "generator/correlator/CorrelatorEmitter.h"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "ast/Passes.h"
+#include "ast/Printer.h"
+#include "generator/correlator/DeviceHelpers.h"
+#include "generator/correlator/ReduceEmitter.h"
+
+namespace warpforge {
+
+using namespace ast;
+
+const char* loadPathName(LoadPath p) {
+  switch (p) {
+    case LoadPath::Time: return "time-contiguous vectors";
+    case LoadPath::PolTime: return "(time, pol) vectors split in registers";
+    case LoadPath::Element: return "one sample per load";
+  }
+  return "?";
+}
+
+namespace {
+
+NodePtr declArrayless(const std::string& name) { return decl("wf_u32", name); }
+
+long long elemBytes(SampleType t) { return t == SampleType::CI4 ? 1 : t == SampleType::CI8 ? 2 : 4; }
+
+// --- operand addressing derived from the layouts -------------------------------------------------
+
+// The value of the named logical bits (names[k] has weight 2^k) contributed by the lane bits: an expression of `lane`.
+NodePtr laneField(const Layout& l, const std::vector<std::string>& names) {
+  // Contiguous ascending lane bits print as one shift and mask.
+  int first = -1;
+  bool contiguous = true;
+  int count = 0;
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    auto ph = l.physOf(names[k]);
+    if (!ph || ph->kind != PhysKind::T) continue;
+    if (first < 0) first = ph->index - static_cast<int>(k);
+    contiguous &= ph->index - static_cast<int>(k) == first && static_cast<int>(k) == count;
+    ++count;
+  }
+  if (count == 0) return lit(0);
+  if (contiguous && first >= 0) return foldConstants(bin("&", bin(">>", var("lane"), lit(first)), lit((1 << count) - 1)));
+  NodePtr e = lit(0);
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    auto ph = l.physOf(names[k]);
+    if (ph && ph->kind == PhysKind::T)
+      e = bin("|", e, bin("<<", bin("&", bin(">>", var("lane"), lit(ph->index)), lit(1)), lit(static_cast<long long>(k))));
+  }
+  return foldConstants(e);
+}
+
+// The value of the named bits held by register `reg`'s r bits.
+int regField(const Layout& l, const std::vector<std::string>& names, int reg) {
+  int v = 0;
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    auto ph = l.physOf(names[k]);
+    if (ph && ph->kind == PhysKind::R) v |= ((reg >> ph->index) & 1) << k;
+  }
+  return v;
+}
+
+std::vector<std::string> names(const std::string& prefix, int from, int count) {
+  std::vector<std::string> out;
+  for (int i = 0; i < count; ++i) out.push_back(fmt::format("{}{}", prefix, from + i));
+  return out;
+}
+
+std::vector<std::string> sideNames(int side, int P, int count) {
+  std::vector<std::string> out;
+  if (P == 2) out.push_back(fmt::format("pol{}", side));
+  for (int i = 0; static_cast<int>(out.size()) < count; ++i) out.push_back(fmt::format("rcv{}_{}", side, i));
+  return out;
+}
+
+// Shared-memory position of staged word w: inside each group of 8 words (one MMA step) the word bit the
+// registers carry (bit 2, time3 / time2) becomes the lowest bit, so a thread's two registers of one
+// fragment row are adjacent: one 8-byte load.
+[[maybe_unused]] int wordPosition(int w) { return (w & ~7) | ((w & 3) << 1) | ((w >> 2) & 1); }
+
+struct Ctx {
+  const CorrelatorSpec& s;
+  CorrelatorMma m;
+  CorrelatorTiling t;
+  LoadPath path;
+  int vt = 1;          // times per vector unit
+  int ts = 0;          // times per stage
+  int wordsPerRow = 0; // staged words per row per stage (+ pad)
+  int rowStride = 0;   // words between rows in shared memory
+  int P = 2;
+  long long N = 0;
+};
+
+NodePtr u32(long long v) { return cast("wf_u32", lit(v)); }
+
+// Offset (in samples) of time `t` (an expression) for receiver r, pol p (expressions), relative to the channel's base.
+NodePtr sampleOffsetExpr(const Ctx& x, const NodePtr& r, const NodePtr& p, const NodePtr& t) {
+  const CorrelatorInput& in = x.s.input;
+  NodePtr off = bin("+", bin("*", cast("long long", r), lit(in.receiver)), bin("*", p, lit(in.polarization)));
+  if (in.timesPerBlock > 1) {
+    off = bin("+", off, bin("*", cast("long long", bin("/", t, lit(in.timesPerBlock))), lit(in.timeBlock)));
+    off = bin("+", off, bin("*", bin("%", t, lit(in.timesPerBlock)), lit(in.time)));
+  } else {
+    off = bin("+", off, bin("*", cast("long long", t), lit(in.timeBlock)));
+  }
+  return foldConstants(off);
+}
+
+// Statements that turn the loaded source words into `count` staged words w0.. (ci4: widen; 8-bit: clamp).
+// `src` are the names of the source words (wf_u32 variables); writes the staged words into `dst` names.
+std::vector<NodePtr> stageWords(const Ctx& x, const std::vector<std::string>& src, const std::vector<std::string>& dst) {
+  std::vector<NodePtr> out;
+  if (x.s.type == SampleType::CI4) {
+    for (std::size_t k = 0; k < src.size(); ++k)
+      out.push_back(exprStmt(call(x.s.ci4RealHigh ? "corr_widen4_hi" : "corr_widen4_lo", {var(src[k]), var(dst[2 * k]), var(dst[2 * k + 1])})));
+  } else if (x.s.type == SampleType::CI8) {
+    for (std::size_t k = 0; k < src.size(); ++k) out.push_back(assign(var(dst[k]), call("corr_clamp8", {var(src[k])})));
+  } else {
+    for (std::size_t k = 0; k < src.size(); ++k) out.push_back(assign(var(dst[k]), var(src[k])));
+  }
+  return out;
+}
+
+// Stores staged words (4 consecutive words starting at word index `w0`, a multiple of 4) of row `n` of side `side`.
+std::vector<NodePtr> storeStaged(const Ctx&, int side, const NodePtr& n, const NodePtr& w0, const std::vector<std::string>& words) {
+  std::vector<NodePtr> out;
+  for (std::size_t k = 0; k < words.size(); ++k) {
+    // position of w0 + k: (w0 & ~7) | ((w0 + k) & 3) << 1 | ((w0 >> 2) & 1); w0 % 4 == 0, so (w0 + k) & 3 = k.
+    NodePtr pos = bin("+", bin("|", bin("&", w0, lit(~7LL)), bin("&", bin(">>", w0, lit(2)), lit(1))), lit(static_cast<long long>(2 * k)));
+    if (side == 0) {
+      out.push_back(assign(index(index(var("sa"), n), pos), var(words[k])));
+    } else {
+      out.push_back(assign(index(index(index(var("sb"), n), lit(0)), pos), var(words[k])));
+      out.push_back(assign(index(index(index(var("sb"), n), lit(1)), pos), call("corr_conj_perm", {var(words[k])})));
+    }
+  }
+  return out;
+}
+
+// One stage's fill, split so that the next stage's global loads are in flight during this stage's MMAs:
+// `loads` read every (side, row, 4-word group) unit of the block tile that this thread owns into registers
+// (for the stage starting at `sl`), `stages` clamp / widen / split them and store them (and the column
+// side's conj_perm copy) to shared memory. `decls` declare the registers.
+struct Fill {
+  std::vector<NodePtr> decls, loads, stages;
+};
+
+Fill emitFill(const Ctx& x) {
+  Fill out;
+  const int threads = x.t.threads();
+  const int rows = x.t.rowsPerBlock;
+  const long long eb = elemBytes(x.s.type);
+  const int groupsPerRow = x.ts / x.vt;  // units along time per row (4 staged words each for Time; PolTime: per receiver)
+  const bool pol = x.path == LoadPath::PolTime;
+  const int rowsPerUnit = pol ? 2 : 1;
+  const int unitsPerSide = rows / rowsPerUnit * groupsPerRow;
+  for (int side = 0; side < 2; ++side) {
+    const std::string tileVar = side == 0 ? "ti" : "tj";
+    for (int k = 0; k * threads < unitsPerSide; ++k) {
+      const std::string L = fmt::format("L{}_{}_", side, k);
+      auto index0 = [&](std::vector<NodePtr>& body) {
+        body.push_back(decl("const int", "u", bin("+", var("tid"), lit(static_cast<long long>(k) * threads))));
+        body.push_back(decl("const int", "g", bin("%", var("u"), lit(groupsPerRow))));
+        body.push_back(decl("const int", "n", bin("*", bin("/", var("u"), lit(groupsPerRow)), lit(rowsPerUnit))));
+      };
+      std::vector<NodePtr> ld, st;
+      index0(ld);
+      index0(st);
+      ld.push_back(decl("const int", "gi", bin("+", bin("*", var(tileVar), lit(rows)), var("n"))));  // first input of the unit
+      ld.push_back(decl("const int", "t", bin("+", var("sl"), bin("*", var("g"), lit(x.vt)))));
+      const NodePtr valid = bin("<", var("gi"), lit(x.N));
+      const NodePtr r = pol ? bin("/", var("gi"), lit(2)) : (x.P == 2 ? bin(">>", var("gi"), lit(1)) : var("gi"));
+      const NodePtr p = pol ? lit(0) : (x.P == 2 ? bin("&", var("gi"), lit(1)) : lit(0));
+      const NodePtr addr = bin("+", var("chan"), bin("*", sampleOffsetExpr(x, r, p, var("t")), lit(eb)));
+      const NodePtr w0 = bin("*", var("g"), lit(4));  // word index of the unit's first staged word in its row
+      // Loads of `bytes` at `a` into L<h*4 + q>, zero where the unit's input is beyond the receivers.
+      auto load = [&](int bytes, const NodePtr& a, int first) {
+        const int words = bytes / 4;
+        const char* vt = words == 4 ? "uint4" : words == 2 ? "uint2" : "unsigned int";
+        static const char* f[] = {"x", "y", "z", "w"};
+        std::vector<NodePtr> then, otherwise;
+        const std::string v = fmt::format("{}v{}", L, first);
+        then.push_back(decl(fmt::format("const {}", vt), v, call("__ldg", {cast(fmt::format("const {}*", vt), a)})));
+        for (int q = 0; q < words; ++q) {
+          const std::string dst = fmt::format("{}{}", L, first + q);
+          out.decls.push_back(decl("wf_u32", dst, lit(0)));
+          then.push_back(assign(var(dst), words == 1 ? var(v) : member(var(v), f[q])));
+          otherwise.push_back(assign(var(dst), lit(0)));
+        }
+        ld.push_back(ifStmt(valid, block(then), block(otherwise)));
+      };
+      if (x.path == LoadPath::Time) {
+        const int bytes = static_cast<int>(x.vt * eb);
+        load(bytes, addr, 0);
+        std::vector<std::string> src, dst = names("w", 0, 4);
+        for (int q = 0; q < bytes / 4; ++q) src.push_back(fmt::format("{}{}", L, q));
+        for (auto& d : dst) st.push_back(declArrayless(d));
+        for (auto& e : stageWords(x, src, dst)) st.push_back(e);
+        for (auto& e : storeStaged(x, side, var("n"), w0, dst)) st.push_back(e);
+      } else if (x.path == LoadPath::PolTime) {
+        // vt times x 2 pols: ci8 32 bytes, ci4 16, cf16 32; staged words of pol 0 and pol 1.
+        const int bytes = static_cast<int>(x.vt * 2 * eb);
+        std::vector<std::string> src;
+        for (int h = 0; h * 16 < bytes; ++h) {
+          const int part = std::min(16, bytes - 16 * h);
+          load(part, bin("+", addr, lit(16LL * h)), 4 * h);
+          for (int q = 0; q < part / 4; ++q) src.push_back(fmt::format("{}{}", L, 4 * h + q));
+        }
+        // Interleaved staged words (8-bit after widening): word k holds (time k, pol 0), (time k, pol 1) for 8-bit;
+        // for f16 word 2k is (time k, pol 0), 2k + 1 (time k, pol 1).
+        std::vector<std::string> mixed = names("x", 0, 8);
+        for (auto& d : mixed) st.push_back(declArrayless(d));
+        for (auto& e : stageWords(x, src, mixed)) st.push_back(e);
+        std::vector<std::string> p0 = names("w", 0, 4), p1 = names("y", 0, 4);
+        for (auto& d : p0) st.push_back(declArrayless(d));
+        for (auto& d : p1) st.push_back(declArrayless(d));
+        for (int q = 0; q < 4; ++q) {
+          if (x.s.type == SampleType::CF16) {
+            st.push_back(assign(var(p0[q]), var(mixed[2 * q])));
+            st.push_back(assign(var(p1[q]), var(mixed[2 * q + 1])));
+          } else {
+            // staged word q of a pol = its samples at times 2q, 2q + 1 = low halves (pol 0) or high halves (pol 1) of mixed words 2q, 2q + 1.
+            st.push_back(assign(var(p0[q]), call("__byte_perm", {var(mixed[2 * q]), var(mixed[2 * q + 1]), lit(0x5410)})));
+            st.push_back(assign(var(p1[q]), call("__byte_perm", {var(mixed[2 * q]), var(mixed[2 * q + 1]), lit(0x7632)})));
+          }
+        }
+        for (auto& e : storeStaged(x, side, var("n"), w0, p0)) st.push_back(e);
+        for (auto& e : storeStaged(x, side, bin("+", var("n"), lit(1)), w0, p1)) st.push_back(e);
+      } else {
+        // Element: 4 staged words = 4 * timesPerWord samples, each loaded alone (and clamped / widened in the load part).
+        const int tpw = x.m.timesPerWord;
+        std::vector<std::string> dst;
+        for (int q = 0; q < 4; ++q) {
+          dst.push_back(fmt::format("{}{}", L, q));
+          out.decls.push_back(decl("wf_u32", dst.back(), lit(0)));
+        }
+        for (int q = 0; q < 4; ++q) {
+          if (x.s.type == SampleType::CF16) {
+            ld.push_back(assign(var(dst[q]), ternary(valid, call("__ldg", {cast("const unsigned int*", bin("+", var("chan"),
+                                                                   bin("*", sampleOffsetExpr(x, r, p, bin("+", var("t"), lit(q))), lit(eb))))}), u32(0))));
+          } else {
+            std::vector<NodePtr> parts;
+            for (int h = 0; h < tpw; ++h) {
+              NodePtr a = bin("+", var("chan"), bin("*", sampleOffsetExpr(x, r, p, bin("+", var("t"), lit(q * tpw + h))), lit(eb)));
+              NodePtr v = x.s.type == SampleType::CI8 ? cast("wf_u32", call("__ldg", {cast("const unsigned short*", a)}))
+                                                      : call(x.s.ci4RealHigh ? "corr_widen1_hi" : "corr_widen1_lo", {call("__ldg", {cast("const unsigned char*", a)})});
+              parts.push_back(h == 0 ? v : bin("<<", v, lit(16)));
+            }
+            NodePtr word = parts.size() == 1 ? parts[0] : bin("|", parts[0], parts[1]);
+            NodePtr clamp = call(x.s.type == SampleType::CI8 ? "corr_clamp8" : "corr_clamp4", {word});
+            ld.push_back(assign(var(dst[q]), ternary(valid, clamp, u32(0))));
+          }
+        }
+        for (auto& e : storeStaged(x, side, var("n"), w0, dst)) st.push_back(e);
+      }
+      NodePtr ldBlock = block(ld), stBlock = block(st);
+      if ((k + 1) * threads > unitsPerSide) {
+        NodePtr own = bin("<", bin("+", var("tid"), lit(static_cast<long long>(k) * threads)), lit(unitsPerSide));
+        ldBlock = ifStmt(own, ldBlock);
+        stBlock = ifStmt(own, stBlock);
+      }
+      out.loads.push_back(ldBlock);
+      out.stages.push_back(stBlock);
+    }
+  }
+  return out;
+}
+
+// The MMA steps of one stage for this warp's 32 x 32 tile: per step, the A fragments (2 x 16 rows),
+// the B fragments (8 x 4 inputs: plain words for ReIm_out = 0, conj_perm words for 1), 16 MMAs.
+std::vector<NodePtr> emitCompute(const Ctx& x) {
+  std::vector<NodePtr> out;
+  const CorrelatorMma& m = x.m;
+  const int fa = x.t.warpRows / 16, fb = x.t.warpCols / 4;
+  const int P = x.P;
+  const auto rowNames = sideNames(1, P, 4), colNames = sideNames(2, P, 2);
+  // Word bits of one step: the time bits above those inside a word.
+  const int inWord = m.timesPerWord == 2 ? 1 : 0;
+  const auto wordA = names("time", inWord, 3), wordB = wordA;
+  // Lane parts (layout-derived); the register parts are constants per fragment register.
+  out.push_back(decl("const int", "a_row", laneField(m.a, rowNames)));
+  out.push_back(decl("const int", "a_word", laneField(m.a, wordA)));
+  out.push_back(decl("const int", "b_col", laneField(m.b, colNames)));
+  out.push_back(decl("const int", "b_word", laneField(m.b, wordB)));
+  out.push_back(decl("const int", "b_conj", laneField(m.b, {"ReIm_out"})));
+  // The vector pair: word bit 2 on a register bit in both operands (checked here, used by wordPosition).
+  auto wordBit2 = [&](const Layout& l) { auto ph = l.physOf(wordA[2]); return ph && ph->kind == PhysKind::R ? ph->index : -1; };
+  const int aPairBit = wordBit2(m.a), bPairBit = wordBit2(m.b);
+  if (aPairBit < 0 || bPairBit < 0) throw std::logic_error("correlator emitter: the top word bit of a step must be a register bit of A and B");
+  const int steps = x.ts / m.timesPerStep;
+  std::vector<NodePtr> loop;
+  // position of (word = lane part + register part): lane part holds word bits 0, 1 -> positions 1, 2; the pair bit -> 0.
+  for (int f = 0; f < fa; ++f)
+    for (int reg = 0; reg < 4; ++reg) {
+      if ((reg >> aPairBit) & 1) continue;  // loaded with its pair
+      const int rowC = regField(m.a, rowNames, reg);
+      NodePtr row = bin("+", var("a_row"), lit(x.t.warpRows * 0 + f * 16 + rowC));
+      row = bin("+", var("wrow"), row);
+      NodePtr pos = bin("+", bin("*", var("ks"), lit(8)), bin("*", var("a_word"), lit(2)));
+      const std::string v = fmt::format("a{}_{}", f, reg);
+      loop.push_back(decl("const uint2", v, index(cast("const uint2*", unary("&", index(index(var("sa"), foldConstants(row)), pos))), lit(0))));
+    }
+  for (int f = 0; f < fb; ++f) {
+    NodePtr col = bin("+", var("wcol"), bin("+", var("b_col"), lit(f * 4)));
+    NodePtr pos = bin("+", bin("*", var("ks"), lit(8)), bin("*", var("b_word"), lit(2)));
+    loop.push_back(decl("const uint2", fmt::format("b{}", f),
+                        index(cast("const uint2*", unary("&", index(index(index(var("sb"), col), var("b_conj")), pos))), lit(0))));
+  }
+  const bool f16 = x.s.type == SampleType::CF16;
+  for (int i = 0; i < fa; ++i)
+    for (int j = 0; j < fb; ++j) {
+      std::vector<NodePtr> args;
+      for (int c = 0; c < 4; ++c) args.push_back(index("d", (i * fb + j) * 4 + c));
+      for (int reg = 0; reg < 4; ++reg) {
+        const int base = reg & ~(1 << aPairBit);
+        args.push_back(member(var(fmt::format("a{}_{}", i, base)), (reg >> aPairBit) & 1 ? "y" : "x"));
+      }
+      args.push_back(member(var(fmt::format("b{}", j)), "x"));
+      args.push_back(member(var(fmt::format("b{}", j)), "y"));
+      loop.push_back(exprStmt(call(f16 ? "corr_mma_f16" : "corr_mma_s8", args)));
+    }
+  out.push_back(raw("#pragma unroll"));
+  out.push_back(forLoop(decl("int", "ks", lit(0)), bin("<", var("ks"), lit(steps)), assign(var("ks"), lit(1), "+="), block(loop)));
+  return out;
+}
+
+// Adds the warp's visibilities to the batch entry's accumulator (C layout: c0 c1 = re, im of (row, column input)).
+std::vector<NodePtr> emitStore(const Ctx& x) {
+  std::vector<NodePtr> out;
+  const CorrelatorMma& m = x.m;
+  const int fa = x.t.warpRows / 16, fb = x.t.warpCols / 4;
+  const int P = x.P;
+  const auto rowNames = sideNames(1, P, 4), colNames = sideNames(2, P, 2);
+  out.push_back(decl("const int", "c_row", laneField(m.c, rowNames)));
+  out.push_back(decl("const int", "c_col", laneField(m.c, colNames)));
+  const bool f16 = x.s.type == SampleType::CF16;
+  const std::string vec = f16 ? "float2" : "longlong2";
+  const bool negIm = x.s.conjugate == "r1";
+  for (int i = 0; i < fa; ++i)
+    for (int j = 0; j < fb; ++j)
+      for (int reg = 0; reg < 4; ++reg) {
+        if (regField(m.c, {"ReIm_out"}, reg)) continue;  // the imaginary register goes with its real one
+        int imReg = -1;
+        for (int r2 = 0; r2 < 4; ++r2)
+          if (regField(m.c, {"ReIm_out"}, r2) && regField(m.c, rowNames, r2) == regField(m.c, rowNames, reg) &&
+              regField(m.c, colNames, r2) == regField(m.c, colNames, reg))
+            imReg = r2;
+        const int d = (i * fb + j) * 4;
+        std::vector<NodePtr> body;
+        body.push_back(decl("const int", "gi", bin("+", bin("+", var("trow"), var("c_row")), lit(i * 16 + regField(m.c, rowNames, reg)))));
+        body.push_back(decl("const int", "gj", bin("+", bin("+", var("tcol"), var("c_col")), lit(j * 4 + regField(m.c, colNames, reg)))));
+        body.push_back(decl("const int", "r1", P == 2 ? bin(">>", var("gi"), lit(1)) : var("gi")));
+        body.push_back(decl("const int", "r2", P == 2 ? bin(">>", var("gj"), lit(1)) : var("gj")));
+        std::vector<NodePtr> st;
+        NodePtr bl = bin("+", bin("/", bin("*", cast("long long", var("r2")), bin("+", var("r2"), lit(1))), lit(2)), var("r1"));
+        NodePtr e = bl;
+        if (P == 2) {
+          NodePtr p = bin("&", var("gi"), lit(1)), q = bin("&", var("gj"), lit(1));
+          if (x.s.polOrder == "r2_r1") std::swap(p, q);
+          e = bin("+", bin("*", bin("+", bin("*", bl, lit(2)), p), lit(2)), q);
+        }
+        st.push_back(decl(vec + "*", "dst", bin("+", var("accv"), e)));
+        st.push_back(decl(vec, "o", index(var("dst"), lit(0))));
+        NodePtr re = index("d", d + reg), im = index("d", d + imReg);
+        st.push_back(assign(member(var("o"), "x"), f16 ? re : cast("long long", re), "+="));
+        st.push_back(assign(member(var("o"), "y"), f16 ? im : cast("long long", im), negIm ? "-=" : "+="));
+        st.push_back(assign(index(var("dst"), lit(0)), var("o")));
+        body.push_back(ifStmt(bin("&&", bin("<=", var("r1"), var("r2")), bin("<", var("gj"), lit(x.N))), block(st)));
+        out.push_back(block(body));
+      }
+  return out;
+}
+
+}  // namespace
+
+LoadPath chooseLoadPath(const CorrelatorSpec& s, int& vectorTimes) {
+  const CorrelatorInput& in = s.input;
+  const long long vt = s.type == SampleType::CF16 ? 4 : 8;  // 4 staged words
+  auto aligned = [&](long long stride, long long unit) { return stride % unit == 0; };
+  const long long T = in.timesPerBlock;
+  const bool split = T > 1;
+  const int ts = s.tuning.timesPerStage;
+  // Time: consecutive times adjacent.
+  const bool timeUnit = split ? in.time == 1 && T % vt == 0 : in.timeBlock == 1;
+  if (timeUnit && ts % vt == 0 && aligned(in.batch, vt) && aligned(in.channel, vt) && aligned(in.receiver, vt) &&
+      (s.polarizations == 1 || aligned(in.polarization, vt)) && (!split || aligned(in.timeBlock, vt))) {
+    vectorTimes = static_cast<int>(vt);
+    return LoadPath::Time;
+  }
+  // PolTime: (time, pol) pairs adjacent, pol fastest.
+  const bool polUnit = s.polarizations == 2 && in.polarization == 1 && (split ? in.time == 2 && T % vt == 0 : in.timeBlock == 2);
+  const long long span = 2 * vt;
+  if (polUnit && ts % vt == 0 && aligned(in.batch, span) && aligned(in.channel, span) && aligned(in.receiver, span) &&
+      (!split || aligned(in.timeBlock, span))) {
+    vectorTimes = static_cast<int>(vt);
+    return LoadPath::PolTime;
+  }
+  vectorTimes = static_cast<int>(vt);  // the Element path still fills 4 staged words per unit
+  return LoadPath::Element;
+}
+
+CorrelatorKernels emitCorrelator(const CorrelatorSpec& s) {
+  Ctx x{s, correlatorMma(s.type, s.polarizations), correlatorTiling(s), LoadPath::Element};
+  x.path = chooseLoadPath(s, x.vt);
+  x.ts = s.tuning.timesPerStage;
+  x.P = s.polarizations;
+  x.N = s.inputs();
+  x.wordsPerRow = x.ts / x.m.timesPerWord;
+  // 8-byte fragment loads (16 threads per wavefront) are conflict-free when the row stride is 8 mod 16 words.
+  x.rowStride = correlatorRowStride(x.ts, s.type);
+  CorrelatorKernels k;
+  k.tiling = x.t;
+  k.loadPath = x.path;
+  k.vectorTimes = x.vt;
+  k.correlateName = s.name + "_correlate";
+  k.reduceName = s.name + "_reduce";
+  const int rows = x.t.rowsPerBlock;
+  const bool f16 = s.type == SampleType::CF16;
+  k.sharedBytes = correlatorSharedBytes(rows, x.ts, s.type);
+  k.mmasPerStage = static_cast<long long>(x.t.warpsPerSide) * x.t.warpsPerSide * (x.t.warpRows / 16) * (x.t.warpCols / 4) * (x.ts / x.m.timesPerStep);
+
+  std::vector<NodePtr> body;
+  body.push_back(raw(fmt::format("__shared__ __align__(16) wf_u32 sa[{}][{}];", rows, x.rowStride)));
+  body.push_back(raw(fmt::format("__shared__ __align__(16) wf_u32 sb[{}][2][{}];", rows, x.rowStride)));
+  body.push_back(decl("const int", "tid", var("threadIdx.x")));
+  body.push_back(decl("const int", "lane", bin("&", var("tid"), lit(31))));
+  body.push_back(decl("const int", "warp", bin(">>", var("tid"), lit(5))));
+  body.push_back(decl("const int", "wi", bin("/", var("warp"), lit(x.t.warpsPerSide))));
+  body.push_back(decl("const int", "wj", bin("%", var("warp"), lit(x.t.warpsPerSide))));
+  // block -> (batch entry, channel, triangle tile)
+  body.push_back(decl("long long", "unit", var("blockIdx.x")));
+  body.push_back(decl("const int", "tile", cast("int", bin("%", var("unit"), lit(x.t.tiles())))));
+  body.push_back(assign(var("unit"), lit(x.t.tiles()), "/="));
+  body.push_back(decl("const int", "channel", cast("int", bin("%", var("unit"), lit(s.channels)))));
+  body.push_back(decl("const long long", "b", bin("/", var("unit"), lit(s.channels))));
+  body.push_back(decl("int", "tj", cast("int", bin("*", bin("-", call("sqrt", {bin("+", bin("*", dlit(8.0), cast("double", var("tile"))), dlit(1.0))}), dlit(1.0)), dlit(0.5)))));
+  body.push_back(raw("while (tj * (tj + 1) / 2 > tile) --tj;"));
+  body.push_back(raw("while ((tj + 1) * (tj + 2) / 2 <= tile) ++tj;"));
+  body.push_back(decl("const int", "ti", bin("-", var("tile"), bin("/", bin("*", var("tj"), bin("+", var("tj"), lit(1))), lit(2)))));
+  // below the diagonal of a diagonal tile: every row receiver exceeds every column receiver
+  body.push_back(decl("const bool", "active", unary("!", bin("&&", bin("==", var("ti"), var("tj")), bin(">", var("wi"), var("wj"))))));
+  body.push_back(decl("const unsigned char*", "chan",
+                      bin("+", var("input"), bin("*", bin("+", bin("*", var("b"), lit(s.input.batch)), bin("*", cast("long long", var("channel")), lit(s.input.channel))),
+                                                  lit(elemBytes(s.type))))));
+  body.push_back(decl("const int", "wrow", bin("*", var("wi"), lit(x.t.warpRows))));
+  body.push_back(decl("const int", "wcol", bin("*", var("wj"), lit(x.t.warpCols))));
+  const int nacc = (x.t.warpRows / 16) * (x.t.warpCols / 4) * 4;
+  body.push_back(declArray(f16 ? "float" : "int", "d", nacc));
+  body.push_back(raw("#pragma unroll"));
+  body.push_back(forLoop(decl("int", "z", lit(0)), bin("<", var("z"), lit(nacc)), assign(var("z"), lit(1), "+="),
+                         block({assign(index(var("d"), var("z")), f16 ? flit(0) : lit(0))})));
+  // Software pipeline: the loads of stage s + 1 are issued before the MMAs of stage s.
+  Fill fill = emitFill(x);
+  for (auto& d : fill.decls) body.push_back(d);
+  body.push_back(block([&] {
+    std::vector<NodePtr> first{decl("const int", "sl", lit(0))};
+    for (auto& l : fill.loads) first.push_back(l);
+    return first;
+  }()));
+  std::vector<NodePtr> stage = fill.stages;
+  stage.push_back(exprStmt(call("__syncthreads", {})));
+  {
+    std::vector<NodePtr> next{decl("const int", "sl", bin("+", var("s0"), lit(x.ts)))};
+    std::vector<NodePtr> loads = fill.loads;
+    next.push_back(ifStmt(bin("<", var("sl"), lit(s.samples)), block(loads)));
+    stage.push_back(block(next));
+  }
+  stage.push_back(ifStmt(var("active"), block(emitCompute(x))));
+  stage.push_back(exprStmt(call("__syncthreads", {})));
+  body.push_back(forLoop(decl("int", "s0", lit(0)), bin("<", var("s0"), lit(s.samples)), assign(var("s0"), lit(x.ts), "+="), block(stage)));
+  std::vector<NodePtr> store;
+  store.push_back(decl("const int", "trow", bin("+", bin("*", var("ti"), lit(rows)), var("wrow"))));
+  store.push_back(decl("const int", "tcol", bin("+", bin("*", var("tj"), lit(rows)), var("wcol"))));
+  store.push_back(decl(f16 ? "float2*" : "longlong2*", "accv",
+                       bin("+", cast(f16 ? "float2*" : "longlong2*", var("acc")),
+                           bin("*", bin("+", bin("*", var("b"), lit(s.channels)), var("channel")), lit(s.visibilitiesPerChannel())))));
+  for (auto& st : emitStore(x)) store.push_back(st);
+  body.push_back(ifStmt(var("active"), block(store)));
+
+  NodePtr fn = function(fmt::format("extern \"C\" __global__ void __launch_bounds__({})", x.t.threads()), "", k.correlateName,
+                        {decl("const unsigned char* __restrict__", "input"), decl(f16 ? "float* __restrict__" : "long long* __restrict__", "acc"),
+                         decl("long long", "batch")},
+                        block(body));
+  std::string head = fmt::format(
+      "// {}: correlate {} receivers x {} pol, {} channels, {} samples per call ({}), {} layout; generated by warpforge (correlator family)\n"
+      "// block: {} x {} inputs tile of the triangle, {} warps of 32 x 32; {} samples per shared-memory stage; load path: {}\n",
+      k.correlateName, s.receivers, s.polarizations, s.channels, s.samples, sampleTypeName(s.type), s.input.layout, rows, rows,
+      x.t.warpsPerSide * x.t.warpsPerSide, x.ts, loadPathName(x.path));
+  k.correlateSource = head + correlatorDeviceHelpers(s.type) + print(foldConstants(fn));
+  k.reduceSource = emitReduce(s, k.reduceName, k.reduceThreads);
+  return k;
+}
+
+}  // namespace warpforge

@@ -1,0 +1,41 @@
+#pragma once
+// The correlator's two kernels, built as ASTs and printed:
+//   <name>_correlate  one block per (batch entry, channel, triangle tile): stages samples in shared memory
+//                     (clamped, 4-bit widened to 8, B's conj_perm copy made once per stage), complex
+//                     products on real tensor cores (mma.sync s8 m16n8k32 / f16 m16n8k16 -> s32 / f32),
+//                     adds the tile's visibilities to the batch entry's accumulator (int64 / f32)
+//   <name>_reduce     when `dump` != 0: sums the batch's accumulators per visibility, saturates to int32
+//                     (missing marker for flagged receivers), resets the accumulators and counts the
+//                     saturated visibilities (the last block writes the count and re-zeroes the counters)
+#include <string>
+
+#include "generator/correlator/CorrelatorLayouts.h"
+#include "generator/correlator/CorrelatorSpec.h"
+
+namespace warpforge {
+
+// How one stage of samples goes from global to shared memory.
+enum class LoadPath {
+  Time,     // consecutive times of one (receiver, pol) are consecutive in memory: vector loads along time
+  PolTime,  // two polarizations interleaved per time (katgpucbf): vector loads of (time, pol) pairs, split in registers
+  Element,  // any strides: one sample per load
+};
+const char* loadPathName(LoadPath p);
+
+struct CorrelatorKernels {
+  std::string correlateName, reduceName;
+  std::string correlateSource, reduceSource;
+  CorrelatorTiling tiling;
+  LoadPath loadPath = LoadPath::Element;
+  int vectorTimes = 1;       // times per vector load (per receiver for PolTime)
+  int sharedBytes = 0;       // static shared memory of the correlate kernel
+  int reduceThreads = 256;
+  long long mmasPerStage = 0;  // per block
+};
+
+CorrelatorKernels emitCorrelator(const CorrelatorSpec& s);
+
+// The path and vector width the emitter picks for a spec's input layout.
+LoadPath chooseLoadPath(const CorrelatorSpec& s, int& vectorTimes);
+
+}  // namespace warpforge

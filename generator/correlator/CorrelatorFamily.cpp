@@ -1,0 +1,182 @@
+#include "generator/correlator/CorrelatorFamily.h"
+
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "generator/correlator/CorrelatorData.h"
+#include "generator/correlator/CorrelatorEmitter.h"
+#include "generator/correlator/CorrelatorLayouts.h"
+#include "generator/correlator/CorrelatorPlan.h"
+
+namespace warpforge {
+
+namespace {
+
+// TCC's operation count, so that figures compare: 8 R^2 / 2 P^2 C T per batch entry.
+double tccOps(const CorrelatorSpec& s) {
+  return 8.0 * s.receivers * s.receivers / 2.0 * s.polarizations * s.polarizations * s.channels * static_cast<double>(s.samples);
+}
+
+constexpr int kMaxStaticShared = 48 * 1024;
+
+class CorrelatorFamilySpec final : public FamilySpec {
+ public:
+  explicit CorrelatorFamilySpec(CorrelatorSpec s) : s_(std::move(s)) {}
+  const Family& family() const override { return correlatorFamily(); }
+  const std::string& name() const override { return s_.name; }
+  const std::string& file() const override { return s_.file; }
+
+  VerifyReport verify() const override {
+    ConsistencyReport c = correlatorConsistency(s_);
+    const CorrelatorKernels k = emitCorrelator(s_);
+    if (k.sharedBytes > kMaxStaticShared)
+      c.issues.push_back({"/tuning/times_per_stage", fmt::format("the stage needs {} B of shared memory (> {} B): fewer times per stage or receivers per block",
+                                                                 k.sharedBytes, kMaxStaticShared)});
+    if (!c.issues.empty()) {
+      std::vector<InconsistentSpec::Issue> issues;
+      std::string text;
+      for (const auto& i : c.issues) {
+        issues.push_back({i.path, i.message});
+        text += fmt::format("{}: {}: {}\n", s_.file, i.path, i.message);
+      }
+      throw InconsistentSpec(text, issues);
+    }
+    VerifyReport r;
+    const CorrelatorTiling& t = k.tiling;
+    const long long steps = s_.samples / (s_.type == SampleType::CF16 ? 8 : 16);
+    // Active warps: all of an off-diagonal tile, the upper triangle of warps of a diagonal one.
+    const long long W = t.warpsPerSide;
+    const long long warps = (t.tiles() - t.tilesPerSide) * W * W + static_cast<long long>(t.tilesPerSide) * W * (W + 1) / 2;
+    const long long mmas = warps * (t.warpRows / 16) * (t.warpCols / 4) * steps * s_.channels;
+    const double useful = tccOps(s_), done = static_cast<double>(mmas) * (s_.type == SampleType::CF16 ? 2.0 * 16 * 8 * 16 : 2.0 * 16 * 8 * 32);
+    r.text = fmt::format("{}: {} (correlator {} x {} pol, {} channels, {} samples per call, {}): OK\n", s_.file, s_.name, s_.receivers,
+                         s_.polarizations, s_.channels, s_.samples, sampleTypeName(s_.type));
+    for (const auto& line : c.proved) r.text += "  proved: " + line + "\n";
+    r.text += fmt::format("  input: {} layout, load path: {}; conjugate {}, polarization order {}\n", s_.input.layout, loadPathName(k.loadPath),
+                          s_.conjugate, s_.polOrder);
+    r.text += fmt::format("  tiles: {} per channel ({} x {} inputs, {} warps), {} samples per stage, {} B shared; {} MMAs per batch entry ({}), "
+                          "tensor-core work {:.2f}x TCC's op count\n",
+                          t.tiles(), t.rowsPerBlock, t.rowsPerBlock, W * W, s_.tuning.timesPerStage, k.sharedBytes, mmas,
+                          s_.type == SampleType::CF16 ? "m16n8k16 f16" : "m16n8k32 s8", done / useful);
+    r.text += fmt::format("  exactness: int32 tensor-core sums exact up to {} samples per call (this spec: {}); -128 -> -127, -8 -> -7 before use\n",
+                          s_.integer() ? s_.maxExactSamples() : 0, s_.samples);
+    r.counts["mma"] = Json::object({{s_.type == SampleType::CF16 ? "m16n8k16" : "m16n8k32", mmas}});
+    r.counts["tiles_per_channel"] = t.tiles();
+    r.counts["shared_bytes"] = k.sharedBytes;
+    r.counts["tcc_ops_per_batch"] = useful;
+    r.counts["stores_checked"] = c.storesChecked;
+    return r;
+  }
+
+  std::string explain(const EmitTarget& target) const override {
+    const CorrelatorKernels k = emitCorrelator(s_);
+    const CorrelatorMma m = correlatorMma(s_.type, s_.polarizations);
+    std::string o = fmt::format("{}: two kernels (same for every arch >= sm_80; target {})\n", s_.name, target.arch);
+    o += fmt::format("{}: block {} threads, tile {} x {} inputs of the triangle ({} tiles per channel), {} B shared\n", k.correlateName,
+                     k.tiling.threads(), k.tiling.rowsPerBlock, k.tiling.rowsPerBlock, k.tiling.tiles(), k.sharedBytes);
+    o += fmt::format("  per stage of {} samples: load ({}), clamp{}, conj_perm copy of the column side; then {} x {} MMAs\n",
+                     s_.tuning.timesPerStage, loadPathName(k.loadPath), s_.type == SampleType::CI4 ? " and widen 4 -> 8 bits" : "",
+                     k.mmasPerStage, m.shape->ptx());
+    o += fmt::format("  A: {}\n  B: {}\n  C: {}\n", m.a.str(), m.b.str(), m.c.str());
+    o += fmt::format("{}: grid-stride over {} visibilities, {} threads per block\n", k.reduceName, s_.visibilities(), k.reduceThreads);
+    return o;
+  }
+
+  Generated emit(const EmitTarget&) const override {
+    verify();
+    return Generated{correlatorLaunchPlan(s_, emitCorrelator(s_))};
+  }
+
+  long long defaultBatch() const override { return 1; }
+  TestData randomInputs(long long batch, std::uint64_t seed) const override { return correlatorInputs(s_, batch, seed); }
+  Check check(const TestData& data, const std::map<std::string, std::vector<unsigned char>>& outputs, long long batch) const override {
+    return correlatorCheck(s_, data, outputs, batch);
+  }
+
+  // Proposed kind for bench/ (not implemented there yet; makeBaseline returns nullptr for it):
+  // "herk": C[b] = A[b] A[b]^H for b < lengths[0], A n x k = lengths[1] x lengths[2] complex, column-major with
+  // the time index fastest ("ci8": CUDA_C_8I through cublasCherkEx / cublasGemmEx -> CUDA_C_32F; "cf16": cublasGemmEx
+  // CUDA_C_16F -> CUDA_C_32F), the lower triangle compared.
+  std::optional<BaselineRequest> baseline() const override {
+    if (s_.type == SampleType::CI4) return std::nullopt;  // cuBLAS has no complex int4
+    BaselineRequest r;
+    r.kind = "herk";
+    r.lengths = {s_.channels, s_.inputs(), s_.samples};
+    r.precision = s_.type == SampleType::CI8 ? "ci8" : "cf16";
+    r.transform = "lower";
+    r.description = fmt::format("cuBLAS {} HERK n = {} (receivers x pols), k = {} samples, {} channels per batch entry -> complex f32",
+                                r.precision, s_.inputs(), s_.samples, s_.channels);
+    const CorrelatorSpec s = s_;
+    // Dense [batch][channel][input][time] samples, clamped like ours (8-bit) or as given (f16).
+    r.denseInput = [s](const TestData& data, long long batch) {
+      const long long eb = s.type == SampleType::CI8 ? 2 : 4;
+      const auto& in = data.arrays.at("input");
+      std::vector<unsigned char> out(static_cast<std::size_t>(batch * s.channels * s.inputs() * s.samples * eb));
+      std::size_t o = 0;
+      for (long long b = 0; b < batch; ++b)
+        for (long long c = 0; c < s.channels; ++c)
+          for (long long n = 0; n < s.inputs(); ++n)
+            for (long long t = 0; t < s.samples; ++t, o += eb) {
+              const long long off = sampleOffset(s, b, c, t, n / s.polarizations, n % s.polarizations);
+              std::memcpy(&out[o], &in[static_cast<std::size_t>(off * eb)], eb);
+              if (eb == 2)
+                for (int h = 0; h < 2; ++h)
+                  if (out[o + h] == 0x80) out[o + h] = 0x81;
+            }
+      return out;
+    };
+    r.error = nullptr;
+    return r;
+  }
+
+  std::vector<BenchVariant> benchVariants(const EmitTarget&) const override {
+    std::vector<BenchVariant> v;
+    v.push_back({"correlate kernel only (TCC's part; no reduction)", Generated{correlatorLaunchPlan(s_, emitCorrelator(s_), false)}, 1, 0});
+    const int P = s_.polarizations;
+    for (int rows : {32, 64, 128})
+      for (int ts : {32, 64}) {
+        CorrelatorSpec t = s_;
+        t.tuning.receiversPerBlock = rows / P;
+        t.tuning.timesPerStage = ts;
+        if (s_.samples % ts || (rows == s_.tuning.receiversPerBlock * P && ts == s_.tuning.timesPerStage)) continue;
+        const CorrelatorKernels k = emitCorrelator(t);
+        if (k.sharedBytes > kMaxStaticShared) continue;
+        v.push_back({fmt::format("correlate only, {} rows per block, {} samples per stage", rows, ts), Generated{correlatorLaunchPlan(t, k, false)}, 1, 0});
+      }
+    return v;
+  }
+
+  std::string benchNotes(const std::vector<double>& variantMs, double, int) const override {
+    std::string o = fmt::format("op count (TCC's 8 R^2/2 P^2 C T): {:.4g} per batch entry\n", tccOps(s_));
+    const auto variants = benchVariants({});
+    for (std::size_t i = 0; i < variantMs.size() && i < variants.size(); ++i)
+      o += fmt::format("  {:<64} {:8.4f} ms  {:7.1f} TOPS\n", variants[i].name, variantMs[i], tccOps(s_) / (variantMs[i] * 1e-3) / 1e12);
+    return o;
+  }
+
+ private:
+  CorrelatorSpec s_;
+};
+
+class CorrelatorFamily final : public Family {
+ public:
+  std::string name() const override { return "correlator"; }
+  std::string summary() const override {
+    return "tensor-core radio-astronomy correlator (X-engine): ci4/ci8/cf16 samples, triangle of baselines, int64 accumulators reduced to int32 with saturation";
+  }
+  std::unique_ptr<FamilySpec> parse(const Json& root, const std::string& file) const override {
+    return makeCorrelatorSpec(parseCorrelatorSpec(root, file));
+  }
+};
+
+}  // namespace
+
+const Family& correlatorFamily() {
+  static const CorrelatorFamily f;
+  return f;
+}
+
+std::unique_ptr<FamilySpec> makeCorrelatorSpec(CorrelatorSpec spec) { return std::make_unique<CorrelatorFamilySpec>(std::move(spec)); }
+
+}  // namespace warpforge

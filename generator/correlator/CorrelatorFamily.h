@@ -1,0 +1,11 @@
+#pragma once
+// The correlator family (see README.md): registration and a spec object over a parsed CorrelatorSpec.
+#include <memory>
+
+#include "generator/correlator/CorrelatorSpec.h"
+#include "warpforge/family.h"
+
+namespace warpforge {
+const Family& correlatorFamily();
+std::unique_ptr<FamilySpec> makeCorrelatorSpec(CorrelatorSpec spec);
+}  // namespace warpforge

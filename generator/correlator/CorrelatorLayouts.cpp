@@ -1,0 +1,236 @@
+#include "generator/correlator/CorrelatorLayouts.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+namespace warpforge {
+
+namespace {
+
+// The notation of layout-notation.md with free logical names ("b0 b1 <-> ReIm time0, t0 t1 <-> ..."):
+// Layout::parse knows only the FFT's names (n*, q*, ReIm*), the Layout itself takes any.
+Layout corrLayout(const std::string& text) {
+  std::vector<Layout::Entry> entries;
+  std::stringstream groups(text);
+  std::string group;
+  while (std::getline(groups, group, ',')) {
+    auto arrow = group.find("<->");
+    if (arrow == std::string::npos) throw LayoutError("correlator layout group without '<->': " + group);
+    std::stringstream lhs(group.substr(0, arrow)), rhs(group.substr(arrow + 3));
+    std::vector<std::string> phys, logical;
+    for (std::string t; lhs >> t;) phys.push_back(t);
+    for (std::string t; rhs >> t;) logical.push_back(t);
+    if (phys.size() != logical.size()) throw LayoutError("correlator layout group with unequal sides: " + group);
+    for (std::size_t i = 0; i < phys.size(); ++i) {
+      const char k = phys[i][0];
+      PhysKind kind = k == 'b' ? PhysKind::B : k == 't' ? PhysKind::T : k == 'r' ? PhysKind::R : PhysKind::W;
+      entries.push_back({{kind, std::stoi(phys[i].substr(1))}, logical[i]});
+    }
+  }
+  return Layout(std::move(entries));
+}
+
+// Row bits of the r1 side (row = pol + P * receiver) and column bits of the r2 side.
+std::vector<std::string> sideBits(int side, int polarizations, int count) {
+  std::vector<std::string> out;
+  if (polarizations == 2) out.push_back(fmt::format("pol{}", side));
+  for (int i = 0; static_cast<int>(out.size()) < count; ++i) out.push_back(fmt::format("rcv{}_{}", side, i));
+  return out;
+}
+
+std::string fill(std::string text, const std::vector<std::string>& names, char tag) {
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const std::string key = fmt::format("{{{}{}}}", tag, i);
+    for (auto p = text.find(key); p != std::string::npos; p = text.find(key)) text.replace(p, key.size(), names[i]);
+  }
+  return text;
+}
+
+}  // namespace
+
+CorrelatorMma correlatorMma(SampleType type, int polarizations) {
+  CorrelatorMma m;
+  const auto rows = sideBits(1, polarizations, 4);  // 16 rows of A and C
+  const auto cols = sideBits(2, polarizations, 2);  // 4 inputs (8 columns with ReIm_out) of B and C
+  // Hand-written from the PTX ISA's fragment figures (groupID = lane >> 2 holds the row of A and C and
+  // the column of B; threadID_in_group = lane & 3 the k position); correlatorConsistency() checks them
+  // against FragmentTable, which tests/FragmentTableTest.cpp re-derives from the PTX formulas.
+  const std::string c = "t0 t1 t2 t3 t4 <-> {c0} {c1} {r0} {r1} {r2}, r0 r1 <-> ReIm_out {r3}";
+  if (type == SampleType::CF16) {
+    m.shape = findMmaShape("m16n8k16", "f16");
+    m.a = corrLayout(fill(fill("b0 <-> ReIm, t0 t1 t2 t3 t4 <-> time0 time1 {r0} {r1} {r2}, r0 r1 <-> {r3} time2", rows, 'r'), cols, 'c'));
+    m.b = corrLayout(fill("b0 <-> ReIm_in, t0 t1 t2 t3 t4 <-> time0 time1 ReIm_out {c0} {c1}, r0 <-> time2", cols, 'c'));
+    m.timesPerStep = 8;
+    m.timesPerWord = 1;
+  } else {
+    m.shape = findMmaShape("m16n8k32", "s8");
+    m.a = corrLayout(fill("b0 b1 <-> ReIm time0, t0 t1 t2 t3 t4 <-> time1 time2 {r0} {r1} {r2}, r0 r1 <-> {r3} time3", rows, 'r'));
+    m.b = corrLayout(fill("b0 b1 <-> ReIm_in time0, t0 t1 t2 t3 t4 <-> time1 time2 ReIm_out {c0} {c1}, r0 <-> time3", cols, 'c'));
+    m.timesPerStep = 16;
+    m.timesPerWord = 2;
+  }
+  m.c = corrLayout(fill(fill(c, rows, 'r'), cols, 'c'));
+  // The f16 shape in FragmentTable has an f16 accumulator; the kernel uses the f32 one, whose C fragment
+  // is the s32 one's (c0 c1 on columns 2 tig, 2 tig + 1): r0 <-> k0, r1 <-> i3.
+  return m;
+}
+
+CorrelatorTiling correlatorTiling(const CorrelatorSpec& s) {
+  CorrelatorTiling t;
+  t.rowsPerBlock = s.tuning.receiversPerBlock * s.polarizations;
+  t.warpsPerSide = t.rowsPerBlock / 32;
+  t.tilesPerSide = static_cast<int>((s.inputs() + t.rowsPerBlock - 1) / t.rowsPerBlock);
+  return t;
+}
+
+void tileCoords(long long tile, int& ti, int& tj) {
+  long long r1, r2;
+  baselineReceivers(tile, r1, r2);
+  ti = static_cast<int>(r1);
+  tj = static_cast<int>(r2);
+}
+
+std::uint32_t conjPermModel(std::uint32_t w, SampleType type) {
+  if (type == SampleType::CF16) {
+    // (re, im) halves -> (-im, re): swap the halves, flip the sign bit of the new low half.
+    return ((w >> 16) | (w << 16)) ^ 0x8000u;
+  }
+  // Bytes 1 and 3 (the imaginary parts) negated without carries reaching a byte that is used:
+  // n = (~w & 0xff00ff00) + 0x01000100; the +1 of byte 1 carries into byte 2 only when ~im0 = 0xff.
+  const std::uint32_t n = (~w & 0xff00ff00u) + 0x01000100u;
+  // __byte_perm(w, n, 0x2705): bytes n1, w0, n3, w2.
+  auto byte = [&](int sel) { return sel < 4 ? (w >> (8 * sel)) & 0xffu : (n >> (8 * (sel - 4))) & 0xffu; };
+  return byte(5) | byte(0) << 8 | byte(7) << 16 | byte(2) << 24;
+}
+
+ConsistencyReport correlatorConsistency(const CorrelatorSpec& s, const CorrelatorMma* mma) {
+  ConsistencyReport rep;
+  auto issue = [&](const std::string& path, const std::string& msg) { rep.issues.push_back({path, msg}); };
+  const CorrelatorMma m = mma ? *mma : correlatorMma(s.type, s.polarizations);
+  const MmaShape& sh = *m.shape;
+  // 1. Each operand's layout read through the fragment table: matrix bit -> correlator bit.
+  auto read = [&](const Layout& l, const FragmentLayout& f, const char* name) {
+    std::map<std::string, std::string> out;
+    auto take = [&](PhysKind k, const std::vector<std::string>& bits) {
+      for (std::size_t x = 0; x < bits.size(); ++x) {
+        auto lg = l.logicalAt({k, static_cast<int>(x)});
+        if (!lg) issue(fmt::format("/mma/{}", name), fmt::format("fragment bit {} ({}) has no logical bit", PhysBit{k, int(x)}.str(), bits[x]));
+        else out[bits[x]] = *lg;
+      }
+    };
+    take(PhysKind::B, f.b);
+    take(PhysKind::T, f.t);
+    take(PhysKind::R, f.r);
+    if (l.numBits() != static_cast<int>(f.b.size() + f.t.size() + f.r.size()))
+      issue(fmt::format("/mma/{}", name), fmt::format("layout has {} bits, the {} fragment {}", l.numBits(), sh.shape, f.b.size() + f.t.size() + f.r.size()));
+    return out;
+  };
+  // The f32/s32 accumulator fragment: the s8 shape's C (the f16 shape in the table has an f16 C).
+  const FragmentLayout& cFrag = findMmaShape("m16n8k32", "s8")->c;
+  auto A = read(m.a, sh.a, "A"), B = read(m.b, sh.b, "B"), C = read(m.c, cFrag, "C");
+  std::set<std::string> summed;
+  for (const auto& [bit, lg] : A) {
+    if (bit[0] == 'i' && C[bit] != lg) issue("/mma/C", fmt::format("row bit {} is {} in A but {} in C", bit, lg, C[bit]));
+    if (bit[0] == 'j') {
+      const std::string want = lg == "ReIm" ? "ReIm_in" : lg;
+      if (B[bit] != want) issue("/mma/B", fmt::format("summed bit {} is {} in A but {} in B (expected {})", bit, lg, B[bit], want));
+      summed.insert(lg);
+    }
+  }
+  for (const auto& [bit, lg] : B)
+    if (bit[0] == 'k' && C[bit] != lg) issue("/mma/C", fmt::format("column bit {} is {} in B but {} in C", bit, lg, C[bit]));
+  std::set<std::string> want{"ReIm"};
+  for (int t = 0; (1 << t) < m.timesPerStep; ++t) want.insert(fmt::format("time{}", t));
+  if (summed != want) issue("/mma/A", "the summed bits are not exactly ReIm and the time bits of one step");
+  for (const auto& [bit, lg] : C)
+    if (want.count(lg) || lg == "ReIm_in") issue("/mma/C", fmt::format("summed bit {} appears in C", lg));
+  if (!B.count("k0") || B["k0"] != "ReIm_out") issue("/mma/B", "ReIm_out must be column bit k0 (re and im of a visibility in c0, c1)");
+  rep.proved.push_back(fmt::format("{} {}: A, B, C layouts agree with the fragment tables; summed bits = ReIm + {} time bits", sh.shape,
+                                   sh.abType, want.size() - 1));
+
+  // 2. The complex expansion: sum over ReIm_in of A[ReIm] B[ReIm_in][ReIm_out] = (s1 conj s2)[ReIm_out],
+  //    B's ReIm_out = 1 column being conj_perm of the sample word; every byte pattern of the imaginary parts.
+  long long expansionCases = 0;
+  if (s.type == SampleType::CF16) {
+    for (std::uint32_t w : {0x3c00bc00u, 0x00000000u, 0x80007bffu, 0xfbff0001u}) {
+      const std::uint32_t p = conjPermModel(w, s.type);
+      if ((p & 0xffff) != ((w >> 16) ^ 0x8000) || (p >> 16) != (w & 0xffff)) issue("/mma/B", fmt::format("conj_perm({:#x}) = {:#x}", w, p));
+      ++expansionCases;
+    }
+  } else {
+    for (int im0 = -127; im0 <= 127; ++im0)
+      for (int im1 = -127; im1 <= 127; im1 += 3)
+        for (int re : {-127, -1, 0, 1, 127}) {
+          const std::uint32_t w = (re & 0xff) | (im0 & 0xff) << 8 | ((-re) & 0xff) << 16 | (im1 & 0xff) << 24;
+          const std::uint32_t p = conjPermModel(w, s.type);
+          auto sb = [](std::uint32_t x, int i) { return static_cast<int>(static_cast<signed char>((x >> (8 * i)) & 0xff)); };
+          // Column ReIm_out = 1 of sample pair (re, im) must be (-im, re): then for a1 + i b1 and a2 + i b2,
+          // a1 * (-b2) + b1 * a2 = Im(s1 conj s2) and a1 a2 + b1 b2 = Re(s1 conj s2) (column ReIm_out = 0, the plain word).
+          if (sb(p, 0) != -im0 || sb(p, 1) != re || sb(p, 2) != -im1 || sb(p, 3) != -re) {
+            issue("/mma/B", fmt::format("conj_perm({:#010x}) = {:#010x}, expected (-im0, re0, -im1, re1)", w, p));
+            break;
+          }
+          ++expansionCases;
+        }
+  }
+  rep.proved.push_back(fmt::format("conj_perm expansion of B: {} sample words give (-im, re) exactly (values clamped to +-{})", expansionCases,
+                                   s.integer() ? s.maxComponent() : 65504));
+
+  // 3. The triangle store: blocks (triangle tiles), warps (skipped below the diagonal), fragments and
+  //    registers (C layout) with the store predicate r1 <= r2 < R write each (bl, p, q, ReIm) once.
+  // The store check enumerates every component of one channel; beyond 2^24 of them it runs on the same
+  // tiling with fewer receivers (three tiles per side and one receiver more: full, partial and diagonal tiles).
+  CorrelatorSpec small = s;
+  if (s.visibilitiesPerChannel() * 2 > (1LL << 24)) small.receivers = 3 * s.tuning.receiversPerBlock + 1;
+  const CorrelatorTiling t = correlatorTiling(small);
+  const long long N = small.inputs();
+  const int P = s.polarizations;
+  std::vector<unsigned char> writes(static_cast<std::size_t>(small.visibilitiesPerChannel() * 2), 0);
+  auto bitValue = [](const Layout& l, const std::string& name, int lane, int reg) {
+    auto ph = l.physOf(name);
+    if (!ph) return 0;
+    return ph->kind == PhysKind::T ? (lane >> ph->index) & 1 : ph->kind == PhysKind::R ? (reg >> ph->index) & 1 : 0;
+  };
+  const auto rowNames = sideBits(1, P, 4), colNames = sideBits(2, P, 2);
+  for (long long tile = 0; tile < t.tiles(); ++tile) {
+    int ti, tj;
+    tileCoords(tile, ti, tj);
+    if (ti > tj || tj >= t.tilesPerSide) issue("/tiles", fmt::format("tile {} decodes to ({}, {})", tile, ti, tj));
+    for (int wi = 0; wi < t.warpsPerSide; ++wi)
+      for (int wj = 0; wj < t.warpsPerSide; ++wj) {
+        if (ti == tj && wi > wj) continue;  // below the diagonal: every row receiver exceeds every column receiver
+        for (int fa = 0; fa < t.warpRows / 16; ++fa)
+          for (int fb = 0; fb < t.warpCols / 4; ++fb)
+            for (int lane = 0; lane < 32; ++lane)
+              for (int reg = 0; reg < 4; ++reg) {
+                long long row = 0, col = 0;
+                for (std::size_t k = 0; k < rowNames.size(); ++k) row |= static_cast<long long>(bitValue(m.c, rowNames[k], lane, reg)) << k;
+                for (std::size_t k = 0; k < colNames.size(); ++k) col |= static_cast<long long>(bitValue(m.c, colNames[k], lane, reg)) << k;
+                const int reim = bitValue(m.c, "ReIm_out", lane, reg);
+                const long long i = static_cast<long long>(ti) * t.rowsPerBlock + wi * t.warpRows + fa * 16 + row;
+                const long long j = static_cast<long long>(tj) * t.rowsPerBlock + wj * t.warpCols + fb * 4 + col;
+                const long long r1 = i / P, r2 = j / P;
+                if (!(r1 <= r2 && j < N)) continue;  // the kernel's store predicate
+                const long long p = i % P, q = j % P;
+                const long long pp = s.polOrder == "r1_r2" ? p : q, qq = s.polOrder == "r1_r2" ? q : p;
+                const long long e = ((baselineIndex(r1, r2) * P + pp) * P + qq) * 2 + reim;
+                ++writes[static_cast<std::size_t>(e)];
+                ++rep.storesChecked;
+              }
+      }
+  }
+  long long missing = 0, twice = 0;
+  for (auto w : writes) missing += w == 0, twice += w > 1;
+  if (missing || twice)
+    issue("/tuning", fmt::format("the triangle store leaves {} visibility components unwritten and writes {} more than once", missing, twice));
+  rep.proved.push_back(fmt::format("triangle store: {} tiles of {} x {} rows, {} warps each: all {} components of a channel written exactly once{}",
+                                   t.tiles(), t.rowsPerBlock, t.rowsPerBlock, t.warpsPerSide * t.warpsPerSide, writes.size(),
+                                   small.receivers != s.receivers ? fmt::format(" (checked with {} receivers, same tiling)", small.receivers) : ""));
+  return rep;
+}
+
+}  // namespace warpforge

@@ -1,0 +1,67 @@
+#pragma once
+// The correlator's tensor-core operands in the register-bit notation
+// (../shared/docs/layout-notation.md), with the correlator's logical bits:
+//   ReIm                    component of a sample in A (0 real, 1 imaginary)
+//   ReIm_in, ReIm_out       of the expanded B: which component of the r2 sample it holds,
+//                           which component of the visibility its column produces
+//   time0..                 sample index inside one MMA step (the summed bits)
+//   pol1, rcv1_0..          row of A and C: polarization and receiver bits of the r1 side
+//   pol2, rcv2_0..          column of B and C: polarization and receiver bits of the r2 side
+// (pol bits only with 2 polarizations; the row index is pol + P * receiver).
+//
+// The existing Verifier proves FFT step lists; the correlator's step is one
+// complex MMA, so correlatorConsistency() checks it directly with the same
+// Layout and FragmentTable objects: operand bits agree with the PTX fragment
+// tables, the summed bits are exactly the time bits plus the complex pair, the
+// conj_perm expansion of B makes the real MMA a complex s1 * conj(s2), and the
+// block/warp/fragment tiling with the store's predicate writes every
+// visibility of the triangle exactly once.
+#include <string>
+#include <vector>
+
+#include "generator/correlator/CorrelatorSpec.h"
+#include "generator/layout/FragmentTable.h"
+#include "generator/layout/Layout.h"
+
+namespace warpforge {
+
+struct CorrelatorMma {
+  const MmaShape* shape = nullptr;  // s8 m16n8k32 (ci4 widened, ci8) or f16 m16n8k16 (cf16)
+  Layout a, b, c;                   // one fragment each, correlator bits
+  int timesPerStep = 0;             // samples summed by one MMA (2^time bits)
+  int timesPerWord = 0;             // samples in one 32-bit register of A (2 for 8-bit, 1 for f16)
+  int rowsPerA = 16, colsPerB = 4;  // correlation-matrix rows of one A fragment, columns (inputs) of one B fragment
+};
+
+CorrelatorMma correlatorMma(SampleType type, int polarizations);
+
+// The block geometry the emitter uses (derived from the spec's tuning).
+struct CorrelatorTiling {
+  int rowsPerBlock = 64;    // inputs (receiver x pol) per block side; a square tile
+  int warpRows = 32, warpCols = 32;
+  int warpsPerSide = 2;     // warps = warpsPerSide^2
+  int tilesPerSide = 0;     // ceil(inputs / rowsPerBlock)
+  long long tiles() const { return static_cast<long long>(tilesPerSide) * (tilesPerSide + 1) / 2; }  // upper triangle incl. diagonal
+  int threads() const { return 32 * warpsPerSide * warpsPerSide; }
+};
+CorrelatorTiling correlatorTiling(const CorrelatorSpec& s);
+
+// (ti, tj), ti <= tj, of triangle tile `tile` (column-major over the upper triangle: tj(tj+1)/2 + ti), as the kernel decodes it.
+void tileCoords(long long tile, int& ti, int& tj);
+
+struct ConsistencyIssue {
+  std::string path, message;
+};
+struct ConsistencyReport {
+  std::vector<ConsistencyIssue> issues;
+  std::vector<std::string> proved;  // one line per property checked
+  long long storesChecked = 0;
+};
+// `mma`: layouts to check instead of correlatorMma()'s (tests hand in mutated ones).
+ConsistencyReport correlatorConsistency(const CorrelatorSpec& s, const CorrelatorMma* mma = nullptr);
+
+// The byte-level conj_perm of one 32-bit word of samples (as the kernel's code computes it):
+// 8-bit: (re0, im0, re1, im1) -> (-im0, re0, -im1, re1); f16: (re, im) -> (-im, re).
+std::uint32_t conjPermModel(std::uint32_t w, SampleType type);
+
+}  // namespace warpforge

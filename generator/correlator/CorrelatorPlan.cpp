@@ -1,0 +1,111 @@
+#include "generator/correlator/CorrelatorPlan.h"
+
+#include <fmt/format.h>
+
+namespace warpforge {
+
+LaunchPlan correlatorLaunchPlan(const CorrelatorSpec& s, const CorrelatorKernels& k, bool withReduce) {
+  const bool f = !s.integer();
+  const long long eb = s.type == SampleType::CI4 ? 1 : s.type == SampleType::CI8 ? 2 : 4;
+  LaunchPlan p;
+  p.specName = s.name;
+  p.family = "correlator";
+  p.unitName = "batch";
+  p.minArch = 80;
+  p.sources.push_back({k.correlateName + ".cu", k.correlateSource});
+  p.sources.push_back({k.reduceName + ".cu", k.reduceSource});
+
+  PlanBuffer in;
+  in.name = "input";
+  in.role = BufferRole::Input;
+  in.elementType = "unsigned char";
+  in.elementBytes = 1;
+  in.perBatchElems = s.input.batch * eb;
+  in.alignment = 16;
+  in.note = fmt::format("samples ({}, {} layout), {} bytes per batch entry; batch entry b adds to accumulator b", sampleTypeName(s.type),
+                        s.input.layout, s.input.batch * eb);
+  PlanBuffer acc;
+  acc.name = "accumulators";
+  acc.role = BufferRole::Input;
+  acc.elementType = f ? "float" : "long long";
+  acc.elementBytes = f ? 4 : 8;
+  acc.perBatchElems = s.visibilities() * 2;
+  acc.alignment = 16;
+  acc.note = "[batch][channel][baseline][pol][pol][re, im]: what the calls of the dump have added so far (zero at its start)";
+  PlanBuffer accOut = acc;
+  accOut.name = "accumulators_out";
+  accOut.role = BufferRole::Output;
+  accOut.aliasOf = "accumulators";
+  accOut.note = "the accumulators after the call: zero after a dump";
+  PlanBuffer miss;
+  miss.name = "missing";
+  miss.role = BufferRole::Input;
+  miss.elementType = "unsigned char";
+  miss.elementBytes = 1;
+  miss.fixedElems = s.receivers;
+  miss.note = "per receiver, nonzero: data absent this dump (its baselines get the missing marker)";
+  PlanBuffer vis;
+  vis.name = "visibilities";
+  vis.role = BufferRole::Output;
+  vis.elementType = f ? "float" : "int";
+  vis.elementBytes = 4;
+  vis.fixedElems = s.visibilities() * 2;
+  vis.alignment = 8;
+  vis.note = f ? "[channel][baseline][pol][pol][re, im] f32; NaN 0x7fc00000 for missing receivers"
+               : "[channel][baseline][pol][pol][re, im] int32, saturated to +-(2^31 - 1); -2^31 for missing receivers";
+  PlanBuffer sat;
+  sat.name = "saturated";
+  sat.role = BufferRole::Output;
+  sat.elementType = "unsigned long long";
+  sat.elementBytes = 8;
+  sat.fixedElems = 1;
+  sat.note = "visibilities with a saturated component in this dump";
+  PlanBuffer c1;
+  c1.name = "sat_count";
+  c1.role = BufferRole::Counter;
+  c1.elementType = "unsigned long long";
+  c1.elementBytes = 8;
+  c1.fixedElems = 1;
+  c1.note = "saturated visibilities summed over the reduce blocks (left zero)";
+  PlanBuffer c2 = c1;
+  c2.name = "blocks_done";
+  c2.elementType = "unsigned int";
+  c2.elementBytes = 4;
+  c2.note = "reduce blocks finished (left zero)";
+  p.buffers = {in, acc, accOut, miss, vis, sat, c1, c2};  // the same arrays with or without the reduction (bench variants share them)
+  p.params.push_back(PlanParam{"dump", "int", 1, 0, 1, "1: reduce the accumulators to the visibilities and reset them; 0: only accumulate"});
+
+  PlanKernel corr;
+  corr.name = k.correlateName;
+  corr.source = 0;
+  corr.blockX = k.tiling.threads();
+  corr.sharedBytes = 0;  // static
+  corr.grid = GridRule{static_cast<long long>(s.channels) * k.tiling.tiles(), 1, false};
+  corr.args = {PlanArg::buffer("input", "const unsigned char*", "input"), PlanArg::buffer("accumulators", f ? "float*" : "long long*", "acc"),
+               PlanArg::batchTimes(1, "batch")};
+  corr.note = fmt::format("one block per (batch entry, channel, tile of {} x {} inputs); {} B static shared memory", k.tiling.rowsPerBlock,
+                          k.tiling.rowsPerBlock, k.sharedBytes);
+  p.kernels.push_back(corr);
+  if (withReduce) {
+    PlanKernel red;
+    red.name = k.reduceName;
+    red.source = 1;
+    red.blockX = k.reduceThreads;
+    red.grid = GridRule{1, 1, true};
+    red.grid.unitsPerBatch = (s.visibilities() + k.reduceThreads - 1) / k.reduceThreads;  // capped at the resident blocks (grid-stride)
+    red.args = {PlanArg::buffer("accumulators", f ? "float*" : "long long*", "acc"),
+                PlanArg::buffer("visibilities", f ? "float*" : "int*", "vis"),
+                PlanArg::buffer("missing", "const unsigned char*", "missing"),
+                PlanArg::buffer("saturated", "unsigned long long*", "saturated"),
+                PlanArg::buffer("sat_count", "unsigned long long*", "sat_count"),
+                PlanArg::buffer("blocks_done", "unsigned int*", "blocks_done"),
+                PlanArg::batchTimes(1, "batch"),
+                PlanArg::scalar("dump", "int")};
+    red.note = "when dump != 0: sum, saturate, mark missing, reset, count";
+    p.kernels.push_back(red);
+  }
+  p.check();
+  return p;
+}
+
+}  // namespace warpforge

@@ -1,0 +1,194 @@
+#include "generator/correlator/CorrelatorSpec.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "generator/core/JsonReader.h"
+
+namespace warpforge {
+
+const char* sampleTypeName(SampleType t) {
+  switch (t) {
+    case SampleType::CI4: return "ci4";
+    case SampleType::CI8: return "ci8";
+    case SampleType::CF16: return "cf16";
+  }
+  return "?";
+}
+
+void baselineReceivers(long long bl, long long& r1, long long& r2) {
+  long long r = static_cast<long long>((std::sqrt(8.0 * static_cast<double>(bl) + 1.0) - 1.0) / 2.0);
+  while (r * (r + 1) / 2 > bl) --r;
+  while ((r + 1) * (r + 2) / 2 <= bl) ++r;
+  r2 = r;
+  r1 = bl - r * (r + 1) / 2;
+}
+
+int correlatorRowStride(int timesPerStage, SampleType type) {
+  const int words = type == SampleType::CF16 ? timesPerStage : timesPerStage / 2;
+  int stride = words;
+  while (stride % 16 != 8) ++stride;
+  return stride;
+}
+int correlatorSharedBytes(int rowsPerBlock, int timesPerStage, SampleType type) {
+  return 3 * rowsPerBlock * correlatorRowStride(timesPerStage, type) * 4;
+}
+
+namespace {
+
+// Samples per 32-bit word of the staged (widened) data: how many times one MMA k-step covers.
+int timesPerMmaStep(SampleType t) { return t == SampleType::CF16 ? 8 : 16; }
+
+void parseInput(const JsonReader& rd, const Json& j, CorrelatorSpec& s) {
+  const std::string path = "/input";
+  rd.needObject(j, path);
+  CorrelatorInput& in = s.input;
+  in.layout = rd.string(rd.need(j, path, "layout"), path + "/layout");
+  const long long R = s.receivers, P = s.polarizations, C = s.channels, S = s.samples;
+  if (in.layout == "tcc") {
+    // [channel][time / T][receiver][pol][T]; TCC's T is 128 / bits per sample (a 16-byte vector per receiver and pol).
+    rd.onlyKeys(j, path, {"layout", "times_per_block"});
+    const int defT = s.type == SampleType::CI4 ? 32 : s.type == SampleType::CI8 ? 16 : 8;
+    in.timesPerBlock = j.contains("times_per_block") ? static_cast<int>(rd.integer(j["times_per_block"], path + "/times_per_block", 1, 1 << 16)) : defT;
+    if (S % in.timesPerBlock)
+      rd.fail(j.contains("times_per_block") ? path + "/times_per_block" : "/samples_per_call",
+              fmt::format("samples_per_call {} must be a multiple of the layout's times per block {}", S, in.timesPerBlock));
+    in.time = 1;
+    in.polarization = in.timesPerBlock;
+    in.receiver = P * in.timesPerBlock;
+    in.timeBlock = R * P * in.timesPerBlock;
+    in.channel = S * R * P;
+    in.batch = C * S * R * P;
+  } else if (in.layout == "katgpucbf") {
+    // [antenna][channel][time][pol] (one batch of heaps; batches follow one another).
+    rd.onlyKeys(j, path, {"layout"});
+    in.timesPerBlock = 1;
+    in.polarization = 1;
+    in.time = in.timeBlock = P;
+    in.channel = S * P;
+    in.receiver = C * S * P;
+    in.batch = R * C * S * P;
+  } else if (in.layout == "strides") {
+    rd.onlyKeys(j, path, {"layout", "strides", "times_per_block"});
+    const std::string sp = path + "/strides";
+    const Json& st = rd.need(j, path, "strides");
+    rd.needObject(st, sp);
+    rd.onlyKeys(st, sp, {"batch", "channel", "receiver", "polarization", "time", "time_block"});
+    auto stride = [&](const char* key) { return rd.integer(rd.need(st, sp, key), JsonReader::child(sp, key), 0, 1LL << 40); };
+    in.timesPerBlock = j.contains("times_per_block") ? static_cast<int>(rd.integer(j["times_per_block"], path + "/times_per_block", 1, 1 << 16)) : 1;
+    in.batch = stride("batch");
+    in.channel = stride("channel");
+    in.receiver = stride("receiver");
+    in.polarization = stride("polarization");
+    in.time = stride("time");
+    if (in.timesPerBlock > 1) {
+      in.timeBlock = stride("time_block");
+      if (S % in.timesPerBlock)
+        rd.fail(path + "/times_per_block", fmt::format("samples_per_call {} must be a multiple of times_per_block {}", S, in.timesPerBlock));
+    } else {
+      if (st.contains("time_block")) rd.fail(sp + "/time_block", "time_block needs times_per_block > 1 (the time axis is not split)");
+      in.timeBlock = in.time;
+    }
+  } else {
+    rd.fail(path + "/layout", fmt::format("unknown input layout '{}' (expected one of: tcc, katgpucbf, strides)", in.layout));
+  }
+  // The highest offset + 1 of one batch entry.
+  const long long T = in.timesPerBlock;
+  const long long last = (C - 1) * in.channel + (R - 1) * in.receiver + (P - 1) * in.polarization + ((S - 1) / T) * in.timeBlock +
+                         ((S - 1) % T) * (T > 1 ? in.time : 0);
+  in.span = last + 1;
+  if (in.layout == "strides" && in.batch < in.span)
+    rd.fail(path + "/strides/batch", fmt::format("batch stride {} is smaller than one batch entry's extent {} samples: entries would overlap",
+                                                 in.batch, in.span));
+  if (in.layout != "strides") in.span = in.batch;
+}
+
+}  // namespace
+
+CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
+  JsonReader rd(file);
+  rd.needObject(root, "");
+  rd.onlyKeys(root, "", {"name", "family", "description", "receivers", "polarizations", "channels", "samples_per_call", "sample_type",
+                         "ci4_real_nibble", "input", "conjugate", "polarization_order", "tuning"});
+  CorrelatorSpec s;
+  s.file = file;
+  s.name = rd.identifier(rd.need(root, "", "name"), "/name", "name");
+  if (rd.string(rd.need(root, "", "family"), "/family") != "correlator") rd.fail("/family", "expected \"correlator\"");
+  s.receivers = static_cast<int>(rd.integer(rd.need(root, "", "receivers"), "/receivers", 1, 16384));
+  s.polarizations = root.contains("polarizations") ? static_cast<int>(rd.integer(root["polarizations"], "/polarizations", 1, 2)) : 2;
+  s.channels = static_cast<int>(rd.integer(rd.need(root, "", "channels"), "/channels", 1, 1 << 20));
+  const std::string ty = rd.string(rd.need(root, "", "sample_type"), "/sample_type");
+  if (ty == "ci4") s.type = SampleType::CI4;
+  else if (ty == "ci8") s.type = SampleType::CI8;
+  else if (ty == "cf16") s.type = SampleType::CF16;
+  else rd.fail("/sample_type", fmt::format("unknown sample type '{}' (expected one of: ci4, ci8, cf16)", ty));
+  if (root.contains("ci4_real_nibble")) {
+    if (s.type != SampleType::CI4) rd.fail("/ci4_real_nibble", "only for sample_type ci4");
+    const std::string n = rd.string(root["ci4_real_nibble"], "/ci4_real_nibble");
+    if (n != "high" && n != "low") rd.fail("/ci4_real_nibble", fmt::format("'{}' (expected high or low)", n));
+    s.ci4RealHigh = n == "high";
+  }
+  s.samples = rd.integer(rd.need(root, "", "samples_per_call"), "/samples_per_call", 1, 1LL << 30);
+  const int step = timesPerMmaStep(s.type);
+  if (s.samples % step)
+    rd.fail("/samples_per_call", fmt::format("{} is not a multiple of {} (the samples one {} tensor-core step sums)", s.samples, step,
+                                             sampleTypeName(s.type)));
+  if (s.integer() && s.samples > s.maxExactSamples())
+    rd.fail("/samples_per_call", fmt::format("{} samples could overflow the tensor cores' int32 sums ({} x 2 x {}^2 > 2^31 - 1); at most {} per call",
+                                             s.samples, s.samples, s.maxComponent(), s.maxExactSamples()));
+  if (root.contains("conjugate")) {
+    s.conjugate = rd.string(root["conjugate"], "/conjugate");
+    if (s.conjugate != "r1" && s.conjugate != "r2") rd.fail("/conjugate", fmt::format("'{}' (expected r1 or r2: the conjugated receiver of bl(r1, r2), r1 <= r2)", s.conjugate));
+  }
+  if (root.contains("polarization_order")) {
+    s.polOrder = rd.string(root["polarization_order"], "/polarization_order");
+    if (s.polOrder != "r1_r2" && s.polOrder != "r2_r1")
+      rd.fail("/polarization_order", fmt::format("'{}' (expected r1_r2: V[..][pol of r1][pol of r2], or r2_r1)", s.polOrder));
+  }
+  // Sizes that keep every index in 64 bits with room (and the CPU-side checks finite).
+  const double samplesPerEntry = static_cast<double>(s.receivers) * s.polarizations * s.channels * static_cast<double>(s.samples);
+  if (samplesPerEntry > 0x1p40)
+    rd.fail("/channels", fmt::format("{} channels x {} samples x {} inputs = {:.3g} samples per batch entry (at most 2^40)", s.channels, s.samples,
+                                     s.inputs(), samplesPerEntry));
+  if (static_cast<double>(s.visibilities()) > 0x1p36)
+    rd.fail("/channels", fmt::format("{} visibilities per batch entry (at most 2^36)", s.visibilities()));
+  parseInput(rd, rd.need(root, "", "input"), s);
+
+  // Tuning: square tiles of receivers_per_block receivers (x polarizations rows), a multiple of the 32-row warp tile.
+  const int P = s.polarizations;
+  if (root.contains("tuning")) {
+    const Json& t = root["tuning"];
+    rd.needObject(t, "/tuning");
+    rd.onlyKeys(t, "/tuning", {"receivers_per_block", "times_per_stage"});
+    if (t.contains("receivers_per_block")) {
+      s.tuning.receiversPerBlock = static_cast<int>(rd.integer(t["receivers_per_block"], "/tuning/receivers_per_block", 1, 1024));
+      const int rows = s.tuning.receiversPerBlock * P;
+      if (rows != 32 && rows != 64 && rows != 128)
+        rd.fail("/tuning/receivers_per_block", fmt::format("{} receivers x {} polarizations = {} rows (expected 32, 64 or 128 rows per block side)",
+                                                          s.tuning.receiversPerBlock, P, rows));
+    }
+    if (t.contains("times_per_stage")) {
+      s.tuning.timesPerStage = static_cast<int>(rd.integer(t["times_per_stage"], "/tuning/times_per_stage", step, 256));
+      if (s.tuning.timesPerStage % step || (s.tuning.timesPerStage & (s.tuning.timesPerStage - 1)))
+        rd.fail("/tuning/times_per_stage", fmt::format("{} (expected a power of two, a multiple of {})", s.tuning.timesPerStage, step));
+      if (s.samples % s.tuning.timesPerStage)
+        rd.fail("/tuning/times_per_stage", fmt::format("{} does not divide samples_per_call {}", s.tuning.timesPerStage, s.samples));
+    }
+  }
+  if (!s.tuning.receiversPerBlock) s.tuning.receiversPerBlock = 64 / P;
+  if (!s.tuning.timesPerStage) {
+    // The most samples per stage (up to 64) that divide the call and fit 48 KiB of static shared memory.
+    for (int ts = 64; ts >= step; ts /= 2)
+      if (s.samples % ts == 0 && (correlatorSharedBytes(s.tuning.receiversPerBlock * P, ts, s.type) <= 48 * 1024 || ts == step)) {
+        s.tuning.timesPerStage = ts;
+        break;
+      }
+  }
+  return s;
+}
+
+CorrelatorSpec parseCorrelatorSpecText(const std::string& text, const std::string& file) {
+  return parseCorrelatorSpec(parseJsonText(text, file), file);
+}
+
+}  // namespace warpforge

@@ -1,0 +1,69 @@
+#pragma once
+// The `correlator` family's spec: the tensor-core X-engine (ASTRON's TCC, as
+// modified by katgpucbf). For every channel c and baseline r1 <= r2:
+//   V[c][bl(r1, r2)][p][q] = sum_t s[c][t][r1][p] * conj(s[c][t][r2][q]),   bl = r2 (r2 + 1) / 2 + r1
+// (the conjugated side and the order of the two polarization indices are spec
+// choices), accumulated katgpucbf-style in 64-bit integers (f32 for cf16) per
+// concurrent batch and reduced to int32 with saturation. See README.md.
+#include <string>
+
+#include "warpforge/json.h"
+
+namespace warpforge {
+
+enum class SampleType { CI4, CI8, CF16 };
+const char* sampleTypeName(SampleType t);
+
+// Where sample (batch b, channel c, time t, receiver r, polarization p) lives, in
+// samples (complex values) from the start of the input array:
+//   b * batch + c * channel + r * receiver + p * polarization + (t / timesPerBlock) * timeBlock + (t % timesPerBlock) * time
+struct CorrelatorInput {
+  std::string layout;  // "tcc" | "katgpucbf" | "strides"
+  long long batch = 0, channel = 0, receiver = 0, polarization = 0, timeBlock = 0, time = 0;
+  int timesPerBlock = 1;  // the T of TCC's [channel][time / T][receiver][pol][T]; 1 where time is not split
+  long long span = 0;     // samples of one batch entry (the extent the strides reach, = batch stride for the named layouts)
+};
+
+struct CorrelatorTuning {
+  int receiversPerBlock = 0;  // receivers of each side of a block's square tile; 0: the generator's choice
+  int timesPerStage = 0;      // samples per channel staged in shared memory at a time; 0: the generator's choice
+};
+
+struct CorrelatorSpec {
+  std::string file, name;
+  int receivers = 0, polarizations = 2, channels = 1;
+  long long samples = 0;            // samples per channel per batch entry (one call)
+  SampleType type = SampleType::CI8;
+  bool ci4RealHigh = true;          // ci4: the real part is the high nibble (bits 7..4), the imaginary the low one
+  CorrelatorInput input;
+  std::string conjugate = "r2";     // which receiver of bl(r1, r2) is conjugated: "r2" (V = s1 conj(s2)) or "r1" (V = s2 conj(s1))
+  std::string polOrder = "r1_r2";   // V[..][p][q]: p indexes r1's polarization ("r1_r2") or r2's ("r2_r1")
+  CorrelatorTuning tuning;
+
+  long long inputs() const { return static_cast<long long>(receivers) * polarizations; }  // rows of the correlation matrix
+  long long baselines() const { return static_cast<long long>(receivers) * (receivers + 1) / 2; }
+  // Visibilities (complex) of one channel, and of all channels: the output and each accumulator.
+  long long visibilitiesPerChannel() const { return baselines() * polarizations * polarizations; }
+  long long visibilities() const { return visibilitiesPerChannel() * channels; }
+  bool integer() const { return type != SampleType::CF16; }
+  // Largest |real or imaginary part| of one sample's product term after the clamp (-128 -> -127, -8 -> -7):
+  // per sample, |Re| and |Im| of s1 conj(s2) are at most 2 m^2.
+  long long maxComponent() const { return type == SampleType::CI4 ? 7 : 127; }
+  // Samples per call that keep every int32 partial sum of the tensor cores exact: samples * 2 m^2 <= 2^31 - 1.
+  long long maxExactSamples() const { return (2147483647LL) / (2 * maxComponent() * maxComponent()); }
+};
+
+// Static shared memory of the correlate kernel: rows of the tile x (row side + column side and its
+// conj_perm copy) x padded words per row (the row stride is 8 mod 16 words: conflict-free 8-byte fragment loads).
+int correlatorRowStride(int timesPerStage, SampleType type);
+int correlatorSharedBytes(int rowsPerBlock, int timesPerStage, SampleType type);
+
+// Errors are SpecErrors naming `file` and the JSON path.
+CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file);
+CorrelatorSpec parseCorrelatorSpecText(const std::string& text, const std::string& file);
+
+// bl(r1, r2) and its inverse.
+inline long long baselineIndex(long long r1, long long r2) { return r2 * (r2 + 1) / 2 + r1; }
+void baselineReceivers(long long bl, long long& r1, long long& r2);
+
+}  // namespace warpforge

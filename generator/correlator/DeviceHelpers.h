@@ -1,0 +1,11 @@
+#pragma once
+// The correlator's device helpers, as AST functions printed into each kernel
+// source (NVRTC needs no header): sample clamping (-128 -> -127, -8 -> -7),
+// 4-bit -> 8-bit widening, the conj_perm expansion of B, and the two MMAs.
+#include <string>
+
+#include "generator/correlator/CorrelatorSpec.h"
+
+namespace warpforge {
+std::string correlatorDeviceHelpers(SampleType type);
+}  // namespace warpforge

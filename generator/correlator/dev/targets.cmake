@@ -1,0 +1,11 @@
+# See inject.cmake. Defines warpforge_family_correlator (unless family.cmake already did) and the tests.
+if(NOT TARGET warpforge_family_correlator)
+  include(${CMAKE_SOURCE_DIR}/generator/correlator/family.cmake)
+endif()
+set(_corr_defs WARPFORGE_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+add_executable(correlator_tests ${CMAKE_SOURCE_DIR}/tests/CorrelatorTest.cpp)
+target_link_libraries(correlator_tests PRIVATE warpforge_family_correlator warpforge_runtime GTest::gtest_main)
+target_compile_definitions(correlator_tests PRIVATE ${_corr_defs})
+add_executable(gpu_correlator_tests ${CMAKE_SOURCE_DIR}/tests/GpuCorrelatorTest.cpp)
+target_link_libraries(gpu_correlator_tests PRIVATE warpforge_bench warpforge_family_correlator GTest::gtest_main)
+target_compile_definitions(gpu_correlator_tests PRIVATE ${_corr_defs})

@@ -1,0 +1,55 @@
+#include "generator/stockham/SpillFree.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <typeinfo>
+
+namespace warpforge {
+
+SpillFreeKernel emitStockhamSpillFree(const KernelDesc& desc, const std::string& arch, CompileProbe* probe) {
+  StockhamKernel first = emitStockhamKernel(desc);
+  if (!probe) return {first, {}};
+  static std::mutex mutex;
+  static std::map<std::string, SpillFreeKernel> memo;
+  // Key: the probe's kind (a test's fake probe must not answer for NVRTC), arch, the pinned
+  // index choice (the tuning can pin the thread indices) and the first-try source.
+  const std::string key = std::string(typeid(*probe).name()) + "\n" + arch + "\n" + std::to_string(desc.tuning.indexPerGroup) + "\n" + first.source;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = memo.find(key);
+    if (it != memo.end()) return it->second;
+  }
+  SpillFreeKernel out{first, probe->compile(first.source, desc.specName, arch)};
+  auto spills = [&] { return out.compiled.spills(); };
+  // First, at the same register target, stop NVVM holding hoisted per-thread addresses across the
+  // group loop (most spills are those); then relax the target. Recomputing the indices costs a few
+  // instructions per group, which pays only where groups are long: measured on the H100, r2c 2048
+  // and 8192 and c2c 2187 got faster with it, r2c 128 and 512 slower (bench/RESULTS.md, 2026-11-23).
+  int index = -1;  // the tuning's choice, if any
+  if (spills() && desc.tuning.indexPerGroup < 0 && desc.length >= 1024) {
+    index = 1;
+    StockhamKernel k = emitStockhamKernel(desc, 0, 1024, index);
+    out = {k, probe->compile(k.source, desc.specName, arch)};
+  }
+  // Relax the register target; where a block of this size cannot get more registers,
+  // halve the threads per FFT (each then holds more values, but the block can use up to 255).
+  for (int maxThreads = std::max(64, first.geom.threadsPerFft); maxThreads >= 64 && spills(); maxThreads /= 2) {
+    for (int target : {80, 96, 128, 168, 255}) {
+      if (!spills()) break;
+      const int threads = out.kernel.geom.threadsPerFft * out.kernel.geom.fftsPerBlock;
+      if (target <= out.kernel.geom.registerTarget || threads * out.kernel.geom.registerTarget >= 65536) continue;
+      StockhamKernel k = emitStockhamKernel(desc, target, maxThreads, index);
+      out = {k, probe->compile(k.source, desc.specName, arch)};
+    }
+    if (spills()) {
+      StockhamKernel k = emitStockhamKernel(desc, 0, maxThreads / 2, index);
+      out = {k, probe->compile(k.source, desc.specName, arch)};
+    }
+  }
+  std::lock_guard<std::mutex> lock(mutex);
+  memo.emplace(key, out);
+  return out;
+}
+
+}  // namespace warpforge

@@ -1,0 +1,305 @@
+#include "generator/stockham/StockhamData.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "generator/emulate/Half.h"
+#include "generator/emulate/Reference.h"
+#include "generator/stockham/StockhamLaunch.h"
+
+namespace warpforge {
+
+namespace {
+
+// Scalar encodings of the user's arrays.
+enum class Scalar { F16, F32, F64, I8, I4Pair };
+
+// One user array (two for planar) in its raw storage, addressed in elements.
+class HostArray {
+ public:
+  HostArray(Scalar sc, bool complex, bool planar, long long elems) : sc_(sc), complex_(complex), planar_(planar) {
+    long long scalars = sc == Scalar::I4Pair ? elems : complex && !planar ? 2 * elems : elems;
+    a_.assign(scalars * bytes(), 0xff);  // NaN for the float types: unwritten outputs show
+    if (planar) b_.assign(scalars * bytes(), 0xff);
+  }
+  int bytes() const { return sc_ == Scalar::F16 ? 2 : sc_ == Scalar::F32 ? 4 : sc_ == Scalar::F64 ? 8 : 1; }
+  std::vector<unsigned char>& re() { return a_; }
+  std::vector<unsigned char>& im() { return b_; }
+
+  void set(long long e, cdouble v) {
+    if (sc_ == Scalar::I4Pair) {
+      int r = static_cast<int>(v.real()), i = static_cast<int>(v.imag());
+      a_[e] = static_cast<unsigned char>(((r & 15) << 4) | (i & 15));
+      return;
+    }
+    if (!complex_) return put(a_, e, v.real());
+    if (planar_) {
+      put(a_, e, v.real());
+      put(b_, e, v.imag());
+    } else {
+      put(a_, 2 * e, v.real());
+      put(a_, 2 * e + 1, v.imag());
+    }
+  }
+  cdouble get(long long e) const {
+    if (!complex_) return {take(a_, e), 0.0};
+    if (planar_) return {take(a_, e), take(b_, e)};
+    return {take(a_, 2 * e), take(a_, 2 * e + 1)};
+  }
+
+ private:
+  void put(std::vector<unsigned char>& v, long long s, double x) {
+    unsigned char* p = v.data() + s * bytes();
+    switch (sc_) {
+      case Scalar::F16: { std::uint16_t h = floatToHalfBits(x); std::memcpy(p, &h, 2); break; }
+      case Scalar::F32: { float f = static_cast<float>(x); std::memcpy(p, &f, 4); break; }
+      case Scalar::F64: std::memcpy(p, &x, 8); break;
+      default: { signed char c = static_cast<signed char>(x); std::memcpy(p, &c, 1); break; }
+    }
+  }
+  double take(const std::vector<unsigned char>& v, long long s) const {
+    const unsigned char* p = v.data() + s * bytes();
+    switch (sc_) {
+      case Scalar::F16: { std::uint16_t h; std::memcpy(&h, p, 2); return halfBitsToDouble(h); }
+      case Scalar::F32: { float f; std::memcpy(&f, p, 4); return f; }
+      case Scalar::F64: { double d; std::memcpy(&d, p, 8); return d; }
+      default: return static_cast<signed char>(*p);
+    }
+  }
+  Scalar sc_;
+  bool complex_, planar_;
+  std::vector<unsigned char> a_, b_;
+};
+
+// Element address of logical element `flat` (row-major over shape) of batch entry b.
+long long addressOf(const StockhamIo& io, const std::vector<long long>& shape, long long b, long long flat) {
+  long long a = io.offset + b * io.distance;
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    a += (flat % shape[d]) * io.strides[d];
+    flat /= shape[d];
+  }
+  return a;
+}
+long long extentOf(const StockhamIo& io, const std::vector<long long>& shape, long long batch) {
+  return io.offset + (batch - 1) * io.distance + stockhamSpan(io, shape);
+}
+long long product(const std::vector<long long>& v) {
+  long long p = 1;
+  for (long long x : v) p *= x;
+  return p;
+}
+
+Scalar scalarOf(const std::string& precision) { return precision == "f16" ? Scalar::F16 : precision == "f32" ? Scalar::F32 : Scalar::F64; }
+
+double roundTo(const std::string& precision, double v) {
+  return precision == "f16" ? roundToHalf(v) : precision == "f32" ? static_cast<double>(static_cast<float>(v)) : v;
+}
+
+// Logical input of one batch entry, already rounded to what the storage holds.
+std::vector<cdouble> makeInput(const StockhamSpec& s, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> u(-1, 1);
+  const long long n = product(s.inShape());
+  std::vector<cdouble> x(n);
+  if (s.transform == "c2r") {
+    const int N = s.length();
+    std::vector<cdouble> real(N);
+    for (auto& v : real) v = u(rng);
+    auto X = referenceDft(real, N, -1);
+    for (long long k = 0; k < n; ++k) x[k] = X[k];
+    x[0].imag(0);
+    x[n - 1].imag(0);
+  } else if (s.input.type == "ci8") {
+    std::uniform_int_distribution<int> q(-127, 127);
+    for (auto& v : x) v = cdouble(q(rng), q(rng));
+  } else if (s.input.type == "ci4") {
+    std::uniform_int_distribution<int> q(-8, 7);
+    for (auto& v : x) v = cdouble(q(rng), q(rng));
+  } else {
+    for (auto& v : x) v = cdouble(u(rng), s.transform == "r2c" ? 0.0 : u(rng));
+  }
+  if (s.input.validLength >= 0)
+    for (long long i = s.input.validLength; i < n; ++i) x[i] = 0;
+  for (auto& v : x) v = cdouble(roundTo(s.precision, v.real()), roundTo(s.precision, v.imag()));
+  return x;
+}
+
+std::vector<cdouble> reference(const StockhamSpec& s, const std::vector<cdouble>& x) {
+  if (s.transform == "c2c") {
+    if (s.lengths.size() == 1) return referenceDft(x, s.length(), s.sign);
+    return referenceDftNd(x, s.lengths, s.sign);
+  }
+  const int N = s.length(), L = N / 2;
+  if (s.transform == "r2c") {
+    auto X = referenceDft(x, N, -1);
+    X.resize(L + 1);
+    return X;
+  }
+  std::vector<cdouble> full(N);
+  for (int k = 0; k <= L; ++k) full[k] = k == 0 || k == L ? cdouble(x[k].real(), 0) : x[k];
+  for (int k = 1; k < L; ++k) full[N - k] = std::conj(x[k]);
+  auto y = referenceDft(full, N, +1);
+  for (auto& v : y) v = v.real();
+  return y;
+}
+
+// What TestData::logical holds: the inputs as stored (per batch entry), and the references
+// computed so far (check and the baseline's error compare the same entries against one reference).
+struct Logical {
+  std::vector<std::vector<cdouble>> inputs;
+  mutable std::mutex mutex;
+  mutable std::map<long long, std::vector<cdouble>> refs;
+};
+
+const Logical& logicalOf(const TestData& data) {
+  const auto* p = std::any_cast<std::shared_ptr<const Logical>>(&data.logical);
+  if (!p || !*p) throw std::invalid_argument("stockham: test data not made by this family's randomInputs");
+  return **p;
+}
+
+const std::vector<cdouble>& referenceOf(const StockhamSpec& s, const Logical& l, long long b) {
+  {
+    std::lock_guard<std::mutex> lock(l.mutex);
+    if (auto it = l.refs.find(b); it != l.refs.end()) return it->second;
+  }
+  auto ref = reference(s, l.inputs.at(b));
+  std::lock_guard<std::mutex> lock(l.mutex);
+  return l.refs.emplace(b, std::move(ref)).first->second;  // std::map: references stay valid
+}
+
+// Errors on up to ~4M points of reference: the first entries, and the last (the end of the arrays).
+std::vector<long long> checkedEntries(long long batch, long long nout) {
+  const long long first = std::max<long long>(1, std::min<long long>(batch, (1LL << 22) / std::max<long long>(nout, 1)));
+  std::vector<long long> e;
+  for (long long b = 0; b < first; ++b) e.push_back(b);
+  if (first < batch) e.push_back(batch - 1);
+  return e;
+}
+
+// Worst errors measured on the H100 over the GPU sweeps (tests/GpuStockhamTest.cpp).
+const char* measuredWorst(const std::string& p) { return p == "f64" ? "9.8e-16" : p == "f32" ? "2.6e-7" : "3.9e-4"; }
+
+}  // namespace
+
+double stockhamErrorBound(const std::string& precision) { return precision == "f64" ? 1e-14 : precision == "f32" ? 1e-6 : 2e-3; }
+
+TestData stockhamRandomInputs(const StockhamSpec& s, long long batch, std::uint64_t seed) {
+  if (batch < 1) throw std::invalid_argument("batch must be >= 1");
+  const auto inShape = s.inShape(), outShape = s.outShape();
+  const long long nin = product(inShape), nout = product(outShape);
+  {  // every output element has its own address (else the result depends on write order)
+    std::vector<long long> addr;
+    for (long long b = 0; b < batch && addr.size() < (1u << 26); ++b)
+      for (long long i = 0; i < nout; ++i) addr.push_back(addressOf(s.output, outShape, b, i));
+    std::sort(addr.begin(), addr.end());
+    if (std::adjacent_find(addr.begin(), addr.end()) != addr.end())
+      throw std::invalid_argument(fmt::format("{}: with batch {} the output strides/distance make transforms overlap in memory", s.name, batch));
+  }
+  const bool realIn = s.transform == "r2c";
+  Scalar inScalar = s.input.type == "ci8" ? Scalar::I8 : s.input.type == "ci4" ? Scalar::I4Pair : scalarOf(s.precision);
+  HostArray hin(inScalar, !realIn, s.input.planar, extentOf(s.input, inShape, batch));
+  auto logical = std::make_shared<Logical>();
+  logical->inputs.resize(batch);
+  std::mt19937_64 rng(seed);
+  const long long valid = s.input.validLength >= 0 ? s.input.validLength : nin;
+  for (long long b = 0; b < batch; ++b) {
+    logical->inputs[b] = makeInput(s, rng);
+    for (long long i = 0; i < valid; ++i) hin.set(addressOf(s.input, inShape, b, i), logical->inputs[b][i]);
+  }
+  TestData d;
+  d.arrays["input"] = std::move(hin.re());
+  if (s.input.planar) d.arrays["input_im"] = std::move(hin.im());
+  d.logical = std::shared_ptr<const Logical>(std::move(logical));
+  return d;
+}
+
+Check stockhamCheck(const StockhamSpec& s, const TestData& data, const std::map<std::string, std::vector<unsigned char>>& outputs, long long batch) {
+  const Logical& l = logicalOf(data);
+  if (static_cast<long long>(l.inputs.size()) != batch)
+    throw std::invalid_argument(fmt::format("{}: test data for batch {}, outputs for batch {}", s.name, l.inputs.size(), batch));
+  const auto outShape = s.outShape();
+  const long long nout = product(outShape);
+  const bool realOut = s.transform == "c2r";
+  HostArray hout(scalarOf(s.precision), !realOut, s.output.planar, extentOf(s.output, outShape, batch));
+  // In place, the output is the input's memory: a harness may hand it back under either name.
+  auto take = [&](const std::string& name, const std::string& alias, std::vector<unsigned char>& into) {
+    auto it = outputs.find(name);
+    if (it == outputs.end() && s.inPlace) it = outputs.find(alias);
+    if (it == outputs.end()) throw std::invalid_argument(fmt::format("{}: no output array '{}' to check", s.name, name));
+    if (it->second.size() < into.size())
+      throw std::invalid_argument(fmt::format("{}: output array '{}' has {} bytes, batch {} needs {}", s.name, name, it->second.size(), batch, into.size()));
+    std::memcpy(into.data(), it->second.data(), into.size());
+  };
+  take("output", "input", hout.re());
+  if (s.output.planar) take("output_im", "input_im", hout.im());
+
+  Check c;
+  const auto entries = checkedEntries(batch, nout);
+  std::vector<cdouble> y(nout);
+  for (long long b = 0, next = 0; b < batch; ++b) {
+    for (long long i = 0; i < nout; ++i) {
+      y[i] = hout.get(addressOf(s.output, outShape, b, i));
+      if (!std::isfinite(y[i].real()) || !std::isfinite(y[i].imag())) ++c.unwritten;
+    }
+    if (next < static_cast<long long>(entries.size()) && entries[next] == b) {
+      const double e = relativeError(y, referenceOf(s, l, b));
+      if (e != e || e > c.error) c.error = e;  // a NaN must fail the check, not vanish in std::max
+      ++c.checked;
+      ++next;
+    }
+  }
+  c.bound = stockhamErrorBound(s.precision);
+  c.detail = fmt::format(
+      "||out - ref|| / ||ref|| against FFTW in double on the input as stored, max over {} batch entries{}; bound {:.0e}, a few ulps of {} "
+      "(the worst measured over every length 1..4096, powers of two to 2^24, 2D/3D and every layout option was {})",
+      c.checked, static_cast<long long>(entries.size()) < batch ? " (the first ones and the last)" : "", c.bound, s.precision,
+      measuredWorst(s.precision));
+  return c;
+}
+
+std::optional<BaselineRequest> stockhamBaseline(const StockhamSpec& s) {
+  if (s.lengths.size() > 1 && s.transform != "c2c") return std::nullopt;
+  bool pow2 = true;
+  for (int n : s.lengths) pow2 &= (n & (n - 1)) == 0;
+  if (s.precision == "f16" && !pow2) return std::nullopt;  // cuFFT's half precision needs powers of two
+  BaselineRequest r;
+  r.kind = "fft";
+  r.lengths.assign(s.lengths.begin(), s.lengths.end());
+  r.transform = s.transform;
+  r.precision = s.precision;
+  r.sign = s.sign;
+  r.description = fmt::format("cuFFT {} {} on a dense{} array", s.transform, s.precision, s.input.validLength >= 0 ? " zero-padded" : "");
+  if (!s.input.type.empty()) r.description = fmt::format("cuFFT c2c {} on the input already widened to {}", s.precision, s.precision);
+  // The same numbers in a dense interleaved layout (the layout does not change cuFFT's arithmetic).
+  r.denseInput = [s](const TestData& data, long long batch) {
+    const Logical& l = logicalOf(data);
+    const long long nin = product(s.inShape());
+    HostArray h(scalarOf(s.precision), s.transform != "r2c", false, nin * batch);
+    for (long long b = 0; b < batch; ++b)
+      for (long long i = 0; i < nin; ++i) h.set(b * nin + i, l.inputs.at(b)[i]);
+    return std::move(h.re());
+  };
+  r.error = [s](const std::vector<unsigned char>& dense, const TestData& data, long long batch) {
+    const Logical& l = logicalOf(data);
+    const long long nout = product(s.outShape());
+    HostArray h(scalarOf(s.precision), s.transform != "c2r", false, nout * batch);
+    if (dense.size() < h.re().size()) return -1.0;
+    std::memcpy(h.re().data(), dense.data(), h.re().size());
+    double err = 0;
+    std::vector<cdouble> y(nout);
+    for (long long b : checkedEntries(batch, nout)) {
+      for (long long i = 0; i < nout; ++i) y[i] = h.get(b * nout + i);
+      err = std::max(err, relativeError(y, referenceOf(s, l, b)));
+    }
+    return err;
+  };
+  return r;
+}
+
+}  // namespace warpforge

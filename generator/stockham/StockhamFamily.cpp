@@ -1,0 +1,122 @@
+#include "generator/stockham/StockhamFamily.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "generator/stockham/StockhamData.h"
+#include "generator/stockham/StockhamLaunch.h"
+#include "generator/stockham/StockhamTune.h"
+#include "generator/stockham/Twiddles.h"
+
+namespace warpforge {
+
+namespace {
+
+std::string shape(const StockhamSpec& s) { return fmt::format("{}", fmt::join(s.lengths, " x ")); }
+
+class StockhamFamilySpec : public FamilySpec {
+ public:
+  explicit StockhamFamilySpec(StockhamSpec s) : s_(std::move(s)) {}
+  const Family& family() const override { return stockhamFamily(); }
+  const std::string& name() const override { return s_.name; }
+  const std::string& file() const override { return s_.file; }
+
+  // The first-try kernels (no compiler consulted): what the plan is, not how one arch builds it.
+  VerifyReport verify() const override {
+    StockhamBuild b = buildStockham(s_, "", nullptr);
+    VerifyReport r;
+    r.text = fmt::format("{}: {} (stockham {} {} {}, {}): OK, {} kernel(s)\n{}", s_.file, s_.name, s_.precision, s_.transform, shape(s_),
+                         s_.sign < 0 ? "forward" : "inverse", b.kernels.size(), b.plan.describe());
+    Json kernels = Json::array();
+    int passes = 0;
+    for (const auto& sf : b.kernels) {
+      const StockhamKernel& k = sf.kernel;
+      const KernelGeometry& g = k.geom;
+      r.text += fmt::format("  {}: block {} threads = {} per FFT x {} FFTs, {} bytes shared{}{}\n", k.desc.kernelName, g.threadsPerFft * g.fftsPerBlock,
+                            g.threadsPerFft, g.fftsPerBlock, g.sharedBytes, g.fftMajorLoad ? ", column-tiled load" : "",
+                            g.fftMajorStore ? ", column-tiled store" : "");
+      kernels.push_back({{"name", k.desc.kernelName},
+                         {"block", g.threadsPerFft * g.fftsPerBlock},
+                         {"threads_per_fft", g.threadsPerFft},
+                         {"ffts_per_block", g.fftsPerBlock},
+                         {"shared_bytes", g.sharedBytes},
+                         {"length", k.desc.length},
+                         {"factors", k.desc.factors}});
+      passes += static_cast<int>(k.desc.factors.size());
+    }
+    r.counts["kernels"] = kernels;
+    r.counts["passes"] = passes;
+    return r;
+  }
+
+  // Per kernel: the geometry as built for the target, then each radix pass and what it reads:
+  // shared or global memory, twiddle loads per butterfly.
+  std::string explain(const EmitTarget& target) const override {
+    StockhamBuild b = buildStockham(s_, target.arch, target.probe);
+    std::string o = fmt::format("{}: {} kernel(s); geometry as built for {} ({})\n", s_.name, b.kernels.size(), target.arch,
+                                target.probe ? "spill-free" : "first try, no compiler consulted");
+    for (const auto& sf : b.kernels) {
+      const KernelDesc& d = sf.kernel.desc;
+      const KernelGeometry& g = sf.kernel.geom;
+      const int T = g.threadsPerFft;
+      o += fmt::format("{}: {}\n", d.kernelName, d.role);
+      o += fmt::format("  length {} = {}; block {} threads = {} per FFT x {} FFTs; {} B shared{}; register target {}; {} grid\n", d.length,
+                       fmt::join(d.factors, " x "), T * g.fftsPerBlock, T, g.fftsPerBlock, g.sharedBytes,
+                       g.padShift ? fmt::format(" (one pad element per {})", 1 << g.padShift) : std::string(), g.registerTarget,
+                       g.persistent ? (g.workQueue ? "persistent (groups from a work counter)" : "persistent") : "full");
+      o += fmt::format("  thread indices {}; twiddles {}\n", g.indexPerGroup ? "recomputed per group" : "held across groups",
+                       g.deriveTwiddles ? "W^(kr) loaded for r a power of two, the rest derived" : "every W^(kr) from the table");
+      o += fmt::format("  load {}; store {}\n",
+                       g.directLoad ? "by the first pass from global memory" : (g.fftMajorLoad ? "staged, column tile" : "staged, element-major"),
+                       g.directStore ? "by the last pass to global memory" : (g.fftMajorStore ? "staged, column tile" : "staged, element-major"));
+      long long ns = 1;
+      for (std::size_t p = 0; p < d.factors.size(); ++p) {
+        const int R = d.factors[p], butterflies = d.length / R;
+        int loads = 0;
+        for (int r = 1; r < R && ns > 1; ++r) loads += twiddleLoaded(r, g.deriveTwiddles);
+        o += fmt::format(
+            "  pass {}: radix {:>2}, sub-transforms {} -> {}, {} butterflies, {} per thread; reads {}, writes {}; {} twiddle loads per butterfly\n", p,
+            R, ns, ns * R, butterflies, (butterflies + T - 1) / T, p == 0 && g.directLoad ? "global" : "shared",
+            p + 1 == d.factors.size() && g.directStore ? "global" : "shared", loads);
+        ns *= R;
+      }
+    }
+    return o;
+  }
+
+  Generated emit(const EmitTarget& target) const override { return Generated{buildStockham(s_, target.arch, target.probe).launchPlan(s_)}; }
+
+  TestData randomInputs(long long batch, std::uint64_t seed) const override { return stockhamRandomInputs(s_, batch, seed); }
+  Check check(const TestData& data, const std::map<std::string, std::vector<unsigned char>>& outputs, long long batch) const override {
+    return stockhamCheck(s_, data, outputs, batch);
+  }
+  std::optional<BaselineRequest> baseline() const override { return stockhamBaseline(s_); }
+  std::optional<TuneOutcome> tune(TuneTimer& timer, long long, const std::function<void(const TuneTrialReport&)>& onTrial) const override {
+    return tuneStockham(s_, timer, onTrial);
+  }
+
+ private:
+  StockhamSpec s_;
+};
+
+class StockhamFamily : public Family {
+ public:
+  std::string name() const override { return "stockham"; }
+  std::string summary() const override {
+    return "batched 1D/2D/3D FFTs (c2c, r2c, c2r; f16/f32/f64), any length, strided/planar/int8/int4/zero-padded layouts";
+  }
+  std::unique_ptr<FamilySpec> parse(const Json& root, const std::string& file) const override {
+    return makeStockhamSpec(parseStockhamSpec(root, file));
+  }
+};
+
+}  // namespace
+
+const Family& stockhamFamily() {
+  static const StockhamFamily f;
+  return f;
+}
+
+std::unique_ptr<FamilySpec> makeStockhamSpec(StockhamSpec spec) { return std::make_unique<StockhamFamilySpec>(std::move(spec)); }
+
+}  // namespace warpforge

@@ -1,0 +1,201 @@
+#include "generator/stockham/StockhamLaunch.h"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace warpforge {
+
+namespace {
+
+int typeBytes(const std::string& t) {
+  if (t == "__half2" || t == "float") return 4;
+  if (t == "__half" || t == "char2") return 2;
+  if (t == "float2" || t == "double") return 8;
+  if (t == "double2") return 16;
+  if (t == "signed char") return 1;
+  throw std::logic_error("stockham: no size for element type " + t);
+}
+
+Storage complexStorage(const std::string& p) { return p == "f16" ? Storage::C16 : p == "f32" ? Storage::C32 : Storage::C64; }
+Storage realStorage(const std::string& p) { return p == "f16" ? Storage::R16 : p == "f32" ? Storage::R32 : Storage::R64; }
+
+// Tables in the compute type, as StockhamExecutor::upload converted them: float2 rounds each part once.
+PlanBuffer table(const std::string& name, const std::vector<std::complex<double>>& t, bool f64, const std::string& note) {
+  PlanBuffer b;
+  b.name = name;
+  b.role = BufferRole::Table;
+  b.elementType = f64 ? "double2" : "float2";
+  b.elementBytes = f64 ? 16 : 8;
+  b.scalar = f64 ? "double" : "float";
+  b.fixedElems = static_cast<long long>(t.size());
+  b.contents.resize(t.size() * b.elementBytes);
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    if (f64) {
+      double v[2] = {t[i].real(), t[i].imag()};
+      std::memcpy(b.contents.data() + 16 * i, v, 16);
+    } else {
+      float v[2] = {static_cast<float>(t[i].real()), static_cast<float>(t[i].imag())};
+      std::memcpy(b.contents.data() + 8 * i, v, 8);
+    }
+  }
+  b.note = note;
+  return b;
+}
+
+}  // namespace
+
+std::string stockhamInputType(const StockhamSpec& s) {
+  if (s.transform == "r2c") return storageElementType(realStorage(s.precision), false);
+  Storage st = s.input.type == "ci8" ? Storage::CI8 : s.input.type == "ci4" ? Storage::CI4 : complexStorage(s.precision);
+  return storageElementType(st, s.input.planar);
+}
+
+std::string stockhamOutputType(const StockhamSpec& s) {
+  if (s.transform == "c2r") return storageElementType(realStorage(s.precision), false);
+  return storageElementType(complexStorage(s.precision), s.output.planar);
+}
+
+long long stockhamSpan(const StockhamIo& io, const std::vector<long long>& shape) {
+  long long last = 0;
+  for (std::size_t d = 0; d < shape.size(); ++d) last += (shape[d] - 1) * io.strides[d];
+  return last + 1;
+}
+
+LaunchPlan stockhamLaunchPlan(const StockhamSpec& s, const StockhamPlan& plan, const std::vector<StockhamKernel>& kernels) {
+  if (kernels.size() != plan.kernels.size()) throw std::logic_error("stockhamLaunchPlan: one emitted kernel per plan kernel");
+  LaunchPlan lp;
+  lp.specName = s.name;
+  lp.family = "stockham";
+  lp.unitName = "FFT";
+  lp.minArch = 70;  // half conversions and 64-bit atomics; tested on sm_80 and sm_90
+
+  // Vector widths of the user arrays: every kernel that touches an array constrains its pointer
+  // (in place, the input is the output: one pointer for both).
+  int alignIn = 0, alignOut = 0;
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    const auto& pk = plan.kernels[i];
+    const KernelGeometry& g = kernels[i].geom;
+    if (pk.src == Buffer::Input) alignIn = std::max(alignIn, g.vectorBytesIn);
+    if (pk.src == Buffer::Output) alignOut = std::max(alignOut, g.vectorBytesIn);
+    if (pk.dst == Buffer::Output) alignOut = std::max(alignOut, g.vectorBytesOut);
+  }
+  if (s.inPlace) alignIn = alignOut = std::max(alignIn, alignOut);
+
+  auto user = [&](const std::string& name, BufferRole role, const std::string& type, const StockhamIo& io, const std::vector<long long>& shape,
+                  int align, const std::string& alias, const std::string& note) {
+    PlanBuffer b;
+    b.name = name;
+    b.role = role;
+    b.elementType = type;
+    b.elementBytes = typeBytes(type);
+    // extent(B) = offset + (B - 1) distance + span
+    b.perBatchElems = io.distance;
+    b.fixedElems = io.offset + stockhamSpan(io, shape) - io.distance;
+    b.alignment = align;
+    b.aliasOf = alias;
+    b.note = note;
+    lp.buffers.push_back(std::move(b));
+  };
+  const std::string inT = stockhamInputType(s), outT = stockhamOutputType(s);
+  const auto inShape = s.inShape(), outShape = s.outShape();
+  user("input", BufferRole::Input, inT, s.input, inShape, alignIn, "", s.input.planar ? "real parts" : "");
+  if (s.input.planar) user("input_im", BufferRole::Input, inT, s.input, inShape, alignIn, "", "imaginary parts");
+  user("output", BufferRole::Output, outT, s.output, outShape, alignOut, s.inPlace ? "input" : "", s.output.planar ? "real parts" : "");
+  if (s.output.planar) user("output_im", BufferRole::Output, outT, s.output, outShape, alignOut, s.inPlace ? "input_im" : "", "imaginary parts");
+
+  const std::string cT = plan.f64 ? "double2" : "float2";
+  const int cb = plan.f64 ? 16 : 8;
+  for (int t = 0; t < 2; ++t) {
+    if (!plan.tmpElemsPerBatch[t]) continue;
+    PlanBuffer b;
+    b.name = t == 0 ? "tmp0" : "tmp1";
+    b.role = BufferRole::Scratch;
+    b.elementType = cT;
+    b.elementBytes = cb;
+    b.perBatchElems = plan.tmpElemsPerBatch[t];
+    lp.buffers.push_back(std::move(b));
+  }
+
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    const StockhamPlanKernel& pk = plan.kernels[i];
+    const StockhamKernel& k = kernels[i];
+    const KernelGeometry& g = k.geom;
+    const std::string prefix = fmt::format("k{}_", i);
+    auto tableArg = [&](const char* what, const std::vector<std::complex<double>>& t, const char* note) {
+      if (t.empty()) return PlanArg::null("const " + cT + "*", what);
+      lp.buffers.push_back(table(prefix + what, t, plan.f64, note));
+      return PlanArg::buffer(prefix + what, "const " + cT + "*", what);
+    };
+    auto arrays = [&](Buffer b, bool src) -> std::pair<PlanArg, PlanArg> {
+      const Storage st = src ? k.desc.in.storage : k.desc.out.storage;
+      const bool planar = src ? k.desc.in.planar : k.desc.out.planar;
+      const std::string type = (src ? "const " : "") + storageElementType(st, planar) + "*";
+      const char* re = src ? "in" : "out";
+      const std::string im = std::string(re) + "_im";
+      const std::string name = bufferName(b);
+      // Scratch is interleaved in the compute type; planar user arrays pass their second array.
+      const bool hasIm = (b == Buffer::Input && s.input.planar) || (b == Buffer::Output && s.output.planar);
+      return {PlanArg::buffer(name, type, re), hasIm ? PlanArg::buffer(name + "_im", type, im) : PlanArg::null(type, im)};
+    };
+    PlanKernel lk;
+    lk.name = pk.desc.kernelName;
+    lk.source = static_cast<int>(lp.sources.size());
+    lp.sources.push_back({pk.desc.kernelName + ".cu", k.source});
+    lk.blockX = g.threadsPerFft * g.fftsPerBlock;
+    lk.sharedBytes = g.sharedBytes;
+    // Persistent kernels loop over their groups: every resident slot filled. Fewer blocks with an
+    // equal share each measured 0.3-3% slower on the H100 (bench/RESULTS.md, 2026-11-23 fifth session).
+    lk.grid = GridRule{pk.fftsPerBatch, g.fftsPerBlock, g.persistent};
+    lk.note = pk.note;
+    auto [in, inIm] = arrays(pk.src, true);
+    auto [out, outIm] = arrays(pk.dst, false);
+    lk.args = {in, inIm, out, outIm};
+    lk.args.push_back(tableArg("twiddles", pk.twiddles, "twiddles W^(r k) of every radix pass after the first"));
+    lk.args.push_back(tableArg("load_table", pk.loadTable, "multiplied into the load (chirp, or W_N^k of the c2r merge)"));
+    lk.args.push_back(tableArg("store_table", pk.storeTable, "multiplied into the store (chirp, or W_N^k of the r2c split)"));
+    lk.args.push_back(tableArg("big_lo", pk.bigLo, "four-step twiddle, low part"));
+    lk.args.push_back(tableArg("big_hi", pk.bigHi, "four-step twiddle, high part"));
+    lk.args.push_back(PlanArg::batchTimes(pk.fftsPerBatch, "ffts"));
+    lk.args.push_back(PlanArg::literal(pk.desc.inValid, "long long", "in_valid"));
+    lk.args.push_back(PlanArg::literal(pk.desc.outValid, "long long", "out_valid"));
+    if (g.workQueue) {
+      PlanBuffer w;
+      w.name = prefix + "work";
+      w.role = BufferRole::Counter;
+      w.elementType = "unsigned long long";
+      w.elementBytes = 8;
+      w.fixedElems = 2;
+      w.note = "next group, blocks done (the kernel leaves both zero)";
+      lp.buffers.push_back(std::move(w));
+      lk.args.push_back(PlanArg::buffer(prefix + "work", "unsigned long long*", "work"));
+    } else {
+      lk.args.push_back(PlanArg::null("unsigned long long*", "work"));
+    }
+    lp.kernels.push_back(std::move(lk));
+  }
+  lp.check();
+  return lp;
+}
+
+}  // namespace warpforge
+
+namespace warpforge {
+
+std::vector<StockhamKernel> StockhamBuild::emitted() const {
+  std::vector<StockhamKernel> out;
+  for (const auto& k : kernels) out.push_back(k.kernel);
+  return out;
+}
+
+LaunchPlan StockhamBuild::launchPlan(const StockhamSpec& spec) const { return stockhamLaunchPlan(spec, plan, emitted()); }
+
+StockhamBuild buildStockham(const StockhamSpec& spec, const std::string& arch, CompileProbe* probe) {
+  StockhamBuild b{planStockham(spec), {}};
+  for (const auto& k : b.plan.kernels) b.kernels.push_back(emitStockhamSpillFree(k.desc, arch, probe));
+  return b;
+}
+
+}  // namespace warpforge

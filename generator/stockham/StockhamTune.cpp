@@ -1,0 +1,234 @@
+#include "generator/stockham/StockhamTune.h"
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <stdexcept>
+#include <thread>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "generator/stockham/StockhamLaunch.h"
+
+namespace warpforge {
+
+namespace {
+
+struct Candidate {
+  std::vector<int> factors;
+  KernelTuning tuning;
+  bool operator==(const Candidate&) const = default;
+};
+
+// A trial as the search needs it; the TuneTrialReport is what the caller sees.
+struct Trial {
+  Candidate asked;
+  std::vector<int> ranFactors;  // first kernel's, 1D single-kernel c2c specs only
+  KernelTuning ran;             // the first kernel's geometry as a tuning block (what to paste)
+  TuneTrialReport report;
+};
+
+StockhamSpec variant(const StockhamSpec& base, const Candidate& c) {
+  StockhamSpec s = base;
+  s.factors = c.factors;
+  s.tuning = c.tuning;
+  return s;
+}
+
+// Factorizations worth timing for a 1D single-kernel length: the default, its reverse,
+// radix 49 allowed, largest radix 16 or 8, greedy powers of two.
+std::vector<std::vector<int>> factorCandidates(const StockhamSpec& s, const std::vector<int>& dflt) {
+  std::vector<std::vector<int>> out{dflt};
+  auto add = [&](std::vector<int> f) {
+    if (!f.empty() && std::find(out.begin(), out.end(), f) == out.end()) out.push_back(std::move(f));
+  };
+  add(std::vector<int>(dflt.rbegin(), dflt.rend()));
+  const int n = s.length();
+  const int maxRadix = s.precision == "f64" ? 13 : 49;
+  for (int r : {maxRadix, 16, 8}) add(factorizeStockham(n, r));
+  // Greedy powers of two (16 x 16 x 4 rather than the default's 16 x 8 x 8).
+  std::vector<int> greedy;
+  int rest = n;
+  for (int r : {16, 8, 4, 2})
+    while (r <= maxRadix && rest % r == 0) {
+      greedy.push_back(r);
+      rest /= r;
+    }
+  if (rest > 1) {
+    for (int r : factorizeStockham(rest, maxRadix)) greedy.push_back(r);
+    std::sort(greedy.rbegin(), greedy.rend());
+  }
+  add(greedy);
+  return out;
+}
+
+std::string describeGeometry(const StockhamBuild& b) {
+  std::vector<std::string> parts;
+  for (const auto& sf : b.kernels) {
+    const KernelGeometry& g = sf.kernel.geom;
+    parts.push_back(fmt::format("{} = {}x{} thr, {} regs (target {}), {}{}{}{}{}{}", fmt::join(sf.kernel.desc.factors, "x"), g.threadsPerFft,
+                                g.fftsPerBlock, sf.compiled.registers, g.registerTarget, g.directLoad ? "direct" : "staged",
+                                g.directStore ? "/direct" : "/staged", g.persistent ? "" : ", full grid", g.indexPerGroup ? ", indices per group" : "",
+                                g.deriveTwiddles ? ", derived twiddles" : "", g.workQueue ? ", work queue" : ""));
+  }
+  return fmt::format("{}", fmt::join(parts, " | "));
+}
+
+}  // namespace
+
+Json stockhamTuningMembers(const std::vector<int>& factors, const KernelTuning& k) {
+  Json t = Json::object();
+  if (k.threadsPerFft) t["threads_per_fft"] = k.threadsPerFft;
+  if (k.blockThreads) t["block_threads"] = k.blockThreads;
+  if (k.registerTarget) t["register_target"] = k.registerTarget;
+  auto flag = [&](const char* key, int v) {
+    if (v >= 0) t[key] = v != 0;
+  };
+  flag("direct_load", k.directLoad);
+  flag("direct_store", k.directStore);
+  flag("persistent", k.persistent);
+  flag("index_per_group", k.indexPerGroup);
+  flag("derive_twiddles", k.deriveTwiddles);
+  flag("work_queue", k.workQueue);
+  Json out = Json::object();
+  if (!factors.empty()) out["factors"] = factors;
+  out["tuning"] = t;
+  return out;
+}
+
+TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer, const std::function<void(const TuneTrialReport&)>& onTrial) {
+  const std::string arch = timer.arch();
+  CompileProbe* probe = timer.probe();
+  const StockhamPlan basePlan = planStockham(spec);
+  const bool oneKernel1d = basePlan.kernels.size() == 1 && spec.lengths.size() == 1 && spec.transform == "c2c";
+  std::vector<Trial> trials;
+  std::size_t baseline = 0;
+  std::map<std::string, double> timedSources;  // identical kernels and grid: one timing
+
+  // Emit and make spill-free a stage's candidates on all host cores, then time the new ones together.
+  auto runStage = [&](const std::string& stage, const std::vector<Candidate>& cands) {
+    std::vector<Candidate> todo;
+    for (const Candidate& c : cands) {
+      bool seen = false;
+      for (const Trial& t : trials) seen = seen || t.asked == c;
+      if (!seen && std::find(todo.begin(), todo.end(), c) == todo.end()) todo.push_back(c);
+    }
+    std::vector<StockhamBuild> builds(todo.size());
+    std::vector<std::string> errors(todo.size());
+    std::atomic<std::size_t> next{0};
+    std::vector<std::thread> pool;
+    const unsigned workers = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), static_cast<unsigned>(todo.size())));
+    for (unsigned w = 0; w < workers; ++w)
+      pool.emplace_back([&] {
+        for (std::size_t i; (i = next++) < todo.size();) {
+          try {
+            builds[i] = buildStockham(variant(spec, todo[i]), arch, probe);
+          } catch (const std::exception& e) {
+            errors[i] = e.what();
+          }
+        }
+      });
+    for (auto& t : pool) t.join();
+
+    std::vector<std::string> keys(todo.size());
+    std::vector<Generated> toTime;
+    std::vector<std::string> toTimeKeys;
+    for (std::size_t i = 0; i < todo.size(); ++i) {
+      if (!errors[i].empty()) continue;
+      for (const auto& k : builds[i].kernels) keys[i] += k.kernel.source + (k.kernel.geom.persistent ? "P" : "F");
+      if (timedSources.count(keys[i]) || std::find(toTimeKeys.begin(), toTimeKeys.end(), keys[i]) != toTimeKeys.end()) continue;
+      try {
+        toTime.push_back(Generated{builds[i].launchPlan(variant(spec, todo[i]))});
+        toTimeKeys.push_back(keys[i]);
+      } catch (const std::exception& e) {
+        errors[i] = e.what();
+      }
+    }
+    std::map<std::string, std::string> timingErrors;
+    if (!toTime.empty()) {
+      std::vector<std::string> errs(toTime.size());
+      std::vector<double> ms = timer.time(toTime, &errs);
+      for (std::size_t j = 0; j < toTime.size(); ++j) {
+        if (j < ms.size() && ms[j] > 0) timedSources.emplace(toTimeKeys[j], ms[j]);
+        else timingErrors[toTimeKeys[j]] = j < errs.size() && !errs[j].empty() ? errs[j] : "timing failed";
+      }
+    }
+    for (std::size_t i = 0; i < todo.size(); ++i) {
+      Trial t;
+      t.asked = todo[i];
+      t.report.stage = stage;
+      t.report.error = errors[i];
+      if (t.report.error.empty()) {
+        const StockhamBuild& b = builds[i];
+        t.report.geometry = describeGeometry(b);
+        const KernelGeometry& g = b.kernels[0].kernel.geom;
+        t.ran = KernelTuning{g.threadsPerFft, g.threadsPerFft * g.fftsPerBlock, g.registerTarget, g.directLoad ? 1 : 0, g.directStore ? 1 : 0,
+                             g.persistent ? 1 : 0, g.indexPerGroup ? 1 : 0, g.deriveTwiddles ? 1 : 0, g.workQueue ? 1 : 0};
+        if (oneKernel1d) t.ranFactors = b.kernels[0].kernel.desc.factors;
+        if (auto hit = timedSources.find(keys[i]); hit != timedSources.end()) t.report.ms = hit->second;
+        else t.report.error = timingErrors.count(keys[i]) ? timingErrors[keys[i]] : "not timed";
+      }
+      trials.push_back(t);
+      if (onTrial) onTrial(t.report);
+    }
+  };
+  auto best = [&] {
+    std::size_t b = baseline;
+    for (std::size_t i = 0; i < trials.size(); ++i)
+      if (trials[i].report.ms > 0 && (trials[b].report.ms <= 0 || trials[i].report.ms < trials[b].report.ms)) b = i;
+    return b;
+  };
+  auto current = [&] { return trials[best()].asked; };
+
+  runStage("as given", {Candidate{spec.factors, spec.tuning}});
+  if (trials[0].report.ms <= 0) throw std::runtime_error(fmt::format("{}: the spec as given does not run: {}", spec.name, trials[0].report.error));
+
+  if (oneKernel1d) {
+    std::vector<Candidate> c;
+    for (auto& f : factorCandidates(spec, basePlan.kernels[0].desc.factors)) c.push_back({f, spec.tuning});
+    runStage("factors", c);
+  }
+  // One coordinate over `values`, the others at the best so far.
+  auto vary = [&](const std::string& stage, const std::vector<int>& values, int KernelTuning::*field) {
+    std::vector<Candidate> c;
+    for (int v : values) {
+      Candidate cand = current();
+      cand.tuning.*field = v;
+      c.push_back(cand);
+    }
+    runStage(stage, c);
+  };
+  for (int round = 0; round < 2; ++round) {
+    const int T0 = emitStockhamKernel(planStockham(variant(spec, current())).kernels[0].desc).geom.threadsPerFft;
+    std::vector<int> threads;
+    for (int T : {T0 * 2, T0, T0 / 2, T0 / 4})
+      if (T >= 1 && T <= 1024) threads.push_back(T);
+    vary("threads per FFT", threads, &KernelTuning::threadsPerFft);
+    vary("block threads", {64, 128, 256, 512, 1024}, &KernelTuning::blockThreads);
+    vary("register target", {32, 40, 48, 64, 80, 96, 128, 168, 255}, &KernelTuning::registerTarget);
+    if (round == 0) {
+      std::vector<Candidate> c;
+      for (int l : {1, 0})
+        for (int st : {1, 0}) {
+          Candidate v = current();
+          v.tuning.directLoad = l;
+          v.tuning.directStore = st;
+          c.push_back(v);
+        }
+      runStage("direct I/O", c);
+      vary("grid", {1, 0}, &KernelTuning::persistent);
+      vary("thread indices", {0, 1}, &KernelTuning::indexPerGroup);
+      vary("twiddles", {0, 1}, &KernelTuning::deriveTwiddles);
+      vary("work queue", {0, 1}, &KernelTuning::workQueue);
+    }
+  }
+  TuneOutcome out;
+  for (const Trial& t : trials) out.trials.push_back(t.report);
+  out.best = best();
+  out.baseline = baseline;
+  out.specMembers = stockhamTuningMembers(trials[out.best].ranFactors, trials[out.best].ran);
+  return out;
+}
+
+}  // namespace warpforge

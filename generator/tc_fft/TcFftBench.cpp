@@ -1,0 +1,32 @@
+#include "generator/tc_fft/TcFftBench.h"
+
+#include <fmt/format.h>
+
+#include "generator/tc_fft/TcFftEmitter.h"
+
+namespace warpforge {
+
+std::vector<BenchVariant> tcFftBenchVariants(const Plan& plan, TcFftDistances d) {
+  // EmitOptions: packedPhases, inRegisterBenchmark, prefetch, staged, streaming, asyncCopy.
+  const std::vector<std::pair<std::string, EmitOptions>> options = {
+      {"packed, staged, cp.async double buffer", EmitOptions{true, false, false, true, true, true}},
+      {"unpacked, staged, cp.async double buffer", EmitOptions{false, false, false, true, true, true}},
+      {"packed, staged, no cache hints, synchronous", EmitOptions{true, false, false, true, false, false}},
+      {"packed phases, direct I/O", EmitOptions{true, false, false, false}},
+      {"packed phases, direct I/O, prefetch", EmitOptions{true, false, true, false}}};
+  std::vector<BenchVariant> out;
+  for (const auto& [name, o] : options) out.push_back({name, Generated{tcFftLaunchPlan(emitTcFft(plan, o), d)}, 0, 0});
+  // Load once, repeat the steps in registers, store once: the compute rate without DRAM.
+  // batch 0: one full wave of resident warps is a device property; the bench chooses it.
+  out.push_back({"in-register (steps repeated on resident data)",
+                 Generated{tcFftLaunchPlan(emitTcFft(plan, EmitOptions{true, true, false, false}), d)}, 0, kInRegisterRepeats});
+  return out;
+}
+
+std::string tcFftInRegisterNote(const Plan& plan, double ms, long long ffts, int repeats, double clockKHz, int sms) {
+  const double cycles = ms * 1e-3 * clockKHz * 1e3 * sms / (static_cast<double>(ffts) * repeats);
+  return fmt::format("in-register: {:.1f} SM-cycles/FFT at the max clock ({} FFTs x {} repeats, {:.4f} ms); model (eq. 30): {} ; target <= 120\n",
+                     cycles, ffts, repeats, ms, plan.total.smCycles);
+}
+
+}  // namespace warpforge

@@ -1,0 +1,147 @@
+#include "generator/tc_fft/TcFftData.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "generator/emulate/Half.h"
+#include "generator/emulate/Reference.h"
+
+namespace warpforge {
+
+namespace {
+
+// The runner fills outputs with 0xff bytes: as f16 0xffff, a NaN no arithmetic
+// produces (the hardware's canonical NaN is 0x7fff).
+constexpr std::uint16_t kPoison = 0xffff;
+
+// f16 bit patterns of interleaved complex data.
+std::vector<std::uint16_t> halves(const std::vector<unsigned char>& bytes) {
+  std::vector<std::uint16_t> h(bytes.size() / 2);
+  std::memcpy(h.data(), bytes.data(), h.size() * 2);
+  return h;
+}
+
+const TcFftTestData& logicalOf(const TestData& d) {
+  const auto* l = std::any_cast<TcFftTestData>(&d.logical);
+  if (!l) throw std::invalid_argument("tc_fft: test data was not made by this family's randomInputs");
+  return *l;
+}
+
+// The FFTs compared with FFTW: all of a small batch, else first, last and a seeded sample.
+std::vector<long long> checkedEntries(long long batch, std::uint64_t seed) {
+  std::vector<long long> which;
+  if (batch <= 4096) {
+    for (long long b = 0; b < batch; ++b) which.push_back(b);
+    return which;
+  }
+  std::mt19937_64 rng(seed ^ 0x5eed);
+  which = {0, batch - 1};
+  for (int i = 0; i < 4096; ++i) which.push_back(static_cast<long long>(rng() % batch));
+  return which;
+}
+
+std::vector<cdouble> complexAt(const std::vector<std::uint16_t>& h, long long offset, int n) {
+  std::vector<cdouble> x(n);
+  for (int i = 0; i < n; ++i) x[i] = cdouble(halfBitsToDouble(h[2 * (offset + i)]), halfBitsToDouble(h[2 * (offset + i) + 1]));
+  return x;
+}
+
+// Max relative error against FFTW of `out` (FFT b at b * outDist) over the checked entries.
+double maxError(const LayoutProgram& p, const std::vector<std::uint16_t>& in, long long inDist, const std::vector<std::uint16_t>& out,
+                long long outDist, const std::vector<long long>& which) {
+  double err = 0;
+  for (long long b : which) {
+    auto ref = referenceDft(complexAt(in, inDist * b, p.nIn), p.nOut, p.sign);
+    err = std::max(err, relativeError(complexAt(out, outDist * b, p.nOut), ref));
+  }
+  return err;
+}
+
+}  // namespace
+
+TestData tcFftRandomInputs(const LayoutProgram& p, long long inputDistance, long long batch, std::uint64_t seed) {
+  if (inputDistance < p.nIn || batch < 0)
+    throw std::invalid_argument(fmt::format("tc_fft: input distance {} < n_in = {} or batch {} < 0", inputDistance, p.nIn, batch));
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<std::uint16_t> h(2 * inputDistance * batch);
+  for (auto& x : h) x = floatToHalfBits(u(rng));
+  TestData d;
+  auto& bytes = d.arrays["input"];
+  bytes.resize(h.size() * 2);
+  std::memcpy(bytes.data(), h.data(), bytes.size());
+  d.logical = TcFftTestData{seed, inputDistance};
+  return d;
+}
+
+Check tcFftCheck(const LayoutProgram& p, const TestData& data, const std::map<std::string, std::vector<unsigned char>>& outputs,
+                 long long batch) {
+  const TcFftTestData& t = logicalOf(data);
+  const auto& outBytes = outputs.at("output");
+  if (batch < 1 || outBytes.size() % (4 * batch) || static_cast<long long>(outBytes.size() / (4 * batch)) < p.nOut)
+    throw std::invalid_argument(fmt::format("tc_fft check: {} output bytes are not batch {} x a distance >= {} of 4-byte elements",
+                                            outBytes.size(), batch, p.nOut));
+  const long long outDist = static_cast<long long>(outBytes.size() / (4 * batch));
+  const auto in = halves(data.arrays.at("input"));
+  const auto out = halves(outBytes);
+  long long poison = 0, nonFinite = 0, padding = 0;
+  for (long long b = 0; b < batch; ++b) {
+    const std::uint16_t* y = out.data() + 2 * outDist * b;
+    for (long long q = 0; q < 2 * p.nOut; ++q) {
+      if (y[q] == kPoison) ++poison;
+      else if (!std::isfinite(halfBitsToDouble(y[q]))) ++nonFinite;
+    }
+    for (long long q = 2 * p.nOut; q < 2 * outDist; ++q) padding += y[q] != kPoison;  // the gap between FFTs is not ours to write
+  }
+  const auto which = checkedEntries(batch, t.seed);
+  Check c;
+  c.checked = static_cast<long long>(which.size());
+  c.unwritten = poison + nonFinite + padding;
+  c.error = maxError(p, in, t.inputDistance, out, outDist, which);
+  // f16 inputs in [-1, 1], ~7 roundings of u = 2^-11 along the way with |Y| ~ sqrt(n_in): the
+  // emulator's f16 mode gives ~6e-4, so 3e-3 leaves room for the hardware's accumulation order
+  // while catching any layout error (a wrong bit gives O(1) error).
+  c.bound = 3e-3;
+  c.detail = fmt::format(
+      "max over {} FFTs of ||y - ref|| / ||ref||, ref = FFTW in double on the f16 inputs (distances {}, {}); "
+      "{} values unwritten, {} non-finite, {} padding values overwritten; bound 3e-3: ~7 f16 roundings (u = 2^-11) "
+      "give ~6e-4 on the emulated warp, a wrong layout bit gives O(1)",
+      c.checked, t.inputDistance, outDist, poison, nonFinite, padding);
+  return c;
+}
+
+BaselineRequest tcFftBaseline(const LayoutProgram& p) {
+  BaselineRequest r;
+  r.kind = "fft";
+  r.lengths = {p.nOut};
+  r.transform = "c2c";
+  r.precision = "f16";
+  r.sign = p.sign;
+  r.description = fmt::format("cuFFT f16 C2C {} (zero-padded input)", p.nOut);
+  // cuFFT cannot read the n_in inputs implicitly padded: it gets them padded with zeros.
+  const int nIn = p.nIn, nOut = p.nOut;
+  r.denseInput = [nIn, nOut](const TestData& data, long long batch) {
+    const long long inDist = logicalOf(data).inputDistance;
+    const auto& in = data.arrays.at("input");
+    std::vector<unsigned char> padded(4ULL * nOut * batch, 0);
+    for (long long b = 0; b < batch; ++b) std::memcpy(padded.data() + 4 * nOut * b, in.data() + 4 * inDist * b, 4ULL * nIn);
+    return padded;
+  };
+  LayoutProgram shape;  // only the sizes and the sign: the request must not point into the spec
+  shape.nIn = p.nIn;
+  shape.nOut = p.nOut;
+  shape.sign = p.sign;
+  r.error = [shape](const std::vector<unsigned char>& denseOutput, const TestData& data, long long batch) {
+    const TcFftTestData& t = logicalOf(data);
+    if (static_cast<long long>(denseOutput.size()) != 4LL * shape.nOut * batch) return -1.0;
+    return maxError(shape, halves(data.arrays.at("input")), t.inputDistance, halves(denseOutput), shape.nOut, checkedEntries(batch, t.seed));
+  };
+  return r;
+}
+
+}  // namespace warpforge

@@ -1,0 +1,32 @@
+#pragma once
+// What a tc_fft run is checked with: random f16 inputs, the comparison with
+// FFTW in double (every output written, padding untouched), and the cuFFT f16
+// baseline on the zero-padded input.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "generator/verify/Program.h"
+#include "warpforge/family.h"
+
+namespace warpforge {
+
+// TestData::logical of a tc_fft run: what check() and the baseline need to read the input back.
+struct TcFftTestData {
+  std::uint64_t seed = 0;     // also picks the sampled FFTs of large batches
+  long long inputDistance = 0;
+};
+
+// Uniform in [-1, 1] (both parts, padding included) rounded to f16, `inputDistance` complex elements per FFT.
+TestData tcFftRandomInputs(const LayoutProgram& p, long long inputDistance, long long batch, std::uint64_t seed);
+
+// Every FFT when batch <= 4096, else the first, the last and 4096 sampled. The output
+// distance is read from the size of outputs["output"] (whatever the run's parameter was).
+Check tcFftCheck(const LayoutProgram& p, const TestData& data, const std::map<std::string, std::vector<unsigned char>>& outputs,
+                 long long batch);
+
+// cuFFT C2C f16 of length n_out on the input zero-padded to n_out.
+BaselineRequest tcFftBaseline(const LayoutProgram& p);
+
+}  // namespace warpforge

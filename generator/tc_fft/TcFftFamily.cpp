@@ -1,0 +1,120 @@
+#include "generator/tc_fft/TcFftFamily.h"
+
+#include <optional>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "generator/emulate/Emulator.h"
+#include "generator/tc_fft/TcFftBench.h"
+#include "generator/tc_fft/TcFftData.h"
+#include "generator/tc_fft/TcFftEmitter.h"
+#include "generator/tc_fft/TcFftParser.h"
+#include "generator/verify/Report.h"
+#include "generator/verify/Verifier.h"
+
+namespace warpforge {
+
+namespace {
+
+class TcFftSpec final : public FamilySpec {
+ public:
+  TcFftSpec(LayoutProgram program, TcFftDistances d) : program_(std::move(program)) {
+    distances_.input = d.input ? d.input : program_.nIn;
+    distances_.output = d.output ? d.output : program_.nOut;
+    // The Plan points into program_, which lives as long as this (heap-held, never moved) object.
+    try {
+      plan_ = Verifier().verify(program_);
+    } catch (const VerifyError& e) {
+      inconsistent_ = e.what();
+      for (const auto& i : e.issues()) issues_.push_back({i.path, i.message});
+    }
+  }
+  TcFftSpec(const TcFftSpec&) = delete;
+  TcFftSpec& operator=(const TcFftSpec&) = delete;
+
+  const Family& family() const override { return tcFftFamily(); }
+  const std::string& name() const override { return program_.name; }
+  const std::string& file() const override { return program_.file; }
+
+  VerifyReport verify() const override {
+    const Plan& p = plan();
+    VerifyReport r;
+    r.text = formatVerifyReport(p);
+    Json mma = Json::object();
+    for (const auto& [shape, n] : p.total.mma) mma[shape] = n;
+    r.counts["mma"] = mma;
+    r.counts["hfma2"] = p.total.hfma2;
+    r.counts["shuffles"] = p.total.shuffles;
+    r.counts["byteperms"] = p.total.byteperms;
+    r.counts["sm_cycles"] = p.total.smCycles;  // eq. 30 of the CHIME note
+    r.warnings = p.warnings;
+    return r;
+  }
+
+  std::string explain(const EmitTarget&) const override { return formatExplain(plan()); }
+
+  // The kernel is the same for every arch (min sm_80); the target only names the device.
+  Generated emit(const EmitTarget&) const override { return Generated{tcFftLaunchPlan(emitTcFft(plan()), distances_)}; }
+
+  TestData randomInputs(long long batch, std::uint64_t seed) const override {
+    return tcFftRandomInputs(program_, distances_.input, batch, seed);
+  }
+  Check check(const TestData& data, const std::map<std::string, std::vector<unsigned char>>& outputs, long long batch) const override {
+    return tcFftCheck(program_, data, outputs, batch);
+  }
+  std::optional<BaselineRequest> baseline() const override { return tcFftBaseline(program_); }
+
+  std::vector<BenchVariant> benchVariants(const EmitTarget&) const override { return tcFftBenchVariants(plan(), distances_); }
+  // The bench passes no variant's batch, so the measured SM-cycles/FFT are the bench's (rows with repeats);
+  // the note sets them against the model. tcFftInRegisterNote formats the whole line where the batch is known.
+  // The in-register variant is the last one (TcFftBench.cpp): SM-cycles per FFT against the model (eq. 30).
+  std::string benchNotes(const std::vector<double>& ms, const std::vector<long long>& batch, double clockKHz, int sms) const override {
+    if (ms.empty() || batch.size() != ms.size()) return fmt::format("in-register model (eq. 30): {} SM-cycles/FFT; target <= 120\n", plan().total.smCycles);
+    return tcFftInRegisterNote(plan(), ms.back(), batch.back(), 64, clockKHz, sms);
+  }
+  using FamilySpec::benchNotes;
+
+  std::optional<std::string> emulate(const std::string& mode, std::uint64_t seed, int count) const override {
+    if (mode != "double" && mode != "f16") throw std::invalid_argument(fmt::format("emulate mode '{}' (expected double or f16)", mode));
+    auto r = emulateAgainstFftw(plan(), mode == "f16" ? EmuMode::F16 : EmuMode::Double, seed, count);
+    return fmt::format("spec={} mode={} seed={} ffts={} (inputs uniform in [-1,1], reference FFTW double)\nmax_rel_err={:.3e}\n", program_.name,
+                       mode, seed, r.ffts, r.maxRelErr);
+  }
+
+ private:
+  const Plan& plan() const {
+    if (!inconsistent_.empty()) throw InconsistentSpec(inconsistent_, issues_);
+    return plan_;
+  }
+
+  LayoutProgram program_;
+  Plan plan_;
+  std::string inconsistent_;  // the VerifyError's issue list, one "file: path: message" per line
+  std::vector<InconsistentSpec::Issue> issues_;
+  TcFftDistances distances_;
+};
+
+class TcFftFamily final : public Family {
+ public:
+  std::string name() const override { return "tc_fft"; }
+  std::string summary() const override {
+    return "tensor-core f16 FFT (mma.sync) with register layouts proved consistent; zero-padded n_in -> n_out (CHIME 256 -> 512)";
+  }
+  std::unique_ptr<FamilySpec> parse(const Json& root, const std::string& file) const override {
+    return makeTcFftSpec(parseTcFftSpec(root, file));
+  }
+};
+
+}  // namespace
+
+const Family& tcFftFamily() {
+  static const TcFftFamily family;
+  return family;
+}
+
+std::unique_ptr<FamilySpec> makeTcFftSpec(LayoutProgram program, TcFftDistances distances) {
+  return std::make_unique<TcFftSpec>(std::move(program), distances);
+}
+
+}  // namespace warpforge

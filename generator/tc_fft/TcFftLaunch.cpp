@@ -1,0 +1,90 @@
+#include "generator/tc_fft/TcFftLaunch.h"
+
+#include <algorithm>
+#include <regex>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "templates/Embedded.h"
+
+namespace warpforge {
+
+namespace {
+void addIncludes(const std::string& text, std::vector<std::string>& out) {
+  static const std::regex include(R"re(#include\s+"([^"]+)")re");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), include); it != std::sregex_iterator(); ++it) {
+    const std::string name = (*it)[1];
+    if (std::find(out.begin(), out.end(), name) != out.end()) continue;
+    for (const auto& e : embeddedTemplates())
+      if (name == e.name) {
+        out.push_back(name);
+        addIncludes(e.text, out);
+      }
+  }
+}
+}  // namespace
+
+std::vector<std::string> includedHelpers(const std::string& source) {
+  std::vector<std::string> out;
+  addIncludes(source, out);
+  return out;
+}
+
+LaunchPlan tcFftLaunchPlan(const EmittedKernel& k, TcFftDistances d) {
+  const LaunchInfo& li = k.launch;
+  const long long inDist = d.input ? d.input : li.nIn, outDist = d.output ? d.output : li.nOut;
+  if (inDist < li.nIn || inDist % li.inputVectorElems || outDist < li.nOut || outDist % li.outputVectorElems)
+    throw std::invalid_argument(fmt::format("{}: distances ({}, {}) must be at least ({}, {}) and multiples of ({}, {})", li.specName, inDist,
+                                            outDist, li.nIn, li.nOut, li.inputVectorElems, li.outputVectorElems));
+  LaunchPlan p;
+  p.specName = li.specName;
+  p.family = "tc_fft";
+  p.unitName = "FFT";
+  p.minArch = li.minArch;
+  p.sources.push_back({li.kernelName + ".cu", k.source});
+  p.helpers = includedHelpers(k.source);
+
+  const std::string elems = "interleaved complex f16, real part in the low half";
+  PlanBuffer in;
+  in.name = "input";
+  in.role = BufferRole::Input;
+  in.elementType = li.elementType;
+  in.elementBytes = 4;
+  in.perBatchElems = inDist;
+  in.perBatchParam = "input_distance";
+  in.alignment = 4 * li.inputVectorElems;  // 16-byte vector loads
+  in.note = fmt::format("FFT b reads input[b * input_distance + n], 0 <= n < {}; {}", li.nIn, elems);
+  PlanBuffer out = in;
+  out.name = "output";
+  out.role = BufferRole::Output;
+  out.perBatchElems = outDist;
+  out.perBatchParam = "output_distance";
+  out.alignment = 4 * li.outputVectorElems;
+  out.note = fmt::format("FFT b writes output[b * output_distance + q], 0 <= q < {}; {}; the padding between FFTs is left untouched", li.nOut, elems);
+  p.buffers = {in, out};
+
+  PlanParam pin{"input_distance", "long long", inDist, li.nIn, li.inputVectorElems, "complex elements from one FFT's input to the next"};
+  PlanParam pout{"output_distance", "long long", outDist, li.nOut, li.outputVectorElems, "complex elements from one FFT's output to the next"};
+  p.params = {pin, pout};
+
+  PlanKernel kern;
+  kern.name = li.kernelName;
+  kern.source = 0;
+  kern.blockX = li.blockThreads;
+  kern.sharedBytes = li.dynamicSharedBytes;
+  kern.grid = GridRule{1, li.fftsPerBlock, true};  // grid-stride over FFTs, one per warp per step
+  kern.args = {PlanArg::buffer("input", "const __half2*", "input"), PlanArg::buffer("output", "__half2*", "output"),
+               PlanArg::batchTimes(1, "batch"), PlanArg::scalar("input_distance", "long long"),
+               PlanArg::scalar("output_distance", "long long")};
+  if (li.inRegisterBenchmark) {
+    p.params.push_back(PlanParam{"repeats", "int", 1, 1, 1, "times the steps repeat on register-resident data per load"});
+    kern.args.push_back(PlanArg::scalar("repeats", "int"));
+    kern.note = "in-register benchmark: loads once, repeats the steps, stores once";
+  }
+  p.kernels.push_back(kern);
+  p.check();
+  return p;
+}
+
+}  // namespace warpforge

@@ -1,0 +1,64 @@
+#pragma once
+// A layout program: register-layout arrays and the steps between them (mma, cmul, relayout),
+// as a tensor-core family spec describes them (e.g. specs/chime_fft_256_512.json). The verifier
+// proves it consistent; the emulator runs it.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "generator/layout/Layout.h"
+
+namespace warpforge {
+
+// E(q_J, n_K) for the bit sets J (q) and K (n): eq. (6) of the CHIME note.
+struct PhaseFactor {
+  std::vector<int> q, n;
+};
+
+struct ArraySpec {
+  std::string name;
+  std::string path;                // JSON pointer, for messages
+  Layout layout;                   // operand layout
+  std::optional<PhaseFactor> phase;
+  std::optional<Layout> stored;    // packed form kept in registers (eqs. 26, 28, 29)
+  bool isPhase() const { return phase.has_value(); }
+};
+
+enum class StepOp { Mma, Cmul, Relayout };
+
+struct StepSpec {
+  StepOp op;
+  std::string path;                // "/steps/2"
+  std::string shape;               // mma only
+  std::string a, b, c;             // a = phase operand, b = data in, c = data out
+  std::vector<std::string> sum;    // mma only: logical n-bits summed
+};
+
+struct LayoutProgram {
+  std::string file;
+  std::string name;
+  std::string precision;           // "f16"
+  int nIn = 0, nOut = 0;
+  int sign = +1;                   // E(q, n) = exp(sign * 2 pi i q n / nOut)
+  int logIn = 0, logOut = 0;
+  std::vector<ArraySpec> arrays;   // in file order
+  std::vector<StepSpec> steps;
+  std::string input, output;
+  // Optional launch tuning for the emitter.
+  int warpsPerBlock = 4;
+
+  // Inline: the verifier and emulator (warpforge_layout) use them, and no family may own them.
+  const ArraySpec* array(const std::string& n) const {
+    for (const auto& a : arrays)
+      if (a.name == n) return &a;
+    return nullptr;
+  }
+  ArraySpec* array(const std::string& n) {
+    for (auto& a : arrays)
+      if (a.name == n) return &a;
+    return nullptr;
+  }
+};
+
+}  // namespace warpforge

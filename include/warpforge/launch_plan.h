@@ -1,0 +1,116 @@
+#pragma once
+// A launch plan: how a generated kernel chain runs, as data (the rocFFT seed's
+// launch struct, taken to its end). The generator decides everything here; the
+// runtime's Executor runs any plan and `emit` prints the same plan as a header
+// for nvcc users. Nothing in it depends on which family made it.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace warpforge {
+
+// What a buffer is for, which decides who provides it and when it is filled.
+enum class BufferRole {
+  Input,    // the caller's array, read
+  Output,   // the caller's array, written (may be the same memory as an Input for in-place plans: see aliasOf)
+  Scratch,  // workspace, `bytesPerBatch` per batch entry; the caller may hand it in (Executor::workspaceBytes)
+  Table,    // constant contents computed at plan time (in double, stored in the kernel's type), uploaded once
+  Counter,  // `fixedBytes` zeroed once before the first launch; the kernels leave it zeroed
+};
+const char* roleName(BufferRole r);
+
+struct PlanBuffer {
+  std::string name;          // how kernels' arguments and callers refer to it ("input", "output_im", "k0_twiddles")
+  BufferRole role = BufferRole::Input;
+  std::string elementType;   // C type of one element, for the header ("float2", "__half2", "signed char", ...)
+  int elementBytes = 1;
+  // Extent in elements for a batch of B entries: perBatch * B + fixed (user arrays: offset + span - distance + distance * B).
+  long long perBatchElems = 0, fixedElems = 0;
+  std::string perBatchParam; // non-empty: perBatch is the value of this scalar parameter (a distance the caller chooses)
+  int alignment = 0;         // bytes the pointer must be aligned to (vector loads); 0: the element's natural alignment
+  std::string aliasOf;       // Output of an in-place plan: the Input buffer it shares memory with
+  std::string scalar;        // Table: "float", "double", ... the scalar the contents are made of (for the header)
+  std::vector<unsigned char> contents;  // Table: the bytes to upload
+  std::string note;
+
+  long long elements(long long batch, long long perBatch) const { return perBatch * batch + fixedElems; }
+  bool isUser() const { return role == BufferRole::Input || role == BufferRole::Output; }
+};
+
+// A scalar kernel argument the caller may set at run time (a distance, a repeat count).
+struct PlanParam {
+  std::string name;
+  std::string cType = "long long";  // "long long" or "int"
+  long long defaultValue = 0, minValue = 0, multipleOf = 1;
+  std::string note;
+};
+
+struct PlanArg {
+  enum class Kind {
+    Buffer,      // device pointer of the named buffer
+    Null,        // a null pointer (an argument this kernel's configuration does not use)
+    Literal,     // a constant fixed by the plan
+    BatchTimes,  // batch * value
+    Param,       // the value of the named PlanParam
+  };
+  Kind kind = Kind::Literal;
+  std::string name;               // buffer or parameter name; for Literal/BatchTimes, the kernel's parameter name
+  long long value = 0;
+  std::string cType = "long long";  // C type of the kernel parameter ("const float2*", "long long", "int", ...)
+  std::string param;              // the kernel's parameter name (for the header's declaration)
+
+  static PlanArg buffer(std::string buf, std::string cType, std::string param);
+  static PlanArg null(std::string cType, std::string param);
+  static PlanArg literal(long long v, std::string cType, std::string param);
+  static PlanArg batchTimes(long long v, std::string param);
+  static PlanArg scalar(std::string paramName, std::string cType);
+};
+
+// Grid = min(ceil(batch * unitsPerBatch / unitsPerBlock), resident blocks if capped, 2^31 - 1), at least 1.
+// Resident blocks = SMs x blocks per SM from the occupancy calculator at this block and shared size.
+struct GridRule {
+  long long unitsPerBatch = 1, unitsPerBlock = 1;
+  bool capAtResident = true;  // persistent kernels loop over their units
+  long long blocks(long long batch, long long residentBlocks) const;
+};
+
+struct PlanKernel {
+  std::string name;      // the __global__ function (extern "C")
+  int source = 0;        // index into LaunchPlan::sources
+  int blockX = 1, blockY = 1;
+  int sharedBytes = 0;   // dynamic shared memory (opt in above 48 KiB)
+  GridRule grid;
+  std::vector<PlanArg> args;
+  std::string note;
+};
+
+struct KernelSource {
+  std::string fileName;  // "<kernel>.cu"
+  std::string text;      // may #include the helper headers listed in LaunchPlan::helpers
+};
+
+struct LaunchPlan {
+  std::string specName, family;
+  std::string unitName = "item";  // what one batch entry is ("FFT", "channel", ...)
+  int minArch = 80;               // compute capability x10
+  std::vector<KernelSource> sources;
+  std::vector<std::string> helpers;  // embedded helper headers the sources include
+  std::vector<PlanBuffer> buffers;
+  std::vector<PlanParam> params;
+  std::vector<PlanKernel> kernels;  // in launch order, one stream
+
+  const PlanBuffer* buffer(const std::string& name) const;
+  const PlanParam* param(const std::string& name) const;
+  // Bytes of workspace (all Scratch buffers, each 256-byte aligned) for `batch` entries.
+  long long scratchBytes(long long batch) const;
+  // Bytes of the user's arrays read and written for `batch` entries at the parameters' defaults (the traffic floor).
+  long long userBytes(long long batch) const;
+  // Throws std::logic_error when a kernel names a buffer, parameter or source that is not there.
+  void check() const;
+};
+
+// `<name>_plan.h`: the plan in one format for every family, with the tables'
+// contents and a host function that runs the chain with the CUDA runtime API.
+std::string launchPlanHeader(const LaunchPlan& plan);
+
+}  // namespace warpforge

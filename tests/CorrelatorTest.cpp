@@ -1,0 +1,262 @@
+// CPU tests of the correlator family: spec errors name the JSON path, the layout
+// consistency check, the exact reference on hand-computed cases, every correlator
+// spec in specs/ verifies and compiles with NVRTC for sm_80 and sm_90 without spills.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "generator/correlator/CorrelatorData.h"
+#include "generator/correlator/CorrelatorEmitter.h"
+#include "generator/correlator/CorrelatorFamily.h"
+#include "generator/correlator/CorrelatorLayouts.h"
+#include "generator/correlator/CorrelatorPlan.h"
+#include "warpforge/compiler.h"
+
+using namespace warpforge;
+
+namespace {
+
+std::string specJson(int receivers, const std::string& type, const std::string& layout, int pols = 2, int channels = 2, int samples = 64,
+                     const std::string& extra = "") {
+  return fmt::format(R"({{"name": "t", "family": "correlator", "receivers": {}, "polarizations": {}, "channels": {}, "samples_per_call": {},
+                         "sample_type": "{}", "input": {{"layout": "{}"}}{}}})",
+                     receivers, pols, channels, samples, type, layout, extra);
+}
+
+CorrelatorSpec spec(const std::string& json) { return parseCorrelatorSpecText(json, "t.json"); }
+
+std::string specErrorPath(const std::string& json) {
+  try {
+    spec(json);
+  } catch (const SpecError& e) {
+    return e.path();
+  }
+  return "(no error)";
+}
+
+std::vector<std::string> correlatorSpecFiles() {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(std::string(WARPFORGE_SOURCE_DIR) + "/specs"))
+    if (e.path().filename().string().rfind("correlator_", 0) == 0 && e.path().extension() == ".json") out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string readFile(const std::string& f) {
+  std::ifstream in(f);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+TEST(CorrelatorSpec, Parses) {
+  CorrelatorSpec s = spec(specJson(80, "ci8", "katgpucbf"));
+  EXPECT_EQ(s.receivers, 80);
+  EXPECT_EQ(s.baselines(), 80 * 81 / 2);
+  EXPECT_EQ(s.input.polarization, 1);
+  EXPECT_EQ(s.input.timeBlock, 2);
+  EXPECT_EQ(s.input.channel, 64 * 2);
+  EXPECT_EQ(s.input.receiver, 2 * 64 * 2);
+  CorrelatorSpec t = spec(specJson(3, "ci8", "tcc"));
+  EXPECT_EQ(t.input.timesPerBlock, 16);
+  EXPECT_EQ(t.input.time, 1);
+  EXPECT_EQ(t.input.polarization, 16);
+  EXPECT_EQ(t.input.receiver, 32);
+  EXPECT_EQ(t.input.timeBlock, 3 * 2 * 16);
+}
+
+TEST(CorrelatorSpec, BadSpecsNameTheJsonPath) {
+  EXPECT_EQ(specErrorPath(specJson(0, "ci8", "tcc")), "/receivers");
+  EXPECT_EQ(specErrorPath(specJson(4, "ci2", "tcc")), "/sample_type");
+  EXPECT_EQ(specErrorPath(specJson(4, "ci8", "nope")), "/input/layout");
+  EXPECT_EQ(specErrorPath(specJson(4, "ci8", "tcc", 3)), "/polarizations");
+  EXPECT_EQ(specErrorPath(specJson(4, "ci8", "tcc", 2, 1, 24)), "/samples_per_call");
+  EXPECT_EQ(specErrorPath(specJson(4, "ci8", "tcc", 2, 1, 70000)), "/samples_per_call");  // int32 tensor-core sums could overflow
+  EXPECT_EQ(specErrorPath(specJson(4, "ci8", "tcc", 2, 1, 64, R"(, "conjugate": "both")")), "/conjugate");
+  EXPECT_EQ(specErrorPath(specJson(4, "ci8", "tcc", 2, 1, 64, R"(, "polarization_order": "x")")), "/polarization_order");
+  EXPECT_EQ(specErrorPath(specJson(4, "ci8", "tcc", 2, 1, 64, R"(, "tuning": {"receivers_per_block": 24})")), "/tuning/receivers_per_block");
+  EXPECT_EQ(specErrorPath(specJson(4, "ci8", "tcc", 2, 1, 64, R"(, "tuning": {"times_per_stage": 48})")), "/tuning/times_per_stage");
+  EXPECT_EQ(specErrorPath(specJson(4, "ci8", "tcc", 2, 1, 64, R"(, "tuning": {"bogus": 1})")), "/tuning/bogus");
+  EXPECT_EQ(specErrorPath(specJson(4, "ci8", "tcc", 2, 1, 64, R"(, "ci4_real_nibble": "high")")), "/ci4_real_nibble");
+  EXPECT_EQ(specErrorPath(R"({"name": "t", "family": "correlator", "receivers": 4, "channels": 1, "samples_per_call": 64, "sample_type": "ci8",
+                              "input": {"layout": "strides", "strides": {"batch": 10, "channel": 0, "receiver": 64, "polarization": 1, "time": 2}}})"),
+            "/input/strides/batch");
+  EXPECT_EQ(specErrorPath(R"({"name": "t", "family": "correlator", "receivers": 4, "channels": 1, "samples_per_call": 64, "sample_type": "ci8",
+                              "input": {"layout": "strides", "strides": {"batch": 1000, "channel": 0, "receiver": 64, "polarization": 1}}})"),
+            "/input/strides/time");
+}
+
+TEST(CorrelatorLayouts, ConsistentForEveryTypeAndTiling) {
+  for (const char* ty : {"ci4", "ci8", "cf16"})
+    for (int pols : {1, 2})
+      for (int r : {1, 2, 3, 31, 64, 80, 193}) {
+        CorrelatorSpec s = spec(specJson(r, ty, "tcc", pols, 1, 64));
+        for (int rows : {32, 64, 128}) {
+          s.tuning.receiversPerBlock = rows / pols;
+          ConsistencyReport rep = correlatorConsistency(s);
+          EXPECT_TRUE(rep.issues.empty()) << ty << " pols " << pols << " R " << r << " rows " << rows << ": " << rep.issues[0].path << " "
+                                          << rep.issues[0].message;
+        }
+      }
+}
+
+TEST(CorrelatorLayouts, MutatedLayoutsAreCaught) {
+  // The check is not vacuous: every swap of two physical bits of A, B or C is reported.
+  for (const char* ty : {"ci8", "cf16"}) {
+    CorrelatorSpec s = spec(specJson(80, ty, "tcc"));
+    const CorrelatorMma good = correlatorMma(s.type, 2);
+    ASSERT_TRUE(correlatorConsistency(s, &good).issues.empty());
+    int mutations = 0, caught = 0;
+    for (int which = 0; which < 3; ++which) {
+      const Layout& l = which == 0 ? good.a : which == 1 ? good.b : good.c;
+      const auto& e = l.entries();
+      for (std::size_t x = 0; x < e.size(); ++x)
+        for (std::size_t y = x + 1; y < e.size(); ++y) {
+          CorrelatorMma bad = good;
+          Layout& target = which == 0 ? bad.a : which == 1 ? bad.b : bad.c;
+          target = l.swapped(e[x].phys, e[y].phys);
+          ++mutations;
+          caught += !correlatorConsistency(s, &bad).issues.empty();
+        }
+    }
+    EXPECT_EQ(caught, mutations) << ty;
+    std::printf("[correlator] %s: %d of %d single bit swaps of A, B, C caught\n", ty, caught, mutations);
+  }
+}
+
+TEST(CorrelatorLayouts, ConjPermIsExactOnEveryImaginaryPair) {
+  for (int im0 = -127; im0 <= 127; ++im0)
+    for (int im1 = -127; im1 <= 127; ++im1) {
+      const int re0 = (im0 * 7) % 128, re1 = -(im1 * 5) % 128;
+      const std::uint32_t w = (re0 & 0xff) | (im0 & 0xff) << 8 | (re1 & 0xff) << 16 | (im1 & 0xff) << 24;
+      const std::uint32_t p = conjPermModel(w, SampleType::CI8);
+      const std::uint32_t want = ((-im0) & 0xff) | (re0 & 0xff) << 8 | ((-im1) & 0xff) << 16 | (re1 & 0xff) << 24;
+      ASSERT_EQ(p, want) << im0 << " " << im1;
+    }
+  // -128 maps to itself: the reason the kernel clamps it to -127 first.
+  EXPECT_EQ(conjPermModel(0x00008000u, SampleType::CI8) & 0xff, 0x80u);
+}
+
+TEST(CorrelatorReference, HandComputedCases) {
+  // 2 receivers, 1 pol, 1 channel, 16 samples, ci8 tcc layout: s0 = (1 + 2i) at every time, s1 = (3 - 1i).
+  CorrelatorSpec s = spec(specJson(2, "ci8", "tcc", 1, 1, 16));
+  std::vector<unsigned char> in(static_cast<std::size_t>(2 * s.input.batch));
+  for (long long t = 0; t < 16; ++t) {
+    const long long o0 = sampleOffset(s, 0, 0, t, 0, 0), o1 = sampleOffset(s, 0, 0, t, 1, 0);
+    in[2 * o0] = 1, in[2 * o0 + 1] = 2;
+    in[2 * o1] = 3, in[2 * o1 + 1] = static_cast<unsigned char>(-1);
+  }
+  // bl(0,0) = 0: |s0|^2 = 5; bl(0,1) = 1: s0 conj(s1) = (1 + 2i)(3 + i) = 1 + 7i; bl(1,1) = 2: |s1|^2 = 10. Times 16.
+  EXPECT_EQ(referenceProductInt(s, in, 0, 0), 80);
+  EXPECT_EQ(referenceProductInt(s, in, 0, 1), 0);
+  EXPECT_EQ(referenceProductInt(s, in, 0, 2), 16);
+  EXPECT_EQ(referenceProductInt(s, in, 0, 3), 112);
+  EXPECT_EQ(referenceProductInt(s, in, 0, 4), 160);
+  CorrelatorSpec r1 = s;
+  r1.conjugate = "r1";  // s1 conj(s0) = conj(1 + 7i)
+  EXPECT_EQ(referenceProductInt(r1, in, 0, 3), -112);
+  // -128 is read as -127: |(-128) + (-128)i|^2 -> 2 * 127^2.
+  in[0] = 0x80, in[1] = 0x80;
+  EXPECT_EQ(referenceProductInt(s, in, 0, 0), 15 * 5 + 2 * 127 * 127);
+}
+
+TEST(CorrelatorReference, Ci4NibblesAndClamp) {
+  CorrelatorSpec s = spec(specJson(1, "ci4", "katgpucbf", 1, 1, 16));
+  std::vector<unsigned char> in(static_cast<std::size_t>(s.input.batch), 0);
+  in[sampleOffset(s, 0, 0, 0, 0, 0)] = 0x3e;  // high nibble 3 = real, low nibble 0xe = -2 imaginary
+  SampleValue v = correlatorSample(s, in, 0, 0, 0, 0, 0);
+  EXPECT_EQ(v.re, 3);
+  EXPECT_EQ(v.im, -2);
+  in[0] = 0x88;  // -8, -8 -> -7, -7
+  v = correlatorSample(s, in, 0, 0, 0, 0, 0);
+  EXPECT_EQ(v.re, -7);
+  EXPECT_EQ(v.im, -7);
+  s.ci4RealHigh = false;
+  in[0] = 0x3e;
+  v = correlatorSample(s, in, 0, 0, 0, 0, 0);
+  EXPECT_EQ(v.re, -2);
+  EXPECT_EQ(v.im, 3);
+}
+
+TEST(CorrelatorReference, CheckAcceptsTheReferenceAndCountsMismatches) {
+  CorrelatorSpec s = spec(specJson(3, "ci8", "tcc", 2, 2, 32));
+  TestData d = correlatorInputs(s, 2, 7);
+  const long long n = s.visibilities() * 2;
+  std::vector<unsigned char> vis(static_cast<std::size_t>(n * 4)), acc(d.arrays["accumulators"].size(), 0), sat(8);
+  std::uint64_t count = 0;
+  const auto& accIn = d.arrays["accumulators"];
+  for (long long e = 0; e < n; e += 2) {
+    bool clamped = false;
+    std::int32_t out[2];
+    for (int ri = 0; ri < 2; ++ri) {
+      __int128 sum = 0;
+      for (long long b = 0; b < 2; ++b) {
+        std::int64_t a;
+        std::memcpy(&a, &accIn[static_cast<std::size_t>((b * n + e + ri) * 8)], 8);
+        sum += a + referenceProductInt(s, d.arrays["input"], b, e + ri);
+      }
+      out[ri] = sum > INT32_MAX ? INT32_MAX : sum < -INT32_MAX ? -INT32_MAX : static_cast<std::int32_t>(sum);
+      clamped |= sum > INT32_MAX || sum < -INT32_MAX;
+    }
+    long long c, bl, r1, r2;
+    bl = (e / 2 / 4) % s.baselines();
+    c = e / 2 / 4 / s.baselines();
+    (void)c;
+    baselineReceivers(bl, r1, r2);
+    if (d.arrays["missing"][r1] || d.arrays["missing"][r2]) out[0] = out[1] = kMissingMarker, clamped = false;
+    count += clamped;
+    std::memcpy(&vis[static_cast<std::size_t>(e * 4)], out, 8);
+  }
+  std::memcpy(sat.data(), &count, 8);
+  std::map<std::string, std::vector<unsigned char>> outs{{"visibilities", vis}, {"accumulators_out", acc}, {"saturated", sat}};
+  Check c = correlatorCheck(s, d, outs, 2);
+  EXPECT_TRUE(c.ok()) << c.detail;
+  EXPECT_TRUE(c.exact);
+  outs["visibilities"][12] ^= 1;
+  Check bad = correlatorCheck(s, d, outs, 2);
+  EXPECT_EQ(bad.error, 1) << bad.detail;
+}
+
+TEST(CorrelatorSpecs, EverySpecVerifiesAndCompilesWithoutSpills) {
+  const auto files = correlatorSpecFiles();
+  ASSERT_GE(files.size(), 3u);
+  for (const auto& f : files) {
+    auto fs = correlatorFamily().parse(parseJsonText(readFile(f), f), f);
+    VerifyReport r;
+    ASSERT_NO_THROW(r = fs->verify()) << f;
+    std::printf("%s", r.text.c_str());
+    Generated g = fs->emit({"sm_90", nullptr});
+    for (const char* arch : {"sm_80", "sm_90"})
+      for (const auto& src : g.plan.sources) {
+        CompileResult c;
+        ASSERT_NO_THROW(c = compileWithReport(src.text, fs->name(), arch)) << f << " " << src.fileName;
+        std::printf("[nvrtc] %s %s %s: %d registers, spill stores %d B, loads %d B, stack %d B\n", fs->name().c_str(), src.fileName.c_str(), arch,
+                    c.registers, c.spillStoreBytes, c.spillLoadBytes, c.stackFrameBytes);
+        EXPECT_GT(c.registers, 0) << c.log;
+        EXPECT_LE(c.spillStoreBytes, 0) << f << " " << arch << "\n" << c.log;
+        EXPECT_LE(c.spillLoadBytes, 0) << f << " " << arch << "\n" << c.log;
+      }
+  }
+}
+
+TEST(CorrelatorSpecs, EveryTypeLayoutAndTilingCompiles) {
+  for (const char* ty : {"ci4", "ci8", "cf16"})
+    for (const char* layout : {"tcc", "katgpucbf"})
+      for (int pols : {1, 2}) {
+        CorrelatorSpec s = spec(specJson(80, ty, layout, pols, 2, 64));
+        auto fs = makeCorrelatorSpec(s);
+        Generated g = fs->emit({"sm_90", nullptr});
+        for (const auto& src : g.plan.sources) {
+          CompileResult c;
+          ASSERT_NO_THROW(c = compileWithReport(src.text, "t", "sm_90")) << ty << " " << layout << " " << pols << "\n" << src.text;
+          EXPECT_LE(c.spillStoreBytes, 0) << ty << " " << layout << " " << pols;
+        }
+      }
+}

@@ -1,0 +1,191 @@
+// The correlator on the GPU (skipped without a device): bit-exact against the
+// int64 CPU reference for 4/8-bit samples over the full range (extremes, -128 and
+// -8 included) for receivers 1 .. 576, both input layouts, both conjugation and
+// polarization conventions, several concurrent batch entries, accumulation over
+// several calls, saturation and the missing-data marker; outputs poisoned and
+// checked all written; f16 within the f32-accumulation bound.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "bench/RunCheck.h"
+#include "generator/correlator/CorrelatorData.h"
+#include "generator/correlator/CorrelatorFamily.h"
+#include "warpforge/compiler.h"
+#include "warpforge/device.h"
+
+using namespace warpforge;
+
+namespace {
+
+CorrelatorSpec makeSpec(int receivers, const std::string& type, const std::string& layout, int pols, int channels, int samples, bool tccConvention,
+                        int rowsPerBlock = 0) {
+  std::string tuning = rowsPerBlock ? fmt::format(R"(, "tuning": {{"receivers_per_block": {}}})", rowsPerBlock / pols) : "";
+  return parseCorrelatorSpecText(
+      fmt::format(R"({{"name": "gpu_corr", "family": "correlator", "receivers": {}, "polarizations": {}, "channels": {}, "samples_per_call": {},
+                      "sample_type": "{}", "input": {{"layout": "{}"}}, "conjugate": "{}", "polarization_order": "{}"{}}})",
+                  receivers, pols, channels, samples, type, layout, tccConvention ? "r1" : "r2", tccConvention ? "r2_r1" : "r1_r2", tuning),
+      "gpu.json");
+}
+
+class GpuCorrelator : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!deviceAvailable()) GTEST_SKIP() << "no CUDA device: " << deviceUnavailableReason();
+    useDefaultDevice();
+  }
+  Compiler compiler;
+
+  // One run of the spec's plan on `data` (outputs poisoned), checked against the reference.
+  Check run(const CorrelatorSpec& s, const TestData& data, long long batch, const std::string& label) {
+    auto fs = makeCorrelatorSpec(s);
+    Generated g = fs->emit({"sm_90", nullptr});
+    Executor exec(compiler, g.plan);
+    DeviceArrays arrays(exec, data, batch);
+    exec.run(arrays.bindings(), batch);
+    Check c = fs->check(data, arrays.downloadOutputs(), batch);
+    std::printf("[gpu-correlator] %s: %s\n", label.c_str(), c.detail.c_str());
+    return c;
+  }
+};
+
+}  // namespace
+
+TEST_F(GpuCorrelator, BitExactForEveryReceiverCountLayoutAndConvention) {
+  int cases = 0;
+  for (int r : {1, 2, 3, 31, 64, 80, 193, 576})
+    for (const char* type : {"ci8", "ci4"})
+      for (const char* layout : {"tcc", "katgpucbf"}) {
+        const bool tcc = (cases % 2) == 1;
+        const int channels = r >= 193 ? 1 : 3, samples = r >= 193 ? 32 : 64;
+        CorrelatorSpec s = makeSpec(r, type, layout, 2, channels, samples, tcc);
+        const long long batch = 2;
+        TestData d = correlatorInputs(s, batch, 100 + cases);
+        Check c = run(s, d, batch, fmt::format("R={} {} {} {} convention", r, type, layout, tcc ? "TCC" : "issue"));
+        EXPECT_TRUE(c.ok()) << r << " " << type << " " << layout << ": " << c.detail;
+        EXPECT_EQ(c.error, 0);
+        ++cases;
+      }
+}
+
+TEST_F(GpuCorrelator, OnePolarizationAndEveryTiling) {
+  int seed = 0;
+  for (int pols : {1, 2})
+    for (int rows : {32, 64, 128})
+      for (const char* type : {"ci8", "ci4"}) {
+        CorrelatorSpec s = makeSpec(97, type, pols == 1 ? "tcc" : "katgpucbf", pols, 2, 64, seed % 2, rows);
+        TestData d = correlatorInputs(s, 3, 300 + seed++);
+        Check c = run(s, d, 3, fmt::format("R=97 P={} rows/block {} {}", pols, rows, type));
+        EXPECT_TRUE(c.ok()) << c.detail;
+      }
+}
+
+TEST_F(GpuCorrelator, GeneralStridesUseTheElementPath) {
+  // [receiver][pol][channel][time] with a padded channel: no vector path applies.
+  CorrelatorSpec s = parseCorrelatorSpecText(
+      R"({"name": "gpu_corr", "family": "correlator", "receivers": 33, "polarizations": 2, "channels": 2, "samples_per_call": 48, "sample_type": "ci8",
+          "input": {"layout": "strides", "strides": {"batch": 6600, "channel": 50, "receiver": 200, "polarization": 100, "time": 1}}})",
+      "gpu.json");
+  TestData d = correlatorInputs(s, 2, 5);
+  Check c = run(s, d, 2, "strides layout ci8");
+  EXPECT_TRUE(c.ok()) << c.detail;
+}
+
+TEST_F(GpuCorrelator, ExtremeValuesAtTheExactnessLimit) {
+  // Every sample -128 - 128i (read as -127 - 127i) or -8 - 8i, the most samples per call the int32 tensor-core sums allow.
+  for (const char* type : {"ci8", "ci4"}) {
+    CorrelatorSpec s = makeSpec(3, type, "tcc", 2, 1, std::string(type) == "ci8" ? 65536 : 65536, false);
+    CorrelatorInputOptions o;
+    o.accumulators = CorrelatorInputOptions::Accumulators::Zero;
+    o.missingFraction = 0;
+    TestData d = correlatorInputs(s, 1, 9, o);
+    std::memset(d.arrays["input"].data(), std::string(type) == "ci8" ? 0x80 : 0x88, d.arrays["input"].size());
+    Check c = run(s, d, 1, fmt::format("{} all minimum, {} samples", type, s.samples));
+    EXPECT_TRUE(c.ok()) << c.detail;
+    // and the most positive value, +127 + 127i / 7 + 7i
+    std::memset(d.arrays["input"].data(), std::string(type) == "ci8" ? 0x7f : 0x77, d.arrays["input"].size());
+    c = run(s, d, 1, fmt::format("{} all maximum", type));
+    EXPECT_TRUE(c.ok()) << c.detail;
+  }
+}
+
+TEST_F(GpuCorrelator, SaturationAndMissingMarker) {
+  CorrelatorSpec s = makeSpec(31, "ci8", "katgpucbf", 2, 2, 64, false);
+  CorrelatorInputOptions o;
+  o.missingFraction = 0.2;
+  TestData d = correlatorInputs(s, 4, 77, o);
+  // A quarter of the accumulators far beyond int32 on both sides: many saturate.
+  auto& acc = d.arrays["accumulators"];
+  for (std::size_t i = 0; i < acc.size() / 8; i += 4) {
+    const std::int64_t v = (i / 4) % 2 ? (1LL << 35) : -(1LL << 35);
+    std::memcpy(&acc[i * 8], &v, 8);
+  }
+  Check c = run(s, d, 4, "saturation + missing (20% receivers)");
+  EXPECT_TRUE(c.ok()) << c.detail;
+  EXPECT_NE(c.detail.find("saturated count"), std::string::npos);
+}
+
+TEST_F(GpuCorrelator, AccumulatesOverSeveralCalls) {
+  CorrelatorSpec s = makeSpec(80, "ci8", "katgpucbf", 2, 2, 64, false);
+  auto fs = makeCorrelatorSpec(s);
+  Executor exec(compiler, fs->emit({"sm_90", nullptr}).plan);
+  const long long batch = 2, n = s.visibilities() * 2;
+  TestData d0 = correlatorInputs(s, batch, 1);
+  DeviceArrays arrays(exec, d0, batch);
+  // Two calls with dump = 0 on fresh samples, in the same accumulators.
+  std::vector<std::int64_t> expect(static_cast<std::size_t>(n * batch));
+  std::memcpy(expect.data(), d0.arrays["accumulators"].data(), expect.size() * 8);
+  std::vector<TestData> calls;
+  for (int k = 0; k < 2; ++k) {
+    TestData dk = k == 0 ? d0 : correlatorInputs(s, batch, 10 + k);
+    if (k > 0) {
+      const std::size_t bytes = static_cast<std::size_t>(exec.arrayBytes("input", batch));
+      ASSERT_EQ(cuMemcpyHtoD(arrays.bindings().at("input"), dk.arrays["input"].data(), bytes), CUDA_SUCCESS);
+    }
+    exec.run(arrays.bindings(), batch, nullptr, 0, -1, {{"dump", 0}});
+    for (long long b = 0; b < batch; ++b)
+      for (long long e = 0; e < n; ++e) expect[static_cast<std::size_t>(b * n + e)] += referenceProductInt(s, dk.arrays["input"], b, e);
+  }
+  auto out = arrays.downloadOutputs();
+  std::vector<std::int64_t> got(expect.size());
+  std::memcpy(got.data(), out["accumulators_out"].data(), got.size() * 8);
+  long long bad = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) bad += got[i] != expect[i];
+  EXPECT_EQ(bad, 0) << "accumulators after two calls with dump = 0";
+  // Third call dumps: the reference from the accumulated state.
+  TestData d3 = correlatorInputs(s, batch, 20);
+  d3.arrays["accumulators"].assign(reinterpret_cast<const unsigned char*>(got.data()), reinterpret_cast<const unsigned char*>(got.data()) + got.size() * 8);
+  d3.arrays["missing"] = d0.arrays["missing"];
+  ASSERT_EQ(cuMemcpyHtoD(arrays.bindings().at("input"), d3.arrays["input"].data(), d3.arrays["input"].size()), CUDA_SUCCESS);
+  arrays.poisonOutputs();
+  exec.run(arrays.bindings(), batch);
+  Check c = fs->check(d3, arrays.downloadOutputs(), batch);
+  std::printf("[gpu-correlator] three calls, dump on the last: %s\n", c.detail.c_str());
+  EXPECT_TRUE(c.ok()) << c.detail;
+}
+
+TEST_F(GpuCorrelator, Float16WithinTheF32Bound) {
+  int k = 0;
+  for (int r : {1, 3, 64, 193})
+    for (const char* layout : {"tcc", "katgpucbf"}) {
+      CorrelatorSpec s = makeSpec(r, "cf16", layout, 2, r >= 193 ? 1 : 2, 64, k % 2);
+      TestData d = correlatorInputs(s, 2, 500 + k++);
+      Check c = run(s, d, 2, fmt::format("cf16 R={} {}", r, layout));
+      EXPECT_TRUE(c.ok()) << c.detail << " error " << c.error << " bound " << c.bound;
+      std::printf("[gpu-correlator] cf16 R=%d %s: error %.3e (bound %.3e)\n", r, layout, c.error, c.bound);
+    }
+}
+
+TEST_F(GpuCorrelator, SpecsInTheRepositoryPass) {
+  for (const char* f : {"specs/correlator_meerkat_80_8bit.json"}) {
+    const char* dir = std::getenv("WARPFORGE_SOURCE_DIR");
+    const std::string file = std::string(dir ? dir : WARPFORGE_SOURCE_DIR) + "/" + f;
+    auto fs = correlatorFamily().parse(parseJsonText(readSpecFileText(file), file), file);
+    RunReport r = runSpec(compiler, *fs, {1, 1, 1, false, {}});
+    std::printf("[gpu-correlator] %s: %s (%.3f ms)\n", f, r.check.detail.c_str(), r.ourMs);
+    EXPECT_TRUE(r.check.ok()) << r.check.detail;
+  }
+}

@@ -1,0 +1,149 @@
+// The launch plan as data, its header, and the Executor's checks (the GPU parts skip without a device).
+#include <gtest/gtest.h>
+
+#include <cuda.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <regex>
+
+#include "warpforge/executor.h"
+#include "warpforge/launch_plan.h"
+
+namespace warpforge {
+namespace {
+
+// y[i] = x[i] * scale + table[i % 4] for `n` floats per batch entry: one kernel, every kind of argument.
+LaunchPlan axpyPlan(bool persistent = false) {
+  LaunchPlan p;
+  p.specName = "axpy_test";
+  p.family = "test";
+  p.unitName = "row";
+  p.minArch = 50;
+  p.sources.push_back({"axpy.cu", R"(extern "C" __global__ void axpy(const float* x, float* y, const float* table, float* scratch,
+    unsigned long long* counter, long long rows, long long n, int scale) {
+  for (long long r = blockIdx.x; r < rows; r += gridDim.x)
+    for (long long i = threadIdx.x; i < n; i += blockDim.x) {
+      scratch[r * n + i] = x[r * n + i] * scale;
+      y[r * n + i] = scratch[r * n + i] + table[i % 4] + (float)counter[0];
+    }
+})"});
+  PlanBuffer x{"x", BufferRole::Input, "float", 4, 0, 0, "n"};
+  PlanBuffer y{"y", BufferRole::Output, "float", 4, 0, 0, "n"};
+  PlanBuffer table{"table", BufferRole::Table, "float", 4};
+  table.scalar = "float";
+  float t[4] = {0.5f, 0.25f, -1.0f, 1e-7f};
+  table.contents.assign(reinterpret_cast<unsigned char*>(t), reinterpret_cast<unsigned char*>(t) + sizeof t);
+  table.fixedElems = 4;
+  PlanBuffer scratch{"scratch", BufferRole::Scratch, "float", 4, 100};
+  PlanBuffer counter{"counter", BufferRole::Counter, "unsigned long long", 8, 0, 2};
+  p.buffers = {x, y, table, scratch, counter};
+  p.params = {{"n", "long long", 100, 1, 1, "floats per row"}, {"scale", "int", 2, 0, 1, ""}};
+  PlanKernel k;
+  k.name = "axpy";
+  k.blockX = 64;
+  k.grid = {1, 1, persistent};
+  k.args = {PlanArg::buffer("x", "const float*", "x"), PlanArg::buffer("y", "float*", "y"), PlanArg::buffer("table", "const float*", "table"),
+            PlanArg::buffer("scratch", "float*", "scratch"), PlanArg::buffer("counter", "unsigned long long*", "counter"),
+            PlanArg::batchTimes(1, "rows"), PlanArg::scalar("n", "long long"), PlanArg::scalar("scale", "int")};
+  p.kernels = {k};
+  return p;
+}
+
+TEST(LaunchPlan, GridCoversTheBatchAndCapsPersistentKernels) {
+  GridRule g{3, 8, false};
+  EXPECT_EQ(g.blocks(1, 100), 1);
+  EXPECT_EQ(g.blocks(8, 100), 3);  // 24 units / 8
+  EXPECT_EQ(g.blocks(1000, 100), 375);
+  g.capAtResident = true;
+  EXPECT_EQ(g.blocks(1000, 100), 100);
+  EXPECT_EQ(g.blocks(1000, 0), 1);
+  EXPECT_EQ(GridRule({1, 1, false}).blocks(1LL << 40, 1), 0x7fffffffLL);
+}
+
+TEST(LaunchPlan, CheckRejectsDanglingNames) {
+  LaunchPlan p = axpyPlan();
+  EXPECT_NO_THROW(p.check());
+  p.kernels[0].args[2].name = "tables";
+  EXPECT_THROW(p.check(), std::logic_error);
+  p = axpyPlan();
+  p.kernels[0].args[6].name = "m";
+  EXPECT_THROW(p.check(), std::logic_error);
+  p = axpyPlan();
+  p.buffers.push_back(p.buffers[0]);
+  EXPECT_THROW(p.check(), std::logic_error);
+}
+
+TEST(LaunchPlan, SizesAndTraffic) {
+  LaunchPlan p = axpyPlan();
+  EXPECT_EQ(p.scratchBytes(3), (300 * 4 + 255) / 256 * 256);
+  EXPECT_EQ(p.userBytes(3), 2 * 3 * 100 * 4);  // x read, y written, at the parameter's default
+}
+
+// The header declares the kernel, holds the table's exact values and a run() that launches with the plan's grid.
+TEST(LaunchPlan, HeaderHoldsTablesAndLaunches) {
+  std::string h = launchPlanHeader(axpyPlan());
+  EXPECT_NE(h.find("extern \"C\" __global__ void axpy(const float* x, float* y, const float* table, float* scratch, unsigned long long* counter, "
+                   "long long rows, long long n, int scale);"),
+            std::string::npos)
+      << h;
+  EXPECT_NE(h.find("static const float table[] = {\n    0.5f, 0.25f, -1.0f, 1e-07f\n  };"), std::string::npos) << h;
+  EXPECT_NE(h.find("long long n = 100;"), std::string::npos) << h;
+  EXPECT_NE(h.find("axpy<<<"), std::string::npos) << h;
+  EXPECT_EQ(std::strtof("1e-07", nullptr), 1e-7f);  // the printed form reads back to the same float
+}
+
+bool haveGpu() { return deviceAvailable(); }
+
+TEST(Executor, WithoutAGpuSaysSoInWords) {
+  if (haveGpu()) GTEST_SKIP() << "a GPU is present";
+  Compiler c;
+  try {
+    Executor e(c, axpyPlan());
+    FAIL() << "constructed without a GPU";
+  } catch (const std::runtime_error& e) {
+    EXPECT_TRUE(std::regex_search(e.what(), std::regex("no CUDA (driver|device)|did not initialise"))) << e.what();
+  }
+}
+
+struct Gpu : ::testing::Test {
+  void SetUp() override {
+    if (!haveGpu()) GTEST_SKIP() << deviceUnavailableReason();
+  }
+};
+
+TEST_F(Gpu, ExecutorRunsThePlanAndLeavesTheCallersContextAlone) {
+  CUcontext before = nullptr;
+  ASSERT_EQ(cuCtxGetCurrent(&before), CUDA_SUCCESS);
+  ASSERT_EQ(before, nullptr) << "test expects no current context at start";
+  Compiler c;
+  Executor e(c, axpyPlan(true));
+  CUcontext after = nullptr;
+  cuCtxGetCurrent(&after);
+  EXPECT_EQ(after, nullptr) << "the executor made its context current";
+  ScopedContext scope(e.context());
+  const long long batch = 5, n = 100;
+  DeviceBuffer x(batch * n * 4), y(batch * n * 4);
+  std::vector<float> hx(batch * n);
+  for (std::size_t i = 0; i < hx.size(); ++i) hx[i] = static_cast<float>(i % 17) - 8;
+  checkCu(cuMemcpyHtoD(x.p, hx.data(), hx.size() * 4), "upload");
+  checkCu(cuMemsetD8(y.p, 0xff, batch * n * 4), "poison");
+  e.run({{"x", x.p}, {"y", y.p}}, batch);
+  std::vector<float> hy(batch * n);
+  checkCu(cuMemcpyDtoH(hy.data(), y.p, hy.size() * 4), "download");
+  const float t[4] = {0.5f, 0.25f, -1.0f, 1e-7f};
+  for (long long i = 0; i < batch * n; ++i) ASSERT_EQ(hy[i], hx[i] * 2 + t[(i % n) % 4]) << i;
+  // Checks in the library, not only the CLI.
+  EXPECT_THROW(e.run({{"x", x.p}}, batch), std::invalid_argument);                          // output not bound
+  EXPECT_THROW(e.run({{"x", x.p}, {"y", y.p + 2}}, batch), std::invalid_argument);           // misaligned
+  EXPECT_THROW(e.run({{"x", x.p}, {"y", x.p + 40}}, batch), std::invalid_argument);          // overlapping arrays
+  EXPECT_THROW(e.run({{"x", x.p}, {"y", y.p}}, batch, nullptr, 0, -1, {{"n", 0}}), std::invalid_argument);  // below its minimum
+  EXPECT_THROW(e.run({{"x", x.p}, {"y", y.p}, {"z", y.p}}, batch), std::invalid_argument);   // no such array
+  EXPECT_THROW(e.run({{"x", x.p}, {"y", y.p}}, 0), std::invalid_argument);
+  DeviceBuffer ws(e.workspaceBytes(batch));
+  EXPECT_THROW(e.run({{"x", x.p}, {"y", y.p}}, batch, nullptr, ws.p, e.workspaceBytes(batch) - 1), std::invalid_argument);
+  EXPECT_NO_THROW(e.run({{"x", x.p}, {"y", y.p}}, batch, nullptr, ws.p, e.workspaceBytes(batch)));
+}
+
+}  // namespace
+}  // namespace warpforge

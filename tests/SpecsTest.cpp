@@ -1,0 +1,92 @@
+// Every spec in specs/ verifies, emits and NVRTC-compiles for sm_80 and sm_90 with zero spills;
+// and no layer outside a family's folder names a family.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "TestUtil.h"
+#include "warpforge/compiler.h"
+#include "warpforge/family.h"
+
+namespace warpforge {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> specFiles() {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(test::sourcePath("specs")))
+    if (e.path().extension() == ".json") out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(Specs, EveryFamilyHasASpec) {
+  std::set<std::string> seen;
+  for (const auto& f : specFiles()) seen.insert(loadSpec(f)->family().name());
+  for (const Family* f : families()) EXPECT_TRUE(seen.count(f->name())) << "no spec in specs/ for family " << f->name();
+}
+
+TEST(Specs, EverySpecCompilesForSm80AndSm90WithoutSpills) {
+  NvrtcProbe probe;
+  for (const auto& f : specFiles()) {
+    auto spec = loadSpec(f);
+    ASSERT_NO_THROW(spec->verify()) << f;
+    for (const char* arch : {"sm_80", "sm_90"}) {
+      Generated g = spec->emit({arch, &probe});
+      ASSERT_NO_THROW(g.plan.check()) << f;
+      for (const auto& k : g.plan.kernels) {
+        CompileResult r = compileWithReport(g.plan.sources[k.source].text, g.plan.specName, arch);
+        EXPECT_GT(r.cubin.size(), 0u) << f << " " << k.name;
+        EXPECT_EQ(r.spillStoreBytes, 0) << f << " " << k.name << " " << arch;
+        EXPECT_EQ(r.spillLoadBytes, 0) << f << " " << k.name << " " << arch;
+        EXPECT_GT(r.registers, 0) << f << " " << k.name;
+        EXPECT_EQ(cubinRegisters(r.cubin, k.name), r.registers) << f << " " << k.name << ": the CUBIN's register count agrees with ptxas";
+      }
+      EXPECT_NE(launchPlanHeader(g.plan).find(g.plan.kernels.at(0).name), std::string::npos);
+    }
+  }
+}
+
+// architecture.md: nothing outside generator/<family>/ (and specs, tests, docs) names a family.
+TEST(Specs, LayersOutsideTheFamiliesNameNoFamily) {
+  std::vector<std::string> names;
+  for (const Family* f : families()) {
+    std::string n = f->name(), camel;
+    bool up = true;
+    for (char c : n) {
+      if (c == '_') { up = true; continue; }
+      camel += up ? static_cast<char>(std::toupper(c)) : c;
+      up = false;
+    }
+    names.push_back(n);
+    names.push_back(camel);
+  }
+  ASSERT_FALSE(names.empty());
+  std::string alternatives;
+  for (const auto& n : names) alternatives += (alternatives.empty() ? "" : "|") + n;
+  std::regex any(alternatives, std::regex::icase);
+  for (const char* dir : {"cli", "runtime", "bench", "ast", "templates", "include", "generator/core", "generator/layout", "generator/verify",
+                          "generator/emulate", "cmake", "scripts"}) {
+    for (const auto& e : fs::recursive_directory_iterator(test::sourcePath(dir))) {
+      if (!e.is_regular_file()) continue;
+      const std::string ext = e.path().extension().string();
+      if (ext == ".md" || ext == ".log" || ext == ".txt") continue;  // results and logs are documents
+      std::ifstream in(e.path());
+      std::string line;
+      for (int no = 1; std::getline(in, line); ++no)
+        EXPECT_FALSE(std::regex_search(line, any)) << e.path().string() << ":" << no << ": " << line;
+    }
+  }
+  std::ifstream top(test::sourcePath("CMakeLists.txt"));
+  std::string text((std::istreambuf_iterator<char>(top)), {});
+  EXPECT_FALSE(std::regex_search(text, any)) << "CMakeLists.txt names a family";
+}
+
+}  // namespace
+}  // namespace warpforge
