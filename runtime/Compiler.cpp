@@ -40,9 +40,9 @@ CompiledModule Compiler::compile(const std::string& source, const std::string& n
     caches_->memory.put(m.key, m.cubin);
     return m;
   }
-  NvrtcResult r;
+  CompileResult r;
   try {
-    r = nvrtcCompile(source, name, arch);
+    r = compileWithReport(source, name, arch);  // shared with the probe: a kernel checked for spills is compiled once
   } catch (const CompileError& e) {
     throw CompileError(fmt::format("spec '{}': {}", name, e.what()), e.log());
   }

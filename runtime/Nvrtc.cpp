@@ -35,6 +35,12 @@ std::string nvrtcVersion() {
 std::vector<std::string> nvrtcOptions(const std::string& arch) {
   std::vector<std::string> o = {"--gpu-architecture=" + arch, "-std=c++17", "-default-device", "-lineinfo"};
   if (arch.rfind("sm_", 0) == 0) o.push_back("--ptxas-options=-v");
+  // NVRTC 12.9+ caches compiled programs on machines with a driver; a cache hit runs no ptxas and so prints no
+  // register/spill report, and the spill-free search would take a spilling kernel for a clean one. Our own
+  // cache (runtime/Cache) keeps the CUBINs.
+  int major = 0, minor = 0;
+  ::nvrtcVersion(&major, &minor);
+  if (major > 12 || (major == 12 && minor >= 9)) o.push_back("--no-cache");
   if (std::string inc = cudaIncludeDir(); !inc.empty()) o.push_back("-I" + inc);
   return o;
 }

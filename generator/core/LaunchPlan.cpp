@@ -164,7 +164,7 @@ std::string launchPlanHeader(const LaunchPlan& p) {
   o += fmt::format("//   {0}::State s; {0}::init(&s);\n", ns);
   o += fmt::format("//   {0}::run(s, arrays, batch, workspace, stream);   // workspace: {0}::workspace_bytes(batch) bytes, or nullptr\n", ns);
   o += fmt::format("//   {0}::destroy(&s);\n", ns);
-  o += fmt::format("// Needs compute capability {}.{} or newer.\n#pragma once\n#include <cuda_runtime.h>\n#include <cstddef>\n\n", p.minArch / 10,
+  o += fmt::format("// Needs compute capability {}.{} or newer.\n#pragma once\n#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cstddef>\n\n", p.minArch / 10,
                    p.minArch % 10);
   for (const auto& h : p.helpers) o += fmt::format("#include \"{}\"\n", h);
   if (!p.helpers.empty()) o += "\n";

@@ -110,20 +110,35 @@ TestData correlatorInputs(const CorrelatorSpec& s, long long batch, std::uint64_
   // Samples: the whole byte range (so -128 / -8 occur), a fraction from the extremes; f16 uniform in [-1, 1].
   auto& in = d.arrays["input"];
   in.resize(static_cast<std::size_t>(elemBytes(s) * s.input.batch * batch));
+  // 64 random bits per draw (the arrays of the benchmark configurations reach a gigabyte).
   if (s.type == SampleType::CF16) {
-    for (std::size_t i = 0; i + 1 < in.size(); i += 2) {
-      const std::uint16_t h = floatToHalfBits(u(rng) < o.extremeFraction ? (u(rng) < 0.5 ? -1.0 : 1.0) : 2 * u(rng) - 1);
-      std::memcpy(&in[i], &h, 2);
-    }
-  } else if (s.type == SampleType::CI8) {
-    for (auto& x : in) {
-      const double v = u(rng);
-      x = v < o.extremeFraction ? static_cast<unsigned char>(std::array<int, 3>{-128, -127, 127}[rng() % 3]) : static_cast<unsigned char>(rng());
+    // Uniform multiples of 2^-15 in [-1, 1), exact in f16 only to 11 bits: rounded once through a table.
+    static const std::vector<std::uint16_t> table = [] {
+      std::vector<std::uint16_t> t(65536);
+      for (int i = 0; i < 65536; ++i) t[i] = floatToHalfBits(static_cast<std::int16_t>(i) / 32768.0);
+      return t;
+    }();
+    for (std::size_t i = 0; i + 1 < in.size();) {
+      std::uint64_t r = rng();
+      for (int k = 0; k < 4 && i + 1 < in.size(); ++k, i += 2, r >>= 16) {
+        std::uint16_t h = table[r & 0xffff];
+        if ((r & 0x7) == 0 && u(rng) < 8 * o.extremeFraction) h = (r & 8) ? 0x3c00 : 0xbc00;  // +-1
+        std::memcpy(&in[i], &h, 2);
+      }
     }
   } else {
-    for (auto& x : in) {
-      auto nib = [&] { return u(rng) < o.extremeFraction ? std::array<int, 3>{8, 9, 7}[rng() % 3] : static_cast<int>(rng() & 15); };
-      x = static_cast<unsigned char>(nib() << 4 | nib());
+    const bool ci8 = s.type == SampleType::CI8;
+    const std::uint64_t extremeBelow = static_cast<std::uint64_t>(o.extremeFraction * 65536);
+    for (std::size_t i = 0; i < in.size();) {
+      std::uint64_t r = rng(), e = rng();
+      for (int k = 0; k < 4 && i < in.size(); ++k, ++i, r >>= 8, e >>= 16) {
+        unsigned char x = static_cast<unsigned char>(r);
+        if ((e & 0xffff) < extremeBelow) {
+          static const unsigned char ext8[4] = {0x80, 0x81, 0x7f, 0x80}, ext4[4] = {0x88, 0x99, 0x77, 0x8f};
+          x = (ci8 ? ext8 : ext4)[(r >> 32) & 3];
+        }
+        in[i] = x;
+      }
     }
   }
   // Accumulators: what earlier calls of the dump left; near +-2^31 for a fraction, so the reduction saturates
@@ -132,17 +147,17 @@ TestData correlatorInputs(const CorrelatorSpec& s, long long batch, std::uint64_
   auto& acc = d.arrays["accumulators"];
   if (s.integer()) {
     std::vector<std::int64_t> a(static_cast<std::size_t>(n), 0);
-    if (o.accumulators != CorrelatorInputOptions::Accumulators::Zero)
+    if (o.accumulators != CorrelatorInputOptions::Accumulators::Zero) {
+      const bool near = o.accumulators == CorrelatorInputOptions::Accumulators::NearSaturation;
       for (auto& x : a) {
-        const double v = u(rng);
-        const std::int64_t sign = rng() & 1 ? 1 : -1;
-        if (o.accumulators == CorrelatorInputOptions::Accumulators::NearSaturation && v < 0.02)
-          x = sign * ((1LL << 31) + static_cast<std::int64_t>(rng() % (1 << 20)) - (1 << 19));
-        else if (o.accumulators == CorrelatorInputOptions::Accumulators::NearSaturation && v < 0.03)
-          x = sign * (1LL << 40);
-        else
-          x = static_cast<std::int64_t>(rng() % (1 << 24)) - (1 << 23);
+        const std::uint64_t r = rng();
+        const std::uint64_t v = r & 0xffff;  // 2% near +-2^31, 1% at +-2^40 (saturating), else within +-2^23
+        const std::int64_t sign = (r >> 16) & 1 ? 1 : -1;
+        if (near && v < 1311) x = sign * ((1LL << 31) + static_cast<std::int64_t>((r >> 17) & 0xfffff) - (1 << 19));
+        else if (near && v < 1966) x = sign * (1LL << 40);
+        else x = static_cast<std::int64_t>((r >> 40) & 0xffffff) - (1 << 23);
       }
+    }
     acc.resize(a.size() * 8);
     std::memcpy(acc.data(), a.data(), acc.size());
   } else {

@@ -437,7 +437,8 @@ CorrelatorKernels emitCorrelator(const CorrelatorSpec& s) {
   body.push_back(assign(var("unit"), lit(x.t.tiles()), "/="));
   body.push_back(decl("const int", "channel", cast("int", bin("%", var("unit"), lit(s.channels)))));
   body.push_back(decl("const long long", "b", bin("/", var("unit"), lit(s.channels))));
-  body.push_back(decl("int", "tj", cast("int", bin("*", bin("-", call("sqrt", {bin("+", bin("*", dlit(8.0), cast("double", var("tile"))), dlit(1.0))}), dlit(1.0)), dlit(0.5)))));
+  body.push_back(decl("const float", "xq", bin("+", bin("*", flit(8.0), cast("float", var("tile"))), flit(1.0))));
+  body.push_back(decl("int", "tj", cast("int", bin("*", bin("-", bin("*", var("xq"), call("rsqrtf", {var("xq")})), flit(1.0)), flit(0.5)))));
   body.push_back(raw("while (tj * (tj + 1) / 2 > tile) --tj;"));
   body.push_back(raw("while ((tj + 1) * (tj + 2) / 2 <= tile) ++tj;"));
   body.push_back(decl("const int", "ti", bin("-", var("tile"), bin("/", bin("*", var("tj"), bin("+", var("tj"), lit(1))), lit(2)))));

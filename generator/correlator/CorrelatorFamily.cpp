@@ -133,6 +133,7 @@ class CorrelatorFamilySpec final : public FamilySpec {
   std::vector<BenchVariant> benchVariants(const EmitTarget&) const override {
     std::vector<BenchVariant> v;
     v.push_back({"correlate kernel only (TCC's part; no reduction)", Generated{correlatorLaunchPlan(s_, emitCorrelator(s_), false)}, 1, 0});
+    v.push_back({"reduce kernel only", Generated{correlatorLaunchPlan(s_, emitCorrelator(s_), true, false)}, 1, 0});
     const int P = s_.polarizations;
     for (int rows : {32, 64, 128})
       for (int ts : {32, 64}) {
@@ -151,7 +152,8 @@ class CorrelatorFamilySpec final : public FamilySpec {
     std::string o = fmt::format("op count (TCC's 8 R^2/2 P^2 C T): {:.4g} per batch entry\n", tccOps(s_));
     const auto variants = benchVariants({});
     for (std::size_t i = 0; i < variantMs.size() && i < variants.size(); ++i)
-      o += fmt::format("  {:<64} {:8.4f} ms  {:7.1f} TOPS\n", variants[i].name, variantMs[i], tccOps(s_) / (variantMs[i] * 1e-3) / 1e12);
+      if (variants[i].name.rfind("reduce", 0) == 0) o += fmt::format("  {:<64} {:8.4f} ms  {:7.1f} GB/s of accumulators, visibilities\n", variants[i].name, variantMs[i], (s_.visibilities() * (s_.integer() ? 40.0 : 24.0)) / (variantMs[i] * 1e-3) / 1e9);
+      else o += fmt::format("  {:<64} {:8.4f} ms  {:7.1f} TOPS\n", variants[i].name, variantMs[i], tccOps(s_) / (variantMs[i] * 1e-3) / 1e12);
     return o;
   }
 

@@ -4,7 +4,7 @@
 
 namespace warpforge {
 
-LaunchPlan correlatorLaunchPlan(const CorrelatorSpec& s, const CorrelatorKernels& k, bool withReduce) {
+LaunchPlan correlatorLaunchPlan(const CorrelatorSpec& s, const CorrelatorKernels& k, bool withReduce, bool withCorrelate) {
   const bool f = !s.integer();
   const long long eb = s.type == SampleType::CI4 ? 1 : s.type == SampleType::CI8 ? 2 : 4;
   LaunchPlan p;
@@ -85,14 +85,14 @@ LaunchPlan correlatorLaunchPlan(const CorrelatorSpec& s, const CorrelatorKernels
                PlanArg::batchTimes(1, "batch")};
   corr.note = fmt::format("one block per (batch entry, channel, tile of {} x {} inputs); {} B static shared memory", k.tiling.rowsPerBlock,
                           k.tiling.rowsPerBlock, k.sharedBytes);
-  p.kernels.push_back(corr);
+  if (withCorrelate) p.kernels.push_back(corr);
   if (withReduce) {
     PlanKernel red;
     red.name = k.reduceName;
     red.source = 1;
     red.blockX = k.reduceThreads;
     red.grid = GridRule{1, 1, true};
-    red.grid.unitsPerBatch = (s.visibilities() + k.reduceThreads - 1) / k.reduceThreads;  // capped at the resident blocks (grid-stride)
+    red.grid.unitsPerBatch = (s.visibilities() / (s.polarizations * s.polarizations) + k.reduceThreads - 1) / k.reduceThreads;  // capped at the resident blocks (grid-stride)
     red.args = {PlanArg::buffer("accumulators", f ? "float*" : "long long*", "acc"),
                 PlanArg::buffer("visibilities", f ? "float*" : "int*", "vis"),
                 PlanArg::buffer("missing", "const unsigned char*", "missing"),

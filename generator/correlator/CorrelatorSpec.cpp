@@ -175,7 +175,9 @@ CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
         rd.fail("/tuning/times_per_stage", fmt::format("{} does not divide samples_per_call {}", s.tuning.timesPerStage, s.samples));
     }
   }
-  if (!s.tuning.receiversPerBlock) s.tuning.receiversPerBlock = 64 / P;
+  // Default tiles (measured on the H100, bench/correlator-notes.md): 128 rows (16 warps) for large arrays,
+  // where the fill per MMA halves; 64 rows (4 warps, more blocks per SM) below.
+  if (!s.tuning.receiversPerBlock) s.tuning.receiversPerBlock = (s.inputs() >= 768 ? 128 : 64) / P;
   if (!s.tuning.timesPerStage) {
     // The most samples per stage (up to 64) that divide the call and fit 48 KiB of static shared memory.
     for (int ts = 64; ts >= step; ts /= 2)

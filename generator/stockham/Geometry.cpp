@@ -69,7 +69,7 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   // Registers per thread: as many as leave 1024 threads (32 warps) resident, counting the
   // block in whole warps (2401 on 343 threads: 56 registers -> 3 blocks, 1.12x faster than
   // 62 -> 2); f64 and column tiles hold more values and take up to 128. Where ptxas would
-  // spill, runtime/SpillFree relaxes the target.
+  // spill, SpillFree.cpp relaxes the target.
   const int NT = T * F, warpThreads = (NT + 31) / 32 * 32;
   g.registerTarget = d.f64 || columns ? std::min(128, 65536 / warpThreads) : 65536 / (warpThreads * ((1024 + warpThreads - 1) / warpThreads));
   if (tu.registerTarget > 0) g.registerTarget = tu.registerTarget;

@@ -89,7 +89,7 @@ struct KernelGeometry {
   bool persistent = true;                        // grid = resident blocks (see KernelTuning)
   // Per-thread indices recomputed in every group iteration from an opaque threadIdx read, rather
   // than computed once and held across the group loop: fewer registers, a few more instructions
-  // per group. runtime/SpillFree turns it on where the hoisted kernel spills and groups are long.
+  // per group. SpillFree.cpp turns it on where the hoisted kernel spills and groups are long.
   bool indexPerGroup = false;
   // A butterfly loads only its twiddles W^(k r) for r a power of two and multiplies the others
   // together (W^(3k) = W^(2k) W^(k), ...): 4 loads instead of 15 for radix 16, at most 3 roundings

@@ -91,6 +91,7 @@ class StockhamFamilySpec : public FamilySpec {
     return stockhamCheck(s_, data, outputs, batch);
   }
   std::optional<BaselineRequest> baseline() const override { return stockhamBaseline(s_); }
+  bool hasTuner() const override { return true; }
   std::optional<TuneOutcome> tune(TuneTimer& timer, long long, const std::function<void(const TuneTrialReport&)>& onTrial) const override {
     return tuneStockham(s_, timer, onTrial);
   }

@@ -22,7 +22,7 @@ int typeBytes(const std::string& t) {
 Storage complexStorage(const std::string& p) { return p == "f16" ? Storage::C16 : p == "f32" ? Storage::C32 : Storage::C64; }
 Storage realStorage(const std::string& p) { return p == "f16" ? Storage::R16 : p == "f32" ? Storage::R32 : Storage::R64; }
 
-// Tables in the compute type, as StockhamExecutor::upload converted them: float2 rounds each part once.
+// Tables in the compute type, as the old runtime uploaded them: float2 rounds each part of the double value once.
 PlanBuffer table(const std::string& name, const std::vector<std::complex<double>>& t, bool f64, const std::string& note) {
   PlanBuffer b;
   b.name = name;
