@@ -91,8 +91,10 @@ LaunchPlan correlatorLaunchPlan(const CorrelatorSpec& s, const CorrelatorKernels
     red.name = k.reduceName;
     red.source = 1;
     red.blockX = k.reduceThreads;
-    red.grid = GridRule{1, 1, true};
-    red.grid.unitsPerBatch = (s.visibilities() / (s.polarizations * s.polarizations) + k.reduceThreads - 1) / k.reduceThreads;  // capped at the resident blocks (grid-stride)
+    // One (channel, baseline) per thread and a full grid: capped at the resident blocks (grid-stride, long
+    // serial chains per thread) it ran at ~110 GB/s on the H100 for R = 576 (bench/correlator-notes.md).
+    // The grid scales with the batch only because GridRule does; the extra blocks find no work.
+    red.grid = GridRule{(s.visibilities() / (s.polarizations * s.polarizations) + k.reduceThreads - 1) / k.reduceThreads, 1, false};
     red.args = {PlanArg::buffer("accumulators", f ? "float*" : "long long*", "acc"),
                 PlanArg::buffer("visibilities", f ? "float*" : "int*", "vis"),
                 PlanArg::buffer("missing", "const unsigned char*", "missing"),
