@@ -84,7 +84,7 @@ BenchReport benchSpec(Compiler& compiler, const FamilySpec& spec, long long batc
 }
 
 std::string formatBench(const BenchReport& r) {
-  std::string o = fmt::format("device: {} ({} SMs, {} MHz max clock)\nspec: {}  batch: {} {}s  timed reps: {} (medians, CUDA events, interleaved)\n",
+  std::string o = fmt::format("device: {} ({} SMs, {} MHz max clock)\nspec: {}  batch: {} (one {} each)  timed reps: {} (medians, CUDA events, interleaved)\n",
                               r.device.name, r.device.smCount, r.device.clockKHz / 1000, r.spec, r.batch, r.unit, r.reps);
   o += fmt::format("check: error {:.3e} (bound {:.1e}){}, unwritten {}: {}\n", r.check.error, r.check.bound,
                    r.baselineError >= 0 ? fmt::format(", baseline's error {:.3e}", r.baselineError) : "", r.check.unwritten,

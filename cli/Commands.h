@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "warpforge/family.h"
+
 namespace warpforge::cli {
 
 enum Exit { kOk = 0, kFailed = 1, kBadInput = 2, kCudaFailure = 3 };
@@ -22,9 +24,13 @@ struct Options {
   long long batch = 0;  // 0: the family's default
   int reps = 50;
   bool json = false;    // verify --json
+  bool strict = false;  // warnings (tuning not honoured, ...) are errors: exit 2
   bool tune = false;    // bench --tune
   std::string ab;       // bench --ab: members merged into the spec's "tuning" object
 };
+
+// spec.verify(), its warnings printed on stderr; with --strict a warning is a SpecError (exit 2).
+VerifyReport verified(const FamilySpec& spec, const Options& o);
 
 int cmdVerify(const Options&);
 int cmdExplain(const Options&);

@@ -30,7 +30,7 @@ std::unique_ptr<FamilySpec> withTuning(const std::string& file, const std::strin
 
 int cmdRun(const Options& o) {
   auto spec = loadSpec(o.spec);
-  spec->verify();
+  verified(*spec, o);
   if (!requireDevice("run")) return kCudaFailure;
   Compiler compiler;
   const long long batch = o.batch ? o.batch : spec->defaultBatch();
@@ -51,7 +51,7 @@ int cmdBench(const Options& o) {
     return kBadInput;
   }
   auto spec = o.ab.empty() ? loadSpec(o.spec) : withTuning(o.spec, o.ab);
-  spec->verify();
+  verified(*spec, o);
   if ((o.tune || !o.ab.empty()) && !spec->hasTuner()) {
     fmt::print(stderr, "error: {}: --tune/--ab: the {} family has nothing to tune (its launch geometry is fixed by the spec)\n", o.spec,
                spec->family().name());

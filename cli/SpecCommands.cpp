@@ -68,6 +68,14 @@ Json issuesJson(const InconsistentSpec& e) {
 
 }  // namespace
 
+VerifyReport verified(const FamilySpec& spec, const Options& o) {
+  VerifyReport r = spec.verify();
+  for (const auto& w : r.warnings) fmt::print(stderr, "warning: {}: {}\n", spec.file(), w);
+  if (o.strict && !r.warnings.empty())
+    throw SpecError(spec.file(), "", fmt::format("{} warning(s), and --strict makes them errors", r.warnings.size()));
+  return r;
+}
+
 int cmdVerify(const Options& o) {
   int worst = kOk;
   for (const auto& f : o.specs) {
@@ -83,6 +91,12 @@ int cmdVerify(const Options& o) {
       j["warnings"] = r.warnings;
       if (!o.json) fmt::print("{}", r.text);
       for (const auto& w : r.warnings) fmt::print(stderr, "warning: {}: {}\n", f, w);
+      if (o.strict && !r.warnings.empty()) {
+        j["ok"] = false;
+        j["exit"] = kBadInput;
+        for (const auto& w : r.warnings) j["errors"].push_back({{"path", ""}, {"message", "warning (--strict): " + w}});
+        worst = std::max(worst, static_cast<int>(kBadInput));
+      }
     } catch (const SpecError& e) {
       j["errors"] = Json::array({{{"path", e.path()}, {"message", e.detail()}}});
       j["exit"] = kBadInput;
@@ -101,7 +115,7 @@ int cmdVerify(const Options& o) {
 
 int cmdExplain(const Options& o) {
   auto spec = loadSpec(o.spec);
-  spec->verify();
+  verified(*spec, o);
   NvrtcProbe probe;
   fmt::print("{}", spec->explain({o.arch, &probe}));
   return kOk;
@@ -109,7 +123,7 @@ int cmdExplain(const Options& o) {
 
 int cmdEmulate(const Options& o) {
   auto spec = loadSpec(o.spec);
-  spec->verify();
+  verified(*spec, o);
   auto text = spec->emulate(o.mode, o.seed, o.count);
   if (!text) {
     fmt::print(stderr, "error: {}: the {} family has no warp emulator; `warpforge run` checks it against its CPU reference on a GPU\n", o.spec,
@@ -122,7 +136,7 @@ int cmdEmulate(const Options& o) {
 
 int cmdEmit(const Options& o) {
   auto spec = loadSpec(o.spec);
-  spec->verify();
+  verified(*spec, o);
   NvrtcProbe probe;
   Generated g = spec->emit({o.arch, &probe});
   std::error_code ec;
@@ -144,7 +158,7 @@ int cmdEmit(const Options& o) {
 
 int cmdCompile(const Options& o) {
   auto spec = loadSpec(o.spec);
-  spec->verify();
+  verified(*spec, o);
   NvrtcProbe probe;
   Generated g = spec->emit({o.arch, &probe});
   fmt::print("NVRTC {} for {}\n", nvrtcVersionString(), o.arch);

@@ -58,6 +58,8 @@ int main(int argc, char** argv) {
                     "then time it against the spec as given, interleaved in one process");
 
   auto* fams = app.add_subcommand("families", "list the kernel families this build knows");
+  for (auto* c : {verify, explain, emit, compile, run, bench})
+    c->add_flag("--strict", o.strict, "treat the spec's warnings (tuning that cannot be honoured, ...) as errors (exit 2)");
 
   try {
     app.parse(argc, argv);

@@ -4,11 +4,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <random>
 
 #include <fmt/format.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 namespace warpforge {
 
@@ -38,60 +41,104 @@ std::string cacheKey(const std::vector<std::string>& parts) {
   return fmt::format("{:016x}{:016x}", a, b);
 }
 
-DiskCache::DiskCache(std::string dir) : dir_(std::move(dir)) {}
+DiskCache::DiskCache(std::string dir) : dir_(std::move(dir)) {
+  while (dir_.size() > 1 && dir_.back() == '/') dir_.pop_back();  // "a/b/" and "a/b" are one directory
+}
 
 std::string DiskCache::defaultDir() {
   if (const char* d = std::getenv("WARPFORGE_CACHE_DIR"); d && *d) return d;
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/warpforge";
   if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/warpforge";
-  return "/tmp/warpforge-cache";
+  // Per user: a shared /tmp directory would let anyone plant entries (the checksum is no authentication).
+  return fmt::format("/tmp/warpforge-cache-{}", ::geteuid());
+}
+
+// The directory itself (not a link to one), owned by this user and writable by nobody else:
+// anyone who can write into it could plant a CUBIN that we would load and run.
+bool DiskCache::usable() const {
+  if (dir_.empty()) return false;  // "" would put entries at "/<key>.cubin"
+  struct stat st;
+  if (::lstat(dir_.c_str(), &st) != 0) return false;
+  return S_ISDIR(st.st_mode) && st.st_uid == ::geteuid() && (st.st_mode & (S_IWGRP | S_IWOTH)) == 0;
 }
 
 std::optional<std::vector<char>> DiskCache::get(const std::string& key) const {
-  std::ifstream in(pathOf(key), std::ios::binary);
-  if (!in) return std::nullopt;
-  char magic[8];
-  std::uint64_t size = 0, sum = 0;
-  in.read(magic, 8);
-  in.read(reinterpret_cast<char*>(&size), 8);
-  in.read(reinterpret_cast<char*>(&sum), 8);
-  bool ok = in && std::memcmp(magic, kMagic, 8) == 0 && size < (1ULL << 30);
+  if (!usable()) return std::nullopt;
+  const std::string path = pathOf(key);
+  // O_NOFOLLOW: an entry that is a link is not ours; O_NONBLOCK: opening a FIFO must not wait for a writer.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ELOOP) ::unlink(path.c_str());  // a symlink entry: drop it (unlink does not follow), the caller recompiles
+    return std::nullopt;
+  }
+  struct stat st;
+  bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::geteuid() && st.st_size >= 24 &&
+            static_cast<std::uint64_t>(st.st_size) < (1ULL << 30) + 24;
+  std::vector<char> raw;
+  if (ok) {
+    raw.resize(static_cast<std::size_t>(st.st_size));
+    std::size_t got = 0;
+    while (got < raw.size()) {
+      ssize_t n = ::read(fd, raw.data() + got, raw.size() - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      got += static_cast<std::size_t>(n);
+    }
+    ok = got == raw.size();
+  }
+  ::close(fd);
   std::vector<char> data;
   if (ok) {
-    data.resize(size);
-    in.read(data.data(), static_cast<std::streamsize>(size));
-    ok = in && in.gcount() == static_cast<std::streamsize>(size) && in.peek() == EOF && fnv64(data.data(), size) == sum;
+    std::uint64_t size = 0, sum = 0;
+    std::memcpy(&size, raw.data() + 8, 8);
+    std::memcpy(&sum, raw.data() + 16, 8);
+    ok = std::memcmp(raw.data(), kMagic, 8) == 0 && size == raw.size() - 24;
+    if (ok) {
+      data.assign(raw.begin() + 24, raw.end());
+      ok = fnv64(data.data(), data.size()) == sum;
+    }
   }
   if (!ok) {
-    std::error_code ec;
-    fs::remove(pathOf(key), ec);  // corrupt: drop it, the caller recompiles
+    ::unlink(path.c_str());  // corrupt, or not a regular file of ours: drop it, the caller recompiles
     return std::nullopt;
   }
   return data;
 }
 
 bool DiskCache::put(const std::string& key, const std::vector<char>& data) const {
-  std::error_code ec;
-  fs::create_directories(dir_, ec);
-  std::random_device rd;
-  std::string tmp = fmt::format("{}/.{}.{}.{:x}.tmp", dir_, key, ::getpid(), rd());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return false;
-    std::uint64_t size = data.size(), sum = fnv64(data.data(), data.size());
-    out.write(kMagic, 8);
-    out.write(reinterpret_cast<const char*>(&size), 8);
-    out.write(reinterpret_cast<const char*>(&sum), 8);
-    out.write(data.data(), static_cast<std::streamsize>(data.size()));
-    out.flush();
-    if (!out) {
-      fs::remove(tmp, ec);
-      return false;
-    }
+  if (dir_.empty()) return false;
+  struct stat st;
+  if (::lstat(dir_.c_str(), &st) != 0) {
+    // Parents as any directory; the cache itself 0700 (a mkdir that races with another process is fine).
+    std::error_code ec;
+    const fs::path parent = fs::path(dir_).parent_path();
+    if (!parent.empty()) fs::create_directories(parent, ec);
+    if (::mkdir(dir_.c_str(), 0700) != 0 && errno != EEXIST) return false;
   }
-  fs::rename(tmp, pathOf(key), ec);  // atomic replace
-  if (ec) fs::remove(tmp, ec);
-  return !ec;
+  if (!usable()) return false;  // someone else's, or open to others: no caching rather than a shared cache
+  std::random_device rd;
+  const std::string tmp = fmt::format("{}/.{}.{}.{:x}.tmp", dir_, key, ::getpid(), rd());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return false;
+  std::uint64_t size = data.size(), sum = fnv64(data.data(), data.size());
+  std::vector<char> raw(24 + data.size());
+  std::memcpy(raw.data(), kMagic, 8);
+  std::memcpy(raw.data() + 8, &size, 8);
+  std::memcpy(raw.data() + 16, &sum, 8);
+  if (!data.empty()) std::memcpy(raw.data() + 24, data.data(), data.size());
+  std::size_t put = 0;
+  while (put < raw.size()) {
+    ssize_t n = ::write(fd, raw.data() + put, raw.size() - put);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    put += static_cast<std::size_t>(n);
+  }
+  const bool written = ::close(fd) == 0 && put == raw.size();
+  if (!written || ::rename(tmp.c_str(), pathOf(key).c_str()) != 0) {  // rename: atomic replace
+    ::unlink(tmp.c_str());
+    return false;
+  }
+  return true;
 }
 
 std::optional<std::vector<char>> MemoryCache::get(const std::string& key) const {

@@ -122,6 +122,9 @@ void Executor::run(const ArrayBindings& arrays, long long batch, CUstream stream
     const int align = b.alignment ? b.alignment : std::min(b.elementBytes, 16);
     if (it->second % align)
       throw std::invalid_argument(fmt::format("{}: array '{}' must be {}-byte aligned (its kernels access it in {}-byte vectors)", spec, b.name, align, align));
+    if (b.maxBatch >= 0 && batch > b.maxBatch)
+      throw std::invalid_argument(fmt::format("{}: with batch {} the entries of '{}' overlap (its layout keeps them apart up to batch {})", spec, batch,
+                                              b.name, b.maxBatch));
     long long bytes = arrayBytes(b.name, batch, params);
     ranges.push_back({b.name, it->second, it->second + static_cast<CUdeviceptr>(bytes), b.role == BufferRole::Output});
     ptr[b.name] = it->second;

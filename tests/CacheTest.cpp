@@ -2,6 +2,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <optional>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -118,4 +121,131 @@ TEST(Cache, TwoProcessesAtOnce) {
 TEST(Cache, UnwritableDirectoryStillCompiles) {
   Compiler rt("/proc/warpforge-cannot-write-here");
   EXPECT_GT(rt.compile(kSource, "add_one", "sm_90").cubin.size(), 100u);
+}
+
+// Issue 12 item 6: the checksum is no authentication, so the directory must be ours alone.
+namespace {
+// A well-formed entry holding `payload`, written through a cache of our own and moved to `to`.
+void forgeEntry(const std::string& to, const std::vector<char>& payload) {
+  std::string scratch = freshDir("forge_src");
+  DiskCache src(scratch);
+  ASSERT_TRUE(src.put("forged", payload));
+  fs::copy_file(src.pathOf("forged"), to, fs::copy_options::overwrite_existing);
+  fs::remove_all(scratch);
+}
+}  // namespace
+
+TEST(Cache, CreatesItsDirectoryPrivate) {
+  std::string dir = freshDir("private") + "/nested/cache";
+  DiskCache disk(dir);
+  ASSERT_TRUE(disk.put("k", {'a', 'b'}));
+  EXPECT_EQ(fs::status(dir).permissions() & fs::perms::all, fs::perms::owner_all);
+  EXPECT_EQ(fs::status(disk.pathOf("k")).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_EQ(disk.get("k"), (std::vector<char>{'a', 'b'}));
+}
+
+TEST(Cache, WorldWritableDirectoryWithForgedEntryIsNotAHit) {
+  std::string dir = freshDir("shared");
+  fs::create_directories(dir);
+  std::string key;
+  {
+    Compiler probe(freshDir("shared_key"));
+    key = probe.compile(kSource, "add_one", "sm_90").key;
+  }
+  forgeEntry(DiskCache(dir).pathOf(key), std::vector<char>(200, 'X'));
+  fs::permissions(dir, fs::perms::all);  // as a pre-created /tmp/warpforge-cache would be
+  DiskCache disk(dir);
+  EXPECT_FALSE(disk.usable());
+  EXPECT_FALSE(disk.get(key).has_value());
+  EXPECT_FALSE(disk.put("other", {'a'}));
+  Compiler rt(dir);
+  CompiledModule m = rt.compile(kSource, "add_one", "sm_90");
+  EXPECT_FALSE(m.diskHit);
+  EXPECT_NE(m.cubin, std::vector<char>(200, 'X'));
+  fs::permissions(dir, fs::perms::owner_all);
+  fs::permissions(dir, fs::perms::group_write, fs::perm_options::add);  // group-writable: refused as well
+  EXPECT_FALSE(DiskCache(dir).usable());
+}
+
+TEST(Cache, DirectoryOfAnotherUserIsRefused) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to give a directory away";
+  std::string dir = freshDir("theirs");
+  fs::create_directories(dir);
+  forgeEntry(dir + "/k.cubin", {'x'});
+  ASSERT_EQ(::chown(dir.c_str(), 65534, 65534), 0);
+  fs::permissions(dir, fs::perms::owner_all);
+  DiskCache disk(dir);
+  EXPECT_FALSE(disk.usable());
+  EXPECT_FALSE(disk.get("k").has_value());
+  EXPECT_FALSE(disk.put("k2", {'y'}));
+  EXPECT_FALSE(fs::exists(dir + "/k2.cubin"));
+}
+
+TEST(Cache, SymlinkDirectoryIsRefused) {
+  std::string real = freshDir("real"), link = freshDir("link");
+  DiskCache(real).put("k", {'x'});
+  fs::create_directory_symlink(real, link);
+  EXPECT_FALSE(DiskCache(link).usable());
+  EXPECT_FALSE(DiskCache(link).get("k").has_value());
+}
+
+TEST(Cache, FifoEntryDoesNotHang) {
+  std::string dir = freshDir("fifo");
+  DiskCache disk(dir);
+  ASSERT_TRUE(disk.put("warm", {'x'}));  // creates the directory
+  ASSERT_EQ(::mkfifo(disk.pathOf("k").c_str(), 0600), 0);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    alarm(10);  // a hang kills the child: the parent sees a signal, not exit 0
+    _exit(disk.get("k").has_value() ? 1 : 0);
+  }
+  int st = 0;
+  waitpid(pid, &st, 0);
+  EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << "status " << st;
+  EXPECT_FALSE(fs::exists(fs::symlink_status(disk.pathOf("k"))));  // dropped like a corrupt entry
+  EXPECT_TRUE(disk.put("k", {'y'}));
+  EXPECT_EQ(disk.get("k"), std::vector<char>{'y'});
+}
+
+TEST(Cache, SymlinkEntryIsNotFollowed) {
+  std::string dir = freshDir("symentry");
+  DiskCache disk(dir);
+  ASSERT_TRUE(disk.put("warm", {'x'}));
+  std::string elsewhere = freshDir("symentry_target");
+  fs::create_directories(elsewhere);
+  forgeEntry(elsewhere + "/e.cubin", {'F', 'O', 'R', 'G', 'E', 'D'});
+  fs::create_symlink(elsewhere + "/e.cubin", disk.pathOf("k"));
+  EXPECT_FALSE(disk.get("k").has_value());
+  EXPECT_TRUE(fs::exists(elsewhere + "/e.cubin"));  // the target is left alone
+  // A put replaces the link itself, never writes through it.
+  fs::create_symlink(elsewhere + "/e.cubin", disk.pathOf("k2"));
+  ASSERT_TRUE(disk.put("k2", {'n'}));
+  EXPECT_FALSE(fs::is_symlink(disk.pathOf("k2")));
+  EXPECT_EQ(DiskCache(elsewhere).get("e"), (std::vector<char>{'F', 'O', 'R', 'G', 'E', 'D'}));
+}
+
+TEST(Cache, EmptyPathCachesNothing) {
+  DiskCache disk("");
+  const std::string key = cacheKey({"warpforge-empty-path-test", std::to_string(::getpid())});
+  EXPECT_FALSE(disk.usable());
+  EXPECT_FALSE(disk.put(key, {'x'}));
+  EXPECT_FALSE(disk.get(key).has_value());
+  EXPECT_FALSE(fs::exists("/" + key + ".cubin"));
+  Compiler rt("");
+  EXPECT_GT(rt.compile(kSource, "add_one", "sm_90").cubin.size(), 100u);
+  EXPECT_FALSE(rt.compile(kSource, "add_one", "sm_90").diskHit);
+}
+
+TEST(Cache, WithoutHomeTheFallbackIsPerUser) {
+  std::map<std::string, std::optional<std::string>> saved;
+  for (const char* v : {"WARPFORGE_CACHE_DIR", "XDG_CACHE_HOME", "HOME"}) {
+    const char* x = std::getenv(v);
+    saved[v] = x ? std::optional<std::string>(x) : std::nullopt;
+    ::unsetenv(v);
+  }
+  const std::string dir = DiskCache::defaultDir();
+  for (auto& [k, v] : saved)
+    if (v) ::setenv(k.c_str(), v->c_str(), 1);
+  EXPECT_EQ(dir, "/tmp/warpforge-cache-" + std::to_string(::geteuid()));
 }

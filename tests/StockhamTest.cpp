@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <complex>
 #include <cstring>
 #include <filesystem>
@@ -510,3 +511,146 @@ TEST(Stockham, DoublePrecisionKernelsHaveNoFloatLiterals) {
   EXPECT_NE(src.find("double2"), std::string::npos);
 }
 
+
+// ---- Issue 12: memory safety, limits, honest tuning, clean emitted source ----
+namespace {
+std::unique_ptr<FamilySpec> family(const std::string& text, const std::string& file = "f.json") {
+  return makeStockhamSpec(parseStockhamSpecText(text, file));
+}
+std::string spec2d(const std::string& lengths, const std::string& extra) {
+  return fmt::format(R"({{"name": "x", "family": "stockham", "precision": "f32", "lengths": {}{}}})", lengths, extra);
+}
+// A probe whose every compile spills: what explain and verify then say.
+struct SpillingProbe : CompileProbe {
+  CompileReport compile(const std::string&, const std::string&, const std::string&) override { return {255, 96, 96, 96}; }
+};
+bool anyContains(const std::vector<std::string>& v, const std::string& a, const std::string& b = "") {
+  for (const auto& s : v)
+    if (s.find(a) != std::string::npos && s.find(b) != std::string::npos) return true;
+  return false;
+}
+}  // namespace
+
+// Outputs whose elements collide within one entry, or whose entries 0 and 1 collide, are
+// rejected at the JSON path; extents are computed in checked 64-bit arithmetic.
+TEST(Stockham, OverlappingOutputsAndExtentOverflowAreSpecErrors) {
+  EXPECT_EQ(errorOf(spec2d("[8, 4]", R"(, "output": {"strides": [1, 1], "distance": 64})")).first, "/output/strides");
+  EXPECT_EQ(errorOf(spec2d("[8, 4]", R"(, "output": {"strides": [2, 1], "distance": 64})")).first, "/output/strides");  // 2*1 + 0 = 0*2 + 2
+  EXPECT_EQ(errorOf(spec(64, "f32", R"(, "output": {"distance": 1})")).first, "/output/distance");
+  auto r2c = errorOf(spec(1024, "f32", R"(, "transform": "r2c", "output": {"distance": 512})"));
+  EXPECT_EQ(r2c.first, "/output/distance");
+  EXPECT_NE(r2c.second.find("513"), std::string::npos) << r2c.second;
+  EXPECT_NO_THROW(parseStockhamSpecText(spec(1024, "f32", R"(, "transform": "r2c", "output": {"distance": 513})"), "ok.json"));
+  // Strides that are not nested but still distinct (addresses 0 2 4 3 5 7), and entries apart at any batch.
+  EXPECT_EQ(family(spec2d("[2, 3]", R"(, "output": {"strides": [3, 2]})"))->emit({}).plan.buffer("output")->maxBatch, -1);
+  // Overflowing extents: (2^26 - 1) * 2^40 wraps 64 bits; 16383 * 2^40 * 3 exceeds the 2^52 limit.
+  EXPECT_EQ(errorOf(spec(1 << 26, "f32", R"(, "input": {"stride": 1099511627776})")).first, "/input/stride");
+  EXPECT_EQ(errorOf(spec2d("[16384, 16384, 16384]", R"(, "output": {"strides": [1099511627776, 1099511627776, 1099511627776]})")).first,
+            "/output/strides");
+  EXPECT_EQ(errorOf(spec(1 << 26, "f32", R"(, "input": {"stride": 67108864, "offset": 1099511627776})")).first, "/input/offset");
+  // In place, input and output are one layout.
+  EXPECT_EQ(errorOf(spec(64, "f32", R"(, "placement": "in_place", "input": {"offset": 3})")).first, "/output");
+  EXPECT_EQ(errorOf(spec(64, "f32", R"(, "placement": "in_place", "input": {"layout": "planar"})")).first, "/output");
+  // A spec built in code gets the same checks.
+  StockhamSpec bad = parseStockhamSpecText(spec(64, "f32"), "code.json");
+  bad.output.distance = 1;
+  EXPECT_THROW(makeStockhamSpec(bad), SpecError);
+}
+
+// stockham_729_f64_strided interleaves 4 entries (element stride 4, distance 1): the plan says
+// so (maxBatch, enforced by the executor), verify warns, and the default batch keeps to it.
+TEST(Stockham, InterleavedOutputStatesItsBatchLimit) {
+  auto fs = makeStockhamSpec(parseStockhamSpecFile(std::string(WARPFORGE_SOURCE_DIR) + "/specs/stockham_729_f64_strided.json"));
+  Generated g = fs->emit({});
+  EXPECT_EQ(g.plan.buffer("output")->maxBatch, 4);
+  EXPECT_EQ(g.plan.buffer("input")->maxBatch, -1);
+  VerifyReport r = fs->verify();
+  EXPECT_TRUE(anyContains(r.warnings, "/output", "batch 4")) << fmt::format("{}", fmt::join(r.warnings, "\n"));
+  EXPECT_EQ(r.counts["max_batch"], 4);
+  EXPECT_EQ(fs->defaultBatch(), 4);
+  EXPECT_NO_THROW(fs->randomInputs(4, 1));
+  EXPECT_THROW(fs->randomInputs(5, 1), std::invalid_argument);
+  // Other interleavings: stride 3 over 8 entries of distance 2 collide at k = 3 (3 * 2 = 2 * 3).
+  EXPECT_EQ(family(spec(64, "f32", R"(, "output": {"stride": 3, "distance": 2})"))->emit({}).plan.buffer("output")->maxBatch, 3);
+  EXPECT_EQ(family(spec(64, "f32", R"(, "output": {"stride": 2, "distance": 1})"))->emit({}).plan.buffer("output")->maxBatch, 2);
+  // Dense and padded layouts: any batch, no warning.
+  auto dense = family(spec(1000, "f32", R"(, "output": {"distance": 1003})"));
+  EXPECT_EQ(dense->emit({}).plan.buffer("output")->maxBatch, -1);
+  EXPECT_TRUE(dense->verify().warnings.empty());
+  EXPECT_EQ(dense->defaultBatch(), 1 << 16);
+}
+
+// A radix list is checked as it is multiplied: it cannot wrap 2^64 back to the length.
+TEST(Stockham, FactorProductIsChecked) {
+  EXPECT_EQ(errorOf(spec(4096, "f32", R"(, "factors": [16, 16, 16, 16])")).first, "/factors/3");
+  std::string many = "2";
+  for (int i = 0; i < 80; ++i) many += ", 2";  // 2^81: wraps to 0 in 64 bits
+  EXPECT_EQ(errorOf(spec(64, "f32", ", \"factors\": [" + many + "]")).first, "/factors/6");
+}
+
+// The stated limit on generated kernel size: at most 64 values per thread.
+TEST(Stockham, KernelSizeIsLimited) {
+  auto tiny = family(spec(4096, "f32", R"(, "tuning": {"threads_per_fft": 1})"));
+  try {
+    tiny->verify();
+    ADD_FAILURE() << "threads_per_fft 1 on 4096 accepted";
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.path(), "/tuning/threads_per_fft");
+    EXPECT_NE(e.detail().find("64"), std::string::npos) << e.detail();
+  }
+  EXPECT_THROW(tiny->emit({}), SpecError);
+  EXPECT_THROW(tiny->explain({}), SpecError);
+  EXPECT_NO_THROW(family(spec(4096, "f32", R"(, "tuning": {"threads_per_fft": 64})"))->verify());
+  // Every spec in specs/ is within the limit.
+  for (const auto& e : std::filesystem::directory_iterator(std::string(WARPFORGE_SOURCE_DIR) + "/specs"))
+    if (e.path().filename().string().rfind("stockham_", 0) == 0) EXPECT_NO_THROW(makeStockhamSpec(parseStockhamSpecFile(e.path().string()))->verify()) << e.path();
+}
+
+// verify of the longest prime the f32 planner accepts (a 2^26 Bluestein convolution) computes no
+// tables: it took 38 s and 9 GB.
+TEST(Stockham, VerifyOfAHugePrimeIsCheap) {
+  auto fs = family(spec(33554393, "f32"));
+  auto t0 = std::chrono::steady_clock::now();
+  VerifyReport r = fs->verify();
+  std::string ex = fs->explain({});
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(s, 5.0);
+  EXPECT_EQ(r.counts["kernels"].size(), 4u);
+  EXPECT_NE(ex.find("Bluestein"), std::string::npos);
+  // The table-less plan describes the same kernels as the full one (small case, both computed).
+  auto small = parseStockhamSpecText(spec(10007, "f64"), "p.json");
+  StockhamPlan full = planStockham(small), bare = planStockham(small, false);
+  ASSERT_EQ(full.kernels.size(), bare.kernels.size());
+  for (std::size_t i = 0; i < full.kernels.size(); ++i)
+    EXPECT_EQ(emitStockhamKernel(full.kernels[i].desc).source, emitStockhamKernel(bare.kernels[i].desc).source);
+}
+
+// Tuning values a kernel cannot honour are warnings naming the path; spills found by a probe too.
+TEST(Stockham, UnhonouredTuningAndSpillsAreReported) {
+  auto big = family(spec(64, "f32", R"(, "tuning": {"threads_per_fft": 512})"));
+  EXPECT_TRUE(anyContains(big->verify().warnings, "/tuning/threads_per_fft", "512 asked"));
+  auto wide = family(spec(4096, "f32", R"(, "tuning": {"block_threads": 1024})"));
+  auto w = wide->verify().warnings;
+  EXPECT_TRUE(anyContains(w, "/tuning/block_threads", "1024 asked")) << fmt::format("{}", fmt::join(w, "\n"));
+  auto regs = family(spec(1024, "f32", R"(, "tuning": {"register_target": 255, "block_threads": 1024, "threads_per_fft": 64})"));
+  EXPECT_TRUE(anyContains(regs->verify().warnings, "/tuning/register_target"));
+  auto direct = family(spec(256, "f32", R"(, "transform": "r2c", "tuning": {"direct_store": true})"));
+  EXPECT_TRUE(anyContains(direct->verify().warnings, "/tuning/direct_store"));
+  // Honoured tuning: silence.
+  EXPECT_TRUE(makeStockhamSpec(parseStockhamSpecFile(std::string(WARPFORGE_SOURCE_DIR) + "/specs/stockham_2187_f32_tuned.json"))->verify().warnings.empty());
+  SpillingProbe probe;
+  std::string ex = family(spec(64, "f32"))->explain(EmitTarget{"sm_90", &probe});
+  EXPECT_NE(ex.find("warning: kernel s64_k0 spills on sm_90: 96 bytes stored"), std::string::npos) << ex;
+}
+
+// Nothing from the spec's file name or description reaches the emitted source.
+TEST(Stockham, EmittedSourceHoldsNoSpecText) {
+  const std::string file = "evil\n static int injected_path = 1; //\r/x.json";
+  auto fs = family(spec(64, "f32", R"(, "description": "line\nstatic int injected_desc = 2;\r")"), file);
+  Generated g = fs->emit({});
+  for (const auto& src : g.plan.sources) {
+    EXPECT_EQ(src.text.find("injected"), std::string::npos) << src.fileName;
+    EXPECT_EQ(src.text.find("evil"), std::string::npos) << src.fileName;
+    for (char c : src.text) EXPECT_TRUE(c == '\n' || static_cast<unsigned char>(c) >= 0x20) << src.fileName << ": control character " << int(c);
+  }
+}

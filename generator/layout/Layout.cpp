@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <regex>
 #include <set>
 
 #include <fmt/format.h>
@@ -28,20 +27,77 @@ std::string trim(const std::string& s) {
   return s.substr(a, b - a + 1);
 }
 
-// Tokenizes "t0 t1" or "t0t1" alike.
-std::vector<std::string> tokens(const std::string& s, const std::regex& tok, const char* what) {
+// User text quoted in a message: control characters escaped, long text shortened
+// (a layout string may be megabytes long).
+std::string shown(const std::string& s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size() && out.size() < 80; ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    out += c < 0x20 || c == 0x7f ? fmt::format("\\x{:02x}", c) : std::string(1, s[i]);
+  }
+  if (out.size() >= 80 && s.size() > 80) out += fmt::format("... ({} bytes)", s.size());
+  return out;
+}
+
+bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\n'; }
+bool isDigit(char c) { return c >= '0' && c <= '9'; }
+
+// Bit indices are small (registers hold at most 32 bits); anything larger is refused
+// while its digits are read, so no token of any length reaches a conversion.
+constexpr int kMaxBitIndex = 31;
+constexpr int kMaxLogicalIndex = 63;
+
+// Reads the digits at s[i..) as an index <= max; nullopt if there are none.
+std::optional<int> readIndex(const std::string& s, std::size_t& i, int max, const char* what) {
+  std::size_t from = i;
+  long long v = 0;
+  while (i < s.size() && isDigit(s[i])) {
+    v = v * 10 + (s[i] - '0');
+    ++i;
+    if (v > max) {
+      while (i < s.size() && isDigit(s[i])) ++i;
+      throw LayoutError(fmt::format("{} {} is out of range (indices run 0..{})", what, shown(s.substr(from - 1, i - from + 1)), max));
+    }
+  }
+  if (i == from) return std::nullopt;
+  return static_cast<int>(v);
+}
+
+// Tokenizes "t0 t1" or "t0t1" alike, in one pass: physical bits [btrw][0-9]*.
+std::vector<std::string> physTokens(const std::string& s) {
   std::vector<std::string> out;
-  std::string rest = s;
-  std::smatch m;
-  while (true) {
-    rest = trim(rest);
-    if (rest.empty()) break;
-    if (!std::regex_search(rest, m, tok, std::regex_constants::match_continuous))
-      throw LayoutError(fmt::format("cannot read {} '{}' (expected e.g. {})", what, rest,
-                                    std::string(what) == "physical bits" ? "'t0 t1 t2' or 'r' or 'b'"
-                                                                          : "'n7 n6', 'q0', 'ReIm'"));
-    out.push_back(m.str(0));
-    rest = m.suffix();
+  for (std::size_t i = 0; i < s.size();) {
+    if (isSpace(s[i])) { ++i; continue; }
+    char c = s[i];
+    if (c != 'b' && c != 't' && c != 'r' && c != 'w')
+      throw LayoutError(fmt::format("cannot read physical bits '{}' (expected e.g. 't0 t1 t2' or 'r' or 'b')", shown(s.substr(i))));
+    std::size_t from = i++;
+    readIndex(s, i, kMaxBitIndex, "physical bit");
+    out.push_back(s.substr(from, i - from));
+  }
+  return out;
+}
+
+// Logical bits: ReIm_in, ReIm_out, ReIm, or [nq] followed by a decimal index without leading
+// zeros (names are compared as text: "n01" would not be the bit "n1").
+std::vector<std::string> logicalTokens(const std::string& s) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < s.size();) {
+    if (isSpace(s[i])) { ++i; continue; }
+    std::size_t from = i;
+    if (s.compare(i, 4, "ReIm") == 0) {
+      i += 4;
+      if (s.compare(i, 3, "_in") == 0) i += 3;
+      else if (s.compare(i, 4, "_out") == 0) i += 4;
+    } else if ((s[i] == 'n' || s[i] == 'q') && i + 1 < s.size() && isDigit(s[i + 1])) {
+      ++i;
+      if (s[i] == '0' && i + 1 < s.size() && isDigit(s[i + 1]))
+        throw LayoutError(fmt::format("logical bit '{}' has a leading zero", shown(s.substr(from, 8))));
+      readIndex(s, i, kMaxLogicalIndex, "logical bit");
+    } else {
+      throw LayoutError(fmt::format("cannot read logical bits '{}' (expected e.g. 'n7 n6', 'q0', 'ReIm')", shown(s.substr(i))));
+    }
+    out.push_back(s.substr(from, i - from));
   }
   return out;
 }
@@ -70,8 +126,6 @@ Layout::Layout(std::vector<Entry> entries) : entries_(std::move(entries)) {
 }
 
 Layout Layout::parse(const std::string& text) {
-  static const std::regex physTok(R"([btrw][0-9]*)");
-  static const std::regex logTok(R"(ReIm_in|ReIm_out|ReIm|[nq][0-9]+)");
   std::vector<Entry> entries;
   std::size_t start = 0;
   std::map<PhysKind, int> nextImplicit;
@@ -82,28 +136,31 @@ Layout Layout::parse(const std::string& text) {
     start = comma == std::string::npos ? text.size() + 1 : comma + 1;
     auto arrow = group.find("<->");
     if (arrow == std::string::npos)
-      throw LayoutError(fmt::format("group '{}' has no '<->' (expected 'PHYSICAL <-> LOGICAL')", trim(group)));
-    auto lhs = tokens(group.substr(0, arrow), physTok, "physical bits");
-    auto rhs = tokens(group.substr(arrow + 3), logTok, "logical bits");
+      throw LayoutError(fmt::format("group '{}' has no '<->' (expected 'PHYSICAL <-> LOGICAL')", shown(trim(group))));
+    auto lhs = physTokens(group.substr(0, arrow));
+    auto rhs = logicalTokens(group.substr(arrow + 3));
     if (lhs.empty() || rhs.empty())
-      throw LayoutError(fmt::format("group '{}' has an empty side", trim(group)));
+      throw LayoutError(fmt::format("group '{}' has an empty side", shown(trim(group))));
     // "r <-> n2 n1 n0" names r0 r1 r2 in order; likewise "b" and "t".
     std::vector<PhysBit> phys;
     for (const auto& t : lhs) {
       PhysKind k = t[0] == 'b' ? PhysKind::B : t[0] == 't' ? PhysKind::T : t[0] == 'r' ? PhysKind::R : PhysKind::W;
       if (t.size() == 1) {
         if (lhs.size() != 1)
-          throw LayoutError(fmt::format("bare '{}' must stand alone on the left of '<->' in '{}'", t, trim(group)));
-        for (std::size_t i = 0; i < rhs.size(); ++i) phys.push_back({k, nextImplicit[k]++});
+          throw LayoutError(fmt::format("bare '{}' must stand alone on the left of '<->' in '{}'", t, shown(trim(group))));
+        for (std::size_t i = 0; i < rhs.size(); ++i) {
+          if (nextImplicit[k] > kMaxBitIndex)
+            throw LayoutError(fmt::format("'{}' names more than {} bits in '{}'", t, kMaxBitIndex + 1, shown(trim(group))));
+          phys.push_back({k, nextImplicit[k]++});
+        }
       } else {
-        int idx = std::stoi(t.substr(1));
-        if (idx > 31) throw LayoutError(fmt::format("physical bit {} is out of range", t));
-        phys.push_back({k, idx});
+        std::size_t i = 1;
+        phys.push_back({k, *readIndex(t, i, kMaxBitIndex, "physical bit")});
       }
     }
     if (phys.size() != rhs.size())
       throw LayoutError(fmt::format("group '{}' maps {} physical bits to {} logical bits (counts must match)",
-                                    trim(group), phys.size(), rhs.size()));
+                                    shown(trim(group)), phys.size(), rhs.size()));
     for (std::size_t i = 0; i < phys.size(); ++i) entries.push_back({phys[i], rhs[i]});
   }
   return Layout(std::move(entries));

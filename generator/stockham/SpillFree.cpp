@@ -1,5 +1,7 @@
 #include "generator/stockham/SpillFree.h"
 
+#include "generator/stockham/StockhamLaunch.h"
+
 #include <algorithm>
 #include <map>
 #include <mutex>
@@ -42,6 +44,8 @@ SpillFreeKernel emitStockhamSpillFree(const KernelDesc& desc, const std::string&
       StockhamKernel k = emitStockhamKernel(desc, target, maxThreads, index);
       out = {k, probe->compile(k.source, desc.specName, arch)};
     }
+    // Fewer threads, but never past the stated kernel-size limit (kStockhamMaxValuesPerThread).
+    if (spills() && (desc.length + maxThreads / 2 - 1) / (maxThreads / 2) > kStockhamMaxValuesPerThread) break;
     if (spills()) {
       StockhamKernel k = emitStockhamKernel(desc, 0, maxThreads / 2, index);
       out = {k, probe->compile(k.source, desc.specName, arch)};

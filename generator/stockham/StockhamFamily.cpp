@@ -1,10 +1,13 @@
 #include "generator/stockham/StockhamFamily.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "generator/stockham/StockhamData.h"
 #include "generator/stockham/StockhamLaunch.h"
+#include "generator/stockham/StockhamLayout.h"
 #include "generator/stockham/StockhamTune.h"
 #include "generator/stockham/Twiddles.h"
 
@@ -23,8 +26,9 @@ class StockhamFamilySpec : public FamilySpec {
 
   // The first-try kernels (no compiler consulted): what the plan is, not how one arch builds it.
   VerifyReport verify() const override {
-    StockhamBuild b = buildStockham(s_, "", nullptr);
+    StockhamBuild b = buildStockham(s_, "", nullptr, false);
     VerifyReport r;
+    r.warnings = stockhamWarnings(s_, b, "");
     r.text = fmt::format("{}: {} (stockham {} {} {}, {}): OK, {} kernel(s)\n{}", s_.file, s_.name, s_.precision, s_.transform, shape(s_),
                          s_.sign < 0 ? "forward" : "inverse", b.kernels.size(), b.plan.describe());
     Json kernels = Json::array();
@@ -46,13 +50,15 @@ class StockhamFamilySpec : public FamilySpec {
     }
     r.counts["kernels"] = kernels;
     r.counts["passes"] = passes;
+    const long long maxBatch = stockhamMaxBatch(s_.output, s_.outShape(), s_.file, "/output");
+    if (maxBatch >= 0) r.counts["max_batch"] = maxBatch;
     return r;
   }
 
   // Per kernel: the geometry as built for the target, then each radix pass and what it reads:
   // shared or global memory, twiddle loads per butterfly.
   std::string explain(const EmitTarget& target) const override {
-    StockhamBuild b = buildStockham(s_, target.arch, target.probe);
+    StockhamBuild b = buildStockham(s_, target.arch, target.probe, false);
     std::string o = fmt::format("{}: {} kernel(s); geometry as built for {} ({})\n", s_.name, b.kernels.size(), target.arch,
                                 target.probe ? "spill-free" : "first try, no compiler consulted");
     for (const auto& sf : b.kernels) {
@@ -81,10 +87,17 @@ class StockhamFamilySpec : public FamilySpec {
         ns *= R;
       }
     }
+    for (const std::string& w : stockhamWarnings(s_, b, target.arch)) o += "warning: " + w + "\n";
     return o;
   }
 
   Generated emit(const EmitTarget& target) const override { return Generated{buildStockham(s_, target.arch, target.probe).launchPlan(s_)}; }
+
+  // Interleaved outputs run at most their batch limit.
+  long long defaultBatch() const override {
+    const long long maxBatch = stockhamMaxBatch(s_.output, s_.outShape(), s_.file, "/output");
+    return maxBatch >= 0 ? std::min<long long>(maxBatch, 1 << 16) : 1 << 16;
+  }
 
   TestData randomInputs(long long batch, std::uint64_t seed) const override { return stockhamRandomInputs(s_, batch, seed); }
   Check check(const TestData& data, const std::map<std::string, std::vector<unsigned char>>& outputs, long long batch) const override {
@@ -118,6 +131,9 @@ const Family& stockhamFamily() {
   return f;
 }
 
-std::unique_ptr<FamilySpec> makeStockhamSpec(StockhamSpec spec) { return std::make_unique<StockhamFamilySpec>(std::move(spec)); }
+std::unique_ptr<FamilySpec> makeStockhamSpec(StockhamSpec spec) {
+  checkStockhamLayouts(spec);  // as the parser does: a spec built in code gets the same memory-safety checks
+  return std::make_unique<StockhamFamilySpec>(std::move(spec));
+}
 
 }  // namespace warpforge

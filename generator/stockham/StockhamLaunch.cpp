@@ -6,6 +6,9 @@
 
 #include <fmt/format.h>
 
+#include "generator/stockham/StockhamLayout.h"
+#include "warpforge/spec_error.h"
+
 namespace warpforge {
 
 namespace {
@@ -96,6 +99,8 @@ LaunchPlan stockhamLaunchPlan(const StockhamSpec& s, const StockhamPlan& plan, c
     b.fixedElems = io.offset + stockhamSpan(io, shape) - io.distance;
     b.alignment = align;
     b.aliasOf = alias;
+    // Interleaved entries (element stride 4, distance 1) stay apart only up to some batch.
+    if (role == BufferRole::Output) b.maxBatch = stockhamMaxBatch(io, shape, s.file, "/output");
     b.note = note;
     lp.buffers.push_back(std::move(b));
   };
@@ -192,10 +197,72 @@ std::vector<StockhamKernel> StockhamBuild::emitted() const {
 
 LaunchPlan StockhamBuild::launchPlan(const StockhamSpec& spec) const { return stockhamLaunchPlan(spec, plan, emitted()); }
 
-StockhamBuild buildStockham(const StockhamSpec& spec, const std::string& arch, CompileProbe* probe) {
-  StockhamBuild b{planStockham(spec), {}};
+void checkStockhamKernelSize(const StockhamSpec& spec, const KernelDesc& d) {
+  const KernelGeometry g = chooseGeometry(d);
+  const int values = (d.length + g.threadsPerFft - 1) / g.threadsPerFft;
+  if (values <= kStockhamMaxValuesPerThread) return;
+  // Only a small threads_per_fft gets here: the generator's own choice holds at most one radix-49 butterfly.
+  throw SpecError(spec.file, spec.tuning.threadsPerFft > 0 ? "/tuning/threads_per_fft" : "/factors",
+                  fmt::format("kernel {} (length {}) would hold {} values per thread with {} threads per FFT; the limit is {} (the "
+                              "unrolled kernel grows with it: 4096 values made an 8 MB source that NVRTC compiled for minutes); use at "
+                              "least {} threads per FFT",
+                              d.kernelName, d.length, values, g.threadsPerFft, kStockhamMaxValuesPerThread,
+                              (d.length + kStockhamMaxValuesPerThread - 1) / kStockhamMaxValuesPerThread));
+}
+
+StockhamBuild buildStockham(const StockhamSpec& spec, const std::string& arch, CompileProbe* probe, bool tables) {
+  StockhamBuild b{planStockham(spec, tables), {}};
+  for (const auto& k : b.plan.kernels) checkStockhamKernelSize(spec, k.desc);
   for (const auto& k : b.plan.kernels) b.kernels.push_back(emitStockhamSpillFree(k.desc, arch, probe));
   return b;
+}
+
+std::vector<std::string> stockhamWarnings(const StockhamSpec& s, const StockhamBuild& b, const std::string& arch) {
+  std::vector<std::string> w;
+  const long long maxBatch = stockhamMaxBatch(s.output, s.outShape(), s.file, "/output");
+  if (maxBatch >= 0)
+    w.push_back(fmt::format("/output: batch entries interleave (distance {}, span {}) and stay disjoint only up to batch {}; the executor "
+                            "refuses a larger batch",
+                            s.output.distance, stockhamSpan(s.output, s.outShape()), maxBatch));
+  const KernelTuning& tu = s.tuning;
+  for (const SpillFreeKernel& sf : b.kernels) {
+    const KernelDesc& d = sf.kernel.desc;
+    const KernelGeometry& g = sf.kernel.geom;
+    const KernelGeometry first = chooseGeometry(d);  // what the tuning asked for, before SpillFree relaxed anything
+    int rmax = 1;
+    for (int r : d.factors) rmax = std::max(rmax, r);
+    if (tu.threadsPerFft > 0 && first.threadsPerFft != tu.threadsPerFft)
+      w.push_back(fmt::format("/tuning/threads_per_fft: {} asked, kernel {} (length {}, largest radix {}) uses {} (a thread holds at least "
+                              "one butterfly{})",
+                              tu.threadsPerFft, d.kernelName, d.length, rmax, first.threadsPerFft,
+                              first.fftMajorLoad || first.fftMajorStore ? "; column tiles hold at most 32 (f64: 8) values per thread" : ""));
+    const int firstThreads = first.threadsPerFft * first.fftsPerBlock;
+    if (tu.blockThreads > 0 && firstThreads != tu.blockThreads) {
+      const int cb = d.f64 ? 16 : 8;
+      const bool smem = first.fftsPerBlock < std::max(1, tu.blockThreads / first.threadsPerFft) && (first.fftsPerBlock + 1) * first.smemStride * cb > 72 * 1024;
+      w.push_back(fmt::format("/tuning/block_threads: {} asked, kernel {} runs {} = {} FFTs x {} threads{}", tu.blockThreads, d.kernelName,
+                              firstThreads, first.fftsPerBlock, first.threadsPerFft,
+                              smem ? " (shared memory per block is capped)" : tu.blockThreads < first.threadsPerFft ? " (one FFT needs more threads)"
+                                                                                                                        : " (a whole number of FFTs per block)"));
+    }
+    const int warpThreads = (firstThreads + 31) / 32 * 32;
+    if (tu.registerTarget > 0 && static_cast<long long>(warpThreads) * tu.registerTarget > 65536)
+      w.push_back(fmt::format("/tuning/register_target: {} registers x {} threads exceed the 65536 of an SM; kernel {} gets at most {}",
+                              tu.registerTarget, warpThreads, d.kernelName, 65536 / warpThreads));
+    if (tu.directLoad == 1 && !first.directLoad)
+      w.push_back(fmt::format("/tuning/direct_load: kernel {} stages its load (column tile or c2r merge)", d.kernelName));
+    if (tu.directStore == 1 && !first.directStore)
+      w.push_back(fmt::format("/tuning/direct_store: kernel {} stages its store (column tile or r2c split)", d.kernelName));
+    // With a compiler consulted: what SpillFree changed, and spills it could not remove.
+    // (Relaxing the generator's own choice is its job; relaxing the user's is a change to report.)
+    if ((tu.registerTarget > 0 && g.registerTarget != first.registerTarget) || (tu.threadsPerFft > 0 && g.threadsPerFft != first.threadsPerFft))
+      w.push_back(fmt::format("/tuning: kernel {} relaxed to avoid spills on {}: register target {} -> {}, threads per FFT {} -> {}", d.kernelName,
+                              arch, first.registerTarget, g.registerTarget, first.threadsPerFft, g.threadsPerFft));
+    if (sf.compiled.spills())
+      w.push_back(fmt::format("kernel {} spills on {}: {} bytes stored, {} loaded ({} registers, {} bytes of stack)", d.kernelName, arch,
+                              sf.compiled.spillStoreBytes, sf.compiled.spillLoadBytes, sf.compiled.registers, sf.compiled.stackFrameBytes));
+  }
+  return w;
 }
 
 }  // namespace warpforge

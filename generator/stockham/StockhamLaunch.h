@@ -33,6 +33,19 @@ struct StockhamBuild {
   std::vector<StockhamKernel> emitted() const;
   LaunchPlan launchPlan(const StockhamSpec& spec) const;
 };
-StockhamBuild buildStockham(const StockhamSpec& spec, const std::string& arch, CompileProbe* probe);
+// tables = false: the plan without its Bluestein chirp tables (verify, explain: a prime near 2^25
+// would otherwise compute and copy gigabytes of tables it never shows).
+// Throws SpecError where a kernel would exceed kStockhamMaxValuesPerThread.
+StockhamBuild buildStockham(const StockhamSpec& spec, const std::string& arch, CompileProbe* probe, bool tables = true);
+
+// The stated limit on generated kernel size: complex values one thread holds (one FFT's length
+// over its threads), which the unrolled passes grow with.
+constexpr int kStockhamMaxValuesPerThread = 64;
+void checkStockhamKernelSize(const StockhamSpec& spec, const KernelDesc& desc);
+
+// What `verify` and `explain` report besides OK, each starting with the JSON path it concerns:
+// the batch limit of an interleaved output, tuning values a kernel cannot honour, and (where a
+// compiler was consulted) what SpillFree relaxed and spills it could not remove.
+std::vector<std::string> stockhamWarnings(const StockhamSpec& spec, const StockhamBuild& build, const std::string& arch);
 
 }  // namespace warpforge

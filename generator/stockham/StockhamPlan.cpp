@@ -51,6 +51,7 @@ struct Job {
   std::vector<long long> counts;  // inner batch digit counts (the user batch is the unbounded last digit)
   long long inValid = -1, outValid = -1;
   std::vector<cd> loadTable, storeTable;
+  bool hasLoadTable = false, hasStoreTable = false;  // the tables may be left empty (PlanBuilder::tables_)
   Fuse fuse = Fuse::None;
   int fuseN = 0;
   std::vector<int> factors;
@@ -65,7 +66,7 @@ struct Job {
 
 class PlanBuilder {
  public:
-  explicit PlanBuilder(const StockhamSpec& s) : s_(s) {
+  PlanBuilder(const StockhamSpec& s, bool tables) : s_(s), tables_(tables) {
     plan_.specName = s.name;
     plan_.f64 = s.precision == "f64";
     compute_ = plan_.f64 ? Storage::C64 : Storage::C32;
@@ -123,6 +124,7 @@ class PlanBuilder {
       j.in = Side{Buffer::Input, userReal(), false, s_.input.offset, s_.input.strides[0], {s_.input.distance}};
       j.out = Side{Buffer::Output, userComplex(), s_.output.planar, s_.output.offset, s_.output.strides[0], {s_.output.distance}};
       for (int k = 0; k <= L; ++k) j.storeTable.push_back(unitRoot(k, N, -1));
+      j.hasStoreTable = true;
     } else {
       j.sign = +1;
       j.fuse = Fuse::C2RPre;
@@ -130,6 +132,7 @@ class PlanBuilder {
       j.in = Side{Buffer::Input, userComplex(), s_.input.planar, s_.input.offset, s_.input.strides[0], {s_.input.distance}};
       j.out = Side{Buffer::Output, userReal(), false, s_.output.offset, s_.output.strides[0], {s_.output.distance}};
       for (int k = 0; k <= L; ++k) j.loadTable.push_back(unitRoot(k, N, +1));
+      j.hasLoadTable = true;
     }
     addSingle(j);
   }
@@ -183,8 +186,8 @@ class PlanBuilder {
     d.inValid = j.inValid;
     d.outValid = j.outValid;
     // R2C/C2R use their table for W_N^k inside the fused split/merge, not as a multiply
-    d.loadTable = !j.loadTable.empty() && j.fuse != Fuse::C2RPre;
-    d.storeTable = !j.storeTable.empty() && j.fuse != Fuse::R2CPost;
+    d.loadTable = j.hasLoadTable && j.fuse != Fuse::C2RPre;
+    d.storeTable = j.hasStoreTable && j.fuse != Fuse::R2CPost;
     d.fuse = j.fuse;
     d.fuseN = j.fuseN;
     d.tuning = s_.tuning;
@@ -232,6 +235,7 @@ class PlanBuilder {
     a.out.batchStride.insert(a.out.batchStride.begin(), 1);
     a.outValid = -1;
     a.storeTable.clear();
+    a.hasStoreTable = false;
     StockhamPlanKernel ka = kernel(a, n1, {});
     ka.desc.natInElem = n2;
     ka.desc.natInDigit0 = 1;
@@ -255,6 +259,7 @@ class PlanBuilder {
     b.out.batchStride.insert(b.out.batchStride.begin(), j.out.elemStride);
     b.inValid = -1;
     b.loadTable.clear();
+    b.hasLoadTable = false;
     StockhamPlanKernel kb = kernel(b, n2, {});
     kb.desc.natOutElem = n1;
     kb.desc.natOutDigit0 = 1;
@@ -267,14 +272,18 @@ class PlanBuilder {
     const long long n = j.n;
     long long M = 1;
     while (M < 2 * n - 1) M *= 2;
-    std::vector<cd> chirp(n), b(M, 0.0);
-    for (long long k = 0; k < n; ++k) chirp[k] = unitRoot((k * k) % (2 * n), 2 * n, j.sign);
-    for (long long k = 0; k < n; ++k) {
-      b[k] = std::conj(chirp[k]);
-      if (k) b[M - k] = std::conj(chirp[k]);
+    std::vector<cd> chirp, bh;
+    if (tables_) {
+      chirp.resize(n);
+      std::vector<cd> b(M, 0.0);
+      for (long long k = 0; k < n; ++k) chirp[k] = unitRoot((k * k) % (2 * n), 2 * n, j.sign);
+      for (long long k = 0; k < n; ++k) {
+        b[k] = std::conj(chirp[k]);
+        if (k) b[M - k] = std::conj(chirp[k]);
+      }
+      bh = referenceDft(b, static_cast<int>(M), -1);
+      for (auto& v : bh) v /= static_cast<double>(M);
     }
-    std::vector<cd> bh = referenceDft(b, static_cast<int>(M), -1);
-    for (auto& v : bh) v /= static_cast<double>(M);
     const Buffer conv = freeTmp(j);
     reserve(conv, M * j.fftsPerBatch());
     Job f = j;
@@ -285,10 +294,13 @@ class PlanBuilder {
     f.factors = {};
     f.inValid = j.inValid >= 0 ? std::min<long long>(j.inValid, n) : n;
     f.loadTable = chirp;
+    f.hasLoadTable = true;
     f.out = dense(conv, M, j.counts);
     f.outValid = -1;
-    f.storeTable = bh;
+    f.storeTable = std::move(bh);
+    f.hasStoreTable = true;
     addJob(f);
+    f = Job{};  // its tables are copied into the kernels: do not hold them twice
     Job i = j;
     i.role = j.role + fmt::format(", Bluestein {} via {}: inverse FFT, times chirp", n, M);
     i.kernelRole = fmt::format("Bluestein convolution of length {}: inverse FFT, times chirp, first N outputs", M);
@@ -298,19 +310,22 @@ class PlanBuilder {
     i.in = dense(conv, M, j.counts);
     i.inValid = -1;
     i.loadTable.clear();
+    i.hasLoadTable = false;
     i.outValid = n;
-    i.storeTable = chirp;
+    i.storeTable = std::move(chirp);
+    i.hasStoreTable = true;
     addJob(i);
   }
 
   const StockhamSpec& s_;
+  bool tables_;
   StockhamPlan plan_;
   Storage compute_;
 };
 
 }  // namespace
 
-StockhamPlan planStockham(const StockhamSpec& spec) { return PlanBuilder(spec).build(); }
+StockhamPlan planStockham(const StockhamSpec& spec, bool tables) { return PlanBuilder(spec, tables).build(); }
 
 std::string StockhamPlan::describe() const {
   std::string out;

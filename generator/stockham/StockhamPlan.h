@@ -39,6 +39,8 @@ struct StockhamPlan {
   std::string describe() const;
 };
 
-StockhamPlan planStockham(const StockhamSpec& spec);
+// tables = false leaves the Bluestein chirp tables empty (the kernels still say they use them):
+// for verify and explain, which never look at the contents.
+StockhamPlan planStockham(const StockhamSpec& spec, bool tables = true);
 
 }  // namespace warpforge

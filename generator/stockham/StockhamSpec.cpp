@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "generator/core/JsonReader.h"
+#include "generator/stockham/StockhamLayout.h"
 
 namespace warpforge {
 
@@ -98,12 +99,14 @@ StockhamIo parseIo(const JsonReader& rd, const Json& j, const std::string& path,
   if (j.contains("stride")) {
     if (shape.size() != 1) rd.fail(path + "/stride", fmt::format("'stride' is for 1D transforms; use 'strides' with {} entries", shape.size()));
     io.strides = {rd.integer(j["stride"], path + "/stride", 1, 1LL << 40)};
+    io.stridesKey = "stride";
   }
   if (j.contains("strides")) {
     const Json& s = j["strides"];
     if (!s.is_array() || s.size() != shape.size())
       rd.fail(path + "/strides", fmt::format("expected an array of {} strides (one per dimension, outermost first)", shape.size()));
     for (std::size_t d = 0; d < shape.size(); ++d) io.strides[d] = rd.integer(s[d], fmt::format("{}/strides/{}", path, d), 1, 1LL << 40);
+    io.stridesKey = "strides";
   }
   if (j.contains("distance")) io.distance = rd.integer(j["distance"], path + "/distance", 1, 1LL << 40);
   if (j.contains("offset")) io.offset = rd.integer(j["offset"], path + "/offset", 0, 1LL << 40);
@@ -238,11 +241,16 @@ StockhamSpec parseStockhamSpec(const Json& root, const std::string& file) {
       if (std::find(ok.begin(), ok.end(), r) == ok.end())
         rd.fail(fmt::format("/factors/{}", i), fmt::format("radix {} is not supported (expected one of {})", r, fmt::join(stockhamRadices(), ", ")));
       s.factors.push_back(r);
-      prod *= r;
+      // Stop as soon as the running product passes the length: a long list must not wrap around
+      // 2^64 back to the length and hand the planner millions of passes.
+      prod *= r;  // <= 16384 * 49 here: no overflow
+      if (prod > s.length())
+        rd.fail(fmt::format("/factors/{}", i), fmt::format("the factors up to here multiply to {}, more than the length {}", prod, s.length()));
     }
     if (prod != s.length()) rd.fail("/factors", fmt::format("the factors multiply to {}, expected the length {}", prod, s.length()));
   }
   if (root.contains("tuning")) s.tuning = parseTuning(rd, root["tuning"]);
+  checkStockhamLayouts(s);
   return s;
 }
 

@@ -17,6 +17,7 @@ struct StockhamIo {
   bool planar = false;
   std::string type;                // input only: "" (the precision), "ci8" or "ci4"
   long long validLength = -1;      // input only, 1D c2c: elements present, the rest read as zeros
+  std::string stridesKey;          // "stride" or "strides" where the spec gave them: the JSON path of errors
 };
 
 struct StockhamSpec {

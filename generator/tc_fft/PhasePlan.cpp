@@ -64,7 +64,7 @@ PhasePlan::PhasePlan(const LayoutProgram& spec, bool packed) : spec_(spec), pack
         vars.push_back(it->second);
         continue;
       }
-      std::string name = fmt::format("{}_r{}", a.name, reg);
+      std::string name = fmt::format("p_{}_r{}", a.name, reg);  // own namespace, see TcFftEmitter.cpp
       bySignature[sig] = name;
       vars.push_back(name);
       ++held_;

@@ -15,7 +15,10 @@ std::vector<BenchVariant> tcFftBenchVariants(const Plan& plan, TcFftDistances d)
       {"packed phases, direct I/O", EmitOptions{true, false, false, false}},
       {"packed phases, direct I/O, prefetch", EmitOptions{true, false, true, false}}};
   std::vector<BenchVariant> out;
-  for (const auto& [name, o] : options) out.push_back({name, Generated{tcFftLaunchPlan(emitTcFft(plan, o), d)}, 0, 0});
+  for (const auto& [name, o] : options) {
+    if (o.staged && o.asyncCopy && stagedSharedBytes(*plan.spec, true) > kMaxStaticSharedBytes) continue;  // two input slices do not fit
+    out.push_back({name, Generated{tcFftLaunchPlan(emitTcFft(plan, o), d)}, 0, 0});
+  }
   // Load once, repeat the steps in registers, store once: the compute rate without DRAM.
   // batch 0: one full wave of resident warps is a device property; the bench chooses it.
   out.push_back({"in-register (steps repeated on resident data)",

@@ -1,5 +1,6 @@
 #include "generator/tc_fft/TcFftEmitter.h"
 
+#include <algorithm>
 #include <functional>
 #include <stdexcept>
 
@@ -19,7 +20,29 @@ namespace {
 
 NodePtr laneBit(int t) { return bin("&", bin(">>", var("lane"), lit(t)), lit(1)); }
 
-NodePtr reg(const std::string& array, int r) { return index(array, r); }
+// User names live in their own namespace: a data array X is the local `a_X`, its relayout
+// scratch `m_X`, its prefetch buffer `nx_X` (phase registers are `p_<name>_r<k>`, PhasePlan.cpp).
+// No generated identifier, keyword or CUDA built-in starts with these prefixes, and each
+// prefix maps names one to one, so no spec can make two of them collide.
+std::string dataVar(const std::string& array) { return "a_" + array; }
+std::string movedVar(const std::string& array) { return "m_" + array; }
+std::string nextVar(const std::string& array) { return "nx_" + array; }
+
+NodePtr reg(const std::string& var, int r) { return index(var, r); }
+NodePtr dataReg(const std::string& array, int r) { return reg(dataVar(array), r); }
+
+// Comment text: no control character but newline (a CR or other control character could end
+// the `//` comment in some tools), and no line ending in a backslash (it would splice the next line).
+NodePtr note(const std::string& text) {
+  std::string t;
+  for (char c : text) t += (static_cast<unsigned char>(c) < 0x20 && c != '\n') || c == 0x7f ? '?' : c;
+  std::string out;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    bool lineEnd = i + 1 == t.size() || t[i + 1] == '\n';
+    out += t[i] == '\\' && lineEnd ? '/' : t[i];
+  }
+  return comment(out);
+}
 
 // Global-memory access plan for a data array: which register bits carry the
 // lowest index bits (vectorised), and each register's constant offset.
@@ -106,16 +129,16 @@ std::vector<NodePtr> emitMma(const StepPlan& st, const PhasePlan& phases) {
   const MmaStepPlan& m = st.mma;
   const StepSpec& s = *st.spec;
   std::vector<NodePtr> out;
-  out.push_back(comment(fmt::format("{}: {} = {} * {} via {} x {} (loop bits: {})", s.path, s.c, s.a, s.b, m.count, m.shape->shape,
+  out.push_back(note(fmt::format("{}: {} = {} * {} via {} x {} (loop bits: {})", s.path, s.c, s.a, s.b, m.count, m.shape->shape,
                                     m.loopBits.empty() ? "none" : fmt::format("{}", fmt::join(m.loopBits, " ")))));
   for (int it = 0; it < m.count; ++it) {
     const MmaStepPlan::Bases base = m.bases(it);
     auto regWith = MmaStepPlan::fragmentRegister;
     const int bA = base.a, bB = base.b, bC = base.c;
     std::vector<NodePtr> args;
-    for (int f = 0; f < m.shape->c.numRegisters(); ++f) args.push_back(reg(s.c, regWith(bC, m.cReg, f)));
+    for (int f = 0; f < m.shape->c.numRegisters(); ++f) args.push_back(dataReg(s.c, regWith(bC, m.cReg, f)));
     for (int f = 0; f < m.shape->a.numRegisters(); ++f) args.push_back(phases.operand(s.a, regWith(bA, m.aReg, f)));
-    for (int f = 0; f < m.shape->b.numRegisters(); ++f) args.push_back(reg(s.b, regWith(bB, m.bReg, f)));
+    for (int f = 0; f < m.shape->b.numRegisters(); ++f) args.push_back(dataReg(s.b, regWith(bB, m.bReg, f)));
     std::string fn = fmt::format("wf_mma_{}_{}", m.shape->shape, m.shape->abType);
     out.push_back(exprStmt(call(fn, args)));
   }
@@ -125,13 +148,13 @@ std::vector<NodePtr> emitMma(const StepPlan& st, const PhasePlan& phases) {
 std::vector<NodePtr> emitCmul(const StepPlan& st, const PhasePlan& phases, const Layout& data) {
   const CmulStepPlan& p = st.cmul;
   const StepSpec& s = *st.spec;
-  std::vector<NodePtr> out{comment(fmt::format("{}: {} = {} * {} elementwise (__half2)", s.path, s.c, s.a, s.b))};
+  std::vector<NodePtr> out{note(fmt::format("{}: {} = {} * {} elementwise (__half2)", s.path, s.c, s.a, s.b))};
   for (int d = 0; d < data.numRegisters(); ++d) {
     if ((d >> p.reImDataBit) & 1) continue;
     int dIm = d | (1 << p.reImDataBit);
     int pRe = p.phaseRegOfDataReg[d], pIm = pRe | (1 << p.reImPhaseBit);
-    out.push_back(exprStmt(call("wf_cmul", {reg(s.c, p.outRegOfDataReg[d]), reg(s.c, p.outRegOfDataReg[dIm]), reg(s.b, d),
-                                            reg(s.b, dIm), phases.operand(s.a, pRe), phases.operand(s.a, pIm)})));
+    out.push_back(exprStmt(call("wf_cmul", {dataReg(s.c, p.outRegOfDataReg[d]), dataReg(s.c, p.outRegOfDataReg[dIm]), dataReg(s.b, d),
+                                            dataReg(s.b, dIm), phases.operand(s.a, pRe), phases.operand(s.a, pIm)})));
   }
   return out;
 }
@@ -140,13 +163,13 @@ std::vector<NodePtr> emitRelayout(const StepPlan& st, const Layout& from) {
   const RelayoutPlan& p = st.relayout;
   const StepSpec& s = *st.spec;
   const int nregs = from.numRegisters();
-  std::string w = s.b + "_moved";
-  std::vector<NodePtr> out{comment(fmt::format("{}: {} -> {}: {} byte_perm, {} shfl", s.path, s.b, s.c, p.byteperms, p.shuffles))};
+  std::string w = movedVar(s.b);
+  std::vector<NodePtr> out{note(fmt::format("{}: {} -> {}: {} byte_perm, {} shfl", s.path, s.b, s.c, p.byteperms, p.shuffles))};
   out.push_back(declArray("wf_u32", w, nregs));
-  for (int r = 0; r < nregs; ++r) out.push_back(assign(reg(w, r), reg(s.b, r)));
+  for (int r = 0; r < nregs; ++r) out.push_back(assign(reg(w, r), dataReg(s.b, r)));
   int k = 0;
   for (const MoveOp& op : p.ops) {
-    out.push_back(comment(op.str()));
+    out.push_back(note(op.str()));
     if (op.kind == MoveOp::LanePermutation) {
       NodePtr src = lit(0);
       for (std::size_t b = 0; b < op.lanePerm.size(); ++b) src = bin("|", src, bin("<<", laneBit(static_cast<int>(b)), lit(op.lanePerm[b])));
@@ -175,12 +198,50 @@ std::vector<NodePtr> emitRelayout(const StepPlan& st, const Layout& from) {
   for (int r = 0; r < nregs; ++r) {
     int src = 0;
     for (std::size_t i = 0; i < p.rename.size(); ++i) src |= ((r >> i) & 1) << p.rename[i];
-    out.push_back(assign(reg(s.c, r), reg(w, src)));
+    out.push_back(assign(dataReg(s.c, r), reg(w, src)));
   }
   return out;
 }
 
 }  // namespace
+
+long long stagedSharedBytes(const LayoutProgram& s, bool asyncCopy) {
+  if (s.nIn % 128 || s.nOut % 128) return 0;
+  return 4LL * s.warpsPerBlock * (asyncCopy ? 2LL * s.nIn + s.nOut : std::max(s.nIn, s.nOut));
+}
+
+std::optional<EmitProblem> emitProblem(const LayoutProgram& s) {
+  // Global loads and stores move (re, im) half pairs as one 32-bit word (ioPlan).
+  for (const std::string* io : {&s.input, &s.output}) {
+    const ArraySpec* a = s.array(*io);
+    if (!a) continue;  // the parser names a missing one
+    if (a->layout.logicalAt({PhysKind::B, 0}) != std::optional<std::string>("ReIm"))
+      return EmitProblem{a->path + "/layout", fmt::format("the {} array '{}' must put ReIm on b (b <-> ReIm): the kernel loads and stores "
+                                                          "each complex value as one 32-bit word",
+                                                          io == &s.input ? "input" : "output", a->name)};
+  }
+  // Phase components are fixed per register and half (PhasePlan's componentAt).
+  for (const auto& a : s.arrays) {
+    if (!a.isPhase()) continue;
+    for (const auto& [lay, field] : {std::pair{&a.layout, "/layout"}, std::pair{a.stored ? &*a.stored : nullptr, "/stored"}}) {
+      if (!lay) continue;
+      for (const char* bit : {"ReIm", "ReIm_in", "ReIm_out"})
+        if (auto p = lay->physOf(bit); p && p->kind == PhysKind::T)
+          return EmitProblem{a.path + field, fmt::format("{} on a lane bit ({}) is not supported by the tc_fft emitter (put it on b or r)", bit,
+                                                         p->str())};
+    }
+  }
+  // Staged I/O (the default where n_in and n_out are multiples of 128) keeps a per-warp slice
+  // in static shared memory.
+  if (long long bytes = stagedSharedBytes(s, false); bytes > 0) {
+    if (bytes > kMaxStaticSharedBytes)
+      return EmitProblem{"/launch/warps_per_block",
+                         fmt::format("{} warps per block of {} -> {}-point FFTs need {} bytes of shared memory per block for staging (at most {}); "
+                                     "use fewer warps per block",
+                                     s.warpsPerBlock, s.nIn, s.nOut, bytes, kMaxStaticSharedBytes)};
+  }
+  return std::nullopt;
+}
 
 EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& opt) {
   const LayoutProgram& s = *plan.spec;
@@ -211,10 +272,10 @@ EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& opt) {
                                     member(var("threadIdx"), "x")), lit(5))));
   body.push_back(decl("const long long", "warp_stride",
                       bin(">>", bin("*", cast("long long", member(var("gridDim"), "x")), member(var("blockDim"), "x")), lit(5))));
-  body.push_back(comment(fmt::format("Phase registers, computed once per thread ({} held; {} before sharing{}).", k.phaseRegisters,
+  body.push_back(note(fmt::format("Phase registers, computed once per thread ({} held; {} before sharing{}).", k.phaseRegisters,
                                      k.phaseRegistersNaive, opt.packedPhases ? "; stored forms kept packed" : "")));
   for (auto& n : phases.prologue()) body.push_back(n);
-  body.push_back(comment("Element offsets contributed by the lane bits of the input and output layouts."));
+  body.push_back(note("Element offsets contributed by the lane bits of the input and output layouts."));
   body.push_back(decl("const int", "in_lane_offset", inP.laneOffset));
   body.push_back(decl("const int", "out_lane_offset", outP.laneOffset));
 
@@ -236,7 +297,7 @@ EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& opt) {
   };
   const bool async = staged && opt.asyncCopy && !opt.inRegisterBenchmark;
   if (async) {
-    body.push_back(comment(fmt::format(
+    body.push_back(note(fmt::format(
         "Per-warp shared slices: two input buffers ({} bytes each) filled by cp.async one FFT ahead,\nand one output buffer ({} bytes); global accesses are whole 512-byte rows.", 4 * s.nIn, 4 * s.nOut)));
     body.push_back(raw(fmt::format("__shared__ __align__(16) wf_u32 stage_in_all[{}][2 * {}];", s.warpsPerBlock, s.nIn)));
     body.push_back(raw(fmt::format("__shared__ __align__(16) wf_u32 stage_all[{}][{}];", s.warpsPerBlock, s.nOut)));
@@ -265,27 +326,27 @@ EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& opt) {
     };
   } else if (staged) {
     const int words = std::max(s.nIn, s.nOut);
-    body.push_back(comment(fmt::format("Per-warp staging slice: global accesses are whole 512-byte rows; the\nlayout-ordered register accesses go to shared memory ({} bytes per warp).", 4 * words)));
+    body.push_back(note(fmt::format("Per-warp staging slice: global accesses are whole 512-byte rows; the\nlayout-ordered register accesses go to shared memory ({} bytes per warp).", 4 * words)));
     body.push_back(raw(fmt::format("__shared__ __align__(16) wf_u32 stage_all[{}][{}];", s.warpsPerBlock, words)));
     body.push_back(decl("wf_u32*", "stage", index(var("stage_all"), bin(">>", member(var("threadIdx"), "x"), lit(5)))));
   }
-  const std::string next = s.input + "_next";
+  const std::string next = nextVar(s.input);
   if (opt.prefetch) {
-    body.push_back(comment(fmt::format("Prefetch: {} holds the input of the warp's next FFT while this one is computed.", next)));
+    body.push_back(note(fmt::format("Prefetch: {} holds the input of the warp's next FFT while this one is computed.", next)));
     body.push_back(declArray("wf_u32", next, inL.numRegisters()));
     body.push_back(ifStmt(bin("<", var("first_warp"), var("batch")), loadInput(next, var("first_warp"))));
   }
   std::vector<NodePtr> loop;
   loop.push_back(decl("wf_u32*", "y_ptr", cast("wf_u32*", bin("+", var("output"), bin("*", var("fft"), var("output_distance"))))));
   for (const auto& a : s.arrays)
-    if (!a.isPhase()) loop.push_back(declArray("wf_u32", a.name, a.layout.numRegisters()));
-  loop.push_back(comment(fmt::format("Load {} [{}]: {}-element vectors.", s.input, inL.str(), li.inputVectorElems)));
+    if (!a.isPhase()) loop.push_back(declArray("wf_u32", dataVar(a.name), a.layout.numRegisters()));
+  loop.push_back(note(fmt::format("Load {} [{}]: {}-element vectors.", s.input, inL.str(), li.inputVectorElems)));
   if (opt.prefetch) {
-    for (int r = 0; r < inL.numRegisters(); ++r) loop.push_back(assign(reg(s.input, r), reg(next, r)));
+    for (int r = 0; r < inL.numRegisters(); ++r) loop.push_back(assign(dataReg(s.input, r), reg(next, r)));
     loop.push_back(decl("const long long", "next_fft", bin("+", var("fft"), var("warp_stride"))));
     loop.push_back(ifStmt(bin("<", var("next_fft"), var("batch")), loadInput(next, var("next_fft"))));
   } else {
-    loop.push_back(loadInput(s.input, var("fft")));
+    loop.push_back(loadInput(dataVar(s.input), var("fft")));
   }
 
   std::vector<NodePtr> steps;
@@ -303,23 +364,23 @@ EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& opt) {
     std::vector<NodePtr> rep = steps;
     int nx = inL.numRegisters(), ny = outL.numRegisters();
     for (int i = 0; i < nx; ++i) {
-      NodePtr v = reg(s.output, i % ny);
-      for (int j = i + nx; j < ny; j += nx) v = bin("^", v, reg(s.output, j));
-      rep.push_back(assign(reg(s.input, i), v));
+      NodePtr v = dataReg(s.output, i % ny);
+      for (int j = i + nx; j < ny; j += nx) v = bin("^", v, dataReg(s.output, j));
+      rep.push_back(assign(dataReg(s.input, i), v));
     }
     loop.push_back(forLoop(decl("int", "rep", lit(0)), bin("<", var("rep"), var("repeats")), assign(var("rep"), lit(1), "+="), block(rep)));
   } else {
     for (auto& n : steps) loop.push_back(n);
   }
-  loop.push_back(comment(fmt::format("Store {} [{}]: {}-element vectors.", s.output, outL.str(), li.outputVectorElems)));
-  for (auto& n : globalAccess(outL, outP, s.logOut, s.output, staged ? "stage" : "y_ptr", "out_lane_offset", false)) loop.push_back(n);
+  loop.push_back(note(fmt::format("Store {} [{}]: {}-element vectors.", s.output, outL.str(), li.outputVectorElems)));
+  for (auto& n : globalAccess(outL, outP, s.logOut, dataVar(s.output), staged ? "stage" : "y_ptr", "out_lane_offset", false)) loop.push_back(n);
   if (staged) {
     loop.push_back(exprStmt(call("__syncwarp", {})));
     loop.push_back(exprStmt(call(fmt::format("wf_warp_store16<{}, {}>", s.nOut, opt.streaming), {var("y_ptr"), var("stage"), var("lane")})));
     loop.push_back(exprStmt(call("__syncwarp", {})));
   }
 
-  body.push_back(comment("Grid-stride loop: one FFT per warp per iteration."));
+  body.push_back(note("Grid-stride loop: one FFT per warp per iteration."));
   body.push_back(forLoop(decl("long long", "fft", var("first_warp")), bin("<", var("fft"), var("batch")),
                          assign(var("fft"), var("warp_stride"), "+="), block(loop)));
 
@@ -331,9 +392,9 @@ EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& opt) {
   // "void" is in the qualifiers; the printer puts the (empty) return type after them.
   fn = removeDeadCode(foldConstants(fn));
 
-  std::string header = fmt::format(
-      "Generated by warpforge from spec '{}' ({}): {}-point input, {}-point output, {}, sign {:+d}.", s.name, s.file, s.nIn, s.nOut,
-      s.precision, s.sign);
+  // The spec's file path is not printed: it is the user's text (newlines and all), not the kernel's.
+  std::string header = fmt::format("Generated by warpforge from spec '{}': {}-point input, {}-point output, {}, sign {:+d}.", s.name,
+                                   s.nIn, s.nOut, s.precision, s.sign);
   std::string layouts;
   for (const auto& a : s.arrays) layouts += fmt::format("  [{}] {}\n", a.name, (a.stored && opt.packedPhases ? *a.stored : a.layout).str());
   std::string counts = fmt::format("Per FFT: {} MMA, {} HFMA2/HMUL2, {} shfl, {} byte_perm; {} SM-cycles (eq. 30 model).",
@@ -343,7 +404,7 @@ EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& opt) {
                                      return m;
                                    }(),
                                    plan.total.hfma2, plan.total.shuffles, plan.total.byteperms, plan.total.smCycles);
-  NodePtr u = unit({comment(header + "\nRegister layouts (physical <-> logical bits):\n" + layouts + counts +
+  NodePtr u = unit({note(header + "\nRegister layouts (physical <-> logical bits):\n" + layouts + counts +
                             (opt.inRegisterBenchmark ? "\nIn-register benchmark variant: the steps repeat `repeats` times per load." : "")),
                     raw("#include \"warpforge_mma.cuh\""), raw("#include \"warpforge_transpose.cuh\""), raw("#include \"warpforge_io.cuh\""), raw(""), fn});
   k.source = print(u);

@@ -1,6 +1,7 @@
 #pragma once
 // Turns a verified tc_fft Plan into a CUDA kernel (through the AST) plus its
 // launch description (made a LaunchPlan by TcFftLaunch.h).
+#include <optional>
 #include <string>
 
 #include "ast/Ast.h"
@@ -26,5 +27,17 @@ struct EmittedKernel {
 };
 
 EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& options = {});
+
+// What the emitter cannot do with a spec (any EmitOptions), named by the spec's JSON path,
+// so that `verify` refuses it instead of `emit` failing after a CONSISTENT report.
+struct EmitProblem {
+  std::string path, message;
+};
+std::optional<EmitProblem> emitProblem(const LayoutProgram& spec);
+
+// Static shared memory a staged kernel uses per block (0: not staged); at most 48 KiB (static
+// __shared__ arrays cannot opt in to more).
+long long stagedSharedBytes(const LayoutProgram& spec, bool asyncCopy);
+constexpr long long kMaxStaticSharedBytes = 48 * 1024;
 
 }  // namespace warpforge

@@ -38,7 +38,7 @@ class TcFftSpec final : public FamilySpec {
   const std::string& file() const override { return program_.file; }
 
   VerifyReport verify() const override {
-    const Plan& p = plan();
+    const Plan& p = emittablePlan();
     VerifyReport r;
     r.text = formatVerifyReport(p);
     Json mma = Json::object();
@@ -52,10 +52,10 @@ class TcFftSpec final : public FamilySpec {
     return r;
   }
 
-  std::string explain(const EmitTarget&) const override { return formatExplain(plan()); }
+  std::string explain(const EmitTarget&) const override { return formatExplain(emittablePlan()); }
 
   // The kernel is the same for every arch (min sm_80); the target only names the device.
-  Generated emit(const EmitTarget&) const override { return Generated{tcFftLaunchPlan(emitTcFft(plan()), distances_)}; }
+  Generated emit(const EmitTarget&) const override { return Generated{tcFftLaunchPlan(emitTcFft(emittablePlan()), distances_)}; }
 
   TestData randomInputs(long long batch, std::uint64_t seed) const override {
     return tcFftRandomInputs(program_, distances_.input, batch, seed);
@@ -65,7 +65,7 @@ class TcFftSpec final : public FamilySpec {
   }
   std::optional<BaselineRequest> baseline() const override { return tcFftBaseline(program_); }
 
-  std::vector<BenchVariant> benchVariants(const EmitTarget&) const override { return tcFftBenchVariants(plan(), distances_); }
+  std::vector<BenchVariant> benchVariants(const EmitTarget&) const override { return tcFftBenchVariants(emittablePlan(), distances_); }
   // The bench passes no variant's batch, so the measured SM-cycles/FFT are the bench's (rows with repeats);
   // the note sets them against the model. tcFftInRegisterNote formats the whole line where the batch is known.
   // The in-register variant is the last one (TcFftBench.cpp): SM-cycles per FFT against the model (eq. 30).
@@ -86,6 +86,13 @@ class TcFftSpec final : public FamilySpec {
   const Plan& plan() const {
     if (!inconsistent_.empty()) throw InconsistentSpec(inconsistent_, issues_);
     return plan_;
+  }
+
+  // verify's promise: what it accepts, emit can emit (a form error, with the JSON path).
+  const Plan& emittablePlan() const {
+    const Plan& p = plan();
+    if (auto problem = emitProblem(program_)) throw SpecError(program_.file, problem->path, problem->message);
+    return p;
   }
 
   LayoutProgram program_;

@@ -1,3 +1,4 @@
+#include <charconv>
 #include <set>
 
 #include <fmt/format.h>
@@ -14,6 +15,13 @@ namespace {
 
 using Reader = JsonReader;
 
+// What one spec may ask for: a thread has 255 registers, so an array of more than
+// 2^7 registers per thread cannot be held, and the emitted kernel grows with the
+// number of steps (each is unrolled over every register).
+constexpr int kMaxRegisterBits = 7;
+constexpr std::size_t kMaxArrays = 64;
+constexpr std::size_t kMaxSteps = 64;
+
 int log2Exact(int v) {
   int l = 0;
   while ((1 << l) < v) ++l;
@@ -25,7 +33,8 @@ void checkLayoutNames(const Reader& rd, const LayoutProgram& s, const ArraySpec&
   for (const auto& e : lay.entries()) {
     const std::string& l = e.logical;
     if (l[0] == 'n' || l[0] == 'q') {
-      int idx = std::stoi(l.substr(1));
+      int idx = 0;  // Layout::parse admits only small decimal indices
+      std::from_chars(l.data() + 1, l.data() + l.size(), idx);
       int lim = l[0] == 'n' ? s.logIn : s.logOut;
       if (idx >= lim)
         rd.fail(path, fmt::format("logical bit {} does not exist: {}-bits run {}0..{}{} for n_{} = {}", l, l[0], l[0],
@@ -38,6 +47,9 @@ void checkLayoutNames(const Reader& rd, const LayoutProgram& s, const ArraySpec&
   if (lay.count(PhysKind::B) != 1)
     rd.fail(path, fmt::format("an f16 array needs exactly one b bit (two halves per 32-bit register), found {}",
                               lay.count(PhysKind::B)));
+  if (lay.count(PhysKind::R) > kMaxRegisterBits)
+    rd.fail(path, fmt::format("{} register bits ask for {} registers per thread for one array (at most {}: 2^{})", lay.count(PhysKind::R),
+                              1LL << lay.count(PhysKind::R), 1 << kMaxRegisterBits, kMaxRegisterBits));
   if (lay.count(PhysKind::T) != 5)
     rd.fail(path, fmt::format("a warp-held array needs exactly 5 lane bits t0..t4, found {}", lay.count(PhysKind::T)));
   if (a.isPhase()) {
@@ -67,7 +79,10 @@ ArraySpec parseArray(const Reader& rd, const LayoutProgram& s, const std::string
   ArraySpec a;
   a.name = name;
   a.path = path;
-  if (!JsonReader::isIdentifier(name)) rd.fail(path, fmt::format("array name '{}' must be a C identifier", name));
+  // Array names are emitted with a prefix (a_<name>, ...), so any identifier is safe.
+  if (!JsonReader::isIdentifier(name)) rd.fail(path, fmt::format("array name '{}' must be a C identifier", JsonReader::printable(name)));
+  if (name.size() > JsonReader::kMaxNameLength)
+    rd.fail(path, fmt::format("array name is {} characters long (at most {})", name.size(), JsonReader::kMaxNameLength));
   if (j.contains("phase")) {
     std::string pp = Reader::child(path, "phase");
     const Json& p = j["phase"];
@@ -163,12 +178,14 @@ LayoutProgram parseTcFftSpec(const Json& root, const std::string& file) {
   const Json& arrays = rd.need(root, "", "arrays");
   rd.needObject(arrays, "/arrays");
   if (arrays.empty()) rd.fail("/arrays", "no arrays given");
+  if (arrays.size() > kMaxArrays) rd.fail("/arrays", fmt::format("{} arrays given (at most {})", arrays.size(), kMaxArrays));
   for (auto it = arrays.begin(); it != arrays.end(); ++it)
     s.arrays.push_back(parseArray(rd, s, it.key(), it.value(), Reader::child("/arrays", it.key())));
 
   const Json& steps = rd.need(root, "", "steps");
   if (!steps.is_array()) rd.fail("/steps", fmt::format("expected an array, found {}", steps.type_name()));
   if (steps.empty()) rd.fail("/steps", "no steps given");
+  if (steps.size() > kMaxSteps) rd.fail("/steps", fmt::format("{} steps given (at most {})", steps.size(), kMaxSteps));
   for (std::size_t i = 0; i < steps.size(); ++i) s.steps.push_back(parseStep(rd, s, steps[i], fmt::format("/steps/{}", i)));
 
   const Json& io = rd.need(root, "", "io");

@@ -29,6 +29,7 @@ struct PlanBuffer {
   std::string perBatchParam; // non-empty: perBatch is the value of this scalar parameter (a distance the caller chooses)
   int alignment = 0;         // bytes the pointer must be aligned to (vector loads); 0: the element's natural alignment
   std::string aliasOf;       // Output of an in-place plan: the Input buffer it shares memory with
+  long long maxBatch = -1;   // Output: the largest batch whose entries write disjoint elements (-1: any); the executor refuses more
   std::string scalar;        // Table: "float", "double", ... the scalar the contents are made of (for the header)
   std::vector<unsigned char> contents;  // Table: the bytes to upload
   std::string note;

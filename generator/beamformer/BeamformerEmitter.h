@@ -1,0 +1,25 @@
+#pragma once
+// The beamformer kernel, built as an AST and printed:
+//   <name>_beamform   one block per (batch entry, channel, [pol,] samples range, 64-beam tile), 2 x 2 warps
+//                     of 32 samples x 32 beams; per stage of 32 words per row (64 receivers 8-bit, 32 f16):
+//                     samples and weights staged in shared memory (ci4 widened to 8 bits, planar merged,
+//                     ci8 samples clamped, tails zero-filled), then mma.sync with A = conj / swap of the
+//                     samples made in registers and B = the weights; epilogue: complex beams (f32, f16,
+//                     shifted and saturated integers) or |beam|^2 summed over pols and windows (power).
+#include <string>
+
+#include "generator/beamformer/BeamformerLayouts.h"
+#include "generator/beamformer/BeamformerSpec.h"
+
+namespace warpforge {
+
+struct BeamformerKernel {
+  std::string name, source;
+  BfTiling tiling;
+  int sharedBytes = 0;
+  bool vectorSamples = false, vectorWeights = false;  // two receivers per load (receiver stride 1, aligned)
+};
+
+BeamformerKernel emitBeamformer(const BeamformerSpec& s);
+
+}  // namespace warpforge

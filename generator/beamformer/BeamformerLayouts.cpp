@@ -1,0 +1,190 @@
+#include "generator/beamformer/BeamformerLayouts.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "generator/complexmma/ComplexMma.h"
+#include "generator/emulate/Half.h"
+
+namespace warpforge {
+
+BfMma bfMma(BfType type) {
+  BfMma m;
+  // Hand-written from the PTX ISA's fragment figures (groupID = lane >> 2: row of A and C, column of B;
+  // threadID_in_group = lane & 3: the k position); bfConsistency() checks them against FragmentTable.
+  if (type == BfType::CF16) {
+    m.shape = findMmaShape("m16n8k16", "f16");
+    m.a = cmma::layoutText("b0 <-> ReIm_in, t0 t1 t2 t3 t4 <-> rcv0 rcv1 time0 time1 time2, r0 r1 <-> ReIm_out rcv2");
+    m.b = cmma::layoutText("b0 <-> ReIm_in, t0 t1 t2 t3 t4 <-> rcv0 rcv1 beam0 beam1 beam2, r0 <-> rcv2");
+    m.receiversPerStep = 8;
+    m.receiversPerWord = 1;
+  } else {
+    m.shape = findMmaShape("m16n8k32", "s8");
+    m.a = cmma::layoutText("b0 b1 <-> ReIm_in rcv0, t0 t1 t2 t3 t4 <-> rcv1 rcv2 time0 time1 time2, r0 r1 <-> ReIm_out rcv3");
+    m.b = cmma::layoutText("b0 b1 <-> ReIm_in rcv0, t0 t1 t2 t3 t4 <-> rcv1 rcv2 beam0 beam1 beam2, r0 <-> rcv3");
+    m.receiversPerStep = 16;
+    m.receiversPerWord = 2;
+  }
+  // The f32 / s32 accumulator fragment (the s8 shape's C; the table's f16 shape has an f16 C).
+  m.c = cmma::layoutText("t0 t1 t2 t3 t4 <-> beam1 beam2 time0 time1 time2, r0 r1 <-> beam0 ReIm_out");
+  return m;
+}
+
+BfTiling bfTiling(const BeamformerSpec& s, const BfMma&) {
+  BfTiling t;
+  t.beamTiles = (s.beams + t.beams - 1) / t.beams;
+  if (s.power) {
+    // A block integrates whole windows: I >= 64: one window over ceil(I / 64) tiles; I < 64: floor(64 / I) windows in one tile.
+    if (s.integrate >= t.times) {
+      t.range = s.integrate;
+      t.windowsPerRange = 1;
+      t.tilesPerRange = static_cast<int>((s.integrate + t.times - 1) / t.times);
+    } else {
+      t.windowsPerRange = static_cast<int>(t.times / s.integrate);
+      t.range = t.windowsPerRange * s.integrate;
+      t.tilesPerRange = 1;
+    }
+  } else {
+    t.range = t.times;
+  }
+  t.ranges = (s.samples + t.range - 1) / t.range;
+  t.blocksPerBatch = static_cast<long long>(s.channels) * (s.power ? 1 : s.polarizations) * t.ranges * t.beamTiles;
+  return t;
+}
+
+BfConsistency bfConsistency(const BeamformerSpec& s, const BfMma* mma) {
+  BfConsistency rep;
+  auto issue = [&](const std::string& path, const std::string& msg) { rep.issues.push_back({path, msg}); };
+  const BfMma m = mma ? *mma : bfMma(s.in.type);
+  const MmaShape& sh = *m.shape;
+  const bool f16 = s.in.type == BfType::CF16;
+  // 1. Each operand read through its fragment table: matrix bit -> logical bit.
+  auto read = [&](const Layout& l, const FragmentLayout& f, const char* name) {
+    std::map<std::string, std::string> out;
+    auto take = [&](PhysKind k, const std::vector<std::string>& bits) {
+      for (std::size_t x = 0; x < bits.size(); ++x) {
+        auto lg = l.logicalAt({k, static_cast<int>(x)});
+        if (!lg) issue(fmt::format("/mma/{}", name), fmt::format("fragment bit {} ({}) has no logical bit", PhysBit{k, int(x)}.str(), bits[x]));
+        else out[bits[x]] = *lg;
+      }
+    };
+    take(PhysKind::B, f.b);
+    take(PhysKind::T, f.t);
+    take(PhysKind::R, f.r);
+    if (l.numBits() != static_cast<int>(f.b.size() + f.t.size() + f.r.size()))
+      issue(fmt::format("/mma/{}", name), fmt::format("layout has {} bits, the {} fragment {}", l.numBits(), sh.shape, f.b.size() + f.t.size() + f.r.size()));
+    return out;
+  };
+  const FragmentLayout& cFrag = findMmaShape("m16n8k32", "s8")->c;
+  auto A = read(m.a, sh.a, "A"), B = read(m.b, sh.b, "B"), C = read(m.c, cFrag, "C");
+  std::set<std::string> summed, rows, cols;
+  for (const auto& [bit, lg] : A) {
+    if (bit[0] == 'i') {
+      rows.insert(lg);
+      if (C[bit] != lg) issue("/mma/C", fmt::format("row bit {} is {} in A but {} in C", bit, lg, C[bit]));
+    }
+    if (bit[0] == 'j') {
+      summed.insert(lg);
+      if (B[bit] != lg) issue("/mma/B", fmt::format("summed bit {} is {} in A but {} in B", bit, lg, B[bit]));
+    }
+  }
+  for (const auto& [bit, lg] : B)
+    if (bit[0] == 'k') {
+      cols.insert(lg);
+      if (C[bit] != lg) issue("/mma/C", fmt::format("column bit {} is {} in B but {} in C", bit, lg, C[bit]));
+    }
+  std::set<std::string> wantSummed{"ReIm_in"}, wantRows{"ReIm_out", "time0", "time1", "time2"}, wantCols{"beam0", "beam1", "beam2"};
+  for (int r = 0; (1 << r) < m.receiversPerStep; ++r) wantSummed.insert(fmt::format("rcv{}", r));
+  if (summed != wantSummed) issue("/mma/A", "the summed bits are not exactly ReIm_in and the receiver bits of one step");
+  if (rows != wantRows) issue("/mma/A", "the rows of A are not exactly ReIm_out and time0..2");
+  if (cols != wantCols) issue("/mma/B", "the columns of B are not exactly beam0..2");
+  // The kernel's shortcuts: the two components of a beam in one thread (ReIm_out on a register bit of C),
+  // the in-word bits on b, a word pair on one register bit of A and of B.
+  auto ph = m.c.physOf("ReIm_out");
+  if (!ph || ph->kind != PhysKind::R) issue("/mma/C", "ReIm_out must be a register bit of C (re and im of a beam in one thread)");
+  rep.proved.push_back(fmt::format("{} {}: A, B, C layouts agree with the fragment tables; summed bits = ReIm_in + {} receiver bits; rows = ReIm_out + 3 time bits",
+                                   sh.shape, sh.abType, wantSummed.size() - 1));
+
+  // 2. The complex expansion of A: per word of samples x (two ci8 (re, im) pairs, or one f16 pair) and of weights y,
+  //    dot(conj(x), y) = Re(sum s w) and dot(swap(x), y) = Im(sum s w), for every value a staged sample can take.
+  long long cases = 0;
+  if (!f16) {
+    auto sb = [](std::uint32_t v, int i) { return static_cast<long long>(static_cast<signed char>((v >> (8 * i)) & 0xff)); };
+    const int lo = s.in.type == BfType::CI4 ? -8 : -127, hi = s.in.type == BfType::CI4 ? 7 : 127;
+    bool bad = false;
+    for (int im0 = lo; im0 <= hi && !bad; ++im0)
+      for (int im1 = lo; im1 <= hi && !bad; im1 += (s.in.type == BfType::CI4 ? 1 : 7))
+        for (int re : {lo, -1, 0, 1, hi}) {
+          const std::uint32_t x = (re & 0xff) | (im0 & 0xff) << 8 | ((-re) & 0xff) << 16 | (im1 & 0xff) << 24;
+          const std::uint32_t y = 0x80 | (0x7f << 8) | (0xff << 16) | (0x03 << 24);  // weights (-128 + 127i), (-1 + 3i): -128 is used as is
+          const std::uint32_t c = cmma::conjModel(x, false), w = cmma::swapModel(x, false);
+          long long dRe = 0, dIm = 0;
+          for (int i = 0; i < 4; ++i) dRe += sb(c, i) * sb(y, i), dIm += sb(w, i) * sb(y, i);
+          const long long s0r = re, s0i = im0, s1r = -re, s1i = im1, w0r = -128, w0i = 127, w1r = -1, w1i = 3;
+          const long long wantRe = s0r * w0r - s0i * w0i + s1r * w1r - s1i * w1i, wantIm = s0r * w0i + s0i * w0r + s1r * w1i + s1i * w1r;
+          if (dRe != wantRe || dIm != wantIm) {
+            issue("/mma/A", fmt::format("samples word {:#010x}: conj / swap give ({}, {}), the complex product ({}, {})", x, dRe, dIm, wantRe, wantIm));
+            bad = true;
+            break;
+          }
+          ++cases;
+        }
+  } else {
+    for (std::uint32_t x : {0x3c00bc00u, 0x00000000u, 0x80007bffu, 0xfbff0001u, 0x3555c123u}) {
+      const std::uint32_t c = cmma::conjModel(x, true), w = cmma::swapModel(x, true);
+      const double re = halfBitsToDouble(x & 0xffff), im = halfBitsToDouble(x >> 16);
+      const double wr = 0.75, wi = -1.5;
+      const double dRe = halfBitsToDouble(c & 0xffff) * wr + halfBitsToDouble(c >> 16) * wi, dIm = halfBitsToDouble(w & 0xffff) * wr + halfBitsToDouble(w >> 16) * wi;
+      if (dRe != re * wr - im * wi || dIm != re * wi + im * wr) issue("/mma/A", fmt::format("f16 samples word {:#010x}: conj / swap are not a complex product", x));
+      ++cases;
+    }
+  }
+  rep.proved.push_back(fmt::format("conj / swap expansion of the samples: {} words give Re and Im of the complex product exactly ({})", cases,
+                                   f16 ? "f16" : s.in.type == BfType::CI4 ? "ci4 widened: -8 negates exactly" : "ci8 clamped to +-127"));
+
+  // 3. The store: blocks, warps, fragments and registers (C layout) with the predicate t < N, m < M write each
+  //    (channel, pol, t, m, ReIm) once (power: each (t, m) contributes once per pol). Sizes beyond 2^22 components
+  //    are checked with the same tiling on at most three tiles (plus one) per axis.
+  const BfTiling tl = bfTiling(s, m);
+  const long long N = std::min<long long>(s.samples, 3 * tl.range + 1);
+  const long long M = std::min<long long>(s.beams, 3 * tl.beams + 1);
+  std::vector<unsigned char> writes(static_cast<std::size_t>(N * M * 2), 0);
+  auto bitValue = [](const Layout& l, const std::string& name, int lane, int reg) {
+    auto p = l.physOf(name);
+    if (!p) return 0;
+    return p->kind == PhysKind::T ? (lane >> p->index) & 1 : p->kind == PhysKind::R ? (reg >> p->index) & 1 : 0;
+  };
+  const long long ranges = (N + tl.range - 1) / tl.range, beamTiles = (M + tl.beams - 1) / tl.beams;
+  for (long long rg = 0; rg < ranges; ++rg)
+    for (int tile = 0; tile < tl.tilesPerRange; ++tile)
+      for (long long bt = 0; bt < beamTiles; ++bt)
+        for (int warp = 0; warp < tl.threads / 32; ++warp)
+          for (int fi = 0; fi < tl.warpTimes / 8; ++fi)
+            for (int fj = 0; fj < tl.warpBeams / 8; ++fj)
+              for (int lane = 0; lane < 32; ++lane)
+                for (int reg = 0; reg < 4; ++reg) {
+                  long long tIn = 0, mIn = 0;
+                  for (int k = 0; k < 3; ++k) tIn |= static_cast<long long>(bitValue(m.c, fmt::format("time{}", k), lane, reg)) << k;
+                  for (int k = 0; k < 3; ++k) mIn |= static_cast<long long>(bitValue(m.c, fmt::format("beam{}", k), lane, reg)) << k;
+                  const int reim = bitValue(m.c, "ReIm_out", lane, reg);
+                  const long long tLocal = static_cast<long long>(tile) * tl.times + (warp / 2) * tl.warpTimes + fi * 8 + tIn;
+                  const long long t = rg * tl.range + tLocal;
+                  const long long mm = bt * tl.beams + (warp % 2) * tl.warpBeams + fj * 8 + mIn;
+                  if (!(tLocal < tl.range && t < N && mm < M)) continue;  // the kernel's predicate
+                  ++writes[static_cast<std::size_t>((t * M + mm) * 2 + reim)];
+                  ++rep.storesChecked;
+                }
+  long long missing = 0, twice = 0;
+  for (auto w : writes) missing += w == 0, twice += w > 1;
+  if (missing || twice) issue("/tuning", fmt::format("the store leaves {} output components unwritten and writes {} more than once", missing, twice));
+  rep.proved.push_back(fmt::format("store: {} x {} block tiles ({} samples per block, {} warps): all {} components of {} samples x {} beams written once{}",
+                                   tl.times, tl.beams, tl.range, tl.threads / 32, writes.size(), N, M,
+                                   N != s.samples || M != s.beams ? " (checked on a smaller problem, same tiling)" : ""));
+  return rep;
+}
+
+}  // namespace warpforge

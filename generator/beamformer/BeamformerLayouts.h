@@ -1,0 +1,61 @@
+#pragma once
+// The beamformer's tensor-core operands in the register-bit notation, with its logical bits:
+//   ReIm_in     component of a sample / weight along the summed index
+//   ReIm_out    component of the beam a row of A (and C) produces: A is the samples doubled,
+//               row ReIm_out = 0 holds conj(s) = (re, -im), row 1 swap(s) = (im, re), so that
+//               sum_k A[ReIm_out][k] B[k] = Re / Im of sum_k s_k w_k with B = the weights as given
+//   rcv0..      receiver inside one MMA step (summed)
+//   time0..     sample (row of A and C);  beam0.. beam (column of B and C)
+// bfConsistency() checks them with Layout and FragmentTable: operand bits agree with the PTX fragment
+// tables, the summed bits are exactly ReIm_in + the receiver bits, the conj / swap expansion of A is a
+// complex product for every value the kernel can see, and the tiling with the store predicate writes
+// every output component exactly once (tails of M and N included).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "generator/beamformer/BeamformerSpec.h"
+#include "generator/layout/FragmentTable.h"
+#include "generator/layout/Layout.h"
+
+namespace warpforge {
+
+struct BfMma {
+  const MmaShape* shape = nullptr;  // s8 m16n8k32 (ci4 widened, ci8) or f16 m16n8k16 (cf16)
+  Layout a, b, c;
+  int receiversPerStep = 16;        // receivers summed by one MMA
+  int receiversPerWord = 2;         // per 32-bit word of staged data
+  int pairRegA = 1, pairRegB = 0;   // the register bit of A / B that holds the top word bit (word pairs load as one uint2)
+};
+BfMma bfMma(BfType type);
+
+// Block geometry: 2 x 2 warps of 32 times x 32 beams; 32 staged words per row per stage.
+struct BfTiling {
+  int times = 64, beams = 64;      // block tile
+  int warpTimes = 32, warpBeams = 32;
+  int threads = 128;
+  int wordsPerStage = 32;          // per row (receivers per stage = 32 x receiversPerWord)
+  int rowStride = 40;              // padded (8 mod 16 words: conflict-free 8-byte fragment loads)
+  long long range = 64;            // samples per block (power: whole integration windows; beams: = times)
+  long long ranges = 1;            // blocks along time
+  long long beamTiles = 1;
+  int tilesPerRange = 1;           // time tiles a block loops over
+  int windowsPerRange = 1;         // power: windows per block
+  long long blocksPerBatch = 1;
+  int receiversPerStage(const BfMma& m) const { return wordsPerStage * m.receiversPerWord; }
+  int sharedBytes(bool power) const { return 2 * times * rowStride * 4 + (power ? times * (beams + 1) * 4 : 0); }
+};
+BfTiling bfTiling(const BeamformerSpec& s, const BfMma& m);
+
+struct BfIssue {
+  std::string path, message;
+};
+struct BfConsistency {
+  std::vector<BfIssue> issues;
+  std::vector<std::string> proved;
+  long long storesChecked = 0;
+};
+// `mma`: layouts to check instead of bfMma()'s (tests hand in mutated ones).
+BfConsistency bfConsistency(const BeamformerSpec& s, const BfMma* mma = nullptr);
+
+}  // namespace warpforge

@@ -1,0 +1,167 @@
+#include "generator/beamformer/BeamformerSpec.h"
+
+#include "generator/core/JsonReader.h"
+
+namespace warpforge {
+
+const char* bfTypeName(BfType t) {
+  switch (t) {
+    case BfType::CI4: return "ci4";
+    case BfType::CI8: return "ci8";
+    case BfType::CF16: return "cf16";
+  }
+  return "?";
+}
+const char* bfOutTypeName(BfOutType t) {
+  switch (t) {
+    case BfOutType::CF32: return "cf32";
+    case BfOutType::CF16: return "cf16";
+    case BfOutType::CI8: return "ci8";
+    case BfOutType::CI4: return "ci4";
+  }
+  return "?";
+}
+
+namespace {
+
+BfType parseType(const JsonReader& rd, const Json& j, const std::string& path) {
+  const std::string t = rd.string(j, path);
+  if (t == "ci4") return BfType::CI4;
+  if (t == "ci8") return BfType::CI8;
+  if (t == "cf16") return BfType::CF16;
+  if (t == "cf32")
+    rd.fail(path, "cf32 is not computed yet: it would go through tf32 (10-bit mantissas, relative error ~2^-11 per product) or split f16 "
+                  "(three MMAs per product, ~2^-22); convert to cf16, or use cuBLAS cgemm");
+  rd.fail(path, fmt::format("unknown type '{}' (expected one of: ci4, ci8, cf16)", t));
+}
+
+// The operand object: {"format": "interleaved" | "planar", "layout": "default" | "strides", "strides": {...}, "ci4_real_nibble": ...}.
+void parseOperand(const JsonReader& rd, const Json& root, const char* key, const char* outerName, BfOperand& op, const BeamformerSpec& s) {
+  const std::string path = std::string("/") + key;
+  const long long K = s.receivers, C = s.channels, P = s.polarizations, O = std::string(outerName) == "time" ? s.samples : s.beams;
+  // Defaults: [batch][channel][pol][outer][receiver], receivers fastest.
+  op.receiver = 1;
+  op.outer = K;
+  op.polarization = O * K;
+  op.channel = P * O * K;
+  op.batch = C * P * O * K;
+  if (root.contains(key)) {
+    const Json& j = root[key];
+    rd.needObject(j, path);
+    rd.onlyKeys(j, path, {"format", "layout", "strides", "ci4_real_nibble"});
+    if (j.contains("format")) {
+      const std::string f = rd.string(j["format"], path + "/format");
+      if (f == "planar") op.planar = true;
+      else if (f != "interleaved") rd.fail(path + "/format", fmt::format("'{}' (expected interleaved or planar)", f));
+      if (op.planar && op.type == BfType::CI4)
+        rd.fail(path + "/format", "ci4 is one byte per complex value (two nibbles): planar ci4 is not a format; use interleaved");
+    }
+    if (j.contains("ci4_real_nibble")) {
+      if (op.type != BfType::CI4) rd.fail(path + "/ci4_real_nibble", "only for ci4");
+      const std::string n = rd.string(j["ci4_real_nibble"], path + "/ci4_real_nibble");
+      if (n != "high" && n != "low") rd.fail(path + "/ci4_real_nibble", fmt::format("'{}' (expected high or low)", n));
+      op.ci4RealHigh = n == "high";
+    }
+    if (j.contains("layout")) {
+      op.layout = rd.string(j["layout"], path + "/layout");
+      if (op.layout != "default" && op.layout != "strides")
+        rd.fail(path + "/layout", fmt::format("'{}' (expected default: [batch][channel][pol][{}][receiver], or strides)", op.layout, outerName));
+    }
+    if (op.layout == "strides") {
+      const std::string sp = path + "/strides";
+      const Json& st = rd.need(j, path, "strides");
+      rd.needObject(st, sp);
+      rd.onlyKeys(st, sp, {"batch", "channel", "polarization", outerName, "receiver"});
+      auto stride = [&](const char* k) { return rd.integer(rd.need(st, sp, k), JsonReader::child(sp, k), 0, 1LL << 40); };
+      op.batch = stride("batch");
+      op.channel = stride("channel");
+      op.polarization = stride("polarization");
+      op.outer = stride(outerName);
+      op.receiver = stride("receiver");
+    } else if (j.contains("strides")) {
+      rd.fail(path + "/strides", "strides need \"layout\": \"strides\"");
+    }
+  }
+  op.span = (C - 1) * op.channel + (P - 1) * op.polarization + (O - 1) * op.outer + (K - 1) * op.receiver + 1;
+  if (op.layout == "strides" && op.batch != 0 && op.batch < op.span)
+    rd.fail(path + "/strides/batch",
+            fmt::format("batch stride {} is smaller than one batch entry's extent {} elements: entries would overlap", op.batch, op.span));
+  if (op.layout == "strides" && op.batch == 0 && std::string(key) == "samples")
+    rd.fail(path + "/strides/batch", "samples need a nonzero batch stride (only weights may be shared by every batch entry)");
+}
+
+}  // namespace
+
+BeamformerSpec parseBeamformerSpec(const Json& root, const std::string& file) {
+  JsonReader rd(file);
+  rd.needObject(root, "");
+  rd.onlyKeys(root, "", {"name", "family", "description", "receivers", "beams", "samples_per_call", "channels", "polarizations", "sample_type",
+                         "weight_type", "samples", "weights", "output", "tuning"});
+  BeamformerSpec s;
+  s.file = file;
+  s.name = rd.identifier(rd.need(root, "", "name"), "/name", "name");
+  if (rd.string(rd.need(root, "", "family"), "/family") != "beamformer") rd.fail("/family", "expected \"beamformer\"");
+  s.receivers = rd.integer(rd.need(root, "", "receivers"), "/receivers", 1, 1 << 16);
+  s.beams = rd.integer(rd.need(root, "", "beams"), "/beams", 1, 1 << 16);
+  s.samples = rd.integer(rd.need(root, "", "samples_per_call"), "/samples_per_call", 1, 1LL << 28);
+  s.channels = root.contains("channels") ? static_cast<int>(rd.integer(root["channels"], "/channels", 1, 1 << 20)) : 1;
+  s.polarizations = root.contains("polarizations") ? static_cast<int>(rd.integer(root["polarizations"], "/polarizations", 1, 2)) : 1;
+  s.in.type = parseType(rd, rd.need(root, "", "sample_type"), "/sample_type");
+  s.w.type = parseType(rd, rd.need(root, "", "weight_type"), "/weight_type");
+  if ((s.in.type == BfType::CF16) != (s.w.type == BfType::CF16))
+    rd.fail("/weight_type", fmt::format("{} samples need {} weights (the integer path is s8 tensor cores, the f16 path f16 ones)",
+                                        bfTypeName(s.in.type), s.in.type == BfType::CF16 ? "cf16" : "ci4 or ci8"));
+  // int32 tensor-core sums exact: per receiver |Re|, |Im| <= 2 maxSample maxWeight.
+  if (s.integer()) {
+    const long long per = 2 * s.maxSample() * s.maxWeight();
+    if (s.receivers * per > 2147483647LL)
+      rd.fail("/receivers", fmt::format("{} receivers x 2 x {} x {} could overflow the tensor cores' int32 sums (at most {} receivers)", s.receivers,
+                                        s.maxSample(), s.maxWeight(), 2147483647LL / per));
+  }
+  const double elems = static_cast<double>(s.channels) * s.polarizations * static_cast<double>(s.samples) * static_cast<double>(s.receivers);
+  if (elems > 0x1p40) rd.fail("/samples_per_call", fmt::format("{:.3g} samples per batch entry (at most 2^40)", elems));
+  parseOperand(rd, root, "samples", "time", s.in, s);
+  parseOperand(rd, root, "weights", "beam", s.w, s);
+
+  const std::string op = "/output";
+  const Json& o = rd.need(root, "", "output");
+  rd.needObject(o, op);
+  const std::string kind = rd.string(rd.need(o, op, "kind"), op + "/kind");
+  if (kind == "beams") {
+    rd.onlyKeys(o, op, {"kind", "type", "ci4_real_nibble"});
+    const std::string t = rd.string(rd.need(o, op, "type"), op + "/type");
+    if (t == "cf32") s.outType = BfOutType::CF32;
+    else if (t == "cf16") s.outType = BfOutType::CF16;
+    else if (t == "ci8") s.outType = BfOutType::CI8;
+    else if (t == "ci4") s.outType = BfOutType::CI4;
+    else rd.fail(op + "/type", fmt::format("unknown output type '{}' (expected one of: cf32, cf16, ci8, ci4)", t));
+    if (s.intOut() && !s.integer())
+      rd.fail(op + "/type", "integer beams (shift and saturate) need integer samples and weights; cf16 inputs give cf32 or cf16 beams");
+    if (o.contains("ci4_real_nibble")) {
+      if (s.outType != BfOutType::CI4) rd.fail(op + "/ci4_real_nibble", "only for type ci4");
+      const std::string n = rd.string(o["ci4_real_nibble"], op + "/ci4_real_nibble");
+      if (n != "high" && n != "low") rd.fail(op + "/ci4_real_nibble", fmt::format("'{}' (expected high or low)", n));
+      s.outCi4RealHigh = n == "high";
+    }
+  } else if (kind == "power") {
+    rd.onlyKeys(o, op, {"kind", "integrate"});
+    s.power = true;
+    s.integrate = o.contains("integrate") ? rd.integer(o["integrate"], op + "/integrate", 1, 1 << 20) : 1;
+    if (s.samples % s.integrate)
+      rd.fail(op + "/integrate", fmt::format("samples_per_call {} is not a multiple of the integration length {}", s.samples, s.integrate));
+  } else {
+    rd.fail(op + "/kind", fmt::format("unknown output kind '{}' (expected beams or power)", kind));
+  }
+  if (root.contains("tuning")) {
+    const Json& t = root["tuning"];
+    rd.needObject(t, "/tuning");
+    rd.onlyKeys(t, "/tuning", {});
+  }
+  return s;
+}
+
+BeamformerSpec parseBeamformerSpecText(const std::string& text, const std::string& file) {
+  return parseBeamformerSpec(parseJsonText(text, file), file);
+}
+
+}  // namespace warpforge

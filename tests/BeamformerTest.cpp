@@ -1,0 +1,401 @@
+// CPU tests of the beamformer family: spec errors name the JSON path, the layout
+// consistency check (and that it catches mutated layouts), the shared complex-MMA
+// word helpers against their meaning, the exact reference on hand-computed cases,
+// the check against a reference-made output, and every beamformer spec verifies
+// and compiles with NVRTC for sm_80 and sm_90 without spills.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "generator/beamformer/BeamformerData.h"
+#include "generator/beamformer/BeamformerEmitter.h"
+#include "generator/beamformer/BeamformerFamily.h"
+#include "generator/beamformer/BeamformerLayouts.h"
+#include "generator/complexmma/ComplexMma.h"
+#include "generator/emulate/Half.h"
+#include "warpforge/compiler.h"
+
+using namespace warpforge;
+
+namespace {
+
+std::string specJson(long long K, long long M, long long N, const std::string& st, const std::string& wt, const std::string& output,
+                     const std::string& extra = "") {
+  return fmt::format(R"({{"name": "t", "family": "beamformer", "receivers": {}, "beams": {}, "samples_per_call": {}, "sample_type": "{}",
+                         "weight_type": "{}", "output": {}{}}})",
+                     K, M, N, st, wt, output, extra);
+}
+const char* kCf32 = R"({"kind": "beams", "type": "cf32"})";
+
+BeamformerSpec spec(const std::string& json) { return parseBeamformerSpecText(json, "t.json"); }
+
+std::string specErrorPath(const std::string& json) {
+  try {
+    spec(json);
+  } catch (const SpecError& e) {
+    return e.path();
+  }
+  return "(no error)";
+}
+
+std::vector<std::string> beamformerSpecFiles() {
+  std::vector<std::string> out;
+  // specs/ once the family is registered; its own folder while it is not (family.cmake.wip).
+  for (const char* dir : {"/specs", "/generator/beamformer/specs"}) {
+    const std::string d = std::string(WARPFORGE_SOURCE_DIR) + dir;
+    if (!std::filesystem::exists(d)) continue;
+    for (const auto& e : std::filesystem::directory_iterator(d))
+      if (e.path().filename().string().rfind("beamformer_", 0) == 0 && e.path().extension() == ".json") out.push_back(e.path().string());
+    if (!out.empty()) break;
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string readFile(const std::string& f) {
+  std::ifstream in(f);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Puts a complex value into an operand's arrays (interleaved ci8 / ci4 / cf16 or planar).
+void put(const BfOperand& o, TestData& d, const std::vector<std::string>& names, long long idx, double re, double im) {
+  switch (o.type) {
+    case BfType::CI8:
+      if (o.planar) {
+        d.arrays[names[0]][idx] = static_cast<unsigned char>(static_cast<int>(re));
+        d.arrays[names[1]][idx] = static_cast<unsigned char>(static_cast<int>(im));
+      } else {
+        d.arrays[names[0]][2 * idx] = static_cast<unsigned char>(static_cast<int>(re));
+        d.arrays[names[0]][2 * idx + 1] = static_cast<unsigned char>(static_cast<int>(im));
+      }
+      break;
+    case BfType::CI4: {
+      const int r = static_cast<int>(re) & 15, i = static_cast<int>(im) & 15;
+      d.arrays[names[0]][idx] = static_cast<unsigned char>(o.ci4RealHigh ? r << 4 | i : i << 4 | r);
+      break;
+    }
+    case BfType::CF16: {
+      const std::uint16_t hr = floatToHalfBits(re), hi = floatToHalfBits(im);
+      if (o.planar) {
+        std::memcpy(&d.arrays[names[0]][2 * idx], &hr, 2);
+        std::memcpy(&d.arrays[names[1]][2 * idx], &hi, 2);
+      } else {
+        std::memcpy(&d.arrays[names[0]][4 * idx], &hr, 2);
+        std::memcpy(&d.arrays[names[0]][4 * idx + 2], &hi, 2);
+      }
+      break;
+    }
+  }
+}
+
+// Zeroed inputs of the right sizes for one batch entry.
+TestData zeros(const BeamformerSpec& s) {
+  TestData d = beamformerInputs(s, 1, 1);
+  for (auto& [n, a] : d.arrays)
+    if (n != "shifts") std::fill(a.begin(), a.end(), 0);
+  return d;
+}
+
+// The outputs a correct kernel writes, made from the reference (to test check()).
+std::map<std::string, std::vector<unsigned char>> referenceOutputs(const BeamformerSpec& s, const TestData& d, long long batch) {
+  std::map<std::string, std::vector<unsigned char>> out;
+  if (s.power) {
+    std::vector<float> p(static_cast<std::size_t>(s.outElems() * batch));
+    for (long long b = 0; b < batch; ++b)
+      for (long long c = 0; c < s.channels; ++c)
+        for (long long w = 0; w < s.windows(); ++w)
+          for (long long m = 0; m < s.beams; ++m) {
+            double acc = 0;
+            for (long long pp = 0; pp < s.polarizations; ++pp)
+              for (long long t = w * s.integrate; t < (w + 1) * s.integrate; ++t) {
+                const BfBeam bm = bfReferenceBeam(s, d, b, c, pp, t, m);
+                acc += bm.re * bm.re + bm.im * bm.im;
+              }
+            p[static_cast<std::size_t>(((b * s.channels + c) * s.windows() + w) * s.beams + m)] = static_cast<float>(acc);
+          }
+    auto& a = out["power"];
+    a.resize(p.size() * 4);
+    std::memcpy(a.data(), p.data(), a.size());
+    return out;
+  }
+  auto& a = out["beams"];
+  const int ob = bfOutBytes(s.outType);
+  a.assign(static_cast<std::size_t>(s.outElems() * batch * ob), 0);
+  long long e = 0;
+  for (long long b = 0; b < batch; ++b)
+    for (long long c = 0; c < s.channels; ++c)
+      for (long long p = 0; p < s.polarizations; ++p)
+        for (long long t = 0; t < s.samples; ++t)
+          for (long long m = 0; m < s.beams; ++m, ++e) {
+            const BfBeam bm = bfReferenceBeam(s, d, b, c, p, t, m);
+            if (s.outType == BfOutType::CF32) {
+              const float v[2] = {static_cast<float>(bm.re), static_cast<float>(bm.im)};
+              std::memcpy(&a[e * 8], v, 8);
+            } else if (s.outType == BfOutType::CF16) {
+              const std::uint16_t v[2] = {floatToHalfBits(static_cast<float>(bm.re)), floatToHalfBits(static_cast<float>(bm.im))};
+              std::memcpy(&a[e * 4], v, 4);
+            } else {
+              std::int32_t sh;
+              std::memcpy(&sh, &d.arrays.at("shifts")[4 * (((b * s.channels + c) * s.polarizations + p) * s.beams + m)], 4);
+              const int r = bfShiftSaturate(bm.ire, sh, s.outMax()), i = bfShiftSaturate(bm.iim, sh, s.outMax());
+              if (s.outType == BfOutType::CI8) a[2 * e] = static_cast<unsigned char>(r), a[2 * e + 1] = static_cast<unsigned char>(i);
+              else a[e] = static_cast<unsigned char>(s.outCi4RealHigh ? (r & 15) << 4 | (i & 15) : (i & 15) << 4 | (r & 15));
+            }
+          }
+  return out;
+}
+
+}  // namespace
+
+TEST(BeamformerSpec, ParsesDefaultsAndStrides) {
+  BeamformerSpec s = spec(specJson(7, 33, 1000, "ci4", "ci8", kCf32, R"(, "channels": 3, "polarizations": 2)"));
+  EXPECT_EQ(s.in.receiver, 1);
+  EXPECT_EQ(s.in.outer, 7);
+  EXPECT_EQ(s.in.polarization, 7 * 1000);
+  EXPECT_EQ(s.in.channel, 2 * 7 * 1000);
+  EXPECT_EQ(s.in.batch, 3 * 2 * 7 * 1000);
+  EXPECT_EQ(s.w.outer, 7);
+  EXPECT_EQ(s.w.polarization, 7 * 33);
+  EXPECT_EQ(s.outElems(), 3LL * 2 * 1000 * 33);
+  BeamformerSpec p = spec(specJson(8, 4, 64, "cf16", "cf16", R"({"kind": "power", "integrate": 16})", R"(, "polarizations": 2,
+      "samples": {"format": "planar"}, "weights": {"layout": "strides", "strides": {"batch": 0, "channel": 0, "polarization": 32, "beam": 8, "receiver": 1}})"));
+  EXPECT_TRUE(p.power);
+  EXPECT_TRUE(p.in.planar);
+  EXPECT_EQ(p.windows(), 4);
+  EXPECT_EQ(p.w.batch, 0);
+  EXPECT_EQ(p.outElems(), 4 * 4);
+}
+
+TEST(BeamformerSpec, BadSpecsNameTheJsonPath) {
+  EXPECT_EQ(specErrorPath(specJson(0, 4, 64, "ci8", "ci8", kCf32)), "/receivers");
+  EXPECT_EQ(specErrorPath(specJson(4, 0, 64, "ci8", "ci8", kCf32)), "/beams");
+  EXPECT_EQ(specErrorPath(specJson(4, 4, 0, "ci8", "ci8", kCf32)), "/samples_per_call");
+  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci2", "ci8", kCf32)), "/sample_type");
+  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "cf32", "cf32", kCf32)), "/sample_type");  // cf32 inputs: the error says what tf32 / split f16 would cost
+  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "cf16", kCf32)), "/weight_type");
+  EXPECT_EQ(specErrorPath(specJson(70000, 4, 64, "ci8", "ci8", kCf32)), "/receivers");
+  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", R"({"kind": "beams", "type": "ci2"})")), "/output/type");
+  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "cf16", "cf16", R"({"kind": "beams", "type": "ci8"})")), "/output/type");
+  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", R"({"kind": "voltage"})")), "/output/kind");
+  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", R"({"kind": "power", "integrate": 48})")), "/output/integrate");
+  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", R"({"kind": "power", "type": "cf32"})")), "/output/type");
+  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", kCf32, R"(, "polarizations": 3)")), "/polarizations");
+  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci4", "ci8", kCf32, R"(, "samples": {"format": "planar"})")), "/samples/format");
+  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", kCf32, R"(, "samples": {"format": "split"})")), "/samples/format");
+  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", kCf32, R"(, "samples": {"ci4_real_nibble": "low"})")), "/samples/ci4_real_nibble");
+  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", kCf32, R"(, "weights": {"layout": "strides", "strides": {"batch": 4, "channel": 0, "polarization": 0, "beam": 4, "receiver": 1}})")),
+            "/weights/strides/batch");
+  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", kCf32, R"(, "samples": {"layout": "strides", "strides": {"batch": 0, "channel": 0, "polarization": 0, "time": 4, "receiver": 1}})")),
+            "/samples/strides/batch");
+  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", kCf32, R"(, "samples": {"layout": "strides", "strides": {"batch": 1000, "channel": 0, "polarization": 0, "receiver": 1}})")),
+            "/samples/strides/time");
+  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", kCf32, R"(, "tuning": {"bogus": 1})")), "/tuning/bogus");
+  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", kCf32, R"(, "bogus": 1)")), "/bogus");
+  // The file name is in the message.
+  try {
+    spec(specJson(0, 4, 64, "ci8", "ci8", kCf32));
+    FAIL();
+  } catch (const SpecError& e) {
+    EXPECT_NE(std::string(e.what()).find("t.json"), std::string::npos) << e.what();
+  }
+}
+
+TEST(BeamformerLayouts, ConsistentForEveryTypeSizeAndOutput) {
+  for (const char* ty : {"ci4", "ci8", "cf16"})
+    for (long long n : {1, 7, 33, 1000})
+      for (long long m : {1, 7, 33, 1000})
+        for (const char* out : {kCf32, R"({"kind": "power", "integrate": 1})"}) {
+          const std::string wt = std::string(ty) == "cf16" ? "cf16" : "ci8";
+          BeamformerSpec s = spec(specJson(33, m, n, ty, wt, out));
+          BfConsistency c = bfConsistency(s);
+          EXPECT_TRUE(c.issues.empty()) << ty << " N " << n << " M " << m << ": " << c.issues[0].path << " " << c.issues[0].message;
+        }
+  for (long long I : {1, 3, 16, 64, 100, 1000}) {
+    BeamformerSpec s = spec(specJson(16, 70, 48000, "ci8", "ci8", fmt::format(R"({{"kind": "power", "integrate": {}}})", I)));
+    BfConsistency c = bfConsistency(s);
+    EXPECT_TRUE(c.issues.empty()) << "I " << I << ": " << c.issues[0].message;
+  }
+}
+
+TEST(BeamformerLayouts, MutatedLayoutsAreCaught) {
+  for (const char* ty : {"ci8", "cf16"}) {
+    BeamformerSpec s = spec(specJson(64, 64, 64, ty, ty, kCf32));
+    const BfMma good = bfMma(s.in.type);
+    ASSERT_TRUE(bfConsistency(s, &good).issues.empty());
+    int mutations = 0, caught = 0;
+    for (int which = 0; which < 3; ++which) {
+      const Layout& l = which == 0 ? good.a : which == 1 ? good.b : good.c;
+      const auto& e = l.entries();
+      for (std::size_t x = 0; x < e.size(); ++x)
+        for (std::size_t y = x + 1; y < e.size(); ++y) {
+          BfMma bad = good;
+          Layout& t = which == 0 ? bad.a : which == 1 ? bad.b : bad.c;
+          t = l.swapped(e[x].phys, e[y].phys);
+          ++mutations;
+          caught += !bfConsistency(s, &bad).issues.empty();
+        }
+    }
+    EXPECT_EQ(caught, mutations) << ty;
+  }
+}
+
+TEST(ComplexMma, WordHelpersMeanWhatTheySay) {
+  auto sb = [](std::uint32_t v, int i) { return static_cast<int>(static_cast<signed char>((v >> (8 * i)) & 0xff)); };
+  for (int a = -127; a <= 127; ++a)
+    for (int b = -127; b <= 127; b += 3) {
+      const std::uint32_t w = (a & 0xff) | (b & 0xff) << 8 | ((-b) & 0xff) << 16 | (a & 0xff) << 24;  // (a, b), (-b, a)
+      const std::uint32_t c = cmma::conjModel(w, false), s = cmma::swapModel(w, false), cp = cmma::conjPermModel(w, false);
+      ASSERT_EQ(sb(c, 0), a);
+      ASSERT_EQ(sb(c, 1), -b);
+      ASSERT_EQ(sb(c, 2), -b);
+      ASSERT_EQ(sb(c, 3), -a);
+      ASSERT_EQ(sb(s, 0), b);
+      ASSERT_EQ(sb(s, 1), a);
+      ASSERT_EQ(sb(s, 2), a);
+      ASSERT_EQ(sb(s, 3), -b);
+      ASSERT_EQ(sb(cp, 0), -b);
+      ASSERT_EQ(sb(cp, 1), a);
+    }
+  // clamp: -128 -> -127 (8-bit), -8 -> -7 (bytes of widened 4-bit), every other byte unchanged.
+  for (int x = 0; x < 256; ++x) {
+    const std::uint32_t w = static_cast<std::uint32_t>(x) * 0x01010101u;
+    const std::uint32_t c8 = cmma::clampModel(w, 8), c4 = cmma::clampModel(w, 4);
+    EXPECT_EQ(c8 & 0xff, x == 0x80 ? 0x81u : static_cast<std::uint32_t>(x));
+    EXPECT_EQ(c4 & 0xff, x == 0xf8 ? 0xf9u : static_cast<std::uint32_t>(x));
+    EXPECT_EQ(c8, (c8 & 0xff) * 0x01010101u);
+    const std::uint32_t h = cmma::widen1Model(static_cast<std::uint32_t>(x), true), l = cmma::widen1Model(static_cast<std::uint32_t>(x), false);
+    const int hi = (x >> 4) >= 8 ? (x >> 4) - 16 : (x >> 4), lo = (x & 15) >= 8 ? (x & 15) - 16 : (x & 15);
+    EXPECT_EQ(sb(h, 0), hi);
+    EXPECT_EQ(sb(h, 1), lo);
+    EXPECT_EQ(sb(l, 0), lo);
+    EXPECT_EQ(sb(l, 1), hi);
+  }
+  // f16: conj flips the sign of the imaginary (high) half, swap exchanges the halves.
+  EXPECT_EQ(cmma::conjModel(0x3c00bc00u, true), 0xbc00bc00u);
+  EXPECT_EQ(cmma::swapModel(0x3c00bc00u, true), 0xbc003c00u);
+}
+
+TEST(BeamformerReference, HandComputedCases) {
+  // K = 2, M = 1, N = 1: beam = s0 w0 + s1 w1.
+  {
+    BeamformerSpec s = spec(specJson(2, 1, 1, "ci8", "ci8", kCf32));
+    TestData d = zeros(s);
+    put(s.in, d, {"samples"}, 0, 3, -2);
+    put(s.in, d, {"samples"}, 1, -128, 5);  // -128 in a sample reads as -127
+    put(s.w, d, {"weights"}, 0, 1, 4);
+    put(s.w, d, {"weights"}, 1, -128, -1);  // weights' -128 is used as is
+    const BfBeam b = bfReferenceBeam(s, d, 0, 0, 0, 0, 0);
+    // (3 - 2i)(1 + 4i) = 3 + 12i - 2i + 8 = 11 + 10i;  (-127 + 5i)(-128 - i) = 16256 + 127i - 640i + 5 = 16261 - 513i
+    EXPECT_EQ(b.ire, 11 + 16261);
+    EXPECT_EQ(b.iim, 10 - 513);
+  }
+  {
+    // ci4 samples, -8 exact; real in the low nibble.
+    BeamformerSpec s = spec(specJson(1, 1, 1, "ci4", "ci4", kCf32, R"(, "samples": {"ci4_real_nibble": "low"})"));
+    TestData d = zeros(s);
+    put(s.in, d, {"samples"}, 0, -8, 7);
+    put(s.w, d, {"weights"}, 0, -8, -8);
+    EXPECT_EQ(d.arrays["samples"][0], 0x78);
+    const BfBeam b = bfReferenceBeam(s, d, 0, 0, 0, 0, 0);
+    // (-8 + 7i)(-8 - 8i) = 64 + 64i - 56i + 56 = 120 + 8i
+    EXPECT_EQ(b.ire, 120);
+    EXPECT_EQ(b.iim, 8);
+  }
+  {
+    // planar f16, second channel and pol.
+    BeamformerSpec s = spec(specJson(1, 2, 2, "cf16", "cf16", kCf32, R"(, "channels": 2, "polarizations": 2, "samples": {"format": "planar"}, "weights": {"format": "planar"})"));
+    TestData d = zeros(s);
+    put(s.in, d, {"samples_re", "samples_im"}, s.in.channel + s.in.polarization + s.in.outer, 0.5, -0.25);
+    put(s.w, d, {"weights_re", "weights_im"}, s.w.channel + s.w.polarization + s.w.outer, 2, 1);
+    const BfBeam b = bfReferenceBeam(s, d, 0, 1, 1, 1, 1);
+    EXPECT_EQ(b.re, 1.25);  // (0.5 - 0.25i)(2 + i) = 1 + 0.5i - 0.5i + 0.25 = 1.25
+    EXPECT_EQ(b.im, 0.0);
+    EXPECT_EQ(bfReferenceBeam(s, d, 0, 1, 1, 1, 0).re, 0.0);
+  }
+  // Shift: round half up, symmetric saturation, shift clamped to 0..31.
+  EXPECT_EQ(bfShiftSaturate(5, 1, 127), 3);
+  EXPECT_EQ(bfShiftSaturate(-5, 1, 127), -2);
+  EXPECT_EQ(bfShiftSaturate(-6, 2, 7), -1);
+  EXPECT_EQ(bfShiftSaturate(1000, 4, 7), 7);
+  EXPECT_EQ(bfShiftSaturate(-1000, 4, 7), -7);
+  EXPECT_EQ(bfShiftSaturate(-1000, 0, 127), -127);
+  EXPECT_EQ(bfShiftSaturate(100, -3, 127), 100);
+  EXPECT_EQ(bfShiftSaturate(1LL << 31, 40, 127), 1);
+}
+
+TEST(BeamformerReference, CheckAcceptsTheReferenceAndCountsMismatches) {
+  const std::vector<std::string> outs = {kCf32, R"({"kind": "beams", "type": "cf16"})", R"({"kind": "beams", "type": "ci8"})",
+                                         R"({"kind": "beams", "type": "ci4"})", R"({"kind": "power", "integrate": 3})"};
+  for (const char* ty : {"ci4", "ci8", "cf16"})
+    for (const auto& o : outs) {
+      if (std::string(ty) == "cf16" && o.find("ci") != std::string::npos) continue;
+      BeamformerSpec s = spec(specJson(33, 7, 9, ty, std::string(ty) == "cf16" ? "cf16" : "ci8", o, R"(, "channels": 2, "polarizations": 2)"));
+      TestData d = beamformerInputs(s, 2, 7);
+      auto out = referenceOutputs(s, d, 2);
+      Check c = beamformerCheck(s, d, out, 2);
+      EXPECT_TRUE(c.ok()) << ty << " " << o << ": " << c.detail;
+      auto& a = out.begin()->second;
+      a[a.size() / 2 + 3] ^= 0x40;
+      Check bad = beamformerCheck(s, d, out, 2);
+      EXPECT_FALSE(bad.ok()) << ty << " " << o << ": " << bad.detail;
+      std::fill(a.begin(), a.begin() + 16, 0xff);
+      Check poisoned = beamformerCheck(s, d, out, 2);
+      EXPECT_FALSE(poisoned.ok()) << ty << " " << o;
+    }
+}
+
+TEST(BeamformerSpecs, EverySpecVerifiesAndCompilesWithoutSpills) {
+  const auto files = beamformerSpecFiles();
+  ASSERT_GE(files.size(), 3u);
+  for (const auto& f : files) {
+    auto fs = beamformerFamily().parse(parseJsonText(readFile(f), f), f);
+    VerifyReport r;
+    ASSERT_NO_THROW(r = fs->verify()) << f;
+    std::printf("%s", r.text.c_str());
+    Generated g = fs->emit({"sm_90", nullptr});
+    for (const char* arch : {"sm_80", "sm_90"})
+      for (const auto& src : g.plan.sources) {
+        CompileResult c;
+        ASSERT_NO_THROW(c = compileWithReport(src.text, fs->name(), arch)) << f << " " << src.fileName;
+        std::printf("[nvrtc] %s %s %s: %d registers, spill stores %d B, loads %d B, stack %d B\n", fs->name().c_str(), src.fileName.c_str(), arch,
+                    c.registers, c.spillStoreBytes, c.spillLoadBytes, c.stackFrameBytes);
+        EXPECT_GT(c.registers, 0) << c.log;
+        EXPECT_LE(c.spillStoreBytes, 0) << f << " " << arch << "\n" << c.log;
+        EXPECT_LE(c.spillLoadBytes, 0) << f << " " << arch << "\n" << c.log;
+      }
+  }
+}
+
+TEST(BeamformerSpecs, EveryTypeFormatAndOutputCompilesWithoutSpills) {
+  const std::vector<std::string> outs = {kCf32, R"({"kind": "beams", "type": "cf16"})", R"({"kind": "beams", "type": "ci8"})",
+                                         R"({"kind": "beams", "type": "ci4"})", R"({"kind": "power", "integrate": 5})",
+                                         R"({"kind": "power", "integrate": 200})"};
+  for (const char* st : {"ci4", "ci8", "cf16"})
+    for (const char* fmtName : {"interleaved", "planar"})
+      for (const auto& o : outs) {
+        const bool f16 = std::string(st) == "cf16";
+        if (f16 && o.find("\"ci") != std::string::npos) continue;
+        if (std::string(st) == "ci4" && std::string(fmtName) == "planar") continue;
+        const std::string wt = f16 ? "cf16" : (std::string(st) == "ci4" ? "ci8" : "ci4");
+        const std::string extra = fmt::format(R"(, "channels": 2, "polarizations": 2, "samples": {{"format": "{}"}}{})", fmtName,
+                                              wt == "ci4" ? "" : fmt::format(R"(, "weights": {{"format": "{}"}})", fmtName));
+        BeamformerSpec s = spec(specJson(33, 70, 1000, st, wt, o, extra));
+        auto fs = makeBeamformerSpec(s);
+        ASSERT_NO_THROW(fs->verify()) << st << " " << fmtName << " " << o;
+        Generated g = fs->emit({"sm_90", nullptr});
+        CompileResult c;
+        ASSERT_NO_THROW(c = compileWithReport(g.plan.sources[0].text, "t", "sm_90")) << st << " " << fmtName << " " << o << "\n" << g.plan.sources[0].text;
+        std::printf("[nvrtc] %s x %s %s %s: %d registers, spills %d / %d B\n", st, wt.c_str(), fmtName, o.c_str(), c.registers, c.spillStoreBytes,
+                    c.spillLoadBytes);
+        EXPECT_LE(c.spillStoreBytes, 0) << c.log;
+        EXPECT_LE(c.spillLoadBytes, 0) << c.log;
+      }
+}
