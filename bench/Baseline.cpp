@@ -1,6 +1,10 @@
 #include "bench/Baseline.h"
 
+#include <cublas_v2.h>
 #include <cufftXt.h>
+
+#include <cmath>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -62,12 +66,87 @@ class CufftRun : public BaselineRun {
   std::unique_ptr<DeviceBuffer> in_, out_;
 };
 
+// "herk": per batch b < lengths[0] (times the bench batch), C[b] = S[b] S[b]^H for S n x k complex
+// (n = lengths[1], k = lengths[2]), the input dense [b][n][k] with k fastest. cuBLAS has no batched
+// complex-int8 HERK, so it is the batched GEMM C^T = X^H X with X = S^T (k x n, column-major, the data as
+// given): both triangles, twice the work HERK would do — what a user calling cuBLAS for it gets.
+// "ci8": CUDA_C_8I -> CUDA_C_32F; "cf16": widened to complex f32 on the host (cuBLAS has no complex-f16 GEMM).
+class BlasHerkRun : public BaselineRun {
+ public:
+  BlasHerkRun(const BaselineRequest& r, const TestData& data, long long batch, std::string* why) {
+    if (r.lengths.size() != 3) {
+      if (why) *why = "herk baseline needs lengths {batches, n, k}";
+      return;
+    }
+    batches_ = r.lengths[0] * batch;
+    n_ = r.lengths[1];
+    k_ = r.lengths[2];
+    std::vector<unsigned char> in = r.denseInput(data, batch);
+    int8_ = r.precision == "ci8";
+    if (!int8_) {  // complex f16 -> complex f32
+      std::vector<unsigned char> wide(in.size() * 2);
+      for (std::size_t i = 0; i < in.size() / 2; ++i) {
+        std::uint16_t h;
+        std::memcpy(&h, &in[2 * i], 2);
+        const std::uint32_t sign = (h & 0x8000u) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff;
+        float f;
+        if (e == 0) f = std::ldexp(static_cast<float>(m), -24) * (sign ? -1.f : 1.f);
+        else if (e == 31) f = m ? NAN : (sign ? -INFINITY : INFINITY);
+        else {
+          std::uint32_t bits = sign | ((e + 112) << 23) | (m << 13);
+          std::memcpy(&f, &bits, 4);
+        }
+        std::memcpy(&wide[4 * i], &f, 4);
+      }
+      in.swap(wide);
+    }
+    in_ = std::make_unique<DeviceBuffer>(in.size());
+    out_ = std::make_unique<DeviceBuffer>(static_cast<std::size_t>(batches_ * n_ * n_ * 8));
+    checkCu(cuMemcpyHtoD(in_->p, in.data(), in.size()), "cuMemcpyHtoD (herk baseline input)");
+    if (cublasCreate(&handle_) != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cublasCreate failed");
+    created_ = true;
+    name = r.description + " (cublasGemmStridedBatchedEx, both triangles)";
+    exec();
+    checkCu(cuCtxSynchronize(), "cuBLAS");
+    ok_ = true;
+  }
+  ~BlasHerkRun() override {
+    if (created_) cublasDestroy(handle_);
+  }
+  bool ok() const { return ok_; }
+  void exec() override {
+    const float alpha[2] = {1, 0}, beta[2] = {0, 0};
+    const cudaDataType in = int8_ ? CUDA_C_8I : CUDA_C_32F;
+    cublasStatus_t st = cublasGemmStridedBatchedEx(handle_, CUBLAS_OP_C, CUBLAS_OP_N, static_cast<int>(n_), static_cast<int>(n_), static_cast<int>(k_),
+                                                   alpha, reinterpret_cast<const void*>(in_->p), in, static_cast<int>(k_), n_ * k_,
+                                                   reinterpret_cast<const void*>(in_->p), in, static_cast<int>(k_), n_ * k_, beta,
+                                                   reinterpret_cast<void*>(out_->p), CUDA_C_32F, static_cast<int>(n_), n_ * n_,
+                                                   static_cast<int>(batches_), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    if (st != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(fmt::format("cublasGemmStridedBatchedEx failed: status {}", static_cast<int>(st)));
+  }
+
+ private:
+  cublasHandle_t handle_ = nullptr;
+  bool created_ = false, ok_ = false, int8_ = true;
+  long long batches_ = 0, n_ = 0, k_ = 0;
+  std::unique_ptr<DeviceBuffer> in_, out_;
+};
+
 }  // namespace
 
 std::unique_ptr<BaselineRun> makeBaseline(const BaselineRequest& request, const TestData& data, long long batch, std::string* why) {
   if (request.kind == "fft") {
     auto run = std::make_unique<CufftRun>(request, data, batch, why);
     if (run->planned()) return run;
+    return nullptr;
+  }
+  if (request.kind == "herk") {
+    try {
+      auto run = std::make_unique<BlasHerkRun>(request, data, batch, why);
+      if (run->ok()) return run;
+    } catch (const std::exception& e) {  // a baseline the library refuses is reported, not fatal
+      if (why) *why = e.what();
+    }
     return nullptr;
   }
   if (why) *why = fmt::format("no baseline of kind '{}' is known to bench/", request.kind);

@@ -1,7 +1,8 @@
 #pragma once
 // The library a user would otherwise call, run on the same numbers as ours: a
 // family describes it (BaselineRequest) and this file runs it. Known kinds:
-// "fft" (cuFFT, through cufftXtMakePlanMany so that f16/f32/f64 share one path).
+// "fft" (cuFFT, through cufftXtMakePlanMany so that f16/f32/f64 share one path); "herk" (cuBLAS batched
+// complex GEMM S S^H, int8 or widened f16 -> complex f32).
 #include <memory>
 #include <string>
 

@@ -67,14 +67,16 @@ Executor::Executor(Compiler& compiler, LaunchPlan plan, ExecutorOptions options)
 
 Executor::~Executor() {
   if (!ctx_) return;
-  {
-    CUcontext current = nullptr;
-    if (cuCtxGetCurrent(&current) == CUDA_SUCCESS) {
-      ScopedContext scope(ctx_);
+  // Never throws: push our context if the driver still answers, free, pop.
+  CUcontext current = nullptr, popped = nullptr;
+  if (cuCtxGetCurrent(&current) == CUDA_SUCCESS) {
+    const bool push = current != ctx_ && cuCtxPushCurrent(ctx_) == CUDA_SUCCESS;
+    if (push || current == ctx_) {
       workspace_.reset();
       constants_.clear();
       for (CUmodule m : modules_) cuModuleUnload(m);
     }
+    if (push) cuCtxPopCurrent(&popped);
   }
   if (ownsPrimary_) cuDevicePrimaryCtxRelease(device_.device);
 }
