@@ -1,5 +1,6 @@
 #include "runtime/Cache.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -125,7 +126,7 @@ bool DiskCache::put(const std::string& key, const std::vector<char>& data) const
   std::memcpy(raw.data(), kMagic, 8);
   std::memcpy(raw.data() + 8, &size, 8);
   std::memcpy(raw.data() + 16, &sum, 8);
-  if (!data.empty()) std::memcpy(raw.data() + 24, data.data(), data.size());
+  std::copy(data.begin(), data.end(), raw.begin() + 24);
   std::size_t put = 0;
   while (put < raw.size()) {
     ssize_t n = ::write(fd, raw.data() + put, raw.size() - put);

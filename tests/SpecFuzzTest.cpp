@@ -84,8 +84,8 @@ struct Fuzzer {
       Generated g = spec->emit({});
       ++emitted[family];
       for (const auto& s : g.plan.sources) {
-        EXPECT_EQ(s.text.find("injected"), std::string::npos) << family << ": the spec's path reached " << s.name << "\n" << where(text);
-        EXPECT_EQ(s.text.find('\r'), std::string::npos) << family << ": CR in " << s.name << "\n" << where(text);
+        EXPECT_EQ(s.text.find("injected"), std::string::npos) << family << ": the spec's path reached " << s.fileName << "\n" << where(text);
+        EXPECT_EQ(s.text.find('\r'), std::string::npos) << family << ": CR in " << s.fileName << "\n" << where(text);
       }
     } catch (const std::exception& e) {
       ADD_FAILURE() << family << ": verified, then emit threw " << typeid(e).name() << ": " << e.what() << "\n" << where(text);

@@ -63,6 +63,9 @@ TEST(SpecParser, ErrorsNameTheJsonPath) {
       {[](Json& j) { j["transform"]["n_out"] = "512"; }, "/transform/n_out", "expected an integer"},
       {[](Json& j) { j["transform"]["sign"] = 0; }, "/transform/sign", "+1 or -1"},
       {[](Json& j) { j["family"] = "stockham2"; }, "/family", "unknown or unsupported family"},
+      {[](Json& j) { j["family"] = "tcfft"; j["length"] = 64; }, "/family", "unknown or unsupported family"},  // not "unknown field"
+      {[](Json& j) { j["transform"]["sign"] = Json::parse("18446744073709551615"); }, "/transform/sign", "out of range"},  // not -1
+      {[](Json& j) { j["arrays"]["X"]["layout"] = "b <-> ReIm, t0 t1 t2 t3 t4 <-> n7 n6 n5 n4 n3, r <-> n2 n1 n99999999999"; }, "/arrays/X/layout", "out of range"},
       {[](Json& j) { j["precision"] = "f64"; }, "/precision", "not supported"},
       {[](Json& j) { j.erase("io"); }, "/io", "required field is missing"},
       {[](Json& j) { j["arrays"]["E_Z1_Z2"]["phase"]["q"] = Json::array({0, 1, 1}); }, "/arrays/E_Z1_Z2/phase/q/2", "listed twice"},

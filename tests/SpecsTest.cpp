@@ -72,7 +72,7 @@ TEST(Specs, LayersOutsideTheFamiliesNameNoFamily) {
   for (const auto& n : names) alternatives += (alternatives.empty() ? "" : "|") + n;
   std::regex any(alternatives, std::regex::icase);
   for (const char* dir : {"cli", "runtime", "bench", "ast", "templates", "include", "generator/core", "generator/layout", "generator/verify",
-                          "generator/emulate", "cmake", "scripts"}) {
+                          "generator/emulate", "generator/complexmma", "cmake", "scripts"}) {
     for (const auto& e : fs::recursive_directory_iterator(test::sourcePath(dir))) {
       if (!e.is_regular_file()) continue;
       const std::string ext = e.path().extension().string();

@@ -394,7 +394,7 @@ BeamformerKernel emitBeamformer(const BeamformerSpec& s) {
       k.name, s.receivers, s.beams, s.samples, C, P, bfTypeName(s.in.type), s.in.planar ? "planar" : "interleaved", bfTypeName(s.w.type),
       s.w.planar ? "planar" : "interleaved",
       s.power ? fmt::format("power integrated over {} samples", s.integrate) : std::string(bfOutTypeName(s.outType)) + " beams", t.times, t.beams,
-      t.warpTimes, t.warpBeams, ks, m.shape->ptx());
+      t.warpTimes, t.warpBeams, ks, x.f16 ? "mma.sync m16n8k16 f16 -> f32" : "mma.sync m16n8k32 s8 -> s32");
   k.source = head + helpers(x) + print(foldConstants(fn));
   return k;
 }

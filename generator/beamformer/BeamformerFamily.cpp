@@ -121,6 +121,7 @@ class BeamformerFamilySpec final : public FamilySpec {
       throw InconsistentSpec(text, issues);
     }
     const BfMma m = bfMma(s_.in.type);
+    const std::string ins = s_.in.type == BfType::CF16 ? "mma.sync m16n8k16 f16 -> f32" : "mma.sync m16n8k32 s8 -> s32";
     const BfTiling& t = k.tiling;
     const long long kSteps = (s_.receivers + t.receiversPerStage(m) - 1) / t.receiversPerStage(m) * (t.wordsPerStage / 8);
     const long long mmas = t.blocksPerBatch * t.tilesPerRange * (s_.power ? s_.polarizations : 1) * (t.threads / 32) * (t.warpTimes / 8) *
@@ -132,7 +133,7 @@ class BeamformerFamilySpec final : public FamilySpec {
                          s_.power ? fmt::format("power / {} samples", s_.integrate) : bfOutTypeName(s_.outType));
     for (const auto& line : c.proved) r.text += "  proved: " + line + "\n";
     r.text += fmt::format("  {} blocks per batch entry, {} B shared; {} MMAs ({}), tensor-core work {:.2f}x the 8 M N K count\n", t.blocksPerBatch,
-                          k.sharedBytes, mmas, m.shape->ptx(), done / gemmOps(s_));
+                          k.sharedBytes, mmas, ins, done / gemmOps(s_));
     if (s_.integer())
       r.text += fmt::format("  exactness: int32 sums exact for K <= {} (this spec {}); ci8 samples' -128 reads as -127, weights' -128 and ci4 -8 exact\n",
                             2147483647LL / (2 * s_.maxSample() * s_.maxWeight()), s_.receivers);

@@ -85,6 +85,10 @@ Json parseJsonText(const std::string& text, const std::string& file) {
     return Json::parse(text, std::ref(guard));
   } catch (const nlohmann::json::parse_error& e) {
     throw SpecError(file, "", fmt::format("malformed JSON at byte {}: {}", e.byte, e.what()));
+  } catch (const nlohmann::json::out_of_range& e) {  // 406: a number beyond double (1e400)
+    throw SpecError(file, guard.pointer(), fmt::format("number out of range (expected an integer or a finite double): {}", e.what()));
+  } catch (const nlohmann::json::exception& e) {
+    throw SpecError(file, guard.pointer(), fmt::format("malformed JSON: {}", e.what()));
   }
 }
 

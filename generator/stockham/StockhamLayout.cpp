@@ -88,6 +88,7 @@ long long stockhamCheckedSpan(const StockhamIo& io, const std::vector<long long>
 }
 
 bool stockhamEntryOverlaps(const StockhamIo& io, const std::vector<long long>& shape, const std::string& file, const std::string& path) {
+  stockhamCheckedSpan(io, shape, file, path);  // every sum below is then bounded by the span
   std::vector<Dim> d = dimsOf(io, shape);
   // Nested strides (each at least the reach of the smaller ones, as in every dense or padded
   // layout) are distinct by construction.

@@ -56,6 +56,10 @@ bool isSmooth(long long n) {
 // memory and 1024 threads holding 16 values each in 64 registers; f64 stops at 4096.
 int maxSingleKernelLength(const std::string& precision) { return precision == "f64" ? 4096 : 16384; }
 long long maxLength(const std::string& precision) { return precision == "f64" ? 1LL << 24 : 1LL << 26; }
+// The tables of a length-M convolution for n <= M / 2 hold n + M + n complex values in the
+// compute type: 256 MiB at M = 2^24 (f32) or 2^23 (f64). At 2^26 emit took 104 s and 10 GB and
+// wrote a 4 GB header.
+long long maxBluesteinLength(const std::string& precision) { return precision == "f64" ? 1LL << 23 : 1LL << 24; }
 
 long long StockhamSpec::points() const {
   long long p = 1;
@@ -208,7 +212,11 @@ StockhamSpec parseStockhamSpec(const Json& root, const std::string& file) {
     // Bluestein: a power-of-two convolution of length >= 2n - 1
     long long m = 1;
     while (m < 2LL * s.length() - 1) m *= 2;
-    if (m > maxLen) rd.fail(lenPath, fmt::format("length {} has a prime factor above 13; Bluestein would need a length-{} convolution, above {}", s.length(), m, maxLen));
+    const long long maxConv = maxBluesteinLength(s.precision);
+    if (m > maxConv)
+      rd.fail(lenPath, fmt::format("length {} has a prime factor above 13; Bluestein would need a length-{} convolution, above {} (the limit "
+                                   "that keeps its chirp tables within 256 MiB; the largest such length is {})",
+                                   s.length(), m, maxConv, maxConv / 2));
   }
   if (root.contains("placement")) {
     std::string p = rd.string(root["placement"], "/placement");

@@ -56,5 +56,7 @@ bool isSmooth(long long n);  // all prime factors are radices
 int maxSingleKernelLength(const std::string& precision);
 // Largest 1D length (two kernels; Bluestein convolutions included).
 long long maxLength(const std::string& precision);
+// Largest Bluestein convolution (a power of two >= 2n - 1): bounds the chirp tables to 256 MiB.
+long long maxBluesteinLength(const std::string& precision);
 
 }  // namespace warpforge

@@ -148,13 +148,14 @@ StepSpec parseStep(const Reader& rd, const LayoutProgram& s, const Json& j, cons
 LayoutProgram parseTcFftSpec(const Json& root, const std::string& file) {
   Reader rd(file);
   rd.needObject(root, "");
+  // The family first: a misspelt family must not be reported as an unknown field.
+  std::string family = rd.string(rd.need(root, "", "family"), "/family");
+  if (family != "tc_fft")
+    rd.fail("/family", fmt::format("unknown or unsupported family '{}' (expected tc_fft)", family));
   rd.onlyKeys(root, "", {"name", "family", "description", "precision", "transform", "arrays", "steps", "io", "launch"});
   LayoutProgram s;
   s.file = file;
   s.name = rd.identifier(rd.need(root, "", "name"), "/name", "name");
-  std::string family = rd.string(rd.need(root, "", "family"), "/family");
-  if (family != "tc_fft")
-    rd.fail("/family", fmt::format("unknown or unsupported family '{}' (expected tc_fft)", family));
   s.precision = rd.string(rd.need(root, "", "precision"), "/precision");
   if (s.precision != "f16")
     rd.fail("/precision", fmt::format("precision '{}' is not supported by tc_fft (expected f16)", s.precision));
