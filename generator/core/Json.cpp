@@ -46,7 +46,6 @@ class ParseGuard {
         advance();
         break;
     }
-    (void)depth;
     return true;
   }
 
