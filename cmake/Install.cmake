@@ -9,13 +9,14 @@ set_target_properties(warpforge_runtime PROPERTIES EXPORT_NAME runtime)
 set_target_properties(warpforge_generator PROPERTIES EXPORT_NAME generator)
 set_target_properties(warpforge_plan PROPERTIES EXPORT_NAME plan)
 set_target_properties(warpforge_layout PROPERTIES EXPORT_NAME layout)
+set_target_properties(warpforge_complexmma PROPERTIES EXPORT_NAME complexmma)
 foreach(t ${WARPFORGE_FAMILY_TARGETS})
   string(REPLACE "warpforge_" "" exported ${t})
   set_target_properties(${t} PROPERTIES EXPORT_NAME ${exported})
 endforeach()
 
 install(TARGETS warpforge RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(TARGETS warpforge_plan warpforge_runtime warpforge_layout warpforge_generator ${WARPFORGE_FAMILY_TARGETS}
+install(TARGETS warpforge_plan warpforge_runtime warpforge_layout warpforge_complexmma warpforge_generator ${WARPFORGE_FAMILY_TARGETS}
         EXPORT warpforgeTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY include/warpforge DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT warpforgeTargets NAMESPACE warpforge:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/warpforge)

@@ -3,7 +3,7 @@
 // families that multiply complex low-bit or f16 data (no family is named here).
 //
 //  * Layouts with free logical names in the register-bit notation
-//    (../shared/docs/layout-notation.md): "b0 b1 <-> ReIm_in rcv0, t0 t1 <-> ...".
+//    (docs/layout-notation.md): "b0 b1 <-> ReIm_in rcv0, t0 t1 <-> ...".
 //  * Index expressions derived from a Layout (the lane part of a set of logical
 //    bits; the register part of a fragment register).
 //  * Device helpers, as AST functions with a caller-chosen name prefix:

@@ -1,5 +1,7 @@
 #include "generator/correlator/CorrelatorEmitter.h"
 
+#include "generator/complexmma/ComplexMma.h"
+
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -30,45 +32,9 @@ long long elemBytes(SampleType t) { return t == SampleType::CI4 ? 1 : t == Sampl
 
 // --- operand addressing derived from the layouts -------------------------------------------------
 
-// The value of the named logical bits (names[k] has weight 2^k) contributed by the lane bits: an expression of `lane`.
-NodePtr laneField(const Layout& l, const std::vector<std::string>& names) {
-  // Contiguous ascending lane bits print as one shift and mask.
-  int first = -1;
-  bool contiguous = true;
-  int count = 0;
-  for (std::size_t k = 0; k < names.size(); ++k) {
-    auto ph = l.physOf(names[k]);
-    if (!ph || ph->kind != PhysKind::T) continue;
-    if (first < 0) first = ph->index - static_cast<int>(k);
-    contiguous &= ph->index - static_cast<int>(k) == first && static_cast<int>(k) == count;
-    ++count;
-  }
-  if (count == 0) return lit(0);
-  if (contiguous && first >= 0) return foldConstants(bin("&", bin(">>", var("lane"), lit(first)), lit((1 << count) - 1)));
-  NodePtr e = lit(0);
-  for (std::size_t k = 0; k < names.size(); ++k) {
-    auto ph = l.physOf(names[k]);
-    if (ph && ph->kind == PhysKind::T)
-      e = bin("|", e, bin("<<", bin("&", bin(">>", var("lane"), lit(ph->index)), lit(1)), lit(static_cast<long long>(k))));
-  }
-  return foldConstants(e);
-}
-
-// The value of the named bits held by register `reg`'s r bits.
-int regField(const Layout& l, const std::vector<std::string>& names, int reg) {
-  int v = 0;
-  for (std::size_t k = 0; k < names.size(); ++k) {
-    auto ph = l.physOf(names[k]);
-    if (ph && ph->kind == PhysKind::R) v |= ((reg >> ph->index) & 1) << k;
-  }
-  return v;
-}
-
-std::vector<std::string> names(const std::string& prefix, int from, int count) {
-  std::vector<std::string> out;
-  for (int i = 0; i < count; ++i) out.push_back(fmt::format("{}{}", prefix, from + i));
-  return out;
-}
+using cmma::laneField;
+using cmma::regField;
+std::vector<std::string> names(const std::string& prefix, int from, int count) { return cmma::bitNames(prefix, from, count); }
 
 std::vector<std::string> sideNames(int side, int P, int count) {
   std::vector<std::string> out;

@@ -1,5 +1,7 @@
 #include "generator/correlator/CorrelatorLayouts.h"
 
+#include "generator/complexmma/ComplexMma.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -11,28 +13,7 @@ namespace warpforge {
 
 namespace {
 
-// The notation of layout-notation.md with free logical names ("b0 b1 <-> ReIm time0, t0 t1 <-> ..."):
-// Layout::parse knows only the FFT's names (n*, q*, ReIm*), the Layout itself takes any.
-Layout corrLayout(const std::string& text) {
-  std::vector<Layout::Entry> entries;
-  std::stringstream groups(text);
-  std::string group;
-  while (std::getline(groups, group, ',')) {
-    auto arrow = group.find("<->");
-    if (arrow == std::string::npos) throw LayoutError("correlator layout group without '<->': " + group);
-    std::stringstream lhs(group.substr(0, arrow)), rhs(group.substr(arrow + 3));
-    std::vector<std::string> phys, logical;
-    for (std::string t; lhs >> t;) phys.push_back(t);
-    for (std::string t; rhs >> t;) logical.push_back(t);
-    if (phys.size() != logical.size()) throw LayoutError("correlator layout group with unequal sides: " + group);
-    for (std::size_t i = 0; i < phys.size(); ++i) {
-      const char k = phys[i][0];
-      PhysKind kind = k == 'b' ? PhysKind::B : k == 't' ? PhysKind::T : k == 'r' ? PhysKind::R : PhysKind::W;
-      entries.push_back({{kind, std::stoi(phys[i].substr(1))}, logical[i]});
-    }
-  }
-  return Layout(std::move(entries));
-}
+Layout corrLayout(const std::string& text) { return cmma::layoutText(text); }
 
 // Row bits of the r1 side (row = pol + P * receiver) and column bits of the r2 side.
 std::vector<std::string> sideBits(int side, int polarizations, int count) {
@@ -94,18 +75,7 @@ void tileCoords(long long tile, int& ti, int& tj) {
   tj = static_cast<int>(r2);
 }
 
-std::uint32_t conjPermModel(std::uint32_t w, SampleType type) {
-  if (type == SampleType::CF16) {
-    // (re, im) halves -> (-im, re): swap the halves, flip the sign bit of the new low half.
-    return ((w >> 16) | (w << 16)) ^ 0x8000u;
-  }
-  // Bytes 1 and 3 (the imaginary parts) negated without carries reaching a byte that is used:
-  // n = (~w & 0xff00ff00) + 0x01000100; the +1 of byte 1 carries into byte 2 only when ~im0 = 0xff.
-  const std::uint32_t n = (~w & 0xff00ff00u) + 0x01000100u;
-  // __byte_perm(w, n, 0x2705): bytes n1, w0, n3, w2.
-  auto byte = [&](int sel) { return sel < 4 ? (w >> (8 * sel)) & 0xffu : (n >> (8 * (sel - 4))) & 0xffu; };
-  return byte(5) | byte(0) << 8 | byte(7) << 16 | byte(2) << 24;
-}
+std::uint32_t conjPermModel(std::uint32_t w, SampleType type) { return cmma::conjPermModel(w, type == SampleType::CF16); }
 
 ConsistencyReport correlatorConsistency(const CorrelatorSpec& s, const CorrelatorMma* mma) {
   ConsistencyReport rep;
