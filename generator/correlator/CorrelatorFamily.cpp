@@ -94,10 +94,8 @@ class CorrelatorFamilySpec final : public FamilySpec {
     return correlatorCheck(s_, data, outputs, batch);
   }
 
-  // Proposed kind for bench/ (not implemented there yet; makeBaseline returns nullptr for it):
-  // "herk": C[b] = A[b] A[b]^H for b < lengths[0], A n x k = lengths[1] x lengths[2] complex, column-major with
-  // the time index fastest ("ci8": CUDA_C_8I through cublasCherkEx / cublasGemmEx -> CUDA_C_32F; "cf16": cublasGemmEx
-  // CUDA_C_16F -> CUDA_C_32F), the lower triangle compared.
+  // "herk" (bench/Baseline.cpp): C[b] = A[b] A[b]^H for b < lengths[0], A n x k = lengths[1] x lengths[2] complex,
+  // the time index fastest; cuBLAS batched complex GEMM, int8 -> complex f32 (f16 widened to f32 on the host).
   std::optional<BaselineRequest> baseline() const override {
     if (s_.type == SampleType::CI4) return std::nullopt;  // cuBLAS has no complex int4
     BaselineRequest r;
