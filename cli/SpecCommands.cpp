@@ -30,6 +30,13 @@ void writeFile(const fs::path& p, const std::string& text) {
   if (!out) throw std::invalid_argument(fmt::format("writing {} failed (disk full or read-only?)", p.string()));
 }
 
+// Creates `dir` (and its parents) or throws naming it (exit 2).
+void makeDirectory(const std::string& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw std::invalid_argument(fmt::format("cannot create {}: {}", dir, ec.message()));
+}
+
 // SASS opcode counts via cuobjdump, where the toolkit has it (empty otherwise).
 std::map<std::string, int> sassCounts(const std::vector<char>& cubin) {
   std::map<std::string, int> counts;
@@ -139,9 +146,7 @@ int cmdEmit(const Options& o) {
   verified(*spec, o);
   NvrtcProbe probe;
   Generated g = spec->emit({o.arch, &probe});
-  std::error_code ec;
-  fs::create_directories(o.outDir, ec);
-  if (ec) throw std::invalid_argument(fmt::format("cannot create {}: {}", o.outDir, ec.message()));
+  makeDirectory(o.outDir);
   const fs::path dir(o.outDir);
   for (const auto& s : g.plan.sources) writeFile(dir / s.fileName, s.text);
   int helpers = 0;
@@ -162,11 +167,7 @@ int cmdCompile(const Options& o) {
   NvrtcProbe probe;
   Generated g = spec->emit({o.arch, &probe});
   fmt::print("NVRTC {} for {}\n", nvrtcVersionString(), o.arch);
-  if (!o.cubinDir.empty()) {
-    std::error_code ec;
-    fs::create_directories(o.cubinDir, ec);
-    if (ec) throw std::invalid_argument(fmt::format("cannot create {}: {}", o.cubinDir, ec.message()));
-  }
+  if (!o.cubinDir.empty()) makeDirectory(o.cubinDir);
   int rc = kOk;
   std::set<std::string> done;
   for (const auto& k : g.plan.kernels) {

@@ -83,22 +83,7 @@ ConsistencyReport correlatorConsistency(const CorrelatorSpec& s, const Correlato
   const CorrelatorMma m = mma ? *mma : correlatorMma(s.type, s.polarizations);
   const MmaShape& sh = *m.shape;
   // 1. Each operand's layout read through the fragment table: matrix bit -> correlator bit.
-  auto read = [&](const Layout& l, const FragmentLayout& f, const char* name) {
-    std::map<std::string, std::string> out;
-    auto take = [&](PhysKind k, const std::vector<std::string>& bits) {
-      for (std::size_t x = 0; x < bits.size(); ++x) {
-        auto lg = l.logicalAt({k, static_cast<int>(x)});
-        if (!lg) issue(fmt::format("/mma/{}", name), fmt::format("fragment bit {} ({}) has no logical bit", PhysBit{k, int(x)}.str(), bits[x]));
-        else out[bits[x]] = *lg;
-      }
-    };
-    take(PhysKind::B, f.b);
-    take(PhysKind::T, f.t);
-    take(PhysKind::R, f.r);
-    if (l.numBits() != static_cast<int>(f.b.size() + f.t.size() + f.r.size()))
-      issue(fmt::format("/mma/{}", name), fmt::format("layout has {} bits, the {} fragment {}", l.numBits(), sh.shape, f.b.size() + f.t.size() + f.r.size()));
-    return out;
-  };
+  auto read = [&](const Layout& l, const FragmentLayout& f, const char* name) { return cmma::readFragment(l, f, name, sh.shape, issue); };
   // The f32/s32 accumulator fragment: the s8 shape's C (the f16 shape in the table has an f16 C).
   const FragmentLayout& cFrag = findMmaShape("m16n8k32", "s8")->c;
   auto A = read(m.a, sh.a, "A"), B = read(m.b, sh.b, "B"), C = read(m.c, cFrag, "C");
