@@ -24,6 +24,7 @@ struct Options {
   long long batch = 0;  // 0: the family's default
   int reps = 50;
   bool json = false;    // verify --json
+  bool noCompile = false;  // verify --no-compile: form and proof only, no NVRTC
   bool strict = false;  // warnings (tuning not honoured, ...) are errors: exit 2
   bool tune = false;    // bench --tune
   std::string ab;       // bench --ab: members merged into the spec's "tuning" object

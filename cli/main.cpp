@@ -21,7 +21,9 @@ int main(int argc, char** argv) {
 
   auto* verify = app.add_subcommand("verify", "check each spec (every file, each reported); print what was proved and counted");
   verify->add_option("specs", o.specs, "spec files")->required()->check(CLI::ExistingFile);
-  verify->add_flag("--json", o.json, "one JSON object per spec on stdout: {file, ok, family, errors: [{path, message}], counts}");
+  verify->add_flag("--json", o.json, "one JSON object per spec on stdout: {file, ok, family, errors: [{path, message}], counts, kernels}");
+  verify->add_option("--arch", o.arch, "also emit and NVRTC-compile the plan for this target; spills are warnings")->check(CLI::IsMember(kArchs));
+  verify->add_flag("--no-compile", o.noCompile, "form and proof only: skip emitting and compiling the plan");
 
   auto* explain = app.add_subcommand("explain", "how the spec maps onto kernels, fragments and registers");
   explain->add_option("spec", o.spec, "spec file")->required()->check(CLI::ExistingFile);

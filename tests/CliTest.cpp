@@ -35,6 +35,23 @@ TEST(Cli, VerifyPrintsTheNotesCounts) {
   EXPECT_NE(r.out.find("160 SM-cycles/FFT"), std::string::npos) << r.out;
 }
 
+// verify exit 0 also means: the plan emits and every kernel compiles (NVRTC, no GPU needed), registers printed;
+// --no-compile stops at the proof; --json lists the kernels with their spills.
+TEST(Cli, VerifyCompilesThePlanUnlessAskedNotTo) {
+  auto r = run("verify " + spec() + " --arch sm_80");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("for sm_80: every kernel compiles: chime_fft_256_512 ("), std::string::npos) << r.out;
+  r = run("verify --no-compile " + spec());
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(r.out.find("every kernel compiles"), std::string::npos) << r.out;
+  r = run("verify --json " + spec());
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out.substr(r.out.find('{')));
+  ASSERT_EQ(j["kernels"].size(), 1u) << r.out;
+  EXPECT_EQ(j["kernels"][0]["spill_store_bytes"], 0) << r.out;
+  EXPECT_GT(j["kernels"][0]["registers"].get<int>(), 0) << r.out;
+}
+
 TEST(Cli, EmulateDouble) {
   auto r = run("emulate " + spec() + " --mode double --seed 7");
   EXPECT_EQ(r.code, 0) << r.out;
