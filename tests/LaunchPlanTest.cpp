@@ -7,6 +7,8 @@
 #include <cstring>
 #include <regex>
 
+#include <fmt/format.h>
+
 #include "warpforge/executor.h"
 #include "warpforge/launch_plan.h"
 
@@ -91,6 +93,31 @@ TEST(LaunchPlan, HeaderHoldsTablesAndLaunches) {
   EXPECT_NE(h.find("long long n = 100;"), std::string::npos) << h;
   EXPECT_NE(h.find("axpy<<<"), std::string::npos) << h;
   EXPECT_EQ(std::strtof("1e-07", nullptr), 1e-7f);  // the printed form reads back to the same float
+}
+
+// A table too large to inline (it would make a header nvcc cannot compile) goes to a file init() reads,
+// byte for byte what the executor uploads; small tables stay inline and init() keeps its one-argument form.
+TEST(LaunchPlan, LargeTablesGoToFilesThatInitReads) {
+  EXPECT_TRUE(launchPlanTableFiles(axpyPlan()).empty());
+  EXPECT_NE(launchPlanHeader(axpyPlan()).find("inline cudaError_t init(State* s) {"), std::string::npos);
+  LaunchPlan p = axpyPlan();
+  PlanBuffer* t = nullptr;
+  for (auto& b : p.buffers)
+    if (b.name == "table") t = &b;
+  ASSERT_NE(t, nullptr);
+  t->contents.assign(kInlineTableBytes + 4, 0);
+  for (std::size_t i = 0; i < t->contents.size(); ++i) t->contents[i] = static_cast<unsigned char>(i * 7);
+  t->fixedElems = static_cast<long long>(t->contents.size() / 4);
+  auto files = launchPlanTableFiles(p);
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(files[0].fileName, p.specName + "_table.bin");
+  EXPECT_EQ(files[0].bytes, std::string(t->contents.begin(), t->contents.end()));
+  std::string h = launchPlanHeader(p);
+  EXPECT_LT(h.size(), 20000u);
+  EXPECT_EQ(h.find("static const float table[]"), std::string::npos);
+  EXPECT_NE(h.find("static const char table_file[] = \"" + p.specName + "_table.bin\";"), std::string::npos) << h;
+  EXPECT_NE(h.find("inline cudaError_t init(State* s, const char* table_dir = \".\") {"), std::string::npos) << h;
+  EXPECT_NE(h.find(fmt::format("load_table(s->table, table_dir, table_file, {})", t->contents.size())), std::string::npos) << h;
 }
 
 bool haveGpu() { return deviceAvailable(); }

@@ -25,3 +25,13 @@ for spec in "$src"/specs/*.json; do
   done
   echo "ok: $name"
 done
+# A plan whose tables are too large to inline: they are written beside the header and init() reads them.
+big=emitted/large_tables
+rm -rf "$big" && mkdir -p "$big"
+printf '{"name": "bluestein_200003_f64", "family": "stockham", "precision": "f64", "length": 200003}\n' >"$big/spec.json"
+"$wf" emit "$big/spec.json" -o "$big" --arch sm_90 >/dev/null
+ls "$big"/bluestein_200003_f64_*.bin >/dev/null || { echo "no table file written for the large plan"; exit 1; }
+[ "$(wc -c <"$big/bluestein_200003_f64_plan.h")" -lt 2000000 ] || { echo "large tables were inlined into the header"; exit 1; }
+printf '#include "bluestein_200003_f64_plan.h"\nint main() { wf_bluestein_200003_f64::State s; return wf_bluestein_200003_f64::init(&s, ".") == cudaSuccess ? 0 : 1; }\n' >"$big/use_plan.cu"
+"$nvcc" -arch=sm_90 -std=c++17 -c "$big/use_plan.cu" -o "$big/use_plan.o"
+echo "ok: large tables in files"

@@ -152,7 +152,18 @@ std::string tableValues(const PlanBuffer& b) {
 
 std::string tableScalarType(const PlanBuffer& b) { return b.scalar == "float" || b.scalar == "double" ? b.scalar : "unsigned char"; }
 
+bool inlined(const PlanBuffer& b) { return b.contents.size() <= kInlineTableBytes; }
+std::string tableFileName(const LaunchPlan& p, const PlanBuffer& b) { return p.specName + "_" + b.name + ".bin"; }
+
 }  // namespace
+
+std::vector<PlanFile> launchPlanTableFiles(const LaunchPlan& p) {
+  std::vector<PlanFile> files;
+  for (const auto& b : p.buffers)
+    if (b.role == BufferRole::Table && !inlined(b))
+      files.push_back({tableFileName(p, b), std::string(b.contents.begin(), b.contents.end())});
+  return files;
+}
 
 std::string launchPlanHeader(const LaunchPlan& p) {
   p.check();
@@ -164,8 +175,10 @@ std::string launchPlanHeader(const LaunchPlan& p) {
   o += fmt::format("//   {0}::State s; {0}::init(&s);\n", ns);
   o += fmt::format("//   {0}::run(s, arrays, batch, workspace, stream);   // workspace: {0}::workspace_bytes(batch) bytes, or nullptr\n", ns);
   o += fmt::format("//   {0}::destroy(&s);\n", ns);
-  o += fmt::format("// Needs compute capability {}.{} or newer.\n#pragma once\n#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cstddef>\n\n", p.minArch / 10,
-                   p.minArch % 10);
+  const bool tableFiles = !launchPlanTableFiles(p).empty();
+  if (tableFiles) o += "// Large tables are read by init() from files written beside this header (see init's table_dir).\n";
+  o += fmt::format("// Needs compute capability {}.{} or newer.\n#pragma once\n#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cstddef>\n{}\n", p.minArch / 10,
+                   p.minArch % 10, tableFiles ? "#include <cstdio>\n#include <string>\n#include <vector>\n" : "");
   for (const auto& h : p.helpers) o += fmt::format("#include \"{}\"\n", h);
   if (!p.helpers.empty()) o += "\n";
 
@@ -187,6 +200,12 @@ std::string launchPlanHeader(const LaunchPlan& p) {
   }
   for (const auto& b : p.buffers) {
     if (b.role != BufferRole::Table) continue;
+    if (!inlined(b)) {
+      o += fmt::format("\n// {} ({} {} values, {} bytes){}: not inlined; init() reads it from <table_dir>/{}\nstatic const char {}_file[] = \"{}\";\n",
+                       b.name, b.contents.size() / std::max(1, b.elementBytes), b.elementType, b.contents.size(),
+                       b.note.empty() ? "" : ": " + b.note, tableFileName(p, b), b.name, tableFileName(p, b));
+      continue;
+    }
     o += fmt::format("\n// {} ({} {} values){}\nstatic const {} {}[] = {{{}}};\n", b.name, b.contents.size() / std::max(1, b.elementBytes),
                      b.elementType, b.note.empty() ? "" : ": " + b.note, tableScalarType(b), b.name, tableValues(b));
   }
@@ -218,9 +237,25 @@ std::string launchPlanHeader(const LaunchPlan& p) {
                        b.name);
   o += "  (void)batch;\n  return bytes;\n}\n\n";
 
-  o += "inline cudaError_t init(State* s) {\n  cudaError_t e = cudaSuccess;\n";
+  if (tableFiles)
+    o += "// Copies `bytes` bytes of the file dir/file to `device`; the file must have exactly that size.\n"
+         "inline cudaError_t load_table(void* device, const char* dir, const char* file, size_t bytes) {\n"
+         "  const std::string path = std::string(dir) + \"/\" + file;\n"
+         "  std::FILE* f = std::fopen(path.c_str(), \"rb\");\n"
+         "  if (!f) return cudaErrorFileNotFound;\n"
+         "  std::vector<unsigned char> host(bytes);\n"
+         "  const size_t got = std::fread(host.data(), 1, bytes, f);\n"
+         "  const bool longer = std::fgetc(f) != EOF;\n"
+         "  std::fclose(f);\n"
+         "  if (got != bytes || longer) return cudaErrorInvalidValue;\n"
+         "  return cudaMemcpy(device, host.data(), bytes, cudaMemcpyHostToDevice);\n}\n\n";
+  o += fmt::format("inline cudaError_t init(State* s{}) {{\n  cudaError_t e = cudaSuccess;\n", tableFiles ? ", const char* table_dir = \".\"" : "");
   for (const auto& b : p.buffers) {
-    if (b.role == BufferRole::Table)
+    if (b.role == BufferRole::Table && !inlined(b))
+      o += fmt::format("  if ((e = cudaMalloc(&s->{0}, {1})) != cudaSuccess) return e;\n"
+                       "  if ((e = load_table(s->{0}, table_dir, {0}_file, {1})) != cudaSuccess) return e;\n",
+                       b.name, b.contents.size());
+    else if (b.role == BufferRole::Table)
       o += fmt::format("  if ((e = cudaMalloc(&s->{0}, sizeof({0}))) != cudaSuccess) return e;\n"
                        "  if ((e = cudaMemcpy(s->{0}, {0}, sizeof({0}), cudaMemcpyHostToDevice)) != cudaSuccess) return e;\n",
                        b.name);

@@ -112,6 +112,16 @@ struct LaunchPlan {
 
 // `<name>_plan.h`: the plan in one format for every family, with the tables'
 // contents and a host function that runs the chain with the CUDA runtime API.
+// Tables above kInlineTableBytes are not inlined (a header of hundreds of megabytes of
+// literals does not compile): they are the files launchPlanTableFiles() returns, which
+// init(&state, table_dir) reads from table_dir (default ".").
+constexpr std::size_t kInlineTableBytes = std::size_t(1) << 20;
 std::string launchPlanHeader(const LaunchPlan& plan);
+
+struct PlanFile {
+  std::string fileName;  // <spec name>_<table>.bin
+  std::string bytes;     // the table's contents, as the device reads them
+};
+std::vector<PlanFile> launchPlanTableFiles(const LaunchPlan& plan);
 
 }  // namespace warpforge
