@@ -201,6 +201,10 @@ int cmdEmit(const Options& o) {
       if (h == f.name) writeFile(dir / f.name, f.text), ++helpers;
   const std::string header = g.plan.specName + "_plan.h";
   writeFile(dir / header, launchPlanHeader(g.plan));
+  for (const auto& t : launchPlanTableFiles(g.plan)) {
+    writeFile(dir / t.fileName, t.bytes);
+    fmt::print("wrote {} ({} bytes of table, read by init())\n", (dir / t.fileName).string(), t.bytes.size());
+  }
   for (const auto& s : g.plan.sources) fmt::print("wrote {}\n", (dir / s.fileName).string());
   fmt::print("wrote {} ({} kernel launch(es), for {}){}\n", (dir / header).string(), g.plan.kernels.size(), o.arch,
              helpers ? fmt::format(" and {} helper header(s)", helpers) : "");
