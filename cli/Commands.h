@@ -28,6 +28,15 @@ struct Options {
   bool strict = false;  // warnings (tuning not honoured, ...) are errors: exit 2
   bool tune = false;    // bench --tune
   std::string ab;       // bench --ab: members merged into the spec's "tuning" object
+  bool seedGiven = false;  // --seed was given (bench --sweep draws a new seed otherwise)
+  bool repsGiven = false;
+  std::string sweep;       // bench --sweep FAMILY
+  int cases = 300;         // bench --sweep: number of specs drawn
+  std::string sweepLog;    // bench --sweep-log FILE: one JSON line per case
+  double budget = 540;     // bench --sweep: seconds after which no case starts
+  bool dryRun = false;     // bench --sweep --dry-run: draw, parse and verify the cases only (no GPU)
+  bool noWisdom = false;   // run/bench --no-wisdom: the spec's defaults, whatever `bench --tune` recorded
+  std::string wisdomAction;  // wisdom list | clear
 };
 
 // spec.verify(), its warnings printed on stderr; with --strict a warning is a SpecError (exit 2).
@@ -40,6 +49,7 @@ int cmdEmit(const Options&);
 int cmdCompile(const Options&);
 int cmdRun(const Options&);
 int cmdBench(const Options&);
+int cmdWisdom(const Options&);
 int cmdFamilies();
 
 }  // namespace warpforge::cli

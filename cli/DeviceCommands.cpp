@@ -1,8 +1,15 @@
-// run, bench: the commands that need a GPU. Specs are parsed and checked before any device work.
+// run, bench (a spec, --tune, --ab, --sweep) and wisdom: the commands about a GPU. Specs are parsed and
+// checked before any device work.
+#include <fstream>
+#include <map>
+#include <random>
+
 #include <fmt/format.h>
 
 #include "bench/Benchmark.h"
+#include "bench/Sweep.h"
 #include "cli/Commands.h"
+#include "warpforge/wisdom.h"
 
 namespace warpforge::cli {
 
@@ -26,10 +33,128 @@ std::unique_ptr<FamilySpec> withTuning(const std::string& file, const std::strin
   return parseSpec(j, file + " with --ab " + members);
 }
 
+void printWisdomWarnings(const Wisdom& w) {
+  for (const auto& warning : w.warnings()) fmt::print(stderr, "warning: wisdom: {}\n", warning);
+}
+
+// The spec file with this GPU's wisdom applied (unless --no-wisdom, the spec has its own tuning, or there is
+// no GPU to key on: the command then stops at requireDevice as before); what was used is printed.
+std::unique_ptr<FamilySpec> loadWithWisdom(const Options& o) {
+  if (o.noWisdom || !deviceAvailable()) return loadSpec(o.spec);
+  Json j = parseJsonText(readSpecFileText(o.spec), o.spec);
+  Wisdom wisdom;
+  std::string note;
+  Json tuned = applyWisdom(j, currentWisdomDevice(), &note, wisdom);
+  printWisdomWarnings(wisdom);
+  if (tuned != j) {
+    try {
+      auto spec = parseSpec(tuned, o.spec + " with wisdom");
+      fmt::print("{}\n", note);
+      return spec;
+    } catch (const SpecError& e) {  // recorded by another version of warpforge: the spec as written
+      fmt::print(stderr, "warning: wisdom for {} ignored (the spec no longer accepts it: {})\n", o.spec, e.what());
+    }
+  } else if (!note.empty()) {
+    fmt::print("{}\n", note);
+  }
+  return parseSpec(j, o.spec);
+}
+
+std::string driverString(int v) { return fmt::format("{}.{}", v / 1000, v % 1000 / 10); }
+
+int cmdSweep(const Options& o) {
+  if (!o.spec.empty()) {
+    fmt::print(stderr, "error: bench: give a spec file or --sweep FAMILY, not both\n");
+    return kBadInput;
+  }
+  const Family* family = findFamily(o.sweep);
+  if (!family) {
+    std::string known;
+    for (const Family* f : families()) known += (known.empty() ? "" : ", ") + f->name();
+    fmt::print(stderr, "error: --sweep: unknown family '{}' (expected one of: {})\n", o.sweep, known);
+    return kBadInput;
+  }
+  if (family->sweepSpecs(1, 1).empty()) {
+    fmt::print(stderr, "error: --sweep: the {} family draws no sweep cases (Family::sweepSpecs)\n", family->name());
+    return kBadInput;
+  }
+  std::uint64_t seed = o.seed;
+  if (!o.seedGiven) {
+    std::random_device rd;
+    seed = (static_cast<std::uint64_t>(rd()) << 20 ^ rd()) % 1000000000000ULL;  // short enough to retype
+  }
+  std::ofstream log;
+  if (!o.sweepLog.empty()) {
+    log.open(o.sweepLog, std::ios::trunc);
+    if (!log) {
+      fmt::print(stderr, "error: --sweep-log: cannot write {}\n", o.sweepLog);
+      return kBadInput;
+    }
+  }
+  if (o.dryRun) {
+    std::vector<SweepCase> cases = sweepCases(*family, seed, o.cases);
+    std::map<std::string, std::pair<int, int>> groups;  // group -> (cases, ready)
+    int ready = 0, errors = 0;
+    for (const auto& c : cases) {
+      fmt::print("[{:>4}/{}] {:<11} {:<36} [{}]{}\n", c.index + 1, cases.size(), sweepStatusName(c.status), c.name, c.group,
+                 c.reason.empty() ? "" : "  " + c.reason.substr(0, 170));
+      auto& g = groups[c.group];
+      ++g.first;
+      if (c.status == SweepStatus::Ready) ++g.second, ++ready;
+      if (c.status == SweepStatus::Error) ++errors;
+      if (log) log << sweepCaseJson(c).dump() << "\n";
+    }
+    for (const auto& [name, g] : groups) fmt::print("  {:<42} {:>4} cases, {:>4} parse and verify\n", name, g.first, g.second);
+    fmt::print("dry run of the {} sweep, seed {}: {} of {} cases parse and verify ({:.0f}%), {} errors; nothing run\n", family->name(), seed, ready,
+               cases.size(), 100.0 * ready / std::max<std::size_t>(cases.size(), 1), errors);
+    return errors ? kFailed : kOk;
+  }
+  if (!requireDevice("bench --sweep")) return kCudaFailure;
+  Compiler compiler;
+  SweepOptions so;
+  so.cases = o.cases;
+  so.seed = seed;
+  so.reps = o.repsGiven ? o.reps : 10;
+  so.budgetSeconds = o.budget;
+  fmt::print("sweep of the {} family: {} cases, seed {}, defaults (no wisdom); budget {:.0f} s\n", family->name(), o.cases, seed, o.budget);
+  std::fflush(stdout);
+  SweepReport r = runSweep(compiler, *family, so, [&](const SweepCase& c) {
+    fmt::print("{}", formatSweepCase(c, o.cases));
+    std::fflush(stdout);
+    if (log) log << sweepCaseJson(c).dump() << std::endl;  // flushed: a sweep cut off still leaves its cases
+  });
+  fmt::print("{}", formatSweep(r));
+  const SweepStats st = sweepStats(r.cases);
+  if (log) {
+    Json worst = Json::array();
+    for (std::size_t i : st.worst) worst.push_back(sweepCaseJson(r.cases[i]));
+    log << Json{{"summary", true},
+                {"family", r.family},
+                {"seed", seed},
+                {"device", r.device.name},
+                {"cases", r.cases.size()},
+                {"timed", st.ok},
+                {"failed", st.failed},
+                {"unsupported", st.unsupported},
+                {"errors", st.errors},
+                {"no_baseline", st.noBaseline},
+                {"skipped", st.skipped},
+                {"geomean", st.geomean},
+                {"deciles", st.deciles},
+                {"min", st.min},
+                {"worst", worst},
+                {"seconds", r.totalSeconds}}
+               .dump()
+        << std::endl;
+    fmt::print("log: {} ({} lines, one per case, then a summary)\n", o.sweepLog, r.cases.size() + 1);
+  }
+  return st.failed || st.errors || !r.aborted.empty() ? kFailed : kOk;
+}
+
 }  // namespace
 
 int cmdRun(const Options& o) {
-  auto spec = loadSpec(o.spec);
+  auto spec = loadWithWisdom(o);
   verified(*spec, o);
   if (!requireDevice("run")) return kCudaFailure;
   Compiler compiler;
@@ -46,11 +171,17 @@ int cmdRun(const Options& o) {
 }
 
 int cmdBench(const Options& o) {
+  if (!o.sweep.empty()) return cmdSweep(o);
+  if (o.spec.empty()) {
+    fmt::print(stderr, "error: bench: give a spec file (or --sweep FAMILY)\n");
+    return kBadInput;
+  }
   if (o.tune && !o.ab.empty()) {
     fmt::print(stderr, "error: {}: --tune and --ab both choose what to time; give one\n", o.spec);
     return kBadInput;
   }
-  auto spec = o.ab.empty() ? loadSpec(o.spec) : withTuning(o.spec, o.ab);
+  // --tune starts from the spec as written and --ab compares with it; a plain bench uses this GPU's wisdom.
+  auto spec = !o.ab.empty() ? withTuning(o.spec, o.ab) : o.tune ? loadSpec(o.spec) : loadWithWisdom(o);
   verified(*spec, o);
   if ((o.tune || !o.ab.empty()) && !spec->hasTuner()) {
     fmt::print(stderr, "error: {}: --tune/--ab: the {} family has nothing to tune (its launch geometry is fixed by the spec)\n", o.spec,
@@ -70,6 +201,14 @@ int cmdBench(const Options& o) {
     fmt::print("best: {:.4f} ms vs {:.4f} ms as given ({:.2f}x) over {} candidates: {}\n  spec members: {}\n", best.ms, base.ms, base.ms / best.ms,
                t->trials.size(), best.geometry, t->specMembers.dump());
     Json j = parseJsonText(readSpecFileText(o.spec), o.spec);
+    if (best.ms > 0) {  // FFTW's wisdom: later plans of this spec on this GPU start from the winner
+      Wisdom wisdom;
+      const WisdomDevice device = currentWisdomDevice();
+      if (wisdom.record(j, device, t->specMembers, best.ms, base.ms))
+        fmt::print("wisdom recorded for {} (driver {}) in {}: `run` and `bench` of this spec use it (`warpforge wisdom list|clear`)\n",
+                   device.name, driverString(device.driverVersion), wisdom.path());
+      printWisdomWarnings(wisdom);
+    }
     for (auto it = t->specMembers.begin(); it != t->specMembers.end(); ++it) j[it.key()] = it.value();
     spec = parseSpec(j, o.spec + " as tuned");  // what follows benches the winner as printed
   }
@@ -81,6 +220,33 @@ int cmdBench(const Options& o) {
                o.reps, ab.aMs, ab.aAgainMs, o.ab, ab.bMs, ab.aMs / ab.bMs, ab.aMs / ab.aAgainMs);
   }
   return r.check.ok() ? kOk : kFailed;
+}
+
+// Lists or clears what `bench --tune` recorded; needs no GPU.
+int cmdWisdom(const Options& o) {
+  Wisdom wisdom;
+  if (o.wisdomAction == "clear") {
+    const int removed = wisdom.clear();
+    printWisdomWarnings(wisdom);
+    if (removed < 0) {
+      fmt::print(stderr, "error: wisdom clear: cannot rewrite {}\n", wisdom.path());
+      return kFailed;
+    }
+    fmt::print("removed {} wisdom entr{} from {}\n", removed, removed == 1 ? "y" : "ies", wisdom.path());
+    return kOk;
+  }
+  std::vector<WisdomEntry> entries = wisdom.entries();
+  printWisdomWarnings(wisdom);
+  if (entries.empty()) {
+    fmt::print("no wisdom in {}\n", wisdom.path());
+    return kOk;
+  }
+  fmt::print("{} wisdom entr{} in {}:\n", entries.size(), entries.size() == 1 ? "y" : "ies", wisdom.path());
+  for (const auto& e : entries)
+    fmt::print("  {}  {} ({}, driver {})  {}  spec {}  {}{}\n", e.date, e.device.name, e.device.arch, driverString(e.device.driverVersion),
+               e.specName.empty() ? "-" : e.specName, e.specKey.substr(0, 12), e.members.dump(),
+               e.ms > 0 && e.asGivenMs > 0 ? fmt::format("  ({:.4f} ms, {:.2f}x the defaults)", e.ms, e.asGivenMs / e.ms) : "");
+  return kOk;
 }
 
 }  // namespace warpforge::cli

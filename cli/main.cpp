@@ -49,17 +49,29 @@ int main(int argc, char** argv) {
   run->add_option("spec", o.spec, "spec file")->required()->check(CLI::ExistingFile);
   run->add_option("--batch", o.batch, "batch entries (default: the family's)")->check(CLI::Range(1LL, 1LL << 28));
   run->add_option("--seed", o.seed, "random seed (printed)");
+  run->add_flag("--no-wisdom", o.noWisdom, "ignore what `bench --tune` recorded for this spec on this GPU (the spec's defaults)");
 
   auto* bench = app.add_subcommand("bench", "GPU: the plan, the baseline library and the copy ceiling timed interleaved; medians");
-  bench->add_option("spec", o.spec, "spec file")->required()->check(CLI::ExistingFile);
+  bench->add_option("spec", o.spec, "spec file (or --sweep FAMILY)")->check(CLI::ExistingFile);
   bench->add_option("--batch", o.batch, "batch entries (default: the family's)")->check(CLI::Range(1LL, 1LL << 28));
-  bench->add_option("--reps", o.reps, "timed repetitions")->check(CLI::Range(1, 10000));
-  bench->add_flag("--tune", o.tune, "search the family's tuning space on this GPU first; print the best as spec JSON, then bench it");
+  auto* benchReps = bench->add_option("--reps", o.reps, "timed repetitions (default 50; 10 with --sweep)")->check(CLI::Range(1, 10000));
+  bench->add_flag("--tune", o.tune,
+                  "search the family's tuning space on this GPU first; print the best as spec JSON, record it as wisdom for this GPU, then bench it");
+  bench->add_flag("--no-wisdom", o.noWisdom, "ignore what `bench --tune` recorded for this spec on this GPU (the spec's defaults)");
+  bench->add_option("--sweep", o.sweep, "instead of a spec: the family's specs drawn at random, each against its baseline; statistics");
+  bench->add_option("--cases", o.cases, "--sweep: number of specs (default 300)")->check(CLI::Range(1, 100000));
+  auto* benchSeed = bench->add_option("--seed", o.seed, "--sweep: the seed of the draw (default: a new one each run, printed)");
+  bench->add_option("--sweep-log", o.sweepLog, "--sweep: write one JSON object per case to this file");
+  bench->add_option("--budget", o.budget, "--sweep: seconds after which no case starts (default 540)")->check(CLI::Range(1.0, 1e6));
+  bench->add_flag("--dry-run", o.dryRun, "--sweep: draw, parse and verify the cases only (no GPU); list them");
   bench->add_option("--ab", o.ab,
                     "tuning members as a JSON object, e.g. '{\"work_queue\": true}': check the spec with them, "
                     "then time it against the spec as given, interleaved in one process");
 
   auto* fams = app.add_subcommand("families", "list the kernel families this build knows");
+
+  auto* wisdom = app.add_subcommand("wisdom", "what `bench --tune` recorded per GPU and spec (applied by run, bench and the library)");
+  wisdom->add_option("action", o.wisdomAction, "list or clear")->required()->check(CLI::IsMember({"list", "clear"}));
   for (auto* c : {verify, explain, emit, compile, run, bench})
     c->add_flag("--strict", o.strict, "treat the spec's warnings (tuning that cannot be honoured, ...) as errors (exit 2)");
 
@@ -69,6 +81,8 @@ int main(int argc, char** argv) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : kBadInput;
   }
+  o.seedGiven = benchSeed->count() > 0;
+  o.repsGiven = benchReps->count() > 0;
   try {
     if (*verify) return cmdVerify(o);
     if (*explain) return cmdExplain(o);
@@ -78,6 +92,7 @@ int main(int argc, char** argv) {
     if (*run) return cmdRun(o);
     if (*bench) return cmdBench(o);
     if (*fams) return cmdFamilies();
+    if (*wisdom) return cmdWisdom(o);
   } catch (const warpforge::SpecError& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return kBadInput;

@@ -36,6 +36,7 @@ bool cudaDriverLoaded() { return lookup("cuInit") != nullptr; }
   }
 
 WF_DRIVER(cuInit, (unsigned int f), (f), CUDA_ERROR_NO_DEVICE)
+WF_DRIVER(cuDriverGetVersion, (int* v), (v), CUDA_ERROR_NO_DEVICE)
 WF_DRIVER(cuDeviceGet, (CUdevice* d, int o), (d, o), CUDA_ERROR_NO_DEVICE)
 WF_DRIVER(cuDeviceGetCount, (int* n), (n), CUDA_ERROR_NO_DEVICE)
 WF_DRIVER(cuDevicePrimaryCtxRetain, (CUcontext* c, CUdevice d), (c, d), CUDA_ERROR_NO_DEVICE)
@@ -63,6 +64,7 @@ WF_DRIVER(cuGetErrorName, (CUresult e, const char** s), (e, s), CUDA_ERROR_NO_DE
 WF_DRIVER(cuGetErrorString, (CUresult e, const char** s), (e, s), CUDA_ERROR_NO_DEVICE)
 WF_DRIVER(cuMemAlloc, (CUdeviceptr* p, size_t n), (p, n), CUDA_ERROR_NO_DEVICE)
 WF_DRIVER(cuMemFree, (CUdeviceptr p), (p), CUDA_ERROR_NO_DEVICE)
+WF_DRIVER(cuMemGetInfo, (size_t* free, size_t* total), (free, total), CUDA_ERROR_NO_DEVICE)
 WF_DRIVER(cuMemcpyHtoD, (CUdeviceptr d, const void* h, size_t n), (d, h, n), CUDA_ERROR_NO_DEVICE)
 WF_DRIVER(cuMemcpyDtoH, (void* h, CUdeviceptr d, size_t n), (h, d, n), CUDA_ERROR_NO_DEVICE)
 WF_DRIVER(cuMemsetD16, (CUdeviceptr d, unsigned short v, size_t n), (d, v, n), CUDA_ERROR_NO_DEVICE)

@@ -119,7 +119,7 @@ TEST(Cli, BadStockhamSpecExitsTwoWithPath) {
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find(path + ": /length:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Bluestein"), std::string::npos) << r.out;
-  std::ofstream(path) << R"({"name": "s", "family": "stockham", "precision": "f32", "lengths": [8, 34]})";
+  std::ofstream(path) << R"({"name": "s", "family": "stockham", "precision": "f32", "lengths": [8, 74]})";
   r = run("verify " + path);
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find(path + ": /lengths/1:"), std::string::npos) << r.out;

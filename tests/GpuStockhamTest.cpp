@@ -107,6 +107,95 @@ TEST_F(GpuStockham, EveryLength1To4096F32) { everyLength("f32", 4096); }
 TEST_F(GpuStockham, EveryLength1To4096F64) { everyLength("f64", 4096); }
 TEST_F(GpuStockham, EveryLength1To4096F16) { everyLength("f16", 4096); }
 
+// Specs by body, one name each kind (kernels of equal source share one compile), run at batch 3.
+void runBodies(const char* what, const std::vector<std::pair<std::string, std::string>>& cases, long long batch = 3) {
+  Compiler c;
+  std::vector<StockhamSpec> specs;
+  for (const auto& [label, body] : cases) specs.push_back(spec(fmt::format(R"({{"name": "sw", "family": "stockham", {}}})", body)));
+  precompile(c, specs);
+  Tally t;
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    const std::uint64_t seed = 5000 + i;
+    RunReport r = run(c, specs[i], batch, seed);
+    t.add(r, fmt::format("{} seed={}", cases[i].first, seed));
+    if ((i + 1) % 1024 == 0) std::printf("[gpu-stockham] %s: %zu of %zu done, %d failed so far\n", what, i + 1, specs.size(), t.failures), std::fflush(stdout);
+  }
+  report(what, t);
+  std::fflush(stdout);
+}
+
+std::pair<std::string, std::string> realCase(const char* transform, const char* prec, int n) {
+  return {fmt::format("{} {} n={}", transform, prec, n), fmt::format(R"("precision": "{}", "transform": "{}", "length": {})", prec, transform, n)};
+}
+
+// r2c and c2r at every even length to 8192: N/2 smooth up to 4096 in one kernel with the split
+// fused into the last pass (or the merge into the first), every other N/2 (a prime factor above
+// 31, or above 4096) as a complex FFT by the general path plus a split/merge kernel.
+TEST_F(GpuStockham, RealEveryEvenLengthTo8192F32) {
+  std::vector<std::pair<std::string, std::string>> cases;
+  for (int n = 2; n <= 8192; n += 2)
+    for (const char* tr : {"r2c", "c2r"}) cases.push_back(realCase(tr, "f32", n));
+  runBodies("r2c/c2r every even length 2..8192, f32, batch 3", cases);
+}
+// f64 and f16: every 6th even length, plus the lengths around each path's limits.
+TEST_F(GpuStockham, RealEvenLengthsF64F16) {
+  std::vector<std::pair<std::string, std::string>> cases;
+  std::vector<int> lengths;
+  for (int n = 2; n <= 8192; n += 12) lengths.push_back(n);
+  for (int n : {4, 6, 8190, 8192, 8194, 8196, 8198, 9000, 12000, 16382, 16384, 2 * 4099, 2 * 8191, 2 * 37, 2 * 127, 2 * 17 * 19, 2 * 2 * 31 * 31})
+    lengths.push_back(n);
+  for (const char* prec : {"f64", "f16"})
+    for (int n : lengths)
+      for (const char* tr : {"r2c", "c2r"}) cases.push_back(realCase(tr, prec, n));
+  runBodies("r2c/c2r sampled even lengths to 16384, f64 and f16, batch 3", cases);
+}
+
+// The radices 17..31: every length p * m (p a radix prime 17..31, m up to 16384 / p in steps) and
+// products of two of them, all precisions; their single kernels replace Bluestein pairs.
+TEST_F(GpuStockham, PrimeRadices17To31) {
+  std::vector<std::pair<std::string, std::string>> cases;
+  std::vector<int> lengths;
+  for (int p : {17, 19, 23, 29, 31}) {
+    for (int m = 1; m * p <= 16384; m = m < 16 ? m + 1 : m * 2 + (m % 3 == 0 ? 1 : 0)) lengths.push_back(p * m);
+    for (int q : {17, 19, 23, 29, 31})
+      if (q >= p) lengths.push_back(p * q);
+  }
+  for (int n : {17 * 19 * 23, 2 * 17 * 19 * 2, 31 * 31 * 8, 29 * 27 * 16, 17 * 25 * 32}) lengths.push_back(n);
+  for (const char* prec : {"f32", "f64", "f16"})
+    for (int n : lengths)
+      if (n <= (std::string(prec) == "f64" ? 4096 : 16384))
+        cases.push_back({fmt::format("c2c {} n={}", prec, n), fmt::format(R"("precision": "{}", "length": {}, "input": {{"distance": 16384}}, "output": {{"distance": 16384}})", prec, n)});
+  runBodies("prime radices 17..31, all precisions, batch 3", cases);
+}
+
+// Quick check of what issue 16 changed (< 3 minutes on the H100): small lengths (staged I/O, thread
+// counts balanced over unequal radices), the prime radices, r2c/c2r fused and general paths, and
+// the new tuning switches at a batch where blocks loop over many groups.
+TEST_F(GpuStockham, Issue16Quick) {
+  std::vector<std::pair<std::string, std::string>> cases;
+  for (const char* prec : {"f32", "f16", "f64"}) {
+    for (int n = 1; n <= 72; ++n) cases.push_back({fmt::format("c2c {} n={}", prec, n), fmt::format(R"("precision": "{}", "length": {})", prec, n)});
+    for (int n : {100, 143, 162, 200, 323, 391, 437, 527, 589, 713, 899, 961, 1000, 2187, 6561, 7680, 2 * 17 * 31, 4 * 29 * 23})
+      cases.push_back({fmt::format("c2c {} n={}", prec, n), fmt::format(R"("precision": "{}", "length": {})", prec, n)});
+    for (int n : {2, 4, 6, 8, 10, 12, 30, 32, 34, 64, 74, 100, 128, 200, 254, 646, 1000, 1024, 1200, 1202, 2048, 4096, 8192, 8194, 8198, 9000, 16384})
+      for (const char* tr : {"r2c", "c2r"}) cases.push_back(realCase(tr, prec, n));
+  }
+  runBodies("issue 16 quick: small, prime radices, r2c/c2r", cases);
+  Compiler c;
+  Tally t;
+  const char* tunings[] = {R"({})", R"({"fused_split": false})", R"({"direct_load": true, "direct_store": true})", R"({"direct_load": false, "direct_store": false})"};
+  for (const char* body : {R"("precision": "f32", "length": 24)", R"("precision": "f16", "length": 48)", R"("precision": "f32", "length": 323)",
+                           R"("precision": "f32", "transform": "r2c", "length": 1000)", R"("precision": "f64", "transform": "r2c", "length": 64)",
+                           R"("precision": "f32", "transform": "r2c", "length": 32)"})
+    for (const char* tuning : tunings) {
+      StockhamSpec s = spec(fmt::format(R"({{"name": "q16", "family": "stockham", {}, "tuning": {}}})", body, tuning));
+      const long long batch = (1LL << 22) / s.points() + 3;
+      RunReport r = run(c, s, batch, 43);
+      t.add(r, fmt::format("{} tuning {} batch {}", body, tuning, batch));
+    }
+  report("issue 16 quick: tuning switches at large batch", t);
+}
+
 TEST_F(GpuStockham, PowersOfTwoAndLargeLengths) {
   Compiler c;
   std::vector<StockhamSpec> specs;
@@ -158,7 +247,7 @@ TEST_F(GpuStockham, TuningVariantsAtLargeBatch) {
                            R"({"persistent": false})", R"({"block_threads": 512, "register_target": 128})", R"({"threads_per_fft": 32})",
                            R"({"index_per_group": true})", R"({"index_per_group": false})", R"({"derive_twiddles": true})",
                            R"({"derive_twiddles": false})", R"({"work_queue": true})",
-                           R"({"work_queue": false})", R"({"work_queue": true, "persistent": false})"};
+                           R"({"work_queue": false})", R"({"work_queue": true, "persistent": false})", R"({"fused_split": false})"};
   std::vector<std::string> bodies = {R"("precision": "f32", "length": 1024)", R"("precision": "f16", "length": 8192)",
                                      R"("precision": "f64", "length": 2187)", R"("precision": "f32", "transform": "c2r", "length": 2048)",
                                      R"("precision": "f32", "transform": "r2c", "length": 2048)"};

@@ -4,6 +4,7 @@
 #include <complex>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <regex>
 
 #include "generator/core/JsonReader.h"
@@ -71,15 +72,23 @@ TEST(Stockham, Factorization) {
   EXPECT_EQ(factorizeStockham(2401), (std::vector<int>{7, 7, 7, 7}));
   EXPECT_EQ(factorizeStockham(2401, 49), (std::vector<int>{49, 49}));
   EXPECT_EQ(factorizeStockham(2 * 49 * 27 * 16), (std::vector<int>{27, 8, 7, 7, 4}));
-  EXPECT_THROW(factorizeStockham(17), std::invalid_argument);
+  EXPECT_THROW(factorizeStockham(37), std::invalid_argument);
   EXPECT_TRUE(isSmooth(2 * 3 * 5 * 7 * 11 * 13));
-  EXPECT_FALSE(isSmooth(17 * 2));
+  EXPECT_FALSE(isSmooth(37 * 2));
+  // The primes 17..31 are radices at every precision (f64 keeps composites at 13 and below).
+  EXPECT_EQ(factorizeStockham(17 * 19), (std::vector<int>{19, 17}));
+  EXPECT_EQ(factorizeStockham(2 * 31 * 29, 13), (std::vector<int>{31, 29, 2}));
+  EXPECT_EQ(factorizeStockham(23 * 27 * 8), (std::vector<int>{27, 23, 8}));
+  EXPECT_TRUE(isSmooth(17 * 19 * 23 * 29 * 31LL));
+  EXPECT_FALSE(isSmooth(29, maxPrimeRadix("f64")));  // f64 radix 29 spills at 255 registers: Bluestein
+  EXPECT_EQ(plan(spec(29 * 31, "f64")).kernels.size(), 2u);
+  EXPECT_EQ(plan(spec(29 * 31, "f32")).kernels.size(), 1u);
 }
 
 // Every radix, both directions, against a DFT in double; and the butterflies
 // are cheap: fewer real multiplications than the naive 4 R^2.
 TEST(Stockham, ButterfliesAreExactDfts) {
-  for (int R : {2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 16, 25, 27, 49})
+  for (int R : {2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 16, 17, 19, 23, 25, 27, 29, 31, 49})
     for (int sign : {-1, +1}) {
       NumericOps ops;
       DftBuilder<NumericOps> b(ops, sign);
@@ -101,8 +110,10 @@ TEST(Stockham, SpecErrorsNameThePath) {
   EXPECT_EQ(errorOf(spec((1LL << 24) + 1, "f64")).first, "/length");
   EXPECT_NE(errorOf(spec(33554467, "f32")).second.find("Bluestein"), std::string::npos);  // prime, convolution of 2^26 too long
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "factors": [8, 4])")).first, "/factors");
-  EXPECT_EQ(errorOf(spec(64, "f32", R"(, "factors": [8, 6, 2])")).first, "/factors/1");
-  EXPECT_EQ(errorOf(spec(17, "f32", R"(, "factors": [17])")).first, "/factors");
+  EXPECT_EQ(errorOf(spec(64, "f32", R"(, "factors": [8, 6, 2])")).first, "/factors/2");  // any radix to 32; 96 > 64
+  EXPECT_EQ(errorOf(spec(66, "f32", R"(, "factors": [2, 33])")).first, "/factors/1");
+  EXPECT_NO_THROW(parseStockhamSpecText(spec(48, "f32", R"(, "factors": [12, 4])"), "ok.json"));
+  EXPECT_EQ(errorOf(spec(37, "f32", R"(, "factors": [37])")).first, "/factors");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "direction": "sideways")")).first, "/direction");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "input": {"stride": 0})")).first, "/input/stride");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "placement": "in_place", "output": {"stride": 2})")).first, "/output");
@@ -113,11 +124,12 @@ TEST(Stockham, SpecErrorsNameThePath) {
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "input": {"layout": "blocked"})")).first, "/input/layout");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "transform": "r2c", "direction": "inverse")")).first, "/direction");
   EXPECT_EQ(errorOf(spec(63, "f32", R"(, "transform": "r2c")")).first, "/length");
-  EXPECT_EQ(errorOf(spec(16384, "f32", R"(, "transform": "c2r")")).first, "/length");
+  EXPECT_EQ(errorOf(spec(16386, "f32", R"(, "transform": "c2r")")).first, "/length");
+  EXPECT_EQ(errorOf(spec(16386, "f64", R"(, "transform": "r2c")")).first, "/length");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "transform": "r2c", "input": {"layout": "planar"})")).first, "/input/layout");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "transform": "c2r", "placement": "in_place")")).first, "/placement");
   EXPECT_EQ(errorOf(R"({"name": "x", "family": "stockham", "precision": "f32", "lengths": [2, 3, 4, 5]})").first, "/lengths");
-  EXPECT_EQ(errorOf(R"({"name": "x", "family": "stockham", "precision": "f32", "lengths": [17, 4]})").first, "/lengths/0");
+  EXPECT_EQ(errorOf(R"({"name": "x", "family": "stockham", "precision": "f32", "lengths": [37, 4]})").first, "/lengths/0");
   EXPECT_EQ(errorOf(R"({"name": "x", "family": "stockham", "precision": "f32", "lengths": [8, 4], "input": {"strides": [1]}})").first,
             "/input/strides");
   EXPECT_EQ(errorOf(R"({"name": "x", "family": "stockham", "precision": "f32", "length": 8, "lengths": [8]})").first, "/length");
@@ -144,8 +156,15 @@ TEST(Stockham, TuningOverridesGeometry) {
   EXPECT_FALSE(g.directLoad);
   EXPECT_TRUE(g.directStore);
   EXPECT_FALSE(g.persistent);
-  p = plan(spec(1024, "f32", R"(, "transform": "r2c", "tuning": {"direct_store": true})"));
+  p = plan(spec(1024, "f32", R"(, "transform": "r2c", "tuning": {"direct_store": true, "fused_split": false})"));
   EXPECT_FALSE(chooseGeometry(p.kernels[0].desc).directStore);
+  // r2c by default: the split fused into the last pass, which writes global memory itself.
+  KernelGeometry split = chooseGeometry(plan(spec(1000, "f32", R"(, "transform": "r2c")")).kernels[0].desc);
+  EXPECT_TRUE(split.fusedSplit && split.directStore);
+  EXPECT_FALSE(chooseGeometry(plan(spec(1000, "f32", R"(, "transform": "r2c", "tuning": {"direct_store": false})")).kernels[0].desc).fusedSplit);
+  // ... where two butterflies of the last radix do not raise the values a thread holds (4096 = 16 x 16 x 16 would).
+  EXPECT_FALSE(chooseGeometry(plan(spec(8192, "f32", R"(, "transform": "r2c")")).kernels[0].desc).fusedSplit);
+  EXPECT_TRUE(chooseGeometry(plan(spec(8192, "f32", R"(, "transform": "r2c", "tuning": {"fused_split": true})")).kernels[0].desc).fusedSplit);
   // Defaults: 128-thread blocks; f32 8192 on 256 threads holding 32 values (f16 on 512); 16384 on 1024 threads.
   EXPECT_EQ(emitStockhamKernel(plan(spec(1024, "f32")).kernels[0].desc).geom.fftsPerBlock * 64, 128);
   EXPECT_EQ(chooseGeometry(plan(spec(8192, "f32")).kernels[0].desc).threadsPerFft, 256);
@@ -477,6 +496,13 @@ TEST(Stockham, SweepCompilesWithoutSpills) {
   texts.push_back(spec(16384, "f16"));
   texts.push_back(spec(8192, "f32", R"(, "transform": "c2r")"));
   texts.push_back(spec(2401, "f32", R"(, "factors": [49, 49])"));
+  // Issue 16: fused r2c split (the last pass writes mirrored pairs), the general r2c/c2r path, prime
+  // radices 17..31, staged small lengths.
+  for (int n : {32, 1000, 2048, 8192, 16384, 1202}) texts.push_back(spec(n, "f32", R"(, "transform": "r2c")"));
+  texts.push_back(spec(12000, "f32", R"(, "transform": "c2r")"));
+  texts.push_back(spec(1000, "f64", R"(, "transform": "r2c")"));
+  for (int n : {24, 48, 323, 31 * 31 * 8, 29 * 23, 17 * 64}) texts.push_back(spec(n, "f32"));
+  texts.push_back(spec(23 * 19, "f64"));
   for (const char* tuning : {R"({"direct_load": false, "direct_store": false})", R"({"block_threads": 1024})", R"({"threads_per_fft": 64})",
                              R"({"register_target": 32})", R"({"index_per_group": true})", R"({"derive_twiddles": true})"})
     texts.push_back(spec(2048, "f32", fmt::format(R"(, "tuning": {})", tuning)));
@@ -641,7 +667,7 @@ TEST(Stockham, UnhonouredTuningAndSpillsAreReported) {
   EXPECT_TRUE(anyContains(w, "/tuning/block_threads", "1024 asked")) << fmt::format("{}", fmt::join(w, "\n"));
   auto regs = family(spec(1024, "f32", R"(, "tuning": {"register_target": 255, "block_threads": 1024, "threads_per_fft": 64})"));
   EXPECT_TRUE(anyContains(regs->verify().warnings, "/tuning/register_target"));
-  auto direct = family(spec(256, "f32", R"(, "transform": "r2c", "tuning": {"direct_store": true})"));
+  auto direct = family(spec(256, "f32", R"(, "transform": "r2c", "tuning": {"direct_store": true, "fused_split": false})"));
   EXPECT_TRUE(anyContains(direct->verify().warnings, "/tuning/direct_store"));
   // Honoured tuning: silence.
   EXPECT_TRUE(makeStockhamSpec(parseStockhamSpecFile(std::string(WARPFORGE_SOURCE_DIR) + "/specs/stockham_2187_f32_tuned.json"))->verify().warnings.empty());
@@ -660,4 +686,197 @@ TEST(Stockham, EmittedSourceHoldsNoSpecText) {
     EXPECT_EQ(src.text.find("evil"), std::string::npos) << src.fileName;
     for (char c : src.text) EXPECT_TRUE(c == '\n' || static_cast<unsigned char>(c) >= 0x20) << src.fileName << ": control character " << int(c);
   }
+}
+
+// ---- Issue 16: the plan's semantics, run on the CPU ----
+// Every kernel of a plan interpreted in double from its KernelDesc, as the emitter reads it:
+// digits of the FFT index, addresses through the Access (real arrays as pairs, imStride), the
+// valid bounds, load/store tables, the c2r merge, a DFT of the kernel's length (none for a copy
+// kernel), the four-step twiddle, the r2c split. The outputs go through the family's own check
+// against FFTW, so the plans' strides, scratch buffers and fusions are checked without a GPU
+// (the emitted code's own reading of a KernelDesc is what the GPU tests check).
+namespace {
+struct EmuBuffer {
+  std::vector<double> re, im;  // interleaved complex: re holds (re, im) pairs; planar: two arrays; real: re
+  bool planar = false, real = false;
+  cdouble get(long long a, long long imOff) const {
+    if (real) return {re.at(a), re.at(a + imOff)};
+    if (planar) return {re.at(a), im.at(a)};
+    return {re.at(2 * a), re.at(2 * a + 1)};
+  }
+  void put(long long a, long long imOff, cdouble v) {
+    if (real) {
+      re.at(a) = v.real();
+      re.at(a + imOff) = v.imag();
+    } else if (planar) {
+      re.at(a) = v.real();
+      im.at(a) = v.imag();
+    } else {
+      re.at(2 * a) = v.real();
+      re.at(2 * a + 1) = v.imag();
+    }
+  }
+};
+
+std::vector<double> decodeScalars(const std::vector<unsigned char>& bytes, bool f64) {
+  std::vector<double> out(bytes.size() / (f64 ? 8 : 4));
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (f64) std::memcpy(&out[i], bytes.data() + 8 * i, 8);
+    else {
+      float f;
+      std::memcpy(&f, bytes.data() + 4 * i, 4);
+      out[i] = f;
+    }
+  }
+  return out;
+}
+std::vector<unsigned char> encodeScalars(const std::vector<double>& v, bool f64) {
+  std::vector<unsigned char> out(v.size() * (f64 ? 8 : 4));
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (f64) std::memcpy(out.data() + 8 * i, &v[i], 8);
+    else {
+      float f = static_cast<float>(v[i]);
+      std::memcpy(out.data() + 4 * i, &f, 4);
+    }
+  }
+  return out;
+}
+
+// Runs the plan of a f32/f64 spec (plain float storage) on `batch` random entries and checks it.
+Check emulatePlan(const std::string& text, long long batch, std::uint64_t seed, const std::function<void(StockhamPlan&)>& mutate = {}) {
+  const StockhamSpec s = parseStockhamSpecText(text, "emu.json");
+  auto fs = makeStockhamSpec(s);
+  StockhamPlan p = planStockham(s);
+  if (mutate) mutate(p);
+  const LaunchPlan lp = fs->emit(EmitTarget{"sm_90", nullptr}).plan;
+  const bool f64 = s.precision == "f64";
+  TestData data = fs->randomInputs(batch, seed);
+  std::map<Buffer, EmuBuffer> bufs;
+  EmuBuffer& in = bufs[Buffer::Input];
+  in.real = s.transform == "r2c";
+  in.planar = s.input.planar;
+  in.re = decodeScalars(data.arrays.at("input"), f64);
+  if (in.planar) in.im = decodeScalars(data.arrays.at("input_im"), f64);
+  EmuBuffer& out = bufs[Buffer::Output];
+  out.real = s.transform == "c2r";
+  out.planar = s.output.planar;
+  const PlanBuffer* ob = lp.buffer("output");
+  const long long outScalars = ob->elements(batch, ob->perBatchElems) * (!out.real && !out.planar ? 2 : 1);
+  out.re.assign(outScalars, std::nan(""));
+  if (out.planar) out.im.assign(outScalars, std::nan(""));
+  if (s.inPlace) out = in;
+  const Buffer tmps[3] = {Buffer::Tmp0, Buffer::Tmp1, Buffer::Tmp2};
+  for (int t = 0; t < 3; ++t) bufs[tmps[t]].re.assign(2 * p.tmpElemsPerBatch[t] * batch, std::nan(""));
+  for (const StockhamPlanKernel& pk : p.kernels) {
+    const KernelDesc& d = pk.desc;
+    EmuBuffer& src = bufs[s.inPlace && pk.src == Buffer::Input ? Buffer::Output : pk.src];
+    EmuBuffer& dst = bufs[pk.dst];
+    const int L = d.length;
+    const long long ffts = batch * pk.fftsPerBatch;
+    for (long long g = 0; g < ffts; ++g) {
+      std::vector<long long> dig;
+      long long q = g;
+      for (long long c : d.batchCount) {
+        dig.push_back(q % c);
+        q /= c;
+      }
+      dig.push_back(q);
+      auto base = [&](const Access& a) {
+        long long b = a.offset;
+        for (std::size_t k = 0; k < dig.size(); ++k) b += dig[k] * a.batchStride.at(k);
+        return b;
+      };
+      auto es = [](const Access& a) { return isReal(a.storage) ? 2 * a.elemStride : a.elemStride; };
+      const long long bin = base(d.in), bout = base(d.out), d0 = dig[0];
+      const int countIn = L + (d.fuse == Fuse::C2RPre ? 1 : 0);
+      std::vector<cdouble> x(countIn);
+      for (int i = 0; i < countIn; ++i) {
+        const long long nat = i * d.natInElem + d0 * d.natInDigit0;
+        if (d.inValid >= 0 && nat >= d.inValid) continue;
+        x[i] = src.get(bin + i * es(d.in), d.in.imOffset());
+        if (d.loadTable) x[i] *= pk.loadTable.at(nat);
+      }
+      std::vector<cdouble> z(L);
+      for (int k = 0; k < L; ++k) {
+        if (d.fuse != Fuse::C2RPre) {
+          z[k] = x[k];
+          continue;
+        }
+        const cdouble a = x[k], b = x[L - k], w = pk.loadTable.at(k);
+        const cdouble o = w * cdouble(a.real() - b.real(), a.imag() + b.imag());
+        z[k] = {a.real() + b.real() - o.imag(), a.imag() - b.imag() + o.real()};
+      }
+      std::vector<cdouble> y = d.factors.empty() ? z : referenceDft(z, L, d.sign);
+      if (d.bigN > 0)
+        for (int i = 0; i < L; ++i) {
+          const long long m = i * d0;
+          y[i] *= pk.bigLo.at(m % d.bigSplit) * pk.bigHi.at(m / d.bigSplit);
+        }
+      const int countOut = L + (d.fuse == Fuse::R2CPost ? 1 : 0);
+      for (int i = 0; i < countOut; ++i) {
+        cdouble v = i < L ? y[i] : 0.0;
+        if (d.fuse == Fuse::R2CPost) {
+          const cdouble za = y[i % L], zb = y[(L - i) % L];
+          const cdouble ev(0.5 * (za.real() + zb.real()), 0.5 * (za.imag() - zb.imag()));
+          const cdouble od(0.5 * (za.imag() + zb.imag()), -0.5 * (za.real() - zb.real()));
+          v = ev + pk.storeTable.at(i) * od;
+        }
+        const long long nat = i * d.natOutElem + d0 * d.natOutDigit0;
+        if (d.outValid >= 0 && nat >= d.outValid) continue;
+        if (d.storeTable) v *= pk.storeTable.at(nat);
+        dst.put(bout + i * es(d.out), d.out.imOffset(), v);
+      }
+    }
+  }
+  std::map<std::string, std::vector<unsigned char>> outputs;
+  outputs["output"] = encodeScalars(bufs[Buffer::Output].re, f64);
+  if (out.planar) outputs["output_im"] = encodeScalars(bufs[Buffer::Output].im, f64);
+  return fs->check(data, outputs, batch);
+}
+}  // namespace
+
+// The plans of every path (one kernel, two kernels, Bluestein, r2c/c2r fused and general, 2D/3D,
+// strided/planar/in place) compute the transform the spec names, run in double on the CPU.
+TEST(Stockham, PlansComputeTheTransformOnTheCpu) {
+  std::vector<std::string> texts;
+  auto add = [&](const std::string& prec, const std::string& body) {
+    texts.push_back(fmt::format(R"({{"name": "emu", "family": "stockham", "precision": "{}", {}}})", prec, body));
+  };
+  for (const char* prec : {"f64", "f32"}) {
+    for (int n : {1, 12, 323, 1000, 1009, 4096, 4100, 7 * 4096, 1 << 14})
+      add(prec, fmt::format(R"("length": {})", n));
+    add(prec, R"("length": 360, "direction": "inverse", "input": {"stride": 3, "distance": 1100, "offset": 5}, "output": {"stride": 2, "distance": 800, "offset": 7, "layout": "planar"})");
+    add(prec, R"("length": 12288, "input": {"stride": 2, "distance": 24600, "offset": 1}, "output": {"layout": "planar"})");
+    add(prec, R"("lengths": [12, 40], "input": {"strides": [90, 2], "distance": 1200, "offset": 3}, "output": {"strides": [1, 12], "distance": 500, "offset": 1, "layout": "planar"})");
+    add(prec, R"("lengths": [9, 10, 11], "placement": "in_place")");
+    add(prec, R"("lengths": [17, 19, 8])");
+    // r2c / c2r: fused (N/2 smooth, <= 4096) and the general path (N/2 with a prime above 31, or above 4096).
+    for (int n : {2, 4, 6, 74, 646, 1000, 1202, 8192, 8198, 9000, 16384}) {
+      add(prec, fmt::format(R"("transform": "r2c", "length": {})", n));
+      add(prec, fmt::format(R"("transform": "c2r", "length": {})", n));
+    }
+    add(prec, R"("transform": "r2c", "length": 1202, "input": {"stride": 3, "distance": 3700, "offset": 2}, "output": {"stride": 2, "distance": 1300, "offset": 4, "layout": "planar"})");
+    add(prec, R"("transform": "c2r", "length": 12000, "input": {"layout": "planar", "stride": 2, "distance": 12010}, "output": {"stride": 3, "distance": 36001, "offset": 1})");
+    add(prec, R"("transform": "r2c", "length": 16382, "input": {"stride": 2, "distance": 32770, "offset": 1})");
+  }
+  int n = 0;
+  for (const auto& t : texts) {
+    const std::uint64_t seed = 16000 + n++;
+    Check c = emulatePlan(t, 3, seed);
+    EXPECT_TRUE(c.ok()) << t << " seed " << seed << ": error " << c.error << " (bound " << c.bound << "), unwritten " << c.unwritten;
+  }
+  std::printf("[stockham] %d plans run on the CPU against FFTW\n", n);
+  // The check can fail: a split kernel that pairs real parts with the wrong imaginary offset, or a
+  // column kernel of the wrong direction, is caught.
+  const std::string general = R"({"name": "emu", "family": "stockham", "precision": "f64", "transform": "r2c", "length": 16384})";
+  auto caught = [&](const std::function<void(StockhamPlan&)>& m) {
+    try {
+      return !emulatePlan(general, 2, 1, m).ok();
+    } catch (const std::out_of_range&) {
+      return true;  // reads past the array: caught as well
+    }
+  };
+  EXPECT_TRUE(emulatePlan(general, 2, 1).ok());
+  EXPECT_TRUE(caught([](StockhamPlan& p) { p.kernels[0].desc.in.imStride = 0; }));  // the column kernel's pairs: imaginary part N2 away
+  EXPECT_TRUE(caught([](StockhamPlan& p) { p.kernels[0].desc.sign = +1; }));
 }

@@ -128,20 +128,27 @@ NodePtr wordPos(const NodePtr& wd) {
 
 std::vector<std::string> wordBits(const Ctx& x) { return x.f16 ? cmma::bitNames("rcv", 0, 3) : cmma::bitNames("rcv", 1, 3); }
 
-// Stage fill: every thread stages 16 words of samples and 16 of weights (u = tid + 128 q: row u / 32, word u % 32).
-std::vector<NodePtr> emitFill(const Ctx& x) {
+// Stage fill, split so that the next stage's global loads can be in flight during this stage's MMAs:
+// emitLoad reads the words of the stage starting at receiver `k0` into registers pf_s[] / pf_w[]
+// (word u = tid + threads q of an operand: row u / 32, word u % 32), emitStore writes them into buffer `buf`.
+int fillRounds(const Ctx& x, int side) { return x.t.fillRounds(side == 0 ? x.t.times : x.t.beams); }
+bool fillGuard(const Ctx& x, int side) { return (side == 0 ? x.t.times : x.t.beams) * x.t.wordsPerStage % x.t.threads != 0; }
+
+NodePtr fillRow(const Ctx& x) { return bin("+", bin(">>", var("tid"), lit(5)), bin("*", var("q"), lit(x.t.threads / 32))); }
+
+std::vector<NodePtr> emitLoad(const Ctx& x, const NodePtr& k0) {
   std::vector<NodePtr> out;
   const int rpw = x.m.receiversPerWord;
-  const int perThread = x.t.times * x.t.wordsPerStage / x.t.threads;
-  out.push_back(decl("const int", "wd", bin("&", var("tid"), lit(31))));
-  out.push_back(decl("const int", "kk", bin("+", var("k0"), bin("*", var("wd"), lit(rpw)))));
-  out.push_back(decl("const int", "pos", wordPos(var("wd"))));
+  out.push_back(decl("const int", "kk", bin("+", k0, bin("*", var("fill_wd"), lit(rpw)))));
   for (int side = 0; side < 2; ++side) {
     const BfOperand& o = side == 0 ? x.s.in : x.s.w;
+    const int rows = side == 0 ? x.t.times : x.t.beams;
+    const std::string dst = side == 0 ? "pf_s" : "pf_w";
     std::vector<NodePtr> body;
-    body.push_back(decl("const int", "row", bin("+", bin(">>", var("tid"), lit(5)), bin("*", var("q"), lit(x.t.threads / 32)))));
+    body.push_back(decl("const int", "row", fillRow(x)));
     const NodePtr g = side == 0 ? bin("+", var("t0"), var("row")) : bin("+", var("m0"), var("row"));
-    const NodePtr validRow = side == 0 ? bin("<", g, lit(x.s.samples)) : bin("<", g, lit(x.s.beams));
+    NodePtr validRow = side == 0 ? bin("<", g, lit(x.s.samples)) : bin("<", g, lit(x.s.beams));
+    if (fillGuard(x, side)) validRow = bin("&&", bin("<", var("row"), lit(rows)), validRow);
     body.push_back(decl("const long long", "idx",
                         bin("+", var(side == 0 ? "sbase" : "wbase"),
                             bin("+", bin("*", cast("long long", g), lit(o.outer)), bin("*", cast("long long", var("kk")), lit(o.receiver))))));
@@ -149,11 +156,33 @@ std::vector<NodePtr> emitFill(const Ctx& x) {
     for (auto& st : loadWord(x, o, side == 0 ? "s_a" : "w_a", side == 0 ? "s_b" : "w_b", var("idx"), var("kk"), validRow, "v",
                              side == 0 && o.type == BfType::CI8))
       body.push_back(st);
-    body.push_back(assign(index(index(var(side == 0 ? "sa" : "sb"), var("row")), var("pos")), var("v")));
-    out.push_back(raw("#pragma unroll 4"));
-    out.push_back(forLoop(decl("int", "q", lit(0)), bin("<", var("q"), lit(perThread)), assign(var("q"), lit(1), "+="), block(body)));
+    body.push_back(assign(index(var(dst), var("q")), var("v")));
+    out.push_back(raw("#pragma unroll"));
+    out.push_back(forLoop(decl("int", "q", lit(0)), bin("<", var("q"), lit(fillRounds(x, side))), assign(var("q"), lit(1), "+="), block(body)));
   }
   return out;
+}
+
+// The rows of shared-memory buffer `buf` (an expression): samples rows 0..times-1, then the weights rows.
+NodePtr stageDecl(const Ctx& x, const std::string& name, const std::string& buf) {
+  return raw(fmt::format("wf_u32 (* const {0})[{1}] = reinterpret_cast<wf_u32 (*)[{1}]>(bf_smem + ({2}) * {3});", name, x.t.rowStride, buf,
+                         x.t.stageWords()));
+}
+
+std::vector<NodePtr> emitStore(const Ctx& x, const std::string& buf) {
+  std::vector<NodePtr> out;
+  out.push_back(stageDecl(x, "stage", buf));
+  for (int side = 0; side < 2; ++side) {
+    const int rows = side == 0 ? x.t.times : x.t.beams;
+    std::vector<NodePtr> body;
+    body.push_back(decl("const int", "row", fillRow(x)));
+    NodePtr st = assign(index(index(var("stage"), side == 0 ? var("row") : bin("+", var("row"), lit(x.t.times))), var("fill_pos")),
+                        index(var(side == 0 ? "pf_s" : "pf_w"), var("q")));
+    body.push_back(fillGuard(x, side) ? ifStmt(bin("<", var("row"), lit(rows)), st) : st);
+    out.push_back(raw("#pragma unroll"));
+    out.push_back(forLoop(decl("int", "q", lit(0)), bin("<", var("q"), lit(fillRounds(x, side))), assign(var("q"), lit(1), "+="), block(body)));
+  }
+  return {block(out)};
 }
 
 std::vector<NodePtr> emitCompute(const Ctx& x) {
@@ -164,12 +193,12 @@ std::vector<NodePtr> emitCompute(const Ctx& x) {
   for (int i = 0; i < fa; ++i) {
     NodePtr row = bin("+", var("wt"), bin("+", var("a_time"), lit(i * 8)));
     NodePtr pos = bin("+", bin("*", var("ks"), lit(8)), bin("*", var("a_word"), lit(2)));
-    loop.push_back(decl("const uint2", fmt::format("x{}", i), index(cast("const uint2*", unary("&", index(index(var("sa"), row), pos))), lit(0))));
+    loop.push_back(decl("const uint2", fmt::format("x{}", i), index(cast("const uint2*", unary("&", index(index(var("cur"), row), pos))), lit(0))));
   }
   for (int j = 0; j < fb; ++j) {
-    NodePtr row = bin("+", var("wm"), bin("+", var("b_beam"), lit(j * 8)));
+    NodePtr row = bin("+", var("wm"), bin("+", var("b_beam"), lit(x.t.times + j * 8)));  // weights rows follow the samples rows
     NodePtr pos = bin("+", bin("*", var("ks"), lit(8)), bin("*", var("b_word"), lit(2)));
-    loop.push_back(decl("const uint2", fmt::format("y{}", j), index(cast("const uint2*", unary("&", index(index(var("sb"), row), pos))), lit(0))));
+    loop.push_back(decl("const uint2", fmt::format("y{}", j), index(cast("const uint2*", unary("&", index(index(var("cur"), row), pos))), lit(0))));
   }
   // A registers from the layout: ReIm_out picks conj or swap, the top word bit picks the word of the pair.
   for (int i = 0; i < fa; ++i)
@@ -265,8 +294,8 @@ std::vector<NodePtr> emitIntegrate(const Ctx& x) {
   const BfTiling& t = x.t;
   if (t.tilesPerRange == 1) {
     std::vector<NodePtr> body;
-    body.push_back(decl("const int", "w", bin(">>", var("qq"), lit(6))));
-    body.push_back(decl("const int", "ml", bin("&", var("qq"), lit(63))));
+    body.push_back(decl("const int", "w", bin("/", var("qq"), lit(t.beams))));
+    body.push_back(decl("const int", "ml", bin("%", var("qq"), lit(t.beams))));
     body.push_back(decl("float", "acc", flit(0)));
     body.push_back(forLoop(decl("int", "i", lit(0)), bin("<", var("i"), lit(s.integrate)), assign(var("i"), lit(1), "+="),
                            block({assign(var("acc"), index(index(var("ps"), bin("+", bin("*", var("w"), lit(s.integrate)), var("i"))), var("ml")), "+=")})));
@@ -288,7 +317,14 @@ std::vector<NodePtr> emitIntegrate(const Ctx& x) {
 
 }  // namespace
 
-BeamformerKernel emitBeamformer(const BeamformerSpec& s) {
+BeamformerKernel emitBeamformer(const BeamformerSpec& s, const EmitTarget& target) {
+  BeamformerKernel k = emitBeamformer(s);
+  if (s.tuning.minBlocks || !target.probe || k.minBlocks == 1) return k;
+  if (!target.probe->compile(k.source, s.name, target.arch).spills()) return k;
+  return emitBeamformer(s, 1);
+}
+
+BeamformerKernel emitBeamformer(const BeamformerSpec& s, int minBlocks) {
   Ctx x{s, bfMma(s.in.type), {}, s.in.type == BfType::CF16};
   x.t = bfTiling(s, x.m);
   const BfTiling& t = x.t;
@@ -298,6 +334,7 @@ BeamformerKernel emitBeamformer(const BeamformerSpec& s) {
   k.sharedBytes = t.sharedBytes(s.power);
   k.vectorSamples = vectorOk(s.in);
   k.vectorWeights = vectorOk(s.w);
+  k.minBlocks = minBlocks ? minBlocks : s.tuning.minBlocks ? s.tuning.minBlocks : 2;
   const BfMma& m = x.m;
   const auto wb = wordBits(x);
   const int C = s.channels, P = s.polarizations;
@@ -305,14 +342,18 @@ BeamformerKernel emitBeamformer(const BeamformerSpec& s) {
   (void)inB;
 
   std::vector<NodePtr> body;
-  body.push_back(raw(fmt::format("__shared__ __align__(16) wf_u32 sa[{}][{}];", t.times, t.rowStride)));
-  body.push_back(raw(fmt::format("__shared__ __align__(16) wf_u32 sb[{}][{}];", t.beams, t.rowStride)));
-  if (s.power) body.push_back(raw(fmt::format("__shared__ float ps[{}][{}];", t.times, t.beams + 1)));
+  // Dynamic shared memory: `stages` buffers of (samples rows, weights rows) x rowStride words, then (power) the |beam|^2 tile.
+  body.push_back(raw("extern __shared__ __align__(16) wf_u32 bf_smem[];"));
+  if (s.power)
+    body.push_back(raw(fmt::format("float (* const ps)[{0}] = reinterpret_cast<float (*)[{0}]>(bf_smem + {1});", t.beams + 1, t.stages * t.stageWords())));
   body.push_back(decl("const int", "tid", var("threadIdx.x")));
   body.push_back(decl("const int", "lane", bin("&", var("tid"), lit(31))));
   body.push_back(decl("const int", "warp", bin(">>", var("tid"), lit(5))));
-  body.push_back(decl("const int", "wt", bin("*", bin(">>", var("warp"), lit(1)), lit(t.warpTimes))));
-  body.push_back(decl("const int", "wm", bin("*", bin("&", var("warp"), lit(1)), lit(t.warpBeams))));
+  body.push_back(decl("const int", "wt", bin("*", bin("/", var("warp"), lit(t.warpsM)), lit(t.warpTimes))));
+  body.push_back(decl("const int", "wm", bin("*", bin("%", var("warp"), lit(t.warpsM)), lit(t.warpBeams))));
+  // This thread's word of every fill row (threads is a multiple of 32) and its position in the staged row.
+  body.push_back(decl("const int", "fill_wd", bin("&", var("tid"), lit(31))));
+  body.push_back(decl("const int", "fill_pos", wordPos(var("fill_wd"))));
   // block -> (batch entry, channel, [pol,] range, beam tile)
   body.push_back(decl("long long", "unit", cast("long long", var("blockIdx.x"))));
   body.push_back(decl("const int", "m0", bin("*", cast("int", bin("%", var("unit"), lit(t.beamTiles))), lit(t.beams))));
@@ -358,12 +399,36 @@ BeamformerKernel emitBeamformer(const BeamformerSpec& s) {
   pol.push_back(raw("#pragma unroll"));
   pol.push_back(forLoop(decl("int", "z", lit(0)), bin("<", var("z"), lit(nacc)), assign(var("z"), lit(1), "+="),
                         block({assign(index(var("d"), var("z")), x.f16 ? flit(0) : lit(0))})));
-  std::vector<NodePtr> stage = emitFill(x);
-  stage.push_back(exprStmt(call("__syncthreads", {})));
-  for (auto& n : emitCompute(x)) stage.push_back(n);
-  stage.push_back(exprStmt(call("__syncthreads", {})));
   const int ks = t.receiversPerStage(m);
-  pol.push_back(forLoop(decl("int", "k0", lit(0)), bin("<", var("k0"), lit(s.receivers)), assign(var("k0"), lit(ks), "+="), block(stage)));
+  pol.push_back(declArray("wf_u32", "pf_s", fillRounds(x, 0)));
+  pol.push_back(declArray("wf_u32", "pf_w", fillRounds(x, 1)));
+  auto sync = [] { return exprStmt(call("__syncthreads", {})); };
+  auto computeOn = [&](const std::string& buf) {
+    std::vector<NodePtr> b{stageDecl(x, "cur", buf)};
+    for (auto& n : emitCompute(x)) b.push_back(n);
+    return block(b);
+  };
+  if (t.stages == 2) {
+    // Double-buffered: the next stage's global loads are issued before this stage's MMAs and stored after them.
+    for (auto& n : emitLoad(x, lit(0))) pol.push_back(n);
+    for (auto& n : emitStore(x, "0")) pol.push_back(n);
+    pol.push_back(sync());
+    std::vector<NodePtr> stage;
+    stage.push_back(decl("const int", "buf", bin("&", bin("/", var("k0"), lit(ks)), lit(1))));
+    stage.push_back(decl("const bool", "more", bin("<", bin("+", var("k0"), lit(ks)), lit(s.receivers))));
+    stage.push_back(ifStmt(var("more"), block(emitLoad(x, bin("+", var("k0"), lit(ks))))));
+    stage.push_back(computeOn("buf"));
+    stage.push_back(ifStmt(var("more"), block(emitStore(x, "buf ^ 1"))));
+    stage.push_back(sync());
+    pol.push_back(forLoop(decl("int", "k0", lit(0)), bin("<", var("k0"), lit(s.receivers)), assign(var("k0"), lit(ks), "+="), block(stage)));
+  } else {
+    std::vector<NodePtr> stage = emitLoad(x, var("k0"));
+    for (auto& n : emitStore(x, "0")) stage.push_back(n);
+    stage.push_back(sync());
+    stage.push_back(computeOn("0"));
+    stage.push_back(sync());
+    pol.push_back(forLoop(decl("int", "k0", lit(0)), bin("<", var("k0"), lit(s.receivers)), assign(var("k0"), lit(ks), "+="), block(stage)));
+  }
   for (auto& n : emitEpilogue(x)) pol.push_back(n);
 
   std::vector<NodePtr> tileBody;
@@ -382,7 +447,7 @@ BeamformerKernel emitBeamformer(const BeamformerSpec& s) {
                           assign(index(var("pbase"), bin("+", bin("*", var("rg"), lit(s.beams)), bin("+", var("m0"), var("tid")))), var("run"))));
   }
 
-  NodePtr fn = function(fmt::format("extern \"C\" __global__ void __launch_bounds__({})", t.threads), "", k.name,
+  NodePtr fn = function(fmt::format("extern \"C\" __global__ void __launch_bounds__({}, {})", t.threads, k.minBlocks), "", k.name,
                         {decl("const unsigned char* __restrict__", "s_a"), decl("const unsigned char* __restrict__", "s_b"),
                          decl("const unsigned char* __restrict__", "w_a"), decl("const unsigned char* __restrict__", "w_b"),
                          decl("const int* __restrict__", "shifts"), decl("unsigned char* __restrict__", "out"), decl("long long", "batch")},
@@ -390,11 +455,12 @@ BeamformerKernel emitBeamformer(const BeamformerSpec& s) {
   std::string head = fmt::format(
       "// {}: beamform {} receivers x {} beams, {} samples per call, {} channels x {} pols; samples {} {}, weights {} {}; output {}; "
       "generated by warpforge (beamformer family)\n"
-      "// block: {} samples x {} beams (2 x 2 warps of {} x {}), {} receivers per stage, {}; A = conj / swap of the samples (rows ReIm_out), B = weights\n",
+      "// block: {} samples x {} beams ({} x {} warps of {} x {}), {} receivers per stage in {} shared-memory buffer{}, {}; A = conj / swap of the samples "
+      "(rows ReIm_out), B = weights\n",
       k.name, s.receivers, s.beams, s.samples, C, P, bfTypeName(s.in.type), s.in.planar ? "planar" : "interleaved", bfTypeName(s.w.type),
       s.w.planar ? "planar" : "interleaved",
       s.power ? fmt::format("power integrated over {} samples", s.integrate) : std::string(bfOutTypeName(s.outType)) + " beams", t.times, t.beams,
-      t.warpTimes, t.warpBeams, ks, x.f16 ? "mma.sync m16n8k16 f16 -> f32" : "mma.sync m16n8k32 s8 -> s32");
+      t.warpsT, t.warpsM, t.warpTimes, t.warpBeams, ks, t.stages, t.stages > 1 ? "s (double-buffered: the next stage's loads overlap this one's MMAs)" : "", x.f16 ? "mma.sync m16n8k16 f16 -> f32" : "mma.sync m16n8k32 s8 -> s32");
   k.source = head + helpers(x) + print(foldConstants(fn));
   return k;
 }

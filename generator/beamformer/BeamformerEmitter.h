@@ -10,6 +10,7 @@
 
 #include "generator/beamformer/BeamformerLayouts.h"
 #include "generator/beamformer/BeamformerSpec.h"
+#include "warpforge/family.h"
 
 namespace warpforge {
 
@@ -18,8 +19,13 @@ struct BeamformerKernel {
   BfTiling tiling;
   int sharedBytes = 0;
   bool vectorSamples = false, vectorWeights = false;  // two receivers per load (receiver stride 1, aligned)
+  int minBlocks = 2;                                   // __launch_bounds__(threads, minBlocks)
 };
 
-BeamformerKernel emitBeamformer(const BeamformerSpec& s);
+// `minBlocks` 0: the spec's tuning, else 2.
+BeamformerKernel emitBeamformer(const BeamformerSpec& s, int minBlocks = 0);
+// The same, where the spec leaves min_blocks automatic and `target` has a compiler: 2 blocks per SM unless ptxas
+// then spills for target.arch, else 1.
+BeamformerKernel emitBeamformer(const BeamformerSpec& s, const EmitTarget& target);
 
 }  // namespace warpforge

@@ -6,13 +6,12 @@
 
 #include "generator/beamformer/BeamformerData.h"
 #include "generator/beamformer/BeamformerLayouts.h"
+#include "generator/beamformer/BeamformerTune.h"
 #include "generator/emulate/Half.h"
 
 namespace warpforge {
 
 namespace {
-
-constexpr int kMaxStaticShared = 48 * 1024;
 
 // 8 M N K operations per complex GEMM (the issue's count), per batch entry.
 double gemmOps(const BeamformerSpec& s) {
@@ -20,6 +19,68 @@ double gemmOps(const BeamformerSpec& s) {
 }
 
 int arrayElemBytes(const BfOperand& o) { return o.planar ? (o.type == BfType::CF16 ? 2 : 1) : bfComplexBytes(o.type); }
+
+// Bytes of the user's arrays per batch entry (inputs read once, output written once): the traffic floor.
+double userBytesPerEntry(const BeamformerSpec& s) {
+  auto operand = [](const BfOperand& o) { return static_cast<double>(o.span) * (o.planar ? 2 : 1) * arrayElemBytes(o); };
+  return operand(s.in) + (s.w.batch ? operand(s.w) : 0.0) + static_cast<double>(s.outElems()) * (s.power ? 4 : bfOutBytes(s.outType)) +
+         (s.intOut() ? 4.0 * s.channels * s.polarizations * s.beams : 0.0);
+}
+
+// The power output computed the unfused way, for bench: complex f32 beams of the same GEMM to a scratch buffer,
+// then a detection kernel (|beam|^2 summed over pols and the window, one thread per output element).
+LaunchPlan unfusedPowerPlan(const BeamformerSpec& s, const EmitTarget& target) {
+  BeamformerSpec v = s;
+  v.power = false;
+  v.outType = BfOutType::CF32;
+  v.name = s.name + "_unfused";
+  LaunchPlan p = beamformerLaunchPlan(v, emitBeamformer(v, target));
+  for (auto& b : p.buffers)
+    if (b.name == "beams") b.role = BufferRole::Scratch, b.name = "beams_scratch", b.note = "complex f32 beams [batch][channel][pol][time][beam] (scratch)";
+  for (auto& a : p.kernels[0].args)
+    if (a.kind == PlanArg::Kind::Buffer && a.name == "beams") a.name = "beams_scratch";
+  PlanBuffer o;
+  o.name = "power";
+  o.role = BufferRole::Output;
+  o.elementType = "unsigned char";
+  o.elementBytes = 1;
+  o.alignment = 16;
+  o.perBatchElems = s.outElems() * 4;
+  o.note = "[batch][channel][window][beam] f32";
+  p.buffers.push_back(o);
+  const std::string kn = v.name + "_detect";
+  const long long W = s.windows(), M = s.beams, N = s.samples, P = s.polarizations;
+  std::string src = fmt::format(
+      "// {0}: |beam|^2 summed over {1} pols and {2} samples per window, from complex f32 beams in memory (the unfused pair's second kernel)\n"
+      "extern \"C\" __global__ void __launch_bounds__(256) {0}(const float2* __restrict__ beams, float* __restrict__ power, long long total) {{\n"
+      "  const long long e = (long long)blockIdx.x * 256 + threadIdx.x;\n"
+      "  if (e >= total) return;\n"
+      "  const long long m = e % {3}, win = (e / {3}) % {4}, bc = e / ({3}LL * {4});\n"
+      "  float acc = 0.f;\n"
+      "  for (int p = 0; p < {1}; ++p) {{\n"
+      "    const float2* row = beams + ((bc * {1} + p) * {5} + win * {2}) * {3} + m;\n"
+      "    for (int i = 0; i < {2}; ++i) {{ const float2 v = row[(long long)i * {3}]; acc += fmaf(v.y, v.y, v.x * v.x); }}\n"
+      "  }}\n"
+      "  power[e] = acc;\n"
+      "}}\n",
+      kn, P, s.integrate, M, W, N);
+  p.sources.push_back({kn + ".cu", src});
+  PlanKernel k;
+  k.name = kn;
+  k.source = 1;
+  k.blockX = 256;
+  k.grid = GridRule{static_cast<long long>(s.channels) * W * M, 256, false};
+  k.args = {PlanArg::buffer("beams_scratch", "const float2*", "beams"), PlanArg::buffer("power", "float*", "power"),
+            PlanArg::batchTimes(static_cast<long long>(s.channels) * W * M, "total")};
+  k.note = "detection: one thread per (batch entry, channel, window, beam)";
+  p.kernels.push_back(k);
+  p.check();
+  return p;
+}
+
+// Dense tensor-core operations per SM per clock at Hopper's rates (H100 SXM: 1979 TOPS s8, 989 TFLOPS f16 at
+// 132 SMs x 1830 MHz); mma.sync issues below them on sm_90 (wgmma reaches them).
+double peakOpsPerSmClock(const BeamformerSpec& s) { return s.integer() ? 8192 : 4096; }
 
 }  // namespace
 
@@ -88,11 +149,12 @@ LaunchPlan beamformerLaunchPlan(const BeamformerSpec& s, const BeamformerKernel&
   kr.name = k.name;
   kr.source = 0;
   kr.blockX = k.tiling.threads;
-  kr.sharedBytes = 0;  // static
+  kr.sharedBytes = k.sharedBytes;  // dynamic
   kr.grid = GridRule{k.tiling.blocksPerBatch, 1, false};
   kr.args = args;
-  kr.note = fmt::format("one block per (batch entry, channel, {}{} samples, {} beams); {} B static shared memory", s.power ? "" : "pol, ", k.tiling.range,
-                        k.tiling.beams, k.sharedBytes);
+  kr.note = fmt::format("one block per (batch entry, channel, {}{} samples, {} beams), {} x {} warps of {} x {}; {} B dynamic shared memory ({} stage{})",
+                        s.power ? "" : "pol, ", k.tiling.range, k.tiling.beams, k.tiling.warpsT, k.tiling.warpsM, k.tiling.warpTimes, k.tiling.warpBeams,
+                        k.sharedBytes, k.tiling.stages, k.tiling.stages > 1 ? "s, double-buffered" : "");
   p.kernels.push_back(kr);
   p.check();
   return p;
@@ -109,8 +171,6 @@ class BeamformerFamilySpec final : public FamilySpec {
 
   VerifyReport verify() const override {
     BfConsistency c = bfConsistency(s_);
-    const BeamformerKernel k = emitBeamformer(s_);
-    if (k.sharedBytes > kMaxStaticShared) c.issues.push_back({"/tuning", fmt::format("{} B of shared memory (> {} B)", k.sharedBytes, kMaxStaticShared)});
     if (!c.issues.empty()) {
       std::vector<InconsistentSpec::Issue> issues;
       std::string text;
@@ -120,6 +180,7 @@ class BeamformerFamilySpec final : public FamilySpec {
       }
       throw InconsistentSpec(text, issues);
     }
+    const BeamformerKernel k = emitBeamformer(s_);
     const BfMma m = bfMma(s_.in.type);
     const std::string ins = s_.in.type == BfType::CF16 ? "mma.sync m16n8k16 f16 -> f32" : "mma.sync m16n8k32 s8 -> s32";
     const BfTiling& t = k.tiling;
@@ -132,8 +193,11 @@ class BeamformerFamilySpec final : public FamilySpec {
                          s_.receivers, s_.beams, s_.samples, s_.channels, s_.polarizations, bfTypeName(s_.in.type), bfTypeName(s_.w.type),
                          s_.power ? fmt::format("power / {} samples", s_.integrate) : bfOutTypeName(s_.outType));
     for (const auto& line : c.proved) r.text += "  proved: " + line + "\n";
-    r.text += fmt::format("  {} blocks per batch entry, {} B shared; {} MMAs ({}), tensor-core work {:.2f}x the 8 M N K count\n", t.blocksPerBatch,
-                          k.sharedBytes, mmas, ins, done / gemmOps(s_));
+    r.text += fmt::format("  tile {} samples x {} beams ({} x {} warps of {} x {}{}), {} stage{}; {} blocks per batch entry, {} B shared; {} MMAs ({}), "
+                          "tensor-core work {:.2f}x the 8 M N K count\n",
+                          t.times, t.beams, t.warpsT, t.warpsM, t.warpTimes, t.warpBeams,
+                          s_.tuning.blockBeams ? ", from the spec's tuning" : ", chosen by the cost model", t.stages, t.stages > 1 ? "s (double-buffered)" : "",
+                          t.blocksPerBatch, k.sharedBytes, mmas, ins, done / gemmOps(s_));
     if (s_.integer())
       r.text += fmt::format("  exactness: int32 sums exact for K <= {} (this spec {}); ci8 samples' -128 reads as -127, weights' -128 and ci4 -8 exact\n",
                             2147483647LL / (2 * s_.maxSample() * s_.maxWeight()), s_.receivers);
@@ -157,9 +221,9 @@ class BeamformerFamilySpec final : public FamilySpec {
     return o;
   }
 
-  Generated emit(const EmitTarget&) const override {
+  Generated emit(const EmitTarget& target) const override {
     verify();
-    return Generated{beamformerLaunchPlan(s_, emitBeamformer(s_))};
+    return Generated{beamformerLaunchPlan(s_, emitBeamformer(s_, target))};
   }
 
   long long defaultBatch() const override { return 1; }
@@ -168,55 +232,68 @@ class BeamformerFamilySpec final : public FamilySpec {
     return beamformerCheck(s_, data, outputs, batch);
   }
 
-  // Proposed kinds for bench/ (not implemented there yet):
-  //   "cgemm"       cublasCgemm (complex f32) on cf32 copies of the data
-  //   "cgemm_lt_f16" cuBLASLt planar complex f16 (CUDA_C_16F, CUBLASLT_ORDER_COL planar, f32 compute)
-  //   "cgemm_i8"    cublasGemmEx CUDA_C_8I x CUDA_C_8I -> CUDA_C_32F, CUBLAS_COMPUTE_32F
-  // lengths = {batch of GEMMs (channels x pols), M beams, N samples, K receivers}; C[m][n] = sum_k W[m][k] S[k][n]
-  // with W m x k and S k x n column-major (W = weights [beam][receiver] row-major = k-fastest; S = samples [time][receiver]).
+  // bench/Baseline.cpp runs it: lengths = {GEMMs per batch entry (channels x pols), M beams, N samples, K receivers};
+  // beams C[g] (M x N column-major = [t][m], complex f32) = W[g] (used transposed from [m][k]) x S[g] ([t][k]).
+  //   "cgemm_i8"     cublasGemmStridedBatchedEx CUDA_C_8I -> CUDA_C_32F (ci8; ci4 widened to ci8 by the harness)
+  //   "cgemm_lt_f16" cuBLASLt planar complex f16, f32 compute (cf16)
+  //   "cgemm"        cublasCgemmStridedBatched on complex f32 copies (either type)
+  // The spec's "baseline" member picks one (default: cgemm_i8 for integers, cgemm_lt_f16 for cf16). cuBLAS writes
+  // complex f32 beams: no shift / saturation / 4-bit packing, and for power output no detection or integration.
   std::optional<BaselineRequest> baseline() const override {
+    if (s_.baseline == "none") return std::nullopt;
     BaselineRequest r;
-    r.kind = s_.in.type == BfType::CF16 ? "cgemm_lt_f16" : "cgemm_i8";
+    r.kind = s_.baseline.empty() ? (s_.integer() ? "cgemm_i8" : "cgemm_lt_f16") : s_.baseline;
     r.lengths = {static_cast<long long>(s_.channels) * s_.polarizations, s_.beams, s_.samples, s_.receivers};
-    r.precision = s_.in.type == BfType::CF16 ? "cf16" : "ci8";
-    r.description = fmt::format("cuBLAS{} complex GEMM M = {} beams, N = {} samples, K = {} receivers, {} GEMMs per batch entry -> complex f32",
-                                s_.in.type == BfType::CF16 ? "Lt planar f16" : " GemmEx int8", s_.beams, s_.samples, s_.receivers,
-                                s_.channels * s_.polarizations);
+    r.precision = s_.integer() ? "ci8" : "cf16";
+    const char* lib = r.kind == "cgemm_i8" ? "cuBLAS complex int8" : r.kind == "cgemm_lt_f16" ? "cuBLASLt planar complex f16" : "cuBLAS cgemm (f32)";
+    std::string what = s_.power ? "complex f32 beams only (GEMM; no |beam|^2, no integration: the unfused pair would add a detection kernel)"
+                       : s_.intOut() ? fmt::format("complex f32 beams (no shift, saturation or {} packing)", bfOutTypeName(s_.outType))
+                                     : "complex f32 beams";
+    r.description = fmt::format("{}{}: M = {} beams, N = {}, K = {}, {} GEMMs per entry -> {}", lib,
+                                s_.in.type == BfType::CI4 ? " on ci4 widened to ci8 by the harness" : "", s_.beams, s_.samples, s_.receivers,
+                                s_.channels * s_.polarizations, what);
     const BeamformerSpec s = s_;
-    // Dense inputs: per GEMM g = c P + p, weights [g][m][k] then samples [g][t][k], interleaved ci8 (ci4 widened, clamped as ours) or
-    // planar f16 (all real parts of the GEMM's matrix, then all imaginary parts).
-    r.denseInput = [s](const TestData& data, long long batch) {
-      std::vector<unsigned char> out;
-      for (long long b = 0; b < batch; ++b)
-        for (long long c = 0; c < s.channels; ++c)
-          for (long long p = 0; p < s.polarizations; ++p)
-            for (int side = 1; side >= 0; --side) {
-              const long long rows = side ? s.beams : s.samples;
-              std::vector<BfValue> v;
-              for (long long i = 0; i < rows; ++i)
-                for (long long k = 0; k < s.receivers; ++k) v.push_back(side ? bfWeight(s, data, b, c, p, i, k) : bfSample(s, data, b, c, p, i, k));
-              if (s.integer()) {
-                for (const auto& x : v) {
-                  out.push_back(static_cast<unsigned char>(static_cast<signed char>(std::max(-128.0, x.re))));
-                  out.push_back(static_cast<unsigned char>(static_cast<signed char>(std::max(-128.0, x.im))));
-                }
-              } else {
-                for (int part = 0; part < 2; ++part)
-                  for (const auto& x : v) {
-                    const std::uint16_t h = floatToHalfBits(part ? x.im : x.re);
-                    out.push_back(static_cast<unsigned char>(h & 0xff));
-                    out.push_back(static_cast<unsigned char>(h >> 8));
-                  }
-              }
-            }
-      return out;
-    };
-    r.error = nullptr;
+    r.denseInput = [s](const TestData& data, long long batch) { return bfBaselineDenseInput(s, data, batch); };
+    r.error = [s](const std::vector<unsigned char>& dense, const TestData& data, long long batch) { return bfBaselineBeamsError(s, data, dense, batch); };
     return r;
   }
 
-  std::string benchNotes(const std::vector<double>&, double, int) const override {
-    return fmt::format("op count (8 M N K per complex GEMM): {:.4g} per batch entry\n", gemmOps(s_));
+  // Variants bench times beside the default: the default again (its TOPS and % of peak in the notes; bench gives
+  // the notes no time of the default row), one stage (no double buffering: what the pipeline buys), and for power
+  // the unfused pair (complex f32 beams to memory + a detection kernel).
+  std::vector<BenchVariant> benchVariants(const EmitTarget& target) const override {
+    std::vector<BenchVariant> v;
+    v.push_back({"default plan again (TOPS, % of peak in the notes)", Generated{beamformerLaunchPlan(s_, emitBeamformer(s_, target))}, 0, 0});
+    if (s_.tuning.stages == 2) {
+      BeamformerSpec one = s_;
+      one.tuning.stages = 1;
+      if (bfTilingProblems(one, bfTiling(one, bfMma(one.in.type))).empty())
+        v.push_back({"one shared-memory stage (no double buffering)", Generated{beamformerLaunchPlan(one, emitBeamformer(one, target))}, 0, 0});
+    }
+    if (s_.power) v.push_back({"unfused: cf32 beams to memory + detection kernel", Generated{unfusedPowerPlan(s_, target)}, 0, 0});
+    return v;
+  }
+
+  std::string benchNotes(const std::vector<double>& ms, const std::vector<long long>& batch, double clockKHz, int sms) const override {
+    const double peak = peakOpsPerSmClock(s_) * sms * clockKHz * 1e3;
+    std::string o = fmt::format("op count (8 M N K per complex GEMM): {:.4g} per batch entry; user arrays {:.4g} B per entry ({:.1f} ops/B)\n", gemmOps(s_),
+                                userBytesPerEntry(s_), gemmOps(s_) / userBytesPerEntry(s_));
+    o += fmt::format("tensor-core peak (dense, {} ops/SM/clock x {} SMs x {:.0f} MHz): {:.0f} T{}OPS; mma.sync on sm_90 issues below it\n",
+                     peakOpsPerSmClock(s_), sms, clockKHz / 1e3, peak / 1e12, s_.integer() ? "" : "FL");
+    const auto names = benchVariants({});
+    for (std::size_t i = 0; i < ms.size() && i < names.size(); ++i) {
+      const double b = i < batch.size() ? static_cast<double>(batch[i]) : 1.0;
+      const double ops = gemmOps(s_) * b, secs = ms[i] * 1e-3;
+      o += fmt::format("  {:<56} {:9.4f} ms {:8.1f} TOPS {:5.1f}% of peak {:8.1f} GB/s\n", names[i].name, ms[i], ops / secs / 1e12, 100 * ops / secs / peak,
+                       userBytesPerEntry(s_) * b / secs / 1e9);
+    }
+    if (s_.power && ms.size() >= names.size() && names.size() >= 2) o += fmt::format("  fused power vs the unfused pair: {:.2f}x\n", ms.back() / ms[0]);
+    return o;
+  }
+
+  bool hasTuner() const override { return true; }
+  std::optional<TuneOutcome> tune(TuneTimer& timer, long long, const std::function<void(const TuneTrialReport&)>& onTrial) const override {
+    return tuneBeamformer(s_, timer, onTrial);
   }
 
  private:

@@ -34,11 +34,29 @@ BfMma bfMma(BfType type) {
   return m;
 }
 
-BfTiling bfTiling(const BeamformerSpec& s, const BfMma&) {
-  BfTiling t;
+namespace {
+
+// The block beams for M: the candidate with the fewest tensor-core columns per useful beam, counting the padding of
+// M's last tile and a per-tile overhead of 16 columns (the samples staged again for every beam tile, the fixed
+// costs of a block): 96 beams -> one 96-beam tile, 1024 -> 128, 33 -> 48, 1..32 -> 32.
+int chooseBlockBeams(long long M) {
+  int best = 32;
+  double bestCost = 1e300;
+  for (int b : {32, 48, 64, 96, 128}) {
+    const double tiles = static_cast<double>((M + b - 1) / b);
+    const double cost = tiles * (b + 16);
+    if (cost < bestCost - 1e-9) best = b, bestCost = cost;
+  }
+  return best;
+}
+
+void fillGrid(const BeamformerSpec& s, BfTiling& t) {
+  t.warpsT = t.times / t.warpTimes;
+  t.warpsM = t.beams / t.warpBeams;
+  t.threads = 32 * t.warpsT * t.warpsM;
   t.beamTiles = (s.beams + t.beams - 1) / t.beams;
   if (s.power) {
-    // A block integrates whole windows: I >= 64: one window over ceil(I / 64) tiles; I < 64: floor(64 / I) windows in one tile.
+    // A block integrates whole windows: I >= times: one window over ceil(I / times) tiles; else floor(times / I) windows in one tile.
     if (s.integrate >= t.times) {
       t.range = s.integrate;
       t.windowsPerRange = 1;
@@ -50,10 +68,43 @@ BfTiling bfTiling(const BeamformerSpec& s, const BfMma&) {
     }
   } else {
     t.range = t.times;
+    t.tilesPerRange = 1;
+    t.windowsPerRange = 1;
   }
   t.ranges = (s.samples + t.range - 1) / t.range;
   t.blocksPerBatch = static_cast<long long>(s.channels) * (s.power ? 1 : s.polarizations) * t.ranges * t.beamTiles;
+}
+
+}  // namespace
+
+BfTiling bfTiling(const BeamformerSpec& s, const BfMma&) {
+  BfTiling t;
+  const BfTuning& u = s.tuning;
+  t.stages = u.stages;
+  t.beams = u.blockBeams ? u.blockBeams : chooseBlockBeams(s.beams);
+  t.warpBeams = u.warpBeams ? u.warpBeams : t.beams % 32 == 0 ? 32 : t.beams % 24 == 0 ? 24 : 16;
+  if (t.warpBeams > t.beams) t.warpBeams = t.beams;
+  // 64 samples per block, in two warp rows of 32 (128 when there is a single 32-beam warp column: four warp rows).
+  t.times = u.blockTimes ? u.blockTimes : (t.beams / t.warpBeams == 1 ? 128 : 64);
+  t.warpTimes = u.warpTimes ? u.warpTimes : std::min(32, t.times);
+  if (t.warpTimes > t.times) t.warpTimes = t.times;
+  fillGrid(s, t);
   return t;
+}
+
+std::vector<std::pair<std::string, std::string>> bfTilingProblems(const BeamformerSpec& s, const BfTiling& t) {
+  std::vector<std::pair<std::string, std::string>> p;
+  if (t.times % t.warpTimes) p.push_back({"/tuning/warp_times", fmt::format("block_times {} is not a multiple of warp_times {}", t.times, t.warpTimes)});
+  if (t.beams % t.warpBeams) p.push_back({"/tuning/warp_beams", fmt::format("block_beams {} is not a multiple of warp_beams {}", t.beams, t.warpBeams)});
+  if (t.threads > 512) p.push_back({"/tuning", fmt::format("{} warps of {} x {} make {} threads per block (at most 512)", t.warpsT * t.warpsM, t.warpTimes, t.warpBeams, t.threads)});
+  const int acc = (t.warpTimes / 8) * (t.warpBeams / 8) * 4;
+  if (acc > 128) p.push_back({"/tuning", fmt::format("a warp tile of {} x {} holds {} accumulators per thread (at most 128: registers)", t.warpTimes, t.warpBeams, acc)});
+  if (s.power && t.tilesPerRange > 1 && t.threads < t.beams)
+    p.push_back({"/tuning", fmt::format("power over {} samples (> block_times {}): one thread per beam keeps the running sum; {} threads for {} beams", s.integrate,
+                                        t.times, t.threads, t.beams)});
+  if (t.sharedBytes(s.power) > kBfMaxShared)
+    p.push_back({"/tuning", fmt::format("{} B of shared memory per block (at most {} B)", t.sharedBytes(s.power), kBfMaxShared)});
+  return p;
 }
 
 BfConsistency bfConsistency(const BeamformerSpec& s, const BfMma* mma) {
@@ -135,6 +186,7 @@ BfConsistency bfConsistency(const BeamformerSpec& s, const BfMma* mma) {
   //    (channel, pol, t, m, ReIm) once (power: each (t, m) contributes once per pol). Sizes beyond 2^22 components
   //    are checked with the same tiling on at most three tiles (plus one) per axis.
   const BfTiling tl = bfTiling(s, m);
+  for (const auto& [path, msg] : bfTilingProblems(s, tl)) issue(path, msg);
   const long long N = std::min<long long>(s.samples, 3 * tl.range + 1);
   const long long M = std::min<long long>(s.beams, 3 * tl.beams + 1);
   std::vector<unsigned char> writes(static_cast<std::size_t>(N * M * 2), 0);
@@ -156,9 +208,9 @@ BfConsistency bfConsistency(const BeamformerSpec& s, const BfMma* mma) {
                   for (int k = 0; k < 3; ++k) tIn |= static_cast<long long>(bitValue(m.c, fmt::format("time{}", k), lane, reg)) << k;
                   for (int k = 0; k < 3; ++k) mIn |= static_cast<long long>(bitValue(m.c, fmt::format("beam{}", k), lane, reg)) << k;
                   const int reim = bitValue(m.c, "ReIm_out", lane, reg);
-                  const long long tLocal = static_cast<long long>(tile) * tl.times + (warp / 2) * tl.warpTimes + fi * 8 + tIn;
+                  const long long tLocal = static_cast<long long>(tile) * tl.times + (warp / tl.warpsM) * tl.warpTimes + fi * 8 + tIn;
                   const long long t = rg * tl.range + tLocal;
-                  const long long mm = bt * tl.beams + (warp % 2) * tl.warpBeams + fj * 8 + mIn;
+                  const long long mm = bt * tl.beams + (warp % tl.warpsM) * tl.warpBeams + fj * 8 + mIn;
                   if (!(tLocal < tl.range && t < N && mm < M)) continue;  // the kernel's predicate
                   ++writes[static_cast<std::size_t>((t * M + mm) * 2 + reim)];
                   ++rep.storesChecked;
@@ -166,8 +218,8 @@ BfConsistency bfConsistency(const BeamformerSpec& s, const BfMma* mma) {
   long long missing = 0, twice = 0;
   for (auto w : writes) missing += w == 0, twice += w > 1;
   if (missing || twice) issue("/tuning", fmt::format("the store leaves {} output components unwritten and writes {} more than once", missing, twice));
-  rep.proved.push_back(fmt::format("store: {} x {} block tiles ({} samples per block, {} warps): all {} components of {} samples x {} beams written once{}",
-                                   tl.times, tl.beams, tl.range, tl.threads / 32, writes.size(), N, M,
+  rep.proved.push_back(fmt::format("store: {} x {} block tiles ({} samples per block, {} x {} warps of {} x {}): all {} components of {} samples x {} beams written once{}",
+                                   tl.times, tl.beams, tl.range, tl.warpsT, tl.warpsM, tl.warpTimes, tl.warpBeams, writes.size(), N, M,
                                    N != s.samples || M != s.beams ? " (checked on a smaller problem, same tiling)" : ""));
   return rep;
 }

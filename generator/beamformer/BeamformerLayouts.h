@@ -29,11 +29,14 @@ struct BfMma {
 };
 BfMma bfMma(BfType type);
 
-// Block geometry: 2 x 2 warps of 32 times x 32 beams; 32 staged words per row per stage.
+// Block geometry: warpsT x warpsM warps of warpTimes x warpBeams; 32 staged words per row per stage, in `stages`
+// shared-memory buffers (2: double-buffered, the next stage's global loads in flight during this stage's MMAs).
 struct BfTiling {
   int times = 64, beams = 64;      // block tile
   int warpTimes = 32, warpBeams = 32;
+  int warpsT = 2, warpsM = 2;
   int threads = 128;
+  int stages = 2;
   int wordsPerStage = 32;          // per row (receivers per stage = 32 x receiversPerWord)
   int rowStride = 40;              // padded (8 mod 16 words: conflict-free 8-byte fragment loads)
   long long range = 64;            // samples per block (power: whole integration windows; beams: = times)
@@ -43,9 +46,18 @@ struct BfTiling {
   int windowsPerRange = 1;         // power: windows per block
   long long blocksPerBatch = 1;
   int receiversPerStage(const BfMma& m) const { return wordsPerStage * m.receiversPerWord; }
-  int sharedBytes(bool power) const { return 2 * times * rowStride * 4 + (power ? times * (beams + 1) * 4 : 0); }
+  int stageWords() const { return (times + beams) * rowStride; }  // one buffer: samples rows, then weights rows
+  int sharedBytes(bool power) const { return stages * stageWords() * 4 + (power ? times * (beams + 1) * 4 : 0); }
+  // Words each thread fills per stage (the last round guarded where threads do not divide the rows' words).
+  int fillRounds(int rows) const { return (rows * wordsPerStage + threads - 1) / threads; }
 };
+// The spec's tuning where given, else the cost model's choice (the block beams that waste the fewest tensor-core
+// columns on M's tail while keeping tiles large; see BeamformerLayouts.cpp).
 BfTiling bfTiling(const BeamformerSpec& s, const BfMma& m);
+// Problems in a tuning (block not a whole number of warps, too many threads, shared memory, registers): path + message.
+std::vector<std::pair<std::string, std::string>> bfTilingProblems(const BeamformerSpec& s, const BfTiling& t);
+// Shared memory one block may use: the smallest opt-in limit of the architectures the plan runs on (sm_86 / sm_89: 99 KiB).
+constexpr int kBfMaxShared = 99 * 1024;
 
 struct BfIssue {
   std::string path, message;

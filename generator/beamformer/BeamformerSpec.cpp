@@ -96,7 +96,7 @@ BeamformerSpec parseBeamformerSpec(const Json& root, const std::string& file) {
   JsonReader rd(file);
   rd.needObject(root, "");
   rd.onlyKeys(root, "", {"name", "family", "description", "receivers", "beams", "samples_per_call", "channels", "polarizations", "sample_type",
-                         "weight_type", "samples", "weights", "output", "tuning"});
+                         "weight_type", "samples", "weights", "output", "tuning", "baseline"});
   BeamformerSpec s;
   s.file = file;
   s.name = rd.identifier(rd.need(root, "", "name"), "/name", "name");
@@ -152,10 +152,34 @@ BeamformerSpec parseBeamformerSpec(const Json& root, const std::string& file) {
   } else {
     rd.fail(op + "/kind", fmt::format("unknown output kind '{}' (expected beams or power)", kind));
   }
+  if (root.contains("baseline")) {
+    s.baseline = rd.string(root["baseline"], "/baseline");
+    if (s.baseline != "cgemm" && s.baseline != "cgemm_i8" && s.baseline != "cgemm_lt_f16" && s.baseline != "none")
+      rd.fail("/baseline", fmt::format("'{}' (expected cgemm, cgemm_i8, cgemm_lt_f16 or none)", s.baseline));
+    if ((s.baseline == "cgemm_i8" && !s.integer()) || (s.baseline == "cgemm_lt_f16" && s.integer()))
+      rd.fail("/baseline", fmt::format("{} needs {} inputs", s.baseline, s.baseline == "cgemm_i8" ? "integer" : "cf16"));
+  }
   if (root.contains("tuning")) {
     const Json& t = root["tuning"];
     rd.needObject(t, "/tuning");
-    rd.onlyKeys(t, "/tuning", {});
+    rd.onlyKeys(t, "/tuning", {"block_times", "block_beams", "warp_times", "warp_beams", "stages", "min_blocks"});
+    // Multiples of 8 (one MMA fragment is 8 samples x 8 beams); the block a whole number of warps (checked by verify too).
+    auto mult8 = [&](const char* k, int lo, int hi) {
+      if (!t.contains(k)) return 0;
+      const long long v = rd.integer(t[k], JsonReader::child("/tuning", k), lo, hi);
+      if (v % 8) rd.fail(JsonReader::child("/tuning", k), fmt::format("{} is not a multiple of 8 (one MMA fragment is 8 samples x 8 beams)", v));
+      return static_cast<int>(v);
+    };
+    s.tuning.blockTimes = mult8("block_times", 8, 512);
+    s.tuning.blockBeams = mult8("block_beams", 8, 512);
+    s.tuning.warpTimes = mult8("warp_times", 8, 64);
+    s.tuning.warpBeams = mult8("warp_beams", 8, 64);
+    if (t.contains("stages")) s.tuning.stages = static_cast<int>(rd.integer(t["stages"], "/tuning/stages", 1, 2));
+    if (t.contains("min_blocks")) s.tuning.minBlocks = static_cast<int>(rd.integer(t["min_blocks"], "/tuning/min_blocks", 1, 4));
+    if (s.tuning.blockTimes && s.tuning.warpTimes && s.tuning.blockTimes % s.tuning.warpTimes)
+      rd.fail("/tuning/warp_times", fmt::format("block_times {} is not a multiple of warp_times {}", s.tuning.blockTimes, s.tuning.warpTimes));
+    if (s.tuning.blockBeams && s.tuning.warpBeams && s.tuning.blockBeams % s.tuning.warpBeams)
+      rd.fail("/tuning/warp_beams", fmt::format("block_beams {} is not a multiple of warp_beams {}", s.tuning.blockBeams, s.tuning.warpBeams));
   }
   return s;
 }

@@ -32,8 +32,13 @@ struct BfOperand {
   std::string layout = "default";
 };
 
+// The block tile and its warps (0: chosen by the plan's cost model, see bfTiling()); stages: shared-memory
+// buffers (2: the next stage's global loads are in flight while this stage's MMAs run; 1: load, then compute);
+// minBlocks: __launch_bounds__'s blocks per SM (0: 2, relaxed to 1 where ptxas would spill and a compiler is at hand).
 struct BfTuning {
-  int timesPerBlock = 64, beamsPerBlock = 64;  // block tile (2 x 2 warps of 32 x 32)
+  int blockTimes = 0, blockBeams = 0, warpTimes = 0, warpBeams = 0;
+  int stages = 2;
+  int minBlocks = 0;
 };
 
 struct BeamformerSpec {
@@ -46,6 +51,7 @@ struct BeamformerSpec {
   bool outCi4RealHigh = true;
   long long integrate = 1; // power: samples per integration window
   BfTuning tuning;
+  std::string baseline;    // bench's library: "" (the type's default), cgemm, cgemm_i8, cgemm_lt_f16, none
 
   bool integer() const { return in.type != BfType::CF16; }
   bool intOut() const { return !power && (outType == BfOutType::CI8 || outType == BfOutType::CI4); }

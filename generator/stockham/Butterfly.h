@@ -6,7 +6,7 @@
 //  - powers of two (4, 8, 16): Cooley-Tukey splits R = P * Q with constant
 //    internal twiddles; quarter turns become swaps/negations, eighth turns one
 //    real scale;
-//  - odd primes (3, 5, 7, 11, 13): the symmetric form that pairs x_j with
+//  - odd primes (3, 5, ..., 31): the symmetric form that pairs x_j with
 //    x_{R-j}: (R-1)^2 real multiplications instead of 4 R^2.
 //
 // Ops must provide: type C; C add(C, C); C sub(C, C); C neg(C); C mulI(C) (i*v);

@@ -8,7 +8,24 @@ namespace warpforge {
 
 namespace {
 int complexBytes(bool f64) { return f64 ? 16 : 8; }
+// Bytes of one complex element of an array as the kernel reads or writes it.
+int storageBytes(Storage s) {
+  switch (s) {
+    case Storage::C16: case Storage::R16: return 4;
+    case Storage::C32: case Storage::R32: return 8;
+    case Storage::C64: case Storage::R64: return 16;
+    case Storage::CI8: return 2;
+    case Storage::CI4: return 1;
+  }
+  return 8;
+}
 }  // namespace
+
+int heldValues(const std::vector<int>& factors, int length, int threads) {
+  int held = 1;
+  for (int R : factors) held = std::max(held, (length / R + threads - 1) / threads * R);
+  return held;
+}
 
 KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   KernelGeometry g;
@@ -50,6 +67,16 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   // faster than 256; c2c f32 powers of two within 2% either way).
   const int blockThreads = tu.blockThreads > 0 ? tu.blockThreads : 128;
   int T = std::max(1, std::min(maxThreadsPerFft, L / rmax));
+  // One butterfly of the largest radix per thread leaves a smaller radix several butterflies per
+  // thread: 17 x 19 on 17 threads holds 2 x 17 values in the radix-17 pass (the second iteration
+  // nearly idle). Where that is more than 1.5x the largest radix, the thread count of another
+  // radix that holds fewer values is taken (19 threads: 19 values, 2 of 19 threads idle in one pass).
+  if (tu.threadsPerFft == 0 && heldValues(d.factors, L, T) * 2 > 3 * rmax) {
+    for (int R : d.factors) {
+      const int cand = std::min(maxThreadsPerFft, L / R);
+      if (cand >= 1 && cand <= 1024 && heldValues(d.factors, L, cand) < heldValues(d.factors, L, T)) T = cand;
+    }
+  }
   // Long f32 FFTs: 256 threads holding up to 32 values each beat 512 holding 16 (8192: 1.06x);
   // beyond 32 values per thread (16384) the FFT takes 1024 threads. Half storage keeps 512
   // (f16 8192: 1.10x, `bench --tune` on the H100, 2026-11-23).
@@ -77,8 +104,22 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   // pass writes its outputs straight back (coalesced along the FFT), saving a trip
   // through shared memory and two barriers each, except for column tiles (staged for
   // coalescing) and the r2c/c2r fusions (which pair element k with L - k).
-  g.directLoad = !d.factors.empty() && !g.fftMajorLoad && d.fuse != Fuse::C2RPre && tu.directLoad != 0;
-  g.directStore = !d.factors.empty() && !g.fftMajorStore && d.fuse != Fuse::R2CPost && tu.directStore != 0;
+  // A direct pass touches, per warp instruction, runs of min(T, butterflies) consecutive elements of
+  // each FFT; runs shorter than kMinDirectRunBytes leave sectors partly used by every instruction (c2c
+  // f32 24 and 48 run 3 threads per FFT: 24-byte runs, 11 FFTs per warp), so those kernels stage
+  // through shared memory, where the load and store are 16-byte vectors over the whole block.
+  const int firstRun = d.factors.empty() ? 0 : std::min(T, L / d.factors.front()) * storageBytes(d.in.storage);
+  const int lastRun = d.factors.empty() ? 0 : std::min(T, L / d.factors.back()) * storageBytes(d.out.storage);
+  g.directLoad = !d.factors.empty() && !g.fftMajorLoad && d.fuse != Fuse::C2RPre && tu.directLoad != 0 &&
+                 (tu.directLoad == 1 || firstRun >= kMinDirectRunBytes);
+  // The fused split holds two butterflies of the last radix per thread: taken by default where that
+  // does not raise the kernel's peak of values per thread (r2c 1000: 2 x 4 values against 28 held in
+  // the radix-4 pass; r2c 8192 = 16 x 16 x 16 would go from 16 to 32 values, 64 -> 96 registers).
+  const int lastRadix = d.factors.empty() ? 0 : d.factors.back();
+  g.fusedSplit = d.fuse == Fuse::R2CPost && !d.factors.empty() && !g.fftMajorStore && tu.fusedSplit != 0 && tu.directStore != 0 &&
+                 (tu.fusedSplit == 1 || 2 * lastRadix <= heldValues(d.factors, L, T));
+  g.directStore = !d.factors.empty() && !g.fftMajorStore && (d.fuse != Fuse::R2CPost || g.fusedSplit) && tu.directStore != 0 &&
+                  (tu.directStore == 1 || g.fusedSplit || lastRun >= kMinDirectRunBytes);
   g.persistent = tu.persistent != 0;
   // Persistent blocks take their groups from a work counter: with a fixed share each, the same
   // kernel ran 0.186 or 0.201 ms (f32 64) depending on what ran before it; with the counter

@@ -29,6 +29,10 @@ struct Access {
   bool planar = false;            // re and im in two arrays (same offsets)
   long long offset = 0, elemStride = 1;
   std::vector<long long> batchStride;  // one per KernelDesc::batchCount, innermost first, then the batch itself
+  // Real arrays: scalars from the real part of a complex element to its imaginary part (0: elemStride).
+  // A column kernel over a real array steps elements by N2 pairs but the pair itself stays adjacent.
+  long long imStride = 0;
+  long long imOffset() const { return imStride ? imStride : elemStride; }
 };
 
 // Fused operation on the way in or out of shared memory.
@@ -50,6 +54,7 @@ struct KernelTuning {
   int indexPerGroup = -1;  // 1: thread indices recomputed per group (KernelGeometry::indexPerGroup); 0: held; -1: SpillFree decides
   int deriveTwiddles = -1; // 1: KernelGeometry::deriveTwiddles; 0: every twiddle from the table; -1: the generator's choice
   int workQueue = -1;      // 1: KernelGeometry::workQueue; 0: each block takes every gridDim-th group; -1: for persistent grids
+  int fusedSplit = -1;     // r2c: 1/-1 KernelGeometry::fusedSplit; 0: the split as a staged element loop after the last pass
   bool operator==(const KernelTuning&) const = default;
 };
 
@@ -100,6 +105,10 @@ struct KernelGeometry {
   // `work` argument: two zeroed 64-bit words, left zeroed by the kernel) instead of every
   // gridDim-th group: a block that runs faster takes more, so no SM idles at the end.
   bool workQueue = false;
+  // r2c: the last pass computes butterflies q and ns - q together and writes the split outputs
+  // X[k] and X[L - k] from registers (StockhamEmitter splitPass), instead of staging Z in shared
+  // memory and running an element loop over the L + 1 outputs after a barrier.
+  bool fusedSplit = false;
 };
 
 }  // namespace warpforge

@@ -12,6 +12,7 @@
 // The valid bounds are arguments, not literals, so that Bluestein kernels of one
 // convolution length are the same source (and one cache entry) for every N.
 #include <string>
+#include <vector>
 
 #include "generator/stockham/KernelDesc.h"
 
@@ -24,6 +25,11 @@ struct StockhamKernel {
 };
 
 KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft = 1024);
+// Complex values one thread holds in the busiest pass with `threads` threads per FFT.
+int heldValues(const std::vector<int>& factors, int length, int threads);
+// Shortest run of one FFT's consecutive elements (per warp instruction) that a pass reads or writes
+// in global memory itself; shorter runs are staged through shared memory (Geometry.cpp).
+constexpr int kMinDirectRunBytes = 64;
 // registerTarget 0: the geometry's; else registers per thread to aim for.
 // maxThreadsPerFft: fewer threads hold more values each but may use more registers.
 // indexPerGroup: 1/0 sets KernelGeometry::indexPerGroup, -1 leaves the geometry's (from the tuning).

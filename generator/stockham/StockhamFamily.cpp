@@ -13,6 +13,8 @@
 
 namespace warpforge {
 
+std::vector<SweepSpec> stockhamSweepSpecs(std::uint64_t seed, int count);  // StockhamSweep.cpp
+
 namespace {
 
 std::string shape(const StockhamSpec& s) { return fmt::format("{}", fmt::join(s.lengths, " x ")); }
@@ -74,7 +76,7 @@ class StockhamFamilySpec : public FamilySpec {
                        g.deriveTwiddles ? "W^(kr) loaded for r a power of two, the rest derived" : "every W^(kr) from the table");
       o += fmt::format("  load {}; store {}\n",
                        g.directLoad ? "by the first pass from global memory" : (g.fftMajorLoad ? "staged, column tile" : "staged, element-major"),
-                       g.directStore ? "by the last pass to global memory" : (g.fftMajorStore ? "staged, column tile" : "staged, element-major"));
+                       g.directStore ? (g.fusedSplit ? "by the last pass to global memory, r2c split fused (mirrored butterfly pairs)" : "by the last pass to global memory") : (g.fftMajorStore ? "staged, column tile" : "staged, element-major"));
       long long ns = 1;
       for (std::size_t p = 0; p < d.factors.size(); ++p) {
         const int R = d.factors[p], butterflies = d.length / R;
@@ -122,6 +124,7 @@ class StockhamFamily : public Family {
   std::unique_ptr<FamilySpec> parse(const Json& root, const std::string& file) const override {
     return makeStockhamSpec(parseStockhamSpec(root, file));
   }
+  std::vector<SweepSpec> sweepSpecs(std::uint64_t seed, int count) const override { return stockhamSweepSpecs(seed, count); }
 };
 
 }  // namespace

@@ -113,10 +113,10 @@ LaunchPlan stockhamLaunchPlan(const StockhamSpec& s, const StockhamPlan& plan, c
 
   const std::string cT = plan.f64 ? "double2" : "float2";
   const int cb = plan.f64 ? 16 : 8;
-  for (int t = 0; t < 2; ++t) {
+  for (int t = 0; t < 3; ++t) {
     if (!plan.tmpElemsPerBatch[t]) continue;
     PlanBuffer b;
-    b.name = t == 0 ? "tmp0" : "tmp1";
+    b.name = t == 0 ? "tmp0" : t == 1 ? "tmp1" : "tmp2";
     b.role = BufferRole::Scratch;
     b.elementType = cT;
     b.elementBytes = cb;

@@ -18,6 +18,7 @@ const char* bufferName(Buffer b) {
     case Buffer::Output: return "output";
     case Buffer::Tmp0: return "tmp0";
     case Buffer::Tmp1: return "tmp1";
+    case Buffer::Tmp2: return "tmp2";
   }
   return "?";
 }
@@ -40,6 +41,9 @@ struct Side {
   bool planar = false;
   long long offset = 0, elemStride = 1;
   std::vector<long long> batchStride;  // per job batch digit, innermost first, the user batch last
+  long long imStride = 0;              // real arrays: Access::imStride
+  // Scalars between complex elements i and i + 1 (a real array holds each complex element as two scalars).
+  long long pairStride() const { return isReal(storage) ? 2 * elemStride : elemStride; }
 };
 
 // A batch of 1D FFTs of one length; the builder picks single kernel, two
@@ -55,6 +59,7 @@ struct Job {
   Fuse fuse = Fuse::None;
   int fuseN = 0;
   std::vector<int> factors;
+  bool copyOnly = false;  // no radix passes: the kernel only applies its fusions (the r2c split, the c2r merge)
   std::string role;
   std::string kernelRole;  // the kernel's header comment where it must not name N (Bluestein)
   long long fftsPerBatch() const {
@@ -111,36 +116,86 @@ class PlanBuilder {
     }
   }
 
+  // r2c / c2r of N = 2L as a complex FFT of L on the real array viewed as L pairs, with the
+  // split (r2c) or merge (c2r) that relates it to the N-point transform:
+  //  - L smooth and at most kMaxFusedHalf: one kernel, the split fused into its store (the merge
+  //    into its first pass);
+  //  - otherwise: the complex FFT of L by the general path (two kernels or Bluestein) into scratch,
+  //    and a copy kernel that applies the split (r2c); or the merge into scratch first (c2r).
   void buildReal() {
     const int N = s_.length(), L = N / 2;
+    const bool r2c = s_.transform == "r2c";
     Job j;
     j.n = L;
     j.fuseN = N;
     j.factors = {};
-    if (s_.transform == "r2c") {
-      j.sign = -1;
-      j.fuse = Fuse::R2CPost;
-      j.role = fmt::format("r2c of {} as a complex FFT of {} with the split fused into the store", N, L);
-      j.in = Side{Buffer::Input, userReal(), false, s_.input.offset, s_.input.strides[0], {s_.input.distance}};
-      j.out = Side{Buffer::Output, userComplex(), s_.output.planar, s_.output.offset, s_.output.strides[0], {s_.output.distance}};
-      for (int k = 0; k <= L; ++k) j.storeTable.push_back(unitRoot(k, N, -1));
-      j.hasStoreTable = true;
-    } else {
-      j.sign = +1;
-      j.fuse = Fuse::C2RPre;
-      j.role = fmt::format("c2r of {} as a complex FFT of {} with the merge fused into the first pass", N, L);
-      j.in = Side{Buffer::Input, userComplex(), s_.input.planar, s_.input.offset, s_.input.strides[0], {s_.input.distance}};
-      j.out = Side{Buffer::Output, userReal(), false, s_.output.offset, s_.output.strides[0], {s_.output.distance}};
-      for (int k = 0; k <= L; ++k) j.loadTable.push_back(unitRoot(k, N, +1));
-      j.hasLoadTable = true;
+    const Side realSide = r2c ? Side{Buffer::Input, userReal(), false, s_.input.offset, s_.input.strides[0], {s_.input.distance}}
+                              : Side{Buffer::Output, userReal(), false, s_.output.offset, s_.output.strides[0], {s_.output.distance}};
+    const Side complexSide = r2c ? Side{Buffer::Output, userComplex(), s_.output.planar, s_.output.offset, s_.output.strides[0], {s_.output.distance}}
+                                 : Side{Buffer::Input, userComplex(), s_.input.planar, s_.input.offset, s_.input.strides[0], {s_.input.distance}};
+    std::vector<cd> w;
+    for (int k = 0; k <= L; ++k) w.push_back(unitRoot(k, N, r2c ? -1 : +1));
+    if (L <= maxFusedRealHalf(s_.precision) && isSmooth(L, maxPrime_)) {
+      if (r2c) {
+        j.sign = -1;
+        j.fuse = Fuse::R2CPost;
+        j.role = fmt::format("r2c of {} as a complex FFT of {} with the split fused into the store", N, L);
+        j.in = realSide;
+        j.out = complexSide;
+        j.storeTable = std::move(w);
+        j.hasStoreTable = true;
+      } else {
+        j.sign = +1;
+        j.fuse = Fuse::C2RPre;
+        j.role = fmt::format("c2r of {} as a complex FFT of {} with the merge fused into the first pass", N, L);
+        j.in = complexSide;
+        j.out = realSide;
+        j.loadTable = std::move(w);
+        j.hasLoadTable = true;
+      }
+      addSingle(j);
+      return;
     }
-    addSingle(j);
+    const Buffer half = Buffer::Tmp0;
+    reserve(half, L);
+    Job fft = j, fix = j;
+    fix.copyOnly = true;
+    fix.fuseN = N;
+    if (r2c) {
+      fft.sign = -1;
+      fft.role = fmt::format("r2c of {}, step 1: complex FFT of {} on the real pairs into scratch", N, L);
+      fft.in = realSide;
+      fft.out = dense(half, L, {});
+      fix.role = fmt::format("r2c of {}, last step: the split X[k] = E[k] + W_N^k O[k], k = 0..{}", N, L);
+      fix.sign = -1;
+      fix.fuse = Fuse::R2CPost;
+      fix.in = dense(half, L, {});
+      fix.out = complexSide;
+      fix.storeTable = std::move(w);
+      fix.hasStoreTable = true;
+      addJob(fft);
+      addSingle(fix);
+    } else {
+      fix.role = fmt::format("c2r of {}, step 1: the merge Z[k] = (X[k] + conj X[L-k]) + i W_N^-k (X[k] - conj X[L-k]) into scratch", N);
+      fix.sign = +1;
+      fix.fuse = Fuse::C2RPre;
+      fix.in = complexSide;
+      fix.out = dense(half, L, {});
+      fix.loadTable = std::move(w);
+      fix.hasLoadTable = true;
+      fft.sign = +1;
+      fft.role = fmt::format("c2r of {}, step 2: inverse complex FFT of {} from scratch onto the real pairs", N, L);
+      fft.in = dense(half, L, {});
+      fft.out = realSide;
+      addSingle(fix);
+      addJob(fft);
+    }
   }
 
   void addJob(const Job& j) {
     const int maxSingle = maxSingleKernelLength(s_.precision);
-    if (j.n <= maxSingle && isSmooth(j.n)) return addSingle(j);
-    if (isSmooth(j.n)) return addTwoKernels(j);
+    if (j.n <= maxSingle && isSmooth(j.n, maxPrime_)) return addSingle(j);
+    if (isSmooth(j.n, maxPrime_)) return addTwoKernels(j);
     addBluestein(j);
   }
 
@@ -155,18 +210,18 @@ class PlanBuilder {
     return s;
   }
   Buffer freeTmp(const Job& j, Buffer avoid = Buffer::Input) const {
-    for (Buffer b : {Buffer::Tmp0, Buffer::Tmp1})
+    for (Buffer b : {Buffer::Tmp0, Buffer::Tmp1, Buffer::Tmp2})
       if (b != j.in.buf && b != j.out.buf && b != avoid) return b;
     throw std::logic_error("stockham plan: no free scratch buffer");
   }
   void reserve(Buffer b, long long elemsPerBatch) {
-    if (b == Buffer::Tmp0 || b == Buffer::Tmp1) {
-      long long& t = plan_.tmpElemsPerBatch[b == Buffer::Tmp0 ? 0 : 1];
+    if (b == Buffer::Tmp0 || b == Buffer::Tmp1 || b == Buffer::Tmp2) {
+      long long& t = plan_.tmpElemsPerBatch[b == Buffer::Tmp0 ? 0 : b == Buffer::Tmp1 ? 1 : 2];
       t = std::max(t, elemsPerBatch);
     }
   }
 
-  static Access access(const Side& s) { return Access{s.storage, s.planar, s.offset, s.elemStride, s.batchStride}; }
+  static Access access(const Side& s) { return Access{s.storage, s.planar, s.offset, s.elemStride, s.batchStride, s.imStride}; }
 
   StockhamPlanKernel kernel(const Job& j, int length, std::vector<int> factors) {
     StockhamPlanKernel k;
@@ -179,7 +234,8 @@ class PlanBuilder {
     d.sign = j.sign;
     d.length = length;
     // f64 radix-16 butterflies hold 16 double2 inputs, 15 twiddles and their products: too many registers.
-    d.factors = factors.empty() ? factorizeStockham(length, plan_.f64 ? 13 : 27) : std::move(factors);
+    if (j.copyOnly) d.factors.clear();
+    else d.factors = factors.empty() ? factorizeStockham(length, plan_.f64 ? 13 : 27, maxPrime_) : std::move(factors);
     d.in = access(j.in);
     d.out = access(j.out);
     d.batchCount = j.counts;
@@ -212,7 +268,7 @@ class PlanBuilder {
     const int maxSingle = maxSingleKernelLength(s_.precision);
     int n1 = 0;
     for (int d = static_cast<int>(std::sqrt(static_cast<double>(N))); d >= 2; --d)
-      if (N % d == 0 && isSmooth(d) && N / d <= maxSingle) {
+      if (N % d == 0 && isSmooth(d, maxPrime_) && N / d <= maxSingle) {
         n1 = d;
         break;
       }
@@ -229,7 +285,8 @@ class PlanBuilder {
     a.factors = {};
     a.counts.insert(a.counts.begin(), n2);
     a.in.elemStride = j.in.elemStride * n2;
-    a.in.batchStride.insert(a.in.batchStride.begin(), j.in.elemStride);
+    a.in.batchStride.insert(a.in.batchStride.begin(), j.in.pairStride());
+    if (isReal(j.in.storage)) a.in.imStride = j.in.imStride ? j.in.imStride : j.in.elemStride;
     a.out = tmpA;
     a.out.elemStride = n2;
     a.out.batchStride.insert(a.out.batchStride.begin(), 1);
@@ -256,7 +313,8 @@ class PlanBuilder {
     b.in = tmpA;
     b.in.batchStride.insert(b.in.batchStride.begin(), n2);
     b.out.elemStride = j.out.elemStride * n1;
-    b.out.batchStride.insert(b.out.batchStride.begin(), j.out.elemStride);
+    b.out.batchStride.insert(b.out.batchStride.begin(), j.out.pairStride());
+    if (isReal(j.out.storage)) b.out.imStride = j.out.imStride ? j.out.imStride : j.out.elemStride;
     b.inValid = -1;
     b.loadTable.clear();
     b.hasLoadTable = false;
@@ -319,6 +377,7 @@ class PlanBuilder {
 
   const StockhamSpec& s_;
   bool tables_;
+  const int maxPrime_ = maxPrimeRadix(s_.precision);
   StockhamPlan plan_;
   Storage compute_;
 };
@@ -330,10 +389,13 @@ StockhamPlan planStockham(const StockhamSpec& spec, bool tables) { return PlanBu
 std::string StockhamPlan::describe() const {
   std::string out;
   for (const auto& k : kernels)
-    out += fmt::format("  {}: {} -> {}, length {} = {}, {} FFTs per batch entry ({})\n", k.desc.kernelName, bufferName(k.src), bufferName(k.dst),
-                       k.desc.length, fmt::join(k.desc.factors, " x "), k.fftsPerBatch, k.note);
-  if (tmpElemsPerBatch[0] || tmpElemsPerBatch[1])
-    out += fmt::format("  scratch per batch entry: tmp0 {} and tmp1 {} complex {}\n", tmpElemsPerBatch[0], tmpElemsPerBatch[1], f64 ? "double" : "float");
+    out += fmt::format("  {}: {} -> {}, length {}{}, {} FFTs per batch entry ({})\n", k.desc.kernelName, bufferName(k.src), bufferName(k.dst),
+                       k.desc.length,
+                       k.desc.factors.empty() && k.desc.length > 1 ? std::string(" (no radix passes)") : fmt::format(" = {}", fmt::join(k.desc.factors, " x ")),
+                       k.fftsPerBatch, k.note);
+  if (tmpElemsPerBatch[0] || tmpElemsPerBatch[1] || tmpElemsPerBatch[2])
+    out += fmt::format("  scratch per batch entry: tmp0 {} and tmp1 {}{} complex {}\n", tmpElemsPerBatch[0], tmpElemsPerBatch[1],
+                       tmpElemsPerBatch[2] ? fmt::format(" and tmp2 {}", tmpElemsPerBatch[2]) : "", f64 ? "double" : "float");
   return out;
 }
 

@@ -7,7 +7,7 @@
 //  - longer 1D lengths N = N1 * N2: a column kernel (N1-point FFTs at stride
 //    N2, times the four-step twiddle W_N^{k1 j2} from two small tables) and a
 //    row kernel (N2-point FFTs, transposed store), through a scratch buffer;
-//  - lengths with a prime factor above 13: Bluestein, a length-M convolution
+//  - lengths with a prime factor above 31: Bluestein, a length-M convolution
 //    (M a power of two >= 2N-1) as two FFTs with the chirp fused into their
 //    loads and stores;
 //  - 2D/3D: one 1D job per axis, last axis first, the rest in place on the output.
@@ -20,7 +20,7 @@
 
 namespace warpforge {
 
-enum class Buffer { Input, Output, Tmp0, Tmp1 };
+enum class Buffer { Input, Output, Tmp0, Tmp1, Tmp2 };
 const char* bufferName(Buffer b);
 
 struct StockhamPlanKernel {
@@ -35,7 +35,9 @@ struct StockhamPlan {
   std::string specName;
   bool f64 = false;
   std::vector<StockhamPlanKernel> kernels;
-  long long tmpElemsPerBatch[2] = {0, 0};  // complex elements of the compute type, per user batch entry
+  // Complex elements of the compute type per user batch entry, per scratch buffer (tmp2: only the
+  // r2c/c2r general path with a Bluestein half, whose convolution needs two kernels).
+  long long tmpElemsPerBatch[3] = {0, 0, 0};
   std::string describe() const;
 };
 

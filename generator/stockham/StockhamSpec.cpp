@@ -10,11 +10,13 @@ namespace warpforge {
 
 const std::vector<int>& stockhamRadices() {
   // Largest first: composite odd radices (9 = 3x3, 25 = 5x5, 27, 49) save passes and barriers.
-  static const std::vector<int> r = {49, 27, 25, 16, 13, 11, 9, 8, 7, 5, 4, 3, 2};
+  // The primes 17..31 are butterflies of the symmetric odd-prime form (Butterfly.h, constants in
+  // the code): a length such as 323 = 17 x 19 is one kernel instead of a 1024-point Bluestein pair.
+  static const std::vector<int> r = {49, 31, 29, 27, 25, 23, 19, 17, 16, 13, 11, 9, 8, 7, 5, 4, 3, 2};
   return r;
 }
 
-std::vector<int> factorizeStockham(int n, int maxRadix) {
+std::vector<int> factorizeStockham(int n, int maxRadix, int maxPrime) {
   std::vector<int> f;
   int rest = n, e = 0;
   while (rest % 2 == 0) {
@@ -33,28 +35,35 @@ std::vector<int> factorizeStockham(int n, int maxRadix) {
   }
   // Odd part: greedily, largest radix first (composites 27, 25, 9 save passes).
   for (int r : stockhamRadices())
-    while (r % 2 && r <= maxRadix && rest % r == 0 && rest > 1) {
+    while (r % 2 && (r <= maxRadix || (isLargePrimeRadix(r) && r <= maxPrime)) && rest % r == 0 && rest > 1) {
       f.push_back(r);
       rest /= r;
     }
   if (rest != 1) {
     int p = 3;
     while (rest % p) p += 2;
-    throw std::invalid_argument(fmt::format("length {} has prime factor {}, which is not a radix prime (2, 3, 5, 7, 11, 13)", n, p));
+    throw std::invalid_argument(fmt::format("length {} has prime factor {}, which is not a radix prime (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31)", n, p));
   }
   std::sort(f.rbegin(), f.rend());
   return f;
 }
 
-bool isSmooth(long long n) {
-  for (int p : {2, 3, 5, 7, 11, 13})
-    while (n % p == 0) n /= p;
+bool isLargePrimeRadix(int r) { return r == 17 || r == 19 || r == 23 || r == 29 || r == 31; }
+
+int maxPrimeRadix(const std::string& precision) { return precision == "f64" ? 23 : 31; }
+
+bool isSmooth(long long n, int maxPrime) {
+  for (int p : {2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31})
+    while (p <= std::max(13, maxPrime) && n % p == 0) n /= p;
   return n == 1;
 }
 
 // One FFT per block: 16384 complex floats (f16 computes in float) take 139 KiB of shared
 // memory and 1024 threads holding 16 values each in 64 registers; f64 stops at 4096.
 int maxSingleKernelLength(const std::string& precision) { return precision == "f64" ? 4096 : 16384; }
+// The fused r2c/c2r kernel stages its split through shared memory; past 4096 complex points the
+// staged kernel spilled (8192: ptxas ran for minutes), so longer halves take the general path.
+int maxFusedRealHalf(const std::string&) { return 4096; }
 long long maxLength(const std::string& precision) { return precision == "f64" ? 1LL << 24 : 1LL << 26; }
 // The tables of a length-M convolution for n <= M / 2 hold n + M + n complex values in the
 // compute type: 256 MiB at M = 2^24 (f32) or 2^23 (f64). At 2^26 emit took 104 s and 10 GB and
@@ -136,7 +145,7 @@ KernelTuning parseTuning(const JsonReader& rd, const Json& j) {
   const std::string path = "/tuning";
   rd.needObject(j, path);
   rd.onlyKeys(j, path, {"threads_per_fft", "block_threads", "register_target", "direct_load", "direct_store", "persistent", "index_per_group", "derive_twiddles",
-                          "work_queue"});
+                          "work_queue", "fused_split"});
   KernelTuning t;
   if (j.contains("threads_per_fft")) t.threadsPerFft = static_cast<int>(rd.integer(j["threads_per_fft"], path + "/threads_per_fft", 1, 1024));
   if (j.contains("block_threads")) t.blockThreads = static_cast<int>(rd.integer(j["block_threads"], path + "/block_threads", 32, 1024));
@@ -152,6 +161,7 @@ KernelTuning parseTuning(const JsonReader& rd, const Json& j) {
   flag("index_per_group", t.indexPerGroup);
   flag("derive_twiddles", t.deriveTwiddles);
   flag("work_queue", t.workQueue);
+  flag("fused_split", t.fusedSplit);
   return t;
 }
 
@@ -196,25 +206,23 @@ StockhamSpec parseStockhamSpec(const Json& root, const std::string& file) {
   if (s.transform == "c2r" && s.sign != +1) rd.fail("/direction", "c2r is an inverse transform");
   if (s.transform != "c2c") {
     if (s.lengths.size() != 1) rd.fail("/lengths", "r2c/c2r are implemented for 1D transforms only");
-    // The split/merge pairs element k with N/2 - k, so these kernels stage through shared
-    // memory; past 4096 complex points the staged kernels spill (8192: ptxas runs for minutes).
-    const int maxHalf = std::min(maxDimLen, 4096);
+    // N/2 up to kMaxRealHalf: a smooth N/2 up to maxFusedRealHalf in one kernel, every other even N
+    // as a complex FFT of N/2 by the general path plus a split/merge kernel (StockhamPlan.cpp).
     int n = s.length();
-    if (n % 2 || n < 4 || n / 2 > maxHalf || !isSmooth(n / 2))
-      rd.fail(lenPath, fmt::format("{} needs an even length N >= 4 with N/2 <= {} whose prime factors are radices (found {})", s.transform,
-                                   maxHalf, n));
+    if (n % 2 || n / 2 > kMaxRealHalf)
+      rd.fail(lenPath, fmt::format("{} needs an even length N with N/2 <= {} (found {})", s.transform, kMaxRealHalf, n));
   }
   if (s.lengths.size() > 1)
     for (std::size_t d = 0; d < s.lengths.size(); ++d)
-      if (!isSmooth(s.lengths[d]))
+      if (!isSmooth(s.lengths[d], maxPrimeRadix(s.precision)))
         rd.fail(fmt::format("/lengths/{}", d), fmt::format("multi-dimensional lengths must have radix prime factors only (found {})", s.lengths[d]));
-  if (s.lengths.size() == 1 && !isSmooth(s.length())) {
+  if (s.lengths.size() == 1 && !isSmooth(s.length(), maxPrimeRadix(s.precision))) {
     // Bluestein: a power-of-two convolution of length >= 2n - 1
     long long m = 1;
     while (m < 2LL * s.length() - 1) m *= 2;
     const long long maxConv = maxBluesteinLength(s.precision);
     if (m > maxConv)
-      rd.fail(lenPath, fmt::format("length {} has a prime factor above 13; Bluestein would need a length-{} convolution, above {} (the limit "
+      rd.fail(lenPath, fmt::format("length {} has a prime factor above 31; Bluestein would need a length-{} convolution, above {} (the limit "
                                    "that keeps its chirp tables within 256 MiB; the largest such length is {})",
                                    s.length(), m, maxConv, maxConv / 2));
   }
@@ -238,16 +246,17 @@ StockhamSpec parseStockhamSpec(const Json& root, const std::string& file) {
       rd.fail("/output", "an in_place transform needs the same strides, distance, offset and layout for input and output");
   }
   if (root.contains("factors")) {
-    if (s.lengths.size() != 1 || s.transform != "c2c" || s.length() > maxDimLen || !isSmooth(s.length()))
+    if (s.lengths.size() != 1 || s.transform != "c2c" || s.length() > maxDimLen || !isSmooth(s.length(), maxPrimeRadix(s.precision)))
       rd.fail("/factors", fmt::format("explicit factors are for 1D c2c lengths up to {} with radix prime factors", maxDimLen));
     const Json& f = root["factors"];
     if (!f.is_array()) rd.fail("/factors", fmt::format("expected an array of radices, found {}", f.type_name()));
     long long prod = 1;
     for (std::size_t i = 0; i < f.size(); ++i) {
       int r = static_cast<int>(rd.integer(f[i], fmt::format("/factors/{}", i), 2, 49));
-      const auto& ok = stockhamRadices();
-      if (std::find(ok.begin(), ok.end(), r) == ok.end())
-        rd.fail(fmt::format("/factors/{}", i), fmt::format("radix {} is not supported (expected one of {})", r, fmt::join(stockhamRadices(), ", ")));
+      // Any radix up to 32 is a straight-line DFT (Butterfly.h splits composites, primes take the
+      // symmetric form), so a factorization such as 48 = 12 x 4 can be tried; 49 as the largest.
+      if (r > 32 && r != 49)
+        rd.fail(fmt::format("/factors/{}", i), fmt::format("radix {} is not supported (expected 2..32 or 49)", r));
       s.factors.push_back(r);
       // Stop as soon as the running product passes the length: a long list must not wrap around
       // 2^64 back to the length and hand the planner millions of passes.

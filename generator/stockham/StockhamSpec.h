@@ -49,11 +49,20 @@ const std::vector<int>& stockhamRadices();
 // part greedily (radix 49 only where maxRadix admits it: its butterfly needs
 // ~250 registers; 2401 = 7^4 ran 1.6x faster than 49 x 49 on the H100). Throws
 // std::invalid_argument naming the first prime that is not a radix.
-std::vector<int> factorizeStockham(int n, int maxRadix = 27);
-bool isSmooth(long long n);  // all prime factors are radices
+// Primes 17..maxPrime are radices at any maxRadix (no smaller radix can replace them).
+std::vector<int> factorizeStockham(int n, int maxRadix = 27, int maxPrime = 31);
+bool isSmooth(long long n, int maxPrime = 31);  // all prime factors are radices (2..13 and 17..maxPrime)
+bool isLargePrimeRadix(int r);  // 17, 19, 23, 29, 31
+// The largest prime radix per precision: the symmetric butterfly holds (R - 1) / 2 sums and
+// differences; f64 radix 29 and 31 spilled at 255 registers (ptxas, sm_80 and sm_90).
+int maxPrimeRadix(const std::string& precision);
 
 // Largest length one shared-memory kernel transforms, per precision.
 int maxSingleKernelLength(const std::string& precision);
+// r2c/c2r: the largest N/2 (the split/merge kernel holds N/2 + 1 values of one FFT in shared
+// memory), and the largest N/2 done in one kernel with the split or merge fused.
+constexpr int kMaxRealHalf = 8192;
+int maxFusedRealHalf(const std::string& precision);
 // Largest 1D length (two kernels; Bluestein convolutions included).
 long long maxLength(const std::string& precision);
 // Largest Bluestein convolution (a power of two >= 2n - 1): bounds the chirp tables to 256 MiB.

@@ -46,7 +46,8 @@ std::vector<std::vector<int>> factorCandidates(const StockhamSpec& s, const std:
   add(std::vector<int>(dflt.rbegin(), dflt.rend()));
   const int n = s.length();
   const int maxRadix = s.precision == "f64" ? 13 : 49;
-  for (int r : {maxRadix, 16, 8}) add(factorizeStockham(n, r));
+  const int maxPrime = maxPrimeRadix(s.precision);
+  for (int r : {maxRadix, 16, 8}) add(factorizeStockham(n, r, maxPrime));
   // Greedy powers of two (16 x 16 x 4 rather than the default's 16 x 8 x 8).
   std::vector<int> greedy;
   int rest = n;
@@ -56,12 +57,14 @@ std::vector<std::vector<int>> factorCandidates(const StockhamSpec& s, const std:
       rest /= r;
     }
   if (rest > 1) {
-    for (int r : factorizeStockham(rest, maxRadix)) greedy.push_back(r);
+    for (int r : factorizeStockham(rest, maxRadix, maxPrime)) greedy.push_back(r);
     std::sort(greedy.rbegin(), greedy.rend());
   }
   add(greedy);
   return out;
 }
+
+bool k0IsR2c(const StockhamBuild& b) { return b.kernels[0].kernel.desc.fuse == Fuse::R2CPost; }
 
 std::string describeGeometry(const StockhamBuild& b) {
   std::vector<std::string> parts;
@@ -91,6 +94,7 @@ Json stockhamTuningMembers(const std::vector<int>& factors, const KernelTuning& 
   flag("index_per_group", k.indexPerGroup);
   flag("derive_twiddles", k.deriveTwiddles);
   flag("work_queue", k.workQueue);
+  flag("fused_split", k.fusedSplit);
   Json out = Json::object();
   if (!factors.empty()) out["factors"] = factors;
   out["tuning"] = t;
@@ -164,7 +168,8 @@ TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer, const std::
         t.report.geometry = describeGeometry(b);
         const KernelGeometry& g = b.kernels[0].kernel.geom;
         t.ran = KernelTuning{g.threadsPerFft, g.threadsPerFft * g.fftsPerBlock, g.registerTarget, g.directLoad ? 1 : 0, g.directStore ? 1 : 0,
-                             g.persistent ? 1 : 0, g.indexPerGroup ? 1 : 0, g.deriveTwiddles ? 1 : 0, g.workQueue ? 1 : 0};
+                             g.persistent ? 1 : 0, g.indexPerGroup ? 1 : 0, g.deriveTwiddles ? 1 : 0, g.workQueue ? 1 : 0,
+                             k0IsR2c(b) ? (g.fusedSplit ? 1 : 0) : -1};
         if (oneKernel1d) t.ranFactors = b.kernels[0].kernel.desc.factors;
         if (auto hit = timedSources.find(keys[i]); hit != timedSources.end()) t.report.ms = hit->second;
         else t.report.error = timingErrors.count(keys[i]) ? timingErrors[keys[i]] : "not timed";
@@ -221,6 +226,7 @@ TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer, const std::
       vary("thread indices", {0, 1}, &KernelTuning::indexPerGroup);
       vary("twiddles", {0, 1}, &KernelTuning::deriveTwiddles);
       vary("work queue", {0, 1}, &KernelTuning::workQueue);
+      if (spec.transform == "r2c") vary("fused split", {1, 0}, &KernelTuning::fusedSplit);
     }
   }
   TuneOutcome out;

@@ -162,12 +162,23 @@ class FamilySpec {
   virtual std::optional<std::string> emulate(const std::string& /*mode*/, std::uint64_t /*seed*/, int /*count*/) const { return std::nullopt; }
 };
 
+// A spec a user might write, drawn at random for `bench --sweep`; `group` names the class it was drawn from.
+struct SweepSpec {
+  std::string group;
+  Json spec;
+};
+
 class Family {
  public:
   virtual ~Family() = default;
   virtual std::string name() const = 0;
   virtual std::string summary() const = 0;  // one line for `warpforge families`
   virtual std::unique_ptr<FamilySpec> parse(const Json& root, const std::string& file) const = 0;
+  // `bench --sweep`: `count` specs a user might write, drawn from the family's classes of sizes and layouts
+  // (the same seed, the same specs). Specs the family cannot build yet are kept: their parse throws the
+  // SpecError that the sweep reports as unsupported. The sweep calls emit() on several threads at once.
+  // None by default (the family has no sweep).
+  virtual std::vector<SweepSpec> sweepSpecs(std::uint64_t /*seed*/, int /*count*/) const { return {}; }
 };
 
 // The registered families (generator/<family>/ each registers one; see Registry.cpp).

@@ -13,3 +13,4 @@
 #include "warpforge/json.h"
 #include "warpforge/launch_plan.h"
 #include "warpforge/spec_error.h"
+#include "warpforge/wisdom.h"

@@ -1,0 +1,100 @@
+#include "generator/beamformer/BeamformerTune.h"
+
+#include <fmt/format.h>
+
+#include "generator/beamformer/BeamformerEmitter.h"
+#include "generator/beamformer/BeamformerFamily.h"
+#include "generator/beamformer/BeamformerLayouts.h"
+
+namespace warpforge {
+
+namespace {
+
+std::string geometry(const BfTiling& t, int minBlocks) {
+  return fmt::format("{} samples x {} beams, {} x {} warps of {} x {}, {} stage{}, min blocks {}", t.times, t.beams, t.warpsT, t.warpsM, t.warpTimes,
+                     t.warpBeams, t.stages, t.stages > 1 ? "s" : "", minBlocks ? std::to_string(minBlocks) : "auto");
+}
+
+Json members(const BfTiling& t, int minBlocks) {
+  Json j = Json::object();
+  j["block_times"] = t.times;
+  j["block_beams"] = t.beams;
+  j["warp_times"] = t.warpTimes;
+  j["warp_beams"] = t.warpBeams;
+  j["stages"] = t.stages;
+  if (minBlocks) j["min_blocks"] = minBlocks;
+  return j;
+}
+
+}  // namespace
+
+std::vector<BeamformerSpec> bfTuneCandidates(const BeamformerSpec& s) {
+  std::vector<BeamformerSpec> out{s};
+  const BfMma m = bfMma(s.in.type);
+  const long long mCap = (s.beams + 31) / 32 * 32 + 32;  // no block far wider than M
+  // The spec's tile with each register budget (__launch_bounds__ min blocks 1, 2, 3).
+  for (int mb : {1, 2, 3})
+    if (mb != s.tuning.minBlocks) {
+      BeamformerSpec c = s;
+      c.tuning.minBlocks = mb;
+      out.push_back(c);
+    }
+  for (int stages : {2, 1})
+    for (int B : {32, 48, 64, 96, 128})
+      for (int WB : {16, 24, 32})
+        for (int T : {32, 64, 128})
+          for (int WT : {16, 32, 64}) {
+            if (B % WB || T % WT || B > mCap) continue;
+            if (stages == 1 && !(B == bfTiling(s, m).beams && T == bfTiling(s, m).times)) continue;  // one stage: only the default tile, to A/B the pipeline
+            const int warps = (B / WB) * (T / WT);
+            if (warps < 2 || warps > 16) continue;
+            BeamformerSpec c = s;
+            c.tuning = BfTuning{T, B, WT, WB, stages, s.tuning.minBlocks};
+            const BfTiling t = bfTiling(c, m);
+            if (!bfTilingProblems(c, t).empty()) continue;
+            if (geometry(t, 0) == geometry(bfTiling(s, m), 0)) continue;  // the spec's own, already first
+            out.push_back(c);
+          }
+  return out;
+}
+
+std::optional<TuneOutcome> tuneBeamformer(const BeamformerSpec& s, TuneTimer& timer, const std::function<void(const TuneTrialReport&)>& onTrial) {
+  const std::vector<BeamformerSpec> cands = bfTuneCandidates(s);
+  const BfMma m = bfMma(s.in.type);
+  std::vector<Generated> plans;
+  std::vector<std::size_t> which;
+  TuneOutcome o;
+  std::vector<TuneTrialReport> reports(cands.size());
+  for (std::size_t i = 0; i < cands.size(); ++i) {
+    reports[i].stage = i == 0 ? "as given" : "tile";
+    reports[i].geometry = geometry(bfTiling(cands[i], m), cands[i].tuning.minBlocks);
+    try {
+      const BfConsistency c = bfConsistency(cands[i]);
+      if (!c.issues.empty()) throw std::runtime_error(c.issues[0].path + ": " + c.issues[0].message);
+      plans.push_back(Generated{beamformerLaunchPlan(cands[i], emitBeamformer(cands[i], EmitTarget{timer.arch(), timer.probe()}))});
+      which.push_back(i);
+    } catch (const std::exception& e) {
+      reports[i].error = e.what();
+    }
+  }
+  std::vector<std::string> errors;
+  const std::vector<double> ms = timer.time(plans, &errors);
+  for (std::size_t j = 0; j < which.size(); ++j) {
+    reports[which[j]].ms = j < ms.size() ? ms[j] : -1;
+    if (reports[which[j]].ms <= 0) reports[which[j]].error = j < errors.size() && !errors[j].empty() ? errors[j] : "timing failed";
+  }
+  for (const auto& r : reports) {
+    o.trials.push_back(r);
+    if (onTrial) onTrial(r);
+  }
+  if (o.trials.empty() || o.trials[0].ms <= 0)
+    throw std::runtime_error(fmt::format("{}: the spec as given does not run: {}", s.name, o.trials.empty() ? "no trial" : o.trials[0].error));
+  o.baseline = 0;
+  o.best = 0;
+  for (std::size_t i = 0; i < o.trials.size(); ++i)
+    if (o.trials[i].ms > 0 && o.trials[i].ms < o.trials[o.best].ms) o.best = i;
+  o.specMembers["tuning"] = members(bfTiling(cands[o.best], m), cands[o.best].tuning.minBlocks);
+  return o;
+}
+
+}  // namespace warpforge

@@ -1,0 +1,626 @@
+#include "generator/gridder/GridderKernels.h"
+
+#include <fmt/format.h>
+
+#include "ast/Passes.h"
+#include "ast/Printer.h"
+#include "generator/gridder/GridderPlanner.h"
+
+namespace warpforge {
+
+using namespace ast;
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+const char* kQual = "static __device__ __forceinline__";
+
+NodePtr fma3(NodePtr a, NodePtr b, NodePtr c) { return call("fmaf", {std::move(a), std::move(b), std::move(c)}); }
+NodePtr add(NodePtr a, NodePtr b) { return bin("+", std::move(a), std::move(b)); }
+NodePtr sub(NodePtr a, NodePtr b) { return bin("-", std::move(a), std::move(b)); }
+NodePtr mul(NodePtr a, NodePtr b) { return bin("*", std::move(a), std::move(b)); }
+NodePtr cdecl(const std::string& type, const std::string& name, NodePtr init) { return decl("const " + type, name, std::move(init)); }
+NodePtr sync() { return exprStmt(call("__syncthreads", {})); }
+NodePtr ll(NodePtr e) { return cast("long long", std::move(e)); }
+NodePtr loop(const std::string& i, NodePtr from, NodePtr to, NodePtr step, std::vector<NodePtr> body) {
+  return forLoop(decl("int", i, std::move(from)), bin("<", var(i), std::move(to)), assign(var(i), std::move(step), "+="), block(std::move(body)));
+}
+NodePtr mx(NodePtr e, const char* f) { return member(std::move(e), f); }
+NodePtr f2(NodePtr re, NodePtr im) { return call("make_float2", {std::move(re), std::move(im)}); }
+std::string nm(const char* base, int i) { return fmt::format("{}{}", base, i); }
+std::string nm(const char* base, int i, int p) { return fmt::format("{}{}_{}", base, i, p); }
+
+// Complex helpers and the A-term products, as the kernels need them.
+std::string helpers(const GridderSpec& s, bool grid) {
+  std::vector<NodePtr> items;
+  items.push_back(function(kQual, "float2", "gr_mul", {decl("float2", "a"), decl("float2", "b")},
+                           block({raw("return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);")})));
+  items.push_back(function(kQual, "float2", "gr_mulc", {decl("float2", "a"), decl("float2", "b")},  // conj(a) * b
+                           block({raw("return make_float2(a.x * b.x + a.y * b.y, a.x * b.y - a.y * b.x);")})));
+  items.push_back(function(kQual, "float2", "gr_add", {decl("float2", "a"), decl("float2", "b")}, block({raw("return make_float2(a.x + b.x, a.y + b.y);")})));
+  if (s.aterms) {
+    const int P = s.correlations;
+    std::vector<NodePtr> b;
+    if (P == 4 && grid) {  // A1^H P A2
+      b.push_back(raw("const float2 q0 = gr_add(gr_mulc(a[0], px[0]), gr_mulc(a[2], px[2]));"));
+      b.push_back(raw("const float2 q1 = gr_add(gr_mulc(a[0], px[1]), gr_mulc(a[2], px[3]));"));
+      b.push_back(raw("const float2 q2 = gr_add(gr_mulc(a[1], px[0]), gr_mulc(a[3], px[2]));"));
+      b.push_back(raw("const float2 q3 = gr_add(gr_mulc(a[1], px[1]), gr_mulc(a[3], px[3]));"));
+      b.push_back(raw("px[0] = gr_add(gr_mul(q0, c[0]), gr_mul(q1, c[2]));"));
+      b.push_back(raw("px[1] = gr_add(gr_mul(q0, c[1]), gr_mul(q1, c[3]));"));
+      b.push_back(raw("px[2] = gr_add(gr_mul(q2, c[0]), gr_mul(q3, c[2]));"));
+      b.push_back(raw("px[3] = gr_add(gr_mul(q2, c[1]), gr_mul(q3, c[3]));"));
+    } else if (P == 4) {  // A1 P A2^H
+      b.push_back(raw("const float2 q0 = gr_add(gr_mul(a[0], px[0]), gr_mul(a[1], px[2]));"));
+      b.push_back(raw("const float2 q1 = gr_add(gr_mul(a[0], px[1]), gr_mul(a[1], px[3]));"));
+      b.push_back(raw("const float2 q2 = gr_add(gr_mul(a[2], px[0]), gr_mul(a[3], px[2]));"));
+      b.push_back(raw("const float2 q3 = gr_add(gr_mul(a[2], px[1]), gr_mul(a[3], px[3]));"));
+      b.push_back(raw("px[0] = gr_add(gr_mulc(c[0], q0), gr_mulc(c[1], q1));"));
+      b.push_back(raw("px[1] = gr_add(gr_mulc(c[2], q0), gr_mulc(c[3], q1));"));
+      b.push_back(raw("px[2] = gr_add(gr_mulc(c[0], q2), gr_mulc(c[1], q3));"));
+      b.push_back(raw("px[3] = gr_add(gr_mulc(c[2], q2), gr_mulc(c[3], q3));"));
+    } else {  // scalar or diagonal Jones terms
+      for (int p = 0; p < P; ++p)
+        b.push_back(raw(grid ? fmt::format("px[{0}] = gr_mul(gr_mulc(a[{0}], px[{0}]), c[{0}]);", p)
+                             : fmt::format("px[{0}] = gr_mulc(c[{0}], gr_mul(a[{0}], px[{0}]));", p)));
+    }
+    items.push_back(comment(grid ? "A1^H P A2 (a = A1, c = A2; 2 x 2 row-major XX XY YX YY, diagonal XX YY, or scalar)"
+                                 : "A1 P A2^H (a = A1, c = A2; 2 x 2 row-major XX XY YX YY, diagonal XX YY, or scalar)"));
+    items.push_back(function(kQual, "void", "gr_aterm", {decl("float2*", "px"), decl("const float2*", "a"), decl("const float2*", "c")}, block(b)));
+  }
+  return print(unit(items));
+}
+
+std::string header(const GridderSpec& s, const std::string& kernel, const std::string& what) {
+  return fmt::format(
+      "// {}: {}\n// spec {} (gridder family): S = {}, {} correlation(s), grid {} x {} x {} w-plane(s), image size {} rad, {} stations x {} time "
+      "steps x {} channels, subgrids of <= {} time steps x {} channels, {} slots; phasor {}; A-terms {}; taper {}; generated by warpforge\n",
+      kernel, what, s.name, s.subgridSize, s.correlations, s.gridSize, s.gridSize, s.wPlanes, s.imageSize, s.stations, s.timeSteps, s.channels,
+      s.timeStepsPerSubgrid, s.channelsPerSubgrid, s.maxSubgrids, s.phasor == GridPhasor::Sfu ? "__sincosf (SFU)" : "sincosf",
+      s.aterms ? fmt::format("every {} time steps", s.atermInterval) : "off", s.taper ? "on" : "off");
+}
+
+// The subgrid's metadata fields and its offsets (u0, v0 in radians per radian; w0 = 2 pi w of the plane).
+std::vector<NodePtr> readMeta(const GridderSpec& s, bool offsets) {
+  std::vector<NodePtr> b;
+  const int S = s.subgridSize, G = s.gridSize;
+  b.push_back(cdecl("int*", "meta", add(var("metadata"), mul(var("unit"), lit(kGridMetaInts)))));
+  b.push_back(cdecl("int", "nt", index(var("meta"), lit(kMetaTimeCount))));
+  b.push_back(ifStmt(bin("==", var("nt"), lit(0)), raw("return;  // an unused slot")));
+  const std::pair<const char*, int> fields[] = {{"bl", kMetaBaseline}, {"t0", kMetaTime},     {"c0", kMetaChannel}, {"nc", kMetaChannelCount},
+                                                {"x0", kMetaX},        {"y0", kMetaY},        {"z", kMetaZ},        {"ai", kMetaAterm},
+                                                {"st1", kMetaStation1}, {"st2", kMetaStation2}};
+  for (const auto& [n, f] : fields) b.push_back(cdecl("int", n, index(var("meta"), lit(f))));
+  b.push_back(cdecl("long long", "b", bin("/", var("unit"), lit(s.maxSubgrids))));
+  if (offsets) {
+    b.push_back(cdecl("double", "u0", mul(dlit(2 * kPi / s.imageSize), cast("double", add(var("x0"), lit(S / 2 - G / 2))))));
+    b.push_back(cdecl("double", "v0", mul(dlit(2 * kPi / s.imageSize), cast("double", add(var("y0"), lit(S / 2 - G / 2))))));
+    if (s.wStep > 0)
+      b.push_back(cdecl("double", "w0", mul(dlit(2 * kPi * s.wStep), add(cast("double", var("z")), dlit(0.5 - s.wPlanes / 2)))));
+    else
+      b.push_back(cdecl("double", "w0", dlit(0.0)));
+  }
+  return b;
+}
+
+// l, m, n of pixel `pix` into <l><i>, <m><i>, <n><i> (and the shifted l', m' where the spec shifts).
+std::vector<NodePtr> pixelLmn(const GridderSpec& s, const NodePtr& pix, const std::string& suffix) {
+  const int S = s.subgridSize;
+  const double cell = s.imageSize / S;
+  std::vector<NodePtr> b;
+  b.push_back(cdecl("float", "l" + suffix, mul(flit(cell), cast("float", sub(bin("%", pix, lit(S)), lit(S / 2))))));
+  b.push_back(cdecl("float", "m" + suffix, mul(flit(cell), cast("float", sub(bin("/", pix, lit(S)), lit(S / 2))))));
+  const NodePtr ls = s.shiftL != 0 ? add(var("l" + suffix), flit(s.shiftL)) : var("l" + suffix);
+  const NodePtr ms = s.shiftM != 0 ? add(var("m" + suffix), flit(s.shiftM)) : var("m" + suffix);
+  b.push_back(cdecl("float", "ls" + suffix, ls));
+  b.push_back(cdecl("float", "ms" + suffix, ms));
+  b.push_back(cdecl("float", "r2" + suffix, fma3(var("ls" + suffix), var("ls" + suffix), mul(var("ms" + suffix), var("ms" + suffix)))));
+  b.push_back(cdecl("float", "n" + suffix,
+                    bin("/", var("r2" + suffix), add(flit(1.0), call("sqrtf", {sub(flit(1.0), var("r2" + suffix))})))));
+  return b;
+}
+
+// The phases of time step (u, v, w) relative to the subgrid, staged once per time step:
+//   U = k0 u - u0, V = k0 v - v0, W = k0 w - w0 (double, then float: small), Ku = k0 u, Kv = k0 v, Kw = k0 w;
+//   then psi = U l + V m + W n + dk (Ku l + Kv m + Kw n), dk = k_c / k0 - 1 (n at the shifted l', m'). The
+//   phase-centre shift's part k_c (u shift_l + v shift_m) is the same at every pixel: it rotates the
+//   visibility once, in double (shiftRotation), instead of entering every f32 phase.
+// Zero where uvw is not finite (the planner never puts such a time step in a subgrid).
+std::vector<NodePtr> stagePhases(const GridderSpec& s, const NodePtr& uvwPtr, const std::string& cc, const std::string& kk) {
+  std::vector<NodePtr> b;
+  b.push_back(cdecl("float", "uu", index(uvwPtr, lit(0))));
+  b.push_back(cdecl("float", "vv", index(uvwPtr, lit(1))));
+  b.push_back(cdecl("float", "ww", index(uvwPtr, lit(2))));
+  std::vector<NodePtr> fin;
+  const NodePtr k0 = cast("double", var("k0"));
+  fin.push_back(assign(mx(var(cc), "x"), cast("float", sub(mul(k0, cast("double", var("uu"))), var("u0")))));
+  fin.push_back(assign(mx(var(cc), "y"), cast("float", sub(mul(k0, cast("double", var("vv"))), var("v0")))));
+  fin.push_back(assign(mx(var(cc), "z"), cast("float", sub(mul(k0, cast("double", var("ww"))), var("w0")))));
+  fin.push_back(assign(mx(var(kk), "x"), mul(var("k0"), var("uu"))));
+  fin.push_back(assign(mx(var(kk), "y"), mul(var("k0"), var("vv"))));
+  fin.push_back(assign(mx(var(kk), "z"), mul(var("k0"), var("ww"))));
+  b.push_back(ifStmt(bin("&&", call("isfinite", {var("uu")}), bin("&&", call("isfinite", {var("vv")}), call("isfinite", {var("ww")}))), block(fin)));
+  return b;
+}
+
+bool shifted(const GridderSpec& s) { return s.shiftL != 0 || s.shiftM != 0; }
+
+// The shift's phase phi = k_c (u shift_l + v shift_m) of the visibility at channel `chan` and uvw `p3`, in
+// double: `sp`, `cp` = sin, cos phi.
+std::vector<NodePtr> shiftRotation(const GridderSpec& s, const NodePtr& chan) {
+  std::vector<NodePtr> b;
+  b.push_back(cdecl("double", "phi", mul(cast("double", index(var("wn"), chan)),
+                                          add(mul(cast("double", index(var("p3"), lit(0))), dlit(s.shiftL)),
+                                              mul(cast("double", index(var("p3"), lit(1))), dlit(s.shiftM))))));
+  b.push_back(decl("double", "sp"));
+  b.push_back(decl("double", "cp"));
+  b.push_back(exprStmt(call("sincos", {var("phi"), unary("&", var("sp")), unary("&", var("cp"))})));
+  return b;
+}
+
+NodePtr sincos(const GridderSpec& s, NodePtr arg, const std::string& sn, const std::string& cs) {
+  return exprStmt(call(s.phasor == GridPhasor::Sfu ? "__sincosf" : "sincosf", {std::move(arg), unary("&", var(sn)), unary("&", var(cs))}));
+}
+
+// Minimum blocks per SM: 512 threads (16 warps; the pixels / channels per thread give the ILP), so ptxas
+// may use up to 128 registers. With the thread count alone it aimed at a higher occupancy and spilled.
+NodePtr kernelFn(const std::string& name, int threads, std::vector<NodePtr> params, std::vector<NodePtr> body) {
+  return function(fmt::format("extern \"C\" __global__ void __launch_bounds__({}, {})", threads, std::max(1, 512 / threads)), "", name,
+                  std::move(params), block(std::move(body)));
+}
+
+// Loads of P correlations of a float2 array at element `base` (a multiple of P) as float4 pairs where P >= 2.
+std::vector<NodePtr> loadCorr(int P, const std::string& array, const NodePtr& base, const std::string& dst) {
+  std::vector<NodePtr> b;
+  if (P == 1) {
+    b.push_back(cdecl("float2", dst + "0", index(var(array), base)));
+    return b;
+  }
+  for (int h = 0; h < P / 2; ++h) {
+    const std::string q = fmt::format("{}q{}", dst, h);
+    b.push_back(cdecl("float4", q, index(cast("const float4*", var(array)), add(bin("/", base, lit(2)), lit(h)))));
+    b.push_back(cdecl("float2", nm(dst.c_str(), 2 * h), f2(mx(var(q), "x"), mx(var(q), "y"))));
+    b.push_back(cdecl("float2", nm(dst.c_str(), 2 * h + 1), f2(mx(var(q), "z"), mx(var(q), "w"))));
+  }
+  return b;
+}
+
+}  // namespace
+
+int gridderAdderThreads(const GridderSpec& s) { return std::min(256, s.subgridSize * s.subgridSize); }
+
+GridderKernel emitGridderKernel(const GridderSpec& s) {
+  const int S = s.subgridSize, P = s.correlations, PPT = s.tuning.pixelsPerThread, CS = s.channelsPerSubgrid;
+  const int TH = s.gridThreads(), ST = s.stageTimeSteps();
+  const long long B = s.baselines(), T = s.timeSteps, C = s.channels;
+  GridderKernel k;
+  k.name = s.name + "_gridder";
+  k.threads = TH;
+  k.sharedBytes = CS * 4 + ST * 32 + ST * CS * P * 8;
+  std::vector<NodePtr> body;
+  body.push_back(raw(fmt::format("__shared__ float sdk[{}];  // k_c / k0 - 1 (0 beyond the subgrid's channels)", CS)));
+  body.push_back(raw(fmt::format("__shared__ float4 scoord[{}];  // U, V, W per staged time step", ST)));
+  body.push_back(raw(fmt::format("__shared__ float4 skk[{}];  // k0 u, k0 v, k0 w", ST)));
+  body.push_back(raw(fmt::format("__shared__ __align__(16) float2 svis[{}];  // [time][channel][correlation], weighted; 0 where flagged", ST * CS * P)));
+  body.push_back(cdecl("int", "tid", var("threadIdx.x")));
+  body.push_back(cdecl("long long", "unit", ll(var("blockIdx.x"))));
+  body.push_back(ifStmt(bin(">=", var("unit"), var("units")), raw("return;")));
+  for (auto& n : readMeta(s, true)) body.push_back(n);
+  body.push_back(cdecl("float*", "wn", add(var("wavenumbers"), mul(var("b"), lit(C)))));
+  body.push_back(cdecl("float", "k0", index(var("wn"), add(var("c0"), bin("/", var("nc"), lit(2))))));
+  body.push_back(loop("i", var("tid"), lit(CS), lit(TH),
+                      {assign(index(var("sdk"), var("i")),
+                              ternary(bin("<", var("i"), var("nc")), bin("/", sub(index(var("wn"), add(var("c0"), var("i"))), var("k0")), var("k0")), flit(0)))}));
+  body.push_back(comment(fmt::format("{} pixels per thread (pixel tid + {} i), {} correlation(s) each", PPT, TH, P)));
+  for (int i = 0; i < PPT; ++i) {
+    const std::string sx = std::to_string(i);
+    body.push_back(cdecl("int", "pix" + sx, add(var("tid"), lit(i * TH))));
+    for (auto& n : pixelLmn(s, var("pix" + sx), sx)) body.push_back(n);
+    for (int p = 0; p < P; ++p) body.push_back(decl("float2", nm("acc", i, p), f2(flit(0), flit(0))));
+  }
+  body.push_back(cdecl("long long", "row", mul(add(mul(var("b"), lit(B)), var("bl")), lit(T))));  // (b, bl, t = 0)
+  body.push_back(cdecl("float*", "uvw0", add(var("uvw"), mul(add(var("row"), var("t0")), lit(3)))));
+  body.push_back(cdecl("long long", "vis0", add(mul(add(var("row"), var("t0")), lit(C)), var("c0"))));  // visibility (t0, c0)
+
+  std::vector<NodePtr> stage;
+  stage.push_back(sync());
+  {
+    std::vector<NodePtr> fill;
+    fill.push_back(decl("float4", "cc", call("make_float4", {flit(0), flit(0), flit(0), flit(0)})));
+    fill.push_back(decl("float4", "kk", call("make_float4", {flit(0), flit(0), flit(0), flit(0)})));
+    fill.push_back(ifStmt(bin("<", add(var("ts"), var("j")), var("nt")),
+                          block(stagePhases(s, add(var("uvw0"), mul(add(var("ts"), var("j")), lit(3))), "cc", "kk"))));
+    fill.push_back(assign(index(var("scoord"), var("j")), var("cc")));
+    fill.push_back(assign(index(var("skk"), var("j")), var("kk")));
+    stage.push_back(loop("j", var("tid"), lit(ST), lit(TH), fill));
+  }
+  {
+    std::vector<NodePtr> fill;
+    fill.push_back(cdecl("int", "j", bin("/", var("e"), lit(CS))));
+    fill.push_back(cdecl("int", "c", bin("%", var("e"), lit(CS))));
+    fill.push_back(decl("float", "wt", flit(0)));
+    std::vector<NodePtr> in;
+    in.push_back(cdecl("long long", "v", add(var("vis0"), add(mul(ll(add(var("ts"), var("j"))), lit(C)), var("c")))));
+    in.push_back(cdecl("float*", "p3", add(var("uvw0"), mul(add(var("ts"), var("j")), lit(3)))));
+    in.push_back(ifStmt(bin("&&", call("isfinite", {index(var("p3"), lit(0))}),
+                            bin("&&", call("isfinite", {index(var("p3"), lit(1))}), call("isfinite", {index(var("p3"), lit(2))}))),
+                        assign(var("wt"), index(var("weights"), var("v")))));
+    if (shifted(s)) {
+      // weight e^{-i phi} (double): V e^{-i phi} staged, so the pixels' phases need no shift term
+      std::vector<NodePtr> rot = shiftRotation(s, add(var("c0"), var("c")));
+      rot.push_back(assign(var("wr"), cast("float", mul(cast("double", var("wt")), var("cp")))));
+      rot.push_back(assign(var("wi"), cast("float", mul(cast("double", var("wt")), unary("-", var("sp"))))));
+      in.push_back(decl("float", "wr", var("wt")));
+      in.push_back(decl("float", "wi", flit(0)));
+      in.push_back(ifStmt(bin("!=", var("wt"), flit(0)), block(rot)));
+    }
+    for (int p = 0; p < P; ++p) {
+      std::vector<NodePtr> ld;
+      ld.push_back(cdecl("float2", "x", index(var("visibilities"), add(mul(var("v"), lit(P)), lit(p)))));
+      const NodePtr dst = index(var("svis"), add(mul(var("e"), lit(P)), lit(p)));
+      if (shifted(s))  // (wr + i wi) x
+        ld.push_back(assign(dst, f2(sub(mul(var("wr"), mx(var("x"), "x")), mul(var("wi"), mx(var("x"), "y"))),
+                                    add(mul(var("wr"), mx(var("x"), "y")), mul(var("wi"), mx(var("x"), "x"))))));
+      else
+        ld.push_back(assign(dst, f2(mul(var("wt"), mx(var("x"), "x")), mul(var("wt"), mx(var("x"), "y")))));
+      in.push_back(ifStmt(bin("!=", var("wt"), flit(0)), block(ld), assign(dst, f2(flit(0), flit(0)))));
+    }
+    std::vector<NodePtr> zero;
+    for (int p = 0; p < P; ++p) zero.push_back(assign(index(var("svis"), add(mul(var("e"), lit(P)), lit(p))), f2(flit(0), flit(0))));
+    fill.push_back(ifStmt(bin("&&", bin("<", add(var("ts"), var("j")), var("nt")), bin("<", var("c"), var("nc"))), block(in), block(zero)));
+    stage.push_back(loop("e", var("tid"), lit(ST * CS), lit(TH), fill));
+  }
+  stage.push_back(sync());
+  {
+    std::vector<NodePtr> tb;
+    tb.push_back(cdecl("float4", "cc", index(var("scoord"), var("j"))));
+    tb.push_back(cdecl("float4", "kk", index(var("skk"), var("j"))));
+    for (int i = 0; i < PPT; ++i) {
+      const std::string sx = std::to_string(i);
+      tb.push_back(cdecl("float", nm("A", i), fma3(mx(var("cc"), "x"), var("l" + sx), fma3(mx(var("cc"), "y"), var("m" + sx), mul(mx(var("cc"), "z"), var("n" + sx))))));
+      tb.push_back(cdecl("float", nm("B", i), fma3(mx(var("kk"), "x"), var("l" + sx), fma3(mx(var("kk"), "y"), var("m" + sx), mul(mx(var("kk"), "z"), var("n" + sx))))));
+    }
+    std::vector<NodePtr> cb;
+    cb.push_back(cdecl("float", "dk", index(var("sdk"), var("c"))));
+    for (auto& n : loadCorr(P, "svis", mul(add(mul(var("j"), lit(CS)), var("c")), lit(P)), "vis")) cb.push_back(n);
+    for (int i = 0; i < PPT; ++i) {
+      cb.push_back(decl("float", nm("sn", i)));
+      cb.push_back(decl("float", nm("cs", i)));
+      cb.push_back(sincos(s, fma3(var("dk"), var(nm("B", i)), var(nm("A", i))), nm("sn", i), nm("cs", i)));
+      for (int p = 0; p < P; ++p) {
+        // acc += vis * (cos, -sin): 4 FMAs
+        const NodePtr vx = mx(var(nm("vis", p)), "x"), vy = mx(var(nm("vis", p)), "y");
+        const NodePtr ax = mx(var(nm("acc", i, p)), "x"), ay = mx(var(nm("acc", i, p)), "y");
+        cb.push_back(assign(ax, fma3(vx, var(nm("cs", i)), ax)));
+        cb.push_back(assign(ax, fma3(vy, var(nm("sn", i)), ax)));
+        cb.push_back(assign(ay, fma3(vy, var(nm("cs", i)), ay)));
+        cb.push_back(assign(ay, fma3(unary("-", vx), var(nm("sn", i)), ay)));
+      }
+    }
+    tb.push_back(raw(CS <= 16 ? "#pragma unroll" : "#pragma unroll 8"));
+    tb.push_back(loop("c", lit(0), lit(CS), lit(1), cb));
+    stage.push_back(cdecl("int", "jn", call("min", {lit(ST), sub(var("nt"), var("ts"))})));
+    stage.push_back(loop("j", lit(0), var("jn"), lit(1), tb));
+  }
+  body.push_back(loop("ts", lit(0), var("nt"), lit(ST), stage));
+
+  // Epilogue: A-terms, taper, fftshift store.
+  body.push_back(cdecl("long long", "sub0", mul(var("unit"), lit(static_cast<long long>(P) * S * S))));
+  for (int i = 0; i < PPT; ++i) {
+    const std::string sx = std::to_string(i);
+    std::vector<NodePtr> e;
+    e.push_back(declArray("float2", "px", P));
+    for (int p = 0; p < P; ++p) e.push_back(assign(index(var("px"), lit(p)), var(nm("acc", i, p))));
+    if (s.aterms) {
+      const long long perB = s.atermIntervals() * s.stations * S * S * P;
+      auto at = [&](const char* st) {
+        return add(var("aterms"), add(mul(var("b"), lit(perB)), mul(add(mul(ll(add(mul(var("ai"), lit(s.stations)), var(st))), lit(S * S)), var("pix" + sx)), lit(P))));
+      };
+      e.push_back(cdecl("float2*", "a1", at("st1")));
+      e.push_back(cdecl("float2*", "a2", at("st2")));
+      e.push_back(exprStmt(call("gr_aterm", {var("px"), var("a1"), var("a2")})));
+    }
+    if (s.taper) {
+      e.push_back(cdecl("float", "tp", index(var("taper"), var("pix" + sx))));
+      for (int p = 0; p < P; ++p)
+        e.push_back(assign(index(var("px"), lit(p)), f2(mul(var("tp"), mx(index(var("px"), lit(p)), "x")), mul(var("tp"), mx(index(var("px"), lit(p)), "y")))));
+    }
+    e.push_back(cdecl("int", "dst", add(mul(bin("%", add(bin("/", var("pix" + sx), lit(S)), lit(S / 2)), lit(S)), lit(S)),
+                                         bin("%", add(bin("%", var("pix" + sx), lit(S)), lit(S / 2)), lit(S)))));
+    for (int p = 0; p < P; ++p) e.push_back(assign(index(var("subgrids"), add(var("sub0"), add(lit(static_cast<long long>(p) * S * S), var("dst")))), index(var("px"), lit(p))));
+    body.push_back(block(e));
+  }
+
+  NodePtr fn = kernelFn(k.name, TH,
+                        {decl("const float* __restrict__", "uvw"), decl("const float* __restrict__", "wavenumbers"),
+                         decl("const float2* __restrict__", "visibilities"), decl("const float* __restrict__", "weights"),
+                         decl("const float2* __restrict__", "aterms"), decl("const float* __restrict__", "taper"),
+                         decl("const int* __restrict__", "metadata"), decl("float2* __restrict__", "subgrids"), decl("long long", "units")},
+                        body);
+  k.source = header(s, k.name,
+                    fmt::format("one block per subgrid slot, {} threads x {} pixels; {} time steps x {} channels staged per round; per visibility and "
+                                "pixel 1 FMA (phase) + 1 sincos + {} FMAs ({} correlation(s))",
+                                TH, PPT, ST, CS, 4 * P, P)) +
+             helpers(s, true) + print(removeDeadCode(foldConstants(fn)));
+  return k;
+}
+
+GridderKernel emitDegridderKernel(const GridderSpec& s) {
+  const int S = s.subgridSize, P = s.correlations, VPT = s.tuning.visibilitiesPerThread, CS = s.channelsPerSubgrid;
+  const int TH = s.tuning.degridThreads, SP = s.tuning.stagePixels;
+  const int GPT = (CS + VPT - 1) / VPT;
+  const long long B = s.baselines(), T = s.timeSteps, C = s.channels;
+  GridderKernel k;
+  k.name = s.name + "_degridder";
+  k.threads = TH;
+  k.sharedBytes = GPT * VPT * 4 + SP * P * 8 + SP * 16;
+  std::vector<NodePtr> body;
+  body.push_back(raw(fmt::format("__shared__ float sdk[{}];  // k_c / k0 - 1 (0 beyond the subgrid's channels)", GPT * VPT)));
+  body.push_back(raw(fmt::format("__shared__ __align__(16) float2 spix[{}];  // corrected pixels [pixel][correlation]", SP * P)));
+  body.push_back(raw(fmt::format("__shared__ float4 slmn[{}];  // l, m, n", SP)));
+  body.push_back(cdecl("int", "tid", var("threadIdx.x")));
+  body.push_back(cdecl("long long", "unit", ll(var("blockIdx.x"))));
+  body.push_back(ifStmt(bin(">=", var("unit"), var("units")), raw("return;")));
+  for (auto& n : readMeta(s, true)) body.push_back(n);
+  body.push_back(cdecl("float*", "wn", add(var("wavenumbers"), mul(var("b"), lit(C)))));
+  body.push_back(cdecl("float", "k0", index(var("wn"), add(var("c0"), bin("/", var("nc"), lit(2))))));
+  body.push_back(loop("i", var("tid"), lit(GPT * VPT), lit(TH),
+                      {assign(index(var("sdk"), var("i")),
+                              ternary(bin("<", var("i"), var("nc")), bin("/", sub(index(var("wn"), add(var("c0"), var("i"))), var("k0")), var("k0")), flit(0)))}));
+  body.push_back(sync());  // sdk is read before the first staging barrier
+  body.push_back(cdecl("long long", "row", mul(add(mul(var("b"), lit(B)), var("bl")), lit(T))));
+  body.push_back(cdecl("float*", "uvw0", add(var("uvw"), mul(add(var("row"), var("t0")), lit(3)))));
+  body.push_back(cdecl("long long", "vis0", add(mul(add(var("row"), var("t0")), lit(C)), var("c0"))));
+  body.push_back(cdecl("long long", "sub0", mul(var("unit"), lit(static_cast<long long>(P) * S * S))));
+  body.push_back(cdecl("int", "items", mul(var("nt"), lit(GPT))));
+
+  std::vector<NodePtr> chunk;
+  chunk.push_back(cdecl("int", "item", add(var("base"), var("tid"))));
+  chunk.push_back(cdecl("bool", "active", bin("<", var("item"), var("items"))));
+  chunk.push_back(cdecl("int", "t", ternary(var("active"), bin("/", var("item"), lit(GPT)), lit(0))));
+  chunk.push_back(cdecl("int", "cg", mul(bin("%", var("item"), lit(GPT)), lit(VPT))));
+  chunk.push_back(decl("float4", "cc", call("make_float4", {flit(0), flit(0), flit(0), flit(0)})));
+  chunk.push_back(decl("float4", "kk", call("make_float4", {flit(0), flit(0), flit(0), flit(0)})));
+  chunk.push_back(ifStmt(var("active"), block(stagePhases(s, add(var("uvw0"), mul(var("t"), lit(3))), "cc", "kk"))));
+  for (int j = 0; j < VPT; ++j) {
+    chunk.push_back(cdecl("float", nm("dk", j), index(var("sdk"), add(var("cg"), lit(j)))));
+    for (int p = 0; p < P; ++p) chunk.push_back(decl("float2", nm("acc", j, p), f2(flit(0), flit(0))));
+  }
+  std::vector<NodePtr> stage;
+  stage.push_back(sync());
+  {
+    std::vector<NodePtr> fill;
+    fill.push_back(cdecl("int", "pix", add(var("p0"), var("q"))));
+    fill.push_back(cdecl("int", "src", add(mul(bin("%", add(bin("/", var("pix"), lit(S)), lit(S / 2)), lit(S)), lit(S)),
+                                            bin("%", add(bin("%", var("pix"), lit(S)), lit(S / 2)), lit(S)))));
+    fill.push_back(declArray("float2", "px", P));
+    for (int p = 0; p < P; ++p) fill.push_back(assign(index(var("px"), lit(p)), index(var("subgrids"), add(var("sub0"), add(lit(static_cast<long long>(p) * S * S), var("src"))))));
+    if (s.taper) {
+      fill.push_back(cdecl("float", "tp", index(var("taper"), var("pix"))));
+      for (int p = 0; p < P; ++p)
+        fill.push_back(assign(index(var("px"), lit(p)), f2(mul(var("tp"), mx(index(var("px"), lit(p)), "x")), mul(var("tp"), mx(index(var("px"), lit(p)), "y")))));
+    }
+    if (s.aterms) {
+      const long long perB = s.atermIntervals() * s.stations * S * S * P;
+      auto at = [&](const char* st) {
+        return add(var("aterms"), add(mul(var("b"), lit(perB)), mul(add(mul(ll(add(mul(var("ai"), lit(s.stations)), var(st))), lit(S * S)), var("pix")), lit(P))));
+      };
+      fill.push_back(cdecl("float2*", "a1", at("st1")));
+      fill.push_back(cdecl("float2*", "a2", at("st2")));
+      fill.push_back(exprStmt(call("gr_aterm", {var("px"), var("a1"), var("a2")})));
+    }
+    for (int p = 0; p < P; ++p) fill.push_back(assign(index(var("spix"), add(mul(var("q"), lit(P)), lit(p))), index(var("px"), lit(p))));
+    for (auto& n : pixelLmn(s, var("pix"), "")) fill.push_back(n);
+    fill.push_back(assign(index(var("slmn"), var("q")), call("make_float4", {var("l"), var("m"), var("n"), flit(0)})));
+    stage.push_back(loop("q", var("tid"), lit(SP), lit(TH), fill));
+  }
+  stage.push_back(sync());
+  {
+    std::vector<NodePtr> pb;
+    pb.push_back(cdecl("float4", "g", index(var("slmn"), var("q"))));
+    pb.push_back(cdecl("float", "A", fma3(mx(var("cc"), "x"), mx(var("g"), "x"), fma3(mx(var("cc"), "y"), mx(var("g"), "y"), mul(mx(var("cc"), "z"), mx(var("g"), "z"))))));
+    pb.push_back(cdecl("float", "B", fma3(mx(var("kk"), "x"), mx(var("g"), "x"), fma3(mx(var("kk"), "y"), mx(var("g"), "y"), mul(mx(var("kk"), "z"), mx(var("g"), "z"))))));
+    for (auto& n : loadCorr(P, "spix", mul(var("q"), lit(P)), "px")) pb.push_back(n);
+    for (int j = 0; j < VPT; ++j) {
+      pb.push_back(decl("float", nm("sn", j)));
+      pb.push_back(decl("float", nm("cs", j)));
+      pb.push_back(sincos(s, fma3(var(nm("dk", j)), var("B"), var("A")), nm("sn", j), nm("cs", j)));
+      for (int p = 0; p < P; ++p) {
+        // acc += pixel * (cos, sin)
+        const NodePtr x = mx(var(nm("px", p)), "x"), y = mx(var(nm("px", p)), "y");
+        const NodePtr ax = mx(var(nm("acc", j, p)), "x"), ay = mx(var(nm("acc", j, p)), "y");
+        pb.push_back(assign(ax, fma3(x, var(nm("cs", j)), ax)));
+        pb.push_back(assign(ax, fma3(unary("-", y), var(nm("sn", j)), ax)));
+        pb.push_back(assign(ay, fma3(x, var(nm("sn", j)), ay)));
+        pb.push_back(assign(ay, fma3(y, var(nm("cs", j)), ay)));
+      }
+    }
+    stage.push_back(raw("#pragma unroll 2"));
+    stage.push_back(loop("q", lit(0), lit(SP), lit(1), pb));
+  }
+  chunk.push_back(loop("p0", lit(0), lit(S * S), lit(SP), stage));
+  {
+    std::vector<NodePtr> st;
+    for (int j = 0; j < VPT; ++j) {
+      std::vector<NodePtr> w;
+      w.push_back(cdecl("long long", "v", add(var("vis0"), add(mul(ll(var("t")), lit(C)), add(var("cg"), lit(j))))));
+      w.push_back(cdecl("float*", "p3", add(var("uvw0"), mul(var("t"), lit(3)))));
+      w.push_back(cdecl("bool", "ok", bin("&&", bin("!=", index(var("weights"), var("v")), flit(0)),
+                                          bin("&&", call("isfinite", {index(var("p3"), lit(0))}),
+                                              bin("&&", call("isfinite", {index(var("p3"), lit(1))}), call("isfinite", {index(var("p3"), lit(2))}))))));
+      const double scale = 1.0 / (static_cast<double>(S) * S);
+      NodePtr sr = flit(scale), si = flit(0);
+      if (shifted(s)) {  // e^{+i phi} / S^2 (double, then float)
+        for (auto& n : shiftRotation(s, add(var("c0"), add(var("cg"), lit(j))))) w.push_back(n);
+        w.push_back(cdecl("float", "sr", cast("float", mul(dlit(scale), var("cp")))));
+        w.push_back(cdecl("float", "si", cast("float", mul(dlit(scale), var("sp")))));
+        sr = var("sr"), si = var("si");
+      }
+      for (int p = 0; p < P; ++p) {
+        const NodePtr ax = mx(var(nm("acc", j, p)), "x"), ay = mx(var(nm("acc", j, p)), "y");
+        const NodePtr val = shifted(s) ? f2(sub(mul(sr, ax), mul(si, ay)), add(mul(sr, ay), mul(si, ax))) : f2(mul(sr, ax), mul(sr, ay));
+        w.push_back(assign(index(var("visibilities"), add(mul(var("v"), lit(P)), lit(p))), ternary(var("ok"), val, f2(flit(0), flit(0)))));
+      }
+      st.push_back(ifStmt(bin("<", add(var("cg"), lit(j)), var("nc")), block(w)));
+    }
+    chunk.push_back(ifStmt(var("active"), block(st)));
+  }
+  body.push_back(loop("base", lit(0), var("items"), lit(TH), chunk));
+
+  NodePtr fn = kernelFn(k.name, TH,
+                        {decl("const float* __restrict__", "uvw"), decl("const float* __restrict__", "wavenumbers"),
+                         decl("const float* __restrict__", "weights"), decl("const float2* __restrict__", "aterms"),
+                         decl("const float* __restrict__", "taper"), decl("const int* __restrict__", "metadata"),
+                         decl("const float2* __restrict__", "subgrids"), decl("float2* __restrict__", "visibilities"), decl("long long", "units")},
+                        body);
+  k.source = header(s, k.name,
+                    fmt::format("one block per subgrid slot, {} threads each holding {} channel(s) of a time step; {} corrected pixels staged per "
+                                "round; per visibility and pixel 1 FMA (phase) + 1 sincos + {} FMAs (+ 6 / {} for the time step's phases)",
+                                TH, VPT, SP, 4 * P, VPT)) +
+             helpers(s, false) + print(removeDeadCode(foldConstants(fn)));
+  return k;
+}
+
+GridderKernel emitTileAdder(const GridderSpec& s) {
+  const int S = s.subgridSize, P = s.correlations, G = s.gridSize, NT = s.tilesPerSide(), TH = gridderAdderThreads(s);
+  const int PPA = S * S / TH;
+  const long long perPlane = static_cast<long long>(NT) * NT;
+  GridderKernel k;
+  k.name = s.name + "_adder";
+  k.threads = TH;
+  std::vector<NodePtr> body;
+  body.push_back(cdecl("int", "tid", var("threadIdx.x")));
+  body.push_back(cdecl("long long", "unit", ll(var("blockIdx.x"))));
+  body.push_back(ifStmt(bin(">=", var("unit"), var("units")), raw("return;")));
+  body.push_back(cdecl("long long", "b", bin("/", var("unit"), lit(s.wPlanes * perPlane))));
+  body.push_back(cdecl("int", "zt", cast("int", bin("%", var("unit"), lit(s.wPlanes * perPlane)))));  // plane * tiles + tile
+  body.push_back(cdecl("int", "z", bin("/", var("zt"), lit(perPlane))));
+  body.push_back(cdecl("int", "tile", bin("%", var("zt"), lit(perPlane))));
+  body.push_back(cdecl("int", "gx0", mul(bin("%", var("tile"), lit(NT)), lit(S))));
+  body.push_back(cdecl("int", "gy0", mul(bin("/", var("tile"), lit(NT)), lit(S))));
+  body.push_back(cdecl("int*", "offs", add(var("tile_offsets"), mul(var("b"), lit(s.wPlanes * perPlane + 1)))));
+  body.push_back(cdecl("int*", "list", add(var("tile_subgrids"), mul(var("b"), lit(4 * s.maxSubgrids)))));
+  for (int i = 0; i < PPA; ++i) {
+    body.push_back(cdecl("int", nm("ox", i), bin("%", add(var("tid"), lit(i * TH)), lit(S))));
+    body.push_back(cdecl("int", nm("oy", i), bin("/", add(var("tid"), lit(i * TH)), lit(S))));
+    for (int p = 0; p < P; ++p) body.push_back(decl("float2", nm("acc", i, p), f2(flit(0), flit(0))));
+  }
+  std::vector<NodePtr> lb;
+  lb.push_back(cdecl("long long", "sg", add(mul(var("b"), lit(s.maxSubgrids)), index(var("list"), var("k")))));
+  lb.push_back(cdecl("int*", "meta", add(var("metadata"), mul(var("sg"), lit(kGridMetaInts)))));
+  lb.push_back(cdecl("int", "dx", sub(var("gx0"), index(var("meta"), lit(kMetaX)))));
+  lb.push_back(cdecl("int", "dy", sub(var("gy0"), index(var("meta"), lit(kMetaY)))));
+  lb.push_back(cdecl("float2*", "src", add(var("subgrids"), mul(var("sg"), lit(static_cast<long long>(P) * S * S)))));
+  for (int i = 0; i < PPA; ++i) {
+    std::vector<NodePtr> in;
+    in.push_back(cdecl("int", "x", add(var("dx"), var(nm("ox", i)))));
+    in.push_back(cdecl("int", "y", add(var("dy"), var(nm("oy", i)))));
+    std::vector<NodePtr> a;
+    a.push_back(cdecl("int", "q", add(mul(bin("%", add(var("y"), lit(S / 2)), lit(S)), lit(S)), bin("%", add(var("x"), lit(S / 2)), lit(S)))));
+    for (int p = 0; p < P; ++p) {
+      a.push_back(cdecl("float2", nm("v", p), index(var("src"), add(lit(static_cast<long long>(p) * S * S), var("q")))));
+      a.push_back(assign(mx(var(nm("acc", i, p)), "x"), mx(var(nm("v", p)), "x"), "+="));
+      a.push_back(assign(mx(var(nm("acc", i, p)), "y"), mx(var(nm("v", p)), "y"), "+="));
+    }
+    in.push_back(ifStmt(bin("&&", bin("<", cast("unsigned", var("x")), lit(S)), bin("<", cast("unsigned", var("y")), lit(S))), block(a)));
+    lb.push_back(block(in));
+  }
+  body.push_back(forLoop(decl("int", "k", index(var("offs"), var("zt"))), bin("<", var("k"), index(var("offs"), add(var("zt"), lit(1)))),
+                         assign(var("k"), lit(1), "+="), block(lb)));
+  const long long gridPer = s.gridElems();
+  for (int i = 0; i < PPA; ++i) {
+    std::vector<NodePtr> w;
+    for (int p = 0; p < P; ++p)
+      w.push_back(assign(index(var("grid"), add(mul(var("b"), lit(gridPer)),
+                                               add(mul(ll(add(mul(var("z"), lit(P)), lit(p))), lit(static_cast<long long>(G) * G)),
+                                                   add(mul(ll(add(var("gy0"), var(nm("oy", i)))), lit(G)), add(var("gx0"), var(nm("ox", i))))))),
+                         var(nm("acc", i, p))));
+    body.push_back(ifStmt(bin("&&", bin("<", add(var("gx0"), var(nm("ox", i))), lit(G)), bin("<", add(var("gy0"), var(nm("oy", i))), lit(G))), block(w)));
+  }
+  NodePtr fn = kernelFn(k.name, TH,
+                        {decl("const int* __restrict__", "metadata"), decl("const int* __restrict__", "tile_offsets"),
+                         decl("const int* __restrict__", "tile_subgrids"), decl("const float2* __restrict__", "subgrids"),
+                         decl("float2* __restrict__", "grid"), decl("long long", "units")},
+                        body);
+  k.source = header(s, k.name,
+                    fmt::format("atomic-free adder: one block per {} x {} grid tile and w-plane, {} threads x {} pixels, summing the subgrids the planner "
+                                "listed for the tile (grid pixel (x0 + o) takes subgrid value (o + S/2) % S); every grid value written once",
+                                S, S, TH, PPA)) +
+             print(removeDeadCode(foldConstants(fn)));
+  return k;
+}
+
+GridderKernel emitAtomicAdder(const GridderSpec& s) {
+  const int S = s.subgridSize, P = s.correlations, G = s.gridSize, TH = gridderAdderThreads(s);
+  GridderKernel k;
+  k.name = s.name + "_adder";
+  k.threads = TH;
+  std::vector<NodePtr> body;
+  body.push_back(cdecl("int", "tid", var("threadIdx.x")));
+  body.push_back(cdecl("long long", "unit", ll(var("blockIdx.x"))));
+  body.push_back(ifStmt(bin(">=", var("unit"), var("units")), raw("return;")));
+  for (auto& n : readMeta(s, false)) body.push_back(n);
+  body.push_back(cdecl("float2*", "src", add(var("subgrids"), mul(var("unit"), lit(static_cast<long long>(P) * S * S)))));
+  std::vector<NodePtr> lb;
+  lb.push_back(cdecl("int", "p", bin("/", var("e"), lit(S * S))));
+  lb.push_back(cdecl("int", "o", bin("%", var("e"), lit(S * S))));
+  lb.push_back(cdecl("int", "ox", bin("%", var("o"), lit(S))));
+  lb.push_back(cdecl("int", "oy", bin("/", var("o"), lit(S))));
+  lb.push_back(cdecl("float2", "v", index(var("src"), add(mul(var("p"), lit(S * S)), add(mul(bin("%", add(var("oy"), lit(S / 2)), lit(S)), lit(S)), bin("%", add(var("ox"), lit(S / 2)), lit(S)))))));
+  lb.push_back(cdecl("long long", "g", add(mul(var("b"), lit(s.gridElems())),
+                                           add(mul(ll(add(mul(var("z"), lit(P)), var("p"))), lit(static_cast<long long>(G) * G)),
+                                               add(mul(ll(add(var("y0"), var("oy"))), lit(G)), add(var("x0"), var("ox")))))));
+  lb.push_back(exprStmt(call("atomicAdd", {unary("&", mx(index(var("grid"), var("g")), "x")), mx(var("v"), "x")})));
+  lb.push_back(exprStmt(call("atomicAdd", {unary("&", mx(index(var("grid"), var("g")), "y")), mx(var("v"), "y")})));
+  body.push_back(loop("e", var("tid"), lit(P * S * S), lit(TH), lb));
+  NodePtr fn = kernelFn(k.name, TH,
+                        {decl("const int* __restrict__", "metadata"), decl("const float2* __restrict__", "subgrids"), decl("float2* __restrict__", "grid"),
+                         decl("long long", "units")},
+                        body);
+  k.source = header(s, k.name, "adder with atomics: one block per subgrid slot, atomicAdd of every value onto the grid (zeroed first)") +
+             print(removeDeadCode(foldConstants(fn)));
+  return k;
+}
+
+GridderKernel emitSplitter(const GridderSpec& s) {
+  const int S = s.subgridSize, P = s.correlations, G = s.gridSize, TH = gridderAdderThreads(s);
+  GridderKernel k;
+  k.name = s.name + "_splitter";
+  k.threads = TH;
+  std::vector<NodePtr> body;
+  body.push_back(cdecl("int", "tid", var("threadIdx.x")));
+  body.push_back(cdecl("long long", "unit", ll(var("blockIdx.x"))));
+  body.push_back(ifStmt(bin(">=", var("unit"), var("units")), raw("return;")));
+  for (auto& n : readMeta(s, false)) body.push_back(n);
+  body.push_back(decl("float2* const", "dst", add(var("subgrids"), mul(var("unit"), lit(static_cast<long long>(P) * S * S)))));
+  std::vector<NodePtr> lb;
+  lb.push_back(cdecl("int", "p", bin("/", var("e"), lit(S * S))));
+  lb.push_back(cdecl("int", "q", bin("%", var("e"), lit(S * S))));
+  lb.push_back(cdecl("int", "oy", bin("%", add(bin("/", var("q"), lit(S)), lit(S / 2)), lit(S))));
+  lb.push_back(cdecl("int", "ox", bin("%", add(bin("%", var("q"), lit(S)), lit(S / 2)), lit(S))));
+  lb.push_back(assign(index(var("dst"), var("e")),
+                      index(var("grid"), add(mul(var("b"), lit(s.gridElems())),
+                                             add(mul(ll(add(mul(var("z"), lit(P)), var("p"))), lit(static_cast<long long>(G) * G)),
+                                                 add(mul(ll(add(var("y0"), var("oy"))), lit(G)), add(var("x0"), var("ox"))))))));
+  body.push_back(loop("e", var("tid"), lit(P * S * S), lit(TH), lb));
+  NodePtr fn = kernelFn(k.name, TH,
+                        {decl("const int* __restrict__", "metadata"), decl("const float2* __restrict__", "grid"), decl("float2* __restrict__", "subgrids"),
+                         decl("long long", "units")},
+                        body);
+  k.source = header(s, k.name, "splitter: one block per subgrid slot; subgrid value q takes grid pixel (x0 + (q + S/2) % S)") + print(removeDeadCode(foldConstants(fn)));
+  return k;
+}
+
+GridderKernel emitZeroFill(const GridderSpec& s, const std::string& what) {
+  GridderKernel k;
+  k.name = s.name + "_zero_" + what;
+  k.threads = 256;
+  std::vector<NodePtr> body;
+  body.push_back(cdecl("long long", "i", add(mul(ll(var("blockIdx.x")), lit(256)), var("threadIdx.x"))));
+  body.push_back(ifStmt(bin("<", var("i"), var("n")), assign(index(var("out"), var("i")), f2(flit(0), flit(0)))));
+  NodePtr fn = kernelFn(k.name, 256, {decl("float2* __restrict__", "out"), decl("long long", "n")}, body);
+  k.source = header(s, k.name, fmt::format("zero fill of the {}", what)) + print(removeDeadCode(foldConstants(fn)));
+  return k;
+}
+
+}  // namespace warpforge
