@@ -5,6 +5,8 @@
 // and compiles with NVRTC for sm_80 and sm_90 without spills.
 #include <gtest/gtest.h>
 
+#include "TestUtil.h"
+
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
@@ -36,14 +38,7 @@ const char* kCf32 = R"({"kind": "beams", "type": "cf32"})";
 
 BeamformerSpec spec(const std::string& json) { return parseBeamformerSpecText(json, "t.json"); }
 
-std::string specErrorPath(const std::string& json) {
-  try {
-    spec(json);
-  } catch (const SpecError& e) {
-    return e.path();
-  }
-  return "(no error)";
-}
+std::string specErrorPath(const std::string& json) { return warpforge::test::errorPathOf<SpecError>([&] { spec(json); }); }
 
 std::vector<std::string> beamformerSpecFiles() {
   std::vector<std::string> out;

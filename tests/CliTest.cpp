@@ -15,16 +15,7 @@
 #include "warpforge/device.h"
 
 namespace {
-struct Result { int code; std::string out; };
-Result run(const std::string& args) {
-  std::string cmd = std::string(WARPFORGE_CLI) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  while (std::size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  int st = pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
-}
+warpforge::test::CliResult run(const std::string& args) { return warpforge::test::runCli(args); }
 std::string spec() { return warpforge::test::sourcePath(warpforge::test::kChimeSpec); }
 }  // namespace
 

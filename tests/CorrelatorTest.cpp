@@ -3,6 +3,8 @@
 // spec in specs/ verifies and compiles with NVRTC for sm_80 and sm_90 without spills.
 #include <gtest/gtest.h>
 
+#include "TestUtil.h"
+
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -30,14 +32,7 @@ std::string specJson(int receivers, const std::string& type, const std::string& 
 
 CorrelatorSpec spec(const std::string& json) { return parseCorrelatorSpecText(json, "t.json"); }
 
-std::string specErrorPath(const std::string& json) {
-  try {
-    spec(json);
-  } catch (const SpecError& e) {
-    return e.path();
-  }
-  return "(no error)";
-}
+std::string specErrorPath(const std::string& json) { return warpforge::test::errorPathOf<SpecError>([&] { spec(json); }); }
 
 std::vector<std::string> correlatorSpecFiles() {
   std::vector<std::string> out;

@@ -48,14 +48,7 @@ std::string specJson(const std::string& extra, const std::string& obs = R"({"sta
 }
 GridderSpec spec(const std::string& json) { return parseGridderSpecText(json, "t.json"); }
 
-std::string specErrorPath(const std::string& json) {
-  try {
-    spec(json);
-  } catch (const SpecError& e) {
-    return e.path();
-  }
-  return "(no error)";
-}
+std::string specErrorPath(const std::string& json) { return warpforge::test::errorPathOf<SpecError>([&] { spec(json); }); }
 
 double relErr(const std::vector<cd>& a, const std::vector<cd>& b) {
   double e = 0, r = 0;

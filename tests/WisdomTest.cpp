@@ -35,19 +35,7 @@ Json spec(const std::string& name = "fft_1000", long long length = 1000) {
 }
 const Json kMembers = Json::parse(R"({"tuning": {"threads_per_fft": 8, "register_target": 96}})");
 
-struct Result {
-  int code;
-  std::string out;
-};
-Result cli(const std::string& env, const std::string& args) {
-  std::string cmd = env + " " + std::string(WARPFORGE_CLI) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  while (std::size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  int st = pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
-}
+warpforge::test::CliResult cli(const std::string& env, const std::string& args) { return warpforge::test::runCli(args, env); }
 
 }  // namespace
 
