@@ -125,7 +125,7 @@ TEST(Cli, BadStockhamSpecExitsTwoWithPath) {
 }
 
 // bench --ab: the tuning members are checked before any GPU work, errors name --ab and the
-// JSON path, and it does not combine with --tune or apply to tc_fft specs.
+// JSON path, and it does not combine with --tune; a family whose spec has no tuning member refuses it at /tuning.
 TEST(Cli, BenchAbRejectsBadTuning) {
   std::string path = ::testing::TempDir() + "/ab_stockham.json";
   std::ofstream(path) << R"({"name": "s", "family": "stockham", "precision": "f32", "length": 1024})";

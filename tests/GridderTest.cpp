@@ -32,7 +32,6 @@
 #include "generator/gridder/GridderLaunch.h"
 #include "generator/gridder/GridderPlanner.h"
 #include "generator/gridder/GridderReference.h"
-#include "generator/gridder/PlanCompose.h"
 #include "TestUtil.h"
 #include "warpforge/compiler.h"
 
@@ -301,38 +300,6 @@ TEST(GridderPlan, ComposesTheStockhamFftThroughTheRegistry) {
     EXPECT_EQ(gridderArrayNames(s).size(), std::count_if(p.buffers.begin(), p.buffers.end(), [](const PlanBuffer& x) { return x.isUser(); }));
     EXPECT_NE(launchPlanHeader(p).find(names.front()), std::string::npos);
   }
-}
-
-TEST(GridderPlan, AppendPlanMapsUserArraysAndScalesBatches) {
-  LaunchPlan into, part;
-  into.specName = "a";
-  part.specName = "b";
-  PlanBuffer s;
-  s.name = "work";
-  s.role = BufferRole::Scratch;
-  s.elementBytes = 8;
-  s.perBatchElems = 10;
-  into.buffers.push_back(s);
-  PlanBuffer in = s, t = s;
-  in.name = "input";
-  in.role = BufferRole::Input;
-  t.name = "tmp";
-  part.buffers = {in, t};
-  part.sources.push_back({"b.cu", "x"});
-  PlanKernel k;
-  k.name = "kb";
-  k.grid = GridRule{3, 1, false};
-  k.args = {PlanArg::buffer("input", "float2*", "in"), PlanArg::buffer("tmp", "float2*", "tmp"), PlanArg::batchTimes(3, "n")};
-  part.kernels.push_back(k);
-  appendPlan(into, part, {{"input", "work"}}, "p_", 7);
-  ASSERT_EQ(into.kernels.size(), 1u);
-  EXPECT_EQ(into.kernels[0].args[0].name, "work");
-  EXPECT_EQ(into.kernels[0].args[1].name, "p_tmp");
-  EXPECT_EQ(into.kernels[0].args[2].value, 21);
-  EXPECT_EQ(into.kernels[0].grid.unitsPerBatch, 21);
-  EXPECT_EQ(into.buffer("p_tmp")->perBatchElems, 70);
-  EXPECT_NO_THROW(into.check());
-  EXPECT_THROW(appendPlan(into, part, {}, "q_", 1), std::logic_error);  // the user array is not mapped
 }
 
 // check() on outputs made from the reference (in float): passes; perturbed or unwritten: fails.

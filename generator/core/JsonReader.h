@@ -21,6 +21,14 @@ namespace warpforge {
 inline constexpr int kMaxJsonDepth = 64;
 inline constexpr std::size_t kMaxSpecBytes = std::size_t{16} << 20;
 
+// Observer of every object's allowed keys as a parser states them (onlyKeys), with the object's
+// JSON pointer: the spec-reference test checks that the documentation names each one.
+using AllowedKeysObserver = void (*)(const std::string& path, const std::vector<std::string>& allowed);
+inline AllowedKeysObserver& allowedKeysObserver() {
+  static AllowedKeysObserver observer = nullptr;
+  return observer;
+}
+
 // Walks the JSON with the current pointer so every error can name its place.
 class JsonReader {
  public:
@@ -45,6 +53,7 @@ class JsonReader {
   }
 
   void onlyKeys(const Json& obj, const std::string& path, std::initializer_list<const char*> allowed) const {
+    if (AllowedKeysObserver observe = allowedKeysObserver()) observe(path, std::vector<std::string>(allowed.begin(), allowed.end()));
     for (auto it = obj.begin(); it != obj.end(); ++it) {
       bool ok = false;
       for (const char* a : allowed) ok |= it.key() == a;

@@ -189,6 +189,22 @@ std::vector<NodePtr> loadCorr(int P, const std::string& array, const NodePtr& ba
 
 int gridderAdderThreads(const GridderSpec& s) { return std::min(256, s.subgridSize * s.subgridSize); }
 
+// The first statements of a kernel with one block per unit (subgrid slot or grid tile): thread, unit, bound.
+std::vector<NodePtr> unitPrologue() {
+  std::vector<NodePtr> body;
+  body.push_back(cdecl("int", "tid", var("threadIdx.x")));
+  body.push_back(cdecl("long long", "unit", ll(var("blockIdx.x"))));
+  body.push_back(ifStmt(bin(">=", var("unit"), var("units")), raw("return;")));
+  return body;
+}
+
+// Element of the grid at batch entry b, w-plane z, correlation p, row y, column x (64-bit).
+NodePtr gridIndex(const GridderSpec& s, NodePtr p, NodePtr y, NodePtr x) {
+  const int P = s.correlations, G = s.gridSize;
+  return add(mul(var("b"), lit(s.gridElems())),
+             add(mul(ll(add(mul(var("z"), lit(P)), std::move(p))), lit(static_cast<long long>(G) * G)), add(mul(ll(std::move(y)), lit(G)), std::move(x))));
+}
+
 GridderKernel emitGridderKernel(const GridderSpec& s) {
   const int S = s.subgridSize, P = s.correlations, PPT = s.tuning.pixelsPerThread, CS = s.channelsPerSubgrid;
   const int TH = s.gridThreads(), ST = s.stageTimeSteps();
@@ -488,10 +504,7 @@ GridderKernel emitTileAdder(const GridderSpec& s) {
   GridderKernel k;
   k.name = s.name + "_adder";
   k.threads = TH;
-  std::vector<NodePtr> body;
-  body.push_back(cdecl("int", "tid", var("threadIdx.x")));
-  body.push_back(cdecl("long long", "unit", ll(var("blockIdx.x"))));
-  body.push_back(ifStmt(bin(">=", var("unit"), var("units")), raw("return;")));
+  std::vector<NodePtr> body = unitPrologue();
   body.push_back(cdecl("long long", "b", bin("/", var("unit"), lit(s.wPlanes * perPlane))));
   body.push_back(cdecl("int", "zt", cast("int", bin("%", var("unit"), lit(s.wPlanes * perPlane)))));  // plane * tiles + tile
   body.push_back(cdecl("int", "z", bin("/", var("zt"), lit(perPlane))));
@@ -527,13 +540,10 @@ GridderKernel emitTileAdder(const GridderSpec& s) {
   }
   body.push_back(forLoop(decl("int", "k", index(var("offs"), var("zt"))), bin("<", var("k"), index(var("offs"), add(var("zt"), lit(1)))),
                          assign(var("k"), lit(1), "+="), block(lb)));
-  const long long gridPer = s.gridElems();
   for (int i = 0; i < PPA; ++i) {
     std::vector<NodePtr> w;
     for (int p = 0; p < P; ++p)
-      w.push_back(assign(index(var("grid"), add(mul(var("b"), lit(gridPer)),
-                                               add(mul(ll(add(mul(var("z"), lit(P)), lit(p))), lit(static_cast<long long>(G) * G)),
-                                                   add(mul(ll(add(var("gy0"), var(nm("oy", i)))), lit(G)), add(var("gx0"), var(nm("ox", i))))))),
+      w.push_back(assign(index(var("grid"), gridIndex(s, lit(p), add(var("gy0"), var(nm("oy", i))), add(var("gx0"), var(nm("ox", i))))),
                          var(nm("acc", i, p))));
     body.push_back(ifStmt(bin("&&", bin("<", add(var("gx0"), var(nm("ox", i))), lit(G)), bin("<", add(var("gy0"), var(nm("oy", i))), lit(G))), block(w)));
   }
@@ -551,14 +561,11 @@ GridderKernel emitTileAdder(const GridderSpec& s) {
 }
 
 GridderKernel emitAtomicAdder(const GridderSpec& s) {
-  const int S = s.subgridSize, P = s.correlations, G = s.gridSize, TH = gridderAdderThreads(s);
+  const int S = s.subgridSize, P = s.correlations, TH = gridderAdderThreads(s);
   GridderKernel k;
   k.name = s.name + "_adder";
   k.threads = TH;
-  std::vector<NodePtr> body;
-  body.push_back(cdecl("int", "tid", var("threadIdx.x")));
-  body.push_back(cdecl("long long", "unit", ll(var("blockIdx.x"))));
-  body.push_back(ifStmt(bin(">=", var("unit"), var("units")), raw("return;")));
+  std::vector<NodePtr> body = unitPrologue();
   for (auto& n : readMeta(s, false)) body.push_back(n);
   body.push_back(cdecl("float2*", "src", add(var("subgrids"), mul(var("unit"), lit(static_cast<long long>(P) * S * S)))));
   std::vector<NodePtr> lb;
@@ -567,9 +574,7 @@ GridderKernel emitAtomicAdder(const GridderSpec& s) {
   lb.push_back(cdecl("int", "ox", bin("%", var("o"), lit(S))));
   lb.push_back(cdecl("int", "oy", bin("/", var("o"), lit(S))));
   lb.push_back(cdecl("float2", "v", index(var("src"), add(mul(var("p"), lit(S * S)), add(mul(bin("%", add(var("oy"), lit(S / 2)), lit(S)), lit(S)), bin("%", add(var("ox"), lit(S / 2)), lit(S)))))));
-  lb.push_back(cdecl("long long", "g", add(mul(var("b"), lit(s.gridElems())),
-                                           add(mul(ll(add(mul(var("z"), lit(P)), var("p"))), lit(static_cast<long long>(G) * G)),
-                                               add(mul(ll(add(var("y0"), var("oy"))), lit(G)), add(var("x0"), var("ox")))))));
+  lb.push_back(cdecl("long long", "g", gridIndex(s, var("p"), add(var("y0"), var("oy")), add(var("x0"), var("ox")))));
   lb.push_back(exprStmt(call("atomicAdd", {unary("&", mx(index(var("grid"), var("g")), "x")), mx(var("v"), "x")})));
   lb.push_back(exprStmt(call("atomicAdd", {unary("&", mx(index(var("grid"), var("g")), "y")), mx(var("v"), "y")})));
   body.push_back(loop("e", var("tid"), lit(P * S * S), lit(TH), lb));
@@ -583,14 +588,11 @@ GridderKernel emitAtomicAdder(const GridderSpec& s) {
 }
 
 GridderKernel emitSplitter(const GridderSpec& s) {
-  const int S = s.subgridSize, P = s.correlations, G = s.gridSize, TH = gridderAdderThreads(s);
+  const int S = s.subgridSize, P = s.correlations, TH = gridderAdderThreads(s);
   GridderKernel k;
   k.name = s.name + "_splitter";
   k.threads = TH;
-  std::vector<NodePtr> body;
-  body.push_back(cdecl("int", "tid", var("threadIdx.x")));
-  body.push_back(cdecl("long long", "unit", ll(var("blockIdx.x"))));
-  body.push_back(ifStmt(bin(">=", var("unit"), var("units")), raw("return;")));
+  std::vector<NodePtr> body = unitPrologue();
   for (auto& n : readMeta(s, false)) body.push_back(n);
   body.push_back(decl("float2* const", "dst", add(var("subgrids"), mul(var("unit"), lit(static_cast<long long>(P) * S * S)))));
   std::vector<NodePtr> lb;
@@ -598,10 +600,7 @@ GridderKernel emitSplitter(const GridderSpec& s) {
   lb.push_back(cdecl("int", "q", bin("%", var("e"), lit(S * S))));
   lb.push_back(cdecl("int", "oy", bin("%", add(bin("/", var("q"), lit(S)), lit(S / 2)), lit(S))));
   lb.push_back(cdecl("int", "ox", bin("%", add(bin("%", var("q"), lit(S)), lit(S / 2)), lit(S))));
-  lb.push_back(assign(index(var("dst"), var("e")),
-                      index(var("grid"), add(mul(var("b"), lit(s.gridElems())),
-                                             add(mul(ll(add(mul(var("z"), lit(P)), var("p"))), lit(static_cast<long long>(G) * G)),
-                                                 add(mul(ll(add(var("y0"), var("oy"))), lit(G)), add(var("x0"), var("ox"))))))));
+  lb.push_back(assign(index(var("dst"), var("e")), index(var("grid"), gridIndex(s, var("p"), add(var("y0"), var("oy")), add(var("x0"), var("ox"))))));
   body.push_back(loop("e", var("tid"), lit(P * S * S), lit(TH), lb));
   NodePtr fn = kernelFn(k.name, TH,
                         {decl("const int* __restrict__", "metadata"), decl("const float2* __restrict__", "grid"), decl("float2* __restrict__", "subgrids"),

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "generator/gridder/GridderPlanner.h"
-#include "generator/gridder/PlanCompose.h"
+#include "generator/core/PlanCompose.h"
 
 namespace warpforge {
 

@@ -138,6 +138,9 @@ GridPlan planGridder(const GridderSpec& s, const float* uvw, const float* wavenu
       }
     }
   }
+  // Slot order = launch order: the largest subgrids first (longest-processing-time first), so the last
+  // wave of blocks holds the smallest ones and the tail of the kernel is short (a plan is a few waves).
+  std::stable_sort(plan.subgrids.begin(), plan.subgrids.end(), [](const Subgrid& a, const Subgrid& b) { return a.visibilities() > b.visibilities(); });
   // Tile lists: every subgrid in the (at most 2 x 2) S x S tiles it overlaps.
   const int NT = s.tilesPerSide();
   const long long tiles = static_cast<long long>(s.wPlanes) * NT * NT;

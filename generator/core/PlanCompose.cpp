@@ -1,4 +1,4 @@
-#include "generator/gridder/PlanCompose.h"
+#include "generator/core/PlanCompose.h"
 
 #include <algorithm>
 #include <stdexcept>

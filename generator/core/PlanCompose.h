@@ -4,7 +4,7 @@
 // our plan, its other buffers (scratch, tables, counters) are kept under a prefix, its kernels
 // and sources appended in order; each of our batch entries runs `unitsPerEntry` of its batch
 // entries (its grid rules, `batch x k` arguments and scratch scale by that factor).
-// Nothing here is specific to a family (it could live in generator/core).
+// Nothing here is specific to a family.
 #include <map>
 #include <string>
 
