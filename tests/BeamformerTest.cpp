@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <random>
 #include <fstream>
 #include <sstream>
 
@@ -125,6 +126,7 @@ std::map<std::string, std::vector<unsigned char>> referenceOutputs(const Beamfor
   auto& a = out["beams"];
   const int ob = bfOutBytes(s.outType);
   a.assign(static_cast<std::size_t>(s.outElems() * batch * ob), 0);
+  std::uint64_t clamped = 0;
   long long e = 0;
   for (long long b = 0; b < batch; ++b)
     for (long long c = 0; c < s.channels; ++c)
@@ -142,10 +144,27 @@ std::map<std::string, std::vector<unsigned char>> referenceOutputs(const Beamfor
               std::int32_t sh;
               std::memcpy(&sh, &d.arrays.at("shifts")[4 * (((b * s.channels + c) * s.polarizations + p) * s.beams + m)], 4);
               const int r = bfShiftSaturate(bm.ire, sh, s.outMax()), i = bfShiftSaturate(bm.iim, sh, s.outMax());
+              clamped += bfShiftClamps(bm.ire, sh, s.outMax()) || bfShiftClamps(bm.iim, sh, s.outMax());
               if (s.outType == BfOutType::CI8) a[2 * e] = static_cast<unsigned char>(r), a[2 * e + 1] = static_cast<unsigned char>(i);
               else a[e] = static_cast<unsigned char>(s.outCi4RealHigh ? (r & 15) << 4 | (i & 15) : (i & 15) << 4 | (r & 15));
             }
           }
+  if (s.intOut()) {
+    auto& c = out["saturated"];
+    c.resize(8);
+    std::memcpy(c.data(), &clamped, 8);
+  }
+  if (s.outPlanar) {  // the same values as two arrays of components
+    const std::size_t cb = static_cast<std::size_t>(ob / 2), n = a.size() / (2 * cb);
+    std::vector<unsigned char> re(n * cb), im(n * cb);
+    for (std::size_t i = 0; i < n; ++i) {
+      std::memcpy(&re[i * cb], &a[2 * i * cb], cb);
+      std::memcpy(&im[i * cb], &a[(2 * i + 1) * cb], cb);
+    }
+    out.erase("beams");
+    out["beams_re"] = std::move(re);
+    out["beams_im"] = std::move(im);
+  }
   return out;
 }
 
@@ -325,11 +344,211 @@ TEST(BeamformerReference, HandComputedCases) {
   EXPECT_EQ(bfShiftSaturate(-1000, 0, 127), -127);
   EXPECT_EQ(bfShiftSaturate(100, -3, 127), 100);
   EXPECT_EQ(bfShiftSaturate(1LL << 31, 40, 127), 1);
+  // Clamped: the rounded value beyond +-max (exactly +-max is not clamped).
+  EXPECT_FALSE(bfShiftClamps(127, 0, 127));
+  EXPECT_TRUE(bfShiftClamps(128, 0, 127));
+  EXPECT_TRUE(bfShiftClamps(-128, 0, 127));
+  EXPECT_FALSE(bfShiftClamps(-127, 0, 127));
+  EXPECT_FALSE(bfShiftClamps(14, 1, 7));   // 7
+  EXPECT_TRUE(bfShiftClamps(15, 1, 7));    // round(7.5) = 8
+  EXPECT_FALSE(bfShiftClamps(-15, 1, 7));  // half up: -7
+  EXPECT_TRUE(bfShiftClamps(-16, 1, 7));   // -8
+  EXPECT_TRUE(bfShiftClamps(1000, -3, 127));  // shift clamped to 0
+}
+
+TEST(BeamformerReference, SaturationCountIsCheckedAndInThePlan) {
+  // The plan of integer beams carries `saturated` (output, uint64) and two counters the kernel leaves zero; the
+  // kernel takes them after `batch`. Float beams and power: null arguments, no buffers.
+  for (const char* o : {R"({"kind": "beams", "type": "ci8"})", R"({"kind": "beams", "type": "ci4"})"}) {
+    BeamformerSpec s = spec(specJson(33, 7, 9, "ci4", "ci8", o, R"(, "channels": 2, "polarizations": 2)"));
+    Generated g = makeBeamformerSpec(s)->emit({"sm_90", nullptr});
+    std::map<std::string, BufferRole> roles;
+    for (const auto& b : g.plan.buffers) roles[b.name] = b.role;
+    ASSERT_EQ(roles.count("saturated"), 1u) << o;
+    EXPECT_EQ(roles["saturated"], BufferRole::Output);
+    EXPECT_EQ(roles["sat_count"], BufferRole::Counter);
+    EXPECT_EQ(roles["blocks_done"], BufferRole::Counter);
+    const auto& args = g.plan.kernels[0].args;
+    ASSERT_GE(args.size(), 3u);
+    EXPECT_EQ(args[args.size() - 3].name, "saturated");
+    EXPECT_EQ(args[args.size() - 1].name, "blocks_done");
+    EXPECT_NE(g.plan.sources[0].text.find("atomicExch(sat_count, 0ull)"), std::string::npos);
+    EXPECT_EQ(g.plan.sources[0].text.find("return;"), std::string::npos) << "every block must reach the count";
+
+    // The check: the exact count passes; one off, and the poison, fail; sampled checks bound it.
+    TestData d = beamformerInputs(s, 2, 9);
+    auto out = referenceOutputs(s, d, 2);
+    std::uint64_t want;
+    std::memcpy(&want, out["saturated"].data(), 8);
+    EXPECT_GT(want, 0u) << o << ": the shifts should clamp some beams";
+    Check c = beamformerCheck(s, d, out, 2);
+    EXPECT_TRUE(c.ok()) << c.detail;
+    EXPECT_NE(c.detail.find(fmt::format("saturated count {} (exact", want)), std::string::npos) << c.detail;
+    for (std::uint64_t bad : {want + 1, want - 1, static_cast<std::uint64_t>(~0ull)}) {
+      std::memcpy(out["saturated"].data(), &bad, 8);
+      Check b = beamformerCheck(s, d, out, 2);
+      EXPECT_FALSE(b.ok()) << o << " count " << bad << ": " << b.detail;
+    }
+    out.erase("saturated");
+    EXPECT_THROW(beamformerCheck(s, d, out, 2), std::invalid_argument);
+  }
+  for (const char* o : {kCf32, R"({"kind": "power", "integrate": 3})"}) {
+    BeamformerSpec s = spec(specJson(33, 7, 9, "ci8", "ci8", o));
+    Generated g = makeBeamformerSpec(s)->emit({"sm_90", nullptr});
+    for (const auto& b : g.plan.buffers) EXPECT_NE(b.name, "saturated") << o;
+    EXPECT_EQ(g.plan.kernels[0].args.back().kind, PlanArg::Kind::Null) << o;
+  }
+}
+
+TEST(BeamformerEmitter, Widen2MatchesTwoWiden1) {
+  // The kernel's four-nibble widening against the shared one-byte helper's model, every 16-bit input, both nibble orders.
+  for (bool hi : {true, false})
+    for (std::uint32_t x = 0; x < 65536; ++x) {
+      const std::uint32_t want = cmma::widen1Model(x & 0xff, hi) | cmma::widen1Model(x >> 8, hi) << 16;
+      ASSERT_EQ(bfWiden2Model(x, hi), want) << std::hex << x << " real " << (hi ? "high" : "low");
+    }
+  const std::string src = emitBeamformer(spec(specJson(64, 96, 256, "ci4", "ci8", kCf32))).source;
+  EXPECT_NE(src.find("return v + (v & 0x08080808u) * 30u;"), std::string::npos);
+  EXPECT_NE(src.find("__byte_perm(x, 0u, 0x1100)"), std::string::npos);
+}
+
+TEST(BeamformerEmitter, ThirtyTwoBitSaturationMatchesTheReference) {
+  // The kernel's rounding shift in 32 bits against the int64 reference: extremes, every shift -3..40, random sums.
+  std::mt19937_64 rng(5);
+  std::vector<std::int32_t> accs = {0, 1, -1, 2, -2, 3, -3, 127, 128, -127, -128, 2147483647, -2147483647 - 1, 2147483646, -2147483647};
+  for (int e = 0; e < 31; ++e) accs.push_back(1 << e), accs.push_back(-(1 << e)), accs.push_back((1 << e) - 1), accs.push_back(-(1 << e) + 1);
+  for (int i = 0; i < 20000; ++i) accs.push_back(static_cast<std::int32_t>(rng()));
+  for (int maxv : {7, 127})
+    for (int sh = -3; sh <= 40; ++sh)
+      for (std::int32_t a : accs) {
+        unsigned hit = 0;
+        const int got = bfSatModel(a, sh, maxv, hit);
+        ASSERT_EQ(got, bfShiftSaturate(a, sh, maxv)) << a << " >> " << sh;
+        ASSERT_EQ(hit != 0, bfShiftClamps(a, sh, maxv)) << a << " >> " << sh;
+      }
+  const std::string src = emitBeamformer(spec(specJson(64, 96, 256, "ci4", "ci8", R"({"kind": "beams", "type": "ci4"})"))).source;
+  EXPECT_NE(src.find("(acc >> shift) + ((acc >> (shift - 1)) & 1)"), std::string::npos);
+  EXPECT_NE(src.find("const int shv0_0 = "), std::string::npos);
+}
+
+TEST(BeamformerEmitter, WideLoadsWhereTheStridesAllow) {
+  // 16-byte global loads and shared stores where the operand is interleaved, receivers contiguous and every stride a
+  // multiple of a chunk's receivers (4 cf16, 8 ci8 / ci4); "loads": "words" turns them off; the specs in specs/ use them.
+  auto kernel = [](const std::string& json) { return emitBeamformer(spec(json)); };
+  BeamformerKernel k = kernel(specJson(64, 96, 256, "ci4", "ci8", kCf32));
+  EXPECT_TRUE(k.chunkSamples && k.chunkWeights);
+  EXPECT_NE(k.source.find("(const uint4*)w_a"), std::string::npos);
+  EXPECT_NE(k.source.find("(const uint2*)s_a"), std::string::npos);
+  k = kernel(specJson(64, 96, 256, "ci4", "ci8", kCf32, R"(, "tuning": {"loads": "words"})"));
+  EXPECT_FALSE(k.chunkSamples || k.chunkWeights);
+  EXPECT_EQ(k.source.find("(const uint4*)w_a"), std::string::npos);
+  EXPECT_EQ(k.source.find("(const uint2*)s_a"), std::string::npos);
+  k = kernel(specJson(36, 96, 256, "cf16", "cf16", kCf32));  // 36 receivers per row: 9 chunks of 4
+  EXPECT_TRUE(k.chunkSamples && k.chunkWeights);
+  EXPECT_NE(k.source.find("&& kc < 36"), std::string::npos);  // the second stage's chunks past K read nothing
+  k = kernel(specJson(41, 96, 256, "cf16", "cf16", kCf32, R"(, "samples": {"layout": "strides", "strides": {"batch": 12288, "channel": 0, "polarization": 0, "time": 48, "receiver": 1}})"));
+  EXPECT_TRUE(k.chunkSamples);
+  EXPECT_NE(k.source.find("if (kc + 4 <= 41)"), std::string::npos);  // the chunk across K word by word
+  EXPECT_EQ(kernel(specJson(64, 96, 256, "cf16", "cf16", kCf32)).source.find("kc <"), std::string::npos);  // K a multiple of the stage
+  k = kernel(specJson(36, 96, 256, "ci8", "ci8", kCf32));  // not a multiple of 8
+  EXPECT_FALSE(k.chunkSamples || k.chunkWeights);
+  EXPECT_TRUE(k.vectorSamples && k.vectorWeights);
+  k = kernel(specJson(64, 96, 256, "ci8", "ci8", kCf32, R"(, "samples": {"format": "planar"})"));
+  EXPECT_FALSE(k.chunkSamples);
+  EXPECT_TRUE(k.chunkWeights);
+  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", kCf32, R"(, "tuning": {"loads": "bytes"})")), "/tuning/loads");
+  for (const auto& f : beamformerSpecFiles()) {
+    const BeamformerKernel sk = emitBeamformer(parseBeamformerSpecText(readFile(f), f));
+    EXPECT_TRUE(sk.chunkSamples && sk.chunkWeights) << f;
+  }
+}
+
+TEST(BeamformerSpec, PlanarBeams) {
+  // "format": "planar" on beams: two output arrays beams_re / beams_im of one component each; not for ci4 (one byte per
+  // complex value) and not for power.
+  BeamformerSpec s = spec(specJson(33, 7, 9, "ci8", "ci8", R"({"kind": "beams", "type": "ci8", "format": "planar"})"));
+  EXPECT_TRUE(s.outPlanar);
+  Generated g = makeBeamformerSpec(s)->emit({"sm_90", nullptr});
+  std::map<std::string, long long> perBatch;
+  for (const auto& b : g.plan.buffers) perBatch[b.name] = b.perBatchElems;
+  EXPECT_EQ(perBatch.count("beams"), 0u);
+  EXPECT_EQ(perBatch["beams_re"], 7 * 9);  // one byte per component
+  EXPECT_EQ(perBatch["beams_im"], 7 * 9);
+  EXPECT_NE(g.plan.sources[0].text.find("((signed char*)obase_im)[e] = (signed char)qi;"), std::string::npos);
+  s = spec(specJson(33, 7, 9, "cf16", "cf16", R"({"kind": "beams", "type": "cf32", "format": "planar"})"));
+  g = makeBeamformerSpec(s)->emit({"sm_90", nullptr});
+  for (const auto& b : g.plan.buffers)
+    if (b.name == "beams_re" || b.name == "beams_im") EXPECT_EQ(b.perBatchElems, 7 * 9 * 4) << b.name;
+  EXPECT_FALSE(spec(specJson(33, 7, 9, "ci8", "ci8", R"({"kind": "beams", "type": "ci8", "format": "interleaved"})")).outPlanar);
+  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", R"({"kind": "beams", "type": "ci4", "format": "planar"})")), "/output/format");
+  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", R"({"kind": "beams", "type": "cf32", "format": "split"})")), "/output/format");
+  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", R"({"kind": "power", "integrate": 1, "format": "planar"})")), "/output/format");
+}
+
+TEST(BeamformerEmitter, SamplesExpandedAtStagingWhereTheyFit) {
+  // conj / swap of the samples once at staging (rows of 80 words, one 16-byte A load per fragment, no bf_conj /
+  // bf_swap in the MMA loop) by default; "registers" keeps them per MMA step; automatic falls back where the doubled
+  // rows would pass the shared-memory limit (cf16 power, 2 stages, 128 samples x 32 beams).
+  auto tiling = [](const std::string& json) {
+    BeamformerSpec s = spec(json);
+    return bfTiling(s, bfMma(s.in.type));
+  };
+  BfTiling t = tiling(specJson(64, 96, 256, "ci4", "ci8", kCf32));
+  EXPECT_TRUE(t.expandStaged);
+  EXPECT_EQ(t.sampleStride, 80);
+  EXPECT_EQ(t.stageWords(), 64 * 80 + 96 * 40);
+  const std::string src = emitBeamformer(spec(specJson(64, 96, 256, "ci4", "ci8", kCf32))).source;
+  EXPECT_NE(src.find("const uint4 x0 = ((const uint4*)&cur_s["), std::string::npos);
+  EXPECT_EQ(src.find("= bf_conj(x0"), std::string::npos);
+  t = tiling(specJson(64, 96, 256, "ci4", "ci8", kCf32, R"(, "tuning": {"expand": "registers"})"));
+  EXPECT_FALSE(t.expandStaged);
+  EXPECT_EQ(t.sampleStride, 40);
+  EXPECT_NE(emitBeamformer(spec(specJson(64, 96, 256, "ci4", "ci8", kCf32, R"(, "tuning": {"expand": "registers"})"))).source.find("= bf_conj(x0.x)"),
+            std::string::npos);
+  t = tiling(specJson(33, 1, 1000, "cf16", "cf16", R"({"kind": "power", "integrate": 1})"));
+  EXPECT_FALSE(t.expandStaged);
+  EXPECT_LE(t.sharedBytes(true), kBfMaxShared);
+  EXPECT_GT(tiling(specJson(33, 1, 1000, "cf16", "cf16", R"({"kind": "power", "integrate": 1})", R"(, "tuning": {"expand": "staged"})")).sharedBytes(true),
+            kBfMaxShared);  // asked for: verify names it
+  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", kCf32, R"(, "tuning": {"expand": "smem"})")), "/tuning/expand");
+  // Automatic: staged for integer samples where it fits, per MMA step for cf16 (session 8 A/B on the H100).
+  EXPECT_FALSE(tiling(specJson(64, 96, 256, "cf16", "cf16", kCf32)).expandStaged);
+  EXPECT_TRUE(tiling(specJson(64, 96, 256, "cf16", "cf16", kCf32, R"(, "tuning": {"expand": "staged"})")).expandStaged);
+  for (const auto& f : beamformerSpecFiles()) {
+    const BeamformerSpec s = spec(readFile(f));
+    const BfTiling ft = tiling(readFile(f));
+    if (!s.integer()) EXPECT_FALSE(ft.expandStaged) << f;
+    if (ft.expandStaged) EXPECT_LE(ft.sharedBytes(s.power), kBfMaxShared) << f;
+  }
+}
+
+TEST(BeamformerTiling, StagesFollowTheMeasurement) {
+  // Session 8 on the H100 (16-byte loads, staged expansion): two stages faster for every spec (CHORD 0.1126 vs
+  // 0.1154 ms, FRB 0.3015 vs 0.3207, LOFAR 0.1620 vs 0.1716). The spec's "stages" wins.
+  auto stages = [](const char* st, const char* wt, const std::string& extra = "") {
+    BeamformerSpec s = spec(specJson(64, 96, 256, st, wt, kCf32, extra));
+    return bfTiling(s, bfMma(s.in.type)).stages;
+  };
+  EXPECT_EQ(stages("ci4", "ci8"), 2);
+  EXPECT_EQ(stages("ci8", "ci8"), 2);
+  EXPECT_EQ(stages("cf16", "cf16"), 2);
+  EXPECT_EQ(stages("ci4", "ci8", R"(, "tuning": {"stages": 1})"), 1);
+  EXPECT_EQ(stages("cf16", "cf16", R"(, "tuning": {"stages": 1})"), 1);
+  // bench times the other depth beside the default.
+  for (const char* ty : {"ci4", "cf16"}) {
+    BeamformerSpec s = spec(specJson(64, 96, 256, ty, std::string(ty) == "cf16" ? "cf16" : "ci8", kCf32));
+    const auto v = makeBeamformerSpec(s)->benchVariants({"sm_90", nullptr});
+    bool other = false;
+    for (const auto& x : v) other |= x.name.find("one shared-memory stage") != std::string::npos;
+    EXPECT_TRUE(other) << ty;
+  }
 }
 
 TEST(BeamformerReference, CheckAcceptsTheReferenceAndCountsMismatches) {
   const std::vector<std::string> outs = {kCf32, R"({"kind": "beams", "type": "cf16"})", R"({"kind": "beams", "type": "ci8"})",
-                                         R"({"kind": "beams", "type": "ci4"})", R"({"kind": "power", "integrate": 3})"};
+                                         R"({"kind": "beams", "type": "ci4"})", R"({"kind": "power", "integrate": 3})",
+                                         R"({"kind": "beams", "type": "cf32", "format": "planar"})", R"({"kind": "beams", "type": "cf16", "format": "planar"})",
+                                         R"({"kind": "beams", "type": "ci8", "format": "planar"})"};
   for (const char* ty : {"ci4", "ci8", "cf16"})
     for (const auto& o : outs) {
       if (std::string(ty) == "cf16" && o.find("ci") != std::string::npos) continue;
@@ -375,7 +594,8 @@ TEST(BeamformerSpecs, EverySpecVerifiesAndCompilesWithoutSpills) {
 TEST(BeamformerSpecs, EveryTypeFormatAndOutputCompilesWithoutSpills) {
   const std::vector<std::string> outs = {kCf32, R"({"kind": "beams", "type": "cf16"})", R"({"kind": "beams", "type": "ci8"})",
                                          R"({"kind": "beams", "type": "ci4"})", R"({"kind": "power", "integrate": 5})",
-                                         R"({"kind": "power", "integrate": 200})"};
+                                         R"({"kind": "power", "integrate": 200})", R"({"kind": "beams", "type": "cf16", "format": "planar"})",
+                                         R"({"kind": "beams", "type": "ci8", "format": "planar"})"};
   for (const char* st : {"ci4", "ci8", "cf16"})
     for (const char* fmtName : {"interleaved", "planar"})
       for (const auto& o : outs) {

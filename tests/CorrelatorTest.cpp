@@ -17,6 +17,7 @@
 #include "generator/correlator/CorrelatorFamily.h"
 #include "generator/correlator/CorrelatorLayouts.h"
 #include "generator/correlator/CorrelatorPlan.h"
+#include "generator/correlator/ReduceEmitter.h"
 #include "warpforge/compiler.h"
 
 using namespace warpforge;
@@ -121,8 +122,20 @@ TEST(CorrelatorLayouts, MutatedLayoutsAreCaught) {
           caught += !correlatorConsistency(s, &bad).issues.empty();
         }
     }
+    // and of the ldmatrix address layouts (the emitter's fragment loads)
+    for (int which = 0; which < 2; ++which) {
+      const Layout& l = which == 0 ? good.aAddr : good.bAddr;
+      const auto& e = l.entries();
+      for (std::size_t x = 0; x < e.size(); ++x)
+        for (std::size_t y = x + 1; y < e.size(); ++y) {
+          CorrelatorMma bad = good;
+          (which == 0 ? bad.aAddr : bad.bAddr) = l.swapped(e[x].phys, e[y].phys);
+          ++mutations;
+          caught += !correlatorConsistency(s, &bad).issues.empty();
+        }
+    }
     EXPECT_EQ(caught, mutations) << ty;
-    std::printf("[correlator] %s: %d of %d single bit swaps of A, B, C caught\n", ty, caught, mutations);
+    std::printf("[correlator] %s: %d of %d single bit swaps of A, B, C and the ldmatrix addresses caught\n", ty, caught, mutations);
   }
 }
 
@@ -254,4 +267,46 @@ TEST(CorrelatorSpecs, EveryTypeLayoutAndTilingCompiles) {
           EXPECT_LE(c.spillStoreBytes, 0) << ty << " " << layout << " " << pols;
         }
       }
+}
+
+TEST(CorrelatorKernels, FragmentLoadsAreLdmatrixAndFillStoresAre16Bytes) {
+  for (const char* ty : {"ci4", "ci8", "cf16"})
+    for (const char* layout : {"tcc", "katgpucbf"}) {
+      CorrelatorSpec s = spec(specJson(80, ty, layout, 2, 2, 64));
+      const CorrelatorKernels k = emitCorrelator(s);
+      EXPECT_NE(k.correlateSource.find("ldmatrix.sync.aligned.m8n8.x4.shared.b16"), std::string::npos);
+      EXPECT_NE(k.correlateSource.find("corr_ldsm4("), std::string::npos);
+      EXPECT_EQ(k.correlateSource.find("uint2*)(&s"), std::string::npos) << "no 8-byte fragment loads from shared memory left";
+      EXPECT_NE(k.correlateSource.find("(uint4*)"), std::string::npos) << "16-byte staging stores";
+      EXPECT_EQ(correlatorRowStride(s.tuning.timesPerStage, s.type) % 8, 4) << "rows 16-byte aligned, (stride / 4) odd";
+    }
+}
+
+TEST(CorrelatorKernels, ReduceIsAStreamingGridStrideKernel) {
+  // TCC's R = 576 configuration: 42.5 M visibilities; the grid covers them in sweeps of threads x unroll,
+  // capped at the resident blocks; 32-bit indices, no 64-bit division, coalesced 16-byte loads.
+  CorrelatorSpec s = spec(specJson(576, "ci8", "tcc", 2, 64, 3072));
+  const CorrelatorKernels k = emitCorrelator(s);
+  const LaunchPlan p = correlatorLaunchPlan(s, k, true, false);
+  ASSERT_EQ(p.kernels.size(), 1u);
+  const GridRule& g = p.kernels[0].grid;
+  EXPECT_TRUE(g.capAtResident);
+  EXPECT_GE(g.unitsPerBatch * k.reduceThreads * kReduceUnroll, s.visibilities());
+  EXPECT_EQ(g.blocks(1, 528), 528);
+  EXPECT_NE(k.reduceSource.find("const unsigned v0"), std::string::npos) << k.reduceSource;
+  EXPECT_NE(k.reduceSource.find("__reduce_add_sync"), std::string::npos);
+  EXPECT_NE(k.reduceSource.find("__syncthreads_or"), std::string::npos);
+  EXPECT_EQ(k.reduceSource.find("long long bl"), std::string::npos);
+  EXPECT_EQ(reduceBytes(s, 1), s.visibilities() * 40);
+  for (const char* arch : {"sm_80", "sm_90"}) {
+    const CompileResult c = compileWithReport(k.reduceSource, "reduce", arch);
+    std::printf("[nvrtc] reduce R=576 %s: %d registers, spill stores %d B\n", arch, c.registers, c.spillStoreBytes);
+    EXPECT_LE(c.registers, 64);  // __launch_bounds__(256, 4)
+    EXPECT_EQ(c.spillStoreBytes, 0);
+    EXPECT_EQ(c.stackFrameBytes, 0);
+  }
+  // f32 accumulators and one polarization (odd V: the tail predicates) compile the same way.
+  CorrelatorSpec f = spec(specJson(193, "cf16", "tcc", 1, 3, 64));
+  const CompileResult c = compileWithReport(emitCorrelator(f).reduceSource, "reduce", "sm_90");
+  EXPECT_EQ(c.spillStoreBytes, 0);
 }

@@ -1,14 +1,16 @@
 // The beamformer on the GPU (skipped without a device): integer paths bit-exact against the
 // int64 CPU reference over the full value range (-128 and -8 included) with shift and
 // saturation, odd sizes (M, K, N in {1, 7, 33, 1000}), batches, channels and pols, both
-// complex formats, every output mode (cf32, cf16, ci8, ci4 beams; power); outputs poisoned
-// with 0xff and checked all written; f16 within the f32-accumulation bound.
+// complex formats, every output mode (cf32, cf16, ci8, ci4 beams, interleaved or planar; power); outputs poisoned
+// with 0xff and checked all written; f16 within the f32-accumulation bound; integer beams' saturation
+// count exact and per call.
 // Time: every kernel of a test is NVRTC-compiled up front on all host cores (then the Executor hits the
 // in-memory cache); large cases compare a seeded sample of the elements (kBfCheckBudget), all checked written.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -86,7 +88,9 @@ class GpuBeamformer : public ::testing::Test {
 };
 
 const char* kOutputs[] = {R"({"kind": "beams", "type": "cf32"})", R"({"kind": "beams", "type": "cf16"})", R"({"kind": "beams", "type": "ci8"})",
-                          R"({"kind": "beams", "type": "ci4"})", R"({"kind": "power", "integrate": 1})"};
+                          R"({"kind": "beams", "type": "ci4"})", R"({"kind": "power", "integrate": 1})",
+                          R"({"kind": "beams", "type": "cf32", "format": "planar"})", R"({"kind": "beams", "type": "cf16", "format": "planar"})",
+                          R"({"kind": "beams", "type": "ci8", "format": "planar"})"};
 
 }  // namespace
 
@@ -160,6 +164,86 @@ TEST_F(GpuBeamformer, ExtremeValuesAndSaturation) {
     Check c = fs->check(data, arrays.downloadOutputs(), 1);
     std::printf("[gpu-beamformer] extremes %s -> %s: %s\n", bfTypeName(s.in.type), s.power ? "power" : bfOutTypeName(s.outType), c.detail.c_str());
     EXPECT_TRUE(c.ok()) << c.detail;
+  }
+}
+
+TEST_F(GpuBeamformer, SaturationCountExactPerCall) {
+  // Integer beams count the complex beams with a clamped component (`saturated`, uint64): compared exactly (every
+  // element compared at these sizes), per call: three calls in a row on the same arrays (outputs poisoned before
+  // each) give the same count, so the kernel leaves its counters zero; one and two shared-memory stages, batches
+  // 1 and 3 (every block of the grid reaches the count), odd sizes.
+  struct Case {
+    BeamformerSpec s;
+    long long batch;
+    std::string label;
+  };
+  std::vector<Case> cases;
+  int n = 0;
+  for (const char* st : {"ci4", "ci8"})
+    for (const char* out : {R"({"kind": "beams", "type": "ci8"})", R"({"kind": "beams", "type": "ci4"})"})
+      for (int stages : {1, 2}) {
+        const long long K = n % 2 ? 100 : 33, M = n % 3 ? 33 : 70, N = n % 2 ? 70 : 131;
+        const std::string extra = fmt::format(R"(, "channels": 2, "polarizations": 2, "tuning": {{"stages": {}}})", stages);
+        cases.push_back({makeSpec(K, M, N, st, "ci8", out, extra), n % 2 ? 3 : 1,
+                         fmt::format("saturation K={} M={} N={} {} {} stages {}", K, M, N, st, out, stages)});
+        ++n;
+      }
+  std::vector<BeamformerSpec> specs;
+  for (const auto& c : cases) specs.push_back(c.s);
+  precompile(specs);
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const Case& cs = cases[i];
+    auto fs = makeBeamformerSpec(cs.s);
+    Generated g = emitFor(cs.s);
+    Executor exec(compiler, g.plan);
+    TestData data = fs->randomInputs(cs.batch, 4000 + i);
+    DeviceArrays arrays(exec, data, cs.batch);
+    std::vector<unsigned long long> counts;
+    for (int call = 0; call < 3; ++call) {
+      arrays.poisonOutputs();
+      exec.run(arrays.bindings(), cs.batch);
+      const auto outs = arrays.downloadOutputs();
+      Check c = fs->check(data, outs, cs.batch);
+      unsigned long long got = 0;
+      std::memcpy(&got, outs.at("saturated").data(), 8);
+      counts.push_back(got);
+      std::printf("[gpu-beamformer] %s call %d: %s\n", cs.label.c_str(), call, c.detail.c_str());
+      EXPECT_TRUE(c.ok()) << cs.label << " call " << call << ": " << c.detail;
+      EXPECT_NE(c.detail.find("(exact, want"), std::string::npos) << cs.label << ": the count was not compared exactly";
+    }
+    EXPECT_GT(counts[0], 0u) << cs.label << ": the test's shifts should clamp some beams";
+    EXPECT_EQ(counts[1], counts[0]) << cs.label;
+    EXPECT_EQ(counts[2], counts[0]) << cs.label;
+  }
+}
+
+TEST_F(GpuBeamformer, WideLoadsWithReceiverTails) {
+  // 16-byte global loads (8 bytes for ci4) where every stride is a multiple of a chunk's receivers: rows padded to
+  // 48 receivers with K = 33 / 41 (the last chunk of a row read word by word) and K = 48 (whole chunks, the second
+  // stage's chunks past K); each also with "loads": "words" and with the samples' conj / swap made in registers
+  // ("expand": "registers") instead of at staging. Bit-exact for integers, bounded for cf16; outputs all written.
+  std::vector<std::pair<BeamformerSpec, std::string>> cases;
+  for (const char* st : {"ci4", "ci8", "cf16"})
+    for (long long K : {33, 41, 48})
+      for (const char* variant : {R"("loads": "wide")", R"("loads": "words")", R"("expand": "registers")"}) {
+        const bool f16 = std::string(st) == "cf16";
+        const long long M = 37, N = 75, C = 2, P = 2, R = 48;
+        const std::string extra = fmt::format(
+            R"(, "channels": {0}, "polarizations": {1},
+               "samples": {{"layout": "strides", "strides": {{"batch": {2}, "channel": {3}, "polarization": {4}, "time": {5}, "receiver": 1}}}},
+               "weights": {{"layout": "strides", "strides": {{"batch": {6}, "channel": {7}, "polarization": {8}, "beam": {5}, "receiver": 1}}}},
+               "tuning": {{{9}}})",
+            C, P, C * P * N * R, P * N * R, N * R, R, C * P * M * R, P * M * R, M * R, variant);
+        const char* out = f16 ? R"({"kind": "beams", "type": "cf32"})" : K == 41 ? R"({"kind": "beams", "type": "ci8"})" : R"({"kind": "beams", "type": "cf32"})";
+        cases.push_back({makeSpec(K, M, N, st, f16 ? "cf16" : "ci8", out, extra), fmt::format("{} K={} padded to {} {}", st, K, R, variant)});
+      }
+  std::vector<BeamformerSpec> specs;
+  for (const auto& c : cases) specs.push_back(c.first);
+  precompile(specs);
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    Check c = run(cases[i].first, 2, 5000 + i / 3, cases[i].second);  // the same data for the three variants
+    EXPECT_TRUE(c.ok()) << cases[i].second << ": " << c.detail;
+    EXPECT_EQ(c.unwritten, 0) << cases[i].second;
   }
 }
 

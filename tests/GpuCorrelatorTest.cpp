@@ -128,6 +128,35 @@ TEST_F(GpuCorrelator, SaturationAndMissingMarker) {
   EXPECT_NE(c.detail.find("saturated count"), std::string::npos);
 }
 
+TEST_F(GpuCorrelator, ManyStagesThroughBothSharedMemoryBuffers) {
+  // The correlate kernel alternates two shared-memory buffers per stage: random samples over 8 - 16 stages,
+  // static (32 rows) and dynamic (64, 128 rows: > 48 KiB) shared memory, 8- and 4-bit.
+  int seed = 0;
+  for (int rows : {32, 64, 128})
+    for (const char* type : {"ci8", "ci4"}) {
+      CorrelatorSpec s = makeSpec(193, type, seed % 2 ? "katgpucbf" : "tcc", 2, 1, 512, seed % 2, rows);
+      TestData d = correlatorInputs(s, 1, 700 + seed++);
+      Check c = run(s, d, 1, fmt::format("R=193 rows/block {} {} {} samples ({} per stage)", rows, type, s.samples, s.tuning.timesPerStage));
+      EXPECT_TRUE(c.ok()) << c.detail;
+    }
+}
+
+TEST_F(GpuCorrelator, ReduceOverSeveralGridSweepsWithTailAndNoMissingReceivers) {
+  // The reduce kernel's grid is capped at the resident blocks: 193 receivers x 7 channels (524 k visibilities,
+  // not a multiple of a sweep's 1024 per block) take several sweeps per thread; batch 3, accumulators near
+  // +-2^31 and at +-2^40 (saturation counted exactly: every component is compared). Then the same with no
+  // receiver missing (the kernel's block-uniform fast path) and with one polarization (odd V).
+  for (int variant = 0; variant < 3; ++variant) {
+    CorrelatorSpec s = makeSpec(193, "ci8", "katgpucbf", variant == 2 ? 1 : 2, 7, 32, variant == 1);
+    CorrelatorInputOptions o;
+    o.missingFraction = variant == 1 ? 0.0 : 0.1;
+    TestData d = correlatorInputs(s, 3, 900 + variant, o);
+    Check c = run(s, d, 3, fmt::format("reduce sweeps: R=193 C=7 P={} batch 3, {} missing", s.polarizations, variant == 1 ? "none" : "10%"));
+    EXPECT_TRUE(c.ok()) << c.detail;
+    EXPECT_NE(c.detail.find("(checked)"), std::string::npos) << "the saturated count must be compared exactly: " << c.detail;
+  }
+}
+
 TEST_F(GpuCorrelator, AccumulatesOverSeveralCalls) {
   CorrelatorSpec s = makeSpec(80, "ci8", "katgpucbf", 2, 2, 64, false);
   auto fs = makeCorrelatorSpec(s);

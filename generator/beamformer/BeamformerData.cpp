@@ -178,12 +178,20 @@ int bfShiftSaturate(long long acc, int shift, int maxv) {
   return static_cast<int>(std::clamp<long long>(v, -maxv, maxv));
 }
 
+bool bfShiftClamps(long long acc, int shift, int maxv) {
+  shift = std::clamp(shift, 0, 31);
+  long long v = acc;
+  if (shift > 0) v = (v + (1LL << (shift - 1))) >> shift;
+  return v > maxv || v < -maxv;
+}
+
 TestData beamformerInputs(const BeamformerSpec& s, long long batch, std::uint64_t seed, const BfInputOptions& o) {
   std::mt19937_64 rng(seed);
   TestData d;
   for (int side = 0; side < 2; ++side) {
     const BfOperand& op = side == 0 ? s.in : s.w;
-    const long long elems = op.batch ? op.batch * (batch - 1) + op.span : op.span;
+    // What the plan declares: `batch` whole entries of the batch stride (>= one entry's extent), or one shared span.
+    const long long elems = op.batch ? op.batch * batch : op.span;
     for (const auto& n : bfArrayNames(s, side == 1)) {
       auto& a = d.arrays[n];
       a.resize(static_cast<std::size_t>(elems * arrayElemBytes(op)));
@@ -231,7 +239,19 @@ std::vector<long long> sampleElements(long long total, double perElem, std::uint
 
 Check beamformerCheck(const BeamformerSpec& s, const TestData& data, const std::map<std::string, std::vector<unsigned char>>& outputs, long long batch) {
   const std::string outName = s.power ? "power" : "beams";
-  const auto& out = outputs.at(outName);
+  // Planar beams: interleaved here from beams_re / beams_im (component by component: the poison stays per component).
+  std::vector<unsigned char> merged;
+  if (!s.power && s.outPlanar) {
+    const auto& re = outputs.at("beams_re");
+    const auto& im = outputs.at("beams_im");
+    const std::size_t cb = static_cast<std::size_t>(bfOutBytes(s.outType) / 2), n = std::min(re.size(), im.size()) / cb;
+    merged.resize(2 * n * cb);
+    for (std::size_t e = 0; e < n; ++e) {
+      std::memcpy(&merged[2 * e * cb], &re[e * cb], cb);
+      std::memcpy(&merged[(2 * e + 1) * cb], &im[e * cb], cb);
+    }
+  }
+  const auto& out = !s.power && s.outPlanar ? merged : outputs.at(outName);
   const long long perBatch = s.outElems();
   const long long total = perBatch * batch;
   const int ob = s.power ? 4 : bfOutBytes(s.outType);
@@ -282,7 +302,7 @@ Check beamformerCheck(const BeamformerSpec& s, const TestData& data, const std::
   std::vector<long long> which = sampleElements(total, perElem, 0);
   std::vector<long long> all;
   std::set_union(which.begin(), which.end(), suspects.begin(), suspects.end(), std::back_inserter(all));
-  long long mismatches = 0, saturated = 0, suspectsBad = 0;
+  long long mismatches = 0, saturated = 0, suspectsBad = 0, clampedRef = 0;
   double maxErr = 0;
   const bool exact = s.integer() && !s.power;
   const double gamma = s.integer() ? 0.0 : 2.0 * (2.0 * s.receivers + 2) * u;  // f32 accumulation of 2K products (tensor cores may truncate: 2u)
@@ -369,6 +389,7 @@ Check beamformerCheck(const BeamformerSpec& s, const TestData& data, const std::
         }
         if (!std::binary_search(which.begin(), which.end(), e)) continue;  // a suspect that holds its value: counted once
         saturated += std::abs(wr) == s.outMax() || std::abs(wi) == s.outMax();
+        clampedRef += bfShiftClamps(bm.ire, sh, s.outMax()) || bfShiftClamps(bm.iim, sh, s.outMax());
         got = fmt::format("({}, {})", gr, gi);
         want = fmt::format("({}, {}) = sat(({}, {}) >> {})", wr, wi, bm.ire, bm.iim, sh);
         break;
@@ -379,6 +400,24 @@ Check beamformerCheck(const BeamformerSpec& s, const TestData& data, const std::
       if (firstBad.empty())
         firstBad = fmt::format("first mismatch: element {} (batch {}, channel {}, pol {}, time {}, beam {}): got {}, want {}", e, b, c, p, t, m, got, want);
     }
+  }
+  // 3. Integer beams: the kernel's count of clamped beams. Exact where every element was compared; else it must lie
+  //    between the clamped beams among the compared ones and the number of elements (the 0xff poison does not).
+  std::string satNote;
+  if (s.intOut()) {
+    auto it = outputs.find("saturated");
+    if (it == outputs.end() || it->second.size() < 8) throw std::invalid_argument("beamformer check: output saturated (uint64) missing");
+    const std::uint64_t got = loadAt<std::uint64_t>(it->second, 0);
+    const bool full = static_cast<long long>(which.size()) == total;
+    const bool good = full ? got == static_cast<std::uint64_t>(clampedRef)
+                           : got >= static_cast<std::uint64_t>(clampedRef) && got <= static_cast<std::uint64_t>(total);
+    if (!good) {
+      ++mismatches;
+      if (firstBad.empty())
+        firstBad = full ? fmt::format("saturated count {} (want {})", got, clampedRef)
+                        : fmt::format("saturated count {} outside [{}, {}] (sampled)", got, clampedRef, total);
+    }
+    satNote = fmt::format("; saturated count {} ({} {})", got, full ? "exact, want" : "sampled: at least", clampedRef);
   }
   ck.checked = static_cast<long long>(which.size());
   ck.unwritten = unwritten + suspectsBad;
@@ -398,10 +437,11 @@ Check beamformerCheck(const BeamformerSpec& s, const TestData& data, const std::
       s.intOut() ? fmt::format("; {} elements still 0xff (a value too), {} of them compared, {} not written", suspectCount, suspects.size(), suspectsBad)
                  : "";
   ck.detail = fmt::format(
-      "all {} {} elements checked written (poison){}; {} of them compared {} against the {} reference; {} mismatches, {} unwritten{}; error {:.3g} "
+      "all {} {} elements checked written (poison){}; {} of them compared {} against the {} reference; {} mismatches, {} unwritten{}{}; error {:.3g} "
       "(bound {:.3g}){}{}",
       total, outName, suspectNote, which.size(), exact ? "bit-exactly" : "with |out - ref| / sum|terms|", s.integer() ? "exact integer" : "double",
-      mismatches, ck.unwritten, s.intOut() ? fmt::format(", {} saturated", saturated) : "", ck.error, ck.bound, firstBad.empty() ? "" : "; ", firstBad);
+      mismatches, ck.unwritten, s.intOut() ? fmt::format(", {} at +-max", saturated) : "", satNote, ck.error, ck.bound, firstBad.empty() ? "" : "; ",
+      firstBad);
   return ck;
 }
 

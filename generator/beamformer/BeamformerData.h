@@ -60,6 +60,9 @@ BfBeam bfReferenceBeam(const BeamformerSpec& s, const TestData& d, long long b, 
 
 // Integer beams: round half up of acc / 2^shift (shift clamped to 0..31), saturated to +-max.
 int bfShiftSaturate(long long acc, int shift, int maxv);
+// Whether that saturation clamps (the rounded value lies outside +-max): what the kernel's `saturated` counts,
+// once per complex beam with a clamped component.
+bool bfShiftClamps(long long acc, int shift, int maxv);
 
 // The names of the input arrays of an operand ("samples" or "samples_re", "samples_im").
 std::vector<std::string> bfArrayNames(const BeamformerSpec& s, bool weights);
@@ -68,6 +71,8 @@ std::vector<std::string> bfArrayNames(const BeamformerSpec& s, bool weights);
 // is compared (every element is still checked written).
 constexpr double kBfCheckBudget = 4e7;
 
+// Integer beams: `outputs` holds "saturated" (uint64, the kernel's count of complex beams with a clamped component
+// in this call); compared exactly when every element is compared, else bounded by the sampled count and the total.
 Check beamformerCheck(const BeamformerSpec& s, const TestData& data, const std::map<std::string, std::vector<unsigned char>>& outputs, long long batch);
 
 // The baseline library's complex f32 beams, dense per GEMM g = (b C + c) P + p as [g][t][m] (column-major M x N),

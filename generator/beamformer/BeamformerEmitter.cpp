@@ -1,5 +1,6 @@
 #include "generator/beamformer/BeamformerEmitter.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -75,21 +76,83 @@ std::vector<NodePtr> loadWord(const Ctx& x, const BfOperand& o, const std::strin
   return out;
 }
 
-// Two ci4 bytes (receivers k, k + 1) -> their (re, im) byte pairs in one word (not clamped: -8 is used as is).
+// Two ci4 bytes (receivers k, k + 1; bits 0..15 of x, the rest zero) -> their (re, im) byte pairs in one word (not
+// clamped: -8 is used as is), all four nibbles at once (7 instructions; two widen1 calls took ~26): the bytes
+// doubled (x0 x0 x1 x1), the real nibble to bytes 0 and 2, the imaginary one to 1 and 3, then the sign: a byte
+// n >= 8 gets 0xf0 = 8 * 30 added (no carry leaves a byte). bfWiden2Model() is the same on the CPU (tested).
 NodePtr widen2Fn(bool realHigh) {
-  const std::string w1 = realHigh ? "bf_widen1_hi" : "bf_widen1_lo";
-  return function(kQual, "wf_u32", realHigh ? "bf_widen2_hi" : "bf_widen2_lo", {decl("wf_u32", "x")},
-                  block({exprStmt(var(fmt::format("return {0}(x & 0xffu) | {0}(x >> 8) << 16", w1)))}));
+  std::vector<NodePtr> b;
+  b.push_back(raw("const wf_u32 t = __byte_perm(x, 0u, 0x1100);"));
+  b.push_back(raw("const wf_u32 h = (t >> 4) & 0x0f0f0f0fu, l = t & 0x0f0f0f0fu;"));
+  b.push_back(raw(realHigh ? "const wf_u32 v = (h & 0x00ff00ffu) | (l & 0xff00ff00u);" : "const wf_u32 v = (l & 0x00ff00ffu) | (h & 0xff00ff00u);"));
+  b.push_back(raw("return v + (v & 0x08080808u) * 30u;"));
+  return function(kQual, "wf_u32", realHigh ? "bf_widen2_hi" : "bf_widen2_lo", {decl("wf_u32", "x")}, block(b));
 }
 
-// round(acc / 2^shift) (half up), saturated to +-maxv; shift clamped to 0..31.
+}  // namespace
+
+int bfSatModel(std::int32_t acc, int shift, int maxv, unsigned& hit) {
+  shift = shift < 0 ? 0 : shift > 31 ? 31 : shift;                       // bf_shc
+  const int v = shift ? (acc >> shift) + ((acc >> (shift - 1)) & 1) : acc;  // arithmetic shifts, as the device's
+  hit |= (v > maxv || v < -maxv) ? 1u : 0u;
+  return std::min(std::max(v, -maxv), maxv);
+}
+
+std::uint32_t bfWiden2Model(std::uint32_t x, bool realHigh) {
+  const std::uint32_t x0 = x & 0xff, x1 = (x >> 8) & 0xff;
+  const std::uint32_t t = x0 | x0 << 8 | x1 << 16 | x1 << 24;  // __byte_perm(x, 0, 0x1100)
+  const std::uint32_t h = (t >> 4) & 0x0f0f0f0fu, l = t & 0x0f0f0f0fu;
+  const std::uint32_t v = realHigh ? (h & 0x00ff00ffu) | (l & 0xff00ff00u) : (l & 0x00ff00ffu) | (h & 0xff00ff00u);
+  return v + (v & 0x08080808u) * 30u;
+}
+
+namespace {
+
+// round(acc / 2^shift) (half up), saturated to +-maxv, `shift` already clamped to 0..31 (bf_shc, once per beam);
+// `hit` |= 1 where the value was clamped. In 32 bits: floor(acc / 2^s) + bit s - 1 of acc is the rounded quotient
+// (no acc + 2^(s-1) that could overflow; bfSatModel() is the same on the CPU, tested against the int64 reference).
 NodePtr satFn() {
   std::vector<NodePtr> b;
-  b.push_back(raw("shift = shift < 0 ? 0 : shift > 31 ? 31 : shift;"));
-  b.push_back(raw("long long v = acc;"));
-  b.push_back(raw("if (shift > 0) v = (v + (1LL << (shift - 1))) >> shift;"));
-  b.push_back(raw("return (int)(v > maxv ? maxv : v < -maxv ? -maxv : v);"));
-  return function(kQual, "int", "bf_sat", {decl("int", "acc"), decl("int", "shift"), decl("int", "maxv")}, block(b));
+  b.push_back(raw("const int v = shift ? (acc >> shift) + ((acc >> (shift - 1)) & 1) : acc;"));
+  b.push_back(raw("hit |= (v > maxv || v < -maxv) ? 1u : 0u;"));
+  b.push_back(raw("return min(max(v, -maxv), maxv);"));
+  return function(kQual, "int", "bf_sat", {decl("int", "acc"), decl("int", "shift"), decl("int", "maxv"), decl("unsigned&", "hit")}, block(b));
+}
+NodePtr shcFn() {
+  return function(kQual, "int", "bf_shc", {decl("int", "shift")}, block({raw("return shift < 0 ? 0 : shift > 31 ? 31 : shift;")}));
+}
+
+// Integer beams: the block's count of clamped beams (per thread in nsat) -> sat_count; the last block of the grid
+// to finish moves the total to saturated[0] and re-zeroes both counters (threadfence reduction, as the
+// correlator's reduce kernel): a per-call count, the counters left zero for the next call.
+std::vector<NodePtr> emitSaturationCount(const BfTiling& t) {
+  const int warps = t.threads / 32;
+  std::vector<NodePtr> out;
+  out.push_back(raw("#pragma unroll"));
+  out.push_back(raw("for (int o = 16; o > 0; o >>= 1) nsat += __shfl_down_sync(0xffffffffu, nsat, o);"));
+  out.push_back(raw(fmt::format("__shared__ unsigned bf_satp[{}];", warps)));
+  out.push_back(raw("if (lane == 0) bf_satp[warp] = nsat;"));
+  out.push_back(raw("__syncthreads();"));
+  std::vector<NodePtr> last;
+  last.push_back(raw("unsigned long long total = 0;"));
+  last.push_back(raw(fmt::format("for (int i = 0; i < {}; ++i) total += bf_satp[i];", warps)));
+  last.push_back(raw("if (total) atomicAdd(sat_count, total);"));
+  last.push_back(raw("__threadfence();"));
+  last.push_back(raw("if (atomicAdd(blocks_done, 1u) == gridDim.x - 1) {"));
+  last.push_back(raw("  __threadfence();"));
+  last.push_back(raw("  saturated[0] = atomicExch(sat_count, 0ull);"));
+  last.push_back(raw("  atomicExch(blocks_done, 0u);"));
+  last.push_back(raw("}"));
+  out.push_back(ifStmt(bin("==", var("tid"), lit(0)), block(last)));
+  return out;
+}
+
+// One 16-byte shared-memory store (STS.128) whatever NVVM's vectorizer decides (it split some uint4 stores of the
+// double-buffered weights into four 32-bit ones).
+NodePtr sts128Fn() {
+  return function(kQual, "void", "bf_sts128", {decl("void*", "p"), decl("wf_u32", "a"), decl("wf_u32", "b"), decl("wf_u32", "c"), decl("wf_u32", "d")},
+                  block({raw("asm volatile(\"st.shared.v4.u32 [%0], {%1, %2, %3, %4};\" :: \"r\"((unsigned)__cvta_generic_to_shared(p)), "
+                             "\"r\"(a), \"r\"(b), \"r\"(c), \"r\"(d) : \"memory\");")}));
 }
 
 NodePtr f2hFn() {
@@ -115,36 +178,139 @@ std::string helpers(const Ctx& x) {
     items.push_back(cmma::swapFn("bf_", false));
     items.push_back(cmma::mmaFn("bf_", false));
   }
-  if (x.s.intOut()) items.push_back(satFn());
+  if (x.s.intOut()) items.push_back(shcFn()), items.push_back(satFn());
+  items.push_back(sts128Fn());
   if (!x.s.power && x.s.outType == BfOutType::CF16) items.push_back(f2hFn());
   return print(unit(items));
 }
 
-// Position of word wd of a row inside its 8-word MMA step: the top word bit (a register bit of both A and B)
-// becomes the lowest, so a thread's two words of one fragment row are adjacent (one 8-byte load).
-NodePtr wordPos(const NodePtr& wd) {
-  return bin("|", bin("&", wd, lit(~7LL)), bin("|", bin("<<", bin("&", wd, lit(3)), lit(1)), bin("&", bin(">>", wd, lit(2)), lit(1))));
+std::vector<std::string> wordBits(const Ctx& x) { return x.f16 ? cmma::bitNames("rcv", 0, 3) : cmma::bitNames("rcv", 1, 3); }
+
+// The word bit (0..2 of the 8 words of one MMA step) that is a register bit of A and of B: a thread's two words
+// of a fragment row differ in it. The staged position of a word puts it lowest (the pair adjacent: one 8-byte load).
+int pairBit(const Ctx& x) {
+  const auto wb = wordBits(x);
+  for (int i = 0; i < 3; ++i) {
+    auto pa = x.m.a.physOf(wb[static_cast<std::size_t>(i)]), pb = x.m.b.physOf(wb[static_cast<std::size_t>(i)]);
+    if (pa && pa->kind == PhysKind::R) {
+      if (!pb || pb->kind != PhysKind::R) throw std::logic_error("beamformer emitter: the word-pair bit is a register bit of A but not of B");
+      return i;
+    }
+  }
+  throw std::logic_error("beamformer emitter: no receiver word bit on a register of A");
+}
+// The other two word bits, lowest first: the lane's word-pair index.
+std::vector<std::string> laneWordBits(const Ctx& x) {
+  const auto wb = wordBits(x);
+  std::vector<std::string> o;
+  for (int i = 0; i < 3; ++i)
+    if (i != pairBit(x)) o.push_back(wb[static_cast<std::size_t>(i)]);
+  return o;
 }
 
-std::vector<std::string> wordBits(const Ctx& x) { return x.f16 ? cmma::bitNames("rcv", 0, 3) : cmma::bitNames("rcv", 1, 3); }
+// Position of word wd of a row inside its 8-word MMA step: the pair bit lowest, then the lane's two word bits.
+// With the pair bit the lowest word bit (bfMma's layouts) this is wd itself: rows are staged in the receivers' order.
+NodePtr wordPos(const Ctx& x, const NodePtr& wd) {
+  const int pb = pairBit(x);
+  if (pb == 0) return wd;
+  NodePtr pair = bin("&", bin(">>", wd, lit(pb)), lit(1));
+  NodePtr rest = pb == 1 ? bin("|", bin("&", wd, lit(1)), bin("&", bin(">>", wd, lit(1)), lit(2))) : bin("&", wd, lit(3));
+  return bin("|", bin("&", wd, lit(~7LL)), bin("|", bin("<<", rest, lit(1)), pair));
+}
+
+// 16 bytes of global memory per load (one shared-memory store of four staged words): interleaved, receivers
+// contiguous, every stride a multiple of the receivers in 16 bytes (8 bytes for ci4: widened to 16), rows staged in
+// the receivers' order. Else 32-bit words (two receivers per load where vectorOk) or single receivers.
+int chunkReceivers(const BfOperand& o) { return o.type == BfType::CF16 ? 4 : 8; }
+bool vector16Ok(const Ctx& x, const BfOperand& o) {
+  if (x.s.tuning.wordLoads || o.planar || o.receiver != 1 || pairBit(x) != 0 || x.t.wordsPerStage != 32) return false;
+  const long long r = chunkReceivers(o);
+  return o.batch % r == 0 && o.channel % r == 0 && o.polarization % r == 0 && o.outer % r == 0;
+}
 
 // Stage fill, split so that the next stage's global loads can be in flight during this stage's MMAs:
 // emitLoad reads the words of the stage starting at receiver `k0` into registers pf_s[] / pf_w[]
 // (word u = tid + threads q of an operand: row u / 32, word u % 32), emitStore writes them into buffer `buf`.
-int fillRounds(const Ctx& x, int side) { return x.t.fillRounds(side == 0 ? x.t.times : x.t.beams); }
-bool fillGuard(const Ctx& x, int side) { return (side == 0 ? x.t.times : x.t.beams) * x.t.wordsPerStage % x.t.threads != 0; }
+bool chunked(const Ctx& x, int side) { return vector16Ok(x, side == 0 ? x.s.in : x.s.w); }
+// Chunked sides: 4 words (16 bytes staged) per thread and round, 8 chunks per row.
+int fillRounds(const Ctx& x, int side) {
+  const int rows = side == 0 ? x.t.times : x.t.beams;
+  return chunked(x, side) ? (rows * (x.t.wordsPerStage / 4) + x.t.threads - 1) / x.t.threads : x.t.fillRounds(rows);
+}
+bool fillGuard(const Ctx& x, int side) {
+  return (side == 0 ? x.t.times : x.t.beams) * (x.t.wordsPerStage / (chunked(x, side) ? 4 : 1)) % x.t.threads != 0;
+}
+NodePtr chunkRow(const Ctx& x) { return bin("+", bin(">>", var("tid"), lit(3)), bin("*", var("q"), lit(x.t.threads / 8))); }
 
 NodePtr fillRow(const Ctx& x) { return bin("+", bin(">>", var("tid"), lit(5)), bin("*", var("q"), lit(x.t.threads / 32))); }
+
+// One chunk of 4 words (receivers kc .. kc + 4 rpw - 1) of row `g` into uint4 `v`: one 16-byte (ci4: 8-byte) load
+// where the chunk lies inside K, else word by word (K's tail), zero where the row does not exist.
+std::vector<NodePtr> loadChunk(const Ctx& x, const BfOperand& o, const std::string& pa, const NodePtr& idx, const NodePtr& kc, const NodePtr& validRow,
+                               bool clamp8) {
+  const long long K = x.s.receivers;
+  const int rpw = x.m.receiversPerWord, R = chunkReceivers(o);
+  std::vector<NodePtr> whole;
+  const char* c[4] = {"v.x", "v.y", "v.z", "v.w"};
+  switch (o.type) {
+    case BfType::CF16:
+      whole.push_back(assign(var("v"), index(cast("const uint4*", var(pa)), bin(">>", idx, lit(2)))));
+      break;
+    case BfType::CI8:
+      whole.push_back(assign(var("v"), index(cast("const uint4*", var(pa)), bin(">>", idx, lit(3)))));
+      if (clamp8)
+        for (auto* w : c) whole.push_back(assign(var(w), call("bf_clamp8", {var(w)})));
+      break;
+    case BfType::CI4: {
+      whole.push_back(decl("const uint2", "r", index(cast("const uint2*", var(pa)), bin(">>", idx, lit(3)))));
+      const char* f = o.ci4RealHigh ? "bf_widen2_hi" : "bf_widen2_lo";
+      whole.push_back(assign(var("v.x"), call(f, {bin("&", var("r.x"), lit(0xffff))})));
+      whole.push_back(assign(var("v.y"), call(f, {bin(">>", var("r.x"), lit(16))})));
+      whole.push_back(assign(var("v.z"), call(f, {bin("&", var("r.y"), lit(0xffff))})));
+      whole.push_back(assign(var("v.w"), call(f, {bin(">>", var("r.y"), lit(16))})));
+      break;
+    }
+  }
+  std::vector<NodePtr> tail;
+  for (int w = 0; w < 4; ++w) {
+    std::vector<NodePtr> one;
+    one.push_back(decl("wf_u32", "u"));
+    for (auto& st : loadWord(x, o, pa, "", bin("+", idx, lit(w * rpw)), bin("+", kc, lit(w * rpw)), lit(1), "u", clamp8)) one.push_back(st);
+    one.push_back(assign(var(c[w]), var("u")));
+    tail.push_back(block(one));
+  }
+  std::vector<NodePtr> out;
+  out.push_back(decl("uint4", "v", call("make_uint4", {lit(0), lit(0), lit(0), lit(0)})));
+  const int perStage = x.t.receiversPerStage(x.m);
+  if (K % perStage == 0) out.push_back(ifStmt(validRow, block(whole)));  // every chunk of every stage inside K
+  else if (K % R == 0) out.push_back(ifStmt(bin("&&", validRow, bin("<", kc, lit(K))), block(whole)));  // a chunk is inside K or past it
+  else out.push_back(ifStmt(validRow, block({ifStmt(bin("<=", bin("+", kc, lit(R)), lit(K)), block(whole), block(tail))})));
+  return out;
+}
 
 std::vector<NodePtr> emitLoad(const Ctx& x, const NodePtr& k0) {
   std::vector<NodePtr> out;
   const int rpw = x.m.receiversPerWord;
-  out.push_back(decl("const int", "kk", bin("+", k0, bin("*", var("fill_wd"), lit(rpw)))));
+  if (!chunked(x, 0) || !chunked(x, 1)) out.push_back(decl("const int", "kk", bin("+", k0, bin("*", var("fill_wd"), lit(rpw)))));
+  if (chunked(x, 0) || chunked(x, 1)) out.push_back(decl("const int", "kc", bin("+", k0, bin("*", bin("&", var("tid"), lit(7)), lit(4 * rpw)))));
   for (int side = 0; side < 2; ++side) {
     const BfOperand& o = side == 0 ? x.s.in : x.s.w;
     const int rows = side == 0 ? x.t.times : x.t.beams;
     const std::string dst = side == 0 ? "pf_s" : "pf_w";
     std::vector<NodePtr> body;
+    if (chunked(x, side)) {
+      body.push_back(decl("const int", "row", chunkRow(x)));
+      const NodePtr g = side == 0 ? bin("+", var("t0"), var("row")) : bin("+", var("m0"), var("row"));
+      NodePtr validRow = side == 0 ? bin("<", g, lit(x.s.samples)) : bin("<", g, lit(x.s.beams));
+      if (fillGuard(x, side)) validRow = bin("&&", bin("<", var("row"), lit(rows)), validRow);
+      body.push_back(decl("const long long", "idx",
+                          bin("+", var(side == 0 ? "sbase" : "wbase"), bin("+", bin("*", cast("long long", g), lit(o.outer)), cast("long long", var("kc"))))));
+      for (auto& st : loadChunk(x, o, side == 0 ? "s_a" : "w_a", var("idx"), var("kc"), validRow, side == 0 && o.type == BfType::CI8)) body.push_back(st);
+      body.push_back(assign(index(var(dst), var("q")), var("v")));
+      out.push_back(raw("#pragma unroll"));
+      out.push_back(forLoop(decl("int", "q", lit(0)), bin("<", var("q"), lit(fillRounds(x, side))), assign(var("q"), lit(1), "+="), block(body)));
+      continue;
+    }
     body.push_back(decl("const int", "row", fillRow(x)));
     const NodePtr g = side == 0 ? bin("+", var("t0"), var("row")) : bin("+", var("m0"), var("row"));
     NodePtr validRow = side == 0 ? bin("<", g, lit(x.s.samples)) : bin("<", g, lit(x.s.beams));
@@ -163,21 +329,54 @@ std::vector<NodePtr> emitLoad(const Ctx& x, const NodePtr& k0) {
   return out;
 }
 
-// The rows of shared-memory buffer `buf` (an expression): samples rows 0..times-1, then the weights rows.
-NodePtr stageDecl(const Ctx& x, const std::string& name, const std::string& buf) {
-  return raw(fmt::format("wf_u32 (* const {0})[{1}] = reinterpret_cast<wf_u32 (*)[{1}]>(bf_smem + ({2}) * {3});", name, x.t.rowStride, buf,
-                         x.t.stageWords()));
+// The rows of shared-memory buffer `buf` (an expression): `name`_s the samples rows (sampleStride words each),
+// then `name`_w the weights rows (rowStride words).
+std::vector<NodePtr> stageDecl(const Ctx& x, const std::string& name, const std::string& buf) {
+  return {raw(fmt::format("wf_u32 (* const {0}_s)[{1}] = reinterpret_cast<wf_u32 (*)[{1}]>(bf_smem + ({2}) * {3});", name, x.t.sampleStride, buf,
+                          x.t.stageWords())),
+          raw(fmt::format("wf_u32 (* const {0}_w)[{1}] = reinterpret_cast<wf_u32 (*)[{1}]>(bf_smem + ({2}) * {3} + {4});", name, x.t.rowStride, buf,
+                          x.t.stageWords(), x.t.times * x.t.sampleStride))};
 }
+
+// conj(w), swap(w) of staged sample words: the A registers of ReIm_out = 0 and 1, side by side.
+NodePtr expandPair(const NodePtr& w) { return call("make_uint2", {call("bf_conj", {w}), call("bf_swap", {w})}); }
 
 std::vector<NodePtr> emitStore(const Ctx& x, const std::string& buf) {
   std::vector<NodePtr> out;
-  out.push_back(stageDecl(x, "stage", buf));
+  for (auto& d : stageDecl(x, "stage", buf)) out.push_back(d);
   for (int side = 0; side < 2; ++side) {
     const int rows = side == 0 ? x.t.times : x.t.beams;
+    const std::string arr = side == 0 ? "stage_s" : "stage_w";
+    const bool expand = side == 0 && x.t.expandStaged;
     std::vector<NodePtr> body;
+    if (chunked(x, side)) {  // four words in the receivers' order: one 16-byte store (expanded: two, conj / swap pairs)
+      body.push_back(decl("const int", "row", chunkRow(x)));
+      NodePtr st;
+      if (expand) {
+        std::vector<NodePtr> b;
+        b.push_back(decl("const uint4", "v", index(var("pf_s"), var("q"))));
+        b.push_back(decl("uint4* const", "dst", cast("uint4*", unary("&", index(index(var(arr), var("row")), bin("*", bin("&", var("tid"), lit(7)), lit(8)))))));
+        b.push_back(decl("const uint2", "e0", expandPair(var("v.x"))));
+        b.push_back(decl("const uint2", "e1", expandPair(var("v.y"))));
+        b.push_back(decl("const uint2", "e2", expandPair(var("v.z"))));
+        b.push_back(decl("const uint2", "e3", expandPair(var("v.w"))));
+        b.push_back(exprStmt(call("bf_sts128", {var("dst"), var("e0.x"), var("e0.y"), var("e1.x"), var("e1.y")})));
+        b.push_back(exprStmt(call("bf_sts128", {bin("+", var("dst"), lit(1)), var("e2.x"), var("e2.y"), var("e3.x"), var("e3.y")})));
+        st = block(b);
+      } else {
+        const std::string v = side == 0 ? "pf_s[q]" : "pf_w[q]";
+        st = exprStmt(call("bf_sts128", {unary("&", index(index(var(arr), var("row")), bin("*", bin("&", var("tid"), lit(7)), lit(4)))), var(v + ".x"),
+                                         var(v + ".y"), var(v + ".z"), var(v + ".w")}));
+      }
+      body.push_back(fillGuard(x, side) ? ifStmt(bin("<", var("row"), lit(rows)), st) : st);
+      out.push_back(raw("#pragma unroll"));
+      out.push_back(forLoop(decl("int", "q", lit(0)), bin("<", var("q"), lit(fillRounds(x, side))), assign(var("q"), lit(1), "+="), block(body)));
+      continue;
+    }
     body.push_back(decl("const int", "row", fillRow(x)));
-    NodePtr st = assign(index(index(var("stage"), side == 0 ? var("row") : bin("+", var("row"), lit(x.t.times))), var("fill_pos")),
-                        index(var(side == 0 ? "pf_s" : "pf_w"), var("q")));
+    NodePtr st = expand ? assign(index(cast("uint2*", unary("&", index(index(var(arr), var("row")), bin("*", var("fill_pos"), lit(2))))), lit(0)),
+                                 expandPair(index(var("pf_s"), var("q"))))
+                        : assign(index(index(var(arr), var("row")), var("fill_pos")), index(var(side == 0 ? "pf_s" : "pf_w"), var("q")));
     body.push_back(fillGuard(x, side) ? ifStmt(bin("<", var("row"), lit(rows)), st) : st);
     out.push_back(raw("#pragma unroll"));
     out.push_back(forLoop(decl("int", "q", lit(0)), bin("<", var("q"), lit(fillRounds(x, side))), assign(var("q"), lit(1), "+="), block(body)));
@@ -190,29 +389,37 @@ std::vector<NodePtr> emitCompute(const Ctx& x) {
   const BfMma& m = x.m;
   const auto wb = wordBits(x);
   const int fa = x.t.warpTimes / 8, fb = x.t.warpBeams / 8;
+  const bool expand = x.t.expandStaged;
   for (int i = 0; i < fa; ++i) {
     NodePtr row = bin("+", var("wt"), bin("+", var("a_time"), lit(i * 8)));
-    NodePtr pos = bin("+", bin("*", var("ks"), lit(8)), bin("*", var("a_word"), lit(2)));
-    loop.push_back(decl("const uint2", fmt::format("x{}", i), index(cast("const uint2*", unary("&", index(index(var("cur"), row), pos))), lit(0))));
+    // Expanded rows: staged word p at 2p (conj) and 2p + 1 (swap); a thread's pair p = 2 a_word, 2 a_word + 1 -> 16 bytes.
+    NodePtr pos = expand ? bin("+", bin("*", var("ks"), lit(16)), bin("*", var("a_word"), lit(4))) : bin("+", bin("*", var("ks"), lit(8)), bin("*", var("a_word"), lit(2)));
+    loop.push_back(decl(expand ? "const uint4" : "const uint2", fmt::format("x{}", i),
+                        index(cast(expand ? "const uint4*" : "const uint2*", unary("&", index(index(var("cur_s"), row), pos))), lit(0))));
   }
   for (int j = 0; j < fb; ++j) {
-    NodePtr row = bin("+", var("wm"), bin("+", var("b_beam"), lit(x.t.times + j * 8)));  // weights rows follow the samples rows
+    NodePtr row = bin("+", var("wm"), bin("+", var("b_beam"), lit(j * 8)));
     NodePtr pos = bin("+", bin("*", var("ks"), lit(8)), bin("*", var("b_word"), lit(2)));
-    loop.push_back(decl("const uint2", fmt::format("y{}", j), index(cast("const uint2*", unary("&", index(index(var("cur"), row), pos))), lit(0))));
+    loop.push_back(decl("const uint2", fmt::format("y{}", j), index(cast("const uint2*", unary("&", index(index(var("cur_w"), row), pos))), lit(0))));
   }
-  // A registers from the layout: ReIm_out picks conj or swap, the top word bit picks the word of the pair.
+  // A registers from the layout: ReIm_out picks conj or swap, the pair bit picks the word of the pair (expanded: the
+  // component 2 pair + ReIm_out of the 16-byte load).
   for (int i = 0; i < fa; ++i)
     for (int reg = 0; reg < 4; ++reg) {
       const bool im = cmma::regField(m.a, {"ReIm_out"}, reg);
-      const bool hi = cmma::regField(m.a, {wb[2]}, reg);
-      loop.push_back(decl("const wf_u32", fmt::format("a{}_{}", i, reg), call(im ? "bf_swap" : "bf_conj", {member(var(fmt::format("x{}", i)), hi ? "y" : "x")})));
+      const bool hi = cmma::regField(m.a, {wb[static_cast<std::size_t>(pairBit(x))]}, reg);
+      static const char* comp[4] = {"x", "y", "z", "w"};
+      loop.push_back(decl("const wf_u32", fmt::format("a{}_{}", i, reg),
+                          expand ? member(var(fmt::format("x{}", i)), comp[2 * hi + im])
+                                 : call(im ? "bf_swap" : "bf_conj", {member(var(fmt::format("x{}", i)), hi ? "y" : "x")})));
     }
   for (int i = 0; i < fa; ++i)
     for (int j = 0; j < fb; ++j) {
       std::vector<NodePtr> args;
       for (int c = 0; c < 4; ++c) args.push_back(index("d", (i * fb + j) * 4 + c));
       for (int reg = 0; reg < 4; ++reg) args.push_back(var(fmt::format("a{}_{}", i, reg)));
-      for (int reg = 0; reg < 2; ++reg) args.push_back(member(var(fmt::format("y{}", j)), cmma::regField(m.b, {wb[2]}, reg) ? "y" : "x"));
+      for (int reg = 0; reg < 2; ++reg)
+        args.push_back(member(var(fmt::format("y{}", j)), cmma::regField(m.b, {wb[static_cast<std::size_t>(pairBit(x))]}, reg) ? "y" : "x"));
       loop.push_back(exprStmt(call(x.f16 ? "bf_mma_f16" : "bf_mma_s8", args)));
     }
   std::vector<NodePtr> out;
@@ -228,6 +435,17 @@ std::vector<NodePtr> emitEpilogue(const Ctx& x) {
   const auto tb = cmma::bitNames("time", 0, 3), mb = cmma::bitNames("beam", 0, 3);
   const int fa = x.t.warpTimes / 8, fb = x.t.warpBeams / 8;
   const BeamformerSpec& s = x.s;
+  if (s.intOut()) {
+    // The shifts of this thread's beams, loaded and clamped once (not once per time fragment and component).
+    for (int j = 0; j < fb; ++j)
+      for (int reg = 0; reg < 4; ++reg) {
+        if (cmma::regField(m.c, {"ReIm_out"}, reg) || cmma::regField(m.c, tb, reg)) continue;
+        const int mIn = cmma::regField(m.c, mb, reg);
+        NodePtr mm = bin("+", var("m0"), bin("+", var("wm"), bin("+", var("c_beam"), lit(j * 8 + mIn))));
+        out.push_back(decl("const int", fmt::format("shv{}_{}", j, mIn),
+                           ternary(bin("<", mm, lit(s.beams)), call("bf_shc", {index(var("shbase"), mm)}), lit(0))));
+      }
+  }
   for (int i = 0; i < fa; ++i)
     for (int j = 0; j < fb; ++j)
       for (int reg = 0; reg < 4; ++reg) {
@@ -254,21 +472,32 @@ std::vector<NodePtr> emitEpilogue(const Ctx& x) {
           body.push_back(decl("const int", "mm", bin("+", var("m0"), var("ml"))));
           std::vector<NodePtr> st;
           st.push_back(decl("const long long", "e", bin("+", bin("*", var("t"), lit(s.beams)), var("mm"))));
+          // Planar beams: the real part to obase, the imaginary part to obase_im, element e of each.
+          auto planar = [&](const char* type, const NodePtr& vr, const NodePtr& vi) {
+            st.push_back(assign(index(cast(std::string(type) + "*", var("obase")), var("e")), cast(type, vr)));
+            st.push_back(assign(index(cast(std::string(type) + "*", var("obase_im")), var("e")), cast(type, vi)));
+          };
+          const NodePtr fre = x.f16 ? re : cast("float", re), fim = x.f16 ? im : cast("float", im);
           switch (s.outType) {
             case BfOutType::CF32:
-              st.push_back(assign(index(cast("float2*", var("obase")), var("e")),
-                                  call("make_float2", {x.f16 ? re : cast("float", re), x.f16 ? im : cast("float", im)})));
+              if (s.outPlanar) planar("float", fre, fim);
+              else st.push_back(assign(index(cast("float2*", var("obase")), var("e")), call("make_float2", {fre, fim})));
               break;
             case BfOutType::CF16:
-              st.push_back(assign(index(cast("wf_u32*", var("obase")), var("e")),
-                                  bin("|", call("bf_f2h", {x.f16 ? re : cast("float", re)}), bin("<<", call("bf_f2h", {x.f16 ? im : cast("float", im)}), lit(16)))));
+              if (s.outPlanar) planar("unsigned short", call("bf_f2h", {fre}), call("bf_f2h", {fim}));
+              else
+                st.push_back(assign(index(cast("wf_u32*", var("obase")), var("e")), bin("|", call("bf_f2h", {fre}), bin("<<", call("bf_f2h", {fim}), lit(16)))));
               break;
             case BfOutType::CI8:
             case BfOutType::CI4: {
-              st.push_back(decl("const int", "sh", index(var("shbase"), var("mm"))));
-              st.push_back(decl("const int", "qr", call("bf_sat", {re, var("sh"), lit(s.outMax())})));
-              st.push_back(decl("const int", "qi", call("bf_sat", {im, var("sh"), lit(s.outMax())})));
-              if (s.outType == BfOutType::CI8)
+              st.push_back(decl("const int", "sh", var(fmt::format("shv{}_{}", j, cmma::regField(m.c, mb, reg)))));
+              st.push_back(decl("unsigned", "hit", lit(0)));
+              st.push_back(decl("const int", "qr", call("bf_sat", {re, var("sh"), lit(s.outMax()), var("hit")})));
+              st.push_back(decl("const int", "qi", call("bf_sat", {im, var("sh"), lit(s.outMax()), var("hit")})));
+              st.push_back(assign(var("nsat"), var("hit"), "+="));  // complex beams with a clamped component
+              if (s.outType == BfOutType::CI8 && s.outPlanar)
+                planar("signed char", var("qr"), var("qi"));
+              else if (s.outType == BfOutType::CI8)
                 st.push_back(assign(index(cast("unsigned short*", var("obase")), var("e")),
                                     cast("unsigned short", bin("|", bin("&", var("qr"), lit(0xff)), bin("<<", bin("&", var("qi"), lit(0xff)), lit(8))))));
               else {
@@ -334,6 +563,8 @@ BeamformerKernel emitBeamformer(const BeamformerSpec& s, int minBlocks) {
   k.sharedBytes = t.sharedBytes(s.power);
   k.vectorSamples = vectorOk(s.in);
   k.vectorWeights = vectorOk(s.w);
+  k.chunkSamples = vector16Ok(x, s.in);
+  k.chunkWeights = vector16Ok(x, s.w);
   k.minBlocks = minBlocks ? minBlocks : s.tuning.minBlocks ? s.tuning.minBlocks : 2;
   const BfMma& m = x.m;
   const auto wb = wordBits(x);
@@ -353,7 +584,7 @@ BeamformerKernel emitBeamformer(const BeamformerSpec& s, int minBlocks) {
   body.push_back(decl("const int", "wm", bin("*", bin("%", var("warp"), lit(t.warpsM)), lit(t.warpBeams))));
   // This thread's word of every fill row (threads is a multiple of 32) and its position in the staged row.
   body.push_back(decl("const int", "fill_wd", bin("&", var("tid"), lit(31))));
-  body.push_back(decl("const int", "fill_pos", wordPos(var("fill_wd"))));
+  body.push_back(decl("const int", "fill_pos", wordPos(x, var("fill_wd"))));
   // block -> (batch entry, channel, [pol,] range, beam tile)
   body.push_back(decl("long long", "unit", cast("long long", var("blockIdx.x"))));
   body.push_back(decl("const int", "m0", bin("*", cast("int", bin("%", var("unit"), lit(t.beamTiles))), lit(t.beams))));
@@ -366,11 +597,13 @@ BeamformerKernel emitBeamformer(const BeamformerSpec& s, int minBlocks) {
   }
   body.push_back(decl("const int", "c", cast("int", bin("%", var("unit"), lit(C)))));
   body.push_back(decl("const long long", "b", bin("/", var("unit"), lit(C))));
-  body.push_back(ifStmt(bin(">=", var("b"), var("batch")), raw("return;")));
+  // Integer beams: every block reaches the saturation count's end (the last one to finish writes it).
+  if (!s.intOut()) body.push_back(ifStmt(bin(">=", var("b"), var("batch")), raw("return;")));
+  else body.push_back(decl("unsigned", "nsat", lit(0)));
   body.push_back(decl("const int", "a_time", cmma::laneField(m.a, cmma::bitNames("time", 0, 3))));
-  body.push_back(decl("const int", "a_word", cmma::laneField(m.a, {wb[0], wb[1]})));
+  body.push_back(decl("const int", "a_word", cmma::laneField(m.a, laneWordBits(x))));
   body.push_back(decl("const int", "b_beam", cmma::laneField(m.b, cmma::bitNames("beam", 0, 3))));
-  body.push_back(decl("const int", "b_word", cmma::laneField(m.b, {wb[0], wb[1]})));
+  body.push_back(decl("const int", "b_word", cmma::laneField(m.b, laneWordBits(x))));
   body.push_back(decl("const int", "c_time", cmma::laneField(m.c, cmma::bitNames("time", 0, 3))));
   body.push_back(decl("const int", "c_beam", cmma::laneField(m.c, cmma::bitNames("beam", 0, 3))));
   if (s.power) {
@@ -388,9 +621,10 @@ BeamformerKernel emitBeamformer(const BeamformerSpec& s, int minBlocks) {
                          bin("*", cast("long long", var("p")), lit(s.w.polarization)))));
   if (!s.power) {
     const long long row = s.samples * s.beams;
-    pol.push_back(decl("unsigned char* const", "obase",
-                       bin("+", var("out"), bin("*", bin("*", bin("+", bin("*", bin("+", bin("*", var("b"), lit(C)), var("c")), lit(P)), var("p")), lit(row)),
-                                                lit(bfOutBytes(s.outType))))));
+    const int eb = bfOutBytes(s.outType) / (s.outPlanar ? 2 : 1);  // bytes per element of each output array
+    NodePtr off = bin("*", bin("*", bin("+", bin("*", bin("+", bin("*", var("b"), lit(C)), var("c")), lit(P)), var("p")), lit(row)), lit(eb));
+    pol.push_back(decl("unsigned char* const", "obase", bin("+", var("out"), off)));
+    if (s.outPlanar) pol.push_back(decl("unsigned char* const", "obase_im", bin("+", var("out_im"), off)));
     if (s.intOut())
       pol.push_back(decl("const int* const", "shbase", bin("+", var("shifts"), bin("*", bin("+", bin("*", bin("+", bin("*", var("b"), lit(C)), var("c")), lit(P)), var("p")), lit(s.beams)))));
   }
@@ -400,11 +634,11 @@ BeamformerKernel emitBeamformer(const BeamformerSpec& s, int minBlocks) {
   pol.push_back(forLoop(decl("int", "z", lit(0)), bin("<", var("z"), lit(nacc)), assign(var("z"), lit(1), "+="),
                         block({assign(index(var("d"), var("z")), x.f16 ? flit(0) : lit(0))})));
   const int ks = t.receiversPerStage(m);
-  pol.push_back(declArray("wf_u32", "pf_s", fillRounds(x, 0)));
-  pol.push_back(declArray("wf_u32", "pf_w", fillRounds(x, 1)));
+  pol.push_back(declArray(chunked(x, 0) ? "uint4" : "wf_u32", "pf_s", fillRounds(x, 0)));
+  pol.push_back(declArray(chunked(x, 1) ? "uint4" : "wf_u32", "pf_w", fillRounds(x, 1)));
   auto sync = [] { return exprStmt(call("__syncthreads", {})); };
   auto computeOn = [&](const std::string& buf) {
-    std::vector<NodePtr> b{stageDecl(x, "cur", buf)};
+    std::vector<NodePtr> b = stageDecl(x, "cur", buf);
     for (auto& n : emitCompute(x)) b.push_back(n);
     return block(b);
   };
@@ -441,7 +675,13 @@ BeamformerKernel emitBeamformer(const BeamformerSpec& s, int minBlocks) {
   } else {
     tileBody.push_back(block(pol));
   }
-  body.push_back(forLoop(decl("int", "tile", lit(0)), bin("<", var("tile"), lit(t.tilesPerRange)), assign(var("tile"), lit(1), "+="), block(tileBody)));
+  NodePtr tiles = forLoop(decl("int", "tile", lit(0)), bin("<", var("tile"), lit(t.tilesPerRange)), assign(var("tile"), lit(1), "+="), block(tileBody));
+  if (s.intOut()) {
+    body.push_back(ifStmt(bin("<", var("b"), var("batch")), block({tiles})));
+    for (auto& n : emitSaturationCount(t)) body.push_back(n);
+  } else {
+    body.push_back(tiles);
+  }
   if (s.power && t.tilesPerRange > 1) {
     body.push_back(ifStmt(bin("&&", bin("<", var("tid"), lit(t.beams)), bin("<", bin("+", var("m0"), var("tid")), lit(s.beams))),
                           assign(index(var("pbase"), bin("+", bin("*", var("rg"), lit(s.beams)), bin("+", var("m0"), var("tid")))), var("run"))));
@@ -450,17 +690,20 @@ BeamformerKernel emitBeamformer(const BeamformerSpec& s, int minBlocks) {
   NodePtr fn = function(fmt::format("extern \"C\" __global__ void __launch_bounds__({}, {})", t.threads, k.minBlocks), "", k.name,
                         {decl("const unsigned char* __restrict__", "s_a"), decl("const unsigned char* __restrict__", "s_b"),
                          decl("const unsigned char* __restrict__", "w_a"), decl("const unsigned char* __restrict__", "w_b"),
-                         decl("const int* __restrict__", "shifts"), decl("unsigned char* __restrict__", "out"), decl("long long", "batch")},
+                         decl("const int* __restrict__", "shifts"), decl("unsigned char* __restrict__", "out"),
+                         decl("unsigned char* __restrict__", "out_im"), decl("long long", "batch"),
+                         decl("unsigned long long* __restrict__", "saturated"), decl("unsigned long long*", "sat_count"), decl("unsigned int*", "blocks_done")},
                         block(body));
   std::string head = fmt::format(
       "// {}: beamform {} receivers x {} beams, {} samples per call, {} channels x {} pols; samples {} {}, weights {} {}; output {}; "
       "generated by warpforge (beamformer family)\n"
       "// block: {} samples x {} beams ({} x {} warps of {} x {}), {} receivers per stage in {} shared-memory buffer{}, {}; A = conj / swap of the samples "
-      "(rows ReIm_out), B = weights\n",
+      "(rows ReIm_out; made {}), B = weights\n",
       k.name, s.receivers, s.beams, s.samples, C, P, bfTypeName(s.in.type), s.in.planar ? "planar" : "interleaved", bfTypeName(s.w.type),
       s.w.planar ? "planar" : "interleaved",
-      s.power ? fmt::format("power integrated over {} samples", s.integrate) : std::string(bfOutTypeName(s.outType)) + " beams", t.times, t.beams,
-      t.warpsT, t.warpsM, t.warpTimes, t.warpBeams, ks, t.stages, t.stages > 1 ? "s (double-buffered: the next stage's loads overlap this one's MMAs)" : "", x.f16 ? "mma.sync m16n8k16 f16 -> f32" : "mma.sync m16n8k32 s8 -> s32");
+      s.power ? fmt::format("power integrated over {} samples", s.integrate) : std::string(bfOutTypeName(s.outType)) + (s.outPlanar ? " planar" : "") + " beams", t.times, t.beams,
+      t.warpsT, t.warpsM, t.warpTimes, t.warpBeams, ks, t.stages, t.stages > 1 ? "s (double-buffered: the next stage's loads overlap this one's MMAs)" : "", x.f16 ? "mma.sync m16n8k16 f16 -> f32" : "mma.sync m16n8k32 s8 -> s32",
+      t.expandStaged ? "once at staging" : "in registers per MMA step");
   k.source = head + helpers(x) + print(foldConstants(fn));
   return k;
 }

@@ -6,6 +6,7 @@
 //                     ci8 samples clamped, tails zero-filled), then mma.sync with A = conj / swap of the
 //                     samples made in registers and B = the weights; epilogue: complex beams (f32, f16,
 //                     shifted and saturated integers) or |beam|^2 summed over pols and windows (power).
+#include <cstdint>
 #include <string>
 
 #include "generator/beamformer/BeamformerLayouts.h"
@@ -19,8 +20,15 @@ struct BeamformerKernel {
   BfTiling tiling;
   int sharedBytes = 0;
   bool vectorSamples = false, vectorWeights = false;  // two receivers per load (receiver stride 1, aligned)
+  bool chunkSamples = false, chunkWeights = false;    // 16 bytes per load (8 for ci4), one 16-byte shared store
   int minBlocks = 2;                                   // __launch_bounds__(threads, minBlocks)
 };
+
+// The kernel's bf_widen2_hi / _lo on the CPU: two ci4 bytes (bits 0..15) -> (re0, im0, re1, im1) sign-extended bytes.
+std::uint32_t bfWiden2Model(std::uint32_t x, bool realHigh);
+
+// The kernel's bf_shc + bf_sat on the CPU (32-bit rounding shift), to test against bfShiftSaturate / bfShiftClamps.
+int bfSatModel(std::int32_t acc, int shift, int maxv, unsigned& hit);
 
 // `minBlocks` 0: the spec's tuning, else 2.
 BeamformerKernel emitBeamformer(const BeamformerSpec& s, int minBlocks = 0);

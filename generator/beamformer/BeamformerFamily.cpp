@@ -136,6 +136,10 @@ LaunchPlan beamformerLaunchPlan(const BeamformerSpec& s, const BeamformerKernel&
     o.name = "power";
     o.perBatchElems = s.outElems() * 4;
     o.note = fmt::format("[batch][channel][window][beam] f32: |beam|^2 summed over {} pols and {} samples", s.polarizations, s.integrate);
+  } else if (s.outPlanar) {
+    o.name = "beams_re";
+    o.perBatchElems = s.outElems() * (bfOutBytes(s.outType) / 2);
+    o.note = fmt::format("[batch][channel][pol][time][beam] real parts ({} planar: {} B each)", bfOutTypeName(s.outType), bfOutBytes(s.outType) / 2);
   } else {
     o.name = "beams";
     o.perBatchElems = s.outElems() * bfOutBytes(s.outType);
@@ -144,7 +148,49 @@ LaunchPlan beamformerLaunchPlan(const BeamformerSpec& s, const BeamformerKernel&
   }
   p.buffers.push_back(o);
   args.push_back(PlanArg::buffer(o.name, "unsigned char*", "out"));
+  if (!s.power && s.outPlanar) {
+    PlanBuffer im = o;
+    im.name = "beams_im";
+    im.note = fmt::format("[batch][channel][pol][time][beam] imaginary parts ({} planar: {} B each)", bfOutTypeName(s.outType), bfOutBytes(s.outType) / 2);
+    p.buffers.push_back(im);
+    args.push_back(PlanArg::buffer("beams_im", "unsigned char*", "out_im"));
+  } else {
+    args.push_back(PlanArg::null("unsigned char*", "out_im"));
+  }
   args.push_back(PlanArg::batchTimes(1, "batch"));
+  if (s.intOut()) {
+    // The saturation count of this call (as the correlator's `saturated`): the kernel's blocks add theirs to
+    // sat_count, the last to finish moves it to `saturated` and re-zeroes both counters.
+    PlanBuffer sat;
+    sat.name = "saturated";
+    sat.role = BufferRole::Output;
+    sat.elementType = "unsigned long long";
+    sat.elementBytes = 8;
+    sat.fixedElems = 1;
+    sat.note = fmt::format("complex beams of this call (all batch entries) with a component clamped to +-{}", s.outMax());
+    PlanBuffer c1;
+    c1.name = "sat_count";
+    c1.role = BufferRole::Counter;
+    c1.elementType = "unsigned long long";
+    c1.elementBytes = 8;
+    c1.fixedElems = 1;
+    c1.note = "clamped beams summed over the blocks (left zero)";
+    PlanBuffer c2 = c1;
+    c2.name = "blocks_done";
+    c2.elementType = "unsigned int";
+    c2.elementBytes = 4;
+    c2.note = "blocks finished (left zero)";
+    p.buffers.push_back(sat);
+    p.buffers.push_back(c1);
+    p.buffers.push_back(c2);
+    args.push_back(PlanArg::buffer("saturated", "unsigned long long*", "saturated"));
+    args.push_back(PlanArg::buffer("sat_count", "unsigned long long*", "sat_count"));
+    args.push_back(PlanArg::buffer("blocks_done", "unsigned int*", "blocks_done"));
+  } else {
+    args.push_back(PlanArg::null("unsigned long long*", "saturated"));
+    args.push_back(PlanArg::null("unsigned long long*", "sat_count"));
+    args.push_back(PlanArg::null("unsigned int*", "blocks_done"));
+  }
   PlanKernel kr;
   kr.name = k.name;
   kr.source = 0;
@@ -215,8 +261,11 @@ class BeamformerFamilySpec final : public FamilySpec {
     std::string o = fmt::format("{}: one kernel (same for every arch >= sm_80; target {})\n", s_.name, target.arch);
     o += fmt::format("{}: block {} threads, tile {} samples x {} beams, {} blocks per batch entry, {} B shared, {} receivers per stage\n", k.name,
                      k.tiling.threads, k.tiling.times, k.tiling.beams, k.tiling.blocksPerBatch, k.sharedBytes, k.tiling.receiversPerStage(m));
-    o += fmt::format("  loads: samples {}, weights {}\n", k.vectorSamples ? "two receivers per load" : "one receiver per load",
-                     k.vectorWeights ? "two receivers per load" : "one receiver per load");
+    auto loads = [&](bool chunk, bool vec, const BfOperand& op) {
+      return chunk ? fmt::format("{} receivers per {}-byte load, one 16-byte shared store", op.type == BfType::CF16 ? 4 : 8, op.type == BfType::CI4 ? 8 : 16)
+             : vec ? std::string("two receivers per load") : std::string("one receiver per load");
+    };
+    o += fmt::format("  loads: samples {}, weights {}\n", loads(k.chunkSamples, k.vectorSamples, s_.in), loads(k.chunkWeights, k.vectorWeights, s_.w));
     o += fmt::format("  A: {}\n  B: {}\n  C: {}\n", m.a.str(), m.b.str(), m.c.str());
     return o;
   }
@@ -259,16 +308,18 @@ class BeamformerFamilySpec final : public FamilySpec {
   }
 
   // Variants bench times beside the default: the default again (its TOPS and % of peak in the notes; bench gives
-  // the notes no time of the default row), one stage (no double buffering: what the pipeline buys), and for power
+  // the notes no time of the default row), the other pipeline depth (1 <-> 2 shared-memory stages), and for power
   // the unfused pair (complex f32 beams to memory + a detection kernel).
   std::vector<BenchVariant> benchVariants(const EmitTarget& target) const override {
     std::vector<BenchVariant> v;
     v.push_back({"default plan again (TOPS, % of peak in the notes)", Generated{beamformerLaunchPlan(s_, emitBeamformer(s_, target))}, 0, 0});
-    if (s_.tuning.stages == 2) {
-      BeamformerSpec one = s_;
-      one.tuning.stages = 1;
-      if (bfTilingProblems(one, bfTiling(one, bfMma(one.in.type))).empty())
-        v.push_back({"one shared-memory stage (no double buffering)", Generated{beamformerLaunchPlan(one, emitBeamformer(one, target))}, 0, 0});
+    {
+      // The other pipeline depth than the default's (what the default's choice of stages is worth).
+      BeamformerSpec other = s_;
+      other.tuning.stages = bfTiling(s_, bfMma(s_.in.type)).stages == 2 ? 1 : 2;
+      if (bfTilingProblems(other, bfTiling(other, bfMma(other.in.type))).empty())
+        v.push_back({other.tuning.stages == 1 ? "one shared-memory stage (no double buffering)" : "two shared-memory stages (double-buffered)",
+                     Generated{beamformerLaunchPlan(other, emitBeamformer(other, target))}, 0, 0});
     }
     if (s_.power) v.push_back({"unfused: cf32 beams to memory + detection kernel", Generated{unfusedPowerPlan(s_, target)}, 0, 0});
     return v;

@@ -39,6 +39,11 @@ struct BfTiling {
   int stages = 2;
   int wordsPerStage = 32;          // per row (receivers per stage = 32 x receiversPerWord)
   int rowStride = 40;              // padded (8 mod 16 words: conflict-free 8-byte fragment loads)
+  // Samples expanded at staging (tuning "expand": "staged", default): each staged word w becomes conj(w), swap(w) side
+  // by side (a thread's A fragment is one 16-byte load, no conj / swap per MMA step); rows of 64 + 16 words (16 mod 32:
+  // 16-byte fragment loads conflict-free). "registers": the words as loaded, rows of rowStride, conj / swap per step.
+  bool expandStaged = true;
+  int sampleStride = 80;
   long long range = 64;            // samples per block (power: whole integration windows; beams: = times)
   long long ranges = 1;            // blocks along time
   long long beamTiles = 1;
@@ -46,11 +51,15 @@ struct BfTiling {
   int windowsPerRange = 1;         // power: windows per block
   long long blocksPerBatch = 1;
   int receiversPerStage(const BfMma& m) const { return wordsPerStage * m.receiversPerWord; }
-  int stageWords() const { return (times + beams) * rowStride; }  // one buffer: samples rows, then weights rows
+  int stageWords() const { return times * sampleStride + beams * rowStride; }  // one buffer: samples rows, then weights rows
   int sharedBytes(bool power) const { return stages * stageWords() * 4 + (power ? times * (beams + 1) * 4 : 0); }
   // Words each thread fills per stage (the last round guarded where threads do not divide the rows' words).
   int fillRounds(int rows) const { return (rows * wordsPerStage + threads - 1) / threads; }
 };
+// Shared-memory stages where the spec leaves them open, from the H100 measurements of session 7 (README):
+// 1 for integer inputs (ci4 / ci8: one stage measured faster, 0.208 vs 0.225 ms CHORD, 0.543 vs 0.613 ms FRB),
+// 2 for cf16 (not measured against one stage: the double buffer stays until it is).
+int bfDefaultStages(const BeamformerSpec& s);
 // The spec's tuning where given, else the cost model's choice (the block beams that waste the fewest tensor-core
 // columns on M's tail while keeping tiles large; see BeamformerLayouts.cpp).
 BfTiling bfTiling(const BeamformerSpec& s, const BfMma& m);

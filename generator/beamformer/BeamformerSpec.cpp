@@ -128,7 +128,7 @@ BeamformerSpec parseBeamformerSpec(const Json& root, const std::string& file) {
   rd.needObject(o, op);
   const std::string kind = rd.string(rd.need(o, op, "kind"), op + "/kind");
   if (kind == "beams") {
-    rd.onlyKeys(o, op, {"kind", "type", "ci4_real_nibble"});
+    rd.onlyKeys(o, op, {"kind", "type", "ci4_real_nibble", "format"});
     const std::string t = rd.string(rd.need(o, op, "type"), op + "/type");
     if (t == "cf32") s.outType = BfOutType::CF32;
     else if (t == "cf16") s.outType = BfOutType::CF16;
@@ -142,6 +142,13 @@ BeamformerSpec parseBeamformerSpec(const Json& root, const std::string& file) {
       const std::string n = rd.string(o["ci4_real_nibble"], op + "/ci4_real_nibble");
       if (n != "high" && n != "low") rd.fail(op + "/ci4_real_nibble", fmt::format("'{}' (expected high or low)", n));
       s.outCi4RealHigh = n == "high";
+    }
+    if (o.contains("format")) {
+      const std::string f = rd.string(o["format"], op + "/format");
+      if (f == "planar") s.outPlanar = true;
+      else if (f != "interleaved") rd.fail(op + "/format", fmt::format("'{}' (expected interleaved or planar)", f));
+      if (s.outPlanar && s.outType == BfOutType::CI4)
+        rd.fail(op + "/format", "ci4 beams are one byte per complex value (two nibbles): planar ci4 is not a format; use interleaved or ci8");
     }
   } else if (kind == "power") {
     rd.onlyKeys(o, op, {"kind", "integrate"});
@@ -162,7 +169,18 @@ BeamformerSpec parseBeamformerSpec(const Json& root, const std::string& file) {
   if (root.contains("tuning")) {
     const Json& t = root["tuning"];
     rd.needObject(t, "/tuning");
-    rd.onlyKeys(t, "/tuning", {"block_times", "block_beams", "warp_times", "warp_beams", "stages", "min_blocks"});
+    rd.onlyKeys(t, "/tuning", {"block_times", "block_beams", "warp_times", "warp_beams", "stages", "min_blocks", "loads", "expand"});
+    if (t.contains("expand")) {
+      const std::string e = rd.string(t["expand"], "/tuning/expand");
+      if (e != "staged" && e != "registers")
+        rd.fail("/tuning/expand", fmt::format("'{}' (expected staged: conj / swap of the samples once at staging, or registers: per MMA step)", e));
+      s.tuning.expand = e == "registers" ? 2 : 1;
+    }
+    if (t.contains("loads")) {
+      const std::string l = rd.string(t["loads"], "/tuning/loads");
+      if (l != "wide" && l != "words") rd.fail("/tuning/loads", fmt::format("'{}' (expected wide: 16-byte loads where the layout allows, or words)", l));
+      s.tuning.wordLoads = l == "words";
+    }
     // Multiples of 8 (one MMA fragment is 8 samples x 8 beams); the block a whole number of warps (checked by verify too).
     auto mult8 = [&](const char* k, int lo, int hi) {
       if (!t.contains(k)) return 0;

@@ -33,12 +33,15 @@ struct BfOperand {
 };
 
 // The block tile and its warps (0: chosen by the plan's cost model, see bfTiling()); stages: shared-memory
-// buffers (2: the next stage's global loads are in flight while this stage's MMAs run; 1: load, then compute);
+// buffers (2: the next stage's global loads are in flight while this stage's MMAs run; 1: load, then compute;
+// 0: by measurement, bfDefaultStages());
 // minBlocks: __launch_bounds__'s blocks per SM (0: 2, relaxed to 1 where ptxas would spill and a compiler is at hand).
 struct BfTuning {
   int blockTimes = 0, blockBeams = 0, warpTimes = 0, warpBeams = 0;
-  int stages = 2;
+  int stages = 0;
   int minBlocks = 0;
+  bool wordLoads = false;  // "loads": "words": 32-bit global loads and shared stores only (A/B of the 16-byte chunks)
+  int expand = 0;  // "expand": 1 "staged" (conj / swap of the samples once at staging), 2 "registers" (per MMA step), 0 auto (staged where it fits)
 };
 
 struct BeamformerSpec {
@@ -49,6 +52,7 @@ struct BeamformerSpec {
   bool power = false;      // output: detected power instead of beams
   BfOutType outType = BfOutType::CF32;
   bool outCi4RealHigh = true;
+  bool outPlanar = false;  // beams as two arrays beams_re, beams_im (cf32, cf16, ci8)
   long long integrate = 1; // power: samples per integration window
   BfTuning tuning;
   std::string baseline;    // bench's library: "" (the type's default), cgemm, cgemm_i8, cgemm_lt_f16, none

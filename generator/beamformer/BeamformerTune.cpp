@@ -23,7 +23,7 @@ Json members(const BfTiling& t, int minBlocks) {
   j["warp_beams"] = t.warpBeams;
   j["stages"] = t.stages;
   if (minBlocks) j["min_blocks"] = minBlocks;
-  return j;
+  return j;  // "loads" stays the spec's (not tuned: wide where the layout allows)
 }
 
 }  // namespace
@@ -39,17 +39,18 @@ std::vector<BeamformerSpec> bfTuneCandidates(const BeamformerSpec& s) {
       c.tuning.minBlocks = mb;
       out.push_back(c);
     }
-  for (int stages : {2, 1})
+  const int defStages = bfTiling(s, m).stages;  // every tile at the default depth, the other depth at the default tile only
+  for (int stages : {defStages, 3 - defStages})
     for (int B : {32, 48, 64, 96, 128})
       for (int WB : {16, 24, 32})
         for (int T : {32, 64, 128})
           for (int WT : {16, 32, 64}) {
             if (B % WB || T % WT || B > mCap) continue;
-            if (stages == 1 && !(B == bfTiling(s, m).beams && T == bfTiling(s, m).times)) continue;  // one stage: only the default tile, to A/B the pipeline
+            if (stages != defStages && !(B == bfTiling(s, m).beams && T == bfTiling(s, m).times)) continue;  // the other depth: the default tile, to A/B the pipeline
             const int warps = (B / WB) * (T / WT);
             if (warps < 2 || warps > 16) continue;
             BeamformerSpec c = s;
-            c.tuning = BfTuning{T, B, WT, WB, stages, s.tuning.minBlocks};
+            c.tuning = BfTuning{T, B, WT, WB, stages, s.tuning.minBlocks, s.tuning.wordLoads, s.tuning.expand};
             const BfTiling t = bfTiling(c, m);
             if (!bfTilingProblems(c, t).empty()) continue;
             if (geometry(t, 0) == geometry(bfTiling(s, m), 0)) continue;  // the spec's own, already first

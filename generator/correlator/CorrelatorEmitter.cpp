@@ -43,11 +43,6 @@ std::vector<std::string> sideNames(int side, int P, int count) {
   return out;
 }
 
-// Shared-memory position of staged word w: inside each group of 8 words (one MMA step) the word bit the
-// registers carry (bit 2, time3 / time2) becomes the lowest bit, so a thread's two registers of one
-// fragment row are adjacent: one 8-byte load.
-[[maybe_unused]] int wordPosition(int w) { return (w & ~7) | ((w & 3) << 1) | ((w >> 2) & 1); }
-
 struct Ctx {
   const CorrelatorSpec& s;
   CorrelatorMma m;
@@ -91,18 +86,25 @@ std::vector<NodePtr> stageWords(const Ctx& x, const std::vector<std::string>& sr
   return out;
 }
 
-// Stores staged words (4 consecutive words starting at word index `w0`, a multiple of 4) of row `n` of side `side`.
+// Stores staged words (4 consecutive words starting at word index `w0`, a multiple of 4) of row `n` of side `side`:
+// rows hold the staged words in time order (what the ldmatrix address layouts assume), so the 4 words are one
+// 16-byte store (rows are 16-byte aligned: the row stride is a multiple of 4 words); the column side also
+// stores its conj_perm copy.
 std::vector<NodePtr> storeStaged(const Ctx&, int side, const NodePtr& n, const NodePtr& w0, const std::vector<std::string>& words) {
   std::vector<NodePtr> out;
-  for (std::size_t k = 0; k < words.size(); ++k) {
-    // position of w0 + k: (w0 & ~7) | ((w0 + k) & 3) << 1 | ((w0 >> 2) & 1); w0 % 4 == 0, so (w0 + k) & 3 = k.
-    NodePtr pos = bin("+", bin("|", bin("&", w0, lit(~7LL)), bin("&", bin(">>", w0, lit(2)), lit(1))), lit(static_cast<long long>(2 * k)));
-    if (side == 0) {
-      out.push_back(assign(index(index(var("sa"), n), pos), var(words[k])));
-    } else {
-      out.push_back(assign(index(index(index(var("sb"), n), lit(0)), pos), var(words[k])));
-      out.push_back(assign(index(index(index(var("sb"), n), lit(1)), pos), call("corr_conj_perm", {var(words[k])})));
-    }
+  auto store = [&](NodePtr row, std::vector<NodePtr> vals) {
+    out.push_back(assign(index(cast("uint4*", unary("&", index(row, w0))), lit(0)), call("make_uint4", std::move(vals))));
+  };
+  std::vector<NodePtr> plain, conj;
+  for (const auto& w : words) {
+    plain.push_back(var(w));
+    conj.push_back(call("corr_conj_perm", {var(w)}));
+  }
+  if (side == 0) {
+    store(index(var("sa"), n), plain);
+  } else {
+    store(index(index(var("sb"), n), lit(0)), plain);
+    store(index(index(var("sb"), n), lit(1)), conj);
   }
   return out;
 }
@@ -236,59 +238,70 @@ Fill emitFill(const Ctx& x) {
   return out;
 }
 
-// The MMA steps of one stage for this warp's 32 x 32 tile: per step, the A fragments (2 x 16 rows),
-// the B fragments (8 x 4 inputs: plain words for ReIm_out = 0, conj_perm words for 1), 16 MMAs.
+// The MMA steps of one stage for this warp's tile: per step, the A fragments (warpRows / 16, one ldmatrix.x4
+// each) and the B fragments (warpCols / 4 of 4 inputs x (re, im) columns, two per ldmatrix.x4; the ReIm_out = 1
+// columns read the conj_perm copy), then fa x fb MMAs. The lane parts of the addresses come from the
+// ldmatrix address layouts (checked against the operand layouts by correlatorConsistency).
+// Per-thread shared-memory addresses of the fragment loads (32-bit shared window, set up once): the lane parts
+// come from the ldmatrix address layouts; a stage adds its buffer, a fragment and a step constant offsets.
+std::vector<NodePtr> emitComputeSetup(const Ctx& x) {
+  std::vector<NodePtr> out;
+  const CorrelatorMma& m = x.m;
+  const int P = x.P;
+  const auto rowNames = sideNames(1, P, 4), colNames = sideNames(2, P, 3);
+  const int inWord = m.timesPerWord == 2 ? 1 : 0;
+  const auto words = names("time", inWord, 3);
+  const int S = x.rowStride;
+  out.push_back(decl("const unsigned", "smem_base", cast("unsigned", call("__cvta_generic_to_shared", {var("wf_smem")}))));
+  out.push_back(decl("const unsigned", "a_base",
+                     bin("+", var("smem_base"), bin("*", bin("+", bin("*", bin("+", var("wrow"), laneField(m.aAddr, rowNames)), lit(S)),
+                                                                  laneField(m.aAddr, words)), lit(4)))));
+  // sb[column input][ReIm_out][word] after sa's rows
+  NodePtr bRow = bin("+", bin("*", bin("+", var("wcol"), laneField(m.bAddr, colNames)), lit(2)), laneField(m.bAddr, {"ReIm_out"}));
+  out.push_back(decl("const unsigned", "b_base",
+                     bin("+", var("smem_base"), bin("*", bin("+", bin("+", lit(static_cast<long long>(x.t.rowsPerBlock) * S), bin("*", bRow, lit(S))),
+                                                                  laneField(m.bAddr, words)), lit(4)))));
+  return out;
+}
+
 std::vector<NodePtr> emitCompute(const Ctx& x) {
   std::vector<NodePtr> out;
   const CorrelatorMma& m = x.m;
   const int fa = x.t.warpRows / 16, fb = x.t.warpCols / 4;
-  const int P = x.P;
-  const auto rowNames = sideNames(1, P, 4), colNames = sideNames(2, P, 2);
-  // Word bits of one step: the time bits above those inside a word.
-  const int inWord = m.timesPerWord == 2 ? 1 : 0;
-  const auto wordA = names("time", inWord, 3), wordB = wordA;
-  // Lane parts (layout-derived); the register parts are constants per fragment register.
-  out.push_back(decl("const int", "a_row", laneField(m.a, rowNames)));
-  out.push_back(decl("const int", "a_word", laneField(m.a, wordA)));
-  out.push_back(decl("const int", "b_col", laneField(m.b, colNames)));
-  out.push_back(decl("const int", "b_word", laneField(m.b, wordB)));
-  out.push_back(decl("const int", "b_conj", laneField(m.b, {"ReIm_out"})));
-  // The vector pair: word bit 2 on a register bit in both operands (checked here, used by wordPosition).
-  auto wordBit2 = [&](const Layout& l) { auto ph = l.physOf(wordA[2]); return ph && ph->kind == PhysKind::R ? ph->index : -1; };
-  const int aPairBit = wordBit2(m.a), bPairBit = wordBit2(m.b);
-  if (aPairBit < 0 || bPairBit < 0) throw std::logic_error("correlator emitter: the top word bit of a step must be a register bit of A and B");
+  if (fb % 2) throw std::logic_error("correlator emitter: B fragments are loaded in pairs");
+  const int S = x.rowStride;
   const int steps = x.ts / m.timesPerStep;
+  const int wordsPerStep = m.timesPerStep / m.timesPerWord;
   std::vector<NodePtr> loop;
-  // position of (word = lane part + register part): lane part holds word bits 0, 1 -> positions 1, 2; the pair bit -> 0.
-  for (int f = 0; f < fa; ++f)
-    for (int reg = 0; reg < 4; ++reg) {
-      if ((reg >> aPairBit) & 1) continue;  // loaded with its pair
-      const int rowC = regField(m.a, rowNames, reg);
-      NodePtr row = bin("+", var("a_row"), lit(x.t.warpRows * 0 + f * 16 + rowC));
-      row = bin("+", var("wrow"), row);
-      NodePtr pos = bin("+", bin("*", var("ks"), lit(8)), bin("*", var("a_word"), lit(2)));
-      const std::string v = fmt::format("a{}_{}", f, reg);
-      loop.push_back(decl("const uint2", v, index(cast("const uint2*", unary("&", index(index(var("sa"), foldConstants(row)), pos))), lit(0))));
+  for (int f = 0; f < fa; ++f) {
+    std::vector<NodePtr> args{bin("+", bin("+", var("a_base"), var("buf")), bin("*", bin("+", lit(static_cast<long long>(f) * 16 * S), bin("*", var("ks"), lit(wordsPerStep))), lit(4)))};
+    for (int r = 0; r < 4; ++r) {
+      loop.push_back(decl("wf_u32", fmt::format("a{}_{}", f, r)));
+      args.push_back(var(fmt::format("a{}_{}", f, r)));
     }
-  for (int f = 0; f < fb; ++f) {
-    NodePtr col = bin("+", var("wcol"), bin("+", var("b_col"), lit(f * 4)));
-    NodePtr pos = bin("+", bin("*", var("ks"), lit(8)), bin("*", var("b_word"), lit(2)));
-    loop.push_back(decl("const uint2", fmt::format("b{}", f),
-                        index(cast("const uint2*", unary("&", index(index(index(var("sb"), col), var("b_conj")), pos))), lit(0))));
+    loop.push_back(exprStmt(call("corr_ldsm4", args)));
   }
+  // B pairs loaded just before their MMAs (fewer live registers: 128-row blocks run at 128 per thread).
   const bool f16 = x.s.type == SampleType::CF16;
-  for (int i = 0; i < fa; ++i)
-    for (int j = 0; j < fb; ++j) {
-      std::vector<NodePtr> args;
-      for (int c = 0; c < 4; ++c) args.push_back(index("d", (i * fb + j) * 4 + c));
-      for (int reg = 0; reg < 4; ++reg) {
-        const int base = reg & ~(1 << aPairBit);
-        args.push_back(member(var(fmt::format("a{}_{}", i, base)), (reg >> aPairBit) & 1 ? "y" : "x"));
+  for (int g = 0; g < fb / 2; ++g) {
+    // 8 column inputs further = 16 rows of sb
+    std::vector<NodePtr> args{bin("+", bin("+", var("b_base"), var("buf")), bin("*", bin("+", lit(static_cast<long long>(g) * 16 * S), bin("*", var("ks"), lit(wordsPerStep))), lit(4)))};
+    for (int h = 0; h < 2; ++h)
+      for (int r = 0; r < 2; ++r) {
+        loop.push_back(decl("wf_u32", fmt::format("b{}_{}", 2 * g + h, r)));
+        args.push_back(var(fmt::format("b{}_{}", 2 * g + h, r)));
       }
-      args.push_back(member(var(fmt::format("b{}", j)), "x"));
-      args.push_back(member(var(fmt::format("b{}", j)), "y"));
-      loop.push_back(exprStmt(call(f16 ? "corr_mma_f16" : "corr_mma_s8", args)));
-    }
+    loop.push_back(exprStmt(call("corr_ldsm4", args)));
+    for (int j = 2 * g; j < 2 * g + 2; ++j)
+      for (int i = 0; i < fa; ++i) {
+        std::vector<NodePtr> margs;
+        for (int c = 0; c < 4; ++c) margs.push_back(index("d", (i * fb + j) * 4 + c));
+        for (int reg = 0; reg < 4; ++reg) margs.push_back(var(fmt::format("a{}_{}", i, reg)));
+        margs.push_back(var(fmt::format("b{}_0", j)));
+        margs.push_back(var(fmt::format("b{}_1", j)));
+        loop.push_back(exprStmt(call(f16 ? "corr_mma_f16" : "corr_mma_s8", margs)));
+      }
+  }
   out.push_back(raw("#pragma unroll"));
   out.push_back(forLoop(decl("int", "ks", lit(0)), bin("<", var("ks"), lit(steps)), assign(var("ks"), lit(1), "+="), block(loop)));
   return out;
@@ -376,7 +389,7 @@ CorrelatorKernels emitCorrelator(const CorrelatorSpec& s) {
   x.P = s.polarizations;
   x.N = s.inputs();
   x.wordsPerRow = x.ts / x.m.timesPerWord;
-  // 8-byte fragment loads (16 threads per wavefront) are conflict-free when the row stride is 8 mod 16 words.
+  // ldmatrix (8 rows of 16 bytes per phase) and the 16-byte fill stores are conflict-free when the row stride is 4 mod 8 words.
   x.rowStride = correlatorRowStride(x.ts, s.type);
   CorrelatorKernels k;
   k.tiling = x.t;
@@ -386,12 +399,15 @@ CorrelatorKernels emitCorrelator(const CorrelatorSpec& s) {
   k.reduceName = s.name + "_reduce";
   const int rows = x.t.rowsPerBlock;
   const bool f16 = s.type == SampleType::CF16;
-  k.sharedBytes = correlatorSharedBytes(rows, x.ts, s.type);
+  // Two stage buffers: the fill of stage s + 1 overlaps the MMAs of stage s, one __syncthreads() per stage.
+  const int bufWords = correlatorSharedBytes(rows, x.ts, s.type) / 4;
+  k.sharedBytes = 2 * bufWords * 4;
+  k.dynamicShared = k.sharedBytes > 48 * 1024;
   k.mmasPerStage = static_cast<long long>(x.t.warpsPerSide) * x.t.warpsPerSide * (x.t.warpRows / 16) * (x.t.warpCols / 4) * (x.ts / x.m.timesPerStep);
 
   std::vector<NodePtr> body;
-  body.push_back(raw(fmt::format("__shared__ __align__(16) wf_u32 sa[{}][{}];", rows, x.rowStride)));
-  body.push_back(raw(fmt::format("__shared__ __align__(16) wf_u32 sb[{}][2][{}];", rows, x.rowStride)));
+  if (k.dynamicShared) body.push_back(raw("extern __shared__ __align__(16) wf_u32 wf_smem[];"));
+  else body.push_back(raw(fmt::format("__shared__ __align__(16) wf_u32 wf_smem[{}];", 2 * bufWords)));
   body.push_back(decl("const int", "tid", var("threadIdx.x")));
   body.push_back(decl("const int", "lane", bin("&", var("tid"), lit(31))));
   body.push_back(decl("const int", "warp", bin(">>", var("tid"), lit(5))));
@@ -420,31 +436,54 @@ CorrelatorKernels emitCorrelator(const CorrelatorSpec& s) {
   body.push_back(raw("#pragma unroll"));
   body.push_back(forLoop(decl("int", "z", lit(0)), bin("<", var("z"), lit(nacc)), assign(var("z"), lit(1), "+="),
                          block({assign(index(var("d"), var("z")), f16 ? flit(0) : lit(0))})));
-  // Software pipeline: the loads of stage s + 1 are issued before the MMAs of stage s.
+  // Software pipeline over two shared-memory buffers (stage s in buffer s % 2):
+  //   prologue: registers <- stage 0; buffer 0 <- registers; sync; registers <- stage 1
+  //   stage s:  MMAs from buffer s % 2 | buffer (s + 1) % 2 <- registers (stage s + 1); registers <- stage s + 2 | sync
+  // Buffer (s + 1) % 2 was last read by the MMAs of stage s - 1, which every warp finished before the sync ending it.
+  auto buffers = [&](const NodePtr& which) {
+    const std::string off = printExpr(foldConstants(bin("*", which, lit(bufWords))));
+    return std::vector<NodePtr>{
+        raw(fmt::format("wf_u32 (*sa)[{0}] = (wf_u32 (*)[{0}])(wf_smem + {1});", x.rowStride, off)),
+        raw(fmt::format("wf_u32 (*sb)[2][{0}] = (wf_u32 (*)[2][{0}])(wf_smem + {1} + {2});", x.rowStride, off, rows * x.rowStride))};
+  };
   Fill fill = emitFill(x);
   for (auto& d : fill.decls) body.push_back(d);
-  body.push_back(block([&] {
-    std::vector<NodePtr> first{decl("const int", "sl", lit(0))};
-    for (auto& l : fill.loads) first.push_back(l);
-    return first;
-  }()));
-  std::vector<NodePtr> stage = fill.stages;
-  stage.push_back(exprStmt(call("__syncthreads", {})));
-  {
-    std::vector<NodePtr> next{decl("const int", "sl", bin("+", var("s0"), lit(x.ts)))};
+  auto loadsFrom = [&](const NodePtr& sl) {
+    std::vector<NodePtr> l{decl("const int", "sl", sl)};
     std::vector<NodePtr> loads = fill.loads;
-    next.push_back(ifStmt(bin("<", var("sl"), lit(s.samples)), block(loads)));
-    stage.push_back(block(next));
+    l.push_back(ifStmt(bin("<", var("sl"), lit(s.samples)), block(loads)));
+    return block(l);
+  };
+  body.push_back(loadsFrom(lit(0)));
+  {
+    std::vector<NodePtr> st = buffers(lit(0));
+    for (auto& e : fill.stages) st.push_back(e);
+    body.push_back(block(st));
   }
-  stage.push_back(ifStmt(var("active"), block(emitCompute(x))));
+  body.push_back(exprStmt(call("__syncthreads", {})));
+  body.push_back(loadsFrom(lit(x.ts)));
+  for (auto& e : emitComputeSetup(x)) body.push_back(e);
+  // The store's bases, set up before the loop (the block decode's values need not live across it).
+  body.push_back(decl("const int", "trow", bin("+", bin("*", var("ti"), lit(rows)), var("wrow"))));
+  body.push_back(decl("const int", "tcol", bin("+", bin("*", var("tj"), lit(rows)), var("wcol"))));
+  body.push_back(decl(f16 ? "float2* const" : "longlong2* const", "accv",
+                      bin("+", cast(f16 ? "float2*" : "longlong2*", var("acc")),
+                          bin("*", bin("+", bin("*", var("b"), lit(s.channels)), var("channel")), lit(s.visibilitiesPerChannel())))));
+  std::vector<NodePtr> stage;
+  {
+    std::vector<NodePtr> mma{decl("const unsigned", "buf", bin("*", bin("&", bin("/", var("s0"), lit(x.ts)), lit(1)), lit(bufWords * 4)))};
+    mma.push_back(ifStmt(var("active"), block(emitCompute(x))));
+    stage.push_back(block(mma));
+  }
+  {
+    std::vector<NodePtr> next = buffers(bin("&", bin("+", bin("/", var("s0"), lit(x.ts)), lit(1)), lit(1)));
+    for (auto& e : fill.stages) next.push_back(e);
+    next.push_back(loadsFrom(bin("+", var("s0"), lit(2 * x.ts))));
+    stage.push_back(ifStmt(bin("<", bin("+", var("s0"), lit(x.ts)), lit(s.samples)), block(next)));
+  }
   stage.push_back(exprStmt(call("__syncthreads", {})));
   body.push_back(forLoop(decl("int", "s0", lit(0)), bin("<", var("s0"), lit(s.samples)), assign(var("s0"), lit(x.ts), "+="), block(stage)));
   std::vector<NodePtr> store;
-  store.push_back(decl("const int", "trow", bin("+", bin("*", var("ti"), lit(rows)), var("wrow"))));
-  store.push_back(decl("const int", "tcol", bin("+", bin("*", var("tj"), lit(rows)), var("wcol"))));
-  store.push_back(decl(f16 ? "float2*" : "longlong2*", "accv",
-                       bin("+", cast(f16 ? "float2*" : "longlong2*", var("acc")),
-                           bin("*", bin("+", bin("*", var("b"), lit(s.channels)), var("channel")), lit(s.visibilitiesPerChannel())))));
   for (auto& st : emitStore(x)) store.push_back(st);
   body.push_back(ifStmt(var("active"), block(store)));
 
@@ -454,7 +493,7 @@ CorrelatorKernels emitCorrelator(const CorrelatorSpec& s) {
                         block(body));
   std::string head = fmt::format(
       "// {}: correlate {} receivers x {} pol, {} channels, {} samples per call ({}), {} layout; generated by warpforge (correlator family)\n"
-      "// block: {} x {} inputs tile of the triangle, {} warps of 32 x 32; {} samples per shared-memory stage; load path: {}\n",
+      "// block: {} x {} inputs tile of the triangle, {} warps of 32 x 32; {} samples per shared-memory stage (two buffers); load path: {}\n",
       k.correlateName, s.receivers, s.polarizations, s.channels, s.samples, sampleTypeName(s.type), s.input.layout, rows, rows,
       x.t.warpsPerSide * x.t.warpsPerSide, x.ts, loadPathName(x.path));
   k.correlateSource = head + correlatorDeviceHelpers(s.type) + print(foldConstants(fn));

@@ -28,7 +28,8 @@ struct CorrelatorKernels {
   CorrelatorTiling tiling;
   LoadPath loadPath = LoadPath::Element;
   int vectorTimes = 1;       // times per vector load (per receiver for PolTime)
-  int sharedBytes = 0;       // static shared memory of the correlate kernel
+  int sharedBytes = 0;       // shared memory of the correlate kernel (two stage buffers)
+  bool dynamicShared = false;  // above 48 KiB: dynamic (the plan's sharedBytes, opted in by the executor)
   int reduceThreads = 256;
   long long mmasPerStage = 0;  // per block
 };

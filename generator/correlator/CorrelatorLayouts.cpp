@@ -55,9 +55,55 @@ CorrelatorMma correlatorMma(SampleType type, int polarizations) {
     m.timesPerWord = 2;
   }
   m.c = corrLayout(fill(fill(c, rows, 'r'), cols, 'c'));
+  m.aAddr = ldmatrixAddressLayout(m.a, "");
+  m.bAddr = ldmatrixAddressLayout(m.b, sideBits(2, polarizations, 3)[2]);
   // The f16 shape in FragmentTable has an f16 accumulator; the kernel uses the f32 one, whose C fragment
   // is the s32 one's (c0 c1 on columns 2 tig, 2 tig + 1): r0 <-> k0, r1 <-> i3.
   return m;
+}
+
+Layout ldmatrixAddressLayout(const Layout& operand, const std::string& extraReg) {
+  std::vector<std::string> names;
+  for (int t = 2; t < 5; ++t) names.push_back(operand.logicalAt({PhysKind::T, t}).value_or("?"));
+  for (int r = 0; r < 2; ++r) {
+    auto n = operand.logicalAt({PhysKind::R, r});
+    names.push_back(n ? *n : extraReg);
+  }
+  return corrLayout(fmt::format("t0 t1 t2 t3 t4 <-> {} {} {} {} {}", names[0], names[1], names[2], names[3], names[4]));
+}
+
+void checkLdmatrix(const Layout& operand, const Layout& addr, const std::vector<std::string>& words, const std::string& extraReg,
+                   const std::string& path, std::vector<ConsistencyIssue>& issues) {
+  auto value = [](const Layout& l, const std::string& name, int lane, int reg) {
+    auto ph = l.physOf(name);
+    if (!ph) return -1;
+    return ph->kind == PhysKind::T ? (lane >> ph->index) & 1 : ph->kind == PhysKind::R ? (reg >> ph->index) & 1 : -1;
+  };
+  // The logical bits a word of shared memory is addressed by: the address layout's and the two in-row word bits.
+  std::vector<std::string> names;
+  for (const auto& e : addr.entries()) names.push_back(e.logical);
+  names.push_back(words[0]);
+  names.push_back(words[1]);
+  for (int lane = 0; lane < 32; ++lane)
+    for (int reg = 0; reg < 4; ++reg) {
+      const int src = 8 * reg + (lane >> 2);  // PTX: register `reg` of `lane` is row lane / 4 of matrix reg, bytes 4 (lane % 4) ..
+      for (const auto& n : names) {
+        const int got = n == words[0] ? lane & 1 : n == words[1] ? (lane >> 1) & 1 : value(addr, n, src, 0);
+        // What the operand holds there: register bit 1 is `extraReg` (the second fragment) where it has one register bit.
+        int want = value(operand, n, lane, reg & 1);
+        if (operand.count(PhysKind::R) == 2) want = value(operand, n, lane, reg);
+        else if (n == extraReg) want = reg >> 1;
+        if (want < 0 || got != want) {
+          issues.push_back({path, fmt::format("ldmatrix: lane {} register {} receives {} = {} where the operand holds {}", lane, reg, n, got,
+                                              want < 0 ? std::string("no such bit") : std::to_string(want))});
+          return;
+        }
+      }
+    }
+  // Every operand bit on a lane or register (beyond the bytes of a word) must be addressed.
+  for (const auto& e : operand.entries())
+    if (e.phys.kind != PhysKind::B && std::find(names.begin(), names.end(), e.logical) == names.end())
+      issues.push_back({path, fmt::format("ldmatrix: the operand's bit {} ({}) is not addressed", e.logical, e.phys.str())});
 }
 
 CorrelatorTiling correlatorTiling(const CorrelatorSpec& s) {
@@ -106,6 +152,17 @@ ConsistencyReport correlatorConsistency(const CorrelatorSpec& s, const Correlato
   if (!B.count("k0") || B["k0"] != "ReIm_out") issue("/mma/B", "ReIm_out must be column bit k0 (re and im of a visibility in c0, c1)");
   rep.proved.push_back(fmt::format("{} {}: A, B, C layouts agree with the fragment tables; summed bits = ReIm + {} time bits", sh.shape,
                                    sh.abType, want.size() - 1));
+
+  // 1b. The fragment loads: ldmatrix .x4 through the address layouts the emitter uses, from rows of staged words in time order.
+  {
+    const std::size_t before = rep.issues.size();
+    const int inWord = m.timesPerWord == 2 ? 1 : 0;
+    const auto words = cmma::bitNames("time", inWord, 3);
+    checkLdmatrix(m.a, m.aAddr, words, "", "/mma/A", rep.issues);
+    checkLdmatrix(m.b, m.bAddr, words, sideBits(2, s.polarizations, 3)[2], "/mma/B", rep.issues);
+    if (rep.issues.size() == before)
+      rep.proved.push_back(fmt::format("ldmatrix.x4: A ({}) and B pairs ({}) load every fragment register's word", m.aAddr.str(), m.bAddr.str()));
+  }
 
   // 2. The complex expansion: sum over ReIm_in of A[ReIm] B[ReIm_in][ReIm_out] = (s1 conj s2)[ReIm_out],
   //    B's ReIm_out = 1 column being conj_perm of the sample word; every byte pattern of the imaginary parts.

@@ -31,7 +31,18 @@ struct CorrelatorMma {
   int timesPerStep = 0;             // samples summed by one MMA (2^time bits)
   int timesPerWord = 0;             // samples in one 32-bit register of A (2 for 8-bit, 1 for f16)
   int rowsPerA = 16, colsPerB = 4;  // correlation-matrix rows of one A fragment, columns (inputs) of one B fragment
+  // ldmatrix .x4 addressing (the emitter's fragment loads): which logical bit each lane bit of the address
+  // selects. Lane L gives the address of row L % 8 of matrix L / 8 (PTX); the kernel's shared memory holds per
+  // row (A: an input of the r1 side; B: an (input, ReIm_out) column) the staged words in time order, so a
+  // 16-byte matrix row is 4 consecutive words. aAddr: one A fragment per ldmatrix (matrix = register);
+  // bAddr: two B fragments (matrix bit 0 = register, bit 1 = the next fragment: column input + colsPerB).
+  Layout aAddr, bAddr;
 };
+
+// The ldmatrix address layout of an operand: lane bits 0..2 <-> the logical bits of the operand's lane bits
+// 2..4 (a matrix row), lane bits 3, 4 <-> those of its register bits 0, 1 (`extraReg` where the operand has one
+// register bit only: B, the fragment pair).
+Layout ldmatrixAddressLayout(const Layout& operand, const std::string& extraReg);
 
 CorrelatorMma correlatorMma(SampleType type, int polarizations);
 
@@ -57,6 +68,13 @@ struct ConsistencyReport {
   std::vector<std::string> proved;  // one line per property checked
   long long storesChecked = 0;
 };
+// ldmatrix .x4 as PTX defines it, read through an address layout: does every (lane, register) receive the word
+// that `operand` says it holds? Word bits inside a 16-byte row are `words`[0..1] (time order in shared memory),
+// the logical bits of a row are the address layout's; `extraReg` is register bit 1's name where `operand` has
+// only one register bit. Appends issues under `path`.
+void checkLdmatrix(const Layout& operand, const Layout& addr, const std::vector<std::string>& words, const std::string& extraReg,
+                   const std::string& path, std::vector<ConsistencyIssue>& issues);
+
 // `mma`: layouts to check instead of correlatorMma()'s (tests hand in mutated ones).
 ConsistencyReport correlatorConsistency(const CorrelatorSpec& s, const CorrelatorMma* mma = nullptr);
 

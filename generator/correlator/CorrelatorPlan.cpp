@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "generator/correlator/ReduceEmitter.h"
+
 namespace warpforge {
 
 LaunchPlan correlatorLaunchPlan(const CorrelatorSpec& s, const CorrelatorKernels& k, bool withReduce, bool withCorrelate) {
@@ -79,11 +81,11 @@ LaunchPlan correlatorLaunchPlan(const CorrelatorSpec& s, const CorrelatorKernels
   corr.name = k.correlateName;
   corr.source = 0;
   corr.blockX = k.tiling.threads();
-  corr.sharedBytes = 0;  // static
+  corr.sharedBytes = k.dynamicShared ? k.sharedBytes : 0;  // static up to 48 KiB
   corr.grid = GridRule{static_cast<long long>(s.channels) * k.tiling.tiles(), 1, false};
   corr.args = {PlanArg::buffer("input", "const unsigned char*", "input"), PlanArg::buffer("accumulators", f ? "float*" : "long long*", "acc"),
                PlanArg::batchTimes(1, "batch")};
-  corr.note = fmt::format("one block per (batch entry, channel, tile of {} x {} inputs); {} B static shared memory", k.tiling.rowsPerBlock,
+  corr.note = fmt::format("one block per (batch entry, channel, tile of {} x {} inputs); {} B shared memory (two stage buffers)", k.tiling.rowsPerBlock,
                           k.tiling.rowsPerBlock, k.sharedBytes);
   if (withCorrelate) p.kernels.push_back(corr);
   if (withReduce) {
@@ -91,10 +93,10 @@ LaunchPlan correlatorLaunchPlan(const CorrelatorSpec& s, const CorrelatorKernels
     red.name = k.reduceName;
     red.source = 1;
     red.blockX = k.reduceThreads;
-    // One (channel, baseline) per thread and a full grid: capped at the resident blocks (grid-stride, long
-    // serial chains per thread) it ran at ~110 GB/s on the H100 for R = 576 (bench/correlator-notes.md).
-    // The grid scales with the batch only because GridRule does; the extra blocks find no work.
-    red.grid = GridRule{(s.visibilities() / (s.polarizations * s.polarizations) + k.reduceThreads - 1) / k.reduceThreads, 1, false};
+    // kReduceUnroll visibilities per thread and sweep, grid-stride; capped at the resident blocks (few
+    // blocks_done atomics; each thread keeps kReduceUnroll 16-byte loads in flight). GridRule scales the
+    // units with the batch: the cap (or, for small arrays, blocks that find no work) makes that harmless.
+    red.grid = GridRule{(s.visibilities() + k.reduceThreads * kReduceUnroll - 1) / (k.reduceThreads * kReduceUnroll), 1, true};
     red.args = {PlanArg::buffer("accumulators", f ? "float*" : "long long*", "acc"),
                 PlanArg::buffer("visibilities", f ? "float*" : "int*", "vis"),
                 PlanArg::buffer("missing", "const unsigned char*", "missing"),
@@ -103,7 +105,7 @@ LaunchPlan correlatorLaunchPlan(const CorrelatorSpec& s, const CorrelatorKernels
                 PlanArg::buffer("blocks_done", "unsigned int*", "blocks_done"),
                 PlanArg::batchTimes(1, "batch"),
                 PlanArg::scalar("dump", "int")};
-    red.note = "when dump != 0: sum, saturate, mark missing, reset, count";
+    red.note = fmt::format("when dump != 0: sum, saturate, mark missing, reset, count; streams {} bytes per batch entry of accumulators + {} output bytes", s.visibilities() * (f ? 16 : 32), s.visibilities() * 8);
     p.kernels.push_back(red);
   }
   p.check();

@@ -9,67 +9,122 @@ namespace warpforge {
 
 using namespace ast;
 
-// One thread per visibility (grid-stride): the batch's accumulators summed (and reset to zero),
-// the receivers' missing flags, saturation to +-(2^31 - 1) (-2^31 is the missing marker), a count of
-// saturated visibilities: per block in shared memory, per grid in the counter; the last block to
-// finish writes it to `saturated` and re-zeroes both counters (threadfence reduction).
+// A streaming kernel over the complex visibilities v of one accumulator (V of them, the same index in the
+// batch's accumulators b * V + v and in the output):
+//   - consecutive threads on consecutive visibilities: one 16-byte load (longlong2; f32: float2, 8 bytes) per
+//     visibility and accumulator, coalesced; kReduceUnroll visibilities per thread and sweep (independent loads
+//     in flight), grid-stride over sweeps (the grid is capped at the resident blocks by the plan);
+//   - 32-bit element indices when V allows (no 64-bit division anywhere); the baseline of v is
+//     (v / P^2) % baselines (a shift and a division by a constant: a multiply-high), decoded to (r1, r2)
+//     with a float square root and an exact integer correction, and only when some receiver is missing
+//     (block-uniform flag from the receivers' flags staged in shared memory);
+//   - the saturated count per thread in 32 bits, summed by __reduce_add_sync per warp, one 64-bit atomic
+//     per block; the last block (threadfence reduction) writes `saturated` and re-zeroes both counters.
+// Bytes moved (batch B, int64): V (B (16 + 16) + 8); f32: V (B (8 + 8) + 8).
 std::string emitReduce(const CorrelatorSpec& s, const std::string& name, int threads) {
   const bool f = !s.integer();
   const long long V = s.visibilities();
   const long long PP = static_cast<long long>(s.polarizations) * s.polarizations;
+  const long long B = s.baselines();
+  const int U = kReduceUnroll;
   const std::string accT = f ? "float2" : "longlong2";
-  // One thread per (channel, baseline): the receivers are decoded once for its P^2 visibilities.
-  std::vector<NodePtr> loop;
-  loop.push_back(decl("const long long", "bl", bin("%", var("u"), lit(s.baselines()))));
-  // r2 from an approximate square root (MUFU.RSQ: no call, no stack), then made exact by the two loops.
-  loop.push_back(decl("const float", "xq", bin("+", bin("*", flit(8.0), cast("float", var("bl"))), flit(1.0))));
-  loop.push_back(decl("long long", "r2", cast("long long", bin("*", bin("-", bin("*", var("xq"), call("rsqrtf", {var("xq")})), flit(1.0)), flit(0.5)))));
-  loop.push_back(raw("while (r2 * (r2 + 1) / 2 > bl) --r2;"));
-  loop.push_back(raw("while ((r2 + 1) * (r2 + 2) / 2 <= bl) ++r2;"));
-  loop.push_back(decl("const long long", "r1", bin("-", var("bl"), bin("/", bin("*", var("r2"), bin("+", var("r2"), lit(1))), lit(2)))));
-  loop.push_back(decl("const bool", "absent", bin("||", bin("!=", index(var("missing"), var("r1")), lit(0)), bin("!=", index(var("missing"), var("r2")), lit(0)))));
+  const std::string sumT = f ? "float" : "long long";
   const std::string outT = f ? "float2" : "int2";
-  for (long long pq = 0; pq < PP; ++pq) {
+  // 32-bit indices when no index of a sweep (v < V + threads * U) can wrap.
+  const bool narrow = V + static_cast<long long>(threads) * U < (1LL << 32);
+  const std::string idxT = narrow ? "unsigned" : "unsigned long long";
+  // Receiver arithmetic in 32 bits while (r2 + 1)(r2 + 2) fits.
+  const std::string rT = s.receivers <= 46000 ? "unsigned" : "unsigned long long";
+  const bool sharedFlags = s.receivers <= 16384;
+  const std::string flags = sharedFlags ? "wf_flags" : "missing";
+
+  std::vector<NodePtr> body;
+  body.push_back(raw("if (!dump) return;"));
+  if (sharedFlags) body.push_back(raw(fmt::format("__shared__ unsigned char wf_flags[{}];", (s.receivers + 15) / 16 * 16)));
+  body.push_back(raw(fmt::format("__shared__ unsigned int wf_part[{}];", threads / 32)));
+  // The receivers' flags: staged once per block; anyMissing is uniform over the block.
+  body.push_back(decl("int", "any", lit(0)));
+  {
+    std::vector<NodePtr> st;
+    st.push_back(decl("const unsigned char", "m", call("__ldg", {bin("+", var("missing"), var("r"))})));
+    if (sharedFlags) st.push_back(assign(index(var("wf_flags"), var("r")), var("m")));
+    st.push_back(assign(var("any"), var("m"), "|="));
+    body.push_back(forLoop(decl("int", "r", var("threadIdx.x")), bin("<", var("r"), lit(s.receivers)), assign(var("r"), lit(threads), "+="), block(st)));
+  }
+  body.push_back(decl("const int", "anyMissing", call("__syncthreads_or", {var("any")})));
+  body.push_back(decl("unsigned int", "count", lit(0)));
+
+  std::vector<NodePtr> sweep;
+  for (int k = 0; k < U; ++k) {
+    sweep.push_back(decl(fmt::format("const {}", idxT), fmt::format("v{}", k),
+                         k == 0 ? cast(idxT, var("base")) : bin("+", var("v0"), lit(static_cast<long long>(k) * threads))));
+    sweep.push_back(decl(sumT, fmt::format("re{}", k), f ? flit(0) : lit(0)));
+    sweep.push_back(decl(sumT, fmt::format("im{}", k), f ? flit(0) : lit(0)));
+  }
+  {
+    // Per accumulator: the U loads, then the U resets (the loads of a sweep are independent and in flight together).
+    std::vector<NodePtr> bl;
+    bl.push_back(decl(accT + "*", "a", bin("+", cast(accT + "*", var("acc")), bin("*", var("b"), lit(V)))));
+    for (int k = 0; k < U; ++k) {
+      const std::string v = fmt::format("v{}", k);
+      std::vector<NodePtr> ld{decl("const " + accT, "x", index(var("a"), var(v))), assign(var(fmt::format("re{}", k)), member(var("x"), "x"), "+="),
+                              assign(var(fmt::format("im{}", k)), member(var("x"), "y"), "+=")};
+      bl.push_back(k == 0 ? block(ld) : ifStmt(bin("<", var(v), lit(V)), block(ld)));
+    }
+    for (int k = 0; k < U; ++k) {
+      const std::string v = fmt::format("v{}", k);
+      NodePtr z = assign(index(var("a"), var(v)), call(f ? "make_float2" : "make_longlong2", {f ? flit(0) : lit(0), f ? flit(0) : lit(0)}));
+      bl.push_back(k == 0 ? z : ifStmt(bin("<", var(v), lit(V)), z));
+    }
+    // Not unrolled: the U loads of one accumulator are in flight together; unrolling over the batch only
+    // raised the registers (92 on sm_90) and so lowered the resident threads, for the common batch of 1.
+    sweep.push_back(raw("#pragma unroll 1"));
+    sweep.push_back(forLoop(decl("long long", "b", lit(0)), bin("<", var("b"), var("batch")), assign(var("b"), lit(1), "+="), block(bl)));
+  }
+  for (int k = 0; k < U; ++k) {
+    const std::string v = fmt::format("v{}", k), re = fmt::format("re{}", k), im = fmt::format("im{}", k);
     std::vector<NodePtr> one;
-    one.push_back(decl("const long long", "v", bin("+", bin("*", var("u"), lit(PP)), lit(pq))));
-    one.push_back(decl(f ? "float" : "long long", "re", f ? flit(0) : lit(0)));
-    one.push_back(decl(f ? "float" : "long long", "im", f ? flit(0) : lit(0)));
-    one.push_back(forLoop(decl("long long", "b", lit(0)), bin("<", var("b"), var("batch")), assign(var("b"), lit(1), "+="),
-                          block({decl(accT + "*", "a", bin("+", bin("+", cast(accT + "*", var("acc")), bin("*", var("b"), lit(V))), var("v"))),
-                                 decl("const " + accT, "x", index(var("a"), lit(0))),
-                                 assign(var("re"), member(var("x"), "x"), "+="),
-                                 assign(var("im"), member(var("x"), "y"), "+="),
-                                 assign(index(var("a"), lit(0)), call(f ? "make_float2" : "make_longlong2", {f ? flit(0) : lit(0), f ? flit(0) : lit(0)}))})));
+    one.push_back(decl("bool", "absent", var("false")));
+    {
+      // baseline -> (r1, r2): r2 = floor((sqrt(8 bl + 1) - 1) / 2) from MUFU.RSQ, made exact by the two loops.
+      std::vector<NodePtr> dec;
+      NodePtr u = PP == 4 ? bin(">>", var(v), lit(2)) : var(v);
+      dec.push_back(decl(fmt::format("const {}", rT), "bl", cast(rT, bin("%", u, cast(idxT, lit(B))))));
+      dec.push_back(decl("const float", "xq", bin("+", bin("*", flit(8.0), cast("float", var("bl"))), flit(1.0))));
+      dec.push_back(decl(rT, "r2", cast(rT, bin("*", bin("-", bin("*", var("xq"), call("rsqrtf", {var("xq")})), flit(1.0)), flit(0.5)))));
+      dec.push_back(raw("while (r2 * (r2 + 1) / 2 > bl) --r2;"));
+      dec.push_back(raw("while ((r2 + 1) * (r2 + 2) / 2 <= bl) ++r2;"));
+      dec.push_back(decl(fmt::format("const {}", rT), "r1", bin("-", var("bl"), bin("/", bin("*", var("r2"), bin("+", var("r2"), lit(1))), lit(2)))));
+      dec.push_back(assign(var("absent"), bin("||", bin("!=", index(var(flags), var("r1")), lit(0)), bin("!=", index(var(flags), var("r2")), lit(0)))));
+      one.push_back(ifStmt(var("anyMissing"), block(dec)));
+    }
     std::vector<NodePtr> present;
     if (f) {
-      present.push_back(assign(var("o"), call("make_float2", {var("re"), var("im")})));
-      present.push_back(raw("count += (isinf(re) || isinf(im)) ? 1ull : 0ull;"));
+      present.push_back(assign(var("o"), call("make_float2", {var(re), var(im)})));
+      present.push_back(raw(fmt::format("count += (isinf({}) || isinf({})) ? 1u : 0u;", re, im)));
     } else {
-      present.push_back(raw("const bool clamped = re > 2147483647LL || re < -2147483647LL || im > 2147483647LL || im < -2147483647LL;"));
-      present.push_back(raw("o = make_int2((int)max(-2147483647LL, min(2147483647LL, re)), (int)max(-2147483647LL, min(2147483647LL, im)));"));
-      present.push_back(raw("count += clamped ? 1ull : 0ull;"));
+      present.push_back(raw(fmt::format("const bool clamped = {0} > 2147483647LL || {0} < -2147483647LL || {1} > 2147483647LL || {1} < -2147483647LL;", re, im)));
+      present.push_back(raw(fmt::format("o = make_int2((int)max(-2147483647LL, min(2147483647LL, {})), (int)max(-2147483647LL, min(2147483647LL, {})));", re, im)));
+      present.push_back(raw("count += clamped ? 1u : 0u;"));
     }
     one.push_back(decl(outT, "o"));
     NodePtr marker = f ? call("make_float2", {call("__int_as_float", {lit(0x7fc00000)}), call("__int_as_float", {lit(0x7fc00000)})})
                        : call("make_int2", {cast("int", var("0x80000000u")), cast("int", var("0x80000000u"))});
     one.push_back(ifStmt(var("absent"), block({assign(var("o"), marker)}), block(present)));
-    one.push_back(assign(index(cast(outT + "*", var("vis")), var("v")), var("o")));
-    loop.push_back(block(one));
+    one.push_back(assign(index(cast(outT + "*", var("vis")), var(v)), var("o")));
+    sweep.push_back(k == 0 ? block(one) : ifStmt(bin("<", var(v), lit(V)), block(one)));
   }
-
-  std::vector<NodePtr> body;
-  body.push_back(raw("if (!dump) return;"));
-  body.push_back(decl("unsigned long long", "count", lit(0)));
-  body.push_back(forLoop(decl("long long", "u", bin("+", bin("*", cast("long long", var("blockIdx.x")), var("blockDim.x")), var("threadIdx.x"))),
-                         bin("<", var("u"), lit(V / PP)), assign(var("u"), bin("*", cast("long long", var("gridDim.x")), var("blockDim.x")), "+="), block(loop)));
-  body.push_back(raw("#pragma unroll"));
-  body.push_back(raw("for (int o = 16; o > 0; o >>= 1) count += __shfl_down_sync(0xffffffffu, count, o);"));
-  body.push_back(raw(fmt::format("__shared__ unsigned long long part[{}];", threads / 32)));
-  body.push_back(raw("if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = count;"));
+  body.push_back(forLoop(decl("unsigned long long", "base", bin("+", bin("*", cast("unsigned long long", var("blockIdx.x")), lit(static_cast<long long>(threads) * U)),
+                                                                var("threadIdx.x"))),
+                         bin("<", var("base"), lit(V)), assign(var("base"), bin("*", cast("unsigned long long", var("gridDim.x")), lit(static_cast<long long>(threads) * U)), "+="),
+                         block(sweep)));
+  // Saturated count: warp sums, one atomic per block; the last block publishes and re-zeroes.
+  body.push_back(assign(var("count"), call("__reduce_add_sync", {var("0xffffffffu"), var("count")})));
+  body.push_back(raw("if ((threadIdx.x & 31) == 0) wf_part[threadIdx.x >> 5] = count;"));
   body.push_back(raw("__syncthreads();"));
   std::vector<NodePtr> last;
   last.push_back(raw("unsigned long long total = 0;"));
-  last.push_back(raw(fmt::format("for (int i = 0; i < {}; ++i) total += part[i];", threads / 32)));
+  last.push_back(raw(fmt::format("for (int i = 0; i < {}; ++i) total += wf_part[i];", threads / 32)));
   last.push_back(raw("if (total) atomicAdd(sat_count, total);"));
   last.push_back(raw("__threadfence();"));
   last.push_back(raw("if (atomicAdd(blocks_done, 1u) == gridDim.x - 1) {"));
@@ -80,15 +135,22 @@ std::string emitReduce(const CorrelatorSpec& s, const std::string& name, int thr
   body.push_back(ifStmt(bin("==", var("threadIdx.x"), lit(0)), block(last)));
 
   const std::string accP = f ? "float* __restrict__" : "long long* __restrict__";
-  // (threads, 2): with (threads) alone ptxas 13.0 picked 32 registers and spilled 8 bytes for some sizes.
-  NodePtr fn = function(fmt::format("extern \"C\" __global__ void __launch_bounds__({}, 2)", threads), "", name,
+  // (threads, 4): at most 64 registers, >= 1024 resident threads per SM with U independent 16-byte loads each
+  // (>= 64 KiB per SM in flight).
+  NodePtr fn = function(fmt::format("extern \"C\" __global__ void __launch_bounds__({}, 4)", threads), "", name,
                         {decl(accP, "acc"), decl(f ? "float* __restrict__" : "int* __restrict__", "vis"), decl("const unsigned char* __restrict__", "missing"),
                          decl("unsigned long long* __restrict__", "saturated"), decl("unsigned long long*", "sat_count"),
                          decl("unsigned int*", "blocks_done"), decl("long long", "batch"), decl("int", "dump")},
                         block(body));
-  return fmt::format("// {}: sums the batch's {} accumulators of {} visibilities, saturates to {}, resets them; generated by warpforge\n", name,
-                     f ? "f32" : "int64", V, f ? "f32" : "int32 (+-(2^31 - 1); -2^31 marks missing receivers)") +
+  return fmt::format("// {}: sums the batch's {} accumulators of {} visibilities, saturates to {}, resets them; generated by warpforge\n"
+                     "// streaming: {} visibilities per thread and sweep, {}-bit indices, missing flags {}\n",
+                     name, f ? "f32" : "int64", V, f ? "f32" : "int32 (+-(2^31 - 1); -2^31 marks missing receivers)", U, narrow ? 32 : 64,
+                     sharedFlags ? "in shared memory" : "from global memory") +
          print(foldConstants(fn));
+}
+
+long long reduceBytes(const CorrelatorSpec& s, long long batch) {
+  return s.visibilities() * (s.integer() ? batch * 32 + 8 : batch * 16 + 8);
 }
 
 }  // namespace warpforge

@@ -5,5 +5,9 @@
 #include "generator/correlator/CorrelatorSpec.h"
 
 namespace warpforge {
+// Visibilities per thread and grid sweep of the reduce kernel (independent loads in flight).
+constexpr int kReduceUnroll = 4;
 std::string emitReduce(const CorrelatorSpec& s, const std::string& name, int threads);
+// DRAM bytes the reduce kernel must move for `batch` accumulators: read + reset each, write the output.
+long long reduceBytes(const CorrelatorSpec& s, long long batch);
 }  // namespace warpforge

@@ -126,7 +126,7 @@ std::vector<NodePtr> pixelLmn(const GridderSpec& s, const NodePtr& pix, const st
 //   phase-centre shift's part k_c (u shift_l + v shift_m) is the same at every pixel: it rotates the
 //   visibility once, in double (shiftRotation), instead of entering every f32 phase.
 // Zero where uvw is not finite (the planner never puts such a time step in a subgrid).
-std::vector<NodePtr> stagePhases(const GridderSpec& s, const NodePtr& uvwPtr, const std::string& cc, const std::string& kk) {
+std::vector<NodePtr> stagePhases(const GridderSpec& /*s*/, const NodePtr& uvwPtr, const std::string& cc, const std::string& kk) {
   std::vector<NodePtr> b;
   b.push_back(cdecl("float", "uu", index(uvwPtr, lit(0))));
   b.push_back(cdecl("float", "vv", index(uvwPtr, lit(1))));
@@ -162,10 +162,11 @@ NodePtr sincos(const GridderSpec& s, NodePtr arg, const std::string& sn, const s
   return exprStmt(call(s.phasor == GridPhasor::Sfu ? "__sincosf" : "sincosf", {std::move(arg), unary("&", var(sn)), unary("&", var(cs))}));
 }
 
-// Minimum blocks per SM: 512 threads (16 warps; the pixels / channels per thread give the ILP), so ptxas
-// may use up to 128 registers. With the thread count alone it aimed at a higher occupancy and spilled.
-NodePtr kernelFn(const std::string& name, int threads, std::vector<NodePtr> params, std::vector<NodePtr> body) {
-  return function(fmt::format("extern \"C\" __global__ void __launch_bounds__({}, {})", threads, std::max(1, 512 / threads)), "", name,
+// Minimum blocks per SM: `resident` threads (default 512 = 16 warps; the pixels / channels per thread give
+// the ILP), so ptxas may use up to 65536 / resident registers. With the thread count alone it aimed at a
+// higher occupancy and spilled.
+NodePtr kernelFn(const std::string& name, int threads, std::vector<NodePtr> params, std::vector<NodePtr> body, int resident = 512) {
+  return function(fmt::format("extern \"C\" __global__ void __launch_bounds__({}, {})", threads, std::max(1, resident / threads)), "", name,
                   std::move(params), block(std::move(body)));
 }
 
@@ -352,7 +353,7 @@ GridderKernel emitGridderKernel(const GridderSpec& s) {
                          decl("const float2* __restrict__", "visibilities"), decl("const float* __restrict__", "weights"),
                          decl("const float2* __restrict__", "aterms"), decl("const float* __restrict__", "taper"),
                          decl("const int* __restrict__", "metadata"), decl("float2* __restrict__", "subgrids"), decl("long long", "units")},
-                        body);
+                        body, s.tuning.residentThreads);
   k.source = header(s, k.name,
                     fmt::format("one block per subgrid slot, {} threads x {} pixels; {} time steps x {} channels staged per round; per visibility and "
                                 "pixel 1 FMA (phase) + 1 sincos + {} FMAs ({} correlation(s))",
@@ -488,7 +489,7 @@ GridderKernel emitDegridderKernel(const GridderSpec& s) {
                          decl("const float* __restrict__", "weights"), decl("const float2* __restrict__", "aterms"),
                          decl("const float* __restrict__", "taper"), decl("const int* __restrict__", "metadata"),
                          decl("const float2* __restrict__", "subgrids"), decl("float2* __restrict__", "visibilities"), decl("long long", "units")},
-                        body);
+                        body, s.tuning.residentThreads);
   k.source = header(s, k.name,
                     fmt::format("one block per subgrid slot, {} threads each holding {} channel(s) of a time step; {} corrected pixels staged per "
                                 "round; per visibility and pixel 1 FMA (phase) + 1 sincos + {} FMAs (+ 6 / {} for the time step's phases)",

@@ -41,12 +41,14 @@ void parseTuning(const JsonReader& rd, const Json& root, GridderSpec& s) {
   if (root.contains("tuning")) {
     const Json& j = root["tuning"];
     rd.needObject(j, "/tuning");
-    rd.onlyKeys(j, "/tuning", {"pixels_per_thread", "stage_visibilities", "visibilities_per_thread", "stage_pixels", "degridder_threads"});
+    rd.onlyKeys(j, "/tuning", {"pixels_per_thread", "stage_visibilities", "visibilities_per_thread", "stage_pixels", "degridder_threads",
+                                     "resident_threads"});
     t.pixelsPerThread = intAt(rd, j, "/tuning", "pixels_per_thread", 1, 16, t.pixelsPerThread);
     t.stageVisibilities = intAt(rd, j, "/tuning", "stage_visibilities", 1, 4096, t.stageVisibilities);
     t.visibilitiesPerThread = intAt(rd, j, "/tuning", "visibilities_per_thread", 1, 8, t.visibilitiesPerThread);
     t.stagePixels = intAt(rd, j, "/tuning", "stage_pixels", 32, 1024, t.stagePixels);
     t.degridThreads = intAt(rd, j, "/tuning", "degridder_threads", 32, 1024, t.degridThreads);
+    t.residentThreads = intAt(rd, j, "/tuning", "resident_threads", 32, 2048, t.residentThreads);
   }
   // Gridder: S^2 / pixels_per_thread threads, whole warps, at most 1024.
   if (S2 % t.pixelsPerThread || (S2 / t.pixelsPerThread) % 32 || S2 / t.pixelsPerThread > 1024)

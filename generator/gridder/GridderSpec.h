@@ -27,6 +27,7 @@ struct GridderTuning {
   int visibilitiesPerThread = 4;  // degridder: channels of one time step each thread accumulates
   int stagePixels = 256;          // degridder: corrected subgrid pixels staged in shared memory per stage
   int degridThreads = 256;        // degridder: block size
+  int residentThreads = 512;      // gridder and degridder: threads per SM asked of ptxas (__launch_bounds__ min blocks); 512 -> 128 registers
 };
 
 struct GridderSpec {
