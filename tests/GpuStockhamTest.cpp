@@ -205,6 +205,7 @@ TEST_F(GpuStockham, PowersOfTwoAndLargeLengths) {
   for (int e = 13; e <= 24; ++e) add(1LL << e, "f32"), add(1LL << e, "f16");
   for (int e = 13; e <= 22; ++e) add(1LL << e, "f64");
   for (long long n : {10000LL, 100000LL, 1000000LL, 5LL * 5 * 5 * 5 * 5 * 5 * 7 * 7 * 7, 4099LL, 65537LL, 1000003LL}) add(n, "f32"), add(n, "f64");
+  add(14348907LL, "f64");  // 3^15 = 2187 x 6561: the row kernel above the f64 single-kernel limit (maxSplitRowLength)
   precompile(c, specs);
   Tally t;
   for (const auto& s : specs) {

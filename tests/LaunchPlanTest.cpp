@@ -204,6 +204,13 @@ TEST_F(Gpu, ExecutorRunsThePlanAndLeavesTheCallersContextAlone) {
   DeviceBuffer ws(e.workspaceBytes(batch));
   EXPECT_THROW(e.run({{"x", x.p}, {"y", y.p}}, batch, nullptr, ws.p, e.workspaceBytes(batch) - 1), std::invalid_argument);
   EXPECT_NO_THROW(e.run({{"x", x.p}, {"y", y.p}}, batch, nullptr, ws.p, e.workspaceBytes(batch)));
+  // An output whose entries stay apart only up to some batch (interleaved entries): the executor refuses more.
+  LaunchPlan limited = axpyPlan(true);
+  for (auto& b : limited.buffers)
+    if (b.name == "y") b.maxBatch = batch - 1;
+  Executor el(c, limited);
+  EXPECT_THROW(el.run({{"x", x.p}, {"y", y.p}}, batch), std::invalid_argument);
+  EXPECT_NO_THROW(el.run({{"x", x.p}, {"y", y.p}}, batch - 1));
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <complex>
 #include <cstring>
@@ -15,6 +16,7 @@
 #include "generator/stockham/StockhamFamily.h"
 #include "generator/stockham/StockhamPlan.h"
 #include "generator/stockham/StockhamSpec.h"
+#include "generator/stockham/StockhamTune.h"
 #include "generator/stockham/Twiddles.h"
 #include "warpforge/compiler.h"
 #include "warpforge/launch_plan.h"
@@ -57,9 +59,18 @@ struct NumericOps {
 }  // namespace
 
 TEST(Stockham, Factorization) {
-  EXPECT_EQ(factorizeStockham(1000), (std::vector<int>{25, 8, 5}));
-  EXPECT_EQ(factorizeStockham(1000, 13), (std::vector<int>{8, 5, 5, 5}));  // f64: no composite odd radices
-  EXPECT_EQ(factorizeStockham(2187), (std::vector<int>{27, 27, 3}));
+  // The greedy rule (largest odd radices first), kept for powers of two and near-ties.
+  EXPECT_EQ(factorizeStockhamGreedy(1000), (std::vector<int>{25, 8, 5}));
+  EXPECT_EQ(factorizeStockhamGreedy(1000, 13), (std::vector<int>{8, 5, 5, 5}));  // f64: no composite odd radices
+  EXPECT_EQ(factorizeStockhamGreedy(2187), (std::vector<int>{27, 27, 3}));
+  EXPECT_EQ(factorizeStockhamGreedy(2 * 49 * 27 * 16), (std::vector<int>{27, 8, 7, 7, 4}));
+  EXPECT_EQ(factorizeStockhamGreedy(23 * 27 * 8), (std::vector<int>{27, 23, 8}));
+  // The cost model: near-uniform radices, at most a few butterflies per thread in any pass.
+  EXPECT_EQ(factorizeStockham(1000), (std::vector<int>{10, 10, 10}));
+  EXPECT_EQ(factorizeStockham(100), (std::vector<int>{10, 10}));   // was 25 x 4: 7 radix-4 butterflies per thread, 117 registers
+  EXPECT_EQ(factorizeStockham(6561), (std::vector<int>{9, 9, 9, 9}));  // was 27 x 27 x 9 on 243 threads
+  EXPECT_EQ(factorizeStockham(2187), (std::vector<int>{9, 9, 9, 3}));
+  EXPECT_EQ(factorizeStockham(48), (std::vector<int>{8, 6}));      // was 16 x 3 (18 values on 3 threads, 96 registers)
   EXPECT_EQ(factorizeStockham(4096), (std::vector<int>{16, 16, 16}));
   EXPECT_EQ(factorizeStockham(1331), (std::vector<int>{11, 11, 11}));
   EXPECT_EQ(factorizeStockham(1), (std::vector<int>{}));
@@ -70,25 +81,98 @@ TEST(Stockham, Factorization) {
   EXPECT_EQ(factorizeStockham(1024, 13), (std::vector<int>{8, 8, 4, 4}));  // f64: radix <= 8 for powers of two
   // Radix 49 only where asked for (about 250 registers per thread).
   EXPECT_EQ(factorizeStockham(2401), (std::vector<int>{7, 7, 7, 7}));
-  EXPECT_EQ(factorizeStockham(2401, 49), (std::vector<int>{49, 49}));
-  EXPECT_EQ(factorizeStockham(2 * 49 * 27 * 16), (std::vector<int>{27, 8, 7, 7, 4}));
+  EXPECT_EQ(factorizeStockhamGreedy(2401, 49), (std::vector<int>{49, 49}));
+  EXPECT_EQ(factorizeStockham(2401, 49), (std::vector<int>{49, 49}));  // large kernels: at most one pass more than greedy
   EXPECT_THROW(factorizeStockham(37), std::invalid_argument);
   EXPECT_TRUE(isSmooth(2 * 3 * 5 * 7 * 11 * 13));
   EXPECT_FALSE(isSmooth(37 * 2));
   // The primes 17..31 are radices at every precision (f64 keeps composites at 13 and below).
   EXPECT_EQ(factorizeStockham(17 * 19), (std::vector<int>{19, 17}));
   EXPECT_EQ(factorizeStockham(2 * 31 * 29, 13), (std::vector<int>{31, 29, 2}));
-  EXPECT_EQ(factorizeStockham(23 * 27 * 8), (std::vector<int>{27, 23, 8}));
   EXPECT_TRUE(isSmooth(17 * 19 * 23 * 29 * 31LL));
   EXPECT_FALSE(isSmooth(29, maxPrimeRadix("f64")));  // f64 radix 29 spills at 255 registers: Bluestein
   EXPECT_EQ(plan(spec(29 * 31, "f64")).kernels.size(), 2u);
   EXPECT_EQ(plan(spec(29 * 31, "f32")).kernels.size(), 1u);
 }
 
+// The cost model never does worse than the greedy rule by its own estimate, keeps powers of two,
+// holds few values per thread, and explicit factors in a spec are honoured.
+TEST(Stockham, FactorizationCostModel) {
+  for (bool f64 : {false, true}) {
+    const int maxN = f64 ? 4096 : 16384, maxPrime = f64 ? 23 : 31, maxRadix = f64 ? 13 : 27;
+    for (int n = 2; n <= maxN; ++n) {
+      if (!isSmooth(n, maxPrime)) continue;
+      const std::vector<int> f = factorizeStockham(n, maxRadix, maxPrime, f64), g = factorizeStockhamGreedy(n, maxRadix, maxPrime);
+      long long prod = 1;
+      for (int r : f) prod *= r;
+      ASSERT_EQ(prod, n) << n;
+      ASSERT_TRUE(std::is_sorted(f.rbegin(), f.rend())) << n;
+      if ((n & (n - 1)) == 0) EXPECT_EQ(f, g) << n;
+      const FactorCost cf = factorizationCost(n, f, f64), cg = factorizationCost(n, g, f64);
+      EXPECT_LE(cf.score, cg.score + 1e-12) << n;
+      EXPECT_LE(cf.held, 64) << n;  // kStockhamMaxValuesPerThread
+    }
+  }
+  EXPECT_EQ(factorizationCost(100, {25, 4}, false).iterations, 7);
+  EXPECT_EQ(factorizationCost(100, {10, 10}, false).iterations, 1);
+  EXPECT_EQ(plan(spec(100, "f32", R"(, "factors": [25, 4])")).kernels[0].desc.factors, (std::vector<int>{25, 4}));
+  EXPECT_EQ(plan(spec(100, "f32")).kernels[0].desc.factors, (std::vector<int>{10, 10}));
+  EXPECT_EQ(plan(spec(6561, "f32")).kernels[0].desc.factors, (std::vector<int>{9, 9, 9, 9}));
+}
+
+// The Stockham algorithm as the emitter writes it (butterfly j of pass p reads j + r L/R, multiplies
+// by the table's W^(r k), k = j % ns, writes (j / ns) ns R + k + r ns), run in double over the
+// default plan's factors: every cost-model factorization (mixed radices 6..21 in any position)
+// is an exact DFT with the twiddle table the plan ships.
+TEST(Stockham, ModelFactorizationsAreExactDfts) {
+  std::vector<std::pair<int, std::string>> cases;
+  for (int n = 2; n <= 400; ++n) cases.push_back({n, "f32"});
+  for (int n : {625, 729, 1000, 1200, 2000, 2187, 3000, 4000, 6561, 7680, 9000, 10000, 12000, 12288}) cases.push_back({n, "f32"});
+  for (int n : {24, 48, 100, 200, 243, 1000, 1200, 2187, 3000, 4000}) cases.push_back({n, "f64"});
+  int checked = 0;
+  for (const auto& [n, prec] : cases) {
+    if (!isSmooth(n, maxPrimeRadix(prec))) continue;
+    const KernelDesc d = plan(spec(n, prec)).kernels.at(0).desc;
+    const std::vector<std::complex<double>> tab = twiddleTable(d.factors, -1);
+    const std::vector<long long> off = twiddleOffsets(d.factors);
+    std::vector<cdouble> x = randomComplex(n, 7 + n), y(n);
+    const std::vector<cdouble> ref = referenceDft(x, n, -1);
+    long long ns = 1;
+    for (std::size_t p = 0; p < d.factors.size(); ++p) {
+      const int R = d.factors[p], B = n / R;
+      for (int j = 0; j < B; ++j) {
+        std::vector<cdouble> in(R);
+        const long long k = j % ns;
+        for (int r = 0; r < R; ++r) in[r] = x[j + r * B] * (r > 0 && ns > 1 ? tab[off[p] + (r - 1) * ns + k] : cdouble(1));
+        NumericOps ops;
+        DftBuilder<NumericOps> b(ops, -1);
+        const std::vector<cdouble> out = b.dft(in);
+        for (int r = 0; r < R; ++r) y[(j / ns) * ns * R + k + r * ns] = out[r];
+      }
+      std::swap(x, y);
+      ns *= R;
+    }
+    EXPECT_LT(relativeError(x, ref), 1e-13) << prec << " " << n << " as " << fmt::format("{}", fmt::join(d.factors, "x"));
+    ++checked;
+  }
+  EXPECT_GT(checked, 200);
+}
+
+// Tuning column_values: the column tiles of a two-kernel plan hold at most that many values per thread.
+TEST(Stockham, ColumnValuesTuning) {
+  const StockhamPlan a = plan(spec(1 << 20, "f32")), b = plan(spec(1 << 20, "f32", R"(, "tuning": {"column_values": 16})"));
+  ASSERT_EQ(a.kernels.size(), 2u);
+  ASSERT_EQ(b.kernels.size(), 2u);
+  EXPECT_EQ(emitStockhamKernel(a.kernels[0].desc).geom.threadsPerFft, 32);  // 1024 / 32 values
+  EXPECT_EQ(emitStockhamKernel(b.kernels[0].desc).geom.threadsPerFft, 64);
+  EXPECT_EQ(stockhamTuningMembers({}, b.kernels[0].desc.tuning)["tuning"]["column_values"], 16);
+  EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"column_values": 0})")).first, "/tuning/column_values");
+}
+
 // Every radix, both directions, against a DFT in double; and the butterflies
 // are cheap: fewer real multiplications than the naive 4 R^2.
 TEST(Stockham, ButterfliesAreExactDfts) {
-  for (int R : {2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 16, 17, 19, 23, 25, 27, 29, 31, 49})
+  for (int R : {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 23, 25, 27, 29, 31, 49})
     for (int sign : {-1, +1}) {
       NumericOps ops;
       DftBuilder<NumericOps> b(ops, sign);
@@ -310,7 +394,12 @@ TEST(Stockham, StagedLoadEndsGroupWithBarrier) {
 TEST(Stockham, PlansChooseKernels) {
   auto p = plan(spec(1000, "f32"));
   ASSERT_EQ(p.kernels.size(), 1u);
-  EXPECT_EQ(p.kernels[0].desc.factors, (std::vector<int>{25, 8, 5}));
+  EXPECT_EQ(p.kernels[0].desc.factors, (std::vector<int>{10, 10, 10}));  // the cost model (was 25 x 8 x 5)
+  // f64 3^15: no split has both sides within 4096; the row kernel takes 6561 (maxSplitRowLength).
+  p = plan(spec(14348907, "f64"));
+  ASSERT_EQ(p.kernels.size(), 2u);
+  EXPECT_EQ(p.kernels[0].desc.length, 2187);
+  EXPECT_EQ(p.kernels[1].desc.length, 6561);
   // 2^20: 1024 columns of 1024 then rows, through tmp0, with the four-step twiddle on the first store.
   p = plan(spec(1 << 20, "f32"));
   ASSERT_EQ(p.kernels.size(), 2u);
@@ -432,8 +521,8 @@ TEST(Stockham, FamilyVerifyAndParse) {
   VerifyReport r = fs->verify();
   EXPECT_EQ(r.text.rfind("v.json: s1000 (stockham f32 c2c 1000, forward): OK, 1 kernel(s)\n", 0), 0u) << r.text;
   EXPECT_EQ(r.counts["passes"], 3);
-  EXPECT_EQ(r.counts["kernels"][0]["factors"], Json({25, 8, 5}));
-  EXPECT_NE(fs->explain(EmitTarget{"sm_90", nullptr}).find("pass 2: radix  5"), std::string::npos);
+  EXPECT_EQ(r.counts["kernels"][0]["factors"], Json({10, 10, 10}));
+  EXPECT_NE(fs->explain(EmitTarget{"sm_90", nullptr}).find("pass 2: radix 10"), std::string::npos);
   try {
     stockhamFamily().parse(parseJsonText(spec(64, "f8"), "e.json"), "e.json");
     ADD_FAILURE() << "accepted f8";

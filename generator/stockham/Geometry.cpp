@@ -27,6 +27,23 @@ int heldValues(const std::vector<int>& factors, int length, int threads) {
   return held;
 }
 
+int balancedThreadsPerFft(const std::vector<int>& factors, int length, int maxThreadsPerFft) {
+  int rmax = 1;
+  for (int r : factors) rmax = std::max(rmax, r);
+  int T = std::max(1, std::min(maxThreadsPerFft, length / rmax));
+  // One butterfly of the largest radix per thread leaves a smaller radix several butterflies per
+  // thread: 17 x 19 on 17 threads holds 2 x 17 values in the radix-17 pass (the second iteration
+  // nearly idle). Where that is more than 1.5x the largest radix, the thread count of another
+  // radix that holds fewer values is taken (19 threads: 19 values, 2 of 19 threads idle in one pass).
+  if (heldValues(factors, length, T) * 2 > 3 * rmax) {
+    for (int R : factors) {
+      const int cand = std::min(maxThreadsPerFft, length / R);
+      if (cand >= 1 && cand <= 1024 && heldValues(factors, length, cand) < heldValues(factors, length, T)) T = cand;
+    }
+  }
+  return T;
+}
+
 KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   KernelGeometry g;
   const int L = d.length;
@@ -52,8 +69,10 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   // values: one butterfly (E = largest radix) where the block is small, up to
   // 32 (f32) / 8 (f64) values for column tiles, which need many FFTs per block
   // for full memory sectors.
-  const int maxHeld = d.f64 ? 8 : 32;
   const KernelTuning& tu = d.tuning;
+  // (tuning column_values: fewer values per thread, more threads per FFT, fewer FFTs side by side: an
+  // A/B for the column kernels of two-kernel plans, which take ~190-250 registers at 32 values.)
+  const int maxHeld = tu.columnValues > 0 ? tu.columnValues : d.f64 ? 8 : 32;
   const bool halfStorage = d.in.storage == Storage::C16 || d.in.storage == Storage::R16 || d.out.storage == Storage::C16 ||
                            d.out.storage == Storage::R16;
   g.indexPerGroup = tu.indexPerGroup == 1;
@@ -66,17 +85,7 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   // gaps (H100, `bench --tune`: r2c 2048 1.25x, f16 1024 1.04x, odd lengths 1.05-1.10x
   // faster than 256; c2c f32 powers of two within 2% either way).
   const int blockThreads = tu.blockThreads > 0 ? tu.blockThreads : 128;
-  int T = std::max(1, std::min(maxThreadsPerFft, L / rmax));
-  // One butterfly of the largest radix per thread leaves a smaller radix several butterflies per
-  // thread: 17 x 19 on 17 threads holds 2 x 17 values in the radix-17 pass (the second iteration
-  // nearly idle). Where that is more than 1.5x the largest radix, the thread count of another
-  // radix that holds fewer values is taken (19 threads: 19 values, 2 of 19 threads idle in one pass).
-  if (tu.threadsPerFft == 0 && heldValues(d.factors, L, T) * 2 > 3 * rmax) {
-    for (int R : d.factors) {
-      const int cand = std::min(maxThreadsPerFft, L / R);
-      if (cand >= 1 && cand <= 1024 && heldValues(d.factors, L, cand) < heldValues(d.factors, L, T)) T = cand;
-    }
-  }
+  int T = tu.threadsPerFft == 0 ? balancedThreadsPerFft(d.factors, L, maxThreadsPerFft) : std::max(1, std::min(maxThreadsPerFft, L / rmax));
   // Long f32 FFTs: 256 threads holding up to 32 values each beat 512 holding 16 (8192: 1.06x);
   // beyond 32 values per thread (16384) the FFT takes 1024 threads. Half storage keeps 512
   // (f16 8192: 1.10x, `bench --tune` on the H100, 2026-11-23).

@@ -55,6 +55,7 @@ struct KernelTuning {
   int deriveTwiddles = -1; // 1: KernelGeometry::deriveTwiddles; 0: every twiddle from the table; -1: the generator's choice
   int workQueue = -1;      // 1: KernelGeometry::workQueue; 0: each block takes every gridDim-th group; -1: for persistent grids
   int fusedSplit = -1;     // r2c: 1/-1 KernelGeometry::fusedSplit; 0: the split as a staged element loop after the last pass
+  int columnValues = 0;    // column-tiled kernels (two-kernel plans, strided axes): at most this many values per thread (0: 32 f32, 8 f64)
   bool operator==(const KernelTuning&) const = default;
 };
 

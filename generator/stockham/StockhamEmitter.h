@@ -27,6 +27,10 @@ struct StockhamKernel {
 KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft = 1024);
 // Complex values one thread holds in the busiest pass with `threads` threads per FFT.
 int heldValues(const std::vector<int>& factors, int length, int threads);
+// Threads per FFT the geometry takes by default (no tuning): one butterfly of the largest radix per
+// thread, or the thread count of another radix where that holds fewer values (Geometry.cpp). The
+// factorization cost model (StockhamSpec.cpp) scores each candidate at this thread count.
+int balancedThreadsPerFft(const std::vector<int>& factors, int length, int maxThreadsPerFft = 1024);
 // Shortest run of one FFT's consecutive elements (per warp instruction) that a pass reads or writes
 // in global memory itself; shorter runs are staged through shared memory (Geometry.cpp).
 constexpr int kMinDirectRunBytes = 64;

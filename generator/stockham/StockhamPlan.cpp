@@ -235,7 +235,7 @@ class PlanBuilder {
     d.length = length;
     // f64 radix-16 butterflies hold 16 double2 inputs, 15 twiddles and their products: too many registers.
     if (j.copyOnly) d.factors.clear();
-    else d.factors = factors.empty() ? factorizeStockham(length, plan_.f64 ? 13 : 27, maxPrime_) : std::move(factors);
+    else d.factors = factors.empty() ? factorizeStockham(length, plan_.f64 ? 13 : 27, maxPrime_, plan_.f64, j.fuse == Fuse::R2CPost) : std::move(factors);
     d.in = access(j.in);
     d.out = access(j.out);
     d.batchCount = j.counts;
@@ -266,12 +266,15 @@ class PlanBuilder {
   void addTwoKernels(const Job& j) {
     const long long N = j.n;
     const int maxSingle = maxSingleKernelLength(s_.precision);
+    // n1 the largest divisor up to sqrt(N) whose cofactor one kernel holds; where none is (f64
+    // 3^15 = 2187 x 6561 against 4096), the row kernel may take up to the shared memory of the
+    // largest f32 kernel (16384 x 8 B: f64 8192), the column kernel staying below sqrt(N).
     int n1 = 0;
-    for (int d = static_cast<int>(std::sqrt(static_cast<double>(N))); d >= 2; --d)
-      if (N % d == 0 && isSmooth(d, maxPrime_) && N / d <= maxSingle) {
-        n1 = d;
-        break;
-      }
+    for (int limit : {maxSingle, maxSplitRowLength(s_.precision)}) {
+      for (int d = static_cast<int>(std::sqrt(static_cast<double>(N))); d >= 2 && n1 == 0; --d)
+        if (N % d == 0 && isSmooth(d, maxPrime_) && N / d <= limit) n1 = d;
+      if (n1) break;
+    }
     if (n1 == 0) throw std::logic_error(fmt::format("stockham plan: no two-kernel split of {}", N));
     const int n2 = static_cast<int>(N / n1);
     const Buffer scratch = freeTmp(j);

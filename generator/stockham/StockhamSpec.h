@@ -50,7 +50,24 @@ const std::vector<int>& stockhamRadices();
 // ~250 registers; 2401 = 7^4 ran 1.6x faster than 49 x 49 on the H100). Throws
 // std::invalid_argument naming the first prime that is not a radix.
 // Primes 17..maxPrime are radices at any maxRadix (no smaller radix can replace them).
-std::vector<int> factorizeStockham(int n, int maxRadix = 27, int maxPrime = 31);
+// factorizeStockhamGreedy is that rule; factorizeStockham keeps it for powers of two and where
+// factorizeStockhamModel (every factorization over the model's radices, composites such as 6, 10,
+// 12, 15, 20 included, scored by factorizationCost, the lowest taken) expects less than 10% gain.
+// r2cSplit: the kernel fuses the r2c split into its last pass (StockhamPlan), which favours a small last radix.
+std::vector<int> factorizeStockham(int n, int maxRadix = 27, int maxPrime = 31, bool f64 = false, bool r2cSplit = false);
+std::vector<int> factorizeStockhamGreedy(int n, int maxRadix = 27, int maxPrime = 31);
+std::vector<int> factorizeStockhamModel(int n, int maxRadix = 27, int maxPrime = 31, bool f64 = false, bool r2cSplit = false);
+// The cost model's view of one factorization (largest radix first) of a single-kernel length n.
+struct FactorCost {
+  int threads = 1;     // threads per FFT (balancedThreadsPerFft)
+  int held = 1;        // peak complex values per thread
+  int iterations = 1;  // peak butterflies per thread in one pass
+  int registers = 0;   // estimated registers per thread
+  int warps = 0;       // estimated resident warps per SM
+  double time = 0;     // estimated SM clocks per point
+  double score = 0;    // time x (1 + 5% per iteration above 2 in the busiest pass)
+};
+FactorCost factorizationCost(int n, const std::vector<int>& factors, bool f64, bool r2cSplit = false);
 bool isSmooth(long long n, int maxPrime = 31);  // all prime factors are radices (2..13 and 17..maxPrime)
 bool isLargePrimeRadix(int r);  // 17, 19, 23, 29, 31
 // The largest prime radix per precision: the symmetric butterfly holds (R - 1) / 2 sums and
@@ -59,6 +76,9 @@ int maxPrimeRadix(const std::string& precision);
 
 // Largest length one shared-memory kernel transforms, per precision.
 int maxSingleKernelLength(const std::string& precision);
+// The row kernel of a two-kernel plan where no split has both sides within maxSingleKernelLength
+// (f64 3^15 = 2187 x 6561): the shared memory of the largest f32 kernel (f64 8192).
+int maxSplitRowLength(const std::string& precision);
 // r2c/c2r: the largest N/2 (the split/merge kernel holds N/2 + 1 values of one FFT in shared
 // memory), and the largest N/2 done in one kernel with the split or merge fused.
 constexpr int kMaxRealHalf = 8192;

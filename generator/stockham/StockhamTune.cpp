@@ -47,7 +47,10 @@ std::vector<std::vector<int>> factorCandidates(const StockhamSpec& s, const std:
   const int n = s.length();
   const int maxRadix = s.precision == "f64" ? 13 : 49;
   const int maxPrime = maxPrimeRadix(s.precision);
-  for (int r : {maxRadix, 16, 8}) add(factorizeStockham(n, r, maxPrime));
+  const bool f64 = s.precision == "f64";
+  for (int r : {maxRadix, 16, 8}) add(factorizeStockham(n, r, maxPrime, f64));
+  // The greedy rule the cost model replaced (largest odd radices first).
+  add(factorizeStockhamGreedy(n, f64 ? 13 : 27, maxPrime));
   // Greedy powers of two (16 x 16 x 4 rather than the default's 16 x 8 x 8).
   std::vector<int> greedy;
   int rest = n;
@@ -57,7 +60,7 @@ std::vector<std::vector<int>> factorCandidates(const StockhamSpec& s, const std:
       rest /= r;
     }
   if (rest > 1) {
-    for (int r : factorizeStockham(rest, maxRadix, maxPrime)) greedy.push_back(r);
+    for (int r : factorizeStockham(rest, maxRadix, maxPrime, f64)) greedy.push_back(r);
     std::sort(greedy.rbegin(), greedy.rend());
   }
   add(greedy);
@@ -85,6 +88,7 @@ Json stockhamTuningMembers(const std::vector<int>& factors, const KernelTuning& 
   if (k.threadsPerFft) t["threads_per_fft"] = k.threadsPerFft;
   if (k.blockThreads) t["block_threads"] = k.blockThreads;
   if (k.registerTarget) t["register_target"] = k.registerTarget;
+  if (k.columnValues) t["column_values"] = k.columnValues;
   auto flag = [&](const char* key, int v) {
     if (v >= 0) t[key] = v != 0;
   };
@@ -227,6 +231,7 @@ TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer, const std::
       vary("twiddles", {0, 1}, &KernelTuning::deriveTwiddles);
       vary("work queue", {0, 1}, &KernelTuning::workQueue);
       if (spec.transform == "r2c") vary("fused split", {1, 0}, &KernelTuning::fusedSplit);
+      if (planStockham(variant(spec, current())).kernels.size() > 1) vary("column values", {32, 16, 8}, &KernelTuning::columnValues);
     }
   }
   TuneOutcome out;
