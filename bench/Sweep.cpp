@@ -220,7 +220,7 @@ class Preparer {
         p.spec = parseCase(family_, c);
         if (p.spec) try {
             Generated g = p.spec->emit({arch_, &probe});
-            for (const auto& s : g.plan.sources) compiler_.compile(s.text, g.plan.specName, arch_);
+            for (const auto& s : g.plan.sources) compiler_.compile(s.text, g.plan.specName, compileTarget(s, arch_));
             p.generated = std::move(g);
           } catch (const SpecError& e) {
             c.status = SweepStatus::Unsupported;

@@ -26,15 +26,15 @@ class DeviceTuneTimer : public TuneTimer {
   CompileProbe* probe() override { return &probe_; }
 
   std::vector<double> time(const std::vector<Generated>& candidates, std::vector<std::string>* errors) override {
-    std::vector<std::pair<const std::string*, std::string>> sources;
+    std::vector<std::pair<const KernelSource*, std::string>> sources;
     for (const auto& c : candidates)
-      for (const auto& s : c.plan.sources) sources.push_back({&s.text, c.plan.specName});
+      for (const auto& s : c.plan.sources) sources.push_back({&s, c.plan.specName});
     std::atomic<std::size_t> next{0};
     std::vector<std::thread> pool;
     for (unsigned t = 0; t < std::max(1u, std::thread::hardware_concurrency()); ++t)
       pool.emplace_back([&] {
         for (std::size_t i; (i = next++) < sources.size();) try {
-            compiler_.compile(*sources[i].first, sources[i].second, arch_);
+            compiler_.compile(sources[i].first->text, sources[i].second, compileTarget(*sources[i].first, arch_));
           } catch (...) {  // reported when the candidate is loaded below
           }
       });

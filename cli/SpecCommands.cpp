@@ -87,7 +87,7 @@ std::vector<KernelBuild> buildKernels(const FamilySpec& spec, const std::string&
   std::set<std::string> done;
   for (const auto& k : g.plan.kernels) {
     if (!done.insert(k.name).second) continue;
-    CompileResult r = compileWithReport(g.plan.sources[k.source].text, g.plan.specName, arch);
+    CompileResult r = compileWithReport(g.plan.sources[k.source].text, g.plan.specName, compileTarget(g.plan.sources[k.source], arch));
     out.push_back({k.name, r.registers >= 0 ? r.registers : cubinRegisters(r.cubin, k.name), r.spillStoreBytes,
                    r.spillLoadBytes, r.stackFrameBytes});
   }
@@ -222,7 +222,7 @@ int cmdCompile(const Options& o) {
   std::set<std::string> done;
   for (const auto& k : g.plan.kernels) {
     if (!done.insert(k.name).second) continue;
-    CompileResult r = compileWithReport(g.plan.sources[k.source].text, g.plan.specName, o.arch);
+    CompileResult r = compileWithReport(g.plan.sources[k.source].text, g.plan.specName, compileTarget(g.plan.sources[k.source], o.arch));
     int regs = r.registers >= 0 ? r.registers : cubinRegisters(r.cubin, k.name);
     fmt::print("{} [{}]: CUBIN {} bytes, {} registers, block {}, {} bytes shared, {} bytes stack, spill stores {} B, spill loads {} B\n", k.name, o.arch,
                r.cubin.size(), regs, k.blockX * k.blockY, k.sharedBytes, r.stackFrameBytes, r.spillStoreBytes, r.spillLoadBytes);

@@ -25,12 +25,15 @@ Executor::Executor(Compiler& compiler, LaunchPlan plan, ExecutorOptions options)
   device_ = deviceInfo(dev);
   if (device_.computeCapability < plan_.minArch)
     throw std::runtime_error(fmt::format("{}: the plan needs sm_{} or newer; device {} is {}", plan_.specName, plan_.minArch, device_.name, device_.arch));
+  if (plan_.onlyArch && device_.computeCapability != plan_.onlyArch)
+    throw std::runtime_error(fmt::format("{}: the plan was made for sm_{}a (arch-specific instructions) and runs on that arch only; device {} is {}: emit it for this device",
+                                         plan_.specName, plan_.onlyArch, device_.name, device_.arch));
   ScopedContext scope(ctx_);
   std::vector<CUmodule> bySource(plan_.sources.size(), nullptr);
   for (const auto& k : plan_.kernels) {
     CUmodule& m = bySource[k.source];
     if (!m) {
-      CompiledModule c = compiler_.compile(plan_.sources[k.source].text, plan_.specName, device_.arch);
+      CompiledModule c = compiler_.compile(plan_.sources[k.source].text, plan_.specName, compileTarget(plan_.sources[k.source], device_.arch));
       checkCu(cuModuleLoadData(&m, c.cubin.data()), "cuModuleLoadData");
       modules_.push_back(m);
     }

@@ -240,11 +240,10 @@ TEST(CorrelatorSpecs, EverySpecVerifiesAndCompilesWithoutSpills) {
     VerifyReport r;
     ASSERT_NO_THROW(r = fs->verify()) << f;
     std::printf("%s", r.text.c_str());
-    Generated g = fs->emit({"sm_90", nullptr});
     for (const char* arch : {"sm_80", "sm_90"})
-      for (const auto& src : g.plan.sources) {
+      for (const auto& src : fs->emit({arch, nullptr}).plan.sources) {  // sm_90: wgmma where the tile allows (sm_90a target)
         CompileResult c;
-        ASSERT_NO_THROW(c = compileWithReport(src.text, fs->name(), arch)) << f << " " << src.fileName;
+        ASSERT_NO_THROW(c = compileWithReport(src.text, fs->name(), compileTarget(src, arch))) << f << " " << src.fileName;
         std::printf("[nvrtc] %s %s %s: %d registers, spill stores %d B, loads %d B, stack %d B\n", fs->name().c_str(), src.fileName.c_str(), arch,
                     c.registers, c.spillStoreBytes, c.spillLoadBytes, c.stackFrameBytes);
         EXPECT_GT(c.registers, 0) << c.log;
@@ -263,7 +262,7 @@ TEST(CorrelatorSpecs, EveryTypeLayoutAndTilingCompiles) {
         Generated g = fs->emit({"sm_90", nullptr});
         for (const auto& src : g.plan.sources) {
           CompileResult c;
-          ASSERT_NO_THROW(c = compileWithReport(src.text, "t", "sm_90")) << ty << " " << layout << " " << pols << "\n" << src.text;
+          ASSERT_NO_THROW(c = compileWithReport(src.text, "t", compileTarget(src, "sm_90"))) << ty << " " << layout << " " << pols << "\n" << src.text;
           EXPECT_LE(c.spillStoreBytes, 0) << ty << " " << layout << " " << pols;
         }
       }
@@ -280,6 +279,28 @@ TEST(CorrelatorKernels, FragmentLoadsAreLdmatrixAndFillStoresAre16Bytes) {
       EXPECT_NE(k.correlateSource.find("(uint4*)"), std::string::npos) << "16-byte staging stores";
       EXPECT_EQ(correlatorRowStride(s.tuning.timesPerStage, s.type) % 8, 4) << "rows 16-byte aligned, (stride / 4) odd";
     }
+}
+
+TEST(CorrelatorKernels, WgmmaSharedMemoryCoversBuffersAndTheCpAsyncRing) {
+  // The sm_90 path: two stage buffers in the core-matrix layout plus a ring of raw cp.async slots; the declared
+  // shared memory (static where the total is at most 48 KiB) must hold both.
+  for (const char* ty : {"ci4", "ci8", "cf16"})
+    for (const char* layout : {"tcc", "katgpucbf"})
+      for (int rows : {64, 128})
+        for (int ts : {32, 64}) {
+          if (std::string(ty) == "cf16" && ts == 64 && rows == 128) continue;
+          CorrelatorSpec s = spec(specJson(80, ty, layout, 2, 2, 128, fmt::format(R"(, "tuning": {{"receivers_per_block": {}, "times_per_stage": {}}})", rows / 2, ts)));
+          ASSERT_TRUE(correlatorUsesWgmma(s, "sm_90")) << ty << " " << rows << " " << ts;
+          const CorrelatorKernels k = emitCorrelator(s, true);
+          const WgmmaStage w = wgmmaStage(s, rows);
+          EXPECT_GT(k.rawRing, 0) << ty << " " << layout << " " << rows << " " << ts;
+          EXPECT_GT(k.sharedBytes, 2 * w.bufferBytes);
+          EXPECT_LE(k.sharedBytes, kWgmmaMaxShared);
+          if (k.dynamicShared) EXPECT_NE(k.correlateSource.find("extern __shared__"), std::string::npos);
+          else EXPECT_NE(k.correlateSource.find(fmt::format("wf_smem[{}]", k.sharedBytes / 4)), std::string::npos) << ty << " " << rows << " " << ts;
+          EXPECT_NE(k.correlateSource.find("wgmma.mma_async.sync.aligned.m64n"), std::string::npos);
+          EXPECT_NE(k.correlateSource.find("cp.async.wait_group"), std::string::npos);
+        }
 }
 
 TEST(CorrelatorKernels, ReduceIsAStreamingGridStrideKernel) {

@@ -41,7 +41,7 @@ TEST(Specs, EverySpecCompilesForSm80AndSm90WithoutSpills) {
       Generated g = spec->emit({arch, &probe});
       ASSERT_NO_THROW(g.plan.check()) << f;
       for (const auto& k : g.plan.kernels) {
-        CompileResult r = compileWithReport(g.plan.sources[k.source].text, g.plan.specName, arch);
+        CompileResult r = compileWithReport(g.plan.sources[k.source].text, g.plan.specName, compileTarget(g.plan.sources[k.source], arch));
         EXPECT_GT(r.cubin.size(), 0u) << f << " " << k.name;
         EXPECT_EQ(r.spillStoreBytes, 0) << f << " " << k.name << " " << arch;
         EXPECT_EQ(r.spillLoadBytes, 0) << f << " " << k.name << " " << arch;

@@ -165,6 +165,11 @@ std::vector<PlanFile> launchPlanTableFiles(const LaunchPlan& p) {
   return files;
 }
 
+std::string compileTarget(const KernelSource& source, const std::string& arch) {
+  if (source.archSpecific && !arch.empty() && arch.back() != 'a') return arch + "a";
+  return arch;
+}
+
 std::string launchPlanHeader(const LaunchPlan& p) {
   p.check();
   const std::string ns = "wf_" + p.specName;
@@ -177,6 +182,9 @@ std::string launchPlanHeader(const LaunchPlan& p) {
   o += fmt::format("//   {0}::destroy(&s);\n", ns);
   const bool tableFiles = !launchPlanTableFiles(p).empty();
   if (tableFiles) o += "// Large tables are read by init() from files written beside this header (see init's table_dir).\n";
+  if (p.onlyArch)
+    o += fmt::format("// Needs compute capability {}.{} exactly: its kernels use sm_{}a instructions (compile them with --gpu-architecture=sm_{}a).\n",
+                     p.onlyArch / 10, p.onlyArch % 10, p.onlyArch, p.onlyArch);
   o += fmt::format("// Needs compute capability {}.{} or newer.\n#pragma once\n#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cstddef>\n{}\n", p.minArch / 10,
                    p.minArch % 10, tableFiles ? "#include <cstdio>\n#include <string>\n#include <vector>\n" : "");
   for (const auto& h : p.helpers) o += fmt::format("#include \"{}\"\n", h);

@@ -54,6 +54,7 @@ void appendPlan(LaunchPlan& into, const LaunchPlan& part, const std::map<std::st
     into.kernels.push_back(std::move(c));
   }
   into.minArch = std::max(into.minArch, part.minArch);
+  if (part.onlyArch) into.onlyArch = part.onlyArch;
 }
 
 }  // namespace warpforge

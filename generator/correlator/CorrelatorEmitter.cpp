@@ -54,6 +54,9 @@ struct Ctx {
   int rowStride = 0;   // words between rows in shared memory
   int P = 2;
   long long N = 0;
+  bool wg = false;   // wgmma path (sm_90a): core-matrix shared layout, see WgmmaStage
+  WgmmaStage ws;
+  bool async = false;  // global -> shared with cp.async into a per-thread raw ring (wgmma path, vector load paths)
 };
 
 NodePtr u32(long long v) { return cast("wf_u32", lit(v)); }
@@ -90,8 +93,30 @@ std::vector<NodePtr> stageWords(const Ctx& x, const std::vector<std::string>& sr
 // rows hold the staged words in time order (what the ldmatrix address layouts assume), so the 4 words are one
 // 16-byte store (rows are 16-byte aligned: the row stride is a multiple of 4 words); the column side also
 // stores its conj_perm copy.
-std::vector<NodePtr> storeStaged(const Ctx&, int side, const NodePtr& n, const NodePtr& w0, const std::vector<std::string>& words) {
+std::vector<NodePtr> storeStaged(const Ctx& x, int side, const NodePtr& n, const NodePtr& w0, const std::vector<std::string>& words) {
   std::vector<NodePtr> out;
+  if (x.wg) {
+    // wgmma: row r, 16-byte chunk c of a region at (r / 8) sbo + c lbo + (r % 8) 16 (WgmmaStage::offset); the column side's
+    // rows are 2 n (plain) and 2 n + 1 (conj_perm copy).
+    auto at = [&](const NodePtr& row, long long region) {
+      NodePtr off = bin("+", bin("+", bin("*", bin(">>", row, lit(3)), lit(x.ws.sbo)), bin("*", bin("/", w0, lit(4)), lit(x.ws.lbo))),
+                        bin("*", bin("&", row, lit(7)), lit(16)));
+      if (region) off = bin("+", off, lit(region));
+      return index(cast("uint4*", bin("+", var("sbuf"), foldConstants(off))), lit(0));
+    };
+    std::vector<NodePtr> plain, conj;
+    for (const auto& w : words) {
+      plain.push_back(var(w));
+      conj.push_back(call("corr_conj_perm", {var(w)}));
+    }
+    if (side == 0) {
+      out.push_back(assign(at(n, 0), call("make_uint4", plain)));
+    } else {
+      out.push_back(assign(at(bin("*", n, lit(2)), x.ws.aBytes), call("make_uint4", plain)));
+      out.push_back(assign(at(bin("+", bin("*", n, lit(2)), lit(1)), x.ws.aBytes), call("make_uint4", conj)));
+    }
+    return out;
+  }
   auto store = [&](NodePtr row, std::vector<NodePtr> vals) {
     out.push_back(assign(index(cast("uint4*", unary("&", index(row, w0))), lit(0)), call("make_uint4", std::move(vals))));
   };
@@ -115,6 +140,7 @@ std::vector<NodePtr> storeStaged(const Ctx&, int side, const NodePtr& n, const N
 // side's conj_perm copy) to shared memory. `decls` declare the registers.
 struct Fill {
   std::vector<NodePtr> decls, loads, stages;
+  int rawStageBytes = 0;  // async: bytes of one raw ring slot (16 bytes per part and thread)
 };
 
 Fill emitFill(const Ctx& x) {
@@ -126,18 +152,27 @@ Fill emitFill(const Ctx& x) {
   const bool pol = x.path == LoadPath::PolTime;
   const int rowsPerUnit = pol ? 2 : 1;
   const int unitsPerSide = rows / rowsPerUnit * groupsPerRow;
+  int parts = 0;  // async: 16-byte raw slots of one thread per stage, in program order
   for (int side = 0; side < 2; ++side) {
     const std::string tileVar = side == 0 ? "ti" : "tj";
     for (int k = 0; k * threads < unitsPerSide; ++k) {
       const std::string L = fmt::format("L{}_{}_", side, k);
       auto index0 = [&](std::vector<NodePtr>& body) {
         body.push_back(decl("const int", "u", bin("+", var("tid"), lit(static_cast<long long>(k) * threads))));
-        body.push_back(decl("const int", "g", bin("%", var("u"), lit(groupsPerRow))));
-        body.push_back(decl("const int", "n", bin("*", bin("/", var("u"), lit(groupsPerRow)), lit(rowsPerUnit))));
+        if (x.wg) {
+          // wgmma: 8 consecutive threads on 8 unit rows of one 16-byte chunk (one core matrix: conflict-free stores)
+          body.push_back(decl("const int", "g", bin("%", bin("/", var("u"), lit(8)), lit(groupsPerRow))));
+          body.push_back(decl("const int", "n", bin("*", bin("+", bin("*", bin("/", var("u"), lit(8 * groupsPerRow)), lit(8)), bin("%", var("u"), lit(8))),
+                                                     lit(rowsPerUnit))));
+        } else {
+          body.push_back(decl("const int", "g", bin("%", var("u"), lit(groupsPerRow))));
+          body.push_back(decl("const int", "n", bin("*", bin("/", var("u"), lit(groupsPerRow)), lit(rowsPerUnit))));
+        }
       };
-      std::vector<NodePtr> ld, st;
+      std::vector<NodePtr> ld, st, rawReads;
       index0(ld);
       index0(st);
+      const std::size_t stHead = st.size();
       ld.push_back(decl("const int", "gi", bin("+", bin("*", var(tileVar), lit(rows)), var("n"))));  // first input of the unit
       ld.push_back(decl("const int", "t", bin("+", var("sl"), bin("*", var("g"), lit(x.vt)))));
       const NodePtr valid = bin("<", var("gi"), lit(x.N));
@@ -152,6 +187,19 @@ Fill emitFill(const Ctx& x) {
         static const char* f[] = {"x", "y", "z", "w"};
         std::vector<NodePtr> then, otherwise;
         const std::string v = fmt::format("{}v{}", L, first);
+        if (x.async) {
+          // cp.async into this thread's raw slot (zero-filled where the unit's input is beyond the receivers; the
+          // source then points at the channel's start); the stage step reads it back into the L registers.
+          const NodePtr slot = bin("+", var("rawp"), bin("*", bin("+", lit(static_cast<long long>(parts++) * threads), var("tid")), lit(16)));
+          ld.push_back(exprStmt(call(fmt::format("corr_cp_async{}", bytes), {slot, ternary(valid, a, var("chan")), valid})));
+          rawReads.push_back(decl(fmt::format("const {}", vt), v, index(cast(fmt::format("const {}*", vt), slot), lit(0))));
+          for (int q = 0; q < words; ++q) {
+            const std::string dst = fmt::format("{}{}", L, first + q);
+            out.decls.push_back(decl("wf_u32", dst, lit(0)));
+            rawReads.push_back(assign(var(dst), words == 1 ? var(v) : member(var(v), f[q])));
+          }
+          return;
+        }
         then.push_back(decl(fmt::format("const {}", vt), v, call("__ldg", {cast(fmt::format("const {}*", vt), a)})));
         for (int q = 0; q < words; ++q) {
           const std::string dst = fmt::format("{}{}", L, first + q);
@@ -225,6 +273,7 @@ Fill emitFill(const Ctx& x) {
         }
         for (auto& e : storeStaged(x, side, var("n"), w0, dst)) st.push_back(e);
       }
+      st.insert(st.begin() + static_cast<std::ptrdiff_t>(stHead), rawReads.begin(), rawReads.end());
       NodePtr ldBlock = block(ld), stBlock = block(st);
       if ((k + 1) * threads > unitsPerSide) {
         NodePtr own = bin("<", bin("+", var("tid"), lit(static_cast<long long>(k) * threads)), lit(unitsPerSide));
@@ -235,6 +284,7 @@ Fill emitFill(const Ctx& x) {
       out.stages.push_back(stBlock);
     }
   }
+  out.rawStageBytes = parts * threads * 16;
   return out;
 }
 
@@ -304,6 +354,31 @@ std::vector<NodePtr> emitCompute(const Ctx& x) {
   }
   out.push_back(raw("#pragma unroll"));
   out.push_back(forLoop(decl("int", "ks", lit(0)), bin("<", var("ks"), lit(steps)), assign(var("ks"), lit(1), "+="), block(loop)));
+  return out;
+}
+
+// wgmma path: descriptors of this warpgroup's A rows and of the B rows (buffer 0, k-step 0), set up once.
+std::vector<NodePtr> emitWgmmaSetup(const Ctx& x) {
+  std::vector<NodePtr> out;
+  out.push_back(decl("const unsigned", "smem_base", cast("unsigned", call("__cvta_generic_to_shared", {var("wf_smem")}))));
+  out.push_back(decl("const unsigned long long", "desc_a",
+                     call("corr_desc", {bin("+", var("smem_base"), bin("*", bin(">>", var("warp"), lit(2)), lit(x.ws.offset(64, 0)))), lit(x.ws.lbo), lit(x.ws.sbo)})));
+  out.push_back(decl("const unsigned long long", "desc_b", call("corr_desc", {bin("+", var("smem_base"), lit(x.ws.aBytes)), lit(x.ws.lbo), lit(x.ws.sbo)})));
+  return out;
+}
+
+// One stage's wgmmas (async): per k-step of 32 bytes, D (m64 x 2 rows) += A (this warpgroup's 64 rows) B (all columns).
+// The descriptors' start field advances by the buffer and by the k-step (2 core matrices = 2 lbo bytes), in 16-byte units.
+std::vector<NodePtr> emitWgmmaStage(const Ctx& x) {
+  std::vector<NodePtr> out;
+  const int steps = x.ws.kBytes / x.ws.bytesPerStep;
+  out.push_back(exprStmt(call("corr_wgmma_fence", {})));
+  for (int ks = 0; ks < steps; ++ks) {
+    const long long step = x.ws.offset(0, ks * x.ws.bytesPerStep) >> 4;
+    out.push_back(exprStmt(call("corr_wgmma", {var("d"), bin("+", var("desc_a"), bin("+", var("buf16"), lit(step))),
+                                                bin("+", var("desc_b"), bin("+", var("buf16"), lit(step)))})));
+  }
+  out.push_back(exprStmt(call("corr_wgmma_commit", {})));
   return out;
 }
 
@@ -382,8 +457,10 @@ LoadPath chooseLoadPath(const CorrelatorSpec& s, int& vectorTimes) {
   return LoadPath::Element;
 }
 
-CorrelatorKernels emitCorrelator(const CorrelatorSpec& s) {
-  Ctx x{s, correlatorMma(s.type, s.polarizations), correlatorTiling(s), LoadPath::Element};
+CorrelatorKernels emitCorrelator(const CorrelatorSpec& s, bool wgmma, bool cpAsync) {
+  Ctx x{s, correlatorMma(s.type, s.polarizations), correlatorTiling(s, wgmma), LoadPath::Element};
+  x.wg = wgmma;
+  if (wgmma) x.ws = wgmmaStage(s, x.t.rowsPerBlock);
   x.path = chooseLoadPath(s, x.vt);
   x.ts = s.tuning.timesPerStage;
   x.P = s.polarizations;
@@ -400,19 +477,33 @@ CorrelatorKernels emitCorrelator(const CorrelatorSpec& s) {
   const int rows = x.t.rowsPerBlock;
   const bool f16 = s.type == SampleType::CF16;
   // Two stage buffers: the fill of stage s + 1 overlaps the MMAs of stage s, one __syncthreads() per stage.
-  const int bufWords = correlatorSharedBytes(rows, x.ts, s.type) / 4;
+  const int bufWords = (wgmma ? x.ws.bufferBytes : correlatorSharedBytes(rows, x.ts, s.type)) / 4;
   k.sharedBytes = 2 * bufWords * 4;
+  // wgmma with a vector load path: global -> shared by cp.async into a ring of raw slots, `ring` stages in flight,
+  // where the ring fits beside the two stage buffers (else the register double buffering below).
+  int ring = 0;
+  x.async = wgmma && cpAsync && x.path != LoadPath::Element;
+  Fill fill;
+  if (x.async) {
+    fill = emitFill(x);
+    for (int r = 3; r >= 2 && !ring; --r)
+      if (k.sharedBytes + r * fill.rawStageBytes <= kWgmmaMaxShared) ring = r;
+    if (ring) k.sharedBytes += ring * fill.rawStageBytes;
+    else x.async = false;
+  }
+  if (!x.async) fill = emitFill(x);
+  k.rawRing = ring;
   k.dynamicShared = k.sharedBytes > 48 * 1024;
-  k.mmasPerStage = static_cast<long long>(x.t.warpsPerSide) * x.t.warpsPerSide * (x.t.warpRows / 16) * (x.t.warpCols / 4) * (x.ts / x.m.timesPerStep);
+  k.mmasPerStage = static_cast<long long>(x.t.warpsI) * x.t.warpsJ * (x.t.warpRows / 16) * (x.t.warpCols / 4) * (x.ts / x.m.timesPerStep);
 
   std::vector<NodePtr> body;
   if (k.dynamicShared) body.push_back(raw("extern __shared__ __align__(16) wf_u32 wf_smem[];"));
-  else body.push_back(raw(fmt::format("__shared__ __align__(16) wf_u32 wf_smem[{}];", 2 * bufWords)));
+  else body.push_back(raw(fmt::format("__shared__ __align__(16) wf_u32 wf_smem[{}];", k.sharedBytes / 4)));  // stage buffers (+ raw ring)
   body.push_back(decl("const int", "tid", var("threadIdx.x")));
   body.push_back(decl("const int", "lane", bin("&", var("tid"), lit(31))));
   body.push_back(decl("const int", "warp", bin(">>", var("tid"), lit(5))));
-  body.push_back(decl("const int", "wi", bin("/", var("warp"), lit(x.t.warpsPerSide))));
-  body.push_back(decl("const int", "wj", bin("%", var("warp"), lit(x.t.warpsPerSide))));
+  body.push_back(decl("const int", "wi", bin("/", var("warp"), lit(x.t.warpsJ))));
+  body.push_back(decl("const int", "wj", bin("%", var("warp"), lit(x.t.warpsJ))));
   // block -> (batch entry, channel, triangle tile)
   body.push_back(decl("long long", "unit", var("blockIdx.x")));
   body.push_back(decl("const int", "tile", cast("int", bin("%", var("unit"), lit(x.t.tiles())))));
@@ -425,7 +516,8 @@ CorrelatorKernels emitCorrelator(const CorrelatorSpec& s) {
   body.push_back(raw("while ((tj + 1) * (tj + 2) / 2 <= tile) ++tj;"));
   body.push_back(decl("const int", "ti", bin("-", var("tile"), bin("/", bin("*", var("tj"), bin("+", var("tj"), lit(1))), lit(2)))));
   // below the diagonal of a diagonal tile: every row receiver exceeds every column receiver
-  body.push_back(decl("const bool", "active", unary("!", bin("&&", bin("==", var("ti"), var("tj")), bin(">", var("wi"), var("wj"))))));
+  if (wgmma) body.push_back(decl("const bool", "active", var("true")));  // a warpgroup's four warps all issue its wgmmas
+  else body.push_back(decl("const bool", "active", unary("!", bin("&&", bin("==", var("ti"), var("tj")), bin(">", var("wi"), var("wj"))))));
   body.push_back(decl("const unsigned char*", "chan",
                       bin("+", var("input"), bin("*", bin("+", bin("*", var("b"), lit(s.input.batch)), bin("*", cast("long long", var("channel")), lit(s.input.channel))),
                                                   lit(elemBytes(s.type))))));
@@ -442,11 +534,11 @@ CorrelatorKernels emitCorrelator(const CorrelatorSpec& s) {
   // Buffer (s + 1) % 2 was last read by the MMAs of stage s - 1, which every warp finished before the sync ending it.
   auto buffers = [&](const NodePtr& which) {
     const std::string off = printExpr(foldConstants(bin("*", which, lit(bufWords))));
+    if (wgmma) return std::vector<NodePtr>{raw(fmt::format("unsigned char* const sbuf = (unsigned char*)(wf_smem + {});", off))};
     return std::vector<NodePtr>{
         raw(fmt::format("wf_u32 (*sa)[{0}] = (wf_u32 (*)[{0}])(wf_smem + {1});", x.rowStride, off)),
         raw(fmt::format("wf_u32 (*sb)[2][{0}] = (wf_u32 (*)[2][{0}])(wf_smem + {1} + {2});", x.rowStride, off, rows * x.rowStride))};
   };
-  Fill fill = emitFill(x);
   for (auto& d : fill.decls) body.push_back(d);
   auto loadsFrom = [&](const NodePtr& sl) {
     std::vector<NodePtr> l{decl("const int", "sl", sl)};
@@ -454,15 +546,32 @@ CorrelatorKernels emitCorrelator(const CorrelatorSpec& s) {
     l.push_back(ifStmt(bin("<", var("sl"), lit(s.samples)), block(loads)));
     return block(l);
   };
+  if (x.async) {
+    // Prologue: stages 0 .. ring - 1 in flight (stage k lives in raw slot k % ring); stage 0 staged into buffer 0;
+    // its slot refilled with stage `ring`.
+    body.push_back(decl("unsigned char* const", "raw_base", bin("+", cast("unsigned char*", var("wf_smem")), lit(2LL * bufWords * 4))));
+    auto slotDecl = [&](const NodePtr& slot) { return decl("unsigned char* const", "rawp", bin("+", var("raw_base"), bin("*", slot, lit(fill.rawStageBytes)))); };
+    for (int st = 0; st < ring; ++st)
+      body.push_back(block({slotDecl(lit(st)), loadsFrom(lit(static_cast<long long>(st) * x.ts)), exprStmt(call("corr_cp_commit", {}))}));
+    std::vector<NodePtr> first{slotDecl(lit(0)), exprStmt(call(fmt::format("corr_cp_wait<{}>", ring - 1), {}))};
+    for (auto& e : buffers(lit(0))) first.push_back(e);
+    for (auto& e : fill.stages) first.push_back(e);
+    first.push_back(exprStmt(call("corr_fence_async_smem", {})));
+    first.push_back(loadsFrom(lit(static_cast<long long>(ring) * x.ts)));
+    first.push_back(exprStmt(call("corr_cp_commit", {})));
+    body.push_back(block(first));
+  } else {
   body.push_back(loadsFrom(lit(0)));
   {
     std::vector<NodePtr> st = buffers(lit(0));
     for (auto& e : fill.stages) st.push_back(e);
+    if (wgmma) st.push_back(exprStmt(call("corr_fence_async_smem", {})));  // ordinary stores, read by wgmma (async proxy)
     body.push_back(block(st));
   }
-  body.push_back(exprStmt(call("__syncthreads", {})));
   body.push_back(loadsFrom(lit(x.ts)));
-  for (auto& e : emitComputeSetup(x)) body.push_back(e);
+  }
+  body.push_back(exprStmt(call("__syncthreads", {})));
+  for (auto& e : wgmma ? emitWgmmaSetup(x) : emitComputeSetup(x)) body.push_back(e);
   // The store's bases, set up before the loop (the block decode's values need not live across it).
   body.push_back(decl("const int", "trow", bin("+", bin("*", var("ti"), lit(rows)), var("wrow"))));
   body.push_back(decl("const int", "tcol", bin("+", bin("*", var("tj"), lit(rows)), var("wcol"))));
@@ -470,33 +579,55 @@ CorrelatorKernels emitCorrelator(const CorrelatorSpec& s) {
                       bin("+", cast(f16 ? "float2*" : "longlong2*", var("acc")),
                           bin("*", bin("+", bin("*", var("b"), lit(s.channels)), var("channel")), lit(s.visibilitiesPerChannel())))));
   std::vector<NodePtr> stage;
-  {
+  if (wgmma) {
+    // The stage's wgmmas run asynchronously while the threads stage the next stage into the other buffer; they are
+    // waited for before the barrier (the buffer they read is refilled after it).
+    std::vector<NodePtr> mma{decl("const unsigned long long", "buf16", bin("*", bin("&", bin("/", var("s0"), lit(x.ts)), lit(1)), lit(bufWords * 4 / 16)))};
+    for (auto& e : emitWgmmaStage(x)) mma.push_back(e);
+    stage.push_back(block(mma));
+  } else {
     std::vector<NodePtr> mma{decl("const unsigned", "buf", bin("*", bin("&", bin("/", var("s0"), lit(x.ts)), lit(1)), lit(bufWords * 4)))};
     mma.push_back(ifStmt(var("active"), block(emitCompute(x))));
     stage.push_back(block(mma));
   }
-  {
+  if (x.async) {
+    // Stage s + 1 from its raw slot (its cp.async group is complete once at most ring - 1 newer ones are pending) into
+    // the other buffer; then the slot is refilled with stage s + 1 + ring.
+    std::vector<NodePtr> next{decl("unsigned char* const", "rawp", bin("+", var("raw_base"),
+                                   bin("*", bin("%", bin("+", bin("/", var("s0"), lit(x.ts)), lit(1)), lit(ring)), lit(fill.rawStageBytes)))),
+                              exprStmt(call(fmt::format("corr_cp_wait<{}>", ring - 1), {}))};
+    for (auto& e : buffers(bin("&", bin("+", bin("/", var("s0"), lit(x.ts)), lit(1)), lit(1)))) next.push_back(e);
+    for (auto& e : fill.stages) next.push_back(e);
+    next.push_back(exprStmt(call("corr_fence_async_smem", {})));
+    next.push_back(loadsFrom(bin("+", var("s0"), lit(static_cast<long long>(ring + 1) * x.ts))));
+    next.push_back(exprStmt(call("corr_cp_commit", {})));
+    stage.push_back(ifStmt(bin("<", bin("+", var("s0"), lit(x.ts)), lit(s.samples)), block(next)));
+  } else {
     std::vector<NodePtr> next = buffers(bin("&", bin("+", bin("/", var("s0"), lit(x.ts)), lit(1)), lit(1)));
     for (auto& e : fill.stages) next.push_back(e);
+    if (wgmma) next.push_back(exprStmt(call("corr_fence_async_smem", {})));
     next.push_back(loadsFrom(bin("+", var("s0"), lit(2 * x.ts))));
     stage.push_back(ifStmt(bin("<", bin("+", var("s0"), lit(x.ts)), lit(s.samples)), block(next)));
   }
+  if (wgmma) stage.push_back(exprStmt(call("corr_wgmma_wait0", {})));
   stage.push_back(exprStmt(call("__syncthreads", {})));
   body.push_back(forLoop(decl("int", "s0", lit(0)), bin("<", var("s0"), lit(s.samples)), assign(var("s0"), lit(x.ts), "+="), block(stage)));
   std::vector<NodePtr> store;
   for (auto& st : emitStore(x)) store.push_back(st);
   body.push_back(ifStmt(var("active"), block(store)));
 
-  NodePtr fn = function(fmt::format("extern \"C\" __global__ void __launch_bounds__({})", x.t.threads()), "", k.correlateName,
+  NodePtr fn = function(fmt::format("extern \"C\" __global__ void __launch_bounds__({}{})", x.t.threads(), wgmma ? ", 1" : ""), "", k.correlateName,
                         {decl("const unsigned char* __restrict__", "input"), decl(f16 ? "float* __restrict__" : "long long* __restrict__", "acc"),
                          decl("long long", "batch")},
                         block(body));
   std::string head = fmt::format(
       "// {}: correlate {} receivers x {} pol, {} channels, {} samples per call ({}), {} layout; generated by warpforge (correlator family)\n"
-      "// block: {} x {} inputs tile of the triangle, {} warps of 32 x 32; {} samples per shared-memory stage (two buffers); load path: {}\n",
+      "// block: {} x {} inputs tile of the triangle, {}; {} samples per shared-memory stage (two buffers); load path: {}{}\n",
       k.correlateName, s.receivers, s.polarizations, s.channels, s.samples, sampleTypeName(s.type), s.input.layout, rows, rows,
-      x.t.warpsPerSide * x.t.warpsPerSide, x.ts, loadPathName(x.path));
-  k.correlateSource = head + correlatorDeviceHelpers(s.type) + print(foldConstants(fn));
+      wgmma ? fmt::format("{} warpgroups of wgmma m64n{} (sm_90a)", rows / 64, 2 * rows) : fmt::format("{} warps of 32 x 32 (mma.sync)", x.t.warpsI * x.t.warpsJ),
+      x.ts, loadPathName(x.path), ring ? fmt::format(", cp.async ring of {} stages", ring) : "");
+  k.correlateSource = head + correlatorDeviceHelpers(s.type, wgmma ? 2 * rows : 0) + print(foldConstants(fn));
+  k.wgmma = wgmma;
   k.reduceSource = emitReduce(s, k.reduceName, k.reduceThreads);
   return k;
 }

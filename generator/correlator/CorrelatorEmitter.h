@@ -31,10 +31,14 @@ struct CorrelatorKernels {
   int sharedBytes = 0;       // shared memory of the correlate kernel (two stage buffers)
   bool dynamicShared = false;  // above 48 KiB: dynamic (the plan's sharedBytes, opted in by the executor)
   int reduceThreads = 256;
-  long long mmasPerStage = 0;  // per block
+  long long mmasPerStage = 0;  // per block (m16n8 equivalents)
+  bool wgmma = false;          // sm_90a source (wgmma): compiled for the arch-specific target
+  int rawRing = 0;             // wgmma path: stages in flight through cp.async (0: register double buffering)
 };
 
-CorrelatorKernels emitCorrelator(const CorrelatorSpec& s);
+// wgmma: the sm_90a path (correlatorUsesWgmma decides it for a target); cpAsync: on that path, stage through a
+// cp.async ring where the layout has a vector load path and the ring fits (false: register double buffering).
+CorrelatorKernels emitCorrelator(const CorrelatorSpec& s, bool wgmma = false, bool cpAsync = true);
 
 // The path and vector width the emitter picks for a spec's input layout.
 LoadPath chooseLoadPath(const CorrelatorSpec& s, int& vectorTimes);

@@ -49,7 +49,7 @@ class CorrelatorFamilySpec final : public FamilySpec {
     const CorrelatorTiling& t = k.tiling;
     const long long steps = s_.samples / (s_.type == SampleType::CF16 ? 8 : 16);
     // Active warps: all of an off-diagonal tile, the upper triangle of warps of a diagonal one.
-    const long long W = t.warpsPerSide;
+    const long long W = t.warpsI;
     const long long warps = (t.tiles() - t.tilesPerSide) * W * W + static_cast<long long>(t.tilesPerSide) * W * (W + 1) / 2;
     const long long mmas = warps * (t.warpRows / 16) * (t.warpCols / 4) * steps * s_.channels;
     const double useful = tccOps(s_), done = static_cast<double>(mmas) * (s_.type == SampleType::CF16 ? 2.0 * 16 * 8 * 16 : 2.0 * 16 * 8 * 32);
@@ -62,6 +62,12 @@ class CorrelatorFamilySpec final : public FamilySpec {
                           "tensor-core work {:.2f}x TCC's op count\n",
                           t.tiles(), t.rowsPerBlock, t.rowsPerBlock, W * W, s_.tuning.timesPerStage, k.sharedBytes, mmas,
                           s_.type == SampleType::CF16 ? "m16n8k16 f16" : "m16n8k32 s8", done / useful);
+    if (correlatorUsesWgmma(s_, "sm_90")) {
+      const CorrelatorKernels kw = emitCorrelator(s_, true);
+      r.text += fmt::format("  sm_90: wgmma m64n{}k{} (sm_90a target), {} warpgroups per block, {} B shared (two stage buffers); mma.sync on other targets "
+                            "or with tuning.mma \"mma_sync\"\n",
+                            2 * t.rowsPerBlock, s_.type == SampleType::CF16 ? 16 : 32, t.rowsPerBlock / 64, kw.sharedBytes);
+    }
     if (k.sharedBytes > kMaxSharedEveryArch)
       r.text += fmt::format("  note: {} B of shared memory per block: sm_80 / sm_90 only (sm_86 / sm_89 lend {} B)\n", k.sharedBytes, kMaxSharedEveryArch);
     r.text += fmt::format("  exactness: int32 tensor-core sums exact up to {} samples per call (this spec: {}); -128 -> -127, -8 -> -7 before use\n",
@@ -75,22 +81,23 @@ class CorrelatorFamilySpec final : public FamilySpec {
   }
 
   std::string explain(const EmitTarget& target) const override {
-    const CorrelatorKernels k = emitCorrelator(s_);
+    const CorrelatorKernels k = emitCorrelator(s_, correlatorUsesWgmma(s_, target.arch));
     const CorrelatorMma m = correlatorMma(s_.type, s_.polarizations);
-    std::string o = fmt::format("{}: two kernels (same for every arch >= sm_80; target {})\n", s_.name, target.arch);
+    std::string o = fmt::format("{}: two kernels (target {}: {})\n", s_.name, target.arch,
+                                k.wgmma ? "wgmma, sm_90a code" : "mma.sync, the same code for every arch >= sm_80");
     o += fmt::format("{}: block {} threads, tile {} x {} inputs of the triangle ({} tiles per channel), {} B shared\n", k.correlateName,
                      k.tiling.threads(), k.tiling.rowsPerBlock, k.tiling.rowsPerBlock, k.tiling.tiles(), k.sharedBytes);
     o += fmt::format("  per stage of {} samples: load ({}), clamp{}, conj_perm copy of the column side; then {} x {} MMAs\n",
                      s_.tuning.timesPerStage, loadPathName(k.loadPath), s_.type == SampleType::CI4 ? " and widen 4 -> 8 bits" : "",
-                     k.mmasPerStage, m.shape->ptx());
+                     k.mmasPerStage, k.wgmma ? std::string("m16n8 equivalents in wgmma m64 instructions") : m.shape->ptx());
     o += fmt::format("  A: {}\n  B: {}\n  C: {}\n", m.a.str(), m.b.str(), m.c.str());
     o += fmt::format("{}: grid-stride over {} visibilities, {} threads per block\n", k.reduceName, s_.visibilities(), k.reduceThreads);
     return o;
   }
 
-  Generated emit(const EmitTarget&) const override {
+  Generated emit(const EmitTarget& target) const override {
     verify();
-    return Generated{correlatorLaunchPlan(s_, emitCorrelator(s_))};
+    return Generated{correlatorLaunchPlan(s_, emitCorrelator(s_, correlatorUsesWgmma(s_, target.arch)))};
   }
 
   long long defaultBatch() const override { return 1; }
@@ -133,10 +140,14 @@ class CorrelatorFamilySpec final : public FamilySpec {
     return r;
   }
 
-  std::vector<BenchVariant> benchVariants(const EmitTarget&) const override {
+  std::vector<BenchVariant> benchVariants(const EmitTarget& target) const override {
     std::vector<BenchVariant> v;
-    v.push_back({"correlate kernel only (TCC's part; no reduction)", Generated{correlatorLaunchPlan(s_, emitCorrelator(s_), false)}, 1, 0});
-    v.push_back({"reduce kernel only", Generated{correlatorLaunchPlan(s_, emitCorrelator(s_), true, false)}, 1, 0});
+    const bool wg = correlatorUsesWgmma(s_, target.arch);
+    v.push_back({"correlate kernel only (TCC's part; no reduction)", Generated{correlatorLaunchPlan(s_, emitCorrelator(s_, wg), false)}, 1, 0});
+    v.push_back({"reduce kernel only", Generated{correlatorLaunchPlan(s_, emitCorrelator(s_, wg), true, false)}, 1, 0});
+    // Always listed (benchNotes names the variants without the target): on sm_90 the mma.sync path beside wgmma.
+    v.push_back({"correlate only, mma.sync path (sm_80's)", Generated{correlatorLaunchPlan(s_, emitCorrelator(s_, false), false)}, 1, 0});
+    v.push_back({"correlate only, wgmma path staged through registers (no cp.async)", Generated{correlatorLaunchPlan(s_, emitCorrelator(s_, wg, false), false)}, 1, 0});
     const int P = s_.polarizations;
     for (int rows : {32, 64, 128})
       for (int ts : {32, 64}) {
@@ -144,8 +155,8 @@ class CorrelatorFamilySpec final : public FamilySpec {
         t.tuning.receiversPerBlock = rows / P;
         t.tuning.timesPerStage = ts;
         if (s_.samples % ts || (rows == s_.tuning.receiversPerBlock * P && ts == s_.tuning.timesPerStage)) continue;
-        const CorrelatorKernels k = emitCorrelator(t);
-        if (k.sharedBytes > kMaxShared) continue;
+        const CorrelatorKernels k = emitCorrelator(t, correlatorUsesWgmma(t, target.arch));
+        if (k.sharedBytes > (k.wgmma ? kWgmmaMaxShared : kMaxShared)) continue;
         v.push_back({fmt::format("correlate only, {} rows per block, {} samples per stage", rows, ts), Generated{correlatorLaunchPlan(t, k, false)}, 1, 0});
       }
     return v;

@@ -106,12 +106,101 @@ void checkLdmatrix(const Layout& operand, const Layout& addr, const std::vector<
       issues.push_back({path, fmt::format("ldmatrix: the operand's bit {} ({}) is not addressed", e.logical, e.phys.str())});
 }
 
-CorrelatorTiling correlatorTiling(const CorrelatorSpec& s) {
+CorrelatorTiling correlatorTiling(const CorrelatorSpec& s, bool wgmma) {
   CorrelatorTiling t;
   t.rowsPerBlock = s.tuning.receiversPerBlock * s.polarizations;
-  t.warpsPerSide = t.rowsPerBlock / 32;
+  t.wgmma = wgmma;
+  if (wgmma) {
+    t.warpRows = 16;
+    t.warpCols = t.rowsPerBlock;
+    t.warpsI = t.rowsPerBlock / 16;  // rowsPerBlock / 64 warpgroups of 4 warps
+    t.warpsJ = 1;
+  } else {
+    t.warpsI = t.warpsJ = t.rowsPerBlock / 32;
+  }
   t.tilesPerSide = static_cast<int>((s.inputs() + t.rowsPerBlock - 1) / t.rowsPerBlock);
   return t;
+}
+
+WgmmaStage wgmmaStage(const CorrelatorSpec& s, int rowsPerBlock) {
+  WgmmaStage w;
+  w.kBytes = s.tuning.timesPerStage * 2 * (s.type == SampleType::CF16 ? 2 : 1);  // staged samples are 8-bit (ci4 widened) or f16 pairs
+  w.sbo = w.kBytes / 16 * w.lbo;
+  w.aBytes = rowsPerBlock * w.kBytes;
+  w.bBytes = 2 * rowsPerBlock * w.kBytes;
+  w.bufferBytes = w.aBytes + w.bBytes;
+  return w;
+}
+
+bool correlatorUsesWgmma(const CorrelatorSpec& s, const std::string& arch) {
+  if (arch != "sm_90" && arch != "sm_90a") return false;
+  if (s.tuning.mma != "auto") return false;
+  const int rows = s.tuning.receiversPerBlock * s.polarizations;
+  if (rows != 64 && rows != 128) return false;
+  return 2 * wgmmaStage(s, rows).bufferBytes <= kWgmmaMaxShared;
+}
+
+void checkWgmmaDescriptors(const CorrelatorSpec& s, int rows, std::vector<ConsistencyIssue>& issues, std::vector<std::string>& proved) {
+  const WgmmaStage w = wgmmaStage(s, rows);
+  const std::size_t before = issues.size();
+  auto issue = [&](const std::string& m) { issues.push_back({"/tuning", "wgmma shared memory: " + m}); };
+  const long long total = 2LL * w.bufferBytes;
+  if (total > kWgmmaMaxShared) issue(fmt::format("{} B exceed {} B", total, kWgmmaMaxShared));
+  // Descriptor fields: 14 bits of (value >> 4); start addresses are below 2^18 (the shared window of sm_90 is 228 KiB).
+  if (w.lbo % 16 || w.sbo % 16 || (w.lbo >> 4) >= (1 << 14) || (w.sbo >> 4) >= (1 << 14) || total > (1 << 18))
+    issue(fmt::format("descriptor fields do not fit: lbo {}, sbo {}, {} B", w.lbo, w.sbo, total));
+  // The staging's byte map: (buffer, region, row, k byte) -> offset, each offset at most once, inside the buffer.
+  std::vector<unsigned char> used(static_cast<std::size_t>(total), 0);
+  long long stored = 0;
+  for (int b = 0; b < 2; ++b)
+    for (int region = 0; region < 2; ++region)
+      for (int r = 0; r < (region ? 2 * rows : rows); ++r)
+        for (int kb = 0; kb < w.kBytes; ++kb) {
+          const long long o = static_cast<long long>(b) * w.bufferBytes + (region ? w.aBytes : 0) + w.offset(r, kb);
+          if (o < 0 || o >= total || (region == 0 && w.offset(r, kb) >= w.aBytes) || (region == 1 && w.offset(r, kb) >= w.bBytes)) {
+            issue(fmt::format("row {} byte {} of region {} lands outside it (offset {})", r, kb, region, o));
+            return;
+          }
+          if (used[static_cast<std::size_t>(o)]++) {
+            issue(fmt::format("offset {} is stored twice", o));
+            return;
+          }
+          ++stored;
+        }
+  // What wgmma reads: PTX's canonical K-major layout without swizzle, matrix row m, k byte kb of one instruction at
+  //   start + (m / 8) * SBO + (kb / 16) * LBO + (m % 8) * 16 + kb % 16,
+  // with the emitter's descriptors: A of warpgroup g at k-step ks starts at row 64 g, k byte bytesPerStep ks of the A
+  // region; B (2 rows x columns) at k byte bytesPerStep ks of the B region. Each must find the staged byte it means.
+  long long reads = 0;
+  const int steps = w.kBytes / w.bytesPerStep;
+  for (int b = 0; b < 2; ++b)
+    for (int ks = 0; ks < steps; ++ks) {
+      for (int g = 0; g < rows / 64; ++g) {
+        const long long start = static_cast<long long>(b) * w.bufferBytes + w.offset(64 * g, w.bytesPerStep * ks);
+        for (int m = 0; m < 64; ++m)
+          for (int kb = 0; kb < w.bytesPerStep; ++kb, ++reads) {
+            const long long ptx = start + (m / 8) * w.sbo + (kb / 16) * w.lbo + (m % 8) * 16 + kb % 16;
+            const long long want = static_cast<long long>(b) * w.bufferBytes + w.offset(64 * g + m, w.bytesPerStep * ks + kb);
+            if (ptx != want) {
+              issue(fmt::format("A of warpgroup {} reads row {} k byte {} at {} (staged at {})", g, m, kb, ptx, want));
+              return;
+            }
+          }
+      }
+      const long long startB = static_cast<long long>(b) * w.bufferBytes + w.aBytes + w.offset(0, w.bytesPerStep * ks);
+      for (int n = 0; n < 2 * rows; ++n)
+        for (int kb = 0; kb < w.bytesPerStep; ++kb, ++reads) {
+          const long long ptx = startB + (n / 8) * w.sbo + (kb / 16) * w.lbo + (n % 8) * 16 + kb % 16;
+          const long long want = static_cast<long long>(b) * w.bufferBytes + w.aBytes + w.offset(n, w.bytesPerStep * ks + kb);
+          if (ptx != want) {
+            issue(fmt::format("B reads row {} k byte {} at {} (staged at {})", n, kb, ptx, want));
+            return;
+          }
+        }
+    }
+  if (issues.size() == before)
+    proved.push_back(fmt::format("wgmma ({} rows): {} staged bytes disjoint in 2 x {} B; {} descriptor reads (lbo {}, sbo {}) find the byte staged for them",
+                                 rows, stored, w.bufferBytes, reads, w.lbo, w.sbo));
 }
 
 void tileCoords(long long tile, int& ti, int& tj) {
@@ -198,50 +287,60 @@ ConsistencyReport correlatorConsistency(const CorrelatorSpec& s, const Correlato
   // tiling with fewer receivers (three tiles per side and one receiver more: full, partial and diagonal tiles).
   CorrelatorSpec small = s;
   if (s.visibilitiesPerChannel() * 2 > (1LL << 24)) small.receivers = 3 * s.tuning.receiversPerBlock + 1;
-  const CorrelatorTiling t = correlatorTiling(small);
-  const long long N = small.inputs();
   const int P = s.polarizations;
-  std::vector<unsigned char> writes(static_cast<std::size_t>(small.visibilitiesPerChannel() * 2), 0);
+  const long long N = small.inputs();
   auto bitValue = [](const Layout& l, const std::string& name, int lane, int reg) {
     auto ph = l.physOf(name);
     if (!ph) return 0;
     return ph->kind == PhysKind::T ? (lane >> ph->index) & 1 : ph->kind == PhysKind::R ? (reg >> ph->index) & 1 : 0;
   };
   const auto rowNames = sideBits(1, P, 4), colNames = sideBits(2, P, 2);
-  for (long long tile = 0; tile < t.tiles(); ++tile) {
-    int ti, tj;
-    tileCoords(tile, ti, tj);
-    if (ti > tj || tj >= t.tilesPerSide) issue("/tiles", fmt::format("tile {} decodes to ({}, {})", tile, ti, tj));
-    for (int wi = 0; wi < t.warpsPerSide; ++wi)
-      for (int wj = 0; wj < t.warpsPerSide; ++wj) {
-        if (ti == tj && wi > wj) continue;  // below the diagonal: every row receiver exceeds every column receiver
-        for (int fa = 0; fa < t.warpRows / 16; ++fa)
-          for (int fb = 0; fb < t.warpCols / 4; ++fb)
-            for (int lane = 0; lane < 32; ++lane)
-              for (int reg = 0; reg < 4; ++reg) {
-                long long row = 0, col = 0;
-                for (std::size_t k = 0; k < rowNames.size(); ++k) row |= static_cast<long long>(bitValue(m.c, rowNames[k], lane, reg)) << k;
-                for (std::size_t k = 0; k < colNames.size(); ++k) col |= static_cast<long long>(bitValue(m.c, colNames[k], lane, reg)) << k;
-                const int reim = bitValue(m.c, "ReIm_out", lane, reg);
-                const long long i = static_cast<long long>(ti) * t.rowsPerBlock + wi * t.warpRows + fa * 16 + row;
-                const long long j = static_cast<long long>(tj) * t.rowsPerBlock + wj * t.warpCols + fb * 4 + col;
-                const long long r1 = i / P, r2 = j / P;
-                if (!(r1 <= r2 && j < N)) continue;  // the kernel's store predicate
-                const long long p = i % P, q = j % P;
-                const long long pp = s.polOrder == "r1_r2" ? p : q, qq = s.polOrder == "r1_r2" ? q : p;
-                const long long e = ((baselineIndex(r1, r2) * P + pp) * P + qq) * 2 + reim;
-                ++writes[static_cast<std::size_t>(e)];
-                ++rep.storesChecked;
-              }
-      }
+  const int rowsPerBlock = s.tuning.receiversPerBlock * P;
+  std::vector<bool> paths{false};
+  if (correlatorUsesWgmma(s, "sm_90")) paths.push_back(true);  // the tiling emitted for sm_90 (wgmma, sm_90a target)
+  for (bool wg : paths) {
+    const CorrelatorTiling t = correlatorTiling(small, wg);
+    std::vector<unsigned char> writes(static_cast<std::size_t>(small.visibilitiesPerChannel() * 2), 0);
+    long long checked = 0;
+    for (long long tile = 0; tile < t.tiles(); ++tile) {
+      int ti, tj;
+      tileCoords(tile, ti, tj);
+      if (ti > tj || tj >= t.tilesPerSide) issue("/tiles", fmt::format("tile {} decodes to ({}, {})", tile, ti, tj));
+      for (int wi = 0; wi < t.warpsI; ++wi)
+        for (int wj = 0; wj < t.warpsJ; ++wj) {
+          if (t.skipsWarp(ti == tj, wi, wj)) continue;  // below the diagonal: every row receiver exceeds every column receiver
+          for (int fa = 0; fa < t.warpRows / 16; ++fa)
+            for (int fb = 0; fb < t.warpCols / 4; ++fb)
+              for (int lane = 0; lane < 32; ++lane)
+                for (int reg = 0; reg < 4; ++reg) {
+                  long long row = 0, col = 0;
+                  for (std::size_t k = 0; k < rowNames.size(); ++k) row |= static_cast<long long>(bitValue(m.c, rowNames[k], lane, reg)) << k;
+                  for (std::size_t k = 0; k < colNames.size(); ++k) col |= static_cast<long long>(bitValue(m.c, colNames[k], lane, reg)) << k;
+                  const int reim = bitValue(m.c, "ReIm_out", lane, reg);
+                  const long long i = static_cast<long long>(ti) * t.rowsPerBlock + wi * t.warpRows + fa * 16 + row;
+                  const long long j = static_cast<long long>(tj) * t.rowsPerBlock + wj * t.warpCols + fb * 4 + col;
+                  const long long r1 = i / P, r2 = j / P;
+                  if (!(r1 <= r2 && j < N)) continue;  // the kernel's store predicate
+                  const long long p = i % P, q = j % P;
+                  const long long pp = s.polOrder == "r1_r2" ? p : q, qq = s.polOrder == "r1_r2" ? q : p;
+                  const long long e = ((baselineIndex(r1, r2) * P + pp) * P + qq) * 2 + reim;
+                  ++writes[static_cast<std::size_t>(e)];
+                  ++checked;
+                }
+        }
+    }
+    rep.storesChecked += checked;
+    long long missing = 0, twice = 0;
+    for (auto w : writes) missing += w == 0, twice += w > 1;
+    if (missing || twice)
+      issue("/tuning", fmt::format("the triangle store ({}) leaves {} visibility components unwritten and writes {} more than once",
+                                   wg ? "wgmma" : "mma.sync", missing, twice));
+    rep.proved.push_back(fmt::format("triangle store ({}): {} tiles of {} x {} rows, {} warps of {} x {} each: all {} components of a channel written exactly once{}",
+                                     wg ? "wgmma: accumulators of warp w = the m16n8 C layout at rows 16 w, one fragment per 8 columns" : "mma.sync",
+                                     t.tiles(), t.rowsPerBlock, t.rowsPerBlock, t.warpsI * t.warpsJ, t.warpRows, t.warpCols, writes.size(),
+                                     small.receivers != s.receivers ? fmt::format(" (checked with {} receivers, same tiling)", small.receivers) : ""));
+    if (wg) checkWgmmaDescriptors(s, rowsPerBlock, rep.issues, rep.proved);
   }
-  long long missing = 0, twice = 0;
-  for (auto w : writes) missing += w == 0, twice += w > 1;
-  if (missing || twice)
-    issue("/tuning", fmt::format("the triangle store leaves {} visibility components unwritten and writes {} more than once", missing, twice));
-  rep.proved.push_back(fmt::format("triangle store: {} tiles of {} x {} rows, {} warps each: all {} components of a channel written exactly once{}",
-                                   t.tiles(), t.rowsPerBlock, t.rowsPerBlock, t.warpsPerSide * t.warpsPerSide, writes.size(),
-                                   small.receivers != s.receivers ? fmt::format(" (checked with {} receivers, same tiling)", small.receivers) : ""));
   return rep;
 }
 

@@ -14,7 +14,8 @@ LaunchPlan correlatorLaunchPlan(const CorrelatorSpec& s, const CorrelatorKernels
   p.family = "correlator";
   p.unitName = "batch";
   p.minArch = 80;
-  p.sources.push_back({k.correlateName + ".cu", k.correlateSource});
+  p.sources.push_back({k.correlateName + ".cu", k.correlateSource, k.wgmma});
+  if (k.wgmma && withCorrelate) p.onlyArch = 90;  // wgmma: sm_90a code
   p.sources.push_back({k.reduceName + ".cu", k.reduceSource});
 
   PlanBuffer in;
@@ -85,8 +86,8 @@ LaunchPlan correlatorLaunchPlan(const CorrelatorSpec& s, const CorrelatorKernels
   corr.grid = GridRule{static_cast<long long>(s.channels) * k.tiling.tiles(), 1, false};
   corr.args = {PlanArg::buffer("input", "const unsigned char*", "input"), PlanArg::buffer("accumulators", f ? "float*" : "long long*", "acc"),
                PlanArg::batchTimes(1, "batch")};
-  corr.note = fmt::format("one block per (batch entry, channel, tile of {} x {} inputs); {} B shared memory (two stage buffers)", k.tiling.rowsPerBlock,
-                          k.tiling.rowsPerBlock, k.sharedBytes);
+  corr.note = fmt::format("one block per (batch entry, channel, tile of {} x {} inputs); {} B shared memory (two stage buffers){}", k.tiling.rowsPerBlock,
+                          k.tiling.rowsPerBlock, k.sharedBytes, k.wgmma ? "; wgmma (sm_90a)" : "");
   if (withCorrelate) p.kernels.push_back(corr);
   if (withReduce) {
     PlanKernel red;

@@ -159,7 +159,12 @@ CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
   if (root.contains("tuning")) {
     const Json& t = root["tuning"];
     rd.needObject(t, "/tuning");
-    rd.onlyKeys(t, "/tuning", {"receivers_per_block", "times_per_stage"});
+    rd.onlyKeys(t, "/tuning", {"receivers_per_block", "times_per_stage", "mma"});
+    if (t.contains("mma")) {
+      s.tuning.mma = rd.string(t["mma"], "/tuning/mma");
+      if (s.tuning.mma != "auto" && s.tuning.mma != "mma_sync")
+        rd.fail("/tuning/mma", fmt::format("\"{}\" (expected \"auto\": wgmma where the target is sm_90 and the tile has 64 or 128 rows, or \"mma_sync\")", s.tuning.mma));
+    }
     if (t.contains("receivers_per_block")) {
       s.tuning.receiversPerBlock = static_cast<int>(rd.integer(t["receivers_per_block"], "/tuning/receivers_per_block", 1, 1024));
       const int rows = s.tuning.receiversPerBlock * P;

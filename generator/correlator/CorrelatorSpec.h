@@ -27,6 +27,7 @@ struct CorrelatorInput {
 struct CorrelatorTuning {
   int receiversPerBlock = 0;  // receivers of each side of a block's square tile; 0: the generator's choice
   int timesPerStage = 0;      // samples per channel staged in shared memory at a time; 0: the generator's choice
+  std::string mma = "auto";   // "auto": wgmma on sm_90 (sm_90a target) where the tile allows, mma.sync elsewhere; "mma_sync": always mma.sync
 };
 
 struct CorrelatorSpec {

@@ -7,5 +7,6 @@
 #include "generator/correlator/CorrelatorSpec.h"
 
 namespace warpforge {
-std::string correlatorDeviceHelpers(SampleType type);
+// wgmmaN: also the sm_90a wgmma helpers for m64 x wgmmaN instructions (0: none).
+std::string correlatorDeviceHelpers(SampleType type, int wgmmaN = 0);
 }  // namespace warpforge

@@ -88,12 +88,17 @@ struct PlanKernel {
 struct KernelSource {
   std::string fileName;  // "<kernel>.cu"
   std::string text;      // may #include the helper headers listed in LaunchPlan::helpers
+  bool archSpecific = false;  // uses instructions of the arch-specific target only (sm_90a: wgmma): compileTarget()
 };
+
+// The NVRTC target a source is compiled for on `arch` ("sm_90"): "sm_90a" where the source is arch-specific.
+std::string compileTarget(const KernelSource& source, const std::string& arch);
 
 struct LaunchPlan {
   std::string specName, family;
   std::string unitName = "item";  // what one batch entry is ("FFT", "channel", ...)
   int minArch = 80;               // compute capability x10
+  int onlyArch = 0;               // nonzero: an arch-specific source runs on this compute capability only (90: sm_90a)
   std::vector<KernelSource> sources;
   std::vector<std::string> helpers;  // embedded helper headers the sources include
   std::vector<PlanBuffer> buffers;

@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
     warpforge::Generated g = spec->emit({"sm_90", &probe});
     warpforge::Compiler compiler;
     for (const auto& s : g.plan.sources) {
-      warpforge::CompiledModule m = compiler.compile(s.text, g.plan.specName, "sm_90");
+      warpforge::CompiledModule m = compiler.compile(s.text, g.plan.specName, warpforge::compileTarget(s, "sm_90"));
       std::printf("%s: %s -> %zu bytes of sm_90 CUBIN\n", spec->name().c_str(), s.fileName.c_str(), m.cubin.size());
     }
     std::printf("plan: %zu kernel(s), header %zu bytes\n", g.plan.kernels.size(), warpforge::launchPlanHeader(g.plan).size());
