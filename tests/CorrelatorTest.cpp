@@ -289,9 +289,9 @@ TEST(CorrelatorKernels, WgmmaSharedMemoryCoversBuffersAndTheCpAsyncRing) {
       for (int rows : {64, 128})
         for (int ts : {32, 64}) {
           if (std::string(ty) == "cf16" && ts == 64 && rows == 128) continue;
-          CorrelatorSpec s = spec(specJson(80, ty, layout, 2, 2, 128, fmt::format(R"(, "tuning": {{"receivers_per_block": {}, "times_per_stage": {}}})", rows / 2, ts)));
+          CorrelatorSpec s = spec(specJson(80, ty, layout, 2, 2, 128, fmt::format(R"(, "tuning": {{"receivers_per_block": {}, "times_per_stage": {}, "mma": "wgmma"}})", rows / 2, ts)));
           ASSERT_TRUE(correlatorUsesWgmma(s, "sm_90")) << ty << " " << rows << " " << ts;
-          const CorrelatorKernels k = emitCorrelator(s, true);
+          const CorrelatorKernels k = emitCorrelator(s, true, true);
           const WgmmaStage w = wgmmaStage(s, rows);
           EXPECT_GT(k.rawRing, 0) << ty << " " << layout << " " << rows << " " << ts;
           EXPECT_GT(k.sharedBytes, 2 * w.bufferBytes);
@@ -300,6 +300,15 @@ TEST(CorrelatorKernels, WgmmaSharedMemoryCoversBuffersAndTheCpAsyncRing) {
           else EXPECT_NE(k.correlateSource.find(fmt::format("wf_smem[{}]", k.sharedBytes / 4)), std::string::npos) << ty << " " << rows << " " << ts;
           EXPECT_NE(k.correlateSource.find("wgmma.mma_async.sync.aligned.m64n"), std::string::npos);
           EXPECT_NE(k.correlateSource.find("cp.async.wait_group"), std::string::npos);
+          // Both stagings compile for sm_90a without spills (one layout, to keep the test short).
+          if (std::string(layout) == "tcc" && ts == 32)
+            for (bool ring : {false, true}) {
+              const CorrelatorKernels kk = emitCorrelator(s, true, ring);
+              CompileResult c;
+              ASSERT_NO_THROW(c = compileWithReport(kk.correlateSource, "t", "sm_90a")) << ty << " " << rows << " ring " << ring;
+              std::printf("[nvrtc] wgmma %s rows %d ring %d: %d registers, spill stores %d B\n", ty, rows, ring, c.registers, c.spillStoreBytes);
+              EXPECT_LE(c.spillStoreBytes, 0) << ty << " " << rows << " ring " << ring;
+            }
         }
 }
 

@@ -148,16 +148,17 @@ TEST_F(GpuCorrelator, ManyStagesThroughBothSharedMemoryBuffers) {
 }
 
 TEST_F(GpuCorrelator, WgmmaAndMmaSyncPathsAgreeWithTheReference) {
-  // On sm_90 the 64- and 128-row tiles run wgmma (sm_90a); tuning.mma "mma_sync" keeps the sm_80 path: both,
+  // On sm_90 tuning.mma "wgmma" runs 64- and 128-row tiles on wgmma (sm_90a; "auto" does for 128 rows);
+  // "mma_sync" keeps the sm_80 path: both,
   // 8-bit, 4-bit and f16, tails of the tile (R = 193, 80), both layouts, several stages.
   int seed = 0;
-  for (const char* mma : {"auto", "mma_sync"})
+  for (const char* mma : {"wgmma", "mma_sync"})
     for (int rows : {64, 128})
       for (const char* type : {"ci8", "ci4", "cf16"}) {
         const int r = seed % 2 ? 80 : 193;
         CorrelatorSpec s = makeSpec(r, type, seed % 2 ? "katgpucbf" : "tcc", 2, 2, 256, seed % 2, rows, mma);
         const std::string arch = makeCorrelatorSpec(s)->emit({"sm_90", nullptr}).plan.onlyArch ? "wgmma" : "mma.sync";
-        EXPECT_EQ(arch, std::string(mma) == "auto" ? "wgmma" : "mma.sync") << rows << " " << type;
+        EXPECT_EQ(arch, std::string(mma) == "wgmma" ? "wgmma" : "mma.sync") << rows << " " << type;
         TestData d = correlatorInputs(s, 2, 900 + seed++);
         Check c = run(s, d, 2, fmt::format("R={} rows/block {} {} {} ({} samples per stage)", r, rows, type, arch, s.tuning.timesPerStage));
         EXPECT_TRUE(c.ok()) << arch << " " << rows << " " << type << ": " << c.detail;

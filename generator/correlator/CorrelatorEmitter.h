@@ -38,7 +38,8 @@ struct CorrelatorKernels {
 
 // wgmma: the sm_90a path (correlatorUsesWgmma decides it for a target); cpAsync: on that path, stage through a
 // cp.async ring where the layout has a vector load path and the ring fits (false: register double buffering).
-CorrelatorKernels emitCorrelator(const CorrelatorSpec& s, bool wgmma = false, bool cpAsync = true);
+// Default: registers (session 9, H100: the ring through .cg ran at 0.75x of them; see README).
+CorrelatorKernels emitCorrelator(const CorrelatorSpec& s, bool wgmma = false, bool cpAsync = false);
 
 // The path and vector width the emitter picks for a spec's input layout.
 LoadPath chooseLoadPath(const CorrelatorSpec& s, int& vectorTimes);

@@ -97,6 +97,8 @@ class CorrelatorFamilySpec final : public FamilySpec {
 
   Generated emit(const EmitTarget& target) const override {
     verify();
+    if (s_.tuning.mma == "wgmma" && !correlatorUsesWgmma(s_, target.arch))
+      throw SpecError(s_.file, "/tuning/mma", fmt::format("\"wgmma\" needs an sm_90 target (this emission: {}); \"auto\" picks mma.sync there", target.arch));
     return Generated{correlatorLaunchPlan(s_, emitCorrelator(s_, correlatorUsesWgmma(s_, target.arch)))};
   }
 
@@ -147,7 +149,13 @@ class CorrelatorFamilySpec final : public FamilySpec {
     v.push_back({"reduce kernel only", Generated{correlatorLaunchPlan(s_, emitCorrelator(s_, wg), true, false)}, 1, 0});
     // Always listed (benchNotes names the variants without the target): on sm_90 the mma.sync path beside wgmma.
     v.push_back({"correlate only, mma.sync path (sm_80's)", Generated{correlatorLaunchPlan(s_, emitCorrelator(s_, false), false)}, 1, 0});
-    v.push_back({"correlate only, wgmma path staged through registers (no cp.async)", Generated{correlatorLaunchPlan(s_, emitCorrelator(s_, wg, false), false)}, 1, 0});
+    {
+      CorrelatorSpec w = s_;
+      if (w.tuning.receiversPerBlock * w.polarizations >= 64) w.tuning.mma = "wgmma";
+      const bool wgOk = correlatorUsesWgmma(w, target.arch.empty() ? "sm_90" : target.arch);
+      v.push_back({"correlate only, wgmma, staged through registers", Generated{correlatorLaunchPlan(w, emitCorrelator(w, wgOk, false), false)}, 1, 0});
+      v.push_back({"correlate only, wgmma, staged through a cp.async ring", Generated{correlatorLaunchPlan(w, emitCorrelator(w, wgOk, true), false)}, 1, 0});
+    }
     const int P = s_.polarizations;
     for (int rows : {32, 64, 128})
       for (int ts : {32, 64}) {

@@ -162,8 +162,9 @@ CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
     rd.onlyKeys(t, "/tuning", {"receivers_per_block", "times_per_stage", "mma"});
     if (t.contains("mma")) {
       s.tuning.mma = rd.string(t["mma"], "/tuning/mma");
-      if (s.tuning.mma != "auto" && s.tuning.mma != "mma_sync")
-        rd.fail("/tuning/mma", fmt::format("\"{}\" (expected \"auto\": wgmma where the target is sm_90 and the tile has 64 or 128 rows, or \"mma_sync\")", s.tuning.mma));
+      if (s.tuning.mma != "auto" && s.tuning.mma != "mma_sync" && s.tuning.mma != "wgmma")
+        rd.fail("/tuning/mma", fmt::format("\"{}\" (expected \"auto\": wgmma where the target is sm_90, the samples 8-bit and the tile 128 rows, \"wgmma\": "
+                                           "wgmma for every type and 64- or 128-row tiles (sm_90 targets only), or \"mma_sync\")", s.tuning.mma));
     }
     if (t.contains("receivers_per_block")) {
       s.tuning.receiversPerBlock = static_cast<int>(rd.integer(t["receivers_per_block"], "/tuning/receivers_per_block", 1, 1024));
@@ -183,6 +184,8 @@ CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
   // Default tiles (measured on the H100, bench/correlator-notes.md): 128 rows (16 warps) for large arrays,
   // where the fill per MMA halves; 64 rows (4 warps, more blocks per SM) below.
   if (!s.tuning.receiversPerBlock) s.tuning.receiversPerBlock = (s.inputs() >= 768 ? 128 : 64) / P;
+  if (s.tuning.mma == "wgmma" && s.tuning.receiversPerBlock * P != 64 && s.tuning.receiversPerBlock * P != 128)
+    rd.fail("/tuning/mma", fmt::format("wgmma needs tiles of 64 or 128 rows (this spec: {} receivers x {} polarizations per block side)", s.tuning.receiversPerBlock, P));
   if (!s.tuning.timesPerStage) {
     // The most samples per stage (up to 64) that divide the call and fit 99 KiB of shared memory (dynamic above
     // 48 KiB; every sm_80+ part has 99 KiB per block). Session 8 on the H100, R = 576 with 128-row tiles: 64 samples
