@@ -6,22 +6,32 @@ set -eu
 wf=$1
 nvcc=$2
 src=$3
+# Each arch gets its own emission (a plan emitted for sm_90 may hold sm_90a code: such a source says so in an #error
+# guard, and is built as its header asks, with -gencode arch=compute_90a,code=sm_90a).
 for spec in "$src"/specs/*.json; do
   name=$(basename "$spec" .json)
-  out=emitted/$name
-  rm -rf "$out"
-  "$wf" emit "$spec" -o "$out" --arch sm_90 >/dev/null
-  plan=$(ls "$out"/*_plan.h)
-  ns=wf_$(basename "$plan" _plan.h)
-  printf '#include "%s"\nint main() { %s::State s; if (%s::init(&s) != cudaSuccess) return 1; %s::Arrays a; (void)%s::run(s, a, 1, nullptr, 0); %s::destroy(&s); return 0; }\n' \
-    "$(basename "$plan")" "$ns" "$ns" "$ns" "$ns" "$ns" >"$out/use_plan.cu"
   for arch in sm_80 sm_90; do
+    out=emitted/$name/$arch
+    rm -rf "$out"
+    "$wf" emit "$spec" -o "$out" --arch $arch >/dev/null
+    plan=$(ls "$out"/*_plan.h)
+    ns=wf_$(basename "$plan" _plan.h)
+    printf '#include "%s"\nint main() { %s::State s; if (%s::init(&s) != cudaSuccess) return 1; %s::Arrays a; (void)%s::run(s, a, 1, nullptr, 0); %s::destroy(&s); return 0; }\n' \
+      "$(basename "$plan")" "$ns" "$ns" "$ns" "$ns" "$ns" >"$out/use_plan.cu"
     objs=""
     for cu in "$out"/*.cu; do
-      "$nvcc" -arch=$arch -std=c++17 -c "$cu" -o "$cu.$arch.o" 2>"$cu.$arch.log" || { cat "$cu.$arch.log"; exit 1; }
-      objs="$objs $cu.$arch.o"
+      target="-arch=$arch"
+      if grep -q "__CUDA_ARCH_FEAT_SM90_ALL" "$cu"; then
+        target="-gencode arch=compute_90a,code=sm_90a"
+        grep -q "sm_90a" "$plan" || { echo "$plan: an sm_90a source but the header does not say so"; exit 1; }
+        # built for plain sm_90 it must stop at its guard, not at ptxas
+        if "$nvcc" -arch=$arch -std=c++17 -c "$cu" -o /dev/null 2>"$cu.guard.log"; then echo "$cu: built for $arch without sm_90a"; exit 1; fi
+        grep -q "generated for sm_90a" "$cu.guard.log" || { cat "$cu.guard.log"; exit 1; }
+      fi
+      "$nvcc" $target -std=c++17 -c "$cu" -o "$cu.o" 2>"$cu.log" || { cat "$cu.log"; exit 1; }
+      objs="$objs $cu.o"
     done
-    "$nvcc" -arch=$arch $objs -o "$out/use_plan_$arch"
+    "$nvcc" -arch=$arch $objs -o "$out/use_plan"
   done
   echo "ok: $name"
 done

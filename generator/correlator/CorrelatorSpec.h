@@ -27,7 +27,7 @@ struct CorrelatorInput {
 struct CorrelatorTuning {
   int receiversPerBlock = 0;  // receivers of each side of a block's square tile; 0: the generator's choice
   int timesPerStage = 0;      // samples per channel staged in shared memory at a time; 0: the generator's choice
-  std::string mma = "auto";   // "auto": wgmma on sm_90 (sm_90a target) for 8-bit samples on 128-row tiles, mma.sync elsewhere;
+  std::string mma = "auto";   // "auto": wgmma on sm_90 (sm_90a target) for 8-bit / f16 samples on 128-row tiles, mma.sync elsewhere;
                               // "wgmma": wgmma for every type on 64- / 128-row tiles (sm_90 targets only); "mma_sync": always mma.sync
 };
 
