@@ -196,6 +196,56 @@ TEST_F(GpuStockham, Issue16Quick) {
   report("issue 16 quick: tuning switches at large batch", t);
 }
 
+// Lengths with a prime factor above 31 (Bluestein) at the 7-smooth convolution lengths of tuning "bluestein": "smooth"
+// (session 9; the default stays the next power of two until this test's timing says otherwise): every 40th prime
+// 37..4093 and the sweep's worst Bluestein lengths, three precisions, checked against FFTW; then ours (smooth, power of
+// two) and cuFFT timed in one process, f32. (Session 9's first version, every 15th prime, ran past 200 s in its
+// precompile step on the device.)
+TEST_F(GpuStockham, BluesteinSmoothConvolutionLengths) {
+  Compiler c;
+  std::vector<long long> lengths;
+  int k = 0;
+  for (long long n = 37; n < 4096; n += 2) {
+    bool prime = true;
+    for (long long q = 3; q * q <= n && prime; q += 2) prime = n % q != 0;
+    if (prime && k++ % 40 == 0) lengths.push_back(n);
+  }
+  for (long long n : {2629LL, 2879LL, 3005LL, 8924LL, 9150LL, 11223LL, 65537LL, 100003LL}) lengths.push_back(n);
+  std::vector<StockhamSpec> specs;
+  for (const char* prec : {"f32", "f64", "f16"})
+    for (long long n : lengths)
+      specs.push_back(spec(fmt::format(R"({{"name": "blue_{}_{}", "family": "stockham", "precision": "{}", "length": {}, "tuning": {{"bluestein": "smooth"}}}})",
+                                       prec, n, prec, n)));
+  precompile(c, specs);
+  Tally t;
+  for (const auto& s : specs) {
+    RunReport r = run(c, s, 3, 31 + s.points());
+    t.add(r, fmt::format("{} n={} (M={}) seed={}", s.precision, s.points(), bluesteinLength(s.points()), 31 + s.points()));
+  }
+  std::fflush(stdout);
+  report("Bluestein lengths at 7-smooth convolution lengths", t);
+  std::fflush(stdout);
+  double logSmooth = 0, logPow2 = 0;
+  int timed = 0;
+  for (long long n : {1009LL, 2629LL, 2879LL, 3005LL, 4099LL, 8924LL, 9150LL, 11223LL}) {
+    const StockhamSpec a = spec(fmt::format(R"({{"name": "bt_{}", "family": "stockham", "precision": "f32", "length": {}, "tuning": {{"bluestein": "smooth"}}}})", n, n));
+    const StockhamSpec b = spec(fmt::format(R"({{"name": "btp_{}", "family": "stockham", "precision": "f32", "length": {}, "tuning": {{"bluestein": "power_of_two"}}}})", n, n));
+    const long long batch = std::max<long long>(1, (1LL << 24) / n);
+    RunReport ra = run(c, a, batch, 3, 15), rb = run(c, b, batch, 3, 15);
+    EXPECT_LE(ra.check.error, ra.check.bound) << n;
+    EXPECT_LE(rb.check.error, rb.check.bound) << n;
+    if (ra.baselineMs <= 0) continue;
+    std::printf("[gpu-stockham] bluestein f32 n=%lld batch=%lld: M=%lld %.4f ms (%.2fx cuFFT) | M=%lld %.4f ms (%.2fx) | cuFFT %.4f ms\n", n, batch,
+                bluesteinLength(n), ra.ourMs, ra.baselineMs / ra.ourMs, bluesteinLength(n, true), rb.ourMs, rb.baselineMs / rb.ourMs, ra.baselineMs);
+    logSmooth += std::log(ra.baselineMs / ra.ourMs);
+    logPow2 += std::log(rb.baselineMs / rb.ourMs);
+    ++timed;
+  }
+  if (timed)
+    std::printf("[gpu-stockham] bluestein f32 geometric mean vs cuFFT: smooth %.3fx, power of two %.3fx (%d lengths)\n", std::exp(logSmooth / timed),
+                std::exp(logPow2 / timed), timed);
+}
+
 TEST_F(GpuStockham, PowersOfTwoAndLargeLengths) {
   Compiler c;
   std::vector<StockhamSpec> specs;

@@ -969,3 +969,30 @@ TEST(Stockham, PlansComputeTheTransformOnTheCpu) {
   EXPECT_TRUE(caught([](StockhamPlan& p) { p.kernels[0].desc.in.imStride = 0; }));  // the column kernel's pairs: imaginary part N2 away
   EXPECT_TRUE(caught([](StockhamPlan& p) { p.kernels[0].desc.sign = +1; }));
 }
+
+// Bluestein's convolution length (session 9): "bluestein": "smooth" takes the cheapest 7-smooth M >= 2N - 1; the
+// default stays the next power of two.
+TEST(Stockham, BluesteinConvolutionLengths) {
+  EXPECT_EQ(bluesteinLength(9150), 18432);
+  EXPECT_EQ(bluesteinLength(9150, true), 32768);
+  EXPECT_EQ(bluesteinLength(10007), 20480);
+  for (long long n = 2; n <= 5000; ++n) {
+    const long long m = bluesteinLength(n), p = bluesteinLength(n, true);
+    ASSERT_GE(m, 2 * n - 1) << n;
+    ASSERT_LE(m, p) << n;
+    ASSERT_EQ(p & (p - 1), 0) << n;
+    long long r = m;
+    for (long long q : {2, 3, 5, 7})
+      while (r % q == 0) r /= q;
+    ASSERT_EQ(r, 1) << n << " -> " << m;
+  }
+  auto via = [](const std::string& text) {
+    std::string roles;
+    for (const auto& k : planStockham(parseStockhamSpecText(text, "b.json")).kernels) roles += k.note + "\n";
+    return roles;
+  };
+  EXPECT_NE(via(spec(10007, "f32")).find("Bluestein 10007 via 32768"), std::string::npos);
+  EXPECT_NE(via(spec(10007, "f32", R"(, "tuning": {"bluestein": "smooth"})")).find("Bluestein 10007 via 20480"), std::string::npos);
+  EXPECT_NE(via(spec(10007, "f32", R"(, "tuning": {"bluestein": "power_of_two"})")).find("via 32768"), std::string::npos);
+  EXPECT_EQ(errorOf(spec(10007, "f32", R"(, "tuning": {"bluestein": "fast"})")).first, "/tuning/bluestein");
+}

@@ -51,6 +51,22 @@ SpillFreeKernel emitStockhamSpillFree(const KernelDesc& desc, const std::string&
       out = {k, probe->compile(k.source, desc.specName, arch)};
     }
   }
+  // Column-tiled kernels hold up to columnValues values per thread (32 f32): where that still spills (session 9:
+  // the 160-point rows of a 20480 = 128 x 160 plan, 5 threads per FFT, at any register target), fewer values.
+  for (int cv : {16, 8}) {
+    if (!spills() || desc.tuning.columnValues > 0) break;
+    KernelDesc d = desc;
+    d.tuning.columnValues = cv;
+    StockhamKernel k = emitStockhamKernel(d, 0, 1024, index);
+    SpillFreeKernel trial{k, probe->compile(k.source, desc.specName, arch)};
+    if (!trial.compiled.spills()) out = trial;
+    for (int target : {96, 128, 168, 255}) {
+      if (!out.compiled.spills()) break;
+      StockhamKernel kt = emitStockhamKernel(d, target, 1024, index);
+      SpillFreeKernel t2{kt, probe->compile(kt.source, desc.specName, arch)};
+      if (!t2.compiled.spills()) out = t2;
+    }
+  }
   std::lock_guard<std::mutex> lock(mutex);
   memo.emplace(key, out);
   return out;

@@ -328,11 +328,11 @@ class PlanBuilder {
   }
 
   // y_k = c_k sum_j (x_j c_j) conj(c_{k-j}), c_j = exp(sign pi i j^2 / n): a circular
-  // convolution of length M >= 2n - 1 done as FFT_M, pointwise product, IFFT_M.
+  // convolution of length M >= 2n - 1 (a power of two, or with tuning "bluestein": "smooth" a 7-smooth length) done as FFT_M,
+  // pointwise product, IFFT_M.
   void addBluestein(const Job& j) {
     const long long n = j.n;
-    long long M = 1;
-    while (M < 2 * n - 1) M *= 2;
+    const long long M = bluesteinLength(n, s_.tuning.bluesteinPow2 != 0);  // default: power of two (smooth: not yet measured)
     std::vector<cd> chirp, bh;
     if (tables_) {
       chirp.resize(n);

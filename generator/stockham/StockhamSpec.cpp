@@ -254,6 +254,29 @@ bool isLargePrimeRadix(int r) { return r == 17 || r == 19 || r == 23 || r == 29 
 
 int maxPrimeRadix(const std::string& precision) { return precision == "f64" ? 23 : 31; }
 
+long long bluesteinLength(long long n, bool powerOfTwo) {
+  const long long need = 2 * n - 1;
+  long long pow2 = 1;
+  while (pow2 < need) pow2 *= 2;
+  if (powerOfTwo) return pow2;
+  // Cost M (1 + 0.05 x its odd prime factors with multiplicity): a mixed-radix pass costs more per point than a
+  // power-of-two one (session 8's sweep: c2c any length 0.76x vs powers of two ~1.0x of cuFFT).
+  long long best = pow2;
+  double bestCost = static_cast<double>(pow2);
+  for (long long a = 1; a <= pow2; a *= 2)
+    for (long long b = a, nb = 0; b <= pow2; b *= 3, ++nb)
+      for (long long c = b, nc = nb; c <= pow2; c *= 5, ++nc)
+        for (long long d = c, nd = nc; d <= pow2; d *= 7, ++nd)
+          if (d >= need) {
+            const double cost = static_cast<double>(d) * (1.0 + 0.05 * static_cast<double>(nd));
+            if (cost < bestCost) {
+              best = d;
+              bestCost = cost;
+            }
+          }
+  return best;
+}
+
 bool isSmooth(long long n, int maxPrime) {
   for (int p : {2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31})
     while (p <= std::max(13, maxPrime) && n % p == 0) n /= p;
@@ -348,10 +371,15 @@ KernelTuning parseTuning(const JsonReader& rd, const Json& j) {
   const std::string path = "/tuning";
   rd.needObject(j, path);
   rd.onlyKeys(j, path, {"threads_per_fft", "block_threads", "register_target", "direct_load", "direct_store", "persistent", "index_per_group", "derive_twiddles",
-                          "work_queue", "fused_split", "column_values"});
+                          "work_queue", "fused_split", "column_values", "bluestein"});
   KernelTuning t;
   if (j.contains("threads_per_fft")) t.threadsPerFft = static_cast<int>(rd.integer(j["threads_per_fft"], path + "/threads_per_fft", 1, 1024));
   if (j.contains("block_threads")) t.blockThreads = static_cast<int>(rd.integer(j["block_threads"], path + "/block_threads", 32, 1024));
+  if (j.contains("bluestein")) {
+    const std::string b = rd.string(j["bluestein"], path + "/bluestein");
+    if (b != "smooth" && b != "power_of_two") rd.fail(path + "/bluestein", fmt::format("\"{}\" (expected \"smooth\" or \"power_of_two\")", b));
+    t.bluesteinPow2 = b == "power_of_two" ? 1 : 0;
+  }
   if (j.contains("column_values")) t.columnValues = static_cast<int>(rd.integer(j["column_values"], path + "/column_values", 1, 64));
   if (j.contains("register_target")) t.registerTarget = static_cast<int>(rd.integer(j["register_target"], path + "/register_target", 32, 255));
   auto flag = [&](const char* key, int& out) {
@@ -421,9 +449,8 @@ StockhamSpec parseStockhamSpec(const Json& root, const std::string& file) {
       if (!isSmooth(s.lengths[d], maxPrimeRadix(s.precision)))
         rd.fail(fmt::format("/lengths/{}", d), fmt::format("multi-dimensional lengths must have radix prime factors only (found {})", s.lengths[d]));
   if (s.lengths.size() == 1 && !isSmooth(s.length(), maxPrimeRadix(s.precision))) {
-    // Bluestein: a power-of-two convolution of length >= 2n - 1
-    long long m = 1;
-    while (m < 2LL * s.length() - 1) m *= 2;
+    // Bluestein: a convolution of length >= 2n - 1 (bluesteinLength)
+    const long long m = bluesteinLength(s.length(), true);  // the limit holds for either choice (power of two: the longer)
     const long long maxConv = maxBluesteinLength(s.precision);
     if (m > maxConv)
       rd.fail(lenPath, fmt::format("length {} has a prime factor above 31; Bluestein would need a length-{} convolution, above {} (the limit "

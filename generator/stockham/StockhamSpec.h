@@ -87,5 +87,11 @@ int maxFusedRealHalf(const std::string& precision);
 long long maxLength(const std::string& precision);
 // Largest Bluestein convolution (a power of two >= 2n - 1): bounds the chirp tables to 256 MiB.
 long long maxBluesteinLength(const std::string& precision);
+// Bluestein's convolution length for a transform of length n (tuning "bluestein": "smooth"; the default is powerOfTwo
+// until the GPU timing says otherwise): the 7-smooth M >= 2n - 1 of least cost
+// M (1 + 0.05 x its odd prime factors), the next power of two costing M (mixed-radix passes cost more per point:
+// session 8's sweep). n = 9150 (2n - 1 = 18299): 18432 = 2^11 x 9 instead of 32768.
+// powerOfTwo (the default plan): the next power of two.
+long long bluesteinLength(long long n, bool powerOfTwo = false);
 
 }  // namespace warpforge
