@@ -64,9 +64,10 @@ class CorrelatorFamilySpec final : public FamilySpec {
                           s_.type == SampleType::CF16 ? "m16n8k16 f16" : "m16n8k32 s8", done / useful);
     if (correlatorUsesWgmma(s_, "sm_90")) {
       const CorrelatorKernels kw = emitCorrelator(s_, true);
-      r.text += fmt::format("  sm_90: wgmma m64n{}k{} (sm_90a target), {} warpgroups per block, {} B shared (two stage buffers); mma.sync on other targets "
-                            "or with tuning.mma \"mma_sync\"\n",
-                            2 * t.rowsPerBlock, s_.type == SampleType::CF16 ? 16 : 32, t.rowsPerBlock / 64, kw.sharedBytes);
+      r.text += fmt::format("  sm_90: wgmma m64n{}k{} (sm_90a target), {} warpgroups per block, {} B shared (two stage buffers); {}\n",
+                            2 * t.rowsPerBlock, s_.type == SampleType::CF16 ? 16 : 32, t.rowsPerBlock / 64, kw.sharedBytes,
+                            s_.tuning.mma == "wgmma" ? "tuning.mma \"wgmma\": emitting for another target is an error"
+                                                     : "mma.sync on other targets or with tuning.mma \"mma_sync\"");
     }
     if (k.sharedBytes > kMaxSharedEveryArch)
       r.text += fmt::format("  note: {} B of shared memory per block: sm_80 / sm_90 only (sm_86 / sm_89 lend {} B)\n", k.sharedBytes, kMaxSharedEveryArch);

@@ -161,6 +161,18 @@ wf 120 verify "$T/dup.json" "$ROOT/specs/stockham_4096_f32.json" "$T/sign.json"
 if [ $rc -eq 2 ] && grep -qF "dup.json" <<<"$out" && grep -qF "sign.json" <<<"$out"; then pass "verify a b c reports every file"
 else fail "verify a b c reports every file" "exit $rc: $(head -c 300 <<<"$out")"; fi
 
+# ---- Arch-specific code ------------------------------------------------------------------
+# A correlator asking for wgmma (sm_90a code): emitting it for sm_80 is a spec error at /tuning/mma, not a kernel
+# that fails in ptxas; for sm_90 the source carries its #error guard and the header says how to build it.
+sed -e 's/"polarization_order": "r1_r2"/"polarization_order": "r1_r2", "tuning": {"mma": "wgmma"}/' "$ROOT/specs/correlator_meerkat_80_8bit.json" > "$T/wgmma.json"
+wf 60 emit "$T/wgmma.json" -o "$T/emit-wgmma80" --arch sm_80
+if [ $rc -eq 2 ] && grep -qF "/tuning/mma" <<<"$out"; then pass "wgmma spec emitted for sm_80 (rejected at /tuning/mma)"
+else fail "wgmma spec emitted for sm_80" "exit $rc: $(head -c 300 <<<"$out")"; fi
+wf 60 emit "$T/wgmma.json" -o "$T/emit-wgmma90" --arch sm_90
+if [ $rc -eq 0 ] && grep -qF "__CUDA_ARCH_FEAT_SM90_ALL" "$T"/emit-wgmma90/*_correlate.cu && grep -qF "sm_90a" "$T"/emit-wgmma90/*_plan.h; then
+  pass "wgmma spec emitted for sm_90 (guarded sm_90a source, header says so)"
+else fail "wgmma spec emitted for sm_90" "exit $rc: $(head -c 300 <<<"$out")"; fi
+
 # ---- README ------------------------------------------------------------------------------
 if ! grep -qF "../shared" "$ROOT/README.md"; then pass "README has no links outside the repository"; else fail "README has no links outside the repository" "../shared"; fi
 i=0; bad=0
