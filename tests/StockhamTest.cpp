@@ -596,6 +596,10 @@ TEST(Stockham, SweepCompilesWithoutSpills) {
                              R"({"register_target": 32})", R"({"index_per_group": true})", R"({"derive_twiddles": true})"})
     texts.push_back(spec(2048, "f32", fmt::format(R"(, "tuning": {})", tuning)));
   texts.push_back(spec(8192, "f32"));
+  // Session 9: 20480 = 128 x 160 spilled 680 B in its 160-point column-tiled rows at every register target until
+  // SpillFree retried with fewer values per thread; Bluestein at a 7-smooth convolution length reaches the same plan.
+  texts.push_back(spec(20480, "f32"));
+  texts.push_back(spec(10007, "f32", R"(, "tuning": {"bluestein": "smooth"})"));
   texts.push_back(spec(4096, "f64"));
   texts.push_back(spec(2187, "f64", R"(, "tuning": {"derive_twiddles": true})"));
   texts.push_back(R"({"name": "s3d", "family": "stockham", "precision": "f32", "lengths": [16, 32, 64]})");
