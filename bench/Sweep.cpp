@@ -53,14 +53,18 @@ std::unique_ptr<FamilySpec> parseCase(const Family& family, SweepCase& c) {
   return nullptr;
 }
 
-std::vector<SweepCase> casesOf(const Family& family, std::uint64_t seed, int count) {
+std::vector<SweepCase> casesOf(const Family& family, std::uint64_t seed, int count, const SweepSelection& select) {
   std::vector<SweepSpec> specs = family.sweepSpecs(seed, count);
+  if (!select.group.empty())
+    specs.erase(std::remove_if(specs.begin(), specs.end(), [&](const SweepSpec& s) { return s.group.find(select.group) == std::string::npos; }),
+                specs.end());
   std::vector<SweepCase> cases(specs.size());
   for (std::size_t i = 0; i < specs.size(); ++i) {
     SweepCase& c = cases[i];
     c.index = static_cast<int>(i);
     c.group = specs[i].group;
     c.spec = std::move(specs[i].spec);
+    if (!select.with.empty() && c.spec.is_object()) c.spec.merge_patch(select.with);
     c.name = c.spec.is_object() && c.spec.contains("name") && c.spec["name"].is_string() ? c.spec["name"].get<std::string>() : fmt::format("case{}", i);
   }
   return cases;
@@ -338,15 +342,15 @@ SweepStats sweepStats(const std::vector<SweepCase>& cases, std::size_t worstCoun
   return s;
 }
 
-std::vector<SweepCase> sweepCases(const Family& family, std::uint64_t seed, int count) {
-  std::vector<SweepCase> cases = casesOf(family, seed, count);
+std::vector<SweepCase> sweepCases(const Family& family, std::uint64_t seed, int count, const SweepSelection& select) {
+  std::vector<SweepCase> cases = casesOf(family, seed, count, select);
   for (auto& c : cases) parseCase(family, c);
   return cases;
 }
 
 std::vector<SweepCase> prepareSweep(Compiler& compiler, const Family& family, std::uint64_t seed, int count, const std::string& arch,
-                                    unsigned threads) {
-  std::vector<SweepCase> cases = casesOf(family, seed, count);
+                                    unsigned threads, const SweepSelection& select) {
+  std::vector<SweepCase> cases = casesOf(family, seed, count, select);
   {
     Preparer preparer(compiler, family, cases, arch, threads ? threads : std::max(1u, std::thread::hardware_concurrency()));
     for (std::size_t k = 0; k < cases.size(); ++k) preparer.take();
@@ -363,7 +367,7 @@ SweepReport runSweep(Compiler& compiler, const Family& family, const SweepOption
   r.family = family.name();
   r.device = deviceInfo(dev);
   r.options = o;
-  r.cases = casesOf(family, o.seed, o.cases);
+  r.cases = casesOf(family, o.seed, o.cases, o.select);
   const std::size_t n = r.cases.size();
   const std::string arch = r.device.arch;
 

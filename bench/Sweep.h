@@ -19,7 +19,14 @@
 
 namespace warpforge {
 
+// Which drawn cases a sweep keeps and what it changes in each (an A/B of one member over a seed's cases).
+struct SweepSelection {
+  std::string group;         // keep the cases whose group contains this text ("" = all)
+  Json with = Json::object(); // merged into every case's spec (JSON merge patch), e.g. {"tuning": {"bluestein": "smooth"}}
+};
+
 struct SweepOptions {
+  SweepSelection select;
   int cases = 300;
   std::uint64_t seed = 1;
   int reps = 10, warmups = 2;       // medians of `reps` interleaved rounds after `warmups`
@@ -67,12 +74,13 @@ struct SweepStats {
 SweepStats sweepStats(const std::vector<SweepCase>& cases, std::size_t worstCount = 10);
 
 // The family's cases, each parsed and verified (no GPU, no NVRTC): Ready, Unsupported or Error.
-std::vector<SweepCase> sweepCases(const Family& family, std::uint64_t seed, int count);
+// `count` cases are drawn, then `select` keeps and patches them (so a group keeps about its share of `count`).
+std::vector<SweepCase> sweepCases(const Family& family, std::uint64_t seed, int count, const SweepSelection& select = {});
 
 // What the sweep does on the host before the device (parse, verify, emit with the spill-free probe, NVRTC
 // every source for `arch`) on `threads` threads (0: every core): Ready, Unsupported or Error, with the seconds.
 std::vector<SweepCase> prepareSweep(Compiler& compiler, const Family& family, std::uint64_t seed, int count, const std::string& arch,
-                                    unsigned threads = 0);
+                                    unsigned threads = 0, const SweepSelection& select = {});
 
 struct SweepReport {
   std::string family;

@@ -35,6 +35,8 @@ struct Options {
   std::string sweepLog;    // bench --sweep-log FILE: one JSON line per case
   double budget = 540;     // bench --sweep: seconds after which no case starts
   bool dryRun = false;     // bench --sweep --dry-run: draw, parse and verify the cases only (no GPU)
+  std::string sweepGroup;  // bench --sweep-group TEXT: keep the drawn cases whose group contains TEXT
+  std::string sweepWith;   // bench --sweep-with JSON: members merged into every case's spec
   bool noWisdom = false;   // run/bench --no-wisdom: the spec's defaults, whatever `bench --tune` recorded
   std::string wisdomAction;  // wisdom list | clear
 };

@@ -91,8 +91,22 @@ int cmdSweep(const Options& o) {
       return kBadInput;
     }
   }
+  SweepSelection select;
+  select.group = o.sweepGroup;
+  if (!o.sweepWith.empty()) {
+    try {
+      select.with = Json::parse(o.sweepWith);
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "error: --sweep-with: not JSON: {}\n", e.what());
+      return kBadInput;
+    }
+    if (!select.with.is_object()) {
+      fmt::print(stderr, "error: --sweep-with: expected a JSON object of spec members, found {}\n", select.with.type_name());
+      return kBadInput;
+    }
+  }
   if (o.dryRun) {
-    std::vector<SweepCase> cases = sweepCases(*family, seed, o.cases);
+    std::vector<SweepCase> cases = sweepCases(*family, seed, o.cases, select);
     std::map<std::string, std::pair<int, int>> groups;  // group -> (cases, ready)
     int ready = 0, errors = 0;
     for (const auto& c : cases) {
@@ -116,10 +130,15 @@ int cmdSweep(const Options& o) {
   so.seed = seed;
   so.reps = o.repsGiven ? o.reps : 10;
   so.budgetSeconds = o.budget;
-  fmt::print("sweep of the {} family: {} cases, seed {}, defaults (no wisdom); budget {:.0f} s\n", family->name(), o.cases, seed, o.budget);
+  so.select = select;
+  fmt::print("sweep of the {} family: {} cases drawn, seed {}, defaults (no wisdom){}{}; budget {:.0f} s\n", family->name(), o.cases, seed,
+             select.group.empty() ? "" : fmt::format(", group contains '{}'", select.group),
+             select.with.empty() ? "" : fmt::format(", with {}", select.with.dump()), o.budget);
   std::fflush(stdout);
+  int total = 0;  // the cases the selection keeps (drawing them is cheap: no parsing)
+  for (const auto& sp : family->sweepSpecs(seed, o.cases)) total += select.group.empty() || sp.group.find(select.group) != std::string::npos;
   SweepReport r = runSweep(compiler, *family, so, [&](const SweepCase& c) {
-    fmt::print("{}", formatSweepCase(c, o.cases));
+    fmt::print("{}", formatSweepCase(c, total));
     std::fflush(stdout);
     if (log) log << sweepCaseJson(c).dump() << std::endl;  // flushed: a sweep cut off still leaves its cases
   });

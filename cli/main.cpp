@@ -64,6 +64,9 @@ int main(int argc, char** argv) {
   bench->add_option("--sweep-log", o.sweepLog, "--sweep: write one JSON object per case to this file");
   bench->add_option("--budget", o.budget, "--sweep: seconds after which no case starts (default 540)")->check(CLI::Range(1.0, 1e6));
   bench->add_flag("--dry-run", o.dryRun, "--sweep: draw, parse and verify the cases only (no GPU); list them");
+  bench->add_option("--sweep-group", o.sweepGroup, "--sweep: keep only the drawn cases whose group contains this text (e.g. \"prime\")");
+  bench->add_option("--sweep-with", o.sweepWith,
+                    "--sweep: JSON members merged into every case's spec, e.g. '{\"tuning\": {\"bluestein\": \"smooth\"}}' (same seed: an A/B)");
   bench->add_option("--ab", o.ab,
                     "tuning members as a JSON object, e.g. '{\"work_queue\": true}': check the spec with them, "
                     "then time it against the spec as given, interleaved in one process");

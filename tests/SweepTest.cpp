@@ -306,3 +306,27 @@ TEST(SweepHost, PreparesCasesOnSeveralThreads) {
   for (const auto& e : std::filesystem::directory_iterator(dir)) entries += e.path().extension() == ".cubin";
   EXPECT_GE(entries, ready);
 }
+
+// --sweep-group keeps the drawn cases of matching groups, --sweep-with patches every case's spec: the same seed then
+// gives an A/B of one member over the same cases (session 9: for the stockham `bluestein` tuning).
+TEST(SweepCli, GroupFilterAndMemberPatch) {
+  SweepSelection sel;
+  sel.group = "prime";
+  sel.with = Json::parse(R"({"tuning": {"bluestein": "smooth"}})");
+  const auto all = sweepCases(stockham(), 7, 120), some = sweepCases(stockham(), 7, 120, sel);
+  ASSERT_FALSE(some.empty());
+  EXPECT_LT(some.size(), all.size());
+  std::size_t matching = 0;
+  for (const auto& c : all) matching += c.group.find("prime") != std::string::npos;
+  EXPECT_EQ(some.size(), matching);
+  for (const auto& c : some) {
+    EXPECT_NE(c.group.find("prime"), std::string::npos) << c.group;
+    EXPECT_EQ(c.spec["tuning"]["bluestein"], "smooth") << c.spec.dump();
+    EXPECT_NE(c.status, SweepStatus::Error) << c.name << ": " << c.reason;
+  }
+  auto r = cli("bench --sweep stockham --cases 60 --seed 7 --dry-run --sweep-group prime --sweep-with '{\"tuning\": {\"bluestein\": \"smooth\"}}'");
+  EXPECT_EQ(r.code, 0) << r.out;
+  auto bad = cli("bench --sweep stockham --cases 3 --dry-run --sweep-with '[1]'");
+  EXPECT_EQ(bad.code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("--sweep-with"), std::string::npos) << bad.out;
+}
