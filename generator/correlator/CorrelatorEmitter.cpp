@@ -99,7 +99,8 @@ std::vector<NodePtr> storeStaged(const Ctx& x, int side, const NodePtr& n, const
     // wgmma: row r, 16-byte chunk c of a region at (r / 8) sbo + c lbo + (r % 8) 16 (WgmmaStage::offset); the column side's
     // rows are 2 n (plain) and 2 n + 1 (conj_perm copy).
     auto at = [&](const NodePtr& row, long long region) {
-      NodePtr off = bin("+", bin("+", bin("*", bin(">>", row, lit(3)), lit(x.ws.sbo)), bin("*", bin("/", w0, lit(4)), lit(x.ws.lbo))),
+      // every fill path stages 4 words (one 16-byte chunk, w0 = 4 g) per unit: the chunk index is g
+      NodePtr off = bin("+", bin("+", bin("*", bin(">>", row, lit(3)), lit(x.ws.sbo)), bin("*", var("g"), lit(x.ws.lbo))),
                         bin("*", bin("&", row, lit(7)), lit(16)));
       if (region) off = bin("+", off, lit(region));
       return index(cast("uint4*", bin("+", var("sbuf"), foldConstants(off))), lit(0));
