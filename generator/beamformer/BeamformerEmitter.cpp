@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "generator/complexmma/SaturationCount.h"
 #include "ast/Passes.h"
 #include "ast/Printer.h"
 #include "generator/complexmma/ComplexMma.h"
@@ -133,17 +134,7 @@ std::vector<NodePtr> emitSaturationCount(const BfTiling& t) {
   out.push_back(raw(fmt::format("__shared__ unsigned bf_satp[{}];", warps)));
   out.push_back(raw("if (lane == 0) bf_satp[warp] = nsat;"));
   out.push_back(raw("__syncthreads();"));
-  std::vector<NodePtr> last;
-  last.push_back(raw("unsigned long long total = 0;"));
-  last.push_back(raw(fmt::format("for (int i = 0; i < {}; ++i) total += bf_satp[i];", warps)));
-  last.push_back(raw("if (total) atomicAdd(sat_count, total);"));
-  last.push_back(raw("__threadfence();"));
-  last.push_back(raw("if (atomicAdd(blocks_done, 1u) == gridDim.x - 1) {"));
-  last.push_back(raw("  __threadfence();"));
-  last.push_back(raw("  saturated[0] = atomicExch(sat_count, 0ull);"));
-  last.push_back(raw("  atomicExch(blocks_done, 0u);"));
-  last.push_back(raw("}"));
-  out.push_back(ifStmt(bin("==", var("tid"), lit(0)), block(last)));
+  out.push_back(ifStmt(bin("==", var("tid"), lit(0)), block(cmma::publishSaturationCount("bf_satp", warps))));
   return out;
 }
 

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "generator/complexmma/SaturationCount.h"
 #include "generator/beamformer/BeamformerData.h"
 #include "generator/beamformer/BeamformerLayouts.h"
 #include "generator/beamformer/BeamformerTune.h"
@@ -161,28 +162,9 @@ LaunchPlan beamformerLaunchPlan(const BeamformerSpec& s, const BeamformerKernel&
   if (s.intOut()) {
     // The saturation count of this call (as the correlator's `saturated`): the kernel's blocks add theirs to
     // sat_count, the last to finish moves it to `saturated` and re-zeroes both counters.
-    PlanBuffer sat;
-    sat.name = "saturated";
-    sat.role = BufferRole::Output;
-    sat.elementType = "unsigned long long";
-    sat.elementBytes = 8;
-    sat.fixedElems = 1;
-    sat.note = fmt::format("complex beams of this call (all batch entries) with a component clamped to +-{}", s.outMax());
-    PlanBuffer c1;
-    c1.name = "sat_count";
-    c1.role = BufferRole::Counter;
-    c1.elementType = "unsigned long long";
-    c1.elementBytes = 8;
-    c1.fixedElems = 1;
-    c1.note = "clamped beams summed over the blocks (left zero)";
-    PlanBuffer c2 = c1;
-    c2.name = "blocks_done";
-    c2.elementType = "unsigned int";
-    c2.elementBytes = 4;
-    c2.note = "blocks finished (left zero)";
-    p.buffers.push_back(sat);
-    p.buffers.push_back(c1);
-    p.buffers.push_back(c2);
+    for (auto& b : cmma::saturationCountBuffers(fmt::format("complex beams of this call (all batch entries) with a component clamped to +-{}", s.outMax()),
+                                                "clamped beams summed over the blocks (left zero)", "blocks finished (left zero)"))
+      p.buffers.push_back(std::move(b));
     args.push_back(PlanArg::buffer("saturated", "unsigned long long*", "saturated"));
     args.push_back(PlanArg::buffer("sat_count", "unsigned long long*", "sat_count"));
     args.push_back(PlanArg::buffer("blocks_done", "unsigned int*", "blocks_done"));

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "generator/complexmma/SaturationCount.h"
 #include "generator/correlator/ReduceEmitter.h"
 
 namespace warpforge {
@@ -56,26 +57,10 @@ LaunchPlan correlatorLaunchPlan(const CorrelatorSpec& s, const CorrelatorKernels
   vis.alignment = 8;
   vis.note = f ? "[channel][baseline][pol][pol][re, im] f32; NaN 0x7fc00000 for missing receivers"
                : "[channel][baseline][pol][pol][re, im] int32, saturated to +-(2^31 - 1); -2^31 for missing receivers";
-  PlanBuffer sat;
-  sat.name = "saturated";
-  sat.role = BufferRole::Output;
-  sat.elementType = "unsigned long long";
-  sat.elementBytes = 8;
-  sat.fixedElems = 1;
-  sat.note = "visibilities with a saturated component in this dump";
-  PlanBuffer c1;
-  c1.name = "sat_count";
-  c1.role = BufferRole::Counter;
-  c1.elementType = "unsigned long long";
-  c1.elementBytes = 8;
-  c1.fixedElems = 1;
-  c1.note = "saturated visibilities summed over the reduce blocks (left zero)";
-  PlanBuffer c2 = c1;
-  c2.name = "blocks_done";
-  c2.elementType = "unsigned int";
-  c2.elementBytes = 4;
-  c2.note = "reduce blocks finished (left zero)";
-  p.buffers = {in, acc, accOut, miss, vis, sat, c1, c2};  // the same arrays with or without the reduction (bench variants share them)
+  p.buffers = {in, acc, accOut, miss, vis};  // the same arrays with or without the reduction (bench variants share them)
+  for (auto& b : cmma::saturationCountBuffers("visibilities with a saturated component in this dump",
+                                              "saturated visibilities summed over the reduce blocks (left zero)", "reduce blocks finished (left zero)"))
+    p.buffers.push_back(std::move(b));
   p.params.push_back(PlanParam{"dump", "int", 1, 0, 1, "1: reduce the accumulators to the visibilities and reset them; 0: only accumulate"});
 
   PlanKernel corr;

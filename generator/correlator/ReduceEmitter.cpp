@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "generator/complexmma/SaturationCount.h"
 #include "ast/Passes.h"
 #include "ast/Printer.h"
 
@@ -122,17 +123,7 @@ std::string emitReduce(const CorrelatorSpec& s, const std::string& name, int thr
   body.push_back(assign(var("count"), call("__reduce_add_sync", {var("0xffffffffu"), var("count")})));
   body.push_back(raw("if ((threadIdx.x & 31) == 0) wf_part[threadIdx.x >> 5] = count;"));
   body.push_back(raw("__syncthreads();"));
-  std::vector<NodePtr> last;
-  last.push_back(raw("unsigned long long total = 0;"));
-  last.push_back(raw(fmt::format("for (int i = 0; i < {}; ++i) total += wf_part[i];", threads / 32)));
-  last.push_back(raw("if (total) atomicAdd(sat_count, total);"));
-  last.push_back(raw("__threadfence();"));
-  last.push_back(raw("if (atomicAdd(blocks_done, 1u) == gridDim.x - 1) {"));
-  last.push_back(raw("  __threadfence();"));
-  last.push_back(raw("  saturated[0] = atomicExch(sat_count, 0ull);"));
-  last.push_back(raw("  atomicExch(blocks_done, 0u);"));
-  last.push_back(raw("}"));
-  body.push_back(ifStmt(bin("==", var("threadIdx.x"), lit(0)), block(last)));
+  body.push_back(ifStmt(bin("==", var("threadIdx.x"), lit(0)), block(cmma::publishSaturationCount("wf_part", threads / 32))));
 
   const std::string accP = f ? "float* __restrict__" : "long long* __restrict__";
   // (threads, 4): at most 64 registers, >= 1024 resident threads per SM with U independent 16-byte loads each
