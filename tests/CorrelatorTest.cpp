@@ -340,3 +340,21 @@ TEST(CorrelatorKernels, ReduceIsAStreamingGridStrideKernel) {
   const CompileResult c = compileWithReport(emitCorrelator(f).reduceSource, "reduce", "sm_90");
   EXPECT_EQ(c.spillStoreBytes, 0);
 }
+
+TEST(CorrelatorSpecs, MmaTuningRejectsWhatItCannotHonour) {
+  EXPECT_EQ(specErrorPath(specJson(80, "ci8", "tcc", 2, 2, 64, R"(, "tuning": {"mma": "tensor"})")), "/tuning/mma");
+  EXPECT_EQ(specErrorPath(specJson(80, "ci8", "tcc", 2, 2, 64, R"(, "tuning": {"mma": 1})")), "/tuning/mma");
+  // wgmma needs 64- or 128-row tiles
+  EXPECT_EQ(specErrorPath(specJson(80, "ci8", "tcc", 2, 2, 64, R"(, "tuning": {"mma": "wgmma", "receivers_per_block": 16})")), "/tuning/mma");
+  // and an sm_90 target: emitting for sm_80 is a SpecError at /tuning/mma
+  auto fs = makeCorrelatorSpec(spec(specJson(80, "ci8", "tcc", 2, 2, 64, R"(, "tuning": {"mma": "wgmma"})")));
+  try {
+    fs->emit({"sm_80", nullptr});
+    ADD_FAILURE() << "wgmma emitted for sm_80";
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.path(), "/tuning/mma");
+  }
+  EXPECT_TRUE(fs->emit({"sm_90", nullptr}).plan.onlyArch == 90);
+  EXPECT_EQ(makeCorrelatorSpec(spec(specJson(80, "ci8", "tcc", 2, 2, 64, R"(, "tuning": {"mma": "mma_sync", "receivers_per_block": 64})")))
+                ->emit({"sm_90", nullptr}).plan.onlyArch, 0);
+}

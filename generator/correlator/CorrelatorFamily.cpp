@@ -63,9 +63,8 @@ class CorrelatorFamilySpec final : public FamilySpec {
                           t.tiles(), t.rowsPerBlock, t.rowsPerBlock, W * W, s_.tuning.timesPerStage, k.sharedBytes, mmas,
                           s_.type == SampleType::CF16 ? "m16n8k16 f16" : "m16n8k32 s8", done / useful);
     if (correlatorUsesWgmma(s_, "sm_90")) {
-      const CorrelatorKernels kw = emitCorrelator(s_, true);
       r.text += fmt::format("  sm_90: wgmma m64n{}k{} (sm_90a target), {} warpgroups per block, {} B shared (two stage buffers); {}\n",
-                            2 * t.rowsPerBlock, s_.type == SampleType::CF16 ? 16 : 32, t.rowsPerBlock / 64, kw.sharedBytes,
+                            2 * t.rowsPerBlock, s_.type == SampleType::CF16 ? 16 : 32, t.rowsPerBlock / 64, 2 * wgmmaStage(s_, t.rowsPerBlock).bufferBytes,
                             s_.tuning.mma == "wgmma" ? "tuning.mma \"wgmma\": emitting for another target is an error"
                                                      : "mma.sync on other targets or with tuning.mma \"mma_sync\"");
     }
@@ -99,7 +98,9 @@ class CorrelatorFamilySpec final : public FamilySpec {
   Generated emit(const EmitTarget& target) const override {
     verify();
     if (s_.tuning.mma == "wgmma" && !correlatorUsesWgmma(s_, target.arch))
-      throw SpecError(s_.file, "/tuning/mma", fmt::format("\"wgmma\" needs an sm_90 target (this emission: {}); \"auto\" picks mma.sync there", target.arch));
+      throw SpecError(s_.file, "/tuning/mma",
+                      fmt::format("\"wgmma\" needs an sm_90 target and two stage buffers within {} B (this emission: {}, {} B); \"auto\" picks mma.sync there",
+                                  kWgmmaMaxShared, target.arch, 2 * wgmmaStage(s_, s_.tuning.receiversPerBlock * s_.polarizations).bufferBytes));
     return Generated{correlatorLaunchPlan(s_, emitCorrelator(s_, correlatorUsesWgmma(s_, target.arch)))};
   }
 
