@@ -1,5 +1,5 @@
 #pragma once
-// The per-call saturation count the correlator's reduction and the beamformer's integer beams share: each block
+// A per-call count of saturated outputs, for kernels that clamp integer results: each block
 // sums its threads' counts, adds them to the Counter `sat_count`; the last block to finish (Counter `blocks_done`,
 // threadfence reduction) moves the total to the Output `saturated` and re-zeroes both counters for the next call.
 #include <string>
