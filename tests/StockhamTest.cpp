@@ -91,7 +91,8 @@ TEST(Stockham, Factorization) {
   EXPECT_EQ(factorizeStockham(2 * 31 * 29, 13), (std::vector<int>{31, 29, 2}));
   EXPECT_TRUE(isSmooth(17 * 19 * 23 * 29 * 31LL));
   EXPECT_FALSE(isSmooth(29, maxPrimeRadix("f64")));  // f64 radix 29 spills at 255 registers: Bluestein
-  EXPECT_EQ(plan(spec(29 * 31, "f64")).kernels.size(), 2u);
+  EXPECT_EQ(plan(spec(29 * 31, "f64")).kernels.size(), 1u);  // Bluestein in one kernel (a convolution of 2048)
+  EXPECT_TRUE(plan(spec(29 * 31, "f64")).kernels[0].desc.convolve);
   EXPECT_EQ(plan(spec(29 * 31, "f32")).kernels.size(), 1u);
 }
 
@@ -408,15 +409,20 @@ TEST(Stockham, PlansChooseKernels) {
   EXPECT_EQ(p.kernels[1].src, Buffer::Tmp0);
   EXPECT_EQ(p.kernels[0].desc.bigN, 1 << 20);
   EXPECT_EQ(p.tmpElemsPerBatch[0], 1 << 20);
-  // A prime: Bluestein with a power-of-two convolution >= 2N - 1, chirp fused into the loads and stores.
+  // A prime: Bluestein with a power-of-two convolution >= 2N - 1 in one kernel (it fits in shared
+  // memory): chirp fused into the load and the store, FFT(conj chirp)/M between the halves.
   p = plan(spec(1009, "f32"));
-  ASSERT_EQ(p.kernels.size(), 2u);
+  ASSERT_EQ(p.kernels.size(), 1u);
   EXPECT_EQ(p.kernels[0].desc.length, 2048);
+  EXPECT_TRUE(p.kernels[0].desc.convolve);
   EXPECT_EQ(p.kernels[0].desc.inValid, 1009);
+  EXPECT_EQ(p.kernels[0].desc.outValid, 1009);
   EXPECT_TRUE(p.kernels[0].desc.loadTable && p.kernels[0].desc.storeTable);
-  EXPECT_EQ(p.kernels[1].desc.outValid, 1009);
+  EXPECT_EQ(p.kernels[0].bigLo.size(), 2048u);
+  EXPECT_EQ(p.tmpElemsPerBatch[0] + p.tmpElemsPerBatch[1] + p.tmpElemsPerBatch[2], 0) << "no scratch buffer";
   p = plan(spec(10007, "f32"));  // convolution of 32768: two kernels each way
   EXPECT_EQ(p.kernels.size(), 4u);
+  EXPECT_FALSE(p.kernels[0].desc.convolve);
   // 3D: one kernel per axis, last axis first, then in place on the output.
   p = plan(R"({"name": "x", "family": "stockham", "precision": "f32", "lengths": [16, 32, 64]})");
   ASSERT_EQ(p.kernels.size(), 3u);
@@ -885,7 +891,7 @@ Check emulatePlan(const std::string& text, long long batch, std::uint64_t seed, 
       std::vector<cdouble> x(countIn);
       for (int i = 0; i < countIn; ++i) {
         const long long nat = i * d.natInElem + d0 * d.natInDigit0;
-        if (d.inValid >= 0 && nat >= d.inValid) continue;
+        if ((d.inValid >= 0 && nat >= d.inValid) || (d.inZeroFrom >= 0 && i >= d.inZeroFrom)) continue;
         x[i] = src.get(bin + i * es(d.in), d.in.imOffset());
         if (d.loadTable) x[i] *= pk.loadTable.at(nat);
       }
@@ -900,6 +906,10 @@ Check emulatePlan(const std::string& text, long long batch, std::uint64_t seed, 
         z[k] = {a.real() + b.real() - o.imag(), a.imag() - b.imag() + o.real()};
       }
       std::vector<cdouble> y = d.factors.empty() ? z : referenceDft(z, L, d.sign);
+      if (d.convolve) {  // Bluestein in one kernel: times FFT(conj chirp)/M (the big_lo slot), inverse FFT
+        for (int i = 0; i < L; ++i) y[i] *= pk.bigLo.at(i);
+        y = referenceDft(y, L, +1);
+      }
       if (d.bigN > 0)
         for (int i = 0; i < L; ++i) {
           const long long m = i * d0;
@@ -915,7 +925,7 @@ Check emulatePlan(const std::string& text, long long batch, std::uint64_t seed, 
           v = ev + pk.storeTable.at(i) * od;
         }
         const long long nat = i * d.natOutElem + d0 * d.natOutDigit0;
-        if (d.outValid >= 0 && nat >= d.outValid) continue;
+        if ((d.outValid >= 0 && nat >= d.outValid) || (d.outDropFrom >= 0 && i >= d.outDropFrom)) continue;
         if (d.storeTable) v *= pk.storeTable.at(nat);
         dst.put(bout + i * es(d.out), d.out.imOffset(), v);
       }
@@ -972,6 +982,9 @@ TEST(Stockham, PlansComputeTheTransformOnTheCpu) {
   EXPECT_TRUE(emulatePlan(general, 2, 1).ok());
   EXPECT_TRUE(caught([](StockhamPlan& p) { p.kernels[0].desc.in.imStride = 0; }));  // the column kernel's pairs: imaginary part N2 away
   EXPECT_TRUE(caught([](StockhamPlan& p) { p.kernels[0].desc.sign = +1; }));
+  // A Bluestein kernel whose convolution table is off by one element is caught too.
+  const std::string prime = R"({"name": "emu", "family": "stockham", "precision": "f64", "length": 1009})";
+  EXPECT_FALSE(emulatePlan(prime, 2, 1, [](StockhamPlan& p) { std::rotate(p.kernels[0].bigLo.begin(), p.kernels[0].bigLo.begin() + 1, p.kernels[0].bigLo.end()); }).ok());
 }
 
 // Bluestein's convolution length (session 9): "bluestein": "smooth" takes the cheapest 7-smooth M >= 2N - 1; the

@@ -89,7 +89,9 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   // Long f32 FFTs: 256 threads holding up to 32 values each beat 512 holding 16 (8192: 1.06x);
   // beyond 32 values per thread (16384) the FFT takes 1024 threads. Half storage keeps 512
   // (f16 8192: 1.10x, `bench --tune` on the H100, 2026-11-23).
-  if (!d.f64 && !halfStorage && d.fuse == Fuse::None && tu.threadsPerFft == 0 && T > 256 && T % 256 == 0 && L / 256 <= 32) T = 256;
+  // (Not for a Bluestein convolution kernel: its two halves at 32 values per thread took 169 registers
+  // at 8192, against 102 at 512 threads.)
+  if (!d.f64 && !halfStorage && d.fuse == Fuse::None && !d.convolve && tu.threadsPerFft == 0 && T > 256 && T % 256 == 0 && L / 256 <= 32) T = 256;
   int F = std::max(1, blockThreads / T);
   int smemCap = 72 * 1024;
   if (columns) {

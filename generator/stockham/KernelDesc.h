@@ -80,6 +80,17 @@ struct KernelDesc {
   long long bigN = 0, bigSplit = 1;
   Fuse fuse = Fuse::None;
   int fuseN = 0;  // the real length N = 2L for R2CPost / C2RPre
+  // Bluestein's whole convolution in one kernel (the length-M sequence stays in shared memory): the
+  // radix passes at sign -1, then element k times big_lo[k] (FFT(conj chirp)/M, fused into the first
+  // read of the inverse half), then the same passes at sign +1 with conjugated twiddles. The chirp
+  // and the bounds are the load and store tables and in_valid / out_valid as in the two-kernel form.
+  bool convolve = false;
+  // Known at generation (not only at run time as in_valid / out_valid): elements i >= inZeroFrom of
+  // each FFT read as zero, elements i >= outDropFrom are never stored (-1: none). A Bluestein
+  // convolution of length M pads N <= M / 2 inputs and keeps N outputs: M / 2 for any N, so the
+  // source stays the same for every N of one M while the first pass skips half its loads and
+  // arithmetic and the last pass half its stores.
+  long long inZeroFrom = -1, outDropFrom = -1;
   KernelTuning tuning;
 };
 

@@ -39,6 +39,10 @@ class Emitter {
     std::vector<NodePtr> body;
     body.push_back(raw("extern __shared__ __align__(16) unsigned char smem_raw[];"));
     body.push_back(decl(cT_ + "*", "smem_all", cast(cT_ + "*", var("smem_raw"))));
+    if (d_.convolve) {
+      body.push_back(comment("Bluestein: the convolution kernel FFT(conj chirp)/M comes in the big_lo slot of the parameter list"));
+      body.push_back(decl("const " + cT_ + "*", "conv", var("big_lo")));
+    }
 
     std::vector<NodePtr> loop;
     // With indexPerGroup the per-thread indices are derived inside the group loop from an opaque
@@ -62,11 +66,17 @@ class Emitter {
       for (auto& s : loadStage()) loop.push_back(s);
       loop.push_back(exprStmt(call("__syncthreads", {})));
     }
-    long long ns = 1;
-    for (std::size_t p = 0; p < d_.factors.size(); ++p) {
-      loop.push_back(pass(static_cast<int>(p), ns));
-      ns *= d_.factors[p];
+    for (stage_ = 0; stage_ < (d_.convolve ? 2 : 1); ++stage_) {
+      if (d_.convolve)
+        loop.push_back(comment(stage_ == 0 ? "Bluestein convolution, forward half: FFT of the chirped, zero-padded input"
+                                           : "inverse half: times FFT(conj chirp)/M in the first read, inverse FFT (conjugated twiddles)"));
+      long long ns = 1;
+      for (std::size_t p = 0; p < d_.factors.size(); ++p) {
+        loop.push_back(pass(static_cast<int>(p), ns));
+        ns *= d_.factors[p];
+      }
     }
+    stage_ = 0;
     if (!directOut_) {
       loop.push_back(comment("store: shared -> global, " + std::string(g_.fftMajorStore ? "FFT-major (column tile)" : "element-major")));
       for (auto& s : storeStage()) loop.push_back(s);
@@ -148,7 +158,11 @@ class Emitter {
  private:
   // Whether a group's body has a __syncthreads of its own (all but a single pass that reads and
   // writes global memory itself).
-  bool bodyHasBarrier() const { return !(directIn_ && directOut_ && d_.factors.size() <= 1); }
+  bool bodyHasBarrier() const { return !(directIn_ && directOut_ && d_.factors.size() <= 1 && !d_.convolve); }
+  // Convolution kernels run the passes twice (stage_ 0: forward, 1: inverse); others once.
+  int stageSign() const { return d_.convolve && stage_ == 1 ? +1 : d_.sign; }
+  bool firstPass(int p) const { return p == 0 && stage_ == 0; }
+  bool lastPass(int p) const { return p + 1 == static_cast<int>(d_.factors.size()) && (stage_ == 1 || !d_.convolve); }
 
   std::string header() const {
     return fmt::format(
@@ -156,7 +170,7 @@ class Emitter {
         "Stockham {} C2C of length {} = {} ({}), compute in {}.\n"
         "in: {}{}, element stride {}, batch strides [{}], offset {}; out: {}{}, element stride {}, batch strides [{}], offset {}.\n"
         "Block: {} threads = {} per FFT x {} FFTs; {} bytes of dynamic shared memory ({} elements per FFT); register target {}{}{}{}{}.",
-        d_.specName, d_.role, d_.sign < 0 ? "forward" : "inverse", d_.length, fmt::join(d_.factors, " x "),
+        d_.specName, d_.role, d_.convolve ? "convolution (forward then inverse)" : d_.sign < 0 ? "forward" : "inverse", d_.length, fmt::join(d_.factors, " x "),
         d_.factors.empty() ? "copy" : "radix passes", rT_, storageElementType(d_.in.storage, d_.in.planar), d_.in.planar ? " planar" : "",
         d_.in.elemStride, fmt::join(d_.in.batchStride, ", "), d_.in.offset, storageElementType(d_.out.storage, d_.out.planar),
         d_.out.planar ? " planar" : "", d_.out.elemStride, fmt::join(d_.out.batchStride, ", "), d_.out.offset, NT_, g_.threadsPerFft,
@@ -511,7 +525,11 @@ class Emitter {
     for (int r = 0; r < R; ++r) {
       NodePtr v;
       const std::string a = fmt::format("a{}", r) + sfx, w = fmt::format("w{}", r) + sfx, b = fmt::format("b{}", r) + sfx;
-      if (p == 0 && directIn_) {
+      if (firstPass(p) && directIn_ && d_.inZeroFrom >= 0 && static_cast<long long>(r) * butterflies >= d_.inZeroFrom) {
+        xs.push_back(AstComplexOps{bf, d_.f64}.zero());  // zero padding for every j: no load
+        continue;
+      }
+      if (firstPass(p) && directIn_) {
         v = var(a);
         bf.push_back(decl(cT_, a, mk(num(0), num(0))));
         NodePtr i = bin("+", j, lit(static_cast<long long>(r) * butterflies));
@@ -526,9 +544,18 @@ class Emitter {
       } else {
         v = firstRead(bf, "fbase", bin("+", j, lit(static_cast<long long>(r) * butterflies)), a, p == 0);
       }
+      if (d_.convolve && stage_ == 1 && p == 0) {  // the forward half left element k at shared index k
+        const std::string c = fmt::format("c{}", r) + sfx;
+        bf.push_back(decl(cT_, c, cmul(v, index(var("conv"), bin("+", j, lit(static_cast<long long>(r) * butterflies))))));
+        v = var(c);
+      }
       if (r > 0 && ns > 1) {
         const int hi = derivedSplit(r);
-        if (twiddleLoaded(r, g_.deriveTwiddles))
+        if (twiddleLoaded(r, g_.deriveTwiddles) && stage_ == 1 && d_.convolve) {  // W^-x = conj W^x
+          const std::string t = fmt::format("t{}", r) + sfx;
+          bf.push_back(decl(cT_, t, index(var(nm("tw")), lit((r - 1) * ns))));
+          bf.push_back(decl(cT_, w, mk(member(var(t), "x"), unary("-", member(var(t), "y")))));
+        } else if (twiddleLoaded(r, g_.deriveTwiddles))
           bf.push_back(decl(cT_, w, index(var(nm("tw")), lit((r - 1) * ns))));
         else
           bf.push_back(decl(cT_, w, cmul(var(fmt::format("w{}", hi) + sfx), var(fmt::format("w{}", r - hi) + sfx))));
@@ -597,13 +624,14 @@ class Emitter {
   NodePtr pass(int p, long long ns) const {
     const int R = d_.factors[p], L = d_.length, T = g_.threadsPerFft;
     const int butterflies = L / R, iters = (butterflies + T - 1) / T;
-    const bool lastDirect = directOut_ && p + 1 == static_cast<int>(d_.factors.size());
+    const bool lastDirect = directOut_ && lastPass(p);
     if (lastDirect && d_.fuse == Fuse::R2CPost) return splitPass(p, ns);
     const bool padded = g_.padShift > 0;
     const int G = 1 << g_.padShift;
     const bool writeSmall = !padded || (G % ns == 0 && ((ns * R) % G == 0 || G % (ns * R) == 0));  // pad(b + r ns) = pad(b) + r ns + r ns / G
     const bool writeLarge = padded && ns % G == 0;                                                 // pad(b + r ns) = pad(b) + r (ns + ns / G)
-    std::vector<NodePtr> st{comment(fmt::format("pass {}: radix {}, {} butterflies, sub-transforms {} -> {}", p, R, butterflies, ns, ns * R))};
+    std::vector<NodePtr> st{comment(fmt::format("pass {}{}: radix {}, {} butterflies, sub-transforms {} -> {}", p, d_.convolve ? (stage_ ? " (inverse)" : " (forward)") : "", R,
+                                                butterflies, ns, ns * R))};
     st.push_back(declArray(cT_, "x", iters * R));
     for (int it = 0; it < iters; ++it) {
       std::vector<NodePtr> bf;
@@ -611,12 +639,13 @@ class Emitter {
       std::vector<NodePtr> ops;
       AstComplexOps ac{ops, d_.f64};
       std::vector<AstComplexOps::C> xs = butterflyInputs(bf, p, ns, "", bin("+", var("t"), lit(it * T)));
-      DftBuilder<AstComplexOps> dft(ac, d_.sign);
+      DftBuilder<AstComplexOps> dft(ac, stageSign());
       std::vector<AstComplexOps::C> ys = dft.dft(xs);
       for (auto& o : ops) bf.push_back(o);
       if (lastDirect) {
         // last pass: output k = j + o ns is element k of the FFT (ns = L / R, j < ns)
         for (int o = 0; o < R; ++o) {
+          if (d_.outDropFrom >= 0 && o * ns >= d_.outDropFrom) continue;  // never stored, for any j
           std::vector<NodePtr> put{decl(cT_, "v", mk(ys[o].re, ys[o].im))};
           NodePtr k = bin("+", j, lit(static_cast<long long>(o) * ns));
           for (auto& st : storeElement(k, "aout")) put.push_back(st);
@@ -701,6 +730,8 @@ class Emitter {
 
   const KernelDesc& d_;
   KernelGeometry g_;
+  // Which half of a convolution kernel (KernelDesc::convolve) the passes being emitted belong to.
+  int stage_ = 0;
   bool directIn_ = false, directOut_ = false;
   std::string cT_, rT_;
   int NT_ = 1;

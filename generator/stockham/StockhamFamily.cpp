@@ -77,16 +77,20 @@ class StockhamFamilySpec : public FamilySpec {
       o += fmt::format("  load {}; store {}\n",
                        g.directLoad ? "by the first pass from global memory" : (g.fftMajorLoad ? "staged, column tile" : "staged, element-major"),
                        g.directStore ? (g.fusedSplit ? "by the last pass to global memory, r2c split fused (mirrored butterfly pairs)" : "by the last pass to global memory") : (g.fftMajorStore ? "staged, column tile" : "staged, element-major"));
-      long long ns = 1;
-      for (std::size_t p = 0; p < d.factors.size(); ++p) {
-        const int R = d.factors[p], butterflies = d.length / R;
-        int loads = 0;
-        for (int r = 1; r < R && ns > 1; ++r) loads += twiddleLoaded(r, g.deriveTwiddles);
-        o += fmt::format(
-            "  pass {}: radix {:>2}, sub-transforms {} -> {}, {} butterflies, {} per thread; reads {}, writes {}; {} twiddle loads per butterfly\n", p,
-            R, ns, ns * R, butterflies, (butterflies + T - 1) / T, p == 0 && g.directLoad ? "global" : "shared",
-            p + 1 == d.factors.size() && g.directStore ? "global" : "shared", loads);
-        ns *= R;
+      const int halves = d.convolve ? 2 : 1;  // a Bluestein convolution kernel runs its passes forward, then inverse
+      for (int h = 0; h < halves; ++h) {
+        if (d.convolve) o += h == 0 ? "  forward half (chirped input, zero padded):\n" : "  inverse half (times FFT(conj chirp)/M in its first read):\n";
+        long long ns = 1;
+        for (std::size_t p = 0; p < d.factors.size(); ++p) {
+          const int R = d.factors[p], butterflies = d.length / R;
+          int loads = 0;
+          for (int r = 1; r < R && ns > 1; ++r) loads += twiddleLoaded(r, g.deriveTwiddles);
+          o += fmt::format(
+              "  pass {}: radix {:>2}, sub-transforms {} -> {}, {} butterflies, {} per thread; reads {}, writes {}; {} twiddle loads per butterfly\n", p,
+              R, ns, ns * R, butterflies, (butterflies + T - 1) / T, p == 0 && h == 0 && g.directLoad ? "global" : "shared",
+              p + 1 == d.factors.size() && h + 1 == halves && g.directStore ? "global" : "shared", loads);
+          ns *= R;
+        }
       }
     }
     for (const std::string& w : stockhamWarnings(s_, b, target.arch)) o += "warning: " + w + "\n";

@@ -161,7 +161,8 @@ LaunchPlan stockhamLaunchPlan(const StockhamSpec& s, const StockhamPlan& plan, c
     lk.args.push_back(tableArg("twiddles", pk.twiddles, "twiddles W^(r k) of every radix pass after the first"));
     lk.args.push_back(tableArg("load_table", pk.loadTable, "multiplied into the load (chirp, or W_N^k of the c2r merge)"));
     lk.args.push_back(tableArg("store_table", pk.storeTable, "multiplied into the store (chirp, or W_N^k of the r2c split)"));
-    lk.args.push_back(tableArg("big_lo", pk.bigLo, "four-step twiddle, low part"));
+    lk.args.push_back(tableArg("big_lo", pk.bigLo, pk.desc.convolve ? "FFT(conj chirp)/M, multiplied between the halves of the Bluestein convolution"
+                                                                     : "four-step twiddle, low part"));
     lk.args.push_back(tableArg("big_hi", pk.bigHi, "four-step twiddle, high part"));
     lk.args.push_back(PlanArg::batchTimes(pk.fftsPerBatch, "ffts"));
     lk.args.push_back(PlanArg::literal(pk.desc.inValid, "long long", "in_valid"));

@@ -345,6 +345,29 @@ class PlanBuilder {
       bh = referenceDft(b, static_cast<int>(M), -1);
       for (auto& v : bh) v /= static_cast<double>(M);
     }
+    if (M <= maxConvolveKernelLength(s_.precision)) {
+      // The whole convolution in one kernel: the length-M sequence never leaves shared memory, so
+      // the kernel moves N elements in and N out instead of N + 2M + N through a scratch buffer.
+      Job c = j;
+      c.role = j.role + fmt::format(", Bluestein {} via {} in one kernel: chirp, FFT, times FFT(conj chirp)/M, inverse FFT, times chirp", n, M);
+      c.kernelRole = fmt::format("Bluestein convolution of length {} in one kernel: chirp and zero padding, FFT, times FFT(conj chirp)/M, inverse FFT, times chirp, first N outputs", M);
+      c.n = static_cast<int>(M);
+      c.sign = -1;  // the twiddle table is the forward half's; the inverse half conjugates it
+      c.factors = {};
+      c.inValid = j.inValid >= 0 ? std::min<long long>(j.inValid, n) : n;
+      c.loadTable = chirp;
+      c.hasLoadTable = true;
+      c.outValid = n;
+      c.storeTable = std::move(chirp);
+      c.hasStoreTable = true;
+      StockhamPlanKernel k = kernel(c, static_cast<int>(M), {});
+      k.desc.convolve = true;
+      k.desc.inZeroFrom = k.desc.outDropFrom = (M + 1) / 2;  // n <= (M + 1) / 2 for any n this M serves (M >= 2n - 1)
+      k.bigLo = std::move(bh);
+      reserve(k.src, 0);
+      plan_.kernels.push_back(std::move(k));
+      return;
+    }
     const Buffer conv = freeTmp(j);
     reserve(conv, M * j.fftsPerBatch());
     Job f = j;
