@@ -1008,7 +1008,7 @@ TEST(Stockham, BluesteinConvolutionLengths) {
     for (const auto& k : planStockham(parseStockhamSpecText(text, "b.json")).kernels) roles += k.note + "\n";
     return roles;
   };
-  EXPECT_NE(via(spec(10007, "f32")).find("Bluestein 10007 via 32768"), std::string::npos);
+  EXPECT_NE(via(spec(10007, "f32")).find("Bluestein 10007 via 20480"), std::string::npos);  // smooth: the default since session 10
   EXPECT_NE(via(spec(10007, "f32", R"(, "tuning": {"bluestein": "smooth"})")).find("Bluestein 10007 via 20480"), std::string::npos);
   EXPECT_NE(via(spec(10007, "f32", R"(, "tuning": {"bluestein": "power_of_two"})")).find("via 32768"), std::string::npos);
   EXPECT_EQ(errorOf(spec(10007, "f32", R"(, "tuning": {"bluestein": "fast"})")).first, "/tuning/bluestein");

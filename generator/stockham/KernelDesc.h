@@ -56,7 +56,7 @@ struct KernelTuning {
   int workQueue = -1;      // 1: KernelGeometry::workQueue; 0: each block takes every gridDim-th group; -1: for persistent grids
   int fusedSplit = -1;     // r2c: 1/-1 KernelGeometry::fusedSplit; 0: the split as a staged element loop after the last pass
   int columnValues = 0;    // column-tiled kernels (two-kernel plans, strided axes): at most this many values per thread (0: 32 f32, 8 f64)
-  int bluesteinPow2 = -1;  // (plan) 0: Bluestein convolutions at bluesteinLength()'s cheapest 7-smooth length; else (default) the next power of two
+  int bluesteinPow2 = -1;  // (plan) 1: Bluestein convolutions at the next power of two; else (default) at bluesteinLength()'s cheapest 7-smooth length
   bool operator==(const KernelTuning&) const = default;
 };
 

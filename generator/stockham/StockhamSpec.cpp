@@ -286,7 +286,7 @@ bool isSmooth(long long n, int maxPrime) {
 // One FFT per block: 16384 complex floats (f16 computes in float) take 139 KiB of shared
 // memory and 1024 threads holding 16 values each in 64 registers; f64 stops at 4096.
 int maxSingleKernelLength(const std::string& precision) { return precision == "f64" ? 4096 : 16384; }
-int maxConvolveKernelLength(const std::string& precision) { return precision == "f64" ? 4096 : 8192; }
+int maxConvolveKernelLength(const std::string& precision) { return precision == "f64" ? 4096 : 16384; }
 int maxSplitRowLength(const std::string& precision) { return precision == "f64" ? 8192 : 16384; }
 // The fused r2c/c2r kernel stages its split through shared memory; past 4096 complex points the
 // staged kernel spilled (8192: ptxas ran for minutes), so longer halves take the general path.

@@ -76,9 +76,9 @@ int maxPrimeRadix(const std::string& precision);
 
 // Largest length one shared-memory kernel transforms, per precision.
 int maxSingleKernelLength(const std::string& precision);
-// Largest Bluestein convolution done in one kernel (KernelDesc::convolve), 64 KiB of the compute
-// type: at 16384 (f32, f16) the two halves spilled 100-150 bytes per thread at every geometry
-// SpillFree tries; longer convolutions take two kernels each way through a scratch buffer.
+// Largest Bluestein convolution done in one kernel (KernelDesc::convolve), as the single-kernel
+// limit; longer convolutions take two kernels each way through a scratch buffer. (At 16384, f32,
+// the kernel spills 32 bytes per thread at 1024 threads and 64 registers: SpillFree keeps it.)
 int maxConvolveKernelLength(const std::string& precision);
 // The row kernel of a two-kernel plan where no split has both sides within maxSingleKernelLength
 // (f64 3^15 = 2187 x 6561): the shared memory of the largest f32 kernel (f64 8192).

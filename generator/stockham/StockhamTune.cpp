@@ -89,7 +89,7 @@ Json stockhamTuningMembers(const std::vector<int>& factors, const KernelTuning& 
   if (k.blockThreads) t["block_threads"] = k.blockThreads;
   if (k.registerTarget) t["register_target"] = k.registerTarget;
   if (k.columnValues) t["column_values"] = k.columnValues;
-  if (k.bluesteinPow2 == 0) t["bluestein"] = "smooth";
+  if (k.bluesteinPow2 == 1) t["bluestein"] = "power_of_two";
   auto flag = [&](const char* key, int v) {
     if (v >= 0) t[key] = v != 0;
   };
