@@ -4,6 +4,7 @@
 #include <cublas_v2.h>
 #include <cufftXt.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <tuple>
@@ -27,18 +28,35 @@ class CufftRun : public BaselineRun {
       nout *= last && realIn ? r.lengths[d] / 2 + 1 : r.lengths[d];
     }
     std::vector<unsigned char> in = r.denseInput(data, batch);
-    outBytes_ = static_cast<std::size_t>(nout * batch * (realOut ? 1 : 2) * scalar);
-    in_ = std::make_unique<DeviceBuffer>(in.size());
-    out_ = std::make_unique<DeviceBuffer>(outBytes_);
+    const int inElem = (realIn ? 1 : 2) * scalar, outElem = (realOut ? 1 : 2) * scalar;
+    const bool layout = r.inLayout && r.outLayout;  // the family's own arrays (advanced layout), else dense
+    outBytes_ = static_cast<std::size_t>(layout ? (r.outLayout->offset + (batch - 1) * r.outLayout->distance + r.outLayout->span) * outElem
+                                                : nout * batch * outElem);
+    const std::size_t inBytes = r.inPlace ? std::max(in.size(), outBytes_) : in.size();
+    in.resize(inBytes, 0);
+    in_ = std::make_unique<DeviceBuffer>(inBytes);
+    if (!r.inPlace) out_ = std::make_unique<DeviceBuffer>(outBytes_);
     checkCu(cuMemcpyHtoD(in_->p, in.data(), in.size()), "cuMemcpyHtoD (baseline input)");
+    inPtr_ = in_->p + (layout ? r.inLayout->offset * inElem : 0);
+    outPtr_ = (r.inPlace ? in_->p : out_->p) + (layout ? r.outLayout->offset * outElem : 0);
     if (cufftCreate(&plan_) != CUFFT_SUCCESS) throw std::runtime_error("cufftCreate failed");
     created_ = true;
     std::vector<long long> dims(r.lengths.begin(), r.lengths.end());
     // cuFFT's logical sizes for c2r are the real lengths; its input embeds N/2+1 complex values.
     cudaDataType ct = f16 ? CUDA_C_16F : f64 ? CUDA_C_64F : CUDA_C_32F, rt = f16 ? CUDA_R_16F : f64 ? CUDA_R_64F : CUDA_R_32F;
     size_t ws = 0;
-    cufftResult res = cufftXtMakePlanMany(plan_, static_cast<int>(dims.size()), dims.data(), nullptr, 1, nin, realIn ? rt : ct, nullptr, 1, nout,
-                                          realOut ? rt : ct, batch, &ws, ct);
+    std::vector<long long> inEmbed, outEmbed;
+    long long inStride = 1, inDist = nin, outStride = 1, outDist = nout;
+    if (layout) {
+      inEmbed = r.inLayout->embed;
+      outEmbed = r.outLayout->embed;
+      inStride = r.inLayout->stride;
+      inDist = r.inLayout->distance;
+      outStride = r.outLayout->stride;
+      outDist = r.outLayout->distance;
+    }
+    cufftResult res = cufftXtMakePlanMany(plan_, static_cast<int>(dims.size()), dims.data(), layout ? inEmbed.data() : nullptr, inStride, inDist,
+                                          realIn ? rt : ct, layout ? outEmbed.data() : nullptr, outStride, outDist, realOut ? rt : ct, batch, &ws, ct);
     if (res != CUFFT_SUCCESS) {
       if (why) *why = fmt::format("cuFFT cannot plan this transform (cufftResult {})", static_cast<int>(res));
       return;
@@ -48,7 +66,7 @@ class CufftRun : public BaselineRun {
     exec();
     checkCu(cuCtxSynchronize(), "cuFFT");
     std::vector<unsigned char> out(outBytes_);
-    checkCu(cuMemcpyDtoH(out.data(), out_->p, outBytes_), "cuMemcpyDtoH (baseline output)");
+    checkCu(cuMemcpyDtoH(out.data(), r.inPlace ? in_->p : out_->p, outBytes_), "cuMemcpyDtoH (baseline output)");
     if (r.error) error = r.error(out, data, batch);
   }
   ~CufftRun() override {
@@ -56,7 +74,7 @@ class CufftRun : public BaselineRun {
   }
   bool planned() const { return planned_; }
   void exec() override {
-    if (cufftXtExec(plan_, reinterpret_cast<void*>(in_->p), reinterpret_cast<void*>(out_->p), sign_ < 0 ? CUFFT_FORWARD : CUFFT_INVERSE) != CUFFT_SUCCESS)
+    if (cufftXtExec(plan_, reinterpret_cast<void*>(inPtr_), reinterpret_cast<void*>(outPtr_), sign_ < 0 ? CUFFT_FORWARD : CUFFT_INVERSE) != CUFFT_SUCCESS)
       throw std::runtime_error("cufftXtExec failed");
   }
 
@@ -66,6 +84,7 @@ class CufftRun : public BaselineRun {
   bool created_ = false, planned_ = false;
   std::size_t outBytes_ = 0;
   std::unique_ptr<DeviceBuffer> in_, out_;
+  CUdeviceptr inPtr_ = 0, outPtr_ = 0;  // where the arrays start (the layout's offset)
 };
 
 // "herk": per batch b < lengths[0] (times the bench batch), C[b] = S[b] S[b]^H for S n x k complex

@@ -1,7 +1,8 @@
 #pragma once
 // The library a user would otherwise call, run on the same numbers as ours: a
 // family describes it (BaselineRequest) and this file runs it. Known kinds:
-// "fft" (cuFFT, through cufftXtMakePlanMany so that f16/f32/f64 share one path); "herk" (cuBLAS batched
+// "fft" (cuFFT, through cufftXtMakePlanMany so that f16/f32/f64 share one path; on dense arrays, or on the
+// family's own strided / in-place arrays where the request gives cuFFT's advanced layout); "herk" (cuBLAS batched
 // complex GEMM S S^H, int8 or widened f16 -> complex f32); complex GEMMs C = A^T B, lengths {GEMMs, M, N, K}:
 // "cgemm_i8" (cublasGemmStridedBatchedEx CUDA_C_8I -> CUDA_C_32F), "cgemm_lt_f16" (cuBLASLt planar complex f16,
 // f32 compute), "cgemm" (cublasCgemmStridedBatched on complex f32 copies). See BlasGemmRun in Baseline.cpp.

@@ -537,6 +537,25 @@ TEST(Stockham, FamilyVerifyAndParse) {
   }
   EXPECT_FALSE(makeStockhamSpec(parseStockhamSpecText(spec(1000, "f16"), "b.json"))->baseline()) << "cuFFT half needs powers of two";
   EXPECT_EQ(makeStockhamSpec(parseStockhamSpecText(spec(1024, "f16"), "b.json"))->baseline()->transform, "c2c");
+  // Like for like (session 10): strided and in-place arrays that cuFFT's advanced layout expresses run cuFFT on the
+  // spec's own arrays; dense specs, planar and transposed layouts keep the dense baseline.
+  auto base = [](const std::string& text) { return *makeStockhamSpec(parseStockhamSpecText(text, "b.json"))->baseline(); };
+  EXPECT_FALSE(base(spec(1000, "f32")).inLayout);
+  BaselineRequest strided = base(spec(100, "f32", R"(, "input": {"stride": 3, "distance": 400, "offset": 5}, "output": {"stride": 2, "distance": 250})"));
+  ASSERT_TRUE(strided.inLayout && strided.outLayout);
+  EXPECT_EQ(strided.inLayout->stride, 3);
+  EXPECT_EQ(strided.inLayout->distance, 400);
+  EXPECT_EQ(strided.inLayout->offset, 5);
+  EXPECT_EQ(strided.inLayout->span, 99 * 3 + 1);
+  EXPECT_EQ(strided.outLayout->stride, 2);
+  BaselineRequest padded2d = base(R"({"name": "b", "family": "stockham", "precision": "f32", "lengths": [12, 40], "input": {"strides": [48, 1], "distance": 600}})");
+  ASSERT_TRUE(padded2d.inLayout);
+  EXPECT_EQ(padded2d.inLayout->embed, (std::vector<long long>{12, 48}));
+  EXPECT_TRUE(base(R"({"name": "b", "family": "stockham", "precision": "f32", "lengths": [9, 10], "placement": "in_place"})").inPlace)
+      << "in place: cuFFT in place";
+  EXPECT_FALSE(base(R"({"name": "b", "family": "stockham", "precision": "f32", "lengths": [12, 40], "input": {"strides": [1, 12], "distance": 480}})").inLayout)
+      << "transposed axes: no embed expresses them";
+  EXPECT_FALSE(base(spec(100, "f32", R"(, "output": {"layout": "planar"})")).inLayout);
 }
 
 // Inputs in the spec's own storage; check() finds unwritten (NaN) and wrong outputs, and

@@ -299,6 +299,49 @@ std::optional<BaselineRequest> stockhamBaseline(const StockhamSpec& s) {
     }
     return err;
   };
+  // Like for like where cuFFT's advanced layout expresses the spec's arrays (interleaved, each axis's stride a
+  // multiple of the next one's): a user with strided, padded or in-place data would plan cuFFT on them as they are
+  // rather than pay a copy into a dense array. Planar layouts, integer inputs and zero-padded inputs stay dense.
+  auto layoutOf = [&](const StockhamIo& io, const std::vector<long long>& shape) -> std::optional<BaselineRequest::FftLayout> {
+    if (io.planar) return std::nullopt;
+    const std::size_t d = shape.size();
+    BaselineRequest::FftLayout l;
+    l.stride = io.strides[d - 1];
+    l.embed.assign(d, shape[0]);
+    for (std::size_t k = d - 1; k >= 1; --k) {
+      if (io.strides[k] <= 0 || io.strides[k - 1] % io.strides[k]) return std::nullopt;
+      l.embed[k] = io.strides[k - 1] / io.strides[k];
+      if (l.embed[k] < shape[k]) return std::nullopt;
+    }
+    if (l.stride <= 0) return std::nullopt;
+    l.distance = io.distance;
+    l.offset = io.offset;
+    l.span = stockhamSpan(io, shape);
+    return l;
+  };
+  auto dense = [](const StockhamIo& io, const std::vector<long long>& shape) {
+    long long pitch = 1;
+    for (std::size_t d = shape.size(); d-- > 0;) {
+      if (io.strides[d] != pitch) return false;
+      pitch *= shape[d];
+    }
+    return io.offset == 0 && io.distance == pitch && !io.planar;
+  };
+  const std::vector<long long> inShape = s.inShape(), outShape = s.outShape();
+  const bool plain = dense(s.input, inShape) && dense(s.output, outShape) && !s.inPlace;
+  if (!plain && s.input.type.empty() && s.input.validLength < 0 && (!s.inPlace || s.transform == "c2c")) {
+    auto in = layoutOf(s.input, inShape), out = layoutOf(s.output, outShape);
+    if (in && out) {
+      r.inLayout = in;
+      r.outLayout = out;
+      r.inPlace = s.inPlace;
+      r.description = fmt::format("cuFFT {} {} on the spec's own {}strided arrays (advanced layout)", s.transform, s.precision, s.inPlace ? "in-place " : "");
+      r.denseInput = [](const TestData& data, long long) { return data.arrays.at("input"); };
+      r.error = [s](const std::vector<unsigned char>& output, const TestData& data, long long batch) {
+        return stockhamCheck(s, data, {{"output", output}}, batch).error;
+      };
+    }
+  }
   return r;
 }
 

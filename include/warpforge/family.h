@@ -95,6 +95,16 @@ struct BaselineRequest {
   // against the family's reference given its dense output bytes (-1 where not comparable).
   std::function<std::vector<unsigned char>(const TestData& data, long long batch)> denseInput;
   std::function<double(const std::vector<unsigned char>& denseOutput, const TestData& data, long long batch)> error;
+  // fft: where the family's own arrays fit cuFFT's advanced layout (element (b, x0..x_{d-1}) at offset + b * distance +
+  // ((x0 * embed[1] + x1) * embed[2] + ...) * stride), the baseline runs on them as they are, like for like:
+  // denseInput then returns the family's input array and error reads the family's output array. Unset: dense arrays.
+  struct FftLayout {
+    std::vector<long long> embed;
+    long long stride = 1, distance = 0, offset = 0;
+    long long span = 0;  // elements one batch entry spans (last address + 1 - offset)
+  };
+  std::optional<FftLayout> inLayout, outLayout;
+  bool inPlace = false;  // with layouts: one array, transformed in place
 };
 
 // Timing a family's candidates on the device, for tuning (bench/ provides it).
