@@ -154,8 +154,14 @@ GpuResult runOnDevice(Compiler& compiler, const FamilySpec& spec, const Generate
   std::string why = "the family names no baseline";
   if (auto req = spec.baseline()) {
     // The baseline's own dense layout, sized from the small batch; its error was not asked for here.
-    const double perEntry = static_cast<double>(req->denseInput(*g.data, c.checkBatch).size()) / static_cast<double>(c.checkBatch);
-    const std::size_t bytes = static_cast<std::size_t>(perEntry * static_cast<double>(batch));
+    // (The family's own strided array where the request gives cuFFT a layout: offset + (B - 1) distance + span elements.)
+    const double smallBytes = static_cast<double>(req->denseInput(*g.data, c.checkBatch).size());
+    std::size_t bytes = static_cast<std::size_t>(smallBytes / static_cast<double>(c.checkBatch) * static_cast<double>(batch));
+    if (req->inLayout) {
+      const auto& l = *req->inLayout;
+      const double elemBytes = smallBytes / static_cast<double>(l.offset + (c.checkBatch - 1) * l.distance + l.span);
+      bytes = static_cast<std::size_t>(elemBytes * static_cast<double>(l.offset + (batch - 1) * l.distance + l.span));
+    }
     req->denseInput = [bytes](const TestData&, long long) { return std::vector<unsigned char>(bytes, 0x3c); };
     req->error = nullptr;
     why.clear();
