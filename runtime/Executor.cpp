@@ -39,7 +39,9 @@ Executor::Executor(Compiler& compiler, LaunchPlan plan, ExecutorOptions options)
     }
     Loaded l;
     checkCu(cuModuleGetFunction(&l.function, m, k.name.c_str()), "cuModuleGetFunction");
-    if (k.sharedBytes > 48 * 1024)  // above the default limit: opt in
+    // Opt in to the dynamic size always: the 48 KiB default counts static shared memory too (a kernel with
+    // 48888 dynamic bytes and a 792-byte static table fit no block without it).
+    if (k.sharedBytes > 0)
       checkCu(cuFuncSetAttribute(l.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, k.sharedBytes), "cuFuncSetAttribute");
     KernelStats st;
     st.name = k.name;

@@ -168,6 +168,33 @@ TEST_F(GpuStockham, PrimeRadices17To31) {
   runBodies("prime radices 17..31, all precisions, batch 3", cases);
 }
 
+// The cooperative radices 37..127 (CoopRadix.h): p * m for every such prime (m from 1 up to the
+// one-kernel limit), products of two of them (the second pass with twiddles), both directions, all
+// precisions, and r2c/c2r whose half length has such a prime (general path).
+TEST_F(GpuStockham, CooperativePrimeRadices37To127) {
+  std::vector<std::pair<std::string, std::string>> cases;
+  std::vector<int> lengths;
+  for (int p = 37; p <= 127; ++p) {
+    bool prime = true;
+    for (int d = 2; d * d <= p; ++d) prime = prime && p % d;
+    if (!prime) continue;
+    for (int m : {1, 2, 3, 4, 5, 7, 8, 11, 16, 25, 27, 32, 49, 64, 100, 128})
+      if (p * m <= 16384) lengths.push_back(p * m);
+  }
+  for (int n : {37 * 41, 97 * 101, 101 * 109, 127 * 127, 37 * 43 * 2, 41 * 59 * 3, 10175, 8300, 8789, 12980, 13079, 8729, 9265, 9434, 11009}) lengths.push_back(n);
+  for (const char* prec : {"f32", "f64", "f16"})
+    for (std::size_t i = 0; i < lengths.size(); ++i) {
+      const int n = lengths[i];
+      if (n > (std::string(prec) == "f64" ? 4096 : 16384)) continue;
+      const char* dir = i % 2 ? "inverse" : "forward";
+      cases.push_back({fmt::format("c2c {} {} n={}", prec, dir, n),
+                       fmt::format(R"("precision": "{}", "length": {}, "direction": "{}", "input": {{"distance": 16384}}, "output": {{"distance": 16384}})", prec, n, dir)});
+    }
+  for (int n : {2 * 37, 2 * 127 * 4, 2 * 101 * 25, 2 * 53 * 64})
+    for (const char* tr : {"r2c", "c2r"}) cases.push_back(realCase(tr, "f32", n));
+  runBodies("cooperative prime radices 37..127, all precisions, batch 3", cases);
+}
+
 // Quick check of what issue 16 changed (< 3 minutes on the H100): small lengths (staged I/O, thread
 // counts balanced over unequal radices), the prime radices, r2c/c2r fused and general paths, and
 // the new tuning switches at a batch where blocks loop over many groups.

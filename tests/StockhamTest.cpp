@@ -83,7 +83,19 @@ TEST(Stockham, Factorization) {
   EXPECT_EQ(factorizeStockham(2401), (std::vector<int>{7, 7, 7, 7}));
   EXPECT_EQ(factorizeStockhamGreedy(2401, 49), (std::vector<int>{49, 49}));
   EXPECT_EQ(factorizeStockham(2401, 49), (std::vector<int>{49, 49}));  // large kernels: at most one pass more than greedy
-  EXPECT_THROW(factorizeStockham(37), std::invalid_argument);
+  EXPECT_THROW(factorizeStockham(131), std::invalid_argument);  // above the cooperative radices: Bluestein
+  // 37..127: cooperative passes (CoopRadix.h), in one-kernel plans only; f64 29 and 31 stay Bluestein.
+  EXPECT_EQ(factorizeStockham(37), (std::vector<int>{37}));
+  EXPECT_TRUE(isCoopSmooth(37 * 2 * 127));
+  EXPECT_FALSE(isCoopSmooth(131 * 2));
+  EXPECT_FALSE(isCoopSmooth(29, maxPrimeRadix("f64")));
+  {
+    const auto p = plan(spec(10175, "f32"));  // 37 x 25 x 11: one kernel, the cooperative pass first (no twiddles)
+    ASSERT_EQ(p.kernels.size(), 1u);
+    EXPECT_FALSE(p.kernels[0].desc.convolve);
+    EXPECT_EQ(p.kernels[0].desc.factors.front(), 37);
+    EXPECT_EQ(plan(spec(37 * 32768, "f32")).kernels.size(), 4u);  // longer than one kernel: Bluestein as before
+  }
   EXPECT_TRUE(isSmooth(2 * 3 * 5 * 7 * 11 * 13));
   EXPECT_FALSE(isSmooth(37 * 2));
   // The primes 17..31 are radices at every precision (f64 keeps composites at 13 and below).

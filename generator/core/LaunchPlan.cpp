@@ -275,7 +275,8 @@ std::string launchPlanHeader(const LaunchPlan& p) {
   o += "  if ((e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess) return e;\n";
   for (std::size_t i = 0; i < p.kernels.size(); ++i) {
     const auto& k = p.kernels[i];
-    if (k.sharedBytes > 48 * 1024)
+    // Always opted in: the 48 KiB default counts a kernel's static shared memory too.
+    if (k.sharedBytes > 0)
       o += fmt::format("  if ((e = cudaFuncSetAttribute({}, cudaFuncAttributeMaxDynamicSharedMemorySize, {})) != cudaSuccess) return e;\n", k.name,
                        k.sharedBytes);
     o += fmt::format("  if ((e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&s->resident_blocks[{0}], {1}, {2}, {3})) != cudaSuccess) return e;\n"

@@ -2,6 +2,7 @@
 // memory pitch and padding, register target.
 #include <algorithm>
 
+#include "generator/stockham/CoopRadix.h"
 #include "generator/stockham/StockhamEmitter.h"
 
 namespace warpforge {
@@ -23,13 +24,21 @@ int storageBytes(Storage s) {
 
 int heldValues(const std::vector<int>& factors, int length, int threads) {
   int held = 1;
-  for (int R : factors) held = std::max(held, (length / R + threads - 1) / threads * R);
+  for (int R : factors)
+    held = std::max(held, isCoopRadix(R) ? coopShape(R, length, threads).held() : (length / R + threads - 1) / threads * R);
   return held;
 }
 
-int balancedThreadsPerFft(const std::vector<int>& factors, int length, int maxThreadsPerFft) {
+// The largest radix a thread holds whole: a cooperative radix (CoopRadix.h) counts as the values
+// its pass aims to leave per thread.
+int threadRadix(const std::vector<int>& factors) {
   int rmax = 1;
-  for (int r : factors) rmax = std::max(rmax, r);
+  for (int r : factors) rmax = std::max(rmax, isCoopRadix(r) ? kCoopHeldValues : r);
+  return rmax;
+}
+
+int balancedThreadsPerFft(const std::vector<int>& factors, int length, int maxThreadsPerFft) {
+  const int rmax = threadRadix(factors);
   int T = std::max(1, std::min(maxThreadsPerFft, length / rmax));
   // One butterfly of the largest radix per thread leaves a smaller radix several butterflies per
   // thread: 17 x 19 on 17 threads holds 2 x 17 values in the radix-17 pass (the second iteration
@@ -37,6 +46,7 @@ int balancedThreadsPerFft(const std::vector<int>& factors, int length, int maxTh
   // radix that holds fewer values is taken (19 threads: 19 values, 2 of 19 threads idle in one pass).
   if (heldValues(factors, length, T) * 2 > 3 * rmax) {
     for (int R : factors) {
+      if (isCoopRadix(R)) continue;
       const int cand = std::min(maxThreadsPerFft, length / R);
       if (cand >= 1 && cand <= 1024 && heldValues(factors, length, cand) < heldValues(factors, length, T)) T = cand;
     }
@@ -47,8 +57,7 @@ int balancedThreadsPerFft(const std::vector<int>& factors, int length, int maxTh
 KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   KernelGeometry g;
   const int L = d.length;
-  int rmax = 1;
-  for (int r : d.factors) rmax = std::max(rmax, r);
+  const int rmax = threadRadix(d.factors);
   auto unitBatch = [](const Access& a) { return !isReal(a.storage) && a.elemStride != 1 && !a.batchStride.empty() && a.batchStride[0] == 1; };
   g.fftMajorLoad = unitBatch(d.in);
   g.fftMajorStore = unitBatch(d.out);
@@ -121,7 +130,9 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   // through shared memory, where the load and store are 16-byte vectors over the whole block.
   const int firstRun = d.factors.empty() ? 0 : std::min(T, L / d.factors.front()) * storageBytes(d.in.storage);
   const int lastRun = d.factors.empty() ? 0 : std::min(T, L / d.factors.back()) * storageBytes(d.out.storage);
-  g.directLoad = !d.factors.empty() && !g.fftMajorLoad && d.fuse != Fuse::C2RPre && tu.directLoad != 0 &&
+  // A cooperative pass reads and writes shared memory only (CoopRadix.h).
+  const bool coopFirst = !d.factors.empty() && isCoopRadix(d.factors.front()), coopLast = !d.factors.empty() && isCoopRadix(d.factors.back());
+  g.directLoad = !d.factors.empty() && !coopFirst && !g.fftMajorLoad && d.fuse != Fuse::C2RPre && tu.directLoad != 0 &&
                  (tu.directLoad == 1 || firstRun >= kMinDirectRunBytes);
   // The fused split holds two butterflies of the last radix per thread: taken by default where that
   // does not raise the kernel's peak of values per thread (r2c 1000: 2 x 4 values against 28 held in
@@ -129,7 +140,7 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   const int lastRadix = d.factors.empty() ? 0 : d.factors.back();
   g.fusedSplit = d.fuse == Fuse::R2CPost && !d.factors.empty() && !g.fftMajorStore && tu.fusedSplit != 0 && tu.directStore != 0 &&
                  (tu.fusedSplit == 1 || 2 * lastRadix <= heldValues(d.factors, L, T));
-  g.directStore = !d.factors.empty() && !g.fftMajorStore && (d.fuse != Fuse::R2CPost || g.fusedSplit) && tu.directStore != 0 &&
+  g.directStore = !d.factors.empty() && !coopLast && !g.fftMajorStore && (d.fuse != Fuse::R2CPost || g.fusedSplit) && tu.directStore != 0 &&
                   (tu.directStore == 1 || g.fusedSplit || lastRun >= kMinDirectRunBytes);
   g.persistent = tu.persistent != 0;
   // Persistent blocks take their groups from a work counter: with a fixed share each, the same

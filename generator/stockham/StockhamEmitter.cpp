@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -13,6 +14,7 @@
 #include "ast/Printer.h"
 #include "generator/stockham/AstComplexOps.h"
 #include "generator/stockham/Butterfly.h"
+#include "generator/stockham/CoopRadix.h"
 #include "generator/stockham/Twiddles.h"
 
 namespace warpforge {
@@ -87,6 +89,14 @@ class Emitter {
       loop.push_back(exprStmt(call("__syncthreads", {})));
     }
 
+    // Cooperative passes read their constants from shared memory: lanes of one warp can need different
+    // entries (items of several groups where a pass has fewer than 32 butterflies), which a __constant__
+    // read would serialize (c2c 101: 0.34x cuFFT).
+    for (const auto& [name, t] : coopTables_) {
+      body.push_back(raw(fmt::format("__shared__ {} {}_s[{}];", cT_, name, t.first)));
+      body.push_back(raw(fmt::format("for (int i = threadIdx.x; i < {}; i += blockDim.x) {}_s[i] = {}[i];", t.first, name, name)));
+    }
+    if (!coopTables_.empty()) body.push_back(exprStmt(call("__syncthreads", {})));
     if (!g_.workQueue) {
       body.push_back(forLoop(decl("long long", "group", cast("long long", member(var("blockIdx"), "x"))),
                              bin("<", bin("*", var("group"), lit(g_.fftsPerBlock)), var("ffts")),
@@ -150,7 +160,9 @@ class Emitter {
         "  return make_float2((float)(b >> 4), (float)((int)(signed char)(b << 4) >> 4));\n}";
     std::vector<NodePtr> file{comment(header()), raw("#include <cuda_fp16.h>"), raw(""), raw(pad)};
     if (g_.indexPerGroup) file.push_back(raw(threadIndex));
-    for (auto& n : {raw(unpackers), raw(""), fn}) file.push_back(n);
+    file.push_back(raw(unpackers));
+    for (const auto& [name, t] : coopTables_) file.push_back(raw(t.second));
+    for (auto& n : {raw(""), fn}) file.push_back(n);
     k.source = print(unit(file));
     return k;
   }
@@ -621,7 +633,127 @@ class Emitter {
     return block(st);
   }
 
+  // The constants of a cooperative radix-R pass: (cos 2 pi m / R, sign sin 2 pi m / R), m = 0..R-1.
+  std::string coopTableName(int R, int sign) const { return fmt::format("wf_dft{}_{}", R, sign < 0 ? "fwd" : "inv"); }
+  std::string coopTable(int R, int sign) const {
+    std::string t = fmt::format("__constant__ {} {}[{}] = {{", cT_, coopTableName(R, sign), R);
+    for (int m = 0; m < R; ++m) {
+      const double a = 2.0 * M_PI * m / R;
+      t += d_.f64 ? fmt::format("{}{{{:.17e}, {:.17e}}}", m ? ", " : "", std::cos(a), sign * std::sin(a))
+                  : fmt::format("{}{{{:.9e}f, {:.9e}f}}", m ? ", " : "", std::cos(a), sign * std::sin(a));
+    }
+    return t + "};";
+  }
+
+  // A prime radix 37..127 computed by several threads per butterfly (CoopRadix.h): fold, items of G
+  // output pairs in a rolled loop over the inputs, then the outputs to their Stockham slots.
+  NodePtr coopPass(int p, long long ns) const {
+    const int R = d_.factors[p], L = d_.length, T = g_.threadsPerFft;
+    const int B = L / R, h = (R - 1) / 2;
+    const CoopShape cs = coopShape(R, L, T);
+    const int G = cs.pairs;
+    coopTables_[coopTableName(R, stageSign())] = {R, coopTable(R, stageSign())};
+    auto sm = [&](const NodePtr& i) { return shared("fbase", i); };
+    auto rdecl = [&](const std::string& n, NodePtr e) { return decl(rT_, n, std::move(e)); };
+    std::vector<NodePtr> st{comment(fmt::format("pass {}: radix {} cooperatively, {} butterflies x {} items of {} output pairs, sub-transforms {} -> {}", p, R, B,
+                                                cs.groups, G, ns, ns * R))};
+    // 1. fold: a_j = x_j w^(jk) + x_{R-j} w^((R-j)k) in slot j, b_j = the difference in slot R - j
+    st.push_back(comment("fold: slot j <- x_j + x_{R-j}, slot R-j <- x_j - x_{R-j} (inputs times their twiddles)"));
+    const long long twOffset = twiddleOffsets(d_.factors)[p];
+    const int folds = B * h;
+    {
+      std::vector<NodePtr> b;
+      b.push_back(decl("const int", "bf", bin("%", var("e"), lit(B))));
+      b.push_back(decl("const int", "jj", bin("+", lit(1), bin("/", var("e"), lit(B)))));
+      b.push_back(decl("const int", "lo", bin("+", var("bf"), bin("*", var("jj"), lit(B)))));
+      b.push_back(decl("const int", "hi", bin("+", var("bf"), bin("*", bin("-", lit(R), var("jj")), lit(B)))));
+      b.push_back(decl(cT_, "xl", sm(var("lo"))));
+      b.push_back(decl(cT_, "xh", sm(var("hi"))));
+      if (ns > 1) {
+        if (d_.convolve) throw std::logic_error("cooperative radix in a convolution kernel");
+        NodePtr tw = bin("+", var("twiddles"), bin("+", bin("%", var("bf"), lit(ns)), lit(twOffset)));
+        b.push_back(assign(var("xl"), cmul(var("xl"), index(tw, bin("*", bin("-", var("jj"), lit(1)), lit(ns))))));
+        b.push_back(assign(var("xh"), cmul(var("xh"), index(tw, bin("*", bin("-", bin("-", lit(R), var("jj")), lit(1)), lit(ns))))));
+      }
+      b.push_back(assign(sm(var("lo")), mk(bin("+", member(var("xl"), "x"), member(var("xh"), "x")), bin("+", member(var("xl"), "y"), member(var("xh"), "y")))));
+      b.push_back(assign(sm(var("hi")), mk(bin("-", member(var("xl"), "x"), member(var("xh"), "x")), bin("-", member(var("xl"), "y"), member(var("xh"), "y")))));
+      st.push_back(forLoop(decl("int", "e", var("t")), bin("<", var("e"), lit(folds)), assign(var("e"), lit(T), "+="), block(b)));
+    }
+    st.push_back(exprStmt(call("__syncthreads", {})));
+    // 2. items: outputs into registers
+    const int per = 2 * G + 1;
+    st.push_back(declArray(cT_, "x", cs.iters * per));
+    const std::string table = coopTableName(R, stageSign());
+    for (int it = 0; it < cs.iters; ++it) {
+      std::vector<NodePtr> b{decl("const int", "e", bin("+", var("t"), lit(it * T)))};
+      b.push_back(decl("const int", "bf", bin("%", var("e"), lit(B))));
+      b.push_back(decl("const int", "grp", bin("/", var("e"), lit(B))));
+      b.push_back(decl("const " + cT_, "x0", sm(var("bf"))));
+      b.push_back(rdecl("sr", member(var("x0"), "x")));
+      b.push_back(rdecl("si", member(var("x0"), "y")));
+      for (int q = 0; q < G; ++q) {
+        b.push_back(rdecl(fmt::format("ar{}", q), member(var("x0"), "x")));
+        b.push_back(rdecl(fmt::format("ai{}", q), member(var("x0"), "y")));
+        b.push_back(rdecl(fmt::format("br{}", q), num(0)));
+        b.push_back(rdecl(fmt::format("bi{}", q), num(0)));
+      }
+      b.push_back(decl("const int", "k0", bin("+", bin("*", var("grp"), lit(G)), lit(1))));
+      b.push_back(decl("int", "m", lit(0)));
+      std::vector<NodePtr> body;
+      body.push_back(decl("const " + cT_, "a", sm(bin("+", var("bf"), bin("*", var("jj"), lit(B))))));
+      body.push_back(decl("const " + cT_, "d", sm(bin("+", var("bf"), bin("*", bin("-", lit(R), var("jj")), lit(B))))));
+      body.push_back(assign(var("sr"), member(var("a"), "x"), "+="));
+      body.push_back(assign(var("si"), member(var("a"), "y"), "+="));
+      // m = j k0 mod R, then j (k0 + q) mod R for the item's other pairs: one counter, steps below R
+      body.push_back(assign(var("m"), var("k0"), "+="));
+      body.push_back(ifStmt(bin(">=", var("m"), lit(R)), block({assign(var("m"), lit(R), "-=")})));
+      body.push_back(decl("int", "mq", var("m")));
+      for (int q = 0; q < G; ++q) {
+        const std::string c = fmt::format("c{}", q);
+        if (q > 0) {
+          body.push_back(assign(var("mq"), var("jj"), "+="));
+          body.push_back(ifStmt(bin(">=", var("mq"), lit(R)), block({assign(var("mq"), lit(R), "-=")})));
+        }
+        body.push_back(decl("const " + cT_, c, index(var(table + "_s"), var("mq"))));
+        body.push_back(assign(var(fmt::format("ar{}", q)), bin("*", member(var(c), "x"), member(var("a"), "x")), "+="));
+        body.push_back(assign(var(fmt::format("ai{}", q)), bin("*", member(var(c), "x"), member(var("a"), "y")), "+="));
+        body.push_back(assign(var(fmt::format("br{}", q)), bin("*", member(var(c), "y"), member(var("d"), "x")), "+="));
+        body.push_back(assign(var(fmt::format("bi{}", q)), bin("*", member(var(c), "y"), member(var("d"), "y")), "+="));
+      }
+      b.push_back(forLoop(decl("int", "jj", lit(1)), bin("<=", var("jj"), lit(h)), assign(var("jj"), lit(1), "+="), block(body)));
+      for (int q = 0; q < G; ++q) {  // y_k = A + iB, y_{R-k} = A - iB
+        const std::string ar = fmt::format("ar{}", q), ai = fmt::format("ai{}", q), br = fmt::format("br{}", q), bi = fmt::format("bi{}", q);
+        b.push_back(assign(index(var("x"), lit(it * per + 2 * q)), mk(bin("-", var(ar), var(bi)), bin("+", var(ai), var(br)))));
+        b.push_back(assign(index(var("x"), lit(it * per + 2 * q + 1)), mk(bin("+", var(ar), var(bi)), bin("-", var(ai), var(br)))));
+      }
+      b.push_back(assign(index(var("x"), lit(it * per + 2 * G)), mk(var("sr"), var("si"))));
+      st.push_back((it + 1) * T <= cs.items ? block(b) : ifStmt(bin("<", bin("+", var("t"), lit(it * T)), lit(cs.items)), block(b)));
+    }
+    st.push_back(exprStmt(call("__syncthreads", {})));
+    // 3. outputs to their Stockham slots: base(b) + k ns
+    for (int it = 0; it < cs.iters; ++it) {
+      std::vector<NodePtr> w{decl("const int", "e", bin("+", var("t"), lit(it * T)))};
+      w.push_back(decl("const int", "bf", bin("%", var("e"), lit(B))));
+      w.push_back(decl("const int", "grp", bin("/", var("e"), lit(B))));
+      NodePtr base = ns == 1 ? bin("*", var("bf"), lit(R)) : bin("+", bin("*", bin("/", var("bf"), lit(ns)), lit(ns * R)), bin("%", var("bf"), lit(ns)));
+      w.push_back(decl("const int", "base", base));
+      for (int q = 0; q < G; ++q) {
+        const std::string k = fmt::format("k{}", q);
+        std::vector<NodePtr> put{decl("const int", k, bin("+", bin("*", var("grp"), lit(G)), lit(q + 1)))};
+        put.push_back(assign(sm(bin("+", var("base"), bin("*", var(k), lit(ns)))), index(var("x"), lit(it * per + 2 * q))));
+        put.push_back(assign(sm(bin("+", var("base"), bin("*", bin("-", lit(R), var(k)), lit(ns)))), index(var("x"), lit(it * per + 2 * q + 1))));
+        const bool always = (q + 1) + (cs.groups - 1) * G <= h;  // every group has this pair
+        w.push_back(always ? block(put) : ifStmt(bin("<=", bin("+", bin("*", var("grp"), lit(G)), lit(q + 1)), lit(h)), block(put)));
+      }
+      w.push_back(ifStmt(bin("==", var("grp"), lit(0)), block({assign(sm(var("base")), index(var("x"), lit(it * per + 2 * G)))})));
+      st.push_back((it + 1) * T <= cs.items ? block(w) : ifStmt(bin("<", bin("+", var("t"), lit(it * T)), lit(cs.items)), block(w)));
+    }
+    st.push_back(exprStmt(call("__syncthreads", {})));
+    return block(st);
+  }
+
   NodePtr pass(int p, long long ns) const {
+    if (isCoopRadix(d_.factors[p])) return coopPass(p, ns);
     const int R = d_.factors[p], L = d_.length, T = g_.threadsPerFft;
     const int butterflies = L / R, iters = (butterflies + T - 1) / T;
     const bool lastDirect = directOut_ && lastPass(p);
@@ -735,6 +867,8 @@ class Emitter {
   bool directIn_ = false, directOut_ = false;
   std::string cT_, rT_;
   int NT_ = 1;
+  // The cooperative passes' constants: name -> (radix, __constant__ definition).
+  mutable std::map<std::string, std::pair<int, std::string>> coopTables_;
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "generator/stockham/CoopRadix.h"
 #include "generator/stockham/StockhamData.h"
 #include "generator/stockham/StockhamLaunch.h"
 #include "generator/stockham/StockhamLayout.h"
@@ -85,6 +86,14 @@ class StockhamFamilySpec : public FamilySpec {
           const int R = d.factors[p], butterflies = d.length / R;
           int loads = 0;
           for (int r = 1; r < R && ns > 1; ++r) loads += twiddleLoaded(r, g.deriveTwiddles);
+          if (isCoopRadix(R)) {
+            const CoopShape cs = coopShape(R, d.length, T);
+            o += fmt::format("  pass {}: radix {} cooperatively, sub-transforms {} -> {}, {} butterflies x {} items of {} output pairs, {} items per thread; "
+                             "reads shared, writes shared; {} twiddle loads per input pair\n",
+                             p, R, ns, ns * R, butterflies, cs.groups, cs.pairs, cs.iters, ns > 1 ? 2 : 0);
+            ns *= R;
+            continue;
+          }
           o += fmt::format(
               "  pass {}: radix {:>2}, sub-transforms {} -> {}, {} butterflies, {} per thread; reads {}, writes {}; {} twiddle loads per butterfly\n", p,
               R, ns, ns * R, butterflies, (butterflies + T - 1) / T, p == 0 && h == 0 && g.directLoad ? "global" : "shared",

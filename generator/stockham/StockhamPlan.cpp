@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "generator/emulate/Reference.h"
+#include "generator/stockham/CoopRadix.h"
 #include "generator/stockham/Twiddles.h"
 
 namespace warpforge {
@@ -195,6 +196,9 @@ class PlanBuilder {
   void addJob(const Job& j) {
     const int maxSingle = maxSingleKernelLength(s_.precision);
     if (j.n <= maxSingle && isSmooth(j.n, maxPrime_)) return addSingle(j);
+    // Primes 37..127 as cooperative passes where the FFT is one kernel (CoopRadix.h): not in the fused
+    // r2c/c2r kernels or the column kernels of longer plans, which keep Bluestein.
+    if (j.n <= maxSingle && j.fuse == Fuse::None && isCoopSmooth(j.n, maxPrime_)) return addSingle(j);
     if (isSmooth(j.n, maxPrime_)) return addTwoKernels(j);
     addBluestein(j);
   }
@@ -235,7 +239,8 @@ class PlanBuilder {
     d.length = length;
     // f64 radix-16 butterflies hold 16 double2 inputs, 15 twiddles and their products: too many registers.
     if (j.copyOnly) d.factors.clear();
-    else d.factors = factors.empty() ? factorizeStockham(length, plan_.f64 ? 13 : 27, maxPrime_, plan_.f64, j.fuse == Fuse::R2CPost) : std::move(factors);
+    else
+      d.factors = factors.empty() ? factorizeStockham(length, plan_.f64 ? 13 : 27, maxPrime_, plan_.f64, j.fuse == Fuse::R2CPost) : std::move(factors);
     d.in = access(j.in);
     d.out = access(j.out);
     d.batchCount = j.counts;

@@ -5,6 +5,7 @@
 
 #include "generator/core/JsonReader.h"
 #include "generator/stockham/Butterfly.h"
+#include "generator/stockham/CoopRadix.h"
 #include "generator/stockham/StockhamEmitter.h"
 #include "generator/stockham/StockhamLayout.h"
 
@@ -14,7 +15,9 @@ const std::vector<int>& stockhamRadices() {
   // Largest first: composite odd radices (9 = 3x3, 25 = 5x5, 27, 49) save passes and barriers.
   // The primes 17..31 are butterflies of the symmetric odd-prime form (Butterfly.h, constants in
   // the code): a length such as 323 = 17 x 19 is one kernel instead of a 1024-point Bluestein pair.
-  static const std::vector<int> r = {49, 31, 29, 27, 25, 23, 19, 17, 16, 13, 11, 9, 8, 7, 5, 4, 3, 2};
+  // The primes 37..127 are cooperative passes (CoopRadix.h), taken where the whole FFT is one kernel.
+  static const std::vector<int> r = {127, 113, 109, 107, 103, 101, 97, 89, 83, 79, 73, 71, 67, 61, 59, 53, 47, 43, 41, 37,
+                                     49, 31, 29, 27, 25, 23, 19, 17, 16, 13, 11, 9, 8, 7, 5, 4, 3, 2};
   return r;
 }
 
@@ -37,14 +40,14 @@ std::vector<int> factorizeStockhamGreedy(int n, int maxRadix, int maxPrime) {
   }
   // Odd part: greedily, largest radix first (composites 27, 25, 9 save passes).
   for (int r : stockhamRadices())
-    while (r % 2 && (r <= maxRadix || (isLargePrimeRadix(r) && r <= maxPrime)) && rest % r == 0 && rest > 1) {
+    while (r % 2 && (r <= maxRadix || (isLargePrimeRadix(r) && r <= maxPrime) || isCoopRadix(r)) && rest % r == 0 && rest > 1) {
       f.push_back(r);
       rest /= r;
     }
   if (rest != 1) {
     int p = 3;
     while (rest % p) p += 2;
-    throw std::invalid_argument(fmt::format("length {} has prime factor {}, which is not a radix prime (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31)", n, p));
+    throw std::invalid_argument(fmt::format("length {} has prime factor {}, which is not a radix prime (2..13, 17..{}, 37..{} cooperatively)", n, p, maxPrime, kMaxCoopRadix));
   }
   std::sort(f.rbegin(), f.rend());
   return f;
@@ -96,10 +99,11 @@ int largestPrime(int r) {
 // took 80-128: explicit factors only.
 std::vector<int> modelRadices(int maxRadix, int maxPrime) {
   std::vector<int> r;
-  for (int R = 2; R <= std::max(maxRadix, maxPrime); ++R) {
+  for (int R = 2; R <= std::max(maxRadix, kMaxCoopRadix); ++R) {
     const int p = largestPrime(R);
     bool ok;
     if ((R & (R - 1)) == 0) ok = R <= std::min(maxRadix, 16);
+    else if (isCoopRadix(R)) ok = true;
     else if (isLargePrimeRadix(R)) ok = R <= maxPrime;
     else if (p > 13) ok = false;
     else if (R % 2) {  // odd primes and their powers (9, 25, 27)
@@ -202,7 +206,7 @@ FactorCost factorizationCost(int n, const std::vector<int>& f, bool f64, bool r2
 
 std::vector<int> factorizeStockhamModel(int n, int maxRadix, int maxPrime, bool f64, bool r2cSplit) {
   if (n <= 1) return {};
-  if (!isSmooth(n, maxPrime)) return factorizeStockhamGreedy(n, maxRadix, maxPrime);  // throws naming the prime
+  if (!isCoopSmooth(n, maxPrime)) return factorizeStockhamGreedy(n, maxRadix, maxPrime);  // throws naming the prime
   const std::vector<int> radices = modelRadices(maxRadix, maxPrime);
   std::vector<int> best, cur;
   double bestScore = 0;
@@ -250,7 +254,14 @@ std::vector<int> factorizeStockham(int n, int maxRadix, int maxPrime, bool f64, 
   return greedy;
 }
 
-bool isLargePrimeRadix(int r) { return r == 17 || r == 19 || r == 23 || r == 29 || r == 31; }
+bool isPrime(int r) {
+  if (r < 2) return false;
+  for (int d = 2; d * d <= r; ++d)
+    if (r % d == 0) return false;
+  return true;
+}
+
+bool isLargePrimeRadix(int r) { return r >= 17 && r <= kMaxCoopRadix && isPrime(r); }
 
 int maxPrimeRadix(const std::string& precision) { return precision == "f64" ? 23 : 31; }
 
@@ -277,9 +288,17 @@ long long bluesteinLength(long long n, bool powerOfTwo) {
   return best;
 }
 
+bool isCoopSmooth(long long n, int maxPrime) {
+  for (int p = 37; p <= kMaxCoopRadix; ++p)
+    if (isCoopRadix(p))
+      while (n % p == 0) n /= p;
+  return isSmooth(n, maxPrime);
+}
+
 bool isSmooth(long long n, int maxPrime) {
-  for (int p : {2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31})
-    while (p <= std::max(13, maxPrime) && n % p == 0) n /= p;
+  for (int p = 2; p <= std::max(13, maxPrime); ++p)
+    if (isPrime(p))
+      while (n % p == 0) n /= p;
   return n == 1;
 }
 

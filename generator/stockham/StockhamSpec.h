@@ -69,7 +69,9 @@ struct FactorCost {
 };
 FactorCost factorizationCost(int n, const std::vector<int>& factors, bool f64, bool r2cSplit = false);
 bool isSmooth(long long n, int maxPrime = 31);  // all prime factors are radices (2..13 and 17..maxPrime)
-bool isLargePrimeRadix(int r);  // 17, 19, 23, 29, 31
+// Smooth, or with prime factors 37..127 too: the cooperative passes of one-kernel FFTs (CoopRadix.h).
+bool isCoopSmooth(long long n, int maxPrime = 31);
+bool isLargePrimeRadix(int r);  // the primes 17..127 (37 and up: cooperative passes, CoopRadix.h)
 // The largest prime radix per precision: the symmetric butterfly holds (R - 1) / 2 sums and
 // differences; f64 radix 29 and 31 spilled at 255 registers (ptxas, sm_80 and sm_90).
 int maxPrimeRadix(const std::string& precision);
