@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "bench/RunCheck.h"
+#include "generator/stockham/CoopRadix.h"
 #include "generator/stockham/StockhamFamily.h"
 #include "generator/stockham/StockhamSpec.h"
 #include "warpforge/compiler.h"
@@ -175,9 +176,7 @@ TEST_F(GpuStockham, CooperativePrimeRadices37To127) {
   std::vector<std::pair<std::string, std::string>> cases;
   std::vector<int> lengths;
   for (int p = 37; p <= 127; ++p) {
-    bool prime = true;
-    for (int d = 2; d * d <= p; ++d) prime = prime && p % d;
-    if (!prime) continue;
+    if (!isCoopRadix(p)) continue;
     for (int m : {1, 2, 3, 4, 5, 7, 8, 11, 16, 25, 27, 32, 49, 64, 100, 128})
       if (p * m <= 16384) lengths.push_back(p * m);
   }

@@ -26,12 +26,14 @@ constexpr int kMaxCoopRadix = 127;
 // outputs wait in registers for the barrier, ~2 registers per value plus ~25 (16 spilled at 64 registers).
 constexpr int kCoopHeldValues = 8;
 
-inline bool isCoopRadix(int r) {
-  if (r < kMinCoopRadix || r > kMaxCoopRadix) return false;
+inline bool isPrimeNumber(int r) {
+  if (r < 2) return false;
   for (int d = 2; d * d <= r; ++d)
     if (r % d == 0) return false;
   return true;
 }
+
+inline bool isCoopRadix(int r) { return r >= kMinCoopRadix && r <= kMaxCoopRadix && isPrimeNumber(r); }
 
 struct CoopShape {
   int pairs = 1;   // G: output pairs per work item

@@ -254,14 +254,7 @@ std::vector<int> factorizeStockham(int n, int maxRadix, int maxPrime, bool f64, 
   return greedy;
 }
 
-bool isPrime(int r) {
-  if (r < 2) return false;
-  for (int d = 2; d * d <= r; ++d)
-    if (r % d == 0) return false;
-  return true;
-}
-
-bool isLargePrimeRadix(int r) { return r >= 17 && r <= kMaxCoopRadix && isPrime(r); }
+bool isLargePrimeRadix(int r) { return r >= 17 && r <= kMaxCoopRadix && isPrimeNumber(r); }
 
 int maxPrimeRadix(const std::string& precision) { return precision == "f64" ? 23 : 31; }
 
@@ -297,7 +290,7 @@ bool isCoopSmooth(long long n, int maxPrime) {
 
 bool isSmooth(long long n, int maxPrime) {
   for (int p = 2; p <= std::max(13, maxPrime); ++p)
-    if (isPrime(p))
+    if (isPrimeNumber(p))
       while (n % p == 0) n /= p;
   return n == 1;
 }
