@@ -129,6 +129,46 @@ TEST_F(GpuGridder, OddChannelsAndFlaggedVisibilitiesExcluded) {
   }
 }
 
+// The tensor-core gridder (engines tf32x3 and tf32) and the FMA gridder against the same double reference: every block
+// shape the spec can give (S = 8: 4 warps x 1 tile; 16: 8 x 2; 24: 2 passes of 6 x 3; 32: 2 passes
+// of 8 x 4, or 4 of 8 x 2; 64: 8 passes of 8 x 4), 1 / 2 / 4 correlations (B columns beyond 2P are zero), odd channel counts
+// (k-steps padded), flagged time steps and zero weights whose visibilities are NaN, A-terms, w-planes
+// with a shifted phase centre, batch 2. tf32x3 and fma with exact sincos are held to 1e-5.
+TEST_F(GpuGridder, TensorCoreGridderMatchesTheReference) {
+  struct Case {
+    int S, P, cs;
+    const char* obs;
+    const char* extra;
+  };
+  const Case cases[] = {
+      {8, 4, 4, R"({"stations": 5, "time_steps": 40, "channels": 8})", R"(, "phasor": "sincos")"},
+      {16, 1, 4, kSmallObs, R"(, "phasor": "sincos", "aterms": {"update_interval": 20})"},
+      {16, 2, 4, kSmallObs, R"(, "phasor": "sincos", "taper": false)"},
+      {24, 4, 3, R"({"stations": 6, "time_steps": 37, "channels": 7})", R"(, "phasor": "sincos", "aterms": {"update_interval": 16})"},
+      {32, 4, 16, R"({"stations": 6, "time_steps": 64, "channels": 16})", R"(, "phasor": "sincos", "aterms": {"update_interval": 32})"},
+      {32, 4, 16, R"({"stations": 6, "time_steps": 64, "channels": 16})", R"(, "phasor": "sfu", "tuning": {"mma_tiles_per_warp": 2})"},
+      {64, 4, 8, R"({"stations": 4, "time_steps": 24, "channels": 8})",
+       R"(, "phasor": "sincos", "adder": "atomic", "w_step": 300, "w_planes": 4, "phase_centre_shift": [0.01, -0.01])"},
+  };
+  GridObsOptions o;
+  o.flaggedTimeFraction = 0.08;
+  o.zeroWeightFraction = 0.1;
+  int seed = 700;
+  for (const char* engine : {"tf32x3", "tf32", "fma"})
+    for (const Case& c : cases) {
+      if (std::string(engine) == "fma" && c.S % 16) continue;  // the FMA gridder's block is S^2 / 4 threads: whole warps
+      const GridderSpec s = spec(specJson(c.S, c.P, "grid", c.obs, 16, c.cs, fmt::format(R"(, "engine": "{}"{})", engine, c.extra)));
+      const GridderSpec::MmaShape m = s.mmaShape();
+      const std::string label = fmt::format("grid {} S={} P={} channels/subgrid {} ({} pass(es) x {} warps x {} tiles){}", engine, c.S, c.P, c.cs, m.parts,
+                                            m.warps, m.tilesPerWarp, c.extra);
+      std::printf("[gpu-gridder] %s: seed %d\n", label.c_str(), seed);
+      const Check r = run(s, gridderInputs(s, 2, seed++, o), 2, label).check;
+      EXPECT_TRUE(r.ok()) << label << ": " << r.detail;
+      EXPECT_EQ(r.unwritten, 0) << label;
+      if (std::string(engine) != "tf32" && s.phasor == GridPhasor::Sincos) EXPECT_LE(r.error, 1e-5) << label << ": " << r.detail;
+    }
+}
+
 TEST_F(GpuGridder, AtomicAdderWPlanesAndShift) {
   const GridderSpec s = spec(specJson(16, 4, "grid", kSmallObs, 16, 4,
                                       R"(, "adder": "atomic", "w_step": 300, "w_planes": 8, "phase_centre_shift": [0.01, -0.01], "aterms": {"update_interval": 16})"));

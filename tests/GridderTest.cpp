@@ -95,6 +95,34 @@ TEST(GridderSpec, ErrorsNameTheJsonPath) {
   EXPECT_EQ(specErrorPath(specJson(", \"phase_centre_shift\": [0.5, 0]")), "/phase_centre_shift/0");
   EXPECT_EQ(specErrorPath(specJson(", \"max_subgrids\": 0")), "/max_subgrids");
   EXPECT_EQ(specErrorPath(specJson("", R"({"stations": 1024, "time_steps": 65536, "channels": 64})")), "/observation");  // > 2^31 values
+  EXPECT_EQ(specErrorPath(specJson(", \"engine\": \"fp16\"")), "/engine");
+  EXPECT_EQ(specErrorPath(specJson(", \"engine\": \"tf32\"", R"({"stations": 6, "time_steps": 48, "channels": 8})", "degrid")), "/engine");
+  EXPECT_EQ(specErrorPath(specJson(", \"engine\": \"tf32x3\", \"tuning\": {\"mma_tiles_per_warp\": 8}")), "/tuning/mma_tiles_per_warp");
+  EXPECT_EQ(specErrorPath(specJson(", \"engine\": \"tf32x3\", \"tuning\": {\"stage_visibilities\": 2048}")), "/tuning/stage_visibilities");
+}
+
+// The tensor-core gridder's blocks: S^2 / 16 tiles of 16 pixels over at most 8 warps x mma_tiles_per_warp
+// tiles per pass, the fewest passes first; its shared memory stays below 48 KiB.
+TEST(GridderSpec, TensorCoreBlockShapes) {
+  struct Want {
+    int S, tilesPerWarp, parts, warps, tiles;
+  };
+  const Want wants[] = {{8, 4, 1, 4, 1}, {16, 4, 1, 8, 2}, {24, 4, 2, 6, 3}, {32, 4, 2, 8, 4}, {32, 2, 4, 8, 2}, {32, 1, 8, 8, 1}, {64, 4, 8, 8, 4}};
+  for (const Want& w : wants) {
+    std::string j = specJson(fmt::format(R"(, "engine": "tf32x3", "tuning": {{"mma_tiles_per_warp": {}}})", w.tilesPerWarp));
+    j.replace(j.find("\"subgrid_size\": 16"), 18, fmt::format("\"subgrid_size\": {}", w.S));
+    j.replace(j.find("\"grid_size\": 128"), 16, fmt::format("\"grid_size\": {}", 8 * w.S));
+    const GridderSpec s = spec(j);
+    const GridderSpec::MmaShape m = s.mmaShape();
+    EXPECT_EQ(m.parts, w.parts) << "S = " << w.S;
+    EXPECT_EQ(m.warps, w.warps) << "S = " << w.S;
+    EXPECT_EQ(m.tilesPerWarp, w.tiles) << "S = " << w.S;
+    EXPECT_EQ(m.parts * m.warps * m.tilesPerWarp * 16, w.S * w.S) << "every pixel in one tile";
+    EXPECT_LE(s.mmaSharedBytes(), 48 * 1024);
+    EXPECT_EQ(s.engine, GridEngine::MmaTf32x3);
+  }
+  EXPECT_EQ(spec(specJson("")).engine, GridEngine::Fma);  // the default
+  EXPECT_EQ(spec(specJson(", \"engine\": \"tf32\"")).engine, GridEngine::MmaTf32);
 }
 
 TEST(GridderPlanner, AccountsForEveryVisibilityAndKeepsThemInsideTheirSubgrids) {
@@ -363,11 +391,14 @@ TEST(GridderCheck, PassesTheReferenceAndCatchesErrors) {
 TEST(GridderKernels, CompileForSm80WithoutSpills) {
   const std::vector<std::string> extras = {
       R"(, "phasor": "sfu", "aterms": {"update_interval": 16})",
+      R"(, "phasor": "sfu", "engine": "tf32x3", "aterms": {"update_interval": 16})",
+      R"(, "phasor": "sincos", "engine": "tf32", "phase_centre_shift": [0.01, 0.01])",
       R"(, "phasor": "sincos", "taper": false, "adder": "atomic", "w_step": 300, "w_planes": 8, "phase_centre_shift": [0.01, 0.01])"};
   for (const std::string& extra : extras)
     for (const char* dir : {"grid", "degrid"}) {
       std::string j = specJson(extra, R"({"stations": 6, "time_steps": 48, "channels": 8})", dir);
       if (std::string(dir) == "degrid" && j.find("\"adder\"") != std::string::npos) j.replace(j.find(", \"adder\": \"atomic\""), 19, "");
+      if (std::string(dir) == "degrid" && j.find("\"engine\"") != std::string::npos) continue;  // the degridder has FMAs only
       const GridderSpec s = spec(j);
       const Generated g = makeGridderSpec(s)->emit({"sm_80", nullptr});
       for (const auto& k : g.plan.kernels) {

@@ -18,6 +18,10 @@ double gridderErrorBound(const GridderSpec& s, double psiRms) {
   const double u = std::ldexp(1.0, -24);
   double b = std::max(1e-5, 16 * u * psiRms);
   if (s.phasor == GridPhasor::Sfu) b += 2 * (std::pow(2.0, -21.41) + psiRms * std::ldexp(1.0, -22));
+  // Tensor-core sums, per term relative to |V|: tf32 rounds both operands to nearest (2^-11 each); tf32x3
+  // drops lo x lo (2^-22) and the tensor core truncates the lo parts to tf32 (2^-21 each).
+  if (s.engine == GridEngine::MmaTf32) b += std::ldexp(1.0, -10);
+  if (s.engine == GridEngine::MmaTf32x3) b += 3 * std::ldexp(1.0, -21);
   return b;
 }
 
@@ -217,13 +221,13 @@ Check gridderCheck(const GridderSpec& s, const TestData& data, const std::map<st
   if (nonzero) ck.error = std::max(ck.error, 1.0);
   ck.bound = gridderErrorBound(s, stats.rms());
   ck.detail = fmt::format(
-      "{} {} values compared against the double reference ({}); relative RMS error {:.3g} (bound {:.3g}: phasor {}, rms |phase| {:.3g} rad, max "
+      "{} {} values compared against the double reference ({}); relative RMS error {:.3g} (bound {:.3g}: phasor {}, engine {}, rms |phase| {:.3g} rad, max "
       "{:.3g}); {} unwritten (poison or non-finite); {} nonzero where 0 is due; plan: {}, {} subgrids{}{}",
       compared, s.grid() ? "grid" : "visibility",
       full ? std::string("every subgrid") : s.grid() ? fmt::format("up to 4 regions of S x S grid pixels, every one of the {} subgrids touching them", sampledSubgrids)
                                              : std::string("4 sampled subgrids' visibilities"),
       ck.error, ck.bound,
-      gridPhasorName(s.phasor), stats.rms(), stats.maxAbs, ck.unwritten, nonzero, plan.counts.str(), plan.subgrids.size(), firstBad.empty() ? "" : "; ",
+      gridPhasorName(s.phasor), gridEngineName(s.engine), stats.rms(), stats.maxAbs, ck.unwritten, nonzero, plan.counts.str(), plan.subgrids.size(), firstBad.empty() ? "" : "; ",
       firstBad);
   return ck;
 }

@@ -40,16 +40,27 @@ class GridderFamilySpec final : public FamilySpec {
                           s_.timeStepsPerSubgrid, s_.channelsPerSubgrid, s_.channelGroups(),
                           s_.aterms ? fmt::format(", A-terms every {} time steps: {} intervals", s_.atermInterval, s_.atermIntervals()) : "",
                           s_.minSubgrids(), s_.maxSubgrids, s_.kernelSupport);
+    const GridderSpec::MmaShape mm = s_.mmaShape();
+    const std::string gridderText =
+        s_.engine == GridEngine::Fma
+            ? fmt::format("{} threads x {} pixels, {} time steps x {} channels staged per round", s_.gridThreads(), s_.tuning.pixelsPerThread,
+                          s_.stageTimeSteps(), s_.channelsPerSubgrid)
+            : fmt::format("tensor cores ({}: {}), {} warps x {} tiles of 16 pixels, {} pass(es) over the visibilities, {} time steps x {} channels "
+                          "(padded to k-steps of 4) staged per round",
+                          gridEngineName(s_.engine),
+                          s_.engine == GridEngine::MmaTf32x3 ? "hi x hi + hi x lo + lo x hi, about f32" : "one tf32 product, ~2^-11 per term", mm.warps,
+                          mm.tilesPerWarp, mm.parts, s_.mmaStageSteps(), s_.mmaChannels());
     if (s_.grid())
-      r.text += fmt::format("  gridder: {} threads x {} pixels, {} time steps x {} channels staged per round; adder: {}\n", s_.gridThreads(),
-                            s_.tuning.pixelsPerThread, s_.stageTimeSteps(), s_.channelsPerSubgrid,
+      r.text += fmt::format("  gridder: {}; adder: {}\n", gridderText,
                             s_.adder == GridAdder::Tiles ? fmt::format("atomic-free, {} tiles of {} x {} per w-plane", s_.tilesPerSide() * s_.tilesPerSide(),
                                                                        s_.subgridSize, s_.subgridSize)
                                                          : "atomicAdd per subgrid onto a zeroed grid");
     else
       r.text += fmt::format("  degridder: {} threads x {} channel(s), {} pixels staged per round; splitter: one block per subgrid\n", s_.tuning.degridThreads,
                             s_.tuning.visibilitiesPerThread, s_.tuning.stagePixels);
-    r.text += fmt::format("  phasor: {}; per visibility and pixel {} FMAs + 1 sincos\n", phasorText(s_), 4 * P + 1);
+    r.text += fmt::format("  phasor: {}; per visibility and pixel {}\n", phasorText(s_),
+                          s_.engine == GridEngine::Fma ? fmt::format("{} FMAs + 1 sincos", 4 * P + 1)
+                                                       : "1 FMA + 1 sincos, the products summed on the tensor cores (mma.sync m16n8k8 tf32)");
     r.text += "  subgrid FFT (stockham family, through the registry): " + fr.text;
     for (const auto& w : fr.warnings) r.warnings.push_back("subgrid FFT: " + w);
     r.counts["subgrid_slots"] = s_.maxSubgrids;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "ast/Passes.h"
+#include "generator/gridder/GridderEmit.h"
 #include "ast/Printer.h"
 #include "generator/gridder/GridderPlanner.h"
 
@@ -10,185 +11,15 @@ namespace warpforge {
 
 using namespace ast;
 
-namespace {
+using namespace gridemit;
 
-constexpr double kPi = 3.14159265358979323846;
-const char* kQual = "static __device__ __forceinline__";
-
-NodePtr fma3(NodePtr a, NodePtr b, NodePtr c) { return call("fmaf", {std::move(a), std::move(b), std::move(c)}); }
-NodePtr add(NodePtr a, NodePtr b) { return bin("+", std::move(a), std::move(b)); }
-NodePtr sub(NodePtr a, NodePtr b) { return bin("-", std::move(a), std::move(b)); }
-NodePtr mul(NodePtr a, NodePtr b) { return bin("*", std::move(a), std::move(b)); }
-NodePtr cdecl(const std::string& type, const std::string& name, NodePtr init) { return decl("const " + type, name, std::move(init)); }
-NodePtr sync() { return exprStmt(call("__syncthreads", {})); }
-NodePtr ll(NodePtr e) { return cast("long long", std::move(e)); }
-NodePtr loop(const std::string& i, NodePtr from, NodePtr to, NodePtr step, std::vector<NodePtr> body) {
-  return forLoop(decl("int", i, std::move(from)), bin("<", var(i), std::move(to)), assign(var(i), std::move(step), "+="), block(std::move(body)));
+int gridderAdderThreads(const GridderSpec& s) {
+  // Whole warps dividing S^2 (a multiple of 64): the tile adder gives each thread S^2 / threads pixels (S = 24: 192 x 3).
+  const int S2 = s.subgridSize * s.subgridSize;
+  int th = std::min(256, S2);
+  while (S2 % th || th % 32) th -= 32;
+  return th;
 }
-NodePtr mx(NodePtr e, const char* f) { return member(std::move(e), f); }
-NodePtr f2(NodePtr re, NodePtr im) { return call("make_float2", {std::move(re), std::move(im)}); }
-std::string nm(const char* base, int i) { return fmt::format("{}{}", base, i); }
-std::string nm(const char* base, int i, int p) { return fmt::format("{}{}_{}", base, i, p); }
-
-// Complex helpers and the A-term products, as the kernels need them.
-std::string helpers(const GridderSpec& s, bool grid) {
-  std::vector<NodePtr> items;
-  items.push_back(function(kQual, "float2", "gr_mul", {decl("float2", "a"), decl("float2", "b")},
-                           block({raw("return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);")})));
-  items.push_back(function(kQual, "float2", "gr_mulc", {decl("float2", "a"), decl("float2", "b")},  // conj(a) * b
-                           block({raw("return make_float2(a.x * b.x + a.y * b.y, a.x * b.y - a.y * b.x);")})));
-  items.push_back(function(kQual, "float2", "gr_add", {decl("float2", "a"), decl("float2", "b")}, block({raw("return make_float2(a.x + b.x, a.y + b.y);")})));
-  if (s.aterms) {
-    const int P = s.correlations;
-    std::vector<NodePtr> b;
-    if (P == 4 && grid) {  // A1^H P A2
-      b.push_back(raw("const float2 q0 = gr_add(gr_mulc(a[0], px[0]), gr_mulc(a[2], px[2]));"));
-      b.push_back(raw("const float2 q1 = gr_add(gr_mulc(a[0], px[1]), gr_mulc(a[2], px[3]));"));
-      b.push_back(raw("const float2 q2 = gr_add(gr_mulc(a[1], px[0]), gr_mulc(a[3], px[2]));"));
-      b.push_back(raw("const float2 q3 = gr_add(gr_mulc(a[1], px[1]), gr_mulc(a[3], px[3]));"));
-      b.push_back(raw("px[0] = gr_add(gr_mul(q0, c[0]), gr_mul(q1, c[2]));"));
-      b.push_back(raw("px[1] = gr_add(gr_mul(q0, c[1]), gr_mul(q1, c[3]));"));
-      b.push_back(raw("px[2] = gr_add(gr_mul(q2, c[0]), gr_mul(q3, c[2]));"));
-      b.push_back(raw("px[3] = gr_add(gr_mul(q2, c[1]), gr_mul(q3, c[3]));"));
-    } else if (P == 4) {  // A1 P A2^H
-      b.push_back(raw("const float2 q0 = gr_add(gr_mul(a[0], px[0]), gr_mul(a[1], px[2]));"));
-      b.push_back(raw("const float2 q1 = gr_add(gr_mul(a[0], px[1]), gr_mul(a[1], px[3]));"));
-      b.push_back(raw("const float2 q2 = gr_add(gr_mul(a[2], px[0]), gr_mul(a[3], px[2]));"));
-      b.push_back(raw("const float2 q3 = gr_add(gr_mul(a[2], px[1]), gr_mul(a[3], px[3]));"));
-      b.push_back(raw("px[0] = gr_add(gr_mulc(c[0], q0), gr_mulc(c[1], q1));"));
-      b.push_back(raw("px[1] = gr_add(gr_mulc(c[2], q0), gr_mulc(c[3], q1));"));
-      b.push_back(raw("px[2] = gr_add(gr_mulc(c[0], q2), gr_mulc(c[1], q3));"));
-      b.push_back(raw("px[3] = gr_add(gr_mulc(c[2], q2), gr_mulc(c[3], q3));"));
-    } else {  // scalar or diagonal Jones terms
-      for (int p = 0; p < P; ++p)
-        b.push_back(raw(grid ? fmt::format("px[{0}] = gr_mul(gr_mulc(a[{0}], px[{0}]), c[{0}]);", p)
-                             : fmt::format("px[{0}] = gr_mulc(c[{0}], gr_mul(a[{0}], px[{0}]));", p)));
-    }
-    items.push_back(comment(grid ? "A1^H P A2 (a = A1, c = A2; 2 x 2 row-major XX XY YX YY, diagonal XX YY, or scalar)"
-                                 : "A1 P A2^H (a = A1, c = A2; 2 x 2 row-major XX XY YX YY, diagonal XX YY, or scalar)"));
-    items.push_back(function(kQual, "void", "gr_aterm", {decl("float2*", "px"), decl("const float2*", "a"), decl("const float2*", "c")}, block(b)));
-  }
-  return print(unit(items));
-}
-
-std::string header(const GridderSpec& s, const std::string& kernel, const std::string& what) {
-  return fmt::format(
-      "// {}: {}\n// spec {} (gridder family): S = {}, {} correlation(s), grid {} x {} x {} w-plane(s), image size {} rad, {} stations x {} time "
-      "steps x {} channels, subgrids of <= {} time steps x {} channels, {} slots; phasor {}; A-terms {}; taper {}; generated by warpforge\n",
-      kernel, what, s.name, s.subgridSize, s.correlations, s.gridSize, s.gridSize, s.wPlanes, s.imageSize, s.stations, s.timeSteps, s.channels,
-      s.timeStepsPerSubgrid, s.channelsPerSubgrid, s.maxSubgrids, s.phasor == GridPhasor::Sfu ? "__sincosf (SFU)" : "sincosf",
-      s.aterms ? fmt::format("every {} time steps", s.atermInterval) : "off", s.taper ? "on" : "off");
-}
-
-// The subgrid's metadata fields and its offsets (u0, v0 in radians per radian; w0 = 2 pi w of the plane).
-std::vector<NodePtr> readMeta(const GridderSpec& s, bool offsets) {
-  std::vector<NodePtr> b;
-  const int S = s.subgridSize, G = s.gridSize;
-  b.push_back(cdecl("int*", "meta", add(var("metadata"), mul(var("unit"), lit(kGridMetaInts)))));
-  b.push_back(cdecl("int", "nt", index(var("meta"), lit(kMetaTimeCount))));
-  b.push_back(ifStmt(bin("==", var("nt"), lit(0)), raw("return;  // an unused slot")));
-  const std::pair<const char*, int> fields[] = {{"bl", kMetaBaseline}, {"t0", kMetaTime},     {"c0", kMetaChannel}, {"nc", kMetaChannelCount},
-                                                {"x0", kMetaX},        {"y0", kMetaY},        {"z", kMetaZ},        {"ai", kMetaAterm},
-                                                {"st1", kMetaStation1}, {"st2", kMetaStation2}};
-  for (const auto& [n, f] : fields) b.push_back(cdecl("int", n, index(var("meta"), lit(f))));
-  b.push_back(cdecl("long long", "b", bin("/", var("unit"), lit(s.maxSubgrids))));
-  if (offsets) {
-    b.push_back(cdecl("double", "u0", mul(dlit(2 * kPi / s.imageSize), cast("double", add(var("x0"), lit(S / 2 - G / 2))))));
-    b.push_back(cdecl("double", "v0", mul(dlit(2 * kPi / s.imageSize), cast("double", add(var("y0"), lit(S / 2 - G / 2))))));
-    if (s.wStep > 0)
-      b.push_back(cdecl("double", "w0", mul(dlit(2 * kPi * s.wStep), add(cast("double", var("z")), dlit(0.5 - s.wPlanes / 2)))));
-    else
-      b.push_back(cdecl("double", "w0", dlit(0.0)));
-  }
-  return b;
-}
-
-// l, m, n of pixel `pix` into <l><i>, <m><i>, <n><i> (and the shifted l', m' where the spec shifts).
-std::vector<NodePtr> pixelLmn(const GridderSpec& s, const NodePtr& pix, const std::string& suffix) {
-  const int S = s.subgridSize;
-  const double cell = s.imageSize / S;
-  std::vector<NodePtr> b;
-  b.push_back(cdecl("float", "l" + suffix, mul(flit(cell), cast("float", sub(bin("%", pix, lit(S)), lit(S / 2))))));
-  b.push_back(cdecl("float", "m" + suffix, mul(flit(cell), cast("float", sub(bin("/", pix, lit(S)), lit(S / 2))))));
-  const NodePtr ls = s.shiftL != 0 ? add(var("l" + suffix), flit(s.shiftL)) : var("l" + suffix);
-  const NodePtr ms = s.shiftM != 0 ? add(var("m" + suffix), flit(s.shiftM)) : var("m" + suffix);
-  b.push_back(cdecl("float", "ls" + suffix, ls));
-  b.push_back(cdecl("float", "ms" + suffix, ms));
-  b.push_back(cdecl("float", "r2" + suffix, fma3(var("ls" + suffix), var("ls" + suffix), mul(var("ms" + suffix), var("ms" + suffix)))));
-  b.push_back(cdecl("float", "n" + suffix,
-                    bin("/", var("r2" + suffix), add(flit(1.0), call("sqrtf", {sub(flit(1.0), var("r2" + suffix))})))));
-  return b;
-}
-
-// The phases of time step (u, v, w) relative to the subgrid, staged once per time step:
-//   U = k0 u - u0, V = k0 v - v0, W = k0 w - w0 (double, then float: small), Ku = k0 u, Kv = k0 v, Kw = k0 w;
-//   then psi = U l + V m + W n + dk (Ku l + Kv m + Kw n), dk = k_c / k0 - 1 (n at the shifted l', m'). The
-//   phase-centre shift's part k_c (u shift_l + v shift_m) is the same at every pixel: it rotates the
-//   visibility once, in double (shiftRotation), instead of entering every f32 phase.
-// Zero where uvw is not finite (the planner never puts such a time step in a subgrid).
-std::vector<NodePtr> stagePhases(const GridderSpec& /*s*/, const NodePtr& uvwPtr, const std::string& cc, const std::string& kk) {
-  std::vector<NodePtr> b;
-  b.push_back(cdecl("float", "uu", index(uvwPtr, lit(0))));
-  b.push_back(cdecl("float", "vv", index(uvwPtr, lit(1))));
-  b.push_back(cdecl("float", "ww", index(uvwPtr, lit(2))));
-  std::vector<NodePtr> fin;
-  const NodePtr k0 = cast("double", var("k0"));
-  fin.push_back(assign(mx(var(cc), "x"), cast("float", sub(mul(k0, cast("double", var("uu"))), var("u0")))));
-  fin.push_back(assign(mx(var(cc), "y"), cast("float", sub(mul(k0, cast("double", var("vv"))), var("v0")))));
-  fin.push_back(assign(mx(var(cc), "z"), cast("float", sub(mul(k0, cast("double", var("ww"))), var("w0")))));
-  fin.push_back(assign(mx(var(kk), "x"), mul(var("k0"), var("uu"))));
-  fin.push_back(assign(mx(var(kk), "y"), mul(var("k0"), var("vv"))));
-  fin.push_back(assign(mx(var(kk), "z"), mul(var("k0"), var("ww"))));
-  b.push_back(ifStmt(bin("&&", call("isfinite", {var("uu")}), bin("&&", call("isfinite", {var("vv")}), call("isfinite", {var("ww")}))), block(fin)));
-  return b;
-}
-
-bool shifted(const GridderSpec& s) { return s.shiftL != 0 || s.shiftM != 0; }
-
-// The shift's phase phi = k_c (u shift_l + v shift_m) of the visibility at channel `chan` and uvw `p3`, in
-// double: `sp`, `cp` = sin, cos phi.
-std::vector<NodePtr> shiftRotation(const GridderSpec& s, const NodePtr& chan) {
-  std::vector<NodePtr> b;
-  b.push_back(cdecl("double", "phi", mul(cast("double", index(var("wn"), chan)),
-                                          add(mul(cast("double", index(var("p3"), lit(0))), dlit(s.shiftL)),
-                                              mul(cast("double", index(var("p3"), lit(1))), dlit(s.shiftM))))));
-  b.push_back(decl("double", "sp"));
-  b.push_back(decl("double", "cp"));
-  b.push_back(exprStmt(call("sincos", {var("phi"), unary("&", var("sp")), unary("&", var("cp"))})));
-  return b;
-}
-
-NodePtr sincos(const GridderSpec& s, NodePtr arg, const std::string& sn, const std::string& cs) {
-  return exprStmt(call(s.phasor == GridPhasor::Sfu ? "__sincosf" : "sincosf", {std::move(arg), unary("&", var(sn)), unary("&", var(cs))}));
-}
-
-// Minimum blocks per SM: `resident` threads (default 512 = 16 warps; the pixels / channels per thread give
-// the ILP), so ptxas may use up to 65536 / resident registers. With the thread count alone it aimed at a
-// higher occupancy and spilled.
-NodePtr kernelFn(const std::string& name, int threads, std::vector<NodePtr> params, std::vector<NodePtr> body, int resident = 512) {
-  return function(fmt::format("extern \"C\" __global__ void __launch_bounds__({}, {})", threads, std::max(1, resident / threads)), "", name,
-                  std::move(params), block(std::move(body)));
-}
-
-// Loads of P correlations of a float2 array at element `base` (a multiple of P) as float4 pairs where P >= 2.
-std::vector<NodePtr> loadCorr(int P, const std::string& array, const NodePtr& base, const std::string& dst) {
-  std::vector<NodePtr> b;
-  if (P == 1) {
-    b.push_back(cdecl("float2", dst + "0", index(var(array), base)));
-    return b;
-  }
-  for (int h = 0; h < P / 2; ++h) {
-    const std::string q = fmt::format("{}q{}", dst, h);
-    b.push_back(cdecl("float4", q, index(cast("const float4*", var(array)), add(bin("/", base, lit(2)), lit(h)))));
-    b.push_back(cdecl("float2", nm(dst.c_str(), 2 * h), f2(mx(var(q), "x"), mx(var(q), "y"))));
-    b.push_back(cdecl("float2", nm(dst.c_str(), 2 * h + 1), f2(mx(var(q), "z"), mx(var(q), "w"))));
-  }
-  return b;
-}
-
-}  // namespace
-
-int gridderAdderThreads(const GridderSpec& s) { return std::min(256, s.subgridSize * s.subgridSize); }
 
 // The first statements of a kernel with one block per unit (subgrid slot or grid tile): thread, unit, bound.
 std::vector<NodePtr> unitPrologue() {
@@ -255,33 +86,11 @@ GridderKernel emitGridderKernel(const GridderSpec& s) {
     std::vector<NodePtr> fill;
     fill.push_back(cdecl("int", "j", bin("/", var("e"), lit(CS))));
     fill.push_back(cdecl("int", "c", bin("%", var("e"), lit(CS))));
-    fill.push_back(decl("float", "wt", flit(0)));
     std::vector<NodePtr> in;
     in.push_back(cdecl("long long", "v", add(var("vis0"), add(mul(ll(add(var("ts"), var("j"))), lit(C)), var("c")))));
     in.push_back(cdecl("float*", "p3", add(var("uvw0"), mul(add(var("ts"), var("j")), lit(3)))));
-    in.push_back(ifStmt(bin("&&", call("isfinite", {index(var("p3"), lit(0))}),
-                            bin("&&", call("isfinite", {index(var("p3"), lit(1))}), call("isfinite", {index(var("p3"), lit(2))}))),
-                        assign(var("wt"), index(var("weights"), var("v")))));
-    if (shifted(s)) {
-      // weight e^{-i phi} (double): V e^{-i phi} staged, so the pixels' phases need no shift term
-      std::vector<NodePtr> rot = shiftRotation(s, add(var("c0"), var("c")));
-      rot.push_back(assign(var("wr"), cast("float", mul(cast("double", var("wt")), var("cp")))));
-      rot.push_back(assign(var("wi"), cast("float", mul(cast("double", var("wt")), unary("-", var("sp"))))));
-      in.push_back(decl("float", "wr", var("wt")));
-      in.push_back(decl("float", "wi", flit(0)));
-      in.push_back(ifStmt(bin("!=", var("wt"), flit(0)), block(rot)));
-    }
-    for (int p = 0; p < P; ++p) {
-      std::vector<NodePtr> ld;
-      ld.push_back(cdecl("float2", "x", index(var("visibilities"), add(mul(var("v"), lit(P)), lit(p)))));
-      const NodePtr dst = index(var("svis"), add(mul(var("e"), lit(P)), lit(p)));
-      if (shifted(s))  // (wr + i wi) x
-        ld.push_back(assign(dst, f2(sub(mul(var("wr"), mx(var("x"), "x")), mul(var("wi"), mx(var("x"), "y"))),
-                                    add(mul(var("wr"), mx(var("x"), "y")), mul(var("wi"), mx(var("x"), "x"))))));
-      else
-        ld.push_back(assign(dst, f2(mul(var("wt"), mx(var("x"), "x")), mul(var("wt"), mx(var("x"), "y")))));
-      in.push_back(ifStmt(bin("!=", var("wt"), flit(0)), block(ld), assign(dst, f2(flit(0), flit(0)))));
-    }
+    for (auto& n : weightedVisibility(s, "wv")) in.push_back(n);
+    for (int p = 0; p < P; ++p) in.push_back(assign(index(var("svis"), add(mul(var("e"), lit(P)), lit(p))), var(nm("wv", p))));
     std::vector<NodePtr> zero;
     for (int p = 0; p < P; ++p) zero.push_back(assign(index(var("svis"), add(mul(var("e"), lit(P)), lit(p))), f2(flit(0), flit(0))));
     fill.push_back(ifStmt(bin("&&", bin("<", add(var("ts"), var("j")), var("nt")), bin("<", var("c"), var("nc"))), block(in), block(zero)));
@@ -328,23 +137,7 @@ GridderKernel emitGridderKernel(const GridderSpec& s) {
     std::vector<NodePtr> e;
     e.push_back(declArray("float2", "px", P));
     for (int p = 0; p < P; ++p) e.push_back(assign(index(var("px"), lit(p)), var(nm("acc", i, p))));
-    if (s.aterms) {
-      const long long perB = s.atermIntervals() * s.stations * S * S * P;
-      auto at = [&](const char* st) {
-        return add(var("aterms"), add(mul(var("b"), lit(perB)), mul(add(mul(ll(add(mul(var("ai"), lit(s.stations)), var(st))), lit(S * S)), var("pix" + sx)), lit(P))));
-      };
-      e.push_back(cdecl("float2*", "a1", at("st1")));
-      e.push_back(cdecl("float2*", "a2", at("st2")));
-      e.push_back(exprStmt(call("gr_aterm", {var("px"), var("a1"), var("a2")})));
-    }
-    if (s.taper) {
-      e.push_back(cdecl("float", "tp", index(var("taper"), var("pix" + sx))));
-      for (int p = 0; p < P; ++p)
-        e.push_back(assign(index(var("px"), lit(p)), f2(mul(var("tp"), mx(index(var("px"), lit(p)), "x")), mul(var("tp"), mx(index(var("px"), lit(p)), "y")))));
-    }
-    e.push_back(cdecl("int", "dst", add(mul(bin("%", add(bin("/", var("pix" + sx), lit(S)), lit(S / 2)), lit(S)), lit(S)),
-                                         bin("%", add(bin("%", var("pix" + sx), lit(S)), lit(S / 2)), lit(S)))));
-    for (int p = 0; p < P; ++p) e.push_back(assign(index(var("subgrids"), add(var("sub0"), add(lit(static_cast<long long>(p) * S * S), var("dst")))), index(var("px"), lit(p))));
+    for (auto& n : storePixel(s, "pix" + sx)) e.push_back(n);
     body.push_back(block(e));
   }
 

@@ -34,7 +34,7 @@ GridderKernel emitAtomicAdder(const GridderSpec& s);
 GridderKernel emitSplitter(const GridderSpec& s);
 GridderKernel emitZeroFill(const GridderSpec& s, const std::string& what);  // <name>_zero_<what>: float2* out, long long n
 
-// Threads of the tile adder and the splitter (whole warps, at most S^2 / 1 pixel per thread).
+// Threads of the tile adder and the splitter: whole warps dividing S^2, at most 256.
 int gridderAdderThreads(const GridderSpec& s);
 
 }  // namespace warpforge

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "generator/gridder/GridderMmaKernel.h"
 #include "generator/gridder/GridderPlanner.h"
 #include "generator/core/PlanCompose.h"
 
@@ -130,7 +131,7 @@ GridderBuild buildGridderPlan(const GridderSpec& s, const EmitTarget& target) {
   };
 
   if (s.grid()) {
-    out.main = emitGridderKernel(s);
+    out.main = s.engine == GridEngine::Fma ? emitGridderKernel(s) : emitGridderMmaKernel(s);
     p.kernels.push_back(kernel(out.main, src(out.main), GridRule{M, 1, false},
                                {PlanArg::buffer("uvw", "const float*", "uvw"), PlanArg::buffer("wavenumbers", "const float*", "wavenumbers"),
                                 PlanArg::buffer("visibilities", "const float2*", "visibilities"), PlanArg::buffer("weights", "const float*", "weights"),

@@ -7,6 +7,29 @@
 namespace warpforge {
 
 const char* gridPhasorName(GridPhasor p) { return p == GridPhasor::Sfu ? "sfu" : "sincos"; }
+GridderSpec::MmaShape GridderSpec::mmaShape() const {
+  const int tiles = subgridSize * subgridSize / 16;  // S is a multiple of 8: S^2 a multiple of 64
+  for (int parts = 1; parts <= tiles; ++parts) {
+    if (tiles % parts) continue;
+    const int blockTiles = tiles / parts;
+    for (int warps = 8; warps >= 1; --warps)
+      if (blockTiles % warps == 0 && blockTiles / warps <= tuning.mmaTilesPerWarp) return {parts, warps, blockTiles / warps};
+  }
+  return {tiles, 1, 1};
+}
+
+int GridderSpec::mmaPoolFloat4s() const {
+  const MmaShape m = mmaShape();
+  const int pixels = 16 * m.warps * m.tilesPerWarp;
+  return std::max(pixels + mmaStageSteps() * mmaChannels() * 8, pixels * correlations / 2);
+}
+
+int GridderSpec::mmaSharedBytes() const {
+  const MmaShape m = mmaShape();
+  return mmaChannels() * 4 + mmaStageSteps() * 32 + mmaPoolFloat4s() * 16 + m.warps * m.tilesPerWarp * 32 * 16;
+}
+
+const char* gridEngineName(GridEngine e) { return e == GridEngine::Fma ? "fma" : e == GridEngine::MmaTf32x3 ? "tf32x3" : "tf32"; }
 
 long long GridderSpec::minSubgrids() const {
   long long perBaseline = 0;
@@ -38,20 +61,22 @@ void parseTuning(const JsonReader& rd, const Json& root, GridderSpec& s) {
   GridderTuning& t = s.tuning;
   const int S2 = s.subgridSize * s.subgridSize;
   t.stagePixels = std::min(256, S2);
+  while (S2 % t.stagePixels) --t.stagePixels;  // a divisor of S^2 (S = 24: 192)
   if (root.contains("tuning")) {
     const Json& j = root["tuning"];
     rd.needObject(j, "/tuning");
     rd.onlyKeys(j, "/tuning", {"pixels_per_thread", "stage_visibilities", "visibilities_per_thread", "stage_pixels", "degridder_threads",
-                                     "resident_threads"});
+                                     "resident_threads", "mma_tiles_per_warp"});
     t.pixelsPerThread = intAt(rd, j, "/tuning", "pixels_per_thread", 1, 16, t.pixelsPerThread);
     t.stageVisibilities = intAt(rd, j, "/tuning", "stage_visibilities", 1, 4096, t.stageVisibilities);
     t.visibilitiesPerThread = intAt(rd, j, "/tuning", "visibilities_per_thread", 1, 8, t.visibilitiesPerThread);
     t.stagePixels = intAt(rd, j, "/tuning", "stage_pixels", 32, 1024, t.stagePixels);
     t.degridThreads = intAt(rd, j, "/tuning", "degridder_threads", 32, 1024, t.degridThreads);
     t.residentThreads = intAt(rd, j, "/tuning", "resident_threads", 32, 2048, t.residentThreads);
+    t.mmaTilesPerWarp = intAt(rd, j, "/tuning", "mma_tiles_per_warp", 1, 4, t.mmaTilesPerWarp);  // 8 spills at 128 registers
   }
-  // Gridder: S^2 / pixels_per_thread threads, whole warps, at most 1024.
-  if (S2 % t.pixelsPerThread || (S2 / t.pixelsPerThread) % 32 || S2 / t.pixelsPerThread > 1024)
+  // FMA gridder: S^2 / pixels_per_thread threads, whole warps, at most 1024 (the tensor-core gridder's block: mmaShape()).
+  if (s.engine == GridEngine::Fma && (S2 % t.pixelsPerThread || (S2 / t.pixelsPerThread) % 32 || S2 / t.pixelsPerThread > 1024))
     rd.fail("/tuning/pixels_per_thread",
             fmt::format("{} pixels per thread: the gridder's block is S^2 / pixels_per_thread = {} / {} threads, which must be a whole number of "
                         "warps (a multiple of 32) and at most 1024",
@@ -74,6 +99,10 @@ void parseTuning(const JsonReader& rd, const Json& root, GridderSpec& s) {
   if (degridShared > 48 * 1024)
     rd.fail("/tuning/stage_pixels", fmt::format("{} staged pixels take {} B of shared memory with {} correlations (at most 49152)", t.stagePixels,
                                                 degridShared, s.correlations));
+  if (s.engine != GridEngine::Fma && s.mmaSharedBytes() > 48 * 1024)
+    rd.fail("/tuning/stage_visibilities", fmt::format("engine {}: {} staged time steps of {} channels take {} B of shared memory with the pixels' "
+                                                      "coordinates (at most 49152)",
+                                                      gridEngineName(s.engine), s.mmaStageSteps(), s.mmaChannels(), s.mmaSharedBytes()));
   if (t.degridThreads % 32) rd.fail("/tuning/degridder_threads", fmt::format("{} is not a whole number of warps (a multiple of 32)", t.degridThreads));
   if (t.visibilitiesPerThread * s.correlations > 32)
     rd.fail("/tuning/visibilities_per_thread", fmt::format("{} visibilities x {} correlations = {} complex accumulators per thread (at most 32)",
@@ -87,7 +116,7 @@ GridderSpec parseGridderSpec(const Json& root, const std::string& file) {
   rd.needObject(root, "");
   rd.onlyKeys(root, "", {"name", "family", "description", "direction", "subgrid_size", "correlations", "grid_size", "image_size", "cell_size",
                          "w_step", "w_planes", "phase_centre_shift", "kernel_support", "observation", "time_steps_per_subgrid",
-                         "channels_per_subgrid", "max_subgrids", "aterms", "taper", "phasor", "adder", "tuning"});
+                         "channels_per_subgrid", "max_subgrids", "aterms", "taper", "phasor", "adder", "engine", "tuning"});
   GridderSpec s;
   s.file = file;
   s.name = rd.identifier(rd.need(root, "", "name"), "/name", "name");
@@ -161,6 +190,16 @@ GridderSpec parseGridderSpec(const Json& root, const std::string& file) {
     if (p == "sincos") s.phasor = GridPhasor::Sincos;
     else if (p == "sfu") s.phasor = GridPhasor::Sfu;
     else rd.fail("/phasor", fmt::format("unknown phasor '{}' (expected sincos: sincosf, or sfu: __sincosf)", JsonReader::printable(p)));
+  }
+  if (root.contains("engine")) {
+    const std::string e = rd.string(root["engine"], "/engine");
+    if (e == "fma") s.engine = GridEngine::Fma;
+    else if (e == "tf32x3") s.engine = GridEngine::MmaTf32x3;
+    else if (e == "tf32") s.engine = GridEngine::MmaTf32;
+    else rd.fail("/engine", fmt::format("unknown engine '{}' (expected fma: CUDA-core FMAs, tf32x3: tensor cores with three tf32 products per term, "
+                                        "or tf32: tensor cores, one tf32 product)", JsonReader::printable(e)));
+    if (!s.grid() && s.engine != GridEngine::Fma)
+      rd.fail("/engine", fmt::format("engine '{}' is the gridder's; the degridder computes with FMAs (engine fma)", e));
   }
   if (root.contains("adder")) {
     const std::string a = rd.string(root["adder"], "/adder");

@@ -20,6 +20,10 @@ namespace warpforge {
 enum class GridDirection { Grid, Degrid };
 enum class GridPhasor { Sincos, Sfu };  // sincosf (full range reduction) or __sincosf (SFU, MUFU.SIN/COS)
 enum class GridAdder { Tiles, Atomic }; // atomic-free grid tiles, or per-subgrid atomicAdd onto a zeroed grid
+// How the gridder sums visibility x phasor: 16 FMAs per visibility and pixel (4 correlations) on the CUDA
+// cores, or as a real matrix product on the tensor cores (mma.sync m16n8k8 tf32): three tf32 products
+// per term (hi x hi + hi x lo + lo x hi: about f32 accuracy), or one (tf32 operands: ~2^-11 per term).
+enum class GridEngine { Fma, MmaTf32x3, MmaTf32 };
 
 struct GridderTuning {
   int pixelsPerThread = 4;        // gridder: subgrid pixels each thread accumulates (the seed's v4 unroll)
@@ -27,6 +31,7 @@ struct GridderTuning {
   int visibilitiesPerThread = 4;  // degridder: channels of one time step each thread accumulates
   int stagePixels = 256;          // degridder: corrected subgrid pixels staged in shared memory per stage
   int degridThreads = 256;        // degridder: block size
+  int mmaTilesPerWarp = 4;        // tensor-core gridder: at most this many tiles of 16 pixels per warp (1..4; each holds 4 accumulators and 4 phase terms in registers)
   int residentThreads = 512;      // gridder and degridder: threads per SM asked of ptxas (__launch_bounds__ min blocks); 512 -> 128 registers
 };
 
@@ -54,6 +59,7 @@ struct GridderSpec {
   bool taper = true;
   GridPhasor phasor = GridPhasor::Sincos;
   GridAdder adder = GridAdder::Tiles;
+  GridEngine engine = GridEngine::Fma;
   GridderTuning tuning;
 
   bool grid() const { return direction == GridDirection::Grid; }
@@ -70,9 +76,26 @@ struct GridderSpec {
   long long gridElems() const { return static_cast<long long>(wPlanes) * correlations * gridSize * gridSize; }
   long long subgridElems() const { return maxSubgrids * correlations * subgridSize * subgridSize; }
   double wOffset(int z) const;  // w0 / (2 pi) of plane z, wavelengths
+
+  // The tensor-core gridder (engine tf32x3 / tf32): the subgrid's S^2 / 16 tiles of 16 pixels go to
+  // `warps` warps (at most 8) x `tilesPerWarp` tiles (at most tuning mma_tiles_per_warp: the accumulators
+  // and phases stay in registers) per pass, in `parts` passes over the visibilities.
+  struct MmaShape {
+    int parts, warps, tilesPerWarp;
+  };
+  MmaShape mmaShape() const;
+  int mmaChannels() const { return (channelsPerSubgrid + 3) / 4 * 4; }  // whole k-steps of 4 visibilities
+  int mmaStageSteps() const { return std::max(1, tuning.stageVisibilities / mmaChannels()); }
+  // Its shared memory: pixel l, m, n (float4 per pixel of a pass) and the staged B operand (8 float4
+  // columns per staged visibility) during the sums; the pass's accumulated pixels (P float2 each) after
+  // them, in the same bytes (`spool`); plus the channels' dk and the staged time steps' phases.
+  int mmaPoolFloat4s() const;
+  // (`smain`: each thread's f32 sums, 16 B per thread and tile).
+  int mmaSharedBytes() const;
 };
 
 const char* gridPhasorName(GridPhasor p);
+const char* gridEngineName(GridEngine e);
 
 // Errors are SpecErrors naming `file` and the JSON path.
 GridderSpec parseGridderSpec(const Json& root, const std::string& file);

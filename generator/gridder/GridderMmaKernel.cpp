@@ -1,0 +1,310 @@
+#include "generator/gridder/GridderMmaKernel.h"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "ast/Passes.h"
+#include "ast/Printer.h"
+#include "generator/gridder/GridderEmit.h"
+#include "generator/layout/FragmentTable.h"
+
+namespace warpforge {
+
+using namespace ast;
+using namespace gridemit;
+
+namespace {
+
+// Where a register of the m16n8k8 tf32 fragments sits relative to the lane's group (g = lane / 4) and
+// thread-in-group (t = lane % 4), read from the fragment table (generator/layout) and checked for every
+// lane: A register r holds (row g + aRow[r], k t + aK[r]); B register r holds (k t + bK[r], column g);
+// C register r holds (row g + cRow[r], column 2t + cCol[r]). The kernel is written against these.
+struct QuadFragments {
+  int aRow[4], aK[4], bK[2], cRow[4], cCol[4];
+};
+
+QuadFragments tf32Fragments() {
+  const MmaShape* m = findMmaShape("m16n8k8", "tf32");
+  if (!m || m->a.numRegisters() != 4 || m->b.numRegisters() != 2 || m->c.numRegisters() != 4)
+    throw std::logic_error("gridder: the fragment table has no m16n8k8 tf32 shape with 4 / 2 / 4 registers");
+  QuadFragments q{};
+  for (int r = 0; r < 4; ++r) {
+    const auto [ai, ak] = m->a.coord(Operand::A, 0, r, 0);
+    const auto [ci, ck] = m->c.coord(Operand::C, 0, r, 0);
+    q.aRow[r] = ai, q.aK[r] = ak, q.cRow[r] = ci, q.cCol[r] = ck;
+  }
+  for (int r = 0; r < 2; ++r) q.bK[r] = m->b.coord(Operand::B, 0, r, 0).first;
+  for (int lane = 0; lane < 32; ++lane) {
+    const int g = lane / 4, t = lane % 4;
+    for (int r = 0; r < 4; ++r) {
+      if (m->a.coord(Operand::A, lane, r, 0) != std::make_pair(g + q.aRow[r], t + q.aK[r]) ||
+          m->c.coord(Operand::C, lane, r, 0) != std::make_pair(g + q.cRow[r], 2 * t + q.cCol[r]))
+        throw std::logic_error(fmt::format("gridder: the m16n8k8 tf32 A or C fragment is not quad-shaped at lane {} register {}", lane, r));
+    }
+    for (int r = 0; r < 2; ++r)
+      if (m->b.coord(Operand::B, lane, r, 0) != std::make_pair(t + q.bK[r], g))
+        throw std::logic_error(fmt::format("gridder: the m16n8k8 tf32 B fragment is not quad-shaped at lane {} register {}", lane, r));
+  }
+  // The phasor's cosine and sine of one (pixel, visibility) pair go to k = t and k = t + 4 of A.
+  for (int r = 0; r < 4; ++r)
+    if ((q.aRow[r] != 0 && q.aRow[r] != 8) || (q.aK[r] != 0 && q.aK[r] != 4))
+      throw std::logic_error("gridder: unexpected m16n8k8 tf32 A fragment offsets");
+  return q;
+}
+
+std::string mmaHelpers(const GridderSpec& s) {
+  std::string o;
+  o += "// round to tf32 (10-bit mantissa, nearest): the hi part; x - hi is the lo part, exact in f32\n";
+  o += fmt::format("{} unsigned gr_tf32(float x) {{\n  unsigned r;\n  asm(\"cvt.rna.tf32.f32 %0, %1;\" : \"=r\"(r) : \"f\"(x));\n  return r;\n}}\n", kQual);
+  o += "// c += a b, one m16n8k8 tf32 product (fragments as in the PTX ISA: a0 (g, t), a1 (g+8, t), a2 (g, t+4), a3 (g+8, t+4); b0 (t, g), b1 (t+4, g))\n";
+  o += fmt::format(
+      "{} void gr_mma(float4& c, unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0, unsigned b1) {{\n"
+      "  asm(\"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {{%0, %1, %2, %3}}, {{%4, %5, %6, %7}}, {{%8, %9}}, {{%0, %1, %2, %3}};\"\n"
+      "      : \"+f\"(c.x), \"+f\"(c.y), \"+f\"(c.z), \"+f\"(c.w)\n"
+      "      : \"r\"(a0), \"r\"(a1), \"r\"(a2), \"r\"(a3), \"r\"(b0), \"r\"(b1));\n}}\n",
+      kQual);
+  (void)s;
+  return o;
+}
+
+}  // namespace
+
+GridderKernel emitGridderMmaKernel(const GridderSpec& s) {
+  const QuadFragments q = tf32Fragments();
+  const int S = s.subgridSize, P = s.correlations, CS = s.channelsPerSubgrid;
+  const int CS4 = (CS + 3) / 4 * 4, KS = CS4 / 4;  // channels padded to whole k-steps of 4 visibilities
+  const GridderSpec::MmaShape sh = s.mmaShape();
+  const int W = sh.warps, TPW = sh.tilesPerWarp, TH = 32 * W, BP = 16 * W * TPW;  // pixels per block pass
+  const int ST = s.mmaStageSteps();
+  const bool split = s.engine == GridEngine::MmaTf32x3;
+  const long long B = s.baselines(), T = s.timeSteps, C = s.channels;
+  auto slot = [&](int tile) {  // this thread's float4 of its warp's tile in smain
+    return add(mul(add(mul(var("warp"), lit(TPW)), lit(tile)), lit(32)), var("lane"));
+  };
+  const int poolF4 = s.mmaPoolFloat4s();
+  GridderKernel k;
+  k.name = s.name + "_gridder";
+  k.threads = TH;
+  k.sharedBytes = s.mmaSharedBytes();
+
+  std::vector<NodePtr> body;
+  body.push_back(raw(fmt::format("__shared__ float sdk[{}];  // k_c / k0 - 1 (0 beyond the subgrid's channels)", CS4)));
+  body.push_back(raw(fmt::format("__shared__ float4 scoord[{}];  // U, V, W per staged time step", ST)));
+  body.push_back(raw(fmt::format("__shared__ float4 skk[{}];  // k0 u, k0 v, k0 w", ST)));
+  body.push_back(raw(fmt::format("__shared__ float4 spool[{}];", poolF4)));
+  body.push_back(raw("float4* const slmn = spool;  // [pixel of the pass] l, m, n"));
+  body.push_back(raw(fmt::format(
+      "float4* const sB = spool + {};  // [visibility][column n]: B(k = t, n), B(k = t + 4, n), hi then lo; n = 2p: (Re, Im), n = 2p + 1: (Im, -Re) of correlation p",
+      BP)));
+  body.push_back(raw("float2* const sacc = reinterpret_cast<float2*>(spool);  // [pixel of the pass][correlation], after the sums"));
+  body.push_back(raw(fmt::format("__shared__ float4 smain[{}];  // [warp tile][lane]: each round's tensor-core sums added in f32 (the "
+                                 "tensor core's own f32 accumulation truncates; long chains drift)",
+                                 W * TPW * 32)));
+  body.push_back(cdecl("int", "tid", var("threadIdx.x")));
+  body.push_back(cdecl("long long", "unit", ll(var("blockIdx.x"))));
+  body.push_back(ifStmt(bin(">=", var("unit"), var("units")), raw("return;")));
+  for (auto& n : readMeta(s, true)) body.push_back(n);
+  body.push_back(cdecl("int", "warp", bin(">>", var("tid"), lit(5))));
+  body.push_back(cdecl("int", "lane", bin("&", var("tid"), lit(31))));
+  body.push_back(cdecl("int", "g", bin(">>", bin("&", var("tid"), lit(31)), lit(2))));  // the lane's group: A and C rows, B column
+  body.push_back(cdecl("int", "t", bin("&", var("tid"), lit(3))));                        // thread in group: A and B k, C column pair
+  body.push_back(cdecl("float*", "wn", add(var("wavenumbers"), mul(var("b"), lit(C)))));
+  body.push_back(cdecl("float", "k0", index(var("wn"), add(var("c0"), bin("/", var("nc"), lit(2))))));
+  body.push_back(loop("i", var("tid"), lit(CS4), lit(TH),
+                      {assign(index(var("sdk"), var("i")),
+                              ternary(bin("<", var("i"), var("nc")), bin("/", sub(index(var("wn"), add(var("c0"), var("i"))), var("k0")), var("k0")), flit(0)))}));
+  body.push_back(sync());
+  body.push_back(comment("dk of this thread's channel t + 4 s in every k-step s (A's visibility column, B's row)"));
+  body.push_back(declArray("float", "dks", KS));
+  body.push_back(raw("#pragma unroll"));
+  body.push_back(loop("s", lit(0), lit(KS), lit(1), {assign(index(var("dks"), var("s")), index(var("sdk"), add(mul(var("s"), lit(4)), var("t"))))}));
+  body.push_back(cdecl("long long", "row", mul(add(mul(var("b"), lit(B)), var("bl")), lit(T))));
+  body.push_back(cdecl("float*", "uvw0", add(var("uvw"), mul(add(var("row"), var("t0")), lit(3)))));
+  body.push_back(cdecl("long long", "vis0", add(mul(add(var("row"), var("t0")), lit(C)), var("c0"))));
+  body.push_back(cdecl("long long", "sub0", mul(var("unit"), lit(static_cast<long long>(P) * S * S))));
+
+  std::vector<NodePtr> pass;  // one pass over the subgrid's visibilities for BP pixels
+  pass.push_back(cdecl("int", "pix0", mul(var("part"), lit(BP))));
+  pass.push_back(sync());  // the previous pass's epilogue read sacc
+  {
+    std::vector<NodePtr> f;
+    f.push_back(cdecl("int", "pix", add(var("pix0"), var("i"))));
+    for (auto& n : pixelLmn(s, var("pix"), "")) f.push_back(n);
+    // l, m unshifted: the shift rotates the staged visibilities (weightedVisibility); n at the shifted l', m'
+    f.push_back(assign(index(var("slmn"), var("i")), call("make_float4", {var("l"), var("m"), var("n"), flit(0)})));
+    pass.push_back(loop("i", var("tid"), lit(BP), lit(TH), f));
+  }
+  pass.push_back(comment(fmt::format("{} tiles of 16 pixels per warp: C rows g and g + 8 of tile T are pixels 16 (warp {} + T) + g (+ 8)", TPW, TPW)));
+  for (int T = 0; T < TPW; ++T) {
+    pass.push_back(decl("float4", nm("acc", T), call("make_float4", {flit(0), flit(0), flit(0), flit(0)})));
+    pass.push_back(assign(index(var("smain"), slot(T)), var(nm("acc", T))));  // this thread's own slot: no barrier
+  }
+
+  std::vector<NodePtr> stage;
+  stage.push_back(sync());
+  {
+    std::vector<NodePtr> fill;
+    fill.push_back(decl("float4", "cc", call("make_float4", {flit(0), flit(0), flit(0), flit(0)})));
+    fill.push_back(decl("float4", "kk", call("make_float4", {flit(0), flit(0), flit(0), flit(0)})));
+    fill.push_back(ifStmt(bin("<", add(var("ts"), var("j")), var("nt")),
+                          block(stagePhases(s, add(var("uvw0"), mul(add(var("ts"), var("j")), lit(3))), "cc", "kk"))));
+    fill.push_back(assign(index(var("scoord"), var("j")), var("cc")));
+    fill.push_back(assign(index(var("skk"), var("j")), var("kk")));
+    stage.push_back(loop("j", var("tid"), lit(ST), lit(TH), fill));
+  }
+  {
+    // One staged visibility per iteration: its P correlations weighted, then the 8 columns of its two B rows.
+    std::vector<NodePtr> fill;
+    fill.push_back(cdecl("int", "j", bin("/", var("e"), lit(CS4))));
+    fill.push_back(cdecl("int", "c", bin("%", var("e"), lit(CS4))));
+    for (int p = 0; p < 4; ++p) fill.push_back(decl("float2", nm("vx", p), f2(flit(0), flit(0))));
+    std::vector<NodePtr> in;
+    in.push_back(cdecl("long long", "v", add(var("vis0"), add(mul(ll(add(var("ts"), var("j"))), lit(C)), var("c")))));
+    in.push_back(cdecl("float*", "p3", add(var("uvw0"), mul(add(var("ts"), var("j")), lit(3)))));
+    for (auto& n : weightedVisibility(s, "wv")) in.push_back(n);
+    for (int p = 0; p < P; ++p) in.push_back(assign(var(nm("vx", p)), var(nm("wv", p))));
+    fill.push_back(ifStmt(bin("&&", bin("<", add(var("ts"), var("j")), var("nt")), bin("<", var("c"), var("nc"))), block(in)));
+    // B(k, n) of this visibility: cos row (Re, Im) / sin row (Im, -Re) so that C(pixel, 2p) += cos Re + sin Im
+    // and C(pixel, 2p + 1) += cos Im - sin Re: the FMA kernel's V e^{-i phase}.
+    for (int p = 0; p < 4; ++p) {
+      const NodePtr re = mx(var(nm("vx", p)), "x"), im = mx(var(nm("vx", p)), "y");
+      for (int col = 0; col < 2; ++col) {
+        // (value in the cos row, value in the sin row) of column 2p + col
+        NodePtr vc = col == 0 ? re : im, vs = col == 0 ? im : unary("-", re);
+        const std::string base = fmt::format("bv{}_{}", p, col);
+        fill.push_back(cdecl("float", base + "c", vc));
+        fill.push_back(cdecl("float", base + "s", vs));
+        // register order of B: b0 is k = t + bK[0]
+        const std::string r0 = q.bK[0] == 0 ? base + "c" : base + "s", r1 = q.bK[0] == 0 ? base + "s" : base + "c";
+        NodePtr val;
+        if (split) {
+          fill.push_back(cdecl("float", base + "h0", call("__uint_as_float", {call("gr_tf32", {var(r0)})})));
+          fill.push_back(cdecl("float", base + "h1", call("__uint_as_float", {call("gr_tf32", {var(r1)})})));
+          val = call("make_float4", {var(base + "h0"), var(base + "h1"), sub(var(r0), var(base + "h0")), sub(var(r1), var(base + "h1"))});
+        } else {
+          val = call("make_float4", {call("__uint_as_float", {call("gr_tf32", {var(r0)})}), call("__uint_as_float", {call("gr_tf32", {var(r1)})}), flit(0),
+                                     flit(0)});
+        }
+        fill.push_back(assign(index(var("sB"), add(mul(var("e"), lit(8)), lit(2 * p + col))), val));
+      }
+    }
+    stage.push_back(loop("e", var("tid"), lit(ST * CS4), lit(TH), fill));
+  }
+  stage.push_back(sync());
+  {
+    std::vector<NodePtr> tb;
+    tb.push_back(cdecl("float4", "cc", index(var("scoord"), var("j"))));
+    tb.push_back(cdecl("float4", "kk", index(var("skk"), var("j"))));
+    for (int T = 0; T < TPW; ++T)
+      for (int h = 0; h < 2; ++h) {
+        const std::string sx = fmt::format("{}_{}", T, h);
+        tb.push_back(cdecl("float4", "g" + sx, index(var("slmn"), add(mul(add(mul(var("warp"), lit(TPW)), lit(T)), lit(16)), add(var("g"), lit(8 * h))))));
+        tb.push_back(cdecl("float", "A" + sx, fma3(mx(var("cc"), "x"), mx(var("g" + sx), "x"),
+                                                   fma3(mx(var("cc"), "y"), mx(var("g" + sx), "y"), mul(mx(var("cc"), "z"), mx(var("g" + sx), "z"))))));
+        tb.push_back(cdecl("float", "B" + sx, fma3(mx(var("kk"), "x"), mx(var("g" + sx), "x"),
+                                                   fma3(mx(var("kk"), "y"), mx(var("g" + sx), "y"), mul(mx(var("kk"), "z"), mx(var("g" + sx), "z"))))));
+      }
+    std::vector<NodePtr> kb;  // one k-step: 4 visibilities (channels 4s .. 4s + 3 of time step j); this thread's is channel 4s + t
+    kb.push_back(cdecl("float", "dk", index(var("dks"), var("s"))));
+    kb.push_back(cdecl("float4", "bq", index(var("sB"), add(mul(add(mul(var("j"), lit(CS4)), add(mul(var("s"), lit(4)), var("t"))), lit(8)), var("g")))));
+    kb.push_back(cdecl("unsigned", "bh0", call("__float_as_uint", {mx(var("bq"), "x")})));
+    kb.push_back(cdecl("unsigned", "bh1", call("__float_as_uint", {mx(var("bq"), "y")})));
+    if (split) {
+      kb.push_back(cdecl("unsigned", "bl0", call("__float_as_uint", {mx(var("bq"), "z")})));
+      kb.push_back(cdecl("unsigned", "bl1", call("__float_as_uint", {mx(var("bq"), "w")})));
+    }
+    for (int T = 0; T < TPW; ++T) {
+      for (int h = 0; h < 2; ++h) {
+        const std::string sx = fmt::format("{}_{}", T, h);
+        kb.push_back(decl("float", "sn" + sx));
+        kb.push_back(decl("float", "cs" + sx));
+        kb.push_back(sincos(s, fma3(var("dk"), var("B" + sx), var("A" + sx)), "sn" + sx, "cs" + sx));
+      }
+      // A register r: row g + aRow[r] (pixel h = aRow / 8), k = t + aK[r] (cos at 0, sin at 4)
+      std::vector<std::string> a(4);
+      for (int r = 0; r < 4; ++r) a[r] = fmt::format("{}{}_{}", q.aK[r] == 0 ? "cs" : "sn", T, q.aRow[r] / 8);
+      if (split) {
+        std::vector<NodePtr> hi, lo;
+        for (int r = 0; r < 4; ++r) {  // hi: the top 10 mantissa bits (a mask: no conversion); lo = x - hi exactly
+          kb.push_back(cdecl("unsigned", nm("ah", T, r), bin("&", call("__float_as_uint", {var(a[r])}), var("0xffffe000u"))));
+          kb.push_back(cdecl("unsigned", nm("al", T, r), call("__float_as_uint", {sub(var(a[r]), call("__uint_as_float", {var(nm("ah", T, r))}))})));
+        }
+        auto mma = [&](const char* ap, const char* b0, const char* b1) {
+          kb.push_back(exprStmt(call("gr_mma", {var(nm("acc", T)), var(nm(ap, T, 0)), var(nm(ap, T, 1)), var(nm(ap, T, 2)), var(nm(ap, T, 3)), var(b0), var(b1)})));
+        };
+        mma("al", "bh0", "bh1");  // small terms first
+        mma("ah", "bl0", "bl1");
+        mma("ah", "bh0", "bh1");
+      } else {
+        std::vector<NodePtr> args = {var(nm("acc", T))};
+        // round to nearest tf32 in integer ops (the cvt instruction shares the SFU's pipe with the sincos)
+        for (int r = 0; r < 4; ++r) args.push_back(bin("&", add(call("__float_as_uint", {var(a[r])}), var("0x1000u")), var("0xffffe000u")));
+        args.push_back(var("bh0"));
+        args.push_back(var("bh1"));
+        kb.push_back(exprStmt(call("gr_mma", std::move(args))));
+      }
+    }
+    tb.push_back(raw(KS <= 4 ? "#pragma unroll" : "#pragma unroll 2"));
+    tb.push_back(loop("s", lit(0), lit(KS), lit(1), kb));
+    stage.push_back(cdecl("int", "jn", call("min", {lit(ST), sub(var("nt"), var("ts"))})));
+    stage.push_back(loop("j", lit(0), var("jn"), lit(1), tb));
+  }
+  for (int T = 0; T < TPW; ++T) {  // the round's sums into f32, the tensor-core accumulators back to 0
+    const NodePtr m = index(var("smain"), slot(T));
+    std::vector<NodePtr> f;
+    f.push_back(cdecl("float4", "mt", m));
+    f.push_back(assign(m, call("make_float4", {add(mx(var("mt"), "x"), mx(var(nm("acc", T)), "x")), add(mx(var("mt"), "y"), mx(var(nm("acc", T)), "y")),
+                                                add(mx(var("mt"), "z"), mx(var(nm("acc", T)), "z")), add(mx(var("mt"), "w"), mx(var(nm("acc", T)), "w"))})));
+    f.push_back(assign(var(nm("acc", T)), call("make_float4", {flit(0), flit(0), flit(0), flit(0)})));
+    stage.push_back(block(f));
+  }
+  pass.push_back(loop("ts", lit(0), var("nt"), lit(ST), stage));
+  for (int T = 0; T < TPW; ++T) pass.push_back(assign(var(nm("acc", T)), index(var("smain"), slot(T))));
+
+  // Epilogue: C fragments -> sacc[pixel][correlation] (thread t holds columns 2t, 2t + 1: correlation t),
+  // then each thread finishes whole pixels: A-terms, taper, fftshift store.
+  pass.push_back(sync());
+  {
+    std::vector<NodePtr> w;
+    const char* comp[4] = {"x", "y", "z", "w"};
+    for (int T = 0; T < TPW; ++T)
+      for (int h = 0; h < 2; ++h) {
+        // registers r with cRow = 8h: (cCol 0, cCol 1) = (Re, Im)
+        int re = -1, im = -1;
+        for (int r = 0; r < 4; ++r)
+          if (q.cRow[r] == 8 * h) (q.cCol[r] == 0 ? re : im) = r;
+        if (re < 0 || im < 0) throw std::logic_error("gridder: unexpected m16n8k8 C fragment");
+        w.push_back(assign(index(var("sacc"), add(mul(add(add(mul(add(mul(var("warp"), lit(TPW)), lit(T)), lit(16)), var("g")), lit(8 * h)), lit(P)), var("t"))),
+                           f2(mx(var(nm("acc", T)), comp[re]), mx(var(nm("acc", T)), comp[im]))));
+      }
+    pass.push_back(ifStmt(bin("<", var("t"), lit(P)), block(w)));
+  }
+  pass.push_back(sync());
+  {
+    std::vector<NodePtr> e;
+    e.push_back(cdecl("int", "pix", add(var("pix0"), var("i"))));
+    e.push_back(declArray("float2", "px", P));
+    for (int p = 0; p < P; ++p) e.push_back(assign(index(var("px"), lit(p)), index(var("sacc"), add(mul(var("i"), lit(P)), lit(p)))));
+    for (auto& n : storePixel(s, "pix")) e.push_back(n);
+    pass.push_back(loop("i", var("tid"), lit(BP), lit(TH), e));
+  }
+  body.push_back(loop("part", lit(0), lit(sh.parts), lit(1), pass));
+
+  NodePtr fn = kernelFn(k.name, TH,
+                        {decl("const float* __restrict__", "uvw"), decl("const float* __restrict__", "wavenumbers"),
+                         decl("const float2* __restrict__", "visibilities"), decl("const float* __restrict__", "weights"),
+                         decl("const float2* __restrict__", "aterms"), decl("const float* __restrict__", "taper"),
+                         decl("const int* __restrict__", "metadata"), decl("float2* __restrict__", "subgrids"), decl("long long", "units")},
+                        body, s.tuning.residentThreads);
+  k.source = header(s, k.name,
+                    fmt::format("one block per subgrid slot, {} warps x {} tiles of 16 pixels{}; per visibility and pixel 1 FMA (phase) + 1 "
+                                "sincos, then the sum over visibilities as a real matrix product on the tensor cores: C[pixel][2p, 2p+1] += "
+                                "[cos, sin] x [[Re, Im], [Im, -Re]] (mma.sync m16n8k8 tf32, {}); {} time steps x {} channels staged per round",
+                                W, TPW, sh.parts > 1 ? fmt::format(", {} passes of {} pixels", sh.parts, BP) : "",
+                                split ? "three products per term: hi x hi + hi x lo + lo x hi" : "one tf32 product per term", ST, CS4)) +
+             helpers(s, true) + mmaHelpers(s) + print(removeDeadCode(foldConstants(fn)));
+  return k;
+}
+
+}  // namespace warpforge
