@@ -53,18 +53,18 @@ QuadFragments tf32Fragments() {
   return q;
 }
 
-std::string mmaHelpers(const GridderSpec& s) {
+std::string mmaHelpers() {
+  const MmaShape* m = findMmaShape("m16n8k8", "tf32");  // tf32Fragments() has checked it
   std::string o;
   o += "// round to tf32 (10-bit mantissa, nearest): the hi part; x - hi is the lo part, exact in f32\n";
   o += fmt::format("{} unsigned gr_tf32(float x) {{\n  unsigned r;\n  asm(\"cvt.rna.tf32.f32 %0, %1;\" : \"=r\"(r) : \"f\"(x));\n  return r;\n}}\n", kQual);
   o += "// c += a b, one m16n8k8 tf32 product (fragments as in the PTX ISA: a0 (g, t), a1 (g+8, t), a2 (g, t+4), a3 (g+8, t+4); b0 (t, g), b1 (t+4, g))\n";
   o += fmt::format(
       "{} void gr_mma(float4& c, unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0, unsigned b1) {{\n"
-      "  asm(\"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {{%0, %1, %2, %3}}, {{%4, %5, %6, %7}}, {{%8, %9}}, {{%0, %1, %2, %3}};\"\n"
+      "  asm(\"{} {{%0, %1, %2, %3}}, {{%4, %5, %6, %7}}, {{%8, %9}}, {{%0, %1, %2, %3}};\"\n"
       "      : \"+f\"(c.x), \"+f\"(c.y), \"+f\"(c.z), \"+f\"(c.w)\n"
       "      : \"r\"(a0), \"r\"(a1), \"r\"(a2), \"r\"(a3), \"r\"(b0), \"r\"(b1));\n}}\n",
-      kQual);
-  (void)s;
+      kQual, m->ptx());
   return o;
 }
 
@@ -303,7 +303,7 @@ GridderKernel emitGridderMmaKernel(const GridderSpec& s) {
                                 "[cos, sin] x [[Re, Im], [Im, -Re]] (mma.sync m16n8k8 tf32, {}); {} time steps x {} channels staged per round",
                                 W, TPW, sh.parts > 1 ? fmt::format(", {} passes of {} pixels", sh.parts, BP) : "",
                                 split ? "three products per term: hi x hi + hi x lo + lo x hi" : "one tf32 product per term", ST, CS4)) +
-             helpers(s, true) + mmaHelpers(s) + print(removeDeadCode(foldConstants(fn)));
+             helpers(s, true) + mmaHelpers() + print(removeDeadCode(foldConstants(fn)));
   return k;
 }
 
