@@ -115,10 +115,12 @@ GridderKernel emitGridderMmaKernel(const GridderSpec& s) {
                       {assign(index(var("sdk"), var("i")),
                               ternary(bin("<", var("i"), var("nc")), bin("/", sub(index(var("wn"), add(var("c0"), var("i"))), var("k0")), var("k0")), flit(0)))}));
   body.push_back(sync());
-  body.push_back(comment("dk of this thread's channel t + 4 s in every k-step s (A's visibility column, B's row)"));
-  body.push_back(declArray("float", "dks", KS));
-  body.push_back(raw("#pragma unroll"));
-  body.push_back(loop("s", lit(0), lit(KS), lit(1), {assign(index(var("dks"), var("s")), index(var("sdk"), add(mul(var("s"), lit(4)), var("t"))))}));
+  if (KS <= 4) {
+    body.push_back(comment("dk of this thread's channel t + 4 s in every k-step s (A's visibility column, B's row)"));
+    body.push_back(declArray("float", "dks", KS));
+    body.push_back(raw("#pragma unroll"));
+    body.push_back(loop("s", lit(0), lit(KS), lit(1), {assign(index(var("dks"), var("s")), index(var("sdk"), add(mul(var("s"), lit(4)), var("t"))))}));
+  }
   body.push_back(cdecl("long long", "row", mul(add(mul(var("b"), lit(B)), var("bl")), lit(T))));
   body.push_back(cdecl("float*", "uvw0", add(var("uvw"), mul(add(var("row"), var("t0")), lit(3)))));
   body.push_back(cdecl("long long", "vis0", add(mul(add(var("row"), var("t0")), lit(C)), var("c0"))));
@@ -206,7 +208,8 @@ GridderKernel emitGridderMmaKernel(const GridderSpec& s) {
                                                    fma3(mx(var("kk"), "y"), mx(var("g" + sx), "y"), mul(mx(var("kk"), "z"), mx(var("g" + sx), "z"))))));
       }
     std::vector<NodePtr> kb;  // one k-step: 4 visibilities (channels 4s .. 4s + 3 of time step j); this thread's is channel 4s + t
-    kb.push_back(cdecl("float", "dk", index(var("dks"), var("s"))));
+    // registers where the k-step loop unrolls fully, shared memory otherwise (a dynamically indexed array would live in local memory)
+    kb.push_back(cdecl("float", "dk", KS <= 4 ? index(var("dks"), var("s")) : index(var("sdk"), add(mul(var("s"), lit(4)), var("t")))));
     kb.push_back(cdecl("float4", "bq", index(var("sB"), add(mul(add(mul(var("j"), lit(CS4)), add(mul(var("s"), lit(4)), var("t"))), lit(8)), var("g")))));
     kb.push_back(cdecl("unsigned", "bh0", call("__float_as_uint", {mx(var("bq"), "x")})));
     kb.push_back(cdecl("unsigned", "bh1", call("__float_as_uint", {mx(var("bq"), "y")})));
