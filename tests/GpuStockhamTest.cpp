@@ -99,7 +99,8 @@ void everyLength(const char* prec, int last) {
   int first = 1;
   if (const char* r = std::getenv("WF_LENGTHS")) {
     int a = 0, b = 0;
-    if (std::sscanf(r, "%d-%d", &a, &b) == 2 && a >= 1 && b >= a) first = a, last = std::min(last, b);
+    ASSERT_TRUE(std::sscanf(r, "%d-%d", &a, &b) == 2 && a >= 1 && b >= a && a <= last) << "WF_LENGTHS=" << r << ": expected a-b within 1.." << last;
+    first = a, last = std::min(last, b);
     std::printf("[gpu-stockham] WF_LENGTHS=%s: lengths %d..%d\n", r, first, last);
   }
   std::vector<StockhamSpec> specs;
@@ -344,15 +345,14 @@ TEST_F(GpuStockham, TuningVariantsAtLargeBatch) {
                            R"({"index_per_group": true})", R"({"index_per_group": false})", R"({"derive_twiddles": true})",
                            R"({"derive_twiddles": false})", R"({"work_queue": true})",
                            R"({"work_queue": false})", R"({"work_queue": true, "persistent": false})", R"({"fused_split": false})"};
-  std::vector<std::string> bodies = {R"("precision": "f32", "length": 1024)", R"("precision": "f16", "length": 8192)",
-                                     R"("precision": "f64", "length": 2187)", R"("precision": "f32", "transform": "c2r", "length": 2048)",
-                                     R"("precision": "f32", "transform": "r2c", "length": 2048)"};
-  // Fewer threads per FFT than the default, as few as the spec allows (at most 64 values per thread).
-  const int fewThreads[] = {32, 128, 64, 32, 32};
-  for (std::size_t bi = 0; bi < bodies.size(); ++bi)
+  // Each body with the fewest threads per FFT its spec allows (at most 64 values per thread), for the threads_per_fft variant.
+  const std::vector<std::pair<std::string, int>> bodies = {{R"("precision": "f32", "length": 1024)", 32}, {R"("precision": "f16", "length": 8192)", 128},
+                                                           {R"("precision": "f64", "length": 2187)", 64},
+                                                           {R"("precision": "f32", "transform": "c2r", "length": 2048)", 32},
+                                                           {R"("precision": "f32", "transform": "r2c", "length": 2048)", 32}};
+  for (const auto& [body, fewThreads] : bodies)
     for (const char* tuningText : tunings) {
-      const std::string& body = bodies[bi];
-      const std::string tuning = std::string(tuningText) == "FEW_THREADS" ? fmt::format(R"({{"threads_per_fft": {}}})", fewThreads[bi]) : tuningText;
+      const std::string tuning = std::string(tuningText) == "FEW_THREADS" ? fmt::format(R"({{"threads_per_fft": {}}})", fewThreads) : tuningText;
       StockhamSpec s = spec(fmt::format(R"({{"name": "tuned", "family": "stockham", {}, "tuning": {}}})", body, tuning));
       const long long batch = (1LL << 22) / s.points() + 3;
       RunReport r = run(c, s, batch, 41);

@@ -162,7 +162,8 @@ std::string gridderBenchNotes(const GridderSpec& s, const std::vector<double>& m
   const int S = s.subgridSize, P = s.correlations;
   const double vis = static_cast<double>(plan.counts.gridded);
   double padded = 0;  // what the kernels compute: whole channel groups (zero-padded) of every time step of every run
-  for (const Subgrid& g : plan.subgrids) padded += static_cast<double>(g.timeCount) * s.channelsPerSubgrid;
+  const int channelSlots = s.engine == GridEngine::Fma ? s.channelsPerSubgrid : s.mmaChannels();
+  for (const Subgrid& g : plan.subgrids) padded += static_cast<double>(g.timeCount) * channelSlots;
   const double sec[5] = {ms[0] * 1e-3, ms[1] * 1e-3, ms[2] * 1e-3, ms[3] * 1e-3, ms[4] * 1e-3};
   const double fma = static_cast<double>(batch[2]) * M::kFmaBlocks * M::kThreads * M::kFmaChains * M::kFmaIters / sec[2];
   const double sfu = static_cast<double>(batch[3]) * M::kSfuBlocks * M::kThreads * M::kSfuChains * M::kSfuIters / sec[3];
@@ -181,6 +182,9 @@ std::string gridderBenchNotes(const GridderSpec& s, const std::vector<double>& m
                    100 * mix / boundPix);
   o += fmt::format("  {} alone: {:.4g} visibilities/s = {:.1f}% of the model bound (target 75%)\n", s.grid() ? "gridder" : "degridder", kernel,
                    100 * kernel / bound);
+  if (s.engine != GridEngine::Fma)  // the tensor cores take the 4P FMAs: the sincos rate is this engine's own ceiling
+    o += fmt::format("  engine {} (tensor cores): the gridder alone runs at {:.1f}% of the SFU sincos rate, its own ceiling\n", gridEngineName(s.engine),
+                     100 * kernel * S * S / sfu);
   o += fmt::format("  whole {}: {:.4g} visibilities/s = {:.1f}% of the model bound (target 60%)\n", s.grid() ? "gridding" : "degridding", whole,
                    100 * whole / bound);
   if (padded > vis)

@@ -18,10 +18,11 @@ double gridderErrorBound(const GridderSpec& s, double psiRms) {
   const double u = std::ldexp(1.0, -24);
   double b = std::max(1e-5, 16 * u * psiRms);
   if (s.phasor == GridPhasor::Sfu) b += 2 * (std::pow(2.0, -21.41) + psiRms * std::ldexp(1.0, -22));
-  // Tensor-core sums, per term relative to |V|: tf32 rounds both operands to nearest (2^-11 each); tf32x3
-  // drops lo x lo (2^-22) and the tensor core truncates the lo parts to tf32 (2^-21 each).
+  // Tensor-core sums, per term relative to |V|: tf32 rounds both operands to nearest (2^-11 each). tf32x3:
+  // A's hi part is truncated (its lo part < 2^-10), B's rounded (lo <= 2^-11); the tensor core truncates the
+  // lo parts to tf32 (A: 2^-20, B: 2^-21) and lo x lo is dropped (2^-21): 4 x 2^-21 in all.
   if (s.engine == GridEngine::MmaTf32) b += std::ldexp(1.0, -10);
-  if (s.engine == GridEngine::MmaTf32x3) b += 3 * std::ldexp(1.0, -21);
+  if (s.engine == GridEngine::MmaTf32x3) b += 4 * std::ldexp(1.0, -21);
   return b;
 }
 

@@ -48,7 +48,7 @@ class GridderFamilySpec final : public FamilySpec {
             : fmt::format("tensor cores ({}: {}), {} warps x {} tiles of 16 pixels, {} pass(es) over the visibilities, {} time steps x {} channels "
                           "(padded to k-steps of 4) staged per round",
                           gridEngineName(s_.engine),
-                          s_.engine == GridEngine::MmaTf32x3 ? "hi x hi + hi x lo + lo x hi, about f32" : "one tf32 product, ~2^-11 per term", mm.warps,
+                          s_.engine == GridEngine::MmaTf32x3 ? "hi x hi + hi x lo + lo x hi, about f32" : "one tf32 product, up to 2^-10 per term", mm.warps,
                           mm.tilesPerWarp, mm.parts, s_.mmaStageSteps(), s_.mmaChannels());
     if (s_.grid())
       r.text += fmt::format("  gridder: {}; adder: {}\n", gridderText,

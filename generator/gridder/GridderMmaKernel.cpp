@@ -46,10 +46,12 @@ QuadFragments tf32Fragments() {
       if (m->b.coord(Operand::B, lane, r, 0) != std::make_pair(t + q.bK[r], g))
         throw std::logic_error(fmt::format("gridder: the m16n8k8 tf32 B fragment is not quad-shaped at lane {} register {}", lane, r));
   }
-  // The phasor's cosine and sine of one (pixel, visibility) pair go to k = t and k = t + 4 of A.
+  // The phasor's cosine and sine of one (pixel, visibility) pair go to k = t and k = t + 4 of A; B's
+  // two registers hold the matching cos row and sin row.
   for (int r = 0; r < 4; ++r)
     if ((q.aRow[r] != 0 && q.aRow[r] != 8) || (q.aK[r] != 0 && q.aK[r] != 4))
       throw std::logic_error("gridder: unexpected m16n8k8 tf32 A fragment offsets");
+  if (q.bK[0] + q.bK[1] != 4 || (q.bK[0] != 0 && q.bK[0] != 4)) throw std::logic_error("gridder: unexpected m16n8k8 tf32 B fragment offsets");
   return q;
 }
 
@@ -236,7 +238,7 @@ GridderKernel emitGridderMmaKernel(const GridderSpec& s) {
         auto mma = [&](const char* ap, const char* b0, const char* b1) {
           kb.push_back(exprStmt(call("gr_mma", {var(nm("acc", T)), var(nm(ap, T, 0)), var(nm(ap, T, 1)), var(nm(ap, T, 2)), var(nm(ap, T, 3)), var(b0), var(b1)})));
         };
-        mma("al", "bh0", "bh1");  // small terms first
+        mma("al", "bh0", "bh1");
         mma("ah", "bl0", "bl1");
         mma("ah", "bh0", "bh1");
       } else {

@@ -6,7 +6,7 @@
 // with mma.sync m16n8k8 tf32 (A = phasors, built in registers straight into the fragment; B = the
 // staged, weighted visibilities; C = the pixels, 16 per tile). tf32x3 splits both operands into a
 // tf32 hi part and an f32 remainder and sums hi x hi + hi x lo + lo x hi (about f32 accuracy);
-// tf32 rounds once (relative error ~2^-11 per term). The fragment positions come from the
+// tf32 rounds each operand once (2^-11 each: up to 2^-10 per term). The fragment positions come from the
 // fragment table (generator/layout) and are checked for every lane when the kernel is emitted.
 #include "generator/gridder/GridderKernels.h"
 

@@ -15,7 +15,7 @@ GridderSpec::MmaShape GridderSpec::mmaShape() const {
     for (int warps = 8; warps >= 1; --warps)
       if (blockTiles % warps == 0 && blockTiles / warps <= tuning.mmaTilesPerWarp) return {parts, warps, blockTiles / warps};
   }
-  return {tiles, 1, 1};
+  throw std::logic_error("gridder: no tensor-core block shape (unreachable: one tile per warp and pass always fits)");
 }
 
 int GridderSpec::mmaPoolFloat4s() const {
@@ -81,7 +81,7 @@ void parseTuning(const JsonReader& rd, const Json& root, GridderSpec& s) {
             fmt::format("{} pixels per thread: the gridder's block is S^2 / pixels_per_thread = {} / {} threads, which must be a whole number of "
                         "warps (a multiple of 32) and at most 1024",
                         t.pixelsPerThread, S2, t.pixelsPerThread));
-  if (t.pixelsPerThread * s.correlations > 32)
+  if (s.engine == GridEngine::Fma && t.pixelsPerThread * s.correlations > 32)
     rd.fail("/tuning/pixels_per_thread", fmt::format("{} pixels x {} correlations = {} complex accumulators per thread (at most 32: the kernel "
                                                      "would spill)",
                                                      t.pixelsPerThread, s.correlations, t.pixelsPerThread * s.correlations));
@@ -91,7 +91,7 @@ void parseTuning(const JsonReader& rd, const Json& root, GridderSpec& s) {
   if (S2 % t.stagePixels) rd.fail("/tuning/stage_pixels", fmt::format("{} does not divide the subgrid's {} pixels", t.stagePixels, S2));
   // Static shared memory (48 KiB): the gridder's staged time steps, the degridder's staged pixels.
   const int gridShared = s.channelsPerSubgrid * 4 + s.stageTimeSteps() * 32 + s.stageTimeSteps() * s.channelsPerSubgrid * s.correlations * 8;
-  if (gridShared > 48 * 1024)
+  if (s.engine == GridEngine::Fma && gridShared > 48 * 1024)
     rd.fail("/tuning/stage_visibilities", fmt::format("{} staged visibilities take {} B of shared memory with {} correlations (at most 49152)",
                                                       s.stageTimeSteps() * s.channelsPerSubgrid, gridShared, s.correlations));
   const int gpt = (s.channelsPerSubgrid + t.visibilitiesPerThread - 1) / t.visibilitiesPerThread;

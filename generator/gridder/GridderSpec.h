@@ -22,7 +22,7 @@ enum class GridPhasor { Sincos, Sfu };  // sincosf (full range reduction) or __s
 enum class GridAdder { Tiles, Atomic }; // atomic-free grid tiles, or per-subgrid atomicAdd onto a zeroed grid
 // How the gridder sums visibility x phasor: 16 FMAs per visibility and pixel (4 correlations) on the CUDA
 // cores, or as a real matrix product on the tensor cores (mma.sync m16n8k8 tf32): three tf32 products
-// per term (hi x hi + hi x lo + lo x hi: about f32 accuracy), or one (tf32 operands: ~2^-11 per term).
+// per term (hi x hi + hi x lo + lo x hi: about f32 accuracy), or one (operands rounded to tf32, 2^-11 each: up to 2^-10 per term).
 enum class GridEngine { Fma, MmaTf32x3, MmaTf32 };
 
 struct GridderTuning {
