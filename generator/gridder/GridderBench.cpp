@@ -7,6 +7,7 @@
 #include "ast/Passes.h"
 #include "ast/Printer.h"
 #include "generator/gridder/GridderData.h"
+#include "generator/gridder/GridderEmit.h"
 
 namespace warpforge {
 
@@ -22,8 +23,8 @@ int floatBits(float f) {
   return i;
 }
 
-NodePtr fma3(NodePtr a, NodePtr b, NodePtr c) { return call("fmaf", {std::move(a), std::move(b), std::move(c)}); }
-NodePtr mul(NodePtr a, NodePtr b) { return bin("*", std::move(a), std::move(b)); }
+using gridemit::fma3;
+using gridemit::mul;
 
 // A register-only loop kernel: `init` per thread, `step` per iteration (ITERS, unrolled by 4), then a
 // store that never happens but keeps every result live (the compiler cannot prove the sum differs).

@@ -233,4 +233,30 @@ std::vector<NodePtr> storePixel(const GridderSpec& s, const std::string& pix) {
   return e;
 }
 
+std::vector<NodePtr> subgridRows(const GridderSpec& s) {
+  std::vector<NodePtr> b;
+  b.push_back(cdecl("long long", "row", mul(add(mul(var("b"), lit(s.baselines())), var("bl")), lit(s.timeSteps))));
+  b.push_back(cdecl("float*", "uvw0", add(var("uvw"), mul(add(var("row"), var("t0")), lit(3)))));
+  b.push_back(cdecl("long long", "vis0", add(mul(add(var("row"), var("t0")), lit(s.channels)), var("c0"))));
+  return b;
+}
+
+NodePtr stageTimeSteps(const GridderSpec& s, int steps, int threads) {
+  std::vector<NodePtr> fill;
+  fill.push_back(decl("float4", "cc", call("make_float4", {flit(0), flit(0), flit(0), flit(0)})));
+  fill.push_back(decl("float4", "kk", call("make_float4", {flit(0), flit(0), flit(0), flit(0)})));
+  fill.push_back(ifStmt(bin("<", add(var("ts"), var("j")), var("nt")),
+                        block(stagePhases(s, add(var("uvw0"), mul(add(var("ts"), var("j")), lit(3))), "cc", "kk"))));
+  fill.push_back(assign(index(var("scoord"), var("j")), var("cc")));
+  fill.push_back(assign(index(var("skk"), var("j")), var("kk")));
+  return loop("j", var("tid"), lit(steps), lit(threads), fill);
+}
+
+std::vector<NodePtr> stagedVisibilityAddress(const GridderSpec& s) {
+  std::vector<NodePtr> b;
+  b.push_back(cdecl("long long", "v", add(var("vis0"), add(mul(ll(add(var("ts"), var("j"))), lit(s.channels)), var("c")))));
+  b.push_back(cdecl("float*", "p3", add(var("uvw0"), mul(add(var("ts"), var("j")), lit(3)))));
+  return b;
+}
+
 }  // namespace warpforge::gridemit

@@ -53,6 +53,12 @@ std::vector<NodePtr> loadCorr(int P, const std::string& array, const NodePtr& ba
 // the phase centre, rotated: <dst>0..<dst>P-1 (float2), zero where its uvw is not finite or its weight
 // is 0. Every load is issued before any is used (one memory latency, not three in a chain).
 std::vector<NodePtr> weightedVisibility(const GridderSpec& s, const std::string& dst);
+// row (the subgrid's baseline at time 0), uvw0 (its first time step's uvw), vis0 (its first visibility).
+std::vector<NodePtr> subgridRows(const GridderSpec& s);
+// The round's time steps ts + j (j < steps) into scoord / skk, zero beyond nt: a loop over the block's threads.
+NodePtr stageTimeSteps(const GridderSpec& s, int steps, int threads);
+// v and p3 of staged visibility (time step ts + j, channel c of the subgrid), for weightedVisibility.
+std::vector<NodePtr> stagedVisibilityAddress(const GridderSpec& s);
 // A-terms, taper and the fftshift store of px[0..P-1], subgrid pixel `pix`, into subgrids + sub0.
 std::vector<NodePtr> storePixel(const GridderSpec& s, const std::string& pix);
 

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include "ast/Passes.h"
-#include "generator/gridder/GridderEmit.h"
 #include "ast/Printer.h"
+#include "generator/gridder/GridderEmit.h"
 #include "generator/gridder/GridderPlanner.h"
 
 namespace warpforge {
@@ -40,7 +40,7 @@ NodePtr gridIndex(const GridderSpec& s, NodePtr p, NodePtr y, NodePtr x) {
 GridderKernel emitGridderKernel(const GridderSpec& s) {
   const int S = s.subgridSize, P = s.correlations, PPT = s.tuning.pixelsPerThread, CS = s.channelsPerSubgrid;
   const int TH = s.gridThreads(), ST = s.stageTimeSteps();
-  const long long B = s.baselines(), T = s.timeSteps, C = s.channels;
+  const long long C = s.channels;
   GridderKernel k;
   k.name = s.name + "_gridder";
   k.threads = TH;
@@ -66,29 +66,17 @@ GridderKernel emitGridderKernel(const GridderSpec& s) {
     for (auto& n : pixelLmn(s, var("pix" + sx), sx)) body.push_back(n);
     for (int p = 0; p < P; ++p) body.push_back(decl("float2", nm("acc", i, p), f2(flit(0), flit(0))));
   }
-  body.push_back(cdecl("long long", "row", mul(add(mul(var("b"), lit(B)), var("bl")), lit(T))));  // (b, bl, t = 0)
-  body.push_back(cdecl("float*", "uvw0", add(var("uvw"), mul(add(var("row"), var("t0")), lit(3)))));
-  body.push_back(cdecl("long long", "vis0", add(mul(add(var("row"), var("t0")), lit(C)), var("c0"))));  // visibility (t0, c0)
+  for (auto& n : subgridRows(s)) body.push_back(n);
 
   std::vector<NodePtr> stage;
   stage.push_back(sync());
-  {
-    std::vector<NodePtr> fill;
-    fill.push_back(decl("float4", "cc", call("make_float4", {flit(0), flit(0), flit(0), flit(0)})));
-    fill.push_back(decl("float4", "kk", call("make_float4", {flit(0), flit(0), flit(0), flit(0)})));
-    fill.push_back(ifStmt(bin("<", add(var("ts"), var("j")), var("nt")),
-                          block(stagePhases(s, add(var("uvw0"), mul(add(var("ts"), var("j")), lit(3))), "cc", "kk"))));
-    fill.push_back(assign(index(var("scoord"), var("j")), var("cc")));
-    fill.push_back(assign(index(var("skk"), var("j")), var("kk")));
-    stage.push_back(loop("j", var("tid"), lit(ST), lit(TH), fill));
-  }
+  stage.push_back(stageTimeSteps(s, ST, TH));
   {
     std::vector<NodePtr> fill;
     fill.push_back(cdecl("int", "j", bin("/", var("e"), lit(CS))));
     fill.push_back(cdecl("int", "c", bin("%", var("e"), lit(CS))));
     std::vector<NodePtr> in;
-    in.push_back(cdecl("long long", "v", add(var("vis0"), add(mul(ll(add(var("ts"), var("j"))), lit(C)), var("c")))));
-    in.push_back(cdecl("float*", "p3", add(var("uvw0"), mul(add(var("ts"), var("j")), lit(3)))));
+    for (auto& n : stagedVisibilityAddress(s)) in.push_back(n);
     for (auto& n : weightedVisibility(s, "wv")) in.push_back(n);
     for (int p = 0; p < P; ++p) in.push_back(assign(index(var("svis"), add(mul(var("e"), lit(P)), lit(p))), var(nm("wv", p))));
     std::vector<NodePtr> zero;
@@ -159,7 +147,7 @@ GridderKernel emitDegridderKernel(const GridderSpec& s) {
   const int S = s.subgridSize, P = s.correlations, VPT = s.tuning.visibilitiesPerThread, CS = s.channelsPerSubgrid;
   const int TH = s.tuning.degridThreads, SP = s.tuning.stagePixels;
   const int GPT = (CS + VPT - 1) / VPT;
-  const long long B = s.baselines(), T = s.timeSteps, C = s.channels;
+  const long long C = s.channels;
   GridderKernel k;
   k.name = s.name + "_degridder";
   k.threads = TH;
@@ -178,9 +166,7 @@ GridderKernel emitDegridderKernel(const GridderSpec& s) {
                       {assign(index(var("sdk"), var("i")),
                               ternary(bin("<", var("i"), var("nc")), bin("/", sub(index(var("wn"), add(var("c0"), var("i"))), var("k0")), var("k0")), flit(0)))}));
   body.push_back(sync());  // sdk is read before the first staging barrier
-  body.push_back(cdecl("long long", "row", mul(add(mul(var("b"), lit(B)), var("bl")), lit(T))));
-  body.push_back(cdecl("float*", "uvw0", add(var("uvw"), mul(add(var("row"), var("t0")), lit(3)))));
-  body.push_back(cdecl("long long", "vis0", add(mul(add(var("row"), var("t0")), lit(C)), var("c0"))));
+  for (auto& n : subgridRows(s)) body.push_back(n);
   body.push_back(cdecl("long long", "sub0", mul(var("unit"), lit(static_cast<long long>(P) * S * S))));
   body.push_back(cdecl("int", "items", mul(var("nt"), lit(GPT))));
 

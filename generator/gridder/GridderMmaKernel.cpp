@@ -80,7 +80,7 @@ GridderKernel emitGridderMmaKernel(const GridderSpec& s) {
   const int W = sh.warps, TPW = sh.tilesPerWarp, TH = 32 * W, BP = 16 * W * TPW;  // pixels per block pass
   const int ST = s.mmaStageSteps();
   const bool split = s.engine == GridEngine::MmaTf32x3;
-  const long long B = s.baselines(), T = s.timeSteps, C = s.channels;
+  const long long C = s.channels;
   auto slot = [&](int tile) {  // this thread's float4 of its warp's tile in smain
     return add(mul(add(mul(var("warp"), lit(TPW)), lit(tile)), lit(32)), var("lane"));
   };
@@ -123,9 +123,7 @@ GridderKernel emitGridderMmaKernel(const GridderSpec& s) {
     body.push_back(raw("#pragma unroll"));
     body.push_back(loop("s", lit(0), lit(KS), lit(1), {assign(index(var("dks"), var("s")), index(var("sdk"), add(mul(var("s"), lit(4)), var("t"))))}));
   }
-  body.push_back(cdecl("long long", "row", mul(add(mul(var("b"), lit(B)), var("bl")), lit(T))));
-  body.push_back(cdecl("float*", "uvw0", add(var("uvw"), mul(add(var("row"), var("t0")), lit(3)))));
-  body.push_back(cdecl("long long", "vis0", add(mul(add(var("row"), var("t0")), lit(C)), var("c0"))));
+  for (auto& n : subgridRows(s)) body.push_back(n);
   body.push_back(cdecl("long long", "sub0", mul(var("unit"), lit(static_cast<long long>(P) * S * S))));
 
   std::vector<NodePtr> pass;  // one pass over the subgrid's visibilities for BP pixels
@@ -147,16 +145,7 @@ GridderKernel emitGridderMmaKernel(const GridderSpec& s) {
 
   std::vector<NodePtr> stage;
   stage.push_back(sync());
-  {
-    std::vector<NodePtr> fill;
-    fill.push_back(decl("float4", "cc", call("make_float4", {flit(0), flit(0), flit(0), flit(0)})));
-    fill.push_back(decl("float4", "kk", call("make_float4", {flit(0), flit(0), flit(0), flit(0)})));
-    fill.push_back(ifStmt(bin("<", add(var("ts"), var("j")), var("nt")),
-                          block(stagePhases(s, add(var("uvw0"), mul(add(var("ts"), var("j")), lit(3))), "cc", "kk"))));
-    fill.push_back(assign(index(var("scoord"), var("j")), var("cc")));
-    fill.push_back(assign(index(var("skk"), var("j")), var("kk")));
-    stage.push_back(loop("j", var("tid"), lit(ST), lit(TH), fill));
-  }
+  stage.push_back(stageTimeSteps(s, ST, TH));
   {
     // One staged visibility per iteration: its P correlations weighted, then the 8 columns of its two B rows.
     std::vector<NodePtr> fill;
@@ -164,8 +153,7 @@ GridderKernel emitGridderMmaKernel(const GridderSpec& s) {
     fill.push_back(cdecl("int", "c", bin("%", var("e"), lit(CS4))));
     for (int p = 0; p < 4; ++p) fill.push_back(decl("float2", nm("vx", p), f2(flit(0), flit(0))));
     std::vector<NodePtr> in;
-    in.push_back(cdecl("long long", "v", add(var("vis0"), add(mul(ll(add(var("ts"), var("j"))), lit(C)), var("c")))));
-    in.push_back(cdecl("float*", "p3", add(var("uvw0"), mul(add(var("ts"), var("j")), lit(3)))));
+    for (auto& n : stagedVisibilityAddress(s)) in.push_back(n);
     for (auto& n : weightedVisibility(s, "wv")) in.push_back(n);
     for (int p = 0; p < P; ++p) in.push_back(assign(var(nm("vx", p)), var(nm("wv", p))));
     fill.push_back(ifStmt(bin("&&", bin("<", add(var("ts"), var("j")), var("nt")), bin("<", var("c"), var("nc"))), block(in)));
