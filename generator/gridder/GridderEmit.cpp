@@ -252,10 +252,11 @@ NodePtr stageTimeSteps(const GridderSpec& s, int steps, int threads) {
   return loop("j", var("tid"), lit(steps), lit(threads), fill);
 }
 
-std::vector<NodePtr> stagedVisibilityAddress(const GridderSpec& s) {
+std::vector<NodePtr> stagedVisibility(const GridderSpec& s, const std::string& dst) {
   std::vector<NodePtr> b;
   b.push_back(cdecl("long long", "v", add(var("vis0"), add(mul(ll(add(var("ts"), var("j"))), lit(s.channels)), var("c")))));
   b.push_back(cdecl("float*", "p3", add(var("uvw0"), mul(add(var("ts"), var("j")), lit(3)))));
+  for (auto& n : weightedVisibility(s, dst)) b.push_back(n);
   return b;
 }
 

@@ -57,8 +57,8 @@ std::vector<NodePtr> weightedVisibility(const GridderSpec& s, const std::string&
 std::vector<NodePtr> subgridRows(const GridderSpec& s);
 // The round's time steps ts + j (j < steps) into scoord / skk, zero beyond nt: a loop over the block's threads.
 NodePtr stageTimeSteps(const GridderSpec& s, int steps, int threads);
-// v and p3 of staged visibility (time step ts + j, channel c of the subgrid), for weightedVisibility.
-std::vector<NodePtr> stagedVisibilityAddress(const GridderSpec& s);
+// The staged visibility of time step ts + j, channel c of the subgrid: its v and p3, then weightedVisibility into <dst>0..
+std::vector<NodePtr> stagedVisibility(const GridderSpec& s, const std::string& dst);
 // A-terms, taper and the fftshift store of px[0..P-1], subgrid pixel `pix`, into subgrids + sub0.
 std::vector<NodePtr> storePixel(const GridderSpec& s, const std::string& pix);
 

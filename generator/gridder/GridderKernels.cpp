@@ -76,8 +76,7 @@ GridderKernel emitGridderKernel(const GridderSpec& s) {
     fill.push_back(cdecl("int", "j", bin("/", var("e"), lit(CS))));
     fill.push_back(cdecl("int", "c", bin("%", var("e"), lit(CS))));
     std::vector<NodePtr> in;
-    for (auto& n : stagedVisibilityAddress(s)) in.push_back(n);
-    for (auto& n : weightedVisibility(s, "wv")) in.push_back(n);
+    for (auto& n : stagedVisibility(s, "wv")) in.push_back(n);
     for (int p = 0; p < P; ++p) in.push_back(assign(index(var("svis"), add(mul(var("e"), lit(P)), lit(p))), var(nm("wv", p))));
     std::vector<NodePtr> zero;
     for (int p = 0; p < P; ++p) zero.push_back(assign(index(var("svis"), add(mul(var("e"), lit(P)), lit(p))), f2(flit(0), flit(0))));

@@ -153,8 +153,7 @@ GridderKernel emitGridderMmaKernel(const GridderSpec& s) {
     fill.push_back(cdecl("int", "c", bin("%", var("e"), lit(CS4))));
     for (int p = 0; p < 4; ++p) fill.push_back(decl("float2", nm("vx", p), f2(flit(0), flit(0))));
     std::vector<NodePtr> in;
-    for (auto& n : stagedVisibilityAddress(s)) in.push_back(n);
-    for (auto& n : weightedVisibility(s, "wv")) in.push_back(n);
+    for (auto& n : stagedVisibility(s, "wv")) in.push_back(n);
     for (int p = 0; p < P; ++p) in.push_back(assign(var(nm("vx", p)), var(nm("wv", p))));
     fill.push_back(ifStmt(bin("&&", bin("<", add(var("ts"), var("j")), var("nt")), bin("<", var("c"), var("nc"))), block(in)));
     // B(k, n) of this visibility: cos row (Re, Im) / sin row (Im, -Re) so that C(pixel, 2p) += cos Re + sin Im
