@@ -124,6 +124,34 @@ TEST(Cli, BadStockhamSpecExitsTwoWithPath) {
   EXPECT_NE(r.out.find("/family"), std::string::npos) << r.out;
 }
 
+// The gridder's engine and its tensor-core tuning, as a user would get them wrong: exit 2, the JSON path named.
+TEST(Cli, BadGridderEngineExitsTwoWithPath) {
+  const std::string path = ::testing::TempDir() + "/bad_gridder.json";
+  auto write = [&](const std::string& extra, const char* direction = "grid") {
+    std::ofstream(path) << R"({"name": "g", "family": "gridder", "direction": ")" << direction
+                        << R"(", "subgrid_size": 16, "correlations": 4, "grid_size": 128, "image_size": 0.04,
+                              "observation": {"stations": 4, "time_steps": 16, "channels": 4}, "channels_per_subgrid": 4)"
+                        << extra << "}";
+  };
+  write(R"(, "engine": "fp8")");
+  auto r = run("verify " + path);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find(path + ": /engine:"), std::string::npos) << r.out;
+  write(R"(, "engine": "tf32")", "degrid");
+  r = run("verify " + path);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find(path + ": /engine:"), std::string::npos) << r.out;
+  write(R"(, "engine": "tf32x3", "tuning": {"mma_tiles_per_warp": 0})");
+  r = run("verify " + path);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find(path + ": /tuning/mma_tiles_per_warp:"), std::string::npos) << r.out;
+  write(R"(, "engine": "tf32x3")");
+  r = run("bench " + path + " --ab '{\"mma_tiles_per_warp\": 8}'");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("/tuning/mma_tiles_per_warp"), std::string::npos) << r.out;
+  EXPECT_EQ(run("verify " + path + " --no-compile").code, 0);  // the same spec, as it stands, is fine
+}
+
 // bench --ab: the tuning members are checked before any GPU work, errors name --ab and the
 // JSON path, and it does not combine with --tune; a family whose spec has no tuning member refuses it at /tuning.
 TEST(Cli, BenchAbRejectsBadTuning) {
