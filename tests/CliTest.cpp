@@ -137,10 +137,10 @@ TEST(Cli, BadGridderEngineExitsTwoWithPath) {
   auto r = run("verify " + path);
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find(path + ": /engine:"), std::string::npos) << r.out;
-  write(R"(, "engine": "tf32")", "degrid");
+  write(R"(, "engine": "tf32", "tuning": {"mma_visibility_tiles": 0})", "degrid");
   r = run("verify " + path);
   EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find(path + ": /engine:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(path + ": /tuning/mma_visibility_tiles:"), std::string::npos) << r.out;
   write(R"(, "engine": "tf32x3", "tuning": {"mma_tiles_per_warp": 0})");
   r = run("verify " + path);
   EXPECT_EQ(r.code, 2) << r.out;

@@ -169,6 +169,43 @@ TEST_F(GpuGridder, TensorCoreGridderMatchesTheReference) {
     }
 }
 
+// The tensor-core degridder (engines tf32x3, tf32) against the double reference: S = 8 .. 64, 1 / 2 / 4
+// correlations (A rows beyond 2P are zero), odd channel counts (tiles of 8 visibilities straddle time
+// steps), flagged time steps and zero weights, A-terms, w-planes with a shifted phase centre, block shapes
+// from 1 warp x 3 tiles to 8 warps x 8 tiles, batch 2. tf32x3 with exact sincos is held to 1e-5.
+TEST_F(GpuGridder, TensorCoreDegridderMatchesTheReference) {
+  struct Case {
+    int S, P, cs;
+    const char* obs;
+    const char* extra;
+  };
+  const Case cases[] = {
+      {8, 4, 4, R"({"stations": 5, "time_steps": 40, "channels": 8})", R"(, "phasor": "sincos")"},
+      {16, 1, 4, kSmallObs, R"(, "phasor": "sincos", "aterms": {"update_interval": 20}, "tuning": {"degridder_threads": 32, "mma_visibility_tiles": 3})"},
+      {16, 2, 4, kSmallObs, R"(, "phasor": "sincos", "taper": false, "tuning": {"degridder_threads": 96, "mma_visibility_tiles": 5})"},
+      {24, 4, 3, R"({"stations": 6, "time_steps": 37, "channels": 7})", R"(, "phasor": "sincos", "aterms": {"update_interval": 16})"},
+      {32, 4, 16, R"({"stations": 6, "time_steps": 64, "channels": 16})", R"(, "phasor": "sincos", "aterms": {"update_interval": 32})"},
+      {32, 4, 16, R"({"stations": 6, "time_steps": 64, "channels": 16})", R"(, "phasor": "sfu", "tuning": {"stage_pixels": 128})"},
+      {64, 4, 8, R"({"stations": 4, "time_steps": 24, "channels": 8})",
+       R"(, "phasor": "sincos", "w_step": 300, "w_planes": 4, "phase_centre_shift": [0.01, -0.01])"},
+  };
+  GridObsOptions o;
+  o.flaggedTimeFraction = 0.08;
+  o.zeroWeightFraction = 0.1;
+  int seed = 800;
+  for (const char* engine : {"tf32x3", "tf32"})
+    for (const Case& c : cases) {
+      const GridderSpec s = spec(specJson(c.S, c.P, "degrid", c.obs, 16, c.cs, fmt::format(R"(, "engine": "{}"{})", engine, c.extra)));
+      const std::string label = fmt::format("degrid {} S={} P={} channels/subgrid {} ({} warps x {} tiles, {} pixels per round){}", engine, c.S, c.P, c.cs,
+                                            s.tuning.degridThreads / 32, s.tuning.mmaVisibilityTiles, s.tuning.stagePixels, c.extra);
+      std::printf("[gpu-gridder] %s: seed %d\n", label.c_str(), seed);
+      const Check r = run(s, gridderInputs(s, 2, seed++, o), 2, label).check;
+      EXPECT_TRUE(r.ok()) << label << ": " << r.detail;
+      EXPECT_EQ(r.unwritten, 0) << label;
+      if (std::string(engine) == "tf32x3" && s.phasor == GridPhasor::Sincos) EXPECT_LE(r.error, 1e-5) << label << ": " << r.detail;
+    }
+}
+
 TEST_F(GpuGridder, AtomicAdderWPlanesAndShift) {
   const GridderSpec s = spec(specJson(16, 4, "grid", kSmallObs, 16, 4,
                                       R"(, "adder": "atomic", "w_step": 300, "w_planes": 8, "phase_centre_shift": [0.01, -0.01], "aterms": {"update_interval": 16})"));
@@ -180,36 +217,40 @@ TEST_F(GpuGridder, AtomicAdderWPlanesAndShift) {
   EXPECT_TRUE(e.ok()) << e.detail;
 }
 
-// <grid(V), G> = S^2 <weight V, degrid(G)> with both plans run on the device.
+// <grid(V), G> = S^2 <weight V, degrid(G)> with both plans run on the device: the FMA kernels, and the
+// tensor-core ones (tf32x3) both ways.
 TEST_F(GpuGridder, GridAndDegridAreAdjointOnTheDevice) {
-  const std::string extra = R"(, "aterms": {"update_interval": 24}, "phasor": "sincos")";
-  const GridderSpec gs = spec(specJson(32, 4, "grid", R"({"stations": 5, "time_steps": 48, "channels": 8})", 24, 8, extra));
-  const GridderSpec ds = spec(specJson(32, 4, "degrid", R"({"stations": 5, "time_steps": 48, "channels": 8})", 24, 8, extra));
-  GridObsOptions o;
-  o.nanForZeroWeight = false;
-  const TestData gd = gridderInputs(gs, 1, 600, o);
-  TestData dd = gridderInputs(ds, 1, 601, o);
-  dd.arrays["aterms"] = gd.arrays.at("aterms");
-  dd.arrays["weights"] = gd.arrays.at("weights");
-  const auto g1 = run(gs, gd, 1, "adjoint: grid").outputs.at("grid");
-  const auto v2 = run(ds, dd, 1, "adjoint: degrid").outputs.at("visibilities");
-  const float* G1 = reinterpret_cast<const float*>(g1.data());
-  const float* G2 = reinterpret_cast<const float*>(dd.arrays.at("grid").data());
-  const float* V1 = reinterpret_cast<const float*>(gd.arrays.at("visibilities").data());
-  const float* W = reinterpret_cast<const float*>(gd.arrays.at("weights").data());
-  const float* V2 = reinterpret_cast<const float*>(v2.data());
-  using cd = std::complex<double>;
-  cd lhs = 0, rhs = 0;
-  for (long long i = 0; i < gs.gridElems(); ++i) lhs += std::conj(cd(G1[2 * i], G1[2 * i + 1])) * cd(G2[2 * i], G2[2 * i + 1]);
-  for (long long i = 0; i < gs.visibilities(); ++i)
-    for (int p = 0; p < 4; ++p) {
-      const long long e = i * 4 + p;
-      rhs += std::conj(static_cast<double>(W[i]) * cd(V1[2 * e], V1[2 * e + 1])) * cd(V2[2 * e], V2[2 * e + 1]);
-    }
-  rhs *= 32.0 * 32.0;
-  std::printf("[gpu-gridder] adjoint: <grid(V), G> = (%.7g, %.7g), S^2 <WV, degrid(G)> = (%.7g, %.7g)\n", lhs.real(), lhs.imag(), rhs.real(), rhs.imag());
-  EXPECT_GT(std::abs(lhs), 1.0);
-  EXPECT_LT(std::abs(lhs - rhs), 1e-5 * std::abs(lhs));
+  for (const char* engine : {"fma", "tf32x3"}) {
+    const std::string extra = fmt::format(R"(, "aterms": {{"update_interval": 24}}, "phasor": "sincos", "engine": "{}")", engine);
+    const GridderSpec gs = spec(specJson(32, 4, "grid", R"({"stations": 5, "time_steps": 48, "channels": 8})", 24, 8, extra));
+    const GridderSpec ds = spec(specJson(32, 4, "degrid", R"({"stations": 5, "time_steps": 48, "channels": 8})", 24, 8, extra));
+    GridObsOptions o;
+    o.nanForZeroWeight = false;
+    const TestData gd = gridderInputs(gs, 1, 600, o);
+    TestData dd = gridderInputs(ds, 1, 601, o);
+    dd.arrays["aterms"] = gd.arrays.at("aterms");
+    dd.arrays["weights"] = gd.arrays.at("weights");
+    const auto g1 = run(gs, gd, 1, "adjoint: grid").outputs.at("grid");
+    const auto v2 = run(ds, dd, 1, "adjoint: degrid").outputs.at("visibilities");
+    const float* G1 = reinterpret_cast<const float*>(g1.data());
+    const float* G2 = reinterpret_cast<const float*>(dd.arrays.at("grid").data());
+    const float* V1 = reinterpret_cast<const float*>(gd.arrays.at("visibilities").data());
+    const float* W = reinterpret_cast<const float*>(gd.arrays.at("weights").data());
+    const float* V2 = reinterpret_cast<const float*>(v2.data());
+    using cd = std::complex<double>;
+    cd lhs = 0, rhs = 0;
+    for (long long i = 0; i < gs.gridElems(); ++i) lhs += std::conj(cd(G1[2 * i], G1[2 * i + 1])) * cd(G2[2 * i], G2[2 * i + 1]);
+    for (long long i = 0; i < gs.visibilities(); ++i)
+      for (int p = 0; p < 4; ++p) {
+        const long long e = i * 4 + p;
+        rhs += std::conj(static_cast<double>(W[i]) * cd(V1[2 * e], V1[2 * e + 1])) * cd(V2[2 * e], V2[2 * e + 1]);
+      }
+    rhs *= 32.0 * 32.0;
+    std::printf("[gpu-gridder] adjoint (engine %s): <grid(V), G> = (%.7g, %.7g), S^2 <WV, degrid(G)> = (%.7g, %.7g)\n", engine, lhs.real(), lhs.imag(),
+                rhs.real(), rhs.imag());
+    EXPECT_GT(std::abs(lhs), 1.0);
+    EXPECT_LT(std::abs(lhs - rhs), 1e-5 * std::abs(lhs)) << engine;
+  }
 }
 
 TEST_F(GpuGridder, EveryGridderSpecRunsAndChecks) {

@@ -163,7 +163,7 @@ std::string gridderBenchNotes(const GridderSpec& s, const std::vector<double>& m
   const int S = s.subgridSize, P = s.correlations;
   const double vis = static_cast<double>(plan.counts.gridded);
   double padded = 0;  // what the kernels compute: whole channel groups (zero-padded) of every time step of every run
-  const int channelSlots = s.engine == GridEngine::Fma ? s.channelsPerSubgrid : s.mmaChannels();
+  const int channelSlots = s.engine == GridEngine::Fma || !s.grid() ? s.channelsPerSubgrid : s.mmaChannels();
   for (const Subgrid& g : plan.subgrids) padded += static_cast<double>(g.timeCount) * channelSlots;
   const double sec[5] = {ms[0] * 1e-3, ms[1] * 1e-3, ms[2] * 1e-3, ms[3] * 1e-3, ms[4] * 1e-3};
   const double fma = static_cast<double>(batch[2]) * M::kFmaBlocks * M::kThreads * M::kFmaChains * M::kFmaIters / sec[2];
@@ -184,7 +184,8 @@ std::string gridderBenchNotes(const GridderSpec& s, const std::vector<double>& m
   o += fmt::format("  {} alone: {:.4g} visibilities/s = {:.1f}% of the model bound (target 75%)\n", s.grid() ? "gridder" : "degridder", kernel,
                    100 * kernel / bound);
   if (s.engine != GridEngine::Fma)  // the tensor cores take the 4P FMAs: the sincos rate is this engine's own ceiling
-    o += fmt::format("  engine {} (tensor cores): the gridder alone runs at {:.1f}% of the SFU sincos rate, its own ceiling\n", gridEngineName(s.engine),
+    o += fmt::format("  engine {} (tensor cores): the {} alone runs at {:.1f}% of the SFU sincos rate, its own ceiling\n", gridEngineName(s.engine),
+                     s.grid() ? "gridder" : "degridder",
                      100 * kernel * S * S / sfu);
   o += fmt::format("  whole {}: {:.4g} visibilities/s = {:.1f}% of the model bound (target 60%)\n", s.grid() ? "gridding" : "degridding", whole,
                    100 * whole / bound);

@@ -209,23 +209,47 @@ std::vector<NodePtr> weightedVisibility(const GridderSpec& s, const std::string&
   return b;
 }
 
+namespace {
+
+// px[0..P-1] = A-term product of the station pair's Jones terms at pixel `pix` (gr_aterm: the gridder's A1^H P A2
+// or the degridder's A1 P A2^H, as helpers() printed it).
+void applyAterms(const GridderSpec& s, const std::string& pix, std::vector<NodePtr>& e) {
+  const int S = s.subgridSize, P = s.correlations;
+  const long long perB = s.atermIntervals() * s.stations * S * S * P;
+  auto at = [&](const char* st) {
+    return add(var("aterms"), add(mul(var("b"), lit(perB)), mul(add(mul(ll(add(mul(var("ai"), lit(s.stations)), var(st))), lit(S * S)), var(pix)), lit(P))));
+  };
+  e.push_back(cdecl("float2*", "a1", at("st1")));
+  e.push_back(cdecl("float2*", "a2", at("st2")));
+  e.push_back(exprStmt(call("gr_aterm", {var("px"), var("a1"), var("a2")})));
+}
+
+void applyTaper(const GridderSpec& s, const std::string& pix, std::vector<NodePtr>& e) {
+  e.push_back(cdecl("float", "tp", index(var("taper"), var(pix))));
+  for (int p = 0; p < s.correlations; ++p)
+    e.push_back(assign(index(var("px"), lit(p)), f2(mul(var("tp"), mx(index(var("px"), lit(p)), "x")), mul(var("tp"), mx(index(var("px"), lit(p)), "y")))));
+}
+
+}  // namespace
+
+std::vector<NodePtr> correctedPixel(const GridderSpec& s, const std::string& pix) {
+  const int S = s.subgridSize, P = s.correlations;
+  std::vector<NodePtr> e;
+  e.push_back(cdecl("int", "src", add(mul(bin("%", add(bin("/", var(pix), lit(S)), lit(S / 2)), lit(S)), lit(S)),
+                                       bin("%", add(bin("%", var(pix), lit(S)), lit(S / 2)), lit(S)))));
+  e.push_back(declArray("float2", "px", P));
+  for (int p = 0; p < P; ++p)
+    e.push_back(assign(index(var("px"), lit(p)), index(var("subgrids"), add(var("sub0"), add(lit(static_cast<long long>(p) * S * S), var("src"))))));
+  if (s.taper) applyTaper(s, pix, e);
+  if (s.aterms) applyAterms(s, pix, e);
+  return e;
+}
+
 std::vector<NodePtr> storePixel(const GridderSpec& s, const std::string& pix) {
   const int S = s.subgridSize, P = s.correlations;
   std::vector<NodePtr> e;
-  if (s.aterms) {
-    const long long perB = s.atermIntervals() * s.stations * S * S * P;
-    auto at = [&](const char* st) {
-      return add(var("aterms"), add(mul(var("b"), lit(perB)), mul(add(mul(ll(add(mul(var("ai"), lit(s.stations)), var(st))), lit(S * S)), var(pix)), lit(P))));
-    };
-    e.push_back(cdecl("float2*", "a1", at("st1")));
-    e.push_back(cdecl("float2*", "a2", at("st2")));
-    e.push_back(exprStmt(call("gr_aterm", {var("px"), var("a1"), var("a2")})));
-  }
-  if (s.taper) {
-    e.push_back(cdecl("float", "tp", index(var("taper"), var(pix))));
-    for (int p = 0; p < P; ++p)
-      e.push_back(assign(index(var("px"), lit(p)), f2(mul(var("tp"), mx(index(var("px"), lit(p)), "x")), mul(var("tp"), mx(index(var("px"), lit(p)), "y")))));
-  }
+  if (s.aterms) applyAterms(s, pix, e);
+  if (s.taper) applyTaper(s, pix, e);
   e.push_back(cdecl("int", "dst", add(mul(bin("%", add(bin("/", var(pix), lit(S)), lit(S / 2)), lit(S)), lit(S)),
                                        bin("%", add(bin("%", var(pix), lit(S)), lit(S / 2)), lit(S)))));
   for (int p = 0; p < P; ++p)

@@ -59,6 +59,9 @@ std::vector<NodePtr> subgridRows(const GridderSpec& s);
 NodePtr stageTimeSteps(const GridderSpec& s, int steps, int threads);
 // The staged visibility of time step ts + j, channel c of the subgrid: its v and p3, then weightedVisibility into <dst>0..
 std::vector<NodePtr> stagedVisibility(const GridderSpec& s, const std::string& dst);
+// The degridder's input pixel: subgrid pixel `pix` of the slot at sub0 (read through the fftshift), taper,
+// then A1 P A2^H: into px[0..P-1] (float2, declared here).
+std::vector<NodePtr> correctedPixel(const GridderSpec& s, const std::string& pix);
 // A-terms, taper and the fftshift store of px[0..P-1], subgrid pixel `pix`, into subgrids + sub0.
 std::vector<NodePtr> storePixel(const GridderSpec& s, const std::string& pix);
 

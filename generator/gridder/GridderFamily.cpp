@@ -55,12 +55,18 @@ class GridderFamilySpec final : public FamilySpec {
                             s_.adder == GridAdder::Tiles ? fmt::format("atomic-free, {} tiles of {} x {} per w-plane", s_.tilesPerSide() * s_.tilesPerSide(),
                                                                        s_.subgridSize, s_.subgridSize)
                                                          : "atomicAdd per subgrid onto a zeroed grid");
-    else
+    else if (s_.engine == GridEngine::Fma)
       r.text += fmt::format("  degridder: {} threads x {} channel(s), {} pixels staged per round; splitter: one block per subgrid\n", s_.tuning.degridThreads,
                             s_.tuning.visibilitiesPerThread, s_.tuning.stagePixels);
+    else
+      r.text += fmt::format("  degridder: tensor cores ({}: {}), {} warps x {} tiles of 8 visibilities per pass, {} pixels staged per round as "
+                            "operands; splitter: one block per subgrid\n",
+                            gridEngineName(s_.engine),
+                            s_.engine == GridEngine::MmaTf32x3 ? "[A hi; A lo] x B hi + A hi x B lo, about f32" : "one tf32 product, up to 2^-10 per term",
+                            s_.tuning.degridThreads / 32, s_.tuning.mmaVisibilityTiles, s_.tuning.stagePixels);
     r.text += fmt::format("  phasor: {}; per visibility and pixel {}\n", phasorText(s_),
                           s_.engine == GridEngine::Fma ? fmt::format("{} FMAs + 1 sincos", 4 * P + 1)
-                                                       : "1 FMA + 1 sincos, the products summed on the tensor cores (mma.sync m16n8k8 tf32)");
+                       : fmt::format("{} FMA(s) + 1 sincos, the products summed on the tensor cores (mma.sync m16n8k8 tf32)", s_.grid() ? 1 : 3));
     r.text += "  subgrid FFT (stockham family, through the registry): " + fr.text;
     for (const auto& w : fr.warnings) r.warnings.push_back("subgrid FFT: " + w);
     r.counts["subgrid_slots"] = s_.maxSubgrids;

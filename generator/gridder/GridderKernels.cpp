@@ -186,24 +186,7 @@ GridderKernel emitDegridderKernel(const GridderSpec& s) {
   {
     std::vector<NodePtr> fill;
     fill.push_back(cdecl("int", "pix", add(var("p0"), var("q"))));
-    fill.push_back(cdecl("int", "src", add(mul(bin("%", add(bin("/", var("pix"), lit(S)), lit(S / 2)), lit(S)), lit(S)),
-                                            bin("%", add(bin("%", var("pix"), lit(S)), lit(S / 2)), lit(S)))));
-    fill.push_back(declArray("float2", "px", P));
-    for (int p = 0; p < P; ++p) fill.push_back(assign(index(var("px"), lit(p)), index(var("subgrids"), add(var("sub0"), add(lit(static_cast<long long>(p) * S * S), var("src"))))));
-    if (s.taper) {
-      fill.push_back(cdecl("float", "tp", index(var("taper"), var("pix"))));
-      for (int p = 0; p < P; ++p)
-        fill.push_back(assign(index(var("px"), lit(p)), f2(mul(var("tp"), mx(index(var("px"), lit(p)), "x")), mul(var("tp"), mx(index(var("px"), lit(p)), "y")))));
-    }
-    if (s.aterms) {
-      const long long perB = s.atermIntervals() * s.stations * S * S * P;
-      auto at = [&](const char* st) {
-        return add(var("aterms"), add(mul(var("b"), lit(perB)), mul(add(mul(ll(add(mul(var("ai"), lit(s.stations)), var(st))), lit(S * S)), var("pix")), lit(P))));
-      };
-      fill.push_back(cdecl("float2*", "a1", at("st1")));
-      fill.push_back(cdecl("float2*", "a2", at("st2")));
-      fill.push_back(exprStmt(call("gr_aterm", {var("px"), var("a1"), var("a2")})));
-    }
+    for (auto& n : correctedPixel(s, "pix")) fill.push_back(n);
     for (int p = 0; p < P; ++p) fill.push_back(assign(index(var("spix"), add(mul(var("q"), lit(P)), lit(p))), index(var("px"), lit(p))));
     for (auto& n : pixelLmn(s, var("pix"), "")) fill.push_back(n);
     fill.push_back(assign(index(var("slmn"), var("q")), call("make_float4", {var("l"), var("m"), var("n"), flit(0)})));

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "generator/gridder/GridderDegridMmaKernel.h"
 #include "generator/gridder/GridderMmaKernel.h"
 #include "generator/gridder/GridderPlanner.h"
 #include "generator/core/PlanCompose.h"
@@ -168,7 +169,7 @@ GridderBuild buildGridderPlan(const GridderSpec& s, const EmitTarget& target) {
                                 PlanArg::buffer("subgrids", "float2*", "subgrids"), PlanArg::batchTimes(M, "units")},
                                "one block per subgrid slot"));
     appendFft();
-    out.main = emitDegridderKernel(s);
+    out.main = s.engine == GridEngine::Fma ? emitDegridderKernel(s) : emitDegridderMmaKernel(s);
     p.kernels.push_back(kernel(out.main, src(out.main), GridRule{M, 1, false},
                                {PlanArg::buffer("uvw", "const float*", "uvw"), PlanArg::buffer("wavenumbers", "const float*", "wavenumbers"),
                                 PlanArg::buffer("weights", "const float*", "weights"), optional("aterms", "const float2*", "aterms"),

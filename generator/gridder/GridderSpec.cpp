@@ -66,7 +66,7 @@ void parseTuning(const JsonReader& rd, const Json& root, GridderSpec& s) {
     const Json& j = root["tuning"];
     rd.needObject(j, "/tuning");
     rd.onlyKeys(j, "/tuning", {"pixels_per_thread", "stage_visibilities", "visibilities_per_thread", "stage_pixels", "degridder_threads",
-                                     "resident_threads", "mma_tiles_per_warp"});
+                                     "resident_threads", "mma_tiles_per_warp", "mma_visibility_tiles"});
     t.pixelsPerThread = intAt(rd, j, "/tuning", "pixels_per_thread", 1, 16, t.pixelsPerThread);
     t.stageVisibilities = intAt(rd, j, "/tuning", "stage_visibilities", 1, 4096, t.stageVisibilities);
     t.visibilitiesPerThread = intAt(rd, j, "/tuning", "visibilities_per_thread", 1, 8, t.visibilitiesPerThread);
@@ -74,37 +74,46 @@ void parseTuning(const JsonReader& rd, const Json& root, GridderSpec& s) {
     t.degridThreads = intAt(rd, j, "/tuning", "degridder_threads", 32, 1024, t.degridThreads);
     t.residentThreads = intAt(rd, j, "/tuning", "resident_threads", 32, 2048, t.residentThreads);
     t.mmaTilesPerWarp = intAt(rd, j, "/tuning", "mma_tiles_per_warp", 1, 4, t.mmaTilesPerWarp);  // 8 spills at 128 registers
+    t.mmaVisibilityTiles = intAt(rd, j, "/tuning", "mma_visibility_tiles", 1, 8, t.mmaVisibilityTiles);
   }
   // FMA gridder: S^2 / pixels_per_thread threads, whole warps, at most 1024 (the tensor-core gridder's block: mmaShape()).
-  if (s.engine == GridEngine::Fma && (S2 % t.pixelsPerThread || (S2 / t.pixelsPerThread) % 32 || S2 / t.pixelsPerThread > 1024))
+  const bool fmaGridder = s.grid() && s.engine == GridEngine::Fma;
+  if (fmaGridder && (S2 % t.pixelsPerThread || (S2 / t.pixelsPerThread) % 32 || S2 / t.pixelsPerThread > 1024))
     rd.fail("/tuning/pixels_per_thread",
             fmt::format("{} pixels per thread: the gridder's block is S^2 / pixels_per_thread = {} / {} threads, which must be a whole number of "
                         "warps (a multiple of 32) and at most 1024",
                         t.pixelsPerThread, S2, t.pixelsPerThread));
-  if (s.engine == GridEngine::Fma && t.pixelsPerThread * s.correlations > 32)
+  if (fmaGridder && t.pixelsPerThread * s.correlations > 32)
     rd.fail("/tuning/pixels_per_thread", fmt::format("{} pixels x {} correlations = {} complex accumulators per thread (at most 32: the kernel "
                                                      "would spill)",
                                                      t.pixelsPerThread, s.correlations, t.pixelsPerThread * s.correlations));
-  if (t.stageVisibilities < s.channelsPerSubgrid)
+  if (s.grid() && t.stageVisibilities < s.channelsPerSubgrid)
     rd.fail("/tuning/stage_visibilities", fmt::format("{} visibilities per stage hold no whole time step of {} channels", t.stageVisibilities,
                                                       s.channelsPerSubgrid));
   if (S2 % t.stagePixels) rd.fail("/tuning/stage_pixels", fmt::format("{} does not divide the subgrid's {} pixels", t.stagePixels, S2));
   // Static shared memory (48 KiB): the gridder's staged time steps, the degridder's staged pixels.
   const int gridShared = s.channelsPerSubgrid * 4 + s.stageTimeSteps() * 32 + s.stageTimeSteps() * s.channelsPerSubgrid * s.correlations * 8;
-  if (s.engine == GridEngine::Fma && gridShared > 48 * 1024)
+  if (fmaGridder && gridShared > 48 * 1024)
     rd.fail("/tuning/stage_visibilities", fmt::format("{} staged visibilities take {} B of shared memory with {} correlations (at most 49152)",
                                                       s.stageTimeSteps() * s.channelsPerSubgrid, gridShared, s.correlations));
+  const bool fmaDegridder = !s.grid() && s.engine == GridEngine::Fma, mmaDegridder = !s.grid() && s.engine != GridEngine::Fma;
   const int gpt = (s.channelsPerSubgrid + t.visibilitiesPerThread - 1) / t.visibilitiesPerThread;
   const int degridShared = gpt * t.visibilitiesPerThread * 4 + t.stagePixels * (s.correlations * 8 + 16);
-  if (degridShared > 48 * 1024)
+  if (fmaDegridder && degridShared > 48 * 1024)
     rd.fail("/tuning/stage_pixels", fmt::format("{} staged pixels take {} B of shared memory with {} correlations (at most 49152)", t.stagePixels,
                                                 degridShared, s.correlations));
-  if (s.engine != GridEngine::Fma && s.mmaSharedBytes() > 48 * 1024)
+  if (mmaDegridder && t.stagePixels % 4)
+    rd.fail("/tuning/stage_pixels", fmt::format("engine {}: {} staged pixels are not whole k-steps of 4 pixels", gridEngineName(s.engine), t.stagePixels));
+  if (mmaDegridder && s.mmaDegridSharedBytes() > 48 * 1024)
+    rd.fail("/tuning/stage_pixels", fmt::format("engine {}: {} staged pixels take {} B of shared memory as tensor-core operands with {} correlations "
+                                                "(at most 49152)",
+                                                gridEngineName(s.engine), t.stagePixels, s.mmaDegridSharedBytes(), s.correlations));
+  if (s.grid() && s.engine != GridEngine::Fma && s.mmaSharedBytes() > 48 * 1024)
     rd.fail("/tuning/stage_visibilities", fmt::format("engine {}: {} staged time steps of {} channels take {} B of shared memory with the pixels' "
                                                       "coordinates (at most 49152)",
                                                       gridEngineName(s.engine), s.mmaStageSteps(), s.mmaChannels(), s.mmaSharedBytes()));
   if (t.degridThreads % 32) rd.fail("/tuning/degridder_threads", fmt::format("{} is not a whole number of warps (a multiple of 32)", t.degridThreads));
-  if (t.visibilitiesPerThread * s.correlations > 32)
+  if (fmaDegridder && t.visibilitiesPerThread * s.correlations > 32)
     rd.fail("/tuning/visibilities_per_thread", fmt::format("{} visibilities x {} correlations = {} complex accumulators per thread (at most 32)",
                                                            t.visibilitiesPerThread, s.correlations, t.visibilitiesPerThread * s.correlations));
 }
@@ -198,8 +207,6 @@ GridderSpec parseGridderSpec(const Json& root, const std::string& file) {
     else if (e == "tf32") s.engine = GridEngine::MmaTf32;
     else rd.fail("/engine", fmt::format("unknown engine '{}' (expected fma: CUDA-core FMAs, tf32x3: tensor cores with three tf32 products per term, "
                                         "or tf32: tensor cores, one tf32 product)", JsonReader::printable(e)));
-    if (!s.grid() && s.engine != GridEngine::Fma)
-      rd.fail("/engine", fmt::format("engine '{}' is the gridder's; the degridder computes with FMAs (engine fma)", e));
   }
   if (root.contains("adder")) {
     const std::string a = rd.string(root["adder"], "/adder");

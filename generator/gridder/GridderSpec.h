@@ -20,8 +20,8 @@ namespace warpforge {
 enum class GridDirection { Grid, Degrid };
 enum class GridPhasor { Sincos, Sfu };  // sincosf (full range reduction) or __sincosf (SFU, MUFU.SIN/COS)
 enum class GridAdder { Tiles, Atomic }; // atomic-free grid tiles, or per-subgrid atomicAdd onto a zeroed grid
-// How the gridder sums visibility x phasor: 16 FMAs per visibility and pixel (4 correlations) on the CUDA
-// cores, or as a real matrix product on the tensor cores (mma.sync m16n8k8 tf32): three tf32 products
+// How the gridder and degridder sum phasor x data: 16 FMAs per visibility and pixel (4 correlations) on the
+// CUDA cores, or as a real matrix product on the tensor cores (mma.sync m16n8k8 tf32): three tf32 products
 // per term (hi x hi + hi x lo + lo x hi: about f32 accuracy), or one (operands rounded to tf32, 2^-11 each: up to 2^-10 per term).
 enum class GridEngine { Fma, MmaTf32x3, MmaTf32 };
 
@@ -32,6 +32,7 @@ struct GridderTuning {
   int stagePixels = 256;          // degridder: corrected subgrid pixels staged in shared memory per stage
   int degridThreads = 256;        // degridder: block size
   int mmaTilesPerWarp = 4;        // tensor-core gridder: at most this many tiles of 16 pixels per warp (1..4; each holds 4 accumulators and 4 phase terms in registers)
+  int mmaVisibilityTiles = 8;     // tensor-core degridder: tiles of 8 visibilities per warp (1..8; each holds 8 accumulators and its 8 visibilities' phase coefficients in registers)
   int residentThreads = 512;      // gridder and degridder: threads per SM asked of ptxas (__launch_bounds__ min blocks); 512 -> 128 registers
 };
 
@@ -92,6 +93,10 @@ struct GridderSpec {
   int mmaPoolFloat4s() const;
   // (`smain`: each thread's f32 sums, 16 B per thread and tile).
   int mmaSharedBytes() const;
+  // The tensor-core degridder: degridder_threads / 32 warps x mma_visibility_tiles tiles of 8 visibilities
+  // per pass; stage_pixels corrected pixels staged per round as A operands (2P rows of 16 B per pixel)
+  // with their l, m, n (16 B), plus the channels' dk.
+  int mmaDegridSharedBytes() const { return channelsPerSubgrid * 4 + tuning.stagePixels * (16 + 32 * correlations); }
 };
 
 const char* gridPhasorName(GridPhasor p);
