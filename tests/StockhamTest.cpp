@@ -735,7 +735,11 @@ TEST(Stockham, InterleavedOutputStatesItsBatchLimit) {
   auto dense = family(spec(1000, "f32", R"(, "output": {"distance": 1003})"));
   EXPECT_EQ(dense->emit({}).plan.buffer("output")->maxBatch, -1);
   EXPECT_TRUE(dense->verify().warnings.empty());
-  EXPECT_EQ(dense->defaultBatch(), 1 << 16);
+  EXPECT_EQ(dense->defaultBatch(), 33554);  // 512 MiB / 16000 B
+  EXPECT_EQ(family(spec(64, "f32", ""))->defaultBatch(), 1 << 16);
+  // Long FFTs: about 512 MiB of input and output (2^20 f32 points: 16 MiB per entry), not 2^16 entries.
+  EXPECT_EQ(family(spec(1 << 20, "f32", ""))->defaultBatch(), 32);
+  EXPECT_EQ(family(spec(1 << 24, "f16", ""))->defaultBatch(), 4);
 }
 
 // A radix list is checked as it is multiplied: it cannot wrap 2^64 back to the length.

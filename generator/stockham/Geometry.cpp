@@ -105,7 +105,13 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   int smemCap = 72 * 1024;
   if (columns) {
     T = std::max(1, std::min({L / rmax, (L + maxHeld - 1) / maxHeld, maxThreadsPerFft}));
-    F = std::max(1, (tu.blockThreads > 0 ? tu.blockThreads : 256) / T);  // many FFTs side by side: full sectors
+    // Many FFTs side by side: each row of the tile is F consecutive values in global memory. Where 256 threads
+    // leave rows under 64 bytes, 512 threads double them (H100, bench --ab, four-step 1D: f32 2^23 1.92x and
+    // f16 2^24 1.89x (rows 16 -> 32 and 8 -> 16 B), f16 2^21 1.44x, f32 2^22 1.02x; f32 2^20, whose rows are
+    // 64 B already, 0.97x at 512 and 0.83x at 1024).
+    const int rowValueBytes = std::min(g.fftMajorLoad ? storageBytes(d.in.storage) : 1 << 20, g.fftMajorStore ? storageBytes(d.out.storage) : 1 << 20);
+    const int threads = tu.blockThreads > 0 ? tu.blockThreads : std::max(1, 256 / T) * rowValueBytes < 64 ? 512 : 256;
+    F = std::max(1, threads / T);
     smemCap = 160 * 1024;
   }
   while (F > 1 && F * g.smemStride * cb > smemCap) --F;
