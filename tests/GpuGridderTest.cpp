@@ -35,6 +35,13 @@ GridderSpec spec(const std::string& json) { return parseGridderSpecText(json, "g
 
 const char* kSmallObs = R"({"stations": 6, "time_steps": 48, "channels": 8})";
 
+// A tensor-core case: subgrid size, correlations, channels per subgrid, observation, further spec members.
+struct EngineCase {
+  int S, P, cs;
+  const char* obs;
+  const char* extra;
+};
+
 class GpuGridder : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -135,12 +142,7 @@ TEST_F(GpuGridder, OddChannelsAndFlaggedVisibilitiesExcluded) {
 // (k-steps padded), flagged time steps and zero weights whose visibilities are NaN, A-terms, w-planes
 // with a shifted phase centre, batch 2. tf32x3 and fma with exact sincos are held to 1e-5.
 TEST_F(GpuGridder, TensorCoreGridderMatchesTheReference) {
-  struct Case {
-    int S, P, cs;
-    const char* obs;
-    const char* extra;
-  };
-  const Case cases[] = {
+  const EngineCase cases[] = {
       {8, 4, 4, R"({"stations": 5, "time_steps": 40, "channels": 8})", R"(, "phasor": "sincos")"},
       {16, 1, 4, kSmallObs, R"(, "phasor": "sincos", "aterms": {"update_interval": 20})"},
       {16, 2, 4, kSmallObs, R"(, "phasor": "sincos", "taper": false)"},
@@ -155,7 +157,7 @@ TEST_F(GpuGridder, TensorCoreGridderMatchesTheReference) {
   o.zeroWeightFraction = 0.1;
   int seed = 700;
   for (const char* engine : {"tf32x3", "tf32", "fma"})
-    for (const Case& c : cases) {
+    for (const EngineCase& c : cases) {
       if (std::string(engine) == "fma" && c.S % 16) continue;  // the FMA gridder's block is S^2 / 4 threads: whole warps
       const GridderSpec s = spec(specJson(c.S, c.P, "grid", c.obs, 16, c.cs, fmt::format(R"(, "engine": "{}"{})", engine, c.extra)));
       const GridderSpec::MmaShape m = s.mmaShape();
@@ -174,12 +176,7 @@ TEST_F(GpuGridder, TensorCoreGridderMatchesTheReference) {
 // steps), flagged time steps and zero weights, A-terms, w-planes with a shifted phase centre, block shapes
 // from 1 warp x 3 tiles to 8 warps x 8 tiles, batch 2. tf32x3 with exact sincos is held to 1e-5.
 TEST_F(GpuGridder, TensorCoreDegridderMatchesTheReference) {
-  struct Case {
-    int S, P, cs;
-    const char* obs;
-    const char* extra;
-  };
-  const Case cases[] = {
+  const EngineCase cases[] = {
       {8, 4, 4, R"({"stations": 5, "time_steps": 40, "channels": 8})", R"(, "phasor": "sincos")"},
       {16, 1, 4, kSmallObs, R"(, "phasor": "sincos", "aterms": {"update_interval": 20}, "tuning": {"degridder_threads": 32, "mma_visibility_tiles": 3})"},
       {16, 2, 4, kSmallObs, R"(, "phasor": "sincos", "taper": false, "tuning": {"degridder_threads": 96, "mma_visibility_tiles": 5})"},
@@ -194,7 +191,7 @@ TEST_F(GpuGridder, TensorCoreDegridderMatchesTheReference) {
   o.zeroWeightFraction = 0.1;
   int seed = 800;
   for (const char* engine : {"tf32x3", "tf32"})
-    for (const Case& c : cases) {
+    for (const EngineCase& c : cases) {
       const GridderSpec s = spec(specJson(c.S, c.P, "degrid", c.obs, 16, c.cs, fmt::format(R"(, "engine": "{}"{})", engine, c.extra)));
       const std::string label = fmt::format("degrid {} S={} P={} channels/subgrid {} ({} warps x {} tiles, {} pixels per round){}", engine, c.S, c.P, c.cs,
                                             s.tuning.degridThreads / 32, s.tuning.mmaVisibilityTiles, s.tuning.stagePixels, c.extra);

@@ -166,7 +166,6 @@ GridderKernel emitDegridderMmaKernel(const GridderSpec& s) {
   // Epilogue: row g of C is (correlation g / 2, Re or Im) of the tile's columns 2t, 2t + 1 (rows g + 8: the
   // remainder's share). Lanes g and g ^ 1 (lane ^ 4) swap halves: the even one writes column 2t, the odd one 2t + 1.
   pass.push_back(cdecl("bool", "odd", bin("&", var("g"), lit(1))));
-  const double scale = 1.0 / (static_cast<double>(S) * S);
   for (int j = 0; j < NT; ++j) {
     const std::string sm = split ? nm("sum", j) : nm("acc", j);
     std::vector<NodePtr> e;
@@ -179,21 +178,9 @@ GridderKernel emitDegridderMmaKernel(const GridderSpec& s) {
     e.push_back(cdecl("int", "ts", bin("/", var("item"), lit(CS))));
     e.push_back(cdecl("int", "c", bin("%", var("item"), lit(CS))));
     e.push_back(cdecl("int", "p", bin(">>", var("g"), lit(1))));
-    std::vector<NodePtr> w;
-    w.push_back(cdecl("long long", "v", add(var("vis0"), add(mul(ll(var("ts")), lit(C)), var("c")))));
-    w.push_back(cdecl("float*", "p3", add(var("uvw0"), mul(var("ts"), lit(3)))));
-    w.push_back(cdecl("bool", "ok", bin("&&", bin("!=", index(var("weights"), var("v")), flit(0)),
-                                        bin("&&", call("isfinite", {index(var("p3"), lit(0))}),
-                                            bin("&&", call("isfinite", {index(var("p3"), lit(1))}), call("isfinite", {index(var("p3"), lit(2))}))))));
-    NodePtr val;
-    if (shifted(s)) {  // e^{+i phi} / S^2 (double, then float)
-      for (auto& n : shiftRotation(s, add(var("c0"), var("c")))) w.push_back(n);
-      w.push_back(cdecl("float", "sr", cast("float", mul(dlit(scale), var("cp")))));
-      w.push_back(cdecl("float", "si", cast("float", mul(dlit(scale), var("sp")))));
-      val = f2(sub(mul(var("sr"), var("re")), mul(var("si"), var("im"))), add(mul(var("sr"), var("im")), mul(var("si"), var("re"))));
-    } else {
-      val = f2(mul(flit(scale), var("re")), mul(flit(scale), var("im")));
-    }
+    DegridTarget d = degridTarget(s, var("ts"), var("c"));
+    std::vector<NodePtr> w = std::move(d.stmts);
+    const NodePtr val = degridValue(d, var("re"), var("im"));
     w.push_back(assign(index(var("visibilities"), add(mul(var("v"), lit(P)), var("p"))), ternary(var("ok"), val, f2(flit(0), flit(0)))));
     NodePtr live = bin("&&", bin("<", var("ts"), var("nt")), bin("<", var("c"), var("nc")));
     if (R < 8) live = bin("&&", bin("<", var("p"), lit(P)), live);
@@ -202,12 +189,7 @@ GridderKernel emitDegridderMmaKernel(const GridderSpec& s) {
   }
   body.push_back(loop("base", lit(0), var("items"), lit(PV), pass));
 
-  NodePtr fn = kernelFn(k.name, TH,
-                        {decl("const float* __restrict__", "uvw"), decl("const float* __restrict__", "wavenumbers"),
-                         decl("const float* __restrict__", "weights"), decl("const float2* __restrict__", "aterms"),
-                         decl("const float* __restrict__", "taper"), decl("const int* __restrict__", "metadata"),
-                         decl("const float2* __restrict__", "subgrids"), decl("float2* __restrict__", "visibilities"), decl("long long", "units")},
-                        body, s.tuning.residentThreads);
+  NodePtr fn = kernelFn(k.name, TH, degridderParams(), body, s.tuning.residentThreads);
   k.source = header(s, k.name,
                     fmt::format("one block per subgrid slot, {} warps x {} tiles of 8 visibilities per pass; {} corrected pixels staged per round as "
                                 "tensor-core operands; per visibility and pixel 3 FMAs (phase) + 1 sincos, then the sum over pixels as a real matrix "

@@ -257,6 +257,41 @@ std::vector<NodePtr> storePixel(const GridderSpec& s, const std::string& pix) {
   return e;
 }
 
+DegridTarget degridTarget(const GridderSpec& s, const NodePtr& timeStep, const NodePtr& channel) {
+  DegridTarget d;
+  auto& w = d.stmts;
+  w.push_back(cdecl("long long", "v", add(var("vis0"), add(mul(ll(timeStep), lit(static_cast<long long>(s.channels))), channel))));
+  w.push_back(cdecl("float*", "p3", add(var("uvw0"), mul(timeStep, lit(3)))));
+  w.push_back(cdecl("bool", "ok", bin("&&", bin("!=", index(var("weights"), var("v")), flit(0)),
+                                      bin("&&", call("isfinite", {index(var("p3"), lit(0))}),
+                                          bin("&&", call("isfinite", {index(var("p3"), lit(1))}), call("isfinite", {index(var("p3"), lit(2))}))))));
+  const double scale = 1.0 / (static_cast<double>(s.subgridSize) * s.subgridSize);
+  d.sr = flit(scale);
+  if (shifted(s)) {  // e^{+i phi} / S^2 (double, then float)
+    for (auto& n : shiftRotation(s, add(var("c0"), channel))) w.push_back(n);
+    w.push_back(cdecl("float", "sr", cast("float", mul(dlit(scale), var("cp")))));
+    w.push_back(cdecl("float", "si", cast("float", mul(dlit(scale), var("sp")))));
+    d.sr = var("sr"), d.si = var("si");
+  }
+  return d;
+}
+
+NodePtr degridValue(const DegridTarget& d, const NodePtr& re, const NodePtr& im) {
+  return d.si ? f2(sub(mul(d.sr, re), mul(d.si, im)), add(mul(d.sr, im), mul(d.si, re))) : f2(mul(d.sr, re), mul(d.sr, im));
+}
+
+std::vector<NodePtr> gridderParams() {
+  return {decl("const float* __restrict__", "uvw"),       decl("const float* __restrict__", "wavenumbers"), decl("const float2* __restrict__", "visibilities"),
+          decl("const float* __restrict__", "weights"),   decl("const float2* __restrict__", "aterms"),     decl("const float* __restrict__", "taper"),
+          decl("const int* __restrict__", "metadata"),    decl("float2* __restrict__", "subgrids"),         decl("long long", "units")};
+}
+
+std::vector<NodePtr> degridderParams() {
+  return {decl("const float* __restrict__", "uvw"),      decl("const float* __restrict__", "wavenumbers"), decl("const float* __restrict__", "weights"),
+          decl("const float2* __restrict__", "aterms"),  decl("const float* __restrict__", "taper"),       decl("const int* __restrict__", "metadata"),
+          decl("const float2* __restrict__", "subgrids"), decl("float2* __restrict__", "visibilities"),    decl("long long", "units")};
+}
+
 std::vector<NodePtr> subgridRows(const GridderSpec& s) {
   std::vector<NodePtr> b;
   b.push_back(cdecl("long long", "row", mul(add(mul(var("b"), lit(s.baselines())), var("bl")), lit(s.timeSteps))));

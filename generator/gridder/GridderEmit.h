@@ -62,6 +62,19 @@ std::vector<NodePtr> stagedVisibility(const GridderSpec& s, const std::string& d
 // The degridder's input pixel: subgrid pixel `pix` of the slot at sub0 (read through the fftshift), taper,
 // then A1 P A2^H: into px[0..P-1] (float2, declared here).
 std::vector<NodePtr> correctedPixel(const GridderSpec& s, const std::string& pix);
+// The degridder's output slot for the visibility of time step `timeStep` (of the subgrid), channel `channel`
+// (from c0): statements declaring v (its index), p3 (its uvw) and ok (weight != 0 and uvw finite), and the
+// factor sr + i si it is scaled by: 1 / S^2, times e^{+i phi} where the spec shifts the phase centre.
+struct DegridTarget {
+  std::vector<NodePtr> stmts;
+  NodePtr sr, si;  // si null where unshifted
+};
+DegridTarget degridTarget(const GridderSpec& s, const NodePtr& timeStep, const NodePtr& channel);
+// (sr + i si) (re + i im), as a float2.
+NodePtr degridValue(const DegridTarget& d, const NodePtr& re, const NodePtr& im);
+// The kernels' parameter lists: the gridder's and the degridder's.
+std::vector<NodePtr> gridderParams();
+std::vector<NodePtr> degridderParams();
 // A-terms, taper and the fftshift store of px[0..P-1], subgrid pixel `pix`, into subgrids + sub0.
 std::vector<NodePtr> storePixel(const GridderSpec& s, const std::string& pix);
 

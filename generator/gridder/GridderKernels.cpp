@@ -128,12 +128,7 @@ GridderKernel emitGridderKernel(const GridderSpec& s) {
     body.push_back(block(e));
   }
 
-  NodePtr fn = kernelFn(k.name, TH,
-                        {decl("const float* __restrict__", "uvw"), decl("const float* __restrict__", "wavenumbers"),
-                         decl("const float2* __restrict__", "visibilities"), decl("const float* __restrict__", "weights"),
-                         decl("const float2* __restrict__", "aterms"), decl("const float* __restrict__", "taper"),
-                         decl("const int* __restrict__", "metadata"), decl("float2* __restrict__", "subgrids"), decl("long long", "units")},
-                        body, s.tuning.residentThreads);
+  NodePtr fn = kernelFn(k.name, TH, gridderParams(), body, s.tuning.residentThreads);
   k.source = header(s, k.name,
                     fmt::format("one block per subgrid slot, {} threads x {} pixels; {} time steps x {} channels staged per round; per visibility and "
                                 "pixel 1 FMA (phase) + 1 sincos + {} FMAs ({} correlation(s))",
@@ -220,23 +215,10 @@ GridderKernel emitDegridderKernel(const GridderSpec& s) {
   {
     std::vector<NodePtr> st;
     for (int j = 0; j < VPT; ++j) {
-      std::vector<NodePtr> w;
-      w.push_back(cdecl("long long", "v", add(var("vis0"), add(mul(ll(var("t")), lit(C)), add(var("cg"), lit(j))))));
-      w.push_back(cdecl("float*", "p3", add(var("uvw0"), mul(var("t"), lit(3)))));
-      w.push_back(cdecl("bool", "ok", bin("&&", bin("!=", index(var("weights"), var("v")), flit(0)),
-                                          bin("&&", call("isfinite", {index(var("p3"), lit(0))}),
-                                              bin("&&", call("isfinite", {index(var("p3"), lit(1))}), call("isfinite", {index(var("p3"), lit(2))}))))));
-      const double scale = 1.0 / (static_cast<double>(S) * S);
-      NodePtr sr = flit(scale), si = flit(0);
-      if (shifted(s)) {  // e^{+i phi} / S^2 (double, then float)
-        for (auto& n : shiftRotation(s, add(var("c0"), add(var("cg"), lit(j))))) w.push_back(n);
-        w.push_back(cdecl("float", "sr", cast("float", mul(dlit(scale), var("cp")))));
-        w.push_back(cdecl("float", "si", cast("float", mul(dlit(scale), var("sp")))));
-        sr = var("sr"), si = var("si");
-      }
+      DegridTarget d = degridTarget(s, var("t"), add(var("cg"), lit(j)));
+      std::vector<NodePtr> w = std::move(d.stmts);
       for (int p = 0; p < P; ++p) {
-        const NodePtr ax = mx(var(nm("acc", j, p)), "x"), ay = mx(var(nm("acc", j, p)), "y");
-        const NodePtr val = shifted(s) ? f2(sub(mul(sr, ax), mul(si, ay)), add(mul(sr, ay), mul(si, ax))) : f2(mul(sr, ax), mul(sr, ay));
+        const NodePtr val = degridValue(d, mx(var(nm("acc", j, p)), "x"), mx(var(nm("acc", j, p)), "y"));
         w.push_back(assign(index(var("visibilities"), add(mul(var("v"), lit(P)), lit(p))), ternary(var("ok"), val, f2(flit(0), flit(0)))));
       }
       st.push_back(ifStmt(bin("<", add(var("cg"), lit(j)), var("nc")), block(w)));
@@ -245,12 +227,7 @@ GridderKernel emitDegridderKernel(const GridderSpec& s) {
   }
   body.push_back(loop("base", lit(0), var("items"), lit(TH), chunk));
 
-  NodePtr fn = kernelFn(k.name, TH,
-                        {decl("const float* __restrict__", "uvw"), decl("const float* __restrict__", "wavenumbers"),
-                         decl("const float* __restrict__", "weights"), decl("const float2* __restrict__", "aterms"),
-                         decl("const float* __restrict__", "taper"), decl("const int* __restrict__", "metadata"),
-                         decl("const float2* __restrict__", "subgrids"), decl("float2* __restrict__", "visibilities"), decl("long long", "units")},
-                        body, s.tuning.residentThreads);
+  NodePtr fn = kernelFn(k.name, TH, degridderParams(), body, s.tuning.residentThreads);
   k.source = header(s, k.name,
                     fmt::format("one block per subgrid slot, {} threads each holding {} channel(s) of a time step; {} corrected pixels staged per "
                                 "round; per visibility and pixel 1 FMA (phase) + 1 sincos + {} FMAs (+ 6 / {} for the time step's phases)",

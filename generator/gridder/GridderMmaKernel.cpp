@@ -224,12 +224,7 @@ GridderKernel emitGridderMmaKernel(const GridderSpec& s) {
   }
   body.push_back(loop("part", lit(0), lit(sh.parts), lit(1), pass));
 
-  NodePtr fn = kernelFn(k.name, TH,
-                        {decl("const float* __restrict__", "uvw"), decl("const float* __restrict__", "wavenumbers"),
-                         decl("const float2* __restrict__", "visibilities"), decl("const float* __restrict__", "weights"),
-                         decl("const float2* __restrict__", "aterms"), decl("const float* __restrict__", "taper"),
-                         decl("const int* __restrict__", "metadata"), decl("float2* __restrict__", "subgrids"), decl("long long", "units")},
-                        body, s.tuning.residentThreads);
+  NodePtr fn = kernelFn(k.name, TH, gridderParams(), body, s.tuning.residentThreads);
   k.source = header(s, k.name,
                     fmt::format("one block per subgrid slot, {} warps x {} tiles of 16 pixels{}; per visibility and pixel 1 FMA (phase) + 1 "
                                 "sincos, then the sum over visibilities as a real matrix product on the tensor cores: C[pixel][2p, 2p+1] += "
