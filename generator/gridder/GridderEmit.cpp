@@ -35,24 +35,18 @@ std::string helpers(const GridderSpec& s, bool grid) {
   if (s.aterms) {
     const int P = s.correlations;
     std::vector<NodePtr> b;
-    if (P == 4 && grid) {  // A1^H P A2
-      b.push_back(raw("const float2 q0 = gr_add(gr_mulc(a[0], px[0]), gr_mulc(a[2], px[2]));"));
-      b.push_back(raw("const float2 q1 = gr_add(gr_mulc(a[0], px[1]), gr_mulc(a[2], px[3]));"));
-      b.push_back(raw("const float2 q2 = gr_add(gr_mulc(a[1], px[0]), gr_mulc(a[3], px[2]));"));
-      b.push_back(raw("const float2 q3 = gr_add(gr_mulc(a[1], px[1]), gr_mulc(a[3], px[3]));"));
-      b.push_back(raw("px[0] = gr_add(gr_mul(q0, c[0]), gr_mul(q1, c[2]));"));
-      b.push_back(raw("px[1] = gr_add(gr_mul(q0, c[1]), gr_mul(q1, c[3]));"));
-      b.push_back(raw("px[2] = gr_add(gr_mul(q2, c[0]), gr_mul(q3, c[2]));"));
-      b.push_back(raw("px[3] = gr_add(gr_mul(q2, c[1]), gr_mul(q3, c[3]));"));
-    } else if (P == 4) {  // A1 P A2^H
-      b.push_back(raw("const float2 q0 = gr_add(gr_mul(a[0], px[0]), gr_mul(a[1], px[2]));"));
-      b.push_back(raw("const float2 q1 = gr_add(gr_mul(a[0], px[1]), gr_mul(a[1], px[3]));"));
-      b.push_back(raw("const float2 q2 = gr_add(gr_mul(a[2], px[0]), gr_mul(a[3], px[2]));"));
-      b.push_back(raw("const float2 q3 = gr_add(gr_mul(a[2], px[1]), gr_mul(a[3], px[3]));"));
-      b.push_back(raw("px[0] = gr_add(gr_mulc(c[0], q0), gr_mulc(c[1], q1));"));
-      b.push_back(raw("px[1] = gr_add(gr_mulc(c[2], q0), gr_mulc(c[3], q1));"));
-      b.push_back(raw("px[2] = gr_add(gr_mulc(c[0], q2), gr_mulc(c[1], q3));"));
-      b.push_back(raw("px[3] = gr_add(gr_mulc(c[2], q2), gr_mulc(c[3], q3));"));
+    if (P == 4) {
+      // 2 x 2 row-major products, q = L P then P' = q R: the gridder's L = A1^H, R = A2; the degridder's L = A1, R = A2^H.
+      auto left = [&](int i, int k, int j) {
+        return grid ? fmt::format("gr_mulc(a[{}], px[{}])", 2 * k + i, 2 * k + j) : fmt::format("gr_mul(a[{}], px[{}])", 2 * i + k, 2 * k + j);
+      };
+      auto right = [&](int i, int k, int j) {
+        return grid ? fmt::format("gr_mul(q{}, c[{}])", 2 * i + k, 2 * k + j) : fmt::format("gr_mulc(c[{}], q{})", 2 * j + k, 2 * i + k);
+      };
+      for (int i = 0; i < 2; ++i)
+        for (int j = 0; j < 2; ++j) b.push_back(raw(fmt::format("const float2 q{} = gr_add({}, {});", 2 * i + j, left(i, 0, j), left(i, 1, j))));
+      for (int i = 0; i < 2; ++i)
+        for (int j = 0; j < 2; ++j) b.push_back(raw(fmt::format("px[{}] = gr_add({}, {});", 2 * i + j, right(i, 0, j), right(i, 1, j))));
     } else {  // scalar or diagonal Jones terms
       for (int p = 0; p < P; ++p)
         b.push_back(raw(grid ? fmt::format("px[{0}] = gr_mul(gr_mulc(a[{0}], px[{0}]), c[{0}]);", p)
