@@ -19,6 +19,7 @@
 #include "generator/beamformer/BeamformerData.h"
 #include "generator/beamformer/BeamformerEmitter.h"
 #include "generator/beamformer/BeamformerFamily.h"
+#include "generator/beamformer/BeamformerWgmma.h"
 #include "generator/beamformer/BeamformerLayouts.h"
 #include "generator/beamformer/BeamformerTune.h"
 #include "generator/complexmma/ComplexMma.h"
@@ -534,13 +535,19 @@ TEST(BeamformerTiling, StagesFollowTheMeasurement) {
   EXPECT_EQ(stages("cf16", "cf16"), 2);
   EXPECT_EQ(stages("ci4", "ci8", R"(, "tuning": {"stages": 1})"), 1);
   EXPECT_EQ(stages("cf16", "cf16", R"(, "tuning": {"stages": 1})"), 1);
-  // bench times the other depth beside the default.
+  // bench times the other depth beside the default (mma.sync on sm_80); on sm_90 the mma.sync kernel and another
+  // ring depth beside the wgmma default.
   for (const char* ty : {"ci4", "cf16"}) {
     BeamformerSpec s = spec(specJson(64, 96, 256, ty, std::string(ty) == "cf16" ? "cf16" : "ci8", kCf32));
-    const auto v = makeBeamformerSpec(s)->benchVariants({"sm_90", nullptr});
-    bool other = false;
-    for (const auto& x : v) other |= x.name.find("one shared-memory stage") != std::string::npos;
+    bool other = false, mmaSync = false, ring = false;
+    for (const auto& x : makeBeamformerSpec(s)->benchVariants({"sm_80", nullptr})) other |= x.name.find("one shared-memory stage") != std::string::npos;
+    for (const auto& x : makeBeamformerSpec(s)->benchVariants({"sm_90", nullptr})) {
+      mmaSync |= x.name.find("mma.sync kernel") != std::string::npos;
+      ring |= x.name.find("wgmma, a ring of 3 stages") != std::string::npos;
+    }
     EXPECT_TRUE(other) << ty;
+    EXPECT_TRUE(mmaSync) << ty;
+    EXPECT_TRUE(ring) << ty;
   }
 }
 
@@ -567,6 +574,48 @@ TEST(BeamformerReference, CheckAcceptsTheReferenceAndCountsMismatches) {
     }
 }
 
+TEST(BeamformerWgmma, PathChoiceAndLayoutCheck) {
+  // Taken on sm_90 where rows sit on 16-byte boundaries and the weights are 8-bit or f16; the check proves the specs'
+  // wgmma layouts and catches each mutation of the fill's swizzle, the A words and the conj / swap rows.
+  const BeamformerSpec ok = spec(specJson(64, 300, 256, "ci4", "ci8", kCf32));
+  EXPECT_TRUE(bfUsesWgmma(ok, "sm_90"));
+  EXPECT_FALSE(bfUsesWgmma(ok, "sm_80"));
+  EXPECT_EQ(bfWgmma(ok).n, 256);
+  EXPECT_EQ(bfWgmma(spec(specJson(64, 20, 256, "ci8", "ci8", kCf32))).n, 24);
+  EXPECT_EQ(bfWgmma(spec(specJson(64, 40, 256, "ci8", "ci8", kCf32))).n, 48);    // s8: N a multiple of 16 above 24
+  EXPECT_EQ(bfWgmma(spec(specJson(64, 40, 256, "cf16", "cf16", kCf32))).n, 40);  // f16: any multiple of 8
+  EXPECT_TRUE(bfWgmmaBlocker(spec(specJson(40, 8, 64, "ci4", "ci8", kCf32))).has_value());  // 40-byte sample rows
+  EXPECT_TRUE(bfWgmmaBlocker(spec(specJson(64, 8, 64, "ci8", "ci4", kCf32))).has_value());  // ci4 weights
+  EXPECT_TRUE(bfWgmmaBlocker(spec(specJson(64, 8, 64, "ci8", "ci8", kCf32, R"(, "tuning": {"warp_times": 16})"))).has_value());
+  try {
+    makeBeamformerSpec(spec(specJson(64, 8, 64, "ci8", "ci4", kCf32, R"(, "tuning": {"mma": "wgmma"})")))->verify();
+    ADD_FAILURE() << "\"mma\": \"wgmma\" with ci4 weights verified";
+  } catch (const InconsistentSpec& e) {
+    ASSERT_FALSE(e.issues().empty());
+    EXPECT_EQ(e.issues()[0].path, "/tuning/mma");
+  }
+  for (const char* ty : {"ci4", "ci8", "cf16"}) {
+    const BeamformerSpec s = spec(specJson(64, 96, 256, ty, std::string(ty) == "cf16" ? "cf16" : "ci8", kCf32));
+    std::vector<BfIssue> issues;
+    std::vector<std::string> proved;
+    bfWgmmaCheck(s, issues, proved);
+    EXPECT_TRUE(issues.empty()) << ty << ": " << (issues.empty() ? "" : issues[0].message);
+    EXPECT_EQ(proved.size(), 1u) << ty;
+    for (int m = 1; m <= 3; ++m) {
+      std::vector<BfIssue> bad;
+      bfWgmmaCheck(s, bad, proved, m);
+      EXPECT_FALSE(bad.empty()) << ty << " mutation " << m;
+    }
+  }
+  // The kernel carries the sm_90a guard and the plan runs on 9.0 only.
+  NvrtcProbe probe;
+  const Generated g = makeBeamformerSpec(ok)->emit({"sm_90", &probe});
+  EXPECT_TRUE(g.plan.sources[0].archSpecific);
+  EXPECT_EQ(g.plan.onlyArch, 90);
+  EXPECT_NE(g.plan.sources[0].text.find("wgmma.mma_async.sync.aligned.m64n256k32.s32.s8.s8"), std::string::npos);
+  EXPECT_FALSE(makeBeamformerSpec(ok)->emit({"sm_80", &probe}).plan.sources[0].archSpecific);
+}
+
 TEST(BeamformerSpecs, EverySpecVerifiesAndCompilesWithoutSpills) {
   const auto files = beamformerSpecFiles();
   ASSERT_GE(files.size(), 3u);
@@ -580,7 +629,7 @@ TEST(BeamformerSpecs, EverySpecVerifiesAndCompilesWithoutSpills) {
       Generated g = fs->emit({arch, &probe});
       for (const auto& src : g.plan.sources) {
         CompileResult c;
-        ASSERT_NO_THROW(c = compileWithReport(src.text, fs->name(), arch)) << f << " " << src.fileName;
+        ASSERT_NO_THROW(c = compileWithReport(src.text, fs->name(), compileTarget(src, arch))) << f << " " << src.fileName;
         std::printf("[nvrtc] %s %s %s: %d registers, spill stores %d B, loads %d B, stack %d B\n", fs->name().c_str(), src.fileName.c_str(), arch,
                     c.registers, c.spillStoreBytes, c.spillLoadBytes, c.stackFrameBytes);
         EXPECT_GT(c.registers, 0) << c.log;
@@ -686,7 +735,8 @@ TEST(BeamformerTiling, CostModelAndTuningMembers) {
   EXPECT_EQ(t.warpsT * t.warpsM, 4);
   EXPECT_EQ(t.stages, 1);
   EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", kCf32, R"(, "tuning": {"block_beams": 64, "warp_beams": 24})")), "/tuning/warp_beams");
-  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", kCf32, R"(, "tuning": {"stages": 3})")), "/tuning/stages");
+  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", kCf32, R"(, "tuning": {"stages": 7})")), "/tuning/stages");
+  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", kCf32, R"(, "tuning": {"mma": "tensor"})")), "/tuning/mma");
   EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", kCf32, R"(, "baseline": "cgemm_lt_f16")")), "/baseline");
   // Every tuning the tuner proposes verifies (layouts, store coverage, resources).
   for (const char* ty : {"ci4", "cf16"}) {

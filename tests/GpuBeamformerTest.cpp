@@ -65,7 +65,8 @@ class GpuBeamformer : public ::testing::Test {
       pool.emplace_back([&] {
         for (std::size_t i; (i = next++) < specs.size();) try {
             NvrtcProbe probe;
-            for (const auto& src : makeBeamformerSpec(specs[i])->emit({a, &probe}).plan.sources) compiler.compile(src.text, specs[i].name, a);
+            for (const auto& src : makeBeamformerSpec(specs[i])->emit({a, &probe}).plan.sources)
+              compiler.compile(src.text, specs[i].name, compileTarget(src, a));
           } catch (...) {  // reported again when the case runs
           }
       });
@@ -244,6 +245,43 @@ TEST_F(GpuBeamformer, WideLoadsWithReceiverTails) {
     Check c = run(cases[i].first, 2, 5000 + i / 3, cases[i].second);  // the same data for the three variants
     EXPECT_TRUE(c.ok()) << cases[i].second << ": " << c.detail;
     EXPECT_EQ(c.unwritten, 0) << cases[i].second;
+  }
+}
+
+TEST_F(GpuBeamformer, WgmmaPathMatchesTheReference) {
+  // The sm_90a path ("mma": "wgmma"): every output mode for ci4 / ci8 / cf16 samples, rows padded to 16-byte
+  // multiples with K tails inside a chunk (K = 50 in rows of 64, 200 in rows of 208), M tails across the 256-beam
+  // tile (300) and below one s8 N step (20 -> N = 32), N tails (130 samples), 2 channels x 2 pols x batch 2, rings of
+  // 3, 4 and 6 stages; power over windows inside a tile (I = 10) and across tiles (I = 130). Bit-exact for integers,
+  // the f32-accumulation bound for cf16, every output written; the plan must carry the sm_90a source.
+  if (arch() != "sm_90") GTEST_SKIP() << "wgmma needs sm_90 (this device: " << arch() << ")";
+  std::vector<std::pair<BeamformerSpec, std::string>> cases;
+  int i = 0;
+  for (const char* st : {"ci4", "ci8", "cf16"})
+    for (const char* out : {R"({"kind": "beams", "type": "cf32"})", R"({"kind": "beams", "type": "cf16"})", R"({"kind": "beams", "type": "ci8"})",
+                            R"({"kind": "beams", "type": "ci4"})", R"({"kind": "power", "integrate": 10})", R"({"kind": "power", "integrate": 130})"}) {
+      const bool f16 = std::string(st) == "cf16";
+      if (f16 && std::string(out).find("\"ci") != std::string::npos) continue;
+      const long long K = i % 2 ? 200 : 50, R = K == 50 ? 64 : 208, M = i % 3 == 0 ? 300 : i % 3 == 1 ? 20 : 96, N = 130, C = 2, P = 2;
+      const int stages = 3 + i % 3 == 5 ? 6 : 3 + i % 3;
+      const std::string extra = fmt::format(
+          R"(, "channels": {0}, "polarizations": {1},
+             "samples": {{"layout": "strides", "strides": {{"batch": {2}, "channel": {3}, "polarization": {4}, "time": {5}, "receiver": 1}}}},
+             "weights": {{"layout": "strides", "strides": {{"batch": {6}, "channel": {7}, "polarization": {8}, "beam": {5}, "receiver": 1}}}},
+             "tuning": {{"mma": "wgmma", "stages": {9}}})",
+          C, P, C * P * N * R, P * N * R, N * R, R, C * P * M * R, P * M * R, M * R, stages);
+      cases.push_back({makeSpec(K, M, N, st, f16 ? "cf16" : "ci8", out, extra), fmt::format("wgmma {} K={} (rows {}) M={} N={} {} stages {}", st, K, R, M, N, out, stages)});
+      ++i;
+    }
+  std::vector<BeamformerSpec> specs;
+  for (const auto& c : cases) specs.push_back(c.first);
+  precompile(specs);
+  for (std::size_t j = 0; j < cases.size(); ++j) {
+    ASSERT_TRUE(emitFor(cases[j].first).plan.sources[0].archSpecific) << cases[j].second << ": not the wgmma kernel";
+    Check c = run(cases[j].first, 2, 7000 + j, cases[j].second);
+    EXPECT_TRUE(c.ok()) << cases[j].second << ": " << c.detail;
+    EXPECT_EQ(c.unwritten, 0) << cases[j].second;
+    if (cases[j].first.integer() && cases[j].first.power == false) EXPECT_EQ(c.error, 0) << cases[j].second;
   }
 }
 

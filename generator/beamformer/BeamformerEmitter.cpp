@@ -9,6 +9,7 @@
 #include "ast/Passes.h"
 #include "ast/Printer.h"
 #include "generator/complexmma/ComplexMma.h"
+#include "generator/beamformer/BeamformerWgmma.h"
 
 namespace warpforge {
 
@@ -538,20 +539,26 @@ std::vector<NodePtr> emitIntegrate(const Ctx& x) {
 }  // namespace
 
 BeamformerKernel emitBeamformer(const BeamformerSpec& s, const EmitTarget& target) {
+  if (bfUsesWgmma(s, target.arch)) return emitBeamformerWgmma(s);
   BeamformerKernel k = emitBeamformer(s);
   if (s.tuning.minBlocks || !target.probe || k.minBlocks == 1) return k;
   if (!target.probe->compile(k.source, s.name, target.arch).spills()) return k;
   return emitBeamformer(s, 1);
 }
 
-BeamformerKernel emitBeamformer(const BeamformerSpec& s, int minBlocks) {
+BeamformerKernel emitBeamformer(const BeamformerSpec& s, int minBlocks) { return emitBeamformerKernel(s, minBlocks, false); }
+BeamformerKernel emitBeamformerWgmma(const BeamformerSpec& s) { return emitBeamformerKernel(s, 1, true); }
+
+BeamformerKernel emitBeamformerKernel(const BeamformerSpec& s, int minBlocks, bool wgmma) {
   Ctx x{s, bfMma(s.in.type), {}, s.in.type == BfType::CF16};
-  x.t = bfTiling(s, x.m);
+  x.t = wgmma ? bfWgmmaTiling(s) : bfTiling(s, x.m);
   const BfTiling& t = x.t;
+  const BfWgmma wg = wgmma ? bfWgmma(s) : BfWgmma{};
   BeamformerKernel k;
   k.name = s.name + "_beamform";
   k.tiling = t;
-  k.sharedBytes = t.sharedBytes(s.power);
+  k.wgmma = wgmma;
+  k.sharedBytes = wgmma ? wg.sharedBytes : t.sharedBytes(s.power);
   k.vectorSamples = vectorOk(s.in);
   k.vectorWeights = vectorOk(s.w);
   k.chunkSamples = vector16Ok(x, s.in);
@@ -567,15 +574,19 @@ BeamformerKernel emitBeamformer(const BeamformerSpec& s, int minBlocks) {
   // Dynamic shared memory: `stages` buffers of (samples rows, weights rows) x rowStride words, then (power) the |beam|^2 tile.
   body.push_back(raw("extern __shared__ __align__(16) wf_u32 bf_smem[];"));
   if (s.power)
-    body.push_back(raw(fmt::format("float (* const ps)[{0}] = reinterpret_cast<float (*)[{0}]>(bf_smem + {1});", t.beams + 1, t.stages * t.stageWords())));
+    body.push_back(raw(fmt::format("float (* const ps)[{0}] = reinterpret_cast<float (*)[{0}]>(bf_smem + {1});", t.beams + 1, wgmma ? 0 : t.stages * t.stageWords())));
+  // wgmma: the ring after the power tile, on a 1024-byte boundary (the swizzle atoms of the weights rows).
+  if (wgmma) body.push_back(raw(fmt::format("const unsigned bf_ring = ((unsigned)__cvta_generic_to_shared(bf_smem) + {} + 1023u) & ~1023u;", wg.powerBytes)));
   body.push_back(decl("const int", "tid", var("threadIdx.x")));
   body.push_back(decl("const int", "lane", bin("&", var("tid"), lit(31))));
   body.push_back(decl("const int", "warp", bin(">>", var("tid"), lit(5))));
   body.push_back(decl("const int", "wt", bin("*", bin("/", var("warp"), lit(t.warpsM)), lit(t.warpTimes))));
   body.push_back(decl("const int", "wm", bin("*", bin("%", var("warp"), lit(t.warpsM)), lit(t.warpBeams))));
   // This thread's word of every fill row (threads is a multiple of 32) and its position in the staged row.
-  body.push_back(decl("const int", "fill_wd", bin("&", var("tid"), lit(31))));
-  body.push_back(decl("const int", "fill_pos", wordPos(x, var("fill_wd"))));
+  if (!wgmma) {
+    body.push_back(decl("const int", "fill_wd", bin("&", var("tid"), lit(31))));
+    body.push_back(decl("const int", "fill_pos", wordPos(x, var("fill_wd"))));
+  }
   // block -> (batch entry, channel, [pol,] range, beam tile)
   body.push_back(decl("long long", "unit", cast("long long", var("blockIdx.x"))));
   body.push_back(decl("const int", "m0", bin("*", cast("int", bin("%", var("unit"), lit(t.beamTiles))), lit(t.beams))));
@@ -591,10 +602,12 @@ BeamformerKernel emitBeamformer(const BeamformerSpec& s, int minBlocks) {
   // Integer beams: every block reaches the saturation count's end (the last one to finish writes it).
   if (!s.intOut()) body.push_back(ifStmt(bin(">=", var("b"), var("batch")), raw("return;")));
   else body.push_back(decl("unsigned", "nsat", lit(0)));
-  body.push_back(decl("const int", "a_time", cmma::laneField(m.a, cmma::bitNames("time", 0, 3))));
-  body.push_back(decl("const int", "a_word", cmma::laneField(m.a, laneWordBits(x))));
-  body.push_back(decl("const int", "b_beam", cmma::laneField(m.b, cmma::bitNames("beam", 0, 3))));
-  body.push_back(decl("const int", "b_word", cmma::laneField(m.b, laneWordBits(x))));
+  if (!wgmma) {  // the wgmma path reads its A words in emitWgmmaMainloop, B through descriptors
+    body.push_back(decl("const int", "a_time", cmma::laneField(m.a, cmma::bitNames("time", 0, 3))));
+    body.push_back(decl("const int", "a_word", cmma::laneField(m.a, laneWordBits(x))));
+    body.push_back(decl("const int", "b_beam", cmma::laneField(m.b, cmma::bitNames("beam", 0, 3))));
+    body.push_back(decl("const int", "b_word", cmma::laneField(m.b, laneWordBits(x))));
+  }
   body.push_back(decl("const int", "c_time", cmma::laneField(m.c, cmma::bitNames("time", 0, 3))));
   body.push_back(decl("const int", "c_beam", cmma::laneField(m.c, cmma::bitNames("beam", 0, 3))));
   if (s.power) {
@@ -625,9 +638,12 @@ BeamformerKernel emitBeamformer(const BeamformerSpec& s, int minBlocks) {
   pol.push_back(forLoop(decl("int", "z", lit(0)), bin("<", var("z"), lit(nacc)), assign(var("z"), lit(1), "+="),
                         block({assign(index(var("d"), var("z")), x.f16 ? flit(0) : lit(0))})));
   const int ks = t.receiversPerStage(m);
+  auto sync = [] { return exprStmt(call("__syncthreads", {})); };
+  if (wgmma) {
+    for (auto& n : emitWgmmaMainloop(s, wg)) pol.push_back(n);
+  } else {
   pol.push_back(declArray(chunked(x, 0) ? "uint4" : "wf_u32", "pf_s", fillRounds(x, 0)));
   pol.push_back(declArray(chunked(x, 1) ? "uint4" : "wf_u32", "pf_w", fillRounds(x, 1)));
-  auto sync = [] { return exprStmt(call("__syncthreads", {})); };
   auto computeOn = [&](const std::string& buf) {
     std::vector<NodePtr> b = stageDecl(x, "cur", buf);
     for (auto& n : emitCompute(x)) b.push_back(n);
@@ -653,6 +669,7 @@ BeamformerKernel emitBeamformer(const BeamformerSpec& s, int minBlocks) {
     stage.push_back(computeOn("0"));
     stage.push_back(sync());
     pol.push_back(forLoop(decl("int", "k0", lit(0)), bin("<", var("k0"), lit(s.receivers)), assign(var("k0"), lit(ks), "+="), block(stage)));
+  }
   }
   for (auto& n : emitEpilogue(x)) pol.push_back(n);
 
@@ -695,7 +712,20 @@ BeamformerKernel emitBeamformer(const BeamformerSpec& s, int minBlocks) {
       s.power ? fmt::format("power integrated over {} samples", s.integrate) : std::string(bfOutTypeName(s.outType)) + (s.outPlanar ? " planar" : "") + " beams", t.times, t.beams,
       t.warpsT, t.warpsM, t.warpTimes, t.warpBeams, ks, t.stages, t.stages > 1 ? "s (double-buffered: the next stage's loads overlap this one's MMAs)" : "", x.f16 ? "mma.sync m16n8k16 f16 -> f32" : "mma.sync m16n8k32 s8 -> s32",
       t.expandStaged ? "once at staging" : "in registers per MMA step");
-  k.source = head + helpers(x) + print(foldConstants(fn));
+  if (wgmma) {
+    head = fmt::format(
+        "// {}: beamform {} receivers x {} beams, {} samples per call, {} channels x {} pols; samples {}, weights {}; output {}; generated by warpforge "
+        "(beamformer family)\n"
+        "// block: {} samples x {} beams = two warpgroups of wgmma m64n{}{} (sm_90a), A = conj / swap of the samples made in registers, B = the weights "
+        "in 128-byte-swizzled shared rows; {} receivers per stage through a cp.async ring of {} buffers\n"
+        "#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)\n"
+        "#error \"generated for sm_90a (wgmma): build with -gencode arch=compute_90a,code=sm_90a (nvcc) or --gpu-architecture=sm_90a (NVRTC)\"\n"
+        "#endif\n",
+        k.name, s.receivers, s.beams, s.samples, C, P, bfTypeName(s.in.type), bfTypeName(s.w.type),
+        s.power ? fmt::format("power integrated over {} samples", s.integrate) : std::string(bfOutTypeName(s.outType)) + " beams", t.times, t.beams, wg.n,
+        x.f16 ? "k16 f16 -> f32" : "k32 s8 -> s32", wg.receiversPerStage, wg.stages);
+  }
+  k.source = head + helpers(x) + (wgmma ? bfWgmmaHelpers(s, wg.n) : std::string()) + print(foldConstants(fn));
   return k;
 }
 

@@ -22,6 +22,7 @@ struct BeamformerKernel {
   bool vectorSamples = false, vectorWeights = false;  // two receivers per load (receiver stride 1, aligned)
   bool chunkSamples = false, chunkWeights = false;    // 16 bytes per load (8 for ci4), one 16-byte shared store
   int minBlocks = 2;                                   // __launch_bounds__(threads, minBlocks)
+  bool wgmma = false;                                  // sm_90a code (BeamformerWgmma.h): the plan runs on compute capability 9.0 only
 };
 
 // The kernel's bf_widen2_hi / _lo on the CPU: two ci4 bytes (bits 0..15) -> (re0, im0, re1, im1) sign-extended bytes.
@@ -34,6 +35,10 @@ int bfSatModel(std::int32_t acc, int shift, int maxv, unsigned& hit);
 BeamformerKernel emitBeamformer(const BeamformerSpec& s, int minBlocks = 0);
 // The same, where the spec leaves min_blocks automatic and `target` has a compiler: 2 blocks per SM unless ptxas
 // then spills for target.arch, else 1.
+// On an sm_90 target the wgmma path where bfUsesWgmma() allows it.
 BeamformerKernel emitBeamformer(const BeamformerSpec& s, const EmitTarget& target);
+// The wgmma path (sm_90a code), whatever the target.
+BeamformerKernel emitBeamformerWgmma(const BeamformerSpec& s);
+BeamformerKernel emitBeamformerKernel(const BeamformerSpec& s, int minBlocks, bool wgmma);
 
 }  // namespace warpforge

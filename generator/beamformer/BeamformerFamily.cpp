@@ -8,6 +8,7 @@
 #include "generator/beamformer/BeamformerData.h"
 #include "generator/beamformer/BeamformerLayouts.h"
 #include "generator/beamformer/BeamformerTune.h"
+#include "generator/beamformer/BeamformerWgmma.h"
 #include "generator/emulate/Half.h"
 
 namespace warpforge {
@@ -91,7 +92,8 @@ LaunchPlan beamformerLaunchPlan(const BeamformerSpec& s, const BeamformerKernel&
   p.family = "beamformer";
   p.unitName = "batch";
   p.minArch = 80;
-  p.sources.push_back({k.name + ".cu", k.source});
+  p.sources.push_back({k.name + ".cu", k.source, k.wgmma});
+  if (k.wgmma) p.onlyArch = 90;  // wgmma: sm_90a code
   std::vector<PlanArg> args;
   for (int side = 0; side < 2; ++side) {
     const BfOperand& o = side == 0 ? s.in : s.w;
@@ -180,9 +182,12 @@ LaunchPlan beamformerLaunchPlan(const BeamformerSpec& s, const BeamformerKernel&
   kr.sharedBytes = k.sharedBytes;  // dynamic
   kr.grid = GridRule{k.tiling.blocksPerBatch, 1, false};
   kr.args = args;
-  kr.note = fmt::format("one block per (batch entry, channel, {}{} samples, {} beams), {} x {} warps of {} x {}; {} B dynamic shared memory ({} stage{})",
-                        s.power ? "" : "pol, ", k.tiling.range, k.tiling.beams, k.tiling.warpsT, k.tiling.warpsM, k.tiling.warpTimes, k.tiling.warpBeams,
-                        k.sharedBytes, k.tiling.stages, k.tiling.stages > 1 ? "s, double-buffered" : "");
+  kr.note = k.wgmma ? fmt::format("one block per (batch entry, channel, {}{} samples, {} beams), two warpgroups of wgmma m64n{} (sm_90a); {} B dynamic "
+                                  "shared memory (a ring of {} cp.async stages)",
+                                  s.power ? "" : "pol, ", k.tiling.range, k.tiling.beams, k.tiling.beams, k.sharedBytes, k.tiling.stages)
+                    : fmt::format("one block per (batch entry, channel, {}{} samples, {} beams), {} x {} warps of {} x {}; {} B dynamic shared memory ({} stage{})",
+                                  s.power ? "" : "pol, ", k.tiling.range, k.tiling.beams, k.tiling.warpsT, k.tiling.warpsM, k.tiling.warpTimes,
+                                  k.tiling.warpBeams, k.sharedBytes, k.tiling.stages, k.tiling.stages > 1 ? "s, double-buffered" : "");
   p.kernels.push_back(kr);
   p.check();
   return p;
@@ -199,6 +204,9 @@ class BeamformerFamilySpec final : public FamilySpec {
 
   VerifyReport verify() const override {
     BfConsistency c = bfConsistency(s_);
+    // The sm_90 emission's path, checked too where it is the wgmma one.
+    if (bfUsesWgmma(s_, "sm_90")) bfWgmmaCheck(s_, c.issues, c.proved);
+    else if (s_.tuning.mma == "wgmma") c.issues.push_back({"/tuning/mma", "\"wgmma\" cannot take this spec: " + *bfWgmmaBlocker(s_)});
     if (!c.issues.empty()) {
       std::vector<InconsistentSpec::Issue> issues;
       std::string text;
@@ -240,7 +248,20 @@ class BeamformerFamilySpec final : public FamilySpec {
   std::string explain(const EmitTarget& target) const override {
     const BeamformerKernel k = emitBeamformer(s_);
     const BfMma m = bfMma(s_.in.type);
-    std::string o = fmt::format("{}: one kernel (same for every arch >= sm_80; target {})\n", s_.name, target.arch);
+    if (bfUsesWgmma(s_, target.arch)) {
+      const BeamformerKernel w = emitBeamformerWgmma(s_);
+      const BfWgmma g = bfWgmma(s_);
+      return fmt::format("{}: one kernel (target {}: wgmma, sm_90a code; sm_80..sm_89 targets get the mma.sync kernel)\n"
+                         "{}: block 256 threads (two warpgroups), tile 64 samples x {} beams, {} blocks per batch entry, {} B shared, {} receivers per stage, "
+                         "a ring of {} cp.async buffers of {} B\n"
+                         "  A: registers, conj / swap of the staged samples (rows of {} B; PTX's m16n8k{} A fragment per warp)\n"
+                         "  B: the weights, 128-byte-swizzled K-major rows (descriptor: SBO 1024 B, layout type 1)\n"
+                         "  D: mma.sync's C fragment per 8 beams, rows (time, ReIm_out) of each warp's 8 samples\n",
+                         s_.name, target.arch, w.name, g.n, w.tiling.blocksPerBatch, w.sharedBytes, g.receiversPerStage, g.stages, g.stageBytes, g.sampleStride,
+                         s_.integer() ? 32 : 16);
+    }
+    std::string o = fmt::format("{}: one kernel (same for every arch >= sm_80; target {}{})\n", s_.name, target.arch,
+                                s_.tuning.mma != "mma_sync" && bfWgmmaBlocker(s_) ? "; wgmma on sm_90 not taken: " + *bfWgmmaBlocker(s_) : "");
     o += fmt::format("{}: block {} threads, tile {} samples x {} beams, {} blocks per batch entry, {} B shared, {} receivers per stage\n", k.name,
                      k.tiling.threads, k.tiling.times, k.tiling.beams, k.tiling.blocksPerBatch, k.sharedBytes, k.tiling.receiversPerStage(m));
     auto loads = [&](bool chunk, bool vec, const BfOperand& op) {
@@ -254,6 +275,8 @@ class BeamformerFamilySpec final : public FamilySpec {
 
   Generated emit(const EmitTarget& target) const override {
     verify();
+    if (s_.tuning.mma == "wgmma" && !bfUsesWgmma(s_, target.arch))
+      throw SpecError(s_.file, "/tuning/mma", fmt::format("\"wgmma\" needs an sm_90 target (this emission: {}); \"auto\" picks mma.sync there", target.arch));
     return Generated{beamformerLaunchPlan(s_, emitBeamformer(s_, target))};
   }
 
@@ -293,12 +316,22 @@ class BeamformerFamilySpec final : public FamilySpec {
   // the notes no time of the default row), the other pipeline depth (1 <-> 2 shared-memory stages), and for power
   // the unfused pair (complex f32 beams to memory + a detection kernel).
   std::vector<BenchVariant> benchVariants(const EmitTarget& target) const override {
+    benchArch_ = target.arch;  // benchNotes names the same list
     std::vector<BenchVariant> v;
     v.push_back({"default plan again (TOPS, % of peak in the notes)", Generated{beamformerLaunchPlan(s_, emitBeamformer(s_, target))}, 0, 0});
-    {
+    if (bfUsesWgmma(s_, target.arch)) {
+      // On sm_90: the mma.sync kernel (what sm_80 runs) beside wgmma, and the ring one stage shallower / deeper.
+      v.push_back({"mma.sync kernel (the sm_80 path)", Generated{beamformerLaunchPlan(s_, emitBeamformer(s_, EmitTarget{"sm_80", target.probe}))}, 0, 0});
+      BeamformerSpec other = s_;
+      const int def = bfWgmma(s_).stages;
+      other.tuning.stages = def == 3 ? 4 : 3;
+      if (!bfWgmmaBlocker(other))
+        v.push_back({fmt::format("wgmma, a ring of {} stages", other.tuning.stages), Generated{beamformerLaunchPlan(other, emitBeamformerWgmma(other))}, 0, 0});
+    } else {
       // The other pipeline depth than the default's (what the default's choice of stages is worth).
       BeamformerSpec other = s_;
       other.tuning.stages = bfTiling(s_, bfMma(s_.in.type)).stages == 2 ? 1 : 2;
+      other.tuning.mma = "mma_sync";
       if (bfTilingProblems(other, bfTiling(other, bfMma(other.in.type))).empty())
         v.push_back({other.tuning.stages == 1 ? "one shared-memory stage (no double buffering)" : "two shared-memory stages (double-buffered)",
                      Generated{beamformerLaunchPlan(other, emitBeamformer(other, target))}, 0, 0});
@@ -313,7 +346,7 @@ class BeamformerFamilySpec final : public FamilySpec {
                                 userBytesPerEntry(s_), gemmOps(s_) / userBytesPerEntry(s_));
     o += fmt::format("tensor-core peak (dense, {} ops/SM/clock x {} SMs x {:.0f} MHz): {:.0f} T{}OPS; mma.sync on sm_90 issues below it\n",
                      peakOpsPerSmClock(s_), sms, clockKHz / 1e3, peak / 1e12, s_.integer() ? "" : "FL");
-    const auto names = benchVariants({});
+    const auto names = benchVariants(EmitTarget{benchArch_, nullptr});
     for (std::size_t i = 0; i < ms.size() && i < names.size(); ++i) {
       const double b = i < batch.size() ? static_cast<double>(batch[i]) : 1.0;
       const double ops = gemmOps(s_) * b, secs = ms[i] * 1e-3;
@@ -331,6 +364,7 @@ class BeamformerFamilySpec final : public FamilySpec {
 
  private:
   BeamformerSpec s_;
+  mutable std::string benchArch_;  // the target of the last benchVariants() (benchNotes lists the same variants)
 };
 
 class BeamformerFamily final : public Family {

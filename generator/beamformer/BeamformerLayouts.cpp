@@ -55,7 +55,9 @@ int chooseBlockBeams(long long M) {
   return best;
 }
 
-void fillGrid(const BeamformerSpec& s, BfTiling& t) {
+}  // namespace
+
+void bfFillGrid(const BeamformerSpec& s, BfTiling& t) {
   t.warpsT = t.times / t.warpTimes;
   t.warpsM = t.beams / t.warpBeams;
   t.threads = 32 * t.warpsT * t.warpsM;
@@ -80,15 +82,13 @@ void fillGrid(const BeamformerSpec& s, BfTiling& t) {
   t.blocksPerBatch = static_cast<long long>(s.channels) * (s.power ? 1 : s.polarizations) * t.ranges * t.beamTiles;
 }
 
-}  // namespace
-
 // Measured on the H100 (session 8, with 16-byte loads and staged expansion): two stages faster for every spec in specs/.
 int bfDefaultStages(const BeamformerSpec&) { return 2; }
 
 BfTiling bfTiling(const BeamformerSpec& s, const BfMma&) {
   BfTiling t;
   const BfTuning& u = s.tuning;
-  t.stages = u.stages ? u.stages : bfDefaultStages(s);
+  t.stages = u.stages ? std::min(u.stages, 2) : bfDefaultStages(s);  // 3..6 are the wgmma ring's depths
   // Automatic expansion (session 8 A/B): staged for integer samples (CHORD 1.03x over registers), per MMA step for
   // cf16 (LOFAR 1.10x over staged); "expand" in the spec wins.
   t.expandStaged = u.expand == 1 || (u.expand == 0 && s.integer());
@@ -100,7 +100,7 @@ BfTiling bfTiling(const BeamformerSpec& s, const BfMma&) {
   t.times = u.blockTimes ? u.blockTimes : (t.beams / t.warpBeams == 1 ? 128 : 64);
   t.warpTimes = u.warpTimes ? u.warpTimes : std::min(32, t.times);
   if (t.warpTimes > t.times) t.warpTimes = t.times;
-  fillGrid(s, t);
+  bfFillGrid(s, t);
   // Automatic expansion: at staging unless the doubled sample rows would not fit the shared memory of a block.
   if (u.expand == 0 && t.sharedBytes(s.power) > kBfMaxShared) t.expandStaged = false, t.sampleStride = t.rowStride;
   return t;

@@ -50,6 +50,7 @@ struct BfTiling {
   int tilesPerRange = 1;           // time tiles a block loops over
   int windowsPerRange = 1;         // power: windows per block
   long long blocksPerBatch = 1;
+  bool wgmma = false;              // the sm_90a path (BeamformerWgmma.h): 8 warps of 8 samples x beams, a cp.async ring
   int receiversPerStage(const BfMma& m) const { return wordsPerStage * m.receiversPerWord; }
   int stageWords() const { return times * sampleStride + beams * rowStride; }  // one buffer: samples rows, then weights rows
   int sharedBytes(bool power) const { return stages * stageWords() * 4 + (power ? times * (beams + 1) * 4 : 0); }
@@ -63,6 +64,8 @@ int bfDefaultStages(const BeamformerSpec& s);
 // The spec's tuning where given, else the cost model's choice (the block beams that waste the fewest tensor-core
 // columns on M's tail while keeping tiles large; see BeamformerLayouts.cpp).
 BfTiling bfTiling(const BeamformerSpec& s, const BfMma& m);
+// blocksPerBatch, ranges, windows of a tiling whose block tile is set.
+void bfFillGrid(const BeamformerSpec& s, BfTiling& t);
 // Problems in a tuning (block not a whole number of warps, too many threads, shared memory, registers): path + message.
 std::vector<std::pair<std::string, std::string>> bfTilingProblems(const BeamformerSpec& s, const BfTiling& t);
 // Shared memory one block may use: the smallest opt-in limit of the architectures the plan runs on (sm_86 / sm_89: 99 KiB).

@@ -169,7 +169,12 @@ BeamformerSpec parseBeamformerSpec(const Json& root, const std::string& file) {
   if (root.contains("tuning")) {
     const Json& t = root["tuning"];
     rd.needObject(t, "/tuning");
-    rd.onlyKeys(t, "/tuning", {"block_times", "block_beams", "warp_times", "warp_beams", "stages", "min_blocks", "loads", "expand"});
+    rd.onlyKeys(t, "/tuning", {"block_times", "block_beams", "warp_times", "warp_beams", "stages", "min_blocks", "loads", "expand", "mma"});
+    if (t.contains("mma")) {
+      s.tuning.mma = rd.string(t["mma"], "/tuning/mma");
+      if (s.tuning.mma != "auto" && s.tuning.mma != "mma_sync" && s.tuning.mma != "wgmma")
+        rd.fail("/tuning/mma", fmt::format("'{}' (expected auto: wgmma on sm_90 where the spec allows it, mma_sync, or wgmma)", s.tuning.mma));
+    }
     if (t.contains("expand")) {
       const std::string e = rd.string(t["expand"], "/tuning/expand");
       if (e != "staged" && e != "registers")
@@ -192,7 +197,7 @@ BeamformerSpec parseBeamformerSpec(const Json& root, const std::string& file) {
     s.tuning.blockBeams = mult8("block_beams", 8, 512);
     s.tuning.warpTimes = mult8("warp_times", 8, 64);
     s.tuning.warpBeams = mult8("warp_beams", 8, 64);
-    if (t.contains("stages")) s.tuning.stages = static_cast<int>(rd.integer(t["stages"], "/tuning/stages", 1, 2));
+    if (t.contains("stages")) s.tuning.stages = static_cast<int>(rd.integer(t["stages"], "/tuning/stages", 1, 6));
     if (t.contains("min_blocks")) s.tuning.minBlocks = static_cast<int>(rd.integer(t["min_blocks"], "/tuning/min_blocks", 1, 4));
     if (s.tuning.blockTimes && s.tuning.warpTimes && s.tuning.blockTimes % s.tuning.warpTimes)
       rd.fail("/tuning/warp_times", fmt::format("block_times {} is not a multiple of warp_times {}", s.tuning.blockTimes, s.tuning.warpTimes));

@@ -42,6 +42,7 @@ struct BfTuning {
   int minBlocks = 0;
   bool wordLoads = false;  // "loads": "words": 32-bit global loads and shared stores only (A/B of the 16-byte chunks)
   int expand = 0;  // "expand": 1 "staged" (conj / swap of the samples once at staging), 2 "registers" (per MMA step), 0 auto (staged where it fits)
+  std::string mma = "auto";  // "mma": "auto" (wgmma on an sm_90 target where BeamformerWgmma.h allows it), "mma_sync", "wgmma"
 };
 
 struct BeamformerSpec {

@@ -1,0 +1,273 @@
+#include "generator/beamformer/BeamformerWgmma.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "generator/layout/FragmentTable.h"
+
+namespace warpforge {
+
+using namespace ast;
+
+namespace {
+
+int bytesPerReceiver(BfType t) { return t == BfType::CF16 ? 4 : t == BfType::CI8 ? 2 : 1; }
+
+// wgmma N for `beams`: f16 takes any multiple of 8 up to 256; s8 8, 16, 24 and multiples of 16 up to 256.
+int wgmmaN(const BeamformerSpec& s) {
+  int n = s.tuning.blockBeams ? s.tuning.blockBeams : static_cast<int>(std::min<long long>(256, (s.beams + 7) / 8 * 8));
+  if (s.integer() && n > 24) n = (n + 15) / 16 * 16;
+  return std::min(n, 256);
+}
+
+}  // namespace
+
+std::optional<std::string> bfWgmmaBlocker(const BeamformerSpec& s) {
+  if (s.tuning.mma == "mma_sync") return std::string("tuning.mma is \"mma_sync\"");
+  if (s.w.type == BfType::CI4) return std::string("ci4 weights (the weights go to shared memory as given: 8-bit or f16 only)");
+  if (s.in.planar || s.w.planar) return std::string("planar operands (the staging copies interleaved (re, im) rows as they are)");
+  if (s.tuning.warpTimes || s.tuning.warpBeams || s.tuning.expand || s.tuning.wordLoads || (s.tuning.blockTimes && s.tuning.blockTimes != 64))
+    return std::string("mma.sync tuning members (warp_times, warp_beams, expand, loads, block_times other than 64)");
+  if (s.tuning.blockBeams && s.integer() && s.tuning.blockBeams > 24 && s.tuning.blockBeams % 16)
+    return fmt::format("block_beams {}: s8 wgmma takes N = 8, 16, 24 or a multiple of 16", s.tuning.blockBeams);
+  if (s.tuning.blockBeams > 256) return fmt::format("block_beams {} (wgmma N is at most 256)", s.tuning.blockBeams);
+  for (int side = 0; side < 2; ++side) {
+    const BfOperand& o = side == 0 ? s.in : s.w;
+    const long long eb = bytesPerReceiver(o.type);
+    if (o.receiver != 1) return fmt::format("{} receiver stride {} (16-byte copies need contiguous receivers)", side ? "weights" : "samples", o.receiver);
+    for (long long st : {o.batch, o.channel, o.polarization, o.outer})
+      if (st * eb % 16) return fmt::format("a {} stride of {} B (16-byte copies need rows on 16-byte boundaries)", side ? "weights" : "samples", st * eb);
+  }
+  if (s.tuning.stages && s.tuning.stages < 3) return fmt::format("stages {} (the wgmma ring needs at least 3)", s.tuning.stages);
+  const BfWgmma w = bfWgmma(s);
+  if (w.sharedBytes > kBfWgmmaMaxShared) return fmt::format("{} B of shared memory at {} stages (at most {} B)", w.sharedBytes, w.stages, kBfWgmmaMaxShared);
+  return std::nullopt;
+}
+
+bool bfUsesWgmma(const BeamformerSpec& s, const std::string& arch) {
+  if (arch != "sm_90" && arch != "sm_90a") return false;
+  return !bfWgmmaBlocker(s);
+}
+
+BfWgmma bfWgmma(const BeamformerSpec& s) {
+  BfWgmma w;
+  w.n = wgmmaN(s);
+  w.weightBytes = bytesPerReceiver(s.w.type);
+  w.sampleBytes = bytesPerReceiver(s.in.type);
+  w.receiversPerStage = 128 / w.weightBytes;
+  w.receiversPerStep = s.integer() ? 16 : 8;
+  w.weightRegion = w.n * 128;
+  w.sampleRowBytes = w.receiversPerStage * w.sampleBytes;
+  w.sampleStride = w.sampleRowBytes + 16;
+  w.stageBytes = (w.weightRegion + 64 * w.sampleStride + 1023) / 1024 * 1024;
+  w.powerBytes = s.power ? 64 * (w.n + 1) * 4 : 0;
+  const int fixed = w.powerBytes + 1024;
+  if (s.tuning.stages) {
+    w.stages = s.tuning.stages;
+  } else {
+    // Four buffers (two in flight ahead of the one computed on) where they fit; three where four do not; small tiles
+    // keep room for two blocks per SM.
+    const int budget = w.n <= 128 ? kBfWgmmaMaxShared / 2 : kBfWgmmaMaxShared;
+    w.stages = std::clamp((budget - fixed) / w.stageBytes, 3, 4);
+  }
+  w.sharedBytes = fixed + w.stages * w.stageBytes;
+  return w;
+}
+
+BfTiling bfWgmmaTiling(const BeamformerSpec& s) {
+  const BfWgmma w = bfWgmma(s);
+  BfTiling t;
+  t.wgmma = true;
+  t.times = 64;
+  t.beams = w.n;
+  t.warpTimes = 8;
+  t.warpBeams = w.n;
+  t.stages = w.stages;
+  t.expandStaged = false;
+  bfFillGrid(s, t);
+  return t;
+}
+
+std::string bfWgmmaHelpers(const BeamformerSpec& s, int n) {
+  const bool f16 = !s.integer();
+  const int regs = n / 2;  // 64 x n accumulators over 128 threads
+  std::string ops, cons;
+  for (int i = 0; i < regs; ++i) {
+    ops += fmt::format("{}%{}", i ? ", " : "", i);
+    cons += fmt::format("{}\"{}\"(d[{}])", i ? ", " : "", f16 ? "+f" : "+r", i);
+  }
+  const std::string ins = f16 ? fmt::format("wgmma.mma_async.sync.aligned.m64n{}k16.f32.f16.f16", n) : fmt::format("wgmma.mma_async.sync.aligned.m64n{}k32.s32.s8.s8", n);
+  // A from registers: d, {a0..a3}, b-desc, scale-d[, imm-scale-a, imm-scale-b, imm-trans-b (f16 only; 0: B K-major)]
+  const std::string tail = f16 ? fmt::format("{{%{}, %{}, %{}, %{}}}, %{}, p, 1, 1, 0", regs, regs + 1, regs + 2, regs + 3, regs + 4)
+                               : fmt::format("{{%{}, %{}, %{}, %{}}}, %{}, p", regs, regs + 1, regs + 2, regs + 3, regs + 4);
+  return fmt::format(
+      "// cp.async of one 16-byte chunk, `bytes` (0..16) of it read and the rest zero-filled (tails of K, M and N).\n"
+      "static __device__ __forceinline__ void bf_cp_async16(unsigned dst, const void* src, int bytes) {{\n"
+      "  asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\" :: \"r\"(dst), \"l\"(src), \"r\"(bytes) : \"memory\");\n"
+      "}}\n"
+      "static __device__ __forceinline__ void bf_cp_commit() {{ asm volatile(\"cp.async.commit_group;\" ::: \"memory\"); }}\n"
+      "template <int N> static __device__ __forceinline__ void bf_cp_wait() {{ asm volatile(\"cp.async.wait_group %0;\" :: \"n\"(N) : \"memory\"); }}\n"
+      "// The ring's bytes written by cp.async (generic proxy) are read by wgmma (async proxy).\n"
+      "static __device__ __forceinline__ void bf_fence_async_smem() {{ asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\"); }}\n"
+      "static __device__ __forceinline__ void bf_wgmma_fence() {{ asm volatile(\"wgmma.fence.sync.aligned;\" ::: \"memory\"); }}\n"
+      "static __device__ __forceinline__ void bf_wgmma_commit() {{ asm volatile(\"wgmma.commit_group.sync.aligned;\" ::: \"memory\"); }}\n"
+      "template <int N> static __device__ __forceinline__ void bf_wgmma_wait() {{ asm volatile(\"wgmma.wait_group.sync.aligned %0;\" :: \"n\"(N) : \"memory\"); }}\n"
+      "static __device__ __forceinline__ wf_u32 bf_lds32(unsigned a) {{ wf_u32 v; asm volatile(\"ld.shared.u32 %0, [%1];\" : \"=r\"(v) : \"r\"(a) : \"memory\"); return v; }}\n"
+      "static __device__ __forceinline__ wf_u32 bf_lds16(unsigned a) {{ unsigned short v; asm volatile(\"ld.shared.u16 %0, [%1];\" : \"=h\"(v) : \"r\"(a) : \"memory\"); return v; }}\n"
+      "// Descriptor of K-major rows of 128 bytes with the 128-byte swizzle: start >> 4, leading offset 1 (unused), stride 1024 B\n"
+      "// between 8-row groups, layout type 1 (bits 62-63); the atoms are 1024-byte aligned (base offset 0).\n"
+      "static __device__ __forceinline__ unsigned long long bf_desc_sw128(unsigned addr) {{\n"
+      "  return (unsigned long long)((addr & 0x3ffff) >> 4) | (1ull << 16) | ((unsigned long long)(1024 >> 4) << 32) | (1ull << 62);\n"
+      "}}\n"
+      "// D (m64 x {1}) += A (this warpgroup's 64 rows, registers) B (descriptor).\n"
+      "static __device__ __forceinline__ void bf_wgmma({0} (&d)[{2}], wf_u32 a0, wf_u32 a1, wf_u32 a2, wf_u32 a3, unsigned long long b) {{\n"
+      "  asm volatile(\"{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{3}, 0;\\n{4} {{{5}}}, {6};\\n}}\\n\"\n"
+      "               : {7}\n"
+      "               : \"r\"(a0), \"r\"(a1), \"r\"(a2), \"r\"(a3), \"l\"(b), \"r\"(1) : \"memory\");\n"
+      "}}\n",
+      f16 ? "float" : "int", n, regs, regs + 5, ins, ops, tail, cons);
+}
+
+std::vector<NodePtr> emitWgmmaMainloop(const BeamformerSpec& s, const BfWgmma& w) {
+  const int S = w.stages, N = w.n;
+  const long long K = s.receivers;
+  const long long kt = (K + w.receiversPerStage - 1) / w.receiversPerStage;
+  const int wChunks = N * 8, sChunksPerRow = w.sampleRowBytes / 16, sChunks = 64 * sChunksPerRow;
+  const int rpcW = 16 / w.weightBytes, rpcS = 16 / w.sampleBytes;  // receivers per 16-byte chunk
+  std::vector<NodePtr> out;
+  out.push_back(comment(fmt::format("K loop: {} stages of {} receivers through a ring of {} buffers ({} B each: {} beams x 128 B swizzled, then 64 sample rows of {} B)",
+                                    kt, w.receiversPerStage, S, w.stageBytes, N, w.sampleStride)));
+  out.push_back(raw("const unsigned char* const w_src = w_a + wbase * " + std::to_string(w.weightBytes) + ";"));
+  out.push_back(raw("const unsigned char* const s_src = s_a + sbase * " + std::to_string(w.sampleBytes) + ";"));
+  // The fill of stage f into its buffer: weights rows (8 lanes per 128-byte row: coalesced reads, the swizzle spreads
+  // the 16-byte stores over all banks), then the sample rows.
+  auto copyLoop = [&](int chunks, std::vector<NodePtr> perChunk) {
+    std::vector<NodePtr> b;
+    b.push_back(raw("const int id = tid + q * 256;"));
+    if (chunks % 256) b.push_back(ifStmt(bin("<", var("id"), lit(chunks)), block(perChunk)));
+    else
+      for (auto& n : perChunk) b.push_back(n);
+    return std::vector<NodePtr>{raw("#pragma unroll"), forLoop(decl("int", "q", lit(0)), bin("<", var("q"), lit((chunks + 255) / 256)),
+                                                                assign(var("q"), lit(1), "+="), block(b))};
+  };
+  std::vector<NodePtr> fill;
+  fill.push_back(raw(fmt::format("const int kf = f * {};  // first receiver of the stage", w.receiversPerStage)));
+  fill.push_back(raw(fmt::format("const unsigned slot = bf_ring + (f % {}) * {}u;", S, w.stageBytes)));
+  for (auto& n : copyLoop(wChunks, {raw("const int n = id >> 3, ch = id & 7;  // beam row, 16-byte chunk"),
+                                    raw(fmt::format("const int k = kf + ch * {};", rpcW)),
+                                    raw(fmt::format("const int bytes = (m0 + n < {} && k < {}) ? min(16, ({} - k) * {}) : 0;", s.beams, K, K, w.weightBytes)),
+                                    raw(fmt::format("bf_cp_async16(slot + n * 128 + ((ch ^ (n & 7)) << 4), bytes ? w_src + ((long long)(m0 + n) * {} + k) * {} : w_src, bytes);",
+                                                    s.w.outer, w.weightBytes))}))
+    fill.push_back(n);
+  for (auto& n : copyLoop(sChunks, {raw(fmt::format("const int row = id / {}, ch = id % {};  // sample row, 16-byte chunk", sChunksPerRow, sChunksPerRow)),
+                                    raw("const long long t = t0 + row;"), raw(fmt::format("const int k = kf + ch * {};", rpcS)),
+                                    raw(fmt::format("const int bytes = (t < {} && k < {}) ? min(16, ({} - k) * {}) : 0;", s.samples, K, K, w.sampleBytes)),
+                                    raw(fmt::format("bf_cp_async16(slot + {} + row * {} + ch * 16, bytes ? s_src + (t * {} + k) * {} : s_src, bytes);", w.weightRegion,
+                                                    w.sampleStride, s.in.outer, w.sampleBytes))}))
+    fill.push_back(n);
+  auto fillIf = [&](const NodePtr& stage) {
+    return block({decl("const int", "f", stage), ifStmt(bin("<", var("f"), lit(kt)), block(fill)), raw("bf_cp_commit();  // one group per stage, empty past the end")});
+  };
+
+  // The buffers of the previous pol / tile may still be read by slower warps.
+  out.push_back(raw("__syncthreads();"));
+  out.push_back(raw("#pragma unroll 1"));
+  out.push_back(forLoop(decl("int", "pf", lit(0)), bin("<", var("pf"), lit(S - 2)), assign(var("pf"), lit(1), "+="), fillIf(var("pf"))));
+  // This thread's A words: row 8 warp + lane / 4 (time; the warpgroup's rows 16 w + 8 ReIm_out + that), words
+  // lane % 4 and lane % 4 + 4 of each k-step (k = 2 word (+1) of PTX's A fragment; the weights rows hold the same
+  // receivers at the same byte positions).
+  const int wordBytes = s.in.type == BfType::CI4 ? 2 : 4, stepBytes = w.receiversPerStep * w.sampleBytes;
+  out.push_back(raw(fmt::format("const unsigned a_off = {} + (warp * 8 + (lane >> 2)) * {} + (lane & 3) * {};", w.weightRegion, w.sampleStride, wordBytes)));
+
+  std::vector<NodePtr> st;
+  st.push_back(raw(fmt::format("bf_cp_wait<{}>();", S - 3)));
+  st.push_back(raw("bf_fence_async_smem();"));
+  st.push_back(raw("__syncthreads();  // stage kt landed for every thread; every warpgroup is done with stage kt - 2"));
+  st.push_back(fillIf(bin("+", var("kt"), lit(S - 2))));
+  st.push_back(raw(fmt::format("const unsigned slot = bf_ring + (kt % {}) * {}u;", S, w.stageBytes)));
+  const int steps = w.receiversPerStage / w.receiversPerStep;
+  for (int ks = 0; ks < steps; ++ks) {
+    for (int h = 0; h < 2; ++h) {
+      const int off = ks * stepBytes + h * stepBytes / 2;
+      std::string load = fmt::format("bf_lds{}(slot + a_off + {})", s.in.type == BfType::CI4 ? 16 : 32, off);
+      if (s.in.type == BfType::CI4) load = fmt::format("{}({})", s.in.ci4RealHigh ? "bf_widen2_hi" : "bf_widen2_lo", load);
+      if (s.in.type == BfType::CI8) load = fmt::format("bf_clamp8({})", load);
+      st.push_back(raw(fmt::format("const wf_u32 x{}_{} = {};", ks, h, load)));
+    }
+  }
+  st.push_back(raw("bf_wgmma_fence();"));
+  for (int ks = 0; ks < steps; ++ks)
+    st.push_back(raw(fmt::format("bf_wgmma(d, bf_conj(x{0}_0), bf_swap(x{0}_0), bf_conj(x{0}_1), bf_swap(x{0}_1), bf_desc_sw128(slot + {1}));", ks,
+                                 ks * 32)));
+  st.push_back(raw("bf_wgmma_commit();"));
+  st.push_back(raw("bf_wgmma_wait<1>();  // stage kt - 1 done: its buffer is free after the next barrier"));
+  out.push_back(raw("#pragma unroll 1"));
+  out.push_back(forLoop(decl("int", "kt", lit(0)), bin("<", var("kt"), lit(kt)), assign(var("kt"), lit(1), "+="), block(st)));
+  out.push_back(raw("bf_wgmma_wait<0>();"));
+  return out;
+}
+
+void bfWgmmaCheck(const BeamformerSpec& s, std::vector<BfIssue>& issues, std::vector<std::string>& proved, int mutate) {
+  const BfWgmma w = bfWgmma(s);
+  const bool f16 = !s.integer();
+  const MmaShape& sh = *findMmaShape(f16 ? "m16n8k16" : "m16n8k32", f16 ? "f16" : "s8");
+  const int stepBytes = w.receiversPerStep * w.sampleBytes, wordBytes = s.in.type == BfType::CI4 ? 2 : 4;
+  const int steps = w.receiversPerStage / w.receiversPerStep;
+  auto issue = [&](const std::string& m) { issues.push_back({"/tuning/mma", "wgmma path: " + m}); };
+  // B: the weights byte the descriptor of k-step ks reads for (beam n, k byte kb < 32): PTX's canonical
+  // 128-byte-swizzled K-major layout (8-row groups SBO = 1024 B apart, rows 128 B apart, the 16-byte chunk index
+  // XORed with the row's index in its group), inverted through the fill's placement -> (beam, stage byte).
+  auto bRead = [&](int n, int ks, int kb, int& beam, int& stageByte) {
+    const int logical = ks * 32 + (n / 8) * 1024 + (n % 8) * 128 + kb;
+    const int phys = logical ^ (((logical >> 7) & 7) << 4);
+    beam = phys / 128;
+    const int chunk = ((phys % 128) / 16) ^ (mutate == 1 ? 0 : beam & 7);
+    stageByte = chunk * 16 + phys % 16;
+  };
+  long long checked = 0;
+  std::vector<int> written(static_cast<std::size_t>(w.weightRegion), 0);
+  for (int n = 0; n < w.n; ++n)
+    for (int c = 0; c < 8; ++c)
+      for (int b = 0; b < 16; ++b) ++written[static_cast<std::size_t>(n * 128 + ((c ^ (mutate == 1 ? 0 : n & 7)) << 4) + b)];
+  if (std::any_of(written.begin(), written.end(), [](int v) { return v != 1; })) issue("the weights fill does not write every byte of its region once");
+  const int elemBytes = f16 ? 2 : 1;
+  for (int lane = 0; lane < 32; ++lane)
+    for (int reg = 0; reg < 4; ++reg)
+      for (int e = 0; e < (f16 ? 2 : 4); ++e) {
+        const auto [row, k] = sh.a.coord(Operand::A, lane, reg, e);
+        // The kernel: register reg = (conj, swap)[reg & 1] of word (lane % 4) + 4 (reg >> 1) of the k-step, row time lane / 4.
+        const int time = lane >> 2, reIm = mutate == 3 ? 1 - (reg & 1) : reg & 1, word = (lane & 3) + (mutate == 2 ? 1 : 4) * (reg >> 1);
+        if (row % 8 != time || row / 8 != reIm) {
+          issue(fmt::format("A lane {} register {} is row {} in PTX's fragment, the kernel's (time {}, ReIm_out {})", lane, reg, row, time, reIm));
+          continue;
+        }
+        for (int ks = 0; ks < steps; ++ks) {
+          // Sample: the word's receivers from the byte the kernel loads (widened ci4: word = two receivers of 2 bytes).
+          const int sByte = ks * stepBytes + word * wordBytes;
+          const int rcvA = sByte / w.sampleBytes + (f16 ? 0 : e / 2);
+          const int compIn = e % 2;  // element of the staged word before conj / swap: re, im
+          // conj: (re, -im); swap: (im, re): the sample component this element carries and its sign.
+          const int sComp = reIm == 0 ? compIn : 1 - compIn;
+          const int sign = (reIm == 0 && compIn == 1) ? -1 : 1;
+          for (int n = 0; n < w.n; ++n) {
+            int beam = 0, wb = 0;
+            bRead(n, ks, k * elemBytes, beam, wb);
+            const int rcvB = wb / w.weightBytes, wComp = (wb % w.weightBytes) / (w.weightBytes / 2);
+            if (beam != n) issue(fmt::format("B k-step {} beam {} k {} reads beam {}'s row", ks, n, k, beam));
+            if (rcvB != rcvA) issue(fmt::format("k-step {} k {}: A carries receiver {}, B receiver {}", ks, k, rcvA, rcvB));
+            // Re row: s_re w_re - s_im w_im; Im row: s_re w_im + s_im w_re.
+            const bool ok = reIm == 0 ? (sComp == wComp && sign == (sComp == 0 ? 1 : -1)) : (sComp != wComp && sign == 1);
+            if (!ok) issue(fmt::format("k-step {} k {} row {}: sample component {} (sign {}) times weight component {} is not a term of the complex product", ks, k,
+                                       row, sComp, sign, wComp));
+            ++checked;
+            if (issues.size() > 20) return;
+          }
+        }
+      }
+  proved.push_back(fmt::format("wgmma m64n{}{} (sm_90a): {} A elements x beams x k-steps read the sample and weight components of one term of the complex product "
+                               "(A per PTX's fragment table, B per the 128-byte-swizzled K-major layout through the descriptors); the weights fill writes each byte once",
+                               w.n, f16 ? "k16" : "k32", checked));
+}
+
+}  // namespace warpforge
