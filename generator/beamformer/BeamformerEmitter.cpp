@@ -547,7 +547,12 @@ BeamformerKernel emitBeamformer(const BeamformerSpec& s, const EmitTarget& targe
 }
 
 BeamformerKernel emitBeamformer(const BeamformerSpec& s, int minBlocks) { return emitBeamformerKernel(s, minBlocks, false); }
-BeamformerKernel emitBeamformerWgmma(const BeamformerSpec& s) { return emitBeamformerKernel(s, 1, true); }
+// Two blocks per SM where the tile's accumulators (N / 2 per thread) and the ring leave room for them.
+BeamformerKernel emitBeamformerWgmma(const BeamformerSpec& s) {
+  const BfWgmma w = bfWgmma(s);
+  if (s.tuning.minBlocks) return emitBeamformerKernel(s, s.tuning.minBlocks, true);
+  return emitBeamformerKernel(s, w.n <= 128 && 2 * w.sharedBytes <= kBfWgmmaMaxShared ? 2 : 1, true);
+}
 
 BeamformerKernel emitBeamformerKernel(const BeamformerSpec& s, int minBlocks, bool wgmma) {
   Ctx x{s, bfMma(s.in.type), {}, s.in.type == BfType::CF16};

@@ -72,6 +72,7 @@ BfWgmma bfWgmma(const BeamformerSpec& s) {
     w.stages = std::clamp((budget - fixed) / w.stageBytes, 3, 4);
   }
   w.sharedBytes = fixed + w.stages * w.stageBytes;
+  w.wait = s.tuning.wgmmaWait;
   return w;
 }
 
@@ -113,6 +114,9 @@ std::string bfWgmmaHelpers(const BeamformerSpec& s, int n) {
       "static __device__ __forceinline__ void bf_wgmma_fence() {{ asm volatile(\"wgmma.fence.sync.aligned;\" ::: \"memory\"); }}\n"
       "static __device__ __forceinline__ void bf_wgmma_commit() {{ asm volatile(\"wgmma.commit_group.sync.aligned;\" ::: \"memory\"); }}\n"
       "template <int N> static __device__ __forceinline__ void bf_wgmma_wait() {{ asm volatile(\"wgmma.wait_group.sync.aligned %0;\" :: \"n\"(N) : \"memory\"); }}\n"
+      "// The value stays in its register up to here (no move, no reuse): operands a wgmma in flight still reads / writes.\n"
+      "static __device__ __forceinline__ void bf_keep(wf_u32& r) {{ asm volatile(\"\" : \"+r\"(r) :: \"memory\"); }}\n"
+      "static __device__ __forceinline__ void bf_keepf({8}& r) {{ asm volatile(\"\" : \"+{9}\"(r) :: \"memory\"); }}\n"
       "static __device__ __forceinline__ wf_u32 bf_lds32(unsigned a) {{ wf_u32 v; asm volatile(\"ld.shared.u32 %0, [%1];\" : \"=r\"(v) : \"r\"(a) : \"memory\"); return v; }}\n"
       "static __device__ __forceinline__ wf_u32 bf_lds16(unsigned a) {{ unsigned short v; asm volatile(\"ld.shared.u16 %0, [%1];\" : \"=h\"(v) : \"r\"(a) : \"memory\"); return v; }}\n"
       "// Descriptor of K-major rows of 128 bytes with the 128-byte swizzle: start >> 4, leading offset 1 (unused), stride 1024 B\n"
@@ -126,7 +130,7 @@ std::string bfWgmmaHelpers(const BeamformerSpec& s, int n) {
       "               : {7}\n"
       "               : \"r\"(a0), \"r\"(a1), \"r\"(a2), \"r\"(a3), \"l\"(b), \"r\"(1) : \"memory\");\n"
       "}}\n",
-      f16 ? "float" : "int", n, regs, regs + 5, ins, ops, tail, cons);
+      f16 ? "float" : "int", n, regs, regs + 5, ins, ops, tail, cons, f16 ? "float" : "int", f16 ? "f" : "r");
 }
 
 std::vector<NodePtr> emitWgmmaMainloop(const BeamformerSpec& s, const BfWgmma& w) {
@@ -196,15 +200,32 @@ std::vector<NodePtr> emitWgmmaMainloop(const BeamformerSpec& s, const BfWgmma& w
       st.push_back(raw(fmt::format("const wf_u32 x{}_{} = {};", ks, h, load)));
     }
   }
+  // The A operands of this stage (4 registers per k-step), named so that the next iteration can hold them: a wgmma
+  // reads its A registers until it completes, so with one group left in flight (wait 1) the previous stage's A values
+  // stay live (and unmodified) until the wait that retires it (bf_keep: CUTLASS's warpgroup_fence_operand).
+  for (int ks = 0; ks < steps; ++ks)
+    for (int r = 0; r < 4; ++r)
+      st.push_back(raw(fmt::format("const wf_u32 a{}_{} = {}(x{}_{});", ks, r, r % 2 ? "bf_swap" : "bf_conj", ks, r / 2)));
   st.push_back(raw("bf_wgmma_fence();"));
   for (int ks = 0; ks < steps; ++ks)
-    st.push_back(raw(fmt::format("bf_wgmma(d, bf_conj(x{0}_0), bf_swap(x{0}_0), bf_conj(x{0}_1), bf_swap(x{0}_1), bf_desc_sw128(slot + {1}));", ks,
-                                 ks * 32)));
+    st.push_back(raw(fmt::format("bf_wgmma(d, a{0}_0, a{0}_1, a{0}_2, a{0}_3, bf_desc_sw128(slot + {1}));", ks, ks * 32)));
   st.push_back(raw("bf_wgmma_commit();"));
-  st.push_back(raw("bf_wgmma_wait<1>();  // stage kt - 1 done: its buffer is free after the next barrier"));
+  if (w.wait == 0) {
+    st.push_back(raw("bf_wgmma_wait<0>();  // tuning wgmma_wait 0: this stage done before the next one's A registers are loaded"));
+  } else {
+    st.push_back(raw("bf_wgmma_wait<1>();  // stage kt - 1 done: its buffer is free after the next barrier, its A registers now"));
+    for (int i = 0; i < 4 * steps; ++i) st.push_back(raw(fmt::format("bf_keep(a_prev[{}]);", i)));
+    for (int ks = 0; ks < steps; ++ks)
+      for (int r = 0; r < 4; ++r) st.push_back(raw(fmt::format("a_prev[{}] = a{}_{};", 4 * ks + r, ks, r)));
+  }
+  if (w.wait != 0) out.push_back(raw(fmt::format("wf_u32 a_prev[{}] = {{}};  // the A registers of the stage still in flight", 4 * steps)));
+  out.push_back(raw("#pragma unroll"));
+  out.push_back(raw(fmt::format("for (int z = 0; z < {}; ++z) bf_keepf(d[z]);  // the accumulators stay where the wgmmas write them", w.n / 2)));
   out.push_back(raw("#pragma unroll 1"));
   out.push_back(forLoop(decl("int", "kt", lit(0)), bin("<", var("kt"), lit(kt)), assign(var("kt"), lit(1), "+="), block(st)));
   out.push_back(raw("bf_wgmma_wait<0>();"));
+  out.push_back(raw("#pragma unroll"));
+  out.push_back(raw(fmt::format("for (int z = 0; z < {}; ++z) bf_keepf(d[z]);", w.n / 2)));
   return out;
 }
 

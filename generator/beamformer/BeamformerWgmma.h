@@ -30,6 +30,7 @@ struct BfWgmma {
   int stageBytes = 0;         // weightRegion + 64 x sampleStride (a multiple of 1024: swizzle atoms stay aligned)
   int powerBytes = 0;         // the |beam|^2 tile before the ring (power output)
   int sharedBytes = 0;        // powerBytes + 1024 (alignment slack) + stages x stageBytes
+  int wait = 1;               // wgmma groups left in flight at the end of a stage (tuning wgmma_wait: 1 or 0)
 };
 
 // Why the wgmma path cannot take this spec (operand format, strides, types, tuning), or nothing.
