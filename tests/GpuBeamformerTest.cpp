@@ -273,14 +273,14 @@ TEST_F(GpuBeamformer, WgmmaPathMatchesTheReference) {
       cases.push_back({makeSpec(K, M, N, st, f16 ? "cf16" : "ci8", out, extra), fmt::format("wgmma {} K={} (rows {}) M={} N={} {} stages {}", st, K, R, M, N, out, stages)});
       ++i;
     }
-  // 128-beam tiles, two blocks per SM (enough blocks that SMs hold two): the session-14 A/B found wrong sums there
-  // before the A registers of the stage in flight were kept live; both wait depths.
+  // 128-beam tiles, two blocks per SM (enough blocks that SMs hold two), and the 256-beam default: session 14's
+  // call 4 found wrong sums in these while a stage's wgmmas were left in flight across the next stage's A loads.
   for (const char* st : {"cf16", "ci4"})
-    for (int wait : {1, 0}) {
+    for (int beams : {128, 256}) {
       const bool f16 = std::string(st) == "cf16";
-      const std::string extra = fmt::format(R"(, "channels": 2, "tuning": {{"mma": "wgmma", "block_beams": 128, "wgmma_wait": {}}})", wait);
+      const std::string extra = fmt::format(R"(, "channels": 2, "tuning": {{"mma": "wgmma", "block_beams": {}}})", beams);
       const char* out = f16 ? R"({"kind": "beams", "type": "cf32"})" : R"({"kind": "power", "integrate": 16})";
-      cases.push_back({makeSpec(256, 512, 4096, st, f16 ? "cf16" : "ci8", out, extra), fmt::format("wgmma {} K=256 M=512 N=4096 block_beams 128 wgmma_wait {} {}", st, wait, out)});
+      cases.push_back({makeSpec(256, 512, 4096, st, f16 ? "cf16" : "ci8", out, extra), fmt::format("wgmma {} K=256 M=512 N=4096 block_beams {} {}", st, beams, out)});
     }
   std::vector<BeamformerSpec> specs;
   for (const auto& c : cases) specs.push_back(c.first);

@@ -327,6 +327,12 @@ class BeamformerFamilySpec final : public FamilySpec {
       other.tuning.stages = def == 3 ? 4 : 3;
       if (!bfWgmmaBlocker(other))
         v.push_back({fmt::format("wgmma, a ring of {} stages", other.tuning.stages), Generated{beamformerLaunchPlan(other, emitBeamformerWgmma(other))}, 0, 0});
+      if (bfWgmma(s_).n > 128) {  // smaller tiles, two blocks per SM: more warps to cover the ring's latency
+        BeamformerSpec half = s_;
+        half.tuning.blockBeams = 128;
+        if (!bfWgmmaBlocker(half))
+          v.push_back({"wgmma, 128-beam tiles", Generated{beamformerLaunchPlan(half, emitBeamformerWgmma(half))}, 0, 0});
+      }
     } else {
       // The other pipeline depth than the default's (what the default's choice of stages is worth).
       BeamformerSpec other = s_;

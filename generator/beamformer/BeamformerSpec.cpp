@@ -169,8 +169,7 @@ BeamformerSpec parseBeamformerSpec(const Json& root, const std::string& file) {
   if (root.contains("tuning")) {
     const Json& t = root["tuning"];
     rd.needObject(t, "/tuning");
-    rd.onlyKeys(t, "/tuning", {"block_times", "block_beams", "warp_times", "warp_beams", "stages", "min_blocks", "loads", "expand", "mma", "wgmma_wait"});
-    if (t.contains("wgmma_wait")) s.tuning.wgmmaWait = static_cast<int>(rd.integer(t["wgmma_wait"], "/tuning/wgmma_wait", 0, 1));
+    rd.onlyKeys(t, "/tuning", {"block_times", "block_beams", "warp_times", "warp_beams", "stages", "min_blocks", "loads", "expand", "mma"});
     if (t.contains("mma")) {
       s.tuning.mma = rd.string(t["mma"], "/tuning/mma");
       if (s.tuning.mma != "auto" && s.tuning.mma != "mma_sync" && s.tuning.mma != "wgmma")

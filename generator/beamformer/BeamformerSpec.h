@@ -42,7 +42,6 @@ struct BfTuning {
   int minBlocks = 0;
   bool wordLoads = false;  // "loads": "words": 32-bit global loads and shared stores only (A/B of the 16-byte chunks)
   int expand = 0;  // "expand": 1 "staged" (conj / swap of the samples once at staging), 2 "registers" (per MMA step), 0 auto (staged where it fits)
-  int wgmmaWait = 1;  // "wgmma_wait": wgmma groups left in flight at the end of a stage (1: overlap with the next stage; 0: none)
   std::string mma = "auto";  // "mma": "auto" (wgmma on an sm_90 target where BeamformerWgmma.h allows it), "mma_sync", "wgmma"
 };
 

@@ -72,7 +72,6 @@ BfWgmma bfWgmma(const BeamformerSpec& s) {
     w.stages = std::clamp((budget - fixed) / w.stageBytes, 3, 4);
   }
   w.sharedBytes = fixed + w.stages * w.stageBytes;
-  w.wait = s.tuning.wgmmaWait;
   return w;
 }
 
@@ -114,9 +113,6 @@ std::string bfWgmmaHelpers(const BeamformerSpec& s, int n) {
       "static __device__ __forceinline__ void bf_wgmma_fence() {{ asm volatile(\"wgmma.fence.sync.aligned;\" ::: \"memory\"); }}\n"
       "static __device__ __forceinline__ void bf_wgmma_commit() {{ asm volatile(\"wgmma.commit_group.sync.aligned;\" ::: \"memory\"); }}\n"
       "template <int N> static __device__ __forceinline__ void bf_wgmma_wait() {{ asm volatile(\"wgmma.wait_group.sync.aligned %0;\" :: \"n\"(N) : \"memory\"); }}\n"
-      "// The value stays in its register up to here (no move, no reuse): operands a wgmma in flight still reads / writes.\n"
-      "static __device__ __forceinline__ void bf_keep(wf_u32& r) {{ asm volatile(\"\" : \"+r\"(r) :: \"memory\"); }}\n"
-      "static __device__ __forceinline__ void bf_keepf({8}& r) {{ asm volatile(\"\" : \"+{9}\"(r) :: \"memory\"); }}\n"
       "static __device__ __forceinline__ wf_u32 bf_lds32(unsigned a) {{ wf_u32 v; asm volatile(\"ld.shared.u32 %0, [%1];\" : \"=r\"(v) : \"r\"(a) : \"memory\"); return v; }}\n"
       "static __device__ __forceinline__ wf_u32 bf_lds16(unsigned a) {{ unsigned short v; asm volatile(\"ld.shared.u16 %0, [%1];\" : \"=h\"(v) : \"r\"(a) : \"memory\"); return v; }}\n"
       "// Descriptor of K-major rows of 128 bytes with the 128-byte swizzle: start >> 4, leading offset 1 (unused), stride 1024 B\n"
@@ -130,7 +126,7 @@ std::string bfWgmmaHelpers(const BeamformerSpec& s, int n) {
       "               : {7}\n"
       "               : \"r\"(a0), \"r\"(a1), \"r\"(a2), \"r\"(a3), \"l\"(b), \"r\"(1) : \"memory\");\n"
       "}}\n",
-      f16 ? "float" : "int", n, regs, regs + 5, ins, ops, tail, cons, f16 ? "float" : "int", f16 ? "f" : "r");
+      f16 ? "float" : "int", n, regs, regs + 5, ins, ops, tail, cons);
 }
 
 std::vector<NodePtr> emitWgmmaMainloop(const BeamformerSpec& s, const BfWgmma& w) {
@@ -177,7 +173,7 @@ std::vector<NodePtr> emitWgmmaMainloop(const BeamformerSpec& s, const BfWgmma& w
   // The buffers of the previous pol / tile may still be read by slower warps.
   out.push_back(raw("__syncthreads();"));
   out.push_back(raw("#pragma unroll 1"));
-  out.push_back(forLoop(decl("int", "pf", lit(0)), bin("<", var("pf"), lit(S - 2)), assign(var("pf"), lit(1), "+="), fillIf(var("pf"))));
+  out.push_back(forLoop(decl("int", "pf", lit(0)), bin("<", var("pf"), lit(S - 1)), assign(var("pf"), lit(1), "+="), fillIf(var("pf"))));
   // This thread's A words: row 8 warp + lane / 4 (time; the warpgroup's rows 16 w + 8 ReIm_out + that), words
   // lane % 4 and lane % 4 + 4 of each k-step (k = 2 word (+1) of PTX's A fragment; the weights rows hold the same
   // receivers at the same byte positions).
@@ -185,10 +181,10 @@ std::vector<NodePtr> emitWgmmaMainloop(const BeamformerSpec& s, const BfWgmma& w
   out.push_back(raw(fmt::format("const unsigned a_off = {} + (warp * 8 + (lane >> 2)) * {} + (lane & 3) * {};", w.weightRegion, w.sampleStride, wordBytes)));
 
   std::vector<NodePtr> st;
-  st.push_back(raw(fmt::format("bf_cp_wait<{}>();", S - 3)));
+  st.push_back(raw(fmt::format("bf_cp_wait<{}>();  // groups of stages kt + 1 .. kt + {} may still be in flight", S - 2, S - 2)));
   st.push_back(raw("bf_fence_async_smem();"));
-  st.push_back(raw("__syncthreads();  // stage kt landed for every thread; every warpgroup is done with stage kt - 2"));
-  st.push_back(fillIf(bin("+", var("kt"), lit(S - 2))));
+  st.push_back(raw("__syncthreads();  // stage kt landed for every thread; every warpgroup is done with stage kt - 1"));
+  st.push_back(fillIf(bin("+", var("kt"), lit(S - 1))));  // into the buffer of stage kt - 1
   st.push_back(raw(fmt::format("const unsigned slot = bf_ring + (kt % {}) * {}u;", S, w.stageBytes)));
   const int steps = w.receiversPerStage / w.receiversPerStep;
   for (int ks = 0; ks < steps; ++ks) {
@@ -200,9 +196,10 @@ std::vector<NodePtr> emitWgmmaMainloop(const BeamformerSpec& s, const BfWgmma& w
       st.push_back(raw(fmt::format("const wf_u32 x{}_{} = {};", ks, h, load)));
     }
   }
-  // The A operands of this stage (4 registers per k-step), named so that the next iteration can hold them: a wgmma
-  // reads its A registers until it completes, so with one group left in flight (wait 1) the previous stage's A values
-  // stay live (and unmodified) until the wait that retires it (bf_keep: CUTLASS's warpgroup_fence_operand).
+  // The A operands of this stage (4 registers per k-step). A wgmma reads its A registers until it completes, so the
+  // stage's group is retired (wait 0) before the next stage loads new ones. Session 14 (call 4): leaving one group in
+  // flight (wait 1) gave wrong sums: ptxas reloaded the same physical registers for the next stage's A while the
+  // previous wgmmas still read them, with or without asm operand fences to keep the old values live.
   for (int ks = 0; ks < steps; ++ks)
     for (int r = 0; r < 4; ++r)
       st.push_back(raw(fmt::format("const wf_u32 a{}_{} = {}(x{}_{});", ks, r, r % 2 ? "bf_swap" : "bf_conj", ks, r / 2)));
@@ -210,22 +207,9 @@ std::vector<NodePtr> emitWgmmaMainloop(const BeamformerSpec& s, const BfWgmma& w
   for (int ks = 0; ks < steps; ++ks)
     st.push_back(raw(fmt::format("bf_wgmma(d, a{0}_0, a{0}_1, a{0}_2, a{0}_3, bf_desc_sw128(slot + {1}));", ks, ks * 32)));
   st.push_back(raw("bf_wgmma_commit();"));
-  if (w.wait == 0) {
-    st.push_back(raw("bf_wgmma_wait<0>();  // tuning wgmma_wait 0: this stage done before the next one's A registers are loaded"));
-  } else {
-    st.push_back(raw("bf_wgmma_wait<1>();  // stage kt - 1 done: its buffer is free after the next barrier, its A registers now"));
-    for (int i = 0; i < 4 * steps; ++i) st.push_back(raw(fmt::format("bf_keep(a_prev[{}]);", i)));
-    for (int ks = 0; ks < steps; ++ks)
-      for (int r = 0; r < 4; ++r) st.push_back(raw(fmt::format("a_prev[{}] = a{}_{};", 4 * ks + r, ks, r)));
-  }
-  if (w.wait != 0) out.push_back(raw(fmt::format("wf_u32 a_prev[{}] = {{}};  // the A registers of the stage still in flight", 4 * steps)));
-  out.push_back(raw("#pragma unroll"));
-  out.push_back(raw(fmt::format("for (int z = 0; z < {}; ++z) bf_keepf(d[z]);  // the accumulators stay where the wgmmas write them", w.n / 2)));
+  st.push_back(raw("bf_wgmma_wait<0>();  // this stage's wgmmas done: its A registers and, after the next barrier, its buffer are free"));
   out.push_back(raw("#pragma unroll 1"));
   out.push_back(forLoop(decl("int", "kt", lit(0)), bin("<", var("kt"), lit(kt)), assign(var("kt"), lit(1), "+="), block(st)));
-  out.push_back(raw("bf_wgmma_wait<0>();"));
-  out.push_back(raw("#pragma unroll"));
-  out.push_back(raw(fmt::format("for (int z = 0; z < {}; ++z) bf_keepf(d[z]);", w.n / 2)));
   return out;
 }
 

@@ -5,7 +5,8 @@
 //      conj(w), swap(w) (rows ReIm_out = 0, 1) as the mma.sync path does (ci4 widened, ci8 clamped there too);
 //   B  the weights as given, staged by cp.async into the 128-byte-swizzled K-major layout (one 128-byte row of
 //      receivers per beam and stage) that the descriptor names; no transform between global and shared memory;
-//   a ring of `stages` shared-memory buffers filled by cp.async `stages - 2` ahead of the wgmmas, one barrier per stage;
+//   a ring of `stages` shared-memory buffers filled by cp.async `stages - 1` ahead of the wgmmas, one barrier per stage, each stage's wgmmas retired before
+//   the next stage's A registers are loaded (see emitWgmmaMainloop);
 //   the accumulators are mma.sync's C fragments repeated over N / 8 column blocks, so the epilogue is the same code.
 #include <optional>
 #include <string>
@@ -30,7 +31,6 @@ struct BfWgmma {
   int stageBytes = 0;         // weightRegion + 64 x sampleStride (a multiple of 1024: swizzle atoms stay aligned)
   int powerBytes = 0;         // the |beam|^2 tile before the ring (power output)
   int sharedBytes = 0;        // powerBytes + 1024 (alignment slack) + stages x stageBytes
-  int wait = 1;               // wgmma groups left in flight at the end of a stage (tuning wgmma_wait: 1 or 0)
 };
 
 // Why the wgmma path cannot take this spec (operand format, strides, types, tuning), or nothing.

@@ -181,16 +181,25 @@ CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
         rd.fail("/tuning/times_per_stage", fmt::format("{} does not divide samples_per_call {}", s.tuning.timesPerStage, s.samples));
     }
   }
-  // Default tiles (measured on the H100, bench/correlator-notes.md): 128 rows (16 warps) for large arrays,
-  // where the fill per MMA halves; 64 rows (4 warps, more blocks per SM) below.
-  if (!s.tuning.receiversPerBlock) s.tuning.receiversPerBlock = (s.inputs() >= 768 ? 128 : 64) / P;
+  // Default tiles (H100, TCC's configurations, bench/RESULTS.md session 14, correlate kernel alone): 128 rows (the
+  // fill per MMA halves; wgmma on sm_90) from 128 inputs on where the call is long enough for the K loop to dominate
+  // (R = 64 / 80, T = 4096: 1.16x / 1.17x over 64 rows; R = 576: 1.04x) or from 768 inputs on; 64 rows (4 blocks per
+  // SM) for short calls of small arrays (MeerKAT 80 antennas, T = 256: 1.22x over 128 rows, session 9) and from 2048
+  // inputs on (R = 2048: 64 rows x 32 samples 1.15x over 128-row wgmma; the 268 MB input is 5x L2).
+  if (!s.tuning.receiversPerBlock) {
+    const long long n = s.inputs();
+    const bool big = n < 2048 && (n >= 768 || (n >= 128 && s.samples >= 1024));
+    s.tuning.receiversPerBlock = (big ? 128 : 64) / P;
+  }
   if (s.tuning.mma == "wgmma" && s.tuning.receiversPerBlock * P != 64 && s.tuning.receiversPerBlock * P != 128)
     rd.fail("/tuning/mma", fmt::format("wgmma needs tiles of 64 or 128 rows (this spec: {} receivers x {} polarizations per block side)", s.tuning.receiversPerBlock, P));
   if (!s.tuning.timesPerStage) {
     // The most samples per stage (up to 64) that divide the call and fit 99 KiB of shared memory (dynamic above
     // 48 KiB; every sm_80+ part has 99 KiB per block). Session 8 on the H100, R = 576 with 128-row tiles: 64 samples
     // per stage 1.01x (8-bit) and 1.09x (4-bit) over the 32 that the earlier 48 KiB limit left.
-    for (int ts = 64; ts >= step; ts /= 2)
+    // 64-row tiles take 32 (session 14: R = 64 / 80 / 576 / 2048 1.12x / 1.09x / 1.13x / 1.15x over 64: 4 blocks per SM, not 3).
+    const int most = s.tuning.receiversPerBlock * P == 64 ? 32 : 64;
+    for (int ts = most; ts >= step; ts /= 2)
       if (s.samples % ts == 0 && (correlatorSharedBytes(s.tuning.receiversPerBlock * P, ts, s.type) <= 99 * 1024 || ts == step)) {
         s.tuning.timesPerStage = ts;
         break;
