@@ -580,7 +580,8 @@ TEST(BeamformerWgmma, PathChoiceAndLayoutCheck) {
   const BeamformerSpec ok = spec(specJson(64, 300, 256, "ci4", "ci8", kCf32));
   EXPECT_TRUE(bfUsesWgmma(ok, "sm_90"));
   EXPECT_FALSE(bfUsesWgmma(ok, "sm_80"));
-  EXPECT_EQ(bfWgmma(ok).n, 256);
+  EXPECT_EQ(bfWgmma(ok).n, 128);  // default at most 128 beams per block (two blocks per SM)
+  EXPECT_EQ(bfWgmma(spec(specJson(64, 300, 256, "ci4", "ci8", kCf32, R"(, "tuning": {"block_beams": 256})"))).n, 256);
   EXPECT_EQ(bfWgmma(spec(specJson(64, 20, 256, "ci8", "ci8", kCf32))).n, 24);
   EXPECT_EQ(bfWgmma(spec(specJson(64, 40, 256, "ci8", "ci8", kCf32))).n, 48);    // s8: N a multiple of 16 above 24
   EXPECT_EQ(bfWgmma(spec(specJson(64, 40, 256, "cf16", "cf16", kCf32))).n, 40);  // f16: any multiple of 8
@@ -612,7 +613,7 @@ TEST(BeamformerWgmma, PathChoiceAndLayoutCheck) {
   const Generated g = makeBeamformerSpec(ok)->emit({"sm_90", &probe});
   EXPECT_TRUE(g.plan.sources[0].archSpecific);
   EXPECT_EQ(g.plan.onlyArch, 90);
-  EXPECT_NE(g.plan.sources[0].text.find("wgmma.mma_async.sync.aligned.m64n256k32.s32.s8.s8"), std::string::npos);
+  EXPECT_NE(g.plan.sources[0].text.find("wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8"), std::string::npos);
   EXPECT_FALSE(makeBeamformerSpec(ok)->emit({"sm_80", &probe}).plan.sources[0].archSpecific);
 }
 

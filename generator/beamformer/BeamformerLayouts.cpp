@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "generator/complexmma/ComplexMma.h"
+#include "generator/beamformer/BeamformerWgmma.h"
 #include "generator/emulate/Half.h"
 
 namespace warpforge {
@@ -199,42 +200,50 @@ BfConsistency bfConsistency(const BeamformerSpec& s, const BfMma* mma) {
   // 3. The store: blocks, warps, fragments and registers (C layout) with the predicate t < N, m < M write each
   //    (channel, pol, t, m, ReIm) once (power: each (t, m) contributes once per pol). Sizes beyond 2^22 components
   //    are checked with the same tiling on at most three tiles (plus one) per axis.
-  const BfTiling tl = bfTiling(s, m);
-  for (const auto& [path, msg] : bfTilingProblems(s, tl)) issue(path, msg);
-  const long long N = std::min<long long>(s.samples, 3 * tl.range + 1);
-  const long long M = std::min<long long>(s.beams, 3 * tl.beams + 1);
-  std::vector<unsigned char> writes(static_cast<std::size_t>(N * M * 2), 0);
-  auto bitValue = [](const Layout& l, const std::string& name, int lane, int reg) {
-    auto p = l.physOf(name);
-    if (!p) return 0;
-    return p->kind == PhysKind::T ? (lane >> p->index) & 1 : p->kind == PhysKind::R ? (reg >> p->index) & 1 : 0;
-  };
-  const long long ranges = (N + tl.range - 1) / tl.range, beamTiles = (M + tl.beams - 1) / tl.beams;
-  for (long long rg = 0; rg < ranges; ++rg)
-    for (int tile = 0; tile < tl.tilesPerRange; ++tile)
-      for (long long bt = 0; bt < beamTiles; ++bt)
-        for (int warp = 0; warp < tl.threads / 32; ++warp)
-          for (int fi = 0; fi < tl.warpTimes / 8; ++fi)
-            for (int fj = 0; fj < tl.warpBeams / 8; ++fj)
-              for (int lane = 0; lane < 32; ++lane)
-                for (int reg = 0; reg < 4; ++reg) {
-                  long long tIn = 0, mIn = 0;
-                  for (int k = 0; k < 3; ++k) tIn |= static_cast<long long>(bitValue(m.c, fmt::format("time{}", k), lane, reg)) << k;
-                  for (int k = 0; k < 3; ++k) mIn |= static_cast<long long>(bitValue(m.c, fmt::format("beam{}", k), lane, reg)) << k;
-                  const int reim = bitValue(m.c, "ReIm_out", lane, reg);
-                  const long long tLocal = static_cast<long long>(tile) * tl.times + (warp / tl.warpsM) * tl.warpTimes + fi * 8 + tIn;
-                  const long long t = rg * tl.range + tLocal;
-                  const long long mm = bt * tl.beams + (warp % tl.warpsM) * tl.warpBeams + fj * 8 + mIn;
-                  if (!(tLocal < tl.range && t < N && mm < M)) continue;  // the kernel's predicate
-                  ++writes[static_cast<std::size_t>((t * M + mm) * 2 + reim)];
-                  ++rep.storesChecked;
-                }
-  long long missing = 0, twice = 0;
-  for (auto w : writes) missing += w == 0, twice += w > 1;
-  if (missing || twice) issue("/tuning", fmt::format("the store leaves {} output components unwritten and writes {} more than once", missing, twice));
-  rep.proved.push_back(fmt::format("store: {} x {} block tiles ({} samples per block, {} x {} warps of {} x {}): all {} components of {} samples x {} beams written once{}",
-                                   tl.times, tl.beams, tl.range, tl.warpsT, tl.warpsM, tl.warpTimes, tl.warpBeams, writes.size(), N, M,
-                                   N != s.samples || M != s.beams ? " (checked on a smaller problem, same tiling)" : ""));
+  //    Both kernels' tilings where the spec has both: mma.sync's (sm_80 targets; not for "mma": "wgmma") and the sm_90
+  //    path's (8 warps of 8 samples x N beams; its problems are bfWgmmaBlocker's, reported by verify).
+  std::vector<BfTiling> tilings;
+  if (s.tuning.mma != "wgmma") {
+    tilings.push_back(bfTiling(s, m));
+    for (const auto& [path, msg] : bfTilingProblems(s, tilings.back())) issue(path, msg);
+  }
+  if (!mma && bfUsesWgmma(s, "sm_90")) tilings.push_back(bfWgmmaTiling(s));
+  for (const BfTiling& tl : tilings) {
+    const long long N = std::min<long long>(s.samples, 3 * tl.range + 1);
+    const long long M = std::min<long long>(s.beams, 3 * tl.beams + 1);
+    std::vector<unsigned char> writes(static_cast<std::size_t>(N * M * 2), 0);
+    auto bitValue = [](const Layout& l, const std::string& name, int lane, int reg) {
+      auto p = l.physOf(name);
+      if (!p) return 0;
+      return p->kind == PhysKind::T ? (lane >> p->index) & 1 : p->kind == PhysKind::R ? (reg >> p->index) & 1 : 0;
+    };
+    const long long ranges = (N + tl.range - 1) / tl.range, beamTiles = (M + tl.beams - 1) / tl.beams;
+    for (long long rg = 0; rg < ranges; ++rg)
+      for (int tile = 0; tile < tl.tilesPerRange; ++tile)
+        for (long long bt = 0; bt < beamTiles; ++bt)
+          for (int warp = 0; warp < tl.threads / 32; ++warp)
+            for (int fi = 0; fi < tl.warpTimes / 8; ++fi)
+              for (int fj = 0; fj < tl.warpBeams / 8; ++fj)
+                for (int lane = 0; lane < 32; ++lane)
+                  for (int reg = 0; reg < 4; ++reg) {
+                    long long tIn = 0, mIn = 0;
+                    for (int k = 0; k < 3; ++k) tIn |= static_cast<long long>(bitValue(m.c, fmt::format("time{}", k), lane, reg)) << k;
+                    for (int k = 0; k < 3; ++k) mIn |= static_cast<long long>(bitValue(m.c, fmt::format("beam{}", k), lane, reg)) << k;
+                    const int reim = bitValue(m.c, "ReIm_out", lane, reg);
+                    const long long tLocal = static_cast<long long>(tile) * tl.times + (warp / tl.warpsM) * tl.warpTimes + fi * 8 + tIn;
+                    const long long t = rg * tl.range + tLocal;
+                    const long long mm = bt * tl.beams + (warp % tl.warpsM) * tl.warpBeams + fj * 8 + mIn;
+                    if (!(tLocal < tl.range && t < N && mm < M)) continue;  // the kernel's predicate
+                    ++writes[static_cast<std::size_t>((t * M + mm) * 2 + reim)];
+                    ++rep.storesChecked;
+                  }
+    long long missing = 0, twice = 0;
+    for (auto w : writes) missing += w == 0, twice += w > 1;
+    if (missing || twice) issue("/tuning", fmt::format("the store leaves {} output components unwritten and writes {} more than once", missing, twice));
+    rep.proved.push_back(fmt::format("store: {} x {} block tiles ({} samples per block, {} x {} warps of {} x {}): all {} components of {} samples x {} beams written once{}",
+                                     tl.times, tl.beams, tl.range, tl.warpsT, tl.warpsM, tl.warpTimes, tl.warpBeams, writes.size(), N, M,
+                                     N != s.samples || M != s.beams ? " (checked on a smaller problem, same tiling)" : ""));
+  }
   return rep;
 }
 

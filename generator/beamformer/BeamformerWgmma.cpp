@@ -16,7 +16,9 @@ int bytesPerReceiver(BfType t) { return t == BfType::CF16 ? 4 : t == BfType::CI8
 
 // wgmma N for `beams`: f16 takes any multiple of 8 up to 256; s8 8, 16, 24 and multiples of 16 up to 256.
 int wgmmaN(const BeamformerSpec& s) {
-  int n = s.tuning.blockBeams ? s.tuning.blockBeams : static_cast<int>(std::min<long long>(256, (s.beams + 7) / 8 * 8));
+  // Default at most 128 (session 14, call 5: 128-beam tiles at two blocks per SM 1.14x (LOFAR) and 1.11x (FRB) over
+  // 256-beam tiles at one: the second block's wgmmas run while the first waits at its stage barrier).
+  int n = s.tuning.blockBeams ? s.tuning.blockBeams : static_cast<int>(std::min<long long>(128, (s.beams + 7) / 8 * 8));
   if (s.integer() && n > 24) n = (n + 15) / 16 * 16;
   return std::min(n, 256);
 }

@@ -182,14 +182,12 @@ CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
     }
   }
   // Default tiles (H100, TCC's configurations, bench/RESULTS.md session 14, correlate kernel alone): 128 rows (the
-  // fill per MMA halves; wgmma on sm_90) from 128 inputs on where the call is long enough for the K loop to dominate
-  // (R = 64 / 80, T = 4096: 1.16x / 1.17x over 64 rows; R = 576: 1.04x) or from 768 inputs on; 64 rows (4 blocks per
-  // SM) for short calls of small arrays (MeerKAT 80 antennas, T = 256: 1.22x over 128 rows, session 9) and from 2048
-  // inputs on (R = 2048: 64 rows x 32 samples 1.15x over 128-row wgmma; the 268 MB input is 5x L2).
+  // fill per MMA halves) for 768..2047 inputs (R = 576: 128-row wgmma 433 TOPS, 64 rows 415-418); 64 rows (more blocks
+  // per SM) below and above (R = 64 / 80: 128-row tiles 255-265 / 174-181 TOPS, 64-row 289-302 / 249-267; R = 2048:
+  // 128-row 365-373, 64-row 423-446).
   if (!s.tuning.receiversPerBlock) {
     const long long n = s.inputs();
-    const bool big = n < 2048 && (n >= 768 || (n >= 128 && s.samples >= 1024));
-    s.tuning.receiversPerBlock = (big ? 128 : 64) / P;
+    s.tuning.receiversPerBlock = (n >= 768 && n < 2048 ? 128 : 64) / P;
   }
   if (s.tuning.mma == "wgmma" && s.tuning.receiversPerBlock * P != 64 && s.tuning.receiversPerBlock * P != 128)
     rd.fail("/tuning/mma", fmt::format("wgmma needs tiles of 64 or 128 rows (this spec: {} receivers x {} polarizations per block side)", s.tuning.receiversPerBlock, P));
