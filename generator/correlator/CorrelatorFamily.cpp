@@ -172,12 +172,19 @@ class CorrelatorFamilySpec final : public FamilySpec {
     return v;
   }
 
-  std::string benchNotes(const std::vector<double>& variantMs, double, int) const override {
-    std::string o = fmt::format("op count (TCC's 8 R^2/2 P^2 C T): {:.4g} per batch entry\n", tccOps(s_));
+  std::string benchNotes(const std::vector<double>& variantMs, double clockKHz, int sms) const override {
+    // The roofline's compute side: dense tensor-core ops per SM per clock (H100 SXM: 1979 TOPS s8, 989 TFLOPS f16 at
+    // 1830 MHz; ci4 is widened to s8: Hopper has no int4 MMA), at this GPU's SMs and max clock.
+    const double peak = (s_.type == SampleType::CF16 ? 4096.0 : 8192.0) * sms * clockKHz * 1e3;
+    std::string o = fmt::format("op count (TCC's 8 R^2/2 P^2 C T): {:.4g} per batch entry; tensor-core peak (dense, {} ops/SM/clock x {} SMs x {:.0f} MHz): "
+                                "{:.0f} T{}OPS\n",
+                                tccOps(s_), s_.type == SampleType::CF16 ? 4096 : 8192, sms, clockKHz / 1e3, peak / 1e12, s_.type == SampleType::CF16 ? "FL" : "");
     const auto variants = benchVariants({});
     for (std::size_t i = 0; i < variantMs.size() && i < variants.size(); ++i)
       if (variants[i].name.rfind("reduce", 0) == 0) o += fmt::format("  {:<64} {:8.4f} ms  {:7.1f} GB/s of accumulators, visibilities\n", variants[i].name, variantMs[i], (s_.visibilities() * (s_.integer() ? 40.0 : 24.0)) / (variantMs[i] * 1e-3) / 1e9);
-      else o += fmt::format("  {:<64} {:8.4f} ms  {:7.1f} TOPS\n", variants[i].name, variantMs[i], tccOps(s_) / (variantMs[i] * 1e-3) / 1e12);
+      else
+        o += fmt::format("  {:<64} {:8.4f} ms  {:7.1f} TOPS {:5.1f}% of peak\n", variants[i].name, variantMs[i], tccOps(s_) / (variantMs[i] * 1e-3) / 1e12,
+                         peak > 0 ? 100.0 * tccOps(s_) / (variantMs[i] * 1e-3) / peak : 0.0);
     return o;
   }
 
