@@ -588,6 +588,14 @@ TEST(BeamformerWgmma, PathChoiceAndLayoutCheck) {
   EXPECT_TRUE(bfWgmmaBlocker(spec(specJson(40, 8, 64, "ci4", "ci8", kCf32))).has_value());  // 40-byte sample rows
   EXPECT_TRUE(bfWgmmaBlocker(spec(specJson(64, 8, 64, "ci8", "ci4", kCf32))).has_value());  // ci4 weights
   EXPECT_TRUE(bfWgmmaBlocker(spec(specJson(64, 8, 64, "ci8", "ci8", kCf32, R"(, "tuning": {"warp_times": 16})"))).has_value());
+  // min_blocks must leave a wgmma tile its accumulators (else mma.sync, as before the wgmma path existed).
+  EXPECT_TRUE(bfWgmmaBlocker(spec(specJson(64, 300, 256, "cf16", "cf16", kCf32, R"(, "tuning": {"min_blocks": 3})"))).has_value());
+  EXPECT_TRUE(bfWgmmaBlocker(spec(specJson(64, 96, 256, "ci4", "ci8", kCf32, R"(, "tuning": {"min_blocks": 4})"))).has_value());
+  EXPECT_FALSE(bfWgmmaBlocker(spec(specJson(64, 300, 256, "cf16", "cf16", kCf32, R"(, "tuning": {"min_blocks": 2})"))).has_value());
+  // The tuner offers the wgmma tiles and ring depths (marked "mma": "wgmma") beside the mma.sync tilings.
+  int wgmmaCands = 0;
+  for (const auto& c : bfTuneCandidates(ok)) wgmmaCands += c.tuning.mma == "wgmma";
+  EXPECT_GT(wgmmaCands, 3);
   try {
     makeBeamformerSpec(spec(specJson(64, 8, 64, "ci8", "ci4", kCf32, R"(, "tuning": {"mma": "wgmma"})")))->verify();
     ADD_FAILURE() << "\"mma\": \"wgmma\" with ci4 weights verified";

@@ -84,6 +84,14 @@ TEST_F(GpuCorrelator, OnePolarizationAndEveryTiling) {
         Check c = run(s, d, 3, fmt::format("R=97 P={} rows/block {} {}", pols, rows, type));
         EXPECT_TRUE(c.ok()) << c.detail;
       }
+  // 64-row tiles of long calls take wgmma on sm_90 by default (session 14), one polarization included.
+  for (int pols : {1, 2})
+    for (const char* type : {"ci8", "cf16"}) {
+      CorrelatorSpec s = makeSpec(97, type, pols == 1 ? "tcc" : "katgpucbf", pols, 2, 1024, seed % 2, 64);
+      TestData d = correlatorInputs(s, 2, 300 + seed++);
+      Check c = run(s, d, 2, fmt::format("R=97 P={} rows/block 64, 1024 samples {}", pols, type));
+      EXPECT_TRUE(c.ok()) << c.detail;
+    }
 }
 
 TEST_F(GpuCorrelator, GeneralStridesUseTheElementPath) {

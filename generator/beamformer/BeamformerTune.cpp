@@ -5,6 +5,7 @@
 #include "generator/beamformer/BeamformerEmitter.h"
 #include "generator/beamformer/BeamformerFamily.h"
 #include "generator/beamformer/BeamformerLayouts.h"
+#include "generator/beamformer/BeamformerWgmma.h"
 
 namespace warpforge {
 
@@ -30,6 +31,17 @@ Json members(const BfTiling& t, int minBlocks) {
 
 std::vector<BeamformerSpec> bfTuneCandidates(const BeamformerSpec& s) {
   std::vector<BeamformerSpec> out{s};
+  // The sm_90 kernel's tiles and ring depths (taken on sm_90 only; elsewhere they emit the mma.sync kernel as given).
+  if (!bfWgmmaBlocker(s))
+    for (int beams : {64, 128, 256})
+      for (int stages : {3, 4, 6}) {
+        BeamformerSpec c = s;
+        c.tuning.blockBeams = beams;
+        c.tuning.stages = stages;
+        c.tuning.mma = "wgmma";
+        if (beams >= s.beams + 64 || bfWgmmaBlocker(c) || (beams == bfWgmma(s).n && stages == bfWgmma(s).stages)) continue;
+        out.push_back(c);
+      }
   const BfMma m = bfMma(s.in.type);
   const long long mCap = (s.beams + 31) / 32 * 32 + 32;  // no block far wider than M
   // The spec's tile with each register budget (__launch_bounds__ min blocks 1, 2, 3).
@@ -60,7 +72,9 @@ std::vector<BeamformerSpec> bfTuneCandidates(const BeamformerSpec& s) {
 }
 
 std::optional<TuneOutcome> tuneBeamformer(const BeamformerSpec& s, TuneTimer& timer, const std::function<void(const TuneTrialReport&)>& onTrial) {
-  const std::vector<BeamformerSpec> cands = bfTuneCandidates(s);
+  std::vector<BeamformerSpec> cands;
+  for (const auto& c : bfTuneCandidates(s))
+    if (c.tuning.mma != "wgmma" || s.tuning.mma == "wgmma" || bfUsesWgmma(c, timer.arch())) cands.push_back(c);  // wgmma tiles on sm_90 only
   const BfMma m = bfMma(s.in.type);
   std::vector<Generated> plans;
   std::vector<std::size_t> which;
@@ -68,7 +82,10 @@ std::optional<TuneOutcome> tuneBeamformer(const BeamformerSpec& s, TuneTimer& ti
   std::vector<TuneTrialReport> reports(cands.size());
   for (std::size_t i = 0; i < cands.size(); ++i) {
     reports[i].stage = i == 0 ? "as given" : "tile";
-    reports[i].geometry = geometry(bfTiling(cands[i], m), cands[i].tuning.minBlocks);
+    reports[i].geometry = bfUsesWgmma(cands[i], timer.arch())
+                              ? fmt::format("wgmma: 64 samples x {} beams, a ring of {} stages, min blocks {}", bfWgmma(cands[i]).n, bfWgmma(cands[i]).stages,
+                                            cands[i].tuning.minBlocks ? std::to_string(cands[i].tuning.minBlocks) : "auto")
+                              : geometry(bfTiling(cands[i], m), cands[i].tuning.minBlocks);
     try {
       const BfConsistency c = bfConsistency(cands[i]);
       if (!c.issues.empty()) throw std::runtime_error(c.issues[0].path + ": " + c.issues[0].message);
@@ -94,7 +111,21 @@ std::optional<TuneOutcome> tuneBeamformer(const BeamformerSpec& s, TuneTimer& ti
   o.best = 0;
   for (std::size_t i = 0; i < o.trials.size(); ++i)
     if (o.trials[i].ms > 0 && o.trials[i].ms < o.trials[o.best].ms) o.best = i;
-  o.specMembers["tuning"] = members(bfTiling(cands[o.best], m), cands[o.best].tuning.minBlocks);
+  // Record what was timed: the wgmma kernel's members where the winner took that path on this GPU (its mma.sync
+  // tiling members would turn it off), else the mma.sync tiling.
+  const BeamformerSpec& win = cands[o.best];
+  if (bfUsesWgmma(win, timer.arch())) {
+    Json j = Json::object();
+    j["mma"] = "wgmma";
+    j["block_beams"] = bfWgmma(win).n;
+    j["stages"] = bfWgmma(win).stages;
+    if (win.tuning.minBlocks) j["min_blocks"] = win.tuning.minBlocks;
+    o.specMembers["tuning"] = j;
+  } else {
+    Json j = members(bfTiling(win, m), win.tuning.minBlocks);
+    j["mma"] = "mma_sync";
+    o.specMembers["tuning"] = j;
+  }
   return o;
 }
 

@@ -38,11 +38,19 @@ std::optional<std::string> bfWgmmaBlocker(const BeamformerSpec& s) {
     const BfOperand& o = side == 0 ? s.in : s.w;
     const long long eb = bytesPerReceiver(o.type);
     if (o.receiver != 1) return fmt::format("{} receiver stride {} (16-byte copies need contiguous receivers)", side ? "weights" : "samples", o.receiver);
-    for (long long st : {o.batch, o.channel, o.polarization, o.outer})
+    // Strides of axes with one entry are never applied (channels / pols of 1).
+    for (long long st : {o.batch, s.channels > 1 ? o.channel : 0LL, s.polarizations > 1 ? o.polarization : 0LL, o.outer})
       if (st * eb % 16) return fmt::format("a {} stride of {} B (16-byte copies need rows on 16-byte boundaries)", side ? "weights" : "samples", st * eb);
   }
   if (s.tuning.stages && s.tuning.stages < 3) return fmt::format("stages {} (the wgmma ring needs at least 3)", s.tuning.stages);
   const BfWgmma w = bfWgmma(s);
+  // A wgmma holds its n / 2 accumulators, 4 A registers and the descriptor at once: min_blocks must leave room for them
+  // (ptxas stops with "insufficient registers" otherwise; ~40 more for addresses and the loop).
+  if (s.tuning.minBlocks) {
+    const int regs = std::min(255, 65536 / (256 * s.tuning.minBlocks));
+    if (w.n / 2 + 40 > regs)
+      return fmt::format("min_blocks {} leaves {} registers per thread; a {}-beam wgmma tile needs about {}", s.tuning.minBlocks, regs, w.n, w.n / 2 + 40);
+  }
   if (w.sharedBytes > kBfWgmmaMaxShared) return fmt::format("{} B of shared memory at {} stages (at most {} B)", w.sharedBytes, w.stages, kBfWgmmaMaxShared);
   return std::nullopt;
 }
@@ -222,6 +230,12 @@ void bfWgmmaCheck(const BeamformerSpec& s, std::vector<BfIssue>& issues, std::ve
   const int stepBytes = w.receiversPerStep * w.sampleBytes, wordBytes = s.in.type == BfType::CI4 ? 2 : 4;
   const int steps = w.receiversPerStage / w.receiversPerStep;
   auto issue = [&](const std::string& m) { issues.push_back({"/tuning/mma", "wgmma path: " + m}); };
+  // The swizzle is relative to 1024-byte atoms: every buffer of the ring must start on one (the kernel rounds the
+  // ring's base up to 1024 and adds multiples of stageBytes), and the weights region is whole 8-row groups.
+  if (w.stageBytes % 1024 || w.weightRegion % 1024 || w.sampleStride % 16)
+    issue(fmt::format("stage {} B / weights region {} B not whole 1024-byte atoms, or sample rows of {} B not 16-byte aligned", w.stageBytes,
+                      w.weightRegion, w.sampleStride));
+  if (w.powerBytes + 1023 + w.stages * w.stageBytes > w.sharedBytes) issue("the ring does not fit the shared memory the plan asks for");
   // B: the weights byte the descriptor of k-step ks reads for (beam n, k byte kb < 32): PTX's canonical
   // 128-byte-swizzled K-major layout (8-row groups SBO = 1024 B apart, rows 128 B apart, the 16-byte chunk index
   // XORed with the row's index in its group), inverted through the fill's placement -> (beam, stage byte).
