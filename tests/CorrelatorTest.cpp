@@ -3,6 +3,7 @@
 // spec in specs/ verifies and compiles with NVRTC for sm_80 and sm_90 without spills.
 #include <gtest/gtest.h>
 
+#include "CudaOnCpu.h"
 #include "TestUtil.h"
 
 #include <cstring>
@@ -19,6 +20,7 @@
 #include "generator/correlator/CorrelatorPlan.h"
 #include "generator/correlator/ReduceEmitter.h"
 #include "warpforge/compiler.h"
+#include "warpforge/json.h"
 
 using namespace warpforge;
 
@@ -357,4 +359,47 @@ TEST(CorrelatorSpecs, MmaTuningRejectsWhatItCannotHonour) {
   EXPECT_TRUE(fs->emit({"sm_90", nullptr}).plan.onlyArch == 90);
   EXPECT_EQ(makeCorrelatorSpec(spec(specJson(80, "ci8", "tcc", 2, 2, 64, R"(, "tuning": {"mma": "mma_sync", "receivers_per_block": 64})")))
                 ->emit({"sm_90", nullptr}).plan.onlyArch, 0);
+}
+
+// The sm_80 plan (mma.sync with ldmatrix fragments, then the reduce) run on the CPU from its generated source, the
+// warp-wide instructions emulated as the PTX ISA defines them (tests/CudaOnCpu.h), against the exact int64
+// reference: every visibility, the accumulators left zero after a dump, the saturation count, the missing marker.
+TEST(CorrelatorKernels, MmaSyncPlanRunsOnTheCpuAndMatchesTheExactReference) {
+  if (std::system("c++ --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  struct Case {
+    std::string json, label;
+  };
+  const std::vector<Case> cases = {
+      {R"({"name": "cpu_c8", "family": "correlator", "receivers": 5, "polarizations": 2, "channels": 2, "samples_per_call": 64, "sample_type": "ci8",
+          "input": {"layout": "tcc"}, "conjugate": "r1", "polarization_order": "r2_r1"})", "ci8 tcc, R = 5"},
+      {R"({"name": "cpu_c4", "family": "correlator", "receivers": 19, "polarizations": 2, "channels": 1, "samples_per_call": 96, "sample_type": "ci4",
+          "input": {"layout": "katgpucbf"}})", "ci4 katgpucbf, R = 19"},
+      {R"({"name": "cpu_c8p1", "family": "correlator", "receivers": 40, "polarizations": 1, "channels": 1, "samples_per_call": 64, "sample_type": "ci8",
+          "input": {"layout": "katgpucbf"}, "tuning": {"receivers_per_block": 32}})", "ci8 one pol, R = 40, 32-row tiles"}};
+  for (const auto& c : cases) {
+    auto fs = correlatorFamily().parse(parseJsonText(c.json, "cpu.json"), "cpu.json");
+    const LaunchPlan plan = fs->emit({"sm_80", nullptr}).plan;
+    const long long batch = 2;
+    const TestData d = fs->randomInputs(batch, 4242);
+    std::map<std::string, std::vector<unsigned char>> mem;
+    for (const auto& b : plan.buffers) {
+      if (!b.aliasOf.empty()) continue;
+      if (b.role == BufferRole::Input) mem[b.name] = d.arrays.at(b.name);
+      else mem[b.name].assign(static_cast<std::size_t>(b.elements(batch, b.perBatchElems) * b.elementBytes), b.role == BufferRole::Output ? 0xff : 0);
+    }
+    for (const auto& k : plan.kernels) {
+      std::string src = plan.sources[k.source].text;
+      test::replaceBody(src, "void corr_ldsm4(unsigned a, wf_u32& r0, wf_u32& r1, wf_u32& r2, wf_u32& r3) {", "\n  wf_ldsm4(a, r0, r1, r2, r3);\n");
+      test::replaceBody(src, "void corr_mma_s8(int& d0, int& d1, int& d2, int& d3, wf_u32 a0, wf_u32 a1, wf_u32 a2, wf_u32 a3, wf_u32 b0, wf_u32 b1) {",
+                        "\n  wf_mma_s8(d0, d1, d2, d3, a0, a1, a2, a3, b0, b1);\n");
+      ASSERT_TRUE(test::runKernelOnCpu(src, k, mem, batch, ::testing::TempDir() + "/corr_cpu_" + fs->name(), {{"dump", 1}})) << c.label;
+    }
+    std::map<std::string, std::vector<unsigned char>> out;
+    for (const auto& b : plan.buffers)
+      if (b.role == BufferRole::Output) out[b.name] = mem.at(b.aliasOf.empty() ? b.name : b.aliasOf);
+    const Check ck = fs->check(d, out, batch);
+    std::printf("[correlator-cpu] %s: %s\n", c.label.c_str(), ck.detail.c_str());
+    EXPECT_TRUE(ck.ok()) << c.label << ": " << ck.detail;
+    EXPECT_EQ(ck.error, 0) << c.label;
+  }
 }

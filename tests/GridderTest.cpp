@@ -25,6 +25,8 @@
 
 #include <fmt/format.h>
 
+#include "CudaOnCpu.h"
+
 #include "generator/gridder/GridderBench.h"
 #include "generator/gridder/GridderCheck.h"
 #include "generator/gridder/GridderData.h"
@@ -442,97 +444,11 @@ TEST(GridderKernels, CompileForSm80WithoutSpills) {
 
 namespace {
 
-// CUDA as C++: shared arrays become statics (one block runs at a time; stale values from the block
-// before stay, so a read before the writes' barrier shows), __syncthreads a std::barrier, and
-// __sincosf an SFU model (argument scaled to revolutions in f32, result off by up to 2^-22.5).
-const char* kShim = R"(#include <algorithm>
-#include <atomic>
-#include <barrier>
-#include <cmath>
-#include <cstring>
-struct float2 { float x, y; };
-struct alignas(16) float4 { float x, y, z, w; };
-inline float2 make_float2(float a, float b) { return {a, b}; }
-inline float4 make_float4(float a, float b, float c, float d) { return {a, b, c, d}; }
-struct Dim { unsigned x = 0, y = 0, z = 0; };
-thread_local Dim threadIdx, blockIdx;
-thread_local std::barrier<>* wf_bar = nullptr;
-thread_local std::barrier<>* wf_warp = nullptr;  // this thread's warp: warp-wide instructions meet here
-extern "C" void wf_set(void* bar, void* warp, unsigned tx, unsigned bx) {
-  wf_bar = (std::barrier<>*)bar; wf_warp = (std::barrier<>*)warp; threadIdx.x = tx; blockIdx.x = bx;
-}
-inline void __syncthreads() { wf_bar->arrive_and_wait(); }
-inline float __uint_as_float(unsigned u) { float f; std::memcpy(&f, &u, 4); return f; }
-inline unsigned __float_as_uint(float f) { unsigned u; std::memcpy(&u, &f, 4); return u; }
-// Warp-wide instructions: each lane posts its registers, the warp meets, each lane reads what it needs, the warp meets again.
-static unsigned wf_posted[32][32][6];  // [warp][lane][register]
-inline float __shfl_xor_sync(unsigned, float v, int mask) {
-  const unsigned w = threadIdx.x >> 5, l = threadIdx.x & 31;
-  wf_posted[w][l][0] = __float_as_uint(v);
-  wf_warp->arrive_and_wait();
-  const float r = __uint_as_float(wf_posted[w][l ^ mask][0]);
-  wf_warp->arrive_and_wait();
-  return r;
-}
-// cvt.rna.tf32.f32: nearest, ties away from zero, to 10 mantissa bits.
-inline unsigned wf_cvt_rna_tf32(float x) { return (__float_as_uint(x) + 0x1000u) & 0xffffe000u; }
-// mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 as the PTX ISA lays out its fragments (g = lane / 4, t = lane % 4):
-// A a0 (g, t), a1 (g + 8, t), a2 (g, t + 4), a3 (g + 8, t + 4); B b0 (k t, n g), b1 (k t + 4, n g);
-// C c0 (g, 2t), c1 (g, 2t + 1), c2 (g + 8, 2t), c3 (g + 8, 2t + 1). Operands truncated to tf32, products and sum exact, then f32.
-inline void wf_mma_tf32(float4& c, unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0, unsigned b1) {
-  const unsigned w = threadIdx.x >> 5, l = threadIdx.x & 31;
-  const unsigned mine[6] = {a0, a1, a2, a3, b0, b1};
-  std::memcpy(wf_posted[w][l], mine, sizeof mine);
-  wf_warp->arrive_and_wait();
-  auto tf32 = [](unsigned u) { return (double)__uint_as_float(u & 0xffffe000u); };
-  auto A = [&](int row, int k) { return tf32(wf_posted[w][(row % 8) * 4 + k % 4][(row >= 8 ? 1 : 0) + (k >= 4 ? 2 : 0)]); };
-  auto B = [&](int k, int n) { return tf32(wf_posted[w][n * 4 + k % 4][4 + (k >= 4 ? 1 : 0)]); };
-  const int g = l / 4, t = l % 4;
-  float* out[4] = {&c.x, &c.y, &c.z, &c.w};
-  double r[4];
-  for (int i = 0; i < 4; ++i) {
-    const int row = g + (i >= 2 ? 8 : 0), col = 2 * t + (i & 1);
-    double s = *out[i];
-    for (int k = 0; k < 8; ++k) s += A(row, k) * B(k, col);
-    r[i] = s;
-  }
-  wf_warp->arrive_and_wait();
-  for (int i = 0; i < 4; ++i) *out[i] = (float)r[i];
-}
-inline void __sincosf(float x, float* s, float* c) {
-  const float r = (float)((double)x * (double)0.15915494f);
-  unsigned h; std::memcpy(&h, &x, 4); h *= 2654435761u;
-  const double e1 = ((h >> 8) / 16777216.0 - 0.5) * 3.5e-7, e2 = (((h * 7u) >> 8) / 16777216.0 - 0.5) * 3.5e-7;
-  *s = (float)(std::sin(2 * M_PI * r) + e1); *c = (float)(std::cos(2 * M_PI * r) + e2);
-}
-using std::isfinite;
-using std::min;
-inline float __int_as_float(int i) { float f; std::memcpy(&f, &i, 4); return f; }
-inline float atomicAdd(float* p, float v) { return std::atomic_ref<float>(*p).fetch_add(v); }
-#define __global__
-#define __device__
-#define __forceinline__ inline
-#define __shared__ static
-#define __align__(n) __attribute__((aligned(n)))
-#define __launch_bounds__(...)
-#define __restrict__ __restrict
-)";
-
-using u64 = unsigned long long;
-typedef void (*KernelFn)(u64, u64, u64, u64, u64, u64, u64, u64, u64, u64);
-typedef void (*SetFn)(void*, void*, unsigned, unsigned);
-
 // The tensor-core helpers' inline PTX (gr_tf32, gr_mma) replaced by the shim's emulation.
 std::string emulateInlinePtx(std::string src) {
-  auto body = [&](const std::string& signature, const std::string& with) {
-    const auto at = src.find(signature);
-    if (at == std::string::npos) return;
-    const auto from = at + signature.size(), to = src.find("\n}\n", from);
-    src.replace(from, to + 1 - from, with);
-  };
-  body("unsigned gr_tf32(float x) {", "\n  return wf_cvt_rna_tf32(x);\n");
-  body("void gr_mma(float4& c, unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0, unsigned b1) {", "\n  wf_mma_tf32(c, a0, a1, a2, a3, b0, b1);\n");
-  if (src.find("asm(") != std::string::npos) throw std::logic_error("generated kernel has inline PTX the CPU shim does not emulate");
+  test::replaceBody(src, "unsigned gr_tf32(float x) {", "\n  return wf_cvt_rna_tf32(x);\n");
+  test::replaceBody(src, "void gr_mma(float4& c, unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0, unsigned b1) {",
+                    "\n  wf_mma_tf32(c, a0, a1, a2, a3, b0, b1);\n");
   return src;
 }
 
@@ -568,49 +484,7 @@ std::map<std::string, std::vector<unsigned char>> runOnCpu(const GridderSpec& s,
       fftw_free(buf);
       continue;
     }
-    const std::string src = dir + "/" + k.name + ".cpp", so = dir + "/" + k.name + ".so";
-    {
-      std::ofstream f(src);
-      f << kShim << emulateInlinePtx(b.plan.sources[k.source].text);
-    }
-    const std::string cmd = "c++ -O1 -std=c++20 -fPIC -shared -w -o '" + so + "' '" + src + "' > '" + dir + "/log.txt' 2>&1";
-    if (std::system(cmd.c_str()) != 0) {
-      ADD_FAILURE() << "the host compiler rejected " << k.name << ": " << test::readFile(dir + "/log.txt");
-      return {};
-    }
-    void* h = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-      ADD_FAILURE() << "dlopen " << so << ": " << dlerror();
-      return {};
-    }
-    const KernelFn fn = reinterpret_cast<KernelFn>(dlsym(h, k.name.c_str()));
-    const SetFn set = reinterpret_cast<SetFn>(dlsym(h, "wf_set"));
-    if (!fn || !set || k.args.size() > 10) {
-      ADD_FAILURE() << "no kernel " << k.name << " in " << so;
-      return {};
-    }
-    // Pointers, int and long long arguments all travel in 64-bit integer slots (x86-64 and AArch64 ABIs).
-    u64 a[10] = {};
-    for (std::size_t i = 0; i < k.args.size(); ++i) {
-      const PlanArg& g = k.args[i];
-      if (g.kind == PlanArg::Kind::Buffer) a[i] = reinterpret_cast<u64>(mem.at(g.name).data());
-      else if (g.kind == PlanArg::Kind::Literal) a[i] = static_cast<u64>(g.value);
-      else if (g.kind == PlanArg::Kind::BatchTimes) a[i] = static_cast<u64>(batch * g.value);
-    }
-    const long long blocks = k.grid.blocks(batch, 1LL << 30);
-    for (long long bx = 0; bx < blocks; ++bx) {
-      std::barrier<> bar(k.blockX);
-      std::vector<std::unique_ptr<std::barrier<>>> warps;
-      for (int w = 0; w * 32 < k.blockX; ++w) warps.push_back(std::make_unique<std::barrier<>>(std::min(32, k.blockX - 32 * w)));
-      std::vector<std::thread> th;
-      for (int t = 0; t < k.blockX; ++t)
-        th.emplace_back([&, t] {
-          set(&bar, warps[t / 32].get(), static_cast<unsigned>(t), static_cast<unsigned>(bx));
-          fn(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9]);
-        });
-      for (auto& x : th) x.join();
-    }
-    dlclose(h);
+    if (!test::runKernelOnCpu(emulateInlinePtx(b.plan.sources[k.source].text), k, mem, batch, dir)) return {};
   }
   std::map<std::string, std::vector<unsigned char>> out;
   for (const auto& buf : b.plan.buffers)

@@ -1,0 +1,257 @@
+#pragma once
+// Generated CUDA run as C++ on the CPU, one std::thread per CUDA thread, blocks one after another: the test
+// families' way to run a plan's own kernels against the CPU reference without a GPU. The shim defines what the
+// kernels use (thread indices, __syncthreads as a barrier, shared arrays as statics, atomics), and emulates the
+// warp-wide instructions as the PTX ISA defines them (each lane posts its registers, the warp meets, each lane reads
+// what it needs): __shfl_xor_sync, __reduce_add_sync, ldmatrix .x4, mma.sync m16n8k8 tf32 and m16n8k32 s8.
+// Inline PTX left in a kernel is an error: the caller replaces each helper's body with the shim's function.
+#include <gtest/gtest.h>
+
+#include <dlfcn.h>
+
+#include <barrier>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "TestUtil.h"
+#include "warpforge/launch_plan.h"
+
+namespace warpforge::test {
+
+inline const char* cudaOnCpuShim() {
+  return R"(#include <algorithm>
+#include <atomic>
+#include <barrier>
+#include <cmath>
+#include <cstring>
+struct float2 { float x, y; };
+struct alignas(16) float4 { float x, y, z, w; };
+inline float2 make_float2(float a, float b) { return {a, b}; }
+inline float4 make_float4(float a, float b, float c, float d) { return {a, b, c, d}; }
+struct alignas(16) uint4 { unsigned x, y, z, w; };
+struct alignas(8) uint2 { unsigned x, y; };
+struct alignas(16) longlong2 { long long x, y; };
+struct alignas(8) int2 { int x, y; };
+inline longlong2 make_longlong2(long long a, long long b) { return {a, b}; }
+inline int2 make_int2(int a, int b) { return {a, b}; }
+inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
+inline uint4 make_uint4(unsigned a, unsigned b, unsigned c, unsigned d) { return {a, b, c, d}; }
+inline uint2 make_uint2(unsigned a, unsigned b) { return {a, b}; }
+template <class T> inline T __ldg(const T* p) { return *p; }
+struct Dim { unsigned x = 0, y = 0, z = 0; };
+thread_local Dim threadIdx, blockIdx;
+Dim gridDim;
+thread_local std::barrier<>* wf_bar = nullptr;
+thread_local std::barrier<>* wf_warp = nullptr;  // this thread's warp: warp-wide instructions meet here
+extern "C" void wf_set(void* bar, void* warp, unsigned tx, unsigned bx, unsigned gx) {
+  wf_bar = (std::barrier<>*)bar; wf_warp = (std::barrier<>*)warp; threadIdx.x = tx; blockIdx.x = bx; gridDim.x = gx;
+}
+inline void __syncthreads() { wf_bar->arrive_and_wait(); }
+inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+// __syncthreads_or: every thread adds its flag, the block meets twice (read between the meetings; reset after).
+static std::atomic<int> wf_or_count{0};
+inline int __syncthreads_or(int p) {
+  if (p) wf_or_count.fetch_add(1);
+  wf_bar->arrive_and_wait();
+  const int r = wf_or_count.load() != 0;
+  wf_bar->arrive_and_wait();
+  if (threadIdx.x == 0) wf_or_count.store(0);
+  wf_bar->arrive_and_wait();
+  return r;
+}
+// Shared addresses: a shared array's generic pointer minus the first one converted (one array per kernel), + 0x1000.
+thread_local char* wf_shared_base = nullptr;
+inline unsigned long long __cvta_generic_to_shared(const void* p) {
+  if (!wf_shared_base) wf_shared_base = (char*)p;
+  return (unsigned long long)((const char*)p - wf_shared_base) + 0x1000u;
+}
+inline void* wf_shared(unsigned a) { return wf_shared_base + (a - 0x1000u); }
+// __byte_perm(x, y, s): byte i of the result is byte (s >> 4 i) & 7 of the 8 bytes y:x.
+inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
+  const unsigned long long v = (unsigned long long)y << 32 | x;
+  unsigned r = 0;
+  for (int i = 0; i < 4; ++i) r |= (unsigned)((v >> (8 * ((s >> (4 * i)) & 7))) & 0xff) << (8 * i);
+  return r;
+}
+inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) { return std::atomic_ref<unsigned long long>(*p).fetch_add(v); }
+inline unsigned atomicAdd(unsigned* p, unsigned v) { return std::atomic_ref<unsigned>(*p).fetch_add(v); }
+inline unsigned long long atomicExch(unsigned long long* p, unsigned long long v) { return std::atomic_ref<unsigned long long>(*p).exchange(v); }
+inline unsigned atomicExch(unsigned* p, unsigned v) { return std::atomic_ref<unsigned>(*p).exchange(v); }
+inline float __uint_as_float(unsigned u) { float f; std::memcpy(&f, &u, 4); return f; }
+inline unsigned __float_as_uint(float f) { unsigned u; std::memcpy(&u, &f, 4); return u; }
+// Warp-wide instructions: each lane posts its registers, the warp meets, each lane reads what it needs, the warp meets again.
+static unsigned wf_posted[32][32][6];
+  // [warp][lane][register]
+inline float __shfl_xor_sync(unsigned, float v, int mask) {
+  const unsigned w = threadIdx.x >> 5, l = threadIdx.x & 31;
+  wf_posted[w][l][0] = __float_as_uint(v);
+  wf_warp->arrive_and_wait();
+  const float r = __uint_as_float(wf_posted[w][l ^ mask][0]);
+  wf_warp->arrive_and_wait();
+  return r;
+}
+inline unsigned __reduce_add_sync(unsigned, unsigned v) {
+  const unsigned w = threadIdx.x >> 5, l = threadIdx.x & 31;
+  wf_posted[w][l][0] = v;
+  wf_warp->arrive_and_wait();
+  unsigned s = 0;
+  for (int i = 0; i < 32; ++i) s += wf_posted[w][i][0];
+  wf_warp->arrive_and_wait();
+  return s;
+}
+// ldmatrix.sync.aligned.m8n8.x4.shared.b16: lane L gives the shared address of row L % 8 of matrix L / 8; register i
+// of lane l receives bytes 4 (l % 4) .. + 3 of row l / 4 of matrix i.
+inline void wf_ldsm4(unsigned a, unsigned& r0, unsigned& r1, unsigned& r2, unsigned& r3) {
+  const unsigned w = threadIdx.x >> 5, l = threadIdx.x & 31;
+  wf_posted[w][l][0] = a;
+  wf_warp->arrive_and_wait();
+  unsigned* r[4] = {&r0, &r1, &r2, &r3};
+  unsigned got[4];
+  for (int i = 0; i < 4; ++i) std::memcpy(&got[i], (char*)wf_shared(wf_posted[w][8 * i + l / 4][0]) + 4 * (l % 4), 4);
+  wf_warp->arrive_and_wait();
+  for (int i = 0; i < 4; ++i) *r[i] = got[i];
+}
+// mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 (g = lane / 4, t = lane % 4): A a0 (g, 4t..4t+3), a1 (g + 8, ..),
+// a2 (g, 16 + 4t..), a3 (g + 8, 16 + 4t..); B b0 (k 4t..4t+3, n g), b1 (k 16 + 4t.., n g); C as the f32 shapes. Exact.
+inline void wf_mma_s8(int& d0, int& d1, int& d2, int& d3, unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0, unsigned b1) {
+  const unsigned w = threadIdx.x >> 5, l = threadIdx.x & 31;
+  const unsigned mine[6] = {a0, a1, a2, a3, b0, b1};
+  std::memcpy(wf_posted[w][l], mine, sizeof mine);
+  wf_warp->arrive_and_wait();
+  auto byte = [](unsigned v, int i) { return (long long)(signed char)((v >> (8 * i)) & 0xff); };
+  auto A = [&](int row, int k) { return byte(wf_posted[w][(row % 8) * 4 + (k % 16) / 4][(row >= 8 ? 1 : 0) + (k >= 16 ? 2 : 0)], k % 4); };
+  auto B = [&](int k, int n) { return byte(wf_posted[w][n * 4 + (k % 16) / 4][4 + (k >= 16 ? 1 : 0)], k % 4); };
+  const int g = l / 4, t = l % 4;
+  int* out[4] = {&d0, &d1, &d2, &d3};
+  long long r[4];
+  for (int i = 0; i < 4; ++i) {
+    const int row = g + (i >= 2 ? 8 : 0), col = 2 * t + (i & 1);
+    long long s = *out[i];
+    for (int k = 0; k < 32; ++k) s += A(row, k) * B(k, col);
+    r[i] = s;
+  }
+  wf_warp->arrive_and_wait();
+  for (int i = 0; i < 4; ++i) *out[i] = (int)(unsigned)(unsigned long long)r[i];
+}
+// cvt.rna.tf32.f32: nearest, ties away from zero, to 10 mantissa bits.
+inline unsigned wf_cvt_rna_tf32(float x) { return (__float_as_uint(x) + 0x1000u) & 0xffffe000u; }
+// mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 as the PTX ISA lays out its fragments (g = lane / 4, t = lane % 4):
+// A a0 (g, t), a1 (g + 8, t), a2 (g, t + 4), a3 (g + 8, t + 4); B b0 (k t, n g), b1 (k t + 4, n g);
+// C c0 (g, 2t), c1 (g, 2t + 1), c2 (g + 8, 2t), c3 (g + 8, 2t + 1). Operands truncated to tf32, products and sum exact, then f32.
+inline void wf_mma_tf32(float4& c, unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0, unsigned b1) {
+  const unsigned w = threadIdx.x >> 5, l = threadIdx.x & 31;
+  const unsigned mine[6] = {a0, a1, a2, a3, b0, b1};
+  std::memcpy(wf_posted[w][l], mine, sizeof mine);
+  wf_warp->arrive_and_wait();
+  auto tf32 = [](unsigned u) { return (double)__uint_as_float(u & 0xffffe000u); };
+  auto A = [&](int row, int k) { return tf32(wf_posted[w][(row % 8) * 4 + k % 4][(row >= 8 ? 1 : 0) + (k >= 4 ? 2 : 0)]); };
+  auto B = [&](int k, int n) { return tf32(wf_posted[w][n * 4 + k % 4][4 + (k >= 4 ? 1 : 0)]); };
+  const int g = l / 4, t = l % 4;
+  float* out[4] = {&c.x, &c.y, &c.z, &c.w};
+  double r[4];
+  for (int i = 0; i < 4; ++i) {
+    const int row = g + (i >= 2 ? 8 : 0), col = 2 * t + (i & 1);
+    double s = *out[i];
+    for (int k = 0; k < 8; ++k) s += A(row, k) * B(k, col);
+    r[i] = s;
+  }
+  wf_warp->arrive_and_wait();
+  for (int i = 0; i < 4; ++i) *out[i] = (float)r[i];
+}
+inline void __sincosf(float x, float* s, float* c) {
+  const float r = (float)((double)x * (double)0.15915494f);
+  unsigned h; std::memcpy(&h, &x, 4); h *= 2654435761u;
+  const double e1 = ((h >> 8) / 16777216.0 - 0.5) * 3.5e-7, e2 = (((h * 7u) >> 8) / 16777216.0 - 0.5) * 3.5e-7;
+  *s = (float)(std::sin(2 * M_PI * r) + e1); *c = (float)(std::cos(2 * M_PI * r) + e2);
+}
+using std::isfinite;
+using std::min;
+using std::max;
+inline float __int_as_float(int i) { float f; std::memcpy(&f, &i, 4); return f; }
+inline float atomicAdd(float* p, float v) { return std::atomic_ref<float>(*p).fetch_add(v); }
+#define __global__
+#define __device__
+#define __forceinline__ inline
+#define __shared__ static
+#define __align__(n) __attribute__((aligned(n)))
+#define __launch_bounds__(...)
+#define __restrict__ __restrict
+)";
+}
+
+// The body of the device function whose definition starts with `signature` replaced by `with`.
+inline void replaceBody(std::string& src, const std::string& signature, const std::string& with) {
+  const auto at = src.find(signature);
+  if (at == std::string::npos) return;
+  const auto from = at + signature.size(), to = src.find("\n}\n", from);
+  src.replace(from, to + 1 - from, with);
+}
+
+// Compiles `source` (after the caller's replacements) with the host compiler and runs kernel `k` of a plan over its
+// grid, its arguments bound to `mem` (buffers by name) and `params` (the plan's parameters) as the plan says. False (with a test failure) where the host
+// compiler or the loader refuse it.
+inline bool runKernelOnCpu(const std::string& source, const PlanKernel& k, std::map<std::string, std::vector<unsigned char>>& mem, long long batch,
+                           const std::string& dir, const std::map<std::string, long long>& params = {}) {
+  using u64 = unsigned long long;
+  typedef void (*KernelFn)(u64, u64, u64, u64, u64, u64, u64, u64, u64, u64);
+  typedef void (*SetFn)(void*, void*, unsigned, unsigned, unsigned);
+  if (source.find("asm(") != std::string::npos || source.find("asm volatile(") != std::string::npos) {
+    ADD_FAILURE() << k.name << ": inline PTX the CPU shim does not emulate";
+    return false;
+  }
+  std::filesystem::create_directories(dir);
+  const std::string src = dir + "/" + k.name + ".cpp", so = dir + "/" + k.name + ".so";
+  {
+    std::ofstream f(src);
+    f << cudaOnCpuShim() << source;
+  }
+  const std::string cmd = "c++ -O1 -std=c++20 -fPIC -shared -w -o '" + so + "' '" + src + "' > '" + dir + "/log.txt' 2>&1";
+  if (std::system(cmd.c_str()) != 0) {
+    ADD_FAILURE() << "the host compiler rejected " << k.name << ": " << readFile(dir + "/log.txt");
+    return false;
+  }
+  void* h = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    ADD_FAILURE() << "dlopen " << so << ": " << dlerror();
+    return false;
+  }
+  const KernelFn fn = reinterpret_cast<KernelFn>(dlsym(h, k.name.c_str()));
+  const SetFn set = reinterpret_cast<SetFn>(dlsym(h, "wf_set"));
+  if (!fn || !set || k.args.size() > 10) {
+    ADD_FAILURE() << "no kernel " << k.name << " in " << so;
+    dlclose(h);
+    return false;
+  }
+  // Pointers, int and long long arguments all travel in 64-bit integer slots (x86-64 and AArch64 ABIs).
+  u64 a[10] = {};
+  for (std::size_t i = 0; i < k.args.size(); ++i) {
+    const PlanArg& g = k.args[i];
+    if (g.kind == PlanArg::Kind::Buffer) a[i] = reinterpret_cast<u64>(mem.at(g.name).data());
+    else if (g.kind == PlanArg::Kind::Literal) a[i] = static_cast<u64>(g.value);
+    else if (g.kind == PlanArg::Kind::BatchTimes) a[i] = static_cast<u64>(batch * g.value);
+    else if (g.kind == PlanArg::Kind::Param) a[i] = static_cast<u64>(params.at(g.name));
+  }
+  const long long blocks = k.grid.blocks(batch, 1LL << 30);
+  for (long long bx = 0; bx < blocks; ++bx) {
+    std::barrier<> bar(k.blockX);
+    std::vector<std::unique_ptr<std::barrier<>>> warps;
+    for (int w = 0; w * 32 < k.blockX; ++w) warps.push_back(std::make_unique<std::barrier<>>(std::min(32, k.blockX - 32 * w)));
+    std::vector<std::thread> th;
+    for (int t = 0; t < k.blockX; ++t)
+      th.emplace_back([&, t] {
+        set(&bar, warps[static_cast<std::size_t>(t / 32)].get(), static_cast<unsigned>(t), static_cast<unsigned>(bx), static_cast<unsigned>(blocks));
+        fn(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9]);
+      });
+    for (auto& x : th) x.join();
+  }
+  dlclose(h);
+  return true;
+}
+
+}  // namespace warpforge::test
