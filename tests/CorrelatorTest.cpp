@@ -363,7 +363,8 @@ TEST(CorrelatorSpecs, MmaTuningRejectsWhatItCannotHonour) {
 
 // The sm_80 plan (mma.sync with ldmatrix fragments, then the reduce) run on the CPU from its generated source, the
 // warp-wide instructions emulated as the PTX ISA defines them (tests/CudaOnCpu.h), against the exact int64
-// reference: every visibility, the accumulators left zero after a dump, the saturation count, the missing marker.
+// reference (integers; f16 against the double reference within the f32-accumulation bound): every visibility, the
+// accumulators left zero after a dump, the saturation count, the missing marker.
 TEST(CorrelatorKernels, MmaSyncPlanRunsOnTheCpuAndMatchesTheExactReference) {
   if (std::system("c++ --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
   struct Case {
@@ -375,7 +376,9 @@ TEST(CorrelatorKernels, MmaSyncPlanRunsOnTheCpuAndMatchesTheExactReference) {
       {R"({"name": "cpu_c4", "family": "correlator", "receivers": 19, "polarizations": 2, "channels": 1, "samples_per_call": 96, "sample_type": "ci4",
           "input": {"layout": "katgpucbf"}})", "ci4 katgpucbf, R = 19"},
       {R"({"name": "cpu_c8p1", "family": "correlator", "receivers": 40, "polarizations": 1, "channels": 1, "samples_per_call": 64, "sample_type": "ci8",
-          "input": {"layout": "katgpucbf"}, "tuning": {"receivers_per_block": 32}})", "ci8 one pol, R = 40, 32-row tiles"}};
+          "input": {"layout": "katgpucbf"}, "tuning": {"receivers_per_block": 32}})", "ci8 one pol, R = 40, 32-row tiles"},
+      {R"({"name": "cpu_h", "family": "correlator", "receivers": 7, "polarizations": 2, "channels": 1, "samples_per_call": 64, "sample_type": "cf16",
+          "input": {"layout": "tcc"}})", "cf16 tcc, R = 7"}};
   for (const auto& c : cases) {
     auto fs = correlatorFamily().parse(parseJsonText(c.json, "cpu.json"), "cpu.json");
     const LaunchPlan plan = fs->emit({"sm_80", nullptr}).plan;
@@ -392,6 +395,8 @@ TEST(CorrelatorKernels, MmaSyncPlanRunsOnTheCpuAndMatchesTheExactReference) {
       test::replaceBody(src, "void corr_ldsm4(unsigned a, wf_u32& r0, wf_u32& r1, wf_u32& r2, wf_u32& r3) {", "\n  wf_ldsm4(a, r0, r1, r2, r3);\n");
       test::replaceBody(src, "void corr_mma_s8(int& d0, int& d1, int& d2, int& d3, wf_u32 a0, wf_u32 a1, wf_u32 a2, wf_u32 a3, wf_u32 b0, wf_u32 b1) {",
                         "\n  wf_mma_s8(d0, d1, d2, d3, a0, a1, a2, a3, b0, b1);\n");
+      test::replaceBody(src, "void corr_mma_f16(float& d0, float& d1, float& d2, float& d3, wf_u32 a0, wf_u32 a1, wf_u32 a2, wf_u32 a3, wf_u32 b0, wf_u32 b1) {",
+                        "\n  wf_mma_f16(d0, d1, d2, d3, a0, a1, a2, a3, b0, b1);\n");
       ASSERT_TRUE(test::runKernelOnCpu(src, k, mem, batch, ::testing::TempDir() + "/corr_cpu_" + fs->name(), {{"dump", 1}})) << c.label;
     }
     std::map<std::string, std::vector<unsigned char>> out;
@@ -400,6 +405,6 @@ TEST(CorrelatorKernels, MmaSyncPlanRunsOnTheCpuAndMatchesTheExactReference) {
     const Check ck = fs->check(d, out, batch);
     std::printf("[correlator-cpu] %s: %s\n", c.label.c_str(), ck.detail.c_str());
     EXPECT_TRUE(ck.ok()) << c.label << ": " << ck.detail;
-    EXPECT_EQ(ck.error, 0) << c.label;
+    if (ck.exact) EXPECT_EQ(ck.error, 0) << c.label;
   }
 }

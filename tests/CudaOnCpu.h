@@ -3,7 +3,7 @@
 // families' way to run a plan's own kernels against the CPU reference without a GPU. The shim defines what the
 // kernels use (thread indices, __syncthreads as a barrier, shared arrays as statics, atomics), and emulates the
 // warp-wide instructions as the PTX ISA defines them (each lane posts its registers, the warp meets, each lane reads
-// what it needs): __shfl_xor_sync, __reduce_add_sync, ldmatrix .x4, mma.sync m16n8k8 tf32 and m16n8k32 s8.
+// what it needs): __shfl_xor_sync, __reduce_add_sync, ldmatrix .x4, mma.sync m16n8k8 tf32, m16n8k16 f16 and m16n8k32 s8.
 // Inline PTX left in a kernel is an error: the caller replaces each helper's body with the shim's function.
 #include <gtest/gtest.h>
 
@@ -139,6 +139,35 @@ inline void wf_mma_s8(int& d0, int& d1, int& d2, int& d3, unsigned a0, unsigned 
   wf_warp->arrive_and_wait();
   for (int i = 0; i < 4; ++i) *out[i] = (int)(unsigned)(unsigned long long)r[i];
 }
+// IEEE half bits -> double (exact).
+inline double wf_half(unsigned h) {
+  const int e = (h >> 10) & 31, m = h & 1023;
+  const double v = e == 0 ? std::ldexp((double)m, -24) : e == 31 ? (m ? NAN : INFINITY) : std::ldexp((double)(m | 1024), e - 25);
+  return (h & 0x8000) ? -v : v;
+}
+// mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32: A a0 (g, 2t..2t+1), a1 (g + 8, ..), a2 (g, 2t + 8..), a3 (g + 8, 2t + 8..);
+// B b0 (k 2t..2t+1, n g), b1 (k 2t + 8.., n g); C as m16n8k8. Products exact, the sum in double, then f32 (the hardware
+// rounds along the way: the tests bound the difference).
+inline void wf_mma_f16(float& d0, float& d1, float& d2, float& d3, unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0, unsigned b1) {
+  const unsigned w = threadIdx.x >> 5, l = threadIdx.x & 31;
+  const unsigned mine[6] = {a0, a1, a2, a3, b0, b1};
+  std::memcpy(wf_posted[w][l], mine, sizeof mine);
+  wf_warp->arrive_and_wait();
+  auto half = [](unsigned v, int i) { return wf_half((v >> (16 * i)) & 0xffff); };
+  auto A = [&](int row, int k) { return half(wf_posted[w][(row % 8) * 4 + (k % 8) / 2][(row >= 8 ? 1 : 0) + (k >= 8 ? 2 : 0)], k % 2); };
+  auto B = [&](int k, int n) { return half(wf_posted[w][n * 4 + (k % 8) / 2][4 + (k >= 8 ? 1 : 0)], k % 2); };
+  const int g = l / 4, t = l % 4;
+  float* out[4] = {&d0, &d1, &d2, &d3};
+  double r[4];
+  for (int i = 0; i < 4; ++i) {
+    const int row = g + (i >= 2 ? 8 : 0), col = 2 * t + (i & 1);
+    double s = *out[i];
+    for (int k = 0; k < 16; ++k) s += A(row, k) * B(k, col);
+    r[i] = s;
+  }
+  wf_warp->arrive_and_wait();
+  for (int i = 0; i < 4; ++i) *out[i] = (float)r[i];
+}
 // cvt.rna.tf32.f32: nearest, ties away from zero, to 10 mantissa bits.
 inline unsigned wf_cvt_rna_tf32(float x) { return (__float_as_uint(x) + 0x1000u) & 0xffffe000u; }
 // mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 as the PTX ISA lays out its fragments (g = lane / 4, t = lane % 4):
@@ -171,6 +200,8 @@ inline void __sincosf(float x, float* s, float* c) {
   *s = (float)(std::sin(2 * M_PI * r) + e1); *c = (float)(std::cos(2 * M_PI * r) + e2);
 }
 using std::isfinite;
+using std::isinf;
+using std::isnan;
 using std::min;
 using std::max;
 inline float __int_as_float(int i) { float f; std::memcpy(&f, &i, 4); return f; }
@@ -207,9 +238,17 @@ inline bool runKernelOnCpu(const std::string& source, const PlanKernel& k, std::
   }
   std::filesystem::create_directories(dir);
   const std::string src = dir + "/" + k.name + ".cpp", so = dir + "/" + k.name + ".so";
+  // Dynamic shared memory (`extern __shared__ T name[];`): a static array of the plan's bytes (elements of any size).
+  std::string text = source;
+  for (std::size_t at; (at = text.find("extern __shared__")) != std::string::npos;) {
+    const std::size_t open = text.find("[];", at);
+    if (open == std::string::npos) break;
+    text.replace(open, 3, "[" + std::to_string(k.sharedBytes + 16) + "];");
+    text.replace(at, 17, "static");
+  }
   {
     std::ofstream f(src);
-    f << cudaOnCpuShim() << source;
+    f << cudaOnCpuShim() << text;
   }
   const std::string cmd = "c++ -O1 -std=c++20 -fPIC -shared -w -o '" + so + "' '" + src + "' > '" + dir + "/log.txt' 2>&1";
   if (std::system(cmd.c_str()) != 0) {
