@@ -117,27 +117,34 @@ inline void wf_ldsm4(unsigned a, unsigned& r0, unsigned& r1, unsigned& r2, unsig
   wf_warp->arrive_and_wait();
   for (int i = 0; i < 4; ++i) *r[i] = got[i];
 }
-// mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 (g = lane / 4, t = lane % 4): A a0 (g, 4t..4t+3), a1 (g + 8, ..),
-// a2 (g, 16 + 4t..), a3 (g + 8, 16 + 4t..); B b0 (k 4t..4t+3, n g), b1 (k 16 + 4t.., n g); C as the f32 shapes. Exact.
-inline void wf_mma_s8(int& d0, int& d1, int& d2, int& d3, unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0, unsigned b1) {
+// mma.sync.aligned.m16n8kK.row.col (g = lane / 4, t = lane % 4, E = K / 8 elements per 32-bit register) as the PTX ISA
+// lays out its fragments: A a0 rows g, a1 rows g + 8 (k < K / 2), a2, a3 the same for k >= K / 2, each holding k = E t ..
+// E t + E - 1 (mod K / 2); B b0 (k < K / 2), b1 (k >= K / 2) of column g, the same k per lane; C c0 (g, 2t), c1 (g, 2t + 1),
+// c2 (g + 8, 2t), c3 (g + 8, 2t + 1). `value(word, e)` decodes element e of a register; products and sum in double.
+template <int K, class Value>
+inline void wf_mma_m16n8(double (&r)[4], const double (&c)[4], const unsigned (&mine)[6], Value value) {
+  constexpr int E = K / 8, H = K / 2;
   const unsigned w = threadIdx.x >> 5, l = threadIdx.x & 31;
-  const unsigned mine[6] = {a0, a1, a2, a3, b0, b1};
   std::memcpy(wf_posted[w][l], mine, sizeof mine);
   wf_warp->arrive_and_wait();
-  auto byte = [](unsigned v, int i) { return (long long)(signed char)((v >> (8 * i)) & 0xff); };
-  auto A = [&](int row, int k) { return byte(wf_posted[w][(row % 8) * 4 + (k % 16) / 4][(row >= 8 ? 1 : 0) + (k >= 16 ? 2 : 0)], k % 4); };
-  auto B = [&](int k, int n) { return byte(wf_posted[w][n * 4 + (k % 16) / 4][4 + (k >= 16 ? 1 : 0)], k % 4); };
+  auto A = [&](int row, int k) { return value(wf_posted[w][(row % 8) * 4 + (k % H) / E][(row >= 8 ? 1 : 0) + (k >= H ? 2 : 0)], k % E); };
+  auto B = [&](int k, int n) { return value(wf_posted[w][n * 4 + (k % H) / E][4 + (k >= H ? 1 : 0)], k % E); };
   const int g = l / 4, t = l % 4;
-  int* out[4] = {&d0, &d1, &d2, &d3};
-  long long r[4];
   for (int i = 0; i < 4; ++i) {
     const int row = g + (i >= 2 ? 8 : 0), col = 2 * t + (i & 1);
-    long long s = *out[i];
-    for (int k = 0; k < 32; ++k) s += A(row, k) * B(k, col);
+    double s = c[i];
+    for (int k = 0; k < K; ++k) s += A(row, k) * B(k, col);
     r[i] = s;
   }
   wf_warp->arrive_and_wait();
-  for (int i = 0; i < 4; ++i) *out[i] = (int)(unsigned)(unsigned long long)r[i];
+}
+// cvt.rna.tf32.f32: nearest, ties away from zero, to 10 mantissa bits.
+inline unsigned wf_cvt_rna_tf32(float x) { return (__float_as_uint(x) + 0x1000u) & 0xffffe000u; }
+// m16n8k8 tf32 -> f32: operands truncated to tf32, the sum exact, then f32.
+inline void wf_mma_tf32(float4& c, unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0, unsigned b1) {
+  double r[4];
+  wf_mma_m16n8<8>(r, {c.x, c.y, c.z, c.w}, {a0, a1, a2, a3, b0, b1}, [](unsigned u, int) { return (double)__uint_as_float(u & 0xffffe000u); });
+  c = {(float)r[0], (float)r[1], (float)r[2], (float)r[3]};
 }
 // IEEE half bits -> double (exact).
 inline double wf_half(unsigned h) {
@@ -145,53 +152,19 @@ inline double wf_half(unsigned h) {
   const double v = e == 0 ? std::ldexp((double)m, -24) : e == 31 ? (m ? NAN : INFINITY) : std::ldexp((double)(m | 1024), e - 25);
   return (h & 0x8000) ? -v : v;
 }
-// mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32: A a0 (g, 2t..2t+1), a1 (g + 8, ..), a2 (g, 2t + 8..), a3 (g + 8, 2t + 8..);
-// B b0 (k 2t..2t+1, n g), b1 (k 2t + 8.., n g); C as m16n8k8. Products exact, the sum in double, then f32 (the hardware
-// rounds along the way: the tests bound the difference).
+// m16n8k16 f16 -> f32 (the hardware rounds along the way: the tests bound the difference).
 inline void wf_mma_f16(float& d0, float& d1, float& d2, float& d3, unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0, unsigned b1) {
-  const unsigned w = threadIdx.x >> 5, l = threadIdx.x & 31;
-  const unsigned mine[6] = {a0, a1, a2, a3, b0, b1};
-  std::memcpy(wf_posted[w][l], mine, sizeof mine);
-  wf_warp->arrive_and_wait();
-  auto half = [](unsigned v, int i) { return wf_half((v >> (16 * i)) & 0xffff); };
-  auto A = [&](int row, int k) { return half(wf_posted[w][(row % 8) * 4 + (k % 8) / 2][(row >= 8 ? 1 : 0) + (k >= 8 ? 2 : 0)], k % 2); };
-  auto B = [&](int k, int n) { return half(wf_posted[w][n * 4 + (k % 8) / 2][4 + (k >= 8 ? 1 : 0)], k % 2); };
-  const int g = l / 4, t = l % 4;
-  float* out[4] = {&d0, &d1, &d2, &d3};
   double r[4];
-  for (int i = 0; i < 4; ++i) {
-    const int row = g + (i >= 2 ? 8 : 0), col = 2 * t + (i & 1);
-    double s = *out[i];
-    for (int k = 0; k < 16; ++k) s += A(row, k) * B(k, col);
-    r[i] = s;
-  }
-  wf_warp->arrive_and_wait();
-  for (int i = 0; i < 4; ++i) *out[i] = (float)r[i];
+  wf_mma_m16n8<16>(r, {d0, d1, d2, d3}, {a0, a1, a2, a3, b0, b1}, [](unsigned u, int e) { return wf_half((u >> (16 * e)) & 0xffff); });
+  d0 = (float)r[0], d1 = (float)r[1], d2 = (float)r[2], d3 = (float)r[3];
 }
-// cvt.rna.tf32.f32: nearest, ties away from zero, to 10 mantissa bits.
-inline unsigned wf_cvt_rna_tf32(float x) { return (__float_as_uint(x) + 0x1000u) & 0xffffe000u; }
-// mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 as the PTX ISA lays out its fragments (g = lane / 4, t = lane % 4):
-// A a0 (g, t), a1 (g + 8, t), a2 (g, t + 4), a3 (g + 8, t + 4); B b0 (k t, n g), b1 (k t + 4, n g);
-// C c0 (g, 2t), c1 (g, 2t + 1), c2 (g + 8, 2t), c3 (g + 8, 2t + 1). Operands truncated to tf32, products and sum exact, then f32.
-inline void wf_mma_tf32(float4& c, unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0, unsigned b1) {
-  const unsigned w = threadIdx.x >> 5, l = threadIdx.x & 31;
-  const unsigned mine[6] = {a0, a1, a2, a3, b0, b1};
-  std::memcpy(wf_posted[w][l], mine, sizeof mine);
-  wf_warp->arrive_and_wait();
-  auto tf32 = [](unsigned u) { return (double)__uint_as_float(u & 0xffffe000u); };
-  auto A = [&](int row, int k) { return tf32(wf_posted[w][(row % 8) * 4 + k % 4][(row >= 8 ? 1 : 0) + (k >= 4 ? 2 : 0)]); };
-  auto B = [&](int k, int n) { return tf32(wf_posted[w][n * 4 + k % 4][4 + (k >= 4 ? 1 : 0)]); };
-  const int g = l / 4, t = l % 4;
-  float* out[4] = {&c.x, &c.y, &c.z, &c.w};
+// m16n8k32 s8 -> s32: exact (int32 wrap as the hardware's).
+inline void wf_mma_s8(int& d0, int& d1, int& d2, int& d3, unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0, unsigned b1) {
   double r[4];
-  for (int i = 0; i < 4; ++i) {
-    const int row = g + (i >= 2 ? 8 : 0), col = 2 * t + (i & 1);
-    double s = *out[i];
-    for (int k = 0; k < 8; ++k) s += A(row, k) * B(k, col);
-    r[i] = s;
-  }
-  wf_warp->arrive_and_wait();
-  for (int i = 0; i < 4; ++i) *out[i] = (float)r[i];
+  wf_mma_m16n8<32>(r, {(double)d0, (double)d1, (double)d2, (double)d3}, {a0, a1, a2, a3, b0, b1},
+                   [](unsigned u, int e) { return (double)(signed char)((u >> (8 * e)) & 0xff); });
+  int* out[4] = {&d0, &d1, &d2, &d3};
+  for (int i = 0; i < 4; ++i) *out[i] = (int)(unsigned)(unsigned long long)(long long)r[i];
 }
 inline void __sincosf(float x, float* s, float* c) {
   const float r = (float)((double)x * (double)0.15915494f);
