@@ -10,6 +10,12 @@ namespace warpforge::cmma {
 
 using namespace ast;
 
+std::string sm90aGuard() {
+  return "#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)\n"
+         "#error \"generated for sm_90a (wgmma): build with -gencode arch=compute_90a,code=sm_90a (nvcc) or --gpu-architecture=sm_90a (NVRTC)\"\n"
+         "#endif\n";
+}
+
 Layout layoutText(const std::string& text) {
   std::vector<Layout::Entry> entries;
   std::stringstream groups(text);

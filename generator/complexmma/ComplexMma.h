@@ -38,6 +38,8 @@ int regField(const Layout& l, const std::vector<std::string>& names, int reg);
 std::vector<std::string> bitNames(const std::string& prefix, int from, int count);
 
 // Device helpers (static __device__ __forceinline__), named prefix + the names above; they use the typedef
+// The preprocessor guard of a source that uses sm_90a-only instructions (wgmma): an error naming the target to build for.
+std::string sm90aGuard();
 // `wf_u32` (typedefU32() prints it once per source).
 ast::NodePtr typedefU32();
 ast::NodePtr clampFn(const std::string& prefix, int bits);                 // prefix + "clamp8" / "clamp4"

@@ -627,10 +627,7 @@ CorrelatorKernels emitCorrelator(const CorrelatorSpec& s, bool wgmma, bool cpAsy
       k.correlateName, s.receivers, s.polarizations, s.channels, s.samples, sampleTypeName(s.type), s.input.layout, rows, rows,
       wgmma ? fmt::format("{} warpgroups of wgmma m64n{} (sm_90a)", rows / 64, 2 * rows) : fmt::format("{} warps of 32 x 32 (mma.sync)", x.t.warpsI * x.t.warpsJ),
       x.ts, loadPathName(x.path), ring ? fmt::format(", cp.async ring of {} stages", ring) : "");
-  if (wgmma)
-    head += "#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)\n"
-            "#error \"generated for sm_90a (wgmma): build with -gencode arch=compute_90a,code=sm_90a (nvcc) or --gpu-architecture=sm_90a (NVRTC)\"\n"
-            "#endif\n";
+  if (wgmma) head += cmma::sm90aGuard();
   k.correlateSource = head + correlatorDeviceHelpers(s.type, wgmma ? 2 * rows : 0) + print(foldConstants(fn));
   k.wgmma = wgmma;
   k.reduceSource = emitReduce(s, k.reduceName, k.reduceThreads);
