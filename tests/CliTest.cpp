@@ -152,6 +152,33 @@ TEST(Cli, BadGridderEngineExitsTwoWithPath) {
   EXPECT_EQ(run("verify " + path + " --no-compile").code, 0);  // the same spec, as it stands, is fine
 }
 
+// The beamformer's kernel choice (tuning.mma, the wgmma ring's stages), as a user would get it wrong: exit 2, the JSON path named.
+TEST(Cli, BadBeamformerMmaExitsTwoWithPath) {
+  const std::string path = ::testing::TempDir() + "/bad_beamformer.json";
+  auto write = [&](const std::string& weightType, const std::string& tuning) {
+    std::ofstream(path) << R"({"name": "b", "family": "beamformer", "receivers": 64, "beams": 96, "samples_per_call": 256, "sample_type": "ci8",
+                              "weight_type": ")" << weightType << R"(", "output": {"kind": "beams", "type": "cf32"}, "tuning": )" << tuning << "}";
+  };
+  write("ci8", R"({"mma": "tensor"})");
+  auto r = run("verify " + path);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find(path + ": /tuning/mma:"), std::string::npos) << r.out;
+  write("ci4", R"({"mma": "wgmma"})");  // ci4 weights cannot go to shared memory as given
+  r = run("verify " + path);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("/tuning/mma"), std::string::npos) << r.out;
+  write("ci8", R"({"mma": "wgmma"})");  // fine for sm_90, an error for another target
+  r = run("emit " + path + " --arch sm_80 -o " + ::testing::TempDir() + "/bad_beamformer_out");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("/tuning/mma"), std::string::npos) << r.out;
+  write("ci8", R"({"stages": 7})");
+  r = run("verify " + path);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find(path + ": /tuning/stages:"), std::string::npos) << r.out;
+  write("ci8", R"({"mma": "wgmma", "stages": 4})");
+  EXPECT_EQ(run("verify " + path + " --no-compile").code, 0);  // the same spec with a valid ring is fine
+}
+
 // bench --ab: the tuning members are checked before any GPU work, errors name --ab and the
 // JSON path, and it does not combine with --tune; a family whose spec has no tuning member refuses it at /tuning.
 TEST(Cli, BenchAbRejectsBadTuning) {

@@ -205,8 +205,7 @@ class BeamformerFamilySpec final : public FamilySpec {
   VerifyReport verify() const override {
     BfConsistency c = bfConsistency(s_);
     // The sm_90 emission's path, checked too where it is the wgmma one.
-    if (bfUsesWgmma(s_, "sm_90")) bfWgmmaCheck(s_, c.issues, c.proved);
-    else if (s_.tuning.mma == "wgmma") c.issues.push_back({"/tuning/mma", "\"wgmma\" cannot take this spec: " + *bfWgmmaBlocker(s_)});
+    if (bfUsesWgmma(s_, "sm_90")) bfWgmmaCheck(s_, c.issues, c.proved);  // "mma": "wgmma" it cannot take is a spec error (parse)
     if (!c.issues.empty()) {
       std::vector<InconsistentSpec::Issue> issues;
       std::string text;

@@ -1,5 +1,7 @@
 #include "generator/beamformer/BeamformerSpec.h"
 
+#include "generator/beamformer/BeamformerWgmma.h"
+
 #include "generator/core/JsonReader.h"
 
 namespace warpforge {
@@ -204,6 +206,9 @@ BeamformerSpec parseBeamformerSpec(const Json& root, const std::string& file) {
     if (s.tuning.blockBeams && s.tuning.warpBeams && s.tuning.blockBeams % s.tuning.warpBeams)
       rd.fail("/tuning/warp_beams", fmt::format("block_beams {} is not a multiple of warp_beams {}", s.tuning.blockBeams, s.tuning.warpBeams));
   }
+  // "mma": "wgmma" is a request the sm_90 kernel must be able to honour (the spec's operands, strides, tuning).
+  if (s.tuning.mma == "wgmma")
+    if (const auto why = bfWgmmaBlocker(s)) rd.fail("/tuning/mma", fmt::format("\"wgmma\" cannot take this spec: {}", *why));
   return s;
 }
 
