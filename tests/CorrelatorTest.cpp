@@ -1,11 +1,14 @@
 // CPU tests of the correlator family: spec errors name the JSON path, the layout
 // consistency check, the exact reference on hand-computed cases, every correlator
 // spec in specs/ verifies and compiles with NVRTC for sm_80 and sm_90 without spills.
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
 #include "CudaOnCpu.h"
 #include "TestUtil.h"
 
+#include <algorithm>
+#include <array>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -361,10 +364,53 @@ TEST(CorrelatorSpecs, MmaTuningRejectsWhatItCannotHonour) {
                 ->emit({"sm_90", nullptr}).plan.onlyArch, 0);
 }
 
-// The sm_80 plan (mma.sync with ldmatrix fragments, then the reduce) run on the CPU from its generated source, the
-// warp-wide instructions emulated as the PTX ISA defines them (tests/CudaOnCpu.h), against the exact int64
-// reference (integers; f16 against the double reference within the f32-accumulation bound): every visibility, the
-// accumulators left zero after a dump, the saturation count, the missing marker.
+// A correlator plan run on the CPU from its generated source (tests/CudaOnCpu.h: warp-wide and asynchronous
+// instructions emulated as the PTX ISA defines them; each inline-PTX helper's definition replaced by the shim's), its
+// inputs random (seed), outputs poisoned, then checked against the exact int64 reference (integers; f16 against the
+// double reference within the f32-accumulation bound): every visibility, the accumulators left zero after a dump,
+// the saturation count, the missing marker.
+Check runCorrelatorPlanOnCpu(const FamilySpec& fs, const LaunchPlan& plan, long long batch, std::uint64_t seed, const std::string& label) {
+  const TestData d = fs.randomInputs(batch, seed);
+  std::map<std::string, std::vector<unsigned char>> mem;
+  for (const auto& b : plan.buffers) {
+    if (!b.aliasOf.empty()) continue;
+    if (b.role == BufferRole::Input) mem[b.name] = d.arrays.at(b.name);
+    else mem[b.name].assign(static_cast<std::size_t>(b.elements(batch, b.perBatchElems) * b.elementBytes), b.role == BufferRole::Output ? 0xff : 0);
+  }
+  const std::vector<std::pair<std::string, std::string>> shim = {
+      {"corr_ldsm4", "static inline void corr_ldsm4(unsigned a, wf_u32& r0, wf_u32& r1, wf_u32& r2, wf_u32& r3) { wf_ldsm4(a, r0, r1, r2, r3); }"},
+      {"corr_mma_s8", "static inline void corr_mma_s8(int& d0, int& d1, int& d2, int& d3, wf_u32 a0, wf_u32 a1, wf_u32 a2, wf_u32 a3, wf_u32 b0, "
+                      "wf_u32 b1) { wf_mma_s8(d0, d1, d2, d3, a0, a1, a2, a3, b0, b1); }"},
+      {"corr_mma_f16", "static inline void corr_mma_f16(float& d0, float& d1, float& d2, float& d3, wf_u32 a0, wf_u32 a1, wf_u32 a2, wf_u32 a3, "
+                       "wf_u32 b0, wf_u32 b1) { wf_mma_f16(d0, d1, d2, d3, a0, a1, a2, a3, b0, b1); }"},
+      {"corr_wgmma_fence", "static inline void corr_wgmma_fence() { wf_wgmma_fence(); }"},
+      {"corr_wgmma_commit", "static inline void corr_wgmma_commit() { wf_wgmma_commit(); }"},
+      {"corr_wgmma_wait0", "static inline void corr_wgmma_wait0() { wf_wgmma_wait(0); }"},
+      // The proxy fence orders the threads' generic stores before wgmma's reads; on the CPU every store is visible.
+      {"corr_fence_async_smem", "static inline void corr_fence_async_smem() {}"},
+      {"corr_cp_async16", "static inline void corr_cp_async16(void* dst, const void* src, bool valid) { wf_cp_async(dst, src, 16, valid); }"},
+      {"corr_cp_async8", "static inline void corr_cp_async8(void* dst, const void* src, bool valid) { wf_cp_async(dst, src, 8, valid); }"},
+      {"corr_cp_commit", "static inline void corr_cp_commit() { wf_cp_commit(); }"},
+      {"corr_cp_wait", "template <int N> static inline void corr_cp_wait() { wf_cp_wait(N); }"},
+      {"corr_wgmma", "template <class T, int R> static inline void corr_wgmma(T (&d)[R], unsigned long long da, unsigned long long db) { wf_wgmma(d, da, db); }"}};
+  for (const auto& k : plan.kernels) {
+    std::string src = plan.sources[k.source].text;
+    for (const auto& [name, with] : shim) test::replaceFunction(src, name, with);
+    if (!test::runKernelOnCpu(src, k, mem, batch, ::testing::TempDir() + "/corr_cpu_" + fs.name(), {{"dump", 1}})) {
+      ADD_FAILURE() << label << ": kernel " << k.name << " did not run";
+      return {};
+    }
+  }
+  std::map<std::string, std::vector<unsigned char>> out;
+  for (const auto& b : plan.buffers)
+    if (b.role == BufferRole::Output) out[b.name] = mem.at(b.aliasOf.empty() ? b.name : b.aliasOf);
+  const Check ck = fs.check(d, out, batch);
+  std::printf("[correlator-cpu] %s (seed %llu): %s\n", label.c_str(), static_cast<unsigned long long>(seed), ck.detail.c_str());
+  EXPECT_TRUE(ck.ok()) << label << ": " << ck.detail;
+  if (ck.exact) EXPECT_EQ(ck.error, 0) << label;
+  return ck;
+}
+
 TEST(CorrelatorKernels, MmaSyncPlanRunsOnTheCpuAndMatchesTheExactReference) {
   if (std::system("c++ --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
   struct Case {
@@ -381,30 +427,72 @@ TEST(CorrelatorKernels, MmaSyncPlanRunsOnTheCpuAndMatchesTheExactReference) {
           "input": {"layout": "tcc"}})", "cf16 tcc, R = 7"}};
   for (const auto& c : cases) {
     auto fs = correlatorFamily().parse(parseJsonText(c.json, "cpu.json"), "cpu.json");
-    const LaunchPlan plan = fs->emit({"sm_80", nullptr}).plan;
-    const long long batch = 2;
-    const TestData d = fs->randomInputs(batch, 4242);
-    std::map<std::string, std::vector<unsigned char>> mem;
-    for (const auto& b : plan.buffers) {
-      if (!b.aliasOf.empty()) continue;
-      if (b.role == BufferRole::Input) mem[b.name] = d.arrays.at(b.name);
-      else mem[b.name].assign(static_cast<std::size_t>(b.elements(batch, b.perBatchElems) * b.elementBytes), b.role == BufferRole::Output ? 0xff : 0);
+    runCorrelatorPlanOnCpu(*fs, fs->emit({"sm_80", nullptr}).plan, 2, 4242, c.label);
+  }
+}
+
+// The sm_90 plan (wgmma m64nN from shared-memory descriptors, sm_90a code) on the CPU: the shim computes each
+// wgmma from the descriptors as the PTX ISA reads them and completes it (and each cp.async) at the thread's wait,
+// so a stage buffer rewritten while its wgmmas are in flight, or read before its copies landed, fails the run.
+// 64-row tiles (one warpgroup) and 128-row tiles (two), receiver counts that leave partial tiles, both layouts, 8-bit,
+// 4-bit (widened in the staging) and f16, registers-staged and the cp.async ring.
+TEST(CorrelatorKernels, WgmmaPlanRunsOnTheCpuAndMatchesTheExactReference) {
+  if (std::system("c++ --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  struct Case {
+    std::string json, label;
+    bool ring;
+  };
+  const std::vector<Case> cases = {
+      {R"({"name": "cpu_w8", "family": "correlator", "receivers": 35, "polarizations": 2, "channels": 2, "samples_per_call": 96, "sample_type": "ci8",
+          "input": {"layout": "tcc"}, "tuning": {"mma": "wgmma"}})", "wgmma ci8 tcc, R = 35, 64-row tiles", false},
+      {R"({"name": "cpu_w8k", "family": "correlator", "receivers": 70, "polarizations": 2, "channels": 1, "samples_per_call": 64, "sample_type": "ci8",
+          "input": {"layout": "katgpucbf"}, "conjugate": "r1", "polarization_order": "r2_r1", "tuning": {"mma": "wgmma", "receivers_per_block": 64}})",
+       "wgmma ci8 katgpucbf, R = 70, 128-row tiles, the other convention", false},
+      {R"({"name": "cpu_w4", "family": "correlator", "receivers": 33, "polarizations": 2, "channels": 1, "samples_per_call": 64, "sample_type": "ci4",
+          "input": {"layout": "katgpucbf"}, "tuning": {"mma": "wgmma"}})", "wgmma ci4 katgpucbf, R = 33", false},
+      {R"({"name": "cpu_wh", "family": "correlator", "receivers": 40, "polarizations": 2, "channels": 1, "samples_per_call": 64, "sample_type": "cf16",
+          "input": {"layout": "tcc"}, "tuning": {"mma": "wgmma"}})", "wgmma cf16 tcc, R = 40", false},
+      {R"({"name": "cpu_wr", "family": "correlator", "receivers": 40, "polarizations": 2, "channels": 1, "samples_per_call": 160, "sample_type": "ci8",
+          "input": {"layout": "tcc"}, "tuning": {"mma": "wgmma"}})", "wgmma ci8 tcc, R = 40, cp.async ring", true}};
+  for (const auto& c : cases) {
+    const CorrelatorSpec cs = parseCorrelatorSpecText(c.json, "cpu.json");
+    auto fs = makeCorrelatorSpec(cs);
+    const LaunchPlan plan = c.ring ? correlatorLaunchPlan(cs, emitCorrelator(cs, true, true)) : fs->emit({"sm_90", nullptr}).plan;
+    ASSERT_NE(plan.sources.front().text.find("corr_wgmma("), std::string::npos) << c.label << ": no wgmma kernel";
+    if (c.ring) ASSERT_NE(plan.sources.front().text.find("corr_cp_async"), std::string::npos) << c.label << ": no cp.async ring";
+    runCorrelatorPlanOnCpu(*fs, plan, 2, 5150, c.label);
+  }
+}
+
+// The emulation can fail: each mutation of the cp.async-ring wgmma kernel (a stage buffer rewritten while its
+// wgmmas are in flight, a raw slot read before its copies landed, no wait for the wgmmas, no wgmma.fence, B's
+// descriptor strides swapped) makes the CPU run report a hazard or a wrong visibility.
+TEST(CorrelatorKernels, WgmmaCpuRunCatchesMutatedKernels) {
+  if (std::system("c++ --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  const CorrelatorSpec cs = parseCorrelatorSpecText(R"({"name": "cpu_mut", "family": "correlator", "receivers": 40, "polarizations": 2, "channels": 1,
+      "samples_per_call": 160, "sample_type": "ci8", "input": {"layout": "tcc"}, "tuning": {"mma": "wgmma"}})", "cpu.json");
+  auto fs = makeCorrelatorSpec(cs);
+  const LaunchPlan plan = correlatorLaunchPlan(cs, emitCorrelator(cs, true, true), true, true);
+  const std::vector<std::array<std::string, 3>> mutations = {
+      {"next stage staged into the buffer in flight", "(s0 / 32 + 1 & 1) * 3072", "(s0 / 32 & 1) * 3072"},
+      {"raw slot read before its copies landed", "      corr_cp_wait<2>();\n      unsigned char* const sbuf", "      corr_cp_wait<3>();\n      unsigned char* const sbuf"},
+      {"no wait for the stage's wgmmas", "    corr_wgmma_wait0();\n", "\n"},
+      {"no wgmma.fence", "      corr_wgmma_fence();\n", "\n"},
+      {"B descriptor's LBO and SBO swapped", "corr_desc(smem_base + 4096, 128, 512)", "corr_desc(smem_base + 4096, 512, 128)"}};
+  for (const auto& [label, from, to] : mutations) {
+    LaunchPlan m = plan;
+    std::string& text = m.sources.front().text;
+    const auto at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << label << ": the kernel no longer contains `" << from << "` (update the mutation)";
+    text.replace(at, from.size(), to);
+    ::testing::TestPartResultArray failures;
+    {
+      ::testing::ScopedFakeTestPartResultReporter intercept(::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
+      runCorrelatorPlanOnCpu(*fs, m, 2, 5151, "mutated: " + label);
     }
-    for (const auto& k : plan.kernels) {
-      std::string src = plan.sources[k.source].text;
-      test::replaceBody(src, "void corr_ldsm4(unsigned a, wf_u32& r0, wf_u32& r1, wf_u32& r2, wf_u32& r3) {", "\n  wf_ldsm4(a, r0, r1, r2, r3);\n");
-      test::replaceBody(src, "void corr_mma_s8(int& d0, int& d1, int& d2, int& d3, wf_u32 a0, wf_u32 a1, wf_u32 a2, wf_u32 a3, wf_u32 b0, wf_u32 b1) {",
-                        "\n  wf_mma_s8(d0, d1, d2, d3, a0, a1, a2, a3, b0, b1);\n");
-      test::replaceBody(src, "void corr_mma_f16(float& d0, float& d1, float& d2, float& d3, wf_u32 a0, wf_u32 a1, wf_u32 a2, wf_u32 a3, wf_u32 b0, wf_u32 b1) {",
-                        "\n  wf_mma_f16(d0, d1, d2, d3, a0, a1, a2, a3, b0, b1);\n");
-      ASSERT_TRUE(test::runKernelOnCpu(src, k, mem, batch, ::testing::TempDir() + "/corr_cpu_" + fs->name(), {{"dump", 1}})) << c.label;
-    }
-    std::map<std::string, std::vector<unsigned char>> out;
-    for (const auto& b : plan.buffers)
-      if (b.role == BufferRole::Output) out[b.name] = mem.at(b.aliasOf.empty() ? b.name : b.aliasOf);
-    const Check ck = fs->check(d, out, batch);
-    std::printf("[correlator-cpu] %s: %s\n", c.label.c_str(), ck.detail.c_str());
-    EXPECT_TRUE(ck.ok()) << c.label << ": " << ck.detail;
-    if (ck.exact) EXPECT_EQ(ck.error, 0) << c.label;
+    std::string first = failures.size() ? failures.GetTestPartResult(0).message() : "";
+    std::replace(first.begin(), first.end(), '\n', ' ');
+    std::printf("[correlator-cpu] mutation '%s': %d failure(s)%s%.300s\n", label.c_str(), failures.size(), failures.size() ? ", the first: " : "", first.c_str());
+    EXPECT_GT(failures.size(), 0) << "mutation not caught: " << label;
   }
 }

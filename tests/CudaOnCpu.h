@@ -3,7 +3,10 @@
 // families' way to run a plan's own kernels against the CPU reference without a GPU. The shim defines what the
 // kernels use (thread indices, __syncthreads as a barrier, shared arrays as statics, atomics), and emulates the
 // warp-wide instructions as the PTX ISA defines them (each lane posts its registers, the warp meets, each lane reads
-// what it needs): __shfl_xor_sync, __reduce_add_sync, ldmatrix .x4, mma.sync m16n8k8 tf32, m16n8k16 f16 and m16n8k32 s8.
+// what it needs): __shfl_xor_sync, __reduce_add_sync, ldmatrix .x4, mma.sync m16n8k8 tf32, m16n8k16 f16 and m16n8k32 s8;
+// and the asynchronous ones per thread at the latest moment the hardware may complete them: cp.async (the shared
+// destination written at the wait) and wgmma m64nNk32 s8 / m64nNk16 f16 from shared-memory descriptors (results at the
+// wait; operands or accumulators changed in flight are reported as hazards, which fail the run).
 // Inline PTX left in a kernel is an error: the caller replaces each helper's body with the shim's function.
 #include <gtest/gtest.h>
 
@@ -29,7 +32,10 @@ inline const char* cudaOnCpuShim() {
 #include <atomic>
 #include <barrier>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <deque>
+#include <vector>
 struct float2 { float x, y; };
 struct alignas(16) float4 { float x, y, z, w; };
 inline float2 make_float2(float a, float b) { return {a, b}; }
@@ -65,13 +71,22 @@ inline int __syncthreads_or(int p) {
   wf_bar->arrive_and_wait();
   return r;
 }
-// Shared addresses: a shared array's generic pointer minus the first one converted (one array per kernel), + 0x1000.
-thread_local char* wf_shared_base = nullptr;
-inline unsigned long long __cvta_generic_to_shared(const void* p) {
-  if (!wf_shared_base) wf_shared_base = (char*)p;
-  return (unsigned long long)((const char*)p - wf_shared_base) + 0x1000u;
+// Shared memory: every __shared__ array (the dynamic one too) is a static in section wf_shared, aligned there as
+// declared; a shared-window address is the offset in the section + 0x1000, so address bits below 4096 are those of
+// the hardware's window (what wgmma's swizzle XORs). An anchor keeps the section present in every kernel.
+#define __shared__ static __attribute__((section("wf_shared")))
+__shared__ char wf_shared_anchor[16] __attribute__((used));
+extern "C" char __start_wf_shared[];
+inline unsigned long long __cvta_generic_to_shared(const void* p) { return (unsigned long long)((const char*)p - __start_wf_shared) + 0x1000u; }
+inline void* wf_shared(unsigned a) { return __start_wf_shared + (a - 0x1000u); }
+// Hazards the emulation sees (an async operation's operands changed while in flight, a kernel that exits with
+// one pending, ...): counted, the first described; the runner fails the test on any.
+static std::atomic<long long> wf_hazards{0};
+static char wf_first_hazard[256];
+inline void wf_hazard(const char* what) {
+  if (wf_hazards.fetch_add(1) == 0) std::snprintf(wf_first_hazard, sizeof wf_first_hazard, "thread %u of block %u: %s", threadIdx.x, blockIdx.x, what);
 }
-inline void* wf_shared(unsigned a) { return wf_shared_base + (a - 0x1000u); }
+extern "C" long long wf_hazard_count(const char** first) { *first = wf_first_hazard; return wf_hazards.load(); }
 // __byte_perm(x, y, s): byte i of the result is byte (s >> 4 i) & 7 of the 8 bytes y:x.
 inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
   const unsigned long long v = (unsigned long long)y << 32 | x;
@@ -166,6 +181,107 @@ inline void wf_mma_s8(int& d0, int& d1, int& d2, int& d3, unsigned a0, unsigned 
   int* out[4] = {&d0, &d1, &d2, &d3};
   for (int i = 0; i < 4; ++i) *out[i] = (int)(unsigned)(unsigned long long)(long long)r[i];
 }
+// cp.async (16 / 8 / 4 bytes, zero-filled where not valid): the source is read at the copy, the shared destination
+// written when the thread's wait retires its group (the latest the hardware may write it: a read before the wait sees
+// stale data). wait_group N retires the oldest groups until N remain; ungrouped copies stay pending.
+struct WfCopy {
+  void* dst;
+  int bytes;
+  unsigned char data[16];
+};
+thread_local std::vector<WfCopy> wf_cp_open;
+thread_local std::deque<std::vector<WfCopy>> wf_cp_groups;
+inline void wf_cp_async(void* dst, const void* src, int bytes, bool valid) {
+  WfCopy c{dst, bytes, {}};
+  if (valid) std::memcpy(c.data, src, bytes);
+  wf_cp_open.push_back(c);
+}
+inline void wf_cp_commit() { wf_cp_groups.push_back(std::move(wf_cp_open)), wf_cp_open.clear(); }
+inline void wf_cp_wait(int n) {
+  for (; (int)wf_cp_groups.size() > n; wf_cp_groups.pop_front())
+    for (const WfCopy& c : wf_cp_groups.front()) std::memcpy(c.dst, c.data, c.bytes);
+}
+// wgmma.mma_async m64nNk(32 bytes) with A and B in shared memory, K-major, through descriptors (start >> 4 in bits
+// 0-13, LBO >> 4 in 16-29, SBO >> 4 in 32-45, swizzle mode in 62-63). Byte kb of row r: no swizzle, core matrices of
+// 8 rows x 16 bytes: start + (r / 8) SBO + (kb / 16) LBO + (r % 8) 16 + kb % 16; 128-byte swizzle: start + (r / 8) SBO +
+// (r % 8) 128 + kb, then address bits 4-6 XOR bits 7-9. Accumulators of warp w of the warpgroup, lane (g, t), register
+// i: row 16 w + g + 8 ((i / 2) % 2), column 8 (i / 4) + 2 t + i % 2. Issued ops compute the product at issue and again
+// when a wait retires their group: a difference (shared operands rewritten in flight) or accumulator registers
+// changed in flight are hazards; an op without a wgmma.fence since the last wait is one too.
+inline const unsigned char* wf_wgmma_byte(unsigned long long desc, int r, int kb) {
+  const unsigned start = (unsigned)(desc & 0x3fff) << 4, lbo = (unsigned)(desc >> 16 & 0x3fff) << 4, sbo = (unsigned)(desc >> 32 & 0x3fff) << 4;
+  unsigned a = 0;
+  switch ((int)(desc >> 62)) {
+    case 0: a = start + (r / 8) * sbo + (kb / 16) * lbo + (r % 8) * 16 + kb % 16; break;
+    case 1: a = start + (r / 8) * sbo + (r % 8) * 128 + kb, a ^= (a >> 7 & 7) << 4; break;
+    default: wf_hazard("wgmma descriptor with a 64- or 32-byte swizzle, which the shim does not emulate"); a = start;
+  }
+  return (const unsigned char*)wf_shared(a);
+}
+struct WfWgmma {
+  void* d;
+  int regs;
+  bool f16;
+  unsigned long long da, db;
+  std::vector<double> product;
+  std::vector<unsigned> before;  // the accumulator registers' bits at issue
+};
+thread_local std::vector<WfWgmma> wf_wg_open;
+thread_local std::deque<std::vector<WfWgmma>> wf_wg_groups;
+thread_local bool wf_wg_fenced = false;
+inline std::vector<double> wf_wgmma_product(int regs, bool f16, unsigned long long da, unsigned long long db) {
+  const int tw = threadIdx.x % 128, w = tw / 32, g = tw % 32 / 4, t = tw % 4, K = f16 ? 16 : 32;
+  auto value = [&](const unsigned char* p) { return f16 ? wf_half(p[0] | (unsigned)p[1] << 8) : (double)(signed char)p[0]; };
+  std::vector<double> out((size_t)regs);
+  for (int i = 0; i < regs; ++i) {
+    const int row = 16 * w + g + 8 * (i / 2 % 2), col = 8 * (i / 4) + 2 * t + i % 2;
+    double s = 0;
+    for (int k = 0; k < K; ++k) s += value(wf_wgmma_byte(da, row, k * (f16 ? 2 : 1))) * value(wf_wgmma_byte(db, col, k * (f16 ? 2 : 1)));
+    out[(size_t)i] = s;
+  }
+  return out;
+}
+inline std::vector<unsigned> wf_regs(const void* d, int regs) {
+  std::vector<unsigned> v((size_t)regs);
+  std::memcpy(v.data(), d, 4 * (size_t)regs);
+  return v;
+}
+inline void wf_wgmma_fence() { wf_wg_fenced = true; }
+inline void wf_wgmma_issue(void* d, int regs, bool f16, unsigned long long da, unsigned long long db) {
+  if (!wf_wg_fenced) wf_hazard("wgmma issued without a wgmma.fence since the last wait");
+  wf_wg_open.push_back({d, regs, f16, da, db, wf_wgmma_product(regs, f16, da, db), wf_regs(d, regs)});
+}
+// s32 accumulators: s8 operands (k = 32); f32 accumulators: f16 operands (k = 16).
+template <int R> inline void wf_wgmma(int (&d)[R], unsigned long long da, unsigned long long db) { wf_wgmma_issue(d, R, false, da, db); }
+template <int R> inline void wf_wgmma(float (&d)[R], unsigned long long da, unsigned long long db) { wf_wgmma_issue(d, R, true, da, db); }
+inline void wf_wgmma_commit() { wf_wg_groups.push_back(std::move(wf_wg_open)), wf_wg_open.clear(); }
+inline void wf_wgmma_wait(int n) {
+  auto pending = [](auto&& each) {
+    for (auto& g : wf_wg_groups)
+      for (auto& op : g) each(op);
+    for (auto& op : wf_wg_open) each(op);
+  };
+  pending([](WfWgmma& op) {
+    if (wf_regs(op.d, op.regs) != op.before) wf_hazard("wgmma accumulator registers changed while the wgmma was in flight");
+  });
+  for (; (int)wf_wg_groups.size() > n; wf_wg_groups.pop_front())
+    for (const WfWgmma& op : wf_wg_groups.front()) {
+      if (wf_wgmma_product(op.regs, op.f16, op.da, op.db) != op.product) wf_hazard("wgmma shared-memory operands changed while the wgmma was in flight");
+      for (int i = 0; i < op.regs; ++i) {
+        if (op.f16) ((float*)op.d)[i] = (float)((double)((float*)op.d)[i] + op.product[(size_t)i]);
+        else ((int*)op.d)[i] = (int)(unsigned)((long long)((int*)op.d)[i] + (long long)op.product[(size_t)i]);
+      }
+    }
+  pending([](WfWgmma& op) { op.before = wf_regs(op.d, op.regs); });  // still in flight: from the retired ops' results on
+  wf_wg_fenced = false;
+}
+// The runner calls this when a thread's kernel returns: asynchronous work still pending is a hazard.
+extern "C" void wf_thread_exit() {
+  if (!wf_wg_open.empty() || !wf_wg_groups.empty()) wf_hazard("kernel returned with wgmma operations not waited for");
+  bool copies = !wf_cp_open.empty();  // committed empty groups are harmless
+  for (const auto& g : wf_cp_groups) copies |= !g.empty();
+  if (copies) wf_hazard("kernel returned with cp.async copies not waited for");
+}
 inline void __sincosf(float x, float* s, float* c) {
   const float r = (float)((double)x * (double)0.15915494f);
   unsigned h; std::memcpy(&h, &x, 4); h *= 2654435761u;
@@ -182,7 +298,6 @@ inline float atomicAdd(float* p, float v) { return std::atomic_ref<float>(*p).fe
 #define __global__
 #define __device__
 #define __forceinline__ inline
-#define __shared__ static
 #define __align__(n) __attribute__((aligned(n)))
 #define __launch_bounds__(...)
 #define __restrict__ __restrict
@@ -195,6 +310,20 @@ inline void replaceBody(std::string& src, const std::string& signature, const st
   if (at == std::string::npos) return;
   const auto from = at + signature.size(), to = src.find("\n}\n", from);
   src.replace(from, to + 1 - from, with);
+}
+
+// The definition of the device function named `name` (its line holds "void name(" or "void name<"), on one line or
+// ending at the next line that is "}", replaced by `with` (a whole definition).
+inline void replaceFunction(std::string& src, const std::string& name, const std::string& with) {
+  for (const std::string key : {" void " + name + "(", " void " + name + "<"}) {
+    const auto at = src.find(key);
+    if (at == std::string::npos) continue;
+    const auto lineStart = src.rfind('\n', at) + 1, lineEnd = src.find('\n', at);
+    const bool oneLine = src.compare(lineEnd - 1, 1, "}") == 0;
+    const auto end = oneLine ? lineEnd : src.find("\n}\n", at) + 2;
+    src.replace(lineStart, end - lineStart, with);
+    return;
+  }
 }
 
 // Compiles `source` (after the caller's replacements) with the host compiler and runs kernel `k` of a plan over its
@@ -210,14 +339,16 @@ inline bool runKernelOnCpu(const std::string& source, const PlanKernel& k, std::
     return false;
   }
   std::filesystem::create_directories(dir);
-  const std::string src = dir + "/" + k.name + ".cpp", so = dir + "/" + k.name + ".so";
+  // A new library name each run: the loader may keep an earlier one of the same name (thread_local destructors pin it).
+  static int runs = 0;
+  const std::string src = dir + "/" + k.name + ".cpp", so = dir + "/" + k.name + "_" + std::to_string(++runs) + ".so";
   // Dynamic shared memory (`extern __shared__ T name[];`): a static array of the plan's bytes (elements of any size).
   std::string text = source;
   for (std::size_t at; (at = text.find("extern __shared__")) != std::string::npos;) {
     const std::size_t open = text.find("[];", at);
     if (open == std::string::npos) break;
     text.replace(open, 3, "[" + std::to_string(k.sharedBytes + 16) + "];");
-    text.replace(at, 17, "static");
+    text.replace(at, 17, "__shared__");
   }
   {
     std::ofstream f(src);
@@ -235,7 +366,11 @@ inline bool runKernelOnCpu(const std::string& source, const PlanKernel& k, std::
   }
   const KernelFn fn = reinterpret_cast<KernelFn>(dlsym(h, k.name.c_str()));
   const SetFn set = reinterpret_cast<SetFn>(dlsym(h, "wf_set"));
-  if (!fn || !set || k.args.size() > 10) {
+  typedef void (*ExitFn)();
+  typedef long long (*HazardFn)(const char**);
+  const ExitFn exitFn = reinterpret_cast<ExitFn>(dlsym(h, "wf_thread_exit"));
+  const HazardFn hazards = reinterpret_cast<HazardFn>(dlsym(h, "wf_hazard_count"));
+  if (!fn || !set || !exitFn || !hazards || k.args.size() > 10) {
     ADD_FAILURE() << "no kernel " << k.name << " in " << so;
     dlclose(h);
     return false;
@@ -259,10 +394,18 @@ inline bool runKernelOnCpu(const std::string& source, const PlanKernel& k, std::
       th.emplace_back([&, t] {
         set(&bar, warps[static_cast<std::size_t>(t / 32)].get(), static_cast<unsigned>(t), static_cast<unsigned>(bx), static_cast<unsigned>(blocks));
         fn(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9]);
+        exitFn();
       });
     for (auto& x : th) x.join();
   }
+  const char* first = nullptr;
+  const long long count = hazards(&first);
+  const std::string firstText = first ? first : "";
   dlclose(h);
+  if (count) {
+    ADD_FAILURE() << k.name << ": " << count << " hazard(s) in the emulation; the first: " << firstText;
+    return false;
+  }
   return true;
 }
 

@@ -120,7 +120,14 @@ TEST_F(GpuStockham, EveryLength1To4096F64) { everyLength("f64", 4096); }
 TEST_F(GpuStockham, EveryLength1To4096F16) { everyLength("f16", 4096); }
 
 // Specs by body, one name each kind (kernels of equal source share one compile), run at batch 3.
-void runBodies(const char* what, const std::vector<std::pair<std::string, std::string>>& cases, long long batch = 3) {
+// WF_CASES=a-b runs cases a..b (1-based) only, so a long list can be split over device calls.
+void runBodies(const char* what, std::vector<std::pair<std::string, std::string>> cases, long long batch = 3) {
+  if (const char* r = std::getenv("WF_CASES")) {
+    std::size_t a = 0, b = 0;
+    ASSERT_TRUE(std::sscanf(r, "%zu-%zu", &a, &b) == 2 && a >= 1 && b >= a && a <= cases.size()) << "WF_CASES=" << r << ": expected a-b within 1.." << cases.size();
+    cases = {cases.begin() + static_cast<std::ptrdiff_t>(a - 1), cases.begin() + static_cast<std::ptrdiff_t>(std::min(b, cases.size()))};
+    std::printf("[gpu-stockham] WF_CASES=%s: cases %zu..%zu: %s .. %s\n", r, a, a + cases.size() - 1, cases.front().first.c_str(), cases.back().first.c_str());
+  }
   Compiler c;
   std::vector<StockhamSpec> specs;
   for (const auto& [label, body] : cases) specs.push_back(spec(fmt::format(R"({{"name": "sw", "family": "stockham", {}}})", body)));
