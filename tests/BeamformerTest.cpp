@@ -3,11 +3,14 @@
 // word helpers against their meaning, the exact reference on hand-computed cases,
 // the check against a reference-made output, and every beamformer spec verifies
 // and compiles with NVRTC for sm_80 and sm_90 without spills.
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
+#include "CudaOnCpu.h"
 #include "TestUtil.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <filesystem>
 #include <random>
@@ -751,5 +754,89 @@ TEST(BeamformerTiling, CostModelAndTuningMembers) {
       EXPECT_TRUE(k.issues.empty()) << ty << " " << bfTiling(c, bfMma(c.in.type)).times << " x " << bfTiling(c, bfMma(c.in.type)).beams << ": "
                                     << (k.issues.empty() ? "" : k.issues[0].message);
     }
+  }
+}
+
+namespace {
+// The beamformer's inline-PTX helpers, each replaced by the CPU shim's function (tests/CudaOnCpu.h).
+const std::vector<std::pair<std::string, std::string>>& beamformerShim() {
+  static const std::vector<std::pair<std::string, std::string>> shim = {
+      {"bf_mma_s8", "static inline void bf_mma_s8(int& d0, int& d1, int& d2, int& d3, wf_u32 a0, wf_u32 a1, wf_u32 a2, wf_u32 a3, wf_u32 b0, "
+                    "wf_u32 b1) { wf_mma_s8(d0, d1, d2, d3, a0, a1, a2, a3, b0, b1); }"},
+      {"bf_mma_f16", "static inline void bf_mma_f16(float& d0, float& d1, float& d2, float& d3, wf_u32 a0, wf_u32 a1, wf_u32 a2, wf_u32 a3, "
+                     "wf_u32 b0, wf_u32 b1) { wf_mma_f16(d0, d1, d2, d3, a0, a1, a2, a3, b0, b1); }"},
+      {"bf_sts128", "static inline void bf_sts128(void* p, wf_u32 a, wf_u32 b, wf_u32 c, wf_u32 d) { wf_sts128(p, a, b, c, d); }"},
+      {"bf_cp_async16", "static inline void bf_cp_async16(unsigned dst, const void* src, int bytes) { wf_cp_async_zfill(dst, src, 16, bytes); }"},
+      {"bf_cp_commit", "static inline void bf_cp_commit() { wf_cp_commit(); }"},
+      {"bf_cp_wait", "template <int N> static inline void bf_cp_wait() { wf_cp_wait(N); }"},
+      // The proxy fence orders generic-proxy writes before wgmma's reads; on the CPU every store is visible.
+      {"bf_fence_async_smem", "static inline void bf_fence_async_smem() {}"},
+      {"bf_wgmma_fence", "static inline void bf_wgmma_fence() { wf_wgmma_fence(); }"},
+      {"bf_wgmma_commit", "static inline void bf_wgmma_commit() { wf_wgmma_commit(); }"},
+      {"bf_wgmma_wait", "template <int N> static inline void bf_wgmma_wait() { wf_wgmma_wait(N); }"},
+      {"bf_lds32", "static inline wf_u32 bf_lds32(unsigned a) { return wf_lds32(a); }"},
+      {"bf_lds16", "static inline wf_u32 bf_lds16(unsigned a) { return wf_lds16(a); }"},
+      {"bf_wgmma", "template <class T, int R> static inline void bf_wgmma(T (&d)[R], wf_u32 a0, wf_u32 a1, wf_u32 a2, wf_u32 a3, unsigned long long b) "
+                   "{ wf_wgmma(d, a0, a1, a2, a3, b); }"}};
+  return shim;
+}
+}  // namespace
+
+// Both beamformer kernels on the CPU from their generated source (tests/CudaOnCpu.h), against the exact reference
+// (integers bit-exact incl. saturation counts; cf16 within the f32-accumulation bound), every output written: the
+// sm_80 plan (mma.sync) and the sm_90 plan (wgmma: A = conj / swap of the samples from registers, exchanged across the
+// warp as PTX's A fragment; B = the weights through the 128-byte-swizzled descriptor; the cp.async ring completed at
+// each thread's wait). K tails in padded rows, M tails, 2 channels x 2 pols, power over windows across tiles.
+TEST(BeamformerKernels, BothPlansRunOnTheCpuAndMatchTheReference) {
+  if (std::system("c++ --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  const std::string strided = R"(, "channels": 2, "polarizations": 2,
+      "samples": {"layout": "strides", "strides": {"batch": 26624, "channel": 13312, "polarization": 6656, "time": 208, "receiver": 1}},
+      "weights": {"layout": "strides", "strides": {"batch": 83200, "channel": 41600, "polarization": 20800, "beam": 208, "receiver": 1}})";
+  struct Case {
+    std::string json, label;
+  };
+  const std::vector<Case> cases = {
+      {specJson(200, 100, 32, "ci8", "ci8", kCf32, strided), "ci8 -> cf32 K = 200 (rows 208) M = 100 N = 32"},
+      {specJson(200, 100, 32, "ci4", "ci8", R"({"kind": "beams", "type": "ci8"})", strided), "ci4 -> ci8 (shift, saturation) K = 200 M = 100"},
+      {specJson(200, 100, 32, "cf16", "cf16", kCf32, strided), "cf16 -> cf32 K = 200 M = 100"},
+      {specJson(200, 100, 32, "ci8", "ci8", R"({"kind": "power", "integrate": 16})", strided), "ci8 power over 16 samples"}};
+  for (const auto& c : cases) {
+    auto fs = beamformerFamily().parse(parseJsonText(c.json, "cpu.json"), "cpu.json");
+    for (const char* arch : {"sm_80", "sm_90"}) {
+      const LaunchPlan plan = fs->emit({arch, nullptr}).plan;
+      const bool wgmma = plan.sources.front().text.find(" bf_wgmma(") != std::string::npos;
+      EXPECT_EQ(wgmma, std::string(arch) == "sm_90") << c.label << " on " << arch;
+      test::runPlanOnCpu(*fs, plan, 2, 6060, "beamformer-cpu", fmt::format("{} ({})", c.label, wgmma ? "wgmma" : "mma.sync"), beamformerShim());
+    }
+  }
+}
+
+// The CPU run can fail: mutations of the wgmma kernel (the fill without the 128-byte swizzle the descriptor reads,
+// a ring slot read one stage early, the second k-step's descriptor pointing at the first, no wait for the wgmmas)
+// each give wrong beams or a hazard.
+TEST(BeamformerKernels, CpuRunCatchesMutatedWgmmaKernels) {
+  if (std::system("c++ --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  auto fs = beamformerFamily().parse(parseJsonText(specJson(200, 100, 32, "ci8", "ci8", kCf32, R"(, "channels": 2, "tuning": {"stages": 4})"), "cpu.json"), "cpu.json");
+  const LaunchPlan plan = fs->emit({"sm_90", nullptr}).plan;
+  const std::vector<std::array<std::string, 3>> mutations = {
+      {"fill without the swizzle", "((ch ^ (n & 7)) << 4)", "(ch << 4)"},
+      {"ring slot read a stage early", "bf_cp_wait<2>();", "bf_cp_wait<3>();"},
+      {"second k-step reads the first's weights", "bf_desc_sw128(slot + 32)", "bf_desc_sw128(slot + 0)"},
+      {"no wait for the stage's wgmmas", "bf_wgmma_wait<0>();", ";"}};
+  for (const auto& [label, from, to] : mutations) {
+    LaunchPlan m = plan;
+    std::string& text = m.sources.front().text;
+    int replaced = 0;
+    for (std::size_t at; (at = text.find(from)) != std::string::npos; ++replaced) text.replace(at, from.size(), to);
+    ASSERT_GT(replaced, 0) << label << ": the kernel no longer contains `" << from << "` (update the mutation)";
+    ::testing::TestPartResultArray failures;
+    {
+      ::testing::ScopedFakeTestPartResultReporter intercept(::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
+      test::runPlanOnCpu(*fs, m, 2, 6061, "beamformer-cpu", "mutated: " + label, beamformerShim());
+    }
+    std::string first = failures.size() ? failures.GetTestPartResult(0).message() : "";
+    std::replace(first.begin(), first.end(), '\n', ' ');
+    std::printf("[beamformer-cpu] mutation '%s': %d failure(s)%s%.200s\n", label.c_str(), failures.size(), failures.size() ? ", the first: " : "", first.c_str());
+    EXPECT_GT(failures.size(), 0) << "mutation not caught: " << label;
   }
 }

@@ -364,20 +364,9 @@ TEST(CorrelatorSpecs, MmaTuningRejectsWhatItCannotHonour) {
                 ->emit({"sm_90", nullptr}).plan.onlyArch, 0);
 }
 
-// A correlator plan run on the CPU from its generated source (tests/CudaOnCpu.h: warp-wide and asynchronous
-// instructions emulated as the PTX ISA defines them; each inline-PTX helper's definition replaced by the shim's), its
-// inputs random (seed), outputs poisoned, then checked against the exact int64 reference (integers; f16 against the
-// double reference within the f32-accumulation bound): every visibility, the accumulators left zero after a dump,
-// the saturation count, the missing marker.
-Check runCorrelatorPlanOnCpu(const FamilySpec& fs, const LaunchPlan& plan, long long batch, std::uint64_t seed, const std::string& label) {
-  const TestData d = fs.randomInputs(batch, seed);
-  std::map<std::string, std::vector<unsigned char>> mem;
-  for (const auto& b : plan.buffers) {
-    if (!b.aliasOf.empty()) continue;
-    if (b.role == BufferRole::Input) mem[b.name] = d.arrays.at(b.name);
-    else mem[b.name].assign(static_cast<std::size_t>(b.elements(batch, b.perBatchElems) * b.elementBytes), b.role == BufferRole::Output ? 0xff : 0);
-  }
-  const std::vector<std::pair<std::string, std::string>> shim = {
+// The correlator's inline-PTX helpers, each replaced by the CPU shim's function (tests/CudaOnCpu.h).
+const std::vector<std::pair<std::string, std::string>>& correlatorShim() {
+  static const std::vector<std::pair<std::string, std::string>> shim = {
       {"corr_ldsm4", "static inline void corr_ldsm4(unsigned a, wf_u32& r0, wf_u32& r1, wf_u32& r2, wf_u32& r3) { wf_ldsm4(a, r0, r1, r2, r3); }"},
       {"corr_mma_s8", "static inline void corr_mma_s8(int& d0, int& d1, int& d2, int& d3, wf_u32 a0, wf_u32 a1, wf_u32 a2, wf_u32 a3, wf_u32 b0, "
                       "wf_u32 b1) { wf_mma_s8(d0, d1, d2, d3, a0, a1, a2, a3, b0, b1); }"},
@@ -393,22 +382,14 @@ Check runCorrelatorPlanOnCpu(const FamilySpec& fs, const LaunchPlan& plan, long 
       {"corr_cp_commit", "static inline void corr_cp_commit() { wf_cp_commit(); }"},
       {"corr_cp_wait", "template <int N> static inline void corr_cp_wait() { wf_cp_wait(N); }"},
       {"corr_wgmma", "template <class T, int R> static inline void corr_wgmma(T (&d)[R], unsigned long long da, unsigned long long db) { wf_wgmma(d, da, db); }"}};
-  for (const auto& k : plan.kernels) {
-    std::string src = plan.sources[k.source].text;
-    for (const auto& [name, with] : shim) test::replaceFunction(src, name, with);
-    if (!test::runKernelOnCpu(src, k, mem, batch, ::testing::TempDir() + "/corr_cpu_" + fs.name(), {{"dump", 1}})) {
-      ADD_FAILURE() << label << ": kernel " << k.name << " did not run";
-      return {};
-    }
-  }
-  std::map<std::string, std::vector<unsigned char>> out;
-  for (const auto& b : plan.buffers)
-    if (b.role == BufferRole::Output) out[b.name] = mem.at(b.aliasOf.empty() ? b.name : b.aliasOf);
-  const Check ck = fs.check(d, out, batch);
-  std::printf("[correlator-cpu] %s (seed %llu): %s\n", label.c_str(), static_cast<unsigned long long>(seed), ck.detail.c_str());
-  EXPECT_TRUE(ck.ok()) << label << ": " << ck.detail;
-  if (ck.exact) EXPECT_EQ(ck.error, 0) << label;
-  return ck;
+  return shim;
+}
+
+// A correlator plan on the CPU against the exact int64 reference (integers; f16 against the double reference within
+// the f32-accumulation bound): every visibility, the accumulators left zero after a dump, the saturation count, the
+// missing marker.
+Check runCorrelatorPlanOnCpu(const FamilySpec& fs, const LaunchPlan& plan, long long batch, std::uint64_t seed, const std::string& label) {
+  return test::runPlanOnCpu(fs, plan, batch, seed, "correlator-cpu", label, correlatorShim(), {{"dump", 1}});
 }
 
 TEST(CorrelatorKernels, MmaSyncPlanRunsOnTheCpuAndMatchesTheExactReference) {

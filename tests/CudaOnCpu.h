@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "TestUtil.h"
+#include "warpforge/family.h"
 #include "warpforge/launch_plan.h"
 
 namespace warpforge::test {
@@ -111,6 +112,16 @@ inline float __shfl_xor_sync(unsigned, float v, int mask) {
   wf_warp->arrive_and_wait();
   return r;
 }
+template <class T> inline T __shfl_down_sync(unsigned, T v, int delta) {
+  static_assert(sizeof(T) == 4, "32-bit values");
+  const unsigned w = threadIdx.x >> 5, l = threadIdx.x & 31;
+  std::memcpy(&wf_posted[w][l][0], &v, 4);
+  wf_warp->arrive_and_wait();
+  T r;
+  std::memcpy(&r, &wf_posted[w][l + delta < 32 ? l + delta : l][0], 4);
+  wf_warp->arrive_and_wait();
+  return r;
+}
 inline unsigned __reduce_add_sync(unsigned, unsigned v) {
   const unsigned w = threadIdx.x >> 5, l = threadIdx.x & 31;
   wf_posted[w][l][0] = v;
@@ -196,6 +207,12 @@ inline void wf_cp_async(void* dst, const void* src, int bytes, bool valid) {
   if (valid) std::memcpy(c.data, src, bytes);
   wf_cp_open.push_back(c);
 }
+// cp.async with a source size: `read` bytes (0..bytes) copied, the rest of the chunk zero-filled; dst a window address.
+inline void wf_cp_async_zfill(unsigned dst, const void* src, int bytes, int read) {
+  WfCopy c{wf_shared(dst), bytes, {}};
+  if (read > 0) std::memcpy(c.data, src, read);
+  wf_cp_open.push_back(c);
+}
 inline void wf_cp_commit() { wf_cp_groups.push_back(std::move(wf_cp_open)), wf_cp_open.clear(); }
 inline void wf_cp_wait(int n) {
   for (; (int)wf_cp_groups.size() > n; wf_cp_groups.pop_front())
@@ -223,20 +240,29 @@ struct WfWgmma {
   int regs;
   bool f16;
   unsigned long long da, db;
+  std::vector<unsigned> a;  // A from registers: the warp's 32 lanes x 4 words (empty: A through da)
   std::vector<double> product;
   std::vector<unsigned> before;  // the accumulator registers' bits at issue
 };
 thread_local std::vector<WfWgmma> wf_wg_open;
 thread_local std::deque<std::vector<WfWgmma>> wf_wg_groups;
 thread_local bool wf_wg_fenced = false;
-inline std::vector<double> wf_wgmma_product(int regs, bool f16, unsigned long long da, unsigned long long db) {
-  const int tw = threadIdx.x % 128, w = tw / 32, g = tw % 32 / 4, t = tw % 4, K = f16 ? 16 : 32;
+// A from registers (`a` non-empty): warp w's rows 16 w .. 16 w + 15 in the m16nK A fragment of mma.sync (lane 4 (row % 8)
+// + (k % (K / 2)) / E, register (row >= 8) + 2 (k >= K / 2), element k % E; E = 2 f16 or 4 s8 per register).
+inline std::vector<double> wf_wgmma_product(int regs, bool f16, unsigned long long da, unsigned long long db, const std::vector<unsigned>& a) {
+  const int tw = threadIdx.x % 128, w = tw / 32, g = tw % 32 / 4, t = tw % 4, K = f16 ? 16 : 32, E = f16 ? 2 : 4, H = K / 2;
   auto value = [&](const unsigned char* p) { return f16 ? wf_half(p[0] | (unsigned)p[1] << 8) : (double)(signed char)p[0]; };
+  auto aValue = [&](int row, int k) {
+    if (a.empty()) return value(wf_wgmma_byte(da, row, k * (f16 ? 2 : 1)));
+    const unsigned word = a[(size_t)(4 * ((row % 16) % 8 * 4 + (k % H) / E) + (row % 16 >= 8 ? 1 : 0) + (k >= H ? 2 : 0))];
+    const unsigned char bytes[4] = {(unsigned char)word, (unsigned char)(word >> 8), (unsigned char)(word >> 16), (unsigned char)(word >> 24)};
+    return value(bytes + (k % E) * (f16 ? 2 : 1));
+  };
   std::vector<double> out((size_t)regs);
   for (int i = 0; i < regs; ++i) {
     const int row = 16 * w + g + 8 * (i / 2 % 2), col = 8 * (i / 4) + 2 * t + i % 2;
     double s = 0;
-    for (int k = 0; k < K; ++k) s += value(wf_wgmma_byte(da, row, k * (f16 ? 2 : 1))) * value(wf_wgmma_byte(db, col, k * (f16 ? 2 : 1)));
+    for (int k = 0; k < K; ++k) s += aValue(row, k) * value(wf_wgmma_byte(db, col, k * (f16 ? 2 : 1)));
     out[(size_t)i] = s;
   }
   return out;
@@ -247,13 +273,35 @@ inline std::vector<unsigned> wf_regs(const void* d, int regs) {
   return v;
 }
 inline void wf_wgmma_fence() { wf_wg_fenced = true; }
-inline void wf_wgmma_issue(void* d, int regs, bool f16, unsigned long long da, unsigned long long db) {
+inline void wf_wgmma_issue(void* d, int regs, bool f16, unsigned long long da, unsigned long long db, std::vector<unsigned> a = {}) {
   if (!wf_wg_fenced) wf_hazard("wgmma issued without a wgmma.fence since the last wait");
-  wf_wg_open.push_back({d, regs, f16, da, db, wf_wgmma_product(regs, f16, da, db), wf_regs(d, regs)});
+  std::vector<double> product = wf_wgmma_product(regs, f16, da, db, a);
+  wf_wg_open.push_back({d, regs, f16, da, db, std::move(a), std::move(product), wf_regs(d, regs)});
 }
-// s32 accumulators: s8 operands (k = 32); f32 accumulators: f16 operands (k = 16).
+// The warp's A registers as the lanes hold them at issue (each lane posts its four, the warp meets).
+inline std::vector<unsigned> wf_warp_a(unsigned a0, unsigned a1, unsigned a2, unsigned a3) {
+  const unsigned w = threadIdx.x >> 5, l = threadIdx.x & 31;
+  wf_posted[w][l][0] = a0, wf_posted[w][l][1] = a1, wf_posted[w][l][2] = a2, wf_posted[w][l][3] = a3;
+  wf_warp->arrive_and_wait();
+  std::vector<unsigned> a(128);
+  for (int i = 0; i < 32; ++i)
+    for (int r = 0; r < 4; ++r) a[(size_t)(4 * i + r)] = wf_posted[w][i][r];
+  wf_warp->arrive_and_wait();
+  return a;
+}
+// s32 accumulators: s8 operands (k = 32); f32 accumulators: f16 operands (k = 16). A through a descriptor or registers.
 template <int R> inline void wf_wgmma(int (&d)[R], unsigned long long da, unsigned long long db) { wf_wgmma_issue(d, R, false, da, db); }
 template <int R> inline void wf_wgmma(float (&d)[R], unsigned long long da, unsigned long long db) { wf_wgmma_issue(d, R, true, da, db); }
+template <int R> inline void wf_wgmma(int (&d)[R], unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned long long db) {
+  wf_wgmma_issue(d, R, false, 0, db, wf_warp_a(a0, a1, a2, a3));
+}
+template <int R> inline void wf_wgmma(float (&d)[R], unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned long long db) {
+  wf_wgmma_issue(d, R, true, 0, db, wf_warp_a(a0, a1, a2, a3));
+}
+// Plain shared loads and stores by window address or generic pointer.
+inline unsigned wf_lds32(unsigned a) { unsigned v; std::memcpy(&v, wf_shared(a), 4); return v; }
+inline unsigned wf_lds16(unsigned a) { unsigned short v; std::memcpy(&v, wf_shared(a), 2); return v; }
+inline void wf_sts128(void* p, unsigned a, unsigned b, unsigned c, unsigned d) { const unsigned v[4] = {a, b, c, d}; std::memcpy(p, v, 16); }
 inline void wf_wgmma_commit() { wf_wg_groups.push_back(std::move(wf_wg_open)), wf_wg_open.clear(); }
 inline void wf_wgmma_wait(int n) {
   auto pending = [](auto&& each) {
@@ -266,7 +314,7 @@ inline void wf_wgmma_wait(int n) {
   });
   for (; (int)wf_wg_groups.size() > n; wf_wg_groups.pop_front())
     for (const WfWgmma& op : wf_wg_groups.front()) {
-      if (wf_wgmma_product(op.regs, op.f16, op.da, op.db) != op.product) wf_hazard("wgmma shared-memory operands changed while the wgmma was in flight");
+      if (wf_wgmma_product(op.regs, op.f16, op.da, op.db, op.a) != op.product) wf_hazard("wgmma shared-memory operands changed while the wgmma was in flight");
       for (int i = 0; i < op.regs; ++i) {
         if (op.f16) ((float*)op.d)[i] = (float)((double)((float*)op.d)[i] + op.product[(size_t)i]);
         else ((int*)op.d)[i] = (int)(unsigned)((long long)((int*)op.d)[i] + (long long)op.product[(size_t)i]);
@@ -312,17 +360,20 @@ inline void replaceBody(std::string& src, const std::string& signature, const st
   src.replace(from, to + 1 - from, with);
 }
 
-// The definition of the device function named `name` (its line holds "void name(" or "void name<"), on one line or
-// ending at the next line that is "}", replaced by `with` (a whole definition).
+// The definition of the device function named `name` (a line starting with "static" or "template" whose first
+// parenthesis follows `name`), on one line or ending at the next line that is "}", replaced by `with` (a whole definition).
 inline void replaceFunction(std::string& src, const std::string& name, const std::string& with) {
-  for (const std::string key : {" void " + name + "(", " void " + name + "<"}) {
-    const auto at = src.find(key);
-    if (at == std::string::npos) continue;
-    const auto lineStart = src.rfind('\n', at) + 1, lineEnd = src.find('\n', at);
-    const bool oneLine = src.compare(lineEnd - 1, 1, "}") == 0;
-    const auto end = oneLine ? lineEnd : src.find("\n}\n", at) + 2;
-    src.replace(lineStart, end - lineStart, with);
-    return;
+  for (std::size_t lineStart = 0; lineStart < src.size();) {
+    const std::size_t lineEnd = std::min(src.find('\n', lineStart), src.size());
+    const std::string line = src.substr(lineStart, lineEnd - lineStart);
+    const std::size_t paren = line.find('(');
+    if ((line.rfind("static ", 0) == 0 || line.rfind("template ", 0) == 0) && paren != std::string::npos && paren > name.size() &&
+        line.compare(paren - name.size(), name.size(), name) == 0 && line[paren - name.size() - 1] == ' ') {
+      const std::size_t end = line.back() == '}' ? lineEnd : src.find("\n}\n", lineStart) + 2;
+      src.replace(lineStart, end - lineStart, with);
+      return;
+    }
+    lineStart = lineEnd + 1;
   }
 }
 
@@ -332,12 +383,14 @@ inline void replaceFunction(std::string& src, const std::string& name, const std
 inline bool runKernelOnCpu(const std::string& source, const PlanKernel& k, std::map<std::string, std::vector<unsigned char>>& mem, long long batch,
                            const std::string& dir, const std::map<std::string, long long>& params = {}) {
   using u64 = unsigned long long;
-  typedef void (*KernelFn)(u64, u64, u64, u64, u64, u64, u64, u64, u64, u64);
+  typedef void (*KernelFn)(u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64);
   typedef void (*SetFn)(void*, void*, unsigned, unsigned, unsigned);
-  if (source.find("asm(") != std::string::npos || source.find("asm volatile(") != std::string::npos) {
-    ADD_FAILURE() << k.name << ": inline PTX the CPU shim does not emulate";
-    return false;
-  }
+  for (const char* key : {"asm(", "asm volatile("})
+    if (const auto at = source.find(key); at != std::string::npos) {
+      const auto from = source.rfind('\n', at) + 1;
+      ADD_FAILURE() << k.name << ": inline PTX the CPU shim does not emulate: " << source.substr(from, source.find('\n', at) - from);
+      return false;
+    }
   std::filesystem::create_directories(dir);
   // A new library name each run: the loader may keep an earlier one of the same name (thread_local destructors pin it).
   static int runs = 0;
@@ -370,13 +423,13 @@ inline bool runKernelOnCpu(const std::string& source, const PlanKernel& k, std::
   typedef long long (*HazardFn)(const char**);
   const ExitFn exitFn = reinterpret_cast<ExitFn>(dlsym(h, "wf_thread_exit"));
   const HazardFn hazards = reinterpret_cast<HazardFn>(dlsym(h, "wf_hazard_count"));
-  if (!fn || !set || !exitFn || !hazards || k.args.size() > 10) {
+  if (!fn || !set || !exitFn || !hazards || k.args.size() > 12) {
     ADD_FAILURE() << "no kernel " << k.name << " in " << so;
     dlclose(h);
     return false;
   }
   // Pointers, int and long long arguments all travel in 64-bit integer slots (x86-64 and AArch64 ABIs).
-  u64 a[10] = {};
+  u64 a[12] = {};
   for (std::size_t i = 0; i < k.args.size(); ++i) {
     const PlanArg& g = k.args[i];
     if (g.kind == PlanArg::Kind::Buffer) a[i] = reinterpret_cast<u64>(mem.at(g.name).data());
@@ -393,7 +446,7 @@ inline bool runKernelOnCpu(const std::string& source, const PlanKernel& k, std::
     for (int t = 0; t < k.blockX; ++t)
       th.emplace_back([&, t] {
         set(&bar, warps[static_cast<std::size_t>(t / 32)].get(), static_cast<unsigned>(t), static_cast<unsigned>(bx), static_cast<unsigned>(blocks));
-        fn(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9]);
+        fn(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11]);
         exitFn();
       });
     for (auto& x : th) x.join();
@@ -407,6 +460,37 @@ inline bool runKernelOnCpu(const std::string& source, const PlanKernel& k, std::
     return false;
   }
   return true;
+}
+
+// A family's plan run on the CPU from its generated source: inputs random (seed), outputs poisoned (0xff), each
+// kernel's inline-PTX helpers replaced (`shim`: function name -> the definition calling the shim's emulation), the
+// kernels run in order, the outputs checked by the family against its reference (printed with `tag`; test failures
+// where a kernel does not run or the check fails; exact checks must find no error).
+inline Check runPlanOnCpu(const FamilySpec& fs, const LaunchPlan& plan, long long batch, std::uint64_t seed, const std::string& tag, const std::string& label,
+                          const std::vector<std::pair<std::string, std::string>>& shim, const std::map<std::string, long long>& params = {}) {
+  const TestData d = fs.randomInputs(batch, seed);
+  std::map<std::string, std::vector<unsigned char>> mem;
+  for (const auto& b : plan.buffers) {
+    if (!b.aliasOf.empty()) continue;
+    if (b.role == BufferRole::Input) mem[b.name] = d.arrays.at(b.name);
+    else mem[b.name].assign(static_cast<std::size_t>(b.elements(batch, b.perBatchElems) * b.elementBytes), b.role == BufferRole::Output ? 0xff : 0);
+  }
+  for (const auto& k : plan.kernels) {
+    std::string src = plan.sources[k.source].text;
+    for (const auto& [name, with] : shim) replaceFunction(src, name, with);
+    if (!runKernelOnCpu(src, k, mem, batch, ::testing::TempDir() + "/" + tag + "_" + fs.name(), params)) {
+      ADD_FAILURE() << label << ": kernel " << k.name << " did not run";
+      return {};
+    }
+  }
+  std::map<std::string, std::vector<unsigned char>> out;
+  for (const auto& b : plan.buffers)
+    if (b.role == BufferRole::Output) out[b.name] = mem.at(b.aliasOf.empty() ? b.name : b.aliasOf);
+  const Check ck = fs.check(d, out, batch);
+  std::printf("[%s] %s (seed %llu): %s\n", tag.c_str(), label.c_str(), static_cast<unsigned long long>(seed), ck.detail.c_str());
+  EXPECT_TRUE(ck.ok()) << label << ": " << ck.detail;
+  if (ck.exact) EXPECT_EQ(ck.error, 0) << label;
+  return ck;
 }
 
 }  // namespace warpforge::test
