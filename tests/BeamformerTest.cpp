@@ -823,20 +823,5 @@ TEST(BeamformerKernels, CpuRunCatchesMutatedWgmmaKernels) {
       {"ring slot read a stage early", "bf_cp_wait<2>();", "bf_cp_wait<3>();"},
       {"second k-step reads the first's weights", "bf_desc_sw128(slot + 32)", "bf_desc_sw128(slot + 0)"},
       {"no wait for the stage's wgmmas", "bf_wgmma_wait<0>();", ";"}};
-  for (const auto& [label, from, to] : mutations) {
-    LaunchPlan m = plan;
-    std::string& text = m.sources.front().text;
-    int replaced = 0;
-    for (std::size_t at; (at = text.find(from)) != std::string::npos; ++replaced) text.replace(at, from.size(), to);
-    ASSERT_GT(replaced, 0) << label << ": the kernel no longer contains `" << from << "` (update the mutation)";
-    ::testing::TestPartResultArray failures;
-    {
-      ::testing::ScopedFakeTestPartResultReporter intercept(::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
-      test::runPlanOnCpu(*fs, m, 2, 6061, "beamformer-cpu", "mutated: " + label, beamformerShim());
-    }
-    std::string first = failures.size() ? failures.GetTestPartResult(0).message() : "";
-    std::replace(first.begin(), first.end(), '\n', ' ');
-    std::printf("[beamformer-cpu] mutation '%s': %d failure(s)%s%.200s\n", label.c_str(), failures.size(), failures.size() ? ", the first: " : "", first.c_str());
-    EXPECT_GT(failures.size(), 0) << "mutation not caught: " << label;
-  }
+  test::expectMutationsCaught(*fs, plan, mutations, 6061, "beamformer-cpu", beamformerShim());
 }

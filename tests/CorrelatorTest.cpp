@@ -460,20 +460,5 @@ TEST(CorrelatorKernels, WgmmaCpuRunCatchesMutatedKernels) {
       {"no wait for the stage's wgmmas", "    corr_wgmma_wait0();\n", "\n"},
       {"no wgmma.fence", "      corr_wgmma_fence();\n", "\n"},
       {"B descriptor's LBO and SBO swapped", "corr_desc(smem_base + 4096, 128, 512)", "corr_desc(smem_base + 4096, 512, 128)"}};
-  for (const auto& [label, from, to] : mutations) {
-    LaunchPlan m = plan;
-    std::string& text = m.sources.front().text;
-    const auto at = text.find(from);
-    ASSERT_NE(at, std::string::npos) << label << ": the kernel no longer contains `" << from << "` (update the mutation)";
-    text.replace(at, from.size(), to);
-    ::testing::TestPartResultArray failures;
-    {
-      ::testing::ScopedFakeTestPartResultReporter intercept(::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
-      runCorrelatorPlanOnCpu(*fs, m, 2, 5151, "mutated: " + label);
-    }
-    std::string first = failures.size() ? failures.GetTestPartResult(0).message() : "";
-    std::replace(first.begin(), first.end(), '\n', ' ');
-    std::printf("[correlator-cpu] mutation '%s': %d failure(s)%s%.300s\n", label.c_str(), failures.size(), failures.size() ? ", the first: " : "", first.c_str());
-    EXPECT_GT(failures.size(), 0) << "mutation not caught: " << label;
-  }
+  test::expectMutationsCaught(*fs, plan, mutations, 5151, "correlator-cpu", correlatorShim(), {{"dump", 1}});
 }

@@ -8,10 +8,13 @@
 // destination written at the wait) and wgmma m64nNk32 s8 / m64nNk16 f16 from shared-memory descriptors (results at the
 // wait; operands or accumulators changed in flight are reported as hazards, which fail the run).
 // Inline PTX left in a kernel is an error: the caller replaces each helper's body with the shim's function.
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
 #include <dlfcn.h>
 
+#include <algorithm>
+#include <array>
 #include <barrier>
 #include <filesystem>
 #include <fstream>
@@ -491,6 +494,29 @@ inline Check runPlanOnCpu(const FamilySpec& fs, const LaunchPlan& plan, long lon
   EXPECT_TRUE(ck.ok()) << label << ": " << ck.detail;
   if (ck.exact) EXPECT_EQ(ck.error, 0) << label;
   return ck;
+}
+
+// Each mutation {label, text, replacement} (every occurrence replaced in the plan's first source) must make the CPU
+// run of the plan fail (a hazard, a kernel that does not run, or a wrong output): a test of the emulation itself.
+inline void expectMutationsCaught(const FamilySpec& fs, const LaunchPlan& plan, const std::vector<std::array<std::string, 3>>& mutations, std::uint64_t seed,
+                                  const std::string& tag, const std::vector<std::pair<std::string, std::string>>& shim,
+                                  const std::map<std::string, long long>& params = {}) {
+  for (const auto& [label, from, to] : mutations) {
+    LaunchPlan m = plan;
+    std::string& text = m.sources.front().text;
+    int replaced = 0;
+    for (std::size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size(), ++replaced) text.replace(at, from.size(), to);
+    ASSERT_GT(replaced, 0) << label << ": the kernel no longer contains `" << from << "` (update the mutation)";
+    ::testing::TestPartResultArray failures;
+    {
+      ::testing::ScopedFakeTestPartResultReporter intercept(::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
+      runPlanOnCpu(fs, m, 2, seed, tag, "mutated: " + label, shim, params);
+    }
+    std::string first = failures.size() ? failures.GetTestPartResult(0).message() : "";
+    std::replace(first.begin(), first.end(), '\n', ' ');
+    std::printf("[%s] mutation '%s': %d failure(s)%s%.200s\n", tag.c_str(), label.c_str(), failures.size(), failures.size() ? ", the first: " : "", first.c_str());
+    EXPECT_GT(failures.size(), 0) << "mutation not caught: " << label;
+  }
 }
 
 }  // namespace warpforge::test
