@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <chrono>
 #include <thread>
 
 #include <fmt/format.h>
@@ -105,11 +106,14 @@ void everyLength(const char* prec, int last) {
   }
   std::vector<StockhamSpec> specs;
   for (int n = first; n <= last; ++n) specs.push_back(sweepSpec(n, prec));
+  const auto t0 = std::chrono::steady_clock::now();
   precompile(c, specs);
+  std::printf("[gpu-stockham] %s: %zu lengths precompiled in %.0f s\n", prec, specs.size(), std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  std::fflush(stdout);
   Tally t;
   for (const auto& s : specs) {
     t.add(run(c, s, 3, 1000 + s.length()), fmt::format("{} n={} seed={}", prec, s.length(), 1000 + s.length()));
-    if (s.length() % 512 == 0) std::printf("[gpu-stockham] %s: lengths 1..%d done, %d failed so far\n", prec, s.length(), t.failures), std::fflush(stdout);
+    if (s.length() % 64 == 0) std::printf("[gpu-stockham] %s: lengths 1..%d done, %d failed so far\n", prec, s.length(), t.failures), std::fflush(stdout);
   }
   report(fmt::format("every length {}..{}, {}, batch 3", first, last, prec).c_str(), t);
   std::fflush(stdout);
@@ -131,13 +135,17 @@ void runBodies(const char* what, std::vector<std::pair<std::string, std::string>
   Compiler c;
   std::vector<StockhamSpec> specs;
   for (const auto& [label, body] : cases) specs.push_back(spec(fmt::format(R"({{"name": "sw", "family": "stockham", {}}})", body)));
+  const auto t0 = std::chrono::steady_clock::now();
   precompile(c, specs);
+  std::printf("[gpu-stockham] %s: %zu specs precompiled in %.0f s\n", what, specs.size(),
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  std::fflush(stdout);
   Tally t;
   for (std::size_t i = 0; i < specs.size(); ++i) {
     const std::uint64_t seed = 5000 + i;
     RunReport r = run(c, specs[i], batch, seed);
     t.add(r, fmt::format("{} seed={}", cases[i].first, seed));
-    if ((i + 1) % 1024 == 0) std::printf("[gpu-stockham] %s: %zu of %zu done, %d failed so far\n", what, i + 1, specs.size(), t.failures), std::fflush(stdout);
+    if ((i + 1) % 128 == 0) std::printf("[gpu-stockham] %s: %zu of %zu done, %d failed so far\n", what, i + 1, specs.size(), t.failures), std::fflush(stdout);
   }
   report(what, t);
   std::fflush(stdout);
