@@ -769,8 +769,8 @@ const std::vector<std::pair<std::string, std::string>>& beamformerShim() {
       {"bf_cp_async16", "static inline void bf_cp_async16(unsigned dst, const void* src, int bytes) { wf_cp_async_zfill(dst, src, 16, bytes); }"},
       {"bf_cp_commit", "static inline void bf_cp_commit() { wf_cp_commit(); }"},
       {"bf_cp_wait", "template <int N> static inline void bf_cp_wait() { wf_cp_wait(N); }"},
-      // The proxy fence orders generic-proxy writes before wgmma's reads; on the CPU every store is visible.
-      {"bf_fence_async_smem", "static inline void bf_fence_async_smem() {}"},
+      // The proxy fence: data landed by cp.async must pass one before the thread's next wgmma (the shim checks).
+      {"bf_fence_async_smem", "static inline void bf_fence_async_smem() { wf_fence_proxy_async(); }"},
       {"bf_wgmma_fence", "static inline void bf_wgmma_fence() { wf_wgmma_fence(); }"},
       {"bf_wgmma_commit", "static inline void bf_wgmma_commit() { wf_wgmma_commit(); }"},
       {"bf_wgmma_wait", "template <int N> static inline void bf_wgmma_wait() { wf_wgmma_wait(N); }"},
@@ -812,8 +812,8 @@ TEST(BeamformerKernels, BothPlansRunOnTheCpuAndMatchTheReference) {
 }
 
 // The CPU run can fail: mutations of the wgmma kernel (the fill without the 128-byte swizzle the descriptor reads,
-// a ring slot read one stage early, the second k-step's descriptor pointing at the first, no wait for the wgmmas)
-// each give wrong beams or a hazard.
+// a ring slot read one stage early, the second k-step's descriptor pointing at the first, no wait for the wgmmas, a
+// stage's group left in flight while the ring refills, no proxy fence) each give wrong beams or a hazard.
 TEST(BeamformerKernels, CpuRunCatchesMutatedWgmmaKernels) {
   if (std::system("c++ --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
   auto fs = beamformerFamily().parse(parseJsonText(specJson(200, 100, 32, "ci8", "ci8", kCf32, R"(, "channels": 2, "tuning": {"stages": 4})"), "cpu.json"), "cpu.json");
@@ -822,6 +822,8 @@ TEST(BeamformerKernels, CpuRunCatchesMutatedWgmmaKernels) {
       {"fill without the swizzle", "((ch ^ (n & 7)) << 4)", "(ch << 4)"},
       {"ring slot read a stage early", "bf_cp_wait<2>();", "bf_cp_wait<3>();"},
       {"second k-step reads the first's weights", "bf_desc_sw128(slot + 32)", "bf_desc_sw128(slot + 0)"},
-      {"no wait for the stage's wgmmas", "bf_wgmma_wait<0>();", ";"}};
+      {"no wait for the stage's wgmmas", "bf_wgmma_wait<0>();", ";"},
+      {"a stage's wgmmas left in flight across the next stage (session 14's wait 1)", "bf_wgmma_wait<0>();", "bf_wgmma_wait<1>();"},
+      {"no proxy fence between the copies and the wgmmas", "bf_fence_async_smem();", ";"}};
   test::expectMutationsCaught(*fs, plan, mutations, 6061, "beamformer-cpu", beamformerShim());
 }

@@ -375,8 +375,8 @@ const std::vector<std::pair<std::string, std::string>>& correlatorShim() {
       {"corr_wgmma_fence", "static inline void corr_wgmma_fence() { wf_wgmma_fence(); }"},
       {"corr_wgmma_commit", "static inline void corr_wgmma_commit() { wf_wgmma_commit(); }"},
       {"corr_wgmma_wait0", "static inline void corr_wgmma_wait0() { wf_wgmma_wait(0); }"},
-      // The proxy fence orders the threads' generic stores before wgmma's reads; on the CPU every store is visible.
-      {"corr_fence_async_smem", "static inline void corr_fence_async_smem() {}"},
+      // The proxy fence: data landed by cp.async must pass one before the thread's next wgmma (the shim checks).
+      {"corr_fence_async_smem", "static inline void corr_fence_async_smem() { wf_fence_proxy_async(); }"},
       {"corr_cp_async16", "static inline void corr_cp_async16(void* dst, const void* src, bool valid) { wf_cp_async(dst, src, 16, valid); }"},
       {"corr_cp_async8", "static inline void corr_cp_async8(void* dst, const void* src, bool valid) { wf_cp_async(dst, src, 8, valid); }"},
       {"corr_cp_commit", "static inline void corr_cp_commit() { wf_cp_commit(); }"},
@@ -459,6 +459,7 @@ TEST(CorrelatorKernels, WgmmaCpuRunCatchesMutatedKernels) {
       {"raw slot read before its copies landed", "      corr_cp_wait<2>();\n      unsigned char* const sbuf", "      corr_cp_wait<3>();\n      unsigned char* const sbuf"},
       {"no wait for the stage's wgmmas", "    corr_wgmma_wait0();\n", "\n"},
       {"no wgmma.fence", "      corr_wgmma_fence();\n", "\n"},
+      {"no proxy fence between the staging and the wgmmas", "corr_fence_async_smem();", ";"},
       {"B descriptor's LBO and SBO swapped", "corr_desc(smem_base + 4096, 128, 512)", "corr_desc(smem_base + 4096, 512, 128)"}};
   test::expectMutationsCaught(*fs, plan, mutations, 5151, "correlator-cpu", correlatorShim(), {{"dump", 1}});
 }

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -81,8 +82,17 @@ inline int __syncthreads_or(int p) {
 #define __shared__ static __attribute__((section("wf_shared")))
 __shared__ char wf_shared_anchor[16] __attribute__((used));
 extern "C" char __start_wf_shared[];
+extern "C" char __stop_wf_shared[];
 inline unsigned long long __cvta_generic_to_shared(const void* p) { return (unsigned long long)((const char*)p - __start_wf_shared) + 0x1000u; }
-inline void* wf_shared(unsigned a) { return __start_wf_shared + (a - 0x1000u); }
+inline void wf_hazard(const char* what);
+// A window address outside the kernel's shared arrays is a hazard (read as the anchor instead).
+inline void* wf_shared(unsigned a) {
+  if (a < 0x1000u || a - 0x1000u >= (unsigned)(__stop_wf_shared - __start_wf_shared)) {
+    wf_hazard("shared-memory address outside the kernel's shared arrays");
+    return __start_wf_shared;
+  }
+  return __start_wf_shared + (a - 0x1000u);
+}
 // Hazards the emulation sees (an async operation's operands changed while in flight, a kernel that exits with
 // one pending, ...): counted, the first described; the runner fails the test on any.
 static std::atomic<long long> wf_hazards{0};
@@ -197,7 +207,10 @@ inline void wf_mma_s8(int& d0, int& d1, int& d2, int& d3, unsigned a0, unsigned 
 }
 // cp.async (16 / 8 / 4 bytes, zero-filled where not valid): the source is read at the copy, the shared destination
 // written when the thread's wait retires its group (the latest the hardware may write it: a read before the wait sees
-// stale data). wait_group N retires the oldest groups until N remain; ungrouped copies stay pending.
+// stale data; the destination holds a poison pattern from the copy's issue, which the ISA leaves undefined until then,
+// so a wgmma still reading a buffer a new copy targets sees its operands change). wait_group N retires the oldest
+// groups until N remain; ungrouped copies stay pending. Data landed by a wait must pass a fence.proxy.async of the
+// same thread before its next wgmma (the async proxy reads it).
 struct WfCopy {
   void* dst;
   int bytes;
@@ -205,22 +218,26 @@ struct WfCopy {
 };
 thread_local std::vector<WfCopy> wf_cp_open;
 thread_local std::deque<std::vector<WfCopy>> wf_cp_groups;
+thread_local bool wf_landed_unfenced = false;
 inline void wf_cp_async(void* dst, const void* src, int bytes, bool valid) {
   WfCopy c{dst, bytes, {}};
   if (valid) std::memcpy(c.data, src, bytes);
+  std::memset(dst, 0xa5, bytes);
   wf_cp_open.push_back(c);
 }
 // cp.async with a source size: `read` bytes (0..bytes) copied, the rest of the chunk zero-filled; dst a window address.
 inline void wf_cp_async_zfill(unsigned dst, const void* src, int bytes, int read) {
   WfCopy c{wf_shared(dst), bytes, {}};
   if (read > 0) std::memcpy(c.data, src, read);
+  std::memset(c.dst, 0xa5, bytes);
   wf_cp_open.push_back(c);
 }
 inline void wf_cp_commit() { wf_cp_groups.push_back(std::move(wf_cp_open)), wf_cp_open.clear(); }
 inline void wf_cp_wait(int n) {
   for (; (int)wf_cp_groups.size() > n; wf_cp_groups.pop_front())
-    for (const WfCopy& c : wf_cp_groups.front()) std::memcpy(c.dst, c.data, c.bytes);
+    for (const WfCopy& c : wf_cp_groups.front()) std::memcpy(c.dst, c.data, c.bytes), wf_landed_unfenced = true;
 }
+inline void wf_fence_proxy_async() { wf_landed_unfenced = false; }
 // wgmma.mma_async m64nNk(32 bytes) with A and B in shared memory, K-major, through descriptors (start >> 4 in bits
 // 0-13, LBO >> 4 in 16-29, SBO >> 4 in 32-45, swizzle mode in 62-63). Byte kb of row r: no swizzle, core matrices of
 // 8 rows x 16 bytes: start + (r / 8) SBO + (kb / 16) LBO + (r % 8) 16 + kb % 16; 128-byte swizzle: start + (r / 8) SBO +
@@ -278,6 +295,7 @@ inline std::vector<unsigned> wf_regs(const void* d, int regs) {
 inline void wf_wgmma_fence() { wf_wg_fenced = true; }
 inline void wf_wgmma_issue(void* d, int regs, bool f16, unsigned long long da, unsigned long long db, std::vector<unsigned> a = {}) {
   if (!wf_wg_fenced) wf_hazard("wgmma issued without a wgmma.fence since the last wait");
+  if (wf_landed_unfenced) wf_hazard("wgmma issued after cp.async data landed without a fence.proxy.async");
   std::vector<double> product = wf_wgmma_product(regs, f16, da, db, a);
   wf_wg_open.push_back({d, regs, f16, da, db, std::move(a), std::move(product), wf_regs(d, regs)});
 }
@@ -317,7 +335,8 @@ inline void wf_wgmma_wait(int n) {
   });
   for (; (int)wf_wg_groups.size() > n; wf_wg_groups.pop_front())
     for (const WfWgmma& op : wf_wg_groups.front()) {
-      if (wf_wgmma_product(op.regs, op.f16, op.da, op.db, op.a) != op.product) wf_hazard("wgmma shared-memory operands changed while the wgmma was in flight");
+      const std::vector<double> again = wf_wgmma_product(op.regs, op.f16, op.da, op.db, op.a);
+      if (std::memcmp(again.data(), op.product.data(), again.size() * sizeof(double)) != 0) wf_hazard("wgmma shared-memory operands changed while the wgmma was in flight");
       for (int i = 0; i < op.regs; ++i) {
         if (op.f16) ((float*)op.d)[i] = (float)((double)((float*)op.d)[i] + op.product[(size_t)i]);
         else ((int*)op.d)[i] = (int)(unsigned)((long long)((int*)op.d)[i] + (long long)op.product[(size_t)i]);
@@ -365,7 +384,7 @@ inline void replaceBody(std::string& src, const std::string& signature, const st
 
 // The definition of the device function named `name` (a line starting with "static" or "template" whose first
 // parenthesis follows `name`), on one line or ending at the next line that is "}", replaced by `with` (a whole definition).
-inline void replaceFunction(std::string& src, const std::string& name, const std::string& with) {
+inline std::string replaceFunction(std::string& src, const std::string& name, const std::string& with) {
   for (std::size_t lineStart = 0; lineStart < src.size();) {
     const std::size_t lineEnd = std::min(src.find('\n', lineStart), src.size());
     const std::string line = src.substr(lineStart, lineEnd - lineStart);
@@ -373,11 +392,30 @@ inline void replaceFunction(std::string& src, const std::string& name, const std
     if ((line.rfind("static ", 0) == 0 || line.rfind("template ", 0) == 0) && paren != std::string::npos && paren > name.size() &&
         line.compare(paren - name.size(), name.size(), name) == 0 && line[paren - name.size() - 1] == ' ') {
       const std::size_t end = line.back() == '}' ? lineEnd : src.find("\n}\n", lineStart) + 2;
+      std::string original = src.substr(lineStart, end - lineStart);
       src.replace(lineStart, end - lineStart, with);
-      return;
+      return original;
     }
     lineStart = lineEnd + 1;
   }
+  return "";
+}
+
+// What the shim's wf_wgmma assumes of a replaced wgmma helper, read from its PTX: m64nN with N = 2 x the accumulator
+// array's length, s32 += s8 x s8 (k32) into int or f32 += f16 x f16 (k16) into float, no transposes, scale-d from the
+// constant 1 (accumulate). An empty string where it holds, else what differs.
+inline std::string wgmmaHelperMismatch(const std::string& def) {
+  const auto arr = def.find("(&d)["), ins = def.find("wgmma.mma_async.sync.aligned.m64n");
+  if (arr == std::string::npos || ins == std::string::npos) return "no accumulator array or no wgmma.mma_async in: " + def.substr(0, 200);
+  const int regs = std::atoi(def.c_str() + arr + 5), n = std::atoi(def.c_str() + ins + 33);
+  if (n != 2 * regs) return "m64n" + std::to_string(n) + " with " + std::to_string(regs) + " accumulators";
+  const bool isFloat = def.find("float (&d)") != std::string::npos;
+  const std::string shape = isFloat ? "k16.f32.f16.f16" : "k32.s32.s8.s8";
+  if (def.find("m64n" + std::to_string(n) + shape) == std::string::npos) return "expected ." + shape + " for " + (isFloat ? "float" : "int") + " accumulators";
+  if (isFloat && def.find("p, 1, 1, 0, 0") == std::string::npos && def.find("p, 1, 1, 0;") == std::string::npos && def.find("p, 1, 1;") == std::string::npos)
+    return "f16 scale / transpose immediates other than 1, 1, 0";
+  if (def.find("\"r\"(1)") == std::string::npos) return "scale-d not from the constant 1";
+  return "";
 }
 
 // Compiles `source` (after the caller's replacements) with the host compiler and runs kernel `k` of a plan over its
@@ -480,8 +518,16 @@ inline Check runPlanOnCpu(const FamilySpec& fs, const LaunchPlan& plan, long lon
   }
   for (const auto& k : plan.kernels) {
     std::string src = plan.sources[k.source].text;
-    for (const auto& [name, with] : shim) replaceFunction(src, name, with);
-    if (!runKernelOnCpu(src, k, mem, batch, ::testing::TempDir() + "/" + tag + "_" + fs.name(), params)) {
+    for (const auto& [name, with] : shim) {
+      const std::string original = replaceFunction(src, name, with);
+      if (with.find("wf_wgmma(d,") != std::string::npos && !original.empty())
+        if (const std::string why = wgmmaHelperMismatch(original); !why.empty()) {
+          ADD_FAILURE() << label << ": " << k.name << "'s " << name << " is not what the shim emulates: " << why;
+          return {};
+        }
+    }
+    // One folder per process: ctest runs tests in parallel processes, which may share spec names.
+    if (!runKernelOnCpu(src, k, mem, batch, ::testing::TempDir() + "/" + tag + "_" + fs.name() + "_" + std::to_string(::getpid()), params)) {
       ADD_FAILURE() << label << ": kernel " << k.name << " did not run";
       return {};
     }
@@ -515,7 +561,13 @@ inline void expectMutationsCaught(const FamilySpec& fs, const LaunchPlan& plan, 
     std::string first = failures.size() ? failures.GetTestPartResult(0).message() : "";
     std::replace(first.begin(), first.end(), '\n', ' ');
     std::printf("[%s] mutation '%s': %d failure(s)%s%.200s\n", tag.c_str(), label.c_str(), failures.size(), failures.size() ? ", the first: " : "", first.c_str());
-    EXPECT_GT(failures.size(), 0) << "mutation not caught: " << label;
+    // Caught means a hazard or a wrong output, not a kernel the host compiler or loader refused.
+    bool caught = false;
+    for (int f = 0; f < failures.size(); ++f) {
+      const std::string msg = failures.GetTestPartResult(f).message();
+      caught |= msg.find("hazard(s) in the emulation") != std::string::npos || msg.find("ck.ok()") != std::string::npos;
+    }
+    EXPECT_TRUE(caught) << "mutation not caught (no hazard, no wrong output): " << label;
   }
 }
 
