@@ -219,19 +219,15 @@ struct WfCopy {
 thread_local std::vector<WfCopy> wf_cp_open;
 thread_local std::deque<std::vector<WfCopy>> wf_cp_groups;
 thread_local bool wf_landed_unfenced = false;
-inline void wf_cp_async(void* dst, const void* src, int bytes, bool valid) {
+// cp.async with a source size: `read` bytes (0..bytes) copied, the rest of the chunk zero-filled.
+inline void wf_cp_async_zfill(void* dst, const void* src, int bytes, int read) {
   WfCopy c{dst, bytes, {}};
-  if (valid) std::memcpy(c.data, src, bytes);
+  if (read > 0) std::memcpy(c.data, src, read);
   std::memset(dst, 0xa5, bytes);
   wf_cp_open.push_back(c);
 }
-// cp.async with a source size: `read` bytes (0..bytes) copied, the rest of the chunk zero-filled; dst a window address.
-inline void wf_cp_async_zfill(unsigned dst, const void* src, int bytes, int read) {
-  WfCopy c{wf_shared(dst), bytes, {}};
-  if (read > 0) std::memcpy(c.data, src, read);
-  std::memset(c.dst, 0xa5, bytes);
-  wf_cp_open.push_back(c);
-}
+inline void wf_cp_async_zfill(unsigned dst, const void* src, int bytes, int read) { wf_cp_async_zfill(wf_shared(dst), src, bytes, read); }
+inline void wf_cp_async(void* dst, const void* src, int bytes, bool valid) { wf_cp_async_zfill(dst, src, bytes, valid ? bytes : 0); }
 inline void wf_cp_commit() { wf_cp_groups.push_back(std::move(wf_cp_open)), wf_cp_open.clear(); }
 inline void wf_cp_wait(int n) {
   for (; (int)wf_cp_groups.size() > n; wf_cp_groups.pop_front())
@@ -372,14 +368,6 @@ inline float atomicAdd(float* p, float v) { return std::atomic_ref<float>(*p).fe
 #define __launch_bounds__(...)
 #define __restrict__ __restrict
 )";
-}
-
-// The body of the device function whose definition starts with `signature` replaced by `with`.
-inline void replaceBody(std::string& src, const std::string& signature, const std::string& with) {
-  const auto at = src.find(signature);
-  if (at == std::string::npos) return;
-  const auto from = at + signature.size(), to = src.find("\n}\n", from);
-  src.replace(from, to + 1 - from, with);
 }
 
 // The definition of the device function named `name` (a line starting with "static" or "template" whose first

@@ -446,9 +446,9 @@ namespace {
 
 // The tensor-core helpers' inline PTX (gr_tf32, gr_mma) replaced by the shim's emulation.
 std::string emulateInlinePtx(std::string src) {
-  test::replaceBody(src, "unsigned gr_tf32(float x) {", "\n  return wf_cvt_rna_tf32(x);\n");
-  test::replaceBody(src, "void gr_mma(float4& c, unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0, unsigned b1) {",
-                    "\n  wf_mma_tf32(c, a0, a1, a2, a3, b0, b1);\n");
+  test::replaceFunction(src, "gr_tf32", "static inline unsigned gr_tf32(float x) { return wf_cvt_rna_tf32(x); }");
+  test::replaceFunction(src, "gr_mma", "static inline void gr_mma(float4& c, unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0, unsigned b1) "
+                                      "{ wf_mma_tf32(c, a0, a1, a2, a3, b0, b1); }");
   return src;
 }
 
