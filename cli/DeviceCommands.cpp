@@ -232,6 +232,8 @@ int cmdBench(const Options& o) {
     spec = parseSpec(j, o.spec + " as tuned");  // what follows benches the winner as printed
   }
   BenchReport r = benchSpec(compiler, *spec, batch, o.reps);
+  // With --ab the table times B (the spec with the members merged); "warpforge (default)" there means B's kernels.
+  if (!o.ab.empty()) fmt::print("table below: B = the spec with --ab {}; the A/B line after it compares B with A = the spec as given\n", o.ab);
   fmt::print("{}", formatBench(r));
   if (!o.ab.empty()) {
     AbResult ab = abSpecs(compiler, *loadSpec(o.spec), *spec, batch, o.reps);

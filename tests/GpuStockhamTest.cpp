@@ -332,7 +332,10 @@ TEST_F(GpuStockham, PowersOfTwoAndLargeLengths) {
 TEST_F(GpuStockham, MultiDimensional) {
   Compiler c;
   Tally t;
-  std::vector<std::string> shapes = {"[64, 128]", "[100, 81]", "[1000, 16]", "[7, 4096]", "[16, 32, 64]", "[25, 27, 8]", "[128, 128, 128]"};
+  // Fused planes (KernelDesc::axes): [20, 20], [3, 5], [2, 128], [128, 2], [16, 16, 16] whole; [100, 81], [64, 128] (f32, f16),
+  // the inner two of [16, 32, 64], [25, 27, 8] (f64: 27 x 8) and [128, 128, 128]; [1000, 16] and [7, 4096] one kernel per axis.
+  std::vector<std::string> shapes = {"[64, 128]", "[100, 81]", "[1000, 16]", "[7, 4096]", "[16, 32, 64]", "[25, 27, 8]", "[128, 128, 128]",
+                                     "[20, 20]",  "[3, 5]",    "[2, 128]",   "[128, 2]",  "[16, 16, 16]"};
   for (const auto& sh : shapes)
     for (const char* prec : {"f32", "f64", "f16"})
       for (const char* dir : {"forward", "inverse"}) {
@@ -346,6 +349,15 @@ TEST_F(GpuStockham, MultiDimensional) {
   t.add(run(c, a, 5, 78), "2D strided in, transposed planar out");
   StockhamSpec b = spec(R"({"name": "nd_inplace", "family": "stockham", "precision": "f64", "lengths": [9, 10, 11], "placement": "in_place"})");
   t.add(run(c, b, 4, 79), "3D in place");
+  // A fused plane read at element stride 2 with an offset, written planar; at a batch that loops every block over many
+  // planes; and the same shape with one kernel per axis (tuning fuse_axes false).
+  StockhamSpec e = spec(R"({"name": "nd_fused_strided", "family": "stockham", "precision": "f32", "lengths": [12, 40],
+      "input": {"strides": [80, 2], "distance": 1000, "offset": 3}, "output": {"layout": "planar", "distance": 500}})");
+  t.add(run(c, e, 5, 80), "2D fused, strided in, planar out");
+  for (const char* tuning : {"{}", R"({"fuse_axes": false})"}) {
+    StockhamSpec f = spec(fmt::format(R"({{"name": "nd_big", "family": "stockham", "precision": "f32", "lengths": [20, 20], "tuning": {}}})", tuning));
+    t.add(run(c, f, 20000, 81), fmt::format("2D 20 x 20 batch 20000, tuning {}", tuning));
+  }
   report("2D/3D", t);
 }
 

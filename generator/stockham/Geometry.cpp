@@ -1,6 +1,8 @@
 // Launch geometry of a Stockham kernel: threads per FFT, FFTs per block, shared
 // memory pitch and padding, register target.
 #include <algorithm>
+#include <tuple>
+#include <utility>
 
 #include "generator/stockham/CoopRadix.h"
 #include "generator/stockham/StockhamEmitter.h"
@@ -104,14 +106,30 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   int F = std::max(1, blockThreads / T);
   int smemCap = 72 * 1024;
   if (columns) {
-    T = std::max(1, std::min({L / rmax, (L + maxHeld - 1) / maxHeld, maxThreadsPerFft}));
     // Many FFTs side by side: each row of the tile is F consecutive values in global memory. Where 256 threads
     // leave rows under 64 bytes, 512 threads double them (H100, bench --ab, four-step 1D: f32 2^23 1.92x and
     // f16 2^24 1.89x (rows 16 -> 32 and 8 -> 16 B), f16 2^21 1.44x, f32 2^22 1.02x; f32 2^20, whose rows are
     // 64 B already, 0.97x at 512 and 0.83x at 1024).
     const int rowValueBytes = std::min(g.fftMajorLoad ? storageBytes(d.in.storage) : 1 << 20, g.fftMajorStore ? storageBytes(d.out.storage) : 1 << 20);
-    const int threads = tu.blockThreads > 0 ? tu.blockThreads : std::max(1, 256 / T) * rowValueBytes < 64 ? 512 : 256;
-    F = std::max(1, threads / T);
+    auto tile = [&](int held, bool widen) {
+      const int t = std::max(1, std::min({L / rmax, (L + held - 1) / held, maxThreadsPerFft}));
+      const int threads = tu.blockThreads > 0 ? tu.blockThreads : widen && std::max(1, 256 / t) * rowValueBytes < 64 ? 512 : 256;
+      return std::pair<int, int>{t, std::max(1, threads / t)};
+    };
+    // f32 / f16: the fewest values per thread (8 or 16 before 32) that still leave rows of 64 bytes at the block
+    // size of 32 values. At 32 values the tiles took 160-255 registers, one block per SM; 8 values gave f32 2^17
+    // 1.34x, 100000 1.25x, 134616 1.22x, f16 32768 1.24x, but f32 2^24 0.46x where 4096-point columns left 8-byte
+    // rows (H100, bench --ab, session 15).
+    int held = maxHeld;
+    if (tu.columnValues == 0 && !d.f64)
+      for (int fewer : {8, 16}) {
+        const auto [t, f] = tile(fewer, false);
+        if (static_cast<long long>(f) * rowValueBytes >= 64 && f * g.smemStride * cb <= 160 * 1024) {
+          held = fewer;
+          break;
+        }
+      }
+    std::tie(T, F) = tile(held, true);
     smemCap = 160 * 1024;
   }
   while (F > 1 && F * g.smemStride * cb > smemCap) --F;
@@ -138,7 +156,8 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   const int lastRun = d.factors.empty() ? 0 : std::min(T, L / d.factors.back()) * storageBytes(d.out.storage);
   // A cooperative pass reads and writes shared memory only (CoopRadix.h).
   const bool coopFirst = !d.factors.empty() && isCoopRadix(d.factors.front()), coopLast = !d.factors.empty() && isCoopRadix(d.factors.back());
-  g.directLoad = !d.factors.empty() && !coopFirst && !g.fftMajorLoad && d.fuse != Fuse::C2RPre && tu.directLoad != 0 &&
+  // Fused axes load staged: the load's digit reversal is a shared-memory permutation.
+  g.directLoad = !d.factors.empty() && !coopFirst && !g.fftMajorLoad && d.fuse != Fuse::C2RPre && d.axes.size() < 2 && tu.directLoad != 0 &&
                  (tu.directLoad == 1 || firstRun >= kMinDirectRunBytes);
   // The fused split holds two butterflies of the last radix per thread: taken by default where that
   // does not raise the kernel's peak of values per thread (r2c 1000: 2 x 4 values against 28 held in

@@ -57,6 +57,7 @@ struct KernelTuning {
   int fusedSplit = -1;     // r2c: 1/-1 KernelGeometry::fusedSplit; 0: the split as a staged element loop after the last pass
   int columnValues = 0;    // column-tiled kernels (two-kernel plans, strided axes): at most this many values per thread (0: 32 f32, 8 f64)
   int bluesteinPow2 = -1;  // (plan) 1: Bluestein convolutions at the next power of two; else (default) at bluesteinLength()'s cheapest 7-smooth length
+  int fuseAxes = -1;       // (plan) 0: one kernel per axis of a 2D/3D transform; else (default) the inner axes whose plane fits one kernel together (KernelDesc::axes)
   bool operator==(const KernelTuning&) const = default;
 };
 
@@ -91,6 +92,12 @@ struct KernelDesc {
   // source stays the same for every N of one M while the first pass skips half its loads and
   // arithmetic and the last pass half its stores.
   long long inZeroFrom = -1, outDropFrom = -1;
+  // Several axes in one kernel (a 2D or 3D plane that fits one block): their lengths, slowest first, product = length.
+  // The load puts element (i_0, .., i_{D-1}) of the row-major plane at the digit-reversed shared index (fastest axis
+  // as the top digit); the factors are each axis's, fastest axis first; and the twiddles of a pass within an axis
+  // are that axis's alone (Twiddles.h). The passes then leave the plane's D-dimensional DFT in row-major order, so
+  // the store is a 1D store. Empty: one axis.
+  std::vector<int> axes;
   KernelTuning tuning;
 };
 

@@ -334,6 +334,28 @@ class Emitter {
     if (g_.smemStride == count) return e;
     return bin("+", bin("*", bin("/", e, lit(count)), lit(g_.smemStride)), bin("%", e, lit(count)));
   }
+  // Fused axes (KernelDesc::axes): element i of the row-major plane goes to the digit-reversed index, the fastest
+  // axis as the top digit: sum_d ((i / S_d) % n_d) * W_d, S_d = product of the axes after d, W_d = of those before.
+  NodePtr axesReversed(const NodePtr& i) const {
+    if (d_.axes.size() < 2) return i;
+    NodePtr sum;
+    long long after = d_.length, before = 1;
+    for (std::size_t d = 0; d < d_.axes.size(); ++d) {
+      const int n = d_.axes[d];
+      after /= n;
+      NodePtr digit = after == 1 ? i : bin("/", i, lit(after));
+      if (d > 0) digit = bin("%", digit, lit(n));  // the slowest digit needs no modulo
+      NodePtr term = before == 1 ? digit : bin("*", digit, lit(before));
+      sum = sum ? bin("+", sum, term) : term;
+      before *= n;
+    }
+    return sum;
+  }
+  // Where the load puts element e of the block's run: blockIndex, digit-reversed within each FFT for fused axes.
+  NodePtr loadedIndex(const NodePtr& e, int count) const {
+    if (d_.axes.size() < 2) return blockIndex(e, count);
+    return bin("+", bin("*", bin("/", e, lit(count)), lit(g_.smemStride)), axesReversed(bin("%", e, lit(count))));
+  }
   // Contiguous fast path: element e of the block is smem_all[e] and in/out[offset + first * count + e].
   template <class Body>
   std::vector<NodePtr> runLoop(int count, Body bodyFn) const {
@@ -393,7 +415,7 @@ class Emitter {
       b.push_back(decl(vec.type, "w", call("make_" + vec.type, std::vector<NodePtr>(vec.words, lit(0)))));
       b.push_back(ifStmt(bin("<", bin("*", var("ev"), lit(vec.V)), var("limit")), block({assign(var("w"), index(var("src"), var("ev")))})));
       for (int u = 0; u < vec.V; ++u)
-        b.push_back(assign(shared(blockIndex(bin("+", bin("*", var("ev"), lit(vec.V)), lit(u)), count)), unpack(a.storage, var("w"), u)));
+        b.push_back(assign(shared(loadedIndex(bin("+", bin("*", var("ev"), lit(vec.V)), lit(u)), count)), unpack(a.storage, var("w"), u)));
       out.push_back((it + 1) * NT_ <= total ? block(b) : ifStmt(bin("<", bin("+", var("tid"), lit(it * NT_)), lit(total)), block(b)));
     }
     return {block(out)};
@@ -443,7 +465,7 @@ class Emitter {
         std::vector<NodePtr> active =
             loadGuarded(bin("+", lit(d_.in.offset), at), "const int", bin("*", bin("%", var("e"), lit(count)), lit(d_.natInElem)));
         b.push_back(ifStmt(bin("<", var("e"), var("limit")), block(active)));
-        b.push_back(assign(shared(blockIndex(var("e"), count)), var("v")));
+        b.push_back(assign(shared(loadedIndex(var("e"), count)), var("v")));
         return b;
       });
     return flatLoop(count, g_.fftMajorLoad, d_.in, [&] {
@@ -451,7 +473,7 @@ class Emitter {
       b.push_back(decl(cT_, "v", mk(num(0), num(0))));
       std::vector<NodePtr> active = loadGuarded(address(d_.in, var("i")), "const long long", natural(var("i"), d_.natInElem, d_.natInDigit0));
       b.push_back(ifStmt(bin("<", var("g"), var("ffts")), block(active)));
-      b.push_back(assign(shared("sbase", var("i")), var("v")));
+      b.push_back(assign(shared("sbase", axesReversed(var("i"))), var("v")));
       return b;
     });
   }
@@ -526,7 +548,7 @@ class Emitter {
     auto nm = [&](const std::string& base) { return base + sfx; };
     NodePtr j = var(nm("j"));
     bf.push_back(decl("const int", nm("j"), jInit));
-    if (ns > 1) {
+    if (passTwiddled(d_.axes, ns)) {
       bf.push_back(decl("const int", nm("k"), bin("%", j, lit(ns))));
       // One pointer, constant offsets: written as twiddles[k + c], NVVM hoists R - 1 separate 64-bit
       // addresses out of the group loop (30 registers for radix 16) and the kernel spills.
@@ -561,7 +583,7 @@ class Emitter {
         bf.push_back(decl(cT_, c, cmul(v, index(var("conv"), bin("+", j, lit(static_cast<long long>(r) * butterflies))))));
         v = var(c);
       }
-      if (r > 0 && ns > 1) {
+      if (r > 0 && passTwiddled(d_.axes, ns)) {
         const int hi = derivedSplit(r);
         if (twiddleLoaded(r, g_.deriveTwiddles) && stage_ == 1 && d_.convolve) {  // W^-x = conj W^x
           const std::string t = fmt::format("t{}", r) + sfx;
@@ -669,7 +691,7 @@ class Emitter {
       b.push_back(decl("const int", "hi", bin("+", var("bf"), bin("*", bin("-", lit(R), var("jj")), lit(B)))));
       b.push_back(decl(cT_, "xl", sm(var("lo"))));
       b.push_back(decl(cT_, "xh", sm(var("hi"))));
-      if (ns > 1) {
+      if (passTwiddled(d_.axes, ns)) {
         if (d_.convolve) throw std::logic_error("cooperative radix in a convolution kernel");
         NodePtr tw = bin("+", var("twiddles"), bin("+", bin("%", var("bf"), lit(ns)), lit(twOffset)));
         b.push_back(assign(var("xl"), cmul(var("xl"), index(tw, bin("*", bin("-", var("jj"), lit(1)), lit(ns))))));

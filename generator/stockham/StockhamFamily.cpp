@@ -76,7 +76,10 @@ class StockhamFamilySpec : public FamilySpec {
       o += fmt::format("  thread indices {}; twiddles {}\n", g.indexPerGroup ? "recomputed per group" : "held across groups",
                        g.deriveTwiddles ? "W^(kr) loaded for r a power of two, the rest derived" : "every W^(kr) from the table");
       o += fmt::format("  load {}; store {}\n",
-                       g.directLoad ? "by the first pass from global memory" : (g.fftMajorLoad ? "staged, column tile" : "staged, element-major"),
+                       g.directLoad ? "by the first pass from global memory"
+                       : g.fftMajorLoad ? "staged, column tile"
+                       : d.axes.size() > 1 ? fmt::format("staged, element-major, the {} plane digit-reversed (fastest axis first)", fmt::join(d.axes, " x "))
+                                           : std::string("staged, element-major"),
                        g.directStore ? (g.fusedSplit ? "by the last pass to global memory, r2c split fused (mirrored butterfly pairs)" : "by the last pass to global memory") : (g.fftMajorStore ? "staged, column tile" : "staged, element-major"));
       const int halves = d.convolve ? 2 : 1;  // a Bluestein convolution kernel runs its passes forward, then inverse
       for (int h = 0; h < halves; ++h) {
@@ -85,12 +88,12 @@ class StockhamFamilySpec : public FamilySpec {
         for (std::size_t p = 0; p < d.factors.size(); ++p) {
           const int R = d.factors[p], butterflies = d.length / R;
           int loads = 0;
-          for (int r = 1; r < R && ns > 1; ++r) loads += twiddleLoaded(r, g.deriveTwiddles);
+          for (int r = 1; r < R && passTwiddled(d.axes, ns); ++r) loads += twiddleLoaded(r, g.deriveTwiddles);
           if (isCoopRadix(R)) {
             const CoopShape cs = coopShape(R, d.length, T);
             o += fmt::format("  pass {}: radix {} cooperatively, sub-transforms {} -> {}, {} butterflies x {} items of {} output pairs, {} items per thread; "
                              "reads shared, writes shared; {} twiddle loads per input pair\n",
-                             p, R, ns, ns * R, butterflies, cs.groups, cs.pairs, cs.iters, ns > 1 ? 2 : 0);
+                             p, R, ns, ns * R, butterflies, cs.groups, cs.pairs, cs.iters, passTwiddled(d.axes, ns) ? 2 : 0);
             ns *= R;
             continue;
           }

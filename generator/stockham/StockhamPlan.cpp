@@ -60,6 +60,7 @@ struct Job {
   Fuse fuse = Fuse::None;
   int fuseN = 0;
   std::vector<int> factors;
+  std::vector<int> axes;  // fused axes (KernelDesc::axes): n is their product, factors each axis's, fastest first
   bool copyOnly = false;  // no radix passes: the kernel only applies its fusions (the r2c split, the c2r merge)
   std::string role;
   std::string kernelRole;  // the kernel's header comment where it must not name N (Bluestein)
@@ -88,23 +89,60 @@ class PlanBuilder {
   Storage userComplex() const { return s_.precision == "f16" ? Storage::C16 : s_.precision == "f32" ? Storage::C32 : Storage::C64; }
   Storage userReal() const { return s_.precision == "f16" ? Storage::R16 : s_.precision == "f32" ? Storage::R32 : Storage::R64; }
 
+  // How many inner axes of a 2D/3D c2c transform one kernel takes together (KernelDesc::axes): the most whose plane
+  // holds at most one kernel's length, each axis a smooth length, laid out densely (row-major) in the input and the
+  // output, so that the plane is one run per FFT. 1: one kernel per axis. One kernel reads and writes the data once
+  // where a kernel per axis moves it once per axis.
+  int fusedInnerAxes() const {
+    const int D = static_cast<int>(s_.lengths.size());
+    if (D < 2 || s_.tuning.fuseAxes == 0 || !s_.factors.empty()) return 1;
+    auto dense = [&](const StockhamIo& io, int from) {
+      for (int a = from; a < D - 1; ++a)
+        if (io.strides[a] != io.strides[a + 1] * s_.lengths[a + 1]) return false;
+      return true;
+    };
+    for (int m = D; m >= 2; --m) {
+      long long plane = 1;
+      bool smooth = true;
+      for (int a = D - m; a < D; ++a) {
+        plane *= s_.lengths[a];
+        smooth = smooth && s_.lengths[a] > 1 && isSmooth(s_.lengths[a], maxPrime_);
+      }
+      if (smooth && plane <= maxSingleKernelLength(s_.precision) && dense(s_.input, D - m) && dense(s_.output, D - m)) return m;
+    }
+    return 1;
+  }
+
   void buildC2c() {
     const int D = static_cast<int>(s_.lengths.size());
     Storage inStorage = s_.input.type == "ci8" ? Storage::CI8 : s_.input.type == "ci4" ? Storage::CI4 : userComplex();
+    const int fused = fusedInnerAxes();
     for (int a = D - 1; a >= 0; --a) {
       const bool firstAxis = a == D - 1;
+      // The first kernel takes axes a - fused + 1 .. a together; the fused axes count as one of length = their plane.
+      const int lo = firstAxis ? a - fused + 1 : a;
       Job j;
-      j.n = s_.lengths[a];
+      j.n = 1;
+      for (int f = lo; f <= a; ++f) j.n *= s_.lengths[f];
       j.sign = s_.sign;
       j.factors = s_.factors;
-      j.role = D == 1 ? "1D" : fmt::format("axis {} of {}D", a, D);
+      if (lo < a) {
+        j.axes.assign(s_.lengths.begin() + lo, s_.lengths.begin() + a + 1);
+        j.factors.clear();
+        for (int f = a; f >= lo; --f) {
+          const std::vector<int> axis = factorizeStockham(s_.lengths[f], plan_.f64 ? 13 : 27, maxPrime_, plan_.f64, false);
+          j.factors.insert(j.factors.end(), axis.begin(), axis.end());
+        }
+      }
+      j.role = D == 1 ? "1D" : lo < a ? fmt::format("axes {}..{} of {}D in one kernel ({} plane)", lo, a, D, fmt::join(j.axes, " x "))
+                                      : fmt::format("axis {} of {}D", a, D);
       j.in = Side{firstAxis ? Buffer::Input : Buffer::Output, firstAxis ? inStorage : userComplex(),
                   firstAxis ? s_.input.planar : s_.output.planar, firstAxis ? s_.input.offset : s_.output.offset,
                   firstAxis ? s_.input.strides[a] : s_.output.strides[a], {}};
       j.out = Side{Buffer::Output, userComplex(), s_.output.planar, s_.output.offset, s_.output.strides[a], {}};
       const StockhamIo& inIo = firstAxis ? s_.input : s_.output;
       for (int d = D - 1; d >= 0; --d) {
-        if (d == a) continue;
+        if (d >= lo && d <= a) continue;
         j.counts.push_back(s_.lengths[d]);
         j.in.batchStride.push_back(inIo.strides[d]);
         j.out.batchStride.push_back(s_.output.strides[d]);
@@ -114,6 +152,7 @@ class PlanBuilder {
       if (firstAxis) j.inValid = s_.input.validLength;
       if (s_.inPlace) j.in.buf = Buffer::Output;
       addJob(j);
+      a = lo;
     }
   }
 
@@ -251,11 +290,12 @@ class PlanBuilder {
     d.storeTable = j.hasStoreTable && j.fuse != Fuse::R2CPost;
     d.fuse = j.fuse;
     d.fuseN = j.fuseN;
+    d.axes = j.axes;
     d.tuning = s_.tuning;
     k.src = j.in.buf;
     k.dst = j.out.buf;
     k.fftsPerBatch = j.fftsPerBatch();
-    k.twiddles = twiddleTable(d.factors, j.sign);
+    k.twiddles = twiddleTable(d.factors, j.sign, d.axes);
     k.loadTable = j.loadTable;
     k.storeTable = j.storeTable;
     return k;

@@ -265,13 +265,21 @@ long long bluesteinLength(long long n, bool powerOfTwo) {
   if (powerOfTwo) return pow2;
   // Cost M (1 + 0.05 x its odd prime factors with multiplicity): a mixed-radix pass costs more per point than a
   // power-of-two one (session 8's sweep: c2c any length 0.76x vs powers of two ~1.0x of cuFFT).
+  // Past 4096 points the one-kernel convolution spilled at every try of the spill-free search wherever M had two odd
+  // factors (sm_90: 5488 = 7^3 x 16, 5600, 6272, 6400, 8960, 9216, 10752 .. 12800: 16-688 B, f32 and f16, 14-41 s of
+  // NVRTC each; sm_80 from 4480 = 5 x 7 x 128) or a 7 beyond 8192 (14336 = 7 x 2048: 40-48 B); 2^a times one 3, 5
+  // or 7 (up to 8192) compiled clean (NVRTC 13, session 16). There a one-kernel M takes at most one odd factor;
+  // `SweepCompilesWithoutSpills` compiles each. (Longer convolutions run as separate FFT kernels, unaffected.)
+  auto oneKernelClean = [](long long m, int odd, int sevens) {
+    return m <= 4096 || m > maxConvolveKernelLength("f32") || (odd <= 1 && (sevens == 0 || m <= 8192));
+  };
   long long best = pow2;
   double bestCost = static_cast<double>(pow2);
   for (long long a = 1; a <= pow2; a *= 2)
     for (long long b = a, nb = 0; b <= pow2; b *= 3, ++nb)
       for (long long c = b, nc = nb; c <= pow2; c *= 5, ++nc)
         for (long long d = c, nd = nc; d <= pow2; d *= 7, ++nd)
-          if (d >= need) {
+          if (d >= need && oneKernelClean(d, static_cast<int>(nd), static_cast<int>(nd - nc))) {
             const double cost = static_cast<double>(d) * (1.0 + 0.05 * static_cast<double>(nd));
             if (cost < bestCost) {
               best = d;
@@ -384,7 +392,7 @@ KernelTuning parseTuning(const JsonReader& rd, const Json& j) {
   const std::string path = "/tuning";
   rd.needObject(j, path);
   rd.onlyKeys(j, path, {"threads_per_fft", "block_threads", "register_target", "direct_load", "direct_store", "persistent", "index_per_group", "derive_twiddles",
-                          "work_queue", "fused_split", "column_values", "bluestein"});
+                          "work_queue", "fused_split", "column_values", "bluestein", "fuse_axes"});
   KernelTuning t;
   if (j.contains("threads_per_fft")) t.threadsPerFft = static_cast<int>(rd.integer(j["threads_per_fft"], path + "/threads_per_fft", 1, 1024));
   if (j.contains("block_threads")) t.blockThreads = static_cast<int>(rd.integer(j["block_threads"], path + "/block_threads", 32, 1024));
@@ -407,6 +415,7 @@ KernelTuning parseTuning(const JsonReader& rd, const Json& j) {
   flag("derive_twiddles", t.deriveTwiddles);
   flag("work_queue", t.workQueue);
   flag("fused_split", t.fusedSplit);
+  flag("fuse_axes", t.fuseAxes);
   return t;
 }
 

@@ -100,6 +100,7 @@ Json stockhamTuningMembers(const std::vector<int>& factors, const KernelTuning& 
   flag("derive_twiddles", k.deriveTwiddles);
   flag("work_queue", k.workQueue);
   flag("fused_split", k.fusedSplit);
+  flag("fuse_axes", k.fuseAxes);
   Json out = Json::object();
   if (!factors.empty()) out["factors"] = factors;
   out["tuning"] = t;

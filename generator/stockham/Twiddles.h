@@ -29,14 +29,28 @@ inline std::vector<long long> twiddleOffsets(const std::vector<int>& factors) {
   return off;
 }
 
-inline std::vector<std::complex<double>> twiddleTable(const std::vector<int>& factors, int sign) {
+// Fused axes (KernelDesc::axes, slowest first): the product of the axes the passes up to sub-transform length ns
+// have finished (they run fastest axis first). 1 for one axis.
+inline long long finishedAxes(const std::vector<int>& axes, long long ns) {
+  long long done = 1;
+  for (auto a = axes.rbegin(); a != axes.rend() && ns % (done * *a) == 0; ++a) done *= *a;
+  return done;
+}
+// Whether a pass at sub-transform length ns multiplies by twiddles: not the first pass of the FFT, nor the first
+// pass of a fused axis (its sub-transforms restart at length 1).
+inline bool passTwiddled(const std::vector<int>& axes, long long ns) { return ns > 1 && finishedAxes(axes, ns) != ns; }
+
+// With fused axes, a pass inside an axis takes that axis's twiddle: k = done * kk + (finished axes' output index),
+// w = exp(sign 2 pi i r kk / ((ns / done) R)); the table keeps the one-axis layout (ones where passTwiddled is false).
+inline std::vector<std::complex<double>> twiddleTable(const std::vector<int>& factors, int sign, const std::vector<int>& axes = {}) {
   std::vector<std::complex<double>> t;
   long long ns = 1;
   for (int R : factors) {
+    const long long done = finishedAxes(axes, ns), len = ns / done * R;
     if (ns > 1)
       for (int r = 1; r < R; ++r)
         for (long long k = 0; k < ns; ++k) {
-          double a = 2.0 * M_PI * static_cast<double>((r * k) % (ns * R)) / static_cast<double>(ns * R);
+          double a = 2.0 * M_PI * static_cast<double>((r * (k / done)) % len) / static_cast<double>(len);
           t.push_back({std::cos(a), sign * std::sin(a)});
         }
     ns *= R;
