@@ -230,6 +230,28 @@ TEST(Stockham, FusedAxesPassesAreTheMultiDimensionalDft) {
   EXPECT_EQ(plan(R"({"name": "s", "family": "stockham", "precision": "f64", "lengths": [64, 64, 64]})").kernels.size(), 2u);  // 64 x 64 fused, then axis 0
 }
 
+// The tuner's search without a GPU: a fake timer that prefers plans with more kernels. On a Bluestein length (one
+// convolution kernel) it must not try the spec's "factors" (session 16: c2c f64 1532 stopped with a spec error
+// there); on a 2D shape the winner (one kernel per axis) must come back as tuning fuse_axes false.
+TEST(Stockham, TunerSearchesBluesteinAndFusedAxesSpecs) {
+  struct MoreKernelsFaster : TuneTimer {
+    std::vector<double> time(const std::vector<Generated>& c, std::vector<std::string>*) override {
+      std::vector<double> ms;
+      for (const auto& g : c) ms.push_back(1.0 / static_cast<double>(g.plan.kernels.size()) + 1e-3 * static_cast<double>(ms.size()));
+      return ms;
+    }
+    std::string arch() override { return "sm_90"; }
+    CompileProbe* probe() override { return nullptr; }
+  } timer;
+  const TuneOutcome blue = tuneStockham(parseStockhamSpecText(spec(1532, "f64"), "t.json"), timer);
+  EXPECT_FALSE(blue.specMembers.contains("factors"));
+  EXPECT_GT(blue.trials.size(), 10u);
+  for (const auto& t : blue.trials) EXPECT_TRUE(t.error.empty()) << t.stage << ": " << t.error;
+  const TuneOutcome plane = tuneStockham(parseStockhamSpecText(R"({"name": "t", "family": "stockham", "precision": "f32", "lengths": [20, 20]})", "t.json"), timer);
+  EXPECT_EQ(plane.specMembers["tuning"].value("fuse_axes", true), false) << plane.specMembers.dump();
+  EXPECT_LT(plane.trials[plane.best].ms, plane.trials[plane.baseline].ms);
+}
+
 // Tuning column_values: the column tiles of a two-kernel plan hold at most that many values per thread.
 TEST(Stockham, ColumnValuesTuning) {
   const StockhamPlan a = plan(spec(1 << 20, "f32")), b = plan(spec(1 << 20, "f32", R"(, "tuning": {"column_values": 16})"));
