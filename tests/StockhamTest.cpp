@@ -57,6 +57,30 @@ struct NumericOps {
     return a * C(re, im);
   }
 };
+
+// The kernel's radix passes in double, as the emitter orders them: pass p (sub-transforms ns, radix R) takes
+// x[j + r N / R] times table[offset_p + (r - 1) ns + j % ns] and writes y[(j / ns) ns R + j % ns + r ns].
+std::vector<cdouble> stockhamPasses(const std::vector<int>& factors, const std::vector<std::complex<double>>& tab, int sign, std::vector<cdouble> x) {
+  const int n = static_cast<int>(x.size());
+  const std::vector<long long> off = twiddleOffsets(factors);
+  std::vector<cdouble> y(n);
+  long long ns = 1;
+  for (std::size_t p = 0; p < factors.size(); ++p) {
+    const int R = factors[p], B = n / R;
+    for (int j = 0; j < B; ++j) {
+      std::vector<cdouble> in(R);
+      const long long k = j % ns;
+      for (int r = 0; r < R; ++r) in[r] = x[j + r * B] * (r > 0 && ns > 1 ? tab[off[p] + (r - 1) * ns + k] : cdouble(1));
+      NumericOps ops;
+      DftBuilder<NumericOps> b(ops, sign);
+      const std::vector<cdouble> out = b.dft(in);
+      for (int r = 0; r < R; ++r) y[(j / ns) * ns * R + k + r * ns] = out[r];
+    }
+    std::swap(x, y);
+    ns *= R;
+  }
+  return x;
+}
 }  // namespace
 
 TEST(Stockham, Factorization) {
@@ -148,24 +172,9 @@ TEST(Stockham, ModelFactorizationsAreExactDfts) {
     if (!isSmooth(n, maxPrimeRadix(prec))) continue;
     const KernelDesc d = plan(spec(n, prec)).kernels.at(0).desc;
     const std::vector<std::complex<double>> tab = twiddleTable(d.factors, -1);
-    const std::vector<long long> off = twiddleOffsets(d.factors);
-    std::vector<cdouble> x = randomComplex(n, 7 + n), y(n);
+    std::vector<cdouble> x = randomComplex(n, 7 + n);
     const std::vector<cdouble> ref = referenceDft(x, n, -1);
-    long long ns = 1;
-    for (std::size_t p = 0; p < d.factors.size(); ++p) {
-      const int R = d.factors[p], B = n / R;
-      for (int j = 0; j < B; ++j) {
-        std::vector<cdouble> in(R);
-        const long long k = j % ns;
-        for (int r = 0; r < R; ++r) in[r] = x[j + r * B] * (r > 0 && ns > 1 ? tab[off[p] + (r - 1) * ns + k] : cdouble(1));
-        NumericOps ops;
-        DftBuilder<NumericOps> b(ops, -1);
-        const std::vector<cdouble> out = b.dft(in);
-        for (int r = 0; r < R; ++r) y[(j / ns) * ns * R + k + r * ns] = out[r];
-      }
-      std::swap(x, y);
-      ns *= R;
-    }
+    x = stockhamPasses(d.factors, tab, -1, std::move(x));
     EXPECT_LT(relativeError(x, ref), 1e-13) << prec << " " << n << " as " << fmt::format("{}", fmt::join(d.factors, "x"));
     ++checked;
   }
@@ -179,7 +188,7 @@ TEST(Stockham, FusedAxesPassesAreTheMultiDimensionalDft) {
   const std::vector<std::vector<int>> shapes{{20, 20}, {16, 16}, {3, 5}, {12, 40}, {64, 64}, {9, 10, 11}, {17, 19, 8}, {8, 6, 4}, {2, 128}, {128, 2}};
   auto run = [](const KernelDesc& d, const std::vector<std::complex<double>>& tab, std::vector<cdouble> plane) {
     const int n = d.length, D = static_cast<int>(d.axes.size());
-    std::vector<cdouble> x(n), y(n);
+    std::vector<cdouble> x(n);
     for (int i = 0; i < n; ++i) {  // element (i_0 .. i_{D-1}) to sum_d i_d * (n_0 .. n_{d-1})
       long long rest = i, p = 0, weight = n;
       for (int a = D - 1; a >= 0; --a) {
@@ -189,23 +198,7 @@ TEST(Stockham, FusedAxesPassesAreTheMultiDimensionalDft) {
       }
       x[p] = plane[i];
     }
-    const std::vector<long long> off = twiddleOffsets(d.factors);
-    long long ns = 1;
-    for (std::size_t p = 0; p < d.factors.size(); ++p) {
-      const int R = d.factors[p], B = n / R;
-      for (int j = 0; j < B; ++j) {
-        std::vector<cdouble> in(R);
-        const long long k = j % ns;
-        for (int r = 0; r < R; ++r) in[r] = x[j + r * B] * (r > 0 && ns > 1 ? tab[off[p] + (r - 1) * ns + k] : cdouble(1));
-        NumericOps ops;
-        DftBuilder<NumericOps> b(ops, d.sign);
-        const std::vector<cdouble> out = b.dft(in);
-        for (int r = 0; r < R; ++r) y[(j / ns) * ns * R + k + r * ns] = out[r];
-      }
-      std::swap(x, y);
-      ns *= R;
-    }
-    return x;
+    return stockhamPasses(d.factors, tab, d.sign, std::move(x));
   };
   for (const auto& shape : shapes)
     for (const char* prec : {"f64", "f32"}) {
