@@ -188,7 +188,11 @@ class Emitter {
         d_.out.planar ? " planar" : "", d_.out.elemStride, fmt::join(d_.out.batchStride, ", "), d_.out.offset, NT_, g_.threadsPerFft,
         g_.fftsPerBlock, g_.sharedBytes, g_.smemStride, g_.registerTarget,
         g_.indexPerGroup ? ", thread indices recomputed per group" : "", g_.deriveTwiddles ? ", twiddles W^(k r) for r not a power of two derived" : "",
-        g_.workQueue ? "; groups after the first from the work counter" : "", g_.fusedSplit ? "; r2c split fused into the last pass" : "");
+        g_.workQueue ? "; groups after the first from the work counter" : "", g_.fusedSplit ? "; r2c split fused into the last pass" : "") +
+           (d_.axes.size() > 1 ? fmt::format("\nA {} plane as one FFT: loaded digit-reversed (fastest axis first), each axis's passes with its own "
+                                             "twiddles, the {}-dimensional DFT left in row-major order.",
+                                             fmt::join(d_.axes, " x "), d_.axes.size())
+                                 : std::string());
   }
 
   NodePtr num(double v) const { return d_.f64 ? dlit(v) : flit(v); }
