@@ -44,6 +44,8 @@ inline const char* cudaOnCpuShim() {
 struct float2 { float x, y; };
 struct alignas(16) float4 { float x, y, z, w; };
 inline float2 make_float2(float a, float b) { return {a, b}; }
+struct alignas(16) double2 { double x, y; };
+inline double2 make_double2(double a, double b) { return {a, b}; }
 inline float4 make_float4(float a, float b, float c, float d) { return {a, b, c, d}; }
 struct alignas(16) uint4 { unsigned x, y, z, w; };
 struct alignas(8) uint2 { unsigned x, y; };
@@ -412,7 +414,7 @@ inline std::string wgmmaHelperMismatch(const std::string& def) {
 inline bool runKernelOnCpu(const std::string& source, const PlanKernel& k, std::map<std::string, std::vector<unsigned char>>& mem, long long batch,
                            const std::string& dir, const std::map<std::string, long long>& params = {}) {
   using u64 = unsigned long long;
-  typedef void (*KernelFn)(u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64);
+  typedef void (*KernelFn)(u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64);
   typedef void (*SetFn)(void*, void*, unsigned, unsigned, unsigned);
   for (const char* key : {"asm(", "asm volatile("})
     if (const auto at = source.find(key); at != std::string::npos) {
@@ -452,13 +454,13 @@ inline bool runKernelOnCpu(const std::string& source, const PlanKernel& k, std::
   typedef long long (*HazardFn)(const char**);
   const ExitFn exitFn = reinterpret_cast<ExitFn>(dlsym(h, "wf_thread_exit"));
   const HazardFn hazards = reinterpret_cast<HazardFn>(dlsym(h, "wf_hazard_count"));
-  if (!fn || !set || !exitFn || !hazards || k.args.size() > 12) {
+  if (!fn || !set || !exitFn || !hazards || k.args.size() > 16) {
     ADD_FAILURE() << "no kernel " << k.name << " in " << so;
     dlclose(h);
     return false;
   }
   // Pointers, int and long long arguments all travel in 64-bit integer slots (x86-64 and AArch64 ABIs).
-  u64 a[12] = {};
+  u64 a[16] = {};
   for (std::size_t i = 0; i < k.args.size(); ++i) {
     const PlanArg& g = k.args[i];
     if (g.kind == PlanArg::Kind::Buffer) a[i] = reinterpret_cast<u64>(mem.at(g.name).data());
@@ -475,7 +477,7 @@ inline bool runKernelOnCpu(const std::string& source, const PlanKernel& k, std::
     for (int t = 0; t < k.blockX; ++t)
       th.emplace_back([&, t] {
         set(&bar, warps[static_cast<std::size_t>(t / 32)].get(), static_cast<unsigned>(t), static_cast<unsigned>(bx), static_cast<unsigned>(blocks));
-        fn(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11]);
+        fn(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15]);
         exitFn();
       });
     for (auto& x : th) x.join();
@@ -502,6 +504,7 @@ inline Check runPlanOnCpu(const FamilySpec& fs, const LaunchPlan& plan, long lon
   for (const auto& b : plan.buffers) {
     if (!b.aliasOf.empty()) continue;
     if (b.role == BufferRole::Input) mem[b.name] = d.arrays.at(b.name);
+    else if (b.role == BufferRole::Table) mem[b.name] = b.contents;
     else mem[b.name].assign(static_cast<std::size_t>(b.elements(batch, b.perBatchElems) * b.elementBytes), b.role == BufferRole::Output ? 0xff : 0);
   }
   for (const auto& k : plan.kernels) {
@@ -514,8 +517,12 @@ inline Check runPlanOnCpu(const FamilySpec& fs, const LaunchPlan& plan, long lon
           return {};
         }
     }
+    // An in-place plan's output is its input's memory: arguments name the buffer that holds it.
+    PlanKernel bound = k;
+    for (auto& arg : bound.args)
+      if (const PlanBuffer* b = arg.kind == PlanArg::Kind::Buffer ? plan.buffer(arg.name) : nullptr; b && !b->aliasOf.empty()) arg.name = b->aliasOf;
     // One folder per process: ctest runs tests in parallel processes, which may share spec names.
-    if (!runKernelOnCpu(src, k, mem, batch, ::testing::TempDir() + "/" + tag + "_" + fs.name() + "_" + std::to_string(::getpid()), params)) {
+    if (!runKernelOnCpu(src, bound, mem, batch, ::testing::TempDir() + "/" + tag + "_" + fs.name() + "_" + std::to_string(::getpid()), params)) {
       ADD_FAILURE() << label << ": kernel " << k.name << " did not run";
       return {};
     }

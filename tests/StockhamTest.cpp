@@ -21,6 +21,7 @@
 #include "generator/stockham/Twiddles.h"
 #include "warpforge/compiler.h"
 #include "warpforge/launch_plan.h"
+#include "CudaOnCpu.h"
 #include "TestUtil.h"
 
 using namespace warpforge;
@@ -1144,4 +1145,59 @@ TEST(Stockham, BluesteinConvolutionLengths) {
   EXPECT_NE(via(spec(10007, "f32", R"(, "tuning": {"bluestein": "smooth"})")).find("Bluestein 10007 via 20480"), std::string::npos);
   EXPECT_NE(via(spec(10007, "f32", R"(, "tuning": {"bluestein": "power_of_two"})")).find("via 32768"), std::string::npos);
   EXPECT_EQ(errorOf(spec(10007, "f32", R"(, "tuning": {"bluestein": "fast"})")).first, "/tuning/bluestein");
+}
+
+// The generated CUDA of fused-plane plans (KernelDesc::axes) run on the CPU (tests/CudaOnCpu.h: one std::thread per
+// CUDA thread) against FFTW: the 2D / 3D planes whole, a plane with the outer axis as a column kernel, a strided plane
+// into planar output, in place. f32 / f64 only (the shim has no half type: cuda_fp16.h is swapped for stubs that are
+// never called). A kernel whose load skips the digit reversal is caught.
+TEST(Stockham, FusedPlaneKernelsRunOnTheCpu) {
+  auto cpuSource = [](std::string src) {
+    const std::string inc = "#include <cuda_fp16.h>";
+    if (const auto at = src.find(inc); at != std::string::npos)
+      src.replace(at, inc.size(),
+                  "struct __half2 { unsigned short x, y; };\n"
+                  "inline float2 __half22float2(__half2) { std::abort(); }\n"
+                  "inline __half2 __floats2half2_rn(float, float) { std::abort(); }");
+    const std::string asmIndex = "asm volatile(\"mov.u32 %0, %%tid.x;\" : \"=r\"(t));";
+    if (const auto at = src.find(asmIndex); at != std::string::npos) src.replace(at, asmIndex.size(), "t = (int)threadIdx.x;");
+    return src;
+  };
+  struct Case {
+    std::string label, text;
+  };
+  const std::vector<Case> cases = {
+      {"f32 20 x 20", R"({"name": "cpu2d", "family": "stockham", "precision": "f32", "lengths": [20, 20], "direction": "inverse"})"},
+      {"f64 9 x 10 x 11 in place", R"({"name": "cpu3d", "family": "stockham", "precision": "f64", "lengths": [9, 10, 11], "placement": "in_place"})"},
+      {"f32 6 x 8 x 12 (8 x 12 fused, then axis 0)", R"({"name": "cpu3c", "family": "stockham", "precision": "f32", "lengths": [6, 8, 12]})"},
+      {"f32 12 x 40 strided in, planar out", R"({"name": "cpust", "family": "stockham", "precision": "f32", "lengths": [12, 40],
+          "input": {"strides": [80, 2], "distance": 1000, "offset": 3}, "output": {"layout": "planar", "distance": 500}})"},
+  };
+  int n = 0;
+  for (const auto& c : cases) {
+    auto fs = makeStockhamSpec(parseStockhamSpecText(c.text, "cpu.json"));
+    LaunchPlan lp = fs->emit(EmitTarget{"sm_90", nullptr}).plan;
+    ASSERT_NE(lp.sources.at(0).text.find("digit-reversed"), std::string::npos) << c.label << ": not a fused plane";
+    for (auto& src : lp.sources) src.text = cpuSource(src.text);
+    const Check ck = test::runPlanOnCpu(*fs, lp, 3, 1600 + n++, "stockham-cpu", c.label, {});
+    EXPECT_TRUE(ck.ok()) << c.label;
+    EXPECT_GT(ck.checked, 0) << c.label;
+    std::printf("[stockham-cpu] %s: error %.2e (bound %.0e), unwritten %lld\n", c.label.c_str(), ck.error, ck.bound, ck.unwritten);
+  }
+  // Mutation: the 20 x 20 kernel loading the plane in its natural order (a 400-point 1D FFT with per-axis twiddles).
+  auto fs = makeStockhamSpec(parseStockhamSpecText(cases[0].text, "cpu.json"));
+  LaunchPlan lp = fs->emit(EmitTarget{"sm_90", nullptr}).plan;
+  std::string& src = lp.sources.at(0).text;
+  src = cpuSource(src);
+  // The load's index within the plane, i / 20 + i % 20 * 20 (i = e % 400), back to i.
+  const std::regex reversed(R"(\(((?:\([^()]*\)|[^()])*?% 400) / 20 \+ \1 % 20 \* 20\))");
+  ASSERT_TRUE(std::regex_search(src, reversed)) << "the digit-reversed load index";
+  src = std::regex_replace(src, reversed, "($1)");
+  ::testing::TestPartResultArray failures;
+  {
+    ::testing::ScopedFakeTestPartResultReporter reporter(::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
+    const Check ck = test::runPlanOnCpu(*fs, lp, 2, 1700, "stockham-cpu", "mutated: natural-order load", {});
+    std::printf("[stockham-cpu] mutated: error %.2e (bound %.0e)\n", ck.error, ck.bound);
+  }
+  EXPECT_GT(failures.size(), 0) << "a fused plane loaded without its digit reversal must fail the check";
 }
