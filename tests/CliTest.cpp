@@ -118,6 +118,10 @@ TEST(Cli, BadStockhamSpecExitsTwoWithPath) {
   r = run("verify " + path);
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find(path + ": /tuning/block_threads:"), std::string::npos) << r.out;
+  std::ofstream(path) << R"({"name": "s", "family": "stockham", "precision": "f32", "lengths": [20, 20], "tuning": {"fuse_axes": 1}})";
+  r = run("verify " + path);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find(path + ": /tuning/fuse_axes: expected true or false"), std::string::npos) << r.out;
   std::ofstream(path) << R"({"name": "s", "family": "fft9000", "precision": "f32"})";
   r = run("emit " + path + " -o " + ::testing::TempDir());
   EXPECT_EQ(r.code, 2) << r.out;

@@ -333,10 +333,13 @@ class Emitter {
     if (isReal(a.storage)) return realVector(a) && collapsible(a) && a.batchStride[0] == 2 * count;
     return a.elemStride == 1 && collapsible(a) && a.batchStride[0] == count;
   }
-  // Element e of the block's run (count per FFT) in unpadded shared coordinates.
-  NodePtr blockIndex(const NodePtr& e, int count) const {
-    if (g_.smemStride == count) return e;
-    return bin("+", bin("*", bin("/", e, lit(count)), lit(g_.smemStride)), bin("%", e, lit(count)));
+  // Element e of the block's run (count per FFT) in unpadded shared coordinates; `loaded`: where the load puts it,
+  // digit-reversed within each FFT for fused axes (axesReversed).
+  NodePtr blockIndex(const NodePtr& e, int count, bool loaded = false) const {
+    const bool reversed = loaded && d_.axes.size() > 1;
+    if (g_.smemStride == count && !reversed) return e;
+    NodePtr within = bin("%", e, lit(count));
+    return bin("+", bin("*", bin("/", e, lit(count)), lit(g_.smemStride)), reversed ? axesReversed(within) : within);
   }
   // Fused axes (KernelDesc::axes): element i of the row-major plane goes to the digit-reversed index, the fastest
   // axis as the top digit: sum_d ((i / S_d) % n_d) * W_d, S_d = product of the axes after d, W_d = of those before.
@@ -354,11 +357,6 @@ class Emitter {
       before *= n;
     }
     return sum;
-  }
-  // Where the load puts element e of the block's run: blockIndex, digit-reversed within each FFT for fused axes.
-  NodePtr loadedIndex(const NodePtr& e, int count) const {
-    if (d_.axes.size() < 2) return blockIndex(e, count);
-    return bin("+", bin("*", bin("/", e, lit(count)), lit(g_.smemStride)), axesReversed(bin("%", e, lit(count))));
   }
   // Contiguous fast path: element e of the block is smem_all[e] and in/out[offset + first * count + e].
   template <class Body>
@@ -419,7 +417,7 @@ class Emitter {
       b.push_back(decl(vec.type, "w", call("make_" + vec.type, std::vector<NodePtr>(vec.words, lit(0)))));
       b.push_back(ifStmt(bin("<", bin("*", var("ev"), lit(vec.V)), var("limit")), block({assign(var("w"), index(var("src"), var("ev")))})));
       for (int u = 0; u < vec.V; ++u)
-        b.push_back(assign(shared(loadedIndex(bin("+", bin("*", var("ev"), lit(vec.V)), lit(u)), count)), unpack(a.storage, var("w"), u)));
+        b.push_back(assign(shared(blockIndex(bin("+", bin("*", var("ev"), lit(vec.V)), lit(u)), count, true)), unpack(a.storage, var("w"), u)));
       out.push_back((it + 1) * NT_ <= total ? block(b) : ifStmt(bin("<", bin("+", var("tid"), lit(it * NT_)), lit(total)), block(b)));
     }
     return {block(out)};
@@ -469,7 +467,7 @@ class Emitter {
         std::vector<NodePtr> active =
             loadGuarded(bin("+", lit(d_.in.offset), at), "const int", bin("*", bin("%", var("e"), lit(count)), lit(d_.natInElem)));
         b.push_back(ifStmt(bin("<", var("e"), var("limit")), block(active)));
-        b.push_back(assign(shared(loadedIndex(var("e"), count)), var("v")));
+        b.push_back(assign(shared(blockIndex(var("e"), count, true)), var("v")));
         return b;
       });
     return flatLoop(count, g_.fftMajorLoad, d_.in, [&] {

@@ -130,7 +130,7 @@ class PlanBuilder {
         j.axes.assign(s_.lengths.begin() + lo, s_.lengths.begin() + a + 1);
         j.factors.clear();
         for (int f = a; f >= lo; --f) {
-          const std::vector<int> axis = factorizeStockham(s_.lengths[f], plan_.f64 ? 13 : 27, maxPrime_, plan_.f64, false);
+          const std::vector<int> axis = defaultFactors(s_.lengths[f], false);
           j.factors.insert(j.factors.end(), axis.begin(), axis.end());
         }
       }
@@ -264,6 +264,12 @@ class PlanBuilder {
     }
   }
 
+  // The factorization a kernel of `length` takes unless the spec names one (f64 stops at radix 13: radix-16 f64
+  // butterflies hold 16 double2 inputs, 15 twiddles and their products, too many registers).
+  std::vector<int> defaultFactors(int length, bool r2cSplit) const {
+    return factorizeStockham(length, plan_.f64 ? 13 : 27, maxPrime_, plan_.f64, r2cSplit);
+  }
+
   static Access access(const Side& s) { return Access{s.storage, s.planar, s.offset, s.elemStride, s.batchStride, s.imStride}; }
 
   StockhamPlanKernel kernel(const Job& j, int length, std::vector<int> factors) {
@@ -276,10 +282,9 @@ class PlanBuilder {
     d.f64 = plan_.f64;
     d.sign = j.sign;
     d.length = length;
-    // f64 radix-16 butterflies hold 16 double2 inputs, 15 twiddles and their products: too many registers.
     if (j.copyOnly) d.factors.clear();
     else
-      d.factors = factors.empty() ? factorizeStockham(length, plan_.f64 ? 13 : 27, maxPrime_, plan_.f64, j.fuse == Fuse::R2CPost) : std::move(factors);
+      d.factors = factors.empty() ? defaultFactors(length, j.fuse == Fuse::R2CPost) : std::move(factors);
     d.in = access(j.in);
     d.out = access(j.out);
     d.batchCount = j.counts;
