@@ -634,7 +634,8 @@ TEST(Stockham, FamilyVerifyAndParse) {
   EXPECT_FALSE(makeStockhamSpec(parseStockhamSpecText(spec(1000, "f16"), "b.json"))->baseline()) << "cuFFT half needs powers of two";
   EXPECT_EQ(makeStockhamSpec(parseStockhamSpecText(spec(1024, "f16"), "b.json"))->baseline()->transform, "c2c");
   // Like for like (session 10): strided and in-place arrays that cuFFT's advanced layout expresses run cuFFT on the
-  // spec's own arrays; dense specs, planar and transposed layouts keep the dense baseline.
+  // spec's own arrays; dense specs and transposed layouts keep the dense baseline; planar sides (session 17) are
+  // timed as interleaved arrays of the same strides.
   auto base = [](const std::string& text) { return *makeStockhamSpec(parseStockhamSpecText(text, "b.json"))->baseline(); };
   EXPECT_FALSE(base(spec(1000, "f32")).inLayout);
   BaselineRequest strided = base(spec(100, "f32", R"(, "input": {"stride": 3, "distance": 400, "offset": 5}, "output": {"stride": 2, "distance": 250})"));
@@ -651,7 +652,41 @@ TEST(Stockham, FamilyVerifyAndParse) {
       << "in place: cuFFT in place";
   EXPECT_FALSE(base(R"({"name": "b", "family": "stockham", "precision": "f32", "lengths": [12, 40], "input": {"strides": [1, 12], "distance": 480}})").inLayout)
       << "transposed axes: no embed expresses them";
-  EXPECT_FALSE(base(spec(100, "f32", R"(, "output": {"layout": "planar"})")).inLayout);
+  BaselineRequest planar = base(spec(100, "f32", R"(, "input": {"layout": "planar"}, "output": {"layout": "planar", "stride": 8, "distance": 800})"));
+  ASSERT_TRUE(planar.inLayout && planar.outLayout);
+  EXPECT_EQ(planar.outLayout->stride, 8);
+  EXPECT_EQ(planar.outLayout->distance, 800);
+  EXPECT_NE(planar.description.find("planar sides interleaved"), std::string::npos) << planar.description;
+}
+
+// A planar input reaches cuFFT interleaved at the spec's strides, and the baseline's error reads an interleaved
+// output at the output's strides: exact reference -> ~0, one wrong value -> large.
+TEST(Stockham, PlanarBaselineInterleavesAtTheSpecsStrides) {
+  auto fs = makeStockhamSpec(parseStockhamSpecText(spec(12, "f64", R"(, "input": {"layout": "planar", "stride": 2, "distance": 25}, "output": {"stride": 3, "distance": 40, "offset": 2})"), "p.json"));
+  TestData d = fs->randomInputs(3, 7);
+  auto base = fs->baseline();
+  ASSERT_TRUE(base && base->inLayout && base->outLayout);
+  const std::vector<unsigned char> in = base->denseInput(d, 3);
+  ASSERT_EQ(in.size(), (2u * 25 + 11 * 2 + 1) * 16);
+  std::vector<unsigned char> out((2 + 2 * 40 + 11 * 3 + 1) * 16, 0xff);
+  for (int b = 0; b < 3; ++b) {
+    std::vector<cdouble> x(12);
+    for (int i = 0; i < 12; ++i) {
+      double re, im, pre, pim;
+      std::memcpy(&re, in.data() + 16 * (25 * b + 2 * i), 8);
+      std::memcpy(&im, in.data() + 16 * (25 * b + 2 * i) + 8, 8);
+      std::memcpy(&pre, d.arrays.at("input").data() + 8 * (25 * b + 2 * i), 8);
+      std::memcpy(&pim, d.arrays.at("input_im").data() + 8 * (25 * b + 2 * i), 8);
+      EXPECT_EQ(re, pre);
+      EXPECT_EQ(im, pim);
+      x[i] = {re, im};
+    }
+    auto y = referenceDft(x, 12, -1);
+    for (int i = 0; i < 12; ++i) std::memcpy(out.data() + 16 * (2 + 40 * b + 3 * i), &y[i], 16);
+  }
+  EXPECT_LT(base->error(out, d, 3), 1e-14);
+  out[16 * (2 + 40 * 2 + 3 * 7) + 7] ^= 0x01;
+  EXPECT_GT(base->error(out, d, 3), 1e-3);
 }
 
 // Inputs in the spec's own storage; check() finds unwritten (NaN) and wrong outputs, and
@@ -907,6 +942,52 @@ TEST(Stockham, UnhonouredTuningAndSpillsAreReported) {
   SpillingProbe probe;
   std::string ex = family(spec(64, "f32"))->explain(EmitTarget{"sm_90", &probe});
   EXPECT_NE(ex.find("warning: kernel s64_k0 spills on sm_90: 96 bytes stored"), std::string::npos) << ex;
+}
+
+// A probe modelling ptxas under __launch_bounds__(threads, minBlocks): a kernel needs `need(threads)` registers and
+// gets at most 65536 / (minBlocks x threads in warps), in eights; short of its need it spills.
+struct LaunchBoundsProbe : CompileProbe {
+  std::function<int(int)> need;
+  CompileReport compile(const std::string& source, const std::string&, const std::string&) override {
+    std::smatch m;
+    if (!std::regex_search(source, m, std::regex(R"(__launch_bounds__\((\d+), (\d+)\))"))) return {};
+    const int threads = std::stoi(m[1]), warpThreads = (threads + 31) / 32 * 32, minBlocks = std::stoi(m[2]);
+    const int cap = std::min(255, 65536 / (minBlocks * warpThreads) / 8 * 8), want = need(threads);
+    const int spill = want > cap ? 4 * (want - cap) : 0;
+    return {std::min(want, cap), spill, spill, spill};
+  }
+};
+
+// A spill-free kernel that fits one block per SM by its registers is traded for a spill-free variant that fits
+// two or more (SpillFree.cpp moreResident); a geometry the tuning pins is kept.
+TEST(Stockham, OneBlockPerSmKernelsGetAVariantWithMoreResidentThreads) {
+  LaunchBoundsProbe probe;
+  probe.need = [](int threads) { return threads >= 400 ? 100 : 80; };  // a one-kernel Bluestein convolution's shape
+  const KernelDesc d = planStockham(parseStockhamSpecText(spec(1329, "f32"), "o.json")).kernels[0].desc;
+  ASSERT_TRUE(d.convolve);
+  ASSERT_EQ(d.length, 2688);
+  ASSERT_EQ(emitStockhamKernel(d).geom.threadsPerFft, 448) << "the first choice: one radix-6 butterfly per thread";
+  auto blocks = [](const SpillFreeKernel& k) {
+    const int warps = (k.kernel.geom.threadsPerFft * k.kernel.geom.fftsPerBlock + 31) / 32;
+    return 65536 / (warps * 32 * k.compiled.registers);
+  };
+  SpillFreeKernel k = emitStockhamSpillFree(d, "sm_90", &probe);
+  EXPECT_FALSE(k.compiled.spills());
+  EXPECT_GE(blocks(k), 2) << k.kernel.geom.threadsPerFft << " threads, " << k.compiled.registers << " registers";
+  EXPECT_LT(k.kernel.geom.threadsPerFft, 448);
+  // Pinned by the tuning: 448 threads at the relaxed target, one block.
+  KernelDesc pinned = d;
+  pinned.tuning.registerTarget = 56;  // (not 48, the default: SpillFree memoises by the first source)
+  SpillFreeKernel p = emitStockhamSpillFree(pinned, "sm_90", &probe);
+  EXPECT_EQ(p.kernel.geom.threadsPerFft, 448);
+  EXPECT_EQ(blocks(p), 1);
+  // Where no variant fits two blocks spill-free, the first spill-free choice stays.
+  struct GreedyProbe : LaunchBoundsProbe {} greedy;  // another type: SpillFree memoises per probe type
+  greedy.need = [](int threads) { return threads >= 400 ? 100 : 250; };  // fewer threads would spill at two blocks
+  SpillFreeKernel g = emitStockhamSpillFree(d, "sm_90", &greedy);
+  EXPECT_FALSE(g.compiled.spills());
+  EXPECT_EQ(g.kernel.geom.threadsPerFft, 448);
+  EXPECT_EQ(blocks(g), 1);
 }
 
 // Nothing from the spec's file name or description reaches the emitted source.

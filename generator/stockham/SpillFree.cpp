@@ -9,6 +9,83 @@
 
 namespace warpforge {
 
+namespace {
+
+// Resident blocks per SM of a compiled kernel (registers allocated per warp in units of 256, 64 K per
+// SM; shared memory with 1 KB reserved per block; the arch's thread limit).
+int residentBlocks(const SpillFreeKernel& k, const std::string& arch) {
+  const int threads = k.kernel.geom.threadsPerFft * k.kernel.geom.fftsPerBlock, warps = (threads + 31) / 32;
+  const int regs = std::max(1, k.compiled.registers);
+  const bool small = arch == "sm_86" || arch == "sm_89";  // 100 KB shared, 1536 threads per SM
+  const long long smemPerSm = small ? 100 * 1024 : arch == "sm_80" || arch == "sm_87" ? 164 * 1024 : 228 * 1024;
+  const int byRegs = 65536 / (warps * ((regs * 32 + 255) / 256 * 256));
+  const int bySmem = static_cast<int>(smemPerSm / (k.kernel.geom.sharedBytes + 1024));
+  const int byThreads = (small ? 1536 : 2048) / (warps * 32);
+  return std::min({byRegs, bySmem, byThreads, 32});
+}
+
+int blockThreadsOf(const SpillFreeKernel& k) { return k.kernel.geom.threadsPerFft * k.kernel.geom.fftsPerBlock; }
+
+// A kernel that fits one block per SM by its registers idles the SM at every barrier of its passes:
+// nothing else is resident to run meanwhile. Where the tuning pins no geometry, spill-free variants
+// that fit two or more blocks are compiled (the same threads at the register count of two blocks;
+// row kernels: fewer threads per FFT, each radix's butterfly count; column tiles: fewer values per
+// thread or 128-thread blocks) and the one with the most resident threads is kept.
+// (H100, `bench --tune`: f32 1329 as a one-kernel Bluestein convolution of 2688 went from 448 threads
+// at 128 registers, one block, to 336 threads at 80 registers, two blocks: 1.41x.)
+SpillFreeKernel moreResident(const KernelDesc& desc, const std::string& arch, CompileProbe* probe, const SpillFreeKernel& chosen, int index) {
+  const KernelTuning& tu = desc.tuning;
+  if (chosen.compiled.spills() || chosen.compiled.registers <= 0 || tu.threadsPerFft > 0 || tu.blockThreads > 0 || tu.registerTarget > 0 ||
+      tu.columnValues > 0)
+    return chosen;
+  if (residentBlocks(chosen, arch) != 1) return chosen;
+  SpillFreeKernel byRegsOne = chosen;
+  byRegsOne.compiled.registers = 32;
+  if (residentBlocks(byRegsOne, arch) < 2) return chosen;  // one block by shared memory or threads: registers are not the limit
+  const KernelGeometry& g = chosen.kernel.geom;
+  const bool columns = g.fftMajorLoad || g.fftMajorStore;
+  // The register count that leaves two blocks of `threads` resident.
+  auto twoBlockTarget = [](int threads) { return std::min(255, 65536 / (2 * ((threads + 31) / 32 * 32)) / 8 * 8); };
+  SpillFreeKernel best = chosen;
+  long long bestResident = blockThreadsOf(chosen);
+  auto consider = [&](const KernelDesc& d, int maxThreads) {
+    const int threads = blockThreadsOf({emitStockhamKernel(d, 0, maxThreads, index), {}});
+    const int target = twoBlockTarget(threads);
+    if (target < 32) return;
+    StockhamKernel k = emitStockhamKernel(d, target, maxThreads, index);
+    SpillFreeKernel trial{k, probe->compile(k.source, desc.specName, arch)};
+    if (trial.compiled.spills() || trial.compiled.registers <= 0) return;
+    const int blocks = residentBlocks(trial, arch);
+    const long long resident = 1LL * blocks * blockThreadsOf(trial);
+    if (blocks >= 2 && (resident > bestResident || (resident == bestResident && blockThreadsOf(best) == blockThreadsOf(chosen)))) {
+      best = trial;
+      bestResident = resident;
+    }
+  };
+  consider(desc, g.threadsPerFft);
+  if (!columns) {
+    std::vector<int> counts;
+    for (int r : desc.factors)
+      if (desc.length / r < g.threadsPerFft && desc.length / r >= 32) counts.push_back(desc.length / r);
+    if (g.threadsPerFft / 2 >= 32) counts.push_back(g.threadsPerFft / 2);
+    std::sort(counts.begin(), counts.end());
+    counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
+    for (int t : counts) consider(desc, t);
+  } else {
+    for (int cv : {16, 8}) {
+      KernelDesc d = desc;
+      d.tuning.columnValues = cv;
+      consider(d, 1024);
+    }
+    KernelDesc d = desc;
+    d.tuning.blockThreads = 128;
+    consider(d, 1024);
+  }
+  return best;
+}
+
+}  // namespace
+
 SpillFreeKernel emitStockhamSpillFree(const KernelDesc& desc, const std::string& arch, CompileProbe* probe) {
   StockhamKernel first = emitStockhamKernel(desc);
   if (!probe) return {first, {}};
@@ -80,6 +157,7 @@ SpillFreeKernel emitStockhamSpillFree(const KernelDesc& desc, const std::string&
     }
   }
   if (spills()) out = least;
+  out = moreResident(desc, arch, probe, out, index);
   std::lock_guard<std::mutex> lock(mutex);
   memo.emplace(key, out);
   return out;
