@@ -11,7 +11,8 @@ namespace warpforge {
 
 namespace {
 int complexBytes(bool f64) { return f64 ? 16 : 8; }
-// Bytes of one complex element of an array as the kernel reads or writes it.
+}  // namespace
+
 int storageBytes(Storage s) {
   switch (s) {
     case Storage::C16: case Storage::R16: return 4;
@@ -22,7 +23,6 @@ int storageBytes(Storage s) {
   }
   return 8;
 }
-}  // namespace
 
 int heldValues(const std::vector<int>& factors, int length, int threads) {
   int held = 1;
@@ -163,10 +163,18 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   // does not raise the kernel's peak of values per thread (r2c 1000: 2 x 4 values against 28 held in
   // the radix-4 pass; r2c 8192 = 16 x 16 x 16 would go from 16 to 32 values, 64 -> 96 registers).
   const int lastRadix = d.factors.empty() ? 0 : d.factors.back();
+  // And only where its runs are whole sectors' worth: r2c 28 / 64 / 68 / 120 ran 2-6 threads per FFT (16-48 B runs)
+  // at 0.35-0.58x cuFFT; r2c 120 with the split as a staged loop was 1.37x faster (H100, bench --ab, session 17).
   g.fusedSplit = d.fuse == Fuse::R2CPost && !d.factors.empty() && !g.fftMajorStore && tu.fusedSplit != 0 && tu.directStore != 0 &&
-                 (tu.fusedSplit == 1 || 2 * lastRadix <= heldValues(d.factors, L, T));
+                 (tu.fusedSplit == 1 || (2 * lastRadix <= heldValues(d.factors, L, T) && lastRun >= kMinDirectRunBytes));
+  // A last pass that loops (more butterflies than threads) writes a short run per iteration, the later ones with
+  // idle lanes: under 128-byte runs of 8- or 16-byte values the store is staged (H100, bench --ab, session 17: c2c
+  // f32 170 / 325 / 341 and f64 35, runs of 80-104 B, 1.54x / 1.45x / 1.50x / 1.19x faster staged; one butterfly per
+  // thread at 80 B (f32 100) stays direct, 1.03x faster than staged; half storage not measured, left direct).
+  const bool lastLoops = !d.factors.empty() && L / lastRadix > T;
+  const bool shortLoopingStore = lastLoops && lastRun < 2 * kMinDirectRunBytes && !halfStorage && d.fuse != Fuse::R2CPost;
   g.directStore = !d.factors.empty() && !coopLast && !g.fftMajorStore && (d.fuse != Fuse::R2CPost || g.fusedSplit) && tu.directStore != 0 &&
-                  (tu.directStore == 1 || g.fusedSplit || lastRun >= kMinDirectRunBytes);
+                  (tu.directStore == 1 || g.fusedSplit || (lastRun >= kMinDirectRunBytes && !shortLoopingStore));
   g.persistent = tu.persistent != 0;
   // Persistent blocks take their groups from a work counter: with a fixed share each, the same
   // kernel ran 0.186 or 0.201 ms (f32 64) depending on what ran before it; with the counter

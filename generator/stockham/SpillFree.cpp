@@ -48,8 +48,24 @@ SpillFreeKernel moreResident(const KernelDesc& desc, const std::string& arch, Co
   auto twoBlockTarget = [](int threads) { return std::min(255, 65536 / (2 * ((threads + 31) / 32 * 32)) / 8 * 8); };
   SpillFreeKernel best = chosen;
   long long bestResident = blockThreadsOf(chosen);
+  // Column tiles: a row of the tile is fftsPerBlock consecutive values in global memory. A variant must keep rows of
+  // a whole 32-byte sector, and for 8- and 16-byte values no shorter than the first choice's up to 64 bytes (H100,
+  // sweep A/B, session 17: f32 2^20 at 128-thread blocks, rows 64 -> 32 B, 0.91x; 7^8 at one FFT per block, 8-byte
+  // rows, 0.68x; f16 3^8 x ... at 32-byte rows of 4-byte values 1.16-1.29x: an f16 tile holds twice its global bytes
+  // in shared memory, so its occupancy weighs more).
+  auto rowBytes = [](const StockhamKernel& k) {
+    const int in = k.geom.fftMajorLoad ? storageBytes(k.desc.in.storage) : 1 << 20, out = k.geom.fftMajorStore ? storageBytes(k.desc.out.storage) : 1 << 20;
+    return std::pair<int, int>{k.geom.fftsPerBlock * std::min(in, out), std::min(in, out)};
+  };
+  auto rowsKept = [&](const StockhamKernel& k) {
+    if (!columns) return true;
+    const auto [bytes, value] = rowBytes(k);
+    return bytes >= 32 && (value < 8 || bytes >= std::min(64, rowBytes(chosen.kernel).first));
+  };
   auto consider = [&](const KernelDesc& d, int maxThreads) {
-    const int threads = blockThreadsOf({emitStockhamKernel(d, 0, maxThreads, index), {}});
+    const StockhamKernel shape = emitStockhamKernel(d, 0, maxThreads, index);
+    if (!rowsKept(shape)) return;
+    const int threads = blockThreadsOf({shape, {}});
     const int target = twoBlockTarget(threads);
     if (target < 32) return;
     StockhamKernel k = emitStockhamKernel(d, target, maxThreads, index);

@@ -39,6 +39,9 @@ constexpr int kMinDirectRunBytes = 64;
 // indexPerGroup: 1/0 sets KernelGeometry::indexPerGroup, -1 leaves the geometry's (from the tuning).
 StockhamKernel emitStockhamKernel(const KernelDesc& d, int registerTarget = 0, int maxThreadsPerFft = 1024, int indexPerGroup = -1);
 
+// Bytes of one complex element of an array as a kernel reads or writes it.
+int storageBytes(Storage s);
+
 // C++ type names of a storage, for the emitter and the launch header.
 std::string storageElementType(Storage s, bool planar);
 
