@@ -371,6 +371,26 @@ TEST(Stockham, WorkQueueTicketsAreReadAfterABarrier) {
 // Thread indices are either computed once before the group loop (default) or, with
 // index_per_group, from an opaque threadIdx read inside it; SpillFree picks the latter only
 // where the hoisted kernel spills and the kernel's FFTs are long, and never against the tuning.
+// Session 17 (H100 A/B): a last pass that loops over short runs of 8/16-byte values stores staged; one butterfly per
+// thread or half storage stays direct; the fused r2c split only on runs of 64 B or more; tuning pins either.
+TEST(Stockham, ShortLoopingStoresAreStaged) {
+  auto geom = [](const std::string& text) { return emitStockhamKernel(planStockham(parseStockhamSpecText(text, "g.json")).kernels[0].desc).geom; };
+  EXPECT_FALSE(geom(spec(170, "f32")).directStore) << "17 x 10 on 10 threads: the radix-10 pass loops, 80-byte runs";
+  EXPECT_FALSE(geom(spec(35, "f64")).directStore);
+  EXPECT_TRUE(geom(spec(170, "f32")).directLoad) << "the load is not the store";
+  EXPECT_TRUE(geom(spec(100, "f32")).directStore) << "10 x 10 on 10 threads: one butterfly per thread";
+  EXPECT_TRUE(geom(spec(1000, "f32")).directStore);
+  EXPECT_TRUE(geom(spec(200, "f16")).directStore) << "half storage: not measured, left direct";
+  EXPECT_TRUE(geom(spec(170, "f32", R"(, "tuning": {"direct_store": true})")).directStore);
+  for (int n : {28, 64, 68, 120}) {
+    const KernelGeometry g = geom(spec(n, "f32", R"(, "transform": "r2c")"));
+    EXPECT_FALSE(g.fusedSplit || g.directStore) << "r2c " << n << ": runs under 64 B, the split is a staged loop";
+  }
+  EXPECT_TRUE(geom(spec(1000, "f32", R"(, "transform": "r2c")")).fusedSplit);
+  EXPECT_TRUE(geom(spec(2048, "f32", R"(, "transform": "r2c")")).fusedSplit);
+  EXPECT_TRUE(geom(spec(120, "f32", R"(, "transform": "r2c", "tuning": {"fused_split": true})")).fusedSplit);
+}
+
 TEST(Stockham, ThreadIndicesHeldOrRecomputedPerGroup) {
   auto loopBody = [](const std::string& src) { return src.substr(src.find("for (long long group")); };
   StockhamKernel held = emitStockhamKernel(plan(spec(1024, "f32")).kernels[0].desc);
@@ -975,6 +995,15 @@ TEST(Stockham, OneBlockPerSmKernelsGetAVariantWithMoreResidentThreads) {
   EXPECT_FALSE(k.compiled.spills());
   EXPECT_GE(blocks(k), 2) << k.kernel.geom.threadsPerFft << " threads, " << k.compiled.registers << " registers";
   EXPECT_LT(k.kernel.geom.threadsPerFft, 448);
+  // Column tiles keep whole rows: the 1024-point columns of 2^20 at 145 registers run 8 FFTs per block (64-byte rows);
+  // 128-thread blocks would fit three blocks at 32-byte rows (0.91x on the H100, session 17) and are not taken.
+  struct ColumnProbe : LaunchBoundsProbe {} columns;
+  columns.need = [](int) { return 145; };
+  const KernelDesc c = planStockham(parseStockhamSpecText(spec(1 << 20, "f32"), "c.json")).kernels[0].desc;
+  SpillFreeKernel ck = emitStockhamSpillFree(c, "sm_90", &columns);
+  ASSERT_TRUE(ck.kernel.geom.fftMajorLoad);
+  EXPECT_EQ(ck.kernel.geom.fftsPerBlock, 8);
+  EXPECT_EQ(blocks(ck), 1);
   // Pinned by the tuning: 448 threads at the relaxed target, one block.
   KernelDesc pinned = d;
   pinned.tuning.registerTarget = 56;  // (not 48, the default: SpillFree memoises by the first source)
