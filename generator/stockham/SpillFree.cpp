@@ -51,8 +51,8 @@ SpillFreeKernel moreResident(const KernelDesc& desc, const std::string& arch, Co
   // Column tiles: a row of the tile is fftsPerBlock consecutive values in global memory. A variant must keep rows of
   // a whole 32-byte sector, and for 8- and 16-byte values no shorter than the first choice's up to 64 bytes (H100,
   // sweep A/B, session 17: f32 2^20 at 128-thread blocks, rows 64 -> 32 B, 0.91x; 7^8 at one FFT per block, 8-byte
-  // rows, 0.68x; f16 3^8 x ... at 32-byte rows of 4-byte values 1.16-1.29x: an f16 tile holds twice its global bytes
-  // in shared memory, so its occupancy weighs more).
+  // rows, 0.68x; f16 321489 / 130897 at 32-byte rows of 4-byte values 1.16x / 1.29x: an f16 tile holds
+  // twice its global bytes in shared memory, so its occupancy weighs more).
   auto rowBytes = [](const StockhamKernel& k) {
     const int in = k.geom.fftMajorLoad ? storageBytes(k.desc.in.storage) : 1 << 20, out = k.geom.fftMajorStore ? storageBytes(k.desc.out.storage) : 1 << 20;
     return std::pair<int, int>{k.geom.fftsPerBlock * std::min(in, out), std::min(in, out)};
