@@ -11,8 +11,7 @@ namespace warpforge {
 
 namespace {
 int complexBytes(bool f64) { return f64 ? 16 : 8; }
-}  // namespace
-
+// Bytes of one complex element of an array as the kernel reads or writes it.
 int storageBytes(Storage s) {
   switch (s) {
     case Storage::C16: case Storage::R16: return 4;
@@ -22,6 +21,21 @@ int storageBytes(Storage s) {
     case Storage::CI4: return 1;
   }
   return 8;
+}
+}  // namespace
+
+int tileRowValueBytes(const KernelDesc& d, const KernelGeometry& g) {
+  return std::min(g.fftMajorLoad ? storageBytes(d.in.storage) : 1 << 20, g.fftMajorStore ? storageBytes(d.out.storage) : 1 << 20);
+}
+
+int residentBlocksPerSm(int threads, int registers, long long sharedBytes, const std::string& arch) {
+  const int warps = (threads + 31) / 32;
+  const bool small = arch == "sm_86" || arch == "sm_89";  // 100 KB shared, 1536 threads per SM
+  const long long smemPerSm = small ? 100 * 1024 : arch == "sm_80" || arch == "sm_87" ? 164 * 1024 : 228 * 1024;
+  const int byRegs = 65536 / (warps * ((std::max(1, registers) * 32 + 255) / 256 * 256));
+  const int bySmem = static_cast<int>(smemPerSm / (sharedBytes + 1024));
+  const int byThreads = (small ? 1536 : 2048) / (warps * 32);
+  return std::max(0, std::min({byRegs, bySmem, byThreads, 32}));
 }
 
 int heldValues(const std::vector<int>& factors, int length, int threads) {
@@ -110,7 +124,7 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
     // leave rows under 64 bytes, 512 threads double them (H100, bench --ab, four-step 1D: f32 2^23 1.92x and
     // f16 2^24 1.89x (rows 16 -> 32 and 8 -> 16 B), f16 2^21 1.44x, f32 2^22 1.02x; f32 2^20, whose rows are
     // 64 B already, 0.97x at 512 and 0.83x at 1024).
-    const int rowValueBytes = std::min(g.fftMajorLoad ? storageBytes(d.in.storage) : 1 << 20, g.fftMajorStore ? storageBytes(d.out.storage) : 1 << 20);
+    const int rowValueBytes = tileRowValueBytes(d, g);
     auto tile = [&](int held, bool widen) {
       const int t = std::max(1, std::min({L / rmax, (L + held - 1) / held, maxThreadsPerFft}));
       const int threads = tu.blockThreads > 0 ? tu.blockThreads : widen && std::max(1, 256 / t) * rowValueBytes < 64 ? 512 : 256;
@@ -172,7 +186,7 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   // f32 170 / 325 / 341 and f64 35, runs of 80-104 B, 1.54x / 1.45x / 1.50x / 1.19x faster staged; one butterfly per
   // thread at 80 B (f32 100) stays direct, 1.03x faster than staged; half storage not measured, left direct).
   const bool lastLoops = !d.factors.empty() && L / lastRadix > T;
-  const bool shortLoopingStore = lastLoops && lastRun < 2 * kMinDirectRunBytes && !halfStorage && d.fuse != Fuse::R2CPost;
+  const bool shortLoopingStore = lastLoops && lastRun < 2 * kMinDirectRunBytes && !halfStorage;
   g.directStore = !d.factors.empty() && !coopLast && !g.fftMajorStore && (d.fuse != Fuse::R2CPost || g.fusedSplit) && tu.directStore != 0 &&
                   (tu.directStore == 1 || g.fusedSplit || (lastRun >= kMinDirectRunBytes && !shortLoopingStore));
   g.persistent = tu.persistent != 0;

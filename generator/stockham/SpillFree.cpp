@@ -11,17 +11,10 @@ namespace warpforge {
 
 namespace {
 
-// Resident blocks per SM of a compiled kernel (registers allocated per warp in units of 256, 64 K per
-// SM; shared memory with 1 KB reserved per block; the arch's thread limit).
+// Resident blocks per SM of a compiled kernel.
 int residentBlocks(const SpillFreeKernel& k, const std::string& arch) {
-  const int threads = k.kernel.geom.threadsPerFft * k.kernel.geom.fftsPerBlock, warps = (threads + 31) / 32;
-  const int regs = std::max(1, k.compiled.registers);
-  const bool small = arch == "sm_86" || arch == "sm_89";  // 100 KB shared, 1536 threads per SM
-  const long long smemPerSm = small ? 100 * 1024 : arch == "sm_80" || arch == "sm_87" ? 164 * 1024 : 228 * 1024;
-  const int byRegs = 65536 / (warps * ((regs * 32 + 255) / 256 * 256));
-  const int bySmem = static_cast<int>(smemPerSm / (k.kernel.geom.sharedBytes + 1024));
-  const int byThreads = (small ? 1536 : 2048) / (warps * 32);
-  return std::min({byRegs, bySmem, byThreads, 32});
+  const KernelGeometry& g = k.kernel.geom;
+  return residentBlocksPerSm(g.threadsPerFft * g.fftsPerBlock, k.compiled.registers, g.sharedBytes, arch);
 }
 
 int blockThreadsOf(const SpillFreeKernel& k) { return k.kernel.geom.threadsPerFft * k.kernel.geom.fftsPerBlock; }
@@ -38,11 +31,9 @@ SpillFreeKernel moreResident(const KernelDesc& desc, const std::string& arch, Co
   if (chosen.compiled.spills() || chosen.compiled.registers <= 0 || tu.threadsPerFft > 0 || tu.blockThreads > 0 || tu.registerTarget > 0 ||
       tu.columnValues > 0)
     return chosen;
-  if (residentBlocks(chosen, arch) != 1) return chosen;
-  SpillFreeKernel byRegsOne = chosen;
-  byRegsOne.compiled.registers = 32;
-  if (residentBlocks(byRegsOne, arch) < 2) return chosen;  // one block by shared memory or threads: registers are not the limit
   const KernelGeometry& g = chosen.kernel.geom;
+  if (residentBlocks(chosen, arch) != 1) return chosen;
+  if (residentBlocksPerSm(g.threadsPerFft * g.fftsPerBlock, 32, g.sharedBytes, arch) < 2) return chosen;  // one block by shared memory or threads
   const bool columns = g.fftMajorLoad || g.fftMajorStore;
   // The register count that leaves two blocks of `threads` resident.
   auto twoBlockTarget = [](int threads) { return std::min(255, 65536 / (2 * ((threads + 31) / 32 * 32)) / 8 * 8); };
@@ -53,19 +44,15 @@ SpillFreeKernel moreResident(const KernelDesc& desc, const std::string& arch, Co
   // sweep A/B, session 17: f32 2^20 at 128-thread blocks, rows 64 -> 32 B, 0.91x; 7^8 at one FFT per block, 8-byte
   // rows, 0.68x; f16 321489 / 130897 at 32-byte rows of 4-byte values 1.16x / 1.29x: an f16 tile holds
   // twice its global bytes in shared memory, so its occupancy weighs more).
-  auto rowBytes = [](const StockhamKernel& k) {
-    const int in = k.geom.fftMajorLoad ? storageBytes(k.desc.in.storage) : 1 << 20, out = k.geom.fftMajorStore ? storageBytes(k.desc.out.storage) : 1 << 20;
-    return std::pair<int, int>{k.geom.fftsPerBlock * std::min(in, out), std::min(in, out)};
-  };
-  auto rowsKept = [&](const StockhamKernel& k) {
-    if (!columns) return true;
-    const auto [bytes, value] = rowBytes(k);
-    return bytes >= 32 && (value < 8 || bytes >= std::min(64, rowBytes(chosen.kernel).first));
+  const int value = tileRowValueBytes(desc, g), chosenRow = g.fftsPerBlock * value;
+  auto rowsKept = [&](const KernelGeometry& v) {
+    const int row = v.fftsPerBlock * value;
+    return !columns || (row >= 32 && (value < 8 || row >= std::min(64, chosenRow)));
   };
   auto consider = [&](const KernelDesc& d, int maxThreads) {
-    const StockhamKernel shape = emitStockhamKernel(d, 0, maxThreads, index);
+    const KernelGeometry shape = emitStockhamKernel(d, 0, maxThreads, index).geom;
     if (!rowsKept(shape)) return;
-    const int threads = blockThreadsOf({shape, {}});
+    const int threads = shape.threadsPerFft * shape.fftsPerBlock;
     const int target = twoBlockTarget(threads);
     if (target < 32) return;
     StockhamKernel k = emitStockhamKernel(d, target, maxThreads, index);

@@ -39,8 +39,11 @@ constexpr int kMinDirectRunBytes = 64;
 // indexPerGroup: 1/0 sets KernelGeometry::indexPerGroup, -1 leaves the geometry's (from the tuning).
 StockhamKernel emitStockhamKernel(const KernelDesc& d, int registerTarget = 0, int maxThreadsPerFft = 1024, int indexPerGroup = -1);
 
-// Bytes of one complex element of an array as a kernel reads or writes it.
-int storageBytes(Storage s);
+// Column tiles: bytes of one value of a tile row in global memory (the narrower of the FFT-major sides).
+int tileRowValueBytes(const KernelDesc& d, const KernelGeometry& g);
+// Blocks of `threads` resident per SM of `arch` at `registers` per thread and `sharedBytes` per block (registers
+// allocated per warp in units of 256, 64 K per SM; 1 KB of shared memory reserved per block).
+int residentBlocksPerSm(int threads, int registers, long long sharedBytes, const std::string& arch = "sm_90");
 
 // C++ type names of a storage, for the emitter and the launch header.
 std::string storageElementType(Storage s, bool planar);

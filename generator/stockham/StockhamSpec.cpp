@@ -185,10 +185,7 @@ FactorCost factorizationCost(int n, const std::vector<int>& f, bool f64, bool r2
   const bool overBlock = est > blockCap;
   regs = std::min(regs, blockCap);
   c.registers = regs;
-  const int byRegs = 65536 / (regs * warpThreads);
-  const int bySmem = static_cast<int>(228 * 1024 / (Fs * n * cb + 1024));
-  const int byThreads = 2048 / warpThreads;
-  const int blocks = std::max(0, std::min({byRegs, bySmem, byThreads, 32}));
+  const int blocks = residentBlocksPerSm(T * Fs, regs, static_cast<long long>(Fs * n * cb));
   c.warps = blocks * warpThreads / 32;
   // Warps per SM that keep HBM busy: 32 for 8-byte elements, fewer for 16-byte ones.
   const double eff = std::max(0.05, std::min(1.0, c.warps / (f64 ? 20.0 : 32.0)));
