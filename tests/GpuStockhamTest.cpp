@@ -196,8 +196,9 @@ TEST_F(GpuStockham, PrimeRadices17To31) {
 }
 
 // The cooperative radices 37..127 (CoopRadix.h): p * m for every such prime (m from 1 up to the
-// one-kernel limit), products of two of them (the second pass with twiddles), both directions, all
-// precisions, and r2c/c2r whose half length has such a prime (general path).
+// one-kernel limit), products of two of them (the second pass with twiddles), two-kernel plans past the
+// one-kernel limit, both directions, all precisions, and r2c/c2r whose half length has such a prime
+// (general path).
 TEST_F(GpuStockham, CooperativePrimeRadices37To127) {
   std::vector<std::pair<std::string, std::string>> cases;
   std::vector<int> lengths;
@@ -207,13 +208,16 @@ TEST_F(GpuStockham, CooperativePrimeRadices37To127) {
       if (p * m <= 16384) lengths.push_back(p * m);
   }
   for (int n : {37 * 41, 97 * 101, 101 * 109, 127 * 127, 37 * 43 * 2, 41 * 59 * 3, 10175, 8300, 8789, 12980, 13079, 8729, 9265, 9434, 11009}) lengths.push_back(n);
+  // Past one kernel (f64 4096, f32 16384): two-kernel plans with the prime in the column or the row kernel.
+  for (int n : {13583, 8509, 6132, 89 * 400, 127 * 256, 41 * 2000, 127 * 1000, 53 * 43 * 16, 4096 * 37}) lengths.push_back(n);
   for (const char* prec : {"f32", "f64", "f16"})
     for (std::size_t i = 0; i < lengths.size(); ++i) {
       const int n = lengths[i];
-      if (n > (std::string(prec) == "f64" ? 4096 : 16384)) continue;
+      if (std::string(prec) == "f64" && n > 16384) continue;
       const char* dir = i % 2 ? "inverse" : "forward";
       cases.push_back({fmt::format("c2c {} {} n={}", prec, dir, n),
-                       fmt::format(R"("precision": "{}", "length": {}, "direction": "{}", "input": {{"distance": 16384}}, "output": {{"distance": 16384}})", prec, n, dir)});
+                       fmt::format(R"("precision": "{}", "length": {}, "direction": "{}", "input": {{"distance": {}}}, "output": {{"distance": {}}})", prec, n, dir,
+                                   std::max(16384, n), std::max(16384, n))});
     }
   for (int n : {2 * 37, 2 * 127 * 4, 2 * 101 * 25, 2 * 53 * 64})
     for (const char* tr : {"r2c", "c2r"}) cases.push_back(realCase(tr, "f32", n));

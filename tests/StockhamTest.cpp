@@ -12,6 +12,7 @@
 #include "generator/core/JsonReader.h"
 #include "generator/emulate/Reference.h"
 #include "generator/stockham/Butterfly.h"
+#include "generator/stockham/CoopRadix.h"
 #include "generator/stockham/SpillFree.h"
 #include "generator/stockham/StockhamEmitter.h"
 #include "generator/stockham/StockhamFamily.h"
@@ -110,7 +111,7 @@ TEST(Stockham, Factorization) {
   EXPECT_EQ(factorizeStockhamGreedy(2401, 49), (std::vector<int>{49, 49}));
   EXPECT_EQ(factorizeStockham(2401, 49), (std::vector<int>{49, 49}));  // large kernels: at most one pass more than greedy
   EXPECT_THROW(factorizeStockham(131), std::invalid_argument);  // above the cooperative radices: Bluestein
-  // 37..127: cooperative passes (CoopRadix.h), in one-kernel plans only; f64 29 and 31 stay Bluestein.
+  // 37..127: cooperative passes (CoopRadix.h); f64 29 and 31 stay Bluestein.
   EXPECT_EQ(factorizeStockham(37), (std::vector<int>{37}));
   EXPECT_TRUE(isCoopSmooth(37 * 2 * 127));
   EXPECT_FALSE(isCoopSmooth(131 * 2));
@@ -120,8 +121,21 @@ TEST(Stockham, Factorization) {
     ASSERT_EQ(p.kernels.size(), 1u);
     EXPECT_FALSE(p.kernels[0].desc.convolve);
     EXPECT_EQ(p.kernels[0].desc.factors.front(), 37);
-    EXPECT_EQ(plan(spec(37 * 32768, "f32")).kernels.size(), 4u);  // longer than one kernel: Bluestein as before
   }
+  // Longer than one kernel: a two-kernel plan with the cooperative pass in one of its kernels, not a four-kernel
+  // Bluestein convolution (f64 13583 = 17^2 x 47: 17 columns, rows of 799 = 47 x 17; f32 37 x 2^15).
+  for (const auto& [n, precision] : {std::pair<long long, const char*>{37 * 32768, "f32"}, {13583, "f64"}, {8509, "f64"}}) {
+    const auto p = plan(spec(n, precision));
+    ASSERT_EQ(p.kernels.size(), 2u) << n;
+    bool coop = false;
+    for (const auto& k : p.kernels) {
+      EXPECT_FALSE(k.desc.convolve) << n;
+      for (int r : k.desc.factors) coop = coop || isCoopRadix(r);
+    }
+    EXPECT_TRUE(coop) << n;
+  }
+  // A prime above 127 keeps Bluestein (f64 9738 = 2 x 3^2 x 541: four kernels past the one-kernel convolution).
+  EXPECT_EQ(plan(spec(9738, "f64")).kernels.size(), 4u);
   EXPECT_TRUE(isSmooth(2 * 3 * 5 * 7 * 11 * 13));
   EXPECT_FALSE(isSmooth(37 * 2));
   // The primes 17..31 are radices at every precision (f64 keeps composites at 13 and below).
@@ -389,6 +403,27 @@ TEST(Stockham, ShortLoopingStoresAreStaged) {
   EXPECT_TRUE(geom(spec(1000, "f32", R"(, "transform": "r2c")")).fusedSplit);
   EXPECT_TRUE(geom(spec(2048, "f32", R"(, "transform": "r2c")")).fusedSplit);
   EXPECT_TRUE(geom(spec(120, "f32", R"(, "transform": "r2c", "tuning": {"fused_split": true})")).fusedSplit);
+}
+
+// Column tiles: each tile row is fftsPerBlock consecutive values in global memory; rows of a whole number of 32-byte
+// sectors (Geometry.cpp wholeSectorRows): part-used sectors widen to 128 B, whole ones (2^20: 64 B) stay.
+TEST(Stockham, ColumnTileRowsAreWholeSectors) {
+  for (const auto& [n, precision] : {std::pair<long long, const char*>{19683, "f32"}, {43904, "f32"}, {100000, "f32"}, {117649, "f32"},
+                                     {1LL << 20, "f32"}, {10000, "f64"}, {30000, "f16"}}) {
+    const StockhamPlan p = plan(spec(n, precision));
+    ASSERT_EQ(p.kernels.size(), 2u) << n;
+    for (const auto& k : p.kernels) {
+      const KernelGeometry g = emitStockhamKernel(k.desc).geom;
+      ASSERT_TRUE(g.fftMajorLoad || g.fftMajorStore) << k.desc.kernelName;
+      const int row = g.fftsPerBlock * tileRowValueBytes(k.desc, g);
+      EXPECT_EQ(row % 32, 0) << k.desc.kernelName << ": " << g.fftsPerBlock << " FFTs per block, " << row << "-byte rows";
+      EXPECT_GE(row, 64) << k.desc.kernelName;
+    }
+  }
+  // The row step of 19683 = 81 x 243: 243-point rows on 27 threads, 16 side by side (9 before: 72-byte runs).
+  EXPECT_EQ(emitStockhamKernel(plan(spec(19683, "f32")).kernels[1].desc).geom.fftsPerBlock, 16);
+  // Pinned block sizes are kept: 243 threads = 9 FFTs.
+  EXPECT_EQ(emitStockhamKernel(plan(spec(19683, "f32", R"(, "tuning": {"block_threads": 243})")).kernels[1].desc).geom.fftsPerBlock, 9);
 }
 
 TEST(Stockham, ThreadIndicesHeldOrRecomputedPerGroup) {

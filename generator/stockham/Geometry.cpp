@@ -22,6 +22,20 @@ int storageBytes(Storage s) {
   }
   return 8;
 }
+
+// FFTs side by side in a column tile, each tile row a run of that many values in global memory. A run that is not
+// a whole number of 32-byte sectors (9 x 8 B: the tiles of non-power-of-two columns, 256 / t FFTs) leaves sectors
+// part-used on both ends; such tiles take a power of two of FFTs reaching 128-byte runs, up to 1024 threads
+// (H100, Nsight Compute, session 18: the row step of c2c f32 19683 stored 72-byte runs, 22.5 of 32 bytes used per
+// sector; bench --ab 16 / 32 FFTs per block 1.16x / 1.21x faster). Runs of whole sectors keep their width: 64-byte
+// rows of f32 2^20 were 0.97x at twice the width (session 15).
+int wholeSectorRows(int ffts, int threadsPerFft, int valueBytes, bool pinned) {
+  if (pinned || (static_cast<long long>(ffts) * valueBytes) % 32 == 0) return ffts;
+  int wide = 1;
+  while (wide < ffts || wide * valueBytes < 128) wide *= 2;
+  while (wide > ffts && static_cast<long long>(wide) * threadsPerFft > 1024) wide /= 2;
+  return std::max(ffts, wide);
+}
 }  // namespace
 
 int tileRowValueBytes(const KernelDesc& d, const KernelGeometry& g) {
@@ -128,7 +142,7 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
     auto tile = [&](int held, bool widen) {
       const int t = std::max(1, std::min({L / rmax, (L + held - 1) / held, maxThreadsPerFft}));
       const int threads = tu.blockThreads > 0 ? tu.blockThreads : widen && std::max(1, 256 / t) * rowValueBytes < 64 ? 512 : 256;
-      return std::pair<int, int>{t, std::max(1, threads / t)};
+      return std::pair<int, int>{t, wholeSectorRows(std::max(1, threads / t), t, rowValueBytes, tu.blockThreads > 0)};
     };
     // f32 / f16: the fewest values per thread (8 or 16 before 32) that still leave rows of 64 bytes at the block
     // size of 32 values. At 32 values the tiles took 160-255 registers, one block per SM; 8 values gave f32 2^17

@@ -43,11 +43,12 @@ SpillFreeKernel moreResident(const KernelDesc& desc, const std::string& arch, Co
   // a whole 32-byte sector, and for 8- and 16-byte values no shorter than the first choice's up to 64 bytes (H100,
   // sweep A/B, session 17: f32 2^20 at 128-thread blocks, rows 64 -> 32 B, 0.91x; 7^8 at one FFT per block, 8-byte
   // rows, 0.68x; f16 321489 / 130897 at 32-byte rows of 4-byte values 1.16x / 1.29x: an f16 tile holds
-  // twice its global bytes in shared memory, so its occupancy weighs more).
+  // twice its global bytes in shared memory, so its occupancy weighs more). Rows of whole sectors stay whole
+  // (Geometry.cpp wholeSectorRows).
   const int value = tileRowValueBytes(desc, g), chosenRow = g.fftsPerBlock * value;
   auto rowsKept = [&](const KernelGeometry& v) {
     const int row = v.fftsPerBlock * value;
-    return !columns || (row >= 32 && (value < 8 || row >= std::min(64, chosenRow)));
+    return !columns || (row >= 32 && (value < 8 || row >= std::min(64, chosenRow)) && (row % 32 == 0 || chosenRow % 32 != 0));
   };
   auto consider = [&](const KernelDesc& d, int maxThreads) {
     const KernelGeometry shape = emitStockhamKernel(d, 0, maxThreads, index).geom;

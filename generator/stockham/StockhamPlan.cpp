@@ -239,6 +239,10 @@ class PlanBuilder {
     // r2c/c2r kernels or the column kernels of longer plans, which keep Bluestein.
     if (j.n <= maxSingle && j.fuse == Fuse::None && isCoopSmooth(j.n, maxPrime_)) return addSingle(j);
     if (isSmooth(j.n, maxPrime_)) return addTwoKernels(j);
+    // Longer lengths with a prime 37..127 take the cooperative passes in a two-kernel plan: two trips through
+    // global memory where Bluestein past one kernel's convolution takes four (H100, Nsight Compute, session 18: f64
+    // 13583 = 17^2 x 47 as a 28672-point Bluestein, four kernels of 380-510 us against cuFFT's two of 223 and 321).
+    if (j.fuse == Fuse::None && isCoopSmooth(j.n, maxPrime_) && twoKernelSplit(j.n) > 0) return addTwoKernels(j);
     addBluestein(j);
   }
 
@@ -312,6 +316,19 @@ class PlanBuilder {
     plan_.kernels.push_back(std::move(k));
   }
 
+  // n1 of a two-kernel split N = n1 x n2 (0 where none): the largest divisor up to sqrt(N) whose cofactor one kernel
+  // holds; where none is (f64 3^15 = 2187 x 6561 against 4096), the row kernel may take up to the shared memory of
+  // the largest f32 kernel (16384 x 8 B: f64 8192), the column kernel staying below sqrt(N). Radix primes first;
+  // cooperative primes (37..127) where N has one, on either side.
+  int twoKernelSplit(long long N) const {
+    for (bool coop : {false, true})
+      for (int limit : {maxSingleKernelLength(s_.precision), maxSplitRowLength(s_.precision)})
+        for (int d = static_cast<int>(std::sqrt(static_cast<double>(N))); d >= 2; --d)
+          if (N % d == 0 && N / d <= limit && (coop ? isCoopSmooth(d, maxPrime_) && isCoopSmooth(N / d, maxPrime_) : isSmooth(d, maxPrime_)))
+            return d;
+    return 0;
+  }
+
   // N = N1 * N2: X[k1 + N1 k2] = sum_j2 W_N2^{j2 k2} W_N^{j2 k1} sum_j1 x[j1 N2 + j2] W_N1^{j1 k1}.
   void addTwoKernels(const Job& j) {
     const long long N = j.n;
@@ -319,12 +336,7 @@ class PlanBuilder {
     // n1 the largest divisor up to sqrt(N) whose cofactor one kernel holds; where none is (f64
     // 3^15 = 2187 x 6561 against 4096), the row kernel may take up to the shared memory of the
     // largest f32 kernel (16384 x 8 B: f64 8192), the column kernel staying below sqrt(N).
-    int n1 = 0;
-    for (int limit : {maxSingle, maxSplitRowLength(s_.precision)}) {
-      for (int d = static_cast<int>(std::sqrt(static_cast<double>(N))); d >= 2 && n1 == 0; --d)
-        if (N % d == 0 && isSmooth(d, maxPrime_) && N / d <= limit) n1 = d;
-      if (n1) break;
-    }
+    const int n1 = twoKernelSplit(N);
     if (n1 == 0) throw std::logic_error(fmt::format("stockham plan: no two-kernel split of {}", N));
     const int n2 = static_cast<int>(N / n1);
     const Buffer scratch = freeTmp(j);
