@@ -235,8 +235,8 @@ class PlanBuilder {
   void addJob(const Job& j) {
     const int maxSingle = maxSingleKernelLength(s_.precision);
     if (j.n <= maxSingle && isSmooth(j.n, maxPrime_)) return addSingle(j);
-    // Primes 37..127 as cooperative passes where the FFT is one kernel (CoopRadix.h): not in the fused
-    // r2c/c2r kernels or the column kernels of longer plans, which keep Bluestein.
+    // Primes 37..127 as cooperative passes where the FFT is one kernel (CoopRadix.h); not in the fused r2c/c2r
+    // kernels, which keep Bluestein.
     if (j.n <= maxSingle && j.fuse == Fuse::None && isCoopSmooth(j.n, maxPrime_)) return addSingle(j);
     if (isSmooth(j.n, maxPrime_)) return addTwoKernels(j);
     // Longer lengths with a prime 37..127 take the cooperative passes in a two-kernel plan: two trips through
