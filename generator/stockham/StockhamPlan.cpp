@@ -332,10 +332,6 @@ class PlanBuilder {
   // N = N1 * N2: X[k1 + N1 k2] = sum_j2 W_N2^{j2 k2} W_N^{j2 k1} sum_j1 x[j1 N2 + j2] W_N1^{j1 k1}.
   void addTwoKernels(const Job& j) {
     const long long N = j.n;
-    const int maxSingle = maxSingleKernelLength(s_.precision);
-    // n1 the largest divisor up to sqrt(N) whose cofactor one kernel holds; where none is (f64
-    // 3^15 = 2187 x 6561 against 4096), the row kernel may take up to the shared memory of the
-    // largest f32 kernel (16384 x 8 B: f64 8192), the column kernel staying below sqrt(N).
     const int n1 = twoKernelSplit(N);
     if (n1 == 0) throw std::logic_error(fmt::format("stockham plan: no two-kernel split of {}", N));
     const int n2 = static_cast<int>(N / n1);
