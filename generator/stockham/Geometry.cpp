@@ -28,7 +28,8 @@ int storageBytes(Storage s) {
 // part-used on both ends; such tiles take a power of two of FFTs reaching 128-byte runs, up to 1024 threads
 // (H100, Nsight Compute, session 18: the row step of c2c f32 19683 stored 72-byte runs, 22.5 of 32 bytes used per
 // sector; bench --ab 16 / 32 FFTs per block 1.16x / 1.21x faster). Runs of whole sectors keep their width: 64-byte
-// rows of f32 2^20 were 0.97x at twice the width (session 15).
+// rows of f32 2^20 were 0.97x at twice the width (session 15). The widened rows also pass the values-per-thread
+// test below at 8 values (f32 1000000: 1.26x; widening only after that choice was 0.79x of it, session 18).
 int wholeSectorRows(int ffts, int threadsPerFft, int valueBytes, bool pinned) {
   if (pinned || (static_cast<long long>(ffts) * valueBytes) % 32 == 0) return ffts;
   int wide = 1;
