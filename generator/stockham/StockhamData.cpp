@@ -96,6 +96,16 @@ long long product(const std::vector<long long>& v) {
   return p;
 }
 
+// The first `valid` logical inputs of each of `batch` entries written at the addresses `io` gives them (the rest
+// keeps HostArray's NaN fill).
+HostArray placedInputs(const StockhamIo& io, const std::vector<long long>& shape, Scalar scalar, bool complex,
+                       const std::vector<std::vector<cdouble>>& inputs, long long batch, long long valid) {
+  HostArray h(scalar, complex, io.planar, extentOf(io, shape, batch));
+  for (long long b = 0; b < batch; ++b)
+    for (long long i = 0; i < valid; ++i) h.set(addressOf(io, shape, b, i), inputs.at(b)[i]);
+  return h;
+}
+
 Scalar scalarOf(const std::string& precision) { return precision == "f16" ? Scalar::F16 : precision == "f32" ? Scalar::F32 : Scalar::F64; }
 
 double roundTo(const std::string& precision, double v) {
@@ -203,15 +213,12 @@ TestData stockhamRandomInputs(const StockhamSpec& s, long long batch, std::uint6
   }
   const bool realIn = s.transform == "r2c";
   Scalar inScalar = s.input.type == "ci8" ? Scalar::I8 : s.input.type == "ci4" ? Scalar::I4Pair : scalarOf(s.precision);
-  HostArray hin(inScalar, !realIn, s.input.planar, extentOf(s.input, inShape, batch));
   auto logical = std::make_shared<Logical>();
   logical->inputs.resize(batch);
   std::mt19937_64 rng(seed);
+  for (long long b = 0; b < batch; ++b) logical->inputs[b] = makeInput(s, rng);
   const long long valid = s.input.validLength >= 0 ? s.input.validLength : nin;
-  for (long long b = 0; b < batch; ++b) {
-    logical->inputs[b] = makeInput(s, rng);
-    for (long long i = 0; i < valid; ++i) hin.set(addressOf(s.input, inShape, b, i), logical->inputs[b][i]);
-  }
+  HostArray hin = placedInputs(s.input, inShape, inScalar, !realIn, logical->inputs, batch, valid);
   TestData d;
   d.arrays["input"] = std::move(hin.re());
   if (s.input.planar) d.arrays["input_im"] = std::move(hin.im());
@@ -343,11 +350,8 @@ std::optional<BaselineRequest> stockhamBaseline(const StockhamSpec& s) {
                                   s.inPlace ? "in-place " : "", planar ? "; planar sides interleaved at the same strides" : "");
       r.denseInput = [s, interleaved](const TestData& data, long long batch) {
         if (!s.input.planar) return data.arrays.at("input");
-        const Logical& l = logicalOf(data);
         const std::vector<long long> shape = s.inShape();
-        HostArray h(scalarOf(s.precision), true, false, extentOf(interleaved.input, shape, batch));
-        for (long long b = 0; b < batch; ++b)
-          for (long long i = 0; i < product(shape); ++i) h.set(addressOf(interleaved.input, shape, b, i), l.inputs.at(b)[i]);
+        HostArray h = placedInputs(interleaved.input, shape, scalarOf(s.precision), true, logicalOf(data).inputs, batch, product(shape));
         return std::move(h.re());
       };
       r.error = [interleaved](const std::vector<unsigned char>& output, const TestData& data, long long batch) {

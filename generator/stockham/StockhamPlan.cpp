@@ -318,14 +318,14 @@ class PlanBuilder {
 
   // n1 of a two-kernel split N = n1 x n2 (0 where none): the largest divisor up to sqrt(N) whose cofactor one kernel
   // holds; where none is (f64 3^15 = 2187 x 6561 against 4096), the row kernel may take up to the shared memory of
-  // the largest f32 kernel (16384 x 8 B: f64 8192), the column kernel staying below sqrt(N). Radix primes first;
-  // cooperative primes (37..127) where N has one, on either side.
+  // the largest f32 kernel (16384 x 8 B: f64 8192), the column kernel staying below sqrt(N). A column length of
+  // radix primes first; else one with cooperative primes (37..127), for an N that has one (its cofactor then
+  // is cooperative-smooth too).
   int twoKernelSplit(long long N) const {
     for (bool coop : {false, true})
       for (int limit : {maxSingleKernelLength(s_.precision), maxSplitRowLength(s_.precision)})
         for (int d = static_cast<int>(std::sqrt(static_cast<double>(N))); d >= 2; --d)
-          if (N % d == 0 && N / d <= limit && (coop ? isCoopSmooth(d, maxPrime_) && isCoopSmooth(N / d, maxPrime_) : isSmooth(d, maxPrime_)))
-            return d;
+          if (N % d == 0 && N / d <= limit && (coop ? isCoopSmooth(d, maxPrime_) : isSmooth(d, maxPrime_))) return d;
     return 0;
   }
 
