@@ -203,7 +203,7 @@ TEST_F(GpuStockham, CooperativePrimeRadices37To127) {
   std::vector<std::pair<std::string, std::string>> cases;
   std::vector<int> lengths;
   for (int p = 37; p <= 127; ++p) {
-    if (!isCoopRadix(p)) continue;
+    if (!isCoopRadix(p, threadPrimeLimit(false))) continue;
     for (int m : {1, 2, 3, 4, 5, 7, 8, 11, 16, 25, 27, 32, 49, 64, 100, 128})
       if (p * m <= 16384) lengths.push_back(p * m);
   }
@@ -221,7 +221,12 @@ TEST_F(GpuStockham, CooperativePrimeRadices37To127) {
     }
   for (int n : {2 * 37, 2 * 127 * 4, 2 * 101 * 25, 2 * 53 * 64})
     for (const char* tr : {"r2c", "c2r"}) cases.push_back(realCase(tr, "f32", n));
-  runBodies("cooperative prime radices 37..127, all precisions, batch 3", cases);
+  // f64 29 and 31 are cooperative too (f32 / f16: thread butterflies, PrimeRadices17To31): past f64's one kernel,
+  // two-kernel plans (15717 = 3 x 13^2 x 31, 5487 = 3 x 31 x 59, 29^2 x 8, 31 x 512, 29 x 31 x 16).
+  for (int n : {15717, 5487, 29 * 29 * 8, 31 * 512, 29 * 31 * 16, 29 * 4000 / 8})
+    for (const char* dir : {"forward", "inverse"})
+      cases.push_back({fmt::format("c2c f64 {} n={}", dir, n), fmt::format(R"("precision": "f64", "length": {}, "direction": "{}", "input": {{"distance": 16384}}, "output": {{"distance": 16384}})", n, dir)});
+  runBodies("cooperative prime radices 37..127 (f64 29..127), all precisions, batch 3", cases);
 }
 
 // Quick check of what issue 16 changed (< 3 minutes on the H100): small lengths (staged I/O, thread

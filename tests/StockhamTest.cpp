@@ -111,11 +111,13 @@ TEST(Stockham, Factorization) {
   EXPECT_EQ(factorizeStockhamGreedy(2401, 49), (std::vector<int>{49, 49}));
   EXPECT_EQ(factorizeStockham(2401, 49), (std::vector<int>{49, 49}));  // large kernels: at most one pass more than greedy
   EXPECT_THROW(factorizeStockham(131), std::invalid_argument);  // above the cooperative radices: Bluestein
-  // 37..127: cooperative passes (CoopRadix.h); f64 29 and 31 stay Bluestein.
+  // 37..127: cooperative passes (CoopRadix.h); f64 from 29 (its thread butterflies stop at 23).
   EXPECT_EQ(factorizeStockham(37), (std::vector<int>{37}));
   EXPECT_TRUE(isCoopSmooth(37 * 2 * 127));
   EXPECT_FALSE(isCoopSmooth(131 * 2));
-  EXPECT_FALSE(isCoopSmooth(29, maxPrimeRadix("f64")));
+  EXPECT_TRUE(isCoopSmooth(29, maxPrimeRadix("f64")));
+  EXPECT_FALSE(isCoopRadix(31, maxPrimeRadix("f32")));
+  EXPECT_TRUE(isCoopRadix(31, maxPrimeRadix("f64")));
   {
     const auto p = plan(spec(10175, "f32"));  // 37 x 25 x 11: one kernel, the cooperative pass first (no twiddles)
     ASSERT_EQ(p.kernels.size(), 1u);
@@ -123,14 +125,16 @@ TEST(Stockham, Factorization) {
     EXPECT_EQ(p.kernels[0].desc.factors.front(), 37);
   }
   // Longer than one kernel: a two-kernel plan with the cooperative pass in one of its kernels, not a four-kernel
-  // Bluestein convolution (f64 13583 = 17^2 x 47: 17 columns, rows of 799 = 47 x 17; f32 37 x 2^15).
-  for (const auto& [n, precision] : {std::pair<long long, const char*>{37 * 32768, "f32"}, {13583, "f64"}, {8509, "f64"}}) {
+  // Bluestein convolution (f64 13583 = 17^2 x 47: 17 columns, rows of 799 = 47 x 17; f32 37 x 2^15; f64 15717 =
+  // 3 x 13^2 x 31 and 5487 = 3 x 31 x 59 with f64's cooperative 31).
+  for (const auto& [n, precision] : {std::pair<long long, const char*>{37 * 32768, "f32"}, {13583, "f64"}, {8509, "f64"},
+                                      {15717, "f64"}, {5487, "f64"}}) {
     const auto p = plan(spec(n, precision));
     ASSERT_EQ(p.kernels.size(), 2u) << n;
     bool coop = false;
     for (const auto& k : p.kernels) {
       EXPECT_FALSE(k.desc.convolve) << n;
-      for (int r : k.desc.factors) coop = coop || isCoopRadix(r);
+      for (int r : k.desc.factors) coop = coop || isCoopRadix(r, maxPrimeRadix(precision));
     }
     EXPECT_TRUE(coop) << n;
   }
@@ -142,9 +146,10 @@ TEST(Stockham, Factorization) {
   EXPECT_EQ(factorizeStockham(17 * 19), (std::vector<int>{19, 17}));
   EXPECT_EQ(factorizeStockham(2 * 31 * 29, 13), (std::vector<int>{31, 29, 2}));
   EXPECT_TRUE(isSmooth(17 * 19 * 23 * 29 * 31LL));
-  EXPECT_FALSE(isSmooth(29, maxPrimeRadix("f64")));  // f64 radix 29 spills at 255 registers: Bluestein
-  EXPECT_EQ(plan(spec(29 * 31, "f64")).kernels.size(), 1u);  // Bluestein in one kernel (a convolution of 2048)
-  EXPECT_TRUE(plan(spec(29 * 31, "f64")).kernels[0].desc.convolve);
+  EXPECT_FALSE(isSmooth(29, maxPrimeRadix("f64")));  // f64 radix 29 spilled at 255 registers as one thread's butterfly:
+  EXPECT_EQ(plan(spec(29 * 31, "f64")).kernels.size(), 1u);  // cooperative passes, no Bluestein convolution
+  EXPECT_FALSE(plan(spec(29 * 31, "f64")).kernels[0].desc.convolve);
+  EXPECT_EQ(plan(spec(29 * 31, "f64")).kernels[0].desc.factors, (std::vector<int>{31, 29}));
   EXPECT_EQ(plan(spec(29 * 31, "f32")).kernels.size(), 1u);
 }
 

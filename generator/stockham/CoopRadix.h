@@ -1,5 +1,5 @@
 #pragma once
-// Cooperative radices: the primes 37..127 as one Stockham pass computed by several threads per
+// Cooperative radices: the primes above a thread's butterfly (37..127; f64 29..127) as one Stockham pass computed by several threads per
 // butterfly from shared memory, instead of one thread holding all R inputs in registers (the
 // straight-line form of Butterfly.h took 168-255 registers from radix 37 on, f64 spilled) or a
 // Bluestein convolution of twice the length in four kernels (0.26-0.46x cuFFT for lengths 8193..16384
@@ -20,7 +20,6 @@
 
 namespace warpforge {
 
-constexpr int kMinCoopRadix = 37;
 constexpr int kMaxCoopRadix = 127;
 // The values a cooperative pass aims to leave per thread (the thread count of its kernel follows): its
 // outputs wait in registers for the barrier, ~2 registers per value plus ~25 (16 spilled at 64 registers).
@@ -33,7 +32,13 @@ inline bool isPrimeNumber(int r) {
   return true;
 }
 
-inline bool isCoopRadix(int r) { return r >= kMinCoopRadix && r <= kMaxCoopRadix && isPrimeNumber(r); }
+// The largest prime a thread holds whole as one butterfly (Butterfly.h): f64 radices 29 and 31 spilled at 255
+// registers, f32 from 37 on.
+inline int threadPrimeLimit(bool f64) { return f64 ? 23 : 31; }
+// A prime above a thread's butterflies (maxPrime: threadPrimeLimit of the precision computed in) up to 127 runs
+// cooperatively. f64 29 and 31 were four-kernel Bluestein convolutions past 4096 points (sweep, session 18: f64
+// 15717 = 3 x 13^2 x 31 0.41x, 5487 = 3 x 31 x 59 0.43x cuFFT).
+inline bool isCoopRadix(int r, int maxPrime) { return r > maxPrime && r <= kMaxCoopRadix && isPrimeNumber(r); }
 
 struct CoopShape {
   int pairs = 1;   // G: output pairs per work item

@@ -53,33 +53,48 @@ int residentBlocksPerSm(int threads, int registers, long long sharedBytes, const
   return std::max(0, std::min({byRegs, bySmem, byThreads, 32}));
 }
 
-int heldValues(const std::vector<int>& factors, int length, int threads) {
+// The target is the __launch_bounds__ minimum of blocks, and ptxas takes about what that allows. A fixed list (80,
+// 96, 128, 168, 255) skipped levels of blocks that are not powers of two: at 448 threads 80 allows one block (144
+// registers) and nothing asked for two (72). ptxas is not monotonic there: the Bluestein convolution of f32 789
+// (M = 1600, 200 threads) spilled at 96 registers and took 108 at two blocks, but compiled clean at 72, four blocks:
+// 1.27x (H100, bench --ab, session 19).
+std::vector<int> relaxedRegisterTargets(int threads, int target) {
+  const int warpThreads = (threads + 31) / 32 * 32;
+  std::vector<int> targets;
+  for (int blocks = 65536 / (warpThreads * std::max(1, target)) - 1; blocks >= 1; --blocks) {
+    const int t = std::min(255, 65536 / (blocks * warpThreads) / 8 * 8);
+    if (t > target && (targets.empty() || t > targets.back())) targets.push_back(t);
+  }
+  return targets;
+}
+
+int heldValues(const std::vector<int>& factors, int length, int threads, bool f64) {
   int held = 1;
   for (int R : factors)
-    held = std::max(held, isCoopRadix(R) ? coopShape(R, length, threads).held() : (length / R + threads - 1) / threads * R);
+    held = std::max(held, isCoopRadix(R, threadPrimeLimit(f64)) ? coopShape(R, length, threads).held() : (length / R + threads - 1) / threads * R);
   return held;
 }
 
 // The largest radix a thread holds whole: a cooperative radix (CoopRadix.h) counts as the values
 // its pass aims to leave per thread.
-int threadRadix(const std::vector<int>& factors) {
+int threadRadix(const std::vector<int>& factors, bool f64) {
   int rmax = 1;
-  for (int r : factors) rmax = std::max(rmax, isCoopRadix(r) ? kCoopHeldValues : r);
+  for (int r : factors) rmax = std::max(rmax, isCoopRadix(r, threadPrimeLimit(f64)) ? kCoopHeldValues : r);
   return rmax;
 }
 
-int balancedThreadsPerFft(const std::vector<int>& factors, int length, int maxThreadsPerFft) {
-  const int rmax = threadRadix(factors);
+int balancedThreadsPerFft(const std::vector<int>& factors, int length, bool f64, int maxThreadsPerFft) {
+  const int rmax = threadRadix(factors, f64);
   int T = std::max(1, std::min(maxThreadsPerFft, length / rmax));
   // One butterfly of the largest radix per thread leaves a smaller radix several butterflies per
   // thread: 17 x 19 on 17 threads holds 2 x 17 values in the radix-17 pass (the second iteration
   // nearly idle). Where that is more than 1.5x the largest radix, the thread count of another
   // radix that holds fewer values is taken (19 threads: 19 values, 2 of 19 threads idle in one pass).
-  if (heldValues(factors, length, T) * 2 > 3 * rmax) {
+  if (heldValues(factors, length, T, f64) * 2 > 3 * rmax) {
     for (int R : factors) {
-      if (isCoopRadix(R)) continue;
+      if (isCoopRadix(R, threadPrimeLimit(f64))) continue;
       const int cand = std::min(maxThreadsPerFft, length / R);
-      if (cand >= 1 && cand <= 1024 && heldValues(factors, length, cand) < heldValues(factors, length, T)) T = cand;
+      if (cand >= 1 && cand <= 1024 && heldValues(factors, length, cand, f64) < heldValues(factors, length, T, f64)) T = cand;
     }
   }
   return T;
@@ -88,7 +103,7 @@ int balancedThreadsPerFft(const std::vector<int>& factors, int length, int maxTh
 KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   KernelGeometry g;
   const int L = d.length;
-  const int rmax = threadRadix(d.factors);
+  const int rmax = threadRadix(d.factors, d.f64);
   auto unitBatch = [](const Access& a) { return !isReal(a.storage) && a.elemStride != 1 && !a.batchStride.empty() && a.batchStride[0] == 1; };
   g.fftMajorLoad = unitBatch(d.in);
   g.fftMajorStore = unitBatch(d.out);
@@ -125,7 +140,7 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   // gaps (H100, `bench --tune`: r2c 2048 1.25x, f16 1024 1.04x, odd lengths 1.05-1.10x
   // faster than 256; c2c f32 powers of two within 2% either way).
   const int blockThreads = tu.blockThreads > 0 ? tu.blockThreads : 128;
-  int T = tu.threadsPerFft == 0 ? balancedThreadsPerFft(d.factors, L, maxThreadsPerFft) : std::max(1, std::min(maxThreadsPerFft, L / rmax));
+  int T = tu.threadsPerFft == 0 ? balancedThreadsPerFft(d.factors, L, d.f64, maxThreadsPerFft) : std::max(1, std::min(maxThreadsPerFft, L / rmax));
   // Long f32 FFTs: 256 threads holding up to 32 values each beat 512 holding 16 (8192: 1.06x);
   // beyond 32 values per thread (16384) the FFT takes 1024 threads. Half storage keeps 512
   // (f16 8192: 1.10x, `bench --tune` on the H100, 2026-11-23).
@@ -184,7 +199,9 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   const int firstRun = d.factors.empty() ? 0 : std::min(T, L / d.factors.front()) * storageBytes(d.in.storage);
   const int lastRun = d.factors.empty() ? 0 : std::min(T, L / d.factors.back()) * storageBytes(d.out.storage);
   // A cooperative pass reads and writes shared memory only (CoopRadix.h).
-  const bool coopFirst = !d.factors.empty() && isCoopRadix(d.factors.front()), coopLast = !d.factors.empty() && isCoopRadix(d.factors.back());
+  const int maxPrime = threadPrimeLimit(d.f64);
+  const bool coopFirst = !d.factors.empty() && isCoopRadix(d.factors.front(), maxPrime);
+  const bool coopLast = !d.factors.empty() && isCoopRadix(d.factors.back(), maxPrime);
   // Fused axes load staged: the load's digit reversal is a shared-memory permutation.
   g.directLoad = !d.factors.empty() && !coopFirst && !g.fftMajorLoad && d.fuse != Fuse::C2RPre && d.axes.size() < 2 && tu.directLoad != 0 &&
                  (tu.directLoad == 1 || firstRun >= kMinDirectRunBytes);
@@ -195,7 +212,7 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   // And only where its runs are whole sectors' worth: r2c 28 / 64 / 68 / 120 ran 2-6 threads per FFT (16-48 B runs)
   // at 0.35-0.58x cuFFT; r2c 120 with the split as a staged loop was 1.37x faster (H100, bench --ab, session 17).
   g.fusedSplit = d.fuse == Fuse::R2CPost && !d.factors.empty() && !g.fftMajorStore && tu.fusedSplit != 0 && tu.directStore != 0 &&
-                 (tu.fusedSplit == 1 || (2 * lastRadix <= heldValues(d.factors, L, T) && lastRun >= kMinDirectRunBytes));
+                 (tu.fusedSplit == 1 || (2 * lastRadix <= heldValues(d.factors, L, T, d.f64) && lastRun >= kMinDirectRunBytes));
   // A last pass that loops (more butterflies than threads) writes a short run per iteration, the later ones with
   // idle lanes: under 128-byte runs of 8- or 16-byte values the store is staged (H100, bench --ab, session 17: c2c
   // f32 170 / 325 / 341 and f64 35, runs of 80-104 B, 1.54x / 1.45x / 1.50x / 1.19x faster staged; one butterfly per

@@ -68,6 +68,13 @@ SpillFreeKernel moreResident(const KernelDesc& desc, const std::string& arch, Co
   };
   consider(desc, g.threadsPerFft);
   if (!columns) {
+    // The same threads with fewer live registers: twiddles derived from a few table entries and no work counter
+    // (the Bluestein convolution of f32 3173, 448 threads, took two blocks at 72 registers only so; 1.23x over
+    // one block at 118, H100, bench --tune, session 19).
+    KernelDesc lean = desc;
+    if (lean.tuning.deriveTwiddles < 0) lean.tuning.deriveTwiddles = 1;
+    if (lean.tuning.workQueue < 0) lean.tuning.workQueue = 0;
+    if (!(lean.tuning == desc.tuning)) consider(lean, g.threadsPerFft);
     std::vector<int> counts;
     for (int r : desc.factors)
       if (desc.length / r < g.threadsPerFft && desc.length / r >= 32) counts.push_back(desc.length / r);
@@ -128,10 +135,8 @@ SpillFreeKernel emitStockhamSpillFree(const KernelDesc& desc, const std::string&
   // Relax the register target; where a block of this size cannot get more registers,
   // halve the threads per FFT (each then holds more values, but the block can use up to 255).
   for (int maxThreads = std::max(64, first.geom.threadsPerFft); maxThreads >= 64 && spills(); maxThreads /= 2) {
-    for (int target : {80, 96, 128, 168, 255}) {
+    for (int target : relaxedRegisterTargets(out.kernel.geom.threadsPerFft * out.kernel.geom.fftsPerBlock, out.kernel.geom.registerTarget)) {
       if (!spills()) break;
-      const int threads = out.kernel.geom.threadsPerFft * out.kernel.geom.fftsPerBlock;
-      if (target <= out.kernel.geom.registerTarget || threads * out.kernel.geom.registerTarget >= 65536) continue;
       StockhamKernel k = emitStockhamKernel(desc, target, maxThreads, index);
       out = {k, probe->compile(k.source, desc.specName, arch)};
       consider();

@@ -777,7 +777,7 @@ class Emitter {
   }
 
   NodePtr pass(int p, long long ns) const {
-    if (isCoopRadix(d_.factors[p])) return coopPass(p, ns);
+    if (isCoopRadix(d_.factors[p], threadPrimeLimit(d_.f64))) return coopPass(p, ns);
     const int R = d_.factors[p], L = d_.length, T = g_.threadsPerFft;
     const int butterflies = L / R, iters = (butterflies + T - 1) / T;
     const bool lastDirect = directOut_ && lastPass(p);

@@ -26,11 +26,11 @@ struct StockhamKernel {
 
 KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft = 1024);
 // Complex values one thread holds in the busiest pass with `threads` threads per FFT.
-int heldValues(const std::vector<int>& factors, int length, int threads);
+int heldValues(const std::vector<int>& factors, int length, int threads, bool f64);
 // Threads per FFT the geometry takes by default (no tuning): one butterfly of the largest radix per
 // thread, or the thread count of another radix where that holds fewer values (Geometry.cpp). The
 // factorization cost model (StockhamSpec.cpp) scores each candidate at this thread count.
-int balancedThreadsPerFft(const std::vector<int>& factors, int length, int maxThreadsPerFft = 1024);
+int balancedThreadsPerFft(const std::vector<int>& factors, int length, bool f64, int maxThreadsPerFft = 1024);
 // Shortest run of one FFT's consecutive elements (per warp instruction) that a pass reads or writes
 // in global memory itself; shorter runs are staged through shared memory (Geometry.cpp).
 constexpr int kMinDirectRunBytes = 64;
@@ -44,6 +44,9 @@ int tileRowValueBytes(const KernelDesc& d, const KernelGeometry& g);
 // Blocks of `threads` resident per SM of `arch` at `registers` per thread and `sharedBytes` per block (registers
 // allocated per warp in units of 256, 64 K per SM; 1 KB of shared memory reserved per block).
 int residentBlocksPerSm(int threads, int registers, long long sharedBytes, const std::string& arch = "sm_90");
+// The register targets a spilling kernel of `threads` per block is relaxed to (SpillFree.cpp) from `target`: one per
+// number of resident blocks (65536 registers per SM) below the target's, most blocks first.
+std::vector<int> relaxedRegisterTargets(int threads, int target);
 
 // C++ type names of a storage, for the emitter and the launch header.
 std::string storageElementType(Storage s, bool planar);

@@ -89,7 +89,7 @@ class StockhamFamilySpec : public FamilySpec {
           const int R = d.factors[p], butterflies = d.length / R;
           int loads = 0;
           for (int r = 1; r < R && passTwiddled(d.axes, ns); ++r) loads += twiddleLoaded(r, g.deriveTwiddles);
-          if (isCoopRadix(R)) {
+          if (isCoopRadix(R, threadPrimeLimit(d.f64))) {
             const CoopShape cs = coopShape(R, d.length, T);
             o += fmt::format("  pass {}: radix {} cooperatively, sub-transforms {} -> {}, {} butterflies x {} items of {} output pairs, {} items per thread; "
                              "reads shared, writes shared; {} twiddle loads per input pair\n",

@@ -40,14 +40,14 @@ std::vector<int> factorizeStockhamGreedy(int n, int maxRadix, int maxPrime) {
   }
   // Odd part: greedily, largest radix first (composites 27, 25, 9 save passes).
   for (int r : stockhamRadices())
-    while (r % 2 && (r <= maxRadix || (isLargePrimeRadix(r) && r <= maxPrime) || isCoopRadix(r)) && rest % r == 0 && rest > 1) {
+    while (r % 2 && (r <= maxRadix || (isLargePrimeRadix(r) && r <= maxPrime) || isCoopRadix(r, maxPrime)) && rest % r == 0 && rest > 1) {
       f.push_back(r);
       rest /= r;
     }
   if (rest != 1) {
     int p = 3;
     while (rest % p) p += 2;
-    throw std::invalid_argument(fmt::format("length {} has prime factor {}, which is not a radix prime (2..13, 17..{}, 37..{} cooperatively)", n, p, maxPrime, kMaxCoopRadix));
+    throw std::invalid_argument(fmt::format("length {} has prime factor {}, which is not a radix prime (2..13, 17..{}, up to {} cooperatively)", n, p, maxPrime, kMaxCoopRadix));
   }
   std::sort(f.rbegin(), f.rend());
   return f;
@@ -103,7 +103,7 @@ std::vector<int> modelRadices(int maxRadix, int maxPrime) {
     const int p = largestPrime(R);
     bool ok;
     if ((R & (R - 1)) == 0) ok = R <= std::min(maxRadix, 16);
-    else if (isCoopRadix(R)) ok = true;
+    else if (isCoopRadix(R, maxPrime)) ok = true;
     else if (isLargePrimeRadix(R)) ok = R <= maxPrime;
     else if (p > 13) ok = false;
     else if (R % 2) {  // odd primes and their powers (9, 25, 27)
@@ -129,17 +129,17 @@ std::vector<int> modelRadices(int maxRadix, int maxPrime) {
 //    slots it runs (iterations x threads x radix / L: idle threads in a last iteration count);
 //  - divided by an occupancy efficiency: resident warps / 32 from the registers the kernel needs,
 //    estimated from the peak of complex values a thread holds (see `est` below) against
-//    the register target of Geometry.cpp (spill-free relaxation raises it to 80/96/128/168/255),
+//    the register target of Geometry.cpp (spill-free relaxation raises it a level of resident blocks at a time),
 //    shared memory and threads per SM.
 // Iterations above 2 per thread in a pass add registers (NVVM hoists every iteration's loads: 25 x 4
 // for 100 runs 7 iterations of radix 4, 117 registers) and 5% per iteration to the score.
 FactorCost factorizationCost(int n, const std::vector<int>& f, bool f64, bool r2cSplit) {
   FactorCost c;
-  int T = balancedThreadsPerFft(f, n, 1024);
+  int T = balancedThreadsPerFft(f, n, f64, 1024);
   // Geometry.cpp: long f32 FFTs take 256 threads where that holds at most 32 values each.
   if (!f64 && T > 256 && T % 256 == 0 && n / 256 <= 32) T = 256;
   c.threads = T;
-  c.held = heldValues(f, n, T);
+  c.held = heldValues(f, n, T, f64);
   double pass = 0;
   const double lanes = f64 ? 64.0 : 128.0, cb = f64 ? 16.0 : 8.0;
   for (std::size_t p = 0; p < f.size(); ++p) {
@@ -172,13 +172,13 @@ FactorCost factorizationCost(int n, const std::vector<int>& f, bool f64, bool r2
   // registers (r2c 200 as 10 x 10, r2c 24 as 12).
   if (r2cSplit && !f.empty() && 2 * f.back() > c.held) est += 48;
   // Within the target ptxas fits the launch bounds (registers allocated in eights).
-  // Above the target SpillFree.cpp relaxes it (80, 96, ... 255), but never past what one block can
-  // hold (65536 registers): there the kernel spills or runs fewer threads per FFT.
+  // Above the target SpillFree.cpp relaxes it one level of resident blocks at a time, but never past what one block
+  // can hold (65536 registers): there the kernel spills or runs fewer threads per FFT.
   const int blockCap = std::min(255, 65536 / warpThreads / 8 * 8);
   int regs = est <= target ? std::min((est + 7) / 8 * 8, std::max(8, target / 8 * 8)) : 255;
   if (est > target)
-    for (int t : {80, 96, 128, 168, 255})
-      if (t >= est && t > target) {
+    for (int t : relaxedRegisterTargets(T * Fs, target))
+      if (t >= est) {
         regs = t;
         break;
       }
@@ -253,7 +253,7 @@ std::vector<int> factorizeStockham(int n, int maxRadix, int maxPrime, bool f64, 
 
 bool isLargePrimeRadix(int r) { return r >= 17 && r <= kMaxCoopRadix && isPrimeNumber(r); }
 
-int maxPrimeRadix(const std::string& precision) { return precision == "f64" ? 23 : 31; }
+int maxPrimeRadix(const std::string& precision) { return threadPrimeLimit(precision == "f64"); }
 
 long long bluesteinLength(long long n, bool powerOfTwo) {
   const long long need = 2 * n - 1;
@@ -287,8 +287,8 @@ long long bluesteinLength(long long n, bool powerOfTwo) {
 }
 
 bool isCoopSmooth(long long n, int maxPrime) {
-  for (int p = 37; p <= kMaxCoopRadix; ++p)
-    if (isCoopRadix(p))
+  for (int p = maxPrime + 1; p <= kMaxCoopRadix; ++p)
+    if (isCoopRadix(p, maxPrime))
       while (n % p == 0) n /= p;
   return isSmooth(n, maxPrime);
 }
