@@ -1,7 +1,8 @@
 #pragma once
-// Cooperative radices: the primes above a thread's butterfly (37..127; f64 29..127) as one Stockham pass computed by several threads per
-// butterfly from shared memory, instead of one thread holding all R inputs in registers (the
-// straight-line form of Butterfly.h took 168-255 registers from radix 37 on, f64 spilled) or a
+// Cooperative radices: the primes above a thread's butterflies (37..127; f64 29..127) as one Stockham
+// pass computed by several threads per butterfly from shared memory, instead of one thread holding all
+// R inputs in registers (the straight-line form of Butterfly.h took 168-255 registers from radix 37
+// on, f64 spilled) or a
 // Bluestein convolution of twice the length in four kernels (0.26-0.46x cuFFT for lengths 8193..16384
 // with such a prime, session 10's sweep: cuFFT has native kernels for primes up to 127).
 //
@@ -32,8 +33,8 @@ inline bool isPrimeNumber(int r) {
   return true;
 }
 
-// The largest prime a thread holds whole as one butterfly (Butterfly.h): f64 radices 29 and 31 spilled at 255
-// registers, f32 from 37 on.
+// The largest prime a thread holds whole as one butterfly (Butterfly.h): the straight-line radix 37 took
+// 168-255 registers in f32, and f64 spilled from 29 on.
 inline int threadPrimeLimit(bool f64) { return f64 ? 23 : 31; }
 // A prime above a thread's butterflies (maxPrime: threadPrimeLimit of the precision computed in) up to 127 runs
 // cooperatively. f64 29 and 31 were four-kernel Bluestein convolutions past 4096 points (sweep, session 18: f64
