@@ -58,11 +58,13 @@ int residentBlocksPerSm(int threads, int registers, long long sharedBytes, const
 // registers) and nothing asked for two (72). ptxas is not monotonic there: the Bluestein convolution of f32 789
 // (M = 1600, 200 threads) spilled at 96 registers and took 108 at two blocks, but compiled clean at 72, four blocks:
 // 1.27x (H100, bench --ab, session 19).
+int registerTargetForBlocks(int threads, int blocks) { return std::min(255, 65536 / (blocks * ((threads + 31) / 32 * 32)) / 8 * 8); }
+
 std::vector<int> relaxedRegisterTargets(int threads, int target) {
   const int warpThreads = (threads + 31) / 32 * 32;
   std::vector<int> targets;
   for (int blocks = 65536 / (warpThreads * std::max(1, target)) - 1; blocks >= 1; --blocks) {
-    const int t = std::min(255, 65536 / (blocks * warpThreads) / 8 * 8);
+    const int t = registerTargetForBlocks(threads, blocks);
     if (t > target && (targets.empty() || t > targets.back())) targets.push_back(t);
   }
   return targets;

@@ -35,8 +35,6 @@ SpillFreeKernel moreResident(const KernelDesc& desc, const std::string& arch, Co
   if (residentBlocks(chosen, arch) != 1) return chosen;
   if (residentBlocksPerSm(g.threadsPerFft * g.fftsPerBlock, 32, g.sharedBytes, arch) < 2) return chosen;  // one block by shared memory or threads
   const bool columns = g.fftMajorLoad || g.fftMajorStore;
-  // The register count that leaves two blocks of `threads` resident.
-  auto twoBlockTarget = [](int threads) { return std::min(255, 65536 / (2 * ((threads + 31) / 32 * 32)) / 8 * 8); };
   SpillFreeKernel best = chosen;
   long long bestResident = blockThreadsOf(chosen);
   // Column tiles: a row of the tile is fftsPerBlock consecutive values in global memory. A variant must keep rows of
@@ -54,7 +52,7 @@ SpillFreeKernel moreResident(const KernelDesc& desc, const std::string& arch, Co
     const KernelGeometry shape = emitStockhamKernel(d, 0, maxThreads, index).geom;
     if (!rowsKept(shape)) return;
     const int threads = shape.threadsPerFft * shape.fftsPerBlock;
-    const int target = twoBlockTarget(threads);
+    const int target = registerTargetForBlocks(threads, 2);
     if (target < 32) return;
     StockhamKernel k = emitStockhamKernel(d, target, maxThreads, index);
     SpillFreeKernel trial{k, probe->compile(k.source, desc.specName, arch)};

@@ -47,6 +47,8 @@ int residentBlocksPerSm(int threads, int registers, long long sharedBytes, const
 // The register targets a spilling kernel of `threads` per block is relaxed to (SpillFree.cpp) from `target`: one per
 // number of resident blocks (65536 registers per SM) below the target's, most blocks first.
 std::vector<int> relaxedRegisterTargets(int threads, int target);
+// The register target that leaves `blocks` blocks of `threads` resident (registers allocated per warp, in eights).
+int registerTargetForBlocks(int threads, int blocks);
 
 // C++ type names of a storage, for the emitter and the launch header.
 std::string storageElementType(Storage s, bool planar);

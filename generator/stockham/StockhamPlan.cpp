@@ -235,11 +235,11 @@ class PlanBuilder {
   void addJob(const Job& j) {
     const int maxSingle = maxSingleKernelLength(s_.precision);
     if (j.n <= maxSingle && isSmooth(j.n, maxPrime_)) return addSingle(j);
-    // Primes 37..127 as cooperative passes where the FFT is one kernel (CoopRadix.h); not in the fused r2c/c2r
+    // Cooperative primes (37..127, f64 29..127) where the FFT is one kernel (CoopRadix.h); not in the fused r2c/c2r
     // kernels, which keep Bluestein.
     if (j.n <= maxSingle && j.fuse == Fuse::None && isCoopSmooth(j.n, maxPrime_)) return addSingle(j);
     if (isSmooth(j.n, maxPrime_)) return addTwoKernels(j);
-    // Longer lengths with a prime 37..127 take the cooperative passes in a two-kernel plan: two trips through
+    // Longer lengths with a cooperative prime take the cooperative passes in a two-kernel plan: two trips through
     // global memory where Bluestein past one kernel's convolution takes four (H100, Nsight Compute, session 18: f64
     // 13583 = 17^2 x 47 as a 28672-point Bluestein, four kernels of 380-510 us against cuFFT's two of 223 and 321).
     if (j.fuse == Fuse::None && isCoopSmooth(j.n, maxPrime_) && twoKernelSplit(j.n) > 0) return addTwoKernels(j);
@@ -319,7 +319,7 @@ class PlanBuilder {
   // n1 of a two-kernel split N = n1 x n2 (0 where none): the largest divisor up to sqrt(N) whose cofactor one kernel
   // holds; where none is (f64 3^15 = 2187 x 6561 against 4096), the row kernel may take up to the shared memory of
   // the largest f32 kernel (16384 x 8 B: f64 8192), the column kernel staying below sqrt(N). A column length of
-  // radix primes first; else one with cooperative primes (37..127), for an N that has one (its cofactor then
+  // radix primes first; else one with cooperative primes (CoopRadix.h), for an N that has one (its cofactor then
   // is cooperative-smooth too).
   int twoKernelSplit(long long N) const {
     for (bool coop : {false, true})
