@@ -410,6 +410,21 @@ TEST(Stockham, ShortLoopingStoresAreStaged) {
   EXPECT_TRUE(geom(spec(120, "f32", R"(, "transform": "r2c", "tuning": {"fused_split": true})")).fusedSplit);
 }
 
+// A spilling kernel's register target is relaxed one level of resident blocks at a time (Geometry.cpp): the old
+// fixed list (80, 96, 128, 168, 255) never asked for two blocks of 448 threads (72) or four of 200 (72).
+TEST(Stockham, RegisterTargetsRelaxByResidentBlocks) {
+  EXPECT_EQ(relaxedRegisterTargets(448, 48), (std::vector<int>{72, 144}));
+  EXPECT_EQ(relaxedRegisterTargets(200, 58), (std::vector<int>{72, 96, 144, 255}));
+  EXPECT_EQ(relaxedRegisterTargets(256, 64), (std::vector<int>{80, 128, 255}));
+  EXPECT_EQ(relaxedRegisterTargets(128, 128), (std::vector<int>{168, 255}));
+  EXPECT_TRUE(relaxedRegisterTargets(1024, 64).empty());  // one block already
+  for (int threads : {64, 200, 448})  // (up to 4 blocks by threads per SM)
+    for (int blocks = 1; blocks <= 4; ++blocks) {
+      const int t = registerTargetForBlocks(threads, blocks);
+      EXPECT_GE(residentBlocksPerSm(threads, t, 0), blocks) << threads << " threads at " << t << " registers";
+    }
+}
+
 // Column tiles: each tile row is fftsPerBlock consecutive values in global memory; rows of a whole number of 32-byte
 // sectors (Geometry.cpp wholeSectorRows): part-used sectors widen to 128 B, whole ones (2^20: 64 B) stay.
 TEST(Stockham, ColumnTileRowsAreWholeSectors) {
