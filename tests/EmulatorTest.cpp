@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 
 #include "generator/emulate/Emulator.h"
 #include "generator/emulate/Half.h"
@@ -33,6 +34,38 @@ TEST(Half, BitPatterns) {
   for (unsigned h = 0; h < 0x10000; ++h)
     if (((h >> 10) & 31) != 31) EXPECT_EQ(floatToHalfBits(halfBitsToDouble(static_cast<std::uint16_t>(h))), h) << std::hex << h;
   EXPECT_TRUE(std::isnan(halfBitsToDouble(0x7e00)));
+}
+
+// The bit-manipulating conversion against rounding by arithmetic (the quantum of x's binade, nearbyint): random
+// values over every binade from below the subnormals to past the largest half, and each midpoint between
+// neighbouring halves (the ties, to even), both signs.
+TEST(Half, MatchesArithmeticRounding) {
+  auto byArithmetic = [](double x) {
+    if (x == 0) return x;
+    int e;
+    std::frexp(std::fabs(x), &e);
+    const double quantum = e - 1 >= -14 ? std::ldexp(1.0, e - 1 - 10) : std::ldexp(1.0, -24);
+    const double r = std::nearbyint(std::fabs(x) / quantum) * quantum;
+    return std::copysign(r > 65504.0 ? INFINITY : r, x);
+  };
+  std::mt19937_64 rng(20261124);
+  std::uniform_real_distribution<double> u(0.5, 1.0);
+  for (int i = 0; i < 200000; ++i) {
+    const double x = std::ldexp(u(rng), static_cast<int>(rng() % 46) - 28) * (i % 2 ? -1 : 1);
+    ASSERT_EQ(roundToHalf(x), byArithmetic(x)) << x;
+    ASSERT_EQ(halfBitsToDouble(floatToHalfBits(x)), byArithmetic(x)) << x;
+  }
+  for (unsigned h = 0; h < 0x7bff; ++h) {
+    const double lo = halfBitsToDouble(static_cast<std::uint16_t>(h)), hi = halfBitsToDouble(static_cast<std::uint16_t>(h + 1));
+    const double mid = (lo + hi) / 2;  // exact in double
+    ASSERT_EQ(roundToHalf(mid), byArithmetic(mid)) << std::hex << h;
+    ASSERT_EQ(roundToHalf(-mid), byArithmetic(-mid)) << std::hex << h;
+    ASSERT_EQ(floatToHalfBits(mid), (h & 1) ? h + 1 : h) << std::hex << h;
+  }
+  EXPECT_TRUE(std::isinf(roundToHalf(65520.0)) && roundToHalf(65519.99) == 65504.0);
+  EXPECT_TRUE(std::isnan(roundToHalf(NAN)));
+  EXPECT_EQ(floatToHalfBits(INFINITY), 0x7c00);
+  EXPECT_EQ(floatToHalfBits(-INFINITY), 0xfc00);
 }
 
 TEST(Emulator, ChimeDoubleMatchesFftw) {

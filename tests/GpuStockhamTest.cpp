@@ -338,6 +338,39 @@ TEST_F(GpuStockham, PowersOfTwoAndLargeLengths) {
   report("powers of two to 2^24, large mixed and prime lengths", t);
 }
 
+// Session 20's plans: f16 scratch between kernels (default for f16), three kernels (default for f16 where the two-kernel
+// split has a side of 4096; by tuning elsewhere), at user strides, planar and in place; and f16 with the scratch in float.
+TEST_F(GpuStockham, ThreeKernelAndHalfScratchPlans) {
+  Compiler c;
+  std::vector<std::pair<StockhamSpec, std::string>> specs;
+  auto add = [&](const char* prec, long long n, const std::string& extra) {
+    specs.push_back({spec(fmt::format(R"({{"name": "three_{}_{}", "family": "stockham", "precision": "{}", "length": {}{}}})", prec, n, prec, n, extra)),
+                     extra});
+  };
+  for (long long n : {1LL << 23, 1LL << 24, 14348907LL, 9765625LL, 100000LL, 20000LL, 1LL << 16}) add("f16", n, "");
+  add("f16", 1 << 23, R"(, "direction": "inverse", "input": {"stride": 2, "distance": 16777217}, "output": {"layout": "planar"})");
+  add("f16", 1 << 16, R"(, "tuning": {"three_kernels": true})");
+  add("f16", 1 << 24, R"(, "tuning": {"half_scratch": false})");
+  add("f32", 32768, R"(, "tuning": {"three_kernels": true})");
+  add("f32", 22050, R"(, "direction": "inverse", "tuning": {"three_kernels": true})");
+  add("f32", 1 << 20, R"(, "input": {"stride": 3, "distance": 3145730, "offset": 2}, "output": {"layout": "planar"}, "tuning": {"three_kernels": true})");
+  add("f32", 18432, R"(, "placement": "in_place", "tuning": {"three_kernels": true})");
+  add("f64", 823543, R"(, "tuning": {"three_kernels": true})");
+  add("f64", 32768, R"(, "direction": "inverse", "tuning": {"three_kernels": true})");
+  std::vector<StockhamSpec> all;
+  for (const auto& [s, e] : specs) all.push_back(s);
+  precompile(c, all);
+  Tally t;
+  for (const auto& [s, extra] : specs) {
+    const long long batch = std::max<long long>(1, (1LL << 22) / s.points()), seed = 20 + s.points();
+    RunReport r = run(c, s, batch, seed);
+    t.add(r, fmt::format("{} n={}{} batch={} seed={}", s.precision, s.points(), extra, batch, seed));
+    std::printf("[gpu-stockham] %s n=%lld%s kernels=%zu batch=%lld err %.3e (cuFFT %.3e)\n", s.precision.c_str(), s.points(), extra.c_str(),
+                r.kernels.size(), batch, r.check.error, r.baselineError);
+  }
+  report("three-kernel plans and f16 scratch", t);
+}
+
 TEST_F(GpuStockham, MultiDimensional) {
   Compiler c;
   Tally t;

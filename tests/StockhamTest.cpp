@@ -618,6 +618,58 @@ TEST(Stockham, GeometryTilesColumns) {
   EXPECT_TRUE(rows.fftMajorStore);  // stored at stride N1
 }
 
+// Three kernels (tuning three_kernels): N = n1 x m1 x m2 with each length near the cube root; every step tiles its
+// strided side (the inner rows store k1-innermost, stride-1 runs). Not where a split is impossible or the rows carry
+// a table (Bluestein's convolution halves keep two kernels).
+TEST(Stockham, ThreeKernelPlans) {
+  auto p = plan(spec(1 << 24, "f16", R"(, "tuning": {"three_kernels": true})"));
+  ASSERT_EQ(p.kernels.size(), 3u);
+  for (const auto& k : p.kernels) EXPECT_EQ(k.desc.length, 256);
+  EXPECT_EQ(p.kernels[0].desc.bigN, 1 << 24);
+  EXPECT_EQ(p.kernels[1].desc.bigN, 1 << 16);
+  EXPECT_EQ(p.kernels[0].dst, Buffer::Tmp0);
+  EXPECT_EQ(p.kernels[1].src, Buffer::Tmp0);
+  EXPECT_EQ(p.kernels[1].dst, Buffer::Tmp1);
+  EXPECT_EQ(p.kernels[2].src, Buffer::Tmp1);
+  EXPECT_EQ(p.kernels[2].dst, Buffer::Output);
+  EXPECT_EQ(p.kernels[2].desc.out.elemStride, 1 << 16);
+  EXPECT_EQ(p.kernels[2].desc.out.batchStride.at(0), 1) << "k1 innermost";
+  for (int k : {0, 1}) {
+    const KernelGeometry g = chooseGeometry(p.kernels[k].desc);
+    EXPECT_TRUE(g.fftMajorLoad && g.fftMajorStore) << k;
+  }
+  EXPECT_TRUE(chooseGeometry(p.kernels[2].desc).fftMajorStore);
+  // The default: f16 (scratch in f16) where the two-kernel split has a side of 4096 (2^23 = 2048 x 4096, 3^15 = 2187
+  // x 6561); not 2^22 = 2048 x 2048, not f32, not with the scratch in float or three_kernels false.
+  EXPECT_EQ(plan(spec(1 << 24, "f16")).kernels.size(), 3u);
+  EXPECT_EQ(plan(spec(1 << 23, "f16")).kernels.size(), 3u);
+  EXPECT_EQ(plan(spec(14348907, "f16")).kernels.size(), 3u);
+  EXPECT_EQ(plan(spec(1 << 22, "f16")).kernels.size(), 2u);
+  EXPECT_EQ(plan(spec(1 << 24, "f32")).kernels.size(), 2u);
+  EXPECT_EQ(plan(spec(1 << 24, "f16", R"(, "tuning": {"half_scratch": false})")).kernels.size(), 2u);
+  EXPECT_EQ(plan(spec(1 << 24, "f16", R"(, "tuning": {"three_kernels": false})")).kernels.size(), 2u);
+  p = plan(spec(100000, "f32", R"(, "tuning": {"three_kernels": true})"));
+  ASSERT_EQ(p.kernels.size(), 3u);
+  EXPECT_EQ(p.kernels[0].desc.length * p.kernels[1].desc.length * p.kernels[2].desc.length, 100000);
+  EXPECT_LE(std::max({p.kernels[0].desc.length, p.kernels[1].desc.length, p.kernels[2].desc.length}), 50);
+  EXPECT_EQ(plan(spec(40009, "f32", R"(, "tuning": {"three_kernels": true})")).kernels.size(), 4u) << "Bluestein: two kernels each way";
+  // An f16 plan's intermediates in f16 by default (scratch buffers typed so); float with half_scratch false; f32 float.
+  p = plan(spec(1 << 24, "f16"));
+  EXPECT_TRUE(p.tmpHalf[0] && p.tmpHalf[1]);
+  EXPECT_EQ(p.kernels[0].desc.out.storage, Storage::C16);
+  EXPECT_EQ(p.kernels[1].desc.in.storage, Storage::C16);
+  EXPECT_EQ(p.kernels[2].desc.in.storage, Storage::C16);
+  EXPECT_EQ(p.kernels[2].desc.out.storage, Storage::C16);
+  p = plan(spec(1 << 20, "f16", R"(, "tuning": {"half_scratch": false})"));
+  EXPECT_FALSE(p.tmpHalf[0]);
+  EXPECT_EQ(p.kernels[0].desc.out.storage, Storage::C32);
+  EXPECT_TRUE(plan(spec(1 << 20, "f16")).tmpHalf[0]);
+  p = plan(spec(1 << 20, "f32", R"(, "tuning": {"half_scratch": true})"));
+  EXPECT_FALSE(p.tmpHalf[0]);
+  EXPECT_EQ(p.kernels[0].desc.out.storage, Storage::C32);
+  EXPECT_FALSE(plan(spec(40009, "f16")).tmpHalf[0]) << "Bluestein's convolution halves keep float";
+}
+
 TEST(Stockham, LaunchHeaderListsEveryKernel) {
   auto fs = makeStockhamSpec(parseStockhamSpecText(spec(10007, "f32"), "h.json"));
   StockhamPlan p = planStockham(parseStockhamSpecText(spec(10007, "f32"), "h.json"));
@@ -1260,6 +1312,11 @@ TEST(Stockham, PlansComputeTheTransformOnTheCpu) {
     add(prec, R"("transform": "r2c", "length": 1202, "input": {"stride": 3, "distance": 3700, "offset": 2}, "output": {"stride": 2, "distance": 1300, "offset": 4, "layout": "planar"})");
     add(prec, R"("transform": "c2r", "length": 12000, "input": {"layout": "planar", "stride": 2, "distance": 12010}, "output": {"stride": 3, "distance": 36001, "offset": 1})");
     add(prec, R"("transform": "r2c", "length": 16382, "input": {"stride": 2, "distance": 32770, "offset": 1})");
+    // Three kernels (N = n1 x m1 x m2, the inner rows ordered k1 first), at user strides and in place.
+    add(prec, R"("length": 32768, "tuning": {"three_kernels": true})");
+    add(prec, R"("length": 22050, "direction": "inverse", "tuning": {"three_kernels": true})");
+    add(prec, R"("length": 65536, "input": {"stride": 3, "distance": 196700, "offset": 2}, "output": {"stride": 2, "distance": 131100, "offset": 1, "layout": "planar"}, "tuning": {"three_kernels": true})");
+    add(prec, R"("length": 18432, "placement": "in_place", "tuning": {"three_kernels": true})");
   }
   int n = 0;
   for (const auto& t : texts) {

@@ -118,8 +118,8 @@ LaunchPlan stockhamLaunchPlan(const StockhamSpec& s, const StockhamPlan& plan, c
     PlanBuffer b;
     b.name = t == 0 ? "tmp0" : t == 1 ? "tmp1" : "tmp2";
     b.role = BufferRole::Scratch;
-    b.elementType = cT;
-    b.elementBytes = cb;
+    b.elementType = plan.tmpHalf[t] ? "__half2" : cT;
+    b.elementBytes = plan.tmpHalf[t] ? 4 : cb;
     b.perBatchElems = plan.tmpElemsPerBatch[t];
     lp.buffers.push_back(std::move(b));
   }

@@ -238,7 +238,7 @@ class PlanBuilder {
     // Cooperative primes (37..127, f64 29..127) where the FFT is one kernel (CoopRadix.h); not in the fused r2c/c2r
     // kernels, which keep Bluestein.
     if (j.n <= maxSingle && j.fuse == Fuse::None && isCoopSmooth(j.n, maxPrime_)) return addSingle(j);
-    if (isSmooth(j.n, maxPrime_)) return addTwoKernels(j);
+    if (isSmooth(j.n, maxPrime_)) return threeKernels(j) ? addThreeKernels(j) : addTwoKernels(j);
     // Longer lengths with a cooperative prime take the cooperative passes in a two-kernel plan: two trips through
     // global memory where Bluestein past one kernel's convolution takes four (H100, Nsight Compute, session 18: f64
     // 13583 = 17^2 x 47 as a 28672-point Bluestein, four kernels of 380-510 us against cuFFT's two of 223 and 321).
@@ -261,10 +261,12 @@ class PlanBuilder {
       if (b != j.in.buf && b != j.out.buf && b != avoid) return b;
     throw std::logic_error("stockham plan: no free scratch buffer");
   }
-  void reserve(Buffer b, long long elemsPerBatch) {
+  void reserve(Buffer b, long long elemsPerBatch, bool half = false) {
     if (b == Buffer::Tmp0 || b == Buffer::Tmp1 || b == Buffer::Tmp2) {
-      long long& t = plan_.tmpElemsPerBatch[b == Buffer::Tmp0 ? 0 : b == Buffer::Tmp1 ? 1 : 2];
-      t = std::max(t, elemsPerBatch);
+      const int i = b == Buffer::Tmp0 ? 0 : b == Buffer::Tmp1 ? 1 : 2;
+      if (plan_.tmpElemsPerBatch[i] && plan_.tmpHalf[i] != half) throw std::logic_error("stockham plan: a scratch buffer held in two types");
+      plan_.tmpElemsPerBatch[i] = std::max(plan_.tmpElemsPerBatch[i], elemsPerBatch);
+      plan_.tmpHalf[i] = half;
     }
   }
 
@@ -329,19 +331,65 @@ class PlanBuilder {
     return 0;
   }
 
+  // n1 of a three-kernel plan N = n1 x (m1 x m2) (0 where none): the radix-smooth divisor whose cofactor has a
+  // two-kernel split, the longest of the three lengths the shortest (each near the cube root of N).
+  int threeKernelSplit(long long N) const {
+    int best = 0;
+    long long bestLongest = 0;
+    for (int d = 2; static_cast<long long>(d) * d * d <= N; ++d) {
+      if (N % d || !isSmooth(d, maxPrime_)) continue;
+      const int m1 = twoKernelSplit(N / d);
+      if (m1 == 0 || !isSmooth(N / d, maxPrime_)) continue;
+      const long long longest = std::max<long long>(d, N / d / m1);
+      if (best == 0 || longest <= bestLongest) best = d, bestLongest = longest;
+    }
+    return best;
+  }
+
+  // f16 scratch between the kernels of a plain job (no tables: Bluestein's convolutions stay in float): half the
+  // intermediate traffic, one more rounding to f16 (H100, bench --ab, session 20: f16 2^15..2^24 two-kernel plans
+  // 1.06x-1.21x faster, error 2.9e-4 against cuFFT's own 1.4e-3..2.3e-3 on the same inputs).
+  bool halfScratch(const Job& j) const {
+    return s_.precision == "f16" && s_.tuning.halfScratch != 0 && j.fuse == Fuse::None && !j.hasLoadTable && !j.hasStoreTable;
+  }
+
+  // Three kernels for a radix-smooth length past one kernel (the plain job: no tables or bounds on the output, whose
+  // natural index the inner split would reorder): where the tuning asks, and by default for f16 with its scratch in
+  // f16 where the two-kernel split has a side of 4096 or more, whose column tiles stage 4096 float values per column at
+  // one block per SM (H100, bench --ab, session 20, both in f16 scratch: 2^24 1.46x, 2^23 1.16x, 2^22 = 2048^2 0.87x,
+  // 2^20 0.55x; f32 2^23 / 2^24 0.97x / 1.01x and f64 0.8x-1.14x: not taken there).
+  bool threeKernels(const Job& j) const {
+    if (s_.tuning.threeKernels == 0 || j.fuse != Fuse::None || j.hasStoreTable || j.outValid >= 0 || isReal(j.out.storage) || threeKernelSplit(j.n) == 0)
+      return false;
+    if (s_.tuning.threeKernels == 1) return true;
+    const int n1 = twoKernelSplit(j.n);
+    return halfScratch(j) && n1 > 0 && std::max<long long>(n1, j.n / n1) >= 4096;
+  }
+
+  // N = n1 x n2, the rows of n2 two kernels themselves: steps 2 and 3 read and write whole sectors as the two-kernel
+  // plan's do, each FFT a third of N's digits (f16 2^24: three passes of 256 points, where two passes of 4096 leave
+  // one column block per SM).
+  void addThreeKernels(const Job& j) { addTwoKernels(j, threeKernelSplit(j.n), 1, 3); }
+
   // N = N1 * N2: X[k1 + N1 k2] = sum_j2 W_N2^{j2 k2} W_N^{j2 k1} sum_j1 x[j1 N2 + j2] W_N1^{j1 k1}.
-  void addTwoKernels(const Job& j) {
+  // steps == 3: the rows of N2 are two kernels too (steps 2 and 3), their FFTs ordered with k1 innermost, so that
+  // the last step's column tile stores consecutive addresses.
+  void addTwoKernels(const Job& j, int n1 = 0, int step = 1, int steps = 2) {
     const long long N = j.n;
-    const int n1 = twoKernelSplit(N);
+    if (n1 == 0) n1 = twoKernelSplit(N);
     if (n1 == 0) throw std::logic_error(fmt::format("stockham plan: no two-kernel split of {}", N));
     const int n2 = static_cast<int>(N / n1);
     const Buffer scratch = freeTmp(j);
-    reserve(scratch, N * j.fftsPerBatch());
+    const bool half = halfScratch(j);
+    reserve(scratch, N * j.fftsPerBatch(), half);
     Side tmpA = dense(scratch, N, j.counts);  // tmp[k1 * N2 + j2]
+    if (half) tmpA.storage = Storage::C16;
+    const bool nestedRows = steps - step == 2;
+    auto stepName = [&](int k) { return fmt::format("step {}/{}", step + k, steps); };
 
     Job a = j;
-    a.role = j.role + fmt::format(", step 1/2: {} columns of {} (stride {}) times W_{}^(k1 j2)", n2, n1, n2, N);
-    if (!a.kernelRole.empty()) a.kernelRole += ", step 1/2 (columns)";
+    a.role = j.role + fmt::format(", {}: {} columns of {} (stride {}) times W_{}^(k1 j2)", stepName(0), n2, n1, n2, N);
+    if (!a.kernelRole.empty()) a.kernelRole += fmt::format(", {} (columns)", stepName(0));
     a.n = n1;
     a.factors = {};
     a.counts.insert(a.counts.begin(), n2);
@@ -366,8 +414,9 @@ class PlanBuilder {
     plan_.kernels.push_back(std::move(ka));
 
     Job b = j;
-    b.role = j.role + fmt::format(", step 2/2: {} rows of {}, stored at stride {}", n1, n2, n1);
-    if (!b.kernelRole.empty()) b.kernelRole += ", step 2/2 (rows)";
+    b.role = j.role + fmt::format(", {}: {} rows of {}, stored at stride {}", nestedRows ? fmt::format("steps {}-{}", step + 1, steps) : stepName(1), n1, n2,
+                                  steps == 3 ? j.out.elemStride * n1 : n1);
+    if (!b.kernelRole.empty()) b.kernelRole += fmt::format(", {} (rows)", stepName(1));
     b.n = n2;
     b.factors = {};
     b.counts.insert(b.counts.begin(), n1);
@@ -379,6 +428,12 @@ class PlanBuilder {
     b.inValid = -1;
     b.loadTable.clear();
     b.hasLoadTable = false;
+    if (nestedRows) return addTwoKernels(b, 0, step + 1, steps);
+    if (steps == 3) {  // the inner rows of a three-kernel plan: k1 (output stride 1) innermost, then k1' (stride n1)
+      std::swap(b.counts[0], b.counts[1]);
+      std::swap(b.in.batchStride[0], b.in.batchStride[1]);
+      std::swap(b.out.batchStride[0], b.out.batchStride[1]);
+    }
     StockhamPlanKernel kb = kernel(b, n2, {});
     kb.desc.natOutElem = n1;
     kb.desc.natOutDigit0 = 1;
@@ -480,7 +535,7 @@ std::string StockhamPlan::describe() const {
                        k.fftsPerBatch, k.note);
   if (tmpElemsPerBatch[0] || tmpElemsPerBatch[1] || tmpElemsPerBatch[2])
     out += fmt::format("  scratch per batch entry: tmp0 {} and tmp1 {}{} complex {}\n", tmpElemsPerBatch[0], tmpElemsPerBatch[1],
-                       tmpElemsPerBatch[2] ? fmt::format(" and tmp2 {}", tmpElemsPerBatch[2]) : "", f64 ? "double" : "float");
+                       tmpElemsPerBatch[2] ? fmt::format(" and tmp2 {}", tmpElemsPerBatch[2]) : "", f64 ? "double" : tmpHalf[0] || tmpHalf[1] ? "half" : "float");
   return out;
 }
 

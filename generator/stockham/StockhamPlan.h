@@ -38,6 +38,9 @@ struct StockhamPlan {
   // Complex elements of the compute type per user batch entry, per scratch buffer (tmp2: only the
   // r2c/c2r general path with a Bluestein half, whose convolution needs two kernels).
   long long tmpElemsPerBatch[3] = {0, 0, 0};
+  // Scratch held as complex f16 (tuning half_scratch: an f16 plan's intermediate between its kernels), else the
+  // compute type.
+  bool tmpHalf[3] = {false, false, false};
   std::string describe() const;
 };
 

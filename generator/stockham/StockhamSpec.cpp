@@ -389,7 +389,7 @@ KernelTuning parseTuning(const JsonReader& rd, const Json& j) {
   const std::string path = "/tuning";
   rd.needObject(j, path);
   rd.onlyKeys(j, path, {"threads_per_fft", "block_threads", "register_target", "direct_load", "direct_store", "persistent", "index_per_group", "derive_twiddles",
-                          "work_queue", "fused_split", "column_values", "bluestein", "fuse_axes"});
+                          "work_queue", "fused_split", "column_values", "bluestein", "fuse_axes", "three_kernels", "half_scratch"});
   KernelTuning t;
   if (j.contains("threads_per_fft")) t.threadsPerFft = static_cast<int>(rd.integer(j["threads_per_fft"], path + "/threads_per_fft", 1, 1024));
   if (j.contains("block_threads")) t.blockThreads = static_cast<int>(rd.integer(j["block_threads"], path + "/block_threads", 32, 1024));
@@ -413,6 +413,8 @@ KernelTuning parseTuning(const JsonReader& rd, const Json& j) {
   flag("work_queue", t.workQueue);
   flag("fused_split", t.fusedSplit);
   flag("fuse_axes", t.fuseAxes);
+  flag("three_kernels", t.threeKernels);
+  flag("half_scratch", t.halfScratch);
   return t;
 }
 

@@ -101,6 +101,8 @@ Json stockhamTuningMembers(const std::vector<int>& factors, const KernelTuning& 
   flag("work_queue", k.workQueue);
   flag("fused_split", k.fusedSplit);
   flag("fuse_axes", k.fuseAxes);
+  flag("three_kernels", k.threeKernels);
+  flag("half_scratch", k.halfScratch);
   Json out = Json::object();
   if (!factors.empty()) out["factors"] = factors;
   out["tuning"] = t;
@@ -182,6 +184,8 @@ TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer, const std::
         t.ran.columnValues = todo[i].tuning.columnValues;
         t.ran.bluesteinPow2 = todo[i].tuning.bluesteinPow2;
         t.ran.fuseAxes = todo[i].tuning.fuseAxes;
+        t.ran.threeKernels = todo[i].tuning.threeKernels;
+        t.ran.halfScratch = todo[i].tuning.halfScratch;
         if (oneKernel1d) t.ranFactors = b.kernels[0].kernel.desc.factors;
         if (auto hit = timedSources.find(keys[i]); hit != timedSources.end()) t.report.ms = hit->second;
         else t.report.error = timingErrors.count(keys[i]) ? timingErrors[keys[i]] : "not timed";
@@ -241,6 +245,8 @@ TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer, const std::
       if (spec.transform == "r2c") vary("fused split", {1, 0}, &KernelTuning::fusedSplit);
       if (spec.lengths.size() > 1 && spec.transform == "c2c") vary("fuse axes", {1, 0}, &KernelTuning::fuseAxes);
       if (planStockham(variant(spec, current())).kernels.size() > 1) vary("column values", {32, 16, 8}, &KernelTuning::columnValues);
+      if (spec.lengths.size() == 1 && spec.transform == "c2c" && planStockham(variant(spec, current())).kernels.size() > 1)
+        vary("three kernels", {0, 1}, &KernelTuning::threeKernels);
     }
   }
   TuneOutcome out;
