@@ -6,7 +6,9 @@
 //  - a length that one kernel holds: one kernel;
 //  - longer 1D lengths N = N1 * N2: a column kernel (N1-point FFTs at stride
 //    N2, times the four-step twiddle W_N^{k1 j2} from two small tables) and a
-//    row kernel (N2-point FFTs, transposed store), through a scratch buffer;
+//    row kernel (N2-point FFTs, transposed store), through a scratch buffer (f16: held in
+//    f16); f16 lengths whose split has a side of 4096 as three kernels, the rows of N2
+//    themselves two (tuning three_kernels);
 //  - lengths with a prime factor above 31: Bluestein, a length-M convolution
 //    (M a power of two >= 2N-1) as two FFTs with the chirp fused into their
 //    loads and stores;
