@@ -359,11 +359,12 @@ class PlanBuilder {
   // one block per SM (H100, bench --ab, session 20, both in f16 scratch: 2^24 1.46x, 2^23 1.16x, 2^22 = 2048^2 0.87x,
   // 2^20 0.55x; f32 2^23 / 2^24 0.97x / 1.01x and f64 0.8x-1.14x: not taken there).
   bool threeKernels(const Job& j) const {
-    if (s_.tuning.threeKernels == 0 || j.fuse != Fuse::None || j.hasStoreTable || j.outValid >= 0 || isReal(j.out.storage) || threeKernelSplit(j.n) == 0)
-      return false;
-    if (s_.tuning.threeKernels == 1) return true;
-    const int n1 = twoKernelSplit(j.n);
-    return halfScratch(j) && n1 > 0 && std::max<long long>(n1, j.n / n1) >= 4096;
+    if (s_.tuning.threeKernels == 0 || j.fuse != Fuse::None || j.hasStoreTable || j.outValid >= 0 || isReal(j.out.storage)) return false;
+    if (s_.tuning.threeKernels != 1) {
+      const int n1 = twoKernelSplit(j.n);
+      if (!halfScratch(j) || n1 == 0 || std::max<long long>(n1, j.n / n1) < 4096) return false;
+    }
+    return threeKernelSplit(j.n) > 0;  // the search over splits last: it tries every divisor up to the cube root
   }
 
   // N = n1 x n2, the rows of n2 two kernels themselves: steps 2 and 3 read and write whole sectors as the two-kernel
