@@ -122,6 +122,14 @@ TEST(Cli, BadStockhamSpecExitsTwoWithPath) {
   r = run("verify " + path);
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find(path + ": /tuning/fuse_axes: expected true or false"), std::string::npos) << r.out;
+  std::ofstream(path) << R"({"name": "s", "family": "stockham", "precision": "f16", "length": 16777216, "tuning": {"three_kernels": 3}})";
+  r = run("verify " + path);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find(path + ": /tuning/three_kernels: expected true or false"), std::string::npos) << r.out;
+  std::ofstream(path) << R"({"name": "s", "family": "stockham", "precision": "f16", "length": 16777216, "tuning": {"half_scratch": "half"}})";
+  r = run("emit " + path + " -o " + ::testing::TempDir());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find(path + ": /tuning/half_scratch: expected true or false"), std::string::npos) << r.out;
   std::ofstream(path) << R"({"name": "s", "family": "fft9000", "precision": "f32"})";
   r = run("emit " + path + " -o " + ::testing::TempDir());
   EXPECT_EQ(r.code, 2) << r.out;

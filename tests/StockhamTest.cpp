@@ -334,6 +334,8 @@ TEST(Stockham, SpecErrorsNameThePath) {
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"derive_twiddles": 0})")).first, "/tuning/derive_twiddles");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"work_queue": "yes"})")).first, "/tuning/work_queue");
   EXPECT_EQ(errorOf(R"({"name": "s", "family": "stockham", "precision": "f32", "lengths": [20, 20], "tuning": {"fuse_axes": "no"}})").first, "/tuning/fuse_axes");
+  EXPECT_EQ(errorOf(spec(1 << 24, "f16", R"(, "tuning": {"three_kernels": 3})")).first, "/tuning/three_kernels");
+  EXPECT_EQ(errorOf(spec(1 << 24, "f16", R"(, "tuning": {"half_scratch": "half"})")).first, "/tuning/half_scratch");
 }
 
 // A spec's "tuning" block reaches every kernel's geometry; what the emitter cannot do
