@@ -58,6 +58,17 @@ int residentBlocksPerSm(int threads, int registers, long long sharedBytes, const
 // registers) and nothing asked for two (72). ptxas is not monotonic there: the Bluestein convolution of f32 789
 // (M = 1600, 200 threads) spilled at 96 registers and took 108 at two blocks, but compiled clean at 72, four blocks:
 // 1.27x (H100, bench --ab, session 19).
+// Registers per thread: as many as leave 1024 threads (32 warps) resident, counting the block in whole warps (2401
+// on 343 threads: 56 registers -> 3 blocks, 1.12x faster than 62 -> 2); f64 holds more values and takes up to 128.
+// Column tiles too (f32 / f16): since they hold 8 or 16 values (session 15) a 128-register target left them at two
+// blocks of 256 threads, where 64 gave f32 18000 / 18750 1.11x / 1.10x, f16 32768 / 524288 1.06x / 1.08x, f32 2^21
+// 1.04x (H100, bench --ab register_target 64, session 20). Where ptxas would spill, SpillFree.cpp relaxes the target
+// one level of resident blocks at a time.
+int defaultRegisterTarget(int threads, bool f64) {
+  const int warpThreads = (threads + 31) / 32 * 32;
+  return f64 ? std::min(128, 65536 / warpThreads) : 65536 / (warpThreads * ((1024 + warpThreads - 1) / warpThreads));
+}
+
 int registerTargetForBlocks(int threads, int blocks) { return std::min(255, 65536 / (blocks * ((threads + 31) / 32 * 32)) / 8 * 8); }
 
 std::vector<int> relaxedRegisterTargets(int threads, int target) {
@@ -183,15 +194,7 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   g.fftsPerBlock = F;
   const int flat = F * g.smemStride;
   g.sharedBytes = (flat + (g.padShift ? (flat - 1) >> g.padShift : 0)) * cb;
-  // Registers per thread: as many as leave 1024 threads (32 warps) resident, counting the
-  // block in whole warps (2401 on 343 threads: 56 registers -> 3 blocks, 1.12x faster than
-  // 62 -> 2); f64 holds more values and takes up to 128. Column tiles too (f32 / f16): since they
-  // hold 8 or 16 values (session 15) a 128-register target left them at two blocks of 256 threads,
-  // where 64 gave f32 18000 / 18750 1.11x / 1.10x, f16 32768 / 524288 1.06x / 1.08x, f32 2^21 1.04x
-  // (H100, bench --ab register_target 64, session 20). Where ptxas would spill, SpillFree.cpp relaxes
-  // the target one level of resident blocks at a time.
-  const int NT = T * F, warpThreads = (NT + 31) / 32 * 32;
-  g.registerTarget = d.f64 ? std::min(128, 65536 / warpThreads) : 65536 / (warpThreads * ((1024 + warpThreads - 1) / warpThreads));
+  g.registerTarget = defaultRegisterTarget(T * F, d.f64);
   if (tu.registerTarget > 0) g.registerTarget = tu.registerTarget;
   // The first pass reads its butterfly inputs straight from global memory and the last
   // pass writes its outputs straight back (coalesced along the FFT), saving a trip

@@ -49,6 +49,9 @@ int residentBlocksPerSm(int threads, int registers, long long sharedBytes, const
 std::vector<int> relaxedRegisterTargets(int threads, int target);
 // The register target that leaves `blocks` blocks of `threads` resident (registers allocated per warp, in eights).
 int registerTargetForBlocks(int threads, int blocks);
+// The register target a kernel of `threads` per block starts from (Geometry.cpp; the factorization cost model
+// estimates against it): 1024 threads resident, f64 up to 128.
+int defaultRegisterTarget(int threads, bool f64);
 
 // C++ type names of a storage, for the emitter and the launch header.
 std::string storageElementType(Storage s, bool planar);

@@ -339,7 +339,7 @@ class PlanBuilder {
     for (int d = 2; static_cast<long long>(d) * d * d <= N; ++d) {
       if (N % d || !isSmooth(d, maxPrime_)) continue;
       const int m1 = twoKernelSplit(N / d);
-      if (m1 == 0 || !isSmooth(N / d, maxPrime_)) continue;
+      if (m1 == 0) continue;
       const long long longest = std::max<long long>(d, N / d / m1);
       if (best == 0 || longest <= bestLongest) best = d, bestLongest = longest;
     }

@@ -153,7 +153,7 @@ FactorCost factorizationCost(int n, const std::vector<int>& f, bool f64, bool r2
   int Fs = F;
   while (Fs > 1 && Fs * n * cb > 72 * 1024) --Fs;
   const int warpThreads = (T * Fs + 31) / 32 * 32;
-  const int target = f64 ? std::min(128, 65536 / warpThreads) : 65536 / (warpThreads * ((1024 + warpThreads - 1) / warpThreads));
+  const int target = defaultRegisterTarget(T * Fs, f64);
   // Passes of more than 2 iterations cost more than their values: NVVM hoists every iteration's
   // loads and addresses (c2c f32 48 = 16 x 3 on 3 threads, 18 values: 96 registers; 12 x 4: 80).
   // Per value: a double2 and its share of twiddles take ~9 registers (f64 100 as 10 x 10: 116),
