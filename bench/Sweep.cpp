@@ -54,7 +54,7 @@ std::unique_ptr<FamilySpec> parseCase(const Family& family, SweepCase& c) {
 }
 
 std::vector<SweepCase> casesOf(const Family& family, std::uint64_t seed, int count, const SweepSelection& select) {
-  std::vector<SweepSpec> specs = family.sweepSpecs(seed, count);
+  std::vector<SweepSpec> specs = select.listed.empty() ? family.sweepSpecs(seed, count) : select.listed;
   if (!select.group.empty())
     specs.erase(std::remove_if(specs.begin(), specs.end(), [&](const SweepSpec& s) { return s.group.find(select.group) == std::string::npos; }),
                 specs.end());
@@ -134,6 +134,8 @@ GpuResult runOnDevice(Compiler& compiler, const FamilySpec& spec, const Generate
   GpuResult g;
   const double entryBytes = static_cast<double>(std::max<long long>(generated.plan.userBytes(1), 1));
   c.checkBatch = std::clamp<long long>(static_cast<long long>(kCheckBytes / entryBytes), 1, kMaxCheckBatch);
+  for (const auto& b : generated.plan.buffers)
+    if (b.maxBatch >= 0) c.checkBatch = std::max<long long>(1, std::min(c.checkBatch, b.maxBatch));
   g.data = std::make_shared<TestData>(spec.randomInputs(c.checkBatch, o.seed * 1000003ULL + static_cast<std::uint64_t>(c.index)));
   {
     DeviceArrays arrays(exec, *g.data, c.checkBatch);
@@ -142,6 +144,9 @@ GpuResult runOnDevice(Compiler& compiler, const FamilySpec& spec, const Generate
   }
 
   long long batch = std::clamp<long long>(static_cast<long long>(o.bytesPerSide / bytesPerEntrySide(exec)), 1, 1LL << 28);
+  // Interleaved outputs (distance under the span) stay disjoint only up to their batch limit.
+  for (const auto& b : generated.plan.buffers)
+    if (b.maxBatch >= 0) batch = std::max<long long>(1, std::min(batch, b.maxBatch));
   // Ours, the baseline's dense copy, the copy ceiling and workspaces: keep well inside free memory.
   std::size_t freeBytes = 0, totalBytes = 0;
   checkCu(cuMemGetInfo(&freeBytes, &totalBytes), "cuMemGetInfo");

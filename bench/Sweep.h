@@ -23,6 +23,7 @@ namespace warpforge {
 struct SweepSelection {
   std::string group;         // keep the cases whose group contains this text ("" = all)
   Json with = Json::object(); // merged into every case's spec (JSON merge patch), e.g. {"tuning": {"bluestein": "smooth"}}
+  std::vector<SweepSpec> listed;  // non-empty: these cases instead of the family's random draw (bench --sweep-cases)
 };
 
 struct SweepOptions {

@@ -37,6 +37,7 @@ struct Options {
   bool dryRun = false;     // bench --sweep --dry-run: draw, parse and verify the cases only (no GPU)
   std::string sweepGroup;  // bench --sweep-group TEXT: keep the drawn cases whose group contains TEXT
   std::string sweepWith;   // bench --sweep-with JSON: members merged into every case's spec
+  std::string sweepCases;  // bench --sweep-cases FILE: the specs listed there instead of a random draw
   bool noWisdom = false;   // run/bench --no-wisdom: the spec's defaults, whatever `bench --tune` recorded
   std::string wisdomAction;  // wisdom list | clear
 };

@@ -62,6 +62,38 @@ std::unique_ptr<FamilySpec> loadWithWisdom(const Options& o) {
 
 std::string driverString(int v) { return fmt::format("{}.{}", v / 1000, v % 1000 / 10); }
 
+// bench --sweep-cases FILE: one JSON object per line, a spec or a --sweep-log line (its "spec" and "group"; the log's
+// summary line is skipped). Errors name the file and line.
+std::vector<SweepSpec> readListedCases(const std::string& file, std::string* error) {
+  std::ifstream in(file);
+  if (!in) {
+    *error = fmt::format("cannot read {}", file);
+    return {};
+  }
+  std::vector<SweepSpec> out;
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    Json j;
+    try {
+      j = Json::parse(line);
+    } catch (const std::exception& e) {
+      *error = fmt::format("{}:{}: not JSON: {}", file, n, e.what());
+      return {};
+    }
+    if (!j.is_object()) {
+      *error = fmt::format("{}:{}: expected a JSON object (a spec or a --sweep-log line), found {}", file, n, j.type_name());
+      return {};
+    }
+    if (j.contains("summary")) continue;
+    const bool logged = j.contains("spec") && j["spec"].is_object();
+    out.push_back(SweepSpec{logged && j.contains("group") && j["group"].is_string() ? j["group"].get<std::string>() : "listed",
+                            logged ? j["spec"] : j});
+  }
+  if (out.empty()) *error = fmt::format("{}: no cases", file);
+  return out;
+}
+
 int cmdSweep(const Options& o) {
   if (!o.spec.empty()) {
     fmt::print(stderr, "error: bench: give a spec file or --sweep FAMILY, not both\n");
@@ -105,6 +137,14 @@ int cmdSweep(const Options& o) {
       return kBadInput;
     }
   }
+  if (!o.sweepCases.empty()) {
+    std::string error;
+    select.listed = readListedCases(o.sweepCases, &error);
+    if (!error.empty()) {
+      fmt::print(stderr, "error: --sweep-cases: {}\n", error);
+      return kBadInput;
+    }
+  }
   if (o.dryRun) {
     std::vector<SweepCase> cases = sweepCases(*family, seed, o.cases, select);
     std::map<std::string, std::pair<int, int>> groups;  // group -> (cases, ready)
@@ -131,12 +171,14 @@ int cmdSweep(const Options& o) {
   so.reps = o.repsGiven ? o.reps : 10;
   so.budgetSeconds = o.budget;
   so.select = select;
-  fmt::print("sweep of the {} family: {} cases drawn, seed {}, defaults (no wisdom){}{}; budget {:.0f} s\n", family->name(), o.cases, seed,
+  fmt::print("sweep of the {} family: {}, seed {}, defaults (no wisdom){}{}; budget {:.0f} s\n", family->name(),
+             select.listed.empty() ? fmt::format("{} cases drawn", o.cases) : fmt::format("{} cases from {}", select.listed.size(), o.sweepCases), seed,
              select.group.empty() ? "" : fmt::format(", group contains '{}'", select.group),
              select.with.empty() ? "" : fmt::format(", with {}", select.with.dump()), o.budget);
   std::fflush(stdout);
   int total = 0;  // the cases the selection keeps (drawing them is cheap: no parsing)
-  for (const auto& sp : family->sweepSpecs(seed, o.cases)) total += select.group.empty() || sp.group.find(select.group) != std::string::npos;
+  for (const auto& sp : select.listed.empty() ? family->sweepSpecs(seed, o.cases) : select.listed)
+    total += select.group.empty() || sp.group.find(select.group) != std::string::npos;
   SweepReport r = runSweep(compiler, *family, so, [&](const SweepCase& c) {
     fmt::print("{}", formatSweepCase(c, total));
     std::fflush(stdout);

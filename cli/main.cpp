@@ -67,6 +67,9 @@ int main(int argc, char** argv) {
   bench->add_option("--sweep-group", o.sweepGroup, "--sweep: keep only the drawn cases whose group contains this text (e.g. \"prime\")");
   bench->add_option("--sweep-with", o.sweepWith,
                     "--sweep: JSON members merged into every case's spec, e.g. '{\"tuning\": {\"bluestein\": \"smooth\"}}' (same seed: an A/B)");
+  bench->add_option("--sweep-cases", o.sweepCases,
+                    "--sweep: time the specs listed in this file (one JSON object per line: a spec, or a --sweep-log line, whose "
+                    "\"spec\" is taken) instead of a random draw");
   bench->add_option("--ab", o.ab,
                     "tuning members as a JSON object, e.g. '{\"work_queue\": true}': check the spec with them, "
                     "then time it against the spec as given, interleaved in one process");

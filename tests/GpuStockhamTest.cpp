@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cmath>
 #include <chrono>
+#include <set>
 #include <thread>
 
 #include <fmt/format.h>
@@ -18,6 +19,7 @@
 #include "bench/RunCheck.h"
 #include "generator/stockham/CoopRadix.h"
 #include "generator/stockham/StockhamFamily.h"
+#include "generator/stockham/StockhamPlan.h"
 #include "generator/stockham/StockhamSpec.h"
 #include "warpforge/compiler.h"
 #include "warpforge/device.h"
@@ -316,6 +318,41 @@ TEST_F(GpuStockham, BluesteinSmoothConvolutionLengths) {
                 std::exp(logPow2 / timed), timed);
 }
 
+// Session 21's default convolution lengths (BluesteinLength.h: 2^a x 1, 3, 5, 7, 9 up to 8192, chosen by a model of
+// the kernel): the first N that takes each length, c2c in three precisions (f64 to M = 4096) and as the complex half
+// of r2c / c2r, checked against FFTW.
+TEST_F(GpuStockham, BluesteinDefaultConvolutionLengths) {
+  Compiler c;
+  std::vector<std::pair<StockhamSpec, long long>> specs;
+  auto convolution = [](const StockhamSpec& s) {
+    for (const auto& k : planStockham(s, false).kernels)
+      if (k.desc.convolve) return static_cast<long long>(k.desc.length);
+    return 0LL;
+  };
+  for (const char* prec : {"f32", "f64", "f16"})
+    for (const char* transform : {"c2c", "r2c", "c2r"}) {
+      if (std::string(prec) != "f32" && std::string(transform) != "c2c") continue;
+      std::set<long long> seen;
+      for (long long n = 37; n <= 8192; ++n) {
+        const bool real = std::string(transform) != "c2c";
+        if (real && n % 2) continue;
+        const StockhamSpec s = spec(fmt::format(R"({{"name": "bd_{}_{}_{}", "family": "stockham", "precision": "{}", "transform": "{}", "length": {}}})",
+                                                prec, transform, n, prec, transform, n));
+        const long long m = convolution(s);
+        if (m > 0 && seen.insert(m).second && (!real || seen.size() % 3 == 1)) specs.push_back({s, m});
+      }
+    }
+  std::vector<StockhamSpec> all;
+  for (const auto& [s, m] : specs) all.push_back(s);
+  precompile(c, all);
+  Tally t;
+  for (const auto& [s, m] : specs) {
+    RunReport r = run(c, s, 3, 41 + s.points());
+    t.add(r, fmt::format("{} {} n={} (M={}) seed={}", s.precision, s.transform, s.points(), m, 41 + s.points()));
+  }
+  report("Bluestein at the default convolution lengths", t);
+}
+
 TEST_F(GpuStockham, PowersOfTwoAndLargeLengths) {
   Compiler c;
   std::vector<StockhamSpec> specs;
@@ -356,6 +393,10 @@ TEST_F(GpuStockham, ThreeKernelAndHalfScratchPlans) {
   add("f32", 1 << 20, R"(, "input": {"stride": 3, "distance": 3145730, "offset": 2}, "output": {"layout": "planar"}, "tuning": {"three_kernels": true})");
   add("f32", 18432, R"(, "placement": "in_place", "tuning": {"three_kernels": true})");
   add("f64", 823543, R"(, "tuning": {"three_kernels": true})");
+  // Session 21: three kernels by default for odd f32 lengths whose two-kernel split has a side of 2048 or more.
+  add("f32", 823543, "");
+  add("f32", 5764801, R"(, "direction": "inverse", "output": {"layout": "planar"})");
+  add("f32", 1594323, R"(, "placement": "in_place")");
   add("f64", 32768, R"(, "direction": "inverse", "tuning": {"three_kernels": true})");
   std::vector<StockhamSpec> all;
   for (const auto& [s, e] : specs) all.push_back(s);

@@ -6,16 +6,19 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <regex>
 #include <set>
 
 #include "generator/core/JsonReader.h"
 #include "generator/emulate/Reference.h"
+#include "generator/stockham/BluesteinLength.h"
 #include "generator/stockham/Butterfly.h"
 #include "generator/stockham/CoopRadix.h"
 #include "generator/stockham/SpillFree.h"
 #include "generator/stockham/StockhamEmitter.h"
 #include "generator/stockham/StockhamFamily.h"
+#include "generator/stockham/StockhamLaunch.h"
 #include "generator/stockham/StockhamPlan.h"
 #include "generator/stockham/StockhamSpec.h"
 #include "generator/stockham/StockhamTune.h"
@@ -335,6 +338,15 @@ TEST(Stockham, SpecErrorsNameThePath) {
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"work_queue": "yes"})")).first, "/tuning/work_queue");
   EXPECT_EQ(errorOf(R"({"name": "s", "family": "stockham", "precision": "f32", "lengths": [20, 20], "tuning": {"fuse_axes": "no"}})").first, "/tuning/fuse_axes");
   EXPECT_EQ(errorOf(spec(1 << 24, "f16", R"(, "tuning": {"three_kernels": 3})")).first, "/tuning/three_kernels");
+  // "bluestein" as a convolution length: at least 2n - 1 (r2c / c2r: of the complex half), radix-smooth, an integer.
+  auto shortConvolution = errorOf(spec(1399, "f32", R"(, "tuning": {"bluestein": 2744})"));
+  EXPECT_EQ(shortConvolution.first, "/tuning/bluestein");
+  EXPECT_NE(shortConvolution.second.find("2797"), std::string::npos) << shortConvolution.second;
+  EXPECT_EQ(errorOf(spec(1384, "f32", R"(, "transform": "r2c", "tuning": {"bluestein": 1382})")).first, "/tuning/bluestein");
+  EXPECT_NO_THROW(parseStockhamSpecText(spec(1384, "f32", R"(, "transform": "r2c", "tuning": {"bluestein": 1400})"), "ok.json"));
+  EXPECT_EQ(errorOf(spec(1399, "f32", R"(, "tuning": {"bluestein": 4097})")).first, "/tuning/bluestein");  // 17 x 241
+  EXPECT_EQ(errorOf(spec(1399, "f32", R"(, "tuning": {"bluestein": 4096.5})")).first, "/tuning/bluestein");
+  EXPECT_EQ(errorOf(spec(1399, "f32", R"(, "tuning": {"bluestein": 1073741824})")).first, "/tuning/bluestein");
   EXPECT_EQ(errorOf(spec(1 << 24, "f16", R"(, "tuning": {"half_scratch": "half"})")).first, "/tuning/half_scratch");
 }
 
@@ -650,6 +662,12 @@ TEST(Stockham, ThreeKernelPlans) {
   EXPECT_EQ(plan(spec(1 << 24, "f32")).kernels.size(), 2u);
   EXPECT_EQ(plan(spec(1 << 24, "f16", R"(, "tuning": {"half_scratch": false})")).kernels.size(), 2u);
   EXPECT_EQ(plan(spec(1 << 24, "f16", R"(, "tuning": {"three_kernels": false})")).kernels.size(), 2u);
+  // And odd f32 lengths whose split has a side of 2048 or more (7^8 = 2401^2, 7^7 = 343 x 2401, 3^13 = 729 x 2187),
+  // not shorter sides (7^6 = 343^2, 3^12 = 729^2), even lengths (2^21 = 1024 x 2048) or f64.
+  for (long long n : {5764801LL, 823543LL, 1594323LL, 1953125LL}) EXPECT_EQ(plan(spec(n, "f32")).kernels.size(), 3u) << n;
+  for (long long n : {117649LL, 531441LL, 390625LL, 1LL << 21}) EXPECT_EQ(plan(spec(n, "f32")).kernels.size(), 2u) << n;
+  EXPECT_EQ(plan(spec(5764801, "f64")).kernels.size(), 2u);
+  EXPECT_EQ(plan(spec(5764801, "f32", R"(, "tuning": {"three_kernels": false})")).kernels.size(), 2u);
   p = plan(spec(100000, "f32", R"(, "tuning": {"three_kernels": true})"));
   ASSERT_EQ(p.kernels.size(), 3u);
   EXPECT_EQ(p.kernels[0].desc.length * p.kernels[1].desc.length * p.kernels[2].desc.length, 100000);
@@ -894,10 +912,14 @@ TEST(Stockham, SweepCompilesWithoutSpills) {
     texts.push_back(fmt::format(R"({{"name": "s2d", "family": "stockham", "precision": "f32", "lengths": {}}})", shape));
   texts.push_back(R"({"name": "s2d", "family": "stockham", "precision": "f64", "lengths": [64, 64]})");
   texts.push_back(R"({"name": "s2d", "family": "stockham", "precision": "f16", "lengths": [64, 128]})");
+  // (Session 21: the default up to 8192 is one of 2^a x 1, 3, 5, 7, 9, BluesteinLength.h; one N per default length.)
   std::set<long long> convolutions;
-  for (int n = 2049; n <= 8192; ++n)
-    if (!isCoopSmooth(n, maxPrimeRadix("f32")) && convolutions.insert(bluesteinLength(n)).second)
+  for (int n = 2049; n <= 8192; ++n) {
+    if (isCoopSmooth(n, maxPrimeRadix("f32"))) continue;
+    const int m = planStockham(parseStockhamSpecText(spec(n, "f32"), "m.json"), false).kernels.at(0).desc.length;
+    if (convolutions.insert(m).second)
       for (const char* prec : {"f32", "f16"}) texts.push_back(spec(n, prec));
+  }
   EXPECT_GE(convolutions.size(), 6u);
   for (const auto& e : std::filesystem::directory_iterator(test::sourcePath("specs"))) {
     if (e.path().extension() != ".json") continue;
@@ -907,9 +929,8 @@ TEST(Stockham, SweepCompilesWithoutSpills) {
   NvrtcProbe probe;
   for (const auto& t : texts) {
     StockhamSpec s = parseStockhamSpecText(t, "sweep.json");
-    for (const auto& pk : planStockham(s).kernels) {
-      for (const char* arch : {"sm_80", "sm_90"}) {
-        SpillFreeKernel sf = emitStockhamSpillFree(pk.desc, arch, &probe);
+    for (const char* arch : {"sm_80", "sm_90"}) {
+      for (const SpillFreeKernel& sf : buildStockham(s, arch, &probe, false).kernels) {
         const StockhamKernel& k = sf.kernel;
         const CompileReport& r = sf.compiled;
         EXPECT_LE(k.geom.threadsPerFft * k.geom.fftsPerBlock, 1024);
@@ -917,9 +938,9 @@ TEST(Stockham, SweepCompilesWithoutSpills) {
         // Known exception: the one-kernel Bluestein convolution at M = 16384 (N 6145..8191) spills up to ~100 B in
         // every try of the spill-free search (1024 threads at 64 registers); kept, as its alternative, separate FFT
         // kernels through global memory, moves 2M more elements per FFT (bench/RESULTS.md, session 16).
-        const bool known = pk.desc.convolve && pk.desc.length == 16384;
-        EXPECT_LE(r.spillStoreBytes, known ? 128 : 0) << pk.desc.kernelName << " " << arch;
-        EXPECT_LE(r.stackFrameBytes, known ? 128 : 0) << pk.desc.kernelName << " " << arch;
+        const bool known = k.desc.convolve && k.desc.length == 16384;
+        EXPECT_LE(r.spillStoreBytes, known ? 128 : 0) << k.desc.kernelName << " " << arch;
+        EXPECT_LE(r.stackFrameBytes, known ? 128 : 0) << k.desc.kernelName << " " << arch;
       }
     }
   }
@@ -1092,7 +1113,8 @@ struct LaunchBoundsProbe : CompileProbe {
 TEST(Stockham, OneBlockPerSmKernelsGetAVariantWithMoreResidentThreads) {
   LaunchBoundsProbe probe;
   probe.need = [](int threads) { return threads >= 400 ? 100 : 80; };  // a one-kernel Bluestein convolution's shape
-  const KernelDesc d = planStockham(parseStockhamSpecText(spec(1329, "f32"), "o.json")).kernels[0].desc;
+  // (2688 = 8 x 8 x 7 x 6: the default before session 21, pinned)
+  const KernelDesc d = planStockham(parseStockhamSpecText(spec(1329, "f32", R"(, "tuning": {"bluestein": 2688})"), "o.json")).kernels[0].desc;
   ASSERT_TRUE(d.convolve);
   ASSERT_EQ(d.length, 2688);
   ASSERT_EQ(emitStockhamKernel(d).geom.threadsPerFft, 448) << "the first choice: one radix-6 butterfly per thread";
@@ -1343,6 +1365,35 @@ TEST(Stockham, PlansComputeTheTransformOnTheCpu) {
   // A Bluestein kernel whose convolution table is off by one element is caught too.
   const std::string prime = R"({"name": "emu", "family": "stockham", "precision": "f64", "length": 1009})";
   EXPECT_FALSE(emulatePlan(prime, 2, 1, [](StockhamPlan& p) { std::rotate(p.kernels[0].bigLo.begin(), p.kernels[0].bigLo.begin() + 1, p.kernels[0].bigLo.end()); }).ok());
+}
+
+// A one-kernel Bluestein convolution's length (BluesteinLength.h): among M = 2^a x 1, 3, 5, 7, 9 up to 8192 (the least
+// >= 2n - 1 of each), the one whose kernel the model expects fastest. A pinned length, "smooth" and "power_of_two"
+// are kept; past 8192 the earlier rule.
+TEST(Stockham, BluesteinLengthFromTheKernels) {
+  auto via = [](const std::string& text) { return planStockham(parseStockhamSpecText(text, "b.json"), false).kernels.at(0).desc.length; };
+  EXPECT_EQ(via(spec(1399, "f32")), 4096);  // not the cheapest 7-smooth 2800 (10 x 8 x 7 x 5): 0.47x -> 0.97x cuFFT
+  EXPECT_EQ(via(spec(2287, "f32")), 6144);  // not 5120 = 10 x 8^3 on 640 threads, one block per SM
+  EXPECT_EQ(via(spec(1093, "f32")), 2304);
+  EXPECT_EQ(via(spec(554, "f32")), 1152);
+  const int half = via(spec(1384, "f32", R"(, "transform": "r2c")"));  // the complex half 692 = 4 x 173
+  EXPECT_GE(half, 1383);
+  EXPECT_LE(half, 2560);
+  EXPECT_EQ(via(spec(1399, "f32", R"(, "tuning": {"bluestein": 3584})")), 3584);
+  EXPECT_EQ(via(spec(1399, "f32", R"(, "tuning": {"bluestein": "smooth"})")), 2800);
+  EXPECT_EQ(via(spec(1399, "f32", R"(, "tuning": {"bluestein": "power_of_two"})")), 4096);
+  EXPECT_EQ(via(spec(5323, "f32")), bluesteinLength(5323)) << "M > 8192: the earlier rule";
+  for (long long n = 130; n <= 4096; n += 37) {
+    const StockhamSpec s = parseStockhamSpecText(spec(n, "f32"), "b.json");
+    const long long m = pinBluesteinLength(s).tuning.bluesteinLength;
+    if (isCoopSmooth(n, maxPrimeRadix("f32"))) {
+      EXPECT_EQ(m, 0) << n << ": no Bluestein";
+      continue;
+    }
+    long long odd = m;
+    while (odd % 2 == 0) odd /= 2;
+    EXPECT_TRUE(m >= 2 * n - 1 && m <= 8192 && odd <= 9) << n << " -> " << m;
+  }
 }
 
 // Bluestein's convolution length (session 9): "bluestein": "smooth" takes the cheapest 7-smooth M >= 2N - 1; the

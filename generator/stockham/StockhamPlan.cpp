@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "generator/emulate/Reference.h"
+#include "generator/stockham/BluesteinLength.h"
 #include "generator/stockham/CoopRadix.h"
 #include "generator/stockham/Twiddles.h"
 
@@ -358,11 +359,17 @@ class PlanBuilder {
   // f16 where the two-kernel split has a side of 4096 or more, whose column tiles stage 4096 float values per column at
   // one block per SM (H100, bench --ab, session 20, both in f16 scratch: 2^24 1.46x, 2^23 1.16x, 2^22 = 2048^2 0.87x,
   // 2^20 0.55x; f32 2^23 / 2^24 0.97x / 1.01x and f64 0.8x-1.14x: not taken there).
+  // And for odd f32 lengths whose split has a side of 2048 or more: their column tiles hold 2-4 FFTs, rows of 16-32
+  // bytes that start anywhere in a sector (H100, bench --sweep-cases, session 21: 7^8 = 2401^2 1.35x, 7^7 1.22x, 5^9
+  // 1.10x, 3^14 1.19x, 3^13 1.04x; sides of 343-729 lose: 7^6 0.91x, 3^12 0.89x, 5^8 1.04x).
   bool threeKernels(const Job& j) const {
     if (s_.tuning.threeKernels == 0 || j.fuse != Fuse::None || j.hasStoreTable || j.outValid >= 0 || isReal(j.out.storage)) return false;
     if (s_.tuning.threeKernels != 1) {
       const int n1 = twoKernelSplit(j.n);
-      if (!halfScratch(j) || n1 == 0 || std::max<long long>(n1, j.n / n1) < 4096) return false;
+      const long long side = n1 == 0 ? 0 : std::max<long long>(n1, j.n / n1);
+      const bool halfRule = halfScratch(j) && side >= 4096;
+      const bool oddRule = s_.precision == "f32" && j.n % 2 == 1 && side >= 2048;
+      if (!halfRule && !oddRule) return false;
     }
     return threeKernelSplit(j.n) > 0;  // the search over splits last: it tries every divisor up to the cube root
   }
@@ -447,7 +454,8 @@ class PlanBuilder {
   void addBluestein(const Job& j) {
     const long long n = j.n;
     // default: the cheapest 7-smooth M (H100, session 10: geometric mean 0.69x cuFFT over 8 lengths against 0.55x at the next power of two)
-    const long long M = bluesteinLength(n, s_.tuning.bluesteinPow2 == 1);
+    const long long M = s_.tuning.bluesteinLength > 0 ? s_.tuning.bluesteinLength : bluesteinLength(n, s_.tuning.bluesteinPow2 == 1);
+    if (M < 2 * n - 1) throw std::logic_error("stockham plan: a Bluestein convolution shorter than 2n - 1");  // the parser checks the tuning's
     std::vector<cd> chirp, bh;
     if (tables_) {
       chirp.resize(n);
@@ -525,7 +533,14 @@ class PlanBuilder {
 
 }  // namespace
 
-StockhamPlan planStockham(const StockhamSpec& spec, bool tables) { return PlanBuilder(spec, tables).build(); }
+StockhamPlan planStockham(const StockhamSpec& spec, bool tables) {
+  // An unpinned one-kernel Bluestein convolution takes the length BluesteinLength.h estimates fastest.
+  if (spec.tuning.bluesteinLength == 0 && spec.tuning.bluesteinPow2 < 0 && spec.lengths.size() == 1) {
+    const StockhamSpec pinned = pinBluesteinLength(spec);
+    if (pinned.tuning.bluesteinLength > 0) return PlanBuilder(pinned, tables).build();
+  }
+  return PlanBuilder(spec, tables).build();
+}
 
 std::string StockhamPlan::describe() const {
   std::string out;

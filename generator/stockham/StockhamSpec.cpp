@@ -385,7 +385,7 @@ StockhamIo parseIo(const JsonReader& rd, const Json& j, const std::string& path,
 }
 
 // "tuning": launch-geometry overrides, as `warpforge bench --tune` prints them.
-KernelTuning parseTuning(const JsonReader& rd, const Json& j) {
+KernelTuning parseTuning(const JsonReader& rd, const Json& j, const std::string& precision) {
   const std::string path = "/tuning";
   rd.needObject(j, path);
   rd.onlyKeys(j, path, {"threads_per_fft", "block_threads", "register_target", "direct_load", "direct_store", "persistent", "index_per_group", "derive_twiddles",
@@ -394,9 +394,17 @@ KernelTuning parseTuning(const JsonReader& rd, const Json& j) {
   if (j.contains("threads_per_fft")) t.threadsPerFft = static_cast<int>(rd.integer(j["threads_per_fft"], path + "/threads_per_fft", 1, 1024));
   if (j.contains("block_threads")) t.blockThreads = static_cast<int>(rd.integer(j["block_threads"], path + "/block_threads", 32, 1024));
   if (j.contains("bluestein")) {
-    const std::string b = rd.string(j["bluestein"], path + "/bluestein");
-    if (b != "smooth" && b != "power_of_two") rd.fail(path + "/bluestein", fmt::format("\"{}\" (expected \"smooth\" or \"power_of_two\")", b));
-    t.bluesteinPow2 = b == "power_of_two" ? 1 : 0;
+    // "smooth" (default), "power_of_two", or the convolution length M itself (checked against the length by the plan)
+    if (j["bluestein"].is_number_integer()) {
+      t.bluesteinLength = rd.integer(j["bluestein"], path + "/bluestein", 3, maxBluesteinLength(precision));
+      if (!isSmooth(t.bluesteinLength, maxPrimeRadix(precision)))
+        rd.fail(path + "/bluestein", fmt::format("{} is not a product of radix primes (2..{})", t.bluesteinLength, maxPrimeRadix(precision)));
+    } else {
+      const std::string b = rd.string(j["bluestein"], path + "/bluestein");
+      if (b != "smooth" && b != "power_of_two")
+        rd.fail(path + "/bluestein", fmt::format("\"{}\" (expected \"smooth\", \"power_of_two\" or a convolution length)", b));
+      t.bluesteinPow2 = b == "power_of_two" ? 1 : 0;
+    }
   }
   if (j.contains("column_values")) t.columnValues = static_cast<int>(rd.integer(j["column_values"], path + "/column_values", 1, 64));
   if (j.contains("register_target")) t.registerTarget = static_cast<int>(rd.integer(j["register_target"], path + "/register_target", 32, 255));
@@ -518,7 +526,14 @@ StockhamSpec parseStockhamSpec(const Json& root, const std::string& file) {
     }
     if (prod != s.length()) rd.fail("/factors", fmt::format("the factors multiply to {}, expected the length {}", prod, s.length()));
   }
-  if (root.contains("tuning")) s.tuning = parseTuning(rd, root["tuning"]);
+  if (root.contains("tuning")) s.tuning = parseTuning(rd, root["tuning"], s.precision);
+  if (s.tuning.bluesteinLength > 0) {
+    // A Bluestein convolution serves the transform's length (c2c) or its complex half (r2c / c2r).
+    const long long n = s.transform == "c2c" ? s.length() : s.length() / 2;
+    if (s.tuning.bluesteinLength < 2 * n - 1)
+      rd.fail("/tuning/bluestein", fmt::format("a convolution of length {} is too short for length {} (expected at least 2 x {} - 1 = {})",
+                                               s.tuning.bluesteinLength, n, n, 2 * n - 1));
+  }
   checkStockhamLayouts(s);
   return s;
 }

@@ -90,6 +90,7 @@ Json stockhamTuningMembers(const std::vector<int>& factors, const KernelTuning& 
   if (k.registerTarget) t["register_target"] = k.registerTarget;
   if (k.columnValues) t["column_values"] = k.columnValues;
   if (k.bluesteinPow2 == 1) t["bluestein"] = "power_of_two";
+  if (k.bluesteinLength > 0) t["bluestein"] = k.bluesteinLength;
   auto flag = [&](const char* key, int v) {
     if (v >= 0) t[key] = v != 0;
   };
@@ -183,6 +184,7 @@ TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer, const std::
         // Plan-level members as asked (the geometry cannot show them).
         t.ran.columnValues = todo[i].tuning.columnValues;
         t.ran.bluesteinPow2 = todo[i].tuning.bluesteinPow2;
+        t.ran.bluesteinLength = todo[i].tuning.bluesteinLength;
         t.ran.fuseAxes = todo[i].tuning.fuseAxes;
         t.ran.threeKernels = todo[i].tuning.threeKernels;
         t.ran.halfScratch = todo[i].tuning.halfScratch;

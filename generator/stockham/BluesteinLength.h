@@ -1,0 +1,29 @@
+#pragma once
+// The convolution length M of a Bluestein plan that runs its convolution in one kernel. Any M >= 2n - 1 gives the
+// same transform; the kernels differ by the passes M takes and by how many blocks of them stay resident, which
+// ptxas decides (registers) more than M's size does. Measured on the H100 (session 21, bench --sweep-cases, f32 n
+// from 139 to 3253, 107 (n, M) pairs): the time per point of M is a property of M's kernel alone, and the cheapest
+// 7-smooth M (the earlier rule) lost up to 2x to a longer one: n = 1399 at M = 2800 (10 x 8 x 7 x 5, 128 registers,
+// one block) 0.47x cuFFT, at M = 4096 (16^3, 64 registers, four blocks) 0.97x.
+#include <functional>
+
+#include "generator/stockham/StockhamSpec.h"
+
+namespace warpforge {
+
+struct KernelDesc;
+struct KernelGeometry;
+
+// Expected time of a convolution kernel, up to a constant: M x the passes (weighted by radix) x an occupancy
+// factor of its resident blocks and threads, at `registers` per thread.
+double convolutionKernelTime(const KernelDesc& d, const KernelGeometry& g, int registers);
+
+// The spec with tuning.bluesteinLength pinned to the best candidate, where its plan runs a Bluestein convolution in
+// one kernel and the spec pins neither the length nor "smooth" / "power_of_two"; else the spec as given. Candidates:
+// the least M >= 2n - 1 of each form 2^a x c, c = 1, 3, 5, 7, 9, up to 8192 (one odd factor: every measured M with
+// two ran slower than one of them; past 8192, where nothing was measured, the earlier rule stays). Scored at 64
+// registers (f64: 128), what most of the measured candidates compiled to: compiling each candidate took 20-140 s of
+// NVRTC per spec (spill-free searches of long kernels), and picked the same M as the estimate for 10 of the 11 n.
+StockhamSpec pinBluesteinLength(const StockhamSpec& spec);
+
+}  // namespace warpforge
