@@ -623,6 +623,18 @@ TEST(Stockham, PlansChooseKernels) {
   EXPECT_EQ(p.kernels[0].storeTable.size(), 513u);
 }
 
+// f64 column tiles take the fewest passes (StockhamPlan.cpp kernel()): 3^10 = 243 x 243 as 9 x 9 x 3 both ways,
+// where the factorization model's 3^5 ran 0.58x of 9 x 9 x 3's speed; f32 columns and f64 rows keep the model.
+TEST(Stockham, DoublePrecisionColumnTilesTakeTheFewestPasses) {
+  auto p = plan(spec(59049, "f64"));
+  ASSERT_EQ(p.kernels.size(), 2u);
+  EXPECT_EQ(p.kernels[0].desc.factors, (std::vector<int>{9, 9, 3}));
+  EXPECT_EQ(p.kernels[1].desc.factors, (std::vector<int>{9, 9, 3}));
+  EXPECT_EQ(plan(spec(243, "f64", R"(, "input": {"stride": 4096, "distance": 1}, "output": {"stride": 4096, "distance": 1})")).kernels[0].desc.factors,
+            (std::vector<int>{9, 9, 3}));
+  EXPECT_EQ(plan(spec(243, "f64")).kernels[0].desc.factors, factorizeStockham(243, 13, maxPrimeRadix("f64"), true, false));
+}
+
 TEST(Stockham, GeometryTilesColumns) {
   auto p = plan(spec(1 << 20, "f32"));
   KernelGeometry cols = chooseGeometry(p.kernels[0].desc), rows = chooseGeometry(p.kernels[1].desc);
@@ -1383,6 +1395,8 @@ TEST(Stockham, BluesteinLengthFromTheKernels) {
   EXPECT_EQ(via(spec(1399, "f32", R"(, "tuning": {"bluestein": "smooth"})")), 2800);
   EXPECT_EQ(via(spec(1399, "f32", R"(, "tuning": {"bluestein": "power_of_two"})")), 4096);
   EXPECT_EQ(via(spec(5323, "f32")), bluesteinLength(5323)) << "M > 8192: the earlier rule";
+  EXPECT_EQ(via(spec(1561, "f64")), 4096) << "f64: powers of two (3584 = 8^3 x 7 spilled)";
+  EXPECT_EQ(via(spec(695, "f64")), 2048);
   for (long long n = 130; n <= 4096; n += 37) {
     const StockhamSpec s = parseStockhamSpecText(spec(n, "f32"), "b.json");
     const long long m = pinBluesteinLength(s).tuning.bluesteinLength;

@@ -21,9 +21,9 @@ double convolutionKernelTime(const KernelDesc& d, const KernelGeometry& g, int r
 // The spec with tuning.bluesteinLength pinned to the best candidate, where its plan runs a Bluestein convolution in
 // one kernel and the spec pins neither the length nor "smooth" / "power_of_two"; else the spec as given. Candidates:
 // the least M >= 2n - 1 of each form 2^a x c, c = 1, 3, 5, 7, 9, up to 8192 (one odd factor: every measured M with
-// two ran slower than one of them; past 8192, where nothing was measured, the earlier rule stays). Scored at 64
-// registers (f64: 128), what most of the measured candidates compiled to: compiling each candidate took 20-140 s of
-// NVRTC per spec (spill-free searches of long kernels), and picked the same M as the estimate for 10 of the 11 n.
+// two ran slower than one of them; past 8192, where nothing was measured, the earlier rule stays; f64 takes powers
+// of two only). Scored at 64 registers, what most of the measured candidates compiled to: compiling each candidate
+// took 20-140 s of NVRTC per spec (spill-free searches of long kernels).
 StockhamSpec pinBluesteinLength(const StockhamSpec& spec);
 
 }  // namespace warpforge

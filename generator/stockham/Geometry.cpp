@@ -39,6 +39,8 @@ int wholeSectorRows(int ffts, int threadsPerFft, int valueBytes, bool pinned) {
 }
 }  // namespace
 
+bool isColumnTiled(const Access& a) { return !isReal(a.storage) && a.elemStride != 1 && !a.batchStride.empty() && a.batchStride[0] == 1; }
+
 int tileRowValueBytes(const KernelDesc& d, const KernelGeometry& g) {
   return std::min(g.fftMajorLoad ? storageBytes(d.in.storage) : 1 << 20, g.fftMajorStore ? storageBytes(d.out.storage) : 1 << 20);
 }
@@ -117,9 +119,8 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   KernelGeometry g;
   const int L = d.length;
   const int rmax = threadRadix(d.factors, d.f64);
-  auto unitBatch = [](const Access& a) { return !isReal(a.storage) && a.elemStride != 1 && !a.batchStride.empty() && a.batchStride[0] == 1; };
-  g.fftMajorLoad = unitBatch(d.in);
-  g.fftMajorStore = unitBatch(d.out);
+  g.fftMajorLoad = isColumnTiled(d.in);
+  g.fftMajorStore = isColumnTiled(d.out);
   const int cb = complexBytes(d.f64);
   const bool columns = g.fftMajorLoad || g.fftMajorStore;
   // Column tiles: pad so that consecutive FFTs fall in different banks.

@@ -25,6 +25,9 @@ struct StockhamKernel {
 };
 
 KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft = 1024);
+// A side whose consecutive FFTs are consecutive in memory (element stride > 1, batch stride 1, complex): its kernel
+// stages it through a column tile of FFTs side by side (KernelGeometry::fftMajorLoad / fftMajorStore).
+bool isColumnTiled(const Access& a);
 // Complex values one thread holds in the busiest pass with `threads` threads per FFT.
 int heldValues(const std::vector<int>& factors, int length, int threads, bool f64);
 // Threads per FFT the geometry takes by default (no tuning): one butterfly of the largest radix per

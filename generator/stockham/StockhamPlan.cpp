@@ -10,6 +10,7 @@
 #include "generator/emulate/Reference.h"
 #include "generator/stockham/BluesteinLength.h"
 #include "generator/stockham/CoopRadix.h"
+#include "generator/stockham/StockhamEmitter.h"
 #include "generator/stockham/Twiddles.h"
 
 namespace warpforge {
@@ -289,11 +290,16 @@ class PlanBuilder {
     d.f64 = plan_.f64;
     d.sign = j.sign;
     d.length = length;
-    if (j.copyOnly) d.factors.clear();
-    else
-      d.factors = factors.empty() ? defaultFactors(length, j.fuse == Fuse::R2CPost) : std::move(factors);
     d.in = access(j.in);
     d.out = access(j.out);
+    if (j.copyOnly) d.factors.clear();
+    else if (!factors.empty()) d.factors = std::move(factors);
+    // f64 column tiles (FFTs side by side, at most 8 values per thread) take the fewest passes: the factorization
+    // model, which assumes a row kernel's threads, chose 243 = 3^5 for them, 31 threads per FFT at 172 registers
+    // (H100, bench --sweep-cases, session 21, single-kernel f64 columns at stride 65536: 243 as 9 x 9 x 3 1.68x
+    // faster than 3^5, 0.58x -> 0.98x cuFFT; 729 and 2187 took 9^3 (x 3) already).
+    else if (plan_.f64 && (isColumnTiled(d.in) || isColumnTiled(d.out))) d.factors = factorizeStockhamGreedy(length, 13, maxPrime_);
+    else d.factors = defaultFactors(length, j.fuse == Fuse::R2CPost);
     d.batchCount = j.counts;
     d.inValid = j.inValid;
     d.outValid = j.outValid;
