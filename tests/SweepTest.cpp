@@ -330,3 +330,35 @@ TEST(SweepCli, GroupFilterAndMemberPatch) {
   EXPECT_EQ(bad.code, 2) << bad.out;
   EXPECT_NE(bad.out.find("--sweep-with"), std::string::npos) << bad.out;
 }
+
+// --sweep-cases FILE times listed specs instead of a draw: a spec per line, or a --sweep-log line whose "spec" and
+// "group" are taken (its summary line skipped), so a sweep's worst cases can be run again; bad files name the line.
+TEST(SweepCli, ListedCases) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "wf_sweep_cases";
+  std::filesystem::create_directories(dir);
+  const std::string good = (dir / "good.jsonl").string();
+  {
+    std::ofstream f(good);
+    f << R"({"name": "a1399", "family": "stockham", "precision": "f32", "length": 1399})" << "\n\n";
+    f << R"({"index": 3, "group": "2D", "spec": {"name": "b16", "family": "stockham", "precision": "f32", "lengths": [16, 16]}})" << "\n";
+    f << R"({"summary": true, "geomean": 1.0})" << "\n";
+  }
+  auto r = cli("bench --sweep stockham --dry-run --sweep-cases " + good);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("a1399"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[listed]"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[2D]"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2 of 2 cases"), std::string::npos) << r.out;
+  const std::string bad = (dir / "bad.jsonl").string();
+  {
+    std::ofstream f(bad);
+    f << R"({"name": "a", "family": "stockham", "precision": "f32", "length": 64})" << "\n" << "[1, 2]\n";
+  }
+  auto b = cli("bench --sweep stockham --dry-run --sweep-cases " + bad);
+  EXPECT_EQ(b.code, 2) << b.out;
+  EXPECT_NE(b.out.find(bad + ":2: expected a JSON object"), std::string::npos) << b.out;
+  auto missing = cli("bench --sweep stockham --dry-run --sweep-cases " + (dir / "none.jsonl").string());
+  EXPECT_EQ(missing.code, 2) << missing.out;
+  EXPECT_NE(missing.out.find("cannot read"), std::string::npos) << missing.out;
+  std::filesystem::remove_all(dir);
+}

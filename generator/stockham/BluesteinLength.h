@@ -5,8 +5,6 @@
 // from 139 to 3253, 107 (n, M) pairs): the time per point of M is a property of M's kernel alone, and the cheapest
 // 7-smooth M (the earlier rule) lost up to 2x to a longer one: n = 1399 at M = 2800 (10 x 8 x 7 x 5, 128 registers,
 // one block) 0.47x cuFFT, at M = 4096 (16^3, 64 registers, four blocks) 0.97x.
-#include <functional>
-
 #include "generator/stockham/StockhamSpec.h"
 
 namespace warpforge {
