@@ -56,7 +56,7 @@ struct KernelTuning {
   int workQueue = -1;      // 1: KernelGeometry::workQueue; 0: each block takes every gridDim-th group; -1: for persistent grids
   int fusedSplit = -1;     // r2c: 1/-1 KernelGeometry::fusedSplit; 0: the split as a staged element loop after the last pass
   int columnValues = 0;    // column-tiled kernels (two-kernel plans, strided axes): at most this many values per thread (0: 32 f32, 8 f64)
-  int bluesteinPow2 = -1;  // (plan) 1: Bluestein convolutions at the next power of two; else (default) at bluesteinLength()'s choice
+  int bluesteinPow2 = -1;  // (plan) 1: Bluestein convolutions at the next power of two; 0 ("smooth"): bluesteinLength()'s; -1: BluesteinLength.h
   long long bluesteinLength = 0;  // (plan) > 0: the Bluestein convolution length M itself (radix-smooth, M >= 2n - 1)
   int fuseAxes = -1;       // (plan) 0: one kernel per axis of a 2D/3D transform; else (default) the inner axes whose plane fits one kernel together (KernelDesc::axes)
   int halfScratch = -1;    // (plan) f16: 0 the scratch between a long FFT's kernels in float; else (default) in f16 (half the traffic, one more rounding)

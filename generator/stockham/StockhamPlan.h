@@ -9,9 +9,8 @@
 //    row kernel (N2-point FFTs, transposed store), through a scratch buffer (f16: held in
 //    f16); f16 lengths whose split has a side of 4096 as three kernels, the rows of N2
 //    themselves two (tuning three_kernels);
-//  - lengths with a prime factor above 31: Bluestein, a length-M convolution
-//    (M a power of two >= 2N-1) as two FFTs with the chirp fused into their
-//    loads and stores;
+//  - lengths with a prime factor above 31 (above 127 where cooperative radices serve): Bluestein, a length-M
+//    convolution (M >= 2N-1, BluesteinLength.h) as two FFTs with the chirp fused into their loads and stores;
 //  - 2D/3D: one 1D job per axis, last axis first, the rest in place on the output.
 #include <complex>
 #include <string>
