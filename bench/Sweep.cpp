@@ -133,9 +133,11 @@ GpuResult runOnDevice(Compiler& compiler, const FamilySpec& spec, const Generate
 
   GpuResult g;
   const double entryBytes = static_cast<double>(std::max<long long>(generated.plan.userBytes(1), 1));
-  c.checkBatch = std::clamp<long long>(static_cast<long long>(kCheckBytes / entryBytes), 1, kMaxCheckBatch);
+  // Interleaved outputs (distance under the span) stay disjoint only up to their batch limit.
+  long long batchLimit = 1LL << 28;
   for (const auto& b : generated.plan.buffers)
-    if (b.maxBatch >= 0) c.checkBatch = std::max<long long>(1, std::min(c.checkBatch, b.maxBatch));
+    if (b.maxBatch >= 0) batchLimit = std::max<long long>(1, std::min(batchLimit, b.maxBatch));
+  c.checkBatch = std::clamp<long long>(static_cast<long long>(kCheckBytes / entryBytes), 1, std::min(kMaxCheckBatch, batchLimit));
   g.data = std::make_shared<TestData>(spec.randomInputs(c.checkBatch, o.seed * 1000003ULL + static_cast<std::uint64_t>(c.index)));
   {
     DeviceArrays arrays(exec, *g.data, c.checkBatch);
@@ -143,10 +145,7 @@ GpuResult runOnDevice(Compiler& compiler, const FamilySpec& spec, const Generate
     g.outputs = std::make_shared<std::map<std::string, std::vector<unsigned char>>>(arrays.downloadOutputs());
   }
 
-  long long batch = std::clamp<long long>(static_cast<long long>(o.bytesPerSide / bytesPerEntrySide(exec)), 1, 1LL << 28);
-  // Interleaved outputs (distance under the span) stay disjoint only up to their batch limit.
-  for (const auto& b : generated.plan.buffers)
-    if (b.maxBatch >= 0) batch = std::max<long long>(1, std::min(batch, b.maxBatch));
+  long long batch = std::clamp<long long>(static_cast<long long>(o.bytesPerSide / bytesPerEntrySide(exec)), 1, batchLimit);
   // Ours, the baseline's dense copy, the copy ceiling and workspaces: keep well inside free memory.
   std::size_t freeBytes = 0, totalBytes = 0;
   checkCu(cuMemGetInfo(&freeBytes, &totalBytes), "cuMemGetInfo");

@@ -47,7 +47,7 @@ double convolutionKernelTime(const KernelDesc& d, const KernelGeometry& g, int r
 
 StockhamSpec pinBluesteinLength(const StockhamSpec& spec) {
   if (spec.tuning.bluesteinLength > 0 || spec.tuning.bluesteinPow2 >= 0 || spec.lengths.size() != 1) return spec;
-  const long long n = spec.transform == "c2c" ? spec.length() : spec.length() / 2;
+  const long long n = spec.complexLength();
   if (isCoopSmooth(n, maxPrimeRadix(spec.precision))) return spec;  // no Bluestein up to 4096 (the candidates' limit)
   const long long maxM = std::min<long long>(8192, maxConvolveKernelLength(spec.precision));
   std::vector<long long> candidates;

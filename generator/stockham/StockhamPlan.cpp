@@ -459,7 +459,8 @@ class PlanBuilder {
   // pointwise product, IFFT_M.
   void addBluestein(const Job& j) {
     const long long n = j.n;
-    // default: the cheapest 7-smooth M (H100, session 10: geometric mean 0.69x cuFFT over 8 lengths against 0.55x at the next power of two)
+    // The spec's M (planStockham pins one-kernel convolutions, BluesteinLength.h), else "smooth" / past 8192 the
+    // cheapest 7-smooth M (H100, session 10: 0.69x cuFFT over 8 lengths against 0.55x at the next power of two)
     const long long M = s_.tuning.bluesteinLength > 0 ? s_.tuning.bluesteinLength : bluesteinLength(n, s_.tuning.bluesteinPow2 == 1);
     if (M < 2 * n - 1) throw std::logic_error("stockham plan: a Bluestein convolution shorter than 2n - 1");  // the parser checks the tuning's
     std::vector<cd> chirp, bh;
@@ -539,14 +540,8 @@ class PlanBuilder {
 
 }  // namespace
 
-StockhamPlan planStockham(const StockhamSpec& spec, bool tables) {
-  // An unpinned one-kernel Bluestein convolution takes the length BluesteinLength.h estimates fastest.
-  if (spec.tuning.bluesteinLength == 0 && spec.tuning.bluesteinPow2 < 0 && spec.lengths.size() == 1) {
-    const StockhamSpec pinned = pinBluesteinLength(spec);
-    if (pinned.tuning.bluesteinLength > 0) return PlanBuilder(pinned, tables).build();
-  }
-  return PlanBuilder(spec, tables).build();
-}
+// An unpinned one-kernel Bluestein convolution takes the length BluesteinLength.h estimates fastest.
+StockhamPlan planStockham(const StockhamSpec& spec, bool tables) { return PlanBuilder(pinBluesteinLength(spec), tables).build(); }
 
 std::string StockhamPlan::describe() const {
   std::string out;

@@ -394,7 +394,7 @@ KernelTuning parseTuning(const JsonReader& rd, const Json& j, const std::string&
   if (j.contains("threads_per_fft")) t.threadsPerFft = static_cast<int>(rd.integer(j["threads_per_fft"], path + "/threads_per_fft", 1, 1024));
   if (j.contains("block_threads")) t.blockThreads = static_cast<int>(rd.integer(j["block_threads"], path + "/block_threads", 32, 1024));
   if (j.contains("bluestein")) {
-    // "smooth" (default), "power_of_two", or the convolution length M itself (checked against the length by the plan)
+    // "smooth", "power_of_two", or the convolution length M itself (checked against the length below, in parseStockhamSpec)
     if (j["bluestein"].is_number_integer()) {
       t.bluesteinLength = rd.integer(j["bluestein"], path + "/bluestein", 3, maxBluesteinLength(precision));
       if (!isSmooth(t.bluesteinLength, maxPrimeRadix(precision)))
@@ -529,7 +529,7 @@ StockhamSpec parseStockhamSpec(const Json& root, const std::string& file) {
   if (root.contains("tuning")) s.tuning = parseTuning(rd, root["tuning"], s.precision);
   if (s.tuning.bluesteinLength > 0) {
     // A Bluestein convolution serves the transform's length (c2c) or its complex half (r2c / c2r).
-    const long long n = s.transform == "c2c" ? s.length() : s.length() / 2;
+    const long long n = s.complexLength();
     if (s.tuning.bluesteinLength < 2 * n - 1)
       rd.fail("/tuning/bluestein", fmt::format("a convolution of length {} is too short for length {} (expected at least 2 x {} - 1 = {})",
                                                s.tuning.bluesteinLength, n, n, 2 * n - 1));

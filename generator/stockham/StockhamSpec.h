@@ -32,6 +32,7 @@ struct StockhamSpec {
   KernelTuning tuning;             // launch-geometry overrides for every kernel of the plan ("tuning")
 
   int length() const { return lengths.back(); }
+  long long complexLength() const { return transform == "c2c" ? length() : length() / 2; }  // 1D: r2c / c2r run N/2 complex points
   long long points() const;                     // product of the lengths
   std::vector<long long> inShape() const;       // array shapes: r2c/c2r have N/2+1 on the complex side
   std::vector<long long> outShape() const;
