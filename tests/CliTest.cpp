@@ -130,6 +130,14 @@ TEST(Cli, BadStockhamSpecExitsTwoWithPath) {
   r = run("emit " + path + " -o " + ::testing::TempDir());
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find(path + ": /tuning/half_scratch: expected true or false"), std::string::npos) << r.out;
+  std::ofstream(path) << R"({"name": "s", "family": "stockham", "precision": "f32", "length": 1399, "tuning": {"bluestein": 2744}})";
+  r = run("emit " + path + " -o " + ::testing::TempDir());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find(path + ": /tuning/bluestein: a convolution of length 2744 is too short"), std::string::npos) << r.out;
+  std::ofstream(path) << R"({"name": "s", "family": "stockham", "precision": "f32", "length": 1399, "tuning": {"bluestein": 4097}})";
+  r = run("verify " + path);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find(path + ": /tuning/bluestein: 4097 is not a product of radix primes"), std::string::npos) << r.out;
   std::ofstream(path) << R"({"name": "s", "family": "fft9000", "precision": "f32"})";
   r = run("emit " + path + " -o " + ::testing::TempDir());
   EXPECT_EQ(r.code, 2) << r.out;
