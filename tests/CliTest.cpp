@@ -104,44 +104,37 @@ TEST(Cli, ExplainStockhamAndEmulateRefusesIt) {
 }
 
 TEST(Cli, BadStockhamSpecExitsTwoWithPath) {
-  std::string path = ::testing::TempDir() + "/bad_stockham.json";
-  std::ofstream(path) << R"({"name": "s", "family": "stockham", "precision": "f32", "length": 33554467})";  // prime, convolution above 2^26
-  auto r = run("verify " + path);
-  EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find(path + ": /length:"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("Bluestein"), std::string::npos) << r.out;
-  std::ofstream(path) << R"({"name": "s", "family": "stockham", "precision": "f32", "lengths": [8, 74]})";
-  r = run("verify " + path);
-  EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find(path + ": /lengths/1:"), std::string::npos) << r.out;
-  std::ofstream(path) << R"({"name": "s", "family": "stockham", "precision": "f32", "length": 64, "tuning": {"block_threads": 4096}})";
-  r = run("verify " + path);
-  EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find(path + ": /tuning/block_threads:"), std::string::npos) << r.out;
-  std::ofstream(path) << R"({"name": "s", "family": "stockham", "precision": "f32", "lengths": [20, 20], "tuning": {"fuse_axes": 1}})";
-  r = run("verify " + path);
-  EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find(path + ": /tuning/fuse_axes: expected true or false"), std::string::npos) << r.out;
-  std::ofstream(path) << R"({"name": "s", "family": "stockham", "precision": "f16", "length": 16777216, "tuning": {"three_kernels": 3}})";
-  r = run("verify " + path);
-  EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find(path + ": /tuning/three_kernels: expected true or false"), std::string::npos) << r.out;
-  std::ofstream(path) << R"({"name": "s", "family": "stockham", "precision": "f16", "length": 16777216, "tuning": {"half_scratch": "half"}})";
-  r = run("emit " + path + " -o " + ::testing::TempDir());
-  EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find(path + ": /tuning/half_scratch: expected true or false"), std::string::npos) << r.out;
-  std::ofstream(path) << R"({"name": "s", "family": "stockham", "precision": "f32", "length": 1399, "tuning": {"bluestein": 2744}})";
-  r = run("emit " + path + " -o " + ::testing::TempDir());
-  EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find(path + ": /tuning/bluestein: a convolution of length 2744 is too short"), std::string::npos) << r.out;
-  std::ofstream(path) << R"({"name": "s", "family": "stockham", "precision": "f32", "length": 1399, "tuning": {"bluestein": 4097}})";
-  r = run("verify " + path);
-  EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find(path + ": /tuning/bluestein: 4097 is not a product of radix primes"), std::string::npos) << r.out;
-  std::ofstream(path) << R"({"name": "s", "family": "fft9000", "precision": "f32"})";
-  r = run("emit " + path + " -o " + ::testing::TempDir());
-  EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find("/family"), std::string::npos) << r.out;
+  const std::string path = ::testing::TempDir() + "/bad_stockham.json";
+  const std::string emit = "emit " + path + " -o " + ::testing::TempDir();
+  struct Case {
+    std::string command, spec, expected;  // expected: what the message says after "FILE: "
+  };
+  const Case cases[] = {
+      // prime, convolution above 2^26
+      {"verify " + path, R"({"name": "s", "family": "stockham", "precision": "f32", "length": 33554467})", "/length: length 33554467"},
+      {"verify " + path, R"({"name": "s", "family": "stockham", "precision": "f32", "lengths": [8, 74]})", "/lengths/1:"},
+      {"verify " + path, R"({"name": "s", "family": "stockham", "precision": "f32", "length": 64, "tuning": {"block_threads": 4096}})", "/tuning/block_threads:"},
+      {"verify " + path, R"({"name": "s", "family": "stockham", "precision": "f32", "lengths": [20, 20], "tuning": {"fuse_axes": 1}})",
+       "/tuning/fuse_axes: expected true or false"},
+      {"verify " + path, R"({"name": "s", "family": "stockham", "precision": "f16", "length": 16777216, "tuning": {"three_kernels": 3}})",
+       "/tuning/three_kernels: expected true or false"},
+      {emit, R"({"name": "s", "family": "stockham", "precision": "f16", "length": 16777216, "tuning": {"half_scratch": "half"}})",
+       "/tuning/half_scratch: expected true or false"},
+      {emit, R"({"name": "s", "family": "stockham", "precision": "f32", "length": 1399, "tuning": {"bluestein": 2744}})",
+       "/tuning/bluestein: a convolution of length 2744 is too short"},
+      {"verify " + path, R"({"name": "s", "family": "stockham", "precision": "f32", "length": 1399, "tuning": {"bluestein": 4097}})",
+       "/tuning/bluestein: 4097 is not a product of radix primes"},
+      {emit, R"({"name": "s", "family": "fft9000", "precision": "f32"})", "/family"},
+  };
+  for (const Case& c : cases) {
+    std::ofstream(path) << c.spec;
+    const auto r = run(c.command);
+    EXPECT_EQ(r.code, 2) << c.spec << "\n" << r.out;
+    EXPECT_NE(r.out.find(path + ": " + c.expected), std::string::npos) << c.spec << "\n" << r.out;
+  }
+  // The prime's message says why: the Bluestein convolution it would need.
+  std::ofstream(path) << cases[0].spec;
+  EXPECT_NE(run(cases[0].command).out.find("Bluestein"), std::string::npos);
 }
 
 // The gridder's engine and its tensor-core tuning, as a user would get them wrong: exit 2, the JSON path named.
