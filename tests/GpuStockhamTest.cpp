@@ -325,7 +325,7 @@ TEST_F(GpuStockham, BluesteinDefaultConvolutionLengths) {
   Compiler c;
   std::vector<std::pair<StockhamSpec, long long>> specs;
   auto convolution = [](const StockhamSpec& s) {
-    for (const auto& k : planStockham(s, false).kernels)
+    for (const auto& k : planStockham(s, "sm_90", false).kernels)
       if (k.desc.convolve) return static_cast<long long>(k.desc.length);
     return 0LL;
   };
@@ -351,6 +351,50 @@ TEST_F(GpuStockham, BluesteinDefaultConvolutionLengths) {
     t.add(r, fmt::format("{} {} n={} (M={}) seed={}", s.precision, s.transform, s.points(), m, 41 + s.points()));
   }
   report("Bluestein at the default convolution lengths", t);
+}
+
+// Session 22: one kernel past maxSingleKernelLength while one FFT fits the block's shared memory (maxOneKernelLength):
+// f32 / f16 up to ~27000 on sm_90, f64 up to 8192, the complex halves of r2c / c2r, Bluestein convolutions of 20480
+// one kernel each way; forward and inverse, planar, strided and in place. Each one kernel on sm_90 (two for r2c / c2r
+// and Bluestein), checked against FFTW.
+TEST_F(GpuStockham, LongLengthsInOneKernel) {
+  Compiler c;
+  struct Case {
+    StockhamSpec spec;
+    std::size_t kernels;
+    std::string extra;
+  };
+  std::vector<Case> cases;
+  auto add = [&](const char* prec, long long n, std::size_t kernels, const std::string& extra = "") {
+    cases.push_back({spec(fmt::format(R"({{"name": "long_{}_{}_{}", "family": "stockham", "precision": "{}", "length": {}{}}})", prec, n, cases.size(),
+                                      prec, n, extra)),
+                     kernels, extra});
+  };
+  for (long long n : {16807LL, 17496LL, 18000LL, 19683LL, 20736LL, 24576LL, 26244LL, 27000LL}) add("f32", n, 1);
+  add("f32", 19683, 1, R"(, "direction": "inverse", "output": {"layout": "planar"})");
+  add("f32", 25000, 1, R"(, "placement": "in_place")");
+  add("f32", 18750, 1, R"(, "input": {"stride": 3, "distance": 56251, "offset": 1})");
+  for (long long n : {20000LL, 26244LL}) add("f16", n, 1);
+  for (long long n : {4374LL, 4608LL, 5000LL, 6000LL, 6561LL, 7203LL, 7776LL, 8000LL, 8192LL}) add("f64", n, 1);
+  add("f64", 6561, 1, R"(, "direction": "inverse", "placement": "in_place")");
+  add("f64", 9000, 2, R"(, "transform": "c2r")");
+  add("f64", 12000, 2, R"(, "transform": "r2c")");
+  add("f64", 16384, 2, R"(, "transform": "c2r", "input": {"layout": "planar"})");
+  add("f32", 10007, 2, "");   // Bluestein via 20480: one kernel each way
+  add("f32", 12289, 2, R"(, "direction": "inverse")");
+  std::vector<StockhamSpec> all;
+  for (const auto& k : cases) all.push_back(k.spec);
+  precompile(c, all);
+  Tally t;
+  for (const auto& k : cases) {
+    const long long batch = std::max<long long>(1, (1LL << 22) / k.spec.points()), seed = 22 + k.spec.points();
+    RunReport r = run(c, k.spec, batch, seed);
+    EXPECT_EQ(r.kernels.size(), k.kernels) << k.spec.name;
+    t.add(r, fmt::format("{} n={}{} batch={} seed={}", k.spec.precision, k.spec.points(), k.extra, batch, seed));
+    std::printf("[gpu-stockham] %s n=%lld%s kernels=%zu batch=%lld err %.3e (cuFFT %.3e)\n", k.spec.precision.c_str(), k.spec.points(),
+                k.extra.c_str(), r.kernels.size(), batch, r.check.error, r.baselineError);
+  }
+  report("one kernel past the single-kernel limit", t);
 }
 
 TEST_F(GpuStockham, PowersOfTwoAndLargeLengths) {

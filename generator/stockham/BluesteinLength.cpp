@@ -12,6 +12,10 @@ namespace warpforge {
 
 namespace {
 
+// The convolution kernel does not depend on the architecture (its length is within every arch's one-kernel limit);
+// its plan is made for the one the model was fitted on.
+const std::string kConvolutionModelArch = "sm_90";
+
 // Relative cost of a pass by its radix: powers of two cheapest, 3 / 6 / 12 close, 5 and 7 more arithmetic per point,
 // the composite 9 and 10 most (their kernels ran 8-9 ps per point where 8 x 8 x 6 ran 6-8).
 double passWeight(int R) {
@@ -65,7 +69,7 @@ StockhamSpec pinBluesteinLength(const StockhamSpec& spec) {
   for (long long m : candidates) {
     StockhamSpec s = spec;
     s.tuning.bluesteinLength = m;
-    const StockhamPlan plan = planStockham(s, false);
+    const StockhamPlan plan = planStockham(s, kConvolutionModelArch, false);
     const KernelDesc* conv = convolutionKernel(plan);
     if (!conv) return spec;  // no Bluestein convolution in one kernel: nothing to choose
     const double t = convolutionKernelTime(*conv, chooseGeometry(*conv), 64);

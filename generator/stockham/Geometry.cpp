@@ -45,6 +45,12 @@ int tileRowValueBytes(const KernelDesc& d, const KernelGeometry& g) {
   return std::min(g.fftMajorLoad ? storageBytes(d.in.storage) : 1 << 20, g.fftMajorStore ? storageBytes(d.out.storage) : 1 << 20);
 }
 
+long long maxSharedPerBlock(const std::string& arch) {
+  if (arch == "sm_86" || arch == "sm_89") return 99 * 1024;
+  if (arch == "sm_80" || arch == "sm_87") return 163 * 1024;
+  return 227 * 1024;  // sm_90
+}
+
 int residentBlocksPerSm(int threads, int registers, long long sharedBytes, const std::string& arch) {
   const int warps = (threads + 31) / 32;
   const bool small = arch == "sm_86" || arch == "sm_89";  // 100 KB shared, 1536 threads per SM

@@ -19,6 +19,10 @@ int residentBlocks(const SpillFreeKernel& k, const std::string& arch) {
 
 int blockThreadsOf(const SpillFreeKernel& k) { return k.kernel.geom.threadsPerFft * k.kernel.geom.fftsPerBlock; }
 
+// A second resident block is worth a few bytes of spill (kTolerableSpillBytes); among equally resident variants a
+// clean one is kept.
+bool tolerableSpill(const CompileReport& c) { return c.spillStoreBytes <= kTolerableSpillBytes && c.spillLoadBytes <= kTolerableSpillBytes; }
+
 // A kernel that fits one block per SM by its registers idles the SM at every barrier of its passes:
 // nothing else is resident to run meanwhile. Where the tuning pins no geometry, spill-free variants
 // that fit two or more blocks are compiled (the same threads at the register count of two blocks;
@@ -56,10 +60,11 @@ SpillFreeKernel moreResident(const KernelDesc& desc, const std::string& arch, Co
     if (target < 32) return;
     StockhamKernel k = emitStockhamKernel(d, target, maxThreads, index);
     SpillFreeKernel trial{k, probe->compile(k.source, desc.specName, arch)};
-    if (trial.compiled.spills() || trial.compiled.registers <= 0) return;
+    if (!tolerableSpill(trial.compiled) || trial.compiled.registers <= 0) return;
     const int blocks = residentBlocks(trial, arch);
     const long long resident = 1LL * blocks * blockThreadsOf(trial);
-    if (blocks >= 2 && (resident > bestResident || (resident == bestResident && blockThreadsOf(best) == blockThreadsOf(chosen)))) {
+    const bool cleaner = best.compiled.spills() && !trial.compiled.spills();
+    if (blocks >= 2 && (resident > bestResident || (resident == bestResident && (cleaner || blockThreadsOf(best) == blockThreadsOf(chosen))))) {
       best = trial;
       bestResident = resident;
     }

@@ -47,6 +47,8 @@ int tileRowValueBytes(const KernelDesc& d, const KernelGeometry& g);
 // Blocks of `threads` resident per SM of `arch` at `registers` per thread and `sharedBytes` per block (registers
 // allocated per warp in units of 256, 64 K per SM; 1 KB of shared memory reserved per block).
 int residentBlocksPerSm(int threads, int registers, long long sharedBytes, const std::string& arch = "sm_90");
+// Dynamic shared memory one block of `arch` may opt in to (bytes).
+long long maxSharedPerBlock(const std::string& arch);
 // The register targets a spilling kernel of `threads` per block is relaxed to (SpillFree.cpp) from `target`: one per
 // number of resident blocks (65536 registers per SM) below the target's, most blocks first.
 std::vector<int> relaxedRegisterTargets(int threads, int target);

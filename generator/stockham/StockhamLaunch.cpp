@@ -212,7 +212,7 @@ void checkStockhamKernelSize(const StockhamSpec& spec, const KernelDesc& d) {
 }
 
 StockhamBuild buildStockham(const StockhamSpec& spec, const std::string& arch, CompileProbe* probe, bool tables) {
-  StockhamBuild b{planStockham(spec, tables), {}};
+  StockhamBuild b{planStockham(spec, arch, tables), {}};
   for (const auto& k : b.plan.kernels) checkStockhamKernelSize(spec, k.desc);
   for (const auto& k : b.plan.kernels) b.kernels.push_back(emitStockhamSpillFree(k.desc, arch, probe));
   return b;

@@ -75,7 +75,8 @@ struct Job {
 
 class PlanBuilder {
  public:
-  PlanBuilder(const StockhamSpec& s, bool tables) : s_(s), tables_(tables) {
+  PlanBuilder(const StockhamSpec& s, const std::string& arch, bool tables)
+      : s_(s), tables_(tables), maxOneKernel_(maxOneKernelLength(s.precision, arch)) {
     plan_.specName = s.name;
     plan_.f64 = s.precision == "f64";
     compute_ = plan_.f64 ? Storage::C64 : Storage::C32;
@@ -235,8 +236,8 @@ class PlanBuilder {
   }
 
   void addJob(const Job& j) {
-    const int maxSingle = maxSingleKernelLength(s_.precision);
-    if (j.n <= maxSingle && isSmooth(j.n, maxPrime_)) return addSingle(j);
+    const int maxSingle = std::min(maxSingleKernelLength(s_.precision), maxOneKernel_);
+    if (j.n <= maxOneKernel_ && isSmooth(j.n, maxPrime_)) return addSingle(j);
     // Cooperative primes (37..127, f64 29..127) where the FFT is one kernel (CoopRadix.h); not in the fused r2c/c2r
     // kernels, which keep Bluestein.
     if (j.n <= maxSingle && j.fuse == Fuse::None && isCoopSmooth(j.n, maxPrime_)) return addSingle(j);
@@ -533,6 +534,7 @@ class PlanBuilder {
 
   const StockhamSpec& s_;
   bool tables_;
+  const int maxOneKernel_;  // maxOneKernelLength for the plan's arch
   const int maxPrime_ = maxPrimeRadix(s_.precision);
   StockhamPlan plan_;
   Storage compute_;
@@ -541,7 +543,22 @@ class PlanBuilder {
 }  // namespace
 
 // An unpinned one-kernel Bluestein convolution takes the length BluesteinLength.h estimates fastest.
-StockhamPlan planStockham(const StockhamSpec& spec, bool tables) { return PlanBuilder(pinBluesteinLength(spec), tables).build(); }
+StockhamPlan planStockham(const StockhamSpec& spec, const std::string& arch, bool tables) {
+  return PlanBuilder(pinBluesteinLength(spec), arch, tables).build();
+}
+
+// One FFT takes one kernel while its shared memory (with one pad element per 16, f64 per 8) fits the arch's block,
+// past maxSingleKernelLength too: one trip through global memory against two. H100, sweep A/B, session 22 (bench/RESULTS.md), two
+// kernels -> one: f32 19683 0.43x -> 0.89x cuFFT, 18225 0.38x -> 0.77x, 26244 0.36x -> 0.72x, 16807 0.42x -> 0.68x;
+// f64 6561 0.56x -> 0.95x, 6144 0.72x -> 1.20x, 4800 0.39x -> 0.77x, 8192 0.56x -> 0.89x, c2r f64 9000 (halves of
+// 4500) 0.51x -> 0.79x; 27 of 28 lengths faster, f64 7776 0.50x -> 0.49x. f64 stops at 8192 (measured up to there).
+// On sm_86 / sm_89 (99 KiB) that is below maxSingleKernelLength: f32 16384 (139 KiB) could not launch there.
+int maxOneKernelLength(const std::string& precision, const std::string& arch) {
+  const bool f64 = precision == "f64";
+  const long long complexBytes = f64 ? 16 : 8, padGroup = f64 ? 8 : 16;  // f16 computes in float
+  const long long fits = ((maxSharedPerBlock(arch) - 1024) / complexBytes - 1) * padGroup / (padGroup + 1);
+  return static_cast<int>(f64 ? std::min<long long>(8192, fits) : fits);
+}
 
 std::string StockhamPlan::describe() const {
   std::string out;

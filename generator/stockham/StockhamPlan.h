@@ -45,8 +45,13 @@ struct StockhamPlan {
   std::string describe() const;
 };
 
+// The plan for `arch` (its shared memory bounds the longest FFT one kernel takes, maxOneKernelLength).
 // tables = false leaves the Bluestein chirp tables empty (the kernels still say they use them):
 // for verify and explain, which never look at the contents.
-StockhamPlan planStockham(const StockhamSpec& spec, bool tables = true);
+StockhamPlan planStockham(const StockhamSpec& spec, const std::string& arch, bool tables = true);
+
+// The longest 1D length of radix primes one kernel takes on `arch` (one FFT per block, every value in shared
+// memory): maxSingleKernelLength, and past it up to what one block's shared memory holds (f64 up to 8192).
+int maxOneKernelLength(const std::string& precision, const std::string& arch);
 
 }  // namespace warpforge

@@ -113,7 +113,7 @@ Json stockhamTuningMembers(const std::vector<int>& factors, const KernelTuning& 
 TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer, const std::function<void(const TuneTrialReport&)>& onTrial) {
   const std::string arch = timer.arch();
   CompileProbe* probe = timer.probe();
-  const StockhamPlan basePlan = planStockham(spec);
+  const StockhamPlan basePlan = planStockham(spec, arch);
   // (Not a Bluestein convolution kernel: its factors are the convolution length's, which the spec's "factors" cannot
   // name; session 16: `bench --tune` of c2c f64 1532 stopped there with a spec error.)
   const bool oneKernel1d = basePlan.kernels.size() == 1 && spec.lengths.size() == 1 && spec.transform == "c2c" && !basePlan.kernels[0].desc.convolve;
@@ -223,7 +223,7 @@ TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer, const std::
     runStage(stage, c);
   };
   for (int round = 0; round < 2; ++round) {
-    const int T0 = emitStockhamKernel(planStockham(variant(spec, current())).kernels[0].desc).geom.threadsPerFft;
+    const int T0 = emitStockhamKernel(planStockham(variant(spec, current()), arch).kernels[0].desc).geom.threadsPerFft;
     std::vector<int> threads;
     for (int T : {T0 * 2, T0, T0 / 2, T0 / 4})
       if (T >= 1 && T <= 1024) threads.push_back(T);
@@ -246,8 +246,8 @@ TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer, const std::
       vary("work queue", {0, 1}, &KernelTuning::workQueue);
       if (spec.transform == "r2c") vary("fused split", {1, 0}, &KernelTuning::fusedSplit);
       if (spec.lengths.size() > 1 && spec.transform == "c2c") vary("fuse axes", {1, 0}, &KernelTuning::fuseAxes);
-      if (planStockham(variant(spec, current())).kernels.size() > 1) vary("column values", {32, 16, 8}, &KernelTuning::columnValues);
-      if (spec.lengths.size() == 1 && spec.transform == "c2c" && planStockham(variant(spec, current())).kernels.size() > 1)
+      if (planStockham(variant(spec, current()), arch).kernels.size() > 1) vary("column values", {32, 16, 8}, &KernelTuning::columnValues);
+      if (spec.lengths.size() == 1 && spec.transform == "c2c" && planStockham(variant(spec, current()), arch).kernels.size() > 1)
         vary("three kernels", {0, 1}, &KernelTuning::threeKernels);
     }
   }
