@@ -308,6 +308,20 @@ TEST(Stockham, SpecErrorsNameThePath) {
   EXPECT_EQ(errorOf(spec(66, "f32", R"(, "factors": [2, 33])")).first, "/factors/1");
   EXPECT_NO_THROW(parseStockhamSpecText(spec(48, "f32", R"(, "factors": [12, 4])"), "ok.json"));
   EXPECT_EQ(errorOf(spec(37, "f32", R"(, "factors": [37])")).first, "/factors");
+  // Factors up to the longest one kernel takes (sm_90: f32 ~27000, f64 8192); an arch whose shared memory keeps the
+  // length in two kernels refuses them naming /factors.
+  EXPECT_NO_THROW(parseStockhamSpecText(spec(19683, "f32", R"(, "factors": [27, 27, 27])"), "ok.json"));
+  EXPECT_EQ(errorOf(spec(28672, "f32", R"(, "factors": [16, 16, 16, 7])")).first, "/factors");
+  EXPECT_EQ(errorOf(spec(8748, "f64", R"(, "factors": [12, 9, 9, 9])")).first, "/factors");
+  try {
+    planStockham(parseStockhamSpecText(spec(20736, "f32", R"(, "factors": [16, 16, 9, 9])"), "long.json"), "sm_80");
+    ADD_FAILURE() << "20736 is two kernels on sm_80: its factors cannot hold";
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.path(), "/factors");
+    EXPECT_NE(std::string(e.what()).find("sm_80"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(planStockham(parseStockhamSpecText(spec(20736, "f32", R"(, "factors": [16, 16, 9, 9])"), "long.json"), "sm_90").kernels.at(0).desc.factors,
+            (std::vector<int>{16, 16, 9, 9}));
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "direction": "sideways")")).first, "/direction");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "input": {"stride": 0})")).first, "/input/stride");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "placement": "in_place", "output": {"stride": 2})")).first, "/output");

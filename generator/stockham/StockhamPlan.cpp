@@ -12,6 +12,7 @@
 #include "generator/stockham/CoopRadix.h"
 #include "generator/stockham/StockhamEmitter.h"
 #include "generator/stockham/Twiddles.h"
+#include "warpforge/spec_error.h"
 
 namespace warpforge {
 
@@ -77,6 +78,11 @@ class PlanBuilder {
  public:
   PlanBuilder(const StockhamSpec& s, const std::string& arch, bool tables)
       : s_(s), tables_(tables), maxOneKernel_(maxOneKernelLength(s.precision, arch)) {
+    if (!s.factors.empty() && s.length() > maxOneKernel_)
+      throw SpecError(s.file, "/factors",
+                      fmt::format("length {} takes more than one kernel on {} (one block's shared memory there holds an FFT of up to {}); "
+                                  "explicit factors are for one-kernel lengths",
+                                  s.length(), arch, maxOneKernel_));
     plan_.specName = s.name;
     plan_.f64 = s.precision == "f64";
     compute_ = plan_.f64 ? Storage::C64 : Storage::C32;

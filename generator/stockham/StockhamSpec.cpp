@@ -8,6 +8,7 @@
 #include "generator/stockham/CoopRadix.h"
 #include "generator/stockham/StockhamEmitter.h"
 #include "generator/stockham/StockhamLayout.h"
+#include "generator/stockham/StockhamPlan.h"
 
 namespace warpforge {
 
@@ -506,8 +507,10 @@ StockhamSpec parseStockhamSpec(const Json& root, const std::string& file) {
       rd.fail("/output", "an in_place transform needs the same strides, distance, offset and layout for input and output");
   }
   if (root.contains("factors")) {
-    if (s.lengths.size() != 1 || s.transform != "c2c" || s.length() > maxDimLen || !isSmooth(s.length(), maxPrimeRadix(s.precision)))
-      rd.fail("/factors", fmt::format("explicit factors are for 1D c2c lengths up to {} with radix prime factors", maxDimLen));
+    // (Up to the longest one kernel takes on any arch; planning for an arch with less shared memory says so.)
+    const int maxOne = maxOneKernelLength(s.precision, "sm_90");
+    if (s.lengths.size() != 1 || s.transform != "c2c" || s.length() > maxOne || !isSmooth(s.length(), maxPrimeRadix(s.precision)))
+      rd.fail("/factors", fmt::format("explicit factors are for 1D c2c lengths up to {} (one kernel on sm_90) with radix prime factors", maxOne));
     const Json& f = root["factors"];
     if (!f.is_array()) rd.fail("/factors", fmt::format("expected an array of radices, found {}", f.type_name()));
     long long prod = 1;
