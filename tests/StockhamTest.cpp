@@ -308,11 +308,11 @@ TEST(Stockham, SpecErrorsNameThePath) {
   EXPECT_EQ(errorOf(spec(66, "f32", R"(, "factors": [2, 33])")).first, "/factors/1");
   EXPECT_NO_THROW(parseStockhamSpecText(spec(48, "f32", R"(, "factors": [12, 4])"), "ok.json"));
   EXPECT_EQ(errorOf(spec(37, "f32", R"(, "factors": [37])")).first, "/factors");
-  // Factors up to the longest one kernel takes (sm_90: f32 ~27000, f64 8192); an arch whose shared memory keeps the
+  // Factors up to the longest one kernel takes (sm_90: f32 27225, f64 12856); an arch whose shared memory keeps the
   // length in two kernels refuses them naming /factors.
   EXPECT_NO_THROW(parseStockhamSpecText(spec(19683, "f32", R"(, "factors": [27, 27, 27])"), "ok.json"));
   EXPECT_EQ(errorOf(spec(28672, "f32", R"(, "factors": [16, 16, 16, 7])")).first, "/factors");
-  EXPECT_EQ(errorOf(spec(8748, "f64", R"(, "factors": [12, 9, 9, 9])")).first, "/factors");
+  EXPECT_EQ(errorOf(spec(13122, "f64", R"(, "factors": [9, 9, 9, 9, 2])")).first, "/factors");
   try {
     planStockham(parseStockhamSpecText(spec(20736, "f32", R"(, "factors": [16, 16, 9, 9])"), "long.json"), "sm_80");
     ADD_FAILURE() << "20736 is two kernels on sm_80: its factors cannot hold";
@@ -456,7 +456,7 @@ TEST(Stockham, RegisterTargetsRelaxByResidentBlocks) {
 // Column tiles: each tile row is fftsPerBlock consecutive values in global memory; rows of a whole number of 32-byte
 // sectors (Geometry.cpp wholeSectorRows): part-used sectors widen to 128 B, whole ones (2^20: 64 B) stay.
 // A 1D length of radix primes is one kernel while one FFT fits a block's shared memory on the plan's arch
-// (maxOneKernelLength), past maxSingleKernelLength too; f64 up to 8192. Longer lengths take two.
+// (maxOneKernelLength), past maxSingleKernelLength too. Longer lengths take two.
 TEST(Stockham, LongLengthsTakeOneKernelWhereSharedMemoryHoldsThem) {
   auto kernels = [](long long n, const char* precision, const char* arch, const std::string& extra = "") {
     return planStockham(parseStockhamSpecText(spec(n, precision, extra), "l.json"), arch).kernels.size();
@@ -471,7 +471,9 @@ TEST(Stockham, LongLengthsTakeOneKernelWhereSharedMemoryHoldsThem) {
   EXPECT_EQ(kernels(16384, "f32", "sm_86"), 2u) << "139 KiB of shared memory: more than sm_86 lends";
   EXPECT_EQ(kernels(8192, "f64", "sm_90"), 1u);
   EXPECT_EQ(kernels(6561, "f64", "sm_80"), 1u);
-  EXPECT_EQ(kernels(8748, "f64", "sm_90"), 2u);
+  EXPECT_EQ(kernels(12800, "f64", "sm_90"), 1u);
+  EXPECT_EQ(kernels(13122, "f64", "sm_90"), 2u);
+  EXPECT_EQ(kernels(9600, "f64", "sm_80"), 2u);
   EXPECT_EQ(kernels(9000, "f64", "sm_90", R"(, "transform": "c2r")"), 2u) << "merge, then one kernel of 4500";
   EXPECT_EQ(kernels(16384, "f64", "sm_90", R"(, "transform": "r2c")"), 2u) << "one kernel of 8192, then the split";
   EXPECT_EQ(kernels(16384, "f64", "sm_86", R"(, "transform": "r2c")"), 3u) << "two kernels of 8192 (column pairs), then the split";
@@ -496,7 +498,7 @@ TEST(Stockham, LongLengthsTakeOneKernelWhereSharedMemoryHoldsThem) {
 
 TEST(Stockham, ColumnTileRowsAreWholeSectors) {
   for (const auto& [n, precision] : {std::pair<long long, const char*>{59049, "f32"}, {43904, "f32"}, {100000, "f32"}, {117649, "f32"},
-                                     {1LL << 20, "f32"}, {10000, "f64"}, {30000, "f16"}}) {
+                                     {1LL << 20, "f32"}, {20000, "f64"}, {30000, "f16"}}) {
     const StockhamPlan p = plan(spec(n, precision));
     ASSERT_EQ(p.kernels.size(), 2u) << n;
     for (const auto& k : p.kernels) {
