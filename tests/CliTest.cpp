@@ -124,6 +124,11 @@ TEST(Cli, BadStockhamSpecExitsTwoWithPath) {
        "/tuning/bluestein: a convolution of length 2744 is too short"},
       {"verify " + path, R"({"name": "s", "family": "stockham", "precision": "f32", "length": 1399, "tuning": {"bluestein": 4097}})",
        "/tuning/bluestein: 4097 is not a product of radix primes"},
+      {emit, R"({"name": "s", "family": "stockham", "precision": "f32", "length": 28672, "factors": [16, 16, 16, 7]})",
+       "/factors: explicit factors are for 1D c2c lengths up to 27225"},
+      // One kernel on sm_90, two on sm_80 (its shared memory holds up to 19515 points): the factors cannot hold there.
+      {emit + " --arch sm_80", R"({"name": "s", "family": "stockham", "precision": "f32", "length": 20736, "factors": [16, 16, 9, 9]})",
+       "/factors: length 20736 takes more than one kernel on sm_80"},
       {emit, R"({"name": "s", "family": "fft9000", "precision": "f32"})", "/family"},
   };
   for (const Case& c : cases) {

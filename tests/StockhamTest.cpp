@@ -453,8 +453,6 @@ TEST(Stockham, RegisterTargetsRelaxByResidentBlocks) {
     }
 }
 
-// Column tiles: each tile row is fftsPerBlock consecutive values in global memory; rows of a whole number of 32-byte
-// sectors (Geometry.cpp wholeSectorRows): part-used sectors widen to 128 B, whole ones (2^20: 64 B) stay.
 // A 1D length of radix primes is one kernel while one FFT fits a block's shared memory on the plan's arch
 // (maxOneKernelLength), past maxSingleKernelLength too. Longer lengths take two.
 TEST(Stockham, LongLengthsTakeOneKernelWhereSharedMemoryHoldsThem) {
@@ -496,6 +494,8 @@ TEST(Stockham, LongLengthsTakeOneKernelWhereSharedMemoryHoldsThem) {
     }
 }
 
+// Column tiles: each tile row is fftsPerBlock consecutive values in global memory; rows of a whole number of 32-byte
+// sectors (Geometry.cpp wholeSectorRows): part-used sectors widen to 128 B, whole ones (2^20: 64 B) stay.
 TEST(Stockham, ColumnTileRowsAreWholeSectors) {
   for (const auto& [n, precision] : {std::pair<long long, const char*>{59049, "f32"}, {43904, "f32"}, {100000, "f32"}, {117649, "f32"},
                                      {1LL << 20, "f32"}, {20000, "f64"}, {30000, "f16"}}) {

@@ -14,9 +14,9 @@
 namespace warpforge {
 
 // Spill (bytes stored, and loaded) a row kernel (not column-tiled) may take for a second resident block where its
-// one-block variant is clean (H100, sweep A/B, session 22: the Bluestein convolution kernels of r2c / c2r f32 6602, 6492, 5998, 4706 at
-// two blocks of 72-80 registers spilling 8-16 bytes, against one block of 114-163 registers: 0.69x -> 0.88x,
-// 0.62x -> 0.77x, 0.71x -> 0.88x, 0.79x -> 0.88x cuFFT; allowing 40 bytes gave the same).
+// one-block variant is clean (H100, sweep A/B, session 22: the Bluestein convolution kernels of r2c / c2r f32 6602,
+// 6492, 5998, 4706 at two blocks of 72-80 registers spilling 8-16 bytes, against one block of 114-163 registers:
+// 0.69x -> 0.88x, 0.62x -> 0.77x, 0.71x -> 0.88x, 0.79x -> 0.88x cuFFT; allowing 40 bytes gave the same).
 constexpr int kTolerableSpillBytes = 16;
 
 struct SpillFreeKernel {

@@ -77,7 +77,9 @@ bool isLargePrimeRadix(int r);  // the primes 17..127 (37 and up: cooperative pa
 // differences; f64 radix 29 and 31 spilled at 255 registers (ptxas, sm_80 and sm_90).
 int maxPrimeRadix(const std::string& precision);
 
-// Largest length one shared-memory kernel transforms, per precision.
+// Largest length one shared-memory kernel transforms on every arch (sm_86 aside), per precision: the axes of 2D / 3D
+// transforms, fused planes, the sides of two-kernel splits and cooperative-prime kernels keep it. A 1D length of
+// radix primes takes one kernel up to maxOneKernelLength (StockhamPlan.h), which depends on the arch.
 int maxSingleKernelLength(const std::string& precision);
 // Largest Bluestein convolution done in one kernel (KernelDesc::convolve), as the single-kernel
 // limit; longer convolutions take two kernels each way through a scratch buffer. (At 16384, f32,
