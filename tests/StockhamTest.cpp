@@ -511,6 +511,11 @@ TEST(Stockham, ColumnTileRowsAreWholeSectors) {
   }
   // The row step of 59049 = 243 x 243: 243-point rows on 27 threads, 16 side by side (9 would leave 72-byte runs).
   EXPECT_EQ(emitStockhamKernel(plan(spec(59049, "f32")).kernels[1].desc).geom.fftsPerBlock, 16);
+  // 343 x 343: a thread per radix-7 butterfly (49 per FFT), not 43 threads of 8 values with a second round of 6
+  // (Geometry.cpp tile); f64 too, and column_values pins the old choice.
+  for (const char* precision : {"f32", "f64"})
+    for (const auto& k : plan(spec(117649, precision)).kernels) EXPECT_EQ(emitStockhamKernel(k.desc).geom.threadsPerFft, 49) << precision;
+  EXPECT_EQ(emitStockhamKernel(plan(spec(117649, "f64", R"(, "tuning": {"column_values": 8})")).kernels[0].desc).geom.threadsPerFft, 43);
   // Pinned block sizes are kept: 243 threads = 9 FFTs.
   EXPECT_EQ(emitStockhamKernel(plan(spec(59049, "f32", R"(, "tuning": {"block_threads": 243})")).kernels[1].desc).geom.fftsPerBlock, 9);
 }

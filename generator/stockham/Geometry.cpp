@@ -175,8 +175,12 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
     // f16 2^24 1.89x (rows 16 -> 32 and 8 -> 16 B), f16 2^21 1.44x, f32 2^22 1.02x; f32 2^20, whose rows are
     // 64 B already, 0.97x at 512 and 0.83x at 1024).
     const int rowValueBytes = tileRowValueBytes(d, g);
+    // Where `held` values per thread leave the largest radix's butterflies just short of one per thread (343 =
+    // 7^3 at 8 values: 43 threads for 49 butterflies, a second round of 6), a thread per butterfly instead (H100,
+    // sweep A/B, session 22: 343 x 343 f32 0.68x -> 0.89x, f64 0.58x -> 0.85x cuFFT).
     auto tile = [&](int held, bool widen) {
-      const int t = std::max(1, std::min({L / rmax, (L + held - 1) / held, maxThreadsPerFft}));
+      int t = std::max(1, std::min({L / rmax, (L + held - 1) / held, maxThreadsPerFft}));
+      if (tu.columnValues == 0 && t < L / rmax && 2 * (L / rmax) <= 3 * t) t = std::min(L / rmax, maxThreadsPerFft);
       const int threads = tu.blockThreads > 0 ? tu.blockThreads : widen && std::max(1, 256 / t) * rowValueBytes < 64 ? 512 : 256;
       return std::pair<int, int>{t, wholeSectorRows(std::max(1, threads / t), t, rowValueBytes, tu.blockThreads > 0)};
     };
