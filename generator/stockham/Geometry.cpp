@@ -11,6 +11,8 @@ namespace warpforge {
 
 namespace {
 int complexBytes(bool f64) { return f64 ? 16 : 8; }
+// Elements of one 128-byte shared-memory row: lengths that are a multiple of it get one pad element per row.
+int padRow(bool f64) { return f64 ? 8 : 16; }
 // Bytes of one complex element of an array as the kernel reads or writes it.
 int storageBytes(Storage s) {
   switch (s) {
@@ -49,6 +51,12 @@ long long maxSharedPerBlock(const std::string& arch) {
   if (arch == "sm_86" || arch == "sm_89") return 99 * 1024;
   if (arch == "sm_80" || arch == "sm_87") return 163 * 1024;
   return 227 * 1024;  // sm_90
+}
+
+int longestFftInSharedMemory(const std::string& arch, bool f64) {
+  // One FFT per block, padded as chooseGeometry pads (one element per row), 1 KB reserved per block.
+  const long long row = padRow(f64);
+  return static_cast<int>(((maxSharedPerBlock(arch) - 1024) / complexBytes(f64) - 1) * row / (row + 1));
 }
 
 int residentBlocksPerSm(int threads, int registers, long long sharedBytes, const std::string& arch) {
@@ -134,7 +142,7 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   // column tiles so that the same element of consecutive FFTs falls in another bank.
   // Padding only where power-of-two strides would hit one bank (L a multiple of a 128-byte
   // row of elements); odd strides spread over the banks by themselves.
-  const int row = d.f64 ? 8 : 16;
+  const int row = padRow(d.f64);
   g.padShift = L % row == 0 ? (d.f64 ? 3 : 4) : 0;
   const int group = g.padShift ? row : 1;
   const int loaded = L + (d.fuse == Fuse::C2RPre ? 1 : 0);

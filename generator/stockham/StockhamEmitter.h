@@ -49,6 +49,8 @@ int tileRowValueBytes(const KernelDesc& d, const KernelGeometry& g);
 int residentBlocksPerSm(int threads, int registers, long long sharedBytes, const std::string& arch = "sm_90");
 // Dynamic shared memory one block of `arch` may opt in to (bytes).
 long long maxSharedPerBlock(const std::string& arch);
+// The longest FFT whose values (with their pad elements) one block of `arch` holds in shared memory (f16 computes in float).
+int longestFftInSharedMemory(const std::string& arch, bool f64);
 // The register targets a spilling kernel of `threads` per block is relaxed to (SpillFree.cpp) from `target`: one per
 // number of resident blocks (65536 registers per SM) below the target's, most blocks first.
 std::vector<int> relaxedRegisterTargets(int threads, int target);

@@ -553,19 +553,14 @@ StockhamPlan planStockham(const StockhamSpec& spec, const std::string& arch, boo
   return PlanBuilder(pinBluesteinLength(spec), arch, tables).build();
 }
 
-// One FFT takes one kernel while its shared memory (with one pad element per 16, f64 per 8) fits the arch's block,
-// past maxSingleKernelLength too: one trip through global memory against two. H100, sweep A/B, session 22
-// (bench/RESULTS.md), two kernels -> one: f32 19683 0.43x -> 0.89x cuFFT, 18225 0.38x -> 0.77x, 26244 0.36x -> 0.72x, 16807 0.42x -> 0.68x;
-// f64 6561 0.56x -> 0.95x, 6144 0.72x -> 1.20x, 4800 0.39x -> 0.77x, 8192 0.56x -> 0.89x, c2r f64 9000 (halves of
+// One FFT takes one kernel while its shared memory fits the arch's block, past maxSingleKernelLength too: one trip
+// through global memory against two. H100, sweep A/B, session 22 (bench/RESULTS.md), two kernels -> one: f32 19683
+// 0.43x -> 0.89x cuFFT, 18225 0.38x -> 0.77x, 26244 0.36x -> 0.72x, 16807 0.42x -> 0.68x; f64 6561 0.56x -> 0.95x, 6144 0.72x -> 1.20x, 4800 0.39x -> 0.77x, 8192 0.56x -> 0.89x, c2r f64 9000 (halves of
 // 4500) 0.51x -> 0.79x; 27 of 28 lengths faster, f64 7776 0.50x -> 0.49x. f64 past 8192 (a sample of 14 smooth
 // lengths 8193..12856): 12 faster, e.g. 9464 0.59x -> 0.90x, 8960 1.07x -> 1.79x, 8232 0.53x -> 0.63x; 11440 1.94x ->
 // 1.59x, 11830 1.72x -> 1.65x. On sm_86 / sm_89 (99 KiB) the limit is below maxSingleKernelLength: f32 16384
 // (139 KiB) could not launch there.
-int maxOneKernelLength(const std::string& precision, const std::string& arch) {
-  const bool f64 = precision == "f64";
-  const long long complexBytes = f64 ? 16 : 8, padGroup = f64 ? 8 : 16;  // f16 computes in float
-  return static_cast<int>(((maxSharedPerBlock(arch) - 1024) / complexBytes - 1) * padGroup / (padGroup + 1));
-}
+int maxOneKernelLength(const std::string& precision, const std::string& arch) { return longestFftInSharedMemory(arch, precision == "f64"); }
 
 std::string StockhamPlan::describe() const {
   std::string out;
