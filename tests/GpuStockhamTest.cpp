@@ -380,6 +380,9 @@ TEST_F(GpuStockham, LongLengthsInOneKernel) {
   add("f64", 9000, 2, R"(, "transform": "c2r")");
   add("f64", 12000, 2, R"(, "transform": "r2c")");
   add("f64", 16384, 2, R"(, "transform": "c2r", "input": {"layout": "planar"})");
+  // Factored by the long-FFT search (LongFftFactors.h): radices 10, 12, 14, 15, 18, 24, 30, 49 and smallest-first orders.
+  for (long long n : {8232LL, 11375LL, 14520LL, 17820LL, 18750LL}) add("f32", n, 1);
+  for (long long n : {4320LL, 5184LL, 8232LL, 9375LL, 10000LL}) add("f64", n, 1);
   add("f32", 10007, 2, "");   // Bluestein via 20480: one kernel each way
   add("f32", 12289, 2, R"(, "direction": "inverse")");
   std::vector<StockhamSpec> all;

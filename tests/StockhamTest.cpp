@@ -15,6 +15,7 @@
 #include "generator/stockham/BluesteinLength.h"
 #include "generator/stockham/Butterfly.h"
 #include "generator/stockham/CoopRadix.h"
+#include "generator/stockham/LongFftFactors.h"
 #include "generator/stockham/SpillFree.h"
 #include "generator/stockham/StockhamEmitter.h"
 #include "generator/stockham/StockhamFamily.h"
@@ -1568,4 +1569,88 @@ TEST(Stockham, FusedPlaneKernelsRunOnTheCpu) {
   // Caught by a wrong output of a kernel that ran, not by a kernel the host compiler refused.
   EXPECT_GT(mutated.checked, 0) << "the mutated kernel did not run";
   EXPECT_GT(mutated.error, mutated.bound) << "a fused plane loaded without its digit reversal must fail the check";
+}
+
+// Long one-FFT kernels (LongFftFactors.h): the candidates are factorizations of the length over the search's radices,
+// fewest passes first, at 256..1024 threads; the ones the search takes compute the transform (emulated against the
+// double reference); a candidate replaces the plan's kernel only where the compiler's report allows it.
+TEST(Stockham, LongFftSearchCandidatesAndChoice) {
+  auto allowed = [](int r, bool f64) {
+    if (r == 49) return !f64;
+    if (r > (f64 ? 16 : 32) || r % 21 == 0) return false;
+    for (int p : {2, 3, 5, 7, 11, 13})
+      while (r % p == 0) r /= p;
+    return r == 1;
+  };
+  struct Want {
+    int n;
+    bool f64;
+    std::vector<int> first;
+  };
+  for (const Want& w : {Want{16807, false, {49, 49, 7}}, Want{5000, true, {10, 10, 10, 5}}, Want{8000, true, {10, 10, 10, 8}},
+                        Want{17496, false, {27, 27, 24}}, Want{7776, true, {12, 12, 9, 6}}}) {
+    const auto c = longFftFactorizations(w.n, w.f64);
+    ASSERT_FALSE(c.empty()) << w.n;
+    EXPECT_EQ(c.front(), w.first) << w.n;
+    std::size_t passes = 0;
+    for (const auto& f : c) {
+      long long product = 1;
+      for (int r : f) {
+        product *= r;
+        EXPECT_TRUE(allowed(r, w.f64)) << w.n << " radix " << r;
+      }
+      EXPECT_EQ(product, w.n);
+      EXPECT_TRUE(std::is_sorted(f.rbegin(), f.rend())) << w.n;
+      EXPECT_GE(f.size(), passes) << w.n;
+      passes = f.size();
+      const int T = w.n / f.front();
+      EXPECT_TRUE(T >= kLongFftMinThreads && T <= 1024) << w.n;
+    }
+  }
+  // Kernels the search takes, generated CUDA run on the CPU (tests/CudaOnCpu.h) against FFTW: largest radix first and
+  // smallest first, at the candidate's threads with indices recomputed per group (as compileCandidate builds them).
+  for (const auto& [label, text] : std::vector<std::pair<std::string, std::string>>{
+           {"f64 5000 = 10 x 10 x 10 x 5 on 500 threads", R"({"name": "cpul1", "family": "stockham", "precision": "f64", "length": 5000,
+              "factors": [10, 10, 10, 5], "tuning": {"threads_per_fft": 500, "index_per_group": true}})"},
+           {"f64 7776 = 6 x 12 x 12 x 9 on 648 threads", R"({"name": "cpul2", "family": "stockham", "precision": "f64", "length": 7776,
+              "direction": "inverse", "factors": [6, 12, 12, 9], "tuning": {"threads_per_fft": 648, "index_per_group": true}})"}}) {
+    auto fs = makeStockhamSpec(parseStockhamSpecText(text, "cpu.json"));
+    LaunchPlan lp = fs->emit(EmitTarget{"sm_90", nullptr}).plan;
+    ASSERT_EQ(lp.sources.size(), 1u) << label;
+    std::string& src = lp.sources[0].text;
+    const std::string inc = "#include <cuda_fp16.h>";
+    if (const auto at = src.find(inc); at != std::string::npos)
+      src.replace(at, inc.size(), "struct __half2 { unsigned short x, y; };\ninline float2 __half22float2(__half2) { std::abort(); }\n"
+                                  "inline __half2 __floats2half2_rn(float, float) { std::abort(); }");
+    const std::string asmIndex = "asm volatile(\"mov.u32 %0, %%tid.x;\" : \"=r\"(t));";
+    if (const auto at = src.find(asmIndex); at != std::string::npos) src.replace(at, asmIndex.size(), "t = (int)threadIdx.x;");
+    const Check ck = test::runPlanOnCpu(*fs, lp, 2, 2300, "stockham-cpu", label, {});
+    EXPECT_TRUE(ck.ok()) << label << ": error " << ck.error << " bound " << ck.bound << " unwritten " << ck.unwritten;
+    EXPECT_GT(ck.checked, 0) << label;
+    std::printf("[stockham-cpu] %s: error %.2e (bound %.0e), unwritten %lld\n", label.c_str(), ck.error, ck.bound, ck.unwritten);
+  }
+  // Which kernels are searched: one-FFT row kernels of 64 KB or more with nothing pinned.
+  const StockhamSpec f64long = parseStockhamSpecText(spec(5000, "f64"), "l.json");
+  StockhamPlan plan = planStockham(f64long, "sm_90");
+  EXPECT_TRUE(isLongFftKernel(plan.kernels[0].desc, false));
+  EXPECT_FALSE(isLongFftKernel(plan.kernels[0].desc, true));  // factors named by the spec
+  EXPECT_FALSE(isLongFftKernel(planStockham(parseStockhamSpecText(spec(4096, "f32"), "s.json"), "sm_90").kernels[0].desc, false));  // 32 KB
+  EXPECT_FALSE(isLongFftKernel(planStockham(parseStockhamSpecText(spec(5000, "f64", R"(, "tuning": {"threads_per_fft": 500})"), "t.json"), "sm_90")
+                                   .kernels[0].desc,
+                               false));
+  // Every compile spilling: the plan's kernel stays. Every compile clean: the candidate with fewer passes replaces it,
+  // with its twiddle table.
+  SpillingProbe spilling;
+  StockhamPlanKernel k = plan.kernels[0];
+  emitLongFftKernel(k, "sm_90", &spilling);
+  EXPECT_EQ(k.desc.factors, plan.kernels[0].desc.factors);
+  struct CleanProbe : CompileProbe {
+    CompileReport compile(const std::string&, const std::string&, const std::string&) override { return {96, 0, 0, 0}; }
+  } clean;
+  ASSERT_GT(plan.kernels[0].desc.factors.size(), 4u) << "the plan's own factorization of f64 5000 has five passes";
+  const SpillFreeKernel sf = emitLongFftKernel(k, "sm_90", &clean);
+  EXPECT_EQ(k.desc.factors, (std::vector<int>{10, 10, 10, 5}));
+  EXPECT_EQ(sf.kernel.desc.factors, k.desc.factors);
+  EXPECT_EQ(sf.kernel.geom.threadsPerFft, 500);
+  EXPECT_EQ(k.twiddles, twiddleTable(k.desc.factors, k.desc.sign));
 }

@@ -1,5 +1,7 @@
 #include "generator/stockham/StockhamLaunch.h"
 
+#include "generator/stockham/LongFftFactors.h"
+
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
@@ -214,7 +216,8 @@ void checkStockhamKernelSize(const StockhamSpec& spec, const KernelDesc& d) {
 StockhamBuild buildStockham(const StockhamSpec& spec, const std::string& arch, CompileProbe* probe, bool tables) {
   StockhamBuild b{planStockham(spec, arch, tables), {}};
   for (const auto& k : b.plan.kernels) checkStockhamKernelSize(spec, k.desc);
-  for (const auto& k : b.plan.kernels) b.kernels.push_back(emitStockhamSpillFree(k.desc, arch, probe));
+  for (auto& k : b.plan.kernels)
+    b.kernels.push_back(isLongFftKernel(k.desc, !spec.factors.empty()) ? emitLongFftKernel(k, arch, probe) : emitStockhamSpillFree(k.desc, arch, probe));
   return b;
 }
 
