@@ -1,6 +1,7 @@
 #include "generator/stockham/LongFftFactors.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <typeinfo>
@@ -102,8 +103,9 @@ SpillFreeKernel compileCandidate(const KernelDesc& desc, const std::string& arch
   if (threads != balancedThreadsPerFft(d.factors, d.length, d.f64, 1024)) d.tuning.threadsPerFft = threads;  // pins length / largest radix
   StockhamKernel k = emitStockhamKernel(d, registerTargetForBlocks(threads, 1), 1024, 1);
   static std::mutex mutex;
-  static std::map<std::string, CompileReport> memo;
-  const std::string key = std::string(typeid(*probe).name()) + "\n" + arch + "\n" + k.source;
+  // Keyed by a hash of the source, not the source: a long kernel's source runs to ~1 MB and a sweep compiles hundreds.
+  static std::map<std::tuple<std::string, std::string, std::size_t, std::size_t>, CompileReport> memo;
+  const auto key = std::make_tuple(std::string(typeid(*probe).name()), arch, k.source.size(), std::hash<std::string>{}(k.source));
   {
     std::lock_guard<std::mutex> lock(mutex);
     auto it = memo.find(key);
