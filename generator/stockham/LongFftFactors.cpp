@@ -16,8 +16,8 @@ namespace warpforge {
 namespace {
 
 // Radices of the search: powers of 2, 3, 5 and their products (6, 10, 12, 15, 18, 20, 24, 30: the mixed composites of
-// the measured winners), 7 alone or with 2 (14, 28), 11, 13 alone and 49. Radices mixing 7 with 3 (21) ran slower than the passes they merge
-// (f32 12600 as 25 x 24 x 21 0.90x cuFFT, as 25 x 9 x 8 x 7 1.02x; H100, session 23).
+// the measured winners), 7 alone or with 2 (14, 28), 11, 13 alone and 49. Radices mixing 7 with 3 (21) ran slower
+// than the passes they merge (f32 12600 as 25 x 24 x 21 0.90x cuFFT, as 25 x 9 x 8 x 7 1.02x; H100, session 23).
 bool searchRadix(int r) {
   if (r == 7 || r == 14 || r == 28 || r == 11 || r == 13 || r == 49) return true;
   for (int p : {2, 3, 5})
@@ -126,7 +126,9 @@ SpillFreeKernel emitLongFftKernel(StockhamPlanKernel& k, const std::string& arch
     KernelDesc desc;
     SpillFreeKernel kernel;
   };
-  auto spillsAtMost = [](const SpillFreeKernel& sf, int bytes) { return sf.compiled.spillStoreBytes <= bytes && sf.compiled.spillLoadBytes <= bytes; };
+  auto spillsAtMost = [](const SpillFreeKernel& sf, int bytes) {
+    return sf.compiled.spillStoreBytes <= bytes && sf.compiled.spillLoadBytes <= bytes;
+  };
   std::vector<std::vector<int>> largestFirst = longFftFactorizations(k.desc.length, k.desc.f64);
   if (largestFirst.size() > kLongFftCandidates) largestFirst.resize(kLongFftCandidates);
   std::vector<Tried> tried;  // largest radix first, then (below) smallest first
