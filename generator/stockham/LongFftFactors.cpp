@@ -64,27 +64,15 @@ std::vector<std::vector<int>> longFftFactorizations(int length, bool f64) {
     std::vector<int> f;
   };
   std::vector<Candidate> out;
-  std::vector<int> cur;
-  auto rec = [&](auto&& self, int rest, std::size_t from) -> void {
-    if (rest == 1) {
-      if (length / cur.front() > 1024) return;  // the largest radix would loop too
-      const int threads = candidateThreads(cur, length, f64);
-      if (threads < kLongFftMinThreads || threads > 1024) return;
-      int held = 0;
-      for (int r : cur) held = std::max(held, (length / r + threads - 1) / threads * r);
-      if (held > kStockhamMaxValuesPerThread) return;
-      out.push_back({static_cast<int>(cur.size()), threads, middleHeld(cur, length, threads), cur});
-      return;
-    }
-    if (cur.size() >= 6) return;
-    for (std::size_t i = from; i < radices.size(); ++i)
-      if (rest % radices[i] == 0) {
-        cur.push_back(radices[i]);
-        self(self, rest / radices[i], i);
-        cur.pop_back();
-      }
-  };
-  rec(rec, length, 0);
+  forEachFactorization(length, radices, 6, [&](const std::vector<int>& cur) {
+    if (length / cur.front() > 1024) return;  // the largest radix would loop too
+    const int threads = candidateThreads(cur, length, f64);
+    if (threads < kLongFftMinThreads || threads > 1024) return;
+    int held = 0;
+    for (int r : cur) held = std::max(held, (length / r + threads - 1) / threads * r);
+    if (held > kStockhamMaxValuesPerThread) return;
+    out.push_back({static_cast<int>(cur.size()), threads, middleHeld(cur, length, threads), cur});
+  });
   std::stable_sort(out.begin(), out.end(), [](const Candidate& a, const Candidate& b) {
     return std::tie(a.passes, b.threads, a.held) < std::tie(b.passes, a.threads, b.held);
   });

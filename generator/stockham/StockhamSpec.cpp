@@ -1,6 +1,7 @@
 #include "generator/stockham/StockhamSpec.h"
 
 #include <algorithm>
+#include <functional>
 #include <stdexcept>
 
 #include "generator/core/JsonReader.h"
@@ -202,23 +203,14 @@ FactorCost factorizationCost(int n, const std::vector<int>& f, bool f64, bool r2
   return c;
 }
 
-std::vector<int> factorizeStockhamModel(int n, int maxRadix, int maxPrime, bool f64, bool r2cSplit) {
-  if (n <= 1) return {};
-  if (!isCoopSmooth(n, maxPrime)) return factorizeStockhamGreedy(n, maxRadix, maxPrime);  // throws naming the prime
-  const std::vector<int> radices = modelRadices(maxRadix, maxPrime);
-  std::vector<int> best, cur;
-  double bestScore = 0;
-  // Every multiset of radices with product n, largest first (the order the kernels run them).
+void forEachFactorization(int n, const std::vector<int>& radices, std::size_t maxFactors, const std::function<void(const std::vector<int>&)>& visit) {
+  std::vector<int> cur;
   auto rec = [&](auto&& self, int rest, std::size_t from) -> void {
     if (rest == 1) {
-      const FactorCost c = factorizationCost(n, cur, f64, r2cSplit);
-      if (best.empty() || c.score < bestScore - 1e-9) {
-        best = cur;
-        bestScore = c.score;
-      }
+      visit(cur);
       return;
     }
-    if (cur.size() >= 16) return;
+    if (cur.size() >= maxFactors) return;
     for (std::size_t i = from; i < radices.size(); ++i)
       if (rest % radices[i] == 0) {
         cur.push_back(radices[i]);
@@ -226,7 +218,23 @@ std::vector<int> factorizeStockhamModel(int n, int maxRadix, int maxPrime, bool 
         cur.pop_back();
       }
   };
-  rec(rec, n, 0);
+  if (n > 1) rec(rec, n, 0);
+}
+
+std::vector<int> factorizeStockhamModel(int n, int maxRadix, int maxPrime, bool f64, bool r2cSplit) {
+  if (n <= 1) return {};
+  if (!isCoopSmooth(n, maxPrime)) return factorizeStockhamGreedy(n, maxRadix, maxPrime);  // throws naming the prime
+  const std::vector<int> radices = modelRadices(maxRadix, maxPrime);
+  std::vector<int> best;
+  double bestScore = 0;
+  // Every multiset of radices with product n, largest first (the order the kernels run them).
+  forEachFactorization(n, radices, 16, [&](const std::vector<int>& f) {
+    const FactorCost c = factorizationCost(n, f, f64, r2cSplit);
+    if (best.empty() || c.score < bestScore - 1e-9) {
+      best = f;
+      bestScore = c.score;
+    }
+  });
   if (best.empty()) return factorizeStockhamGreedy(n, maxRadix, maxPrime);  // throws: no radix divides
   return best;
 }

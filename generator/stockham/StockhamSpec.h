@@ -3,6 +3,7 @@
 // f64 with rocFFT-style affine layouts (strides per dimension, distance,
 // offset), interleaved or planar, optional explicit factorization, and input
 // fusions (complex int8/int4 widened in the load, implicit zero padding).
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,9 @@ const std::vector<int>& stockhamRadices();
 // r2cSplit: the kernel fuses the r2c split into its last pass (StockhamPlan), which favours a small last radix.
 std::vector<int> factorizeStockham(int n, int maxRadix = 27, int maxPrime = 31, bool f64 = false, bool r2cSplit = false);
 std::vector<int> factorizeStockhamGreedy(int n, int maxRadix = 27, int maxPrime = 31);
+// Calls visit for every multiset of `radices` (given largest first) whose product is n, each largest first, with at
+// most maxFactors factors: the search of factorizeStockhamModel and of the long-FFT kernels (LongFftFactors.h).
+void forEachFactorization(int n, const std::vector<int>& radices, std::size_t maxFactors, const std::function<void(const std::vector<int>&)>& visit);
 std::vector<int> factorizeStockhamModel(int n, int maxRadix = 27, int maxPrime = 31, bool f64 = false, bool r2cSplit = false);
 // The cost model's view of one factorization (largest radix first) of a single-kernel length n.
 struct FactorCost {
