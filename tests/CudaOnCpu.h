@@ -59,11 +59,11 @@ inline uint2 make_uint2(unsigned a, unsigned b) { return {a, b}; }
 template <class T> inline T __ldg(const T* p) { return *p; }
 struct Dim { unsigned x = 0, y = 0, z = 0; };
 thread_local Dim threadIdx, blockIdx;
-Dim gridDim;
+Dim gridDim, blockDim;
 thread_local std::barrier<>* wf_bar = nullptr;
 thread_local std::barrier<>* wf_warp = nullptr;  // this thread's warp: warp-wide instructions meet here
-extern "C" void wf_set(void* bar, void* warp, unsigned tx, unsigned bx, unsigned gx) {
-  wf_bar = (std::barrier<>*)bar; wf_warp = (std::barrier<>*)warp; threadIdx.x = tx; blockIdx.x = bx; gridDim.x = gx;
+extern "C" void wf_set(void* bar, void* warp, unsigned tx, unsigned bx, unsigned gx, unsigned bdx) {
+  wf_bar = (std::barrier<>*)bar; wf_warp = (std::barrier<>*)warp; threadIdx.x = tx; blockIdx.x = bx; gridDim.x = gx; blockDim.x = bdx;
 }
 inline void __syncthreads() { wf_bar->arrive_and_wait(); }
 inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
@@ -369,6 +369,7 @@ inline float atomicAdd(float* p, float v) { return std::atomic_ref<float>(*p).fe
 #define __align__(n) __attribute__((aligned(n)))
 #define __launch_bounds__(...)
 #define __restrict__ __restrict
+#define __constant__ static const
 )";
 }
 
@@ -415,7 +416,7 @@ inline bool runKernelOnCpu(const std::string& source, const PlanKernel& k, std::
                            const std::string& dir, const std::map<std::string, long long>& params = {}) {
   using u64 = unsigned long long;
   typedef void (*KernelFn)(u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64);
-  typedef void (*SetFn)(void*, void*, unsigned, unsigned, unsigned);
+  typedef void (*SetFn)(void*, void*, unsigned, unsigned, unsigned, unsigned);
   for (const char* key : {"asm(", "asm volatile("})
     if (const auto at = source.find(key); at != std::string::npos) {
       const auto from = source.rfind('\n', at) + 1;
@@ -476,7 +477,8 @@ inline bool runKernelOnCpu(const std::string& source, const PlanKernel& k, std::
     std::vector<std::thread> th;
     for (int t = 0; t < k.blockX; ++t)
       th.emplace_back([&, t] {
-        set(&bar, warps[static_cast<std::size_t>(t / 32)].get(), static_cast<unsigned>(t), static_cast<unsigned>(bx), static_cast<unsigned>(blocks));
+        set(&bar, warps[static_cast<std::size_t>(t / 32)].get(), static_cast<unsigned>(t), static_cast<unsigned>(bx), static_cast<unsigned>(blocks),
+            static_cast<unsigned>(k.blockX));
         fn(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15]);
         exitFn();
       });

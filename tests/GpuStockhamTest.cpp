@@ -231,6 +231,28 @@ TEST_F(GpuStockham, CooperativePrimeRadices37To127) {
   runBodies("cooperative prime radices 37..127 (f64 29..127), all precisions, batch 3", cases);
 }
 
+// Session 24's kernels: cooperative primes computed whole by one thread, outputs stored pair by pair (f64 29..53, f32 /
+// f16 37..61: alone, twice and squared; 61^2 stays cooperative), both directions; f64 kernels of 257..512 threads at the
+// register target of two resident blocks (2401 on 343 threads, 2187, 2025, 3087, 1029, 1715); c2r of short halves on
+// one thread per FFT.
+TEST_F(GpuStockham, StreamedPrimesAndTwoBlockF64) {
+  std::vector<std::pair<std::string, std::string>> cases;
+  auto add = [&](const char* prec, int n, const char* dir) {
+    cases.push_back({fmt::format("c2c {} {} n={}", prec, dir, n), fmt::format(R"("precision": "{}", "length": {}, "direction": "{}")", prec, n, dir)});
+  };
+  int i = 0;
+  for (int p : {29, 31, 37, 41, 43, 47, 53})
+    for (int m : {1, 2, p}) add("f64", p * m, i++ % 2 ? "inverse" : "forward");
+  for (const char* prec : {"f32", "f16"})
+    for (int p : {37, 41, 43, 47, 53, 59, 61})
+      for (int m : {1, 2, p}) add(prec, p * m, i++ % 2 ? "inverse" : "forward");
+  // c2r of short halves at one thread per FFT (f32 to N = 116, f64 to 58).
+  for (int n : {4, 10, 20, 28, 36, 56, 100, 116}) cases.push_back(realCase("c2r", "f32", n));
+  for (int n : {4, 10, 20, 28, 44, 58}) cases.push_back(realCase("c2r", "f64", n));
+  for (int n : {2401, 2187, 2025, 3087, 1029, 1715, 343 * 2, 3125}) add("f64", n, i++ % 2 ? "inverse" : "forward");
+  runBodies("streamed primes, f64 at two blocks", cases);
+}
+
 // Quick check of what issue 16 changed (< 3 minutes on the H100): small lengths (staged I/O, thread
 // counts balanced over unequal radices), the prime radices, r2c/c2r fused and general paths, and
 // the new tuning switches at a batch where blocks loop over many groups.

@@ -87,6 +87,20 @@ std::vector<cdouble> stockhamPasses(const std::vector<int>& factors, const std::
   }
   return x;
 }
+
+// Generated CUDA made host C++ for tests/CudaOnCpu.h: f16 conversions that f32/f64 kernels never call, and the opaque
+// thread-index read (indexPerGroup) as a plain one.
+std::string cpuRunnableSource(std::string src) {
+  const std::string inc = "#include <cuda_fp16.h>";
+  if (const auto at = src.find(inc); at != std::string::npos)
+    src.replace(at, inc.size(),
+                "struct __half2 { unsigned short x, y; };\n"
+                "inline float2 __half22float2(__half2) { std::abort(); }\n"
+                "inline __half2 __floats2half2_rn(float, float) { std::abort(); }");
+  const std::string asmIndex = "asm volatile(\"mov.u32 %0, %%tid.x;\" : \"=r\"(t));";
+  if (const auto at = src.find(asmIndex); at != std::string::npos) src.replace(at, asmIndex.size(), "t = (int)threadIdx.x;");
+  return src;
+}
 }  // namespace
 
 TEST(Stockham, Factorization) {
@@ -1518,17 +1532,7 @@ TEST(Stockham, BluesteinConvolutionLengths) {
 // into planar output, in place. f32 / f64 only (the shim has no half type: cuda_fp16.h is swapped for stubs that are
 // never called). A kernel whose load skips the digit reversal is caught.
 TEST(Stockham, FusedPlaneKernelsRunOnTheCpu) {
-  auto cpuSource = [](std::string src) {
-    const std::string inc = "#include <cuda_fp16.h>";
-    if (const auto at = src.find(inc); at != std::string::npos)
-      src.replace(at, inc.size(),
-                  "struct __half2 { unsigned short x, y; };\n"
-                  "inline float2 __half22float2(__half2) { std::abort(); }\n"
-                  "inline __half2 __floats2half2_rn(float, float) { std::abort(); }");
-    const std::string asmIndex = "asm volatile(\"mov.u32 %0, %%tid.x;\" : \"=r\"(t));";
-    if (const auto at = src.find(asmIndex); at != std::string::npos) src.replace(at, asmIndex.size(), "t = (int)threadIdx.x;");
-    return src;
-  };
+  auto cpuSource = cpuRunnableSource;
   struct Case {
     std::string label, text;
   };
@@ -1617,13 +1621,7 @@ TEST(Stockham, LongFftSearchCandidatesAndChoice) {
     auto fs = makeStockhamSpec(parseStockhamSpecText(text, "cpu.json"));
     LaunchPlan lp = fs->emit(EmitTarget{"sm_90", nullptr}).plan;
     ASSERT_EQ(lp.sources.size(), 1u) << label;
-    std::string& src = lp.sources[0].text;
-    const std::string inc = "#include <cuda_fp16.h>";
-    if (const auto at = src.find(inc); at != std::string::npos)
-      src.replace(at, inc.size(), "struct __half2 { unsigned short x, y; };\ninline float2 __half22float2(__half2) { std::abort(); }\n"
-                                  "inline __half2 __floats2half2_rn(float, float) { std::abort(); }");
-    const std::string asmIndex = "asm volatile(\"mov.u32 %0, %%tid.x;\" : \"=r\"(t));";
-    if (const auto at = src.find(asmIndex); at != std::string::npos) src.replace(at, asmIndex.size(), "t = (int)threadIdx.x;");
+    lp.sources[0].text = cpuRunnableSource(lp.sources[0].text);
     const Check ck = test::runPlanOnCpu(*fs, lp, 2, 2300, "stockham-cpu", label, {});
     EXPECT_TRUE(ck.ok()) << label << ": error " << ck.error << " bound " << ck.bound << " unwritten " << ck.unwritten;
     EXPECT_GT(ck.checked, 0) << label;
@@ -1653,4 +1651,59 @@ TEST(Stockham, LongFftSearchCandidatesAndChoice) {
   EXPECT_EQ(sf.kernel.desc.factors, k.desc.factors);
   EXPECT_EQ(sf.kernel.geom.threadsPerFft, 500);
   EXPECT_EQ(k.twiddles, twiddleTable(k.desc.factors, k.desc.sign));
+}
+
+// Cooperative primes that one thread computes whole, outputs stored pair by pair (CoopRadix.h streamedPrimeLimit): where
+// the prime is the whole FFT, twice it (f64) or its square. Their generated CUDA run on the CPU against FFTW: f64's rolled
+// loop over output pairs (coefficients from a __constant__ row per pair) and f32's literal ones, staged and direct (37^2: the first
+// pass reads and the last pass writes global memory), twiddled second passes, both directions.
+TEST(Stockham, StreamedPrimePassesRunOnTheCpu) {
+  EXPECT_EQ(streamedPrime({37}, 37, true), 37);
+  EXPECT_EQ(streamedPrime({29, 2}, 58, true), 29);
+  EXPECT_EQ(streamedPrime({43, 43}, 1849, false), 43);
+  EXPECT_EQ(streamedPrime({37, 25}, 925, false), 0);   // the radix-25 pass would hold 50 values: cooperative
+  EXPECT_EQ(streamedPrime({67}, 67, false), 0);        // above the limit
+  EXPECT_EQ(streamedPrime({61, 61}, 3721, false), 0);  // 255 registers: slower than cooperative
+  EXPECT_EQ(streamedPrime({47, 2}, 94, true), 0);      // spills
+  EXPECT_EQ(streamedPrime({59, 2}, 118, false), 59);
+  EXPECT_EQ(streamedPrime({23}, 23, true), 0);         // a thread radix already
+  EXPECT_FALSE(streamsPass({37}, 37, 37, 0, true));    // no thread for the butterfly: cooperative
+  struct Case {
+    std::string label, text;
+  };
+  const std::vector<Case> cases = {
+      {"f64 37", R"({"name": "cpus1", "family": "stockham", "precision": "f64", "length": 37})"},
+      {"f64 58 = 29 x 2 inverse", R"({"name": "cpus2", "family": "stockham", "precision": "f64", "length": 58, "direction": "inverse"})"},
+      {"f64 1369 = 37^2", R"({"name": "cpus3", "family": "stockham", "precision": "f64", "length": 1369})"},
+      {"f32 1849 = 43^2 inverse", R"({"name": "cpus4", "family": "stockham", "precision": "f32", "length": 1849, "direction": "inverse"})"},
+  };
+  int n = 0;
+  for (const auto& c : cases) {
+    auto fs = makeStockhamSpec(parseStockhamSpecText(c.text, "cpu.json"));
+    LaunchPlan lp = fs->emit(EmitTarget{"sm_90", nullptr}).plan;
+    ASSERT_EQ(lp.sources.size(), 1u) << c.label;
+    ASSERT_NE(lp.sources[0].text.find("outputs stored pair by pair"), std::string::npos) << c.label << ": not streamed";
+    lp.sources[0].text = cpuRunnableSource(lp.sources[0].text);
+    const Check ck = test::runPlanOnCpu(*fs, lp, 3, 2400 + n++, "stockham-cpu", c.label, {});
+    EXPECT_TRUE(ck.ok()) << c.label << ": error " << ck.error << " bound " << ck.bound << " unwritten " << ck.unwritten;
+    EXPECT_GT(ck.checked, 0) << c.label;
+    std::printf("[stockham-cpu] %s: error %.2e (bound %.0e), unwritten %lld\n", c.label.c_str(), ck.error, ck.bound, ck.unwritten);
+  }
+  // The check can fail: the coefficients of pair k read from the row of pair k + 1 are caught.
+  auto fs = makeStockhamSpec(parseStockhamSpecText(cases[0].text, "cpu.json"));
+  LaunchPlan lp = fs->emit(EmitTarget{"sm_90", nullptr}).plan;
+  std::string& src = lp.sources[0].text;
+  src = cpuRunnableSource(src);
+  const std::string row = "wf_pairs37_fwd + (k - 1) * 18;";
+  const auto at = src.find(row);
+  ASSERT_NE(at, std::string::npos) << "the row of pair k's coefficients";
+  src.replace(at, row.size(), "wf_pairs37_fwd + k % 18 * 18;");
+  ::testing::TestPartResultArray failures;
+  Check mutated;
+  {
+    ::testing::ScopedFakeTestPartResultReporter reporter(::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
+    mutated = test::runPlanOnCpu(*fs, lp, 2, 2500, "stockham-cpu", "mutated: conjugate step", {});
+  }
+  EXPECT_GT(mutated.checked, 0) << "the mutated kernel did not run";
+  EXPECT_GT(mutated.error, mutated.bound) << "coefficients of the wrong pair must fail the check";
 }

@@ -41,6 +41,14 @@ inline int threadPrimeLimit(bool f64) { return f64 ? 23 : 31; }
 // 15717 = 3 x 13^2 x 31 0.41x, 5487 = 3 x 31 x 59 0.43x cuFFT).
 inline bool isCoopRadix(int r, int maxPrime) { return r > maxPrime && r <= kMaxCoopRadix && isPrimeNumber(r); }
 
+// The largest cooperative prime that one thread still computes whole where its pass gives each thread one butterfly
+// (StockhamEmitter streamedPass, Geometry.cpp streamedPrime): the R inputs folded into (R - 1) / 2 sums and
+// differences in registers, then each output pair computed with constant coefficients and stored at once, so a thread
+// holds about R values, not the 2R of Butterfly.h's form (which spilled from f64 29 on), and reads no coefficient
+// table. Where the pass is the whole FFT or nearly (f64 29..53, 2 x 29; f32 37^2, 43^2), the cooperative pass's
+// table reads and three barriers ran 0.38-0.78x cuFFT (H100, session 24; Geometry.cpp streamedPrime).
+inline int streamedPrimeLimit(bool f64) { return f64 ? 53 : 61; }
+
 struct CoopShape {
   int pairs = 1;   // G: output pairs per work item
   int groups = 1;  // ceil(h / G) items per butterfly

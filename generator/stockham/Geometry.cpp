@@ -80,8 +80,13 @@ int residentBlocksPerSm(int threads, int registers, long long sharedBytes, const
 // blocks of 256 threads, where 64 gave f32 18000 / 18750 1.11x / 1.10x, f16 32768 / 524288 1.06x / 1.08x, f32 2^21
 // 1.04x (H100, bench --ab register_target 64, session 20). Where ptxas would spill, SpillFree.cpp relaxes the target
 // one level of resident blocks at a time.
-int defaultRegisterTarget(int threads, bool f64) {
+// f64 blocks of 257..512 threads: as many registers as leave two blocks resident (at 128, one: f64 2401 on 343 threads
+// 0.68x -> 0.94x cuFFT on the H100, 0.63x -> 0.88x on the H200; 2187 0.76x -> 0.88x, 2025 0.80x -> 0.93x, 1029 0.82x ->
+// 0.93x on the H200; bench sweep A/B, session 24). Not column tiles (columnTile: f64 2^19..2^23's 512-thread column
+// kernels keep one block; not measured at two).
+int defaultRegisterTarget(int threads, bool f64, bool columnTile) {
   const int warpThreads = (threads + 31) / 32 * 32;
+  if (f64 && !columnTile && warpThreads > 256 && warpThreads <= 512) return registerTargetForBlocks(threads, 2);
   return f64 ? std::min(128, 65536 / warpThreads) : 65536 / (warpThreads * ((1024 + warpThreads - 1) / warpThreads));
 }
 
@@ -97,23 +102,41 @@ std::vector<int> relaxedRegisterTargets(int threads, int target) {
   return targets;
 }
 
+int streamedPrime(const std::vector<int>& factors, int length, bool f64) {
+  if (factors.empty()) return 0;
+  const int R = *std::max_element(factors.begin(), factors.end());
+  if (!isCoopRadix(R, threadPrimeLimit(f64)) || R > streamedPrimeLimit(f64)) return 0;
+  const int m = length / R;
+  // f32 61^2 on 61 threads at 255 registers ran 1.07x against 1.23x cooperative (H100, session 24); f64 2 x 47 and
+  // 2 x 53 spill 40 / 112 bytes at 255 registers (ran 1.32x / 1.12x faster than cooperative all the same, but a
+  // default kernel does not spill).
+  return m == 1 || (m == 2 && (!f64 || R <= 43)) || (m == R && (f64 || R <= 59)) ? R : 0;
+}
+
+bool streamsPass(const std::vector<int>& factors, int length, int R, int threads, bool f64) {
+  return R == streamedPrime(factors, length, f64) && length / R <= threads;
+}
+
 int heldValues(const std::vector<int>& factors, int length, int threads, bool f64) {
   int held = 1;
   for (int R : factors)
-    held = std::max(held, isCoopRadix(R, threadPrimeLimit(f64)) ? coopShape(R, length, threads).held() : (length / R + threads - 1) / threads * R);
+    held = std::max(held, isCoopRadix(R, threadPrimeLimit(f64)) && !streamsPass(factors, length, R, threads, f64)
+                              ? coopShape(R, length, threads).held()
+                              : (length / R + threads - 1) / threads * R);
   return held;
 }
 
 // The largest radix a thread holds whole: a cooperative radix (CoopRadix.h) counts as the values
-// its pass aims to leave per thread.
-int threadRadix(const std::vector<int>& factors, bool f64) {
+// its pass aims to leave per thread, unless the kernel streams it (streamedPrime).
+int threadRadix(const std::vector<int>& factors, int length, bool f64) {
+  const int streamed = streamedPrime(factors, length, f64);
   int rmax = 1;
-  for (int r : factors) rmax = std::max(rmax, isCoopRadix(r, threadPrimeLimit(f64)) ? kCoopHeldValues : r);
+  for (int r : factors) rmax = std::max(rmax, isCoopRadix(r, threadPrimeLimit(f64)) && r != streamed ? kCoopHeldValues : r);
   return rmax;
 }
 
 int balancedThreadsPerFft(const std::vector<int>& factors, int length, bool f64, int maxThreadsPerFft) {
-  const int rmax = threadRadix(factors, f64);
+  const int rmax = threadRadix(factors, length, f64);
   int T = std::max(1, std::min(maxThreadsPerFft, length / rmax));
   // One butterfly of the largest radix per thread leaves a smaller radix several butterflies per
   // thread: 17 x 19 on 17 threads holds 2 x 17 values in the radix-17 pass (the second iteration
@@ -132,7 +155,7 @@ int balancedThreadsPerFft(const std::vector<int>& factors, int length, bool f64,
 KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   KernelGeometry g;
   const int L = d.length;
-  const int rmax = threadRadix(d.factors, d.f64);
+  const int rmax = threadRadix(d.factors, L, d.f64);
   g.fftMajorLoad = isColumnTiled(d.in);
   g.fftMajorStore = isColumnTiled(d.out);
   const int cb = complexBytes(d.f64);
@@ -175,6 +198,10 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   // (Not for a Bluestein convolution kernel: its two halves at 32 values per thread took 169 registers
   // at 8192, against 102 at 512 threads.)
   if (!d.f64 && !halfStorage && d.fuse == Fuse::None && !d.convolve && tu.threadsPerFft == 0 && T > 256 && T % 256 == 0 && L / 256 <= 32) T = 256;
+  // c2r of a short complex half (the merge fused into the first read): one thread per FFT, every value in its registers
+  // (H200, bench sweep A/B, session 24, f32: c2r 28 0.59x -> 0.96x cuFFT, 36 0.72x -> 1.07x, 60 0.94x -> 1.47x, 100
+  // 0.68x -> 0.94x, 116 1.07x -> 1.31x; c2r 124, 62 values, fell to 0.47x and keeps its threads; r2c lost as often).
+  if (d.fuse == Fuse::C2RPre && tu.threadsPerFft == 0 && !columns && L * (d.f64 ? 2 : 1) <= 58) T = 1;
   int F = std::max(1, blockThreads / T);
   int smemCap = 72 * 1024;
   if (columns) {
@@ -213,7 +240,7 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   g.fftsPerBlock = F;
   const int flat = F * g.smemStride;
   g.sharedBytes = (flat + (g.padShift ? (flat - 1) >> g.padShift : 0)) * cb;
-  g.registerTarget = defaultRegisterTarget(T * F, d.f64);
+  g.registerTarget = defaultRegisterTarget(T * F, d.f64, columns);
   if (tu.registerTarget > 0) g.registerTarget = tu.registerTarget;
   // The first pass reads its butterfly inputs straight from global memory and the last
   // pass writes its outputs straight back (coalesced along the FFT), saving a trip
@@ -227,8 +254,9 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   const int lastRun = d.factors.empty() ? 0 : std::min(T, L / d.factors.back()) * storageBytes(d.out.storage);
   // A cooperative pass reads and writes shared memory only (CoopRadix.h).
   const int maxPrime = threadPrimeLimit(d.f64);
-  const bool coopFirst = !d.factors.empty() && isCoopRadix(d.factors.front(), maxPrime);
-  const bool coopLast = !d.factors.empty() && isCoopRadix(d.factors.back(), maxPrime);
+  auto coop = [&](int R) { return isCoopRadix(R, maxPrime) && !streamsPass(d.factors, L, R, T, d.f64); };
+  const bool coopFirst = !d.factors.empty() && coop(d.factors.front());
+  const bool coopLast = !d.factors.empty() && coop(d.factors.back());
   // Fused axes load staged: the load's digit reversal is a shared-memory permutation.
   g.directLoad = !d.factors.empty() && !coopFirst && !g.fftMajorLoad && d.fuse != Fuse::C2RPre && d.axes.size() < 2 && tu.directLoad != 0 &&
                  (tu.directLoad == 1 || firstRun >= kMinDirectRunBytes);

@@ -162,6 +162,7 @@ class Emitter {
     if (g_.indexPerGroup) file.push_back(raw(threadIndex));
     file.push_back(raw(unpackers));
     for (const auto& [name, t] : coopTables_) file.push_back(raw(t.second));
+    for (const auto& [name, t] : constTables_) file.push_back(raw(t));
     for (auto& n : {raw(""), fn}) file.push_back(n);
     k.source = print(unit(file));
     return k;
@@ -669,6 +670,20 @@ class Emitter {
     return t + "};";
   }
 
+  // The coefficients of a streamed prime's output pairs (streamedPass, f64): row k - 1 holds W^(jk), j = 1..h, as
+  // (cos 2 pi jk / R, sign sin 2 pi jk / R).
+  std::string pairTableName(int R, int sign) const { return fmt::format("wf_pairs{}_{}", R, sign < 0 ? "fwd" : "inv"); }
+  std::string pairTable(int R, int sign) const {
+    const int h = (R - 1) / 2;
+    std::string t = fmt::format("__constant__ {} {}[{}] = {{", cT_, pairTableName(R, sign), h * h);
+    for (int k = 1; k <= h; ++k)
+      for (int j = 1; j <= h; ++j) {
+        const double a = 2.0 * M_PI * static_cast<double>((static_cast<long long>(j) * k) % R) / R;
+        t += fmt::format("{}{{{:.17e}, {:.17e}}}", k + j > 2 ? ", " : "", std::cos(a), sign * std::sin(a));
+      }
+    return t + "};";
+  }
+
   // A prime radix 37..127 computed by several threads per butterfly (CoopRadix.h): fold, items of G
   // output pairs in a rolled loop over the inputs, then the outputs to their Stockham slots.
   NodePtr coopPass(int p, long long ns) const {
@@ -776,8 +791,160 @@ class Emitter {
     return block(st);
   }
 
+  // Destination of output r of the butterfly whose base (and, where padded, pb) the caller declared: its Stockham slot.
+  NodePtr outputSlot(int R, long long ns, int r) const {
+    const int G = 1 << g_.padShift;
+    const bool padded = g_.padShift > 0;
+    const bool writeSmall = !padded || (G % ns == 0 && ((ns * R) % G == 0 || G % (ns * R) == 0));  // pad(b + r ns) = pad(b) + r ns + r ns / G
+    const bool writeLarge = padded && ns % G == 0;                                                 // pad(b + r ns) = pad(b) + r (ns + ns / G)
+    return writeSmall   ? index(var("smem_all"), bin("+", var("pb"), lit(r * ns + (padded ? (r * ns) / G : 0))))
+           : writeLarge ? index(var("smem_all"), bin("+", var("pb"), lit(r * (ns + ns / G))))
+                        : shared("fbase", bin("+", var("base"), lit(static_cast<long long>(r) * ns)));
+  }
+  // outputSlot for a run-time r.
+  NodePtr outputSlotAt(int R, long long ns, const NodePtr& r) const {
+    const int G = 1 << g_.padShift;
+    const bool padded = g_.padShift > 0;
+    const bool writeSmall = !padded || (G % ns == 0 && ((ns * R) % G == 0 || G % (ns * R) == 0));
+    const bool writeLarge = padded && ns % G == 0;
+    NodePtr rns = bin("*", r, lit(ns));
+    return writeSmall   ? index(var("smem_all"), bin("+", var("pb"), padded ? bin("+", rns, bin("/", rns, lit(G))) : rns))
+           : writeLarge ? index(var("smem_all"), bin("+", var("pb"), bin("*", r, lit(ns + ns / G))))
+                        : shared("fbase", bin("+", var("base"), rns));
+  }
+  bool slotNeedsPb(int R, long long ns) const {
+    const int G = 1 << g_.padShift;
+    const bool padded = g_.padShift > 0;
+    return !padded || (G % ns == 0 && ((ns * R) % G == 0 || G % (ns * R) == 0)) || (padded && ns % G == 0);
+  }
+
+  // A cooperative prime computed whole by one thread per butterfly (CoopRadix.h streamedPrimeLimit): the inputs, times
+  // their twiddles, folded into a_j = x_j + x_{R-j}, b_j = x_j - x_{R-j} (Butterfly.h's symmetric form) and held across
+  // the pass's barrier; then each output pair y_k, y_{R-k} from constant coefficients, stored as soon as it is computed.
+  NodePtr streamedPass(int p, long long ns) const {
+    const int R = d_.factors[p], L = d_.length, T = g_.threadsPerFft;
+    const int butterflies = L / R, h = (R - 1) / 2;
+    if (butterflies > T) throw std::logic_error("streamed prime pass with more butterflies than threads");
+    const bool lastDirect = directOut_ && lastPass(p);
+    std::vector<NodePtr> st{comment(fmt::format("pass {}: radix {}, one butterfly per thread, outputs stored pair by pair, {} butterflies, sub-transforms {} -> {}",
+                                                p, R, butterflies, ns, ns * R))};
+    const bool guard = T > butterflies;
+    auto guarded = [&](std::vector<NodePtr> b) { return guard ? ifStmt(bin("<", var("t"), lit(butterflies)), block(std::move(b))) : block(std::move(b)); };
+    // fold
+    std::vector<NodePtr> in;
+    std::vector<NodePtr> ops;
+    AstComplexOps ac{ops, d_.f64};
+    std::vector<AstComplexOps::C> xs = butterflyInputs(in, p, ns, "", var("t"));
+    std::vector<AstComplexOps::C> a, b;
+    AstComplexOps::C sum = xs[0];
+    for (int j = 1; j <= h; ++j) {
+      a.push_back(ac.add(xs[j], xs[R - j]));
+      b.push_back(ac.sub(xs[j], xs[R - j]));
+      sum = ac.add(sum, a.back());
+    }
+    for (auto& o : ops) in.push_back(o);
+    ops.clear();
+    // Held across the barrier in registers: x0, the sum y0, a_j, b_j (constant indices only).
+    auto held = [&](const std::string& n, int i) { return index(var(n), lit(i)); };
+    auto heldC = [&](const std::string& n, int i) { return AstComplexOps::C{member(held(n, i), "x"), member(held(n, i), "y")}; };
+    std::vector<NodePtr> out;
+    if (!lastDirect) {
+      st.push_back(declArray(cT_, "fa", h + 1));  // fa[0] = x0, fa[j] = a_j
+      st.push_back(declArray(cT_, "fb", h + 1));  // fb[0] = y0, fb[j] = b_j
+      in.push_back(assign(held("fa", 0), mk(xs[0].re, xs[0].im)));
+      in.push_back(assign(held("fb", 0), mk(sum.re, sum.im)));
+      for (int j = 1; j <= h; ++j) {
+        in.push_back(assign(held("fa", j), mk(a[j - 1].re, a[j - 1].im)));
+        in.push_back(assign(held("fb", j), mk(b[j - 1].re, b[j - 1].im)));
+      }
+      st.push_back(guarded(std::move(in)));
+      st.push_back(exprStmt(call("__syncthreads", {})));
+      xs[0] = heldC("fa", 0);
+      sum = heldC("fb", 0);
+      for (int j = 1; j <= h; ++j) {
+        a[j - 1] = heldC("fa", j);
+        b[j - 1] = heldC("fb", j);
+      }
+      out.push_back(decl("const int", "j", var("t")));
+      NodePtr base = ns == 1 ? bin("*", var("j"), lit(R)) : bin("+", bin("*", bin("/", var("j"), lit(ns)), lit(ns * R)), bin("%", var("j"), lit(ns)));
+      out.push_back(decl("const int", "base", base));
+      if (slotNeedsPb(R, ns)) out.push_back(decl("const int", "pb", call("wf_pad", {bin("+", var("fbase"), var("base"))})));
+    } else {
+      out = std::move(in);
+    }
+    // y_r stored: to its Stockham slot, or (a direct last pass) to element j + r ns of the FFT
+    auto put = [&](int r, const AstComplexOps::C& y) {
+      if (!lastDirect) {
+        out.push_back(assign(outputSlot(R, ns, r), mk(y.re, y.im)));
+        return;
+      }
+      if (d_.outDropFrom >= 0 && static_cast<long long>(r) * ns >= d_.outDropFrom) return;
+      std::vector<NodePtr> v{decl(cT_, "v", mk(y.re, y.im))};
+      for (auto& s : storeElement(bin("+", var("j"), lit(static_cast<long long>(r) * ns)), "aout")) v.push_back(s);
+      out.push_back(ifStmt(var("live"), block(v)));
+    };
+    put(0, sum);
+    if (d_.f64) {
+      // f64: a rolled loop over the pairs (the unrolled form, every pair's coefficients literals, took 255 registers and
+      // spilled from 31 on), the coefficients W^(jk) of pair k read from a __constant__ table row: k is the same in every
+      // lane, so each read is one broadcast.
+      const std::string table = pairTableName(R, stageSign());
+      constTables_[table] = pairTable(R, stageSign());
+      std::vector<NodePtr> loop{decl("const " + cT_ + "*", "cw", bin("+", var(table), bin("*", bin("-", var("k"), lit(1)), lit(h))))};
+      loop.push_back(decl(rT_, "ar", xs[0].re));
+      loop.push_back(decl(rT_, "ai", xs[0].im));
+      loop.push_back(decl(rT_, "br", ac.num(0)));
+      loop.push_back(decl(rT_, "bi", ac.num(0)));
+      for (int j = 1; j <= h; ++j) {
+        const std::string c = fmt::format("c{}", j);
+        loop.push_back(decl("const " + cT_, c, index(var("cw"), lit(j - 1))));
+        loop.push_back(assign(var("ar"), bin("*", member(var(c), "x"), a[j - 1].re), "+="));
+        loop.push_back(assign(var("ai"), bin("*", member(var(c), "x"), a[j - 1].im), "+="));
+        loop.push_back(assign(var("br"), bin("*", member(var(c), "y"), b[j - 1].re), "+="));
+        loop.push_back(assign(var("bi"), bin("*", member(var(c), "y"), b[j - 1].im), "+="));
+      }
+      auto store = [&](const NodePtr& r, NodePtr re, NodePtr im) {
+        if (!lastDirect) {
+          loop.push_back(assign(outputSlotAt(R, ns, r), mk(std::move(re), std::move(im))));
+          return;
+        }
+        std::vector<NodePtr> v{decl(cT_, "v", mk(std::move(re), std::move(im)))};
+        NodePtr at = bin("+", var("j"), bin("*", r, lit(ns)));
+        for (auto& s : storeElement(at, "aout")) v.push_back(s);
+        NodePtr cond = var("live");
+        if (d_.outDropFrom >= 0) cond = bin("&&", cond, bin("<", at, lit(d_.outDropFrom)));
+        loop.push_back(ifStmt(cond, block(v)));
+      };
+      store(var("k"), bin("-", var("ar"), var("bi")), bin("+", var("ai"), var("br")));
+      store(bin("-", lit(R), var("k")), bin("+", var("ar"), var("bi")), bin("-", var("ai"), var("br")));
+      out.push_back(raw("#pragma unroll 1"));
+      out.push_back(forLoop(decl("int", "k", lit(1)), bin("<=", var("k"), lit(h)), assign(var("k"), lit(1), "+="), block(loop)));
+    }
+    for (int k = 1; k <= h && !d_.f64; ++k) {
+      AstComplexOps::C A = xs[0], B{};
+      bool haveB = false;
+      for (int j = 1; j <= h; ++j) {
+        const double ang = 2.0 * M_PI * ((static_cast<long long>(j) * k) % R) / R;
+        A = ac.add(A, ac.scale(a[j - 1], std::cos(ang)));
+        AstComplexOps::C t = ac.scale(b[j - 1], stageSign() * std::sin(ang));
+        B = haveB ? ac.add(B, t) : t;
+        haveB = true;
+      }
+      const AstComplexOps::C iB = ac.mulI(B);
+      const AstComplexOps::C yk = ac.add(A, iB), ym = ac.sub(A, iB);
+      for (auto& o : ops) out.push_back(o);
+      ops.clear();
+      put(k, yk);
+      put(R - k, ym);
+    }
+    st.push_back(guarded(std::move(out)));
+    if (!lastDirect) st.push_back(exprStmt(call("__syncthreads", {})));
+    return block(st);
+  }
+
   NodePtr pass(int p, long long ns) const {
-    if (isCoopRadix(d_.factors[p], threadPrimeLimit(d_.f64))) return coopPass(p, ns);
+    if (isCoopRadix(d_.factors[p], threadPrimeLimit(d_.f64)))
+      return streamsPass(d_.factors, d_.length, d_.factors[p], g_.threadsPerFft, d_.f64) ? streamedPass(p, ns) : coopPass(p, ns);
     const int R = d_.factors[p], L = d_.length, T = g_.threadsPerFft;
     const int butterflies = L / R, iters = (butterflies + T - 1) / T;
     const bool lastDirect = directOut_ && lastPass(p);
@@ -893,6 +1060,8 @@ class Emitter {
   int NT_ = 1;
   // The cooperative passes' constants: name -> (radix, __constant__ definition).
   mutable std::map<std::string, std::pair<int, std::string>> coopTables_;
+  // Tables read in place from __constant__ memory (every lane the same entry): name -> definition.
+  mutable std::map<std::string, std::string> constTables_;
 };
 
 }  // namespace

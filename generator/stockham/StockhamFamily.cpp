@@ -89,6 +89,14 @@ class StockhamFamilySpec : public FamilySpec {
           const int R = d.factors[p], butterflies = d.length / R;
           int loads = 0;
           for (int r = 1; r < R && passTwiddled(d.axes, ns); ++r) loads += twiddleLoaded(r, g.deriveTwiddles);
+          if (isCoopRadix(R, threadPrimeLimit(d.f64)) && streamsPass(d.factors, d.length, R, T, d.f64)) {
+            o += fmt::format("  pass {}: radix {} as one thread's butterfly, outputs stored pair by pair, sub-transforms {} -> {}, {} butterflies, 1 per thread; "
+                             "reads {}, writes {}; {} twiddle loads per butterfly\n",
+                             p, R, ns, ns * R, butterflies, p == 0 && g.directLoad ? "global" : "shared",
+                             p + 1 == d.factors.size() && g.directStore ? "global" : "shared", loads);
+            ns *= R;
+            continue;
+          }
           if (isCoopRadix(R, threadPrimeLimit(d.f64))) {
             const CoopShape cs = coopShape(R, d.length, T);
             o += fmt::format("  pass {}: radix {} cooperatively, sub-transforms {} -> {}, {} butterflies x {} items of {} output pairs, {} items per thread; "
