@@ -791,31 +791,35 @@ class Emitter {
     return block(st);
   }
 
-  // Destination of output r of the butterfly whose base (and, where padded, pb) the caller declared: its Stockham slot.
-  NodePtr outputSlot(int R, long long ns, int r) const {
+  // How a pass addresses its outputs' Stockham slots base(b) + r ns in padded shared memory: from pb = pad(fbase + base)
+  // by a constant per r where the padding allows it, else through wf_pad per output.
+  struct SlotForm {
+    bool small = false;  // pad(b + r ns) = pad(b) + r ns + r ns / G
+    bool large = false;  // pad(b + r ns) = pad(b) + r (ns + ns / G)
+    bool needsPb() const { return small || large; }
+  };
+  SlotForm slotForm(int R, long long ns) const {
     const int G = 1 << g_.padShift;
     const bool padded = g_.padShift > 0;
-    const bool writeSmall = !padded || (G % ns == 0 && ((ns * R) % G == 0 || G % (ns * R) == 0));  // pad(b + r ns) = pad(b) + r ns + r ns / G
-    const bool writeLarge = padded && ns % G == 0;                                                 // pad(b + r ns) = pad(b) + r (ns + ns / G)
-    return writeSmall   ? index(var("smem_all"), bin("+", var("pb"), lit(r * ns + (padded ? (r * ns) / G : 0))))
-           : writeLarge ? index(var("smem_all"), bin("+", var("pb"), lit(r * (ns + ns / G))))
-                        : shared("fbase", bin("+", var("base"), lit(static_cast<long long>(r) * ns)));
+    return {!padded || (G % ns == 0 && ((ns * R) % G == 0 || G % (ns * R) == 0)), padded && ns % G == 0};
+  }
+  // Destination of output r of the butterfly whose base (and, where slotForm needs it, pb) the caller declared.
+  NodePtr outputSlot(int R, long long ns, int r) const {
+    const SlotForm f = slotForm(R, ns);
+    const int G = 1 << g_.padShift;
+    const bool padded = g_.padShift > 0;
+    return f.small   ? index(var("smem_all"), bin("+", var("pb"), lit(r * ns + (padded ? (r * ns) / G : 0))))
+           : f.large ? index(var("smem_all"), bin("+", var("pb"), lit(r * (ns + ns / G))))
+                     : shared("fbase", bin("+", var("base"), lit(static_cast<long long>(r) * ns)));
   }
   // outputSlot for a run-time r.
   NodePtr outputSlotAt(int R, long long ns, const NodePtr& r) const {
+    const SlotForm f = slotForm(R, ns);
     const int G = 1 << g_.padShift;
-    const bool padded = g_.padShift > 0;
-    const bool writeSmall = !padded || (G % ns == 0 && ((ns * R) % G == 0 || G % (ns * R) == 0));
-    const bool writeLarge = padded && ns % G == 0;
     NodePtr rns = bin("*", r, lit(ns));
-    return writeSmall   ? index(var("smem_all"), bin("+", var("pb"), padded ? bin("+", rns, bin("/", rns, lit(G))) : rns))
-           : writeLarge ? index(var("smem_all"), bin("+", var("pb"), bin("*", r, lit(ns + ns / G))))
-                        : shared("fbase", bin("+", var("base"), rns));
-  }
-  bool slotNeedsPb(int R, long long ns) const {
-    const int G = 1 << g_.padShift;
-    const bool padded = g_.padShift > 0;
-    return !padded || (G % ns == 0 && ((ns * R) % G == 0 || G % (ns * R) == 0)) || (padded && ns % G == 0);
+    return f.small   ? index(var("smem_all"), bin("+", var("pb"), g_.padShift > 0 ? bin("+", rns, bin("/", rns, lit(G))) : rns))
+           : f.large ? index(var("smem_all"), bin("+", var("pb"), bin("*", r, lit(ns + ns / G))))
+                     : shared("fbase", bin("+", var("base"), rns));
   }
 
   // A cooperative prime computed whole by one thread per butterfly (CoopRadix.h streamedPrimeLimit): the inputs, times
@@ -868,22 +872,26 @@ class Emitter {
       out.push_back(decl("const int", "j", var("t")));
       NodePtr base = ns == 1 ? bin("*", var("j"), lit(R)) : bin("+", bin("*", bin("/", var("j"), lit(ns)), lit(ns * R)), bin("%", var("j"), lit(ns)));
       out.push_back(decl("const int", "base", base));
-      if (slotNeedsPb(R, ns)) out.push_back(decl("const int", "pb", call("wf_pad", {bin("+", var("fbase"), var("base"))})));
+      if (slotForm(R, ns).needsPb()) out.push_back(decl("const int", "pb", call("wf_pad", {bin("+", var("fbase"), var("base"))})));
     } else {
       out = std::move(in);
     }
-    // y_r stored: to its Stockham slot, or (a direct last pass) to element j + r ns of the FFT
-    auto put = [&](int r, const AstComplexOps::C& y) {
+    // y stored as output r (a literal, or the pair loop's k where rIndex is given): to its Stockham slot, or (a direct
+    // last pass) to element j + r ns of the FFT.
+    auto put = [&](std::vector<NodePtr>& to, int r, const NodePtr& rIndex, NodePtr re, NodePtr im) {
       if (!lastDirect) {
-        out.push_back(assign(outputSlot(R, ns, r), mk(y.re, y.im)));
+        to.push_back(assign(rIndex ? outputSlotAt(R, ns, rIndex) : outputSlot(R, ns, r), mk(std::move(re), std::move(im))));
         return;
       }
-      if (d_.outDropFrom >= 0 && static_cast<long long>(r) * ns >= d_.outDropFrom) return;
-      std::vector<NodePtr> v{decl(cT_, "v", mk(y.re, y.im))};
-      for (auto& s : storeElement(bin("+", var("j"), lit(static_cast<long long>(r) * ns)), "aout")) v.push_back(s);
-      out.push_back(ifStmt(var("live"), block(v)));
+      if (!rIndex && d_.outDropFrom >= 0 && static_cast<long long>(r) * ns >= d_.outDropFrom) return;
+      NodePtr at = bin("+", var("j"), rIndex ? bin("*", rIndex, lit(ns)) : lit(static_cast<long long>(r) * ns));
+      std::vector<NodePtr> v{decl(cT_, "v", mk(std::move(re), std::move(im)))};
+      for (auto& s : storeElement(at, "aout")) v.push_back(s);
+      NodePtr cond = var("live");
+      if (rIndex && d_.outDropFrom >= 0) cond = bin("&&", cond, bin("<", at, lit(d_.outDropFrom)));
+      to.push_back(ifStmt(cond, block(v)));
     };
-    put(0, sum);
+    put(out, 0, nullptr, sum.re, sum.im);
     if (d_.f64) {
       // f64: a rolled loop over the pairs (the unrolled form, every pair's coefficients literals, took 255 registers and
       // spilled from 31 on), the coefficients W^(jk) of pair k read from a __constant__ table row: k is the same in every
@@ -903,39 +911,29 @@ class Emitter {
         loop.push_back(assign(var("br"), bin("*", member(var(c), "y"), b[j - 1].re), "+="));
         loop.push_back(assign(var("bi"), bin("*", member(var(c), "y"), b[j - 1].im), "+="));
       }
-      auto store = [&](const NodePtr& r, NodePtr re, NodePtr im) {
-        if (!lastDirect) {
-          loop.push_back(assign(outputSlotAt(R, ns, r), mk(std::move(re), std::move(im))));
-          return;
-        }
-        std::vector<NodePtr> v{decl(cT_, "v", mk(std::move(re), std::move(im)))};
-        NodePtr at = bin("+", var("j"), bin("*", r, lit(ns)));
-        for (auto& s : storeElement(at, "aout")) v.push_back(s);
-        NodePtr cond = var("live");
-        if (d_.outDropFrom >= 0) cond = bin("&&", cond, bin("<", at, lit(d_.outDropFrom)));
-        loop.push_back(ifStmt(cond, block(v)));
-      };
-      store(var("k"), bin("-", var("ar"), var("bi")), bin("+", var("ai"), var("br")));
-      store(bin("-", lit(R), var("k")), bin("+", var("ar"), var("bi")), bin("-", var("ai"), var("br")));
+      put(loop, 0, var("k"), bin("-", var("ar"), var("bi")), bin("+", var("ai"), var("br")));
+      put(loop, 0, bin("-", lit(R), var("k")), bin("+", var("ar"), var("bi")), bin("-", var("ai"), var("br")));
       out.push_back(raw("#pragma unroll 1"));
       out.push_back(forLoop(decl("int", "k", lit(1)), bin("<=", var("k"), lit(h)), assign(var("k"), lit(1), "+="), block(loop)));
-    }
-    for (int k = 1; k <= h && !d_.f64; ++k) {
-      AstComplexOps::C A = xs[0], B{};
-      bool haveB = false;
-      for (int j = 1; j <= h; ++j) {
-        const double ang = 2.0 * M_PI * ((static_cast<long long>(j) * k) % R) / R;
-        A = ac.add(A, ac.scale(a[j - 1], std::cos(ang)));
-        AstComplexOps::C t = ac.scale(b[j - 1], stageSign() * std::sin(ang));
-        B = haveB ? ac.add(B, t) : t;
-        haveB = true;
+    } else {
+      // f32: every pair unrolled, its coefficients literals.
+      for (int k = 1; k <= h; ++k) {
+        AstComplexOps::C A = xs[0], B{};
+        bool haveB = false;
+        for (int j = 1; j <= h; ++j) {
+          const double ang = 2.0 * M_PI * ((static_cast<long long>(j) * k) % R) / R;
+          A = ac.add(A, ac.scale(a[j - 1], std::cos(ang)));
+          AstComplexOps::C t = ac.scale(b[j - 1], stageSign() * std::sin(ang));
+          B = haveB ? ac.add(B, t) : t;
+          haveB = true;
+        }
+        const AstComplexOps::C iB = ac.mulI(B);
+        const AstComplexOps::C yk = ac.add(A, iB), ym = ac.sub(A, iB);
+        for (auto& o : ops) out.push_back(o);
+        ops.clear();
+        put(out, k, nullptr, yk.re, yk.im);
+        put(out, R - k, nullptr, ym.re, ym.im);
       }
-      const AstComplexOps::C iB = ac.mulI(B);
-      const AstComplexOps::C yk = ac.add(A, iB), ym = ac.sub(A, iB);
-      for (auto& o : ops) out.push_back(o);
-      ops.clear();
-      put(k, yk);
-      put(R - k, ym);
     }
     st.push_back(guarded(std::move(out)));
     if (!lastDirect) st.push_back(exprStmt(call("__syncthreads", {})));
@@ -949,10 +947,6 @@ class Emitter {
     const int butterflies = L / R, iters = (butterflies + T - 1) / T;
     const bool lastDirect = directOut_ && lastPass(p);
     if (lastDirect && d_.fuse == Fuse::R2CPost) return splitPass(p, ns);
-    const bool padded = g_.padShift > 0;
-    const int G = 1 << g_.padShift;
-    const bool writeSmall = !padded || (G % ns == 0 && ((ns * R) % G == 0 || G % (ns * R) == 0));  // pad(b + r ns) = pad(b) + r ns + r ns / G
-    const bool writeLarge = padded && ns % G == 0;                                                 // pad(b + r ns) = pad(b) + r (ns + ns / G)
     std::vector<NodePtr> st{comment(fmt::format("pass {}{}: radix {}, {} butterflies, sub-transforms {} -> {}", p, d_.convolve ? (stage_ ? " (inverse)" : " (forward)") : "", R,
                                                 butterflies, ns, ns * R))};
     st.push_back(declArray(cT_, "x", iters * R));
@@ -987,13 +981,8 @@ class Emitter {
       NodePtr j = var("j");
       NodePtr base = ns == 1 ? bin("*", j, lit(R)) : bin("+", bin("*", bin("/", j, lit(ns)), lit(ns * R)), bin("%", j, lit(ns)));
       w.push_back(decl("const int", "base", base));
-      if (writeSmall || writeLarge) w.push_back(decl("const int", "pb", call("wf_pad", {bin("+", var("fbase"), var("base"))})));
-      for (int r = 0; r < R; ++r) {
-        NodePtr dst = writeSmall   ? index(var("smem_all"), bin("+", var("pb"), lit(r * ns + (padded ? (r * ns) / G : 0))))
-                      : writeLarge ? index(var("smem_all"), bin("+", var("pb"), lit(r * (ns + ns / G))))
-                                   : shared("fbase", bin("+", var("base"), lit(static_cast<long long>(r) * ns)));
-        w.push_back(assign(dst, index(var("x"), lit(it * R + r))));
-      }
+      if (slotForm(R, ns).needsPb()) w.push_back(decl("const int", "pb", call("wf_pad", {bin("+", var("fbase"), var("base"))})));
+      for (int r = 0; r < R; ++r) w.push_back(assign(outputSlot(R, ns, r), index(var("x"), lit(it * R + r))));
       st.push_back((it + 1) * T <= butterflies ? block(w) : ifStmt(bin("<", bin("+", var("t"), lit(it * T)), lit(butterflies)), block(w)));
     }
     st.push_back(exprStmt(call("__syncthreads", {})));
