@@ -1664,7 +1664,10 @@ TEST(Stockham, StreamedPrimePassesRunOnTheCpu) {
   EXPECT_EQ(streamedPrime({37, 25}, 925, false), 0);   // the radix-25 pass would hold 50 values: cooperative
   EXPECT_EQ(streamedPrime({67}, 67, false), 0);        // above the limit
   EXPECT_EQ(streamedPrime({61, 61}, 3721, false), 0);  // 255 registers: slower than cooperative
-  EXPECT_EQ(streamedPrime({47, 2}, 94, true), 0);      // spills
+  EXPECT_EQ(streamedPrime({47, 2}, 94, true), 0);      // spills on sm_90
+  EXPECT_EQ(streamedPrime({37, 2}, 74, true), 0);      // spills on sm_80
+  EXPECT_EQ(streamedPrime({53}, 53, true), 0);         // spills on sm_80
+  EXPECT_EQ(streamedPrime({53, 53}, 2809, true), 53);
   EXPECT_EQ(streamedPrime({59, 2}, 118, false), 59);
   EXPECT_EQ(streamedPrime({23}, 23, true), 0);         // a thread radix already
   EXPECT_FALSE(streamsPass({37}, 37, 37, 0, true));    // no thread for the butterfly: cooperative

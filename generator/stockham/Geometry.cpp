@@ -107,10 +107,13 @@ int streamedPrime(const std::vector<int>& factors, int length, bool f64) {
   const int R = *std::max_element(factors.begin(), factors.end());
   if (!isCoopRadix(R, threadPrimeLimit(f64)) || R > streamedPrimeLimit(f64)) return 0;
   const int m = length / R;
-  // f32 61^2 on 61 threads at 255 registers ran 1.07x against 1.23x cooperative (H100, session 24); f64 2 x 47 and
-  // 2 x 53 spill 40 / 112 bytes at 255 registers (ran 1.32x / 1.12x faster than cooperative all the same, but a
-  // default kernel does not spill).
-  return m == 1 || (m == 2 && (!f64 || R <= 43)) || (m == R && (f64 || R <= 59)) ? R : 0;
+  // Where the streamed kernel compiles clean on sm_80 and sm_90: f64 53 and 2 x 37..53 spill 20-148 bytes at 255
+  // registers on one or both (they ran 1.06-1.55x faster than cooperative on the H100 all the same, but a default kernel
+  // does not spill); f32 61^2 on 61 threads at 255 registers ran 1.07x against 1.23x cooperative (H100, session 24).
+  if (m == 1) return !f64 || R <= 47 ? R : 0;
+  if (m == 2) return !f64 || R <= 31 ? R : 0;
+  if (m == R) return f64 || R <= 59 ? R : 0;
+  return 0;
 }
 
 bool streamsPass(const std::vector<int>& factors, int length, int R, int threads, bool f64) {
