@@ -231,10 +231,10 @@ TEST_F(GpuStockham, CooperativePrimeRadices37To127) {
   runBodies("cooperative prime radices 37..127 (f64 29..127), all precisions, batch 3", cases);
 }
 
-// Session 24's kernels: cooperative primes computed whole by one thread, outputs stored pair by pair (f64 29..53, f32 /
-// f16 37..61: alone, twice and squared; 61^2 stays cooperative), both directions; f64 kernels of 257..512 threads at the
-// register target of two resident blocks (2401 on 343 threads, 2187, 2025, 3087, 1029, 1715); c2r of short halves on
-// one thread per FFT.
+// Session 24's kernels: cooperative primes computed whole by one thread, outputs stored pair by pair where the length is
+// p, 2p or p^2 (f64 29..53, f32 / f16 37..61; those the rule keeps cooperative run too), both directions; f64 kernels
+// of 257..512 threads at the register target of two resident blocks (2401 on 343 threads, 2187, 2025, 3087, 1029,
+// 1715); c2r of short halves on one thread per FFT.
 TEST_F(GpuStockham, StreamedPrimesAndTwoBlockF64) {
   std::vector<std::pair<std::string, std::string>> cases;
   auto add = [&](const char* prec, int n, const char* dir) {

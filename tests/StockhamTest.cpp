@@ -1653,6 +1653,48 @@ TEST(Stockham, LongFftSearchCandidatesAndChoice) {
   EXPECT_EQ(k.twiddles, twiddleTable(k.desc.factors, k.desc.sign));
 }
 
+// The limits of session 24's rules, each back to the earlier kernels where they would not pay or were never measured:
+// column tiles never stream; f64 kernels of 257..512 threads take the two-block register target only where shared
+// memory lets two blocks reside, and not as column tiles; c2r copy-only kernels keep their threads; no fused r2c split
+// after a cooperative last radix. (Each check fails with its rule's guard taken out of Geometry.cpp.)
+TEST(Stockham, SessionRulesStopWhereTheyWereNotMeasured) {
+  EXPECT_EQ(streamedPrime({37}, 37, true, /*columnTile=*/true), 0);
+  EXPECT_FALSE(streamsPass({37}, 37, 37, 1, true, /*columnTile=*/true));
+  EXPECT_LT(defaultRegisterTarget(343, true), 128);  // two blocks of 343 threads
+  EXPECT_EQ(defaultRegisterTarget(343, true, /*oneBlock=*/true), 128);
+  EXPECT_EQ(defaultRegisterTarget(343, false), defaultRegisterTarget(343, false, true));  // f32: one rule
+  const KernelGeometry g2401 = chooseGeometry(plan(spec(2401, "f64")).kernels.at(0).desc);
+  EXPECT_GT(g2401.threadsPerFft, 256);
+  EXPECT_LE(2 * (g2401.sharedBytes + 1024), 164 * 1024);
+  EXPECT_LT(g2401.registerTarget, 128) << "f64 2401: two resident blocks";
+  // f64 5000 as 10 x 10 x 10 x 5 on 500 threads (the long-FFT search, every candidate compiling clean): 80 KB of
+  // shared memory keeps one block resident, so the register target stays the one-block one.
+  struct CleanProbe : CompileProbe {
+    CompileReport compile(const std::string&, const std::string&, const std::string&) override { return {96, 0, 0, 0}; }
+  } clean;
+  StockhamPlanKernel k5000 = plan(spec(5000, "f64")).kernels.at(0);
+  const KernelGeometry g5000 = emitLongFftKernel(k5000, "sm_90", &clean).kernel.geom;
+  EXPECT_EQ(g5000.threadsPerFft * g5000.fftsPerBlock, 500);
+  EXPECT_GT(2 * (g5000.sharedBytes + 1024), 164 * 1024);
+  EXPECT_EQ(g5000.registerTarget, 128);
+  int copyOnly = 0;
+  for (long long n = 4; n <= 260; n += 2)
+    for (const StockhamPlanKernel& k : plan(spec(n, "f32", R"(, "transform": "c2r")")).kernels)
+      if (k.desc.factors.empty()) {
+        ++copyOnly;
+        EXPECT_GT(chooseGeometry(k.desc).threadsPerFft, 1) << "c2r " << n << ": a copy-only kernel keeps its threads";
+      }
+  EXPECT_GT(copyOnly, 0);
+  // Plans fuse the r2c split only into FFTs of smooth halves; a kernel description with a cooperative last radix
+  // (here r2c 1000's, its half refactored as 4 x 37 = 148) is not fused even where its tuning asks for it.
+  KernelDesc d = plan(spec(1000, "f32", R"(, "transform": "r2c", "tuning": {"fused_split": true})")).kernels.at(0).desc;
+  ASSERT_TRUE(chooseGeometry(d).fusedSplit);
+  d.length = 148;
+  d.fuseN = 296;
+  d.factors = {4, 37};
+  EXPECT_FALSE(chooseGeometry(d).fusedSplit);
+}
+
 // Cooperative primes that one thread computes whole, outputs stored pair by pair (CoopRadix.h streamedPrimeLimit): where
 // the prime is the whole FFT, twice it (f64) or its square. Their generated CUDA run on the CPU against FFTW: f64's rolled
 // loop over output pairs (coefficients from a __constant__ row per pair) and f32's literal ones, staged and direct (37^2: the first
@@ -1705,7 +1747,7 @@ TEST(Stockham, StreamedPrimePassesRunOnTheCpu) {
   Check mutated;
   {
     ::testing::ScopedFakeTestPartResultReporter reporter(::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
-    mutated = test::runPlanOnCpu(*fs, lp, 2, 2500, "stockham-cpu", "mutated: conjugate step", {});
+    mutated = test::runPlanOnCpu(*fs, lp, 2, 2500, "stockham-cpu", "mutated: coefficients of the next pair", {});
   }
   EXPECT_GT(mutated.checked, 0) << "the mutated kernel did not run";
   EXPECT_GT(mutated.error, mutated.bound) << "coefficients of the wrong pair must fail the check";

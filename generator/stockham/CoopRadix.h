@@ -44,9 +44,10 @@ inline bool isCoopRadix(int r, int maxPrime) { return r > maxPrime && r <= kMaxC
 // The largest cooperative prime that one thread still computes whole where its pass gives each thread one butterfly
 // (StockhamEmitter streamedPass, Geometry.cpp streamedPrime): the R inputs folded into (R - 1) / 2 sums and
 // differences in registers, then each output pair computed with constant coefficients and stored at once, so a thread
-// holds about R values, not the 2R of Butterfly.h's form (which spilled from f64 29 on), and reads no coefficient
-// table. Where the pass is the whole FFT or nearly (f64 29..53, 2 x 29; f32 37^2, 43^2), the cooperative pass's
-// table reads and three barriers ran 0.38-0.78x cuFFT (H100, session 24; Geometry.cpp streamedPrime).
+// holds about R values, not the 2R of Butterfly.h's form (which spilled from f64 29 on); its coefficients are literals
+// (f32) or one __constant__ row per output pair, the same entry in every lane (f64), not per-lane shared-table reads.
+// Where the pass is the whole FFT or nearly (f64 29..53, 2 x 29; f32 37^2, 43^2), the cooperative pass's table reads
+// and three barriers ran 0.38-0.78x cuFFT (H100, session 24; Geometry.cpp streamedPrime).
 inline int streamedPrimeLimit(bool f64) { return f64 ? 53 : 61; }
 
 struct CoopShape {

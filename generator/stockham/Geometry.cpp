@@ -82,11 +82,11 @@ int residentBlocksPerSm(int threads, int registers, long long sharedBytes, const
 // one level of resident blocks at a time.
 // f64 blocks of 257..512 threads: as many registers as leave two blocks resident (at 128, one: f64 2401 on 343 threads
 // 0.68x -> 0.94x cuFFT on the H100, 0.63x -> 0.88x on the H200; 2187 0.76x -> 0.88x, 2025 0.80x -> 0.93x, 1029 0.82x ->
-// 0.93x on the H200; bench sweep A/B, session 24). Not column tiles (columnTile: f64 2^19..2^23's 512-thread column
-// kernels keep one block; not measured at two).
-int defaultRegisterTarget(int threads, bool f64, bool columnTile) {
+// 0.93x on the H200; bench sweep A/B, session 24). Not column tiles (f64 2^19..2^23's 512-thread column kernels keep one
+// block; not measured at two) nor kernels whose shared memory keeps one block (the target would buy nothing): oneBlock.
+int defaultRegisterTarget(int threads, bool f64, bool oneBlock) {
   const int warpThreads = (threads + 31) / 32 * 32;
-  if (f64 && !columnTile && warpThreads > 256 && warpThreads <= 512) return registerTargetForBlocks(threads, 2);
+  if (f64 && !oneBlock && warpThreads > 256 && warpThreads <= 512) return registerTargetForBlocks(threads, 2);
   return f64 ? std::min(128, 65536 / warpThreads) : 65536 / (warpThreads * ((1024 + warpThreads - 1) / warpThreads));
 }
 
@@ -102,28 +102,29 @@ std::vector<int> relaxedRegisterTargets(int threads, int target) {
   return targets;
 }
 
-int streamedPrime(const std::vector<int>& factors, int length, bool f64) {
-  if (factors.empty()) return 0;
+int streamedPrime(const std::vector<int>& factors, int length, bool f64, bool columnTile) {
+  if (factors.empty() || columnTile) return 0;
   const int R = *std::max_element(factors.begin(), factors.end());
   if (!isCoopRadix(R, threadPrimeLimit(f64)) || R > streamedPrimeLimit(f64)) return 0;
   const int m = length / R;
-  // Where the streamed kernel compiles clean on sm_80 and sm_90: f64 53 and 2 x 37..53 spill 20-148 bytes at 255
-  // registers on one or both (they ran 1.06-1.55x faster than cooperative on the H100 all the same, but a default kernel
-  // does not spill); f32 61^2 on 61 threads at 255 registers ran 1.07x against 1.23x cooperative (H100, session 24).
+  // Where the streamed kernel compiles clean on sm_80 and sm_90: f64 53 and 2 x 37..43 (sm_80), 2 x 47 and 2 x 53
+  // (sm_90) spill 20-148 bytes at 255 registers (they ran 1.06-1.55x faster than cooperative on the H100 all the same,
+  // but a default kernel does not spill); f32 61^2 on 61 threads at 255 registers ran 1.07x against 1.23x cooperative
+  // (H100, session 24).
   if (m == 1) return !f64 || R <= 47 ? R : 0;
   if (m == 2) return !f64 || R <= 31 ? R : 0;
   if (m == R) return f64 || R <= 59 ? R : 0;
   return 0;
 }
 
-bool streamsPass(const std::vector<int>& factors, int length, int R, int threads, bool f64) {
-  return R == streamedPrime(factors, length, f64) && length / R <= threads;
+bool streamsPass(const std::vector<int>& factors, int length, int R, int threads, bool f64, bool columnTile) {
+  return R == streamedPrime(factors, length, f64, columnTile) && length / R <= threads;
 }
 
-int heldValues(const std::vector<int>& factors, int length, int threads, bool f64) {
+int heldValues(const std::vector<int>& factors, int length, int threads, bool f64, bool columnTile) {
   int held = 1;
   for (int R : factors)
-    held = std::max(held, isCoopRadix(R, threadPrimeLimit(f64)) && !streamsPass(factors, length, R, threads, f64)
+    held = std::max(held, isCoopRadix(R, threadPrimeLimit(f64)) && !streamsPass(factors, length, R, threads, f64, columnTile)
                               ? coopShape(R, length, threads).held()
                               : (length / R + threads - 1) / threads * R);
   return held;
@@ -131,8 +132,8 @@ int heldValues(const std::vector<int>& factors, int length, int threads, bool f6
 
 // The largest radix a thread holds whole: a cooperative radix (CoopRadix.h) counts as the values
 // its pass aims to leave per thread, unless the kernel streams it (streamedPrime).
-int threadRadix(const std::vector<int>& factors, int length, bool f64) {
-  const int streamed = streamedPrime(factors, length, f64);
+int threadRadix(const std::vector<int>& factors, int length, bool f64, bool columnTile = false) {
+  const int streamed = streamedPrime(factors, length, f64, columnTile);
   int rmax = 1;
   for (int r : factors) rmax = std::max(rmax, isCoopRadix(r, threadPrimeLimit(f64)) && r != streamed ? kCoopHeldValues : r);
   return rmax;
@@ -158,11 +159,11 @@ int balancedThreadsPerFft(const std::vector<int>& factors, int length, bool f64,
 KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   KernelGeometry g;
   const int L = d.length;
-  const int rmax = threadRadix(d.factors, L, d.f64);
   g.fftMajorLoad = isColumnTiled(d.in);
   g.fftMajorStore = isColumnTiled(d.out);
-  const int cb = complexBytes(d.f64);
   const bool columns = g.fftMajorLoad || g.fftMajorStore;
+  const int rmax = threadRadix(d.factors, L, d.f64, columns);
+  const int cb = complexBytes(d.f64);
   // Column tiles: pad so that consecutive FFTs fall in different banks.
   // Per-FFT pitch in shared memory: a whole number of pad groups, plus one group for
   // column tiles so that the same element of consecutive FFTs falls in another bank.
@@ -204,7 +205,7 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   // c2r of a short complex half (the merge fused into the first read): one thread per FFT, every value in its registers
   // (H200, bench sweep A/B, session 24, f32: c2r 28 0.59x -> 0.96x cuFFT, 36 0.72x -> 1.07x, 60 0.94x -> 1.47x, 100
   // 0.68x -> 0.94x, 116 1.07x -> 1.31x; c2r 124, 62 values, fell to 0.47x and keeps its threads; r2c lost as often).
-  if (d.fuse == Fuse::C2RPre && tu.threadsPerFft == 0 && !columns && L * (d.f64 ? 2 : 1) <= 58) T = 1;
+  if (d.fuse == Fuse::C2RPre && !d.factors.empty() && tu.threadsPerFft == 0 && !columns && L * (d.f64 ? 2 : 1) <= 58) T = 1;
   int F = std::max(1, blockThreads / T);
   int smemCap = 72 * 1024;
   if (columns) {
@@ -243,7 +244,8 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   g.fftsPerBlock = F;
   const int flat = F * g.smemStride;
   g.sharedBytes = (flat + (g.padShift ? (flat - 1) >> g.padShift : 0)) * cb;
-  g.registerTarget = defaultRegisterTarget(T * F, d.f64, columns);
+  // Two blocks' shared memory on every arch from sm_80 (164 KB per SM), 1 KB reserved per block.
+  g.registerTarget = defaultRegisterTarget(T * F, d.f64, columns || 2 * (g.sharedBytes + 1024LL) > 164 * 1024);
   if (tu.registerTarget > 0) g.registerTarget = tu.registerTarget;
   // The first pass reads its butterfly inputs straight from global memory and the last
   // pass writes its outputs straight back (coalesced along the FFT), saving a trip
@@ -257,7 +259,7 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   const int lastRun = d.factors.empty() ? 0 : std::min(T, L / d.factors.back()) * storageBytes(d.out.storage);
   // A cooperative pass reads and writes shared memory only (CoopRadix.h).
   const int maxPrime = threadPrimeLimit(d.f64);
-  auto coop = [&](int R) { return isCoopRadix(R, maxPrime) && !streamsPass(d.factors, L, R, T, d.f64); };
+  auto coop = [&](int R) { return isCoopRadix(R, maxPrime) && !streamsPass(d.factors, L, R, T, d.f64, columns); };
   const bool coopFirst = !d.factors.empty() && coop(d.factors.front());
   const bool coopLast = !d.factors.empty() && coop(d.factors.back());
   // Fused axes load staged: the load's digit reversal is a shared-memory permutation.
@@ -270,7 +272,8 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   // And only where its runs are whole sectors' worth: r2c 28 / 64 / 68 / 120 ran 2-6 threads per FFT (16-48 B runs)
   // at 0.35-0.58x cuFFT; r2c 120 with the split as a staged loop was 1.37x faster (H100, bench --ab, session 17).
   g.fusedSplit = d.fuse == Fuse::R2CPost && !d.factors.empty() && !g.fftMajorStore && tu.fusedSplit != 0 && tu.directStore != 0 &&
-                 (tu.fusedSplit == 1 || (2 * lastRadix <= heldValues(d.factors, L, T, d.f64) && lastRun >= kMinDirectRunBytes));
+                 !isCoopRadix(lastRadix, maxPrime) &&
+                 (tu.fusedSplit == 1 || (2 * lastRadix <= heldValues(d.factors, L, T, d.f64, columns) && lastRun >= kMinDirectRunBytes));
   // A last pass that loops (more butterflies than threads) writes a short run per iteration, the later ones with
   // idle lanes: under 128-byte runs of 8- or 16-byte values the store is staged (H100, bench --ab, session 17: c2c
   // f32 170 / 325 / 341 and f64 35, runs of 80-104 B, 1.54x / 1.45x / 1.50x / 1.19x faster staged; one butterfly per

@@ -942,7 +942,8 @@ class Emitter {
 
   NodePtr pass(int p, long long ns) const {
     if (isCoopRadix(d_.factors[p], threadPrimeLimit(d_.f64)))
-      return streamsPass(d_.factors, d_.length, d_.factors[p], g_.threadsPerFft, d_.f64) ? streamedPass(p, ns) : coopPass(p, ns);
+      return streamsPass(d_.factors, d_.length, d_.factors[p], g_.threadsPerFft, d_.f64, g_.fftMajorLoad || g_.fftMajorStore) ? streamedPass(p, ns)
+                                                                                                                        : coopPass(p, ns);
     const int R = d_.factors[p], L = d_.length, T = g_.threadsPerFft;
     const int butterflies = L / R, iters = (butterflies + T - 1) / T;
     const bool lastDirect = directOut_ && lastPass(p);

@@ -33,11 +33,12 @@ bool isColumnTiled(const Access& a);
 // 0.38-0.78x cuFFT (H100, session 24: streamed f64 29 0.68x -> 0.92x, 2 x 29 0.56x -> 0.92x, 31^2 0.50x -> 0.79x, f32
 // 43^2 0.45x -> 0.99x, 2 x 47 1.24x -> 2.49x). Other multiples stay cooperative (37 x 25: the radix-25 pass would
 // hold 50 values at one radix-37 butterfly per thread).
-int streamedPrime(const std::vector<int>& factors, int length, bool f64);
-// Whether the radix-R pass streams at `threads` threads per FFT (one butterfly of it per thread).
-bool streamsPass(const std::vector<int>& factors, int length, int R, int threads, bool f64);
+int streamedPrime(const std::vector<int>& factors, int length, bool f64, bool columnTile = false);
+// Whether the radix-R pass streams at `threads` threads per FFT (one butterfly of it per thread). Column tiles never
+// stream (their kernels hold at most 8 f64 / 32 f32 values per thread; not measured streamed).
+bool streamsPass(const std::vector<int>& factors, int length, int R, int threads, bool f64, bool columnTile = false);
 // Complex values one thread holds in the busiest pass with `threads` threads per FFT.
-int heldValues(const std::vector<int>& factors, int length, int threads, bool f64);
+int heldValues(const std::vector<int>& factors, int length, int threads, bool f64, bool columnTile = false);
 // Threads per FFT the geometry takes by default (no tuning): one butterfly of the largest radix per
 // thread, or the thread count of another radix where that holds fewer values (Geometry.cpp). The
 // factorization cost model (StockhamSpec.cpp) scores each candidate at this thread count.
@@ -65,8 +66,9 @@ std::vector<int> relaxedRegisterTargets(int threads, int target);
 // The register target that leaves `blocks` blocks of `threads` resident (registers allocated per warp, in eights).
 int registerTargetForBlocks(int threads, int blocks);
 // The register target a kernel of `threads` per block starts from (Geometry.cpp; the factorization cost model
-// estimates against it): 1024 threads resident, f64 up to 128, f64 row kernels of 257..512 threads two blocks.
-int defaultRegisterTarget(int threads, bool f64, bool columnTile = false);
+// estimates against it): 1024 threads resident, f64 up to 128, f64 kernels of 257..512 threads two blocks unless
+// oneBlock (column tiles, or shared memory that keeps one block resident).
+int defaultRegisterTarget(int threads, bool f64, bool oneBlock = false);
 
 // C++ type names of a storage, for the emitter and the launch header.
 std::string storageElementType(Storage s, bool planar);
