@@ -1063,6 +1063,10 @@ std::string spec2d(const std::string& lengths, const std::string& extra) {
 struct SpillingProbe : CompileProbe {
   CompileReport compile(const std::string&, const std::string&, const std::string&) override { return {255, 96, 96, 96}; }
 };
+// Every candidate compiles clean at 96 registers.
+struct CleanProbe : CompileProbe {
+  CompileReport compile(const std::string&, const std::string&, const std::string&) override { return {96, 0, 0, 0}; }
+};
 bool anyContains(const std::vector<std::string>& v, const std::string& a, const std::string& b = "") {
   for (const auto& s : v)
     if (s.find(a) != std::string::npos && s.find(b) != std::string::npos) return true;
@@ -1532,7 +1536,6 @@ TEST(Stockham, BluesteinConvolutionLengths) {
 // into planar output, in place. f32 / f64 only (the shim has no half type: cuda_fp16.h is swapped for stubs that are
 // never called). A kernel whose load skips the digit reversal is caught.
 TEST(Stockham, FusedPlaneKernelsRunOnTheCpu) {
-  auto cpuSource = cpuRunnableSource;
   struct Case {
     std::string label, text;
   };
@@ -1548,7 +1551,7 @@ TEST(Stockham, FusedPlaneKernelsRunOnTheCpu) {
     auto fs = makeStockhamSpec(parseStockhamSpecText(c.text, "cpu.json"));
     LaunchPlan lp = fs->emit(EmitTarget{"sm_90", nullptr}).plan;
     ASSERT_NE(lp.sources.at(0).text.find("digit-reversed"), std::string::npos) << c.label << ": not a fused plane";
-    for (auto& src : lp.sources) src.text = cpuSource(src.text);
+    for (auto& src : lp.sources) src.text = cpuRunnableSource(src.text);
     const Check ck = test::runPlanOnCpu(*fs, lp, 3, 1600 + n++, "stockham-cpu", c.label, {});
     EXPECT_TRUE(ck.ok()) << c.label;
     EXPECT_GT(ck.checked, 0) << c.label;
@@ -1558,7 +1561,7 @@ TEST(Stockham, FusedPlaneKernelsRunOnTheCpu) {
   auto fs = makeStockhamSpec(parseStockhamSpecText(cases[0].text, "cpu.json"));
   LaunchPlan lp = fs->emit(EmitTarget{"sm_90", nullptr}).plan;
   std::string& src = lp.sources.at(0).text;
-  src = cpuSource(src);
+  src = cpuRunnableSource(src);
   // The load's index within the plane, i / 20 + i % 20 * 20 (i = e % 400), back to i.
   const std::regex reversed(R"(\(((?:\([^()]*\)|[^()])*?% 400) / 20 \+ \1 % 20 \* 20\))");
   ASSERT_TRUE(std::regex_search(src, reversed)) << "the digit-reversed load index";
@@ -1642,9 +1645,7 @@ TEST(Stockham, LongFftSearchCandidatesAndChoice) {
   StockhamPlanKernel k = plan.kernels[0];
   emitLongFftKernel(k, "sm_90", &spilling);
   EXPECT_EQ(k.desc.factors, plan.kernels[0].desc.factors);
-  struct CleanProbe : CompileProbe {
-    CompileReport compile(const std::string&, const std::string&, const std::string&) override { return {96, 0, 0, 0}; }
-  } clean;
+  CleanProbe clean;
   ASSERT_GT(plan.kernels[0].desc.factors.size(), 4u) << "the plan's own factorization of f64 5000 has five passes";
   const SpillFreeKernel sf = emitLongFftKernel(k, "sm_90", &clean);
   EXPECT_EQ(k.desc.factors, (std::vector<int>{10, 10, 10, 5}));
@@ -1665,17 +1666,15 @@ TEST(Stockham, SessionRulesStopWhereTheyWereNotMeasured) {
   EXPECT_EQ(defaultRegisterTarget(343, false), defaultRegisterTarget(343, false, true));  // f32: one rule
   const KernelGeometry g2401 = chooseGeometry(plan(spec(2401, "f64")).kernels.at(0).desc);
   EXPECT_GT(g2401.threadsPerFft, 256);
-  EXPECT_LE(2 * (g2401.sharedBytes + 1024), 164 * 1024);
+  EXPECT_GE(residentBlocksPerSm(g2401.threadsPerFft * g2401.fftsPerBlock, 32, g2401.sharedBytes, "sm_80"), 2);
   EXPECT_LT(g2401.registerTarget, 128) << "f64 2401: two resident blocks";
   // f64 5000 as 10 x 10 x 10 x 5 on 500 threads (the long-FFT search, every candidate compiling clean): 80 KB of
   // shared memory keeps one block resident, so the register target stays the one-block one.
-  struct CleanProbe : CompileProbe {
-    CompileReport compile(const std::string&, const std::string&, const std::string&) override { return {96, 0, 0, 0}; }
-  } clean;
+  CleanProbe clean;
   StockhamPlanKernel k5000 = plan(spec(5000, "f64")).kernels.at(0);
   const KernelGeometry g5000 = emitLongFftKernel(k5000, "sm_90", &clean).kernel.geom;
   EXPECT_EQ(g5000.threadsPerFft * g5000.fftsPerBlock, 500);
-  EXPECT_GT(2 * (g5000.sharedBytes + 1024), 164 * 1024);
+  EXPECT_EQ(residentBlocksPerSm(500, 32, g5000.sharedBytes, "sm_80"), 1);
   EXPECT_EQ(g5000.registerTarget, 128);
   int copyOnly = 0;
   for (long long n = 4; n <= 260; n += 2)

@@ -121,6 +121,10 @@ bool streamsPass(const std::vector<int>& factors, int length, int R, int threads
   return R == streamedPrime(factors, length, f64, columnTile) && length / R <= threads;
 }
 
+bool streamsPass(const KernelDesc& d, const KernelGeometry& g, int R) {
+  return isCoopRadix(R, threadPrimeLimit(d.f64)) && streamsPass(d.factors, d.length, R, g.threadsPerFft, d.f64, g.columnTile());
+}
+
 int heldValues(const std::vector<int>& factors, int length, int threads, bool f64, bool columnTile) {
   int held = 1;
   for (int R : factors)
@@ -161,7 +165,7 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   const int L = d.length;
   g.fftMajorLoad = isColumnTiled(d.in);
   g.fftMajorStore = isColumnTiled(d.out);
-  const bool columns = g.fftMajorLoad || g.fftMajorStore;
+  const bool columns = g.columnTile();
   const int rmax = threadRadix(d.factors, L, d.f64, columns);
   const int cb = complexBytes(d.f64);
   // Column tiles: pad so that consecutive FFTs fall in different banks.
@@ -244,8 +248,8 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   g.fftsPerBlock = F;
   const int flat = F * g.smemStride;
   g.sharedBytes = (flat + (g.padShift ? (flat - 1) >> g.padShift : 0)) * cb;
-  // Two blocks' shared memory on every arch from sm_80 (164 KB per SM), 1 KB reserved per block.
-  g.registerTarget = defaultRegisterTarget(T * F, d.f64, columns || 2 * (g.sharedBytes + 1024LL) > 164 * 1024);
+  // One block by shared memory on sm_80 (164 KB per SM; the geometry knows no arch) keeps the one-block target.
+  g.registerTarget = defaultRegisterTarget(T * F, d.f64, columns || residentBlocksPerSm(T * F, 32, g.sharedBytes, "sm_80") < 2);
   if (tu.registerTarget > 0) g.registerTarget = tu.registerTarget;
   // The first pass reads its butterfly inputs straight from global memory and the last
   // pass writes its outputs straight back (coalesced along the FFT), saving a trip
@@ -259,7 +263,7 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   const int lastRun = d.factors.empty() ? 0 : std::min(T, L / d.factors.back()) * storageBytes(d.out.storage);
   // A cooperative pass reads and writes shared memory only (CoopRadix.h).
   const int maxPrime = threadPrimeLimit(d.f64);
-  auto coop = [&](int R) { return isCoopRadix(R, maxPrime) && !streamsPass(d.factors, L, R, T, d.f64, columns); };
+  auto coop = [&](int R) { return isCoopRadix(R, maxPrime) && !streamsPass(d, g, R); };
   const bool coopFirst = !d.factors.empty() && coop(d.factors.front());
   const bool coopLast = !d.factors.empty() && coop(d.factors.back());
   // Fused axes load staged: the load's digit reversal is a shared-memory permutation.

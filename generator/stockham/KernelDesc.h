@@ -111,6 +111,7 @@ struct KernelGeometry {
   int smemStride = 1;   // complex elements per FFT in shared memory (before padding)
   int padShift = 4;     // shared index x is stored at x + (x >> padShift)
   bool fftMajorLoad = false, fftMajorStore = false;  // consecutive threads walk FFTs (column tiles) rather than elements
+  bool columnTile() const { return fftMajorLoad || fftMajorStore; }
   int registerTarget = 64;
   int vectorBytesIn = 0, vectorBytesOut = 0;  // > 0: the user array is read/written in vectors of this size (pointer alignment)
   bool directLoad = false, directStore = false;  // the first/last radix pass touches global memory itself

@@ -38,7 +38,7 @@ SpillFreeKernel moreResident(const KernelDesc& desc, const std::string& arch, Co
   const KernelGeometry& g = chosen.kernel.geom;
   if (residentBlocks(chosen, arch) != 1) return chosen;
   if (residentBlocksPerSm(g.threadsPerFft * g.fftsPerBlock, 32, g.sharedBytes, arch) < 2) return chosen;  // one block by shared memory or threads
-  const bool columns = g.fftMajorLoad || g.fftMajorStore;
+  const bool columns = g.columnTile();
   SpillFreeKernel best = chosen;
   long long bestResident = blockThreadsOf(chosen);
   // Column tiles: a row of the tile is fftsPerBlock consecutive values in global memory. A variant must keep rows of

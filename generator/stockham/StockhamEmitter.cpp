@@ -658,29 +658,27 @@ class Emitter {
     return block(st);
   }
 
-  // The constants of a cooperative radix-R pass: (cos 2 pi m / R, sign sin 2 pi m / R), m = 0..R-1.
+  // W_R^m as a table entry of the kernel's precision: {cos 2 pi m / R, sign sin 2 pi m / R}.
+  std::string rootEntry(long long m, int R, int sign) const {
+    const double a = 2.0 * M_PI * m / R;
+    return d_.f64 ? fmt::format("{{{:.17e}, {:.17e}}}", std::cos(a), sign * std::sin(a)) : fmt::format("{{{:.9e}f, {:.9e}f}}", std::cos(a), sign * std::sin(a));
+  }
+
+  // The constants of a cooperative radix-R pass: W_R^m, m = 0..R-1.
   std::string coopTableName(int R, int sign) const { return fmt::format("wf_dft{}_{}", R, sign < 0 ? "fwd" : "inv"); }
   std::string coopTable(int R, int sign) const {
     std::string t = fmt::format("__constant__ {} {}[{}] = {{", cT_, coopTableName(R, sign), R);
-    for (int m = 0; m < R; ++m) {
-      const double a = 2.0 * M_PI * m / R;
-      t += d_.f64 ? fmt::format("{}{{{:.17e}, {:.17e}}}", m ? ", " : "", std::cos(a), sign * std::sin(a))
-                  : fmt::format("{}{{{:.9e}f, {:.9e}f}}", m ? ", " : "", std::cos(a), sign * std::sin(a));
-    }
+    for (int m = 0; m < R; ++m) t += (m ? ", " : "") + rootEntry(m, R, sign);
     return t + "};";
   }
 
-  // The coefficients of a streamed prime's output pairs (streamedPass, f64): row k - 1 holds W^(jk), j = 1..h, as
-  // (cos 2 pi jk / R, sign sin 2 pi jk / R).
+  // The coefficients of a streamed prime's output pairs (streamedPass, f64): row k - 1 holds W_R^(jk), j = 1..h.
   std::string pairTableName(int R, int sign) const { return fmt::format("wf_pairs{}_{}", R, sign < 0 ? "fwd" : "inv"); }
   std::string pairTable(int R, int sign) const {
     const int h = (R - 1) / 2;
     std::string t = fmt::format("__constant__ {} {}[{}] = {{", cT_, pairTableName(R, sign), h * h);
     for (int k = 1; k <= h; ++k)
-      for (int j = 1; j <= h; ++j) {
-        const double a = 2.0 * M_PI * static_cast<double>((static_cast<long long>(j) * k) % R) / R;
-        t += fmt::format("{}{{{:.17e}, {:.17e}}}", k + j > 2 ? ", " : "", std::cos(a), sign * std::sin(a));
-      }
+      for (int j = 1; j <= h; ++j) t += (k + j > 2 ? ", " : "") + rootEntry(static_cast<long long>(j) * k % R, R, sign);
     return t + "};";
   }
 
@@ -942,8 +940,7 @@ class Emitter {
 
   NodePtr pass(int p, long long ns) const {
     if (isCoopRadix(d_.factors[p], threadPrimeLimit(d_.f64)))
-      return streamsPass(d_.factors, d_.length, d_.factors[p], g_.threadsPerFft, d_.f64, g_.fftMajorLoad || g_.fftMajorStore) ? streamedPass(p, ns)
-                                                                                                                        : coopPass(p, ns);
+      return streamsPass(d_, g_, d_.factors[p]) ? streamedPass(p, ns) : coopPass(p, ns);
     const int R = d_.factors[p], L = d_.length, T = g_.threadsPerFft;
     const int butterflies = L / R, iters = (butterflies + T - 1) / T;
     const bool lastDirect = directOut_ && lastPass(p);

@@ -37,6 +37,9 @@ int streamedPrime(const std::vector<int>& factors, int length, bool f64, bool co
 // Whether the radix-R pass streams at `threads` threads per FFT (one butterfly of it per thread). Column tiles never
 // stream (their kernels hold at most 8 f64 / 32 f32 values per thread; not measured streamed).
 bool streamsPass(const std::vector<int>& factors, int length, int R, int threads, bool f64, bool columnTile = false);
+// Whether the kernel of `d` at geometry `g` computes its radix-R pass streamed (a cooperative prime R, one thread per
+// butterfly): what the emitter, the explanation and the geometry's own choices ask.
+bool streamsPass(const KernelDesc& d, const KernelGeometry& g, int R);
 // Complex values one thread holds in the busiest pass with `threads` threads per FFT.
 int heldValues(const std::vector<int>& factors, int length, int threads, bool f64, bool columnTile = false);
 // Threads per FFT the geometry takes by default (no tuning): one butterfly of the largest radix per

@@ -89,7 +89,7 @@ class StockhamFamilySpec : public FamilySpec {
           const int R = d.factors[p], butterflies = d.length / R;
           int loads = 0;
           for (int r = 1; r < R && passTwiddled(d.axes, ns); ++r) loads += twiddleLoaded(r, g.deriveTwiddles);
-          if (isCoopRadix(R, threadPrimeLimit(d.f64)) && streamsPass(d.factors, d.length, R, T, d.f64, g.fftMajorLoad || g.fftMajorStore)) {
+          if (streamsPass(d, g, R)) {
             o += fmt::format("  pass {}: radix {} as one thread's butterfly, outputs stored pair by pair, sub-transforms {} -> {}, {} butterflies, 1 per thread; "
                              "reads {}, writes {}; {} twiddle loads per butterfly\n",
                              p, R, ns, ns * R, butterflies, p == 0 && g.directLoad ? "global" : "shared",

@@ -239,7 +239,7 @@ std::vector<std::string> stockhamWarnings(const StockhamSpec& s, const StockhamB
       w.push_back(fmt::format("/tuning/threads_per_fft: {} asked, kernel {} (length {}, largest radix {}) uses {} (a thread holds at least "
                               "one butterfly{})",
                               tu.threadsPerFft, d.kernelName, d.length, rmax, first.threadsPerFft,
-                              first.fftMajorLoad || first.fftMajorStore ? "; column tiles hold at most 32 (f64: 8) values per thread" : ""));
+                              first.columnTile() ? "; column tiles hold at most 32 (f64: 8) values per thread" : ""));
     const int firstThreads = first.threadsPerFft * first.fftsPerBlock;
     if (tu.blockThreads > 0 && firstThreads != tu.blockThreads) {
       const int cb = d.f64 ? 16 : 8;
