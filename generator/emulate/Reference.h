@@ -8,11 +8,12 @@ namespace warpforge {
 
 using cdouble = std::complex<double>;
 
-// Y_q = sum_{n < nIn} exp(sign 2 pi i q n / nOut) x_n, via FFTW on the
-// zero-padded input (sign +1 is FFTW_BACKWARD).
+// Y_q = sum_{n < nIn} exp(sign 2 pi i q n / nOut) x_n on the zero-padded input, in double: kissfft's mixed
+// radix (BSD-3-Clause) where every prime factor is small, Bluestein over power-of-two lengths otherwise. Tests
+// check it against FFTW, which only tests and bench link.
 std::vector<cdouble> referenceDft(const std::vector<cdouble>& x, int nOut, int sign);
 
-// Multi-dimensional DFT (row-major, dims outermost first), via FFTW.
+// Multi-dimensional DFT (row-major, dims outermost first): referenceDft along each axis.
 std::vector<cdouble> referenceDftNd(const std::vector<cdouble>& x, const std::vector<int>& dims, int sign);
 
 // ||out - ref|| / ||ref|| (2-norms).

@@ -1,9 +1,10 @@
 #include "generator/gridder/GridderReference.h"
 
-#include <fftw3.h>
-
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
+
+#include "generator/emulate/Reference.h"
 
 namespace warpforge {
 
@@ -56,16 +57,10 @@ void applyAterms(int P, const cd* a1, const cd* a2, cd* px, bool degrid) {
   }
 }
 
-// One S x S FFT in place (FFTW, unscaled); sign +1 inverse, -1 forward.
+// One S x S FFT in place (the double-precision reference, unscaled); sign +1 inverse, -1 forward.
 void fft2(int S, cd* data, int sign) {
-  fftw_complex* buf = fftw_alloc_complex(static_cast<std::size_t>(S) * S);
-  if (!buf) throw std::bad_alloc();
-  fftw_plan p = fftw_plan_dft_2d(S, S, buf, buf, sign > 0 ? FFTW_BACKWARD : FFTW_FORWARD, FFTW_ESTIMATE);
-  for (int i = 0; i < S * S; ++i) buf[i][0] = data[i].real(), buf[i][1] = data[i].imag();
-  fftw_execute(p);
-  for (int i = 0; i < S * S; ++i) data[i] = cd(buf[i][0], buf[i][1]);
-  fftw_destroy_plan(p);
-  fftw_free(buf);
+  std::vector<cd> y = referenceDftNd(std::vector<cd>(data, data + static_cast<std::size_t>(S) * S), {S, S}, sign);
+  std::copy(y.begin(), y.end(), data);
 }
 
 }  // namespace

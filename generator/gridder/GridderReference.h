@@ -1,6 +1,6 @@
 #pragma once
 // The gridder's CPU reference in double: the formula evaluated directly per subgrid
-// (every visibility at every pixel), A-terms, taper, fftshift, FFTW for the subgrid FFT and the
+// (every visibility at every pixel), A-terms, taper, fftshift, a double FFT for the subgrid FFT and the
 // adder; the degridder as its adjoint chain. Also a direct DFT image of the visibilities and
 // the image of a grid at the pixels the subgrids sample, for the test that ties the two.
 #include <complex>

@@ -263,7 +263,7 @@ Check stockhamCheck(const StockhamSpec& s, const TestData& data, const std::map<
   }
   c.bound = stockhamErrorBound(s.precision);
   c.detail = fmt::format(
-      "||out - ref|| / ||ref|| against FFTW in double on the input as stored, max over {} batch entries{}; bound {:.0e}, a few ulps of {} "
+      "||out - ref|| / ||ref|| against a double-precision FFT on the input as stored, max over {} batch entries{}; bound {:.0e}, a few ulps of {} "
       "(the worst measured over every length 1..4096, powers of two to 2^24, 2D/3D and every layout option was {})",
       c.checked, static_cast<long long>(entries.size()) < batch ? " (the first ones and the last)" : "", c.bound, s.precision,
       measuredWorst(s.precision));

@@ -1,6 +1,6 @@
 #pragma once
 // Test data for stockham specs: random inputs in the spec's own layout and
-// storage, the FFTW reference in double, the check of a run's outputs, and the
+// storage, the reference in double, the check of a run's outputs, and the
 // cuFFT baseline's view of the same numbers (dense interleaved arrays).
 #include <cstdint>
 #include <optional>

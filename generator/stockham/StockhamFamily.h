@@ -1,6 +1,6 @@
 #pragma once
 // The stockham family behind the Family interface: parse, verify, explain, emit
-// (kernels + LaunchPlan), random inputs and the FFTW check, the cuFFT baseline
+// (kernels + LaunchPlan), random inputs and the double-precision check, the cuFFT baseline
 // and the tuning search. Nothing outside generator/stockham/ names it.
 #include <memory>
 

@@ -32,7 +32,7 @@ const TcFftTestData& logicalOf(const TestData& d) {
   return *l;
 }
 
-// The FFTs compared with FFTW: all of a small batch, else first, last and a seeded sample.
+// The FFTs compared with the double reference: all of a small batch, else first, last and a seeded sample.
 std::vector<long long> checkedEntries(long long batch, std::uint64_t seed) {
   std::vector<long long> which;
   if (batch <= 4096) {
@@ -51,7 +51,7 @@ std::vector<cdouble> complexAt(const std::vector<std::uint16_t>& h, long long of
   return x;
 }
 
-// Max relative error against FFTW of `out` (FFT b at b * outDist) over the checked entries.
+// Max relative error against the double reference of `out` (FFT b at b * outDist) over the checked entries.
 double maxError(const LayoutProgram& p, const std::vector<std::uint16_t>& in, long long inDist, const std::vector<std::uint16_t>& out,
                 long long outDist, const std::vector<long long>& which) {
   double err = 0;
@@ -108,7 +108,7 @@ Check tcFftCheck(const LayoutProgram& p, const TestData& data, const std::map<st
   // while catching any layout error (a wrong bit gives O(1) error).
   c.bound = 3e-3;
   c.detail = fmt::format(
-      "max over {} FFTs of ||y - ref|| / ||ref||, ref = FFTW in double on the f16 inputs (distances {}, {}); "
+      "max over {} FFTs of ||y - ref|| / ||ref||, ref = a double-precision FFT on the f16 inputs (distances {}, {}); "
       "{} values unwritten, {} non-finite, {} padding values overwritten; bound 3e-3: ~7 f16 roundings (u = 2^-11) "
       "give ~6e-4 on the emulated warp, a wrong layout bit gives O(1)",
       c.checked, t.inputDistance, outDist, poison, nonFinite, padding);

@@ -1,6 +1,6 @@
 #pragma once
 // What a tc_fft run is checked with: random f16 inputs, the comparison with
-// FFTW in double (every output written, padding untouched), and the cuFFT f16
+// a double FFT (every output written, padding untouched), and the cuFFT f16
 // baseline on the zero-padded input.
 #include <cstdint>
 #include <map>

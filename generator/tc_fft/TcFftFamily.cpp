@@ -78,7 +78,7 @@ class TcFftSpec final : public FamilySpec {
   std::optional<std::string> emulate(const std::string& mode, std::uint64_t seed, int count) const override {
     if (mode != "double" && mode != "f16") throw std::invalid_argument(fmt::format("emulate mode '{}' (expected double or f16)", mode));
     auto r = emulateAgainstFftw(plan(), mode == "f16" ? EmuMode::F16 : EmuMode::Double, seed, count);
-    return fmt::format("spec={} mode={} seed={} ffts={} (inputs uniform in [-1,1], reference FFTW double)\nmax_rel_err={:.3e}\n", program_.name,
+    return fmt::format("spec={} mode={} seed={} ffts={} (inputs uniform in [-1,1], reference double FFT)\nmax_rel_err={:.3e}\n", program_.name,
                        mode, seed, r.ffts, r.maxRelErr);
   }
 
