@@ -40,6 +40,10 @@ struct Options {
   std::string sweepCases;  // bench --sweep-cases FILE: the specs listed there instead of a random draw
   bool noWisdom = false;   // run/bench --no-wisdom: the spec's defaults, whatever `bench --tune` recorded
   std::string wisdomAction;  // wisdom list | clear
+  std::string recordFile;    // bench --record FILE: append the measurement to this results file (bench/Results.h)
+  std::string resultsFile = "bench/results.jsonl";  // results [FILE]
+  std::string outFile;       // results -o FILE (default: stdout)
+  std::string commandLine;   // how warpforge was called, as a record's "command"
 };
 
 // spec.verify(), its warnings printed on stderr; with --strict a warning is a SpecError (exit 2).
@@ -53,6 +57,7 @@ int cmdCompile(const Options&);
 int cmdRun(const Options&);
 int cmdBench(const Options&);
 int cmdWisdom(const Options&);
+int cmdResults(const Options&);
 int cmdFamilies();
 
 }  // namespace warpforge::cli

@@ -9,6 +9,7 @@
 #include "bench/Benchmark.h"
 #include "bench/Sweep.h"
 #include "cli/Commands.h"
+#include "cli/Record.h"
 #include "warpforge/wisdom.h"
 
 namespace warpforge::cli {
@@ -145,6 +146,10 @@ int cmdSweep(const Options& o) {
       return kBadInput;
     }
   }
+  if (o.dryRun && !o.recordFile.empty()) {
+    fmt::print(stderr, "error: --record: a --dry-run measures nothing\n");
+    return kBadInput;
+  }
   if (o.dryRun) {
     std::vector<SweepCase> cases = sweepCases(*family, seed, o.cases, select);
     std::map<std::string, std::pair<int, int>> groups;  // group -> (cases, ready)
@@ -209,6 +214,10 @@ int cmdSweep(const Options& o) {
         << std::endl;
     fmt::print("log: {} ({} lines, one per case, then a summary)\n", o.sweepLog, r.cases.size() + 1);
   }
+  if (!o.recordFile.empty()) {
+    appendResult(o.recordFile, sweepResult(r, st, seed, o.commandLine));
+    fmt::print("recorded in {}\n", o.recordFile);
+  }
   return st.failed || st.errors || !r.aborted.empty() ? kFailed : kOk;
 }
 
@@ -239,6 +248,10 @@ int cmdBench(const Options& o) {
   }
   if (o.tune && !o.ab.empty()) {
     fmt::print(stderr, "error: {}: --tune and --ab both choose what to time; give one\n", o.spec);
+    return kBadInput;
+  }
+  if (!o.recordFile.empty() && !o.ab.empty()) {
+    fmt::print(stderr, "error: {}: --record keeps the spec's own figure; an --ab variant is not one (record it as its own spec)\n", o.spec);
     return kBadInput;
   }
   // --tune starts from the spec as written and --ab compares with it; a plain bench uses this GPU's wisdom.
@@ -277,6 +290,10 @@ int cmdBench(const Options& o) {
   // With --ab the table times B (the spec with the members merged); "warpforge (default)" there means B's kernels.
   if (!o.ab.empty()) fmt::print("table below: B = the spec with --ab {}; the A/B line after it compares B with A = the spec as given\n", o.ab);
   fmt::print("{}", formatBench(r));
+  if (!o.recordFile.empty()) {
+    appendResult(o.recordFile, benchResult(r, spec->family().name(), o.commandLine));
+    fmt::print("recorded in {}\n", o.recordFile);
+  }
   if (!o.ab.empty()) {
     AbResult ab = abSpecs(compiler, *loadSpec(o.spec), *spec, batch, o.reps);
     fmt::print("A/B (medians of {}, interleaved A B A): as given {:.4f} ms (again {:.4f} ms), with {} {:.4f} ms: {:.3f}x as fast (A vs A {:.3f})\n",

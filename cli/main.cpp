@@ -10,7 +10,20 @@
 
 namespace {
 const std::vector<std::string> kArchs = {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"};
+
+// "warpforge bench specs/x.json --reps 20": the call as a shell would take it back (a record's command).
+std::string commandLine(int argc, char** argv) {
+  std::string s = "warpforge";
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const bool plain = !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") == std::string::npos;
+    std::string quoted = "'";
+    for (char c : a) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    s += " " + (plain ? a : quoted + "'");
+  }
+  return s;
 }
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace warpforge::cli;
@@ -73,6 +86,11 @@ int main(int argc, char** argv) {
   bench->add_option("--ab", o.ab,
                     "tuning members as a JSON object, e.g. '{\"work_queue\": true}': check the spec with them, "
                     "then time it against the spec as given, interleaved in one process");
+  bench->add_option("--record", o.recordFile, "append the measurement (or the sweep's summary) to this results file, e.g. bench/results.jsonl");
+
+  auto* results = app.add_subcommand("results", "the current figures of a results file (bench/results.jsonl) as bench/RESULTS.md's tables");
+  results->add_option("file", o.resultsFile, "results file (default bench/results.jsonl)")->check(CLI::ExistingFile);
+  results->add_option("-o,--output", o.outFile, "write the markdown here (default: stdout)");
 
   auto* fams = app.add_subcommand("families", "list the kernel families this build knows");
 
@@ -87,6 +105,7 @@ int main(int argc, char** argv) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : kBadInput;
   }
+  o.commandLine = commandLine(argc, argv);
   o.seedGiven = benchSeed->count() > 0;
   o.repsGiven = benchReps->count() > 0;
   try {
@@ -99,6 +118,7 @@ int main(int argc, char** argv) {
     if (*bench) return cmdBench(o);
     if (*fams) return cmdFamilies();
     if (*wisdom) return cmdWisdom(o);
+    if (*results) return cmdResults(o);
   } catch (const warpforge::SpecError& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return kBadInput;
