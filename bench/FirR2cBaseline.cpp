@@ -125,6 +125,53 @@ PlanBuffer userBuffer(const std::string& name, BufferRole role, const std::strin
   return b;
 }
 
+}  // namespace
+
+FirR2cPlans firR2cBaselinePlans(const BaselineRequest& r) {
+  const auto& f = *r.firR2c;
+  const long long Q = r.lengths[0], S = r.lengths[1], L = r.lengths[2], T = r.lengths[3], N = L / 2;
+  // The FIR.
+  LaunchPlan fir;
+  fir.specName = "baseline_fir";
+  fir.family = "baseline";
+  fir.sources.push_back({"baseline_fir.cu", firSource(r)});
+  fir.buffers.push_back(userBuffer("input", BufferRole::Input, "unsigned char", 1, Q * f.streamBytes, 0));
+  fir.buffers.push_back(userBuffer("real", BufferRole::Output, "float", 4, Q * S * L, 0));
+  PlanBuffer w = userBuffer("weights", BufferRole::Table, "float", 4, 0, T * L);
+  w.scalar = "float";
+  w.contents.resize(f.weights.size() * 4);
+  std::memcpy(w.contents.data(), f.weights.data(), w.contents.size());
+  fir.buffers.push_back(w);
+  PlanKernel fk;
+  fk.name = "baseline_fir";
+  fk.blockX = 256;
+  fk.grid = GridRule{Q * ((L + 255) / 256) * ((S + kRun - 1) / kRun), 1, false};
+  fk.args = {PlanArg::buffer("input", "const unsigned char*", "input"), PlanArg::buffer("weights", "const float*", "weights"),
+             PlanArg::buffer("real", "float*", "out")};
+  fir.kernels.push_back(fk);
+  fir.check();
+  // The post kernel.
+  LaunchPlan post;
+  post.specName = "baseline_post";
+  post.family = "baseline";
+  post.sources.push_back({"baseline_post.cu", postSource(r)});
+  post.buffers.push_back(userBuffer("spectra", BufferRole::Input, "float2", 8, Q * S * (N + 1), 0));
+  post.buffers.push_back(userBuffer("gains", BufferRole::Input, "float2", 8, 0, f.gains.empty() ? 1 : Q * N));
+  post.buffers.push_back(userBuffer("delays", BufferRole::Input, "float2", 8, f.delays.empty() ? 0 : Q * S, f.delays.empty() ? 1 : 0));
+  post.buffers.push_back(userBuffer("out", BufferRole::Output, f.ci8 ? "unsigned short" : "float2", f.ci8 ? 2 : 8, f.outputPerBatch, 0));
+  PlanKernel pk;
+  pk.name = "baseline_post";
+  pk.blockX = 256;
+  pk.grid = GridRule{Q * (N / 32) * ((S + 31) / 32), 1, false};
+  pk.args = {PlanArg::buffer("spectra", "const float2*", "spectra"), PlanArg::buffer("gains", "const float2*", "gains"),
+             PlanArg::buffer("delays", "const float2*", "delays"), PlanArg::buffer("out", f.ci8 ? "unsigned short*" : "float2*", "out")};
+  post.kernels.push_back(pk);
+  post.check();
+  return {fir, post};
+}
+
+namespace {
+
 class FirR2cRun : public BaselineRun {
  public:
   FirR2cRun(const BaselineRequest& r, const TestData& data, long long batch, std::string* why) : batch_(batch) {
@@ -134,44 +181,7 @@ class FirR2cRun : public BaselineRun {
       if (why) *why = "fir_r2c baseline: weights of the wrong size or L / 2 not a multiple of 32";
       return;
     }
-    // The FIR.
-    LaunchPlan fir;
-    fir.specName = "baseline_fir";
-    fir.family = "baseline";
-    fir.sources.push_back({"baseline_fir.cu", firSource(r)});
-    fir.buffers.push_back(userBuffer("input", BufferRole::Input, "unsigned char", 1, Q * f.streamBytes, 0));
-    fir.buffers.push_back(userBuffer("real", BufferRole::Output, "float", 4, Q * S * L, 0));
-    PlanBuffer w = userBuffer("weights", BufferRole::Table, "float", 4, 0, T * L);
-    w.scalar = "float";
-    w.contents.resize(f.weights.size() * 4);
-    std::memcpy(w.contents.data(), f.weights.data(), w.contents.size());
-    fir.buffers.push_back(w);
-    PlanKernel fk;
-    fk.name = "baseline_fir";
-    fk.blockX = 256;
-    fk.grid = GridRule{Q * ((L + 255) / 256) * ((S + kRun - 1) / kRun), 1, false};
-    fk.args = {PlanArg::buffer("input", "const unsigned char*", "input"), PlanArg::buffer("weights", "const float*", "weights"),
-               PlanArg::buffer("real", "float*", "out")};
-    fir.kernels.push_back(fk);
-    fir.check();
-    // The post kernel.
-    LaunchPlan post;
-    post.specName = "baseline_post";
-    post.family = "baseline";
-    post.sources.push_back({"baseline_post.cu", postSource(r)});
-    post.buffers.push_back(userBuffer("spectra", BufferRole::Input, "float2", 8, Q * S * (N + 1), 0));
-    post.buffers.push_back(userBuffer("gains", BufferRole::Input, "float2", 8, 0, f.gains.empty() ? 1 : Q * N));
-    post.buffers.push_back(userBuffer("delays", BufferRole::Input, "float2", 8, f.delays.empty() ? 0 : Q * S, f.delays.empty() ? 1 : 0));
-    post.buffers.push_back(userBuffer("out", BufferRole::Output, f.ci8 ? "unsigned short" : "float2", f.ci8 ? 2 : 8, f.outputPerBatch, 0));
-    PlanKernel pk;
-    pk.name = "baseline_post";
-    pk.blockX = 256;
-    pk.grid = GridRule{Q * (N / 32) * ((S + 31) / 32), 1, false};
-    pk.args = {PlanArg::buffer("spectra", "const float2*", "spectra"), PlanArg::buffer("gains", "const float2*", "gains"),
-               PlanArg::buffer("delays", "const float2*", "delays"), PlanArg::buffer("out", f.ci8 ? "unsigned short*" : "float2*", "out")};
-    post.kernels.push_back(pk);
-    post.check();
-
+    const auto [fir, post] = firR2cBaselinePlans(r);
     firExec_ = std::make_unique<Executor>(compiler_, fir);
     postExec_ = std::make_unique<Executor>(compiler_, post);
     auto alloc = [&](Executor& e, const std::string& name) {

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "CudaOnCpu.h"
+#include "bench/FirR2cBaseline.h"
 #include "TestUtil.h"
 #include "generator/correlator/CorrelatorData.h"
 #include "generator/correlator/CorrelatorFamily.h"
@@ -272,7 +273,7 @@ TEST(PfbKernels, MutatedKernelsAreCaught) {
   auto fs = makePfbSpec(s);
   const LaunchPlan plan = fs->emit({"sm_90", nullptr}).plan;
   test::expectMutationsCaught(*fs, plan,
-                              {{{"FIR window slot off by one", "x0_1 = ", "x0_2 = "}},
+                              {{{"FIR window slot off by one", "w0_1 * x0_1", "w0_1 * x0_2"}},
                                {{"four-step twiddle dropped", "v.y * step.y", "0.f"}},
                                {{"weights of the other sample", "__ldg(weights + pos)", "__ldg(weights + (pos + 1))"}}},
                               77, "pfb-cpu", {});
@@ -368,4 +369,62 @@ TEST(PfbKernels, SpecsCompileWithoutSpills) {
       }
   }
   EXPECT_GE(specs, 3);
+}
+
+// The cuFFT user's pair that bench times (bench/FirR2cBaseline.cpp), on the CPU: its FIR kernel, the R2C in double
+// rounded to f32 (cuFFT's place), its post kernel; then the same check as ours (saturation counts aside: it has none).
+TEST(PfbBaseline, KernelsRunOnTheCpuAndMatchTheReference) {
+  for (const char* layout : {"katgpucbf", "tcc", "spectra"}) {
+    const bool cf32 = std::string(layout) == "spectra";
+    PfbSpec s = spec(fmt::format(R"("channels": 64, "taps": 3, "receivers": 2, "spectra_per_call": 32, "input": {{"type": "packed", "bits": 10}},
+                                    "gain": "per_channel", "delay": true, "output": {{"type": "{}", "layout": "{}"}})",
+                                 cf32 ? "cf32" : "ci8", layout));
+    auto fs = makePfbSpec(s);
+    const auto req = fs->baseline();
+    ASSERT_TRUE(req && req->firR2c);
+    const FirR2cPlans plans = firR2cBaselinePlans(*req);
+    const TestData d = fs->randomInputs(1, 515);
+    std::map<std::string, std::vector<unsigned char>> fir{{"input", d.arrays.at("input")}, {"weights", plans.fir.buffer("weights")->contents}};
+    fir["real"].assign(static_cast<std::size_t>(plans.fir.buffer("real")->elements(1, plans.fir.buffer("real")->perBatchElems) * 4), 0);
+    const std::string dir = ::testing::TempDir() + "/pfb_baseline_" + layout + "_" + std::to_string(::getpid());
+    ASSERT_TRUE(test::runKernelOnCpu(plans.fir.sources[0].text, plans.fir.kernels[0], fir, 1, dir));
+    const long long L = s.fftLength(), N = s.channels, count = static_cast<long long>(s.streams()) * s.spectra;
+    std::vector<float> spectra(static_cast<std::size_t>(count * (N + 1) * 2));
+    for (long long i = 0; i < count; ++i) {
+      std::vector<std::complex<double>> x(static_cast<std::size_t>(L));
+      for (long long n = 0; n < L; ++n) {
+        float v;
+        std::memcpy(&v, fir["real"].data() + 4 * (i * L + n), 4);
+        x[static_cast<std::size_t>(n)] = v;
+      }
+      pfbFftDouble(x, -1);
+      for (long long k = 0; k <= N; ++k) {
+        spectra[static_cast<std::size_t>(2 * (i * (N + 1) + k))] = static_cast<float>(x[static_cast<std::size_t>(k)].real());
+        spectra[static_cast<std::size_t>(2 * (i * (N + 1) + k) + 1)] = static_cast<float>(x[static_cast<std::size_t>(k)].imag());
+      }
+    }
+    std::map<std::string, std::vector<unsigned char>> post{{"gains", d.arrays.at("gains")}, {"delays", d.arrays.at("delays")}};
+    post["spectra"].resize(spectra.size() * 4);
+    std::memcpy(post["spectra"].data(), spectra.data(), post["spectra"].size());
+    post["out"].assign(static_cast<std::size_t>(s.outputElementsPerBatch() * s.outputElementBytes()), 0xff);
+    ASSERT_TRUE(test::runKernelOnCpu(plans.post.sources[0].text, plans.post.kernels[0], post, 1, dir));
+    const Check c = pfbCheck(s, d, {{"spectra", post["out"]}}, 1, false);
+    std::printf("[pfb-baseline-cpu] %s: %s\n", layout, c.detail.c_str());
+    EXPECT_TRUE(c.ok()) << layout << ": " << c.detail;
+  }
+}
+
+// The same kernels compile with NVRTC, without spills, for each spec's layout and input type.
+TEST(PfbBaseline, KernelsCompileForEverySpec) {
+  for (const char* f : {"specs/pfb_meerkat_4k_ci8.json", "specs/pfb_meerkat_32k_ci8.json", "specs/pfb_meerkat_4k_10bit_cf32.json"}) {
+    auto fs = loadSpec(test::sourcePath(f));
+    const auto req = fs->baseline();
+    ASSERT_TRUE(req && req->firR2c) << f;
+    const FirR2cPlans plans = firR2cBaselinePlans(*req);
+    for (const LaunchPlan* p : {&plans.fir, &plans.post}) {
+      const CompileResult r = compileWithReport(p->sources[0].text, p->specName, "sm_90");
+      EXPECT_GT(r.registers, 0) << f << r.log;
+      EXPECT_EQ(r.spillStoreBytes, 0) << f;
+    }
+  }
 }
