@@ -428,3 +428,47 @@ TEST(PfbBaseline, KernelsCompileForEverySpec) {
     }
   }
 }
+
+// Mutated specs (a value replaced with junk, or a byte flipped) either emit or fail with a SpecError / InconsistentSpec
+// naming a JSON path: never another exception, never a crash. Seed printed; WARPFORGE_FUZZ_SEED replays one.
+TEST(PfbSpec, MutatedSpecsFailCleanly) {
+  std::uint64_t seed = std::random_device{}();
+  if (const char* e = std::getenv("WARPFORGE_FUZZ_SEED")) seed = std::strtoull(e, nullptr, 10);
+  std::printf("[pfb-fuzz] seed %llu\n", static_cast<unsigned long long>(seed));
+  std::mt19937_64 rng(seed);
+  std::vector<std::string> texts;
+  for (const char* f : {"specs/pfb_meerkat_4k_ci8.json", "specs/pfb_meerkat_4k_10bit_cf32.json"}) texts.push_back(test::readFile(test::sourcePath(f)));
+  texts.push_back(specText(R"("channels": 64, "taps": 4, "receivers": 3, "spectra_per_call": 32, "input": {"type": "packed", "bits": 10}, "gain": "per_channel",
+                              "delay": true, "output": {"type": "ci8", "layout": "tcc"})"));
+  const char* junk[] = {"-1", "0", "1", "2", "1e400", "18446744073709551615", "\"\"", "null", "[]", "{}", "true", "65536", "3.5", "\"rect\"", "\"packed\"",
+                        "\"tcc\"", "\"spectra\"", "\"cf32\"", "33", "16"};
+  int counts[3] = {0, 0, 0};
+  for (int i = 0; i < 400; ++i) {
+    std::string t = texts[rng() % texts.size()];
+    for (int m = 0, n = 1 + static_cast<int>(rng() % 3); m < n; ++m) {
+      const std::size_t at = rng() % t.size();
+      if (rng() % 4 == 0) {
+        t[at] = static_cast<char>(rng() % 256);
+      } else {
+        const std::size_t colon = t.find(':', at);
+        if (colon == std::string::npos) continue;
+        const std::size_t end = t.find_first_of(",}\n", colon);
+        if (end == std::string::npos) continue;
+        t.replace(colon + 1, end - colon - 1, std::string(" ") + junk[rng() % std::size(junk)]);
+      }
+    }
+    try {
+      auto fs = parseSpecText(t, "fuzz.json");
+      fs->emit({"sm_90", nullptr});
+      ++counts[0];
+    } catch (const InconsistentSpec&) {
+      ++counts[1];
+    } catch (const SpecError& e) {
+      ++counts[2];
+      EXPECT_FALSE(e.path().empty() && std::string(e.what()).find("fuzz.json") == std::string::npos) << e.what();
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "seed " << seed << " mutant " << i << ": " << typeid(e).name() << ": " << e.what() << "\n" << t;
+    }
+  }
+  std::printf("[pfb-fuzz] 400 mutants: %d emitted, %d inconsistent, %d spec errors\n", counts[0], counts[1], counts[2]);
+}
