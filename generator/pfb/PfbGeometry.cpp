@@ -56,9 +56,10 @@ PfbGeometry pfbGeometry(const PfbSpec& s) {
   g.columnFft = pfbFftPlan(g.n1);
   g.rowFft = pfbFftPlan(g.n2);
   g.chunk = s.taps;
-  // Runs of 2T spectra per block (at least 1 chunk): the T - 1 spectra of warm-up read again by the next run cost
-  // at most half the input bytes again (the input is a tenth of the traffic); more, shorter runs fill the GPU.
-  g.runSpectra = s.taps == 1 ? 32 : 2 * s.taps;
+  // Runs of 4T spectra per block where a stream has at least 8T (2T otherwise: more, shorter runs fill the GPU): the
+  // T - 1 spectra of warm-up read again by the next run and the block's 2T weights (from L2) cost at most a quarter
+  // (a half) of the input bytes again; the input is a tenth of the traffic.
+  g.runSpectra = s.taps == 1 ? 32 : (s.spectra >= 8 * s.taps ? 4 : 2) * s.taps;
   if (g.runSpectra > s.spectra) g.runSpectra = static_cast<int>((s.spectra + g.chunk - 1) / g.chunk * g.chunk);
   g.runs = (s.spectra + g.runSpectra - 1) / g.runSpectra;
   g.sharedA = 2 * g.chunk * g.threadsA * 8;

@@ -54,6 +54,10 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
   body.push_back(decl("float2* const", "buf0", var("pfb_shared")));
   body.push_back(decl("float2* const", "buf1", bin("+", var("pfb_shared"), lit(chunkPoints))));
   if (ci8) body.push_back(decl("unsigned char* const", "staging", cast("unsigned char*", bin("+", var("pfb_shared"), lit(2 * chunkPoints)))));
+  if (s.delay) {
+    body.push_back(raw(fmt::format("__shared__ float2 pfb_dl[{}];      // per combination of the chunk: (d, phi / pi)", QC)));
+    body.push_back(raw(fmt::format("__shared__ float2 pfb_rot[{}];     // e^{{i phi}}, e^{{i (phi - pi d)}}", 2 * QC)));
+  }
   body.push_back(comment("block -> (batch entry, receiver, spectrum group, pol group, row pair); row pair fastest"));
   const long long pgroups = P / PU, sgroups = g.spectrumGroups(s);
   body.push_back(decl("const int", "pair", cast("int", bin("%", var("blockIdx.x"), lit(g.pairs())))));
@@ -100,6 +104,23 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
     chunk.push_back(comment("load rows A and B of each combination (contiguous in the scratch)"));
     chunk.push_back(forLoop(decl("int", "e", var("t")), bin("<", var("e"), lit(chunkPoints)), assign(var("e"), lit(TB), "+="), block(ld)));
   }
+  if (s.delay) {
+    // Per combination: (d, phi / pi) and the constants e^{i phi}, e^{i (phi - pi d)} of the phase slope.
+    std::vector<NodePtr> st;
+    decode(st, bin("+", var("cb"), var("t")));
+    std::vector<NodePtr> live;
+    live.push_back(decl("const float2", "dl", call("__ldg", {bin("+", var("delays"), bin("+", bin("*", bin("+", var("q0"), var("p")), lit(S)), var("s")))})));
+    live.push_back(decl("const float", "half", bin("*", var("dl.y"), flit(1.0 / M_PI))));
+    live.push_back(decl("float", "sn"));
+    live.push_back(decl("float", "cs"));
+    live.push_back(assign(index(var("pfb_dl"), var("t")), call("make_float2", {var("dl.x"), var("half")})));
+    live.push_back(exprStmt(call("sincospif", {var("half"), var("&sn"), var("&cs")})));
+    live.push_back(assign(index(var("pfb_rot"), bin("*", lit(2), var("t"))), call("make_float2", {var("cs"), var("sn")})));
+    live.push_back(exprStmt(call("sincospif", {bin("-", var("half"), var("dl.x")), var("&sn"), var("&cs")})));
+    live.push_back(assign(index(var("pfb_rot"), bin("+", bin("*", lit(2), var("t")), lit(1))), call("make_float2", {var("cs"), var("sn")})));
+    st.push_back(ifStmt(bin("<", var("s"), lit(S)), block(live)));
+    chunk.push_back(ifStmt(bin("<", var("t"), lit(QC)), block(st)));
+  }
   chunk.push_back(raw("__syncthreads();"));
   const int passes = static_cast<int>(g.rowFft.radices.size());
   for (int p = 0; p < passes; ++p) {
@@ -145,21 +166,30 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
     }
     const long long streamChannels = N;
     if (s.delay) {
-      live.push_back(comment("delay d (samples) and phase phi (radians) of this spectrum: e^{i (phi - pi d k / N)}"));
-      live.push_back(decl("const float2", "dl", call("__ldg", {bin("+", var("delays"), bin("+", bin("*", bin("+", var("q0"), var("p")), lit(S)), var("s")))})));
-      live.push_back(decl("const float", "phase", bin("*", var("dl.y"), flit(1.0 / M_PI))));
+      // e^{i (phi - pi d k / N)} for k = A and N - A: u = e^{-i pi d A / N} (one sincospif), rot(A) = e^{i phi} u,
+      // rot(N - A) = e^{i (phi - pi d)} conj(u), the two constants per combination from shared memory. Item 0 of
+      // pair 0 (channels 0 and N / 2): rot(0) = e^{i phi}, rot(N / 2) = e^{i (phi - pi d / 2)}.
+      live.push_back(comment("the phase slope: e^{i (phi - pi d k / N)} for both channels"));
+      live.push_back(decl("const float2", "dl", index(var("pfb_dl"), bin("/", var("it"), lit(N2)))));
+      live.push_back(decl("float", "sn"));
+      live.push_back(decl("float", "cs"));
+      live.push_back(exprStmt(call("sincospif", {bin("*", unary("-", var("dl.x")), bin("*", cast("float", var("kA")), flit(1.0 / static_cast<double>(N)))),
+                                                 var("&sn"), var("&cs")})));
+      live.push_back(decl("const float2", "c0", index(var("pfb_rot"), bin("*", lit(2), bin("/", var("it"), lit(N2))))));
+      live.push_back(decl("const float2", "c1", index(var("pfb_rot"), bin("+", bin("*", lit(2), bin("/", var("it"), lit(N2))), lit(1)))));
+      live.push_back(decl("const float2", "rotA", call("make_float2", {bin("-", bin("*", var("cs"), var("c0.x")), bin("*", var("sn"), var("c0.y"))),
+                                                                      bin("+", bin("*", var("cs"), var("c0.y")), bin("*", var("sn"), var("c0.x")))})));
+      live.push_back(decl("float2", "rotB", call("make_float2", {bin("+", bin("*", var("cs"), var("c1.x")), bin("*", var("sn"), var("c1.y"))),
+                                                                 bin("-", bin("*", var("cs"), var("c1.y")), bin("*", var("sn"), var("c1.x")))})));
+      live.push_back(raw("if (pair == 0 && item == 0) { sincospif(dl.y - 0.5f * dl.x, &sn, &cs); rotB = make_float2(cs, sn); }"));
     }
     // The post-processing and store of one channel value.
     auto post = [&](const std::string& x, const std::string& k, int which) {
       std::vector<NodePtr> st;
       std::string v = x;
       if (s.delay) {
-        st.push_back(decl("float", "sn"));
-        st.push_back(decl("float", "cs"));
-        st.push_back(exprStmt(call("sincospif", {call("fmaf", {unary("-", var("dl.x")), bin("*", cast("float", var(k)), flit(1.0 / static_cast<double>(N))), var("phase")}),
-                                                 var("&sn"), var("&cs")})));
-        st.push_back(decl("const float2", "rot", call("make_float2", {var("cs"), var("sn")})));
-        st.push_back(decl("const float2", "vr", call("make_float2", {cmulX(v, "rot"), cmulY(v, "rot")})));
+        const std::string rot = which ? "rotB" : "rotA";
+        st.push_back(decl("const float2", "vr", call("make_float2", {cmulX(v, rot), cmulY(v, rot)})));
         v = "vr";
       }
       if (s.perChannelGain) {
