@@ -317,7 +317,8 @@ TEST(PfbFeedsTheCorrelator, LayoutsAgreeAndTheCorrelatorReadsOurOutput) {
               ASSERT_EQ(sampleOffset(c, b, k, t, r, p), b * s.outputElementsPerBatch() + s.outputOffset(r * s.polarizations + p, t, k))
                   << layout << " b " << b << " r " << r << " p " << p << " t " << t << " k " << k;
     // Our kernels' output (run on the CPU) as the correlator's input: its reference visibilities equal the sums over
-    // our spectra read through our own layout.
+    // our spectra read through our own layout (one layout: the other's kernels run in PfbKernels.*).
+    if (std::string(layout) != "tcc") continue;
     auto fs = makePfbSpec(s);
     const TestData d = fs->randomInputs(1, 909);
     std::map<std::string, std::vector<unsigned char>> mem;
@@ -374,7 +375,7 @@ TEST(PfbKernels, SpecsCompileWithoutSpills) {
 // The cuFFT user's pair that bench times (bench/FirR2cBaseline.cpp), on the CPU: its FIR kernel, the R2C in double
 // rounded to f32 (cuFFT's place), its post kernel; then the same check as ours (saturation counts aside: it has none).
 TEST(PfbBaseline, KernelsRunOnTheCpuAndMatchTheReference) {
-  for (const char* layout : {"katgpucbf", "tcc", "spectra"}) {
+  for (const char* layout : {"katgpucbf", "spectra"}) {  // the transposed store (tcc's differs in strides only) and the direct one
     const bool cf32 = std::string(layout) == "spectra";
     PfbSpec s = spec(fmt::format(R"("channels": 64, "taps": 3, "receivers": 2, "spectra_per_call": 32, "input": {{"type": "packed", "bits": 10}},
                                     "gain": "per_channel", "delay": true, "output": {{"type": "{}", "layout": "{}"}})",
