@@ -73,14 +73,22 @@ std::vector<BenchVariant> pfbBenchVariants(const PfbSpec& s) {
   return v;
 }
 
-std::string pfbBenchNotes(const PfbSpec& s, const std::vector<double>& variantMs, double, int) {
-  // Bytes at the bench's batch are not known here: per batch entry, as ratios.
+std::string pfbBenchNotes(const PfbSpec& s, const std::vector<double>& variantMs, const std::vector<long long>& variantBatch, double clockKHz, int sms) {
   const PfbTraffic t = pfbTraffic(s, 1);
   std::string o = fmt::format("bytes per batch entry: input {:.4g}, output {:.4g} (the user arrays: {:.4g}); scratch {:.4g} written + read, warm-up re-reads {:.4g}: "
                               "{:.4g} in all ({:.2f}x the user arrays)\n",
                               t.inputBytes, t.outputBytes, t.own(), t.scratchBytes, t.rereadBytes, t.total(), t.total() / t.own());
-  if (variantMs.size() >= 2)
-    o += fmt::format("kernels alone: fir {:.4f} ms, post {:.4f} ms\n", variantMs[0], variantMs[1]);
+  if (variantMs.size() >= 2 && variantBatch.size() >= 2) {
+    // Per kernel: the bytes it moves and the FP32 rate its arithmetic needs (FIR: T FMAs per real sample).
+    const double firBytes = (t.inputBytes + t.rereadBytes + t.scratchBytes) * static_cast<double>(variantBatch[0]);
+    const double postBytes = (t.scratchBytes + t.outputBytes) * static_cast<double>(variantBatch[1]);
+    const double samples = static_cast<double>(s.streams()) * s.spectra * s.fftLength() * static_cast<double>(variantBatch[0]);
+    const double peakFma = 128.0 * sms * clockKHz * 1e3;  // FP32 lanes x SMs x clock
+    o += fmt::format("kernels alone: fir {:.4f} ms ({:.0f} GB/s; FIR {:.1f} T FMA/s = {:.0f}% of the FP32 peak {:.1f} T), post {:.4f} ms ({:.0f} GB/s)\n", variantMs[0],
+                     firBytes / (variantMs[0] * 1e-3) / 1e9, samples * s.taps / (variantMs[0] * 1e-3) / 1e12,
+                     peakFma > 0 ? 100.0 * samples * s.taps / (variantMs[0] * 1e-3) / peakFma : 0.0, peakFma / 1e12, variantMs[1],
+                     postBytes / (variantMs[1] * 1e-3) / 1e9);
+  }
   return o;
 }
 

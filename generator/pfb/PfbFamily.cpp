@@ -100,7 +100,10 @@ class PfbFamilySpec final : public FamilySpec {
   std::optional<BaselineRequest> baseline() const override { return pfbBaseline(s_); }
   std::vector<BenchVariant> benchVariants(const EmitTarget&) const override { return pfbBenchVariants(s_); }
   std::string benchNotes(const std::vector<double>& variantMs, double clockKHz, int sms) const override {
-    return pfbBenchNotes(s_, variantMs, clockKHz, sms);
+    return pfbBenchNotes(s_, variantMs, {}, clockKHz, sms);
+  }
+  std::string benchNotes(const std::vector<double>& variantMs, const std::vector<long long>& variantBatch, double clockKHz, int sms) const override {
+    return pfbBenchNotes(s_, variantMs, variantBatch, clockKHz, sms);
   }
 
  private:
