@@ -77,6 +77,11 @@ long long passNs(const PfbFftPlan& fft, int pass) {
 }
 }  // namespace
 
+std::string padHelper() {
+  return "// Shared-memory slot of complex element a of an FFT buffer: one pad slot after every 8 (bank conflicts of strided stores)\n"
+         "static __device__ __forceinline__ int pfb_pad(int a) { return a + (a >> 3); }\n";
+}
+
 bool twiddlesHoistable(const PfbFftPlan& fft, int pass, const PassShape& shape) {
   const long long span = static_cast<long long>(shape.innerCount) * (fft.length / fft.radices[pass]);
   return shape.threads % span == 0;
@@ -112,7 +117,7 @@ NodePtr emitPass(const PfbFftPlan& fft, int pass, const PassShape& shape, const 
   for (int r = 0; r < R; ++r) {
     const std::string v = fmt::format("x{}", r);
     body.push_back(decl("const float2", v,
-                        index(var(shape.in), bin("+", var("at"), bin("*", bin("+", var("j"), lit(static_cast<long long>(r) * MR)), lit(shape.pointStride))))));
+                        index(var(shape.in), call("pfb_pad", {bin("+", var("at"), bin("*", bin("+", var("j"), lit(static_cast<long long>(r) * MR)), lit(shape.pointStride)))}))));
     x.push_back({member(var(v), "x"), member(var(v), "y")});
   }
   ComplexCode code(body, "v");
@@ -131,7 +136,7 @@ NodePtr emitPass(const PfbFftPlan& fft, int pass, const PassShape& shape, const 
   NodePtr d = ns == 1 ? bin("*", var("j"), lit(R)) : bin("+", bin("*", bin("/", var("j"), lit(ns)), lit(ns * R)), bin("%", var("j"), lit(ns)));
   body.push_back(decl("const int", "d", d));
   for (int r = 0; r < R; ++r)
-    body.push_back(assign(index(var(shape.out), bin("+", var("at"), bin("*", bin("+", var("d"), lit(ns * r)), lit(shape.pointStride)))),
+    body.push_back(assign(index(var(shape.out), call("pfb_pad", {bin("+", var("at"), bin("*", bin("+", var("d"), lit(ns * r)), lit(shape.pointStride)))})),
                           call("make_float2", {y[r].re, y[r].im})));
   std::vector<NodePtr> st;
   st.push_back(comment(fmt::format("pass {}: radix {}, sub-transforms of {} points", pass, R, ns)));

@@ -46,6 +46,8 @@ struct PassShape {
   std::string table;   // the pass twiddles (const float2*)
 };
 // Whether a thread's butterflies of pass p share one j (then its twiddles are loaded once, hoistTwiddles()).
+// The device function pfb_pad(a) = a + a / 8 (pfbPadded): every shared FFT buffer index goes through it.
+std::string padHelper();
 bool twiddlesHoistable(const PfbFftPlan& fft, int pass, const PassShape& shape);
 // Declarations of the hoisted twiddles `tw<p>_<r>` of every pass that has them.
 std::vector<ast::NodePtr> hoistTwiddles(const PfbFftPlan& fft, const PassShape& shape, const std::string& prefix);

@@ -62,7 +62,7 @@ PfbGeometry pfbGeometry(const PfbSpec& s) {
   g.runSpectra = s.taps == 1 ? 32 : (s.spectra >= 8 * s.taps ? 4 : 2) * s.taps;
   if (g.runSpectra > s.spectra) g.runSpectra = static_cast<int>((s.spectra + g.chunk - 1) / g.chunk * g.chunk);
   g.runs = (s.spectra + g.runSpectra - 1) / g.runSpectra;
-  g.sharedA = 2 * g.chunk * g.threadsA * 8;
+  g.sharedA = static_cast<int>(2 * pfbPadded(static_cast<long long>(g.chunk) * g.threadsA) * 8);
   // Kernel B: units of 16 (spectrum, pol) combinations, so that a ci8 unit stores 32-byte runs: katgpucbf
   // [receiver][channel][spectrum][pol]: 16 / P spectra x P pols per channel; tcc [channel][spectrum/16][receiver][pol][16]:
   // 16 spectra of one pol per channel. cf32 spectra: 16 spectra of one pol (stored directly, 8 bytes per channel).
@@ -71,7 +71,7 @@ PfbGeometry pfbGeometry(const PfbSpec& s) {
   // Rows of about 2048 points per FFT chunk: 256 threads x one radix-8 butterfly.
   g.combosPerChunk = static_cast<int>(std::clamp<long long>(2048 / (2 * g.n2), 1, g.combosPerUnit()));
   g.stagingBytes = s.outputType == PfbOutputType::CI8 ? 2 * g.n2 * g.combosPerUnit() * 2 : 0;
-  g.sharedB = 2 * g.combosPerChunk * 2 * g.n2 * 8 + g.stagingBytes;
+  g.sharedB = static_cast<int>(2 * pfbPadded(static_cast<long long>(g.combosPerChunk) * 2 * g.n2) * 8) + g.stagingBytes;
   g.stepTwiddleOffset = g.columnFft.twiddleOffsets.back();
   g.splitTwiddleOffset = g.rowFft.twiddleOffsets.back();
   return g;

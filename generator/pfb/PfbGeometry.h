@@ -62,6 +62,10 @@ struct PfbGeometry {
 
 PfbGeometry pfbGeometry(const PfbSpec& s);
 
+// Shared-memory FFT buffers hold complex element a at a + a / 8 (pfb_pad in the kernels): the Stockham passes' strided
+// stores (stride R of the first pass) would otherwise meet the same banks up to 16 times. Elements for n points:
+inline long long pfbPadded(long long n) { return n + (n + 7) / 8; }
+
 // The tables, computed in double and stored as interleaved f32 (re, im).
 std::vector<float> pfbTwiddlesA(const PfbSpec& s, const PfbGeometry& g);
 std::vector<float> pfbTwiddlesB(const PfbSpec& s, const PfbGeometry& g);
