@@ -377,9 +377,9 @@ TEST(PfbKernels, SpecsCompileWithoutSpills) {
 TEST(PfbBaseline, KernelsRunOnTheCpuAndMatchTheReference) {
   for (const char* layout : {"katgpucbf", "spectra"}) {  // the transposed store (tcc's differs in strides only) and the direct one
     const bool cf32 = std::string(layout) == "spectra";
-    PfbSpec s = spec(fmt::format(R"("channels": 64, "taps": 3, "receivers": 2, "spectra_per_call": 32, "input": {{"type": "packed", "bits": 10}},
+    PfbSpec s = spec(fmt::format(R"("channels": 64, "taps": 3, "receivers": 2, "spectra_per_call": 32, "input": {},
                                     "gain": "per_channel", "delay": true, "output": {{"type": "{}", "layout": "{}"}})",
-                                 cf32 ? "cf32" : "ci8", layout));
+                                 cf32 ? R"({"type": "packed", "bits": 10})" : R"({"type": "int8"})", cf32 ? "cf32" : "ci8", layout));
     auto fs = makePfbSpec(s);
     const auto req = fs->baseline();
     ASSERT_TRUE(req && req->firR2c);
