@@ -1,4 +1,5 @@
 #include "bench/Baseline.h"
+#include "bench/FirR2cBaseline.h"
 
 #include <cublasLt.h>
 #include <cublas_v2.h>
@@ -410,6 +411,14 @@ std::unique_ptr<BaselineRun> makeBaseline(const BaselineRequest& request, const 
     try {
       auto run = std::make_unique<BlasGemmRun>(request, data, batch, why);
       if (run->ok()) return run;
+    } catch (const std::exception& e) {  // a baseline the library refuses is reported, not fatal
+      if (why) *why = e.what();
+    }
+    return nullptr;
+  }
+  if (request.kind == "fir_r2c") {
+    try {
+      return makeFirR2cBaseline(request, data, batch, why);
     } catch (const std::exception& e) {  // a baseline the library refuses is reported, not fatal
       if (why) *why = e.what();
     }

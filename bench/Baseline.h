@@ -6,6 +6,7 @@
 // complex GEMM S S^H, int8 or widened f16 -> complex f32); complex GEMMs C = A^T B, lengths {GEMMs, M, N, K}:
 // "cgemm_i8" (cublasGemmStridedBatchedEx CUDA_C_8I -> CUDA_C_32F), "cgemm_lt_f16" (cuBLASLt planar complex f16,
 // f32 compute), "cgemm" (cublasCgemmStridedBatched on complex f32 copies). See BlasGemmRun in Baseline.cpp.
+// "fir_r2c": a FIR kernel, cufftExecR2C and a gain / phase / requantise kernel (FirR2cBaseline.cpp).
 #include <memory>
 #include <string>
 

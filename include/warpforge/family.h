@@ -85,7 +85,7 @@ struct Check {
 // The library a user would otherwise call for the same transform, described so
 // that bench/ can run it without knowing the family.
 struct BaselineRequest {
-  std::string kind;            // "fft" (cuFFT) — the kinds bench/ knows
+  std::string kind;            // "fft" (cuFFT), "herk", "cgemm*", "fir_r2c" — the kinds bench/ knows
   std::vector<long long> lengths;  // fft: logical lengths, outermost first
   std::string transform;       // fft: c2c | r2c | c2r
   std::string precision;       // f16 | f32 | f64
@@ -105,6 +105,24 @@ struct BaselineRequest {
   };
   std::optional<FftLayout> inLayout, outLayout;
   bool inPlace = false;  // with layouts: one array, transformed in place
+  // "fir_r2c" (bench/FirR2cBaseline.cpp): the real-input channeliser a cuFFT user writes, lengths = {streams, spectra
+  // per stream, L, taps}: a FIR kernel (spectrum s of stream q: y[i] = sum_j weights[j L + i] x_q[(s + j) L + i]),
+  // cufftExecR2C of L points, a kernel multiplying channel k < L / 2 by gain e^{i (phi - pi d k / (L / 2))} and storing
+  // it as cf32 or ci8 (round half to even, saturate to +-127) at element q / pols * receiverStride + q % pols *
+  // polStride + k * channelStride + (s / timeBlock) * blockStride + (s % timeBlock) * timeStride of the batch entry.
+  // denseInput returns the samples as the family's input holds them (streams of streamBytes, one after another).
+  struct FirR2c {
+    int sampleBits = 8;
+    bool packed = false;          // big-endian bit-packed two's complement; else int8 or little-endian int16
+    long long streamBytes = 0;
+    std::vector<float> weights;   // taps x L, tap-major
+    std::string gains, delays;    // TestData arrays: float2 [stream][channel], float2 (d, phi) [batch][stream][spectrum]; "": none
+    float gain = 1;               // where there is no gains array
+    bool ci8 = true;
+    int pols = 1, timeBlock = 1;
+    long long receiverStride = 0, polStride = 0, channelStride = 0, blockStride = 0, timeStride = 0, outputPerBatch = 0;
+  };
+  std::optional<FirR2c> firR2c;
 };
 
 // Timing a family's candidates on the device, for tuning (bench/ provides it).

@@ -1,0 +1,56 @@
+#pragma once
+// FFT code for the pfb kernels: complex f32 arithmetic over AST expressions, radix-2/4/8 butterflies as straight-line
+// code, and one Stockham pass over transforms held in shared memory.
+#include <string>
+#include <vector>
+
+#include "ast/Ast.h"
+#include "generator/pfb/PfbGeometry.h"
+
+namespace warpforge::pfb {
+
+struct CExpr {
+  ast::NodePtr re, im;
+};
+
+// Appends `const float` temporaries (prefix + counter) to `out` for every value it computes.
+class ComplexCode {
+ public:
+  ComplexCode(std::vector<ast::NodePtr>& out, std::string prefix) : out_(out), prefix_(std::move(prefix)) {}
+  CExpr fresh(ast::NodePtr re, ast::NodePtr im);
+  CExpr add(const CExpr& a, const CExpr& b);
+  CExpr sub(const CExpr& a, const CExpr& b);
+  CExpr mul(const CExpr& a, const CExpr& w);  // a * w
+  // a * exp(-2 pi i k / R), exact for the multiples of pi / 4 (swaps, negations, one sqrt(1/2) scale).
+  CExpr rotate(const CExpr& a, int k, int R);
+
+ private:
+  std::vector<ast::NodePtr>& out_;
+  std::string prefix_;
+  int counter_ = 0;
+};
+
+// y_k = sum_j x_j exp(-2 pi i jk / R) for R = x.size() in {1, 2, 4, 8} (radix-2 decimation in time).
+std::vector<CExpr> emitDft(ComplexCode& code, const std::vector<CExpr>& x);
+
+// One Stockham pass (forward) over transforms of `fft.length` points in shared memory: element m of transform
+// tr = outer * innerCount + inner at outer * outerStride + inner + m * pointStride. Butterfly bf = (outer * (M / R) + j)
+// * innerCount + inner (inner fastest: consecutive lanes on consecutive addresses). Reads `in`, writes `out`, then
+// __syncthreads(). `butterflies` is the total count (an expression); `threads` the block size.
+struct PassShape {
+  std::string in, out;
+  int innerCount = 1;
+  long long outerStride = 0, pointStride = 1;
+  ast::NodePtr butterflies;
+  int threads = 0;
+  std::string table;   // the pass twiddles (const float2*)
+};
+// Whether a thread's butterflies of pass p share one j (then its twiddles are loaded once, hoistTwiddles()).
+// The device function pfb_pad(a) = a + a / 8 (pfbPadded): every shared FFT buffer index goes through it.
+std::string padHelper();
+bool twiddlesHoistable(const PfbFftPlan& fft, int pass, const PassShape& shape);
+// Declarations of the hoisted twiddles `tw<p>_<r>` of every pass that has them.
+std::vector<ast::NodePtr> hoistTwiddles(const PfbFftPlan& fft, const PassShape& shape, const std::string& prefix);
+ast::NodePtr emitPass(const PfbFftPlan& fft, int pass, const PassShape& shape, const std::string& prefix);
+
+}  // namespace warpforge::pfb

@@ -1,0 +1,73 @@
+#pragma once
+// How the channeliser is cut into two kernels (see README.md, "Design").
+//
+// The 2N real FIR outputs of a spectrum are paired into N complex points z[n] = y[2n] + i y[2n + 1], whose
+// N-point FFT Z is split into the real FFT X (X[k] = (Z[k] + conj Z[N-k]) / 2 - i/2 e^{-i pi k / N} (Z[k] - conj Z[N-k])).
+// Z is computed in four steps, N = n1 x n2, n = n2 * m1 + m2, k = k1 + n1 * k2:
+//   kernel A ("fir"):  per column m2, Y[k1][m2] = e^{-2 pi i m2 k1 / N} sum_{m1} z[n2 m1 + m2] e^{-2 pi i m1 k1 / n1}
+//   kernel B ("post"): per row k1,    Z[k1 + n1 k2] = sum_{m2} Y[k1][m2] e^{-2 pi i m2 k2 / n2}
+// Kernel A: a block owns `columns` columns x n1 rows (one complex position, two real samples, per thread) of one
+// stream for a run of consecutive spectra: each thread keeps its 2 x T weights and the last T samples of its two
+// positions in registers (every sample read once), computes the FIR for `chunk` (= T) spectra into shared memory,
+// runs the n1-point column FFTs of the chunk there, and stores Y (twiddled) to the scratch [stream][spectrum][k1][m2].
+// Kernel B: a block owns one row pair {k1, n1 - k1} ({0, n1/2} for pair 0: the rows the r2c split pairs) for a
+// group of spectra and polarizations of one receiver: loads the rows, runs the n2-point row FFTs, splits, applies
+// gain and delay, and stores (ci8: staged in shared memory and stored as 32-byte runs of the correlator's layout).
+#include <vector>
+
+#include "generator/pfb/PfbSpec.h"
+
+namespace warpforge {
+
+// One FFT of length `length` as Stockham passes (radix of each pass; sub-transform length before pass p = product
+// of the radices before it).
+struct PfbFftPlan {
+  int length = 1;
+  std::vector<int> radices;
+  // Offset of pass p's twiddles in its table: w^(r k) = exp(-2 pi i r k / (ns R)) at offset(p) + (r - 1) ns + k.
+  std::vector<long long> twiddleOffsets;  // one per pass, plus the total at the end
+};
+PfbFftPlan pfbFftPlan(int length);
+
+struct PfbGeometry {
+  int n1 = 0, n2 = 0;
+  PfbFftPlan columnFft, rowFft;
+  // kernel A
+  int columns = 0;          // columns per block
+  int threadsA = 0;         // n1 x columns
+  int chunk = 0;            // spectra per FIR chunk (= taps)
+  int runSpectra = 0;       // spectra per block (a multiple of chunk)
+  long long runs = 0;       // blocks along one stream's spectra
+  int sharedA = 0;          // bytes: two buffers of chunk x threadsA complex f32
+  // kernel B
+  int threadsB = 256;
+  int spectraPerUnit = 0;   // Gs
+  int polsPerUnit = 0;      // Pu
+  int combosPerChunk = 0;   // (spectrum, pol) combinations whose rows are transformed together
+  int stagingBytes = 0;     // ci8: the unit's output (2 n2 channels x Gs x Pu x 2 bytes)
+  int sharedB = 0;
+  // Table offsets (complex elements): twiddles_a = column passes, then the four-step twiddles [k1][m2];
+  // twiddles_b = row passes, then the split twiddles e^{-i pi k / N}, k < N.
+  long long stepTwiddleOffset = 0, splitTwiddleOffset = 0;
+
+  long long columnGroups() const { return n2 / columns; }
+  long long pairs() const { return n1 / 2; }
+  long long unitsA(const PfbSpec& s) const { return static_cast<long long>(s.streams()) * runs * columnGroups(); }
+  long long spectrumGroups(const PfbSpec& s) const { return (s.spectra + spectraPerUnit - 1) / spectraPerUnit; }
+  long long unitsB(const PfbSpec& s) const {
+    return static_cast<long long>(s.receivers) * spectrumGroups(s) * (s.polarizations / polsPerUnit) * pairs();
+  }
+  int combosPerUnit() const { return spectraPerUnit * polsPerUnit; }
+};
+
+PfbGeometry pfbGeometry(const PfbSpec& s);
+
+// Shared-memory FFT buffers hold complex element a at a + a / 8 (pfb_pad in the kernels): the Stockham passes' strided
+// stores (stride R of the first pass) would otherwise meet the same banks up to 16 times. Elements for n points:
+inline long long pfbPadded(long long n) { return n + (n + 7) / 8; }
+
+// The tables, computed in double and stored as interleaved f32 (re, im).
+std::vector<float> pfbTwiddlesA(const PfbSpec& s, const PfbGeometry& g);
+std::vector<float> pfbTwiddlesB(const PfbSpec& s, const PfbGeometry& g);
+
+}  // namespace warpforge
