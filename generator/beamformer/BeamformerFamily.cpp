@@ -241,6 +241,7 @@ class BeamformerFamilySpec final : public FamilySpec {
     r.counts["shared_bytes"] = k.sharedBytes;
     r.counts["gemm_ops_per_batch"] = gemmOps(s_);
     r.counts["stores_checked"] = c.storesChecked;
+    r.warnings = s_.warnings;
     return r;
   }
 
