@@ -216,12 +216,8 @@ BeamformerSpec parseBeamformerSpec(const Json& root, const std::string& file) {
   // "mma": "wgmma" is a request the sm_90 kernel must be able to honour (the spec's operands, strides, tuning).
   if (s.tuning.mma == "wgmma")
     if (const auto why = bfWgmmaBlocker(s)) rd.fail("/tuning/mma", fmt::format("\"wgmma\" cannot take this spec: {}", *why));
-  // Tuning that cannot be met (too many threads, accumulators or shared memory per block) is a spec error, not an
-  // inconsistent spec: the defaults adapt to what the spec sets, what it sets it must be able to have.
-  const bool mmaSync = s.tuning.mma != "wgmma";
-  if (mmaSync)
-    for (const auto& [path, message] : bfTilingProblems(s, bfTiling(s, bfMma(s.in.type)))) rd.fail(path, message);
   // One block per tile: one batch entry must fit one launch's grid.
+  const bool mmaSync = s.tuning.mma != "wgmma";
   const long long blocks = mmaSync ? bfTiling(s, bfMma(s.in.type)).blocksPerBatch : bfWgmmaTiling(s).blocksPerBatch;
   if (blocks > kMaxGridBlocks)
     rd.fail("/samples_per_call", fmt::format("{} channels x {} samples x {} beams take {} blocks per batch entry, more than the {} a launch takes "
