@@ -1,7 +1,8 @@
 #pragma once
 // The warpforge subcommands. Results go to stdout, errors to stderr.
-// Exit status: 0 success, 1 inconsistent spec or failed check, 2 bad input
-// (malformed spec, bad option, unwritable output), 3 CUDA/NVRTC failure or no GPU.
+// Exit status: 0 success, 1 inconsistent spec or failed check, 2 bad input (malformed spec,
+// tuning that cannot be met, bad option, unreadable or unwritable file), 3 CUDA/NVRTC failure or
+// no GPU, 4 internal error (a warpforge defect: please report it).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -10,7 +11,20 @@
 
 namespace warpforge::cli {
 
-enum Exit { kOk = 0, kFailed = 1, kBadInput = 2, kCudaFailure = 3 };
+enum Exit { kOk = 0, kFailed = 1, kBadInput = 2, kCudaFailure = 3, kInternal = 4 };
+
+// The exit status of an exception escaping a command, and its message for stderr (user text escaped):
+// SpecError and std::invalid_argument 2, InconsistentSpec 1, other std::runtime_error (CUDA, NVRTC,
+// the driver: what the runtime throws) 3, anything else (logic_error, a JSON type error, ...) 4.
+int exitStatus(const std::exception& e);
+std::string errorText(const std::exception& e);
+// Text that may hold user text, one line at a time through printableText() (its newlines kept).
+std::string printableLines(const std::string& text);
+
+// A spec argument: a file, or "-" for standard input (read once, shown as "<stdin>"; the same size limit).
+std::string specText(const std::string& arg);
+std::string specFileName(const std::string& arg);
+std::unique_ptr<FamilySpec> loadSpecArg(const std::string& arg);
 
 struct Options {
   std::vector<std::string> specs;

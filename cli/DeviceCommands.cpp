@@ -3,6 +3,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -25,13 +26,13 @@ bool requireDevice(const char* command) {
 
 // The spec with `members` merged into its "tuning" object (bench --ab); errors name --ab or the JSON path.
 std::unique_ptr<FamilySpec> withTuning(const std::string& file, const std::string& members) {
-  Json j = parseJsonText(readSpecFileText(file), file);
+  Json j = parseJsonText(specText(file), specFileName(file));
   Json extra = parseJsonText(members, "--ab");
   if (!extra.is_object()) throw SpecError("--ab", "", fmt::format("expected a JSON object of tuning members, found {}", extra.type_name()));
-  if (!j.is_object()) return loadSpec(file);  // reports the file's own error
+  if (!j.is_object()) return loadSpecArg(file);  // reports the file's own error
   if (!j.contains("tuning")) j["tuning"] = Json::object();
   for (auto it = extra.begin(); it != extra.end(); ++it) j["tuning"][it.key()] = it.value();
-  return parseSpec(j, file + " with --ab " + members);
+  return parseSpec(j, specFileName(file) + " with --ab " + members);
 }
 
 void printWisdomWarnings(const Wisdom& w) {
@@ -41,49 +42,55 @@ void printWisdomWarnings(const Wisdom& w) {
 // The spec file with this GPU's wisdom applied (unless --no-wisdom, the spec has its own tuning, or there is
 // no GPU to key on: the command then stops at requireDevice as before); what was used is printed.
 std::unique_ptr<FamilySpec> loadWithWisdom(const Options& o) {
-  if (o.noWisdom || !deviceAvailable()) return loadSpec(o.spec);
-  Json j = parseJsonText(readSpecFileText(o.spec), o.spec);
+  if (o.noWisdom || !deviceAvailable()) return loadSpecArg(o.spec);
+  const std::string file = specFileName(o.spec);
+  Json j = parseJsonText(specText(o.spec), file);
   Wisdom wisdom;
   std::string note;
   Json tuned = applyWisdom(j, currentWisdomDevice(), &note, wisdom);
   printWisdomWarnings(wisdom);
   if (tuned != j) {
     try {
-      auto spec = parseSpec(tuned, o.spec + " with wisdom");
+      auto spec = parseSpec(tuned, file + " with wisdom");
       fmt::print("{}\n", note);
       return spec;
     } catch (const SpecError& e) {  // recorded by another version of warpforge: the spec as written
-      fmt::print(stderr, "warning: wisdom for {} ignored (the spec no longer accepts it: {})\n", o.spec, e.what());
+      fmt::print(stderr, "warning: wisdom for {} ignored (the spec no longer accepts it: {})\n", printableText(file), e.what());
     }
   } else if (!note.empty()) {
     fmt::print("{}\n", note);
   }
-  return parseSpec(j, o.spec);
+  return parseSpec(j, file);
 }
 
 std::string driverString(int v) { return fmt::format("{}.{}", v / 1000, v % 1000 / 10); }
 
 // bench --sweep-cases FILE: one JSON object per line, a spec or a --sweep-log line (its "spec" and "group"; the log's
 // summary line is skipped). Errors name the file and line.
+// Read as a spec file is ('-': standard input): a regular file opened without blocking, within the size limit.
 std::vector<SweepSpec> readListedCases(const std::string& file, std::string* error) {
-  std::ifstream in(file);
-  if (!in) {
-    *error = fmt::format("cannot read {}", file);
+  std::string text;
+  try {
+    text = specText(file);
+  } catch (const SpecError& e) {
+    *error = e.what();
     return {};
   }
+  const std::string name = printableText(specFileName(file));
   std::vector<SweepSpec> out;
   std::string line;
+  std::istringstream in(text);
   for (int n = 1; std::getline(in, line); ++n) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     Json j;
     try {
-      j = Json::parse(line);
-    } catch (const std::exception& e) {
-      *error = fmt::format("{}:{}: not JSON: {}", file, n, e.what());
+      j = parseJsonText(line, fmt::format("{}:{}", specFileName(file), n));
+    } catch (const SpecError& e) {
+      *error = fmt::format("not JSON: {}", e.what());
       return {};
     }
     if (!j.is_object()) {
-      *error = fmt::format("{}:{}: expected a JSON object (a spec or a --sweep-log line), found {}", file, n, j.type_name());
+      *error = fmt::format("{}:{}: expected a JSON object (a spec or a --sweep-log line), found {}", name, n, j.type_name());
       return {};
     }
     if (j.contains("summary")) continue;
@@ -91,7 +98,7 @@ std::vector<SweepSpec> readListedCases(const std::string& file, std::string* err
     out.push_back(SweepSpec{logged && j.contains("group") && j["group"].is_string() ? j["group"].get<std::string>() : "listed",
                             logged ? j["spec"] : j});
   }
-  if (out.empty()) *error = fmt::format("{}: no cases", file);
+  if (out.empty()) *error = fmt::format("{}: no cases", name);
   return out;
 }
 
@@ -104,7 +111,7 @@ int cmdSweep(const Options& o) {
   if (!family) {
     std::string known;
     for (const Family* f : families()) known += (known.empty() ? "" : ", ") + f->name();
-    fmt::print(stderr, "error: --sweep: unknown family '{}' (expected one of: {})\n", o.sweep, known);
+    fmt::print(stderr, "error: --sweep: unknown family '{}' (expected one of: {})\n", printableText(o.sweep, 80), known);
     return kBadInput;
   }
   if (family->sweepSpecs(1, 1).empty()) {
@@ -128,9 +135,9 @@ int cmdSweep(const Options& o) {
   select.group = o.sweepGroup;
   if (!o.sweepWith.empty()) {
     try {
-      select.with = Json::parse(o.sweepWith);
-    } catch (const std::exception& e) {
-      fmt::print(stderr, "error: --sweep-with: not JSON: {}\n", e.what());
+      select.with = parseJsonText(o.sweepWith, "--sweep-with");
+    } catch (const SpecError& e) {
+      fmt::print(stderr, "error: not JSON: {}\n", e.what());
       return kBadInput;
     }
     if (!select.with.is_object()) {
@@ -247,7 +254,7 @@ int cmdBench(const Options& o) {
     return kBadInput;
   }
   if (o.tune && !o.ab.empty()) {
-    fmt::print(stderr, "error: {}: --tune and --ab both choose what to time; give one\n", o.spec);
+    fmt::print(stderr, "error: {}: --tune and --ab both choose what to time; give one\n", printableText(specFileName(o.spec)));
     return kBadInput;
   }
   if (!o.recordFile.empty() && !o.ab.empty()) {
@@ -255,11 +262,11 @@ int cmdBench(const Options& o) {
     return kBadInput;
   }
   // --tune starts from the spec as written and --ab compares with it; a plain bench uses this GPU's wisdom.
-  auto spec = !o.ab.empty() ? withTuning(o.spec, o.ab) : o.tune ? loadSpec(o.spec) : loadWithWisdom(o);
+  auto spec = !o.ab.empty() ? withTuning(o.spec, o.ab) : o.tune ? loadSpecArg(o.spec) : loadWithWisdom(o);
   verified(*spec, o);
   // --ab needs only a spec with other tuning members (its parse checks them); --tune needs the family's search.
   if (o.tune && !spec->hasTuner()) {
-    fmt::print(stderr, "error: {}: --tune: the {} family has no tuning search (time variants with --ab)\n", o.spec, spec->family().name());
+    fmt::print(stderr, "error: {}: --tune: the {} family has no tuning search (time variants with --ab)\n", printableText(specFileName(o.spec)), spec->family().name());
     return kBadInput;
   }
   if (!requireDevice("bench")) return kCudaFailure;
@@ -274,7 +281,7 @@ int cmdBench(const Options& o) {
     const auto &best = t->trials[t->best], &base = t->trials[t->baseline];
     fmt::print("best: {:.4f} ms vs {:.4f} ms as given ({:.2f}x) over {} candidates: {}\n  spec members: {}\n", best.ms, base.ms, base.ms / best.ms,
                t->trials.size(), best.geometry, t->specMembers.dump());
-    Json j = parseJsonText(readSpecFileText(o.spec), o.spec);
+    Json j = parseJsonText(specText(o.spec), specFileName(o.spec));
     if (best.ms > 0) {  // FFTW's wisdom: later plans of this spec on this GPU start from the winner
       Wisdom wisdom;
       const WisdomDevice device = currentWisdomDevice();
@@ -284,7 +291,7 @@ int cmdBench(const Options& o) {
       printWisdomWarnings(wisdom);
     }
     for (auto it = t->specMembers.begin(); it != t->specMembers.end(); ++it) j[it.key()] = it.value();
-    spec = parseSpec(j, o.spec + " as tuned");  // what follows benches the winner as printed
+    spec = parseSpec(j, specFileName(o.spec) + " as tuned");  // what follows benches the winner as printed
   }
   BenchReport r = benchSpec(compiler, *spec, batch, o.reps);
   // With --ab the table times B (the spec with the members merged); "warpforge (default)" there means B's kernels.
@@ -295,7 +302,7 @@ int cmdBench(const Options& o) {
     fmt::print("recorded in {}\n", o.recordFile);
   }
   if (!o.ab.empty()) {
-    AbResult ab = abSpecs(compiler, *loadSpec(o.spec), *spec, batch, o.reps);
+    AbResult ab = abSpecs(compiler, *loadSpecArg(o.spec), *spec, batch, o.reps);
     fmt::print("A/B (medians of {}, interleaved A B A): as given {:.4f} ms (again {:.4f} ms), with {} {:.4f} ms: {:.3f}x as fast (A vs A {:.3f})\n",
                o.reps, ab.aMs, ab.aAgainMs, o.ab, ab.bMs, ab.aMs / ab.bMs, ab.aMs / ab.aAgainMs);
   }

@@ -1,7 +1,13 @@
 // verify, explain, emulate, emit, compile, families: everything that needs no GPU.
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+
+#include <climits>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -21,20 +27,54 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Writes a whole file or throws (the CLI exits 2 naming it): a full disk or a read-only directory is never "wrote".
-void writeFile(const fs::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  if (!out) throw std::invalid_argument(fmt::format("cannot open {} for writing", p.string()));
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  out.flush();
-  if (!out) throw std::invalid_argument(fmt::format("writing {} failed (disk full or read-only?)", p.string()));
+// "a symbolic link to T" or "a dangling symbolic link to T" where `p` is a link, else "".
+std::string linkDescription(const fs::path& p) {
+  std::error_code ec;
+  if (!fs::is_symlink(fs::symlink_status(p, ec))) return "";
+  const fs::path target = fs::read_symlink(p, ec);
+  return fmt::format("a {}symbolic link to {}", fs::exists(p, ec) ? "" : "dangling ", printableText(target.string(), 200));
 }
 
-// Creates `dir` (and its parents) or throws naming it (exit 2).
+// Writes a whole file or throws (the CLI exits 2 naming it): a full disk or a read-only directory is never "wrote".
+// Never through a symbolic link planted where the file goes (it would overwrite the link's target), and never into
+// a FIFO or device (opened without blocking, checked to be a regular file before anything is written).
+void writeFile(const fs::path& p, const std::string& text) {
+  const std::string name = printableText(p.string());
+  const int fd = ::open(p.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    const int err = errno;
+    if (const std::string link = linkDescription(p); !link.empty())
+      throw std::invalid_argument(fmt::format("{} is {}: no file is written through a link (remove it, or choose another directory)", name, link));
+    struct stat st {};
+    if (::lstat(p.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+      throw std::invalid_argument(fmt::format("{} exists and is not a regular file (a FIFO, device or socket): not overwritten", name));
+    throw std::invalid_argument(fmt::format("cannot open {} for writing: {}", name, std::strerror(err)));
+  }
+  struct stat st {};
+  bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ::ftruncate(fd, 0) == 0;
+  if (!ok) {
+    ::close(fd);
+    throw std::invalid_argument(fmt::format("{} exists and is not a regular file (a FIFO, device or socket): not overwritten", name));
+  }
+  for (std::size_t done = 0; ok && done < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    ok = n > 0;
+    done += ok ? static_cast<std::size_t>(n) : 0;
+  }
+  ok = ::close(fd) == 0 && ok;
+  if (!ok) throw std::invalid_argument(fmt::format("writing {} failed (disk full or read-only?)", name));
+}
+
+// Creates `dir` (and its parents) or throws naming it (exit 2); a dangling link in its place is named as such.
 void makeDirectory(const std::string& dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec) throw std::invalid_argument(fmt::format("cannot create {}: {}", dir, ec.message()));
+  if (!ec) return;
+  const std::string link = linkDescription(dir);
+  if (!link.empty() && link.find("dangling") != std::string::npos)
+    throw std::invalid_argument(fmt::format("cannot create {}: it is {}", printableText(dir), link));
+  throw std::invalid_argument(fmt::format("cannot create {}: {}", printableText(dir), ec.message()));
 }
 
 // SASS opcode counts via cuobjdump, where the toolkit has it (empty otherwise).
@@ -80,9 +120,10 @@ struct KernelBuild {
   int registers = -1, spillStoreBytes = -1, spillLoadBytes = -1, stackBytes = -1;
 };
 
-std::vector<KernelBuild> buildKernels(const FamilySpec& spec, const std::string& arch) {
+std::vector<KernelBuild> buildKernels(const FamilySpec& spec, const std::string& arch, long long* maxBatch) {
   NvrtcProbe probe;
   Generated g = spec.emit({arch, &probe});
+  *maxBatch = g.plan.maxBatch();
   std::vector<KernelBuild> out;
   std::set<std::string> done;
   for (const auto& k : g.plan.kernels) {
@@ -96,9 +137,54 @@ std::vector<KernelBuild> buildKernels(const FamilySpec& spec, const std::string&
 
 }  // namespace
 
+int exitStatus(const std::exception& e) {
+  if (dynamic_cast<const SpecError*>(&e) || dynamic_cast<const std::invalid_argument*>(&e)) return kBadInput;
+  if (dynamic_cast<const InconsistentSpec*>(&e)) return kFailed;
+  if (dynamic_cast<const fs::filesystem_error*>(&e)) return kBadInput;  // a file or directory the user named
+  if (dynamic_cast<const std::runtime_error*>(&e)) return kCudaFailure;
+  return kInternal;
+}
+
+std::string errorText(const std::exception& e) {
+  const int code = exitStatus(e);
+  if (code == kInternal)
+    return fmt::format("internal error (a warpforge defect; please report it with the spec): {}", printableLines(e.what()));
+  return printableLines(e.what());
+}
+
+std::string printableLines(const std::string& text) {
+  std::string out;
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t nl = text.find('\n', at);
+    out += printableText(text.substr(at, nl == std::string::npos ? std::string::npos : nl - at));
+    if (nl == std::string::npos) break;
+    out += '\n';
+    at = nl + 1;
+  }
+  return out;
+}
+
+namespace {
+const char* const kStdinName = "<stdin>";
+}
+
+std::string specText(const std::string& arg) {
+  if (arg != "-") return readSpecFileText(arg);
+  static const std::string text = readSpecStreamText(0, kStdinName);  // one read: later loads of "-" see the same text
+  return text;
+}
+
+std::string specFileName(const std::string& arg) { return arg == "-" ? kStdinName : arg; }
+
+std::unique_ptr<FamilySpec> loadSpecArg(const std::string& arg) {
+  if (arg != "-") return loadSpec(arg);
+  return parseSpecText(specText(arg), specFileName(arg));
+}
+
 VerifyReport verified(const FamilySpec& spec, const Options& o) {
   VerifyReport r = spec.verify();
-  for (const auto& w : r.warnings) fmt::print(stderr, "warning: {}: {}\n", spec.file(), w);
+  for (const auto& w : r.warnings) fmt::print(stderr, "warning: {}: {}\n", printableText(spec.file()), printableLines(w));
   if (o.strict && !r.warnings.empty())
     throw SpecError(spec.file(), "", fmt::format("{} warning(s), and --strict makes them errors", r.warnings.size()));
   return r;
@@ -106,10 +192,20 @@ VerifyReport verified(const FamilySpec& spec, const Options& o) {
 
 int cmdVerify(const Options& o) {
   int worst = kOk;
-  for (const auto& f : o.specs) {
+  int stdinArgs = 0;
+  for (const auto& f : o.specs) stdinArgs += f == "-";
+  if (stdinArgs > 1) throw std::invalid_argument("verify: '-' (standard input) may be given once");
+  for (const auto& arg : o.specs) {
+    const std::string f = specFileName(arg);
     Json j = {{"file", f}, {"ok", false}};
+    auto failed = [&](int code, Json errors, const std::string& text) {
+      j["errors"] = std::move(errors);
+      j["exit"] = code;
+      if (!o.json) fmt::print(stderr, "{}", text);
+      worst = std::max(worst, code);
+    };
     try {
-      auto spec = loadSpec(f);
+      auto spec = loadSpecArg(arg);
       j["family"] = spec->family().name();
       j["name"] = spec->name();
       VerifyReport r = spec->verify();
@@ -117,7 +213,8 @@ int cmdVerify(const Options& o) {
         j["arch"] = o.arch;
         j["kernels"] = Json::array();
         std::string line;
-        for (const auto& k : buildKernels(*spec, o.arch)) {
+        long long maxBatch = LLONG_MAX;
+        for (const auto& k : buildKernels(*spec, o.arch, &maxBatch)) {
           j["kernels"].push_back({{"name", k.name}, {"registers", k.registers}, {"spill_store_bytes", k.spillStoreBytes},
                                   {"spill_load_bytes", k.spillLoadBytes}, {"stack_bytes", k.stackBytes}});
           line += fmt::format(" {} ({} registers{})", k.name, k.registers,
@@ -127,13 +224,18 @@ int cmdVerify(const Options& o) {
                                              k.name, o.arch, k.spillStoreBytes, k.spillLoadBytes));
         }
         r.text += fmt::format("NVRTC {} for {}: every kernel compiles:{}\n", nvrtcVersionString(), o.arch, line);
+        if (maxBatch != LLONG_MAX) {
+          j["max_batch"] = maxBatch;
+          r.text += fmt::format("at most {} batch entries per call (a kernel runs one block per unit, at most 2^31 - 1 blocks a launch)\n", maxBatch);
+        }
       }
       j["ok"] = true;
+      j["exit"] = kOk;
       j["errors"] = Json::array();
       j["counts"] = r.counts;
       j["warnings"] = r.warnings;
-      if (!o.json) fmt::print("{}", r.text);
-      for (const auto& w : r.warnings) fmt::print(stderr, "warning: {}: {}\n", f, w);
+      if (!o.json) fmt::print("{}", printableLines(r.text));
+      for (const auto& w : r.warnings) fmt::print(stderr, "warning: {}: {}\n", printableText(f), printableLines(w));
       if (o.strict && !r.warnings.empty()) {
         j["ok"] = false;
         j["exit"] = kBadInput;
@@ -141,33 +243,24 @@ int cmdVerify(const Options& o) {
         worst = std::max(worst, static_cast<int>(kBadInput));
       }
     } catch (const SpecError& e) {
-      j["errors"] = Json::array({{{"path", e.path()}, {"message", e.detail()}}});
-      j["exit"] = kBadInput;
-      if (!o.json) fmt::print(stderr, "error: {}\n", e.what());
-      worst = std::max(worst, static_cast<int>(kBadInput));
+      failed(kBadInput, Json::array({{{"path", e.path()}, {"message", e.detail()}}}), fmt::format("error: {}\n", e.what()));
     } catch (const InconsistentSpec& e) {
-      j["errors"] = issuesJson(e);
-      j["exit"] = kFailed;
-      if (!o.json) fmt::print(stderr, "error: {}: INCONSISTENT\n{}", f, e.what());
-      worst = std::max(worst, static_cast<int>(kFailed));
-    } catch (const std::invalid_argument& e) {
-      j["errors"] = Json::array({{{"path", ""}, {"message", e.what()}}});
-      j["exit"] = kBadInput;
-      if (!o.json) fmt::print(stderr, "error: {}: {}\n", f, e.what());
-      worst = std::max(worst, static_cast<int>(kBadInput));
-    } catch (const std::exception& e) {  // emit or NVRTC failed on a spec the family accepted: our defect, exit 3
-      j["errors"] = Json::array({{{"path", ""}, {"message", std::string("emit/compile failed: ") + e.what()}}});
-      j["exit"] = kCudaFailure;
-      if (!o.json) fmt::print(stderr, "error: {}: emit/compile failed: {}\n", f, e.what());
-      worst = std::max(worst, static_cast<int>(kCudaFailure));
+      failed(kFailed, issuesJson(e), fmt::format("error: {}: INCONSISTENT\n{}", printableText(f), printableLines(e.what())));
+    } catch (const std::exception& e) {  // a bad option or file (2), emit or NVRTC failing on a spec the family accepted (3), a defect (4)
+      const int code = exitStatus(e);
+      const std::string what = code == kInternal ? errorText(e) : printableLines(e.what());
+      failed(code, Json::array({{{"path", ""}, {"message", code == kBadInput ? what : "emit/compile failed: " + what}}}),
+             fmt::format("error: {}: {}{}\n", printableText(f), code == kBadInput ? "" : "emit/compile failed: ", what));
     }
-    if (o.json) fmt::print("{}\n", j.dump());
+    // Valid JSON whatever the bytes of a file name or message: bytes that are not UTF-8 become U+FFFD.
+    if (o.json) fmt::print("{}\n", j.dump(-1, ' ', false, Json::error_handler_t::replace));
+    std::fflush(stdout);
   }
   return worst;
 }
 
 int cmdExplain(const Options& o) {
-  auto spec = loadSpec(o.spec);
+  auto spec = loadSpecArg(o.spec);
   verified(*spec, o);
   NvrtcProbe probe;
   fmt::print("{}", spec->explain({o.arch, &probe}));
@@ -175,11 +268,11 @@ int cmdExplain(const Options& o) {
 }
 
 int cmdEmulate(const Options& o) {
-  auto spec = loadSpec(o.spec);
+  auto spec = loadSpecArg(o.spec);
   verified(*spec, o);
   auto text = spec->emulate(o.mode, o.seed, o.count);
   if (!text) {
-    fmt::print(stderr, "error: {}: the {} family has no warp emulator; `warpforge run` checks it against its CPU reference on a GPU\n", o.spec,
+    fmt::print(stderr, "error: {}: the {} family has no warp emulator; `warpforge run` checks it against its CPU reference on a GPU\n", printableText(specFileName(o.spec)),
                spec->family().name());
     return kBadInput;
   }
@@ -188,7 +281,7 @@ int cmdEmulate(const Options& o) {
 }
 
 int cmdEmit(const Options& o) {
-  auto spec = loadSpec(o.spec);
+  auto spec = loadSpecArg(o.spec);
   verified(*spec, o);
   NvrtcProbe probe;
   Generated g = spec->emit({o.arch, &probe});
@@ -203,16 +296,16 @@ int cmdEmit(const Options& o) {
   writeFile(dir / header, launchPlanHeader(g.plan));
   for (const auto& t : launchPlanTableFiles(g.plan)) {
     writeFile(dir / t.fileName, t.bytes);
-    fmt::print("wrote {} ({} bytes of table, read by init())\n", (dir / t.fileName).string(), t.bytes.size());
+    fmt::print("wrote {} ({} bytes of table, read by init())\n", printableText((dir / t.fileName).string()), t.bytes.size());
   }
-  for (const auto& s : g.plan.sources) fmt::print("wrote {}\n", (dir / s.fileName).string());
-  fmt::print("wrote {} ({} kernel launch(es), for {}){}\n", (dir / header).string(), g.plan.kernels.size(), o.arch,
+  for (const auto& s : g.plan.sources) fmt::print("wrote {}\n", printableText((dir / s.fileName).string()));
+  fmt::print("wrote {} ({} kernel launch(es), for {}){}\n", printableText((dir / header).string()), g.plan.kernels.size(), o.arch,
              helpers ? fmt::format(" and {} helper header(s)", helpers) : "");
   return kOk;
 }
 
 int cmdCompile(const Options& o) {
-  auto spec = loadSpec(o.spec);
+  auto spec = loadSpecArg(o.spec);
   verified(*spec, o);
   NvrtcProbe probe;
   Generated g = spec->emit({o.arch, &probe});

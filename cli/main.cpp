@@ -28,44 +28,48 @@ std::string commandLine(int argc, char** argv) {
 int main(int argc, char** argv) {
   using namespace warpforge::cli;
   CLI::App app{"warpforge: specialised, layout-checked CUDA kernels from JSON specs"};
+  app.footer("A spec argument '-' reads the spec from standard input.\n"
+             "Exit status: 0 success; 1 inconsistent spec, failed check or a kernel that spills; 2 bad input (malformed spec, tuning that "
+             "cannot be met, bad option, unreadable or unwritable file; with --strict, a warning); 3 CUDA/NVRTC failure or no GPU; 4 internal "
+             "error (a warpforge defect: please report it).");
   app.set_version_flag("--version", std::string("warpforge ") + WARPFORGE_VERSION);
   app.require_subcommand(1);
   Options o;
 
   auto* verify = app.add_subcommand("verify", "check each spec (every file, each reported); print what was proved and counted");
-  verify->add_option("specs", o.specs, "spec files")->required()->check(CLI::ExistingFile);
+  verify->add_option("specs", o.specs, "spec files ('-': standard input)")->required();
   verify->add_flag("--json", o.json, "one JSON object per spec on stdout: {file, ok, family, errors: [{path, message}], counts, kernels}");
   verify->add_option("--arch", o.arch, "also emit and NVRTC-compile the plan for this target; spills are warnings")->check(CLI::IsMember(kArchs));
   verify->add_flag("--no-compile", o.noCompile, "form and proof only: skip emitting and compiling the plan");
 
   auto* explain = app.add_subcommand("explain", "how the spec maps onto kernels, fragments and registers");
-  explain->add_option("spec", o.spec, "spec file")->required()->check(CLI::ExistingFile);
+  explain->add_option("spec", o.spec, "spec file ('-': standard input)")->required();
   explain->add_option("--arch", o.arch, "target architecture")->check(CLI::IsMember(kArchs));
 
   auto* emulate = app.add_subcommand("emulate", "run the verified steps on an emulated warp against the reference (families with an emulator)");
-  emulate->add_option("spec", o.spec, "spec file")->required()->check(CLI::ExistingFile);
+  emulate->add_option("spec", o.spec, "spec file ('-': standard input)")->required();
   emulate->add_option("--mode", o.mode, "double or f16")->check(CLI::IsMember({"double", "f16"}));
   emulate->add_option("--seed", o.seed, "random seed");
   emulate->add_option("--ffts,--count", o.count, "number of random inputs")->check(CLI::Range(1, 100000));
 
   auto* emit = app.add_subcommand("emit", "write every kernel's .cu, the helper headers and <name>_plan.h to a directory");
-  emit->add_option("spec", o.spec, "spec file")->required()->check(CLI::ExistingFile);
+  emit->add_option("spec", o.spec, "spec file ('-': standard input)")->required();
   emit->add_option("-o,--output", o.outDir, "output directory")->required();
   emit->add_option("--arch", o.arch, "target the kernels are made for (register targets that do not spill)")->check(CLI::IsMember(kArchs));
 
   auto* compile = app.add_subcommand("compile", "NVRTC-compile every kernel of the plan (no GPU needed); registers, stack and spills");
-  compile->add_option("spec", o.spec, "spec file")->required()->check(CLI::ExistingFile);
+  compile->add_option("spec", o.spec, "spec file ('-': standard input)")->required();
   compile->add_option("--arch", o.arch, "target")->check(CLI::IsMember(kArchs));
   compile->add_option("--cubin", o.cubinDir, "also write <kernel>.cubin for every kernel into this directory");
 
   auto* run = app.add_subcommand("run", "GPU: fresh random input, poisoned outputs, compare with the CPU reference");
-  run->add_option("spec", o.spec, "spec file")->required()->check(CLI::ExistingFile);
+  run->add_option("spec", o.spec, "spec file ('-': standard input)")->required();
   run->add_option("--batch", o.batch, "batch entries (default: the family's)")->check(CLI::Range(1LL, 1LL << 28));
   run->add_option("--seed", o.seed, "random seed (printed)");
   run->add_flag("--no-wisdom", o.noWisdom, "ignore what `bench --tune` recorded for this spec on this GPU (the spec's defaults)");
 
   auto* bench = app.add_subcommand("bench", "GPU: the plan, the baseline library and the copy ceiling timed interleaved; medians");
-  bench->add_option("spec", o.spec, "spec file (or --sweep FAMILY)")->check(CLI::ExistingFile);
+  bench->add_option("spec", o.spec, "spec file ('-': standard input; or --sweep FAMILY)");
   bench->add_option("--batch", o.batch, "batch entries (default: the family's)")->check(CLI::Range(1LL, 1LL << 28));
   auto* benchReps = bench->add_option("--reps", o.reps, "timed repetitions (default 50; 10 with --sweep)")->check(CLI::Range(1, 10000));
   bench->add_flag("--tune", o.tune,
@@ -119,18 +123,15 @@ int main(int argc, char** argv) {
     if (*fams) return cmdFamilies();
     if (*wisdom) return cmdWisdom(o);
     if (*results) return cmdResults(o);
-  } catch (const warpforge::SpecError& e) {
-    fmt::print(stderr, "error: {}\n", e.what());
-    return kBadInput;
   } catch (const warpforge::InconsistentSpec& e) {
-    fmt::print(stderr, "error: {}: INCONSISTENT\n{}", o.spec, e.what());
+    fmt::print(stderr, "error: {}: INCONSISTENT\n{}", warpforge::printableText(specFileName(o.spec)), printableLines(e.what()));
     return kFailed;
-  } catch (const std::invalid_argument& e) {
-    fmt::print(stderr, "error: {}\n", e.what());
-    return kBadInput;
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "error: {}\n", e.what());
-    return kCudaFailure;
+  } catch (const std::exception& e) {  // the status by kind: see exitStatus()
+    fmt::print(stderr, "error: {}\n", errorText(e));
+    return exitStatus(e);
+  } catch (...) {
+    fmt::print(stderr, "error: internal error (a warpforge defect; please report it with the spec): an exception that is not a std::exception\n");
+    return kInternal;
   }
   return kBadInput;
 }

@@ -96,13 +96,22 @@ long long Executor::arrayBytes(const std::string& name, long long batch, const P
   const PlanBuffer* b = plan_.buffer(name);
   if (!b || !b->isUser()) throw std::invalid_argument(fmt::format("{}: the plan has no array '{}'", plan_.specName, name));
   long long per = b->perBatchParam.empty() ? b->perBatchElems : paramValue(b->perBatchParam, params);
-  return b->elements(batch, per) * b->elementBytes;
+  long long elems = 0, bytes = 0;
+  if (__builtin_mul_overflow(per, batch, &elems) || __builtin_add_overflow(elems, b->fixedElems, &elems) ||
+      __builtin_mul_overflow(elems, static_cast<long long>(b->elementBytes), &bytes))
+    throw std::invalid_argument(fmt::format("{}: array '{}' for batch {} would be more than 2^63 bytes", plan_.specName, name, batch));
+  return bytes;
 }
 
 void Executor::run(const ArrayBindings& arrays, long long batch, CUstream stream, CUdeviceptr workspace, long long workspaceSize,
                    const ParamValues& params) {
   const std::string& spec = plan_.specName;
   if (batch < 1) throw std::invalid_argument(fmt::format("{}: batch must be >= 1 (got {})", spec, batch));
+  // Kernels that run one block per unit launch whole or not at all: a grid past 2^31 - 1 blocks would skip work.
+  if (const long long most = plan_.maxBatch(); batch > most)
+    throw std::invalid_argument(fmt::format("{}: batch {} is more than the {} entries one call takes (a kernel would need more than 2^31 - 1 "
+                                            "blocks); split it into calls of at most {}",
+                                            spec, batch, most, most));
   for (const auto& [name, v] : params) {
     const PlanParam* p = plan_.param(name);
     if (!p) throw std::invalid_argument(fmt::format("{}: the plan has no parameter '{}'", spec, name));

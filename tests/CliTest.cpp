@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <sstream>
@@ -321,4 +322,33 @@ TEST(Cli, FuzzedSpecsExitCleanly) {
     ++counts[r.code];
   }
   std::printf("[cli-fuzz] 60 mutants: %d accepted, %d inconsistent, %d bad input\n", counts[0], counts[1], counts[2]);
+}
+
+// '-' reads the spec from standard input (shown as <stdin>, read once even where a command loads the spec twice).
+TEST(Cli, DashReadsTheSpecFromStandardInput) {
+  auto r = run("verify --no-compile - < " + spec());
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("CONSISTENT"), std::string::npos) << r.out;
+  const std::string bad = ::testing::TempDir() + "/stdin_bad.json";
+  std::ofstream(bad) << R"({"name": "s", "family": "stockham", "precision": "f32", "lenght": 64})";
+  r = run("explain - < " + bad);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("<stdin>: /lenght: unknown field; did you mean 'length'?"), std::string::npos) << r.out;
+  EXPECT_EQ(run("verify - - < " + spec()).code, 2);  // standard input once
+}
+
+// Exit status as documented: 0 ok, 1 inconsistent, 2 spec / usage / file errors, 3 CUDA, 4 internal errors.
+TEST(Cli, ExitCodesAreDocumentedInTheHelp) {
+  auto r = run("--help");
+  EXPECT_EQ(r.code, 0) << r.out;
+  for (const char* s : {"0 success", "1 inconsistent spec", "2 bad input", "3 CUDA/NVRTC failure", "4 internal error"})
+    EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
+  // A file that is not a regular file is bad input, refused at once.
+  const std::string fifo = ::testing::TempDir() + "/cli_fifo.json";
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  r = run("verify " + fifo);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("FIFO"), std::string::npos) << r.out;
+  std::filesystem::remove(fifo);
 }

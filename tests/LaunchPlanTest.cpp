@@ -61,7 +61,9 @@ TEST(LaunchPlan, GridCoversTheBatchAndCapsPersistentKernels) {
   g.capAtResident = true;
   EXPECT_EQ(g.blocks(1000, 100), 100);
   EXPECT_EQ(g.blocks(1000, 0), 1);
-  EXPECT_EQ(GridRule({1, 1, false}).blocks(1LL << 40, 1), 0x7fffffffLL);
+  EXPECT_EQ(GridRule({1, 1, false}).blocks(0x7fffffffLL, 1), 0x7fffffffLL);
+  EXPECT_THROW(GridRule({1, 1, false}).blocks(1LL << 40, 1), std::invalid_argument);  // refused, never clamped (work skipped)
+  EXPECT_EQ(GridRule({1, 1, false}).maxBatch(), 0x7fffffffLL);
 }
 
 TEST(LaunchPlan, CheckRejectsDanglingNames) {

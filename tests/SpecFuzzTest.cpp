@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <random>
 #include <typeinfo>
@@ -29,6 +30,13 @@ enum class Outcome { SpecError, Inconsistent, Accepted };
 
 // A hostile file name: it must never reach emitted source.
 const std::string kFile = "fuzz\r\nstatic int injected = 1;\n.json";
+
+// No control character (C0, DEL) in a message: user text is escaped before it reaches one.
+bool printableOnly(const std::string& text) {
+  for (unsigned char c : text)
+    if (c < 0x20 || c == 0x7f) return false;
+  return text.find("\xc2\x9b") == std::string::npos;  // nor the C1 CSI
+}
 
 std::uint64_t fuzzSeed() {
   if (const char* s = std::getenv("WARPFORGE_FUZZ_SEED")) return std::strtoull(s, nullptr, 10);
@@ -86,7 +94,8 @@ struct Fuzzer {
       if (!affordable(j) || parseOnly) return Outcome::Accepted;  // parsed; too large (or too slow) to plan here
       spec->verify();
       if (spec->family().name() == "tc_fft") spec->emulate("f16", 3, 1);
-    } catch (const SpecError&) {
+    } catch (const SpecError& e) {
+      EXPECT_TRUE(printableOnly(e.what())) << family << ": raw user text in " << e.what() << "\n" << where(text);
       return Outcome::SpecError;
     } catch (const InconsistentSpec&) {
       return Outcome::Inconsistent;
@@ -97,6 +106,8 @@ struct Fuzzer {
     try {
       Generated g = spec->emit({});
       ++emitted[family];
+      for (const auto& k : g.plan.kernels)  // symbols C++ does not reserve, whatever the name
+        EXPECT_TRUE(k.name.find("__") == std::string::npos && k.name.front() != '_') << family << ": kernel " << k.name << "\n" << where(text);
       for (const auto& s : g.plan.sources) {
         EXPECT_EQ(s.text.find("injected"), std::string::npos) << family << ": the spec's path reached " << s.fileName << "\n" << where(text);
         EXPECT_EQ(s.text.find('\r'), std::string::npos) << family << ": CR in " << s.fileName << "\n" << where(text);
@@ -120,6 +131,44 @@ struct Fuzzer {
         Json::object({{"q", Json::array({0})}}), Json::object({{"stride", 2}, {"distance", 1}}),
         Json::object({{"threads_per_fft", 1}}), Json::object({{"layout", "tcc"}})};
     return pool[rng() % pool.size()];
+  }
+
+  // The hostile kinds aimed at where they bite: strides near 2^63 (extents that wrap), names at the reserved edges
+  // (leading / trailing '_', "__", helper names, 58..65 characters), control characters in any string.
+  void mutateHostile(Json& j) {
+    static const std::vector<Json> strides = {Json(1LL << 40), Json((1LL << 40) - 1), Json(1LL << 62), Json(Json::parse("9223372036854775807")),
+                                              Json(1LL << 32), Json(0)};
+    static const std::vector<std::string> names = {"_", "_x", "x_", "a__b", "u32", "pad", "i4", "cmul", "dft", std::string(58, 'n'),
+                                                   std::string(59, 'n'), std::string(64, 'n'), std::string(65, 'n')};
+    static const std::vector<std::string> controls = {"\x1b[31mred", "line\nerror: forged", std::string("nul\0cut", 7), "\u009b2J", "bell\x07",
+                                                      "tab\there"};
+    if (!j.is_object()) return;
+    switch (rng() % 3) {
+      case 0: j["name"] = names[rng() % names.size()]; return;
+      case 1: {  // every "strides" object in the tree gets one member near 2^63
+        std::function<void(Json&)> walk = [&](Json& v) {
+          if (!v.is_object() && !v.is_array()) return;
+          for (auto it = v.begin(); it != v.end(); ++it) {
+            if (v.is_object() && it.key() == "strides" && it->is_object() && !it->empty()) {
+              auto m = it->begin();
+              std::advance(m, static_cast<long>(rng() % it->size()));
+              *m = strides[rng() % strides.size()];
+            }
+            walk(*it);
+          }
+        };
+        walk(j);
+        return;
+      }
+      default: {  // a string member (or a new key) with control characters
+        const std::string text = controls[rng() % controls.size()];
+        std::vector<std::string> keys;
+        for (auto it = j.begin(); it != j.end(); ++it)
+          if (it->is_string()) keys.push_back(it.key());
+        if (keys.empty() || rng() % 4 == 0) j[text] = 1;
+        else j[keys[rng() % keys.size()]] = text;
+      }
+    }
   }
 
   void mutateTree(Json& j, int depth = 0) {
@@ -196,8 +245,14 @@ TEST(SpecFuzz, MutatedSpecsOfEveryFamilyNeverCrash) {
       fz.parseOnly = elapsed() > budgetSeconds / 2;
       const std::string& base = texts[fz.rng() % texts.size()];
       std::string text;
-      switch (fz.rng() % 3) {
+      switch (fz.rng() % 4) {
         case 0: text = fz.mutateBytes(base); break;
+        case 1: {
+          Json j = Json::parse(base);
+          fz.mutateHostile(j);
+          text = j.dump();
+          break;
+        }
         default: {
           Json j = Json::parse(base);
           int edits = 1 + fz.rng() % 3;

@@ -203,6 +203,10 @@ class BeamformerFamilySpec final : public FamilySpec {
   const std::string& file() const override { return s_.file; }
 
   VerifyReport verify() const override {
+    // Tuning the mma.sync kernel cannot have (threads, accumulators, shared memory per block) is a spec error (exit 2),
+    // not an inconsistent spec: the defaults adapt to what the spec sets.
+    if (s_.tuning.mma != "wgmma")
+      for (const auto& [path, message] : bfTilingProblems(s_, bfTiling(s_, bfMma(s_.in.type)))) throw SpecError(s_.file, path, message);
     BfConsistency c = bfConsistency(s_);
     // The sm_90 emission's path, checked too where it is the wgmma one.
     if (bfUsesWgmma(s_, "sm_90")) bfWgmmaCheck(s_, c.issues, c.proved);  // "mma": "wgmma" it cannot take is a spec error (parse)
@@ -241,6 +245,7 @@ class BeamformerFamilySpec final : public FamilySpec {
     r.counts["shared_bytes"] = k.sharedBytes;
     r.counts["gemm_ops_per_batch"] = gemmOps(s_);
     r.counts["stores_checked"] = c.storesChecked;
+    r.warnings = s_.warnings;
     return r;
   }
 

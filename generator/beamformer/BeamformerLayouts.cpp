@@ -44,11 +44,18 @@ namespace {
 
 // The block beams for M: the candidate with the fewest tensor-core columns per useful beam, counting the padding of
 // M's last tile and a per-tile overhead of 16 columns (the samples staged again for every beam tile, the fixed
-// costs of a block): 96 beams -> one 96-beam tile, 1024 -> 128, 33 -> 48, 1..32 -> 32.
-int chooseBlockBeams(long long M) {
-  int best = 32;
+// costs of a block): 96 beams -> one 96-beam tile, 1024 -> 128, 33 -> 48, 1..32 -> 32. With the spec's warp_beams,
+// the candidates are its multiples (24: 48, 96, 72, 120).
+int chooseBlockBeams(long long M, int warpBeams) {
+  std::vector<int> candidates;
+  for (int b : {32, 48, 64, 96, 128})
+    if (!warpBeams || b % warpBeams == 0) candidates.push_back(b);
+  if (warpBeams)
+    for (int b = warpBeams; b <= 128; b += warpBeams)
+      if (std::find(candidates.begin(), candidates.end(), b) == candidates.end()) candidates.push_back(b);
+  int best = candidates.front();
   double bestCost = 1e300;
-  for (int b : {32, 48, 64, 96, 128}) {
+  for (int b : candidates) {
     const double tiles = static_cast<double>((M + b - 1) / b);
     const double cost = tiles * (b + 16);
     if (cost < bestCost - 1e-9) best = b, bestCost = cost;
@@ -94,13 +101,17 @@ BfTiling bfTiling(const BeamformerSpec& s, const BfMma&) {
   // cf16 (LOFAR 1.10x over staged); "expand" in the spec wins.
   t.expandStaged = u.expand == 1 || (u.expand == 0 && s.integer());
   t.sampleStride = t.expandStaged ? 2 * t.wordsPerStage + 16 : t.rowStride;
-  t.beams = u.blockBeams ? u.blockBeams : chooseBlockBeams(s.beams);
+  t.beams = u.blockBeams ? u.blockBeams : chooseBlockBeams(s.beams, u.warpBeams);
   t.warpBeams = u.warpBeams ? u.warpBeams : t.beams % 32 == 0 ? 32 : t.beams % 24 == 0 ? 24 : 16;
   if (t.warpBeams > t.beams) t.warpBeams = t.beams;
   // 64 samples per block, in two warp rows of 32 (128 when there is a single 32-beam warp column: four warp rows).
   t.times = u.blockTimes ? u.blockTimes : (t.beams / t.warpBeams == 1 ? 128 : 64);
   t.warpTimes = u.warpTimes ? u.warpTimes : std::min(32, t.times);
   if (t.warpTimes > t.times) t.warpTimes = t.times;
+  // Defaults adapt to the spec's warp tile: fewer warp rows where narrow warps make many warp columns (warp_beams 8 with
+  // 96 beams: 12 columns, one row of 32 samples, 384 threads, not 768).
+  if (!u.blockTimes)
+    while (t.times > t.warpTimes && t.times % (2 * t.warpTimes) == 0 && 32 * (t.times / t.warpTimes) * (t.beams / t.warpBeams) > 512) t.times /= 2;
   bfFillGrid(s, t);
   // Automatic expansion: at staging unless the doubled sample rows would not fit the shared memory of a block.
   if (u.expand == 0 && t.sharedBytes(s.power) > kBfMaxShared) t.expandStaged = false, t.sampleStride = t.rowStride;
@@ -208,15 +219,36 @@ BfConsistency bfConsistency(const BeamformerSpec& s, const BfMma* mma) {
     for (const auto& [path, msg] : bfTilingProblems(s, tilings.back())) issue(path, msg);
   }
   if (!mma && bfUsesWgmma(s, "sm_90")) tilings.push_back(bfWgmmaTiling(s));
-  for (const BfTiling& tl : tilings) {
-    const long long N = std::min<long long>(s.samples, 3 * tl.range + 1);
+  // Where each (lane, register) of the C fragment stores: its sample and beam inside the 8 x 8 fragment, and Re / Im.
+  auto bitValue = [&](const std::string& name, int lane, int reg) {
+    auto p = m.c.physOf(name);
+    if (!p) return 0;
+    return p->kind == PhysKind::T ? (lane >> p->index) & 1 : p->kind == PhysKind::R ? (reg >> p->index) & 1 : 0;
+  };
+  struct FragmentSlot {
+    int t, m, reim;
+  };
+  std::vector<FragmentSlot> slots;
+  for (int lane = 0; lane < 32; ++lane)
+    for (int reg = 0; reg < 4; ++reg) {
+      FragmentSlot f{0, 0, bitValue("ReIm_out", lane, reg)};
+      for (int k = 0; k < 3; ++k) f.t |= bitValue(fmt::format("time{}", k), lane, reg) << k, f.m |= bitValue(fmt::format("beam{}", k), lane, reg) << k;
+      slots.push_back(f);
+    }
+  for (BfTiling tl : tilings) {
+    // A window longer than three tiles (power, integrate up to 2^20) is walked with its middle tiles left out: each is
+    // the first tile moved by a whole number of tiles and lies inside the window (tLocal < range), so it writes its
+    // block once exactly as the first does; the window's first two tiles and its last (the window's tail) are walked.
+    long long dropped = 0;
+    if (tl.tilesPerRange > 3) {
+      dropped = tl.tilesPerRange - 3;
+      tl.range -= dropped * tl.times;
+      tl.tilesPerRange = 3;
+    }
+    const long long fullN = std::min<long long>(s.samples, 3 * (tl.range + dropped * tl.times) + 1);
+    const long long N = dropped == 0 ? fullN : fullN == s.samples ? s.samples / (tl.range + dropped * tl.times) * tl.range : 3 * tl.range + 1;
     const long long M = std::min<long long>(s.beams, 3 * tl.beams + 1);
     std::vector<unsigned char> writes(static_cast<std::size_t>(N * M * 2), 0);
-    auto bitValue = [](const Layout& l, const std::string& name, int lane, int reg) {
-      auto p = l.physOf(name);
-      if (!p) return 0;
-      return p->kind == PhysKind::T ? (lane >> p->index) & 1 : p->kind == PhysKind::R ? (reg >> p->index) & 1 : 0;
-    };
     const long long ranges = (N + tl.range - 1) / tl.range, beamTiles = (M + tl.beams - 1) / tl.beams;
     for (long long rg = 0; rg < ranges; ++rg)
       for (int tile = 0; tile < tl.tilesPerRange; ++tile)
@@ -224,25 +256,22 @@ BfConsistency bfConsistency(const BeamformerSpec& s, const BfMma* mma) {
           for (int warp = 0; warp < tl.threads / 32; ++warp)
             for (int fi = 0; fi < tl.warpTimes / 8; ++fi)
               for (int fj = 0; fj < tl.warpBeams / 8; ++fj)
-                for (int lane = 0; lane < 32; ++lane)
-                  for (int reg = 0; reg < 4; ++reg) {
-                    long long tIn = 0, mIn = 0;
-                    for (int k = 0; k < 3; ++k) tIn |= static_cast<long long>(bitValue(m.c, fmt::format("time{}", k), lane, reg)) << k;
-                    for (int k = 0; k < 3; ++k) mIn |= static_cast<long long>(bitValue(m.c, fmt::format("beam{}", k), lane, reg)) << k;
-                    const int reim = bitValue(m.c, "ReIm_out", lane, reg);
-                    const long long tLocal = static_cast<long long>(tile) * tl.times + (warp / tl.warpsM) * tl.warpTimes + fi * 8 + tIn;
-                    const long long t = rg * tl.range + tLocal;
-                    const long long mm = bt * tl.beams + (warp % tl.warpsM) * tl.warpBeams + fj * 8 + mIn;
-                    if (!(tLocal < tl.range && t < N && mm < M)) continue;  // the kernel's predicate
-                    ++writes[static_cast<std::size_t>((t * M + mm) * 2 + reim)];
-                    ++rep.storesChecked;
-                  }
+                for (const FragmentSlot& f : slots) {
+                  const long long tLocal = static_cast<long long>(tile) * tl.times + (warp / tl.warpsM) * tl.warpTimes + fi * 8 + f.t;
+                  const long long t = rg * tl.range + tLocal;
+                  const long long mm = bt * tl.beams + (warp % tl.warpsM) * tl.warpBeams + fj * 8 + f.m;
+                  if (!(tLocal < tl.range && t < N && mm < M)) continue;  // the kernel's predicate
+                  ++writes[static_cast<std::size_t>((t * M + mm) * 2 + f.reim)];
+                  ++rep.storesChecked;
+                }
     long long missing = 0, twice = 0;
     for (auto w : writes) missing += w == 0, twice += w > 1;
     if (missing || twice) issue("/tuning", fmt::format("the store leaves {} output components unwritten and writes {} more than once", missing, twice));
-    rep.proved.push_back(fmt::format("store: {} x {} block tiles ({} samples per block, {} x {} warps of {} x {}): all {} components of {} samples x {} beams written once{}",
-                                     tl.times, tl.beams, tl.range, tl.warpsT, tl.warpsM, tl.warpTimes, tl.warpBeams, writes.size(), N, M,
-                                     N != s.samples || M != s.beams ? " (checked on a smaller problem, same tiling)" : ""));
+    const bool smaller = N != s.samples || M != s.beams;
+    rep.proved.push_back(fmt::format("store: {} x {} block tiles ({} samples per block, {} x {} warps of {} x {}): all {} components of {} samples x {} beams written once{}{}",
+                                     tl.times, tl.beams, tl.range + dropped * tl.times, tl.warpsT, tl.warpsM, tl.warpTimes, tl.warpBeams, writes.size(), N, M,
+                                     smaller ? " (checked on a smaller problem, same tiling)" : "",
+                                     dropped ? fmt::format("; the {} middle tiles of each window are translates of the first", dropped) : ""));
   }
   return rep;
 }

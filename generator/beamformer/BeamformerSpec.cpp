@@ -2,7 +2,9 @@
 
 #include "generator/beamformer/BeamformerWgmma.h"
 
+#include "generator/core/Extent.h"
 #include "generator/core/JsonReader.h"
+#include "warpforge/launch_plan.h"
 
 namespace warpforge {
 
@@ -34,19 +36,18 @@ BfType parseType(const JsonReader& rd, const Json& j, const std::string& path) {
   if (t == "cf32")
     rd.fail(path, "cf32 is not computed yet: it would go through tf32 (10-bit mantissas, relative error ~2^-11 per product) or split f16 "
                   "(three MMAs per product, ~2^-22); convert to cf16, or use cuBLAS cgemm");
-  rd.fail(path, fmt::format("unknown type '{}' (expected one of: ci4, ci8, cf16)", t));
+  rd.fail(path, fmt::format("unknown type '{}' (expected one of: ci4, ci8, cf16)", JsonReader::printable(t)));
 }
 
 // The operand object: {"format": "interleaved" | "planar", "layout": "default" | "strides", "strides": {...}, "ci4_real_nibble": ...}.
 void parseOperand(const JsonReader& rd, const Json& root, const char* key, const char* outerName, BfOperand& op, const BeamformerSpec& s) {
   const std::string path = std::string("/") + key;
   const long long K = s.receivers, C = s.channels, P = s.polarizations, O = std::string(outerName) == "time" ? s.samples : s.beams;
-  // Defaults: [batch][channel][pol][outer][receiver], receivers fastest.
+  // Defaults: [batch][channel][pol][outer][receiver], receivers fastest (the batch stride is the checked extent, below).
   op.receiver = 1;
   op.outer = K;
   op.polarization = O * K;
   op.channel = P * O * K;
-  op.batch = C * P * O * K;
   if (root.contains(key)) {
     const Json& j = root[key];
     rd.needObject(j, path);
@@ -54,20 +55,20 @@ void parseOperand(const JsonReader& rd, const Json& root, const char* key, const
     if (j.contains("format")) {
       const std::string f = rd.string(j["format"], path + "/format");
       if (f == "planar") op.planar = true;
-      else if (f != "interleaved") rd.fail(path + "/format", fmt::format("'{}' (expected interleaved or planar)", f));
+      else if (f != "interleaved") rd.fail(path + "/format", fmt::format("'{}' (expected interleaved or planar)", JsonReader::printable(f)));
       if (op.planar && op.type == BfType::CI4)
         rd.fail(path + "/format", "ci4 is one byte per complex value (two nibbles): planar ci4 is not a format; use interleaved");
     }
     if (j.contains("ci4_real_nibble")) {
       if (op.type != BfType::CI4) rd.fail(path + "/ci4_real_nibble", "only for ci4");
       const std::string n = rd.string(j["ci4_real_nibble"], path + "/ci4_real_nibble");
-      if (n != "high" && n != "low") rd.fail(path + "/ci4_real_nibble", fmt::format("'{}' (expected high or low)", n));
+      if (n != "high" && n != "low") rd.fail(path + "/ci4_real_nibble", fmt::format("'{}' (expected high or low)", JsonReader::printable(n)));
       op.ci4RealHigh = n == "high";
     }
     if (j.contains("layout")) {
       op.layout = rd.string(j["layout"], path + "/layout");
       if (op.layout != "default" && op.layout != "strides")
-        rd.fail(path + "/layout", fmt::format("'{}' (expected default: [batch][channel][pol][{}][receiver], or strides)", op.layout, outerName));
+        rd.fail(path + "/layout", fmt::format("'{}' (expected default: [batch][channel][pol][{}][receiver], or strides)", JsonReader::printable(op.layout), outerName));
     }
     if (op.layout == "strides") {
       const std::string sp = path + "/strides";
@@ -84,7 +85,13 @@ void parseOperand(const JsonReader& rd, const Json& root, const char* key, const
       rd.fail(path + "/strides", "strides need \"layout\": \"strides\"");
     }
   }
-  op.span = (C - 1) * op.channel + (P - 1) * op.polarization + (O - 1) * op.outer + (K - 1) * op.receiver + 1;
+  // The highest offset + 1 of one batch entry, every product and sum checked (strides up to 2^40 over up to 2^28 samples).
+  const bool strided = op.layout == "strides";
+  auto at = [&](const char* k) { return strided ? JsonReader::child(path + "/strides", k) : path; };
+  op.span = checkedExtent(rd.file(), {{C, op.channel, at("channel")}, {P, op.polarization, at("polarization")}, {O, op.outer, at(outerName)},
+                                      {K, op.receiver, at("receiver")}},
+                          key);
+  if (!strided) op.batch = op.span;  // dense: C * P * O * K
   if (op.layout == "strides" && op.batch != 0 && op.batch < op.span)
     rd.fail(path + "/strides/batch",
             fmt::format("batch stride {} is smaller than one batch entry's extent {} elements: entries would overlap", op.batch, op.span));
@@ -136,19 +143,19 @@ BeamformerSpec parseBeamformerSpec(const Json& root, const std::string& file) {
     else if (t == "cf16") s.outType = BfOutType::CF16;
     else if (t == "ci8") s.outType = BfOutType::CI8;
     else if (t == "ci4") s.outType = BfOutType::CI4;
-    else rd.fail(op + "/type", fmt::format("unknown output type '{}' (expected one of: cf32, cf16, ci8, ci4)", t));
+    else rd.fail(op + "/type", fmt::format("unknown output type '{}' (expected one of: cf32, cf16, ci8, ci4)", JsonReader::printable(t)));
     if (s.intOut() && !s.integer())
       rd.fail(op + "/type", "integer beams (shift and saturate) need integer samples and weights; cf16 inputs give cf32 or cf16 beams");
     if (o.contains("ci4_real_nibble")) {
       if (s.outType != BfOutType::CI4) rd.fail(op + "/ci4_real_nibble", "only for type ci4");
       const std::string n = rd.string(o["ci4_real_nibble"], op + "/ci4_real_nibble");
-      if (n != "high" && n != "low") rd.fail(op + "/ci4_real_nibble", fmt::format("'{}' (expected high or low)", n));
+      if (n != "high" && n != "low") rd.fail(op + "/ci4_real_nibble", fmt::format("'{}' (expected high or low)", JsonReader::printable(n)));
       s.outCi4RealHigh = n == "high";
     }
     if (o.contains("format")) {
       const std::string f = rd.string(o["format"], op + "/format");
       if (f == "planar") s.outPlanar = true;
-      else if (f != "interleaved") rd.fail(op + "/format", fmt::format("'{}' (expected interleaved or planar)", f));
+      else if (f != "interleaved") rd.fail(op + "/format", fmt::format("'{}' (expected interleaved or planar)", JsonReader::printable(f)));
       if (s.outPlanar && s.outType == BfOutType::CI4)
         rd.fail(op + "/format", "ci4 beams are one byte per complex value (two nibbles): planar ci4 is not a format; use interleaved or ci8");
     }
@@ -159,12 +166,12 @@ BeamformerSpec parseBeamformerSpec(const Json& root, const std::string& file) {
     if (s.samples % s.integrate)
       rd.fail(op + "/integrate", fmt::format("samples_per_call {} is not a multiple of the integration length {}", s.samples, s.integrate));
   } else {
-    rd.fail(op + "/kind", fmt::format("unknown output kind '{}' (expected beams or power)", kind));
+    rd.fail(op + "/kind", fmt::format("unknown output kind '{}' (expected beams or power)", JsonReader::printable(kind)));
   }
   if (root.contains("baseline")) {
     s.baseline = rd.string(root["baseline"], "/baseline");
     if (s.baseline != "cgemm" && s.baseline != "cgemm_i8" && s.baseline != "cgemm_lt_f16" && s.baseline != "none")
-      rd.fail("/baseline", fmt::format("'{}' (expected cgemm, cgemm_i8, cgemm_lt_f16 or none)", s.baseline));
+      rd.fail("/baseline", fmt::format("'{}' (expected cgemm, cgemm_i8, cgemm_lt_f16 or none)", JsonReader::printable(s.baseline)));
     if ((s.baseline == "cgemm_i8" && !s.integer()) || (s.baseline == "cgemm_lt_f16" && s.integer()))
       rd.fail("/baseline", fmt::format("{} needs {} inputs", s.baseline, s.baseline == "cgemm_i8" ? "integer" : "cf16"));
   }
@@ -175,17 +182,17 @@ BeamformerSpec parseBeamformerSpec(const Json& root, const std::string& file) {
     if (t.contains("mma")) {
       s.tuning.mma = rd.string(t["mma"], "/tuning/mma");
       if (s.tuning.mma != "auto" && s.tuning.mma != "mma_sync" && s.tuning.mma != "wgmma")
-        rd.fail("/tuning/mma", fmt::format("'{}' (expected auto: wgmma on sm_90 where the spec allows it, mma_sync, or wgmma)", s.tuning.mma));
+        rd.fail("/tuning/mma", fmt::format("'{}' (expected auto: wgmma on sm_90 where the spec allows it, mma_sync, or wgmma)", JsonReader::printable(s.tuning.mma)));
     }
     if (t.contains("expand")) {
       const std::string e = rd.string(t["expand"], "/tuning/expand");
       if (e != "staged" && e != "registers")
-        rd.fail("/tuning/expand", fmt::format("'{}' (expected staged: conj / swap of the samples once at staging, or registers: per MMA step)", e));
+        rd.fail("/tuning/expand", fmt::format("'{}' (expected staged: conj / swap of the samples once at staging, or registers: per MMA step)", JsonReader::printable(e)));
       s.tuning.expand = e == "registers" ? 2 : 1;
     }
     if (t.contains("loads")) {
       const std::string l = rd.string(t["loads"], "/tuning/loads");
-      if (l != "wide" && l != "words") rd.fail("/tuning/loads", fmt::format("'{}' (expected wide: 16-byte loads where the layout allows, or words)", l));
+      if (l != "wide" && l != "words") rd.fail("/tuning/loads", fmt::format("'{}' (expected wide: 16-byte loads where the layout allows, or words)", JsonReader::printable(l)));
       s.tuning.wordLoads = l == "words";
     }
     // Multiples of 8 (one MMA fragment is 8 samples x 8 beams); the block a whole number of warps (checked by verify too).
@@ -209,6 +216,18 @@ BeamformerSpec parseBeamformerSpec(const Json& root, const std::string& file) {
   // "mma": "wgmma" is a request the sm_90 kernel must be able to honour (the spec's operands, strides, tuning).
   if (s.tuning.mma == "wgmma")
     if (const auto why = bfWgmmaBlocker(s)) rd.fail("/tuning/mma", fmt::format("\"wgmma\" cannot take this spec: {}", *why));
+  // One block per tile: one batch entry must fit one launch's grid.
+  const bool mmaSync = s.tuning.mma != "wgmma";
+  const long long blocks = mmaSync ? bfTiling(s, bfMma(s.in.type)).blocksPerBatch : bfWgmmaTiling(s).blocksPerBatch;
+  if (blocks > kMaxGridBlocks)
+    rd.fail("/samples_per_call", fmt::format("{} channels x {} samples x {} beams take {} blocks per batch entry, more than the {} a launch takes "
+                                             "(fewer samples or channels per call)",
+                                             s.channels, s.samples, s.beams, blocks, kMaxGridBlocks));
+  // Tuning the kernel that runs would not honour, said (--strict makes it an error): the mma.sync kernel keeps at most
+  // two stages (3..6 are depths of the sm_90 wgmma ring).
+  if (s.tuning.stages > 2 && (s.tuning.mma == "mma_sync" || (s.tuning.mma == "auto" && bfWgmmaBlocker(s))))
+    s.warnings.push_back(fmt::format("tuning.stages {} is a depth of the sm_90 wgmma ring; the mma.sync kernel this spec runs ({}) keeps 2 stages",
+                                     s.tuning.stages, s.tuning.mma == "mma_sync" ? "\"mma\": \"mma_sync\"" : "wgmma cannot take it: " + *bfWgmmaBlocker(s)));
   return s;
 }
 

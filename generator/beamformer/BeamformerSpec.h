@@ -6,6 +6,7 @@
 //   power[b][c][t / I][m] = sum over p and over the I samples of the window of |beam|^2   (f32).
 // K receivers, M beams, N samples per call. See README.md.
 #include <string>
+#include <vector>
 
 #include "warpforge/json.h"
 
@@ -57,6 +58,7 @@ struct BeamformerSpec {
   long long integrate = 1; // power: samples per integration window
   BfTuning tuning;
   std::string baseline;    // bench's library: "" (the type's default), cgemm, cgemm_i8, cgemm_lt_f16, none
+  std::vector<std::string> warnings;  // tuning the kernel will not honour as given (verify reports them; --strict: errors)
 
   bool integer() const { return in.type != BfType::CF16; }
   bool intOut() const { return !power && (outType == BfOutType::CI8 || outType == BfOutType::CI4); }

@@ -1,6 +1,7 @@
 #pragma once
 // Reads a spec's JSON keeping the JSON pointer of every value, so that each
 // error names the file, the path, what is wrong and what was expected.
+#include <algorithm>
 #include <cctype>
 #include <initializer_list>
 #include <set>
@@ -33,6 +34,7 @@ inline AllowedKeysObserver& allowedKeysObserver() {
 class JsonReader {
  public:
   explicit JsonReader(std::string file) : file_(std::move(file)) {}
+  const std::string& file() const { return file_; }
 
   [[noreturn]] void fail(const std::string& path, const std::string& what) const {
     throw SpecError(file_, path, what);
@@ -57,8 +59,39 @@ class JsonReader {
     for (auto it = obj.begin(); it != obj.end(); ++it) {
       bool ok = false;
       for (const char* a : allowed) ok |= it.key() == a;
-      if (!ok) fail(child(path, it.key()), fmt::format("unknown field (expected one of: {})", fmt::join(allowed, ", ")));
+      // "description" is free text wherever a family allows it, and text only (never a number, object or null).
+      if (ok && it.key() == "description") string(it.value(), child(path, it.key()));
+      if (!ok) {
+        const std::string near = closest(it.key(), std::vector<std::string>(allowed.begin(), allowed.end()));
+        fail(child(path, it.key()), fmt::format("unknown field{} (expected one of: {})", near.empty() ? "" : fmt::format("; did you mean '{}'?", near),
+                                                fmt::join(allowed, ", ")));
+      }
     }
+  }
+
+  // The candidate nearest to `word` (optimal string alignment distance: one insertion, deletion,
+  // substitution or swap of neighbours each), where it is near enough to be a slip: at most 1 edit for
+  // words of up to 4 characters, 2 up to 8, 3 beyond. "" where none is.
+  static std::string closest(const std::string& word, const std::vector<std::string>& candidates) {
+    if (word.size() > 64) return "";
+    const std::size_t limit = word.size() <= 4 ? 1 : word.size() <= 8 ? 2 : 3;
+    std::string best;
+    std::size_t bestDistance = limit + 1;
+    for (const std::string& c : candidates) {
+      const std::size_t n = word.size(), m = c.size();
+      if ((n > m ? n - m : m - n) > limit) continue;
+      std::vector<std::vector<std::size_t>> d(n + 1, std::vector<std::size_t>(m + 1));
+      for (std::size_t i = 0; i <= n; ++i) d[i][0] = i;
+      for (std::size_t j = 0; j <= m; ++j) d[0][j] = j;
+      for (std::size_t i = 1; i <= n; ++i)
+        for (std::size_t j = 1; j <= m; ++j) {
+          const bool same = std::tolower(static_cast<unsigned char>(word[i - 1])) == std::tolower(static_cast<unsigned char>(c[j - 1]));
+          d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (same ? 0 : 1)});
+          if (i > 1 && j > 1 && word[i - 1] == c[j - 2] && word[i - 2] == c[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+        }
+      if (d[n][m] < bestDistance) bestDistance = d[n][m], best = c;
+    }
+    return best;
   }
 
   void needObject(const Json& j, const std::string& path) const {
@@ -129,11 +162,29 @@ class JsonReader {
         "stdin", "stdout", "stderr", "size_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t",
         "uint64_t"};
     if (words.count(v)) return true;
-    if (v.rfind("__", 0) == 0 || (v.size() > 1 && v[0] == '_' && std::isupper(static_cast<unsigned char>(v[1])))) return true;
+    // Generated symbols append "_<suffix>" to a name or prefix it with "<prefix>_": a leading or trailing
+    // '_' or a "__" anywhere gives an identifier C++ reserves ("_" -> "__correlate").
+    if (v.empty() || v.front() == '_' || v.back() == '_' || v.find("__") != std::string::npos) return true;
+    // The plan header's namespace wf_<name> and the helpers' own wf_ symbols share a translation unit; the kernels
+    // also name tables wf_dft<R>_<dir>..., wf_pairs<R>_<dir> and wrappers wf_mma_<shape>_<type>.
+    if (helperSymbols().count("wf_" + v)) return true;
+    auto digitAt = [&](std::size_t i) { return v.size() > i && std::isdigit(static_cast<unsigned char>(v[i])); };
+    if ((v.rfind("dft", 0) == 0 && digitAt(3)) || (v.rfind("pairs", 0) == 0 && digitAt(5)) || v.rfind("mma_", 0) == 0) return true;
     auto upperAt = [&](std::size_t i) { return v.size() > i && std::isupper(static_cast<unsigned char>(v[i])); };
     // cudaX... (runtime API), cuX... (driver API), nvrtcX...
     if ((v.rfind("cuda", 0) == 0 && upperAt(4)) || (v.rfind("cu", 0) == 0 && upperAt(2)) || (v.rfind("nvrtc", 0) == 0 && upperAt(5))) return true;
     return v.rfind("wf_", 0) == 0 || v.rfind("warpforge", 0) == 0;
+  }
+
+  // The file-scope wf_ symbols of the helper headers and the generated kernels (tests/HardeningTest.cpp
+  // checks the list against every emitted source of specs/ and every helper header).
+  static const std::set<std::string>& helperSymbols() {
+    static const std::set<std::string> symbols = {
+        "wf_as_h2", "wf_as_u32", "wf_cmul", "wf_cp_async_commit", "wf_cp_async_wait", "wf_dft", "wf_flags", "wf_float2_to_half2",
+        "wf_half2_to_float2", "wf_i4", "wf_i8", "wf_it", "wf_local_transpose16", "wf_mma_m16n8k16_f16", "wf_mma_m16n8k8_f16", "wf_negate",
+        "wf_next", "wf_pack", "wf_pad", "wf_pairs", "wf_part", "wf_phase", "wf_smem", "wf_thread_index", "wf_ticket", "wf_u32",
+        "wf_unpack_row0", "wf_unpack_row1", "wf_warp_load16", "wf_warp_load16_async", "wf_warp_store16", "wf_warp_transpose"};
+    return symbols;
   }
 
   static constexpr std::size_t kMaxNameLength = 64;  // names become file names and symbols
@@ -143,21 +194,13 @@ class JsonReader {
     if (!isIdentifier(v)) fail(path, fmt::format("{} '{}' must be a C identifier (letters, digits, '_', not starting with a digit)", what, printable(v)));
     if (v.size() > kMaxNameLength) fail(path, fmt::format("{} is {} characters long (at most {})", what, v.size(), kMaxNameLength));
     if (isReservedName(v))
-      fail(path, fmt::format("{} '{}' is reserved (a C++/CUDA keyword or built-in, a C library name, or starts with __, _X, wf_, warpforge, cudaX, cuX)", what, v));
+      fail(path, fmt::format("{} '{}' is reserved (a C++/CUDA keyword or built-in, a C library name, a helper's name after wf_, "
+                             "starts or ends with '_', holds \"__\", or starts with wf_, warpforge, cudaX, cuX, nvrtcX)", what, v));
     return v;
   }
 
-  // User text for a message: control characters escaped, long text shortened.
-  static std::string printable(const std::string& s, std::size_t max = 80) {
-    std::string out;
-    for (std::size_t i = 0; i < s.size() && out.size() < max; ++i) {
-      unsigned char c = static_cast<unsigned char>(s[i]);
-      if (c < 0x20 || c == 0x7f) out += fmt::format("\\x{:02x}", c);
-      else out += s[i];
-    }
-    if (out.size() >= max && s.size() > max) out += fmt::format("... ({} bytes)", s.size());
-    return out;
-  }
+  // User text for a message: printableText() (control characters and non-UTF-8 bytes escaped), shortened.
+  static std::string printable(const std::string& s, std::size_t max = 80) { return printableText(s, max); }
 
   Layout layout(const Json& j, const std::string& path) const {
     std::string text = string(j, path);

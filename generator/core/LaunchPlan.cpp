@@ -1,6 +1,7 @@
 #include "warpforge/launch_plan.h"
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
 #include <set>
 #include <stdexcept>
@@ -60,9 +61,25 @@ PlanArg PlanArg::scalar(std::string paramName, std::string cType) {
 }
 
 long long GridRule::blocks(long long batch, long long residentBlocks) const {
-  long long need = (batch * unitsPerBatch + unitsPerBlock - 1) / unitsPerBlock;
-  if (capAtResident) need = std::min(need, std::max(1LL, residentBlocks));
-  return std::clamp(need, 1LL, 0x7fffffffLL);
+  const __int128 units = static_cast<__int128>(std::max(0LL, batch)) * unitsPerBatch;
+  const __int128 need = (units + unitsPerBlock - 1) / std::max(1LL, unitsPerBlock);
+  if (capAtResident) return std::clamp(static_cast<long long>(std::min<__int128>(need, std::max(1LL, residentBlocks))), 1LL, kMaxGridBlocks);
+  if (need > kMaxGridBlocks)
+    throw std::invalid_argument(fmt::format("batch {} needs {} blocks, more than the {} a launch takes (at most {} entries per call)", batch,
+                                            static_cast<long double>(need), kMaxGridBlocks, maxBatch()));
+  return std::max(1LL, static_cast<long long>(need));
+}
+
+long long GridRule::maxBatch() const {
+  if (capAtResident || unitsPerBatch <= 0) return LLONG_MAX;
+  const __int128 most = static_cast<__int128>(kMaxGridBlocks) * std::max(1LL, unitsPerBlock) / unitsPerBatch;
+  return static_cast<long long>(std::min<__int128>(most, LLONG_MAX));
+}
+
+long long LaunchPlan::maxBatch() const {
+  long long most = LLONG_MAX;
+  for (const auto& k : kernels) most = std::min(most, k.grid.maxBatch());
+  return most;
 }
 
 const PlanBuffer* LaunchPlan::buffer(const std::string& n) const {
@@ -113,6 +130,11 @@ void LaunchPlan::check() const {
       if (a.kind == PlanArg::Kind::Param && !param(a.name))
         throw std::logic_error(fmt::format("plan {}: kernel '{}' argument names unknown parameter '{}'", specName, k.name, a.name));
     }
+    if (k.grid.maxBatch() < 1)
+      throw std::invalid_argument(fmt::format("plan {}: kernel '{}' needs {} blocks for one batch entry, more than the {} a launch takes: the spec "
+                                              "asks for too much work per call",
+                                              specName, k.name, (k.grid.unitsPerBatch + k.grid.unitsPerBlock - 1) / std::max(1LL, k.grid.unitsPerBlock),
+                                              kMaxGridBlocks));
   }
 }
 
@@ -290,14 +312,19 @@ std::string launchPlanHeader(const LaunchPlan& p) {
     if (b.role == BufferRole::Table || b.role == BufferRole::Counter) o += fmt::format("  cudaFree(s->{0});\n  s->{0} = nullptr;\n", b.name);
   o += "  (void)s;\n}\n\n";
 
+  // An uncapped kernel runs one block per unit: more blocks than a launch takes give grid 0 (the launch fails
+  // with cudaErrorInvalidConfiguration) rather than a launch that skips work; max_batch says the limit.
+  const long long maxBatch = p.maxBatch();
+  if (maxBatch != LLONG_MAX) o += fmt::format("// At most {} batch entries per call: beyond, a kernel would need more than 2^31 - 1 blocks.\n", maxBatch);
+  o += fmt::format("constexpr long long max_batch = {}LL;\n\n", maxBatch);
   o += "inline long long grid_blocks(long long units, long long per_block, bool cap, long long resident) {\n"
        "  long long g = (units + per_block - 1) / per_block;\n"
        "  if (cap && g > (resident > 0 ? resident : 1)) g = resident > 0 ? resident : 1;\n"
-       "  return g < 1 ? 1 : g > 0x7fffffffLL ? 0x7fffffffLL : g;\n}\n\n";
+       "  return g < 1 ? 1 : g > 0x7fffffffLL ? 0 : g;\n}\n\n";
 
   o += "// Runs every kernel in order on `stream`. `workspace`: workspace_bytes(batch) bytes, or nullptr to allocate here.\n";
   o += "inline cudaError_t run(const State& s, const Arrays& a, long long batch, void* workspace, cudaStream_t stream, const Params& p = Params()) {\n";
-  o += "  (void)a; (void)p;\n  if (batch < 1) return cudaErrorInvalidValue;\n  cudaError_t e = cudaSuccess;\n  void* owned = nullptr;\n";
+  o += "  (void)a; (void)p;\n  if (batch < 1 || batch > max_batch) return cudaErrorInvalidValue;\n  cudaError_t e = cudaSuccess;\n  void* owned = nullptr;\n";
   if (scratch) {
     o += "  if (!workspace) {\n    if ((e = cudaMallocAsync(&owned, workspace_bytes(batch), stream)) != cudaSuccess) return e;\n    workspace = owned;\n  }\n";
     o += "  char* ws = static_cast<char*>(workspace);\n";

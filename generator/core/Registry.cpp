@@ -30,7 +30,9 @@ std::unique_ptr<FamilySpec> parseSpec(const Json& root, const std::string& file)
   if (!f) {
     std::vector<std::string> known;
     for (const Family* k : families()) known.push_back(k->name());
-    rd.fail("/family", fmt::format("unknown family '{}' (expected one of: {})", name, fmt::join(known, ", ")));
+    const std::string near = JsonReader::closest(name, known);
+    rd.fail("/family", fmt::format("unknown family '{}'{} (expected one of: {})", JsonReader::printable(name),
+                                   near.empty() ? "" : fmt::format("; did you mean '{}'?", near), fmt::join(known, ", ")));
   }
   return f->parse(root, file);
 }

@@ -33,9 +33,9 @@ class CorrelatorFamilySpec final : public FamilySpec {
   VerifyReport verify() const override {
     ConsistencyReport c = correlatorConsistency(s_);
     const CorrelatorKernels k = emitCorrelator(s_);
-    if (k.sharedBytes > kMaxShared)
-      c.issues.push_back({"/tuning/times_per_stage", fmt::format("the two stage buffers need {} B of shared memory (> {} B): fewer times per stage or receivers per block",
-                                                                 k.sharedBytes, kMaxShared)});
+    if (k.sharedBytes > kMaxShared)  // tuning that cannot be met: a spec error (exit 2), not an inconsistent spec
+      throw SpecError(s_.file, "/tuning/times_per_stage", fmt::format("the two stage buffers need {} B of shared memory (> {} B): fewer times per stage or receivers per block",
+                                                                      k.sharedBytes, kMaxShared));
     if (!c.issues.empty()) {
       std::vector<InconsistentSpec::Issue> issues;
       std::string text;

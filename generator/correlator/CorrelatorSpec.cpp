@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "generator/core/Extent.h"
 #include "generator/core/JsonReader.h"
 
 namespace warpforge {
@@ -90,13 +91,16 @@ void parseInput(const JsonReader& rd, const Json& j, CorrelatorSpec& s) {
       in.timeBlock = in.time;
     }
   } else {
-    rd.fail(path + "/layout", fmt::format("unknown input layout '{}' (expected one of: tcc, katgpucbf, strides)", in.layout));
+    rd.fail(path + "/layout", fmt::format("unknown input layout '{}' (expected one of: tcc, katgpucbf, strides)", JsonReader::printable(in.layout)));
   }
-  // The highest offset + 1 of one batch entry.
+  // The highest offset + 1 of one batch entry, every product and sum checked (strides up to 2^40 over up to 2^30 samples).
   const long long T = in.timesPerBlock;
-  const long long last = (C - 1) * in.channel + (R - 1) * in.receiver + (P - 1) * in.polarization + ((S - 1) / T) * in.timeBlock +
-                         ((S - 1) % T) * (T > 1 ? in.time : 0);
-  in.span = last + 1;
+  const bool strided = in.layout == "strides";
+  auto at = [&](const char* key) { return strided ? JsonReader::child(path + "/strides", key) : path + "/layout"; };
+  std::vector<ExtentAxis> axes = {{C, in.channel, at("channel")}, {R, in.receiver, at("receiver")}, {P, in.polarization, at("polarization")},
+                                  {S / T, in.timeBlock, at(T > 1 ? "time_block" : "time")}};
+  if (T > 1) axes.push_back({T, in.time, at("time")});
+  in.span = checkedExtent(rd.file(), axes, "samples");
   if (in.layout == "strides" && in.batch < in.span)
     rd.fail(path + "/strides/batch", fmt::format("batch stride {} is smaller than one batch entry's extent {} samples: entries would overlap",
                                                  in.batch, in.span));
@@ -121,11 +125,11 @@ CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
   if (ty == "ci4") s.type = SampleType::CI4;
   else if (ty == "ci8") s.type = SampleType::CI8;
   else if (ty == "cf16") s.type = SampleType::CF16;
-  else rd.fail("/sample_type", fmt::format("unknown sample type '{}' (expected one of: ci4, ci8, cf16)", ty));
+  else rd.fail("/sample_type", fmt::format("unknown sample type '{}' (expected one of: ci4, ci8, cf16)", JsonReader::printable(ty)));
   if (root.contains("ci4_real_nibble")) {
     if (s.type != SampleType::CI4) rd.fail("/ci4_real_nibble", "only for sample_type ci4");
     const std::string n = rd.string(root["ci4_real_nibble"], "/ci4_real_nibble");
-    if (n != "high" && n != "low") rd.fail("/ci4_real_nibble", fmt::format("'{}' (expected high or low)", n));
+    if (n != "high" && n != "low") rd.fail("/ci4_real_nibble", fmt::format("'{}' (expected high or low)", JsonReader::printable(n)));
     s.ci4RealHigh = n == "high";
   }
   s.samples = rd.integer(rd.need(root, "", "samples_per_call"), "/samples_per_call", 1, 1LL << 30);
@@ -138,12 +142,12 @@ CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
                                              s.samples, s.samples, s.maxComponent(), s.maxExactSamples()));
   if (root.contains("conjugate")) {
     s.conjugate = rd.string(root["conjugate"], "/conjugate");
-    if (s.conjugate != "r1" && s.conjugate != "r2") rd.fail("/conjugate", fmt::format("'{}' (expected r1 or r2: the conjugated receiver of bl(r1, r2), r1 <= r2)", s.conjugate));
+    if (s.conjugate != "r1" && s.conjugate != "r2") rd.fail("/conjugate", fmt::format("'{}' (expected r1 or r2: the conjugated receiver of bl(r1, r2), r1 <= r2)", JsonReader::printable(s.conjugate)));
   }
   if (root.contains("polarization_order")) {
     s.polOrder = rd.string(root["polarization_order"], "/polarization_order");
     if (s.polOrder != "r1_r2" && s.polOrder != "r2_r1")
-      rd.fail("/polarization_order", fmt::format("'{}' (expected r1_r2: V[..][pol of r1][pol of r2], or r2_r1)", s.polOrder));
+      rd.fail("/polarization_order", fmt::format("'{}' (expected r1_r2: V[..][pol of r1][pol of r2], or r2_r1)", JsonReader::printable(s.polOrder)));
   }
   // Sizes that keep every index in 64 bits with room (and the CPU-side checks finite).
   const double samplesPerEntry = static_cast<double>(s.receivers) * s.polarizations * s.channels * static_cast<double>(s.samples);
@@ -164,7 +168,7 @@ CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
       s.tuning.mma = rd.string(t["mma"], "/tuning/mma");
       if (s.tuning.mma != "auto" && s.tuning.mma != "mma_sync" && s.tuning.mma != "wgmma")
         rd.fail("/tuning/mma", fmt::format("\"{}\" (expected \"auto\": wgmma where the target is sm_90, the samples 8-bit or f16 and the tile 128 rows, \"wgmma\": "
-                                           "wgmma for every type and 64- or 128-row tiles (sm_90 targets only), or \"mma_sync\")", s.tuning.mma));
+                                           "wgmma for every type and 64- or 128-row tiles (sm_90 targets only), or \"mma_sync\")", JsonReader::printable(s.tuning.mma)));
     }
     if (t.contains("receivers_per_block")) {
       s.tuning.receiversPerBlock = static_cast<int>(rd.integer(t["receivers_per_block"], "/tuning/receivers_per_block", 1, 1024));

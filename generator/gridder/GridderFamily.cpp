@@ -68,6 +68,7 @@ class GridderFamilySpec final : public FamilySpec {
                           s_.engine == GridEngine::Fma ? fmt::format("{} FMAs + 1 sincos", 4 * P + 1)
                        : fmt::format("{} FMA(s) + 1 sincos, the products summed on the tensor cores (mma.sync m16n8k8 tf32)", s_.grid() ? 1 : 3));
     r.text += "  subgrid FFT (stockham family, through the registry): " + fr.text;
+    r.warnings = s_.warnings;
     for (const auto& w : fr.warnings) r.warnings.push_back("subgrid FFT: " + w);
     r.counts["subgrid_slots"] = s_.maxSubgrids;
     r.counts["min_subgrids"] = s_.minSubgrids();

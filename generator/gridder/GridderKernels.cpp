@@ -14,10 +14,14 @@ using namespace ast;
 using namespace gridemit;
 
 int gridderAdderThreads(const GridderSpec& s) {
-  // Whole warps dividing S^2 (a multiple of 64): the tile adder gives each thread S^2 / threads pixels (S = 24: 192 x 3).
+  // Whole warps dividing S^2 (a multiple of 64): the tile adder gives each thread S^2 / threads pixels (S = 24: 192 x 3),
+  // whose complex sums over the correlations stay in registers: at most 32 per thread, else more threads (S = 64 with
+  // 4 correlations: 512 threads x 8 pixels; 256 x 16 spilled 192 B).
   const int S2 = s.subgridSize * s.subgridSize;
   int th = std::min(256, S2);
   while (S2 % th || th % 32) th -= 32;
+  for (int more = th; S2 / th * s.correlations > 32 && more <= 1024; more += 32)
+    if (S2 % more == 0) th = more;
   return th;
 }
 

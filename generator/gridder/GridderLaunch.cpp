@@ -13,8 +13,8 @@ namespace warpforge {
 
 std::string gridderFftSpecJson(const GridderSpec& s) {
   Json j;
-  // Inner names stay within the 64 characters a spec name may have.
-  j["name"] = s.name.substr(0, 58) + "_sgfft";
+  // Within the 64 characters a spec name may have: gridder names have at most kGridderMaxNameLength (distinct names, distinct symbols).
+  j["name"] = s.name + "_sgfft";
   j["family"] = "stockham";
   j["description"] = fmt::format("subgrid FFTs of gridder spec {}: {} x {} c2c f32, {}, in place, one per subgrid and correlation", s.name,
                                  s.subgridSize, s.subgridSize, s.grid() ? "inverse (exp +2 pi i)" : "forward (exp -2 pi i)");

@@ -62,6 +62,7 @@ void parseTuning(const JsonReader& rd, const Json& root, GridderSpec& s) {
   const int S2 = s.subgridSize * s.subgridSize;
   t.stagePixels = std::min(256, S2);
   while (S2 % t.stagePixels) --t.stagePixels;  // a divisor of S^2 (S = 24: 192)
+  const bool pixelsGiven = root.contains("tuning") && root["tuning"].is_object() && root["tuning"].contains("pixels_per_thread");
   if (root.contains("tuning")) {
     const Json& j = root["tuning"];
     rd.needObject(j, "/tuning");
@@ -76,15 +77,30 @@ void parseTuning(const JsonReader& rd, const Json& root, GridderSpec& s) {
     t.mmaTilesPerWarp = intAt(rd, j, "/tuning", "mma_tiles_per_warp", 1, 4, t.mmaTilesPerWarp);  // 8 spills at 128 registers
     t.mmaVisibilityTiles = intAt(rd, j, "/tuning", "mma_visibility_tiles", 1, 8, t.mmaVisibilityTiles);
   }
+  // The FMA gridder's pixels per thread where the spec leaves it: 4 where S^2 / 4 threads are whole warps that get the
+  // registers their sums need, else the count nearest 4 that does (S = 8: 2, 24: 3, 40: 5, 56: 7, 64: 8). ptxas gives each
+  // thread 65536 / max(block, resident_threads) registers (at most 255); the kernel needs about 2 per complex sum
+  // (pixels x correlations) plus 48 (S = 64, 4 correlations: 4 pixels in 1024 threads got 64 and spilled 72 B).
+  if (!pixelsGiven) {
+    int best = 0;
+    for (int p = 1; p <= 16; ++p) {
+      const int threads = S2 % p ? 0 : S2 / p;
+      const int registers = threads ? std::min(255, 65536 / std::max(threads, t.residentThreads)) : 0;
+      if (threads && threads % 32 == 0 && threads <= 1024 && p * s.correlations <= 32 && 2 * p * s.correlations + 48 <= registers &&
+          (!best || std::abs(p - 4) < std::abs(best - 4)))
+        best = p;
+    }
+    if (best) t.pixelsPerThread = best;
+  }
   // FMA gridder: S^2 / pixels_per_thread threads, whole warps, at most 1024 (the tensor-core gridder's block: mmaShape()).
   const bool fmaGridder = s.grid() && s.engine == GridEngine::Fma;
   if (fmaGridder && (S2 % t.pixelsPerThread || (S2 / t.pixelsPerThread) % 32 || S2 / t.pixelsPerThread > 1024))
-    rd.fail("/tuning/pixels_per_thread",
+    rd.fail(pixelsGiven ? "/tuning/pixels_per_thread" : "/subgrid_size",
             fmt::format("{} pixels per thread: the gridder's block is S^2 / pixels_per_thread = {} / {} threads, which must be a whole number of "
                         "warps (a multiple of 32) and at most 1024",
                         t.pixelsPerThread, S2, t.pixelsPerThread));
   if (fmaGridder && t.pixelsPerThread * s.correlations > 32)
-    rd.fail("/tuning/pixels_per_thread", fmt::format("{} pixels x {} correlations = {} complex accumulators per thread (at most 32: the kernel "
+    rd.fail(pixelsGiven ? "/tuning/pixels_per_thread" : "/subgrid_size", fmt::format("{} pixels x {} correlations = {} complex accumulators per thread (at most 32: the kernel "
                                                      "would spill)",
                                                      t.pixelsPerThread, s.correlations, t.pixelsPerThread * s.correlations));
   if (s.grid() && t.stageVisibilities < s.channelsPerSubgrid)
@@ -116,6 +132,15 @@ void parseTuning(const JsonReader& rd, const Json& root, GridderSpec& s) {
   if (fmaDegridder && t.visibilitiesPerThread * s.correlations > 32)
     rd.fail("/tuning/visibilities_per_thread", fmt::format("{} visibilities x {} correlations = {} complex accumulators per thread (at most 32)",
                                                            t.visibilitiesPerThread, s.correlations, t.visibilitiesPerThread * s.correlations));
+  // __launch_bounds__(threads, resident / threads): a resident count below the block, or not a multiple of it, is not
+  // what the kernel gets; said, not silently changed (--strict makes it an error).
+  const bool residentGiven = root.contains("tuning") && root["tuning"].contains("resident_threads");
+  const int block = s.grid() ? (s.engine == GridEngine::Fma ? s.gridThreads() : 32 * s.mmaShape().warps) : t.degridThreads;
+  if (residentGiven && t.residentThreads % block)
+    s.warnings.push_back(fmt::format("tuning.resident_threads {}: the {}'s block has {} threads, so __launch_bounds__ asks for {} resident thread(s) "
+                                     "per SM ({} block(s) of {})",
+                                     t.residentThreads, s.grid() ? "gridder" : "degridder", block, std::max(1, t.residentThreads / block) * block,
+                                     std::max(1, t.residentThreads / block), block));
 }
 
 }  // namespace
@@ -129,8 +154,10 @@ GridderSpec parseGridderSpec(const Json& root, const std::string& file) {
   GridderSpec s;
   s.file = file;
   s.name = rd.identifier(rd.need(root, "", "name"), "/name", "name");
+  if (s.name.size() > kGridderMaxNameLength)
+    rd.fail("/name", fmt::format("name is {} characters long (at most {} for a gridder: its subgrid FFT's kernels are named <name>_sgfft_k<i>)",
+                                 s.name.size(), kGridderMaxNameLength));
   if (rd.string(rd.need(root, "", "family"), "/family") != "gridder") rd.fail("/family", "expected \"gridder\"");
-  if (root.contains("description")) rd.string(root["description"], "/description");
 
   const std::string dir = rd.string(rd.need(root, "", "direction"), "/direction");
   if (dir == "grid") s.direction = GridDirection::Grid;

@@ -12,6 +12,7 @@
 // (cos, sin)(-phase) / S^2. See README.md.
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "warpforge/json.h"
 
@@ -36,8 +37,12 @@ struct GridderTuning {
   int residentThreads = 512;      // gridder and degridder: threads per SM asked of ptxas (__launch_bounds__ min blocks); 512 -> 128 registers
 };
 
+// A gridder's name leaves room for its subgrid FFT's: <name>_sgfft within the 64 characters of a spec name.
+inline constexpr std::size_t kGridderMaxNameLength = 58;
+
 struct GridderSpec {
   std::string file, name;
+  std::vector<std::string> warnings;  // tuning the kernels will not honour as given (verify reports them; --strict: errors)
   GridDirection direction = GridDirection::Grid;
   int subgridSize = 32;          // S
   int correlations = 4;          // 1 (scalar), 2 (XX, YY: diagonal Jones), 4 (XX, XY, YX, YY: full 2x2)

@@ -67,12 +67,20 @@ struct PlanArg {
   static PlanArg scalar(std::string paramName, std::string cType);
 };
 
-// Grid = min(ceil(batch * unitsPerBatch / unitsPerBlock), resident blocks if capped, 2^31 - 1), at least 1.
+// The most blocks one launch takes (gridDim.x).
+inline constexpr long long kMaxGridBlocks = 0x7fffffffLL;
+
+// Grid = min(ceil(batch * unitsPerBatch / unitsPerBlock), resident blocks if capped), at least 1.
 // Resident blocks = SMs x blocks per SM from the occupancy calculator at this block and shared size.
+// A capped kernel loops over its units; an uncapped one runs one block per unitsPerBlock units, so a
+// batch that needs more than kMaxGridBlocks is refused (maxBatch()), never launched with work skipped.
 struct GridRule {
   long long unitsPerBatch = 1, unitsPerBlock = 1;
   bool capAtResident = true;  // persistent kernels loop over their units
+  // Throws std::invalid_argument where an uncapped grid would exceed kMaxGridBlocks.
   long long blocks(long long batch, long long residentBlocks) const;
+  // The largest batch whose grid launches whole (LLONG_MAX for a capped kernel).
+  long long maxBatch() const;
 };
 
 struct PlanKernel {
@@ -111,7 +119,11 @@ struct LaunchPlan {
   long long scratchBytes(long long batch) const;
   // Bytes of the user's arrays read and written for `batch` entries at the parameters' defaults (the traffic floor).
   long long userBytes(long long batch) const;
-  // Throws std::logic_error when a kernel names a buffer, parameter or source that is not there.
+  // The largest batch every kernel's grid launches whole (LLONG_MAX where none limits it); the Executor
+  // refuses more, naming it.
+  long long maxBatch() const;
+  // Throws std::logic_error when a kernel names a buffer, parameter or source that is not there, and
+  // std::invalid_argument when one batch entry already needs more blocks than a launch takes.
   void check() const;
 };
 

@@ -1,10 +1,16 @@
 #pragma once
 // A spec error names the file, the JSON path (RFC 6901 pointer), what is wrong
-// and what was expected. The CLI prints it and exits with status 2.
+// and what was expected. The CLI prints it and exits with status 2. what() passes the file, the
+// path and the message through printableText(): user text never reaches a terminal raw.
 #include <stdexcept>
 #include <string>
 
 namespace warpforge {
+
+// User text made safe for a message: control characters (C0, DEL, C1) and bytes that are not UTF-8
+// written as \xNN, so the result is printable UTF-8 (no escape sequence, forged line or NUL reaches a
+// terminal); text longer than `max` bytes is cut and its length said.
+std::string printableText(const std::string& text, std::size_t max = std::string::npos);
 
 class SpecError : public std::runtime_error {
  public:

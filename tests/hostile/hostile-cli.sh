@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 12's hostile inputs, one case each, through the CLI a user runs:
+# Hostile inputs (issues 12 and 42), one case each, through the CLI a user runs:
 #   tests/hostile/hostile-cli.sh path/to/warpforge
 # prints PASS/FAIL per case and exits 1 when any case fails. It only uses CLI commands that
 # existed before issue 12 (verify, emit, compile) so it can be pointed at an older binary to
@@ -172,6 +172,138 @@ wf 60 emit "$T/wgmma.json" -o "$T/emit-wgmma90" --arch sm_90
 if [ $rc -eq 0 ] && grep -qF "__CUDA_ARCH_FEAT_SM90_ALL" "$T"/emit-wgmma90/*_correlate.cu && grep -qF "sm_90a" "$T"/emit-wgmma90/*_plan.h; then
   pass "wgmma spec emitted for sm_90 (guarded sm_90a source, header says so)"
 else fail "wgmma spec emitted for sm_90" "exit $rc: $(head -c 300 <<<"$out")"; fi
+
+# ---- Round 2: files that are not files -----------------------------------------------------
+mkfifo "$T/fifo.json"
+wf 10 verify "$T/fifo.json"
+if [ $rc -eq 2 ] && grep -qF "FIFO" <<<"$out"; then pass "FIFO with no writer as a spec (refused, no hang)"
+else fail "FIFO with no writer as a spec" "exit $rc (124: blocked): $(head -c 300 <<<"$out")"; fi
+wf 10 bench --sweep stockham --dry-run --cases 1 --seed 1 --sweep-cases "$T/fifo.json"
+if [ $rc -eq 2 ] && grep -qF "FIFO" <<<"$out"; then pass "FIFO with no writer as bench --sweep-cases (refused, no hang)"
+else fail "FIFO with no writer as bench --sweep-cases" "exit $rc (124: blocked): $(head -c 300 <<<"$out")"; fi
+wf 10 verify /dev/zero
+if [ $rc -eq 2 ] && grep -qF "device" <<<"$out"; then pass "/dev/zero as a spec (refused at once)"
+else fail "/dev/zero as a spec" "exit $rc: $(head -c 300 <<<"$out")"; fi
+
+mkdir -p "$T/emit-link"; echo precious > "$T/precious.txt"
+ln -s "$T/precious.txt" "$T/emit-link/stockham_4096_f32_plan.h"
+wf 60 emit "$ROOT/specs/stockham_4096_f32.json" -o "$T/emit-link"
+if [ $rc -eq 2 ] && [ "$(cat "$T/precious.txt")" = precious ] && grep -qF "symbolic link" <<<"$out"; then pass "emit -o DIR with a planted symlink (refused, target untouched)"
+else fail "emit -o DIR with a planted symlink" "exit $rc, target now: $(head -c 40 "$T/precious.txt"): $(head -c 300 <<<"$out")"; fi
+ln -s "$T/nowhere/at/all" "$T/dangling-out"
+wf 60 emit "$ROOT/specs/stockham_4096_f32.json" -o "$T/dangling-out"
+if [ $rc -eq 2 ] && grep -qF "dangling symbolic link" <<<"$out"; then pass "emit -o onto a dangling symlink (says so)"
+else fail "emit -o onto a dangling symlink" "exit $rc: $(head -c 300 <<<"$out")"; fi
+mkdir -p "$T/emit-dangling"; ln -s "$T/nowhere/x" "$T/emit-dangling/stockham_4096_f32_plan.h"
+wf 60 emit "$ROOT/specs/stockham_4096_f32.json" -o "$T/emit-dangling"
+if [ $rc -eq 2 ] && grep -qF "dangling symbolic link" <<<"$out" && [ ! -e "$T/nowhere/x" ]; then pass "emit -o DIR with a dangling symlink planted (refused, nothing created)"
+else fail "emit -o DIR with a dangling symlink planted" "exit $rc: $(head -c 300 <<<"$out")"; fi
+
+# ---- Round 2: standard input, did you mean, exit codes ------------------------------------
+wf 60 verify --no-compile - < "$ROOT/specs/stockham_4096_f32.json"
+if [ $rc -eq 0 ]; then pass "verify - reads the spec from standard input"; else fail "verify - reads standard input" "exit $rc: $(head -c 300 <<<"$out")"; fi
+out=$(sed 's/"length": 4096/"lenght": 4096/' "$ROOT/specs/stockham_4096_f32.json" | timeout -k 5 30 "$WF" verify - 2>&1); rc=$?
+if [ $rc -eq 2 ] && grep -qF "<stdin>: /lenght: unknown field; did you mean 'length'?" <<<"$out"; then pass "misspelt member from standard input: did you mean, named <stdin>"
+else fail "misspelt member from standard input" "exit $rc: $(head -c 300 <<<"$out")"; fi
+wf 10 --help
+if grep -qF "4 internal" <<<"$out" && grep -qF "3 CUDA" <<<"$out"; then pass "--help documents the exit codes (4: internal error)"
+else fail "--help documents the exit codes" "$(tail -c 300 <<<"$out")"; fi
+
+# ---- Round 2: slow parses and walks --------------------------------------------------------
+python3 -c '
+import sys
+sys.stdout.write("{\"name\": \"s\", \"family\": \"stockham\", \"precision\": \"f32\", \"length\": 64, \"tuning\": {" + ", ".join("\"k%d\": %d" % (i, i) for i in range(300000)) + "}}")
+' > "$T/keys300k.json"
+wf 10 verify "$T/keys300k.json"
+if [ $rc -eq 2 ] && grep -qF "/tuning/k0" <<<"$out"; then pass "5 MB spec of 300k keys (refused within 10 s; it took 91 s)"
+else fail "5 MB spec of 300k keys" "exit $rc (124: still parsing after 10 s): $(head -c 300 <<<"$out")"; fi
+bfj() {  # bfj FILE RECEIVERS BEAMS SAMPLES OUTPUT EXTRA
+  echo "{\"name\": \"b\", \"family\": \"beamformer\", \"receivers\": $2, \"beams\": $3, \"samples_per_call\": $4, \"sample_type\": \"ci8\", \"weight_type\": \"ci8\", \"output\": $5$6}" > "$1"
+}
+bfj "$T/power20.json" 64 96 2097152 '{"kind": "power", "integrate": 1048576}' ''
+wf 10 verify --no-compile "$T/power20.json"
+if [ $rc -eq 0 ]; then pass "beamformer power with integrate 2^20 verifies within 10 s"
+else fail "beamformer power with integrate 2^20" "exit $rc (124: still walking after 10 s): $(head -c 300 <<<"$out")"; fi
+
+# ---- Round 2: extents and grids ------------------------------------------------------------
+for ty in cf16:1073741824 ci4:16777216; do
+  echo "{\"name\": \"cw\", \"family\": \"correlator\", \"receivers\": 2, \"channels\": 1, \"samples_per_call\": ${ty#*:}, \"sample_type\": \"${ty%%:*}\", \"input\": {\"layout\": \"strides\", \"strides\": {\"batch\": 0, \"channel\": 0, \"receiver\": 1, \"polarization\": 2, \"time\": 1099511627776}}}" > "$T/wrap_${ty%%:*}.json"
+  expect_error "correlator ${ty%%:*} time stride 2^40 (extent past 2^63)" "$T/wrap_${ty%%:*}.json" 30 "/input/strides/time"
+done
+bfj "$T/bfwrap.json" 4 8 268435456 '{"kind": "beams", "type": "cf32"}' ', "samples": {"layout": "strides", "strides": {"batch": 0, "channel": 0, "polarization": 0, "time": 1099511627776, "receiver": 1}}'
+expect_error "beamformer samples time stride 2^40 (extent past 2^63)" "$T/bfwrap.json" 30 "/samples/strides/time"
+bfj "$T/bfgrid.json" 16 65536 65536 '{"kind": "beams", "type": "cf32"}' ', "tuning": {"block_times": 8, "block_beams": 8, "warp_times": 8, "warp_beams": 8, "mma": "mma_sync"}'
+wf 60 emit "$T/bfgrid.json" -o "$T/emit-bfgrid" --arch sm_80
+if [ $rc -eq 0 ] && grep -qF "max_batch = 31LL" "$T"/emit-bfgrid/b_plan.h; then pass "beamformer of 2^26 blocks per entry: the plan refuses batch 32 (max_batch 31)"
+else fail "beamformer grid past 2^31 - 1 blocks" "exit $rc: $(head -c 300 <<<"$out")"; fi
+
+# ---- Round 2: verify --json and bytes that are not UTF-8 -----------------------------------
+bad_name="$T/name-"$'\xff\xfe'".json"
+cp "$ROOT/specs/stockham_4096_f32.json" "$bad_name"
+printf '{"name": "s", "family": "stockham", "precision": "f32", "length": 64, "description": "\xff\xfe"}' > "$T/nonutf8.json"
+out=$(timeout -k 5 120 "$WF" verify --json --no-compile "$ROOT/specs/stockham_4096_f32.json" "$bad_name" "$T/nonutf8.json" 2>/dev/null); rc=$?
+if [ $rc -eq 2 ] && python3 -c '
+import json, sys
+lines = sys.stdin.read().splitlines()
+objs = [json.loads(l) for l in lines]
+assert len(objs) == 3, len(objs)
+assert objs[0]["ok"] and objs[0]["exit"] == 0 and objs[1]["ok"] and objs[1]["exit"] == 0, objs[:2]
+assert not objs[2]["ok"] and objs[2]["exit"] == 2, objs[2]
+' <<<"$out"; then pass "verify --json with non-UTF-8 bytes in a file name and a spec (valid JSON for every file, exit per file)"
+else fail "verify --json with non-UTF-8 bytes" "exit $rc: $(head -c 400 <<<"$out")"; fi
+
+# ---- Round 2: descriptions, names, defaults, tuning ---------------------------------------
+for f in correlator_meerkat_80_8bit beamformer_chord_512x96_4bit gridder_s32_4pol_sfu stockham_4096_f32 chime_fft_256_512; do
+  python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); j["description"] = 5; print(json.dumps(j))' "$ROOT/specs/$f.json" > "$T/desc_$f.json"
+  expect_error "$f with a numeric description" "$T/desc_$f.json" 30 "/description: expected a string"
+done
+for n in _ u32 pad x_ a__b; do
+  sed -e "s/\"name\": \"correlator_meerkat_80_8bit\"/\"name\": \"$n\"/" "$ROOT/specs/correlator_meerkat_80_8bit.json" > "$T/cname_$n.json"
+  expect_error "correlator named '$n'" "$T/cname_$n.json" 30 "/name: name '$n' is reserved"
+done
+grj() {  # grj FILE S P EXTRA
+  echo "{\"name\": \"g\", \"family\": \"gridder\", \"direction\": \"grid\", \"subgrid_size\": $2, \"correlations\": $3, \"grid_size\": 256, \"image_size\": 0.04, \"observation\": {\"stations\": 4, \"time_steps\": 16, \"channels\": 4}, \"channels_per_subgrid\": 4$4}" > "$1"
+}
+grj "$T/g_name.json" 16 4 ''; sed -i 's/"name": "g"/"name": "_"/' "$T/g_name.json"
+wf 30 verify "$T/g_name.json"
+if [ $rc -eq 2 ] && grep -qF "g_name.json: /name: name '_' is reserved" <<<"$out" && ! grep -qF "subgrid FFT" <<<"$out"; then pass "gridder named '_' (refused at /name in the user's terms)"
+else fail "gridder named '_'" "exit $rc: $(head -c 300 <<<"$out")"; fi
+for S in 8 24 40 56; do
+  grj "$T/g_s$S.json" $S 4 ''
+  wf 60 verify --no-compile "$T/g_s$S.json"
+  if [ $rc -eq 0 ]; then pass "gridder subgrid size $S with default tuning"; else fail "gridder subgrid size $S" "exit $rc: $(head -c 300 <<<"$out")"; fi
+done
+grj "$T/g_s64.json" 64 4 ''
+wf 300 compile "$T/g_s64.json" --arch sm_90
+if [ $rc -eq 0 ]; then pass "gridder S=64 with 4 correlations compiles without spills"; else fail "gridder S=64, 4 correlations" "compile exit $rc: $(grep -i spill <<<"$out" | head -c 300)"; fi
+for w in 24 8; do
+  bfj "$T/bf_w$w.json" 64 96 256 '{"kind": "beams", "type": "cf32"}' ", \"tuning\": {\"warp_beams\": $w}"
+  wf 60 verify --no-compile "$T/bf_w$w.json"
+  if [ $rc -eq 0 ]; then pass "beamformer warp_beams $w with 96 beams (default tiles adapt)"; else fail "beamformer warp_beams $w" "exit $rc: $(head -c 300 <<<"$out")"; fi
+done
+bfj "$T/bf_huge.json" 64 1024 1024 '{"kind": "beams", "type": "cf32"}' ', "tuning": {"block_times": 512, "block_beams": 512, "warp_times": 8, "warp_beams": 8}'
+expect_error "beamformer tuning of 4096 warps (a spec error)" "$T/bf_huge.json" 30 "/tuning"
+bfj "$T/bf_stages.json" 64 96 256 '{"kind": "beams", "type": "cf32"}' ', "tuning": {"stages": 6, "mma": "mma_sync"}'
+wf 60 verify --no-compile "$T/bf_stages.json"; r1=$rc; o1=$out
+wf 60 verify --no-compile --strict "$T/bf_stages.json"
+if [ $r1 -eq 0 ] && grep -qF "warning:" <<<"$o1" && grep -qF "stages 6" <<<"$o1" && [ $rc -eq 2 ]; then pass "stages 6 on mma.sync: a warning, an error with --strict"
+else fail "stages 6 on mma.sync" "exit $r1 then $rc: $(head -c 300 <<<"$o1")"; fi
+grj "$T/g_res.json" 32 4 ', "tuning": {"resident_threads": 32}'
+wf 60 verify --no-compile "$T/g_res.json"; r1=$rc; o1=$out
+wf 60 verify --no-compile --strict "$T/g_res.json"
+if [ $r1 -eq 0 ] && grep -qF "resident_threads 32" <<<"$o1" && [ $rc -eq 2 ]; then pass "gridder resident_threads 32: a warning, an error with --strict"
+else fail "gridder resident_threads 32" "exit $r1 then $rc: $(head -c 300 <<<"$o1")"; fi
+
+# ---- Round 2: user text in messages --------------------------------------------------------
+printf '{"name": "s", "family": "\\u001b]0;owned\\u0007x\\nerror: forged"}' > "$T/esc_family.json"
+printf '{"name": "s", "family": "stockham", "precision": "f32", "length": 64, "\\u001b[2J\\nerror: forged": 1}' > "$T/esc_key.json"
+printf '{"name": "c", "family": "correlator", "receivers": 4, "channels": 1, "samples_per_call": 256, "sample_type": "ci8\\u0000\\u001b[31m", "input": {"layout": "tcc"}}' > "$T/esc_corr.json"
+bfj "$T/esc_bf.json" 4 8 64 '{"kind": "\u001b[31m\nerror: forged"}' ''
+for f in esc_family esc_key esc_corr esc_bf; do
+  wf 30 verify "$T/$f.json"
+  if [ $rc -eq 2 ] && ! grep -q $'\x1b' <<<"$out" && ! grep -q $'\x07' <<<"$out" && [ "$(grep -c '^error:' <<<"$out")" -eq 1 ]; then pass "escape sequences and newlines in $f (escaped, no forged line)"
+  else fail "escape sequences and newlines in $f" "exit $rc: $(head -c 300 <<<"$out" | cat -v)"; fi
+done
 
 # ---- README ------------------------------------------------------------------------------
 if ! grep -qF "../shared" "$ROOT/README.md"; then pass "README has no links outside the repository"; else fail "README has no links outside the repository" "../shared"; fi
