@@ -34,6 +34,8 @@ struct CorrelatorKernels {
   long long mmasPerStage = 0;  // per block (m16n8 equivalents)
   bool wgmma = false;          // sm_90a source (wgmma): compiled for the arch-specific target
   int rawRing = 0;             // wgmma path: stages in flight through cp.async (0: register double buffering)
+  bool pipeline = false;       // the sm_90a warp-specialized pipeline (Pipeline.h); wgmma is then true too
+  int opStages = 0, rawStages = 0;  // pipeline: ring depths
 };
 
 // wgmma: the sm_90a path (correlatorUsesWgmma decides it for a target); cpAsync: on that path, stage through a
