@@ -134,6 +134,16 @@ inline float __shfl_xor_sync(unsigned, float v, int mask) {
   wf_warp->arrive_and_wait();
   return r;
 }
+template <class T> inline T __shfl_sync(unsigned, T v, int src) {
+  static_assert(sizeof(T) == 4, "32-bit values");
+  const unsigned w = threadIdx.x >> 5, l = threadIdx.x & 31;
+  std::memcpy(&wf_posted[w][l][0], &v, 4);
+  wf_warp->arrive_and_wait();
+  T r;
+  std::memcpy(&r, &wf_posted[w][src & 31][0], 4);
+  wf_warp->arrive_and_wait();
+  return r;
+}
 template <class T> inline T __shfl_down_sync(unsigned, T v, int delta) {
   static_assert(sizeof(T) == 4, "32-bit values");
   const unsigned w = threadIdx.x >> 5, l = threadIdx.x & 31;

@@ -167,7 +167,8 @@ PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p,
   c.open(fmt::format("extern \"C\" __global__ void __launch_bounds__({}, {}) {}(const unsigned char* __restrict__ input, {}* __restrict__ acc, long long batch)",
                      p.threads, p.blocksPerSm, name, f16 ? "float" : "long long"));
   c("extern __shared__ __align__(1024) unsigned char wf_smem[];");
-  c("const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;");
+  c("const int tid = threadIdx.x, lane = tid & 31;");
+  c("const int warp = __shfl_sync(0xffffffffu, tid >> 5, 0);  // warp-uniform for ptxas: wgmma outside divergent paths");
   c("// block -> (batch entry, channel, triangle tile (ti, tj), ti <= tj)");
   c(fmt::format("long long unit = blockIdx.x;"));
   c(fmt::format("const int tile = (int)(unit % {}LL);", k.tiles));
@@ -254,28 +255,40 @@ PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p,
     c("const bool half = diag && cg == 1;");
     c(fmt::format("const unsigned long long dbh = db0 + {}ull;", p.bOffset(p.rows / 2, 0, 0) >> 4));
   }
-  c("int oslot = 0, opar = 0, prev = 0;");
-  c("#pragma unroll 1");
-  c.open(fmt::format("for (int k = 0; k < {}; ++k)", nst));
-  c("while (!wfa_mbar_try_wait(full_op + 8u * oslot, opar)) {}  // the stage's operands are staged");
-  c(fmt::format("const unsigned long long so = (unsigned long long)(oslot * {}u);  // slot offset >> 4 (the descriptors' start field)", p.opSlotBytes >> 4));
-  c("corr_wgmma_fence();");
+  // The stage loop, once per wgmma form: a branch around wgmma instructions inside the loop would serialize them (ptxas).
+  auto loop = [&](bool halfForm) {
+    c("int oslot = 0, opar = 0, prev = 0;");
+    c("#pragma unroll 1");
+    c.open(fmt::format("for (int k = 0; k < {}; ++k)", nst));
+    c("while (!wfa_mbar_try_wait(full_op + 8u * oslot, opar)) {}  // the stage's operands are staged");
+    c(fmt::format("const unsigned long long so = (unsigned long long)(oslot * {}u);  // slot offset >> 4 (the descriptors' start field)", p.opSlotBytes >> 4));
+    c("corr_wgmma_fence();");
+    for (int ks = 0; ks < p.steps; ++ks) {
+      if (halfForm)
+        c(fmt::format("corr_wgmma_half(reinterpret_cast<{} (&)[{}]>(d), da0 + so + {}ull, dbh + so + {}ull);", f16 ? "float" : "int", acc / 2, ks * 2, ks * 2));
+      else
+        c(fmt::format("corr_wgmma(d, da0 + so + {0}ull, db0 + so + {0}ull);  // k bytes {1} .. {2}", ks * 2, 32 * ks, 32 * ks + 31));
+    }
+    c("corr_wgmma_commit();");
+    c("corr_wgmma_wait<1>();  // stage k - 1's wgmmas are done: its slot goes back to the loader");
+    c("if (k > 0 && lane == 0) wfa_mbar_arrive(empty_op + 8u * prev);");
+    c("prev = oslot;");
+    c(fmt::format("if (++oslot == {}) oslot = 0, opar ^= 1;", S));
+    c.close();
+    c("corr_wgmma_wait<0>();  // in each branch: a wgmma group open across the branches' join is serialized by ptxas");
+  };
   if (p.consumers == 2) {
     c.open("if (half)");
-    for (int ks = 0; ks < p.steps; ++ks)
-      c(fmt::format("corr_wgmma_half(reinterpret_cast<{} (&)[{}]>(d), da0 + so + {}ull, dbh + so + {}ull);", f16 ? "float" : "int", acc / 2, ks * 2, ks * 2));
+    loop(true);
     c.close(" else {");
     c.depth++;
+    loop(false);
+    c.close();
+  } else {
+    c.open("");
+    loop(false);
+    c.close();
   }
-  for (int ks = 0; ks < p.steps; ++ks) c(fmt::format("corr_wgmma(d, da0 + so + {0}ull, db0 + so + {0}ull);  // k bytes {1} .. {2}", ks * 2, 32 * ks, 32 * ks + 31));
-  if (p.consumers == 2) c.close();
-  c("corr_wgmma_commit();");
-  c("corr_wgmma_wait<1>();  // stage k - 1's wgmmas are done: its slot goes back to the loader");
-  c("if (k > 0 && lane == 0) wfa_mbar_arrive(empty_op + 8u * prev);");
-  c("prev = oslot;");
-  c(fmt::format("if (++oslot == {}) oslot = 0, opar ^= 1;", S));
-  c.close();
-  c("corr_wgmma_wait<0>();");
   // The store: accumulator i of thread (warp, lane) is row 16 (warp % 4) + lane / 4 + 8 ((i / 2) % 2) of this warpgroup's
   // 64 and D column 8 (i / 4) + 2 (lane % 4) + i % 2 = part (i / 4) % 2 of column input 8 (i / 8) + 2 (lane % 4) + i % 2.
   c("// adds the tile's visibilities to the batch entry's accumulators: Re in d[i], Im in d[i + 4] ((i / 4) even)");

@@ -3,7 +3,7 @@
 #   build  the CLI and gpu_correlator_tests (scripts/device-check's recipe: .deps/*.deb unpacked into a sysroot)
 #   tests  gpu_correlator_tests (WF_TESTS: a gtest filter, default all)
 #   tcc    `warpforge bench` (correlate kernel alone, TCC's op count) and ASTRON's TCC (tcc_bench.py, best of 32/48/64
-#          receivers per block) on TCC's seven configurations, same process order, same device
+#          receivers per block) on TCC's seven configurations (WF_CONFIGS: "bits R C T;..." instead), one after the other
 #   random (WF_RANDOM=N) N random 2-pol shapes (seed WF_SEED) the same way
 #   sweep  (WF_SWEEP=N) `warpforge bench --sweep correlator --cases N` (full plan against cuBLAS)
 # TCC's script is found at $TCC (default ./tcc-anchor/tcc_bench.py); it is only measured against.
@@ -48,7 +48,8 @@ shape() {  # bits R C T
   echo "$bits-bit R=$R C=$C T=$T: ours ${ours:-?} (other tile ${other:-?}), TCC ${tcc:-?} TOPS, check ${check:-?}; reduce ${red:-?} vs copy ${copy:-?} GB/s"
 }
 if [ -z "${WF_NO_TCC:-}" ]; then
-  for cfg in "8 64 1024 4096" "8 80 1024 4096" "8 576 64 3072" "8 2048 16 2048" "16 576 64 3072" "16 80 1024 4096" "4 576 64 3072"; do shape $cfg; done
+  IFS=';' read -ra configs <<< "${WF_CONFIGS:-8 576 64 3072;4 576 64 3072;8 2048 16 2048;16 576 64 3072;8 64 1024 4096;8 80 1024 4096;16 80 1024 4096}"
+  for cfg in "${configs[@]}"; do shape $cfg; done
 fi
 if [ -n "${WF_RANDOM:-}" ]; then
   seed=${WF_SEED:-$RANDOM}
