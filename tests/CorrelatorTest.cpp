@@ -552,6 +552,9 @@ TEST(CorrelatorPipeline, SpecsChooseThePipelineOnSm90) {
   const CorrelatorSpec a = spec(specJson(576, "ci8", "tcc", 2, 64, 3072));
   EXPECT_EQ(chooseCorrelator(a, "sm_90").path, CorrelatorPath::Pipeline) << chooseCorrelator(a, "sm_90").why;
   EXPECT_EQ(chooseCorrelator(a, "sm_80").path, CorrelatorPath::MmaSync);
+  // The model ranks the tiles as measured there (H200: 128-input tiles 480 TOPS, 64-input 336).
+  EXPECT_EQ(chooseCorrelator(a, "sm_90").rows, 128);
+  EXPECT_LT(correlatorPipelineModel(a, 128), correlatorPipelineModel(a, 64));
   const CorrelatorSpec odd = spec(R"({"name": "t", "family": "correlator", "receivers": 33, "polarizations": 2, "channels": 2, "samples_per_call": 48, "sample_type": "ci8",
           "input": {"layout": "strides", "strides": {"batch": 6600, "channel": 50, "receiver": 200, "polarization": 100, "time": 1}}})");
   EXPECT_TRUE(pipelineBlocker(odd));

@@ -1,5 +1,6 @@
 #include "generator/correlator/CorrelatorFamily.h"
 
+#include <cmath>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -105,6 +106,11 @@ class CorrelatorFamilySpec final : public FamilySpec {
                        "{} x {} per consumer warpgroup\n",
                        p.ts, rawKindName(p.kind), p.rawStages, s_.type == SampleType::CI4 ? "widen 4 -> 8 bits, " : "", p.opStages, wgmmaSwizzleName(p.swizzle),
                        p.steps, p.atom().ptx());
+      // The roofline at an H100's dense tensor peak (8192 ops per SM and clock, 132 SMs, 1755 MHz) beside the model.
+      const double done = 2.0 * 64 * 2 * p.rows * p.kBytes * p.consumers * static_cast<double>(k.tiling.tiles()) * s_.channels *
+                          std::ceil(static_cast<double>(s_.samples) / p.ts);
+      o += fmt::format("  roofline {:.1f} us (tensor work {:.2f}x TCC's op count), cost model {:.1f} us\n", done / (8192.0 * 132 * 1755e6) * 1e6,
+                       done / tccOps(s_), correlatorPipelineModel(s_, p.rows));
       o += fmt::format("{}: grid-stride over {} visibilities, {} threads per block\n", k.reduceName, s_.visibilities(), k.reduceThreads);
       return o;
     }

@@ -22,14 +22,15 @@ const char* correlatorPathName(CorrelatorPath p) {
 
 namespace {
 
-// Per tile: microseconds of one block's set-up, fill, drain and store (fixed), and per stage with `blocksPerSm`
-// blocks sharing an SM (perStage), at the reference clock. Fitted to the device (bench/correlator-notes.md).
+// Per tile: SM cycles of one block's set-up, fill, drain and store (fixed) and per stage of 64 operand bytes per row
+// (perStage; 64-input tiles: with the two blocks per SM sharing it). Least-squares fit of perStage, fixed held at an
+// estimate of the epilogue, to the H200 measurements of TCC's R = 576 C = 64 T = 3072 configuration, 8- and 4-bit, both
+// tiles (bench/correlator-notes.md): few shapes, to be refitted from `device-bench.sh` logs.
 struct TileCost {
   int rows;
   double fixed, perStage;
 };
-constexpr TileCost kTileCosts[] = {{64, 3.0, 0.30}, {128, 4.0, 0.55}};
-constexpr double kReferenceClockMHz = 1755;
+constexpr TileCost kTileCosts[] = {{64, 10000, 1470}, {128, 20000, 1940}};
 
 }  // namespace
 
@@ -40,7 +41,7 @@ double correlatorPipelineModel(const CorrelatorSpec& s, int rows, int sms, doubl
   const double stages = std::ceil(static_cast<double>(s.samples) / p.ts);
   const double waves = std::ceil(blocks / (static_cast<double>(sms) * p.blocksPerSm));
   for (const TileCost& c : kTileCosts)
-    if (c.rows == rows) return waves * (c.fixed + stages * c.perStage) * kReferenceClockMHz / clockMHz;
+    if (c.rows == rows) return waves * (c.fixed + stages * c.perStage) / clockMHz;
   return 1e30;
 }
 
@@ -58,7 +59,7 @@ CorrelatorChoice chooseCorrelator(const CorrelatorSpec& s, const std::string& ar
     } else {
       const double t64 = correlatorPipelineModel(s, 64), t128 = correlatorPipelineModel(s, 128);
       c.rows = t128 < t64 ? 128 : 64;
-      c.why = fmt::format("pipeline, {}-input tiles by the cost model ({:.1f} us with 64, {:.1f} us with 128 on an H100)", c.rows, t64, t128);
+      c.why = fmt::format("pipeline, {}-input tiles by the cost model ({:.1f} us with 64, {:.1f} us with 128 on 132 SMs at 1755 MHz)", c.rows, t64, t128);
     }
     return c;
   }

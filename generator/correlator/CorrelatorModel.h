@@ -5,8 +5,8 @@
 // (tuning.mma "auto" or "pipeline"); its tile (64 or 128 inputs per side) comes from receivers_per_block where the
 // spec gives it, else from correlatorPipelineModel: the predicted time of the correlate kernel for each tile,
 //     waves x (fixed + stages x perStage),   waves = ceil(blocks / (SMs x blocks per SM)),
-// with (fixed, perStage) per tile fitted by least squares to device measurements over many shapes (the fit and its
-// data: bench/correlator-notes.md). Elsewhere the earlier rules hold (correlatorUsesWgmma, mma.sync).
+// in SM cycles, with (fixed, perStage) per tile fitted to device measurements (the fit and its data, still few shapes:
+// bench/correlator-notes.md). Elsewhere the earlier rules hold (correlatorUsesWgmma, mma.sync).
 #include <string>
 
 #include "generator/correlator/CorrelatorEmitter.h"
@@ -24,7 +24,7 @@ struct CorrelatorChoice {
   std::string why;    // one line: what decided it
 };
 
-// The model's prediction (microseconds, one batch entry) of the pipeline's correlate kernel with `rows`-input tiles.
+// The model's prediction (microseconds, one batch entry, `sms` SMs at `clockMHz`) of the pipeline's correlate kernel.
 double correlatorPipelineModel(const CorrelatorSpec& s, int rows, int sms = 132, double clockMHz = 1755);
 
 CorrelatorChoice chooseCorrelator(const CorrelatorSpec& s, const std::string& arch);

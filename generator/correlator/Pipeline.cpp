@@ -101,7 +101,10 @@ CorrPipe corrPipe(const CorrelatorSpec& s, int rowsPerBlock, int opStages, int r
   p.samples = s.samples;
   p.rows = rowsPerBlock;
   p.consumers = rowsPerBlock / 64;
-  p.threads = 128 * (1 + p.consumers);
+  // One loader warpgroup: ptxas allocates the whole kernel within the launch's registers per thread (setmaxnreg does
+  // not raise that bound), so 512 threads (two loaders) leave 128, and a consumer's 128 accumulators need more.
+  p.loaders = 1;
+  p.threads = 128 * (p.loaders + p.consumers);
   p.ts = stageSamples(s.type);
   p.eb = rawBytes(s.type);
   p.spc = s.type == SampleType::CF16 ? 4 : 8;
@@ -265,7 +268,7 @@ void transformUnits(CorrPipe& p, int* wavefronts) {
   } else {
     for (const auto& c : cands) p.units.push_back(c.variants[0]);  // in order: checkPipeline reports the conflicts
   }
-  p.unitsPerThread = (p.rows / 8) * n / 128;
+  p.unitsPerThread = (p.rows / 8) * n / p.loaderThreads();
   if (wavefronts) {
     int worst = 1;
     for (int ph = 0; ph + 8 <= n; ph += 8)

@@ -2,12 +2,12 @@
 // The correlator's sm_90a warp-specialized pipeline (README "sm_90: the pipeline"): the data the emitter prints and
 // the verifier checks, so that both read one description.
 //
-//   warpgroup 0 (loader, setmaxnreg down): warp 0 issues bulk copies (cp.async.bulk) of the raw samples of a stage
-//     into a ring of `rawStages` slots, completing on mbarriers (expect_tx); all 128 threads transform a landed slot
+//   loader warpgroups (setmaxnreg down): warp 0 issues bulk copies (cp.async.bulk) of the raw samples of a stage
+//     into a ring of `rawStages` slots, completing on mbarriers (expect_tx); all their threads transform a landed slot
 //     into the operand ring (`opStages` slots): clamp (-128 -> -127, -8 -> -7), widen 4 -> 8 bits, split the
 //     polarizations, and write A (row inputs) and B (column inputs, each as its samples and their conj_perm copy) in
 //     the 64-byte-swizzled K-major layout wgmma reads; then fence.proxy.async and an mbarrier arrival.
-//   warpgroups 1.. (consumers, setmaxnreg up): wait for an operand slot, issue its wgmmas (m64 x 2 rows x k32 / k16),
+//   consumer warpgroups (setmaxnreg up): wait for an operand slot, issue its wgmmas (m64 x 2 rows x k32 / k16),
 //     keep one stage of wgmmas in flight and release the slot before last through an mbarrier. No block-wide barrier
 //     after the set-up.
 // Operand rows hold 64 bytes of k per stage (32 samples of 8 bits, 16 of f16): two wgmma k-steps.
@@ -50,6 +50,7 @@ struct CorrPipe {
   long long N = 0, samples = 0;
   int rows = 128;          // inputs per tile side
   int consumers = 2;       // consumer warpgroups (rows / 64)
+  int loaders = 1;         // loader warpgroups (copies and the transform)
   int threads = 384;
   int ts = 32;             // samples per stage
   int kBytes = 64;         // operand bytes per row and stage
@@ -74,7 +75,8 @@ struct CorrPipe {
   // The transform: units of one 8-row group (the same table for every group and both sides), found by
   // transformUnits() so that each 16-byte read and write of 8 consecutive threads meets 8 bank groups.
   std::vector<PipeUnit> units;
-  int unitsPerThread = 0;  // per side and stage
+  int unitsPerThread = 0;  // per side and stage and loader thread
+  int loaderThreads() const { return 128 * loaders; }
 
   // Raw region byte of the run holding (row, time) of one side; -1 where no copy brings it.
   long long rawOffset(int row, int time) const;

@@ -72,13 +72,15 @@ void checkPipeline(const CorrelatorSpec& s, const CorrPipe& p, std::vector<PipeI
   // 1. Budgets: shared memory, registers, the wgmma shape.
   if (p.sharedBytes > kWgmmaMaxShared || p.blocksPerSm * (p.sharedBytes + 1024) > 228 * 1024)
     issue(fmt::format("{} B of shared memory per block x {} blocks per SM do not fit (227 KiB per block, 228 KiB per SM)", p.sharedBytes, p.blocksPerSm));
+  if (p.unitsPerThread * p.loaderThreads() != (p.rows / 8) * static_cast<int>(p.units.size()))
+    issue(fmt::format("{} loader threads x {} units do not cover the {} units of a side", p.loaderThreads(), p.unitsPerThread, (p.rows / 8) * p.units.size()));
   if (p.launchRegs * p.threads * p.blocksPerSm > 65536) issue(fmt::format("{} registers x {} threads x {} blocks exceed 64 Ki", p.launchRegs, p.threads, p.blocksPerSm));
   if (p.loaderRegs) {
     for (int r : {p.loaderRegs, p.consumerRegs})
       if (r % 8 || r < 24 || r > 256) issue(fmt::format("setmaxnreg {} (a multiple of 8 in 24..256)", r));
-    if (128 * p.loaderRegs + 128 * p.consumers * p.consumerRegs > p.threads * p.launchRegs)
-      issue(fmt::format("setmaxnreg: 128 x {} + {} x 128 x {} registers exceed the {} the block holds", p.loaderRegs, p.consumers, p.consumerRegs,
-                        p.threads * p.launchRegs));
+    if (p.loaderThreads() * p.loaderRegs + 128 * p.consumers * p.consumerRegs > p.threads * p.launchRegs)
+      issue(fmt::format("setmaxnreg: {} x {} + {} x 128 x {} registers exceed the {} the block holds", p.loaderThreads(), p.loaderRegs, p.consumers,
+                        p.consumerRegs, p.threads * p.launchRegs));
   }
   if (const std::string why = p.atom().nProblem(); !why.empty()) issue(why);
 
@@ -108,9 +110,9 @@ void checkPipeline(const CorrelatorSpec& s, const CorrPipe& p, std::vector<PipeI
         copiedBytes += c.bytes;
       }
       // The transform's reads of valid rows and times.
-      for (int tid = 0; tid < 128; ++tid)
+      for (int tid = 0; tid < p.loaderThreads(); ++tid)
         for (int j = 0; j < p.unitsPerThread; ++j) {
-          const int u = tid + 128 * j, L = u % static_cast<int>(p.units.size()), G = u / static_cast<int>(p.units.size());
+          const int u = tid + p.loaderThreads() * j, L = u % static_cast<int>(p.units.size()), G = u / static_cast<int>(p.units.size());
           const PipeUnit& unit = p.units[static_cast<std::size_t>(L)];
           if (unit.chunk * p.spc >= validTimes) continue;  // zero-filled past the call
           for (int r : unit.reads) {
@@ -133,9 +135,9 @@ void checkPipeline(const CorrelatorSpec& s, const CorrPipe& p, std::vector<PipeI
     long long accesses = 0;
     int worst = 1;
     const int n = static_cast<int>(p.units.size());
-    for (int tid = 0; tid < 128; ++tid)
+    for (int tid = 0; tid < p.loaderThreads(); ++tid)
       for (int j = 0; j < p.unitsPerThread; ++j) {
-        const int u = tid + 128 * j, G = u / n;
+        const int u = tid + p.loaderThreads() * j, G = u / n;
         const PipeUnit& unit = p.units[static_cast<std::size_t>(u % n)];
         for (std::size_t w = 0; w < unit.outs.size(); ++w) {
           const int row = 8 * G + unit.outs[w].first, chunk = unit.outs[w].second;
@@ -163,14 +165,14 @@ void checkPipeline(const CorrelatorSpec& s, const CorrPipe& p, std::vector<PipeI
           return;
         }
     // Quarter warps: per warp and instruction (unit j's read i / write w to A, B and B's conj_perm rows).
-    for (int warp = 0; warp < 4; ++warp)
+    for (int warp = 0; warp < 4 * p.loaders; ++warp)
       for (int j = 0; j < p.unitsPerThread; ++j) {
         const std::size_t reads = p.units[0].reads.size(), writes = p.units[0].outs.size();
         for (std::size_t ins = 0; ins < reads + 3 * writes; ++ins)
           for (int quarter = 0; quarter < 4; ++quarter) {
             unsigned a[8];
             for (int t = 0; t < 8; ++t) {
-              const int tid = 32 * warp + 8 * quarter + t, u = tid + 128 * j, G = u / n;
+              const int tid = 32 * warp + 8 * quarter + t, u = tid + p.loaderThreads() * j, G = u / n;
               const PipeUnit& unit = p.units[static_cast<std::size_t>(u % n)];
               if (ins < reads) {
                 a[t] = static_cast<unsigned>(p.rawGroupBase(G) + unit.reads[ins]);

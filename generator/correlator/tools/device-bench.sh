@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The correlator on a GPU machine, in one call (logs under $OUT, a short summary on stdout):
-#   build  the CLI and gpu_correlator_tests (scripts/device-check's recipe: .deps/*.deb unpacked into a sysroot)
+#   build  the CLI and gpu_correlator_tests into $WF_BUILD_DIR (scripts/device-check's recipe: .deps/*.deb unpacked into a
+#          sysroot); WF_NO_BUILD=1 reuses it
 #   tests  gpu_correlator_tests (WF_TESTS: a gtest filter, default all)
 #   tcc    `warpforge bench` (correlate kernel alone, TCC's op count) and ASTRON's TCC (tcc_bench.py, best of 32/48/64
 #          receivers per block) on TCC's seven configurations (WF_CONFIGS: "bits R C T;..." instead), one after the other
@@ -14,20 +15,22 @@ cd "$(dirname "$0")/../../.."
 OUT=${OUT:-/tmp/wf-out}
 TCC=${TCC:-tcc-anchor/tcc_bench.py}
 mkdir -p "$OUT"
+# The build lives outside the checkout (a machine that stays warm keeps it between calls that carry the tree again).
+B=${WF_BUILD_DIR:-/tmp/wf-build-correlator}
 if [ -z "${WF_NO_BUILD:-}" ]; then
   sysroot=/tmp/wf-sysroot
   mkdir -p $sysroot
   for d in .deps/*.deb; do dpkg -x "$d" $sysroot; done
   export PATH=/usr/local/cuda/bin:$PATH
-  cmake -S . -B build-dev -DCMAKE_BUILD_TYPE=Release -DWARPFORGE_ASAN_FUZZ=OFF -DCMAKE_PREFIX_PATH=$sysroot/usr \
+  cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DWARPFORGE_ASAN_FUZZ=OFF -DCMAKE_PREFIX_PATH=$sysroot/usr \
     -DFFTW3_INCLUDE_DIR=$sysroot/usr/include -DFFTW3_LIBRARY=$sysroot/usr/lib/x86_64-linux-gnu/libfftw3.a > "$OUT/cmake.log" 2>&1 || { tail -20 "$OUT/cmake.log"; exit 1; }
-  cmake --build build-dev -j16 --target warpforge --target gpu_correlator_tests > "$OUT/build.log" 2>&1 || { grep -E "error" -A3 "$OUT/build.log" | head -30; exit 1; }
+  cmake --build "$B" -j16 --target warpforge --target gpu_correlator_tests > "$OUT/build.log" 2>&1 || { grep -E "error" -A3 "$OUT/build.log" | head -30; exit 1; }
 fi
 export WARPFORGE_CACHE_DIR=/tmp/wf-cache
-wf=build-dev/warpforge
+wf=$B/warpforge
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$OUT/device.txt"
 if [ -z "${WF_NO_TESTS:-}" ]; then
-  timeout ${WF_TEST_TIMEOUT:-150} build-dev/tests/gpu_correlator_tests --gtest_filter="${WF_TESTS:-*}" > "$OUT/gpu-tests.log" 2>&1
+  timeout ${WF_TEST_TIMEOUT:-150} "$B"/tests/gpu_correlator_tests --gtest_filter="${WF_TESTS:-*}" > "$OUT/gpu-tests.log" 2>&1
   echo "gpu_correlator_tests rc=$?: $(grep -cE '^\[       OK' "$OUT/gpu-tests.log") ok, $(grep -cE '^\[  FAILED  \].*\(' "$OUT/gpu-tests.log") failed"
   grep -E '^\[  FAILED  \]' "$OUT/gpu-tests.log" | head -5
 fi
