@@ -499,19 +499,22 @@ TEST(CorrelatorPipeline, ProofsHoldForEveryLayoutTypeAndTile) {
                                        : specJson(R, ty, layout, pols, 2, 96);
           const CorrelatorSpec s = spec(json);
           ASSERT_FALSE(pipelineBlocker(s)) << ty << " " << layout << " " << pols << ": " << *pipelineBlocker(s);
-          CorrPipe p = corrPipe(s, rows);
-          int wavefronts = 0;
-          transformUnits(p, &wavefronts);
-          EXPECT_EQ(wavefronts, 1) << ty << " " << layout << " " << pols << " rows " << rows << ": the transform's search found no conflict-free order";
-          std::vector<PipeIssue> issues;
-          std::vector<std::string> proved;
-          checkPipeline(s, p, issues, proved);
-          for (const auto& i : issues) ADD_FAILURE() << ty << " " << layout << " P=" << pols << " rows " << rows << ": " << i.path << ": " << i.message;
-          if (!checked++)
-            for (const auto& l : proved) std::printf("  proved: %s\n", l.c_str());
-          EXPECT_LE(p.sharedBytes, kWgmmaMaxShared);
+          for (bool shared : {false, true}) {
+            CorrPipe p = corrPipe(s, rows, 0, 0, shared);
+            int wavefronts = 0;
+            transformUnits(p, &wavefronts);
+            EXPECT_EQ(wavefronts, 1) << ty << " " << layout << " " << pols << " rows " << rows << ": the transform's search found no conflict-free order";
+            std::vector<PipeIssue> issues;
+            std::vector<std::string> proved;
+            checkPipeline(s, p, issues, proved);
+            for (const auto& i : issues)
+              ADD_FAILURE() << ty << " " << layout << " P=" << pols << " rows " << rows << (shared ? " shared" : "") << ": " << i.path << ": " << i.message;
+            if (!checked++)
+              for (const auto& l : proved) std::printf("  proved: %s\n", l.c_str());
+            EXPECT_LE(p.sharedBytes, kWgmmaMaxShared);
+          }
         }
-  EXPECT_GT(checked, 20);
+  EXPECT_GT(checked, 40);
 }
 
 // A checker that cannot fail is no proof: a wrong descriptor stride, a unit table entry moved to another chunk, a
@@ -577,15 +580,17 @@ TEST(CorrelatorPipeline, KernelsCompileForSm90aWithoutSpills) {
   struct Case {
     std::string ty, layout;
     int pols, rows;
+    bool shared;
   };
-  for (const Case& c : std::vector<Case>{{"ci8", "tcc", 2, 128}, {"ci8", "katgpucbf", 2, 64}, {"ci4", "tcc", 2, 128}, {"cf16", "katgpucbf", 2, 128},
-                                         {"ci4", "katgpucbf", 2, 64}, {"cf16", "tcc", 1, 64}}) {
+  for (const Case& c : std::vector<Case>{{"ci8", "tcc", 2, 128, false}, {"ci8", "katgpucbf", 2, 64, false}, {"ci4", "tcc", 2, 128, false},
+                                         {"cf16", "katgpucbf", 2, 128, false}, {"ci4", "katgpucbf", 2, 64, false}, {"cf16", "tcc", 1, 64, false},
+                                         {"ci8", "tcc", 2, 128, true}, {"ci8", "katgpucbf", 2, 128, true}, {"ci4", "tcc", 2, 64, true}}) {
     const CorrelatorSpec s = spec(specJson(200, c.ty, c.layout, c.pols, 2, 256));
-    const CorrelatorKernels k = emitCorrelatorPipeline(s, c.rows);
+    const CorrelatorKernels k = emitCorrelatorPipeline(s, c.rows, 0, c.shared);
     CompileResult r;
     ASSERT_NO_THROW(r = compileWithReport(k.correlateSource, "t", "sm_90a")) << c.ty << " " << c.layout << "\n" << k.correlateSource;
-    std::printf("[nvrtc] pipeline %s %s P=%d rows %d: %d registers, spill stores %d B, loads %d B, stack %d B\n", c.ty.c_str(), c.layout.c_str(), c.pols, c.rows,
-                r.registers, r.spillStoreBytes, r.spillLoadBytes, r.stackFrameBytes);
+    std::printf("[nvrtc] pipeline %s %s P=%d rows %d%s: %d registers, spill stores %d B, loads %d B, stack %d B\n", c.ty.c_str(), c.layout.c_str(), c.pols,
+                c.rows, c.shared ? " shared transform" : "", r.registers, r.spillStoreBytes, r.spillLoadBytes, r.stackFrameBytes);
     EXPECT_LE(r.spillStoreBytes, 0) << c.ty << " " << c.layout << "\n" << r.log;
     EXPECT_LE(r.spillLoadBytes, 0) << c.ty << " " << c.layout << "\n" << r.log;
     // ptxas serializes wgmmas it cannot pipeline (a branch around them, accumulators read in flight): none here.
@@ -602,8 +607,11 @@ TEST(CorrelatorKernels, PipelinePlanRunsOnTheCpuAndMatchesTheExactReference) {
   struct Case {
     std::string json, label;
     int rows;
+    bool shared = false;
   };
   const std::vector<Case> cases = {
+      {R"({"name": "cpu_p8s", "family": "correlator", "receivers": 70, "polarizations": 2, "channels": 1, "samples_per_call": 80, "sample_type": "ci8",
+          "input": {"layout": "tcc"}})", "pipeline ci8 tcc, R = 70, 128-input tiles, A transformed by the consumers", 128, true},
       {R"({"name": "cpu_p8", "family": "correlator", "receivers": 35, "polarizations": 2, "channels": 1, "samples_per_call": 80, "sample_type": "ci8",
           "input": {"layout": "tcc"}})", "pipeline ci8 tcc, R = 35, 64-input tiles, partial last stage", 64},
       {R"({"name": "cpu_p8k", "family": "correlator", "receivers": 70, "polarizations": 2, "channels": 1, "samples_per_call": 64, "sample_type": "ci8",
@@ -618,7 +626,7 @@ TEST(CorrelatorKernels, PipelinePlanRunsOnTheCpuAndMatchesTheExactReference) {
   for (const auto& c : cases) {
     const CorrelatorSpec cs = parseCorrelatorSpecText(c.json, "cpu.json");
     auto fs = makeCorrelatorSpec(cs);
-    const LaunchPlan plan = correlatorLaunchPlan(cs, emitCorrelatorPipeline(cs, c.rows));
+    const LaunchPlan plan = correlatorLaunchPlan(cs, emitCorrelatorPipeline(cs, c.rows, 0, c.shared));
     ASSERT_NE(plan.sources.front().text.find("wfa_bulk_g2s("), std::string::npos) << c.label;
     runCorrelatorPlanOnCpu(*fs, plan, 2, 6160, c.label);
   }

@@ -271,12 +271,14 @@ TEST_F(GpuCorrelator, PipelineBitExactOnEveryLayoutTypeAndTile) {
     const std::string ty = c.type, lay = c.layout;
     const int samples = ty == "cf16" ? 200 : ty == "ci4" && lay == "tcc" ? 224 : 208;  // partial last stages but for ci4 tcc (T = 32)
     CorrelatorSpec s = makeSpec(c.r, c.type, c.layout, c.pols, 2, samples, seed % 2, c.rows, "pipeline");
+    if (seed % 3 == 2) s.tuning.transform = "shared";  // the consumers transform the row side
     if (makeCorrelatorSpec(s)->emit({"sm_90", nullptr}).plan.onlyArch != 90) GTEST_SKIP() << "no pipeline";
     CUdevice dev = 0;
     cuCtxGetDevice(&dev);
     if (deviceInfo(dev).arch != "sm_90") GTEST_SKIP() << "the pipeline is sm_90a code";
     TestData d = correlatorInputs(s, 2, 1200 + seed++);
-    Check ck = run(s, d, 2, fmt::format("pipeline R={} P={} {} {} {}-input tiles, {} samples", c.r, c.pols, c.type, c.layout, c.rows, s.samples));
+    Check ck = run(s, d, 2, fmt::format("pipeline R={} P={} {} {} {}-input tiles, {} samples, transform {}", c.r, c.pols, c.type, c.layout, c.rows, s.samples,
+                                        s.tuning.transform));
     EXPECT_TRUE(ck.ok()) << c.r << " " << c.type << " " << c.layout << ": " << ck.detail;
   }
 }

@@ -36,6 +36,7 @@ struct CorrelatorKernels {
   int rawRing = 0;             // wgmma path: stages in flight through cp.async (0: register double buffering)
   bool pipeline = false;       // the sm_90a warp-specialized pipeline (Pipeline.h); wgmma is then true too
   int opStages = 0, rawStages = 0;  // pipeline: ring depths
+  bool sharedTransform = false;     // pipeline: the consumers transform A
 };
 
 // wgmma: the sm_90a path (correlatorUsesWgmma decides it for a target); cpAsync: on that path, stage through a

@@ -41,7 +41,7 @@ class CorrelatorFamilySpec final : public FamilySpec {
     const CorrelatorChoice sm90 = chooseCorrelator(s_, "sm_90");
     if (sm90.path == CorrelatorPath::Pipeline) {
       std::vector<PipeIssue> issues;
-      checkPipeline(s_, corrPipe(s_, sm90.rows, sm90.stages, sm90.stages), issues, c.proved);
+      checkPipeline(s_, corrPipe(s_, sm90.rows, sm90.stages, sm90.stages, sm90.sharedTransform), issues, c.proved);
       for (const auto& i : issues) c.issues.push_back({i.path, i.message});
     }
     if (k.sharedBytes > kMaxShared)
@@ -98,7 +98,7 @@ class CorrelatorFamilySpec final : public FamilySpec {
     std::string o = fmt::format("{}: two kernels (target {}: {}; {})\n", s_.name, target.arch,
                                 k.wgmma ? "wgmma, sm_90a code" : "mma.sync, the same code for every arch >= sm_80", chooseCorrelator(s_, target.arch).why);
     if (k.pipeline) {
-      const CorrPipe p = corrPipe(s_, k.tiling.rowsPerBlock, k.opStages, k.rawStages);
+      const CorrPipe p = corrPipe(s_, k.tiling.rowsPerBlock, k.opStages, k.rawStages, k.sharedTransform);
       o += fmt::format("{}: block {} threads (loader warpgroup + {} consumer warpgroup(s)), tile {} x {} inputs ({} tiles per channel), {} B dynamic shared "
                        "memory, {} blocks per SM\n",
                        k.correlateName, p.threads, p.consumers, p.rows, p.rows, k.tiling.tiles(), p.sharedBytes, p.blocksPerSm);
@@ -170,7 +170,8 @@ class CorrelatorFamilySpec final : public FamilySpec {
   }
 
   // Few variants (each is compiled on the device before it is timed): the default correlate kernel alone (TCC's part),
-  // the reduce kernel alone, the pipeline with the other tile (the cost model's data). Names do not depend on the target.
+  // the reduce kernel alone, the pipeline with the other tile (the cost model's data) and with the other transform.
+  // Names do not depend on the target.
   std::vector<BenchVariant> benchVariants(const EmitTarget& target) const override {
     std::vector<BenchVariant> v;
     const CorrelatorKernels k = emitCorrelatorFor(s_, target.arch);
@@ -180,6 +181,9 @@ class CorrelatorFamilySpec final : public FamilySpec {
     const int other = c.path == CorrelatorPath::Pipeline && c.rows == 64 ? 128 : 64;
     const CorrelatorKernels alt = c.path == CorrelatorPath::Pipeline ? emitCorrelatorPipeline(s_, other, c.stages) : k;
     v.push_back({"correlate only, pipeline with the other tile (64 <-> 128 inputs)", Generated{correlatorLaunchPlan(s_, alt, false)}, 1, 0});
+    // The other transform (loader alone <-> loader and consumers), on the default tile.
+    const CorrelatorKernels xf = c.path == CorrelatorPath::Pipeline ? emitCorrelatorPipeline(s_, c.rows, c.stages, !c.sharedTransform) : k;
+    v.push_back({"correlate only, pipeline with the other transform (loader <-> shared)", Generated{correlatorLaunchPlan(s_, xf, false)}, 1, 0});
     return v;
   }
 

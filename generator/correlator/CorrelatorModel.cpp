@@ -53,6 +53,7 @@ CorrelatorChoice chooseCorrelator(const CorrelatorSpec& s, const std::string& ar
   if (sm90 && pipelineAsked && !pipelineBlocker(s) && (!s.tuning.rowsGiven || givenRows == 64 || givenRows == 128)) {
     c.path = CorrelatorPath::Pipeline;
     c.stages = s.tuning.stages;
+    c.sharedTransform = s.tuning.transform == "shared";
     if (s.tuning.rowsGiven) {
       c.rows = givenRows;
       c.why = fmt::format("pipeline, {}-input tiles (receivers_per_block)", givenRows);
@@ -88,7 +89,7 @@ CorrelatorKernels emitCorrelatorFor(const CorrelatorSpec& s, const std::string& 
                     fmt::format("\"wgmma\" needs an sm_90 target and two stage buffers within {} B (this emission: {}, {} B); \"auto\" picks mma.sync there",
                                 kWgmmaMaxShared, arch, 2 * wgmmaStage(s, s.tuning.receiversPerBlock * s.polarizations).bufferBytes));
   const CorrelatorChoice c = chooseCorrelator(s, arch);
-  if (c.path == CorrelatorPath::Pipeline) return emitCorrelatorPipeline(s, c.rows, c.stages);
+  if (c.path == CorrelatorPath::Pipeline) return emitCorrelatorPipeline(s, c.rows, c.stages, c.sharedTransform);
   return emitCorrelator(s, c.path == CorrelatorPath::Wgmma);
 }
 

@@ -21,6 +21,7 @@ struct CorrelatorChoice {
   CorrelatorPath path = CorrelatorPath::MmaSync;
   int rows = 0;       // inputs per tile side
   int stages = 0;     // pipeline ring depth (0: the default)
+  bool sharedTransform = false;  // pipeline: the consumers transform A
   std::string why;    // one line: what decided it
 };
 

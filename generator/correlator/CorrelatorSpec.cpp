@@ -159,8 +159,15 @@ CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
   if (root.contains("tuning")) {
     const Json& t = root["tuning"];
     rd.needObject(t, "/tuning");
-    rd.onlyKeys(t, "/tuning", {"receivers_per_block", "times_per_stage", "mma", "stages"});
+    rd.onlyKeys(t, "/tuning", {"receivers_per_block", "times_per_stage", "mma", "stages", "transform"});
     if (t.contains("stages")) s.tuning.stages = static_cast<int>(rd.integer(t["stages"], "/tuning/stages", 2, 8));
+    if (t.contains("transform")) {
+      s.tuning.transform = rd.string(t["transform"], "/tuning/transform");
+      if (s.tuning.transform != "loader" && s.tuning.transform != "shared")
+        rd.fail("/tuning/transform", fmt::format("\"{}\" (expected \"loader\" or \"shared\": who transforms the pipeline's row side)", s.tuning.transform));
+      if (s.tuning.transform == "shared" && s.tuning.stages == 2)
+        rd.fail("/tuning/transform", "\"shared\" needs 3 or more stages (tuning.stages is 2)");
+    }
     if (t.contains("mma")) {
       s.tuning.mma = rd.string(t["mma"], "/tuning/mma");
       if (s.tuning.mma != "auto" && s.tuning.mma != "mma_sync" && s.tuning.mma != "wgmma" && s.tuning.mma != "pipeline")

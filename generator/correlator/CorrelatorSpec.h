@@ -33,6 +33,8 @@ struct CorrelatorTuning {
                               // "mma_sync": always mma.sync
   bool rowsGiven = false;     // receivers_per_block was in the spec (the pipeline's model does not override it)
   int stages = 0;             // pipeline: operand ring slots (0: the default); the raw ring has as many
+  std::string transform = "loader";  // pipeline: "loader" (the loader warpgroup transforms A and B) or "shared" (the consumers
+                                     // transform A of the next stage while their wgmmas run)
 };
 
 struct CorrelatorSpec {

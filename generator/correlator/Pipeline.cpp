@@ -92,7 +92,7 @@ WgmmaDescriptor CorrPipe::descB(unsigned base, int slot, int ks) const {
   return d;
 }
 
-CorrPipe corrPipe(const CorrelatorSpec& s, int rowsPerBlock, int opStages, int rawStages) {
+CorrPipe corrPipe(const CorrelatorSpec& s, int rowsPerBlock, int opStages, int rawStages, bool sharedTransform) {
   CorrPipe p;
   std::string why;
   p.type = s.type;
@@ -137,6 +137,7 @@ CorrPipe corrPipe(const CorrelatorSpec& s, int rowsPerBlock, int opStages, int r
   // Four operand and four raw slots: three stages of copies in flight behind the one transformed (128-row tiles:
   // 16 KiB of raw samples per stage, one block per SM; 64-row tiles: two blocks per SM).
   p.opStages = opStages ? opStages : 4;
+  p.sharedTransform = sharedTransform;
   p.rawStages = rawStages ? rawStages : 4;
   p.rawRing = p.opStages * p.opSlotBytes;
   p.barriers = p.rawRing + p.rawStages * p.rawSlotBytes;
@@ -269,6 +270,7 @@ void transformUnits(CorrPipe& p, int* wavefronts) {
     for (const auto& c : cands) p.units.push_back(c.variants[0]);  // in order: checkPipeline reports the conflicts
   }
   p.unitsPerThread = (p.rows / 8) * n / p.loaderThreads();
+  p.aUnitsPerThread = (p.rows / 8) * n / (128 * p.consumers);
   if (wavefronts) {
     int worst = 1;
     for (int ph = 0; ph + 8 <= n; ph += 8)

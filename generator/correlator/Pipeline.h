@@ -76,6 +76,12 @@ struct CorrPipe {
   // transformUnits() so that each 16-byte read and write of 8 consecutive threads meets 8 bank groups.
   std::vector<PipeUnit> units;
   int unitsPerThread = 0;  // per side and stage and loader thread
+  // Shared transform: the consumer warpgroups transform A (the row side) of stage k + 1 while stage k's wgmmas run,
+  // the loader B only (tuning.transform "shared"; needs 3 or more operand slots).
+  bool sharedTransform = false;
+  int aUnitsPerThread = 0;  // per stage and consumer thread (shared transform)
+  int aThreads() const { return sharedTransform ? 128 * consumers : loaderThreads(); }
+  int aUnits() const { return sharedTransform ? aUnitsPerThread : unitsPerThread; }
   int loaderThreads() const { return 128 * loaders; }
 
   // Raw region byte of the run holding (row, time) of one side; -1 where no copy brings it.
@@ -96,7 +102,7 @@ struct CorrPipe {
 // Why the pipeline cannot take this spec (input layout, strides, alignment, tile), or nothing.
 std::optional<std::string> pipelineBlocker(const CorrelatorSpec& s);
 // The pipeline for the spec's tile (rowsPerBlock inputs, 64 or 128) and ring depths (0: the defaults).
-CorrPipe corrPipe(const CorrelatorSpec& s, int rowsPerBlock, int opStages = 0, int rawStages = 0);
+CorrPipe corrPipe(const CorrelatorSpec& s, int rowsPerBlock, int opStages = 0, int rawStages = 0, bool sharedTransform = false);
 
 // The transform's unit table for a pipeline (fills p.units, p.unitsPerThread): a search over unit orders and
 // read / write orders for 16-byte accesses without bank conflicts; `wavefronts` (optional) returns the worst

@@ -72,6 +72,9 @@ void checkPipeline(const CorrelatorSpec& s, const CorrPipe& p, std::vector<PipeI
   // 1. Budgets: shared memory, registers, the wgmma shape.
   if (p.sharedBytes > kWgmmaMaxShared || p.blocksPerSm * (p.sharedBytes + 1024) > 228 * 1024)
     issue(fmt::format("{} B of shared memory per block x {} blocks per SM do not fit (227 KiB per block, 228 KiB per SM)", p.sharedBytes, p.blocksPerSm));
+  if (p.sharedTransform && p.opStages < 3) issue(fmt::format("the shared transform needs 3 or more operand slots ({})", p.opStages));
+  if (p.aUnits() * p.aThreads() != (p.rows / 8) * static_cast<int>(p.units.size()))
+    issue(fmt::format("{} threads x {} units do not cover the {} units of A", p.aThreads(), p.aUnits(), (p.rows / 8) * p.units.size()));
   if (p.unitsPerThread * p.loaderThreads() != (p.rows / 8) * static_cast<int>(p.units.size()))
     issue(fmt::format("{} loader threads x {} units do not cover the {} units of a side", p.loaderThreads(), p.unitsPerThread, (p.rows / 8) * p.units.size()));
   if (p.launchRegs * p.threads * p.blocksPerSm > 65536) issue(fmt::format("{} registers x {} threads x {} blocks exceed 64 Ki", p.launchRegs, p.threads, p.blocksPerSm));
@@ -129,68 +132,73 @@ void checkPipeline(const CorrelatorSpec& s, const CorrPipe& p, std::vector<PipeI
     }
 
   // 3. The transform: every operand chunk of A and of B written once, from the raw chunk(s) of the same input and
-  //    samples; every 16-byte access of a quarter warp in distinct bank groups.
+  //    samples; every 16-byte access of a quarter warp in distinct bank groups. A is transformed by aThreads() threads
+  //    (the loader's, or the consumers' with the shared transform), B by the loader's.
   {
-    std::map<std::pair<int, int>, int> written;  // (row, chunk) -> count, per side
     long long accesses = 0;
     int worst = 1;
     const int n = static_cast<int>(p.units.size());
-    for (int tid = 0; tid < p.loaderThreads(); ++tid)
-      for (int j = 0; j < p.unitsPerThread; ++j) {
-        const int u = tid + p.loaderThreads() * j, G = u / n;
-        const PipeUnit& unit = p.units[static_cast<std::size_t>(u % n)];
-        for (std::size_t w = 0; w < unit.outs.size(); ++w) {
-          const int row = 8 * G + unit.outs[w].first, chunk = unit.outs[w].second;
-          ++written[{row, chunk}];
-          // The raw chunk that holds the first samples of this row's chunk (ci4 rows: 16 samples -> chunks 2 g, 2 g + 1;
-          // PolRuns: the receiver's (time, pol) run).
-          const bool pairOfChunks = p.type == SampleType::CI4 && p.kind != RawKind::PolRuns;
-          const long long wantRead = pairOfChunks ? p.rawOffset(row, (chunk - chunk % 2) * p.spc)
-                                                  : p.rawOffset(p.kind == RawKind::PolRuns ? row - row % 2 : row, chunk * p.spc);
-          const long long got = p.rawGroupBase(G) + unit.reads[0];
-          if (got != wantRead) {
-            issue(fmt::format("transform: operand row {} chunk {} is made from raw {}, its samples are at {}", row, chunk, got, wantRead));
-            return;
-          }
-          if (p.kind == RawKind::PolRuns && (row % 2 == 1) != (w == 0 ? unit.swapOut : !unit.swapOut)) {
-            issue(fmt::format("transform: row {} written with the other polarization's words", row));
-            return;
-          }
-        }
-      }
-    for (int row = 0; row < p.rows; ++row)
-      for (int c = 0; c < 4; ++c)
-        if (written[{row, c}] != 1) {
-          issue(fmt::format("transform: operand row {} chunk {} written {} times", row, c, written[{row, c}]));
-          return;
-        }
-    // Quarter warps: per warp and instruction (unit j's read i / write w to A, B and B's conj_perm rows).
-    for (int warp = 0; warp < 4 * p.loaders; ++warp)
-      for (int j = 0; j < p.unitsPerThread; ++j) {
-        const std::size_t reads = p.units[0].reads.size(), writes = p.units[0].outs.size();
-        for (std::size_t ins = 0; ins < reads + 3 * writes; ++ins)
-          for (int quarter = 0; quarter < 4; ++quarter) {
-            unsigned a[8];
-            for (int t = 0; t < 8; ++t) {
-              const int tid = 32 * warp + 8 * quarter + t, u = tid + p.loaderThreads() * j, G = u / n;
-              const PipeUnit& unit = p.units[static_cast<std::size_t>(u % n)];
-              if (ins < reads) {
-                a[t] = static_cast<unsigned>(p.rawGroupBase(G) + unit.reads[ins]);
-              } else {
-                const std::size_t w = (ins - reads) % writes, region = (ins - reads) / writes;
-                const int row = 8 * G + unit.outs[w].first, kb = 16 * unit.outs[w].second;
-                a[t] = static_cast<unsigned>(region == 0 ? p.aOffset(row, kb) : p.aBytes + p.bOffset(row, static_cast<int>(region) - 1, kb));
-              }
+    for (int side = 0; side < 2; ++side) {
+      const int threads = side == 0 ? p.aThreads() : p.loaderThreads(), upt = side == 0 ? p.aUnits() : p.unitsPerThread;
+      std::map<std::pair<int, int>, int> written;  // (row, chunk) -> count
+      for (int tid = 0; tid < threads; ++tid)
+        for (int j = 0; j < upt; ++j) {
+          const int u = tid + threads * j, G = u / n;
+          const PipeUnit& unit = p.units[static_cast<std::size_t>(u % n)];
+          for (std::size_t w = 0; w < unit.outs.size(); ++w) {
+            const int row = 8 * G + unit.outs[w].first, chunk = unit.outs[w].second;
+            ++written[{row, chunk}];
+            // The raw chunk that holds the first samples of this row's chunk (ci4 rows: 16 samples -> chunks 2 g, 2 g + 1;
+            // PolRuns: the receiver's (time, pol) run).
+            const bool pairOfChunks = p.type == SampleType::CI4 && p.kind != RawKind::PolRuns;
+            const long long wantRead = pairOfChunks ? p.rawOffset(row, (chunk - chunk % 2) * p.spc)
+                                                    : p.rawOffset(p.kind == RawKind::PolRuns ? row - row % 2 : row, chunk * p.spc);
+            const long long got = p.rawGroupBase(G) + unit.reads[0];
+            if (got != wantRead) {
+              issue(fmt::format("transform: operand row {} chunk {} is made from raw {}, its samples are at {}", row, chunk, got, wantRead));
+              return;
             }
-            worst = std::max(worst, sharedWavefronts16(a));
-            ++accesses;
+            if (p.kind == RawKind::PolRuns && (row % 2 == 1) != (w == 0 ? unit.swapOut : !unit.swapOut)) {
+              issue(fmt::format("transform: row {} written with the other polarization's words", row));
+              return;
+            }
           }
-      }
+        }
+      for (int row = 0; row < p.rows; ++row)
+        for (int c = 0; c < 4; ++c)
+          if (written[{row, c}] != 1) {
+            issue(fmt::format("transform: operand row {} chunk {} of {} written {} times", row, c, side ? "B" : "A", written[{row, c}]));
+            return;
+          }
+      // Quarter warps: per warp and instruction (unit j's read i / write w; A, or B and B's conj_perm rows).
+      for (int warp = 0; warp < threads / 32; ++warp)
+        for (int j = 0; j < upt; ++j) {
+          const std::size_t reads = p.units[0].reads.size(), writes = p.units[0].outs.size();
+          for (std::size_t ins = 0; ins < reads + (side ? 2 : 1) * writes; ++ins)
+            for (int quarter = 0; quarter < 4; ++quarter) {
+              unsigned a[8];
+              for (int t = 0; t < 8; ++t) {
+                const int tid = 32 * warp + 8 * quarter + t, u = tid + threads * j, G = u / n;
+                const PipeUnit& unit = p.units[static_cast<std::size_t>(u % n)];
+                if (ins < reads) {
+                  a[t] = static_cast<unsigned>(p.rawGroupBase(G) + unit.reads[ins]);
+                } else {
+                  const std::size_t w = (ins - reads) % writes, h = (ins - reads) / writes;
+                  const int row = 8 * G + unit.outs[w].first, kb = 16 * unit.outs[w].second;
+                  a[t] = static_cast<unsigned>(side == 0 ? p.aOffset(row, kb) : p.aBytes + p.bOffset(row, static_cast<int>(h), kb));
+                }
+              }
+              worst = std::max(worst, sharedWavefronts16(a));
+              ++accesses;
+            }
+        }
+    }
     if (worst > 1) issue(fmt::format("transform: a quarter warp's 16-byte access takes {} wavefronts (bank conflicts)", worst));
     else
-      proved.push_back(fmt::format("pipeline transform ({}, {}): {} operand chunks of A and B each written once from the raw samples of their input; {} "
+      proved.push_back(fmt::format("pipeline transform ({}, {}{}): {} operand chunks of A and B each written once from the raw samples of their input; {} "
                                    "quarter-warp 16-byte accesses (raw reads, A / B / conj_perm writes, {}) each one wavefront",
-                                   rawKindName(p.kind), sampleTypeName(p.type), 2 * p.rows * 4, accesses, wgmmaSwizzleName(p.swizzle)));
+                                   rawKindName(p.kind), sampleTypeName(p.type), p.sharedTransform ? ", A by the consumers" : "", 2 * p.rows * 4, accesses,
+                                   wgmmaSwizzleName(p.swizzle)));
   }
 
   // 4. Every operand byte of every wgmma through its descriptor: the consumers' A (off-diagonal: the A region;

@@ -68,15 +68,33 @@ void emitIssue(Code& c, const CorrelatorSpec& s, const CorrPipe& p) {
 }
 
 // The transform of one side's raw region into A (toB false) or B (its rows and their conj_perm copies).
-void emitTransform(Code& c, const CorrelatorSpec& s, const CorrPipe& p, bool toB) {
+// A transforming thread's unit (entry t % units of the table) and its offsets; `t` its index among `threads` threads.
+void emitUnitVariables(Code& c, const CorrPipe& p, const std::string& t, int threads) {
+  const bool f16 = p.type == SampleType::CF16;
+  c(fmt::format("// this thread's transform units: entry {0} % {1} of the table, 8-row groups {0} / {1} + {2} j", t, p.units.size(),
+                threads / static_cast<int>(p.units.size())));
+  c(fmt::format("const uint2 un = corr_units[{} % {}];", t, p.units.size()));
+  c(fmt::format("const unsigned g0 = {} / {};", t, p.units.size()));
+  c(fmt::format("const unsigned rd0 = g0 * {}u + (un.x & 0xffffu);", p.rawGroupBase(1)));
+  c("const unsigned wa0 = g0 * 512u + (un.y & 0xfffu), wa1 = g0 * 512u + ((un.y >> 12) & 0xfffu);");
+  c("const unsigned wb0 = g0 * 1024u + (un.y & 0xfffu), wb1 = g0 * 1024u + ((un.y >> 12) & 0xfffu);");
+  c(fmt::format("const int tc = (int)((un.y >> 24) & 15u) * {};  // the first sample of the unit's chunk: zeros at and past the call's end", p.spc));
+  if (p.kind == RawKind::PolRuns) {
+    if (f16) c("const unsigned sw0 = (un.y >> 28) ? 0x7654u : 0x3210u, sw1 = sw0 ^ 0x4444u;  // whole words of pol 1 / pol 0");
+    else c("const unsigned sp0 = (un.y >> 28) ? 0x7632u : 0x5410u, sp1 = sp0 ^ 0x2222u;  // halves of pol 1 / pol 0");
+  }
+}
+
+// `threads` threads take the side's units, `units` each (tid + threads j).
+void emitTransform(Code& c, const CorrelatorSpec& s, const CorrPipe& p, bool toB, int threads, int units) {
   const bool f16 = s.type == SampleType::CF16, ci4 = s.type == SampleType::CI4, pol = p.kind == RawKind::PolRuns;
-  const int gs = p.loaderThreads() / static_cast<int>(p.units.size());  // 8-row groups between a thread's consecutive units
+  const int gs = threads / static_cast<int>(p.units.size());  // 8-row groups between a thread's consecutive units
   const int rdj = p.rawGroupBase(gs), oj = (toB ? 1024 : 512) * gs;
   const std::string src = toB ? "rawb" : "rawa", dst = toB ? "opb" : "opa", w0 = toB ? "wb0" : "wa0", w1 = toB ? "wb1" : "wa1";
   const std::string widen = s.ci4RealHigh ? "corr_widen4_hi" : "corr_widen4_lo";
   c(fmt::format("// {}: {} unit(s) per thread; loads first (independent), then clamp{} and 16-byte stores", toB ? "B (samples and conj_perm copies)" : "A",
-                p.unitsPerThread, ci4 ? " / widen" : ""));
-  for (int j = 0; j < p.unitsPerThread; ++j) {
+                units, ci4 ? " / widen" : ""));
+  for (int j = 0; j < units; ++j) {
     c(fmt::format("uint4 x{0} = make_uint4(0u, 0u, 0u, 0u){1};", j, pol && !ci4 ? fmt::format(", y{} = x{}", j, j) : ""));
     c(fmt::format("if (tc < nt) {{ x{0} = wfa_lds128({1} + rd0 + {2}u);{3} }}", j, src, j * rdj,
                   pol && !ci4 ? fmt::format(" y{0} = wfa_lds128({1} + rd0 + {2}u);", j, src, j * rdj + 16) : ""));
@@ -85,7 +103,7 @@ void emitTransform(Code& c, const CorrelatorSpec& s, const CorrPipe& p, bool toB
     c(fmt::format("wfa_sts128({}, make_uint4({}));", at, words));
   };
   auto conj = [&](const std::string& v) { return fmt::format("corr_conj_perm({0}.x), corr_conj_perm({0}.y), corr_conj_perm({0}.z), corr_conj_perm({0}.w)", v); };
-  for (int j = 0; j < p.unitsPerThread; ++j) {
+  for (int j = 0; j < units; ++j) {
     const std::string o0 = fmt::format("{} + {} + {}u", dst, w0, j * oj), o1 = fmt::format("{} + {} + {}u", dst, w1, j * oj);
     c.open("");
     std::vector<std::string> first, second;  // the words of the unit's first and second output chunk
@@ -191,8 +209,10 @@ PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p,
   c(fmt::format("const unsigned raw_ring = op_ring + {}u, bars = op_ring + {}u;", p.rawRing, p.barriers));
   c(fmt::format("const unsigned full_raw = bars, empty_raw = bars + {}u, full_op = bars + {}u, empty_op = bars + {}u;", 8 * R, 16 * R, 16 * R + 8 * S));
   c.open("if (tid == 0)");
-  c(fmt::format("for (int i = 0; i < {}; ++i) {{ wfa_mbar_init(full_raw + 8u * i, 1u); wfa_mbar_init(empty_raw + 8u * i, {}u); }}", R, p.loaderThreads()));
-  c(fmt::format("for (int i = 0; i < {}; ++i) {{ wfa_mbar_init(full_op + 8u * i, {}u); wfa_mbar_init(empty_op + 8u * i, {}u); }}", S, p.loaderThreads(),
+  // Arrivals: a stage's raw slot is read, and its operand slot written, by the loader (and the consumers: shared transform).
+  const int transformers = p.loaderThreads() + (p.sharedTransform ? 128 * p.consumers : 0);
+  c(fmt::format("for (int i = 0; i < {}; ++i) {{ wfa_mbar_init(full_raw + 8u * i, 1u); wfa_mbar_init(empty_raw + 8u * i, {}u); }}", R, transformers));
+  c(fmt::format("for (int i = 0; i < {}; ++i) {{ wfa_mbar_init(full_op + 8u * i, {}u); wfa_mbar_init(empty_op + 8u * i, {}u); }}", S, transformers,
                 4 * p.consumers));
   c("wfa_fence_mbar_init();");
   c.close();
@@ -202,18 +222,7 @@ PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p,
   c.open(fmt::format("if (warp < {})", 4 * p.loaders));
   if (p.loaderRegs) c(fmt::format("wfa_setmaxnreg_dec<{}>();", p.loaderRegs));
   emitIssue(c, s, p);
-  c(fmt::format("// this thread's transform units: entry tid % {0} of the table, 8-row groups tid / {0} + {1} j", p.units.size(),
-                p.loaderThreads() / static_cast<int>(p.units.size())));
-  c(fmt::format("const uint2 un = corr_units[tid % {}];", p.units.size()));
-  c(fmt::format("const unsigned g0 = tid / {};", p.units.size()));
-  c(fmt::format("const unsigned rd0 = g0 * {}u + (un.x & 0xffffu);", p.rawGroupBase(1)));
-  c("const unsigned wa0 = g0 * 512u + (un.y & 0xfffu), wa1 = g0 * 512u + ((un.y >> 12) & 0xfffu);");
-  c("const unsigned wb0 = g0 * 1024u + (un.y & 0xfffu), wb1 = g0 * 1024u + ((un.y >> 12) & 0xfffu);");
-  c(fmt::format("const int tc = (int)((un.y >> 24) & 15u) * {};  // the first sample of the unit's chunk: zeros at and past the call's end", p.spc));
-  if (p.kind == RawKind::PolRuns) {
-    if (f16) c("const unsigned sw0 = (un.y >> 28) ? 0x7654u : 0x3210u, sw1 = sw0 ^ 0x4444u;  // whole words of pol 1 / pol 0");
-    else c("const unsigned sp0 = (un.y >> 28) ? 0x7632u : 0x5410u, sp1 = sp0 ^ 0x2222u;  // halves of pol 1 / pol 0");
-  }
+  emitUnitVariables(c, p, "tid", p.loaderThreads());
   c(fmt::format("if (warp == 0) for (int st = 0; st < {} && st < {}; ++st) issue_stage(st, st);", R - 1, nst));
   c("int rslot = 0, rpar = 0, oslot = 0, opar = 0;");
   c(fmt::format("#pragma unroll 1"));
@@ -229,11 +238,13 @@ PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p,
   c(fmt::format("const int nt = min({}, {} - k * {});", p.ts, s.samples, p.ts));
   c(fmt::format("const unsigned rawa = raw_ring + rslot * {}u, rawb = rawa + (diag ? 0u : {}u);", p.rawSlotBytes, p.rawSideBytes));
   c(fmt::format("const unsigned opa = op_ring + oslot * {}u, opb = opa + {}u;", p.opSlotBytes, p.aBytes));
-  c.open("if (!diag)");
-  emitTransform(c, s, p, false);
-  c.close();
+  if (!p.sharedTransform) {
+    c.open("if (!diag)");
+    emitTransform(c, s, p, false, p.loaderThreads(), p.unitsPerThread);
+    c.close();
+  }
   c.open("");
-  emitTransform(c, s, p, true);
+  emitTransform(c, s, p, true, p.loaderThreads(), p.unitsPerThread);
   c.close();
   c("corr_fence_async_smem();  // the stores above are read by wgmma (async proxy)");
   c("wfa_mbar_arrive(full_op + 8u * oslot);");
@@ -258,6 +269,24 @@ PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p,
     c("const bool half = diag && cg == 1;");
     c(fmt::format("const unsigned long long dbh = db0 + {}ull;", p.bOffset(p.rows / 2, 0, 0) >> 4));
   }
+  if (p.sharedTransform) {
+    // A (the row side) of stage st: from the raw slot to the operand slot, while the previous stage's wgmmas run.
+    emitUnitVariables(c, p, fmt::format("(tid - {})", p.loaderThreads()), 128 * p.consumers);
+    c.open("auto transform_a = [&](const int st)");
+    c(fmt::format("const int rs = st % {}, os = st % {};", R, S));
+    c(fmt::format("while (!wfa_mbar_try_wait(full_raw + 8u * rs, (unsigned)(st / {}) & 1u)) {{}}", R));
+    c(fmt::format("while (!wfa_mbar_try_wait(empty_op + 8u * os, ((unsigned)(st / {}) & 1u) ^ 1u)) {{}}", S));
+    c.open("if (!diag)");
+    c(fmt::format("const int nt = min({}, {} - st * {});", p.ts, s.samples, p.ts));
+    c(fmt::format("const unsigned rawa = raw_ring + rs * {}u, opa = op_ring + os * {}u;", p.rawSlotBytes, p.opSlotBytes));
+    emitTransform(c, s, p, false, 128 * p.consumers, p.aUnitsPerThread);
+    c.close();
+    c("corr_fence_async_smem();");
+    c("wfa_mbar_arrive(full_op + 8u * os);");
+    c("wfa_mbar_arrive(empty_raw + 8u * rs);");
+    c.close(";");
+    c("transform_a(0);");
+  }
   // The stage loop, once per wgmma form: a branch around wgmma instructions inside the loop would serialize them (ptxas).
   auto loop = [&](bool halfForm) {
     c("int oslot = 0, opar = 0, prev = 0;");
@@ -273,6 +302,7 @@ PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p,
         c(fmt::format("corr_wgmma(d, da0 + so + {0}ull, db0 + so + {0}ull);  // k bytes {1} .. {2}", ks * 2, 32 * ks, 32 * ks + 31));
     }
     c("corr_wgmma_commit();");
+    if (p.sharedTransform) c(fmt::format("if (k + 1 < {}) transform_a(k + 1);  // while stage k's wgmmas run", nst));
     c("corr_wgmma_wait<1>();  // stage k - 1's wgmmas are done: its slot goes back to the loader");
     c("if (k > 0 && lane == 0) wfa_mbar_arrive(empty_op + 8u * prev);");
     c("prev = oslot;");
@@ -325,8 +355,8 @@ PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p,
   return k;
 }
 
-CorrelatorKernels emitCorrelatorPipeline(const CorrelatorSpec& s, int rows, int stages) {
-  const CorrPipe p = corrPipe(s, rows, stages, stages);
+CorrelatorKernels emitCorrelatorPipeline(const CorrelatorSpec& s, int rows, int stages, bool sharedTransform) {
+  const CorrPipe p = corrPipe(s, rows, stages, stages, sharedTransform);
   CorrelatorKernels k;
   k.correlateName = s.name + "_correlate";
   k.reduceName = s.name + "_reduce";
@@ -347,6 +377,7 @@ CorrelatorKernels emitCorrelatorPipeline(const CorrelatorSpec& s, int rows, int 
   k.pipeline = true;
   k.opStages = p.opStages;
   k.rawStages = p.rawStages;
+  k.sharedTransform = p.sharedTransform;
   k.reduceSource = emitReduce(s, k.reduceName, k.reduceThreads);
   return k;
 }

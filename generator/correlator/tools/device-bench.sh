@@ -44,11 +44,12 @@ shape() {  # bits R C T
   timeout 90 $wf bench "$OUT/$name.json" --reps ${WF_REPS:-10} --batch 1 > "$OUT/bench-$name.log" 2>&1
   local ours=$(grep "correlate kernel only" "$OUT/bench-$name.log" | grep -oE '[0-9.]+ TOPS' | head -1)
   local other=$(grep "pipeline with the other tile" "$OUT/bench-$name.log" | grep -oE '[0-9.]+ TOPS' | head -1)
+  local xform=$(grep "pipeline with the other transform" "$OUT/bench-$name.log" | grep -oE '[0-9.]+ TOPS' | head -1)
   local red=$(grep "reduce kernel only" "$OUT/bench-$name.log" | grep -oE '[0-9.]+ GB/s' | head -1)
   local copy=$(grep "copy of the same bytes" "$OUT/bench-$name.log" | awk '{print $(NF)}')
   local check=$(grep -oE "check: .*(OK|FAILED)" "$OUT/bench-$name.log" | grep -oE '(OK|FAILED)$')
   local tcc=$(timeout 60 python3 "$TCC" "$bits:$R:$C:$T" 2>&1 | tee "$OUT/tcc-$name.log" | grep -oE 'best [0-9.]+' | grep -oE '[0-9.]+')
-  echo "$bits-bit R=$R C=$C T=$T: ours ${ours:-?} (other tile ${other:-?}), TCC ${tcc:-?} TOPS, check ${check:-?}; reduce ${red:-?} vs copy ${copy:-?} GB/s"
+  echo "$bits-bit R=$R C=$C T=$T: ours ${ours:-?} (other tile ${other:-?}, other transform ${xform:-?}), TCC ${tcc:-?} TOPS, check ${check:-?}; reduce ${red:-?} vs copy ${copy:-?} GB/s"
 }
 if [ -z "${WF_NO_TCC:-}" ]; then
   IFS=';' read -ra configs <<< "${WF_CONFIGS:-8 576 64 3072;4 576 64 3072;8 2048 16 2048;16 576 64 3072;8 64 1024 4096;8 80 1024 4096;16 80 1024 4096}"
