@@ -11,6 +11,7 @@
 
 #include "generator/correlator/CorrelatorLayouts.h"
 #include "generator/correlator/CorrelatorSpec.h"
+#include "generator/correlator/ReduceEmitter.h"
 
 namespace warpforge {
 
@@ -31,6 +32,7 @@ struct CorrelatorKernels {
   int sharedBytes = 0;       // shared memory of the correlate kernel (two stage buffers)
   bool dynamicShared = false;  // above 48 KiB: dynamic (the plan's sharedBytes, opted in by the executor)
   int reduceThreads = 256;
+  int reduceUnroll = kReduceUnroll;  // visibilities per reduce thread and sweep (reduceSource's)
   long long mmasPerStage = 0;  // per block (m16n8 equivalents)
   bool wgmma = false;          // sm_90a source (wgmma): compiled for the arch-specific target
   int rawRing = 0;             // wgmma path: stages in flight through cp.async (0: register double buffering)

@@ -378,7 +378,7 @@ CorrelatorKernels emitCorrelatorPipeline(const CorrelatorSpec& s, int rows, int 
   k.opStages = p.opStages;
   k.rawStages = p.rawStages;
   k.sharedTransform = p.sharedTransform;
-  k.reduceSource = emitReduce(s, k.reduceName, k.reduceThreads);
+  k.reduceSource = emitReduce(s, k.reduceName, k.reduceThreads, k.reduceUnroll);
   return k;
 }
 

@@ -13,7 +13,7 @@ using namespace ast;
 // A streaming kernel over the complex visibilities v of one accumulator (V of them, the same index in the
 // batch's accumulators b * V + v and in the output):
 //   - consecutive threads on consecutive visibilities: one 16-byte load (longlong2; f32: float2, 8 bytes) per
-//     visibility and accumulator, coalesced; kReduceUnroll visibilities per thread and sweep (independent loads
+//     visibility and accumulator, coalesced; U visibilities per thread and sweep (independent loads
 //     in flight), grid-stride over sweeps (the grid is capped at the resident blocks by the plan);
 //   - 32-bit element indices when V allows (no 64-bit division anywhere); the baseline of v is
 //     (v / P^2) % baselines (a shift and a division by a constant: a multiply-high), decoded to (r1, r2)
@@ -22,12 +22,12 @@ using namespace ast;
 //   - the saturated count per thread in 32 bits, summed by __reduce_add_sync per warp, one 64-bit atomic
 //     per block; the last block (threadfence reduction) writes `saturated` and re-zeroes both counters.
 // Bytes moved (batch B, int64): V (B (16 + 16) + 8); f32: V (B (8 + 8) + 8).
-std::string emitReduce(const CorrelatorSpec& s, const std::string& name, int threads) {
+std::string emitReduce(const CorrelatorSpec& s, const std::string& name, int threads, int unroll) {
   const bool f = !s.integer();
   const long long V = s.visibilities();
   const long long PP = static_cast<long long>(s.polarizations) * s.polarizations;
   const long long B = s.baselines();
-  const int U = kReduceUnroll;
+  const int U = unroll;
   const std::string accT = f ? "float2" : "longlong2";
   const std::string sumT = f ? "float" : "long long";
   const std::string outT = f ? "float2" : "int2";
