@@ -20,7 +20,10 @@
 #include "generator/correlator/CorrelatorEmitter.h"
 #include "generator/correlator/CorrelatorFamily.h"
 #include "generator/correlator/CorrelatorLayouts.h"
+#include "generator/correlator/CorrelatorModel.h"
 #include "generator/correlator/CorrelatorPlan.h"
+#include "generator/correlator/Pipeline.h"
+#include "generator/correlator/PipelineEmitter.h"
 #include "generator/correlator/ReduceEmitter.h"
 #include "warpforge/compiler.h"
 #include "warpforge/json.h"
@@ -376,12 +379,27 @@ const std::vector<std::pair<std::string, std::string>>& correlatorShim() {
       {"corr_wgmma_commit", "static inline void corr_wgmma_commit() { wf_wgmma_commit(); }"},
       {"corr_wgmma_wait0", "static inline void corr_wgmma_wait0() { wf_wgmma_wait(0); }"},
       // The proxy fence: data landed by cp.async must pass one before the thread's next wgmma (the shim checks).
-      {"corr_fence_async_smem", "static inline void corr_fence_async_smem() { wf_fence_proxy_async(); }"},
+      {"corr_fence_async_smem", "static inline void corr_fence_async_smem() { wf_proxy_fence(); }"},
       {"corr_cp_async16", "static inline void corr_cp_async16(void* dst, const void* src, bool valid) { wf_cp_async(dst, src, 16, valid); }"},
       {"corr_cp_async8", "static inline void corr_cp_async8(void* dst, const void* src, bool valid) { wf_cp_async(dst, src, 8, valid); }"},
       {"corr_cp_commit", "static inline void corr_cp_commit() { wf_cp_commit(); }"},
       {"corr_cp_wait", "template <int N> static inline void corr_cp_wait() { wf_cp_wait(N); }"},
-      {"corr_wgmma", "template <class T, int R> static inline void corr_wgmma(T (&d)[R], unsigned long long da, unsigned long long db) { wf_wgmma(d, da, db); }"}};
+      {"corr_wgmma", "template <class T, int R> static inline void corr_wgmma(T (&d)[R], unsigned long long da, unsigned long long db) { "
+                     "wf_wgmma_acquired(da, 64, db, 2 * R); wf_wgmma(d, da, db); }"},
+      {"corr_wgmma_half", "template <class T, int R> static inline void corr_wgmma_half(T (&d)[R], unsigned long long da, unsigned long long db) { "
+                          "wf_wgmma_acquired(da, 64, db, 2 * R); wf_wgmma(d, da, db); }"},
+      {"corr_wgmma_wait", "template <int N> static inline void corr_wgmma_wait() { wf_wgmma_wait(N); }"},
+      // templates/warpforge_async.cuh
+      {"wfa_mbar_init", "static inline void wfa_mbar_init(unsigned bar, unsigned count) { wf_mbar_init(bar, count); }"},
+      {"wfa_fence_mbar_init", "static inline void wfa_fence_mbar_init() {}"},
+      {"wfa_mbar_arrive", "static inline void wfa_mbar_arrive(unsigned bar) { wf_mbar_arrive(bar); }"},
+      {"wfa_mbar_arrive_tx", "static inline void wfa_mbar_arrive_tx(unsigned bar, unsigned bytes) { wf_mbar_arrive_tx(bar, bytes); }"},
+      {"wfa_mbar_try_wait", "static inline bool wfa_mbar_try_wait(unsigned bar, unsigned parity) { return wf_mbar_try_wait(bar, parity); }"},
+      {"wfa_bulk_g2s", "static inline void wfa_bulk_g2s(unsigned dst, const void* src, unsigned bytes, unsigned bar) { wf_bulk_g2s(dst, src, bytes, bar); }"},
+      {"wfa_setmaxnreg_inc", "template <int N> static inline void wfa_setmaxnreg_inc() { wf_setmaxnreg(N); }"},
+      {"wfa_setmaxnreg_dec", "template <int N> static inline void wfa_setmaxnreg_dec() { wf_setmaxnreg(N); }"},
+      {"wfa_lds128", "static inline uint4 wfa_lds128(unsigned a) { return wf_lds128(a); }"},
+      {"wfa_sts128", "static inline void wfa_sts128(unsigned a, uint4 v) { wf_sts128(a, v); }"}};
   return shim;
 }
 
@@ -462,4 +480,171 @@ TEST(CorrelatorKernels, WgmmaCpuRunCatchesMutatedKernels) {
       {"no proxy fence between the staging and the wgmmas", "corr_fence_async_smem();", ";"},
       {"B descriptor's LBO and SBO swapped", "corr_desc(smem_base + 4096, 128, 512)", "corr_desc(smem_base + 4096, 512, 128)"}};
   test::expectMutationsCaught(*fs, plan, mutations, 5151, "correlator-cpu", correlatorShim(), {{"dump", 1}});
+}
+
+// The sm_90a pipeline's proofs hold for every raw layout, sample type, polarization count and tile; its transform
+// meets every bank group once per quarter warp.
+TEST(CorrelatorPipeline, ProofsHoldForEveryLayoutTypeAndTile) {
+  int checked = 0;
+  for (const char* ty : {"ci8", "ci4", "cf16"})
+    for (const char* layout : {"tcc", "katgpucbf", "rows"})
+      for (int pols : {1, 2})
+        for (int rows : {64, 128}) {
+          if (std::string(layout) == "katgpucbf" && pols == 1) continue;  // one polarization: katgpucbf's runs are per input (rows)
+          const int R = 77;
+          const std::string json = std::string(layout) == "rows"
+                                       ? fmt::format(R"({{"name": "t", "family": "correlator", "receivers": {}, "polarizations": {}, "channels": 2, "samples_per_call": 96,
+                                              "sample_type": "{}", "input": {{"layout": "strides", "strides": {{"batch": {}, "channel": {}, "receiver": {}, "polarization": 96, "time": 1}}}}}})",
+                                                     R, pols, ty, 2 * R * pols * 96, R * pols * 96, pols * 96)
+                                       : specJson(R, ty, layout, pols, 2, 96);
+          const CorrelatorSpec s = spec(json);
+          ASSERT_FALSE(pipelineBlocker(s)) << ty << " " << layout << " " << pols << ": " << *pipelineBlocker(s);
+          for (bool shared : {false, true}) {
+            CorrPipe p = corrPipe(s, rows, 0, 0, shared);
+            int wavefronts = 0;
+            transformUnits(p, &wavefronts);
+            EXPECT_EQ(wavefronts, 1) << ty << " " << layout << " " << pols << " rows " << rows << ": the transform's search found no conflict-free order";
+            std::vector<PipeIssue> issues;
+            std::vector<std::string> proved;
+            checkPipeline(s, p, issues, proved);
+            for (const auto& i : issues)
+              ADD_FAILURE() << ty << " " << layout << " P=" << pols << " rows " << rows << (shared ? " shared" : "") << ": " << i.path << ": " << i.message;
+            if (!checked++)
+              for (const auto& l : proved) std::printf("  proved: %s\n", l.c_str());
+            EXPECT_LE(p.sharedBytes, kWgmmaMaxShared);
+          }
+        }
+  EXPECT_GT(checked, 40);
+}
+
+// A checker that cannot fail is no proof: a wrong descriptor stride, a unit table entry moved to another chunk, a
+// conflicting order and an over-committed register budget are each reported.
+TEST(CorrelatorPipeline, MutatedPipelinesAreCaught) {
+  const CorrelatorSpec s = spec(specJson(77, "ci8", "tcc", 2, 2, 96));
+  auto issuesOf = [&](const CorrPipe& p) {
+    std::vector<PipeIssue> issues;
+    std::vector<std::string> proved;
+    checkPipeline(s, p, issues, proved);
+    return issues;
+  };
+  const CorrPipe good = corrPipe(s, 128);
+  ASSERT_TRUE(issuesOf(good).empty());
+  CorrPipe m = good;
+  m.sbo = 1024;  // the descriptors' SBO differs from the staging's 8-row pitch
+  EXPECT_FALSE(issuesOf(m).empty()) << "SBO";
+  m = good;
+  m.units[3].outs[0].second ^= 1;  // a unit writes the neighbouring chunk
+  EXPECT_FALSE(issuesOf(m).empty()) << "unit chunk";
+  m = good;
+  // the units in (row, chunk) order: a quarter warp reads chunks 0..3 of two rows, 2-way conflicts
+  std::sort(m.units.begin(), m.units.end(), [](const PipeUnit& a, const PipeUnit& b) { return a.outs[0] < b.outs[0]; });
+  bool conflict = false;
+  for (const auto& i : issuesOf(m)) conflict |= i.message.find("wavefront") != std::string::npos;
+  EXPECT_TRUE(conflict) << "quarter-warp order";
+  m = good;
+  m.consumerRegs = 232;
+  EXPECT_FALSE(issuesOf(m).empty()) << "register budget";
+  m = good;
+  m.rawStages = 10;
+  m.barriers = m.rawRing + m.rawStages * m.rawSlotBytes;
+  m.sharedBytes = m.barriers + 8 * 2 * (m.opStages + m.rawStages) + 1024;
+  EXPECT_FALSE(issuesOf(m).empty()) << "shared memory";
+}
+
+TEST(CorrelatorPipeline, SpecsChooseThePipelineOnSm90) {
+  const CorrelatorSpec a = spec(specJson(576, "ci8", "tcc", 2, 64, 3072));
+  EXPECT_EQ(chooseCorrelator(a, "sm_90").path, CorrelatorPath::Pipeline) << chooseCorrelator(a, "sm_90").why;
+  EXPECT_EQ(chooseCorrelator(a, "sm_80").path, CorrelatorPath::MmaSync);
+  // The model ranks the tiles as measured there (H200: 128-input tiles 480 TOPS, 64-input 336).
+  EXPECT_EQ(chooseCorrelator(a, "sm_90").rows, 128);
+  EXPECT_LT(correlatorPipelineModel(a, 128), correlatorPipelineModel(a, 64));
+  const CorrelatorSpec odd = spec(R"({"name": "t", "family": "correlator", "receivers": 33, "polarizations": 2, "channels": 2, "samples_per_call": 48, "sample_type": "ci8",
+          "input": {"layout": "strides", "strides": {"batch": 6600, "channel": 50, "receiver": 200, "polarization": 100, "time": 1}}})");
+  EXPECT_TRUE(pipelineBlocker(odd));
+  EXPECT_NE(chooseCorrelator(odd, "sm_90").path, CorrelatorPath::Pipeline);
+  EXPECT_EQ(specErrorPath(specJson(80, "ci8", "tcc", 2, 2, 64, R"(, "tuning": {"mma": "pipeline", "receivers_per_block": 16})")), "(no error)");
+  auto fs = makeCorrelatorSpec(spec(specJson(80, "ci8", "tcc", 2, 2, 64, R"(, "tuning": {"mma": "pipeline", "receivers_per_block": 16})")));
+  try {
+    fs->emit({"sm_90", nullptr});
+    ADD_FAILURE() << "pipeline emitted with 32-input tiles";
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.path(), "/tuning/mma");
+  }
+  auto oddPipe = makeCorrelatorSpec(spec(R"({"name": "t", "family": "correlator", "receivers": 33, "polarizations": 2, "channels": 2, "samples_per_call": 48,
+      "sample_type": "ci8", "input": {"layout": "strides", "strides": {"batch": 6600, "channel": 50, "receiver": 200, "polarization": 100, "time": 1}},
+      "tuning": {"mma": "pipeline"}})"));
+  EXPECT_THROW(oddPipe->emit({"sm_90", nullptr}), SpecError);
+}
+
+TEST(CorrelatorPipeline, KernelsCompileForSm90aWithoutSpills) {
+  struct Case {
+    std::string ty, layout;
+    int pols, rows;
+    bool shared;
+  };
+  for (const Case& c : std::vector<Case>{{"ci8", "tcc", 2, 128, false}, {"ci8", "katgpucbf", 2, 64, false}, {"ci4", "tcc", 2, 128, false},
+                                         {"cf16", "katgpucbf", 2, 128, false}, {"ci4", "katgpucbf", 2, 64, false}, {"cf16", "tcc", 1, 64, false},
+                                         {"ci8", "tcc", 2, 128, true}, {"ci8", "katgpucbf", 2, 128, true}, {"ci4", "tcc", 2, 64, true}}) {
+    const CorrelatorSpec s = spec(specJson(200, c.ty, c.layout, c.pols, 2, 256));
+    const CorrelatorKernels k = emitCorrelatorPipeline(s, c.rows, 0, c.shared);
+    CompileResult r;
+    ASSERT_NO_THROW(r = compileWithReport(k.correlateSource, "t", "sm_90a")) << c.ty << " " << c.layout << "\n" << k.correlateSource;
+    std::printf("[nvrtc] pipeline %s %s P=%d rows %d%s: %d registers, spill stores %d B, loads %d B, stack %d B\n", c.ty.c_str(), c.layout.c_str(), c.pols,
+                c.rows, c.shared ? " shared transform" : "", r.registers, r.spillStoreBytes, r.spillLoadBytes, r.stackFrameBytes);
+    EXPECT_LE(r.spillStoreBytes, 0) << c.ty << " " << c.layout << "\n" << r.log;
+    EXPECT_LE(r.spillLoadBytes, 0) << c.ty << " " << c.layout << "\n" << r.log;
+    // ptxas serializes wgmmas it cannot pipeline (a branch around them, accumulators read in flight): none here.
+    EXPECT_EQ(r.log.find("serialized"), std::string::npos) << c.ty << " " << c.layout << "\n" << r.log;
+  }
+}
+
+// The pipeline's plan on the CPU: bulk copies land only when their mbarrier phase is waited for (poisoned until then),
+// wgmma operands must be stores released through an mbarrier phase the warpgroup waited for, after a proxy fence;
+// 64- and 128-input tiles (one and two consumer warpgroups, setmaxnreg), diagonal and partial tiles, a partial last
+// stage, the three raw layouts, 8-bit, 4-bit and f16, both conventions; exact against the int64 reference.
+TEST(CorrelatorKernels, PipelinePlanRunsOnTheCpuAndMatchesTheExactReference) {
+  if (std::system("c++ --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  struct Case {
+    std::string json, label;
+    int rows;
+    bool shared = false;
+  };
+  const std::vector<Case> cases = {
+      {R"({"name": "cpu_p8s", "family": "correlator", "receivers": 70, "polarizations": 2, "channels": 1, "samples_per_call": 80, "sample_type": "ci8",
+          "input": {"layout": "tcc"}})", "pipeline ci8 tcc, R = 70, 128-input tiles, A transformed by the consumers", 128, true},
+      {R"({"name": "cpu_p8", "family": "correlator", "receivers": 35, "polarizations": 2, "channels": 1, "samples_per_call": 80, "sample_type": "ci8",
+          "input": {"layout": "tcc"}})", "pipeline ci8 tcc, R = 35, 64-input tiles, partial last stage", 64},
+      {R"({"name": "cpu_p8k", "family": "correlator", "receivers": 70, "polarizations": 2, "channels": 1, "samples_per_call": 64, "sample_type": "ci8",
+          "input": {"layout": "katgpucbf"}, "conjugate": "r1", "polarization_order": "r2_r1"})", "pipeline ci8 katgpucbf, R = 70, 128-input tiles, TCC convention", 128},
+      {R"({"name": "cpu_p4", "family": "correlator", "receivers": 33, "polarizations": 2, "channels": 1, "samples_per_call": 64, "sample_type": "ci4",
+          "input": {"layout": "tcc"}})", "pipeline ci4 tcc, R = 33", 64},
+      {R"({"name": "cpu_p4k", "family": "correlator", "receivers": 40, "polarizations": 2, "channels": 1, "samples_per_call": 48, "sample_type": "ci4",
+          "input": {"layout": "katgpucbf"}, "ci4_real_nibble": "low"})", "pipeline ci4 katgpucbf (real nibble low), R = 40", 64},
+      {R"({"name": "cpu_ph", "family": "correlator", "receivers": 70, "polarizations": 1, "channels": 1, "samples_per_call": 40, "sample_type": "cf16",
+          "input": {"layout": "strides", "strides": {"batch": 2800, "channel": 2800, "receiver": 40, "polarization": 0, "time": 1}}})",
+       "pipeline cf16 one pol, one run per input, R = 70", 64}};
+  for (const auto& c : cases) {
+    const CorrelatorSpec cs = parseCorrelatorSpecText(c.json, "cpu.json");
+    auto fs = makeCorrelatorSpec(cs);
+    const LaunchPlan plan = correlatorLaunchPlan(cs, emitCorrelatorPipeline(cs, c.rows, 0, c.shared));
+    ASSERT_NE(plan.sources.front().text.find("wfa_bulk_g2s("), std::string::npos) << c.label;
+    runCorrelatorPlanOnCpu(*fs, plan, 2, 6160, c.label);
+  }
+}
+
+// The emulation of the pipeline can fail: a loader that does not wait for its bulk copies, copies not announced to
+// their mbarrier (expect_tx), a consumer that does not wait for its operand slot and stores released without the
+// proxy fence each fail the CPU run (a hazard or a wrong visibility). (Wrong descriptors: MutatedPipelinesAreCaught.)
+TEST(CorrelatorKernels, PipelineCpuRunCatchesMutatedKernels) {
+  if (std::system("c++ --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  const CorrelatorSpec cs = parseCorrelatorSpecText(R"({"name": "cpu_pmut", "family": "correlator", "receivers": 35, "polarizations": 2, "channels": 1,
+      "samples_per_call": 128, "sample_type": "ci8", "input": {"layout": "tcc"}})", "cpu.json");
+  auto fs = makeCorrelatorSpec(cs);
+  const LaunchPlan plan = correlatorLaunchPlan(cs, emitCorrelatorPipeline(cs, 64), true, true);
+  const std::vector<std::array<std::string, 3>> mutations = {
+      {"loader skips the wait for its bulk copies", "while (!wfa_mbar_try_wait(full_raw + 8u * rslot, rpar)) {}", ";"},
+      {"bulk copies not announced (arrive without expect_tx)", "wfa_mbar_arrive_tx(bar, (unsigned)(", "wfa_mbar_arrive_tx(bar, 0u * (unsigned)("},
+      {"consumer skips the wait for its operand slot", "while (!wfa_mbar_try_wait(full_op + 8u * oslot, opar)) {}", ";"},
+      {"no proxy fence before the release", "corr_fence_async_smem();  // the stores above", ";  // the stores above"}};
+  test::expectMutationsCaught(*fs, plan, mutations, 6161, "correlator-cpu", correlatorShim(), {{"dump", 1}});
 }

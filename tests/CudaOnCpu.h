@@ -41,6 +41,11 @@ inline const char* cudaOnCpuShim() {
 #include <cstring>
 #include <deque>
 #include <vector>
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
 struct float2 { float x, y; };
 struct alignas(16) float4 { float x, y, z, w; };
 inline float2 make_float2(float a, float b) { return {a, b}; }
@@ -57,6 +62,8 @@ inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
 inline uint4 make_uint4(unsigned a, unsigned b, unsigned c, unsigned d) { return {a, b, c, d}; }
 inline uint2 make_uint2(unsigned a, unsigned b) { return {a, b}; }
 template <class T> inline T __ldg(const T* p) { return *p; }
+template <class T> inline T __ldcs(const T* p) { return *p; }
+template <class T> inline void __stcs(T* p, T v) { *p = v; }
 struct Dim { unsigned x = 0, y = 0, z = 0; };
 thread_local Dim threadIdx, blockIdx;
 Dim gridDim, blockDim;
@@ -124,6 +131,16 @@ inline float __shfl_xor_sync(unsigned, float v, int mask) {
   wf_posted[w][l][0] = __float_as_uint(v);
   wf_warp->arrive_and_wait();
   const float r = __uint_as_float(wf_posted[w][l ^ mask][0]);
+  wf_warp->arrive_and_wait();
+  return r;
+}
+template <class T> inline T __shfl_sync(unsigned, T v, int src) {
+  static_assert(sizeof(T) == 4, "32-bit values");
+  const unsigned w = threadIdx.x >> 5, l = threadIdx.x & 31;
+  std::memcpy(&wf_posted[w][l][0], &v, 4);
+  wf_warp->arrive_and_wait();
+  T r;
+  std::memcpy(&r, &wf_posted[w][src & 31][0], 4);
   wf_warp->arrive_and_wait();
   return r;
 }
@@ -249,7 +266,8 @@ inline const unsigned char* wf_wgmma_byte(unsigned long long desc, int r, int kb
   switch ((int)(desc >> 62)) {
     case 0: a = start + (r / 8) * sbo + (kb / 16) * lbo + (r % 8) * 16 + kb % 16; break;
     case 1: a = start + (r / 8) * sbo + (r % 8) * 128 + kb, a ^= (a >> 7 & 7) << 4; break;
-    default: wf_hazard("wgmma descriptor with a 64- or 32-byte swizzle, which the shim does not emulate"); a = start;
+    case 2: a = start + (r / 8) * sbo + (r % 8) * 64 + kb, a ^= (a >> 7 & 3) << 4; break;
+    case 3: a = start + (r / 8) * sbo + (r % 8) * 32 + kb, a ^= (a >> 7 & 1) << 4; break;
   }
   return (const unsigned char*)wf_shared(a);
 }
@@ -343,12 +361,160 @@ inline void wf_wgmma_wait(int n) {
   pending([](WfWgmma& op) { op.before = wf_regs(op.d, op.regs); });  // still in flight: from the retired ops' results on
   wf_wg_fenced = false;
 }
+// sm_90's asynchronous machinery. mbarriers live in a table keyed by their shared-window address: expected and pending
+// arrivals, tx-count, completed phases, and the bulk copies (cp.async.bulk) that complete on them. A bulk copy poisons
+// its destination at issue and writes it only when a waiter needs it to complete the phase (the latest moment the
+// hardware may); try_wait.parity(p) is true once the phase of parity p completed, and records that phase as acquired
+// by the thread. 16-byte stores through wf_sts128 are stamped with the mbarrier phase the thread's next arrive
+// releases them in and whether a fence.proxy.async came between them and that arrive; a wgmma whose operands carry
+// a stamp its warpgroup did not acquire, an unreleased or an unfenced one, is a hazard; so is a wait that never
+// completes (a deadlock: reported, then the thread proceeds), a misaligned bulk copy, copies pending when the block's
+// last thread returns, and setmaxnreg values that are not the same across a warpgroup or not a multiple of 8 in 24..256.
+struct WfBulk {
+  unsigned char* dst;
+  const unsigned char* src;
+  unsigned bytes;
+};
+struct WfMbar {
+  int expected = 0, pending = 0;
+  long long tx = 0, completed = 0;
+  std::vector<WfBulk> copies;
+};
+static std::mutex wf_mb_mutex;
+static std::condition_variable wf_mb_cv;
+static std::map<unsigned, WfMbar> wf_mbars;
+// Per 16-byte shared chunk: valid 63, fenced 62, phase 32..61, barrier 0..31. (State at namespace scope: a function's
+// static in an inline function would be one object across every kernel library the process loads.)
+static std::unique_ptr<std::atomic<unsigned long long>[]> wf_stamps(new std::atomic<unsigned long long>[(size_t)(__stop_wf_shared - __start_wf_shared) / 16 + 1]());
+static std::mutex wf_nreg_mutex;
+static std::map<std::pair<unsigned, unsigned>, int> wf_nreg_seen;  // (block, warpgroup) -> setmaxnreg value
+static std::atomic<unsigned> wf_threads_done{0};
+static std::atomic<bool> wf_deadlocked{false};
+thread_local std::vector<std::pair<unsigned, bool>> wf_unreleased;     // chunks stored since the last arrive, fenced since
+thread_local std::map<unsigned, long long> wf_acquired;                // barrier -> latest completed phase this thread waited for
+thread_local std::chrono::steady_clock::time_point wf_wait_since;
+thread_local bool wf_waiting = false;
+inline std::atomic<unsigned long long>& wf_stamp(unsigned a) { return wf_stamps[(a - 0x1000u) / 16]; }
+inline void wf_mbar_complete(WfMbar& b) { ++b.completed, b.pending = b.expected; }
+inline void wf_mbar_init(unsigned bar, unsigned count) {
+  std::lock_guard<std::mutex> lock(wf_mb_mutex);
+  if (bar % 8) wf_hazard("mbarrier not 8-byte aligned");
+  WfMbar& b = wf_mbars[bar];
+  if (!b.copies.empty()) wf_hazard("mbarrier initialised while bulk copies complete on it");
+  b = WfMbar{(int)count, (int)count, 0, 0, {}};
+}
+inline void wf_mbar_arrive_tx(unsigned bar, unsigned bytes) {
+  std::lock_guard<std::mutex> lock(wf_mb_mutex);
+  auto it = wf_mbars.find(bar);
+  if (it == wf_mbars.end()) { wf_hazard("arrive on an mbarrier that was never initialised"); return; }
+  WfMbar& b = it->second;
+  for (const auto& [chunk, fenced] : wf_unreleased)
+    wf_stamp(chunk).store(1ull << 63 | (fenced ? 1ull << 62 : 0) | (unsigned long long)(b.completed & 0x3fffffff) << 32 | bar);
+  wf_unreleased.clear();
+  b.tx += bytes;
+  if (--b.pending < 0) wf_hazard("more arrivals on an mbarrier phase than it expects");
+  if (b.pending == 0 && b.tx == 0) wf_mbar_complete(b);
+  wf_mb_cv.notify_all();
+}
+inline void wf_mbar_arrive(unsigned bar) { wf_mbar_arrive_tx(bar, 0); }
+inline bool wf_mbar_try_wait(unsigned bar, unsigned parity) {
+  std::unique_lock<std::mutex> lock(wf_mb_mutex);
+  for (int round = 0; round < 2; ++round) {
+    auto it = wf_mbars.find(bar);
+    if (it == wf_mbars.end()) { wf_hazard("wait on an mbarrier that was never initialised"); return true; }
+    WfMbar& b = it->second;
+    // The phase's arrivals are in and only its copies' bytes are missing: the copies complete now.
+    long long copied = 0;
+    for (const WfBulk& c : b.copies) copied += c.bytes;
+    if ((b.completed & 1) == (long long)(parity & 1) && b.pending == 0 && b.tx > 0 && copied == b.tx) {
+      for (const WfBulk& c : b.copies) std::memcpy(c.dst, c.src, c.bytes);
+      b.copies.clear(), b.tx = 0;
+      wf_mbar_complete(b);
+      wf_mb_cv.notify_all();
+    }
+    if ((b.completed & 1) != (long long)(parity & 1)) {
+      wf_acquired[bar] = b.completed - 1;
+      wf_waiting = false;
+      return true;
+    }
+    if (round == 0) wf_mb_cv.wait_for(lock, std::chrono::milliseconds(2));
+  }
+  // A wait that makes no progress for 10 s is a deadlock: reported once, then every wait of the block returns.
+  if (!wf_waiting) wf_waiting = true, wf_wait_since = std::chrono::steady_clock::now();
+  if (wf_deadlocked.load() || std::chrono::steady_clock::now() - wf_wait_since > std::chrono::seconds(10)) {
+    if (!wf_deadlocked.exchange(true)) wf_hazard("an mbarrier wait never completes - a deadlock: arrivals or copy bytes missing");
+    wf_waiting = false;
+    return true;
+  }
+  return false;
+}
+inline void wf_bulk_g2s(unsigned dst, const void* src, unsigned bytes, unsigned bar) {
+  if (dst % 16 || (unsigned long long)src % 16 || bytes % 16 || bytes == 0) wf_hazard("bulk copy with a size or address not a multiple of 16");
+  unsigned char* d = (unsigned char*)wf_shared(dst);
+  if (dst - 0x1000u + bytes > (unsigned)(__stop_wf_shared - __start_wf_shared)) { wf_hazard("bulk copy past the kernel's shared arrays"); return; }
+  std::memset(d, 0xa5, bytes);
+  std::lock_guard<std::mutex> lock(wf_mb_mutex);
+  auto it = wf_mbars.find(bar);
+  if (it == wf_mbars.end()) { wf_hazard("bulk copy completing on an mbarrier that was never initialised"); return; }
+  it->second.copies.push_back({d, (const unsigned char*)src, bytes});
+}
+inline void wf_sts128(unsigned a, uint4 v) {
+  if (a % 16) wf_hazard("16-byte shared store not 16-byte aligned");
+  if (a < 0x1000u || a - 0x1000u + 16 > (unsigned)(__stop_wf_shared - __start_wf_shared)) return wf_hazard("16-byte shared store outside the kernel's shared arrays");
+  std::memcpy(wf_shared(a), &v, 16);
+  wf_stamp(a).store(1ull << 63);  // stored, not yet released
+  wf_unreleased.push_back({a, false});
+}
+inline uint4 wf_lds128(unsigned a) {
+  if (a % 16) wf_hazard("16-byte shared load not 16-byte aligned");
+  uint4 v;
+  std::memcpy(&v, wf_shared(a), 16);
+  return v;
+}
+// fence.proxy.async: this thread's stores so far (and its landed cp.async data) are visible to the async proxy.
+inline void wf_proxy_fence() {
+  wf_fence_proxy_async();
+  for (auto& u : wf_unreleased) u.second = true;
+}
+// Checked by one thread of the warpgroup (its waits are the warpgroup's): every 16-byte chunk a wgmma reads through
+// the descriptors (rows x 32 bytes of A and of B).
+inline void wf_wgmma_acquired(unsigned long long da, int rowsA, unsigned long long db, int rowsB) {
+  if (threadIdx.x % 128) return;
+  for (int op = 0; op < 2; ++op)
+    for (int r = 0; r < (op ? rowsB : rowsA); ++r)
+      for (int kb = 0; kb < 32; kb += 16) {
+        const unsigned a = (unsigned)__cvta_generic_to_shared(wf_wgmma_byte(op ? db : da, r, kb));
+        const unsigned long long st = wf_stamp(a).load();
+        if (!(st >> 63)) continue;  // not written by wf_sts128 (bulk copies, plain stores)
+        const unsigned bar = (unsigned)(st & 0xffffffffu);
+        const long long phase = (long long)(st >> 32 & 0x3fffffff);
+        auto it = wf_acquired.find(bar);
+        if (bar == 0) return wf_hazard("wgmma reads shared data a thread stored but has not released - no mbarrier arrive since");
+        if (it == wf_acquired.end() || it->second < phase) return wf_hazard("wgmma reads shared data released in an mbarrier phase its warpgroup did not wait for");
+        if (!(st >> 62 & 1)) return wf_hazard("wgmma reads shared data stored without a fence.proxy.async before its release");
+      }
+}
+inline void wf_setmaxnreg(int n) {
+  if (n % 8 || n < 24 || n > 256) wf_hazard("setmaxnreg value not a multiple of 8 in 24..256");
+  std::lock_guard<std::mutex> lock(wf_nreg_mutex);
+  auto [it, fresh] = wf_nreg_seen.insert({{blockIdx.x, threadIdx.x / 128}, n});
+  if (!fresh && it->second != n) wf_hazard("setmaxnreg with different values in one warpgroup");
+}
+// When the block's last thread returns: bulk copies still pending are a hazard.
+inline void wf_async_thread_exit() {
+  if (wf_threads_done.fetch_add(1) + 1 < blockDim.x) return;
+  wf_threads_done.store(0);
+  std::lock_guard<std::mutex> lock(wf_mb_mutex);
+  for (auto& [bar, b] : wf_mbars)
+    if (!b.copies.empty()) wf_hazard("kernel returned with bulk copies not completed - no wait on their mbarrier phase"), b.copies.clear();
+}
 // The runner calls this when a thread's kernel returns: asynchronous work still pending is a hazard.
 extern "C" void wf_thread_exit() {
   if (!wf_wg_open.empty() || !wf_wg_groups.empty()) wf_hazard("kernel returned with wgmma operations not waited for");
   bool copies = !wf_cp_open.empty();  // committed empty groups are harmless
   for (const auto& g : wf_cp_groups) copies |= !g.empty();
   if (copies) wf_hazard("kernel returned with cp.async copies not waited for");
+  wf_async_thread_exit();
 }
 inline void __sincosf(float x, float* s, float* c) {
   const float r = (float)((double)x * (double)0.15915494f);

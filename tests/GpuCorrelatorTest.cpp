@@ -254,3 +254,31 @@ TEST_F(GpuCorrelator, SpecsInTheRepositoryPass) {
     EXPECT_TRUE(r.check.ok()) << r.check.detail;
   }
 }
+
+TEST_F(GpuCorrelator, PipelineBitExactOnEveryLayoutTypeAndTile) {
+  // The sm_90 pipeline (tuning.mma "pipeline"): 64- and 128-input tiles (one and two consumer warpgroups, setmaxnreg),
+  // partial and diagonal tiles, a partial last stage, the three bulk-copy layouts (TCC time blocks, katgpucbf receiver
+  // runs, one run per input), 8-bit, 4-bit and f16, both conventions, two batch entries. Skipped off sm_90.
+  struct Case {
+    int r, pols, rows;
+    const char* type;
+    const char* layout;
+  };
+  int seed = 0;
+  for (const Case& c : std::vector<Case>{{193, 2, 128, "ci8", "tcc"}, {193, 2, 64, "ci8", "katgpucbf"}, {97, 2, 64, "ci4", "katgpucbf"},
+                                         {150, 2, 128, "ci4", "tcc"}, {80, 2, 128, "cf16", "tcc"}, {70, 2, 64, "cf16", "katgpucbf"},
+                                         {150, 1, 64, "ci8", "katgpucbf"}, {33, 2, 128, "ci8", "tcc"}}) {
+    const std::string ty = c.type, lay = c.layout;
+    const int samples = ty == "cf16" ? 200 : ty == "ci4" && lay == "tcc" ? 224 : 208;  // partial last stages but for ci4 tcc (T = 32)
+    CorrelatorSpec s = makeSpec(c.r, c.type, c.layout, c.pols, 2, samples, seed % 2, c.rows, "pipeline");
+    if (seed % 3 == 2) s.tuning.transform = "shared";  // the consumers transform the row side
+    if (makeCorrelatorSpec(s)->emit({"sm_90", nullptr}).plan.onlyArch != 90) GTEST_SKIP() << "no pipeline";
+    CUdevice dev = 0;
+    cuCtxGetDevice(&dev);
+    if (deviceInfo(dev).arch != "sm_90") GTEST_SKIP() << "the pipeline is sm_90a code";
+    TestData d = correlatorInputs(s, 2, 1200 + seed++);
+    Check ck = run(s, d, 2, fmt::format("pipeline R={} P={} {} {} {}-input tiles, {} samples, transform {}", c.r, c.pols, c.type, c.layout, c.rows, s.samples,
+                                        s.tuning.transform));
+    EXPECT_TRUE(ck.ok()) << c.r << " " << c.type << " " << c.layout << ": " << ck.detail;
+  }
+}

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "generator/layout/FragmentTable.h"
+#include "generator/layout/Wgmma.h"
 
 namespace warpforge {
 
@@ -100,43 +101,20 @@ BfTiling bfWgmmaTiling(const BeamformerSpec& s) {
 }
 
 std::string bfWgmmaHelpers(const BeamformerSpec& s, int n) {
-  const bool f16 = !s.integer();
-  const int regs = n / 2;  // 64 x n accumulators over 128 threads
-  std::string ops, cons;
-  for (int i = 0; i < regs; ++i) {
-    ops += fmt::format("{}%{}", i ? ", " : "", i);
-    cons += fmt::format("{}\"{}\"(d[{}])", i ? ", " : "", f16 ? "+f" : "+r", i);
-  }
-  const std::string ins = f16 ? fmt::format("wgmma.mma_async.sync.aligned.m64n{}k16.f32.f16.f16", n) : fmt::format("wgmma.mma_async.sync.aligned.m64n{}k32.s32.s8.s8", n);
-  // A from registers: d, {a0..a3}, b-desc, scale-d[, imm-scale-a, imm-scale-b, imm-trans-b (f16 only; 0: B K-major)]
-  const std::string tail = f16 ? fmt::format("{{%{}, %{}, %{}, %{}}}, %{}, p, 1, 1, 0", regs, regs + 1, regs + 2, regs + 3, regs + 4)
-                               : fmt::format("{{%{}, %{}, %{}, %{}}}, %{}, p", regs, regs + 1, regs + 2, regs + 3, regs + 4);
-  return fmt::format(
-      "// cp.async of one 16-byte chunk, `bytes` (0..16) of it read and the rest zero-filled (tails of K, M and N).\n"
-      "static __device__ __forceinline__ void bf_cp_async16(unsigned dst, const void* src, int bytes) {{\n"
-      "  asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\" :: \"r\"(dst), \"l\"(src), \"r\"(bytes) : \"memory\");\n"
-      "}}\n"
-      "static __device__ __forceinline__ void bf_cp_commit() {{ asm volatile(\"cp.async.commit_group;\" ::: \"memory\"); }}\n"
-      "template <int N> static __device__ __forceinline__ void bf_cp_wait() {{ asm volatile(\"cp.async.wait_group %0;\" :: \"n\"(N) : \"memory\"); }}\n"
-      "// The ring's bytes written by cp.async (generic proxy) are read by wgmma (async proxy).\n"
-      "static __device__ __forceinline__ void bf_fence_async_smem() {{ asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\"); }}\n"
-      "static __device__ __forceinline__ void bf_wgmma_fence() {{ asm volatile(\"wgmma.fence.sync.aligned;\" ::: \"memory\"); }}\n"
-      "static __device__ __forceinline__ void bf_wgmma_commit() {{ asm volatile(\"wgmma.commit_group.sync.aligned;\" ::: \"memory\"); }}\n"
-      "template <int N> static __device__ __forceinline__ void bf_wgmma_wait() {{ asm volatile(\"wgmma.wait_group.sync.aligned %0;\" :: \"n\"(N) : \"memory\"); }}\n"
-      "static __device__ __forceinline__ wf_u32 bf_lds32(unsigned a) {{ wf_u32 v; asm volatile(\"ld.shared.u32 %0, [%1];\" : \"=r\"(v) : \"r\"(a) : \"memory\"); return v; }}\n"
-      "static __device__ __forceinline__ wf_u32 bf_lds16(unsigned a) {{ unsigned short v; asm volatile(\"ld.shared.u16 %0, [%1];\" : \"=h\"(v) : \"r\"(a) : \"memory\"); return v; }}\n"
-      "// Descriptor of K-major rows of 128 bytes with the 128-byte swizzle: start >> 4, leading offset 1 (unused), stride 1024 B\n"
-      "// between 8-row groups, layout type 1 (bits 62-63); the atoms are 1024-byte aligned (base offset 0).\n"
-      "static __device__ __forceinline__ unsigned long long bf_desc_sw128(unsigned addr) {{\n"
-      "  return (unsigned long long)((addr & 0x3ffff) >> 4) | (1ull << 16) | ((unsigned long long)(1024 >> 4) << 32) | (1ull << 62);\n"
-      "}}\n"
-      "// D (m64 x {1}) += A (this warpgroup's 64 rows, registers) B (descriptor).\n"
-      "static __device__ __forceinline__ void bf_wgmma({0} (&d)[{2}], wf_u32 a0, wf_u32 a1, wf_u32 a2, wf_u32 a3, unsigned long long b) {{\n"
-      "  asm volatile(\"{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{3}, 0;\\n{4} {{{5}}}, {6};\\n}}\\n\"\n"
-      "               : {7}\n"
-      "               : \"r\"(a0), \"r\"(a1), \"r\"(a2), \"r\"(a3), \"l\"(b), \"r\"(1) : \"memory\");\n"
-      "}}\n",
-      f16 ? "float" : "int", n, regs, regs + 5, ins, ops, tail, cons);
+  // The wgmma instruction, its fences and the descriptor come from generator/layout/Wgmma (shared with the correlator).
+  return std::string(
+             "// cp.async of one 16-byte chunk, `bytes` (0..16) of it read and the rest zero-filled (tails of K, M and N).\n"
+             "static __device__ __forceinline__ void bf_cp_async16(unsigned dst, const void* src, int bytes) {\n"
+             "  asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\" :: \"r\"(dst), \"l\"(src), \"r\"(bytes) : \"memory\");\n"
+             "}\n"
+             "static __device__ __forceinline__ void bf_cp_commit() { asm volatile(\"cp.async.commit_group;\" ::: \"memory\"); }\n"
+             "template <int N> static __device__ __forceinline__ void bf_cp_wait() { asm volatile(\"cp.async.wait_group %0;\" :: \"n\"(N) : \"memory\"); }\n"
+             "static __device__ __forceinline__ wf_u32 bf_lds32(unsigned a) { wf_u32 v; asm volatile(\"ld.shared.u32 %0, [%1];\" : \"=r\"(v) : \"r\"(a) : \"memory\"); return v; }\n"
+             "static __device__ __forceinline__ wf_u32 bf_lds16(unsigned a) { unsigned short v; asm volatile(\"ld.shared.u16 %0, [%1];\" : \"=h\"(v) : \"r\"(a) : \"memory\"); return v; }\n") +
+         wgmmaSyncHelpers("bf_") +
+         // K-major rows of 128 bytes with the 128-byte swizzle, 8-row groups 1024 B apart; the atoms are 1024-byte aligned (base offset 0).
+         wgmmaDescriptorHelper("bf_desc_sw128", WgmmaSwizzle::B128, 16, 1024) +
+         wgmmaHelper(WgmmaAtom{n, !s.integer(), true}, "bf_wgmma", fmt::format("// D (m64 x {}) += A (this warpgroup's 64 rows, registers) B (descriptor).", n)) + "\n";
 }
 
 std::vector<NodePtr> emitWgmmaMainloop(const BeamformerSpec& s, const BfWgmma& w) {
@@ -240,8 +218,7 @@ void bfWgmmaCheck(const BeamformerSpec& s, std::vector<BfIssue>& issues, std::ve
   // 128-byte-swizzled K-major layout (8-row groups SBO = 1024 B apart, rows 128 B apart, the 16-byte chunk index
   // XORed with the row's index in its group), inverted through the fill's placement -> (beam, stage byte).
   auto bRead = [&](int n, int ks, int kb, int& beam, int& stageByte) {
-    const int logical = ks * 32 + (n / 8) * 1024 + (n % 8) * 128 + kb;
-    const int phys = logical ^ (((logical >> 7) & 7) << 4);
+    const int phys = static_cast<int>(wgmmaOperandAddress(WgmmaDescriptor{static_cast<unsigned>(ks * 32), 16, 1024, 0, WgmmaSwizzle::B128}, n, kb));
     beam = phys / 128;
     const int chunk = ((phys % 128) / 16) ^ (mutate == 1 ? 0 : beam & 7);
     stageByte = chunk * 16 + phys % 16;

@@ -630,7 +630,7 @@ CorrelatorKernels emitCorrelator(const CorrelatorSpec& s, bool wgmma, bool cpAsy
   if (wgmma) head += cmma::sm90aGuard();
   k.correlateSource = head + correlatorDeviceHelpers(s.type, wgmma ? 2 * rows : 0) + print(foldConstants(fn));
   k.wgmma = wgmma;
-  k.reduceSource = emitReduce(s, k.reduceName, k.reduceThreads);
+  k.reduceSource = emitReduce(s, k.reduceName, k.reduceThreads, k.reduceUnroll);
   return k;
 }
 

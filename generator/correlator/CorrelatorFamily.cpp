@@ -1,5 +1,6 @@
 #include "generator/correlator/CorrelatorFamily.h"
 
+#include <cmath>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -7,7 +8,10 @@
 #include "generator/correlator/CorrelatorData.h"
 #include "generator/correlator/CorrelatorEmitter.h"
 #include "generator/correlator/CorrelatorLayouts.h"
+#include "generator/correlator/CorrelatorModel.h"
 #include "generator/correlator/CorrelatorPlan.h"
+#include "generator/correlator/Pipeline.h"
+#include "generator/correlator/PipelineEmitter.h"
 
 namespace warpforge {
 
@@ -36,6 +40,13 @@ class CorrelatorFamilySpec final : public FamilySpec {
     if (k.sharedBytes > kMaxShared)  // tuning that cannot be met: a spec error (exit 2), not an inconsistent spec
       throw SpecError(s_.file, "/tuning/times_per_stage", fmt::format("the two stage buffers need {} B of shared memory (> {} B): fewer times per stage or receivers per block",
                                                                       k.sharedBytes, kMaxShared));
+    // The sm_90 pipeline's proofs for the tile sm_90 gets (its copies, transform, bank groups, descriptors, store).
+    const CorrelatorChoice sm90 = chooseCorrelator(s_, "sm_90");
+    if (sm90.path == CorrelatorPath::Pipeline) {
+      std::vector<PipeIssue> issues;
+      checkPipeline(s_, corrPipe(s_, sm90.rows, sm90.stages, sm90.stages, sm90.sharedTransform), issues, c.proved);
+      for (const auto& i : issues) c.issues.push_back({i.path, i.message});
+    }
     if (!c.issues.empty()) {
       std::vector<InconsistentSpec::Issue> issues;
       std::string text;
@@ -62,7 +73,8 @@ class CorrelatorFamilySpec final : public FamilySpec {
                           "tensor-core work {:.2f}x TCC's op count\n",
                           t.tiles(), t.rowsPerBlock, t.rowsPerBlock, W * W, s_.tuning.timesPerStage, k.sharedBytes, mmas,
                           s_.type == SampleType::CF16 ? "m16n8k16 f16" : "m16n8k32 s8", done / useful);
-    if (correlatorUsesWgmma(s_, "sm_90")) {
+    r.text += fmt::format("  sm_90: {}\n", sm90.why);
+    if (sm90.path == CorrelatorPath::Wgmma) {
       r.text += fmt::format("  sm_90: wgmma m64n{}k{} (sm_90a target), {} warpgroups per block, {} B shared (two stage buffers); {}\n",
                             2 * t.rowsPerBlock, s_.type == SampleType::CF16 ? 16 : 32, t.rowsPerBlock / 64, 2 * wgmmaStage(s_, t.rowsPerBlock).bufferBytes,
                             s_.tuning.mma == "wgmma" ? "tuning.mma \"wgmma\": emitting for another target is an error"
@@ -81,10 +93,27 @@ class CorrelatorFamilySpec final : public FamilySpec {
   }
 
   std::string explain(const EmitTarget& target) const override {
-    const CorrelatorKernels k = emitCorrelator(s_, correlatorUsesWgmma(s_, target.arch));
+    const CorrelatorKernels k = emitCorrelatorFor(s_, target.arch);
     const CorrelatorMma m = correlatorMma(s_.type, s_.polarizations);
-    std::string o = fmt::format("{}: two kernels (target {}: {})\n", s_.name, target.arch,
-                                k.wgmma ? "wgmma, sm_90a code" : "mma.sync, the same code for every arch >= sm_80");
+    std::string o = fmt::format("{}: two kernels (target {}: {}; {})\n", s_.name, target.arch,
+                                k.wgmma ? "wgmma, sm_90a code" : "mma.sync, the same code for every arch >= sm_80", chooseCorrelator(s_, target.arch).why);
+    if (k.pipeline) {
+      const CorrPipe p = corrPipe(s_, k.tiling.rowsPerBlock, k.opStages, k.rawStages, k.sharedTransform);
+      o += fmt::format("{}: block {} threads (loader warpgroup + {} consumer warpgroup(s)), tile {} x {} inputs ({} tiles per channel), {} B dynamic shared "
+                       "memory, {} blocks per SM\n",
+                       k.correlateName, p.threads, p.consumers, p.rows, p.rows, k.tiling.tiles(), p.sharedBytes, p.blocksPerSm);
+      o += fmt::format("  per stage of {} samples: bulk copies ({}) into {} raw slots; transform (clamp, {}conj_perm) into {} operand slots ({}); "
+                       "{} x {} per consumer warpgroup\n",
+                       p.ts, rawKindName(p.kind), p.rawStages, s_.type == SampleType::CI4 ? "widen 4 -> 8 bits, " : "", p.opStages, wgmmaSwizzleName(p.swizzle),
+                       p.steps, p.atom().ptx());
+      // The roofline at an H100's dense tensor peak (8192 ops per SM and clock, 132 SMs, 1755 MHz) beside the model.
+      const double done = 2.0 * 64 * 2 * p.rows * p.kBytes * p.consumers * static_cast<double>(k.tiling.tiles()) * s_.channels *
+                          std::ceil(static_cast<double>(s_.samples) / p.ts);
+      o += fmt::format("  roofline {:.1f} us (tensor work {:.2f}x TCC's op count), cost model {:.1f} us\n", done / (8192.0 * 132 * 1755e6) * 1e6,
+                       done / tccOps(s_), correlatorPipelineModel(s_, p.rows));
+      o += fmt::format("{}: grid-stride over {} visibilities, {} threads per block\n", k.reduceName, s_.visibilities(), k.reduceThreads);
+      return o;
+    }
     o += fmt::format("{}: block {} threads, tile {} x {} inputs of the triangle ({} tiles per channel), {} B shared\n", k.correlateName,
                      k.tiling.threads(), k.tiling.rowsPerBlock, k.tiling.rowsPerBlock, k.tiling.tiles(), k.sharedBytes);
     o += fmt::format("  per stage of {} samples: load ({}), clamp{}, conj_perm copy of the column side; then {} x {} MMAs\n",
@@ -97,11 +126,7 @@ class CorrelatorFamilySpec final : public FamilySpec {
 
   Generated emit(const EmitTarget& target) const override {
     verify();
-    if (s_.tuning.mma == "wgmma" && !correlatorUsesWgmma(s_, target.arch))
-      throw SpecError(s_.file, "/tuning/mma",
-                      fmt::format("\"wgmma\" needs an sm_90 target and two stage buffers within {} B (this emission: {}, {} B); \"auto\" picks mma.sync there",
-                                  kWgmmaMaxShared, target.arch, 2 * wgmmaStage(s_, s_.tuning.receiversPerBlock * s_.polarizations).bufferBytes));
-    return Generated{correlatorLaunchPlan(s_, emitCorrelator(s_, correlatorUsesWgmma(s_, target.arch)))};
+    return Generated{correlatorLaunchPlan(s_, emitCorrelatorFor(s_, target.arch))};
   }
 
   long long defaultBatch() const override { return 1; }
@@ -144,31 +169,33 @@ class CorrelatorFamilySpec final : public FamilySpec {
     return r;
   }
 
+  // Few variants (each is compiled on the device before it is timed): the default correlate kernel alone (TCC's part),
+  // the reduce kernel alone, the pipeline with the other tile (the cost model's data) and with the other transform.
+  // Names do not depend on the target.
   std::vector<BenchVariant> benchVariants(const EmitTarget& target) const override {
     std::vector<BenchVariant> v;
-    const bool wg = correlatorUsesWgmma(s_, target.arch);
-    v.push_back({"correlate kernel only (TCC's part; no reduction)", Generated{correlatorLaunchPlan(s_, emitCorrelator(s_, wg), false)}, 1, 0});
-    v.push_back({"reduce kernel only", Generated{correlatorLaunchPlan(s_, emitCorrelator(s_, wg), true, false)}, 1, 0});
-    // Always listed (benchNotes names the variants without the target): on sm_90 the mma.sync path beside wgmma.
-    v.push_back({"correlate only, mma.sync path (sm_80's)", Generated{correlatorLaunchPlan(s_, emitCorrelator(s_, false), false)}, 1, 0});
-    {
-      CorrelatorSpec w = s_;
-      if (w.tuning.receiversPerBlock * w.polarizations >= 64) w.tuning.mma = "wgmma";
-      const bool wgOk = correlatorUsesWgmma(w, target.arch.empty() ? "sm_90" : target.arch);
-      v.push_back({"correlate only, wgmma, staged through registers", Generated{correlatorLaunchPlan(w, emitCorrelator(w, wgOk, false), false)}, 1, 0});
-      v.push_back({"correlate only, wgmma, staged through a cp.async ring", Generated{correlatorLaunchPlan(w, emitCorrelator(w, wgOk, true), false)}, 1, 0});
-    }
-    const int P = s_.polarizations;
-    for (int rows : {32, 64, 128})
-      for (int ts : {32, 64}) {
-        CorrelatorSpec t = s_;
-        t.tuning.receiversPerBlock = rows / P;
-        t.tuning.timesPerStage = ts;
-        if (s_.samples % ts || (rows == s_.tuning.receiversPerBlock * P && ts == s_.tuning.timesPerStage)) continue;
-        const CorrelatorKernels k = emitCorrelator(t, correlatorUsesWgmma(t, target.arch));
-        if (k.sharedBytes > (k.wgmma ? kWgmmaMaxShared : kMaxShared)) continue;
-        v.push_back({fmt::format("correlate only, {} rows per block, {} samples per stage", rows, ts), Generated{correlatorLaunchPlan(t, k, false)}, 1, 0});
-      }
+    const CorrelatorKernels k = emitCorrelatorFor(s_, target.arch);
+    v.push_back({"correlate kernel only (TCC's part; no reduction)", Generated{correlatorLaunchPlan(s_, k, false)}, 1, 0});
+    v.push_back({"reduce kernel only", Generated{correlatorLaunchPlan(s_, k, true, false)}, 1, 0});
+    const CorrelatorChoice c = chooseCorrelator(s_, target.arch);
+    const int other = c.path == CorrelatorPath::Pipeline && c.rows == 64 ? 128 : 64;
+    const CorrelatorKernels alt = c.path == CorrelatorPath::Pipeline ? emitCorrelatorPipeline(s_, other, c.stages) : k;
+    v.push_back({"correlate only, pipeline with the other tile (64 <-> 128 inputs)", Generated{correlatorLaunchPlan(s_, alt, false)}, 1, 0});
+    // The other transform (loader alone <-> loader and consumers), on the default tile.
+    const CorrelatorKernels xf = c.path == CorrelatorPath::Pipeline ? emitCorrelatorPipeline(s_, c.rows, c.stages, !c.sharedTransform) : k;
+    v.push_back({"correlate only, pipeline with the other transform (loader <-> shared)", Generated{correlatorLaunchPlan(s_, xf, false)}, 1, 0});
+    // The reduce with twice the visibilities per thread and sweep (twice the loads in flight).
+    CorrelatorKernels r8 = k;
+    r8.reduceUnroll = 2 * kReduceUnroll;
+    r8.reduceSource = emitReduce(s_, r8.reduceName, r8.reduceThreads, r8.reduceUnroll);
+    v.push_back({"reduce kernel only, twice the visibilities per thread", Generated{correlatorLaunchPlan(s_, r8, true, false)}, 1, 0});
+    // The reduce with one sweep per block (the grid not capped at the resident blocks).
+    LaunchPlan uncapped = correlatorLaunchPlan(s_, k, true, false);
+    uncapped.kernels.back().grid.capAtResident = false;
+    v.push_back({"reduce kernel only, one sweep per block", Generated{uncapped}, 1, 0});
+    // What the target got before the pipeline (register-staged wgmma or mma.sync): auto must not lose to it.
+    const CorrelatorKernels before = c.path == CorrelatorPath::Pipeline ? emitCorrelator(s_, correlatorUsesWgmma(s_, target.arch)) : k;
+    v.push_back({"correlate only, the path before the pipeline (wgmma or mma.sync)", Generated{correlatorLaunchPlan(s_, before, false)}, 1, 0});
     return v;
   }
 
@@ -201,6 +228,7 @@ class CorrelatorFamily final : public Family {
   std::unique_ptr<FamilySpec> parse(const Json& root, const std::string& file) const override {
     return makeCorrelatorSpec(parseCorrelatorSpec(root, file));
   }
+  std::vector<SweepSpec> sweepSpecs(std::uint64_t seed, int count) const override { return correlatorSweepSpecs(seed, count); }
 };
 
 }  // namespace

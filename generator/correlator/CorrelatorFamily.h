@@ -8,4 +8,6 @@
 namespace warpforge {
 const Family& correlatorFamily();
 std::unique_ptr<FamilySpec> makeCorrelatorSpec(CorrelatorSpec spec);
+// `bench --sweep correlator`: `count` random specs for a seed (CorrelatorSweep.cpp).
+std::vector<SweepSpec> correlatorSweepSpecs(std::uint64_t seed, int count);
 }  // namespace warpforge

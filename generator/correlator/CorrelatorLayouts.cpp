@@ -1,6 +1,7 @@
 #include "generator/correlator/CorrelatorLayouts.h"
 
 #include "generator/complexmma/ComplexMma.h"
+#include "generator/layout/Wgmma.h"
 
 #include <algorithm>
 #include <map>
@@ -182,9 +183,10 @@ void checkWgmmaDescriptors(const CorrelatorSpec& s, int rows, std::vector<Consis
     for (int ks = 0; ks < steps; ++ks) {
       for (int g = 0; g < rows / 64; ++g) {
         const long long start = static_cast<long long>(b) * w.bufferBytes + w.offset(64 * g, w.bytesPerStep * ks);
+        const WgmmaDescriptor da{static_cast<unsigned>(start), static_cast<unsigned>(w.lbo), static_cast<unsigned>(w.sbo), 0, WgmmaSwizzle::None};
         for (int m = 0; m < 64; ++m)
           for (int kb = 0; kb < w.bytesPerStep; ++kb, ++reads) {
-            const long long ptx = start + (m / 8) * w.sbo + (kb / 16) * w.lbo + (m % 8) * 16 + kb % 16;
+            const long long ptx = wgmmaOperandAddress(da, m, kb);
             const long long want = static_cast<long long>(b) * w.bufferBytes + w.offset(64 * g + m, w.bytesPerStep * ks + kb);
             if (ptx != want) {
               issue(fmt::format("A of warpgroup {} reads row {} k byte {} at {} (staged at {})", g, m, kb, ptx, want));
@@ -193,9 +195,10 @@ void checkWgmmaDescriptors(const CorrelatorSpec& s, int rows, std::vector<Consis
           }
       }
       const long long startB = static_cast<long long>(b) * w.bufferBytes + w.aBytes + w.offset(0, w.bytesPerStep * ks);
+      const WgmmaDescriptor db{static_cast<unsigned>(startB), static_cast<unsigned>(w.lbo), static_cast<unsigned>(w.sbo), 0, WgmmaSwizzle::None};
       for (int n = 0; n < 2 * rows; ++n)
         for (int kb = 0; kb < w.bytesPerStep; ++kb, ++reads) {
-          const long long ptx = startB + (n / 8) * w.sbo + (kb / 16) * w.lbo + (n % 8) * 16 + kb % 16;
+          const long long ptx = wgmmaOperandAddress(db, n, kb);
           const long long want = static_cast<long long>(b) * w.bufferBytes + w.aBytes + w.offset(n, w.bytesPerStep * ks + kb);
           if (ptx != want) {
             issue(fmt::format("B reads row {} k byte {} at {} (staged at {})", n, kb, ptx, want));

@@ -79,10 +79,10 @@ LaunchPlan correlatorLaunchPlan(const CorrelatorSpec& s, const CorrelatorKernels
     red.name = k.reduceName;
     red.source = 1;
     red.blockX = k.reduceThreads;
-    // kReduceUnroll visibilities per thread and sweep, grid-stride; capped at the resident blocks (few
-    // blocks_done atomics; each thread keeps kReduceUnroll 16-byte loads in flight). GridRule scales the
+    // reduceUnroll visibilities per thread and sweep, grid-stride; capped at the resident blocks (few
+    // blocks_done atomics; each thread keeps reduceUnroll 16-byte loads in flight). GridRule scales the
     // units with the batch: the cap (or, for small arrays, blocks that find no work) makes that harmless.
-    red.grid = GridRule{(s.visibilities() + k.reduceThreads * kReduceUnroll - 1) / (k.reduceThreads * kReduceUnroll), 1, true};
+    red.grid = GridRule{(s.visibilities() + k.reduceThreads * k.reduceUnroll - 1) / (static_cast<long long>(k.reduceThreads) * k.reduceUnroll), 1, true};
     red.args = {PlanArg::buffer("accumulators", f ? "float*" : "long long*", "acc"),
                 PlanArg::buffer("visibilities", f ? "float*" : "int*", "vis"),
                 PlanArg::buffer("missing", "const unsigned char*", "missing"),

@@ -163,15 +163,25 @@ CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
   if (root.contains("tuning")) {
     const Json& t = root["tuning"];
     rd.needObject(t, "/tuning");
-    rd.onlyKeys(t, "/tuning", {"receivers_per_block", "times_per_stage", "mma"});
+    rd.onlyKeys(t, "/tuning", {"receivers_per_block", "times_per_stage", "mma", "stages", "transform"});
+    if (t.contains("stages")) s.tuning.stages = static_cast<int>(rd.integer(t["stages"], "/tuning/stages", 2, 8));
+    if (t.contains("transform")) {
+      s.tuning.transform = rd.string(t["transform"], "/tuning/transform");
+      if (s.tuning.transform != "loader" && s.tuning.transform != "shared")
+        rd.fail("/tuning/transform", fmt::format("\"{}\" (expected \"loader\" or \"shared\": who transforms the pipeline's row side)", JsonReader::printable(s.tuning.transform)));
+      if (s.tuning.transform == "shared" && s.tuning.stages == 2)
+        rd.fail("/tuning/transform", "\"shared\" needs 3 or more stages (tuning.stages is 2)");
+    }
     if (t.contains("mma")) {
       s.tuning.mma = rd.string(t["mma"], "/tuning/mma");
-      if (s.tuning.mma != "auto" && s.tuning.mma != "mma_sync" && s.tuning.mma != "wgmma")
-        rd.fail("/tuning/mma", fmt::format("\"{}\" (expected \"auto\": wgmma where the target is sm_90, the samples 8-bit or f16 and the tile 128 rows, \"wgmma\": "
-                                           "wgmma for every type and 64- or 128-row tiles (sm_90 targets only), or \"mma_sync\")", JsonReader::printable(s.tuning.mma)));
+      if (s.tuning.mma != "auto" && s.tuning.mma != "mma_sync" && s.tuning.mma != "wgmma" && s.tuning.mma != "pipeline")
+        rd.fail("/tuning/mma", fmt::format("\"{}\" (expected \"auto\": the sm_90 pipeline where the layout allows it, \"pipeline\": that warp-specialized "
+                                           "wgmma pipeline (sm_90 targets only), \"wgmma\": the register-staged wgmma kernel on 64- or 128-row tiles (sm_90 "
+                                           "targets only), or \"mma_sync\")", JsonReader::printable(s.tuning.mma)));
     }
     if (t.contains("receivers_per_block")) {
       s.tuning.receiversPerBlock = static_cast<int>(rd.integer(t["receivers_per_block"], "/tuning/receivers_per_block", 1, 1024));
+      s.tuning.rowsGiven = true;
       const int rows = s.tuning.receiversPerBlock * P;
       if (rows != 32 && rows != 64 && rows != 128)
         rd.fail("/tuning/receivers_per_block", fmt::format("{} receivers x {} polarizations = {} rows (expected 32, 64 or 128 rows per block side)",

@@ -27,8 +27,14 @@ struct CorrelatorInput {
 struct CorrelatorTuning {
   int receiversPerBlock = 0;  // receivers of each side of a block's square tile; 0: the generator's choice
   int timesPerStage = 0;      // samples per channel staged in shared memory at a time; 0: the generator's choice
-  std::string mma = "auto";   // "auto": wgmma on sm_90 (sm_90a target) for 8-bit / f16 samples on 128-row tiles, mma.sync elsewhere;
-                              // "wgmma": wgmma for every type on 64- / 128-row tiles (sm_90 targets only); "mma_sync": always mma.sync
+  std::string mma = "auto";   // "auto": on sm_90 the warp-specialized pipeline where the input layout allows it (tile by the cost
+                              // model unless receivers_per_block is given), else wgmma / mma.sync as before; "pipeline": that pipeline
+                              // (sm_90 targets only); "wgmma": the register-staged wgmma kernel on 64- / 128-row tiles (sm_90 only);
+                              // "mma_sync": always mma.sync
+  bool rowsGiven = false;     // receivers_per_block was in the spec (the pipeline's model does not override it)
+  int stages = 0;             // pipeline: operand ring slots (0: the default); the raw ring has as many
+  std::string transform = "loader";  // pipeline: "loader" (the loader warpgroup transforms A and B) or "shared" (the consumers
+                                     // transform A of the next stage while their wgmmas run)
 };
 
 struct CorrelatorSpec {

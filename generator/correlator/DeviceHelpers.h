@@ -9,4 +9,7 @@
 namespace warpforge {
 // wgmmaN: also the sm_90a wgmma helpers for m64 x wgmmaN instructions (0: none).
 std::string correlatorDeviceHelpers(SampleType type, int wgmmaN = 0);
+// The pipeline's helpers (sm_90a): clamp / widen / conj_perm, the wgmma m64 x wgmmaN helper with 64-byte-swizzled
+// descriptors (SBO 512 and 1024), its fences, and templates/warpforge_async.cuh (mbarriers, bulk copies, setmaxnreg).
+std::string correlatorPipelineHelpers(SampleType type, int wgmmaN);
 }  // namespace warpforge

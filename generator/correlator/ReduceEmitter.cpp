@@ -13,7 +13,7 @@ using namespace ast;
 // A streaming kernel over the complex visibilities v of one accumulator (V of them, the same index in the
 // batch's accumulators b * V + v and in the output):
 //   - consecutive threads on consecutive visibilities: one 16-byte load (longlong2; f32: float2, 8 bytes) per
-//     visibility and accumulator, coalesced; kReduceUnroll visibilities per thread and sweep (independent loads
+//     visibility and accumulator, coalesced; U visibilities per thread and sweep (independent loads
 //     in flight), grid-stride over sweeps (the grid is capped at the resident blocks by the plan);
 //   - 32-bit element indices when V allows (no 64-bit division anywhere); the baseline of v is
 //     (v / P^2) % baselines (a shift and a division by a constant: a multiply-high), decoded to (r1, r2)
@@ -22,12 +22,12 @@ using namespace ast;
 //   - the saturated count per thread in 32 bits, summed by __reduce_add_sync per warp, one 64-bit atomic
 //     per block; the last block (threadfence reduction) writes `saturated` and re-zeroes both counters.
 // Bytes moved (batch B, int64): V (B (16 + 16) + 8); f32: V (B (8 + 8) + 8).
-std::string emitReduce(const CorrelatorSpec& s, const std::string& name, int threads) {
+std::string emitReduce(const CorrelatorSpec& s, const std::string& name, int threads, int unroll) {
   const bool f = !s.integer();
   const long long V = s.visibilities();
   const long long PP = static_cast<long long>(s.polarizations) * s.polarizations;
   const long long B = s.baselines();
-  const int U = kReduceUnroll;
+  const int U = unroll;
   const std::string accT = f ? "float2" : "longlong2";
   const std::string sumT = f ? "float" : "long long";
   const std::string outT = f ? "float2" : "int2";
@@ -63,24 +63,29 @@ std::string emitReduce(const CorrelatorSpec& s, const std::string& name, int thr
     sweep.push_back(decl(sumT, fmt::format("im{}", k), f ? flit(0) : lit(0)));
   }
   {
-    // Per accumulator: the U loads, then the U resets (the loads of a sweep are independent and in flight together).
-    std::vector<NodePtr> bl;
-    bl.push_back(decl(accT + "*", "a", bin("+", cast(accT + "*", var("acc")), bin("*", var("b"), lit(V)))));
-    for (int k = 0; k < U; ++k) {
-      const std::string v = fmt::format("v{}", k);
-      std::vector<NodePtr> ld{decl("const " + accT, "x", index(var("a"), var(v))), assign(var(fmt::format("re{}", k)), member(var("x"), "x"), "+="),
-                              assign(var(fmt::format("im{}", k)), member(var("x"), "y"), "+=")};
-      bl.push_back(k == 0 ? block(ld) : ifStmt(bin("<", var(v), lit(V)), block(ld)));
-    }
-    for (int k = 0; k < U; ++k) {
-      const std::string v = fmt::format("v{}", k);
-      NodePtr z = assign(index(var("a"), var(v)), call(f ? "make_float2" : "make_longlong2", {f ? flit(0) : lit(0), f ? flit(0) : lit(0)}));
-      bl.push_back(k == 0 ? z : ifStmt(bin("<", var(v), lit(V)), z));
-    }
-    // Not unrolled: the U loads of one accumulator are in flight together; unrolling over the batch only
-    // raised the registers (92 on sm_90) and so lowered the resident threads, for the common batch of 1.
+    // Per accumulator: the U loads (streaming, evict-first: no reuse), then the U resets. Batch entry 0 outside the
+    // loop: with the common batch of 1 the U loads of a sweep are issued back to back.
+    auto entry = [&](bool first) {
+      std::vector<NodePtr> bl;
+      bl.push_back(decl(accT + "*", "a", first ? cast(accT + "*", var("acc")) : bin("+", cast(accT + "*", var("acc")), bin("*", var("b"), lit(V)))));
+      for (int k = 0; k < U; ++k) {
+        const std::string v = fmt::format("v{}", k);
+        NodePtr x = call("__ldcs", {bin("+", var("a"), var(v))});
+        std::vector<NodePtr> ld{decl("const " + accT, "x", x), assign(var(fmt::format("re{}", k)), member(var("x"), "x"), "+="),
+                                assign(var(fmt::format("im{}", k)), member(var("x"), "y"), "+=")};
+        bl.push_back(k == 0 ? block(ld) : ifStmt(bin("<", var(v), lit(V)), block(ld)));
+      }
+      for (int k = 0; k < U; ++k) {
+        const std::string v = fmt::format("v{}", k);
+        NodePtr z = exprStmt(call("__stcs", {bin("+", var("a"), var(v)), call(f ? "make_float2" : "make_longlong2", {f ? flit(0) : lit(0), f ? flit(0) : lit(0)})}));
+        bl.push_back(k == 0 ? z : ifStmt(bin("<", var(v), lit(V)), z));
+      }
+      return bl;
+    };
+    sweep.push_back(block(entry(true)));
+    // Not unrolled: unrolling over the batch only raised the registers (92 on sm_90) and so lowered the resident threads.
     sweep.push_back(raw("#pragma unroll 1"));
-    sweep.push_back(forLoop(decl("long long", "b", lit(0)), bin("<", var("b"), var("batch")), assign(var("b"), lit(1), "+="), block(bl)));
+    sweep.push_back(forLoop(decl("long long", "b", lit(1)), bin("<", var("b"), var("batch")), assign(var("b"), lit(1), "+="), block(entry(false))));
   }
   for (int k = 0; k < U; ++k) {
     const std::string v = fmt::format("v{}", k), re = fmt::format("re{}", k), im = fmt::format("im{}", k);
@@ -112,7 +117,7 @@ std::string emitReduce(const CorrelatorSpec& s, const std::string& name, int thr
     NodePtr marker = f ? call("make_float2", {call("__int_as_float", {lit(0x7fc00000)}), call("__int_as_float", {lit(0x7fc00000)})})
                        : call("make_int2", {cast("int", var("0x80000000u")), cast("int", var("0x80000000u"))});
     one.push_back(ifStmt(var("absent"), block({assign(var("o"), marker)}), block(present)));
-    one.push_back(assign(index(cast(outT + "*", var("vis")), var(v)), var("o")));
+    one.push_back(exprStmt(call("__stcs", {bin("+", cast(outT + "*", var("vis")), var(v)), var("o")})));
     sweep.push_back(k == 0 ? block(one) : ifStmt(bin("<", var(v), lit(V)), block(one)));
   }
   body.push_back(forLoop(decl("unsigned long long", "base", bin("+", bin("*", cast("unsigned long long", var("blockIdx.x")), lit(static_cast<long long>(threads) * U)),

@@ -7,7 +7,8 @@
 namespace warpforge {
 // Visibilities per thread and grid sweep of the reduce kernel (independent loads in flight).
 constexpr int kReduceUnroll = 4;
-std::string emitReduce(const CorrelatorSpec& s, const std::string& name, int threads);
+// unroll: visibilities per thread and sweep (kReduceUnroll unless a bench variant asks for another).
+std::string emitReduce(const CorrelatorSpec& s, const std::string& name, int threads, int unroll = kReduceUnroll);
 // DRAM bytes the reduce kernel must move for `batch` accumulators: read + reset each, write the output.
 long long reduceBytes(const CorrelatorSpec& s, long long batch);
 }  // namespace warpforge

@@ -1,0 +1,96 @@
+#include "generator/correlator/CorrelatorModel.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "generator/correlator/CorrelatorLayouts.h"
+#include "generator/correlator/Pipeline.h"
+#include "generator/correlator/PipelineEmitter.h"
+#include "warpforge/spec_error.h"
+
+namespace warpforge {
+
+const char* correlatorPathName(CorrelatorPath p) {
+  switch (p) {
+    case CorrelatorPath::MmaSync: return "mma.sync";
+    case CorrelatorPath::Wgmma: return "wgmma (register-staged)";
+    case CorrelatorPath::Pipeline: return "warp-specialized wgmma pipeline";
+  }
+  return "?";
+}
+
+namespace {
+
+// Per tile: SM cycles of one block's set-up, fill, drain and store (fixed) and per stage of 64 operand bytes per row
+// (perStage; 64-input tiles: with the two blocks per SM sharing it). Least-squares fit of perStage, fixed held at an
+// estimate of the epilogue, to the H200 measurements of TCC's R = 576 C = 64 T = 3072 configuration, 8- and 4-bit, both
+// tiles (bench/correlator-notes.md): few shapes, to be refitted from `device-bench.sh` logs.
+struct TileCost {
+  int rows;
+  double fixed, perStage;
+};
+constexpr TileCost kTileCosts[] = {{64, 10000, 1470}, {128, 20000, 1940}};
+
+}  // namespace
+
+double correlatorPipelineModel(const CorrelatorSpec& s, int rows, int sms, double clockMHz) {
+  const CorrPipe p = corrPipe(s, rows, s.tuning.stages, s.tuning.stages);
+  const long long tps = (s.inputs() + rows - 1) / rows;
+  const double blocks = static_cast<double>(tps * (tps + 1) / 2) * s.channels;
+  const double stages = std::ceil(static_cast<double>(s.samples) / p.ts);
+  const double waves = std::ceil(blocks / (static_cast<double>(sms) * p.blocksPerSm));
+  for (const TileCost& c : kTileCosts)
+    if (c.rows == rows) return waves * (c.fixed + stages * c.perStage) / clockMHz;
+  return 1e30;
+}
+
+CorrelatorChoice chooseCorrelator(const CorrelatorSpec& s, const std::string& arch) {
+  CorrelatorChoice c;
+  const bool sm90 = arch == "sm_90" || arch == "sm_90a";
+  const int givenRows = s.tuning.receiversPerBlock * s.polarizations;
+  const bool pipelineAsked = s.tuning.mma == "pipeline" || s.tuning.mma == "auto";
+  if (sm90 && pipelineAsked && !pipelineBlocker(s) && (!s.tuning.rowsGiven || givenRows == 64 || givenRows == 128)) {
+    c.path = CorrelatorPath::Pipeline;
+    c.stages = s.tuning.stages;
+    c.sharedTransform = s.tuning.transform == "shared";
+    if (s.tuning.rowsGiven) {
+      c.rows = givenRows;
+      c.why = fmt::format("pipeline, {}-input tiles (receivers_per_block)", givenRows);
+    } else {
+      const double t64 = correlatorPipelineModel(s, 64), t128 = correlatorPipelineModel(s, 128);
+      c.rows = t128 < t64 ? 128 : 64;
+      c.why = fmt::format("pipeline, {}-input tiles by the cost model ({:.1f} us with 64, {:.1f} us with 128 on 132 SMs at 1755 MHz)", c.rows, t64, t128);
+    }
+    return c;
+  }
+  c.rows = givenRows;
+  if (correlatorUsesWgmma(s, arch)) {
+    c.path = CorrelatorPath::Wgmma;
+    c.why = "register-staged wgmma";
+  } else {
+    c.path = CorrelatorPath::MmaSync;
+    c.why = sm90 ? (pipelineBlocker(s) ? "mma.sync: the pipeline cannot take " + *pipelineBlocker(s) : "mma.sync (tuning)") : "mma.sync (not an sm_90 target)";
+  }
+  return c;
+}
+
+CorrelatorKernels emitCorrelatorFor(const CorrelatorSpec& s, const std::string& arch) {
+  const bool sm90 = arch == "sm_90" || arch == "sm_90a";
+  if (s.tuning.mma == "pipeline") {
+    const int rows = s.tuning.receiversPerBlock * s.polarizations;
+    if (!sm90) throw SpecError(s.file, "/tuning/mma", fmt::format("\"pipeline\" needs an sm_90 target (this emission: {}); \"auto\" picks mma.sync there", arch));
+    if (auto why = pipelineBlocker(s)) throw SpecError(s.file, "/tuning/mma", "\"pipeline\" cannot take " + *why);
+    if (s.tuning.rowsGiven && rows != 64 && rows != 128)
+      throw SpecError(s.file, "/tuning/mma", fmt::format("\"pipeline\" needs tiles of 64 or 128 inputs (receivers_per_block gives {})", rows));
+  }
+  if (s.tuning.mma == "wgmma" && !correlatorUsesWgmma(s, arch))
+    throw SpecError(s.file, "/tuning/mma",
+                    fmt::format("\"wgmma\" needs an sm_90 target and two stage buffers within {} B (this emission: {}, {} B); \"auto\" picks mma.sync there",
+                                kWgmmaMaxShared, arch, 2 * wgmmaStage(s, s.tuning.receiversPerBlock * s.polarizations).bufferBytes));
+  const CorrelatorChoice c = chooseCorrelator(s, arch);
+  if (c.path == CorrelatorPath::Pipeline) return emitCorrelatorPipeline(s, c.rows, c.stages, c.sharedTransform);
+  return emitCorrelator(s, c.path == CorrelatorPath::Wgmma);
+}
+
+}  // namespace warpforge

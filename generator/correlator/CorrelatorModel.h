@@ -1,0 +1,37 @@
+#pragma once
+// Which correlate kernel a spec gets on a target, and the cost model that picks the pipeline's tile.
+//
+// On sm_90 the warp-specialized pipeline (Pipeline.h) takes every spec whose input layout it can copy in bulk
+// (tuning.mma "auto" or "pipeline"); its tile (64 or 128 inputs per side) comes from receivers_per_block where the
+// spec gives it, else from correlatorPipelineModel: the predicted time of the correlate kernel for each tile,
+//     waves x (fixed + stages x perStage),   waves = ceil(blocks / (SMs x blocks per SM)),
+// in SM cycles, with (fixed, perStage) per tile fitted to device measurements (the fit and its data, still few shapes:
+// bench/correlator-notes.md). Elsewhere the earlier rules hold (correlatorUsesWgmma, mma.sync).
+#include <string>
+
+#include "generator/correlator/CorrelatorEmitter.h"
+#include "generator/correlator/CorrelatorSpec.h"
+
+namespace warpforge {
+
+enum class CorrelatorPath { MmaSync, Wgmma, Pipeline };
+const char* correlatorPathName(CorrelatorPath p);
+
+struct CorrelatorChoice {
+  CorrelatorPath path = CorrelatorPath::MmaSync;
+  int rows = 0;       // inputs per tile side
+  int stages = 0;     // pipeline ring depth (0: the default)
+  bool sharedTransform = false;  // pipeline: the consumers transform A
+  std::string why;    // one line: what decided it
+};
+
+// The model's prediction (microseconds, one batch entry, `sms` SMs at `clockMHz`) of the pipeline's correlate kernel.
+double correlatorPipelineModel(const CorrelatorSpec& s, int rows, int sms = 132, double clockMHz = 1755);
+
+CorrelatorChoice chooseCorrelator(const CorrelatorSpec& s, const std::string& arch);
+
+// The correlator's kernels for a target as chosen above. A SpecError at /tuning/mma where the spec asks for a path
+// (\"pipeline\", \"wgmma\") the target or the layout cannot take.
+CorrelatorKernels emitCorrelatorFor(const CorrelatorSpec& s, const std::string& arch);
+
+}  // namespace warpforge

@@ -1,0 +1,122 @@
+#pragma once
+// The correlator's sm_90a warp-specialized pipeline (README "sm_90: the pipeline"): the data the emitter prints and
+// the verifier checks, so that both read one description.
+//
+//   loader warpgroups (setmaxnreg down): warp 0 issues bulk copies (cp.async.bulk) of the raw samples of a stage
+//     into a ring of `rawStages` slots, completing on mbarriers (expect_tx); all their threads transform a landed slot
+//     into the operand ring (`opStages` slots): clamp (-128 -> -127, -8 -> -7), widen 4 -> 8 bits, split the
+//     polarizations, and write A (row inputs) and B (column inputs, each as its samples and their conj_perm copy) in
+//     the 64-byte-swizzled K-major layout wgmma reads; then fence.proxy.async and an mbarrier arrival.
+//   consumer warpgroups (setmaxnreg up): wait for an operand slot, issue its wgmmas (m64 x 2 rows x k32 / k16),
+//     keep one stage of wgmmas in flight and release the slot before last through an mbarrier. No block-wide barrier
+//     after the set-up.
+// Operand rows hold 64 bytes of k per stage (32 samples of 8 bits, 16 of f16): two wgmma k-steps.
+// B row of column input n, part h (0: samples, 1: conj_perm copy): 16 (n / 8) + 8 h + n % 8, so D's column block
+// 2 q + h holds part h of inputs 8 q .. 8 q + 7; on a diagonal tile A is B's h = 0 rows (descriptor SBO 1024).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "generator/correlator/CorrelatorSpec.h"
+#include "generator/layout/Wgmma.h"
+
+namespace warpforge {
+
+// The SBO the kernel's descriptor helpers encode (corr_desc_sw64, corr_desc_sw64_diag): 8-row groups of 64-byte rows;
+// a diagonal tile's A skips B's conj_perm groups.
+constexpr int kPipeSbo = 512, kPipeDiagonalSbo = 1024;
+
+// How one stage of one tile side's samples lies in global memory, i.e. what one bulk copy brings.
+enum class RawKind {
+  TimeBlocks,  // TCC's [time / T][receiver][pol][T] with T x sample = 32 B: per time block, the tile's inputs are one run
+  RowRuns,     // per input, the stage's samples are contiguous: one run per input
+  PolRuns,     // per receiver, (time, pol) pairs are contiguous (katgpucbf): one run per receiver
+};
+const char* rawKindName(RawKind k);
+
+// One unit of the transform: 1 or 2 raw 16-byte reads (offsets in the side's raw region relative to its 8-row
+// group) give 1 or 2 operand chunks (row in the 8-row group, 16-byte chunk of the row's 64 bytes), written in order.
+struct PipeUnit {
+  std::vector<int> reads;                  // raw offsets, in read order
+  std::vector<std::pair<int, int>> outs;   // (row in group 0..7, chunk 0..3), in write order
+  int chunk = 0;                           // the first chunk it writes (zero-filled where its times are past the call)
+  bool swapOut = false;                    // PolRuns: writes pol 1's row first
+};
+
+struct CorrPipe {
+  SampleType type = SampleType::CI8;
+  int P = 2;
+  long long N = 0, samples = 0;
+  int rows = 128;          // inputs per tile side
+  int consumers = 2;       // consumer warpgroups (rows / 64)
+  int loaders = 1;         // loader warpgroups (copies and the transform)
+  int threads = 384;
+  int ts = 32;             // samples per stage
+  int kBytes = 64;         // operand bytes per row and stage
+  int steps = 2;           // wgmma k-steps per stage
+  int eb = 2;              // bytes of one raw sample
+  int spc = 8;             // samples per 16-byte operand chunk
+  RawKind kind = RawKind::TimeBlocks;
+  int T = 1;               // TimeBlocks: the layout's times per block
+  int opStages = 4, rawStages = 4;
+  WgmmaSwizzle swizzle = WgmmaSwizzle::B64;
+  int sbo = kPipeSbo;      // bytes between 8-row groups of A and of B as the transform stores them
+  int aBytes = 0, bBytes = 0, opSlotBytes = 0;
+  int runBytes = 0;        // one full bulk copy (TimeBlocks: a block of all rows; RowRuns: a row; PolRuns: a receiver)
+  int runPitch = 0;        // raw bytes between runs (RowRuns / PolRuns: padded so the transform's reads meet every bank)
+  int runsPerSide = 0;
+  int rawSideBytes = 0, rawSlotBytes = 0;
+  int rawRing = 0, barriers = 0;  // byte offsets from the 1024-aligned base (the operand ring is at 0)
+  int sharedBytes = 0;            // dynamic shared memory asked for (1024 bytes of alignment slack included)
+  int loaderRegs = 0, consumerRegs = 0;  // setmaxnreg targets (0: not used)
+  int launchRegs = 0;                    // per thread at launch (__launch_bounds__)
+  int blocksPerSm = 1;
+  // The transform: units of one 8-row group (the same table for every group and both sides), found by
+  // transformUnits() so that each 16-byte read and write of 8 consecutive threads meets 8 bank groups.
+  std::vector<PipeUnit> units;
+  int unitsPerThread = 0;  // per side and stage and loader thread
+  // Shared transform: the consumer warpgroups transform A (the row side) of stage k + 1 while stage k's wgmmas run,
+  // the loader B only (tuning.transform "shared"; needs 3 or more operand slots).
+  bool sharedTransform = false;
+  int aUnitsPerThread = 0;  // per stage and consumer thread (shared transform)
+  int aThreads() const { return sharedTransform ? 128 * consumers : loaderThreads(); }
+  int aUnits() const { return sharedTransform ? aUnitsPerThread : unitsPerThread; }
+  int loaderThreads() const { return 128 * loaders; }
+
+  // Raw region byte of the run holding (row, time) of one side; -1 where no copy brings it.
+  long long rawOffset(int row, int time) const;
+  // Raw offset of 8-row group g (what unit offsets are relative to).
+  int rawGroupBase(int group) const;
+  // Operand placement: A row n, k byte kb; B column input n, part h (0 samples, 1 conj_perm copy), k byte kb.
+  int aOffset(int n, int kb) const { return static_cast<int>(wgmmaStoreOffset(swizzle, n, kb, static_cast<unsigned>(sbo))); }
+  int bRow(int n, int h) const { return 16 * (n / 8) + 8 * h + n % 8; }
+  int bOffset(int n, int h, int kb) const { return static_cast<int>(wgmmaStoreOffset(swizzle, bRow(n, h), kb, static_cast<unsigned>(sbo))); }
+  // The descriptors of consumer warpgroup g's A (off-diagonal or diagonal tile) and of B, for operand slot `slot`,
+  // k-step ks, with the ring at shared-window address `base` (1024-aligned).
+  WgmmaDescriptor descA(unsigned base, int slot, int g, int ks, bool diagonal) const;
+  WgmmaDescriptor descB(unsigned base, int slot, int ks) const;
+  WgmmaAtom atom() const { return WgmmaAtom{2 * rows, type == SampleType::CF16, false}; }
+};
+
+// Why the pipeline cannot take this spec (input layout, strides, alignment, tile), or nothing.
+std::optional<std::string> pipelineBlocker(const CorrelatorSpec& s);
+// The pipeline for the spec's tile (rowsPerBlock inputs, 64 or 128) and ring depths (0: the defaults).
+CorrPipe corrPipe(const CorrelatorSpec& s, int rowsPerBlock, int opStages = 0, int rawStages = 0, bool sharedTransform = false);
+
+// The transform's unit table for a pipeline (fills p.units, p.unitsPerThread): a search over unit orders and
+// read / write orders for 16-byte accesses without bank conflicts; `wavefronts` (optional) returns the worst
+// quarter-warp access it had to accept (1: none).
+void transformUnits(CorrPipe& p, int* wavefronts = nullptr);
+
+struct PipeIssue {
+  std::string path, message;
+};
+// The pipeline's proofs: the bulk copies of a stage land disjoint inside the raw slot and bring every byte the
+// transform reads; the transform writes every operand chunk of A and B exactly once from the raw bytes of the same
+// (input, samples); every read and write of the transform is conflict-free per quarter warp; every operand byte of
+// every wgmma (each consumer warpgroup's A on off-diagonal and diagonal tiles, B, both k-steps, every slot) read
+// through its descriptor is the byte staged for it; ring, barriers and register budgets fit.
+void checkPipeline(const CorrelatorSpec& s, const CorrPipe& p, std::vector<PipeIssue>& issues, std::vector<std::string>& proved);
+
+}  // namespace warpforge

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# The correlator on a GPU machine, in one call (logs under $LOG, default $OUT; a summary on stdout and in $LOG/summary.txt):
+#   build   the CLI and gpu_correlator_tests into $WF_BUILD_DIR (scripts/device-check's recipe: .deps/*.deb unpacked into
+#           a sysroot); WF_BIN=DIR instead takes DIR/warpforge and DIR/gpu_correlator_tests as they are
+#   warm    every shape's kernels compiled once, all shapes in parallel (warpforge's and CuPy's NVRTC caches), the GPU
+#           tests (gpu_correlator_tests, WF_TESTS: a gtest filter) beside them: the timed pass below compiles nothing
+#   shapes  `warpforge bench` (correlate kernel alone, TCC's op count; its variants: the other tile, the other transform,
+#           the path before the pipeline, the reduce and its variant, the copy ceiling) on TCC's seven configurations
+#           (WF_CONFIGS: "bits R C T;..." instead) and WF_RANDOM=N random 2-pol shapes (seed WF_SEED, printed), one after
+#           the other; then ASTRON's TCC (tcc_bench.py, best of 32/48/64 receivers per block) on the same shapes in one
+#           process
+#   profile (WF_PROFILE=1) Nsight Compute's full set on the default plan's correlate and reduce kernels of the first shape
+#   sweep   (WF_SWEEP=N) `warpforge bench --sweep correlator --cases N` (full plan against cuBLAS)
+# TCC's script is found at $TCC (default ./tcc-anchor/tcc_bench.py); it is only measured against.
+# WF_DEADLINE (seconds since the start): no shape starts after it.
+# Usage (repository root): OUT=/tmp/out bash generator/correlator/tools/device-bench.sh
+set -uo pipefail
+cd "$(dirname "$0")/../../.."
+OUT=${OUT:-/tmp/wf-out}
+LOG=${LOG:-$OUT}
+TCC=${TCC:-tcc-anchor/tcc_bench.py}
+mkdir -p "$OUT" "$LOG"
+export PATH=/usr/local/cuda/bin:$PATH
+export WARPFORGE_CACHE_DIR=/tmp/wf-cache WARPFORGE_SOURCE_DIR=$PWD
+if [ -n "${WF_BIN:-}" ]; then
+  wf=$WF_BIN/warpforge tests=$WF_BIN/gpu_correlator_tests
+else
+  # The build lives outside the checkout (a machine that stays warm keeps it between calls that carry the tree again).
+  B=${WF_BUILD_DIR:-/tmp/wf-build-correlator}
+  sysroot=/tmp/wf-sysroot
+  mkdir -p $sysroot
+  for d in .deps/*.deb; do dpkg -x "$d" $sysroot; done
+  export PATH=/usr/local/cuda/bin:$PATH
+  cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DWARPFORGE_ASAN_FUZZ=OFF -DCMAKE_PREFIX_PATH=$sysroot/usr \
+    -DFFTW3_INCLUDE_DIR=$sysroot/usr/include -DFFTW3_LIBRARY=$sysroot/usr/lib/x86_64-linux-gnu/libfftw3.a > "$LOG/cmake.log" 2>&1 || { tail -20 "$LOG/cmake.log"; exit 1; }
+  cmake --build "$B" -j16 --target warpforge --target gpu_correlator_tests > "$LOG/build.log" 2>&1 || { grep -E "error" -A3 "$LOG/build.log" | head -30; exit 1; }
+  wf=$B/warpforge tests=$B/tests/gpu_correlator_tests
+fi
+say() { echo "$*" | tee -a "$LOG/summary.txt"; }
+say "$(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader), $(date -u +%FT%TZ)"
+
+# The shapes: TCC's seven, then the random ones.
+shapes=()
+IFS=';' read -ra configs <<< "${WF_CONFIGS:-8 576 64 3072;4 576 64 3072;8 2048 16 2048;16 576 64 3072;8 64 1024 4096;8 80 1024 4096;16 80 1024 4096}"
+shapes+=("${configs[@]}")
+if [ -n "${WF_RANDOM:-}" ]; then
+  seed=${WF_SEED:-$RANDOM}
+  say "random shapes, seed $seed"
+  while read -r cfg; do shapes+=("$cfg"); done < <(python3 - "$seed" "$WF_RANDOM" <<'EOF'
+import random, sys, math
+r = random.Random(int(sys.argv[1]))
+for _ in range(int(sys.argv[2])):
+    bits = r.choice([4, 8, 8, 16])
+    R = int(math.exp(r.uniform(math.log(16), math.log(4096))))
+    T = max(128, int(math.exp(r.uniform(math.log(256), math.log(8192)))) // 128 * 128)
+    C = max(1, min(1024, int(2e11 / (8 * R * R / 2 * 4 * T))))
+    print(bits, R, C, T)
+EOF
+)
+fi
+specOf() {  # bits R C T -> the spec file
+  local ty=$([ "$1" = 4 ] && echo ci4 || ([ "$1" = 8 ] && echo ci8 || echo cf16)) name="shape_${1}_${2}_${3}_${4}"
+  printf '{"name": "%s", "family": "correlator", "receivers": %s, "polarizations": 2, "channels": %s, "samples_per_call": %s, "sample_type": "%s", "input": {"layout": "tcc"}, "conjugate": "r1", "polarization_order": "r2_r1"}\n' \
+    "$name" "$2" "$3" "$4" "$ty" > "$LOG/$name.json"
+  echo "$LOG/$name.json"
+}
+
+# Warm: compile everything in parallel (timings of this pass are discarded), the GPU tests beside it.
+if [ -z "${WF_NO_TESTS:-}" ]; then
+  (timeout ${WF_TEST_TIMEOUT:-150} "$tests" --gtest_filter="${WF_TESTS:-*}" > "$LOG/gpu-tests.log" 2>&1; echo "rc=$?" >> "$LOG/gpu-tests.log") &
+fi
+for cfg in "${shapes[@]}"; do
+  set -- $cfg
+  spec=$(specOf "$@")
+  timeout 120 $wf bench "$spec" --reps 1 --batch 1 > /dev/null 2>&1 &
+  [ -f "$TCC" ] && timeout 120 python3 "$TCC" "$1:$2:$3:$4" > /dev/null 2>&1 &
+done
+wait
+say "warm pass done at ${SECONDS}s"
+if [ -z "${WF_NO_TESTS:-}" ]; then
+  say "gpu_correlator_tests $(tail -1 "$LOG/gpu-tests.log"): $(grep -cE '^\[       OK' "$LOG/gpu-tests.log") ok, $(grep -cE '^\[  FAILED  \].*\(' "$LOG/gpu-tests.log") failed"
+  grep -E '^\[  FAILED  \]|^\[       OK' "$LOG/gpu-tests.log" | tee -a "$LOG/summary.txt"
+fi
+
+# Timed pass: ours shape by shape, then TCC on all shapes in one process.
+val() { grep -F "$2" "$1" | grep -oE "[0-9.]+ $3" | head -1; }
+tccArgs=()
+for cfg in "${shapes[@]}"; do
+  set -- $cfg
+  name="shape_${1}_${2}_${3}_${4}"
+  if [ "$SECONDS" -gt "${WF_DEADLINE:-100000}" ]; then say "$1-bit R=$2 C=$3 T=$4: skipped (deadline)"; continue; fi
+  timeout 90 $wf bench "$LOG/$name.json" --reps ${WF_REPS:-10} --batch 1 > "$LOG/bench-$name.log" 2>&1
+  f=$LOG/bench-$name.log
+  check=$(grep -oE "check: .*(OK|FAILED)" "$f" | grep -oE '(OK|FAILED)$')
+  copy=$(grep "copy of the same bytes" "$f" | awk '{print $(NF)}')
+  say "$1-bit R=$2 C=$3 T=$4: ours $(val $f 'correlate kernel only' TOPS) (other tile $(val $f 'the other tile' TOPS), other transform $(val $f 'the other transform' TOPS), before the pipeline $(val $f 'before the pipeline' TOPS)); check ${check:-?}; reduce $(val $f 'reduce kernel only  ' 'GB/s') / x2 $(val $f 'twice the visibilities' 'GB/s') / uncapped $(val $f 'one sweep per block' 'GB/s') vs copy ${copy:-?} GB/s"
+  tccArgs+=("$1:$2:$3:$4")
+done
+if [ -f "$TCC" ] && [ ${#tccArgs[@]} -gt 0 ]; then
+  timeout 300 python3 "$TCC" "${tccArgs[@]}" > "$LOG/tcc.log" 2>&1
+  grep -E '^TCC' "$LOG/tcc.log" | tee -a "$LOG/summary.txt"
+fi
+say "timed pass done at ${SECONDS}s"
+
+if [ -n "${WF_PROFILE:-}" ]; then
+  set -- ${shapes[0]}
+  ncu --clock-control none --set full -k regex:'correlate|reduce' -c 2 -f -o "$LOG/profile" $wf run "$LOG/shape_${1}_${2}_${3}_${4}.json" --batch 1 > "$LOG/ncu-run.log" 2>&1
+  ncu --import "$LOG/profile.ncu-rep" --page details > "$LOG/profile.txt" 2>&1
+  grep -E '^  [a-z_0-9]+\(|Duration|Memory Throughput|DRAM Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Registers Per|Eligible Warps|Issued Warp|No Eligible' "$LOG/profile.txt" | tee -a "$LOG/summary.txt"
+  say "profile done at ${SECONDS}s"
+fi
+if [ -n "${WF_SWEEP:-}" ]; then
+  timeout ${WF_SWEEP_TIMEOUT:-200} $wf bench --sweep correlator --cases "$WF_SWEEP" --seed "${WF_SEED:-$RANDOM}" --sweep-log "$LOG/sweep.jsonl" > "$LOG/sweep.log" 2>&1
+  grep -E "^sweep of|geometric mean|cases:|^  [a-z0-9]+ (tcc|katgpucbf)" "$LOG/sweep.log" | head -20 | tee -a "$LOG/summary.txt"
+fi

@@ -1,0 +1,81 @@
+#pragma once
+// wgmma (sm_90a warpgroup MMA) as data, in one place: the instruction atoms (m64 x n x one 32-byte k-step, s8 -> s32
+// or f16 -> f32, A from shared memory or from registers), PTX's canonical K-major shared-memory layouts (no swizzle;
+// 32-, 64- and 128-byte swizzles) with the matrix descriptor that names them, and the device-helper texts every family
+// prints (so that the instruction, its operands and the descriptor bits are written once). The verifiers read
+// operands through the same formulas (wgmmaOperandAddress), the writers place bytes with swizzledOffset.
+//
+// PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-Accumulate": the descriptor holds start >> 4 (bits 0-13),
+// leading byte offset >> 4 (16-29), stride byte offset >> 4 (32-45), base offset (49-51), swizzle (62-63: 0 none,
+// 1 128-byte, 2 64-byte, 3 32-byte). K-major operand, row r (M or N), byte kb of K:
+//   none:      start + (r / 8) SBO + (kb / 16) LBO + (r % 8) 16 + kb % 16           (8 x 16-byte core matrices)
+//   W-byte:    a = start + (r / 8) SBO + (r % 8) W + kb, then address bits 4 .. 3 + log2(W / 16) ^= bits 7 ..
+//              (rows of W bytes, 8-row atoms of 8 W bytes that must start on an 8 W boundary; LBO unused while
+//              one instruction's k bytes stay inside a row)
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace warpforge {
+
+enum class WgmmaSwizzle { None = 0, B128 = 1, B64 = 2, B32 = 3 };  // the descriptor's bits 62-63
+
+const char* wgmmaSwizzleName(WgmmaSwizzle s);
+// Bytes of one row of the swizzle pattern (128 / 64 / 32; none: 16, a core matrix row) and of one 8-row atom.
+int wgmmaRowBytes(WgmmaSwizzle s);
+int wgmmaAtomBytes(WgmmaSwizzle s);
+
+struct WgmmaDescriptor {
+  unsigned start = 0;          // shared-window byte address
+  unsigned lbo = 16, sbo = 0;  // bytes
+  int baseOffset = 0;
+  WgmmaSwizzle swizzle = WgmmaSwizzle::None;
+  std::uint64_t encode() const;
+  static WgmmaDescriptor decode(std::uint64_t bits);
+  // Empty where every field is representable (multiples of 16 within 14 bits after >> 4, start below 2^18).
+  std::string fieldProblem() const;
+};
+
+// The shared-window byte address wgmma reads for (row, k byte) of a K-major operand through descriptor `d`.
+unsigned wgmmaOperandAddress(const WgmmaDescriptor& d, int row, int kbyte);
+// A writer's placement of (row, k byte) in a K-major region laid out for swizzle `s` whose 8-row groups are `sbo`
+// bytes apart (none: 16-byte chunks `lbo` apart along k), relative to a base aligned to the swizzle atom.
+unsigned wgmmaStoreOffset(WgmmaSwizzle s, int row, int kbyte, unsigned sbo, unsigned lbo = 128);
+
+// One wgmma.mma_async instruction: m64 nN, k = one 32-byte step of both operands.
+struct WgmmaAtom {
+  int n = 0;
+  bool f16 = false;         // f16 x f16 -> f32 (k16), else s8 x s8 -> s32 (k32)
+  bool aRegisters = false;  // A from registers (four 32-bit words per thread: mma.sync's m16 A fragment per warp)
+  int k() const { return f16 ? 16 : 32; }
+  int accRegs() const { return n / 2; }
+  std::string ptx() const;  // e.g. "wgmma.mma_async.sync.aligned.m64n256k32.s32.s8.s8"
+  // Empty where N is allowed for the type (f16: a multiple of 8 to 256; s8: 8, 16, 24, a multiple of 16 to 256).
+  std::string nProblem() const;
+};
+
+// The accumulator fragment: thread t (0..127 of the warpgroup), register i -> (row, column) of the m64 x n tile:
+//   row = 16 (t / 32) + (t % 32) / 4 + 8 ((i / 2) % 2),  column = 8 (i / 4) + 2 (t % 4) + i % 2.
+void wgmmaAccumulatorCoord(int thread, int reg, int& row, int& col);
+
+// Device helpers (static __device__ __forceinline__, inline PTX), named prefix + ...:
+//   wgmma_fence, wgmma_commit, wgmma_wait<N> (template), fence_async_smem (fence.proxy.async.shared::cta)
+std::string wgmmaSyncHelpers(const std::string& prefix);
+// `name`(unsigned addr): the descriptor of a K-major operand at shared-window address `addr` with the given swizzle
+// and constant LBO / SBO; with `runtimeOffsets`, `name`(addr, lbo, sbo).
+std::string wgmmaDescriptorHelper(const std::string& name, WgmmaSwizzle s, unsigned lbo, unsigned sbo, bool runtimeOffsets = false);
+// `name`(T (&d)[n / 2], [wf_u32 a0..a3,] unsigned long long [da,] db): D += A B with scale-d from the constant 1
+// (f16: scales 1, 1, no transposes). `comment` (optional) is printed above it.
+std::string wgmmaHelper(const WgmmaAtom& atom, const std::string& name, const std::string& comment = "");
+
+// Reads every (row, k byte) of one operand (rows x kBytes) through `desc` and compares the address with `stored`,
+// where the kernel's staging put that element (-1: the element is not staged). The first mismatch as text (empty: all
+// agree); `reads` counts the comparisons.
+std::string checkOperandThroughDescriptor(std::uint64_t desc, int rows, int kBytes, const std::function<long long(int row, int kbyte)>& stored,
+                                          long long* reads = nullptr);
+
+// Shared-memory wavefronts of one 16-byte access by 8 consecutive threads (a quarter warp: 128-bit accesses are
+// served 8 threads at a time): 1 where the 8 addresses hit distinct 16-byte bank groups (or the same address).
+int sharedWavefronts16(const unsigned (&addresses)[8]);
+
+}  // namespace warpforge

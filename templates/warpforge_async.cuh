@@ -1,0 +1,23 @@
+// warpforge device helpers: sm_90's asynchronous machinery as inline PTX (mbarriers, bulk copies, register
+// reallocation, 16-byte shared accesses by window address). Kernels paste this text (their sources stay
+// self-contained); each helper is one definition whose name the CPU emulation (tests/CudaOnCpu.h) replaces.
+// Shared-memory operands are 32-bit shared-window addresses (__cvta_generic_to_shared).
+
+// mbarrier of `count` arrivals per phase (one thread initialises; fence_mbar_init + a block barrier publish it).
+static __device__ __forceinline__ void wfa_mbar_init(unsigned bar, unsigned count) { asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"(bar), "r"(count) : "memory"); }
+static __device__ __forceinline__ void wfa_fence_mbar_init() { asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); }
+// One arrival (release: this thread's earlier shared-memory writes are visible to the threads that see the phase complete).
+static __device__ __forceinline__ void wfa_mbar_arrive(unsigned bar) { asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" :: "r"(bar) : "memory"); }
+// One arrival that also expects `bytes` more of asynchronous copies (complete_tx) before the phase can complete.
+static __device__ __forceinline__ void wfa_mbar_arrive_tx(unsigned bar, unsigned bytes) { asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" :: "r"(bar), "r"(bytes) : "memory"); }
+// Whether the phase of parity `parity` has completed (acquire); the caller loops.
+static __device__ __forceinline__ bool wfa_mbar_try_wait(unsigned bar, unsigned parity) { unsigned ok; asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n" : "=r"(ok) : "r"(bar), "r"(parity) : "memory"); return ok != 0; }
+// Bulk copy of `bytes` (a multiple of 16; both addresses 16-byte aligned) from global to shared memory, completing
+// on mbarrier `bar` (complete_tx of the bytes).
+static __device__ __forceinline__ void wfa_bulk_g2s(unsigned dst, const void* src, unsigned bytes, unsigned bar) { asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" :: "r"(dst), "l"(src), "r"(bytes), "r"(bar) : "memory"); }
+// Per-thread register budget of this warpgroup (all its warps execute it with the same N, a multiple of 8 in 24..256).
+template <int N> static __device__ __forceinline__ void wfa_setmaxnreg_inc() { asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" :: "n"(N)); }
+template <int N> static __device__ __forceinline__ void wfa_setmaxnreg_dec() { asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" :: "n"(N)); }
+// 16-byte shared loads and stores by window address.
+static __device__ __forceinline__ uint4 wfa_lds128(unsigned a) { uint4 v; asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(a) : "memory"); return v; }
+static __device__ __forceinline__ void wfa_sts128(unsigned a, uint4 v) { asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" :: "r"(a), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory"); }
