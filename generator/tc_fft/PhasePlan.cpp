@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "generator/emulate/Emulator.h"
+#include "generator/verify/PhaseValue.h"
 
 namespace warpforge {
 
@@ -12,29 +13,43 @@ using namespace ast;
 
 namespace {
 
-enum Comp { Cos = 0, Sin = 1, NegSin = 2 };
-
-// Which of c, s, -s sits at (reg, elem): fixed per register and element since
-// ReIm / ReIm_in / ReIm_out are never lane bits (checked).
-Comp componentAt(const Layout& l, int reg, int e) {
-  if (l.hasLogical("ReIm_out")) {
-    int o = logicalBitValue(l, "ReIm_out", 0, reg, e), i = logicalBitValue(l, "ReIm_in", 0, reg, e);
-    return o == i ? Cos : (o == 0 ? NegSin : Sin);
-  }
-  return logicalBitValue(l, "ReIm", 0, reg, e) ? Sin : Cos;
-}
-
 NodePtr laneBit(int t) { return bin("&", bin(">>", var("lane"), lit(t)), lit(1)); }
 
-// sum over the bits of the factor set of (bit value) << position
-NodePtr bitsValue(const Layout& l, char letter, const std::vector<int>& which, int reg, int e) {
-  NodePtr acc = lit(0);
-  for (int j : which) {
-    PhysBit p = *l.physOf(fmt::format("{}{}", letter, j));
-    NodePtr b = p.kind == PhysKind::T ? laneBit(p.index) : lit(p.kind == PhysKind::R ? (reg >> p.index) & 1 : (e >> p.index) & 1);
-    acc = bin("+", acc, bin("<<", b, lit(j)));
+// The value of physical bit p in register `reg`, element e: a lane-bit expression or a constant.
+NodePtr bitExpr(PhysBit p, int reg, int e) {
+  return p.kind == PhysKind::T ? laneBit(p.index) : lit(physBitValue(p, 0, reg, e));
+}
+
+// m = sum over the factors E(q_J, n_K) of (sum_j q_j 2^j) (sum_k n_k 2^k): the exponent of E at (lane, reg, e).
+NodePtr exponent(const ArraySpec& a, const Layout& l, int reg, int e) {
+  NodePtr acc = nullptr;
+  for (const auto& f : a.phase) {
+    auto bits = [&](char letter, const std::vector<int>& which) {
+      NodePtr v = lit(0);
+      for (int j : which) v = bin("+", v, bin("<<", bitExpr(*factorBitPosition(l, fmt::format("{}{}", letter, j)), reg, e), lit(j)));
+      return v;
+    };
+    NodePtr product = bin("*", bits('q', f.q), bits('n', f.n));
+    acc = acc ? bin("+", acc, product) : product;
   }
   return acc;
+}
+
+// Where a pass-through pair x_in, x_out (other than ReIm's) differs the operand is zero: the condition that none does,
+// nullptr where it always holds, a literal 0 where it never does.
+NodePtr diagonal(const Layout& l, int reg, int e) {
+  NodePtr cond = nullptr;
+  for (const auto& en : l.entries()) {
+    if (!isPassIn(en.logical) || en.logical == "ReIm_in") continue;
+    PhysBit in = en.phys, out = *l.physOf(passBase(en.logical) + "_out");
+    if (in.kind != PhysKind::T && out.kind != PhysKind::T) {
+      if (physBitValue(in, 0, reg, e) != physBitValue(out, 0, reg, e)) return lit(0);
+      continue;
+    }
+    NodePtr eq = bin("==", bitExpr(in, reg, e), bitExpr(out, reg, e));
+    cond = cond ? bin("&&", cond, eq) : eq;
+  }
+  return cond;
 }
 
 }  // namespace
@@ -50,14 +65,12 @@ PhasePlan::PhasePlan(const LayoutProgram& spec, bool packed) : spec_(spec), pack
     naive_ += a.layout.numRegisters();
     std::vector<std::string>& vars = regVar_[a.name];
     for (int reg = 0; reg < l.numRegisters(); ++reg) {
-      // Signature: (m, component) for every lane and element.
+      // Signature: (m, component) for every lane and element; -1 where the operand is zero.
       std::vector<long long> sig;
       for (int lane = 0; lane < 32; ++lane)
         for (int e = 0; e < 2; ++e) {
-          long long qv = 0, nv = 0;
-          for (int j : a.phase->q) qv |= static_cast<long long>(logicalBitValue(l, fmt::format("q{}", j), lane, reg, e)) << j;
-          for (int k : a.phase->n) nv |= static_cast<long long>(logicalBitValue(l, fmt::format("n{}", k), lane, reg, e)) << k;
-          sig.push_back(((qv * nv) % spec.nOut) * 4 + componentAt(l, reg, e));
+          const PhaseEntry p = phaseEntry(a, l, spec.nOut, lane, reg, e);
+          sig.push_back(p.comp == PhaseComp::Zero ? -1 : p.m * 4 + static_cast<int>(p.comp));
         }
       auto it = bySignature.find(sig);
       if (it != bySignature.end()) {
@@ -71,13 +84,18 @@ PhasePlan::PhasePlan(const LayoutProgram& spec, bool packed) : spec_(spec), pack
       std::vector<NodePtr> body;
       NodePtr comps[2];
       for (int e = 0; e < 2; ++e) {
+        NodePtr cond = diagonal(l, reg, e);
+        if (cond && cond->kind == Kind::IntLit && cond->value == 0) {
+          comps[e] = flit(0.0);
+          continue;
+        }
         std::string c = fmt::format("c{}", e), s = fmt::format("s{}", e);
         body.push_back(decl("float", c));
         body.push_back(decl("float", s));
-        NodePtr m = bin("*", bitsValue(l, 'q', a.phase->q, reg, e), bitsValue(l, 'n', a.phase->n, reg, e));
-        body.push_back(exprStmt(call("wf_phase", {m, lit(spec.nOut), lit(spec.sign), var(c), var(s)})));
-        Comp k = componentAt(l, reg, e);
-        comps[e] = k == Cos ? var(c) : k == Sin ? var(s) : unary("-", var(s));
+        body.push_back(exprStmt(call("wf_phase", {exponent(a, l, reg, e), lit(spec.nOut), lit(spec.sign), var(c), var(s)})));
+        const PhaseComp k = phaseEntry(a, l, spec.nOut, 0, reg, e).comp;
+        NodePtr v = k == PhaseComp::Cos ? var(c) : k == PhaseComp::Sin ? var(s) : unary("-", var(s));
+        comps[e] = cond ? ternary(cond, v, flit(0.0)) : v;
       }
       body.push_back(assign(var(name), call("wf_pack", {comps[0], comps[1]})));
       prologue_.push_back(decl("wf_u32", name));
