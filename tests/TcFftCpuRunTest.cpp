@@ -12,6 +12,9 @@
 #include "CudaOnCpu.h"
 #include "generator/tc_fft/TcFftFamily.h"
 #include "generator/tc_fft/TcFftParser.h"
+#include "generator/tc_fft/TcFftEmitter.h"
+#include "generator/tc_fft/TcFftLaunch.h"
+#include "generator/verify/Verifier.h"
 #include "templates/Embedded.h"
 #include "TestUtil.h"
 
@@ -30,6 +33,7 @@ inline unsigned short wf_d2h(double x) {
   if (x != x) return 0x7e00;
   unsigned short sign = x < 0 ? 0x8000 : 0;
   double a = std::fabs(x);
+  if (a == 0) return sign;
   if (a >= 65520.0) return sign | 0x7c00;
   int e;
   std::frexp(a, &e);  // a = m 2^e, m in [0.5, 1)
@@ -161,14 +165,16 @@ bool haveCompiler() { return std::system("c++ --version > /dev/null 2>&1") == 0;
 }  // namespace
 
 // Synthesized kernels of every kind of design on the CPU: several FFTs per warp (16, 32 points), zero padding on
-// lanes (64 -> 512), pass-through stages (128, 2048), an odd batch that leaves a warp's last group partial.
+// lanes (64 -> 512), pass-through stages first (128, 256: the phase operand's zeros off the diagonal), in the middle and
+// last (128, 2048), m16n8k8 passing a bit (128 -> 256), odd batches that leave a warp's last group partial.
 TEST(TcFftCpuRun, SynthesizedKernelsMatchFftw) {
   if (!haveCompiler()) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
   struct Case {
     int nIn, nOut, sign;
     long long batch;
   };
-  for (const Case& c : {Case{16, 16, 1, 7}, Case{4, 32, -1, 5}, Case{64, 512, 1, 3}, Case{128, 128, -1, 5}, Case{256, 2048, 1, 2}}) {
+  for (const Case& c : {Case{16, 16, 1, 7}, Case{4, 32, -1, 5}, Case{64, 128, 1, 3}, Case{64, 512, 1, 3}, Case{128, 128, -1, 5}, Case{128, 256, 1, 2},
+                        Case{256, 256, 1, 2}, Case{256, 2048, 1, 2}}) {
     auto fs = tcFftFamily().parse(Json::parse(sizeSpec(c.nIn, c.nOut, c.sign)), "cpu.json");
     runOnCpu(*fs, fs->emit({}).plan, c.batch, 4000 + c.nOut, fmt::format("{} -> {} sign {:+d}, batch {}", c.nIn, c.nOut, c.sign, c.batch));
   }
@@ -194,6 +200,6 @@ TEST(TcFftCpuRun, CatchesAMutatedKernel) {
   auto fs = tcFftFamily().parse(Json::parse(sizeSpec(64, 64, 1)), "cpu.json");
   LaunchPlan plan = fs->emit({}).plan;
   for (auto& src : plan.sources) src.text = hostSource(src.text);
-  test::expectMutationsCaught(*fs, plan, {{"every phase one step off", "wf_phase(", "wf_phase(1 + "}}, 9, "tc_fft-cpu", {},
+  test::expectMutationsCaught(*fs, plan, {{"every phase's sign flipped", ", 64, 1, c", ", 64, -1, c"}}, 9, "tc_fft-cpu", {},
                               {{"input_distance", 64}, {"output_distance", 64}});
 }

@@ -70,6 +70,19 @@ TEST(TcFftSynthesis, EveryCoveredSizeAndSign) {
         LayoutProgram prog = s.program;
         prog.sign = sign;
         Plan p = Verifier().verify(prog);
+        // The emitter's phase registers (sharing, packing, unpacking at use) hold what the emulator's phases hold.
+        for (bool packed : {true, false}) {
+          PhasePlan phases(prog, packed);
+          for (const auto& a : prog.arrays) {
+            if (!a.isPhase()) continue;
+            const RegFile want = phaseRegisters(prog, a, EmuMode::Double);
+            double worst = 0;
+            for (int lane = 0; lane < 32; ++lane)
+              for (int r = 0; r < want.nregs; ++r)
+                for (int e = 0; e < want.nelem; ++e) worst = std::max(worst, std::abs(phases.operandValue(a.name, r, lane, e) - want.at(lane, r, e)));
+            EXPECT_LT(worst, 1e-12) << nIn << " -> " << nOut << " phase array " << a.name << (packed ? " packed" : " unpacked");
+          }
+        }
         const double dbl = emulateAgainstFftw(p, EmuMode::Double, 100 + L, 2).maxRelErr;
         const double f16 = emulateAgainstFftw(p, EmuMode::F16, 200 + L, 2).maxRelErr;
         const double bound = tcFftErrorBound(prog);

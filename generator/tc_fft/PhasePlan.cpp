@@ -1,5 +1,6 @@
 #include "generator/tc_fft/PhasePlan.h"
 
+#include <cmath>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -79,6 +80,7 @@ PhasePlan::PhasePlan(const LayoutProgram& spec, bool packed) : spec_(spec), pack
       }
       std::string name = fmt::format("p_{}_r{}", a.name, reg);  // own namespace, see TcFftEmitter.cpp
       bySignature[sig] = name;
+      owner_[name] = {a.name, reg};
       vars.push_back(name);
       ++held_;
       std::vector<NodePtr> body;
@@ -93,7 +95,7 @@ PhasePlan::PhasePlan(const LayoutProgram& spec, bool packed) : spec_(spec), pack
         body.push_back(decl("float", c));
         body.push_back(decl("float", s));
         body.push_back(exprStmt(call("wf_phase", {exponent(a, l, reg, e), lit(spec.nOut), lit(spec.sign), var(c), var(s)})));
-        const PhaseComp k = phaseEntry(a, l, spec.nOut, 0, reg, e).comp;
+        const PhaseComp k = phaseComponent(l, 0, reg, e);  // ReIm bits are never lane bits (checked above)
         NodePtr v = k == PhaseComp::Cos ? var(c) : k == PhaseComp::Sin ? var(s) : unary("-", var(s));
         comps[e] = cond ? ternary(cond, v, flit(0.0)) : v;
       }
@@ -131,6 +133,42 @@ NodePtr PhasePlan::operand(const std::string& array, int reg) const {
   stReg |= (o ^ i) << reim.index;  // c where o == i, s otherwise
   NodePtr v = var(vars.at(stReg));
   return (o == 0 && i == 1) ? call("wf_negate", {v}) : v;
+}
+
+double PhasePlan::heldValue(const std::string& v, int lane, int elem) const {
+  const auto& [array, reg] = owner_.at(v);
+  const ArraySpec& a = *spec_.array(array);
+  const Layout& l = usesStored(a) ? *a.stored : a.layout;
+  for (const auto& en : l.entries())  // as diagonal(): zero off the pass-through pairs' diagonal
+    if (isPassIn(en.logical) && en.logical != "ReIm_in" &&
+        physBitValue(en.phys, lane, reg, elem) != physBitValue(*l.physOf(passBase(en.logical) + "_out"), lane, reg, elem))
+      return 0;
+  const PhaseComp k = phaseComponent(l, 0, reg, elem);  // as the prologue: fixed per register and half
+  const double ang = spec_.sign * 2.0 * M_PI * static_cast<double>(phaseEntry(a, l, spec_.nOut, lane, reg, elem).m) / spec_.nOut;
+  return k == PhaseComp::Cos ? std::cos(ang) : k == PhaseComp::Sin ? std::sin(ang) : -std::sin(ang);
+}
+
+double PhasePlan::operandValue(const std::string& array, int reg, int lane, int elem) const {
+  const ArraySpec& a = *spec_.array(array);
+  const std::vector<std::string>& vars = regVar_.at(array);
+  if (!usesStored(a)) return heldValue(vars.at(reg), lane, elem);
+  const Layout& op = a.layout;
+  const Layout& st = *a.stored;
+  const int o = logicalBitValue(op, "ReIm_out", 0, reg, 0);
+  const PhysBit inBit = *op.physOf("ReIm_in");
+  int stReg = 0;
+  for (const auto& e : op.entries()) {
+    if (e.phys.kind != PhysKind::R || e.logical == "ReIm_out" || e.logical == "ReIm_in") continue;
+    stReg |= ((reg >> e.phys.index) & 1) << st.physOf(e.logical)->index;
+  }
+  if (inBit.kind == PhysKind::B) {
+    const std::string& v = vars.at(stReg);  // (c, s): row 0 is (c, -s), row 1 (s, c)
+    return o == 0 ? (elem == 0 ? heldValue(v, lane, 0) : -heldValue(v, lane, 1)) : heldValue(v, lane, 1 - elem);
+  }
+  const int i = (reg >> inBit.index) & 1;
+  stReg |= (o ^ i) << st.physOf("ReIm")->index;
+  const double v = heldValue(vars.at(stReg), lane, elem);
+  return (o == 0 && i == 1) ? -v : v;
 }
 
 }  // namespace warpforge

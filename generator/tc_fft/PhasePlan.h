@@ -22,6 +22,9 @@ class PhasePlan {
   std::vector<ast::NodePtr> prologue() const;
   // Expression for register `reg` of the array's operand layout.
   ast::NodePtr operand(const std::string& array, int reg) const;
+  // What the emitted code puts in element `elem` of that register in lane `lane`, in double: the same held registers,
+  // sharing and unpacking as operand(), for tests to set against the emulator's phases.
+  double operandValue(const std::string& array, int reg, int lane, int elem) const;
   // Registers actually held (after sharing), and before sharing.
   int registersHeld() const { return held_; }
   int registersNaive() const { return naive_; }
@@ -34,6 +37,8 @@ class PhasePlan {
   const LayoutProgram& spec_;
   bool packed_;
   std::map<std::string, std::vector<std::string>> regVar_;  // array -> per held register, the variable holding it
+  std::map<std::string, std::pair<std::string, int>> owner_;  // variable -> (array, register) that computes it
+  double heldValue(const std::string& var, int lane, int elem) const;
   std::vector<ast::NodePtr> prologue_;
   int held_ = 0, naive_ = 0;
 

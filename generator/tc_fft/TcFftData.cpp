@@ -105,10 +105,10 @@ Check tcFftCheck(const LayoutProgram& p, const TestData& data, const std::map<st
   c.error = maxError(p, in, t.inputDistance, out, outDist, which);
   c.bound = tcFftErrorBound(p);
   c.detail = fmt::format(
-      "max over {} FFTs of ||y - ref|| / ||ref||, ref = FFTW in double on the f16 inputs (distances {}, {}); "
+      "{:.2e} = max over {} FFTs of ||y - ref|| / ||ref||, ref = FFTW in double on the f16 inputs (distances {}, {}); "
       "{} values unwritten, {} non-finite, {} padding values overwritten; bound {:.2e}: first-order f16 rounding of each step "
       "(tcFftErrorBound), a wrong layout bit gives O(1)",
-      c.checked, t.inputDistance, outDist, poison, nonFinite, padding, c.bound);
+      c.error, c.checked, t.inputDistance, outDist, poison, nonFinite, padding, c.bound);
   return c;
 }
 

@@ -58,13 +58,16 @@ PhaseEntry phaseEntry(const ArraySpec& a, const Layout& l, int nOut, int lane, i
         for (int k : f.n)
           if (value(fmt::format("n{}", k))) m += (1LL << (j + k)) % nOut;
   e.m = m % nOut;
+  e.comp = phaseComponent(l, lane, reg, elem);
+  return e;
+}
+
+PhaseComp phaseComponent(const Layout& l, int lane, int reg, int elem) {
   if (auto in = l.physOf("ReIm_in")) {
     const int i = physBitValue(*in, lane, reg, elem), o = physBitValue(*l.physOf("ReIm_out"), lane, reg, elem);
-    e.comp = o == i ? PhaseComp::Cos : (o == 0 ? PhaseComp::NegSin : PhaseComp::Sin);  // [[c, -s], [s, c]]
-  } else {
-    e.comp = physBitValue(*l.physOf("ReIm"), lane, reg, elem) ? PhaseComp::Sin : PhaseComp::Cos;
+    return o == i ? PhaseComp::Cos : (o == 0 ? PhaseComp::NegSin : PhaseComp::Sin);  // [[c, -s], [s, c]]
   }
-  return e;
+  return physBitValue(*l.physOf("ReIm"), lane, reg, elem) ? PhaseComp::Sin : PhaseComp::Cos;
 }
 
 }  // namespace warpforge

@@ -30,6 +30,9 @@ std::optional<PhysBit> factorBitPosition(const Layout& l, const std::string& nam
 // The phase array `a` at (lane, register, element) of `l` (its operand or its stored layout).
 PhaseEntry phaseEntry(const ArraySpec& a, const Layout& l, int nOut, int lane, int reg, int elem);
 
+// Which of c, s, -s the layout puts at (lane, register, element), ignoring the pass-through pairs' zeros.
+PhaseComp phaseComponent(const Layout& l, int lane, int reg, int elem);
+
 // The value 0 or 1 of physical bit p at (lane, register, element).
 int physBitValue(PhysBit p, int lane, int reg, int elem);
 
