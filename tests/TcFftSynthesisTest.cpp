@@ -47,8 +47,8 @@ TEST(TcFftSynthesis, ChimeSizeFromItsTransformAlone) {
   TcFftSynthesis s = synthesizeTcFft(request(256, 512));
   ASSERT_FALSE(s.ranking.empty());
   const TcFftCandidate& c = s.ranking.front();
-  std::printf("[synth] 256 -> 512: %s: %.1f SM-cycles/FFT, %d phase registers (%d candidates, %.2f s)\n", c.summary.c_str(), c.smCycles,
-              c.phaseRegisters, s.candidatesScored, s.seconds);
+  std::printf("[synth] 256 -> 512: %s: %.1f SM-cycles/FFT, %d phase registers (%d candidates, %.2f s CPU)\n", c.summary.c_str(), c.smCycles,
+              c.phaseRegisters, s.candidatesScored, s.cpuSeconds);
   EXPECT_TRUE(c.verified);
   EXPECT_LE(c.smCycles, 160.0);
   EXPECT_LE(c.phaseRegisters, 10);
@@ -65,7 +65,7 @@ TEST(TcFftSynthesis, EveryCoveredSizeAndSign) {
     for (int j = 0; j <= kMaxPaddingLog2; ++j) {
       const int nOut = 1 << L, nIn = nOut >> j;
       TcFftSynthesis s = synthesizeTcFft(request(nIn, nOut));
-      EXPECT_LT(s.seconds, 5.0) << nIn << " -> " << nOut;
+      EXPECT_LT(s.cpuSeconds, 5.0) << nIn << " -> " << nOut << " (" << s.seconds << " s wall)";
       for (int sign : {+1, -1}) {
         LayoutProgram prog = s.program;
         prog.sign = sign;

@@ -5,8 +5,8 @@
 namespace warpforge {
 
 std::string formatSynthesis(const TcFftSynthesis& s) {
-  std::string out = fmt::format("synthesized: {} candidates scored in {:.2f} s; score = SM-cycles/FFT (eq. 30) + {} x phase registers\n",
-                                s.candidatesScored, s.seconds, kRegisterWeight);
+  std::string out = fmt::format("synthesized: {} candidates scored in {:.2f} s CPU; score = SM-cycles/FFT (eq. 30) + {} x phase registers\n",
+                                s.candidatesScored, s.cpuSeconds, s.registerWeight);
   out += fmt::format("  {:<3} {:<58} {:>10} {:>9} {:>8}  {}\n", "#", "design", "cycles/FFT", "phase reg", "score", "verifier");
   for (std::size_t i = 0; i < s.ranking.size(); ++i) {
     const TcFftCandidate& c = s.ranking[i];

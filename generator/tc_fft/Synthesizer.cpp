@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 
 #include <fmt/format.h>
 
@@ -63,8 +64,11 @@ std::string summaryOf(const Design& d) {
 
 }  // namespace
 
+double registerWeight(int dataRegisterBits) { return kRegisterWeight * (1 << std::max(0, dataRegisterBits - 5)); }
+
 TcFftSynthesis synthesizeTcFft(const TcFftRequest& r, const CostTable& costs) {
   const auto t0 = std::chrono::steady_clock::now();
+  const std::clock_t c0 = std::clock();
   const int L = log2Of(r.nOut), M = log2Of(r.nIn);
   if (L < kMinSynthesisLog2 || L > kMaxSynthesisLog2) {
     const int Ln = std::clamp(L, kMinSynthesisLog2, kMaxSynthesisLog2), Mn = std::min(M, Ln);
@@ -75,15 +79,17 @@ TcFftSynthesis synthesizeTcFft(const TcFftRequest& r, const CostTable& costs) {
                                 r.nIn, r.nOut, 1 << kMinSynthesisLog2, 1 << kMaxSynthesisLog2, 1 << Mn, 1 << Ln));
   }
   RelayoutCache relayouts(costs);
+  // The largest data array: the output (n_out points, one warp; the batch bits only where the output is small).
+  const double weight = registerWeight(std::max(0, L + 1 - 6));
   std::vector<Scored> all;
   for (const Frame& f : frames(r)) {
     for (auto& d : searchDesigns(f, r.inputLayout, r.outputLayout, relayouts, costs, kDesignsPerFrame)) {
       Scored s;
-      s.twiddles = placeTwiddles(d, costs, kRegisterWeight * (1 << f.batchBits));
+      s.twiddles = placeTwiddles(d, costs, weight * (1 << f.batchBits));
       if (s.twiddles.cycles < 0) continue;
       s.cyclesPerFft = (d.mmaCycles + d.relayoutCycles + s.twiddles.cycles) / (1 << f.batchBits);
       s.registers = s.twiddles.registersEstimate;
-      s.score = s.cyclesPerFft + kRegisterWeight * s.registers;
+      s.score = s.cyclesPerFft + weight * s.registers;
       s.summary = summaryOf(d);
       s.design = std::move(d);
       all.push_back(std::move(s));
@@ -100,6 +106,10 @@ TcFftSynthesis synthesizeTcFft(const TcFftRequest& r, const CostTable& costs) {
   };
   std::vector<Exact> exact;
   for (auto& s : all) {
+    // Exact relayout costs for the few that go on (the beam and the ranking above used estimates).
+    const double estimated = s.design.relayoutCycles;
+    exactRelayouts(s.design, r.inputLayout, relayouts);
+    s.cyclesPerFft += (s.design.relayoutCycles - estimated) / (1 << s.design.frame.batchBits);
     Exact e;
     e.program = materialize(s.design, s.twiddles, r.file, r.name, r.nIn, r.nOut);
     e.program.description = r.description;
@@ -112,7 +122,7 @@ TcFftSynthesis synthesizeTcFft(const TcFftRequest& r, const CostTable& costs) {
     e.c.summary = s.summary;
     e.c.phaseRegisters = PhasePlan(e.program, true).registersHeld();
     e.c.smCycles = s.cyclesPerFft;
-    e.c.score = s.cyclesPerFft + kRegisterWeight * e.c.phaseRegisters;
+    e.c.score = s.cyclesPerFft + weight * e.c.phaseRegisters;
     exact.push_back(std::move(e));
   }
   std::stable_sort(exact.begin(), exact.end(), [](const Exact& a, const Exact& b) { return a.c.score < b.c.score; });
@@ -122,7 +132,7 @@ TcFftSynthesis synthesizeTcFft(const TcFftRequest& r, const CostTable& costs) {
       Plan plan = Verifier(costs).verify(exact[i].program);
       exact[i].c.verified = true;
       exact[i].c.smCycles = plan.total.smCycles / (1 << exact[i].program.batchBits());
-      exact[i].c.score = exact[i].c.smCycles + kRegisterWeight * exact[i].c.phaseRegisters;
+      exact[i].c.score = exact[i].c.smCycles + weight * exact[i].c.phaseRegisters;
       chosen = static_cast<int>(i);
       break;
     } catch (const VerifyError& e) {
@@ -134,10 +144,12 @@ TcFftSynthesis synthesizeTcFft(const TcFftRequest& r, const CostTable& costs) {
                     fmt::format("internal: none of the {} cheapest synthesized designs for {} -> {} was proved consistent{}", exact.size(), r.nIn,
                                 r.nOut, exact.empty() ? "" : " (first: " + exact.front().c.rejection + ")"));
   out.program = exact[chosen].program;
+  out.registerWeight = weight;
   out.ranking.push_back(exact[chosen].c);
   for (std::size_t i = 0; i < exact.size(); ++i)
     if (static_cast<int>(i) != chosen) out.ranking.push_back(exact[i].c);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  out.cpuSeconds = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
   return out;
 }
 

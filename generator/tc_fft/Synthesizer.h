@@ -22,25 +22,31 @@ struct TcFftRequest {
   std::optional<Layout> inputLayout, outputLayout;  // the I/O layouts where the user gives them
 };
 
+// SM-cycles one phase register is worth in the score (it is held by every thread for the whole kernel): 2, doubled
+// for every register bit a data array has past 5 (32 registers), where data and phases compete for the 255 a thread
+// has (2048 points: 4, 4096: 8).
+constexpr double kRegisterWeight = 2.0;
+double registerWeight(int dataRegisterBits);
+
 // One candidate design as the search scored it.
 struct TcFftCandidate {
   std::string summary;   // "k8(2/3) k16(3/3) k16(3/3), 1 FFT/warp"
   double smCycles = 0;   // per FFT (eq. 30 model)
   int phaseRegisters = 0;
-  double score = 0;      // what the search minimises (SM-cycles + kRegisterWeight x phase registers)
+  double score = 0;      // what the search minimises (SM-cycles + registerWeight x phase registers)
   bool verified = false; // proved by the Verifier (only the candidates the search got to)
   std::string rejection; // why the Verifier refused it, where it did
 };
 
 struct TcFftSynthesis {
+  double registerWeight = kRegisterWeight;  // SM-cycles per phase register in the scores below
   LayoutProgram program;                 // the chosen design, complete (arrays, steps, descriptions)
   std::vector<TcFftCandidate> ranking;   // the chosen first, then the runners-up, cheapest first
   int candidatesScored = 0;
-  double seconds = 0;
+  double seconds = 0;     // wall clock
+  double cpuSeconds = 0;  // this process's CPU time (the search is single-threaded)
 };
 
-// SM-cycles one phase register is worth in the score (it is held by every thread for the whole kernel).
-constexpr double kRegisterWeight = 2.0;
 
 // Throws SpecError (at /transform, naming the rule and the nearest sizes that work) where no design exists.
 TcFftSynthesis synthesizeTcFft(const TcFftRequest& request, const CostTable& costs = {});

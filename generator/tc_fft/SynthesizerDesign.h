@@ -83,10 +83,13 @@ class RelayoutCache {
   std::map<std::string, double> memo_;
 };
 
-// Every design of a frame: stage shapes, roles and layouts, ranked by MMA + relayout cycles (twiddles not yet
-// placed). At most `keep` designs, cheapest first; deterministic.
+// Every design of a frame: stage shapes, roles and layouts, ranked by MMA + estimated relayout cycles (twiddles not
+// yet placed). At most `keep` designs, cheapest first; deterministic.
 std::vector<Design> searchDesigns(const Frame& frame, const std::optional<Layout>& input, const std::optional<Layout>& output,
                                   RelayoutCache& relayouts, const CostTable& costs, int keep);
+
+// Replaces the estimated relayout costs of a design by the relayout search's exact ones (the beam ranks by estimates).
+void exactRelayouts(Design& d, const std::optional<Layout>& input, RelayoutCache& relayouts);
 
 // The cheapest twiddle placement of a design by the score's estimate (cycles + weight x registers).
 TwiddlePlan placeTwiddles(const Design& d, const CostTable& costs, double registerWeight);

@@ -354,10 +354,7 @@ std::vector<Design> searchDesigns(const Frame& frame, const std::optional<Layout
         // ReIm back onto b0 (one local transpose): the kernel stores complex values as 32-bit words.
         d.Y = last.swapped({PhysKind::B, 0}, *last.physOf("ReIm"));
       }
-      d.finalRelayout = relayouts.cost(last, d.Y);
-      // The beam ranked by estimates; the designs kept carry the relayout search's exact costs.
-      for (std::size_t i = 0; i < d.stages.size(); ++i)
-        if (i > 0 || input) d.stages[i].relayoutIn = relayouts.cost(i ? d.stages[i - 1].C : *input, d.stages[i].B);
+      d.finalRelayout = relayouts.estimate(last, d.Y);
       for (const auto& s : d.stages) {
         d.mmaCycles += s.mmas() * (s.type.k8 ? costs.mmaK8 : costs.mmaK16);
         d.relayoutCycles += s.relayoutIn;
@@ -372,6 +369,16 @@ std::vector<Design> searchDesigns(const Frame& frame, const std::optional<Layout
   });
   if (static_cast<int>(out.size()) > keep) out.resize(keep);
   return out;
+}
+
+void exactRelayouts(Design& d, const std::optional<Layout>& input, RelayoutCache& relayouts) {
+  d.relayoutCycles = 0;
+  for (std::size_t i = 0; i < d.stages.size(); ++i) {
+    if (i > 0 || input) d.stages[i].relayoutIn = relayouts.cost(i ? d.stages[i - 1].C : *input, d.stages[i].B);
+    d.relayoutCycles += d.stages[i].relayoutIn;
+  }
+  d.finalRelayout = relayouts.cost(d.stages.back().C, d.Y);
+  d.relayoutCycles += d.finalRelayout;
 }
 
 }  // namespace warpforge::synth
