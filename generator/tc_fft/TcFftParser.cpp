@@ -200,7 +200,11 @@ TcFftParsed parseTcFft(const Json& root, const std::string& file) {
   if (root.contains("description")) s.description = rd.string(root["description"], "/description");
   s.precision = rd.string(rd.need(root, "", "precision"), "/precision");
   if (s.precision != "f16")
-    rd.fail("/precision", fmt::format("precision '{}' is not supported by tc_fft (expected f16)", s.precision));
+    rd.fail("/precision", fmt::format("precision '{}' is not supported by tc_fft (expected f16: __half2 data, f16 MMAs accumulating in "
+                                      "f16; no f32-accumulating variant is generated: the f16 error is at most 6.1e-4 = 1.3 u up "
+                                      "to 4096 points, of which rounding the f16 output alone is about 0.6 u; for f32 data use "
+                                      "the stockham family)",
+                                      s.precision));
 
   const Json& tr = rd.need(root, "", "transform");
   rd.needObject(tr, "/transform");
