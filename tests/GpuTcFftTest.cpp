@@ -1,4 +1,4 @@
-// GPU tests of synthesized tc_fft kernels: every covered size (n_out 16 .. 2048, n_in = n_out / 1, 2, 4, 8) and sign,
+// GPU tests of synthesized tc_fft kernels: every covered size (n_out 16 .. 4096, n_in = n_out / 1, 2, 4, 8) and sign,
 // from the transform alone, run through the family interface and the generic runner against FFTW in double: fresh
 // random inputs (seed printed), outputs poisoned before the run and every one checked written, the gap after each
 // output (padded distances) checked untouched, odd batches that leave a warp's last group partial, the f16 bound of

@@ -185,3 +185,38 @@ TEST(TcFftSynthesis, ErrorBoundGrowsWithTheDesign) {
   LayoutProgram chime = parseTcFftSpecFile(test::sourcePath(test::kChimeSpec));
   std::printf("[synth] f16 bounds: 64 %.2e, CHIME %.2e, 2048 %.2e\n", small, tcFftErrorBound(chime), large);
 }
+
+// A hand-written design that breaks the bit algebra gets the rule and the fix, not only the symptom: the note's design
+// with an MMA too narrow or too wide for the bits it sums, and with a twiddle step left out.
+TEST(TcFftSynthesis, BrokenHandWrittenDesignsNameTheRuleAndFix) {
+  const Json chime = Json::parse(test::readFile(test::sourcePath(test::kChimeSpec)));
+  auto issuesOf = [](const Json& j) {
+    std::string all;
+    try {
+      Verifier().verify(parseTcFftSpecText(j.dump(), "hand.json"));
+      ADD_FAILURE() << "accepted";
+    } catch (const VerifyError& e) {
+      for (const auto& i : e.issues()) all += i.path + ": " + i.message + "\n";
+    }
+    return all;
+  };
+  Json narrow = chime;  // sums n3 n4 n5 with m16n8k8, whose 3 j bits hold ReIm and 2 more
+  narrow["steps"][2]["shape"] = "m16n8k8";
+  std::string msg = issuesOf(narrow);
+  EXPECT_NE(msg.find("/steps/2/shape: mma m16n8k8: its 3 summed (j) bits"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("found 3 summed {n3 n4 n5} and 0 passed through: use m16n8k16 (it sums 3)"), std::string::npos) << msg;
+  Json wide = chime;  // sums n6 n7 with m16n8k16, which would sum a third bit
+  wide["steps"][0]["shape"] = "m16n8k16";
+  msg = issuesOf(wide);
+  EXPECT_NE(msg.find("/steps/0/shape: mma m16n8k16"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("use m16n8k8 (it sums 2)"), std::string::npos) << msg;
+  Json noTwiddle = chime;  // the second complex multiply left out: its factors are applied nowhere
+  noTwiddle["steps"].erase(4);
+  noTwiddle["steps"][4]["b"] = "Z3";
+  msg = issuesOf(noTwiddle);
+  EXPECT_NE(msg.find("factor E(q3, n0) is applied 0 times (expected exactly once, as every E(q_j, n_k) with j + k < log2 n_out = 9): "
+                     "add {\"q\": [3], \"n\": [0]} to the factors of one phase array"),
+            std::string::npos)
+      << msg;
+  std::printf("[synth] hand-written design errors:\n%s", msg.c_str());
+}

@@ -1,5 +1,6 @@
 #include "generator/verify/Verifier.h"
 
+#include "generator/layout/FragmentTable.h"
 #include "generator/verify/MmaCheck.h"
 #include "generator/verify/PhaseValue.h"
 
@@ -187,6 +188,8 @@ class Checker {
       issue(C.path + "/layout", fmt::format("{} at {}: output '{}' must carry (bits of '{}' minus summed {}) plus produced {} = {}, found {}",
                                             where, st.path, C.name, B.name, setStr(sum), setStr(produced), setStr(expectC), setStr(cBits)));
 
+    checkSumWidth(st, *shape, A, sum);
+
     MmaCheck m = checkMmaOperands(*shape, {A.name, &A.layout}, {B.name, &B.layout}, {C.name, &C.layout});
     for (const auto& problem : m.problems) issue(st.path, fmt::format("{}: {}", where, problem));
     if (!m.ok()) return;
@@ -202,6 +205,31 @@ class Checker {
       if (!jb.count(s)) issue(st.path + "/sum", fmt::format("{}: sum lists {} but the fragment's summed (j) bits are {}", where, s, setStr(jb)));
     sp.counts.mma[st.shape] = sp.mma.count;
     sp.counts.smCycles = sp.mma.count * mmaCycles(*shape);
+  }
+
+  // The rule behind most MMA mismatches, stated before the per-bit symptoms: a shape's k = 2^J rows are its J summed
+  // (j) bits, which hold ReIm, the bits the step sums and the bits its phase operand passes through (x_in), no more,
+  // no fewer. The fix names the shape that fits, or the split where none does; the per-bit symptoms follow it.
+  void checkSumWidth(const StepSpec& st, const MmaShape& shape, const ArraySpec& A, const Names& sum) {
+    int passed = 0;
+    for (const auto& e : A.layout.entries()) passed += isPassIn(e.logical) && e.logical != "ReIm_in";
+    auto log2k = [](int k) { int l = 0; while ((1 << l) < k) ++l; return l; };
+    const int have = log2k(shape.k), need = 1 + static_cast<int>(sum.size()) + passed;
+    if (need == have) return;
+    std::string fix;
+    int widest = 0;
+    for (const auto& o : allMmaShapes()) {
+      if (o.abType != shape.abType || o.cType != shape.cType) continue;
+      widest = std::max(widest, log2k(o.k) - 1);
+      if (fix.empty() && log2k(o.k) == need) fix = fmt::format("use {} (it sums {})", o.shape, need - 1);
+    }
+    if (fix.empty() && need > have)
+      fix = fmt::format("no {} MMA sums more than {} bits: sum {} here and the rest in a later MMA step, with a cmul applying the "
+                        "twiddles between", shape.abType, widest, widest - passed);
+    if (fix.empty()) fix = fmt::format("sum {} more bit(s), or pass {} bit(s) through (x_in on A's j bits, x_out on its i bits)", have - need, have - need);
+    issue(st.path + "/shape", fmt::format("mma {}: its {} summed (j) bits hold ReIm plus the bits a step sums or passes through: expected "
+                                          "{} summed or passed, found {} summed {} and {} passed through: {}",
+                                          shape.shape, have, have - 1, sum.size(), setStr(sum), passed, fix));
   }
 
   void checkCmul(const StepSpec& st, StepPlan& sp) {
@@ -300,9 +328,16 @@ class Checker {
         if (j + k >= spec_.logOut) continue;
         auto it = uses.find({j, k});
         std::size_t n = it == uses.end() ? 0 : it->second.size();
-        if (n != 1)
-          issue("/steps", fmt::format("phase factorization (eq. 7): factor E(q{}, n{}) is applied {} times{} (expected exactly once)", j, k, n,
-                                      n ? fmt::format(" (by {})", fmt::join(it->second, ", ")) : ""));
+        if (n == 0)
+          issue("/steps", fmt::format("phase factorization (eq. 7): factor E(q{0}, n{1}) is applied 0 times (expected exactly once, as every "
+                                      "E(q_j, n_k) with j + k < log2 n_out = {2}): add {{\"q\": [{0}], \"n\": [{1}]}} to the factors of "
+                                      "one phase array: a cmul's between the step that produces q{0} and the one that sums n{1}, or the "
+                                      "A operand of an MMA that carries both bits",
+                                      j, k, spec_.logOut));
+        else if (n > 1)
+          issue("/steps", fmt::format("phase factorization (eq. 7): factor E(q{}, n{}) is applied {} times (by {}) (expected exactly once): "
+                                      "remove it from the factors of all but one of those steps' phase arrays",
+                                      j, k, n, fmt::join(it->second, ", ")));
       }
   }
 
