@@ -219,4 +219,16 @@ TEST(TcFftSynthesis, BrokenHandWrittenDesignsNameTheRuleAndFix) {
             std::string::npos)
       << msg;
   std::printf("[synth] hand-written design errors:\n%s", msg.c_str());
+  Json short4 = chime;  // five lanes named by four bits
+  short4["arrays"]["X"]["layout"] = "b <-> ReIm, t0 t1 t2 t3 t4 <-> n7 n6 n5 n4, r <-> n2 n1 n0";
+  try {
+    parseTcFftSpecText(short4.dump(), "hand.json");
+    ADD_FAILURE() << "accepted";
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.path(), "/arrays/X/layout");
+    EXPECT_NE(std::string(e.what()).find("maps 5 physical bits to 4 logical bits (counts must match: each physical bit holds exactly "
+                                         "one logical bit; name 5 logical bits"),
+              std::string::npos)
+        << e.what();
+  }
 }

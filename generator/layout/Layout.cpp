@@ -204,8 +204,10 @@ Layout Layout::parse(const std::string& text) {
       }
     }
     if (phys.size() != rhs.size())
-      throw LayoutError(fmt::format("group '{}' maps {} physical bits to {} logical bits (counts must match)",
-                                    shown(trim(group)), phys.size(), rhs.size()));
+      throw LayoutError(fmt::format("group '{}' maps {} physical bits to {} logical bits (counts must match: each physical bit holds "
+                                    "exactly one logical bit; name {} logical bits, or write the left side as a bare kind such as "
+                                    "'t' or 'r', which takes as many bits as the right side names)",
+                                    shown(trim(group)), phys.size(), rhs.size(), phys.size()));
     for (std::size_t i = 0; i < phys.size(); ++i) entries.push_back({phys[i], rhs[i]});
   }
   return Layout(std::move(entries));
