@@ -13,6 +13,7 @@
 #include "generator/tc_fft/TcFftFamily.h"
 #include "generator/tc_fft/TcFftParser.h"
 #include "generator/tc_fft/TcFftEmitter.h"
+#include "generator/tc_fft/PhasePlan.h"
 #include "generator/tc_fft/TcFftLaunch.h"
 #include "generator/verify/Verifier.h"
 #include "templates/Embedded.h"
@@ -202,4 +203,18 @@ TEST(TcFftCpuRun, CatchesAMutatedKernel) {
   for (auto& src : plan.sources) src.text = hostSource(src.text);
   test::expectMutationsCaught(*fs, plan, {{"every phase's sign flipped", ", 64, 1, c", ", 64, -1, c"}}, 9, "tc_fft-cpu", {},
                               {{"input_distance", 64}, {"output_distance", 64}});
+}
+
+// 4096 points: 128 data registers leave no room for every phase register, so the phases past the budget go to the
+// shared table (PhasePlan.h) and are read at use; the kernel still matches FFTW. CHIME's stay in registers.
+TEST(TcFftCpuRun, PhasesOverTheRegisterBudgetComeFromTheSharedTable) {
+  if (!haveCompiler()) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  {
+    LayoutProgram chime = parseTcFftSpecFile(test::sourcePath(test::kChimeSpec));
+    EXPECT_EQ(PhasePlan(chime, true).registersTabled(), 0);
+  }
+  auto fs = tcFftFamily().parse(Json::parse(sizeSpec(4096, 4096, -1)), "cpu.json");
+  LaunchPlan plan = fs->emit({}).plan;
+  ASSERT_NE(plan.sources.front().text.find("phase_table["), std::string::npos) << "4096 points should read phases from the table";
+  runOnCpu(*fs, plan, 1, 4096, "4096 -> 4096 sign -1, phases from the shared table");
 }

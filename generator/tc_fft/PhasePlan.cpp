@@ -1,6 +1,8 @@
 #include "generator/tc_fft/PhasePlan.h"
 
+#include <algorithm>
 #include <cmath>
+#include <set>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -57,6 +59,7 @@ NodePtr diagonal(const Layout& l, int reg, int e) {
 
 PhasePlan::PhasePlan(const LayoutProgram& spec, bool packed) : spec_(spec), packed_(packed) {
   std::map<std::vector<long long>, std::string> bySignature;
+  std::vector<std::pair<std::string, std::vector<NodePtr>>> computed;  // per held variable: its declaration and computation
   for (const auto& a : spec.arrays) {
     if (!a.isPhase()) continue;
     const Layout& l = usesStored(a) ? *a.stored : a.layout;
@@ -100,19 +103,54 @@ PhasePlan::PhasePlan(const LayoutProgram& spec, bool packed) : spec_(spec), pack
         comps[e] = cond ? ternary(cond, v, flit(0.0)) : v;
       }
       body.push_back(assign(var(name), call("wf_pack", {comps[0], comps[1]})));
-      prologue_.push_back(decl("wf_u32", name));
-      prologue_.push_back(block(body));
+      computed.push_back({name, {decl("wf_u32", name), block(body)}});
     }
+  }
+  // Over the register budget: the variables only complex multiplies read go to the shared table first.
+  int dataRegisters = 0;
+  for (const auto& a : spec.arrays)
+    if (!a.isPhase()) dataRegisters = std::max(dataRegisters, a.layout.numRegisters());
+  if (dataRegisters + held_ > kPhaseRegisterBudget) {
+    std::set<std::string> mmaOperands, cmulOperands;
+    for (const auto& st : spec.steps) {
+      if (st.op == StepOp::Mma) mmaOperands.insert(st.a);
+      if (st.op == StepOp::Cmul) cmulOperands.insert(st.a);
+    }
+    std::set<std::string> keep;  // variables an MMA operand reads (also where shared with a cmul's phases)
+    for (const auto& [array, vars] : regVar_)
+      if (!cmulOperands.count(array) || mmaOperands.count(array)) keep.insert(vars.begin(), vars.end());
+    for (const auto& [name, nodes] : computed)
+      if (!keep.count(name)) tableSlot_.emplace(name, static_cast<int>(tableSlot_.size()));
+    // Still over: MMA operands too (read at every MMA that uses them), in order, until the rest fits.
+    for (const auto& [name, nodes] : computed)
+      if (dataRegisters + held_ - registersTabled() > kPhaseRegisterBudget && !tableSlot_.count(name))
+        tableSlot_.emplace(name, static_cast<int>(tableSlot_.size()));
+    held_ -= registersTabled();
+  }
+  if (!tableSlot_.empty()) {
+    // Every warp of the block writes the same values (the phases depend on the lane only); a thread reads back only
+    // what it wrote itself, so no barrier is needed.
+    prologue_.push_back(raw(fmt::format("__shared__ wf_u32 phase_table[{} * 32];", registersTabled())));
+  }
+  for (auto& [name, nodes] : computed) {
+    for (auto& n : nodes) prologue_.push_back(n);
+    if (tableSlot_.count(name)) prologue_.push_back(assign(ref(name), var(name)));
   }
   // Stored (packed) phases cost nothing extra here; unpacking happens at use.
 }
 
 std::vector<NodePtr> PhasePlan::prologue() const { return prologue_; }
 
+NodePtr PhasePlan::ref(const std::string& v) const {
+  auto it = tableSlot_.find(v);
+  if (it == tableSlot_.end()) return var(v);
+  return index(var("phase_table"), bin("+", lit(32LL * it->second), var("lane")));
+}
+
 NodePtr PhasePlan::operand(const std::string& array, int reg) const {
   const ArraySpec& a = *spec_.array(array);
   const std::vector<std::string>& vars = regVar_.at(array);
-  if (!usesStored(a)) return var(vars.at(reg));
+  if (!usesStored(a)) return ref(vars.at(reg));
   // Map the operand register to the stored one: every logical register bit of
   // the operand except ReIm_out / ReIm_in keeps its value.
   const Layout& op = a.layout;
@@ -126,12 +164,12 @@ NodePtr PhasePlan::operand(const std::string& array, int reg) const {
   }
   if (inBit.kind == PhysKind::B) {
     // stored register holds (c, s) over its halves
-    return call(o == 0 ? "wf_unpack_row0" : "wf_unpack_row1", {var(vars.at(stReg))});
+    return call(o == 0 ? "wf_unpack_row0" : "wf_unpack_row1", {ref(vars.at(stReg))});
   }
   int i = (reg >> inBit.index) & 1;
   PhysBit reim = *st.physOf("ReIm");
   stReg |= (o ^ i) << reim.index;  // c where o == i, s otherwise
-  NodePtr v = var(vars.at(stReg));
+  NodePtr v = ref(vars.at(stReg));
   return (o == 0 && i == 1) ? call("wf_negate", {v}) : v;
 }
 

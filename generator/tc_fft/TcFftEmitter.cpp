@@ -129,8 +129,11 @@ std::vector<NodePtr> kernelPrologue(const EmittedKernel& k, const PhasePlan& pha
                                     member(var("threadIdx"), "x")), lit(5))));
   body.push_back(decl("const long long", "warp_stride",
                       bin(">>", bin("*", cast("long long", member(var("gridDim"), "x")), member(var("blockDim"), "x")), lit(5))));
-  body.push_back(note(fmt::format("Phase registers, computed once per thread ({} held; {} before sharing{}).", k.phaseRegisters,
-                                     k.phaseRegistersNaive, opt.packedPhases ? "; stored forms kept packed" : "")));
+  body.push_back(note(fmt::format("Phase registers, computed once per thread ({} held; {} before sharing{}{}).", k.phaseRegisters,
+                                     k.phaseRegistersNaive, opt.packedPhases ? "; stored forms kept packed" : "",
+                                     phases.registersTabled() ? fmt::format("; {} more in a shared table, read at use (register budget)",
+                                                                            phases.registersTabled())
+                                                              : "")));
   for (auto& n : phases.prologue()) body.push_back(n);
   return body;
 }
@@ -227,6 +230,7 @@ std::optional<EmitProblem> emitProblem(const LayoutProgram& s) {
   // Staged I/O (the default where n_in and n_out are multiples of 128) keeps a per-warp slice
   // in static shared memory.
   if (long long bytes = stagedSharedBytes(s, false); bytes > 0) {
+    bytes += PhasePlan(s, true).tableBytes();  // phases over the register budget (PhasePlan.h)
     if (bytes > kMaxStaticSharedBytes)
       return EmitProblem{"/launch/warps_per_block",
                          fmt::format("{} warps per block of {} -> {}-point FFTs need {} bytes of shared memory per block for staging (at most {}); "
