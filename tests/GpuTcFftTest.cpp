@@ -1,9 +1,15 @@
 // GPU tests of synthesized tc_fft kernels: every covered size (n_out 16 .. 4096, n_in = n_out / 1, 2, 4, 8) and sign,
 // from the transform alone, run through the family interface and the generic runner against FFTW in double: fresh
 // random inputs (seed printed), outputs poisoned before the run and every one checked written, the gap after each
-// output (padded distances) checked untouched, odd batches that leave a warp's last group partial, the f16 bound of
-// the design. Skipped without a device.
+// output (padded distances) checked untouched, guard zones before and after the output allocation (poisoned with
+// another pattern) checked untouched, odd batches that leave a warp's last group partial, the f16 bound of the design.
+// Skipped without a device.
 #include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -13,6 +19,7 @@
 #include "generator/tc_fft/TcFftParser.h"
 #include "warpforge/compiler.h"
 #include "warpforge/device.h"
+#include "warpforge/executor.h"
 
 using namespace warpforge;
 
@@ -31,6 +38,76 @@ void expectGood(const RunReport& r, const std::string& label) {
   EXPECT_LE(c.error, c.bound) << label << ": " << c.detail;
   EXPECT_TRUE(c.ok()) << label << ": " << c.detail;
   EXPECT_GT(c.checked, 0) << label;
+}
+
+// Bytes of guard before and after each output allocation: more than a warp's group of the largest FFT (16 KiB), so a
+// kernel writing one FFT too many, or one before the first, lands in a guard.
+constexpr std::size_t kGuardBytes = 256 * 1024;
+constexpr unsigned char kGuardByte = 0xa5;  // not the outputs' 0xff poison: a write of the poison is seen too
+
+struct GuardedRun {
+  RunReport report;
+  long long guardBytesChanged = 0;
+  std::string firstChanged;  // "output: 12 bytes after the end" where one changed
+};
+
+// The spec run as runSpec does (the family's random inputs, outputs poisoned with 0xff, the family's check), with every
+// output allocated inside a larger buffer whose guard zones before and after it are checked unchanged.
+GuardedRun runGuarded(Compiler& compiler, const FamilySpec& spec, long long batch, std::uint64_t seed, const ParamValues& params = {}) {
+  useDefaultDevice();
+  NvrtcProbe probe;
+  CUdevice dev = 0;
+  checkCu(cuCtxGetDevice(&dev), "cuCtxGetDevice");
+  Generated g = spec.emit({deviceInfo(dev).arch, &probe});
+  Executor exec(compiler, g.plan);
+  TestData data = spec.randomInputs(batch, seed);
+  ArrayBindings bindings;
+  std::vector<std::unique_ptr<DeviceBuffer>> buffers;
+  std::map<std::string, std::pair<CUdeviceptr, std::size_t>> outputs;  // output -> (guarded buffer, bytes of the output)
+  for (const auto& b : g.plan.buffers) {
+    if (!b.isUser()) continue;
+    if (!b.aliasOf.empty()) throw std::logic_error("runGuarded: aliased arrays are not supported");
+    const std::size_t bytes = static_cast<std::size_t>(exec.arrayBytes(b.name, batch, params));
+    if (b.role == BufferRole::Input) {
+      if (data.arrays.at(b.name).size() < bytes) throw std::logic_error("runGuarded: the family's input is smaller than the plan reads");
+      buffers.push_back(std::make_unique<DeviceBuffer>(bytes));
+      checkCu(cuMemcpyHtoD(buffers.back()->p, data.arrays.at(b.name).data(), bytes), "cuMemcpyHtoD (input)");
+      bindings[b.name] = buffers.back()->p;
+      continue;
+    }
+    buffers.push_back(std::make_unique<DeviceBuffer>(bytes + 2 * kGuardBytes));
+    const CUdeviceptr base = buffers.back()->p;
+    checkCu(cuMemsetD8(base, kGuardByte, bytes + 2 * kGuardBytes), "cuMemsetD8 (guards)");
+    checkCu(cuMemsetD8(base + kGuardBytes, 0xff, bytes), "cuMemsetD8 (poison)");
+    outputs[b.name] = {base, bytes};
+    bindings[b.name] = base + kGuardBytes;
+  }
+  exec.run(bindings, batch, nullptr, 0, -1, params);
+  checkCu(cuCtxSynchronize(), "kernel execution");
+  GuardedRun r;
+  std::map<std::string, std::vector<unsigned char>> outs;
+  for (const auto& [name, where] : outputs) {
+    const auto& [base, bytes] = where;
+    std::vector<unsigned char> all(bytes + 2 * kGuardBytes);
+    checkCu(cuMemcpyDtoH(all.data(), base, all.size()), "cuMemcpyDtoH (output and guards)");
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      if (i >= kGuardBytes && i < kGuardBytes + bytes) continue;
+      if (all[i] == kGuardByte) continue;
+      if (r.guardBytesChanged++ == 0)
+        r.firstChanged = i < kGuardBytes ? fmt::format("{}: {} bytes before the start", name, kGuardBytes - i)
+                                         : fmt::format("{}: {} bytes after the end", name, i - kGuardBytes - bytes);
+    }
+    outs[name] = std::vector<unsigned char>(all.begin() + kGuardBytes, all.begin() + kGuardBytes + bytes);
+  }
+  r.report.batch = batch;
+  r.report.seed = seed;
+  r.report.check = spec.check(data, outs, batch);
+  return r;
+}
+
+void expectGuarded(const GuardedRun& r, const std::string& label) {
+  expectGood(r.report, label);
+  EXPECT_EQ(r.guardBytesChanged, 0) << label << ": bytes outside the output allocation written (first: " << r.firstChanged << ")";
 }
 
 }  // namespace
@@ -52,16 +129,10 @@ TEST_F(GpuTcFft, EveryCoveredSizeAndSignMatchesFftw) {
         const std::string label = fmt::format("{} -> {} sign {:+d}", nIn, nOut, sign);
         // Dense distances, an odd batch of a few thousand FFTs.
         auto dense = tcFftFamily().parse(Json::parse(sizeSpec(nIn, nOut, sign)), "gpu.json");
-        RunOptions o;
-        o.batch = 4097;
-        o.seed = seed++;
-        o.baseline = false;
-        expectGood(runSpec(compiler, *dense, o), label + " dense");
+        expectGuarded(runGuarded(compiler, *dense, 4097, seed++), label + " dense");
         // Padded distances (4 elements of gap after each input and output), an odd batch below one warp's group.
         auto padded = makeTcFftSpec(parseTcFftSpecText(sizeSpec(nIn, nOut, sign), "gpu.json"), {nIn + 4, nOut + 4});
-        o.batch = 3;
-        o.seed = seed++;
-        expectGood(runSpec(compiler, *padded, o), label + " padded");
+        expectGuarded(runGuarded(compiler, *padded, 3, seed++), label + " padded");
       }
 }
 
