@@ -33,6 +33,7 @@ struct Options {
   std::uint64_t seed = 12345;
   int count = 16;
   std::string outDir;
+  std::string outFile;  // synthesize -o
   std::string arch = "sm_90";
   std::string cubinDir;
   long long batch = 0;  // 0: the family's default
@@ -65,6 +66,7 @@ VerifyReport verified(const FamilySpec& spec, const Options& o);
 
 int cmdVerify(const Options&);
 int cmdExplain(const Options&);
+int cmdSynthesize(const Options&);
 int cmdEmulate(const Options&);
 int cmdEmit(const Options&);
 int cmdCompile(const Options&);

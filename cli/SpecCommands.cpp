@@ -267,6 +267,57 @@ int cmdExplain(const Options& o) {
   return kOk;
 }
 
+// JSON as a person reads a spec: one member per line, arrays of numbers or strings on one line.
+std::string readableJson(const Json& j, int indent = 0) {
+  const std::string pad(indent, ' '), inner(indent + 2, ' ');
+  if (j.is_object()) {
+    if (j.empty()) return "{}";
+    std::string s = "{\n";
+    std::size_t i = 0;
+    for (auto it = j.begin(); it != j.end(); ++it, ++i)
+      s += inner + Json(it.key()).dump() + ": " + readableJson(it.value(), indent + 2) + (i + 1 < j.size() ? ",\n" : "\n");
+    return s + pad + "}";
+  }
+  if (j.is_array()) {
+    bool flat = true;
+    for (const auto& e : j) flat &= !e.is_structured();
+    if (flat) return j.dump(-1, ' ', false, nlohmann::detail::error_handler_t::replace);
+    std::string s = "[\n";
+    for (std::size_t i = 0; i < j.size(); ++i) s += inner + readableJson(j[i], indent + 2) + (i + 1 < j.size() ? ",\n" : "\n");
+    return s + pad + "]";
+  }
+  return j.dump(-1, ' ', false, nlohmann::detail::error_handler_t::replace);
+}
+
+int cmdSynthesize(const Options& o) {
+  const Json root = parseJsonText(readSpecFileText(o.spec), o.spec);
+  if (!root.is_object() || !root.contains("family") || !root["family"].is_string()) {
+    loadSpec(o.spec);  // the family's own error (a SpecError at /family)
+    return kBadInput;
+  }
+  const Family* fam = findFamily(root["family"].get<std::string>());
+  if (!fam) {
+    loadSpec(o.spec);
+    return kBadInput;
+  }
+  std::optional<Json> full = fam->complete(root, o.spec);
+  if (!full) {
+    fmt::print(stderr, "error: {}: the {} family has nothing to synthesize: its specs are complete as written\n", o.spec, fam->name());
+    return kBadInput;
+  }
+  const std::string text = readableJson(*full) + "\n";
+  // The complete spec is proved before it is written: what synthesize writes, verify accepts.
+  auto spec = parseSpecText(text, o.outFile.empty() ? o.spec : o.outFile);
+  VerifyReport r = verified(*spec, o);
+  if (o.outFile.empty()) {
+    fmt::print("{}", text);
+    return kOk;
+  }
+  writeFile(o.outFile, text);
+  fmt::print("{}wrote {} (`warpforge explain {}` shows the search's ranking)\n", r.text, o.outFile, o.spec);
+  return kOk;
+}
+
 int cmdEmulate(const Options& o) {
   auto spec = loadSpecArg(o.spec);
   verified(*spec, o);

@@ -46,6 +46,10 @@ int main(int argc, char** argv) {
   explain->add_option("spec", o.spec, "spec file ('-': standard input)")->required();
   explain->add_option("--arch", o.arch, "target architecture")->check(CLI::IsMember(kArchs));
 
+  auto* synthesize = app.add_subcommand("synthesize", "fill in what the spec leaves to the generator (a design found by search); write the complete spec");
+  synthesize->add_option("spec", o.spec, "spec file")->required()->check(CLI::ExistingFile);
+  synthesize->add_option("-o,--output", o.outFile, "where to write the complete spec (JSON); default: stdout");
+
   auto* emulate = app.add_subcommand("emulate", "run the verified steps on an emulated warp against the reference (families with an emulator)");
   emulate->add_option("spec", o.spec, "spec file ('-': standard input)")->required();
   emulate->add_option("--mode", o.mode, "double or f16")->check(CLI::IsMember({"double", "f16"}));
@@ -115,6 +119,7 @@ int main(int argc, char** argv) {
   try {
     if (*verify) return cmdVerify(o);
     if (*explain) return cmdExplain(o);
+    if (*synthesize) return cmdSynthesize(o);
     if (*emulate) return cmdEmulate(o);
     if (*emit) return cmdEmit(o);
     if (*compile) return cmdCompile(o);

@@ -44,3 +44,52 @@ __device__ __forceinline__ void wf_cp_async_commit() { asm volatile("cp.async.co
 // Waits until at most kPending of this thread's committed groups are in flight.
 template <int kPending>
 __device__ __forceinline__ void wf_cp_async_wait() { asm volatile("cp.async.wait_group %0;" ::"n"(kPending) : "memory"); }
+
+// Vector types of 1, 2 and 4 words for the row copies below.
+template <int kVec> struct wf_vec_t;
+template <> struct wf_vec_t<1> { typedef wf_u32 type; };
+template <> struct wf_vec_t<2> { typedef uint2 type; };
+template <> struct wf_vec_t<4> { typedef uint4 type; };
+
+// Global -> shared for a warp that holds kRows FFTs: row r (kWords words) from src + r * distance into the dense
+// slice at r * kWords, kVec words per access (kWords % kVec == 0; rows and slice aligned to kVec words), the warp's
+// lanes spread over every vector of every row. Rows from `valid` on (past the end of the batch) are zero-filled.
+template <int kWords, int kRows, int kVec, bool kStreaming>
+__device__ __forceinline__ void wf_warp_load_rows(wf_u32* __restrict__ stage, const wf_u32* __restrict__ src, long long distance,
+                                                  int valid, int lane) {
+  typedef typename wf_vec_t<kVec>::type V;
+  constexpr int kPerRow = kWords / kVec, kTotal = kRows * kPerRow;
+  static_assert(kWords % kVec == 0, "rows move as whole vectors");
+#pragma unroll
+  for (int base = 0; base < kTotal; base += 32) {
+    const int i = base + lane;
+    if (kTotal % 32 != 0 && i >= kTotal) break;
+    const int row = i / kPerRow, col = i % kPerRow;
+    V v = {};
+    if (row < valid) {
+      const V* p = reinterpret_cast<const V*>(src + row * distance) + col;
+      v = kStreaming ? __ldcs(p) : *p;
+    }
+    reinterpret_cast<V*>(stage + row * kWords)[col] = v;
+  }
+}
+
+// Shared -> global, the counterpart: rows from `valid` on are not written.
+template <int kWords, int kRows, int kVec, bool kStreaming>
+__device__ __forceinline__ void wf_warp_store_rows(wf_u32* __restrict__ dst, const wf_u32* __restrict__ stage, long long distance,
+                                                   int valid, int lane) {
+  typedef typename wf_vec_t<kVec>::type V;
+  constexpr int kPerRow = kWords / kVec, kTotal = kRows * kPerRow;
+  static_assert(kWords % kVec == 0, "rows move as whole vectors");
+#pragma unroll
+  for (int base = 0; base < kTotal; base += 32) {
+    const int i = base + lane;
+    if (kTotal % 32 != 0 && i >= kTotal) break;
+    const int row = i / kPerRow, col = i % kPerRow;
+    if (row >= valid) continue;
+    const V v = reinterpret_cast<const V*>(stage + row * kWords)[col];
+    V* p = reinterpret_cast<V*>(dst + row * distance) + col;
+    if (kStreaming) __stcs(p, v);
+    else *p = v;
+  }
+}

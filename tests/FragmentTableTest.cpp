@@ -107,3 +107,32 @@ TEST(FragmentTable, NotesAppendixB) {
   EXPECT_EQ(k16->c.b, (std::vector<std::string>{"k0"}));
   EXPECT_EQ(findMmaShape("m16n8k16", "f64"), nullptr);
 }
+
+// f16 operands with f32 accumulators (the correlator's and beamformer's f16 paths, tc_fft's f32 variant).
+TEST(FragmentTable, F16_f32_accumulators) {
+  auto* k16 = findMmaShape("m16n8k16", "f16", "f32");
+  ASSERT_NE(k16, nullptr);
+  checkOperand(*k16, Operand::A, f16A, 16, 16);
+  checkOperand(*k16, Operand::B, f16Bk16, 16, 8);
+  checkOperand(*k16, Operand::C, f32C, 16, 8);
+  auto* k8 = findMmaShape("m16n8k8", "f16", "f32");
+  ASSERT_NE(k8, nullptr);
+  checkOperand(*k8, Operand::A, f16Ak8, 16, 8);
+  checkOperand(*k8, Operand::B, f16Bk8, 8, 8);
+  checkOperand(*k8, Operand::C, f32C, 16, 8);
+  EXPECT_EQ(findMmaShape("m16n8k16", "f16"), findMmaShape("m16n8k16", "f16", "f16"));  // the f16 accumulator stays the default
+  EXPECT_EQ(knownShapesFor("f16"), "m16n8k8, m16n8k16");
+}
+
+// The atom as a bit map (physical -> matrix bit): with a layout (physical -> logical) it names the logical bit of
+// every matrix bit, the question the verifier asks of each operand.
+TEST(FragmentTable, AtomAsBitMap) {
+  const BitMap b = findMmaShape("m16n8k16", "f16")->b.atom();
+  EXPECT_EQ(b.str(), "b0->j0 t0->j1 t1->j2 t2->k0 t3->k1 t4->k2 r0->j3");
+  // CHIME's Z2 read as operand B: matrix bit -> logical bit.
+  const BitMap z2 = BitMap({{"b0", "n5"}, {"t0", "n4"}, {"t1", "n3"}, {"t2", "q0"}, {"t3", "q1"}, {"t4", "q2"}, {"r0", "ReIm"}});
+  const BitMap roles = z2.compose(b.inverse());
+  EXPECT_EQ(*roles.apply("j3"), "ReIm");
+  EXPECT_EQ(*roles.apply("k0"), "q0");
+  EXPECT_EQ(*roles.apply("j1"), "n4");
+}

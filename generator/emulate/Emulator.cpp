@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "generator/emulate/Half.h"
+#include "generator/verify/PhaseValue.h"
 
 namespace warpforge {
 
@@ -34,27 +35,13 @@ int logicalBitValue(const Layout& layout, const std::string& name, int lane, int
 
 RegFile phaseRegisters(const LayoutProgram& spec, const ArraySpec& a, EmuMode mode) {
   RegFile rf = emptyFor(a.layout);
-  const Layout& l = a.layout;
-  const bool operand = l.hasLogical("ReIm_in");
   for (int lane = 0; lane < 32; ++lane)
     for (int reg = 0; reg < rf.nregs; ++reg)
       for (int e = 0; e < rf.nelem; ++e) {
-        long long m = 0;
-        for (int j : a.phase->q)
-          for (int k : a.phase->n)
-            if (logicalBitValue(l, "q" + std::to_string(j), lane, reg, e) && logicalBitValue(l, "n" + std::to_string(k), lane, reg, e))
-              m += 1LL << (j + k);
-        m %= spec.nOut;
-        double ang = spec.sign * 2.0 * M_PI * static_cast<double>(m) / spec.nOut;
+        const PhaseEntry p = phaseEntry(a, a.layout, spec.nOut, lane, reg, e);
+        double ang = spec.sign * 2.0 * M_PI * static_cast<double>(p.m) / spec.nOut;
         double c = rnd(std::cos(ang), mode), s = rnd(std::sin(ang), mode);
-        double v;
-        if (operand) {
-          int o = logicalBitValue(l, "ReIm_out", lane, reg, e), i = logicalBitValue(l, "ReIm_in", lane, reg, e);
-          v = o == i ? c : (o == 0 ? -s : s);  // [[c, -s], [s, c]]
-        } else {
-          v = logicalBitValue(l, "ReIm", lane, reg, e) ? s : c;
-        }
-        rf.at(lane, reg, e) = v;
+        rf.at(lane, reg, e) = p.comp == PhaseComp::Cos ? c : p.comp == PhaseComp::Sin ? s : p.comp == PhaseComp::NegSin ? -s : 0.0;
       }
   return rf;
 }
@@ -147,17 +134,25 @@ void runCmul(const CmulStepPlan& p, const RegFile& E, const RegFile& X, RegFile&
 
 }  // namespace
 
-std::vector<cdouble> emulateFft(const Plan& plan, EmuMode mode, const std::vector<cdouble>& x) {
+std::vector<std::vector<cdouble>> emulateWarp(const Plan& plan, EmuMode mode, const std::vector<std::vector<cdouble>>& x) {
   const LayoutProgram& s = *plan.spec;
+  const int ffts = 1 << s.batchBits();
+  if (static_cast<int>(x.size()) != ffts) throw std::invalid_argument("emulateWarp: one input per FFT of the warp (2^batch bits)");
   std::map<std::string, RegFile> rf;
   const Layout& in = s.array(s.input)->layout;
+  auto indexOf = [](const Layout& l, char letter, int lane, int reg, int e) {
+    int v = 0;
+    for (const auto& en : l.entries())
+      if (en.logical[0] == letter) v |= logicalBitValue(l, en.logical, lane, reg, e) << std::stoi(en.logical.substr(1));
+    return v;
+  };
   RegFile X = emptyFor(in);
   for (int lane = 0; lane < 32; ++lane)
     for (int reg = 0; reg < X.nregs; ++reg)
       for (int e = 0; e < X.nelem; ++e) {
-        int n = 0;
-        for (int k = 0; k < s.logIn; ++k) n |= logicalBitValue(in, "n" + std::to_string(k), lane, reg, e) << k;
-        cdouble v = x.at(n);
+        const int n = indexOf(in, 'n', lane, reg, e), f = indexOf(in, 'f', lane, reg, e);
+        // n >= n_in: a zero-padding element (the kernel never reads it).
+        cdouble v = n < s.nIn ? x.at(f).at(n) : cdouble(0, 0);
         X.at(lane, reg, e) = rnd(logicalBitValue(in, "ReIm", lane, reg, e) ? v.imag() : v.real(), mode);
       }
   rf[s.input] = X;
@@ -177,29 +172,41 @@ std::vector<cdouble> emulateFft(const Plan& plan, EmuMode mode, const std::vecto
   }
   const Layout& ol = s.array(s.output)->layout;
   const RegFile& Y = rf.at(s.output);
-  std::vector<cdouble> y(s.nOut);
+  std::vector<std::vector<cdouble>> y(ffts, std::vector<cdouble>(s.nOut));
   for (int lane = 0; lane < 32; ++lane)
     for (int reg = 0; reg < Y.nregs; ++reg)
       for (int e = 0; e < Y.nelem; ++e) {
-        int q = 0;
-        for (int k = 0; k < s.logOut; ++k) q |= logicalBitValue(ol, "q" + std::to_string(k), lane, reg, e) << k;
+        const int q = indexOf(ol, 'q', lane, reg, e), f = indexOf(ol, 'f', lane, reg, e);
         double v = Y.at(lane, reg, e);
-        if (logicalBitValue(ol, "ReIm", lane, reg, e)) y[q].imag(v);
-        else y[q].real(v);
+        if (logicalBitValue(ol, "ReIm", lane, reg, e)) y[f][q].imag(v);
+        else y[f][q].real(v);
       }
   return y;
 }
 
+std::vector<cdouble> emulateFft(const Plan& plan, EmuMode mode, const std::vector<cdouble>& x) {
+  std::vector<std::vector<cdouble>> xs(1 << plan.spec->batchBits(), std::vector<cdouble>(plan.spec->nIn, 0.0));
+  xs[0] = x;
+  return emulateWarp(plan, mode, xs)[0];
+}
+
 EmulateSummary emulateAgainstFftw(const Plan& plan, EmuMode mode, std::uint64_t seed, int ffts) {
   EmulateSummary sum;
-  for (int f = 0; f < ffts; ++f) {
-    auto x = randomComplex(plan.spec->nIn, seed + f);
-    if (mode == EmuMode::F16)
-      for (auto& v : x) v = cdouble(roundToHalf(v.real()), roundToHalf(v.imag()));
-    auto y = emulateFft(plan, mode, x);
-    auto ref = referenceDft(x, plan.spec->nOut, plan.spec->sign);
-    sum.maxRelErr = std::max(sum.maxRelErr, relativeError(y, ref));
-    ++sum.ffts;
+  const int perWarp = 1 << plan.spec->batchBits();
+  for (int f = 0; f < ffts; f += perWarp) {
+    std::vector<std::vector<cdouble>> xs;
+    for (int i = 0; i < perWarp; ++i) {
+      auto x = randomComplex(plan.spec->nIn, seed + f + i);
+      if (mode == EmuMode::F16)
+        for (auto& v : x) v = cdouble(roundToHalf(v.real()), roundToHalf(v.imag()));
+      xs.push_back(std::move(x));
+    }
+    auto ys = emulateWarp(plan, mode, xs);
+    for (int i = 0; i < perWarp && f + i < ffts; ++i) {
+      auto ref = referenceDft(xs[i], plan.spec->nOut, plan.spec->sign);
+      sum.maxRelErr = std::max(sum.maxRelErr, relativeError(ys[i], ref));
+      ++sum.ffts;
+    }
   }
   return sum;
 }

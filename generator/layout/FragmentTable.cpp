@@ -22,6 +22,14 @@ std::pair<int, int> FragmentLayout::coord(Operand op, int lane, int reg, int ele
   return {0, 0};
 }
 
+BitMap FragmentLayout::atom() const {
+  std::vector<BitMap::Pair> p;
+  for (std::size_t x = 0; x < b.size(); ++x) p.push_back({"b" + std::to_string(x), b[x]});
+  for (std::size_t x = 0; x < t.size(); ++x) p.push_back({"t" + std::to_string(x), t[x]});
+  for (std::size_t x = 0; x < r.size(); ++x) p.push_back({"r" + std::to_string(x), r[x]});
+  return BitMap(std::move(p));
+}
+
 std::string MmaShape::ptx() const {
   return fmt::format("mma.sync.aligned.{}.row.col.{}.{}.{}.{}", shape, cType, abType, abType, cType);
 }
@@ -57,6 +65,16 @@ const std::vector<MmaShape>& allMmaShapes() {
        {V{"j0", "j1"}, V{"j2", "j3", "i0", "i1", "i2"}, V{}},
        {V{"j0", "j1"}, V{"j2", "j3", "k0", "k1", "k2"}, V{}},
        {V{}, cF16T, V{"k0"}}, 0},
+      // f16 operands, f32 accumulators: C's k0 moves from b0 to a register (c0, c1 are columns 2t, 2t + 1). On
+      // sm_80 and sm_90 data-centre parts the issue rate is the f16-accumulator one.
+      {"m16n8k16", "f16", "f32", 16, 8, 16,
+       {V{"j0"}, V{"j1", "j2", "i0", "i1", "i2"}, V{"i3", "j3"}},
+       {V{"j0"}, V{"j1", "j2", "k0", "k1", "k2"}, V{"j3"}},
+       {V{}, cF16T, V{"k0", "i3"}}, 4},
+      {"m16n8k8", "f16", "f32", 16, 8, 8,
+       {V{"j0"}, V{"j1", "j2", "i0", "i1", "i2"}, V{"i3"}},
+       {V{"j0"}, V{"j1", "j2", "k0", "k1", "k2"}, V{}},
+       {V{}, cF16T, V{"k0", "i3"}}, 2},
   };
   return shapes;
 }
@@ -67,10 +85,16 @@ const MmaShape* findMmaShape(const std::string& shape, const std::string& abType
   return nullptr;
 }
 
+const MmaShape* findMmaShape(const std::string& shape, const std::string& abType, const std::string& cType) {
+  for (const auto& s : allMmaShapes())
+    if (s.shape == shape && s.abType == abType && s.cType == cType) return &s;
+  return nullptr;
+}
+
 std::string knownShapesFor(const std::string& abType) {
   std::string out;
   for (const auto& s : allMmaShapes())
-    if (s.abType == abType) out += (out.empty() ? "" : ", ") + s.shape;
+    if (s.abType == abType && (", " + out + ",").find(", " + s.shape + ",") == std::string::npos) out += (out.empty() ? "" : ", ") + s.shape;
   return out.empty() ? "(none)" : out;
 }
 

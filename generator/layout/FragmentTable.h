@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "generator/layout/BitMap.h"
+
 namespace warpforge {
 
 enum class Operand { A, B, C };
@@ -19,6 +21,8 @@ struct FragmentLayout {
   int elemsPerRegister() const { return 1 << b.size(); }
   // (row, col) of the element held at (lane, fragment register, element).
   std::pair<int, int> coord(Operand op, int lane, int reg, int elem) const;
+  // The atom as a bit map: physical bit ("b0", "t2", "r1": the fragment's own registers) -> matrix bit ("j0", "k0", "i3").
+  BitMap atom() const;
 };
 
 struct MmaShape {
@@ -32,9 +36,11 @@ struct MmaShape {
   const FragmentLayout& operand(Operand op) const { return op == Operand::A ? a : op == Operand::B ? b : c; }
 };
 
-// All shapes warpforge knows; the spec names one by (shape, precision).
+// All shapes warpforge knows (every mma.sync any family emits); the spec names one by (shape, precision).
 const std::vector<MmaShape>& allMmaShapes();
+// The first shape of that name and operand type (for f16 operands: the f16 accumulator).
 const MmaShape* findMmaShape(const std::string& shape, const std::string& abType);
+const MmaShape* findMmaShape(const std::string& shape, const std::string& abType, const std::string& cType);
 std::string knownShapesFor(const std::string& abType);
 
 }  // namespace warpforge

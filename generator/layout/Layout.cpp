@@ -1,8 +1,10 @@
 #include "generator/layout/Layout.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -78,8 +80,8 @@ std::vector<std::string> physTokens(const std::string& s) {
   return out;
 }
 
-// Logical bits: ReIm_in, ReIm_out, ReIm, or [nq] followed by a decimal index without leading
-// zeros (names are compared as text: "n01" would not be the bit "n1").
+// Logical bits: ReIm, or [nqf] followed by a decimal index without leading zeros (names are compared as text: "n01"
+// would not be the bit "n1"); any of them may carry the suffix _in or _out (a pass-through pair of an MMA phase operand).
 std::vector<std::string> logicalTokens(const std::string& s) {
   std::vector<std::string> out;
   for (std::size_t i = 0; i < s.size();) {
@@ -87,16 +89,16 @@ std::vector<std::string> logicalTokens(const std::string& s) {
     std::size_t from = i;
     if (s.compare(i, 4, "ReIm") == 0) {
       i += 4;
-      if (s.compare(i, 3, "_in") == 0) i += 3;
-      else if (s.compare(i, 4, "_out") == 0) i += 4;
-    } else if ((s[i] == 'n' || s[i] == 'q') && i + 1 < s.size() && isDigit(s[i + 1])) {
+    } else if ((s[i] == 'n' || s[i] == 'q' || s[i] == 'f') && i + 1 < s.size() && isDigit(s[i + 1])) {
       ++i;
       if (s[i] == '0' && i + 1 < s.size() && isDigit(s[i + 1]))
         throw LayoutError(fmt::format("logical bit '{}' has a leading zero", shown(s.substr(from, 8))));
       readIndex(s, i, kMaxLogicalIndex, "logical bit");
     } else {
-      throw LayoutError(fmt::format("cannot read logical bits '{}' (expected e.g. 'n7 n6', 'q0', 'ReIm')", shown(s.substr(i))));
+      throw LayoutError(fmt::format("cannot read logical bits '{}' (expected e.g. 'n7 n6', 'q0', 'f0', 'ReIm')", shown(s.substr(i))));
     }
+    if (s.compare(i, 3, "_in") == 0) i += 3;
+    else if (s.compare(i, 4, "_out") == 0) i += 4;
     out.push_back(s.substr(from, i - from));
   }
   return out;
@@ -105,22 +107,65 @@ std::vector<std::string> logicalTokens(const std::string& s) {
 
 std::string PhysBit::str() const { return fmt::format("{}{}", kindChar(kind), index); }
 
-Layout::Layout(std::vector<Entry> entries) : entries_(std::move(entries)) {
-  std::set<std::string> seenLogical;
-  std::map<PhysKind, std::set<int>> seenPhys;
-  for (const auto& e : entries_) {
-    if (!seenPhys[e.phys.kind].insert(e.phys.index).second)
-      throw LayoutError(fmt::format("physical bit {} is assigned twice", e.phys.str()));
-    if (!seenLogical.insert(e.logical).second)
-      throw LayoutError(fmt::format("logical bit {} appears twice (a layout must be a bijection)", e.logical));
+std::optional<PhysBit> PhysBit::parse(const std::string& name) {
+  if (name.size() < 2) return std::nullopt;
+  std::optional<PhysKind> k;
+  switch (name[0]) {
+    case 'b': k = PhysKind::B; break;
+    case 't': k = PhysKind::T; break;
+    case 'r': k = PhysKind::R; break;
+    case 'w': k = PhysKind::W; break;
   }
-  for (auto& [kind, idx] : seenPhys) {
-    int expect = 0;
-    for (int i : idx) {
-      if (i != expect)
-        throw LayoutError(fmt::format("physical bits {}0..{}{} must be contiguous: {}{} is missing",
-                                      kindChar(kind), kindChar(kind), *idx.rbegin(), kindChar(kind), expect));
-      ++expect;
+  int v = 0;
+  for (std::size_t i = 1; i < name.size(); ++i) {
+    if (!isDigit(name[i]) || v > kMaxBitIndex) return std::nullopt;
+    v = v * 10 + (name[i] - '0');
+  }
+  if (!k || v > kMaxBitIndex) return std::nullopt;
+  return PhysBit{*k, v};
+}
+
+BitMap Layout::map() const {
+  std::vector<BitMap::Pair> p;
+  for (const auto& e : entries_) p.push_back({e.phys.str(), e.logical});
+  return BitMap(std::move(p));
+}
+
+Layout Layout::fromMap(const BitMap& m) {
+  std::vector<Entry> entries;
+  for (const auto& p : m.pairs()) {
+    auto phys = PhysBit::parse(p.from);
+    if (!phys) throw LayoutError(fmt::format("'{}' is not a physical bit (expected b0, t3, r1, w0, ...)", p.from));
+    entries.push_back({*phys, p.to});
+  }
+  return Layout(std::move(entries));
+}
+
+Layout::Layout(std::vector<Entry> entries) : entries_(std::move(entries)) {
+  // Bit masks per physical kind and a sorted copy of the names: layouts are built often (the synthesizer makes
+  // thousands), so no node-based containers here.
+  std::uint32_t seenPhys[4] = {0, 0, 0, 0};
+  std::vector<std::string_view> names;
+  names.reserve(entries_.size());
+  for (const auto& e : entries_) {
+    std::uint32_t& mask = seenPhys[static_cast<int>(e.phys.kind)];
+    const std::uint32_t bit = e.phys.index >= 0 && e.phys.index <= kMaxBitIndex ? 1u << e.phys.index : 0;
+    if (!bit || (mask & bit)) throw LayoutError(fmt::format("physical bit {} is assigned twice", e.phys.str()));
+    mask |= bit;
+    names.push_back(e.logical);
+  }
+  std::sort(names.begin(), names.end());
+  for (std::size_t i = 1; i < names.size(); ++i)
+    if (names[i] == names[i - 1])
+      throw LayoutError(fmt::format("logical bit {} appears twice (a layout must be a bijection)", names[i]));
+  for (PhysKind kind : {PhysKind::B, PhysKind::T, PhysKind::R, PhysKind::W}) {
+    const std::uint32_t mask = seenPhys[static_cast<int>(kind)];
+    if (mask & (mask + 1)) {  // not of the form 0..01..1
+      int expect = 0, last = 31;
+      while (mask & (1u << expect)) ++expect;
+      while (!(mask & (1u << last))) --last;
+      throw LayoutError(fmt::format("physical bits {}0..{}{} must be contiguous: {}{} is missing", kindChar(kind), kindChar(kind), last,
+                                    kindChar(kind), expect));
     }
   }
 }
@@ -159,8 +204,10 @@ Layout Layout::parse(const std::string& text) {
       }
     }
     if (phys.size() != rhs.size())
-      throw LayoutError(fmt::format("group '{}' maps {} physical bits to {} logical bits (counts must match)",
-                                    shown(trim(group)), phys.size(), rhs.size()));
+      throw LayoutError(fmt::format("group '{}' maps {} physical bits to {} logical bits (counts must match: each physical bit holds "
+                                    "exactly one logical bit; name {} logical bits, or write the left side as a bare kind such as "
+                                    "'t' or 'r', which takes as many bits as the right side names)",
+                                    shown(trim(group)), phys.size(), rhs.size(), phys.size()));
     for (std::size_t i = 0; i < phys.size(); ++i) entries.push_back({phys[i], rhs[i]});
   }
   return Layout(std::move(entries));

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "generator/layout/BitMap.h"
+
 namespace warpforge {
 
 enum class PhysKind { B, T, R, W };
@@ -17,6 +19,8 @@ struct PhysBit {
   int index;
   bool operator==(const PhysBit&) const = default;
   std::string str() const;
+  // "b0", "t3", "r12", "w1"; nullopt for anything else.
+  static std::optional<PhysBit> parse(const std::string& name);
 };
 
 // Thrown for malformed layout text; the spec parser adds file and JSON path.
@@ -58,6 +62,11 @@ class Layout {
 
   // Canonical text in the note's notation, groups b, t, r, w.
   std::string str() const;
+
+  // The layout as a bit map from physical bit names ("b0", "t3", ...) to logical names, and back
+  // (generator/layout/BitMap.h: compose, invert, product, divide).
+  BitMap map() const;
+  static Layout fromMap(const BitMap& m);
 
  private:
   std::vector<Entry> entries_;

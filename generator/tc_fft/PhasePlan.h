@@ -5,6 +5,13 @@
 // computed once and shared (the note's E_{Z3->Z4} / E_{Z4->Y'} observation,
 // found automatically). Phases with a stored (packed) layout are kept packed
 // and unpacked at use when `packed` is set.
+//
+// Where the largest data array and the held phase registers together pass the
+// register budget (4096 points: 128 data registers), the phases that only
+// complex multiplies read go to a per-block shared table instead (computed in
+// the prologue, each thread writing and reading only its own lane's column),
+// then MMA operands until the rest fits: they are read at use, and the
+// registers stay free for the data.
 #include <map>
 #include <string>
 #include <vector>
@@ -14,6 +21,10 @@
 
 namespace warpforge {
 
+// Data registers of the largest array plus held phase registers past which cmul-only phases go to the shared table:
+// what a thread has (255) less room for the relayout scratch, addresses and the MMA fragments in flight.
+constexpr int kPhaseRegisterBudget = 144;
+
 class PhasePlan {
  public:
   PhasePlan(const LayoutProgram& spec, bool packed);
@@ -22,9 +33,15 @@ class PhasePlan {
   std::vector<ast::NodePtr> prologue() const;
   // Expression for register `reg` of the array's operand layout.
   ast::NodePtr operand(const std::string& array, int reg) const;
+  // What the emitted code puts in element `elem` of that register in lane `lane`, in double: the same held registers,
+  // sharing and unpacking as operand(), for tests to set against the emulator's phases.
+  double operandValue(const std::string& array, int reg, int lane, int elem) const;
   // Registers actually held (after sharing), and before sharing.
   int registersHeld() const { return held_; }
   int registersNaive() const { return naive_; }
+  // Phase registers kept in the shared table instead (0 under the budget), and its bytes per block.
+  int registersTabled() const { return static_cast<int>(tableSlot_.size()); }
+  long long tableBytes() const { return 4LL * 32 * registersTabled(); }
 
  private:
   struct Slot {
@@ -34,6 +51,10 @@ class PhasePlan {
   const LayoutProgram& spec_;
   bool packed_;
   std::map<std::string, std::vector<std::string>> regVar_;  // array -> per held register, the variable holding it
+  std::map<std::string, std::pair<std::string, int>> owner_;  // variable -> (array, register) that computes it
+  std::map<std::string, int> tableSlot_;  // variable -> its column in the shared table (the tabled ones)
+  double heldValue(const std::string& var, int lane, int elem) const;
+  ast::NodePtr ref(const std::string& var) const;  // a held variable, or its table entry for this lane
   std::vector<ast::NodePtr> prologue_;
   int held_ = 0, naive_ = 0;
 

@@ -103,16 +103,30 @@ Check tcFftCheck(const LayoutProgram& p, const TestData& data, const std::map<st
   c.checked = static_cast<long long>(which.size());
   c.unwritten = poison + nonFinite + padding;
   c.error = maxError(p, in, t.inputDistance, out, outDist, which);
-  // f16 inputs in [-1, 1], ~7 roundings of u = 2^-11 along the way with |Y| ~ sqrt(n_in): the
-  // emulator's f16 mode gives ~6e-4, so 3e-3 leaves room for the hardware's accumulation order
-  // while catching any layout error (a wrong bit gives O(1) error).
-  c.bound = 3e-3;
+  c.bound = tcFftErrorBound(p);
   c.detail = fmt::format(
-      "max over {} FFTs of ||y - ref|| / ||ref||, ref = a double-precision FFT on the f16 inputs (distances {}, {}); "
-      "{} values unwritten, {} non-finite, {} padding values overwritten; bound 3e-3: ~7 f16 roundings (u = 2^-11) "
-      "give ~6e-4 on the emulated warp, a wrong layout bit gives O(1)",
-      c.checked, t.inputDistance, outDist, poison, nonFinite, padding);
+      "{:.2e} = max over {} FFTs of ||y - ref|| / ||ref||, ref = a double-precision FFT of the f16 inputs (distances {}, {}); "
+      "{} values unwritten, {} non-finite, {} padding values overwritten; bound {:.2e}: first-order f16 rounding of each step "
+      "(tcFftErrorBound), a wrong layout bit gives O(1)",
+      c.error, c.checked, t.inputDistance, outDist, poison, nonFinite, padding, c.bound);
   return c;
+}
+
+double tcFftErrorBound(const LayoutProgram& p) {
+  // First order in u = 2^-11 (f16), normwise: every step maps its input to its output with a norm scaled uniformly (a
+  // DFT on the summed bits, a unit-modulus twiddle, a permutation), so the relative errors of the steps add.
+  //  - an MMA summing K = 2^s complex terms: its phase entries rounded to f16 (relative u each) perturb an output by
+  //    at most u sum_j (|c_j| + |s_j|) |x_j| <= u sqrt(2) sqrt(K) ||x|| (Cauchy-Schwarz), against |y| ~ sqrt(K) ||x||
+  //    for a DFT block: u sqrt(2K) normwise; the sum is rounded to f16 once more: u (1 + sqrt(2K));
+  //  - a complex multiply: the phase rounded, one HMUL2, one HFMA2: 3u;
+  //  - a relayout moves bits: exact; the f16 inputs are the reference's inputs: exact.
+  const double u = std::ldexp(1.0, -11);
+  double bound = 0;
+  for (const auto& st : p.steps) {
+    if (st.op == StepOp::Mma) bound += u * (1 + std::sqrt(std::ldexp(1.0, static_cast<int>(st.sum.size()) + 1)));
+    if (st.op == StepOp::Cmul) bound += 3 * u;
+  }
+  return bound;
 }
 
 BaselineRequest tcFftBaseline(const LayoutProgram& p) {

@@ -26,6 +26,10 @@ TestData tcFftRandomInputs(const LayoutProgram& p, long long inputDistance, long
 Check tcFftCheck(const LayoutProgram& p, const TestData& data, const std::map<std::string, std::vector<unsigned char>>& outputs,
                  long long batch);
 
+// The bound on ||y - ref|| / ||ref|| for f16 inputs in [-1, 1]: first-order f16 rounding of every step (TcFftData.cpp),
+// so it grows with the number of steps and the bits each MMA sums.
+double tcFftErrorBound(const LayoutProgram& p);
+
 // cuFFT C2C f16 of length n_out on the input zero-padded to n_out.
 BaselineRequest tcFftBaseline(const LayoutProgram& p);
 

@@ -11,14 +11,13 @@
 #include "ast/Printer.h"
 #include "generator/emulate/Emulator.h"
 #include "generator/tc_fft/PhasePlan.h"
+#include "generator/tc_fft/TcFftIo.h"
 
 namespace warpforge {
 
 using namespace ast;
 
 namespace {
-
-NodePtr laneBit(int t) { return bin("&", bin(">>", var("lane"), lit(t)), lit(1)); }
 
 // User names live in their own namespace: a data array X is the local `a_X`, its relayout
 // scratch `m_X`, its prefetch buffer `nx_X` (phase registers are `p_<name>_r<k>`, PhasePlan.cpp).
@@ -43,87 +42,6 @@ NodePtr note(const std::string& text) {
   }
   return comment(out);
 }
-
-// Global-memory access plan for a data array: which register bits carry the
-// lowest index bits (vectorised), and each register's constant offset.
-struct IoPlan {
-  char letter;                  // 'n' (input) or 'q' (output)
-  int vecBits = 0;              // registers per vector access = 1 << vecBits
-  std::vector<int> vecRegBit;   // register bit of index bit 0, 1, ...
-  NodePtr laneOffset;           // complex-element offset contributed by lane bits
-};
-
-IoPlan ioPlan(const Layout& l, char letter, int logN) {
-  IoPlan p;
-  p.letter = letter;
-  if (*l.logicalAt({PhysKind::B, 0}) != "ReIm")
-    throw std::runtime_error(fmt::format("tc_fft emitter: global load/store needs b0 <-> ReIm in the {} layout '{}'",
-                                         letter == 'n' ? "input" : "output", l.str()));
-  while (p.vecBits < 2 && p.vecBits < logN) {
-    auto ph = l.physOf(fmt::format("{}{}", letter, p.vecBits));
-    if (!ph || ph->kind != PhysKind::R) break;
-    p.vecRegBit.push_back(ph->index);
-    ++p.vecBits;
-  }
-  NodePtr off = lit(0);
-  for (int k = 0; k < logN; ++k) {
-    auto ph = l.physOf(fmt::format("{}{}", letter, k));
-    if (ph->kind == PhysKind::T) off = bin("+", off, bin("<<", laneBit(ph->index), lit(k)));
-  }
-  p.laneOffset = foldConstants(off);
-  return p;
-}
-
-long long regOffset(const Layout& l, char letter, int logN, int r) {
-  long long off = 0;
-  for (int k = 0; k < logN; ++k) {
-    auto ph = l.physOf(fmt::format("{}{}", letter, k));
-    if (ph->kind == PhysKind::R) off |= static_cast<long long>((r >> ph->index) & 1) << k;
-  }
-  return off;
-}
-
-const char* vecType(int bits) { return bits == 2 ? "uint4" : bits == 1 ? "uint2" : "wf_u32"; }
-const char* vecField(int i) { static const char* f[] = {"x", "y", "z", "w"}; return f[i]; }
-
-// Loads (or stores) every register of `array` from/to `ptr` + lane offset.
-std::vector<NodePtr> globalAccess(const Layout& l, const IoPlan& p, int logN, const std::string& array, const std::string& ptr,
-                                  const std::string& laneVar, bool load) {
-  std::vector<NodePtr> out;
-  int nregs = l.numRegisters();
-  int vmask = 0;
-  for (int b : p.vecRegBit) vmask |= 1 << b;
-  int width = 1 << p.vecBits;
-  for (int g = 0; g < nregs; ++g) {
-    if (g & vmask) continue;
-    long long off = regOffset(l, p.letter, logN, g);
-    NodePtr addr = bin("+", bin("+", var(ptr), var(laneVar)), lit(off));
-    std::vector<int> regs;
-    for (int i = 0; i < width; ++i) {
-      int r = g;
-      for (int k = 0; k < p.vecBits; ++k) r |= ((i >> k) & 1) << p.vecRegBit[k];
-      regs.push_back(r);
-    }
-    std::string vt = vecType(p.vecBits);
-    if (width == 1) {
-      NodePtr mem = index(cast(load ? "const wf_u32*" : "wf_u32*", foldConstants(addr)), lit(0));
-      out.push_back(load ? assign(reg(array, regs[0]), mem) : assign(mem, reg(array, regs[0])));
-      continue;
-    }
-    std::string tmp = fmt::format("{}_v{}", load ? "ld" : "st", g);
-    NodePtr vptr = cast(fmt::format("{}{}*", load ? "const " : "", vt), foldConstants(addr));
-    if (load) {
-      out.push_back(decl(fmt::format("const {}", vt), tmp, index(vptr, lit(0))));
-      for (int i = 0; i < width; ++i) out.push_back(assign(reg(array, regs[i]), member(var(tmp), vecField(i))));
-    } else {
-      std::vector<NodePtr> fields;
-      for (int i = 0; i < width; ++i) fields.push_back(reg(array, regs[i]));
-      out.push_back(assign(index(vptr, lit(0)), call(fmt::format("make_{}", vt), fields)));
-    }
-  }
-  return out;
-}
-
 
 std::vector<NodePtr> emitMma(const StepPlan& st, const PhasePlan& phases) {
   const MmaStepPlan& m = st.mma;
@@ -203,10 +121,88 @@ std::vector<NodePtr> emitRelayout(const StepPlan& st, const Layout& from) {
   return out;
 }
 
+std::vector<NodePtr> kernelPrologue(const EmittedKernel& k, const PhasePlan& phases, const EmitOptions& opt) {
+  std::vector<NodePtr> body;
+  body.push_back(decl("const int", "lane", bin("&", member(var("threadIdx"), "x"), lit(31))));
+  body.push_back(decl("const long long", "first_warp",
+                      bin(">>", bin("+", bin("*", cast("long long", member(var("blockIdx"), "x")), member(var("blockDim"), "x")),
+                                    member(var("threadIdx"), "x")), lit(5))));
+  body.push_back(decl("const long long", "warp_stride",
+                      bin(">>", bin("*", cast("long long", member(var("gridDim"), "x")), member(var("blockDim"), "x")), lit(5))));
+  body.push_back(note(fmt::format("Phase registers, computed once per thread ({} held; {} before sharing{}{}).", k.phaseRegisters,
+                                     k.phaseRegistersNaive, opt.packedPhases ? "; stored forms kept packed" : "",
+                                     phases.registersTabled() ? fmt::format("; {} more in a shared table, read at use (register budget)",
+                                                                            phases.registersTabled())
+                                                              : "")));
+  for (auto& n : phases.prologue()) body.push_back(n);
+  return body;
+}
+
+std::vector<NodePtr> stepsOrRepeats(const Plan& plan, const PhasePlan& phases, const EmitOptions& opt) {
+  const LayoutProgram& s = *plan.spec;
+  std::vector<NodePtr> steps;
+  for (const auto& st : plan.steps) {
+    std::vector<NodePtr> part;
+    switch (st.spec->op) {
+      case StepOp::Mma: part = emitMma(st, phases); break;
+      case StepOp::Cmul: part = emitCmul(st, phases, s.array(st.spec->b)->layout); break;
+      case StepOp::Relayout: part = emitRelayout(st, s.array(st.spec->b)->layout); break;
+    }
+    steps.push_back(block(part));
+  }
+  if (!opt.inRegisterBenchmark) return steps;
+  // Feed the output back as the next input so nothing can be hoisted.
+  const Layout& inL = s.array(s.input)->layout;
+  const Layout& outL = s.array(s.output)->layout;
+  std::vector<NodePtr> rep = steps;
+  int nx = inL.numRegisters(), ny = outL.numRegisters();
+  for (int i = 0; i < nx; ++i) {
+    NodePtr v = dataReg(s.output, i % ny);
+    for (int j = i + nx; j < ny; j += nx) v = bin("^", v, dataReg(s.output, j));
+    rep.push_back(assign(dataReg(s.input, i), v));
+  }
+  return {forLoop(decl("int", "rep", lit(0)), bin("<", var("rep"), var("repeats")), assign(var("rep"), lit(1), "+="), block(rep))};
+}
+
+NodePtr kernelUnit(const Plan& plan, const EmitOptions& opt, const LaunchInfo& li, NodePtr bodyBlock) {
+  const LayoutProgram& s = *plan.spec;
+  std::vector<NodePtr> params = {decl("const __half2* __restrict__", "input"), decl("__half2* __restrict__", "output"),
+                                 decl("long long", "batch"), decl("long long", "input_distance"), decl("long long", "output_distance")};
+  if (opt.inRegisterBenchmark) params.push_back(decl("int", "repeats"));
+  NodePtr fn = function(fmt::format("extern \"C\" __global__ void __launch_bounds__({})", li.blockThreads), "", li.kernelName, params,
+                        bodyBlock);
+  // "void" is in the qualifiers; the printer puts the (empty) return type after them.
+  fn = removeDeadCode(foldConstants(fn));
+
+  // The spec's file path is not printed: it is the user's text (newlines and all), not the kernel's.
+  std::string header = fmt::format("Generated by warpforge from spec '{}': {}-point input, {}-point output, {}, sign {:+d}.", s.name,
+                                   s.nIn, s.nOut, s.precision, s.sign);
+  std::string layouts;
+  for (const auto& a : s.arrays) layouts += fmt::format("  [{}] {}\n", a.name, (a.stored && opt.packedPhases ? *a.stored : a.layout).str());
+  const int batchBits = s.batchBits();
+  std::string counts = fmt::format("Per {}: {} MMA, {} HFMA2/HMUL2, {} shfl, {} byte_perm; {} SM-cycles (eq. 30 model).",
+                                   batchBits ? fmt::format("warp ({} FFTs)", 1 << batchBits) : "FFT",
+                                   [&] {
+                                     std::string m;
+                                     for (const auto& [sh, n] : plan.total.mma) m += fmt::format("{}{}x{}", m.empty() ? "" : " + ", n, sh);
+                                     return m;
+                                   }(),
+                                   plan.total.hfma2, plan.total.shuffles, plan.total.byteperms, plan.total.smCycles);
+  return unit({note(header + "\nRegister layouts (physical <-> logical bits):\n" + layouts + counts +
+                    (opt.inRegisterBenchmark ? "\nIn-register benchmark variant: the steps repeat `repeats` times per load." : "")),
+               raw("#include \"warpforge_mma.cuh\""), raw("#include \"warpforge_transpose.cuh\""), raw("#include \"warpforge_io.cuh\""), raw(""), fn});
+}
+
 }  // namespace
 
+bool wholeRowIo(const LayoutProgram& s) {
+  int carried = 0;
+  for (const auto& b : s.array(s.input)->layout.logicalBits()) carried += b[0] == 'n';
+  return s.batchBits() == 0 && carried == s.logIn && s.nIn % 128 == 0 && s.nOut % 128 == 0;
+}
+
 long long stagedSharedBytes(const LayoutProgram& s, bool asyncCopy) {
-  if (s.nIn % 128 || s.nOut % 128) return 0;
+  if (!wholeRowIo(s)) return 4LL * s.warpsPerBlock * (1LL << s.batchBits()) * std::max(s.nIn, s.nOut);
   return 4LL * s.warpsPerBlock * (asyncCopy ? 2LL * s.nIn + s.nOut : std::max(s.nIn, s.nOut));
 }
 
@@ -234,6 +230,7 @@ std::optional<EmitProblem> emitProblem(const LayoutProgram& s) {
   // Staged I/O (the default where n_in and n_out are multiples of 128) keeps a per-warp slice
   // in static shared memory.
   if (long long bytes = stagedSharedBytes(s, false); bytes > 0) {
+    bytes += PhasePlan(s, true).tableBytes();  // phases over the register budget (PhasePlan.h)
     if (bytes > kMaxStaticSharedBytes)
       return EmitProblem{"/launch/warps_per_block",
                          fmt::format("{} warps per block of {} -> {}-point FFTs need {} bytes of shared memory per block for staging (at most {}); "
@@ -243,8 +240,82 @@ std::optional<EmitProblem> emitProblem(const LayoutProgram& s) {
   return std::nullopt;
 }
 
+// Several FFTs per warp (batch bits), zero-padded inputs, or rows that are not whole 512-byte warp accesses: every
+// access goes through a per-warp shared slice holding the warp's FFTs back to back (FFT f at f x n), filled and drained
+// row by row in the largest vectors the row length allows; a last group of the batch with fewer FFTs than the warp
+// holds reads zeros for the missing ones and writes nothing for them.
+EmittedKernel emitBatched(const Plan& plan, const EmitOptions& opt) {
+  const LayoutProgram& s = *plan.spec;
+  EmittedKernel k;
+  PhasePlan phases(s, opt.packedPhases);
+  k.phaseRegisters = phases.registersHeld();
+  k.phaseRegistersNaive = phases.registersNaive();
+  const int batchBits = s.batchBits(), per = 1 << batchBits;
+  LaunchInfo& li = k.launch;
+  li.specName = s.name;
+  li.kernelName = opt.inRegisterBenchmark ? s.name + "_inregister" : s.name;
+  li.blockThreads = 32 * s.warpsPerBlock;
+  li.fftsPerBlock = s.warpsPerBlock * per;
+  li.nIn = s.nIn;
+  li.nOut = s.nOut;
+  li.inRegisterBenchmark = opt.inRegisterBenchmark;
+  const int vecIn = std::min(4, s.nIn), vecOut = std::min(4, s.nOut);
+  li.inputVectorElems = vecIn;
+  li.outputVectorElems = vecOut;
+
+  const Layout& inL = s.array(s.input)->layout;
+  const Layout& outL = s.array(s.output)->layout;
+  IoPlan inP = ioPlan(inL, 'n', s.logIn, s.nIn), outP = ioPlan(outL, 'q', s.logOut, s.nOut);
+  std::vector<NodePtr> body = kernelPrologue(k, phases, opt);
+  body.push_back(note(per > 1 ? fmt::format("Element offsets in the warp's slice from the lane bits ({} FFTs per warp: FFT f at f x n).", per)
+                              : std::string("Element offsets in the warp's slice from the lane bits.")));
+  body.push_back(decl("const int", "in_lane_offset", inP.laneOffset));
+  body.push_back(decl("const int", "out_lane_offset", outP.laneOffset));
+  const std::string valid = inP.padLaneMask ? "in_lane_valid" : "";
+  if (inP.padLaneMask) {
+    body.push_back(note(fmt::format("Lanes holding zero padding (input index >= {}) read zeros.", s.nIn)));
+    body.push_back(decl("const bool", valid, bin("==", bin("&", var("lane"), lit(inP.padLaneMask)), lit(0))));
+  }
+  const long long words = static_cast<long long>(per) * std::max(s.nIn, s.nOut);
+  body.push_back(note(fmt::format("Per-warp staging slice ({} bytes): rows of {} and {} words move in {}- and {}-word vectors.", 4 * words,
+                                  s.nIn, s.nOut, vecIn, vecOut)));
+  body.push_back(raw(fmt::format("__shared__ __align__(16) wf_u32 stage_all[{}][{}];", s.warpsPerBlock, words)));
+  body.push_back(decl("wf_u32*", "stage", index(var("stage_all"), bin(">>", member(var("threadIdx"), "x"), lit(5)))));
+  body.push_back(decl("const long long", "groups", bin(">>", bin("+", var("batch"), lit(per - 1)), lit(batchBits))));
+
+  std::vector<NodePtr> loop;
+  loop.push_back(decl("const long long", "first_fft", bin("<<", var("group"), lit(batchBits))));
+  loop.push_back(decl("const int", "valid",
+                      ternary(bin("<", bin("-", var("batch"), var("first_fft")), lit(per)), cast("int", bin("-", var("batch"), var("first_fft"))),
+                              lit(per))));
+  for (const auto& a : s.arrays)
+    if (!a.isPhase()) loop.push_back(declArray("wf_u32", dataVar(a.name), a.layout.numRegisters()));
+  loop.push_back(note(fmt::format("Load {} [{}].", s.input, inL.str())));
+  loop.push_back(exprStmt(call(fmt::format("wf_warp_load_rows<{}, {}, {}, {}>", s.nIn, per, vecIn, opt.streaming),
+                               {var("stage"), cast("const wf_u32*", bin("+", var("input"), bin("*", var("first_fft"), var("input_distance")))),
+                                var("input_distance"), var("valid"), var("lane")})));
+  loop.push_back(exprStmt(call("__syncwarp", {})));
+  for (auto& n : registerAccess(inL, inP, dataVar(s.input), "stage", "in_lane_offset", true, valid)) loop.push_back(n);
+  loop.push_back(exprStmt(call("__syncwarp", {})));
+  for (auto& n : stepsOrRepeats(plan, phases, opt)) loop.push_back(n);
+  loop.push_back(note(fmt::format("Store {} [{}].", s.output, outL.str())));
+  for (auto& n : registerAccess(outL, outP, dataVar(s.output), "stage", "out_lane_offset", false)) loop.push_back(n);
+  loop.push_back(exprStmt(call("__syncwarp", {})));
+  loop.push_back(exprStmt(call(fmt::format("wf_warp_store_rows<{}, {}, {}, {}>", s.nOut, per, vecOut, opt.streaming),
+                               {cast("wf_u32*", bin("+", var("output"), bin("*", var("first_fft"), var("output_distance")))), var("stage"),
+                                var("output_distance"), var("valid"), var("lane")})));
+  loop.push_back(exprStmt(call("__syncwarp", {})));
+  body.push_back(note(per > 1 ? fmt::format("Grid-stride loop: {} FFTs per warp per iteration.", per)
+                              : std::string("Grid-stride loop: one FFT per warp per iteration.")));
+  body.push_back(forLoop(decl("long long", "group", var("first_warp")), bin("<", var("group"), var("groups")),
+                         assign(var("group"), var("warp_stride"), "+="), block(loop)));
+  k.source = print(kernelUnit(plan, opt, li, block(body)));
+  return k;
+}
+
 EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& opt) {
   const LayoutProgram& s = *plan.spec;
+  if (!wholeRowIo(s)) return emitBatched(plan, opt);
   EmittedKernel k;
   PhasePlan phases(s, opt.packedPhases);
   k.phaseRegisters = phases.registersHeld();
@@ -261,20 +332,11 @@ EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& opt) {
 
   const Layout& inL = s.array(s.input)->layout;
   const Layout& outL = s.array(s.output)->layout;
-  IoPlan inP = ioPlan(inL, 'n', s.logIn), outP = ioPlan(outL, 'q', s.logOut);
+  IoPlan inP = ioPlan(inL, 'n', s.logIn, 0), outP = ioPlan(outL, 'q', s.logOut, 0);
   li.inputVectorElems = 1 << inP.vecBits;
   li.outputVectorElems = 1 << outP.vecBits;
 
-  std::vector<NodePtr> body;
-  body.push_back(decl("const int", "lane", bin("&", member(var("threadIdx"), "x"), lit(31))));
-  body.push_back(decl("const long long", "first_warp",
-                      bin(">>", bin("+", bin("*", cast("long long", member(var("blockIdx"), "x")), member(var("blockDim"), "x")),
-                                    member(var("threadIdx"), "x")), lit(5))));
-  body.push_back(decl("const long long", "warp_stride",
-                      bin(">>", bin("*", cast("long long", member(var("gridDim"), "x")), member(var("blockDim"), "x")), lit(5))));
-  body.push_back(note(fmt::format("Phase registers, computed once per thread ({} held; {} before sharing{}).", k.phaseRegisters,
-                                     k.phaseRegistersNaive, opt.packedPhases ? "; stored forms kept packed" : "")));
-  for (auto& n : phases.prologue()) body.push_back(n);
+  std::vector<NodePtr> body = kernelPrologue(k, phases, opt);
   body.push_back(note("Element offsets contributed by the lane bits of the input and output layouts."));
   body.push_back(decl("const int", "in_lane_offset", inP.laneOffset));
   body.push_back(decl("const int", "out_lane_offset", outP.laneOffset));
@@ -291,7 +353,7 @@ EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& opt) {
       b.push_back(exprStmt(call(fmt::format("wf_warp_load16<{}, {}>", s.nIn, opt.streaming), {var("stage"), var("x_ptr"), var("lane")})));
       b.push_back(exprStmt(call("__syncwarp", {})));
     }
-    for (auto& n : globalAccess(inL, inP, s.logIn, target, staged ? "stage" : "x_ptr", "in_lane_offset", true)) b.push_back(n);
+    for (auto& n : registerAccess(inL, inP, target, staged ? "stage" : "x_ptr", "in_lane_offset", true)) b.push_back(n);
     if (staged) b.push_back(exprStmt(call("__syncwarp", {})));
     return block(b);
   };
@@ -319,7 +381,7 @@ EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& opt) {
       b.push_back(exprStmt(call("wf_cp_async_wait<1>", {})));
       b.push_back(exprStmt(call("__syncwarp", {})));
       b.push_back(decl("const wf_u32*", "x_stage", bin("+", var("stage_in"), bin("*", var("buf"), lit(s.nIn)))));
-      for (auto& n : globalAccess(inL, inP, s.logIn, target, "x_stage", "in_lane_offset", true)) b.push_back(n);
+      for (auto& n : registerAccess(inL, inP, target, "x_stage", "in_lane_offset", true)) b.push_back(n);
       b.push_back(exprStmt(call("__syncwarp", {})));  // all lanes read this buffer before it is refilled
       b.push_back(assign(var("buf"), lit(1), "^="));
       return block(b);
@@ -349,31 +411,9 @@ EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& opt) {
     loop.push_back(loadInput(dataVar(s.input), var("fft")));
   }
 
-  std::vector<NodePtr> steps;
-  for (const auto& st : plan.steps) {
-    std::vector<NodePtr> part;
-    switch (st.spec->op) {
-      case StepOp::Mma: part = emitMma(st, phases); break;
-      case StepOp::Cmul: part = emitCmul(st, phases, s.array(st.spec->b)->layout); break;
-      case StepOp::Relayout: part = emitRelayout(st, s.array(st.spec->b)->layout); break;
-    }
-    steps.push_back(block(part));
-  }
-  if (opt.inRegisterBenchmark) {
-    // Feed the output back as the next input so nothing can be hoisted.
-    std::vector<NodePtr> rep = steps;
-    int nx = inL.numRegisters(), ny = outL.numRegisters();
-    for (int i = 0; i < nx; ++i) {
-      NodePtr v = dataReg(s.output, i % ny);
-      for (int j = i + nx; j < ny; j += nx) v = bin("^", v, dataReg(s.output, j));
-      rep.push_back(assign(dataReg(s.input, i), v));
-    }
-    loop.push_back(forLoop(decl("int", "rep", lit(0)), bin("<", var("rep"), var("repeats")), assign(var("rep"), lit(1), "+="), block(rep)));
-  } else {
-    for (auto& n : steps) loop.push_back(n);
-  }
+  for (auto& n : stepsOrRepeats(plan, phases, opt)) loop.push_back(n);
   loop.push_back(note(fmt::format("Store {} [{}]: {}-element vectors.", s.output, outL.str(), li.outputVectorElems)));
-  for (auto& n : globalAccess(outL, outP, s.logOut, dataVar(s.output), staged ? "stage" : "y_ptr", "out_lane_offset", false)) loop.push_back(n);
+  for (auto& n : registerAccess(outL, outP, dataVar(s.output), staged ? "stage" : "y_ptr", "out_lane_offset", false)) loop.push_back(n);
   if (staged) {
     loop.push_back(exprStmt(call("__syncwarp", {})));
     loop.push_back(exprStmt(call(fmt::format("wf_warp_store16<{}, {}>", s.nOut, opt.streaming), {var("y_ptr"), var("stage"), var("lane")})));
@@ -384,29 +424,7 @@ EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& opt) {
   body.push_back(forLoop(decl("long long", "fft", var("first_warp")), bin("<", var("fft"), var("batch")),
                          assign(var("fft"), var("warp_stride"), "+="), block(loop)));
 
-  std::vector<NodePtr> params = {decl("const __half2* __restrict__", "input"), decl("__half2* __restrict__", "output"),
-                                 decl("long long", "batch"), decl("long long", "input_distance"), decl("long long", "output_distance")};
-  if (opt.inRegisterBenchmark) params.push_back(decl("int", "repeats"));
-  NodePtr fn = function(fmt::format("extern \"C\" __global__ void __launch_bounds__({})", li.blockThreads), "", li.kernelName, params,
-                        block(body));
-  // "void" is in the qualifiers; the printer puts the (empty) return type after them.
-  fn = removeDeadCode(foldConstants(fn));
-
-  // The spec's file path is not printed: it is the user's text (newlines and all), not the kernel's.
-  std::string header = fmt::format("Generated by warpforge from spec '{}': {}-point input, {}-point output, {}, sign {:+d}.", s.name,
-                                   s.nIn, s.nOut, s.precision, s.sign);
-  std::string layouts;
-  for (const auto& a : s.arrays) layouts += fmt::format("  [{}] {}\n", a.name, (a.stored && opt.packedPhases ? *a.stored : a.layout).str());
-  std::string counts = fmt::format("Per FFT: {} MMA, {} HFMA2/HMUL2, {} shfl, {} byte_perm; {} SM-cycles (eq. 30 model).",
-                                   [&] {
-                                     std::string m;
-                                     for (const auto& [sh, n] : plan.total.mma) m += fmt::format("{}{}x{}", m.empty() ? "" : " + ", n, sh);
-                                     return m;
-                                   }(),
-                                   plan.total.hfma2, plan.total.shuffles, plan.total.byteperms, plan.total.smCycles);
-  NodePtr u = unit({note(header + "\nRegister layouts (physical <-> logical bits):\n" + layouts + counts +
-                            (opt.inRegisterBenchmark ? "\nIn-register benchmark variant: the steps repeat `repeats` times per load." : "")),
-                    raw("#include \"warpforge_mma.cuh\""), raw("#include \"warpforge_transpose.cuh\""), raw("#include \"warpforge_io.cuh\""), raw(""), fn});
+  NodePtr u = kernelUnit(plan, opt, li, block(body));
   k.source = print(u);
   return k;
 }

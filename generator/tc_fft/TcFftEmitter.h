@@ -35,6 +35,11 @@ struct EmitProblem {
 };
 std::optional<EmitProblem> emitProblem(const LayoutProgram& spec);
 
+// One FFT per warp, no zero padding carried, n_in and n_out multiples of 128: global accesses are whole 512-byte warp
+// rows, and every EmitOptions variant applies. Otherwise the kernel stages through a shared slice row by row (batch
+// bits, zero padding, short rows) and only packedPhases, inRegisterBenchmark and streaming apply.
+bool wholeRowIo(const LayoutProgram& spec);
+
 // Static shared memory a staged kernel uses per block (0: not staged); at most 48 KiB (static
 // __shared__ arrays cannot opt in to more).
 long long stagedSharedBytes(const LayoutProgram& spec, bool asyncCopy);

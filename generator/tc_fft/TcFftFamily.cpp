@@ -10,6 +10,8 @@
 #include "generator/tc_fft/TcFftData.h"
 #include "generator/tc_fft/TcFftEmitter.h"
 #include "generator/tc_fft/TcFftParser.h"
+#include "generator/tc_fft/TcFftSpecJson.h"
+#include "generator/tc_fft/SynthesisReport.h"
 #include "generator/verify/Report.h"
 #include "generator/verify/Verifier.h"
 
@@ -19,7 +21,8 @@ namespace {
 
 class TcFftSpec final : public FamilySpec {
  public:
-  TcFftSpec(LayoutProgram program, TcFftDistances d) : program_(std::move(program)) {
+  TcFftSpec(LayoutProgram program, TcFftDistances d, std::optional<TcFftSynthesis> synthesis)
+      : program_(std::move(program)), synthesis_(std::move(synthesis)) {
     distances_.input = d.input ? d.input : program_.nIn;
     distances_.output = d.output ? d.output : program_.nOut;
     // The Plan points into program_, which lives as long as this (heap-held, never moved) object.
@@ -47,12 +50,18 @@ class TcFftSpec final : public FamilySpec {
     r.counts["hfma2"] = p.total.hfma2;
     r.counts["shuffles"] = p.total.shuffles;
     r.counts["byteperms"] = p.total.byteperms;
-    r.counts["sm_cycles"] = p.total.smCycles;  // eq. 30 of the CHIME note
+    r.counts["sm_cycles"] = p.total.smCycles / (1 << program_.batchBits());  // per FFT, eq. 30 of the CHIME note
+    r.counts["ffts_per_warp"] = 1 << program_.batchBits();
+    r.counts["error_bound"] = tcFftErrorBound(program_);
     r.warnings = p.warnings;
     return r;
   }
 
-  std::string explain(const EmitTarget&) const override { return formatExplain(emittablePlan()); }
+  std::string explain(const EmitTarget&) const override {
+    std::string out;
+    if (synthesis_) out = formatSynthesis(*synthesis_) + "\n";
+    return out + formatExplain(emittablePlan());
+  }
 
   // The kernel is the same for every arch (min sm_80); the target only names the device.
   Generated emit(const EmitTarget&) const override { return Generated{tcFftLaunchPlan(emitTcFft(emittablePlan()), distances_)}; }
@@ -70,7 +79,8 @@ class TcFftSpec final : public FamilySpec {
   // the note sets them against the model. tcFftInRegisterNote formats the whole line where the batch is known.
   // The in-register variant is the last one (TcFftBench.cpp): SM-cycles per FFT against the model (eq. 30).
   std::string benchNotes(const std::vector<double>& ms, const std::vector<long long>& batch, double clockKHz, int sms) const override {
-    if (ms.empty() || batch.size() != ms.size()) return fmt::format("in-register model (eq. 30): {} SM-cycles/FFT; target <= 120\n", plan().total.smCycles);
+    if (ms.empty() || batch.size() != ms.size())
+      return fmt::format("in-register model (eq. 30): {} SM-cycles/FFT\n", plan().total.smCycles / (1 << program_.batchBits()));
     return tcFftInRegisterNote(plan(), ms.back(), batch.back(), 64, clockKHz, sms);
   }
   using FamilySpec::benchNotes;
@@ -96,6 +106,7 @@ class TcFftSpec final : public FamilySpec {
   }
 
   LayoutProgram program_;
+  std::optional<TcFftSynthesis> synthesis_;
   Plan plan_;
   std::string inconsistent_;  // the VerifyError's issue list, one "file: path: message" per line
   std::vector<InconsistentSpec::Issue> issues_;
@@ -106,10 +117,14 @@ class TcFftFamily final : public Family {
  public:
   std::string name() const override { return "tc_fft"; }
   std::string summary() const override {
-    return "tensor-core f16 FFT (mma.sync) with register layouts proved consistent; zero-padded n_in -> n_out (CHIME 256 -> 512)";
+    return "tensor-core f16 FFT (mma.sync) with register layouts synthesized and proved consistent; zero-padded n_in -> n_out, 16 to 2048 points";
+  }
+  std::optional<Json> complete(const Json& root, const std::string& file) const override {
+    return tcFftSpecJson(parseTcFft(root, file).program);
   }
   std::unique_ptr<FamilySpec> parse(const Json& root, const std::string& file) const override {
-    return makeTcFftSpec(parseTcFftSpec(root, file));
+    TcFftParsed p = parseTcFft(root, file);
+    return makeTcFftSpec(std::move(p.program), {}, std::move(p.synthesis));
   }
 };
 
@@ -120,8 +135,8 @@ const Family& tcFftFamily() {
   return family;
 }
 
-std::unique_ptr<FamilySpec> makeTcFftSpec(LayoutProgram program, TcFftDistances distances) {
-  return std::make_unique<TcFftSpec>(std::move(program), distances);
+std::unique_ptr<FamilySpec> makeTcFftSpec(LayoutProgram program, TcFftDistances distances, std::optional<TcFftSynthesis> synthesis) {
+  return std::make_unique<TcFftSpec>(std::move(program), distances, std::move(synthesis));
 }
 
 }  // namespace warpforge

@@ -19,10 +19,13 @@ struct PhaseFactor {
 struct ArraySpec {
   std::string name;
   std::string path;                // JSON pointer, for messages
+  std::string description;         // free text (kept for `synthesize`'s output)
   Layout layout;                   // operand layout
-  std::optional<PhaseFactor> phase;
+  // Phase arrays: the product of the factors E(q_J, n_K) (one or more rectangles of bit pairs). Empty: a data array.
+  std::vector<PhaseFactor> phase;
+  std::vector<std::string> constantOver;  // data bits a phase array carries without depending on them
   std::optional<Layout> stored;    // packed form kept in registers (eqs. 26, 28, 29)
-  bool isPhase() const { return phase.has_value(); }
+  bool isPhase() const { return !phase.empty(); }
 };
 
 enum class StepOp { Mma, Cmul, Relayout };
@@ -33,6 +36,7 @@ struct StepSpec {
   std::string shape;               // mma only
   std::string a, b, c;             // a = phase operand, b = data in, c = data out
   std::vector<std::string> sum;    // mma only: logical n-bits summed
+  std::string description;         // free text (kept for `synthesize`'s output)
 };
 
 struct LayoutProgram {
@@ -47,6 +51,16 @@ struct LayoutProgram {
   std::string input, output;
   // Optional launch tuning for the emitter.
   int warpsPerBlock = 4;
+  std::string description;         // the spec's description (kept for `synthesize`'s output)
+
+  // FFTs one warp holds: 2^(batch bits f0, f1, ... of the input array).
+  int batchBits() const {
+    const ArraySpec* in = array(input);
+    int f = 0;
+    if (in)
+      for (const auto& l : in->layout.logicalBits()) f += l[0] == 'f';
+    return f;
+  }
 
   // Inline: the verifier and emulator (warpforge_layout) use them, and no family may own them.
   const ArraySpec* array(const std::string& n) const {

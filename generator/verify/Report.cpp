@@ -38,11 +38,12 @@ std::string formatVerifyReport(const Plan& plan, const CostTable& costs) {
   const InstrCounts& t = plan.total;
   out += fmt::format("{:<4} {:<14} {:<22} {:<16} {:>6} {:>6} {:>6} {:>8}\n\n", "all", "", "", mmaCell(t), t.hfma2, t.shuffles,
                      t.byteperms, t.smCycles);
-  out += "instruction counts per FFT:\n";
+  const int perWarp = 1 << s.batchBits();
+  out += perWarp > 1 ? fmt::format("instruction counts per warp ({} FFTs):\n", perWarp) : std::string("instruction counts per FFT:\n");
   for (const auto& [k, n] : t.mma) out += fmt::format("  mma {:<10} {:>4}\n", k, n);
   out += fmt::format("  HFMA2/HMUL2    {:>4}\n  shfl           {:>4}\n  byte_perm      {:>4}\n", t.hfma2, t.shuffles, t.byteperms);
   out += fmt::format("SM-cycle estimate (eq. 30 costs: k8 {} k16 {} hfma2 {} shfl {} byte_perm {}): {} SM-cycles/FFT\n",
-                     costs.mmaK8, costs.mmaK16, costs.hfma2, costs.shuffle, costs.bytePerm, t.smCycles);
+                     costs.mmaK8, costs.mmaK16, costs.hfma2, costs.shuffle, costs.bytePerm, t.smCycles / perWarp);
   for (const auto& w : plan.warnings) out += "warning: " + w + "\n";
   return out;
 }

@@ -1,5 +1,9 @@
 #include "generator/verify/Verifier.h"
 
+#include "generator/layout/FragmentTable.h"
+#include "generator/verify/MmaCheck.h"
+#include "generator/verify/PhaseValue.h"
+
 #include <algorithm>
 #include <functional>
 #include <set>
@@ -37,52 +41,8 @@ Names bitSet(const Layout& l) {
 
 std::string setStr(const Names& s) { return fmt::format("{{{}}}", fmt::join(s, " ")); }
 
-Names phaseQ(const ArraySpec& a) {
-  Names s;
-  for (int q : a.phase->q) s.insert(fmt::format("q{}", q));
-  return s;
-}
 
 double mmaCycles(const MmaShape& s) { return s.smCycles ? s.smCycles : s.m * s.n * s.k / 512.0; }
-
-// All ordered selections of `k` distinct register bits out of `n`.
-std::vector<std::vector<int>> injections(int k, int n) {
-  std::vector<std::vector<int>> out;
-  std::vector<int> cur;
-  std::vector<bool> used(n, false);
-  std::function<void()> rec = [&] {
-    if (static_cast<int>(cur.size()) == k) {
-      out.push_back(cur);
-      return;
-    }
-    for (int i = 0; i < n; ++i)
-      if (!used[i]) {
-        used[i] = true;
-        cur.push_back(i);
-        rec();
-        cur.pop_back();
-        used[i] = false;
-      }
-  };
-  rec();
-  return out;
-}
-
-// What an operand puts on each matrix-index bit for one choice of registers.
-struct OperandView {
-  std::map<std::string, std::pair<std::string, PhysBit>> byMatrixBit;  // "j2" -> (n6, t1)
-  std::vector<int> loopRegs;                                            // array r bits outside the fragment
-};
-
-OperandView view(const Layout& l, const FragmentLayout& f, const std::vector<int>& sigma) {
-  OperandView v;
-  for (std::size_t x = 0; x < f.b.size(); ++x) v.byMatrixBit[f.b[x]] = {*l.logicalAt({PhysKind::B, int(x)}), {PhysKind::B, int(x)}};
-  for (std::size_t x = 0; x < f.t.size(); ++x) v.byMatrixBit[f.t[x]] = {*l.logicalAt({PhysKind::T, int(x)}), {PhysKind::T, int(x)}};
-  for (std::size_t x = 0; x < f.r.size(); ++x) v.byMatrixBit[f.r[x]] = {*l.logicalAt({PhysKind::R, sigma[x]}), {PhysKind::R, sigma[x]}};
-  for (int r = 0; r < l.count(PhysKind::R); ++r)
-    if (std::find(sigma.begin(), sigma.end(), r) == sigma.end()) v.loopRegs.push_back(r);
-  return v;
-}
 
 class Checker {
  public:
@@ -125,18 +85,34 @@ class Checker {
  private:
   void issue(std::string path, std::string msg) { issues_.push_back({std::move(path), std::move(msg)}); }
 
+  // The input carries ReIm, n0 .. n_{log2 n_in - 1}, and may carry higher n bits below log2 n_out (zero padding: those
+  // elements are zeros the kernel never reads) and batch bits f0, f1, ... (several FFTs per warp); the output carries
+  // ReIm, every q bit and the same batch bits.
   void checkIo() {
     Names in{"ReIm"}, out{"ReIm"};
     for (int k = 0; k < spec_.logIn; ++k) in.insert(fmt::format("n{}", k));
     for (int k = 0; k < spec_.logOut; ++k) out.insert(fmt::format("q{}", k));
     const ArraySpec* x = spec_.array(spec_.input);
     const ArraySpec* y = spec_.array(spec_.output);
-    if (bitSet(x->layout) != in)
-      issue(x->path + "/layout", fmt::format("input array '{}' must carry exactly {} (n_in = {}), found {}", x->name,
-                                             setStr(in), spec_.nIn, setStr(bitSet(x->layout))));
+    Names xBits = bitSet(x->layout), padding, batch;
+    for (const auto& b : xBits) {
+      if (b[0] == 'f') batch.insert(b);
+      if (b[0] == 'n' && !in.count(b)) padding.insert(b);
+    }
+    for (int f = 0; f < static_cast<int>(batch.size()); ++f)
+      if (!batch.count(fmt::format("f{}", f)))
+        issue(x->path + "/layout", fmt::format("input array '{}': batch bits must be f0 .. f{}, found {}", x->name, batch.size() - 1, setStr(batch)));
+    Names inAll = in;
+    inAll.insert(padding.begin(), padding.end());
+    inAll.insert(batch.begin(), batch.end());
+    out.insert(batch.begin(), batch.end());
+    if (xBits != inAll)
+      issue(x->path + "/layout", fmt::format("input array '{}' must carry exactly {} (n_in = {}; zero-padding bits n{}.. and batch bits f0.. "
+                                             "may be added), found {}",
+                                             x->name, setStr(in), spec_.nIn, spec_.logIn, setStr(xBits)));
     if (bitSet(y->layout) != out)
-      issue(y->path + "/layout", fmt::format("output array '{}' must carry exactly {} (n_out = {}), found {}", y->name,
-                                             setStr(out), spec_.nOut, setStr(bitSet(y->layout))));
+      issue(y->path + "/layout", fmt::format("output array '{}' must carry exactly {} (n_out = {}{}), found {}", y->name,
+                                             setStr(out), spec_.nOut, batch.empty() ? "" : "; the input's batch bits", setStr(bitSet(y->layout))));
   }
 
   // The packed form must hold the same numbers: ReIm_out dropped, ReIm_in
@@ -189,123 +165,71 @@ class Checker {
       issue(st.path + "/a", fmt::format("{}: phase array '{}' is in elementwise form (ReIm); an MMA operand needs ReIm_in and ReIm_out", where, A.name));
       return;
     }
-    // Data conservation and the summed bits.
-    Names bBits = bitSet(B.layout), cBits = bitSet(C.layout), q = phaseQ(A), sum(st.sum.begin(), st.sum.end());
+    // Data conservation and the summed bits. A's plain q bits that B lacks are the bits this step produces; its
+    // plain n bits are summed (on j bits) or loop bits it folds a twiddle over (then B and C carry them).
+    Names bBits = bitSet(B.layout), cBits = bitSet(C.layout), sum(st.sum.begin(), st.sum.end()), produced;
+    for (const auto& e : A.layout.entries())
+      if (e.logical[0] == 'q' && passBase(e.logical) == e.logical && !bBits.count(e.logical)) produced.insert(e.logical);
     for (const auto& s : st.sum)
       if (!A.layout.hasLogical(s))
         issue(st.path + "/sum", fmt::format("{}: summed bit {} is not an input bit of phase array '{}' (its bits: {})", where, s,
                                             A.name, setStr(bitSet(A.layout))));
-    for (const auto& e : A.layout.entries())
-      if (e.logical[0] == 'n' && !bBits.count(e.logical))
-        issue(A.path + "/layout", fmt::format("{} at {}: phase array '{}' multiplies bit {} which input '{}' does not carry", where,
+    for (const auto& e : A.layout.entries()) {
+      const std::string base = passBase(e.logical);
+      if ((e.logical[0] == 'n' || e.logical[0] == 'f' || (e.logical[0] == 'q' && e.logical != base)) && !bBits.count(base))
+        issue(A.path + "/layout", fmt::format("{} at {}: phase array '{}' carries {}, a bit which input '{}' does not carry", where,
                                               st.path, A.name, e.logical, B.name));
+    }
     Names expectC;
     for (const auto& b : bBits)
       if (!sum.count(b)) expectC.insert(b);
-    expectC.insert(q.begin(), q.end());
+    expectC.insert(produced.begin(), produced.end());
     if (cBits != expectC)
-      issue(C.path + "/layout", fmt::format("{} at {}: output '{}' must carry (bits of '{}' minus summed {}) plus {} = {}, found {}",
-                                            where, st.path, C.name, B.name, setStr(sum), setStr(q), setStr(expectC), setStr(cBits)));
+      issue(C.path + "/layout", fmt::format("{} at {}: output '{}' must carry (bits of '{}' minus summed {}) plus produced {} = {}, found {}",
+                                            where, st.path, C.name, B.name, setStr(sum), setStr(produced), setStr(expectC), setStr(cBits)));
 
-    // Fragment matching, trying every choice of registers (register order is free).
-    for (auto [arr, frag, label] : {std::tuple{&A, &shape->a, "A"}, std::tuple{&B, &shape->b, "B"}, std::tuple{&C, &shape->c, "C"}})
-      if (arr->layout.count(PhysKind::R) < static_cast<int>(frag->r.size()) || arr->layout.count(PhysKind::B) != static_cast<int>(frag->b.size())) {
-        issue(arr->path + "/layout", fmt::format("{} at {}: array '{}' (operand {}) has {} b and {} r bits; the fragment needs {} b and at least {} r",
-                                                 where, st.path, arr->name, label, arr->layout.count(PhysKind::B),
-                                                 arr->layout.count(PhysKind::R), frag->b.size(), frag->r.size()));
-        return;
-      }
-    std::vector<std::string> best;
-    bool found = false;
-    auto ia = injections(shape->a.r.size(), A.layout.count(PhysKind::R));
-    auto ib = injections(shape->b.r.size(), B.layout.count(PhysKind::R));
-    auto ic = injections(shape->c.r.size(), C.layout.count(PhysKind::R));
-    for (const auto& sa : ia)
-      for (const auto& sb : ib)
-        for (const auto& sc : ic) {
-          auto mism = matchMma(A, B, C, *shape, sa, sb, sc);
-          if (!found || mism.size() < best.size()) {
-            best = mism;
-            found = true;
-            if (mism.empty()) resolveMma(A, B, C, *shape, sa, sb, sc, sp);
-          }
-          if (best.empty()) goto done;
-        }
-  done:
-    for (const auto& m : best) issue(st.path, fmt::format("{}: {}", where, m));
+    checkSumWidth(st, *shape, A, sum);
+
+    MmaCheck m = checkMmaOperands(*shape, {A.name, &A.layout}, {B.name, &B.layout}, {C.name, &C.layout});
+    for (const auto& problem : m.problems) issue(st.path, fmt::format("{}: {}", where, problem));
+    if (!m.ok()) return;
+    sp.mma = m.plan;
+    Names jb;
     for (const auto& [mbit, log] : sp.mma.matrixBits)
-      if (mbit[0] == 'j' && log != "ReIm_in" && !sum.count(log) && best.empty())
-        issue(st.path + "/sum", fmt::format("{}: bit {} is summed by the fragment (matrix bit {}) but not listed in sum {}", where, log, mbit, setStr(sum)));
-    if (best.empty()) {
-      Names jb;
-      for (const auto& [mbit, log] : sp.mma.matrixBits)
-        if (mbit[0] == 'j') jb.insert(log);
-      for (const auto& s : sum)
-        if (!jb.count(s))
-          issue(st.path + "/sum", fmt::format("{}: sum lists {} but the fragment's summed (j) bits are {}", where, s, setStr(jb)));
-      sp.counts.mma[st.shape] = sp.mma.count;
-      sp.counts.smCycles = sp.mma.count * mmaCycles(*shape);
-    }
-  }
-
-  static std::string norm(const std::string& l, const char* against) {
-    if (l == "ReIm_in" && std::string(against) == "B") return "ReIm";
-    if (l == "ReIm_out" && std::string(against) == "C") return "ReIm";
-    return l;
-  }
-
-  std::vector<std::string> matchMma(const ArraySpec& A, const ArraySpec& B, const ArraySpec& C, const MmaShape& s,
-                                    const std::vector<int>& sa, const std::vector<int>& sb, const std::vector<int>& sc) {
-    OperandView va = view(A.layout, s.a, sa), vb = view(B.layout, s.b, sb), vc = view(C.layout, s.c, sc);
-    std::vector<std::string> out;
-    auto cmp = [&](const std::string& mbit, const OperandView& ref, const ArraySpec& refArr, const char* refName,
-                   const OperandView& got, const ArraySpec& gotArr, const char* gotName) {
-      auto [rl, rp] = ref.byMatrixBit.at(mbit);
-      auto [gl, gp] = got.byMatrixBit.at(mbit);
-      std::string want = std::string(refName) == "A" ? norm(rl, gotName) : rl;
-      if (want != gl)
-        out.push_back(fmt::format("array '{}' (operand {}) physical bit {} carries {}, but matrix bit {} is {} in '{}' (operand {}, "
-                                  "physical bit {}): expected {}, found {}",
-                                  gotArr.name, gotName, gp.str(), gl, mbit, rl, refArr.name, refName, rp.str(), want, gl));
-    };
-    for (int x = 0; (1 << x) < s.m; ++x) cmp(fmt::format("i{}", x), va, A, "A", vc, C, "C");
-    for (int x = 0; (1 << x) < s.k; ++x) cmp(fmt::format("j{}", x), va, A, "A", vb, B, "B");
-    for (int x = 0; (1 << x) < s.n; ++x) cmp(fmt::format("k{}", x), vb, B, "B", vc, C, "C");
-    Names cLoop;
-    for (int r : vc.loopRegs) cLoop.insert(C.layout.registerBits()[r]);
-    for (auto [v, arr, name] : {std::tuple{&va, &A, "A"}, std::tuple{&vb, &B, "B"}})
-      for (int r : v->loopRegs) {
-        std::string l = arr->layout.registerBits()[r];
-        if (!cLoop.count(l))
-          out.push_back(fmt::format("array '{}' (operand {}) register bit r{} carries {}, which is not a loop bit of output '{}' "
-                                    "(its loop bits: {}): expected one of those, found {}",
-                                    arr->name, name, r, l, C.name, setStr(cLoop), l));
+      if (mbit[0] == 'j' && !isPassIn(log)) {
+        jb.insert(log);
+        if (!sum.count(log))
+          issue(st.path + "/sum", fmt::format("{}: bit {} is summed by the fragment (matrix bit {}) but not listed in sum {}", where, log, mbit, setStr(sum)));
       }
-    return out;
+    for (const auto& s : sum)
+      if (!jb.count(s)) issue(st.path + "/sum", fmt::format("{}: sum lists {} but the fragment's summed (j) bits are {}", where, s, setStr(jb)));
+    sp.counts.mma[st.shape] = sp.mma.count;
+    sp.counts.smCycles = sp.mma.count * mmaCycles(*shape);
   }
 
-  void resolveMma(const ArraySpec& A, const ArraySpec& B, const ArraySpec& C, const MmaShape& s, const std::vector<int>& sa,
-                  const std::vector<int>& sb, const std::vector<int>& sc, StepPlan& sp) {
-    OperandView va = view(A.layout, s.a, sa), vb = view(B.layout, s.b, sb), vc = view(C.layout, s.c, sc);
-    MmaStepPlan& m = sp.mma;
-    m = MmaStepPlan{};
-    m.shape = &s;
-    m.aReg = sa;
-    m.bReg = sb;
-    m.cReg = sc;
-    for (const auto& [mb, lp] : va.byMatrixBit) m.matrixBits[mb] = lp.first;
-    for (const auto& [mb, lp] : vb.byMatrixBit) m.matrixBits.emplace(mb, lp.first);
-    for (const auto& [mb, lp] : vc.byMatrixBit) m.matrixBits.emplace(mb, lp.first);
-    for (int r : vc.loopRegs) {
-      std::string l = C.layout.registerBits()[r];
-      m.loopBits.push_back(l);
-      m.loopRegC.push_back(r);
-      auto pa = A.layout.physOf(l);
-      auto pb = B.layout.physOf(l);
-      m.loopRegA.push_back(pa && pa->kind == PhysKind::R ? pa->index : -1);
-      m.loopRegB.push_back(pb && pb->kind == PhysKind::R ? pb->index : -1);
+  // The rule behind most MMA mismatches, stated before the per-bit symptoms: a shape's k = 2^J rows are its J summed
+  // (j) bits, which hold ReIm, the bits the step sums and the bits its phase operand passes through (x_in), no more,
+  // no fewer. The fix names the shape that fits, or the split where none does; the per-bit symptoms follow it.
+  void checkSumWidth(const StepSpec& st, const MmaShape& shape, const ArraySpec& A, const Names& sum) {
+    int passed = 0;
+    for (const auto& e : A.layout.entries()) passed += isPassIn(e.logical) && e.logical != "ReIm_in";
+    auto log2k = [](int k) { int l = 0; while ((1 << l) < k) ++l; return l; };
+    const int have = log2k(shape.k), need = 1 + static_cast<int>(sum.size()) + passed;
+    if (need == have) return;
+    std::string fix;
+    int widest = 0;
+    for (const auto& o : allMmaShapes()) {
+      if (o.abType != shape.abType || o.cType != shape.cType) continue;
+      widest = std::max(widest, log2k(o.k) - 1);
+      if (fix.empty() && log2k(o.k) == need) fix = fmt::format("use {} (it sums {})", o.shape, need - 1);
     }
-    m.count = 1 << m.loopBits.size();
+    if (fix.empty() && need > have)
+      fix = fmt::format("no {} MMA sums more than {} bits: sum {} here and the rest in a later MMA step, with a cmul applying the "
+                        "twiddles between", shape.abType, widest, widest - passed);
+    if (fix.empty()) fix = fmt::format("sum {} more bit(s), or pass {} bit(s) through (x_in on A's j bits, x_out on its i bits)", have - need, have - need);
+    issue(st.path + "/shape", fmt::format("mma {}: its {} summed (j) bits hold ReIm plus the bits a step sums or passes through: expected "
+                                          "{} summed or passed, found {} summed {} and {} passed through: {}",
+                                          shape.shape, have, have - 1, sum.size(), setStr(sum), passed, fix));
   }
 
   void checkCmul(const StepSpec& st, StepPlan& sp) {
@@ -388,23 +312,32 @@ class Checker {
     sp.counts.smCycles = sp.relayout.smCycles;
   }
 
-  // Eq. (7): each factor E(q_j, n_k) with j + k < log2(n_out) exactly once.
+  // Eq. (7): each factor E(q_j, n_k) with j + k < log2(n_out) exactly once. Factors of zero-padding bits (k >= log2
+  // n_in) multiply only zeros: any count of them is right.
   void checkFactorization() {
     std::map<std::pair<int, int>, std::vector<std::string>> uses;
     for (const auto& st : spec_.steps) {
       if (st.op == StepOp::Relayout) continue;
       const ArraySpec& a = *spec_.array(st.a);
-      for (int j : a.phase->q)
-        for (int k : a.phase->n) uses[{j, k}].push_back(st.path);
+      for (const auto& f : a.phase)
+        for (int j : f.q)
+          for (int k : f.n) uses[{j, k}].push_back(st.path);
     }
     for (int j = 0; j < spec_.logOut; ++j)
       for (int k = 0; k < spec_.logIn; ++k) {
         if (j + k >= spec_.logOut) continue;
         auto it = uses.find({j, k});
         std::size_t n = it == uses.end() ? 0 : it->second.size();
-        if (n != 1)
-          issue("/steps", fmt::format("phase factorization (eq. 7): factor E(q{}, n{}) is applied {} times{} (expected exactly once)", j, k, n,
-                                      n ? fmt::format(" (by {})", fmt::join(it->second, ", ")) : ""));
+        if (n == 0)
+          issue("/steps", fmt::format("phase factorization (eq. 7): factor E(q{0}, n{1}) is applied 0 times (expected exactly once, as every "
+                                      "E(q_j, n_k) with j + k < log2 n_out = {2}): add {{\"q\": [{0}], \"n\": [{1}]}} to the factors of "
+                                      "one phase array: a cmul's between the step that produces q{0} and the one that sums n{1}, or the "
+                                      "A operand of an MMA that carries both bits",
+                                      j, k, spec_.logOut));
+        else if (n > 1)
+          issue("/steps", fmt::format("phase factorization (eq. 7): factor E(q{}, n{}) is applied {} times (by {}) (expected exactly once): "
+                                      "remove it from the factors of all but one of those steps' phase arrays",
+                                      j, k, n, fmt::join(it->second, ", ")));
       }
   }
 

@@ -207,6 +207,9 @@ class Family {
   // SpecError that the sweep reports as unsupported. The sweep calls emit() on several threads at once.
   // None by default (the family has no sweep).
   virtual std::vector<SweepSpec> sweepSpecs(std::uint64_t /*seed*/, int /*count*/) const { return {}; }
+  // `synthesize`: the spec with everything the family can fill in filled in (a design found by search, written out in
+  // full and editable), or nullopt where the family fills in nothing. Errors as parse's.
+  virtual std::optional<Json> complete(const Json& /*root*/, const std::string& /*file*/) const { return std::nullopt; }
 };
 
 // The registered families (generator/<family>/ each registers one; see Registry.cpp).

@@ -1,0 +1,220 @@
+// Emitted tc_fft kernels run on the CPU (tests/CudaOnCpu.h: one thread per CUDA thread, warp instructions as the PTX
+// ISA defines them) against FFTW in double, through the family's own check (every output written, padding untouched,
+// the f16 bound): synthesized designs of several sizes (batch bits, zero padding, pass-through MMAs, short rows),
+// odd batches and padded distances, and CHIME's hand-written spec.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "CudaOnCpu.h"
+#include "generator/tc_fft/TcFftFamily.h"
+#include "generator/tc_fft/TcFftParser.h"
+#include "generator/tc_fft/TcFftEmitter.h"
+#include "generator/tc_fft/PhasePlan.h"
+#include "generator/tc_fft/TcFftLaunch.h"
+#include "generator/verify/Verifier.h"
+#include "templates/Embedded.h"
+#include "TestUtil.h"
+
+using namespace warpforge;
+
+namespace {
+
+// Host definitions of what the helpers use from cuda_fp16.h and the device runtime: __half2 as two IEEE half bit
+// patterns, arithmetic in double rounded once to half (products of halves are exact in double), streaming loads and
+// stores as plain ones, __syncwarp and the 32-bit shuffles as warp meetings, and the f16 mma.sync shapes computed from
+// the PTX ISA's fragment formulas (written here, independent of generator/layout/FragmentTable.cpp): sum in double,
+// rounded to half once.
+const char* kHostPrelude = R"(
+inline double wf_h2d(unsigned short h) { return wf_half(h); }
+inline unsigned short wf_d2h(double x) {
+  if (x != x) return 0x7e00;
+  unsigned short sign = x < 0 ? 0x8000 : 0;
+  double a = std::fabs(x);
+  if (a == 0) return sign;
+  if (a >= 65520.0) return sign | 0x7c00;
+  int e;
+  std::frexp(a, &e);  // a = m 2^e, m in [0.5, 1)
+  int exp = e - 1;    // a = 1.f 2^exp
+  if (exp < -14) exp = -14;
+  const double q = std::nearbyint(std::ldexp(a, 10 - exp));  // ties to even (default rounding mode)
+  const long long n = (long long)q;
+  if (exp == -14 && n < 1024) return sign | (unsigned short)n;  // subnormal (or zero)
+  long long m = n;
+  int ee = exp;
+  if (m >= 2048) m >>= 1, ++ee;
+  if (ee > 15) return sign | 0x7c00;
+  return sign | (unsigned short)((ee + 15) << 10 | (m - 1024));
+}
+struct __half2 { unsigned short x, y; };
+inline __half2 wf_h2(double a, double b) { return {wf_d2h(a), wf_d2h(b)}; }
+inline __half2 __floats2half2_rn(float a, float b) { return wf_h2(a, b); }
+inline __half2 __hmul2(__half2 a, __half2 b) { return wf_h2(wf_h2d(a.x) * wf_h2d(b.x), wf_h2d(a.y) * wf_h2d(b.y)); }
+inline __half2 __hfma2(__half2 a, __half2 b, __half2 c) {
+  return wf_h2(wf_h2d(a.x) * wf_h2d(b.x) + wf_h2d(c.x), wf_h2d(a.y) * wf_h2d(b.y) + wf_h2d(c.y));
+}
+inline __half2 __hneg2(__half2 a) { return {(unsigned short)(a.x ^ 0x8000), (unsigned short)(a.y ^ 0x8000)}; }
+inline void sincospif(float x, float* s, float* c) { *s = (float)std::sin(M_PI * (double)x); *c = (float)std::cos(M_PI * (double)x); }
+template <class T> inline T __ldcs(const T* p) { return *p; }
+template <class T> inline void __stcs(T* p, T v) { *p = v; }
+inline void __syncwarp() { wf_warp->arrive_and_wait(); }
+inline unsigned __shfl_xor_sync(unsigned, unsigned v, int mask) {
+  const unsigned w = threadIdx.x >> 5, l = threadIdx.x & 31;
+  wf_posted[w][l][0] = v;
+  wf_warp->arrive_and_wait();
+  const unsigned r = wf_posted[w][l ^ mask][0];
+  wf_warp->arrive_and_wait();
+  return r;
+}
+inline unsigned __shfl_sync(unsigned, unsigned v, int src) {
+  const unsigned w = threadIdx.x >> 5, l = threadIdx.x & 31;
+  wf_posted[w][l][0] = v;
+  wf_warp->arrive_and_wait();
+  const unsigned r = wf_posted[w][src & 31][0];
+  wf_warp->arrive_and_wait();
+  return r;
+}
+// mma.sync m16n8kK f16 (K = 8, 16): lane l = 4 g + t. A element i: row g + 8 ((i >> 1) & 1), column 2 t + (i & 1) +
+// 8 (i >> 2) (K = 16; K = 8: row g + 8 (i >> 1), column 2 t + (i & 1)); B element i: row 2 t + (i & 1) + 8 (i >> 1),
+// column g; C element i: row g + 8 (i >> 1), column 2 t + (i & 1). Element i is half i % 2 of register i / 2.
+template <int K>
+inline void wf_host_mma(unsigned& d0, unsigned& d1, const unsigned* a, const unsigned* b) {
+  const unsigned w = threadIdx.x >> 5, l = threadIdx.x & 31;
+  const int na = K / 4, nb = K / 8;
+  for (int i = 0; i < na; ++i) wf_posted[w][l][i] = a[i];
+  for (int i = 0; i < nb; ++i) wf_posted[w][l][4 + i] = b[i];
+  wf_warp->arrive_and_wait();
+  double A[16][16] = {}, B[16][8] = {};
+  for (int lane = 0; lane < 32; ++lane) {
+    const int g = lane / 4, t = lane % 4;
+    for (int i = 0; i < 2 * na; ++i) {
+      const int row = K == 16 ? g + 8 * ((i >> 1) & 1) : g + 8 * (i >> 1), col = 2 * t + (i & 1) + (K == 16 ? 8 * (i >> 2) : 0);
+      A[row][col] = wf_h2d((unsigned short)(wf_posted[w][lane][i / 2] >> (16 * (i % 2))));
+    }
+    for (int i = 0; i < 2 * nb; ++i) B[2 * t + (i & 1) + 8 * (i >> 1)][g] = wf_h2d((unsigned short)(wf_posted[w][lane][4 + i / 2] >> (16 * (i % 2))));
+  }
+  wf_warp->arrive_and_wait();
+  const int g = l / 4, t = l % 4;
+  unsigned out[2] = {0, 0};
+  for (int i = 0; i < 4; ++i) {
+    const int row = g + 8 * (i >> 1), col = 2 * t + (i & 1);
+    double s = 0;
+    for (int k = 0; k < K; ++k) s += A[row][k] * B[k][col];
+    out[i / 2] |= (unsigned)wf_d2h(s) << (16 * (i % 2));
+  }
+  d0 = out[0], d1 = out[1];
+}
+)";
+
+// The helpers' inline-PTX definitions, replaced by host ones (each must be present: a renamed helper fails the test).
+const std::vector<std::pair<std::string, std::string>> kHostHelpers = {
+    {"wf_mma_m16n8k8_f16", "__device__ __forceinline__ void wf_mma_m16n8k8_f16(wf_u32& d0, wf_u32& d1, wf_u32 a0, wf_u32 a1, wf_u32 b0) "
+                           "{ const unsigned a[2] = {a0, a1}, b[1] = {b0}; wf_host_mma<8>(d0, d1, a, b); }"},
+    {"wf_mma_m16n8k16_f16", "__device__ __forceinline__ void wf_mma_m16n8k16_f16(wf_u32& d0, wf_u32& d1, wf_u32 a0, wf_u32 a1, wf_u32 a2, "
+                            "wf_u32 a3, wf_u32 b0, wf_u32 b1) { const unsigned a[4] = {a0, a1, a2, a3}, b[2] = {b0, b1}; wf_host_mma<16>(d0, d1, a, b); }"},
+    {"wf_warp_load16_async", "template <int kWords> __device__ __forceinline__ void wf_warp_load16_async(wf_u32* stage, const wf_u32* src, int lane) "
+                             "{ for (int i = 0; i < kWords / 4; i += 32) wf_cp_async(stage + 4 * (i + lane), src + 4 * (i + lane), 16, true); }"},
+    {"wf_cp_async_commit", "__device__ __forceinline__ void wf_cp_async_commit() { wf_cp_commit(); }"},
+    {"wf_cp_async_wait", "template <int kPending> __device__ __forceinline__ void wf_cp_async_wait() { wf_cp_wait(kPending); }"}};
+
+// The definition of device helper `name` in `text` (from its `template` line, if any, to its closing brace), replaced.
+bool replaceHelper(std::string& text, const std::string& name, const std::string& with) {
+  const std::size_t at = text.find(" " + name + "(");
+  if (at == std::string::npos) return false;
+  std::size_t start = text.rfind('\n', at) + 1;
+  const std::size_t prev = start >= 2 ? text.rfind('\n', start - 2) + 1 : 0;
+  if (text.compare(prev, 9, "template ") == 0) start = prev;
+  const std::size_t lineEnd = text.find('\n', at);
+  std::size_t end = text[lineEnd - 1] == '}' ? lineEnd : text.find("\n}\n", at) + 2;
+  text.replace(start, end - start, with);
+  return true;
+}
+
+// The emitted kernel as host C++: the helper headers inlined (their PTX replaced), CUDA's headers left out.
+std::string hostSource(const std::string& kernel) {
+  std::string helpers;
+  for (const char* h : {"warpforge_complex.cuh", "warpforge_mma.cuh", "warpforge_transpose.cuh", "warpforge_io.cuh"})
+    for (const auto& e : embeddedTemplates())
+      if (e.name == h) helpers += std::string(e.text) + "\n";
+  for (const auto& [name, with] : kHostHelpers) EXPECT_TRUE(replaceHelper(helpers, name, with)) << "no helper " << name << " to replace";
+  std::string out;
+  std::istringstream in(helpers + kernel);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("#include", 0) != 0 && line.rfind("#pragma once", 0) != 0) out += line + "\n";
+  return kHostPrelude + out;
+}
+
+std::string sizeSpec(int nIn, int nOut, int sign) {
+  return fmt::format(R"({{"name": "cpu_{}_{}", "family": "tc_fft", "precision": "f16", "transform": {{"n_in": {}, "n_out": {}, "sign": {}}}}})", nIn, nOut,
+                     nIn, nOut, sign);
+}
+
+Check runOnCpu(const FamilySpec& fs, LaunchPlan plan, long long batch, std::uint64_t seed, const std::string& label,
+               const std::map<std::string, long long>& params = {}) {
+  for (auto& src : plan.sources) src.text = hostSource(src.text);
+  std::map<std::string, long long> all = params;
+  for (const auto& p : plan.params)
+    if (!all.count(p.name)) all[p.name] = p.defaultValue;
+  return test::runPlanOnCpu(fs, plan, batch, seed, "tc_fft-cpu", label, {}, all);
+}
+
+bool haveCompiler() { return std::system("c++ --version > /dev/null 2>&1") == 0; }
+
+}  // namespace
+
+// Synthesized kernels of every kind of design on the CPU: several FFTs per warp (16, 32 points), zero padding on
+// lanes (64 -> 512), pass-through stages first (128, 256: the phase operand's zeros off the diagonal), in the middle and
+// last (128, 2048), m16n8k8 passing a bit (128 -> 256), odd batches that leave a warp's last group partial.
+TEST(TcFftCpuRun, SynthesizedKernelsMatchFftw) {
+  if (!haveCompiler()) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  struct Case {
+    int nIn, nOut, sign;
+    long long batch;
+  };
+  for (const Case& c : {Case{16, 16, 1, 7}, Case{4, 32, -1, 5}, Case{64, 128, 1, 3}, Case{64, 512, 1, 3}, Case{128, 128, -1, 5}, Case{128, 256, 1, 2},
+                        Case{256, 256, 1, 2}, Case{256, 2048, 1, 2}}) {
+    auto fs = tcFftFamily().parse(Json::parse(sizeSpec(c.nIn, c.nOut, c.sign)), "cpu.json");
+    runOnCpu(*fs, fs->emit({}).plan, c.batch, 4000 + c.nOut, fmt::format("{} -> {} sign {:+d}, batch {}", c.nIn, c.nOut, c.sign, c.batch));
+  }
+}
+
+// Padded distances: the kernel reads n_in of each input row and leaves the gap after each output alone.
+TEST(TcFftCpuRun, PaddedDistances) {
+  if (!haveCompiler()) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  auto fs = makeTcFftSpec(parseTcFftSpecText(sizeSpec(32, 64, 1), "cpu.json"), {36, 68});
+  runOnCpu(*fs, fs->emit({}).plan, 5, 77, "32 -> 64, distances 36 / 68", {{"input_distance", 36}, {"output_distance", 68}});
+}
+
+// The note's hand-written design (whole 512-byte rows, packed phases, every relayout primitive).
+TEST(TcFftCpuRun, ChimeSpec) {
+  if (!haveCompiler()) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  auto fs = makeTcFftSpec(parseTcFftSpecFile(test::sourcePath(test::kChimeSpec)));
+  runOnCpu(*fs, fs->emit({}).plan, 5, 512, "CHIME 256 -> 512");
+}
+
+// The CPU run can fail: a wrong register in a kernel gives wrong outputs.
+TEST(TcFftCpuRun, CatchesAMutatedKernel) {
+  if (!haveCompiler()) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  auto fs = tcFftFamily().parse(Json::parse(sizeSpec(64, 64, 1)), "cpu.json");
+  LaunchPlan plan = fs->emit({}).plan;
+  for (auto& src : plan.sources) src.text = hostSource(src.text);
+  test::expectMutationsCaught(*fs, plan, {{"every phase's sign flipped", ", 64, 1, c", ", 64, -1, c"}}, 9, "tc_fft-cpu", {},
+                              {{"input_distance", 64}, {"output_distance", 64}});
+}
+
+// 4096 points: 128 data registers leave no room for every phase register, so the phases past the budget go to the
+// shared table (PhasePlan.h) and are read at use; the kernel still matches FFTW. CHIME's stay in registers.
+TEST(TcFftCpuRun, PhasesOverTheRegisterBudgetComeFromTheSharedTable) {
+  if (!haveCompiler()) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  {
+    LayoutProgram chime = parseTcFftSpecFile(test::sourcePath(test::kChimeSpec));
+    EXPECT_EQ(PhasePlan(chime, true).registersTabled(), 0);
+  }
+  auto fs = tcFftFamily().parse(Json::parse(sizeSpec(4096, 4096, -1)), "cpu.json");
+  LaunchPlan plan = fs->emit({}).plan;
+  ASSERT_NE(plan.sources.front().text.find("phase_table["), std::string::npos) << "4096 points should read phases from the table";
+  runOnCpu(*fs, plan, 1, 4096, "4096 -> 4096 sign -1, phases from the shared table");
+}
