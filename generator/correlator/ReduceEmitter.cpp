@@ -43,6 +43,10 @@ std::string emitReduce(const CorrelatorSpec& s, const std::string& name, int thr
   body.push_back(raw("if (!dump) return;"));
   if (sharedFlags) body.push_back(raw(fmt::format("__shared__ unsigned char wf_flags[{}];", (s.receivers + 15) / 16 * 16)));
   body.push_back(raw(fmt::format("__shared__ unsigned int wf_part[{}];", threads / 32)));
+  // The grid is one block per sweep of the first accumulator and scales with the batch (the batch loop is inside):
+  // blocks past the visibilities only count themselves for the last-block publication, and leave.
+  body.push_back(ifStmt(bin(">=", bin("*", cast("unsigned long long", var("blockIdx.x")), lit(static_cast<long long>(threads) * U)), lit(V)),
+                        block({ifStmt(bin("==", var("threadIdx.x"), lit(0)), block(cmma::publishSaturationCount("wf_part", 0))), raw("return;")})));
   // The receivers' flags: staged once per block; anyMissing is uniform over the block.
   body.push_back(decl("int", "any", lit(0)));
   {
