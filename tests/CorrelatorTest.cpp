@@ -346,6 +346,14 @@ TEST(CorrelatorKernels, ReduceIsAStreamingGridStrideKernel) {
     EXPECT_EQ(c.spillStoreBytes, 0);
     EXPECT_EQ(c.stackFrameBytes, 0);
   }
+  // The bench's variants: twice the visibilities per thread, the decode while the loads are in flight.
+  for (int variant = 0; variant < 2; ++variant) {
+    const CompileResult c = compileWithReport(emitReduce(s, "reduce", k.reduceThreads, variant == 0 ? 2 * kReduceUnroll : kReduceUnroll, variant == 1), "reduce", "sm_90");
+    std::printf("[nvrtc] reduce R=576 sm_90 variant %d: %d registers, spill stores %d B\n", variant, c.registers, c.spillStoreBytes);
+    EXPECT_LE(c.registers, 64);
+    EXPECT_EQ(c.spillStoreBytes, 0);
+    EXPECT_EQ(c.stackFrameBytes, 0);
+  }
   // f32 accumulators and one polarization (odd V: the tail predicates) compile the same way.
   CorrelatorSpec f = spec(specJson(193, "cf16", "tcc", 1, 3, 64));
   const CompileResult c = compileWithReport(emitCorrelator(f).reduceSource, "reduce", "sm_90");
@@ -430,6 +438,25 @@ TEST(CorrelatorKernels, MmaSyncPlanRunsOnTheCpuAndMatchesTheExactReference) {
   for (const auto& c : cases) {
     auto fs = correlatorFamily().parse(parseJsonText(c.json, "cpu.json"), "cpu.json");
     runCorrelatorPlanOnCpu(*fs, fs->emit({"sm_80", nullptr}).plan, 2, 4242, c.label);
+  }
+}
+
+// The reduce kernel's bench variants (twice the visibilities per thread, the decode while the loads are in flight, the
+// grid capped at the resident blocks) on the CPU behind the mma.sync correlate kernel: batch 2, missing receivers,
+// saturation, the accumulators left zero (seed 7072: receivers flagged missing, so the decode runs).
+TEST(CorrelatorKernels, ReduceVariantsRunOnTheCpuAndMatchTheExactReference) {
+  if (std::system("c++ --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  const std::string json = R"({"name": "cpu_rv", "family": "correlator", "receivers": 9, "polarizations": 2, "channels": 3, "samples_per_call": 64,
+      "sample_type": "ci8", "input": {"layout": "tcc"}, "conjugate": "r1", "polarization_order": "r2_r1"})";
+  auto fs = correlatorFamily().parse(parseJsonText(json, "cpu.json"), "cpu.json");
+  const CorrelatorSpec s = spec(json);
+  for (int variant = 0; variant < 3; ++variant) {
+    CorrelatorKernels k = emitCorrelator(s);
+    if (variant == 0) k.reduceUnroll = 2 * kReduceUnroll;
+    k.reduceSource = emitReduce(s, k.reduceName, k.reduceThreads, k.reduceUnroll, variant == 1);
+    LaunchPlan plan = correlatorLaunchPlan(s, k);
+    if (variant == 2) plan.kernels.back().grid.capAtResident = true;
+    runCorrelatorPlanOnCpu(*fs, plan, 2, 7072, variant == 0 ? "reduce x2" : variant == 1 ? "reduce decode first" : "reduce capped");
   }
 }
 

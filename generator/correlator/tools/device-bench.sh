@@ -95,7 +95,7 @@ for cfg in "${shapes[@]}"; do
   f=$LOG/bench-$name.log
   check=$(grep -oE "check: .*(OK|FAILED)" "$f" | grep -oE '(OK|FAILED)$')
   copy=$(grep "copy of the same bytes" "$f" | awk '{print $(NF)}')
-  say "$1-bit R=$2 C=$3 T=$4: ours $(val $f 'correlate kernel only' TOPS) (other tile $(val $f 'the other tile' TOPS), other transform $(val $f 'the other transform' TOPS), before the pipeline $(val $f 'before the pipeline' TOPS)); check ${check:-?}; reduce $(val $f 'reduce kernel only  ' 'GB/s') / x2 $(val $f 'twice the visibilities' 'GB/s') / capped $(val $f 'grid capped' 'GB/s') vs copy ${copy:-?} GB/s"
+  say "$1-bit R=$2 C=$3 T=$4: ours $(val $f 'correlate kernel only' TOPS) (other tile $(val $f 'the other tile' TOPS), other transform $(val $f 'the other transform' TOPS), before the pipeline $(val $f 'before the pipeline' TOPS)); check ${check:-?}; reduce $(val $f 'reduce kernel only  ' 'GB/s') / x2 $(val $f 'twice the visibilities' 'GB/s') / capped $(val $f 'grid capped' 'GB/s') / decode first $(val $f 'decode while' 'GB/s') vs copy ${copy:-?} GB/s"
   tccArgs+=("$1:$2:$3:$4")
 done
 if [ -f "$TCC" ] && [ ${#tccArgs[@]} -gt 0 ]; then
