@@ -189,10 +189,14 @@ class CorrelatorFamilySpec final : public FamilySpec {
     r8.reduceUnroll = 2 * kReduceUnroll;
     r8.reduceSource = emitReduce(s_, r8.reduceName, r8.reduceThreads, r8.reduceUnroll);
     v.push_back({"reduce kernel only, twice the visibilities per thread", Generated{correlatorLaunchPlan(s_, r8, true, false)}, 1, 0});
-    // The reduce with one sweep per block (the grid not capped at the resident blocks).
-    LaunchPlan uncapped = correlatorLaunchPlan(s_, k, true, false);
-    uncapped.kernels.back().grid.capAtResident = false;
-    v.push_back({"reduce kernel only, one sweep per block", Generated{uncapped}, 1, 0});
+    // The reduce with the missing-receiver decode while the loads are in flight.
+    CorrelatorKernels early = k;
+    early.reduceSource = emitReduce(s_, early.reduceName, early.reduceThreads, early.reduceUnroll, true);
+    v.push_back({"reduce kernel only, decode while the loads are in flight", Generated{correlatorLaunchPlan(s_, early, true, false)}, 1, 0});
+    // The reduce with its grid capped at the resident blocks (grid-stride over the sweeps).
+    LaunchPlan capped = correlatorLaunchPlan(s_, k, true, false);
+    capped.kernels.back().grid.capAtResident = true;
+    v.push_back({"reduce kernel only, grid capped at the resident blocks", Generated{capped}, 1, 0});
     // What the target got before the pipeline (register-staged wgmma or mma.sync): auto must not lose to it.
     const CorrelatorKernels before = c.path == CorrelatorPath::Pipeline ? emitCorrelator(s_, correlatorUsesWgmma(s_, target.arch)) : k;
     v.push_back({"correlate only, the path before the pipeline (wgmma or mma.sync)", Generated{correlatorLaunchPlan(s_, before, false)}, 1, 0});

@@ -25,7 +25,7 @@ namespace {
 // Per tile: SM cycles of one block's set-up, fill, drain and store (fixed) and per stage of 64 operand bytes per row
 // (perStage; 64-input tiles: with the two blocks per SM sharing it). Least-squares fit of perStage, fixed held at an
 // estimate of the epilogue, to the H200 measurements of TCC's R = 576 C = 64 T = 3072 configuration, 8- and 4-bit, both
-// tiles (bench/correlator-notes.md): few shapes, to be refitted from `device-bench.sh` logs.
+// tiles (README, "Performance on the H200"): few shapes, to be refitted from `device-bench.sh` logs.
 struct TileCost {
   int rows;
   double fixed, perStage;

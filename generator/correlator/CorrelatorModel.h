@@ -6,7 +6,7 @@
 // spec gives it, else from correlatorPipelineModel: the predicted time of the correlate kernel for each tile,
 //     waves x (fixed + stages x perStage),   waves = ceil(blocks / (SMs x blocks per SM)),
 // in SM cycles, with (fixed, perStage) per tile fitted to device measurements (the fit and its data, still few shapes:
-// bench/correlator-notes.md). Elsewhere the earlier rules hold (correlatorUsesWgmma, mma.sync).
+// README, "Performance on the H200"). Elsewhere the earlier rules hold (correlatorUsesWgmma, mma.sync).
 #include <string>
 
 #include "generator/correlator/CorrelatorEmitter.h"

@@ -22,7 +22,7 @@ using namespace ast;
 //   - the saturated count per thread in 32 bits, summed by __reduce_add_sync per warp, one 64-bit atomic
 //     per block; the last block (threadfence reduction) writes `saturated` and re-zeroes both counters.
 // Bytes moved (batch B, int64): V (B (16 + 16) + 8); f32: V (B (8 + 8) + 8).
-std::string emitReduce(const CorrelatorSpec& s, const std::string& name, int threads, int unroll) {
+std::string emitReduce(const CorrelatorSpec& s, const std::string& name, int threads, int unroll, bool decodeFirst) {
   const bool f = !s.integer();
   const long long V = s.visibilities();
   const long long PP = static_cast<long long>(s.polarizations) * s.polarizations;
@@ -43,6 +43,10 @@ std::string emitReduce(const CorrelatorSpec& s, const std::string& name, int thr
   body.push_back(raw("if (!dump) return;"));
   if (sharedFlags) body.push_back(raw(fmt::format("__shared__ unsigned char wf_flags[{}];", (s.receivers + 15) / 16 * 16)));
   body.push_back(raw(fmt::format("__shared__ unsigned int wf_part[{}];", threads / 32)));
+  // The grid is one block per sweep of the first accumulator and scales with the batch (the batch loop is inside):
+  // blocks past the visibilities only count themselves for the last-block publication, and leave.
+  body.push_back(ifStmt(bin(">=", bin("*", cast("unsigned long long", var("blockIdx.x")), lit(static_cast<long long>(threads) * U)), lit(V)),
+                        block({ifStmt(bin("==", var("threadIdx.x"), lit(0)), block(cmma::publishSaturationCount("wf_part", 0))), raw("return;")})));
   // The receivers' flags: staged once per block; anyMissing is uniform over the block.
   body.push_back(decl("int", "any", lit(0)));
   {
@@ -55,6 +59,20 @@ std::string emitReduce(const CorrelatorSpec& s, const std::string& name, int thr
   body.push_back(decl("const int", "anyMissing", call("__syncthreads_or", {var("any")})));
   body.push_back(decl("unsigned int", "count", lit(0)));
 
+  // baseline of visibility v -> (r1, r2) -> `target` = one of them is missing: r2 = floor((sqrt(8 bl + 1) - 1) / 2) from
+  // MUFU.RSQ, made exact by the two loops. Only where a receiver of the block's flags is missing.
+  auto decode = [&](const std::string& v, const std::string& target) {
+    std::vector<NodePtr> dec;
+    NodePtr u = PP == 4 ? bin(">>", var(v), lit(2)) : var(v);
+    dec.push_back(decl(fmt::format("const {}", rT), "bl", cast(rT, bin("%", u, cast(idxT, lit(B))))));
+    dec.push_back(decl("const float", "xq", bin("+", bin("*", flit(8.0), cast("float", var("bl"))), flit(1.0))));
+    dec.push_back(decl(rT, "r2", cast(rT, bin("*", bin("-", bin("*", var("xq"), call("rsqrtf", {var("xq")})), flit(1.0)), flit(0.5)))));
+    dec.push_back(raw("while (r2 * (r2 + 1) / 2 > bl) --r2;"));
+    dec.push_back(raw("while ((r2 + 1) * (r2 + 2) / 2 <= bl) ++r2;"));
+    dec.push_back(decl(fmt::format("const {}", rT), "r1", bin("-", var("bl"), bin("/", bin("*", var("r2"), bin("+", var("r2"), lit(1))), lit(2)))));
+    dec.push_back(assign(var(target), bin("||", bin("!=", index(var(flags), var("r1")), lit(0)), bin("!=", index(var(flags), var("r2")), lit(0)))));
+    return ifStmt(var("anyMissing"), block(dec));
+  };
   std::vector<NodePtr> sweep;
   for (int k = 0; k < U; ++k) {
     sweep.push_back(decl(fmt::format("const {}", idxT), fmt::format("v{}", k),
@@ -83,6 +101,12 @@ std::string emitReduce(const CorrelatorSpec& s, const std::string& name, int thr
       return bl;
     };
     sweep.push_back(block(entry(true)));
+    // decodeFirst: the U decodes depend on the indices alone; here they run while the first entry's loads are in flight.
+    if (decodeFirst)
+      for (int k = 0; k < U; ++k) {
+        sweep.push_back(decl("bool", fmt::format("absent{}", k), var("false")));
+        sweep.push_back(decode(fmt::format("v{}", k), fmt::format("absent{}", k)));
+      }
     // Not unrolled: unrolling over the batch only raised the registers (92 on sm_90) and so lowered the resident threads.
     sweep.push_back(raw("#pragma unroll 1"));
     sweep.push_back(forLoop(decl("long long", "b", lit(1)), bin("<", var("b"), var("batch")), assign(var("b"), lit(1), "+="), block(entry(false))));
@@ -90,20 +114,8 @@ std::string emitReduce(const CorrelatorSpec& s, const std::string& name, int thr
   for (int k = 0; k < U; ++k) {
     const std::string v = fmt::format("v{}", k), re = fmt::format("re{}", k), im = fmt::format("im{}", k);
     std::vector<NodePtr> one;
-    one.push_back(decl("bool", "absent", var("false")));
-    {
-      // baseline -> (r1, r2): r2 = floor((sqrt(8 bl + 1) - 1) / 2) from MUFU.RSQ, made exact by the two loops.
-      std::vector<NodePtr> dec;
-      NodePtr u = PP == 4 ? bin(">>", var(v), lit(2)) : var(v);
-      dec.push_back(decl(fmt::format("const {}", rT), "bl", cast(rT, bin("%", u, cast(idxT, lit(B))))));
-      dec.push_back(decl("const float", "xq", bin("+", bin("*", flit(8.0), cast("float", var("bl"))), flit(1.0))));
-      dec.push_back(decl(rT, "r2", cast(rT, bin("*", bin("-", bin("*", var("xq"), call("rsqrtf", {var("xq")})), flit(1.0)), flit(0.5)))));
-      dec.push_back(raw("while (r2 * (r2 + 1) / 2 > bl) --r2;"));
-      dec.push_back(raw("while ((r2 + 1) * (r2 + 2) / 2 <= bl) ++r2;"));
-      dec.push_back(decl(fmt::format("const {}", rT), "r1", bin("-", var("bl"), bin("/", bin("*", var("r2"), bin("+", var("r2"), lit(1))), lit(2)))));
-      dec.push_back(assign(var("absent"), bin("||", bin("!=", index(var(flags), var("r1")), lit(0)), bin("!=", index(var(flags), var("r2")), lit(0)))));
-      one.push_back(ifStmt(var("anyMissing"), block(dec)));
-    }
+    one.push_back(decl("bool", "absent", decodeFirst ? var(fmt::format("absent{}", k)) : var("false")));
+    if (!decodeFirst) one.push_back(decode(v, "absent"));
     std::vector<NodePtr> present;
     if (f) {
       present.push_back(assign(var("o"), call("make_float2", {var(re), var(im)})));
@@ -139,9 +151,9 @@ std::string emitReduce(const CorrelatorSpec& s, const std::string& name, int thr
                          decl("unsigned int*", "blocks_done"), decl("long long", "batch"), decl("int", "dump")},
                         block(body));
   return fmt::format("// {}: sums the batch's {} accumulators of {} visibilities, saturates to {}, resets them; generated by warpforge\n"
-                     "// streaming: {} visibilities per thread and sweep, {}-bit indices, missing flags {}\n",
+                     "// streaming: {} visibilities per thread and sweep, {}-bit indices, missing flags {}{}\n",
                      name, f ? "f32" : "int64", V, f ? "f32" : "int32 (+-(2^31 - 1); -2^31 marks missing receivers)", U, narrow ? 32 : 64,
-                     sharedFlags ? "in shared memory" : "from global memory") +
+                     sharedFlags ? "in shared memory" : "from global memory", decodeFirst ? ", decoded while the loads are in flight" : "") +
          print(foldConstants(fn));
 }
 
