@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "bench/RunCheck.h"
+#include "generator/stockham/BluesteinLength.h"
 #include "generator/stockham/CoopRadix.h"
 #include "generator/stockham/StockhamFamily.h"
 #include "generator/stockham/StockhamPlan.h"
@@ -313,7 +314,7 @@ TEST_F(GpuStockham, BluesteinSmoothConvolutionLengths) {
   Tally t;
   for (const auto& s : specs) {
     RunReport r = run(c, s, 3, 31 + s.points());
-    t.add(r, fmt::format("{} n={} (M={}) seed={}", s.precision, s.points(), bluesteinLength(s.points()), 31 + s.points()));
+    t.add(r, fmt::format("{} n={} (M={}) seed={}", precisionName(s.precision), s.points(), bluesteinLength(s.points()), 31 + s.points()));
   }
   std::fflush(stdout);
   report("Bluestein lengths at 7-smooth convolution lengths", t);
@@ -370,7 +371,7 @@ TEST_F(GpuStockham, BluesteinDefaultConvolutionLengths) {
   Tally t;
   for (const auto& [s, m] : specs) {
     RunReport r = run(c, s, 3, 41 + s.points());
-    t.add(r, fmt::format("{} {} n={} (M={}) seed={}", s.precision, s.transform, s.points(), m, 41 + s.points()));
+    t.add(r, fmt::format("{} {} n={} (M={}) seed={}", precisionName(s.precision), transformName(s.transform), s.points(), m, 41 + s.points()));
   }
   report("Bluestein at the default convolution lengths", t);
 }
@@ -415,8 +416,8 @@ TEST_F(GpuStockham, LongLengthsInOneKernel) {
     const long long batch = std::max<long long>(1, (1LL << 22) / k.spec.points()), seed = 22 + k.spec.points();
     RunReport r = run(c, k.spec, batch, seed);
     EXPECT_EQ(r.kernels.size(), k.kernels) << k.spec.name;
-    t.add(r, fmt::format("{} n={}{} batch={} seed={}", k.spec.precision, k.spec.points(), k.extra, batch, seed));
-    std::printf("[gpu-stockham] %s n=%lld%s kernels=%zu batch=%lld err %.3e (cuFFT %.3e)\n", k.spec.precision.c_str(), k.spec.points(),
+    t.add(r, fmt::format("{} n={}{} batch={} seed={}", precisionName(k.spec.precision), k.spec.points(), k.extra, batch, seed));
+    std::printf("[gpu-stockham] %s n=%lld%s kernels=%zu batch=%lld err %.3e (cuFFT %.3e)\n", precisionName(k.spec.precision), k.spec.points(),
                 k.extra.c_str(), r.kernels.size(), batch, r.check.error, r.baselineError);
   }
   report("one kernel past the single-kernel limit", t);
@@ -437,8 +438,8 @@ TEST_F(GpuStockham, PowersOfTwoAndLargeLengths) {
   for (const auto& s : specs) {
     long long batch = std::max<long long>(1, (1LL << 22) / s.points());
     RunReport r = run(c, s, batch, 7 + s.points());
-    t.add(r, fmt::format("{} n={} batch={} seed={}", s.precision, s.points(), batch, 7 + s.points()));
-    std::printf("[gpu-stockham] %s n=%lld kernels=%zu batch=%lld err %.3e (cuFFT %.3e)\n", s.precision.c_str(), s.points(), r.kernels.size(), batch,
+    t.add(r, fmt::format("{} n={} batch={} seed={}", precisionName(s.precision), s.points(), batch, 7 + s.points()));
+    std::printf("[gpu-stockham] %s n=%lld kernels=%zu batch=%lld err %.3e (cuFFT %.3e)\n", precisionName(s.precision), s.points(), r.kernels.size(), batch,
                 r.check.error, r.baselineError);
   }
   report("powers of two to 2^24, large mixed and prime lengths", t);
@@ -474,8 +475,8 @@ TEST_F(GpuStockham, ThreeKernelAndHalfScratchPlans) {
   for (const auto& [s, extra] : specs) {
     const long long batch = std::max<long long>(1, (1LL << 22) / s.points()), seed = 20 + s.points();
     RunReport r = run(c, s, batch, seed);
-    t.add(r, fmt::format("{} n={}{} batch={} seed={}", s.precision, s.points(), extra, batch, seed));
-    std::printf("[gpu-stockham] %s n=%lld%s kernels=%zu batch=%lld err %.3e (cuFFT %.3e)\n", s.precision.c_str(), s.points(), extra.c_str(),
+    t.add(r, fmt::format("{} n={}{} batch={} seed={}", precisionName(s.precision), s.points(), extra, batch, seed));
+    std::printf("[gpu-stockham] %s n=%lld%s kernels=%zu batch=%lld err %.3e (cuFFT %.3e)\n", precisionName(s.precision), s.points(), extra.c_str(),
                 r.kernels.size(), batch, r.check.error, r.baselineError);
   }
   report("three-kernel plans and f16 scratch", t);

@@ -15,6 +15,7 @@
 #include "generator/stockham/BluesteinLength.h"
 #include "generator/stockham/Butterfly.h"
 #include "generator/stockham/CoopRadix.h"
+#include "generator/stockham/FactorizationModel.h"
 #include "generator/stockham/LongFftFactors.h"
 #include "generator/stockham/SpillFree.h"
 #include "generator/stockham/StockhamEmitter.h"
@@ -32,6 +33,7 @@
 using namespace warpforge;
 
 namespace {
+Precision precisionOf(const std::string& p) { return p == "f16" ? Precision::F16 : p == "f32" ? Precision::F32 : Precision::F64; }
 std::string spec(long long n, const std::string& prec, const std::string& extra = "") {
   return fmt::format(R"({{"name": "s{}", "family": "stockham", "precision": "{}", "length": {}{}}})", n, prec, n, extra);
 }
@@ -133,9 +135,9 @@ TEST(Stockham, Factorization) {
   EXPECT_EQ(factorizeStockham(37), (std::vector<int>{37}));
   EXPECT_TRUE(isCoopSmooth(37 * 2 * 127));
   EXPECT_FALSE(isCoopSmooth(131 * 2));
-  EXPECT_TRUE(isCoopSmooth(29, maxPrimeRadix("f64")));
-  EXPECT_FALSE(isCoopRadix(31, maxPrimeRadix("f32")));
-  EXPECT_TRUE(isCoopRadix(31, maxPrimeRadix("f64")));
+  EXPECT_TRUE(isCoopSmooth(29, maxPrimeRadix(Precision::F64)));
+  EXPECT_FALSE(isCoopRadix(31, maxPrimeRadix(Precision::F32)));
+  EXPECT_TRUE(isCoopRadix(31, maxPrimeRadix(Precision::F64)));
   {
     const auto p = plan(spec(10175, "f32"));  // 37 x 25 x 11: one kernel, the cooperative pass first (no twiddles)
     ASSERT_EQ(p.kernels.size(), 1u);
@@ -152,7 +154,7 @@ TEST(Stockham, Factorization) {
     bool coop = false;
     for (const auto& k : p.kernels) {
       EXPECT_FALSE(k.desc.convolve) << n;
-      for (int r : k.desc.factors) coop = coop || isCoopRadix(r, maxPrimeRadix(precision));
+      for (int r : k.desc.factors) coop = coop || isCoopRadix(r, maxPrimeRadix(precisionOf(precision)));
     }
     EXPECT_TRUE(coop) << n;
   }
@@ -164,7 +166,7 @@ TEST(Stockham, Factorization) {
   EXPECT_EQ(factorizeStockham(17 * 19), (std::vector<int>{19, 17}));
   EXPECT_EQ(factorizeStockham(2 * 31 * 29, 13), (std::vector<int>{31, 29, 2}));
   EXPECT_TRUE(isSmooth(17 * 19 * 23 * 29 * 31LL));
-  EXPECT_FALSE(isSmooth(29, maxPrimeRadix("f64")));  // f64 radix 29 spilled at 255 registers as one thread's butterfly:
+  EXPECT_FALSE(isSmooth(29, maxPrimeRadix(Precision::F64)));  // f64 radix 29 spilled at 255 registers as one thread's butterfly:
   EXPECT_EQ(plan(spec(29 * 31, "f64")).kernels.size(), 1u);  // cooperative passes, no Bluestein convolution
   EXPECT_FALSE(plan(spec(29 * 31, "f64")).kernels[0].desc.convolve);
   EXPECT_EQ(plan(spec(29 * 31, "f64")).kernels[0].desc.factors, (std::vector<int>{31, 29}));
@@ -207,7 +209,7 @@ TEST(Stockham, ModelFactorizationsAreExactDfts) {
   for (int n : {24, 48, 100, 200, 243, 1000, 1200, 2187, 3000, 4000}) cases.push_back({n, "f64"});
   int checked = 0;
   for (const auto& [n, prec] : cases) {
-    if (!isSmooth(n, maxPrimeRadix(prec))) continue;
+    if (!isSmooth(n, maxPrimeRadix(precisionOf(prec)))) continue;
     const KernelDesc d = plan(spec(n, prec)).kernels.at(0).desc;
     const std::vector<std::complex<double>> tab = twiddleTable(d.factors, -1);
     std::vector<cdouble> x = randomComplex(n, 7 + n);
@@ -496,10 +498,10 @@ TEST(Stockham, LongLengthsTakeOneKernelWhereSharedMemoryHoldsThem) {
   // Every kernel at the limit fits: shared memory (with its pad elements) within the arch's block.
   for (const char* arch : {"sm_80", "sm_86", "sm_90"})
     for (const char* precision : {"f32", "f64"}) {
-      const int limit = maxOneKernelLength(precision, arch);
+      const int limit = maxOneKernelLength(precisionOf(precision), arch);
       int checked = 0;
       for (int n = limit; n > limit - 400 && checked < 6; --n) {
-        if (!isSmooth(n, maxPrimeRadix(precision))) continue;
+        if (!isSmooth(n, maxPrimeRadix(precisionOf(precision)))) continue;
         const StockhamPlan p = planStockham(parseStockhamSpecText(spec(n, precision), "l.json"), arch);
         ASSERT_EQ(p.kernels.size(), 1u) << n << " " << precision << " " << arch;
         EXPECT_LE(emitStockhamKernel(p.kernels[0].desc).geom.sharedBytes + 1024, maxSharedPerBlock(arch)) << n << " " << precision << " " << arch;
@@ -707,7 +709,7 @@ TEST(Stockham, DoublePrecisionColumnTilesTakeTheFewestPasses) {
   EXPECT_EQ(p.kernels[1].desc.factors, (std::vector<int>{9, 9, 3}));
   EXPECT_EQ(plan(spec(243, "f64", R"(, "input": {"stride": 4096, "distance": 1}, "output": {"stride": 4096, "distance": 1})")).kernels[0].desc.factors,
             (std::vector<int>{9, 9, 3}));
-  EXPECT_EQ(plan(spec(243, "f64")).kernels[0].desc.factors, factorizeStockham(243, 13, maxPrimeRadix("f64"), true, false));
+  EXPECT_EQ(plan(spec(243, "f64")).kernels[0].desc.factors, factorizeStockham(243, 13, maxPrimeRadix(Precision::F64), true, false));
 }
 
 TEST(Stockham, GeometryTilesColumns) {
@@ -1005,7 +1007,7 @@ TEST(Stockham, SweepCompilesWithoutSpills) {
   // (Session 21: the default up to 8192 is one of 2^a x 1, 3, 5, 7, 9, BluesteinLength.h; one N per default length.)
   std::set<long long> convolutions;
   for (int n = 2049; n <= 8192; ++n) {
-    if (isCoopSmooth(n, maxPrimeRadix("f32"))) continue;
+    if (isCoopSmooth(n, maxPrimeRadix(Precision::F32))) continue;
     const int m = planStockham(parseStockhamSpecText(spec(n, "f32"), "m.json"), "sm_90", false).kernels.at(0).desc.length;
     if (convolutions.insert(m).second)
       for (const char* prec : {"f32", "f16"}) texts.push_back(spec(n, prec));
@@ -1325,16 +1327,16 @@ Check emulatePlan(const std::string& text, long long batch, std::uint64_t seed, 
   StockhamPlan p = planStockham(s, arch);
   if (mutate) mutate(p);
   const LaunchPlan lp = fs->emit(EmitTarget{arch, nullptr}).plan;
-  const bool f64 = s.precision == "f64";
+  const bool f64 = s.f64();
   TestData data = fs->randomInputs(batch, seed);
   std::map<Buffer, EmuBuffer> bufs;
   EmuBuffer& in = bufs[Buffer::Input];
-  in.real = s.transform == "r2c";
+  in.real = s.transform == Transform::R2C;
   in.planar = s.input.planar;
   in.re = decodeScalars(data.arrays.at("input"), f64);
   if (in.planar) in.im = decodeScalars(data.arrays.at("input_im"), f64);
   EmuBuffer& out = bufs[Buffer::Output];
-  out.real = s.transform == "c2r";
+  out.real = s.transform == Transform::C2R;
   out.planar = s.output.planar;
   const PlanBuffer* ob = lp.buffer("output");
   const long long outScalars = ob->elements(batch, ob->perBatchElems) * (!out.real && !out.planar ? 2 : 1);
@@ -1494,7 +1496,7 @@ TEST(Stockham, BluesteinLengthFromTheKernels) {
   for (long long n = 130; n <= 4096; n += 37) {
     const StockhamSpec s = parseStockhamSpecText(spec(n, "f32"), "b.json");
     const long long m = pinBluesteinLength(s).tuning.bluesteinLength;
-    if (isCoopSmooth(n, maxPrimeRadix("f32"))) {
+    if (isCoopSmooth(n, maxPrimeRadix(Precision::F32))) {
       EXPECT_EQ(m, 0) << n << ": no Bluestein";
       continue;
     }

@@ -12,6 +12,11 @@ namespace warpforge {
 struct KernelDesc;
 struct KernelGeometry;
 
+// Bluestein's convolution length for a transform of length n (tuning "bluestein": "smooth"): the 7-smooth
+// M >= 2n - 1 of least cost M (1 + 0.05 x its odd prime factors), the next power of two costing M (a mixed-radix pass
+// costs more per point than a power-of-two one). powerOfTwo: the next power of two.
+long long bluesteinLength(long long n, bool powerOfTwo = false);
+
 // Expected time of a convolution kernel, up to a constant: M x the passes (weighted by radix) x an occupancy
 // factor of its resident blocks and threads, at `registers` per thread.
 double convolutionKernelTime(const KernelDesc& d, const KernelGeometry& g, int registers);

@@ -189,11 +189,11 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   const int maxHeld = tu.columnValues > 0 ? tu.columnValues : d.f64 ? 8 : 32;
   const bool halfStorage = d.in.storage == Storage::C16 || d.in.storage == Storage::R16 || d.out.storage == Storage::C16 ||
                            d.out.storage == Storage::R16;
-  g.indexPerGroup = tu.indexPerGroup == 1;
+  g.indexPerGroup = tu.indexPerGroup.value_or(false);
   // Derived twiddles by default for half storage of long FFTs, where the table loads weigh most
   // against the half-size data (H100, bench --ab: f16 4096 / 8192 / 16384 1.035x / 1.039x /
   // 1.047x; 256 / 1024 / 2048 within ±2.5%; f32 neutral).
-  g.deriveTwiddles = tu.deriveTwiddles == 1 || (tu.deriveTwiddles < 0 && halfStorage && L >= 4096);
+  g.deriveTwiddles = tu.deriveTwiddles.value_or(halfStorage && L >= 4096);
   if (tu.threadsPerFft > 0) maxThreadsPerFft = std::min(maxThreadsPerFft, tu.threadsPerFft);
   // 128-thread blocks: a barrier stalls fewer warps and blocks in other phases fill the
   // gaps (H100, `bench --tune`: r2c 2048 1.25x, f16 1024 1.04x, odd lengths 1.05-1.10x
@@ -267,30 +267,30 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   const bool coopFirst = !d.factors.empty() && coop(d.factors.front());
   const bool coopLast = !d.factors.empty() && coop(d.factors.back());
   // Fused axes load staged: the load's digit reversal is a shared-memory permutation.
-  g.directLoad = !d.factors.empty() && !coopFirst && !g.fftMajorLoad && d.fuse != Fuse::C2RPre && d.axes.size() < 2 && tu.directLoad != 0 &&
-                 (tu.directLoad == 1 || firstRun >= kMinDirectRunBytes);
+  g.directLoad = !d.factors.empty() && !coopFirst && !g.fftMajorLoad && d.fuse != Fuse::C2RPre && d.axes.size() < 2 &&
+                 tu.directLoad.value_or(firstRun >= kMinDirectRunBytes);
   // The fused split holds two butterflies of the last radix per thread: taken by default where that
   // does not raise the kernel's peak of values per thread (r2c 1000: 2 x 4 values against 28 held in
   // the radix-4 pass; r2c 8192 = 16 x 16 x 16 would go from 16 to 32 values, 64 -> 96 registers).
   const int lastRadix = d.factors.empty() ? 0 : d.factors.back();
   // And only where its runs are whole sectors' worth: r2c 28 / 64 / 68 / 120 ran 2-6 threads per FFT (16-48 B runs)
   // at 0.35-0.58x cuFFT; r2c 120 with the split as a staged loop was 1.37x faster (H100, bench --ab, session 17).
-  g.fusedSplit = d.fuse == Fuse::R2CPost && !d.factors.empty() && !g.fftMajorStore && tu.fusedSplit != 0 && tu.directStore != 0 &&
+  g.fusedSplit = d.fuse == Fuse::R2CPost && !d.factors.empty() && !g.fftMajorStore && tu.directStore != false &&
                  !isCoopRadix(lastRadix, maxPrime) &&
-                 (tu.fusedSplit == 1 || (2 * lastRadix <= heldValues(d.factors, L, T, d.f64, columns) && lastRun >= kMinDirectRunBytes));
+                 tu.fusedSplit.value_or(2 * lastRadix <= heldValues(d.factors, L, T, d.f64, columns) && lastRun >= kMinDirectRunBytes);
   // A last pass that loops (more butterflies than threads) writes a short run per iteration, the later ones with
   // idle lanes: under 128-byte runs of 8- or 16-byte values the store is staged (H100, bench --ab, session 17: c2c
   // f32 170 / 325 / 341 and f64 35, runs of 80-104 B, 1.54x / 1.45x / 1.50x / 1.19x faster staged; one butterfly per
   // thread at 80 B (f32 100) stays direct, 1.03x faster than staged; half storage not measured, left direct).
   const bool lastLoops = !d.factors.empty() && L / lastRadix > T;
   const bool shortLoopingStore = lastLoops && lastRun < 2 * kMinDirectRunBytes && !halfStorage;
-  g.directStore = !d.factors.empty() && !coopLast && !g.fftMajorStore && (d.fuse != Fuse::R2CPost || g.fusedSplit) && tu.directStore != 0 &&
-                  (tu.directStore == 1 || g.fusedSplit || (lastRun >= kMinDirectRunBytes && !shortLoopingStore));
-  g.persistent = tu.persistent != 0;
+  g.directStore = !d.factors.empty() && !coopLast && !g.fftMajorStore && (d.fuse != Fuse::R2CPost || g.fusedSplit) &&
+                  tu.directStore.value_or(g.fusedSplit || (lastRun >= kMinDirectRunBytes && !shortLoopingStore));
+  g.persistent = tu.persistent.value_or(true);
   // Persistent blocks take their groups from a work counter: with a fixed share each, the same
   // kernel ran 0.186 or 0.201 ms (f32 64) depending on what ran before it; with the counter
   // 1.05-1.06x faster at f32 64..4096 and f16 1024, never slower (H100, bench --ab).
-  g.workQueue = tu.workQueue == 1 || (tu.workQueue < 0 && g.persistent);
+  g.workQueue = tu.workQueue.value_or(g.persistent);
   return g;
 }
 

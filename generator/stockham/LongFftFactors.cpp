@@ -7,6 +7,7 @@
 #include <typeinfo>
 #include <tuple>
 
+#include "generator/stockham/FactorizationModel.h"
 #include "generator/stockham/StockhamEmitter.h"
 #include "generator/stockham/StockhamLaunch.h"
 #include "generator/stockham/Twiddles.h"

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <typeinfo>
 
 namespace warpforge {
@@ -30,7 +31,7 @@ bool tolerableSpill(const CompileReport& c) { return c.spillStoreBytes <= kToler
 // thread or 128-thread blocks) and the one with the most resident threads is kept.
 // (H100, `bench --tune`: f32 1329 as a one-kernel Bluestein convolution of 2688 went from 448 threads
 // at 128 registers, one block, to 336 threads at 80 registers, two blocks: 1.41x.)
-SpillFreeKernel moreResident(const KernelDesc& desc, const std::string& arch, CompileProbe* probe, const SpillFreeKernel& chosen, int index) {
+SpillFreeKernel moreResident(const KernelDesc& desc, const std::string& arch, CompileProbe* probe, const SpillFreeKernel& chosen, std::optional<bool> index) {
   const KernelTuning& tu = desc.tuning;
   if (chosen.compiled.spills() || chosen.compiled.registers <= 0 || tu.threadsPerFft > 0 || tu.blockThreads > 0 || tu.registerTarget > 0 ||
       tu.columnValues > 0)
@@ -75,8 +76,8 @@ SpillFreeKernel moreResident(const KernelDesc& desc, const std::string& arch, Co
     // (the Bluestein convolution of f32 3173, 448 threads, took two blocks at 72 registers only so; 1.23x over
     // one block at 118, H100, bench --tune, session 19).
     KernelDesc lean = desc;
-    if (lean.tuning.deriveTwiddles < 0) lean.tuning.deriveTwiddles = 1;
-    if (lean.tuning.workQueue < 0) lean.tuning.workQueue = 0;
+    if (!lean.tuning.deriveTwiddles) lean.tuning.deriveTwiddles = true;
+    if (!lean.tuning.workQueue) lean.tuning.workQueue = false;
     if (!(lean.tuning == desc.tuning)) consider(lean, g.threadsPerFft);
     std::vector<int> counts;
     for (int r : desc.factors)
@@ -107,7 +108,7 @@ SpillFreeKernel emitStockhamSpillFree(const KernelDesc& desc, const std::string&
   static std::map<std::string, SpillFreeKernel> memo;
   // Key: the probe's kind (a test's fake probe must not answer for NVRTC), arch, the pinned
   // index choice (the tuning can pin the thread indices) and the first-try source.
-  const std::string key = std::string(typeid(*probe).name()) + "\n" + arch + "\n" + std::to_string(desc.tuning.indexPerGroup) + "\n" + first.source;
+  const std::string key = std::string(typeid(*probe).name()) + "\n" + arch + "\n" + (!desc.tuning.indexPerGroup ? "-1" : *desc.tuning.indexPerGroup ? "1" : "0") + "\n" + first.source;
   {
     std::lock_guard<std::mutex> lock(mutex);
     auto it = memo.find(key);
@@ -128,9 +129,9 @@ SpillFreeKernel emitStockhamSpillFree(const KernelDesc& desc, const std::string&
   // group loop (most spills are those); then relax the target. Recomputing the indices costs a few
   // instructions per group, which pays only where groups are long: measured on the H100, r2c 2048
   // and 8192 and c2c 2187 got faster with it, r2c 128 and 512 slower (bench/RESULTS.md, 2026-11-23).
-  int index = -1;  // the tuning's choice, if any
-  if (spills() && desc.tuning.indexPerGroup < 0 && desc.length >= 1024) {
-    index = 1;
+  std::optional<bool> index;  // the tuning's choice, if any
+  if (spills() && !desc.tuning.indexPerGroup && desc.length >= 1024) {
+    index = true;
     StockhamKernel k = emitStockhamKernel(desc, 0, 1024, index);
     out = {k, probe->compile(k.source, desc.specName, arch)};
     consider();

@@ -106,10 +106,10 @@ HostArray placedInputs(const StockhamIo& io, const std::vector<long long>& shape
   return h;
 }
 
-Scalar scalarOf(const std::string& precision) { return precision == "f16" ? Scalar::F16 : precision == "f32" ? Scalar::F32 : Scalar::F64; }
+Scalar scalarOf(Precision precision) { return precision == Precision::F16 ? Scalar::F16 : precision == Precision::F32 ? Scalar::F32 : Scalar::F64; }
 
-double roundTo(const std::string& precision, double v) {
-  return precision == "f16" ? roundToHalf(v) : precision == "f32" ? static_cast<double>(static_cast<float>(v)) : v;
+double roundTo(Precision precision, double v) {
+  return precision == Precision::F16 ? roundToHalf(v) : precision == Precision::F32 ? static_cast<double>(static_cast<float>(v)) : v;
 }
 
 // Logical input of one batch entry, already rounded to what the storage holds.
@@ -117,7 +117,7 @@ std::vector<cdouble> makeInput(const StockhamSpec& s, std::mt19937_64& rng) {
   std::uniform_real_distribution<double> u(-1, 1);
   const long long n = product(s.inShape());
   std::vector<cdouble> x(n);
-  if (s.transform == "c2r") {
+  if (s.transform == Transform::C2R) {
     const int N = s.length();
     std::vector<cdouble> real(N);
     for (auto& v : real) v = u(rng);
@@ -125,14 +125,14 @@ std::vector<cdouble> makeInput(const StockhamSpec& s, std::mt19937_64& rng) {
     for (long long k = 0; k < n; ++k) x[k] = X[k];
     x[0].imag(0);
     x[n - 1].imag(0);
-  } else if (s.input.type == "ci8") {
+  } else if (s.input.type == InputType::CI8) {
     std::uniform_int_distribution<int> q(-127, 127);
     for (auto& v : x) v = cdouble(q(rng), q(rng));
-  } else if (s.input.type == "ci4") {
+  } else if (s.input.type == InputType::CI4) {
     std::uniform_int_distribution<int> q(-8, 7);
     for (auto& v : x) v = cdouble(q(rng), q(rng));
   } else {
-    for (auto& v : x) v = cdouble(u(rng), s.transform == "r2c" ? 0.0 : u(rng));
+    for (auto& v : x) v = cdouble(u(rng), s.transform == Transform::R2C ? 0.0 : u(rng));
   }
   if (s.input.validLength >= 0)
     for (long long i = s.input.validLength; i < n; ++i) x[i] = 0;
@@ -141,12 +141,12 @@ std::vector<cdouble> makeInput(const StockhamSpec& s, std::mt19937_64& rng) {
 }
 
 std::vector<cdouble> reference(const StockhamSpec& s, const std::vector<cdouble>& x) {
-  if (s.transform == "c2c") {
+  if (s.transform == Transform::C2C) {
     if (s.lengths.size() == 1) return referenceDft(x, s.length(), s.sign);
     return referenceDftNd(x, s.lengths, s.sign);
   }
   const int N = s.length(), L = N / 2;
-  if (s.transform == "r2c") {
+  if (s.transform == Transform::R2C) {
     auto X = referenceDft(x, N, -1);
     X.resize(L + 1);
     return X;
@@ -193,11 +193,11 @@ std::vector<long long> checkedEntries(long long batch, long long nout) {
 }
 
 // Worst errors measured on the H100 over the GPU sweeps (tests/GpuStockhamTest.cpp).
-const char* measuredWorst(const std::string& p) { return p == "f64" ? "9.8e-16" : p == "f32" ? "2.6e-7" : "3.9e-4"; }
+const char* measuredWorst(Precision p) { return p == Precision::F64 ? "9.8e-16" : p == Precision::F32 ? "2.6e-7" : "3.9e-4"; }
 
 }  // namespace
 
-double stockhamErrorBound(const std::string& precision) { return precision == "f64" ? 1e-14 : precision == "f32" ? 1e-6 : 2e-3; }
+double stockhamErrorBound(Precision precision) { return precision == Precision::F64 ? 1e-14 : precision == Precision::F32 ? 1e-6 : 2e-3; }
 
 TestData stockhamRandomInputs(const StockhamSpec& s, long long batch, std::uint64_t seed) {
   if (batch < 1) throw std::invalid_argument("batch must be >= 1");
@@ -211,8 +211,8 @@ TestData stockhamRandomInputs(const StockhamSpec& s, long long batch, std::uint6
     if (std::adjacent_find(addr.begin(), addr.end()) != addr.end())
       throw std::invalid_argument(fmt::format("{}: with batch {} the output strides/distance make transforms overlap in memory", s.name, batch));
   }
-  const bool realIn = s.transform == "r2c";
-  Scalar inScalar = s.input.type == "ci8" ? Scalar::I8 : s.input.type == "ci4" ? Scalar::I4Pair : scalarOf(s.precision);
+  const bool realIn = s.transform == Transform::R2C;
+  Scalar inScalar = s.input.type == InputType::CI8 ? Scalar::I8 : s.input.type == InputType::CI4 ? Scalar::I4Pair : scalarOf(s.precision);
   auto logical = std::make_shared<Logical>();
   logical->inputs.resize(batch);
   std::mt19937_64 rng(seed);
@@ -232,7 +232,7 @@ Check stockhamCheck(const StockhamSpec& s, const TestData& data, const std::map<
     throw std::invalid_argument(fmt::format("{}: test data for batch {}, outputs for batch {}", s.name, l.inputs.size(), batch));
   const auto outShape = s.outShape();
   const long long nout = product(outShape);
-  const bool realOut = s.transform == "c2r";
+  const bool realOut = s.transform == Transform::C2R;
   HostArray hout(scalarOf(s.precision), !realOut, s.output.planar, extentOf(s.output, outShape, batch));
   // In place, the output is the input's memory: a harness may hand it back under either name.
   auto take = [&](const std::string& name, const std::string& alias, std::vector<unsigned char>& into) {
@@ -265,29 +265,29 @@ Check stockhamCheck(const StockhamSpec& s, const TestData& data, const std::map<
   c.detail = fmt::format(
       "||out - ref|| / ||ref|| against FFTW in double on the input as stored, max over {} batch entries{}; bound {:.0e}, a few ulps of {} "
       "(the worst measured over every length 1..4096, powers of two to 2^24, 2D/3D and every layout option was {})",
-      c.checked, static_cast<long long>(entries.size()) < batch ? " (the first ones and the last)" : "", c.bound, s.precision,
+      c.checked, static_cast<long long>(entries.size()) < batch ? " (the first ones and the last)" : "", c.bound, precisionName(s.precision),
       measuredWorst(s.precision));
   return c;
 }
 
 std::optional<BaselineRequest> stockhamBaseline(const StockhamSpec& s) {
-  if (s.lengths.size() > 1 && s.transform != "c2c") return std::nullopt;
+  if (s.lengths.size() > 1 && s.real()) return std::nullopt;
   bool pow2 = true;
   for (int n : s.lengths) pow2 &= (n & (n - 1)) == 0;
-  if (s.precision == "f16" && !pow2) return std::nullopt;  // cuFFT's half precision needs powers of two
+  if (s.precision == Precision::F16 && !pow2) return std::nullopt;  // cuFFT's half precision needs powers of two
   BaselineRequest r;
   r.kind = "fft";
   r.lengths.assign(s.lengths.begin(), s.lengths.end());
-  r.transform = s.transform;
-  r.precision = s.precision;
+  r.transform = transformName(s.transform);
+  r.precision = precisionName(s.precision);
   r.sign = s.sign;
-  r.description = fmt::format("cuFFT {} {} on a dense{} array", s.transform, s.precision, s.input.validLength >= 0 ? " zero-padded" : "");
-  if (!s.input.type.empty()) r.description = fmt::format("cuFFT c2c {} on the input already widened to {}", s.precision, s.precision);
+  r.description = fmt::format("cuFFT {} {} on a dense{} array", r.transform, r.precision, s.input.validLength >= 0 ? " zero-padded" : "");
+  if (s.input.type != InputType::Native) r.description = fmt::format("cuFFT c2c {} on the input already widened to {}", r.precision, r.precision);
   // The same numbers in a dense interleaved layout (the layout does not change cuFFT's arithmetic).
   r.denseInput = [s](const TestData& data, long long batch) {
     const Logical& l = logicalOf(data);
     const long long nin = product(s.inShape());
-    HostArray h(scalarOf(s.precision), s.transform != "r2c", false, nin * batch);
+    HostArray h(scalarOf(s.precision), s.transform != Transform::R2C, false, nin * batch);
     for (long long b = 0; b < batch; ++b)
       for (long long i = 0; i < nin; ++i) h.set(b * nin + i, l.inputs.at(b)[i]);
     return std::move(h.re());
@@ -295,7 +295,7 @@ std::optional<BaselineRequest> stockhamBaseline(const StockhamSpec& s) {
   r.error = [s](const std::vector<unsigned char>& dense, const TestData& data, long long batch) {
     const Logical& l = logicalOf(data);
     const long long nout = product(s.outShape());
-    HostArray h(scalarOf(s.precision), s.transform != "c2r", false, nout * batch);
+    HostArray h(scalarOf(s.precision), s.transform != Transform::C2R, false, nout * batch);
     if (dense.size() < h.re().size()) return -1.0;
     std::memcpy(h.re().data(), dense.data(), h.re().size());
     double err = 0;
@@ -337,7 +337,7 @@ std::optional<BaselineRequest> stockhamBaseline(const StockhamSpec& s) {
   };
   const std::vector<long long> inShape = s.inShape(), outShape = s.outShape();
   const bool plain = dense(s.input, inShape) && dense(s.output, outShape) && !s.inPlace;
-  if (!plain && s.input.type.empty() && s.input.validLength < 0 && (!s.inPlace || s.transform == "c2c")) {
+  if (!plain && s.input.type == InputType::Native && s.input.validLength < 0 && (!s.inPlace || !s.real())) {
     StockhamSpec interleaved = s;  // the same arrays, interleaved (what cuFFT can be given)
     interleaved.input.planar = interleaved.output.planar = false;
     auto in = layoutOf(interleaved.input, inShape), out = layoutOf(interleaved.output, outShape);
@@ -346,7 +346,7 @@ std::optional<BaselineRequest> stockhamBaseline(const StockhamSpec& s) {
       r.inLayout = in;
       r.outLayout = out;
       r.inPlace = s.inPlace;
-      r.description = fmt::format("cuFFT {} {} on the spec's own {}strided arrays (advanced layout{})", s.transform, s.precision,
+      r.description = fmt::format("cuFFT {} {} on the spec's own {}strided arrays (advanced layout{})", r.transform, r.precision,
                                   s.inPlace ? "in-place " : "", planar ? "; planar sides interleaved at the same strides" : "");
       r.denseInput = [s, interleaved](const TestData& data, long long batch) {
         if (!s.input.planar) return data.arrays.at("input");

@@ -11,6 +11,7 @@
 // (work: the group counters of KernelGeometry::workQueue, zeroed before the first launch.)
 // The valid bounds are arguments, not literals, so that Bluestein kernels of one
 // convolution length are the same source (and one cache entry) for every N.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,8 +52,8 @@ int balancedThreadsPerFft(const std::vector<int>& factors, int length, bool f64,
 constexpr int kMinDirectRunBytes = 64;
 // registerTarget 0: the geometry's; else registers per thread to aim for.
 // maxThreadsPerFft: fewer threads hold more values each but may use more registers.
-// indexPerGroup: 1/0 sets KernelGeometry::indexPerGroup, -1 leaves the geometry's (from the tuning).
-StockhamKernel emitStockhamKernel(const KernelDesc& d, int registerTarget = 0, int maxThreadsPerFft = 1024, int indexPerGroup = -1);
+// indexPerGroup: sets KernelGeometry::indexPerGroup where given, else the geometry's (from the tuning).
+StockhamKernel emitStockhamKernel(const KernelDesc& d, int registerTarget = 0, int maxThreadsPerFft = 1024, std::optional<bool> indexPerGroup = std::nullopt);
 
 // Column tiles: bytes of one value of a tile row in global memory (the narrower of the FFT-major sides).
 int tileRowValueBytes(const KernelDesc& d, const KernelGeometry& g);
