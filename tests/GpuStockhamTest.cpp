@@ -232,7 +232,7 @@ TEST_F(GpuStockham, CooperativePrimeRadices37To127) {
   runBodies("cooperative prime radices 37..127 (f64 29..127), all precisions, batch 3", cases);
 }
 
-// Session 24's kernels: cooperative primes computed whole by one thread, outputs stored pair by pair where the length is
+// Cooperative primes computed whole by one thread, outputs stored pair by pair where the length is
 // p, 2p or p^2 (f64 29..53, f32 / f16 37..61; those the rule keeps cooperative run too), both directions; f64 kernels
 // of 257..512 threads at the register target of two resident blocks (2401 on 343 threads, 2187, 2025, 3087, 1029,
 // 1715); c2r of short halves on one thread per FFT.
@@ -254,10 +254,10 @@ TEST_F(GpuStockham, StreamedPrimesAndTwoBlockF64) {
   runBodies("streamed primes, f64 at two blocks", cases);
 }
 
-// Quick check of what issue 16 changed (< 3 minutes on the H100): small lengths (staged I/O, thread
+// Quick checks (< 3 minutes on the H100): small lengths (staged I/O, thread
 // counts balanced over unequal radices), the prime radices, r2c/c2r fused and general paths, and
 // the new tuning switches at a batch where blocks loop over many groups.
-TEST_F(GpuStockham, Issue16Quick) {
+TEST_F(GpuStockham, QuickChecks) {
   std::vector<std::pair<std::string, std::string>> cases;
   for (const char* prec : {"f32", "f16", "f64"}) {
     for (int n = 1; n <= 72; ++n) cases.push_back({fmt::format("c2c {} n={}", prec, n), fmt::format(R"("precision": "{}", "length": {})", prec, n)});
@@ -266,7 +266,7 @@ TEST_F(GpuStockham, Issue16Quick) {
     for (int n : {2, 4, 6, 8, 10, 12, 30, 32, 34, 64, 74, 100, 128, 200, 254, 646, 1000, 1024, 1200, 1202, 2048, 4096, 8192, 8194, 8198, 9000, 16384})
       for (const char* tr : {"r2c", "c2r"}) cases.push_back(realCase(tr, prec, n));
   }
-  runBodies("issue 16 quick: small, prime radices, r2c/c2r", cases);
+  runBodies("quick: small, prime radices, r2c/c2r", cases);
   Compiler c;
   Tally t;
   const char* tunings[] = {R"({})", R"({"fused_split": false})", R"({"direct_load": true, "direct_store": true})", R"({"direct_load": false, "direct_store": false})"};
@@ -279,14 +279,13 @@ TEST_F(GpuStockham, Issue16Quick) {
       RunReport r = run(c, s, batch, 43);
       t.add(r, fmt::format("{} tuning {} batch {}", body, tuning, batch));
     }
-  report("issue 16 quick: tuning switches at large batch", t);
+  report("quick: tuning switches at large batch", t);
 }
 
 // Lengths with a prime factor above 31 (Bluestein) at the 7-smooth convolution lengths of tuning "bluestein": "smooth"
-// (session 9; the default since session 10, when this test timed smooth at 0.69x cuFFT and powers of two at 0.55x): every 40th prime
+// (the default past one kernel): every 40th prime
 // 37..4093 and the sweep's worst Bluestein lengths, three precisions, checked against FFTW; then ours (smooth, power of
-// two) and cuFFT timed in one process, f32. (Session 9's first version, every 15th prime, ran past 200 s in its
-// precompile step on the device.)
+// two) and cuFFT timed in one process, f32. (Every 15th prime ran past 200 s in the precompile step on the device.)
 TEST_F(GpuStockham, BluesteinSmoothConvolutionLengths) {
   Compiler c;
   std::vector<long long> lengths;
@@ -302,7 +301,7 @@ TEST_F(GpuStockham, BluesteinSmoothConvolutionLengths) {
     for (long long n : lengths)
       specs.push_back(spec(fmt::format(R"({{"name": "blue_{}_{}", "family": "stockham", "precision": "{}", "length": {}, "tuning": {{"bluestein": "smooth"}}}})",
                                        prec, n, prec, n)));
-  // The timed pairs below, compiled here on every core too (session 10: compiled one by one they ran past 200 s).
+  // The timed pairs below, compiled here on every core too (compiled one by one they run past 200 s).
   const long long timedLengths[] = {1009, 2629, 2879, 3005, 4099, 6007, 8191, 8924, 9150, 11223};
   std::vector<StockhamSpec> timedSpecs;
   for (long long n : timedLengths)
@@ -341,7 +340,7 @@ TEST_F(GpuStockham, BluesteinSmoothConvolutionLengths) {
                 std::exp(logPow2 / timed), timed);
 }
 
-// Session 21's default convolution lengths (BluesteinLength.h: 2^a x 1, 3, 5, 7, 9 up to 8192, chosen by a model of
+// The default convolution lengths (BluesteinLength.h: 2^a x 1, 3, 5, 7, 9 up to 8192, chosen by a model of
 // the kernel): the first N that takes each length, c2c in three precisions (f64 to M = 4096) and as the complex half
 // of r2c / c2r, checked against FFTW.
 TEST_F(GpuStockham, BluesteinDefaultConvolutionLengths) {
@@ -376,7 +375,7 @@ TEST_F(GpuStockham, BluesteinDefaultConvolutionLengths) {
   report("Bluestein at the default convolution lengths", t);
 }
 
-// Session 22: one kernel past maxSingleKernelLength while one FFT fits the block's shared memory (maxOneKernelLength):
+// One kernel past maxSingleKernelLength while one FFT fits the block's shared memory (maxOneKernelLength):
 // f32 / f16 up to 27225 on sm_90, f64 up to 12856, the complex halves of r2c / c2r, Bluestein convolutions of 20480
 // one kernel each way; forward and inverse, planar, strided and in place. Each one kernel on sm_90 (two for r2c / c2r
 // and Bluestein), checked against FFTW.
@@ -445,7 +444,7 @@ TEST_F(GpuStockham, PowersOfTwoAndLargeLengths) {
   report("powers of two to 2^24, large mixed and prime lengths", t);
 }
 
-// Session 20's plans: f16 scratch between kernels (default for f16), three kernels (default for f16 where the two-kernel
+// f16 scratch between kernels (default for f16), three kernels (default for f16 where the two-kernel
 // split has a side of 4096; by tuning elsewhere), at user strides, planar and in place; and f16 with the scratch in float.
 TEST_F(GpuStockham, ThreeKernelAndHalfScratchPlans) {
   Compiler c;
@@ -463,7 +462,7 @@ TEST_F(GpuStockham, ThreeKernelAndHalfScratchPlans) {
   add("f32", 1 << 20, R"(, "input": {"stride": 3, "distance": 3145730, "offset": 2}, "output": {"layout": "planar"}, "tuning": {"three_kernels": true})");
   add("f32", 18432, R"(, "placement": "in_place", "tuning": {"three_kernels": true})");
   add("f64", 823543, R"(, "tuning": {"three_kernels": true})");
-  // Session 21: three kernels by default for odd f32 lengths whose two-kernel split has a side of 2048 or more.
+  // Three kernels by default for odd f32 lengths whose two-kernel split has a side of 2048 or more.
   add("f32", 823543, "");
   add("f32", 5764801, R"(, "direction": "inverse", "output": {"layout": "planar"})");
   add("f32", 1594323, R"(, "placement": "in_place")");

@@ -264,7 +264,7 @@ TEST(Stockham, FusedAxesPassesAreTheMultiDimensionalDft) {
 }
 
 // The tuner's search without a GPU: a fake timer that prefers plans with more kernels. On a Bluestein length (one
-// convolution kernel) it must not try the spec's "factors" (session 16: c2c f64 1532 stopped with a spec error
+// convolution kernel) it must not try the spec's "factors" (c2c f64 1532 would stop with a spec error
 // there); on a 2D shape the winner (one kernel per axis) must come back as tuning fuse_axes false.
 TEST(Stockham, TunerSearchesBluesteinAndFusedAxesSpecs) {
   struct MoreKernelsFaster : TuneTimer {
@@ -435,7 +435,7 @@ TEST(Stockham, WorkQueueTicketsAreReadAfterABarrier) {
 // Thread indices are either computed once before the group loop (default) or, with
 // index_per_group, from an opaque threadIdx read inside it; SpillFree picks the latter only
 // where the hoisted kernel spills and the kernel's FFTs are long, and never against the tuning.
-// Session 17 (H100 A/B): a last pass that loops over short runs of 8/16-byte values stores staged; one butterfly per
+// A last pass that loops over short runs of 8/16-byte values stores staged; one butterfly per
 // thread or half storage stays direct; the fused r2c split only on runs of 64 B or more; tuning pins either.
 TEST(Stockham, ShortLoopingStoresAreStaged) {
   auto geom = [](const std::string& text) { return emitStockhamKernel(planStockham(parseStockhamSpecText(text, "g.json"), "sm_90").kernels[0].desc).geom; };
@@ -869,8 +869,8 @@ TEST(Stockham, FamilyVerifyAndParse) {
   }
   EXPECT_FALSE(makeStockhamSpec(parseStockhamSpecText(spec(1000, "f16"), "b.json"))->baseline()) << "cuFFT half needs powers of two";
   EXPECT_EQ(makeStockhamSpec(parseStockhamSpecText(spec(1024, "f16"), "b.json"))->baseline()->transform, "c2c");
-  // Like for like (session 10): strided and in-place arrays that cuFFT's advanced layout expresses run cuFFT on the
-  // spec's own arrays; dense specs and transposed layouts keep the dense baseline; planar sides (session 17) are
+  // Like for like: strided and in-place arrays that cuFFT's advanced layout expresses run cuFFT on the
+  // spec's own arrays; dense specs and transposed layouts keep the dense baseline; planar sides are
   // timed as interleaved arrays of the same strides.
   auto base = [](const std::string& text) { return *makeStockhamSpec(parseStockhamSpecText(text, "b.json"))->baseline(); };
   EXPECT_FALSE(base(spec(1000, "f32")).inLayout);
@@ -977,7 +977,7 @@ TEST(Stockham, SweepCompilesWithoutSpills) {
   texts.push_back(spec(16384, "f16"));
   texts.push_back(spec(8192, "f32", R"(, "transform": "c2r")"));
   texts.push_back(spec(2401, "f32", R"(, "factors": [49, 49])"));
-  // Issue 16: fused r2c split (the last pass writes mirrored pairs), the general r2c/c2r path, prime
+  // Fused r2c split (the last pass writes mirrored pairs), the general r2c/c2r path, prime
   // radices 17..31, staged small lengths.
   for (int n : {32, 1000, 2048, 8192, 16384, 1202}) texts.push_back(spec(n, "f32", R"(, "transform": "r2c")"));
   texts.push_back(spec(12000, "f32", R"(, "transform": "c2r")"));
@@ -988,23 +988,23 @@ TEST(Stockham, SweepCompilesWithoutSpills) {
                              R"({"register_target": 32})", R"({"index_per_group": true})", R"({"derive_twiddles": true})"})
     texts.push_back(spec(2048, "f32", fmt::format(R"(, "tuning": {})", tuning)));
   texts.push_back(spec(8192, "f32"));
-  // Session 9: 20480 = 128 x 160 spilled 680 B in its 160-point column-tiled rows at every register target until
+  // 20480 = 128 x 160 spilled 680 B in its 160-point column-tiled rows at every register target until
   // SpillFree retried with fewer values per thread; Bluestein at a 7-smooth convolution length reaches the same plan.
   texts.push_back(spec(20480, "f32"));
   texts.push_back(spec(10007, "f32", R"(, "tuning": {"bluestein": "smooth"})"));
   texts.push_back(spec(4096, "f64"));
   texts.push_back(spec(2187, "f64", R"(, "tuning": {"derive_twiddles": true})"));
   texts.push_back(R"({"name": "s3d", "family": "stockham", "precision": "f32", "lengths": [16, 32, 64]})");
-  // Session 16: fused 2D / 3D planes (KernelDesc::axes), and every Bluestein convolution length past 4096 that
+  // Fused 2D / 3D planes (KernelDesc::axes), and every Bluestein convolution length past 4096 that
   // bluesteinLength picks for f32 / f16 up to 8192 points (its smallest N): each one kernel, none may spill.
   for (const char* shape : {"[20, 20]", "[128, 128]", "[16, 16, 16]", "[9, 10, 11]", "[17, 19, 8]"})
     texts.push_back(fmt::format(R"({{"name": "s2d", "family": "stockham", "precision": "f32", "lengths": {}}})", shape));
   texts.push_back(R"({"name": "s2d", "family": "stockham", "precision": "f64", "lengths": [64, 64]})");
   texts.push_back(R"({"name": "s2d", "family": "stockham", "precision": "f16", "lengths": [64, 128]})");
-  // Session 22: one kernel past maxSingleKernelLength (maxOneKernelLength): 27^3 and f64 9^4 compile clean.
+  // One kernel past maxSingleKernelLength (maxOneKernelLength): 27^3 and f64 9^4 compile clean.
   texts.push_back(spec(19683, "f32"));
   texts.push_back(spec(6561, "f64"));
-  // (Session 21: the default up to 8192 is one of 2^a x 1, 3, 5, 7, 9, BluesteinLength.h; one N per default length.)
+  // (The default up to 8192 is one of 2^a x 1, 3, 5, 7, 9, BluesteinLength.h; one N per default length.)
   std::set<long long> convolutions;
   for (int n = 2049; n <= 8192; ++n) {
     if (isCoopSmooth(n, maxPrimeRadix(Precision::F32))) continue;
@@ -1029,10 +1029,9 @@ TEST(Stockham, SweepCompilesWithoutSpills) {
         EXPECT_LE(k.geom.sharedBytes, k.geom.fftsPerBlock == 1 ? maxSharedPerBlock(arch) - 1024 : 160 * 1024);
         // Known exception: the one-kernel Bluestein convolution at M = 16384 (N 6145..8191) spills up to ~100 B in
         // every try of the spill-free search (1024 threads at 64 registers); kept, as its alternative, separate FFT
-        // kernels through global memory, moves 2M more elements per FFT (bench/RESULTS.md, session 16). Session 22:
-        // one FFT past maxSingleKernelLength in one kernel (f32 20480 as 16^3 x 5 on 512 threads: 360 B; the
-        // Bluestein halves of 10007 via 20480: 368-620 B) ran faster than its two kernels on 27 of 28 lengths and every
-        // sampled Bluestein length (bench/RESULTS.md). Elsewhere a kernel may take kTolerableSpillBytes for a second
+        // kernels through global memory, moves 2M more elements per FFT. One FFT past maxSingleKernelLength in one
+        // kernel (f32 20480 as 16^3 x 5 on 512 threads: 360 B; the Bluestein halves of 10007 via 20480: 368-620 B) runs
+        // faster than its two kernels despite the spill. Elsewhere a kernel may take kTolerableSpillBytes for a second
         // resident block (SpillFree.h).
         const int allowed = k.desc.convolve && k.desc.length == 16384 ? 128
                             : k.desc.length > maxSingleKernelLength(s.precision) && k.geom.fftsPerBlock == 1 ? 1024
@@ -1053,7 +1052,7 @@ TEST(Stockham, DoublePrecisionKernelsHaveNoFloatLiterals) {
 }
 
 
-// ---- Issue 12: memory safety, limits, honest tuning, clean emitted source ----
+// ---- Memory safety, limits, honest tuning, clean emitted source ----
 namespace {
 std::unique_ptr<FamilySpec> family(const std::string& text, const std::string& file = "f.json") {
   return makeStockhamSpec(parseStockhamSpecText(text, file));
@@ -1216,7 +1215,7 @@ struct LaunchBoundsProbe : CompileProbe {
 TEST(Stockham, OneBlockPerSmKernelsGetAVariantWithMoreResidentThreads) {
   LaunchBoundsProbe probe;
   probe.need = [](int threads) { return threads >= 400 ? 100 : 80; };  // a one-kernel Bluestein convolution's shape
-  // (2688 = 8 x 8 x 7 x 6: the default before session 21, pinned)
+  // (2688 = 8 x 8 x 7 x 6, pinned)
   const KernelDesc d = planStockham(parseStockhamSpecText(spec(1329, "f32", R"(, "tuning": {"bluestein": 2688})"), "o.json"), "sm_90").kernels[0].desc;
   ASSERT_TRUE(d.convolve);
   ASSERT_EQ(d.length, 2688);
@@ -1230,7 +1229,7 @@ TEST(Stockham, OneBlockPerSmKernelsGetAVariantWithMoreResidentThreads) {
   EXPECT_GE(blocks(k), 2) << k.kernel.geom.threadsPerFft << " threads, " << k.compiled.registers << " registers";
   EXPECT_LT(k.kernel.geom.threadsPerFft, 448);
   // Column tiles keep whole rows: the 1024-point columns of 2^20 at 145 registers run 8 FFTs per block (64-byte rows);
-  // 128-thread blocks would fit three blocks at 32-byte rows (0.91x on the H100, session 17) and are not taken.
+  // 128-thread blocks would fit three blocks at 32-byte rows (rows too short for their gain) and are not taken.
   struct ColumnProbe : LaunchBoundsProbe {} columns;
   columns.need = [](int) { return 145; };
   const KernelDesc c = planStockham(parseStockhamSpecText(spec(1 << 20, "f32"), "c.json"), "sm_90").kernels[0].desc;
@@ -1265,7 +1264,7 @@ TEST(Stockham, EmittedSourceHoldsNoSpecText) {
   }
 }
 
-// ---- Issue 16: the plan's semantics, run on the CPU ----
+// ---- The plan's semantics, run on the CPU ----
 // Every kernel of a plan interpreted in double from its KernelDesc, as the emitter reads it:
 // digits of the FFT index, addresses through the Access (real arrays as pairs, imStride), the
 // valid bounds, load/store tables, the c2r merge, a DFT of the kernel's length (none for a copy
@@ -1480,7 +1479,7 @@ TEST(Stockham, PlansComputeTheTransformOnTheCpu) {
 // are kept; past 8192 the earlier rule.
 TEST(Stockham, BluesteinLengthFromTheKernels) {
   auto via = [](const std::string& text) { return planStockham(parseStockhamSpecText(text, "b.json"), "sm_90", false).kernels.at(0).desc.length; };
-  EXPECT_EQ(via(spec(1399, "f32")), 4096);  // not the cheapest 7-smooth 2800 (10 x 8 x 7 x 5): 0.47x -> 0.97x cuFFT
+  EXPECT_EQ(via(spec(1399, "f32")), 4096);  // not the cheapest 7-smooth 2800 (10 x 8 x 7 x 5, one block per SM)
   EXPECT_EQ(via(spec(2287, "f32")), 6144);  // not 5120 = 10 x 8^3 on 640 threads, one block per SM
   EXPECT_EQ(via(spec(1093, "f32")), 2304);
   EXPECT_EQ(via(spec(554, "f32")), 1152);
@@ -1506,7 +1505,7 @@ TEST(Stockham, BluesteinLengthFromTheKernels) {
   }
 }
 
-// Bluestein's convolution length (session 9): "bluestein": "smooth" takes the cheapest 7-smooth M >= 2N - 1; the
+// Bluestein's convolution length: "bluestein": "smooth" takes the cheapest 7-smooth M >= 2N - 1; the
 // default stays the next power of two.
 TEST(Stockham, BluesteinConvolutionLengths) {
   EXPECT_EQ(bluesteinLength(9150), 18432);
@@ -1527,7 +1526,7 @@ TEST(Stockham, BluesteinConvolutionLengths) {
     for (const auto& k : planStockham(parseStockhamSpecText(text, "b.json"), "sm_90").kernels) roles += k.note + "\n";
     return roles;
   };
-  EXPECT_NE(via(spec(10007, "f32")).find("Bluestein 10007 via 20480"), std::string::npos);  // smooth: the default since session 10
+  EXPECT_NE(via(spec(10007, "f32")).find("Bluestein 10007 via 20480"), std::string::npos);  // smooth: the default past one kernel
   EXPECT_NE(via(spec(10007, "f32", R"(, "tuning": {"bluestein": "smooth"})")).find("Bluestein 10007 via 20480"), std::string::npos);
   EXPECT_NE(via(spec(10007, "f32", R"(, "tuning": {"bluestein": "power_of_two"})")).find("via 32768"), std::string::npos);
   EXPECT_EQ(errorOf(spec(10007, "f32", R"(, "tuning": {"bluestein": "fast"})")).first, "/tuning/bluestein");
@@ -1656,11 +1655,11 @@ TEST(Stockham, LongFftSearchCandidatesAndChoice) {
   EXPECT_EQ(k.twiddles, twiddleTable(k.desc.factors, k.desc.sign));
 }
 
-// The limits of session 24's rules, each back to the earlier kernels where they would not pay or were never measured:
+// The limits of the streamed-prime, two-block and one-thread-c2r rules, each back to the earlier kernels where they would not pay or were never measured:
 // column tiles never stream; f64 kernels of 257..512 threads take the two-block register target only where shared
 // memory lets two blocks reside, and not as column tiles; c2r copy-only kernels keep their threads; no fused r2c split
 // after a cooperative last radix. (Each check fails with its rule's guard taken out of Geometry.cpp.)
-TEST(Stockham, SessionRulesStopWhereTheyWereNotMeasured) {
+TEST(Stockham, RulesKeepToTheirRange) {
   EXPECT_EQ(streamedPrime({37}, 37, true, /*columnTile=*/true), 0);
   EXPECT_FALSE(streamsPass({37}, 37, 37, 1, true, /*columnTile=*/true));
   EXPECT_LT(defaultRegisterTarget(343, true), 128);  // two blocks of 343 threads

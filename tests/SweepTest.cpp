@@ -1,4 +1,4 @@
-// `bench --sweep`: the stockham family's draw (deterministic per seed, every class of issue 16 present,
+// `bench --sweep`: the stockham family's draw (deterministic per seed, every class present,
 // every spec parses or is an unsupported SpecError), the statistics, and the CLI without a GPU. A small
 // sweep on the GPU where there is one.
 #include <gtest/gtest.h>
@@ -69,7 +69,7 @@ TEST(StockhamSweep, DeterministicPerSeed) {
   EXPECT_EQ(stockham().sweepSpecs(seed, 7).size(), 7u);
 }
 
-// Every class of issue 16, read off the specs themselves (not only their group labels).
+// Every class, read off the specs themselves (not only their group labels).
 TEST(StockhamSweep, EveryClassInThreeHundredCases) {
   const std::uint64_t seed = freshSeed();
   auto specs = stockham().sweepSpecs(seed, 300);
@@ -308,7 +308,7 @@ TEST(SweepHost, PreparesCasesOnSeveralThreads) {
 }
 
 // --sweep-group keeps the drawn cases of matching groups, --sweep-with patches every case's spec: the same seed then
-// gives an A/B of one member over the same cases (session 9: for the stockham `bluestein` tuning).
+// gives an A/B of one member over the same cases (e.g. the stockham `bluestein` tuning).
 TEST(SweepCli, GroupFilterAndMemberPatch) {
   SweepSelection sel;
   sel.group = "prime";

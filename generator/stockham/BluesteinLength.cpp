@@ -33,11 +33,9 @@ const KernelDesc* convolutionKernel(const StockhamPlan& p) {
 
 }  // namespace
 
-// Fitted to the 107 measured (n, M) pairs (BluesteinLength.h): per pass and point, kernels with three or more
-// resident blocks ran ~1.6 ps, two blocks ~1.9 (at 768-1024 threads), one block 3-4 (nothing overlaps its
-// barriers); fewer resident threads than 768 slow each further. With the registers as compiled, the fit picks the
-// measured best M for 10 of the 11 n; at the assumed registers (pinBluesteinLength) for 8 of 11, the other three
-// within 0.71-0.98x of the best (139: 288 for 320, 311: 640 for 768, 554: 1152 for 1280).
+// Fitted to timed (n, M) pairs (BluesteinLength.h): per pass and point, kernels with three or more resident blocks
+// ran ~1.6 ps, two blocks ~1.9 (at 768-1024 threads), one block 3-4 (nothing overlaps its barriers); fewer resident
+// threads than 768 slow each further.
 double convolutionKernelTime(const KernelDesc& d, const KernelGeometry& g, int registers) {
   const int threads = g.threadsPerFft * g.fftsPerBlock;
   const int blocks = residentBlocksPerSm(threads, registers, g.sharedBytes, "sm_90");
@@ -55,12 +53,12 @@ long long bluesteinLength(long long n, bool powerOfTwo) {
   while (pow2 < need) pow2 *= 2;
   if (powerOfTwo) return pow2;
   // Cost M (1 + 0.05 x its odd prime factors with multiplicity): a mixed-radix pass costs more per point than a
-  // power-of-two one (session 8's sweep: c2c any length 0.76x vs powers of two ~1.0x of cuFFT).
+  // power-of-two one.
   // Past 4096 points the one-kernel convolution spilled at every try of the spill-free search wherever M had two odd
-  // factors (sm_90: 5488 = 7^3 x 16, 5600, 6272, 6400, 8960, 9216, 10752 .. 12800: 16-688 B, f32 and f16, 14-41 s of
-  // NVRTC each; sm_80 from 4480 = 5 x 7 x 128) or a 7 beyond 8192 (14336 = 7 x 2048: 40-48 B); 2^a times one 3, 5
-  // or 7 (up to 8192) compiled clean (NVRTC 13, session 16). There a one-kernel M takes at most one odd factor;
-  // `SweepCompilesWithoutSpills` compiles each. (Longer convolutions run as separate FFT kernels, unaffected.)
+  // factors (sm_90: 5488 = 7^3 x 16, 5600, 6272, 6400, 8960, 9216, 10752 .. 12800: 16-688 B, f32 and f16; sm_80 from
+  // 4480 = 5 x 7 x 128) or a 7 beyond 8192 (14336 = 7 x 2048: 40-48 B); 2^a times one 3, 5 or 7 (up to 8192) compiles
+  // clean (NVRTC 13). There a one-kernel M takes at most one odd factor; `SweepCompilesWithoutSpills` compiles each.
+  // (Longer convolutions run as separate FFT kernels, unaffected.)
   auto oneKernelClean = [](long long m, int odd, int sevens) {
     return m <= 4096 || m > maxConvolveKernelLength(Precision::F32) || (odd <= 1 && (sevens == 0 || m <= 8192));
   };
@@ -86,8 +84,8 @@ StockhamSpec pinBluesteinLength(const StockhamSpec& spec) {
   if (isCoopSmooth(n, maxPrimeRadix(spec.precision))) return spec;  // no Bluestein up to 4096 (the candidates' limit)
   const long long maxM = std::min<long long>(8192, maxConvolveKernelLength(spec.precision));
   std::vector<long long> candidates;
-  // f64: powers of two only. Their kernels compiled to 64-102 registers (4096 on 512 threads, 2048 on 256); with an
-  // odd factor 124-255, 3584 = 8^3 x 7 spilling 120 B at every try (NVRTC 13, sm_90, session 21).
+  // f64: powers of two only. Their kernels compile to 64-102 registers (4096 on 512 threads, 2048 on 256); with an
+  // odd factor to 124-255, 3584 = 8^3 x 7 spilling 120 B at every try (NVRTC 13, sm_90).
   const std::vector<long long> odd = spec.f64() ? std::vector<long long>{1} : std::vector<long long>{1, 3, 5, 7, 9};
   for (long long c : odd) {
     long long m = c;

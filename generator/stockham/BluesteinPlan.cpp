@@ -18,7 +18,7 @@ namespace warpforge {
 void PlanBuilder::addBluestein(const Job& j) {
   const long long n = j.n;
   // The spec's M (planStockham pins one-kernel convolutions, BluesteinLength.h), else "smooth" / past 8192 the
-  // cheapest 7-smooth M (H100, session 10: 0.69x cuFFT over 8 lengths against 0.55x at the next power of two)
+  // cheapest 7-smooth M, which runs faster than the next power of two (fewer points)
   const long long M = s_.tuning.bluesteinLength > 0 ? s_.tuning.bluesteinLength : bluesteinLength(n, s_.tuning.bluestein == BluesteinRule::PowerOfTwo);
   if (M < 2 * n - 1) throw std::logic_error("stockham plan: a Bluestein convolution shorter than 2n - 1");  // the parser checks the tuning's
   std::vector<cd> chirp, bh;

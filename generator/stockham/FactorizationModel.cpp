@@ -232,8 +232,8 @@ std::vector<int> factorizeStockhamModel(int n, int maxRadix, int maxPrime, bool 
 }
 
 std::vector<int> factorizeStockham(int n, int maxRadix, int maxPrime, bool f64, bool r2cSplit) {
-  // Powers of two keep the measured even spread over the fewest radix-16 passes (their benchmarks
-  // are the "no slower than today" reference).
+  // Powers of two keep the even spread over the fewest radix-16 passes: their kernels are the best tuned, and the
+  // model's estimate is least certain where every factorization is a power of two.
   std::vector<int> greedy = factorizeStockhamGreedy(n, maxRadix, maxPrime);
   if (n > 0 && (n & (n - 1)) == 0) return greedy;
   // The model replaces the greedy rule only where it expects a clear gain at no more registers

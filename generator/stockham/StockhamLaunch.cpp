@@ -153,8 +153,8 @@ LaunchPlan stockhamLaunchPlan(const StockhamSpec& s, const StockhamPlan& plan, c
     lp.sources.push_back({pk.desc.kernelName + ".cu", k.source});
     lk.blockX = g.threadsPerFft * g.fftsPerBlock;
     lk.sharedBytes = g.sharedBytes;
-    // Persistent kernels loop over their groups: every resident slot filled. Fewer blocks with an
-    // equal share each measured 0.3-3% slower on the H100 (bench/RESULTS.md, 2026-11-23 fifth session).
+    // Persistent kernels loop over their groups: every resident slot filled (fewer blocks with an equal share each
+    // ran slightly slower).
     lk.grid = GridRule{pk.fftsPerBatch, g.fftsPerBlock, g.persistent};
     lk.note = pk.note;
     auto [in, inIm] = arrays(pk.src, true);

@@ -103,8 +103,7 @@ void PlanBuilder::addJob(const Job& j) {
   if (j.n <= maxSingle && j.fuse == Fuse::None && isCoopSmooth(j.n, maxPrime_)) return addSingle(j);
   if (isSmooth(j.n, maxPrime_)) return threeKernels(j) ? addThreeKernels(j) : addTwoKernels(j);
   // Longer lengths with a cooperative prime take the cooperative passes in a two-kernel plan: two trips through
-  // global memory where Bluestein past one kernel's convolution takes four (H100, Nsight Compute, session 18: f64
-  // 13583 = 17^2 x 47 as a 28672-point Bluestein, four kernels of 380-510 us against cuFFT's two of 223 and 321).
+  // global memory where Bluestein past one kernel's convolution takes four, each over twice the points.
   if (j.fuse == Fuse::None && isCoopSmooth(j.n, maxPrime_) && twoKernelSplit(j.n) > 0) return addTwoKernels(j);
   addBluestein(j);
 }
@@ -158,9 +157,8 @@ StockhamPlanKernel PlanBuilder::kernel(const Job& j, int length, std::vector<int
   if (j.copyOnly) d.factors.clear();
   else if (!factors.empty()) d.factors = std::move(factors);
   // f64 column tiles (FFTs side by side, at most 8 values per thread) take the fewest passes: the factorization
-  // model, which assumes a row kernel's threads, chose 243 = 3^5 for them, 31 threads per FFT at 172 registers
-  // (H100, bench --sweep-cases, session 21, single-kernel f64 columns at stride 65536: 243 as 9 x 9 x 3 1.68x
-  // faster than 3^5, 0.58x -> 0.98x cuFFT; 729 and 2187 took 9^3 (x 3) already).
+  // model, which assumes a row kernel's threads, chose 243 = 3^5 for them, 31 threads per FFT at 172 registers,
+  // where 9 x 9 x 3 runs much faster.
   else if (plan_.f64 && (isColumnTiled(d.in) || isColumnTiled(d.out))) d.factors = factorizeStockhamGreedy(length, 13, maxPrime_);
   else d.factors = defaultFactors(length, j.fuse == Fuse::R2CPost);
   d.batchCount = j.counts;
@@ -194,12 +192,8 @@ StockhamPlan planStockham(const StockhamSpec& spec, const std::string& arch, boo
 }
 
 // One FFT takes one kernel while its shared memory fits the arch's block, past maxSingleKernelLength too: one trip
-// through global memory against two. H100, sweep A/B, session 22 (bench/RESULTS.md), two kernels -> one: f32 19683
-// 0.43x -> 0.89x cuFFT, 18225 0.38x -> 0.77x, 26244 0.36x -> 0.72x, 16807 0.42x -> 0.68x; f64 6561 0.56x -> 0.95x, 6144 0.72x -> 1.20x, 4800 0.39x -> 0.77x, 8192 0.56x -> 0.89x, c2r f64 9000 (halves of
-// 4500) 0.51x -> 0.79x; 27 of 28 lengths faster, f64 7776 0.50x -> 0.49x. f64 past 8192 (a sample of 14 smooth
-// lengths 8193..12856): 12 faster, e.g. 9464 0.59x -> 0.90x, 8960 1.07x -> 1.79x, 8232 0.53x -> 0.63x; 11440 1.94x ->
-// 1.59x, 11830 1.72x -> 1.65x. On sm_86 / sm_89 (99 KiB) the limit is below maxSingleKernelLength: f32 16384
-// (139 KiB) could not launch there.
+// through global memory against two, which outweighs the one resident block such a kernel gets. On sm_86 / sm_89
+// (99 KiB) the limit is below maxSingleKernelLength: f32 16384 (139 KiB) cannot launch there.
 int maxOneKernelLength(Precision precision, const std::string& arch) { return longestFftInSharedMemory(arch, precision == Precision::F64); }
 
 std::string StockhamPlan::describe() const {

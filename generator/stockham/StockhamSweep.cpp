@@ -1,5 +1,5 @@
-// `warpforge bench --sweep stockham`: specs a user might write, drawn at random from the classes of
-// issue 16 (every c2c length 2..16384, even r2c/c2r lengths, prime factors 17..127, powers of 3, 5, 7,
+// `warpforge bench --sweep stockham`: specs a user might write, drawn at random from classes of transforms
+// (every c2c length 2..16384, even r2c/c2r lengths, prime factors 17..127, powers of 3, 5, 7,
 // 1D lengths to 2^24, 2D/3D shapes, strided and planar layouts). Nothing here is filtered by what the
 // generator supports: a spec it cannot build fails to parse and the sweep counts it as unsupported.
 #include <algorithm>

@@ -116,7 +116,7 @@ TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer, const std::
   CompileProbe* probe = timer.probe();
   const StockhamPlan basePlan = planStockham(spec, arch);
   // (Not a Bluestein convolution kernel: its factors are the convolution length's, which the spec's "factors" cannot
-  // name; session 16: `bench --tune` of c2c f64 1532 stopped there with a spec error.)
+  // name.)
   const bool oneKernel1d = basePlan.kernels.size() == 1 && spec.lengths.size() == 1 && !spec.real() && !basePlan.kernels[0].desc.convolve;
   std::vector<Trial> trials;
   std::size_t baseline = 0;
