@@ -348,13 +348,20 @@ TEST(Stockham, SpecErrorsNameThePath) {
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "output": {"type": "ci8"})")).first, "/output/type");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "input": {"layout": "blocked"})")).first, "/input/layout");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "transform": "r2c", "direction": "inverse")")).first, "/direction");
-  EXPECT_EQ(errorOf(spec(63, "f32", R"(, "transform": "r2c")")).first, "/length");
-  EXPECT_EQ(errorOf(spec(16386, "f32", R"(, "transform": "c2r")")).first, "/length");
-  EXPECT_EQ(errorOf(spec(16386, "f64", R"(, "transform": "r2c")")).first, "/length");
+  // Real lengths run to 2^24 (f16, f32) and 2^23 (f64), odd ones included; past that the error names the limit.
+  EXPECT_NO_THROW(parseStockhamSpecText(spec(63, "f32", R"(, "transform": "r2c")"), "s.json"));
+  EXPECT_NO_THROW(parseStockhamSpecText(spec(16386, "f64", R"(, "transform": "r2c")"), "s.json"));
+  EXPECT_EQ(errorOf(spec((1 << 24) + 2, "f32", R"(, "transform": "c2r")")).first, "/length");
+  EXPECT_EQ(errorOf(spec((1 << 23) + 2, "f64", R"(, "transform": "r2c")")).first, "/length");
+  EXPECT_NE(errorOf(spec((1 << 23) + 2, "f64", R"(, "transform": "r2c")")).second.find("r2c lengths run to 8388608 in f64"), std::string::npos);
+  // An odd prime past Bluestein's convolution limit (the complex FFT of N itself).
+  EXPECT_EQ(errorOf(spec(16777213, "f32", R"(, "transform": "r2c")")).first, "/length");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "transform": "r2c", "input": {"layout": "planar"})")).first, "/input/layout");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "transform": "c2r", "placement": "in_place")")).first, "/placement");
   EXPECT_EQ(errorOf(R"({"name": "x", "family": "stockham", "precision": "f32", "lengths": [2, 3, 4, 5]})").first, "/lengths");
-  EXPECT_EQ(errorOf(R"({"name": "x", "family": "stockham", "precision": "f32", "lengths": [37, 4]})").first, "/lengths/0");
+  // Axes of any length (Bluestein per axis), to 16384 (f64 4096) each.
+  EXPECT_NO_THROW(parseStockhamSpecText(R"({"name": "x", "family": "stockham", "precision": "f32", "lengths": [37, 4]})", "s.json"));
+  EXPECT_EQ(errorOf(R"({"name": "x", "family": "stockham", "precision": "f64", "transform": "r2c", "lengths": [4, 4097]})").first, "/lengths/1");
   EXPECT_EQ(errorOf(R"({"name": "x", "family": "stockham", "precision": "f32", "lengths": [8, 4], "input": {"strides": [1]}})").first,
             "/input/strides");
   EXPECT_EQ(errorOf(R"({"name": "x", "family": "stockham", "precision": "f32", "length": 8, "lengths": [8]})").first, "/length");
@@ -1349,63 +1356,91 @@ Check emulatePlan(const std::string& text, long long batch, std::uint64_t seed, 
     EmuBuffer& src = bufs[s.inPlace && pk.src == Buffer::Input ? Buffer::Output : pk.src];
     EmuBuffer& dst = bufs[pk.dst];
     const int L = d.length;
-    const long long ffts = batch * pk.fftsPerBatch;
-    for (long long g = 0; g < ffts; ++g) {
-      std::vector<long long> dig;
-      long long q = g;
-      for (long long c : d.batchCount) {
-        dig.push_back(q % c);
-        q /= c;
+    auto es = [](const Access& a) { return isReal(a.storage) && !a.scalarReal ? 2 * a.elemStride : a.elemStride; };
+    auto read = [&](long long addr) { return d.in.scalarReal ? cdouble(src.re.at(addr), 0) : src.get(addr, d.in.imOffset()); };
+    auto write = [&](long long addr, cdouble v) {
+      if (d.out.scalarReal) dst.re.at(addr) = v.real();
+      else dst.put(addr, d.out.imOffset(), v);
+    };
+    // Digit 0 of a mirrored kernel runs over all its FFTs for each value of the other digits (their split and merge
+    // pair FFT r with m - r); other kernels: one group per FFT.
+    const long long m = d.mirrored ? d.batchCount.at(0) : 1;
+    long long groups = batch;
+    for (std::size_t c = d.mirrored ? 1 : 0; c < d.batchCount.size(); ++c) groups *= d.batchCount[c];
+    const int countIn = L + (d.fuse == Fuse::C2RPre ? 1 : 0), countOut = L + (d.fuse == Fuse::R2CPost ? 1 : 0);
+    auto table = [&](const std::vector<cdouble>& t, long long i, long long d0) { return t.at(i) * t.at(L + 1 + d0); };
+    for (long long grp = 0; grp < groups; ++grp) {
+      std::vector<std::vector<long long>> dig(m);
+      std::vector<std::vector<cdouble>> X(m), Y(m);
+      for (long long r = 0; r < m; ++r) {
+        long long q = grp;
+        if (d.mirrored) dig[r].push_back(r);
+        for (std::size_t c = d.mirrored ? 1 : 0; c < d.batchCount.size(); ++c) {
+          dig[r].push_back(q % d.batchCount[c]);
+          q /= d.batchCount[c];
+        }
+        dig[r].push_back(q);
       }
-      dig.push_back(q);
-      auto base = [&](const Access& a) {
+      auto base = [&](const Access& a, long long r) {
         long long b = a.offset;
-        for (std::size_t k = 0; k < dig.size(); ++k) b += dig[k] * a.batchStride.at(k);
+        for (std::size_t k = 0; k < dig[r].size(); ++k) b += dig[r][k] * a.batchStride.at(k);
         return b;
       };
-      auto es = [](const Access& a) { return isReal(a.storage) ? 2 * a.elemStride : a.elemStride; };
-      const long long bin = base(d.in), bout = base(d.out), d0 = dig[0];
-      const int countIn = L + (d.fuse == Fuse::C2RPre ? 1 : 0);
-      std::vector<cdouble> x(countIn);
-      for (int i = 0; i < countIn; ++i) {
-        const long long nat = i * d.natInElem + d0 * d.natInDigit0;
-        if ((d.inValid >= 0 && nat >= d.inValid) || (d.inZeroFrom >= 0 && i >= d.inZeroFrom)) continue;
-        x[i] = src.get(bin + i * es(d.in), d.in.imOffset());
-        if (d.loadTable) x[i] *= pk.loadTable.at(nat);
-      }
-      std::vector<cdouble> z(L);
-      for (int k = 0; k < L; ++k) {
-        if (d.fuse != Fuse::C2RPre) {
-          z[k] = x[k];
-          continue;
+      for (long long r = 0; r < m; ++r) {
+        const long long bin = base(d.in, r), d0 = dig[r][0];
+        X[r].assign(countIn, 0.0);
+        for (int i = 0; i < countIn; ++i) {
+          if (d.mirrored && i == L && d0 != 0) continue;  // the half's element L is FFT 0's
+          const long long nat = i * d.natInElem + d0 * d.natInDigit0;
+          if ((d.inValid >= 0 && nat >= d.inValid) || (d.inZeroFrom >= 0 && i >= d.inZeroFrom)) continue;
+          const long long addr = bin + i * es(d.in);
+          if (d.in.hermitianN && nat > d.in.hermitianN / 2) X[r][i] = std::conj(read(addr + (d.in.hermitianN - 2 * nat) * d.in.hermitianStride));
+          else X[r][i] = read(addr);
+          if (d.loadTable) X[r][i] *= pk.loadTable.at(nat);
         }
-        const cdouble a = x[k], b = x[L - k], w = pk.loadTable.at(k);
-        const cdouble o = w * cdouble(a.real() - b.real(), a.imag() + b.imag());
-        z[k] = {a.real() + b.real() - o.imag(), a.imag() - b.imag() + o.real()};
       }
-      std::vector<cdouble> y = d.factors.empty() ? z : d.axes.size() > 1 ? referenceDftNd(z, d.axes, d.sign) : referenceDft(z, L, d.sign);
-      if (d.convolve) {  // Bluestein in one kernel: times FFT(conj chirp)/M (the big_lo slot), inverse FFT
-        for (int i = 0; i < L; ++i) y[i] *= pk.bigLo.at(i);
-        y = referenceDft(y, L, +1);
+      for (long long r = 0; r < m; ++r) {
+        const long long d0 = dig[r][0], mr = (m - r) % m;
+        std::vector<cdouble> z(L);
+        for (int k = 0; k < L; ++k) {
+          if (d.fuse != Fuse::C2RPre) {
+            z[k] = X[r][k];
+            continue;
+          }
+          const cdouble a = X[r][k];
+          const cdouble b = d.mirrored ? X[mr][d0 == 0 ? L - k : L - 1 - k] : X[r][L - k];
+          const cdouble w = d.mirrored ? table(pk.loadTable, k, d0) : pk.loadTable.at(k);
+          const cdouble o = w * cdouble(a.real() - b.real(), a.imag() + b.imag());
+          z[k] = {a.real() + b.real() - o.imag(), a.imag() - b.imag() + o.real()};
+        }
+        std::vector<cdouble> y = d.factors.empty() ? z : d.axes.size() > 1 ? referenceDftNd(z, d.axes, d.sign) : referenceDft(z, L, d.sign);
+        if (d.convolve) {  // Bluestein in one kernel: times FFT(conj chirp)/M (the big_lo slot), inverse FFT
+          for (int i = 0; i < L; ++i) y[i] *= pk.bigLo.at(i);
+          y = referenceDft(y, L, +1);
+        }
+        if (d.bigN > 0)
+          for (int i = 0; i < L; ++i) {
+            const long long mm = i * d0;
+            y[i] *= pk.bigLo.at(mm % d.bigSplit) * pk.bigHi.at(mm / d.bigSplit);
+          }
+        Y[r] = std::move(y);
       }
-      if (d.bigN > 0)
-        for (int i = 0; i < L; ++i) {
-          const long long m = i * d0;
-          y[i] *= pk.bigLo.at(m % d.bigSplit) * pk.bigHi.at(m / d.bigSplit);
+      for (long long r = 0; r < m; ++r) {
+        const long long bout = base(d.out, r), d0 = dig[r][0], mr = (m - r) % m;
+        for (int i = 0; i < countOut; ++i) {
+          if (d.mirrored && i == L && d0 != 0) continue;
+          cdouble v = i < L ? Y[r][i] : 0.0;
+          if (d.fuse == Fuse::R2CPost) {
+            const cdouble za = Y[r][i % L], zb = d.mirrored ? Y[mr][d0 == 0 ? (L - i) % L : L - 1 - i] : Y[r][(L - i) % L];
+            const cdouble ev(0.5 * (za.real() + zb.real()), 0.5 * (za.imag() - zb.imag()));
+            const cdouble od(0.5 * (za.imag() + zb.imag()), -0.5 * (za.real() - zb.real()));
+            v = ev + (d.mirrored ? table(pk.storeTable, i, d0) : pk.storeTable.at(i)) * od;
+          }
+          const long long nat = i * d.natOutElem + d0 * d.natOutDigit0;
+          if ((d.outValid >= 0 && nat >= d.outValid) || (d.outDropFrom >= 0 && i >= d.outDropFrom)) continue;
+          if (d.storeTable) v *= pk.storeTable.at(nat);
+          write(bout + i * es(d.out), v);
         }
-      const int countOut = L + (d.fuse == Fuse::R2CPost ? 1 : 0);
-      for (int i = 0; i < countOut; ++i) {
-        cdouble v = i < L ? y[i] : 0.0;
-        if (d.fuse == Fuse::R2CPost) {
-          const cdouble za = y[i % L], zb = y[(L - i) % L];
-          const cdouble ev(0.5 * (za.real() + zb.real()), 0.5 * (za.imag() - zb.imag()));
-          const cdouble od(0.5 * (za.imag() + zb.imag()), -0.5 * (za.real() - zb.real()));
-          v = ev + pk.storeTable.at(i) * od;
-        }
-        const long long nat = i * d.natOutElem + d0 * d.natOutDigit0;
-        if ((d.outValid >= 0 && nat >= d.outValid) || (d.outDropFrom >= 0 && i >= d.outDropFrom)) continue;
-        if (d.storeTable) v *= pk.storeTable.at(nat);
-        dst.put(bout + i * es(d.out), d.out.imOffset(), v);
       }
     }
   }
@@ -1439,6 +1474,30 @@ TEST(Stockham, PlansComputeTheTransformOnTheCpu) {
     add(prec, R"("transform": "r2c", "length": 1202, "input": {"stride": 3, "distance": 3700, "offset": 2}, "output": {"stride": 2, "distance": 1300, "offset": 4, "layout": "planar"})");
     add(prec, R"("transform": "c2r", "length": 12000, "input": {"layout": "planar", "stride": 2, "distance": 12010}, "output": {"stride": 3, "distance": 36001, "offset": 1})");
     add(prec, R"("transform": "r2c", "length": 16382, "input": {"stride": 2, "distance": 32770, "offset": 1})");
+    // r2c / c2r past kMaxRealHalf: the half's two-kernel plan with the split in its row kernel and the merge in its
+    // column kernel (mirrored FFT pairs; 16416 = 2 x 8208, 24000, 2^17), a long Bluestein half with a mirrored split or
+    // merge kernel of its own (16418 = 2 x 8209); odd lengths as complex transforms of N (1001, 1009, 3^10 in two
+    // kernels, 4097 = 17 x 241 by Bluestein).
+    for (int n : {16416, 24000, 1 << 17, 16418, 1001, 1009, 59049, 4097}) {
+      add(prec, fmt::format(R"("transform": "r2c", "length": {})", n));
+      add(prec, fmt::format(R"("transform": "c2r", "length": {})", n));
+    }
+    add(prec, R"("transform": "r2c", "length": 16416, "input": {"stride": 3, "distance": 49300, "offset": 2}, "output": {"stride": 2, "distance": 16500, "offset": 1, "layout": "planar"})");
+    add(prec, R"("transform": "c2r", "length": 1001, "input": {"layout": "planar", "stride": 2, "distance": 1010}, "output": {"stride": 3, "distance": 3004, "offset": 1})");
+    // 2D / 3D r2c / c2r in cuFFT's layout (innermost axis halved plus one on the complex side), odd and non-smooth axes.
+    add(prec, R"("transform": "r2c", "lengths": [12, 40])");
+    add(prec, R"("transform": "c2r", "lengths": [12, 40])");
+    add(prec, R"("transform": "r2c", "lengths": [6, 10, 9])");
+    add(prec, R"("transform": "c2r", "lengths": [9, 17, 21])");
+    add(prec, R"("transform": "r2c", "lengths": [5, 100], "input": {"strides": [110, 1], "distance": 600, "offset": 3}, "output": {"strides": [60, 1], "distance": 320, "layout": "planar"})");
+    add(prec, R"("transform": "c2r", "lengths": [7, 8], "input": {"layout": "planar", "strides": [5, 1], "distance": 40, "offset": 1})");
+    add(prec, R"("transform": "r2c", "lengths": [3, 4, 4096])");
+    add(prec, R"("transform": "r2c", "lengths": [415, 40])");
+    add(prec, R"("transform": "c2r", "lengths": [415, 40])");
+    // 2D / 3D c2c with axes of any length (Bluestein per axis).
+    add(prec, R"("lengths": [131, 12])");
+    add(prec, R"("lengths": [10, 263], "direction": "inverse")");
+    add(prec, R"("lengths": [9, 17, 131], "placement": "in_place")");
     // Three kernels (N = n1 x m1 x m2, the inner rows ordered k1 first), at user strides and in place.
     add(prec, R"("length": 32768, "tuning": {"three_kernels": true})");
     add(prec, R"("length": 22050, "direction": "inverse", "tuning": {"three_kernels": true})");
@@ -1469,6 +1528,15 @@ TEST(Stockham, PlansComputeTheTransformOnTheCpu) {
   EXPECT_TRUE(emulatePlan(general, 2, 1, {}, "sm_86").ok());
   EXPECT_TRUE(caught([](StockhamPlan& p) { p.kernels[0].desc.in.imStride = 0; }));  // the column kernel's pairs: imaginary part N2 away
   EXPECT_TRUE(caught([](StockhamPlan& p) { p.kernels[0].desc.sign = +1; }));
+  // A mirrored split kernel that pairs FFTs r and m - r wrongly, or a mirrored merge table off by one, is caught.
+  const std::string mirrored = R"({"name": "emu", "family": "stockham", "precision": "f64", "transform": "r2c", "length": 16416})";
+  EXPECT_TRUE(emulatePlan(mirrored, 2, 3).ok());
+  EXPECT_FALSE(emulatePlan(mirrored, 2, 3, [](StockhamPlan& p) { p.kernels.back().desc.mirrored = false; }).ok());
+  const std::string merged = R"({"name": "emu", "family": "stockham", "precision": "f64", "transform": "c2r", "length": 16416})";
+  EXPECT_FALSE(emulatePlan(merged, 2, 3, [](StockhamPlan& p) {
+    auto& t = p.kernels[0].loadTable;
+    std::rotate(t.begin(), t.begin() + 1, t.end());
+  }).ok());
   // A Bluestein kernel whose convolution table is off by one element is caught too.
   const std::string prime = R"({"name": "emu", "family": "stockham", "precision": "f64", "length": 1009})";
   EXPECT_FALSE(emulatePlan(prime, 2, 1, [](StockhamPlan& p) { std::rotate(p.kernels[0].bigLo.begin(), p.kernels[0].bigLo.begin() + 1, p.kernels[0].bigLo.end()); }).ok());
@@ -1751,4 +1819,49 @@ TEST(Stockham, StreamedPrimePassesRunOnTheCpu) {
   }
   EXPECT_GT(mutated.checked, 0) << "the mutated kernel did not run";
   EXPECT_GT(mutated.error, mutated.bound) << "coefficients of the wrong pair must fail the check";
+}
+
+// r2c / c2r kernels run on the CPU (tests/CudaOnCpu.h) against FFTW: the two-kernel plans of long halves with the
+// split / merge as mirrored FFT pairs, odd lengths (the real input read as (x, 0), the Hermitian half read with its
+// conjugate mirror, real parts stored), 2D / 3D in cuFFT's layout, at odd batches. A split that takes its mirror from
+// the wrong FFT is caught.
+TEST(Stockham, RealTransformsRunOnTheCpu) {
+  struct Case {
+    std::string label, text;
+  };
+  const std::vector<Case> cases = {
+      {"r2c f32 16416 (mirrored split)", R"({"name": "cpur1", "family": "stockham", "precision": "f32", "transform": "r2c", "length": 16416})"},
+      {"c2r f64 16416 (mirrored merge)", R"({"name": "cpur2", "family": "stockham", "precision": "f64", "transform": "c2r", "length": 16416})"},
+      {"r2c f32 1001 (odd)", R"({"name": "cpur3", "family": "stockham", "precision": "f32", "transform": "r2c", "length": 1001})"},
+      {"c2r f64 1001 (odd, planar in)", R"({"name": "cpur4", "family": "stockham", "precision": "f64", "transform": "c2r", "length": 1001, "input": {"layout": "planar"}})"},
+      {"r2c f32 6 x 40", R"({"name": "cpur5", "family": "stockham", "precision": "f32", "transform": "r2c", "lengths": [6, 40]})"},
+      {"c2r f64 5 x 9 x 12", R"({"name": "cpur6", "family": "stockham", "precision": "f64", "transform": "c2r", "lengths": [5, 9, 12]})"},
+  };
+  int n = 0;
+  for (const auto& c : cases) {
+    auto fs = makeStockhamSpec(parseStockhamSpecText(c.text, "cpu.json"));
+    LaunchPlan lp = fs->emit(EmitTarget{"sm_90", nullptr}).plan;
+    for (auto& src : lp.sources) src.text = cpuRunnableSource(src.text);
+    const Check ck = test::runPlanOnCpu(*fs, lp, 3, 2600 + n++, "stockham-cpu", c.label, {});
+    EXPECT_TRUE(ck.ok()) << c.label;
+    EXPECT_GT(ck.checked, 0) << c.label;
+    std::printf("[stockham-cpu] %s: %zu kernels, error %.2e (bound %.0e), unwritten %lld\n", c.label.c_str(), lp.kernels.size(), ck.error, ck.bound,
+                ck.unwritten);
+  }
+  // Mutation: the mirrored row kernel of r2c 16416 taking FFT 0's mirror as if it were any other FFT's.
+  auto fs = makeStockhamSpec(parseStockhamSpecText(cases[0].text, "cpu.json"));
+  LaunchPlan lp = fs->emit(EmitTarget{"sm_90", nullptr}).plan;
+  for (auto& s : lp.sources) s.text = cpuRunnableSource(s.text);
+  std::string& src = lp.sources.back().text;
+  const std::string self = "d0 == 0 ? ";
+  ASSERT_NE(src.find(self), std::string::npos) << "the split's mirror of FFT 0";
+  src.replace(src.find(self), self.size(), "d0 == -1 ? ");
+  ::testing::TestPartResultArray failures;
+  Check mutated;
+  {
+    ::testing::ScopedFakeTestPartResultReporter reporter(::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
+    mutated = test::runPlanOnCpu(*fs, lp, 2, 2700, "stockham-cpu", "mutated: FFT 0 mirrored as the others", {});
+  }
+  EXPECT_GT(mutated.checked, 0) << "the mutated kernel did not run";
+  EXPECT_GT(mutated.error, mutated.bound) << "a split taking FFT 0's mirror from the wrong element must fail the check";
 }

@@ -45,7 +45,7 @@ void PlanBuilder::addBluestein(const Job& j) {
     c.inValid = j.inValid >= 0 ? std::min<long long>(j.inValid, n) : n;
     c.loadTable = chirp;
     c.hasLoadTable = true;
-    c.outValid = n;
+    c.outValid = j.outValid >= 0 ? std::min<long long>(j.outValid, n) : n;
     c.storeTable = std::move(chirp);
     c.hasStoreTable = true;
     StockhamPlanKernel k = kernel(c, static_cast<int>(M), {});
@@ -83,7 +83,7 @@ void PlanBuilder::addBluestein(const Job& j) {
   i.inValid = -1;
   i.loadTable.clear();
   i.hasLoadTable = false;
-  i.outValid = n;
+  i.outValid = j.outValid >= 0 ? std::min<long long>(j.outValid, n) : n;
   i.storeTable = std::move(chirp);
   i.hasStoreTable = true;
   addJob(i);

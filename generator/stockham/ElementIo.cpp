@@ -23,7 +23,7 @@ std::vector<NodePtr> guarded(const std::vector<NodePtr>& body, const std::string
 }  // namespace
 
 bool realVector(const Access& a) {
-  if (!isReal(a.storage) || a.planar || a.elemStride != 1 || a.imOffset() != 1 || a.offset % 2) return false;
+  if (!isReal(a.storage) || a.scalarReal || a.planar || a.elemStride != 1 || a.imOffset() != 1 || a.offset % 2) return false;
   for (long long s : a.batchStride)
     if (s % 2) return false;
   return true;
@@ -43,6 +43,7 @@ NodePtr loadValue(const KernelContext& k, const NodePtr& addr) {
     default: break;
   }
   if (a.planar) return k.mk(widen(index(in, addr)), widen(index(inIm, addr)));
+  if (a.scalarReal) return k.mk(widen(index(in, addr)), k.num(0));
   if (isReal(a.storage)) {
     if (realVector(a)) {
       NodePtr v = index(cast(std::string("const ") + realVectorType(a.storage) + "*", in), bin("/", addr, lit(2)));
@@ -59,6 +60,7 @@ std::vector<NodePtr> storeValue(const KernelContext& k, const NodePtr& addr, con
   NodePtr out = var("out"), outIm = var("out_im");
   auto narrow = [&](NodePtr e) { return isHalf(a.storage) ? call("__float2half_rn", {e}) : e; };
   if (a.planar) return {assign(index(out, addr), narrow(member(v, "x"))), assign(index(outIm, addr), narrow(member(v, "y")))};
+  if (a.scalarReal) return {assign(index(out, addr), narrow(member(v, "x")))};
   if (isReal(a.storage)) {
     if (realVector(a)) {
       NodePtr dst = index(cast(std::string(realVectorType(a.storage)) + "*", out), bin("/", addr, lit(2)));
@@ -70,10 +72,19 @@ std::vector<NodePtr> storeValue(const KernelContext& k, const NodePtr& addr, con
   return {assign(index(out, addr), v)};
 }
 
+std::vector<NodePtr> loadInto(const KernelContext& k, const NodePtr& v, const NodePtr& addr, const NodePtr& nat) {
+  const Access& a = k.d.in;
+  if (!a.hermitianN) return {assign(v, loadValue(k, addr))};
+  // Element nat of the Hermitian sequence: stored for nat <= N/2, else conj of element N - nat.
+  NodePtr mirrored = bin(">", nat, lit(a.hermitianN / 2));
+  NodePtr at = ternary(mirrored, bin("+", addr, bin("*", bin("-", lit(a.hermitianN), bin("*", lit(2), nat)), lit(a.hermitianStride))), addr);
+  return {assign(v, loadValue(k, at)), ifStmt(mirrored, block({assign(member(v, "y"), unary("-", member(v, "y")))}))};
+}
+
 std::vector<NodePtr> loadGuarded(const KernelContext& k, const NodePtr& addr, const std::string& natType, const NodePtr& natExpr) {
-  std::vector<NodePtr> get{assign(var("v"), loadValue(k, addr))};
+  std::vector<NodePtr> get = loadInto(k, var("v"), addr, var("nat"));
   if (k.d.loadTable) get.push_back(assign(var("v"), k.cmul(var("v"), index(var("load_table"), var("nat")))));
-  return guarded(get, natType, natExpr, k.d.loadTable, k.d.inValid >= 0, "in_valid");
+  return guarded(get, natType, natExpr, k.d.loadTable || k.d.in.hermitianN > 0, k.d.inValid >= 0, "in_valid");
 }
 
 std::vector<NodePtr> storeGuarded(const KernelContext& k, const NodePtr& addr, const std::string& natType, const NodePtr& natExpr) {

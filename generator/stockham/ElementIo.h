@@ -17,6 +17,9 @@ ast::NodePtr loadValue(const KernelContext& k, const ast::NodePtr& addr);
 // Statements storing complex v at scalar address addr of the kernel's output.
 std::vector<ast::NodePtr> storeValue(const KernelContext& k, const ast::NodePtr& addr, const ast::NodePtr& v);
 
+// Statements setting complex v to the input element at scalar address addr whose natural index is nat (a
+// Hermitian input reads the conjugate mirror above N/2).
+std::vector<ast::NodePtr> loadInto(const KernelContext& k, const ast::NodePtr& v, const ast::NodePtr& addr, const ast::NodePtr& nat);
 // v = the element at addr, times the load table; under the in_valid bound where the kernel has one (`nat`, the
 // natural index, declared from natExpr where the table or the bound needs it).
 std::vector<ast::NodePtr> loadGuarded(const KernelContext& k, const ast::NodePtr& addr, const std::string& natType, const ast::NodePtr& natExpr);

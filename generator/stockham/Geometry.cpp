@@ -14,6 +14,9 @@ int complexBytes(bool f64) { return f64 ? 16 : 8; }
 // Elements of one 128-byte shared-memory row: lengths that are a multiple of it get one pad element per row.
 int padRow(bool f64) { return f64 ? 8 : 16; }
 // Bytes of one complex element of an array as the kernel reads or writes it.
+int storageBytes(Storage s);
+// Bytes of one element of an array as the kernel reads or writes it (a scalar real array: one scalar).
+int accessBytes(const Access& a) { return a.scalarReal ? storageBytes(a.storage) / 2 : storageBytes(a.storage); }
 int storageBytes(Storage s) {
   switch (s) {
     case Storage::C16: case Storage::R16: return 4;
@@ -39,7 +42,12 @@ int wholeSectorRows(int ffts, int threadsPerFft, int valueBytes, bool pinned) {
 }
 }  // namespace
 
-bool isColumnTiled(const Access& a) { return !isReal(a.storage) && a.elemStride != 1 && !a.batchStride.empty() && a.batchStride[0] == 1; }
+bool isColumnTiled(const Access& a) {
+  if (a.elemStride == 1 || a.batchStride.empty()) return false;
+  // Real arrays: consecutive FFTs one pair (two scalars, the pair's parts adjacent) or one scalar apart.
+  if (isReal(a.storage)) return a.scalarReal ? a.batchStride[0] == 1 : a.batchStride[0] == 2 && a.imOffset() == 1;
+  return a.batchStride[0] == 1;
+}
 
 int tileRowValueBytes(const KernelDesc& d, const KernelGeometry& g) {
   return std::min(g.fftMajorLoad ? storageBytes(d.in.storage) : 1 << 20, g.fftMajorStore ? storageBytes(d.out.storage) : 1 << 20);
@@ -230,6 +238,7 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
     smemCap = 160 * 1024;
   }
   while (F > 1 && F * g.smemStride * cb > smemCap) --F;
+  if (d.mirrored) F = std::max(2, F - F % 2);  // FFTs in pairs, one half each
   g.threadsPerFft = T;
   g.fftsPerBlock = F;
   const int flat = F * g.smemStride;
@@ -245,15 +254,15 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   // each FFT; runs shorter than kMinDirectRunBytes leave sectors partly used by every instruction (c2c
   // f32 24 and 48 run 3 threads per FFT: 24-byte runs, 11 FFTs per warp), so those kernels stage
   // through shared memory, where the load and store are 16-byte vectors over the whole block.
-  const int firstRun = d.factors.empty() ? 0 : std::min(T, L / d.factors.front()) * storageBytes(d.in.storage);
-  const int lastRun = d.factors.empty() ? 0 : std::min(T, L / d.factors.back()) * storageBytes(d.out.storage);
+  const int firstRun = d.factors.empty() ? 0 : std::min(T, L / d.factors.front()) * accessBytes(d.in);
+  const int lastRun = d.factors.empty() ? 0 : std::min(T, L / d.factors.back()) * accessBytes(d.out);
   // A cooperative pass reads and writes shared memory only (CoopRadix.h).
   const int maxPrime = threadPrimeLimit(d.f64);
   auto coop = [&](int R) { return isCoopRadix(R, maxPrime) && !streamsPass(d, g, R); };
   const bool coopFirst = !d.factors.empty() && coop(d.factors.front());
   const bool coopLast = !d.factors.empty() && coop(d.factors.back());
   // Fused axes load staged: the load's digit reversal is a shared-memory permutation.
-  g.directLoad = !d.factors.empty() && !coopFirst && !g.fftMajorLoad && d.fuse != Fuse::C2RPre && d.axes.size() < 2 &&
+  g.directLoad = !d.factors.empty() && !d.mirrored && !coopFirst && !g.fftMajorLoad && d.fuse != Fuse::C2RPre && d.axes.size() < 2 &&
                  tu.directLoad.value_or(firstRun >= kMinDirectRunBytes);
   // The fused split holds two butterflies of the last radix per thread: taken by default where that
   // does not raise the kernel's peak of values per thread (r2c 1000: 2 x 4 values against 28 held in
@@ -261,7 +270,7 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   const int lastRadix = d.factors.empty() ? 0 : d.factors.back();
   // And only where its runs are whole sectors' worth: short FFTs on 2-6 threads write 16-48 B runs, which the staged
   // element loop writes as whole sectors.
-  g.fusedSplit = d.fuse == Fuse::R2CPost && !d.factors.empty() && !g.fftMajorStore && tu.directStore != false &&
+  g.fusedSplit = d.fuse == Fuse::R2CPost && !d.factors.empty() && !d.mirrored && !g.fftMajorStore && tu.directStore != false &&
                  !isCoopRadix(lastRadix, maxPrime) &&
                  tu.fusedSplit.value_or(2 * lastRadix <= heldValues(d.factors, L, T, d.f64, columns) && lastRun >= kMinDirectRunBytes);
   // A last pass that loops (more butterflies than threads) writes a short run per iteration, the later ones with
@@ -269,7 +278,7 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   // keeps its direct store at 80 B; half storage is left direct).
   const bool lastLoops = !d.factors.empty() && L / lastRadix > T;
   const bool shortLoopingStore = lastLoops && lastRun < 2 * kMinDirectRunBytes && !halfStorage;
-  g.directStore = !d.factors.empty() && !coopLast && !g.fftMajorStore && (d.fuse != Fuse::R2CPost || g.fusedSplit) &&
+  g.directStore = !d.factors.empty() && !d.mirrored && !coopLast && !g.fftMajorStore && (d.fuse != Fuse::R2CPost || g.fusedSplit) &&
                   tu.directStore.value_or(g.fusedSplit || (lastRun >= kMinDirectRunBytes && !shortLoopingStore));
   g.persistent = tu.persistent.value_or(true);
   // Persistent blocks take their groups from a work counter: with a fixed share each, a block that started late (the

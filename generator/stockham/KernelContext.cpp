@@ -44,14 +44,14 @@ bool KernelContext::collapsible(const Access& a) const {
 }
 
 NodePtr KernelContext::fftBase(const Access& a) const {
-  if (collapsible(a)) return bin("+", lit(a.offset), bin("*", var("g"), lit(a.batchStride[0])));
+  if (collapsible(a) && !d.mirrored) return bin("+", lit(a.offset), bin("*", var("g"), lit(a.batchStride[0])));
   NodePtr e = lit(a.offset);
   for (std::size_t k = 0; k < a.batchStride.size(); ++k) e = bin("+", e, bin("*", var(fmt::format("d{}", k)), lit(a.batchStride[k])));
   return e;
 }
 
 NodePtr KernelContext::address(const Access& a, const NodePtr& i, const std::string& base) const {
-  long long es = isReal(a.storage) ? 2 * a.elemStride : a.elemStride;
+  long long es = isReal(a.storage) && !a.scalarReal ? 2 * a.elemStride : a.elemStride;
   return bin("+", var(base), bin("*", cast("long long", i), lit(es)));
 }
 

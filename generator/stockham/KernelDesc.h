@@ -34,6 +34,12 @@ struct Access {
   // A column kernel over a real array steps elements by N2 pairs but the pair itself stays adjacent.
   long long imStride = 0;
   long long imOffset() const { return imStride ? imStride : elemStride; }
+  // Real arrays of odd-length transforms: element i is the scalar a[i * elemStride], read as (a, 0), written as the
+  // real part (not a pair).
+  bool scalarReal = false;
+  // > 0: the array holds elements 0..N/2 of a Hermitian sequence of N (the c2r input of odd N): element nat > N/2
+  // (natural index) is conj of element N - nat, hermitianStride scalars per natural index apart.
+  long long hermitianN = 0, hermitianStride = 0;
 };
 
 // Fused operation on the way in or out of shared memory.
@@ -109,6 +115,9 @@ struct KernelDesc {
   // are that axis's alone (Twiddles.h). The passes then leave the plane's D-dimensional DFT in row-major order, so
   // the store is a 1D store. Empty: one axis.
   std::vector<int> axes;
+  // Mirrored FFT pairs (MirrorPairs.h): digit 0 of the FFT index (count batchCount[0]) is visited as pairs r, m - r, so
+  // that the r2c split (R2CPost) or the c2r merge (C2RPre) finds element L - k of the half in the block.
+  bool mirrored = false;
   KernelTuning tuning;
 };
 

@@ -92,13 +92,20 @@ void PlanBuilder::addTwoKernels(const Job& j, int n1, int step, int steps) {
   a.counts.insert(a.counts.begin(), n2);
   a.in.elemStride = j.in.elemStride * n2;
   a.in.batchStride.insert(a.in.batchStride.begin(), j.in.pairStride());
-  if (isReal(j.in.storage)) a.in.imStride = j.in.imStride ? j.in.imStride : j.in.elemStride;
+  if (isReal(j.in.storage) && !j.in.scalarReal) a.in.imStride = j.in.imStride ? j.in.imStride : j.in.elemStride;
   a.out = tmpA;
   a.out.elemStride = n2;
   a.out.batchStride.insert(a.out.batchStride.begin(), 1);
   a.outValid = -1;
   a.storeTable.clear();
   a.hasStoreTable = false;
+  // A real half: the c2r merge in the column kernel, the r2c split in the row kernel, both as mirrored FFT pairs.
+  a.fuse = j.fuse == Fuse::C2RPre ? j.fuse : Fuse::None;
+  if (a.fuse == Fuse::C2RPre) {
+    a.mirrored = true;
+    a.loadTable = mirroredRealTable(j.fuseN, n2, n1, n2, +1);
+    a.hasLoadTable = true;
+  }
   StockhamPlanKernel ka = kernel(a, n1, {});
   ka.desc.natInElem = n2;
   ka.desc.natInDigit0 = 1;
@@ -121,10 +128,16 @@ void PlanBuilder::addTwoKernels(const Job& j, int n1, int step, int steps) {
   b.in.batchStride.insert(b.in.batchStride.begin(), n2);
   b.out.elemStride = j.out.elemStride * n1;
   b.out.batchStride.insert(b.out.batchStride.begin(), j.out.pairStride());
-  if (isReal(j.out.storage)) b.out.imStride = j.out.imStride ? j.out.imStride : j.out.elemStride;
+  if (isReal(j.out.storage) && !j.out.scalarReal) b.out.imStride = j.out.imStride ? j.out.imStride : j.out.elemStride;
   b.inValid = -1;
   b.loadTable.clear();
   b.hasLoadTable = false;
+  b.fuse = j.fuse == Fuse::R2CPost ? j.fuse : Fuse::None;
+  if (b.fuse == Fuse::R2CPost) {
+    b.mirrored = true;
+    b.storeTable = mirroredRealTable(j.fuseN, n1, n2, n1, -1);
+    b.hasStoreTable = true;
+  }
   if (nestedRows) return addTwoKernels(b, 0, step + 1, steps);
   if (steps == 3) {  // the inner rows of a three-kernel plan: k1 (output stride 1) innermost, then k1' (stride n1)
     std::swap(b.counts[0], b.counts[1]);

@@ -31,8 +31,10 @@ struct Side {
   long long offset = 0, elemStride = 1;
   std::vector<long long> batchStride;  // per job batch digit, innermost first, the user batch last
   long long imStride = 0;              // real arrays: Access::imStride
+  bool scalarReal = false;             // Access::scalarReal
+  long long hermitianN = 0, hermitianStride = 0;  // Access::hermitianN, hermitianStride
   // Scalars between complex elements i and i + 1 (a real array holds each complex element as two scalars).
-  long long pairStride() const { return isReal(storage) ? 2 * elemStride : elemStride; }
+  long long pairStride() const { return isReal(storage) && !scalarReal ? 2 * elemStride : elemStride; }
 };
 
 // A batch of 1D FFTs of one length; the builder picks single kernel, two kernels or Bluestein.
@@ -49,6 +51,7 @@ struct Job {
   std::vector<int> factors;
   std::vector<int> axes;  // fused axes (KernelDesc::axes): n is their product, factors each axis's, fastest first
   bool copyOnly = false;  // no radix passes: the kernel only applies its fusions (the r2c split, the c2r merge)
+  bool mirrored = false;  // KernelDesc::mirrored (digit 0 = counts[0])
   std::string role;
   std::string kernelRole;  // the kernel's header comment where it must not name N (Bluestein)
   long long fftsPerBatch() const {
@@ -57,6 +60,9 @@ struct Job {
     return p;
   }
 };
+
+// The split / merge twiddles of a mirrored kernel (MirrorPairs.h): W_N^(sign i elem), i = 0..n, then W_N^(sign r), r < m.
+std::vector<cd> mirroredRealTable(long long N, long long elem, int n, long long m, int sign);
 
 class PlanBuilder {
  public:
@@ -67,7 +73,12 @@ class PlanBuilder {
   Storage userComplex() const;
   Storage userReal() const;
   void buildC2c();
-  void buildReal();  // RealPlan.cpp
+  // RealPlan.cpp
+  void buildReal();
+  void addComplexAxes(const std::vector<long long>& shape, const StockhamIo& srcIo, Buffer src, Storage srcStorage, bool srcPlanar,
+                      const StockhamIo& dstIo, Buffer dst, Storage dstStorage, int sign);
+  void addRealAxis(const std::vector<long long>& counts, const Side& realSide, const Side& complexSide);
+  void addOddRealAxis(const std::vector<long long>& counts, const Side& realSide, const Side& complexSide);
   // A job of any length: one kernel, the long-FFT plans or Bluestein.
   void addJob(const Job& j);
   void addSingle(const Job& j);

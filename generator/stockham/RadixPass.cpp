@@ -54,12 +54,12 @@ std::vector<AstComplexOps::C> butterflyInputs(const KernelContext& k, std::vecto
       v = var(a);
       bf.push_back(decl(k.cT, a, k.mk(k.num(0), k.num(0))));
       NodePtr i = bin("+", j, lit(static_cast<long long>(r) * butterflies));
-      std::vector<NodePtr> get{assign(v, loadValue(k, k.address(d.in, i, "ain")))};
+      std::vector<NodePtr> get = loadInto(k, v, k.address(d.in, i, "ain"), k.natural(i, d.natInElem, d.natInDigit0));
       if (d.loadTable) get.push_back(assign(v, k.cmul(v, index(var("load_table"), k.natural(i, d.natInElem, d.natInDigit0)))));
       NodePtr cond = var("live");
       if (d.inValid >= 0) cond = bin("&&", cond, bin("<", k.natural(i, d.natInElem, d.natInDigit0), var("in_valid")));
       bf.push_back(ifStmt(cond, block(get)));
-    } else if (readLinear && !(p == 0 && d.fuse == Fuse::C2RPre)) {
+    } else if (readLinear && !(p == 0 && d.fuse == Fuse::C2RPre && !d.mirrored)) {
       bf.push_back(decl(k.cT, a, index(var("smem_all"), bin("+", var(nm("pj")), lit(r * (butterflies + (padded ? butterflies / G : 0)))))));
       v = var(a);
     } else {

@@ -4,6 +4,7 @@
 
 #include "generator/stockham/Butterfly.h"
 #include "generator/stockham/ElementIo.h"
+#include "generator/stockham/MirrorPairs.h"
 #include "generator/stockham/RadixPass.h"
 
 namespace warpforge {
@@ -14,18 +15,18 @@ void splitFromShared(const KernelContext& k, std::vector<NodePtr>& active) {
   const int L = k.d.length;
   // X[k] = E + W^k O with E = (Z[k] + conj Z[L-k]) / 2, O = -i/2 (Z[k] - conj Z[L-k])
   active.push_back(decl(k.cT, "za", k.shared("sbase", bin("%", var("i"), lit(L)))));
-  active.push_back(decl(k.cT, "zb", k.shared("sbase", bin("%", bin("-", lit(L), var("i")), lit(L)))));
+  active.push_back(decl(k.cT, "zb", k.d.mirrored ? mirrorElement(k, var("i")) : k.shared("sbase", bin("%", bin("-", lit(L), var("i")), lit(L)))));
   active.push_back(decl(k.cT, "ev", k.mk(bin("*", k.num(0.5), bin("+", member(var("za"), "x"), member(var("zb"), "x"))),
                                          bin("*", k.num(0.5), bin("-", member(var("za"), "y"), member(var("zb"), "y"))))));
   active.push_back(decl(k.cT, "od", k.mk(bin("*", k.num(0.5), bin("+", member(var("za"), "y"), member(var("zb"), "y"))),
                                          bin("*", k.num(-0.5), bin("-", member(var("za"), "x"), member(var("zb"), "x"))))));
-  active.push_back(decl(k.cT, "wo", k.cmul(index(var("store_table"), var("i")), var("od"))));
+  active.push_back(decl(k.cT, "wo", k.cmul(k.d.mirrored ? mirroredTwiddle(k, "store_table", var("i"), var("d0")) : index(var("store_table"), var("i")), var("od"))));
   active.push_back(decl(k.cT, "v", k.mk(bin("+", member(var("ev"), "x"), member(var("wo"), "x")), bin("+", member(var("ev"), "y"), member(var("wo"), "y")))));
 }
 
 NodePtr mergedRead(const KernelContext& k, std::vector<NodePtr>& stmts, const std::string& base, const NodePtr& idx, const std::string& name, bool first) {
   const std::string& cT = k.cT;
-  if (!first || k.d.fuse != Fuse::C2RPre) {
+  if (!first || k.d.fuse != Fuse::C2RPre || k.d.mirrored) {
     stmts.push_back(decl(cT, name, k.shared(base, idx)));
     return var(name);
   }

@@ -112,19 +112,42 @@ double roundTo(Precision precision, double v) {
   return precision == Precision::F16 ? roundToHalf(v) : precision == Precision::F32 ? static_cast<double>(static_cast<float>(v)) : v;
 }
 
+// The row-major index of the outer axes' index -i (every digit negated modulo its length).
+long long negatedIndex(long long r, const std::vector<int>& dims) {
+  long long out = 0, pitch = 1;
+  for (std::size_t d = dims.size(); d-- > 0;) {
+    const long long digit = r % dims[d];
+    r /= dims[d];
+    out += ((dims[d] - digit) % dims[d]) * pitch;
+    pitch *= dims[d];
+  }
+  return out;
+}
+
 // Logical input of one batch entry, already rounded to what the storage holds.
 std::vector<cdouble> makeInput(const StockhamSpec& s, std::mt19937_64& rng) {
   std::uniform_real_distribution<double> u(-1, 1);
   const long long n = product(s.inShape());
   std::vector<cdouble> x(n);
   if (s.transform == Transform::C2R) {
-    const int N = s.length();
-    std::vector<cdouble> real(N);
+    // The half spectrum of a real signal: c2r's input as a user has it.
+    const std::vector<int> dims(s.lengths.begin(), s.lengths.end());
+    std::vector<cdouble> real(s.points());
     for (auto& v : real) v = u(rng);
-    auto X = referenceDft(real, N, -1);
-    for (long long k = 0; k < n; ++k) x[k] = X[k];
-    x[0].imag(0);
-    x[n - 1].imag(0);
+    const std::vector<cdouble> X = dims.size() == 1 ? referenceDft(real, dims[0], -1) : referenceDftNd(real, dims, -1);
+    const long long N = s.length(), H = N / 2 + 1;
+    for (long long k = 0; k < n; ++k) x[k] = X[k / H * N + k % H];
+    // Exactly Hermitian where the half holds both X[k] and its mirror (the columns k = 0 and N/2): real on the rows
+    // that mirror themselves, conjugate pairs on the others.
+    const std::vector<int> outer(dims.begin(), dims.end() - 1);
+    for (long long k : {0LL, N % 2 ? -1LL : N / 2}) {
+      if (k < 0) continue;
+      for (long long r = 0; r < n / H; ++r) {
+        const long long mr = negatedIndex(r, outer);
+        if (mr == r) x[r * H + k].imag(0);
+        else if (r > mr) x[r * H + k] = std::conj(x[mr * H + k]);
+      }
+    }
   } else if (s.input.type == InputType::CI8) {
     std::uniform_int_distribution<int> q(-127, 127);
     for (auto& v : x) v = cdouble(q(rng), q(rng));
@@ -145,16 +168,28 @@ std::vector<cdouble> reference(const StockhamSpec& s, const std::vector<cdouble>
     if (s.lengths.size() == 1) return referenceDft(x, s.length(), s.sign);
     return referenceDftNd(x, s.lengths, s.sign);
   }
-  const int N = s.length(), L = N / 2;
+  const std::vector<int> dims(s.lengths.begin(), s.lengths.end());
+  const long long N = s.length(), H = N / 2 + 1, rows = s.points() / N;
   if (s.transform == Transform::R2C) {
-    auto X = referenceDft(x, N, -1);
-    X.resize(L + 1);
-    return X;
+    const std::vector<cdouble> X = dims.size() == 1 ? referenceDft(x, dims[0], -1) : referenceDftNd(x, dims, -1);
+    std::vector<cdouble> half(rows * H);
+    for (long long k = 0; k < rows * H; ++k) half[k] = X[k / H * N + k % H];
+    return half;
   }
-  std::vector<cdouble> full(N);
-  for (int k = 0; k <= L; ++k) full[k] = k == 0 || k == L ? cdouble(x[k].real(), 0) : x[k];
-  for (int k = 1; k < L; ++k) full[N - k] = std::conj(x[k]);
-  auto y = referenceDft(full, N, +1);
+  // c2r: the full spectrum from the half by Hermitian symmetry (X[k] = conj X[-k] over every axis), its inverse DFT,
+  // the real part.
+  std::vector<cdouble> full(s.points());
+  const long long outer = rows;
+  std::vector<int> outerDims(dims.begin(), dims.end() - 1);
+  for (long long r = 0; r < outer; ++r)
+    for (long long k = 0; k < N; ++k) {
+      if (k < H) {
+        full[r * N + k] = x[r * H + k];
+        continue;
+      }
+      full[r * N + k] = std::conj(x[negatedIndex(r, outerDims) * H + (N - k)]);
+    }
+  auto y = dims.size() == 1 ? referenceDft(full, dims[0], +1) : referenceDftNd(full, dims, +1);
   for (auto& v : y) v = v.real();
   return y;
 }
@@ -271,7 +306,6 @@ Check stockhamCheck(const StockhamSpec& s, const TestData& data, const std::map<
 }
 
 std::optional<BaselineRequest> stockhamBaseline(const StockhamSpec& s) {
-  if (s.lengths.size() > 1 && s.real()) return std::nullopt;
   bool pow2 = true;
   for (int n : s.lengths) pow2 &= (n & (n - 1)) == 0;
   if (s.precision == Precision::F16 && !pow2) return std::nullopt;  // cuFFT's half precision needs powers of two

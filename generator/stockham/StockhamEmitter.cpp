@@ -16,6 +16,7 @@
 #include "generator/stockham/BluesteinKernel.h"
 #include "generator/stockham/FusedPlanes.h"
 #include "generator/stockham/KernelContext.h"
+#include "generator/stockham/MirrorPairs.h"
 #include "generator/stockham/RadixPass.h"
 #include "generator/stockham/Tiling.h"
 
@@ -100,6 +101,10 @@ class Emitter {
       loop.push_back(comment("load: global -> shared, " + tiling.name()));
       for (auto& s : tiling.load(k_)) loop.push_back(s);
       loop.push_back(exprStmt(call("__syncthreads", {})));
+      if (d.mirrored && d.fuse == Fuse::C2RPre) {
+        for (auto& s : mirroredMerge(k_)) loop.push_back(s);
+        loop.push_back(exprStmt(call("__syncthreads", {})));
+      }
     }
     for (k_.stage = 0; k_.stage < bluestein.stages(); ++k_.stage) {
       bluestein.openStage(loop, k_.stage);

@@ -26,8 +26,9 @@ struct StockhamKernel {
 };
 
 KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft = 1024);
-// A side whose consecutive FFTs are consecutive in memory (element stride > 1, batch stride 1, complex): its kernel
-// stages it through a column tile of FFTs side by side (KernelGeometry::fftMajorLoad / fftMajorStore).
+// A side whose consecutive FFTs are consecutive in memory (element stride > 1, batch stride one element: a complex
+// value, a real pair, a scalar of a scalar real array): its kernel stages it through a column tile of FFTs side by side
+// (KernelGeometry::fftMajorLoad / fftMajorStore).
 bool isColumnTiled(const Access& a);
 // The cooperative prime R (CoopRadix.h) this kernel's threads compute whole, outputs streamed (streamedPrimeLimit), or 0:
 // where the kernel's length is R (f64: R <= 47), 2R (f64: R <= 31) or R^2 (f32 / f16: R <= 59), the lengths whose

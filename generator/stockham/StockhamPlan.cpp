@@ -9,6 +9,7 @@
 #include "generator/stockham/BluesteinLength.h"
 #include "generator/stockham/FactorizationModel.h"
 #include "generator/stockham/FusedPlanes.h"
+#include "generator/stockham/MirrorPairs.h"
 #include "generator/stockham/PlanBuilder.h"
 #include "generator/stockham/StockhamEmitter.h"
 #include "generator/stockham/Twiddles.h"
@@ -140,7 +141,9 @@ std::vector<int> PlanBuilder::defaultFactors(int length, bool r2cSplit) const {
   return factorizeStockham(length, plan_.f64 ? 13 : 27, maxPrime_, plan_.f64, r2cSplit);
 }
 
-static Access access(const Side& s) { return Access{s.storage, s.planar, s.offset, s.elemStride, s.batchStride, s.imStride}; }
+static Access access(const Side& s) {
+  return Access{s.storage, s.planar, s.offset, s.elemStride, s.batchStride, s.imStride, s.scalarReal, s.hermitianN, s.hermitianStride};
+}
 
 StockhamPlanKernel PlanBuilder::kernel(const Job& j, int length, std::vector<int> factors) {
   StockhamPlanKernel k;
@@ -160,7 +163,7 @@ StockhamPlanKernel PlanBuilder::kernel(const Job& j, int length, std::vector<int
   // model, which assumes a row kernel's threads, chose 243 = 3^5 for them, 31 threads per FFT at 172 registers,
   // where 9 x 9 x 3 runs much faster.
   else if (plan_.f64 && (isColumnTiled(d.in) || isColumnTiled(d.out))) d.factors = factorizeStockhamGreedy(length, 13, maxPrime_);
-  else d.factors = defaultFactors(length, j.fuse == Fuse::R2CPost);
+  else d.factors = defaultFactors(length, j.fuse == Fuse::R2CPost && !j.mirrored);
   d.batchCount = j.counts;
   d.inValid = j.inValid;
   d.outValid = j.outValid;
@@ -170,10 +173,11 @@ StockhamPlanKernel PlanBuilder::kernel(const Job& j, int length, std::vector<int
   d.fuse = j.fuse;
   d.fuseN = j.fuseN;
   d.axes = j.axes;
+  d.mirrored = j.mirrored;
   d.tuning = s_.tuning;
   k.src = j.in.buf;
   k.dst = j.out.buf;
-  k.fftsPerBatch = j.fftsPerBatch();
+  k.fftsPerBatch = j.mirrored ? mirroredFftsPerBatch(j.counts) : j.fftsPerBatch();
   k.twiddles = twiddleTable(d.factors, j.sign, d.axes);
   k.loadTable = j.loadTable;
   k.storeTable = j.storeTable;
@@ -201,7 +205,7 @@ std::string StockhamPlan::describe() const {
   for (const auto& k : kernels)
     out += fmt::format("  {}: {} -> {}, length {}{}, {} FFTs per batch entry ({})\n", k.desc.kernelName, bufferName(k.src), bufferName(k.dst),
                        k.desc.length,
-                       k.desc.factors.empty() && k.desc.length > 1 ? std::string(" (no radix passes)") : fmt::format(" = {}", fmt::join(k.desc.factors, " x ")),
+                       k.desc.factors.empty() && (k.desc.length > 1 || k.desc.mirrored) ? std::string(" (no radix passes)") : fmt::format(" = {}", fmt::join(k.desc.factors, " x ")),
                        k.fftsPerBatch, k.note);
   if (tmpElemsPerBatch[0] || tmpElemsPerBatch[1] || tmpElemsPerBatch[2])
     out += fmt::format("  scratch per batch entry: tmp0 {} and tmp1 {}{} complex {}\n", tmpElemsPerBatch[0], tmpElemsPerBatch[1],

@@ -55,6 +55,7 @@ long long maxLength(Precision precision) { return precision == Precision::F64 ? 
 // The tables of a length-M convolution for n <= M / 2 hold n + M + n complex values in the
 // compute type: 256 MiB at M = 2^24 (f32) or 2^23 (f64). At 2^26 emit took 104 s and 10 GB and
 // wrote a 4 GB header.
+long long maxRealLength(Precision precision) { return precision == Precision::F64 ? 1LL << 23 : 1LL << 24; }
 long long maxBluesteinLength(Precision precision) { return precision == Precision::F64 ? 1LL << 23 : 1LL << 24; }
 
 long long StockhamSpec::points() const {
@@ -209,26 +210,20 @@ StockhamSpec parseStockhamSpec(const Json& root, const std::string& file) {
   }
   if (s.transform == Transform::R2C && s.sign != -1) rd.fail("/direction", "r2c is a forward transform");
   if (s.transform == Transform::C2R && s.sign != +1) rd.fail("/direction", "c2r is an inverse transform");
-  if (s.real()) {
-    if (s.lengths.size() != 1) rd.fail("/lengths", "r2c/c2r are implemented for 1D transforms only");
-    // N/2 up to kMaxRealHalf: a smooth N/2 up to maxFusedRealHalf in one kernel, every other even N
-    // as a complex FFT of N/2 by the general path plus a split/merge kernel (StockhamPlan.cpp).
-    int n = s.length();
-    if (n % 2 || n / 2 > kMaxRealHalf)
-      rd.fail(lenPath, fmt::format("{} needs an even length N with N/2 <= {} (found {})", transformName(s.transform), kMaxRealHalf, n));
-  }
-  if (s.lengths.size() > 1)
-    for (std::size_t d = 0; d < s.lengths.size(); ++d)
-      if (!isSmooth(s.lengths[d], maxPrimeRadix(s.precision)))
-        rd.fail(fmt::format("/lengths/{}", d), fmt::format("multi-dimensional lengths must have radix prime factors only (found {})", s.lengths[d]));
-  if (s.lengths.size() == 1 && !isSmooth(s.length(), maxPrimeRadix(s.precision))) {
-    // Bluestein: a convolution of length >= 2n - 1 (bluesteinLength)
-    const long long m = bluesteinLength(s.length(), true);  // the limit holds for either choice (power of two: the longer)
+  if (s.real() && s.lengths.size() == 1 && s.length() > maxRealLength(s.precision))
+    rd.fail(lenPath, fmt::format("{} lengths run to {} in {} (found {})", transformName(s.transform), maxRealLength(s.precision),
+                                 precisionName(s.precision), s.length()));
+  // The complex transform the length runs as (an even real length: its half; an odd one: itself) takes Bluestein where
+  // it has a prime factor above the radices: a convolution of length >= 2n - 1 (bluesteinLength).
+  const long long complexN = s.lengths.size() == 1 ? s.complexLength() : 0;
+  if (complexN && !isSmooth(complexN, maxPrimeRadix(s.precision))) {
+    const long long m = bluesteinLength(complexN, true);  // the limit holds for either choice (power of two: the longer)
     const long long maxConv = maxBluesteinLength(s.precision);
     if (m > maxConv)
-      rd.fail(lenPath, fmt::format("length {} has a prime factor above 31; Bluestein would need a length-{} convolution, above {} (the limit "
+      rd.fail(lenPath, fmt::format("length {} {}has a prime factor above 31; Bluestein would need a length-{} convolution, above {} (the limit "
                                    "that keeps its chirp tables within 256 MiB; the largest such length is {})",
-                                   s.length(), m, maxConv, maxConv / 2));
+                                   s.length(), complexN != s.length() ? fmt::format("(a complex half of {}) ", complexN) : "", m, maxConv,
+                                   s.real() && s.length() % 2 == 0 ? maxConv : maxConv / 2));
   }
   if (root.contains("placement")) {
     std::string p = rd.string(root["placement"], "/placement");

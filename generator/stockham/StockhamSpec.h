@@ -40,7 +40,8 @@ struct StockhamSpec {
   bool f64() const { return precision == Precision::F64; }
   bool real() const { return transform != Transform::C2C; }
   int length() const { return lengths.back(); }
-  long long complexLength() const { return real() ? length() / 2 : length(); }  // 1D: r2c / c2r run N/2 complex points
+  // The complex transform a 1D length runs as: r2c / c2r of even N run N/2 complex points, odd N run N.
+  long long complexLength() const { return real() && length() % 2 == 0 ? length() / 2 : length(); }
   long long points() const;                     // product of the lengths
   std::vector<long long> inShape() const;       // array shapes: r2c/c2r have N/2+1 on the complex side
   std::vector<long long> outShape() const;
@@ -71,10 +72,12 @@ int maxConvolveKernelLength(Precision precision);
 // The row kernel of a two-kernel plan where no split has both sides within maxSingleKernelLength
 // (f64 3^15 = 2187 x 6561): the shared memory of the largest f32 kernel (f64 8192).
 int maxSplitRowLength(Precision precision);
-// r2c/c2r: the largest N/2 (the split/merge kernel holds N/2 + 1 values of one FFT in shared
-// memory), and the largest N/2 done in one kernel with the split or merge fused.
-constexpr int kMaxRealHalf = 8192;
+// r2c/c2r of even N = 2L: the largest L done in one kernel with the split or merge fused, and the largest L whose split
+// or merge is a kernel of its own holding one FFT's L + 1 values (longer halves fuse it through mirrored FFT pairs).
 int maxFusedRealHalf(Precision precision);
+constexpr int kMaxRealHalf = 8192;
+// The longest real length of r2c / c2r (1D; the innermost axis of 2D / 3D keeps maxSingleKernelLength).
+long long maxRealLength(Precision precision);
 // Largest 1D length (two kernels; Bluestein convolutions included).
 long long maxLength(Precision precision);
 // Largest Bluestein convolution (a power of two >= 2n - 1): bounds the chirp tables to 256 MiB.
