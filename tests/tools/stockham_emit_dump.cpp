@@ -3,7 +3,10 @@
 // arch. Two builds' dumps compared with `diff -r` show whether a change altered any emitted byte
 // (tests/tools/stockham-emit-diff runs the comparison).
 //
-//   stockham_emit_dump OUT [--arch A]... [--sweep SEED:COUNT]... [--probe none|hash|nvrtc] [SPEC.json]...
+//   stockham_emit_dump OUT [--arch A]... [--sweep SEED:COUNT]... [--probe none|hash|nvrtc] [--save-sweep DIR] [SPEC.json]...
+//
+// --save-sweep DIR writes the sweep draws as DIR/<name>.json too: a build whose sweep draws other specs (a class
+// added) then dumps the same specs as the base when given those files.
 //
 // Probes (how the spill-free search of the family sees its compiles):
 //   none   the first-try kernels, no compiler consulted;
@@ -91,17 +94,20 @@ void dump(const Case& c, const std::string& arch, CompileProbe* probe, const fs:
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s OUT [--arch A]... [--sweep SEED:COUNT]... [--probe none|hash|nvrtc] [SPEC.json]...\n", argv[0]);
+    std::fprintf(stderr, "usage: %s OUT [--arch A]... [--sweep SEED:COUNT]... [--probe none|hash|nvrtc] [--save-sweep DIR] [SPEC.json]...\n", argv[0]);
     return 2;
   }
   const fs::path out = argv[1];
   std::vector<std::string> archs;
   std::string probeName = "none";
   std::vector<Case> cases;
+  std::string saveSweep;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--arch" && i + 1 < argc) {
       archs.push_back(argv[++i]);
+    } else if (a == "--save-sweep" && i + 1 < argc) {
+      saveSweep = argv[++i];
     } else if (a == "--probe" && i + 1 < argc) {
       probeName = argv[++i];
     } else if (a == "--sweep" && i + 1 < argc) {
@@ -113,6 +119,11 @@ int main(int argc, char** argv) {
     } else {
       cases.push_back({fs::path(a).stem().string(), Json(), a});
     }
+  }
+  if (!saveSweep.empty()) {
+    fs::create_directories(saveSweep);
+    for (const auto& c : cases)
+      if (c.file.empty()) writeFile(fs::path(saveSweep) / (c.key + ".json"), c.spec.dump(2) + "\n");
   }
   if (archs.empty()) archs = {"sm_80", "sm_90"};
   HashProbe hash;
