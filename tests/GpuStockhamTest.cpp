@@ -513,16 +513,35 @@ TEST_F(GpuStockham, MultiDimensional) {
   report("2D/3D", t);
 }
 
-// r2c / c2r everywhere c2c goes: long even lengths (the half's two-kernel plan with the split / merge fused through
-// mirrored FFT pairs; Bluestein halves with a mirrored split kernel), odd lengths, 2D / 3D in cuFFT's layout with odd
-// and non-smooth axes; odd batches, padded distances and offsets, planar complex sides; outputs poisoned (RunCheck),
-// FFTW in double. c2c 2D / 3D with axes of any length (Bluestein per axis) too.
-TEST_F(GpuStockham, RealTransformsEverywhere) {
-  struct Case {
-    std::string label, body;
-    long long batch;
-  };
-  std::vector<Case> cases;
+// Runs each {label, spec members, batch} case: compiled first (NVRTC, every thread), then each on fresh inputs with the
+// seed printed, outputs poisoned (RunCheck), against FFTW in double, cuFFT's error printed beside ours.
+namespace {
+struct RealCase {
+  std::string label, body;
+  long long batch;
+};
+void runCases(const std::vector<RealCase>& cases, std::uint64_t firstSeed, const char* title) {
+  Compiler c;
+  std::vector<StockhamSpec> specs;
+  for (const auto& k : cases) specs.push_back(spec(fmt::format(R"({{"name": "re", "family": "stockham", {}}})", k.body)));
+  precompile(c, specs);
+  Tally t;
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    const std::uint64_t seed = firstSeed + i;
+    RunReport r = run(c, specs[i], cases[i].batch, seed);
+    t.add(r, fmt::format("{} seed={}", cases[i].label, seed));
+    std::printf("[gpu-stockham] %-44s kernels=%zu err %.3e (cuFFT %.3e) unwritten %lld\n", cases[i].label.c_str(), r.kernels.size(), r.check.error,
+                r.baselineError, r.check.unwritten);
+  }
+  report(title, t);
+}
+}  // namespace
+
+// 1D r2c / c2r past one kernel: the half's two-kernel plan with the split / merge fused through mirrored FFT pairs
+// (to 2^24 f32 / f16, 2^23 f64), Bluestein halves with a mirrored split / merge kernel, odd lengths as the complex FFT
+// of N; odd batches, padded distances and offsets, planar complex sides.
+TEST_F(GpuStockham, RealTransformsLong) {
+  std::vector<RealCase> cases;
   auto real = [&](const char* prec, long long n, long long batch, const std::string& extra = "") {
     for (const char* tr : {"r2c", "c2r"})
       cases.push_back({fmt::format("{} {} n={}{} batch {}", tr, prec, n, extra.empty() ? "" : " (layout)", batch),
@@ -534,14 +553,21 @@ TEST_F(GpuStockham, RealTransformsEverywhere) {
   real("f32", 1 << 20, 3);
   real("f64", 3 << 18, 3);
   real("f32", 16416, 5);
-  real("f32", 2 * 9973 * 3, 3);   // a half of 3 x 9973: Bluestein, mirrored split / merge kernel
-  real("f64", 2 * 65537, 3);      // a prime half past one kernel
+  real("f32", 2 * 9973 * 3, 3);  // a half of 3 x 9973: Bluestein, mirrored split / merge kernel
+  real("f64", 2 * 65537, 3);     // a prime half past one kernel
   real("f32", 1001, 7);
   real("f64", 59049, 3);
-  real("f32", 1000003, 1);        // odd prime: Bluestein of N
+  real("f32", 1000003, 1);  // odd prime: Bluestein of N
   real("f32", 1 << 20, 3, R"(, "input": {"distance": 1048640, "offset": 8}, "output": {"distance": 524321, "offset": 3})");
   cases.push_back({"r2c f32 2^20 planar out batch 3", R"("precision": "f32", "transform": "r2c", "length": 1048576, "output": {"layout": "planar"})", 3});
   cases.push_back({"c2r f64 20000 planar in batch 3", R"("precision": "f64", "transform": "c2r", "length": 20000, "input": {"layout": "planar"})", 3});
+  runCases(cases, 6100, "r2c / c2r 1D past one kernel");
+}
+
+// 2D / 3D r2c / c2r in cuFFT's layout (the innermost axis halved plus one), odd and non-smooth axes, padded rows; c2c
+// 2D / 3D with axes of any length (Bluestein per axis).
+TEST_F(GpuStockham, RealTransformsMultiDimensional) {
+  std::vector<RealCase> cases;
   for (const char* sh : {"[512, 512]", "[100, 1000]", "[64, 64, 64]", "[30, 50, 49]", "[415, 40]", "[7, 11, 13]", "[2, 4096]"})
     for (const char* prec : {"f32", "f64"})
       for (const char* tr : {"r2c", "c2r"})
@@ -559,19 +585,7 @@ TEST_F(GpuStockham, RealTransformsEverywhere) {
   for (const char* sh : {"[415, 40]", "[131, 12]", "[9, 17, 131]", "[1009, 3]"})
     for (const char* prec : {"f32", "f64"})
       cases.push_back({fmt::format("c2c {} {} batch 3", prec, sh), fmt::format(R"("precision": "{}", "lengths": {})", prec, sh), 3});
-  Compiler c;
-  std::vector<StockhamSpec> specs;
-  for (const auto& k : cases) specs.push_back(spec(fmt::format(R"({{"name": "re", "family": "stockham", {}}})", k.body)));
-  precompile(c, specs);
-  Tally t;
-  for (std::size_t i = 0; i < specs.size(); ++i) {
-    const std::uint64_t seed = 6100 + i;
-    RunReport r = run(c, specs[i], cases[i].batch, seed);
-    t.add(r, fmt::format("{} seed={}", cases[i].label, seed));
-    std::printf("[gpu-stockham] %-44s kernels=%zu err %.3e (cuFFT %.3e) unwritten %lld\n", cases[i].label.c_str(), r.kernels.size(), r.check.error,
-                r.baselineError, r.check.unwritten);
-  }
-  report("real transforms everywhere, c2c 2D/3D of any length", t);
+  runCases(cases, 6200, "r2c / c2r 2D/3D, c2c 2D/3D of any length");
 }
 
 // Every tuning switch at a batch large enough that each resident block loops over many
