@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "bench/RunCheck.h"
+#include "generator/stockham/BluesteinLength.h"
 #include "generator/stockham/CoopRadix.h"
 #include "generator/stockham/StockhamFamily.h"
 #include "generator/stockham/StockhamPlan.h"
@@ -231,7 +232,7 @@ TEST_F(GpuStockham, CooperativePrimeRadices37To127) {
   runBodies("cooperative prime radices 37..127 (f64 29..127), all precisions, batch 3", cases);
 }
 
-// Session 24's kernels: cooperative primes computed whole by one thread, outputs stored pair by pair where the length is
+// Cooperative primes computed whole by one thread, outputs stored pair by pair where the length is
 // p, 2p or p^2 (f64 29..53, f32 / f16 37..61; those the rule keeps cooperative run too), both directions; f64 kernels
 // of 257..512 threads at the register target of two resident blocks (2401 on 343 threads, 2187, 2025, 3087, 1029,
 // 1715); c2r of short halves on one thread per FFT.
@@ -253,10 +254,10 @@ TEST_F(GpuStockham, StreamedPrimesAndTwoBlockF64) {
   runBodies("streamed primes, f64 at two blocks", cases);
 }
 
-// Quick check of what issue 16 changed (< 3 minutes on the H100): small lengths (staged I/O, thread
+// Quick checks (< 3 minutes on the H100): small lengths (staged I/O, thread
 // counts balanced over unequal radices), the prime radices, r2c/c2r fused and general paths, and
 // the new tuning switches at a batch where blocks loop over many groups.
-TEST_F(GpuStockham, Issue16Quick) {
+TEST_F(GpuStockham, QuickChecks) {
   std::vector<std::pair<std::string, std::string>> cases;
   for (const char* prec : {"f32", "f16", "f64"}) {
     for (int n = 1; n <= 72; ++n) cases.push_back({fmt::format("c2c {} n={}", prec, n), fmt::format(R"("precision": "{}", "length": {})", prec, n)});
@@ -265,7 +266,7 @@ TEST_F(GpuStockham, Issue16Quick) {
     for (int n : {2, 4, 6, 8, 10, 12, 30, 32, 34, 64, 74, 100, 128, 200, 254, 646, 1000, 1024, 1200, 1202, 2048, 4096, 8192, 8194, 8198, 9000, 16384})
       for (const char* tr : {"r2c", "c2r"}) cases.push_back(realCase(tr, prec, n));
   }
-  runBodies("issue 16 quick: small, prime radices, r2c/c2r", cases);
+  runBodies("quick: small, prime radices, r2c/c2r", cases);
   Compiler c;
   Tally t;
   const char* tunings[] = {R"({})", R"({"fused_split": false})", R"({"direct_load": true, "direct_store": true})", R"({"direct_load": false, "direct_store": false})"};
@@ -278,14 +279,13 @@ TEST_F(GpuStockham, Issue16Quick) {
       RunReport r = run(c, s, batch, 43);
       t.add(r, fmt::format("{} tuning {} batch {}", body, tuning, batch));
     }
-  report("issue 16 quick: tuning switches at large batch", t);
+  report("quick: tuning switches at large batch", t);
 }
 
 // Lengths with a prime factor above 31 (Bluestein) at the 7-smooth convolution lengths of tuning "bluestein": "smooth"
-// (session 9; the default since session 10, when this test timed smooth at 0.69x cuFFT and powers of two at 0.55x): every 40th prime
+// (the default past one kernel): every 40th prime
 // 37..4093 and the sweep's worst Bluestein lengths, three precisions, checked against FFTW; then ours (smooth, power of
-// two) and cuFFT timed in one process, f32. (Session 9's first version, every 15th prime, ran past 200 s in its
-// precompile step on the device.)
+// two) and cuFFT timed in one process, f32. (Every 15th prime ran past 200 s in the precompile step on the device.)
 TEST_F(GpuStockham, BluesteinSmoothConvolutionLengths) {
   Compiler c;
   std::vector<long long> lengths;
@@ -301,7 +301,7 @@ TEST_F(GpuStockham, BluesteinSmoothConvolutionLengths) {
     for (long long n : lengths)
       specs.push_back(spec(fmt::format(R"({{"name": "blue_{}_{}", "family": "stockham", "precision": "{}", "length": {}, "tuning": {{"bluestein": "smooth"}}}})",
                                        prec, n, prec, n)));
-  // The timed pairs below, compiled here on every core too (session 10: compiled one by one they ran past 200 s).
+  // The timed pairs below, compiled here on every core too (compiled one by one they run past 200 s).
   const long long timedLengths[] = {1009, 2629, 2879, 3005, 4099, 6007, 8191, 8924, 9150, 11223};
   std::vector<StockhamSpec> timedSpecs;
   for (long long n : timedLengths)
@@ -313,7 +313,7 @@ TEST_F(GpuStockham, BluesteinSmoothConvolutionLengths) {
   Tally t;
   for (const auto& s : specs) {
     RunReport r = run(c, s, 3, 31 + s.points());
-    t.add(r, fmt::format("{} n={} (M={}) seed={}", s.precision, s.points(), bluesteinLength(s.points()), 31 + s.points()));
+    t.add(r, fmt::format("{} n={} (M={}) seed={}", precisionName(s.precision), s.points(), bluesteinLength(s.points()), 31 + s.points()));
   }
   std::fflush(stdout);
   report("Bluestein lengths at 7-smooth convolution lengths", t);
@@ -340,7 +340,7 @@ TEST_F(GpuStockham, BluesteinSmoothConvolutionLengths) {
                 std::exp(logPow2 / timed), timed);
 }
 
-// Session 21's default convolution lengths (BluesteinLength.h: 2^a x 1, 3, 5, 7, 9 up to 8192, chosen by a model of
+// The default convolution lengths (BluesteinLength.h: 2^a x 1, 3, 5, 7, 9 up to 8192, chosen by a model of
 // the kernel): the first N that takes each length, c2c in three precisions (f64 to M = 4096) and as the complex half
 // of r2c / c2r, checked against FFTW.
 TEST_F(GpuStockham, BluesteinDefaultConvolutionLengths) {
@@ -370,12 +370,12 @@ TEST_F(GpuStockham, BluesteinDefaultConvolutionLengths) {
   Tally t;
   for (const auto& [s, m] : specs) {
     RunReport r = run(c, s, 3, 41 + s.points());
-    t.add(r, fmt::format("{} {} n={} (M={}) seed={}", s.precision, s.transform, s.points(), m, 41 + s.points()));
+    t.add(r, fmt::format("{} {} n={} (M={}) seed={}", precisionName(s.precision), transformName(s.transform), s.points(), m, 41 + s.points()));
   }
   report("Bluestein at the default convolution lengths", t);
 }
 
-// Session 22: one kernel past maxSingleKernelLength while one FFT fits the block's shared memory (maxOneKernelLength):
+// One kernel past maxSingleKernelLength while one FFT fits the block's shared memory (maxOneKernelLength):
 // f32 / f16 up to 27225 on sm_90, f64 up to 12856, the complex halves of r2c / c2r, Bluestein convolutions of 20480
 // one kernel each way; forward and inverse, planar, strided and in place. Each one kernel on sm_90 (two for r2c / c2r
 // and Bluestein), checked against FFTW.
@@ -415,8 +415,8 @@ TEST_F(GpuStockham, LongLengthsInOneKernel) {
     const long long batch = std::max<long long>(1, (1LL << 22) / k.spec.points()), seed = 22 + k.spec.points();
     RunReport r = run(c, k.spec, batch, seed);
     EXPECT_EQ(r.kernels.size(), k.kernels) << k.spec.name;
-    t.add(r, fmt::format("{} n={}{} batch={} seed={}", k.spec.precision, k.spec.points(), k.extra, batch, seed));
-    std::printf("[gpu-stockham] %s n=%lld%s kernels=%zu batch=%lld err %.3e (cuFFT %.3e)\n", k.spec.precision.c_str(), k.spec.points(),
+    t.add(r, fmt::format("{} n={}{} batch={} seed={}", precisionName(k.spec.precision), k.spec.points(), k.extra, batch, seed));
+    std::printf("[gpu-stockham] %s n=%lld%s kernels=%zu batch=%lld err %.3e (cuFFT %.3e)\n", precisionName(k.spec.precision), k.spec.points(),
                 k.extra.c_str(), r.kernels.size(), batch, r.check.error, r.baselineError);
   }
   report("one kernel past the single-kernel limit", t);
@@ -437,14 +437,14 @@ TEST_F(GpuStockham, PowersOfTwoAndLargeLengths) {
   for (const auto& s : specs) {
     long long batch = std::max<long long>(1, (1LL << 22) / s.points());
     RunReport r = run(c, s, batch, 7 + s.points());
-    t.add(r, fmt::format("{} n={} batch={} seed={}", s.precision, s.points(), batch, 7 + s.points()));
-    std::printf("[gpu-stockham] %s n=%lld kernels=%zu batch=%lld err %.3e (cuFFT %.3e)\n", s.precision.c_str(), s.points(), r.kernels.size(), batch,
+    t.add(r, fmt::format("{} n={} batch={} seed={}", precisionName(s.precision), s.points(), batch, 7 + s.points()));
+    std::printf("[gpu-stockham] %s n=%lld kernels=%zu batch=%lld err %.3e (cuFFT %.3e)\n", precisionName(s.precision), s.points(), r.kernels.size(), batch,
                 r.check.error, r.baselineError);
   }
   report("powers of two to 2^24, large mixed and prime lengths", t);
 }
 
-// Session 20's plans: f16 scratch between kernels (default for f16), three kernels (default for f16 where the two-kernel
+// f16 scratch between kernels (default for f16), three kernels (default for f16 where the two-kernel
 // split has a side of 4096; by tuning elsewhere), at user strides, planar and in place; and f16 with the scratch in float.
 TEST_F(GpuStockham, ThreeKernelAndHalfScratchPlans) {
   Compiler c;
@@ -462,7 +462,7 @@ TEST_F(GpuStockham, ThreeKernelAndHalfScratchPlans) {
   add("f32", 1 << 20, R"(, "input": {"stride": 3, "distance": 3145730, "offset": 2}, "output": {"layout": "planar"}, "tuning": {"three_kernels": true})");
   add("f32", 18432, R"(, "placement": "in_place", "tuning": {"three_kernels": true})");
   add("f64", 823543, R"(, "tuning": {"three_kernels": true})");
-  // Session 21: three kernels by default for odd f32 lengths whose two-kernel split has a side of 2048 or more.
+  // Three kernels by default for odd f32 lengths whose two-kernel split has a side of 2048 or more.
   add("f32", 823543, "");
   add("f32", 5764801, R"(, "direction": "inverse", "output": {"layout": "planar"})");
   add("f32", 1594323, R"(, "placement": "in_place")");
@@ -474,8 +474,8 @@ TEST_F(GpuStockham, ThreeKernelAndHalfScratchPlans) {
   for (const auto& [s, extra] : specs) {
     const long long batch = std::max<long long>(1, (1LL << 22) / s.points()), seed = 20 + s.points();
     RunReport r = run(c, s, batch, seed);
-    t.add(r, fmt::format("{} n={}{} batch={} seed={}", s.precision, s.points(), extra, batch, seed));
-    std::printf("[gpu-stockham] %s n=%lld%s kernels=%zu batch=%lld err %.3e (cuFFT %.3e)\n", s.precision.c_str(), s.points(), extra.c_str(),
+    t.add(r, fmt::format("{} n={}{} batch={} seed={}", precisionName(s.precision), s.points(), extra, batch, seed));
+    std::printf("[gpu-stockham] %s n=%lld%s kernels=%zu batch=%lld err %.3e (cuFFT %.3e)\n", precisionName(s.precision), s.points(), extra.c_str(),
                 r.kernels.size(), batch, r.check.error, r.baselineError);
   }
   report("three-kernel plans and f16 scratch", t);
@@ -511,6 +511,81 @@ TEST_F(GpuStockham, MultiDimensional) {
     t.add(run(c, f, 20000, 81), fmt::format("2D 20 x 20 batch 20000, tuning {}", tuning));
   }
   report("2D/3D", t);
+}
+
+// Runs each {label, spec members, batch} case: compiled first (NVRTC, every thread), then each on fresh inputs with the
+// seed printed, outputs poisoned (RunCheck), against FFTW in double, cuFFT's error printed beside ours.
+namespace {
+struct RealCase {
+  std::string label, body;
+  long long batch;
+};
+void runCases(const std::vector<RealCase>& cases, std::uint64_t firstSeed, const char* title) {
+  Compiler c;
+  std::vector<StockhamSpec> specs;
+  for (const auto& k : cases) specs.push_back(spec(fmt::format(R"({{"name": "re", "family": "stockham", {}}})", k.body)));
+  precompile(c, specs);
+  Tally t;
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    const std::uint64_t seed = firstSeed + i;
+    RunReport r = run(c, specs[i], cases[i].batch, seed);
+    t.add(r, fmt::format("{} seed={}", cases[i].label, seed));
+    std::printf("[gpu-stockham] %-44s kernels=%zu err %.3e (cuFFT %.3e) unwritten %lld\n", cases[i].label.c_str(), r.kernels.size(), r.check.error,
+                r.baselineError, r.check.unwritten);
+  }
+  report(title, t);
+}
+}  // namespace
+
+// 1D r2c / c2r past one kernel: the half's two-kernel plan with the split / merge fused through mirrored FFT pairs
+// (to 2^24 f32 / f16, 2^23 f64), Bluestein halves with a mirrored split / merge kernel, odd lengths as the complex FFT
+// of N; odd batches, padded distances and offsets, planar complex sides.
+TEST_F(GpuStockham, RealTransformsLong) {
+  std::vector<RealCase> cases;
+  auto real = [&](const char* prec, long long n, long long batch, const std::string& extra = "") {
+    for (const char* tr : {"r2c", "c2r"})
+      cases.push_back({fmt::format("{} {} n={}{} batch {}", tr, prec, n, extra.empty() ? "" : " (layout)", batch),
+                       fmt::format(R"("precision": "{}", "transform": "{}", "length": {}{})", prec, tr, n, extra), batch});
+  };
+  real("f32", 1 << 24, 1);
+  real("f16", 1 << 24, 1);
+  real("f64", 1 << 23, 1);
+  real("f32", 1 << 20, 3);
+  real("f64", 3 << 18, 3);
+  real("f32", 16416, 5);
+  real("f32", 2 * 9973 * 3, 3);  // a half of 3 x 9973: Bluestein, mirrored split / merge kernel
+  real("f64", 2 * 65537, 3);     // a prime half past one kernel
+  real("f32", 1001, 7);
+  real("f64", 59049, 3);
+  real("f32", 1000003, 1);  // odd prime: Bluestein of N
+  real("f32", 1 << 20, 3, R"(, "input": {"distance": 1048640, "offset": 8}, "output": {"distance": 524321, "offset": 3})");
+  cases.push_back({"r2c f32 2^20 planar out batch 3", R"("precision": "f32", "transform": "r2c", "length": 1048576, "output": {"layout": "planar"})", 3});
+  cases.push_back({"c2r f64 20000 planar in batch 3", R"("precision": "f64", "transform": "c2r", "length": 20000, "input": {"layout": "planar"})", 3});
+  runCases(cases, 6100, "r2c / c2r 1D past one kernel");
+}
+
+// 2D / 3D r2c / c2r in cuFFT's layout (the innermost axis halved plus one), odd and non-smooth axes, padded rows; c2c
+// 2D / 3D with axes of any length (Bluestein per axis).
+TEST_F(GpuStockham, RealTransformsMultiDimensional) {
+  std::vector<RealCase> cases;
+  for (const char* sh : {"[512, 512]", "[100, 1000]", "[64, 64, 64]", "[30, 50, 49]", "[415, 40]", "[7, 11, 13]", "[2, 4096]"})
+    for (const char* prec : {"f32", "f64"})
+      for (const char* tr : {"r2c", "c2r"})
+        cases.push_back({fmt::format("{} {} {} batch 3", tr, prec, sh), fmt::format(R"("precision": "{}", "transform": "{}", "lengths": {})", prec, tr, sh), 3});
+  cases.push_back({"r2c f16 [256, 256] batch 5", R"("precision": "f16", "transform": "r2c", "lengths": [256, 256])", 5});
+  cases.push_back({"c2r f16 [32, 64, 128] batch 5", R"("precision": "f16", "transform": "c2r", "lengths": [32, 64, 128])", 5});
+  cases.push_back({"r2c f32 [100, 1000] padded rows batch 3",
+                   R"("precision": "f32", "transform": "r2c", "lengths": [100, 1000], "input": {"strides": [1024, 1], "distance": 102500, "offset": 4},
+                      "output": {"strides": [512, 1], "distance": 51300, "offset": 2}})",
+                   3});
+  cases.push_back({"c2r f64 [100, 1000] padded rows batch 3",
+                   R"("precision": "f64", "transform": "c2r", "lengths": [100, 1000], "input": {"strides": [512, 1], "distance": 51300, "offset": 2},
+                      "output": {"strides": [1024, 1], "distance": 102500, "offset": 4}})",
+                   3});
+  for (const char* sh : {"[415, 40]", "[131, 12]", "[9, 17, 131]", "[1009, 3]"})
+    for (const char* prec : {"f32", "f64"})
+      cases.push_back({fmt::format("c2c {} {} batch 3", prec, sh), fmt::format(R"("precision": "{}", "lengths": {})", prec, sh), 3});
+  runCases(cases, 6200, "r2c / c2r 2D/3D, c2c 2D/3D of any length");
 }
 
 // Every tuning switch at a batch large enough that each resident block loops over many

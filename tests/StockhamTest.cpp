@@ -15,6 +15,7 @@
 #include "generator/stockham/BluesteinLength.h"
 #include "generator/stockham/Butterfly.h"
 #include "generator/stockham/CoopRadix.h"
+#include "generator/stockham/FactorizationModel.h"
 #include "generator/stockham/LongFftFactors.h"
 #include "generator/stockham/SpillFree.h"
 #include "generator/stockham/StockhamEmitter.h"
@@ -32,6 +33,7 @@
 using namespace warpforge;
 
 namespace {
+Precision precisionOf(const std::string& p) { return p == "f16" ? Precision::F16 : p == "f32" ? Precision::F32 : Precision::F64; }
 std::string spec(long long n, const std::string& prec, const std::string& extra = "") {
   return fmt::format(R"({{"name": "s{}", "family": "stockham", "precision": "{}", "length": {}{}}})", n, prec, n, extra);
 }
@@ -133,9 +135,9 @@ TEST(Stockham, Factorization) {
   EXPECT_EQ(factorizeStockham(37), (std::vector<int>{37}));
   EXPECT_TRUE(isCoopSmooth(37 * 2 * 127));
   EXPECT_FALSE(isCoopSmooth(131 * 2));
-  EXPECT_TRUE(isCoopSmooth(29, maxPrimeRadix("f64")));
-  EXPECT_FALSE(isCoopRadix(31, maxPrimeRadix("f32")));
-  EXPECT_TRUE(isCoopRadix(31, maxPrimeRadix("f64")));
+  EXPECT_TRUE(isCoopSmooth(29, maxPrimeRadix(Precision::F64)));
+  EXPECT_FALSE(isCoopRadix(31, maxPrimeRadix(Precision::F32)));
+  EXPECT_TRUE(isCoopRadix(31, maxPrimeRadix(Precision::F64)));
   {
     const auto p = plan(spec(10175, "f32"));  // 37 x 25 x 11: one kernel, the cooperative pass first (no twiddles)
     ASSERT_EQ(p.kernels.size(), 1u);
@@ -152,7 +154,7 @@ TEST(Stockham, Factorization) {
     bool coop = false;
     for (const auto& k : p.kernels) {
       EXPECT_FALSE(k.desc.convolve) << n;
-      for (int r : k.desc.factors) coop = coop || isCoopRadix(r, maxPrimeRadix(precision));
+      for (int r : k.desc.factors) coop = coop || isCoopRadix(r, maxPrimeRadix(precisionOf(precision)));
     }
     EXPECT_TRUE(coop) << n;
   }
@@ -164,7 +166,7 @@ TEST(Stockham, Factorization) {
   EXPECT_EQ(factorizeStockham(17 * 19), (std::vector<int>{19, 17}));
   EXPECT_EQ(factorizeStockham(2 * 31 * 29, 13), (std::vector<int>{31, 29, 2}));
   EXPECT_TRUE(isSmooth(17 * 19 * 23 * 29 * 31LL));
-  EXPECT_FALSE(isSmooth(29, maxPrimeRadix("f64")));  // f64 radix 29 spilled at 255 registers as one thread's butterfly:
+  EXPECT_FALSE(isSmooth(29, maxPrimeRadix(Precision::F64)));  // f64 radix 29 spilled at 255 registers as one thread's butterfly:
   EXPECT_EQ(plan(spec(29 * 31, "f64")).kernels.size(), 1u);  // cooperative passes, no Bluestein convolution
   EXPECT_FALSE(plan(spec(29 * 31, "f64")).kernels[0].desc.convolve);
   EXPECT_EQ(plan(spec(29 * 31, "f64")).kernels[0].desc.factors, (std::vector<int>{31, 29}));
@@ -207,7 +209,7 @@ TEST(Stockham, ModelFactorizationsAreExactDfts) {
   for (int n : {24, 48, 100, 200, 243, 1000, 1200, 2187, 3000, 4000}) cases.push_back({n, "f64"});
   int checked = 0;
   for (const auto& [n, prec] : cases) {
-    if (!isSmooth(n, maxPrimeRadix(prec))) continue;
+    if (!isSmooth(n, maxPrimeRadix(precisionOf(prec)))) continue;
     const KernelDesc d = plan(spec(n, prec)).kernels.at(0).desc;
     const std::vector<std::complex<double>> tab = twiddleTable(d.factors, -1);
     std::vector<cdouble> x = randomComplex(n, 7 + n);
@@ -262,7 +264,7 @@ TEST(Stockham, FusedAxesPassesAreTheMultiDimensionalDft) {
 }
 
 // The tuner's search without a GPU: a fake timer that prefers plans with more kernels. On a Bluestein length (one
-// convolution kernel) it must not try the spec's "factors" (session 16: c2c f64 1532 stopped with a spec error
+// convolution kernel) it must not try the spec's "factors" (c2c f64 1532 would stop with a spec error
 // there); on a 2D shape the winner (one kernel per axis) must come back as tuning fuse_axes false.
 TEST(Stockham, TunerSearchesBluesteinAndFusedAxesSpecs) {
   struct MoreKernelsFaster : TuneTimer {
@@ -346,13 +348,20 @@ TEST(Stockham, SpecErrorsNameThePath) {
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "output": {"type": "ci8"})")).first, "/output/type");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "input": {"layout": "blocked"})")).first, "/input/layout");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "transform": "r2c", "direction": "inverse")")).first, "/direction");
-  EXPECT_EQ(errorOf(spec(63, "f32", R"(, "transform": "r2c")")).first, "/length");
-  EXPECT_EQ(errorOf(spec(16386, "f32", R"(, "transform": "c2r")")).first, "/length");
-  EXPECT_EQ(errorOf(spec(16386, "f64", R"(, "transform": "r2c")")).first, "/length");
+  // Real lengths run to 2^24 (f16, f32) and 2^23 (f64), odd ones included; past that the error names the limit.
+  EXPECT_NO_THROW(parseStockhamSpecText(spec(63, "f32", R"(, "transform": "r2c")"), "s.json"));
+  EXPECT_NO_THROW(parseStockhamSpecText(spec(16386, "f64", R"(, "transform": "r2c")"), "s.json"));
+  EXPECT_EQ(errorOf(spec((1 << 24) + 2, "f32", R"(, "transform": "c2r")")).first, "/length");
+  EXPECT_EQ(errorOf(spec((1 << 23) + 2, "f64", R"(, "transform": "r2c")")).first, "/length");
+  EXPECT_NE(errorOf(spec((1 << 23) + 2, "f64", R"(, "transform": "r2c")")).second.find("r2c lengths run to 8388608 in f64"), std::string::npos);
+  // An odd prime past Bluestein's convolution limit (the complex FFT of N itself).
+  EXPECT_EQ(errorOf(spec(16777213, "f32", R"(, "transform": "r2c")")).first, "/length");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "transform": "r2c", "input": {"layout": "planar"})")).first, "/input/layout");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "transform": "c2r", "placement": "in_place")")).first, "/placement");
   EXPECT_EQ(errorOf(R"({"name": "x", "family": "stockham", "precision": "f32", "lengths": [2, 3, 4, 5]})").first, "/lengths");
-  EXPECT_EQ(errorOf(R"({"name": "x", "family": "stockham", "precision": "f32", "lengths": [37, 4]})").first, "/lengths/0");
+  // Axes of any length (Bluestein per axis), to 16384 (f64 4096) each.
+  EXPECT_NO_THROW(parseStockhamSpecText(R"({"name": "x", "family": "stockham", "precision": "f32", "lengths": [37, 4]})", "s.json"));
+  EXPECT_EQ(errorOf(R"({"name": "x", "family": "stockham", "precision": "f64", "transform": "r2c", "lengths": [4, 4097]})").first, "/lengths/1");
   EXPECT_EQ(errorOf(R"({"name": "x", "family": "stockham", "precision": "f32", "lengths": [8, 4], "input": {"strides": [1]}})").first,
             "/input/strides");
   EXPECT_EQ(errorOf(R"({"name": "x", "family": "stockham", "precision": "f32", "length": 8, "lengths": [8]})").first, "/length");
@@ -433,7 +442,7 @@ TEST(Stockham, WorkQueueTicketsAreReadAfterABarrier) {
 // Thread indices are either computed once before the group loop (default) or, with
 // index_per_group, from an opaque threadIdx read inside it; SpillFree picks the latter only
 // where the hoisted kernel spills and the kernel's FFTs are long, and never against the tuning.
-// Session 17 (H100 A/B): a last pass that loops over short runs of 8/16-byte values stores staged; one butterfly per
+// A last pass that loops over short runs of 8/16-byte values stores staged; one butterfly per
 // thread or half storage stays direct; the fused r2c split only on runs of 64 B or more; tuning pins either.
 TEST(Stockham, ShortLoopingStoresAreStaged) {
   auto geom = [](const std::string& text) { return emitStockhamKernel(planStockham(parseStockhamSpecText(text, "g.json"), "sm_90").kernels[0].desc).geom; };
@@ -496,10 +505,10 @@ TEST(Stockham, LongLengthsTakeOneKernelWhereSharedMemoryHoldsThem) {
   // Every kernel at the limit fits: shared memory (with its pad elements) within the arch's block.
   for (const char* arch : {"sm_80", "sm_86", "sm_90"})
     for (const char* precision : {"f32", "f64"}) {
-      const int limit = maxOneKernelLength(precision, arch);
+      const int limit = maxOneKernelLength(precisionOf(precision), arch);
       int checked = 0;
       for (int n = limit; n > limit - 400 && checked < 6; --n) {
-        if (!isSmooth(n, maxPrimeRadix(precision))) continue;
+        if (!isSmooth(n, maxPrimeRadix(precisionOf(precision)))) continue;
         const StockhamPlan p = planStockham(parseStockhamSpecText(spec(n, precision), "l.json"), arch);
         ASSERT_EQ(p.kernels.size(), 1u) << n << " " << precision << " " << arch;
         EXPECT_LE(emitStockhamKernel(p.kernels[0].desc).geom.sharedBytes + 1024, maxSharedPerBlock(arch)) << n << " " << precision << " " << arch;
@@ -707,7 +716,7 @@ TEST(Stockham, DoublePrecisionColumnTilesTakeTheFewestPasses) {
   EXPECT_EQ(p.kernels[1].desc.factors, (std::vector<int>{9, 9, 3}));
   EXPECT_EQ(plan(spec(243, "f64", R"(, "input": {"stride": 4096, "distance": 1}, "output": {"stride": 4096, "distance": 1})")).kernels[0].desc.factors,
             (std::vector<int>{9, 9, 3}));
-  EXPECT_EQ(plan(spec(243, "f64")).kernels[0].desc.factors, factorizeStockham(243, 13, maxPrimeRadix("f64"), true, false));
+  EXPECT_EQ(plan(spec(243, "f64")).kernels[0].desc.factors, factorizeStockham(243, 13, maxPrimeRadix(Precision::F64), true, false));
 }
 
 TEST(Stockham, GeometryTilesColumns) {
@@ -867,8 +876,8 @@ TEST(Stockham, FamilyVerifyAndParse) {
   }
   EXPECT_FALSE(makeStockhamSpec(parseStockhamSpecText(spec(1000, "f16"), "b.json"))->baseline()) << "cuFFT half needs powers of two";
   EXPECT_EQ(makeStockhamSpec(parseStockhamSpecText(spec(1024, "f16"), "b.json"))->baseline()->transform, "c2c");
-  // Like for like (session 10): strided and in-place arrays that cuFFT's advanced layout expresses run cuFFT on the
-  // spec's own arrays; dense specs and transposed layouts keep the dense baseline; planar sides (session 17) are
+  // Like for like: strided and in-place arrays that cuFFT's advanced layout expresses run cuFFT on the
+  // spec's own arrays; dense specs and transposed layouts keep the dense baseline; planar sides are
   // timed as interleaved arrays of the same strides.
   auto base = [](const std::string& text) { return *makeStockhamSpec(parseStockhamSpecText(text, "b.json"))->baseline(); };
   EXPECT_FALSE(base(spec(1000, "f32")).inLayout);
@@ -975,7 +984,7 @@ TEST(Stockham, SweepCompilesWithoutSpills) {
   texts.push_back(spec(16384, "f16"));
   texts.push_back(spec(8192, "f32", R"(, "transform": "c2r")"));
   texts.push_back(spec(2401, "f32", R"(, "factors": [49, 49])"));
-  // Issue 16: fused r2c split (the last pass writes mirrored pairs), the general r2c/c2r path, prime
+  // Fused r2c split (the last pass writes mirrored pairs), the general r2c/c2r path, prime
   // radices 17..31, staged small lengths.
   for (int n : {32, 1000, 2048, 8192, 16384, 1202}) texts.push_back(spec(n, "f32", R"(, "transform": "r2c")"));
   texts.push_back(spec(12000, "f32", R"(, "transform": "c2r")"));
@@ -986,26 +995,26 @@ TEST(Stockham, SweepCompilesWithoutSpills) {
                              R"({"register_target": 32})", R"({"index_per_group": true})", R"({"derive_twiddles": true})"})
     texts.push_back(spec(2048, "f32", fmt::format(R"(, "tuning": {})", tuning)));
   texts.push_back(spec(8192, "f32"));
-  // Session 9: 20480 = 128 x 160 spilled 680 B in its 160-point column-tiled rows at every register target until
+  // 20480 = 128 x 160 spilled 680 B in its 160-point column-tiled rows at every register target until
   // SpillFree retried with fewer values per thread; Bluestein at a 7-smooth convolution length reaches the same plan.
   texts.push_back(spec(20480, "f32"));
   texts.push_back(spec(10007, "f32", R"(, "tuning": {"bluestein": "smooth"})"));
   texts.push_back(spec(4096, "f64"));
   texts.push_back(spec(2187, "f64", R"(, "tuning": {"derive_twiddles": true})"));
   texts.push_back(R"({"name": "s3d", "family": "stockham", "precision": "f32", "lengths": [16, 32, 64]})");
-  // Session 16: fused 2D / 3D planes (KernelDesc::axes), and every Bluestein convolution length past 4096 that
+  // Fused 2D / 3D planes (KernelDesc::axes), and every Bluestein convolution length past 4096 that
   // bluesteinLength picks for f32 / f16 up to 8192 points (its smallest N): each one kernel, none may spill.
   for (const char* shape : {"[20, 20]", "[128, 128]", "[16, 16, 16]", "[9, 10, 11]", "[17, 19, 8]"})
     texts.push_back(fmt::format(R"({{"name": "s2d", "family": "stockham", "precision": "f32", "lengths": {}}})", shape));
   texts.push_back(R"({"name": "s2d", "family": "stockham", "precision": "f64", "lengths": [64, 64]})");
   texts.push_back(R"({"name": "s2d", "family": "stockham", "precision": "f16", "lengths": [64, 128]})");
-  // Session 22: one kernel past maxSingleKernelLength (maxOneKernelLength): 27^3 and f64 9^4 compile clean.
+  // One kernel past maxSingleKernelLength (maxOneKernelLength): 27^3 and f64 9^4 compile clean.
   texts.push_back(spec(19683, "f32"));
   texts.push_back(spec(6561, "f64"));
-  // (Session 21: the default up to 8192 is one of 2^a x 1, 3, 5, 7, 9, BluesteinLength.h; one N per default length.)
+  // (The default up to 8192 is one of 2^a x 1, 3, 5, 7, 9, BluesteinLength.h; one N per default length.)
   std::set<long long> convolutions;
   for (int n = 2049; n <= 8192; ++n) {
-    if (isCoopSmooth(n, maxPrimeRadix("f32"))) continue;
+    if (isCoopSmooth(n, maxPrimeRadix(Precision::F32))) continue;
     const int m = planStockham(parseStockhamSpecText(spec(n, "f32"), "m.json"), "sm_90", false).kernels.at(0).desc.length;
     if (convolutions.insert(m).second)
       for (const char* prec : {"f32", "f16"}) texts.push_back(spec(n, prec));
@@ -1027,10 +1036,9 @@ TEST(Stockham, SweepCompilesWithoutSpills) {
         EXPECT_LE(k.geom.sharedBytes, k.geom.fftsPerBlock == 1 ? maxSharedPerBlock(arch) - 1024 : 160 * 1024);
         // Known exception: the one-kernel Bluestein convolution at M = 16384 (N 6145..8191) spills up to ~100 B in
         // every try of the spill-free search (1024 threads at 64 registers); kept, as its alternative, separate FFT
-        // kernels through global memory, moves 2M more elements per FFT (bench/RESULTS.md, session 16). Session 22:
-        // one FFT past maxSingleKernelLength in one kernel (f32 20480 as 16^3 x 5 on 512 threads: 360 B; the
-        // Bluestein halves of 10007 via 20480: 368-620 B) ran faster than its two kernels on 27 of 28 lengths and every
-        // sampled Bluestein length (bench/RESULTS.md). Elsewhere a kernel may take kTolerableSpillBytes for a second
+        // kernels through global memory, moves 2M more elements per FFT. One FFT past maxSingleKernelLength in one
+        // kernel (f32 20480 as 16^3 x 5 on 512 threads: 360 B; the Bluestein halves of 10007 via 20480: 368-620 B) runs
+        // faster than its two kernels despite the spill. Elsewhere a kernel may take kTolerableSpillBytes for a second
         // resident block (SpillFree.h).
         const int allowed = k.desc.convolve && k.desc.length == 16384 ? 128
                             : k.desc.length > maxSingleKernelLength(s.precision) && k.geom.fftsPerBlock == 1 ? 1024
@@ -1051,7 +1059,7 @@ TEST(Stockham, DoublePrecisionKernelsHaveNoFloatLiterals) {
 }
 
 
-// ---- Issue 12: memory safety, limits, honest tuning, clean emitted source ----
+// ---- Memory safety, limits, honest tuning, clean emitted source ----
 namespace {
 std::unique_ptr<FamilySpec> family(const std::string& text, const std::string& file = "f.json") {
   return makeStockhamSpec(parseStockhamSpecText(text, file));
@@ -1214,7 +1222,7 @@ struct LaunchBoundsProbe : CompileProbe {
 TEST(Stockham, OneBlockPerSmKernelsGetAVariantWithMoreResidentThreads) {
   LaunchBoundsProbe probe;
   probe.need = [](int threads) { return threads >= 400 ? 100 : 80; };  // a one-kernel Bluestein convolution's shape
-  // (2688 = 8 x 8 x 7 x 6: the default before session 21, pinned)
+  // (2688 = 8 x 8 x 7 x 6, pinned)
   const KernelDesc d = planStockham(parseStockhamSpecText(spec(1329, "f32", R"(, "tuning": {"bluestein": 2688})"), "o.json"), "sm_90").kernels[0].desc;
   ASSERT_TRUE(d.convolve);
   ASSERT_EQ(d.length, 2688);
@@ -1228,7 +1236,7 @@ TEST(Stockham, OneBlockPerSmKernelsGetAVariantWithMoreResidentThreads) {
   EXPECT_GE(blocks(k), 2) << k.kernel.geom.threadsPerFft << " threads, " << k.compiled.registers << " registers";
   EXPECT_LT(k.kernel.geom.threadsPerFft, 448);
   // Column tiles keep whole rows: the 1024-point columns of 2^20 at 145 registers run 8 FFTs per block (64-byte rows);
-  // 128-thread blocks would fit three blocks at 32-byte rows (0.91x on the H100, session 17) and are not taken.
+  // 128-thread blocks would fit three blocks at 32-byte rows (rows too short for their gain) and are not taken.
   struct ColumnProbe : LaunchBoundsProbe {} columns;
   columns.need = [](int) { return 145; };
   const KernelDesc c = planStockham(parseStockhamSpecText(spec(1 << 20, "f32"), "c.json"), "sm_90").kernels[0].desc;
@@ -1263,7 +1271,7 @@ TEST(Stockham, EmittedSourceHoldsNoSpecText) {
   }
 }
 
-// ---- Issue 16: the plan's semantics, run on the CPU ----
+// ---- The plan's semantics, run on the CPU ----
 // Every kernel of a plan interpreted in double from its KernelDesc, as the emitter reads it:
 // digits of the FFT index, addresses through the Access (real arrays as pairs, imStride), the
 // valid bounds, load/store tables, the c2r merge, a DFT of the kernel's length (none for a copy
@@ -1325,16 +1333,16 @@ Check emulatePlan(const std::string& text, long long batch, std::uint64_t seed, 
   StockhamPlan p = planStockham(s, arch);
   if (mutate) mutate(p);
   const LaunchPlan lp = fs->emit(EmitTarget{arch, nullptr}).plan;
-  const bool f64 = s.precision == "f64";
+  const bool f64 = s.f64();
   TestData data = fs->randomInputs(batch, seed);
   std::map<Buffer, EmuBuffer> bufs;
   EmuBuffer& in = bufs[Buffer::Input];
-  in.real = s.transform == "r2c";
+  in.real = s.transform == Transform::R2C;
   in.planar = s.input.planar;
   in.re = decodeScalars(data.arrays.at("input"), f64);
   if (in.planar) in.im = decodeScalars(data.arrays.at("input_im"), f64);
   EmuBuffer& out = bufs[Buffer::Output];
-  out.real = s.transform == "c2r";
+  out.real = s.transform == Transform::C2R;
   out.planar = s.output.planar;
   const PlanBuffer* ob = lp.buffer("output");
   const long long outScalars = ob->elements(batch, ob->perBatchElems) * (!out.real && !out.planar ? 2 : 1);
@@ -1348,63 +1356,91 @@ Check emulatePlan(const std::string& text, long long batch, std::uint64_t seed, 
     EmuBuffer& src = bufs[s.inPlace && pk.src == Buffer::Input ? Buffer::Output : pk.src];
     EmuBuffer& dst = bufs[pk.dst];
     const int L = d.length;
-    const long long ffts = batch * pk.fftsPerBatch;
-    for (long long g = 0; g < ffts; ++g) {
-      std::vector<long long> dig;
-      long long q = g;
-      for (long long c : d.batchCount) {
-        dig.push_back(q % c);
-        q /= c;
+    auto es = [](const Access& a) { return isReal(a.storage) && !a.scalarReal ? 2 * a.elemStride : a.elemStride; };
+    auto read = [&](long long addr) { return d.in.scalarReal ? cdouble(src.re.at(addr), 0) : src.get(addr, d.in.imOffset()); };
+    auto write = [&](long long addr, cdouble v) {
+      if (d.out.scalarReal) dst.re.at(addr) = v.real();
+      else dst.put(addr, d.out.imOffset(), v);
+    };
+    // Digit 0 of a mirrored kernel runs over all its FFTs for each value of the other digits (their split and merge
+    // pair FFT r with m - r); other kernels: one group per FFT.
+    const long long m = d.mirrored ? d.batchCount.at(0) : 1;
+    long long groups = batch;
+    for (std::size_t c = d.mirrored ? 1 : 0; c < d.batchCount.size(); ++c) groups *= d.batchCount[c];
+    const int countIn = L + (d.fuse == Fuse::C2RPre ? 1 : 0), countOut = L + (d.fuse == Fuse::R2CPost ? 1 : 0);
+    auto table = [&](const std::vector<cdouble>& t, long long i, long long d0) { return t.at(i) * t.at(L + 1 + d0); };
+    for (long long grp = 0; grp < groups; ++grp) {
+      std::vector<std::vector<long long>> dig(m);
+      std::vector<std::vector<cdouble>> X(m), Y(m);
+      for (long long r = 0; r < m; ++r) {
+        long long q = grp;
+        if (d.mirrored) dig[r].push_back(r);
+        for (std::size_t c = d.mirrored ? 1 : 0; c < d.batchCount.size(); ++c) {
+          dig[r].push_back(q % d.batchCount[c]);
+          q /= d.batchCount[c];
+        }
+        dig[r].push_back(q);
       }
-      dig.push_back(q);
-      auto base = [&](const Access& a) {
+      auto base = [&](const Access& a, long long r) {
         long long b = a.offset;
-        for (std::size_t k = 0; k < dig.size(); ++k) b += dig[k] * a.batchStride.at(k);
+        for (std::size_t k = 0; k < dig[r].size(); ++k) b += dig[r][k] * a.batchStride.at(k);
         return b;
       };
-      auto es = [](const Access& a) { return isReal(a.storage) ? 2 * a.elemStride : a.elemStride; };
-      const long long bin = base(d.in), bout = base(d.out), d0 = dig[0];
-      const int countIn = L + (d.fuse == Fuse::C2RPre ? 1 : 0);
-      std::vector<cdouble> x(countIn);
-      for (int i = 0; i < countIn; ++i) {
-        const long long nat = i * d.natInElem + d0 * d.natInDigit0;
-        if ((d.inValid >= 0 && nat >= d.inValid) || (d.inZeroFrom >= 0 && i >= d.inZeroFrom)) continue;
-        x[i] = src.get(bin + i * es(d.in), d.in.imOffset());
-        if (d.loadTable) x[i] *= pk.loadTable.at(nat);
-      }
-      std::vector<cdouble> z(L);
-      for (int k = 0; k < L; ++k) {
-        if (d.fuse != Fuse::C2RPre) {
-          z[k] = x[k];
-          continue;
+      for (long long r = 0; r < m; ++r) {
+        const long long bin = base(d.in, r), d0 = dig[r][0];
+        X[r].assign(countIn, 0.0);
+        for (int i = 0; i < countIn; ++i) {
+          if (d.mirrored && i == L && d0 != 0) continue;  // the half's element L is FFT 0's
+          const long long nat = i * d.natInElem + d0 * d.natInDigit0;
+          if ((d.inValid >= 0 && nat >= d.inValid) || (d.inZeroFrom >= 0 && i >= d.inZeroFrom)) continue;
+          const long long addr = bin + i * es(d.in);
+          if (d.in.hermitianN && nat > d.in.hermitianN / 2) X[r][i] = std::conj(read(addr + (d.in.hermitianN - 2 * nat) * d.in.hermitianStride));
+          else X[r][i] = read(addr);
+          if (d.loadTable) X[r][i] *= pk.loadTable.at(nat);
         }
-        const cdouble a = x[k], b = x[L - k], w = pk.loadTable.at(k);
-        const cdouble o = w * cdouble(a.real() - b.real(), a.imag() + b.imag());
-        z[k] = {a.real() + b.real() - o.imag(), a.imag() - b.imag() + o.real()};
       }
-      std::vector<cdouble> y = d.factors.empty() ? z : d.axes.size() > 1 ? referenceDftNd(z, d.axes, d.sign) : referenceDft(z, L, d.sign);
-      if (d.convolve) {  // Bluestein in one kernel: times FFT(conj chirp)/M (the big_lo slot), inverse FFT
-        for (int i = 0; i < L; ++i) y[i] *= pk.bigLo.at(i);
-        y = referenceDft(y, L, +1);
+      for (long long r = 0; r < m; ++r) {
+        const long long d0 = dig[r][0], mr = (m - r) % m;
+        std::vector<cdouble> z(L);
+        for (int k = 0; k < L; ++k) {
+          if (d.fuse != Fuse::C2RPre) {
+            z[k] = X[r][k];
+            continue;
+          }
+          const cdouble a = X[r][k];
+          const cdouble b = d.mirrored ? X[mr][d0 == 0 ? L - k : L - 1 - k] : X[r][L - k];
+          const cdouble w = d.mirrored ? table(pk.loadTable, k, d0) : pk.loadTable.at(k);
+          const cdouble o = w * cdouble(a.real() - b.real(), a.imag() + b.imag());
+          z[k] = {a.real() + b.real() - o.imag(), a.imag() - b.imag() + o.real()};
+        }
+        std::vector<cdouble> y = d.factors.empty() ? z : d.axes.size() > 1 ? referenceDftNd(z, d.axes, d.sign) : referenceDft(z, L, d.sign);
+        if (d.convolve) {  // Bluestein in one kernel: times FFT(conj chirp)/M (the big_lo slot), inverse FFT
+          for (int i = 0; i < L; ++i) y[i] *= pk.bigLo.at(i);
+          y = referenceDft(y, L, +1);
+        }
+        if (d.bigN > 0)
+          for (int i = 0; i < L; ++i) {
+            const long long mm = i * d0;
+            y[i] *= pk.bigLo.at(mm % d.bigSplit) * pk.bigHi.at(mm / d.bigSplit);
+          }
+        Y[r] = std::move(y);
       }
-      if (d.bigN > 0)
-        for (int i = 0; i < L; ++i) {
-          const long long m = i * d0;
-          y[i] *= pk.bigLo.at(m % d.bigSplit) * pk.bigHi.at(m / d.bigSplit);
+      for (long long r = 0; r < m; ++r) {
+        const long long bout = base(d.out, r), d0 = dig[r][0], mr = (m - r) % m;
+        for (int i = 0; i < countOut; ++i) {
+          if (d.mirrored && i == L && d0 != 0) continue;
+          cdouble v = i < L ? Y[r][i] : 0.0;
+          if (d.fuse == Fuse::R2CPost) {
+            const cdouble za = Y[r][i % L], zb = d.mirrored ? Y[mr][d0 == 0 ? (L - i) % L : L - 1 - i] : Y[r][(L - i) % L];
+            const cdouble ev(0.5 * (za.real() + zb.real()), 0.5 * (za.imag() - zb.imag()));
+            const cdouble od(0.5 * (za.imag() + zb.imag()), -0.5 * (za.real() - zb.real()));
+            v = ev + (d.mirrored ? table(pk.storeTable, i, d0) : pk.storeTable.at(i)) * od;
+          }
+          const long long nat = i * d.natOutElem + d0 * d.natOutDigit0;
+          if ((d.outValid >= 0 && nat >= d.outValid) || (d.outDropFrom >= 0 && i >= d.outDropFrom)) continue;
+          if (d.storeTable) v *= pk.storeTable.at(nat);
+          write(bout + i * es(d.out), v);
         }
-      const int countOut = L + (d.fuse == Fuse::R2CPost ? 1 : 0);
-      for (int i = 0; i < countOut; ++i) {
-        cdouble v = i < L ? y[i] : 0.0;
-        if (d.fuse == Fuse::R2CPost) {
-          const cdouble za = y[i % L], zb = y[(L - i) % L];
-          const cdouble ev(0.5 * (za.real() + zb.real()), 0.5 * (za.imag() - zb.imag()));
-          const cdouble od(0.5 * (za.imag() + zb.imag()), -0.5 * (za.real() - zb.real()));
-          v = ev + pk.storeTable.at(i) * od;
-        }
-        const long long nat = i * d.natOutElem + d0 * d.natOutDigit0;
-        if ((d.outValid >= 0 && nat >= d.outValid) || (d.outDropFrom >= 0 && i >= d.outDropFrom)) continue;
-        if (d.storeTable) v *= pk.storeTable.at(nat);
-        dst.put(bout + i * es(d.out), d.out.imOffset(), v);
       }
     }
   }
@@ -1438,6 +1474,30 @@ TEST(Stockham, PlansComputeTheTransformOnTheCpu) {
     add(prec, R"("transform": "r2c", "length": 1202, "input": {"stride": 3, "distance": 3700, "offset": 2}, "output": {"stride": 2, "distance": 1300, "offset": 4, "layout": "planar"})");
     add(prec, R"("transform": "c2r", "length": 12000, "input": {"layout": "planar", "stride": 2, "distance": 12010}, "output": {"stride": 3, "distance": 36001, "offset": 1})");
     add(prec, R"("transform": "r2c", "length": 16382, "input": {"stride": 2, "distance": 32770, "offset": 1})");
+    // r2c / c2r past kMaxRealHalf: the half's two-kernel plan with the split in its row kernel and the merge in its
+    // column kernel (mirrored FFT pairs; 16416 = 2 x 8208, 24000, 2^17), a long Bluestein half with a mirrored split or
+    // merge kernel of its own (16418 = 2 x 8209); odd lengths as complex transforms of N (1001, 1009, 3^10 in two
+    // kernels, 4097 = 17 x 241 by Bluestein).
+    for (int n : {16416, 24000, 1 << 17, 16418, 1001, 1009, 59049, 4097}) {
+      add(prec, fmt::format(R"("transform": "r2c", "length": {})", n));
+      add(prec, fmt::format(R"("transform": "c2r", "length": {})", n));
+    }
+    add(prec, R"("transform": "r2c", "length": 16416, "input": {"stride": 3, "distance": 49300, "offset": 2}, "output": {"stride": 2, "distance": 16500, "offset": 1, "layout": "planar"})");
+    add(prec, R"("transform": "c2r", "length": 1001, "input": {"layout": "planar", "stride": 2, "distance": 1010}, "output": {"stride": 3, "distance": 3004, "offset": 1})");
+    // 2D / 3D r2c / c2r in cuFFT's layout (innermost axis halved plus one on the complex side), odd and non-smooth axes.
+    add(prec, R"("transform": "r2c", "lengths": [12, 40])");
+    add(prec, R"("transform": "c2r", "lengths": [12, 40])");
+    add(prec, R"("transform": "r2c", "lengths": [6, 10, 9])");
+    add(prec, R"("transform": "c2r", "lengths": [9, 17, 21])");
+    add(prec, R"("transform": "r2c", "lengths": [5, 100], "input": {"strides": [110, 1], "distance": 600, "offset": 3}, "output": {"strides": [60, 1], "distance": 320, "layout": "planar"})");
+    add(prec, R"("transform": "c2r", "lengths": [7, 8], "input": {"layout": "planar", "strides": [5, 1], "distance": 40, "offset": 1})");
+    add(prec, R"("transform": "r2c", "lengths": [3, 4, 4096])");
+    add(prec, R"("transform": "r2c", "lengths": [415, 40])");
+    add(prec, R"("transform": "c2r", "lengths": [415, 40])");
+    // 2D / 3D c2c with axes of any length (Bluestein per axis).
+    add(prec, R"("lengths": [131, 12])");
+    add(prec, R"("lengths": [10, 263], "direction": "inverse")");
+    add(prec, R"("lengths": [9, 17, 131], "placement": "in_place")");
     // Three kernels (N = n1 x m1 x m2, the inner rows ordered k1 first), at user strides and in place.
     add(prec, R"("length": 32768, "tuning": {"three_kernels": true})");
     add(prec, R"("length": 22050, "direction": "inverse", "tuning": {"three_kernels": true})");
@@ -1468,6 +1528,23 @@ TEST(Stockham, PlansComputeTheTransformOnTheCpu) {
   EXPECT_TRUE(emulatePlan(general, 2, 1, {}, "sm_86").ok());
   EXPECT_TRUE(caught([](StockhamPlan& p) { p.kernels[0].desc.in.imStride = 0; }));  // the column kernel's pairs: imaginary part N2 away
   EXPECT_TRUE(caught([](StockhamPlan& p) { p.kernels[0].desc.sign = +1; }));
+  // A mirrored split kernel that pairs FFTs r and m - r wrongly, or a mirrored merge table off by one, is caught.
+  const std::string mirrored = R"({"name": "emu", "family": "stockham", "precision": "f64", "transform": "r2c", "length": 16416})";
+  auto fails = [&](const std::string& text, const std::function<void(StockhamPlan&)>& m) {
+    try {
+      return !emulatePlan(text, 2, 3, m).ok();
+    } catch (const std::out_of_range&) {
+      return true;  // reads past the array: caught as well
+    }
+  };
+  EXPECT_TRUE(emulatePlan(mirrored, 2, 3).ok());
+  EXPECT_TRUE(fails(mirrored, [](StockhamPlan& p) { p.kernels.back().desc.mirrored = false; }));
+  const std::string merged = R"({"name": "emu", "family": "stockham", "precision": "f64", "transform": "c2r", "length": 16416})";
+  EXPECT_TRUE(emulatePlan(merged, 2, 3).ok());
+  EXPECT_TRUE(fails(merged, [](StockhamPlan& p) {
+    auto& t = p.kernels[0].loadTable;
+    std::rotate(t.begin(), t.begin() + 1, t.end());
+  }));
   // A Bluestein kernel whose convolution table is off by one element is caught too.
   const std::string prime = R"({"name": "emu", "family": "stockham", "precision": "f64", "length": 1009})";
   EXPECT_FALSE(emulatePlan(prime, 2, 1, [](StockhamPlan& p) { std::rotate(p.kernels[0].bigLo.begin(), p.kernels[0].bigLo.begin() + 1, p.kernels[0].bigLo.end()); }).ok());
@@ -1478,7 +1555,7 @@ TEST(Stockham, PlansComputeTheTransformOnTheCpu) {
 // are kept; past 8192 the earlier rule.
 TEST(Stockham, BluesteinLengthFromTheKernels) {
   auto via = [](const std::string& text) { return planStockham(parseStockhamSpecText(text, "b.json"), "sm_90", false).kernels.at(0).desc.length; };
-  EXPECT_EQ(via(spec(1399, "f32")), 4096);  // not the cheapest 7-smooth 2800 (10 x 8 x 7 x 5): 0.47x -> 0.97x cuFFT
+  EXPECT_EQ(via(spec(1399, "f32")), 4096);  // not the cheapest 7-smooth 2800 (10 x 8 x 7 x 5, one block per SM)
   EXPECT_EQ(via(spec(2287, "f32")), 6144);  // not 5120 = 10 x 8^3 on 640 threads, one block per SM
   EXPECT_EQ(via(spec(1093, "f32")), 2304);
   EXPECT_EQ(via(spec(554, "f32")), 1152);
@@ -1494,7 +1571,7 @@ TEST(Stockham, BluesteinLengthFromTheKernels) {
   for (long long n = 130; n <= 4096; n += 37) {
     const StockhamSpec s = parseStockhamSpecText(spec(n, "f32"), "b.json");
     const long long m = pinBluesteinLength(s).tuning.bluesteinLength;
-    if (isCoopSmooth(n, maxPrimeRadix("f32"))) {
+    if (isCoopSmooth(n, maxPrimeRadix(Precision::F32))) {
       EXPECT_EQ(m, 0) << n << ": no Bluestein";
       continue;
     }
@@ -1504,7 +1581,7 @@ TEST(Stockham, BluesteinLengthFromTheKernels) {
   }
 }
 
-// Bluestein's convolution length (session 9): "bluestein": "smooth" takes the cheapest 7-smooth M >= 2N - 1; the
+// Bluestein's convolution length: "bluestein": "smooth" takes the cheapest 7-smooth M >= 2N - 1; the
 // default stays the next power of two.
 TEST(Stockham, BluesteinConvolutionLengths) {
   EXPECT_EQ(bluesteinLength(9150), 18432);
@@ -1525,7 +1602,7 @@ TEST(Stockham, BluesteinConvolutionLengths) {
     for (const auto& k : planStockham(parseStockhamSpecText(text, "b.json"), "sm_90").kernels) roles += k.note + "\n";
     return roles;
   };
-  EXPECT_NE(via(spec(10007, "f32")).find("Bluestein 10007 via 20480"), std::string::npos);  // smooth: the default since session 10
+  EXPECT_NE(via(spec(10007, "f32")).find("Bluestein 10007 via 20480"), std::string::npos);  // smooth: the default past one kernel
   EXPECT_NE(via(spec(10007, "f32", R"(, "tuning": {"bluestein": "smooth"})")).find("Bluestein 10007 via 20480"), std::string::npos);
   EXPECT_NE(via(spec(10007, "f32", R"(, "tuning": {"bluestein": "power_of_two"})")).find("via 32768"), std::string::npos);
   EXPECT_EQ(errorOf(spec(10007, "f32", R"(, "tuning": {"bluestein": "fast"})")).first, "/tuning/bluestein");
@@ -1654,11 +1731,11 @@ TEST(Stockham, LongFftSearchCandidatesAndChoice) {
   EXPECT_EQ(k.twiddles, twiddleTable(k.desc.factors, k.desc.sign));
 }
 
-// The limits of session 24's rules, each back to the earlier kernels where they would not pay or were never measured:
+// The limits of the streamed-prime, two-block and one-thread-c2r rules, each back to the earlier kernels where they would not pay or were never measured:
 // column tiles never stream; f64 kernels of 257..512 threads take the two-block register target only where shared
 // memory lets two blocks reside, and not as column tiles; c2r copy-only kernels keep their threads; no fused r2c split
 // after a cooperative last radix. (Each check fails with its rule's guard taken out of Geometry.cpp.)
-TEST(Stockham, SessionRulesStopWhereTheyWereNotMeasured) {
+TEST(Stockham, RulesKeepToTheirRange) {
   EXPECT_EQ(streamedPrime({37}, 37, true, /*columnTile=*/true), 0);
   EXPECT_FALSE(streamsPass({37}, 37, 37, 1, true, /*columnTile=*/true));
   EXPECT_LT(defaultRegisterTarget(343, true), 128);  // two blocks of 343 threads
@@ -1750,4 +1827,49 @@ TEST(Stockham, StreamedPrimePassesRunOnTheCpu) {
   }
   EXPECT_GT(mutated.checked, 0) << "the mutated kernel did not run";
   EXPECT_GT(mutated.error, mutated.bound) << "coefficients of the wrong pair must fail the check";
+}
+
+// r2c / c2r kernels run on the CPU (tests/CudaOnCpu.h) against FFTW: the two-kernel plans of long halves with the
+// split / merge as mirrored FFT pairs, odd lengths (the real input read as (x, 0), the Hermitian half read with its
+// conjugate mirror, real parts stored), 2D / 3D in cuFFT's layout, at odd batches. A split that takes its mirror from
+// the wrong FFT is caught.
+TEST(Stockham, RealTransformsRunOnTheCpu) {
+  struct Case {
+    std::string label, text;
+  };
+  const std::vector<Case> cases = {
+      {"r2c f32 16416 (mirrored split)", R"({"name": "cpur1", "family": "stockham", "precision": "f32", "transform": "r2c", "length": 16416})"},
+      {"c2r f64 16416 (mirrored merge)", R"({"name": "cpur2", "family": "stockham", "precision": "f64", "transform": "c2r", "length": 16416})"},
+      {"r2c f32 1001 (odd)", R"({"name": "cpur3", "family": "stockham", "precision": "f32", "transform": "r2c", "length": 1001})"},
+      {"c2r f64 1001 (odd, planar in)", R"({"name": "cpur4", "family": "stockham", "precision": "f64", "transform": "c2r", "length": 1001, "input": {"layout": "planar"}})"},
+      {"r2c f32 6 x 40", R"({"name": "cpur5", "family": "stockham", "precision": "f32", "transform": "r2c", "lengths": [6, 40]})"},
+      {"c2r f64 5 x 9 x 12", R"({"name": "cpur6", "family": "stockham", "precision": "f64", "transform": "c2r", "lengths": [5, 9, 12]})"},
+  };
+  int n = 0;
+  for (const auto& c : cases) {
+    auto fs = makeStockhamSpec(parseStockhamSpecText(c.text, "cpu.json"));
+    LaunchPlan lp = fs->emit(EmitTarget{"sm_90", nullptr}).plan;
+    for (auto& src : lp.sources) src.text = cpuRunnableSource(src.text);
+    const Check ck = test::runPlanOnCpu(*fs, lp, 3, 2600 + n++, "stockham-cpu", c.label, {});
+    EXPECT_TRUE(ck.ok()) << c.label;
+    EXPECT_GT(ck.checked, 0) << c.label;
+    std::printf("[stockham-cpu] %s: %zu kernels, error %.2e (bound %.0e), unwritten %lld\n", c.label.c_str(), lp.kernels.size(), ck.error, ck.bound,
+                ck.unwritten);
+  }
+  // Mutation: the mirrored row kernel of r2c 16416 taking FFT 0's mirror as if it were any other FFT's.
+  auto fs = makeStockhamSpec(parseStockhamSpecText(cases[0].text, "cpu.json"));
+  LaunchPlan lp = fs->emit(EmitTarget{"sm_90", nullptr}).plan;
+  for (auto& s : lp.sources) s.text = cpuRunnableSource(s.text);
+  std::string& src = lp.sources.back().text;
+  const std::string self = "d0 == 0 ? ";
+  ASSERT_NE(src.find(self), std::string::npos) << "the split's mirror of FFT 0";
+  src.replace(src.find(self), self.size(), "d0 == -1 ? ");
+  ::testing::TestPartResultArray failures;
+  Check mutated;
+  {
+    ::testing::ScopedFakeTestPartResultReporter reporter(::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
+    mutated = test::runPlanOnCpu(*fs, lp, 2, 2700, "stockham-cpu", "mutated: FFT 0 mirrored as the others", {});
+  }
+  EXPECT_GT(mutated.checked, 0) << "the mutated kernel did not run";
+  EXPECT_GT(mutated.error, mutated.bound) << "a split taking FFT 0's mirror from the wrong element must fail the check";
 }

@@ -1,4 +1,4 @@
-// `bench --sweep`: the stockham family's draw (deterministic per seed, every class of issue 16 present,
+// `bench --sweep`: the stockham family's draw (deterministic per seed, every class present,
 // every spec parses or is an unsupported SpecError), the statistics, and the CLI without a GPU. A small
 // sweep on the GPU where there is one.
 #include <gtest/gtest.h>
@@ -69,7 +69,7 @@ TEST(StockhamSweep, DeterministicPerSeed) {
   EXPECT_EQ(stockham().sweepSpecs(seed, 7).size(), 7u);
 }
 
-// Every class of issue 16, read off the specs themselves (not only their group labels).
+// Every class, read off the specs themselves (not only their group labels).
 TEST(StockhamSweep, EveryClassInThreeHundredCases) {
   const std::uint64_t seed = freshSeed();
   auto specs = stockham().sweepSpecs(seed, 300);
@@ -86,6 +86,8 @@ TEST(StockhamSweep, EveryClassInThreeHundredCases) {
     if (n.size() == 1 && t == "c2c" && p == "f64" && n[0] <= 16384) ++seen["c2c f64 <= 16384"];
     if (n.size() == 1 && t != "c2c" && n[0] % 2 == 0 && n[0] <= 16384) ++seen["r2c/c2r even <= 16384"];
     if (n.size() == 1 && t != "c2c" && n[0] > 8192) ++seen["r2c/c2r even > 8192"];
+    if (n.size() == 1 && t != "c2c" && n[0] > (1 << 17)) ++seen["r2c/c2r > 2^17"];
+    if (n.size() > 1 && t != "c2c") ++seen["r2c/c2r 2D/3D"];
     if (n.size() == 1 && largestPrime(n[0]) >= 17 && largestPrime(n[0]) <= 127) ++seen["prime factor 17..127"];
     for (long long b : {3, 5, 7}) {
       long long m = n[0], k = 0;
@@ -106,15 +108,15 @@ TEST(StockhamSweep, EveryClassInThreeHundredCases) {
     if (!dense && d.find("\"distance\"") != std::string::npos) ++seen["distance given"];
   }
   for (const auto& [g, count] : groups) std::printf("  %-42s %3d cases\n", g.c_str(), count);
-  EXPECT_EQ(groups.size(), 11u);
+  EXPECT_EQ(groups.size(), 13u);
   for (const char* k : {"c2c f32 <= 16384", "c2c f32 <= 64", "c2c f16 <= 16384", "c2c f64 <= 16384", "r2c/c2r even <= 16384", "r2c/c2r even > 8192",
-                        "prime factor 17..127", "power of 3, 5, 7 (>= 4th)", "1D > 16384 f16", "1D > 16384 f32", "1D > 2^20", "2D square",
+                        "r2c/c2r > 2^17", "r2c/c2r 2D/3D", "prime factor 17..127", "power of 3, 5, 7 (>= 4th)", "1D > 16384 f16", "1D > 16384 f32", "1D > 2^20", "2D square",
                         "2D not square", "3D cube", "3D not cube", "planar", "strided", "distance given"})
     EXPECT_GT(seen[k], 0) << k << " missing from seed " << seed;
   // Every class is there even in a short sweep.
   std::set<std::string> few;
-  for (const auto& s : stockham().sweepSpecs(seed, 11)) few.insert(s.group);
-  EXPECT_EQ(few.size(), 11u);
+  for (const auto& s : stockham().sweepSpecs(seed, 13)) few.insert(s.group);
+  EXPECT_EQ(few.size(), 13u);
 }
 
 // Every spec parses or is refused with a SpecError (reported as unsupported, with its reason); none is
@@ -308,7 +310,7 @@ TEST(SweepHost, PreparesCasesOnSeveralThreads) {
 }
 
 // --sweep-group keeps the drawn cases of matching groups, --sweep-with patches every case's spec: the same seed then
-// gives an A/B of one member over the same cases (session 9: for the stockham `bluestein` tuning).
+// gives an A/B of one member over the same cases (e.g. the stockham `bluestein` tuning).
 TEST(SweepCli, GroupFilterAndMemberPatch) {
   SweepSelection sel;
   sel.group = "prime";

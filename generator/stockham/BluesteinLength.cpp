@@ -33,11 +33,9 @@ const KernelDesc* convolutionKernel(const StockhamPlan& p) {
 
 }  // namespace
 
-// Fitted to the 107 measured (n, M) pairs (BluesteinLength.h): per pass and point, kernels with three or more
-// resident blocks ran ~1.6 ps, two blocks ~1.9 (at 768-1024 threads), one block 3-4 (nothing overlaps its
-// barriers); fewer resident threads than 768 slow each further. With the registers as compiled, the fit picks the
-// measured best M for 10 of the 11 n; at the assumed registers (pinBluesteinLength) for 8 of 11, the other three
-// within 0.71-0.98x of the best (139: 288 for 320, 311: 640 for 768, 554: 1152 for 1280).
+// Fitted to timed (n, M) pairs (BluesteinLength.h): per pass and point, kernels with three or more resident blocks
+// ran ~1.6 ps, two blocks ~1.9 (at 768-1024 threads), one block 3-4 (nothing overlaps its barriers); fewer resident
+// threads than 768 slow each further.
 double convolutionKernelTime(const KernelDesc& d, const KernelGeometry& g, int registers) {
   const int threads = g.threadsPerFft * g.fftsPerBlock;
   const int blocks = residentBlocksPerSm(threads, registers, g.sharedBytes, "sm_90");
@@ -49,15 +47,46 @@ double convolutionKernelTime(const KernelDesc& d, const KernelGeometry& g, int r
   return static_cast<double>(d.length) * passes * occupancy;
 }
 
+long long bluesteinLength(long long n, bool powerOfTwo) {
+  const long long need = 2 * n - 1;
+  long long pow2 = 1;
+  while (pow2 < need) pow2 *= 2;
+  if (powerOfTwo) return pow2;
+  // Cost M (1 + 0.05 x its odd prime factors with multiplicity): a mixed-radix pass costs more per point than a
+  // power-of-two one.
+  // Past 4096 points the one-kernel convolution spilled at every try of the spill-free search wherever M had two odd
+  // factors (sm_90: 5488 = 7^3 x 16, 5600, 6272, 6400, 8960, 9216, 10752 .. 12800: 16-688 B, f32 and f16; sm_80 from
+  // 4480 = 5 x 7 x 128) or a 7 beyond 8192 (14336 = 7 x 2048: 40-48 B); 2^a times one 3, 5 or 7 (up to 8192) compiles
+  // clean (NVRTC 13). There a one-kernel M takes at most one odd factor; `SweepCompilesWithoutSpills` compiles each.
+  // (Longer convolutions run as separate FFT kernels, unaffected.)
+  auto oneKernelClean = [](long long m, int odd, int sevens) {
+    return m <= 4096 || m > maxConvolveKernelLength(Precision::F32) || (odd <= 1 && (sevens == 0 || m <= 8192));
+  };
+  long long best = pow2;
+  double bestCost = static_cast<double>(pow2);
+  for (long long a = 1; a <= pow2; a *= 2)
+    for (long long b = a, nb = 0; b <= pow2; b *= 3, ++nb)
+      for (long long c = b, nc = nb; c <= pow2; c *= 5, ++nc)
+        for (long long d = c, nd = nc; d <= pow2; d *= 7, ++nd)
+          if (d >= need && oneKernelClean(d, static_cast<int>(nd), static_cast<int>(nd - nc))) {
+            const double cost = static_cast<double>(d) * (1.0 + 0.05 * static_cast<double>(nd));
+            if (cost < bestCost) {
+              best = d;
+              bestCost = cost;
+            }
+          }
+  return best;
+}
+
 StockhamSpec pinBluesteinLength(const StockhamSpec& spec) {
-  if (spec.tuning.bluesteinLength > 0 || spec.tuning.bluesteinPow2 >= 0 || spec.lengths.size() != 1) return spec;
+  if (spec.tuning.bluesteinLength > 0 || spec.tuning.bluestein != BluesteinRule::Model || spec.lengths.size() != 1) return spec;
   const long long n = spec.complexLength();
   if (isCoopSmooth(n, maxPrimeRadix(spec.precision))) return spec;  // no Bluestein up to 4096 (the candidates' limit)
   const long long maxM = std::min<long long>(8192, maxConvolveKernelLength(spec.precision));
   std::vector<long long> candidates;
-  // f64: powers of two only. Their kernels compiled to 64-102 registers (4096 on 512 threads, 2048 on 256); with an
-  // odd factor 124-255, 3584 = 8^3 x 7 spilling 120 B at every try (NVRTC 13, sm_90, session 21).
-  const std::vector<long long> odd = spec.precision == "f64" ? std::vector<long long>{1} : std::vector<long long>{1, 3, 5, 7, 9};
+  // f64: powers of two only. Their kernels compile to 64-102 registers (4096 on 512 threads, 2048 on 256); with an
+  // odd factor to 124-255, 3584 = 8^3 x 7 spilling 120 B at every try (NVRTC 13, sm_90).
+  const std::vector<long long> odd = spec.f64() ? std::vector<long long>{1} : std::vector<long long>{1, 3, 5, 7, 9};
   for (long long c : odd) {
     long long m = c;
     while (m < 2 * n - 1) m *= 2;

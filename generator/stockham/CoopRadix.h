@@ -2,17 +2,16 @@
 // Cooperative radices: the primes above a thread's butterflies (37..127; f64 29..127) as one Stockham
 // pass computed by several threads per butterfly from shared memory, instead of one thread holding all
 // R inputs in registers (the straight-line form of Butterfly.h took 168-255 registers from radix 37
-// on, f64 spilled) or a
-// Bluestein convolution of twice the length in four kernels (0.26-0.46x cuFFT for lengths 8193..16384
-// with such a prime, session 10's sweep: cuFFT has native kernels for primes up to 127).
+// on, f64 spilled) or a Bluestein convolution of twice the length in four kernels past one kernel's
+// convolution (cuFFT has native kernels for primes up to 127).
 //
 // The pass, for butterfly b (inputs x_j at b + j B, B = L / R, h = (R - 1) / 2):
 //  1. fold in place: x_j and x_{R-j} times their twiddles, then a_j = x_j + x_{R-j} in slot j and
 //     b_j = x_j - x_{R-j} in slot R - j (one work item per pair, element-wise, no hazard);
 //  2. items of G output pairs: y_k = x_0 + sum_j cos(2 pi jk/R) a_j + i sum_j sin(sign 2 pi jk/R) b_j
 //     and y_{R-k} = its mirror, k = gG + 1 .. gG + G, in a rolled loop over j with the constants from a
-//     table copied to shared memory at kernel start (lanes on different items need different entries:
-//     __constant__ reads serialized, c2c 101 ran 0.34x instead of 1.16x cuFFT); the item of group 0
+//     table copied to shared memory at kernel start (lanes on different items need different entries,
+//     which __constant__ memory serializes); the item of group 0
 //     also sums y_0 = x_0 + sum_j a_j;
 //  3. after a barrier, the outputs held in registers go to their Stockham slots.
 // About R real multiply-adds per point: 37..127 FMAs against ~2 log2(M) for a Bluestein pair of
@@ -37,8 +36,7 @@ inline bool isPrimeNumber(int r) {
 // 168-255 registers in f32, and f64 spilled from 29 on.
 inline int threadPrimeLimit(bool f64) { return f64 ? 23 : 31; }
 // A prime above a thread's butterflies (maxPrime: threadPrimeLimit of the precision computed in) up to 127 runs
-// cooperatively. f64 29 and 31 were four-kernel Bluestein convolutions past 4096 points (sweep, session 18: f64
-// 15717 = 3 x 13^2 x 31 0.41x, 5487 = 3 x 31 x 59 0.43x cuFFT).
+// cooperatively (so f64 29 and 31 are no four-kernel Bluestein convolutions past 4096 points).
 inline bool isCoopRadix(int r, int maxPrime) { return r > maxPrime && r <= kMaxCoopRadix && isPrimeNumber(r); }
 
 // The largest cooperative prime that one thread still computes whole where its pass gives each thread one butterfly
@@ -47,7 +45,7 @@ inline bool isCoopRadix(int r, int maxPrime) { return r > maxPrime && r <= kMaxC
 // holds about R values, not the 2R of Butterfly.h's form (which spilled from f64 29 on); its coefficients are literals
 // (f32) or one __constant__ row per output pair, the same entry in every lane (f64), not per-lane shared-table reads.
 // Where the pass is the whole FFT or nearly (f64 29..53, 2 x 29; f32 37^2, 43^2), the cooperative pass's table reads
-// and three barriers ran 0.38-0.78x cuFFT (H100, session 24; Geometry.cpp streamedPrime).
+// and three barriers dominate the kernel (Geometry.cpp streamedPrime).
 inline int streamedPrimeLimit(bool f64) { return f64 ? 53 : 61; }
 
 struct CoopShape {

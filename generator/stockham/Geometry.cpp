@@ -14,6 +14,9 @@ int complexBytes(bool f64) { return f64 ? 16 : 8; }
 // Elements of one 128-byte shared-memory row: lengths that are a multiple of it get one pad element per row.
 int padRow(bool f64) { return f64 ? 8 : 16; }
 // Bytes of one complex element of an array as the kernel reads or writes it.
+int storageBytes(Storage s);
+// Bytes of one element of an array as the kernel reads or writes it (a scalar real array: one scalar).
+int accessBytes(const Access& a) { return a.scalarReal ? storageBytes(a.storage) / 2 : storageBytes(a.storage); }
 int storageBytes(Storage s) {
   switch (s) {
     case Storage::C16: case Storage::R16: return 4;
@@ -27,11 +30,9 @@ int storageBytes(Storage s) {
 
 // FFTs side by side in a column tile, each tile row a run of that many values in global memory. A run that is not
 // a whole number of 32-byte sectors (9 x 8 B: the tiles of non-power-of-two columns, 256 / t FFTs) leaves sectors
-// part-used on both ends; such tiles take a power of two of FFTs reaching 128-byte runs, up to 1024 threads
-// (H100, Nsight Compute, session 18: the row step of c2c f32 19683 stored 72-byte runs, 22.5 of 32 bytes used per
-// sector; bench --ab 16 / 32 FFTs per block 1.16x / 1.21x faster). Runs of whole sectors keep their width: 64-byte
-// rows of f32 2^20 were 0.97x at twice the width (session 15). The widened rows also pass the values-per-thread
-// test below at 8 values (f32 1000000: 1.26x; widening only after that choice was 0.79x of it, session 18).
+// part-used on both ends (Nsight Compute: 72-byte runs used 22.5 of every 32 bytes); such tiles take a power of two of
+// FFTs reaching 128-byte runs, up to 1024 threads. Runs of whole sectors keep their width (wider rows of whole
+// sectors only cost occupancy). The widening comes before the values-per-thread choice below, which it lets take 8.
 int wholeSectorRows(int ffts, int threadsPerFft, int valueBytes, bool pinned) {
   if (pinned || (static_cast<long long>(ffts) * valueBytes) % 32 == 0) return ffts;
   int wide = 1;
@@ -41,7 +42,12 @@ int wholeSectorRows(int ffts, int threadsPerFft, int valueBytes, bool pinned) {
 }
 }  // namespace
 
-bool isColumnTiled(const Access& a) { return !isReal(a.storage) && a.elemStride != 1 && !a.batchStride.empty() && a.batchStride[0] == 1; }
+bool isColumnTiled(const Access& a) {
+  if (a.elemStride == 1 || a.batchStride.empty()) return false;
+  // Real arrays: consecutive FFTs one pair (two scalars, the pair's parts adjacent) or one scalar apart.
+  if (isReal(a.storage)) return a.scalarReal ? a.batchStride[0] == 1 : a.batchStride[0] == 2 && a.imOffset() == 1;
+  return a.batchStride[0] == 1;
+}
 
 int tileRowValueBytes(const KernelDesc& d, const KernelGeometry& g) {
   return std::min(g.fftMajorLoad ? storageBytes(d.in.storage) : 1 << 20, g.fftMajorStore ? storageBytes(d.out.storage) : 1 << 20);
@@ -69,21 +75,16 @@ int residentBlocksPerSm(int threads, int registers, long long sharedBytes, const
   return std::max(0, std::min({byRegs, bySmem, byThreads, 32}));
 }
 
-// The target is the __launch_bounds__ minimum of blocks, and ptxas takes about what that allows. A fixed list (80,
-// 96, 128, 168, 255) skipped levels of blocks that are not powers of two: at 448 threads 80 allows one block (144
-// registers) and nothing asked for two (72). ptxas is not monotonic there: the Bluestein convolution of f32 789
-// (M = 1600, 200 threads) spilled at 96 registers and took 108 at two blocks, but compiled clean at 72, four blocks:
-// 1.27x (H100, bench --ab, session 19).
-// Registers per thread: as many as leave 1024 threads (32 warps) resident, counting the block in whole warps (2401
-// on 343 threads: 56 registers -> 3 blocks, 1.12x faster than 62 -> 2); f64 holds more values and takes up to 128.
-// Column tiles too (f32 / f16): since they hold 8 or 16 values (session 15) a 128-register target left them at two
-// blocks of 256 threads, where 64 gave f32 18000 / 18750 1.11x / 1.10x, f16 32768 / 524288 1.06x / 1.08x, f32 2^21
-// 1.04x (H100, bench --ab register_target 64, session 20). Where ptxas would spill, SpillFree.cpp relaxes the target
-// one level of resident blocks at a time.
-// f64 blocks of 257..512 threads: as many registers as leave two blocks resident (at 128, one: f64 2401 on 343 threads
-// 0.68x -> 0.94x cuFFT on the H100, 0.63x -> 0.88x on the H200; 2187 0.76x -> 0.88x, 2025 0.80x -> 0.93x, 1029 0.82x ->
-// 0.93x on the H200; bench sweep A/B, session 24). Not column tiles (f64 2^19..2^23's 512-thread column kernels keep one
-// block; not measured at two) nor kernels whose shared memory keeps one block (the target would buy nothing): oneBlock.
+// The target is the __launch_bounds__ minimum of blocks, and ptxas takes about what that allows; targets follow the
+// levels of resident blocks (relaxedRegisterTargets), not a fixed list, which skipped levels that are not powers of two.
+// ptxas is not monotonic in the target: a kernel that spills at one level may compile clean at a lower one.
+// Registers per thread: as many as leave 1024 threads (32 warps) resident, counting the block in whole warps (a
+// resident block more outweighs a few registers); f64 holds more values and takes up to 128. Column tiles too
+// (f32 / f16): they hold 8 or 16 values, which fit 64 registers. Where ptxas would spill, SpillFree.cpp relaxes the
+// target one level of resident blocks at a time.
+// f64 blocks of 257..512 threads: as many registers as leave two blocks resident (one block idles the SM at every
+// barrier of its passes). Not column tiles (their 512-thread f64 kernels keep one block) nor kernels whose shared
+// memory keeps one block resident (the target would buy nothing): oneBlock.
 int defaultRegisterTarget(int threads, bool f64, bool oneBlock) {
   const int warpThreads = (threads + 31) / 32 * 32;
   if (f64 && !oneBlock && warpThreads > 256 && warpThreads <= 512) return registerTargetForBlocks(threads, 2);
@@ -107,10 +108,9 @@ int streamedPrime(const std::vector<int>& factors, int length, bool f64, bool co
   const int R = *std::max_element(factors.begin(), factors.end());
   if (!isCoopRadix(R, threadPrimeLimit(f64)) || R > streamedPrimeLimit(f64)) return 0;
   const int m = length / R;
-  // Where the streamed kernel compiles clean on sm_80 and sm_90: f64 53 and 2 x 37..43 (sm_80), 2 x 47 and 2 x 53
-  // (sm_90) spill 20-148 bytes at 255 registers (they ran 1.06-1.55x faster than cooperative on the H100 all the same,
-  // but a default kernel does not spill); f32 61^2 on 61 threads at 255 registers ran 1.07x against 1.23x cooperative
-  // (H100, session 24).
+  // Where the streamed kernel compiles clean on sm_80 and sm_90 (a default kernel does not spill): f64 53 and
+  // 2 x 37..43 (sm_80), 2 x 47 and 2 x 53 (sm_90) spill 20-148 bytes at 255 registers; f32 61^2 on 61 threads needs
+  // 255 registers and runs slower than cooperative.
   if (m == 1) return !f64 || R <= 47 ? R : 0;
   if (m == 2) return !f64 || R <= 31 ? R : 0;
   if (m == R) return f64 || R <= 59 ? R : 0;
@@ -189,38 +189,33 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   const int maxHeld = tu.columnValues > 0 ? tu.columnValues : d.f64 ? 8 : 32;
   const bool halfStorage = d.in.storage == Storage::C16 || d.in.storage == Storage::R16 || d.out.storage == Storage::C16 ||
                            d.out.storage == Storage::R16;
-  g.indexPerGroup = tu.indexPerGroup == 1;
-  // Derived twiddles by default for half storage of long FFTs, where the table loads weigh most
-  // against the half-size data (H100, bench --ab: f16 4096 / 8192 / 16384 1.035x / 1.039x /
-  // 1.047x; 256 / 1024 / 2048 within ±2.5%; f32 neutral).
-  g.deriveTwiddles = tu.deriveTwiddles == 1 || (tu.deriveTwiddles < 0 && halfStorage && L >= 4096);
+  g.indexPerGroup = tu.indexPerGroup.value_or(false);
+  // Derived twiddles by default for half storage of long FFTs, where the table loads weigh most against the half-size
+  // data (shorter f16 FFTs and f32 gain nothing measurable).
+  g.deriveTwiddles = tu.deriveTwiddles.value_or(halfStorage && L >= 4096);
   if (tu.threadsPerFft > 0) maxThreadsPerFft = std::min(maxThreadsPerFft, tu.threadsPerFft);
-  // 128-thread blocks: a barrier stalls fewer warps and blocks in other phases fill the
-  // gaps (H100, `bench --tune`: r2c 2048 1.25x, f16 1024 1.04x, odd lengths 1.05-1.10x
-  // faster than 256; c2c f32 powers of two within 2% either way).
+  // 128-thread blocks: a barrier stalls fewer warps and blocks in other phases fill the gaps (r2c, f16 and odd lengths
+  // ran faster than at 256; c2c f32 powers of two the same either way).
   const int blockThreads = tu.blockThreads > 0 ? tu.blockThreads : 128;
   int T = tu.threadsPerFft == 0 ? balancedThreadsPerFft(d.factors, L, d.f64, maxThreadsPerFft) : std::max(1, std::min(maxThreadsPerFft, L / rmax));
-  // Long f32 FFTs: 256 threads holding up to 32 values each beat 512 holding 16 (8192: 1.06x);
-  // beyond 32 values per thread (16384) the FFT takes 1024 threads. Half storage keeps 512
-  // (f16 8192: 1.10x, `bench --tune` on the H100, 2026-11-23).
-  // (Not for a Bluestein convolution kernel: its two halves at 32 values per thread took 169 registers
-  // at 8192, against 102 at 512 threads.)
+  // Long f32 FFTs: 256 threads holding up to 32 values each beat 512 holding 16; beyond 32 values per thread (16384)
+  // the FFT takes 1024 threads. Half storage keeps 512 (its kernels ran faster so). Not for a Bluestein convolution
+  // kernel: its two halves at 32 values per thread took 169 registers at 8192, against 102 at 512 threads.
   if (!d.f64 && !halfStorage && d.fuse == Fuse::None && !d.convolve && tu.threadsPerFft == 0 && T > 256 && T % 256 == 0 && L / 256 <= 32) T = 256;
-  // c2r of a short complex half (the merge fused into the first read): one thread per FFT, every value in its registers
-  // (H200, bench sweep A/B, session 24, f32: c2r 28 0.59x -> 0.96x cuFFT, 36 0.72x -> 1.07x, 60 0.94x -> 1.47x, 100
-  // 0.68x -> 0.94x, 116 1.07x -> 1.31x; c2r 124, 62 values, fell to 0.47x and keeps its threads; r2c lost as often).
+  // c2r of a short complex half (the merge fused into the first read): one thread per FFT, every value in its
+  // registers; the merge's pairs then need no shared memory round trip. Up to 58 values (f64: 29): at 62 the thread's
+  // registers overflowed its occupancy; r2c, whose split comes last, gained nothing so.
   if (d.fuse == Fuse::C2RPre && !d.factors.empty() && tu.threadsPerFft == 0 && !columns && L * (d.f64 ? 2 : 1) <= 58) T = 1;
   int F = std::max(1, blockThreads / T);
   int smemCap = 72 * 1024;
   if (columns) {
     // Many FFTs side by side: each row of the tile is F consecutive values in global memory. Where 256 threads
-    // leave rows under 64 bytes, 512 threads double them (H100, bench --ab, four-step 1D: f32 2^23 1.92x and
-    // f16 2^24 1.89x (rows 16 -> 32 and 8 -> 16 B), f16 2^21 1.44x, f32 2^22 1.02x; f32 2^20, whose rows are
-    // 64 B already, 0.97x at 512 and 0.83x at 1024).
+    // leave rows under 64 bytes, 512 threads double them (rows of 8-16 bytes waste most of each sector; rows of
+    // 64 bytes gain nothing from more threads and lose occupancy).
     const int rowValueBytes = tileRowValueBytes(d, g);
     // Where `held` values per thread leave the largest radix's butterflies just short of one per thread (343 =
-    // 7^3 at 8 values: 43 threads for 49 butterflies, a second round of 6), a thread per butterfly instead (H100,
-    // sweep A/B, session 22: 343 x 343 f32 0.68x -> 0.89x, f64 0.58x -> 0.85x cuFFT).
+    // 7^3 at 8 values: 43 threads for 49 butterflies, a second round of 6), a thread per butterfly instead: the
+    // second round would run the whole pass again for a few butterflies.
     auto tile = [&](int held, bool widen) {
       int t = std::max(1, std::min({L / rmax, (L + held - 1) / held, maxThreadsPerFft}));
       if (tu.columnValues == 0 && t < L / rmax && 2 * (L / rmax) <= 3 * t) t = std::min(L / rmax, maxThreadsPerFft);
@@ -228,9 +223,8 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
       return std::pair<int, int>{t, wholeSectorRows(std::max(1, threads / t), t, rowValueBytes, tu.blockThreads > 0)};
     };
     // f32 / f16: the fewest values per thread (8 or 16 before 32) that still leave rows of 64 bytes at the block
-    // size of 32 values. At 32 values the tiles took 160-255 registers, one block per SM; 8 values gave f32 2^17
-    // 1.34x, 100000 1.25x, 134616 1.22x, f16 32768 1.24x, but f32 2^24 0.46x where 4096-point columns left 8-byte
-    // rows (H100, bench --ab, session 15).
+    // size of 32 values. At 32 values the tiles took 160-255 registers, one block per SM; fewer values per thread
+    // keep several blocks resident, unless they shrink the rows (long columns) below whole sectors.
     int held = maxHeld;
     if (tu.columnValues == 0 && !d.f64)
       for (int fewer : {8, 16}) {
@@ -244,6 +238,7 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
     smemCap = 160 * 1024;
   }
   while (F > 1 && F * g.smemStride * cb > smemCap) --F;
+  if (d.mirrored) F = std::max(2, F - F % 2);  // FFTs in pairs, one half each
   g.threadsPerFft = T;
   g.fftsPerBlock = F;
   const int flat = F * g.smemStride;
@@ -259,38 +254,36 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   // each FFT; runs shorter than kMinDirectRunBytes leave sectors partly used by every instruction (c2c
   // f32 24 and 48 run 3 threads per FFT: 24-byte runs, 11 FFTs per warp), so those kernels stage
   // through shared memory, where the load and store are 16-byte vectors over the whole block.
-  const int firstRun = d.factors.empty() ? 0 : std::min(T, L / d.factors.front()) * storageBytes(d.in.storage);
-  const int lastRun = d.factors.empty() ? 0 : std::min(T, L / d.factors.back()) * storageBytes(d.out.storage);
+  const int firstRun = d.factors.empty() ? 0 : std::min(T, L / d.factors.front()) * accessBytes(d.in);
+  const int lastRun = d.factors.empty() ? 0 : std::min(T, L / d.factors.back()) * accessBytes(d.out);
   // A cooperative pass reads and writes shared memory only (CoopRadix.h).
   const int maxPrime = threadPrimeLimit(d.f64);
   auto coop = [&](int R) { return isCoopRadix(R, maxPrime) && !streamsPass(d, g, R); };
   const bool coopFirst = !d.factors.empty() && coop(d.factors.front());
   const bool coopLast = !d.factors.empty() && coop(d.factors.back());
   // Fused axes load staged: the load's digit reversal is a shared-memory permutation.
-  g.directLoad = !d.factors.empty() && !coopFirst && !g.fftMajorLoad && d.fuse != Fuse::C2RPre && d.axes.size() < 2 && tu.directLoad != 0 &&
-                 (tu.directLoad == 1 || firstRun >= kMinDirectRunBytes);
+  g.directLoad = !d.factors.empty() && !d.mirrored && !coopFirst && !g.fftMajorLoad && d.fuse != Fuse::C2RPre && d.axes.size() < 2 &&
+                 tu.directLoad.value_or(firstRun >= kMinDirectRunBytes);
   // The fused split holds two butterflies of the last radix per thread: taken by default where that
   // does not raise the kernel's peak of values per thread (r2c 1000: 2 x 4 values against 28 held in
   // the radix-4 pass; r2c 8192 = 16 x 16 x 16 would go from 16 to 32 values, 64 -> 96 registers).
   const int lastRadix = d.factors.empty() ? 0 : d.factors.back();
-  // And only where its runs are whole sectors' worth: r2c 28 / 64 / 68 / 120 ran 2-6 threads per FFT (16-48 B runs)
-  // at 0.35-0.58x cuFFT; r2c 120 with the split as a staged loop was 1.37x faster (H100, bench --ab, session 17).
-  g.fusedSplit = d.fuse == Fuse::R2CPost && !d.factors.empty() && !g.fftMajorStore && tu.fusedSplit != 0 && tu.directStore != 0 &&
+  // And only where its runs are whole sectors' worth: short FFTs on 2-6 threads write 16-48 B runs, which the staged
+  // element loop writes as whole sectors.
+  g.fusedSplit = d.fuse == Fuse::R2CPost && !d.factors.empty() && !d.mirrored && !g.fftMajorStore && tu.directStore != false &&
                  !isCoopRadix(lastRadix, maxPrime) &&
-                 (tu.fusedSplit == 1 || (2 * lastRadix <= heldValues(d.factors, L, T, d.f64, columns) && lastRun >= kMinDirectRunBytes));
+                 tu.fusedSplit.value_or(2 * lastRadix <= heldValues(d.factors, L, T, d.f64, columns) && lastRun >= kMinDirectRunBytes);
   // A last pass that loops (more butterflies than threads) writes a short run per iteration, the later ones with
-  // idle lanes: under 128-byte runs of 8- or 16-byte values the store is staged (H100, bench --ab, session 17: c2c
-  // f32 170 / 325 / 341 and f64 35, runs of 80-104 B, 1.54x / 1.45x / 1.50x / 1.19x faster staged; one butterfly per
-  // thread at 80 B (f32 100) stays direct, 1.03x faster than staged; half storage not measured, left direct).
+  // idle lanes: under 128-byte runs of 8- or 16-byte values the store is staged (a pass of one butterfly per thread
+  // keeps its direct store at 80 B; half storage is left direct).
   const bool lastLoops = !d.factors.empty() && L / lastRadix > T;
   const bool shortLoopingStore = lastLoops && lastRun < 2 * kMinDirectRunBytes && !halfStorage;
-  g.directStore = !d.factors.empty() && !coopLast && !g.fftMajorStore && (d.fuse != Fuse::R2CPost || g.fusedSplit) && tu.directStore != 0 &&
-                  (tu.directStore == 1 || g.fusedSplit || (lastRun >= kMinDirectRunBytes && !shortLoopingStore));
-  g.persistent = tu.persistent != 0;
-  // Persistent blocks take their groups from a work counter: with a fixed share each, the same
-  // kernel ran 0.186 or 0.201 ms (f32 64) depending on what ran before it; with the counter
-  // 1.05-1.06x faster at f32 64..4096 and f16 1024, never slower (H100, bench --ab).
-  g.workQueue = tu.workQueue == 1 || (tu.workQueue < 0 && g.persistent);
+  g.directStore = !d.factors.empty() && !d.mirrored && !coopLast && !g.fftMajorStore && (d.fuse != Fuse::R2CPost || g.fusedSplit) &&
+                  tu.directStore.value_or(g.fusedSplit || (lastRun >= kMinDirectRunBytes && !shortLoopingStore));
+  g.persistent = tu.persistent.value_or(true);
+  // Persistent blocks take their groups from a work counter: with a fixed share each, a block that started late (the
+  // previous kernel still on its SM) made the whole grid wait for it.
+  g.workQueue = tu.workQueue.value_or(g.persistent);
   return g;
 }
 

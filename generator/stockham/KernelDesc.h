@@ -3,6 +3,7 @@
 // loaded into shared memory, transformed by radix passes and stored, with the
 // fusions a plan may ask for at the load and the store. A plan (StockhamPlan)
 // is a chain of these; the emitter turns one into CUDA.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,12 @@ struct Access {
   // A column kernel over a real array steps elements by N2 pairs but the pair itself stays adjacent.
   long long imStride = 0;
   long long imOffset() const { return imStride ? imStride : elemStride; }
+  // Real arrays of odd-length transforms: element i is the scalar a[i * elemStride], read as (a, 0), written as the
+  // real part (not a pair).
+  bool scalarReal = false;
+  // > 0: the array holds elements 0..N/2 of a Hermitian sequence of N (the c2r input of odd N): element nat > N/2
+  // (natural index) is conj of element N - nat, hermitianStride scalars per natural index apart.
+  long long hermitianN = 0, hermitianStride = 0;
 };
 
 // Fused operation on the way in or out of shared memory.
@@ -42,25 +49,32 @@ enum class Fuse {
   C2RPre,   // first read: Z[k] = (X[k] + conj X[L-k]) + i W_N^-k (X[k] - conj X[L-k]); loads L+1 inputs
 };
 
-// Launch-geometry choices a user (spec "tuning") or `warpforge bench --tune` may
-// override; 0 (or -1 for the switches) keeps the generator's choice.
+// How a Bluestein convolution length is chosen (spec tuning "bluestein").
+enum class BluesteinRule {
+  Model,       // the default: one-kernel convolutions from the model of their kernels (BluesteinLength.h), longer ones smooth
+  Smooth,      // "smooth": the cheapest 7-smooth M >= 2n - 1 (bluesteinLength)
+  PowerOfTwo,  // "power_of_two": the next power of two
+};
+
+// Launch-geometry and plan choices a user (spec "tuning") or `warpforge bench --tune` may override. Counts of 0 and
+// unset switches keep the generator's choice.
 struct KernelTuning {
   int threadsPerFft = 0;   // at most this many threads per FFT (each holds length / threads values)
   int blockThreads = 0;    // threads per block to aim for (FFTs per block = blockThreads / threads per FFT)
   int registerTarget = 0;  // registers per thread for __launch_bounds__ (relaxed where ptxas would spill)
-  int directLoad = -1;     // 1: the first pass reads global memory itself; 0: staged through shared memory
-  int directStore = -1;    // 1: the last pass writes global memory itself; 0: staged
-  int persistent = -1;     // 1: grid = resident blocks, each looping over groups; 0: one block per group
-  int indexPerGroup = -1;  // 1: thread indices recomputed per group (KernelGeometry::indexPerGroup); 0: held; -1: SpillFree decides
-  int deriveTwiddles = -1; // 1: KernelGeometry::deriveTwiddles; 0: every twiddle from the table; -1: the generator's choice
-  int workQueue = -1;      // 1: KernelGeometry::workQueue; 0: each block takes every gridDim-th group; -1: for persistent grids
-  int fusedSplit = -1;     // r2c: 1/-1 KernelGeometry::fusedSplit; 0: the split as a staged element loop after the last pass
+  std::optional<bool> directLoad;     // the first pass reads global memory itself (else staged through shared memory)
+  std::optional<bool> directStore;    // the last pass writes global memory itself
+  std::optional<bool> persistent;     // grid = resident blocks, each looping over groups (else one block per group)
+  std::optional<bool> indexPerGroup;  // KernelGeometry::indexPerGroup; unset: SpillFree decides
+  std::optional<bool> deriveTwiddles; // KernelGeometry::deriveTwiddles
+  std::optional<bool> workQueue;      // KernelGeometry::workQueue (unset: for persistent grids)
+  std::optional<bool> fusedSplit;     // r2c: KernelGeometry::fusedSplit; false: the split as a staged element loop
   int columnValues = 0;    // column-tiled kernels (two-kernel plans, strided axes): at most this many values per thread (0: 32 f32, 8 f64)
-  int bluesteinPow2 = -1;  // (plan) 1: Bluestein convolutions at the next power of two; 0 ("smooth"): bluesteinLength()'s; -1: BluesteinLength.h
-  long long bluesteinLength = 0;  // (plan) > 0: the Bluestein convolution length M itself (radix-smooth, M >= 2n - 1)
-  int fuseAxes = -1;       // (plan) 0: one kernel per axis of a 2D/3D transform; else (default) the inner axes whose plane fits one kernel together (KernelDesc::axes)
-  int halfScratch = -1;    // (plan) f16: 0 the scratch between a long FFT's kernels in float; else (default) in f16 (half the traffic, one more rounding)
-  int threeKernels = -1;   // (plan) 1D lengths past one kernel: 1 three kernels (N = n1 x m1 x m2), 0 two, -1 the plan's rule (StockhamPlan.cpp)
+  BluesteinRule bluestein = BluesteinRule::Model;  // (plan)
+  long long bluesteinLength = 0;       // (plan) > 0: the Bluestein convolution length M itself (radix-smooth, M >= 2n - 1)
+  std::optional<bool> fuseAxes;       // (plan) false: one kernel per axis of a 2D/3D transform; else the inner axes whose plane fits one kernel together
+  std::optional<bool> halfScratch;    // (plan) f16: false keeps the scratch between a long FFT's kernels in float; else f16
+  std::optional<bool> threeKernels;   // (plan) 1D lengths past one kernel: three kernels (N = n1 x m1 x m2) or two; unset: the plan's rule
   bool operator==(const KernelTuning&) const = default;
 };
 
@@ -101,6 +115,9 @@ struct KernelDesc {
   // are that axis's alone (Twiddles.h). The passes then leave the plane's D-dimensional DFT in row-major order, so
   // the store is a 1D store. Empty: one axis.
   std::vector<int> axes;
+  // Mirrored FFT pairs (MirrorPairs.h): digit 0 of the FFT index (count batchCount[0]) is visited as pairs r, m - r, so
+  // that the r2c split (R2CPost) or the c2r merge (C2RPre) finds element L - k of the half in the block.
+  bool mirrored = false;
   KernelTuning tuning;
 };
 
@@ -122,8 +139,7 @@ struct KernelGeometry {
   bool indexPerGroup = false;
   // A butterfly loads only its twiddles W^(k r) for r a power of two and multiplies the others
   // together (W^(3k) = W^(2k) W^(k), ...): 4 loads instead of 15 for radix 16, at most 3 roundings
-  // deeper. On the H100: f16 4096/8192 4-5% faster, f32 neutral (bench/RESULTS.md, 2026-11-23);
-  // the default for half storage and length >= 4096 (Geometry.cpp).
+  // deeper: the default for half storage and length >= 4096, where the table loads weigh most (Geometry.cpp).
   bool deriveTwiddles = false;
   // Blocks take their groups after the first from a counter in global memory (the kernel's
   // `work` argument: two zeroed 64-bit words, left zeroed by the kernel) instead of every

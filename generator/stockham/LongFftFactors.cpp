@@ -7,6 +7,7 @@
 #include <typeinfo>
 #include <tuple>
 
+#include "generator/stockham/FactorizationModel.h"
 #include "generator/stockham/StockhamEmitter.h"
 #include "generator/stockham/StockhamLaunch.h"
 #include "generator/stockham/Twiddles.h"
@@ -15,9 +16,8 @@ namespace warpforge {
 
 namespace {
 
-// Radices of the search: powers of 2, 3, 5 and their products (6, 10, 12, 15, 18, 20, 24, 30: the mixed composites of
-// the measured winners), 7 alone or with 2 (14, 28), 11, 13 alone and 49. Radices mixing 7 with 3 (21) ran slower
-// than the passes they merge (f32 12600 as 25 x 24 x 21 0.90x cuFFT, as 25 x 9 x 8 x 7 1.02x; H100, session 23).
+// Radices of the search: powers of 2, 3, 5 and their products (6, 10, 12, 15, 18, 20, 24, 30), 7 alone or with 2
+// (14, 28), 11, 13 alone and 49. Radices mixing 7 with 3 (21) ran slower than the passes they merge.
 bool searchRadix(int r) {
   if (r == 7 || r == 14 || r == 28 || r == 11 || r == 13 || r == 49) return true;
   for (int p : {2, 3, 5})
@@ -35,8 +35,8 @@ int middleHeld(const std::vector<int>& f, int length, int threads) {
 }
 
 // One butterfly of the largest radix per thread, unless a middle pass would then hold more than 1.5x its values (the
-// first and last passes hold none): 10 x 10 x 10 x 8 on 800 threads, 72 registers, clean, 0.88x cuFFT (on 1000, the
-// thread count that runs radix 8 in one round, it spilled 456 B); 9 x 8 x 8 x 8 on 576 (0.90x; on 512, 0.77x).
+// first and last passes hold none): 10 x 10 x 10 x 8 on 800 threads, 72 registers, clean (on 1000, the thread count
+// that runs radix 8 in one round, it spilled 456 B); 9 x 8 x 8 x 8 on 576 (on 512 slower: two rounds of radix 9).
 int candidateThreads(const std::vector<int>& f, int length, bool f64) {
   const int rmax = *std::max_element(f.begin(), f.end());
   const int one = length / rmax;
@@ -84,7 +84,7 @@ std::vector<std::vector<int>> longFftFactorizations(int length, bool f64) {
 namespace {
 
 // One candidate at its own thread count (candidateThreads), thread indices recomputed per group, all of one block's
-// registers: the shape measured (H100, session 23). Memoised per (arch, source) as emitStockhamSpillFree is.
+// registers. Memoised per (arch, source) as emitStockhamSpillFree is.
 SpillFreeKernel compileCandidate(const KernelDesc& desc, const std::string& arch, CompileProbe* probe) {
   const int threads = candidateThreads(desc.factors, desc.length, desc.f64);
   KernelDesc d = desc;
@@ -142,9 +142,9 @@ SpillFreeKernel emitLongFftKernel(StockhamPlanKernel& k, const std::string& arch
   if (pick < 0 && !standardClean) {
     // Where every candidate spills largest radix first, the same with the smallest radix first: its pass reads
     // global memory and holds nothing between its butterflies, and ptxas spilled less so (7776 = 6 x 12 x 12 x 9
-    // clean, 12 x 12 x 9 x 6 200 B). Only for more threads than the plan's own kernel: at as many, clean with the
-    // smallest radix first ran 0.7-0.85x as fast as the plan's kernel spilling 96-192 B (15795 = 3 x 27 x 15 x 13,
-    // 20625 = 3 x 25 x 25 x 11) or as largest first (3 x 18^3, 5 x 10^3; H100, session 23).
+    // clean, 12 x 12 x 9 x 6 200 B). Only for more threads than the plan's own kernel: at as many, the clean kernel
+    // with the smallest radix first ran slower than the plan's kernel spilling 96-192 B (15795 = 3 x 27 x 15 x 13,
+    // 20625 = 3 x 25 x 25 x 11) and than largest first (3 x 18^3, 5 x 10^3).
     const std::size_t from = tried.size();
     std::vector<std::vector<int>> rotated;
     for (auto f : largestFirst) {

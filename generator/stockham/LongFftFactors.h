@@ -3,8 +3,8 @@
 // the first and last holds all of a thread's values in registers between its shared-memory read and write. There the
 // factorization decides more than anywhere else: the fewest passes at one butterfly of the largest radix per thread,
 // compiled without spilling. The default factorization (a model that assumes 64-128 registers) and the spill-free
-// fallback (halving the threads) left f64 5000 = 8 x 5^4 at 156 threads and 255 registers, 0.55x cuFFT; as
-// 10 x 10 x 10 x 5 on 500 threads, 116 registers, 0.89x (H100, session 23).
+// fallback (halving the threads) can leave a long FFT on few threads at 255 registers: f64 5000 = 8 x 5^4 on 156
+// threads, where 10 x 10 x 10 x 5 runs on 500 threads at 116 registers.
 #include <string>
 
 #include "generator/stockham/SpillFree.h"

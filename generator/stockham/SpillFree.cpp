@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <typeinfo>
 
 namespace warpforge {
@@ -19,18 +20,17 @@ int residentBlocks(const SpillFreeKernel& k, const std::string& arch) {
 
 int blockThreadsOf(const SpillFreeKernel& k) { return k.kernel.geom.threadsPerFft * k.kernel.geom.fftsPerBlock; }
 
-// A row kernel's second resident block is worth a few bytes of spill (kTolerableSpillBytes; column tiles, not
-// measured so, stay clean); among equally resident variants a clean one is kept.
+// A row kernel's second resident block is worth a few bytes of spill (kTolerableSpillBytes; column tiles stay
+// clean); among equally resident variants a clean one is kept.
 bool tolerableSpill(const CompileReport& c) { return c.spillStoreBytes <= kTolerableSpillBytes && c.spillLoadBytes <= kTolerableSpillBytes; }
 
 // A kernel that fits one block per SM by its registers idles the SM at every barrier of its passes:
 // nothing else is resident to run meanwhile. Where the tuning pins no geometry, spill-free variants
 // that fit two or more blocks are compiled (the same threads at the register count of two blocks;
 // row kernels: fewer threads per FFT, each radix's butterfly count; column tiles: fewer values per
-// thread or 128-thread blocks) and the one with the most resident threads is kept.
-// (H100, `bench --tune`: f32 1329 as a one-kernel Bluestein convolution of 2688 went from 448 threads
-// at 128 registers, one block, to 336 threads at 80 registers, two blocks: 1.41x.)
-SpillFreeKernel moreResident(const KernelDesc& desc, const std::string& arch, CompileProbe* probe, const SpillFreeKernel& chosen, int index) {
+// thread or 128-thread blocks) and the one with the most resident threads is kept (a Bluestein convolution of
+// 2688 went from 448 threads at 128 registers, one block, to 336 threads at 80 registers, two blocks).
+SpillFreeKernel moreResident(const KernelDesc& desc, const std::string& arch, CompileProbe* probe, const SpillFreeKernel& chosen, std::optional<bool> index) {
   const KernelTuning& tu = desc.tuning;
   if (chosen.compiled.spills() || chosen.compiled.registers <= 0 || tu.threadsPerFft > 0 || tu.blockThreads > 0 || tu.registerTarget > 0 ||
       tu.columnValues > 0)
@@ -42,11 +42,10 @@ SpillFreeKernel moreResident(const KernelDesc& desc, const std::string& arch, Co
   SpillFreeKernel best = chosen;
   long long bestResident = blockThreadsOf(chosen);
   // Column tiles: a row of the tile is fftsPerBlock consecutive values in global memory. A variant must keep rows of
-  // a whole 32-byte sector, and for 8- and 16-byte values no shorter than the first choice's up to 64 bytes (H100,
-  // sweep A/B, session 17: f32 2^20 at 128-thread blocks, rows 64 -> 32 B, 0.91x; 7^8 at one FFT per block, 8-byte
-  // rows, 0.68x; f16 321489 / 130897 at 32-byte rows of 4-byte values 1.16x / 1.29x: an f16 tile holds
-  // twice its global bytes in shared memory, so its occupancy weighs more). Rows of whole sectors stay whole
-  // (Geometry.cpp wholeSectorRows).
+  // a whole 32-byte sector, and for 8- and 16-byte values no shorter than the first choice's up to 64 bytes (shorter
+  // rows lose more to part-used sectors than the second block gains; 4-byte f16 values keep 32-byte rows, as an f16
+  // tile holds twice its global bytes in shared memory and its occupancy weighs more). Rows of whole sectors stay
+  // whole (Geometry.cpp wholeSectorRows).
   const int value = tileRowValueBytes(desc, g), chosenRow = g.fftsPerBlock * value;
   auto rowsKept = [&](const KernelGeometry& v) {
     const int row = v.fftsPerBlock * value;
@@ -72,11 +71,10 @@ SpillFreeKernel moreResident(const KernelDesc& desc, const std::string& arch, Co
   consider(desc, g.threadsPerFft);
   if (!columns) {
     // The same threads with fewer live registers: twiddles derived from a few table entries and no work counter
-    // (the Bluestein convolution of f32 3173, 448 threads, took two blocks at 72 registers only so; 1.23x over
-    // one block at 118, H100, bench --tune, session 19).
+    // (some kernels reach two blocks only so: a Bluestein convolution of 448 threads went from 118 registers to 72).
     KernelDesc lean = desc;
-    if (lean.tuning.deriveTwiddles < 0) lean.tuning.deriveTwiddles = 1;
-    if (lean.tuning.workQueue < 0) lean.tuning.workQueue = 0;
+    if (!lean.tuning.deriveTwiddles) lean.tuning.deriveTwiddles = true;
+    if (!lean.tuning.workQueue) lean.tuning.workQueue = false;
     if (!(lean.tuning == desc.tuning)) consider(lean, g.threadsPerFft);
     std::vector<int> counts;
     for (int r : desc.factors)
@@ -107,7 +105,7 @@ SpillFreeKernel emitStockhamSpillFree(const KernelDesc& desc, const std::string&
   static std::map<std::string, SpillFreeKernel> memo;
   // Key: the probe's kind (a test's fake probe must not answer for NVRTC), arch, the pinned
   // index choice (the tuning can pin the thread indices) and the first-try source.
-  const std::string key = std::string(typeid(*probe).name()) + "\n" + arch + "\n" + std::to_string(desc.tuning.indexPerGroup) + "\n" + first.source;
+  const std::string key = std::string(typeid(*probe).name()) + "\n" + arch + "\n" + (!desc.tuning.indexPerGroup ? "-1" : *desc.tuning.indexPerGroup ? "1" : "0") + "\n" + first.source;
   {
     std::lock_guard<std::mutex> lock(mutex);
     auto it = memo.find(key);
@@ -126,11 +124,10 @@ SpillFreeKernel emitStockhamSpillFree(const KernelDesc& desc, const std::string&
   };
   // First, at the same register target, stop NVVM holding hoisted per-thread addresses across the
   // group loop (most spills are those); then relax the target. Recomputing the indices costs a few
-  // instructions per group, which pays only where groups are long: measured on the H100, r2c 2048
-  // and 8192 and c2c 2187 got faster with it, r2c 128 and 512 slower (bench/RESULTS.md, 2026-11-23).
-  int index = -1;  // the tuning's choice, if any
-  if (spills() && desc.tuning.indexPerGroup < 0 && desc.length >= 1024) {
-    index = 1;
+  // instructions per group, which pays only where groups are long (length 1024 and up).
+  std::optional<bool> index;  // the tuning's choice, if any
+  if (spills() && !desc.tuning.indexPerGroup && desc.length >= 1024) {
+    index = true;
     StockhamKernel k = emitStockhamKernel(desc, 0, 1024, index);
     out = {k, probe->compile(k.source, desc.specName, arch)};
     consider();
@@ -152,8 +149,8 @@ SpillFreeKernel emitStockhamSpillFree(const KernelDesc& desc, const std::string&
       consider();
     }
   }
-  // Column-tiled kernels hold up to columnValues values per thread (32 f32): where that still spills (session 9:
-  // the 160-point rows of a 20480 = 128 x 160 plan, 5 threads per FFT, at any register target), fewer values.
+  // Column-tiled kernels hold up to columnValues values per thread (32 f32): where that still spills (the 160-point
+  // rows of a 20480 = 128 x 160 plan, 5 threads per FFT, at any register target), fewer values.
   for (int cv : {16, 8}) {
     if (!spills() || desc.tuning.columnValues > 0) break;
     KernelDesc d = desc;

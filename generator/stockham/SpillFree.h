@@ -14,9 +14,8 @@
 namespace warpforge {
 
 // Spill (bytes stored, and loaded) a row kernel (not column-tiled) may take for a second resident block where its
-// one-block variant is clean (H100, sweep A/B, session 22: the Bluestein convolution kernels of r2c / c2r f32 6602,
-// 6492, 5998, 4706 at two blocks of 72-80 registers spilling 8-16 bytes, against one block of 114-163 registers:
-// 0.69x -> 0.88x, 0.62x -> 0.77x, 0.71x -> 0.88x, 0.79x -> 0.88x cuFFT; allowing 40 bytes gave the same).
+// one-block variant is clean: a second block hides the barriers of the passes, worth far more than 8-16 bytes of
+// spill to L1 (Bluestein convolution kernels of 114-163 registers ran faster at two blocks of 72-80 registers).
 constexpr int kTolerableSpillBytes = 16;
 
 struct SpillFreeKernel {

@@ -106,10 +106,22 @@ HostArray placedInputs(const StockhamIo& io, const std::vector<long long>& shape
   return h;
 }
 
-Scalar scalarOf(const std::string& precision) { return precision == "f16" ? Scalar::F16 : precision == "f32" ? Scalar::F32 : Scalar::F64; }
+Scalar scalarOf(Precision precision) { return precision == Precision::F16 ? Scalar::F16 : precision == Precision::F32 ? Scalar::F32 : Scalar::F64; }
 
-double roundTo(const std::string& precision, double v) {
-  return precision == "f16" ? roundToHalf(v) : precision == "f32" ? static_cast<double>(static_cast<float>(v)) : v;
+double roundTo(Precision precision, double v) {
+  return precision == Precision::F16 ? roundToHalf(v) : precision == Precision::F32 ? static_cast<double>(static_cast<float>(v)) : v;
+}
+
+// The row-major index of the outer axes' index -i (every digit negated modulo its length).
+long long negatedIndex(long long r, const std::vector<int>& dims) {
+  long long out = 0, pitch = 1;
+  for (std::size_t d = dims.size(); d-- > 0;) {
+    const long long digit = r % dims[d];
+    r /= dims[d];
+    out += ((dims[d] - digit) % dims[d]) * pitch;
+    pitch *= dims[d];
+  }
+  return out;
 }
 
 // Logical input of one batch entry, already rounded to what the storage holds.
@@ -117,22 +129,33 @@ std::vector<cdouble> makeInput(const StockhamSpec& s, std::mt19937_64& rng) {
   std::uniform_real_distribution<double> u(-1, 1);
   const long long n = product(s.inShape());
   std::vector<cdouble> x(n);
-  if (s.transform == "c2r") {
-    const int N = s.length();
-    std::vector<cdouble> real(N);
+  if (s.transform == Transform::C2R) {
+    // The half spectrum of a real signal: c2r's input as a user has it.
+    const std::vector<int> dims(s.lengths.begin(), s.lengths.end());
+    std::vector<cdouble> real(s.points());
     for (auto& v : real) v = u(rng);
-    auto X = referenceDft(real, N, -1);
-    for (long long k = 0; k < n; ++k) x[k] = X[k];
-    x[0].imag(0);
-    x[n - 1].imag(0);
-  } else if (s.input.type == "ci8") {
+    const std::vector<cdouble> X = dims.size() == 1 ? referenceDft(real, dims[0], -1) : referenceDftNd(real, dims, -1);
+    const long long N = s.length(), H = N / 2 + 1;
+    for (long long k = 0; k < n; ++k) x[k] = X[k / H * N + k % H];
+    // Exactly Hermitian where the half holds both X[k] and its mirror (the columns k = 0 and N/2): real on the rows
+    // that mirror themselves, conjugate pairs on the others.
+    const std::vector<int> outer(dims.begin(), dims.end() - 1);
+    for (long long k : {0LL, N % 2 ? -1LL : N / 2}) {
+      if (k < 0) continue;
+      for (long long r = 0; r < n / H; ++r) {
+        const long long mr = negatedIndex(r, outer);
+        if (mr == r) x[r * H + k].imag(0);
+        else if (r > mr) x[r * H + k] = std::conj(x[mr * H + k]);
+      }
+    }
+  } else if (s.input.type == InputType::CI8) {
     std::uniform_int_distribution<int> q(-127, 127);
     for (auto& v : x) v = cdouble(q(rng), q(rng));
-  } else if (s.input.type == "ci4") {
+  } else if (s.input.type == InputType::CI4) {
     std::uniform_int_distribution<int> q(-8, 7);
     for (auto& v : x) v = cdouble(q(rng), q(rng));
   } else {
-    for (auto& v : x) v = cdouble(u(rng), s.transform == "r2c" ? 0.0 : u(rng));
+    for (auto& v : x) v = cdouble(u(rng), s.transform == Transform::R2C ? 0.0 : u(rng));
   }
   if (s.input.validLength >= 0)
     for (long long i = s.input.validLength; i < n; ++i) x[i] = 0;
@@ -141,20 +164,32 @@ std::vector<cdouble> makeInput(const StockhamSpec& s, std::mt19937_64& rng) {
 }
 
 std::vector<cdouble> reference(const StockhamSpec& s, const std::vector<cdouble>& x) {
-  if (s.transform == "c2c") {
+  if (s.transform == Transform::C2C) {
     if (s.lengths.size() == 1) return referenceDft(x, s.length(), s.sign);
     return referenceDftNd(x, s.lengths, s.sign);
   }
-  const int N = s.length(), L = N / 2;
-  if (s.transform == "r2c") {
-    auto X = referenceDft(x, N, -1);
-    X.resize(L + 1);
-    return X;
+  const std::vector<int> dims(s.lengths.begin(), s.lengths.end());
+  const long long N = s.length(), H = N / 2 + 1, rows = s.points() / N;
+  if (s.transform == Transform::R2C) {
+    const std::vector<cdouble> X = dims.size() == 1 ? referenceDft(x, dims[0], -1) : referenceDftNd(x, dims, -1);
+    std::vector<cdouble> half(rows * H);
+    for (long long k = 0; k < rows * H; ++k) half[k] = X[k / H * N + k % H];
+    return half;
   }
-  std::vector<cdouble> full(N);
-  for (int k = 0; k <= L; ++k) full[k] = k == 0 || k == L ? cdouble(x[k].real(), 0) : x[k];
-  for (int k = 1; k < L; ++k) full[N - k] = std::conj(x[k]);
-  auto y = referenceDft(full, N, +1);
+  // c2r: the full spectrum from the half by Hermitian symmetry (X[k] = conj X[-k] over every axis), its inverse DFT,
+  // the real part.
+  std::vector<cdouble> full(s.points());
+  const long long outer = rows;
+  std::vector<int> outerDims(dims.begin(), dims.end() - 1);
+  for (long long r = 0; r < outer; ++r)
+    for (long long k = 0; k < N; ++k) {
+      if (k < H) {
+        full[r * N + k] = x[r * H + k];
+        continue;
+      }
+      full[r * N + k] = std::conj(x[negatedIndex(r, outerDims) * H + (N - k)]);
+    }
+  auto y = dims.size() == 1 ? referenceDft(full, dims[0], +1) : referenceDftNd(full, dims, +1);
   for (auto& v : y) v = v.real();
   return y;
 }
@@ -193,11 +228,11 @@ std::vector<long long> checkedEntries(long long batch, long long nout) {
 }
 
 // Worst errors measured on the H100 over the GPU sweeps (tests/GpuStockhamTest.cpp).
-const char* measuredWorst(const std::string& p) { return p == "f64" ? "9.8e-16" : p == "f32" ? "2.6e-7" : "3.9e-4"; }
+const char* measuredWorst(Precision p) { return p == Precision::F64 ? "9.8e-16" : p == Precision::F32 ? "2.6e-7" : "3.9e-4"; }
 
 }  // namespace
 
-double stockhamErrorBound(const std::string& precision) { return precision == "f64" ? 1e-14 : precision == "f32" ? 1e-6 : 2e-3; }
+double stockhamErrorBound(Precision precision) { return precision == Precision::F64 ? 1e-14 : precision == Precision::F32 ? 1e-6 : 2e-3; }
 
 TestData stockhamRandomInputs(const StockhamSpec& s, long long batch, std::uint64_t seed) {
   if (batch < 1) throw std::invalid_argument("batch must be >= 1");
@@ -211,8 +246,8 @@ TestData stockhamRandomInputs(const StockhamSpec& s, long long batch, std::uint6
     if (std::adjacent_find(addr.begin(), addr.end()) != addr.end())
       throw std::invalid_argument(fmt::format("{}: with batch {} the output strides/distance make transforms overlap in memory", s.name, batch));
   }
-  const bool realIn = s.transform == "r2c";
-  Scalar inScalar = s.input.type == "ci8" ? Scalar::I8 : s.input.type == "ci4" ? Scalar::I4Pair : scalarOf(s.precision);
+  const bool realIn = s.transform == Transform::R2C;
+  Scalar inScalar = s.input.type == InputType::CI8 ? Scalar::I8 : s.input.type == InputType::CI4 ? Scalar::I4Pair : scalarOf(s.precision);
   auto logical = std::make_shared<Logical>();
   logical->inputs.resize(batch);
   std::mt19937_64 rng(seed);
@@ -232,7 +267,7 @@ Check stockhamCheck(const StockhamSpec& s, const TestData& data, const std::map<
     throw std::invalid_argument(fmt::format("{}: test data for batch {}, outputs for batch {}", s.name, l.inputs.size(), batch));
   const auto outShape = s.outShape();
   const long long nout = product(outShape);
-  const bool realOut = s.transform == "c2r";
+  const bool realOut = s.transform == Transform::C2R;
   HostArray hout(scalarOf(s.precision), !realOut, s.output.planar, extentOf(s.output, outShape, batch));
   // In place, the output is the input's memory: a harness may hand it back under either name.
   auto take = [&](const std::string& name, const std::string& alias, std::vector<unsigned char>& into) {
@@ -265,29 +300,28 @@ Check stockhamCheck(const StockhamSpec& s, const TestData& data, const std::map<
   c.detail = fmt::format(
       "||out - ref|| / ||ref|| against a double-precision FFT on the input as stored, max over {} batch entries{}; bound {:.0e}, a few ulps of {} "
       "(the worst measured over every length 1..4096, powers of two to 2^24, 2D/3D and every layout option was {})",
-      c.checked, static_cast<long long>(entries.size()) < batch ? " (the first ones and the last)" : "", c.bound, s.precision,
+      c.checked, static_cast<long long>(entries.size()) < batch ? " (the first ones and the last)" : "", c.bound, precisionName(s.precision),
       measuredWorst(s.precision));
   return c;
 }
 
 std::optional<BaselineRequest> stockhamBaseline(const StockhamSpec& s) {
-  if (s.lengths.size() > 1 && s.transform != "c2c") return std::nullopt;
   bool pow2 = true;
   for (int n : s.lengths) pow2 &= (n & (n - 1)) == 0;
-  if (s.precision == "f16" && !pow2) return std::nullopt;  // cuFFT's half precision needs powers of two
+  if (s.precision == Precision::F16 && !pow2) return std::nullopt;  // cuFFT's half precision needs powers of two
   BaselineRequest r;
   r.kind = "fft";
   r.lengths.assign(s.lengths.begin(), s.lengths.end());
-  r.transform = s.transform;
-  r.precision = s.precision;
+  r.transform = transformName(s.transform);
+  r.precision = precisionName(s.precision);
   r.sign = s.sign;
-  r.description = fmt::format("cuFFT {} {} on a dense{} array", s.transform, s.precision, s.input.validLength >= 0 ? " zero-padded" : "");
-  if (!s.input.type.empty()) r.description = fmt::format("cuFFT c2c {} on the input already widened to {}", s.precision, s.precision);
+  r.description = fmt::format("cuFFT {} {} on a dense{} array", r.transform, r.precision, s.input.validLength >= 0 ? " zero-padded" : "");
+  if (s.input.type != InputType::Native) r.description = fmt::format("cuFFT c2c {} on the input already widened to {}", r.precision, r.precision);
   // The same numbers in a dense interleaved layout (the layout does not change cuFFT's arithmetic).
   r.denseInput = [s](const TestData& data, long long batch) {
     const Logical& l = logicalOf(data);
     const long long nin = product(s.inShape());
-    HostArray h(scalarOf(s.precision), s.transform != "r2c", false, nin * batch);
+    HostArray h(scalarOf(s.precision), s.transform != Transform::R2C, false, nin * batch);
     for (long long b = 0; b < batch; ++b)
       for (long long i = 0; i < nin; ++i) h.set(b * nin + i, l.inputs.at(b)[i]);
     return std::move(h.re());
@@ -295,7 +329,7 @@ std::optional<BaselineRequest> stockhamBaseline(const StockhamSpec& s) {
   r.error = [s](const std::vector<unsigned char>& dense, const TestData& data, long long batch) {
     const Logical& l = logicalOf(data);
     const long long nout = product(s.outShape());
-    HostArray h(scalarOf(s.precision), s.transform != "c2r", false, nout * batch);
+    HostArray h(scalarOf(s.precision), s.transform != Transform::C2R, false, nout * batch);
     if (dense.size() < h.re().size()) return -1.0;
     std::memcpy(h.re().data(), dense.data(), h.re().size());
     double err = 0;
@@ -337,7 +371,7 @@ std::optional<BaselineRequest> stockhamBaseline(const StockhamSpec& s) {
   };
   const std::vector<long long> inShape = s.inShape(), outShape = s.outShape();
   const bool plain = dense(s.input, inShape) && dense(s.output, outShape) && !s.inPlace;
-  if (!plain && s.input.type.empty() && s.input.validLength < 0 && (!s.inPlace || s.transform == "c2c")) {
+  if (!plain && s.input.type == InputType::Native && s.input.validLength < 0 && (!s.inPlace || !s.real())) {
     StockhamSpec interleaved = s;  // the same arrays, interleaved (what cuFFT can be given)
     interleaved.input.planar = interleaved.output.planar = false;
     auto in = layoutOf(interleaved.input, inShape), out = layoutOf(interleaved.output, outShape);
@@ -346,7 +380,7 @@ std::optional<BaselineRequest> stockhamBaseline(const StockhamSpec& s) {
       r.inLayout = in;
       r.outLayout = out;
       r.inPlace = s.inPlace;
-      r.description = fmt::format("cuFFT {} {} on the spec's own {}strided arrays (advanced layout{})", s.transform, s.precision,
+      r.description = fmt::format("cuFFT {} {} on the spec's own {}strided arrays (advanced layout{})", r.transform, r.precision,
                                   s.inPlace ? "in-place " : "", planar ? "; planar sides interleaved at the same strides" : "");
       r.denseInput = [s, interleaved](const TestData& data, long long batch) {
         if (!s.input.planar) return data.arrays.at("input");

@@ -15,6 +15,6 @@ Check stockhamCheck(const StockhamSpec& spec, const TestData& data, const std::m
 std::optional<BaselineRequest> stockhamBaseline(const StockhamSpec& spec);
 
 // The error bound: a few ulps of the precision (the worst errors measured on the H100 were 9.8e-16, 2.6e-7 and 3.9e-4).
-double stockhamErrorBound(const std::string& precision);
+double stockhamErrorBound(Precision precision);
 
 }  // namespace warpforge

@@ -11,6 +11,7 @@
 // (work: the group counters of KernelGeometry::workQueue, zeroed before the first launch.)
 // The valid bounds are arguments, not literals, so that Bluestein kernels of one
 // convolution length are the same source (and one cache entry) for every N.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,17 +26,17 @@ struct StockhamKernel {
 };
 
 KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft = 1024);
-// A side whose consecutive FFTs are consecutive in memory (element stride > 1, batch stride 1, complex): its kernel
-// stages it through a column tile of FFTs side by side (KernelGeometry::fftMajorLoad / fftMajorStore).
+// A side whose consecutive FFTs are consecutive in memory (element stride > 1, batch stride one element: a complex
+// value, a real pair, a scalar of a scalar real array): its kernel stages it through a column tile of FFTs side by side
+// (KernelGeometry::fftMajorLoad / fftMajorStore).
 bool isColumnTiled(const Access& a);
 // The cooperative prime R (CoopRadix.h) this kernel's threads compute whole, outputs streamed (streamedPrimeLimit), or 0:
-// where the kernel's length is R (f64: R <= 47), 2R (f64: R <= 31) or R^2 (f32 / f16: R <= 59), the lengths whose cooperative passes ran
-// 0.38-0.78x cuFFT (H100, session 24: streamed f64 29 0.68x -> 0.92x, 2 x 29 0.56x -> 0.92x, 31^2 0.50x -> 0.79x, f32
-// 43^2 0.45x -> 0.99x, 2 x 47 1.24x -> 2.49x). Other multiples stay cooperative (37 x 25: the radix-25 pass would
-// hold 50 values at one radix-37 butterfly per thread).
+// where the kernel's length is R (f64: R <= 47), 2R (f64: R <= 31) or R^2 (f32 / f16: R <= 59), the lengths whose
+// cooperative passes' table reads and barriers dominate the kernel. Other multiples stay cooperative (37 x 25: the
+// radix-25 pass would hold 50 values at one radix-37 butterfly per thread).
 int streamedPrime(const std::vector<int>& factors, int length, bool f64, bool columnTile = false);
 // Whether the radix-R pass streams at `threads` threads per FFT (one butterfly of it per thread). Column tiles never
-// stream (their kernels hold at most 8 f64 / 32 f32 values per thread; not measured streamed).
+// stream (their kernels hold at most 8 f64 / 32 f32 values per thread).
 bool streamsPass(const std::vector<int>& factors, int length, int R, int threads, bool f64, bool columnTile = false);
 // Whether the kernel of `d` at geometry `g` computes its radix-R pass streamed (a cooperative prime R, one thread per
 // butterfly): what the emitter, the explanation and the geometry's own choices ask.
@@ -51,8 +52,8 @@ int balancedThreadsPerFft(const std::vector<int>& factors, int length, bool f64,
 constexpr int kMinDirectRunBytes = 64;
 // registerTarget 0: the geometry's; else registers per thread to aim for.
 // maxThreadsPerFft: fewer threads hold more values each but may use more registers.
-// indexPerGroup: 1/0 sets KernelGeometry::indexPerGroup, -1 leaves the geometry's (from the tuning).
-StockhamKernel emitStockhamKernel(const KernelDesc& d, int registerTarget = 0, int maxThreadsPerFft = 1024, int indexPerGroup = -1);
+// indexPerGroup: sets KernelGeometry::indexPerGroup where given, else the geometry's (from the tuning).
+StockhamKernel emitStockhamKernel(const KernelDesc& d, int registerTarget = 0, int maxThreadsPerFft = 1024, std::optional<bool> indexPerGroup = std::nullopt);
 
 // Column tiles: bytes of one value of a tile row in global memory (the narrower of the FFT-major sides).
 int tileRowValueBytes(const KernelDesc& d, const KernelGeometry& g);

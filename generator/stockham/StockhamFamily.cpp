@@ -32,7 +32,7 @@ class StockhamFamilySpec : public FamilySpec {
     StockhamBuild b = buildStockham(s_, "", nullptr, false);
     VerifyReport r;
     r.warnings = stockhamWarnings(s_, b, "");
-    r.text = fmt::format("{}: {} (stockham {} {} {}, {}): OK, {} kernel(s)\n{}", s_.file, s_.name, s_.precision, s_.transform, shape(s_),
+    r.text = fmt::format("{}: {} (stockham {} {} {}, {}): OK, {} kernel(s)\n{}", s_.file, s_.name, precisionName(s_.precision), transformName(s_.transform), shape(s_),
                          s_.sign < 0 ? "forward" : "inverse", b.kernels.size(), b.plan.describe());
     Json kernels = Json::array();
     int passes = 0;

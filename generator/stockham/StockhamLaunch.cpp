@@ -24,8 +24,8 @@ int typeBytes(const std::string& t) {
   throw std::logic_error("stockham: no size for element type " + t);
 }
 
-Storage complexStorage(const std::string& p) { return p == "f16" ? Storage::C16 : p == "f32" ? Storage::C32 : Storage::C64; }
-Storage realStorage(const std::string& p) { return p == "f16" ? Storage::R16 : p == "f32" ? Storage::R32 : Storage::R64; }
+Storage complexStorage(Precision p) { return p == Precision::F16 ? Storage::C16 : p == Precision::F32 ? Storage::C32 : Storage::C64; }
+Storage realStorage(Precision p) { return p == Precision::F16 ? Storage::R16 : p == Precision::F32 ? Storage::R32 : Storage::R64; }
 
 // Tables in the compute type, as the old runtime uploaded them: float2 rounds each part of the double value once.
 PlanBuffer table(const std::string& name, const std::vector<std::complex<double>>& t, bool f64, const std::string& note) {
@@ -53,13 +53,13 @@ PlanBuffer table(const std::string& name, const std::vector<std::complex<double>
 }  // namespace
 
 std::string stockhamInputType(const StockhamSpec& s) {
-  if (s.transform == "r2c") return storageElementType(realStorage(s.precision), false);
-  Storage st = s.input.type == "ci8" ? Storage::CI8 : s.input.type == "ci4" ? Storage::CI4 : complexStorage(s.precision);
+  if (s.transform == Transform::R2C) return storageElementType(realStorage(s.precision), false);
+  Storage st = s.input.type == InputType::CI8 ? Storage::CI8 : s.input.type == InputType::CI4 ? Storage::CI4 : complexStorage(s.precision);
   return storageElementType(st, s.input.planar);
 }
 
 std::string stockhamOutputType(const StockhamSpec& s) {
-  if (s.transform == "c2r") return storageElementType(realStorage(s.precision), false);
+  if (s.transform == Transform::C2R) return storageElementType(realStorage(s.precision), false);
   return storageElementType(complexStorage(s.precision), s.output.planar);
 }
 
@@ -153,8 +153,8 @@ LaunchPlan stockhamLaunchPlan(const StockhamSpec& s, const StockhamPlan& plan, c
     lp.sources.push_back({pk.desc.kernelName + ".cu", k.source});
     lk.blockX = g.threadsPerFft * g.fftsPerBlock;
     lk.sharedBytes = g.sharedBytes;
-    // Persistent kernels loop over their groups: every resident slot filled. Fewer blocks with an
-    // equal share each measured 0.3-3% slower on the H100 (bench/RESULTS.md, 2026-11-23 fifth session).
+    // Persistent kernels loop over their groups: every resident slot filled (fewer blocks with an equal share each
+    // ran slightly slower).
     lk.grid = GridRule{pk.fftsPerBatch, g.fftsPerBlock, g.persistent};
     lk.note = pk.note;
     auto [in, inIm] = arrays(pk.src, true);
@@ -253,9 +253,9 @@ std::vector<std::string> stockhamWarnings(const StockhamSpec& s, const StockhamB
     if (tu.registerTarget > 0 && static_cast<long long>(warpThreads) * tu.registerTarget > 65536)
       w.push_back(fmt::format("/tuning/register_target: {} registers x {} threads exceed the 65536 of an SM; kernel {} gets at most {}",
                               tu.registerTarget, warpThreads, d.kernelName, 65536 / warpThreads));
-    if (tu.directLoad == 1 && !first.directLoad)
+    if (tu.directLoad == true && !first.directLoad)
       w.push_back(fmt::format("/tuning/direct_load: kernel {} stages its load (column tile or c2r merge)", d.kernelName));
-    if (tu.directStore == 1 && !first.directStore)
+    if (tu.directStore == true && !first.directStore)
       w.push_back(fmt::format("/tuning/direct_store: kernel {} stages its store (column tile or r2c split)", d.kernelName));
     // With a compiler consulted: what SpillFree changed, and spills it could not remove.
     // (Relaxing the generator's own choice is its job; relaxing the user's is a change to report.)

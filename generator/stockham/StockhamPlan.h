@@ -53,6 +53,6 @@ StockhamPlan planStockham(const StockhamSpec& spec, const std::string& arch, boo
 // The longest 1D length of radix primes one kernel takes on `arch` (one FFT per block, every value in shared
 // memory): what one block's shared memory holds (sm_90: f32 / f16 27225, f64 12856; sm_80: 19515 / 9215; sm_86 /
 // sm_89: 11805 / 5574).
-int maxOneKernelLength(const std::string& precision, const std::string& arch);
+int maxOneKernelLength(Precision precision, const std::string& arch);
 
 }  // namespace warpforge

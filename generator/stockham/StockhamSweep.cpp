@@ -1,5 +1,5 @@
-// `warpforge bench --sweep stockham`: specs a user might write, drawn at random from the classes of
-// issue 16 (every c2c length 2..16384, even r2c/c2r lengths, prime factors 17..127, powers of 3, 5, 7,
+// `warpforge bench --sweep stockham`: specs a user might write, drawn at random from classes of transforms
+// (every c2c length 2..16384, even r2c/c2r lengths, prime factors 17..127, powers of 3, 5, 7,
 // 1D lengths to 2^24, 2D/3D shapes, strided and planar layouts). Nothing here is filtered by what the
 // generator supports: a spec it cannot build fails to parse and the sweep counts it as unsupported.
 #include <algorithm>
@@ -150,6 +150,39 @@ Json multiDim(Draw& d, int dims) {
   return baseSpec(pickPrecision(d, dims == 2 ? 0.15 : 0.2, dims == 2 ? 0.15 : 0.2), transform, lengths, d);
 }
 
+// 1D r2c / c2r past one kernel, to 2^24 (f16, f32) and 2^23 (f64): powers of two, smooth lengths, any even length and,
+// one in ten, an odd length.
+Json largeReal(Draw& d) {
+  const std::string precision = pickPrecision(d, 0.2, 0.2);
+  const long long maxN = precision == "f64" ? 1LL << 23 : 1LL << 24;
+  long long n;
+  const double u = d.unit();
+  if (u < 0.35) n = 1LL << d.between(15, precision == "f64" ? 23 : 24);
+  else if (u < 0.7) n = 2 * smoothLength(d, 8193, maxN / 2, {2, 3, 5, 7});
+  else if (u < 0.9) n = 2 * d.logBetween(8193, maxN / 2);
+  else n = 2 * d.logBetween(8193, maxN / 4) + 1;
+  return baseSpec(precision, d.chance(0.5) ? "r2c" : "c2r", {n}, d);
+}
+
+// 2D and 3D r2c / c2r in cuFFT's layout (the innermost axis halved plus one on the complex side), points <= 2^24; one in
+// ten has an axis of any length, one in six an odd innermost length.
+Json multiDimReal(Draw& d) {
+  const int dims = d.chance(0.6) ? 2 : 3;
+  const long long maxAxis = dims == 2 ? 4096 : 512;
+  std::vector<long long> lengths;
+  for (int tries = 0; tries < 64; ++tries) {
+    lengths.clear();
+    for (int k = 0; k < dims; ++k) lengths.push_back(smoothLength(d, 2, maxAxis));
+    if (d.chance(0.1)) lengths[d.between(0, dims - 1)] = d.logBetween(17, maxAxis);
+    if (d.chance(1.0 / 6)) lengths.back() |= 1;
+    else if (lengths.back() % 2) lengths.back() *= 2;
+    long long points = 1;
+    for (long long n : lengths) points *= n;
+    if (points <= (1LL << 24) && points >= 16) break;
+  }
+  return baseSpec(pickPrecision(d, 0.15, 0.2), d.chance(0.5) ? "r2c" : "c2r", lengths, d);
+}
+
 // Strided, padded and planar layouts, and in-place transforms, on 1D and 2D c2c.
 Json layouts(Draw& d) {
   const bool twoD = d.chance(0.25);
@@ -216,6 +249,8 @@ const std::vector<Group>& groups() {
       {"2D", 25, [](Draw& d) { return multiDim(d, 2); }},
       {"3D", 20, [](Draw& d) { return multiDim(d, 3); }},
       {"strided, padded, planar, in place", 15, layouts},
+      {"r2c/c2r 1D past one kernel (to 2^24)", 20, largeReal},
+      {"r2c/c2r 2D/3D", 20, multiDimReal},
   };
   return g;
 }

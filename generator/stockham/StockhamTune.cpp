@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "generator/stockham/FactorizationModel.h"
 #include "generator/stockham/StockhamLaunch.h"
 
 namespace warpforge {
@@ -45,9 +46,9 @@ std::vector<std::vector<int>> factorCandidates(const StockhamSpec& s, const std:
   };
   add(std::vector<int>(dflt.rbegin(), dflt.rend()));
   const int n = s.length();
-  const int maxRadix = s.precision == "f64" ? 13 : 49;
+  const bool f64 = s.f64();
+  const int maxRadix = f64 ? 13 : 49;
   const int maxPrime = maxPrimeRadix(s.precision);
-  const bool f64 = s.precision == "f64";
   for (int r : {maxRadix, 16, 8}) add(factorizeStockham(n, r, maxPrime, f64));
   // The greedy rule the cost model replaced (largest odd radices first).
   add(factorizeStockhamGreedy(n, f64 ? 13 : 27, maxPrime));
@@ -89,10 +90,10 @@ Json stockhamTuningMembers(const std::vector<int>& factors, const KernelTuning& 
   if (k.blockThreads) t["block_threads"] = k.blockThreads;
   if (k.registerTarget) t["register_target"] = k.registerTarget;
   if (k.columnValues) t["column_values"] = k.columnValues;
-  if (k.bluesteinPow2 == 1) t["bluestein"] = "power_of_two";
+  if (k.bluestein == BluesteinRule::PowerOfTwo) t["bluestein"] = "power_of_two";
   if (k.bluesteinLength > 0) t["bluestein"] = k.bluesteinLength;
-  auto flag = [&](const char* key, int v) {
-    if (v >= 0) t[key] = v != 0;
+  auto flag = [&](const char* key, const std::optional<bool>& v) {
+    if (v) t[key] = *v;
   };
   flag("direct_load", k.directLoad);
   flag("direct_store", k.directStore);
@@ -115,8 +116,8 @@ TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer, const std::
   CompileProbe* probe = timer.probe();
   const StockhamPlan basePlan = planStockham(spec, arch);
   // (Not a Bluestein convolution kernel: its factors are the convolution length's, which the spec's "factors" cannot
-  // name; session 16: `bench --tune` of c2c f64 1532 stopped there with a spec error.)
-  const bool oneKernel1d = basePlan.kernels.size() == 1 && spec.lengths.size() == 1 && spec.transform == "c2c" && !basePlan.kernels[0].desc.convolve;
+  // name.)
+  const bool oneKernel1d = basePlan.kernels.size() == 1 && spec.lengths.size() == 1 && !spec.real() && !basePlan.kernels[0].desc.convolve;
   std::vector<Trial> trials;
   std::size_t baseline = 0;
   std::map<std::string, double> timedSources;  // identical kernels and grid: one timing
@@ -178,12 +179,20 @@ TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer, const std::
         const StockhamBuild& b = builds[i];
         t.report.geometry = describeGeometry(b);
         const KernelGeometry& g = b.kernels[0].kernel.geom;
-        t.ran = KernelTuning{g.threadsPerFft, g.threadsPerFft * g.fftsPerBlock, g.registerTarget, g.directLoad ? 1 : 0, g.directStore ? 1 : 0,
-                             g.persistent ? 1 : 0, g.indexPerGroup ? 1 : 0, g.deriveTwiddles ? 1 : 0, g.workQueue ? 1 : 0,
-                             k0IsR2c(b) ? (g.fusedSplit ? 1 : 0) : -1};
+        t.ran = KernelTuning{};
+        t.ran.threadsPerFft = g.threadsPerFft;
+        t.ran.blockThreads = g.threadsPerFft * g.fftsPerBlock;
+        t.ran.registerTarget = g.registerTarget;
+        t.ran.directLoad = g.directLoad;
+        t.ran.directStore = g.directStore;
+        t.ran.persistent = g.persistent;
+        t.ran.indexPerGroup = g.indexPerGroup;
+        t.ran.deriveTwiddles = g.deriveTwiddles;
+        t.ran.workQueue = g.workQueue;
+        if (k0IsR2c(b)) t.ran.fusedSplit = g.fusedSplit;
         // Plan-level members as asked (the geometry cannot show them).
         t.ran.columnValues = todo[i].tuning.columnValues;
-        t.ran.bluesteinPow2 = todo[i].tuning.bluesteinPow2;
+        t.ran.bluestein = todo[i].tuning.bluestein;
         t.ran.bluesteinLength = todo[i].tuning.bluesteinLength;
         t.ran.fuseAxes = todo[i].tuning.fuseAxes;
         t.ran.threeKernels = todo[i].tuning.threeKernels;
@@ -222,6 +231,15 @@ TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer, const std::
     }
     runStage(stage, c);
   };
+  auto varySwitch = [&](const std::string& stage, const std::vector<bool>& values, std::optional<bool> KernelTuning::*field) {
+    std::vector<Candidate> c;
+    for (bool v : values) {
+      Candidate cand = current();
+      cand.tuning.*field = v;
+      c.push_back(cand);
+    }
+    runStage(stage, c);
+  };
   for (int round = 0; round < 2; ++round) {
     const int T0 = emitStockhamKernel(planStockham(variant(spec, current()), arch).kernels[0].desc).geom.threadsPerFft;
     std::vector<int> threads;
@@ -232,23 +250,23 @@ TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer, const std::
     vary("register target", {32, 40, 48, 64, 80, 96, 128, 168, 255}, &KernelTuning::registerTarget);
     if (round == 0) {
       std::vector<Candidate> c;
-      for (int l : {1, 0})
-        for (int st : {1, 0}) {
+      for (bool l : {true, false})
+        for (bool st : {true, false}) {
           Candidate v = current();
           v.tuning.directLoad = l;
           v.tuning.directStore = st;
           c.push_back(v);
         }
       runStage("direct I/O", c);
-      vary("grid", {1, 0}, &KernelTuning::persistent);
-      vary("thread indices", {0, 1}, &KernelTuning::indexPerGroup);
-      vary("twiddles", {0, 1}, &KernelTuning::deriveTwiddles);
-      vary("work queue", {0, 1}, &KernelTuning::workQueue);
-      if (spec.transform == "r2c") vary("fused split", {1, 0}, &KernelTuning::fusedSplit);
-      if (spec.lengths.size() > 1 && spec.transform == "c2c") vary("fuse axes", {1, 0}, &KernelTuning::fuseAxes);
+      varySwitch("grid", {true, false}, &KernelTuning::persistent);
+      varySwitch("thread indices", {false, true}, &KernelTuning::indexPerGroup);
+      varySwitch("twiddles", {false, true}, &KernelTuning::deriveTwiddles);
+      varySwitch("work queue", {false, true}, &KernelTuning::workQueue);
+      if (spec.transform == Transform::R2C) varySwitch("fused split", {true, false}, &KernelTuning::fusedSplit);
+      if (spec.lengths.size() > 1 && !spec.real()) varySwitch("fuse axes", {true, false}, &KernelTuning::fuseAxes);
       if (planStockham(variant(spec, current()), arch).kernels.size() > 1) vary("column values", {32, 16, 8}, &KernelTuning::columnValues);
-      if (spec.lengths.size() == 1 && spec.transform == "c2c" && planStockham(variant(spec, current()), arch).kernels.size() > 1)
-        vary("three kernels", {0, 1}, &KernelTuning::threeKernels);
+      if (spec.lengths.size() == 1 && !spec.real() && planStockham(variant(spec, current()), arch).kernels.size() > 1)
+        varySwitch("three kernels", {false, true}, &KernelTuning::threeKernels);
     }
   }
   TuneOutcome out;

@@ -1,0 +1,72 @@
+// The radix pass of butterflies one thread holds whole (Butterfly.h: powers of two, odd primes to 31 and their
+// composites): the block's L / R butterflies spread over the FFT's threads, `iters` per thread. Each thread reads its
+// butterflies' inputs (from global memory where the first pass loads directly), computes them into registers, and
+// after a barrier writes the outputs to their Stockham slots; a direct last pass stores them to global memory instead.
+#include <fmt/format.h>
+
+#include "generator/stockham/Butterfly.h"
+#include "generator/stockham/ElementIo.h"
+#include "generator/stockham/RadixPass.h"
+
+namespace warpforge {
+
+using namespace ast;
+
+namespace {
+
+class ButterflyPass : public RadixPass {
+ public:
+  NodePtr emit(KernelContext& k, int p, long long ns) const override {
+    const KernelDesc& d = k.d;
+    const int R = d.factors[p], L = d.length, T = k.g.threadsPerFft;
+    const int butterflies = L / R, iters = (butterflies + T - 1) / T;
+    const bool lastDirect = k.directOut && k.lastPass(p);
+    std::vector<NodePtr> st{comment(fmt::format("pass {}{}: radix {}, {} butterflies, sub-transforms {} -> {}", p,
+                                                d.convolve ? (k.stage ? " (inverse)" : " (forward)") : "", R, butterflies, ns, ns * R))};
+    st.push_back(declArray(k.cT, "x", iters * R));
+    for (int it = 0; it < iters; ++it) {
+      std::vector<NodePtr> bf;
+      NodePtr j = var("j");
+      std::vector<NodePtr> ops;
+      AstComplexOps ac{ops, d.f64};
+      std::vector<AstComplexOps::C> xs = butterflyInputs(k, bf, p, ns, "", bin("+", var("t"), lit(it * T)));
+      DftBuilder<AstComplexOps> dft(ac, k.stageSign());
+      std::vector<AstComplexOps::C> ys = dft.dft(xs);
+      for (auto& o : ops) bf.push_back(o);
+      if (lastDirect) {
+        // last pass: output k = j + o ns is element k of the FFT (ns = L / R, j < ns)
+        for (int o = 0; o < R; ++o) {
+          if (d.outDropFrom >= 0 && o * ns >= d.outDropFrom) continue;  // never stored, for any j
+          std::vector<NodePtr> put{decl(k.cT, "v", k.mk(ys[o].re, ys[o].im))};
+          NodePtr kIdx = bin("+", j, lit(static_cast<long long>(o) * ns));
+          for (auto& s : storeElement(k, kIdx, "aout")) put.push_back(s);
+          bf.push_back(ifStmt(var("live"), block(put)));
+        }
+      } else {
+        for (int o = 0; o < R; ++o) bf.push_back(assign(index(var("x"), lit(it * R + o)), k.mk(ys[o].re, ys[o].im)));
+      }
+      st.push_back((it + 1) * T <= butterflies ? block(bf) : ifStmt(bin("<", bin("+", var("t"), lit(it * T)), lit(butterflies)), block(bf)));
+    }
+    if (lastDirect) return block(st);
+    st.push_back(exprStmt(call("__syncthreads", {})));
+    for (int it = 0; it < iters; ++it) {
+      std::vector<NodePtr> w;
+      w.push_back(decl("const int", "j", bin("+", var("t"), lit(it * T))));
+      w.push_back(decl("const int", "base", butterflyBase(var("j"), R, ns)));
+      if (slotForm(k, R, ns).needsPb()) w.push_back(decl("const int", "pb", call("wf_pad", {bin("+", var("fbase"), var("base"))})));
+      for (int r = 0; r < R; ++r) w.push_back(assign(outputSlot(k, R, ns, r), index(var("x"), lit(it * R + r))));
+      st.push_back((it + 1) * T <= butterflies ? block(w) : ifStmt(bin("<", bin("+", var("t"), lit(it * T)), lit(butterflies)), block(w)));
+    }
+    st.push_back(exprStmt(call("__syncthreads", {})));
+    return block(st);
+  }
+};
+
+}  // namespace
+
+const RadixPass& butterflyPass() {
+  static const ButterflyPass p;
+  return p;
+}
+
+}  // namespace warpforge

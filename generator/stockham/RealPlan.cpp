@@ -1,0 +1,233 @@
+// r2c / c2r. The real axis (the innermost) is a job of its own, batched over the other axes; those are c2c axes on
+// the complex side's array (r2c: after the real axis, in place on the output; c2r: before it, from the input into
+// scratch). An even real length N = 2L runs as a complex FFT of L on the real array viewed as L pairs, with the split
+// (r2c) or merge (c2r) that relates it to the N-point transform (RealFusion.h):
+//  - L smooth and at most maxFusedRealHalf: one kernel, the split fused into its store (the merge into its first pass);
+//  - L up to kMaxRealHalf: the complex FFT of L by the general path into scratch and a copy kernel that applies the
+//    split (or the merge into scratch first), which holds the L + 1 values of one FFT;
+//  - longer L of radix primes: the two-kernel plan of L with the split fused into its row kernel (the merge into its
+//    column kernel) through mirrored FFT pairs (MirrorPairs.h);
+//  - other long L (Bluestein): the complex FFT of L into scratch and a mirrored split (merge) kernel of its own.
+// An odd real length runs as the complex FFT of N itself: r2c reads the real array as (x, 0) and stores outputs
+// 0..N/2; c2r reads the half the array holds and its conjugate mirror (Access::hermitianN) and stores real parts.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "generator/stockham/MirrorPairs.h"
+#include "generator/stockham/PlanBuilder.h"
+
+namespace warpforge {
+
+namespace {
+
+std::vector<long long> denseStrides(const std::vector<long long>& shape) {
+  std::vector<long long> st(shape.size());
+  long long acc = 1;
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    st[d] = acc;
+    acc *= shape[d];
+  }
+  return st;
+}
+
+long long product(const std::vector<long long>& v) {
+  long long p = 1;
+  for (long long x : v) p *= x;
+  return p;
+}
+
+}  // namespace
+
+std::vector<cd> mirroredRealTable(long long N, long long elem, int n, long long m, int sign) {
+  std::vector<cd> t;
+  for (int i = 0; i <= n; ++i) t.push_back(unitRoot(i * elem, N, sign));
+  for (long long r = 0; r < m; ++r) t.push_back(unitRoot(r, N, sign));
+  return t;
+}
+
+void PlanBuilder::buildReal() {
+  const int D = static_cast<int>(s_.lengths.size());
+  const bool r2c = s_.transform == Transform::R2C;
+  // The complex side's array: the lengths with the innermost halved plus one.
+  const std::vector<long long> shape = r2c ? s_.outShape() : s_.inShape();
+  // Strides of the real axis job's batch digits (the outer axes, innermost first, then the user's batch) in `io`.
+  auto outerStrides = [&](const StockhamIo& io) {
+    std::vector<long long> st;
+    for (int d = D - 2; d >= 0; --d) st.push_back(io.strides[d]);
+    st.push_back(io.distance);
+    return st;
+  };
+  std::vector<long long> counts;
+  for (int d = D - 2; d >= 0; --d) counts.push_back(s_.lengths[d]);
+  const StockhamIo& realIo = r2c ? s_.input : s_.output;
+  const Side realSide{r2c ? Buffer::Input : Buffer::Output, userReal(), false, realIo.offset, realIo.strides[D - 1], outerStrides(realIo)};
+  Side complexSide;
+  if (r2c) {
+    complexSide = Side{Buffer::Output, userComplex(), s_.output.planar, s_.output.offset, s_.output.strides[D - 1], outerStrides(s_.output)};
+  } else if (D == 1) {
+    complexSide = Side{Buffer::Input, userComplex(), s_.input.planar, s_.input.offset, s_.input.strides[0], outerStrides(s_.input)};
+  } else {
+    // c2r: the outer axes first, from the input into dense scratch (the input is the caller's, left as given).
+    const Buffer spectra = Buffer::Tmp0;
+    StockhamIo dense;
+    dense.strides = denseStrides(shape);
+    dense.distance = product(shape);
+    reserve(spectra, dense.distance);
+    addComplexAxes(shape, s_.input, Buffer::Input, userComplex(), s_.input.planar, dense, spectra, compute_, +1);
+    complexSide = Side{spectra, compute_, false, 0, 1, outerStrides(dense)};
+  }
+  addRealAxis(counts, realSide, complexSide);
+  if (r2c && D > 1) addComplexAxes(shape, s_.output, Buffer::Output, userComplex(), s_.output.planar, s_.output, Buffer::Output, userComplex(), -1);
+}
+
+// The c2c axes 0 .. D-2 of the complex array `shape`: the first from (src, srcIo) into (dst, dstIo), the others in
+// place on dst.
+void PlanBuilder::addComplexAxes(const std::vector<long long>& shape, const StockhamIo& srcIo, Buffer src, Storage srcStorage, bool srcPlanar,
+                                 const StockhamIo& dstIo, Buffer dst, Storage dstStorage, int sign) {
+  const int D = static_cast<int>(shape.size());
+  const bool dstPlanar = dst == Buffer::Output && s_.output.planar;
+  for (int a = D - 2; a >= 0; --a) {
+    const bool first = a == D - 2;
+    const StockhamIo& inIo = first ? srcIo : dstIo;
+    Job j;
+    j.n = static_cast<int>(shape[a]);
+    j.sign = sign;
+    j.role = fmt::format("axis {} of {}D ({} {}: the complex side's c2c)", a, D, transformName(s_.transform), fmt::join(shape, " x "));
+    j.in = Side{first ? src : dst, first ? srcStorage : dstStorage, first ? srcPlanar : dstPlanar, inIo.offset, inIo.strides[a], {}};
+    j.out = Side{dst, dstStorage, dstPlanar, dstIo.offset, dstIo.strides[a], {}};
+    for (int d = D - 1; d >= 0; --d) {
+      if (d == a) continue;
+      j.counts.push_back(shape[d]);
+      j.in.batchStride.push_back(inIo.strides[d]);
+      j.out.batchStride.push_back(dstIo.strides[d]);
+    }
+    j.in.batchStride.push_back(inIo.distance);
+    j.out.batchStride.push_back(dstIo.distance);
+    addJob(j);
+  }
+}
+
+void PlanBuilder::addRealAxis(const std::vector<long long>& counts, const Side& realSide, const Side& complexSide) {
+  const int N = s_.length();
+  const bool r2c = s_.transform == Transform::R2C;
+  if (N % 2) return addOddRealAxis(counts, realSide, complexSide);
+  const int L = N / 2;
+  Job j;
+  j.n = L;
+  j.fuseN = N;
+  j.factors = {};
+  j.counts = counts;
+  std::vector<cd> w;
+  for (int k = 0; k <= L; ++k) w.push_back(unitRoot(k, N, r2c ? -1 : +1));
+  if (L <= maxFusedRealHalf(s_.precision) && isSmooth(L, maxPrime_)) {
+    if (r2c) {
+      j.sign = -1;
+      j.fuse = Fuse::R2CPost;
+      j.role = fmt::format("r2c of {} as a complex FFT of {} with the split fused into the store", N, L);
+      j.in = realSide;
+      j.out = complexSide;
+      j.storeTable = std::move(w);
+      j.hasStoreTable = true;
+    } else {
+      j.sign = +1;
+      j.fuse = Fuse::C2RPre;
+      j.role = fmt::format("c2r of {} as a complex FFT of {} with the merge fused into the first pass", N, L);
+      j.in = complexSide;
+      j.out = realSide;
+      j.loadTable = std::move(w);
+      j.hasLoadTable = true;
+    }
+    addSingle(j);
+    return;
+  }
+  const bool longHalf = L > kMaxRealHalf;
+  // The mirrored kernel holds two of its FFTs per block at least: its length within half of what one block holds.
+  const int n1 = longHalf && isCoopSmooth(L, maxPrime_) ? twoKernelSplit(L) : 0;
+  if (n1 > 0 && (r2c ? L / n1 : n1) <= maxOneKernel_ / 2) {
+    // The two-kernel plan of L, the split in its row kernel, the merge in its column kernel (mirrored FFT pairs).
+    j.sign = r2c ? -1 : +1;
+    j.fuse = r2c ? Fuse::R2CPost : Fuse::C2RPre;
+    j.role = fmt::format("{} of {} as a complex FFT of {}", r2c ? "r2c" : "c2r", N, L);
+    j.in = r2c ? realSide : complexSide;
+    j.out = r2c ? complexSide : realSide;
+    return addTwoKernels(j, n1);
+  }
+  const Buffer half = complexSide.buf == Buffer::Tmp0 ? Buffer::Tmp1 : Buffer::Tmp0;  // (c2r of 2D/3D: the spectra in tmp0)
+  reserve(half, L * j.fftsPerBatch());
+  Job fft = j, fix = j;
+  fix.copyOnly = true;
+  fix.fuseN = N;
+  if (longHalf) {
+    // One element per FFT, L FFTs in mirrored pairs: the split or the merge of any half, L + m + 1 table entries.
+    fix.n = 1;
+    fix.mirrored = true;
+    fix.counts.insert(fix.counts.begin(), L);
+  }
+  const Side halfSide = longHalf ? Side{half, compute_, false, 0, L, [&] {
+    std::vector<long long> st{1};
+    long long acc = L;
+    for (long long c : counts) st.push_back(acc), acc *= c;
+    st.push_back(acc);
+    return st;
+  }()} : dense(half, L, counts);
+  // The user's complex side as L FFTs of one element: element 1 of FFT 0 is X[L].
+  Side userSide = complexSide;
+  if (longHalf) {
+    userSide.elemStride = complexSide.elemStride * L;
+    userSide.batchStride.insert(userSide.batchStride.begin(), complexSide.pairStride());
+  }
+  const std::vector<cd> table = longHalf ? mirroredRealTable(N, L, 1, L, r2c ? -1 : +1) : std::move(w);
+  if (r2c) {
+    fft.sign = -1;
+    fft.role = fmt::format("r2c of {}, step 1: complex FFT of {} on the real pairs into scratch", N, L);
+    fft.in = realSide;
+    fft.out = dense(half, L, counts);
+    fix.role = fmt::format("r2c of {}, last step: the split X[k] = E[k] + W_N^k O[k], k = 0..{}", N, L);
+    fix.sign = -1;
+    fix.fuse = Fuse::R2CPost;
+    fix.in = halfSide;
+    fix.out = userSide;
+    fix.storeTable = table;
+    fix.hasStoreTable = true;
+    addJob(fft);
+    addSingle(fix);
+  } else {
+    fix.role = fmt::format("c2r of {}, step 1: the merge Z[k] = (X[k] + conj X[L-k]) + i W_N^-k (X[k] - conj X[L-k]) into scratch", N);
+    fix.sign = +1;
+    fix.fuse = Fuse::C2RPre;
+    fix.in = userSide;
+    fix.out = halfSide;
+    fix.loadTable = table;
+    fix.hasLoadTable = true;
+    fft.sign = +1;
+    fft.role = fmt::format("c2r of {}, step 2: inverse complex FFT of {} from scratch onto the real pairs", N, L);
+    fft.in = dense(half, L, counts);
+    fft.out = realSide;
+    addSingle(fix);
+    addJob(fft);
+  }
+}
+
+void PlanBuilder::addOddRealAxis(const std::vector<long long>& counts, const Side& realSide, const Side& complexSide) {
+  const int N = s_.length();
+  const bool r2c = s_.transform == Transform::R2C;
+  Job j;
+  j.n = N;
+  j.counts = counts;
+  j.sign = r2c ? -1 : +1;
+  j.in = r2c ? realSide : complexSide;
+  j.out = r2c ? complexSide : realSide;
+  if (r2c) {
+    j.role = fmt::format("r2c of odd {} as a complex FFT of the real input, outputs 0..{}", N, N / 2);
+    j.in.scalarReal = true;
+    j.outValid = N / 2 + 1;
+  } else {
+    j.role = fmt::format("c2r of odd {} as a complex FFT of the half spectrum and its conjugate mirror, real parts stored", N);
+    j.in.hermitianN = N;
+    j.in.hermitianStride = complexSide.elemStride;
+    j.out.scalarReal = true;
+  }
+  addJob(j);
+}
+
+}  // namespace warpforge
