@@ -50,9 +50,10 @@ TEST(Readme, EveryJsonBlockIsASpecThatVerifies) {
   int n = 0;
   for (const auto& block : jsonBlocks(readme())) {
     SCOPED_TRACE(block.substr(0, 120));
-    // A family that another branch adds (its folder not in this tree yet) is checked once it is merged.
+    // pfb arrives from another branch: its block is checked once the family is in the build (any other unknown
+    // family, a typo included, fails here).
     const std::string family = nlohmann::json::parse(block).value("family", "");
-    if (!findFamily(family) && !std::filesystem::exists(test::sourcePath("generator/" + family))) continue;
+    if (family == "pfb" && !findFamily(family) && !std::filesystem::exists(test::sourcePath("generator/pfb"))) continue;
     auto spec = parseSpecText(block, "README.md block " + std::to_string(++n));
     EXPECT_NO_THROW(spec->verify());
   }
