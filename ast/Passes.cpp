@@ -1,49 +1,53 @@
 #include "ast/Passes.h"
 
-#include <map>
 #include <set>
 
 namespace warpforge::ast {
 
 namespace {
 
-bool evalBinary(const std::string& op, long long a, long long b, long long& out) {
-  if (op == "+") out = a + b;
-  else if (op == "-") out = a - b;
-  else if (op == "*") out = a * b;
-  else if (op == "/" && b != 0) out = a / b;
-  else if (op == "%" && b != 0) out = a % b;
-  else if (op == "<<" && b >= 0 && b < 63) out = a << b;
-  else if (op == ">>" && b >= 0 && b < 63) out = a >> b;
-  else if (op == "&") out = a & b;
-  else if (op == "|") out = a | b;
-  else if (op == "^") out = a ^ b;
-  else if (op == "==") out = a == b;
-  else if (op == "!=") out = a != b;
-  else if (op == "<") out = a < b;
-  else if (op == "<=") out = a <= b;
-  else if (op == ">") out = a > b;
-  else if (op == ">=") out = a >= b;
-  else if (op == "&&") out = a && b;
-  else if (op == "||") out = a || b;
-  else return false;
-  return true;
+bool evalBinary(BinaryOp op, long long a, long long b, long long& out) {
+  switch (op) {
+    case BinaryOp::Add: out = a + b; return true;
+    case BinaryOp::Sub: out = a - b; return true;
+    case BinaryOp::Mul: out = a * b; return true;
+    case BinaryOp::Div: out = b != 0 ? a / b : 0; return b != 0;
+    case BinaryOp::Mod: out = b != 0 ? a % b : 0; return b != 0;
+    case BinaryOp::Shl: out = b >= 0 && b < 63 ? a << b : 0; return b >= 0 && b < 63;
+    case BinaryOp::Shr: out = b >= 0 && b < 63 ? a >> b : 0; return b >= 0 && b < 63;
+    case BinaryOp::BitAnd: out = a & b; return true;
+    case BinaryOp::BitOr: out = a | b; return true;
+    case BinaryOp::BitXor: out = a ^ b; return true;
+    case BinaryOp::Equal: out = a == b; return true;
+    case BinaryOp::NotEqual: out = a != b; return true;
+    case BinaryOp::Less: out = a < b; return true;
+    case BinaryOp::LessEqual: out = a <= b; return true;
+    case BinaryOp::Greater: out = a > b; return true;
+    case BinaryOp::GreaterEqual: out = a >= b; return true;
+    case BinaryOp::LogicalAnd: out = a && b; return true;
+    case BinaryOp::LogicalOr: out = a || b; return true;
+  }
+  return false;
 }
+
+// A literal written in its default spelling (no suffix, no fixed hex width): folding it keeps the text honest.
+bool plainLit(const NodePtr& n) { return n->kind == Kind::IntLit && n->suffix == IntSuffix::None && n->hexDigits < 0; }
 
 NodePtr foldOne(const NodePtr& n) {
   if (n->kind == Kind::Binary) {
     const NodePtr &a = n->args[0], &b = n->args[1];
+    const BinaryOp op = n->op.binary();
     long long v;
-    if (a->kind == Kind::IntLit && b->kind == Kind::IntLit && evalBinary(n->op, a->value, b->value, v)) return lit(v);
-    const std::string& op = n->op;
-    if ((op == "+" || op == "|" || op == "^" || op == "-" || op == "<<" || op == ">>") && isIntLit(b, 0)) return a;
-    if ((op == "+" || op == "|" || op == "^") && isIntLit(a, 0)) return b;
-    if (op == "*" && isIntLit(b, 1)) return a;
-    if (op == "*" && isIntLit(a, 1)) return b;
-    if ((op == "*" || op == "&") && (isIntLit(a, 0) || isIntLit(b, 0))) return lit(0);
-    if ((op == "<<" || op == ">>") && isIntLit(a, 0)) return lit(0);
+    if (plainLit(a) && plainLit(b) && evalBinary(op, a->value, b->value, v)) return lit(v);
+    using B = BinaryOp;
+    if ((op == B::Add || op == B::BitOr || op == B::BitXor || op == B::Sub || op == B::Shl || op == B::Shr) && isIntLit(b, 0)) return a;
+    if ((op == B::Add || op == B::BitOr || op == B::BitXor) && isIntLit(a, 0)) return b;
+    if (op == B::Mul && isIntLit(b, 1)) return a;
+    if (op == B::Mul && isIntLit(a, 1)) return b;
+    if ((op == B::Mul || op == B::BitAnd) && (isIntLit(a, 0) || isIntLit(b, 0))) return lit(0);
+    if ((op == B::Shl || op == B::Shr) && isIntLit(a, 0)) return lit(0);
   }
-  if (n->kind == Kind::Unary && n->op == "-" && n->args[0]->kind == Kind::IntLit) return lit(-n->args[0]->value);
+  if (n->kind == Kind::Unary && n->op.is(UnaryOp::Negate) && plainLit(n->args[0])) return lit(-n->args[0]->value);
   if (n->kind == Kind::Ternary && n->args[0]->kind == Kind::IntLit) return n->args[0]->value ? n->args[1] : n->args[2];
   if (n->kind == Kind::If && n->args[0]->kind == Kind::IntLit) {
     if (n->args[0]->value) return n->args[1];

@@ -1,6 +1,5 @@
 #include "ast/Printer.h"
 
-#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -10,18 +9,33 @@ namespace warpforge::ast {
 
 namespace {
 
-int binaryPrecedence(const std::string& op) {
-  static const std::map<std::string, int> p = {{"*", 13}, {"/", 13}, {"%", 13}, {"+", 12}, {"-", 12}, {"<<", 11}, {">>", 11},
-                                               {"<", 9},  {"<=", 9}, {">", 9},  {">=", 9}, {"==", 8}, {"!=", 8}, {"&", 7},
-                                               {"^", 6},  {"|", 5},  {"&&", 4}, {"||", 3}};
-  auto it = p.find(op);
-  if (it == p.end()) throw std::logic_error("unknown binary operator " + op);
-  return it->second;
+int binaryPrecedence(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::Mul:
+    case BinaryOp::Div:
+    case BinaryOp::Mod: return 13;
+    case BinaryOp::Add:
+    case BinaryOp::Sub: return 12;
+    case BinaryOp::Shl:
+    case BinaryOp::Shr: return 11;
+    case BinaryOp::Less:
+    case BinaryOp::LessEqual:
+    case BinaryOp::Greater:
+    case BinaryOp::GreaterEqual: return 9;
+    case BinaryOp::Equal:
+    case BinaryOp::NotEqual: return 8;
+    case BinaryOp::BitAnd: return 7;
+    case BinaryOp::BitXor: return 6;
+    case BinaryOp::BitOr: return 5;
+    case BinaryOp::LogicalAnd: return 4;
+    case BinaryOp::LogicalOr: return 3;
+  }
+  throw std::logic_error("unknown binary operator");
 }
 
 int precedence(const Node& n) {
   switch (n.kind) {
-    case Kind::Binary: return binaryPrecedence(n.op);
+    case Kind::Binary: return binaryPrecedence(n.op.binary());
     case Kind::Unary:
     case Kind::Cast: return 15;
     case Kind::Ternary: return 2;
@@ -41,18 +55,24 @@ std::string wrap(const NodePtr& child, int minPrec) {
 std::string expr(const NodePtr& e) {
   const Node& n = *e;
   switch (n.kind) {
-    case Kind::IntLit: return n.value > 0xFFFF ? fmt::format("{:#x}", n.value) : fmt::format("{}", n.value);
+    case Kind::IntLit: {
+      static const char* suffix[] = {"", "u", "ll", "ull"};
+      const bool hex = n.hexDigits > 0 || (n.hexDigits < 0 && n.value > 0xFFFF);
+      const std::string digits = n.hexDigits > 0 ? fmt::format("{:#0{}x}", n.value, n.hexDigits + 2) : hex ? fmt::format("{:#x}", n.value)
+                                                                                                          : fmt::format("{}", n.value);
+      return digits + suffix[static_cast<int>(n.suffix)];
+    }
     case Kind::FloatLit: {
-      bool dbl = n.type == "double";
+      bool dbl = n.type.base == "double";
       std::string s = dbl ? fmt::format("{:.17g}", n.fvalue) : fmt::format("{:.9g}", n.fvalue);
       if (s.find_first_of(".e") == std::string::npos) s += ".0";
       return dbl ? s : s + "f";
     }
     case Kind::Var: return n.name;
-    case Kind::Unary: return n.op + wrap(n.args[0], 15);
+    case Kind::Unary: return std::string(n.op.spelling()) + wrap(n.args[0], 15);
     case Kind::Binary: {
-      int p = binaryPrecedence(n.op);
-      return wrap(n.args[0], p) + " " + n.op + " " + wrap(n.args[1], p + 1);  // left-associative
+      int p = binaryPrecedence(n.op.binary());
+      return wrap(n.args[0], p) + " " + std::string(n.op.spelling()) + " " + wrap(n.args[1], p + 1);  // left-associative
     }
     case Kind::Ternary: return wrap(n.args[0], 3) + " ? " + wrap(n.args[1], 3) + " : " + wrap(n.args[2], 2);
     case Kind::Call: {
@@ -62,15 +82,35 @@ std::string expr(const NodePtr& e) {
     }
     case Kind::Index: return wrap(n.args[0], 16) + "[" + expr(n.args[1]) + "]";
     case Kind::Member: return wrap(n.args[0], 16) + "." + n.name;
-    case Kind::Cast: return "(" + n.type + ")" + wrap(n.args[0], 15);
+    case Kind::Cast:
+      switch (n.castStyle) {
+        case CastStyle::Reinterpret: return "reinterpret_cast<" + n.type.str() + ">(" + expr(n.args[0]) + ")";
+        case CastStyle::Static: return "static_cast<" + n.type.str() + ">(" + expr(n.args[0]) + ")";
+        case CastStyle::C: break;
+      }
+      return "(" + n.type.str() + ")" + wrap(n.args[0], 15);
+    case Kind::Paren: return "(" + expr(n.args[0]) + ")";
     default: throw std::logic_error("not an expression node");
   }
 }
 
 std::string declText(const Node& n) {
-  std::string s = n.type + " " + n.name;
-  if (n.count) s += fmt::format("[{}]", n.count);
+  std::string s = n.storage == StorageClass::Shared ? "__shared__ " : n.storage == StorageClass::ExternShared ? "extern __shared__ " : "";
+  if (n.align > 0) s += fmt::format("__align__({}) ", n.align);
+  s += n.type.declare(n.name);
+  if (n.count > 0) s += fmt::format("[{}]", n.count);
+  if (n.count < 0) s += "[]";
   if (!n.args.empty()) s += " = " + expr(n.args[0]);
+  return s;
+}
+
+// "const int a = 1, b = 2": the type once, then each declarator.
+std::string declGroupText(const Node& n) {
+  std::string s;
+  for (std::size_t i = 0; i < n.args.size(); ++i) {
+    const Node& d = *n.args[i];
+    s += i == 0 ? declText(d) : ", " + d.name + (d.args.empty() ? "" : " = " + expr(d.args[0]));
+  }
   return s;
 }
 
@@ -91,18 +131,25 @@ void body(const NodePtr& b, int indent, std::ostringstream& out) {
 std::string inlineStmt(const NodePtr& s) {
   if (!s) return "";
   if (s->kind == Kind::Decl) return declText(*s);
-  if (s->kind == Kind::Assign) return expr(s->args[0]) + " " + s->op + " " + expr(s->args[1]);
+  if (s->kind == Kind::DeclGroup) return declGroupText(*s);
+  if (s->kind == Kind::Assign) return expr(s->args[0]) + " " + std::string(s->op.spelling()) + " " + expr(s->args[1]);
   if (s->kind == Kind::ExprStmt) return expr(s->args[0]);
+  if (s->kind == Kind::Return) return s->args.empty() ? "return" : "return " + expr(s->args[0]);
   return expr(s);
 }
+
+std::string noteText(const Node& n) { return n.note.empty() ? "" : "  // " + n.note; }
 
 void stmt(const NodePtr& s, int indent, std::ostringstream& out) {
   const Node& n = *s;
   std::string pad(2 * indent, ' ');
   switch (n.kind) {
-    case Kind::Decl: out << pad << declText(n) << ";\n"; break;
-    case Kind::Assign: out << pad << inlineStmt(s) << ";\n"; break;
-    case Kind::ExprStmt: out << pad << expr(n.args[0]) << ";\n"; break;
+    case Kind::Decl:
+    case Kind::DeclGroup:
+    case Kind::Assign:
+    case Kind::ExprStmt:
+    case Kind::Return: out << pad << inlineStmt(s) << ";" << noteText(n) << "\n"; break;
+    case Kind::Typedef: out << pad << "typedef " << n.type.declare(n.name) << ";\n"; break;
     case Kind::Comment: {
       std::istringstream lines(n.name);
       std::string line;
@@ -116,6 +163,10 @@ void stmt(const NodePtr& s, int indent, std::ostringstream& out) {
       out << "\n";
       break;
     case Kind::If:
+      if (n.unbraced) {
+        out << pad << "if (" << expr(n.args[0]) << ") " << inlineStmt(n.args[1]) << ";" << noteText(*n.args[1]) << "\n";
+        break;
+      }
       out << pad << "if (" << expr(n.args[0]) << ") ";
       body(n.args[1], indent, out);
       if (n.args.size() > 2) {
@@ -126,14 +177,18 @@ void stmt(const NodePtr& s, int indent, std::ostringstream& out) {
       break;
     case Kind::For:
       out << pad << "for (" << inlineStmt(n.args[0]) << "; " << expr(n.args[1]) << "; " << inlineStmt(n.args[2]) << ") ";
+      if (n.unbraced) {
+        out << inlineStmt(n.args[3]) << ";" << noteText(*n.args[3]) << "\n";
+        break;
+      }
       body(n.args[3], indent, out);
       out << "\n";
       break;
     case Kind::InlinePtx: {
       std::vector<std::string> cons;
-      std::string c = n.type;
+      std::string c = n.attrs;
       std::size_t pos = 0;
-      while (pos <= c.size()) {
+      while (!c.empty() && pos <= c.size()) {
         auto comma = c.find(',', pos);
         cons.push_back(c.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
         if (comma == std::string::npos) break;
@@ -146,11 +201,19 @@ void stmt(const NodePtr& s, int indent, std::ostringstream& out) {
         std::string& dst = cons[i][0] == '=' || cons[i][0] == '+' ? outs : ins;
         dst += (dst.empty() ? "" : ", ") + item;
       }
-      out << pad << "asm(\"" << n.name << "\" : " << outs << " : " << ins << ");\n";
+      if (!n.isVolatile && n.clobbers.empty()) {
+        out << pad << "asm(\"" << n.name << "\" : " << outs << " : " << ins << ");\n";
+        break;
+      }
+      out << pad << "asm" << (n.isVolatile ? " volatile" : "") << "(\"" << n.name << "\"";
+      if (outs.empty()) out << " ::" << (ins.empty() ? ":" : " " + ins);  // asm("t" :: ins : clobbers), asm("t" ::: clobbers)
+      else out << " : " << outs << " : " << ins;
+      if (!n.clobbers.empty()) out << (outs.empty() && ins.empty() ? " " : " : ") << "\"" << n.clobbers << "\"";
+      out << ");\n";
       break;
     }
     case Kind::Function: {
-      out << pad << n.attrs << (n.attrs.empty() ? "" : " ") << (n.type.empty() ? "" : n.type + " ") << n.name << "(";
+      out << pad << n.attrs << (n.attrs.empty() ? "" : " ") << (n.type.empty() ? "" : n.type.str() + " ") << n.name << "(";
       for (std::size_t i = 0; i + 1 < n.args.size(); ++i) out << (i ? ", " : "") << declText(*n.args[i]);
       out << ") ";
       body(n.args.back(), indent, out);

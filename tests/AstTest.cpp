@@ -71,3 +71,88 @@ TEST(AstPasses, DeadCodeRemoval) {
   EXPECT_EQ(out.find("f()"), std::string::npos) << out;
   EXPECT_NE(out.find("int used = 3;"), std::string::npos) << out;
 }
+
+TEST(AstOperators, SpellingsParseToTypedOperatorsAndBack) {
+  EXPECT_EQ(binaryOp("<<"), BinaryOp::Shl);
+  EXPECT_EQ(spelling(BinaryOp::LogicalAnd), "&&");
+  EXPECT_EQ(assignOp(">>="), AssignOp::Shr);
+  EXPECT_EQ(unaryOp("~"), UnaryOp::BitNot);
+  for (const char* op : {"*", "/", "%", "+", "-", "<<", ">>", "<", "<=", ">", ">=", "==", "!=", "&", "^", "|", "&&", "||"})
+    EXPECT_EQ(spelling(binaryOp(op)), op);
+  EXPECT_THROW(binaryOp("**"), std::logic_error);  // an unknown operator fails where the node is built
+  EXPECT_THROW(bin(",", var("a"), var("b")), std::logic_error);
+  EXPECT_THROW(assign(var("a"), var("b"), "=="), std::logic_error);
+  // The typed and the spelled builders make the same node; a node's operator compares with its spelling.
+  EXPECT_EQ(printExpr(bin(BinaryOp::Add, var("a"), var("b"))), printExpr(bin("+", var("a"), var("b"))));
+  NodePtr neg = unary(UnaryOp::Negate, var("x"));
+  EXPECT_TRUE(neg->op == "-");
+  EXPECT_TRUE(neg->op.is(UnaryOp::Negate));
+  EXPECT_FALSE(neg->op.is(BinaryOp::Sub));
+}
+
+TEST(AstTypes, BuiltAndParsedTypesPrintTheSame) {
+  EXPECT_EQ(Type("unsigned char").constant().restrict().str(), "const unsigned char* __restrict__");
+  EXPECT_EQ(Type("uint4").constPointer().str(), "uint4* const");
+  EXPECT_EQ(Type("int").constant().constPointer().str(), "const int* const");
+  EXPECT_EQ(Type("wf_u32").reference().str(), "wf_u32&");
+  EXPECT_EQ(Type("float").rowsOf(33).str(), "float (*)[33]");
+  EXPECT_EQ(Type("wf_u32").rowsOf(40).constPointer().declare("rows"), "wf_u32 (* const rows)[40]");
+  // Spelled types parse into the same structure, so string call sites build typed nodes.
+  EXPECT_EQ(Type("const unsigned char* __restrict__"), Type("unsigned char").constant().restrict());
+  EXPECT_EQ(Type("unsigned long long*").pointers, 1);
+  EXPECT_TRUE(Type("const int").isConst);
+  // A spelling outside the typed forms is kept as written (it prints unchanged).
+  EXPECT_FALSE(Type("float2 (&)[4]").verbatim.empty());
+  EXPECT_EQ(Type("float2 (&)[4]").str(), "float2 (&)[4]");
+  EXPECT_EQ(Type("int *").str(), "int *");
+  EXPECT_THROW(Type("int").pointer().constant(), std::logic_error);
+}
+
+TEST(AstPrinter, TypedStatementsPrintAsCudaWritesThem) {
+  EXPECT_EQ(printExpr(hexLit(0x0f0f0f0f, 8, IntSuffix::U)), "0x0f0f0f0fu");
+  EXPECT_EQ(printExpr(hexLit(0x1100, 4)), "0x1100");
+  EXPECT_EQ(printExpr(ulit(30)), "30u");
+  EXPECT_EQ(printExpr(ulit(0xffffffffLL)), "0xffffffffu");
+  EXPECT_EQ(printExpr(lit(0, IntSuffix::ULL)), "0ull");
+  EXPECT_EQ(printExpr(bin("&", paren(bin(">>", var("t"), lit(4))), var("m"))), "(t >> 4) & m");
+  EXPECT_EQ(printExpr(reinterpretCast(Type("float2").pointer(), var("pool"))), "reinterpret_cast<float2*>(pool)");
+  NodePtr body = block({
+      externSharedArray("wf_u32", "smem", 16),
+      sharedArray("float2", "svis", 64, 16),
+      withNote(sharedArray("float", "sdk", 8), "k_c / k0 - 1"),
+      decl(Type("float").rowsOf(9).constPointer(), "ps", reinterpretCast(Type("float").rowsOf(9), var("smem"))),
+      declGroup(Type("wf_u32").constant(), {{"h", lit(1)}, {"l", lit(2)}}),
+      forUnbraced(decl("int", "o", lit(16)), bin(">", var("o"), lit(0)), assign(var("o"), lit(1), ">>="),
+                  assign(var("n"), call("__shfl_down_sync", {ulit(0xffffffffLL), var("n"), var("o")}), "+=")),
+      ifUnbraced(bin("==", var("lane"), lit(0)), assign(index(var("part"), var("warp")), var("n"))),
+      ifStmt(bin(">=", var("b"), var("batch")), withNote(ret(), "past the batch")),
+      asmVolatile("st.shared.u32 [%0], %1;", "r,r", {var("a"), var("v")}),
+      asmVolatile("fence.proxy.async;", "", {}),
+      ret(var("v")),
+  });
+  const char* golden =
+      "{\n"
+      "  extern __shared__ __align__(16) wf_u32 smem[];\n"
+      "  __shared__ __align__(16) float2 svis[64];\n"
+      "  __shared__ float sdk[8];  // k_c / k0 - 1\n"
+      "  float (* const ps)[9] = reinterpret_cast<float (*)[9]>(smem);\n"
+      "  const wf_u32 h = 1, l = 2;\n"
+      "  for (int o = 16; o > 0; o >>= 1) n += __shfl_down_sync(0xffffffffu, n, o);\n"
+      "  if (lane == 0) part[warp] = n;\n"
+      "  if (b >= batch) {\n"
+      "    return;  // past the batch\n"
+      "  }\n"
+      "  asm volatile(\"st.shared.u32 [%0], %1;\" :: \"r\"(a), \"r\"(v) : \"memory\");\n"
+      "  asm volatile(\"fence.proxy.async;\" ::: \"memory\");\n"
+      "  return v;\n"
+      "}\n";
+  EXPECT_EQ(print(body), golden);
+}
+
+TEST(AstPasses, FoldingKeepsExplicitSpellings) {
+  // Parentheses written on purpose and literals with a suffix or a fixed hex width are text the emitter chose.
+  EXPECT_EQ(printExpr(foldConstants(bin("*", paren(lit(0)), lit(40)))), "(0) * 40");
+  EXPECT_EQ(printExpr(foldConstants(bin("+", ulit(1), ulit(2)))), "1u + 2u");
+  EXPECT_EQ(printExpr(foldConstants(bin("|", hexLit(0x1100, 4), lit(0)))), "0x1100");  // x | 0 is x whatever x's spelling
+  EXPECT_EQ(printExpr(foldConstants(unary("-", lit(3)))), "-3");
+}

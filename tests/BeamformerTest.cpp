@@ -515,7 +515,7 @@ TEST(BeamformerEmitter, SamplesExpandedAtStagingWhereTheyFit) {
   EXPECT_GT(tiling(specJson(33, 1, 1000, "cf16", "cf16", R"({"kind": "power", "integrate": 1})", R"(, "tuning": {"expand": "staged"})")).sharedBytes(true),
             kBfMaxShared);  // asked for: verify names it
   EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", kCf32, R"(, "tuning": {"expand": "smem"})")), "/tuning/expand");
-  // Automatic: staged for integer samples where it fits, per MMA step for cf16 (session 8 A/B on the H100).
+  // Automatic: staged for integer samples where it fits, per MMA step for cf16 (the faster of the two on the H100).
   EXPECT_FALSE(tiling(specJson(64, 96, 256, "cf16", "cf16", kCf32)).expandStaged);
   EXPECT_TRUE(tiling(specJson(64, 96, 256, "cf16", "cf16", kCf32, R"(, "tuning": {"expand": "staged"})")).expandStaged);
   for (const auto& f : beamformerSpecFiles()) {
@@ -527,8 +527,8 @@ TEST(BeamformerEmitter, SamplesExpandedAtStagingWhereTheyFit) {
 }
 
 TEST(BeamformerTiling, StagesFollowTheMeasurement) {
-  // Session 8 on the H100 (16-byte loads, staged expansion): two stages faster for every spec (CHORD 0.1126 vs
-  // 0.1154 ms, FRB 0.3015 vs 0.3207, LOFAR 0.1620 vs 0.1716). The spec's "stages" wins.
+  // Two stages by default: with 16-byte loads and staged expansion the double buffer measured faster for every spec
+  // in specs/ on the H100 (docs/beamformer.md). The spec's "stages" wins.
   auto stages = [](const char* st, const char* wt, const std::string& extra = "") {
     BeamformerSpec s = spec(specJson(64, 96, 256, st, wt, kCf32, extra));
     return bfTiling(s, bfMma(s.in.type)).stages;
@@ -823,7 +823,7 @@ TEST(BeamformerKernels, CpuRunCatchesMutatedWgmmaKernels) {
       {"ring slot read a stage early", "bf_cp_wait<2>();", "bf_cp_wait<3>();"},
       {"second k-step reads the first's weights", "bf_desc_sw128(slot + 32)", "bf_desc_sw128(slot + 0)"},
       {"no wait for the stage's wgmmas", "bf_wgmma_wait<0>();", ";"},
-      {"a stage's wgmmas left in flight across the next stage (session 14's wait 1)", "bf_wgmma_wait<0>();", "bf_wgmma_wait<1>();"},
+      {"a stage's wgmmas left in flight across the next stage (wait_group 1)", "bf_wgmma_wait<0>();", "bf_wgmma_wait<1>();"},
       {"no proxy fence between the copies and the wgmmas", "bf_fence_async_smem();", ";"}};
   test::expectMutationsCaught(*fs, plan, mutations, 6061, "beamformer-cpu", beamformerShim());
 }

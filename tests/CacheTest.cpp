@@ -123,7 +123,7 @@ TEST(Cache, UnwritableDirectoryStillCompiles) {
   EXPECT_GT(rt.compile(kSource, "add_one", "sm_90").cubin.size(), 100u);
 }
 
-// Issue 12 item 6: the checksum is no authentication, so the directory must be ours alone.
+// The checksum is no authentication, so the directory must be ours alone.
 namespace {
 // A well-formed entry holding `payload`, written through a cache of our own and moved to `to`.
 void forgeEntry(const std::string& to, const std::vector<char>& payload) {

@@ -83,7 +83,7 @@ TEST(Emulator, ChimeF16WithinHalfPrecisionBound) {
   auto r = emulateAgainstFftw(p, EmuMode::F16, 4242, 8);
   std::printf("[emulator] f16 seed=4242 max_rel_err=%.3e\n", r.maxRelErr);
   // ~7 roundings of unit roundoff 2^-11 = 4.9e-4 on the way, each of relative
-  // size ~u/sqrt(3) in rms: expect a few 1e-4; 3e-3 is the GPU bound of issue 3.
+  // size ~u/sqrt(3) in rms: expect a few 1e-4; 3e-3 is the bound the GPU run is held to.
   EXPECT_LT(r.maxRelErr, 3e-3);
   EXPECT_GT(r.maxRelErr, 1e-5);  // f16 mode must actually round
 }

@@ -273,8 +273,9 @@ TEST_F(GpuBeamformer, WgmmaPathMatchesTheReference) {
       cases.push_back({makeSpec(K, M, N, st, f16 ? "cf16" : "ci8", out, extra), fmt::format("wgmma {} K={} (rows {}) M={} N={} {} stages {}", st, K, R, M, N, out, stages)});
       ++i;
     }
-  // 128-beam tiles (the default), two blocks per SM (enough blocks that SMs hold two), and 256-beam tiles: session 14's
-  // call 4 found wrong sums in these while a stage's wgmmas were left in flight across the next stage's A loads.
+  // 128-beam tiles (the default), two blocks per SM (enough blocks that SMs hold two), and 256-beam tiles: where a
+  // stage's wgmmas stay in flight across the next stage's A loads, ptxas may reuse their A registers and the sums go
+  // wrong on these tilings (the CPU emulation cannot see register reuse).
   for (const char* st : {"cf16", "ci4"})
     for (int beams : {128, 256}) {
       const bool f16 = std::string(st) == "cf16";

@@ -47,8 +47,8 @@ TEST(Layout, SwapAndRegisterOrder) {
   EXPECT_FALSE(s.equalUpToRegisterOrder(l));
 }
 
-// Issue 12: a hand-written one-pass tokenizer (std::regex recursed per character and the
-// old loop copied the rest of the text per token); indices are bounded while read (no stoi).
+// Hostile layout text: a hand-written one-pass tokenizer (std::regex recurses per character, and copying the rest
+// of the text per token is quadratic); indices are bounded while read (no stoi).
 TEST(Layout, HostileTokensAreLayoutErrors) {
   EXPECT_THROW(Layout::parse("t0 <-> n99999999999"), LayoutError);
   EXPECT_THROW(Layout::parse("t99999999999 <-> n0"), LayoutError);

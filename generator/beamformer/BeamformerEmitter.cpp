@@ -5,10 +5,10 @@
 
 #include <fmt/format.h>
 
-#include "generator/complexmma/SaturationCount.h"
 #include "ast/Passes.h"
 #include "ast/Printer.h"
 #include "generator/complexmma/ComplexMma.h"
+#include "generator/beamformer/BeamformerEpilogue.h"
 #include "generator/beamformer/BeamformerWgmma.h"
 
 namespace warpforge {
@@ -16,8 +16,6 @@ namespace warpforge {
 using namespace ast;
 
 namespace {
-
-const char* kQual = "static __device__ __forceinline__";
 
 struct Ctx {
   const BeamformerSpec& s;
@@ -78,103 +76,9 @@ std::vector<NodePtr> loadWord(const Ctx& x, const BfOperand& o, const std::strin
   return out;
 }
 
-// Two ci4 bytes (receivers k, k + 1; bits 0..15 of x, the rest zero) -> their (re, im) byte pairs in one word (not
-// clamped: -8 is used as is), all four nibbles at once (7 instructions; two widen1 calls took ~26): the bytes
-// doubled (x0 x0 x1 x1), the real nibble to bytes 0 and 2, the imaginary one to 1 and 3, then the sign: a byte
-// n >= 8 gets 0xf0 = 8 * 30 added (no carry leaves a byte). bfWiden2Model() is the same on the CPU (tested).
-NodePtr widen2Fn(bool realHigh) {
-  std::vector<NodePtr> b;
-  b.push_back(raw("const wf_u32 t = __byte_perm(x, 0u, 0x1100);"));
-  b.push_back(raw("const wf_u32 h = (t >> 4) & 0x0f0f0f0fu, l = t & 0x0f0f0f0fu;"));
-  b.push_back(raw(realHigh ? "const wf_u32 v = (h & 0x00ff00ffu) | (l & 0xff00ff00u);" : "const wf_u32 v = (l & 0x00ff00ffu) | (h & 0xff00ff00u);"));
-  b.push_back(raw("return v + (v & 0x08080808u) * 30u;"));
-  return function(kQual, "wf_u32", realHigh ? "bf_widen2_hi" : "bf_widen2_lo", {decl("wf_u32", "x")}, block(b));
-}
-
 }  // namespace
 
-int bfSatModel(std::int32_t acc, int shift, int maxv, unsigned& hit) {
-  shift = shift < 0 ? 0 : shift > 31 ? 31 : shift;                       // bf_shc
-  const int v = shift ? (acc >> shift) + ((acc >> (shift - 1)) & 1) : acc;  // arithmetic shifts, as the device's
-  hit |= (v > maxv || v < -maxv) ? 1u : 0u;
-  return std::min(std::max(v, -maxv), maxv);
-}
-
-std::uint32_t bfWiden2Model(std::uint32_t x, bool realHigh) {
-  const std::uint32_t x0 = x & 0xff, x1 = (x >> 8) & 0xff;
-  const std::uint32_t t = x0 | x0 << 8 | x1 << 16 | x1 << 24;  // __byte_perm(x, 0, 0x1100)
-  const std::uint32_t h = (t >> 4) & 0x0f0f0f0fu, l = t & 0x0f0f0f0fu;
-  const std::uint32_t v = realHigh ? (h & 0x00ff00ffu) | (l & 0xff00ff00u) : (l & 0x00ff00ffu) | (h & 0xff00ff00u);
-  return v + (v & 0x08080808u) * 30u;
-}
-
 namespace {
-
-// round(acc / 2^shift) (half up), saturated to +-maxv, `shift` already clamped to 0..31 (bf_shc, once per beam);
-// `hit` |= 1 where the value was clamped. In 32 bits: floor(acc / 2^s) + bit s - 1 of acc is the rounded quotient
-// (no acc + 2^(s-1) that could overflow; bfSatModel() is the same on the CPU, tested against the int64 reference).
-NodePtr satFn() {
-  std::vector<NodePtr> b;
-  b.push_back(raw("const int v = shift ? (acc >> shift) + ((acc >> (shift - 1)) & 1) : acc;"));
-  b.push_back(raw("hit |= (v > maxv || v < -maxv) ? 1u : 0u;"));
-  b.push_back(raw("return min(max(v, -maxv), maxv);"));
-  return function(kQual, "int", "bf_sat", {decl("int", "acc"), decl("int", "shift"), decl("int", "maxv"), decl("unsigned&", "hit")}, block(b));
-}
-NodePtr shcFn() {
-  return function(kQual, "int", "bf_shc", {decl("int", "shift")}, block({raw("return shift < 0 ? 0 : shift > 31 ? 31 : shift;")}));
-}
-
-// Integer beams: the block's count of clamped beams (per thread in nsat) -> sat_count; the last block of the grid
-// to finish moves the total to saturated[0] and re-zeroes both counters (threadfence reduction, as the
-// correlator's reduce kernel): a per-call count, the counters left zero for the next call.
-std::vector<NodePtr> emitSaturationCount(const BfTiling& t) {
-  const int warps = t.threads / 32;
-  std::vector<NodePtr> out;
-  out.push_back(raw("#pragma unroll"));
-  out.push_back(raw("for (int o = 16; o > 0; o >>= 1) nsat += __shfl_down_sync(0xffffffffu, nsat, o);"));
-  out.push_back(raw(fmt::format("__shared__ unsigned bf_satp[{}];", warps)));
-  out.push_back(raw("if (lane == 0) bf_satp[warp] = nsat;"));
-  out.push_back(raw("__syncthreads();"));
-  out.push_back(ifStmt(bin("==", var("tid"), lit(0)), block(cmma::publishSaturationCount("bf_satp", warps))));
-  return out;
-}
-
-// One 16-byte shared-memory store (STS.128) whatever NVVM's vectorizer decides (it split some uint4 stores of the
-// double-buffered weights into four 32-bit ones).
-NodePtr sts128Fn() {
-  return function(kQual, "void", "bf_sts128", {decl("void*", "p"), decl("wf_u32", "a"), decl("wf_u32", "b"), decl("wf_u32", "c"), decl("wf_u32", "d")},
-                  block({raw("asm volatile(\"st.shared.v4.u32 [%0], {%1, %2, %3, %4};\" :: \"r\"((unsigned)__cvta_generic_to_shared(p)), "
-                             "\"r\"(a), \"r\"(b), \"r\"(c), \"r\"(d) : \"memory\");")}));
-}
-
-NodePtr f2hFn() {
-  return function(kQual, "wf_u32", "bf_f2h", {decl("float", "x")},
-                  block({decl("unsigned short", "h"), inlinePtx("cvt.rn.f16.f32 %0, %1;", "=h,f", {var("h"), var("x")}), raw("return h;")}));
-}
-
-std::string helpers(const Ctx& x) {
-  std::vector<NodePtr> items;
-  items.push_back(cmma::typedefU32());
-  const bool ci4 = x.s.in.type == BfType::CI4 || x.s.w.type == BfType::CI4;
-  if (x.f16) {
-    items.push_back(cmma::conjFn("bf_", true));
-    items.push_back(cmma::swapFn("bf_", true));
-    items.push_back(cmma::mmaFn("bf_", true));
-  } else {
-    items.push_back(cmma::clampFn("bf_", 8));
-    if (ci4) {
-      for (bool hi : {true, false}) items.push_back(cmma::widen1Fn("bf_", hi));
-      for (bool hi : {true, false}) items.push_back(widen2Fn(hi));
-    }
-    items.push_back(cmma::conjFn("bf_", false));
-    items.push_back(cmma::swapFn("bf_", false));
-    items.push_back(cmma::mmaFn("bf_", false));
-  }
-  if (x.s.intOut()) items.push_back(shcFn()), items.push_back(satFn());
-  items.push_back(sts128Fn());
-  if (!x.s.power && x.s.outType == BfOutType::CF16) items.push_back(f2hFn());
-  return print(unit(items));
-}
 
 std::vector<std::string> wordBits(const Ctx& x) { return x.f16 ? cmma::bitNames("rcv", 0, 3) : cmma::bitNames("rcv", 1, 3); }
 
@@ -323,17 +227,19 @@ std::vector<NodePtr> emitLoad(const Ctx& x, const NodePtr& k0) {
 
 // The rows of shared-memory buffer `buf` (an expression): `name`_s the samples rows (sampleStride words each),
 // then `name`_w the weights rows (rowStride words).
-std::vector<NodePtr> stageDecl(const Ctx& x, const std::string& name, const std::string& buf) {
-  return {raw(fmt::format("wf_u32 (* const {0}_s)[{1}] = reinterpret_cast<wf_u32 (*)[{1}]>(bf_smem + ({2}) * {3});", name, x.t.sampleStride, buf,
-                          x.t.stageWords())),
-          raw(fmt::format("wf_u32 (* const {0}_w)[{1}] = reinterpret_cast<wf_u32 (*)[{1}]>(bf_smem + ({2}) * {3} + {4});", name, x.t.rowStride, buf,
-                          x.t.stageWords(), x.t.times * x.t.sampleStride))};
+std::vector<NodePtr> stageDecl(const Ctx& x, const std::string& name, const NodePtr& buf) {
+  const NodePtr start = bin("+", var("bf_smem"), bin("*", paren(buf), decimal(x.t.stageWords())));
+  auto rows = [](long long length, const std::string& rowsName, const NodePtr& at) {
+    const Type row = Type("wf_u32").rowsOf(length);
+    return decl(row.constPointer(), rowsName, reinterpretCast(row, at));
+  };
+  return {rows(x.t.sampleStride, name + "_s", start), rows(x.t.rowStride, name + "_w", bin("+", start, decimal(x.t.times * x.t.sampleStride)))};
 }
 
 // conj(w), swap(w) of staged sample words: the A registers of ReIm_out = 0 and 1, side by side.
 NodePtr expandPair(const NodePtr& w) { return call("make_uint2", {call("bf_conj", {w}), call("bf_swap", {w})}); }
 
-std::vector<NodePtr> emitStore(const Ctx& x, const std::string& buf) {
+std::vector<NodePtr> emitStore(const Ctx& x, const NodePtr& buf) {
   std::vector<NodePtr> out;
   for (auto& d : stageDecl(x, "stage", buf)) out.push_back(d);
   for (int side = 0; side < 2; ++side) {
@@ -420,94 +326,6 @@ std::vector<NodePtr> emitCompute(const Ctx& x) {
   return out;
 }
 
-// Epilogue of one pol: each (re, im) register pair of C -> the beam store, or |beam|^2 into ps.
-std::vector<NodePtr> emitEpilogue(const Ctx& x) {
-  std::vector<NodePtr> out;
-  const BfMma& m = x.m;
-  const auto tb = cmma::bitNames("time", 0, 3), mb = cmma::bitNames("beam", 0, 3);
-  const int fa = x.t.warpTimes / 8, fb = x.t.warpBeams / 8;
-  const BeamformerSpec& s = x.s;
-  if (s.intOut()) {
-    // The shifts of this thread's beams, loaded and clamped once (not once per time fragment and component).
-    for (int j = 0; j < fb; ++j)
-      for (int reg = 0; reg < 4; ++reg) {
-        if (cmma::regField(m.c, {"ReIm_out"}, reg) || cmma::regField(m.c, tb, reg)) continue;
-        const int mIn = cmma::regField(m.c, mb, reg);
-        NodePtr mm = bin("+", var("m0"), bin("+", var("wm"), bin("+", var("c_beam"), lit(j * 8 + mIn))));
-        out.push_back(decl("const int", fmt::format("shv{}_{}", j, mIn),
-                           ternary(bin("<", mm, lit(s.beams)), call("bf_shc", {index(var("shbase"), mm)}), lit(0))));
-      }
-  }
-  for (int i = 0; i < fa; ++i)
-    for (int j = 0; j < fb; ++j)
-      for (int reg = 0; reg < 4; ++reg) {
-        if (cmma::regField(m.c, {"ReIm_out"}, reg)) continue;
-        int imReg = -1;
-        for (int r2 = 0; r2 < 4; ++r2)
-          if (cmma::regField(m.c, {"ReIm_out"}, r2) && cmma::regField(m.c, tb, r2) == cmma::regField(m.c, tb, reg) &&
-              cmma::regField(m.c, mb, r2) == cmma::regField(m.c, mb, reg))
-            imReg = r2;
-        if (imReg < 0) throw std::logic_error("beamformer emitter: no imaginary register for a real one in C");
-        const int d = (i * fb + j) * 4;
-        NodePtr re = index("d", d + reg), im = index("d", d + imReg);
-        std::vector<NodePtr> body;
-        body.push_back(decl("const int", "tl", bin("+", var("wt"), bin("+", var("c_time"), lit(i * 8 + cmma::regField(m.c, tb, reg))))));
-        body.push_back(decl("const int", "ml", bin("+", var("wm"), bin("+", var("c_beam"), lit(j * 8 + cmma::regField(m.c, mb, reg))))));
-        if (s.power) {
-          body.push_back(decl("const float", "fr", x.f16 ? re : cast("float", re)));
-          body.push_back(decl("const float", "fi", x.f16 ? im : cast("float", im)));
-          body.push_back(decl("const float", "pw", call("fmaf", {var("fi"), var("fi"), bin("*", var("fr"), var("fr"))})));
-          body.push_back(ifStmt(bin("==", var("p"), lit(0)), assign(index(index(var("ps"), var("tl")), var("ml")), var("pw")),
-                                assign(index(index(var("ps"), var("tl")), var("ml")), var("pw"), "+=")));
-        } else {
-          body.push_back(decl("const long long", "t", bin("+", var("t0"), var("tl"))));
-          body.push_back(decl("const int", "mm", bin("+", var("m0"), var("ml"))));
-          std::vector<NodePtr> st;
-          st.push_back(decl("const long long", "e", bin("+", bin("*", var("t"), lit(s.beams)), var("mm"))));
-          // Planar beams: the real part to obase, the imaginary part to obase_im, element e of each.
-          auto planar = [&](const char* type, const NodePtr& vr, const NodePtr& vi) {
-            st.push_back(assign(index(cast(std::string(type) + "*", var("obase")), var("e")), cast(type, vr)));
-            st.push_back(assign(index(cast(std::string(type) + "*", var("obase_im")), var("e")), cast(type, vi)));
-          };
-          const NodePtr fre = x.f16 ? re : cast("float", re), fim = x.f16 ? im : cast("float", im);
-          switch (s.outType) {
-            case BfOutType::CF32:
-              if (s.outPlanar) planar("float", fre, fim);
-              else st.push_back(assign(index(cast("float2*", var("obase")), var("e")), call("make_float2", {fre, fim})));
-              break;
-            case BfOutType::CF16:
-              if (s.outPlanar) planar("unsigned short", call("bf_f2h", {fre}), call("bf_f2h", {fim}));
-              else
-                st.push_back(assign(index(cast("wf_u32*", var("obase")), var("e")), bin("|", call("bf_f2h", {fre}), bin("<<", call("bf_f2h", {fim}), lit(16)))));
-              break;
-            case BfOutType::CI8:
-            case BfOutType::CI4: {
-              st.push_back(decl("const int", "sh", var(fmt::format("shv{}_{}", j, cmma::regField(m.c, mb, reg)))));
-              st.push_back(decl("unsigned", "hit", lit(0)));
-              st.push_back(decl("const int", "qr", call("bf_sat", {re, var("sh"), lit(s.outMax()), var("hit")})));
-              st.push_back(decl("const int", "qi", call("bf_sat", {im, var("sh"), lit(s.outMax()), var("hit")})));
-              st.push_back(assign(var("nsat"), var("hit"), "+="));  // complex beams with a clamped component
-              if (s.outType == BfOutType::CI8 && s.outPlanar)
-                planar("signed char", var("qr"), var("qi"));
-              else if (s.outType == BfOutType::CI8)
-                st.push_back(assign(index(cast("unsigned short*", var("obase")), var("e")),
-                                    cast("unsigned short", bin("|", bin("&", var("qr"), lit(0xff)), bin("<<", bin("&", var("qi"), lit(0xff)), lit(8))))));
-              else {
-                const char* hiV = s.outCi4RealHigh ? "qr" : "qi";
-                const char* loV = s.outCi4RealHigh ? "qi" : "qr";
-                st.push_back(assign(index(cast("unsigned char*", var("obase")), var("e")),
-                                    cast("unsigned char", bin("|", bin("<<", bin("&", var(hiV), lit(15)), lit(4)), bin("&", var(loV), lit(15))))));
-              }
-              break;
-            }
-          }
-          body.push_back(ifStmt(bin("&&", bin("<", var("t"), lit(s.samples)), bin("<", var("mm"), lit(s.beams))), block(st)));
-        }
-        out.push_back(block(body));
-      }
-  return out;
-}
-
 // One pol's K loop of the mma.sync kernel: `stages` buffers filled through registers (two: the next stage's global
 // loads issued before this stage's MMAs and stored after them, one __syncthreads per stage).
 std::vector<NodePtr> emitMmaSyncMainloop(const Ctx& x) {
@@ -518,7 +336,7 @@ std::vector<NodePtr> emitMmaSyncMainloop(const Ctx& x) {
   std::vector<NodePtr> pol;
   pol.push_back(declArray(chunked(x, 0) ? "uint4" : "wf_u32", "pf_s", fillRounds(x, 0)));
   pol.push_back(declArray(chunked(x, 1) ? "uint4" : "wf_u32", "pf_w", fillRounds(x, 1)));
-  auto computeOn = [&](const std::string& buf) {
+  auto computeOn = [&](const NodePtr& buf) {
     std::vector<NodePtr> b = stageDecl(x, "cur", buf);
     for (auto& n : emitCompute(x)) b.push_back(n);
     return block(b);
@@ -526,53 +344,25 @@ std::vector<NodePtr> emitMmaSyncMainloop(const Ctx& x) {
   if (t.stages == 2) {
     // Double-buffered: the next stage's global loads are issued before this stage's MMAs and stored after them.
     for (auto& n : emitLoad(x, lit(0))) pol.push_back(n);
-    for (auto& n : emitStore(x, "0")) pol.push_back(n);
+    for (auto& n : emitStore(x, lit(0))) pol.push_back(n);
     pol.push_back(sync());
     std::vector<NodePtr> stage;
     stage.push_back(decl("const int", "buf", bin("&", bin("/", var("k0"), lit(ks)), lit(1))));
     stage.push_back(decl("const bool", "more", bin("<", bin("+", var("k0"), lit(ks)), lit(s.receivers))));
     stage.push_back(ifStmt(var("more"), block(emitLoad(x, bin("+", var("k0"), lit(ks))))));
-    stage.push_back(computeOn("buf"));
-    stage.push_back(ifStmt(var("more"), block(emitStore(x, "buf ^ 1"))));
+    stage.push_back(computeOn(var("buf")));
+    stage.push_back(ifStmt(var("more"), block(emitStore(x, bin("^", var("buf"), lit(1))))));
     stage.push_back(sync());
     pol.push_back(forLoop(decl("int", "k0", lit(0)), bin("<", var("k0"), lit(s.receivers)), assign(var("k0"), lit(ks), "+="), block(stage)));
   } else {
     std::vector<NodePtr> stage = emitLoad(x, var("k0"));
-    for (auto& n : emitStore(x, "0")) stage.push_back(n);
+    for (auto& n : emitStore(x, lit(0))) stage.push_back(n);
     stage.push_back(sync());
-    stage.push_back(computeOn("0"));
+    stage.push_back(computeOn(lit(0)));
     stage.push_back(sync());
     pol.push_back(forLoop(decl("int", "k0", lit(0)), bin("<", var("k0"), lit(s.receivers)), assign(var("k0"), lit(ks), "+="), block(stage)));
   }
   return pol;
-}
-
-// Power: the windows of this tile (I < 64: all of them in one tile) or one window over several tiles.
-std::vector<NodePtr> emitIntegrate(const Ctx& x) {
-  std::vector<NodePtr> out;
-  const BeamformerSpec& s = x.s;
-  const BfTiling& t = x.t;
-  if (t.tilesPerRange == 1) {
-    std::vector<NodePtr> body;
-    body.push_back(decl("const int", "w", bin("/", var("qq"), lit(t.beams))));
-    body.push_back(decl("const int", "ml", bin("%", var("qq"), lit(t.beams))));
-    body.push_back(decl("float", "acc", flit(0)));
-    body.push_back(forLoop(decl("int", "i", lit(0)), bin("<", var("i"), lit(s.integrate)), assign(var("i"), lit(1), "+="),
-                           block({assign(var("acc"), index(index(var("ps"), bin("+", bin("*", var("w"), lit(s.integrate)), var("i"))), var("ml")), "+=")})));
-    body.push_back(decl("const long long", "win", bin("+", bin("*", var("rg"), lit(t.windowsPerRange)), var("w"))));
-    body.push_back(decl("const int", "mm", bin("+", var("m0"), var("ml"))));
-    body.push_back(ifStmt(bin("&&", bin("<", var("win"), lit(s.windows())), bin("<", var("mm"), lit(s.beams))),
-                          assign(index(var("pbase"), bin("+", bin("*", var("win"), lit(s.beams)), var("mm"))), var("acc"))));
-    out.push_back(forLoop(decl("int", "qq", var("tid")), bin("<", var("qq"), lit(static_cast<long long>(t.windowsPerRange) * t.beams)),
-                          assign(var("qq"), lit(t.threads), "+="), block(body)));
-  } else {
-    std::vector<NodePtr> body;
-    body.push_back(decl("const int", "rows", bin("-", lit(s.integrate), bin("*", var("tile"), lit(t.times)))));
-    body.push_back(forLoop(decl("int", "i", lit(0)), bin("&&", bin("<", var("i"), lit(t.times)), bin("<", var("i"), var("rows"))),
-                           assign(var("i"), lit(1), "+="), block({assign(var("run"), index(index(var("ps"), var("i")), var("tid")), "+=")})));
-    out.push_back(ifStmt(bin("<", var("tid"), lit(t.beams)), block(body)));
-  }
-  return out;
 }
 
 }  // namespace
@@ -614,13 +404,20 @@ BeamformerKernel emitBeamformerKernel(const BeamformerSpec& s, int minBlocks, bo
   const int inB = s.in.planar ? (s.in.type == BfType::CF16 ? 2 : 1) : bfComplexBytes(s.in.type);
   (void)inB;
 
-  std::vector<NodePtr> body;
+  // The shared-memory carve-up, printed as written (not folded: an offset of 0 stays visible).
+  std::vector<NodePtr> carve;
   // Dynamic shared memory: `stages` buffers of (samples rows, weights rows) x rowStride words, then (power) the |beam|^2 tile.
-  body.push_back(raw("extern __shared__ __align__(16) wf_u32 bf_smem[];"));
-  if (s.power)
-    body.push_back(raw(fmt::format("float (* const ps)[{0}] = reinterpret_cast<float (*)[{0}]>(bf_smem + {1});", t.beams + 1, wgmma ? 0 : t.stages * t.stageWords())));
+  carve.push_back(externSharedArray("wf_u32", "bf_smem", 16));
+  if (s.power) {
+    const Type row = Type("float").rowsOf(t.beams + 1);
+    carve.push_back(decl(row.constPointer(), "ps", reinterpretCast(row, bin("+", var("bf_smem"), decimal(wgmma ? 0 : t.stages * t.stageWords())))));
+  }
   // wgmma: the ring after the power tile, on a 1024-byte boundary (the swizzle atoms of the weights rows).
-  if (wgmma) body.push_back(raw(fmt::format("const unsigned bf_ring = ((unsigned)__cvta_generic_to_shared(bf_smem) + {} + 1023u) & ~1023u;", wg.powerBytes)));
+  if (wgmma)
+    carve.push_back(decl("const unsigned", "bf_ring",
+                         bin("&", paren(bin("+", bin("+", cast("unsigned", call("__cvta_generic_to_shared", {var("bf_smem")})), decimal(wg.powerBytes)), ulit(1023))),
+                             unary("~", ulit(1023)))));
+  std::vector<NodePtr> body;
   body.push_back(decl("const int", "tid", var("threadIdx.x")));
   body.push_back(decl("const int", "lane", bin("&", var("tid"), lit(31))));
   body.push_back(decl("const int", "warp", bin(">>", var("tid"), lit(5))));
@@ -644,7 +441,7 @@ BeamformerKernel emitBeamformerKernel(const BeamformerSpec& s, int minBlocks, bo
   body.push_back(decl("const int", "c", cast("int", bin("%", var("unit"), lit(C)))));
   body.push_back(decl("const long long", "b", bin("/", var("unit"), lit(C))));
   // Integer beams: every block reaches the saturation count's end (the last one to finish writes it).
-  if (!s.intOut()) body.push_back(ifStmt(bin(">=", var("b"), var("batch")), raw("return;")));
+  if (!s.intOut()) body.push_back(ifStmt(bin(">=", var("b"), var("batch")), ret()));
   else body.push_back(decl("unsigned", "nsat", lit(0)));
   if (!wgmma) {  // the wgmma path reads its A words in emitWgmmaMainloop, B through descriptors
     body.push_back(decl("const int", "a_time", cmma::laneField(m.a, cmma::bitNames("time", 0, 3))));
@@ -686,14 +483,14 @@ BeamformerKernel emitBeamformerKernel(const BeamformerSpec& s, int minBlocks, bo
     for (auto& n : emitWgmmaMainloop(s, wg)) pol.push_back(n);
   else
     for (auto& n : emitMmaSyncMainloop(x)) pol.push_back(n);
-  for (auto& n : emitEpilogue(x)) pol.push_back(n);
+  for (auto& n : bfEpilogue(s, x.m, x.t, x.f16)) pol.push_back(n);
 
   std::vector<NodePtr> tileBody;
   tileBody.push_back(decl("const long long", "t0", bin("+", bin("*", var("rg"), lit(t.range)), bin("*", var("tile"), lit(t.times)))));
   if (s.power) {
     tileBody.push_back(forLoop(decl("int", "p", lit(0)), bin("<", var("p"), lit(P)), assign(var("p"), lit(1), "+="), block(pol)));
     tileBody.push_back(exprStmt(call("__syncthreads", {})));
-    for (auto& n : emitIntegrate(x)) tileBody.push_back(n);
+    for (auto& n : bfIntegrate(s, t)) tileBody.push_back(n);
     tileBody.push_back(exprStmt(call("__syncthreads", {})));
   } else {
     tileBody.push_back(block(pol));
@@ -701,7 +498,7 @@ BeamformerKernel emitBeamformerKernel(const BeamformerSpec& s, int minBlocks, bo
   NodePtr tiles = forLoop(decl("int", "tile", lit(0)), bin("<", var("tile"), lit(t.tilesPerRange)), assign(var("tile"), lit(1), "+="), block(tileBody));
   if (s.intOut()) {
     body.push_back(ifStmt(bin("<", var("b"), var("batch")), block({tiles})));
-    for (auto& n : emitSaturationCount(t)) body.push_back(n);
+    for (auto& n : bfSaturationCount(t)) body.push_back(n);
   } else {
     body.push_back(tiles);
   }
@@ -710,13 +507,15 @@ BeamformerKernel emitBeamformerKernel(const BeamformerSpec& s, int minBlocks, bo
                           assign(index(var("pbase"), bin("+", bin("*", var("rg"), lit(s.beams)), bin("+", var("m0"), var("tid")))), var("run"))));
   }
 
+  const NodePtr folded = foldConstants(block(body));
+  for (const auto& n : folded->args) carve.push_back(n);
   NodePtr fn = function(fmt::format("extern \"C\" __global__ void __launch_bounds__({}, {})", t.threads, k.minBlocks), "", k.name,
                         {decl("const unsigned char* __restrict__", "s_a"), decl("const unsigned char* __restrict__", "s_b"),
                          decl("const unsigned char* __restrict__", "w_a"), decl("const unsigned char* __restrict__", "w_b"),
                          decl("const int* __restrict__", "shifts"), decl("unsigned char* __restrict__", "out"),
                          decl("unsigned char* __restrict__", "out_im"), decl("long long", "batch"),
                          decl("unsigned long long* __restrict__", "saturated"), decl("unsigned long long*", "sat_count"), decl("unsigned int*", "blocks_done")},
-                        block(body));
+                        block(carve));
   std::string head = fmt::format(
       "// {}: beamform {} receivers x {} beams, {} samples per call, {} channels x {} pols; samples {} {}, weights {} {}; output {}; "
       "generated by warpforge (beamformer family)\n"
@@ -738,7 +537,7 @@ BeamformerKernel emitBeamformerKernel(const BeamformerSpec& s, int minBlocks, bo
         x.f16 ? "k16 f16 -> f32" : "k32 s8 -> s32", wg.receiversPerStage, wg.stages) +
            cmma::sm90aGuard();
   }
-  k.source = head + helpers(x) + (wgmma ? bfWgmmaHelpers(s, wg.n) : std::string()) + print(foldConstants(fn));
+  k.source = head + bfDeviceHelpers(s, x.f16) + (wgmma ? bfWgmmaHelpers(s, wg.n) : std::string()) + print(fn);
   return k;
 }
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 
+#include "generator/beamformer/BeamformerHelpers.h"
 #include "generator/beamformer/BeamformerLayouts.h"
 #include "generator/beamformer/BeamformerSpec.h"
 #include "warpforge/family.h"
@@ -24,12 +25,6 @@ struct BeamformerKernel {
   int minBlocks = 2;                                   // __launch_bounds__(threads, minBlocks)
   bool wgmma = false;                                  // sm_90a code (BeamformerWgmma.h): the plan runs on compute capability 9.0 only
 };
-
-// The kernel's bf_widen2_hi / _lo on the CPU: two ci4 bytes (bits 0..15) -> (re0, im0, re1, im1) sign-extended bytes.
-std::uint32_t bfWiden2Model(std::uint32_t x, bool realHigh);
-
-// The kernel's bf_shc + bf_sat on the CPU (32-bit rounding shift), to test against bfShiftSaturate / bfShiftClamps.
-int bfSatModel(std::int32_t acc, int shift, int maxv, unsigned& hit);
 
 // `minBlocks` 0: the spec's tuning, else 2.
 BeamformerKernel emitBeamformer(const BeamformerSpec& s, int minBlocks = 0);

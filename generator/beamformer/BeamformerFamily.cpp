@@ -15,7 +15,7 @@ namespace warpforge {
 
 namespace {
 
-// 8 M N K operations per complex GEMM (the count), per batch entry.
+// 8 M N K operations per complex GEMM (4 real multiply-adds per complex one), per batch entry.
 double gemmOps(const BeamformerSpec& s) {
   return 8.0 * static_cast<double>(s.beams) * static_cast<double>(s.samples) * static_cast<double>(s.receivers) * s.channels * s.polarizations;
 }

@@ -90,15 +90,17 @@ void bfFillGrid(const BeamformerSpec& s, BfTiling& t) {
   t.blocksPerBatch = static_cast<long long>(s.channels) * (s.power ? 1 : s.polarizations) * t.ranges * t.beamTiles;
 }
 
-// Measured on the H100 (session 8, with 16-byte loads and staged expansion): two stages faster for every spec in specs/.
+// Two stages: with 16-byte loads and staged expansion the double buffer measured faster than one stage for every spec
+// in specs/ on the H100 (the next stage's loads are in flight during this stage's MMAs).
 int bfDefaultStages(const BeamformerSpec&) { return 2; }
 
 BfTiling bfTiling(const BeamformerSpec& s, const BfMma&) {
   BfTiling t;
   const BfTuning& u = s.tuning;
   t.stages = u.stages ? std::min(u.stages, 2) : bfDefaultStages(s);  // 3..6 are the wgmma ring's depths
-  // Automatic expansion (session 8 A/B): staged for integer samples (CHORD 1.03x over registers), per MMA step for
-  // cf16 (LOFAR 1.10x over staged); "expand" in the spec wins.
+  // Automatic expansion: staged for integer samples (their conj / swap cost 3 + 1 instructions a word, made once at
+  // staging instead of once per warp column), per MMA step for cf16 (1 + 1 a word: the doubled rows cost more than
+  // they save; measured both ways on the H100); "expand" in the spec wins.
   t.expandStaged = u.expand == 1 || (u.expand == 0 && s.integer());
   t.sampleStride = t.expandStaged ? 2 * t.wordsPerStage + 16 : t.rowStride;
   t.beams = u.blockBeams ? u.blockBeams : chooseBlockBeams(s.beams, u.warpBeams);

@@ -57,9 +57,8 @@ struct BfTiling {
   // Words each thread fills per stage (the last round guarded where threads do not divide the rows' words).
   int fillRounds(int rows) const { return (rows * wordsPerStage + threads - 1) / threads; }
 };
-// Shared-memory stages where the spec leaves them open, from the H100 measurements of session 7 (README):
-// 1 for integer inputs (ci4 / ci8: one stage measured faster, 0.208 vs 0.225 ms CHORD, 0.543 vs 0.613 ms FRB),
-// 2 for cf16 (not measured against one stage: the double buffer stays until it is).
+// Shared-memory stages where the spec leaves them open: 2 (double-buffered) for every input type; with 16-byte loads
+// it measured faster than one stage on the H100 for each spec in specs/ (docs/beamformer.md).
 int bfDefaultStages(const BeamformerSpec& s);
 // The spec's tuning where given, else the cost model's choice (the block beams that waste the fewest tensor-core
 // columns on M's tail while keeping tiles large; see BeamformerLayouts.cpp).

@@ -77,11 +77,13 @@ namespace {
 const char* kQual = "static __device__ __forceinline__";
 NodePtr u(long long v) { return cast("wf_u32", lit(v)); }
 NodePtr w() { return var("w"); }
+// __byte_perm(a, b, selector), the selector in hex (each digit picks a byte).
+NodePtr bytePermOf(NodePtr a, NodePtr b, long long selector) { return call("__byte_perm", {std::move(a), std::move(b), hexLit(selector, 4)}); }
 // Sign-extends the four nibbles held in the low half of each byte (x & 0x0f0f0f0f) to bytes.
 NodePtr sext4(const NodePtr& x) { return bin("|", x, bin("*", bin(">>", bin("&", x, u(0x08080808)), lit(3)), u(0xf0))); }
 }  // namespace
 
-NodePtr typedefU32() { return raw("typedef unsigned int wf_u32;"); }
+NodePtr typedefU32() { return typeAlias("unsigned int", "wf_u32"); }
 
 // t = w ^ pattern is zero exactly in the bytes equal to the pattern's; ((t & 0x7f..) + 0x7f..) | t has the
 // high bit of every nonzero byte of t set; those bytes stay, the others get + 1.
@@ -90,7 +92,7 @@ NodePtr clampFn(const std::string& prefix, int bits) {
   std::vector<NodePtr> b;
   b.push_back(decl("const wf_u32", "t", bin("^", w(), u(pattern))));
   b.push_back(decl("const wf_u32", "nz", bin("&", bin("|", bin("+", bin("&", var("t"), u(0x7f7f7f7f)), u(0x7f7f7f7f)), var("t")), u(0x80808080))));
-  b.push_back(raw("return w + ((~nz & 0x80808080u) >> 7);"));
+  b.push_back(ret(bin("+", w(), bin(">>", bin("&", unary("~", var("nz")), ulit(0x80808080LL)), lit(7)))));
   return function(kQual, "wf_u32", prefix + (bits == 8 ? "clamp8" : "clamp4"), {decl("wf_u32", "w")}, block(b));
 }
 
@@ -114,18 +116,18 @@ NodePtr widen1Fn(const std::string& prefix, bool realHigh) {
   b.push_back(decl("wf_u32", "l", bin("&", var("x"), u(15))));
   b.push_back(assign(var("h"), sext4(var("h"))));
   b.push_back(assign(var("l"), sext4(var("l"))));
-  b.push_back(exprStmt(var(realHigh ? "return h | l << 8" : "return l | h << 8")));
+  b.push_back(ret(bin("|", var(realHigh ? "h" : "l"), bin("<<", var(realHigh ? "l" : "h"), lit(8)))));
   return function(kQual, "wf_u32", prefix + (realHigh ? "widen1_hi" : "widen1_lo"), {decl("wf_u32", "x")}, block(b));
 }
 
 NodePtr conjPermFn(const std::string& prefix, bool f16) {
   std::vector<NodePtr> b;
   if (f16) {
-    b.push_back(raw("return __byte_perm(w, 0u, 0x1032) ^ 0x8000u;"));
+    b.push_back(ret(bin("^", bytePermOf(w(), ulit(0), 0x1032), hexLit(0x8000, 4, IntSuffix::U))));
   } else {
     // n holds -im0, -im1 in bytes 1, 3 (a carry out of byte 1, when im0 = 0, lands in byte 2, which is not selected).
     b.push_back(decl("const wf_u32", "n", bin("+", bin("&", unary("~", w()), u(0xff00ff00)), u(0x01000100))));
-    b.push_back(raw("return __byte_perm(w, n, 0x2705);"));
+    b.push_back(ret(bytePermOf(w(), var("n"), 0x2705)));
   }
   return function(kQual, "wf_u32", prefix + "conj_perm", {decl("wf_u32", "w")}, block(b));
 }
@@ -133,18 +135,18 @@ NodePtr conjPermFn(const std::string& prefix, bool f16) {
 NodePtr conjFn(const std::string& prefix, bool f16) {
   std::vector<NodePtr> b;
   if (f16) {
-    b.push_back(raw("return w ^ 0x80000000u;"));
+    b.push_back(ret(bin("^", w(), ulit(0x80000000LL))));
   } else {
     // (re0, im0, re1, im1) -> (re0, -im0, re1, -im1): bytes w0, n1, w2, n3.
     b.push_back(decl("const wf_u32", "n", bin("+", bin("&", unary("~", w()), u(0xff00ff00)), u(0x01000100))));
-    b.push_back(raw("return __byte_perm(w, n, 0x7250);"));
+    b.push_back(ret(bytePermOf(w(), var("n"), 0x7250)));
   }
   return function(kQual, "wf_u32", prefix + "conj", {decl("wf_u32", "w")}, block(b));
 }
 
 NodePtr swapFn(const std::string& prefix, bool f16) {
   std::vector<NodePtr> b;
-  b.push_back(raw(f16 ? "return __byte_perm(w, 0u, 0x1032);" : "return __byte_perm(w, 0u, 0x2301);"));
+  b.push_back(ret(bytePermOf(w(), ulit(0), f16 ? 0x1032 : 0x2301)));
   return function(kQual, "wf_u32", prefix + "swap", {decl("wf_u32", "w")}, block(b));
 }
 

@@ -28,15 +28,16 @@ std::vector<PlanBuffer> saturationCountBuffers(const std::string& savedNote, con
 
 std::vector<NodePtr> publishSaturationCount(const std::string& parts, int warps) {
   std::vector<NodePtr> last;
-  last.push_back(raw("unsigned long long total = 0;"));
-  last.push_back(raw(fmt::format("for (int i = 0; i < {}; ++i) total += {}[i];", warps, parts)));
-  last.push_back(raw("if (total) atomicAdd(sat_count, total);"));
-  last.push_back(raw("__threadfence();"));
-  last.push_back(raw("if (atomicAdd(blocks_done, 1u) == gridDim.x - 1) {"));
-  last.push_back(raw("  __threadfence();"));
-  last.push_back(raw("  saturated[0] = atomicExch(sat_count, 0ull);"));
-  last.push_back(raw("  atomicExch(blocks_done, 0u);"));
-  last.push_back(raw("}"));
+  last.push_back(decl("unsigned long long", "total", lit(0)));
+  last.push_back(forUnbraced(decl("int", "i", lit(0)), bin("<", var("i"), lit(warps)), unary("++", var("i")),
+                             assign(var("total"), index(var(parts), var("i")), "+=")));
+  last.push_back(ifUnbraced(var("total"), exprStmt(call("atomicAdd", {var("sat_count"), var("total")}))));
+  last.push_back(exprStmt(call("__threadfence", {})));
+  // The last block to finish moves the total out and leaves both counters zero for the next call.
+  last.push_back(ifStmt(bin("==", call("atomicAdd", {var("blocks_done"), ulit(1)}), bin("-", var("gridDim.x"), lit(1))),
+                        block({exprStmt(call("__threadfence", {})),
+                               assign(index(var("saturated"), lit(0)), call("atomicExch", {var("sat_count"), lit(0, IntSuffix::ULL)})),
+                               exprStmt(call("atomicExch", {var("blocks_done"), ulit(0)}))})));
   return last;
 }
 

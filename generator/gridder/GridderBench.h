@@ -7,7 +7,7 @@
 //   4  microbenchmark: the gridder's inner loop in registers (per step 1 FMA + 1 __sincosf + 4 P FMAs)
 // and the notes: visibilities per second of the kernel alone and of the whole plan, the measured
 // FMA and sincos rates and the model's bound min(FMA rate / (4 P + 1), sincos rate) / S^2
-// visibilities per second (the 17 FMAs + 1 sincos per visibility and pixel at P = 4).
+// visibilities per second (17 FMAs + 1 sincos per visibility and pixel at P = 4).
 #include <string>
 #include <vector>
 

@@ -34,13 +34,12 @@ GridderKernel emitDegridderMmaKernel(const GridderSpec& s) {
   k.sharedBytes = s.mmaDegridSharedBytes();
 
   std::vector<NodePtr> body;
-  body.push_back(raw(fmt::format("__shared__ float sdk[{}];  // k_c / k0 - 1 (0 beyond the subgrid's channels)", CS)));
-  body.push_back(raw(fmt::format("__shared__ float4 slmn[{}];  // l, m, n of the staged pixels", SP)));
-  body.push_back(raw(fmt::format("__shared__ float4 sA[{}];  // [pixel][row 2p + Re/Im]: the A operand at k = cos, sin; tf32 hi, then the f32 "
-                                 "remainder (rows 8..15 of the fragment)",
-                                 SP * R)));
+  body.push_back(withNote(sharedArray("float", "sdk", CS), "k_c / k0 - 1 (0 beyond the subgrid's channels)"));
+  body.push_back(withNote(sharedArray("float4", "slmn", SP), "l, m, n of the staged pixels"));
+  body.push_back(withNote(sharedArray("float4", "sA", SP * R),
+                          "[pixel][row 2p + Re/Im]: the A operand at k = cos, sin; tf32 hi, then the f32 remainder (rows 8..15 of the fragment)"));
   for (auto& n : std::vector<NodePtr>{cdecl("int", "tid", var("threadIdx.x")), cdecl("long long", "unit", ll(var("blockIdx.x"))),
-                                      ifStmt(bin(">=", var("unit"), var("units")), raw("return;"))})
+                                      ifStmt(bin(">=", var("unit"), var("units")), ret())})
     body.push_back(n);
   for (auto& n : readMeta(s, true)) body.push_back(n);
   body.push_back(cdecl("int", "warp", bin(">>", var("tid"), lit(5))));

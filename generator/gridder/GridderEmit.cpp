@@ -26,31 +26,35 @@ std::string nm(const char* base, int i, int p) { return fmt::format("{}{}_{}", b
 
 // Complex helpers and the A-term products, as the kernels need them.
 std::string helpers(const GridderSpec& s, bool grid) {
+  const NodePtr ax = mx(var("a"), "x"), ay = mx(var("a"), "y"), bx = mx(var("b"), "x"), by = mx(var("b"), "y");
+  auto complexFn = [&](const char* name, NodePtr re, NodePtr im) {
+    return function(kQual, "float2", name, {decl("float2", "a"), decl("float2", "b")}, block({ret(f2(std::move(re), std::move(im)))}));
+  };
   std::vector<NodePtr> items;
-  items.push_back(function(kQual, "float2", "gr_mul", {decl("float2", "a"), decl("float2", "b")},
-                           block({raw("return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);")})));
-  items.push_back(function(kQual, "float2", "gr_mulc", {decl("float2", "a"), decl("float2", "b")},  // conj(a) * b
-                           block({raw("return make_float2(a.x * b.x + a.y * b.y, a.x * b.y - a.y * b.x);")})));
-  items.push_back(function(kQual, "float2", "gr_add", {decl("float2", "a"), decl("float2", "b")}, block({raw("return make_float2(a.x + b.x, a.y + b.y);")})));
+  items.push_back(complexFn("gr_mul", sub(mul(ax, bx), mul(ay, by)), add(mul(ax, by), mul(ay, bx))));
+  items.push_back(complexFn("gr_mulc", add(mul(ax, bx), mul(ay, by)), sub(mul(ax, by), mul(ay, bx))));  // conj(a) * b
+  items.push_back(complexFn("gr_add", add(ax, bx), add(ay, by)));
   if (s.aterms) {
     const int P = s.correlations;
     std::vector<NodePtr> b;
+    auto at = [](const char* array, int i) { return index(var(array), lit(i)); };
+    auto product = [](const char* fn, NodePtr x, NodePtr y) { return call(fn, {std::move(x), std::move(y)}); };
     if (P == 4) {
       // 2 x 2 row-major products, q = L P then P' = q R: the gridder's L = A1^H, R = A2; the degridder's L = A1, R = A2^H.
       auto left = [&](int i, int k, int j) {
-        return grid ? fmt::format("gr_mulc(a[{}], px[{}])", 2 * k + i, 2 * k + j) : fmt::format("gr_mul(a[{}], px[{}])", 2 * i + k, 2 * k + j);
+        return grid ? product("gr_mulc", at("a", 2 * k + i), at("px", 2 * k + j)) : product("gr_mul", at("a", 2 * i + k), at("px", 2 * k + j));
       };
       auto right = [&](int i, int k, int j) {
-        return grid ? fmt::format("gr_mul(q{}, c[{}])", 2 * i + k, 2 * k + j) : fmt::format("gr_mulc(c[{}], q{})", 2 * j + k, 2 * i + k);
+        return grid ? product("gr_mul", var(nm("q", 2 * i + k)), at("c", 2 * k + j)) : product("gr_mulc", at("c", 2 * j + k), var(nm("q", 2 * i + k)));
       };
       for (int i = 0; i < 2; ++i)
-        for (int j = 0; j < 2; ++j) b.push_back(raw(fmt::format("const float2 q{} = gr_add({}, {});", 2 * i + j, left(i, 0, j), left(i, 1, j))));
+        for (int j = 0; j < 2; ++j) b.push_back(decl("const float2", nm("q", 2 * i + j), product("gr_add", left(i, 0, j), left(i, 1, j))));
       for (int i = 0; i < 2; ++i)
-        for (int j = 0; j < 2; ++j) b.push_back(raw(fmt::format("px[{}] = gr_add({}, {});", 2 * i + j, right(i, 0, j), right(i, 1, j))));
+        for (int j = 0; j < 2; ++j) b.push_back(assign(at("px", 2 * i + j), product("gr_add", right(i, 0, j), right(i, 1, j))));
     } else {  // scalar or diagonal Jones terms
       for (int p = 0; p < P; ++p)
-        b.push_back(raw(grid ? fmt::format("px[{0}] = gr_mul(gr_mulc(a[{0}], px[{0}]), c[{0}]);", p)
-                             : fmt::format("px[{0}] = gr_mulc(c[{0}], gr_mul(a[{0}], px[{0}]));", p)));
+        b.push_back(assign(at("px", p), grid ? product("gr_mul", product("gr_mulc", at("a", p), at("px", p)), at("c", p))
+                                             : product("gr_mulc", at("c", p), product("gr_mul", at("a", p), at("px", p)))));
     }
     items.push_back(comment(grid ? "A1^H P A2 (a = A1, c = A2; 2 x 2 row-major XX XY YX YY, diagonal XX YY, or scalar)"
                                  : "A1 P A2^H (a = A1, c = A2; 2 x 2 row-major XX XY YX YY, diagonal XX YY, or scalar)"));
@@ -74,7 +78,7 @@ std::vector<NodePtr> readMeta(const GridderSpec& s, bool offsets) {
   const int S = s.subgridSize, G = s.gridSize;
   b.push_back(cdecl("int*", "meta", add(var("metadata"), mul(var("unit"), lit(kGridMetaInts)))));
   b.push_back(cdecl("int", "nt", index(var("meta"), lit(kMetaTimeCount))));
-  b.push_back(ifStmt(bin("==", var("nt"), lit(0)), raw("return;  // an unused slot")));
+  b.push_back(ifStmt(bin("==", var("nt"), lit(0)), withNote(ret(), "an unused slot")));
   const std::pair<const char*, int> fields[] = {{"bl", kMetaBaseline}, {"t0", kMetaTime},     {"c0", kMetaChannel}, {"nc", kMetaChannelCount},
                                                 {"x0", kMetaX},        {"y0", kMetaY},        {"z", kMetaZ},        {"ai", kMetaAterm},
                                                 {"st1", kMetaStation1}, {"st2", kMetaStation2}};

@@ -30,7 +30,7 @@ std::vector<NodePtr> unitPrologue() {
   std::vector<NodePtr> body;
   body.push_back(cdecl("int", "tid", var("threadIdx.x")));
   body.push_back(cdecl("long long", "unit", ll(var("blockIdx.x"))));
-  body.push_back(ifStmt(bin(">=", var("unit"), var("units")), raw("return;")));
+  body.push_back(ifStmt(bin(">=", var("unit"), var("units")), ret()));
   return body;
 }
 
@@ -50,13 +50,13 @@ GridderKernel emitGridderKernel(const GridderSpec& s) {
   k.threads = TH;
   k.sharedBytes = CS * 4 + ST * 32 + ST * CS * P * 8;
   std::vector<NodePtr> body;
-  body.push_back(raw(fmt::format("__shared__ float sdk[{}];  // k_c / k0 - 1 (0 beyond the subgrid's channels)", CS)));
-  body.push_back(raw(fmt::format("__shared__ float4 scoord[{}];  // U, V, W per staged time step", ST)));
-  body.push_back(raw(fmt::format("__shared__ float4 skk[{}];  // k0 u, k0 v, k0 w", ST)));
-  body.push_back(raw(fmt::format("__shared__ __align__(16) float2 svis[{}];  // [time][channel][correlation], weighted; 0 where flagged", ST * CS * P)));
+  body.push_back(withNote(sharedArray("float", "sdk", CS), "k_c / k0 - 1 (0 beyond the subgrid's channels)"));
+  body.push_back(withNote(sharedArray("float4", "scoord", ST), "U, V, W per staged time step"));
+  body.push_back(withNote(sharedArray("float4", "skk", ST), "k0 u, k0 v, k0 w"));
+  body.push_back(withNote(sharedArray("float2", "svis", ST * CS * P, 16), "[time][channel][correlation], weighted; 0 where flagged"));
   body.push_back(cdecl("int", "tid", var("threadIdx.x")));
   body.push_back(cdecl("long long", "unit", ll(var("blockIdx.x"))));
-  body.push_back(ifStmt(bin(">=", var("unit"), var("units")), raw("return;")));
+  body.push_back(ifStmt(bin(">=", var("unit"), var("units")), ret()));
   for (auto& n : readMeta(s, true)) body.push_back(n);
   body.push_back(cdecl("float*", "wn", add(var("wavenumbers"), mul(var("b"), lit(C)))));
   body.push_back(cdecl("float", "k0", index(var("wn"), add(var("c0"), bin("/", var("nc"), lit(2))))));
@@ -151,12 +151,12 @@ GridderKernel emitDegridderKernel(const GridderSpec& s) {
   k.threads = TH;
   k.sharedBytes = GPT * VPT * 4 + SP * P * 8 + SP * 16;
   std::vector<NodePtr> body;
-  body.push_back(raw(fmt::format("__shared__ float sdk[{}];  // k_c / k0 - 1 (0 beyond the subgrid's channels)", GPT * VPT)));
-  body.push_back(raw(fmt::format("__shared__ __align__(16) float2 spix[{}];  // corrected pixels [pixel][correlation]", SP * P)));
-  body.push_back(raw(fmt::format("__shared__ float4 slmn[{}];  // l, m, n", SP)));
+  body.push_back(withNote(sharedArray("float", "sdk", GPT * VPT), "k_c / k0 - 1 (0 beyond the subgrid's channels)"));
+  body.push_back(withNote(sharedArray("float2", "spix", SP * P, 16), "corrected pixels [pixel][correlation]"));
+  body.push_back(withNote(sharedArray("float4", "slmn", SP), "l, m, n"));
   body.push_back(cdecl("int", "tid", var("threadIdx.x")));
   body.push_back(cdecl("long long", "unit", ll(var("blockIdx.x"))));
-  body.push_back(ifStmt(bin(">=", var("unit"), var("units")), raw("return;")));
+  body.push_back(ifStmt(bin(">=", var("unit"), var("units")), ret()));
   for (auto& n : readMeta(s, true)) body.push_back(n);
   body.push_back(cdecl("float*", "wn", add(var("wavenumbers"), mul(var("b"), lit(C)))));
   body.push_back(cdecl("float", "k0", index(var("wn"), add(var("c0"), bin("/", var("nc"), lit(2))))));

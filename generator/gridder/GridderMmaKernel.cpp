@@ -32,21 +32,22 @@ GridderKernel emitGridderMmaKernel(const GridderSpec& s) {
   k.sharedBytes = s.mmaSharedBytes();
 
   std::vector<NodePtr> body;
-  body.push_back(raw(fmt::format("__shared__ float sdk[{}];  // k_c / k0 - 1 (0 beyond the subgrid's channels)", CS4)));
-  body.push_back(raw(fmt::format("__shared__ float4 scoord[{}];  // U, V, W per staged time step", ST)));
-  body.push_back(raw(fmt::format("__shared__ float4 skk[{}];  // k0 u, k0 v, k0 w", ST)));
-  body.push_back(raw(fmt::format("__shared__ float4 spool[{}];", poolF4)));
-  body.push_back(raw("float4* const slmn = spool;  // [pixel of the pass] l, m, n"));
-  body.push_back(raw(fmt::format(
-      "float4* const sB = spool + {};  // [visibility][column n]: B(k = t, n), B(k = t + 4, n), hi then lo; n = 2p: (Re, Im), n = 2p + 1: (Im, -Re) of correlation p",
-      BP)));
-  body.push_back(raw("float2* const sacc = reinterpret_cast<float2*>(spool);  // [pixel of the pass][correlation], after the sums"));
-  body.push_back(raw(fmt::format("__shared__ float4 smain[{}];  // [warp tile][lane]: each round's tensor-core sums added in f32 (the "
-                                 "tensor core's own f32 accumulation truncates; long chains drift)",
-                                 W * TPW * 32)));
+  body.push_back(withNote(sharedArray("float", "sdk", CS4), "k_c / k0 - 1 (0 beyond the subgrid's channels)"));
+  body.push_back(withNote(sharedArray("float4", "scoord", ST), "U, V, W per staged time step"));
+  body.push_back(withNote(sharedArray("float4", "skk", ST), "k0 u, k0 v, k0 w"));
+  body.push_back(sharedArray("float4", "spool", poolF4));
+  // The pool's views: the pixels' l, m, n and the staged B operand during the sums, the per-pixel sums after them.
+  const Type f4 = Type("float4").constPointer();
+  body.push_back(withNote(decl(f4, "slmn", var("spool")), "[pixel of the pass] l, m, n"));
+  body.push_back(withNote(decl(f4, "sB", add(var("spool"), decimal(BP))),
+                          "[visibility][column n]: B(k = t, n), B(k = t + 4, n), hi then lo; n = 2p: (Re, Im), n = 2p + 1: (Im, -Re) of correlation p"));
+  body.push_back(withNote(decl(Type("float2").constPointer(), "sacc", reinterpretCast(Type("float2").pointer(), var("spool"))),
+                          "[pixel of the pass][correlation], after the sums"));
+  body.push_back(withNote(sharedArray("float4", "smain", W * TPW * 32),
+                          "[warp tile][lane]: each round's tensor-core sums added in f32 (the tensor core's own f32 accumulation truncates; long chains drift)"));
   body.push_back(cdecl("int", "tid", var("threadIdx.x")));
   body.push_back(cdecl("long long", "unit", ll(var("blockIdx.x"))));
-  body.push_back(ifStmt(bin(">=", var("unit"), var("units")), raw("return;")));
+  body.push_back(ifStmt(bin(">=", var("unit"), var("units")), ret()));
   for (auto& n : readMeta(s, true)) body.push_back(n);
   body.push_back(cdecl("int", "warp", bin(">>", var("tid"), lit(5))));
   body.push_back(cdecl("int", "lane", bin("&", var("tid"), lit(31))));

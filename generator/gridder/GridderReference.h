@@ -1,5 +1,5 @@
 #pragma once
-// The gridder's CPU reference in double: the formula evaluated directly per subgrid
+// The gridder's CPU reference in double: IDG's formula (docs/gridder.md) evaluated directly per subgrid
 // (every visibility at every pixel), A-terms, taper, fftshift, a double FFT for the subgrid FFT and the
 // adder; the degridder as its adjoint chain. Also a direct DFT image of the visibilities and
 // the image of a grid at the pixels the subgrids sample, for the test that ties the two.
