@@ -40,6 +40,9 @@ struct Options {
   std::string sweepCases;  // bench --sweep-cases FILE: the specs listed there instead of a random draw
   bool noWisdom = false;   // run/bench --no-wisdom: the spec's defaults, whatever `bench --tune` recorded
   std::string wisdomAction;  // wisdom list | clear
+  bool planJson = false;   // emit --plan-json: also <name>_plan.json, the plan as data (plan_json.h)
+  bool cubins = false;     // emit --cubins: the plan file carries each source's CUBIN for --arch
+  bool progress = false;   // --progress: progress lines on stderr even where it is not a terminal
 };
 
 // spec.verify(), its warnings printed on stderr; with --strict a warning is a SpecError (exit 2).

@@ -12,5 +12,6 @@
 #include "warpforge/family.h"
 #include "warpforge/json.h"
 #include "warpforge/launch_plan.h"
+#include "warpforge/plan_json.h"
 #include "warpforge/spec_error.h"
 #include "warpforge/wisdom.h"
