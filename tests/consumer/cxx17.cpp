@@ -1,11 +1,13 @@
 // A C++17 project includes every public header, parses and verifies a spec, emits its plan without a compiler and
 // writes the plan as JSON (no GPU, no NVRTC).
+#include <warpforge/cached_emit.h>
 #include <warpforge/compiler.h>
 #include <warpforge/device.h>
 #include <warpforge/executor.h>
 #include <warpforge/family.h>
 #include <warpforge/json.h>
 #include <warpforge/launch_plan.h>
+#include <warpforge/plan_cache.h>
 #include <warpforge/plan_json.h>
 #include <warpforge/spec_error.h>
 #include <warpforge/warpforge.h>
