@@ -59,6 +59,9 @@ struct Options {
   std::string resultsFile = "bench/results.jsonl";  // results [FILE]
   std::string outFile;       // results -o FILE (default: stdout)
   std::string commandLine;   // how warpforge was called, as a record's "command"
+  bool planJson = false;   // emit --plan-json: also <name>_plan.json, the plan as data (plan_json.h)
+  bool cubins = false;     // emit --cubins: the plan file carries each source's CUBIN for --arch
+  bool progress = false;   // --progress: progress lines on stderr even where it is not a terminal
 };
 
 // spec.verify(), its warnings printed on stderr; with --strict a warning is a SpecError (exit 2).

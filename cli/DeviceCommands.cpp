@@ -11,6 +11,7 @@
 #include "bench/Sweep.h"
 #include "cli/Commands.h"
 #include "cli/Record.h"
+#include "cli/Progress.h"
 #include "warpforge/wisdom.h"
 
 namespace warpforge::cli {
@@ -236,7 +237,11 @@ int cmdRun(const Options& o) {
   if (!requireDevice("run")) return kCudaFailure;
   Compiler compiler;
   const long long batch = o.batch ? o.batch : spec->defaultBatch();
-  RunReport r = runSpec(compiler, *spec, {batch, o.seed, 1, true, {}});
+  RunReport r;
+  {
+    Progress p(fmt::format("running {} (emit, compile, run, CPU reference)", spec->name()), o.progress);
+    r = runSpec(compiler, *spec, {batch, o.seed, 1, true, {}});
+  }
   fmt::print("device={} spec={} family={} batch={} seed={} kernels={} checked={} unwritten={}\n", r.device.name, spec->name(),
              spec->family().name(), batch, o.seed, r.kernels.size(), r.check.checked, r.check.unwritten);
   fmt::print("{}={:.3e} (bound {:.1e}; {}){}\n", r.check.exact ? "mismatches" : "max_rel_err", r.check.error, r.check.bound, r.check.detail,

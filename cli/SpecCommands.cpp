@@ -17,9 +17,11 @@
 #include <fmt/format.h>
 
 #include "cli/Commands.h"
+#include "cli/Progress.h"
+#include "templates/Embedded.h"
 #include "warpforge/compiler.h"
 #include "warpforge/family.h"
-#include "templates/Embedded.h"
+#include "warpforge/plan_json.h"
 
 namespace warpforge::cli {
 
@@ -120,9 +122,10 @@ struct KernelBuild {
   int registers = -1, spillStoreBytes = -1, spillLoadBytes = -1, stackBytes = -1;
 };
 
-std::vector<KernelBuild> buildKernels(const FamilySpec& spec, const std::string& arch, long long* maxBatch) {
-  NvrtcProbe probe;
-  Generated g = spec.emit({arch, &probe});
+std::vector<KernelBuild> buildKernels(const FamilySpec& spec, const std::string& arch, long long* maxBatch, bool progress) {
+  NvrtcProbe nvrtc;
+  Progress p(fmt::format("compiling {} for {}", spec.name(), arch), progress);
+  Generated g = spec.emit({arch, p.counting(&nvrtc)});
   *maxBatch = g.plan.maxBatch();
   std::vector<KernelBuild> out;
   std::set<std::string> done;
@@ -214,7 +217,7 @@ int cmdVerify(const Options& o) {
         j["kernels"] = Json::array();
         std::string line;
         long long maxBatch = LLONG_MAX;
-        for (const auto& k : buildKernels(*spec, o.arch, &maxBatch)) {
+        for (const auto& k : buildKernels(*spec, o.arch, &maxBatch, o.progress)) {
           j["kernels"].push_back({{"name", k.name}, {"registers", k.registers}, {"spill_store_bytes", k.spillStoreBytes},
                                   {"spill_load_bytes", k.spillLoadBytes}, {"stack_bytes", k.stackBytes}});
           line += fmt::format(" {} ({} registers{})", k.name, k.registers,
@@ -262,8 +265,13 @@ int cmdVerify(const Options& o) {
 int cmdExplain(const Options& o) {
   auto spec = loadSpecArg(o.spec);
   verified(*spec, o);
-  NvrtcProbe probe;
-  fmt::print("{}", spec->explain({o.arch, &probe}));
+  NvrtcProbe nvrtc;
+  std::string text;
+  {
+    Progress p(fmt::format("explaining {} for {}", spec->name(), o.arch), o.progress);
+    text = spec->explain({o.arch, p.counting(&nvrtc)});
+  }
+  fmt::print("{}", text);
   return kOk;
 }
 
@@ -334,8 +342,19 @@ int cmdEmulate(const Options& o) {
 int cmdEmit(const Options& o) {
   auto spec = loadSpecArg(o.spec);
   verified(*spec, o);
-  NvrtcProbe probe;
-  Generated g = spec->emit({o.arch, &probe});
+  if (o.cubins && !o.planJson) throw std::invalid_argument("--cubins goes with --plan-json (the plan file references the CUBINs)");
+  NvrtcProbe nvrtc;
+  Generated g;
+  {
+    Progress p(fmt::format("emitting {} for {}", spec->name(), o.arch), o.progress);
+    g = spec->emit({o.arch, p.counting(&nvrtc)});
+    if (o.cubins)
+      for (auto& s : g.plan.sources) {
+        const std::string target = compileTarget(s, o.arch);
+        s.cubins[target] = compileWithReport(s.text, g.plan.specName, target).cubin;
+        p.compiled();
+      }
+  }
   makeDirectory(o.outDir);
   const fs::path dir(o.outDir);
   for (const auto& s : g.plan.sources) writeFile(dir / s.fileName, s.text);
@@ -352,21 +371,43 @@ int cmdEmit(const Options& o) {
   for (const auto& s : g.plan.sources) fmt::print("wrote {}\n", printableText((dir / s.fileName).string()));
   fmt::print("wrote {} ({} kernel launch(es), for {}){}\n", printableText((dir / header).string()), g.plan.kernels.size(), o.arch,
              helpers ? fmt::format(" and {} helper header(s)", helpers) : "");
+  if (o.planJson) {
+    std::string path;
+    try {
+      path = savePlanJson(g.plan, o.outDir, {kPlanFormat, fmt::format("warpforge {} ({})", generatorVersion(), generatorId()), o.arch});
+    } catch (const std::runtime_error& e) {
+      throw std::invalid_argument(e.what());  // an unwritable output: exit 2, naming the file
+    }
+    fmt::print("wrote {} (the plan as data: {} buffer(s), {} kernel(s){}; warpforge::runtime loads it with loadPlanJson)\n", path,
+               g.plan.buffers.size(), g.plan.kernels.size(), o.cubins ? fmt::format(", CUBINs for {}", o.arch) : "");
+  }
   return kOk;
 }
 
 int cmdCompile(const Options& o) {
   auto spec = loadSpecArg(o.spec);
   verified(*spec, o);
-  NvrtcProbe probe;
-  Generated g = spec->emit({o.arch, &probe});
+  NvrtcProbe nvrtc;
+  Generated g;
+  std::vector<CompileResult> built;
+  {
+    Progress p(fmt::format("compiling {} for {}", spec->name(), o.arch), o.progress);
+    g = spec->emit({o.arch, p.counting(&nvrtc)});
+    std::set<std::string> names;
+    for (const auto& k : g.plan.kernels)
+      if (names.insert(k.name).second) {
+        built.push_back(compileWithReport(g.plan.sources[k.source].text, g.plan.specName, compileTarget(g.plan.sources[k.source], o.arch)));
+        p.compiled();
+      }
+  }
   fmt::print("NVRTC {} for {}\n", nvrtcVersionString(), o.arch);
   if (!o.cubinDir.empty()) makeDirectory(o.cubinDir);
   int rc = kOk;
   std::set<std::string> done;
+  std::size_t next = 0;
   for (const auto& k : g.plan.kernels) {
     if (!done.insert(k.name).second) continue;
-    CompileResult r = compileWithReport(g.plan.sources[k.source].text, g.plan.specName, compileTarget(g.plan.sources[k.source], o.arch));
+    const CompileResult& r = built[next++];
     int regs = r.registers >= 0 ? r.registers : cubinRegisters(r.cubin, k.name);
     fmt::print("{} [{}]: CUBIN {} bytes, {} registers, block {}, {} bytes shared, {} bytes stack, spill stores {} B, spill loads {} B\n", k.name, o.arch,
                r.cubin.size(), regs, k.blockX * k.blockY, k.sharedBytes, r.stackFrameBytes, r.spillStoreBytes, r.spillLoadBytes);

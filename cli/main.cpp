@@ -60,6 +60,10 @@ int main(int argc, char** argv) {
   emit->add_option("spec", o.spec, "spec file ('-': standard input)")->required();
   emit->add_option("-o,--output", o.outDir, "output directory")->required();
   emit->add_option("--arch", o.arch, "target the kernels are made for (register targets that do not spill)")->check(CLI::IsMember(kArchs));
+  emit->add_flag("--plan-json", o.planJson,
+                 "also write <name>_plan.json: the plan as data (buffers, tables, kernels, grid rules, sources) that warpforge::runtime loads "
+                 "and runs without the generator");
+  emit->add_flag("--cubins", o.cubins, "with --plan-json: NVRTC-compile every source for --arch and reference the CUBINs from the plan file");
 
   auto* compile = app.add_subcommand("compile", "NVRTC-compile every kernel of the plan (no GPU needed); registers, stack and spills");
   compile->add_option("spec", o.spec, "spec file ('-': standard input)")->required();
@@ -106,6 +110,8 @@ int main(int argc, char** argv) {
   wisdom->add_option("action", o.wisdomAction, "list or clear")->required()->check(CLI::IsMember({"list", "clear"}));
   for (auto* c : {verify, explain, emit, compile, run, bench})
     c->add_flag("--strict", o.strict, "treat the spec's warnings (tuning that cannot be honoured, ...) as errors (exit 2)");
+  for (auto* c : {verify, explain, emit, compile, run, bench})
+    c->add_flag("--progress", o.progress, "report work that takes over a second on stderr even where it is not a terminal (always on a terminal)");
 
   try {
     app.parse(argc, argv);

@@ -1,15 +1,19 @@
 # Each generator/<family>/family.cmake calls
 #   warpforge_family(NAME <name> FACTORY <C++ function returning const warpforge::Family&> SOURCES <files relative to its folder>)
-# Each family becomes the library warpforge_family_<name>; the generated FamilyTable.cpp registers every one,
-# so no file outside a family's folder names it.
+# Each family's sources become the object library warpforge_family_<name>_objects, linked into the shared
+# warpforge_generator; warpforge_family_<name> (what a family's tests link) is the generator library with the
+# family's headers reachable (and fmt, which they use). The generated FamilyTable.cpp registers every family, so no
+# file outside a family's folder names it.
 macro(warpforge_family)
   cmake_parse_arguments(WFF "" "NAME;FACTORY" "SOURCES" ${ARGN})
   set(_dir ${CMAKE_CURRENT_LIST_DIR})
   list(TRANSFORM WFF_SOURCES PREPEND ${_dir}/)
-  add_library(warpforge_family_${WFF_NAME} STATIC ${WFF_SOURCES})
-  target_link_libraries(warpforge_family_${WFF_NAME} PUBLIC warpforge_complexmma warpforge_layout warpforge_plan)
-  target_compile_options(warpforge_family_${WFF_NAME} PRIVATE ${WF_WARNINGS})
-  list(APPEND WARPFORGE_FAMILY_TARGETS warpforge_family_${WFF_NAME})
+  add_library(warpforge_family_${WFF_NAME}_objects OBJECT ${WFF_SOURCES})
+  target_link_libraries(warpforge_family_${WFF_NAME}_objects PUBLIC warpforge_plan fmt::fmt-header-only)
+  target_compile_options(warpforge_family_${WFF_NAME}_objects PRIVATE ${WF_WARNINGS})
+  add_library(warpforge_family_${WFF_NAME} INTERFACE)
+  target_link_libraries(warpforge_family_${WFF_NAME} INTERFACE warpforge_generator fmt::fmt-header-only)
+  list(APPEND WARPFORGE_FAMILY_TARGETS warpforge_family_${WFF_NAME}_objects)
   list(APPEND WARPFORGE_FAMILY_FACTORIES ${WFF_FACTORY})
 endmacro()
 

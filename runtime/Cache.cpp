@@ -42,7 +42,7 @@ std::string cacheKey(const std::vector<std::string>& parts) {
   return fmt::format("{:016x}{:016x}", a, b);
 }
 
-DiskCache::DiskCache(std::string dir) : dir_(std::move(dir)) {
+DiskCache::DiskCache(std::string dir, std::string extension) : dir_(std::move(dir)), extension_(std::move(extension)) {
   while (dir_.size() > 1 && dir_.back() == '/') dir_.pop_back();  // "a/b/" and "a/b" are one directory
 }
 
@@ -140,6 +140,10 @@ bool DiskCache::put(const std::string& key, const std::vector<char>& data) const
     return false;
   }
   return true;
+}
+
+void DiskCache::remove(const std::string& key) const {
+  if (usable()) ::unlink(pathOf(key).c_str());
 }
 
 std::optional<std::vector<char>> MemoryCache::get(const std::string& key) const {

@@ -20,7 +20,8 @@ std::string cacheKey(const std::vector<std::string>& parts);
 
 class DiskCache {
  public:
-  explicit DiskCache(std::string dir = defaultDir());
+  // `extension`: what the entries are (".cubin" kernels, ".plan" plan files), so that kinds never collide.
+  explicit DiskCache(std::string dir = defaultDir(), std::string extension = ".cubin");
   static std::string defaultDir();
   const std::string& dir() const { return dir_; }
   // The directory exists, is not a link, is owned by this user and not writable by group or others.
@@ -28,10 +29,11 @@ class DiskCache {
   bool usable() const;
   std::optional<std::vector<char>> get(const std::string& key) const;
   bool put(const std::string& key, const std::vector<char>& data) const;  // false if the disk or the ownership check refused
-  std::string pathOf(const std::string& key) const { return dir_ + "/" + key + ".cubin"; }
+  void remove(const std::string& key) const;
+  std::string pathOf(const std::string& key) const { return dir_ + "/" + key + extension_; }
 
  private:
-  std::string dir_;
+  std::string dir_, extension_;
 };
 
 class MemoryCache {

@@ -32,6 +32,25 @@ std::string deviceUnavailableReason() {
   return {};
 }
 
+int deviceCount() {
+  if (!deviceUnavailableReason().empty()) return 0;
+  int n = 0;
+  return cuDeviceGetCount(&n) == CUDA_SUCCESS ? n : 0;
+}
+
+bool pointerDevice(CUdeviceptr p, int* ordinal) {
+  int o = -1;
+  if (!cudaDriverLoaded() || cuPointerGetAttribute(&o, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, p) != CUDA_SUCCESS) return false;
+  *ordinal = o;
+  return true;
+}
+
+Stream::Stream() { checkCu(cuStreamCreate(&s_, CU_STREAM_NON_BLOCKING), "cuStreamCreate"); }
+Stream::~Stream() {
+  if (s_) cuStreamDestroy(s_);
+}
+void Stream::synchronize() const { checkCu(cuStreamSynchronize(s_), "cuStreamSynchronize"); }
+
 DeviceInfo deviceInfo(CUdevice d) {
   checkCu(cuInit(0), "cuInit");
   DeviceInfo i;

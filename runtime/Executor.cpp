@@ -33,8 +33,14 @@ Executor::Executor(Compiler& compiler, LaunchPlan plan, ExecutorOptions options)
   for (const auto& k : plan_.kernels) {
     CUmodule& m = bySource[k.source];
     if (!m) {
-      CompiledModule c = compiler_.compile(plan_.sources[k.source].text, plan_.specName, compileTarget(plan_.sources[k.source], device_.arch));
-      checkCu(cuModuleLoadData(&m, c.cubin.data()), "cuModuleLoadData");
+      const KernelSource& s = plan_.sources[k.source];
+      const std::string target = compileTarget(s, device_.arch);
+      if (auto it = s.cubins.find(target); it != s.cubins.end()) {
+        checkCu(cuModuleLoadData(&m, it->second.data()), "cuModuleLoadData (the plan's CUBIN)");
+      } else {
+        CompiledModule c = compiler_.compile(s.text, plan_.specName, target);
+        checkCu(cuModuleLoadData(&m, c.cubin.data()), "cuModuleLoadData");
+      }
       modules_.push_back(m);
     }
     Loaded l;

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "warpforge/compiler.h"  // CompileError
+
 namespace warpforge {
 
 struct NvrtcResult {
@@ -15,15 +17,6 @@ struct NvrtcResult {
   int spillStoreBytes = -1;
   int spillLoadBytes = -1;
   int stackFrameBytes = -1;
-};
-
-class CompileError : public std::runtime_error {
- public:
-  CompileError(const std::string& what, std::string log) : std::runtime_error(what + "\n--- NVRTC log ---\n" + log), log_(std::move(log)) {}
-  const std::string& log() const { return log_; }
-
- private:
-  std::string log_;
 };
 
 // `arch` is "sm_80", "sm_90", ... (CUBIN) or "compute_90" (PTX); `name` names the program in messages.

@@ -3,14 +3,25 @@
 // by source, options, NVRTC version, arch and the helper headers). Needs no GPU.
 #include <cuda.h>
 
+#include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <memory>
 
 #include "warpforge/family.h"
 
 namespace warpforge {
+
+// NVRTC refused a source (a generator defect, or a toolkit too old for the target): the message names the spec and
+// the arch; log() is NVRTC's log.
+class CompileError : public std::runtime_error {
+ public:
+  CompileError(const std::string& what, std::string log) : std::runtime_error(what + "\n--- NVRTC log ---\n" + log), log_(std::move(log)) {}
+  const std::string& log() const { return log_; }
+
+ private:
+  std::string log_;
+};
 
 struct CompiledModule {
   std::vector<char> cubin;

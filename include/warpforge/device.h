@@ -7,13 +7,18 @@
 
 namespace warpforge {
 
-// Throws std::runtime_error with the driver's error name and string.
+// Throws std::runtime_error with the driver's error name and string (every driver failure warpforge reports).
 void checkCu(CUresult r, const char* what);
 
 // Empty when a CUDA device can be used; otherwise why not, in words
 // ("no CUDA driver: libcuda.so.1 could not be loaded", "the driver reports no CUDA device", ...).
 std::string deviceUnavailableReason();
 inline bool deviceAvailable() { return deviceUnavailableReason().empty(); }
+
+// CUDA devices the driver sees (0 without a driver or device).
+int deviceCount();
+// The ordinal of the device holding `p` (false where the driver does not know the pointer).
+bool pointerDevice(CUdeviceptr p, int* ordinal);
 
 struct DeviceInfo {
   CUdevice device = 0;
@@ -34,6 +39,20 @@ class ScopedContext {
 
  private:
   bool pushed_ = false;
+};
+
+// A non-blocking stream of the context current at construction (one per device's executor: devices run at once).
+class Stream {
+ public:
+  Stream();
+  ~Stream();
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  CUstream get() const { return s_; }
+  void synchronize() const;
+
+ private:
+  CUstream s_ = nullptr;
 };
 
 // Device memory owned by one object (in the context current at construction).

@@ -212,6 +212,11 @@ class Family {
   virtual std::optional<Json> complete(const Json& /*root*/, const std::string& /*file*/) const { return std::nullopt; }
 };
 
+// This generator's version ("0.6.0") and identity: the version and a hash of every source the generated kernels and
+// plans depend on, so that a plan cached by another build (plan_cache.h) is never taken for this one's.
+std::string generatorVersion();
+std::string generatorId();
+
 // The registered families (generator/<family>/ each registers one; see Registry.cpp).
 const std::vector<const Family*>& families();
 const Family* findFamily(const std::string& name);

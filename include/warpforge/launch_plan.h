@@ -4,6 +4,7 @@
 // runtime's Executor runs any plan and `emit` prints the same plan as a header
 // for nvcc users. Nothing in it depends on which family made it.
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,9 @@ struct KernelSource {
   std::string fileName;  // "<kernel>.cu"
   std::string text;      // may #include the helper headers listed in LaunchPlan::helpers
   bool archSpecific = false;  // uses instructions of the arch-specific target only (sm_90a: wgmma): compileTarget()
+  // Compiled code by NVRTC target ("sm_90", "sm_90a"), where a plan file carries it: the Executor loads the CUBIN for
+  // its device's target instead of compiling `text`.
+  std::map<std::string, std::vector<char>> cubins;
 };
 
 // The NVRTC target a source is compiled for on `arch` ("sm_90"): "sm_90a" where the source is arch-specific.

@@ -26,7 +26,8 @@ namespace warpforge {
 struct WisdomDevice {
   std::string name, arch;
   int driverVersion = 0;  // cuDriverGetVersion: 13000 for CUDA 13.0
-  bool operator==(const WisdomDevice&) const = default;
+  bool operator==(const WisdomDevice& o) const { return name == o.name && arch == o.arch && driverVersion == o.driverVersion; }
+  bool operator!=(const WisdomDevice& o) const { return !(*this == o); }
 };
 // Device `ordinal`'s identity (needs the driver; throws std::runtime_error without one).
 WisdomDevice currentWisdomDevice(int ordinal = 0);

@@ -1,7 +1,13 @@
 // Parse a spec, verify it, emit its kernels and plan, NVRTC-compile them for sm_90 (no GPU needed);
 // on a machine with a GPU, run the plan on the family's random inputs and check it against the reference.
+//   consumer SPEC
+//   consumer SPEC --write-inputs DIR BATCH SEED   the family's random inputs as DIR/<input>.bin (for runtime_only)
+//   consumer SPEC --check DIR BATCH SEED          DIR/<output>.bin (written by runtime_only) against the reference
 #include <cstdio>
+#include <cstring>
 #include <exception>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 
@@ -15,6 +21,28 @@ int main(int argc, char** argv) {
   try {
     auto spec = warpforge::loadSpec(argv[1]);
     spec->verify();
+    if (argc == 6 && (!std::strcmp(argv[2], "--write-inputs") || !std::strcmp(argv[2], "--check"))) {
+      const std::string dir = argv[3];
+      const long long batch = std::stoll(argv[4]);
+      const warpforge::TestData data = spec->randomInputs(batch, std::stoull(argv[5]));
+      const warpforge::LaunchPlan plan = spec->emit({"sm_90", nullptr}).plan;
+      if (!std::strcmp(argv[2], "--write-inputs")) {
+        for (const auto& [name, bytes] : data.arrays)
+          std::ofstream(dir + "/" + name + ".bin", std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+        std::printf("wrote %zu input array(s) to %s\n", data.arrays.size(), dir.c_str());
+        return 0;
+      }
+      std::map<std::string, std::vector<unsigned char>> outputs;
+      for (const auto& b : plan.buffers)
+        if (b.role == warpforge::BufferRole::Output) {
+          std::ifstream in(dir + "/" + b.name + ".bin", std::ios::binary);
+          outputs[b.name].assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+        }
+      const warpforge::Check c = spec->check(data, outputs, batch);
+      std::printf("%s, run by runtime_only from its plan file: error %.3e (bound %.1e), unwritten %lld: %s\n", spec->name().c_str(), c.error, c.bound,
+                  c.unwritten, c.ok() ? "OK" : "FAILED");
+      return c.ok() ? 0 : 1;
+    }
     warpforge::NvrtcProbe probe;
     warpforge::Generated g = spec->emit({"sm_90", &probe});
     warpforge::Compiler compiler;
