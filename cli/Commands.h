@@ -57,7 +57,6 @@ struct Options {
   std::string wisdomAction;  // wisdom list | clear
   std::string recordFile;    // bench --record FILE: append the measurement to this results file (bench/Results.h)
   std::string resultsFile = "bench/results.jsonl";  // results [FILE]
-  std::string outFile;       // results -o FILE (default: stdout)
   std::string commandLine;   // how warpforge was called, as a record's "command"
   bool planJson = false;   // emit --plan-json: also <name>_plan.json, the plan as data (plan_json.h)
   bool cubins = false;     // emit --cubins: the plan file carries each source's CUBIN for --arch
