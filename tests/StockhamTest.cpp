@@ -354,6 +354,11 @@ TEST(Stockham, SpecErrorsNameThePath) {
   EXPECT_EQ(errorOf(spec((1 << 24) + 2, "f32", R"(, "transform": "c2r")")).first, "/length");
   EXPECT_EQ(errorOf(spec((1 << 23) + 2, "f64", R"(, "transform": "r2c")")).first, "/length");
   EXPECT_NE(errorOf(spec((1 << 23) + 2, "f64", R"(, "transform": "r2c")")).second.find("r2c lengths run to 8388608 in f64"), std::string::npos);
+  // c2r in f16 stops at N = 16384 (its longer plans are refused); r2c f16 goes on.
+  EXPECT_NO_THROW(parseStockhamSpecText(spec(16384, "f16", R"(, "transform": "c2r")"), "s.json"));
+  EXPECT_NO_THROW(parseStockhamSpecText(spec(1 << 20, "f16", R"(, "transform": "r2c")"), "s.json"));
+  EXPECT_EQ(errorOf(spec(16386, "f16", R"(, "transform": "c2r")")).first, "/length");
+  EXPECT_NE(errorOf(spec(1 << 18, "f16", R"(, "transform": "c2r")")).second.find("c2r in f16 runs to N = 16384"), std::string::npos);
   // An odd prime past Bluestein's convolution limit (the complex FFT of N itself).
   EXPECT_EQ(errorOf(spec(16777213, "f32", R"(, "transform": "r2c")")).first, "/length");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "transform": "r2c", "input": {"layout": "planar"})")).first, "/input/layout");
