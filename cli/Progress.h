@@ -15,7 +15,7 @@ namespace warpforge::cli {
 
 class Progress {
  public:
-  // `what`: "emitting stockham_4096_f32 for sm_90"; `forced`: --progress.
+  // `what`: "emitting fft_4096 for sm_90"; `forced`: --progress.
   Progress(std::string what, bool forced);
   ~Progress();
   Progress(const Progress&) = delete;

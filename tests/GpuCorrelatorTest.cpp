@@ -84,7 +84,7 @@ TEST_F(GpuCorrelator, OnePolarizationAndEveryTiling) {
         Check c = run(s, d, 3, fmt::format("R=97 P={} rows/block {} {}", pols, rows, type));
         EXPECT_TRUE(c.ok()) << c.detail;
       }
-  // 64-row tiles of long calls take wgmma on sm_90 by default (session 14), one polarization included.
+  // 64-row tiles of long calls take wgmma on sm_90 by default, one polarization included.
   for (int pols : {1, 2})
     for (const char* type : {"ci8", "cf16"}) {
       CorrelatorSpec s = makeSpec(97, type, pols == 1 ? "tcc" : "katgpucbf", pols, 2, 1024, seed % 2, 64);
@@ -142,9 +142,8 @@ TEST_F(GpuCorrelator, SaturationAndMissingMarker) {
 TEST_F(GpuCorrelator, ManyStagesThroughBothSharedMemoryBuffers) {
   // The correlate kernel alternates two shared-memory buffers per stage: random samples over 8 - 16 stages,
   // static (32 rows) and dynamic (64, 128 rows: > 48 KiB) shared memory, 8- and 4-bit.
-  // 32 samples per stage too, on the wgmma path with 64 rows: its smallest stage, in static shared memory (session 9:
-  // with the cp.async ring beside it the first cut declared the buffers only; CorrelatorKernels.WgmmaSharedMemory...
-  // checks that declaration on the CPU).
+  // 32 samples per stage too, on the wgmma path with 64 rows: its smallest stage, in static shared memory (with the cp.async
+  // ring beside it, the buffers must be declared and used; CorrelatorKernels.WgmmaSharedMemory... checks that on the CPU).
   int seed = 0;
   for (int rows : {32, 64, 128})
     for (const char* type : {"ci8", "ci4"}) {

@@ -1,4 +1,4 @@
-// Hostile specs (issue 12): every one is a SpecError naming the file and the JSON path,
+// Hostile specs: every one is a SpecError naming the file and the JSON path,
 // fast, never a crash, a stoi escape (exit 3) or a silently different kernel.
 #include <gtest/gtest.h>
 #include <sys/stat.h>

@@ -17,8 +17,8 @@ int bytesPerReceiver(BfType t) { return t == BfType::CF16 ? 4 : t == BfType::CI8
 
 // wgmma N for `beams`: f16 takes any multiple of 8 up to 256; s8 8, 16, 24 and multiples of 16 up to 256.
 int wgmmaN(const BeamformerSpec& s) {
-  // Default at most 128 (session 14, call 5: 128-beam tiles at two blocks per SM 1.14x (LOFAR) and 1.11x (FRB) over
-  // 256-beam tiles at one: the second block's wgmmas run while the first waits at its stage barrier).
+  // Default at most 128: 128-beam tiles at two blocks per SM ran faster than 256-beam tiles at one (H100, LOFAR and
+  // FRB specs): the second block's wgmmas run while the first waits at its stage barrier.
   int n = s.tuning.blockBeams ? s.tuning.blockBeams : static_cast<int>(std::min<long long>(128, (s.beams + 7) / 8 * 8));
   if (s.integer() && n > 24) n = (n + 15) / 16 * 16;
   return std::min(n, 256);
@@ -185,7 +185,7 @@ std::vector<NodePtr> emitWgmmaMainloop(const BeamformerSpec& s, const BfWgmma& w
     }
   }
   // The A operands of this stage (4 registers per k-step). A wgmma reads its A registers until it completes, so the
-  // stage's group is retired (wait 0) before the next stage loads new ones. Session 14 (call 4): leaving one group in
+  // stage's group is retired (wait 0) before the next stage loads new ones. Leaving one group in
   // flight (wait 1) gave wrong sums: ptxas reloaded the same physical registers for the next stage's A while the
   // previous wgmmas still read them, with or without asm operand fences to keep the old values live.
   for (int ks = 0; ks < steps; ++ks)

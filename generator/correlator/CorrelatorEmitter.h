@@ -43,7 +43,7 @@ struct CorrelatorKernels {
 
 // wgmma: the sm_90a path (correlatorUsesWgmma decides it for a target); cpAsync: on that path, stage through a
 // cp.async ring where the layout has a vector load path and the ring fits (false: register double buffering).
-// Default: registers (session 9, H100: the ring through .cg ran at 0.75x of them; see README).
+// Default: registers (on the H100 the ring through .cg ran at 0.75x of them; see docs/correlator.md).
 CorrelatorKernels emitCorrelator(const CorrelatorSpec& s, bool wgmma = false, bool cpAsync = false);
 
 // The path and vector width the emitter picks for a spec's input layout.

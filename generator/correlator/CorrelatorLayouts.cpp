@@ -136,8 +136,8 @@ WgmmaStage wgmmaStage(const CorrelatorSpec& s, int rowsPerBlock) {
 bool correlatorUsesWgmma(const CorrelatorSpec& s, const std::string& arch) {
   if (arch != "sm_90" && arch != "sm_90a") return false;
   // auto: 8-bit and f16 samples on 128-row tiles, and on 64-row tiles for calls of 1024 samples or more. H100
-  // (bench, same runs): R = 576 8-bit 128-row 1.03x and 1.04x of mma.sync (session 9), f16 1.13x; 64-row tiles
-  // (session 14): R = 64 1.04x, R = 80 1.07x, R = 2048 1.05x, f16 R = 80 1.30x; short calls (MeerKAT, T = 256) 0.85x;
+  // (bench, same runs): R = 576 8-bit 128-row 1.03x and 1.04x of mma.sync, f16 1.13x; 64-row
+  // tiles: R = 64 1.04x, R = 80 1.07x, R = 2048 1.05x, f16 R = 80 1.30x; short calls (MeerKAT, T = 256) 0.85x;
   // 4-bit 0.97x twice.
   const int rows = s.tuning.receiversPerBlock * s.polarizations;
   const bool autoWgmma = s.type != SampleType::CI4 && (rows == 128 || (rows == 64 && s.samples >= 1024));

@@ -195,7 +195,7 @@ CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
         rd.fail("/tuning/times_per_stage", fmt::format("{} does not divide samples_per_call {}", s.tuning.timesPerStage, s.samples));
     }
   }
-  // Default tiles (H100, TCC's configurations, bench/RESULTS.md session 14, correlate kernel alone): 128 rows (the
+  // Default tiles (H100, TCC's configurations, correlate kernel alone): 128 rows (the
   // fill per MMA halves) for 768..2047 inputs (R = 576: 128-row wgmma 433 TOPS, 64 rows 415-418); 64 rows (more blocks
   // per SM) below and above (R = 64 / 80: 128-row tiles 255-265 / 174-181 TOPS, 64-row 289-302 / 249-267; R = 2048:
   // 128-row 365-373, 64-row 423-446).
@@ -207,9 +207,9 @@ CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
     rd.fail("/tuning/mma", fmt::format("wgmma needs tiles of 64 or 128 rows (this spec: {} receivers x {} polarizations per block side)", s.tuning.receiversPerBlock, P));
   if (!s.tuning.timesPerStage) {
     // The most samples per stage (up to 64) that divide the call and fit 99 KiB of shared memory (dynamic above
-    // 48 KiB; every sm_80+ part has 99 KiB per block). Session 8 on the H100, R = 576 with 128-row tiles: 64 samples
-    // per stage 1.01x (8-bit) and 1.09x (4-bit) over the 32 that the earlier 48 KiB limit left.
-    // 64-row tiles take 32 (session 14: R = 64 / 80 / 576 / 2048 1.12x / 1.09x / 1.13x / 1.15x over 64: 4 blocks per SM, not 3).
+    // 48 KiB; every sm_80+ part has 99 KiB per block). On the H100, R = 576 with 128-row tiles: 64 samples
+    // per stage ran 1.01x (8-bit) and 1.09x (4-bit) of 32 per stage.
+    // 64-row tiles take 32 (H100: R = 64 / 80 / 576 / 2048 1.12x / 1.09x / 1.13x / 1.15x over 64: 4 blocks per SM, not 3).
     const int most = s.tuning.receiversPerBlock * P == 64 ? 32 : 64;
     for (int ts = most; ts >= step; ts /= 2)
       if (s.samples % ts == 0 && (correlatorSharedBytes(s.tuning.receiversPerBlock * P, ts, s.type) <= 99 * 1024 || ts == step)) {

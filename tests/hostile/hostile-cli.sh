@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Hostile inputs (issues 12 and 42), one case each, through the CLI a user runs:
+# Hostile inputs, one case each, through the CLI a user runs:
 #   tests/hostile/hostile-cli.sh path/to/warpforge
 # prints PASS/FAIL per case and exits 1 when any case fails. It only uses CLI commands that
-# existed before issue 12 (verify, emit, compile) so it can be pointed at an older binary to
-# show which cases that binary fails (bench/logs/session8/hostile-before-after.txt).
+# every build has (verify, emit, compile), so it can be pointed at an older binary to
+# show which cases that binary fails.
 # A case passes when the contract holds: a bad spec is exit 2 naming the JSON path, fast and
 # without a crash; `verify` exit 0 means `emit` and `compile` succeed; nothing from a path or
 # name reaches emitted code unescaped; emit fails loudly when it cannot write.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Correlator benchmarks on the device (H100): TCC's configurations from issue 13 and the specs in specs/.
+# Correlator benchmarks on the device (H100): TCC's benchmark configurations and the specs in specs/.
 # Usage (from the repository root, after building `warpforge` in BUILD):  sh generator/correlator/tools/bench.sh [BUILD] [REPS]
 # Each `warpforge bench` line prints: the default plan (correlate + reduce, the katgpucbf model), the variants
 # (the correlate kernel alone = TCC's part, and other tilings), the copy ceiling, and the family's notes with TOPS
