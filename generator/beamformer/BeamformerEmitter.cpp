@@ -17,12 +17,7 @@ using namespace ast;
 
 namespace {
 
-struct Ctx {
-  const BeamformerSpec& s;
-  BfMma m;
-  BfTiling t;
-  bool f16 = false;
-};
+using Ctx = BfKernelContext;
 
 // Two receivers per 32-bit load where the operand allows it: interleaved 8-bit (4 bytes) or ci4 (2 bytes),
 // receiver stride 1 and every other stride even (k is even at the start of a word).

@@ -12,12 +12,7 @@ using namespace ast;
 
 namespace {
 
-struct Ctx {
-  const BeamformerSpec& s;
-  BfMma m;
-  BfTiling t;
-  bool f16 = false;
-};
+using Ctx = BfKernelContext;
 
 // Epilogue of one pol: each (re, im) register pair of C -> the beam store, or |beam|^2 into ps.
 std::vector<NodePtr> emitEpilogue(const Ctx& x) {

@@ -57,6 +57,13 @@ struct BfTiling {
   // Words each thread fills per stage (the last round guarded where threads do not divide the rows' words).
   int fillRounds(int rows) const { return (rows * wordsPerStage + threads - 1) / threads; }
 };
+// What the beamformer's emitters read while writing one kernel: the spec, its MMA layouts and tiling, f16 or integer.
+struct BfKernelContext {
+  const BeamformerSpec& s;
+  BfMma m;
+  BfTiling t;
+  bool f16 = false;
+};
 // Shared-memory stages where the spec leaves them open: 2 (double-buffered) for every input type; with 16-byte loads
 // it measured faster than one stage on the H100 for each spec in specs/ (docs/beamformer.md).
 int bfDefaultStages(const BeamformerSpec& s);

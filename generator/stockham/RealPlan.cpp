@@ -20,16 +20,6 @@ namespace warpforge {
 
 namespace {
 
-std::vector<long long> denseStrides(const std::vector<long long>& shape) {
-  std::vector<long long> st(shape.size());
-  long long acc = 1;
-  for (std::size_t d = shape.size(); d-- > 0;) {
-    st[d] = acc;
-    acc *= shape[d];
-  }
-  return st;
-}
-
 long long product(const std::vector<long long>& v) {
   long long p = 1;
   for (long long x : v) p *= x;

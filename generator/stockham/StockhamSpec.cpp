@@ -76,8 +76,6 @@ std::vector<long long> StockhamSpec::outShape() const {
   return s;
 }
 
-namespace {
-
 std::vector<long long> denseStrides(const std::vector<long long>& shape) {
   std::vector<long long> st(shape.size());
   long long acc = 1;
@@ -87,6 +85,8 @@ std::vector<long long> denseStrides(const std::vector<long long>& shape) {
   }
   return st;
 }
+
+namespace {
 
 StockhamIo parseIo(const JsonReader& rd, const Json& j, const std::string& path, const std::vector<long long>& shape, bool isInput) {
   StockhamIo io;

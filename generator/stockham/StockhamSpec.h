@@ -75,6 +75,8 @@ int maxSplitRowLength(Precision precision);
 // r2c/c2r of even N = 2L: the largest L done in one kernel with the split or merge fused, and the largest L whose split
 // or merge is a kernel of its own holding one FFT's L + 1 values (longer halves fuse it through mirrored FFT pairs).
 int maxFusedRealHalf(Precision precision);
+// Row-major strides in elements of a dense array of `shape` (outermost first, innermost stride 1).
+std::vector<long long> denseStrides(const std::vector<long long>& shape);
 constexpr int kMaxRealHalf = 8192;
 // The longest real length of r2c / c2r (1D; the innermost axis of 2D / 3D keeps maxSingleKernelLength).
 long long maxRealLength(Precision precision);
