@@ -352,3 +352,38 @@ TEST(Cli, ExitCodesAreDocumentedInTheHelp) {
   EXPECT_NE(r.out.find("FIFO"), std::string::npos) << r.out;
   std::filesystem::remove(fifo);
 }
+
+// The newer members and options: each wrong value is exit 2 with the JSON path (or the option) in the message.
+TEST(Cli, NewerMembersAndOptionsRefuseBadValues) {
+  const std::string dir = ::testing::TempDir();
+  const std::string corr = dir + "/bad_correlator.json";
+  auto writeCorrelator = [&](const std::string& tuning) {
+    std::ofstream(corr) << R"({"name": "x", "family": "correlator", "receivers": 64, "polarizations": 2, "channels": 4,
+                              "samples_per_call": 256, "sample_type": "ci8", "input": {"layout": "tcc"}, "tuning": )" << tuning << "}";
+  };
+  writeCorrelator(R"({"transform": "both"})");
+  auto r = run("verify --no-compile " + corr);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find(corr + ": /tuning/transform:"), std::string::npos) << r.out;
+  writeCorrelator(R"({"transform": "shared", "stages": 2})");
+  r = run("verify --no-compile " + corr);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("/tuning/transform"), std::string::npos) << r.out;
+  writeCorrelator(R"({"stages": 9})");
+  r = run("verify --no-compile " + corr);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find(corr + ": /tuning/stages:"), std::string::npos) << r.out;
+
+  // A tc_fft size past the synthesizer's coverage: the rule and the nearest size that works.
+  const std::string fft = dir + "/too_long_fft.json";
+  std::ofstream(fft) << R"({"name": "f", "family": "tc_fft", "precision": "f16", "transform": {"n_in": 8192, "n_out": 8192, "sign": 1}})";
+  r = run("synthesize " + fft);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("/transform"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("4096"), std::string::npos) << r.out;
+
+  // --cubins without --plan-json has nothing to put them in.
+  r = run("emit " + spec() + " --cubins -o " + dir + "/cubins_without_plan");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("--plan-json"), std::string::npos) << r.out;
+}
