@@ -12,7 +12,7 @@
 namespace warpforge {
 
 struct ResultRecord {
-  std::string family;   // "stockham"
+  std::string family;   // the family's registered name
   std::string caseName;  // "c2c f32 4096", "random sweep, 300 cases"
   std::string device;   // "NVIDIA H100 80GB HBM3"
   std::string date;     // YYYY-MM-DD

@@ -29,7 +29,7 @@ std::string familyReference(const std::string& family) {
   const std::string readme = test::readFile(test::sourcePath("README.md"));
   std::string text;
   // The members every family shares (name, family, description) are stated once, before the families.
-  if (auto intro = readme.find("## Specs, family by family"); intro != std::string::npos)
+  if (auto intro = readme.find("## Families"); intro != std::string::npos)
     text = readme.substr(intro, readme.find("\n### ", intro) - intro);
   const std::string heading = "### `" + family + "`";
   if (auto at = readme.find(heading); at != std::string::npos) {
@@ -39,6 +39,9 @@ std::string familyReference(const std::string& family) {
   }
   const auto own = std::filesystem::path(test::sourcePath("generator")) / family / "README.md";
   if (std::filesystem::exists(own)) text += test::readFile(own.string());
+  // The member reference proper: docs/<family>.md.
+  const auto doc = std::filesystem::path(test::sourcePath("docs")) / (family + ".md");
+  if (std::filesystem::exists(doc)) text += test::readFile(doc.string());
   return text;
 }
 
@@ -81,7 +84,7 @@ TEST(SpecReference, EveryAcceptedMemberIsDocumented) {
         const bool named = reference.find("`" + key + "`") != std::string::npos || reference.find("." + key + "`") != std::string::npos;
         EXPECT_TRUE(named)
             << "member '" << key << "' (accepted at " << (path.empty() ? "/" : path) << ") is not named in the " << family
-            << " reference (README.md section or generator/" << family << "/README.md)";
+            << " reference (README.md section, generator/" << family << "/README.md or docs/" << family << ".md)";
       }
   }
   EXPECT_GT(keys, 60);

@@ -60,7 +60,7 @@ TEST(TcFftSynthesis, ChimeSizeFromItsTransformAlone) {
 
 // Every covered n_out (16 .. 4096) with one n_in each (n_out / 1, 2, 4, 8 in turn) and both signs: proved, right on
 // the emulated warp in double (<= 1e-12) and within the family's f16 bound, the search within a few seconds. The
-// whole table (every n_in of every n_out) with WF_TC_FFT_FULL=1, or through the CLI with scripts/tc_fft_coverage.
+// whole table (every n_in of every n_out) with WF_TC_FFT_FULL=1, or through the CLI with generator/tc_fft/tools/coverage.
 TEST(TcFftSynthesis, EveryCoveredSizeAndSign) {
   const bool full = std::getenv("WF_TC_FFT_FULL") != nullptr;
   int designs = 0;

@@ -8,10 +8,10 @@
 # cycles/FFT = the in-register variant (load once, repeat the steps, store once) at the max clock, against the eq. 30
 # model. A first pass compiles every kernel in parallel (JOBS processes, tiny batches) into a fresh NVRTC cache, so
 # the timed pass loads CUBINs only.
-# Usage: bench/tc_fft_table.sh [n_out ...]     (WF: the CLI, default build/warpforge; REPS: default 10;
+# Usage: generator/tc_fft/tools/table.sh [n_out ...]     (WF: the CLI, default build/warpforge; REPS: default 10;
 #                                              JOBS: default nproc; PADS: the j of n_in = n_out / 2^j, default "0 1 2 3")
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../../.."
 wf=${WF:-build/warpforge}
 reps=${REPS:-10}
 jobs=${JOBS:-$(nproc)}
