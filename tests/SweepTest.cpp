@@ -361,6 +361,6 @@ TEST(SweepCli, ListedCases) {
   EXPECT_NE(b.out.find(bad + ":2: expected a JSON object"), std::string::npos) << b.out;
   auto missing = cli("bench --sweep stockham --dry-run --sweep-cases " + (dir / "none.jsonl").string());
   EXPECT_EQ(missing.code, 2) << missing.out;
-  EXPECT_NE(missing.out.find("cannot read"), std::string::npos) << missing.out;
+  EXPECT_NE(missing.out.find("cannot open"), std::string::npos) << missing.out;
   std::filesystem::remove_all(dir);
 }

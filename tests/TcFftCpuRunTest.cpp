@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <sstream>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -23,11 +24,11 @@ using namespace warpforge;
 
 namespace {
 
-// Host definitions of what the helpers use from cuda_fp16.h and the device runtime: __half2 as two IEEE half bit
-// patterns, arithmetic in double rounded once to half (products of halves are exact in double), streaming loads and
-// stores as plain ones, __syncwarp and the 32-bit shuffles as warp meetings, and the f16 mma.sync shapes computed from
-// the PTX ISA's fragment formulas (written here, independent of generator/layout/FragmentTable.cpp): sum in double,
-// rounded to half once.
+// Host definitions of what the helpers use from cuda_fp16.h beyond tests/CudaOnCpu.h's shim (which has the streaming
+// loads and stores, sincospif and __shfl_sync): __half2 as two IEEE half bit patterns, arithmetic in double rounded once
+// to half (products of halves are exact in double), __syncwarp and the unsigned xor shuffle as warp meetings, and the
+// f16 mma.sync shapes computed from the PTX ISA's fragment formulas (written here, independent of
+// generator/layout/FragmentTable.cpp): sum in double, rounded to half once.
 const char* kHostPrelude = R"(
 inline double wf_h2d(unsigned short h) { return wf_half(h); }
 inline unsigned short wf_d2h(double x) {
@@ -57,23 +58,12 @@ inline __half2 __hfma2(__half2 a, __half2 b, __half2 c) {
   return wf_h2(wf_h2d(a.x) * wf_h2d(b.x) + wf_h2d(c.x), wf_h2d(a.y) * wf_h2d(b.y) + wf_h2d(c.y));
 }
 inline __half2 __hneg2(__half2 a) { return {(unsigned short)(a.x ^ 0x8000), (unsigned short)(a.y ^ 0x8000)}; }
-inline void sincospif(float x, float* s, float* c) { *s = (float)std::sin(M_PI * (double)x); *c = (float)std::cos(M_PI * (double)x); }
-template <class T> inline T __ldcs(const T* p) { return *p; }
-template <class T> inline void __stcs(T* p, T v) { *p = v; }
 inline void __syncwarp() { wf_warp->arrive_and_wait(); }
 inline unsigned __shfl_xor_sync(unsigned, unsigned v, int mask) {
   const unsigned w = threadIdx.x >> 5, l = threadIdx.x & 31;
   wf_posted[w][l][0] = v;
   wf_warp->arrive_and_wait();
   const unsigned r = wf_posted[w][l ^ mask][0];
-  wf_warp->arrive_and_wait();
-  return r;
-}
-inline unsigned __shfl_sync(unsigned, unsigned v, int src) {
-  const unsigned w = threadIdx.x >> 5, l = threadIdx.x & 31;
-  wf_posted[w][l][0] = v;
-  wf_warp->arrive_and_wait();
-  const unsigned r = wf_posted[w][src & 31][0];
   wf_warp->arrive_and_wait();
   return r;
 }
@@ -138,7 +128,7 @@ std::string hostSource(const std::string& kernel) {
   std::string helpers;
   for (const char* h : {"warpforge_complex.cuh", "warpforge_mma.cuh", "warpforge_transpose.cuh", "warpforge_io.cuh"})
     for (const auto& e : embeddedTemplates())
-      if (e.name == h) helpers += std::string(e.text) + "\n";
+      if (std::string_view(e.name) == h) helpers += std::string(e.text) + "\n";
   for (const auto& [name, with] : kHostHelpers) EXPECT_TRUE(replaceHelper(helpers, name, with)) << "no helper " << name << " to replace";
   std::string out;
   std::istringstream in(helpers + kernel);

@@ -183,7 +183,8 @@ class JsonReader {
         "wf_as_h2", "wf_as_u32", "wf_cmul", "wf_cp_async_commit", "wf_cp_async_wait", "wf_dft", "wf_flags", "wf_float2_to_half2",
         "wf_half2_to_float2", "wf_i4", "wf_i8", "wf_it", "wf_local_transpose16", "wf_mma_m16n8k16_f16", "wf_mma_m16n8k8_f16", "wf_negate",
         "wf_next", "wf_pack", "wf_pad", "wf_pairs", "wf_part", "wf_phase", "wf_smem", "wf_thread_index", "wf_ticket", "wf_u32",
-        "wf_unpack_row0", "wf_unpack_row1", "wf_warp_load16", "wf_warp_load16_async", "wf_warp_store16", "wf_warp_transpose"};
+        "wf_unpack_row0", "wf_unpack_row1", "wf_vec_t", "wf_warp_load16", "wf_warp_load16_async", "wf_warp_load_rows", "wf_warp_store16",
+        "wf_warp_store_rows", "wf_warp_transpose"};
     return symbols;
   }
 
