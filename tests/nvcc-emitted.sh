@@ -1,14 +1,22 @@
 #!/bin/sh
 # `warpforge emit` output builds with nvcc as an nvcc user would: every kernel source for sm_80 and
 # sm_90, and a translation unit that includes <name>_plan.h and calls its init/run/destroy.
+# NVRTC compiles every spec for both archs in plan_tests (SpecsTest); here the nvcc path (plan header, sm_90a guards,
+# offline build) is checked on the first and last spec of each family by name, which covers one- and multi-kernel plans.
 # Arguments: warpforge nvcc source-dir
 set -eu
 wf=$1
 nvcc=$2
 src=$3
+specs=""
+for family in $(sed -n 's/.*"family": *"\([a-z_0-9]*\)".*/\1/p' "$src"/specs/*.json | sort -u); do
+  of_family=$(grep -l "\"family\": *\"$family\"" "$src"/specs/*.json | sort)
+  specs="$specs $(echo "$of_family" | head -n 1) $(echo "$of_family" | tail -n 1)"
+done
+specs=$(echo $specs | tr ' ' '\n' | sort -u)
 # Each arch gets its own emission (a plan emitted for sm_90 may hold sm_90a code: such a source says so in an #error
 # guard, and is built as its header asks, with -gencode arch=compute_90a,code=sm_90a).
-for spec in "$src"/specs/*.json; do
+for spec in $specs; do
   name=$(basename "$spec" .json)
   for arch in sm_80 sm_90; do
     out=emitted/$name/$arch
