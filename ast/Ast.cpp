@@ -34,19 +34,54 @@ NodePtr hexLit(long long v, int digits, IntSuffix suffix) {
   n.hexDigits = digits < 1 ? 1 : digits;
   return make(n);
 }
-NodePtr flit(double v) { Node n{Kind::FloatLit}; n.fvalue = v; return make(n); }
-NodePtr dlit(double v) { Node n{Kind::FloatLit}; n.fvalue = v; n.type = Type("double"); return make(n); }
-NodePtr var(std::string name) { Node n{Kind::Var}; n.name = std::move(name); return make(n); }
-NodePtr unary(UnaryOp op, NodePtr a) { Node n{Kind::Unary, {std::move(a)}}; n.op.op = op; return make(n); }
+NodePtr flit(double v) {
+  Node n{Kind::FloatLit};
+  n.fvalue = v;
+  return make(n);
+}
+NodePtr dlit(double v) {
+  Node n{Kind::FloatLit};
+  n.fvalue = v;
+  n.type = Type("double");
+  return make(n);
+}
+NodePtr var(std::string name) {
+  Node n{Kind::Var};
+  n.name = std::move(name);
+  return make(n);
+}
+NodePtr unary(UnaryOp op, NodePtr a) {
+  Node n{Kind::Unary, {std::move(a)}};
+  n.op.op = op;
+  return make(n);
+}
 NodePtr unary(std::string_view op, NodePtr a) { return unary(unaryOp(op), std::move(a)); }
-NodePtr bin(BinaryOp op, NodePtr a, NodePtr b) { Node n{Kind::Binary, {std::move(a), std::move(b)}}; n.op.op = op; return make(n); }
+NodePtr bin(BinaryOp op, NodePtr a, NodePtr b) {
+  Node n{Kind::Binary, {std::move(a), std::move(b)}};
+  n.op.op = op;
+  return make(n);
+}
 NodePtr bin(std::string_view op, NodePtr a, NodePtr b) { return bin(binaryOp(op), std::move(a), std::move(b)); }
-NodePtr ternary(NodePtr c, NodePtr a, NodePtr b) { return make(Node{Kind::Ternary, {std::move(c), std::move(a), std::move(b)}}); }
-NodePtr call(std::string fn, std::vector<NodePtr> args) { Node n{Kind::Call, std::move(args)}; n.name = std::move(fn); return make(n); }
+NodePtr ternary(NodePtr c, NodePtr a, NodePtr b) {
+  return make(Node{Kind::Ternary, {std::move(c), std::move(a), std::move(b)}});
+}
+NodePtr call(std::string fn, std::vector<NodePtr> args) {
+  Node n{Kind::Call, std::move(args)};
+  n.name = std::move(fn);
+  return make(n);
+}
 NodePtr index(NodePtr base, NodePtr i) { return make(Node{Kind::Index, {std::move(base), std::move(i)}}); }
 NodePtr index(const std::string& base, long long i) { return index(var(base), lit(i)); }
-NodePtr member(NodePtr base, std::string field) { Node n{Kind::Member, {std::move(base)}}; n.name = std::move(field); return make(n); }
-NodePtr cast(const Type& type, NodePtr a) { Node n{Kind::Cast, {std::move(a)}}; n.type = type; return make(n); }
+NodePtr member(NodePtr base, std::string field) {
+  Node n{Kind::Member, {std::move(base)}};
+  n.name = std::move(field);
+  return make(n);
+}
+NodePtr cast(const Type& type, NodePtr a) {
+  Node n{Kind::Cast, {std::move(a)}};
+  n.type = type;
+  return make(n);
+}
 NodePtr reinterpretCast(const Type& type, NodePtr a) {
   Node n{Kind::Cast, {std::move(a)}};
   n.type = type;
@@ -94,8 +129,14 @@ NodePtr externSharedArray(const Type& type, std::string name, int align) {
   n.align = align;
   return make(n);
 }
-NodePtr assign(NodePtr lhs, NodePtr rhs, AssignOp op) { Node n{Kind::Assign, {std::move(lhs), std::move(rhs)}}; n.op.op = op; return make(n); }
-NodePtr assign(NodePtr lhs, NodePtr rhs, std::string_view op) { return assign(std::move(lhs), std::move(rhs), assignOp(op)); }
+NodePtr assign(NodePtr lhs, NodePtr rhs, AssignOp op) {
+  Node n{Kind::Assign, {std::move(lhs), std::move(rhs)}};
+  n.op.op = op;
+  return make(n);
+}
+NodePtr assign(NodePtr lhs, NodePtr rhs, std::string_view op) {
+  return assign(std::move(lhs), std::move(rhs), assignOp(op));
+}
 NodePtr exprStmt(NodePtr e) { return make(Node{Kind::ExprStmt, {std::move(e)}}); }
 NodePtr ret(NodePtr value) {
   Node n{Kind::Return};
@@ -127,7 +168,11 @@ NodePtr typeAlias(const Type& type, std::string name) {
   n.name = std::move(name);
   return make(n);
 }
-NodePtr comment(std::string text) { Node n{Kind::Comment}; n.name = std::move(text); return make(n); }
+NodePtr comment(std::string text) {
+  Node n{Kind::Comment};
+  n.name = std::move(text);
+  return make(n);
+}
 NodePtr withNote(NodePtr stmt, std::string note) {
   Node n = *stmt;
   n.note = std::move(note);
@@ -155,7 +200,11 @@ NodePtr function(std::string qualifiers, const Type& ret, std::string name, std:
   n.name = std::move(name);
   return make(n);
 }
-NodePtr raw(std::string line) { Node n{Kind::Raw}; n.name = std::move(line); return make(n); }
+NodePtr raw(std::string line) {
+  Node n{Kind::Raw};
+  n.name = std::move(line);
+  return make(n);
+}
 NodePtr unit(std::vector<NodePtr> items) { return make(Node{Kind::Unit, std::move(items)}); }
 
 NodePtr depthFirst(const NodePtr& n, const std::function<NodePtr(const NodePtr&)>& f) {

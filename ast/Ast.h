@@ -22,17 +22,17 @@ namespace warpforge::ast {
 
 enum class Kind {
   // expressions
-  IntLit,     // value, suffix, hexDigits
-  FloatLit,   // fvalue; type "double" prints a double literal, else float (suffix f)
-  Var,        // name
-  Unary,      // op, args[0]
-  Binary,     // op, args[0], args[1]
-  Ternary,    // args: cond, then, else
-  Call,       // name, args
-  Index,      // args: base, index
-  Member,     // name (field), args[0]
-  Cast,       // type, castStyle, args[0]
-  Paren,      // args[0] in parentheses the printer would not need (kept as written)
+  IntLit,    // value, suffix, hexDigits
+  FloatLit,  // fvalue; type "double" prints a double literal, else float (suffix f)
+  Var,       // name
+  Unary,     // op, args[0]
+  Binary,    // op, args[0], args[1]
+  Ternary,   // args: cond, then, else
+  Call,      // name, args
+  Index,     // args: base, index
+  Member,    // name (field), args[0]
+  Cast,      // type, castStyle, args[0]
+  Paren,     // args[0] in parentheses the printer would not need (kept as written)
   // statements
   Decl,       // type, name, optional args[0] = initializer; count > 0 for arrays, -1 for `[]`; storage, align
   DeclGroup,  // type; args = Decls (name, initializer) of that one type: "const int a = 1, b = 2;"
@@ -60,19 +60,19 @@ using NodePtr = std::shared_ptr<const Node>;
 struct Node {
   Kind kind;
   std::vector<NodePtr> args;
-  std::string name;    // variable / function / field / comment text / asm template
-  Operator op;         // Unary, Binary, Assign
-  Type type;           // declared type, cast type, return type
-  std::string attrs;   // function qualifiers ("extern \"C\" __global__", "__launch_bounds__(128)"); asm constraints
+  std::string name;   // variable / function / field / comment text / asm template
+  Operator op;        // Unary, Binary, Assign
+  Type type;          // declared type, cast type, return type
+  std::string attrs;  // function qualifiers ("extern \"C\" __global__", "__launch_bounds__(128)"); asm constraints
   long long value = 0;
   double fvalue = 0;
   IntSuffix suffix = IntSuffix::None;
   int hexDigits = -1;  // IntLit: -1 decimal up to 0xFFFF and hex above; 0 decimal; n > 0 hex of at least n digits
   int count = 0;       // array length for Decl (0 = scalar, -1 = unsized `[]`)
   StorageClass storage = StorageClass::Auto;
-  int align = 0;       // Decl: __align__(align) when > 0
+  int align = 0;  // Decl: __align__(align) when > 0
   CastStyle castStyle = CastStyle::C;
-  bool unbraced = false;   // If / For: one statement on the same line
+  bool unbraced = false;    // If / For: one statement on the same line
   bool isVolatile = false;  // InlinePtx: asm volatile
   std::string clobbers;     // InlinePtx: "memory"
   std::string note;         // a comment at the end of a one-line statement: `return;  // note`
@@ -83,8 +83,8 @@ struct Node {
 
 // Builders: terse and readable at the call site.
 NodePtr lit(long long v, IntSuffix suffix = IntSuffix::None);
-NodePtr ulit(long long v);                                                  // 30u, 0xffffffffu
-NodePtr decimal(long long v);                                               // 70000 (lit prints 0x11170)
+NodePtr ulit(long long v);                                                    // 30u, 0xffffffffu
+NodePtr decimal(long long v);                                                 // 70000 (lit prints 0x11170)
 NodePtr hexLit(long long v, int digits, IntSuffix suffix = IntSuffix::None);  // 0x1100, 0x0f0f0f0fu
 NodePtr flit(double v);
 NodePtr dlit(double v);  // double-precision literal
@@ -105,23 +105,25 @@ NodePtr paren(NodePtr a);
 NodePtr decl(const Type& type, std::string name, NodePtr init = nullptr);
 NodePtr declArray(const Type& type, std::string name, int count);
 NodePtr declGroup(const Type& type, std::vector<std::pair<std::string, NodePtr>> declarators);
-NodePtr sharedArray(const Type& type, std::string name, int count, int align = 0);  // __shared__ [__align__(a)] T name[count]
-NodePtr externSharedArray(const Type& type, std::string name, int align = 0);       // extern __shared__ ... T name[]
+NodePtr sharedArray(const Type& type, std::string name, int count,
+                    int align = 0);  // __shared__ [__align__(a)] T name[count]
+NodePtr externSharedArray(const Type& type, std::string name, int align = 0);  // extern __shared__ ... T name[]
 NodePtr assign(NodePtr lhs, NodePtr rhs, AssignOp op = AssignOp::Set);
 NodePtr assign(NodePtr lhs, NodePtr rhs, std::string_view op);
 NodePtr exprStmt(NodePtr e);
 NodePtr ret(NodePtr value = nullptr);
 NodePtr block(std::vector<NodePtr> stmts);
 NodePtr ifStmt(NodePtr cond, NodePtr then, NodePtr otherwise = nullptr);
-NodePtr ifUnbraced(NodePtr cond, NodePtr then);                                  // if (c) s;
+NodePtr ifUnbraced(NodePtr cond, NodePtr then);  // if (c) s;
 NodePtr forLoop(NodePtr init, NodePtr cond, NodePtr step, NodePtr body);
-NodePtr forUnbraced(NodePtr init, NodePtr cond, NodePtr step, NodePtr stmt);     // for (...) s;
-NodePtr typeAlias(const Type& type, std::string name);                           // typedef T name;
+NodePtr forUnbraced(NodePtr init, NodePtr cond, NodePtr step, NodePtr stmt);  // for (...) s;
+NodePtr typeAlias(const Type& type, std::string name);                        // typedef T name;
 NodePtr comment(std::string text);
-NodePtr withNote(NodePtr stmt, std::string note);                                // stmt;  // note
+NodePtr withNote(NodePtr stmt, std::string note);  // stmt;  // note
 NodePtr inlinePtx(std::string tmpl, std::string constraints, std::vector<NodePtr> operands);
 // asm volatile("tmpl" :: inputs : "clobbers"): an instruction the compiler may not move or drop.
-NodePtr asmVolatile(std::string tmpl, std::string constraints, std::vector<NodePtr> operands, std::string clobbers = "memory");
+NodePtr asmVolatile(std::string tmpl, std::string constraints, std::vector<NodePtr> operands,
+                    std::string clobbers = "memory");
 NodePtr function(std::string qualifiers, const Type& ret, std::string name, std::vector<NodePtr> params, NodePtr body);
 NodePtr raw(std::string line);
 NodePtr unit(std::vector<NodePtr> items);

@@ -8,9 +8,10 @@ namespace warpforge::ast {
 namespace {
 
 constexpr std::array<std::string_view, 8> kUnary = {"-", "+", "!", "~", "&", "*", "++", "--"};
-constexpr std::array<std::string_view, 18> kBinary = {"*", "/",  "%", "+",  "-",  "<<", ">>", "<", "<=",
+constexpr std::array<std::string_view, 18> kBinary = {"*", "/",  "%",  "+",  "-", "<<", ">>", "<",  "<=",
                                                       ">", ">=", "==", "!=", "&", "^",  "|",  "&&", "||"};
-constexpr std::array<std::string_view, 11> kAssign = {"=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^="};
+constexpr std::array<std::string_view, 11> kAssign = {"=",   "+=",  "-=", "*=", "/=", "%=",
+                                                      "<<=", ">>=", "&=", "|=", "^="};
 
 template <typename Op, std::size_t N>
 Op parse(const std::array<std::string_view, N>& table, std::string_view text, const char* what) {

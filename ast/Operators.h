@@ -12,8 +12,24 @@ namespace warpforge::ast {
 enum class UnaryOp : std::uint8_t { Negate, Plus, Not, BitNot, AddressOf, Deref, PreIncrement, PreDecrement };
 
 enum class BinaryOp : std::uint8_t {
-  Mul, Div, Mod, Add, Sub, Shl, Shr, Less, LessEqual, Greater, GreaterEqual, Equal, NotEqual, BitAnd, BitXor, BitOr,
-  LogicalAnd, LogicalOr
+  Mul,
+  Div,
+  Mod,
+  Add,
+  Sub,
+  Shl,
+  Shr,
+  Less,
+  LessEqual,
+  Greater,
+  GreaterEqual,
+  Equal,
+  NotEqual,
+  BitAnd,
+  BitXor,
+  BitOr,
+  LogicalAnd,
+  LogicalOr
 };
 
 enum class AssignOp : std::uint8_t { Set, Add, Sub, Mul, Div, Mod, Shl, Shr, BitAnd, BitOr, BitXor };

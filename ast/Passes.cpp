@@ -40,7 +40,9 @@ NodePtr foldOne(const NodePtr& n) {
     long long v;
     if (plainLit(a) && plainLit(b) && evalBinary(op, a->value, b->value, v)) return lit(v);
     using B = BinaryOp;
-    if ((op == B::Add || op == B::BitOr || op == B::BitXor || op == B::Sub || op == B::Shl || op == B::Shr) && isIntLit(b, 0)) return a;
+    if ((op == B::Add || op == B::BitOr || op == B::BitXor || op == B::Sub || op == B::Shl || op == B::Shr) &&
+        isIntLit(b, 0))
+      return a;
     if ((op == B::Add || op == B::BitOr || op == B::BitXor) && isIntLit(a, 0)) return b;
     if (op == B::Mul && isIntLit(b, 1)) return a;
     if (op == B::Mul && isIntLit(a, 1)) return b;
@@ -58,9 +60,8 @@ NodePtr foldOne(const NodePtr& n) {
 
 bool hasSideEffects(const NodePtr& n) {
   bool effects = false;
-  visit(n, [&](const Node& x) {
-    effects |= x.kind == Kind::Call || x.kind == Kind::Assign || x.kind == Kind::InlinePtx;
-  });
+  visit(n,
+        [&](const Node& x) { effects |= x.kind == Kind::Call || x.kind == Kind::Assign || x.kind == Kind::InlinePtx; });
   return effects;
 }
 
@@ -82,8 +83,10 @@ NodePtr removeDeadCode(const NodePtr& root) {
       std::vector<NodePtr> kept;
       for (const auto& s : n->args) {
         bool dead = false;
-        if (s->kind == Kind::Decl && !read.count(s->name) && (s->args.empty() || !hasSideEffects(s->args[0]))) dead = true;
-        if (s->kind == Kind::If && s->args[0]->kind == Kind::IntLit && s->args[0]->value == 0 && s->args.size() == 2) dead = true;
+        if (s->kind == Kind::Decl && !read.count(s->name) && (s->args.empty() || !hasSideEffects(s->args[0])))
+          dead = true;
+        if (s->kind == Kind::If && s->args[0]->kind == Kind::IntLit && s->args[0]->value == 0 && s->args.size() == 2)
+          dead = true;
         if (s->kind == Kind::Block && s->args.empty()) dead = true;
         if (dead) changed = true;
         else kept.push_back(s);

@@ -58,8 +58,9 @@ std::string expr(const NodePtr& e) {
     case Kind::IntLit: {
       static const char* suffix[] = {"", "u", "ll", "ull"};
       const bool hex = n.hexDigits > 0 || (n.hexDigits < 0 && n.value > 0xFFFF);
-      const std::string digits = n.hexDigits > 0 ? fmt::format("{:#0{}x}", n.value, n.hexDigits + 2) : hex ? fmt::format("{:#x}", n.value)
-                                                                                                          : fmt::format("{}", n.value);
+      const std::string digits = n.hexDigits > 0 ? fmt::format("{:#0{}x}", n.value, n.hexDigits + 2)
+                                 : hex           ? fmt::format("{:#x}", n.value)
+                                                 : fmt::format("{}", n.value);
       return digits + suffix[static_cast<int>(n.suffix)];
     }
     case Kind::FloatLit: {
@@ -72,7 +73,8 @@ std::string expr(const NodePtr& e) {
     case Kind::Unary: return std::string(n.op.spelling()) + wrap(n.args[0], 15);
     case Kind::Binary: {
       int p = binaryPrecedence(n.op.binary());
-      return wrap(n.args[0], p) + " " + std::string(n.op.spelling()) + " " + wrap(n.args[1], p + 1);  // left-associative
+      return wrap(n.args[0], p) + " " + std::string(n.op.spelling()) + " " +
+             wrap(n.args[1], p + 1);  // left-associative
     }
     case Kind::Ternary: return wrap(n.args[0], 3) + " ? " + wrap(n.args[1], 3) + " : " + wrap(n.args[2], 2);
     case Kind::Call: {
@@ -95,7 +97,9 @@ std::string expr(const NodePtr& e) {
 }
 
 std::string declText(const Node& n) {
-  std::string s = n.storage == StorageClass::Shared ? "__shared__ " : n.storage == StorageClass::ExternShared ? "extern __shared__ " : "";
+  std::string s = n.storage == StorageClass::Shared         ? "__shared__ "
+                  : n.storage == StorageClass::ExternShared ? "extern __shared__ "
+                                                            : "";
   if (n.align > 0) s += fmt::format("__align__({}) ", n.align);
   s += n.type.declare(n.name);
   if (n.count > 0) s += fmt::format("[{}]", n.count);
@@ -176,7 +180,8 @@ void stmt(const NodePtr& s, int indent, std::ostringstream& out) {
       out << "\n";
       break;
     case Kind::For:
-      out << pad << "for (" << inlineStmt(n.args[0]) << "; " << expr(n.args[1]) << "; " << inlineStmt(n.args[2]) << ") ";
+      out << pad << "for (" << inlineStmt(n.args[0]) << "; " << expr(n.args[1]) << "; " << inlineStmt(n.args[2])
+          << ") ";
       if (n.unbraced) {
         out << inlineStmt(n.args[3]) << ";" << noteText(*n.args[3]) << "\n";
         break;
@@ -206,14 +211,16 @@ void stmt(const NodePtr& s, int indent, std::ostringstream& out) {
         break;
       }
       out << pad << "asm" << (n.isVolatile ? " volatile" : "") << "(\"" << n.name << "\"";
-      if (outs.empty()) out << " ::" << (ins.empty() ? ":" : " " + ins);  // asm("t" :: ins : clobbers), asm("t" ::: clobbers)
+      if (outs.empty())
+        out << " ::" << (ins.empty() ? ":" : " " + ins);  // asm("t" :: ins : clobbers), asm("t" ::: clobbers)
       else out << " : " << outs << " : " << ins;
       if (!n.clobbers.empty()) out << (outs.empty() && ins.empty() ? " " : " : ") << "\"" << n.clobbers << "\"";
       out << ");\n";
       break;
     }
     case Kind::Function: {
-      out << pad << n.attrs << (n.attrs.empty() ? "" : " ") << (n.type.empty() ? "" : n.type.str() + " ") << n.name << "(";
+      out << pad << n.attrs << (n.attrs.empty() ? "" : " ") << (n.type.empty() ? "" : n.type.str() + " ") << n.name
+          << "(";
       for (std::size_t i = 0; i + 1 < n.args.size(); ++i) out << (i ? ", " : "") << declText(*n.args[i]);
       out << ") ";
       body(n.args.back(), indent, out);

@@ -7,13 +7,15 @@
 namespace warpforge::ast {
 
 Type Type::constant() const {
-  if (pointers || isRef || rowLength) throw std::logic_error("ast type: const applies to the element type, before a pointer");
+  if (pointers || isRef || rowLength)
+    throw std::logic_error("ast type: const applies to the element type, before a pointer");
   Type t = *this;
   t.isConst = true;
   return t;
 }
 Type Type::pointer() const {
-  if (constPtr || restrictPtr || isRef || rowLength) throw std::logic_error("ast type: a pointer to " + str() + " is not supported");
+  if (constPtr || restrictPtr || isRef || rowLength)
+    throw std::logic_error("ast type: a pointer to " + str() + " is not supported");
   Type t = *this;
   ++t.pointers;
   return t;
@@ -58,12 +60,14 @@ std::string Type::str() const {
 }
 
 std::string Type::declare(const std::string& name) const {
-  if (rowLength) return element(*this) + " (*" + (constPtr ? " const " : "") + name + ")[" + std::to_string(rowLength) + "]";
+  if (rowLength)
+    return element(*this) + " (*" + (constPtr ? " const " : "") + name + ")[" + std::to_string(rowLength) + "]";
   return str() + " " + name;
 }
 
 Type Type::parse(const std::string& text) {
-  // words, with '*' and '&' as their own tokens: "const unsigned char* __restrict__" -> const unsigned char * __restrict__
+  // words, with '*' and '&' as their own tokens: "const unsigned char* __restrict__" -> const unsigned char *
+  // __restrict__
   std::vector<std::string> tok;
   std::string cur;
   for (char c : text) {
@@ -79,7 +83,8 @@ Type Type::parse(const std::string& text) {
   std::size_t i = 0;
   if (i < tok.size() && tok[i] == "const") t.isConst = true, ++i;
   for (; i < tok.size() && tok[i] != "*" && tok[i] != "&"; ++i) {
-    const bool word = tok[i].find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == std::string::npos;
+    const bool word = tok[i].find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
+                      std::string::npos;
     if (!word || tok[i] == "const" || tok[i] == "__restrict__") t.base.clear(), i = tok.size();
     else t.base += (t.base.empty() ? "" : " ") + tok[i];
   }
@@ -99,8 +104,8 @@ Type Type::parse(const std::string& text) {
 }
 
 bool operator==(const Type& a, const Type& b) {
-  return a.base == b.base && a.isConst == b.isConst && a.pointers == b.pointers && a.constPtr == b.constPtr && a.restrictPtr == b.restrictPtr &&
-         a.isRef == b.isRef && a.rowLength == b.rowLength && a.verbatim == b.verbatim;
+  return a.base == b.base && a.isConst == b.isConst && a.pointers == b.pointers && a.constPtr == b.constPtr &&
+         a.restrictPtr == b.restrictPtr && a.isRef == b.isRef && a.rowLength == b.rowLength && a.verbatim == b.verbatim;
 }
 
 }  // namespace warpforge::ast

@@ -7,25 +7,25 @@
 namespace warpforge::ast {
 
 struct Type {
-  std::string base;              // "int", "unsigned char", "float2", "wf_u32", "void"
-  bool isConst = false;          // const T
-  int pointers = 0;              // T*, T**
-  bool constPtr = false;         // T* const
-  bool restrictPtr = false;      // T* __restrict__
-  bool isRef = false;            // T&
-  long long rowLength = 0;       // > 0: a pointer to rows of rowLength elements, T (*)[rowLength]
-  std::string verbatim;          // a type written as text that is none of the above forms, printed as given
+  std::string base;          // "int", "unsigned char", "float2", "wf_u32", "void"
+  bool isConst = false;      // const T
+  int pointers = 0;          // T*, T**
+  bool constPtr = false;     // T* const
+  bool restrictPtr = false;  // T* __restrict__
+  bool isRef = false;        // T&
+  long long rowLength = 0;   // > 0: a pointer to rows of rowLength elements, T (*)[rowLength]
+  std::string verbatim;      // a type written as text that is none of the above forms, printed as given
 
   Type() = default;
   // A type spelled as text ("wf_u32", "const unsigned char* __restrict__"): parse(text).
   Type(const std::string& text) : Type(parse(text)) {}
   Type(const char* text) : Type(parse(text)) {}
 
-  Type constant() const;         // const T (the element, before any pointer)
-  Type pointer() const;          // T*
-  Type constPointer() const;     // T* const
-  Type restrict() const;         // T* __restrict__
-  Type reference() const;        // T&
+  Type constant() const;           // const T (the element, before any pointer)
+  Type pointer() const;            // T*
+  Type constPointer() const;       // T* const
+  Type restrict() const;           // T* __restrict__
+  Type reference() const;          // T&
   Type rowsOf(long long n) const;  // T (*)[n]
 
   bool empty() const { return base.empty() && verbatim.empty(); }

@@ -31,8 +31,9 @@ class CufftRun : public BaselineRun {
     std::vector<unsigned char> in = r.denseInput(data, batch);
     const int inElem = (realIn ? 1 : 2) * scalar, outElem = (realOut ? 1 : 2) * scalar;
     const bool layout = r.inLayout && r.outLayout;  // the family's own arrays (advanced layout), else dense
-    outBytes_ = static_cast<std::size_t>(layout ? (r.outLayout->offset + (batch - 1) * r.outLayout->distance + r.outLayout->span) * outElem
-                                                : nout * batch * outElem);
+    outBytes_ = static_cast<std::size_t>(
+        layout ? (r.outLayout->offset + (batch - 1) * r.outLayout->distance + r.outLayout->span) * outElem
+               : nout * batch * outElem);
     const std::size_t inBytes = r.inPlace ? std::max(in.size(), outBytes_) : in.size();
     in.resize(inBytes, 0);
     in_ = std::make_unique<DeviceBuffer>(inBytes);
@@ -44,7 +45,12 @@ class CufftRun : public BaselineRun {
     created_ = true;
     std::vector<long long> dims(r.lengths.begin(), r.lengths.end());
     // cuFFT's logical sizes for c2r are the real lengths; its input embeds N/2+1 complex values.
-    cudaDataType ct = f16 ? CUDA_C_16F : f64 ? CUDA_C_64F : CUDA_C_32F, rt = f16 ? CUDA_R_16F : f64 ? CUDA_R_64F : CUDA_R_32F;
+    cudaDataType ct = f16   ? CUDA_C_16F
+                      : f64 ? CUDA_C_64F
+                            : CUDA_C_32F,
+                 rt = f16   ? CUDA_R_16F
+                      : f64 ? CUDA_R_64F
+                            : CUDA_R_32F;
     size_t ws = 0;
     std::vector<long long> inEmbed, outEmbed;
     long long inStride = 1, inDist = nin, outStride = 1, outDist = nout;
@@ -56,8 +62,10 @@ class CufftRun : public BaselineRun {
       outStride = r.outLayout->stride;
       outDist = r.outLayout->distance;
     }
-    cufftResult res = cufftXtMakePlanMany(plan_, static_cast<int>(dims.size()), dims.data(), layout ? inEmbed.data() : nullptr, inStride, inDist,
-                                          realIn ? rt : ct, layout ? outEmbed.data() : nullptr, outStride, outDist, realOut ? rt : ct, batch, &ws, ct);
+    cufftResult res = cufftXtMakePlanMany(plan_, static_cast<int>(dims.size()), dims.data(),
+                                          layout ? inEmbed.data() : nullptr, inStride, inDist, realIn ? rt : ct,
+                                          layout ? outEmbed.data() : nullptr, outStride, outDist, realOut ? rt : ct,
+                                          batch, &ws, ct);
     if (res != CUFFT_SUCCESS) {
       if (why) *why = fmt::format("cuFFT cannot plan this transform (cufftResult {})", static_cast<int>(res));
       return;
@@ -75,7 +83,8 @@ class CufftRun : public BaselineRun {
   }
   bool planned() const { return planned_; }
   void exec() override {
-    if (cufftXtExec(plan_, reinterpret_cast<void*>(inPtr_), reinterpret_cast<void*>(outPtr_), sign_ < 0 ? CUFFT_FORWARD : CUFFT_INVERSE) != CUFFT_SUCCESS)
+    if (cufftXtExec(plan_, reinterpret_cast<void*>(inPtr_), reinterpret_cast<void*>(outPtr_),
+                    sign_ < 0 ? CUFFT_FORWARD : CUFFT_INVERSE) != CUFFT_SUCCESS)
       throw std::runtime_error("cufftXtExec failed");
   }
 
@@ -139,12 +148,13 @@ class BlasHerkRun : public BaselineRun {
   void exec() override {
     const float alpha[2] = {1, 0}, beta[2] = {0, 0};
     const cudaDataType in = int8_ ? CUDA_C_8I : CUDA_C_32F;
-    cublasStatus_t st = cublasGemmStridedBatchedEx(handle_, CUBLAS_OP_C, CUBLAS_OP_N, static_cast<int>(n_), static_cast<int>(n_), static_cast<int>(k_),
-                                                   alpha, reinterpret_cast<const void*>(in_->p), in, static_cast<int>(k_), n_ * k_,
-                                                   reinterpret_cast<const void*>(in_->p), in, static_cast<int>(k_), n_ * k_, beta,
-                                                   reinterpret_cast<void*>(out_->p), CUDA_C_32F, static_cast<int>(n_), n_ * n_,
-                                                   static_cast<int>(batches_), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
-    if (st != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(fmt::format("cublasGemmStridedBatchedEx failed: status {}", static_cast<int>(st)));
+    cublasStatus_t st = cublasGemmStridedBatchedEx(
+        handle_, CUBLAS_OP_C, CUBLAS_OP_N, static_cast<int>(n_), static_cast<int>(n_), static_cast<int>(k_), alpha,
+        reinterpret_cast<const void*>(in_->p), in, static_cast<int>(k_), n_ * k_, reinterpret_cast<const void*>(in_->p),
+        in, static_cast<int>(k_), n_ * k_, beta, reinterpret_cast<void*>(out_->p), CUDA_C_32F, static_cast<int>(n_),
+        n_ * n_, static_cast<int>(batches_), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    if (st != CUBLAS_STATUS_SUCCESS)
+      throw std::runtime_error(fmt::format("cublasGemmStridedBatchedEx failed: status {}", static_cast<int>(st)));
   }
 
  private:
@@ -190,7 +200,8 @@ struct LtPlan {
 };
 
 void checkBlas(cublasStatus_t st, const char* what) {
-  if (st != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(fmt::format("{} failed: {} ({})", what, cublasGetStatusName(st), static_cast<int>(st)));
+  if (st != CUBLAS_STATUS_SUCCESS)
+    throw std::runtime_error(fmt::format("{} failed: {} ({})", what, cublasGetStatusName(st), static_cast<int>(st)));
 }
 
 // "cgemm", "cgemm_i8", "cgemm_lt_f16": complex GEMMs C[g] = A[g] B[g], g < lengths[0] x batch, with
@@ -208,13 +219,17 @@ class BlasGemmRun : public BaselineRun {
     if (r.lengths.size() != 4) throw std::invalid_argument(r.kind + " baseline needs lengths {GEMMs, M, N, K}");
     g_ = r.lengths[0] * batch, m_ = r.lengths[1], n_ = r.lengths[2], k_ = r.lengths[3];
     const bool i8 = r.precision == "ci8";
-    if (!i8 && r.precision != "cf16") throw std::invalid_argument(fmt::format("{} baseline: precision '{}' (expected ci8 or cf16)", r.kind, r.precision));
+    if (!i8 && r.precision != "cf16")
+      throw std::invalid_argument(
+          fmt::format("{} baseline: precision '{}' (expected ci8 or cf16)", r.kind, r.precision));
     if ((kind_ == "cgemm_i8" && !i8) || (kind_ == "cgemm_lt_f16" && i8))
       throw std::invalid_argument(fmt::format("{} baseline: no such GEMM for {} inputs", kind_, r.precision));
-    if (g_ > 0x7fffffff || m_ > 0x7fffffff || n_ > 0x7fffffff || k_ > 0x7fffffff) throw std::invalid_argument(kind_ + " baseline: sizes beyond int");
+    if (g_ > 0x7fffffff || m_ > 0x7fffffff || n_ > 0x7fffffff || k_ > 0x7fffffff)
+      throw std::invalid_argument(kind_ + " baseline: sizes beyond int");
     const std::vector<unsigned char> in = r.denseInput(data, batch);
     const long long aValues = g_ * m_ * k_, bValues = g_ * n_ * k_;
-    if (static_cast<long long>(in.size()) != (aValues + bValues) * (i8 ? 2 : 4)) throw std::logic_error(kind_ + " baseline: dense input of the wrong size");
+    if (static_cast<long long>(in.size()) != (aValues + bValues) * (i8 ? 2 : 4))
+      throw std::logic_error(kind_ + " baseline: dense input of the wrong size");
     if (kind_ == "cgemm") {
       // Complex f32 copies, interleaved.
       std::vector<float> f(static_cast<std::size_t>(2 * (aValues + bValues)));
@@ -241,8 +256,10 @@ class BlasGemmRun : public BaselineRun {
         const std::size_t aPlane = planeBytes(aValues, 2), bPlane = planeBytes(bValues, 2);
         padded.assign(2 * (aPlane + bPlane), 0);
         const unsigned char* src = in.data();
-        for (auto [values, plane, at] : {std::tuple{aValues, aPlane, std::size_t{0}}, std::tuple{bValues, bPlane, 2 * aPlane}})
-          for (int part = 0; part < 2; ++part, src += values * 2) std::memcpy(&padded[at + part * plane], src, static_cast<std::size_t>(values * 2));
+        for (auto [values, plane, at] :
+             {std::tuple{aValues, aPlane, std::size_t{0}}, std::tuple{bValues, bPlane, 2 * aPlane}})
+          for (int part = 0; part < 2; ++part, src += values * 2)
+            std::memcpy(&padded[at + part * plane], src, static_cast<std::size_t>(values * 2));
         upload(padded.data(), 2 * aPlane, 2 * bPlane);
         ltHostA_.assign(padded.begin(), padded.begin() + static_cast<std::ptrdiff_t>(2 * aPlane));
       }
@@ -278,10 +295,11 @@ class BlasGemmRun : public BaselineRun {
       out.swap(wide);
     }
     if (r.error) error = r.error(out, data, batch);
-    name = r.description + (kind_ == "cgemm"           ? " (cublasCgemmStridedBatched, complex f32)"
-                            : kind_ == "cgemm_i8"      ? " (cublasGemmStridedBatchedEx C_8I -> C_32F)"
-                            : fmt::format(" (cublasLtMatmul planar C_16F -> C_{}F{})", ltHalfOut_ ? 16 : 32,
-                                          ltTransposedA_ ? ", weights transposed on the host for op N" : ""));
+    name = r.description + (kind_ == "cgemm" ? " (cublasCgemmStridedBatched, complex f32)"
+                            : kind_ == "cgemm_i8"
+                                ? " (cublasGemmStridedBatchedEx C_8I -> C_32F)"
+                                : fmt::format(" (cublasLtMatmul planar C_16F -> C_{}F{})", ltHalfOut_ ? 16 : 32,
+                                              ltTransposedA_ ? ", weights transposed on the host for op N" : ""));
     ok_ = true;
   }
   bool ok() const { return ok_; }
@@ -294,16 +312,19 @@ class BlasGemmRun : public BaselineRun {
     void* C = reinterpret_cast<void*>(c_->p);
     if (kind_ == "cgemm") {
       const cuComplex alpha{1, 0}, beta{0, 0};
-      checkBlas(cublasCgemmStridedBatched(blas_.h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &alpha, static_cast<const cuComplex*>(A), k, m_ * k_,
-                                          static_cast<const cuComplex*>(B), k, n_ * k_, &beta, static_cast<cuComplex*>(C), m, m_ * n_, g),
+      checkBlas(cublasCgemmStridedBatched(blas_.h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &alpha,
+                                          static_cast<const cuComplex*>(A), k, m_ * k_,
+                                          static_cast<const cuComplex*>(B), k, n_ * k_, &beta,
+                                          static_cast<cuComplex*>(C), m, m_ * n_, g),
                 "cublasCgemmStridedBatched");
     } else if (kind_ == "cgemm_i8") {
-      checkBlas(cublasGemmStridedBatchedEx(blas_.h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, one, A, CUDA_C_8I, k, m_ * k_, B, CUDA_C_8I, k, n_ * k_, zero, C,
-                                           CUDA_C_32F, m, m_ * n_, g, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+      checkBlas(cublasGemmStridedBatchedEx(blas_.h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, one, A, CUDA_C_8I, k, m_ * k_, B,
+                                           CUDA_C_8I, k, n_ * k_, zero, C, CUDA_C_32F, m, m_ * n_, g,
+                                           CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
                 "cublasGemmStridedBatchedEx (CUDA_C_8I -> CUDA_C_32F)");
     } else {
-      checkBlas(cublasLtMatmul(plan_.lt, plan_.desc, one, A, plan_.a, B, plan_.b, zero, C, plan_.c, C, plan_.c, &plan_.algo,
-                               reinterpret_cast<void*>(ws_->p), ws_->bytes, nullptr),
+      checkBlas(cublasLtMatmul(plan_.lt, plan_.desc, one, A, plan_.a, B, plan_.b, zero, C, plan_.c, C, plan_.c,
+                               &plan_.algo, reinterpret_cast<void*>(ws_->p), ws_->bytes, nullptr),
                 "cublasLtMatmul (planar complex f16)");
     }
   }
@@ -317,18 +338,25 @@ class BlasGemmRun : public BaselineRun {
   }
 
   // Bytes of one plane of `values` elements, rounded up so that the imaginary plane starts 256-byte aligned.
-  static std::size_t planeBytes(long long values, int elemBytes) { return (static_cast<std::size_t>(values * elemBytes) + 255) / 256 * 256; }
+  static std::size_t planeBytes(long long values, int elemBytes) {
+    return (static_cast<std::size_t>(values * elemBytes) + 255) / 256 * 256;
+  }
 
-  // Planar layout of g_ matrices rows x cols (column-major, ld = rows): all real parts, then (aligned) all imaginary parts.
+  // Planar layout of g_ matrices rows x cols (column-major, ld = rows): all real parts, then (aligned) all imaginary
+  // parts.
   cublasLtMatrixLayout_t planarLayout(cudaDataType t, long long rows, long long cols, int elemBytes) {
     cublasLtMatrixLayout_t l = nullptr;
-    checkBlas(cublasLtMatrixLayoutCreate(&l, t, static_cast<std::uint64_t>(rows), static_cast<std::uint64_t>(cols), rows), "cublasLtMatrixLayoutCreate");
+    checkBlas(cublasLtMatrixLayoutCreate(&l, t, static_cast<std::uint64_t>(rows), static_cast<std::uint64_t>(cols),
+                                         rows),
+              "cublasLtMatrixLayoutCreate");
     const std::int32_t count = static_cast<std::int32_t>(g_);
     const std::int64_t stride = rows * cols;  // in real sub-elements for planar complex
     const std::int64_t plane = static_cast<std::int64_t>(planeBytes(g_ * rows * cols, elemBytes));
     cublasStatus_t st = cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof count);
-    if (st == CUBLAS_STATUS_SUCCESS) st = cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride);
-    if (st == CUBLAS_STATUS_SUCCESS) st = cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET, &plane, sizeof plane);
+    if (st == CUBLAS_STATUS_SUCCESS)
+      st = cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride);
+    if (st == CUBLAS_STATUS_SUCCESS)
+      st = cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET, &plane, sizeof plane);
     if (st != CUBLAS_STATUS_SUCCESS) cublasLtMatrixLayoutDestroy(l);
     checkBlas(st, "cublasLtMatrixLayoutSetAttribute (planar complex)");
     return l;
@@ -338,24 +366,30 @@ class BlasGemmRun : public BaselineRun {
   bool setUpLt(std::string* why) {
     checkBlas(cublasLtCreate(&plan_.lt), "cublasLtCreate");
     ws_ = std::make_unique<DeviceBuffer>(64u << 20);
-    // Weights used transposed (op T on [m][k]) first; planar complex may want op N: then [k][m], transposed on the host.
+    // Weights used transposed (op T on [m][k]) first; planar complex may want op N: then [k][m], transposed on the
+    // host.
     for (bool transposedA : {false, true})
       for (bool halfOut : {false, true}) {
         plan_.reset();
         checkBlas(cublasLtMatmulDescCreate(&plan_.desc, CUBLAS_COMPUTE_32F, CUDA_C_32F), "cublasLtMatmulDescCreate");
         const cublasOperation_t ta = transposedA ? CUBLAS_OP_N : CUBLAS_OP_T, nn = CUBLAS_OP_N;
-        checkBlas(cublasLtMatmulDescSetAttribute(plan_.desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta), "desc transa");
-        checkBlas(cublasLtMatmulDescSetAttribute(plan_.desc, CUBLASLT_MATMUL_DESC_TRANSB, &nn, sizeof nn), "desc transb");
+        checkBlas(cublasLtMatmulDescSetAttribute(plan_.desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta),
+                  "desc transa");
+        checkBlas(cublasLtMatmulDescSetAttribute(plan_.desc, CUBLASLT_MATMUL_DESC_TRANSB, &nn, sizeof nn),
+                  "desc transb");
         plan_.a = transposedA ? planarLayout(CUDA_C_16F, m_, k_, 2) : planarLayout(CUDA_C_16F, k_, m_, 2);
         plan_.b = planarLayout(CUDA_C_16F, k_, n_, 2);
         plan_.c = planarLayout(halfOut ? CUDA_C_16F : CUDA_C_32F, m_, n_, halfOut ? 2 : 4);
         cublasLtMatmulPreference_t pref = nullptr;
         checkBlas(cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate");
         const std::uint64_t wsBytes = ws_->bytes;
-        cublasStatus_t st = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &wsBytes, sizeof wsBytes);
+        cublasStatus_t st = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                                 &wsBytes, sizeof wsBytes);
         cublasLtMatmulHeuristicResult_t res{};
         int found = 0;
-        if (st == CUBLAS_STATUS_SUCCESS) st = cublasLtMatmulAlgoGetHeuristic(plan_.lt, plan_.desc, plan_.a, plan_.b, plan_.c, plan_.c, pref, 1, &res, &found);
+        if (st == CUBLAS_STATUS_SUCCESS)
+          st = cublasLtMatmulAlgoGetHeuristic(plan_.lt, plan_.desc, plan_.a, plan_.b, plan_.c, plan_.c, pref, 1, &res,
+                                              &found);
         cublasLtMatmulPreferenceDestroy(pref);
         if (st == CUBLAS_STATUS_SUCCESS && found > 0) {
           plan_.algo = res.algo;
@@ -376,7 +410,10 @@ class BlasGemmRun : public BaselineRun {
           return true;
         }
       }
-    if (why) *why = "cuBLASLt has no planar complex f16 GEMM for these sizes (no algorithm from cublasLtMatmulAlgoGetHeuristic, f32 or f16 output)";
+    if (why)
+      *why =
+          "cuBLASLt has no planar complex f16 GEMM for these sizes (no algorithm from cublasLtMatmulAlgoGetHeuristic, "
+          "f32 or f16 output)";
     return false;
   }
 
@@ -392,7 +429,8 @@ class BlasGemmRun : public BaselineRun {
 
 }  // namespace
 
-std::unique_ptr<BaselineRun> makeBaseline(const BaselineRequest& request, const TestData& data, long long batch, std::string* why) {
+std::unique_ptr<BaselineRun> makeBaseline(const BaselineRequest& request, const TestData& data, long long batch,
+                                          std::string* why) {
   if (request.kind == "fft") {
     auto run = std::make_unique<CufftRun>(request, data, batch, why);
     if (run->planned()) return run;

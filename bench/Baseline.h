@@ -18,12 +18,13 @@ namespace warpforge {
 class BaselineRun {
  public:
   virtual ~BaselineRun() = default;
-  virtual void exec() = 0;       // enqueue once on the default stream
-  double error = -1;             // against the family's reference, after the first run (-1: not comparable)
-  std::string name;              // what its time covers
+  virtual void exec() = 0;  // enqueue once on the default stream
+  double error = -1;        // against the family's reference, after the first run (-1: not comparable)
+  std::string name;         // what its time covers
 };
 
 // nullptr where the kind is unknown or the library has no such transform (the reason in *why).
-std::unique_ptr<BaselineRun> makeBaseline(const BaselineRequest& request, const TestData& data, long long batch, std::string* why = nullptr);
+std::unique_ptr<BaselineRun> makeBaseline(const BaselineRequest& request, const TestData& data, long long batch,
+                                          std::string* why = nullptr);
 
 }  // namespace warpforge

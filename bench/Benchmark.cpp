@@ -51,7 +51,8 @@ BenchReport benchSpec(Compiler& compiler, const FamilySpec& spec, long long batc
       params["repeats"] = variants[i - 1].repeats;
       // Register-resident repeats: one unit per warp slot of a full wave of resident blocks.
       const PlanKernel& k = variants[i - 1].generated.plan.kernels.at(0);
-      row.batch = std::min(batch, 1LL * execs[i]->kernelStats()[0].blocksPerSm * execs[i]->device().smCount * k.grid.unitsPerBlock * 4);
+      row.batch = std::min(batch, 1LL * execs[i]->kernelStats()[0].blocksPerSm * execs[i]->device().smCount *
+                                      k.grid.unitsPerBlock * 4);
     } else if (i > 0 && variants[i - 1].batch > 0) {
       row.batch = std::min(batch, variants[i - 1].batch);
     }
@@ -69,7 +70,9 @@ BenchReport benchSpec(Compiler& compiler, const FamilySpec& spec, long long batc
   }
   const std::size_t copyBytes = static_cast<std::size_t>(r.bytes / 2);
   DeviceBuffer copySrc(copyBytes), copyDst(copyBytes);
-  jobs.push_back([&] { checkCu(cuMemcpyDtoDAsync(copyDst.p, copySrc.p, copyBytes, nullptr), "cuMemcpyDtoDAsync (copy ceiling)"); });
+  jobs.push_back([&] {
+    checkCu(cuMemcpyDtoDAsync(copyDst.p, copySrc.p, copyBytes, nullptr), "cuMemcpyDtoDAsync (copy ceiling)");
+  });
   std::vector<double> ms = interleavedMedians(jobs, 3, reps);
   std::vector<double> variantMs;
   std::vector<long long> variantBatch;
@@ -84,24 +87,28 @@ BenchReport benchSpec(Compiler& compiler, const FamilySpec& spec, long long batc
 }
 
 std::string formatBench(const BenchReport& r) {
-  std::string o = fmt::format("device: {} ({} SMs, {} MHz max clock)\nspec: {}  batch: {} (one {} each)  timed reps: {} (medians, CUDA events, interleaved)\n",
-                              r.device.name, r.device.smCount, r.device.clockKHz / 1000, r.spec, r.batch, r.unit, r.reps);
+  std::string o = fmt::format(
+      "device: {} ({} SMs, {} MHz max clock)\nspec: {}  batch: {} (one {} each)  timed reps: {} (medians, CUDA events, "
+      "interleaved)\n",
+      r.device.name, r.device.smCount, r.device.clockKHz / 1000, r.spec, r.batch, r.unit, r.reps);
   o += fmt::format("check: error {:.3e} (bound {:.1e}){}, unwritten {}: {}\n", r.check.error, r.check.bound,
-                   r.baselineError >= 0 ? fmt::format(", baseline's error {:.3e}", r.baselineError) : "", r.check.unwritten,
-                   r.check.ok() ? "OK" : "FAILED");
+                   r.baselineError >= 0 ? fmt::format(", baseline's error {:.3e}", r.baselineError) : "",
+                   r.check.unwritten, r.check.ok() ? "OK" : "FAILED");
   o += fmt::format("\n{:<52} {:>10} {:>14} {:>9} {:>8}\n", "", "median ms", r.unit + "/s", "GB/s", "vs base");
   auto line = [&](const std::string& name, double ms, long long batch, const std::string& extra) {
     const double gbs = r.bytes * batch / r.batch / (ms * 1e-3) / 1e9;
     o += fmt::format("{:<52} {:>10.4f} {:>14.4g} {:>9.1f} {:>8}{}\n", name, ms, batch / (ms * 1e-3), gbs,
                      r.baselineMs > 0 ? fmt::format("{:.2f}x", r.baselineMs * batch / r.batch / ms) : "-", extra);
   };
-  for (const auto& row : r.rows) line(row.name, row.ms, row.batch, fmt::format("   ({} regs, {} blocks/SM)", row.registers, row.blocksPerSm));
+  for (const auto& row : r.rows)
+    line(row.name, row.ms, row.batch, fmt::format("   ({} regs, {} blocks/SM)", row.registers, row.blocksPerSm));
   if (r.baselineMs > 0) line(r.baselineName, r.baselineMs, r.batch, "");
-  o += fmt::format("{:<52} {:>10.4f} {:>14} {:>9.1f}\n", "device-to-device copy of the same bytes (ceiling)", r.copyMs, "-",
-                   r.bytes / (r.copyMs * 1e-3) / 1e9);
+  o += fmt::format("{:<52} {:>10.4f} {:>14} {:>9.1f}\n", "device-to-device copy of the same bytes (ceiling)", r.copyMs,
+                   "-", r.bytes / (r.copyMs * 1e-3) / 1e9);
   if (!r.rows.empty())
     o += fmt::format("\nwarpforge at {:.0f}% of the copy ceiling{}\n", 100 * r.copyMs / r.rows[0].ms,
-                     r.baselineMs > 0 ? fmt::format(", baseline at {:.0f}%; ratio {:.2f}x", 100 * r.copyMs / r.baselineMs, r.baselineMs / r.rows[0].ms)
+                     r.baselineMs > 0 ? fmt::format(", baseline at {:.0f}%; ratio {:.2f}x",
+                                                    100 * r.copyMs / r.baselineMs, r.baselineMs / r.rows[0].ms)
                                       : std::string());
   o += r.notes;
   return o;
@@ -113,8 +120,10 @@ AbResult abSpecs(Compiler& compiler, const FamilySpec& a, const FamilySpec& b, l
   const EmitTarget target = deviceTarget(probe);
   Executor ea(compiler, a.emit(target).plan), eb(compiler, b.emit(target).plan);
   for (const auto& buf : ea.plan().buffers)
-    if (buf.isUser() && (!eb.plan().buffer(buf.name) || ea.arrayBytes(buf.name, batch) != eb.arrayBytes(buf.name, batch)))
-      throw std::invalid_argument(fmt::format("A/B of {} and {}: the two specs must have the same arrays", a.name(), b.name()));
+    if (buf.isUser() &&
+        (!eb.plan().buffer(buf.name) || ea.arrayBytes(buf.name, batch) != eb.arrayBytes(buf.name, batch)))
+      throw std::invalid_argument(
+          fmt::format("A/B of {} and {}: the two specs must have the same arrays", a.name(), b.name()));
   TestData data = a.randomInputs(batch, 779);
   DeviceArrays arrays(ea, data, batch);
   auto runA = [&] { ea.run(arrays.bindings(), batch); };

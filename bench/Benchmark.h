@@ -21,12 +21,12 @@ struct BenchReport {
   std::string spec, unit;
   long long batch = 0;
   int reps = 0;
-  Check check;                  // the default plan against the reference (same batch)
-  std::vector<BenchRow> rows;   // ours (default first, then variants)
+  Check check;                 // the default plan against the reference (same batch)
+  std::vector<BenchRow> rows;  // ours (default first, then variants)
   double baselineMs = -1, baselineError = -1;
   std::string baselineName;
   double copyMs = -1, bytes = 0;
-  std::string notes;            // the family's extra lines
+  std::string notes;  // the family's extra lines
 };
 
 BenchReport benchSpec(Compiler& compiler, const FamilySpec& spec, long long batch, int reps);

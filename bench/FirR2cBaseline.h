@@ -15,6 +15,7 @@ struct FirR2cPlans {
 };
 FirR2cPlans firR2cBaselinePlans(const BaselineRequest& request);
 
-std::unique_ptr<BaselineRun> makeFirR2cBaseline(const BaselineRequest& request, const TestData& data, long long batch, std::string* why);
+std::unique_ptr<BaselineRun> makeFirR2cBaseline(const BaselineRequest& request, const TestData& data, long long batch,
+                                                std::string* why);
 
 }  // namespace warpforge

@@ -35,7 +35,8 @@ std::string text(const Json& j, const char* key, const std::string& where, bool 
     if (required) throw std::invalid_argument(fmt::format("{}: missing \"{}\" (a string)", where, key));
     return {};
   }
-  if (!j[key].is_string()) throw std::invalid_argument(fmt::format("{}: \"{}\" must be a string, found {}", where, key, j[key].type_name()));
+  if (!j[key].is_string())
+    throw std::invalid_argument(fmt::format("{}: \"{}\" must be a string, found {}", where, key, j[key].type_name()));
   return j[key].get<std::string>();
 }
 
@@ -60,7 +61,9 @@ std::string cell(const std::string& s) {
 }  // namespace
 
 ResultRecord resultFromJson(const Json& j, const std::string& where) {
-  if (!j.is_object()) throw std::invalid_argument(fmt::format("{}: expected a JSON object (one result record), found {}", where, j.type_name()));
+  if (!j.is_object())
+    throw std::invalid_argument(
+        fmt::format("{}: expected a JSON object (one result record), found {}", where, j.type_name()));
   ResultRecord r;
   r.family = text(j, "family", where, true);
   r.caseName = text(j, "case", where, true);
@@ -74,18 +77,23 @@ ResultRecord resultFromJson(const Json& j, const std::string& where) {
   for (const char* key : {"family", "case", "device", "command", "figure"})
     if (j[key].get<std::string>().empty()) throw std::invalid_argument(fmt::format("{}: \"{}\" is empty", where, key));
   if (j.contains("ratio")) {
-    if (!j["ratio"].is_number()) throw std::invalid_argument(fmt::format("{}: \"ratio\" must be a number, found {}", where, j["ratio"].type_name()));
+    if (!j["ratio"].is_number())
+      throw std::invalid_argument(
+          fmt::format("{}: \"ratio\" must be a number, found {}", where, j["ratio"].type_name()));
     r.ratio = j["ratio"].get<double>();
   }
   if (j.contains("metrics")) {
-    if (!j["metrics"].is_object()) throw std::invalid_argument(fmt::format("{}: \"metrics\" must be an object of numbers", where));
+    if (!j["metrics"].is_object())
+      throw std::invalid_argument(fmt::format("{}: \"metrics\" must be an object of numbers", where));
     for (auto it = j["metrics"].begin(); it != j["metrics"].end(); ++it)
-      if (!it.value().is_number()) throw std::invalid_argument(fmt::format("{}: metrics.{} must be a number", where, it.key()));
+      if (!it.value().is_number())
+        throw std::invalid_argument(fmt::format("{}: metrics.{} must be a number", where, it.key()));
     r.metrics = j["metrics"];
   }
   for (auto it = j.begin(); it != j.end(); ++it)
-    if (it.key() != "family" && it.key() != "case" && it.key() != "device" && it.key() != "date" && it.key() != "command" && it.key() != "figure" &&
-        it.key() != "anchor" && it.key() != "ratio" && it.key() != "metrics" && it.key() != "note")
+    if (it.key() != "family" && it.key() != "case" && it.key() != "device" && it.key() != "date" &&
+        it.key() != "command" && it.key() != "figure" && it.key() != "anchor" && it.key() != "ratio" &&
+        it.key() != "metrics" && it.key() != "note")
       throw std::invalid_argument(fmt::format("{}: unknown member \"{}\"", where, it.key()));
   return r;
 }
@@ -137,16 +145,20 @@ std::string resultsMarkdown(const std::vector<ResultRecord>& records, const std:
   }
   std::string o = fmt::format(
       "# Benchmark results\n\n"
-      "The current figures, one table per family. Generated from `{0}` by `warpforge results {0} -o bench/RESULTS.md`:\n"
+      "The current figures, one table per family. Generated from `{0}` by `warpforge results {0} -o "
+      "bench/RESULTS.md`:\n"
       "do not edit by hand. `warpforge bench SPEC --record {0}` appends a measurement; each row is the newest record\n"
       "of its case and device, and older records stay in the file's git history.\n\n"
       "\"anchor\" is what the same run measured beside ours: the library users would otherwise call, or the bound the\n"
-      "figure is a share of. \"ratio\" is how many times faster than the anchor ours ran (its time over ours, our rate over\n"
+      "figure is a share of. \"ratio\" is how many times faster than the anchor ours ran (its time over ours, our rate "
+      "over\n"
       "its), for a sweep the geometric mean over the cases, for a bound the share of it.\n",
       sourceName);
   for (const auto& [family, cases] : keys) {
-    o += fmt::format("\n## {}\n\n| case | figure | anchor (same run) | ratio | device | date | command |\n| --- | --- | --- | --- | --- | --- | --- |\n",
-                     family);
+    o += fmt::format(
+        "\n## {}\n\n| case | figure | anchor (same run) | ratio | device | date | command |\n| --- | --- | --- | --- | "
+        "--- | --- | --- |\n",
+        family);
     std::vector<std::string> notes;  // numbered below the table; rows with the same note share its number
     for (const auto& key : cases) {
       const ResultRecord& r = *newest[{family, key}];
@@ -156,8 +168,9 @@ std::string resultsMarkdown(const std::vector<ResultRecord>& records, const std:
         if (at == notes.end()) at = notes.insert(notes.end(), r.note);
         name += fmt::format(" ({})", at - notes.begin() + 1);
       }
-      o += fmt::format("| {} | {} | {} | {} | {} | {} | `{}` |\n", name, cell(r.figure), r.anchor.empty() ? "-" : cell(r.anchor),
-                       r.ratio ? fmt::format("{:.2f}x", *r.ratio) : "-", cell(r.device), r.date, cell(r.command));
+      o += fmt::format("| {} | {} | {} | {} | {} | {} | `{}` |\n", name, cell(r.figure),
+                       r.anchor.empty() ? "-" : cell(r.anchor), r.ratio ? fmt::format("{:.2f}x", *r.ratio) : "-",
+                       cell(r.device), r.date, cell(r.command));
     }
     if (!notes.empty()) o += "\n";
     for (std::size_t i = 0; i < notes.size(); ++i) o += fmt::format("({}) {}\n", i + 1, cell(notes[i]));

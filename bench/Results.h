@@ -12,16 +12,16 @@
 namespace warpforge {
 
 struct ResultRecord {
-  std::string family;   // the family's registered name
-  std::string caseName;  // "c2c f32 4096", "random sweep, 300 cases"
-  std::string device;   // "NVIDIA H100 80GB HBM3"
-  std::string date;     // YYYY-MM-DD
-  std::string command;  // the command line that measured it
-  std::string figure;   // what was measured, as printed: "0.1932 ms, 2875 GB/s (97% of the copy)"
-  std::string anchor;   // what the same run timed beside it: "cuFFT 0.1921 ms"; empty where nothing was
+  std::string family;           // the family's registered name
+  std::string caseName;         // "c2c f32 4096", "random sweep, 300 cases"
+  std::string device;           // "NVIDIA H100 80GB HBM3"
+  std::string date;             // YYYY-MM-DD
+  std::string command;          // the command line that measured it
+  std::string figure;           // what was measured, as printed: "0.1932 ms, 2875 GB/s (97% of the copy)"
+  std::string anchor;           // what the same run timed beside it: "cuFFT 0.1921 ms"; empty where nothing was
   std::optional<double> ratio;  // anchor time / ours (above 1: faster than the anchor); sweeps: the geometric mean
   nlohmann::ordered_json metrics = nlohmann::ordered_json::object();  // the figures as numbers ("ms", "geomean", ...)
-  std::string note;     // anything a reader must know to compare it (seed, op count, what the anchor leaves out)
+  std::string note;  // anything a reader must know to compare it (seed, op count, what the anchor leaves out)
 };
 
 nlohmann::ordered_json resultToJson(const ResultRecord& r);

@@ -21,7 +21,8 @@ void useDefaultDevice() {
   checkCu(cuCtxSetCurrent(current), "cuCtxSetCurrent");
 }
 
-DeviceArrays::DeviceArrays(const Executor& exec, const TestData& data, long long batch, const ParamValues& params) : exec_(exec) {
+DeviceArrays::DeviceArrays(const Executor& exec, const TestData& data, long long batch, const ParamValues& params)
+    : exec_(exec) {
   const LaunchPlan& plan = exec.plan();
   for (const auto& b : plan.buffers) {
     if (!b.isUser() || !b.aliasOf.empty()) continue;
@@ -29,9 +30,11 @@ DeviceArrays::DeviceArrays(const Executor& exec, const TestData& data, long long
     auto d = std::make_unique<DeviceBuffer>(bytes);
     if (b.role == BufferRole::Input) {
       auto it = data.arrays.find(b.name);
-      if (it == data.arrays.end()) throw std::logic_error(fmt::format("{}: the family's inputs have no array '{}'", plan.specName, b.name));
+      if (it == data.arrays.end())
+        throw std::logic_error(fmt::format("{}: the family's inputs have no array '{}'", plan.specName, b.name));
       if (it->second.size() < bytes)
-        throw std::logic_error(fmt::format("{}: input '{}' has {} bytes, the plan reads {}", plan.specName, b.name, it->second.size(), bytes));
+        throw std::logic_error(fmt::format("{}: input '{}' has {} bytes, the plan reads {}", plan.specName, b.name,
+                                           it->second.size(), bytes));
       checkCu(cuMemcpyHtoD(d->p, it->second.data(), bytes), "cuMemcpyHtoD (input)");
     } else {
       outputs_[b.name] = {b.name, bytes};
@@ -40,7 +43,8 @@ DeviceArrays::DeviceArrays(const Executor& exec, const TestData& data, long long
     buffers_[b.name] = std::move(d);
   }
   for (const auto& b : plan.buffers)
-    if (!b.aliasOf.empty()) outputs_[b.name] = {b.aliasOf, static_cast<std::size_t>(exec.arrayBytes(b.name, batch, params))};
+    if (!b.aliasOf.empty())
+      outputs_[b.name] = {b.aliasOf, static_cast<std::size_t>(exec.arrayBytes(b.name, batch, params))};
   poisonOutputs();
 }
 
@@ -95,7 +99,9 @@ RunReport runGenerated(Compiler& compiler, const FamilySpec& spec, const Generat
   DeviceBuffer copySrc(copyBytes), copyDst(copyBytes);
   std::vector<std::function<void()>> jobs{ours};
   if (base) jobs.push_back([&] { base->exec(); });
-  jobs.push_back([&] { checkCu(cuMemcpyDtoDAsync(copyDst.p, copySrc.p, copyBytes, nullptr), "cuMemcpyDtoDAsync (copy ceiling)"); });
+  jobs.push_back([&] {
+    checkCu(cuMemcpyDtoDAsync(copyDst.p, copySrc.p, copyBytes, nullptr), "cuMemcpyDtoDAsync (copy ceiling)");
+  });
   std::vector<double> ms = interleavedMedians(jobs, 3, o.timedReps);
   r.ourMs = ms[0];
   if (base) r.baselineMs = ms[1];

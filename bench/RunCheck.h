@@ -19,9 +19,9 @@ namespace warpforge {
 struct RunOptions {
   long long batch = 1;
   std::uint64_t seed = 1;
-  int timedReps = 1;        // > 1: medians of that many interleaved rounds after warm-up
-  bool baseline = true;     // also run the family's baseline (its error, and its time when timed)
-  ParamValues params;       // plan parameters (distances, ...)
+  int timedReps = 1;     // > 1: medians of that many interleaved rounds after warm-up
+  bool baseline = true;  // also run the family's baseline (its error, and its time when timed)
+  ParamValues params;    // plan parameters (distances, ...)
 };
 
 struct RunReport {
@@ -30,11 +30,11 @@ struct RunReport {
   long long batch = 0;
   std::uint64_t seed = 0;
   std::vector<KernelStats> kernels;
-  double ourMs = 0;           // one run, or the median of the timed runs
+  double ourMs = 0;                            // one run, or the median of the timed runs
   double baselineMs = -1, baselineError = -1;  // -1: no baseline for this spec
   std::string baselineName;
-  double copyMs = -1;         // device-to-device copy of `bytes` in total (half read, half written); timed runs only
-  double bytes = 0;           // bytes of the user arrays read + written per run
+  double copyMs = -1;  // device-to-device copy of `bytes` in total (half read, half written); timed runs only
+  double bytes = 0;    // bytes of the user arrays read + written per run
 };
 
 // The primary context of device 0 made current on this thread (bench and run are the application:
@@ -58,6 +58,7 @@ class DeviceArrays {
 
 RunReport runSpec(Compiler& compiler, const FamilySpec& spec, const RunOptions& options);
 // The same with kernels already generated (a variant of the spec's own).
-RunReport runGenerated(Compiler& compiler, const FamilySpec& spec, const Generated& generated, const RunOptions& options);
+RunReport runGenerated(Compiler& compiler, const FamilySpec& spec, const Generated& generated,
+                       const RunOptions& options);
 
 }  // namespace warpforge

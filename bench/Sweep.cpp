@@ -56,7 +56,8 @@ std::unique_ptr<FamilySpec> parseCase(const Family& family, SweepCase& c) {
 std::vector<SweepCase> casesOf(const Family& family, std::uint64_t seed, int count, const SweepSelection& select) {
   std::vector<SweepSpec> specs = select.listed.empty() ? family.sweepSpecs(seed, count) : select.listed;
   if (!select.group.empty())
-    specs.erase(std::remove_if(specs.begin(), specs.end(), [&](const SweepSpec& s) { return s.group.find(select.group) == std::string::npos; }),
+    specs.erase(std::remove_if(specs.begin(), specs.end(),
+                               [&](const SweepSpec& s) { return s.group.find(select.group) == std::string::npos; }),
                 specs.end());
   std::vector<SweepCase> cases(specs.size());
   for (std::size_t i = 0; i < specs.size(); ++i) {
@@ -65,7 +66,9 @@ std::vector<SweepCase> casesOf(const Family& family, std::uint64_t seed, int cou
     c.group = specs[i].group;
     c.spec = std::move(specs[i].spec);
     if (!select.with.empty() && c.spec.is_object()) c.spec.merge_patch(select.with);
-    c.name = c.spec.is_object() && c.spec.contains("name") && c.spec["name"].is_string() ? c.spec["name"].get<std::string>() : fmt::format("case{}", i);
+    c.name = c.spec.is_object() && c.spec.contains("name") && c.spec["name"].is_string()
+                 ? c.spec["name"].get<std::string>()
+                 : fmt::format("case{}", i);
   }
   return cases;
 }
@@ -106,7 +109,8 @@ class TimingArrays {
       if (!b.isUser() || !b.aliasOf.empty()) continue;
       const std::size_t bytes = static_cast<std::size_t>(exec.arrayBytes(b.name, batch));
       auto d = std::make_unique<DeviceBuffer>(bytes);
-      checkCu(cuMemsetD8(d->p, b.role == BufferRole::Input ? 0x3c : 0, std::max<std::size_t>(bytes, 1)), "cuMemsetD8 (timing arrays)");
+      checkCu(cuMemsetD8(d->p, b.role == BufferRole::Input ? 0x3c : 0, std::max<std::size_t>(bytes, 1)),
+              "cuMemsetD8 (timing arrays)");
       bindings_[b.name] = d->p;
       buffers_.push_back(std::move(d));
     }
@@ -126,10 +130,12 @@ struct GpuResult {
 // One case on the device: the plan on a small random batch (outputs kept for the check), then the plan,
 // the baseline and the copy ceiling timed interleaved at the full batch. Everything it allocates is freed
 // on return.
-GpuResult runOnDevice(Compiler& compiler, const FamilySpec& spec, const Generated& generated, const SweepOptions& o, SweepCase& c) {
+GpuResult runOnDevice(Compiler& compiler, const FamilySpec& spec, const Generated& generated, const SweepOptions& o,
+                      SweepCase& c) {
   Executor exec(compiler, generated.plan);
   for (const auto& k : exec.kernelStats())
-    c.kernels += fmt::format("{}{} ({} regs, {} blocks/SM)", c.kernels.empty() ? "" : "; ", k.name, k.registers, k.blocksPerSm);
+    c.kernels += fmt::format("{}{} ({} regs, {} blocks/SM)", c.kernels.empty() ? "" : "; ", k.name, k.registers,
+                             k.blocksPerSm);
 
   GpuResult g;
   const double entryBytes = static_cast<double>(std::max<long long>(generated.plan.userBytes(1), 1));
@@ -137,20 +143,25 @@ GpuResult runOnDevice(Compiler& compiler, const FamilySpec& spec, const Generate
   long long batchLimit = 1LL << 28;
   for (const auto& b : generated.plan.buffers)
     if (b.maxBatch >= 0) batchLimit = std::max<long long>(1, std::min(batchLimit, b.maxBatch));
-  c.checkBatch = std::clamp<long long>(static_cast<long long>(kCheckBytes / entryBytes), 1, std::min(kMaxCheckBatch, batchLimit));
-  g.data = std::make_shared<TestData>(spec.randomInputs(c.checkBatch, o.seed * 1000003ULL + static_cast<std::uint64_t>(c.index)));
+  c.checkBatch = std::clamp<long long>(static_cast<long long>(kCheckBytes / entryBytes), 1,
+                                       std::min(kMaxCheckBatch, batchLimit));
+  g.data = std::make_shared<TestData>(
+      spec.randomInputs(c.checkBatch, o.seed * 1000003ULL + static_cast<std::uint64_t>(c.index)));
   {
     DeviceArrays arrays(exec, *g.data, c.checkBatch);
     exec.run(arrays.bindings(), c.checkBatch);
     g.outputs = std::make_shared<std::map<std::string, std::vector<unsigned char>>>(arrays.downloadOutputs());
   }
 
-  long long batch = std::clamp<long long>(static_cast<long long>(o.bytesPerSide / bytesPerEntrySide(exec)), 1, batchLimit);
+  long long batch = std::clamp<long long>(static_cast<long long>(o.bytesPerSide / bytesPerEntrySide(exec)), 1,
+                                          batchLimit);
   // Ours, the baseline's dense copy, the copy ceiling and workspaces: keep well inside free memory.
   std::size_t freeBytes = 0, totalBytes = 0;
   checkCu(cuMemGetInfo(&freeBytes, &totalBytes), "cuMemGetInfo");
-  const double need = 3.0 * static_cast<double>(generated.plan.userBytes(batch)) + static_cast<double>(exec.workspaceBytes(batch));
-  if (need > 0.6 * static_cast<double>(freeBytes)) batch = std::max<long long>(1, static_cast<long long>(batch * 0.6 * freeBytes / need));
+  const double need = 3.0 * static_cast<double>(generated.plan.userBytes(batch)) +
+                      static_cast<double>(exec.workspaceBytes(batch));
+  if (need > 0.6 * static_cast<double>(freeBytes))
+    batch = std::max<long long>(1, static_cast<long long>(batch * 0.6 * freeBytes / need));
   c.batch = batch;
 
   TimingArrays arrays(exec, batch);
@@ -158,9 +169,11 @@ GpuResult runOnDevice(Compiler& compiler, const FamilySpec& spec, const Generate
   std::string why = "the family names no baseline";
   if (auto req = spec.baseline()) {
     // The baseline's own dense layout, sized from the small batch; its error was not asked for here.
-    // (The family's own strided array where the request gives cuFFT a layout: offset + (B - 1) distance + span elements.)
+    // (The family's own strided array where the request gives cuFFT a layout: offset + (B - 1) distance + span
+    // elements.)
     const double smallBytes = static_cast<double>(req->denseInput(*g.data, c.checkBatch).size());
-    std::size_t bytes = static_cast<std::size_t>(smallBytes / static_cast<double>(c.checkBatch) * static_cast<double>(batch));
+    std::size_t bytes = static_cast<std::size_t>(smallBytes / static_cast<double>(c.checkBatch) *
+                                                 static_cast<double>(batch));
     if (req->inLayout) {
       const auto& l = *req->inLayout;
       const double elemBytes = smallBytes / static_cast<double>(l.offset + (c.checkBatch - 1) * l.distance + l.span);
@@ -175,7 +188,9 @@ GpuResult runOnDevice(Compiler& compiler, const FamilySpec& spec, const Generate
   DeviceBuffer copySrc(copyBytes), copyDst(copyBytes);
   std::vector<std::function<void()>> jobs{[&] { exec.run(arrays.bindings(), batch); }};
   if (base) jobs.push_back([&] { base->exec(); });
-  jobs.push_back([&] { checkCu(cuMemcpyDtoDAsync(copyDst.p, copySrc.p, copyBytes, nullptr), "cuMemcpyDtoDAsync (copy ceiling)"); });
+  jobs.push_back([&] {
+    checkCu(cuMemcpyDtoDAsync(copyDst.p, copySrc.p, copyBytes, nullptr), "cuMemcpyDtoDAsync (copy ceiling)");
+  });
   std::vector<double> ms = interleavedMedians(jobs, o.warmups, o.reps);
   checkCu(cuCtxSynchronize(), "timed runs");
   c.oursMs = ms[0];
@@ -334,7 +349,8 @@ SweepStats sweepStats(const std::vector<SweepCase>& cases, std::size_t worstCoun
     for (int d = 1; d <= 9; ++d) s.deciles.push_back(percentile(ratios, d / 10.0));
   }
   for (double x : ratios) s.below085 += x < 0.85, s.below070 += x < 0.7;
-  std::stable_sort(s.worst.begin(), s.worst.end(), [&](std::size_t a, std::size_t b) { return cases[a].ratio() < cases[b].ratio(); });
+  std::stable_sort(s.worst.begin(), s.worst.end(),
+                   [&](std::size_t a, std::size_t b) { return cases[a].ratio() < cases[b].ratio(); });
   if (s.worst.size() > worstCount) s.worst.resize(worstCount);
   for (const auto& g : groupOrder) {
     SweepGroupStats gs;
@@ -358,17 +374,19 @@ std::vector<SweepCase> sweepCases(const Family& family, std::uint64_t seed, int 
   return cases;
 }
 
-std::vector<SweepCase> prepareSweep(Compiler& compiler, const Family& family, std::uint64_t seed, int count, const std::string& arch,
-                                    unsigned threads, const SweepSelection& select) {
+std::vector<SweepCase> prepareSweep(Compiler& compiler, const Family& family, std::uint64_t seed, int count,
+                                    const std::string& arch, unsigned threads, const SweepSelection& select) {
   std::vector<SweepCase> cases = casesOf(family, seed, count, select);
   {
-    Preparer preparer(compiler, family, cases, arch, threads ? threads : std::max(1u, std::thread::hardware_concurrency()));
+    Preparer preparer(compiler, family, cases, arch,
+                      threads ? threads : std::max(1u, std::thread::hardware_concurrency()));
     for (std::size_t k = 0; k < cases.size(); ++k) preparer.take();
   }
   return cases;
 }
 
-SweepReport runSweep(Compiler& compiler, const Family& family, const SweepOptions& o, const std::function<void(const SweepCase&)>& onCase) {
+SweepReport runSweep(Compiler& compiler, const Family& family, const SweepOptions& o,
+                     const std::function<void(const SweepCase&)>& onCase) {
   const auto start = Clock::now();
   useDefaultDevice();
   CUdevice dev = 0;
@@ -417,7 +435,8 @@ SweepReport runSweep(Compiler& compiler, const Family& family, const SweepOption
     if (!r.aborted.empty() || since(start) > o.budgetSeconds) {
       preparer.stop();
       c.status = SweepStatus::Skipped;
-      c.reason = r.aborted.empty() ? fmt::format("time budget of {:.0f} s spent", o.budgetSeconds) : "the sweep was aborted";
+      c.reason = r.aborted.empty() ? fmt::format("time budget of {:.0f} s spent", o.budgetSeconds)
+                                   : "the sweep was aborted";
       finish(i);
       continue;
     }
@@ -435,7 +454,8 @@ SweepReport runSweep(Compiler& compiler, const Family& family, const SweepOption
       c.status = SweepStatus::Error;
       c.reason = e.what();
       // An error that leaves the context unusable (an illegal address, ...) would fail every later case.
-      if (cuCtxSynchronize() != CUDA_SUCCESS) r.aborted = fmt::format("case {} ({}) left the CUDA context unusable: {}", i, c.name, e.what());
+      if (cuCtxSynchronize() != CUDA_SUCCESS)
+        r.aborted = fmt::format("case {} ({}) left the CUDA context unusable: {}", i, c.name, e.what());
     }
     c.gpuSeconds = since(t0);
     p.generated.reset();
@@ -478,14 +498,14 @@ SweepReport runSweep(Compiler& compiler, const Family& family, const SweepOption
 std::string formatSweepCase(const SweepCase& c, int total) {
   std::string o = fmt::format("[{:>4}/{}] {:<11} ", c.index + 1, total, sweepStatusName(c.status));
   if (c.ratio() > 0)
-    o += fmt::format("{:5.2f}x  {:<34} ours {:9.4f} ms  base {:9.4f} ms  copy {:3.0f}%  batch {}", c.ratio(), c.name, c.oursMs, c.baselineMs,
-                     100 * c.copyMs / c.oursMs, c.batch);
-  else if (c.oursMs > 0)
-    o += fmt::format("{:>6} {:<34} ours {:9.4f} ms  batch {}", "-", c.name, c.oursMs, c.batch);
-  else
-    o += fmt::format("{:>6} {:<34}", "-", c.name);
-  if (c.status == SweepStatus::Failed) o += fmt::format("  error {:.2e} > bound {:.1e}, unwritten {}", c.error, c.bound, c.unwritten);
-  if (!c.reason.empty() && c.status != SweepStatus::Failed) o += "  " + (c.reason.size() > 160 ? c.reason.substr(0, 157) + "..." : c.reason);
+    o += fmt::format("{:5.2f}x  {:<34} ours {:9.4f} ms  base {:9.4f} ms  copy {:3.0f}%  batch {}", c.ratio(), c.name,
+                     c.oursMs, c.baselineMs, 100 * c.copyMs / c.oursMs, c.batch);
+  else if (c.oursMs > 0) o += fmt::format("{:>6} {:<34} ours {:9.4f} ms  batch {}", "-", c.name, c.oursMs, c.batch);
+  else o += fmt::format("{:>6} {:<34}", "-", c.name);
+  if (c.status == SweepStatus::Failed)
+    o += fmt::format("  error {:.2e} > bound {:.1e}, unwritten {}", c.error, c.bound, c.unwritten);
+  if (!c.reason.empty() && c.status != SweepStatus::Failed)
+    o += "  " + (c.reason.size() > 160 ? c.reason.substr(0, 157) + "..." : c.reason);
   o += fmt::format("  ({:.1f} s host, {:.2f} s GPU)\n", c.prepareSeconds + c.checkSeconds, c.gpuSeconds);
   return o;
 }
@@ -493,29 +513,39 @@ std::string formatSweepCase(const SweepCase& c, int total) {
 std::string formatSweep(const SweepReport& r) {
   const SweepStats s = sweepStats(r.cases);
   const int total = static_cast<int>(r.cases.size());
-  std::string o = fmt::format("\nsweep of the {} family: {} cases, seed {} (`warpforge bench --sweep {} --cases {} --seed {}` repeats them)\n", r.family,
-                              total, r.options.seed, r.family, r.options.cases, r.options.seed);
-  o += fmt::format("device: {} ({} SMs); defaults (no wisdom); timing batch ~{:.0f} MB on the larger side; medians of {} interleaved runs after {} warm-ups\n",
-                   r.device.name, r.device.smCount, r.options.bytesPerSide / (1 << 20), r.options.reps, r.options.warmups);
-  o += fmt::format("cases: {} timed, {} failed the check, {} unsupported, {} errors, {} without a baseline, {} skipped\n", s.ok, s.failed,
-                   s.unsupported, s.errors, s.noBaseline, s.skipped);
+  std::string o = fmt::format(
+      "\nsweep of the {} family: {} cases, seed {} (`warpforge bench --sweep {} --cases {} --seed {}` repeats them)\n",
+      r.family, total, r.options.seed, r.family, r.options.cases, r.options.seed);
+  o += fmt::format(
+      "device: {} ({} SMs); defaults (no wisdom); timing batch ~{:.0f} MB on the larger side; medians of {} "
+      "interleaved runs after {} warm-ups\n",
+      r.device.name, r.device.smCount, r.options.bytesPerSide / (1 << 20), r.options.reps, r.options.warmups);
+  o += fmt::format(
+      "cases: {} timed, {} failed the check, {} unsupported, {} errors, {} without a baseline, {} skipped\n", s.ok,
+      s.failed, s.unsupported, s.errors, s.noBaseline, s.skipped);
   if (s.ok) {
-    o += fmt::format("baseline_ms / ours_ms over {} timed cases: geometric mean {:.3f}x; min {:.2f}x, max {:.2f}x; {} below 0.85x, {} below 0.7x\n",
-                     s.ok, s.geomean, s.min, s.max, s.below085, s.below070);
+    o += fmt::format(
+        "baseline_ms / ours_ms over {} timed cases: geometric mean {:.3f}x; min {:.2f}x, max {:.2f}x; {} below 0.85x, "
+        "{} below 0.7x\n",
+        s.ok, s.geomean, s.min, s.max, s.below085, s.below070);
     o += "deciles (10% .. 90%):";
     for (double d : s.deciles) o += fmt::format(" {:.2f}", d);
     o += "\n";
   }
-  o += "\nper class                                    cases  timed  geomean  worst  ours at (median % of the copy ceiling)\n";
+  o += "\nper class                                    cases  timed  geomean  worst  ours at (median % of the copy "
+       "ceiling)\n";
   for (const auto& g : s.groups)
-    o += fmt::format("  {:<42} {:>5}  {:>5}  {:>7}  {:>5}  {:>4}\n", g.group, g.cases, g.timed, g.timed ? fmt::format("{:.3f}x", g.geomean) : "-",
-                     g.timed ? fmt::format("{:.2f}x", g.worst) : "-", g.copyFraction > 0 ? fmt::format("{:.0f}%", 100 * g.copyFraction) : "-");
+    o += fmt::format("  {:<42} {:>5}  {:>5}  {:>7}  {:>5}  {:>4}\n", g.group, g.cases, g.timed,
+                     g.timed ? fmt::format("{:.3f}x", g.geomean) : "-", g.timed ? fmt::format("{:.2f}x", g.worst) : "-",
+                     g.copyFraction > 0 ? fmt::format("{:.0f}%", 100 * g.copyFraction) : "-");
   if (!s.worst.empty()) {
     o += fmt::format("\n{} worst cases:\n", s.worst.size());
     for (std::size_t k = 0; k < s.worst.size(); ++k) {
       const SweepCase& c = r.cases[s.worst[k]];
-      o += fmt::format("  {:>2}. {:.2f}x {} [{}]: ours {:.4f} ms, baseline {:.4f} ms, copy ceiling {:.4f} ms (ours at {:.0f}%), batch {}\n", k + 1,
-                       c.ratio(), c.name, c.group, c.oursMs, c.baselineMs, c.copyMs, 100 * c.copyMs / c.oursMs, c.batch);
+      o += fmt::format(
+          "  {:>2}. {:.2f}x {} [{}]: ours {:.4f} ms, baseline {:.4f} ms, copy ceiling {:.4f} ms (ours at {:.0f}%), "
+          "batch {}\n",
+          k + 1, c.ratio(), c.name, c.group, c.oursMs, c.baselineMs, c.copyMs, 100 * c.copyMs / c.oursMs, c.batch);
       o += fmt::format("       spec: {}\n       kernels: {}\n{}", c.spec.dump(), c.kernels, c.plan);
     }
   }
@@ -526,7 +556,8 @@ std::string formatSweep(const SweepReport& r) {
       if (c.status == st) {
         ++count;
         std::string why = c.reason.size() > 170 ? c.reason.substr(0, 167) + "..." : c.reason;
-        if (st == SweepStatus::Failed) why = fmt::format("error {:.3e} > bound {:.1e}, unwritten {}", c.error, c.bound, c.unwritten);
+        if (st == SweepStatus::Failed)
+          why = fmt::format("error {:.3e} > bound {:.1e}, unwritten {}", c.error, c.bound, c.unwritten);
         part += fmt::format("  {} [{}]: {}\n", c.name, c.group, why);
       }
     if (count) o += fmt::format("\n{} ({}):\n{}", title, count, part);
@@ -544,15 +575,18 @@ std::string formatSweep(const SweepReport& r) {
   if (!reasons.empty()) {
     o += fmt::format("\nunsupported, by reason ({} cases):\n", s.unsupported);
     std::vector<std::pair<int, std::string>> sorted;
-    for (const auto& [why, e] : reasons) sorted.push_back({e.first, fmt::format("{:>4} x {} (e.g. {})", e.first, why.substr(0, 150), e.second)});
+    for (const auto& [why, e] : reasons)
+      sorted.push_back({e.first, fmt::format("{:>4} x {} (e.g. {})", e.first, why.substr(0, 150), e.second)});
     std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     for (const auto& [count, line] : sorted) o += "  " + line + "\n";
   }
   list(SweepStatus::Unsupported, "unsupported");
   list(SweepStatus::Skipped, "skipped");
   if (!r.aborted.empty()) o += fmt::format("\nABORTED: {}\n", r.aborted);
-  o += fmt::format("\ntime: {:.1f} s in all; host preparation (parse, emit, NVRTC) {:.0f} s of CPU on {} threads; device phase {:.1f} s\n",
-                   r.totalSeconds, r.prepareSeconds, r.threads, r.gpuSeconds);
+  o += fmt::format(
+      "\ntime: {:.1f} s in all; host preparation (parse, emit, NVRTC) {:.0f} s of CPU on {} threads; device phase "
+      "{:.1f} s\n",
+      r.totalSeconds, r.prepareSeconds, r.threads, r.gpuSeconds);
   return o;
 }
 

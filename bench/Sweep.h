@@ -21,8 +21,9 @@ namespace warpforge {
 
 // Which drawn cases a sweep keeps and what it changes in each (an A/B of one member over a seed's cases).
 struct SweepSelection {
-  std::string group;         // keep the cases whose group contains this text ("" = all)
-  Json with = Json::object(); // merged into every case's spec (JSON merge patch), e.g. {"tuning": {"bluestein": "smooth"}}
+  std::string group;  // keep the cases whose group contains this text ("" = all)
+  Json with =
+      Json::object();  // merged into every case's spec (JSON merge patch), e.g. {"tuning": {"bluestein": "smooth"}}
   std::vector<SweepSpec> listed;  // non-empty: these cases instead of the family's random draw (bench --sweep-cases)
 };
 
@@ -30,10 +31,10 @@ struct SweepOptions {
   SweepSelection select;
   int cases = 300;
   std::uint64_t seed = 1;
-  int reps = 10, warmups = 2;       // medians of `reps` interleaved rounds after `warmups`
+  int reps = 10, warmups = 2;               // medians of `reps` interleaved rounds after `warmups`
   double bytesPerSide = 256.0 * (1 << 20);  // timing batch: this much data on the larger side (input or output)
-  double budgetSeconds = 540;       // no case starts after this (skipped, counted)
-  unsigned threads = 0;             // host threads for parse/emit/NVRTC (0: every core)
+  double budgetSeconds = 540;               // no case starts after this (skipped, counted)
+  unsigned threads = 0;                     // host threads for parse/emit/NVRTC (0: every core)
   long long checkPoints = 1LL << 22;  // check batch: at most 8 entries and about this many points (at least 1 entry)
 };
 
@@ -45,13 +46,13 @@ struct SweepCase {
   std::string group, name;
   Json spec;
   SweepStatus status = SweepStatus::Ready;
-  std::string reason;              // unsupported / error / skipped / no baseline: why; failed: the check's detail
+  std::string reason;  // unsupported / error / skipped / no baseline: why; failed: the check's detail
   long long batch = 0, checkBatch = 0;
   double oursMs = -1, baselineMs = -1, copyMs = -1;
-  double error = -1, bound = -1;   // the check (small batch)
+  double error = -1, bound = -1;  // the check (small batch)
   long long unwritten = 0;
-  std::string kernels;             // per kernel: name, registers, blocks per SM
-  std::string plan;                // the family's explain(), shortened (worst cases only)
+  std::string kernels;  // per kernel: name, registers, blocks per SM
+  std::string plan;     // the family's explain(), shortened (worst cases only)
   double prepareSeconds = 0, gpuSeconds = 0, checkSeconds = 0;
   double ratio() const { return oursMs > 0 && baselineMs > 0 ? baselineMs / oursMs : -1; }
 };
@@ -66,7 +67,7 @@ struct SweepGroupStats {
 struct SweepStats {
   int ok = 0, failed = 0, unsupported = 0, errors = 0, noBaseline = 0, skipped = 0;
   double geomean = 0, min = 0, max = 0;
-  std::vector<double> deciles;     // 10th, 20th, ..., 90th percentile of baseline/ours over the Ok cases
+  std::vector<double> deciles;  // 10th, 20th, ..., 90th percentile of baseline/ours over the Ok cases
   int below085 = 0, below070 = 0;
   std::vector<std::size_t> worst;  // Ok cases, lowest ratio first
   std::vector<SweepGroupStats> groups;
@@ -76,12 +77,13 @@ SweepStats sweepStats(const std::vector<SweepCase>& cases, std::size_t worstCoun
 
 // The family's cases, each parsed and verified (no GPU, no NVRTC): Ready, Unsupported or Error.
 // `count` cases are drawn, then `select` keeps and patches them (so a group keeps about its share of `count`).
-std::vector<SweepCase> sweepCases(const Family& family, std::uint64_t seed, int count, const SweepSelection& select = {});
+std::vector<SweepCase> sweepCases(const Family& family, std::uint64_t seed, int count,
+                                  const SweepSelection& select = {});
 
 // What the sweep does on the host before the device (parse, verify, emit with the spill-free probe, NVRTC
 // every source for `arch`) on `threads` threads (0: every core): Ready, Unsupported or Error, with the seconds.
-std::vector<SweepCase> prepareSweep(Compiler& compiler, const Family& family, std::uint64_t seed, int count, const std::string& arch,
-                                    unsigned threads = 0, const SweepSelection& select = {});
+std::vector<SweepCase> prepareSweep(Compiler& compiler, const Family& family, std::uint64_t seed, int count,
+                                    const std::string& arch, unsigned threads = 0, const SweepSelection& select = {});
 
 struct SweepReport {
   std::string family;

@@ -14,7 +14,8 @@ namespace {
 // (NVRTC needs no device), then each warmed up and timed alone.
 class DeviceTuneTimer : public TuneTimer {
  public:
-  DeviceTuneTimer(Compiler& compiler, const FamilySpec& spec, long long batch, int reps) : compiler_(compiler), batch_(batch), reps_(reps) {
+  DeviceTuneTimer(Compiler& compiler, const FamilySpec& spec, long long batch, int reps)
+      : compiler_(compiler), batch_(batch), reps_(reps) {
     CUdevice dev = 0;
     checkCu(cuCtxGetDevice(&dev), "cuCtxGetDevice");
     arch_ = deviceInfo(dev).arch;

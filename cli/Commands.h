@@ -38,29 +38,29 @@ struct Options {
   std::string cubinDir;
   long long batch = 0;  // 0: the family's default
   int reps = 50;
-  bool json = false;    // verify --json
+  bool json = false;       // verify --json
   bool noCompile = false;  // verify --no-compile: form and proof only, no NVRTC
-  bool strict = false;  // warnings (tuning not honoured, ...) are errors: exit 2
-  bool tune = false;    // bench --tune
-  std::string ab;       // bench --ab: members merged into the spec's "tuning" object
+  bool strict = false;     // warnings (tuning not honoured, ...) are errors: exit 2
+  bool tune = false;       // bench --tune
+  std::string ab;          // bench --ab: members merged into the spec's "tuning" object
   bool seedGiven = false;  // --seed was given (bench --sweep draws a new seed otherwise)
   bool repsGiven = false;
-  std::string sweep;       // bench --sweep FAMILY
-  int cases = 300;         // bench --sweep: number of specs drawn
-  std::string sweepLog;    // bench --sweep-log FILE: one JSON line per case
-  double budget = 540;     // bench --sweep: seconds after which no case starts
-  bool dryRun = false;     // bench --sweep --dry-run: draw, parse and verify the cases only (no GPU)
-  std::string sweepGroup;  // bench --sweep-group TEXT: keep the drawn cases whose group contains TEXT
-  std::string sweepWith;   // bench --sweep-with JSON: members merged into every case's spec
-  std::string sweepCases;  // bench --sweep-cases FILE: the specs listed there instead of a random draw
-  bool noWisdom = false;   // run/bench --no-wisdom: the spec's defaults, whatever `bench --tune` recorded
+  std::string sweep;         // bench --sweep FAMILY
+  int cases = 300;           // bench --sweep: number of specs drawn
+  std::string sweepLog;      // bench --sweep-log FILE: one JSON line per case
+  double budget = 540;       // bench --sweep: seconds after which no case starts
+  bool dryRun = false;       // bench --sweep --dry-run: draw, parse and verify the cases only (no GPU)
+  std::string sweepGroup;    // bench --sweep-group TEXT: keep the drawn cases whose group contains TEXT
+  std::string sweepWith;     // bench --sweep-with JSON: members merged into every case's spec
+  std::string sweepCases;    // bench --sweep-cases FILE: the specs listed there instead of a random draw
+  bool noWisdom = false;     // run/bench --no-wisdom: the spec's defaults, whatever `bench --tune` recorded
   std::string wisdomAction;  // wisdom list | clear
   std::string recordFile;    // bench --record FILE: append the measurement to this results file (bench/Results.h)
   std::string resultsFile = "bench/results.jsonl";  // results [FILE]
-  std::string commandLine;   // how warpforge was called, as a record's "command"
-  bool planJson = false;   // emit --plan-json: also <name>_plan.json, the plan as data (plan_json.h)
-  bool cubins = false;     // emit --cubins: the plan file carries each source's CUBIN for --arch
-  bool progress = false;   // --progress: progress lines on stderr even where it is not a terminal
+  std::string commandLine;                          // how warpforge was called, as a record's "command"
+  bool planJson = false;  // emit --plan-json: also <name>_plan.json, the plan as data (plan_json.h)
+  bool cubins = false;    // emit --cubins: the plan file carries each source's CUBIN for --arch
+  bool progress = false;  // --progress: progress lines on stderr even where it is not a terminal
 };
 
 // spec.verify(), its warnings printed on stderr; with --strict a warning is a SpecError (exit 2).

@@ -21,7 +21,8 @@ namespace {
 bool requireDevice(const char* command) {
   std::string why = deviceUnavailableReason();
   if (why.empty()) return true;
-  fmt::print(stderr, "error: `warpforge {}` needs a GPU: {} (verify, explain, emulate, emit and compile do not)\n", command, why);
+  fmt::print(stderr, "error: `warpforge {}` needs a GPU: {} (verify, explain, emulate, emit and compile do not)\n",
+             command, why);
   return false;
 }
 
@@ -29,7 +30,8 @@ bool requireDevice(const char* command) {
 std::unique_ptr<FamilySpec> withTuning(const std::string& file, const std::string& members) {
   Json j = parseJsonText(specText(file), specFileName(file));
   Json extra = parseJsonText(members, "--ab");
-  if (!extra.is_object()) throw SpecError("--ab", "", fmt::format("expected a JSON object of tuning members, found {}", extra.type_name()));
+  if (!extra.is_object())
+    throw SpecError("--ab", "", fmt::format("expected a JSON object of tuning members, found {}", extra.type_name()));
   if (!j.is_object()) return loadSpecArg(file);  // reports the file's own error
   if (!j.contains("tuning")) j["tuning"] = Json::object();
   for (auto it = extra.begin(); it != extra.end(); ++it) j["tuning"][it.key()] = it.value();
@@ -56,7 +58,8 @@ std::unique_ptr<FamilySpec> loadWithWisdom(const Options& o) {
       fmt::print("{}\n", note);
       return spec;
     } catch (const SpecError& e) {  // recorded by another version of warpforge: the spec as written
-      fmt::print(stderr, "warning: wisdom for {} ignored (the spec no longer accepts it: {})\n", printableText(file), e.what());
+      fmt::print(stderr, "warning: wisdom for {} ignored (the spec no longer accepts it: {})\n", printableText(file),
+                 e.what());
     }
   } else if (!note.empty()) {
     fmt::print("{}\n", note);
@@ -91,13 +94,15 @@ std::vector<SweepSpec> readListedCases(const std::string& file, std::string* err
       return {};
     }
     if (!j.is_object()) {
-      *error = fmt::format("{}:{}: expected a JSON object (a spec or a --sweep-log line), found {}", name, n, j.type_name());
+      *error = fmt::format("{}:{}: expected a JSON object (a spec or a --sweep-log line), found {}", name, n,
+                           j.type_name());
       return {};
     }
     if (j.contains("summary")) continue;
     const bool logged = j.contains("spec") && j["spec"].is_object();
-    out.push_back(SweepSpec{logged && j.contains("group") && j["group"].is_string() ? j["group"].get<std::string>() : "listed",
-                            logged ? j["spec"] : j});
+    out.push_back(
+        SweepSpec{logged && j.contains("group") && j["group"].is_string() ? j["group"].get<std::string>() : "listed",
+                  logged ? j["spec"] : j});
   }
   if (out.empty()) *error = fmt::format("{}: no cases", name);
   return out;
@@ -112,7 +117,8 @@ int cmdSweep(const Options& o) {
   if (!family) {
     std::string known;
     for (const Family* f : families()) known += (known.empty() ? "" : ", ") + f->name();
-    fmt::print(stderr, "error: --sweep: unknown family '{}' (expected one of: {})\n", printableText(o.sweep, 80), known);
+    fmt::print(stderr, "error: --sweep: unknown family '{}' (expected one of: {})\n", printableText(o.sweep, 80),
+               known);
     return kBadInput;
   }
   if (family->sweepSpecs(1, 1).empty()) {
@@ -142,7 +148,8 @@ int cmdSweep(const Options& o) {
       return kBadInput;
     }
     if (!select.with.is_object()) {
-      fmt::print(stderr, "error: --sweep-with: expected a JSON object of spec members, found {}\n", select.with.type_name());
+      fmt::print(stderr, "error: --sweep-with: expected a JSON object of spec members, found {}\n",
+                 select.with.type_name());
       return kBadInput;
     }
   }
@@ -163,17 +170,19 @@ int cmdSweep(const Options& o) {
     std::map<std::string, std::pair<int, int>> groups;  // group -> (cases, ready)
     int ready = 0, errors = 0;
     for (const auto& c : cases) {
-      fmt::print("[{:>4}/{}] {:<11} {:<36} [{}]{}\n", c.index + 1, cases.size(), sweepStatusName(c.status), c.name, c.group,
-                 c.reason.empty() ? "" : "  " + c.reason.substr(0, 170));
+      fmt::print("[{:>4}/{}] {:<11} {:<36} [{}]{}\n", c.index + 1, cases.size(), sweepStatusName(c.status), c.name,
+                 c.group, c.reason.empty() ? "" : "  " + c.reason.substr(0, 170));
       auto& g = groups[c.group];
       ++g.first;
       if (c.status == SweepStatus::Ready) ++g.second, ++ready;
       if (c.status == SweepStatus::Error) ++errors;
       if (log) log << sweepCaseJson(c).dump() << "\n";
     }
-    for (const auto& [name, g] : groups) fmt::print("  {:<42} {:>4} cases, {:>4} parse and verify\n", name, g.first, g.second);
-    fmt::print("dry run of the {} sweep, seed {}: {} of {} cases parse and verify ({:.0f}%), {} errors; nothing run\n", family->name(), seed, ready,
-               cases.size(), 100.0 * ready / std::max<std::size_t>(cases.size(), 1), errors);
+    for (const auto& [name, g] : groups)
+      fmt::print("  {:<42} {:>4} cases, {:>4} parse and verify\n", name, g.first, g.second);
+    fmt::print("dry run of the {} sweep, seed {}: {} of {} cases parse and verify ({:.0f}%), {} errors; nothing run\n",
+               family->name(), seed, ready, cases.size(), 100.0 * ready / std::max<std::size_t>(cases.size(), 1),
+               errors);
     return errors ? kFailed : kOk;
   }
   if (!requireDevice("bench --sweep")) return kCudaFailure;
@@ -185,8 +194,9 @@ int cmdSweep(const Options& o) {
   so.budgetSeconds = o.budget;
   so.select = select;
   fmt::print("sweep of the {} family: {}, seed {}, defaults (no wisdom){}{}; budget {:.0f} s\n", family->name(),
-             select.listed.empty() ? fmt::format("{} cases drawn", o.cases) : fmt::format("{} cases from {}", select.listed.size(), o.sweepCases), seed,
-             select.group.empty() ? "" : fmt::format(", group contains '{}'", select.group),
+             select.listed.empty() ? fmt::format("{} cases drawn", o.cases)
+                                   : fmt::format("{} cases from {}", select.listed.size(), o.sweepCases),
+             seed, select.group.empty() ? "" : fmt::format(", group contains '{}'", select.group),
              select.with.empty() ? "" : fmt::format(", with {}", select.with.dump()), o.budget);
   std::fflush(stdout);
   int total = 0;  // the cases the selection keeps (drawing them is cheap: no parsing)
@@ -242,10 +252,12 @@ int cmdRun(const Options& o) {
     Progress p(fmt::format("running {} (emit, compile, run, CPU reference)", spec->name()), o.progress);
     r = runSpec(compiler, *spec, {batch, o.seed, 1, true, {}});
   }
-  fmt::print("device={} spec={} family={} batch={} seed={} kernels={} checked={} unwritten={}\n", r.device.name, spec->name(),
-             spec->family().name(), batch, o.seed, r.kernels.size(), r.check.checked, r.check.unwritten);
-  fmt::print("{}={:.3e} (bound {:.1e}; {}){}\n", r.check.exact ? "mismatches" : "max_rel_err", r.check.error, r.check.bound, r.check.detail,
-             r.baselineError >= 0 ? fmt::format("; {} on the same input: {:.3e}", r.baselineName, r.baselineError) : "");
+  fmt::print("device={} spec={} family={} batch={} seed={} kernels={} checked={} unwritten={}\n", r.device.name,
+             spec->name(), spec->family().name(), batch, o.seed, r.kernels.size(), r.check.checked, r.check.unwritten);
+  fmt::print("{}={:.3e} (bound {:.1e}; {}){}\n", r.check.exact ? "mismatches" : "max_rel_err", r.check.error,
+             r.check.bound, r.check.detail,
+             r.baselineError >= 0 ? fmt::format("; {} on the same input: {:.3e}", r.baselineName, r.baselineError)
+                                  : "");
   fmt::print("warpforge {:.4f} ms (one run, {:.4g} units/s{})\n", r.ourMs, batch / (r.ourMs * 1e-3),
              r.baselineMs > 0 ? fmt::format("; baseline {:.4f} ms", r.baselineMs) : "");
   if (!r.check.ok()) fmt::print(stderr, "error: check failed (every output written and the error within the bound)\n");
@@ -259,11 +271,15 @@ int cmdBench(const Options& o) {
     return kBadInput;
   }
   if (o.tune && !o.ab.empty()) {
-    fmt::print(stderr, "error: {}: --tune and --ab both choose what to time; give one\n", printableText(specFileName(o.spec)));
+    fmt::print(stderr, "error: {}: --tune and --ab both choose what to time; give one\n",
+               printableText(specFileName(o.spec)));
     return kBadInput;
   }
   if (!o.recordFile.empty() && !o.ab.empty()) {
-    fmt::print(stderr, "error: {}: --record keeps the spec's own figure; an --ab variant is not one (record it as its own spec)\n", o.spec);
+    fmt::print(stderr,
+               "error: {}: --record keeps the spec's own figure; an --ab variant is not one (record it as its own "
+               "spec)\n",
+               o.spec);
     return kBadInput;
   }
   // --tune starts from the spec as written and --ab compares with it; a plain bench uses this GPU's wisdom.
@@ -271,7 +287,8 @@ int cmdBench(const Options& o) {
   verified(*spec, o);
   // --ab needs only a spec with other tuning members (its parse checks them); --tune needs the family's search.
   if (o.tune && !spec->hasTuner()) {
-    fmt::print(stderr, "error: {}: --tune: the {} family has no tuning search (time variants with --ab)\n", printableText(specFileName(o.spec)), spec->family().name());
+    fmt::print(stderr, "error: {}: --tune: the {} family has no tuning search (time variants with --ab)\n",
+               printableText(specFileName(o.spec)), spec->family().name());
     return kBadInput;
   }
   if (!requireDevice("bench")) return kCudaFailure;
@@ -284,15 +301,17 @@ int cmdBench(const Options& o) {
       else fmt::print("  {:<16}   failed     {}\n", tr.stage, tr.error);
     });
     const auto &best = t->trials[t->best], &base = t->trials[t->baseline];
-    fmt::print("best: {:.4f} ms vs {:.4f} ms as given ({:.2f}x) over {} candidates: {}\n  spec members: {}\n", best.ms, base.ms, base.ms / best.ms,
-               t->trials.size(), best.geometry, t->specMembers.dump());
+    fmt::print("best: {:.4f} ms vs {:.4f} ms as given ({:.2f}x) over {} candidates: {}\n  spec members: {}\n", best.ms,
+               base.ms, base.ms / best.ms, t->trials.size(), best.geometry, t->specMembers.dump());
     Json j = parseJsonText(specText(o.spec), specFileName(o.spec));
     if (best.ms > 0) {  // FFTW's wisdom: later plans of this spec on this GPU start from the winner
       Wisdom wisdom;
       const WisdomDevice device = currentWisdomDevice();
       if (wisdom.record(j, device, t->specMembers, best.ms, base.ms))
-        fmt::print("wisdom recorded for {} (driver {}) in {}: `run` and `bench` of this spec use it (`warpforge wisdom list|clear`)\n",
-                   device.name, driverString(device.driverVersion), wisdom.path());
+        fmt::print(
+            "wisdom recorded for {} (driver {}) in {}: `run` and `bench` of this spec use it (`warpforge wisdom "
+            "list|clear`)\n",
+            device.name, driverString(device.driverVersion), wisdom.path());
       printWisdomWarnings(wisdom);
     }
     for (auto it = t->specMembers.begin(); it != t->specMembers.end(); ++it) j[it.key()] = it.value();
@@ -300,7 +319,9 @@ int cmdBench(const Options& o) {
   }
   BenchReport r = benchSpec(compiler, *spec, batch, o.reps);
   // With --ab the table times B (the spec with the members merged); "warpforge (default)" there means B's kernels.
-  if (!o.ab.empty()) fmt::print("table below: B = the spec with --ab {}; the A/B line after it compares B with A = the spec as given\n", o.ab);
+  if (!o.ab.empty())
+    fmt::print("table below: B = the spec with --ab {}; the A/B line after it compares B with A = the spec as given\n",
+               o.ab);
   fmt::print("{}", formatBench(r));
   if (!o.recordFile.empty()) {
     appendResult(o.recordFile, benchResult(r, spec->family().name(), o.commandLine));
@@ -308,8 +329,10 @@ int cmdBench(const Options& o) {
   }
   if (!o.ab.empty()) {
     AbResult ab = abSpecs(compiler, *loadSpecArg(o.spec), *spec, batch, o.reps);
-    fmt::print("A/B (medians of {}, interleaved A B A): as given {:.4f} ms (again {:.4f} ms), with {} {:.4f} ms: {:.3f}x as fast (A vs A {:.3f})\n",
-               o.reps, ab.aMs, ab.aAgainMs, o.ab, ab.bMs, ab.aMs / ab.bMs, ab.aMs / ab.aAgainMs);
+    fmt::print(
+        "A/B (medians of {}, interleaved A B A): as given {:.4f} ms (again {:.4f} ms), with {} {:.4f} ms: {:.3f}x as "
+        "fast (A vs A {:.3f})\n",
+        o.reps, ab.aMs, ab.aAgainMs, o.ab, ab.bMs, ab.aMs / ab.bMs, ab.aMs / ab.aAgainMs);
   }
   return r.check.ok() ? kOk : kFailed;
 }
@@ -335,9 +358,12 @@ int cmdWisdom(const Options& o) {
   }
   fmt::print("{} wisdom entr{} in {}:\n", entries.size(), entries.size() == 1 ? "y" : "ies", wisdom.path());
   for (const auto& e : entries)
-    fmt::print("  {}  {} ({}, driver {})  {}  spec {}  {}{}\n", e.date, e.device.name, e.device.arch, driverString(e.device.driverVersion),
-               e.specName.empty() ? "-" : e.specName, e.specKey.substr(0, 12), e.members.dump(),
-               e.ms > 0 && e.asGivenMs > 0 ? fmt::format("  ({:.4f} ms, {:.2f}x the defaults)", e.ms, e.asGivenMs / e.ms) : "");
+    fmt::print("  {}  {} ({}, driver {})  {}  spec {}  {}{}\n", e.date, e.device.name, e.device.arch,
+               driverString(e.device.driverVersion), e.specName.empty() ? "-" : e.specName, e.specKey.substr(0, 12),
+               e.members.dump(),
+               e.ms > 0 && e.asGivenMs > 0
+                   ? fmt::format("  ({:.4f} ms, {:.2f}x the defaults)", e.ms, e.asGivenMs / e.ms)
+                   : "");
   return kOk;
 }
 

@@ -32,7 +32,8 @@ Progress::~Progress() {
 
 std::string Progress::line(double seconds) const {
   const int n = compiles_;
-  return fmt::format("{}: {:.0f} s{}", what_, seconds, n ? fmt::format(", {} NVRTC compile{} so far", n, n == 1 ? "" : "s") : "");
+  return fmt::format("{}: {:.0f} s{}", what_, seconds,
+                     n ? fmt::format(", {} NVRTC compile{} so far", n, n == 1 ? "" : "s") : "");
 }
 
 void Progress::tick() {

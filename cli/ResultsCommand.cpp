@@ -18,8 +18,8 @@ ResultRecord benchResult(const BenchReport& r, const std::string& family, const 
   if (r.rows.empty()) throw std::logic_error("bench --record: nothing was timed");
   const double ms = r.rows[0].ms;
   const double gbs = r.bytes / (ms * 1e-3) / 1e9;
-  rec.figure = fmt::format("{:.4f} ms, {:.4g} {}/s, {:.0f} GB/s ({:.0f}% of the copy ceiling)", ms, r.batch / (ms * 1e-3), r.unit, gbs,
-                           100 * r.copyMs / ms);
+  rec.figure = fmt::format("{:.4f} ms, {:.4g} {}/s, {:.0f} GB/s ({:.0f}% of the copy ceiling)", ms,
+                           r.batch / (ms * 1e-3), r.unit, gbs, 100 * r.copyMs / ms);
   rec.metrics["ms"] = ms;
   rec.metrics["batch"] = r.batch;
   rec.metrics["gb_per_s"] = gbs;
@@ -43,8 +43,9 @@ ResultRecord sweepResult(const SweepReport& r, const SweepStats& st, std::uint64
   rec.date = todayUtc();
   rec.command = command;
   const double p10 = st.deciles.empty() ? 0 : st.deciles.front();
-  rec.figure = fmt::format("geometric mean {:.3f}x, 10th percentile {:.2f}x, {} of {} below 0.7x (min {:.2f}x), {} failed", st.geomean, p10,
-                           st.below070, st.ok, st.min, st.failed);
+  rec.figure =
+      fmt::format("geometric mean {:.3f}x, 10th percentile {:.2f}x, {} of {} below 0.7x (min {:.2f}x), {} failed",
+                  st.geomean, p10, st.below070, st.ok, st.min, st.failed);
   rec.anchor = "the family's baseline on each case";
   rec.ratio = st.geomean;
   rec.metrics["seed"] = seed;

@@ -34,7 +34,8 @@ std::string linkDescription(const fs::path& p) {
   std::error_code ec;
   if (!fs::is_symlink(fs::symlink_status(p, ec))) return "";
   const fs::path target = fs::read_symlink(p, ec);
-  return fmt::format("a {}symbolic link to {}", fs::exists(p, ec) ? "" : "dangling ", printableText(target.string(), 200));
+  return fmt::format("a {}symbolic link to {}", fs::exists(p, ec) ? "" : "dangling ",
+                     printableText(target.string(), 200));
 }
 
 // Writes a whole file or throws (the CLI exits 2 naming it): a full disk or a read-only directory is never "wrote".
@@ -46,17 +47,21 @@ void writeFile(const fs::path& p, const std::string& text) {
   if (fd < 0) {
     const int err = errno;
     if (const std::string link = linkDescription(p); !link.empty())
-      throw std::invalid_argument(fmt::format("{} is {}: no file is written through a link (remove it, or choose another directory)", name, link));
+      throw std::invalid_argument(
+          fmt::format("{} is {}: no file is written through a link (remove it, or choose another directory)", name,
+                      link));
     struct stat st {};
     if (::lstat(p.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
-      throw std::invalid_argument(fmt::format("{} exists and is not a regular file (a FIFO, device or socket): not overwritten", name));
+      throw std::invalid_argument(
+          fmt::format("{} exists and is not a regular file (a FIFO, device or socket): not overwritten", name));
     throw std::invalid_argument(fmt::format("cannot open {} for writing: {}", name, std::strerror(err)));
   }
   struct stat st {};
   bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ::ftruncate(fd, 0) == 0;
   if (!ok) {
     ::close(fd);
-    throw std::invalid_argument(fmt::format("{} exists and is not a regular file (a FIFO, device or socket): not overwritten", name));
+    throw std::invalid_argument(
+        fmt::format("{} exists and is not a regular file (a FIFO, device or socket): not overwritten", name));
   }
   for (std::size_t done = 0; ok && done < text.size();) {
     const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
@@ -122,7 +127,8 @@ struct KernelBuild {
   int registers = -1, spillStoreBytes = -1, spillLoadBytes = -1, stackBytes = -1;
 };
 
-std::vector<KernelBuild> buildKernels(const FamilySpec& spec, const std::string& arch, long long* maxBatch, bool progress) {
+std::vector<KernelBuild> buildKernels(const FamilySpec& spec, const std::string& arch, long long* maxBatch,
+                                      bool progress) {
   NvrtcProbe nvrtc;
   Progress p(fmt::format("compiling {} for {}", spec.name(), arch), progress);
   Generated g = spec.emit({arch, p.counting(&nvrtc)});
@@ -131,7 +137,8 @@ std::vector<KernelBuild> buildKernels(const FamilySpec& spec, const std::string&
   std::set<std::string> done;
   for (const auto& k : g.plan.kernels) {
     if (!done.insert(k.name).second) continue;
-    CompileResult r = compileWithReport(g.plan.sources[k.source].text, g.plan.specName, compileTarget(g.plan.sources[k.source], arch));
+    CompileResult r = compileWithReport(g.plan.sources[k.source].text, g.plan.specName,
+                                        compileTarget(g.plan.sources[k.source], arch));
     out.push_back({k.name, r.registers >= 0 ? r.registers : cubinRegisters(r.cubin, k.name), r.spillStoreBytes,
                    r.spillLoadBytes, r.stackFrameBytes});
   }
@@ -151,7 +158,8 @@ int exitStatus(const std::exception& e) {
 std::string errorText(const std::exception& e) {
   const int code = exitStatus(e);
   if (code == kInternal)
-    return fmt::format("internal error (a warpforge defect; please report it with the spec): {}", printableLines(e.what()));
+    return fmt::format("internal error (a warpforge defect; please report it with the spec): {}",
+                       printableLines(e.what()));
   return printableLines(e.what());
 }
 
@@ -187,7 +195,8 @@ std::unique_ptr<FamilySpec> loadSpecArg(const std::string& arg) {
 
 VerifyReport verified(const FamilySpec& spec, const Options& o) {
   VerifyReport r = spec.verify();
-  for (const auto& w : r.warnings) fmt::print(stderr, "warning: {}: {}\n", printableText(spec.file()), printableLines(w));
+  for (const auto& w : r.warnings)
+    fmt::print(stderr, "warning: {}: {}\n", printableText(spec.file()), printableLines(w));
   if (o.strict && !r.warnings.empty())
     throw SpecError(spec.file(), "", fmt::format("{} warning(s), and --strict makes them errors", r.warnings.size()));
   return r;
@@ -218,18 +227,25 @@ int cmdVerify(const Options& o) {
         std::string line;
         long long maxBatch = LLONG_MAX;
         for (const auto& k : buildKernels(*spec, o.arch, &maxBatch, o.progress)) {
-          j["kernels"].push_back({{"name", k.name}, {"registers", k.registers}, {"spill_store_bytes", k.spillStoreBytes},
-                                  {"spill_load_bytes", k.spillLoadBytes}, {"stack_bytes", k.stackBytes}});
+          j["kernels"].push_back({{"name", k.name},
+                                  {"registers", k.registers},
+                                  {"spill_store_bytes", k.spillStoreBytes},
+                                  {"spill_load_bytes", k.spillLoadBytes},
+                                  {"stack_bytes", k.stackBytes}});
           line += fmt::format(" {} ({} registers{})", k.name, k.registers,
                               k.spillStoreBytes < 0 ? ", spills unknown: NVRTC printed no ptxas report" : "");
           if (k.spillStoreBytes > 0 || k.spillLoadBytes > 0)
-            r.warnings.push_back(fmt::format("kernel {} spills on {}: {} B stored, {} B loaded per thread (slow, not wrong)",
-                                             k.name, o.arch, k.spillStoreBytes, k.spillLoadBytes));
+            r.warnings.push_back(
+                fmt::format("kernel {} spills on {}: {} B stored, {} B loaded per thread (slow, not wrong)", k.name,
+                            o.arch, k.spillStoreBytes, k.spillLoadBytes));
         }
         r.text += fmt::format("NVRTC {} for {}: every kernel compiles:{}\n", nvrtcVersionString(), o.arch, line);
         if (maxBatch != LLONG_MAX) {
           j["max_batch"] = maxBatch;
-          r.text += fmt::format("at most {} batch entries per call (a kernel runs one block per unit, at most 2^31 - 1 blocks a launch)\n", maxBatch);
+          r.text += fmt::format(
+              "at most {} batch entries per call (a kernel runs one block per unit, at most 2^31 - 1 blocks a "
+              "launch)\n",
+              maxBatch);
         }
       }
       j["ok"] = true;
@@ -246,14 +262,19 @@ int cmdVerify(const Options& o) {
         worst = std::max(worst, static_cast<int>(kBadInput));
       }
     } catch (const SpecError& e) {
-      failed(kBadInput, Json::array({{{"path", e.path()}, {"message", e.detail()}}}), fmt::format("error: {}\n", e.what()));
+      failed(kBadInput, Json::array({{{"path", e.path()}, {"message", e.detail()}}}),
+             fmt::format("error: {}\n", e.what()));
     } catch (const InconsistentSpec& e) {
-      failed(kFailed, issuesJson(e), fmt::format("error: {}: INCONSISTENT\n{}", printableText(f), printableLines(e.what())));
-    } catch (const std::exception& e) {  // a bad option or file (2), emit or NVRTC failing on a spec the family accepted (3), a defect (4)
+      failed(kFailed, issuesJson(e),
+             fmt::format("error: {}: INCONSISTENT\n{}", printableText(f), printableLines(e.what())));
+    } catch (const std::exception& e) {  // a bad option or file (2), emit or NVRTC failing on a spec the family
+                                         // accepted (3), a defect (4)
       const int code = exitStatus(e);
       const std::string what = code == kInternal ? errorText(e) : printableLines(e.what());
-      failed(code, Json::array({{{"path", ""}, {"message", code == kBadInput ? what : "emit/compile failed: " + what}}}),
-             fmt::format("error: {}: {}{}\n", printableText(f), code == kBadInput ? "" : "emit/compile failed: ", what));
+      failed(code,
+             Json::array({{{"path", ""}, {"message", code == kBadInput ? what : "emit/compile failed: " + what}}}),
+             fmt::format("error: {}: {}{}\n", printableText(f),
+                         code == kBadInput ? "" : "emit/compile failed: ", what));
     }
     // Valid JSON whatever the bytes of a file name or message: bytes that are not UTF-8 become U+FFFD.
     if (o.json) fmt::print("{}\n", j.dump(-1, ' ', false, Json::error_handler_t::replace));
@@ -283,7 +304,8 @@ std::string readableJson(const Json& j, int indent = 0) {
     std::string s = "{\n";
     std::size_t i = 0;
     for (auto it = j.begin(); it != j.end(); ++it, ++i)
-      s += inner + Json(it.key()).dump() + ": " + readableJson(it.value(), indent + 2) + (i + 1 < j.size() ? ",\n" : "\n");
+      s += inner + Json(it.key()).dump() + ": " + readableJson(it.value(), indent + 2) +
+           (i + 1 < j.size() ? ",\n" : "\n");
     return s + pad + "}";
   }
   if (j.is_array()) {
@@ -291,7 +313,8 @@ std::string readableJson(const Json& j, int indent = 0) {
     for (const auto& e : j) flat &= !e.is_structured();
     if (flat) return j.dump(-1, ' ', false, nlohmann::detail::error_handler_t::replace);
     std::string s = "[\n";
-    for (std::size_t i = 0; i < j.size(); ++i) s += inner + readableJson(j[i], indent + 2) + (i + 1 < j.size() ? ",\n" : "\n");
+    for (std::size_t i = 0; i < j.size(); ++i)
+      s += inner + readableJson(j[i], indent + 2) + (i + 1 < j.size() ? ",\n" : "\n");
     return s + pad + "]";
   }
   return j.dump(-1, ' ', false, nlohmann::detail::error_handler_t::replace);
@@ -310,7 +333,8 @@ int cmdSynthesize(const Options& o) {
   }
   std::optional<Json> full = fam->complete(root, o.spec);
   if (!full) {
-    fmt::print(stderr, "error: {}: the {} family has nothing to synthesize: its specs are complete as written\n", o.spec, fam->name());
+    fmt::print(stderr, "error: {}: the {} family has nothing to synthesize: its specs are complete as written\n",
+               o.spec, fam->name());
     return kBadInput;
   }
   const std::string text = readableJson(*full) + "\n";
@@ -331,8 +355,10 @@ int cmdEmulate(const Options& o) {
   verified(*spec, o);
   auto text = spec->emulate(o.mode, o.seed, o.count);
   if (!text) {
-    fmt::print(stderr, "error: {}: the {} family has no warp emulator; `warpforge run` checks it against its CPU reference on a GPU\n", printableText(specFileName(o.spec)),
-               spec->family().name());
+    fmt::print(stderr,
+               "error: {}: the {} family has no warp emulator; `warpforge run` checks it against its CPU reference on "
+               "a GPU\n",
+               printableText(specFileName(o.spec)), spec->family().name());
     return kBadInput;
   }
   fmt::print("{}", *text);
@@ -342,7 +368,8 @@ int cmdEmulate(const Options& o) {
 int cmdEmit(const Options& o) {
   auto spec = loadSpecArg(o.spec);
   verified(*spec, o);
-  if (o.cubins && !o.planJson) throw std::invalid_argument("--cubins goes with --plan-json (the plan file references the CUBINs)");
+  if (o.cubins && !o.planJson)
+    throw std::invalid_argument("--cubins goes with --plan-json (the plan file references the CUBINs)");
   NvrtcProbe nvrtc;
   Generated g;
   {
@@ -366,20 +393,23 @@ int cmdEmit(const Options& o) {
   writeFile(dir / header, launchPlanHeader(g.plan));
   for (const auto& t : launchPlanTableFiles(g.plan)) {
     writeFile(dir / t.fileName, t.bytes);
-    fmt::print("wrote {} ({} bytes of table, read by init())\n", printableText((dir / t.fileName).string()), t.bytes.size());
+    fmt::print("wrote {} ({} bytes of table, read by init())\n", printableText((dir / t.fileName).string()),
+               t.bytes.size());
   }
   for (const auto& s : g.plan.sources) fmt::print("wrote {}\n", printableText((dir / s.fileName).string()));
-  fmt::print("wrote {} ({} kernel launch(es), for {}){}\n", printableText((dir / header).string()), g.plan.kernels.size(), o.arch,
-             helpers ? fmt::format(" and {} helper header(s)", helpers) : "");
+  fmt::print("wrote {} ({} kernel launch(es), for {}){}\n", printableText((dir / header).string()),
+             g.plan.kernels.size(), o.arch, helpers ? fmt::format(" and {} helper header(s)", helpers) : "");
   if (o.planJson) {
     std::string path;
     try {
-      path = savePlanJson(g.plan, o.outDir, {kPlanFormat, fmt::format("warpforge {} ({})", generatorVersion(), generatorId()), o.arch});
+      path = savePlanJson(g.plan, o.outDir,
+                          {kPlanFormat, fmt::format("warpforge {} ({})", generatorVersion(), generatorId()), o.arch});
     } catch (const std::runtime_error& e) {
       throw std::invalid_argument(e.what());  // an unwritable output: exit 2, naming the file
     }
-    fmt::print("wrote {} (the plan as data: {} buffer(s), {} kernel(s){}; warpforge::runtime loads it with loadPlanJson)\n", path,
-               g.plan.buffers.size(), g.plan.kernels.size(), o.cubins ? fmt::format(", CUBINs for {}", o.arch) : "");
+    fmt::print(
+        "wrote {} (the plan as data: {} buffer(s), {} kernel(s){}; warpforge::runtime loads it with loadPlanJson)\n",
+        path, g.plan.buffers.size(), g.plan.kernels.size(), o.cubins ? fmt::format(", CUBINs for {}", o.arch) : "");
   }
   return kOk;
 }
@@ -396,7 +426,8 @@ int cmdCompile(const Options& o) {
     std::set<std::string> names;
     for (const auto& k : g.plan.kernels)
       if (names.insert(k.name).second) {
-        built.push_back(compileWithReport(g.plan.sources[k.source].text, g.plan.specName, compileTarget(g.plan.sources[k.source], o.arch)));
+        built.push_back(compileWithReport(g.plan.sources[k.source].text, g.plan.specName,
+                                          compileTarget(g.plan.sources[k.source], o.arch)));
         p.compiled();
       }
   }
@@ -409,18 +440,24 @@ int cmdCompile(const Options& o) {
     if (!done.insert(k.name).second) continue;
     const CompileResult& r = built[next++];
     int regs = r.registers >= 0 ? r.registers : cubinRegisters(r.cubin, k.name);
-    fmt::print("{} [{}]: CUBIN {} bytes, {} registers, block {}, {} bytes shared, {} bytes stack, spill stores {} B, spill loads {} B\n", k.name, o.arch,
-               r.cubin.size(), regs, k.blockX * k.blockY, k.sharedBytes, r.stackFrameBytes, r.spillStoreBytes, r.spillLoadBytes);
-    if (r.spillStoreBytes < 0) fmt::print("  (this NVRTC printed no ptxas report; registers read from the CUBIN, spills unknown)\n");
+    fmt::print(
+        "{} [{}]: CUBIN {} bytes, {} registers, block {}, {} bytes shared, {} bytes stack, spill stores {} B, spill "
+        "loads {} B\n",
+        k.name, o.arch, r.cubin.size(), regs, k.blockX * k.blockY, k.sharedBytes, r.stackFrameBytes, r.spillStoreBytes,
+        r.spillLoadBytes);
+    if (r.spillStoreBytes < 0)
+      fmt::print("  (this NVRTC printed no ptxas report; registers read from the CUBIN, spills unknown)\n");
     if (r.spillStoreBytes > 0 || r.spillLoadBytes > 0) rc = kFailed;
     auto c = sassCounts(r.cubin);
     if (!c.empty()) {
       std::string line;
-      for (const char* op : {"HMMA", "IMMA", "HGMMA", "IGMMA", "FFMA", "HFMA2", "SHFL", "PRMT", "LDG", "STG", "LDS", "STS", "LDL", "STL"})
+      for (const char* op : {"HMMA", "IMMA", "HGMMA", "IGMMA", "FFMA", "HFMA2", "SHFL", "PRMT", "LDG", "STG", "LDS",
+                             "STS", "LDL", "STL"})
         if (c[op]) line += fmt::format(" {} {}", op, c[op]);
       fmt::print("  SASS:{}\n", line.empty() ? " (no counted opcodes)" : line);
     }
-    if (!o.cubinDir.empty()) writeFile(fs::path(o.cubinDir) / (k.name + ".cubin"), std::string(r.cubin.begin(), r.cubin.end()));
+    if (!o.cubinDir.empty())
+      writeFile(fs::path(o.cubinDir) / (k.name + ".cubin"), std::string(r.cubin.begin(), r.cubin.end()));
   }
   return rc;
 }

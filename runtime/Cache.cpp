@@ -69,7 +69,8 @@ std::optional<std::vector<char>> DiskCache::get(const std::string& key) const {
   // O_NOFOLLOW: an entry that is a link is not ours; O_NONBLOCK: opening a FIFO must not wait for a writer.
   int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
-    if (errno == ELOOP) ::unlink(path.c_str());  // a symlink entry: drop it (unlink does not follow), the caller recompiles
+    if (errno == ELOOP)
+      ::unlink(path.c_str());  // a symlink entry: drop it (unlink does not follow), the caller recompiles
     return std::nullopt;
   }
   struct stat st;

@@ -28,7 +28,8 @@ class DiskCache {
   // "" (no directory) is never usable.
   bool usable() const;
   std::optional<std::vector<char>> get(const std::string& key) const;
-  bool put(const std::string& key, const std::vector<char>& data) const;  // false if the disk or the ownership check refused
+  bool put(const std::string& key,
+           const std::vector<char>& data) const;  // false if the disk or the ownership check refused
   void remove(const std::string& key) const;
   std::string pathOf(const std::string& key) const { return dir_ + "/" + key + extension_; }
 

@@ -62,7 +62,8 @@ CompileResult compileWithReport(const std::string& source, const std::string& na
     if (auto it = memo.find(key); it != memo.end()) return it->second;
   }
   NvrtcResult n = nvrtcCompile(source, name, arch);
-  CompileResult r{std::move(n.cubin), std::move(n.log), n.registers, n.spillStoreBytes, n.spillLoadBytes, n.stackFrameBytes};
+  CompileResult r{std::move(n.cubin), std::move(n.log), n.registers,
+                  n.spillStoreBytes,  n.spillLoadBytes, n.stackFrameBytes};
   std::lock_guard<std::mutex> lock(mutex);
   return memo.emplace(key, std::move(r)).first->second;
 }
@@ -70,10 +71,28 @@ CompileResult compileWithReport(const std::string& source, const std::string& na
 std::string nvrtcVersionString() { return nvrtcVersion(); }
 
 int cubinRegisters(const std::vector<char>& cubin, const std::string& kernel) {
-  auto u16 = [&](std::size_t o) { std::uint16_t v = 0; if (o + 2 <= cubin.size()) std::memcpy(&v, cubin.data() + o, 2); return v; };
-  auto u32 = [&](std::size_t o) { std::uint32_t v = 0; if (o + 4 <= cubin.size()) std::memcpy(&v, cubin.data() + o, 4); return v; };
-  auto u64 = [&](std::size_t o) { std::uint64_t v = 0; if (o + 8 <= cubin.size()) std::memcpy(&v, cubin.data() + o, 8); return v; };
-  if (cubin.size() < 64 || std::memcmp(cubin.data(), "\x7f" "ELF", 4) != 0 || cubin[4] != 2) return -1;  // ELF64 only
+  auto u16 = [&](std::size_t o) {
+    std::uint16_t v = 0;
+    if (o + 2 <= cubin.size()) std::memcpy(&v, cubin.data() + o, 2);
+    return v;
+  };
+  auto u32 = [&](std::size_t o) {
+    std::uint32_t v = 0;
+    if (o + 4 <= cubin.size()) std::memcpy(&v, cubin.data() + o, 4);
+    return v;
+  };
+  auto u64 = [&](std::size_t o) {
+    std::uint64_t v = 0;
+    if (o + 8 <= cubin.size()) std::memcpy(&v, cubin.data() + o, 8);
+    return v;
+  };
+  if (cubin.size() < 64 ||
+      std::memcmp(cubin.data(),
+                  "\x7f"
+                  "ELF",
+                  4) != 0 ||
+      cubin[4] != 2)
+    return -1;  // ELF64 only
   const std::uint64_t shoff = u64(0x28);
   const std::size_t shentsize = u16(0x3a), shnum = u16(0x3c), shstrndx = u16(0x3e);
   if (shstrndx >= shnum) return -1;
@@ -81,7 +100,9 @@ int cubinRegisters(const std::vector<char>& cubin, const std::string& kernel) {
   auto sectionNamed = [&](const std::string& want) -> std::size_t {
     for (std::size_t k = 0; k < shnum; ++k) {
       const std::size_t nameAt = strtab + u32(shoff + k * shentsize);
-      if (nameAt < cubin.size() && want == std::string(cubin.data() + nameAt, strnlen(cubin.data() + nameAt, cubin.size() - nameAt))) return k;
+      if (nameAt < cubin.size() &&
+          want == std::string(cubin.data() + nameAt, strnlen(cubin.data() + nameAt, cubin.size() - nameAt)))
+        return k;
     }
     return shnum;
   };

@@ -12,7 +12,10 @@ bool cudaDriverLoaded();  // DriverShim.cpp
 void checkCu(CUresult r, const char* what) {
   if (r == CUDA_SUCCESS) return;
   if (!cudaDriverLoaded())
-    throw std::runtime_error(fmt::format("{} failed: no CUDA driver (libcuda.so.1 could not be loaded; a GPU and its driver are needed to run kernels)", what));
+    throw std::runtime_error(
+        fmt::format("{} failed: no CUDA driver (libcuda.so.1 could not be loaded; a GPU and its driver are needed to "
+                    "run kernels)",
+                    what));
   const char* name = nullptr;
   const char* str = nullptr;
   cuGetErrorName(r, &name);
@@ -21,7 +24,8 @@ void checkCu(CUresult r, const char* what) {
 }
 
 std::string deviceUnavailableReason() {
-  if (!cudaDriverLoaded()) return "no CUDA driver: libcuda.so.1 could not be loaded (run, bench and the GPU tests need a GPU and its driver)";
+  if (!cudaDriverLoaded())
+    return "no CUDA driver: libcuda.so.1 could not be loaded (run, bench and the GPU tests need a GPU and its driver)";
   if (CUresult r = cuInit(0); r != CUDA_SUCCESS) {
     const char* str = nullptr;
     cuGetErrorString(r, &str);
@@ -40,7 +44,8 @@ int deviceCount() {
 
 bool pointerDevice(CUdeviceptr p, int* ordinal) {
   int o = -1;
-  if (!cudaDriverLoaded() || cuPointerGetAttribute(&o, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, p) != CUDA_SUCCESS) return false;
+  if (!cudaDriverLoaded() || cuPointerGetAttribute(&o, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, p) != CUDA_SUCCESS)
+    return false;
   *ordinal = o;
   return true;
 }
@@ -82,7 +87,9 @@ ScopedContext::~ScopedContext() {
   if (pushed_) cuCtxPopCurrent(&popped);
 }
 
-DeviceBuffer::DeviceBuffer(std::size_t n) : bytes(n) { checkCu(cuMemAlloc(&p, std::max<std::size_t>(n, 16)), "cuMemAlloc"); }
+DeviceBuffer::DeviceBuffer(std::size_t n) : bytes(n) {
+  checkCu(cuMemAlloc(&p, std::max<std::size_t>(n, 16)), "cuMemAlloc");
+}
 
 DeviceBuffer::~DeviceBuffer() {
   if (p) cuMemFree(p);

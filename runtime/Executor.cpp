@@ -8,9 +8,11 @@
 
 namespace warpforge {
 
-Executor::Executor(Compiler& compiler, LaunchPlan plan, ExecutorOptions options) : compiler_(compiler), plan_(std::move(plan)) {
+Executor::Executor(Compiler& compiler, LaunchPlan plan, ExecutorOptions options)
+    : compiler_(compiler), plan_(std::move(plan)) {
   plan_.check();
-  if (std::string why = deviceUnavailableReason(); !why.empty()) throw std::runtime_error(fmt::format("{}: {}", plan_.specName, why));
+  if (std::string why = deviceUnavailableReason(); !why.empty())
+    throw std::runtime_error(fmt::format("{}: {}", plan_.specName, why));
   CUcontext current = nullptr;
   checkCu(cuCtxGetCurrent(&current), "cuCtxGetCurrent");
   CUdevice dev = 0;
@@ -24,10 +26,13 @@ Executor::Executor(Compiler& compiler, LaunchPlan plan, ExecutorOptions options)
   }
   device_ = deviceInfo(dev);
   if (device_.computeCapability < plan_.minArch)
-    throw std::runtime_error(fmt::format("{}: the plan needs sm_{} or newer; device {} is {}", plan_.specName, plan_.minArch, device_.name, device_.arch));
+    throw std::runtime_error(fmt::format("{}: the plan needs sm_{} or newer; device {} is {}", plan_.specName,
+                                         plan_.minArch, device_.name, device_.arch));
   if (plan_.onlyArch && device_.computeCapability != plan_.onlyArch)
-    throw std::runtime_error(fmt::format("{}: the plan was made for sm_{}a (arch-specific instructions) and runs on that arch only; device {} is {}: emit it for this device",
-                                         plan_.specName, plan_.onlyArch, device_.name, device_.arch));
+    throw std::runtime_error(
+        fmt::format("{}: the plan was made for sm_{}a (arch-specific instructions) and runs on that arch only; device "
+                    "{} is {}: emit it for this device",
+                    plan_.specName, plan_.onlyArch, device_.name, device_.arch));
   ScopedContext scope(ctx_);
   std::vector<CUmodule> bySource(plan_.sources.size(), nullptr);
   for (const auto& k : plan_.kernels) {
@@ -48,14 +53,17 @@ Executor::Executor(Compiler& compiler, LaunchPlan plan, ExecutorOptions options)
     // Opt in to the dynamic size always: the 48 KiB default counts static shared memory too (a kernel with
     // 48888 dynamic bytes and a 792-byte static table fit no block without it).
     if (k.sharedBytes > 0)
-      checkCu(cuFuncSetAttribute(l.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, k.sharedBytes), "cuFuncSetAttribute");
+      checkCu(cuFuncSetAttribute(l.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, k.sharedBytes),
+              "cuFuncSetAttribute");
     KernelStats st;
     st.name = k.name;
-    checkCu(cuOccupancyMaxActiveBlocksPerMultiprocessor(&st.blocksPerSm, l.function, k.blockX * k.blockY, k.sharedBytes),
+    checkCu(cuOccupancyMaxActiveBlocksPerMultiprocessor(&st.blocksPerSm, l.function, k.blockX * k.blockY,
+                                                        k.sharedBytes),
             "cuOccupancyMaxActiveBlocksPerMultiprocessor");
     if (st.blocksPerSm < 1)
-      throw std::runtime_error(fmt::format("{}: kernel '{}' cannot run: {} threads with {} bytes of shared memory fit no SM of {}", plan_.specName,
-                                           k.name, k.blockX * k.blockY, k.sharedBytes, device_.name));
+      throw std::runtime_error(
+          fmt::format("{}: kernel '{}' cannot run: {} threads with {} bytes of shared memory fit no SM of {}",
+                      plan_.specName, k.name, k.blockX * k.blockY, k.sharedBytes, device_.name));
     checkCu(cuFuncGetAttribute(&st.registers, CU_FUNC_ATTRIBUTE_NUM_REGS, l.function), "cuFuncGetAttribute");
     checkCu(cuFuncGetAttribute(&st.localBytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, l.function), "cuFuncGetAttribute");
     l.residentBlocks = 1LL * st.blocksPerSm * device_.smCount;
@@ -100,36 +108,41 @@ long long Executor::paramValue(const std::string& name, const ParamValues& param
 
 long long Executor::arrayBytes(const std::string& name, long long batch, const ParamValues& params) const {
   const PlanBuffer* b = plan_.buffer(name);
-  if (!b || !b->isUser()) throw std::invalid_argument(fmt::format("{}: the plan has no array '{}'", plan_.specName, name));
+  if (!b || !b->isUser())
+    throw std::invalid_argument(fmt::format("{}: the plan has no array '{}'", plan_.specName, name));
   long long per = b->perBatchParam.empty() ? b->perBatchElems : paramValue(b->perBatchParam, params);
   long long elems = 0, bytes = 0;
   if (__builtin_mul_overflow(per, batch, &elems) || __builtin_add_overflow(elems, b->fixedElems, &elems) ||
       __builtin_mul_overflow(elems, static_cast<long long>(b->elementBytes), &bytes))
-    throw std::invalid_argument(fmt::format("{}: array '{}' for batch {} would be more than 2^63 bytes", plan_.specName, name, batch));
+    throw std::invalid_argument(
+        fmt::format("{}: array '{}' for batch {} would be more than 2^63 bytes", plan_.specName, name, batch));
   return bytes;
 }
 
-void Executor::run(const ArrayBindings& arrays, long long batch, CUstream stream, CUdeviceptr workspace, long long workspaceSize,
-                   const ParamValues& params) {
+void Executor::run(const ArrayBindings& arrays, long long batch, CUstream stream, CUdeviceptr workspace,
+                   long long workspaceSize, const ParamValues& params) {
   const std::string& spec = plan_.specName;
   if (batch < 1) throw std::invalid_argument(fmt::format("{}: batch must be >= 1 (got {})", spec, batch));
   // Kernels that run one block per unit launch whole or not at all: a grid past 2^31 - 1 blocks would skip work.
   if (const long long most = plan_.maxBatch(); batch > most)
-    throw std::invalid_argument(fmt::format("{}: batch {} is more than the {} entries one call takes (a kernel would need more than 2^31 - 1 "
-                                            "blocks); split it into calls of at most {}",
-                                            spec, batch, most, most));
+    throw std::invalid_argument(
+        fmt::format("{}: batch {} is more than the {} entries one call takes (a kernel would need more than 2^31 - 1 "
+                    "blocks); split it into calls of at most {}",
+                    spec, batch, most, most));
   for (const auto& [name, v] : params) {
     const PlanParam* p = plan_.param(name);
     if (!p) throw std::invalid_argument(fmt::format("{}: the plan has no parameter '{}'", spec, name));
     if (v < p->minValue || v % std::max(1LL, p->multipleOf))
-      throw std::invalid_argument(fmt::format("{}: parameter {} = {} must be at least {} and a multiple of {}", spec, name, v, p->minValue, p->multipleOf));
+      throw std::invalid_argument(fmt::format("{}: parameter {} = {} must be at least {} and a multiple of {}", spec,
+                                              name, v, p->minValue, p->multipleOf));
   }
   for (const auto& [name, ptr] : arrays) {
     const PlanBuffer* b = plan_.buffer(name);
     if (!b || !b->isUser() || !b->aliasOf.empty())
       throw std::invalid_argument(fmt::format("{}: the plan has no array '{}' to bind", spec, name));
   }
-  // Every user array bound and aligned; no output overlapping another array (the result would depend on the order of writes).
+  // Every user array bound and aligned; no output overlapping another array (the result would depend on the order of
+  // writes).
   struct Range {
     std::string name;
     CUdeviceptr lo, hi;
@@ -140,13 +153,17 @@ void Executor::run(const ArrayBindings& arrays, long long batch, CUstream stream
   for (const auto& b : plan_.buffers) {
     if (!b.isUser() || !b.aliasOf.empty()) continue;
     auto it = arrays.find(b.name);
-    if (it == arrays.end() || it->second == 0) throw std::invalid_argument(fmt::format("{}: array '{}' is not bound", spec, b.name));
+    if (it == arrays.end() || it->second == 0)
+      throw std::invalid_argument(fmt::format("{}: array '{}' is not bound", spec, b.name));
     const int align = b.alignment ? b.alignment : std::min(b.elementBytes, 16);
     if (it->second % align)
-      throw std::invalid_argument(fmt::format("{}: array '{}' must be {}-byte aligned (its kernels access it in {}-byte vectors)", spec, b.name, align, align));
+      throw std::invalid_argument(
+          fmt::format("{}: array '{}' must be {}-byte aligned (its kernels access it in {}-byte vectors)", spec, b.name,
+                      align, align));
     if (b.maxBatch >= 0 && batch > b.maxBatch)
-      throw std::invalid_argument(fmt::format("{}: with batch {} the entries of '{}' overlap (its layout keeps them apart up to batch {})", spec, batch,
-                                              b.name, b.maxBatch));
+      throw std::invalid_argument(
+          fmt::format("{}: with batch {} the entries of '{}' overlap (its layout keeps them apart up to batch {})",
+                      spec, batch, b.name, b.maxBatch));
     long long bytes = arrayBytes(b.name, batch, params);
     ranges.push_back({b.name, it->second, it->second + static_cast<CUdeviceptr>(bytes), b.role == BufferRole::Output});
     ptr[b.name] = it->second;
@@ -154,14 +171,17 @@ void Executor::run(const ArrayBindings& arrays, long long batch, CUstream stream
   for (std::size_t i = 0; i < ranges.size(); ++i)
     for (std::size_t j = i + 1; j < ranges.size(); ++j)
       if ((ranges[i].output || ranges[j].output) && ranges[i].lo < ranges[j].hi && ranges[j].lo < ranges[i].hi)
-        throw std::invalid_argument(fmt::format("{}: arrays '{}' and '{}' overlap in memory for batch {} (an in-place transform is a spec choice)", spec,
-                                                ranges[i].name, ranges[j].name, batch));
+        throw std::invalid_argument(
+            fmt::format("{}: arrays '{}' and '{}' overlap in memory for batch {} (an in-place transform is a spec "
+                        "choice)",
+                        spec, ranges[i].name, ranges[j].name, batch));
 
   ScopedContext scope(ctx_);
   const long long need = workspaceBytes(batch);
   if (need > 0 && workspace) {
     if (workspaceSize >= 0 && workspaceSize < need)
-      throw std::invalid_argument(fmt::format("{}: workspace of {} bytes is smaller than the {} bytes batch {} needs", spec, workspaceSize, need, batch));
+      throw std::invalid_argument(fmt::format("{}: workspace of {} bytes is smaller than the {} bytes batch {} needs",
+                                              spec, workspaceSize, need, batch));
   } else if (need > 0) {
     if (!workspace_ || static_cast<long long>(workspace_->bytes) < need) {
       workspace_.reset();
@@ -203,7 +223,8 @@ void Executor::run(const ArrayBindings& arrays, long long batch, CUstream stream
       args[a] = &slots[a];
     }
     const long long grid = k.grid.blocks(batch, loaded_[i].residentBlocks);
-    checkCu(cuLaunchKernel(loaded_[i].function, static_cast<unsigned>(grid), 1, 1, k.blockX, k.blockY, 1, k.sharedBytes, stream, args.data(), nullptr),
+    checkCu(cuLaunchKernel(loaded_[i].function, static_cast<unsigned>(grid), 1, 1, k.blockX, k.blockY, 1, k.sharedBytes,
+                           stream, args.data(), nullptr),
             "cuLaunchKernel");
   }
 }

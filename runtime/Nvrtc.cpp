@@ -48,7 +48,8 @@ std::vector<std::string> nvrtcOptions(const std::string& arch) {
 void parsePtxasReport(const std::string& log, NvrtcResult& r) {
   std::smatch m;
   if (std::regex_search(log, m, std::regex(R"(Used (\d+) registers)"))) r.registers = std::stoi(m[1]);
-  if (std::regex_search(log, m, std::regex(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)"))) {
+  if (std::regex_search(log, m,
+                        std::regex(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)"))) {
     r.stackFrameBytes = std::stoi(m[1]);
     r.spillStoreBytes = std::stoi(m[2]);
     r.spillLoadBytes = std::stoi(m[3]);
@@ -62,7 +63,8 @@ NvrtcResult nvrtcCompile(const std::string& source, const std::string& name, con
     hdrNames.push_back(f.name);
   }
   nvrtcProgram prog;
-  check(nvrtcCreateProgram(&prog, source.c_str(), (name + ".cu").c_str(), static_cast<int>(hdrs.size()), hdrs.data(), hdrNames.data()),
+  check(nvrtcCreateProgram(&prog, source.c_str(), (name + ".cu").c_str(), static_cast<int>(hdrs.size()), hdrs.data(),
+                           hdrNames.data()),
         "nvrtcCreateProgram", name);
   auto opts = nvrtcOptions(arch);
   std::vector<const char*> copts;
@@ -76,7 +78,8 @@ NvrtcResult nvrtcCompile(const std::string& source, const std::string& name, con
   while (!out.log.empty() && out.log.back() == '\0') out.log.pop_back();
   if (rc != NVRTC_SUCCESS) {
     nvrtcDestroyProgram(&prog);
-    throw CompileError(fmt::format("{}: NVRTC compilation for {} failed: {}", name, arch, nvrtcGetErrorString(rc)), out.log);
+    throw CompileError(fmt::format("{}: NVRTC compilation for {} failed: {}", name, arch, nvrtcGetErrorString(rc)),
+                       out.log);
   }
   std::size_t size = 0;
   if (arch.rfind("compute_", 0) == 0) {

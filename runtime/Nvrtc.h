@@ -12,8 +12,8 @@ namespace warpforge {
 struct NvrtcResult {
   std::vector<char> cubin;  // CUBIN for sm_XX targets
   std::string ptx;          // PTX for compute_XX targets
-  std::string log;         // full NVRTC + ptxas log
-  int registers = -1;      // per thread, from ptxas
+  std::string log;          // full NVRTC + ptxas log
+  int registers = -1;       // per thread, from ptxas
   int spillStoreBytes = -1;
   int spillLoadBytes = -1;
   int stackFrameBytes = -1;

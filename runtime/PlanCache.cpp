@@ -17,7 +17,8 @@ std::string PlanCache::defaultDir() { return DiskCache::defaultDir() + "/plans";
 std::string PlanCache::key(const std::string& specJson, const std::string& arch, const std::string& generatorId) {
   // Sorted members at every level: the same spec written in another member order or spacing has the same key.
   const nlohmann::json canonical = nlohmann::json::parse(specJson, nullptr, false);
-  return cacheKey({kPlanCacheFormat, canonical.is_discarded() ? specJson : canonical.dump(), arch, nvrtcVersion(), generatorId});
+  return cacheKey(
+      {kPlanCacheFormat, canonical.is_discarded() ? specJson : canonical.dump(), arch, nvrtcVersion(), generatorId});
 }
 
 std::optional<LaunchPlan> PlanCache::get(const std::string& key) const {

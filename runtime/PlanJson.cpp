@@ -19,7 +19,9 @@ namespace fs = std::filesystem;
 
 PlanError::PlanError(std::string file, std::string path, std::string what)
     : std::runtime_error(fmt::format("{}: {}: {}", file, path.empty() ? "/" : path, what)),
-      file_(std::move(file)), path_(std::move(path)), detail_(std::move(what)) {}
+      file_(std::move(file)),
+      path_(std::move(path)),
+      detail_(std::move(what)) {}
 
 namespace {
 
@@ -31,7 +33,8 @@ std::string base64(const Bytes& in) {
   out.reserve((in.size() + 2) / 3 * 4);
   std::size_t i = 0;
   for (; i + 2 < in.size(); i += 3) {
-    const unsigned v = static_cast<unsigned char>(in[i]) << 16 | static_cast<unsigned char>(in[i + 1]) << 8 | static_cast<unsigned char>(in[i + 2]);
+    const unsigned v = static_cast<unsigned char>(in[i]) << 16 | static_cast<unsigned char>(in[i + 1]) << 8 |
+                       static_cast<unsigned char>(in[i + 2]);
     out += {kB64[v >> 18], kB64[v >> 12 & 63], kB64[v >> 6 & 63], kB64[v & 63]};
   }
   if (i + 1 == in.size()) {
@@ -117,7 +120,8 @@ class Reader {
     if (!v->is_string()) fail(path + "/" + key, fmt::format("expected a string, found {}", v->type_name()));
     return v->get<std::string>();
   }
-  long long integer(const Json& obj, const std::string& path, const char* key, long long lo, long long hi, const long long* fallback = nullptr) const {
+  long long integer(const Json& obj, const std::string& path, const char* key, long long lo, long long hi,
+                    const long long* fallback = nullptr) const {
     const Json* v = fallback ? opt(obj, key) : &need(obj, path, key);
     if (!v) return *fallback;
     if (!v->is_number_integer()) fail(path + "/" + key, fmt::format("expected an integer, found {}", v->type_name()));
@@ -138,7 +142,8 @@ class Reader {
   }
   // A blob's bytes: inline base64 or a file beside the plan, checked against its size and checksum.
   std::string blob(const Json& j, const std::string& path) const {
-    if (!j.is_object()) fail(path, fmt::format("expected an object with \"base64\" or \"file\", found {}", j.type_name()));
+    if (!j.is_object())
+      fail(path, fmt::format("expected an object with \"base64\" or \"file\", found {}", j.type_name()));
     const long long bytes = integer(j, path, "bytes", 0, 1LL << 40);
     std::string data;
     if (const Json* b = opt(j, "base64")) {
@@ -157,7 +162,8 @@ class Reader {
     }
     if (static_cast<long long>(data.size()) != bytes)
       fail(path, fmt::format("{} bytes where the plan says {}", data.size(), bytes));
-    if (str(j, path, "checksum") != checksum(data)) fail(path + "/checksum", "the contents do not match their checksum (a damaged or edited file)");
+    if (str(j, path, "checksum") != checksum(data))
+      fail(path + "/checksum", "the contents do not match their checksum (a damaged or edited file)");
     return data;
   }
 
@@ -166,13 +172,15 @@ class Reader {
 };
 
 BufferRole roleFrom(const Reader& rd, const std::string& s, const std::string& path) {
-  for (BufferRole r : {BufferRole::Input, BufferRole::Output, BufferRole::Scratch, BufferRole::Table, BufferRole::Counter})
+  for (BufferRole r :
+       {BufferRole::Input, BufferRole::Output, BufferRole::Scratch, BufferRole::Table, BufferRole::Counter})
     if (s == roleName(r)) return r;
   rd.fail(path, fmt::format("unknown role '{}' (expected input, output, scratch, table or counter)", s));
 }
 
 PlanArg::Kind kindFrom(const Reader& rd, const std::string& s, const std::string& path) {
-  for (PlanArg::Kind k : {PlanArg::Kind::Buffer, PlanArg::Kind::Null, PlanArg::Kind::Literal, PlanArg::Kind::BatchTimes, PlanArg::Kind::Param})
+  for (PlanArg::Kind k : {PlanArg::Kind::Buffer, PlanArg::Kind::Null, PlanArg::Kind::Literal, PlanArg::Kind::BatchTimes,
+                          PlanArg::Kind::Param})
     if (s == kindName(k)) return k;
   rd.fail(path, fmt::format("unknown argument kind '{}' (expected buffer, null, literal, batch_times or param)", s));
 }
@@ -208,7 +216,8 @@ Json planToJson(const LaunchPlan& plan, const PlanJsonInfo& info, std::vector<Pl
     if (!s.cubins.empty()) {
       Json c = Json::object();
       for (const auto& [arch, bytes] : s.cubins)
-        c[arch] = blobJson(std::string(bytes.begin(), bytes.end()), fmt::format("{}.{}.cubin", stem(s.fileName), arch), files);
+        c[arch] = blobJson(std::string(bytes.begin(), bytes.end()), fmt::format("{}.{}.cubin", stem(s.fileName), arch),
+                           files);
       e["cubins"] = c;
     }
     sources.push_back(e);
@@ -238,18 +247,27 @@ Json planToJson(const LaunchPlan& plan, const PlanJsonInfo& info, std::vector<Pl
   j["buffers"] = buffers;
   Json params = Json::array();
   for (const auto& p : plan.params)
-    params.push_back({{"name", p.name}, {"c_type", p.cType}, {"default", p.defaultValue}, {"min", p.minValue}, {"multiple_of", p.multipleOf}, {"note", p.note}});
+    params.push_back({{"name", p.name},
+                      {"c_type", p.cType},
+                      {"default", p.defaultValue},
+                      {"min", p.minValue},
+                      {"multiple_of", p.multipleOf},
+                      {"note", p.note}});
   j["params"] = params;
   Json kernels = Json::array();
   for (const auto& k : plan.kernels) {
     Json args = Json::array();
     for (const auto& a : k.args)
-      args.push_back({{"kind", kindName(a.kind)}, {"name", a.name}, {"value", a.value}, {"c_type", a.cType}, {"param", a.param}});
+      args.push_back(
+          {{"kind", kindName(a.kind)}, {"name", a.name}, {"value", a.value}, {"c_type", a.cType}, {"param", a.param}});
     kernels.push_back({{"name", k.name},
                        {"source", k.source},
                        {"block", {k.blockX, k.blockY}},
                        {"shared_bytes", k.sharedBytes},
-                       {"grid", {{"units_per_batch", k.grid.unitsPerBatch}, {"units_per_block", k.grid.unitsPerBlock}, {"cap_at_resident", k.grid.capAtResident}}},
+                       {"grid",
+                        {{"units_per_batch", k.grid.unitsPerBatch},
+                         {"units_per_block", k.grid.unitsPerBlock},
+                         {"cap_at_resident", k.grid.capAtResident}}},
                        {"args", args},
                        {"note", k.note}});
   }
@@ -261,7 +279,8 @@ LaunchPlan planFromJson(const Json& j, const std::string& file, const std::strin
   Reader rd(file, dir);
   if (!j.is_object()) rd.fail("", fmt::format("expected a plan object, found {}", j.type_name()));
   const std::string format = rd.str(j, "", "format");
-  if (format != kPlanFormat) rd.fail("/format", fmt::format("'{}' is not a plan format this runtime reads (expected {})", format, kPlanFormat));
+  if (format != kPlanFormat)
+    rd.fail("/format", fmt::format("'{}' is not a plan format this runtime reads (expected {})", format, kPlanFormat));
   if (info) {
     info->format = format;
     info->generator = rd.str(j, "", "generator", "");
@@ -285,8 +304,9 @@ LaunchPlan planFromJson(const Json& j, const std::string& file, const std::strin
       if (name == f.name) mine = &f;
     if (!mine) rd.fail(path + "/name", fmt::format("helper header '{}' is not one this runtime has", name));
     if (const Json* t = rd.opt(helpers[i], "text"); t && (!t->is_string() || t->get<std::string>() != mine->text))
-      rd.fail(path + "/text",
-              fmt::format("the plan's {} differs from this runtime's (made by another warpforge version): emit the plan again with this version", name));
+      rd.fail(path + "/text", fmt::format("the plan's {} differs from this runtime's (made by another warpforge "
+                                          "version): emit the plan again with this version",
+                                          name));
     p.helpers.push_back(name);
   }
 
@@ -298,7 +318,8 @@ LaunchPlan planFromJson(const Json& j, const std::string& file, const std::strin
     s.text = rd.str(sources[i], path, "text");
     s.archSpecific = rd.boolean(sources[i], path, "arch_specific", false);
     if (const Json* c = rd.opt(sources[i], "cubins")) {
-      if (!c->is_object()) rd.fail(path + "/cubins", fmt::format("expected an object of arch -> CUBIN, found {}", c->type_name()));
+      if (!c->is_object())
+        rd.fail(path + "/cubins", fmt::format("expected an object of arch -> CUBIN, found {}", c->type_name()));
       for (auto it = c->begin(); it != c->end(); ++it) {
         const std::string bytes = rd.blob(it.value(), path + "/cubins/" + it.key());
         s.cubins[it.key()] = std::vector<char>(bytes.begin(), bytes.end());
@@ -320,7 +341,8 @@ LaunchPlan planFromJson(const Json& j, const std::string& file, const std::strin
     b.fixedElems = rd.integer(e, path, "fixed_elems", 0, kMaxElems);
     b.perBatchParam = rd.str(e, path, "per_batch_param", "");
     b.alignment = static_cast<int>(rd.integer(e, path, "alignment", 0, 4096, &zero));
-    if (b.alignment & (b.alignment - 1)) rd.fail(path + "/alignment", fmt::format("{} is not a power of two", b.alignment));
+    if (b.alignment & (b.alignment - 1))
+      rd.fail(path + "/alignment", fmt::format("{} is not a power of two", b.alignment));
     b.aliasOf = rd.str(e, path, "alias_of", "");
     const long long any = -1;
     b.maxBatch = rd.integer(e, path, "max_batch", -1, kMaxElems, &any);
@@ -330,7 +352,8 @@ LaunchPlan planFromJson(const Json& j, const std::string& file, const std::strin
       const std::string bytes = rd.blob(rd.need(e, path, "contents"), path + "/contents");
       b.contents.assign(bytes.begin(), bytes.end());
     }
-    if (b.role == BufferRole::Counter && b.fixedElems * b.elementBytes <= 0) rd.fail(path + "/fixed_elems", "a counter needs at least one element");
+    if (b.role == BufferRole::Counter && b.fixedElems * b.elementBytes <= 0)
+      rd.fail(path + "/fixed_elems", "a counter needs at least one element");
     p.buffers.push_back(std::move(b));
   }
 
@@ -340,7 +363,8 @@ LaunchPlan planFromJson(const Json& j, const std::string& file, const std::strin
     PlanParam q;
     q.name = rd.str(params[i], path, "name");
     q.cType = rd.str(params[i], path, "c_type");
-    if (q.cType != "long long" && q.cType != "int") rd.fail(path + "/c_type", fmt::format("'{}' (expected \"long long\" or \"int\")", q.cType));
+    if (q.cType != "long long" && q.cType != "int")
+      rd.fail(path + "/c_type", fmt::format("'{}' (expected \"long long\" or \"int\")", q.cType));
     q.defaultValue = rd.integer(params[i], path, "default", LLONG_MIN, LLONG_MAX);
     q.minValue = rd.integer(params[i], path, "min", LLONG_MIN, LLONG_MAX);
     q.multipleOf = rd.integer(params[i], path, "multiple_of", 1, LLONG_MAX);
@@ -360,7 +384,8 @@ LaunchPlan planFromJson(const Json& j, const std::string& file, const std::strin
       rd.fail(path + "/block", "expected [x, y] threads");
     k.blockX = block[0].get<int>();
     k.blockY = block[1].get<int>();
-    if (k.blockX < 1 || k.blockY < 1 || 1LL * k.blockX * k.blockY > 1024) rd.fail(path + "/block", "expected 1 to 1024 threads per block");
+    if (k.blockX < 1 || k.blockY < 1 || 1LL * k.blockX * k.blockY > 1024)
+      rd.fail(path + "/block", "expected 1 to 1024 threads per block");
     k.sharedBytes = static_cast<int>(rd.integer(e, path, "shared_bytes", 0, 1 << 20));
     const Json& g = rd.need(e, path, "grid");
     k.grid.unitsPerBatch = rd.integer(g, path + "/grid", "units_per_batch", 0, kMaxElems);

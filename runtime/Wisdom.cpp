@@ -60,8 +60,9 @@ std::optional<WisdomEntry> entryFrom(const Json& e) {
 }
 
 Json entryJson(const WisdomEntry& w) {
-  return {{"device", deviceJson(w.device)}, {"spec_key", w.specKey}, {"spec_name", w.specName}, {"members", w.members},
-          {"date", w.date},     {"ms", w.ms},         {"as_given_ms", w.asGivenMs}};
+  return {{"device", deviceJson(w.device)}, {"spec_key", w.specKey}, {"spec_name", w.specName},
+          {"members", w.members},           {"date", w.date},        {"ms", w.ms},
+          {"as_given_ms", w.asGivenMs}};
 }
 
 // Whether the spec sets any member the entry would set: then it has a tuning of its own.
@@ -129,7 +130,9 @@ std::optional<Json> Wisdom::readFile() const {
   }
   int fd = ::open(path_.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
-    if (errno != ENOENT) warnings_.push_back(fmt::format("{}: ignored ({})", path_, errno == ELOOP ? "a symbolic link" : std::strerror(errno)));
+    if (errno != ENOENT)
+      warnings_.push_back(
+          fmt::format("{}: ignored ({})", path_, errno == ELOOP ? "a symbolic link" : std::strerror(errno)));
     return std::nullopt;
   }
   struct stat st;
@@ -152,9 +155,10 @@ std::optional<Json> Wisdom::readFile() const {
     return std::nullopt;
   }
   Json root = Json::parse(text, nullptr, false);
-  if (root.is_discarded() || !root.is_object() || root.value("format", std::string()) != kFormat || !root.contains("entries") ||
-      !root["entries"].is_array()) {
-    warnings_.push_back(fmt::format("{}: ignored (corrupt: not a {} file); the next `bench --tune` replaces it", path_, kFormat));
+  if (root.is_discarded() || !root.is_object() || root.value("format", std::string()) != kFormat ||
+      !root.contains("entries") || !root["entries"].is_array()) {
+    warnings_.push_back(
+        fmt::format("{}: ignored (corrupt: not a {} file); the next `bench --tune` replaces it", path_, kFormat));
     return std::nullopt;
   }
   return root;
@@ -176,7 +180,8 @@ std::vector<WisdomEntry> Wisdom::entries() const {
 std::optional<WisdomEntry> Wisdom::find(const Json& spec, const WisdomDevice& device) const {
   std::optional<WisdomEntry> best;
   for (auto& e : entries())
-    if (e.device == device && e.specKey == specKey(spec, e.members) && (!best || e.date >= best->date)) best = std::move(e);
+    if (e.device == device && e.specKey == specKey(spec, e.members) && (!best || e.date >= best->date))
+      best = std::move(e);
   return best;
 }
 
@@ -194,7 +199,8 @@ bool Wisdom::ensureDir() const {
     }
   }
   if (!DiskCache(dir_).usable()) {
-    warnings_.push_back(fmt::format("{}: not used (not a directory of ours, or writable by others): wisdom not saved", dir_));
+    warnings_.push_back(
+        fmt::format("{}: not used (not a directory of ours, or writable by others): wisdom not saved", dir_));
     return false;
   }
   return true;
@@ -218,7 +224,8 @@ bool Wisdom::writeFile(const Json& root) {
     put += static_cast<std::size_t>(n);
   }
   const bool written = ::close(fd) == 0 && put == text.size();
-  if (!written || ::rename(tmp.c_str(), path_.c_str()) != 0) {  // atomic replace: readers see the old file or the new one
+  if (!written ||
+      ::rename(tmp.c_str(), path_.c_str()) != 0) {  // atomic replace: readers see the old file or the new one
     ::unlink(tmp.c_str());
     warnings_.push_back(fmt::format("{}: cannot write", path_));
     return false;
@@ -269,14 +276,17 @@ Json applyWisdom(const Json& spec, const WisdomDevice& device, std::string* note
   auto w = wisdom.find(spec, device);
   if (!w) return spec;
   if (hasOwn(spec, w->members)) {
-    if (note) *note = fmt::format("wisdom from {} not used: the spec gives its own {}", w->date, w->members.begin().key());
+    if (note)
+      *note = fmt::format("wisdom from {} not used: the spec gives its own {}", w->date, w->members.begin().key());
     return spec;
   }
   Json out = spec;
   for (auto it = w->members.begin(); it != w->members.end(); ++it) out[it.key()] = it.value();
   if (note)
     *note = fmt::format("using wisdom from {} ({}{}): {}", w->date, w->device.name,
-                        w->ms > 0 && w->asGivenMs > 0 ? fmt::format(", {:.2f}x the defaults when tuned", w->asGivenMs / w->ms) : "",
+                        w->ms > 0 && w->asGivenMs > 0
+                            ? fmt::format(", {:.2f}x the defaults when tuned", w->asGivenMs / w->ms)
+                            : "",
                         w->members.dump());
   return out;
 }

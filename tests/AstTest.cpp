@@ -21,9 +21,10 @@ TEST(AstPrinter, MinimalParentheses) {
 TEST(AstPrinter, GoldenFunction) {
   NodePtr fn = function("extern \"C\" __global__ void", "", "k", {decl("int*", "out"), decl("int", "n")},
                         block({comment("one element per thread"), decl("const int", "i", member(var("threadIdx"), "x")),
-                               ifStmt(bin("<", var("i"), var("n")), block({assign(index(var("out"), var("i")), bin("*", var("i"), lit(2)))})),
-                               forLoop(decl("int", "r", lit(0)), bin("<", var("r"), lit(4)), assign(var("r"), lit(1), "+="),
-                                       block({exprStmt(call("__syncwarp", {}))})),
+                               ifStmt(bin("<", var("i"), var("n")),
+                                      block({assign(index(var("out"), var("i")), bin("*", var("i"), lit(2)))})),
+                               forLoop(decl("int", "r", lit(0)), bin("<", var("r"), lit(4)),
+                                       assign(var("r"), lit(1), "+="), block({exprStmt(call("__syncwarp", {}))})),
                                inlinePtx("mov.u32 %0, %1;", "=r,r", {var("a"), var("b")})}));
   const char* golden =
       "extern \"C\" __global__ void k(int* out, int n) {\n"
@@ -58,11 +59,11 @@ TEST(AstPasses, ConstantFoldingIsDepthFirstRewrite) {
 }
 
 TEST(AstPasses, DeadCodeRemoval) {
-  NodePtr b = block({decl("int", "unused", bin("+", var("x"), lit(1))),          // dead
+  NodePtr b = block({decl("int", "unused", bin("+", var("x"), lit(1))),                      // dead
                      decl("int", "chain", lit(2)), decl("int", "uses_chain", var("chain")),  // dead after one round
-                     decl("int", "effect", call("atomicAdd", {var("p"), lit(1)})),  // kept: side effect
-                     ifStmt(lit(0), block({exprStmt(call("f", {}))})),               // dead
-                     block({}),                                                      // dead
+                     decl("int", "effect", call("atomicAdd", {var("p"), lit(1)})),           // kept: side effect
+                     ifStmt(lit(0), block({exprStmt(call("f", {}))})),                       // dead
+                     block({}),                                                              // dead
                      decl("int", "used", lit(3)), assign(index(var("out"), lit(0)), var("used"))});
   std::string out = print(removeDeadCode(b));
   EXPECT_EQ(out.find("unused"), std::string::npos) << out;
@@ -77,7 +78,8 @@ TEST(AstOperators, SpellingsParseToTypedOperatorsAndBack) {
   EXPECT_EQ(spelling(BinaryOp::LogicalAnd), "&&");
   EXPECT_EQ(assignOp(">>="), AssignOp::Shr);
   EXPECT_EQ(unaryOp("~"), UnaryOp::BitNot);
-  for (const char* op : {"*", "/", "%", "+", "-", "<<", ">>", "<", "<=", ">", ">=", "==", "!=", "&", "^", "|", "&&", "||"})
+  for (const char* op :
+       {"*", "/", "%", "+", "-", "<<", ">>", "<", "<=", ">", ">=", "==", "!=", "&", "^", "|", "&&", "||"})
     EXPECT_EQ(spelling(binaryOp(op)), op);
   EXPECT_THROW(binaryOp("**"), std::logic_error);  // an unknown operator fails where the node is built
   EXPECT_THROW(bin(",", var("a"), var("b")), std::logic_error);
@@ -153,6 +155,7 @@ TEST(AstPasses, FoldingKeepsExplicitSpellings) {
   // Parentheses written on purpose and literals with a suffix or a fixed hex width are text the emitter chose.
   EXPECT_EQ(printExpr(foldConstants(bin("*", paren(lit(0)), lit(40)))), "(0) * 40");
   EXPECT_EQ(printExpr(foldConstants(bin("+", ulit(1), ulit(2)))), "1u + 2u");
-  EXPECT_EQ(printExpr(foldConstants(bin("|", hexLit(0x1100, 4), lit(0)))), "0x1100");  // x | 0 is x whatever x's spelling
+  EXPECT_EQ(printExpr(foldConstants(bin("|", hexLit(0x1100, 4), lit(0)))),
+            "0x1100");  // x | 0 is x whatever x's spelling
   EXPECT_EQ(printExpr(foldConstants(unary("-", lit(3)))), "-3");
 }

@@ -33,17 +33,20 @@ using namespace warpforge;
 
 namespace {
 
-std::string specJson(long long K, long long M, long long N, const std::string& st, const std::string& wt, const std::string& output,
-                     const std::string& extra = "") {
-  return fmt::format(R"({{"name": "t", "family": "beamformer", "receivers": {}, "beams": {}, "samples_per_call": {}, "sample_type": "{}",
+std::string specJson(long long K, long long M, long long N, const std::string& st, const std::string& wt,
+                     const std::string& output, const std::string& extra = "") {
+  return fmt::format(
+      R"({{"name": "t", "family": "beamformer", "receivers": {}, "beams": {}, "samples_per_call": {}, "sample_type": "{}",
                          "weight_type": "{}", "output": {}{}}})",
-                     K, M, N, st, wt, output, extra);
+      K, M, N, st, wt, output, extra);
 }
 const char* kCf32 = R"({"kind": "beams", "type": "cf32"})";
 
 BeamformerSpec spec(const std::string& json) { return parseBeamformerSpecText(json, "t.json"); }
 
-std::string specErrorPath(const std::string& json) { return warpforge::test::errorPathOf<SpecError>([&] { spec(json); }); }
+std::string specErrorPath(const std::string& json) {
+  return warpforge::test::errorPathOf<SpecError>([&] { spec(json); });
+}
 
 std::vector<std::string> beamformerSpecFiles() {
   std::vector<std::string> out;
@@ -52,7 +55,8 @@ std::vector<std::string> beamformerSpecFiles() {
     const std::string d = std::string(WARPFORGE_SOURCE_DIR) + dir;
     if (!std::filesystem::exists(d)) continue;
     for (const auto& e : std::filesystem::directory_iterator(d))
-      if (e.path().filename().string().rfind("beamformer_", 0) == 0 && e.path().extension() == ".json") out.push_back(e.path().string());
+      if (e.path().filename().string().rfind("beamformer_", 0) == 0 && e.path().extension() == ".json")
+        out.push_back(e.path().string());
     if (!out.empty()) break;
   }
   std::sort(out.begin(), out.end());
@@ -106,7 +110,8 @@ TestData zeros(const BeamformerSpec& s) {
 }
 
 // The outputs a correct kernel writes, made from the reference (to test check()).
-std::map<std::string, std::vector<unsigned char>> referenceOutputs(const BeamformerSpec& s, const TestData& d, long long batch) {
+std::map<std::string, std::vector<unsigned char>> referenceOutputs(const BeamformerSpec& s, const TestData& d,
+                                                                   long long batch) {
   std::map<std::string, std::vector<unsigned char>> out;
   if (s.power) {
     std::vector<float> p(static_cast<std::size_t>(s.outElems() * batch));
@@ -120,7 +125,8 @@ std::map<std::string, std::vector<unsigned char>> referenceOutputs(const Beamfor
                 const BfBeam bm = bfReferenceBeam(s, d, b, c, pp, t, m);
                 acc += bm.re * bm.re + bm.im * bm.im;
               }
-            p[static_cast<std::size_t>(((b * s.channels + c) * s.windows() + w) * s.beams + m)] = static_cast<float>(acc);
+            p[static_cast<std::size_t>(((b * s.channels + c) * s.windows() + w) * s.beams + m)] = static_cast<float>(
+                acc);
           }
     auto& a = out["power"];
     a.resize(p.size() * 4);
@@ -142,15 +148,20 @@ std::map<std::string, std::vector<unsigned char>> referenceOutputs(const Beamfor
               const float v[2] = {static_cast<float>(bm.re), static_cast<float>(bm.im)};
               std::memcpy(&a[e * 8], v, 8);
             } else if (s.outType == BfOutType::CF16) {
-              const std::uint16_t v[2] = {floatToHalfBits(static_cast<float>(bm.re)), floatToHalfBits(static_cast<float>(bm.im))};
+              const std::uint16_t v[2] = {floatToHalfBits(static_cast<float>(bm.re)),
+                                          floatToHalfBits(static_cast<float>(bm.im))};
               std::memcpy(&a[e * 4], v, 4);
             } else {
               std::int32_t sh;
-              std::memcpy(&sh, &d.arrays.at("shifts")[4 * (((b * s.channels + c) * s.polarizations + p) * s.beams + m)], 4);
+              std::memcpy(&sh, &d.arrays.at("shifts")[4 * (((b * s.channels + c) * s.polarizations + p) * s.beams + m)],
+                          4);
               const int r = bfShiftSaturate(bm.ire, sh, s.outMax()), i = bfShiftSaturate(bm.iim, sh, s.outMax());
               clamped += bfShiftClamps(bm.ire, sh, s.outMax()) || bfShiftClamps(bm.iim, sh, s.outMax());
-              if (s.outType == BfOutType::CI8) a[2 * e] = static_cast<unsigned char>(r), a[2 * e + 1] = static_cast<unsigned char>(i);
-              else a[e] = static_cast<unsigned char>(s.outCi4RealHigh ? (r & 15) << 4 | (i & 15) : (i & 15) << 4 | (r & 15));
+              if (s.outType == BfOutType::CI8)
+                a[2 * e] = static_cast<unsigned char>(r), a[2 * e + 1] = static_cast<unsigned char>(i);
+              else
+                a[e] = static_cast<unsigned char>(s.outCi4RealHigh ? (r & 15) << 4 | (i & 15)
+                                                                   : (i & 15) << 4 | (r & 15));
             }
           }
   if (s.intOut()) {
@@ -184,7 +195,8 @@ TEST(BeamformerSpec, ParsesDefaultsAndStrides) {
   EXPECT_EQ(s.w.outer, 7);
   EXPECT_EQ(s.w.polarization, 7 * 33);
   EXPECT_EQ(s.outElems(), 3LL * 2 * 1000 * 33);
-  BeamformerSpec p = spec(specJson(8, 4, 64, "cf16", "cf16", R"({"kind": "power", "integrate": 16})", R"(, "polarizations": 2,
+  BeamformerSpec p = spec(
+      specJson(8, 4, 64, "cf16", "cf16", R"({"kind": "power", "integrate": 16})", R"(, "polarizations": 2,
       "samples": {"format": "planar"}, "weights": {"layout": "strides", "strides": {"batch": 0, "channel": 0, "polarization": 32, "beam": 8, "receiver": 1}})"));
   EXPECT_TRUE(p.power);
   EXPECT_TRUE(p.in.planar);
@@ -198,24 +210,38 @@ TEST(BeamformerSpec, BadSpecsNameTheJsonPath) {
   EXPECT_EQ(specErrorPath(specJson(4, 0, 64, "ci8", "ci8", kCf32)), "/beams");
   EXPECT_EQ(specErrorPath(specJson(4, 4, 0, "ci8", "ci8", kCf32)), "/samples_per_call");
   EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci2", "ci8", kCf32)), "/sample_type");
-  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "cf32", "cf32", kCf32)), "/sample_type");  // cf32 inputs: the error says what tf32 / split f16 would cost
+  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "cf32", "cf32", kCf32)),
+            "/sample_type");  // cf32 inputs: the error says what tf32 / split f16 would cost
   EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "cf16", kCf32)), "/weight_type");
   EXPECT_EQ(specErrorPath(specJson(70000, 4, 64, "ci8", "ci8", kCf32)), "/receivers");
   EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", R"({"kind": "beams", "type": "ci2"})")), "/output/type");
   EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "cf16", "cf16", R"({"kind": "beams", "type": "ci8"})")), "/output/type");
   EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", R"({"kind": "voltage"})")), "/output/kind");
-  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", R"({"kind": "power", "integrate": 48})")), "/output/integrate");
+  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", R"({"kind": "power", "integrate": 48})")),
+            "/output/integrate");
   EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", R"({"kind": "power", "type": "cf32"})")), "/output/type");
   EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", kCf32, R"(, "polarizations": 3)")), "/polarizations");
-  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci4", "ci8", kCf32, R"(, "samples": {"format": "planar"})")), "/samples/format");
-  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", kCf32, R"(, "samples": {"format": "split"})")), "/samples/format");
-  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", kCf32, R"(, "samples": {"ci4_real_nibble": "low"})")), "/samples/ci4_real_nibble");
-  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", kCf32, R"(, "weights": {"layout": "strides", "strides": {"batch": 4, "channel": 0, "polarization": 0, "beam": 4, "receiver": 1}})")),
-            "/weights/strides/batch");
-  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", kCf32, R"(, "samples": {"layout": "strides", "strides": {"batch": 0, "channel": 0, "polarization": 0, "time": 4, "receiver": 1}})")),
-            "/samples/strides/batch");
-  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", kCf32, R"(, "samples": {"layout": "strides", "strides": {"batch": 1000, "channel": 0, "polarization": 0, "receiver": 1}})")),
-            "/samples/strides/time");
+  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci4", "ci8", kCf32, R"(, "samples": {"format": "planar"})")),
+            "/samples/format");
+  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", kCf32, R"(, "samples": {"format": "split"})")),
+            "/samples/format");
+  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", kCf32, R"(, "samples": {"ci4_real_nibble": "low"})")),
+            "/samples/ci4_real_nibble");
+  EXPECT_EQ(
+      specErrorPath(specJson(
+          4, 4, 64, "ci8", "ci8", kCf32,
+          R"(, "weights": {"layout": "strides", "strides": {"batch": 4, "channel": 0, "polarization": 0, "beam": 4, "receiver": 1}})")),
+      "/weights/strides/batch");
+  EXPECT_EQ(
+      specErrorPath(specJson(
+          4, 4, 64, "ci8", "ci8", kCf32,
+          R"(, "samples": {"layout": "strides", "strides": {"batch": 0, "channel": 0, "polarization": 0, "time": 4, "receiver": 1}})")),
+      "/samples/strides/batch");
+  EXPECT_EQ(
+      specErrorPath(specJson(
+          4, 4, 64, "ci8", "ci8", kCf32,
+          R"(, "samples": {"layout": "strides", "strides": {"batch": 1000, "channel": 0, "polarization": 0, "receiver": 1}})")),
+      "/samples/strides/time");
   EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", kCf32, R"(, "tuning": {"bogus": 1})")), "/tuning/bogus");
   EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", kCf32, R"(, "bogus": 1)")), "/bogus");
   // The file name is in the message.
@@ -235,10 +261,12 @@ TEST(BeamformerLayouts, ConsistentForEveryTypeSizeAndOutput) {
           const std::string wt = std::string(ty) == "cf16" ? "cf16" : "ci8";
           BeamformerSpec s = spec(specJson(33, m, n, ty, wt, out));
           BfConsistency c = bfConsistency(s);
-          EXPECT_TRUE(c.issues.empty()) << ty << " N " << n << " M " << m << ": " << c.issues[0].path << " " << c.issues[0].message;
+          EXPECT_TRUE(c.issues.empty()) << ty << " N " << n << " M " << m << ": " << c.issues[0].path << " "
+                                        << c.issues[0].message;
         }
   for (long long I : {1, 3, 16, 64, 100, 1000}) {
-    BeamformerSpec s = spec(specJson(16, 70, 48000, "ci8", "ci8", fmt::format(R"({{"kind": "power", "integrate": {}}})", I)));
+    BeamformerSpec s = spec(
+        specJson(16, 70, 48000, "ci8", "ci8", fmt::format(R"({{"kind": "power", "integrate": {}}})", I)));
     BfConsistency c = bfConsistency(s);
     EXPECT_TRUE(c.issues.empty()) << "I " << I << ": " << c.issues[0].message;
   }
@@ -271,7 +299,8 @@ TEST(ComplexMma, WordHelpersMeanWhatTheySay) {
   for (int a = -127; a <= 127; ++a)
     for (int b = -127; b <= 127; b += 3) {
       const std::uint32_t w = (a & 0xff) | (b & 0xff) << 8 | ((-b) & 0xff) << 16 | (a & 0xff) << 24;  // (a, b), (-b, a)
-      const std::uint32_t c = cmma::conjModel(w, false), s = cmma::swapModel(w, false), cp = cmma::conjPermModel(w, false);
+      const std::uint32_t c = cmma::conjModel(w, false), s = cmma::swapModel(w, false),
+                          cp = cmma::conjPermModel(w, false);
       ASSERT_EQ(sb(c, 0), a);
       ASSERT_EQ(sb(c, 1), -b);
       ASSERT_EQ(sb(c, 2), -b);
@@ -290,7 +319,8 @@ TEST(ComplexMma, WordHelpersMeanWhatTheySay) {
     EXPECT_EQ(c8 & 0xff, x == 0x80 ? 0x81u : static_cast<std::uint32_t>(x));
     EXPECT_EQ(c4 & 0xff, x == 0xf8 ? 0xf9u : static_cast<std::uint32_t>(x));
     EXPECT_EQ(c8, (c8 & 0xff) * 0x01010101u);
-    const std::uint32_t h = cmma::widen1Model(static_cast<std::uint32_t>(x), true), l = cmma::widen1Model(static_cast<std::uint32_t>(x), false);
+    const std::uint32_t h = cmma::widen1Model(static_cast<std::uint32_t>(x), true),
+                        l = cmma::widen1Model(static_cast<std::uint32_t>(x), false);
     const int hi = (x >> 4) >= 8 ? (x >> 4) - 16 : (x >> 4), lo = (x & 15) >= 8 ? (x & 15) - 16 : (x & 15);
     EXPECT_EQ(sb(h, 0), hi);
     EXPECT_EQ(sb(h, 1), lo);
@@ -330,7 +360,9 @@ TEST(BeamformerReference, HandComputedCases) {
   }
   {
     // planar f16, second channel and pol.
-    BeamformerSpec s = spec(specJson(1, 2, 2, "cf16", "cf16", kCf32, R"(, "channels": 2, "polarizations": 2, "samples": {"format": "planar"}, "weights": {"format": "planar"})"));
+    BeamformerSpec s = spec(specJson(
+        1, 2, 2, "cf16", "cf16", kCf32,
+        R"(, "channels": 2, "polarizations": 2, "samples": {"format": "planar"}, "weights": {"format": "planar"})"));
     TestData d = zeros(s);
     put(s.in, d, {"samples_re", "samples_im"}, s.in.channel + s.in.polarization + s.in.outer, 0.5, -0.25);
     put(s.w, d, {"weights_re", "weights_im"}, s.w.channel + s.w.polarization + s.w.outer, 2, 1);
@@ -353,10 +385,10 @@ TEST(BeamformerReference, HandComputedCases) {
   EXPECT_TRUE(bfShiftClamps(128, 0, 127));
   EXPECT_TRUE(bfShiftClamps(-128, 0, 127));
   EXPECT_FALSE(bfShiftClamps(-127, 0, 127));
-  EXPECT_FALSE(bfShiftClamps(14, 1, 7));   // 7
-  EXPECT_TRUE(bfShiftClamps(15, 1, 7));    // round(7.5) = 8
-  EXPECT_FALSE(bfShiftClamps(-15, 1, 7));  // half up: -7
-  EXPECT_TRUE(bfShiftClamps(-16, 1, 7));   // -8
+  EXPECT_FALSE(bfShiftClamps(14, 1, 7));      // 7
+  EXPECT_TRUE(bfShiftClamps(15, 1, 7));       // round(7.5) = 8
+  EXPECT_FALSE(bfShiftClamps(-15, 1, 7));     // half up: -7
+  EXPECT_TRUE(bfShiftClamps(-16, 1, 7));      // -8
   EXPECT_TRUE(bfShiftClamps(1000, -3, 127));  // shift clamped to 0
 }
 
@@ -405,7 +437,8 @@ TEST(BeamformerReference, SaturationCountIsCheckedAndInThePlan) {
 }
 
 TEST(BeamformerEmitter, Widen2MatchesTwoWiden1) {
-  // The kernel's four-nibble widening against the shared one-byte helper's model, every 16-bit input, both nibble orders.
+  // The kernel's four-nibble widening against the shared one-byte helper's model, every 16-bit input, both nibble
+  // orders.
   for (bool hi : {true, false})
     for (std::uint32_t x = 0; x < 65536; ++x) {
       const std::uint32_t want = cmma::widen1Model(x & 0xff, hi) | cmma::widen1Model(x >> 8, hi) << 16;
@@ -419,8 +452,10 @@ TEST(BeamformerEmitter, Widen2MatchesTwoWiden1) {
 TEST(BeamformerEmitter, ThirtyTwoBitSaturationMatchesTheReference) {
   // The kernel's rounding shift in 32 bits against the int64 reference: extremes, every shift -3..40, random sums.
   std::mt19937_64 rng(5);
-  std::vector<std::int32_t> accs = {0, 1, -1, 2, -2, 3, -3, 127, 128, -127, -128, 2147483647, -2147483647 - 1, 2147483646, -2147483647};
-  for (int e = 0; e < 31; ++e) accs.push_back(1 << e), accs.push_back(-(1 << e)), accs.push_back((1 << e) - 1), accs.push_back(-(1 << e) + 1);
+  std::vector<std::int32_t> accs = {
+      0, 1, -1, 2, -2, 3, -3, 127, 128, -127, -128, 2147483647, -2147483647 - 1, 2147483646, -2147483647};
+  for (int e = 0; e < 31; ++e)
+    accs.push_back(1 << e), accs.push_back(-(1 << e)), accs.push_back((1 << e) - 1), accs.push_back(-(1 << e) + 1);
   for (int i = 0; i < 20000; ++i) accs.push_back(static_cast<std::int32_t>(rng()));
   for (int maxv : {7, 127})
     for (int sh = -3; sh <= 40; ++sh)
@@ -430,14 +465,16 @@ TEST(BeamformerEmitter, ThirtyTwoBitSaturationMatchesTheReference) {
         ASSERT_EQ(got, bfShiftSaturate(a, sh, maxv)) << a << " >> " << sh;
         ASSERT_EQ(hit != 0, bfShiftClamps(a, sh, maxv)) << a << " >> " << sh;
       }
-  const std::string src = emitBeamformer(spec(specJson(64, 96, 256, "ci4", "ci8", R"({"kind": "beams", "type": "ci4"})"))).source;
+  const std::string src =
+      emitBeamformer(spec(specJson(64, 96, 256, "ci4", "ci8", R"({"kind": "beams", "type": "ci4"})"))).source;
   EXPECT_NE(src.find("(acc >> shift) + ((acc >> (shift - 1)) & 1)"), std::string::npos);
   EXPECT_NE(src.find("const int shv0_0 = "), std::string::npos);
 }
 
 TEST(BeamformerEmitter, WideLoadsWhereTheStridesAllow) {
   // 16-byte global loads and shared stores where the operand is interleaved, receivers contiguous and every stride a
-  // multiple of a chunk's receivers (4 cf16, 8 ci8 / ci4); "loads": "words" turns them off; the specs in specs/ use them.
+  // multiple of a chunk's receivers (4 cf16, 8 ci8 / ci4); "loads": "words" turns them off; the specs in specs/ use
+  // them.
   auto kernel = [](const std::string& json) { return emitBeamformer(spec(json)); };
   BeamformerKernel k = kernel(specJson(64, 96, 256, "ci4", "ci8", kCf32));
   EXPECT_TRUE(k.chunkSamples && k.chunkWeights);
@@ -450,17 +487,21 @@ TEST(BeamformerEmitter, WideLoadsWhereTheStridesAllow) {
   k = kernel(specJson(36, 96, 256, "cf16", "cf16", kCf32));  // 36 receivers per row: 9 chunks of 4
   EXPECT_TRUE(k.chunkSamples && k.chunkWeights);
   EXPECT_NE(k.source.find("&& kc < 36"), std::string::npos);  // the second stage's chunks past K read nothing
-  k = kernel(specJson(41, 96, 256, "cf16", "cf16", kCf32, R"(, "samples": {"layout": "strides", "strides": {"batch": 12288, "channel": 0, "polarization": 0, "time": 48, "receiver": 1}})"));
+  k = kernel(specJson(
+      41, 96, 256, "cf16", "cf16", kCf32,
+      R"(, "samples": {"layout": "strides", "strides": {"batch": 12288, "channel": 0, "polarization": 0, "time": 48, "receiver": 1}})"));
   EXPECT_TRUE(k.chunkSamples);
   EXPECT_NE(k.source.find("if (kc + 4 <= 41)"), std::string::npos);  // the chunk across K word by word
-  EXPECT_EQ(kernel(specJson(64, 96, 256, "cf16", "cf16", kCf32)).source.find("kc <"), std::string::npos);  // K a multiple of the stage
+  EXPECT_EQ(kernel(specJson(64, 96, 256, "cf16", "cf16", kCf32)).source.find("kc <"),
+            std::string::npos);                            // K a multiple of the stage
   k = kernel(specJson(36, 96, 256, "ci8", "ci8", kCf32));  // not a multiple of 8
   EXPECT_FALSE(k.chunkSamples || k.chunkWeights);
   EXPECT_TRUE(k.vectorSamples && k.vectorWeights);
   k = kernel(specJson(64, 96, 256, "ci8", "ci8", kCf32, R"(, "samples": {"format": "planar"})"));
   EXPECT_FALSE(k.chunkSamples);
   EXPECT_TRUE(k.chunkWeights);
-  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", kCf32, R"(, "tuning": {"loads": "bytes"})")), "/tuning/loads");
+  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", kCf32, R"(, "tuning": {"loads": "bytes"})")),
+            "/tuning/loads");
   for (const auto& f : beamformerSpecFiles()) {
     const BeamformerKernel sk = emitBeamformer(parseBeamformerSpecText(readFile(f), f));
     EXPECT_TRUE(sk.chunkSamples && sk.chunkWeights) << f;
@@ -483,10 +524,14 @@ TEST(BeamformerSpec, PlanarBeams) {
   g = makeBeamformerSpec(s)->emit({"sm_90", nullptr});
   for (const auto& b : g.plan.buffers)
     if (b.name == "beams_re" || b.name == "beams_im") EXPECT_EQ(b.perBatchElems, 7 * 9 * 4) << b.name;
-  EXPECT_FALSE(spec(specJson(33, 7, 9, "ci8", "ci8", R"({"kind": "beams", "type": "ci8", "format": "interleaved"})")).outPlanar);
-  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", R"({"kind": "beams", "type": "ci4", "format": "planar"})")), "/output/format");
-  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", R"({"kind": "beams", "type": "cf32", "format": "split"})")), "/output/format");
-  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", R"({"kind": "power", "integrate": 1, "format": "planar"})")), "/output/format");
+  EXPECT_FALSE(
+      spec(specJson(33, 7, 9, "ci8", "ci8", R"({"kind": "beams", "type": "ci8", "format": "interleaved"})")).outPlanar);
+  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", R"({"kind": "beams", "type": "ci4", "format": "planar"})")),
+            "/output/format");
+  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", R"({"kind": "beams", "type": "cf32", "format": "split"})")),
+            "/output/format");
+  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", R"({"kind": "power", "integrate": 1, "format": "planar"})")),
+            "/output/format");
 }
 
 TEST(BeamformerEmitter, SamplesExpandedAtStagingWhereTheyFit) {
@@ -507,14 +552,18 @@ TEST(BeamformerEmitter, SamplesExpandedAtStagingWhereTheyFit) {
   t = tiling(specJson(64, 96, 256, "ci4", "ci8", kCf32, R"(, "tuning": {"expand": "registers"})"));
   EXPECT_FALSE(t.expandStaged);
   EXPECT_EQ(t.sampleStride, 40);
-  EXPECT_NE(emitBeamformer(spec(specJson(64, 96, 256, "ci4", "ci8", kCf32, R"(, "tuning": {"expand": "registers"})"))).source.find("= bf_conj(x0.x)"),
+  EXPECT_NE(emitBeamformer(spec(specJson(64, 96, 256, "ci4", "ci8", kCf32, R"(, "tuning": {"expand": "registers"})")))
+                .source.find("= bf_conj(x0.x)"),
             std::string::npos);
   t = tiling(specJson(33, 1, 1000, "cf16", "cf16", R"({"kind": "power", "integrate": 1})"));
   EXPECT_FALSE(t.expandStaged);
   EXPECT_LE(t.sharedBytes(true), kBfMaxShared);
-  EXPECT_GT(tiling(specJson(33, 1, 1000, "cf16", "cf16", R"({"kind": "power", "integrate": 1})", R"(, "tuning": {"expand": "staged"})")).sharedBytes(true),
+  EXPECT_GT(tiling(specJson(33, 1, 1000, "cf16", "cf16", R"({"kind": "power", "integrate": 1})",
+                            R"(, "tuning": {"expand": "staged"})"))
+                .sharedBytes(true),
             kBfMaxShared);  // asked for: verify names it
-  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", kCf32, R"(, "tuning": {"expand": "smem"})")), "/tuning/expand");
+  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", kCf32, R"(, "tuning": {"expand": "smem"})")),
+            "/tuning/expand");
   // Automatic: staged for integer samples where it fits, per MMA step for cf16 (the faster of the two on the H100).
   EXPECT_FALSE(tiling(specJson(64, 96, 256, "cf16", "cf16", kCf32)).expandStaged);
   EXPECT_TRUE(tiling(specJson(64, 96, 256, "cf16", "cf16", kCf32, R"(, "tuning": {"expand": "staged"})")).expandStaged);
@@ -543,7 +592,8 @@ TEST(BeamformerTiling, StagesFollowTheMeasurement) {
   for (const char* ty : {"ci4", "cf16"}) {
     BeamformerSpec s = spec(specJson(64, 96, 256, ty, std::string(ty) == "cf16" ? "cf16" : "ci8", kCf32));
     bool other = false, mmaSync = false, ring = false;
-    for (const auto& x : makeBeamformerSpec(s)->benchVariants({"sm_80", nullptr})) other |= x.name.find("one shared-memory stage") != std::string::npos;
+    for (const auto& x : makeBeamformerSpec(s)->benchVariants({"sm_80", nullptr}))
+      other |= x.name.find("one shared-memory stage") != std::string::npos;
     for (const auto& x : makeBeamformerSpec(s)->benchVariants({"sm_90", nullptr})) {
       mmaSync |= x.name.find("mma.sync kernel") != std::string::npos;
       ring |= x.name.find("wgmma, a ring of 3 stages") != std::string::npos;
@@ -555,14 +605,19 @@ TEST(BeamformerTiling, StagesFollowTheMeasurement) {
 }
 
 TEST(BeamformerReference, CheckAcceptsTheReferenceAndCountsMismatches) {
-  const std::vector<std::string> outs = {kCf32, R"({"kind": "beams", "type": "cf16"})", R"({"kind": "beams", "type": "ci8"})",
-                                         R"({"kind": "beams", "type": "ci4"})", R"({"kind": "power", "integrate": 3})",
-                                         R"({"kind": "beams", "type": "cf32", "format": "planar"})", R"({"kind": "beams", "type": "cf16", "format": "planar"})",
+  const std::vector<std::string> outs = {kCf32,
+                                         R"({"kind": "beams", "type": "cf16"})",
+                                         R"({"kind": "beams", "type": "ci8"})",
+                                         R"({"kind": "beams", "type": "ci4"})",
+                                         R"({"kind": "power", "integrate": 3})",
+                                         R"({"kind": "beams", "type": "cf32", "format": "planar"})",
+                                         R"({"kind": "beams", "type": "cf16", "format": "planar"})",
                                          R"({"kind": "beams", "type": "ci8", "format": "planar"})"};
   for (const char* ty : {"ci4", "ci8", "cf16"})
     for (const auto& o : outs) {
       if (std::string(ty) == "cf16" && o.find("ci") != std::string::npos) continue;
-      BeamformerSpec s = spec(specJson(33, 7, 9, ty, std::string(ty) == "cf16" ? "cf16" : "ci8", o, R"(, "channels": 2, "polarizations": 2)"));
+      BeamformerSpec s = spec(specJson(33, 7, 9, ty, std::string(ty) == "cf16" ? "cf16" : "ci8", o,
+                                       R"(, "channels": 2, "polarizations": 2)"));
       TestData d = beamformerInputs(s, 2, 7);
       auto out = referenceOutputs(s, d, 2);
       Check c = beamformerCheck(s, d, out, 2);
@@ -590,11 +645,15 @@ TEST(BeamformerWgmma, PathChoiceAndLayoutCheck) {
   EXPECT_EQ(bfWgmma(spec(specJson(64, 40, 256, "cf16", "cf16", kCf32))).n, 40);  // f16: any multiple of 8
   EXPECT_TRUE(bfWgmmaBlocker(spec(specJson(40, 8, 64, "ci4", "ci8", kCf32))).has_value());  // 40-byte sample rows
   EXPECT_TRUE(bfWgmmaBlocker(spec(specJson(64, 8, 64, "ci8", "ci4", kCf32))).has_value());  // ci4 weights
-  EXPECT_TRUE(bfWgmmaBlocker(spec(specJson(64, 8, 64, "ci8", "ci8", kCf32, R"(, "tuning": {"warp_times": 16})"))).has_value());
+  EXPECT_TRUE(
+      bfWgmmaBlocker(spec(specJson(64, 8, 64, "ci8", "ci8", kCf32, R"(, "tuning": {"warp_times": 16})"))).has_value());
   // min_blocks must leave a wgmma tile its accumulators (else mma.sync, as before the wgmma path existed).
-  EXPECT_TRUE(bfWgmmaBlocker(spec(specJson(64, 300, 256, "cf16", "cf16", kCf32, R"(, "tuning": {"min_blocks": 3})"))).has_value());
-  EXPECT_TRUE(bfWgmmaBlocker(spec(specJson(64, 96, 256, "ci4", "ci8", kCf32, R"(, "tuning": {"min_blocks": 4})"))).has_value());
-  EXPECT_FALSE(bfWgmmaBlocker(spec(specJson(64, 300, 256, "cf16", "cf16", kCf32, R"(, "tuning": {"min_blocks": 2})"))).has_value());
+  EXPECT_TRUE(bfWgmmaBlocker(spec(specJson(64, 300, 256, "cf16", "cf16", kCf32, R"(, "tuning": {"min_blocks": 3})")))
+                  .has_value());
+  EXPECT_TRUE(
+      bfWgmmaBlocker(spec(specJson(64, 96, 256, "ci4", "ci8", kCf32, R"(, "tuning": {"min_blocks": 4})"))).has_value());
+  EXPECT_FALSE(bfWgmmaBlocker(spec(specJson(64, 300, 256, "cf16", "cf16", kCf32, R"(, "tuning": {"min_blocks": 2})")))
+                   .has_value());
   // The tuner offers the wgmma tiles and ring depths (marked "mma": "wgmma") beside the mma.sync tilings.
   int wgmmaCands = 0;
   for (const auto& c : bfTuneCandidates(ok)) wgmmaCands += c.tuning.mma == "wgmma";
@@ -635,9 +694,10 @@ TEST(BeamformerSpecs, EverySpecVerifiesAndCompilesWithoutSpills) {
       Generated g = fs->emit({arch, &probe});
       for (const auto& src : g.plan.sources) {
         CompileResult c;
-        ASSERT_NO_THROW(c = compileWithReport(src.text, fs->name(), compileTarget(src, arch))) << f << " " << src.fileName;
-        std::printf("[nvrtc] %s %s %s: %d registers, spill stores %d B, loads %d B, stack %d B\n", fs->name().c_str(), src.fileName.c_str(), arch,
-                    c.registers, c.spillStoreBytes, c.spillLoadBytes, c.stackFrameBytes);
+        ASSERT_NO_THROW(c = compileWithReport(src.text, fs->name(), compileTarget(src, arch)))
+            << f << " " << src.fileName;
+        std::printf("[nvrtc] %s %s %s: %d registers, spill stores %d B, loads %d B, stack %d B\n", fs->name().c_str(),
+                    src.fileName.c_str(), arch, c.registers, c.spillStoreBytes, c.spillLoadBytes, c.stackFrameBytes);
         EXPECT_GT(c.registers, 0) << c.log;
         EXPECT_LE(c.spillStoreBytes, 0) << f << " " << arch << "\n" << c.log;
         EXPECT_LE(c.spillLoadBytes, 0) << f << " " << arch << "\n" << c.log;
@@ -647,9 +707,13 @@ TEST(BeamformerSpecs, EverySpecVerifiesAndCompilesWithoutSpills) {
 }
 
 TEST(BeamformerSpecs, EveryTypeFormatAndOutputCompilesWithoutSpills) {
-  const std::vector<std::string> outs = {kCf32, R"({"kind": "beams", "type": "cf16"})", R"({"kind": "beams", "type": "ci8"})",
-                                         R"({"kind": "beams", "type": "ci4"})", R"({"kind": "power", "integrate": 5})",
-                                         R"({"kind": "power", "integrate": 200})", R"({"kind": "beams", "type": "cf16", "format": "planar"})",
+  const std::vector<std::string> outs = {kCf32,
+                                         R"({"kind": "beams", "type": "cf16"})",
+                                         R"({"kind": "beams", "type": "ci8"})",
+                                         R"({"kind": "beams", "type": "ci4"})",
+                                         R"({"kind": "power", "integrate": 5})",
+                                         R"({"kind": "power", "integrate": 200})",
+                                         R"({"kind": "beams", "type": "cf16", "format": "planar"})",
                                          R"({"kind": "beams", "type": "ci8", "format": "planar"})"};
   for (const char* st : {"ci4", "ci8", "cf16"})
     for (const char* fmtName : {"interleaved", "planar"})
@@ -658,35 +722,43 @@ TEST(BeamformerSpecs, EveryTypeFormatAndOutputCompilesWithoutSpills) {
         if (f16 && o.find("\"ci") != std::string::npos) continue;
         if (std::string(st) == "ci4" && std::string(fmtName) == "planar") continue;
         const std::string wt = f16 ? "cf16" : (std::string(st) == "ci4" ? "ci8" : "ci4");
-        const std::string extra = fmt::format(R"(, "channels": 2, "polarizations": 2, "samples": {{"format": "{}"}}{})", fmtName,
-                                              wt == "ci4" ? "" : fmt::format(R"(, "weights": {{"format": "{}"}})", fmtName));
+        const std::string extra = fmt::format(R"(, "channels": 2, "polarizations": 2, "samples": {{"format": "{}"}}{})",
+                                              fmtName,
+                                              wt == "ci4" ? ""
+                                                          : fmt::format(R"(, "weights": {{"format": "{}"}})", fmtName));
         BeamformerSpec s = spec(specJson(33, 70, 1000, st, wt, o, extra));
         auto fs = makeBeamformerSpec(s);
         ASSERT_NO_THROW(fs->verify()) << st << " " << fmtName << " " << o;
         NvrtcProbe probe;  // as run / bench emit: the register budget relaxed where ptxas would spill
         Generated g = fs->emit({"sm_90", &probe});
         CompileResult c;
-        ASSERT_NO_THROW(c = compileWithReport(g.plan.sources[0].text, "t", "sm_90")) << st << " " << fmtName << " " << o << "\n" << g.plan.sources[0].text;
-        std::printf("[nvrtc] %s x %s %s %s: %d registers, spills %d / %d B\n", st, wt.c_str(), fmtName, o.c_str(), c.registers, c.spillStoreBytes,
-                    c.spillLoadBytes);
+        ASSERT_NO_THROW(c = compileWithReport(g.plan.sources[0].text, "t", "sm_90"))
+            << st << " " << fmtName << " " << o << "\n"
+            << g.plan.sources[0].text;
+        std::printf("[nvrtc] %s x %s %s %s: %d registers, spills %d / %d B\n", st, wt.c_str(), fmtName, o.c_str(),
+                    c.registers, c.spillStoreBytes, c.spillLoadBytes);
         EXPECT_LE(c.spillStoreBytes, 0) << c.log;
         EXPECT_LE(c.spillLoadBytes, 0) << c.log;
       }
 }
 
 TEST(BeamformerBaseline, DenseInputAndErrorAgreeWithTheReference) {
-  // The cuBLAS baselines' input (weights [g][m][k] then samples [g][t][k]; ci8 interleaved or cf16 planar) and the error of
-  // complex f32 beams [g][t][m]: the reference's own beams give 0, one wrong component is seen.
+  // The cuBLAS baselines' input (weights [g][m][k] then samples [g][t][k]; ci8 interleaved or cf16 planar) and the
+  // error of complex f32 beams [g][t][m]: the reference's own beams give 0, one wrong component is seen.
   for (const char* ty : {"ci4", "ci8", "cf16"}) {
     const bool f16 = std::string(ty) == "cf16";
-    BeamformerSpec s = spec(specJson(9, 5, 7, ty, f16 ? "cf16" : "ci8", R"({"kind": "power", "integrate": 7})", R"(, "channels": 2, "polarizations": 2)"));
+    BeamformerSpec s = spec(specJson(9, 5, 7, ty, f16 ? "cf16" : "ci8", R"({"kind": "power", "integrate": 7})",
+                                     R"(, "channels": 2, "polarizations": 2)"));
     const long long batch = 2, G = 2 * 2 * batch, K = 9, M = 5, N = 7;
     TestData d = beamformerInputs(s, batch, 11);
     const std::vector<unsigned char> dense = bfBaselineDenseInput(s, d, batch);
     ASSERT_EQ(static_cast<long long>(dense.size()), G * (M + N) * K * (f16 ? 4 : 2)) << ty;
     auto value = [&](bool weights, long long g, long long i, long long k) {
-      const long long at = (weights ? 0 : G * M * K) + (g * (weights ? M : N) + i) * K + k, set = weights ? G * M * K : G * N * K;
-      if (!f16) return BfValue{static_cast<double>(static_cast<signed char>(dense[2 * at])), static_cast<double>(static_cast<signed char>(dense[2 * at + 1]))};
+      const long long at = (weights ? 0 : G * M * K) + (g * (weights ? M : N) + i) * K + k,
+                      set = weights ? G * M * K : G * N * K;
+      if (!f16)
+        return BfValue{static_cast<double>(static_cast<signed char>(dense[2 * at])),
+                       static_cast<double>(static_cast<signed char>(dense[2 * at + 1]))};
       const long long base = weights ? 0 : 2 * G * M * K, off = at - (weights ? 0 : G * M * K);
       std::uint16_t r, im;
       std::memcpy(&r, &dense[2 * (base + off)], 2);
@@ -729,29 +801,34 @@ TEST(BeamformerTiling, CostModelAndTuningMembers) {
     BeamformerSpec s = spec(specJson(64, M, 256, "ci8", "ci8", kCf32, tuning));
     return bfTiling(s, bfMma(s.in.type));
   };
-  EXPECT_EQ(tile(96).beams, 96);    // one 96-beam tile, 3 x 2 warps (not two 64-beam tiles)
+  EXPECT_EQ(tile(96).beams, 96);  // one 96-beam tile, 3 x 2 warps (not two 64-beam tiles)
   EXPECT_EQ(tile(96).threads, 192);
   EXPECT_EQ(tile(1024).beams, 128);
   EXPECT_EQ(tile(33).beams, 48);
   EXPECT_EQ(tile(7).beams, 32);
   EXPECT_EQ(tile(7).times, 128);
-  const BfTiling t = tile(96, R"(, "tuning": {"block_times": 32, "block_beams": 64, "warp_times": 16, "warp_beams": 32, "stages": 1})");
+  const BfTiling t = tile(
+      96, R"(, "tuning": {"block_times": 32, "block_beams": 64, "warp_times": 16, "warp_beams": 32, "stages": 1})");
   EXPECT_EQ(t.times, 32);
   EXPECT_EQ(t.beams, 64);
   EXPECT_EQ(t.warpsT * t.warpsM, 4);
   EXPECT_EQ(t.stages, 1);
-  EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", kCf32, R"(, "tuning": {"block_beams": 64, "warp_beams": 24})")), "/tuning/warp_beams");
+  EXPECT_EQ(specErrorPath(
+                specJson(4, 4, 64, "ci8", "ci8", kCf32, R"(, "tuning": {"block_beams": 64, "warp_beams": 24})")),
+            "/tuning/warp_beams");
   EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", kCf32, R"(, "tuning": {"stages": 7})")), "/tuning/stages");
   EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", kCf32, R"(, "tuning": {"mma": "tensor"})")), "/tuning/mma");
   EXPECT_EQ(specErrorPath(specJson(4, 4, 64, "ci8", "ci8", kCf32, R"(, "baseline": "cgemm_lt_f16")")), "/baseline");
   // Every tuning the tuner proposes verifies (layouts, store coverage, resources).
   for (const char* ty : {"ci4", "cf16"}) {
-    BeamformerSpec s = spec(specJson(100, 96, 1008, ty, std::string(ty) == "cf16" ? "cf16" : "ci8", R"({"kind": "power", "integrate": 16})"));
+    BeamformerSpec s = spec(specJson(100, 96, 1008, ty, std::string(ty) == "cf16" ? "cf16" : "ci8",
+                                     R"({"kind": "power", "integrate": 16})"));
     const auto cands = bfTuneCandidates(s);
     EXPECT_GT(cands.size(), 10u);
     for (const auto& c : cands) {
       const BfConsistency k = bfConsistency(c);
-      EXPECT_TRUE(k.issues.empty()) << ty << " " << bfTiling(c, bfMma(c.in.type)).times << " x " << bfTiling(c, bfMma(c.in.type)).beams << ": "
+      EXPECT_TRUE(k.issues.empty()) << ty << " " << bfTiling(c, bfMma(c.in.type)).times << " x "
+                                    << bfTiling(c, bfMma(c.in.type)).beams << ": "
                                     << (k.issues.empty() ? "" : k.issues[0].message);
     }
   }
@@ -761,12 +838,19 @@ namespace {
 // The beamformer's inline-PTX helpers, each replaced by the CPU shim's function (tests/CudaOnCpu.h).
 const std::vector<std::pair<std::string, std::string>>& beamformerShim() {
   static const std::vector<std::pair<std::string, std::string>> shim = {
-      {"bf_mma_s8", "static inline void bf_mma_s8(int& d0, int& d1, int& d2, int& d3, wf_u32 a0, wf_u32 a1, wf_u32 a2, wf_u32 a3, wf_u32 b0, "
-                    "wf_u32 b1) { wf_mma_s8(d0, d1, d2, d3, a0, a1, a2, a3, b0, b1); }"},
-      {"bf_mma_f16", "static inline void bf_mma_f16(float& d0, float& d1, float& d2, float& d3, wf_u32 a0, wf_u32 a1, wf_u32 a2, wf_u32 a3, "
-                     "wf_u32 b0, wf_u32 b1) { wf_mma_f16(d0, d1, d2, d3, a0, a1, a2, a3, b0, b1); }"},
-      {"bf_sts128", "static inline void bf_sts128(void* p, wf_u32 a, wf_u32 b, wf_u32 c, wf_u32 d) { wf_sts128(p, a, b, c, d); }"},
-      {"bf_cp_async16", "static inline void bf_cp_async16(unsigned dst, const void* src, int bytes) { wf_cp_async_zfill(dst, src, 16, bytes); }"},
+      {"bf_mma_s8",
+       "static inline void bf_mma_s8(int& d0, int& d1, int& d2, int& d3, wf_u32 a0, wf_u32 a1, wf_u32 a2, wf_u32 a3, "
+       "wf_u32 b0, "
+       "wf_u32 b1) { wf_mma_s8(d0, d1, d2, d3, a0, a1, a2, a3, b0, b1); }"},
+      {"bf_mma_f16",
+       "static inline void bf_mma_f16(float& d0, float& d1, float& d2, float& d3, wf_u32 a0, wf_u32 a1, wf_u32 a2, "
+       "wf_u32 a3, "
+       "wf_u32 b0, wf_u32 b1) { wf_mma_f16(d0, d1, d2, d3, a0, a1, a2, a3, b0, b1); }"},
+      {"bf_sts128",
+       "static inline void bf_sts128(void* p, wf_u32 a, wf_u32 b, wf_u32 c, wf_u32 d) { wf_sts128(p, a, b, c, d); }"},
+      {"bf_cp_async16",
+       "static inline void bf_cp_async16(unsigned dst, const void* src, int bytes) { wf_cp_async_zfill(dst, src, 16, "
+       "bytes); }"},
       {"bf_cp_commit", "static inline void bf_cp_commit() { wf_cp_commit(); }"},
       {"bf_cp_wait", "template <int N> static inline void bf_cp_wait() { wf_cp_wait(N); }"},
       // The proxy fence: data landed by cp.async must pass one before the thread's next wgmma (the shim checks).
@@ -776,8 +860,10 @@ const std::vector<std::pair<std::string, std::string>>& beamformerShim() {
       {"bf_wgmma_wait", "template <int N> static inline void bf_wgmma_wait() { wf_wgmma_wait(N); }"},
       {"bf_lds32", "static inline wf_u32 bf_lds32(unsigned a) { return wf_lds32(a); }"},
       {"bf_lds16", "static inline wf_u32 bf_lds16(unsigned a) { return wf_lds16(a); }"},
-      {"bf_wgmma", "template <class T, int R> static inline void bf_wgmma(T (&d)[R], wf_u32 a0, wf_u32 a1, wf_u32 a2, wf_u32 a3, unsigned long long b) "
-                   "{ wf_wgmma(d, a0, a1, a2, a3, b); }"}};
+      {"bf_wgmma",
+       "template <class T, int R> static inline void bf_wgmma(T (&d)[R], wf_u32 a0, wf_u32 a1, wf_u32 a2, wf_u32 a3, "
+       "unsigned long long b) "
+       "{ wf_wgmma(d, a0, a1, a2, a3, b); }"}};
   return shim;
 }
 }  // namespace
@@ -788,7 +874,8 @@ const std::vector<std::pair<std::string, std::string>>& beamformerShim() {
 // warp as PTX's A fragment; B = the weights through the 128-byte-swizzled descriptor; the cp.async ring completed at
 // each thread's wait). K tails in padded rows, M tails, 2 channels x 2 pols, power over windows across tiles.
 TEST(BeamformerKernels, BothPlansRunOnTheCpuAndMatchTheReference) {
-  if (std::system("c++ --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  if (std::system("c++ --version > /dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
   const std::string strided = R"(, "channels": 2, "polarizations": 2,
       "samples": {"layout": "strides", "strides": {"batch": 26624, "channel": 13312, "polarization": 6656, "time": 208, "receiver": 1}},
       "weights": {"layout": "strides", "strides": {"batch": 83200, "channel": 41600, "polarization": 20800, "beam": 208, "receiver": 1}})";
@@ -797,16 +884,19 @@ TEST(BeamformerKernels, BothPlansRunOnTheCpuAndMatchTheReference) {
   };
   const std::vector<Case> cases = {
       {specJson(200, 100, 32, "ci8", "ci8", kCf32, strided), "ci8 -> cf32 K = 200 (rows 208) M = 100 N = 32"},
-      {specJson(200, 100, 32, "ci4", "ci8", R"({"kind": "beams", "type": "ci8"})", strided), "ci4 -> ci8 (shift, saturation) K = 200 M = 100"},
+      {specJson(200, 100, 32, "ci4", "ci8", R"({"kind": "beams", "type": "ci8"})", strided),
+       "ci4 -> ci8 (shift, saturation) K = 200 M = 100"},
       {specJson(200, 100, 32, "cf16", "cf16", kCf32, strided), "cf16 -> cf32 K = 200 M = 100"},
-      {specJson(200, 100, 32, "ci8", "ci8", R"({"kind": "power", "integrate": 16})", strided), "ci8 power over 16 samples"}};
+      {specJson(200, 100, 32, "ci8", "ci8", R"({"kind": "power", "integrate": 16})", strided),
+       "ci8 power over 16 samples"}};
   for (const auto& c : cases) {
     auto fs = beamformerFamily().parse(parseJsonText(c.json, "cpu.json"), "cpu.json");
     for (const char* arch : {"sm_80", "sm_90"}) {
       const LaunchPlan plan = fs->emit({arch, nullptr}).plan;
       const bool wgmma = plan.sources.front().text.find(" bf_wgmma(") != std::string::npos;
       EXPECT_EQ(wgmma, std::string(arch) == "sm_90") << c.label << " on " << arch;
-      test::runPlanOnCpu(*fs, plan, 2, 6060, "beamformer-cpu", fmt::format("{} ({})", c.label, wgmma ? "wgmma" : "mma.sync"), beamformerShim());
+      test::runPlanOnCpu(*fs, plan, 2, 6060, "beamformer-cpu",
+                         fmt::format("{} ({})", c.label, wgmma ? "wgmma" : "mma.sync"), beamformerShim());
     }
   }
 }
@@ -815,15 +905,20 @@ TEST(BeamformerKernels, BothPlansRunOnTheCpuAndMatchTheReference) {
 // a ring slot read one stage early, the second k-step's descriptor pointing at the first, no wait for the wgmmas, a
 // stage's group left in flight while the ring refills, no proxy fence) each give wrong beams or a hazard.
 TEST(BeamformerKernels, CpuRunCatchesMutatedWgmmaKernels) {
-  if (std::system("c++ --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
-  auto fs = beamformerFamily().parse(parseJsonText(specJson(200, 100, 32, "ci8", "ci8", kCf32, R"(, "channels": 2, "tuning": {"stages": 4})"), "cpu.json"), "cpu.json");
+  if (std::system("c++ --version > /dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  auto fs = beamformerFamily().parse(parseJsonText(specJson(200, 100, 32, "ci8", "ci8", kCf32,
+                                                            R"(, "channels": 2, "tuning": {"stages": 4})"),
+                                                   "cpu.json"),
+                                     "cpu.json");
   const LaunchPlan plan = fs->emit({"sm_90", nullptr}).plan;
   const std::vector<std::array<std::string, 3>> mutations = {
       {"fill without the swizzle", "((ch ^ (n & 7)) << 4)", "(ch << 4)"},
       {"ring slot read a stage early", "bf_cp_wait<2>();", "bf_cp_wait<3>();"},
       {"second k-step reads the first's weights", "bf_desc_sw128(slot + 32)", "bf_desc_sw128(slot + 0)"},
       {"no wait for the stage's wgmmas", "bf_wgmma_wait<0>();", ";"},
-      {"a stage's wgmmas left in flight across the next stage (wait_group 1)", "bf_wgmma_wait<0>();", "bf_wgmma_wait<1>();"},
+      {"a stage's wgmmas left in flight across the next stage (wait_group 1)", "bf_wgmma_wait<0>();",
+       "bf_wgmma_wait<1>();"},
       {"no proxy fence between the copies and the wgmmas", "bf_fence_async_smem();", ";"}};
   test::expectMutationsCaught(*fs, plan, mutations, 6061, "beamformer-cpu", beamformerShim());
 }

@@ -35,7 +35,7 @@ TEST(BitMap, Compose) {
   const BitMap f = map({{"x", "1"}, {"y", "2"}, {"z", "3"}});
   const BitMap g = map({{"a", "y"}, {"b", "x"}});
   EXPECT_EQ(f.compose(g).str(), "a->2 b->1");  // f(g(.)), restricted to what g reaches
-  EXPECT_THROW(g.compose(f), BitMapError);    // f's images are not g's domain
+  EXPECT_THROW(g.compose(f), BitMapError);     // f's images are not g's domain
   // Associative.
   const BitMap h = map({{"u", "b"}, {"v", "a"}});
   EXPECT_EQ(f.compose(g).compose(h), f.compose(g.compose(h)));
@@ -81,7 +81,8 @@ TEST(BitMap, LayoutsAndTheRelayoutPermutation) {
 
 // The notation's new bits: batch bits f<k> and pass-through pairs x_in / x_out.
 TEST(BitMap, LayoutNamesBatchAndPassThroughBits) {
-  const Layout a = Layout::parse("b <-> ReIm_in, t0 t1 t2 t3 t4 <-> n1 f0_in q0 q1 f0_out, r <-> ReIm_out n0_in n0_out");
+  const Layout a = Layout::parse(
+      "b <-> ReIm_in, t0 t1 t2 t3 t4 <-> n1 f0_in q0 q1 f0_out, r <-> ReIm_out n0_in n0_out");
   EXPECT_EQ(*a.logicalAt({PhysKind::T, 1}), "f0_in");
   EXPECT_EQ(*a.logicalAt({PhysKind::R, 2}), "n0_out");
   EXPECT_THROW(Layout::parse("t0 <-> f01"), LayoutError);

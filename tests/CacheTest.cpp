@@ -71,7 +71,7 @@ TEST(Cache, CorruptEntryIsDiscardedAndRebuilt) {
         f.put('\x5a');
       }
     }
-    if (mode == 1) fs::resize_file(disk.pathOf(key), 50);    // truncated
+    if (mode == 1) fs::resize_file(disk.pathOf(key), 50);         // truncated
     if (mode == 2) std::ofstream(disk.pathOf(key)) << "garbage";  // not ours
     EXPECT_FALSE(disk.get(key).has_value()) << "mode " << mode;
     EXPECT_FALSE(fs::exists(disk.pathOf(key)));
@@ -140,7 +140,8 @@ TEST(Cache, CreatesItsDirectoryPrivate) {
   DiskCache disk(dir);
   ASSERT_TRUE(disk.put("k", {'a', 'b'}));
   EXPECT_EQ(fs::status(dir).permissions() & fs::perms::all, fs::perms::owner_all);
-  EXPECT_EQ(fs::status(disk.pathOf("k")).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_EQ(fs::status(disk.pathOf("k")).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
   EXPECT_EQ(disk.get("k"), (std::vector<char>{'a', 'b'}));
 }
 

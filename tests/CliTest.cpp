@@ -80,7 +80,7 @@ TEST(Cli, BadOptionsExitTwo) {
   EXPECT_EQ(run("run " + spec() + " --batch 0").code, 2);
   EXPECT_EQ(run("bench " + spec() + " --reps 0").code, 2);
   EXPECT_EQ(run("bench " + spec() + " --tune").code, 2);  // tuning is for stockham specs
-  EXPECT_EQ(run("emit " + spec()).code, 2);  // -o is required
+  EXPECT_EQ(run("emit " + spec()).code, 2);               // -o is required
   EXPECT_EQ(run("emulate " + spec() + " --ffts 0").code, 2);
   EXPECT_EQ(run("verify /nonexistent.json").code, 2);
   EXPECT_EQ(run("frobnicate").code, 2);
@@ -90,13 +90,16 @@ TEST(Cli, BadOptionsExitTwo) {
 // emulate, which runs tc_fft layouts on an emulated warp, refuses a stockham spec by name.
 TEST(Cli, ExplainStockhamAndEmulateRefusesIt) {
   std::string path = ::testing::TempDir() + "/explain_stockham.json";
-  std::ofstream(path) << R"({"name": "s", "family": "stockham", "precision": "f32", "transform": "r2c", "length": 8192})";
+  std::ofstream(path)
+      << R"({"name": "s", "family": "stockham", "precision": "f32", "transform": "r2c", "length": 8192})";
   auto r = run("explain " + path + " --arch sm_90");
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("length 4096 = 16 x 16 x 16; block 256 threads"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("register target 64"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("thread indices recomputed per group"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("pass 2: radix 16, sub-transforms 256 -> 4096, 256 butterflies, 1 per thread"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("pass 2: radix 16, sub-transforms 256 -> 4096, 256 butterflies, 1 per thread"),
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("15 twiddle loads per butterfly"), std::string::npos) << r.out;
   r = run("emulate " + path);
   EXPECT_EQ(r.code, 2) << r.out;
@@ -112,24 +115,34 @@ TEST(Cli, BadStockhamSpecExitsTwoWithPath) {
   };
   const Case cases[] = {
       // prime, convolution above 2^26
-      {"verify " + path, R"({"name": "s", "family": "stockham", "precision": "f32", "length": 33554467})", "/length: length 33554467"},
+      {"verify " + path, R"({"name": "s", "family": "stockham", "precision": "f32", "length": 33554467})",
+       "/length: length 33554467"},
       // a multi-D axis past what one kernel holds
-      {"verify " + path, R"({"name": "s", "family": "stockham", "precision": "f32", "lengths": [8, 1000000]})", "/lengths/1:"},
-      {"verify " + path, R"({"name": "s", "family": "stockham", "precision": "f32", "length": 64, "tuning": {"block_threads": 4096}})", "/tuning/block_threads:"},
-      {"verify " + path, R"({"name": "s", "family": "stockham", "precision": "f32", "lengths": [20, 20], "tuning": {"fuse_axes": 1}})",
+      {"verify " + path, R"({"name": "s", "family": "stockham", "precision": "f32", "lengths": [8, 1000000]})",
+       "/lengths/1:"},
+      {"verify " + path,
+       R"({"name": "s", "family": "stockham", "precision": "f32", "length": 64, "tuning": {"block_threads": 4096}})",
+       "/tuning/block_threads:"},
+      {"verify " + path,
+       R"({"name": "s", "family": "stockham", "precision": "f32", "lengths": [20, 20], "tuning": {"fuse_axes": 1}})",
        "/tuning/fuse_axes: expected true or false"},
-      {"verify " + path, R"({"name": "s", "family": "stockham", "precision": "f16", "length": 16777216, "tuning": {"three_kernels": 3}})",
+      {"verify " + path,
+       R"({"name": "s", "family": "stockham", "precision": "f16", "length": 16777216, "tuning": {"three_kernels": 3}})",
        "/tuning/three_kernels: expected true or false"},
-      {emit, R"({"name": "s", "family": "stockham", "precision": "f16", "length": 16777216, "tuning": {"half_scratch": "half"}})",
+      {emit,
+       R"({"name": "s", "family": "stockham", "precision": "f16", "length": 16777216, "tuning": {"half_scratch": "half"}})",
        "/tuning/half_scratch: expected true or false"},
-      {emit, R"({"name": "s", "family": "stockham", "precision": "f32", "length": 1399, "tuning": {"bluestein": 2744}})",
+      {emit,
+       R"({"name": "s", "family": "stockham", "precision": "f32", "length": 1399, "tuning": {"bluestein": 2744}})",
        "/tuning/bluestein: a convolution of length 2744 is too short"},
-      {"verify " + path, R"({"name": "s", "family": "stockham", "precision": "f32", "length": 1399, "tuning": {"bluestein": 4097}})",
+      {"verify " + path,
+       R"({"name": "s", "family": "stockham", "precision": "f32", "length": 1399, "tuning": {"bluestein": 4097}})",
        "/tuning/bluestein: 4097 is not a product of radix primes"},
       {emit, R"({"name": "s", "family": "stockham", "precision": "f32", "length": 28672, "factors": [16, 16, 16, 7]})",
        "/factors: explicit factors are for 1D c2c lengths up to 27225"},
       // One kernel on sm_90, two on sm_80 (its shared memory holds up to 19515 points): the factors cannot hold there.
-      {emit + " --arch sm_80", R"({"name": "s", "family": "stockham", "precision": "f32", "length": 20736, "factors": [16, 16, 9, 9]})",
+      {emit + " --arch sm_80",
+       R"({"name": "s", "family": "stockham", "precision": "f32", "length": 20736, "factors": [16, 16, 9, 9]})",
        "/factors: length 20736 takes more than one kernel on sm_80"},
       {emit, R"({"name": "s", "family": "fft9000", "precision": "f32"})", "/family"},
   };
@@ -172,12 +185,15 @@ TEST(Cli, BadGridderEngineExitsTwoWithPath) {
   EXPECT_EQ(run("verify " + path + " --no-compile").code, 0);  // the same spec, as it stands, is fine
 }
 
-// The beamformer's kernel choice (tuning.mma, the wgmma ring's stages), as a user would get it wrong: exit 2, the JSON path named.
+// The beamformer's kernel choice (tuning.mma, the wgmma ring's stages), as a user would get it wrong: exit 2, the JSON
+// path named.
 TEST(Cli, BadBeamformerMmaExitsTwoWithPath) {
   const std::string path = ::testing::TempDir() + "/bad_beamformer.json";
   auto write = [&](const std::string& weightType, const std::string& tuning) {
-    std::ofstream(path) << R"({"name": "b", "family": "beamformer", "receivers": 64, "beams": 96, "samples_per_call": 256, "sample_type": "ci8",
-                              "weight_type": ")" << weightType << R"(", "output": {"kind": "beams", "type": "cf32"}, "tuning": )" << tuning << "}";
+    std::ofstream(path)
+        << R"({"name": "b", "family": "beamformer", "receivers": 64, "beams": 96, "samples_per_call": 256, "sample_type": "ci8",
+                              "weight_type": ")"
+        << weightType << R"(", "output": {"kind": "beams", "type": "cf32"}, "tuning": )" << tuning << "}";
   };
   write("ci8", R"({"mma": "tensor"})");
   auto r = run("verify " + path);
@@ -265,7 +281,8 @@ TEST(Cli, EmitWritesThePlanAndFailsLoudly) {
   std::string dir = ::testing::TempDir() + "/emit_out";
   auto r = run("emit " + spec() + " -o " + dir + " --arch sm_80");
   EXPECT_EQ(r.code, 0) << r.out;
-  EXPECT_NE(warpforge::test::readFile(dir + "/chime_fft_256_512_plan.h").find("wf_chime_fft_256_512::run"), std::string::npos);
+  EXPECT_NE(warpforge::test::readFile(dir + "/chime_fft_256_512_plan.h").find("wf_chime_fft_256_512::run"),
+            std::string::npos);
   EXPECT_FALSE(warpforge::test::readFile(dir + "/chime_fft_256_512.cu").empty());
   r = run("emit " + spec() + " -o /proc/warpforge-cannot-write");
   EXPECT_EQ(r.code, 2) << r.out;
@@ -300,7 +317,8 @@ TEST(Cli, FuzzedSpecsExitCleanly) {
   for (const auto& e : std::filesystem::directory_iterator(warpforge::test::sourcePath("specs")))
     if (e.path().extension() == ".json") texts.push_back(warpforge::test::readFile(e.path().string()));
   const std::string path = ::testing::TempDir() + "/cli_fuzz.json", out = ::testing::TempDir() + "/cli_fuzz_out";
-  const char* junk[] = {"-1", "0", "1e400", "18446744073709551615", "\"\"", "null", "[]", "{}", "true", "\"n99\"", "65536", "3.5", "\"\\u0000\""};
+  const char* junk[] = {"-1",      "0",     "1e400", "18446744073709551615", "\"\"", "null", "[]", "{}", "true",
+                        "\"n99\"", "65536", "3.5",   "\"\\u0000\""};
   int counts[3] = {0, 0, 0};
   for (int i = 0; i < 60; ++i) {
     std::string t = texts[rng() % texts.size()];
@@ -319,7 +337,9 @@ TEST(Cli, FuzzedSpecsExitCleanly) {
     }
     std::ofstream(path, std::ios::trunc) << t;
     auto r = run((i % 4 == 3 ? "emit " + path + " -o " + out : "verify " + path));
-    ASSERT_TRUE(r.code >= 0 && r.code <= 2) << "seed " << seed << " mutant " << i << " exit " << r.code << "\n" << r.out << "\n" << t;
+    ASSERT_TRUE(r.code >= 0 && r.code <= 2) << "seed " << seed << " mutant " << i << " exit " << r.code << "\n"
+                                            << r.out << "\n"
+                                            << t;
     ++counts[r.code];
   }
   std::printf("[cli-fuzz] 60 mutants: %d accepted, %d inconsistent, %d bad input\n", counts[0], counts[1], counts[2]);
@@ -360,7 +380,8 @@ TEST(Cli, NewerMembersAndOptionsRefuseBadValues) {
   const std::string corr = dir + "/bad_correlator.json";
   auto writeCorrelator = [&](const std::string& tuning) {
     std::ofstream(corr) << R"({"name": "x", "family": "correlator", "receivers": 64, "polarizations": 2, "channels": 4,
-                              "samples_per_call": 256, "sample_type": "ci8", "input": {"layout": "tcc"}, "tuning": )" << tuning << "}";
+                              "samples_per_call": 256, "sample_type": "ci8", "input": {"layout": "tcc"}, "tuning": )"
+                        << tuning << "}";
   };
   writeCorrelator(R"({"transform": "both"})");
   auto r = run("verify --no-compile " + corr);
@@ -377,7 +398,8 @@ TEST(Cli, NewerMembersAndOptionsRefuseBadValues) {
 
   // A tc_fft size past the synthesizer's coverage: the rule and the nearest size that works.
   const std::string fft = dir + "/too_long_fft.json";
-  std::ofstream(fft) << R"({"name": "f", "family": "tc_fft", "precision": "f16", "transform": {"n_in": 8192, "n_out": 8192, "sign": 1}})";
+  std::ofstream(fft)
+      << R"({"name": "f", "family": "tc_fft", "precision": "f16", "transform": {"n_in": 8192, "n_out": 8192, "sign": 1}})";
   r = run("synthesize " + fft);
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("/transform"), std::string::npos) << r.out;

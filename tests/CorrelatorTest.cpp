@@ -32,21 +32,25 @@ using namespace warpforge;
 
 namespace {
 
-std::string specJson(int receivers, const std::string& type, const std::string& layout, int pols = 2, int channels = 2, int samples = 64,
-                     const std::string& extra = "") {
-  return fmt::format(R"({{"name": "t", "family": "correlator", "receivers": {}, "polarizations": {}, "channels": {}, "samples_per_call": {},
+std::string specJson(int receivers, const std::string& type, const std::string& layout, int pols = 2, int channels = 2,
+                     int samples = 64, const std::string& extra = "") {
+  return fmt::format(
+      R"({{"name": "t", "family": "correlator", "receivers": {}, "polarizations": {}, "channels": {}, "samples_per_call": {},
                          "sample_type": "{}", "input": {{"layout": "{}"}}{}}})",
-                     receivers, pols, channels, samples, type, layout, extra);
+      receivers, pols, channels, samples, type, layout, extra);
 }
 
 CorrelatorSpec spec(const std::string& json) { return parseCorrelatorSpecText(json, "t.json"); }
 
-std::string specErrorPath(const std::string& json) { return warpforge::test::errorPathOf<SpecError>([&] { spec(json); }); }
+std::string specErrorPath(const std::string& json) {
+  return warpforge::test::errorPathOf<SpecError>([&] { spec(json); });
+}
 
 std::vector<std::string> correlatorSpecFiles() {
   std::vector<std::string> out;
   for (const auto& e : std::filesystem::directory_iterator(std::string(WARPFORGE_SOURCE_DIR) + "/specs"))
-    if (e.path().filename().string().rfind("correlator_", 0) == 0 && e.path().extension() == ".json") out.push_back(e.path().string());
+    if (e.path().filename().string().rfind("correlator_", 0) == 0 && e.path().extension() == ".json")
+      out.push_back(e.path().string());
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -82,19 +86,27 @@ TEST(CorrelatorSpec, BadSpecsNameTheJsonPath) {
   EXPECT_EQ(specErrorPath(specJson(4, "ci8", "nope")), "/input/layout");
   EXPECT_EQ(specErrorPath(specJson(4, "ci8", "tcc", 3)), "/polarizations");
   EXPECT_EQ(specErrorPath(specJson(4, "ci8", "tcc", 2, 1, 24)), "/samples_per_call");
-  EXPECT_EQ(specErrorPath(specJson(4, "ci8", "tcc", 2, 1, 70000)), "/samples_per_call");  // int32 tensor-core sums could overflow
+  EXPECT_EQ(specErrorPath(specJson(4, "ci8", "tcc", 2, 1, 70000)),
+            "/samples_per_call");  // int32 tensor-core sums could overflow
   EXPECT_EQ(specErrorPath(specJson(4, "ci8", "tcc", 2, 1, 64, R"(, "conjugate": "both")")), "/conjugate");
-  EXPECT_EQ(specErrorPath(specJson(4, "ci8", "tcc", 2, 1, 64, R"(, "polarization_order": "x")")), "/polarization_order");
-  EXPECT_EQ(specErrorPath(specJson(4, "ci8", "tcc", 2, 1, 64, R"(, "tuning": {"receivers_per_block": 24})")), "/tuning/receivers_per_block");
-  EXPECT_EQ(specErrorPath(specJson(4, "ci8", "tcc", 2, 1, 64, R"(, "tuning": {"times_per_stage": 48})")), "/tuning/times_per_stage");
+  EXPECT_EQ(specErrorPath(specJson(4, "ci8", "tcc", 2, 1, 64, R"(, "polarization_order": "x")")),
+            "/polarization_order");
+  EXPECT_EQ(specErrorPath(specJson(4, "ci8", "tcc", 2, 1, 64, R"(, "tuning": {"receivers_per_block": 24})")),
+            "/tuning/receivers_per_block");
+  EXPECT_EQ(specErrorPath(specJson(4, "ci8", "tcc", 2, 1, 64, R"(, "tuning": {"times_per_stage": 48})")),
+            "/tuning/times_per_stage");
   EXPECT_EQ(specErrorPath(specJson(4, "ci8", "tcc", 2, 1, 64, R"(, "tuning": {"bogus": 1})")), "/tuning/bogus");
   EXPECT_EQ(specErrorPath(specJson(4, "ci8", "tcc", 2, 1, 64, R"(, "ci4_real_nibble": "high")")), "/ci4_real_nibble");
-  EXPECT_EQ(specErrorPath(R"({"name": "t", "family": "correlator", "receivers": 4, "channels": 1, "samples_per_call": 64, "sample_type": "ci8",
+  EXPECT_EQ(
+      specErrorPath(
+          R"({"name": "t", "family": "correlator", "receivers": 4, "channels": 1, "samples_per_call": 64, "sample_type": "ci8",
                               "input": {"layout": "strides", "strides": {"batch": 10, "channel": 0, "receiver": 64, "polarization": 1, "time": 2}}})"),
-            "/input/strides/batch");
-  EXPECT_EQ(specErrorPath(R"({"name": "t", "family": "correlator", "receivers": 4, "channels": 1, "samples_per_call": 64, "sample_type": "ci8",
+      "/input/strides/batch");
+  EXPECT_EQ(
+      specErrorPath(
+          R"({"name": "t", "family": "correlator", "receivers": 4, "channels": 1, "samples_per_call": 64, "sample_type": "ci8",
                               "input": {"layout": "strides", "strides": {"batch": 1000, "channel": 0, "receiver": 64, "polarization": 1}}})"),
-            "/input/strides/time");
+      "/input/strides/time");
 }
 
 TEST(CorrelatorLayouts, ConsistentForEveryTypeAndTiling) {
@@ -105,8 +117,8 @@ TEST(CorrelatorLayouts, ConsistentForEveryTypeAndTiling) {
         for (int rows : {32, 64, 128}) {
           s.tuning.receiversPerBlock = rows / pols;
           ConsistencyReport rep = correlatorConsistency(s);
-          EXPECT_TRUE(rep.issues.empty()) << ty << " pols " << pols << " R " << r << " rows " << rows << ": " << rep.issues[0].path << " "
-                                          << rep.issues[0].message;
+          EXPECT_TRUE(rep.issues.empty()) << ty << " pols " << pols << " R " << r << " rows " << rows << ": "
+                                          << rep.issues[0].path << " " << rep.issues[0].message;
         }
       }
 }
@@ -143,7 +155,8 @@ TEST(CorrelatorLayouts, MutatedLayoutsAreCaught) {
         }
     }
     EXPECT_EQ(caught, mutations) << ty;
-    std::printf("[correlator] %s: %d of %d single bit swaps of A, B, C and the ldmatrix addresses caught\n", ty, caught, mutations);
+    std::printf("[correlator] %s: %d of %d single bit swaps of A, B, C and the ldmatrix addresses caught\n", ty, caught,
+                mutations);
   }
 }
 
@@ -231,7 +244,9 @@ TEST(CorrelatorReference, CheckAcceptsTheReferenceAndCountsMismatches) {
     std::memcpy(&vis[static_cast<std::size_t>(e * 4)], out, 8);
   }
   std::memcpy(sat.data(), &count, 8);
-  std::map<std::string, std::vector<unsigned char>> outs{{"visibilities", vis}, {"accumulators_out", acc}, {"saturated", sat}};
+  std::map<std::string, std::vector<unsigned char>> outs{{"visibilities", vis},
+                                                         {"accumulators_out", acc},
+                                                         {"saturated", sat}};
   Check c = correlatorCheck(s, d, outs, 2);
   EXPECT_TRUE(c.ok()) << c.detail;
   EXPECT_TRUE(c.exact);
@@ -249,11 +264,13 @@ TEST(CorrelatorSpecs, EverySpecVerifiesAndCompilesWithoutSpills) {
     ASSERT_NO_THROW(r = fs->verify()) << f;
     std::printf("%s", r.text.c_str());
     for (const char* arch : {"sm_80", "sm_90"})
-      for (const auto& src : fs->emit({arch, nullptr}).plan.sources) {  // sm_90: wgmma where the tile allows (sm_90a target)
+      for (const auto& src :
+           fs->emit({arch, nullptr}).plan.sources) {  // sm_90: wgmma where the tile allows (sm_90a target)
         CompileResult c;
-        ASSERT_NO_THROW(c = compileWithReport(src.text, fs->name(), compileTarget(src, arch))) << f << " " << src.fileName;
-        std::printf("[nvrtc] %s %s %s: %d registers, spill stores %d B, loads %d B, stack %d B\n", fs->name().c_str(), src.fileName.c_str(), arch,
-                    c.registers, c.spillStoreBytes, c.spillLoadBytes, c.stackFrameBytes);
+        ASSERT_NO_THROW(c = compileWithReport(src.text, fs->name(), compileTarget(src, arch)))
+            << f << " " << src.fileName;
+        std::printf("[nvrtc] %s %s %s: %d registers, spill stores %d B, loads %d B, stack %d B\n", fs->name().c_str(),
+                    src.fileName.c_str(), arch, c.registers, c.spillStoreBytes, c.spillLoadBytes, c.stackFrameBytes);
         EXPECT_GT(c.registers, 0) << c.log;
         EXPECT_LE(c.spillStoreBytes, 0) << f << " " << arch << "\n" << c.log;
         EXPECT_LE(c.spillLoadBytes, 0) << f << " " << arch << "\n" << c.log;
@@ -270,7 +287,9 @@ TEST(CorrelatorSpecs, EveryTypeLayoutAndTilingCompiles) {
         Generated g = fs->emit({"sm_90", nullptr});
         for (const auto& src : g.plan.sources) {
           CompileResult c;
-          ASSERT_NO_THROW(c = compileWithReport(src.text, "t", compileTarget(src, "sm_90"))) << ty << " " << layout << " " << pols << "\n" << src.text;
+          ASSERT_NO_THROW(c = compileWithReport(src.text, "t", compileTarget(src, "sm_90")))
+              << ty << " " << layout << " " << pols << "\n"
+              << src.text;
           EXPECT_LE(c.spillStoreBytes, 0) << ty << " " << layout << " " << pols;
         }
       }
@@ -283,7 +302,8 @@ TEST(CorrelatorKernels, FragmentLoadsAreLdmatrixAndFillStoresAre16Bytes) {
       const CorrelatorKernels k = emitCorrelator(s);
       EXPECT_NE(k.correlateSource.find("ldmatrix.sync.aligned.m8n8.x4.shared.b16"), std::string::npos);
       EXPECT_NE(k.correlateSource.find("corr_ldsm4("), std::string::npos);
-      EXPECT_EQ(k.correlateSource.find("uint2*)(&s"), std::string::npos) << "no 8-byte fragment loads from shared memory left";
+      EXPECT_EQ(k.correlateSource.find("uint2*)(&s"), std::string::npos)
+          << "no 8-byte fragment loads from shared memory left";
       EXPECT_NE(k.correlateSource.find("(uint4*)"), std::string::npos) << "16-byte staging stores";
       EXPECT_EQ(correlatorRowStride(s.tuning.timesPerStage, s.type) % 8, 4) << "rows 16-byte aligned, (stride / 4) odd";
     }
@@ -297,7 +317,10 @@ TEST(CorrelatorKernels, WgmmaSharedMemoryCoversBuffersAndTheCpAsyncRing) {
       for (int rows : {64, 128})
         for (int ts : {32, 64}) {
           if (std::string(ty) == "cf16" && ts == 64 && rows == 128) continue;
-          CorrelatorSpec s = spec(specJson(80, ty, layout, 2, 2, 128, fmt::format(R"(, "tuning": {{"receivers_per_block": {}, "times_per_stage": {}, "mma": "wgmma"}})", rows / 2, ts)));
+          CorrelatorSpec s = spec(specJson(
+              80, ty, layout, 2, 2, 128,
+              fmt::format(R"(, "tuning": {{"receivers_per_block": {}, "times_per_stage": {}, "mma": "wgmma"}})",
+                          rows / 2, ts)));
           ASSERT_TRUE(correlatorUsesWgmma(s, "sm_90")) << ty << " " << rows << " " << ts;
           const CorrelatorKernels k = emitCorrelator(s, true, true);
           const WgmmaStage w = wgmmaStage(s, rows);
@@ -305,7 +328,9 @@ TEST(CorrelatorKernels, WgmmaSharedMemoryCoversBuffersAndTheCpAsyncRing) {
           EXPECT_GT(k.sharedBytes, 2 * w.bufferBytes);
           EXPECT_LE(k.sharedBytes, kWgmmaMaxShared);
           if (k.dynamicShared) EXPECT_NE(k.correlateSource.find("extern __shared__"), std::string::npos);
-          else EXPECT_NE(k.correlateSource.find(fmt::format("wf_smem[{}]", k.sharedBytes / 4)), std::string::npos) << ty << " " << rows << " " << ts;
+          else
+            EXPECT_NE(k.correlateSource.find(fmt::format("wf_smem[{}]", k.sharedBytes / 4)), std::string::npos)
+                << ty << " " << rows << " " << ts;
           EXPECT_NE(k.correlateSource.find("wgmma.mma_async.sync.aligned.m64n"), std::string::npos);
           EXPECT_NE(k.correlateSource.find("cp.async.wait_group"), std::string::npos);
           // Both stagings compile for sm_90a without spills (one layout, to keep the test short).
@@ -313,8 +338,10 @@ TEST(CorrelatorKernels, WgmmaSharedMemoryCoversBuffersAndTheCpAsyncRing) {
             for (bool ring : {false, true}) {
               const CorrelatorKernels kk = emitCorrelator(s, true, ring);
               CompileResult c;
-              ASSERT_NO_THROW(c = compileWithReport(kk.correlateSource, "t", "sm_90a")) << ty << " " << rows << " ring " << ring;
-              std::printf("[nvrtc] wgmma %s rows %d ring %d: %d registers, spill stores %d B\n", ty, rows, ring, c.registers, c.spillStoreBytes);
+              ASSERT_NO_THROW(c = compileWithReport(kk.correlateSource, "t", "sm_90a"))
+                  << ty << " " << rows << " ring " << ring;
+              std::printf("[nvrtc] wgmma %s rows %d ring %d: %d registers, spill stores %d B\n", ty, rows, ring,
+                          c.registers, c.spillStoreBytes);
               EXPECT_LE(c.spillStoreBytes, 0) << ty << " " << rows << " ring " << ring;
             }
         }
@@ -333,7 +360,8 @@ TEST(CorrelatorKernels, ReduceIsAStreamingGridStrideKernel) {
   EXPECT_GE(g.unitsPerBatch * k.reduceThreads * kReduceUnroll, s.visibilities());
   EXPECT_LT((g.unitsPerBatch - 1) * k.reduceThreads * kReduceUnroll, s.visibilities());
   EXPECT_EQ(g.blocks(1, 528), g.unitsPerBatch);
-  EXPECT_NE(k.reduceSource.find("if ((unsigned long long)blockIdx.x * 1024 >= 0x2892000)"), std::string::npos) << k.reduceSource;
+  EXPECT_NE(k.reduceSource.find("if ((unsigned long long)blockIdx.x * 1024 >= 0x2892000)"), std::string::npos)
+      << k.reduceSource;
   EXPECT_NE(k.reduceSource.find("const unsigned v0"), std::string::npos) << k.reduceSource;
   EXPECT_NE(k.reduceSource.find("__reduce_add_sync"), std::string::npos);
   EXPECT_NE(k.reduceSource.find("__syncthreads_or"), std::string::npos);
@@ -348,8 +376,12 @@ TEST(CorrelatorKernels, ReduceIsAStreamingGridStrideKernel) {
   }
   // The bench's variants: twice the visibilities per thread, the decode while the loads are in flight.
   for (int variant = 0; variant < 2; ++variant) {
-    const CompileResult c = compileWithReport(emitReduce(s, "reduce", k.reduceThreads, variant == 0 ? 2 * kReduceUnroll : kReduceUnroll, variant == 1), "reduce", "sm_90");
-    std::printf("[nvrtc] reduce R=576 sm_90 variant %d: %d registers, spill stores %d B\n", variant, c.registers, c.spillStoreBytes);
+    const CompileResult c = compileWithReport(emitReduce(s, "reduce", k.reduceThreads,
+                                                         variant == 0 ? 2 * kReduceUnroll : kReduceUnroll,
+                                                         variant == 1),
+                                              "reduce", "sm_90");
+    std::printf("[nvrtc] reduce R=576 sm_90 variant %d: %d registers, spill stores %d B\n", variant, c.registers,
+                c.spillStoreBytes);
     EXPECT_LE(c.registers, 64);
     EXPECT_EQ(c.spillStoreBytes, 0);
     EXPECT_EQ(c.stackFrameBytes, 0);
@@ -364,7 +396,9 @@ TEST(CorrelatorSpecs, MmaTuningRejectsWhatItCannotHonour) {
   EXPECT_EQ(specErrorPath(specJson(80, "ci8", "tcc", 2, 2, 64, R"(, "tuning": {"mma": "tensor"})")), "/tuning/mma");
   EXPECT_EQ(specErrorPath(specJson(80, "ci8", "tcc", 2, 2, 64, R"(, "tuning": {"mma": 1})")), "/tuning/mma");
   // wgmma needs 64- or 128-row tiles
-  EXPECT_EQ(specErrorPath(specJson(80, "ci8", "tcc", 2, 2, 64, R"(, "tuning": {"mma": "wgmma", "receivers_per_block": 16})")), "/tuning/mma");
+  EXPECT_EQ(specErrorPath(
+                specJson(80, "ci8", "tcc", 2, 2, 64, R"(, "tuning": {"mma": "wgmma", "receivers_per_block": 16})")),
+            "/tuning/mma");
   // and an sm_90 target: emitting for sm_80 is a SpecError at /tuning/mma
   auto fs = makeCorrelatorSpec(spec(specJson(80, "ci8", "tcc", 2, 2, 64, R"(, "tuning": {"mma": "wgmma"})")));
   try {
@@ -374,39 +408,60 @@ TEST(CorrelatorSpecs, MmaTuningRejectsWhatItCannotHonour) {
     EXPECT_EQ(e.path(), "/tuning/mma");
   }
   EXPECT_TRUE(fs->emit({"sm_90", nullptr}).plan.onlyArch == 90);
-  EXPECT_EQ(makeCorrelatorSpec(spec(specJson(80, "ci8", "tcc", 2, 2, 64, R"(, "tuning": {"mma": "mma_sync", "receivers_per_block": 64})")))
-                ->emit({"sm_90", nullptr}).plan.onlyArch, 0);
+  EXPECT_EQ(makeCorrelatorSpec(spec(specJson(80, "ci8", "tcc", 2, 2, 64,
+                                             R"(, "tuning": {"mma": "mma_sync", "receivers_per_block": 64})")))
+                ->emit({"sm_90", nullptr})
+                .plan.onlyArch,
+            0);
 }
 
 // The correlator's inline-PTX helpers, each replaced by the CPU shim's function (tests/CudaOnCpu.h).
 const std::vector<std::pair<std::string, std::string>>& correlatorShim() {
   static const std::vector<std::pair<std::string, std::string>> shim = {
-      {"corr_ldsm4", "static inline void corr_ldsm4(unsigned a, wf_u32& r0, wf_u32& r1, wf_u32& r2, wf_u32& r3) { wf_ldsm4(a, r0, r1, r2, r3); }"},
-      {"corr_mma_s8", "static inline void corr_mma_s8(int& d0, int& d1, int& d2, int& d3, wf_u32 a0, wf_u32 a1, wf_u32 a2, wf_u32 a3, wf_u32 b0, "
-                      "wf_u32 b1) { wf_mma_s8(d0, d1, d2, d3, a0, a1, a2, a3, b0, b1); }"},
-      {"corr_mma_f16", "static inline void corr_mma_f16(float& d0, float& d1, float& d2, float& d3, wf_u32 a0, wf_u32 a1, wf_u32 a2, wf_u32 a3, "
-                       "wf_u32 b0, wf_u32 b1) { wf_mma_f16(d0, d1, d2, d3, a0, a1, a2, a3, b0, b1); }"},
+      {"corr_ldsm4",
+       "static inline void corr_ldsm4(unsigned a, wf_u32& r0, wf_u32& r1, wf_u32& r2, wf_u32& r3) { wf_ldsm4(a, r0, "
+       "r1, r2, r3); }"},
+      {"corr_mma_s8",
+       "static inline void corr_mma_s8(int& d0, int& d1, int& d2, int& d3, wf_u32 a0, wf_u32 a1, wf_u32 a2, wf_u32 a3, "
+       "wf_u32 b0, "
+       "wf_u32 b1) { wf_mma_s8(d0, d1, d2, d3, a0, a1, a2, a3, b0, b1); }"},
+      {"corr_mma_f16",
+       "static inline void corr_mma_f16(float& d0, float& d1, float& d2, float& d3, wf_u32 a0, wf_u32 a1, wf_u32 a2, "
+       "wf_u32 a3, "
+       "wf_u32 b0, wf_u32 b1) { wf_mma_f16(d0, d1, d2, d3, a0, a1, a2, a3, b0, b1); }"},
       {"corr_wgmma_fence", "static inline void corr_wgmma_fence() { wf_wgmma_fence(); }"},
       {"corr_wgmma_commit", "static inline void corr_wgmma_commit() { wf_wgmma_commit(); }"},
       {"corr_wgmma_wait0", "static inline void corr_wgmma_wait0() { wf_wgmma_wait(0); }"},
       // The proxy fence: data landed by cp.async must pass one before the thread's next wgmma (the shim checks).
       {"corr_fence_async_smem", "static inline void corr_fence_async_smem() { wf_proxy_fence(); }"},
-      {"corr_cp_async16", "static inline void corr_cp_async16(void* dst, const void* src, bool valid) { wf_cp_async(dst, src, 16, valid); }"},
-      {"corr_cp_async8", "static inline void corr_cp_async8(void* dst, const void* src, bool valid) { wf_cp_async(dst, src, 8, valid); }"},
+      {"corr_cp_async16",
+       "static inline void corr_cp_async16(void* dst, const void* src, bool valid) { wf_cp_async(dst, src, 16, valid); "
+       "}"},
+      {"corr_cp_async8",
+       "static inline void corr_cp_async8(void* dst, const void* src, bool valid) { wf_cp_async(dst, src, 8, valid); "
+       "}"},
       {"corr_cp_commit", "static inline void corr_cp_commit() { wf_cp_commit(); }"},
       {"corr_cp_wait", "template <int N> static inline void corr_cp_wait() { wf_cp_wait(N); }"},
-      {"corr_wgmma", "template <class T, int R> static inline void corr_wgmma(T (&d)[R], unsigned long long da, unsigned long long db) { "
-                     "wf_wgmma_acquired(da, 64, db, 2 * R); wf_wgmma(d, da, db); }"},
-      {"corr_wgmma_half", "template <class T, int R> static inline void corr_wgmma_half(T (&d)[R], unsigned long long da, unsigned long long db) { "
-                          "wf_wgmma_acquired(da, 64, db, 2 * R); wf_wgmma(d, da, db); }"},
+      {"corr_wgmma",
+       "template <class T, int R> static inline void corr_wgmma(T (&d)[R], unsigned long long da, unsigned long long "
+       "db) { "
+       "wf_wgmma_acquired(da, 64, db, 2 * R); wf_wgmma(d, da, db); }"},
+      {"corr_wgmma_half",
+       "template <class T, int R> static inline void corr_wgmma_half(T (&d)[R], unsigned long long da, unsigned long "
+       "long db) { "
+       "wf_wgmma_acquired(da, 64, db, 2 * R); wf_wgmma(d, da, db); }"},
       {"corr_wgmma_wait", "template <int N> static inline void corr_wgmma_wait() { wf_wgmma_wait(N); }"},
       // templates/warpforge_async.cuh
       {"wfa_mbar_init", "static inline void wfa_mbar_init(unsigned bar, unsigned count) { wf_mbar_init(bar, count); }"},
       {"wfa_fence_mbar_init", "static inline void wfa_fence_mbar_init() {}"},
       {"wfa_mbar_arrive", "static inline void wfa_mbar_arrive(unsigned bar) { wf_mbar_arrive(bar); }"},
-      {"wfa_mbar_arrive_tx", "static inline void wfa_mbar_arrive_tx(unsigned bar, unsigned bytes) { wf_mbar_arrive_tx(bar, bytes); }"},
-      {"wfa_mbar_try_wait", "static inline bool wfa_mbar_try_wait(unsigned bar, unsigned parity) { return wf_mbar_try_wait(bar, parity); }"},
-      {"wfa_bulk_g2s", "static inline void wfa_bulk_g2s(unsigned dst, const void* src, unsigned bytes, unsigned bar) { wf_bulk_g2s(dst, src, bytes, bar); }"},
+      {"wfa_mbar_arrive_tx",
+       "static inline void wfa_mbar_arrive_tx(unsigned bar, unsigned bytes) { wf_mbar_arrive_tx(bar, bytes); }"},
+      {"wfa_mbar_try_wait",
+       "static inline bool wfa_mbar_try_wait(unsigned bar, unsigned parity) { return wf_mbar_try_wait(bar, parity); }"},
+      {"wfa_bulk_g2s",
+       "static inline void wfa_bulk_g2s(unsigned dst, const void* src, unsigned bytes, unsigned bar) { "
+       "wf_bulk_g2s(dst, src, bytes, bar); }"},
       {"wfa_setmaxnreg_inc", "template <int N> static inline void wfa_setmaxnreg_inc() { wf_setmaxnreg(N); }"},
       {"wfa_setmaxnreg_dec", "template <int N> static inline void wfa_setmaxnreg_dec() { wf_setmaxnreg(N); }"},
       {"wfa_lds128", "static inline uint4 wfa_lds128(unsigned a) { return wf_lds128(a); }"},
@@ -417,24 +472,30 @@ const std::vector<std::pair<std::string, std::string>>& correlatorShim() {
 // A correlator plan on the CPU against the exact int64 reference (integers; f16 against the double reference within
 // the f32-accumulation bound): every visibility, the accumulators left zero after a dump, the saturation count, the
 // missing marker.
-Check runCorrelatorPlanOnCpu(const FamilySpec& fs, const LaunchPlan& plan, long long batch, std::uint64_t seed, const std::string& label) {
+Check runCorrelatorPlanOnCpu(const FamilySpec& fs, const LaunchPlan& plan, long long batch, std::uint64_t seed,
+                             const std::string& label) {
   return test::runPlanOnCpu(fs, plan, batch, seed, "correlator-cpu", label, correlatorShim(), {{"dump", 1}});
 }
 
 TEST(CorrelatorKernels, MmaSyncPlanRunsOnTheCpuAndMatchesTheExactReference) {
-  if (std::system("c++ --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  if (std::system("c++ --version > /dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
   struct Case {
     std::string json, label;
   };
   const std::vector<Case> cases = {
       {R"({"name": "cpu_c8", "family": "correlator", "receivers": 5, "polarizations": 2, "channels": 2, "samples_per_call": 64, "sample_type": "ci8",
-          "input": {"layout": "tcc"}, "conjugate": "r1", "polarization_order": "r2_r1"})", "ci8 tcc, R = 5"},
+          "input": {"layout": "tcc"}, "conjugate": "r1", "polarization_order": "r2_r1"})",
+       "ci8 tcc, R = 5"},
       {R"({"name": "cpu_c4", "family": "correlator", "receivers": 19, "polarizations": 2, "channels": 1, "samples_per_call": 96, "sample_type": "ci4",
-          "input": {"layout": "katgpucbf"}})", "ci4 katgpucbf, R = 19"},
+          "input": {"layout": "katgpucbf"}})",
+       "ci4 katgpucbf, R = 19"},
       {R"({"name": "cpu_c8p1", "family": "correlator", "receivers": 40, "polarizations": 1, "channels": 1, "samples_per_call": 64, "sample_type": "ci8",
-          "input": {"layout": "katgpucbf"}, "tuning": {"receivers_per_block": 32}})", "ci8 one pol, R = 40, 32-row tiles"},
+          "input": {"layout": "katgpucbf"}, "tuning": {"receivers_per_block": 32}})",
+       "ci8 one pol, R = 40, 32-row tiles"},
       {R"({"name": "cpu_h", "family": "correlator", "receivers": 7, "polarizations": 2, "channels": 1, "samples_per_call": 64, "sample_type": "cf16",
-          "input": {"layout": "tcc"}})", "cf16 tcc, R = 7"}};
+          "input": {"layout": "tcc"}})",
+       "cf16 tcc, R = 7"}};
   for (const auto& c : cases) {
     auto fs = correlatorFamily().parse(parseJsonText(c.json, "cpu.json"), "cpu.json");
     runCorrelatorPlanOnCpu(*fs, fs->emit({"sm_80", nullptr}).plan, 2, 4242, c.label);
@@ -445,8 +506,10 @@ TEST(CorrelatorKernels, MmaSyncPlanRunsOnTheCpuAndMatchesTheExactReference) {
 // grid capped at the resident blocks) on the CPU behind the mma.sync correlate kernel: batch 2, missing receivers,
 // saturation, the accumulators left zero (seed 7072: receivers flagged missing, so the decode runs).
 TEST(CorrelatorKernels, ReduceVariantsRunOnTheCpuAndMatchTheExactReference) {
-  if (std::system("c++ --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
-  const std::string json = R"({"name": "cpu_rv", "family": "correlator", "receivers": 9, "polarizations": 2, "channels": 3, "samples_per_call": 64,
+  if (std::system("c++ --version > /dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  const std::string json =
+      R"({"name": "cpu_rv", "family": "correlator", "receivers": 9, "polarizations": 2, "channels": 3, "samples_per_call": 64,
       "sample_type": "ci8", "input": {"layout": "tcc"}, "conjugate": "r1", "polarization_order": "r2_r1"})";
   auto fs = correlatorFamily().parse(parseJsonText(json, "cpu.json"), "cpu.json");
   const CorrelatorSpec s = spec(json);
@@ -456,7 +519,10 @@ TEST(CorrelatorKernels, ReduceVariantsRunOnTheCpuAndMatchTheExactReference) {
     k.reduceSource = emitReduce(s, k.reduceName, k.reduceThreads, k.reduceUnroll, variant == 1);
     LaunchPlan plan = correlatorLaunchPlan(s, k);
     if (variant == 2) plan.kernels.back().grid.capAtResident = true;
-    runCorrelatorPlanOnCpu(*fs, plan, 2, 7072, variant == 0 ? "reduce x2" : variant == 1 ? "reduce decode first" : "reduce capped");
+    runCorrelatorPlanOnCpu(*fs, plan, 2, 7072,
+                           variant == 0   ? "reduce x2"
+                           : variant == 1 ? "reduce decode first"
+                                          : "reduce capped");
   }
 }
 
@@ -466,29 +532,36 @@ TEST(CorrelatorKernels, ReduceVariantsRunOnTheCpuAndMatchTheExactReference) {
 // 64-row tiles (one warpgroup) and 128-row tiles (two), receiver counts that leave partial tiles, both layouts, 8-bit,
 // 4-bit (widened in the staging) and f16, registers-staged and the cp.async ring.
 TEST(CorrelatorKernels, WgmmaPlanRunsOnTheCpuAndMatchesTheExactReference) {
-  if (std::system("c++ --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  if (std::system("c++ --version > /dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
   struct Case {
     std::string json, label;
     bool ring;
   };
   const std::vector<Case> cases = {
       {R"({"name": "cpu_w8", "family": "correlator", "receivers": 35, "polarizations": 2, "channels": 2, "samples_per_call": 96, "sample_type": "ci8",
-          "input": {"layout": "tcc"}, "tuning": {"mma": "wgmma"}})", "wgmma ci8 tcc, R = 35, 64-row tiles", false},
+          "input": {"layout": "tcc"}, "tuning": {"mma": "wgmma"}})",
+       "wgmma ci8 tcc, R = 35, 64-row tiles", false},
       {R"({"name": "cpu_w8k", "family": "correlator", "receivers": 70, "polarizations": 2, "channels": 1, "samples_per_call": 64, "sample_type": "ci8",
           "input": {"layout": "katgpucbf"}, "conjugate": "r1", "polarization_order": "r2_r1", "tuning": {"mma": "wgmma", "receivers_per_block": 64}})",
        "wgmma ci8 katgpucbf, R = 70, 128-row tiles, the other convention", false},
       {R"({"name": "cpu_w4", "family": "correlator", "receivers": 33, "polarizations": 2, "channels": 1, "samples_per_call": 64, "sample_type": "ci4",
-          "input": {"layout": "katgpucbf"}, "tuning": {"mma": "wgmma"}})", "wgmma ci4 katgpucbf, R = 33", false},
+          "input": {"layout": "katgpucbf"}, "tuning": {"mma": "wgmma"}})",
+       "wgmma ci4 katgpucbf, R = 33", false},
       {R"({"name": "cpu_wh", "family": "correlator", "receivers": 40, "polarizations": 2, "channels": 1, "samples_per_call": 64, "sample_type": "cf16",
-          "input": {"layout": "tcc"}, "tuning": {"mma": "wgmma"}})", "wgmma cf16 tcc, R = 40", false},
+          "input": {"layout": "tcc"}, "tuning": {"mma": "wgmma"}})",
+       "wgmma cf16 tcc, R = 40", false},
       {R"({"name": "cpu_wr", "family": "correlator", "receivers": 40, "polarizations": 2, "channels": 1, "samples_per_call": 160, "sample_type": "ci8",
-          "input": {"layout": "tcc"}, "tuning": {"mma": "wgmma"}})", "wgmma ci8 tcc, R = 40, cp.async ring", true}};
+          "input": {"layout": "tcc"}, "tuning": {"mma": "wgmma"}})",
+       "wgmma ci8 tcc, R = 40, cp.async ring", true}};
   for (const auto& c : cases) {
     const CorrelatorSpec cs = parseCorrelatorSpecText(c.json, "cpu.json");
     auto fs = makeCorrelatorSpec(cs);
-    const LaunchPlan plan = c.ring ? correlatorLaunchPlan(cs, emitCorrelator(cs, true, true)) : fs->emit({"sm_90", nullptr}).plan;
+    const LaunchPlan plan = c.ring ? correlatorLaunchPlan(cs, emitCorrelator(cs, true, true))
+                                   : fs->emit({"sm_90", nullptr}).plan;
     ASSERT_NE(plan.sources.front().text.find("corr_wgmma("), std::string::npos) << c.label << ": no wgmma kernel";
-    if (c.ring) ASSERT_NE(plan.sources.front().text.find("corr_cp_async"), std::string::npos) << c.label << ": no cp.async ring";
+    if (c.ring)
+      ASSERT_NE(plan.sources.front().text.find("corr_cp_async"), std::string::npos) << c.label << ": no cp.async ring";
     runCorrelatorPlanOnCpu(*fs, plan, 2, 5150, c.label);
   }
 }
@@ -497,18 +570,23 @@ TEST(CorrelatorKernels, WgmmaPlanRunsOnTheCpuAndMatchesTheExactReference) {
 // wgmmas are in flight, a raw slot read before its copies landed, no wait for the wgmmas, no wgmma.fence, B's
 // descriptor strides swapped) makes the CPU run report a hazard or a wrong visibility.
 TEST(CorrelatorKernels, WgmmaCpuRunCatchesMutatedKernels) {
-  if (std::system("c++ --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
-  const CorrelatorSpec cs = parseCorrelatorSpecText(R"({"name": "cpu_mut", "family": "correlator", "receivers": 40, "polarizations": 2, "channels": 1,
-      "samples_per_call": 160, "sample_type": "ci8", "input": {"layout": "tcc"}, "tuning": {"mma": "wgmma"}})", "cpu.json");
+  if (std::system("c++ --version > /dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  const CorrelatorSpec cs = parseCorrelatorSpecText(
+      R"({"name": "cpu_mut", "family": "correlator", "receivers": 40, "polarizations": 2, "channels": 1,
+      "samples_per_call": 160, "sample_type": "ci8", "input": {"layout": "tcc"}, "tuning": {"mma": "wgmma"}})",
+      "cpu.json");
   auto fs = makeCorrelatorSpec(cs);
   const LaunchPlan plan = correlatorLaunchPlan(cs, emitCorrelator(cs, true, true), true, true);
   const std::vector<std::array<std::string, 3>> mutations = {
       {"next stage staged into the buffer in flight", "(s0 / 32 + 1 & 1) * 3072", "(s0 / 32 & 1) * 3072"},
-      {"raw slot read before its copies landed", "      corr_cp_wait<2>();\n      unsigned char* const sbuf", "      corr_cp_wait<3>();\n      unsigned char* const sbuf"},
+      {"raw slot read before its copies landed", "      corr_cp_wait<2>();\n      unsigned char* const sbuf",
+       "      corr_cp_wait<3>();\n      unsigned char* const sbuf"},
       {"no wait for the stage's wgmmas", "    corr_wgmma_wait0();\n", "\n"},
       {"no wgmma.fence", "      corr_wgmma_fence();\n", "\n"},
       {"no proxy fence between the staging and the wgmmas", "corr_fence_async_smem();", ";"},
-      {"B descriptor's LBO and SBO swapped", "corr_desc(smem_base + 4096, 128, 512)", "corr_desc(smem_base + 4096, 512, 128)"}};
+      {"B descriptor's LBO and SBO swapped", "corr_desc(smem_base + 4096, 128, 512)",
+       "corr_desc(smem_base + 4096, 512, 128)"}};
   test::expectMutationsCaught(*fs, plan, mutations, 5151, "correlator-cpu", correlatorShim(), {{"dump", 1}});
 }
 
@@ -520,25 +598,30 @@ TEST(CorrelatorPipeline, ProofsHoldForEveryLayoutTypeAndTile) {
     for (const char* layout : {"tcc", "katgpucbf", "rows"})
       for (int pols : {1, 2})
         for (int rows : {64, 128}) {
-          if (std::string(layout) == "katgpucbf" && pols == 1) continue;  // one polarization: katgpucbf's runs are per input (rows)
+          if (std::string(layout) == "katgpucbf" && pols == 1)
+            continue;  // one polarization: katgpucbf's runs are per input (rows)
           const int R = 77;
-          const std::string json = std::string(layout) == "rows"
-                                       ? fmt::format(R"({{"name": "t", "family": "correlator", "receivers": {}, "polarizations": {}, "channels": 2, "samples_per_call": 96,
+          const std::string json =
+              std::string(layout) == "rows"
+                  ? fmt::format(
+                        R"({{"name": "t", "family": "correlator", "receivers": {}, "polarizations": {}, "channels": 2, "samples_per_call": 96,
                                               "sample_type": "{}", "input": {{"layout": "strides", "strides": {{"batch": {}, "channel": {}, "receiver": {}, "polarization": 96, "time": 1}}}}}})",
-                                                     R, pols, ty, 2 * R * pols * 96, R * pols * 96, pols * 96)
-                                       : specJson(R, ty, layout, pols, 2, 96);
+                        R, pols, ty, 2 * R * pols * 96, R * pols * 96, pols * 96)
+                  : specJson(R, ty, layout, pols, 2, 96);
           const CorrelatorSpec s = spec(json);
           ASSERT_FALSE(pipelineBlocker(s)) << ty << " " << layout << " " << pols << ": " << *pipelineBlocker(s);
           for (bool shared : {false, true}) {
             CorrPipe p = corrPipe(s, rows, 0, 0, shared);
             int wavefronts = 0;
             transformUnits(p, &wavefronts);
-            EXPECT_EQ(wavefronts, 1) << ty << " " << layout << " " << pols << " rows " << rows << ": the transform's search found no conflict-free order";
+            EXPECT_EQ(wavefronts, 1) << ty << " " << layout << " " << pols << " rows " << rows
+                                     << ": the transform's search found no conflict-free order";
             std::vector<PipeIssue> issues;
             std::vector<std::string> proved;
             checkPipeline(s, p, issues, proved);
             for (const auto& i : issues)
-              ADD_FAILURE() << ty << " " << layout << " P=" << pols << " rows " << rows << (shared ? " shared" : "") << ": " << i.path << ": " << i.message;
+              ADD_FAILURE() << ty << " " << layout << " P=" << pols << " rows " << rows << (shared ? " shared" : "")
+                            << ": " << i.path << ": " << i.message;
             if (!checked++)
               for (const auto& l : proved) std::printf("  proved: %s\n", l.c_str());
             EXPECT_LE(p.sharedBytes, kWgmmaMaxShared);
@@ -588,19 +671,24 @@ TEST(CorrelatorPipeline, SpecsChooseThePipelineOnSm90) {
   // The model ranks the tiles as measured there (H200: 128-input tiles 480 TOPS, 64-input 336).
   EXPECT_EQ(chooseCorrelator(a, "sm_90").rows, 128);
   EXPECT_LT(correlatorPipelineModel(a, 128), correlatorPipelineModel(a, 64));
-  const CorrelatorSpec odd = spec(R"({"name": "t", "family": "correlator", "receivers": 33, "polarizations": 2, "channels": 2, "samples_per_call": 48, "sample_type": "ci8",
+  const CorrelatorSpec odd = spec(
+      R"({"name": "t", "family": "correlator", "receivers": 33, "polarizations": 2, "channels": 2, "samples_per_call": 48, "sample_type": "ci8",
           "input": {"layout": "strides", "strides": {"batch": 6600, "channel": 50, "receiver": 200, "polarization": 100, "time": 1}}})");
   EXPECT_TRUE(pipelineBlocker(odd));
   EXPECT_NE(chooseCorrelator(odd, "sm_90").path, CorrelatorPath::Pipeline);
-  EXPECT_EQ(specErrorPath(specJson(80, "ci8", "tcc", 2, 2, 64, R"(, "tuning": {"mma": "pipeline", "receivers_per_block": 16})")), "(no error)");
-  auto fs = makeCorrelatorSpec(spec(specJson(80, "ci8", "tcc", 2, 2, 64, R"(, "tuning": {"mma": "pipeline", "receivers_per_block": 16})")));
+  EXPECT_EQ(specErrorPath(
+                specJson(80, "ci8", "tcc", 2, 2, 64, R"(, "tuning": {"mma": "pipeline", "receivers_per_block": 16})")),
+            "(no error)");
+  auto fs = makeCorrelatorSpec(
+      spec(specJson(80, "ci8", "tcc", 2, 2, 64, R"(, "tuning": {"mma": "pipeline", "receivers_per_block": 16})")));
   try {
     fs->emit({"sm_90", nullptr});
     ADD_FAILURE() << "pipeline emitted with 32-input tiles";
   } catch (const SpecError& e) {
     EXPECT_EQ(e.path(), "/tuning/mma");
   }
-  auto oddPipe = makeCorrelatorSpec(spec(R"({"name": "t", "family": "correlator", "receivers": 33, "polarizations": 2, "channels": 2, "samples_per_call": 48,
+  auto oddPipe = makeCorrelatorSpec(spec(
+      R"({"name": "t", "family": "correlator", "receivers": 33, "polarizations": 2, "channels": 2, "samples_per_call": 48,
       "sample_type": "ci8", "input": {"layout": "strides", "strides": {"batch": 6600, "channel": 50, "receiver": 200, "polarization": 100, "time": 1}},
       "tuning": {"mma": "pipeline"}})"));
   EXPECT_THROW(oddPipe->emit({"sm_90", nullptr}), SpecError);
@@ -612,15 +700,23 @@ TEST(CorrelatorPipeline, KernelsCompileForSm90aWithoutSpills) {
     int pols, rows;
     bool shared;
   };
-  for (const Case& c : std::vector<Case>{{"ci8", "tcc", 2, 128, false}, {"ci8", "katgpucbf", 2, 64, false}, {"ci4", "tcc", 2, 128, false},
-                                         {"cf16", "katgpucbf", 2, 128, false}, {"ci4", "katgpucbf", 2, 64, false}, {"cf16", "tcc", 1, 64, false},
-                                         {"ci8", "tcc", 2, 128, true}, {"ci8", "katgpucbf", 2, 128, true}, {"ci4", "tcc", 2, 64, true}}) {
+  for (const Case& c : std::vector<Case>{{"ci8", "tcc", 2, 128, false},
+                                         {"ci8", "katgpucbf", 2, 64, false},
+                                         {"ci4", "tcc", 2, 128, false},
+                                         {"cf16", "katgpucbf", 2, 128, false},
+                                         {"ci4", "katgpucbf", 2, 64, false},
+                                         {"cf16", "tcc", 1, 64, false},
+                                         {"ci8", "tcc", 2, 128, true},
+                                         {"ci8", "katgpucbf", 2, 128, true},
+                                         {"ci4", "tcc", 2, 64, true}}) {
     const CorrelatorSpec s = spec(specJson(200, c.ty, c.layout, c.pols, 2, 256));
     const CorrelatorKernels k = emitCorrelatorPipeline(s, c.rows, 0, c.shared);
     CompileResult r;
-    ASSERT_NO_THROW(r = compileWithReport(k.correlateSource, "t", "sm_90a")) << c.ty << " " << c.layout << "\n" << k.correlateSource;
-    std::printf("[nvrtc] pipeline %s %s P=%d rows %d%s: %d registers, spill stores %d B, loads %d B, stack %d B\n", c.ty.c_str(), c.layout.c_str(), c.pols,
-                c.rows, c.shared ? " shared transform" : "", r.registers, r.spillStoreBytes, r.spillLoadBytes, r.stackFrameBytes);
+    ASSERT_NO_THROW(r = compileWithReport(k.correlateSource, "t", "sm_90a")) << c.ty << " " << c.layout << "\n"
+                                                                             << k.correlateSource;
+    std::printf("[nvrtc] pipeline %s %s P=%d rows %d%s: %d registers, spill stores %d B, loads %d B, stack %d B\n",
+                c.ty.c_str(), c.layout.c_str(), c.pols, c.rows, c.shared ? " shared transform" : "", r.registers,
+                r.spillStoreBytes, r.spillLoadBytes, r.stackFrameBytes);
     EXPECT_LE(r.spillStoreBytes, 0) << c.ty << " " << c.layout << "\n" << r.log;
     EXPECT_LE(r.spillLoadBytes, 0) << c.ty << " " << c.layout << "\n" << r.log;
     // ptxas serializes wgmmas it cannot pipeline (a branch around them, accumulators read in flight): none here.
@@ -633,7 +729,8 @@ TEST(CorrelatorPipeline, KernelsCompileForSm90aWithoutSpills) {
 // 64- and 128-input tiles (one and two consumer warpgroups, setmaxnreg), diagonal and partial tiles, a partial last
 // stage, the three raw layouts, 8-bit, 4-bit and f16, both conventions; exact against the int64 reference.
 TEST(CorrelatorKernels, PipelinePlanRunsOnTheCpuAndMatchesTheExactReference) {
-  if (std::system("c++ --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  if (std::system("c++ --version > /dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
   struct Case {
     std::string json, label;
     int rows;
@@ -641,15 +738,20 @@ TEST(CorrelatorKernels, PipelinePlanRunsOnTheCpuAndMatchesTheExactReference) {
   };
   const std::vector<Case> cases = {
       {R"({"name": "cpu_p8s", "family": "correlator", "receivers": 70, "polarizations": 2, "channels": 1, "samples_per_call": 80, "sample_type": "ci8",
-          "input": {"layout": "tcc"}})", "pipeline ci8 tcc, R = 70, 128-input tiles, A transformed by the consumers", 128, true},
+          "input": {"layout": "tcc"}})",
+       "pipeline ci8 tcc, R = 70, 128-input tiles, A transformed by the consumers", 128, true},
       {R"({"name": "cpu_p8", "family": "correlator", "receivers": 35, "polarizations": 2, "channels": 1, "samples_per_call": 80, "sample_type": "ci8",
-          "input": {"layout": "tcc"}})", "pipeline ci8 tcc, R = 35, 64-input tiles, partial last stage", 64},
+          "input": {"layout": "tcc"}})",
+       "pipeline ci8 tcc, R = 35, 64-input tiles, partial last stage", 64},
       {R"({"name": "cpu_p8k", "family": "correlator", "receivers": 70, "polarizations": 2, "channels": 1, "samples_per_call": 64, "sample_type": "ci8",
-          "input": {"layout": "katgpucbf"}, "conjugate": "r1", "polarization_order": "r2_r1"})", "pipeline ci8 katgpucbf, R = 70, 128-input tiles, TCC convention", 128},
+          "input": {"layout": "katgpucbf"}, "conjugate": "r1", "polarization_order": "r2_r1"})",
+       "pipeline ci8 katgpucbf, R = 70, 128-input tiles, TCC convention", 128},
       {R"({"name": "cpu_p4", "family": "correlator", "receivers": 33, "polarizations": 2, "channels": 1, "samples_per_call": 64, "sample_type": "ci4",
-          "input": {"layout": "tcc"}})", "pipeline ci4 tcc, R = 33", 64},
+          "input": {"layout": "tcc"}})",
+       "pipeline ci4 tcc, R = 33", 64},
       {R"({"name": "cpu_p4k", "family": "correlator", "receivers": 40, "polarizations": 2, "channels": 1, "samples_per_call": 48, "sample_type": "ci4",
-          "input": {"layout": "katgpucbf"}, "ci4_real_nibble": "low"})", "pipeline ci4 katgpucbf (real nibble low), R = 40", 64},
+          "input": {"layout": "katgpucbf"}, "ci4_real_nibble": "low"})",
+       "pipeline ci4 katgpucbf (real nibble low), R = 40", 64},
       {R"({"name": "cpu_ph", "family": "correlator", "receivers": 70, "polarizations": 1, "channels": 1, "samples_per_call": 40, "sample_type": "cf16",
           "input": {"layout": "strides", "strides": {"batch": 2800, "channel": 2800, "receiver": 40, "polarization": 0, "time": 1}}})",
        "pipeline cf16 one pol, one run per input, R = 70", 64}};
@@ -666,15 +768,20 @@ TEST(CorrelatorKernels, PipelinePlanRunsOnTheCpuAndMatchesTheExactReference) {
 // their mbarrier (expect_tx), a consumer that does not wait for its operand slot and stores released without the
 // proxy fence each fail the CPU run (a hazard or a wrong visibility). (Wrong descriptors: MutatedPipelinesAreCaught.)
 TEST(CorrelatorKernels, PipelineCpuRunCatchesMutatedKernels) {
-  if (std::system("c++ --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
-  const CorrelatorSpec cs = parseCorrelatorSpecText(R"({"name": "cpu_pmut", "family": "correlator", "receivers": 35, "polarizations": 2, "channels": 1,
-      "samples_per_call": 128, "sample_type": "ci8", "input": {"layout": "tcc"}})", "cpu.json");
+  if (std::system("c++ --version > /dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  const CorrelatorSpec cs = parseCorrelatorSpecText(
+      R"({"name": "cpu_pmut", "family": "correlator", "receivers": 35, "polarizations": 2, "channels": 1,
+      "samples_per_call": 128, "sample_type": "ci8", "input": {"layout": "tcc"}})",
+      "cpu.json");
   auto fs = makeCorrelatorSpec(cs);
   const LaunchPlan plan = correlatorLaunchPlan(cs, emitCorrelatorPipeline(cs, 64), true, true);
   const std::vector<std::array<std::string, 3>> mutations = {
       {"loader skips the wait for its bulk copies", "while (!wfa_mbar_try_wait(full_raw + 8u * rslot, rpar)) {}", ";"},
-      {"bulk copies not announced (arrive without expect_tx)", "wfa_mbar_arrive_tx(bar, (unsigned)(", "wfa_mbar_arrive_tx(bar, 0u * (unsigned)("},
-      {"consumer skips the wait for its operand slot", "while (!wfa_mbar_try_wait(full_op + 8u * oslot, opar)) {}", ";"},
+      {"bulk copies not announced (arrive without expect_tx)", "wfa_mbar_arrive_tx(bar, (unsigned)(",
+       "wfa_mbar_arrive_tx(bar, 0u * (unsigned)("},
+      {"consumer skips the wait for its operand slot", "while (!wfa_mbar_try_wait(full_op + 8u * oslot, opar)) {}",
+       ";"},
       {"no proxy fence before the release", "corr_fence_async_smem();  // the stores above", ";  // the stores above"}};
   test::expectMutationsCaught(*fs, plan, mutations, 6161, "correlator-cpu", correlatorShim(), {{"dump", 1}});
 }

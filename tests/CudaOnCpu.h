@@ -3,8 +3,8 @@
 // families' way to run a plan's own kernels against the CPU reference without a GPU. The shim defines what the
 // kernels use (thread indices, __syncthreads as a barrier, shared arrays as statics, atomics), and emulates the
 // warp-wide instructions as the PTX ISA defines them (each lane posts its registers, the warp meets, each lane reads
-// what it needs): __shfl_xor_sync, __reduce_add_sync, ldmatrix .x4, mma.sync m16n8k8 tf32, m16n8k16 f16 and m16n8k32 s8;
-// and the asynchronous ones per thread at the latest moment the hardware may complete them: cp.async (the shared
+// what it needs): __shfl_xor_sync, __reduce_add_sync, ldmatrix .x4, mma.sync m16n8k8 tf32, m16n8k16 f16 and m16n8k32
+// s8; and the asynchronous ones per thread at the latest moment the hardware may complete them: cp.async (the shared
 // destination written at the wait) and wgmma m64nNk32 s8 / m64nNk16 f16 from shared-memory descriptors (results at the
 // wait; operands or accumulators changed in flight are reported as hazards, which fail the run).
 // Inline PTX left in a kernel is an error: the caller replaces each helper's body with the shim's function.
@@ -542,14 +542,16 @@ inline float atomicAdd(float* p, float v) { return std::atomic_ref<float>(*p).fe
 }
 
 // The definition of the device function named `name` (a line starting with "static" or "template" whose first
-// parenthesis follows `name`), on one line or ending at the next line that is "}", replaced by `with` (a whole definition).
+// parenthesis follows `name`), on one line or ending at the next line that is "}", replaced by `with` (a whole
+// definition).
 inline std::string replaceFunction(std::string& src, const std::string& name, const std::string& with) {
   for (std::size_t lineStart = 0; lineStart < src.size();) {
     const std::size_t lineEnd = std::min(src.find('\n', lineStart), src.size());
     const std::string line = src.substr(lineStart, lineEnd - lineStart);
     const std::size_t paren = line.find('(');
-    if ((line.rfind("static ", 0) == 0 || line.rfind("template ", 0) == 0) && paren != std::string::npos && paren > name.size() &&
-        line.compare(paren - name.size(), name.size(), name) == 0 && line[paren - name.size() - 1] == ' ') {
+    if ((line.rfind("static ", 0) == 0 || line.rfind("template ", 0) == 0) && paren != std::string::npos &&
+        paren > name.size() && line.compare(paren - name.size(), name.size(), name) == 0 &&
+        line[paren - name.size() - 1] == ' ') {
       const std::size_t end = line.back() == '}' ? lineEnd : src.find("\n}\n", lineStart) + 2;
       std::string original = src.substr(lineStart, end - lineStart);
       src.replace(lineStart, end - lineStart, with);
@@ -565,22 +567,26 @@ inline std::string replaceFunction(std::string& src, const std::string& name, co
 // constant 1 (accumulate). An empty string where it holds, else what differs.
 inline std::string wgmmaHelperMismatch(const std::string& def) {
   const auto arr = def.find("(&d)["), ins = def.find("wgmma.mma_async.sync.aligned.m64n");
-  if (arr == std::string::npos || ins == std::string::npos) return "no accumulator array or no wgmma.mma_async in: " + def.substr(0, 200);
+  if (arr == std::string::npos || ins == std::string::npos)
+    return "no accumulator array or no wgmma.mma_async in: " + def.substr(0, 200);
   const int regs = std::atoi(def.c_str() + arr + 5), n = std::atoi(def.c_str() + ins + 33);
   if (n != 2 * regs) return "m64n" + std::to_string(n) + " with " + std::to_string(regs) + " accumulators";
   const bool isFloat = def.find("float (&d)") != std::string::npos;
   const std::string shape = isFloat ? "k16.f32.f16.f16" : "k32.s32.s8.s8";
-  if (def.find("m64n" + std::to_string(n) + shape) == std::string::npos) return "expected ." + shape + " for " + (isFloat ? "float" : "int") + " accumulators";
-  if (isFloat && def.find("p, 1, 1, 0, 0") == std::string::npos && def.find("p, 1, 1, 0;") == std::string::npos && def.find("p, 1, 1;") == std::string::npos)
+  if (def.find("m64n" + std::to_string(n) + shape) == std::string::npos)
+    return "expected ." + shape + " for " + (isFloat ? "float" : "int") + " accumulators";
+  if (isFloat && def.find("p, 1, 1, 0, 0") == std::string::npos && def.find("p, 1, 1, 0;") == std::string::npos &&
+      def.find("p, 1, 1;") == std::string::npos)
     return "f16 scale / transpose immediates other than 1, 1, 0";
   if (def.find("\"r\"(1)") == std::string::npos) return "scale-d not from the constant 1";
   return "";
 }
 
 // Compiles `source` (after the caller's replacements) with the host compiler and runs kernel `k` of a plan over its
-// grid, its arguments bound to `mem` (buffers by name) and `params` (the plan's parameters) as the plan says. False (with a test failure) where the host
-// compiler or the loader refuse it.
-inline bool runKernelOnCpu(const std::string& source, const PlanKernel& k, std::map<std::string, std::vector<unsigned char>>& mem, long long batch,
+// grid, its arguments bound to `mem` (buffers by name) and `params` (the plan's parameters) as the plan says. False
+// (with a test failure) where the host compiler or the loader refuse it.
+inline bool runKernelOnCpu(const std::string& source, const PlanKernel& k,
+                           std::map<std::string, std::vector<unsigned char>>& mem, long long batch,
                            const std::string& dir, const std::map<std::string, long long>& params = {}) {
   using u64 = unsigned long long;
   typedef void (*KernelFn)(u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64);
@@ -588,7 +594,8 @@ inline bool runKernelOnCpu(const std::string& source, const PlanKernel& k, std::
   for (const char* key : {"asm(", "asm volatile("})
     if (const auto at = source.find(key); at != std::string::npos) {
       const auto from = source.rfind('\n', at) + 1;
-      ADD_FAILURE() << k.name << ": inline PTX the CPU shim does not emulate: " << source.substr(from, source.find('\n', at) - from);
+      ADD_FAILURE() << k.name << ": inline PTX the CPU shim does not emulate: "
+                    << source.substr(from, source.find('\n', at) - from);
       return false;
     }
   std::filesystem::create_directories(dir);
@@ -607,7 +614,8 @@ inline bool runKernelOnCpu(const std::string& source, const PlanKernel& k, std::
     std::ofstream f(src);
     f << cudaOnCpuShim() << text;
   }
-  const std::string cmd = "c++ -O1 -std=c++20 -fPIC -shared -w -o '" + so + "' '" + src + "' > '" + dir + "/log.txt' 2>&1";
+  const std::string cmd = "c++ -O1 -std=c++20 -fPIC -shared -w -o '" + so + "' '" + src + "' > '" + dir +
+                          "/log.txt' 2>&1";
   if (std::system(cmd.c_str()) != 0) {
     ADD_FAILURE() << "the host compiler rejected " << k.name << ": " << readFile(dir + "/log.txt");
     return false;
@@ -641,12 +649,13 @@ inline bool runKernelOnCpu(const std::string& source, const PlanKernel& k, std::
   for (long long bx = 0; bx < blocks; ++bx) {
     std::barrier<> bar(k.blockX);
     std::vector<std::unique_ptr<std::barrier<>>> warps;
-    for (int w = 0; w * 32 < k.blockX; ++w) warps.push_back(std::make_unique<std::barrier<>>(std::min(32, k.blockX - 32 * w)));
+    for (int w = 0; w * 32 < k.blockX; ++w)
+      warps.push_back(std::make_unique<std::barrier<>>(std::min(32, k.blockX - 32 * w)));
     std::vector<std::thread> th;
     for (int t = 0; t < k.blockX; ++t)
       th.emplace_back([&, t] {
-        set(&bar, warps[static_cast<std::size_t>(t / 32)].get(), static_cast<unsigned>(t), static_cast<unsigned>(bx), static_cast<unsigned>(blocks),
-            static_cast<unsigned>(k.blockX));
+        set(&bar, warps[static_cast<std::size_t>(t / 32)].get(), static_cast<unsigned>(t), static_cast<unsigned>(bx),
+            static_cast<unsigned>(blocks), static_cast<unsigned>(k.blockX));
         fn(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15]);
         exitFn();
       });
@@ -667,15 +676,19 @@ inline bool runKernelOnCpu(const std::string& source, const PlanKernel& k, std::
 // kernel's inline-PTX helpers replaced (`shim`: function name -> the definition calling the shim's emulation), the
 // kernels run in order, the outputs checked by the family against its reference (printed with `tag`; test failures
 // where a kernel does not run or the check fails; exact checks must find no error).
-inline Check runPlanOnCpu(const FamilySpec& fs, const LaunchPlan& plan, long long batch, std::uint64_t seed, const std::string& tag, const std::string& label,
-                          const std::vector<std::pair<std::string, std::string>>& shim, const std::map<std::string, long long>& params = {}) {
+inline Check runPlanOnCpu(const FamilySpec& fs, const LaunchPlan& plan, long long batch, std::uint64_t seed,
+                          const std::string& tag, const std::string& label,
+                          const std::vector<std::pair<std::string, std::string>>& shim,
+                          const std::map<std::string, long long>& params = {}) {
   const TestData d = fs.randomInputs(batch, seed);
   std::map<std::string, std::vector<unsigned char>> mem;
   for (const auto& b : plan.buffers) {
     if (!b.aliasOf.empty()) continue;
     if (b.role == BufferRole::Input) mem[b.name] = d.arrays.at(b.name);
     else if (b.role == BufferRole::Table) mem[b.name] = b.contents;
-    else mem[b.name].assign(static_cast<std::size_t>(b.elements(batch, b.perBatchElems) * b.elementBytes), b.role == BufferRole::Output ? 0xff : 0);
+    else
+      mem[b.name].assign(static_cast<std::size_t>(b.elements(batch, b.perBatchElems) * b.elementBytes),
+                         b.role == BufferRole::Output ? 0xff : 0);
   }
   for (const auto& k : plan.kernels) {
     std::string src = plan.sources[k.source].text;
@@ -690,9 +703,13 @@ inline Check runPlanOnCpu(const FamilySpec& fs, const LaunchPlan& plan, long lon
     // An in-place plan's output is its input's memory: arguments name the buffer that holds it.
     PlanKernel bound = k;
     for (auto& arg : bound.args)
-      if (const PlanBuffer* b = arg.kind == PlanArg::Kind::Buffer ? plan.buffer(arg.name) : nullptr; b && !b->aliasOf.empty()) arg.name = b->aliasOf;
+      if (const PlanBuffer* b = arg.kind == PlanArg::Kind::Buffer ? plan.buffer(arg.name) : nullptr;
+          b && !b->aliasOf.empty())
+        arg.name = b->aliasOf;
     // One folder per process: ctest runs tests in parallel processes, which may share spec names.
-    if (!runKernelOnCpu(src, bound, mem, batch, ::testing::TempDir() + "/" + tag + "_" + fs.name() + "_" + std::to_string(::getpid()), params)) {
+    if (!runKernelOnCpu(src, bound, mem, batch,
+                        ::testing::TempDir() + "/" + tag + "_" + fs.name() + "_" + std::to_string(::getpid()),
+                        params)) {
       ADD_FAILURE() << label << ": kernel " << k.name << " did not run";
       return {};
     }
@@ -701,7 +718,8 @@ inline Check runPlanOnCpu(const FamilySpec& fs, const LaunchPlan& plan, long lon
   for (const auto& b : plan.buffers)
     if (b.role == BufferRole::Output) out[b.name] = mem.at(b.aliasOf.empty() ? b.name : b.aliasOf);
   const Check ck = fs.check(d, out, batch);
-  std::printf("[%s] %s (seed %llu): %s\n", tag.c_str(), label.c_str(), static_cast<unsigned long long>(seed), ck.detail.c_str());
+  std::printf("[%s] %s (seed %llu): %s\n", tag.c_str(), label.c_str(), static_cast<unsigned long long>(seed),
+              ck.detail.c_str());
   EXPECT_TRUE(ck.ok()) << label << ": " << ck.detail;
   if (ck.exact) EXPECT_EQ(ck.error, 0) << label;
   return ck;
@@ -709,23 +727,27 @@ inline Check runPlanOnCpu(const FamilySpec& fs, const LaunchPlan& plan, long lon
 
 // Each mutation {label, text, replacement} (every occurrence replaced in the plan's first source) must make the CPU
 // run of the plan fail (a hazard, a kernel that does not run, or a wrong output): a test of the emulation itself.
-inline void expectMutationsCaught(const FamilySpec& fs, const LaunchPlan& plan, const std::vector<std::array<std::string, 3>>& mutations, std::uint64_t seed,
+inline void expectMutationsCaught(const FamilySpec& fs, const LaunchPlan& plan,
+                                  const std::vector<std::array<std::string, 3>>& mutations, std::uint64_t seed,
                                   const std::string& tag, const std::vector<std::pair<std::string, std::string>>& shim,
                                   const std::map<std::string, long long>& params = {}) {
   for (const auto& [label, from, to] : mutations) {
     LaunchPlan m = plan;
     std::string& text = m.sources.front().text;
     int replaced = 0;
-    for (std::size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size(), ++replaced) text.replace(at, from.size(), to);
+    for (std::size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size(), ++replaced)
+      text.replace(at, from.size(), to);
     ASSERT_GT(replaced, 0) << label << ": the kernel no longer contains `" << from << "` (update the mutation)";
     ::testing::TestPartResultArray failures;
     {
-      ::testing::ScopedFakeTestPartResultReporter intercept(::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
+      ::testing::ScopedFakeTestPartResultReporter intercept(
+          ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
       runPlanOnCpu(fs, m, 2, seed, tag, "mutated: " + label, shim, params);
     }
     std::string first = failures.size() ? failures.GetTestPartResult(0).message() : "";
     std::replace(first.begin(), first.end(), '\n', ' ');
-    std::printf("[%s] mutation '%s': %d failure(s)%s%.200s\n", tag.c_str(), label.c_str(), failures.size(), failures.size() ? ", the first: " : "", first.c_str());
+    std::printf("[%s] mutation '%s': %d failure(s)%s%.200s\n", tag.c_str(), label.c_str(), failures.size(),
+                failures.size() ? ", the first: " : "", first.c_str());
     // Caught means a hazard or a wrong output, not a kernel the host compiler or loader refused.
     bool caught = false;
     for (int f = 0; f < failures.size(); ++f) {

@@ -21,7 +21,9 @@ int count(const std::string& s, const std::string& what) {
   return n;
 }
 
-std::unique_ptr<FamilySpec> chime(TcFftDistances d = {}) { return makeTcFftSpec(parseTcFftSpecFile(test::sourcePath(test::kChimeSpec)), d); }
+std::unique_ptr<FamilySpec> chime(TcFftDistances d = {}) {
+  return makeTcFftSpec(parseTcFftSpecFile(test::sourcePath(test::kChimeSpec)), d);
+}
 }  // namespace
 
 TEST(Emitter, ChimeKernelHasTheVerifiedInstructionMix) {
@@ -60,7 +62,8 @@ TEST(Emitter, LaunchPlan) {
   EXPECT_EQ(p.minArch, 80);
   ASSERT_EQ(p.sources.size(), 1u);
   EXPECT_EQ(p.sources[0].fileName, "chime_fft_256_512.cu");
-  EXPECT_EQ(p.helpers, (std::vector<std::string>{"warpforge_mma.cuh", "warpforge_complex.cuh", "warpforge_transpose.cuh", "warpforge_io.cuh"}));
+  EXPECT_EQ(p.helpers, (std::vector<std::string>{"warpforge_mma.cuh", "warpforge_complex.cuh",
+                                                 "warpforge_transpose.cuh", "warpforge_io.cuh"}));
   ASSERT_EQ(p.buffers.size(), 2u);
   for (const char* name : {"input", "output"}) {
     const PlanBuffer* b = p.buffer(name);
@@ -128,7 +131,8 @@ std::vector<unsigned char> goodOutputs(const TestData& d, long long batch, long 
   std::memcpy(in.data(), d.arrays.at("input").data(), in.size() * 2);
   for (long long b = 0; b < batch; ++b) {
     std::vector<cdouble> x(256);
-    for (int n = 0; n < 256; ++n) x[n] = {halfBitsToDouble(in[2 * (inDist * b + n)]), halfBitsToDouble(in[2 * (inDist * b + n) + 1])};
+    for (int n = 0; n < 256; ++n)
+      x[n] = {halfBitsToDouble(in[2 * (inDist * b + n)]), halfBitsToDouble(in[2 * (inDist * b + n) + 1])};
     auto y = referenceDft(x, 512, +1);
     for (int q = 0; q < 512; ++q) {
       out[2 * (outDist * b + q)] = floatToHalfBits(y[q].real());

@@ -14,11 +14,11 @@ using namespace warpforge;
 
 TEST(Half, RoundsLikeBinary16) {
   EXPECT_EQ(roundToHalf(1.0), 1.0);
-  EXPECT_EQ(roundToHalf(1.0 + std::ldexp(1, -11)), 1.0);                           // tie -> even
-  EXPECT_EQ(roundToHalf(1.0 + 3 * std::ldexp(1, -11)), 1.0 + std::ldexp(1, -9));    // tie -> even (up)
+  EXPECT_EQ(roundToHalf(1.0 + std::ldexp(1, -11)), 1.0);                          // tie -> even
+  EXPECT_EQ(roundToHalf(1.0 + 3 * std::ldexp(1, -11)), 1.0 + std::ldexp(1, -9));  // tie -> even (up)
   EXPECT_EQ(roundToHalf(65504.0), 65504.0);
   EXPECT_TRUE(std::isinf(roundToHalf(65520.0)));
-  EXPECT_EQ(roundToHalf(std::ldexp(1, -24)), std::ldexp(1, -24));                   // smallest subnormal
+  EXPECT_EQ(roundToHalf(std::ldexp(1, -24)), std::ldexp(1, -24));  // smallest subnormal
   EXPECT_EQ(roundToHalf(std::ldexp(1, -26)), 0.0);
   EXPECT_EQ(roundToHalf(-0.1), -0.0999755859375);
 }
@@ -28,11 +28,12 @@ TEST(Half, BitPatterns) {
   EXPECT_EQ(floatToHalfBits(1.0), 0x3c00);
   EXPECT_EQ(floatToHalfBits(-2.0), 0xc000);
   EXPECT_EQ(floatToHalfBits(65504.0), 0x7bff);
-  EXPECT_EQ(floatToHalfBits(1e6), 0x7c00);                  // overflow -> inf
-  EXPECT_EQ(floatToHalfBits(std::ldexp(1, -24)), 0x0001);   // smallest subnormal
+  EXPECT_EQ(floatToHalfBits(1e6), 0x7c00);                 // overflow -> inf
+  EXPECT_EQ(floatToHalfBits(std::ldexp(1, -24)), 0x0001);  // smallest subnormal
   EXPECT_EQ(floatToHalfBits(-0.0), 0x8000);
   for (unsigned h = 0; h < 0x10000; ++h)
-    if (((h >> 10) & 31) != 31) EXPECT_EQ(floatToHalfBits(halfBitsToDouble(static_cast<std::uint16_t>(h))), h) << std::hex << h;
+    if (((h >> 10) & 31) != 31)
+      EXPECT_EQ(floatToHalfBits(halfBitsToDouble(static_cast<std::uint16_t>(h))), h) << std::hex << h;
   EXPECT_TRUE(std::isnan(halfBitsToDouble(0x7e00)));
 }
 
@@ -56,7 +57,8 @@ TEST(Half, MatchesArithmeticRounding) {
     ASSERT_EQ(halfBitsToDouble(floatToHalfBits(x)), byArithmetic(x)) << x;
   }
   for (unsigned h = 0; h < 0x7bff; ++h) {
-    const double lo = halfBitsToDouble(static_cast<std::uint16_t>(h)), hi = halfBitsToDouble(static_cast<std::uint16_t>(h + 1));
+    const double lo = halfBitsToDouble(static_cast<std::uint16_t>(h)),
+                 hi = halfBitsToDouble(static_cast<std::uint16_t>(h + 1));
     const double mid = (lo + hi) / 2;  // exact in double
     ASSERT_EQ(roundToHalf(mid), byArithmetic(mid)) << std::hex << h;
     ASSERT_EQ(roundToHalf(-mid), byArithmetic(-mid)) << std::hex << h;
@@ -104,6 +106,8 @@ TEST(Emulator, FamilyEmulateText) {
   auto spec = makeTcFftSpec(parseTcFftSpecFile(test::sourcePath(test::kChimeSpec)));
   auto text = spec->emulate("f16", 1, 4);
   ASSERT_TRUE(text.has_value());
-  EXPECT_EQ(*text, "spec=chime_fft_256_512 mode=f16 seed=1 ffts=4 (inputs uniform in [-1,1], reference double FFT)\nmax_rel_err=5.447e-04\n");
+  EXPECT_EQ(*text,
+            "spec=chime_fft_256_512 mode=f16 seed=1 ffts=4 (inputs uniform in [-1,1], reference double "
+            "FFT)\nmax_rel_err=5.447e-04\n");
   EXPECT_THROW(spec->emulate("f32", 1, 1), std::invalid_argument);
 }

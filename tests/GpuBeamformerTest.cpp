@@ -27,12 +27,13 @@ using namespace warpforge;
 
 namespace {
 
-BeamformerSpec makeSpec(long long K, long long M, long long N, const std::string& st, const std::string& wt, const std::string& output,
-                        const std::string& extra = "") {
+BeamformerSpec makeSpec(long long K, long long M, long long N, const std::string& st, const std::string& wt,
+                        const std::string& output, const std::string& extra = "") {
   return parseBeamformerSpecText(
-      fmt::format(R"({{"name": "gpu_bf", "family": "beamformer", "receivers": {}, "beams": {}, "samples_per_call": {}, "sample_type": "{}",
+      fmt::format(
+          R"({{"name": "gpu_bf", "family": "beamformer", "receivers": {}, "beams": {}, "samples_per_call": {}, "sample_type": "{}",
                       "weight_type": "{}", "output": {}{}}})",
-                  K, M, N, st, wt, output, extra),
+          K, M, N, st, wt, output, extra),
       "gpu.json");
 }
 
@@ -49,7 +50,8 @@ class GpuBeamformer : public ::testing::Test {
     checkCu(cuCtxGetDevice(&dev), "cuCtxGetDevice");
     return deviceInfo(dev).arch;
   }
-  // As `warpforge run` emits: for this GPU's arch, with the compiler at hand (register budget relaxed where ptxas would spill).
+  // As `warpforge run` emits: for this GPU's arch, with the compiler at hand (register budget relaxed where ptxas would
+  // spill).
   Generated emitFor(const BeamformerSpec& s) {
     NvrtcProbe probe;
     return makeBeamformerSpec(s)->emit({arch(), &probe});
@@ -88,9 +90,13 @@ class GpuBeamformer : public ::testing::Test {
   }
 };
 
-const char* kOutputs[] = {R"({"kind": "beams", "type": "cf32"})", R"({"kind": "beams", "type": "cf16"})", R"({"kind": "beams", "type": "ci8"})",
-                          R"({"kind": "beams", "type": "ci4"})", R"({"kind": "power", "integrate": 1})",
-                          R"({"kind": "beams", "type": "cf32", "format": "planar"})", R"({"kind": "beams", "type": "cf16", "format": "planar"})",
+const char* kOutputs[] = {R"({"kind": "beams", "type": "cf32"})",
+                          R"({"kind": "beams", "type": "cf16"})",
+                          R"({"kind": "beams", "type": "ci8"})",
+                          R"({"kind": "beams", "type": "ci4"})",
+                          R"({"kind": "power", "integrate": 1})",
+                          R"({"kind": "beams", "type": "cf32", "format": "planar"})",
+                          R"({"kind": "beams", "type": "cf16", "format": "planar"})",
                           R"({"kind": "beams", "type": "ci8", "format": "planar"})"};
 
 }  // namespace
@@ -110,7 +116,7 @@ TEST_F(GpuBeamformer, IntegerBitExactForOddSizes) {
       const long long K = sizes[i], M = sizes[j], N = sizes[(i + j) % 4];
       const char* st = seed % 2 ? "ci4" : "ci8";
       const char* wt = seed % 3 ? "ci8" : "ci4";
-      const char* out = seed % 4 == 1 ? R"({"kind": "beams", "type": "ci8"})"
+      const char* out = seed % 4 == 1   ? R"({"kind": "beams", "type": "ci8"})"
                         : seed % 4 == 3 ? R"({"kind": "beams", "type": "ci4"})"
                                         : R"({"kind": "beams", "type": "cf32"})";
       cases.push_back({makeSpec(K, M, N, st, wt, out), fmt::format("K={} M={} N={} {} x {} {}", K, M, N, st, wt, out)});
@@ -134,7 +140,9 @@ TEST_F(GpuBeamformer, EveryOutputModeTypeAndFormat) {
         if (f16 && std::string(out).find("\"ci") != std::string::npos) continue;
         if (std::string(st) == "ci4" && std::string(format) == "planar") continue;
         const std::string wt = f16 ? "cf16" : "ci8";
-        const std::string extra = fmt::format(R"(, "channels": 3, "polarizations": 2, "samples": {{"format": "{}"}}, "weights": {{"format": "{}"}})", format, format);
+        const std::string extra = fmt::format(
+            R"(, "channels": 3, "polarizations": 2, "samples": {{"format": "{}"}}, "weights": {{"format": "{}"}})",
+            format, format);
         cases.push_back({makeSpec(65, 70, 130, st, wt, out, extra), fmt::format("{} x {} {} {}", st, wt, format, out)});
       }
   std::vector<BeamformerSpec> specs;
@@ -152,7 +160,8 @@ TEST_F(GpuBeamformer, ExtremeValuesAndSaturation) {
   // -128 in samples read as -127, weights' -128 and ci4 -8 exact; shifts of 0 saturate every beam.
   std::vector<BeamformerSpec> specs;
   for (const char* st : {"ci8", "ci4"})
-    for (const char* out : {R"({"kind": "beams", "type": "ci8"})", R"({"kind": "beams", "type": "ci4"})", R"({"kind": "beams", "type": "cf32"})"})
+    for (const char* out : {R"({"kind": "beams", "type": "ci8"})", R"({"kind": "beams", "type": "ci4"})",
+                            R"({"kind": "beams", "type": "cf32"})"})
       specs.push_back(makeSpec(st == std::string("ci8") ? 65000 : 1024, 9, 17, st, "ci8", out));
   precompile(specs);
   for (const BeamformerSpec& s : specs) {
@@ -163,7 +172,8 @@ TEST_F(GpuBeamformer, ExtremeValuesAndSaturation) {
     DeviceArrays arrays(exec, data, 1);
     exec.run(arrays.bindings(), 1);
     Check c = fs->check(data, arrays.downloadOutputs(), 1);
-    std::printf("[gpu-beamformer] extremes %s -> %s: %s\n", bfTypeName(s.in.type), s.power ? "power" : bfOutTypeName(s.outType), c.detail.c_str());
+    std::printf("[gpu-beamformer] extremes %s -> %s: %s\n", bfTypeName(s.in.type),
+                s.power ? "power" : bfOutTypeName(s.outType), c.detail.c_str());
     EXPECT_TRUE(c.ok()) << c.detail;
   }
 }
@@ -184,7 +194,8 @@ TEST_F(GpuBeamformer, SaturationCountExactPerCall) {
     for (const char* out : {R"({"kind": "beams", "type": "ci8"})", R"({"kind": "beams", "type": "ci4"})"})
       for (int stages : {1, 2}) {
         const long long K = n % 2 ? 100 : 33, M = n % 3 ? 33 : 70, N = n % 2 ? 70 : 131;
-        const std::string extra = fmt::format(R"(, "channels": 2, "polarizations": 2, "tuning": {{"stages": {}}})", stages);
+        const std::string extra = fmt::format(R"(, "channels": 2, "polarizations": 2, "tuning": {{"stages": {}}})",
+                                              stages);
         cases.push_back({makeSpec(K, M, N, st, "ci8", out, extra), n % 2 ? 3 : 1,
                          fmt::format("saturation K={} M={} N={} {} {} stages {}", K, M, N, st, out, stages)});
         ++n;
@@ -235,8 +246,11 @@ TEST_F(GpuBeamformer, WideLoadsWithReceiverTails) {
                "weights": {{"layout": "strides", "strides": {{"batch": {6}, "channel": {7}, "polarization": {8}, "beam": {5}, "receiver": 1}}}},
                "tuning": {{{9}}})",
             C, P, C * P * N * R, P * N * R, N * R, R, C * P * M * R, P * M * R, M * R, variant);
-        const char* out = f16 ? R"({"kind": "beams", "type": "cf32"})" : K == 41 ? R"({"kind": "beams", "type": "ci8"})" : R"({"kind": "beams", "type": "cf32"})";
-        cases.push_back({makeSpec(K, M, N, st, f16 ? "cf16" : "ci8", out, extra), fmt::format("{} K={} padded to {} {}", st, K, R, variant)});
+        const char* out = f16       ? R"({"kind": "beams", "type": "cf32"})"
+                          : K == 41 ? R"({"kind": "beams", "type": "ci8"})"
+                                    : R"({"kind": "beams", "type": "cf32"})";
+        cases.push_back({makeSpec(K, M, N, st, f16 ? "cf16" : "ci8", out, extra),
+                         fmt::format("{} K={} padded to {} {}", st, K, R, variant)});
       }
   std::vector<BeamformerSpec> specs;
   for (const auto& c : cases) specs.push_back(c.first);
@@ -258,11 +272,16 @@ TEST_F(GpuBeamformer, WgmmaPathMatchesTheReference) {
   std::vector<std::pair<BeamformerSpec, std::string>> cases;
   int i = 0;
   for (const char* st : {"ci4", "ci8", "cf16"})
-    for (const char* out : {R"({"kind": "beams", "type": "cf32"})", R"({"kind": "beams", "type": "cf16"})", R"({"kind": "beams", "type": "ci8"})",
-                            R"({"kind": "beams", "type": "ci4"})", R"({"kind": "power", "integrate": 10})", R"({"kind": "power", "integrate": 130})"}) {
+    for (const char* out : {R"({"kind": "beams", "type": "cf32"})", R"({"kind": "beams", "type": "cf16"})",
+                            R"({"kind": "beams", "type": "ci8"})", R"({"kind": "beams", "type": "ci4"})",
+                            R"({"kind": "power", "integrate": 10})", R"({"kind": "power", "integrate": 130})"}) {
       const bool f16 = std::string(st) == "cf16";
       if (f16 && std::string(out).find("\"ci") != std::string::npos) continue;
-      const long long K = i % 2 ? 200 : 50, R = K == 50 ? 64 : 208, M = i % 3 == 0 ? 300 : i % 3 == 1 ? 20 : 96, N = 130, C = 2, P = 2;
+      const long long K = i % 2 ? 200 : 50, R = K == 50 ? 64 : 208,
+                      M = i % 3 == 0   ? 300
+                          : i % 3 == 1 ? 20
+                                       : 96,
+                      N = 130, C = 2, P = 2;
       const int stages = 3 + i % 3 == 5 ? 6 : 3 + i % 3;
       const std::string extra = fmt::format(
           R"(, "channels": {0}, "polarizations": {1},
@@ -270,7 +289,8 @@ TEST_F(GpuBeamformer, WgmmaPathMatchesTheReference) {
              "weights": {{"layout": "strides", "strides": {{"batch": {6}, "channel": {7}, "polarization": {8}, "beam": {5}, "receiver": 1}}}},
              "tuning": {{"mma": "wgmma", "stages": {9}}})",
           C, P, C * P * N * R, P * N * R, N * R, R, C * P * M * R, P * M * R, M * R, stages);
-      cases.push_back({makeSpec(K, M, N, st, f16 ? "cf16" : "ci8", out, extra), fmt::format("wgmma {} K={} (rows {}) M={} N={} {} stages {}", st, K, R, M, N, out, stages)});
+      cases.push_back({makeSpec(K, M, N, st, f16 ? "cf16" : "ci8", out, extra),
+                       fmt::format("wgmma {} K={} (rows {}) M={} N={} {} stages {}", st, K, R, M, N, out, stages)});
       ++i;
     }
   // 128-beam tiles (the default), two blocks per SM (enough blocks that SMs hold two), and 256-beam tiles: where a
@@ -279,9 +299,11 @@ TEST_F(GpuBeamformer, WgmmaPathMatchesTheReference) {
   for (const char* st : {"cf16", "ci4"})
     for (int beams : {128, 256}) {
       const bool f16 = std::string(st) == "cf16";
-      const std::string extra = fmt::format(R"(, "channels": 2, "tuning": {{"mma": "wgmma", "block_beams": {}}})", beams);
+      const std::string extra = fmt::format(R"(, "channels": 2, "tuning": {{"mma": "wgmma", "block_beams": {}}})",
+                                            beams);
       const char* out = f16 ? R"({"kind": "beams", "type": "cf32"})" : R"({"kind": "power", "integrate": 16})";
-      cases.push_back({makeSpec(256, 512, 4096, st, f16 ? "cf16" : "ci8", out, extra), fmt::format("wgmma {} K=256 M=512 N=4096 block_beams {} {}", st, beams, out)});
+      cases.push_back({makeSpec(256, 512, 4096, st, f16 ? "cf16" : "ci8", out, extra),
+                       fmt::format("wgmma {} K=256 M=512 N=4096 block_beams {} {}", st, beams, out)});
     }
   std::vector<BeamformerSpec> specs;
   for (const auto& c : cases) specs.push_back(c.first);
@@ -308,7 +330,8 @@ TEST_F(GpuBeamformer, PowerIntegrationLengthsAndStridedSharedWeights) {
       const std::string extra = fmt::format(
           R"(, "channels": {}, "polarizations": {}, "weights": {{"layout": "strides", "strides": {{"batch": 0, "channel": {}, "polarization": {}, "beam": {}, "receiver": 1}}}})",
           C, P, M * K, C * M * K, K);
-      cases.push_back({makeSpec(K, M, N, st, wt, fmt::format(R"({{"kind": "power", "integrate": {}}})", I), extra), fmt::format("power I={} N={} {}", I, N, st)});
+      cases.push_back({makeSpec(K, M, N, st, wt, fmt::format(R"({{"kind": "power", "integrate": {}}})", I), extra),
+                       fmt::format("power I={} N={} {}", I, N, st)});
     }
   std::vector<BeamformerSpec> specs;
   for (const auto& c : cases) specs.push_back(c.first);
@@ -322,7 +345,8 @@ TEST_F(GpuBeamformer, PowerIntegrationLengthsAndStridedSharedWeights) {
 TEST_F(GpuBeamformer, EverySpecInSpecs) {
   std::vector<std::unique_ptr<FamilySpec>> specs;
   std::vector<BeamformerSpec> parsed;
-  for (const char* f : {"beamformer_chord_512x96_4bit.json", "beamformer_lofar_576x1024_f16.json", "beamformer_frb_power.json"}) {
+  for (const char* f :
+       {"beamformer_chord_512x96_4bit.json", "beamformer_lofar_576x1024_f16.json", "beamformer_frb_power.json"}) {
     const std::string path = std::string(WARPFORGE_SOURCE_DIR) + "/specs/" + f;
     std::ifstream in(path);
     std::stringstream ss;

@@ -21,16 +21,18 @@ using namespace warpforge;
 
 namespace {
 
-CorrelatorSpec makeSpec(int receivers, const std::string& type, const std::string& layout, int pols, int channels, int samples, bool tccConvention,
-                        int rowsPerBlock = 0, const std::string& mma = "auto") {
+CorrelatorSpec makeSpec(int receivers, const std::string& type, const std::string& layout, int pols, int channels,
+                        int samples, bool tccConvention, int rowsPerBlock = 0, const std::string& mma = "auto") {
   std::string members;
   if (rowsPerBlock) members = fmt::format(R"("receivers_per_block": {})", rowsPerBlock / pols);
   if (mma != "auto") members += fmt::format(R"({}"mma": "{}")", members.empty() ? "" : ", ", mma);
   std::string tuning = members.empty() ? "" : fmt::format(R"(, "tuning": {{{}}})", members);
   return parseCorrelatorSpecText(
-      fmt::format(R"({{"name": "gpu_corr", "family": "correlator", "receivers": {}, "polarizations": {}, "channels": {}, "samples_per_call": {},
+      fmt::format(
+          R"({{"name": "gpu_corr", "family": "correlator", "receivers": {}, "polarizations": {}, "channels": {}, "samples_per_call": {},
                       "sample_type": "{}", "input": {{"layout": "{}"}}, "conjugate": "{}", "polarization_order": "{}"{}}})",
-                  receivers, pols, channels, samples, type, layout, tccConvention ? "r1" : "r2", tccConvention ? "r2_r1" : "r1_r2", tuning),
+          receivers, pols, channels, samples, type, layout, tccConvention ? "r1" : "r2",
+          tccConvention ? "r2_r1" : "r1_r2", tuning),
       "gpu.json");
 }
 
@@ -106,7 +108,8 @@ TEST_F(GpuCorrelator, GeneralStridesUseTheElementPath) {
 }
 
 TEST_F(GpuCorrelator, ExtremeValuesAtTheExactnessLimit) {
-  // Every sample -128 - 128i (read as -127 - 127i) or -8 - 8i, the most samples per call the int32 tensor-core sums allow.
+  // Every sample -128 - 128i (read as -127 - 127i) or -8 - 8i, the most samples per call the int32 tensor-core sums
+  // allow.
   for (const char* type : {"ci8", "ci4"}) {
     CorrelatorSpec s = makeSpec(3, type, "tcc", 2, 1, std::string(type) == "ci8" ? 65536 : 65536, false);
     CorrelatorInputOptions o;
@@ -142,8 +145,9 @@ TEST_F(GpuCorrelator, SaturationAndMissingMarker) {
 TEST_F(GpuCorrelator, ManyStagesThroughBothSharedMemoryBuffers) {
   // The correlate kernel alternates two shared-memory buffers per stage: random samples over 8 - 16 stages,
   // static (32 rows) and dynamic (64, 128 rows: > 48 KiB) shared memory, 8- and 4-bit.
-  // 32 samples per stage too, on the wgmma path with 64 rows: its smallest stage, in static shared memory (with the cp.async
-  // ring beside it, the buffers must be declared and used; CorrelatorKernels.WgmmaSharedMemory... checks that on the CPU).
+  // 32 samples per stage too, on the wgmma path with 64 rows: its smallest stage, in static shared memory (with the
+  // cp.async ring beside it, the buffers must be declared and used; CorrelatorKernels.WgmmaSharedMemory... checks that
+  // on the CPU).
   int seed = 0;
   for (int rows : {32, 64, 128})
     for (const char* type : {"ci8", "ci4"}) {
@@ -153,7 +157,9 @@ TEST_F(GpuCorrelator, ManyStagesThroughBothSharedMemoryBuffers) {
         s.tuning.mma = "wgmma";
       }
       TestData d = correlatorInputs(s, 1, 700 + seed++);
-      Check c = run(s, d, 1, fmt::format("R=193 rows/block {} {} {} samples ({} per stage)", rows, type, s.samples, s.tuning.timesPerStage));
+      Check c = run(s, d, 1,
+                    fmt::format("R=193 rows/block {} {} {} samples ({} per stage)", rows, type, s.samples,
+                                s.tuning.timesPerStage));
       EXPECT_TRUE(c.ok()) << c.detail;
     }
 }
@@ -171,7 +177,9 @@ TEST_F(GpuCorrelator, WgmmaAndMmaSyncPathsAgreeWithTheReference) {
         const std::string arch = makeCorrelatorSpec(s)->emit({"sm_90", nullptr}).plan.onlyArch ? "wgmma" : "mma.sync";
         EXPECT_EQ(arch, std::string(mma) == "wgmma" ? "wgmma" : "mma.sync") << rows << " " << type;
         TestData d = correlatorInputs(s, 2, 900 + seed++);
-        Check c = run(s, d, 2, fmt::format("R={} rows/block {} {} {} ({} samples per stage)", r, rows, type, arch, s.tuning.timesPerStage));
+        Check c = run(s, d, 2,
+                      fmt::format("R={} rows/block {} {} {} ({} samples per stage)", r, rows, type, arch,
+                                  s.tuning.timesPerStage));
         EXPECT_TRUE(c.ok()) << arch << " " << rows << " " << type << ": " << c.detail;
       }
 }
@@ -186,9 +194,12 @@ TEST_F(GpuCorrelator, ReduceOverSeveralGridSweepsWithTailAndNoMissingReceivers) 
     CorrelatorInputOptions o;
     o.missingFraction = variant == 1 ? 0.0 : 0.1;
     TestData d = correlatorInputs(s, 3, 900 + variant, o);
-    Check c = run(s, d, 3, fmt::format("reduce sweeps: R=193 C=7 P={} batch 3, {} missing", s.polarizations, variant == 1 ? "none" : "10%"));
+    Check c = run(s, d, 3,
+                  fmt::format("reduce sweeps: R=193 C=7 P={} batch 3, {} missing", s.polarizations,
+                              variant == 1 ? "none" : "10%"));
     EXPECT_TRUE(c.ok()) << c.detail;
-    EXPECT_NE(c.detail.find("(checked)"), std::string::npos) << "the saturated count must be compared exactly: " << c.detail;
+    EXPECT_NE(c.detail.find("(checked)"), std::string::npos)
+        << "the saturated count must be compared exactly: " << c.detail;
   }
 }
 
@@ -211,7 +222,8 @@ TEST_F(GpuCorrelator, AccumulatesOverSeveralCalls) {
     }
     exec.run(arrays.bindings(), batch, nullptr, 0, -1, {{"dump", 0}});
     for (long long b = 0; b < batch; ++b)
-      for (long long e = 0; e < n; ++e) expect[static_cast<std::size_t>(b * n + e)] += referenceProductInt(s, dk.arrays["input"], b, e);
+      for (long long e = 0; e < n; ++e)
+        expect[static_cast<std::size_t>(b * n + e)] += referenceProductInt(s, dk.arrays["input"], b, e);
   }
   auto out = arrays.downloadOutputs();
   std::vector<std::int64_t> got(expect.size());
@@ -221,9 +233,11 @@ TEST_F(GpuCorrelator, AccumulatesOverSeveralCalls) {
   EXPECT_EQ(bad, 0) << "accumulators after two calls with dump = 0";
   // Third call dumps: the reference from the accumulated state.
   TestData d3 = correlatorInputs(s, batch, 20);
-  d3.arrays["accumulators"].assign(reinterpret_cast<const unsigned char*>(got.data()), reinterpret_cast<const unsigned char*>(got.data()) + got.size() * 8);
+  d3.arrays["accumulators"].assign(reinterpret_cast<const unsigned char*>(got.data()),
+                                   reinterpret_cast<const unsigned char*>(got.data()) + got.size() * 8);
   d3.arrays["missing"] = d0.arrays["missing"];
-  ASSERT_EQ(cuMemcpyHtoD(arrays.bindings().at("input"), d3.arrays["input"].data(), d3.arrays["input"].size()), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemcpyHtoD(arrays.bindings().at("input"), d3.arrays["input"].data(), d3.arrays["input"].size()),
+            CUDA_SUCCESS);
   arrays.poisonOutputs();
   exec.run(arrays.bindings(), batch);
   Check c = fs->check(d3, arrays.downloadOutputs(), batch);
@@ -264,11 +278,18 @@ TEST_F(GpuCorrelator, PipelineBitExactOnEveryLayoutTypeAndTile) {
     const char* layout;
   };
   int seed = 0;
-  for (const Case& c : std::vector<Case>{{193, 2, 128, "ci8", "tcc"}, {193, 2, 64, "ci8", "katgpucbf"}, {97, 2, 64, "ci4", "katgpucbf"},
-                                         {150, 2, 128, "ci4", "tcc"}, {80, 2, 128, "cf16", "tcc"}, {70, 2, 64, "cf16", "katgpucbf"},
-                                         {150, 1, 64, "ci8", "katgpucbf"}, {33, 2, 128, "ci8", "tcc"}}) {
+  for (const Case& c : std::vector<Case>{{193, 2, 128, "ci8", "tcc"},
+                                         {193, 2, 64, "ci8", "katgpucbf"},
+                                         {97, 2, 64, "ci4", "katgpucbf"},
+                                         {150, 2, 128, "ci4", "tcc"},
+                                         {80, 2, 128, "cf16", "tcc"},
+                                         {70, 2, 64, "cf16", "katgpucbf"},
+                                         {150, 1, 64, "ci8", "katgpucbf"},
+                                         {33, 2, 128, "ci8", "tcc"}}) {
     const std::string ty = c.type, lay = c.layout;
-    const int samples = ty == "cf16" ? 200 : ty == "ci4" && lay == "tcc" ? 224 : 208;  // partial last stages but for ci4 tcc (T = 32)
+    const int samples = ty == "cf16"                  ? 200
+                        : ty == "ci4" && lay == "tcc" ? 224
+                                                      : 208;  // partial last stages but for ci4 tcc (T = 32)
     CorrelatorSpec s = makeSpec(c.r, c.type, c.layout, c.pols, 2, samples, seed % 2, c.rows, "pipeline");
     if (seed % 3 == 2) s.tuning.transform = "shared";  // the consumers transform the row side
     if (makeCorrelatorSpec(s)->emit({"sm_90", nullptr}).plan.onlyArch != 90) GTEST_SKIP() << "no pipeline";
@@ -276,8 +297,9 @@ TEST_F(GpuCorrelator, PipelineBitExactOnEveryLayoutTypeAndTile) {
     cuCtxGetDevice(&dev);
     if (deviceInfo(dev).arch != "sm_90") GTEST_SKIP() << "the pipeline is sm_90a code";
     TestData d = correlatorInputs(s, 2, 1200 + seed++);
-    Check ck = run(s, d, 2, fmt::format("pipeline R={} P={} {} {} {}-input tiles, {} samples, transform {}", c.r, c.pols, c.type, c.layout, c.rows, s.samples,
-                                        s.tuning.transform));
+    Check ck = run(s, d, 2,
+                   fmt::format("pipeline R={} P={} {} {} {}-input tiles, {} samples, transform {}", c.r, c.pols, c.type,
+                               c.layout, c.rows, s.samples, s.tuning.transform));
     EXPECT_TRUE(ck.ok()) << c.r << " " << c.type << " " << c.layout << ": " << ck.detail;
   }
 }

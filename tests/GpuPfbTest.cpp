@@ -42,7 +42,8 @@ class GpuPfb : public ::testing::Test {
     DeviceArrays arrays(exec, data, batch);
     exec.run(arrays.bindings(), batch);
     const Check c = fs.check(data, arrays.downloadOutputs(), batch);
-    std::printf("[gpu-pfb] %s (seed %llu, batch %lld): %s\n", label.c_str(), static_cast<unsigned long long>(seed), batch, c.detail.c_str());
+    std::printf("[gpu-pfb] %s (seed %llu, batch %lld): %s\n", label.c_str(), static_cast<unsigned long long>(seed),
+                batch, c.detail.c_str());
     // A second call on the same arrays (counters left zero, outputs poisoned again) gives the same check.
     arrays.poisonOutputs();
     exec.run(arrays.bindings(), batch);
@@ -53,22 +54,32 @@ class GpuPfb : public ::testing::Test {
 };
 
 std::unique_ptr<FamilySpec> spec(const std::string& members) {
-  return makePfbSpec(parsePfbSpecText(fmt::format(R"({{"name": "gpu_pfb", "family": "pfb", {}}})", members), "gpu.json"));
+  return makePfbSpec(
+      parsePfbSpecText(fmt::format(R"({{"name": "gpu_pfb", "family": "pfb", {}}})", members), "gpu.json"));
 }
 
 }  // namespace
 
 TEST_F(GpuPfb, EveryInputTypeLayoutAndPostProcessing) {
   const std::vector<std::pair<std::string, long long>> cases = {
-      {R"("channels": 64, "taps": 4, "spectra_per_call": 32, "input": {"type": "int8"}, "gain": "per_channel", "delay": true, "output": {"type": "ci8"})", 3},
-      {R"("channels": 1024, "taps": 16, "receivers": 3, "spectra_per_call": 64, "input": {"type": "packed", "bits": 10}, "gain": "per_channel", "output": {"type": "ci8", "layout": "tcc"})", 2},
-      {R"("channels": 4096, "taps": 16, "spectra_per_call": 96, "input": {"type": "int8"}, "gain": "per_channel", "delay": true, "output": {"type": "ci8", "layout": "katgpucbf"})", 2},
-      {R"("channels": 8192, "taps": 8, "polarizations": 1, "spectra_per_call": 48, "input": {"type": "packed", "bits": 12}, "gain": 0.01, "output": {"type": "ci8"})", 1},
-      {R"("channels": 512, "taps": 5, "polarizations": 1, "spectra_per_call": 77, "input": {"type": "int16"}, "delay": true, "output": {"type": "cf32"})", 2},
-      {R"("channels": 16384, "taps": 16, "spectra_per_call": 40, "input": {"type": "int8"}, "gain": "per_channel", "delay": true, "output": {"type": "cf32"})", 1},
-      {R"("channels": 32768, "taps": 16, "spectra_per_call": 32, "input": {"type": "int8"}, "gain": "per_channel", "delay": true, "output": {"type": "ci8", "layout": "tcc"})", 1},
-      {R"("channels": 2048, "taps": 32, "spectra_per_call": 64, "input": {"type": "packed", "bits": 10}, "output": {"type": "cf32"})", 1},
-      {R"("channels": 256, "taps": 1, "spectra_per_call": 16, "input": {"type": "int8"}, "gain": 0.1, "output": {"type": "ci8"})", 4},
+      {R"("channels": 64, "taps": 4, "spectra_per_call": 32, "input": {"type": "int8"}, "gain": "per_channel", "delay": true, "output": {"type": "ci8"})",
+       3},
+      {R"("channels": 1024, "taps": 16, "receivers": 3, "spectra_per_call": 64, "input": {"type": "packed", "bits": 10}, "gain": "per_channel", "output": {"type": "ci8", "layout": "tcc"})",
+       2},
+      {R"("channels": 4096, "taps": 16, "spectra_per_call": 96, "input": {"type": "int8"}, "gain": "per_channel", "delay": true, "output": {"type": "ci8", "layout": "katgpucbf"})",
+       2},
+      {R"("channels": 8192, "taps": 8, "polarizations": 1, "spectra_per_call": 48, "input": {"type": "packed", "bits": 12}, "gain": 0.01, "output": {"type": "ci8"})",
+       1},
+      {R"("channels": 512, "taps": 5, "polarizations": 1, "spectra_per_call": 77, "input": {"type": "int16"}, "delay": true, "output": {"type": "cf32"})",
+       2},
+      {R"("channels": 16384, "taps": 16, "spectra_per_call": 40, "input": {"type": "int8"}, "gain": "per_channel", "delay": true, "output": {"type": "cf32"})",
+       1},
+      {R"("channels": 32768, "taps": 16, "spectra_per_call": 32, "input": {"type": "int8"}, "gain": "per_channel", "delay": true, "output": {"type": "ci8", "layout": "tcc"})",
+       1},
+      {R"("channels": 2048, "taps": 32, "spectra_per_call": 64, "input": {"type": "packed", "bits": 10}, "output": {"type": "cf32"})",
+       1},
+      {R"("channels": 256, "taps": 1, "spectra_per_call": 16, "input": {"type": "int8"}, "gain": 0.1, "output": {"type": "ci8"})",
+       4},
   };
   std::uint64_t seed = freshSeed();
   for (const auto& [members, batch] : cases) {
@@ -82,7 +93,8 @@ TEST_F(GpuPfb, EveryInputTypeLayoutAndPostProcessing) {
 
 TEST_F(GpuPfb, MeerKatSpecs) {
   const std::uint64_t seed = freshSeed();
-  for (const char* f : {"specs/pfb_meerkat_4k_ci8.json", "specs/pfb_meerkat_32k_ci8.json", "specs/pfb_meerkat_4k_10bit_cf32.json"}) {
+  for (const char* f :
+       {"specs/pfb_meerkat_4k_ci8.json", "specs/pfb_meerkat_32k_ci8.json", "specs/pfb_meerkat_4k_10bit_cf32.json"}) {
     auto fs = loadSpec(test::sourcePath(f));
     const Check c = run(*fs, 2, seed, f);
     EXPECT_TRUE(c.ok()) << f << ": " << c.detail;
@@ -92,7 +104,8 @@ TEST_F(GpuPfb, MeerKatSpecs) {
 // The baseline bench times is right too (its error against the same reference; ci8: no mismatch outside the bound).
 TEST_F(GpuPfb, CufftUserBaselineAgrees) {
   const std::uint64_t seed = freshSeed();
-  for (const char* f : {"specs/pfb_meerkat_4k_ci8.json", "specs/pfb_meerkat_32k_ci8.json", "specs/pfb_meerkat_4k_10bit_cf32.json"}) {
+  for (const char* f :
+       {"specs/pfb_meerkat_4k_ci8.json", "specs/pfb_meerkat_32k_ci8.json", "specs/pfb_meerkat_4k_10bit_cf32.json"}) {
     auto fs = loadSpec(test::sourcePath(f));
     const auto req = fs->baseline();
     ASSERT_TRUE(req.has_value());

@@ -26,14 +26,18 @@ using namespace warpforge;
 namespace {
 
 std::string sizeSpec(int nIn, int nOut, int sign) {
-  return fmt::format(R"({{"name": "gpu_{}_{}", "family": "tc_fft", "precision": "f16", "transform": {{"n_in": {}, "n_out": {}, "sign": {}}}}})", nIn, nOut,
-                     nIn, nOut, sign);
+  return fmt::format(
+      R"({{"name": "gpu_{}_{}", "family": "tc_fft", "precision": "f16", "transform": {{"n_in": {}, "n_out": {}, "sign": {}}}}})",
+      nIn, nOut, nIn, nOut, sign);
 }
 
 void expectGood(const RunReport& r, const std::string& label) {
   const Check& c = r.check;
-  std::printf("[gpu-tc_fft] %s: batch=%lld seed=%llu checked=%lld unwritten=%lld max_rel_err=%.3e (bound %.1e) kernel=%.4f ms\n", label.c_str(), r.batch,
-              static_cast<unsigned long long>(r.seed), c.checked, c.unwritten, c.error, c.bound, r.ourMs);
+  std::printf(
+      "[gpu-tc_fft] %s: batch=%lld seed=%llu checked=%lld unwritten=%lld max_rel_err=%.3e (bound %.1e) kernel=%.4f "
+      "ms\n",
+      label.c_str(), r.batch, static_cast<unsigned long long>(r.seed), c.checked, c.unwritten, c.error, c.bound,
+      r.ourMs);
   EXPECT_EQ(c.unwritten, 0) << label << ": " << c.detail;
   EXPECT_LE(c.error, c.bound) << label << ": " << c.detail;
   EXPECT_TRUE(c.ok()) << label << ": " << c.detail;
@@ -53,7 +57,8 @@ struct GuardedRun {
 
 // The spec run as runSpec does (the family's random inputs, outputs poisoned with 0xff, the family's check), with every
 // output allocated inside a larger buffer whose guard zones before and after it are checked unchanged.
-GuardedRun runGuarded(Compiler& compiler, const FamilySpec& spec, long long batch, std::uint64_t seed, const ParamValues& params = {}) {
+GuardedRun runGuarded(Compiler& compiler, const FamilySpec& spec, long long batch, std::uint64_t seed,
+                      const ParamValues& params = {}) {
   useDefaultDevice();
   NvrtcProbe probe;
   CUdevice dev = 0;
@@ -63,13 +68,15 @@ GuardedRun runGuarded(Compiler& compiler, const FamilySpec& spec, long long batc
   TestData data = spec.randomInputs(batch, seed);
   ArrayBindings bindings;
   std::vector<std::unique_ptr<DeviceBuffer>> buffers;
-  std::map<std::string, std::pair<CUdeviceptr, std::size_t>> outputs;  // output -> (guarded buffer, bytes of the output)
+  std::map<std::string, std::pair<CUdeviceptr, std::size_t>>
+      outputs;  // output -> (guarded buffer, bytes of the output)
   for (const auto& b : g.plan.buffers) {
     if (!b.isUser()) continue;
     if (!b.aliasOf.empty()) throw std::logic_error("runGuarded: aliased arrays are not supported");
     const std::size_t bytes = static_cast<std::size_t>(exec.arrayBytes(b.name, batch, params));
     if (b.role == BufferRole::Input) {
-      if (data.arrays.at(b.name).size() < bytes) throw std::logic_error("runGuarded: the family's input is smaller than the plan reads");
+      if (data.arrays.at(b.name).size() < bytes)
+        throw std::logic_error("runGuarded: the family's input is smaller than the plan reads");
       buffers.push_back(std::make_unique<DeviceBuffer>(bytes));
       checkCu(cuMemcpyHtoD(buffers.back()->p, data.arrays.at(b.name).data(), bytes), "cuMemcpyHtoD (input)");
       bindings[b.name] = buffers.back()->p;
@@ -107,7 +114,9 @@ GuardedRun runGuarded(Compiler& compiler, const FamilySpec& spec, long long batc
 
 void expectGuarded(const GuardedRun& r, const std::string& label) {
   expectGood(r.report, label);
-  EXPECT_EQ(r.guardBytesChanged, 0) << label << ": bytes outside the output allocation written (first: " << r.firstChanged << ")";
+  EXPECT_EQ(r.guardBytesChanged, 0) << label
+                                    << ": bytes outside the output allocation written (first: " << r.firstChanged
+                                    << ")";
 }
 
 }  // namespace

@@ -34,8 +34,8 @@ RunOptions options(long long batch, std::uint64_t seed) {
 // max_rel_err within the design's f16 bound (tcFftErrorBound, justified in TcFftData.cpp).
 void expectGood(const RunReport& r) {
   const Check& c = r.check;
-  std::printf("[gpu] batch=%lld seed=%llu checked=%lld unwritten=%lld max_rel_err=%.3e kernel=%.4f ms\n", r.batch, (unsigned long long)r.seed,
-              c.checked, c.unwritten, c.error, r.ourMs);
+  std::printf("[gpu] batch=%lld seed=%llu checked=%lld unwritten=%lld max_rel_err=%.3e kernel=%.4f ms\n", r.batch,
+              (unsigned long long)r.seed, c.checked, c.unwritten, c.error, r.ourMs);
   EXPECT_EQ(c.unwritten, 0) << c.detail;
   EXPECT_LE(c.error, c.bound) << c.detail;
   EXPECT_DOUBLE_EQ(c.bound, tcFftErrorBound(parseTcFftSpecFile(test::sourcePath(test::kChimeSpec))));

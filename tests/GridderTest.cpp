@@ -41,15 +41,19 @@ using namespace warpforge;
 
 namespace {
 
-std::string specJson(const std::string& extra, const std::string& obs = R"({"stations": 6, "time_steps": 48, "channels": 8})",
+std::string specJson(const std::string& extra,
+                     const std::string& obs = R"({"stations": 6, "time_steps": 48, "channels": 8})",
                      const std::string& direction = "grid") {
-  return fmt::format(R"({{"name": "t_idg", "family": "gridder", "direction": "{}", "subgrid_size": 16, "correlations": 4, "grid_size": 128,
+  return fmt::format(
+      R"({{"name": "t_idg", "family": "gridder", "direction": "{}", "subgrid_size": 16, "correlations": 4, "grid_size": 128,
                          "image_size": 0.04, "observation": {}, "time_steps_per_subgrid": 16, "channels_per_subgrid": 4{}}})",
-                     direction, obs, extra);
+      direction, obs, extra);
 }
 GridderSpec spec(const std::string& json) { return parseGridderSpecText(json, "t.json"); }
 
-std::string specErrorPath(const std::string& json) { return warpforge::test::errorPathOf<SpecError>([&] { spec(json); }); }
+std::string specErrorPath(const std::string& json) {
+  return warpforge::test::errorPathOf<SpecError>([&] { spec(json); });
+}
 
 double relErr(const std::vector<cd>& a, const std::vector<cd>& b) {
   double e = 0, r = 0;
@@ -63,10 +67,10 @@ TEST(GridderSpec, ParsesAndDerives) {
   GridderSpec s = spec(specJson(R"(, "aterms": {"update_interval": 20}, "phasor": "sfu")"));
   EXPECT_EQ(s.baselines(), 15);
   EXPECT_EQ(s.channelGroups(), 2);
-  EXPECT_EQ(s.atermIntervals(), 3);                           // 20 + 20 + 8 time steps
-  EXPECT_EQ(s.minSubgrids(), 15 * 2 * (2 + 2 + 1));           // ceil(20/16) + ceil(20/16) + ceil(8/16) per baseline and group
+  EXPECT_EQ(s.atermIntervals(), 3);                  // 20 + 20 + 8 time steps
+  EXPECT_EQ(s.minSubgrids(), 15 * 2 * (2 + 2 + 1));  // ceil(20/16) + ceil(20/16) + ceil(8/16) per baseline and group
   EXPECT_GE(s.maxSubgrids, s.minSubgrids());
-  EXPECT_EQ(s.gridThreads(), 64);                             // 16^2 / 4 pixels per thread
+  EXPECT_EQ(s.gridThreads(), 64);  // 16^2 / 4 pixels per thread
   EXPECT_EQ(s.phasor, GridPhasor::Sfu);
   EXPECT_EQ(spec(specJson(R"(, "w_step": 10, "w_planes": 4)")).wOffset(0), -15.0);  // planes centred on w = 0
 }
@@ -75,12 +79,16 @@ TEST(GridderSpec, ErrorsNameTheJsonPath) {
   EXPECT_EQ(specErrorPath(specJson(", \"bogus\": 1")), "/bogus");
   EXPECT_EQ(specErrorPath(R"({"name": "t", "family": "gridder"})"), "/direction");
   EXPECT_EQ(specErrorPath(specJson("").replace(specJson("").find("\"grid\""), 6, "\"both\"")), "/direction");
-  EXPECT_EQ(specErrorPath(specJson("").replace(specJson("").find("\"subgrid_size\": 16"), 18, "\"subgrid_size\": 12")), "/subgrid_size");
-  EXPECT_EQ(specErrorPath(specJson("").replace(specJson("").find("\"correlations\": 4"), 17, "\"correlations\": 3")), "/correlations");
-  EXPECT_EQ(specErrorPath(specJson("").replace(specJson("").find("\"grid_size\": 128"), 16, "\"grid_size\": 129")), "/grid_size");
-  EXPECT_EQ(specErrorPath(specJson("").replace(specJson("").find("\"image_size\": 0.04"), 18, "\"image_size\": 1.5")), "/image_size");
+  EXPECT_EQ(specErrorPath(specJson("").replace(specJson("").find("\"subgrid_size\": 16"), 18, "\"subgrid_size\": 12")),
+            "/subgrid_size");
+  EXPECT_EQ(specErrorPath(specJson("").replace(specJson("").find("\"correlations\": 4"), 17, "\"correlations\": 3")),
+            "/correlations");
+  EXPECT_EQ(specErrorPath(specJson("").replace(specJson("").find("\"grid_size\": 128"), 16, "\"grid_size\": 129")),
+            "/grid_size");
+  EXPECT_EQ(specErrorPath(specJson("").replace(specJson("").find("\"image_size\": 0.04"), 18, "\"image_size\": 1.5")),
+            "/image_size");
   EXPECT_EQ(specErrorPath(specJson(", \"cell_size\": 0.001")), "/image_size");  // both given
-  EXPECT_EQ(specErrorPath(specJson(", \"w_planes\": 4")), "/w_planes");        // without a w_step
+  EXPECT_EQ(specErrorPath(specJson(", \"w_planes\": 4")), "/w_planes");         // without a w_step
   EXPECT_EQ(specErrorPath(specJson("", R"({"stations": 1, "time_steps": 4, "channels": 4})")), "/observation/stations");
   EXPECT_EQ(specErrorPath(specJson("", R"({"stations": 4, "time_steps": 4})")), "/observation/channels");
   EXPECT_EQ(specErrorPath(specJson("", R"({"stations": 4, "time_steps": 4, "channels": 2})")), "/channels_per_subgrid");
@@ -88,34 +96,47 @@ TEST(GridderSpec, ErrorsNameTheJsonPath) {
   EXPECT_EQ(specErrorPath(specJson(", \"aterms\": {\"update_interval\": 0}")), "/aterms/update_interval");
   EXPECT_EQ(specErrorPath(specJson(", \"phasor\": \"fast\"")), "/phasor");
   EXPECT_EQ(specErrorPath(specJson(", \"adder\": \"maybe\"")), "/adder");
-  EXPECT_EQ(specErrorPath(specJson(", \"adder\": \"tiles\"", R"({"stations": 6, "time_steps": 48, "channels": 8})", "degrid")), "/adder");
+  EXPECT_EQ(specErrorPath(
+                specJson(", \"adder\": \"tiles\"", R"({"stations": 6, "time_steps": 48, "channels": 8})", "degrid")),
+            "/adder");
   EXPECT_EQ(specErrorPath(specJson(", \"tuning\": {\"pixels_per_thread\": 3}")), "/tuning/pixels_per_thread");
-  EXPECT_EQ(specErrorPath(specJson(", \"tuning\": {\"pixels_per_thread\": 16}")), "/tuning/pixels_per_thread");  // 16 threads: not a warp
+  EXPECT_EQ(specErrorPath(specJson(", \"tuning\": {\"pixels_per_thread\": 16}")),
+            "/tuning/pixels_per_thread");  // 16 threads: not a warp
   EXPECT_EQ(specErrorPath(specJson(", \"tuning\": {\"stage_pixels\": 100}")), "/tuning/stage_pixels");
   EXPECT_EQ(specErrorPath(specJson(", \"tuning\": {\"stage_visibilities\": 2}")), "/tuning/stage_visibilities");
-  EXPECT_EQ(specErrorPath(specJson(", \"tuning\": {\"stage_visibilities\": 4096}")), "/tuning/stage_visibilities");  // shared memory
+  EXPECT_EQ(specErrorPath(specJson(", \"tuning\": {\"stage_visibilities\": 4096}")),
+            "/tuning/stage_visibilities");  // shared memory
   EXPECT_EQ(specErrorPath(specJson(", \"phase_centre_shift\": [0.5, 0]")), "/phase_centre_shift/0");
   EXPECT_EQ(specErrorPath(specJson(", \"max_subgrids\": 0")), "/max_subgrids");
-  EXPECT_EQ(specErrorPath(specJson("", R"({"stations": 1024, "time_steps": 65536, "channels": 64})")), "/observation");  // > 2^31 values
+  EXPECT_EQ(specErrorPath(specJson("", R"({"stations": 1024, "time_steps": 65536, "channels": 64})")),
+            "/observation");  // > 2^31 values
   EXPECT_EQ(specErrorPath(specJson(", \"engine\": \"fp16\"")), "/engine");
   const std::string degridObs = R"({"stations": 6, "time_steps": 48, "channels": 8})";
   EXPECT_NO_THROW(spec(specJson(", \"engine\": \"tf32\"", degridObs, "degrid")));  // the tensor-core degridder
-  EXPECT_EQ(specErrorPath(specJson(", \"engine\": \"tf32x3\", \"tuning\": {\"mma_visibility_tiles\": 9}", degridObs, "degrid")), "/tuning/mma_visibility_tiles");
-  EXPECT_EQ(specErrorPath(specJson(", \"engine\": \"tf32x3\", \"tuning\": {\"stage_pixels\": 256, \"degridder_threads\": 100}", degridObs, "degrid")),
+  EXPECT_EQ(specErrorPath(
+                specJson(", \"engine\": \"tf32x3\", \"tuning\": {\"mma_visibility_tiles\": 9}", degridObs, "degrid")),
+            "/tuning/mma_visibility_tiles");
+  EXPECT_EQ(specErrorPath(
+                specJson(", \"engine\": \"tf32x3\", \"tuning\": {\"stage_pixels\": 256, \"degridder_threads\": 100}",
+                         degridObs, "degrid")),
             "/tuning/degridder_threads");
   {  // S = 40: 50 pixels divide S^2 = 1600 (the FMA degridder takes them) but are not whole k-steps of 4
     std::string j = specJson(", \"engine\": \"tf32\", \"tuning\": {\"stage_pixels\": 50}", degridObs, "degrid");
-    j.replace(j.find("\"subgrid_size\": 16"), 18, "\"subgrid_size\": 40").replace(j.find("\"grid_size\": 128"), 16, "\"grid_size\": 320");
+    j.replace(j.find("\"subgrid_size\": 16"), 18, "\"subgrid_size\": 40")
+        .replace(j.find("\"grid_size\": 128"), 16, "\"grid_size\": 320");
     EXPECT_EQ(specErrorPath(j), "/tuning/stage_pixels");
     EXPECT_NO_THROW(spec(std::string(j).replace(j.find(", \"engine\": \"tf32\""), 18, "")));
     // 512 pixels x (16 + 8 x 16) B = 73728 B of staged operands (the FMA degridder's 512 x 48 B fit)
     j = specJson(", \"engine\": \"tf32\", \"tuning\": {\"stage_pixels\": 512}", degridObs, "degrid");
-    j.replace(j.find("\"subgrid_size\": 16"), 18, "\"subgrid_size\": 32").replace(j.find("\"grid_size\": 128"), 16, "\"grid_size\": 256");
+    j.replace(j.find("\"subgrid_size\": 16"), 18, "\"subgrid_size\": 32")
+        .replace(j.find("\"grid_size\": 128"), 16, "\"grid_size\": 256");
     EXPECT_EQ(specErrorPath(j), "/tuning/stage_pixels");
     EXPECT_NO_THROW(spec(std::string(j).replace(j.find(", \"engine\": \"tf32\""), 18, "")));
   }
-  EXPECT_EQ(specErrorPath(specJson(", \"engine\": \"tf32x3\", \"tuning\": {\"mma_tiles_per_warp\": 8}")), "/tuning/mma_tiles_per_warp");
-  EXPECT_EQ(specErrorPath(specJson(", \"engine\": \"tf32x3\", \"tuning\": {\"stage_visibilities\": 512}")), "/tuning/stage_visibilities");  // fits the FMA kernel (20 KiB), not this one
+  EXPECT_EQ(specErrorPath(specJson(", \"engine\": \"tf32x3\", \"tuning\": {\"mma_tiles_per_warp\": 8}")),
+            "/tuning/mma_tiles_per_warp");
+  EXPECT_EQ(specErrorPath(specJson(", \"engine\": \"tf32x3\", \"tuning\": {\"stage_visibilities\": 512}")),
+            "/tuning/stage_visibilities");  // fits the FMA kernel (20 KiB), not this one
 }
 
 // The tensor-core gridder's blocks: S^2 / 16 tiles of 16 pixels over at most 8 warps x mma_tiles_per_warp
@@ -124,9 +145,11 @@ TEST(GridderSpec, TensorCoreBlockShapes) {
   struct Want {
     int S, tilesPerWarp, parts, warps, tiles;
   };
-  const Want wants[] = {{8, 4, 1, 4, 1}, {16, 4, 1, 8, 2}, {24, 4, 2, 6, 3}, {32, 4, 2, 8, 4}, {32, 2, 4, 8, 2}, {32, 1, 8, 8, 1}, {64, 4, 8, 8, 4}};
+  const Want wants[] = {{8, 4, 1, 4, 1},  {16, 4, 1, 8, 2}, {24, 4, 2, 6, 3}, {32, 4, 2, 8, 4},
+                        {32, 2, 4, 8, 2}, {32, 1, 8, 8, 1}, {64, 4, 8, 8, 4}};
   for (const Want& w : wants) {
-    std::string j = specJson(fmt::format(R"(, "engine": "tf32x3", "tuning": {{"mma_tiles_per_warp": {}}})", w.tilesPerWarp));
+    std::string j = specJson(
+        fmt::format(R"(, "engine": "tf32x3", "tuning": {{"mma_tiles_per_warp": {}}})", w.tilesPerWarp));
     j.replace(j.find("\"subgrid_size\": 16"), 18, fmt::format("\"subgrid_size\": {}", w.S));
     j.replace(j.find("\"grid_size\": 128"), 16, fmt::format("\"grid_size\": {}", 8 * w.S));
     const GridderSpec s = spec(j);
@@ -141,7 +164,8 @@ TEST(GridderSpec, TensorCoreBlockShapes) {
 
 TEST(GridderPlanner, AccountsForEveryVisibilityAndKeepsThemInsideTheirSubgrids) {
   // Wide channels and long integrations: runs split on the uv box; some baselines leave the grid.
-  std::string j = specJson(R"(, "aterms": {"update_interval": 20}, "kernel_support": 4, "max_subgrids": 4000)", R"({"stations": 8, "time_steps": 60, "channels": 7})");
+  std::string j = specJson(R"(, "aterms": {"update_interval": 20}, "kernel_support": 4, "max_subgrids": 4000)",
+                           R"({"stations": 8, "time_steps": 60, "channels": 7})");
   j.replace(j.find("\"channels_per_subgrid\": 4"), 25, "\"channels_per_subgrid\": 3");  // groups of 3, 3, 1 channels
   const GridderSpec s = spec(j);
   GridObsOptions o;
@@ -164,7 +188,8 @@ TEST(GridderPlanner, AccountsForEveryVisibilityAndKeepsThemInsideTheirSubgrids) 
   for (const Subgrid& g : plan.subgrids) {
     ASSERT_GT(g.timeCount, 0);
     EXPECT_LE(g.timeCount, s.timeStepsPerSubgrid);
-    EXPECT_EQ(g.time / s.atermInterval, (g.time + g.timeCount - 1) / s.atermInterval) << "a subgrid crosses an A-term interval";
+    EXPECT_EQ(g.time / s.atermInterval, (g.time + g.timeCount - 1) / s.atermInterval)
+        << "a subgrid crosses an A-term interval";
     EXPECT_EQ(g.aterm, g.time / s.atermInterval);
     EXPECT_EQ(g.channel % s.channelsPerSubgrid, 0);
     EXPECT_EQ(g.channelCount, std::min(s.channelsPerSubgrid, s.channels - g.channel));
@@ -178,14 +203,16 @@ TEST(GridderPlanner, AccountsForEveryVisibilityAndKeepsThemInsideTheirSubgrids) 
     split |= g.timeCount < s.timeStepsPerSubgrid && g.timeCount < s.atermInterval - g.time % s.atermInterval;
     for (int t = g.time; t < g.time + g.timeCount; ++t) {
       const float* p = &geo.uvw[(g.baseline * s.timeSteps + t) * 3];
-      if (t == g.time || t == g.time + g.timeCount - 1) EXPECT_TRUE(std::isfinite(p[0])) << "a run starts or ends on a flagged time step";
+      if (t == g.time || t == g.time + g.timeCount - 1)
+        EXPECT_TRUE(std::isfinite(p[0])) << "a run starts or ends on a flagged time step";
       if (!std::isfinite(p[0])) {
         flaggedInside = true;  // inside a run: the kernels zero it
         continue;
       }
       for (int c = g.channel; c < g.channel + g.channelCount; ++c) {
         ++seen[(g.baseline * s.timeSteps + t) * s.channels + c];
-        const double gx = gridPixel(s, p[0], geo.wavenumbers[c]) - g.x, gy = gridPixel(s, p[1], geo.wavenumbers[c]) - g.y;
+        const double gx = gridPixel(s, p[0], geo.wavenumbers[c]) - g.x,
+                     gy = gridPixel(s, p[1], geo.wavenumbers[c]) - g.y;
         EXPECT_GE(gx, half - 1) << "visibility left of its subgrid's margin";
         EXPECT_LE(gx, s.subgridSize - half + 1);
         EXPECT_GE(gy, half - 1);
@@ -209,7 +236,8 @@ TEST(GridderPlanner, AccountsForEveryVisibilityAndKeepsThemInsideTheirSubgrids) 
       const int tx = t % NT, ty = t / NT;
       const bool overlaps = g.x < (tx + 1) * S && g.x + S > tx * S && g.y < (ty + 1) * S && g.y + S > ty * S;
       int listed = 0;
-      for (int k = plan.tileOffsets[g.z * NT * NT + t]; k < plan.tileOffsets[g.z * NT * NT + t + 1]; ++k) listed += plan.tileSubgrids[k] == static_cast<int>(i);
+      for (int k = plan.tileOffsets[g.z * NT * NT + t]; k < plan.tileOffsets[g.z * NT * NT + t + 1]; ++k)
+        listed += plan.tileSubgrids[k] == static_cast<int>(i);
       EXPECT_EQ(listed, overlaps ? 1 : 0);
     }
   }
@@ -221,7 +249,8 @@ TEST(GridderPlanner, ReportsVisibilitiesBeyondTheSlots) {
   const GridPlan plan = planGridder(s, geo.uvw.data(), geo.wavenumbers.data());
   EXPECT_EQ(plan.subgrids.size(), 10u);
   EXPECT_GT(plan.counts.overCapacity, 0);
-  EXPECT_EQ(plan.counts.visibilities, plan.counts.gridded + plan.counts.flagged + plan.counts.offGrid + plan.counts.overCapacity);
+  EXPECT_EQ(plan.counts.visibilities,
+            plan.counts.gridded + plan.counts.flagged + plan.counts.offGrid + plan.counts.overCapacity);
 }
 
 TEST(GridderPlanner, WPlanesFromW) {
@@ -232,7 +261,8 @@ TEST(GridderPlanner, WPlanesFromW) {
   for (const Subgrid& g : plan.subgrids) {
     planes.insert(g.z);
     for (int t = g.time; t < g.time + g.timeCount; ++t) {
-      const double w = geo.uvw[(g.baseline * s.timeSteps + t) * 3 + 2] * geo.wavenumbers[g.channel + g.channelCount / 2] / (2 * M_PI);
+      const double w = geo.uvw[(g.baseline * s.timeSteps + t) * 3 + 2] *
+                       geo.wavenumbers[g.channel + g.channelCount / 2] / (2 * M_PI);
       EXPECT_NEAR(w, s.wOffset(g.z), s.wStep / 2 + 1e-9);
     }
   }
@@ -243,8 +273,9 @@ TEST(GridderPlanner, WPlanesFromW) {
 // (l = j L / S), equals the direct DFT image of the gridded visibilities (A-terms, taper,
 // w-planes and a phase-centre shift included).
 TEST(GridderReference, GridMatchesTheDirectDftImage) {
-  GridderSpec s = spec(specJson(R"(, "aterms": {"update_interval": 24}, "w_step": 300, "w_planes": 8, "phase_centre_shift": [0.01, -0.02])",
-                                R"({"stations": 5, "time_steps": 32, "channels": 6})"));
+  GridderSpec s = spec(specJson(
+      R"(, "aterms": {"update_interval": 24}, "w_step": 300, "w_planes": 8, "phase_centre_shift": [0.01, -0.02])",
+      R"({"stations": 5, "time_steps": 32, "channels": 6})"));
   const TestData d = gridderInputs(s, 1, 11);
   const GridView v = gridView(s, d, 0);
   const GridPlan& plan = gridLogical(d).plan;
@@ -276,7 +307,8 @@ TEST(GridderReference, GridAndDegridAreAdjoint) {
     const std::string extra = R"(, "aterms": {"update_interval": 16}, "w_step": 400, "w_planes": 8)";
     const std::string obs = R"({"stations": 4, "time_steps": 32, "channels": 5})";
     std::string gj = specJson(extra, obs), dj = specJson(extra, obs, "degrid");
-    for (std::string* j : {&gj, &dj}) j->replace(j->find("\"correlations\": 4"), 17, fmt::format("\"correlations\": {}", P));
+    for (std::string* j : {&gj, &dj})
+      j->replace(j->find("\"correlations\": 4"), 17, fmt::format("\"correlations\": {}", P));
     const GridderSpec gs = spec(gj), ds = spec(dj);
     GridObsOptions o;
     o.nanForZeroWeight = false;
@@ -295,8 +327,8 @@ TEST(GridderReference, GridAndDegridAreAdjoint) {
         rhs += std::conj(static_cast<double>(gv.weights[i]) * vv) * v2[i * P + p];
       }
     rhs *= static_cast<double>(gs.subgridSize) * gs.subgridSize;
-    std::printf("[gridder-adjoint] P=%d: <grid(V), G> = (%.6g, %.6g), S^2 <WV, degrid(G)> = (%.6g, %.6g)\n", P, lhs.real(), lhs.imag(), rhs.real(),
-                rhs.imag());
+    std::printf("[gridder-adjoint] P=%d: <grid(V), G> = (%.6g, %.6g), S^2 <WV, degrid(G)> = (%.6g, %.6g)\n", P,
+                lhs.real(), lhs.imag(), rhs.real(), rhs.imag());
     EXPECT_GT(std::abs(lhs), 1.0);
     EXPECT_LT(std::abs(lhs - rhs), 1e-10 * std::abs(lhs));
   }
@@ -304,7 +336,8 @@ TEST(GridderReference, GridAndDegridAreAdjoint) {
 
 TEST(GridderPlan, ComposesTheStockhamFftThroughTheRegistry) {
   for (const char* dir : {"grid", "degrid"}) {
-    const GridderSpec s = spec(specJson(R"(, "aterms": {"update_interval": 16})", R"({"stations": 6, "time_steps": 48, "channels": 8})", dir));
+    const GridderSpec s = spec(
+        specJson(R"(, "aterms": {"update_interval": 16})", R"({"stations": 6, "time_steps": 48, "channels": 8})", dir));
     auto fft = gridderFftSpec(s);
     EXPECT_EQ(fft->family().name(), "stockham");
     const GridderBuild b = buildGridderPlan(s, {"sm_90", nullptr});
@@ -330,16 +363,20 @@ TEST(GridderPlan, ComposesTheStockhamFftThroughTheRegistry) {
       EXPECT_EQ(k.name, orig.name);
       EXPECT_EQ(k.grid.unitsPerBatch, orig.grid.unitsPerBatch * s.maxSubgrids * s.correlations);
       for (const auto& a : k.args)
-        if (a.kind == PlanArg::Kind::Buffer) EXPECT_TRUE(a.name == "subgrids" || a.name.rfind("fft_", 0) == 0) << a.name;
+        if (a.kind == PlanArg::Kind::Buffer)
+          EXPECT_TRUE(a.name == "subgrids" || a.name.rfind("fft_", 0) == 0) << a.name;
     }
     // Every user array the test data fill has the plan's size, and every input is filled.
     const TestData d = gridderInputs(s, 2, 3);
     for (const auto& buf : p.buffers) {
       if (buf.role != BufferRole::Input) continue;
       ASSERT_TRUE(d.arrays.count(buf.name)) << buf.name;
-      EXPECT_EQ(static_cast<long long>(d.arrays.at(buf.name).size()), buf.elements(2, buf.perBatchElems) * buf.elementBytes) << buf.name;
+      EXPECT_EQ(static_cast<long long>(d.arrays.at(buf.name).size()),
+                buf.elements(2, buf.perBatchElems) * buf.elementBytes)
+          << buf.name;
     }
-    EXPECT_EQ(gridderArrayNames(s).size(), std::count_if(p.buffers.begin(), p.buffers.end(), [](const PlanBuffer& x) { return x.isUser(); }));
+    EXPECT_EQ(gridderArrayNames(s).size(),
+              std::count_if(p.buffers.begin(), p.buffers.end(), [](const PlanBuffer& x) { return x.isUser(); }));
     EXPECT_NE(launchPlanHeader(p).find(names.front()), std::string::npos);
   }
 }
@@ -347,7 +384,8 @@ TEST(GridderPlan, ComposesTheStockhamFftThroughTheRegistry) {
 // check() on outputs made from the reference (in float): passes; perturbed or unwritten: fails.
 TEST(GridderCheck, PassesTheReferenceAndCatchesErrors) {
   for (const char* dir : {"grid", "degrid"}) {
-    const GridderSpec s = spec(specJson(R"(, "aterms": {"update_interval": 16})", R"({"stations": 5, "time_steps": 32, "channels": 5})", dir));
+    const GridderSpec s = spec(
+        specJson(R"(, "aterms": {"update_interval": 16})", R"({"stations": 5, "time_steps": 32, "channels": 5})", dir));
     const TestData d = gridderInputs(s, 1, 9);
     const GridView v = gridView(s, d, 0);
     const GridPlan& plan = gridLogical(d).plan;
@@ -355,7 +393,8 @@ TEST(GridderCheck, PassesTheReferenceAndCatchesErrors) {
     const std::string name = s.grid() ? "grid" : "visibilities";
     std::map<std::string, std::vector<unsigned char>> out;
     std::vector<float> f(ref.size() * 2);
-    for (std::size_t i = 0; i < ref.size(); ++i) f[2 * i] = static_cast<float>(ref[i].real()), f[2 * i + 1] = static_cast<float>(ref[i].imag());
+    for (std::size_t i = 0; i < ref.size(); ++i)
+      f[2 * i] = static_cast<float>(ref[i].real()), f[2 * i + 1] = static_cast<float>(ref[i].imag());
     auto set = [&](const std::vector<float>& x) {
       out[name].resize(x.size() * 4);
       std::memcpy(out[name].data(), x.data(), out[name].size());
@@ -413,17 +452,22 @@ TEST(GridderKernels, CompileForSm80WithoutSpills) {
       {R"(, "phasor": "sincos", "engine": "tf32", "phase_centre_shift": [0.01, 0.01])"},
       {R"(, "phasor": "sfu", "engine": "tf32x3", "tuning": {"mma_tiles_per_warp": 4})", 32},
       {R"(, "phasor": "sfu", "engine": "tf32x3", "tuning": {"mma_tiles_per_warp": 4})", 32, 32},
-      {R"(, "phasor": "sfu", "engine": "tf32", "aterms": {"update_interval": 16}, "tuning": {"mma_visibility_tiles": 8})", 32, 32},
+      {R"(, "phasor": "sfu", "engine": "tf32", "aterms": {"update_interval": 16}, "tuning": {"mma_visibility_tiles": 8})",
+       32, 32},
       {R"(, "phasor": "sincos", "engine": "tf32x3", "taper": false)", 16, 4, 1},
-      {R"(, "phasor": "sfu", "engine": "tf32x3", "tuning": {"mma_visibility_tiles": 3, "degridder_threads": 96})", 16, 4, 2},
+      {R"(, "phasor": "sfu", "engine": "tf32x3", "tuning": {"mma_visibility_tiles": 3, "degridder_threads": 96})", 16,
+       4, 2},
       {R"(, "phasor": "sincos", "taper": false, "adder": "atomic", "w_step": 300, "w_planes": 8, "phase_centre_shift": [0.01, 0.01])"}};
   for (const Case& c : cases)
     for (const char* dir : {"grid", "degrid"}) {
       const bool degrid = std::string(dir) == "degrid";
       if (!degrid && c.extra.find("degridder_threads") != std::string::npos) continue;
       std::string e = c.extra;
-      if (degrid && e.find(R"(, "adder": "atomic")") != std::string::npos) e.erase(e.find(R"(, "adder": "atomic")"), 19);
-      std::string j = specJson(e, fmt::format(R"({{"stations": 6, "time_steps": 48, "channels": {}}})", std::max(8, c.cs)), dir);
+      if (degrid && e.find(R"(, "adder": "atomic")") != std::string::npos)
+        e.erase(e.find(R"(, "adder": "atomic")"), 19);
+      std::string j = specJson(e,
+                               fmt::format(R"({{"stations": 6, "time_steps": 48, "channels": {}}})", std::max(8, c.cs)),
+                               dir);
       j.replace(j.find("\"subgrid_size\": 16"), 18, fmt::format("\"subgrid_size\": {}", c.S));
       j.replace(j.find("\"grid_size\": 128"), 16, fmt::format("\"grid_size\": {}", 8 * c.S));
       j.replace(j.find("\"channels_per_subgrid\": 4"), 25, fmt::format("\"channels_per_subgrid\": {}", c.cs));
@@ -433,8 +477,8 @@ TEST(GridderKernels, CompileForSm80WithoutSpills) {
       for (const auto& k : g.plan.kernels) {
         if (k.name.find("t_idg_sgfft") == 0) continue;  // the stockham family's own tests cover its kernels
         const CompileResult r = compileWithReport(g.plan.sources[k.source].text, s.name, "sm_80");
-        std::printf("[gridder-nvrtc] %s S=%d P=%d %s: %d registers, spills %d/%d\n", dir, c.S, c.P, k.name.c_str(), r.registers, r.spillStoreBytes,
-                    r.spillLoadBytes);
+        std::printf("[gridder-nvrtc] %s S=%d P=%d %s: %d registers, spills %d/%d\n", dir, c.S, c.P, k.name.c_str(),
+                    r.registers, r.spillStoreBytes, r.spillLoadBytes);
         EXPECT_GT(r.cubin.size(), 0u) << k.name << "\n" << r.log;
         EXPECT_EQ(r.spillStoreBytes, 0) << k.name;
         EXPECT_EQ(r.spillLoadBytes, 0) << k.name;
@@ -447,8 +491,10 @@ namespace {
 // The tensor-core helpers' inline PTX (gr_tf32, gr_mma) replaced by the shim's emulation.
 std::string emulateInlinePtx(std::string src) {
   test::replaceFunction(src, "gr_tf32", "static inline unsigned gr_tf32(float x) { return wf_cvt_rna_tf32(x); }");
-  test::replaceFunction(src, "gr_mma", "static inline void gr_mma(float4& c, unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0, unsigned b1) "
-                                      "{ wf_mma_tf32(c, a0, a1, a2, a3, b0, b1); }");
+  test::replaceFunction(src, "gr_mma",
+                        "static inline void gr_mma(float4& c, unsigned a0, unsigned a1, unsigned a2, unsigned a3, "
+                        "unsigned b0, unsigned b1) "
+                        "{ wf_mma_tf32(c, a0, a1, a2, a3, b0, b1); }");
   return src;
 }
 
@@ -478,7 +524,8 @@ std::map<std::string, std::vector<unsigned char>> runOnCpu(const GridderSpec& s,
         float* x = sg + f * S * S * 2;
         for (int i = 0; i < S * S; ++i) buf[i][0] = x[2 * i], buf[i][1] = x[2 * i + 1];
         fftw_execute(p);
-        for (int i = 0; i < S * S; ++i) x[2 * i] = static_cast<float>(buf[i][0]), x[2 * i + 1] = static_cast<float>(buf[i][1]);
+        for (int i = 0; i < S * S; ++i)
+          x[2 * i] = static_cast<float>(buf[i][0]), x[2 * i + 1] = static_cast<float>(buf[i][1]);
       }
       fftw_destroy_plan(p);
       fftw_free(buf);
@@ -495,7 +542,8 @@ std::map<std::string, std::vector<unsigned char>> runOnCpu(const GridderSpec& s,
 }  // namespace
 
 TEST(GridderKernels, GeneratedCudaRunsOnTheCpuAndMatchesTheReference) {
-  if (std::system("c++ --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  if (std::system("c++ --version > /dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
   const std::string obs = R"({"stations": 5, "time_steps": 40, "channels": 7})";
   struct Case {
     std::string dir, extra;
@@ -503,17 +551,24 @@ TEST(GridderKernels, GeneratedCudaRunsOnTheCpuAndMatchesTheReference) {
   };
   const std::vector<Case> cases = {
       {"grid", R"(, "aterms": {"update_interval": 20}, "phasor": "sfu")", 2},
-      {"degrid", R"(, "aterms": {"update_interval": 20}, "tuning": {"visibilities_per_thread": 2, "degridder_threads": 64})", 1},
+      {"degrid",
+       R"(, "aterms": {"update_interval": 20}, "tuning": {"visibilities_per_thread": 2, "degridder_threads": 64})", 1},
       {"grid", R"(, "adder": "atomic", "w_step": 300, "w_planes": 8, "phase_centre_shift": [0.01, -0.01])", 1},
-      {"degrid", R"(, "w_step": 300, "w_planes": 8, "phase_centre_shift": [0.01, -0.01], "taper": false, "phasor": "sfu")", 1},
+      {"degrid",
+       R"(, "w_step": 300, "w_planes": 8, "phase_centre_shift": [0.01, -0.01], "taper": false, "phasor": "sfu")", 1},
       // the tensor-core kernels, their mma.sync and shuffles emulated warp by warp as the PTX ISA defines them
       {"grid", R"(, "engine": "tf32x3", "aterms": {"update_interval": 20}, "phasor": "sincos")", 1},
-      {"degrid", R"(, "engine": "tf32x3", "aterms": {"update_interval": 20}, "tuning": {"mma_visibility_tiles": 2, "degridder_threads": 64, "stage_pixels": 64})", 1},
-      {"degrid", R"(, "engine": "tf32", "w_step": 300, "w_planes": 8, "phase_centre_shift": [0.01, -0.01], "tuning": {"mma_visibility_tiles": 3, "degridder_threads": 32})", 1}};
+      {"degrid",
+       R"(, "engine": "tf32x3", "aterms": {"update_interval": 20}, "tuning": {"mma_visibility_tiles": 2, "degridder_threads": 64, "stage_pixels": 64})",
+       1},
+      {"degrid",
+       R"(, "engine": "tf32", "w_step": 300, "w_planes": 8, "phase_centre_shift": [0.01, -0.01], "tuning": {"mma_visibility_tiles": 3, "degridder_threads": 32})",
+       1}};
   int n = 0;
   for (const Case& c : cases) {
     std::string j = specJson(c.extra, obs, c.dir);
-    j.replace(j.find("\"channels_per_subgrid\": 4"), 25, "\"channels_per_subgrid\": 3");  // 7 channels: groups of 3, 3, 1
+    j.replace(j.find("\"channels_per_subgrid\": 4"), 25,
+              "\"channels_per_subgrid\": 3");  // 7 channels: groups of 3, 3, 1
     j.replace(j.find("\"t_idg\""), 7, fmt::format("\"t_cpu{}\"", n++));
     const GridderSpec s = spec(j);
     GridObsOptions o;
@@ -553,7 +608,8 @@ TEST(GridderBench, VariantsAndModelNotes) {
   for (int i = 2; i < 5; ++i) {
     const auto& p = variants[i].generated.plan;
     const CompileResult r = compileWithReport(p.sources[p.kernels[0].source].text, s.name, "sm_90");
-    std::printf("[gridder-bench] %s: %d registers, spills %d/%d\n", p.kernels[0].name.c_str(), r.registers, r.spillStoreBytes, r.spillLoadBytes);
+    std::printf("[gridder-bench] %s: %d registers, spills %d/%d\n", p.kernels[0].name.c_str(), r.registers,
+                r.spillStoreBytes, r.spillLoadBytes);
     EXPECT_GT(r.cubin.size(), 0u) << r.log;
     EXPECT_EQ(r.spillStoreBytes, 0);
   }

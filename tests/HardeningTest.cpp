@@ -88,8 +88,8 @@ TEST(Hardening, DuplicateKeysAreRejectedWithThePath) {
   const std::vector<Case> cases = {
       {"\"name\": \"chime_fft_256_512\",", "\"name\": \"chime_fft_256_512\", \"name\": \"other\",", "/name"},
       {"\"n_out\": 512,", "\"n_out\": 512, \"n_out\": 1024,", "/transform/n_out"},
-      {"\"X\":        { \"description\": \"eq. 13\",", "\"X\":        { \"description\": \"eq. 13\", \"description\": \"again\",",
-       "/arrays/X/description"},
+      {"\"X\":        { \"description\": \"eq. 13\",",
+       "\"X\":        { \"description\": \"eq. 13\", \"description\": \"again\",", "/arrays/X/description"},
       {"\"Y\":        {", "\"X\": {}, \"Y\":        {", "/arrays/X"},
       {"\"sum\": [\"n6\", \"n7\"]", "\"sum\": [\"n6\", \"n7\"], \"a\": \"E_X_Z1\"", "/steps/0/a"},
   };
@@ -117,9 +117,7 @@ TEST(Hardening, DuplicateKeysAreRejectedWithThePath) {
 TEST(Hardening, OversizedSpecFilesAreRefusedBeforeReading) {
   // A sparse 200 MB file: refused from its size alone (no read, no parse, no memory).
   const std::string big = tempPath("warpforge_big_spec.json");
-  {
-    std::ofstream(big).put('{');
-  }
+  { std::ofstream(big).put('{'); }
   std::filesystem::resize_file(big, 200ull << 20);
   auto t0 = std::chrono::steady_clock::now();
   try {
@@ -181,22 +179,28 @@ TEST(Hardening, LayoutTokensOfAnyLengthFailFastWithThePath) {
   };
   const std::vector<Case> cases = {
       {"b <-> ReIm, t0 t1 t2 t3 t4 <-> n7 n6 n5 n4 n3, r <-> n2 n1 n99999999999", "out of range"},  // was "error: stoi"
-      {"b <-> ReIm, t0 t1 t2 t3 t4 <-> n7 n6 n5 n4 n3, r <-> n2 n1 n" + std::string(50000, '9'), "out of range"},  // was std::regex recursion
+      {"b <-> ReIm, t0 t1 t2 t3 t4 <-> n7 n6 n5 n4 n3, r <-> n2 n1 n" + std::string(50000, '9'),
+       "out of range"},  // was std::regex recursion
       {"b <-> ReIm, t0 t1 t2 t3 t4 <-> n7 n6 n5 n4 n3, r99999999999 <-> n0", "out of range"},
       {"b <-> ReIm, t0 t1 t2 t3 t4 <-> n7 n6 n5 n4 n3, r" + std::string(50000, '7') + " <-> n0", "out of range"},
       {"b <-> ReIm, t0 t1 t2 t3 t4 <-> n7 n6 n5 n4 n3, r <-> n2 n1 n00", "leading zero"},
-      {"b <-> ReIm, t0 t1 t2 t3 t4 <-> n7 n6 n5 n4 n3, r <-> n2 n1 n0" + std::string(3 << 20, ' ') + "x", "cannot read logical"},
-      {"b <-> ReIm, t0 t1 t2 t3 t4 <-> n7 n6 n5 n4 n3, r <-> n2 n1 n0 " + [] {
-         std::string s;
-         while (s.size() < (3u << 20)) s += "q1 ";
-         return s;
-       }(), "more than 32 bits"},
+      {"b <-> ReIm, t0 t1 t2 t3 t4 <-> n7 n6 n5 n4 n3, r <-> n2 n1 n0" + std::string(3 << 20, ' ') + "x",
+       "cannot read logical"},
+      {"b <-> ReIm, t0 t1 t2 t3 t4 <-> n7 n6 n5 n4 n3, r <-> n2 n1 n0 " +
+           [] {
+             std::string s;
+             while (s.size() < (3u << 20)) s += "q1 ";
+             return s;
+           }(),
+       "more than 32 bits"},
       {[] {
          std::string s = "b <-> ReIm";
          while (s.size() < (3u << 20)) s += ", t0 <-> n0";
          return s;
-       }(), "twice"},
-      {"b <-> ReIm, t0 t1 t2 t3 t4 <-> n7 n6 n5 n4 n3, r <-> n2 n1 n0" + std::string(3 << 20, '\n'), ""},  // accepted: whitespace
+       }(),
+       "twice"},
+      {"b <-> ReIm, t0 t1 t2 t3 t4 <-> n7 n6 n5 n4 n3, r <-> n2 n1 n0" + std::string(3 << 20, '\n'),
+       ""},  // accepted: whitespace
   };
   for (const auto& k : cases) {
     Json j = chime();
@@ -243,9 +247,9 @@ TEST(Hardening, ArrayNamesNeverCollideWithGeneratedCode) {
   const std::string reference = nvrtcCompile(emittedSource(chime()), "chime", "compute_90").ptx;
   ASSERT_FALSE(reference.empty());
   const std::vector<std::pair<std::string, std::string>> renames = {
-      {"Z2", "input"},     {"Z2", "stage"},  {"Z2", "fft"},        {"Z2", "lane"},          {"X", "int"},
-      {"Z1", "threadIdx"}, {"Y", "printf"},  {"Z3", "Z3p_moved"},  {"E_Z1_Z2", "Z1_r0"},   {"Z2", "output"},
-      {"X", "batch"},      {"Z4", "x_ptr"},  {"Z3", "m_Z3p"},      {"E_X_Z1", "a_E_X_Z1"},
+      {"Z2", "input"},     {"Z2", "stage"}, {"Z2", "fft"},       {"Z2", "lane"},         {"X", "int"},
+      {"Z1", "threadIdx"}, {"Y", "printf"}, {"Z3", "Z3p_moved"}, {"E_Z1_Z2", "Z1_r0"},   {"Z2", "output"},
+      {"X", "batch"},      {"Z4", "x_ptr"}, {"Z3", "m_Z3p"},     {"E_X_Z1", "a_E_X_Z1"},
   };
   for (const auto& [from, to] : renames) {
     Json j = renameArray(chime(), from, to);
@@ -255,13 +259,15 @@ TEST(Hardening, ArrayNamesNeverCollideWithGeneratedCode) {
     ASSERT_NO_THROW(ptx = nvrtcCompile(src, "chime", "compute_90").ptx) << to << "\n" << src;
     EXPECT_TRUE(ptx == reference) << from << " -> " << to << ": the PTX differs";
     // The user's name appears only behind its prefix: a_<name> (data), p_<name>_r<k> (phase).
-    EXPECT_TRUE(src.find("wf_u32 a_" + to + "[") != std::string::npos || src.find("wf_u32 p_" + to + "_r") != std::string::npos) << to;
+    EXPECT_TRUE(src.find("wf_u32 a_" + to + "[") != std::string::npos ||
+                src.find("wf_u32 p_" + to + "_r") != std::string::npos)
+        << to;
   }
 }
 
 TEST(Hardening, ReservedSpecNamesAreRejectedAtName) {
-  for (const char* name : {"int", "printf", "threadIdx", "main", "__global_thing", "_Reserved", "wf_cmul", "warpforge_plan", "cudaMalloc",
-                           "cuLaunchKernel", "while"}) {
+  for (const char* name : {"int", "printf", "threadIdx", "main", "__global_thing", "_Reserved", "wf_cmul",
+                           "warpforge_plan", "cudaMalloc", "cuLaunchKernel", "while"}) {
     Json j = chime();
     j["name"] = name;
     Caught c = specError(j.dump());
@@ -269,7 +275,8 @@ TEST(Hardening, ReservedSpecNamesAreRejectedAtName) {
     EXPECT_EQ(c.path, "/name");
     EXPECT_NE(c.detail.find("reserved"), std::string::npos) << c.detail;
   }
-  for (const char* name : {"input", "fft", "lane", "stage", "cuda_fft", "integer", "my_wf_kernel"}) {  // legal as a kernel symbol
+  for (const char* name :
+       {"input", "fft", "lane", "stage", "cuda_fft", "integer", "my_wf_kernel"}) {  // legal as a kernel symbol
     Json j = chime();
     j["name"] = name;
     EXPECT_NO_THROW(emittedSource(j)) << name;
@@ -283,8 +290,9 @@ TEST(Hardening, ReservedSpecNamesAreRejectedAtName) {
 
 // The spec's file path is the user's text: it never reaches emitted source (newline / CR injection).
 TEST(Hardening, SpecPathNeverReachesEmittedSource) {
-  for (const std::string file : {"x.json\nstatic int injected_global = 42;\n//", "x.json\rstatic int injected_global = 42;",
-                                 "dir\\\nstatic int injected_global = 42;"}) {
+  for (const std::string file :
+       {"x.json\nstatic int injected_global = 42;\n//", "x.json\rstatic int injected_global = 42;",
+        "dir\\\nstatic int injected_global = 42;"}) {
     auto spec = parseSpecText(chimeText(), file);
     spec->verify();
     Generated g = spec->emit({});
@@ -305,8 +313,8 @@ TEST(Hardening, VerifyRejectsWhatEmitCannotEmit) {
   };
   const std::vector<Case> cases = {
       // Consistent (the relayout moves any layout), but the store needs b <-> ReIm.
-      {[](Json& j) { j["arrays"]["Y"]["layout"] = "b <-> q3, t0 t1 t2 t3 t4 <-> q4 q5 q6 q7 q8, r <-> q0 q1 q2 ReIm"; }, "/arrays/Y/layout",
-       "b <-> ReIm"},
+      {[](Json& j) { j["arrays"]["Y"]["layout"] = "b <-> q3, t0 t1 t2 t3 t4 <-> q4 q5 q6 q7 q8, r <-> q0 q1 q2 ReIm"; },
+       "/arrays/Y/layout", "b <-> ReIm"},
       // 32 warps stage 32 x 512 x 4 bytes: more static shared memory than a block may have.
       {[](Json& j) { j["launch"]["warps_per_block"] = 32; }, "/launch/warps_per_block", "shared memory"},
   };
@@ -359,40 +367,46 @@ TEST(Hardening, TcFftLimitsOnWhatASpecMayAskFor) {
   }
 }
 
-// ---- Round 2: the newer families' extents, grids past 2^31, files that are not files, slow parses, escaped messages ----
+// ---- Round 2: the newer families' extents, grids past 2^31, files that are not files, slow parses, escaped messages
+// ----
 
 namespace {
 Caught specErrorOf(const Json& j, const std::string& file = "hostile.json") { return specError(j.dump(), file); }
 
 Json correlatorStrided(const char* type, long long samples, long long timeStride, long long batchStride) {
-  return Json::parse(fmt::format(R"({{"name": "cw", "family": "correlator", "receivers": 2, "channels": 1, "samples_per_call": {}, "sample_type": "{}",
+  return Json::parse(fmt::format(
+      R"({{"name": "cw", "family": "correlator", "receivers": 2, "channels": 1, "samples_per_call": {}, "sample_type": "{}",
       "input": {{"layout": "strides", "strides": {{"batch": {}, "channel": 0, "receiver": 1, "polarization": 2, "time": {}}}}}}})",
-                                 samples, type, batchStride, timeStride));
+      samples, type, batchStride, timeStride));
 }
 
 Json beamformer(long long receivers, long long beams, long long samples, const std::string& extra = "",
                 const std::string& output = R"({"kind": "beams", "type": "cf32"})") {
-  return Json::parse(fmt::format(R"({{"name": "bw", "family": "beamformer", "receivers": {}, "beams": {}, "samples_per_call": {}, "sample_type": "ci8",
+  return Json::parse(fmt::format(
+      R"({{"name": "bw", "family": "beamformer", "receivers": {}, "beams": {}, "samples_per_call": {}, "sample_type": "ci8",
       "weight_type": "ci8", "output": {}{}}})",
-                                 receivers, beams, samples, output, extra));
+      receivers, beams, samples, output, extra));
 }
 
 Json gridder(int subgrid, int correlations, const std::string& extra = "") {
-  return Json::parse(fmt::format(R"({{"name": "g", "family": "gridder", "direction": "grid", "subgrid_size": {}, "correlations": {}, "grid_size": 256,
+  return Json::parse(fmt::format(
+      R"({{"name": "g", "family": "gridder", "direction": "grid", "subgrid_size": {}, "correlations": {}, "grid_size": 256,
       "image_size": 0.04, "observation": {{"stations": 4, "time_steps": 16, "channels": 4}}, "channels_per_subgrid": 4{}}})",
-                                 subgrid, correlations, extra));
+      subgrid, correlations, extra));
 }
 
 std::vector<std::pair<std::string, Json>> specsOfEveryFamily() {
   std::vector<std::pair<std::string, Json>> out;
   for (const auto& e : std::filesystem::directory_iterator(test::sourcePath("specs")))
-    if (e.path().extension() == ".json") out.push_back({e.path().filename().string(), Json::parse(test::readFile(e.path().string()))});
+    if (e.path().extension() == ".json")
+      out.push_back({e.path().filename().string(), Json::parse(test::readFile(e.path().string()))});
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   return out;
 }
 }  // namespace
 
-// A stride whose extent wraps past 2^63 passed the overlap check: a plan of 0 bytes per entry, a kernel reading t * 2^40.
+// A stride whose extent wraps past 2^63 passed the overlap check: a plan of 0 bytes per entry, a kernel reading t *
+// 2^40.
 TEST(HardeningRound2, StridedExtentsAreCheckedAtTheStride) {
   struct Case {
     Json spec;
@@ -402,9 +416,13 @@ TEST(HardeningRound2, StridedExtentsAreCheckedAtTheStride) {
       {correlatorStrided("cf16", 1LL << 30, 1LL << 40, 0), "/input/strides/time"},
       {correlatorStrided("ci4", 1LL << 24, 1LL << 40, 0), "/input/strides/time"},
       {correlatorStrided("cf16", 1LL << 20, 1LL << 40, 1LL << 40), "/input/strides/time"},  // 2^60: no wrap, past 2^52
-      {beamformer(4, 8, 1LL << 28, R"(, "samples": {"layout": "strides", "strides": {"batch": 0, "channel": 0, "polarization": 0, "time": 1099511627776, "receiver": 1}})"),
+      {beamformer(
+           4, 8, 1LL << 28,
+           R"(, "samples": {"layout": "strides", "strides": {"batch": 0, "channel": 0, "polarization": 0, "time": 1099511627776, "receiver": 1}})"),
        "/samples/strides/time"},
-      {beamformer(4, 65536, 64, R"(, "weights": {"layout": "strides", "strides": {"batch": 0, "channel": 0, "polarization": 0, "beam": 1099511627776, "receiver": 1}})"),
+      {beamformer(
+           4, 65536, 64,
+           R"(, "weights": {"layout": "strides", "strides": {"batch": 0, "channel": 0, "polarization": 0, "beam": 1099511627776, "receiver": 1}})"),
        "/weights/strides/beam"},
   };
   for (const auto& k : cases) {
@@ -424,9 +442,11 @@ TEST(HardeningRound2, StridedExtentsAreCheckedAtTheStride) {
   EXPECT_EQ(specErrorOf(correlatorStrided("cf16", 1024, 1LL << 20, 1LL << 20)).path, "/input/strides/batch");
 }
 
-// Kernels with one block per unit: a batch whose grid passes 2^31 - 1 blocks is refused with the limit, never run short.
+// Kernels with one block per unit: a batch whose grid passes 2^31 - 1 blocks is refused with the limit, never run
+// short.
 TEST(HardeningRound2, GridsPastTheLaunchLimitAreRefusedWithTheBatchLimit) {
-  const std::string tiles8 = R"(, "tuning": {"block_times": 8, "block_beams": 8, "warp_times": 8, "warp_beams": 8, "mma": "mma_sync"})";
+  const std::string tiles8 =
+      R"(, "tuning": {"block_times": 8, "block_beams": 8, "warp_times": 8, "warp_beams": 8, "mma": "mma_sync"})";
   auto spec = parseSpecText(beamformer(16, 65536, 65536, tiles8).dump(), "grid.json");
   spec->verify();
   const LaunchPlan plan = spec->emit({}).plan;
@@ -493,8 +513,10 @@ TEST(HardeningRound2, LargeObjectsParseInLinearTime) {
   EXPECT_EQ(j.begin().key(), "key0");  // member order kept
   EXPECT_EQ(j["key299999"], 299999);
   // Wherever it sits in a spec, it is refused fast.
-  for (const std::string& where : {"{\"name\": \"s\", \"family\": \"stockham\", \"precision\": \"f32\", \"length\": 64, \"tuning\": {" + members + "}}",
-                                   "{" + members + ", \"family\": \"correlator\"}"}) {
+  for (const std::string& where :
+       {"{\"name\": \"s\", \"family\": \"stockham\", \"precision\": \"f32\", \"length\": 64, \"tuning\": {" + members +
+            "}}",
+        "{" + members + ", \"family\": \"correlator\"}"}) {
     c0 = std::clock();
     EXPECT_TRUE(specError(where).thrown);
     EXPECT_LT(cpuSince(c0), 1.5);
@@ -510,16 +532,19 @@ TEST(HardeningRound2, LargeObjectsParseInLinearTime) {
 
 TEST(HardeningRound2, MessagesEscapeUserTextTheSameWayEverywhere) {
   EXPECT_EQ(printableText(std::string("a\x1b[31m\nb\0c", 10)), "a\\x1b[31m\\x0ab\\x00c");
-  EXPECT_EQ(printableText("caf\xc3\xa9 \xff\xfe \xc2\x9b x"), "caf\xc3\xa9 \\xff\\xfe \\xc2\\x9b x");  // UTF-8 kept; bad bytes and C1 escaped
+  EXPECT_EQ(printableText("caf\xc3\xa9 \xff\xfe \xc2\x9b x"),
+            "caf\xc3\xa9 \\xff\\xfe \\xc2\\x9b x");  // UTF-8 kept; bad bytes and C1 escaped
   EXPECT_EQ(printableText(std::string(100, 'x'), 10), std::string(10, 'x') + "... (100 bytes)");
   const std::string hostile = "\\u001b]0;owned\\u0007\\nerror: forged line\\u0000tail";
   const std::vector<std::string> specs = {
-      "{\"name\": \"s\", \"family\": \"" + hostile + "\"}",                                                              // family dispatch
-      "{\"name\": \"s\", \"family\": \"stockham\", \"precision\": \"f32\", \"length\": 64, \"" + hostile + "\": 1}",       // unknown key
-      R"({"name": "c", "family": "correlator", "receivers": 4, "channels": 1, "samples_per_call": 256, "sample_type": ")" + hostile +
-          R"(", "input": {"layout": "tcc"}})",                                                                              // correlator
-      beamformer(4, 8, 64).dump().replace(beamformer(4, 8, 64).dump().find("\"ci8\""), 5, "\"" + hostile + "\""),           // beamformer
-      gridder(16, 4).dump().replace(gridder(16, 4).dump().find("\"grid\","), 6, "\"" + hostile + "\""),                      // gridder
+      "{\"name\": \"s\", \"family\": \"" + hostile + "\"}",  // family dispatch
+      "{\"name\": \"s\", \"family\": \"stockham\", \"precision\": \"f32\", \"length\": 64, \"" + hostile +
+          "\": 1}",  // unknown key
+      R"({"name": "c", "family": "correlator", "receivers": 4, "channels": 1, "samples_per_call": 256, "sample_type": ")" +
+          hostile + R"(", "input": {"layout": "tcc"}})",  // correlator
+      beamformer(4, 8, 64).dump().replace(beamformer(4, 8, 64).dump().find("\"ci8\""), 5,
+                                          "\"" + hostile + "\""),                                        // beamformer
+      gridder(16, 4).dump().replace(gridder(16, 4).dump().find("\"grid\","), 6, "\"" + hostile + "\""),  // gridder
   };
   for (const auto& text : specs) {
     try {
@@ -603,7 +628,8 @@ TEST(HardeningRound2, HelperSymbolListCoversEveryGeneratedWfSymbol) {
   };
   for (const auto& f : embeddedTemplates()) scan(f.text);
   for (const auto& [file, base] : specsOfEveryFamily()) {
-    if (file.find("1m") != std::string::npos || file.find("prime") != std::string::npos) continue;  // slow to plan; the same helpers
+    if (file.find("1m") != std::string::npos || file.find("prime") != std::string::npos)
+      continue;  // slow to plan; the same helpers
     auto spec = parseSpecText(base.dump(), file);
     for (const auto& s : spec->emit({}).plan.sources) scan(s.text);
   }
@@ -624,13 +650,15 @@ TEST(HardeningRound2, DefaultsAdaptToWhatTheSpecSets) {
   // A pixels_per_thread the user sets that cannot work is named as such.
   EXPECT_EQ(specErrorOf(gridder(24, 4, R"(, "tuning": {"pixels_per_thread": 4})")).path, "/tuning/pixels_per_thread");
   // Beamformer warp_beams 24, or 8 with 96 beams: the default block tile adapts.
-  for (const char* tuning : {R"(, "tuning": {"warp_beams": 24})", R"(, "tuning": {"warp_beams": 8})", R"(, "tuning": {"warp_beams": 40})"}) {
+  for (const char* tuning :
+       {R"(, "tuning": {"warp_beams": 24})", R"(, "tuning": {"warp_beams": 8})", R"(, "tuning": {"warp_beams": 40})"}) {
     auto spec = parseSpecText(beamformer(64, 96, 256, tuning).dump(), "b.json");
     EXPECT_NO_THROW(spec->verify()) << tuning;
   }
   // Tuning that cannot be met is a spec error (exit 2), not an inconsistent spec.
-  for (const char* tuning : {R"(, "tuning": {"block_times": 512, "block_beams": 512, "warp_times": 8, "warp_beams": 8})",
-                             R"(, "tuning": {"block_times": 256, "block_beams": 256, "warp_times": 64, "warp_beams": 64})"}) {
+  for (const char* tuning :
+       {R"(, "tuning": {"block_times": 512, "block_beams": 512, "warp_times": 8, "warp_beams": 8})",
+        R"(, "tuning": {"block_times": 256, "block_beams": 256, "warp_times": 64, "warp_beams": 64})"}) {
     Caught c = specErrorOf(beamformer(64, 1024, 1024, tuning));
     ASSERT_TRUE(c.thrown) << tuning;
     EXPECT_EQ(c.path.rfind("/tuning", 0), 0u) << c.path;
@@ -638,7 +666,8 @@ TEST(HardeningRound2, DefaultsAdaptToWhatTheSpecSets) {
 }
 
 TEST(HardeningRound2, TuningNotHonouredIsAWarning) {
-  auto spec = parseSpecText(beamformer(64, 96, 256, R"(, "tuning": {"stages": 6, "mma": "mma_sync"})").dump(), "b.json");
+  auto spec = parseSpecText(beamformer(64, 96, 256, R"(, "tuning": {"stages": 6, "mma": "mma_sync"})").dump(),
+                            "b.json");
   VerifyReport r = spec->verify();
   ASSERT_EQ(r.warnings.size(), 1u);
   EXPECT_NE(r.warnings[0].find("stages 6"), std::string::npos) << r.warnings[0];
@@ -653,7 +682,8 @@ TEST(HardeningRound2, TuningNotHonouredIsAWarning) {
 // The store check walked every window of a power spec (integrate 2^20: 139 s); its middle tiles are translates.
 TEST(HardeningRound2, VerifyTimeIsBoundedForLongIntegrations) {
   auto t0 = std::chrono::steady_clock::now();
-  auto spec = parseSpecText(beamformer(64, 96, 1 << 21, "", R"({"kind": "power", "integrate": 1048576})").dump(), "p.json");
+  auto spec = parseSpecText(beamformer(64, 96, 1 << 21, "", R"({"kind": "power", "integrate": 1048576})").dump(),
+                            "p.json");
   VerifyReport r = spec->verify();
   EXPECT_LT(secondsSince(t0), 5.0);
   EXPECT_NE(r.text.find("middle tiles"), std::string::npos) << r.text;

@@ -23,7 +23,8 @@ LaunchPlan axpyPlan(bool persistent = false) {
   p.family = "test";
   p.unitName = "row";
   p.minArch = 50;
-  p.sources.push_back({"axpy.cu", R"(extern "C" __global__ void axpy(const float* x, float* y, const float* table, float* scratch,
+  p.sources.push_back(
+      {"axpy.cu", R"(extern "C" __global__ void axpy(const float* x, float* y, const float* table, float* scratch,
     unsigned long long* counter, long long rows, long long n, int scale) {
   for (long long r = blockIdx.x; r < rows; r += gridDim.x)
     for (long long i = threadIdx.x; i < n; i += blockDim.x) {
@@ -46,9 +47,14 @@ LaunchPlan axpyPlan(bool persistent = false) {
   k.name = "axpy";
   k.blockX = 64;
   k.grid = {1, 1, persistent};
-  k.args = {PlanArg::buffer("x", "const float*", "x"), PlanArg::buffer("y", "float*", "y"), PlanArg::buffer("table", "const float*", "table"),
-            PlanArg::buffer("scratch", "float*", "scratch"), PlanArg::buffer("counter", "unsigned long long*", "counter"),
-            PlanArg::batchTimes(1, "rows"), PlanArg::scalar("n", "long long"), PlanArg::scalar("scale", "int")};
+  k.args = {PlanArg::buffer("x", "const float*", "x"),
+            PlanArg::buffer("y", "float*", "y"),
+            PlanArg::buffer("table", "const float*", "table"),
+            PlanArg::buffer("scratch", "float*", "scratch"),
+            PlanArg::buffer("counter", "unsigned long long*", "counter"),
+            PlanArg::batchTimes(1, "rows"),
+            PlanArg::scalar("n", "long long"),
+            PlanArg::scalar("scale", "int")};
   p.kernels = {k};
   return p;
 }
@@ -62,7 +68,8 @@ TEST(LaunchPlan, GridCoversTheBatchAndCapsPersistentKernels) {
   EXPECT_EQ(g.blocks(1000, 100), 100);
   EXPECT_EQ(g.blocks(1000, 0), 1);
   EXPECT_EQ(GridRule({1, 1, false}).blocks(0x7fffffffLL, 1), 0x7fffffffLL);
-  EXPECT_THROW(GridRule({1, 1, false}).blocks(1LL << 40, 1), std::invalid_argument);  // refused, never clamped (work skipped)
+  EXPECT_THROW(GridRule({1, 1, false}).blocks(1LL << 40, 1),
+               std::invalid_argument);  // refused, never clamped (work skipped)
   EXPECT_EQ(GridRule({1, 1, false}).maxBatch(), 0x7fffffffLL);
 }
 
@@ -88,7 +95,8 @@ TEST(LaunchPlan, SizesAndTraffic) {
 // The header declares the kernel, holds the table's exact values and a run() that launches with the plan's grid.
 TEST(LaunchPlan, HeaderHoldsTablesAndLaunches) {
   std::string h = launchPlanHeader(axpyPlan());
-  EXPECT_NE(h.find("extern \"C\" __global__ void axpy(const float* x, float* y, const float* table, float* scratch, unsigned long long* counter, "
+  EXPECT_NE(h.find("extern \"C\" __global__ void axpy(const float* x, float* y, const float* table, float* scratch, "
+                   "unsigned long long* counter, "
                    "long long rows, long long n, int scale);"),
             std::string::npos)
       << h;
@@ -120,7 +128,9 @@ TEST(LaunchPlan, LargeTablesGoToFilesThatInitReads) {
   EXPECT_EQ(h.find("static const float table[]"), std::string::npos);
   EXPECT_NE(h.find("static const char table_file[] = \"" + p.specName + "_table.bin\";"), std::string::npos) << h;
   EXPECT_NE(h.find("inline cudaError_t init(State* s, const char* table_dir = \".\") {"), std::string::npos) << h;
-  EXPECT_NE(h.find(fmt::format("load_table(s->table, table_dir, table_file, {})", t->contents.size())), std::string::npos) << h;
+  EXPECT_NE(h.find(fmt::format("load_table(s->table, table_dir, table_file, {})", t->contents.size())),
+            std::string::npos)
+      << h;
 }
 
 bool haveGpu() { return deviceAvailable(); }
@@ -145,7 +155,8 @@ TEST(LaunchPlan, AppendPlanMapsUserArraysAndScalesBatches) {
   PlanKernel k;
   k.name = "kb";
   k.grid = GridRule{3, 1, false};
-  k.args = {PlanArg::buffer("input", "float2*", "in"), PlanArg::buffer("tmp", "float2*", "tmp"), PlanArg::batchTimes(3, "n")};
+  k.args = {PlanArg::buffer("input", "float2*", "in"), PlanArg::buffer("tmp", "float2*", "tmp"),
+            PlanArg::batchTimes(3, "n")};
   part.kernels.push_back(k);
   appendPlan(into, part, {{"input", "work"}}, "p_", 7);
   ASSERT_EQ(into.kernels.size(), 1u);
@@ -197,14 +208,16 @@ TEST_F(Gpu, ExecutorRunsThePlanAndLeavesTheCallersContextAlone) {
   const float t[4] = {0.5f, 0.25f, -1.0f, 1e-7f};
   for (long long i = 0; i < batch * n; ++i) ASSERT_EQ(hy[i], hx[i] * 2 + t[(i % n) % 4]) << i;
   // Checks in the library, not only the CLI.
-  EXPECT_THROW(e.run({{"x", x.p}}, batch), std::invalid_argument);                          // output not bound
-  EXPECT_THROW(e.run({{"x", x.p}, {"y", y.p + 2}}, batch), std::invalid_argument);           // misaligned
-  EXPECT_THROW(e.run({{"x", x.p}, {"y", x.p + 40}}, batch), std::invalid_argument);          // overlapping arrays
-  EXPECT_THROW(e.run({{"x", x.p}, {"y", y.p}}, batch, nullptr, 0, -1, {{"n", 0}}), std::invalid_argument);  // below its minimum
-  EXPECT_THROW(e.run({{"x", x.p}, {"y", y.p}, {"z", y.p}}, batch), std::invalid_argument);   // no such array
+  EXPECT_THROW(e.run({{"x", x.p}}, batch), std::invalid_argument);                   // output not bound
+  EXPECT_THROW(e.run({{"x", x.p}, {"y", y.p + 2}}, batch), std::invalid_argument);   // misaligned
+  EXPECT_THROW(e.run({{"x", x.p}, {"y", x.p + 40}}, batch), std::invalid_argument);  // overlapping arrays
+  EXPECT_THROW(e.run({{"x", x.p}, {"y", y.p}}, batch, nullptr, 0, -1, {{"n", 0}}),
+               std::invalid_argument);                                                      // below its minimum
+  EXPECT_THROW(e.run({{"x", x.p}, {"y", y.p}, {"z", y.p}}, batch), std::invalid_argument);  // no such array
   EXPECT_THROW(e.run({{"x", x.p}, {"y", y.p}}, 0), std::invalid_argument);
   DeviceBuffer ws(e.workspaceBytes(batch));
-  EXPECT_THROW(e.run({{"x", x.p}, {"y", y.p}}, batch, nullptr, ws.p, e.workspaceBytes(batch) - 1), std::invalid_argument);
+  EXPECT_THROW(e.run({{"x", x.p}, {"y", y.p}}, batch, nullptr, ws.p, e.workspaceBytes(batch) - 1),
+               std::invalid_argument);
   EXPECT_NO_THROW(e.run({{"x", x.p}, {"y", y.p}}, batch, nullptr, ws.p, e.workspaceBytes(batch)));
   // An output whose entries stay apart only up to some batch (interleaved entries): the executor refuses more.
   LaunchPlan limited = axpyPlan(true);

@@ -26,14 +26,14 @@ TEST(Layout, ConcatenatedAndExplicitFormsAgree) {
 }
 
 TEST(Layout, RejectsNonBijections) {
-  EXPECT_THROW(Layout::parse("b <-> ReIm, t0 <-> ReIm"), LayoutError);         // logical twice
-  EXPECT_THROW(Layout::parse("t0 <-> n0, t0 <-> n1"), LayoutError);           // physical twice
-  EXPECT_THROW(Layout::parse("t0 t2 <-> n0 n1"), LayoutError);                // t1 missing
-  EXPECT_THROW(Layout::parse("t0 t1 <-> n0"), LayoutError);                   // count mismatch
-  EXPECT_THROW(Layout::parse("t0 <-> x9"), LayoutError);                      // bad name
-  EXPECT_THROW(Layout::parse("t0 n1"), LayoutError);                          // no arrow
+  EXPECT_THROW(Layout::parse("b <-> ReIm, t0 <-> ReIm"), LayoutError);  // logical twice
+  EXPECT_THROW(Layout::parse("t0 <-> n0, t0 <-> n1"), LayoutError);     // physical twice
+  EXPECT_THROW(Layout::parse("t0 t2 <-> n0 n1"), LayoutError);          // t1 missing
+  EXPECT_THROW(Layout::parse("t0 t1 <-> n0"), LayoutError);             // count mismatch
+  EXPECT_THROW(Layout::parse("t0 <-> x9"), LayoutError);                // bad name
+  EXPECT_THROW(Layout::parse("t0 n1"), LayoutError);                    // no arrow
   EXPECT_THROW(Layout::parse(""), LayoutError);
-  EXPECT_THROW(Layout::parse("r t0 <-> n0 n1"), LayoutError);                 // bare r not alone
+  EXPECT_THROW(Layout::parse("r t0 <-> n0 n1"), LayoutError);  // bare r not alone
 }
 
 TEST(Layout, SwapAndRegisterOrder) {
@@ -59,9 +59,10 @@ TEST(Layout, HostileTokensAreLayoutErrors) {
   std::string many = "r <->";
   for (int i = 0; i < 33; ++i) many += " n" + std::to_string(i);
   EXPECT_THROW(Layout::parse(many), LayoutError);  // implicit r0..r32
-  EXPECT_NO_THROW(Layout::parse("t31 t0 t1 t2 t3 t4 t5 t6 t7 t8 t9 t10 t11 t12 t13 t14 t15 t16 t17 t18 t19 t20 t21 t22 t23 t24 t25 t26 t27 "
-                                "t28 t29 t30 <-> n63 n0 n1 n2 n3 n4 n5 n6 n7 n8 n9 n10 n11 n12 n13 n14 n15 n16 n17 n18 n19 n20 n21 n22 "
-                                "n23 n24 n25 n26 n27 n28 n29 n30"));
+  EXPECT_NO_THROW(Layout::parse(
+      "t31 t0 t1 t2 t3 t4 t5 t6 t7 t8 t9 t10 t11 t12 t13 t14 t15 t16 t17 t18 t19 t20 t21 t22 t23 t24 t25 t26 t27 "
+      "t28 t29 t30 <-> n63 n0 n1 n2 n3 n4 n5 n6 n7 n8 n9 n10 n11 n12 n13 n14 n15 n16 n17 n18 n19 n20 n21 n22 "
+      "n23 n24 n25 n26 n27 n28 n29 n30"));
   try {
     Layout::parse("t0 <-> n" + std::string(50000, '9'));
   } catch (const LayoutError& e) {

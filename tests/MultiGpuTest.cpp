@@ -17,7 +17,8 @@ namespace {
 
 Json correlatorSpec(const std::string& name, int channels) {
   // TCC's layout is channel-major ([channel][time / T][receiver][pol][T]), so half the channels are half the bytes.
-  Json j = Json::parse(R"({"family": "correlator", "receivers": 96, "polarizations": 2, "samples_per_call": 512, "sample_type": "ci8",
+  Json j = Json::parse(
+      R"({"family": "correlator", "receivers": 96, "polarizations": 2, "samples_per_call": 512, "sample_type": "ci8",
                             "input": {"layout": "tcc"}})");
   j["name"] = name;
   j["channels"] = channels;
@@ -31,7 +32,8 @@ struct DeviceRun {
   std::map<std::string, std::unique_ptr<DeviceBuffer>> buffers;
   ArrayBindings arrays;
 
-  DeviceRun(Compiler& compiler, const LaunchPlan& plan, int device, const std::map<std::string, std::vector<unsigned char>>& inputs) {
+  DeviceRun(Compiler& compiler, const LaunchPlan& plan, int device,
+            const std::map<std::string, std::vector<unsigned char>>& inputs) {
     exec = std::make_unique<Executor>(compiler, plan, ExecutorOptions{device, false});
     ScopedContext scope(exec->context());
     stream = std::make_unique<Stream>();
@@ -105,7 +107,8 @@ TEST(MultiGpu, CorrelatorChannelsSplitOverTwoGpusAreBitExact) {
     std::memcpy(&s, parts[d]->download("saturated").data(), sizeof s);
     saturated += s;
   }
-  EXPECT_TRUE(vis == outputs.at("visibilities")) << "the channels split over two GPUs differ from the whole spec on one";
+  EXPECT_TRUE(vis == outputs.at("visibilities"))
+      << "the channels split over two GPUs differ from the whole spec on one";
   unsigned long long wholeSaturated = 0;
   std::memcpy(&wholeSaturated, outputs.at("saturated").data(), sizeof wholeSaturated);
   EXPECT_EQ(saturated, wholeSaturated);

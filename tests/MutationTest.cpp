@@ -46,16 +46,18 @@ TEST(Mutation, EverySingleSwapInEveryArray) {
             // The first message names a step or array path, and expected vs found.
             EXPECT_TRUE(is[0].path.rfind("/steps", 0) == 0 || is[0].path.rfind("/arrays", 0) == 0) << is[0].path;
             bool namesBits = false;
-            for (const auto& i : is) namesBits |= std::regex_search(i.message, std::regex("expected .+found")) ||
-                                                  i.message.find("applied") != std::string::npos;
+            for (const auto& i : is)
+              namesBits |= std::regex_search(i.message, std::regex("expected .+found")) ||
+                           i.message.find("applied") != std::string::npos;
             EXPECT_TRUE(namesBits) << is[0].message;
           }
         }
     }
   }
-  std::printf("[mutation] %d single swaps: %d rejected, %d accepted (all emulate correctly)\n", total, rejected, acceptedCorrect);
+  std::printf("[mutation] %d single swaps: %d rejected, %d accepted (all emulate correctly)\n", total, rejected,
+              acceptedCorrect);
   for (auto& [n, c] : acceptedByArray) std::printf("[mutation]   accepted in %s: %d\n", n.c_str(), c);
-  EXPECT_EQ(total, 510);     // 13 arrays + 3 stored forms, non-register pairs
+  EXPECT_EQ(total, 510);  // 13 arrays + 3 stored forms, non-register pairs
   EXPECT_EQ(rejected, 471);
   EXPECT_EQ(rejected + acceptedCorrect, total);
   // Only the output array Y is free to move: its layout feeds nothing but a

@@ -19,7 +19,8 @@ namespace {
 std::vector<std::string> allSpecs() {
   std::vector<std::string> out;
   for (const auto& e : std::filesystem::directory_iterator(test::sourcePath("specs")))
-    if (e.path().extension() == ".json" && parseJsonText(readSpecFileText(e.path().string()), e.path().string()).value("family", "") == "tc_fft")
+    if (e.path().extension() == ".json" &&
+        parseJsonText(readSpecFileText(e.path().string()), e.path().string()).value("family", "") == "tc_fft")
       out.push_back(e.path().string());
   std::sort(out.begin(), out.end());
   return out;
@@ -41,8 +42,9 @@ TEST(NvrtcSpecs, EverySpecCompilesWithoutSpills) {
       for (const char* arch : {"sm_80", "sm_90"}) {
         NvrtcResult r;
         ASSERT_NO_THROW(r = nvrtcCompile(k.source, s.name, arch)) << f << " " << arch;
-        std::printf("[nvrtc] %s %s phases=%s: %d registers, spill stores %d B, spill loads %d B, stack %d B\n", s.name.c_str(), arch,
-                    packed ? "packed" : "unpacked", r.registers, r.spillStoreBytes, r.spillLoadBytes, r.stackFrameBytes);
+        std::printf("[nvrtc] %s %s phases=%s: %d registers, spill stores %d B, spill loads %d B, stack %d B\n",
+                    s.name.c_str(), arch, packed ? "packed" : "unpacked", r.registers, r.spillStoreBytes,
+                    r.spillLoadBytes, r.stackFrameBytes);
         EXPECT_GT(r.cubin.size(), 1000u);
         EXPECT_GT(r.registers, 0) << r.log;
         EXPECT_EQ(r.spillStoreBytes, 0) << r.log;
@@ -65,7 +67,8 @@ TEST(NvrtcSpecs, PtxHasTheVerifiedInstructions) {
     EXPECT_GE(countRe(r.ptx, "\\bprmt\\.b32"), p.total.byteperms) << f;
     EXPECT_EQ(countRe(r.ptx, "fma\\.rn\\.f16x2") + countRe(r.ptx, "mul(\\.rn)?\\.f16x2"), p.total.hfma2) << f;
     EXPECT_EQ(countRe(r.ptx, "\\bld\\.local|\\bst\\.local"), 0) << f;
-    EXPECT_GE(countRe(r.ptx, "ld\\.global(\\.[a-z]+)*\\.v4|cp\\.async\\.cg\\.shared\\.global.*16;"), 1) << f;  // 16-byte loads
+    EXPECT_GE(countRe(r.ptx, "ld\\.global(\\.[a-z]+)*\\.v4|cp\\.async\\.cg\\.shared\\.global.*16;"), 1)
+        << f;                                                           // 16-byte loads
     EXPECT_GE(countRe(r.ptx, "st\\.global(\\.[a-z]+)*\\.v4"), 1) << f;  // 16-byte stores
   }
 }

@@ -42,25 +42,60 @@ std::string errorPath(const std::string& members) {
   return test::errorPathOf<SpecError>([&] { parsePfbSpecText(specText(members), "t.json"); });
 }
 
-const char* kBase = R"("channels": 64, "taps": 4, "spectra_per_call": 32, "input": {"type": "int8"}, "output": {"type": "ci8"})";
+const char* kBase =
+    R"("channels": 64, "taps": 4, "spectra_per_call": 32, "input": {"type": "int8"}, "output": {"type": "ci8"})";
 
 }  // namespace
 
 TEST(PfbSpec, ErrorsNameTheJsonPath) {
   EXPECT_EQ(errorPath(kBase), "(no error)");
-  EXPECT_EQ(errorPath(R"("channels": 96, "spectra_per_call": 32, "input": {"type": "int8"}, "output": {"type": "ci8"})"), "/channels");
-  EXPECT_EQ(errorPath(R"("channels": 65536, "spectra_per_call": 32, "input": {"type": "int8"}, "output": {"type": "ci8"})"), "/channels");
-  EXPECT_EQ(errorPath(R"("channels": 64, "taps": 0, "spectra_per_call": 32, "input": {"type": "int8"}, "output": {"type": "ci8"})"), "/taps");
-  EXPECT_EQ(errorPath(R"("channels": 64, "taps": 33, "spectra_per_call": 32, "input": {"type": "int8"}, "output": {"type": "ci8"})"), "/taps");
-  EXPECT_EQ(errorPath(R"("channels": 64, "spectra_per_call": 32, "input": {"type": "int4"}, "output": {"type": "ci8"})"), "/input/type");
-  EXPECT_EQ(errorPath(R"("channels": 64, "spectra_per_call": 32, "input": {"type": "packed"}, "output": {"type": "ci8"})"), "/input/bits");
-  EXPECT_EQ(errorPath(R"("channels": 64, "spectra_per_call": 32, "input": {"type": "packed", "bits": 17}, "output": {"type": "ci8"})"), "/input/bits");
-  EXPECT_EQ(errorPath(R"("channels": 64, "spectra_per_call": 32, "input": {"type": "int8", "bits": 8}, "output": {"type": "ci8"})"), "/input/bits");
-  EXPECT_EQ(errorPath(R"("channels": 64, "spectra_per_call": 32, "input": {"type": "int8"}, "output": {"type": "ci4"})"), "/output/type");
-  EXPECT_EQ(errorPath(R"("channels": 64, "spectra_per_call": 32, "input": {"type": "int8"}, "output": {"type": "ci8", "layout": "spectra"})"), "/output/layout");
-  EXPECT_EQ(errorPath(R"("channels": 64, "spectra_per_call": 32, "input": {"type": "int8"}, "output": {"type": "cf32", "layout": "tcc"})"), "/output/layout");
-  EXPECT_EQ(errorPath(R"("channels": 64, "spectra_per_call": 24, "input": {"type": "int8"}, "output": {"type": "ci8", "layout": "tcc"})"), "/spectra_per_call");
-  EXPECT_EQ(errorPath(R"("channels": 64, "spectra_per_call": 4, "input": {"type": "int8"}, "output": {"type": "ci8", "layout": "katgpucbf"})"), "/spectra_per_call");
+  EXPECT_EQ(errorPath(
+                R"("channels": 96, "spectra_per_call": 32, "input": {"type": "int8"}, "output": {"type": "ci8"})"),
+            "/channels");
+  EXPECT_EQ(errorPath(
+                R"("channels": 65536, "spectra_per_call": 32, "input": {"type": "int8"}, "output": {"type": "ci8"})"),
+            "/channels");
+  EXPECT_EQ(
+      errorPath(
+          R"("channels": 64, "taps": 0, "spectra_per_call": 32, "input": {"type": "int8"}, "output": {"type": "ci8"})"),
+      "/taps");
+  EXPECT_EQ(
+      errorPath(
+          R"("channels": 64, "taps": 33, "spectra_per_call": 32, "input": {"type": "int8"}, "output": {"type": "ci8"})"),
+      "/taps");
+  EXPECT_EQ(errorPath(
+                R"("channels": 64, "spectra_per_call": 32, "input": {"type": "int4"}, "output": {"type": "ci8"})"),
+            "/input/type");
+  EXPECT_EQ(errorPath(
+                R"("channels": 64, "spectra_per_call": 32, "input": {"type": "packed"}, "output": {"type": "ci8"})"),
+            "/input/bits");
+  EXPECT_EQ(
+      errorPath(
+          R"("channels": 64, "spectra_per_call": 32, "input": {"type": "packed", "bits": 17}, "output": {"type": "ci8"})"),
+      "/input/bits");
+  EXPECT_EQ(
+      errorPath(
+          R"("channels": 64, "spectra_per_call": 32, "input": {"type": "int8", "bits": 8}, "output": {"type": "ci8"})"),
+      "/input/bits");
+  EXPECT_EQ(errorPath(
+                R"("channels": 64, "spectra_per_call": 32, "input": {"type": "int8"}, "output": {"type": "ci4"})"),
+            "/output/type");
+  EXPECT_EQ(
+      errorPath(
+          R"("channels": 64, "spectra_per_call": 32, "input": {"type": "int8"}, "output": {"type": "ci8", "layout": "spectra"})"),
+      "/output/layout");
+  EXPECT_EQ(
+      errorPath(
+          R"("channels": 64, "spectra_per_call": 32, "input": {"type": "int8"}, "output": {"type": "cf32", "layout": "tcc"})"),
+      "/output/layout");
+  EXPECT_EQ(
+      errorPath(
+          R"("channels": 64, "spectra_per_call": 24, "input": {"type": "int8"}, "output": {"type": "ci8", "layout": "tcc"})"),
+      "/spectra_per_call");
+  EXPECT_EQ(
+      errorPath(
+          R"("channels": 64, "spectra_per_call": 4, "input": {"type": "int8"}, "output": {"type": "ci8", "layout": "katgpucbf"})"),
+      "/spectra_per_call");
   EXPECT_EQ(errorPath(std::string(kBase) + R"(, "weights": {"window": "kaiser"})"), "/weights/window");
   EXPECT_EQ(errorPath(std::string(kBase) + R"(, "weights": {"window": "hann", "values": [1]})"), "/weights");
   EXPECT_EQ(errorPath(std::string(kBase) + R"(, "weights": {"values": [1, 2]})"), "/weights/values");
@@ -81,24 +116,29 @@ TEST(PfbSpec, WeightsFromAValuesArrayAndAFile) {
   std::string values;
   const int n = 2 * 64 * 2;
   for (int i = 0; i < n; ++i) values += fmt::format("{}{}", i ? ", " : "", 0.01 * (i % 7 - 3));
-  PfbSpec a = spec(fmt::format(R"("channels": 64, "taps": 2, "spectra_per_call": 32, "input": {{"type": "int8"}}, "output": {{"type": "ci8"}},
-                                  "weights": {{"values": [{}]}})", values));
+  PfbSpec a = spec(fmt::format(
+      R"("channels": 64, "taps": 2, "spectra_per_call": 32, "input": {{"type": "int8"}}, "output": {{"type": "ci8"}},
+                                  "weights": {{"values": [{}]}})",
+      values));
   ASSERT_EQ(a.weights.values.size(), static_cast<std::size_t>(n));
   EXPECT_DOUBLE_EQ(a.weights.values[5], 0.01 * (5 % 7 - 3));
   // The same numbers from a raw little-endian f32 file, relative to the spec's folder.
   const std::string dir = ::testing::TempDir() + "/pfb_weights";
   std::filesystem::create_directories(dir);
   std::vector<float> f(a.weights.values.begin(), a.weights.values.end());
-  std::ofstream(dir + "/w.f32", std::ios::binary).write(reinterpret_cast<const char*>(f.data()), static_cast<std::streamsize>(f.size() * 4));
-  PfbSpec b = parsePfbSpecText(specText(R"("channels": 64, "taps": 2, "spectra_per_call": 32, "input": {"type": "int8"}, "output": {"type": "ci8"},
+  std::ofstream(dir + "/w.f32", std::ios::binary)
+      .write(reinterpret_cast<const char*>(f.data()), static_cast<std::streamsize>(f.size() * 4));
+  PfbSpec b = parsePfbSpecText(
+      specText(
+          R"("channels": 64, "taps": 2, "spectra_per_call": 32, "input": {"type": "int8"}, "output": {"type": "ci8"},
                                            "weights": {"file": "w.f32"})"),
-                               dir + "/spec.json");
+      dir + "/spec.json");
   ASSERT_EQ(b.weights.values.size(), f.size());
   for (std::size_t i = 0; i < f.size(); ++i) EXPECT_EQ(b.weights.values[i], f[i]);
 }
 
-// katgpucbf's generate_pfb_weights, written out again: hann = sin^2(pi i / (W - 1)), sinc(cutoff ((i + 0.5) / step - taps / 2)),
-// unit energy. Checked against a few values computed by hand from numpy's definitions, and its symmetry.
+// katgpucbf's generate_pfb_weights, written out again: hann = sin^2(pi i / (W - 1)), sinc(cutoff ((i + 0.5) / step -
+// taps / 2)), unit energy. Checked against a few values computed by hand from numpy's definitions, and its symmetry.
 TEST(PfbWeights, HannSincAsKatgpucbf) {
   const int taps = 4;
   const long long step = 128, W = taps * step;
@@ -107,7 +147,8 @@ TEST(PfbWeights, HannSincAsKatgpucbf) {
   double energy = 0;
   for (double x : w) energy += x * x;
   EXPECT_NEAR(energy, 1.0, 1e-12);
-  for (long long i = 0; i < W; ++i) EXPECT_NEAR(w[static_cast<std::size_t>(i)], w[static_cast<std::size_t>(W - 1 - i)], 1e-15) << i;  // symmetric
+  for (long long i = 0; i < W; ++i)
+    EXPECT_NEAR(w[static_cast<std::size_t>(i)], w[static_cast<std::size_t>(W - 1 - i)], 1e-15) << i;  // symmetric
   // Unnormalised value at i: sin^2(pi i / 511) * sinc((i + 0.5) / 128 - 2); the ratio of two entries is scale-free.
   auto raw = [&](long long i) {
     const double h = std::pow(std::sin(M_PI * i / 511.0), 2), x = (i + 0.5) / 128.0 - 2.0;
@@ -117,15 +158,17 @@ TEST(PfbWeights, HannSincAsKatgpucbf) {
   EXPECT_NEAR(w[100] / w[255], raw(100) / raw(255), 1e-12);
   EXPECT_EQ(w[0], 0.0);  // hann(0) = 0
   const std::vector<double> r = pfbWindowWeights("rect", 0.5, taps, step);
-  EXPECT_NEAR(r[10] / r[255], std::sin(M_PI * 0.5 * (10.5 / 128 - 2)) / (M_PI * 0.5 * (10.5 / 128 - 2)) /
-                                  (std::sin(M_PI * 0.5 * (255.5 / 128 - 2)) / (M_PI * 0.5 * (255.5 / 128 - 2))),
+  EXPECT_NEAR(r[10] / r[255],
+              std::sin(M_PI * 0.5 * (10.5 / 128 - 2)) / (M_PI * 0.5 * (10.5 / 128 - 2)) /
+                  (std::sin(M_PI * 0.5 * (255.5 / 128 - 2)) / (M_PI * 0.5 * (255.5 / 128 - 2))),
               1e-12);
 }
 
 // 10-bit samples as MeerKAT's digitisers pack them, read the way katgpucbf's unpack_10bit does: two bytes from
 // byte idx + idx / 4, shifted left by 2 (idx % 4) + 16 and right by 22.
 TEST(PfbSamples, TenBitPackingAsKatgpucbf) {
-  PfbSpec s = spec(R"("channels": 64, "taps": 1, "spectra_per_call": 16, "input": {"type": "packed", "bits": 10}, "output": {"type": "ci8"}, "polarizations": 1)");
+  PfbSpec s = spec(
+      R"("channels": 64, "taps": 1, "spectra_per_call": 16, "input": {"type": "packed", "bits": 10}, "output": {"type": "ci8"}, "polarizations": 1)");
   std::vector<unsigned char> in(static_cast<std::size_t>(s.inputBytesPerBatch()), 0);
   // 1, -1, 511, -512: 0000000001 1111111111 0111111111 1000000000
   const long long vals[4] = {1, -1, 511, -512};
@@ -136,10 +179,12 @@ TEST(PfbSamples, TenBitPackingAsKatgpucbf) {
   EXPECT_EQ(in[3], 0xfe);
   EXPECT_EQ(in[4], 0x00);
   std::mt19937_64 rng(7);
-  for (long long i = 0; i < s.streamSamples(); ++i) pfbPutSample(s, in, 0, 0, i, static_cast<long long>(rng() % 1024) - 512);
+  for (long long i = 0; i < s.streamSamples(); ++i)
+    pfbPutSample(s, in, 0, 0, i, static_cast<long long>(rng() % 1024) - 512);
   for (long long i = 0; i < s.streamSamples(); ++i) {
     const long long byte = i + (i >> 2);
-    const int raw = (in[static_cast<std::size_t>(byte)] << 8) + in[static_cast<std::size_t>(byte + 1 < static_cast<long long>(in.size()) ? byte + 1 : byte)];
+    const int raw = (in[static_cast<std::size_t>(byte)] << 8) +
+                    in[static_cast<std::size_t>(byte + 1 < static_cast<long long>(in.size()) ? byte + 1 : byte)];
     const int katgpucbf = static_cast<int>(static_cast<unsigned>(raw) << (2 * (i & 3) + 16)) >> 22;
     ASSERT_EQ(pfbSample(s, in, 0, 0, i), katgpucbf) << i;
   }
@@ -153,7 +198,8 @@ TEST(PfbReference, DoubleFftMatchesFftw) {
     for (auto& v : x) v = {g(rng), g(rng)};
     std::vector<std::complex<double>> y = x, ref(x.size());
     pfbFftDouble(y, -1);
-    fftw_plan p = fftw_plan_dft_1d(L, reinterpret_cast<fftw_complex*>(x.data()), reinterpret_cast<fftw_complex*>(ref.data()), FFTW_FORWARD, FFTW_ESTIMATE);
+    fftw_plan p = fftw_plan_dft_1d(L, reinterpret_cast<fftw_complex*>(x.data()),
+                                   reinterpret_cast<fftw_complex*>(ref.data()), FFTW_FORWARD, FFTW_ESTIMATE);
     fftw_execute(p);
     fftw_destroy_plan(p);
     double e = 0, n = 0;
@@ -167,7 +213,9 @@ TEST(PfbReference, DoubleFftMatchesFftw) {
 // (pfb_channel), against the reference's X (a 2N-point FFT of y).
 TEST(PfbReference, FourStepAndSplitReproduceTheRealFft) {
   for (long long channels : {64LL, 128LL, 256LL, 4096LL}) {
-    PfbSpec s = spec(fmt::format(R"("channels": {}, "taps": 2, "spectra_per_call": 16, "input": {{"type": "int8"}}, "output": {{"type": "ci8"}})", channels));
+    PfbSpec s = spec(fmt::format(
+        R"("channels": {}, "taps": 2, "spectra_per_call": 16, "input": {{"type": "int8"}}, "output": {{"type": "ci8"}})",
+        channels));
     const PfbGeometry g = pfbGeometry(s);
     ASSERT_EQ(static_cast<long long>(g.n1) * g.n2, channels);
     const TestData d = pfbInputs(s, 1, 3);
@@ -177,8 +225,9 @@ TEST(PfbReference, FourStepAndSplitReproduceTheRealFft) {
     std::vector<double> y(static_cast<std::size_t>(L));
     for (long long i = 0; i < L; ++i)
       for (int j = 0; j < s.taps; ++j)
-        y[static_cast<std::size_t>(i)] += static_cast<double>(static_cast<float>(s.weights.values[static_cast<std::size_t>(j * L + i)])) *
-                                          static_cast<double>(pfbSample(s, d.arrays.at("input"), 0, 1, (5 + j) * L + i));
+        y[static_cast<std::size_t>(i)] +=
+            static_cast<double>(static_cast<float>(s.weights.values[static_cast<std::size_t>(j * L + i)])) *
+            static_cast<double>(pfbSample(s, d.arrays.at("input"), 0, 1, (5 + j) * L + i));
     auto W = [](double num, double den) { return std::polar(1.0, -2 * M_PI * num / den); };
     std::vector<std::complex<double>> Y(static_cast<std::size_t>(N)), Z(static_cast<std::size_t>(N));
     for (int k1 = 0; k1 < g.n1; ++k1)
@@ -186,7 +235,8 @@ TEST(PfbReference, FourStepAndSplitReproduceTheRealFft) {
         std::complex<double> acc = 0;
         for (int m1 = 0; m1 < g.n1; ++m1) {
           const long long n = static_cast<long long>(g.n2) * m1 + m2;
-          acc += std::complex<double>(y[static_cast<std::size_t>(2 * n)], y[static_cast<std::size_t>(2 * n + 1)]) * W(m1 * k1, g.n1);
+          acc += std::complex<double>(y[static_cast<std::size_t>(2 * n)], y[static_cast<std::size_t>(2 * n + 1)]) *
+                 W(m1 * k1, g.n1);
         }
         Y[static_cast<std::size_t>(k1 * g.n2 + m2)] = acc * W(static_cast<double>(m2) * k1, static_cast<double>(N));
       }
@@ -253,11 +303,14 @@ TEST(PfbKernels, RunOnTheCpuAndMatchTheDoubleReference) {
        R"("channels": 128, "taps": 3, "receivers": 2, "spectra_per_call": 32, "input": {"type": "packed", "bits": 10}, "gain": 0.05, "output": {"type": "ci8", "layout": "tcc"})",
        1},
       {"int16, 64 channels, 5 taps, 1 pol, 20 spectra, delay, cf32",
-       R"("channels": 64, "taps": 5, "polarizations": 1, "spectra_per_call": 20, "input": {"type": "int16"}, "delay": true, "output": {"type": "cf32"})", 2},
+       R"("channels": 64, "taps": 5, "polarizations": 1, "spectra_per_call": 20, "input": {"type": "int16"}, "delay": true, "output": {"type": "cf32"})",
+       2},
       {"12-bit packed, 256 channels, 2 taps, gains, cf32",
-       R"("channels": 256, "taps": 2, "spectra_per_call": 16, "input": {"type": "packed", "bits": 12}, "gain": "per_channel", "output": {"type": "cf32"})", 1},
+       R"("channels": 256, "taps": 2, "spectra_per_call": 16, "input": {"type": "packed", "bits": 12}, "gain": "per_channel", "output": {"type": "cf32"})",
+       1},
       {"int8, 64 channels, 1 tap (no FIR), 1 pol, ci8 katgpucbf",
-       R"("channels": 64, "taps": 1, "polarizations": 1, "spectra_per_call": 16, "input": {"type": "int8"}, "gain": 0.1, "output": {"type": "ci8"})", 1},
+       R"("channels": 64, "taps": 1, "polarizations": 1, "spectra_per_call": 16, "input": {"type": "int8"}, "gain": 0.1, "output": {"type": "ci8"})",
+       1},
   };
   std::uint64_t seed = 4040;
   for (const auto& c : cases) {
@@ -269,7 +322,8 @@ TEST(PfbKernels, RunOnTheCpuAndMatchTheDoubleReference) {
 
 // A test that cannot fail is a defect: each mutation of the generated kernels must make the CPU run fail.
 TEST(PfbKernels, MutatedKernelsAreCaught) {
-  PfbSpec s = spec(R"("channels": 64, "taps": 4, "spectra_per_call": 32, "input": {"type": "int8"}, "gain": "per_channel", "delay": true, "output": {"type": "ci8"})");
+  PfbSpec s = spec(
+      R"("channels": 64, "taps": 4, "spectra_per_call": 32, "input": {"type": "int8"}, "gain": "per_channel", "delay": true, "output": {"type": "ci8"})");
   auto fs = makePfbSpec(s);
   const LaunchPlan plan = fs->emit({"sm_90", nullptr}).plan;
   test::expectMutationsCaught(*fs, plan,
@@ -293,14 +347,16 @@ TEST(PfbKernels, MutatedKernelsAreCaught) {
 // pol) in both layouts, the same array size, and the correlator's reference reads our output as we wrote it.
 TEST(PfbFeedsTheCorrelator, LayoutsAgreeAndTheCorrelatorReadsOurOutput) {
   for (const char* layout : {"katgpucbf", "tcc"}) {
-    const std::string members = fmt::format(R"("channels": 64, "taps": 3, "receivers": 3, "spectra_per_call": 32, "input": {{"type": "int8"}},
+    const std::string members =
+        fmt::format(R"("channels": 64, "taps": 3, "receivers": 3, "spectra_per_call": 32, "input": {{"type": "int8"}},
                                                 "gain": "per_channel", "output": {{"type": "ci8", "layout": "{}"}})",
-                                            layout);
+                    layout);
     PfbSpec s = spec(members);
     CorrelatorSpec c = parseCorrelatorSpecText(
-        fmt::format(R"({{"name": "x", "family": "correlator", "receivers": {}, "polarizations": {}, "channels": {}, "samples_per_call": {},
+        fmt::format(
+            R"({{"name": "x", "family": "correlator", "receivers": {}, "polarizations": {}, "channels": {}, "samples_per_call": {},
                          "sample_type": "ci8", "input": {{"layout": "{}"}}}})",
-                    s.receivers, s.polarizations, s.channels, s.spectra, layout),
+            s.receivers, s.polarizations, s.channels, s.spectra, layout),
         "x.json");
     // Sizes: the correlator plan's input per batch entry is our output per batch entry.
     const LaunchPlan ours = makePfbSpec(s)->emit({"sm_90", nullptr}).plan;
@@ -314,7 +370,8 @@ TEST(PfbFeedsTheCorrelator, LayoutsAgreeAndTheCorrelatorReadsOurOutput) {
         for (int p = 0; p < s.polarizations; ++p)
           for (long long t = 0; t < s.spectra; ++t)
             for (long long k = 0; k < s.channels; ++k)
-              ASSERT_EQ(sampleOffset(c, b, k, t, r, p), b * s.outputElementsPerBatch() + s.outputOffset(r * s.polarizations + p, t, k))
+              ASSERT_EQ(sampleOffset(c, b, k, t, r, p),
+                        b * s.outputElementsPerBatch() + s.outputOffset(r * s.polarizations + p, t, k))
                   << layout << " b " << b << " r " << r << " p " << p << " t " << t << " k " << k;
     // Our kernels' output (run on the CPU) as the correlator's input: its reference visibilities equal the sums over
     // our spectra read through our own layout (one layout: the other's kernels run in PfbKernels.*).
@@ -325,24 +382,31 @@ TEST(PfbFeedsTheCorrelator, LayoutsAgreeAndTheCorrelatorReadsOurOutput) {
     for (const auto& buf : ours.buffers) {
       if (buf.role == BufferRole::Input) mem[buf.name] = d.arrays.at(buf.name);
       else if (buf.role == BufferRole::Table) mem[buf.name] = buf.contents;
-      else mem[buf.name].assign(static_cast<std::size_t>(buf.elements(1, buf.perBatchElems) * buf.elementBytes), buf.role == BufferRole::Output ? 0xff : 0);
+      else
+        mem[buf.name].assign(static_cast<std::size_t>(buf.elements(1, buf.perBatchElems) * buf.elementBytes),
+                             buf.role == BufferRole::Output ? 0xff : 0);
     }
     for (const auto& k : ours.kernels)
-      ASSERT_TRUE(test::runKernelOnCpu(ours.sources[static_cast<std::size_t>(k.source)].text, k, mem, 1,
-                                       ::testing::TempDir() + "/pfb_feed_" + layout + "_" + std::to_string(::getpid())));
+      ASSERT_TRUE(
+          test::runKernelOnCpu(ours.sources[static_cast<std::size_t>(k.source)].text, k, mem, 1,
+                               ::testing::TempDir() + "/pfb_feed_" + layout + "_" + std::to_string(::getpid())));
     const Check ck = fs->check(d, {{"spectra", mem.at("spectra")}, {"saturated", mem.at("saturated")}}, 1);
     EXPECT_TRUE(ck.ok()) << ck.detail;
     const auto& out = mem.at("spectra");
     const long long P = s.polarizations, B = c.baselines();
     for (long long e = 0; e < c.visibilities() * 2; e += 37) {
-      const long long reim = e & 1, qq = (e >> 1) % P, pp = (e >> 1) / P % P, bl = (e >> 1) / (P * P) % B, ch = (e >> 1) / (P * P * B);
+      const long long reim = e & 1, qq = (e >> 1) % P, pp = (e >> 1) / P % P, bl = (e >> 1) / (P * P) % B,
+                      ch = (e >> 1) / (P * P * B);
       long long r1, r2;
       baselineReceivers(bl, r1, r2);
       long long sum = 0;
       for (long long t = 0; t < s.spectra; ++t) {
-        const long long o1 = 2 * s.outputOffset(static_cast<int>(r1 * P + pp), t, ch), o2 = 2 * s.outputOffset(static_cast<int>(r2 * P + qq), t, ch);
-        const long long a1 = static_cast<signed char>(out[static_cast<std::size_t>(o1)]), b1 = static_cast<signed char>(out[static_cast<std::size_t>(o1 + 1)]);
-        const long long a2 = static_cast<signed char>(out[static_cast<std::size_t>(o2)]), b2 = static_cast<signed char>(out[static_cast<std::size_t>(o2 + 1)]);
+        const long long o1 = 2 * s.outputOffset(static_cast<int>(r1 * P + pp), t, ch),
+                        o2 = 2 * s.outputOffset(static_cast<int>(r2 * P + qq), t, ch);
+        const long long a1 = static_cast<signed char>(out[static_cast<std::size_t>(o1)]),
+                        b1 = static_cast<signed char>(out[static_cast<std::size_t>(o1 + 1)]);
+        const long long a2 = static_cast<signed char>(out[static_cast<std::size_t>(o2)]),
+                        b2 = static_cast<signed char>(out[static_cast<std::size_t>(o2 + 1)]);
         sum += reim == 0 ? a1 * a2 + b1 * b2 : b1 * a2 - a1 * b2;  // s(r1) conj(s(r2)); our values never reach -128
       }
       ASSERT_EQ(referenceProductInt(c, out, 0, e), sum) << layout << " component " << e;
@@ -362,8 +426,8 @@ TEST(PfbKernels, SpecsCompileWithoutSpills) {
     for (const auto& src : g.plan.sources)
       for (const char* arch : {"sm_80", "sm_90"}) {
         const CompileResult r = compileWithReport(src.text, fs->name(), arch);
-        std::printf("[nvrtc] %s %s %s: %d registers, spill stores %d B, loads %d B, stack %d B\n", fs->name().c_str(), src.fileName.c_str(), arch,
-                    r.registers, r.spillStoreBytes, r.spillLoadBytes, r.stackFrameBytes);
+        std::printf("[nvrtc] %s %s %s: %d registers, spill stores %d B, loads %d B, stack %d B\n", fs->name().c_str(),
+                    src.fileName.c_str(), arch, r.registers, r.spillStoreBytes, r.spillLoadBytes, r.stackFrameBytes);
         EXPECT_GT(r.registers, 0) << r.log;
         EXPECT_EQ(r.spillStoreBytes, 0) << f << " " << src.fileName << " " << arch;
         EXPECT_EQ(r.spillLoadBytes, 0) << f << " " << src.fileName << " " << arch;
@@ -375,18 +439,23 @@ TEST(PfbKernels, SpecsCompileWithoutSpills) {
 // The cuFFT user's pair that bench times (bench/FirR2cBaseline.cpp), on the CPU: its FIR kernel, the R2C in double
 // rounded to f32 (cuFFT's place), its post kernel; then the same check as ours (saturation counts aside: it has none).
 TEST(PfbBaseline, KernelsRunOnTheCpuAndMatchTheReference) {
-  for (const char* layout : {"katgpucbf", "spectra"}) {  // the transposed store (tcc's differs in strides only) and the direct one
+  for (const char* layout :
+       {"katgpucbf", "spectra"}) {  // the transposed store (tcc's differs in strides only) and the direct one
     const bool cf32 = std::string(layout) == "spectra";
     PfbSpec s = spec(fmt::format(R"("channels": 64, "taps": 3, "receivers": 2, "spectra_per_call": 32, "input": {},
                                     "gain": "per_channel", "delay": true, "output": {{"type": "{}", "layout": "{}"}})",
-                                 cf32 ? R"({"type": "packed", "bits": 10})" : R"({"type": "int8"})", cf32 ? "cf32" : "ci8", layout));
+                                 cf32 ? R"({"type": "packed", "bits": 10})" : R"({"type": "int8"})",
+                                 cf32 ? "cf32" : "ci8", layout));
     auto fs = makePfbSpec(s);
     const auto req = fs->baseline();
     ASSERT_TRUE(req && req->firR2c);
     const FirR2cPlans plans = firR2cBaselinePlans(*req);
     const TestData d = fs->randomInputs(1, 515);
-    std::map<std::string, std::vector<unsigned char>> fir{{"input", d.arrays.at("input")}, {"weights", plans.fir.buffer("weights")->contents}};
-    fir["real"].assign(static_cast<std::size_t>(plans.fir.buffer("real")->elements(1, plans.fir.buffer("real")->perBatchElems) * 4), 0);
+    std::map<std::string, std::vector<unsigned char>> fir{{"input", d.arrays.at("input")},
+                                                          {"weights", plans.fir.buffer("weights")->contents}};
+    fir["real"].assign(static_cast<std::size_t>(
+                           plans.fir.buffer("real")->elements(1, plans.fir.buffer("real")->perBatchElems) * 4),
+                       0);
     const std::string dir = ::testing::TempDir() + "/pfb_baseline_" + layout + "_" + std::to_string(::getpid());
     ASSERT_TRUE(test::runKernelOnCpu(plans.fir.sources[0].text, plans.fir.kernels[0], fir, 1, dir));
     const long long L = s.fftLength(), N = s.channels, count = static_cast<long long>(s.streams()) * s.spectra;
@@ -400,11 +469,14 @@ TEST(PfbBaseline, KernelsRunOnTheCpuAndMatchTheReference) {
       }
       pfbFftDouble(x, -1);
       for (long long k = 0; k <= N; ++k) {
-        spectra[static_cast<std::size_t>(2 * (i * (N + 1) + k))] = static_cast<float>(x[static_cast<std::size_t>(k)].real());
-        spectra[static_cast<std::size_t>(2 * (i * (N + 1) + k) + 1)] = static_cast<float>(x[static_cast<std::size_t>(k)].imag());
+        spectra[static_cast<std::size_t>(2 * (i * (N + 1) + k))] = static_cast<float>(
+            x[static_cast<std::size_t>(k)].real());
+        spectra[static_cast<std::size_t>(2 * (i * (N + 1) + k) + 1)] = static_cast<float>(
+            x[static_cast<std::size_t>(k)].imag());
       }
     }
-    std::map<std::string, std::vector<unsigned char>> post{{"gains", d.arrays.at("gains")}, {"delays", d.arrays.at("delays")}};
+    std::map<std::string, std::vector<unsigned char>> post{{"gains", d.arrays.at("gains")},
+                                                           {"delays", d.arrays.at("delays")}};
     post["spectra"].resize(spectra.size() * 4);
     std::memcpy(post["spectra"].data(), spectra.data(), post["spectra"].size());
     post["out"].assign(static_cast<std::size_t>(s.outputElementsPerBatch() * s.outputElementBytes()), 0xff);
@@ -417,7 +489,8 @@ TEST(PfbBaseline, KernelsRunOnTheCpuAndMatchTheReference) {
 
 // The same kernels compile with NVRTC, without spills, for each spec's layout and input type.
 TEST(PfbBaseline, KernelsCompileForEverySpec) {
-  for (const char* f : {"specs/pfb_meerkat_4k_ci8.json", "specs/pfb_meerkat_32k_ci8.json", "specs/pfb_meerkat_4k_10bit_cf32.json"}) {
+  for (const char* f :
+       {"specs/pfb_meerkat_4k_ci8.json", "specs/pfb_meerkat_32k_ci8.json", "specs/pfb_meerkat_4k_10bit_cf32.json"}) {
     auto fs = loadSpec(test::sourcePath(f));
     const auto req = fs->baseline();
     ASSERT_TRUE(req && req->firR2c) << f;
@@ -438,11 +511,15 @@ TEST(PfbSpec, MutatedSpecsFailCleanly) {
   std::printf("[pfb-fuzz] seed %llu\n", static_cast<unsigned long long>(seed));
   std::mt19937_64 rng(seed);
   std::vector<std::string> texts;
-  for (const char* f : {"specs/pfb_meerkat_4k_ci8.json", "specs/pfb_meerkat_4k_10bit_cf32.json"}) texts.push_back(test::readFile(test::sourcePath(f)));
-  texts.push_back(specText(R"("channels": 64, "taps": 4, "receivers": 3, "spectra_per_call": 32, "input": {"type": "packed", "bits": 10}, "gain": "per_channel",
+  for (const char* f : {"specs/pfb_meerkat_4k_ci8.json", "specs/pfb_meerkat_4k_10bit_cf32.json"})
+    texts.push_back(test::readFile(test::sourcePath(f)));
+  texts.push_back(specText(
+      R"("channels": 64, "taps": 4, "receivers": 3, "spectra_per_call": 32, "input": {"type": "packed", "bits": 10}, "gain": "per_channel",
                               "delay": true, "output": {"type": "ci8", "layout": "tcc"})"));
-  const char* junk[] = {"-1", "0", "1", "2", "1e400", "18446744073709551615", "\"\"", "null", "[]", "{}", "true", "65536", "3.5", "\"rect\"", "\"packed\"",
-                        "\"tcc\"", "\"spectra\"", "\"cf32\"", "33", "16"};
+  const char* junk[] = {"-1",   "0",        "1",          "2",       "1e400",       "18446744073709551615",
+                        "\"\"", "null",     "[]",         "{}",      "true",        "65536",
+                        "3.5",  "\"rect\"", "\"packed\"", "\"tcc\"", "\"spectra\"", "\"cf32\"",
+                        "33",   "16"};
   int counts[3] = {0, 0, 0};
   for (int i = 0; i < 400; ++i) {
     std::string t = texts[rng() % texts.size()];

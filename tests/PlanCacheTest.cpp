@@ -18,7 +18,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* kSpec = R"({"name": "cache_fft", "family": "stockham", "precision": "f32", "transform": "r2c", "length": 1000})";
+const char* kSpec =
+    R"({"name": "cache_fft", "family": "stockham", "precision": "f32", "transform": "r2c", "length": 1000})";
 
 struct TempCache {
   fs::path dir = fs::temp_directory_path() / fmt::format("wf_plancache_{}", ::getpid());
@@ -42,12 +43,16 @@ TEST(PlanCache, ASecondStartHitsAndGetsTheSamePlan) {
 TEST(PlanCache, KeysTellSpecsArchesAndGeneratorsApart) {
   const std::string spec = kSpec;
   const std::string k = PlanCache::key(spec, "sm_90", generatorId());
-  EXPECT_EQ(k, PlanCache::key(R"({"length": 1000, "transform": "r2c", "precision": "f32", "family": "stockham",   "name": "cache_fft"})", "sm_90",
-                              generatorId()));
+  EXPECT_EQ(
+      k, PlanCache::key(
+             R"({"length": 1000, "transform": "r2c", "precision": "f32", "family": "stockham",   "name": "cache_fft"})",
+             "sm_90", generatorId()));
   EXPECT_NE(k, PlanCache::key(spec, "sm_80", generatorId()));
   EXPECT_NE(k, PlanCache::key(spec, "sm_90", generatorId() + "x"));
-  EXPECT_NE(k, PlanCache::key(R"({"name": "cache_fft", "family": "stockham", "precision": "f32", "transform": "r2c", "length": 1001})", "sm_90",
-                              generatorId()));
+  EXPECT_NE(
+      k, PlanCache::key(
+             R"({"name": "cache_fft", "family": "stockham", "precision": "f32", "transform": "r2c", "length": 1001})",
+             "sm_90", generatorId()));
   EXPECT_NE(generatorId().find(generatorVersion()), std::string::npos);
 }
 

@@ -73,9 +73,11 @@ TEST(PlanJson, LargeTablesAndCubinsGoToFilesBesideIt) {
     f.seekp(100);
     f.put('\x55');
   }
-  EXPECT_EQ(test::errorPathOf<PlanError>([&] { loadPlanJson(path); }), fmt::format("/buffers/{}/contents/checksum", p.buffers.size() - 1));
+  EXPECT_EQ(test::errorPathOf<PlanError>([&] { loadPlanJson(path); }),
+            fmt::format("/buffers/{}/contents/checksum", p.buffers.size() - 1));
   fs::remove(dir / (p.specName + "_big.bin"));
-  EXPECT_EQ(test::errorPathOf<PlanError>([&] { loadPlanJson(path); }), fmt::format("/buffers/{}/contents/file", p.buffers.size() - 1));
+  EXPECT_EQ(test::errorPathOf<PlanError>([&] { loadPlanJson(path); }),
+            fmt::format("/buffers/{}/contents/file", p.buffers.size() - 1));
   fs::remove_all(dir);
 }
 
@@ -101,7 +103,8 @@ TEST(PlanJson, DamagedPlansAreErrorsWithTheirPath) {
   EXPECT_EQ(pathOf([](Json& j) { j["kernels"][0]["args"][0]["name"] = "nowhere"; }), "");  // the plan's own check
   for (std::size_t i = 0; i < good["buffers"].size(); ++i) {
     if (good["buffers"][i]["role"] != "table") continue;
-    EXPECT_EQ(pathOf([&](Json& j) { j["buffers"][i]["contents"]["base64"] = "AAA"; }), fmt::format("/buffers/{}/contents/base64", i));
+    EXPECT_EQ(pathOf([&](Json& j) { j["buffers"][i]["contents"]["base64"] = "AAA"; }),
+              fmt::format("/buffers/{}/contents/base64", i));
   }
   EXPECT_EQ(test::errorPathOf<PlanError>([] { loadPlanJson("/nonexistent/plan.json"); }), "");
 }
@@ -111,7 +114,8 @@ TEST(PlanJson, ACubinForTheDeviceRunsWithoutNvrtc) {
   const std::string arch = deviceInfo(0).arch;
   LaunchPlan p = loadSpec(test::sourcePath("specs/stockham_4096_f32.json"))->emit({arch, nullptr}).plan;
   Compiler compiler(tempDir("cubin").string());
-  for (auto& s : p.sources) s.cubins[compileTarget(s, arch)] = compiler.compile(s.text, p.specName, compileTarget(s, arch)).cubin;
+  for (auto& s : p.sources)
+    s.cubins[compileTarget(s, arch)] = compiler.compile(s.text, p.specName, compileTarget(s, arch)).cubin;
   for (auto& s : p.sources) s.text = "this is not CUDA: the CUBIN must be used";
   Compiler empty(tempDir("empty").string());
   Executor exec(empty, p);  // would throw a CompileError if it compiled the text

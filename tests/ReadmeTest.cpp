@@ -30,7 +30,8 @@ std::vector<std::string> jsonBlocks(const std::string& text) {
   return out;
 }
 
-// The text of the section that starts with `heading` (a markdown heading line), up to the next heading of its level or above.
+// The text of the section that starts with `heading` (a markdown heading line), up to the next heading of its level or
+// above.
 std::string section(const std::string& text, const std::string& heading) {
   const std::size_t at = text.find("\n" + heading + "\n");
   if (at == std::string::npos) return {};
@@ -82,8 +83,8 @@ TEST(Readme, StaysAManual) {
   const std::regex notebook(R"([Ss]ession [0-9]|[Ii]ssue [0-9]|[Ss]eed [0-9]{6}|[0-9]\.[0-9]+x ->)");
   std::smatch m;
   EXPECT_FALSE(std::regex_search(text, m, notebook)) << "notebook text in README.md: " << m.str();
-  for (const char* required : {"## The two commands", "scripts/demo", "scripts/test", "## Use it from C++", "## Use it from Python", "## CLI",
-                               "## Limits", "## Results"})
+  for (const char* required : {"## The two commands", "scripts/demo", "scripts/test", "## Use it from C++",
+                               "## Use it from Python", "## CLI", "## Limits", "## Results"})
     EXPECT_NE(text.find(required), std::string::npos) << required;
   EXPECT_EQ(text.find("../shared"), std::string::npos);
   EXPECT_EQ(text.find("](../"), std::string::npos);
@@ -91,7 +92,8 @@ TEST(Readme, StaysAManual) {
 
 TEST(Readme, EveryLinkHasATarget) {
   // References that other branches add; while one is missing it is allowed, once it exists it is checked like any.
-  const std::set<std::string> pending = {"docs/tc_fft.md", "docs/stockham.md", "docs/pfb.md", "docs/python.md", "docs/dependencies.md", "docs/scaling.md"};
+  const std::set<std::string> pending = {"docs/tc_fft.md", "docs/stockham.md",     "docs/pfb.md",
+                                         "docs/python.md", "docs/dependencies.md", "docs/scaling.md"};
   const std::string text = readme();
   const std::regex link(R"(\]\(([^)#]+)\))");
   int links = 0;
@@ -100,10 +102,12 @@ TEST(Readme, EveryLinkHasATarget) {
     if (target.rfind("http", 0) == 0) continue;
     ++links;
     if (pending.count(target) && !std::filesystem::exists(test::sourcePath(target))) continue;
-    EXPECT_TRUE(std::filesystem::exists(test::sourcePath(target))) << "README.md links " << target << ", which does not exist";
+    EXPECT_TRUE(std::filesystem::exists(test::sourcePath(target)))
+        << "README.md links " << target << ", which does not exist";
   }
   EXPECT_GE(links, 8);
-  for (const char* doc : {"docs/correlator.md", "docs/beamformer.md", "docs/gridder.md", "docs/layout-notation.md", "docs/architecture.md"})
+  for (const char* doc : {"docs/correlator.md", "docs/beamformer.md", "docs/gridder.md", "docs/layout-notation.md",
+                          "docs/architecture.md"})
     EXPECT_NE(text.find(std::string("(") + doc + ")"), std::string::npos) << doc;
 }
 
@@ -118,7 +122,8 @@ TEST(Readme, EveryCliSubcommandHasARow) {
   while (std::getline(lines, line) && line.rfind("  ", 0) == 0) {
     const std::string name = line.substr(2, line.find(' ', 2) - 2);
     ++n;
-    EXPECT_NE(cli.find("`warpforge " + name), std::string::npos) << "the CLI table has no row for `warpforge " << name << "`";
+    EXPECT_NE(cli.find("`warpforge " + name), std::string::npos)
+        << "the CLI table has no row for `warpforge " << name << "`";
   }
   EXPECT_GE(n, 9) << help;
 }
@@ -139,10 +144,12 @@ TEST(Readme, ResultsAreTheCurrentRecords) {
   for (auto it = std::sregex_iterator(results.begin(), results.end(), row); it != std::sregex_iterator(); ++it) {
     const std::string family = (*it)[1], date = (*it)[2];
     rows.insert(family);
-    EXPECT_TRUE(dates[family].count(date)) << "README.md's " << family << " result (" << date << ") is not a record of bench/results.jsonl";
+    EXPECT_TRUE(dates[family].count(date))
+        << "README.md's " << family << " result (" << date << ") is not a record of bench/results.jsonl";
   }
   EXPECT_EQ(rows.size(), families().size()) << "a short results table, one line per family";
-  for (const auto& family : rows) EXPECT_NE(findFamily(family), nullptr) << "the results table names " << family << ", which is no family";
+  for (const auto& family : rows)
+    EXPECT_NE(findFamily(family), nullptr) << "the results table names " << family << ", which is no family";
 }
 
 }  // namespace

@@ -18,7 +18,8 @@ namespace {
 std::vector<cdouble> fftw(const std::vector<cdouble>& x, const std::vector<int>& dims, int sign) {
   std::vector<cdouble> in(x), out(x.size());
   fftw_plan p = fftw_plan_dft(static_cast<int>(dims.size()), dims.data(), reinterpret_cast<fftw_complex*>(in.data()),
-                              reinterpret_cast<fftw_complex*>(out.data()), sign > 0 ? FFTW_BACKWARD : FFTW_FORWARD, FFTW_ESTIMATE);
+                              reinterpret_cast<fftw_complex*>(out.data()), sign > 0 ? FFTW_BACKWARD : FFTW_FORWARD,
+                              FFTW_ESTIMATE);
   fftw_execute(p);
   fftw_destroy_plan(p);
   return out;
@@ -37,7 +38,8 @@ TEST(ReferenceDft, MatchesFftwOnEveryLengthClass) {
   const std::uint64_t seed = freshSeed();
   std::vector<int> lengths;
   for (int n = 1; n <= 70; ++n) lengths.push_back(n);
-  for (int n : {97, 101, 127, 128, 202, 243, 343, 1000, 1024, 2187, 4087 /* 61 x 67 */, 4096, 4099, 9797, 10007, 16384, 65537, 1 << 20})
+  for (int n : {97, 101, 127, 128, 202, 243, 343, 1000, 1024, 2187, 4087 /* 61 x 67 */, 4096, 4099, 9797, 10007, 16384,
+                65537, 1 << 20})
     lengths.push_back(n);
   double worst = 0;
   for (int n : lengths)
@@ -66,7 +68,9 @@ TEST(ReferenceDft, MultiDimensionalMatchesFftw) {
     long long n = 1;
     for (int d : dims) n *= d;
     const auto x = randomComplex(static_cast<std::size_t>(n), seed + n);
-    for (int sign : {-1, +1}) EXPECT_LE(relativeError(referenceDftNd(x, dims, sign), fftw(x, dims, sign)), bound(n)) << dims.size() << "D, n " << n;
+    for (int sign : {-1, +1})
+      EXPECT_LE(relativeError(referenceDftNd(x, dims, sign), fftw(x, dims, sign)), bound(n))
+          << dims.size() << "D, n " << n;
   }
 }
 

@@ -13,7 +13,8 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-ResultRecord record(const std::string& family, const std::string& caseName, const std::string& device, const std::string& date, double ratio) {
+ResultRecord record(const std::string& family, const std::string& caseName, const std::string& device,
+                    const std::string& date, double ratio) {
   ResultRecord r;
   r.family = family;
   r.caseName = caseName;
@@ -83,8 +84,10 @@ TEST(Results, AppendThenReadKeepsEveryRecordAndNamesABadLine) {
 
 TEST(Results, MarkdownKeepsTheNewestRecordOfEachCaseAndDevice) {
   std::vector<ResultRecord> rs = {
-      record("stockham", "sweep", "H100", "2026-11-25", 1.30), record("correlator", "tcc_8bit_r64", "H200", "2026-11-28", 0.81),
-      record("stockham", "sweep", "H100", "2026-11-27", 1.344), record("stockham", "sweep", "H200", "2026-11-28", 1.22),
+      record("stockham", "sweep", "H100", "2026-11-25", 1.30),
+      record("correlator", "tcc_8bit_r64", "H200", "2026-11-28", 0.81),
+      record("stockham", "sweep", "H100", "2026-11-27", 1.344),
+      record("stockham", "sweep", "H200", "2026-11-28", 1.22),
       record("stockham", "sweep", "H100", "2026-11-26", 1.36),  // older than the 11-27 line: not current
   };
   rs[1].note = "TCC's op count | a pipe";
@@ -112,7 +115,8 @@ TEST(Results, ResultsMdIsGeneratedFromTheResultsFile) {
 TEST(Results, CliPrintsTheTablesAndRefusesRecordsOfNothing) {
   auto r = test::runCli("results " + test::sourcePath("bench/results.jsonl"));
   EXPECT_EQ(r.code, 0) << r.out;
-  EXPECT_EQ(r.out, resultsMarkdown(readResults(test::sourcePath("bench/results.jsonl")), test::sourcePath("bench/results.jsonl")));
+  EXPECT_EQ(r.out, resultsMarkdown(readResults(test::sourcePath("bench/results.jsonl")),
+                                   test::sourcePath("bench/results.jsonl")));
   const std::string bad = tempFile("bad");
   std::ofstream(bad) << "{\"family\": \"x\"}\n";
   r = test::runCli("results " + bad);

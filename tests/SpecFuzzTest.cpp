@@ -48,7 +48,8 @@ std::uint64_t fuzzSeed() {
 // valid stockham length of 2^25 takes a minute to plan, so stockham mutants with any integer
 // above 4096 (or 2D/3D lengths of more than 2^16 points) are only parsed. Parsing is always exercised.
 bool smallIntegers(const Json& j) {
-  if (j.is_number_integer()) return j.is_number_unsigned() ? j.get<unsigned long long>() <= 4096 : j.get<long long>() <= 4096;
+  if (j.is_number_integer())
+    return j.is_number_unsigned() ? j.get<unsigned long long>() <= 4096 : j.get<long long>() <= 4096;
   if (j.is_object() || j.is_array())
     for (const auto& v : j)
       if (!smallIntegers(v)) return false;
@@ -69,13 +70,14 @@ bool affordable(const Json& j) {
 struct Fuzzer {
   std::mt19937_64 rng;
   std::uint64_t seed;
-  long long mutant = 0;  // index in this run's sequence, for messages
+  long long mutant = 0;    // index in this run's sequence, for messages
   bool parseOnly = false;  // set once a family has spent its share of time verifying and emitting
   std::map<std::string, std::array<int, 3>> counts;
   std::map<std::string, int> emitted;
 
   std::string where(const std::string& text) const {
-    return fmt::format("seed {} mutant {} (WARPFORGE_FUZZ_SEED={} replays): {}", seed, mutant, seed, text.substr(0, 600));
+    return fmt::format("seed {} mutant {} (WARPFORGE_FUZZ_SEED={} replays): {}", seed, mutant, seed,
+                       text.substr(0, 600));
   }
 
   double slowest = 0;  // seconds of the slowest mutant, to keep the budget honest
@@ -107,41 +109,119 @@ struct Fuzzer {
       Generated g = spec->emit({});
       ++emitted[family];
       for (const auto& k : g.plan.kernels)  // symbols C++ does not reserve, whatever the name
-        EXPECT_TRUE(k.name.find("__") == std::string::npos && k.name.front() != '_') << family << ": kernel " << k.name << "\n" << where(text);
+        EXPECT_TRUE(k.name.find("__") == std::string::npos && k.name.front() != '_')
+            << family << ": kernel " << k.name << "\n"
+            << where(text);
       for (const auto& s : g.plan.sources) {
-        EXPECT_EQ(s.text.find("injected"), std::string::npos) << family << ": the spec's path reached " << s.fileName << "\n" << where(text);
+        EXPECT_EQ(s.text.find("injected"), std::string::npos)
+            << family << ": the spec's path reached " << s.fileName << "\n"
+            << where(text);
         EXPECT_EQ(s.text.find('\r'), std::string::npos) << family << ": CR in " << s.fileName << "\n" << where(text);
       }
     } catch (const std::exception& e) {
-      ADD_FAILURE() << family << ": verified, then emit threw " << typeid(e).name() << ": " << e.what() << "\n" << where(text);
+      ADD_FAILURE() << family << ": verified, then emit threw " << typeid(e).name() << ": " << e.what() << "\n"
+                    << where(text);
     }
     return Outcome::Accepted;
   }
 
   Json randomValue() {
-    static const std::vector<Json> pool = {
-        nullptr, true, false, 0, -1, 1, 2, 3, 7, 64, 256, 512, 1000, 4096, 4097, 1 << 30, 3.5, 1e300, -0.0,
-        Json::parse("18446744073709551615"), Json::parse("9223372036854775807"), Json::parse("-9223372036854775808"),
-        "", "X", "Y", "Z1", "mma", "cmul", "relayout", "m16n8k16", "m16n8k8", "f16", "f32", "f64", "ci8", "ci4", "c2c", "r2c", "c2r",
-        "forward", "inverse", "in_place", "out_of_place", "tcc", "high", "low", "int", "input", "threadIdx", "wf_x", "\r\n//",
-        "b <-> ReIm", "t0 t1 <-> n0", "r <-> q0 q1", "b <-> n5, t0 t1 t2 t3 t4 <-> n4 n3 q0 q1 q2, r <-> n2 n1 n0 ReIm",
-        "b <-> ReIm_in, t0 t1 t2 t3 t4 <-> n7 n6 q0 q1 q2, r <-> n0 n1 ReIm_out", "w0 <-> n0", "t9 <-> n1", "<->", ",,,",
-        "r <-> n99999999999", "t0 <-> n01",
-        Json::array(), Json::array({1, 2, 3}), Json::array({8, 8}), Json::array({2, 3, 5}), Json::array({"n6", "n7"}), Json::object(),
-        Json::object({{"q", Json::array({0})}}), Json::object({{"stride", 2}, {"distance", 1}}),
-        Json::object({{"threads_per_fft", 1}}), Json::object({{"layout", "tcc"}})};
+    static const std::vector<Json> pool = {nullptr,
+                                           true,
+                                           false,
+                                           0,
+                                           -1,
+                                           1,
+                                           2,
+                                           3,
+                                           7,
+                                           64,
+                                           256,
+                                           512,
+                                           1000,
+                                           4096,
+                                           4097,
+                                           1 << 30,
+                                           3.5,
+                                           1e300,
+                                           -0.0,
+                                           Json::parse("18446744073709551615"),
+                                           Json::parse("9223372036854775807"),
+                                           Json::parse("-9223372036854775808"),
+                                           "",
+                                           "X",
+                                           "Y",
+                                           "Z1",
+                                           "mma",
+                                           "cmul",
+                                           "relayout",
+                                           "m16n8k16",
+                                           "m16n8k8",
+                                           "f16",
+                                           "f32",
+                                           "f64",
+                                           "ci8",
+                                           "ci4",
+                                           "c2c",
+                                           "r2c",
+                                           "c2r",
+                                           "forward",
+                                           "inverse",
+                                           "in_place",
+                                           "out_of_place",
+                                           "tcc",
+                                           "high",
+                                           "low",
+                                           "int",
+                                           "input",
+                                           "threadIdx",
+                                           "wf_x",
+                                           "\r\n//",
+                                           "b <-> ReIm",
+                                           "t0 t1 <-> n0",
+                                           "r <-> q0 q1",
+                                           "b <-> n5, t0 t1 t2 t3 t4 <-> n4 n3 q0 q1 q2, r <-> n2 n1 n0 ReIm",
+                                           "b <-> ReIm_in, t0 t1 t2 t3 t4 <-> n7 n6 q0 q1 q2, r <-> n0 n1 ReIm_out",
+                                           "w0 <-> n0",
+                                           "t9 <-> n1",
+                                           "<->",
+                                           ",,,",
+                                           "r <-> n99999999999",
+                                           "t0 <-> n01",
+                                           Json::array(),
+                                           Json::array({1, 2, 3}),
+                                           Json::array({8, 8}),
+                                           Json::array({2, 3, 5}),
+                                           Json::array({"n6", "n7"}),
+                                           Json::object(),
+                                           Json::object({{"q", Json::array({0})}}),
+                                           Json::object({{"stride", 2}, {"distance", 1}}),
+                                           Json::object({{"threads_per_fft", 1}}),
+                                           Json::object({{"layout", "tcc"}})};
     return pool[rng() % pool.size()];
   }
 
   // The hostile kinds aimed at where they bite: strides near 2^63 (extents that wrap), names at the reserved edges
   // (leading / trailing '_', "__", helper names, 58..65 characters), control characters in any string.
   void mutateHostile(Json& j) {
-    static const std::vector<Json> strides = {Json(1LL << 40), Json((1LL << 40) - 1), Json(1LL << 62), Json(Json::parse("9223372036854775807")),
+    static const std::vector<Json> strides = {Json(1LL << 40), Json((1LL << 40) - 1),
+                                              Json(1LL << 62), Json(Json::parse("9223372036854775807")),
                                               Json(1LL << 32), Json(0)};
-    static const std::vector<std::string> names = {"_", "_x", "x_", "a__b", "u32", "pad", "i4", "cmul", "dft", std::string(58, 'n'),
-                                                   std::string(59, 'n'), std::string(64, 'n'), std::string(65, 'n')};
-    static const std::vector<std::string> controls = {"\x1b[31mred", "line\nerror: forged", std::string("nul\0cut", 7), "\u009b2J", "bell\x07",
-                                                      "tab\there"};
+    static const std::vector<std::string> names = {"_",
+                                                   "_x",
+                                                   "x_",
+                                                   "a__b",
+                                                   "u32",
+                                                   "pad",
+                                                   "i4",
+                                                   "cmul",
+                                                   "dft",
+                                                   std::string(58, 'n'),
+                                                   std::string(59, 'n'),
+                                                   std::string(64, 'n'),
+                                                   std::string(65, 'n')};
+    static const std::vector<std::string> controls = {
+        "\x1b[31mred", "line\nerror: forged", std::string("nul\0cut", 7), "\u009b2J", "bell\x07", "tab\there"};
     if (!j.is_object()) return;
     switch (rng() % 3) {
       case 0: j["name"] = names[rng() % names.size()]; return;
@@ -227,7 +307,8 @@ TEST(SpecFuzz, MutatedSpecsOfEveryFamilyNeverCrash) {
   std::printf("[fuzz] seed=%llu (set WARPFORGE_FUZZ_SEED=%llu to replay)\n", static_cast<unsigned long long>(fz.seed),
               static_cast<unsigned long long>(fz.seed));
   auto bases = specsByFamily();
-  for (const Family* f : families()) EXPECT_TRUE(bases.count(f->name())) << "no spec in specs/ for family " << f->name();
+  for (const Family* f : families())
+    EXPECT_TRUE(bases.count(f->name())) << "no spec in specs/ for family " << f->name();
 
   // 36 s in all (ASan, 2 cores); a family whose verify and emit are slow (the correlator's
   // take ~0.2 s a spec under ASan) spends half its share on them and the rest parsing. Past its
@@ -265,8 +346,9 @@ TEST(SpecFuzz, MutatedSpecsOfEveryFamilyNeverCrash) {
     // The unmutated specs verify and emit (where affordable).
     fz.parseOnly = false;
     for (const auto& t : texts) EXPECT_EQ(fz.feed(family, t), Outcome::Accepted) << family;
-    std::printf("[fuzz] %s: %d mutants in %.1f s (slowest %.2f s): spec_errors=%d inconsistent=%d accepted=%d emitted=%d\n", family.c_str(),
-                n, elapsed(), fz.slowest, c[0], c[1], c[2], fz.emitted[family]);
+    std::printf(
+        "[fuzz] %s: %d mutants in %.1f s (slowest %.2f s): spec_errors=%d inconsistent=%d accepted=%d emitted=%d\n",
+        family.c_str(), n, elapsed(), fz.slowest, c[0], c[1], c[2], fz.emitted[family]);
     fz.slowest = 0;
     EXPECT_GT(n, 100) << family;
     EXPECT_GT(c[0], n / 10) << family;  // most mutants are malformed

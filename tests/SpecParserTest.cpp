@@ -49,12 +49,21 @@ TEST(SpecParser, MalformedJson) {
 }
 
 TEST(SpecParser, ErrorsNameTheJsonPath) {
-  struct Case { std::function<void(Json&)> mutate; std::string path, says; };
+  struct Case {
+    std::function<void(Json&)> mutate;
+    std::string path, says;
+  };
   std::vector<Case> cases = {
-      {[](Json& j) { j["arrays"]["Z1"]["layout"] = "b <-> n5, t0 t1 t2 t3 t4 <-> n4 n4 q0 q1 q2, r <-> n2 n1 n0 ReIm"; }, "/arrays/Z1/layout", "appears twice"},
-      {[](Json& j) { j["arrays"]["Z1"]["layout"] = "b <-> n5, t0 t1 t2 t3 <-> n4 n3 q0 q1, r <-> n2 n1 n0 ReIm q2"; }, "/arrays/Z1/layout", "5 lane bits"},
-      {[](Json& j) { j["arrays"]["X"]["layout"] = "b <-> ReIm, t0 t1 t2 t3 t4 <-> n7 n6 n5 n4 n3, r <-> n2 n1 n9"; }, "/arrays/X/layout", "n9 does not exist"},
-      {[](Json& j) { j["arrays"]["X"]["layout"] = "b <-> ReIm, t0 t1 t2 t3 t4 <-> n7 n6 n5 n4, r <-> n2 n1 n0"; }, "/arrays/X/layout", "counts must match"},
+      {[](Json& j) {
+         j["arrays"]["Z1"]["layout"] = "b <-> n5, t0 t1 t2 t3 t4 <-> n4 n4 q0 q1 q2, r <-> n2 n1 n0 ReIm";
+       },
+       "/arrays/Z1/layout", "appears twice"},
+      {[](Json& j) { j["arrays"]["Z1"]["layout"] = "b <-> n5, t0 t1 t2 t3 <-> n4 n3 q0 q1, r <-> n2 n1 n0 ReIm q2"; },
+       "/arrays/Z1/layout", "5 lane bits"},
+      {[](Json& j) { j["arrays"]["X"]["layout"] = "b <-> ReIm, t0 t1 t2 t3 t4 <-> n7 n6 n5 n4 n3, r <-> n2 n1 n9"; },
+       "/arrays/X/layout", "n9 does not exist"},
+      {[](Json& j) { j["arrays"]["X"]["layout"] = "b <-> ReIm, t0 t1 t2 t3 t4 <-> n7 n6 n5 n4, r <-> n2 n1 n0"; },
+       "/arrays/X/layout", "counts must match"},
       {[](Json& j) { j["arrays"]["X"]["colour"] = "red"; }, "/arrays/X/colour", "unknown field"},
       {[](Json& j) { j["steps"][0]["op"] = "fft"; }, "/steps/0/op", "unknown op"},
       {[](Json& j) { j["steps"][2]["b"] = "Nope"; }, "/steps/2/b", "no array named"},
@@ -63,13 +72,27 @@ TEST(SpecParser, ErrorsNameTheJsonPath) {
       {[](Json& j) { j["transform"]["n_out"] = "512"; }, "/transform/n_out", "expected an integer"},
       {[](Json& j) { j["transform"]["sign"] = 0; }, "/transform/sign", "+1 or -1"},
       {[](Json& j) { j["family"] = "stockham2"; }, "/family", "unknown or unsupported family"},
-      {[](Json& j) { j["family"] = "tcfft"; j["length"] = 64; }, "/family", "unknown or unsupported family"},  // not "unknown field"
-      {[](Json& j) { j["transform"]["sign"] = Json::parse("18446744073709551615"); }, "/transform/sign", "out of range"},  // not -1
-      {[](Json& j) { j["arrays"]["X"]["layout"] = "b <-> ReIm, t0 t1 t2 t3 t4 <-> n7 n6 n5 n4 n3, r <-> n2 n1 n99999999999"; }, "/arrays/X/layout", "out of range"},
+      {[](Json& j) {
+         j["family"] = "tcfft";
+         j["length"] = 64;
+       },
+       "/family", "unknown or unsupported family"},  // not "unknown field"
+      {[](Json& j) { j["transform"]["sign"] = Json::parse("18446744073709551615"); }, "/transform/sign",
+       "out of range"},  // not -1
+      {[](Json& j) {
+         j["arrays"]["X"]["layout"] = "b <-> ReIm, t0 t1 t2 t3 t4 <-> n7 n6 n5 n4 n3, r <-> n2 n1 n99999999999";
+       },
+       "/arrays/X/layout", "out of range"},
       {[](Json& j) { j["precision"] = "f64"; }, "/precision", "not supported"},
       {[](Json& j) { j.erase("io"); }, "/io", "required field is missing"},
-      {[](Json& j) { j["arrays"]["E_Z1_Z2"]["phase"]["q"] = Json::array({0, 1, 1}); }, "/arrays/E_Z1_Z2/phase/q/2", "listed twice"},
-      {[](Json& j) { j["arrays"]["E_Z1_Z2"]["phase"]["n"] = Json::array({2, 3, 4}); }, "/arrays/E_Z1_Z2/layout", "must carry exactly"},
+      {[](Json& j) {
+         j["arrays"]["E_Z1_Z2"]["phase"]["q"] = Json::array({0, 1, 1});
+       },
+       "/arrays/E_Z1_Z2/phase/q/2", "listed twice"},
+      {[](Json& j) {
+         j["arrays"]["E_Z1_Z2"]["phase"]["n"] = Json::array({2, 3, 4});
+       },
+       "/arrays/E_Z1_Z2/layout", "must carry exactly"},
       {[](Json& j) { j["arrays"]["X"]["stored"] = "b <-> ReIm"; }, "/arrays/X/stored", "only phase arrays"},
       {[](Json& j) { j["launch"]["warps_per_block"] = 0; }, "/launch/warps_per_block", "out of range"},
       {[](Json& j) { j["steps"] = Json::array(); }, "/steps", "no steps"},

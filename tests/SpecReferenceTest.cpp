@@ -61,7 +61,8 @@ TEST(SpecReference, EveryAcceptedMemberIsDocumented) {
   };
   allowedKeysObserver() = observe;
   for (const auto& entry : std::filesystem::directory_iterator(test::sourcePath("specs")))
-    if (entry.path().extension() == ".json") record(Json::parse(test::readFile(entry.path().string())), entry.path().string());
+    if (entry.path().extension() == ".json")
+      record(Json::parse(test::readFile(entry.path().string())), entry.path().string());
   const std::string readme = test::readFile(test::sourcePath("README.md"));
   for (std::size_t at = readme.find("```json\n"); at != std::string::npos; at = readme.find("```json\n", at + 1)) {
     const std::size_t begin = at + 8;
@@ -81,10 +82,11 @@ TEST(SpecReference, EveryAcceptedMemberIsDocumented) {
       for (const auto& key : allowed) {
         ++keys;
         // `key`, or a dotted path ending in it (`tuning.key`)
-        const bool named = reference.find("`" + key + "`") != std::string::npos || reference.find("." + key + "`") != std::string::npos;
-        EXPECT_TRUE(named)
-            << "member '" << key << "' (accepted at " << (path.empty() ? "/" : path) << ") is not named in the " << family
-            << " reference (README.md section, generator/" << family << "/README.md or docs/" << family << ".md)";
+        const bool named = reference.find("`" + key + "`") != std::string::npos ||
+                           reference.find("." + key + "`") != std::string::npos;
+        EXPECT_TRUE(named) << "member '" << key << "' (accepted at " << (path.empty() ? "/" : path)
+                           << ") is not named in the " << family << " reference (README.md section, generator/"
+                           << family << "/README.md or docs/" << family << ".md)";
       }
   }
   EXPECT_GT(keys, 60);

@@ -41,12 +41,14 @@ TEST(Specs, EverySpecCompilesForSm80AndSm90WithoutSpills) {
       Generated g = spec->emit({arch, &probe});
       ASSERT_NO_THROW(g.plan.check()) << f;
       for (const auto& k : g.plan.kernels) {
-        CompileResult r = compileWithReport(g.plan.sources[k.source].text, g.plan.specName, compileTarget(g.plan.sources[k.source], arch));
+        CompileResult r = compileWithReport(g.plan.sources[k.source].text, g.plan.specName,
+                                            compileTarget(g.plan.sources[k.source], arch));
         EXPECT_GT(r.cubin.size(), 0u) << f << " " << k.name;
         EXPECT_EQ(r.spillStoreBytes, 0) << f << " " << k.name << " " << arch;
         EXPECT_EQ(r.spillLoadBytes, 0) << f << " " << k.name << " " << arch;
         EXPECT_GT(r.registers, 0) << f << " " << k.name;
-        EXPECT_EQ(cubinRegisters(r.cubin, k.name), r.registers) << f << " " << k.name << ": the CUBIN's register count agrees with ptxas";
+        EXPECT_EQ(cubinRegisters(r.cubin, k.name), r.registers)
+            << f << " " << k.name << ": the CUBIN's register count agrees with ptxas";
       }
       EXPECT_NE(launchPlanHeader(g.plan).find(g.plan.kernels.at(0).name), std::string::npos);
     }
@@ -60,7 +62,10 @@ TEST(Specs, LayersOutsideTheFamiliesNameNoFamily) {
     std::string n = f->name(), camel;
     bool up = true;
     for (char c : n) {
-      if (c == '_') { up = true; continue; }
+      if (c == '_') {
+        up = true;
+        continue;
+      }
       camel += up ? static_cast<char>(std::toupper(c)) : c;
       up = false;
     }
@@ -71,12 +76,14 @@ TEST(Specs, LayersOutsideTheFamiliesNameNoFamily) {
   std::string alternatives;
   for (const auto& n : names) alternatives += (alternatives.empty() ? "" : "|") + n;
   std::regex any(alternatives, std::regex::icase);
-  for (const char* dir : {"cli", "runtime", "bench", "ast", "templates", "include", "generator/core", "generator/layout", "generator/verify",
-                          "generator/emulate", "generator/complexmma", "cmake", "scripts"}) {
+  for (const char* dir :
+       {"cli", "runtime", "bench", "ast", "templates", "include", "generator/core", "generator/layout",
+        "generator/verify", "generator/emulate", "generator/complexmma", "cmake", "scripts"}) {
     for (const auto& e : fs::recursive_directory_iterator(test::sourcePath(dir))) {
       if (!e.is_regular_file()) continue;
       const std::string ext = e.path().extension().string();
-      if (ext == ".md" || ext == ".log" || ext == ".txt" || ext == ".jsonl") continue;  // results and logs are documents
+      if (ext == ".md" || ext == ".log" || ext == ".txt" || ext == ".jsonl")
+        continue;  // results and logs are documents
       std::ifstream in(e.path());
       std::string line;
       for (int no = 1; std::getline(in, line); ++no)

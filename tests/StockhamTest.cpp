@@ -33,9 +33,12 @@
 using namespace warpforge;
 
 namespace {
-Precision precisionOf(const std::string& p) { return p == "f16" ? Precision::F16 : p == "f32" ? Precision::F32 : Precision::F64; }
+Precision precisionOf(const std::string& p) {
+  return p == "f16" ? Precision::F16 : p == "f32" ? Precision::F32 : Precision::F64;
+}
 std::string spec(long long n, const std::string& prec, const std::string& extra = "") {
-  return fmt::format(R"({{"name": "s{}", "family": "stockham", "precision": "{}", "length": {}{}}})", n, prec, n, extra);
+  return fmt::format(R"({{"name": "s{}", "family": "stockham", "precision": "{}", "length": {}{}}})", n, prec, n,
+                     extra);
 }
 std::pair<std::string, std::string> errorOf(const std::string& text) {
   try {
@@ -68,7 +71,8 @@ struct NumericOps {
 
 // The kernel's radix passes in double, as the emitter orders them: pass p (sub-transforms ns, radix R) takes
 // x[j + r N / R] times table[offset_p + (r - 1) ns + j % ns] and writes y[(j / ns) ns R + j % ns + r ns].
-std::vector<cdouble> stockhamPasses(const std::vector<int>& factors, const std::vector<std::complex<double>>& tab, int sign, std::vector<cdouble> x) {
+std::vector<cdouble> stockhamPasses(const std::vector<int>& factors, const std::vector<std::complex<double>>& tab,
+                                    int sign, std::vector<cdouble> x) {
   const int n = static_cast<int>(x.size());
   const std::vector<long long> off = twiddleOffsets(factors);
   std::vector<cdouble> y(n);
@@ -78,7 +82,8 @@ std::vector<cdouble> stockhamPasses(const std::vector<int>& factors, const std::
     for (int j = 0; j < B; ++j) {
       std::vector<cdouble> in(R);
       const long long k = j % ns;
-      for (int r = 0; r < R; ++r) in[r] = x[j + r * B] * (r > 0 && ns > 1 ? tab[off[p] + (r - 1) * ns + k] : cdouble(1));
+      for (int r = 0; r < R; ++r)
+        in[r] = x[j + r * B] * (r > 0 && ns > 1 ? tab[off[p] + (r - 1) * ns + k] : cdouble(1));
       NumericOps ops;
       DftBuilder<NumericOps> b(ops, sign);
       const std::vector<cdouble> out = b.dft(in);
@@ -100,7 +105,8 @@ std::string cpuRunnableSource(std::string src) {
                 "inline float2 __half22float2(__half2) { std::abort(); }\n"
                 "inline __half2 __floats2half2_rn(float, float) { std::abort(); }");
   const std::string asmIndex = "asm volatile(\"mov.u32 %0, %%tid.x;\" : \"=r\"(t));";
-  if (const auto at = src.find(asmIndex); at != std::string::npos) src.replace(at, asmIndex.size(), "t = (int)threadIdx.x;");
+  if (const auto at = src.find(asmIndex); at != std::string::npos)
+    src.replace(at, asmIndex.size(), "t = (int)threadIdx.x;");
   return src;
 }
 }  // namespace
@@ -114,10 +120,11 @@ TEST(Stockham, Factorization) {
   EXPECT_EQ(factorizeStockhamGreedy(23 * 27 * 8), (std::vector<int>{27, 23, 8}));
   // The cost model: near-uniform radices, at most a few butterflies per thread in any pass.
   EXPECT_EQ(factorizeStockham(1000), (std::vector<int>{10, 10, 10}));
-  EXPECT_EQ(factorizeStockham(100), (std::vector<int>{10, 10}));   // was 25 x 4: 7 radix-4 butterflies per thread, 117 registers
+  EXPECT_EQ(factorizeStockham(100),
+            (std::vector<int>{10, 10}));  // was 25 x 4: 7 radix-4 butterflies per thread, 117 registers
   EXPECT_EQ(factorizeStockham(6561), (std::vector<int>{9, 9, 9, 9}));  // was 27 x 27 x 9 on 243 threads
   EXPECT_EQ(factorizeStockham(2187), (std::vector<int>{9, 9, 9, 3}));
-  EXPECT_EQ(factorizeStockham(48), (std::vector<int>{8, 6}));      // was 16 x 3 (18 values on 3 threads, 96 registers)
+  EXPECT_EQ(factorizeStockham(48), (std::vector<int>{8, 6}));  // was 16 x 3 (18 values on 3 threads, 96 registers)
   EXPECT_EQ(factorizeStockham(4096), (std::vector<int>{16, 16, 16}));
   EXPECT_EQ(factorizeStockham(1331), (std::vector<int>{11, 11, 11}));
   EXPECT_EQ(factorizeStockham(1), (std::vector<int>{}));
@@ -129,7 +136,8 @@ TEST(Stockham, Factorization) {
   // Radix 49 only where asked for (about 250 registers per thread).
   EXPECT_EQ(factorizeStockham(2401), (std::vector<int>{7, 7, 7, 7}));
   EXPECT_EQ(factorizeStockhamGreedy(2401, 49), (std::vector<int>{49, 49}));
-  EXPECT_EQ(factorizeStockham(2401, 49), (std::vector<int>{49, 49}));  // large kernels: at most one pass more than greedy
+  EXPECT_EQ(factorizeStockham(2401, 49),
+            (std::vector<int>{49, 49}));                        // large kernels: at most one pass more than greedy
   EXPECT_THROW(factorizeStockham(131), std::invalid_argument);  // above the cooperative radices: Bluestein
   // 37..127: cooperative passes (CoopRadix.h); f64 from 29 (its thread butterflies stop at 23).
   EXPECT_EQ(factorizeStockham(37), (std::vector<int>{37}));
@@ -147,8 +155,11 @@ TEST(Stockham, Factorization) {
   // Longer than one kernel: a two-kernel plan with the cooperative pass in one of its kernels, not a four-kernel
   // Bluestein convolution (f64 13583 = 17^2 x 47: 17 columns, rows of 799 = 47 x 17; f32 37 x 2^15; f64 15717 =
   // 3 x 13^2 x 31 and 5487 = 3 x 31 x 59 with f64's cooperative 31).
-  for (const auto& [n, precision] : {std::pair<long long, const char*>{37 * 32768, "f32"}, {13583, "f64"}, {8509, "f64"},
-                                      {15717, "f64"}, {5487, "f64"}}) {
+  for (const auto& [n, precision] : {std::pair<long long, const char*>{37 * 32768, "f32"},
+                                     {13583, "f64"},
+                                     {8509, "f64"},
+                                     {15717, "f64"},
+                                     {5487, "f64"}}) {
     const auto p = plan(spec(n, precision));
     ASSERT_EQ(p.kernels.size(), 2u) << n;
     bool coop = false;
@@ -166,7 +177,8 @@ TEST(Stockham, Factorization) {
   EXPECT_EQ(factorizeStockham(17 * 19), (std::vector<int>{19, 17}));
   EXPECT_EQ(factorizeStockham(2 * 31 * 29, 13), (std::vector<int>{31, 29, 2}));
   EXPECT_TRUE(isSmooth(17 * 19 * 23 * 29 * 31LL));
-  EXPECT_FALSE(isSmooth(29, maxPrimeRadix(Precision::F64)));  // f64 radix 29 spilled at 255 registers as one thread's butterfly:
+  EXPECT_FALSE(
+      isSmooth(29, maxPrimeRadix(Precision::F64)));  // f64 radix 29 spilled at 255 registers as one thread's butterfly:
   EXPECT_EQ(plan(spec(29 * 31, "f64")).kernels.size(), 1u);  // cooperative passes, no Bluestein convolution
   EXPECT_FALSE(plan(spec(29 * 31, "f64")).kernels[0].desc.convolve);
   EXPECT_EQ(plan(spec(29 * 31, "f64")).kernels[0].desc.factors, (std::vector<int>{31, 29}));
@@ -180,7 +192,8 @@ TEST(Stockham, FactorizationCostModel) {
     const int maxN = f64 ? 4096 : 16384, maxPrime = f64 ? 23 : 31, maxRadix = f64 ? 13 : 27;
     for (int n = 2; n <= maxN; ++n) {
       if (!isSmooth(n, maxPrime)) continue;
-      const std::vector<int> f = factorizeStockham(n, maxRadix, maxPrime, f64), g = factorizeStockhamGreedy(n, maxRadix, maxPrime);
+      const std::vector<int> f = factorizeStockham(n, maxRadix, maxPrime, f64),
+                             g = factorizeStockhamGreedy(n, maxRadix, maxPrime);
       long long prod = 1;
       for (int r : f) prod *= r;
       ASSERT_EQ(prod, n) << n;
@@ -205,7 +218,8 @@ TEST(Stockham, FactorizationCostModel) {
 TEST(Stockham, ModelFactorizationsAreExactDfts) {
   std::vector<std::pair<int, std::string>> cases;
   for (int n = 2; n <= 400; ++n) cases.push_back({n, "f32"});
-  for (int n : {625, 729, 1000, 1200, 2000, 2187, 3000, 4000, 6561, 7680, 9000, 10000, 12000, 12288}) cases.push_back({n, "f32"});
+  for (int n : {625, 729, 1000, 1200, 2000, 2187, 3000, 4000, 6561, 7680, 9000, 10000, 12000, 12288})
+    cases.push_back({n, "f32"});
   for (int n : {24, 48, 100, 200, 243, 1000, 1200, 2187, 3000, 4000}) cases.push_back({n, "f64"});
   int checked = 0;
   for (const auto& [n, prec] : cases) {
@@ -215,7 +229,8 @@ TEST(Stockham, ModelFactorizationsAreExactDfts) {
     std::vector<cdouble> x = randomComplex(n, 7 + n);
     const std::vector<cdouble> ref = referenceDft(x, n, -1);
     x = stockhamPasses(d.factors, tab, -1, std::move(x));
-    EXPECT_LT(relativeError(x, ref), 1e-13) << prec << " " << n << " as " << fmt::format("{}", fmt::join(d.factors, "x"));
+    EXPECT_LT(relativeError(x, ref), 1e-13)
+        << prec << " " << n << " as " << fmt::format("{}", fmt::join(d.factors, "x"));
     ++checked;
   }
   EXPECT_GT(checked, 200);
@@ -225,7 +240,8 @@ TEST(Stockham, ModelFactorizationsAreExactDfts) {
 // twiddles, run as the kernel's passes in double, give the plane's D-dimensional DFT in row-major order. The
 // digit reversal is written here independently of the emitter's; a table without the per-axis twiddles fails.
 TEST(Stockham, FusedAxesPassesAreTheMultiDimensionalDft) {
-  const std::vector<std::vector<int>> shapes{{20, 20}, {16, 16}, {3, 5}, {12, 40}, {64, 64}, {9, 10, 11}, {17, 19, 8}, {8, 6, 4}, {2, 128}, {128, 2}};
+  const std::vector<std::vector<int>> shapes{{20, 20},    {16, 16},    {3, 5},    {12, 40}, {64, 64},
+                                             {9, 10, 11}, {17, 19, 8}, {8, 6, 4}, {2, 128}, {128, 2}};
   auto run = [](const KernelDesc& d, const std::vector<std::complex<double>>& tab, std::vector<cdouble> plane) {
     const int n = d.length, D = static_cast<int>(d.axes.size());
     std::vector<cdouble> x(n);
@@ -242,7 +258,8 @@ TEST(Stockham, FusedAxesPassesAreTheMultiDimensionalDft) {
   };
   for (const auto& shape : shapes)
     for (const char* prec : {"f64", "f32"}) {
-      const std::string text = fmt::format(R"({{"name": "s", "family": "stockham", "precision": "{}", "lengths": [{}]}})", prec, fmt::join(shape, ", "));
+      const std::string text = fmt::format(
+          R"({{"name": "s", "family": "stockham", "precision": "{}", "lengths": [{}]}})", prec, fmt::join(shape, ", "));
       const StockhamPlan p = plan(text);
       const KernelDesc& d = p.kernels.at(0).desc;
       ASSERT_GE(d.axes.size(), 2u) << text;
@@ -251,16 +268,32 @@ TEST(Stockham, FusedAxesPassesAreTheMultiDimensionalDft) {
       EXPECT_EQ(d.axes, inner) << text;
       std::vector<cdouble> x = randomComplex(d.length, 31 + d.length);
       const std::vector<cdouble> ref = referenceDftNd(x, d.axes, d.sign);
-      EXPECT_LT(relativeError(run(d, p.kernels[0].twiddles, x), ref), 1e-13) << text << " as " << fmt::format("{}", fmt::join(d.factors, "x"));
+      EXPECT_LT(relativeError(run(d, p.kernels[0].twiddles, x), ref), 1e-13)
+          << text << " as " << fmt::format("{}", fmt::join(d.factors, "x"));
       // The one-axis table (twiddles across the axes) is a 1D FFT of the digit-reversed plane, not the D-dim DFT.
       EXPECT_GT(relativeError(run(d, twiddleTable(d.factors, d.sign), x), ref), 1e-3) << text;
     }
   // Not fused: a plane past one kernel, rows not dense in the input or the output, or tuning fuse_axes false.
-  EXPECT_TRUE(plan(R"({"name": "s", "family": "stockham", "precision": "f32", "lengths": [12, 40], "output": {"strides": [41, 1], "distance": 500}})").kernels.at(0).desc.axes.empty());
-  EXPECT_TRUE(plan(R"({"name": "s", "family": "stockham", "precision": "f32", "lengths": [1000, 64]})").kernels.at(0).desc.axes.empty());
-  EXPECT_TRUE(plan(R"({"name": "s", "family": "stockham", "precision": "f32", "lengths": [12, 40], "input": {"strides": [90, 2]}})").kernels.at(0).desc.axes.empty());
-  EXPECT_TRUE(plan(R"({"name": "s", "family": "stockham", "precision": "f32", "lengths": [20, 20], "tuning": {"fuse_axes": false}})").kernels.at(0).desc.axes.empty());
-  EXPECT_EQ(plan(R"({"name": "s", "family": "stockham", "precision": "f64", "lengths": [64, 64, 64]})").kernels.size(), 2u);  // 64 x 64 fused, then axis 0
+  EXPECT_TRUE(
+      plan(
+          R"({"name": "s", "family": "stockham", "precision": "f32", "lengths": [12, 40], "output": {"strides": [41, 1], "distance": 500}})")
+          .kernels.at(0)
+          .desc.axes.empty());
+  EXPECT_TRUE(plan(R"({"name": "s", "family": "stockham", "precision": "f32", "lengths": [1000, 64]})")
+                  .kernels.at(0)
+                  .desc.axes.empty());
+  EXPECT_TRUE(
+      plan(
+          R"({"name": "s", "family": "stockham", "precision": "f32", "lengths": [12, 40], "input": {"strides": [90, 2]}})")
+          .kernels.at(0)
+          .desc.axes.empty());
+  EXPECT_TRUE(
+      plan(
+          R"({"name": "s", "family": "stockham", "precision": "f32", "lengths": [20, 20], "tuning": {"fuse_axes": false}})")
+          .kernels.at(0)
+          .desc.axes.empty());
+  EXPECT_EQ(plan(R"({"name": "s", "family": "stockham", "precision": "f64", "lengths": [64, 64, 64]})").kernels.size(),
+            2u);  // 64 x 64 fused, then axis 0
 }
 
 // The tuner's search without a GPU: a fake timer that prefers plans with more kernels. On a Bluestein length (one
@@ -270,7 +303,8 @@ TEST(Stockham, TunerSearchesBluesteinAndFusedAxesSpecs) {
   struct MoreKernelsFaster : TuneTimer {
     std::vector<double> time(const std::vector<Generated>& c, std::vector<std::string>*) override {
       std::vector<double> ms;
-      for (const auto& g : c) ms.push_back(1.0 / static_cast<double>(g.plan.kernels.size()) + 1e-3 * static_cast<double>(ms.size()));
+      for (const auto& g : c)
+        ms.push_back(1.0 / static_cast<double>(g.plan.kernels.size()) + 1e-3 * static_cast<double>(ms.size()));
       return ms;
     }
     std::string arch() override { return "sm_90"; }
@@ -280,14 +314,18 @@ TEST(Stockham, TunerSearchesBluesteinAndFusedAxesSpecs) {
   EXPECT_FALSE(blue.specMembers.contains("factors"));
   EXPECT_GT(blue.trials.size(), 10u);
   for (const auto& t : blue.trials) EXPECT_TRUE(t.error.empty()) << t.stage << ": " << t.error;
-  const TuneOutcome plane = tuneStockham(parseStockhamSpecText(R"({"name": "t", "family": "stockham", "precision": "f32", "lengths": [20, 20]})", "t.json"), timer);
+  const TuneOutcome plane = tuneStockham(
+      parseStockhamSpecText(R"({"name": "t", "family": "stockham", "precision": "f32", "lengths": [20, 20]})",
+                            "t.json"),
+      timer);
   EXPECT_EQ(plane.specMembers["tuning"].value("fuse_axes", true), false) << plane.specMembers.dump();
   EXPECT_LT(plane.trials[plane.best].ms, plane.trials[plane.baseline].ms);
 }
 
 // Tuning column_values: the column tiles of a two-kernel plan hold at most that many values per thread.
 TEST(Stockham, ColumnValuesTuning) {
-  const StockhamPlan a = plan(spec(1 << 20, "f32")), b = plan(spec(1 << 20, "f32", R"(, "tuning": {"column_values": 16})"));
+  const StockhamPlan a = plan(spec(1 << 20, "f32")),
+                     b = plan(spec(1 << 20, "f32", R"(, "tuning": {"column_values": 16})"));
   ASSERT_EQ(a.kernels.size(), 2u);
   ASSERT_EQ(b.kernels.size(), 2u);
   EXPECT_EQ(emitStockhamKernel(a.kernels[0].desc).geom.threadsPerFft, 32);  // 1024 / 32 values
@@ -319,7 +357,8 @@ TEST(Stockham, SpecErrorsNameThePath) {
   EXPECT_EQ(errorOf(spec(64, "f8")).first, "/precision");
   EXPECT_EQ(errorOf(spec((1LL << 26) + 1, "f32")).first, "/length");
   EXPECT_EQ(errorOf(spec((1LL << 24) + 1, "f64")).first, "/length");
-  EXPECT_NE(errorOf(spec(33554467, "f32")).second.find("Bluestein"), std::string::npos);  // prime, convolution of 2^26 too long
+  EXPECT_NE(errorOf(spec(33554467, "f32")).second.find("Bluestein"),
+            std::string::npos);  // prime, convolution of 2^26 too long
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "factors": [8, 4])")).first, "/factors");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "factors": [8, 6, 2])")).first, "/factors/2");  // any radix to 32; 96 > 64
   EXPECT_EQ(errorOf(spec(66, "f32", R"(, "factors": [2, 33])")).first, "/factors/1");
@@ -337,7 +376,10 @@ TEST(Stockham, SpecErrorsNameThePath) {
     EXPECT_EQ(e.path(), "/factors");
     EXPECT_NE(std::string(e.what()).find("sm_80"), std::string::npos) << e.what();
   }
-  EXPECT_EQ(planStockham(parseStockhamSpecText(spec(20736, "f32", R"(, "factors": [16, 16, 9, 9])"), "long.json"), "sm_90").kernels.at(0).desc.factors,
+  EXPECT_EQ(planStockham(parseStockhamSpecText(spec(20736, "f32", R"(, "factors": [16, 16, 9, 9])"), "long.json"),
+                         "sm_90")
+                .kernels.at(0)
+                .desc.factors,
             (std::vector<int>{16, 16, 9, 9}));
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "direction": "sideways")")).first, "/direction");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "input": {"stride": 0})")).first, "/input/stride");
@@ -353,23 +395,36 @@ TEST(Stockham, SpecErrorsNameThePath) {
   EXPECT_NO_THROW(parseStockhamSpecText(spec(16386, "f64", R"(, "transform": "r2c")"), "s.json"));
   EXPECT_EQ(errorOf(spec((1 << 24) + 2, "f32", R"(, "transform": "c2r")")).first, "/length");
   EXPECT_EQ(errorOf(spec((1 << 23) + 2, "f64", R"(, "transform": "r2c")")).first, "/length");
-  EXPECT_NE(errorOf(spec((1 << 23) + 2, "f64", R"(, "transform": "r2c")")).second.find("r2c lengths run to 8388608 in f64"), std::string::npos);
+  EXPECT_NE(
+      errorOf(spec((1 << 23) + 2, "f64", R"(, "transform": "r2c")")).second.find("r2c lengths run to 8388608 in f64"),
+      std::string::npos);
   // c2r in f16 stops at N = 16384 (its longer plans are refused); r2c f16 goes on.
   EXPECT_NO_THROW(parseStockhamSpecText(spec(16384, "f16", R"(, "transform": "c2r")"), "s.json"));
   EXPECT_NO_THROW(parseStockhamSpecText(spec(1 << 20, "f16", R"(, "transform": "r2c")"), "s.json"));
   EXPECT_EQ(errorOf(spec(16386, "f16", R"(, "transform": "c2r")")).first, "/length");
-  EXPECT_NE(errorOf(spec(1 << 18, "f16", R"(, "transform": "c2r")")).second.find("c2r in f16 runs to N = 16384"), std::string::npos);
+  EXPECT_NE(errorOf(spec(1 << 18, "f16", R"(, "transform": "c2r")")).second.find("c2r in f16 runs to N = 16384"),
+            std::string::npos);
   // An odd prime past Bluestein's convolution limit (the complex FFT of N itself).
   EXPECT_EQ(errorOf(spec(16777213, "f32", R"(, "transform": "r2c")")).first, "/length");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "transform": "r2c", "input": {"layout": "planar"})")).first, "/input/layout");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "transform": "c2r", "placement": "in_place")")).first, "/placement");
-  EXPECT_EQ(errorOf(R"({"name": "x", "family": "stockham", "precision": "f32", "lengths": [2, 3, 4, 5]})").first, "/lengths");
+  EXPECT_EQ(errorOf(R"({"name": "x", "family": "stockham", "precision": "f32", "lengths": [2, 3, 4, 5]})").first,
+            "/lengths");
   // Axes of any length (Bluestein per axis), to 16384 (f64 4096) each.
-  EXPECT_NO_THROW(parseStockhamSpecText(R"({"name": "x", "family": "stockham", "precision": "f32", "lengths": [37, 4]})", "s.json"));
-  EXPECT_EQ(errorOf(R"({"name": "x", "family": "stockham", "precision": "f64", "transform": "r2c", "lengths": [4, 4097]})").first, "/lengths/1");
-  EXPECT_EQ(errorOf(R"({"name": "x", "family": "stockham", "precision": "f32", "lengths": [8, 4], "input": {"strides": [1]}})").first,
-            "/input/strides");
-  EXPECT_EQ(errorOf(R"({"name": "x", "family": "stockham", "precision": "f32", "length": 8, "lengths": [8]})").first, "/length");
+  EXPECT_NO_THROW(
+      parseStockhamSpecText(R"({"name": "x", "family": "stockham", "precision": "f32", "lengths": [37, 4]})",
+                            "s.json"));
+  EXPECT_EQ(errorOf(
+                R"({"name": "x", "family": "stockham", "precision": "f64", "transform": "r2c", "lengths": [4, 4097]})")
+                .first,
+            "/lengths/1");
+  EXPECT_EQ(
+      errorOf(
+          R"({"name": "x", "family": "stockham", "precision": "f32", "lengths": [8, 4], "input": {"strides": [1]}})")
+          .first,
+      "/input/strides");
+  EXPECT_EQ(errorOf(R"({"name": "x", "family": "stockham", "precision": "f32", "length": 8, "lengths": [8]})").first,
+            "/length");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": 3)")).first, "/tuning");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"threads_per_fft": 0})")).first, "/tuning/threads_per_fft");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"block_threads": 2048})")).first, "/tuning/block_threads");
@@ -379,14 +434,20 @@ TEST(Stockham, SpecErrorsNameThePath) {
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"index_per_group": "yes"})")).first, "/tuning/index_per_group");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"derive_twiddles": 0})")).first, "/tuning/derive_twiddles");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"work_queue": "yes"})")).first, "/tuning/work_queue");
-  EXPECT_EQ(errorOf(R"({"name": "s", "family": "stockham", "precision": "f32", "lengths": [20, 20], "tuning": {"fuse_axes": "no"}})").first, "/tuning/fuse_axes");
+  EXPECT_EQ(
+      errorOf(
+          R"({"name": "s", "family": "stockham", "precision": "f32", "lengths": [20, 20], "tuning": {"fuse_axes": "no"}})")
+          .first,
+      "/tuning/fuse_axes");
   EXPECT_EQ(errorOf(spec(1 << 24, "f16", R"(, "tuning": {"three_kernels": 3})")).first, "/tuning/three_kernels");
   // "bluestein" as a convolution length: at least 2n - 1 (r2c / c2r: of the complex half), radix-smooth, an integer.
   auto shortConvolution = errorOf(spec(1399, "f32", R"(, "tuning": {"bluestein": 2744})"));
   EXPECT_EQ(shortConvolution.first, "/tuning/bluestein");
   EXPECT_NE(shortConvolution.second.find("2797"), std::string::npos) << shortConvolution.second;
-  EXPECT_EQ(errorOf(spec(1384, "f32", R"(, "transform": "r2c", "tuning": {"bluestein": 1382})")).first, "/tuning/bluestein");
-  EXPECT_NO_THROW(parseStockhamSpecText(spec(1384, "f32", R"(, "transform": "r2c", "tuning": {"bluestein": 1400})"), "ok.json"));
+  EXPECT_EQ(errorOf(spec(1384, "f32", R"(, "transform": "r2c", "tuning": {"bluestein": 1382})")).first,
+            "/tuning/bluestein");
+  EXPECT_NO_THROW(
+      parseStockhamSpecText(spec(1384, "f32", R"(, "transform": "r2c", "tuning": {"bluestein": 1400})"), "ok.json"));
   EXPECT_EQ(errorOf(spec(1399, "f32", R"(, "tuning": {"bluestein": 4097})")).first, "/tuning/bluestein");  // 17 x 241
   EXPECT_EQ(errorOf(spec(1399, "f32", R"(, "tuning": {"bluestein": 4096.5})")).first, "/tuning/bluestein");
   EXPECT_EQ(errorOf(spec(1399, "f32", R"(, "tuning": {"bluestein": 1073741824})")).first, "/tuning/bluestein");
@@ -410,14 +471,20 @@ TEST(Stockham, TuningOverridesGeometry) {
   // r2c by default: the split fused into the last pass, which writes global memory itself.
   KernelGeometry split = chooseGeometry(plan(spec(1000, "f32", R"(, "transform": "r2c")")).kernels[0].desc);
   EXPECT_TRUE(split.fusedSplit && split.directStore);
-  EXPECT_FALSE(chooseGeometry(plan(spec(1000, "f32", R"(, "transform": "r2c", "tuning": {"direct_store": false})")).kernels[0].desc).fusedSplit);
+  EXPECT_FALSE(
+      chooseGeometry(
+          plan(spec(1000, "f32", R"(, "transform": "r2c", "tuning": {"direct_store": false})")).kernels[0].desc)
+          .fusedSplit);
   // ... where two butterflies of the last radix do not raise the values a thread holds (4096 = 16 x 16 x 16 would).
   EXPECT_FALSE(chooseGeometry(plan(spec(8192, "f32", R"(, "transform": "r2c")")).kernels[0].desc).fusedSplit);
-  EXPECT_TRUE(chooseGeometry(plan(spec(8192, "f32", R"(, "transform": "r2c", "tuning": {"fused_split": true})")).kernels[0].desc).fusedSplit);
+  EXPECT_TRUE(chooseGeometry(
+                  plan(spec(8192, "f32", R"(, "transform": "r2c", "tuning": {"fused_split": true})")).kernels[0].desc)
+                  .fusedSplit);
   // Defaults: 128-thread blocks; f32 8192 on 256 threads holding 32 values (f16 on 512); 16384 on 1024 threads.
   EXPECT_EQ(emitStockhamKernel(plan(spec(1024, "f32")).kernels[0].desc).geom.fftsPerBlock * 64, 128);
   EXPECT_EQ(chooseGeometry(plan(spec(8192, "f32")).kernels[0].desc).threadsPerFft, 256);
-  EXPECT_EQ(chooseGeometry(plan(spec(8192, "f16")).kernels[0].desc).threadsPerFft, 512);  // half storage keeps 16 values per thread
+  EXPECT_EQ(chooseGeometry(plan(spec(8192, "f16")).kernels[0].desc).threadsPerFft,
+            512);  // half storage keeps 16 values per thread
   EXPECT_EQ(chooseGeometry(plan(spec(16384, "f16")).kernels[0].desc).threadsPerFft, 1024);
 }
 
@@ -434,11 +501,14 @@ TEST(Stockham, WorkQueueTicketsAreReadAfterABarrier) {
     ASSERT_NE(fetch, std::string::npos) << n;
     ASSERT_NE(read, std::string::npos) << n;
     const auto barrier = src.rfind("__syncthreads();", read);
-    EXPECT_TRUE(barrier != std::string::npos && barrier > fetch) << n << ": the ticket would be read before thread 0 wrote it";
+    EXPECT_TRUE(barrier != std::string::npos && barrier > fetch)
+        << n << ": the ticket would be read before thread 0 wrote it";
     EXPECT_NE(src.find("atomicExch(work, 0ull);"), std::string::npos);
   }
-  EXPECT_FALSE(emitStockhamKernel(plan(spec(1024, "f32", R"(, "tuning": {"persistent": false})")).kernels[0].desc).geom.workQueue);
-  StockhamKernel fixed = emitStockhamKernel(plan(spec(1024, "f32", R"(, "tuning": {"work_queue": false})")).kernels[0].desc);
+  EXPECT_FALSE(emitStockhamKernel(plan(spec(1024, "f32", R"(, "tuning": {"persistent": false})")).kernels[0].desc)
+                   .geom.workQueue);
+  StockhamKernel fixed = emitStockhamKernel(
+      plan(spec(1024, "f32", R"(, "tuning": {"work_queue": false})")).kernels[0].desc);
   EXPECT_FALSE(fixed.geom.workQueue);
   EXPECT_EQ(fixed.source.find("atomicAdd(work"), std::string::npos);
   EXPECT_NE(fixed.source.find("group += (long long)gridDim.x"), std::string::npos);
@@ -450,7 +520,9 @@ TEST(Stockham, WorkQueueTicketsAreReadAfterABarrier) {
 // A last pass that loops over short runs of 8/16-byte values stores staged; one butterfly per
 // thread or half storage stays direct; the fused r2c split only on runs of 64 B or more; tuning pins either.
 TEST(Stockham, ShortLoopingStoresAreStaged) {
-  auto geom = [](const std::string& text) { return emitStockhamKernel(planStockham(parseStockhamSpecText(text, "g.json"), "sm_90").kernels[0].desc).geom; };
+  auto geom = [](const std::string& text) {
+    return emitStockhamKernel(planStockham(parseStockhamSpecText(text, "g.json"), "sm_90").kernels[0].desc).geom;
+  };
   EXPECT_FALSE(geom(spec(170, "f32")).directStore) << "17 x 10 on 10 threads: the radix-10 pass loops, 80-byte runs";
   EXPECT_FALSE(geom(spec(35, "f64")).directStore);
   EXPECT_TRUE(geom(spec(170, "f32")).directLoad) << "the load is not the store";
@@ -475,7 +547,7 @@ TEST(Stockham, RegisterTargetsRelaxByResidentBlocks) {
   EXPECT_EQ(relaxedRegisterTargets(256, 64), (std::vector<int>{80, 128, 255}));
   EXPECT_EQ(relaxedRegisterTargets(128, 128), (std::vector<int>{168, 255}));
   EXPECT_TRUE(relaxedRegisterTargets(1024, 64).empty());  // one block already
-  for (int threads : {64, 200, 448})  // (up to 4 blocks by threads per SM)
+  for (int threads : {64, 200, 448})                      // (up to 4 blocks by threads per SM)
     for (int blocks = 1; blocks <= 4; ++blocks) {
       const int t = registerTargetForBlocks(threads, blocks);
       EXPECT_GE(residentBlocksPerSm(threads, t, 0), blocks) << threads << " threads at " << t << " registers";
@@ -503,10 +575,12 @@ TEST(Stockham, LongLengthsTakeOneKernelWhereSharedMemoryHoldsThem) {
   EXPECT_EQ(kernels(9600, "f64", "sm_80"), 2u);
   EXPECT_EQ(kernels(9000, "f64", "sm_90", R"(, "transform": "c2r")"), 2u) << "merge, then one kernel of 4500";
   EXPECT_EQ(kernels(16384, "f64", "sm_90", R"(, "transform": "r2c")"), 2u) << "one kernel of 8192, then the split";
-  EXPECT_EQ(kernels(16384, "f64", "sm_86", R"(, "transform": "r2c")"), 3u) << "two kernels of 8192 (column pairs), then the split";
+  EXPECT_EQ(kernels(16384, "f64", "sm_86", R"(, "transform": "r2c")"), 3u)
+      << "two kernels of 8192 (column pairs), then the split";
   // Cooperative primes (37..127) keep the old limit; so do the axes of 2D / 3D transforms.
   EXPECT_EQ(kernels(37 * 512, "f32", "sm_90"), 2u);
-  EXPECT_EQ(errorOf(R"({"name": "l", "family": "stockham", "precision": "f32", "lengths": [2, 19683]})").first, "/lengths/1");
+  EXPECT_EQ(errorOf(R"({"name": "l", "family": "stockham", "precision": "f32", "lengths": [2, 19683]})").first,
+            "/lengths/1");
   // Every kernel at the limit fits: shared memory (with its pad elements) within the arch's block.
   for (const char* arch : {"sm_80", "sm_86", "sm_90"})
     for (const char* precision : {"f32", "f64"}) {
@@ -516,7 +590,8 @@ TEST(Stockham, LongLengthsTakeOneKernelWhereSharedMemoryHoldsThem) {
         if (!isSmooth(n, maxPrimeRadix(precisionOf(precision)))) continue;
         const StockhamPlan p = planStockham(parseStockhamSpecText(spec(n, precision), "l.json"), arch);
         ASSERT_EQ(p.kernels.size(), 1u) << n << " " << precision << " " << arch;
-        EXPECT_LE(emitStockhamKernel(p.kernels[0].desc).geom.sharedBytes + 1024, maxSharedPerBlock(arch)) << n << " " << precision << " " << arch;
+        EXPECT_LE(emitStockhamKernel(p.kernels[0].desc).geom.sharedBytes + 1024, maxSharedPerBlock(arch))
+            << n << " " << precision << " " << arch;
         ++checked;
       }
       EXPECT_GT(checked, 0) << precision << " " << arch;
@@ -526,15 +601,21 @@ TEST(Stockham, LongLengthsTakeOneKernelWhereSharedMemoryHoldsThem) {
 // Column tiles: each tile row is fftsPerBlock consecutive values in global memory; rows of a whole number of 32-byte
 // sectors (Geometry.cpp wholeSectorRows): part-used sectors widen to 128 B, whole ones (2^20: 64 B) stay.
 TEST(Stockham, ColumnTileRowsAreWholeSectors) {
-  for (const auto& [n, precision] : {std::pair<long long, const char*>{59049, "f32"}, {43904, "f32"}, {100000, "f32"}, {117649, "f32"},
-                                     {1LL << 20, "f32"}, {20000, "f64"}, {30000, "f16"}}) {
+  for (const auto& [n, precision] : {std::pair<long long, const char*>{59049, "f32"},
+                                     {43904, "f32"},
+                                     {100000, "f32"},
+                                     {117649, "f32"},
+                                     {1LL << 20, "f32"},
+                                     {20000, "f64"},
+                                     {30000, "f16"}}) {
     const StockhamPlan p = plan(spec(n, precision));
     ASSERT_EQ(p.kernels.size(), 2u) << n;
     for (const auto& k : p.kernels) {
       const KernelGeometry g = emitStockhamKernel(k.desc).geom;
       ASSERT_TRUE(g.fftMajorLoad || g.fftMajorStore) << k.desc.kernelName;
       const int row = g.fftsPerBlock * tileRowValueBytes(k.desc, g);
-      EXPECT_EQ(row % 32, 0) << k.desc.kernelName << ": " << g.fftsPerBlock << " FFTs per block, " << row << "-byte rows";
+      EXPECT_EQ(row % 32, 0) << k.desc.kernelName << ": " << g.fftsPerBlock << " FFTs per block, " << row
+                             << "-byte rows";
       EXPECT_GE(row, 64) << k.desc.kernelName;
     }
   }
@@ -543,10 +624,15 @@ TEST(Stockham, ColumnTileRowsAreWholeSectors) {
   // 343 x 343: a thread per radix-7 butterfly (49 per FFT), not 43 threads of 8 values with a second round of 6
   // (Geometry.cpp tile); f64 too, and column_values pins the old choice.
   for (const char* precision : {"f32", "f64"})
-    for (const auto& k : plan(spec(117649, precision)).kernels) EXPECT_EQ(emitStockhamKernel(k.desc).geom.threadsPerFft, 49) << precision;
-  EXPECT_EQ(emitStockhamKernel(plan(spec(117649, "f64", R"(, "tuning": {"column_values": 8})")).kernels[0].desc).geom.threadsPerFft, 43);
+    for (const auto& k : plan(spec(117649, precision)).kernels)
+      EXPECT_EQ(emitStockhamKernel(k.desc).geom.threadsPerFft, 49) << precision;
+  EXPECT_EQ(emitStockhamKernel(plan(spec(117649, "f64", R"(, "tuning": {"column_values": 8})")).kernels[0].desc)
+                .geom.threadsPerFft,
+            43);
   // Pinned block sizes are kept: 243 threads = 9 FFTs.
-  EXPECT_EQ(emitStockhamKernel(plan(spec(59049, "f32", R"(, "tuning": {"block_threads": 243})")).kernels[1].desc).geom.fftsPerBlock, 9);
+  EXPECT_EQ(emitStockhamKernel(plan(spec(59049, "f32", R"(, "tuning": {"block_threads": 243})")).kernels[1].desc)
+                .geom.fftsPerBlock,
+            9);
 }
 
 TEST(Stockham, ThreadIndicesHeldOrRecomputedPerGroup) {
@@ -554,9 +640,11 @@ TEST(Stockham, ThreadIndicesHeldOrRecomputedPerGroup) {
   StockhamKernel held = emitStockhamKernel(plan(spec(1024, "f32")).kernels[0].desc);
   EXPECT_FALSE(held.geom.indexPerGroup);
   // (the work queue's `threadIdx.x == 0` test for the ticket fetch is the one read left in the loop)
-  EXPECT_FALSE(std::regex_search(loopBody(held.source), std::regex(R"(threadIdx\.x(?! == 0))"))) << "an index read inside the group loop";
+  EXPECT_FALSE(std::regex_search(loopBody(held.source), std::regex(R"(threadIdx\.x(?! == 0))")))
+      << "an index read inside the group loop";
   EXPECT_EQ(held.source.find("wf_thread_index"), std::string::npos);
-  StockhamKernel perGroup = emitStockhamKernel(plan(spec(1024, "f32", R"(, "tuning": {"index_per_group": true})")).kernels[0].desc);
+  StockhamKernel perGroup = emitStockhamKernel(
+      plan(spec(1024, "f32", R"(, "tuning": {"index_per_group": true})")).kernels[0].desc);
   EXPECT_TRUE(perGroup.geom.indexPerGroup);
   EXPECT_NE(loopBody(perGroup.source).find("const int tid = wf_thread_index();"), std::string::npos);
   EXPECT_NE(perGroup.source.find("thread indices recomputed per group"), std::string::npos);
@@ -564,16 +652,19 @@ TEST(Stockham, ThreadIndicesHeldOrRecomputedPerGroup) {
   const std::string arch = "sm_90";
   NvrtcProbe probe;
   // r2c 8192 (a 4096-point kernel): held indices spill at 64 registers; recomputed, they fit.
-  SpillFreeKernel r2c = emitStockhamSpillFree(plan(spec(8192, "f32", R"(, "transform": "r2c")")).kernels[0].desc, arch, &probe);
+  SpillFreeKernel r2c = emitStockhamSpillFree(plan(spec(8192, "f32", R"(, "transform": "r2c")")).kernels[0].desc, arch,
+                                              &probe);
   EXPECT_TRUE(r2c.kernel.geom.indexPerGroup);
   EXPECT_EQ(r2c.kernel.geom.registerTarget, 64);
   // The tuning's "false" is kept: the target is relaxed instead.
-  SpillFreeKernel r2cHeld =
-      emitStockhamSpillFree(plan(spec(8192, "f32", R"(, "transform": "r2c", "tuning": {"index_per_group": false})")).kernels[0].desc, arch, &probe);
+  SpillFreeKernel r2cHeld = emitStockhamSpillFree(
+      plan(spec(8192, "f32", R"(, "transform": "r2c", "tuning": {"index_per_group": false})")).kernels[0].desc, arch,
+      &probe);
   EXPECT_FALSE(r2cHeld.kernel.geom.indexPerGroup);
   EXPECT_GT(r2cHeld.kernel.geom.registerTarget, 64);
   // Short FFTs keep held indices (r2c 512: faster held at more registers).
-  EXPECT_FALSE(emitStockhamSpillFree(plan(spec(512, "f32", R"(, "transform": "r2c")")).kernels[0].desc, arch, &probe).kernel.geom.indexPerGroup);
+  EXPECT_FALSE(emitStockhamSpillFree(plan(spec(512, "f32", R"(, "transform": "r2c")")).kernels[0].desc, arch, &probe)
+                   .kernel.geom.indexPerGroup);
 }
 
 // Twiddles: one pointer per butterfly with constant offsets (row r - 1 of the pass's table, k
@@ -587,7 +678,8 @@ TEST(Stockham, TwiddleLoadsAndDerivedTwiddles) {
   StockhamKernel table = emitStockhamKernel(plan(spec(4096, "f32")).kernels[0].desc);
   EXPECT_EQ(count(table.source, R"(float2 w\d+ = tw\[\d+\];)"), 30);
   EXPECT_NE(table.source.find("float2 w15 = tw[3584];"), std::string::npos);  // pass 2: ns = 256, row 14
-  StockhamKernel derived = emitStockhamKernel(plan(spec(4096, "f32", R"(, "tuning": {"derive_twiddles": true})")).kernels[0].desc);
+  StockhamKernel derived = emitStockhamKernel(
+      plan(spec(4096, "f32", R"(, "tuning": {"derive_twiddles": true})")).kernels[0].desc);
   EXPECT_TRUE(derived.geom.deriveTwiddles);
   EXPECT_EQ(count(derived.source, R"(float2 w\d+ = tw\[\d+\];)"), 8);  // w1, w2, w4, w8 in two passes
   EXPECT_NE(derived.source.find("float2 w15 = make_float2(w8.x * w7.x"), std::string::npos);
@@ -595,7 +687,8 @@ TEST(Stockham, TwiddleLoadsAndDerivedTwiddles) {
   // The default: derived for half storage from length 4096 on, from the table otherwise.
   EXPECT_TRUE(emitStockhamKernel(plan(spec(4096, "f16")).kernels[0].desc).geom.deriveTwiddles);
   EXPECT_FALSE(emitStockhamKernel(plan(spec(2048, "f16")).kernels[0].desc).geom.deriveTwiddles);
-  EXPECT_FALSE(emitStockhamKernel(plan(spec(4096, "f16", R"(, "tuning": {"derive_twiddles": false})")).kernels[0].desc).geom.deriveTwiddles);
+  EXPECT_FALSE(emitStockhamKernel(plan(spec(4096, "f16", R"(, "tuning": {"derive_twiddles": false})")).kernels[0].desc)
+                   .geom.deriveTwiddles);
   EXPECT_FALSE(table.geom.deriveTwiddles);
   // The table itself: pass 1 (ns = 16, R = 16) holds W^(r k) at (r - 1) 16 + k.
   std::vector<std::complex<double>> t = twiddleTable({16, 16, 16}, -1);
@@ -606,7 +699,8 @@ TEST(Stockham, TwiddleLoadsAndDerivedTwiddles) {
   // Derived twiddles in float, by the emitter's product tree (w_r = w_hi w_(r - hi)) from the
   // float-rounded table, stay within 6 ulp of the exact value for every radix 2..16 pass.
   double worst = 0;
-  for (const std::vector<int>& factors : std::vector<std::vector<int>>{{16, 16, 16}, {13, 11, 7, 5, 3}, {8, 8, 8, 2}, {9, 12, 10}}) {
+  for (const std::vector<int>& factors :
+       std::vector<std::vector<int>>{{16, 16, 16}, {13, 11, 7, 5, 3}, {8, 8, 8, 2}, {9, 12, 10}}) {
     std::vector<std::complex<double>> tab = twiddleTable(factors, -1);
     long long ns = 1, off = 0;
     for (int R : factors) {
@@ -698,7 +792,8 @@ TEST(Stockham, PlansChooseKernels) {
   EXPECT_EQ(p.kernels[1].desc.length, 16);
   EXPECT_EQ(p.kernels[1].src, Buffer::Output);
   EXPECT_EQ(p.kernels[1].desc.in.elemStride, 32 * 64);
-  p = plan(R"({"name": "x", "family": "stockham", "precision": "f32", "lengths": [16, 32, 64], "tuning": {"fuse_axes": false}})");
+  p = plan(
+      R"({"name": "x", "family": "stockham", "precision": "f32", "lengths": [16, 32, 64], "tuning": {"fuse_axes": false}})");
   ASSERT_EQ(p.kernels.size(), 3u);
   EXPECT_EQ(p.kernels[0].desc.length, 64);
   EXPECT_EQ(p.kernels[2].desc.length, 16);
@@ -719,9 +814,13 @@ TEST(Stockham, DoublePrecisionColumnTilesTakeTheFewestPasses) {
   ASSERT_EQ(p.kernels.size(), 2u);
   EXPECT_EQ(p.kernels[0].desc.factors, (std::vector<int>{9, 9, 3}));
   EXPECT_EQ(p.kernels[1].desc.factors, (std::vector<int>{9, 9, 3}));
-  EXPECT_EQ(plan(spec(243, "f64", R"(, "input": {"stride": 4096, "distance": 1}, "output": {"stride": 4096, "distance": 1})")).kernels[0].desc.factors,
+  EXPECT_EQ(plan(spec(243, "f64",
+                      R"(, "input": {"stride": 4096, "distance": 1}, "output": {"stride": 4096, "distance": 1})"))
+                .kernels[0]
+                .desc.factors,
             (std::vector<int>{9, 9, 3}));
-  EXPECT_EQ(plan(spec(243, "f64")).kernels[0].desc.factors, factorizeStockham(243, 13, maxPrimeRadix(Precision::F64), true, false));
+  EXPECT_EQ(plan(spec(243, "f64")).kernels[0].desc.factors,
+            factorizeStockham(243, 13, maxPrimeRadix(Precision::F64), true, false));
 }
 
 TEST(Stockham, GeometryTilesColumns) {
@@ -765,7 +864,8 @@ TEST(Stockham, ThreeKernelPlans) {
   EXPECT_EQ(plan(spec(1 << 24, "f16", R"(, "tuning": {"three_kernels": false})")).kernels.size(), 2u);
   // And odd f32 lengths whose split has a side of 2048 or more (7^8 = 2401^2, 7^7 = 343 x 2401, 3^13 = 729 x 2187),
   // not shorter sides (7^6 = 343^2, 3^12 = 729^2), even lengths (2^21 = 1024 x 2048) or f64.
-  for (long long n : {5764801LL, 823543LL, 1594323LL, 1953125LL}) EXPECT_EQ(plan(spec(n, "f32")).kernels.size(), 3u) << n;
+  for (long long n : {5764801LL, 823543LL, 1594323LL, 1953125LL})
+    EXPECT_EQ(plan(spec(n, "f32")).kernels.size(), 3u) << n;
   for (long long n : {117649LL, 531441LL, 390625LL, 1LL << 21}) EXPECT_EQ(plan(spec(n, "f32")).kernels.size(), 2u) << n;
   EXPECT_EQ(plan(spec(5764801, "f64")).kernels.size(), 2u);
   EXPECT_EQ(plan(spec(5764801, "f32", R"(, "tuning": {"three_kernels": false})")).kernels.size(), 2u);
@@ -773,7 +873,8 @@ TEST(Stockham, ThreeKernelPlans) {
   ASSERT_EQ(p.kernels.size(), 3u);
   EXPECT_EQ(p.kernels[0].desc.length * p.kernels[1].desc.length * p.kernels[2].desc.length, 100000);
   EXPECT_LE(std::max({p.kernels[0].desc.length, p.kernels[1].desc.length, p.kernels[2].desc.length}), 50);
-  EXPECT_EQ(plan(spec(40009, "f32", R"(, "tuning": {"three_kernels": true})")).kernels.size(), 4u) << "Bluestein: two kernels each way";
+  EXPECT_EQ(plan(spec(40009, "f32", R"(, "tuning": {"three_kernels": true})")).kernels.size(), 4u)
+      << "Bluestein: two kernels each way";
   // An f16 plan's intermediates in f16 by default (scratch buffers typed so); float with half_scratch false; f32 float.
   p = plan(spec(1 << 24, "f16"));
   EXPECT_TRUE(p.tmpHalf[0] && p.tmpHalf[1]);
@@ -799,15 +900,20 @@ TEST(Stockham, LaunchHeaderListsEveryKernel) {
   EXPECT_NE(h.find("namespace wf_s16381"), std::string::npos);
   EXPECT_NE(h.find("kernel_count = 4"), std::string::npos);
   for (const auto& k : p.kernels) EXPECT_NE(h.find(k.desc.kernelName), std::string::npos);
-  EXPECT_NE(h.find("static const float k0_load_table[]"), std::string::npos) << "Bluestein's chirp, fused into the first load";
+  EXPECT_NE(h.find("static const float k0_load_table[]"), std::string::npos)
+      << "Bluestein's chirp, fused into the first load";
 }
 
 // The LaunchPlan: the user's arrays sized by their layout (extent = offset + (B - 1) distance + span),
 // the output aliasing the input in place, scratch in the compute type, tables as float2/double2,
 // every kernel's 13 arguments in the emitter's order.
 TEST(Stockham, LaunchPlanBuffersAndArguments) {
-  auto emit = [](const std::string& text) { return makeStockhamSpec(parseStockhamSpecText(text, "lp.json"))->emit(EmitTarget{"sm_90", nullptr}).plan; };
-  LaunchPlan a = emit(spec(360, "f32", R"(, "input": {"stride": 3, "distance": 1100, "offset": 5}, "output": {"layout": "planar", "distance": 400})"));
+  auto emit = [](const std::string& text) {
+    return makeStockhamSpec(parseStockhamSpecText(text, "lp.json"))->emit(EmitTarget{"sm_90", nullptr}).plan;
+  };
+  LaunchPlan a = emit(spec(
+      360, "f32",
+      R"(, "input": {"stride": 3, "distance": 1100, "offset": 5}, "output": {"layout": "planar", "distance": 400})"));
   const PlanBuffer* in = a.buffer("input");
   ASSERT_TRUE(in);
   EXPECT_EQ(in->elementType, "float2");
@@ -834,14 +940,16 @@ TEST(Stockham, LaunchPlanBuffersAndArguments) {
   // Twiddles in float: each part rounded once from the double table.
   const PlanBuffer* tw = a.buffer("k0_twiddles");
   ASSERT_TRUE(tw);
-  std::vector<std::complex<double>> t = twiddleTable(planStockham(parseStockhamSpecText(spec(360, "f32"), "x"), "sm_90").kernels[0].desc.factors, -1);
+  std::vector<std::complex<double>> t =
+      twiddleTable(planStockham(parseStockhamSpecText(spec(360, "f32"), "x"), "sm_90").kernels[0].desc.factors, -1);
   ASSERT_EQ(tw->contents.size(), t.size() * 8);
   float f[2];
   std::memcpy(f, tw->contents.data() + 8 * 3, 8);
   EXPECT_EQ(f[0], static_cast<float>(t[3].real()));
   EXPECT_EQ(f[1], static_cast<float>(t[3].imag()));
 
-  LaunchPlan b = emit(R"({"name": "x", "family": "stockham", "precision": "f64", "lengths": [9, 10, 11], "placement": "in_place", "tuning": {"fuse_axes": false}})");
+  LaunchPlan b = emit(
+      R"({"name": "x", "family": "stockham", "precision": "f64", "lengths": [9, 10, 11], "placement": "in_place", "tuning": {"fuse_axes": false}})");
   EXPECT_EQ(b.buffer("output")->aliasOf, "input");
   EXPECT_EQ(b.buffer("input")->elementType, "double2");
   ASSERT_EQ(b.kernels.size(), 3u);
@@ -855,7 +963,8 @@ TEST(Stockham, LaunchPlanBuffersAndArguments) {
   EXPECT_TRUE(c.buffer("k0_big_lo") && c.buffer("k0_big_hi"));
   EXPECT_EQ(c.kernels[0].args[10].value, 1000);
 
-  LaunchPlan d = emit(spec(1024, "f32", R"(, "transform": "r2c", "tuning": {"work_queue": false, "persistent": false})"));
+  LaunchPlan d = emit(
+      spec(1024, "f32", R"(, "transform": "r2c", "tuning": {"work_queue": false, "persistent": false})"));
   EXPECT_EQ(d.buffer("input")->elementType, "float");
   EXPECT_EQ(d.buffer("output")->elements(1, d.buffer("output")->perBatchElems), 513);
   EXPECT_EQ(d.kernels[0].args[12].kind, PlanArg::Kind::Null);
@@ -879,28 +988,41 @@ TEST(Stockham, FamilyVerifyAndParse) {
   } catch (const SpecError& e) {
     EXPECT_EQ(e.path(), "/precision");
   }
-  EXPECT_FALSE(makeStockhamSpec(parseStockhamSpecText(spec(1000, "f16"), "b.json"))->baseline()) << "cuFFT half needs powers of two";
+  EXPECT_FALSE(makeStockhamSpec(parseStockhamSpecText(spec(1000, "f16"), "b.json"))->baseline())
+      << "cuFFT half needs powers of two";
   EXPECT_EQ(makeStockhamSpec(parseStockhamSpecText(spec(1024, "f16"), "b.json"))->baseline()->transform, "c2c");
   // Like for like: strided and in-place arrays that cuFFT's advanced layout expresses run cuFFT on the
   // spec's own arrays; dense specs and transposed layouts keep the dense baseline; planar sides are
   // timed as interleaved arrays of the same strides.
-  auto base = [](const std::string& text) { return *makeStockhamSpec(parseStockhamSpecText(text, "b.json"))->baseline(); };
+  auto base = [](const std::string& text) {
+    return *makeStockhamSpec(parseStockhamSpecText(text, "b.json"))->baseline();
+  };
   EXPECT_FALSE(base(spec(1000, "f32")).inLayout);
-  BaselineRequest strided = base(spec(100, "f32", R"(, "input": {"stride": 3, "distance": 400, "offset": 5}, "output": {"stride": 2, "distance": 250})"));
+  BaselineRequest strided = base(
+      spec(100, "f32",
+           R"(, "input": {"stride": 3, "distance": 400, "offset": 5}, "output": {"stride": 2, "distance": 250})"));
   ASSERT_TRUE(strided.inLayout && strided.outLayout);
   EXPECT_EQ(strided.inLayout->stride, 3);
   EXPECT_EQ(strided.inLayout->distance, 400);
   EXPECT_EQ(strided.inLayout->offset, 5);
   EXPECT_EQ(strided.inLayout->span, 99 * 3 + 1);
   EXPECT_EQ(strided.outLayout->stride, 2);
-  BaselineRequest padded2d = base(R"({"name": "b", "family": "stockham", "precision": "f32", "lengths": [12, 40], "input": {"strides": [48, 1], "distance": 600}})");
+  BaselineRequest padded2d = base(
+      R"({"name": "b", "family": "stockham", "precision": "f32", "lengths": [12, 40], "input": {"strides": [48, 1], "distance": 600}})");
   ASSERT_TRUE(padded2d.inLayout);
   EXPECT_EQ(padded2d.inLayout->embed, (std::vector<long long>{12, 48}));
-  EXPECT_TRUE(base(R"({"name": "b", "family": "stockham", "precision": "f32", "lengths": [9, 10], "placement": "in_place"})").inPlace)
+  EXPECT_TRUE(
+      base(R"({"name": "b", "family": "stockham", "precision": "f32", "lengths": [9, 10], "placement": "in_place"})")
+          .inPlace)
       << "in place: cuFFT in place";
-  EXPECT_FALSE(base(R"({"name": "b", "family": "stockham", "precision": "f32", "lengths": [12, 40], "input": {"strides": [1, 12], "distance": 480}})").inLayout)
+  EXPECT_FALSE(
+      base(
+          R"({"name": "b", "family": "stockham", "precision": "f32", "lengths": [12, 40], "input": {"strides": [1, 12], "distance": 480}})")
+          .inLayout)
       << "transposed axes: no embed expresses them";
-  BaselineRequest planar = base(spec(100, "f32", R"(, "input": {"layout": "planar"}, "output": {"layout": "planar", "stride": 8, "distance": 800})"));
+  BaselineRequest planar = base(
+      spec(100, "f32",
+           R"(, "input": {"layout": "planar"}, "output": {"layout": "planar", "stride": 8, "distance": 800})"));
   ASSERT_TRUE(planar.inLayout && planar.outLayout);
   EXPECT_EQ(planar.outLayout->stride, 8);
   EXPECT_EQ(planar.outLayout->distance, 800);
@@ -910,7 +1032,11 @@ TEST(Stockham, FamilyVerifyAndParse) {
 // A planar input reaches cuFFT interleaved at the spec's strides, and the baseline's error reads an interleaved
 // output at the output's strides: exact reference -> ~0, one wrong value -> large.
 TEST(Stockham, PlanarBaselineInterleavesAtTheSpecsStrides) {
-  auto fs = makeStockhamSpec(parseStockhamSpecText(spec(12, "f64", R"(, "input": {"layout": "planar", "stride": 2, "distance": 25}, "output": {"stride": 3, "distance": 40, "offset": 2})"), "p.json"));
+  auto fs = makeStockhamSpec(parseStockhamSpecText(
+      spec(
+          12, "f64",
+          R"(, "input": {"layout": "planar", "stride": 2, "distance": 25}, "output": {"stride": 3, "distance": 40, "offset": 2})"),
+      "p.json"));
   TestData d = fs->randomInputs(3, 7);
   auto base = fs->baseline();
   ASSERT_TRUE(base && base->inLayout && base->outLayout);
@@ -940,7 +1066,8 @@ TEST(Stockham, PlanarBaselineInterleavesAtTheSpecsStrides) {
 // Inputs in the spec's own storage; check() finds unwritten (NaN) and wrong outputs, and
 // accepts the reference stored in the output's layout.
 TEST(Stockham, RandomInputsAndCheck) {
-  auto fs = makeStockhamSpec(parseStockhamSpecText(spec(12, "f64", R"(, "output": {"stride": 2, "distance": 30, "offset": 1})"), "c.json"));
+  auto fs = makeStockhamSpec(
+      parseStockhamSpecText(spec(12, "f64", R"(, "output": {"stride": 2, "distance": 30, "offset": 1})"), "c.json"));
   TestData d = fs->randomInputs(3, 5);
   ASSERT_EQ(d.arrays.at("input").size(), 3u * 12 * 16);
   std::vector<cdouble> x(12);
@@ -969,7 +1096,9 @@ TEST(Stockham, RandomInputsAndCheck) {
   EXPECT_EQ(dense, d.arrays.at("input"));
   // Overlapping entries are a spec error now (verify); past an interleaved layout's batch limit, randomInputs refuses.
   EXPECT_EQ(errorOf(spec(12, "f32", R"(, "output": {"distance": 4})")).first, "/output/distance");
-  EXPECT_THROW(makeStockhamSpec(parseStockhamSpecText(spec(12, "f32", R"(, "output": {"stride": 2, "distance": 1})"), "o.json"))->randomInputs(3, 1),
+  EXPECT_THROW(makeStockhamSpec(
+                   parseStockhamSpecText(spec(12, "f32", R"(, "output": {"stride": 2, "distance": 1})"), "o.json"))
+                   ->randomInputs(3, 1),
                std::invalid_argument);
 }
 
@@ -978,9 +1107,10 @@ TEST(Stockham, SweepCompilesWithoutSpills) {
   for (int n : {1, 2, 3, 5, 7, 11, 13, 16, 60, 64, 1000, 1024, 2187, 3125, 4096}) texts.push_back(spec(n, "f32"));
   for (int n : {2, 12, 343, 1024, 2048}) texts.push_back(spec(n, "f64"));
   for (int n : {256, 4096}) texts.push_back(spec(n, "f16"));
-  for (const char* extra : {R"(, "input": {"layout": "planar"}, "output": {"layout": "planar"})", R"(, "input": {"type": "ci8"})",
-                            R"(, "input": {"type": "ci4", "length": 100})", R"(, "transform": "r2c")", R"(, "transform": "c2r")",
-                            R"(, "input": {"stride": 3, "distance": 1})"})
+  for (const char* extra :
+       {R"(, "input": {"layout": "planar"}, "output": {"layout": "planar"})", R"(, "input": {"type": "ci8"})",
+        R"(, "input": {"type": "ci4", "length": 100})", R"(, "transform": "r2c")", R"(, "transform": "c2r")",
+        R"(, "input": {"stride": 3, "distance": 1})"})
     texts.push_back(spec(1024, "f32", extra));
   texts.push_back(spec(1 << 20, "f32"));
   texts.push_back(spec(1 << 22, "f64"));
@@ -996,8 +1126,9 @@ TEST(Stockham, SweepCompilesWithoutSpills) {
   texts.push_back(spec(1000, "f64", R"(, "transform": "r2c")"));
   for (int n : {24, 48, 323, 31 * 31 * 8, 29 * 23, 17 * 64}) texts.push_back(spec(n, "f32"));
   texts.push_back(spec(23 * 19, "f64"));
-  for (const char* tuning : {R"({"direct_load": false, "direct_store": false})", R"({"block_threads": 1024})", R"({"threads_per_fft": 64})",
-                             R"({"register_target": 32})", R"({"index_per_group": true})", R"({"derive_twiddles": true})"})
+  for (const char* tuning :
+       {R"({"direct_load": false, "direct_store": false})", R"({"block_threads": 1024})", R"({"threads_per_fft": 64})",
+        R"({"register_target": 32})", R"({"index_per_group": true})", R"({"derive_twiddles": true})"})
     texts.push_back(spec(2048, "f32", fmt::format(R"(, "tuning": {})", tuning)));
   texts.push_back(spec(8192, "f32"));
   // 20480 = 128 x 160 spilled 680 B in its 160-point column-tiled rows at every register target until
@@ -1010,7 +1141,8 @@ TEST(Stockham, SweepCompilesWithoutSpills) {
   // Fused 2D / 3D planes (KernelDesc::axes), and every Bluestein convolution length past 4096 that
   // bluesteinLength picks for f32 / f16 up to 8192 points (its smallest N): each one kernel, none may spill.
   for (const char* shape : {"[20, 20]", "[128, 128]", "[16, 16, 16]", "[9, 10, 11]", "[17, 19, 8]"})
-    texts.push_back(fmt::format(R"({{"name": "s2d", "family": "stockham", "precision": "f32", "lengths": {}}})", shape));
+    texts.push_back(
+        fmt::format(R"({{"name": "s2d", "family": "stockham", "precision": "f32", "lengths": {}}})", shape));
   texts.push_back(R"({"name": "s2d", "family": "stockham", "precision": "f64", "lengths": [64, 64]})");
   texts.push_back(R"({"name": "s2d", "family": "stockham", "precision": "f16", "lengths": [64, 128]})");
   // One kernel past maxSingleKernelLength (maxOneKernelLength): 27^3 and f64 9^4 compile clean.
@@ -1020,7 +1152,8 @@ TEST(Stockham, SweepCompilesWithoutSpills) {
   std::set<long long> convolutions;
   for (int n = 2049; n <= 8192; ++n) {
     if (isCoopSmooth(n, maxPrimeRadix(Precision::F32))) continue;
-    const int m = planStockham(parseStockhamSpecText(spec(n, "f32"), "m.json"), "sm_90", false).kernels.at(0).desc.length;
+    const int m =
+        planStockham(parseStockhamSpecText(spec(n, "f32"), "m.json"), "sm_90", false).kernels.at(0).desc.length;
     if (convolutions.insert(m).second)
       for (const char* prec : {"f32", "f16"}) texts.push_back(spec(n, prec));
   }
@@ -1046,8 +1179,9 @@ TEST(Stockham, SweepCompilesWithoutSpills) {
         // faster than its two kernels despite the spill. Elsewhere a kernel may take kTolerableSpillBytes for a second
         // resident block (SpillFree.h).
         const int allowed = k.desc.convolve && k.desc.length == 16384 ? 128
-                            : k.desc.length > maxSingleKernelLength(s.precision) && k.geom.fftsPerBlock == 1 ? 1024
-                                                                                                             : kTolerableSpillBytes;
+                            : k.desc.length > maxSingleKernelLength(s.precision) && k.geom.fftsPerBlock == 1
+                                ? 1024
+                                : kTolerableSpillBytes;
         EXPECT_LE(r.spillStoreBytes, allowed) << k.desc.kernelName << " " << arch;
         EXPECT_LE(r.spillLoadBytes, allowed) << k.desc.kernelName << " " << arch;
         EXPECT_LE(r.stackFrameBytes, allowed) << k.desc.kernelName << " " << arch;
@@ -1063,7 +1197,6 @@ TEST(Stockham, DoublePrecisionKernelsHaveNoFloatLiterals) {
   EXPECT_NE(src.find("double2"), std::string::npos);
 }
 
-
 // ---- Memory safety, limits, honest tuning, clean emitted source ----
 namespace {
 std::unique_ptr<FamilySpec> family(const std::string& text, const std::string& file = "f.json") {
@@ -1074,7 +1207,9 @@ std::string spec2d(const std::string& lengths, const std::string& extra) {
 }
 // A probe whose every compile spills: what explain and verify then say.
 struct SpillingProbe : CompileProbe {
-  CompileReport compile(const std::string&, const std::string&, const std::string&) override { return {255, 96, 96, 96}; }
+  CompileReport compile(const std::string&, const std::string&, const std::string&) override {
+    return {255, 96, 96, 96};
+  }
 };
 // Every candidate compiles clean at 96 registers.
 struct CleanProbe : CompileProbe {
@@ -1091,19 +1226,25 @@ bool anyContains(const std::vector<std::string>& v, const std::string& a, const 
 // rejected at the JSON path; extents are computed in checked 64-bit arithmetic.
 TEST(Stockham, OverlappingOutputsAndExtentOverflowAreSpecErrors) {
   EXPECT_EQ(errorOf(spec2d("[8, 4]", R"(, "output": {"strides": [1, 1], "distance": 64})")).first, "/output/strides");
-  EXPECT_EQ(errorOf(spec2d("[8, 4]", R"(, "output": {"strides": [2, 1], "distance": 64})")).first, "/output/strides");  // 2*1 + 0 = 0*2 + 2
+  EXPECT_EQ(errorOf(spec2d("[8, 4]", R"(, "output": {"strides": [2, 1], "distance": 64})")).first,
+            "/output/strides");  // 2*1 + 0 = 0*2 + 2
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "output": {"distance": 1})")).first, "/output/distance");
   auto r2c = errorOf(spec(1024, "f32", R"(, "transform": "r2c", "output": {"distance": 512})"));
   EXPECT_EQ(r2c.first, "/output/distance");
   EXPECT_NE(r2c.second.find("513"), std::string::npos) << r2c.second;
-  EXPECT_NO_THROW(parseStockhamSpecText(spec(1024, "f32", R"(, "transform": "r2c", "output": {"distance": 513})"), "ok.json"));
+  EXPECT_NO_THROW(
+      parseStockhamSpecText(spec(1024, "f32", R"(, "transform": "r2c", "output": {"distance": 513})"), "ok.json"));
   // Strides that are not nested but still distinct (addresses 0 2 4 3 5 7), and entries apart at any batch.
-  EXPECT_EQ(family(spec2d("[2, 3]", R"(, "output": {"strides": [3, 2]})"))->emit({}).plan.buffer("output")->maxBatch, -1);
+  EXPECT_EQ(family(spec2d("[2, 3]", R"(, "output": {"strides": [3, 2]})"))->emit({}).plan.buffer("output")->maxBatch,
+            -1);
   // Overflowing extents: (2^26 - 1) * 2^40 wraps 64 bits; 16383 * 2^40 * 3 exceeds the 2^52 limit.
   EXPECT_EQ(errorOf(spec(1 << 26, "f32", R"(, "input": {"stride": 1099511627776})")).first, "/input/stride");
-  EXPECT_EQ(errorOf(spec2d("[16384, 16384, 16384]", R"(, "output": {"strides": [1099511627776, 1099511627776, 1099511627776]})")).first,
+  EXPECT_EQ(errorOf(spec2d("[16384, 16384, 16384]",
+                           R"(, "output": {"strides": [1099511627776, 1099511627776, 1099511627776]})"))
+                .first,
             "/output/strides");
-  EXPECT_EQ(errorOf(spec(1 << 26, "f32", R"(, "input": {"stride": 67108864, "offset": 1099511627776})")).first, "/input/offset");
+  EXPECT_EQ(errorOf(spec(1 << 26, "f32", R"(, "input": {"stride": 67108864, "offset": 1099511627776})")).first,
+            "/input/offset");
   // In place, input and output are one layout.
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "placement": "in_place", "input": {"offset": 3})")).first, "/output");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "placement": "in_place", "input": {"layout": "planar"})")).first, "/output");
@@ -1116,7 +1257,8 @@ TEST(Stockham, OverlappingOutputsAndExtentOverflowAreSpecErrors) {
 // stockham_729_f64_strided interleaves 4 entries (element stride 4, distance 1): the plan says
 // so (maxBatch, enforced by the executor), verify warns, and the default batch keeps to it.
 TEST(Stockham, InterleavedOutputStatesItsBatchLimit) {
-  auto fs = makeStockhamSpec(parseStockhamSpecFile(std::string(WARPFORGE_SOURCE_DIR) + "/specs/stockham_729_f64_strided.json"));
+  auto fs = makeStockhamSpec(
+      parseStockhamSpecFile(std::string(WARPFORGE_SOURCE_DIR) + "/specs/stockham_729_f64_strided.json"));
   Generated g = fs->emit({});
   EXPECT_EQ(g.plan.buffer("output")->maxBatch, 4);
   EXPECT_EQ(g.plan.buffer("input")->maxBatch, -1);
@@ -1127,8 +1269,12 @@ TEST(Stockham, InterleavedOutputStatesItsBatchLimit) {
   EXPECT_NO_THROW(fs->randomInputs(4, 1));
   EXPECT_THROW(fs->randomInputs(5, 1), std::invalid_argument);
   // Other interleavings: stride 3 over 8 entries of distance 2 collide at k = 3 (3 * 2 = 2 * 3).
-  EXPECT_EQ(family(spec(64, "f32", R"(, "output": {"stride": 3, "distance": 2})"))->emit({}).plan.buffer("output")->maxBatch, 3);
-  EXPECT_EQ(family(spec(64, "f32", R"(, "output": {"stride": 2, "distance": 1})"))->emit({}).plan.buffer("output")->maxBatch, 2);
+  EXPECT_EQ(
+      family(spec(64, "f32", R"(, "output": {"stride": 3, "distance": 2})"))->emit({}).plan.buffer("output")->maxBatch,
+      3);
+  EXPECT_EQ(
+      family(spec(64, "f32", R"(, "output": {"stride": 2, "distance": 1})"))->emit({}).plan.buffer("output")->maxBatch,
+      2);
   // Dense and padded layouts: any batch, no warning.
   auto dense = family(spec(1000, "f32", R"(, "output": {"distance": 1003})"));
   EXPECT_EQ(dense->emit({}).plan.buffer("output")->maxBatch, -1);
@@ -1163,7 +1309,8 @@ TEST(Stockham, KernelSizeIsLimited) {
   EXPECT_NO_THROW(family(spec(4096, "f32", R"(, "tuning": {"threads_per_fft": 64})"))->verify());
   // Every spec in specs/ is within the limit.
   for (const auto& e : std::filesystem::directory_iterator(std::string(WARPFORGE_SOURCE_DIR) + "/specs"))
-    if (e.path().filename().string().rfind("stockham_", 0) == 0) EXPECT_NO_THROW(makeStockhamSpec(parseStockhamSpecFile(e.path().string()))->verify()) << e.path();
+    if (e.path().filename().string().rfind("stockham_", 0) == 0)
+      EXPECT_NO_THROW(makeStockhamSpec(parseStockhamSpecFile(e.path().string()))->verify()) << e.path();
 }
 
 // verify of the longest prime the f32 planner accepts (a 2^26 Bluestein convolution) computes no
@@ -1174,7 +1321,7 @@ TEST(Stockham, VerifyOfAHugePrimeIsCheap) {
   EXPECT_EQ(huge.first, "/length");
   EXPECT_NE(huge.second.find("256 MiB"), std::string::npos) << huge.second;
   EXPECT_EQ(errorOf(spec(4194319, "f64")).first, "/length");  // prime: f64 stops at a 2^23 convolution
-  auto fs = family(spec(8388593, "f32"));  // the largest prime under 2^23: a 2^24 convolution
+  auto fs = family(spec(8388593, "f32"));                     // the largest prime under 2^23: a 2^24 convolution
   auto t0 = std::chrono::steady_clock::now();
   VerifyReport r = fs->verify();
   std::string ex = fs->explain({});
@@ -1197,12 +1344,17 @@ TEST(Stockham, UnhonouredTuningAndSpillsAreReported) {
   auto wide = family(spec(4096, "f32", R"(, "tuning": {"block_threads": 1024})"));
   auto w = wide->verify().warnings;
   EXPECT_TRUE(anyContains(w, "/tuning/block_threads", "1024 asked")) << fmt::format("{}", fmt::join(w, "\n"));
-  auto regs = family(spec(1024, "f32", R"(, "tuning": {"register_target": 255, "block_threads": 1024, "threads_per_fft": 64})"));
+  auto regs = family(
+      spec(1024, "f32", R"(, "tuning": {"register_target": 255, "block_threads": 1024, "threads_per_fft": 64})"));
   EXPECT_TRUE(anyContains(regs->verify().warnings, "/tuning/register_target"));
-  auto direct = family(spec(256, "f32", R"(, "transform": "r2c", "tuning": {"direct_store": true, "fused_split": false})"));
+  auto direct = family(
+      spec(256, "f32", R"(, "transform": "r2c", "tuning": {"direct_store": true, "fused_split": false})"));
   EXPECT_TRUE(anyContains(direct->verify().warnings, "/tuning/direct_store"));
   // Honoured tuning: silence.
-  EXPECT_TRUE(makeStockhamSpec(parseStockhamSpecFile(std::string(WARPFORGE_SOURCE_DIR) + "/specs/stockham_2187_f32_tuned.json"))->verify().warnings.empty());
+  EXPECT_TRUE(
+      makeStockhamSpec(parseStockhamSpecFile(std::string(WARPFORGE_SOURCE_DIR) + "/specs/stockham_2187_f32_tuned.json"))
+          ->verify()
+          .warnings.empty());
   SpillingProbe probe;
   std::string ex = family(spec(64, "f32"))->explain(EmitTarget{"sm_90", &probe});
   EXPECT_NE(ex.find("warning: kernel s64_k0 spills on sm_90: 96 bytes stored"), std::string::npos) << ex;
@@ -1228,7 +1380,11 @@ TEST(Stockham, OneBlockPerSmKernelsGetAVariantWithMoreResidentThreads) {
   LaunchBoundsProbe probe;
   probe.need = [](int threads) { return threads >= 400 ? 100 : 80; };  // a one-kernel Bluestein convolution's shape
   // (2688 = 8 x 8 x 7 x 6, pinned)
-  const KernelDesc d = planStockham(parseStockhamSpecText(spec(1329, "f32", R"(, "tuning": {"bluestein": 2688})"), "o.json"), "sm_90").kernels[0].desc;
+  const KernelDesc d = planStockham(parseStockhamSpecText(spec(1329, "f32", R"(, "tuning": {"bluestein": 2688})"),
+                                                          "o.json"),
+                                    "sm_90")
+                           .kernels[0]
+                           .desc;
   ASSERT_TRUE(d.convolve);
   ASSERT_EQ(d.length, 2688);
   ASSERT_EQ(emitStockhamKernel(d).geom.threadsPerFft, 448) << "the first choice: one radix-6 butterfly per thread";
@@ -1242,7 +1398,8 @@ TEST(Stockham, OneBlockPerSmKernelsGetAVariantWithMoreResidentThreads) {
   EXPECT_LT(k.kernel.geom.threadsPerFft, 448);
   // Column tiles keep whole rows: the 1024-point columns of 2^20 at 145 registers run 8 FFTs per block (64-byte rows);
   // 128-thread blocks would fit three blocks at 32-byte rows (rows too short for their gain) and are not taken.
-  struct ColumnProbe : LaunchBoundsProbe {} columns;
+  struct ColumnProbe : LaunchBoundsProbe {
+  } columns;
   columns.need = [](int) { return 145; };
   const KernelDesc c = planStockham(parseStockhamSpecText(spec(1 << 20, "f32"), "c.json"), "sm_90").kernels[0].desc;
   SpillFreeKernel ck = emitStockhamSpillFree(c, "sm_90", &columns);
@@ -1256,7 +1413,8 @@ TEST(Stockham, OneBlockPerSmKernelsGetAVariantWithMoreResidentThreads) {
   EXPECT_EQ(p.kernel.geom.threadsPerFft, 448);
   EXPECT_EQ(blocks(p), 1);
   // Where no variant fits two blocks spill-free, the first spill-free choice stays.
-  struct GreedyProbe : LaunchBoundsProbe {} greedy;  // another type: SpillFree memoises per probe type
+  struct GreedyProbe : LaunchBoundsProbe {
+  } greedy;  // another type: SpillFree memoises per probe type
   greedy.need = [](int threads) { return threads >= 400 ? 100 : 250; };  // fewer threads would spill at two blocks
   SpillFreeKernel g = emitStockhamSpillFree(d, "sm_90", &greedy);
   EXPECT_FALSE(g.compiled.spills());
@@ -1272,7 +1430,9 @@ TEST(Stockham, EmittedSourceHoldsNoSpecText) {
   for (const auto& src : g.plan.sources) {
     EXPECT_EQ(src.text.find("injected"), std::string::npos) << src.fileName;
     EXPECT_EQ(src.text.find("evil"), std::string::npos) << src.fileName;
-    for (char c : src.text) EXPECT_TRUE(c == '\n' || static_cast<unsigned char>(c) >= 0x20) << src.fileName << ": control character " << int(c);
+    for (char c : src.text)
+      EXPECT_TRUE(c == '\n' || static_cast<unsigned char>(c) >= 0x20)
+          << src.fileName << ": control character " << int(c);
   }
 }
 
@@ -1331,8 +1491,8 @@ std::vector<unsigned char> encodeScalars(const std::vector<double>& v, bool f64)
 }
 
 // Runs the plan of a f32/f64 spec (plain float storage) on `batch` random entries and checks it.
-Check emulatePlan(const std::string& text, long long batch, std::uint64_t seed, const std::function<void(StockhamPlan&)>& mutate = {},
-                  const std::string& arch = "sm_90") {
+Check emulatePlan(const std::string& text, long long batch, std::uint64_t seed,
+                  const std::function<void(StockhamPlan&)>& mutate = {}, const std::string& arch = "sm_90") {
   const StockhamSpec s = parseStockhamSpecText(text, "emu.json");
   auto fs = makeStockhamSpec(s);
   StockhamPlan p = planStockham(s, arch);
@@ -1362,7 +1522,9 @@ Check emulatePlan(const std::string& text, long long batch, std::uint64_t seed, 
     EmuBuffer& dst = bufs[pk.dst];
     const int L = d.length;
     auto es = [](const Access& a) { return isReal(a.storage) && !a.scalarReal ? 2 * a.elemStride : a.elemStride; };
-    auto read = [&](long long addr) { return d.in.scalarReal ? cdouble(src.re.at(addr), 0) : src.get(addr, d.in.imOffset()); };
+    auto read = [&](long long addr) {
+      return d.in.scalarReal ? cdouble(src.re.at(addr), 0) : src.get(addr, d.in.imOffset());
+    };
     auto write = [&](long long addr, cdouble v) {
       if (d.out.scalarReal) dst.re.at(addr) = v.real();
       else dst.put(addr, d.out.imOffset(), v);
@@ -1399,7 +1561,8 @@ Check emulatePlan(const std::string& text, long long batch, std::uint64_t seed, 
           const long long nat = i * d.natInElem + d0 * d.natInDigit0;
           if ((d.inValid >= 0 && nat >= d.inValid) || (d.inZeroFrom >= 0 && i >= d.inZeroFrom)) continue;
           const long long addr = bin + i * es(d.in);
-          if (d.in.hermitianN && nat > d.in.hermitianN / 2) X[r][i] = std::conj(read(addr + (d.in.hermitianN - 2 * nat) * d.in.hermitianStride));
+          if (d.in.hermitianN && nat > d.in.hermitianN / 2)
+            X[r][i] = std::conj(read(addr + (d.in.hermitianN - 2 * nat) * d.in.hermitianStride));
           else X[r][i] = read(addr);
           if (d.loadTable) X[r][i] *= pk.loadTable.at(nat);
         }
@@ -1418,7 +1581,9 @@ Check emulatePlan(const std::string& text, long long batch, std::uint64_t seed, 
           const cdouble o = w * cdouble(a.real() - b.real(), a.imag() + b.imag());
           z[k] = {a.real() + b.real() - o.imag(), a.imag() - b.imag() + o.real()};
         }
-        std::vector<cdouble> y = d.factors.empty() ? z : d.axes.size() > 1 ? referenceDftNd(z, d.axes, d.sign) : referenceDft(z, L, d.sign);
+        std::vector<cdouble> y = d.factors.empty()   ? z
+                                 : d.axes.size() > 1 ? referenceDftNd(z, d.axes, d.sign)
+                                                     : referenceDft(z, L, d.sign);
         if (d.convolve) {  // Bluestein in one kernel: times FFT(conj chirp)/M (the big_lo slot), inverse FFT
           for (int i = 0; i < L; ++i) y[i] *= pk.bigLo.at(i);
           y = referenceDft(y, L, +1);
@@ -1436,7 +1601,8 @@ Check emulatePlan(const std::string& text, long long batch, std::uint64_t seed, 
           if (d.mirrored && i == L && d0 != 0) continue;
           cdouble v = i < L ? Y[r][i] : 0.0;
           if (d.fuse == Fuse::R2CPost) {
-            const cdouble za = Y[r][i % L], zb = d.mirrored ? Y[mr][d0 == 0 ? (L - i) % L : L - 1 - i] : Y[r][(L - i) % L];
+            const cdouble za = Y[r][i % L],
+                          zb = d.mirrored ? Y[mr][d0 == 0 ? (L - i) % L : L - 1 - i] : Y[r][(L - i) % L];
             const cdouble ev(0.5 * (za.real() + zb.real()), 0.5 * (za.imag() - zb.imag()));
             const cdouble od(0.5 * (za.imag() + zb.imag()), -0.5 * (za.real() - zb.real()));
             v = ev + (d.mirrored ? table(pk.storeTable, i, d0) : pk.storeTable.at(i)) * od;
@@ -1464,11 +1630,13 @@ TEST(Stockham, PlansComputeTheTransformOnTheCpu) {
     texts.push_back(fmt::format(R"({{"name": "emu", "family": "stockham", "precision": "{}", {}}})", prec, body));
   };
   for (const char* prec : {"f64", "f32"}) {
-    for (int n : {1, 12, 323, 1000, 1009, 4096, 4100, 7 * 4096, 1 << 14})
-      add(prec, fmt::format(R"("length": {})", n));
-    add(prec, R"("length": 360, "direction": "inverse", "input": {"stride": 3, "distance": 1100, "offset": 5}, "output": {"stride": 2, "distance": 800, "offset": 7, "layout": "planar"})");
-    add(prec, R"("length": 12288, "input": {"stride": 2, "distance": 24600, "offset": 1}, "output": {"layout": "planar"})");
-    add(prec, R"("lengths": [12, 40], "input": {"strides": [90, 2], "distance": 1200, "offset": 3}, "output": {"strides": [1, 12], "distance": 500, "offset": 1, "layout": "planar"})");
+    for (int n : {1, 12, 323, 1000, 1009, 4096, 4100, 7 * 4096, 1 << 14}) add(prec, fmt::format(R"("length": {})", n));
+    add(prec,
+        R"("length": 360, "direction": "inverse", "input": {"stride": 3, "distance": 1100, "offset": 5}, "output": {"stride": 2, "distance": 800, "offset": 7, "layout": "planar"})");
+    add(prec,
+        R"("length": 12288, "input": {"stride": 2, "distance": 24600, "offset": 1}, "output": {"layout": "planar"})");
+    add(prec,
+        R"("lengths": [12, 40], "input": {"strides": [90, 2], "distance": 1200, "offset": 3}, "output": {"strides": [1, 12], "distance": 500, "offset": 1, "layout": "planar"})");
     add(prec, R"("lengths": [9, 10, 11], "placement": "in_place")");
     add(prec, R"("lengths": [17, 19, 8])");
     // r2c / c2r: fused (N/2 smooth, <= 4096) and the general path (N/2 with a prime above 31, or above 4096).
@@ -1476,8 +1644,10 @@ TEST(Stockham, PlansComputeTheTransformOnTheCpu) {
       add(prec, fmt::format(R"("transform": "r2c", "length": {})", n));
       add(prec, fmt::format(R"("transform": "c2r", "length": {})", n));
     }
-    add(prec, R"("transform": "r2c", "length": 1202, "input": {"stride": 3, "distance": 3700, "offset": 2}, "output": {"stride": 2, "distance": 1300, "offset": 4, "layout": "planar"})");
-    add(prec, R"("transform": "c2r", "length": 12000, "input": {"layout": "planar", "stride": 2, "distance": 12010}, "output": {"stride": 3, "distance": 36001, "offset": 1})");
+    add(prec,
+        R"("transform": "r2c", "length": 1202, "input": {"stride": 3, "distance": 3700, "offset": 2}, "output": {"stride": 2, "distance": 1300, "offset": 4, "layout": "planar"})");
+    add(prec,
+        R"("transform": "c2r", "length": 12000, "input": {"layout": "planar", "stride": 2, "distance": 12010}, "output": {"stride": 3, "distance": 36001, "offset": 1})");
     add(prec, R"("transform": "r2c", "length": 16382, "input": {"stride": 2, "distance": 32770, "offset": 1})");
     // r2c / c2r past kMaxRealHalf: the half's two-kernel plan with the split in its row kernel and the merge in its
     // column kernel (mirrored FFT pairs; 16416 = 2 x 8208, 24000, 2^17), a long Bluestein half with a mirrored split or
@@ -1487,15 +1657,20 @@ TEST(Stockham, PlansComputeTheTransformOnTheCpu) {
       add(prec, fmt::format(R"("transform": "r2c", "length": {})", n));
       add(prec, fmt::format(R"("transform": "c2r", "length": {})", n));
     }
-    add(prec, R"("transform": "r2c", "length": 16416, "input": {"stride": 3, "distance": 49300, "offset": 2}, "output": {"stride": 2, "distance": 16500, "offset": 1, "layout": "planar"})");
-    add(prec, R"("transform": "c2r", "length": 1001, "input": {"layout": "planar", "stride": 2, "distance": 1010}, "output": {"stride": 3, "distance": 3004, "offset": 1})");
-    // 2D / 3D r2c / c2r in cuFFT's layout (innermost axis halved plus one on the complex side), odd and non-smooth axes.
+    add(prec,
+        R"("transform": "r2c", "length": 16416, "input": {"stride": 3, "distance": 49300, "offset": 2}, "output": {"stride": 2, "distance": 16500, "offset": 1, "layout": "planar"})");
+    add(prec,
+        R"("transform": "c2r", "length": 1001, "input": {"layout": "planar", "stride": 2, "distance": 1010}, "output": {"stride": 3, "distance": 3004, "offset": 1})");
+    // 2D / 3D r2c / c2r in cuFFT's layout (innermost axis halved plus one on the complex side), odd and non-smooth
+    // axes.
     add(prec, R"("transform": "r2c", "lengths": [12, 40])");
     add(prec, R"("transform": "c2r", "lengths": [12, 40])");
     add(prec, R"("transform": "r2c", "lengths": [6, 10, 9])");
     add(prec, R"("transform": "c2r", "lengths": [9, 17, 21])");
-    add(prec, R"("transform": "r2c", "lengths": [5, 100], "input": {"strides": [110, 1], "distance": 600, "offset": 3}, "output": {"strides": [60, 1], "distance": 320, "layout": "planar"})");
-    add(prec, R"("transform": "c2r", "lengths": [7, 8], "input": {"layout": "planar", "strides": [5, 1], "distance": 40, "offset": 1})");
+    add(prec,
+        R"("transform": "r2c", "lengths": [5, 100], "input": {"strides": [110, 1], "distance": 600, "offset": 3}, "output": {"strides": [60, 1], "distance": 320, "layout": "planar"})");
+    add(prec,
+        R"("transform": "c2r", "lengths": [7, 8], "input": {"layout": "planar", "strides": [5, 1], "distance": 40, "offset": 1})");
     add(prec, R"("transform": "r2c", "lengths": [3, 4, 4096])");
     add(prec, R"("transform": "r2c", "lengths": [415, 40])");
     add(prec, R"("transform": "c2r", "lengths": [415, 40])");
@@ -1506,7 +1681,8 @@ TEST(Stockham, PlansComputeTheTransformOnTheCpu) {
     // Three kernels (N = n1 x m1 x m2, the inner rows ordered k1 first), at user strides and in place.
     add(prec, R"("length": 32768, "tuning": {"three_kernels": true})");
     add(prec, R"("length": 22050, "direction": "inverse", "tuning": {"three_kernels": true})");
-    add(prec, R"("length": 65536, "input": {"stride": 3, "distance": 196700, "offset": 2}, "output": {"stride": 2, "distance": 131100, "offset": 1, "layout": "planar"}, "tuning": {"three_kernels": true})");
+    add(prec,
+        R"("length": 65536, "input": {"stride": 3, "distance": 196700, "offset": 2}, "output": {"stride": 2, "distance": 131100, "offset": 1, "layout": "planar"}, "tuning": {"three_kernels": true})");
     add(prec, R"("length": 18432, "placement": "in_place", "tuning": {"three_kernels": true})");
   }
   // Each planned for sm_90 and for sm_86, whose smaller shared memory keeps lengths past maxSingleKernelLength (the
@@ -1516,13 +1692,16 @@ TEST(Stockham, PlansComputeTheTransformOnTheCpu) {
     for (const char* arch : {"sm_90", "sm_86"}) {
       const std::uint64_t seed = 16000 + n++;
       Check c = emulatePlan(t, 3, seed, {}, arch);
-      EXPECT_TRUE(c.ok()) << t << " " << arch << " seed " << seed << ": error " << c.error << " (bound " << c.bound << "), unwritten " << c.unwritten;
+      EXPECT_TRUE(c.ok()) << t << " " << arch << " seed " << seed << ": error " << c.error << " (bound " << c.bound
+                          << "), unwritten " << c.unwritten;
     }
   std::printf("[stockham] %d plans run on the CPU against FFTW\n", n);
   // The check can fail: a split kernel that pairs real parts with the wrong imaginary offset, or a
   // column kernel of the wrong direction, is caught.
-  // (Planned for sm_86, whose shared memory leaves an f64 half of 8192 two kernels: the column kernel reads real pairs.)
-  const std::string general = R"({"name": "emu", "family": "stockham", "precision": "f64", "transform": "r2c", "length": 16384})";
+  // (Planned for sm_86, whose shared memory leaves an f64 half of 8192 two kernels: the column kernel reads real
+  // pairs.)
+  const std::string general =
+      R"({"name": "emu", "family": "stockham", "precision": "f64", "transform": "r2c", "length": 16384})";
   auto caught = [&](const std::function<void(StockhamPlan&)>& m) {
     try {
       return !emulatePlan(general, 2, 1, m, "sm_86").ok();
@@ -1531,10 +1710,13 @@ TEST(Stockham, PlansComputeTheTransformOnTheCpu) {
     }
   };
   EXPECT_TRUE(emulatePlan(general, 2, 1, {}, "sm_86").ok());
-  EXPECT_TRUE(caught([](StockhamPlan& p) { p.kernels[0].desc.in.imStride = 0; }));  // the column kernel's pairs: imaginary part N2 away
+  EXPECT_TRUE(caught([](StockhamPlan& p) {
+    p.kernels[0].desc.in.imStride = 0;
+  }));  // the column kernel's pairs: imaginary part N2 away
   EXPECT_TRUE(caught([](StockhamPlan& p) { p.kernels[0].desc.sign = +1; }));
   // A mirrored split kernel that pairs FFTs r and m - r wrongly, or a mirrored merge table off by one, is caught.
-  const std::string mirrored = R"({"name": "emu", "family": "stockham", "precision": "f64", "transform": "r2c", "length": 16416})";
+  const std::string mirrored =
+      R"({"name": "emu", "family": "stockham", "precision": "f64", "transform": "r2c", "length": 16416})";
   auto fails = [&](const std::string& text, const std::function<void(StockhamPlan&)>& m) {
     try {
       return !emulatePlan(text, 2, 3, m).ok();
@@ -1544,7 +1726,8 @@ TEST(Stockham, PlansComputeTheTransformOnTheCpu) {
   };
   EXPECT_TRUE(emulatePlan(mirrored, 2, 3).ok());
   EXPECT_TRUE(fails(mirrored, [](StockhamPlan& p) { p.kernels.back().desc.mirrored = false; }));
-  const std::string merged = R"({"name": "emu", "family": "stockham", "precision": "f64", "transform": "c2r", "length": 16416})";
+  const std::string merged =
+      R"({"name": "emu", "family": "stockham", "precision": "f64", "transform": "c2r", "length": 16416})";
   EXPECT_TRUE(emulatePlan(merged, 2, 3).ok());
   EXPECT_TRUE(fails(merged, [](StockhamPlan& p) {
     auto& t = p.kernels[0].loadTable;
@@ -1552,14 +1735,18 @@ TEST(Stockham, PlansComputeTheTransformOnTheCpu) {
   }));
   // A Bluestein kernel whose convolution table is off by one element is caught too.
   const std::string prime = R"({"name": "emu", "family": "stockham", "precision": "f64", "length": 1009})";
-  EXPECT_FALSE(emulatePlan(prime, 2, 1, [](StockhamPlan& p) { std::rotate(p.kernels[0].bigLo.begin(), p.kernels[0].bigLo.begin() + 1, p.kernels[0].bigLo.end()); }).ok());
+  EXPECT_FALSE(emulatePlan(prime, 2, 1, [](StockhamPlan& p) {
+                 std::rotate(p.kernels[0].bigLo.begin(), p.kernels[0].bigLo.begin() + 1, p.kernels[0].bigLo.end());
+               }).ok());
 }
 
 // A one-kernel Bluestein convolution's length (BluesteinLength.h): among M = 2^a x 1, 3, 5, 7, 9 up to 8192 (the least
 // >= 2n - 1 of each), the one whose kernel the model expects fastest. A pinned length, "smooth" and "power_of_two"
 // are kept; past 8192 the earlier rule.
 TEST(Stockham, BluesteinLengthFromTheKernels) {
-  auto via = [](const std::string& text) { return planStockham(parseStockhamSpecText(text, "b.json"), "sm_90", false).kernels.at(0).desc.length; };
+  auto via = [](const std::string& text) {
+    return planStockham(parseStockhamSpecText(text, "b.json"), "sm_90", false).kernels.at(0).desc.length;
+  };
   EXPECT_EQ(via(spec(1399, "f32")), 4096);  // not the cheapest 7-smooth 2800 (10 x 8 x 7 x 5, one block per SM)
   EXPECT_EQ(via(spec(2287, "f32")), 6144);  // not 5120 = 10 x 8^3 on 640 threads, one block per SM
   EXPECT_EQ(via(spec(1093, "f32")), 2304);
@@ -1607,9 +1794,12 @@ TEST(Stockham, BluesteinConvolutionLengths) {
     for (const auto& k : planStockham(parseStockhamSpecText(text, "b.json"), "sm_90").kernels) roles += k.note + "\n";
     return roles;
   };
-  EXPECT_NE(via(spec(10007, "f32")).find("Bluestein 10007 via 20480"), std::string::npos);  // smooth: the default past one kernel
-  EXPECT_NE(via(spec(10007, "f32", R"(, "tuning": {"bluestein": "smooth"})")).find("Bluestein 10007 via 20480"), std::string::npos);
-  EXPECT_NE(via(spec(10007, "f32", R"(, "tuning": {"bluestein": "power_of_two"})")).find("via 32768"), std::string::npos);
+  EXPECT_NE(via(spec(10007, "f32")).find("Bluestein 10007 via 20480"),
+            std::string::npos);  // smooth: the default past one kernel
+  EXPECT_NE(via(spec(10007, "f32", R"(, "tuning": {"bluestein": "smooth"})")).find("Bluestein 10007 via 20480"),
+            std::string::npos);
+  EXPECT_NE(via(spec(10007, "f32", R"(, "tuning": {"bluestein": "power_of_two"})")).find("via 32768"),
+            std::string::npos);
   EXPECT_EQ(errorOf(spec(10007, "f32", R"(, "tuning": {"bluestein": "fast"})")).first, "/tuning/bluestein");
 }
 
@@ -1622,10 +1812,14 @@ TEST(Stockham, FusedPlaneKernelsRunOnTheCpu) {
     std::string label, text;
   };
   const std::vector<Case> cases = {
-      {"f32 20 x 20", R"({"name": "cpu2d", "family": "stockham", "precision": "f32", "lengths": [20, 20], "direction": "inverse"})"},
-      {"f64 9 x 10 x 11 in place", R"({"name": "cpu3d", "family": "stockham", "precision": "f64", "lengths": [9, 10, 11], "placement": "in_place"})"},
-      {"f32 6 x 8 x 12 (8 x 12 fused, then axis 0)", R"({"name": "cpu3c", "family": "stockham", "precision": "f32", "lengths": [6, 8, 12]})"},
-      {"f32 12 x 40 strided in, planar out", R"({"name": "cpust", "family": "stockham", "precision": "f32", "lengths": [12, 40],
+      {"f32 20 x 20",
+       R"({"name": "cpu2d", "family": "stockham", "precision": "f32", "lengths": [20, 20], "direction": "inverse"})"},
+      {"f64 9 x 10 x 11 in place",
+       R"({"name": "cpu3d", "family": "stockham", "precision": "f64", "lengths": [9, 10, 11], "placement": "in_place"})"},
+      {"f32 6 x 8 x 12 (8 x 12 fused, then axis 0)",
+       R"({"name": "cpu3c", "family": "stockham", "precision": "f32", "lengths": [6, 8, 12]})"},
+      {"f32 12 x 40 strided in, planar out",
+       R"({"name": "cpust", "family": "stockham", "precision": "f32", "lengths": [12, 40],
           "input": {"strides": [80, 2], "distance": 1000, "offset": 3}, "output": {"layout": "planar", "distance": 500}})"},
   };
   int n = 0;
@@ -1637,7 +1831,8 @@ TEST(Stockham, FusedPlaneKernelsRunOnTheCpu) {
     const Check ck = test::runPlanOnCpu(*fs, lp, 3, 1600 + n++, "stockham-cpu", c.label, {});
     EXPECT_TRUE(ck.ok()) << c.label;
     EXPECT_GT(ck.checked, 0) << c.label;
-    std::printf("[stockham-cpu] %s: error %.2e (bound %.0e), unwritten %lld\n", c.label.c_str(), ck.error, ck.bound, ck.unwritten);
+    std::printf("[stockham-cpu] %s: error %.2e (bound %.0e), unwritten %lld\n", c.label.c_str(), ck.error, ck.bound,
+                ck.unwritten);
   }
   // Mutation: the 20 x 20 kernel loading the plane in its natural order (a 400-point 1D FFT with per-axis twiddles).
   auto fs = makeStockhamSpec(parseStockhamSpecText(cases[0].text, "cpu.json"));
@@ -1651,7 +1846,8 @@ TEST(Stockham, FusedPlaneKernelsRunOnTheCpu) {
   ::testing::TestPartResultArray failures;
   Check mutated;
   {
-    ::testing::ScopedFakeTestPartResultReporter reporter(::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
+    ::testing::ScopedFakeTestPartResultReporter reporter(
+        ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
     mutated = test::runPlanOnCpu(*fs, lp, 2, 1700, "stockham-cpu", "mutated: natural-order load", {});
   }
   std::printf("[stockham-cpu] mutated: error %.2e (bound %.0e)\n", mutated.error, mutated.bound);
@@ -1676,8 +1872,9 @@ TEST(Stockham, LongFftSearchCandidatesAndChoice) {
     bool f64;
     std::vector<int> first;
   };
-  for (const Want& w : {Want{16807, false, {49, 49, 7}}, Want{5000, true, {10, 10, 10, 5}}, Want{8000, true, {10, 10, 10, 8}},
-                        Want{17496, false, {27, 27, 24}}, Want{7776, true, {12, 12, 9, 6}}}) {
+  for (const Want& w :
+       {Want{16807, false, {49, 49, 7}}, Want{5000, true, {10, 10, 10, 5}}, Want{8000, true, {10, 10, 10, 8}},
+        Want{17496, false, {27, 27, 24}}, Want{7776, true, {12, 12, 9, 6}}}) {
     const auto c = longFftFactorizations(w.n, w.f64);
     ASSERT_FALSE(c.empty()) << w.n;
     EXPECT_EQ(c.front(), w.first) << w.n;
@@ -1699,9 +1896,11 @@ TEST(Stockham, LongFftSearchCandidatesAndChoice) {
   // Kernels the search takes, generated CUDA run on the CPU (tests/CudaOnCpu.h) against FFTW: largest radix first and
   // smallest first, at the candidate's threads with indices recomputed per group (as compileCandidate builds them).
   for (const auto& [label, text] : std::vector<std::pair<std::string, std::string>>{
-           {"f64 5000 = 10 x 10 x 10 x 5 on 500 threads", R"({"name": "cpul1", "family": "stockham", "precision": "f64", "length": 5000,
+           {"f64 5000 = 10 x 10 x 10 x 5 on 500 threads",
+            R"({"name": "cpul1", "family": "stockham", "precision": "f64", "length": 5000,
               "factors": [10, 10, 10, 5], "tuning": {"threads_per_fft": 500, "index_per_group": true}})"},
-           {"f64 7776 = 6 x 12 x 12 x 9 on 648 threads", R"({"name": "cpul2", "family": "stockham", "precision": "f64", "length": 7776,
+           {"f64 7776 = 6 x 12 x 12 x 9 on 648 threads",
+            R"({"name": "cpul2", "family": "stockham", "precision": "f64", "length": 7776,
               "direction": "inverse", "factors": [6, 12, 12, 9], "tuning": {"threads_per_fft": 648, "index_per_group": true}})"}}) {
     auto fs = makeStockhamSpec(parseStockhamSpecText(text, "cpu.json"));
     LaunchPlan lp = fs->emit(EmitTarget{"sm_90", nullptr}).plan;
@@ -1710,17 +1909,23 @@ TEST(Stockham, LongFftSearchCandidatesAndChoice) {
     const Check ck = test::runPlanOnCpu(*fs, lp, 2, 2300, "stockham-cpu", label, {});
     EXPECT_TRUE(ck.ok()) << label << ": error " << ck.error << " bound " << ck.bound << " unwritten " << ck.unwritten;
     EXPECT_GT(ck.checked, 0) << label;
-    std::printf("[stockham-cpu] %s: error %.2e (bound %.0e), unwritten %lld\n", label.c_str(), ck.error, ck.bound, ck.unwritten);
+    std::printf("[stockham-cpu] %s: error %.2e (bound %.0e), unwritten %lld\n", label.c_str(), ck.error, ck.bound,
+                ck.unwritten);
   }
   // Which kernels are searched: one-FFT row kernels of 64 KB or more with nothing pinned.
   const StockhamSpec f64long = parseStockhamSpecText(spec(5000, "f64"), "l.json");
   StockhamPlan plan = planStockham(f64long, "sm_90");
   EXPECT_TRUE(isLongFftKernel(plan.kernels[0].desc, false));
   EXPECT_FALSE(isLongFftKernel(plan.kernels[0].desc, true));  // factors named by the spec
-  EXPECT_FALSE(isLongFftKernel(planStockham(parseStockhamSpecText(spec(4096, "f32"), "s.json"), "sm_90").kernels[0].desc, false));  // 32 KB
-  EXPECT_FALSE(isLongFftKernel(planStockham(parseStockhamSpecText(spec(5000, "f64", R"(, "tuning": {"threads_per_fft": 500})"), "t.json"), "sm_90")
-                                   .kernels[0].desc,
-                               false));
+  EXPECT_FALSE(
+      isLongFftKernel(planStockham(parseStockhamSpecText(spec(4096, "f32"), "s.json"), "sm_90").kernels[0].desc,
+                      false));  // 32 KB
+  EXPECT_FALSE(isLongFftKernel(
+      planStockham(parseStockhamSpecText(spec(5000, "f64", R"(, "tuning": {"threads_per_fft": 500})"), "t.json"),
+                   "sm_90")
+          .kernels[0]
+          .desc,
+      false));
   // Every compile spilling: the plan's kernel stays. Every compile clean: the candidate with fewer passes replaces it,
   // with its twiddle table.
   SpillingProbe spilling;
@@ -1736,10 +1941,11 @@ TEST(Stockham, LongFftSearchCandidatesAndChoice) {
   EXPECT_EQ(k.twiddles, twiddleTable(k.desc.factors, k.desc.sign));
 }
 
-// The limits of the streamed-prime, two-block and one-thread-c2r rules, each back to the earlier kernels where they would not pay or were never measured:
-// column tiles never stream; f64 kernels of 257..512 threads take the two-block register target only where shared
-// memory lets two blocks reside, and not as column tiles; c2r copy-only kernels keep their threads; no fused r2c split
-// after a cooperative last radix. (Each check fails with its rule's guard taken out of Geometry.cpp.)
+// The limits of the streamed-prime, two-block and one-thread-c2r rules, each back to the earlier kernels where they
+// would not pay or were never measured: column tiles never stream; f64 kernels of 257..512 threads take the two-block
+// register target only where shared memory lets two blocks reside, and not as column tiles; c2r copy-only kernels keep
+// their threads; no fused r2c split after a cooperative last radix. (Each check fails with its rule's guard taken out
+// of Geometry.cpp.)
 TEST(Stockham, RulesKeepToTheirRange) {
   EXPECT_EQ(streamedPrime({37}, 37, true, /*columnTile=*/true), 0);
   EXPECT_FALSE(streamsPass({37}, 37, 37, 1, true, /*columnTile=*/true));
@@ -1776,10 +1982,11 @@ TEST(Stockham, RulesKeepToTheirRange) {
   EXPECT_FALSE(chooseGeometry(d).fusedSplit);
 }
 
-// Cooperative primes that one thread computes whole, outputs stored pair by pair (CoopRadix.h streamedPrimeLimit): where
-// the prime is the whole FFT, twice it (f64) or its square. Their generated CUDA run on the CPU against FFTW: f64's rolled
-// loop over output pairs (coefficients from a __constant__ row per pair) and f32's literal ones, staged and direct (37^2: the first
-// pass reads and the last pass writes global memory), twiddled second passes, both directions.
+// Cooperative primes that one thread computes whole, outputs stored pair by pair (CoopRadix.h streamedPrimeLimit):
+// where the prime is the whole FFT, twice it (f64) or its square. Their generated CUDA run on the CPU against FFTW:
+// f64's rolled loop over output pairs (coefficients from a __constant__ row per pair) and f32's literal ones, staged
+// and direct (37^2: the first pass reads and the last pass writes global memory), twiddled second passes, both
+// directions.
 TEST(Stockham, StreamedPrimePassesRunOnTheCpu) {
   EXPECT_EQ(streamedPrime({37}, 37, true), 37);
   EXPECT_EQ(streamedPrime({29, 2}, 58, true), 29);
@@ -1792,16 +1999,18 @@ TEST(Stockham, StreamedPrimePassesRunOnTheCpu) {
   EXPECT_EQ(streamedPrime({53}, 53, true), 0);         // spills on sm_80
   EXPECT_EQ(streamedPrime({53, 53}, 2809, true), 53);
   EXPECT_EQ(streamedPrime({59, 2}, 118, false), 59);
-  EXPECT_EQ(streamedPrime({23}, 23, true), 0);         // a thread radix already
-  EXPECT_FALSE(streamsPass({37}, 37, 37, 0, true));    // no thread for the butterfly: cooperative
+  EXPECT_EQ(streamedPrime({23}, 23, true), 0);       // a thread radix already
+  EXPECT_FALSE(streamsPass({37}, 37, 37, 0, true));  // no thread for the butterfly: cooperative
   struct Case {
     std::string label, text;
   };
   const std::vector<Case> cases = {
       {"f64 37", R"({"name": "cpus1", "family": "stockham", "precision": "f64", "length": 37})"},
-      {"f64 58 = 29 x 2 inverse", R"({"name": "cpus2", "family": "stockham", "precision": "f64", "length": 58, "direction": "inverse"})"},
+      {"f64 58 = 29 x 2 inverse",
+       R"({"name": "cpus2", "family": "stockham", "precision": "f64", "length": 58, "direction": "inverse"})"},
       {"f64 1369 = 37^2", R"({"name": "cpus3", "family": "stockham", "precision": "f64", "length": 1369})"},
-      {"f32 1849 = 43^2 inverse", R"({"name": "cpus4", "family": "stockham", "precision": "f32", "length": 1849, "direction": "inverse"})"},
+      {"f32 1849 = 43^2 inverse",
+       R"({"name": "cpus4", "family": "stockham", "precision": "f32", "length": 1849, "direction": "inverse"})"},
   };
   int n = 0;
   for (const auto& c : cases) {
@@ -1813,7 +2022,8 @@ TEST(Stockham, StreamedPrimePassesRunOnTheCpu) {
     const Check ck = test::runPlanOnCpu(*fs, lp, 3, 2400 + n++, "stockham-cpu", c.label, {});
     EXPECT_TRUE(ck.ok()) << c.label << ": error " << ck.error << " bound " << ck.bound << " unwritten " << ck.unwritten;
     EXPECT_GT(ck.checked, 0) << c.label;
-    std::printf("[stockham-cpu] %s: error %.2e (bound %.0e), unwritten %lld\n", c.label.c_str(), ck.error, ck.bound, ck.unwritten);
+    std::printf("[stockham-cpu] %s: error %.2e (bound %.0e), unwritten %lld\n", c.label.c_str(), ck.error, ck.bound,
+                ck.unwritten);
   }
   // The check can fail: the coefficients of pair k read from the row of pair k + 1 are caught.
   auto fs = makeStockhamSpec(parseStockhamSpecText(cases[0].text, "cpu.json"));
@@ -1827,7 +2037,8 @@ TEST(Stockham, StreamedPrimePassesRunOnTheCpu) {
   ::testing::TestPartResultArray failures;
   Check mutated;
   {
-    ::testing::ScopedFakeTestPartResultReporter reporter(::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
+    ::testing::ScopedFakeTestPartResultReporter reporter(
+        ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
     mutated = test::runPlanOnCpu(*fs, lp, 2, 2500, "stockham-cpu", "mutated: coefficients of the next pair", {});
   }
   EXPECT_GT(mutated.checked, 0) << "the mutated kernel did not run";
@@ -1843,12 +2054,18 @@ TEST(Stockham, RealTransformsRunOnTheCpu) {
     std::string label, text;
   };
   const std::vector<Case> cases = {
-      {"r2c f32 16416 (mirrored split)", R"({"name": "cpur1", "family": "stockham", "precision": "f32", "transform": "r2c", "length": 16416})"},
-      {"c2r f64 16416 (mirrored merge)", R"({"name": "cpur2", "family": "stockham", "precision": "f64", "transform": "c2r", "length": 16416})"},
-      {"r2c f32 1001 (odd)", R"({"name": "cpur3", "family": "stockham", "precision": "f32", "transform": "r2c", "length": 1001})"},
-      {"c2r f64 1001 (odd, planar in)", R"({"name": "cpur4", "family": "stockham", "precision": "f64", "transform": "c2r", "length": 1001, "input": {"layout": "planar"}})"},
-      {"r2c f32 6 x 40", R"({"name": "cpur5", "family": "stockham", "precision": "f32", "transform": "r2c", "lengths": [6, 40]})"},
-      {"c2r f64 5 x 9 x 12", R"({"name": "cpur6", "family": "stockham", "precision": "f64", "transform": "c2r", "lengths": [5, 9, 12]})"},
+      {"r2c f32 16416 (mirrored split)",
+       R"({"name": "cpur1", "family": "stockham", "precision": "f32", "transform": "r2c", "length": 16416})"},
+      {"c2r f64 16416 (mirrored merge)",
+       R"({"name": "cpur2", "family": "stockham", "precision": "f64", "transform": "c2r", "length": 16416})"},
+      {"r2c f32 1001 (odd)",
+       R"({"name": "cpur3", "family": "stockham", "precision": "f32", "transform": "r2c", "length": 1001})"},
+      {"c2r f64 1001 (odd, planar in)",
+       R"({"name": "cpur4", "family": "stockham", "precision": "f64", "transform": "c2r", "length": 1001, "input": {"layout": "planar"}})"},
+      {"r2c f32 6 x 40",
+       R"({"name": "cpur5", "family": "stockham", "precision": "f32", "transform": "r2c", "lengths": [6, 40]})"},
+      {"c2r f64 5 x 9 x 12",
+       R"({"name": "cpur6", "family": "stockham", "precision": "f64", "transform": "c2r", "lengths": [5, 9, 12]})"},
   };
   int n = 0;
   for (const auto& c : cases) {
@@ -1858,8 +2075,8 @@ TEST(Stockham, RealTransformsRunOnTheCpu) {
     const Check ck = test::runPlanOnCpu(*fs, lp, 3, 2600 + n++, "stockham-cpu", c.label, {});
     EXPECT_TRUE(ck.ok()) << c.label;
     EXPECT_GT(ck.checked, 0) << c.label;
-    std::printf("[stockham-cpu] %s: %zu kernels, error %.2e (bound %.0e), unwritten %lld\n", c.label.c_str(), lp.kernels.size(), ck.error, ck.bound,
-                ck.unwritten);
+    std::printf("[stockham-cpu] %s: %zu kernels, error %.2e (bound %.0e), unwritten %lld\n", c.label.c_str(),
+                lp.kernels.size(), ck.error, ck.bound, ck.unwritten);
   }
   // Mutation: the mirrored row kernel of r2c 16416 taking FFT 0's mirror as if it were any other FFT's.
   auto fs = makeStockhamSpec(parseStockhamSpecText(cases[0].text, "cpu.json"));
@@ -1872,7 +2089,8 @@ TEST(Stockham, RealTransformsRunOnTheCpu) {
   ::testing::TestPartResultArray failures;
   Check mutated;
   {
-    ::testing::ScopedFakeTestPartResultReporter reporter(::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
+    ::testing::ScopedFakeTestPartResultReporter reporter(
+        ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
     mutated = test::runPlanOnCpu(*fs, lp, 2, 2700, "stockham-cpu", "mutated: FFT 0 mirrored as the others", {});
   }
   EXPECT_GT(mutated.checked, 0) << "the mutated kernel did not run";

@@ -53,7 +53,8 @@ long long largestPrime(long long n) {
 
 TEST(StockhamSweep, DeterministicPerSeed) {
   const std::uint64_t seed = freshSeed();
-  auto a = stockham().sweepSpecs(seed, 300), b = stockham().sweepSpecs(seed, 300), c = stockham().sweepSpecs(seed + 1, 300);
+  auto a = stockham().sweepSpecs(seed, 300), b = stockham().sweepSpecs(seed, 300),
+       c = stockham().sweepSpecs(seed + 1, 300);
   ASSERT_EQ(a.size(), 300u);
   ASSERT_EQ(b.size(), 300u);
   int same = 0;
@@ -109,9 +110,26 @@ TEST(StockhamSweep, EveryClassInThreeHundredCases) {
   }
   for (const auto& [g, count] : groups) std::printf("  %-42s %3d cases\n", g.c_str(), count);
   EXPECT_EQ(groups.size(), 13u);
-  for (const char* k : {"c2c f32 <= 16384", "c2c f32 <= 64", "c2c f16 <= 16384", "c2c f64 <= 16384", "r2c/c2r even <= 16384", "r2c/c2r even > 8192",
-                        "r2c/c2r > 2^17", "r2c/c2r 2D/3D", "prime factor 17..127", "power of 3, 5, 7 (>= 4th)", "1D > 16384 f16", "1D > 16384 f32", "1D > 2^20", "2D square",
-                        "2D not square", "3D cube", "3D not cube", "planar", "strided", "distance given"})
+  for (const char* k : {"c2c f32 <= 16384",
+                        "c2c f32 <= 64",
+                        "c2c f16 <= 16384",
+                        "c2c f64 <= 16384",
+                        "r2c/c2r even <= 16384",
+                        "r2c/c2r even > 8192",
+                        "r2c/c2r > 2^17",
+                        "r2c/c2r 2D/3D",
+                        "prime factor 17..127",
+                        "power of 3, 5, 7 (>= 4th)",
+                        "1D > 16384 f16",
+                        "1D > 16384 f32",
+                        "1D > 2^20",
+                        "2D square",
+                        "2D not square",
+                        "3D cube",
+                        "3D not cube",
+                        "planar",
+                        "strided",
+                        "distance given"})
     EXPECT_GT(seen[k], 0) << k << " missing from seed " << seed;
   // Every class is there even in a short sweep.
   std::set<std::string> few;
@@ -136,9 +154,10 @@ TEST(StockhamSweep, EverySpecParsesOrIsUnsupportedWithAReason) {
     ++g.first;
     if (c.status == SweepStatus::Ready) ++g.second, ++ready;
   }
-  for (const auto& [name, g] : byGroup) std::printf("  %-42s %3d of %3d parse and verify\n", name.c_str(), g.second, g.first);
-  std::printf("seed %llu: %d of %zu sweep specs parse and verify (%.0f%%)\n", static_cast<unsigned long long>(seed), ready, cases.size(),
-              100.0 * ready / cases.size());
+  for (const auto& [name, g] : byGroup)
+    std::printf("  %-42s %3d of %3d parse and verify\n", name.c_str(), g.second, g.first);
+  std::printf("seed %llu: %d of %zu sweep specs parse and verify (%.0f%%)\n", static_cast<unsigned long long>(seed),
+              ready, cases.size(), 100.0 * ready / cases.size());
   EXPECT_GT(ready, 150) << "most of what users write must build";
 }
 
@@ -278,9 +297,10 @@ TEST(SweepStats, ReportNamesEveryKindOfCase) {
   r.cases[2].status = SweepStatus::Unsupported, r.cases[2].reason = "/length: 12 is too long (at most 10)";
   r.cases[3].status = SweepStatus::Unsupported, r.cases[3].reason = "/length: 13 is too long (at most 10)";
   const std::string o = formatSweep(r);
-  for (const char* want : {"seed 77", "--seed 77", "geometric mean 0.500x", "deciles (10% .. 90%): 0.50", "1 worst cases:", "case0", "radix 4 x 4",
-                           "FAILED the check (excluded from the ratios) (1):", "case1 [g]: error 1.000e+00 > bound 1.0e-06",
-                           "unsupported, by reason (2 cases):", "2 x /length: # is too long (at most #) (e.g. case2)", "50%"})
+  for (const char* want :
+       {"seed 77", "--seed 77", "geometric mean 0.500x", "deciles (10% .. 90%): 0.50", "1 worst cases:", "case0",
+        "radix 4 x 4", "FAILED the check (excluded from the ratios) (1):", "case1 [g]: error 1.000e+00 > bound 1.0e-06",
+        "unsupported, by reason (2 cases):", "2 x /length: # is too long (at most #) (e.g. case2)", "50%"})
     EXPECT_NE(o.find(want), std::string::npos) << want << "\n" << o;
 }
 
@@ -296,7 +316,8 @@ TEST(SweepHost, PreparesCasesOnSeveralThreads) {
   int ready = 0;
   double cpu = 0;
   for (const auto& c : cases) {
-    std::printf("  %-11s %-36s %5.1f s  %s\n", sweepStatusName(c.status), c.name.c_str(), c.prepareSeconds, c.reason.substr(0, 120).c_str());
+    std::printf("  %-11s %-36s %5.1f s  %s\n", sweepStatusName(c.status), c.name.c_str(), c.prepareSeconds,
+                c.reason.substr(0, 120).c_str());
     EXPECT_TRUE(c.status == SweepStatus::Ready || c.status == SweepStatus::Unsupported) << c.name << ": " << c.reason;
     ready += c.status == SweepStatus::Ready;
     cpu += c.prepareSeconds;
@@ -326,7 +347,9 @@ TEST(SweepCli, GroupFilterAndMemberPatch) {
     EXPECT_EQ(c.spec["tuning"]["bluestein"], "smooth") << c.spec.dump();
     EXPECT_NE(c.status, SweepStatus::Error) << c.name << ": " << c.reason;
   }
-  auto r = cli("bench --sweep stockham --cases 60 --seed 7 --dry-run --sweep-group prime --sweep-with '{\"tuning\": {\"bluestein\": \"smooth\"}}'");
+  auto r = cli(
+      "bench --sweep stockham --cases 60 --seed 7 --dry-run --sweep-group prime --sweep-with '{\"tuning\": "
+      "{\"bluestein\": \"smooth\"}}'");
   EXPECT_EQ(r.code, 0) << r.out;
   auto bad = cli("bench --sweep stockham --cases 3 --dry-run --sweep-with '[1]'");
   EXPECT_EQ(bad.code, 2) << bad.out;
@@ -341,9 +364,12 @@ TEST(SweepCli, ListedCases) {
   const std::string good = (dir / "good.jsonl").string();
   {
     std::ofstream f(good);
-    f << R"({"name": "a1399", "family": "stockham", "precision": "f32", "length": 1399})" << "\n\n";
-    f << R"({"index": 3, "group": "2D", "spec": {"name": "b16", "family": "stockham", "precision": "f32", "lengths": [16, 16]}})" << "\n";
-    f << R"({"summary": true, "geomean": 1.0})" << "\n";
+    f << R"({"name": "a1399", "family": "stockham", "precision": "f32", "length": 1399})"
+      << "\n\n";
+    f << R"({"index": 3, "group": "2D", "spec": {"name": "b16", "family": "stockham", "precision": "f32", "lengths": [16, 16]}})"
+      << "\n";
+    f << R"({"summary": true, "geomean": 1.0})"
+      << "\n";
   }
   auto r = cli("bench --sweep stockham --dry-run --sweep-cases " + good);
   EXPECT_EQ(r.code, 0) << r.out;
@@ -354,7 +380,9 @@ TEST(SweepCli, ListedCases) {
   const std::string bad = (dir / "bad.jsonl").string();
   {
     std::ofstream f(bad);
-    f << R"({"name": "a", "family": "stockham", "precision": "f32", "length": 64})" << "\n" << "[1, 2]\n";
+    f << R"({"name": "a", "family": "stockham", "precision": "f32", "length": 64})"
+      << "\n"
+      << "[1, 2]\n";
   }
   auto b = cli("bench --sweep stockham --dry-run --sweep-cases " + bad);
   EXPECT_EQ(b.code, 2) << b.out;

@@ -25,9 +25,9 @@ using namespace warpforge;
 namespace {
 
 // Host definitions of what the helpers use from cuda_fp16.h beyond tests/CudaOnCpu.h's shim (which has the streaming
-// loads and stores, sincospif and __shfl_sync): __half2 as two IEEE half bit patterns, arithmetic in double rounded once
-// to half (products of halves are exact in double), __syncwarp and the unsigned xor shuffle as warp meetings, and the
-// f16 mma.sync shapes computed from the PTX ISA's fragment formulas (written here, independent of
+// loads and stores, sincospif and __shfl_sync): __half2 as two IEEE half bit patterns, arithmetic in double rounded
+// once to half (products of halves are exact in double), __syncwarp and the unsigned xor shuffle as warp meetings, and
+// the f16 mma.sync shapes computed from the PTX ISA's fragment formulas (written here, independent of
 // generator/layout/FragmentTable.cpp): sum in double, rounded to half once.
 const char* kHostPrelude = R"(
 inline double wf_h2d(unsigned short h) { return wf_half(h); }
@@ -101,14 +101,21 @@ inline void wf_host_mma(unsigned& d0, unsigned& d1, const unsigned* a, const uns
 
 // The helpers' inline-PTX definitions, replaced by host ones (each must be present: a renamed helper fails the test).
 const std::vector<std::pair<std::string, std::string>> kHostHelpers = {
-    {"wf_mma_m16n8k8_f16", "__device__ __forceinline__ void wf_mma_m16n8k8_f16(wf_u32& d0, wf_u32& d1, wf_u32 a0, wf_u32 a1, wf_u32 b0) "
-                           "{ const unsigned a[2] = {a0, a1}, b[1] = {b0}; wf_host_mma<8>(d0, d1, a, b); }"},
-    {"wf_mma_m16n8k16_f16", "__device__ __forceinline__ void wf_mma_m16n8k16_f16(wf_u32& d0, wf_u32& d1, wf_u32 a0, wf_u32 a1, wf_u32 a2, "
-                            "wf_u32 a3, wf_u32 b0, wf_u32 b1) { const unsigned a[4] = {a0, a1, a2, a3}, b[2] = {b0, b1}; wf_host_mma<16>(d0, d1, a, b); }"},
-    {"wf_warp_load16_async", "template <int kWords> __device__ __forceinline__ void wf_warp_load16_async(wf_u32* stage, const wf_u32* src, int lane) "
-                             "{ for (int i = 0; i < kWords / 4; i += 32) wf_cp_async(stage + 4 * (i + lane), src + 4 * (i + lane), 16, true); }"},
+    {"wf_mma_m16n8k8_f16",
+     "__device__ __forceinline__ void wf_mma_m16n8k8_f16(wf_u32& d0, wf_u32& d1, wf_u32 a0, wf_u32 a1, wf_u32 b0) "
+     "{ const unsigned a[2] = {a0, a1}, b[1] = {b0}; wf_host_mma<8>(d0, d1, a, b); }"},
+    {"wf_mma_m16n8k16_f16",
+     "__device__ __forceinline__ void wf_mma_m16n8k16_f16(wf_u32& d0, wf_u32& d1, wf_u32 a0, wf_u32 a1, wf_u32 a2, "
+     "wf_u32 a3, wf_u32 b0, wf_u32 b1) { const unsigned a[4] = {a0, a1, a2, a3}, b[2] = {b0, b1}; wf_host_mma<16>(d0, "
+     "d1, a, b); }"},
+    {"wf_warp_load16_async",
+     "template <int kWords> __device__ __forceinline__ void wf_warp_load16_async(wf_u32* stage, const wf_u32* src, int "
+     "lane) "
+     "{ for (int i = 0; i < kWords / 4; i += 32) wf_cp_async(stage + 4 * (i + lane), src + 4 * (i + lane), 16, true); "
+     "}"},
     {"wf_cp_async_commit", "__device__ __forceinline__ void wf_cp_async_commit() { wf_cp_commit(); }"},
-    {"wf_cp_async_wait", "template <int kPending> __device__ __forceinline__ void wf_cp_async_wait() { wf_cp_wait(kPending); }"}};
+    {"wf_cp_async_wait",
+     "template <int kPending> __device__ __forceinline__ void wf_cp_async_wait() { wf_cp_wait(kPending); }"}};
 
 // The definition of device helper `name` in `text` (from its `template` line, if any, to its closing brace), replaced.
 bool replaceHelper(std::string& text, const std::string& name, const std::string& with) {
@@ -129,7 +136,8 @@ std::string hostSource(const std::string& kernel) {
   for (const char* h : {"warpforge_complex.cuh", "warpforge_mma.cuh", "warpforge_transpose.cuh", "warpforge_io.cuh"})
     for (const auto& e : embeddedTemplates())
       if (std::string_view(e.name) == h) helpers += std::string(e.text) + "\n";
-  for (const auto& [name, with] : kHostHelpers) EXPECT_TRUE(replaceHelper(helpers, name, with)) << "no helper " << name << " to replace";
+  for (const auto& [name, with] : kHostHelpers)
+    EXPECT_TRUE(replaceHelper(helpers, name, with)) << "no helper " << name << " to replace";
   std::string out;
   std::istringstream in(helpers + kernel);
   for (std::string line; std::getline(in, line);)
@@ -138,8 +146,9 @@ std::string hostSource(const std::string& kernel) {
 }
 
 std::string sizeSpec(int nIn, int nOut, int sign) {
-  return fmt::format(R"({{"name": "cpu_{}_{}", "family": "tc_fft", "precision": "f16", "transform": {{"n_in": {}, "n_out": {}, "sign": {}}}}})", nIn, nOut,
-                     nIn, nOut, sign);
+  return fmt::format(
+      R"({{"name": "cpu_{}_{}", "family": "tc_fft", "precision": "f16", "transform": {{"n_in": {}, "n_out": {}, "sign": {}}}}})",
+      nIn, nOut, nIn, nOut, sign);
 }
 
 Check runOnCpu(const FamilySpec& fs, LaunchPlan plan, long long batch, std::uint64_t seed, const std::string& label,
@@ -156,18 +165,19 @@ bool haveCompiler() { return std::system("c++ --version > /dev/null 2>&1") == 0;
 }  // namespace
 
 // Synthesized kernels of every kind of design on the CPU: several FFTs per warp (16, 32 points), zero padding on
-// lanes (64 -> 512), pass-through stages first (128, 256: the phase operand's zeros off the diagonal), in the middle and
-// last (128, 2048), m16n8k8 passing a bit (128 -> 256), odd batches that leave a warp's last group partial.
+// lanes (64 -> 512), pass-through stages first (128, 256: the phase operand's zeros off the diagonal), in the middle
+// and last (128, 2048), m16n8k8 passing a bit (128 -> 256), odd batches that leave a warp's last group partial.
 TEST(TcFftCpuRun, SynthesizedKernelsMatchFftw) {
   if (!haveCompiler()) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
   struct Case {
     int nIn, nOut, sign;
     long long batch;
   };
-  for (const Case& c : {Case{16, 16, 1, 7}, Case{4, 32, -1, 5}, Case{64, 128, 1, 3}, Case{64, 512, 1, 3}, Case{128, 128, -1, 5}, Case{128, 256, 1, 2},
-                        Case{256, 256, 1, 2}, Case{256, 2048, 1, 2}}) {
+  for (const Case& c : {Case{16, 16, 1, 7}, Case{4, 32, -1, 5}, Case{64, 128, 1, 3}, Case{64, 512, 1, 3},
+                        Case{128, 128, -1, 5}, Case{128, 256, 1, 2}, Case{256, 256, 1, 2}, Case{256, 2048, 1, 2}}) {
     auto fs = tcFftFamily().parse(Json::parse(sizeSpec(c.nIn, c.nOut, c.sign)), "cpu.json");
-    runOnCpu(*fs, fs->emit({}).plan, c.batch, 4000 + c.nOut, fmt::format("{} -> {} sign {:+d}, batch {}", c.nIn, c.nOut, c.sign, c.batch));
+    runOnCpu(*fs, fs->emit({}).plan, c.batch, 4000 + c.nOut,
+             fmt::format("{} -> {} sign {:+d}, batch {}", c.nIn, c.nOut, c.sign, c.batch));
   }
 }
 
@@ -175,7 +185,8 @@ TEST(TcFftCpuRun, SynthesizedKernelsMatchFftw) {
 TEST(TcFftCpuRun, PaddedDistances) {
   if (!haveCompiler()) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
   auto fs = makeTcFftSpec(parseTcFftSpecText(sizeSpec(32, 64, 1), "cpu.json"), {36, 68});
-  runOnCpu(*fs, fs->emit({}).plan, 5, 77, "32 -> 64, distances 36 / 68", {{"input_distance", 36}, {"output_distance", 68}});
+  runOnCpu(*fs, fs->emit({}).plan, 5, 77, "32 -> 64, distances 36 / 68",
+           {{"input_distance", 36}, {"output_distance", 68}});
 }
 
 // The note's hand-written design (whole 512-byte rows, packed phases, every relayout primitive).
@@ -191,8 +202,8 @@ TEST(TcFftCpuRun, CatchesAMutatedKernel) {
   auto fs = tcFftFamily().parse(Json::parse(sizeSpec(64, 64, 1)), "cpu.json");
   LaunchPlan plan = fs->emit({}).plan;
   for (auto& src : plan.sources) src.text = hostSource(src.text);
-  test::expectMutationsCaught(*fs, plan, {{"every phase's sign flipped", ", 64, 1, c", ", 64, -1, c"}}, 9, "tc_fft-cpu", {},
-                              {{"input_distance", 64}, {"output_distance", 64}});
+  test::expectMutationsCaught(*fs, plan, {{"every phase's sign flipped", ", 64, 1, c", ", 64, -1, c"}}, 9, "tc_fft-cpu",
+                              {}, {{"input_distance", 64}, {"output_distance", 64}});
 }
 
 // 4096 points: 128 data registers leave no room for every phase register, so the phases past the budget go to the
@@ -205,6 +216,7 @@ TEST(TcFftCpuRun, PhasesOverTheRegisterBudgetComeFromTheSharedTable) {
   }
   auto fs = tcFftFamily().parse(Json::parse(sizeSpec(4096, 4096, -1)), "cpu.json");
   LaunchPlan plan = fs->emit({}).plan;
-  ASSERT_NE(plan.sources.front().text.find("phase_table["), std::string::npos) << "4096 points should read phases from the table";
+  ASSERT_NE(plan.sources.front().text.find("phase_table["), std::string::npos)
+      << "4096 points should read phases from the table";
   runOnCpu(*fs, plan, 1, 4096, "4096 -> 4096 sign -1, phases from the shared table");
 }

@@ -36,8 +36,9 @@ TcFftRequest request(int nIn, int nOut, int sign = 1) {
 }
 
 std::string sizeSpec(int nIn, int nOut, int sign) {
-  return fmt::format(R"({{"name": "fft_{}_{}", "family": "tc_fft", "precision": "f16", "transform": {{"n_in": {}, "n_out": {}, "sign": {}}}}})", nIn, nOut,
-                     nIn, nOut, sign);
+  return fmt::format(
+      R"({{"name": "fft_{}_{}", "family": "tc_fft", "precision": "f16", "transform": {{"n_in": {}, "n_out": {}, "sign": {}}}}})",
+      nIn, nOut, nIn, nOut, sign);
 }
 
 }  // namespace
@@ -48,8 +49,8 @@ TEST(TcFftSynthesis, ChimeSizeFromItsTransformAlone) {
   TcFftSynthesis s = synthesizeTcFft(request(256, 512));
   ASSERT_FALSE(s.ranking.empty());
   const TcFftCandidate& c = s.ranking.front();
-  std::printf("[synth] 256 -> 512: %s: %.1f SM-cycles/FFT, %d phase registers (%d candidates, %.2f s CPU)\n", c.summary.c_str(), c.smCycles,
-              c.phaseRegisters, s.candidatesScored, s.cpuSeconds);
+  std::printf("[synth] 256 -> 512: %s: %.1f SM-cycles/FFT, %d phase registers (%d candidates, %.2f s CPU)\n",
+              c.summary.c_str(), c.smCycles, c.phaseRegisters, s.candidatesScored, s.cpuSeconds);
   EXPECT_TRUE(c.verified);
   EXPECT_LE(c.smCycles, 160.0);
   EXPECT_LE(c.phaseRegisters, 10);
@@ -60,7 +61,8 @@ TEST(TcFftSynthesis, ChimeSizeFromItsTransformAlone) {
 
 // Every covered n_out (16 .. 4096) with one n_in each (n_out / 1, 2, 4, 8 in turn) and both signs: proved, right on
 // the emulated warp in double (<= 1e-12) and within the family's f16 bound, the search within a few seconds. The
-// whole table (every n_in of every n_out) with WF_TC_FFT_FULL=1, or through the CLI with generator/tc_fft/tools/coverage.
+// whole table (every n_in of every n_out) with WF_TC_FFT_FULL=1, or through the CLI with
+// generator/tc_fft/tools/coverage.
 TEST(TcFftSynthesis, EveryCoveredSizeAndSign) {
   const bool full = std::getenv("WF_TC_FFT_FULL") != nullptr;
   int designs = 0;
@@ -83,15 +85,19 @@ TEST(TcFftSynthesis, EveryCoveredSizeAndSign) {
             double worst = 0;
             for (int lane = 0; lane < 32; ++lane)
               for (int r = 0; r < want.nregs; ++r)
-                for (int e = 0; e < want.nelem; ++e) worst = std::max(worst, std::abs(phases.operandValue(a.name, r, lane, e) - want.at(lane, r, e)));
-            EXPECT_LT(worst, 1e-12) << nIn << " -> " << nOut << " phase array " << a.name << (packed ? " packed" : " unpacked");
+                for (int e = 0; e < want.nelem; ++e)
+                  worst = std::max(worst, std::abs(phases.operandValue(a.name, r, lane, e) - want.at(lane, r, e)));
+            EXPECT_LT(worst, 1e-12) << nIn << " -> " << nOut << " phase array " << a.name
+                                    << (packed ? " packed" : " unpacked");
           }
         }
         const double dbl = emulateAgainstFftw(p, EmuMode::Double, 100 + L, 2).maxRelErr;
         const double f16 = emulateAgainstFftw(p, EmuMode::F16, 200 + L, 2).maxRelErr;
         const double bound = tcFftErrorBound(prog);
-        std::printf("[synth] %4d -> %4d sign %+d: %-58s %7.1f cycles/FFT %2d phase regs; double %.1e f16 %.1e (bound %.1e)\n", nIn, nOut, sign,
-                    s.ranking.front().summary.c_str(), s.ranking.front().smCycles, s.ranking.front().phaseRegisters, dbl, f16, bound);
+        std::printf(
+            "[synth] %4d -> %4d sign %+d: %-58s %7.1f cycles/FFT %2d phase regs; double %.1e f16 %.1e (bound %.1e)\n",
+            nIn, nOut, sign, s.ranking.front().summary.c_str(), s.ranking.front().smCycles,
+            s.ranking.front().phaseRegisters, dbl, f16, bound);
         EXPECT_LE(dbl, 1e-12) << nIn << " -> " << nOut << " sign " << sign;
         EXPECT_LE(f16, bound) << nIn << " -> " << nOut << " sign " << sign;
         ++designs;
@@ -150,11 +156,14 @@ TEST(TcFftSynthesis, MutatedDesignsAreRejected) {
         }
         try {
           Plan p = Verifier().verify(s);
-          EXPECT_LT(emulateAgainstFftw(p, EmuMode::Double, 9, 2).maxRelErr, 1e-12) << "accepted but wrong: " << name << " = " << j["arrays"][name]["layout"];
+          EXPECT_LT(emulateAgainstFftw(p, EmuMode::Double, 9, 2).maxRelErr, 1e-12)
+              << "accepted but wrong: " << name << " = " << j["arrays"][name]["layout"];
         } catch (const VerifyError& e) {
           ++rejected;
           bool named = false;
-          for (const auto& i : e.issues()) named |= std::regex_search(i.message, std::regex("expected .+found")) || i.message.find("applied") != std::string::npos;
+          for (const auto& i : e.issues())
+            named |= std::regex_search(i.message, std::regex("expected .+found")) ||
+                     i.message.find("applied") != std::string::npos;
           EXPECT_TRUE(named) << e.what();
         }
       }
@@ -204,7 +213,8 @@ TEST(TcFftSynthesis, BrokenHandWrittenDesignsNameTheRuleAndFix) {
   narrow["steps"][2]["shape"] = "m16n8k8";
   std::string msg = issuesOf(narrow);
   EXPECT_NE(msg.find("/steps/2/shape: mma m16n8k8: its 3 summed (j) bits"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("found 3 summed {n3 n4 n5} and 0 passed through: use m16n8k16 (it sums 3)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("found 3 summed {n3 n4 n5} and 0 passed through: use m16n8k16 (it sums 3)"), std::string::npos)
+      << msg;
   Json wide = chime;  // sums n6 n7 with m16n8k16, which would sum a third bit
   wide["steps"][0]["shape"] = "m16n8k16";
   msg = issuesOf(wide);
@@ -214,7 +224,8 @@ TEST(TcFftSynthesis, BrokenHandWrittenDesignsNameTheRuleAndFix) {
   noTwiddle["steps"].erase(4);
   noTwiddle["steps"][4]["b"] = "Z3";
   msg = issuesOf(noTwiddle);
-  EXPECT_NE(msg.find("factor E(q3, n0) is applied 0 times (expected exactly once, as every E(q_j, n_k) with j + k < log2 n_out = 9): "
+  EXPECT_NE(msg.find("factor E(q3, n0) is applied 0 times (expected exactly once, as every E(q_j, n_k) with j + k < "
+                     "log2 n_out = 9): "
                      "add {\"q\": [3], \"n\": [0]} to the factors of one phase array"),
             std::string::npos)
       << msg;
@@ -226,8 +237,9 @@ TEST(TcFftSynthesis, BrokenHandWrittenDesignsNameTheRuleAndFix) {
     ADD_FAILURE() << "accepted";
   } catch (const SpecError& e) {
     EXPECT_EQ(e.path(), "/arrays/X/layout");
-    EXPECT_NE(std::string(e.what()).find("maps 5 physical bits to 4 logical bits (counts must match: each physical bit holds exactly "
-                                         "one logical bit; name 5 logical bits"),
+    EXPECT_NE(std::string(e.what()).find(
+                  "maps 5 physical bits to 4 logical bits (counts must match: each physical bit holds exactly "
+                  "one logical bit; name 5 logical bits"),
               std::string::npos)
         << e.what();
   }

@@ -31,11 +31,15 @@ const WisdomDevice kH100OtherDriver{"NVIDIA H100 80GB HBM3", "sm_90", 12080};
 const WisdomDevice kA100{"NVIDIA A100-SXM4-80GB", "sm_80", 13000};
 
 Json spec(const std::string& name = "fft_1000", long long length = 1000) {
-  return Json::parse(fmt::format(R"({{"name": "{}", "family": "fam", "precision": "f32", "length": {}, "transform": "c2c"}})", name, length));
+  return Json::parse(
+      fmt::format(R"({{"name": "{}", "family": "fam", "precision": "f32", "length": {}, "transform": "c2c"}})", name,
+                  length));
 }
 const Json kMembers = Json::parse(R"({"tuning": {"threads_per_fft": 8, "register_target": 96}})");
 
-warpforge::test::CliResult cli(const std::string& env, const std::string& args) { return warpforge::test::runCli(args, env); }
+warpforge::test::CliResult cli(const std::string& env, const std::string& args) {
+  return warpforge::test::runCli(args, env);
+}
 
 }  // namespace
 
@@ -67,7 +71,8 @@ TEST(Wisdom, MatchesTheSameTransformOnly) {
   renamed["description"] = "the same transform under another name";
   EXPECT_TRUE(w.find(renamed, kH100)) << "name and description are not part of the key";
   // Member order does not matter.
-  Json reordered = Json::parse(R"({"transform": "c2c", "length": 1000, "precision": "f32", "family": "fam", "name": "x"})");
+  Json reordered = Json::parse(
+      R"({"transform": "c2c", "length": 1000, "precision": "f32", "family": "fam", "name": "x"})");
   EXPECT_TRUE(w.find(reordered, kH100));
   EXPECT_FALSE(w.find(spec("fft_1000", 1001), kH100)) << "another length";
   Json f64 = spec();

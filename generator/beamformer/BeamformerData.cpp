@@ -67,7 +67,8 @@ BfValue decodeAt(const BfOperand& o, const unsigned char* a, const unsigned char
   return v;
 }
 
-BfValue decode(const BfOperand& o, const TestData& d, const std::vector<std::string>& names, long long idx, bool clamp128) {
+BfValue decode(const BfOperand& o, const TestData& d, const std::vector<std::string>& names, long long idx,
+               bool clamp128) {
   return decodeAt(o, d.arrays.at(names[0]).data(), o.planar ? d.arrays.at(names[1]).data() : nullptr, idx, clamp128);
 }
 
@@ -100,13 +101,17 @@ std::vector<std::string> bfArrayNames(const BeamformerSpec& s, bool weights) {
   return {base};
 }
 
-BfValue bfSample(const BeamformerSpec& s, const TestData& d, long long b, long long c, long long p, long long t, long long k) {
+BfValue bfSample(const BeamformerSpec& s, const TestData& d, long long b, long long c, long long p, long long t,
+                 long long k) {
   const BfOperand& o = s.in;
-  return decode(o, d, bfArrayNames(s, false), b * o.batch + c * o.channel + p * o.polarization + t * o.outer + k * o.receiver, o.type == BfType::CI8);
+  return decode(o, d, bfArrayNames(s, false),
+                b * o.batch + c * o.channel + p * o.polarization + t * o.outer + k * o.receiver, o.type == BfType::CI8);
 }
-BfValue bfWeight(const BeamformerSpec& s, const TestData& d, long long b, long long c, long long p, long long m, long long k) {
+BfValue bfWeight(const BeamformerSpec& s, const TestData& d, long long b, long long c, long long p, long long m,
+                 long long k) {
   const BfOperand& o = s.w;
-  return decode(o, d, bfArrayNames(s, true), b * o.batch + c * o.channel + p * o.polarization + m * o.outer + k * o.receiver, false);
+  return decode(o, d, bfArrayNames(s, true),
+                b * o.batch + c * o.channel + p * o.polarization + m * o.outer + k * o.receiver, false);
 }
 
 BfReference::BfReference(const BeamformerSpec& s, const TestData& d) : s_(s) {
@@ -139,7 +144,9 @@ const double* BfReference::row(Side& x, long long b, long long c, long long p, l
   return x.cache.emplace(key, std::move(r)).first->second.data();
 }
 
-const double* BfReference::sampleRow(long long b, long long c, long long p, long long t) { return row(in_, b, c, p, t); }
+const double* BfReference::sampleRow(long long b, long long c, long long p, long long t) {
+  return row(in_, b, c, p, t);
+}
 const double* BfReference::weightRow(long long b, long long c, long long p, long long m) { return row(w_, b, c, p, m); }
 
 BfBeam BfReference::beam(long long b, long long c, long long p, long long t, long long m) {
@@ -166,7 +173,8 @@ BfBeam BfReference::beam(long long b, long long c, long long p, long long t, lon
   return r;
 }
 
-BfBeam bfReferenceBeam(const BeamformerSpec& s, const TestData& d, long long b, long long c, long long p, long long t, long long m) {
+BfBeam bfReferenceBeam(const BeamformerSpec& s, const TestData& d, long long b, long long c, long long p, long long t,
+                       long long m) {
   BfReference ref(s, d);
   return ref.beam(b, c, p, t, m);
 }
@@ -199,8 +207,10 @@ TestData beamformerInputs(const BeamformerSpec& s, long long batch, std::uint64_
     }
   }
   if (s.intOut()) {
-    // Shifts around the one that maps a typical beam (sqrt(K) x sample x weight rms) to the output range, a few out of 0..31.
-    const double rms = std::sqrt(static_cast<double>(s.receivers)) * (s.in.type == BfType::CI4 ? 4.6 : 73.0) * (s.w.type == BfType::CI4 ? 4.6 : 73.0);
+    // Shifts around the one that maps a typical beam (sqrt(K) x sample x weight rms) to the output range, a few out of
+    // 0..31.
+    const double rms = std::sqrt(static_cast<double>(s.receivers)) * (s.in.type == BfType::CI4 ? 4.6 : 73.0) *
+                       (s.w.type == BfType::CI4 ? 4.6 : 73.0);
     const int centre = std::max(0, static_cast<int>(std::lround(std::log2(rms / s.outMax()))));
     std::vector<std::int32_t> sh(static_cast<std::size_t>(batch * s.channels * s.polarizations * s.beams));
     for (auto& x : sh) {
@@ -237,7 +247,8 @@ std::vector<long long> sampleElements(long long total, double perElem, std::uint
 
 }  // namespace
 
-Check beamformerCheck(const BeamformerSpec& s, const TestData& data, const std::map<std::string, std::vector<unsigned char>>& outputs, long long batch) {
+Check beamformerCheck(const BeamformerSpec& s, const TestData& data,
+                      const std::map<std::string, std::vector<unsigned char>>& outputs, long long batch) {
   const std::string outName = s.power ? "power" : "beams";
   // Planar beams: interleaved here from beams_re / beams_im (component by component: the poison stays per component).
   std::vector<unsigned char> merged;
@@ -256,7 +267,8 @@ Check beamformerCheck(const BeamformerSpec& s, const TestData& data, const std::
   const long long total = perBatch * batch;
   const int ob = s.power ? 4 : bfOutBytes(s.outType);
   if (static_cast<long long>(out.size()) < total * ob)
-    throw std::invalid_argument(fmt::format("beamformer check: output {} has {} bytes, the spec needs {}", outName, out.size(), total * ob));
+    throw std::invalid_argument(
+        fmt::format("beamformer check: output {} has {} bytes, the spec needs {}", outName, out.size(), total * ob));
   Check ck;
   const double u = std::ldexp(1.0, -24);
   const double perElem = static_cast<double>(s.receivers) * (s.power ? s.integrate * s.polarizations : 1);
@@ -275,8 +287,13 @@ Check beamformerCheck(const BeamformerSpec& s, const TestData& data, const std::
       poison = loadAt<std::uint32_t>(out, e) == 0xffffffffu || !std::isfinite(f);
     } else {
       switch (s.outType) {
-        case BfOutType::CF32: poison = loadAt<std::uint32_t>(out, 2 * e) == 0xffffffffu || loadAt<std::uint32_t>(out, 2 * e + 1) == 0xffffffffu; break;
-        case BfOutType::CF16: poison = loadAt<std::uint16_t>(out, 2 * e) == 0xffff || loadAt<std::uint16_t>(out, 2 * e + 1) == 0xffff; break;
+        case BfOutType::CF32:
+          poison = loadAt<std::uint32_t>(out, 2 * e) == 0xffffffffu ||
+                   loadAt<std::uint32_t>(out, 2 * e + 1) == 0xffffffffu;
+          break;
+        case BfOutType::CF16:
+          poison = loadAt<std::uint16_t>(out, 2 * e) == 0xffff || loadAt<std::uint16_t>(out, 2 * e + 1) == 0xffff;
+          break;
         case BfOutType::CI8:
           if (out[2 * e] == 0xff && out[2 * e + 1] == 0xff) suspects.push_back(e);
           break;
@@ -305,7 +322,9 @@ Check beamformerCheck(const BeamformerSpec& s, const TestData& data, const std::
   long long mismatches = 0, saturated = 0, suspectsBad = 0, clampedRef = 0;
   double maxErr = 0;
   const bool exact = s.integer() && !s.power;
-  const double gamma = s.integer() ? 0.0 : 2.0 * (2.0 * s.receivers + 2) * u;  // f32 accumulation of 2K products (tensor cores may truncate: 2u)
+  const double gamma = s.integer() ? 0.0
+                                   : 2.0 * (2.0 * s.receivers + 2) *
+                                         u;  // f32 accumulation of 2K products (tensor cores may truncate: 2u)
   for (long long e : all) {
     const long long m = e % s.beams;
     long long r = e / s.beams;
@@ -325,7 +344,9 @@ Check beamformerCheck(const BeamformerSpec& s, const TestData& data, const std::
       const double err = std::fabs(got - want) / std::max(mag, 1e-300);
       if (err > maxErr) {
         maxErr = err;
-        firstBad = fmt::format("largest error at element {} (batch {}, channel {}, window {}, beam {}): got {}, want {}", e, b, c, win, m, got, want);
+        firstBad =
+            fmt::format("largest error at element {} (batch {}, channel {}, window {}, beam {}): got {}, want {}", e, b,
+                        c, win, m, got, want);
       }
       continue;
     }
@@ -340,12 +361,15 @@ Check beamformerCheck(const BeamformerSpec& s, const TestData& data, const std::
     switch (s.outType) {
       case BfOutType::CF32: {
         const float gr = loadAt<float>(out, 2 * e), gi = loadAt<float>(out, 2 * e + 1);
-        if (loadAt<std::uint32_t>(out, 2 * e) == 0xffffffffu || loadAt<std::uint32_t>(out, 2 * e + 1) == 0xffffffffu) continue;  // counted above
+        if (loadAt<std::uint32_t>(out, 2 * e) == 0xffffffffu || loadAt<std::uint32_t>(out, 2 * e + 1) == 0xffffffffu)
+          continue;  // counted above
         if (exact) {
           bad = gr != static_cast<float>(bm.ire) || gi != static_cast<float>(bm.iim);
         } else {
-          const double err = std::max(std::fabs(gr - bm.re) / std::max(bm.magRe, 1e-300), std::fabs(gi - bm.im) / std::max(bm.magIm, 1e-300));
-          maxErr = std::max(maxErr, (bm.magRe == 0 && gr == 0 && bm.magIm == 0 && gi == 0) ? 0.0 : (err == err ? err : 1.0));
+          const double err = std::max(std::fabs(gr - bm.re) / std::max(bm.magRe, 1e-300),
+                                      std::fabs(gi - bm.im) / std::max(bm.magIm, 1e-300));
+          maxErr = std::max(maxErr,
+                            (bm.magRe == 0 && gr == 0 && bm.magIm == 0 && gi == 0) ? 0.0 : (err == err ? err : 1.0));
         }
         got = fmt::format("({}, {})", gr, gi);
         want = fmt::format("({}, {})", bm.re, bm.im);
@@ -358,8 +382,10 @@ Check beamformerCheck(const BeamformerSpec& s, const TestData& data, const std::
           bad = hr != floatToHalfBits(static_cast<float>(bm.ire)) || hi != floatToHalfBits(static_cast<float>(bm.iim));
         } else {
           const double gr = halfBitsToDouble(hr), gi = halfBitsToDouble(hi);
-          // f16 output rounding (2^-11 relative to the value, which is at most sum |terms|) on top of the f32 accumulation.
-          const double err = std::max(std::fabs(gr - bm.re) / std::max(bm.magRe, 1e-300), std::fabs(gi - bm.im) / std::max(bm.magIm, 1e-300));
+          // f16 output rounding (2^-11 relative to the value, which is at most sum |terms|) on top of the f32
+          // accumulation.
+          const double err = std::max(std::fabs(gr - bm.re) / std::max(bm.magRe, 1e-300),
+                                      std::fabs(gi - bm.im) / std::max(bm.magIm, 1e-300));
           maxErr = std::max(maxErr, std::isfinite(gr) && std::isfinite(gi) ? err : 1.0);
         }
         got = fmt::format("({:#06x}, {:#06x})", hr, hi);
@@ -368,7 +394,8 @@ Check beamformerCheck(const BeamformerSpec& s, const TestData& data, const std::
       }
       case BfOutType::CI8:
       case BfOutType::CI4: {
-        const int sh = loadAt<std::int32_t>(data.arrays.at("shifts"), ((b * s.channels + c) * s.polarizations + p) * s.beams + m);
+        const int sh = loadAt<std::int32_t>(data.arrays.at("shifts"),
+                                            ((b * s.channels + c) * s.polarizations + p) * s.beams + m);
         const int wr = bfShiftSaturate(bm.ire, sh, s.outMax()), wi = bfShiftSaturate(bm.iim, sh, s.outMax());
         int gr, gi;
         bool looksPoisoned;
@@ -387,7 +414,8 @@ Check beamformerCheck(const BeamformerSpec& s, const TestData& data, const std::
           if (firstBad.empty()) firstBad = fmt::format("element {} unwritten (still 0xff; want ({}, {}))", e, wr, wi);
           continue;
         }
-        if (!std::binary_search(which.begin(), which.end(), e)) continue;  // a suspect that holds its value: counted once
+        if (!std::binary_search(which.begin(), which.end(), e))
+          continue;  // a suspect that holds its value: counted once
         saturated += std::abs(wr) == s.outMax() || std::abs(wi) == s.outMax();
         clampedRef += bfShiftClamps(bm.ire, sh, s.outMax()) || bfShiftClamps(bm.iim, sh, s.outMax());
         got = fmt::format("({}, {})", gr, gi);
@@ -398,7 +426,9 @@ Check beamformerCheck(const BeamformerSpec& s, const TestData& data, const std::
     if (bad) {
       ++mismatches;
       if (firstBad.empty())
-        firstBad = fmt::format("first mismatch: element {} (batch {}, channel {}, pol {}, time {}, beam {}): got {}, want {}", e, b, c, p, t, m, got, want);
+        firstBad =
+            fmt::format("first mismatch: element {} (batch {}, channel {}, pol {}, time {}, beam {}): got {}, want {}",
+                        e, b, c, p, t, m, got, want);
     }
   }
   // 3. Integer beams: the kernel's count of clamped beams. Exact where every element was compared; else it must lie
@@ -406,7 +436,8 @@ Check beamformerCheck(const BeamformerSpec& s, const TestData& data, const std::
   std::string satNote;
   if (s.intOut()) {
     auto it = outputs.find("saturated");
-    if (it == outputs.end() || it->second.size() < 8) throw std::invalid_argument("beamformer check: output saturated (uint64) missing");
+    if (it == outputs.end() || it->second.size() < 8)
+      throw std::invalid_argument("beamformer check: output saturated (uint64) missing");
     const std::uint64_t got = loadAt<std::uint64_t>(it->second, 0);
     const bool full = static_cast<long long>(which.size()) == total;
     const bool good = full ? got == static_cast<std::uint64_t>(clampedRef)
@@ -427,35 +458,42 @@ Check beamformerCheck(const BeamformerSpec& s, const TestData& data, const std::
     ck.bound = 0;
   } else if (s.power) {
     ck.error = maxErr;
-    // |beam'|^2 - |beam|^2 <= (2 gamma + gamma^2) (S_re^2 + S_im^2) per term, then P I f32 additions and two roundings per square.
+    // |beam'|^2 - |beam|^2 <= (2 gamma + gamma^2) (S_re^2 + S_im^2) per term, then P I f32 additions and two roundings
+    // per square.
     ck.bound = 2 * gamma + gamma * gamma + (s.polarizations * static_cast<double>(s.integrate) + 4) * u;
   } else {
     ck.error = maxErr;
     ck.bound = gamma + (s.outType == BfOutType::CF16 ? std::ldexp(1.0, -11) : u);
   }
   const std::string suspectNote =
-      s.intOut() ? fmt::format("; {} elements still 0xff (a value too), {} of them compared, {} not written", suspectCount, suspects.size(), suspectsBad)
+      s.intOut() ? fmt::format("; {} elements still 0xff (a value too), {} of them compared, {} not written",
+                               suspectCount, suspects.size(), suspectsBad)
                  : "";
   ck.detail = fmt::format(
-      "all {} {} elements checked written (poison){}; {} of them compared {} against the {} reference; {} mismatches, {} unwritten{}{}; error {:.3g} "
+      "all {} {} elements checked written (poison){}; {} of them compared {} against the {} reference; {} mismatches, "
+      "{} unwritten{}{}; error {:.3g} "
       "(bound {:.3g}){}{}",
-      total, outName, suspectNote, which.size(), exact ? "bit-exactly" : "with |out - ref| / sum|terms|", s.integer() ? "exact integer" : "double",
-      mismatches, ck.unwritten, s.intOut() ? fmt::format(", {} at +-max", saturated) : "", satNote, ck.error, ck.bound, firstBad.empty() ? "" : "; ",
-      firstBad);
+      total, outName, suspectNote, which.size(), exact ? "bit-exactly" : "with |out - ref| / sum|terms|",
+      s.integer() ? "exact integer" : "double", mismatches, ck.unwritten,
+      s.intOut() ? fmt::format(", {} at +-max", saturated) : "", satNote, ck.error, ck.bound,
+      firstBad.empty() ? "" : "; ", firstBad);
   return ck;
 }
 
-double bfBaselineBeamsError(const BeamformerSpec& s, const TestData& data, const std::vector<unsigned char>& dense, long long batch) {
+double bfBaselineBeamsError(const BeamformerSpec& s, const TestData& data, const std::vector<unsigned char>& dense,
+                            long long batch) {
   const long long G = static_cast<long long>(s.channels) * s.polarizations * batch, NM = s.samples * s.beams;
   if (static_cast<long long>(dense.size()) < G * NM * 8) return -1;
   BfReference ref(s, data);
   double maxErr = 0;
   for (long long e : sampleElements(G * NM, static_cast<double>(s.receivers), 0xba5e)) {
     const long long g = e / NM, t = (e % NM) / s.beams, m = e % s.beams;
-    const long long p = g % s.polarizations, c = (g / s.polarizations) % s.channels, b = g / (static_cast<long long>(s.polarizations) * s.channels);
+    const long long p = g % s.polarizations, c = (g / s.polarizations) % s.channels,
+                    b = g / (static_cast<long long>(s.polarizations) * s.channels);
     const BfBeam bm = ref.beam(b, c, p, t, m);
     const float gr = loadAt<float>(dense, 2 * e), gi = loadAt<float>(dense, 2 * e + 1);
-    const double er = bm.absRe > 0 ? std::fabs(gr - bm.re) / bm.absRe : std::fabs(gr), ei = bm.absIm > 0 ? std::fabs(gi - bm.im) / bm.absIm : std::fabs(gi);
+    const double er = bm.absRe > 0 ? std::fabs(gr - bm.re) / bm.absRe : std::fabs(gr),
+                 ei = bm.absIm > 0 ? std::fabs(gi - bm.im) / bm.absIm : std::fabs(gi);
     const double err = std::max(er, ei);
     if (!(err <= maxErr)) maxErr = err == err ? err : INFINITY;  // NaN: as large as it gets
   }
@@ -474,7 +512,8 @@ std::vector<unsigned char> bfBaselineDenseInput(const BeamformerSpec& s, const T
     const long long rows = side ? s.beams : s.samples;
     const long long setBase = side ? 0 : wValues, setValues = side ? wValues : G * s.samples * K;
     for (long long g = 0; g < G; ++g) {
-      const long long p = g % s.polarizations, c = (g / s.polarizations) % s.channels, b = g / (static_cast<long long>(s.polarizations) * s.channels);
+      const long long p = g % s.polarizations, c = (g / s.polarizations) % s.channels,
+                      b = g / (static_cast<long long>(s.polarizations) * s.channels);
       for (long long i = 0; i < rows; ++i) {
         const double* v = side ? ref.weightRow(b, c, p, i) : ref.sampleRow(b, c, p, i);
         for (long long k = 0; k < K; ++k) {
@@ -484,8 +523,10 @@ std::vector<unsigned char> bfBaselineDenseInput(const BeamformerSpec& s, const T
             std::memcpy(&out[static_cast<std::size_t>(2 * (setBase * 2 + at))], &hr, 2);
             std::memcpy(&out[static_cast<std::size_t>(2 * (setBase * 2 + setValues + at))], &hi, 2);
           } else {
-            out[static_cast<std::size_t>(2 * (setBase + at))] = static_cast<unsigned char>(static_cast<signed char>(v[2 * k]));
-            out[static_cast<std::size_t>(2 * (setBase + at) + 1)] = static_cast<unsigned char>(static_cast<signed char>(v[2 * k + 1]));
+            out[static_cast<std::size_t>(2 * (setBase + at))] = static_cast<unsigned char>(
+                static_cast<signed char>(v[2 * k]));
+            out[static_cast<std::size_t>(2 * (setBase + at) + 1)] = static_cast<unsigned char>(
+                static_cast<signed char>(v[2 * k + 1]));
           }
         }
       }

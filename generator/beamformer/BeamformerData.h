@@ -23,8 +23,10 @@ TestData beamformerInputs(const BeamformerSpec& s, long long batch, std::uint64_
 struct BfValue {
   double re = 0, im = 0;
 };
-BfValue bfSample(const BeamformerSpec& s, const TestData& d, long long b, long long c, long long p, long long t, long long k);
-BfValue bfWeight(const BeamformerSpec& s, const TestData& d, long long b, long long c, long long p, long long m, long long k);
+BfValue bfSample(const BeamformerSpec& s, const TestData& d, long long b, long long c, long long p, long long t,
+                 long long k);
+BfValue bfWeight(const BeamformerSpec& s, const TestData& d, long long b, long long c, long long p, long long m,
+                 long long k);
 
 // The exact beam (integer inputs: int64 re, im) and, for float inputs, the double beam and sum |terms| per component
 // (integer inputs: magRe = |re|, magIm = |im|). absRe / absIm: sum |terms| for every type.
@@ -56,7 +58,8 @@ class BfReference {
   Side in_, w_;
 };
 
-BfBeam bfReferenceBeam(const BeamformerSpec& s, const TestData& d, long long b, long long c, long long p, long long t, long long m);
+BfBeam bfReferenceBeam(const BeamformerSpec& s, const TestData& d, long long b, long long c, long long p, long long t,
+                       long long m);
 
 // Integer beams: round half up of acc / 2^shift (shift clamped to 0..31), saturated to +-max.
 int bfShiftSaturate(long long acc, int shift, int maxv);
@@ -73,11 +76,13 @@ constexpr double kBfCheckBudget = 4e7;
 
 // Integer beams: `outputs` holds "saturated" (uint64, the kernel's count of complex beams with a clamped component
 // in this call); compared exactly when every element is compared, else bounded by the sampled count and the total.
-Check beamformerCheck(const BeamformerSpec& s, const TestData& data, const std::map<std::string, std::vector<unsigned char>>& outputs, long long batch);
+Check beamformerCheck(const BeamformerSpec& s, const TestData& data,
+                      const std::map<std::string, std::vector<unsigned char>>& outputs, long long batch);
 
 // The baseline library's complex f32 beams, dense per GEMM g = (b C + c) P + p as [g][t][m] (column-major M x N),
 // against the reference: max over a seeded sample (kBfCheckBudget) of |out - ref| / sum |terms| per component.
-double bfBaselineBeamsError(const BeamformerSpec& s, const TestData& data, const std::vector<unsigned char>& dense, long long batch);
+double bfBaselineBeamsError(const BeamformerSpec& s, const TestData& data, const std::vector<unsigned char>& dense,
+                            long long batch);
 
 // The baseline's dense input for `batch` entries: the weights of every GEMM [g][m][k], then the samples [g][t][k],
 // as the kernel uses them: "ci8" interleaved (re, im) int8 (ci4 widened; ci8 samples' -128 read as -127), or

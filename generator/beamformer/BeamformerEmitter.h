@@ -22,8 +22,8 @@ struct BeamformerKernel {
   int sharedBytes = 0;
   bool vectorSamples = false, vectorWeights = false;  // two receivers per load (receiver stride 1, aligned)
   bool chunkSamples = false, chunkWeights = false;    // 16 bytes per load (8 for ci4), one 16-byte shared store
-  int minBlocks = 2;                                   // __launch_bounds__(threads, minBlocks)
-  bool wgmma = false;                                  // sm_90a code (BeamformerWgmma.h): the plan runs on compute capability 9.0 only
+  int minBlocks = 2;                                  // __launch_bounds__(threads, minBlocks)
+  bool wgmma = false;  // sm_90a code (BeamformerWgmma.h): the plan runs on compute capability 9.0 only
 };
 
 // `minBlocks` 0: the spec's tuning, else 2.

@@ -45,13 +45,17 @@ std::vector<NodePtr> emitEpilogue(const Ctx& x) {
         const int d = (i * fb + j) * 4;
         NodePtr re = index("d", d + reg), im = index("d", d + imReg);
         std::vector<NodePtr> body;
-        body.push_back(decl("const int", "tl", bin("+", var("wt"), bin("+", var("c_time"), lit(i * 8 + cmma::regField(m.c, tb, reg))))));
-        body.push_back(decl("const int", "ml", bin("+", var("wm"), bin("+", var("c_beam"), lit(j * 8 + cmma::regField(m.c, mb, reg))))));
+        body.push_back(decl("const int", "tl",
+                            bin("+", var("wt"), bin("+", var("c_time"), lit(i * 8 + cmma::regField(m.c, tb, reg))))));
+        body.push_back(decl("const int", "ml",
+                            bin("+", var("wm"), bin("+", var("c_beam"), lit(j * 8 + cmma::regField(m.c, mb, reg))))));
         if (s.power) {
           body.push_back(decl("const float", "fr", x.f16 ? re : cast("float", re)));
           body.push_back(decl("const float", "fi", x.f16 ? im : cast("float", im)));
-          body.push_back(decl("const float", "pw", call("fmaf", {var("fi"), var("fi"), bin("*", var("fr"), var("fr"))})));
-          body.push_back(ifStmt(bin("==", var("p"), lit(0)), assign(index(index(var("ps"), var("tl")), var("ml")), var("pw")),
+          body.push_back(
+              decl("const float", "pw", call("fmaf", {var("fi"), var("fi"), bin("*", var("fr"), var("fr"))})));
+          body.push_back(ifStmt(bin("==", var("p"), lit(0)),
+                                assign(index(index(var("ps"), var("tl")), var("ml")), var("pw")),
                                 assign(index(index(var("ps"), var("tl")), var("ml")), var("pw"), "+=")));
         } else {
           body.push_back(decl("const long long", "t", bin("+", var("t0"), var("tl"))));
@@ -67,12 +71,14 @@ std::vector<NodePtr> emitEpilogue(const Ctx& x) {
           switch (s.outType) {
             case BfOutType::CF32:
               if (s.outPlanar) planar("float", fre, fim);
-              else st.push_back(assign(index(cast("float2*", var("obase")), var("e")), call("make_float2", {fre, fim})));
+              else
+                st.push_back(assign(index(cast("float2*", var("obase")), var("e")), call("make_float2", {fre, fim})));
               break;
             case BfOutType::CF16:
               if (s.outPlanar) planar("unsigned short", call("bf_f2h", {fre}), call("bf_f2h", {fim}));
               else
-                st.push_back(assign(index(cast("wf_u32*", var("obase")), var("e")), bin("|", call("bf_f2h", {fre}), bin("<<", call("bf_f2h", {fim}), lit(16)))));
+                st.push_back(assign(index(cast("wf_u32*", var("obase")), var("e")),
+                                    bin("|", call("bf_f2h", {fre}), bin("<<", call("bf_f2h", {fim}), lit(16)))));
               break;
             case BfOutType::CI8:
             case BfOutType::CI4: {
@@ -81,21 +87,23 @@ std::vector<NodePtr> emitEpilogue(const Ctx& x) {
               st.push_back(decl("const int", "qr", call("bf_sat", {re, var("sh"), lit(s.outMax()), var("hit")})));
               st.push_back(decl("const int", "qi", call("bf_sat", {im, var("sh"), lit(s.outMax()), var("hit")})));
               st.push_back(assign(var("nsat"), var("hit"), "+="));  // complex beams with a clamped component
-              if (s.outType == BfOutType::CI8 && s.outPlanar)
-                planar("signed char", var("qr"), var("qi"));
+              if (s.outType == BfOutType::CI8 && s.outPlanar) planar("signed char", var("qr"), var("qi"));
               else if (s.outType == BfOutType::CI8)
                 st.push_back(assign(index(cast("unsigned short*", var("obase")), var("e")),
-                                    cast("unsigned short", bin("|", bin("&", var("qr"), lit(0xff)), bin("<<", bin("&", var("qi"), lit(0xff)), lit(8))))));
+                                    cast("unsigned short", bin("|", bin("&", var("qr"), lit(0xff)),
+                                                               bin("<<", bin("&", var("qi"), lit(0xff)), lit(8))))));
               else {
                 const char* hiV = s.outCi4RealHigh ? "qr" : "qi";
                 const char* loV = s.outCi4RealHigh ? "qi" : "qr";
                 st.push_back(assign(index(cast("unsigned char*", var("obase")), var("e")),
-                                    cast("unsigned char", bin("|", bin("<<", bin("&", var(hiV), lit(15)), lit(4)), bin("&", var(loV), lit(15))))));
+                                    cast("unsigned char", bin("|", bin("<<", bin("&", var(hiV), lit(15)), lit(4)),
+                                                              bin("&", var(loV), lit(15))))));
               }
               break;
             }
           }
-          body.push_back(ifStmt(bin("&&", bin("<", var("t"), lit(s.samples)), bin("<", var("mm"), lit(s.beams))), block(st)));
+          body.push_back(
+              ifStmt(bin("&&", bin("<", var("t"), lit(s.samples)), bin("<", var("mm"), lit(s.beams))), block(st)));
         }
         out.push_back(block(body));
       }
@@ -112,19 +120,26 @@ std::vector<NodePtr> emitIntegrate(const Ctx& x) {
     body.push_back(decl("const int", "w", bin("/", var("qq"), lit(t.beams))));
     body.push_back(decl("const int", "ml", bin("%", var("qq"), lit(t.beams))));
     body.push_back(decl("float", "acc", flit(0)));
-    body.push_back(forLoop(decl("int", "i", lit(0)), bin("<", var("i"), lit(s.integrate)), assign(var("i"), lit(1), "+="),
-                           block({assign(var("acc"), index(index(var("ps"), bin("+", bin("*", var("w"), lit(s.integrate)), var("i"))), var("ml")), "+=")})));
+    body.push_back(forLoop(
+        decl("int", "i", lit(0)), bin("<", var("i"), lit(s.integrate)), assign(var("i"), lit(1), "+="),
+        block({assign(var("acc"),
+                      index(index(var("ps"), bin("+", bin("*", var("w"), lit(s.integrate)), var("i"))), var("ml")),
+                      "+=")})));
     body.push_back(decl("const long long", "win", bin("+", bin("*", var("rg"), lit(t.windowsPerRange)), var("w"))));
     body.push_back(decl("const int", "mm", bin("+", var("m0"), var("ml"))));
-    body.push_back(ifStmt(bin("&&", bin("<", var("win"), lit(s.windows())), bin("<", var("mm"), lit(s.beams))),
-                          assign(index(var("pbase"), bin("+", bin("*", var("win"), lit(s.beams)), var("mm"))), var("acc"))));
-    out.push_back(forLoop(decl("int", "qq", var("tid")), bin("<", var("qq"), lit(static_cast<long long>(t.windowsPerRange) * t.beams)),
+    body.push_back(
+        ifStmt(bin("&&", bin("<", var("win"), lit(s.windows())), bin("<", var("mm"), lit(s.beams))),
+               assign(index(var("pbase"), bin("+", bin("*", var("win"), lit(s.beams)), var("mm"))), var("acc"))));
+    out.push_back(forLoop(decl("int", "qq", var("tid")),
+                          bin("<", var("qq"), lit(static_cast<long long>(t.windowsPerRange) * t.beams)),
                           assign(var("qq"), lit(t.threads), "+="), block(body)));
   } else {
     std::vector<NodePtr> body;
     body.push_back(decl("const int", "rows", bin("-", lit(s.integrate), bin("*", var("tile"), lit(t.times)))));
-    body.push_back(forLoop(decl("int", "i", lit(0)), bin("&&", bin("<", var("i"), lit(t.times)), bin("<", var("i"), var("rows"))),
-                           assign(var("i"), lit(1), "+="), block({assign(var("run"), index(index(var("ps"), var("i")), var("tid")), "+=")})));
+    body.push_back(forLoop(decl("int", "i", lit(0)),
+                           bin("&&", bin("<", var("i"), lit(t.times)), bin("<", var("i"), var("rows"))),
+                           assign(var("i"), lit(1), "+="),
+                           block({assign(var("run"), index(index(var("ps"), var("i")), var("tid")), "+=")})));
     out.push_back(ifStmt(bin("<", var("tid"), lit(t.beams)), block(body)));
   }
   return out;
@@ -132,7 +147,11 @@ std::vector<NodePtr> emitIntegrate(const Ctx& x) {
 
 }  // namespace
 
-std::vector<NodePtr> bfEpilogue(const BeamformerSpec& s, const BfMma& m, const BfTiling& t, bool f16) { return emitEpilogue(Ctx{s, m, t, f16}); }
-std::vector<NodePtr> bfIntegrate(const BeamformerSpec& s, const BfTiling& t) { return emitIntegrate(Ctx{s, BfMma{}, t, false}); }
+std::vector<NodePtr> bfEpilogue(const BeamformerSpec& s, const BfMma& m, const BfTiling& t, bool f16) {
+  return emitEpilogue(Ctx{s, m, t, f16});
+}
+std::vector<NodePtr> bfIntegrate(const BeamformerSpec& s, const BfTiling& t) {
+  return emitIntegrate(Ctx{s, BfMma{}, t, false});
+}
 
 }  // namespace warpforge

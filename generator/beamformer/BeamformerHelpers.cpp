@@ -24,8 +24,10 @@ NodePtr widen2Fn(bool realHigh) {
   const char* im = realHigh ? "l" : "h";
   std::vector<NodePtr> b;
   b.push_back(decl("const wf_u32", "t", call("__byte_perm", {var("x"), ulit(0), hexLit(0x1100, 4)})));
-  b.push_back(declGroup("const wf_u32", {{"h", bin("&", paren(bin(">>", var("t"), lit(4))), mask(0x0f0f0f0f))}, {"l", bin("&", var("t"), mask(0x0f0f0f0f))}}));
-  b.push_back(decl("const wf_u32", "v", bin("|", paren(bin("&", var(re), mask(0x00ff00ff))), paren(bin("&", var(im), mask(0xff00ff00))))));
+  b.push_back(declGroup("const wf_u32", {{"h", bin("&", paren(bin(">>", var("t"), lit(4))), mask(0x0f0f0f0f))},
+                                         {"l", bin("&", var("t"), mask(0x0f0f0f0f))}}));
+  b.push_back(decl("const wf_u32", "v",
+                   bin("|", paren(bin("&", var(re), mask(0x00ff00ff))), paren(bin("&", var(im), mask(0xff00ff00))))));
   b.push_back(ret(bin("+", var("v"), bin("*", bin("&", var("v"), mask(0x08080808)), ulit(30)))));
   return function(kQual, "wf_u32", realHigh ? "bf_widen2_hi" : "bf_widen2_lo", {decl("wf_u32", "x")}, block(b));
 }
@@ -36,28 +38,40 @@ NodePtr widen2Fn(bool realHigh) {
 NodePtr satFn() {
   const NodePtr acc = var("acc"), shift = var("shift"), v = var("v"), maxv = var("maxv");
   std::vector<NodePtr> b;
-  b.push_back(decl("const int", "v", ternary(shift, bin("+", bin(">>", acc, shift), bin("&", paren(bin(">>", acc, paren(bin("-", shift, lit(1))))), lit(1))), acc)));
-  b.push_back(assign(var("hit"), ternary(paren(bin("||", bin(">", v, maxv), bin("<", v, unary("-", maxv)))), ulit(1), ulit(0)), "|="));
+  b.push_back(decl("const int", "v",
+                   ternary(shift,
+                           bin("+", bin(">>", acc, shift),
+                               bin("&", paren(bin(">>", acc, paren(bin("-", shift, lit(1))))), lit(1))),
+                           acc)));
+  b.push_back(assign(var("hit"),
+                     ternary(paren(bin("||", bin(">", v, maxv), bin("<", v, unary("-", maxv)))), ulit(1), ulit(0)),
+                     "|="));
   b.push_back(ret(call("min", {call("max", {v, unary("-", maxv)}), maxv})));
-  return function(kQual, "int", "bf_sat", {decl("int", "acc"), decl("int", "shift"), decl("int", "maxv"), decl("unsigned&", "hit")}, block(b));
+  return function(kQual, "int", "bf_sat",
+                  {decl("int", "acc"), decl("int", "shift"), decl("int", "maxv"), decl("unsigned&", "hit")}, block(b));
 }
 NodePtr shcFn() {
   const NodePtr shift = var("shift");
   return function(kQual, "int", "bf_shc", {decl("int", "shift")},
-                  block({ret(ternary(bin("<", shift, lit(0)), lit(0), ternary(bin(">", shift, lit(31)), lit(31), shift)))}));
+                  block({ret(
+                      ternary(bin("<", shift, lit(0)), lit(0), ternary(bin(">", shift, lit(31)), lit(31), shift)))}));
 }
 
 // One 16-byte shared-memory store (STS.128) whatever NVVM's vectorizer decides (it split some uint4 stores of the
 // double-buffered weights into four 32-bit ones).
 NodePtr sts128Fn() {
-  return function(kQual, "void", "bf_sts128", {decl("void*", "p"), decl("wf_u32", "a"), decl("wf_u32", "b"), decl("wf_u32", "c"), decl("wf_u32", "d")},
+  return function(kQual, "void", "bf_sts128",
+                  {decl("void*", "p"), decl("wf_u32", "a"), decl("wf_u32", "b"), decl("wf_u32", "c"),
+                   decl("wf_u32", "d")},
                   block({asmVolatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};", "r,r,r,r,r",
-                                     {cast("unsigned", call("__cvta_generic_to_shared", {var("p")})), var("a"), var("b"), var("c"), var("d")})}));
+                                     {cast("unsigned", call("__cvta_generic_to_shared", {var("p")})), var("a"),
+                                      var("b"), var("c"), var("d")})}));
 }
 
 NodePtr f2hFn() {
   return function(kQual, "wf_u32", "bf_f2h", {decl("float", "x")},
-                  block({decl("unsigned short", "h"), inlinePtx("cvt.rn.f16.f32 %0, %1;", "=h,f", {var("h"), var("x")}), ret(var("h"))}));
+                  block({decl("unsigned short", "h"), inlinePtx("cvt.rn.f16.f32 %0, %1;", "=h,f", {var("h"), var("x")}),
+                         ret(var("h"))}));
 }
 
 }  // namespace
@@ -66,8 +80,9 @@ std::vector<NodePtr> bfSaturationCount(const BfTiling& t) {
   const int warps = t.threads / 32;
   std::vector<NodePtr> out;
   out.push_back(raw("#pragma unroll"));
-  out.push_back(forUnbraced(decl("int", "o", lit(16)), bin(">", var("o"), lit(0)), assign(var("o"), lit(1), ">>="),
-                            assign(var("nsat"), call("__shfl_down_sync", {ulit(0xffffffffLL), var("nsat"), var("o")}), "+=")));
+  out.push_back(
+      forUnbraced(decl("int", "o", lit(16)), bin(">", var("o"), lit(0)), assign(var("o"), lit(1), ">>="),
+                  assign(var("nsat"), call("__shfl_down_sync", {ulit(0xffffffffLL), var("nsat"), var("o")}), "+=")));
   out.push_back(sharedArray("unsigned", "bf_satp", warps));
   out.push_back(ifUnbraced(bin("==", var("lane"), lit(0)), assign(index(var("bf_satp"), var("warp")), var("nsat"))));
   out.push_back(exprStmt(call("__syncthreads", {})));
@@ -76,7 +91,7 @@ std::vector<NodePtr> bfSaturationCount(const BfTiling& t) {
 }
 
 int bfSatModel(std::int32_t acc, int shift, int maxv, unsigned& hit) {
-  shift = shift < 0 ? 0 : shift > 31 ? 31 : shift;                       // bf_shc
+  shift = shift < 0 ? 0 : shift > 31 ? 31 : shift;                          // bf_shc
   const int v = shift ? (acc >> shift) + ((acc >> (shift - 1)) & 1) : acc;  // arithmetic shifts, as the device's
   hit |= (v > maxv || v < -maxv) ? 1u : 0u;
   return std::min(std::max(v, -maxv), maxv);

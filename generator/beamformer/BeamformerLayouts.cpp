@@ -30,7 +30,8 @@ BfMma bfMma(BfType type) {
     m.receiversPerWord = 1;
   } else {
     m.shape = findMmaShape("m16n8k32", "s8");
-    m.a = cmma::layoutText("b0 b1 <-> ReIm_in rcv0, t0 t1 t2 t3 t4 <-> rcv2 rcv3 time0 time1 time2, r0 r1 <-> ReIm_out rcv1");
+    m.a = cmma::layoutText(
+        "b0 b1 <-> ReIm_in rcv0, t0 t1 t2 t3 t4 <-> rcv2 rcv3 time0 time1 time2, r0 r1 <-> ReIm_out rcv1");
     m.b = cmma::layoutText("b0 b1 <-> ReIm_in rcv0, t0 t1 t2 t3 t4 <-> rcv2 rcv3 beam0 beam1 beam2, r0 <-> rcv1");
     m.receiversPerStep = 16;
     m.receiversPerWord = 2;
@@ -71,7 +72,8 @@ void bfFillGrid(const BeamformerSpec& s, BfTiling& t) {
   t.threads = 32 * t.warpsT * t.warpsM;
   t.beamTiles = (s.beams + t.beams - 1) / t.beams;
   if (s.power) {
-    // A block integrates whole windows: I >= times: one window over ceil(I / times) tiles; else floor(times / I) windows in one tile.
+    // A block integrates whole windows: I >= times: one window over ceil(I / times) tiles; else floor(times / I)
+    // windows in one tile.
     if (s.integrate >= t.times) {
       t.range = s.integrate;
       t.windowsPerRange = 1;
@@ -110,10 +112,12 @@ BfTiling bfTiling(const BeamformerSpec& s, const BfMma&) {
   t.times = u.blockTimes ? u.blockTimes : (t.beams / t.warpBeams == 1 ? 128 : 64);
   t.warpTimes = u.warpTimes ? u.warpTimes : std::min(32, t.times);
   if (t.warpTimes > t.times) t.warpTimes = t.times;
-  // Defaults adapt to the spec's warp tile: fewer warp rows where narrow warps make many warp columns (warp_beams 8 with
-  // 96 beams: 12 columns, one row of 32 samples, 384 threads, not 768).
+  // Defaults adapt to the spec's warp tile: fewer warp rows where narrow warps make many warp columns (warp_beams 8
+  // with 96 beams: 12 columns, one row of 32 samples, 384 threads, not 768).
   if (!u.blockTimes)
-    while (t.times > t.warpTimes && t.times % (2 * t.warpTimes) == 0 && 32 * (t.times / t.warpTimes) * (t.beams / t.warpBeams) > 512) t.times /= 2;
+    while (t.times > t.warpTimes && t.times % (2 * t.warpTimes) == 0 &&
+           32 * (t.times / t.warpTimes) * (t.beams / t.warpBeams) > 512)
+      t.times /= 2;
   bfFillGrid(s, t);
   // Automatic expansion: at staging unless the doubled sample rows would not fit the shared memory of a block.
   if (u.expand == 0 && t.sharedBytes(s.power) > kBfMaxShared) t.expandStaged = false, t.sampleStride = t.rowStride;
@@ -122,16 +126,27 @@ BfTiling bfTiling(const BeamformerSpec& s, const BfMma&) {
 
 std::vector<std::pair<std::string, std::string>> bfTilingProblems(const BeamformerSpec& s, const BfTiling& t) {
   std::vector<std::pair<std::string, std::string>> p;
-  if (t.times % t.warpTimes) p.push_back({"/tuning/warp_times", fmt::format("block_times {} is not a multiple of warp_times {}", t.times, t.warpTimes)});
-  if (t.beams % t.warpBeams) p.push_back({"/tuning/warp_beams", fmt::format("block_beams {} is not a multiple of warp_beams {}", t.beams, t.warpBeams)});
-  if (t.threads > 512) p.push_back({"/tuning", fmt::format("{} warps of {} x {} make {} threads per block (at most 512)", t.warpsT * t.warpsM, t.warpTimes, t.warpBeams, t.threads)});
+  if (t.times % t.warpTimes)
+    p.push_back(
+        {"/tuning/warp_times", fmt::format("block_times {} is not a multiple of warp_times {}", t.times, t.warpTimes)});
+  if (t.beams % t.warpBeams)
+    p.push_back(
+        {"/tuning/warp_beams", fmt::format("block_beams {} is not a multiple of warp_beams {}", t.beams, t.warpBeams)});
+  if (t.threads > 512)
+    p.push_back({"/tuning", fmt::format("{} warps of {} x {} make {} threads per block (at most 512)",
+                                        t.warpsT * t.warpsM, t.warpTimes, t.warpBeams, t.threads)});
   const int acc = (t.warpTimes / 8) * (t.warpBeams / 8) * 4;
-  if (acc > 128) p.push_back({"/tuning", fmt::format("a warp tile of {} x {} holds {} accumulators per thread (at most 128: registers)", t.warpTimes, t.warpBeams, acc)});
+  if (acc > 128)
+    p.push_back(
+        {"/tuning", fmt::format("a warp tile of {} x {} holds {} accumulators per thread (at most 128: registers)",
+                                t.warpTimes, t.warpBeams, acc)});
   if (s.power && t.tilesPerRange > 1 && t.threads < t.beams)
-    p.push_back({"/tuning", fmt::format("power over {} samples (> block_times {}): one thread per beam keeps the running sum; {} threads for {} beams", s.integrate,
-                                        t.times, t.threads, t.beams)});
+    p.push_back({"/tuning", fmt::format("power over {} samples (> block_times {}): one thread per beam keeps the "
+                                        "running sum; {} threads for {} beams",
+                                        s.integrate, t.times, t.threads, t.beams)});
   if (t.sharedBytes(s.power) > kBfMaxShared)
-    p.push_back({"/tuning", fmt::format("{} B of shared memory per block (at most {} B)", t.sharedBytes(s.power), kBfMaxShared)});
+    p.push_back({"/tuning",
+                 fmt::format("{} B of shared memory per block (at most {} B)", t.sharedBytes(s.power), kBfMaxShared)});
   return p;
 }
 
@@ -142,7 +157,9 @@ BfConsistency bfConsistency(const BeamformerSpec& s, const BfMma* mma) {
   const MmaShape& sh = *m.shape;
   const bool f16 = s.in.type == BfType::CF16;
   // 1. Each operand read through its fragment table: matrix bit -> logical bit.
-  auto read = [&](const Layout& l, const FragmentLayout& f, const char* name) { return cmma::readFragment(l, f, name, sh.shape, issue); };
+  auto read = [&](const Layout& l, const FragmentLayout& f, const char* name) {
+    return cmma::readFragment(l, f, name, sh.shape, issue);
+  };
   const FragmentLayout& cFrag = findMmaShape("m16n8k32", "s8")->c;
   auto A = read(m.a, sh.a, "A"), B = read(m.b, sh.b, "B"), C = read(m.c, cFrag, "C");
   std::set<std::string> summed, rows, cols;
@@ -161,37 +178,48 @@ BfConsistency bfConsistency(const BeamformerSpec& s, const BfMma* mma) {
       cols.insert(lg);
       if (C[bit] != lg) issue("/mma/C", fmt::format("column bit {} is {} in B but {} in C", bit, lg, C[bit]));
     }
-  std::set<std::string> wantSummed{"ReIm_in"}, wantRows{"ReIm_out", "time0", "time1", "time2"}, wantCols{"beam0", "beam1", "beam2"};
+  std::set<std::string> wantSummed{"ReIm_in"}, wantRows{"ReIm_out", "time0", "time1", "time2"},
+      wantCols{"beam0", "beam1", "beam2"};
   for (int r = 0; (1 << r) < m.receiversPerStep; ++r) wantSummed.insert(fmt::format("rcv{}", r));
-  if (summed != wantSummed) issue("/mma/A", "the summed bits are not exactly ReIm_in and the receiver bits of one step");
+  if (summed != wantSummed)
+    issue("/mma/A", "the summed bits are not exactly ReIm_in and the receiver bits of one step");
   if (rows != wantRows) issue("/mma/A", "the rows of A are not exactly ReIm_out and time0..2");
   if (cols != wantCols) issue("/mma/B", "the columns of B are not exactly beam0..2");
   // The kernel's shortcuts: the two components of a beam in one thread (ReIm_out on a register bit of C),
   // the in-word bits on b, a word pair on one register bit of A and of B.
   auto ph = m.c.physOf("ReIm_out");
-  if (!ph || ph->kind != PhysKind::R) issue("/mma/C", "ReIm_out must be a register bit of C (re and im of a beam in one thread)");
-  rep.proved.push_back(fmt::format("{} {}: A, B, C layouts agree with the fragment tables; summed bits = ReIm_in + {} receiver bits; rows = ReIm_out + 3 time bits",
-                                   sh.shape, sh.abType, wantSummed.size() - 1));
+  if (!ph || ph->kind != PhysKind::R)
+    issue("/mma/C", "ReIm_out must be a register bit of C (re and im of a beam in one thread)");
+  rep.proved.push_back(
+      fmt::format("{} {}: A, B, C layouts agree with the fragment tables; summed bits = ReIm_in + {} receiver bits; "
+                  "rows = ReIm_out + 3 time bits",
+                  sh.shape, sh.abType, wantSummed.size() - 1));
 
   // 2. The complex expansion of A: per word of samples x (two ci8 (re, im) pairs, or one f16 pair) and of weights y,
   //    dot(conj(x), y) = Re(sum s w) and dot(swap(x), y) = Im(sum s w), for every value a staged sample can take.
   long long cases = 0;
   if (!f16) {
-    auto sb = [](std::uint32_t v, int i) { return static_cast<long long>(static_cast<signed char>((v >> (8 * i)) & 0xff)); };
+    auto sb = [](std::uint32_t v, int i) {
+      return static_cast<long long>(static_cast<signed char>((v >> (8 * i)) & 0xff));
+    };
     const int lo = s.in.type == BfType::CI4 ? -8 : -127, hi = s.in.type == BfType::CI4 ? 7 : 127;
     bool bad = false;
     for (int im0 = lo; im0 <= hi && !bad; ++im0)
       for (int im1 = lo; im1 <= hi && !bad; im1 += (s.in.type == BfType::CI4 ? 1 : 7))
         for (int re : {lo, -1, 0, 1, hi}) {
           const std::uint32_t x = (re & 0xff) | (im0 & 0xff) << 8 | ((-re) & 0xff) << 16 | (im1 & 0xff) << 24;
-          const std::uint32_t y = 0x80 | (0x7f << 8) | (0xff << 16) | (0x03 << 24);  // weights (-128 + 127i), (-1 + 3i): -128 is used as is
+          const std::uint32_t y = 0x80 | (0x7f << 8) | (0xff << 16) |
+                                  (0x03 << 24);  // weights (-128 + 127i), (-1 + 3i): -128 is used as is
           const std::uint32_t c = cmma::conjModel(x, false), w = cmma::swapModel(x, false);
           long long dRe = 0, dIm = 0;
           for (int i = 0; i < 4; ++i) dRe += sb(c, i) * sb(y, i), dIm += sb(w, i) * sb(y, i);
           const long long s0r = re, s0i = im0, s1r = -re, s1i = im1, w0r = -128, w0i = 127, w1r = -1, w1i = 3;
-          const long long wantRe = s0r * w0r - s0i * w0i + s1r * w1r - s1i * w1i, wantIm = s0r * w0i + s0i * w0r + s1r * w1i + s1i * w1r;
+          const long long wantRe = s0r * w0r - s0i * w0i + s1r * w1r - s1i * w1i,
+                          wantIm = s0r * w0i + s0i * w0r + s1r * w1i + s1i * w1r;
           if (dRe != wantRe || dIm != wantIm) {
-            issue("/mma/A", fmt::format("samples word {:#010x}: conj / swap give ({}, {}), the complex product ({}, {})", x, dRe, dIm, wantRe, wantIm));
+            issue("/mma/A",
+                  fmt::format("samples word {:#010x}: conj / swap give ({}, {}), the complex product ({}, {})", x, dRe,
+                              dIm, wantRe, wantIm));
             bad = true;
             break;
           }
@@ -202,13 +230,19 @@ BfConsistency bfConsistency(const BeamformerSpec& s, const BfMma* mma) {
       const std::uint32_t c = cmma::conjModel(x, true), w = cmma::swapModel(x, true);
       const double re = halfBitsToDouble(x & 0xffff), im = halfBitsToDouble(x >> 16);
       const double wr = 0.75, wi = -1.5;
-      const double dRe = halfBitsToDouble(c & 0xffff) * wr + halfBitsToDouble(c >> 16) * wi, dIm = halfBitsToDouble(w & 0xffff) * wr + halfBitsToDouble(w >> 16) * wi;
-      if (dRe != re * wr - im * wi || dIm != re * wi + im * wr) issue("/mma/A", fmt::format("f16 samples word {:#010x}: conj / swap are not a complex product", x));
+      const double dRe = halfBitsToDouble(c & 0xffff) * wr + halfBitsToDouble(c >> 16) * wi,
+                   dIm = halfBitsToDouble(w & 0xffff) * wr + halfBitsToDouble(w >> 16) * wi;
+      if (dRe != re * wr - im * wi || dIm != re * wi + im * wr)
+        issue("/mma/A", fmt::format("f16 samples word {:#010x}: conj / swap are not a complex product", x));
       ++cases;
     }
   }
-  rep.proved.push_back(fmt::format("conj / swap expansion of the samples: {} words give Re and Im of the complex product exactly ({})", cases,
-                                   f16 ? "f16" : s.in.type == BfType::CI4 ? "ci4 widened: -8 negates exactly" : "ci8 clamped to +-127"));
+  rep.proved.push_back(
+      fmt::format("conj / swap expansion of the samples: {} words give Re and Im of the complex product exactly ({})",
+                  cases,
+                  f16                        ? "f16"
+                  : s.in.type == BfType::CI4 ? "ci4 widened: -8 negates exactly"
+                                             : "ci8 clamped to +-127"));
 
   // 3. The store: blocks, warps, fragments and registers (C layout) with the predicate t < N, m < M write each
   //    (channel, pol, t, m, ReIm) once (power: each (t, m) contributes once per pol). Sizes beyond 2^22 components
@@ -234,7 +268,9 @@ BfConsistency bfConsistency(const BeamformerSpec& s, const BfMma* mma) {
   for (int lane = 0; lane < 32; ++lane)
     for (int reg = 0; reg < 4; ++reg) {
       FragmentSlot f{0, 0, bitValue("ReIm_out", lane, reg)};
-      for (int k = 0; k < 3; ++k) f.t |= bitValue(fmt::format("time{}", k), lane, reg) << k, f.m |= bitValue(fmt::format("beam{}", k), lane, reg) << k;
+      for (int k = 0; k < 3; ++k)
+        f.t |= bitValue(fmt::format("time{}", k), lane, reg) << k, f.m |= bitValue(fmt::format("beam{}", k), lane, reg)
+                                                                          << k;
       slots.push_back(f);
     }
   for (BfTiling tl : tilings) {
@@ -248,7 +284,9 @@ BfConsistency bfConsistency(const BeamformerSpec& s, const BfMma* mma) {
       tl.tilesPerRange = 3;
     }
     const long long fullN = std::min<long long>(s.samples, 3 * (tl.range + dropped * tl.times) + 1);
-    const long long N = dropped == 0 ? fullN : fullN == s.samples ? s.samples / (tl.range + dropped * tl.times) * tl.range : 3 * tl.range + 1;
+    const long long N = dropped == 0         ? fullN
+                        : fullN == s.samples ? s.samples / (tl.range + dropped * tl.times) * tl.range
+                                             : 3 * tl.range + 1;
     const long long M = std::min<long long>(s.beams, 3 * tl.beams + 1);
     std::vector<unsigned char> writes(static_cast<std::size_t>(N * M * 2), 0);
     const long long ranges = (N + tl.range - 1) / tl.range, beamTiles = (M + tl.beams - 1) / tl.beams;
@@ -259,7 +297,8 @@ BfConsistency bfConsistency(const BeamformerSpec& s, const BfMma* mma) {
             for (int fi = 0; fi < tl.warpTimes / 8; ++fi)
               for (int fj = 0; fj < tl.warpBeams / 8; ++fj)
                 for (const FragmentSlot& f : slots) {
-                  const long long tLocal = static_cast<long long>(tile) * tl.times + (warp / tl.warpsM) * tl.warpTimes + fi * 8 + f.t;
+                  const long long tLocal = static_cast<long long>(tile) * tl.times + (warp / tl.warpsM) * tl.warpTimes +
+                                           fi * 8 + f.t;
                   const long long t = rg * tl.range + tLocal;
                   const long long mm = bt * tl.beams + (warp % tl.warpsM) * tl.warpBeams + fj * 8 + f.m;
                   if (!(tLocal < tl.range && t < N && mm < M)) continue;  // the kernel's predicate
@@ -268,12 +307,17 @@ BfConsistency bfConsistency(const BeamformerSpec& s, const BfMma* mma) {
                 }
     long long missing = 0, twice = 0;
     for (auto w : writes) missing += w == 0, twice += w > 1;
-    if (missing || twice) issue("/tuning", fmt::format("the store leaves {} output components unwritten and writes {} more than once", missing, twice));
+    if (missing || twice)
+      issue("/tuning", fmt::format("the store leaves {} output components unwritten and writes {} more than once",
+                                   missing, twice));
     const bool smaller = N != s.samples || M != s.beams;
-    rep.proved.push_back(fmt::format("store: {} x {} block tiles ({} samples per block, {} x {} warps of {} x {}): all {} components of {} samples x {} beams written once{}{}",
-                                     tl.times, tl.beams, tl.range + dropped * tl.times, tl.warpsT, tl.warpsM, tl.warpTimes, tl.warpBeams, writes.size(), N, M,
-                                     smaller ? " (checked on a smaller problem, same tiling)" : "",
-                                     dropped ? fmt::format("; the {} middle tiles of each window are translates of the first", dropped) : ""));
+    rep.proved.push_back(
+        fmt::format("store: {} x {} block tiles ({} samples per block, {} x {} warps of {} x {}): all {} components of "
+                    "{} samples x {} beams written once{}{}",
+                    tl.times, tl.beams, tl.range + dropped * tl.times, tl.warpsT, tl.warpsM, tl.warpTimes, tl.warpBeams,
+                    writes.size(), N, M, smaller ? " (checked on a smaller problem, same tiling)" : "",
+                    dropped ? fmt::format("; the {} middle tiles of each window are translates of the first", dropped)
+                            : ""));
   }
   return rep;
 }

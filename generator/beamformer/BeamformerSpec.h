@@ -18,7 +18,9 @@ inline int bfComplexBytes(BfType t) { return t == BfType::CI4 ? 1 : t == BfType:
 
 enum class BfOutType { CF32, CF16, CI8, CI4 };
 const char* bfOutTypeName(BfOutType t);
-inline int bfOutBytes(BfOutType t) { return t == BfOutType::CF32 ? 8 : t == BfOutType::CF16 ? 4 : t == BfOutType::CI8 ? 2 : 1; }
+inline int bfOutBytes(BfOutType t) {
+  return t == BfOutType::CF32 ? 8 : t == BfOutType::CF16 ? 4 : t == BfOutType::CI8 ? 2 : 1;
+}
 
 // One operand (samples or weights): its complex format and where element (b, c, p, i, k) lives,
 // in elements (complex values for interleaved, real values of each of the two arrays for planar):
@@ -29,7 +31,7 @@ struct BfOperand {
   bool planar = false;
   bool ci4RealHigh = true;  // ci4: the real part in the high nibble
   long long batch = 0, channel = 0, polarization = 0, outer = 0, receiver = 1;
-  long long span = 0;       // elements of one batch entry (highest offset + 1)
+  long long span = 0;  // elements of one batch entry (highest offset + 1)
   std::string layout = "default";
 };
 
@@ -42,23 +44,26 @@ struct BfTuning {
   int stages = 0;
   int minBlocks = 0;
   bool wordLoads = false;  // "loads": "words": 32-bit global loads and shared stores only (A/B of the 16-byte chunks)
-  int expand = 0;  // "expand": 1 "staged" (conj / swap of the samples once at staging), 2 "registers" (per MMA step), 0 auto (staged where it fits)
-  std::string mma = "auto";  // "mma": "auto" (wgmma on an sm_90 target where BeamformerWgmma.h allows it), "mma_sync", "wgmma"
+  int expand = 0;  // "expand": 1 "staged" (conj / swap of the samples once at staging), 2 "registers" (per MMA step), 0
+                   // auto (staged where it fits)
+  std::string mma =
+      "auto";  // "mma": "auto" (wgmma on an sm_90 target where BeamformerWgmma.h allows it), "mma_sync", "wgmma"
 };
 
 struct BeamformerSpec {
   std::string file, name;
   long long receivers = 0, beams = 0, samples = 0;  // K, M, N
   int channels = 1, polarizations = 1;
-  BfOperand in, w;         // samples, weights
-  bool power = false;      // output: detected power instead of beams
+  BfOperand in, w;     // samples, weights
+  bool power = false;  // output: detected power instead of beams
   BfOutType outType = BfOutType::CF32;
   bool outCi4RealHigh = true;
-  bool outPlanar = false;  // beams as two arrays beams_re, beams_im (cf32, cf16, ci8)
-  long long integrate = 1; // power: samples per integration window
+  bool outPlanar = false;   // beams as two arrays beams_re, beams_im (cf32, cf16, ci8)
+  long long integrate = 1;  // power: samples per integration window
   BfTuning tuning;
-  std::string baseline;    // bench's library: "" (the type's default), cgemm, cgemm_i8, cgemm_lt_f16, none
-  std::vector<std::string> warnings;  // tuning the kernel will not honour as given (verify reports them; --strict: errors)
+  std::string baseline;  // bench's library: "" (the type's default), cgemm, cgemm_i8, cgemm_lt_f16, none
+  std::vector<std::string>
+      warnings;  // tuning the kernel will not honour as given (verify reports them; --strict: errors)
 
   bool integer() const { return in.type != BfType::CF16; }
   bool intOut() const { return !power && (outType == BfOutType::CI8 || outType == BfOutType::CI4); }
@@ -69,7 +74,8 @@ struct BeamformerSpec {
   long long windows() const { return samples / integrate; }
   // Elements of the output per batch entry.
   long long outElems() const {
-    return power ? static_cast<long long>(channels) * windows() * beams : static_cast<long long>(channels) * polarizations * samples * beams;
+    return power ? static_cast<long long>(channels) * windows() * beams
+                 : static_cast<long long>(channels) * polarizations * samples * beams;
   }
 };
 

@@ -12,8 +12,9 @@ namespace warpforge {
 namespace {
 
 std::string geometry(const BfTiling& t, int minBlocks) {
-  return fmt::format("{} samples x {} beams, {} x {} warps of {} x {}, {} stage{}, min blocks {}", t.times, t.beams, t.warpsT, t.warpsM, t.warpTimes,
-                     t.warpBeams, t.stages, t.stages > 1 ? "s" : "", minBlocks ? std::to_string(minBlocks) : "auto");
+  return fmt::format("{} samples x {} beams, {} x {} warps of {} x {}, {} stage{}, min blocks {}", t.times, t.beams,
+                     t.warpsT, t.warpsM, t.warpTimes, t.warpBeams, t.stages, t.stages > 1 ? "s" : "",
+                     minBlocks ? std::to_string(minBlocks) : "auto");
 }
 
 Json members(const BfTiling& t, int minBlocks) {
@@ -39,7 +40,8 @@ std::vector<BeamformerSpec> bfTuneCandidates(const BeamformerSpec& s) {
         c.tuning.blockBeams = beams;
         c.tuning.stages = stages;
         c.tuning.mma = "wgmma";
-        if (beams >= s.beams + 64 || bfWgmmaBlocker(c) || (beams == bfWgmma(s).n && stages == bfWgmma(s).stages)) continue;
+        if (beams >= s.beams + 64 || bfWgmmaBlocker(c) || (beams == bfWgmma(s).n && stages == bfWgmma(s).stages))
+          continue;
         out.push_back(c);
       }
   const BfMma m = bfMma(s.in.type);
@@ -51,14 +53,16 @@ std::vector<BeamformerSpec> bfTuneCandidates(const BeamformerSpec& s) {
       c.tuning.minBlocks = mb;
       out.push_back(c);
     }
-  const int defStages = bfTiling(s, m).stages;  // every tile at the default depth, the other depth at the default tile only
+  const int defStages =
+      bfTiling(s, m).stages;  // every tile at the default depth, the other depth at the default tile only
   for (int stages : {defStages, 3 - defStages})
     for (int B : {32, 48, 64, 96, 128})
       for (int WB : {16, 24, 32})
         for (int T : {32, 64, 128})
           for (int WT : {16, 32, 64}) {
             if (B % WB || T % WT || B > mCap) continue;
-            if (stages != defStages && !(B == bfTiling(s, m).beams && T == bfTiling(s, m).times)) continue;  // the other depth: the default tile, to A/B the pipeline
+            if (stages != defStages && !(B == bfTiling(s, m).beams && T == bfTiling(s, m).times))
+              continue;  // the other depth: the default tile, to A/B the pipeline
             const int warps = (B / WB) * (T / WT);
             if (warps < 2 || warps > 16) continue;
             BeamformerSpec c = s;
@@ -71,10 +75,12 @@ std::vector<BeamformerSpec> bfTuneCandidates(const BeamformerSpec& s) {
   return out;
 }
 
-std::optional<TuneOutcome> tuneBeamformer(const BeamformerSpec& s, TuneTimer& timer, const std::function<void(const TuneTrialReport&)>& onTrial) {
+std::optional<TuneOutcome> tuneBeamformer(const BeamformerSpec& s, TuneTimer& timer,
+                                          const std::function<void(const TuneTrialReport&)>& onTrial) {
   std::vector<BeamformerSpec> cands;
   for (const auto& c : bfTuneCandidates(s))
-    if (c.tuning.mma != "wgmma" || s.tuning.mma == "wgmma" || bfUsesWgmma(c, timer.arch())) cands.push_back(c);  // wgmma tiles on sm_90 only
+    if (c.tuning.mma != "wgmma" || s.tuning.mma == "wgmma" || bfUsesWgmma(c, timer.arch()))
+      cands.push_back(c);  // wgmma tiles on sm_90 only
   const BfMma m = bfMma(s.in.type);
   std::vector<Generated> plans;
   std::vector<std::size_t> which;
@@ -83,13 +89,16 @@ std::optional<TuneOutcome> tuneBeamformer(const BeamformerSpec& s, TuneTimer& ti
   for (std::size_t i = 0; i < cands.size(); ++i) {
     reports[i].stage = i == 0 ? "as given" : "tile";
     reports[i].geometry = bfUsesWgmma(cands[i], timer.arch())
-                              ? fmt::format("wgmma: 64 samples x {} beams, a ring of {} stages, min blocks {}", bfWgmma(cands[i]).n, bfWgmma(cands[i]).stages,
-                                            cands[i].tuning.minBlocks ? std::to_string(cands[i].tuning.minBlocks) : "auto")
+                              ? fmt::format("wgmma: 64 samples x {} beams, a ring of {} stages, min blocks {}",
+                                            bfWgmma(cands[i]).n, bfWgmma(cands[i]).stages,
+                                            cands[i].tuning.minBlocks ? std::to_string(cands[i].tuning.minBlocks)
+                                                                      : "auto")
                               : geometry(bfTiling(cands[i], m), cands[i].tuning.minBlocks);
     try {
       const BfConsistency c = bfConsistency(cands[i]);
       if (!c.issues.empty()) throw std::runtime_error(c.issues[0].path + ": " + c.issues[0].message);
-      plans.push_back(Generated{beamformerLaunchPlan(cands[i], emitBeamformer(cands[i], EmitTarget{timer.arch(), timer.probe()}))});
+      plans.push_back(
+          Generated{beamformerLaunchPlan(cands[i], emitBeamformer(cands[i], EmitTarget{timer.arch(), timer.probe()}))});
       which.push_back(i);
     } catch (const std::exception& e) {
       reports[i].error = e.what();
@@ -99,14 +108,16 @@ std::optional<TuneOutcome> tuneBeamformer(const BeamformerSpec& s, TuneTimer& ti
   const std::vector<double> ms = timer.time(plans, &errors);
   for (std::size_t j = 0; j < which.size(); ++j) {
     reports[which[j]].ms = j < ms.size() ? ms[j] : -1;
-    if (reports[which[j]].ms <= 0) reports[which[j]].error = j < errors.size() && !errors[j].empty() ? errors[j] : "timing failed";
+    if (reports[which[j]].ms <= 0)
+      reports[which[j]].error = j < errors.size() && !errors[j].empty() ? errors[j] : "timing failed";
   }
   for (const auto& r : reports) {
     o.trials.push_back(r);
     if (onTrial) onTrial(r);
   }
   if (o.trials.empty() || o.trials[0].ms <= 0)
-    throw std::runtime_error(fmt::format("{}: the spec as given does not run: {}", s.name, o.trials.empty() ? "no trial" : o.trials[0].error));
+    throw std::runtime_error(fmt::format("{}: the spec as given does not run: {}", s.name,
+                                         o.trials.empty() ? "no trial" : o.trials[0].error));
   o.baseline = 0;
   o.best = 0;
   for (std::size_t i = 0; i < o.trials.size(); ++i)

@@ -12,6 +12,7 @@ namespace warpforge {
 
 // The tilings worth timing for `s` (each a copy of s with tuning set; the spec's own first).
 std::vector<BeamformerSpec> bfTuneCandidates(const BeamformerSpec& s);
-std::optional<TuneOutcome> tuneBeamformer(const BeamformerSpec& s, TuneTimer& timer, const std::function<void(const TuneTrialReport&)>& onTrial);
+std::optional<TuneOutcome> tuneBeamformer(const BeamformerSpec& s, TuneTimer& timer,
+                                          const std::function<void(const TuneTrialReport&)>& onTrial);
 
 }  // namespace warpforge

@@ -28,9 +28,12 @@ int wgmmaN(const BeamformerSpec& s) {
 
 std::optional<std::string> bfWgmmaBlocker(const BeamformerSpec& s) {
   if (s.tuning.mma == "mma_sync") return std::string("tuning.mma is \"mma_sync\"");
-  if (s.w.type == BfType::CI4) return std::string("ci4 weights (the weights go to shared memory as given: 8-bit or f16 only)");
-  if (s.in.planar || s.w.planar) return std::string("planar operands (the staging copies interleaved (re, im) rows as they are)");
-  if (s.tuning.warpTimes || s.tuning.warpBeams || s.tuning.expand || s.tuning.wordLoads || (s.tuning.blockTimes && s.tuning.blockTimes != 64))
+  if (s.w.type == BfType::CI4)
+    return std::string("ci4 weights (the weights go to shared memory as given: 8-bit or f16 only)");
+  if (s.in.planar || s.w.planar)
+    return std::string("planar operands (the staging copies interleaved (re, im) rows as they are)");
+  if (s.tuning.warpTimes || s.tuning.warpBeams || s.tuning.expand || s.tuning.wordLoads ||
+      (s.tuning.blockTimes && s.tuning.blockTimes != 64))
     return std::string("mma.sync tuning members (warp_times, warp_beams, expand, loads, block_times other than 64)");
   if (s.tuning.blockBeams && s.integer() && s.tuning.blockBeams > 24 && s.tuning.blockBeams % 16)
     return fmt::format("block_beams {}: s8 wgmma takes N = 8, 16, 24 or a multiple of 16", s.tuning.blockBeams);
@@ -38,21 +41,29 @@ std::optional<std::string> bfWgmmaBlocker(const BeamformerSpec& s) {
   for (int side = 0; side < 2; ++side) {
     const BfOperand& o = side == 0 ? s.in : s.w;
     const long long eb = bytesPerReceiver(o.type);
-    if (o.receiver != 1) return fmt::format("{} receiver stride {} (16-byte copies need contiguous receivers)", side ? "weights" : "samples", o.receiver);
+    if (o.receiver != 1)
+      return fmt::format("{} receiver stride {} (16-byte copies need contiguous receivers)",
+                         side ? "weights" : "samples", o.receiver);
     // Strides of axes with one entry are never applied (channels / pols of 1).
-    for (long long st : {o.batch, s.channels > 1 ? o.channel : 0LL, s.polarizations > 1 ? o.polarization : 0LL, o.outer})
-      if (st * eb % 16) return fmt::format("a {} stride of {} B (16-byte copies need rows on 16-byte boundaries)", side ? "weights" : "samples", st * eb);
+    for (long long st :
+         {o.batch, s.channels > 1 ? o.channel : 0LL, s.polarizations > 1 ? o.polarization : 0LL, o.outer})
+      if (st * eb % 16)
+        return fmt::format("a {} stride of {} B (16-byte copies need rows on 16-byte boundaries)",
+                           side ? "weights" : "samples", st * eb);
   }
-  if (s.tuning.stages && s.tuning.stages < 3) return fmt::format("stages {} (the wgmma ring needs at least 3)", s.tuning.stages);
+  if (s.tuning.stages && s.tuning.stages < 3)
+    return fmt::format("stages {} (the wgmma ring needs at least 3)", s.tuning.stages);
   const BfWgmma w = bfWgmma(s);
   // A wgmma holds its n / 2 accumulators, 4 A registers and the descriptor at once: min_blocks must leave room for them
   // (ptxas stops with "insufficient registers" otherwise; ~40 more for addresses and the loop).
   if (s.tuning.minBlocks) {
     const int regs = std::min(255, 65536 / (256 * s.tuning.minBlocks));
     if (w.n / 2 + 40 > regs)
-      return fmt::format("min_blocks {} leaves {} registers per thread; a {}-beam wgmma tile needs about {}", s.tuning.minBlocks, regs, w.n, w.n / 2 + 40);
+      return fmt::format("min_blocks {} leaves {} registers per thread; a {}-beam wgmma tile needs about {}",
+                         s.tuning.minBlocks, regs, w.n, w.n / 2 + 40);
   }
-  if (w.sharedBytes > kBfWgmmaMaxShared) return fmt::format("{} B of shared memory at {} stages (at most {} B)", w.sharedBytes, w.stages, kBfWgmmaMaxShared);
+  if (w.sharedBytes > kBfWgmmaMaxShared)
+    return fmt::format("{} B of shared memory at {} stages (at most {} B)", w.sharedBytes, w.stages, kBfWgmmaMaxShared);
   return std::nullopt;
 }
 
@@ -103,18 +114,27 @@ BfTiling bfWgmmaTiling(const BeamformerSpec& s) {
 std::string bfWgmmaHelpers(const BeamformerSpec& s, int n) {
   // The wgmma instruction, its fences and the descriptor come from generator/layout/Wgmma (shared with the correlator).
   return std::string(
-             "// cp.async of one 16-byte chunk, `bytes` (0..16) of it read and the rest zero-filled (tails of K, M and N).\n"
+             "// cp.async of one 16-byte chunk, `bytes` (0..16) of it read and the rest zero-filled (tails of K, M and "
+             "N).\n"
              "static __device__ __forceinline__ void bf_cp_async16(unsigned dst, const void* src, int bytes) {\n"
-             "  asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\" :: \"r\"(dst), \"l\"(src), \"r\"(bytes) : \"memory\");\n"
+             "  asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\" :: \"r\"(dst), \"l\"(src), \"r\"(bytes) "
+             ": \"memory\");\n"
              "}\n"
-             "static __device__ __forceinline__ void bf_cp_commit() { asm volatile(\"cp.async.commit_group;\" ::: \"memory\"); }\n"
-             "template <int N> static __device__ __forceinline__ void bf_cp_wait() { asm volatile(\"cp.async.wait_group %0;\" :: \"n\"(N) : \"memory\"); }\n"
-             "static __device__ __forceinline__ wf_u32 bf_lds32(unsigned a) { wf_u32 v; asm volatile(\"ld.shared.u32 %0, [%1];\" : \"=r\"(v) : \"r\"(a) : \"memory\"); return v; }\n"
-             "static __device__ __forceinline__ wf_u32 bf_lds16(unsigned a) { unsigned short v; asm volatile(\"ld.shared.u16 %0, [%1];\" : \"=h\"(v) : \"r\"(a) : \"memory\"); return v; }\n") +
+             "static __device__ __forceinline__ void bf_cp_commit() { asm volatile(\"cp.async.commit_group;\" ::: "
+             "\"memory\"); }\n"
+             "template <int N> static __device__ __forceinline__ void bf_cp_wait() { asm "
+             "volatile(\"cp.async.wait_group %0;\" :: \"n\"(N) : \"memory\"); }\n"
+             "static __device__ __forceinline__ wf_u32 bf_lds32(unsigned a) { wf_u32 v; asm volatile(\"ld.shared.u32 "
+             "%0, [%1];\" : \"=r\"(v) : \"r\"(a) : \"memory\"); return v; }\n"
+             "static __device__ __forceinline__ wf_u32 bf_lds16(unsigned a) { unsigned short v; asm "
+             "volatile(\"ld.shared.u16 %0, [%1];\" : \"=h\"(v) : \"r\"(a) : \"memory\"); return v; }\n") +
          wgmmaSyncHelpers("bf_") +
-         // K-major rows of 128 bytes with the 128-byte swizzle, 8-row groups 1024 B apart; the atoms are 1024-byte aligned (base offset 0).
+         // K-major rows of 128 bytes with the 128-byte swizzle, 8-row groups 1024 B apart; the atoms are 1024-byte
+         // aligned (base offset 0).
          wgmmaDescriptorHelper("bf_desc_sw128", WgmmaSwizzle::B128, 16, 1024) +
-         wgmmaHelper(WgmmaAtom{n, !s.integer(), true}, "bf_wgmma", fmt::format("// D (m64 x {}) += A (this warpgroup's 64 rows, registers) B (descriptor).", n)) + "\n";
+         wgmmaHelper(WgmmaAtom{n, !s.integer(), true}, "bf_wgmma",
+                     fmt::format("// D (m64 x {}) += A (this warpgroup's 64 rows, registers) B (descriptor).", n)) +
+         "\n";
 }
 
 std::vector<NodePtr> emitWgmmaMainloop(const BeamformerSpec& s, const BfWgmma& w) {
@@ -124,8 +144,10 @@ std::vector<NodePtr> emitWgmmaMainloop(const BeamformerSpec& s, const BfWgmma& w
   const int wChunks = N * 8, sChunksPerRow = w.sampleRowBytes / 16, sChunks = 64 * sChunksPerRow;
   const int rpcW = 16 / w.weightBytes, rpcS = 16 / w.sampleBytes;  // receivers per 16-byte chunk
   std::vector<NodePtr> out;
-  out.push_back(comment(fmt::format("K loop: {} stages of {} receivers through a ring of {} buffers ({} B each: {} beams x 128 B swizzled, then 64 sample rows of {} B)",
-                                    kt, w.receiversPerStage, S, w.stageBytes, N, w.sampleStride)));
+  out.push_back(
+      comment(fmt::format("K loop: {} stages of {} receivers through a ring of {} buffers ({} B each: {} beams x 128 B "
+                          "swizzled, then 64 sample rows of {} B)",
+                          kt, w.receiversPerStage, S, w.stageBytes, N, w.sampleStride)));
   out.push_back(raw("const unsigned char* const w_src = w_a + wbase * " + std::to_string(w.weightBytes) + ";"));
   out.push_back(raw("const unsigned char* const s_src = s_a + sbase * " + std::to_string(w.sampleBytes) + ";"));
   // The fill of stage f into its buffer: weights rows (8 lanes per 128-byte row: coalesced reads, the swizzle spreads
@@ -136,40 +158,52 @@ std::vector<NodePtr> emitWgmmaMainloop(const BeamformerSpec& s, const BfWgmma& w
     if (chunks % 256) b.push_back(ifStmt(bin("<", var("id"), lit(chunks)), block(perChunk)));
     else
       for (auto& n : perChunk) b.push_back(n);
-    return std::vector<NodePtr>{raw("#pragma unroll"), forLoop(decl("int", "q", lit(0)), bin("<", var("q"), lit((chunks + 255) / 256)),
-                                                                assign(var("q"), lit(1), "+="), block(b))};
+    return std::vector<NodePtr>{raw("#pragma unroll"),
+                                forLoop(decl("int", "q", lit(0)), bin("<", var("q"), lit((chunks + 255) / 256)),
+                                        assign(var("q"), lit(1), "+="), block(b))};
   };
   std::vector<NodePtr> fill;
   fill.push_back(raw(fmt::format("const int kf = f * {};  // first receiver of the stage", w.receiversPerStage)));
   fill.push_back(raw(fmt::format("const unsigned slot = bf_ring + (f % {}) * {}u;", S, w.stageBytes)));
-  for (auto& n : copyLoop(wChunks, {raw("const int n = id >> 3, ch = id & 7;  // beam row, 16-byte chunk"),
-                                    raw(fmt::format("const int k = kf + ch * {};", rpcW)),
-                                    raw(fmt::format("const int bytes = (m0 + n < {} && k < {}) ? min(16, ({} - k) * {}) : 0;", s.beams, K, K, w.weightBytes)),
-                                    raw(fmt::format("bf_cp_async16(slot + n * 128 + ((ch ^ (n & 7)) << 4), bytes ? w_src + ((long long)(m0 + n) * {} + k) * {} : w_src, bytes);",
-                                                    s.w.outer, w.weightBytes))}))
+  for (auto& n :
+       copyLoop(wChunks, {raw("const int n = id >> 3, ch = id & 7;  // beam row, 16-byte chunk"),
+                          raw(fmt::format("const int k = kf + ch * {};", rpcW)),
+                          raw(fmt::format("const int bytes = (m0 + n < {} && k < {}) ? min(16, ({} - k) * {}) : 0;",
+                                          s.beams, K, K, w.weightBytes)),
+                          raw(fmt::format("bf_cp_async16(slot + n * 128 + ((ch ^ (n & 7)) << 4), bytes ? w_src + "
+                                          "((long long)(m0 + n) * {} + k) * {} : w_src, bytes);",
+                                          s.w.outer, w.weightBytes))}))
     fill.push_back(n);
-  for (auto& n : copyLoop(sChunks, {raw(fmt::format("const int row = id / {}, ch = id % {};  // sample row, 16-byte chunk", sChunksPerRow, sChunksPerRow)),
-                                    raw("const long long t = t0 + row;"), raw(fmt::format("const int k = kf + ch * {};", rpcS)),
-                                    raw(fmt::format("const int bytes = (t < {} && k < {}) ? min(16, ({} - k) * {}) : 0;", s.samples, K, K, w.sampleBytes)),
-                                    raw(fmt::format("bf_cp_async16(slot + {} + row * {} + ch * 16, bytes ? s_src + (t * {} + k) * {} : s_src, bytes);", w.weightRegion,
-                                                    w.sampleStride, s.in.outer, w.sampleBytes))}))
+  for (auto& n :
+       copyLoop(sChunks, {raw(fmt::format("const int row = id / {}, ch = id % {};  // sample row, 16-byte chunk",
+                                          sChunksPerRow, sChunksPerRow)),
+                          raw("const long long t = t0 + row;"), raw(fmt::format("const int k = kf + ch * {};", rpcS)),
+                          raw(fmt::format("const int bytes = (t < {} && k < {}) ? min(16, ({} - k) * {}) : 0;",
+                                          s.samples, K, K, w.sampleBytes)),
+                          raw(fmt::format("bf_cp_async16(slot + {} + row * {} + ch * 16, bytes ? s_src + (t * {} + k) "
+                                          "* {} : s_src, bytes);",
+                                          w.weightRegion, w.sampleStride, s.in.outer, w.sampleBytes))}))
     fill.push_back(n);
   auto fillIf = [&](const NodePtr& stage) {
-    return block({decl("const int", "f", stage), ifStmt(bin("<", var("f"), lit(kt)), block(fill)), raw("bf_cp_commit();  // one group per stage, empty past the end")});
+    return block({decl("const int", "f", stage), ifStmt(bin("<", var("f"), lit(kt)), block(fill)),
+                  raw("bf_cp_commit();  // one group per stage, empty past the end")});
   };
 
   // The buffers of the previous pol / tile may still be read by slower warps.
   out.push_back(raw("__syncthreads();"));
   out.push_back(raw("#pragma unroll 1"));
-  out.push_back(forLoop(decl("int", "pf", lit(0)), bin("<", var("pf"), lit(S - 1)), assign(var("pf"), lit(1), "+="), fillIf(var("pf"))));
+  out.push_back(forLoop(decl("int", "pf", lit(0)), bin("<", var("pf"), lit(S - 1)), assign(var("pf"), lit(1), "+="),
+                        fillIf(var("pf"))));
   // This thread's A words: row 8 warp + lane / 4 (time; the warpgroup's rows 16 w + 8 ReIm_out + that), words
   // lane % 4 and lane % 4 + 4 of each k-step (k = 2 word (+1) of PTX's A fragment; the weights rows hold the same
   // receivers at the same byte positions).
   const int wordBytes = s.in.type == BfType::CI4 ? 2 : 4, stepBytes = w.receiversPerStep * w.sampleBytes;
-  out.push_back(raw(fmt::format("const unsigned a_off = {} + (warp * 8 + (lane >> 2)) * {} + (lane & 3) * {};", w.weightRegion, w.sampleStride, wordBytes)));
+  out.push_back(raw(fmt::format("const unsigned a_off = {} + (warp * 8 + (lane >> 2)) * {} + (lane & 3) * {};",
+                                w.weightRegion, w.sampleStride, wordBytes)));
 
   std::vector<NodePtr> st;
-  st.push_back(raw(fmt::format("bf_cp_wait<{}>();  // groups of stages kt + 1 .. kt + {} may still be in flight", S - 2, S - 2)));
+  st.push_back(raw(
+      fmt::format("bf_cp_wait<{}>();  // groups of stages kt + 1 .. kt + {} may still be in flight", S - 2, S - 2)));
   st.push_back(raw("bf_fence_async_smem();"));
   st.push_back(raw("__syncthreads();  // stage kt landed for every thread; every warpgroup is done with stage kt - 1"));
   st.push_back(fillIf(bin("+", var("kt"), lit(S - 1))));  // into the buffer of stage kt - 1
@@ -179,7 +213,8 @@ std::vector<NodePtr> emitWgmmaMainloop(const BeamformerSpec& s, const BfWgmma& w
     for (int h = 0; h < 2; ++h) {
       const int off = ks * stepBytes + h * stepBytes / 2;
       std::string load = fmt::format("bf_lds{}(slot + a_off + {})", s.in.type == BfType::CI4 ? 16 : 32, off);
-      if (s.in.type == BfType::CI4) load = fmt::format("{}({})", s.in.ci4RealHigh ? "bf_widen2_hi" : "bf_widen2_lo", load);
+      if (s.in.type == BfType::CI4)
+        load = fmt::format("{}({})", s.in.ci4RealHigh ? "bf_widen2_hi" : "bf_widen2_lo", load);
       if (s.in.type == BfType::CI8) load = fmt::format("bf_clamp8({})", load);
       st.push_back(raw(fmt::format("const wf_u32 x{}_{} = {};", ks, h, load)));
     }
@@ -190,14 +225,19 @@ std::vector<NodePtr> emitWgmmaMainloop(const BeamformerSpec& s, const BfWgmma& w
   // previous wgmmas still read them, with or without asm operand fences to keep the old values live.
   for (int ks = 0; ks < steps; ++ks)
     for (int r = 0; r < 4; ++r)
-      st.push_back(raw(fmt::format("const wf_u32 a{}_{} = {}(x{}_{});", ks, r, r % 2 ? "bf_swap" : "bf_conj", ks, r / 2)));
+      st.push_back(
+          raw(fmt::format("const wf_u32 a{}_{} = {}(x{}_{});", ks, r, r % 2 ? "bf_swap" : "bf_conj", ks, r / 2)));
   st.push_back(raw("bf_wgmma_fence();"));
   for (int ks = 0; ks < steps; ++ks)
-    st.push_back(raw(fmt::format("bf_wgmma(d, a{0}_0, a{0}_1, a{0}_2, a{0}_3, bf_desc_sw128(slot + {1}));", ks, ks * 32)));
+    st.push_back(
+        raw(fmt::format("bf_wgmma(d, a{0}_0, a{0}_1, a{0}_2, a{0}_3, bf_desc_sw128(slot + {1}));", ks, ks * 32)));
   st.push_back(raw("bf_wgmma_commit();"));
-  st.push_back(raw("bf_wgmma_wait<0>();  // this stage's wgmmas done: its A registers and, after the next barrier, its buffer are free"));
+  st.push_back(
+      raw("bf_wgmma_wait<0>();  // this stage's wgmmas done: its A registers and, after the next barrier, its buffer "
+          "are free"));
   out.push_back(raw("#pragma unroll 1"));
-  out.push_back(forLoop(decl("int", "kt", lit(0)), bin("<", var("kt"), lit(kt)), assign(var("kt"), lit(1), "+="), block(st)));
+  out.push_back(
+      forLoop(decl("int", "kt", lit(0)), bin("<", var("kt"), lit(kt)), assign(var("kt"), lit(1), "+="), block(st)));
   return out;
 }
 
@@ -211,14 +251,18 @@ void bfWgmmaCheck(const BeamformerSpec& s, std::vector<BfIssue>& issues, std::ve
   // The swizzle is relative to 1024-byte atoms: every buffer of the ring must start on one (the kernel rounds the
   // ring's base up to 1024 and adds multiples of stageBytes), and the weights region is whole 8-row groups.
   if (w.stageBytes % 1024 || w.weightRegion % 1024 || w.sampleStride % 16)
-    issue(fmt::format("stage {} B / weights region {} B not whole 1024-byte atoms, or sample rows of {} B not 16-byte aligned", w.stageBytes,
-                      w.weightRegion, w.sampleStride));
-  if (w.powerBytes + 1023 + w.stages * w.stageBytes > w.sharedBytes) issue("the ring does not fit the shared memory the plan asks for");
+    issue(
+        fmt::format("stage {} B / weights region {} B not whole 1024-byte atoms, or sample rows of {} B not 16-byte "
+                    "aligned",
+                    w.stageBytes, w.weightRegion, w.sampleStride));
+  if (w.powerBytes + 1023 + w.stages * w.stageBytes > w.sharedBytes)
+    issue("the ring does not fit the shared memory the plan asks for");
   // B: the weights byte the descriptor of k-step ks reads for (beam n, k byte kb < 32): PTX's canonical
   // 128-byte-swizzled K-major layout (8-row groups SBO = 1024 B apart, rows 128 B apart, the 16-byte chunk index
   // XORed with the row's index in its group), inverted through the fill's placement -> (beam, stage byte).
   auto bRead = [&](int n, int ks, int kb, int& beam, int& stageByte) {
-    const int phys = static_cast<int>(wgmmaOperandAddress(WgmmaDescriptor{static_cast<unsigned>(ks * 32), 16, 1024, 0, WgmmaSwizzle::B128}, n, kb));
+    const int phys = static_cast<int>(
+        wgmmaOperandAddress(WgmmaDescriptor{static_cast<unsigned>(ks * 32), 16, 1024, 0, WgmmaSwizzle::B128}, n, kb));
     beam = phys / 128;
     const int chunk = ((phys % 128) / 16) ^ (mutate == 1 ? 0 : beam & 7);
     stageByte = chunk * 16 + phys % 16;
@@ -227,17 +271,22 @@ void bfWgmmaCheck(const BeamformerSpec& s, std::vector<BfIssue>& issues, std::ve
   std::vector<int> written(static_cast<std::size_t>(w.weightRegion), 0);
   for (int n = 0; n < w.n; ++n)
     for (int c = 0; c < 8; ++c)
-      for (int b = 0; b < 16; ++b) ++written[static_cast<std::size_t>(n * 128 + ((c ^ (mutate == 1 ? 0 : n & 7)) << 4) + b)];
-  if (std::any_of(written.begin(), written.end(), [](int v) { return v != 1; })) issue("the weights fill does not write every byte of its region once");
+      for (int b = 0; b < 16; ++b)
+        ++written[static_cast<std::size_t>(n * 128 + ((c ^ (mutate == 1 ? 0 : n & 7)) << 4) + b)];
+  if (std::any_of(written.begin(), written.end(), [](int v) { return v != 1; }))
+    issue("the weights fill does not write every byte of its region once");
   const int elemBytes = f16 ? 2 : 1;
   for (int lane = 0; lane < 32; ++lane)
     for (int reg = 0; reg < 4; ++reg)
       for (int e = 0; e < (f16 ? 2 : 4); ++e) {
         const auto [row, k] = sh.a.coord(Operand::A, lane, reg, e);
-        // The kernel: register reg = (conj, swap)[reg & 1] of word (lane % 4) + 4 (reg >> 1) of the k-step, row time lane / 4.
-        const int time = lane >> 2, reIm = mutate == 3 ? 1 - (reg & 1) : reg & 1, word = (lane & 3) + (mutate == 2 ? 1 : 4) * (reg >> 1);
+        // The kernel: register reg = (conj, swap)[reg & 1] of word (lane % 4) + 4 (reg >> 1) of the k-step, row time
+        // lane / 4.
+        const int time = lane >> 2, reIm = mutate == 3 ? 1 - (reg & 1) : reg & 1,
+                  word = (lane & 3) + (mutate == 2 ? 1 : 4) * (reg >> 1);
         if (row % 8 != time || row / 8 != reIm) {
-          issue(fmt::format("A lane {} register {} is row {} in PTX's fragment, the kernel's (time {}, ReIm_out {})", lane, reg, row, time, reIm));
+          issue(fmt::format("A lane {} register {} is row {} in PTX's fragment, the kernel's (time {}, ReIm_out {})",
+                            lane, reg, row, time, reIm));
           continue;
         }
         for (int ks = 0; ks < steps; ++ks) {
@@ -253,19 +302,27 @@ void bfWgmmaCheck(const BeamformerSpec& s, std::vector<BfIssue>& issues, std::ve
             bRead(n, ks, k * elemBytes, beam, wb);
             const int rcvB = wb / w.weightBytes, wComp = (wb % w.weightBytes) / (w.weightBytes / 2);
             if (beam != n) issue(fmt::format("B k-step {} beam {} k {} reads beam {}'s row", ks, n, k, beam));
-            if (rcvB != rcvA) issue(fmt::format("k-step {} k {}: A carries receiver {}, B receiver {}", ks, k, rcvA, rcvB));
+            if (rcvB != rcvA)
+              issue(fmt::format("k-step {} k {}: A carries receiver {}, B receiver {}", ks, k, rcvA, rcvB));
             // Re row: s_re w_re - s_im w_im; Im row: s_re w_im + s_im w_re.
-            const bool ok = reIm == 0 ? (sComp == wComp && sign == (sComp == 0 ? 1 : -1)) : (sComp != wComp && sign == 1);
-            if (!ok) issue(fmt::format("k-step {} k {} row {}: sample component {} (sign {}) times weight component {} is not a term of the complex product", ks, k,
-                                       row, sComp, sign, wComp));
+            const bool ok = reIm == 0 ? (sComp == wComp && sign == (sComp == 0 ? 1 : -1))
+                                      : (sComp != wComp && sign == 1);
+            if (!ok)
+              issue(
+                  fmt::format("k-step {} k {} row {}: sample component {} (sign {}) times weight component {} is not a "
+                              "term of the complex product",
+                              ks, k, row, sComp, sign, wComp));
             ++checked;
             if (issues.size() > 20) return;
           }
         }
       }
-  proved.push_back(fmt::format("wgmma m64n{}{} (sm_90a): {} A elements x beams x k-steps read the sample and weight components of one term of the complex product "
-                               "(A per PTX's fragment table, B per the 128-byte-swizzled K-major layout through the descriptors); the weights fill writes each byte once",
-                               w.n, f16 ? "k16" : "k32", checked));
+  proved.push_back(
+      fmt::format("wgmma m64n{}{} (sm_90a): {} A elements x beams x k-steps read the sample and weight components of "
+                  "one term of the complex product "
+                  "(A per PTX's fragment table, B per the 128-byte-swizzled K-major layout through the descriptors); "
+                  "the weights fill writes each byte once",
+                  w.n, f16 ? "k16" : "k32", checked));
 }
 
 }  // namespace warpforge

@@ -5,9 +5,9 @@
 //      conj(w), swap(w) (rows ReIm_out = 0, 1) as the mma.sync path does (ci4 widened, ci8 clamped there too);
 //   B  the weights as given, staged by cp.async into the 128-byte-swizzled K-major layout (one 128-byte row of
 //      receivers per beam and stage) that the descriptor names; no transform between global and shared memory;
-//   a ring of `stages` shared-memory buffers filled by cp.async `stages - 1` ahead of the wgmmas, one barrier per stage, each stage's wgmmas retired before
-//   the next stage's A registers are loaded (see emitWgmmaMainloop);
-//   the accumulators are mma.sync's C fragments repeated over N / 8 column blocks, so the epilogue is the same code.
+//   a ring of `stages` shared-memory buffers filled by cp.async `stages - 1` ahead of the wgmmas, one barrier per
+//   stage, each stage's wgmmas retired before the next stage's A registers are loaded (see emitWgmmaMainloop); the
+//   accumulators are mma.sync's C fragments repeated over N / 8 column blocks, so the epilogue is the same code.
 #include <optional>
 #include <string>
 #include <vector>
@@ -53,7 +53,9 @@ std::vector<ast::NodePtr> emitWgmmaMainloop(const BeamformerSpec& s, const BfWgm
 // wgmma's A per warp) reads the sample component the B element of the same k (PTX's 128-byte-swizzled K-major
 // canonical layout read through the kernel's descriptors) multiplies, for every beam and k-step; the cp.async fill
 // writes each staged byte once inside the ring. Appends problems to `issues`, what was shown to `proved`.
-// `mutate` (tests): 1 the weights fill without the swizzle, 2 the A fragment's second word at + 1 instead of + 4, 3 conj / swap exchanged.
-void bfWgmmaCheck(const BeamformerSpec& s, std::vector<BfIssue>& issues, std::vector<std::string>& proved, int mutate = 0);
+// `mutate` (tests): 1 the weights fill without the swizzle, 2 the A fragment's second word at + 1 instead of + 4, 3
+// conj / swap exchanged.
+void bfWgmmaCheck(const BeamformerSpec& s, std::vector<BfIssue>& issues, std::vector<std::string>& proved,
+                  int mutate = 0);
 
 }  // namespace warpforge

@@ -12,7 +12,8 @@ using namespace ast;
 
 std::string sm90aGuard() {
   return "#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)\n"
-         "#error \"generated for sm_90a (wgmma): build with -gencode arch=compute_90a,code=sm_90a (nvcc) or --gpu-architecture=sm_90a (NVRTC)\"\n"
+         "#error \"generated for sm_90a (wgmma): build with -gencode arch=compute_90a,code=sm_90a (nvcc) or "
+         "--gpu-architecture=sm_90a (NVRTC)\"\n"
          "#endif\n";
 }
 
@@ -48,12 +49,14 @@ NodePtr laneField(const Layout& l, const std::vector<std::string>& names) {
     ++count;
   }
   if (count == 0) return lit(0);
-  if (contiguous && first >= 0) return foldConstants(bin("&", bin(">>", var("lane"), lit(first)), lit((1 << count) - 1)));
+  if (contiguous && first >= 0)
+    return foldConstants(bin("&", bin(">>", var("lane"), lit(first)), lit((1 << count) - 1)));
   NodePtr e = lit(0);
   for (std::size_t k = 0; k < names.size(); ++k) {
     auto ph = l.physOf(names[k]);
     if (ph && ph->kind == PhysKind::T)
-      e = bin("|", e, bin("<<", bin("&", bin(">>", var("lane"), lit(ph->index)), lit(1)), lit(static_cast<long long>(k))));
+      e = bin("|", e,
+              bin("<<", bin("&", bin(">>", var("lane"), lit(ph->index)), lit(1)), lit(static_cast<long long>(k))));
   }
   return foldConstants(e);
 }
@@ -78,9 +81,13 @@ const char* kQual = "static __device__ __forceinline__";
 NodePtr u(long long v) { return cast("wf_u32", lit(v)); }
 NodePtr w() { return var("w"); }
 // __byte_perm(a, b, selector), the selector in hex (each digit picks a byte).
-NodePtr bytePermOf(NodePtr a, NodePtr b, long long selector) { return call("__byte_perm", {std::move(a), std::move(b), hexLit(selector, 4)}); }
+NodePtr bytePermOf(NodePtr a, NodePtr b, long long selector) {
+  return call("__byte_perm", {std::move(a), std::move(b), hexLit(selector, 4)});
+}
 // Sign-extends the four nibbles held in the low half of each byte (x & 0x0f0f0f0f) to bytes.
-NodePtr sext4(const NodePtr& x) { return bin("|", x, bin("*", bin(">>", bin("&", x, u(0x08080808)), lit(3)), u(0xf0))); }
+NodePtr sext4(const NodePtr& x) {
+  return bin("|", x, bin("*", bin(">>", bin("&", x, u(0x08080808)), lit(3)), u(0xf0)));
+}
 }  // namespace
 
 NodePtr typedefU32() { return typeAlias("unsigned int", "wf_u32"); }
@@ -91,7 +98,9 @@ NodePtr clampFn(const std::string& prefix, int bits) {
   const long long pattern = bits == 8 ? 0x80808080LL : 0xf8f8f8f8LL;
   std::vector<NodePtr> b;
   b.push_back(decl("const wf_u32", "t", bin("^", w(), u(pattern))));
-  b.push_back(decl("const wf_u32", "nz", bin("&", bin("|", bin("+", bin("&", var("t"), u(0x7f7f7f7f)), u(0x7f7f7f7f)), var("t")), u(0x80808080))));
+  b.push_back(
+      decl("const wf_u32", "nz",
+           bin("&", bin("|", bin("+", bin("&", var("t"), u(0x7f7f7f7f)), u(0x7f7f7f7f)), var("t")), u(0x80808080))));
   b.push_back(ret(bin("+", w(), bin(">>", bin("&", unary("~", var("nz")), ulit(0x80808080LL)), lit(7)))));
   return function(kQual, "wf_u32", prefix + (bits == 8 ? "clamp8" : "clamp4"), {decl("wf_u32", "w")}, block(b));
 }
@@ -106,8 +115,8 @@ NodePtr widen4Fn(const std::string& prefix, bool realHigh) {
   const char* im = realHigh ? "l" : "h";
   b.push_back(assign(var("lo"), call(prefix + "clamp4", {call("__byte_perm", {var(re), var(im), lit(0x5140)})})));
   b.push_back(assign(var("hi"), call(prefix + "clamp4", {call("__byte_perm", {var(re), var(im), lit(0x7362)})})));
-  return function(kQual, "void", prefix + (realHigh ? "widen4_hi" : "widen4_lo"), {decl("wf_u32", "w"), decl("wf_u32&", "lo"), decl("wf_u32&", "hi")},
-                  block(b));
+  return function(kQual, "void", prefix + (realHigh ? "widen4_hi" : "widen4_lo"),
+                  {decl("wf_u32", "w"), decl("wf_u32&", "lo"), decl("wf_u32&", "hi")}, block(b));
 }
 
 NodePtr widen1Fn(const std::string& prefix, bool realHigh) {
@@ -160,9 +169,11 @@ NodePtr mmaFn(const std::string& prefix, bool f16) {
   for (int i = 0; i < 4; ++i) ops.push_back(var(fmt::format("d{}", i)));
   for (int i = 0; i < 4; ++i) ops.push_back(var(fmt::format("a{}", i)));
   for (int i = 0; i < 2; ++i) ops.push_back(var(fmt::format("b{}", i)));
-  const std::string ins = f16 ? "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" : "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32";
+  const std::string ins = f16 ? "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"
+                              : "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32";
   const std::string c = f16 ? "+f" : "+r";
-  NodePtr asmStmt = inlinePtx(ins + " {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};", fmt::format("{0},{0},{0},{0},r,r,r,r,r,r", c), ops);
+  NodePtr asmStmt = inlinePtx(ins + " {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};",
+                              fmt::format("{0},{0},{0},{0},r,r,r,r,r,r", c), ops);
   return function(kQual, "void", prefix + (f16 ? "mma_f16" : "mma_s8"), params, block({asmStmt}));
 }
 
@@ -205,13 +216,16 @@ std::uint32_t conjModel(std::uint32_t w, bool f16) {
 }
 std::uint32_t swapModel(std::uint32_t w, bool f16) { return f16 ? bytePerm(w, 0, 0x1032) : bytePerm(w, 0, 0x2301); }
 
-std::map<std::string, std::string> readFragment(const Layout& l, const FragmentLayout& f, const std::string& name, const std::string& shape,
-                                                const std::function<void(const std::string&, const std::string&)>& issue) {
+std::map<std::string, std::string> readFragment(
+    const Layout& l, const FragmentLayout& f, const std::string& name, const std::string& shape,
+    const std::function<void(const std::string&, const std::string&)>& issue) {
   std::map<std::string, std::string> out;
   auto take = [&](PhysKind k, const std::vector<std::string>& bits) {
     for (std::size_t x = 0; x < bits.size(); ++x) {
       auto lg = l.logicalAt({k, static_cast<int>(x)});
-      if (!lg) issue(fmt::format("/mma/{}", name), fmt::format("fragment bit {} ({}) has no logical bit", PhysBit{k, int(x)}.str(), bits[x]));
+      if (!lg)
+        issue(fmt::format("/mma/{}", name),
+              fmt::format("fragment bit {} ({}) has no logical bit", PhysBit{k, int(x)}.str(), bits[x]));
       else out[bits[x]] = *lg;
     }
   };
@@ -219,7 +233,8 @@ std::map<std::string, std::string> readFragment(const Layout& l, const FragmentL
   take(PhysKind::T, f.t);
   take(PhysKind::R, f.r);
   if (l.numBits() != static_cast<int>(f.b.size() + f.t.size() + f.r.size()))
-    issue(fmt::format("/mma/{}", name), fmt::format("layout has {} bits, the {} fragment {}", l.numBits(), shape, f.b.size() + f.t.size() + f.r.size()));
+    issue(fmt::format("/mma/{}", name), fmt::format("layout has {} bits, the {} fragment {}", l.numBits(), shape,
+                                                    f.b.size() + f.t.size() + f.r.size()));
   return out;
 }
 

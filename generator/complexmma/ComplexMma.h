@@ -30,7 +30,8 @@ namespace warpforge::cmma {
 // A Layout from the notation with any logical names (Layout::parse knows only the FFT's).
 Layout layoutText(const std::string& text);
 
-// The value of the logical bits `names` (names[k] has weight 2^k) contributed by the lane bits: an expression of `lane`.
+// The value of the logical bits `names` (names[k] has weight 2^k) contributed by the lane bits: an expression of
+// `lane`.
 ast::NodePtr laneField(const Layout& l, const std::vector<std::string>& names);
 // The value of the same bits held by the r bits of fragment register `reg`.
 int regField(const Layout& l, const std::vector<std::string>& names, int reg);
@@ -38,23 +39,25 @@ int regField(const Layout& l, const std::vector<std::string>& names, int reg);
 std::vector<std::string> bitNames(const std::string& prefix, int from, int count);
 
 // Device helpers (static __device__ __forceinline__), named prefix + the names above; they use the typedef
-// The preprocessor guard of a source that uses sm_90a-only instructions (wgmma): an error naming the target to build for.
+// The preprocessor guard of a source that uses sm_90a-only instructions (wgmma): an error naming the target to build
+// for.
 std::string sm90aGuard();
 // `wf_u32` (typedefU32() prints it once per source).
 ast::NodePtr typedefU32();
-ast::NodePtr clampFn(const std::string& prefix, int bits);                 // prefix + "clamp8" / "clamp4"
-ast::NodePtr widen4Fn(const std::string& prefix, bool realHigh);           // prefix + "widen4_hi" / "widen4_lo" (uses clamp4)
-ast::NodePtr widen1Fn(const std::string& prefix, bool realHigh);           // prefix + "widen1_hi" / "widen1_lo"
-ast::NodePtr conjPermFn(const std::string& prefix, bool f16);              // prefix + "conj_perm"
-ast::NodePtr conjFn(const std::string& prefix, bool f16);                  // prefix + "conj"
-ast::NodePtr swapFn(const std::string& prefix, bool f16);                  // prefix + "swap"
-ast::NodePtr mmaFn(const std::string& prefix, bool f16);                   // prefix + "mma_f16" / "mma_s8"
+ast::NodePtr clampFn(const std::string& prefix, int bits);        // prefix + "clamp8" / "clamp4"
+ast::NodePtr widen4Fn(const std::string& prefix, bool realHigh);  // prefix + "widen4_hi" / "widen4_lo" (uses clamp4)
+ast::NodePtr widen1Fn(const std::string& prefix, bool realHigh);  // prefix + "widen1_hi" / "widen1_lo"
+ast::NodePtr conjPermFn(const std::string& prefix, bool f16);     // prefix + "conj_perm"
+ast::NodePtr conjFn(const std::string& prefix, bool f16);         // prefix + "conj"
+ast::NodePtr swapFn(const std::string& prefix, bool f16);         // prefix + "swap"
+ast::NodePtr mmaFn(const std::string& prefix, bool f16);          // prefix + "mma_f16" / "mma_s8"
 
 // An operand's layout read through its fragment table: matrix-index bit -> logical bit. Fragment bits
 // without a logical bit, and a layout with more or fewer bits than the fragment, are reported through
 // `issue(path, message)` with path "/mma/<name>".
-std::map<std::string, std::string> readFragment(const Layout& l, const FragmentLayout& f, const std::string& name, const std::string& shape,
-                                                const std::function<void(const std::string&, const std::string&)>& issue);
+std::map<std::string, std::string> readFragment(
+    const Layout& l, const FragmentLayout& f, const std::string& name, const std::string& shape,
+    const std::function<void(const std::string&, const std::string&)>& issue);
 
 // CPU models (bit-for-bit what the helpers compute).
 std::uint32_t clampModel(std::uint32_t w, int bits);

@@ -6,7 +6,8 @@ namespace warpforge::cmma {
 
 using namespace ast;
 
-std::vector<PlanBuffer> saturationCountBuffers(const std::string& savedNote, const std::string& countNote, const std::string& doneNote) {
+std::vector<PlanBuffer> saturationCountBuffers(const std::string& savedNote, const std::string& countNote,
+                                               const std::string& doneNote) {
   PlanBuffer sat;
   sat.name = "saturated";
   sat.role = BufferRole::Output;
@@ -36,7 +37,8 @@ std::vector<NodePtr> publishSaturationCount(const std::string& parts, int warps)
   // The last block to finish moves the total out and leaves both counters zero for the next call.
   last.push_back(ifStmt(bin("==", call("atomicAdd", {var("blocks_done"), ulit(1)}), bin("-", var("gridDim.x"), lit(1))),
                         block({exprStmt(call("__threadfence", {})),
-                               assign(index(var("saturated"), lit(0)), call("atomicExch", {var("sat_count"), lit(0, IntSuffix::ULL)})),
+                               assign(index(var("saturated"), lit(0)),
+                                      call("atomicExch", {var("sat_count"), lit(0, IntSuffix::ULL)})),
                                exprStmt(call("atomicExch", {var("blocks_done"), ulit(0)}))})));
   return last;
 }

@@ -11,7 +11,8 @@
 namespace warpforge::cmma {
 
 // `saturated` (Output, one uint64), `sat_count` and `blocks_done` (Counters), with the notes given.
-std::vector<PlanBuffer> saturationCountBuffers(const std::string& savedNote, const std::string& countNote, const std::string& doneNote);
+std::vector<PlanBuffer> saturationCountBuffers(const std::string& savedNote, const std::string& countNote,
+                                               const std::string& doneNote);
 
 // Thread 0's statements once the block's per-warp partial counts are in the shared array `parts` (`warps` of them):
 // add the block's total to sat_count; the last block publishes it and re-zeroes the counters.

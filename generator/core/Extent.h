@@ -37,16 +37,19 @@ inline long long checkedExtent(const std::string& file, const std::vector<Extent
     exact += term;
     if (term > largestTerm) largestTerm = term, largest = i;
     long long t = 0;
-    over = over || a.count < 1 || a.stride < 0 || __builtin_mul_overflow(a.count - 1, a.stride, &t) || __builtin_add_overflow(last, t, &last) ||
-           last >= limit;
+    over = over || a.count < 1 || a.stride < 0 || __builtin_mul_overflow(a.count - 1, a.stride, &t) ||
+           __builtin_add_overflow(last, t, &last) || last >= limit;
   }
   if (over) {
     std::string terms;
-    for (const ExtentAxis& a : axes) terms += fmt::format("{}{} x {}", terms.empty() ? "" : " + ", a.count - 1, a.stride);
+    for (const ExtentAxis& a : axes)
+      terms += fmt::format("{}{} x {}", terms.empty() ? "" : " + ", a.count - 1, a.stride);
     throw SpecError(file, axes.empty() ? "" : axes[largest].path,
-                    fmt::format("the {} of one batch entry would span {:.4g} elements (1 + {}), more than the {:.4g} (2^{}) a strided array may span; "
+                    fmt::format("the {} of one batch entry would span {:.4g} elements (1 + {}), more than the {:.4g} "
+                                "(2^{}) a strided array may span; "
                                 "check this stride",
-                                what, static_cast<double>(exact), terms, static_cast<double>(limit), 63 - __builtin_clzll(static_cast<unsigned long long>(limit))));
+                                what, static_cast<double>(exact), terms, static_cast<double>(limit),
+                                63 - __builtin_clzll(static_cast<unsigned long long>(limit))));
   }
   return last + 1;
 }

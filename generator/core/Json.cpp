@@ -38,20 +38,24 @@ class SpecSax {
     Frame& f = frames_.back();
     const auto [at, fresh] = f.keys.insert(std::move(k));
     f.key = &*at;  // set elements do not move
-    if (!fresh) throw SpecError(file_, pointer(), "duplicate key (each member may appear once; JSON parsers disagree on which one wins)");
+    if (!fresh)
+      throw SpecError(file_, pointer(),
+                      "duplicate key (each member may appear once; JSON parsers disagree on which one wins)");
     return true;
   }
 
   bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) {
     if (e.id == 406)  // out_of_range: a number beyond double (1e400)
-      throw SpecError(file_, pointer(), fmt::format("number out of range (expected an integer or a finite double): {}", e.what()));
+      throw SpecError(file_, pointer(),
+                      fmt::format("number out of range (expected an integer or a finite double): {}", e.what()));
     throw SpecError(file_, "", fmt::format("malformed JSON at byte {}: {}", position, e.what()));
   }
 
   // The pointer of the value being read (the key just read, or the next array element).
   std::string pointer() const {
     std::string p;
-    for (const Frame& f : frames_) p = f.isObject ? JsonReader::child(p, f.key ? *f.key : std::string()) : p + "/" + std::to_string(f.index);
+    for (const Frame& f : frames_)
+      p = f.isObject ? JsonReader::child(p, f.key ? *f.key : std::string()) : p + "/" + std::to_string(f.index);
     return p;
   }
 
@@ -149,8 +153,12 @@ std::string readSpecFileText(const std::string& file) {
   if (::fstat(fd, &st) != 0) throw SpecError(file, "", fmt::format("cannot read file: {}", std::strerror(errno)));
   if (S_ISDIR(st.st_mode)) throw SpecError(file, "", "is a directory, not a spec file");
   if (!S_ISREG(st.st_mode))
-    throw SpecError(file, "", fmt::format("is a {}, not a regular file (give a spec file, or '-' for standard input)",
-                                          S_ISFIFO(st.st_mode) ? "FIFO" : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "device" : S_ISSOCK(st.st_mode) ? "socket" : "special file"));
+    throw SpecError(file, "",
+                    fmt::format("is a {}, not a regular file (give a spec file, or '-' for standard input)",
+                                S_ISFIFO(st.st_mode)                         ? "FIFO"
+                                : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "device"
+                                : S_ISSOCK(st.st_mode)                       ? "socket"
+                                                                             : "special file"));
   checkSize(static_cast<std::size_t>(st.st_size), file);
   return readLimited(fd, file);
 }

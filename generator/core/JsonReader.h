@@ -36,9 +36,7 @@ class JsonReader {
   explicit JsonReader(std::string file) : file_(std::move(file)) {}
   const std::string& file() const { return file_; }
 
-  [[noreturn]] void fail(const std::string& path, const std::string& what) const {
-    throw SpecError(file_, path, what);
-  }
+  [[noreturn]] void fail(const std::string& path, const std::string& what) const { throw SpecError(file_, path, what); }
 
   static std::string child(const std::string& path, const std::string& key) {
     std::string k;
@@ -55,7 +53,8 @@ class JsonReader {
   }
 
   void onlyKeys(const Json& obj, const std::string& path, std::initializer_list<const char*> allowed) const {
-    if (AllowedKeysObserver observe = allowedKeysObserver()) observe(path, std::vector<std::string>(allowed.begin(), allowed.end()));
+    if (AllowedKeysObserver observe = allowedKeysObserver())
+      observe(path, std::vector<std::string>(allowed.begin(), allowed.end()));
     for (auto it = obj.begin(); it != obj.end(); ++it) {
       bool ok = false;
       for (const char* a : allowed) ok |= it.key() == a;
@@ -63,8 +62,9 @@ class JsonReader {
       if (ok && it.key() == "description") string(it.value(), child(path, it.key()));
       if (!ok) {
         const std::string near = closest(it.key(), std::vector<std::string>(allowed.begin(), allowed.end()));
-        fail(child(path, it.key()), fmt::format("unknown field{} (expected one of: {})", near.empty() ? "" : fmt::format("; did you mean '{}'?", near),
-                                                fmt::join(allowed, ", ")));
+        fail(child(path, it.key()),
+             fmt::format("unknown field{} (expected one of: {})",
+                         near.empty() ? "" : fmt::format("; did you mean '{}'?", near), fmt::join(allowed, ", ")));
       }
     }
   }
@@ -85,9 +85,11 @@ class JsonReader {
       for (std::size_t j = 0; j <= m; ++j) d[0][j] = j;
       for (std::size_t i = 1; i <= n; ++i)
         for (std::size_t j = 1; j <= m; ++j) {
-          const bool same = std::tolower(static_cast<unsigned char>(word[i - 1])) == std::tolower(static_cast<unsigned char>(c[j - 1]));
+          const bool same = std::tolower(static_cast<unsigned char>(word[i - 1])) ==
+                            std::tolower(static_cast<unsigned char>(c[j - 1]));
           d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (same ? 0 : 1)});
-          if (i > 1 && j > 1 && word[i - 1] == c[j - 2] && word[i - 2] == c[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+          if (i > 1 && j > 1 && word[i - 1] == c[j - 2] && word[i - 2] == c[j - 1])
+            d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
         }
       if (d[n][m] < bestDistance) bestDistance = d[n][m], best = c;
     }
@@ -107,7 +109,8 @@ class JsonReader {
   // negatives) and integers beyond 64 bits, or written with a fraction or exponent, as doubles.
   long long integer(const Json& j, const std::string& path, long long lo, long long hi) const {
     if (j.is_number_float())
-      fail(path, fmt::format("expected an integer in {}..{}, found the non-integer number {} (no fraction, exponent or more than 64 bits)",
+      fail(path, fmt::format("expected an integer in {}..{}, found the non-integer number {} (no fraction, exponent or "
+                             "more than 64 bits)",
                              lo, hi, j.get<double>()));
     if (!j.is_number_integer()) fail(path, fmt::format("expected an integer, found {}", typeName(j)));
     if (j.is_number_unsigned() && j.get<unsigned long long>() > static_cast<unsigned long long>(hi))
@@ -146,21 +149,24 @@ class JsonReader {
   static bool isReservedName(const std::string& v) {
     static const std::set<std::string> words = {
         // C++20 keywords and alternative tokens
-        "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch", "char", "char8_t",
-        "char16_t", "char32_t", "class", "compl", "concept", "const", "consteval", "constexpr", "constinit", "const_cast", "continue",
-        "co_await", "co_return", "co_yield", "decltype", "default", "delete", "do", "double", "dynamic_cast", "else", "enum", "explicit",
-        "export", "extern", "false", "float", "for", "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new",
-        "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register",
-        "reinterpret_cast", "requires", "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct",
-        "switch", "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned",
-        "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq", "final", "override", "restrict", "main",
+        "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
+        "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept", "const", "consteval", "constexpr",
+        "constinit", "const_cast", "continue", "co_await", "co_return", "co_yield", "decltype", "default", "delete",
+        "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for",
+        "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
+        "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register", "reinterpret_cast",
+        "requires", "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct", "switch",
+        "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid", "typename", "union",
+        "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq", "final", "override",
+        "restrict", "main",
         // CUDA built-ins and vector types used by generated code
-        "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "dim3", "half", "half2", "nv_bfloat16", "float2", "float4",
-        "double2", "uint2", "uint4", "int2", "int4", "char4", "cudaStream_t", "cudaError_t", "CUdeviceptr", "CUstream",
+        "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "dim3", "half", "half2", "nv_bfloat16", "float2",
+        "float4", "double2", "uint2", "uint4", "int2", "int4", "char4", "cudaStream_t", "cudaError_t", "CUdeviceptr",
+        "CUstream",
         // C library names a kernel translation unit or plan header may see
-        "printf", "malloc", "free", "memcpy", "memset", "assert", "abort", "exit", "sin", "cos", "sqrt", "std", "NULL", "errno",
-        "stdin", "stdout", "stderr", "size_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t",
-        "uint64_t"};
+        "printf", "malloc", "free", "memcpy", "memset", "assert", "abort", "exit", "sin", "cos", "sqrt", "std", "NULL",
+        "errno", "stdin", "stdout", "stderr", "size_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t",
+        "uint16_t", "uint32_t", "uint64_t"};
     if (words.count(v)) return true;
     // Generated symbols append "_<suffix>" to a name or prefix it with "<prefix>_": a leading or trailing
     // '_' or a "__" anywhere gives an identifier C++ reserves ("_" -> "__correlate").
@@ -169,22 +175,54 @@ class JsonReader {
     // also name tables wf_dft<R>_<dir>..., wf_pairs<R>_<dir> and wrappers wf_mma_<shape>_<type>.
     if (helperSymbols().count("wf_" + v)) return true;
     auto digitAt = [&](std::size_t i) { return v.size() > i && std::isdigit(static_cast<unsigned char>(v[i])); };
-    if ((v.rfind("dft", 0) == 0 && digitAt(3)) || (v.rfind("pairs", 0) == 0 && digitAt(5)) || v.rfind("mma_", 0) == 0) return true;
+    if ((v.rfind("dft", 0) == 0 && digitAt(3)) || (v.rfind("pairs", 0) == 0 && digitAt(5)) || v.rfind("mma_", 0) == 0)
+      return true;
     auto upperAt = [&](std::size_t i) { return v.size() > i && std::isupper(static_cast<unsigned char>(v[i])); };
     // cudaX... (runtime API), cuX... (driver API), nvrtcX...
-    if ((v.rfind("cuda", 0) == 0 && upperAt(4)) || (v.rfind("cu", 0) == 0 && upperAt(2)) || (v.rfind("nvrtc", 0) == 0 && upperAt(5))) return true;
+    if ((v.rfind("cuda", 0) == 0 && upperAt(4)) || (v.rfind("cu", 0) == 0 && upperAt(2)) ||
+        (v.rfind("nvrtc", 0) == 0 && upperAt(5)))
+      return true;
     return v.rfind("wf_", 0) == 0 || v.rfind("warpforge", 0) == 0;
   }
 
   // The file-scope wf_ symbols of the helper headers and the generated kernels (tests/HardeningTest.cpp
   // checks the list against every emitted source of specs/ and every helper header).
   static const std::set<std::string>& helperSymbols() {
-    static const std::set<std::string> symbols = {
-        "wf_as_h2", "wf_as_u32", "wf_cmul", "wf_cp_async_commit", "wf_cp_async_wait", "wf_dft", "wf_flags", "wf_float2_to_half2",
-        "wf_half2_to_float2", "wf_i4", "wf_i8", "wf_it", "wf_local_transpose16", "wf_mma_m16n8k16_f16", "wf_mma_m16n8k8_f16", "wf_negate",
-        "wf_next", "wf_pack", "wf_pad", "wf_pairs", "wf_part", "wf_phase", "wf_smem", "wf_thread_index", "wf_ticket", "wf_u32",
-        "wf_unpack_row0", "wf_unpack_row1", "wf_vec_t", "wf_warp_load16", "wf_warp_load16_async", "wf_warp_load_rows", "wf_warp_store16",
-        "wf_warp_store_rows", "wf_warp_transpose"};
+    static const std::set<std::string> symbols = {"wf_as_h2",
+                                                  "wf_as_u32",
+                                                  "wf_cmul",
+                                                  "wf_cp_async_commit",
+                                                  "wf_cp_async_wait",
+                                                  "wf_dft",
+                                                  "wf_flags",
+                                                  "wf_float2_to_half2",
+                                                  "wf_half2_to_float2",
+                                                  "wf_i4",
+                                                  "wf_i8",
+                                                  "wf_it",
+                                                  "wf_local_transpose16",
+                                                  "wf_mma_m16n8k16_f16",
+                                                  "wf_mma_m16n8k8_f16",
+                                                  "wf_negate",
+                                                  "wf_next",
+                                                  "wf_pack",
+                                                  "wf_pad",
+                                                  "wf_pairs",
+                                                  "wf_part",
+                                                  "wf_phase",
+                                                  "wf_smem",
+                                                  "wf_thread_index",
+                                                  "wf_ticket",
+                                                  "wf_u32",
+                                                  "wf_unpack_row0",
+                                                  "wf_unpack_row1",
+                                                  "wf_vec_t",
+                                                  "wf_warp_load16",
+                                                  "wf_warp_load16_async",
+                                                  "wf_warp_load_rows",
+                                                  "wf_warp_store16",
+                                                  "wf_warp_store_rows",
+                                                  "wf_warp_transpose"};
     return symbols;
   }
 
@@ -192,11 +230,17 @@ class JsonReader {
 
   std::string identifier(const Json& j, const std::string& path, const char* what) const {
     std::string v = string(j, path);
-    if (!isIdentifier(v)) fail(path, fmt::format("{} '{}' must be a C identifier (letters, digits, '_', not starting with a digit)", what, printable(v)));
-    if (v.size() > kMaxNameLength) fail(path, fmt::format("{} is {} characters long (at most {})", what, v.size(), kMaxNameLength));
+    if (!isIdentifier(v))
+      fail(path, fmt::format("{} '{}' must be a C identifier (letters, digits, '_', not starting with a digit)", what,
+                             printable(v)));
+    if (v.size() > kMaxNameLength)
+      fail(path, fmt::format("{} is {} characters long (at most {})", what, v.size(), kMaxNameLength));
     if (isReservedName(v))
-      fail(path, fmt::format("{} '{}' is reserved (a C++/CUDA keyword or built-in, a C library name, a helper's name after wf_, "
-                             "starts or ends with '_', holds \"__\", or starts with wf_, warpforge, cudaX, cuX, nvrtcX)", what, v));
+      fail(path,
+           fmt::format("{} '{}' is reserved (a C++/CUDA keyword or built-in, a C library name, a helper's name after "
+                       "wf_, "
+                       "starts or ends with '_', holds \"__\", or starts with wf_, warpforge, cudaX, cuX, nvrtcX)",
+                       what, v));
     return v;
   }
 
@@ -215,7 +259,5 @@ class JsonReader {
  private:
   std::string file_;
 };
-
-
 
 }  // namespace warpforge

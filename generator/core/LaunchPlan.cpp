@@ -63,10 +63,13 @@ PlanArg PlanArg::scalar(std::string paramName, std::string cType) {
 long long GridRule::blocks(long long batch, long long residentBlocks) const {
   const __int128 units = static_cast<__int128>(std::max(0LL, batch)) * unitsPerBatch;
   const __int128 need = (units + unitsPerBlock - 1) / std::max(1LL, unitsPerBlock);
-  if (capAtResident) return std::clamp(static_cast<long long>(std::min<__int128>(need, std::max(1LL, residentBlocks))), 1LL, kMaxGridBlocks);
+  if (capAtResident)
+    return std::clamp(static_cast<long long>(std::min<__int128>(need, std::max(1LL, residentBlocks))), 1LL,
+                      kMaxGridBlocks);
   if (need > kMaxGridBlocks)
-    throw std::invalid_argument(fmt::format("batch {} needs {} blocks, more than the {} a launch takes (at most {} entries per call)", batch,
-                                            static_cast<long double>(need), kMaxGridBlocks, maxBatch()));
+    throw std::invalid_argument(
+        fmt::format("batch {} needs {} blocks, more than the {} a launch takes (at most {} entries per call)", batch,
+                    static_cast<long double>(need), kMaxGridBlocks, maxBatch()));
   return std::max(1LL, static_cast<long long>(need));
 }
 
@@ -115,26 +118,32 @@ long long LaunchPlan::userBytes(long long batch) const {
 void LaunchPlan::check() const {
   std::set<std::string> names;
   for (const auto& b : buffers) {
-    if (!names.insert(b.name).second) throw std::logic_error(fmt::format("plan {}: buffer '{}' declared twice", specName, b.name));
+    if (!names.insert(b.name).second)
+      throw std::logic_error(fmt::format("plan {}: buffer '{}' declared twice", specName, b.name));
     if (!b.perBatchParam.empty() && !param(b.perBatchParam))
-      throw std::logic_error(fmt::format("plan {}: buffer '{}' sized by unknown parameter '{}'", specName, b.name, b.perBatchParam));
+      throw std::logic_error(
+          fmt::format("plan {}: buffer '{}' sized by unknown parameter '{}'", specName, b.name, b.perBatchParam));
     if (!b.aliasOf.empty() && (!buffer(b.aliasOf) || buffer(b.aliasOf)->role != BufferRole::Input))
-      throw std::logic_error(fmt::format("plan {}: buffer '{}' aliases '{}', which is not an input", specName, b.name, b.aliasOf));
+      throw std::logic_error(
+          fmt::format("plan {}: buffer '{}' aliases '{}', which is not an input", specName, b.name, b.aliasOf));
   }
   for (const auto& k : kernels) {
     if (k.source < 0 || k.source >= static_cast<int>(sources.size()))
       throw std::logic_error(fmt::format("plan {}: kernel '{}' has no source {}", specName, k.name, k.source));
     for (const auto& a : k.args) {
       if (a.kind == PlanArg::Kind::Buffer && !buffer(a.name))
-        throw std::logic_error(fmt::format("plan {}: kernel '{}' argument '{}' names unknown buffer '{}'", specName, k.name, a.param, a.name));
+        throw std::logic_error(fmt::format("plan {}: kernel '{}' argument '{}' names unknown buffer '{}'", specName,
+                                           k.name, a.param, a.name));
       if (a.kind == PlanArg::Kind::Param && !param(a.name))
-        throw std::logic_error(fmt::format("plan {}: kernel '{}' argument names unknown parameter '{}'", specName, k.name, a.name));
+        throw std::logic_error(
+            fmt::format("plan {}: kernel '{}' argument names unknown parameter '{}'", specName, k.name, a.name));
     }
     if (k.grid.maxBatch() < 1)
-      throw std::invalid_argument(fmt::format("plan {}: kernel '{}' needs {} blocks for one batch entry, more than the {} a launch takes: the spec "
-                                              "asks for too much work per call",
-                                              specName, k.name, (k.grid.unitsPerBatch + k.grid.unitsPerBlock - 1) / std::max(1LL, k.grid.unitsPerBlock),
-                                              kMaxGridBlocks));
+      throw std::invalid_argument(fmt::format(
+          "plan {}: kernel '{}' needs {} blocks for one batch entry, more than the {} a launch takes: the spec "
+          "asks for too much work per call",
+          specName, k.name, (k.grid.unitsPerBatch + k.grid.unitsPerBlock - 1) / std::max(1LL, k.grid.unitsPerBlock),
+          kMaxGridBlocks));
   }
 }
 
@@ -172,7 +181,9 @@ std::string tableValues(const PlanBuffer& b) {
   return out + "\n  ";
 }
 
-std::string tableScalarType(const PlanBuffer& b) { return b.scalar == "float" || b.scalar == "double" ? b.scalar : "unsigned char"; }
+std::string tableScalarType(const PlanBuffer& b) {
+  return b.scalar == "float" || b.scalar == "double" ? b.scalar : "unsigned char";
+}
 
 bool inlined(const PlanBuffer& b) { return b.contents.size() <= kInlineTableBytes; }
 std::string tableFileName(const LaunchPlan& p, const PlanBuffer& b) { return p.specName + "_" + b.name + ".bin"; }
@@ -197,18 +208,27 @@ std::string launchPlanHeader(const LaunchPlan& p) {
   const std::string ns = "wf_" + p.specName;
   std::string o;
   o += fmt::format("// Generated by warpforge: launch plan of spec '{}' (family {}).\n", p.specName, p.family);
-  o += fmt::format("// One batch entry is one {}. Compile the kernel sources with nvcc, include this header\n", p.unitName);
+  o += fmt::format("// One batch entry is one {}. Compile the kernel sources with nvcc, include this header\n",
+                   p.unitName);
   o += "// in a .cu file, and run the chain without the warpforge library:\n";
   o += fmt::format("//   {0}::State s; {0}::init(&s);\n", ns);
-  o += fmt::format("//   {0}::run(s, arrays, batch, workspace, stream);   // workspace: {0}::workspace_bytes(batch) bytes, or nullptr\n", ns);
+  o += fmt::format(
+      "//   {0}::run(s, arrays, batch, workspace, stream);   // workspace: {0}::workspace_bytes(batch) bytes, or "
+      "nullptr\n",
+      ns);
   o += fmt::format("//   {0}::destroy(&s);\n", ns);
   const bool tableFiles = !launchPlanTableFiles(p).empty();
-  if (tableFiles) o += "// Large tables are read by init() from files written beside this header (see init's table_dir).\n";
+  if (tableFiles)
+    o += "// Large tables are read by init() from files written beside this header (see init's table_dir).\n";
   if (p.onlyArch)
-    o += fmt::format("// Needs compute capability {}.{} exactly: its kernels use sm_{}a instructions (compile them with --gpu-architecture=sm_{}a).\n",
-                     p.onlyArch / 10, p.onlyArch % 10, p.onlyArch, p.onlyArch);
-  o += fmt::format("// Needs compute capability {}.{} or newer.\n#pragma once\n#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cstddef>\n{}\n", p.minArch / 10,
-                   p.minArch % 10, tableFiles ? "#include <cstdio>\n#include <string>\n#include <vector>\n" : "");
+    o += fmt::format(
+        "// Needs compute capability {}.{} exactly: its kernels use sm_{}a instructions (compile them with "
+        "--gpu-architecture=sm_{}a).\n",
+        p.onlyArch / 10, p.onlyArch % 10, p.onlyArch, p.onlyArch);
+  o += fmt::format(
+      "// Needs compute capability {}.{} or newer.\n#pragma once\n#include <cuda_runtime.h>\n#include "
+      "<cuda_fp16.h>\n#include <cstddef>\n{}\n",
+      p.minArch / 10, p.minArch % 10, tableFiles ? "#include <cstdio>\n#include <string>\n#include <vector>\n" : "");
   for (const auto& h : p.helpers) o += fmt::format("#include \"{}\"\n", h);
   if (!p.helpers.empty()) o += "\n";
 
@@ -224,25 +244,31 @@ std::string launchPlanHeader(const LaunchPlan& p) {
   o += "// Buffers (elements for a batch of B entries = per_batch * B + fixed):\n";
   for (const auto& b : p.buffers) {
     std::string per = b.perBatchParam.empty() ? fmt::format("{}", b.perBatchElems) : b.perBatchParam;
-    o += fmt::format("//   {:<16} {:<8} {:<14} per_batch {:<16} fixed {}{}{}{}\n", b.name, roleName(b.role), b.elementType, per, b.fixedElems,
+    o += fmt::format("//   {:<16} {:<8} {:<14} per_batch {:<16} fixed {}{}{}{}\n", b.name, roleName(b.role),
+                     b.elementType, per, b.fixedElems,
                      b.alignment ? fmt::format(", pointer aligned to {} bytes", b.alignment) : "",
-                     b.aliasOf.empty() ? "" : fmt::format(", same memory as {}", b.aliasOf), b.note.empty() ? "" : "; " + b.note);
+                     b.aliasOf.empty() ? "" : fmt::format(", same memory as {}", b.aliasOf),
+                     b.note.empty() ? "" : "; " + b.note);
   }
   for (const auto& b : p.buffers) {
     if (b.role != BufferRole::Table) continue;
     if (!inlined(b)) {
-      o += fmt::format("\n// {} ({} {} values, {} bytes){}: not inlined; init() reads it from <table_dir>/{}\nstatic const char {}_file[] = \"{}\";\n",
-                       b.name, b.contents.size() / std::max(1, b.elementBytes), b.elementType, b.contents.size(),
-                       b.note.empty() ? "" : ": " + b.note, tableFileName(p, b), b.name, tableFileName(p, b));
+      o += fmt::format(
+          "\n// {} ({} {} values, {} bytes){}: not inlined; init() reads it from <table_dir>/{}\nstatic const char "
+          "{}_file[] = \"{}\";\n",
+          b.name, b.contents.size() / std::max(1, b.elementBytes), b.elementType, b.contents.size(),
+          b.note.empty() ? "" : ": " + b.note, tableFileName(p, b), b.name, tableFileName(p, b));
       continue;
     }
-    o += fmt::format("\n// {} ({} {} values){}\nstatic const {} {}[] = {{{}}};\n", b.name, b.contents.size() / std::max(1, b.elementBytes),
-                     b.elementType, b.note.empty() ? "" : ": " + b.note, tableScalarType(b), b.name, tableValues(b));
+    o += fmt::format("\n// {} ({} {} values){}\nstatic const {} {}[] = {{{}}};\n", b.name,
+                     b.contents.size() / std::max(1, b.elementBytes), b.elementType,
+                     b.note.empty() ? "" : ": " + b.note, tableScalarType(b), b.name, tableValues(b));
   }
 
   o += "\n// The caller's arrays (device pointers).\nstruct Arrays {\n";
   for (const auto& b : p.buffers)
-    if (b.isUser() && b.aliasOf.empty()) o += fmt::format("  {}void* {} = nullptr;\n", b.role == BufferRole::Input ? "const " : "", b.name);
+    if (b.isUser() && b.aliasOf.empty())
+      o += fmt::format("  {}void* {} = nullptr;\n", b.role == BufferRole::Input ? "const " : "", b.name);
   o += "};\n\n// Scalars the caller may change.\nstruct Params {\n";
   for (const auto& q : p.params)
     o += fmt::format("  {} {} = {};{}\n", q.cType, q.name, q.defaultValue, q.note.empty() ? "" : "  // " + q.note);
@@ -257,14 +283,15 @@ std::string launchPlanHeader(const LaunchPlan& p) {
   o += fmt::format("constexpr int kernel_count = {};\n", p.kernels.size());
   o += "\n// Device copies of the tables and counters, and each kernel's resident blocks.\nstruct State {\n";
   for (const auto& b : p.buffers)
-    if (b.role == BufferRole::Table || b.role == BufferRole::Counter) o += fmt::format("  void* {} = nullptr;\n", b.name);
+    if (b.role == BufferRole::Table || b.role == BufferRole::Counter)
+      o += fmt::format("  void* {} = nullptr;\n", b.name);
   o += fmt::format("  int resident_blocks[{}] = {{}};\n}};\n\n", std::max<std::size_t>(1, p.kernels.size()));
 
   o += "inline size_t workspace_bytes(long long batch) {\n  size_t bytes = 0;\n";
   for (const auto& b : p.buffers)
     if (b.role == BufferRole::Scratch)
-      o += fmt::format("  bytes += ((size_t)({}LL * batch + {}LL) * {} + 255) / 256 * 256;  // {}\n", b.perBatchElems, b.fixedElems, b.elementBytes,
-                       b.name);
+      o += fmt::format("  bytes += ((size_t)({}LL * batch + {}LL) * {} + 255) / 256 * 256;  // {}\n", b.perBatchElems,
+                       b.fixedElems, b.elementBytes, b.name);
   o += "  (void)batch;\n  return bytes;\n}\n\n";
 
   if (tableFiles)
@@ -279,19 +306,24 @@ std::string launchPlanHeader(const LaunchPlan& p) {
          "  std::fclose(f);\n"
          "  if (got != bytes || longer) return cudaErrorInvalidValue;\n"
          "  return cudaMemcpy(device, host.data(), bytes, cudaMemcpyHostToDevice);\n}\n\n";
-  o += fmt::format("inline cudaError_t init(State* s{}) {{\n  cudaError_t e = cudaSuccess;\n", tableFiles ? ", const char* table_dir = \".\"" : "");
+  o += fmt::format("inline cudaError_t init(State* s{}) {{\n  cudaError_t e = cudaSuccess;\n",
+                   tableFiles ? ", const char* table_dir = \".\"" : "");
   for (const auto& b : p.buffers) {
     if (b.role == BufferRole::Table && !inlined(b))
-      o += fmt::format("  if ((e = cudaMalloc(&s->{0}, {1})) != cudaSuccess) return e;\n"
-                       "  if ((e = load_table(s->{0}, table_dir, {0}_file, {1})) != cudaSuccess) return e;\n",
-                       b.name, b.contents.size());
+      o += fmt::format(
+          "  if ((e = cudaMalloc(&s->{0}, {1})) != cudaSuccess) return e;\n"
+          "  if ((e = load_table(s->{0}, table_dir, {0}_file, {1})) != cudaSuccess) return e;\n",
+          b.name, b.contents.size());
     else if (b.role == BufferRole::Table)
-      o += fmt::format("  if ((e = cudaMalloc(&s->{0}, sizeof({0}))) != cudaSuccess) return e;\n"
-                       "  if ((e = cudaMemcpy(s->{0}, {0}, sizeof({0}), cudaMemcpyHostToDevice)) != cudaSuccess) return e;\n",
-                       b.name);
+      o += fmt::format(
+          "  if ((e = cudaMalloc(&s->{0}, sizeof({0}))) != cudaSuccess) return e;\n"
+          "  if ((e = cudaMemcpy(s->{0}, {0}, sizeof({0}), cudaMemcpyHostToDevice)) != cudaSuccess) return e;\n",
+          b.name);
     if (b.role == BufferRole::Counter)
-      o += fmt::format("  if ((e = cudaMalloc(&s->{0}, {1})) != cudaSuccess) return e;\n  if ((e = cudaMemset(s->{0}, 0, {1})) != cudaSuccess) return e;\n",
-                       b.name, b.fixedElems * b.elementBytes);
+      o += fmt::format(
+          "  if ((e = cudaMalloc(&s->{0}, {1})) != cudaSuccess) return e;\n  if ((e = cudaMemset(s->{0}, 0, {1})) != "
+          "cudaSuccess) return e;\n",
+          b.name, b.fixedElems * b.elementBytes);
   }
   o += "  int device = 0, sms = 0;\n  if ((e = cudaGetDevice(&device)) != cudaSuccess) return e;\n";
   o += "  if ((e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess) return e;\n";
@@ -299,39 +331,50 @@ std::string launchPlanHeader(const LaunchPlan& p) {
     const auto& k = p.kernels[i];
     // Always opted in: the 48 KiB default counts a kernel's static shared memory too.
     if (k.sharedBytes > 0)
-      o += fmt::format("  if ((e = cudaFuncSetAttribute({}, cudaFuncAttributeMaxDynamicSharedMemorySize, {})) != cudaSuccess) return e;\n", k.name,
-                       k.sharedBytes);
-    o += fmt::format("  if ((e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&s->resident_blocks[{0}], {1}, {2}, {3})) != cudaSuccess) return e;\n"
-                     "  s->resident_blocks[{0}] *= sms;\n",
-                     i, k.name, k.blockX * k.blockY, k.sharedBytes);
+      o += fmt::format(
+          "  if ((e = cudaFuncSetAttribute({}, cudaFuncAttributeMaxDynamicSharedMemorySize, {})) != cudaSuccess) "
+          "return e;\n",
+          k.name, k.sharedBytes);
+    o += fmt::format(
+        "  if ((e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&s->resident_blocks[{0}], {1}, {2}, {3})) != "
+        "cudaSuccess) return e;\n"
+        "  s->resident_blocks[{0}] *= sms;\n",
+        i, k.name, k.blockX * k.blockY, k.sharedBytes);
   }
   o += "  return e;\n}\n\n";
 
   o += "inline void destroy(State* s) {\n";
   for (const auto& b : p.buffers)
-    if (b.role == BufferRole::Table || b.role == BufferRole::Counter) o += fmt::format("  cudaFree(s->{0});\n  s->{0} = nullptr;\n", b.name);
+    if (b.role == BufferRole::Table || b.role == BufferRole::Counter)
+      o += fmt::format("  cudaFree(s->{0});\n  s->{0} = nullptr;\n", b.name);
   o += "  (void)s;\n}\n\n";
 
   // An uncapped kernel runs one block per unit: more blocks than a launch takes give grid 0 (the launch fails
   // with cudaErrorInvalidConfiguration) rather than a launch that skips work; max_batch says the limit.
   const long long maxBatch = p.maxBatch();
-  if (maxBatch != LLONG_MAX) o += fmt::format("// At most {} batch entries per call: beyond, a kernel would need more than 2^31 - 1 blocks.\n", maxBatch);
+  if (maxBatch != LLONG_MAX)
+    o += fmt::format("// At most {} batch entries per call: beyond, a kernel would need more than 2^31 - 1 blocks.\n",
+                     maxBatch);
   o += fmt::format("constexpr long long max_batch = {}LL;\n\n", maxBatch);
   o += "inline long long grid_blocks(long long units, long long per_block, bool cap, long long resident) {\n"
        "  long long g = (units + per_block - 1) / per_block;\n"
        "  if (cap && g > (resident > 0 ? resident : 1)) g = resident > 0 ? resident : 1;\n"
        "  return g < 1 ? 1 : g > 0x7fffffffLL ? 0 : g;\n}\n\n";
 
-  o += "// Runs every kernel in order on `stream`. `workspace`: workspace_bytes(batch) bytes, or nullptr to allocate here.\n";
-  o += "inline cudaError_t run(const State& s, const Arrays& a, long long batch, void* workspace, cudaStream_t stream, const Params& p = Params()) {\n";
-  o += "  (void)a; (void)p;\n  if (batch < 1 || batch > max_batch) return cudaErrorInvalidValue;\n  cudaError_t e = cudaSuccess;\n  void* owned = nullptr;\n";
+  o += "// Runs every kernel in order on `stream`. `workspace`: workspace_bytes(batch) bytes, or nullptr to allocate "
+       "here.\n";
+  o += "inline cudaError_t run(const State& s, const Arrays& a, long long batch, void* workspace, cudaStream_t stream, "
+       "const Params& p = Params()) {\n";
+  o += "  (void)a; (void)p;\n  if (batch < 1 || batch > max_batch) return cudaErrorInvalidValue;\n  cudaError_t e = "
+       "cudaSuccess;\n  void* owned = nullptr;\n";
   if (scratch) {
-    o += "  if (!workspace) {\n    if ((e = cudaMallocAsync(&owned, workspace_bytes(batch), stream)) != cudaSuccess) return e;\n    workspace = owned;\n  }\n";
+    o += "  if (!workspace) {\n    if ((e = cudaMallocAsync(&owned, workspace_bytes(batch), stream)) != cudaSuccess) "
+         "return e;\n    workspace = owned;\n  }\n";
     o += "  char* ws = static_cast<char*>(workspace);\n";
     for (const auto& b : p.buffers)
       if (b.role == BufferRole::Scratch)
-        o += fmt::format("  void* {0} = ws;\n  ws += ((size_t)({1}LL * batch + {2}LL) * {3} + 255) / 256 * 256;\n", b.name, b.perBatchElems, b.fixedElems,
-                         b.elementBytes);
+        o += fmt::format("  void* {0} = ws;\n  ws += ((size_t)({1}LL * batch + {2}LL) * {3} + 255) / 256 * 256;\n",
+                         b.name, b.perBatchElems, b.fixedElems, b.elementBytes);
   } else {
     o += "  (void)workspace;\n";
   }
@@ -345,7 +388,8 @@ std::string launchPlanHeader(const LaunchPlan& p) {
           const PlanBuffer* b = p.buffer(a.name);
           std::string name = b->aliasOf.empty() ? b->name : b->aliasOf;
           std::string src = b->isUser() ? "a." + name : (b->role == BufferRole::Scratch ? name : "s." + name);
-          v = fmt::format("({})({})", a.cType, b->role == BufferRole::Input ? fmt::format("const_cast<void*>({})", src) : src);
+          v = fmt::format("({})({})", a.cType,
+                          b->role == BufferRole::Input ? fmt::format("const_cast<void*>({})", src) : src);
           break;
         }
         case PlanArg::Kind::Null: v = fmt::format("({})nullptr", a.cType); break;
@@ -355,8 +399,11 @@ std::string launchPlanHeader(const LaunchPlan& p) {
       }
       args += (args.empty() ? "" : ", ") + v;
     }
-    o += fmt::format("  {}<<<(unsigned)grid_blocks(batch * {}LL, {}LL, {}, s.resident_blocks[{}]), dim3({}, {}), {}, stream>>>({});\n", k.name,
-                     k.grid.unitsPerBatch, k.grid.unitsPerBlock, k.grid.capAtResident ? "true" : "false", i, k.blockX, k.blockY, k.sharedBytes, args);
+    o += fmt::format(
+        "  {}<<<(unsigned)grid_blocks(batch * {}LL, {}LL, {}, s.resident_blocks[{}]), dim3({}, {}), {}, "
+        "stream>>>({});\n",
+        k.name, k.grid.unitsPerBatch, k.grid.unitsPerBlock, k.grid.capAtResident ? "true" : "false", i, k.blockX,
+        k.blockY, k.sharedBytes, args);
     o += "  if ((e = cudaGetLastError()) != cudaSuccess) return e;\n";
   }
   if (scratch) o += "  if (owned) e = cudaFreeAsync(owned, stream);\n";

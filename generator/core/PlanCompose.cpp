@@ -7,18 +7,21 @@
 
 namespace warpforge {
 
-void appendPlan(LaunchPlan& into, const LaunchPlan& part, const std::map<std::string, std::string>& bufferMap, const std::string& prefix,
-                long long unitsPerEntry) {
+void appendPlan(LaunchPlan& into, const LaunchPlan& part, const std::map<std::string, std::string>& bufferMap,
+                const std::string& prefix, long long unitsPerEntry) {
   if (!part.params.empty())
-    throw std::logic_error(fmt::format("appendPlan: plan {} has run-time parameters ({}), which a composed plan cannot set yet", part.specName,
-                                       part.params.front().name));
+    throw std::logic_error(
+        fmt::format("appendPlan: plan {} has run-time parameters ({}), which a composed plan cannot set yet",
+                    part.specName, part.params.front().name));
   auto rename = [&](const std::string& name) -> std::string {
     const PlanBuffer* b = part.buffer(name);
     if (!b) throw std::logic_error(fmt::format("appendPlan: plan {} names unknown buffer {}", part.specName, name));
     if (b->isUser()) {
       auto it = bufferMap.find(name);
-      if (it == bufferMap.end()) throw std::logic_error(fmt::format("appendPlan: user array {} of plan {} is not mapped", name, part.specName));
-      if (!into.buffer(it->second)) throw std::logic_error(fmt::format("appendPlan: {} is mapped to {}, which the plan lacks", name, it->second));
+      if (it == bufferMap.end())
+        throw std::logic_error(fmt::format("appendPlan: user array {} of plan {} is not mapped", name, part.specName));
+      if (!into.buffer(it->second))
+        throw std::logic_error(fmt::format("appendPlan: {} is mapped to {}, which the plan lacks", name, it->second));
       return it->second;
     }
     return prefix + name;
@@ -31,7 +34,9 @@ void appendPlan(LaunchPlan& into, const LaunchPlan& part, const std::map<std::st
     PlanBuffer c = b;
     c.name = prefix + b.name;
     if (c.role == BufferRole::Scratch) {
-      if (!c.perBatchParam.empty()) throw std::logic_error(fmt::format("appendPlan: scratch {} of plan {} is sized by a parameter", b.name, part.specName));
+      if (!c.perBatchParam.empty())
+        throw std::logic_error(
+            fmt::format("appendPlan: scratch {} of plan {} is sized by a parameter", b.name, part.specName));
       c.perBatchElems *= unitsPerEntry;
     }
     c.note = fmt::format("{} (from plan {})", b.note, part.specName);

@@ -14,7 +14,7 @@ namespace warpforge {
 
 // Throws std::logic_error where `part` has a user array missing from `bufferMap`, a run-time
 // parameter (not composable yet) or a scratch buffer sized by a parameter.
-void appendPlan(LaunchPlan& into, const LaunchPlan& part, const std::map<std::string, std::string>& bufferMap, const std::string& prefix,
-                long long unitsPerEntry);
+void appendPlan(LaunchPlan& into, const LaunchPlan& part, const std::map<std::string, std::string>& bufferMap,
+                const std::string& prefix, long long unitsPerEntry);
 
 }  // namespace warpforge

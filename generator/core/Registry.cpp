@@ -31,13 +31,16 @@ std::unique_ptr<FamilySpec> parseSpec(const Json& root, const std::string& file)
     std::vector<std::string> known;
     for (const Family* k : families()) known.push_back(k->name());
     const std::string near = JsonReader::closest(name, known);
-    rd.fail("/family", fmt::format("unknown family '{}'{} (expected one of: {})", JsonReader::printable(name),
-                                   near.empty() ? "" : fmt::format("; did you mean '{}'?", near), fmt::join(known, ", ")));
+    rd.fail("/family",
+            fmt::format("unknown family '{}'{} (expected one of: {})", JsonReader::printable(name),
+                        near.empty() ? "" : fmt::format("; did you mean '{}'?", near), fmt::join(known, ", ")));
   }
   return f->parse(root, file);
 }
 
-std::unique_ptr<FamilySpec> parseSpecText(const std::string& text, const std::string& file) { return parseSpec(parseJsonText(text, file), file); }
+std::unique_ptr<FamilySpec> parseSpecText(const std::string& text, const std::string& file) {
+  return parseSpec(parseJsonText(text, file), file);
+}
 
 std::unique_ptr<FamilySpec> loadSpec(const std::string& file) { return parseSpecText(readSpecFileText(file), file); }
 

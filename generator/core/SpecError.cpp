@@ -16,7 +16,8 @@ std::size_t utf8Length(const std::string& s, std::size_t i) {
   for (std::size_t k = 1; k < n; ++k)
     if ((at(i + k) & 0xc0) != 0x80) return 0;
   const unsigned char c1 = at(i + 1);
-  if ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 > 0x9f) || (c == 0xf0 && c1 < 0x90) || (c == 0xf4 && c1 > 0x8f)) return 0;
+  if ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 > 0x9f) || (c == 0xf0 && c1 < 0x90) || (c == 0xf4 && c1 > 0x8f))
+    return 0;
   return n;
 }
 
@@ -34,7 +35,8 @@ std::string printableText(const std::string& s, std::size_t max) {
     const std::size_t n = c < 0x80 ? 0 : utf8Length(s, i);
     const bool c1 = n == 2 && c == 0xc2 && static_cast<unsigned char>(s[i + 1]) < 0xa0;  // U+0080..U+009F: C1 controls
     if (n == 0 || c1) {
-      for (std::size_t k = 0; k < (c1 ? 2 : 1); ++k) out += fmt::format("\\x{:02x}", static_cast<unsigned char>(s[i + k]));
+      for (std::size_t k = 0; k < (c1 ? 2 : 1); ++k)
+        out += fmt::format("\\x{:02x}", static_cast<unsigned char>(s[i + k]));
       i += c1 ? 2 : 1;
     } else {
       out.append(s, i, n);
@@ -46,7 +48,10 @@ std::string printableText(const std::string& s, std::size_t max) {
 }
 
 SpecError::SpecError(std::string file, std::string path, std::string what)
-    : std::runtime_error(fmt::format("{}: {}: {}", printableText(file, 1024), path.empty() ? "/" : printableText(path, 1024), printableText(what))),
-      file_(std::move(file)), path_(std::move(path)), detail_(printableText(what)) {}
+    : std::runtime_error(fmt::format("{}: {}: {}", printableText(file, 1024),
+                                     path.empty() ? "/" : printableText(path, 1024), printableText(what))),
+      file_(std::move(file)),
+      path_(std::move(path)),
+      detail_(printableText(what)) {}
 
 }  // namespace warpforge

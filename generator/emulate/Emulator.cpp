@@ -41,7 +41,10 @@ RegFile phaseRegisters(const LayoutProgram& spec, const ArraySpec& a, EmuMode mo
         const PhaseEntry p = phaseEntry(a, a.layout, spec.nOut, lane, reg, e);
         double ang = spec.sign * 2.0 * M_PI * static_cast<double>(p.m) / spec.nOut;
         double c = rnd(std::cos(ang), mode), s = rnd(std::sin(ang), mode);
-        rf.at(lane, reg, e) = p.comp == PhaseComp::Cos ? c : p.comp == PhaseComp::Sin ? s : p.comp == PhaseComp::NegSin ? -s : 0.0;
+        rf.at(lane, reg, e) = p.comp == PhaseComp::Cos      ? c
+                              : p.comp == PhaseComp::Sin    ? s
+                              : p.comp == PhaseComp::NegSin ? -s
+                                                            : 0.0;
       }
   return rf;
 }
@@ -134,10 +137,12 @@ void runCmul(const CmulStepPlan& p, const RegFile& E, const RegFile& X, RegFile&
 
 }  // namespace
 
-std::vector<std::vector<cdouble>> emulateWarp(const Plan& plan, EmuMode mode, const std::vector<std::vector<cdouble>>& x) {
+std::vector<std::vector<cdouble>> emulateWarp(const Plan& plan, EmuMode mode,
+                                              const std::vector<std::vector<cdouble>>& x) {
   const LayoutProgram& s = *plan.spec;
   const int ffts = 1 << s.batchBits();
-  if (static_cast<int>(x.size()) != ffts) throw std::invalid_argument("emulateWarp: one input per FFT of the warp (2^batch bits)");
+  if (static_cast<int>(x.size()) != ffts)
+    throw std::invalid_argument("emulateWarp: one input per FFT of the warp (2^batch bits)");
   std::map<std::string, RegFile> rf;
   const Layout& in = s.array(s.input)->layout;
   auto indexOf = [](const Layout& l, char letter, int lane, int reg, int e) {

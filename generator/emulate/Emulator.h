@@ -36,7 +36,8 @@ void applyMove(RegFile& rf, const MoveOp& op);
 void applyRelayout(RegFile& rf, const RelayoutPlan& plan);
 
 // One warp's FFTs: x holds 2^(batch bits) inputs of n_in entries each; returns as many outputs of n_out entries.
-std::vector<std::vector<cdouble>> emulateWarp(const Plan& plan, EmuMode mode, const std::vector<std::vector<cdouble>>& x);
+std::vector<std::vector<cdouble>> emulateWarp(const Plan& plan, EmuMode mode,
+                                              const std::vector<std::vector<cdouble>>& x);
 // One FFT (the first of the warp; the others get zeros): x has n_in entries; returns n_out outputs.
 std::vector<cdouble> emulateFft(const Plan& plan, EmuMode mode, const std::vector<cdouble>& x);
 

@@ -8,4 +8,4 @@ double roundToHalf(double x);
 // IEEE binary16 bit patterns: x rounded to nearest even, and back.
 std::uint16_t floatToHalfBits(double x);
 double halfBitsToDouble(std::uint16_t h);
-}
+}  // namespace warpforge

@@ -44,7 +44,8 @@ std::vector<cdouble> dft(const std::vector<cdouble>& x, int sign);
 
 // exp(sign pi i k^2 / n), with k^2 reduced modulo 2n in integers so that the angle carries no rounding of k^2.
 cdouble chirp(long long k, long long n, int sign) {
-  const long long r = static_cast<long long>(static_cast<unsigned __int128>(k) * static_cast<unsigned __int128>(k) % (2 * n));
+  const long long r = static_cast<long long>(static_cast<unsigned __int128>(k) * static_cast<unsigned __int128>(k) %
+                                             (2 * n));
   const double a = M_PI * static_cast<double>(r > n ? r - 2 * n : r) / static_cast<double>(n);
   return {std::cos(a), sign * std::sin(a)};
 }

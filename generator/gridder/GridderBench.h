@@ -17,7 +17,8 @@
 namespace warpforge {
 
 std::vector<BenchVariant> gridderBenchVariants(const GridderSpec& s, const GridderBuild& build);
-std::string gridderBenchNotes(const GridderSpec& s, const std::vector<double>& variantMs, const std::vector<long long>& variantBatch);
+std::string gridderBenchNotes(const GridderSpec& s, const std::vector<double>& variantMs,
+                              const std::vector<long long>& variantBatch);
 
 // The microbenchmarks' work per batch entry (blocks x threads x chains x iterations).
 struct GridderMicro {

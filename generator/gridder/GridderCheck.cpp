@@ -34,11 +34,13 @@ struct Complexes {
   cd at(long long i) const { return cd(f[2 * i], f[2 * i + 1]); }
 };
 
-Complexes outputOf(const std::map<std::string, std::vector<unsigned char>>& outputs, const std::string& name, long long perBatch, long long batch) {
+Complexes outputOf(const std::map<std::string, std::vector<unsigned char>>& outputs, const std::string& name,
+                   long long perBatch, long long batch) {
   auto it = outputs.find(name);
   if (it == outputs.end()) throw std::invalid_argument(fmt::format("gridder check: no output '{}'", name));
   if (static_cast<long long>(it->second.size()) < perBatch * batch * 8)
-    throw std::invalid_argument(fmt::format("gridder check: output {} has {} bytes, the spec needs {}", name, it->second.size(), perBatch * batch * 8));
+    throw std::invalid_argument(fmt::format("gridder check: output {} has {} bytes, the spec needs {}", name,
+                                            it->second.size(), perBatch * batch * 8));
   return {reinterpret_cast<const float*>(it->second.data()), perBatch * batch};
 }
 
@@ -50,11 +52,14 @@ bool written(const float* p) {
 }
 
 // Entries compared: the first and the last.
-std::vector<long long> entries(long long batch) { return batch > 1 ? std::vector<long long>{0, batch - 1} : std::vector<long long>{0}; }
+std::vector<long long> entries(long long batch) {
+  return batch > 1 ? std::vector<long long>{0, batch - 1} : std::vector<long long>{0};
+}
 
 double work(const GridderSpec& s, const GridPlan& plan) {
   double w = 0;
-  for (const Subgrid& g : plan.subgrids) w += static_cast<double>(g.visibilities()) * s.subgridSize * s.subgridSize * s.correlations;
+  for (const Subgrid& g : plan.subgrids)
+    w += static_cast<double>(g.visibilities()) * s.subgridSize * s.subgridSize * s.correlations;
   return w;
 }
 
@@ -70,7 +75,8 @@ std::vector<std::size_t> sample(std::size_t n, std::size_t k, std::uint64_t seed
 
 }  // namespace
 
-Check gridderCheck(const GridderSpec& s, const TestData& data, const std::map<std::string, std::vector<unsigned char>>& outputs, long long batch,
+Check gridderCheck(const GridderSpec& s, const TestData& data,
+                   const std::map<std::string, std::vector<unsigned char>>& outputs, long long batch,
                    double fullReferenceWork) {
   const GridLogical& lg = gridLogical(data);
   const GridPlan& plan = lg.plan;
@@ -105,7 +111,9 @@ Check gridderCheck(const GridderSpec& s, const TestData& data, const std::map<st
             for (int p = 0; p < P; ++p) {
               const cd o = out.at(base + (static_cast<long long>(z) * P + p) * G * G + q);
               if (o != cd(0, 0) && written(out.f + 2 * (base + (static_cast<long long>(z) * P + p) * G * G + q))) {
-                if (!nonzero++) firstBad = fmt::format("grid value (plane {}, correlation {}, pixel {}) is {} where no subgrid lies", z, p, q, o.real());
+                if (!nonzero++)
+                  firstBad = fmt::format("grid value (plane {}, correlation {}, pixel {}) is {} where no subgrid lies",
+                                         z, p, q, o.real());
               }
             }
       if (full) {
@@ -129,12 +137,14 @@ Check gridderCheck(const GridderSpec& s, const TestData& data, const std::map<st
           return o;
         };
         std::vector<std::pair<std::size_t, std::size_t>> byCount;  // (overlaps, subgrid) over a sample of candidates
-        for (std::size_t i : sample(plan.subgrids.size(), 64, 0x6a1d + b)) byCount.push_back({overlapping(plan.subgrids[i]).size(), i});
+        for (std::size_t i : sample(plan.subgrids.size(), 64, 0x6a1d + b))
+          byCount.push_back({overlapping(plan.subgrids[i]).size(), i});
         std::sort(byCount.begin(), byCount.end());
         std::vector<std::size_t> regions;
         for (std::size_t k = 0; k < byCount.size() && regions.size() < 3; ++k) regions.push_back(byCount[k].second);
         // and a typical one, where that stays affordable (the centre of a big plan may hold hundreds)
-        if (byCount.size() > 3 && byCount[byCount.size() / 2].first <= 16) regions.push_back(byCount[byCount.size() / 2].second);
+        if (byCount.size() > 3 && byCount[byCount.size() / 2].first <= 16)
+          regions.push_back(byCount[byCount.size() / 2].second);
         std::map<std::size_t, std::vector<cd>> uvs;
         for (std::size_t ri : regions) {
           const Subgrid& r = plan.subgrids[ri];
@@ -147,7 +157,8 @@ Check gridderCheck(const GridderSpec& s, const TestData& data, const std::map<st
                 for (int x = 0; x < S; ++x) {
                   const int gx = r.x + x - g.x, gy = r.y + y - g.y;
                   if (gx < 0 || gx >= S || gy < 0 || gy >= S) continue;
-                  sum[(static_cast<std::size_t>(p) * S + y) * S + x] += uvs[j][(static_cast<std::size_t>(p) * S + gridUvIndex(gy, S)) * S + gridUvIndex(gx, S)];
+                  sum[(static_cast<std::size_t>(p) * S + y) * S + x] +=
+                      uvs[j][(static_cast<std::size_t>(p) * S + gridUvIndex(gy, S)) * S + gridUvIndex(gx, S)];
                 }
           }
           for (int p = 0; p < P; ++p)
@@ -186,7 +197,9 @@ Check gridderCheck(const GridderSpec& s, const TestData& data, const std::map<st
         if (!live[vi])
           for (int p = 0; p < P; ++p)
             if (written(out.f + 2 * (base + vi * P + p)) && out.at(base + vi * P + p) != cd(0, 0)) {
-              if (!nonzero++) firstBad = fmt::format("visibility {} (flagged or in no subgrid) is {}, not 0", vi, out.at(base + vi * P + p).real());
+              if (!nonzero++)
+                firstBad = fmt::format("visibility {} (flagged or in no subgrid) is {}, not 0", vi,
+                                       out.at(base + vi * P + p).real());
             }
       std::vector<std::size_t> which;
       if (full) {
@@ -222,14 +235,16 @@ Check gridderCheck(const GridderSpec& s, const TestData& data, const std::map<st
   if (nonzero) ck.error = std::max(ck.error, 1.0);
   ck.bound = gridderErrorBound(s, stats.rms());
   ck.detail = fmt::format(
-      "{} {} values compared against the double reference ({}); relative RMS error {:.3g} (bound {:.3g}: phasor {}, engine {}, rms |phase| {:.3g} rad, max "
+      "{} {} values compared against the double reference ({}); relative RMS error {:.3g} (bound {:.3g}: phasor {}, "
+      "engine {}, rms |phase| {:.3g} rad, max "
       "{:.3g}); {} unwritten (poison or non-finite); {} nonzero where 0 is due; plan: {}, {} subgrids{}{}",
       compared, s.grid() ? "grid" : "visibility",
-      full ? std::string("every subgrid") : s.grid() ? fmt::format("up to 4 regions of S x S grid pixels, every one of the {} subgrids touching them", sampledSubgrids)
-                                             : std::string("4 sampled subgrids' visibilities"),
-      ck.error, ck.bound,
-      gridPhasorName(s.phasor), gridEngineName(s.engine), stats.rms(), stats.maxAbs, ck.unwritten, nonzero, plan.counts.str(), plan.subgrids.size(), firstBad.empty() ? "" : "; ",
-      firstBad);
+      full       ? std::string("every subgrid")
+      : s.grid() ? fmt::format("up to 4 regions of S x S grid pixels, every one of the {} subgrids touching them",
+                               sampledSubgrids)
+                 : std::string("4 sampled subgrids' visibilities"),
+      ck.error, ck.bound, gridPhasorName(s.phasor), gridEngineName(s.engine), stats.rms(), stats.maxAbs, ck.unwritten,
+      nonzero, plan.counts.str(), plan.subgrids.size(), firstBad.empty() ? "" : "; ", firstBad);
   return ck;
 }
 

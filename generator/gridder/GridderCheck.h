@@ -24,7 +24,8 @@ namespace warpforge {
 // Work of the full reference (visibility-pixel-correlation products) above which check() samples.
 constexpr double kGridderFullReferenceWork = 1.5e8;
 
-Check gridderCheck(const GridderSpec& s, const TestData& data, const std::map<std::string, std::vector<unsigned char>>& outputs, long long batch,
+Check gridderCheck(const GridderSpec& s, const TestData& data,
+                   const std::map<std::string, std::vector<unsigned char>>& outputs, long long batch,
                    double fullReferenceWork = kGridderFullReferenceWork);
 
 double gridderErrorBound(const GridderSpec& s, double psiRms);

@@ -36,7 +36,8 @@ GridGeometry gridGeometry(const GridderSpec& s, const GridObsOptions& o) {
   GridGeometry g;
   const int C = s.channels;
   g.wavenumbers.resize(C);
-  for (int c = 0; c < C; ++c) g.wavenumbers[c] = static_cast<float>(2 * kPi * (o.startFrequency + c * o.channelWidth) / kLight);
+  for (int c = 0; c < C; ++c)
+    g.wavenumbers[c] = static_cast<float>(2 * kPi * (o.startFrequency + c * o.channelWidth) / kLight);
   const double fMax = o.startFrequency + (C - 1) * o.channelWidth;
   // Longest regular baseline: extent x (G/2 - S/2) pixels at the top channel; pixels = metres / lambda x L.
   const double bMax = o.extent * (s.gridSize / 2.0 - s.subgridSize / 2.0) * (kLight / fMax) / s.imageSize;
@@ -59,7 +60,8 @@ GridGeometry gridGeometry(const GridderSpec& s, const GridObsOptions& o) {
   }
   const long long B = s.baselines(), T = s.timeSteps;
   g.uvw.resize(static_cast<std::size_t>(B * T * 3));
-  const double sl = std::sin(o.latitude), cl = std::cos(o.latitude), sd = std::sin(o.declination), cd = std::cos(o.declination);
+  const double sl = std::sin(o.latitude), cl = std::cos(o.latitude), sd = std::sin(o.declination),
+               cd = std::cos(o.declination);
   const float nan = std::numeric_limits<float>::quiet_NaN();
   for (long long bl = 0; bl < B; ++bl) {
     const auto [a, b] = gridBaselineStations(N, bl);

@@ -21,14 +21,14 @@ namespace warpforge {
 
 struct GridObsOptions {
   std::uint64_t geometrySeed = 1;
-  bool spiral = true;              // stations on a spiral; false: uniform in the disk
-  double extent = 0.8;             // longest regular baseline at the top channel, as a fraction of the grid's half width
-  bool outlier = true;             // one station at twice the radius: some of its baselines leave the grid
-  double startFrequency = 150e6;   // Hz
-  double channelWidth = 12.2e3;    // Hz
-  double integration = 1.0;        // seconds per time step
-  double declination = 0.87;       // radians (~50 deg)
-  double latitude = 0.923;         // radians (~52.9 deg, LOFAR)
+  bool spiral = true;             // stations on a spiral; false: uniform in the disk
+  double extent = 0.8;            // longest regular baseline at the top channel, as a fraction of the grid's half width
+  bool outlier = true;            // one station at twice the radius: some of its baselines leave the grid
+  double startFrequency = 150e6;  // Hz
+  double channelWidth = 12.2e3;   // Hz
+  double integration = 1.0;       // seconds per time step
+  double declination = 0.87;      // radians (~50 deg)
+  double latitude = 0.923;        // radians (~52.9 deg, LOFAR)
   double flaggedTimeFraction = 0.01;  // (baseline, time) with NaN uvw
   double zeroWeightFraction = 0.02;   // visibilities with weight 0 (and NaN values)
   bool nanForZeroWeight = true;

@@ -37,19 +37,25 @@ GridderKernel emitDegridderMmaKernel(const GridderSpec& s) {
   body.push_back(withNote(sharedArray("float", "sdk", CS), "k_c / k0 - 1 (0 beyond the subgrid's channels)"));
   body.push_back(withNote(sharedArray("float4", "slmn", SP), "l, m, n of the staged pixels"));
   body.push_back(withNote(sharedArray("float4", "sA", SP * R),
-                          "[pixel][row 2p + Re/Im]: the A operand at k = cos, sin; tf32 hi, then the f32 remainder (rows 8..15 of the fragment)"));
-  for (auto& n : std::vector<NodePtr>{cdecl("int", "tid", var("threadIdx.x")), cdecl("long long", "unit", ll(var("blockIdx.x"))),
-                                      ifStmt(bin(">=", var("unit"), var("units")), ret())})
+                          "[pixel][row 2p + Re/Im]: the A operand at k = cos, sin; tf32 hi, then the f32 remainder "
+                          "(rows 8..15 of the fragment)"));
+  for (auto& n :
+       std::vector<NodePtr>{cdecl("int", "tid", var("threadIdx.x")), cdecl("long long", "unit", ll(var("blockIdx.x"))),
+                            ifStmt(bin(">=", var("unit"), var("units")), ret())})
     body.push_back(n);
   for (auto& n : readMeta(s, true)) body.push_back(n);
   body.push_back(cdecl("int", "warp", bin(">>", var("tid"), lit(5))));
-  body.push_back(cdecl("int", "g", bin(">>", bin("&", var("tid"), lit(31)), lit(2))));  // the lane's group: A and C row, B column (visibility)
-  body.push_back(cdecl("int", "t", bin("&", var("tid"), lit(3))));                        // thread in group: A and B k (pixel), C column pair
+  body.push_back(
+      cdecl("int", "g",
+            bin(">>", bin("&", var("tid"), lit(31)), lit(2))));  // the lane's group: A and C row, B column (visibility)
+  body.push_back(cdecl("int", "t", bin("&", var("tid"), lit(3))));  // thread in group: A and B k (pixel), C column pair
   body.push_back(cdecl("float*", "wn", add(var("wavenumbers"), mul(var("b"), lit(C)))));
   body.push_back(cdecl("float", "k0", index(var("wn"), add(var("c0"), bin("/", var("nc"), lit(2))))));
   body.push_back(loop("i", var("tid"), lit(CS), lit(TH),
                       {assign(index(var("sdk"), var("i")),
-                              ternary(bin("<", var("i"), var("nc")), bin("/", sub(index(var("wn"), add(var("c0"), var("i"))), var("k0")), var("k0")), flit(0)))}));
+                              ternary(bin("<", var("i"), var("nc")),
+                                      bin("/", sub(index(var("wn"), add(var("c0"), var("i"))), var("k0")), var("k0")),
+                                      flit(0)))}));
   body.push_back(sync());
   for (auto& n : subgridRows(s)) body.push_back(n);
   body.push_back(cdecl("long long", "sub0", mul(var("unit"), lit(static_cast<long long>(P) * S * S))));
@@ -57,10 +63,12 @@ GridderKernel emitDegridderMmaKernel(const GridderSpec& s) {
 
   // One pass: the warp's NT tiles of 8 visibilities (item = time step x CS + channel), summed over every pixel.
   std::vector<NodePtr> pass;
-  pass.push_back(comment(fmt::format("tile j of this warp: items base + 8 ({} warp + j) + column; this lane's B column is g", NT)));
+  pass.push_back(comment(
+      fmt::format("tile j of this warp: items base + 8 ({} warp + j) + column; this lane's B column is g", NT)));
   for (int j = 0; j < NT; ++j) {
     // the visibility's phase coefficients (U + dk Ku, V + dk Kv, W + dk Kw): psi = wx l + wy m + wz n
-    pass.push_back(cdecl("int", nm("it", j), add(var("base"), add(mul(add(mul(var("warp"), lit(NT)), lit(j)), lit(8)), var("g")))));
+    pass.push_back(cdecl("int", nm("it", j),
+                         add(var("base"), add(mul(add(mul(var("warp"), lit(NT)), lit(j)), lit(8)), var("g")))));
     for (const char* c : {"wx", "wy", "wz"}) pass.push_back(decl("float", nm(c, j), flit(0)));
     std::vector<NodePtr> in;
     in.push_back(cdecl("int", "ts", bin("/", var(nm("it", j)), lit(CS))));
@@ -97,8 +105,9 @@ GridderKernel emitDegridderMmaKernel(const GridderSpec& s) {
         fill.push_back(cdecl("float", base + "s", rows[ri][1]));
         fill.push_back(cdecl("float", base + "hc", call("__uint_as_float", {call("gr_tf32", {var(base + "c")})})));
         fill.push_back(cdecl("float", base + "hs", call("__uint_as_float", {call("gr_tf32", {var(base + "s")})})));
-        const NodePtr val = split ? call("make_float4", {var(base + "hc"), var(base + "hs"), sub(var(base + "c"), var(base + "hc")),
-                                                         sub(var(base + "s"), var(base + "hs"))})
+        const NodePtr val = split ? call("make_float4",
+                                         {var(base + "hc"), var(base + "hs"), sub(var(base + "c"), var(base + "hc")),
+                                          sub(var(base + "s"), var(base + "hs"))})
                                   : call("make_float4", {var(base + "hc"), var(base + "hs"), flit(0), flit(0)});
         fill.push_back(assign(index(var("sA"), add(mul(var("qs"), lit(R)), lit(2 * p + ri))), val));
       }
@@ -111,8 +120,12 @@ GridderKernel emitDegridderMmaKernel(const GridderSpec& s) {
     kb.push_back(cdecl("int", "qk", add(mul(var("ks"), lit(4)), var("t"))));
     kb.push_back(cdecl("float4", "gq", index(var("slmn"), var("qk"))));
     const NodePtr aLoad = index(var("sA"), add(mul(var("qk"), lit(R)), var("g")));
-    kb.push_back(cdecl("float4", "aq", R < 8 ? ternary(bin("<", var("g"), lit(R)), aLoad, call("make_float4", {flit(0), flit(0), flit(0), flit(0)})) : aLoad));
-    // A register r: row g + aRow (0: the tf32 hi part, 8: the remainder), k t + aK (0: the cos column, 4: the sin column)
+    kb.push_back(cdecl("float4", "aq",
+                       R < 8 ? ternary(bin("<", var("g"), lit(R)), aLoad,
+                                       call("make_float4", {flit(0), flit(0), flit(0), flit(0)}))
+                             : aLoad));
+    // A register r: row g + aRow (0: the tf32 hi part, 8: the remainder), k t + aK (0: the cos column, 4: the sin
+    // column)
     std::vector<std::string> aReg(4), aHiOnly(4);
     for (int r = 0; r < 4; ++r) {
       const bool lo = q.aRow[r] == 8, sinCol = q.aK[r] == 4;
@@ -128,7 +141,9 @@ GridderKernel emitDegridderMmaKernel(const GridderSpec& s) {
     for (int j = 0; j < NT; ++j) {
       kb.push_back(decl("float", nm("sn", j)));
       kb.push_back(decl("float", nm("cs", j)));
-      kb.push_back(sincos(s, fma3(var(nm("wx", j)), mx(var("gq"), "x"), fma3(var(nm("wy", j)), mx(var("gq"), "y"), mul(var(nm("wz", j)), mx(var("gq"), "z")))),
+      kb.push_back(sincos(s,
+                          fma3(var(nm("wx", j)), mx(var("gq"), "x"),
+                               fma3(var(nm("wy", j)), mx(var("gq"), "y"), mul(var(nm("wz", j)), mx(var("gq"), "z")))),
                           nm("sn", j), nm("cs", j)));
       // B register r: k t + bK (0: cos, 4: sin), column g: this lane's visibility
       const std::string b0 = q.bK[0] == 0 ? nm("cs", j) : nm("sn", j), b1 = q.bK[0] == 0 ? nm("sn", j) : nm("cs", j);
@@ -140,11 +155,14 @@ GridderKernel emitDegridderMmaKernel(const GridderSpec& s) {
         kb.push_back(exprStmt(call("gr_mma", std::move(args))));
       };
       if (split) {  // B hi: the top 10 mantissa bits (a mask, no conversion); B lo = b - hi exactly
-        kb.push_back(cdecl("unsigned", nm("bh0_", j), bin("&", call("__float_as_uint", {var(b0)}), var("0xffffe000u"))));
-        kb.push_back(cdecl("unsigned", nm("bh1_", j), bin("&", call("__float_as_uint", {var(b1)}), var("0xffffe000u"))));
+        kb.push_back(
+            cdecl("unsigned", nm("bh0_", j), bin("&", call("__float_as_uint", {var(b0)}), var("0xffffe000u"))));
+        kb.push_back(
+            cdecl("unsigned", nm("bh1_", j), bin("&", call("__float_as_uint", {var(b1)}), var("0xffffe000u"))));
         mma(aReg, var(nm("bh0_", j)), var(nm("bh1_", j)));  // rows 0..7: A hi x B hi; rows 8..15: A lo x B hi
         mma(aHiOnly, call("__float_as_uint", {sub(var(b0), call("__uint_as_float", {var(nm("bh0_", j))}))}),
-            call("__float_as_uint", {sub(var(b1), call("__uint_as_float", {var(nm("bh1_", j))}))}));  // rows 0..7: A hi x B lo
+            call("__float_as_uint",
+                 {sub(var(b1), call("__uint_as_float", {var(nm("bh1_", j))}))}));  // rows 0..7: A hi x B lo
       } else {  // round to nearest tf32 in integer ops (cvt shares the SFU's pipe with the sincos)
         mma(aReg, bin("&", add(call("__float_as_uint", {var(b0)}), var("0x1000u")), var("0xffffe000u")),
             bin("&", add(call("__float_as_uint", {var(b1)}), var("0x1000u")), var("0xffffe000u")));
@@ -153,7 +171,8 @@ GridderKernel emitDegridderMmaKernel(const GridderSpec& s) {
     stage.push_back(raw("#pragma unroll 2"));
     stage.push_back(loop("ks", lit(0), lit(SP / 4), lit(1), kb));
   }
-  if (split)  // the round's tensor-core sums into f32 (the tensor core's own f32 accumulation truncates; long chains drift)
+  if (split)  // the round's tensor-core sums into f32 (the tensor core's own f32 accumulation truncates; long chains
+              // drift)
     for (int j = 0; j < NT; ++j) {
       std::vector<NodePtr> f;
       for (const char* c : comp) f.push_back(assign(mx(var(nm("sum", j)), c), mx(var(nm("acc", j)), c), "+="));
@@ -170,17 +189,22 @@ GridderKernel emitDegridderMmaKernel(const GridderSpec& s) {
     std::vector<NodePtr> e;
     for (int col = 0; col < 2; ++col)
       e.push_back(cdecl("float", nm("X", col), add(mx(var(sm), comp[creg[0][col]]), mx(var(sm), comp[creg[1][col]]))));
-    e.push_back(cdecl("float", "other", call("__shfl_xor_sync", {var("0xffffffffu"), ternary(var("odd"), var("X0"), var("X1")), lit(4)})));
+    e.push_back(
+        cdecl("float", "other",
+              call("__shfl_xor_sync", {var("0xffffffffu"), ternary(var("odd"), var("X0"), var("X1")), lit(4)})));
     e.push_back(cdecl("float", "re", ternary(var("odd"), var("other"), var("X0"))));
     e.push_back(cdecl("float", "im", ternary(var("odd"), var("X1"), var("other"))));
-    e.push_back(cdecl("int", "item", add(var("base"), add(mul(add(mul(var("warp"), lit(NT)), lit(j)), lit(8)), add(mul(var("t"), lit(2)), cast("int", var("odd")))))));
+    e.push_back(cdecl("int", "item",
+                      add(var("base"), add(mul(add(mul(var("warp"), lit(NT)), lit(j)), lit(8)),
+                                           add(mul(var("t"), lit(2)), cast("int", var("odd")))))));
     e.push_back(cdecl("int", "ts", bin("/", var("item"), lit(CS))));
     e.push_back(cdecl("int", "c", bin("%", var("item"), lit(CS))));
     e.push_back(cdecl("int", "p", bin(">>", var("g"), lit(1))));
     DegridTarget d = degridTarget(s, var("ts"), var("c"));
     std::vector<NodePtr> w = std::move(d.stmts);
     const NodePtr val = degridValue(d, var("re"), var("im"));
-    w.push_back(assign(index(var("visibilities"), add(mul(var("v"), lit(P)), var("p"))), ternary(var("ok"), val, f2(flit(0), flit(0)))));
+    w.push_back(assign(index(var("visibilities"), add(mul(var("v"), lit(P)), var("p"))),
+                       ternary(var("ok"), val, f2(flit(0), flit(0)))));
     NodePtr live = bin("&&", bin("<", var("ts"), var("nt")), bin("<", var("c"), var("nc")));
     if (R < 8) live = bin("&&", bin("<", var("p"), lit(P)), live);
     e.push_back(ifStmt(live, block(w)));
@@ -190,11 +214,16 @@ GridderKernel emitDegridderMmaKernel(const GridderSpec& s) {
 
   NodePtr fn = kernelFn(k.name, TH, degridderParams(), body, s.tuning.residentThreads);
   k.source = header(s, k.name,
-                    fmt::format("one block per subgrid slot, {} warps x {} tiles of 8 visibilities per pass; {} corrected pixels staged per round as "
-                                "tensor-core operands; per visibility and pixel 3 FMAs (phase) + 1 sincos, then the sum over pixels as a real matrix "
-                                "product on the tensor cores: C[(p, Re/Im)][vis] += [[Re, -Im], [Im, Re]](p, pixel) x [cos, sin](pixel, vis) "
+                    fmt::format("one block per subgrid slot, {} warps x {} tiles of 8 visibilities per pass; {} "
+                                "corrected pixels staged per round as "
+                                "tensor-core operands; per visibility and pixel 3 FMAs (phase) + 1 sincos, then the "
+                                "sum over pixels as a real matrix "
+                                "product on the tensor cores: C[(p, Re/Im)][vis] += [[Re, -Im], [Im, Re]](p, pixel) x "
+                                "[cos, sin](pixel, vis) "
                                 "(mma.sync m16n8k8 tf32, {})",
-                                W, NT, SP, split ? "two products per term: [A hi; A lo] x B hi + A hi x B lo" : "one tf32 product per term")) +
+                                W, NT, SP,
+                                split ? "two products per term: [A hi; A lo] x B hi + A hi x B lo"
+                                      : "one tf32 product per term")) +
              helpers(s, false) + tf32MmaHelpers() + print(removeDeadCode(foldConstants(fn)));
   return k;
 }

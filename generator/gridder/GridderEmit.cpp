@@ -13,11 +13,14 @@ NodePtr fma3(NodePtr a, NodePtr b, NodePtr c) { return call("fmaf", {std::move(a
 NodePtr add(NodePtr a, NodePtr b) { return bin("+", std::move(a), std::move(b)); }
 NodePtr sub(NodePtr a, NodePtr b) { return bin("-", std::move(a), std::move(b)); }
 NodePtr mul(NodePtr a, NodePtr b) { return bin("*", std::move(a), std::move(b)); }
-NodePtr cdecl(const std::string& type, const std::string& name, NodePtr init) { return decl("const " + type, name, std::move(init)); }
+NodePtr cdecl(const std::string& type, const std::string& name, NodePtr init) {
+  return decl("const " + type, name, std::move(init));
+}
 NodePtr sync() { return exprStmt(call("__syncthreads", {})); }
 NodePtr ll(NodePtr e) { return cast("long long", std::move(e)); }
 NodePtr loop(const std::string& i, NodePtr from, NodePtr to, NodePtr step, std::vector<NodePtr> body) {
-  return forLoop(decl("int", i, std::move(from)), bin("<", var(i), std::move(to)), assign(var(i), std::move(step), "+="), block(std::move(body)));
+  return forLoop(decl("int", i, std::move(from)), bin("<", var(i), std::move(to)),
+                 assign(var(i), std::move(step), "+="), block(std::move(body)));
 }
 NodePtr mx(NodePtr e, const char* f) { return member(std::move(e), f); }
 NodePtr f2(NodePtr re, NodePtr im) { return call("make_float2", {std::move(re), std::move(im)}); }
@@ -28,7 +31,8 @@ std::string nm(const char* base, int i, int p) { return fmt::format("{}{}_{}", b
 std::string helpers(const GridderSpec& s, bool grid) {
   const NodePtr ax = mx(var("a"), "x"), ay = mx(var("a"), "y"), bx = mx(var("b"), "x"), by = mx(var("b"), "y");
   auto complexFn = [&](const char* name, NodePtr re, NodePtr im) {
-    return function(kQual, "float2", name, {decl("float2", "a"), decl("float2", "b")}, block({ret(f2(std::move(re), std::move(im)))}));
+    return function(kQual, "float2", name, {decl("float2", "a"), decl("float2", "b")},
+                    block({ret(f2(std::move(re), std::move(im)))}));
   };
   std::vector<NodePtr> items;
   items.push_back(complexFn("gr_mul", sub(mul(ax, bx), mul(ay, by)), add(mul(ax, by), mul(ay, bx))));
@@ -40,35 +44,47 @@ std::string helpers(const GridderSpec& s, bool grid) {
     auto at = [](const char* array, int i) { return index(var(array), lit(i)); };
     auto product = [](const char* fn, NodePtr x, NodePtr y) { return call(fn, {std::move(x), std::move(y)}); };
     if (P == 4) {
-      // 2 x 2 row-major products, q = L P then P' = q R: the gridder's L = A1^H, R = A2; the degridder's L = A1, R = A2^H.
+      // 2 x 2 row-major products, q = L P then P' = q R: the gridder's L = A1^H, R = A2; the degridder's L = A1, R =
+      // A2^H.
       auto left = [&](int i, int k, int j) {
-        return grid ? product("gr_mulc", at("a", 2 * k + i), at("px", 2 * k + j)) : product("gr_mul", at("a", 2 * i + k), at("px", 2 * k + j));
+        return grid ? product("gr_mulc", at("a", 2 * k + i), at("px", 2 * k + j))
+                    : product("gr_mul", at("a", 2 * i + k), at("px", 2 * k + j));
       };
       auto right = [&](int i, int k, int j) {
-        return grid ? product("gr_mul", var(nm("q", 2 * i + k)), at("c", 2 * k + j)) : product("gr_mulc", at("c", 2 * j + k), var(nm("q", 2 * i + k)));
+        return grid ? product("gr_mul", var(nm("q", 2 * i + k)), at("c", 2 * k + j))
+                    : product("gr_mulc", at("c", 2 * j + k), var(nm("q", 2 * i + k)));
       };
       for (int i = 0; i < 2; ++i)
-        for (int j = 0; j < 2; ++j) b.push_back(decl("const float2", nm("q", 2 * i + j), product("gr_add", left(i, 0, j), left(i, 1, j))));
+        for (int j = 0; j < 2; ++j)
+          b.push_back(decl("const float2", nm("q", 2 * i + j), product("gr_add", left(i, 0, j), left(i, 1, j))));
       for (int i = 0; i < 2; ++i)
-        for (int j = 0; j < 2; ++j) b.push_back(assign(at("px", 2 * i + j), product("gr_add", right(i, 0, j), right(i, 1, j))));
+        for (int j = 0; j < 2; ++j)
+          b.push_back(assign(at("px", 2 * i + j), product("gr_add", right(i, 0, j), right(i, 1, j))));
     } else {  // scalar or diagonal Jones terms
       for (int p = 0; p < P; ++p)
-        b.push_back(assign(at("px", p), grid ? product("gr_mul", product("gr_mulc", at("a", p), at("px", p)), at("c", p))
-                                             : product("gr_mulc", at("c", p), product("gr_mul", at("a", p), at("px", p)))));
+        b.push_back(
+            assign(at("px", p), grid ? product("gr_mul", product("gr_mulc", at("a", p), at("px", p)), at("c", p))
+                                     : product("gr_mulc", at("c", p), product("gr_mul", at("a", p), at("px", p)))));
     }
-    items.push_back(comment(grid ? "A1^H P A2 (a = A1, c = A2; 2 x 2 row-major XX XY YX YY, diagonal XX YY, or scalar)"
-                                 : "A1 P A2^H (a = A1, c = A2; 2 x 2 row-major XX XY YX YY, diagonal XX YY, or scalar)"));
-    items.push_back(function(kQual, "void", "gr_aterm", {decl("float2*", "px"), decl("const float2*", "a"), decl("const float2*", "c")}, block(b)));
+    items.push_back(
+        comment(grid ? "A1^H P A2 (a = A1, c = A2; 2 x 2 row-major XX XY YX YY, diagonal XX YY, or scalar)"
+                     : "A1 P A2^H (a = A1, c = A2; 2 x 2 row-major XX XY YX YY, diagonal XX YY, or scalar)"));
+    items.push_back(function(kQual, "void", "gr_aterm",
+                             {decl("float2*", "px"), decl("const float2*", "a"), decl("const float2*", "c")},
+                             block(b)));
   }
   return print(unit(items));
 }
 
 std::string header(const GridderSpec& s, const std::string& kernel, const std::string& what) {
   return fmt::format(
-      "// {}: {}\n// spec {} (gridder family): S = {}, {} correlation(s), grid {} x {} x {} w-plane(s), image size {} rad, {} stations x {} time "
-      "steps x {} channels, subgrids of <= {} time steps x {} channels, {} slots; phasor {}; A-terms {}; taper {}; generated by warpforge\n",
-      kernel, what, s.name, s.subgridSize, s.correlations, s.gridSize, s.gridSize, s.wPlanes, s.imageSize, s.stations, s.timeSteps, s.channels,
-      s.timeStepsPerSubgrid, s.channelsPerSubgrid, s.maxSubgrids, s.phasor == GridPhasor::Sfu ? "__sincosf (SFU)" : "sincosf",
+      "// {}: {}\n// spec {} (gridder family): S = {}, {} correlation(s), grid {} x {} x {} w-plane(s), image size {} "
+      "rad, {} stations x {} time "
+      "steps x {} channels, subgrids of <= {} time steps x {} channels, {} slots; phasor {}; A-terms {}; taper {}; "
+      "generated by warpforge\n",
+      kernel, what, s.name, s.subgridSize, s.correlations, s.gridSize, s.gridSize, s.wPlanes, s.imageSize, s.stations,
+      s.timeSteps, s.channels, s.timeStepsPerSubgrid, s.channelsPerSubgrid, s.maxSubgrids,
+      s.phasor == GridPhasor::Sfu ? "__sincosf (SFU)" : "sincosf",
       s.aterms ? fmt::format("every {} time steps", s.atermInterval) : "off", s.taper ? "on" : "off");
 }
 
@@ -79,18 +95,22 @@ std::vector<NodePtr> readMeta(const GridderSpec& s, bool offsets) {
   b.push_back(cdecl("int*", "meta", add(var("metadata"), mul(var("unit"), lit(kGridMetaInts)))));
   b.push_back(cdecl("int", "nt", index(var("meta"), lit(kMetaTimeCount))));
   b.push_back(ifStmt(bin("==", var("nt"), lit(0)), withNote(ret(), "an unused slot")));
-  const std::pair<const char*, int> fields[] = {{"bl", kMetaBaseline}, {"t0", kMetaTime},     {"c0", kMetaChannel}, {"nc", kMetaChannelCount},
-                                                {"x0", kMetaX},        {"y0", kMetaY},        {"z", kMetaZ},        {"ai", kMetaAterm},
+  const std::pair<const char*, int> fields[] = {{"bl", kMetaBaseline},  {"t0", kMetaTime},
+                                                {"c0", kMetaChannel},   {"nc", kMetaChannelCount},
+                                                {"x0", kMetaX},         {"y0", kMetaY},
+                                                {"z", kMetaZ},          {"ai", kMetaAterm},
                                                 {"st1", kMetaStation1}, {"st2", kMetaStation2}};
   for (const auto& [n, f] : fields) b.push_back(cdecl("int", n, index(var("meta"), lit(f))));
   b.push_back(cdecl("long long", "b", bin("/", var("unit"), lit(s.maxSubgrids))));
   if (offsets) {
-    b.push_back(cdecl("double", "u0", mul(dlit(2 * kPi / s.imageSize), cast("double", add(var("x0"), lit(S / 2 - G / 2))))));
-    b.push_back(cdecl("double", "v0", mul(dlit(2 * kPi / s.imageSize), cast("double", add(var("y0"), lit(S / 2 - G / 2))))));
+    b.push_back(
+        cdecl("double", "u0", mul(dlit(2 * kPi / s.imageSize), cast("double", add(var("x0"), lit(S / 2 - G / 2))))));
+    b.push_back(
+        cdecl("double", "v0", mul(dlit(2 * kPi / s.imageSize), cast("double", add(var("y0"), lit(S / 2 - G / 2))))));
     if (s.wStep > 0)
-      b.push_back(cdecl("double", "w0", mul(dlit(2 * kPi * s.wStep), add(cast("double", var("z")), dlit(0.5 - s.wPlanes / 2)))));
-    else
-      b.push_back(cdecl("double", "w0", dlit(0.0)));
+      b.push_back(cdecl("double", "w0",
+                        mul(dlit(2 * kPi * s.wStep), add(cast("double", var("z")), dlit(0.5 - s.wPlanes / 2)))));
+    else b.push_back(cdecl("double", "w0", dlit(0.0)));
   }
   return b;
 }
@@ -106,7 +126,8 @@ std::vector<NodePtr> pixelLmn(const GridderSpec& s, const NodePtr& pix, const st
   const NodePtr ms = s.shiftM != 0 ? add(var("m" + suffix), flit(s.shiftM)) : var("m" + suffix);
   b.push_back(cdecl("float", "ls" + suffix, ls));
   b.push_back(cdecl("float", "ms" + suffix, ms));
-  b.push_back(cdecl("float", "r2" + suffix, fma3(var("ls" + suffix), var("ls" + suffix), mul(var("ms" + suffix), var("ms" + suffix)))));
+  b.push_back(cdecl("float", "r2" + suffix,
+                    fma3(var("ls" + suffix), var("ls" + suffix), mul(var("ms" + suffix), var("ms" + suffix)))));
   b.push_back(cdecl("float", "n" + suffix,
                     bin("/", var("r2" + suffix), add(flit(1.0), call("sqrtf", {sub(flit(1.0), var("r2" + suffix))})))));
   return b;
@@ -118,7 +139,8 @@ std::vector<NodePtr> pixelLmn(const GridderSpec& s, const NodePtr& pix, const st
 //   phase-centre shift's part k_c (u shift_l + v shift_m) is the same at every pixel: it rotates the
 //   visibility once, in double (shiftRotation), instead of entering every f32 phase.
 // Zero where uvw is not finite (the planner never puts such a time step in a subgrid).
-std::vector<NodePtr> stagePhases(const GridderSpec& /*s*/, const NodePtr& uvwPtr, const std::string& cc, const std::string& kk) {
+std::vector<NodePtr> stagePhases(const GridderSpec& /*s*/, const NodePtr& uvwPtr, const std::string& cc,
+                                 const std::string& kk) {
   std::vector<NodePtr> b;
   b.push_back(cdecl("float", "uu", index(uvwPtr, lit(0))));
   b.push_back(cdecl("float", "vv", index(uvwPtr, lit(1))));
@@ -131,7 +153,9 @@ std::vector<NodePtr> stagePhases(const GridderSpec& /*s*/, const NodePtr& uvwPtr
   fin.push_back(assign(mx(var(kk), "x"), mul(var("k0"), var("uu"))));
   fin.push_back(assign(mx(var(kk), "y"), mul(var("k0"), var("vv"))));
   fin.push_back(assign(mx(var(kk), "z"), mul(var("k0"), var("ww"))));
-  b.push_back(ifStmt(bin("&&", call("isfinite", {var("uu")}), bin("&&", call("isfinite", {var("vv")}), call("isfinite", {var("ww")}))), block(fin)));
+  b.push_back(ifStmt(bin("&&", call("isfinite", {var("uu")}),
+                         bin("&&", call("isfinite", {var("vv")}), call("isfinite", {var("ww")}))),
+                     block(fin)));
   return b;
 }
 
@@ -141,9 +165,10 @@ bool shifted(const GridderSpec& s) { return s.shiftL != 0 || s.shiftM != 0; }
 // double: `sp`, `cp` = sin, cos phi.
 std::vector<NodePtr> shiftRotation(const GridderSpec& s, const NodePtr& chan) {
   std::vector<NodePtr> b;
-  b.push_back(cdecl("double", "phi", mul(cast("double", index(var("wn"), chan)),
-                                          add(mul(cast("double", index(var("p3"), lit(0))), dlit(s.shiftL)),
-                                              mul(cast("double", index(var("p3"), lit(1))), dlit(s.shiftM))))));
+  b.push_back(cdecl("double", "phi",
+                    mul(cast("double", index(var("wn"), chan)),
+                        add(mul(cast("double", index(var("p3"), lit(0))), dlit(s.shiftL)),
+                            mul(cast("double", index(var("p3"), lit(1))), dlit(s.shiftM))))));
   b.push_back(decl("double", "sp"));
   b.push_back(decl("double", "cp"));
   b.push_back(exprStmt(call("sincos", {var("phi"), unary("&", var("sp")), unary("&", var("cp"))})));
@@ -151,15 +176,18 @@ std::vector<NodePtr> shiftRotation(const GridderSpec& s, const NodePtr& chan) {
 }
 
 NodePtr sincos(const GridderSpec& s, NodePtr arg, const std::string& sn, const std::string& cs) {
-  return exprStmt(call(s.phasor == GridPhasor::Sfu ? "__sincosf" : "sincosf", {std::move(arg), unary("&", var(sn)), unary("&", var(cs))}));
+  return exprStmt(call(s.phasor == GridPhasor::Sfu ? "__sincosf" : "sincosf",
+                       {std::move(arg), unary("&", var(sn)), unary("&", var(cs))}));
 }
 
 // Minimum blocks per SM: `resident` threads (default 512 = 16 warps; the pixels / channels per thread give
 // the ILP), so ptxas may use up to 65536 / resident registers. With the thread count alone it aimed at a
 // higher occupancy and spilled.
-NodePtr kernelFn(const std::string& name, int threads, std::vector<NodePtr> params, std::vector<NodePtr> body, int resident) {
-  return function(fmt::format("extern \"C\" __global__ void __launch_bounds__({}, {})", threads, std::max(1, resident / threads)), "", name,
-                  std::move(params), block(std::move(body)));
+NodePtr kernelFn(const std::string& name, int threads, std::vector<NodePtr> params, std::vector<NodePtr> body,
+                 int resident) {
+  return function(fmt::format("extern \"C\" __global__ void __launch_bounds__({}, {})", threads,
+                              std::max(1, resident / threads)),
+                  "", name, std::move(params), block(std::move(body)));
 }
 
 // Loads of P correlations of a float2 array at element `base` (a multiple of P) as float4 pairs where P >= 2.
@@ -181,10 +209,13 @@ std::vector<NodePtr> loadCorr(int P, const std::string& array, const NodePtr& ba
 std::vector<NodePtr> weightedVisibility(const GridderSpec& s, const std::string& dst) {
   const int P = s.correlations;
   std::vector<NodePtr> b;
-  b.push_back(cdecl("bool", "finiteUvw", bin("&&", call("isfinite", {index(var("p3"), lit(0))}),
-                                              bin("&&", call("isfinite", {index(var("p3"), lit(1))}), call("isfinite", {index(var("p3"), lit(2))})))));
+  b.push_back(cdecl("bool", "finiteUvw",
+                    bin("&&", call("isfinite", {index(var("p3"), lit(0))}),
+                        bin("&&", call("isfinite", {index(var("p3"), lit(1))}),
+                            call("isfinite", {index(var("p3"), lit(2))})))));
   b.push_back(cdecl("float", "wraw", index(var("weights"), var("v"))));
-  for (int p = 0; p < P; ++p) b.push_back(cdecl("float2", nm("raw", p), index(var("visibilities"), add(mul(var("v"), lit(P)), lit(p)))));
+  for (int p = 0; p < P; ++p)
+    b.push_back(cdecl("float2", nm("raw", p), index(var("visibilities"), add(mul(var("v"), lit(P)), lit(p)))));
   b.push_back(cdecl("float", "wt", ternary(var("finiteUvw"), var("wraw"), flit(0))));
   NodePtr wr = var("wt"), wi = nullptr;
   if (shifted(s)) {
@@ -200,7 +231,8 @@ std::vector<NodePtr> weightedVisibility(const GridderSpec& s, const std::string&
   for (int p = 0; p < P; ++p) {
     const NodePtr x = var(nm("raw", p));
     // (wr + i wi) x; a zero weight gives 0 even where the stored value is NaN
-    const NodePtr val = wi ? f2(sub(mul(wr, mx(x, "x")), mul(wi, mx(x, "y"))), add(mul(wr, mx(x, "y")), mul(wi, mx(x, "x"))))
+    const NodePtr val = wi ? f2(sub(mul(wr, mx(x, "x")), mul(wi, mx(x, "y"))),
+                                add(mul(wr, mx(x, "y")), mul(wi, mx(x, "x"))))
                            : f2(mul(wr, mx(x, "x")), mul(wr, mx(x, "y")));
     b.push_back(cdecl("float2", nm(dst.c_str(), p), ternary(bin("!=", var("wt"), flit(0)), val, f2(flit(0), flit(0)))));
   }
@@ -215,7 +247,9 @@ void applyAterms(const GridderSpec& s, const std::string& pix, std::vector<NodeP
   const int S = s.subgridSize, P = s.correlations;
   const long long perB = s.atermIntervals() * s.stations * S * S * P;
   auto at = [&](const char* st) {
-    return add(var("aterms"), add(mul(var("b"), lit(perB)), mul(add(mul(ll(add(mul(var("ai"), lit(s.stations)), var(st))), lit(S * S)), var(pix)), lit(P))));
+    return add(var("aterms"),
+               add(mul(var("b"), lit(perB)),
+                   mul(add(mul(ll(add(mul(var("ai"), lit(s.stations)), var(st))), lit(S * S)), var(pix)), lit(P))));
   };
   e.push_back(cdecl("float2*", "a1", at("st1")));
   e.push_back(cdecl("float2*", "a2", at("st2")));
@@ -225,7 +259,8 @@ void applyAterms(const GridderSpec& s, const std::string& pix, std::vector<NodeP
 void applyTaper(const GridderSpec& s, const std::string& pix, std::vector<NodePtr>& e) {
   e.push_back(cdecl("float", "tp", index(var("taper"), var(pix))));
   for (int p = 0; p < s.correlations; ++p)
-    e.push_back(assign(index(var("px"), lit(p)), f2(mul(var("tp"), mx(index(var("px"), lit(p)), "x")), mul(var("tp"), mx(index(var("px"), lit(p)), "y")))));
+    e.push_back(assign(index(var("px"), lit(p)), f2(mul(var("tp"), mx(index(var("px"), lit(p)), "x")),
+                                                    mul(var("tp"), mx(index(var("px"), lit(p)), "y")))));
 }
 
 }  // namespace
@@ -233,11 +268,14 @@ void applyTaper(const GridderSpec& s, const std::string& pix, std::vector<NodePt
 std::vector<NodePtr> correctedPixel(const GridderSpec& s, const std::string& pix) {
   const int S = s.subgridSize, P = s.correlations;
   std::vector<NodePtr> e;
-  e.push_back(cdecl("int", "src", add(mul(bin("%", add(bin("/", var(pix), lit(S)), lit(S / 2)), lit(S)), lit(S)),
-                                       bin("%", add(bin("%", var(pix), lit(S)), lit(S / 2)), lit(S)))));
+  e.push_back(cdecl("int", "src",
+                    add(mul(bin("%", add(bin("/", var(pix), lit(S)), lit(S / 2)), lit(S)), lit(S)),
+                        bin("%", add(bin("%", var(pix), lit(S)), lit(S / 2)), lit(S)))));
   e.push_back(declArray("float2", "px", P));
   for (int p = 0; p < P; ++p)
-    e.push_back(assign(index(var("px"), lit(p)), index(var("subgrids"), add(var("sub0"), add(lit(static_cast<long long>(p) * S * S), var("src"))))));
+    e.push_back(
+        assign(index(var("px"), lit(p)),
+               index(var("subgrids"), add(var("sub0"), add(lit(static_cast<long long>(p) * S * S), var("src"))))));
   if (s.taper) applyTaper(s, pix, e);
   if (s.aterms) applyAterms(s, pix, e);
   return e;
@@ -248,21 +286,27 @@ std::vector<NodePtr> storePixel(const GridderSpec& s, const std::string& pix) {
   std::vector<NodePtr> e;
   if (s.aterms) applyAterms(s, pix, e);
   if (s.taper) applyTaper(s, pix, e);
-  e.push_back(cdecl("int", "dst", add(mul(bin("%", add(bin("/", var(pix), lit(S)), lit(S / 2)), lit(S)), lit(S)),
-                                       bin("%", add(bin("%", var(pix), lit(S)), lit(S / 2)), lit(S)))));
+  e.push_back(cdecl("int", "dst",
+                    add(mul(bin("%", add(bin("/", var(pix), lit(S)), lit(S / 2)), lit(S)), lit(S)),
+                        bin("%", add(bin("%", var(pix), lit(S)), lit(S / 2)), lit(S)))));
   for (int p = 0; p < P; ++p)
-    e.push_back(assign(index(var("subgrids"), add(var("sub0"), add(lit(static_cast<long long>(p) * S * S), var("dst")))), index(var("px"), lit(p))));
+    e.push_back(
+        assign(index(var("subgrids"), add(var("sub0"), add(lit(static_cast<long long>(p) * S * S), var("dst")))),
+               index(var("px"), lit(p))));
   return e;
 }
 
 DegridTarget degridTarget(const GridderSpec& s, const NodePtr& timeStep, const NodePtr& channel) {
   DegridTarget d;
   auto& w = d.stmts;
-  w.push_back(cdecl("long long", "v", add(var("vis0"), add(mul(ll(timeStep), lit(static_cast<long long>(s.channels))), channel))));
+  w.push_back(cdecl("long long", "v",
+                    add(var("vis0"), add(mul(ll(timeStep), lit(static_cast<long long>(s.channels))), channel))));
   w.push_back(cdecl("float*", "p3", add(var("uvw0"), mul(timeStep, lit(3)))));
-  w.push_back(cdecl("bool", "ok", bin("&&", bin("!=", index(var("weights"), var("v")), flit(0)),
-                                      bin("&&", call("isfinite", {index(var("p3"), lit(0))}),
-                                          bin("&&", call("isfinite", {index(var("p3"), lit(1))}), call("isfinite", {index(var("p3"), lit(2))}))))));
+  w.push_back(cdecl("bool", "ok",
+                    bin("&&", bin("!=", index(var("weights"), var("v")), flit(0)),
+                        bin("&&", call("isfinite", {index(var("p3"), lit(0))}),
+                            bin("&&", call("isfinite", {index(var("p3"), lit(1))}),
+                                call("isfinite", {index(var("p3"), lit(2))}))))));
   const double scale = 1.0 / (static_cast<double>(s.subgridSize) * s.subgridSize);
   d.sr = flit(scale);
   if (shifted(s)) {  // e^{+i phi} / S^2 (double, then float)
@@ -275,19 +319,32 @@ DegridTarget degridTarget(const GridderSpec& s, const NodePtr& timeStep, const N
 }
 
 NodePtr degridValue(const DegridTarget& d, const NodePtr& re, const NodePtr& im) {
-  return d.si ? f2(sub(mul(d.sr, re), mul(d.si, im)), add(mul(d.sr, im), mul(d.si, re))) : f2(mul(d.sr, re), mul(d.sr, im));
+  return d.si ? f2(sub(mul(d.sr, re), mul(d.si, im)), add(mul(d.sr, im), mul(d.si, re)))
+              : f2(mul(d.sr, re), mul(d.sr, im));
 }
 
 std::vector<NodePtr> gridderParams() {
-  return {decl("const float* __restrict__", "uvw"),       decl("const float* __restrict__", "wavenumbers"), decl("const float2* __restrict__", "visibilities"),
-          decl("const float* __restrict__", "weights"),   decl("const float2* __restrict__", "aterms"),     decl("const float* __restrict__", "taper"),
-          decl("const int* __restrict__", "metadata"),    decl("float2* __restrict__", "subgrids"),         decl("long long", "units")};
+  return {decl("const float* __restrict__", "uvw"),
+          decl("const float* __restrict__", "wavenumbers"),
+          decl("const float2* __restrict__", "visibilities"),
+          decl("const float* __restrict__", "weights"),
+          decl("const float2* __restrict__", "aterms"),
+          decl("const float* __restrict__", "taper"),
+          decl("const int* __restrict__", "metadata"),
+          decl("float2* __restrict__", "subgrids"),
+          decl("long long", "units")};
 }
 
 std::vector<NodePtr> degridderParams() {
-  return {decl("const float* __restrict__", "uvw"),      decl("const float* __restrict__", "wavenumbers"), decl("const float* __restrict__", "weights"),
-          decl("const float2* __restrict__", "aterms"),  decl("const float* __restrict__", "taper"),       decl("const int* __restrict__", "metadata"),
-          decl("const float2* __restrict__", "subgrids"), decl("float2* __restrict__", "visibilities"),    decl("long long", "units")};
+  return {decl("const float* __restrict__", "uvw"),
+          decl("const float* __restrict__", "wavenumbers"),
+          decl("const float* __restrict__", "weights"),
+          decl("const float2* __restrict__", "aterms"),
+          decl("const float* __restrict__", "taper"),
+          decl("const int* __restrict__", "metadata"),
+          decl("const float2* __restrict__", "subgrids"),
+          decl("float2* __restrict__", "visibilities"),
+          decl("long long", "units")};
 }
 
 std::vector<NodePtr> subgridRows(const GridderSpec& s) {
@@ -311,7 +368,8 @@ NodePtr stageTimeSteps(const GridderSpec& s, int steps, int threads) {
 
 std::vector<NodePtr> stagedVisibility(const GridderSpec& s, const std::string& dst) {
   std::vector<NodePtr> b;
-  b.push_back(cdecl("long long", "v", add(var("vis0"), add(mul(ll(add(var("ts"), var("j"))), lit(s.channels)), var("c")))));
+  b.push_back(
+      cdecl("long long", "v", add(var("vis0"), add(mul(ll(add(var("ts"), var("j"))), lit(s.channels)), var("c")))));
   b.push_back(cdecl("float*", "p3", add(var("uvw0"), mul(add(var("ts"), var("j")), lit(3)))));
   for (auto& n : weightedVisibility(s, dst)) b.push_back(n);
   return b;

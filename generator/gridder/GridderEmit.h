@@ -39,14 +39,16 @@ std::vector<NodePtr> readMeta(const GridderSpec& s, bool offsets);
 // l, m, n of pixel `pix` into l<suffix>, m<suffix>, n<suffix> (ls, ms: shifted).
 std::vector<NodePtr> pixelLmn(const GridderSpec& s, const NodePtr& pix, const std::string& suffix);
 // The time step's phase coefficients (U, V, W) -> `cc`, (Ku, Kv, Kw) -> `kk` (both declared by the caller, zero).
-std::vector<NodePtr> stagePhases(const GridderSpec& s, const NodePtr& uvwPtr, const std::string& cc, const std::string& kk);
+std::vector<NodePtr> stagePhases(const GridderSpec& s, const NodePtr& uvwPtr, const std::string& cc,
+                                 const std::string& kk);
 bool shifted(const GridderSpec& s);
 // phi = k_c (u shift_l + v shift_m) in double: sp, cp = sin, cos phi (needs wn and p3 in scope).
 std::vector<NodePtr> shiftRotation(const GridderSpec& s, const NodePtr& chan);
 // __sincosf or sincosf as the spec's phasor says.
 NodePtr sincos(const GridderSpec& s, NodePtr arg, const std::string& sn, const std::string& cs);
 // extern "C" __global__ with __launch_bounds__(threads, resident / threads).
-NodePtr kernelFn(const std::string& name, int threads, std::vector<NodePtr> params, std::vector<NodePtr> body, int resident = 512);
+NodePtr kernelFn(const std::string& name, int threads, std::vector<NodePtr> params, std::vector<NodePtr> body,
+                 int resident = 512);
 // P correlations of a float2 array at element `base` into <dst>0..: float4 pairs where P >= 2.
 std::vector<NodePtr> loadCorr(int P, const std::string& array, const NodePtr& base, const std::string& dst);
 // The visibility `v` (uvw at `p3`, channel `c0 + c`, all in scope) weighted and, where the spec shifts
@@ -57,7 +59,8 @@ std::vector<NodePtr> weightedVisibility(const GridderSpec& s, const std::string&
 std::vector<NodePtr> subgridRows(const GridderSpec& s);
 // The round's time steps ts + j (j < steps) into scoord / skk, zero beyond nt: a loop over the block's threads.
 NodePtr stageTimeSteps(const GridderSpec& s, int steps, int threads);
-// The staged visibility of time step ts + j, channel c of the subgrid: its v and p3, then weightedVisibility into <dst>0..
+// The staged visibility of time step ts + j, channel c of the subgrid: its v and p3, then weightedVisibility into
+// <dst>0..
 std::vector<NodePtr> stagedVisibility(const GridderSpec& s, const std::string& dst);
 // The degridder's input pixel: subgrid pixel `pix` of the slot at sub0 (read through the fftshift), taper,
 // then A1 P A2^H: into px[0..P-1] (float2, declared here).

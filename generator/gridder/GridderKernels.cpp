@@ -14,9 +14,9 @@ using namespace ast;
 using namespace gridemit;
 
 int gridderAdderThreads(const GridderSpec& s) {
-  // Whole warps dividing S^2 (a multiple of 64): the tile adder gives each thread S^2 / threads pixels (S = 24: 192 x 3),
-  // whose complex sums over the correlations stay in registers: at most 32 per thread, else more threads (S = 64 with
-  // 4 correlations: 512 threads x 8 pixels; 256 x 16 spilled 192 B).
+  // Whole warps dividing S^2 (a multiple of 64): the tile adder gives each thread S^2 / threads pixels (S = 24: 192 x
+  // 3), whose complex sums over the correlations stay in registers: at most 32 per thread, else more threads (S = 64
+  // with 4 correlations: 512 threads x 8 pixels; 256 x 16 spilled 192 B).
   const int S2 = s.subgridSize * s.subgridSize;
   int th = std::min(256, S2);
   while (S2 % th || th % 32) th -= 32;
@@ -38,7 +38,8 @@ std::vector<NodePtr> unitPrologue() {
 NodePtr gridIndex(const GridderSpec& s, NodePtr p, NodePtr y, NodePtr x) {
   const int P = s.correlations, G = s.gridSize;
   return add(mul(var("b"), lit(s.gridElems())),
-             add(mul(ll(add(mul(var("z"), lit(P)), std::move(p))), lit(static_cast<long long>(G) * G)), add(mul(ll(std::move(y)), lit(G)), std::move(x))));
+             add(mul(ll(add(mul(var("z"), lit(P)), std::move(p))), lit(static_cast<long long>(G) * G)),
+                 add(mul(ll(std::move(y)), lit(G)), std::move(x))));
 }
 
 GridderKernel emitGridderKernel(const GridderSpec& s) {
@@ -53,7 +54,8 @@ GridderKernel emitGridderKernel(const GridderSpec& s) {
   body.push_back(withNote(sharedArray("float", "sdk", CS), "k_c / k0 - 1 (0 beyond the subgrid's channels)"));
   body.push_back(withNote(sharedArray("float4", "scoord", ST), "U, V, W per staged time step"));
   body.push_back(withNote(sharedArray("float4", "skk", ST), "k0 u, k0 v, k0 w"));
-  body.push_back(withNote(sharedArray("float2", "svis", ST * CS * P, 16), "[time][channel][correlation], weighted; 0 where flagged"));
+  body.push_back(withNote(sharedArray("float2", "svis", ST * CS * P, 16),
+                          "[time][channel][correlation], weighted; 0 where flagged"));
   body.push_back(cdecl("int", "tid", var("threadIdx.x")));
   body.push_back(cdecl("long long", "unit", ll(var("blockIdx.x"))));
   body.push_back(ifStmt(bin(">=", var("unit"), var("units")), ret()));
@@ -62,7 +64,9 @@ GridderKernel emitGridderKernel(const GridderSpec& s) {
   body.push_back(cdecl("float", "k0", index(var("wn"), add(var("c0"), bin("/", var("nc"), lit(2))))));
   body.push_back(loop("i", var("tid"), lit(CS), lit(TH),
                       {assign(index(var("sdk"), var("i")),
-                              ternary(bin("<", var("i"), var("nc")), bin("/", sub(index(var("wn"), add(var("c0"), var("i"))), var("k0")), var("k0")), flit(0)))}));
+                              ternary(bin("<", var("i"), var("nc")),
+                                      bin("/", sub(index(var("wn"), add(var("c0"), var("i"))), var("k0")), var("k0")),
+                                      flit(0)))}));
   body.push_back(comment(fmt::format("{} pixels per thread (pixel tid + {} i), {} correlation(s) each", PPT, TH, P)));
   for (int i = 0; i < PPT; ++i) {
     const std::string sx = std::to_string(i);
@@ -81,10 +85,13 @@ GridderKernel emitGridderKernel(const GridderSpec& s) {
     fill.push_back(cdecl("int", "c", bin("%", var("e"), lit(CS))));
     std::vector<NodePtr> in;
     for (auto& n : stagedVisibility(s, "wv")) in.push_back(n);
-    for (int p = 0; p < P; ++p) in.push_back(assign(index(var("svis"), add(mul(var("e"), lit(P)), lit(p))), var(nm("wv", p))));
+    for (int p = 0; p < P; ++p)
+      in.push_back(assign(index(var("svis"), add(mul(var("e"), lit(P)), lit(p))), var(nm("wv", p))));
     std::vector<NodePtr> zero;
-    for (int p = 0; p < P; ++p) zero.push_back(assign(index(var("svis"), add(mul(var("e"), lit(P)), lit(p))), f2(flit(0), flit(0))));
-    fill.push_back(ifStmt(bin("&&", bin("<", add(var("ts"), var("j")), var("nt")), bin("<", var("c"), var("nc"))), block(in), block(zero)));
+    for (int p = 0; p < P; ++p)
+      zero.push_back(assign(index(var("svis"), add(mul(var("e"), lit(P)), lit(p))), f2(flit(0), flit(0))));
+    fill.push_back(ifStmt(bin("&&", bin("<", add(var("ts"), var("j")), var("nt")), bin("<", var("c"), var("nc"))),
+                          block(in), block(zero)));
     stage.push_back(loop("e", var("tid"), lit(ST * CS), lit(TH), fill));
   }
   stage.push_back(sync());
@@ -94,8 +101,12 @@ GridderKernel emitGridderKernel(const GridderSpec& s) {
     tb.push_back(cdecl("float4", "kk", index(var("skk"), var("j"))));
     for (int i = 0; i < PPT; ++i) {
       const std::string sx = std::to_string(i);
-      tb.push_back(cdecl("float", nm("A", i), fma3(mx(var("cc"), "x"), var("l" + sx), fma3(mx(var("cc"), "y"), var("m" + sx), mul(mx(var("cc"), "z"), var("n" + sx))))));
-      tb.push_back(cdecl("float", nm("B", i), fma3(mx(var("kk"), "x"), var("l" + sx), fma3(mx(var("kk"), "y"), var("m" + sx), mul(mx(var("kk"), "z"), var("n" + sx))))));
+      tb.push_back(cdecl("float", nm("A", i),
+                         fma3(mx(var("cc"), "x"), var("l" + sx),
+                              fma3(mx(var("cc"), "y"), var("m" + sx), mul(mx(var("cc"), "z"), var("n" + sx))))));
+      tb.push_back(cdecl("float", nm("B", i),
+                         fma3(mx(var("kk"), "x"), var("l" + sx),
+                              fma3(mx(var("kk"), "y"), var("m" + sx), mul(mx(var("kk"), "z"), var("n" + sx))))));
     }
     std::vector<NodePtr> cb;
     cb.push_back(cdecl("float", "dk", index(var("sdk"), var("c"))));
@@ -134,7 +145,8 @@ GridderKernel emitGridderKernel(const GridderSpec& s) {
 
   NodePtr fn = kernelFn(k.name, TH, gridderParams(), body, s.tuning.residentThreads);
   k.source = header(s, k.name,
-                    fmt::format("one block per subgrid slot, {} threads x {} pixels; {} time steps x {} channels staged per round; per visibility and "
+                    fmt::format("one block per subgrid slot, {} threads x {} pixels; {} time steps x {} channels "
+                                "staged per round; per visibility and "
                                 "pixel 1 FMA (phase) + 1 sincos + {} FMAs ({} correlation(s))",
                                 TH, PPT, ST, CS, 4 * P, P)) +
              helpers(s, true) + print(removeDeadCode(foldConstants(fn)));
@@ -162,7 +174,9 @@ GridderKernel emitDegridderKernel(const GridderSpec& s) {
   body.push_back(cdecl("float", "k0", index(var("wn"), add(var("c0"), bin("/", var("nc"), lit(2))))));
   body.push_back(loop("i", var("tid"), lit(GPT * VPT), lit(TH),
                       {assign(index(var("sdk"), var("i")),
-                              ternary(bin("<", var("i"), var("nc")), bin("/", sub(index(var("wn"), add(var("c0"), var("i"))), var("k0")), var("k0")), flit(0)))}));
+                              ternary(bin("<", var("i"), var("nc")),
+                                      bin("/", sub(index(var("wn"), add(var("c0"), var("i"))), var("k0")), var("k0")),
+                                      flit(0)))}));
   body.push_back(sync());  // sdk is read before the first staging barrier
   for (auto& n : subgridRows(s)) body.push_back(n);
   body.push_back(cdecl("long long", "sub0", mul(var("unit"), lit(static_cast<long long>(P) * S * S))));
@@ -186,7 +200,8 @@ GridderKernel emitDegridderKernel(const GridderSpec& s) {
     std::vector<NodePtr> fill;
     fill.push_back(cdecl("int", "pix", add(var("p0"), var("q"))));
     for (auto& n : correctedPixel(s, "pix")) fill.push_back(n);
-    for (int p = 0; p < P; ++p) fill.push_back(assign(index(var("spix"), add(mul(var("q"), lit(P)), lit(p))), index(var("px"), lit(p))));
+    for (int p = 0; p < P; ++p)
+      fill.push_back(assign(index(var("spix"), add(mul(var("q"), lit(P)), lit(p))), index(var("px"), lit(p))));
     for (auto& n : pixelLmn(s, var("pix"), "")) fill.push_back(n);
     fill.push_back(assign(index(var("slmn"), var("q")), call("make_float4", {var("l"), var("m"), var("n"), flit(0)})));
     stage.push_back(loop("q", var("tid"), lit(SP), lit(TH), fill));
@@ -195,8 +210,12 @@ GridderKernel emitDegridderKernel(const GridderSpec& s) {
   {
     std::vector<NodePtr> pb;
     pb.push_back(cdecl("float4", "g", index(var("slmn"), var("q"))));
-    pb.push_back(cdecl("float", "A", fma3(mx(var("cc"), "x"), mx(var("g"), "x"), fma3(mx(var("cc"), "y"), mx(var("g"), "y"), mul(mx(var("cc"), "z"), mx(var("g"), "z"))))));
-    pb.push_back(cdecl("float", "B", fma3(mx(var("kk"), "x"), mx(var("g"), "x"), fma3(mx(var("kk"), "y"), mx(var("g"), "y"), mul(mx(var("kk"), "z"), mx(var("g"), "z"))))));
+    pb.push_back(cdecl("float", "A",
+                       fma3(mx(var("cc"), "x"), mx(var("g"), "x"),
+                            fma3(mx(var("cc"), "y"), mx(var("g"), "y"), mul(mx(var("cc"), "z"), mx(var("g"), "z"))))));
+    pb.push_back(cdecl("float", "B",
+                       fma3(mx(var("kk"), "x"), mx(var("g"), "x"),
+                            fma3(mx(var("kk"), "y"), mx(var("g"), "y"), mul(mx(var("kk"), "z"), mx(var("g"), "z"))))));
     for (auto& n : loadCorr(P, "spix", mul(var("q"), lit(P)), "px")) pb.push_back(n);
     for (int j = 0; j < VPT; ++j) {
       pb.push_back(decl("float", nm("sn", j)));
@@ -223,7 +242,8 @@ GridderKernel emitDegridderKernel(const GridderSpec& s) {
       std::vector<NodePtr> w = std::move(d.stmts);
       for (int p = 0; p < P; ++p) {
         const NodePtr val = degridValue(d, mx(var(nm("acc", j, p)), "x"), mx(var(nm("acc", j, p)), "y"));
-        w.push_back(assign(index(var("visibilities"), add(mul(var("v"), lit(P)), lit(p))), ternary(var("ok"), val, f2(flit(0), flit(0)))));
+        w.push_back(assign(index(var("visibilities"), add(mul(var("v"), lit(P)), lit(p))),
+                           ternary(var("ok"), val, f2(flit(0), flit(0)))));
       }
       st.push_back(ifStmt(bin("<", add(var("cg"), lit(j)), var("nc")), block(w)));
     }
@@ -233,8 +253,10 @@ GridderKernel emitDegridderKernel(const GridderSpec& s) {
 
   NodePtr fn = kernelFn(k.name, TH, degridderParams(), body, s.tuning.residentThreads);
   k.source = header(s, k.name,
-                    fmt::format("one block per subgrid slot, {} threads each holding {} channel(s) of a time step; {} corrected pixels staged per "
-                                "round; per visibility and pixel 1 FMA (phase) + 1 sincos + {} FMAs (+ 6 / {} for the time step's phases)",
+                    fmt::format("one block per subgrid slot, {} threads each holding {} channel(s) of a time step; {} "
+                                "corrected pixels staged per "
+                                "round; per visibility and pixel 1 FMA (phase) + 1 sincos + {} FMAs (+ 6 / {} for the "
+                                "time step's phases)",
                                 TH, VPT, SP, 4 * P, VPT)) +
              helpers(s, false) + print(removeDeadCode(foldConstants(fn)));
   return k;
@@ -249,7 +271,8 @@ GridderKernel emitTileAdder(const GridderSpec& s) {
   k.threads = TH;
   std::vector<NodePtr> body = unitPrologue();
   body.push_back(cdecl("long long", "b", bin("/", var("unit"), lit(s.wPlanes * perPlane))));
-  body.push_back(cdecl("int", "zt", cast("int", bin("%", var("unit"), lit(s.wPlanes * perPlane)))));  // plane * tiles + tile
+  body.push_back(
+      cdecl("int", "zt", cast("int", bin("%", var("unit"), lit(s.wPlanes * perPlane)))));  // plane * tiles + tile
   body.push_back(cdecl("int", "z", bin("/", var("zt"), lit(perPlane))));
   body.push_back(cdecl("int", "tile", bin("%", var("zt"), lit(perPlane))));
   body.push_back(cdecl("int", "gx0", mul(bin("%", var("tile"), lit(NT)), lit(S))));
@@ -272,32 +295,44 @@ GridderKernel emitTileAdder(const GridderSpec& s) {
     in.push_back(cdecl("int", "x", add(var("dx"), var(nm("ox", i)))));
     in.push_back(cdecl("int", "y", add(var("dy"), var(nm("oy", i)))));
     std::vector<NodePtr> a;
-    a.push_back(cdecl("int", "q", add(mul(bin("%", add(var("y"), lit(S / 2)), lit(S)), lit(S)), bin("%", add(var("x"), lit(S / 2)), lit(S)))));
+    a.push_back(cdecl("int", "q",
+                      add(mul(bin("%", add(var("y"), lit(S / 2)), lit(S)), lit(S)),
+                          bin("%", add(var("x"), lit(S / 2)), lit(S)))));
     for (int p = 0; p < P; ++p) {
-      a.push_back(cdecl("float2", nm("v", p), index(var("src"), add(lit(static_cast<long long>(p) * S * S), var("q")))));
+      a.push_back(
+          cdecl("float2", nm("v", p), index(var("src"), add(lit(static_cast<long long>(p) * S * S), var("q")))));
       a.push_back(assign(mx(var(nm("acc", i, p)), "x"), mx(var(nm("v", p)), "x"), "+="));
       a.push_back(assign(mx(var(nm("acc", i, p)), "y"), mx(var(nm("v", p)), "y"), "+="));
     }
-    in.push_back(ifStmt(bin("&&", bin("<", cast("unsigned", var("x")), lit(S)), bin("<", cast("unsigned", var("y")), lit(S))), block(a)));
+    in.push_back(
+        ifStmt(bin("&&", bin("<", cast("unsigned", var("x")), lit(S)), bin("<", cast("unsigned", var("y")), lit(S))),
+               block(a)));
     lb.push_back(block(in));
   }
-  body.push_back(forLoop(decl("int", "k", index(var("offs"), var("zt"))), bin("<", var("k"), index(var("offs"), add(var("zt"), lit(1)))),
-                         assign(var("k"), lit(1), "+="), block(lb)));
+  body.push_back(forLoop(decl("int", "k", index(var("offs"), var("zt"))),
+                         bin("<", var("k"), index(var("offs"), add(var("zt"), lit(1)))), assign(var("k"), lit(1), "+="),
+                         block(lb)));
   for (int i = 0; i < PPA; ++i) {
     std::vector<NodePtr> w;
     for (int p = 0; p < P; ++p)
-      w.push_back(assign(index(var("grid"), gridIndex(s, lit(p), add(var("gy0"), var(nm("oy", i))), add(var("gx0"), var(nm("ox", i))))),
+      w.push_back(assign(index(var("grid"), gridIndex(s, lit(p), add(var("gy0"), var(nm("oy", i))),
+                                                      add(var("gx0"), var(nm("ox", i))))),
                          var(nm("acc", i, p))));
-    body.push_back(ifStmt(bin("&&", bin("<", add(var("gx0"), var(nm("ox", i))), lit(G)), bin("<", add(var("gy0"), var(nm("oy", i))), lit(G))), block(w)));
+    body.push_back(ifStmt(bin("&&", bin("<", add(var("gx0"), var(nm("ox", i))), lit(G)),
+                              bin("<", add(var("gy0"), var(nm("oy", i))), lit(G))),
+                          block(w)));
   }
   NodePtr fn = kernelFn(k.name, TH,
                         {decl("const int* __restrict__", "metadata"), decl("const int* __restrict__", "tile_offsets"),
-                         decl("const int* __restrict__", "tile_subgrids"), decl("const float2* __restrict__", "subgrids"),
-                         decl("float2* __restrict__", "grid"), decl("long long", "units")},
+                         decl("const int* __restrict__", "tile_subgrids"),
+                         decl("const float2* __restrict__", "subgrids"), decl("float2* __restrict__", "grid"),
+                         decl("long long", "units")},
                         body);
   k.source = header(s, k.name,
-                    fmt::format("atomic-free adder: one block per {} x {} grid tile and w-plane, {} threads x {} pixels, summing the subgrids the planner "
-                                "listed for the tile (grid pixel (x0 + o) takes subgrid value (o + S/2) % S); every grid value written once",
+                    fmt::format("atomic-free adder: one block per {} x {} grid tile and w-plane, {} threads x {} "
+                                "pixels, summing the subgrids the planner "
+                                "listed for the tile (grid pixel (x0 + o) takes subgrid value (o + S/2) % S); every "
+                                "grid value written once",
                                 S, S, TH, PPA)) +
              print(removeDeadCode(foldConstants(fn)));
   return k;
@@ -310,22 +345,28 @@ GridderKernel emitAtomicAdder(const GridderSpec& s) {
   k.threads = TH;
   std::vector<NodePtr> body = unitPrologue();
   for (auto& n : readMeta(s, false)) body.push_back(n);
-  body.push_back(cdecl("float2*", "src", add(var("subgrids"), mul(var("unit"), lit(static_cast<long long>(P) * S * S)))));
+  body.push_back(
+      cdecl("float2*", "src", add(var("subgrids"), mul(var("unit"), lit(static_cast<long long>(P) * S * S)))));
   std::vector<NodePtr> lb;
   lb.push_back(cdecl("int", "p", bin("/", var("e"), lit(S * S))));
   lb.push_back(cdecl("int", "o", bin("%", var("e"), lit(S * S))));
   lb.push_back(cdecl("int", "ox", bin("%", var("o"), lit(S))));
   lb.push_back(cdecl("int", "oy", bin("/", var("o"), lit(S))));
-  lb.push_back(cdecl("float2", "v", index(var("src"), add(mul(var("p"), lit(S * S)), add(mul(bin("%", add(var("oy"), lit(S / 2)), lit(S)), lit(S)), bin("%", add(var("ox"), lit(S / 2)), lit(S)))))));
+  lb.push_back(cdecl("float2", "v",
+                     index(var("src"),
+                           add(mul(var("p"), lit(S * S)), add(mul(bin("%", add(var("oy"), lit(S / 2)), lit(S)), lit(S)),
+                                                              bin("%", add(var("ox"), lit(S / 2)), lit(S)))))));
   lb.push_back(cdecl("long long", "g", gridIndex(s, var("p"), add(var("y0"), var("oy")), add(var("x0"), var("ox")))));
   lb.push_back(exprStmt(call("atomicAdd", {unary("&", mx(index(var("grid"), var("g")), "x")), mx(var("v"), "x")})));
   lb.push_back(exprStmt(call("atomicAdd", {unary("&", mx(index(var("grid"), var("g")), "y")), mx(var("v"), "y")})));
   body.push_back(loop("e", var("tid"), lit(P * S * S), lit(TH), lb));
   NodePtr fn = kernelFn(k.name, TH,
-                        {decl("const int* __restrict__", "metadata"), decl("const float2* __restrict__", "subgrids"), decl("float2* __restrict__", "grid"),
-                         decl("long long", "units")},
+                        {decl("const int* __restrict__", "metadata"), decl("const float2* __restrict__", "subgrids"),
+                         decl("float2* __restrict__", "grid"), decl("long long", "units")},
                         body);
-  k.source = header(s, k.name, "adder with atomics: one block per subgrid slot, atomicAdd of every value onto the grid (zeroed first)") +
+  k.source = header(s, k.name,
+                    "adder with atomics: one block per subgrid slot, atomicAdd of every value onto the grid (zeroed "
+                    "first)") +
              print(removeDeadCode(foldConstants(fn)));
   return k;
 }
@@ -337,19 +378,23 @@ GridderKernel emitSplitter(const GridderSpec& s) {
   k.threads = TH;
   std::vector<NodePtr> body = unitPrologue();
   for (auto& n : readMeta(s, false)) body.push_back(n);
-  body.push_back(decl("float2* const", "dst", add(var("subgrids"), mul(var("unit"), lit(static_cast<long long>(P) * S * S)))));
+  body.push_back(
+      decl("float2* const", "dst", add(var("subgrids"), mul(var("unit"), lit(static_cast<long long>(P) * S * S)))));
   std::vector<NodePtr> lb;
   lb.push_back(cdecl("int", "p", bin("/", var("e"), lit(S * S))));
   lb.push_back(cdecl("int", "q", bin("%", var("e"), lit(S * S))));
   lb.push_back(cdecl("int", "oy", bin("%", add(bin("/", var("q"), lit(S)), lit(S / 2)), lit(S))));
   lb.push_back(cdecl("int", "ox", bin("%", add(bin("%", var("q"), lit(S)), lit(S / 2)), lit(S))));
-  lb.push_back(assign(index(var("dst"), var("e")), index(var("grid"), gridIndex(s, var("p"), add(var("y0"), var("oy")), add(var("x0"), var("ox"))))));
+  lb.push_back(assign(index(var("dst"), var("e")), index(var("grid"), gridIndex(s, var("p"), add(var("y0"), var("oy")),
+                                                                                add(var("x0"), var("ox"))))));
   body.push_back(loop("e", var("tid"), lit(P * S * S), lit(TH), lb));
   NodePtr fn = kernelFn(k.name, TH,
-                        {decl("const int* __restrict__", "metadata"), decl("const float2* __restrict__", "grid"), decl("float2* __restrict__", "subgrids"),
-                         decl("long long", "units")},
+                        {decl("const int* __restrict__", "metadata"), decl("const float2* __restrict__", "grid"),
+                         decl("float2* __restrict__", "subgrids"), decl("long long", "units")},
                         body);
-  k.source = header(s, k.name, "splitter: one block per subgrid slot; subgrid value q takes grid pixel (x0 + (q + S/2) % S)") + print(removeDeadCode(foldConstants(fn)));
+  k.source = header(s, k.name,
+                    "splitter: one block per subgrid slot; subgrid value q takes grid pixel (x0 + (q + S/2) % S)") +
+             print(removeDeadCode(foldConstants(fn)));
   return k;
 }
 

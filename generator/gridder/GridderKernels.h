@@ -32,7 +32,8 @@ GridderKernel emitDegridderKernel(const GridderSpec& s);
 GridderKernel emitTileAdder(const GridderSpec& s);
 GridderKernel emitAtomicAdder(const GridderSpec& s);
 GridderKernel emitSplitter(const GridderSpec& s);
-GridderKernel emitZeroFill(const GridderSpec& s, const std::string& what);  // <name>_zero_<what>: float2* out, long long n
+GridderKernel emitZeroFill(const GridderSpec& s,
+                           const std::string& what);  // <name>_zero_<what>: float2* out, long long n
 
 // Threads of the tile adder and the splitter: whole warps dividing S^2, at most 256.
 int gridderAdderThreads(const GridderSpec& s);

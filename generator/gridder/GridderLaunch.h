@@ -20,8 +20,8 @@ std::unique_ptr<FamilySpec> gridderFftSpec(const GridderSpec& s);
 
 struct GridderBuild {
   LaunchPlan plan;
-  GridderKernel main;   // the gridder or the degridder
-  int fftKernels = 0;   // kernels appended from the stockham plan
+  GridderKernel main;  // the gridder or the degridder
+  int fftKernels = 0;  // kernels appended from the stockham plan
 };
 GridderBuild buildGridderPlan(const GridderSpec& s, const EmitTarget& target);
 

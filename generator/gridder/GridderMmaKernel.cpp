@@ -12,7 +12,6 @@ namespace warpforge {
 using namespace ast;
 using namespace gridemit;
 
-
 GridderKernel emitGridderMmaKernel(const GridderSpec& s) {
   const QuadFragments q = tf32Fragments();
   const int S = s.subgridSize, P = s.correlations, CS = s.channelsPerSubgrid;
@@ -40,30 +39,38 @@ GridderKernel emitGridderMmaKernel(const GridderSpec& s) {
   const Type f4 = Type("float4").constPointer();
   body.push_back(withNote(decl(f4, "slmn", var("spool")), "[pixel of the pass] l, m, n"));
   body.push_back(withNote(decl(f4, "sB", add(var("spool"), decimal(BP))),
-                          "[visibility][column n]: B(k = t, n), B(k = t + 4, n), hi then lo; n = 2p: (Re, Im), n = 2p + 1: (Im, -Re) of correlation p"));
-  body.push_back(withNote(decl(Type("float2").constPointer(), "sacc", reinterpretCast(Type("float2").pointer(), var("spool"))),
-                          "[pixel of the pass][correlation], after the sums"));
+                          "[visibility][column n]: B(k = t, n), B(k = t + 4, n), hi then lo; n = 2p: (Re, Im), n = 2p "
+                          "+ 1: (Im, -Re) of correlation p"));
+  body.push_back(
+      withNote(decl(Type("float2").constPointer(), "sacc", reinterpretCast(Type("float2").pointer(), var("spool"))),
+               "[pixel of the pass][correlation], after the sums"));
   body.push_back(withNote(sharedArray("float4", "smain", W * TPW * 32),
-                          "[warp tile][lane]: each round's tensor-core sums added in f32 (the tensor core's own f32 accumulation truncates; long chains drift)"));
+                          "[warp tile][lane]: each round's tensor-core sums added in f32 (the tensor core's own f32 "
+                          "accumulation truncates; long chains drift)"));
   body.push_back(cdecl("int", "tid", var("threadIdx.x")));
   body.push_back(cdecl("long long", "unit", ll(var("blockIdx.x"))));
   body.push_back(ifStmt(bin(">=", var("unit"), var("units")), ret()));
   for (auto& n : readMeta(s, true)) body.push_back(n);
   body.push_back(cdecl("int", "warp", bin(">>", var("tid"), lit(5))));
   body.push_back(cdecl("int", "lane", bin("&", var("tid"), lit(31))));
-  body.push_back(cdecl("int", "g", bin(">>", bin("&", var("tid"), lit(31)), lit(2))));  // the lane's group: A and C rows, B column
-  body.push_back(cdecl("int", "t", bin("&", var("tid"), lit(3))));                        // thread in group: A and B k, C column pair
+  body.push_back(
+      cdecl("int", "g", bin(">>", bin("&", var("tid"), lit(31)), lit(2))));  // the lane's group: A and C rows, B column
+  body.push_back(cdecl("int", "t", bin("&", var("tid"), lit(3))));  // thread in group: A and B k, C column pair
   body.push_back(cdecl("float*", "wn", add(var("wavenumbers"), mul(var("b"), lit(C)))));
   body.push_back(cdecl("float", "k0", index(var("wn"), add(var("c0"), bin("/", var("nc"), lit(2))))));
   body.push_back(loop("i", var("tid"), lit(CS4), lit(TH),
                       {assign(index(var("sdk"), var("i")),
-                              ternary(bin("<", var("i"), var("nc")), bin("/", sub(index(var("wn"), add(var("c0"), var("i"))), var("k0")), var("k0")), flit(0)))}));
+                              ternary(bin("<", var("i"), var("nc")),
+                                      bin("/", sub(index(var("wn"), add(var("c0"), var("i"))), var("k0")), var("k0")),
+                                      flit(0)))}));
   body.push_back(sync());
   if (KS <= 4) {
     body.push_back(comment("dk of this thread's channel t + 4 s in every k-step s (A's visibility column, B's row)"));
     body.push_back(declArray("float", "dks", KS));
     body.push_back(raw("#pragma unroll"));
-    body.push_back(loop("s", lit(0), lit(KS), lit(1), {assign(index(var("dks"), var("s")), index(var("sdk"), add(mul(var("s"), lit(4)), var("t"))))}));
+    body.push_back(
+        loop("s", lit(0), lit(KS), lit(1),
+             {assign(index(var("dks"), var("s")), index(var("sdk"), add(mul(var("s"), lit(4)), var("t"))))}));
   }
   for (auto& n : subgridRows(s)) body.push_back(n);
   body.push_back(cdecl("long long", "sub0", mul(var("unit"), lit(static_cast<long long>(P) * S * S))));
@@ -79,7 +86,9 @@ GridderKernel emitGridderMmaKernel(const GridderSpec& s) {
     f.push_back(assign(index(var("slmn"), var("i")), call("make_float4", {var("l"), var("m"), var("n"), flit(0)})));
     pass.push_back(loop("i", var("tid"), lit(BP), lit(TH), f));
   }
-  pass.push_back(comment(fmt::format("{} tiles of 16 pixels per warp: C rows g and g + 8 of tile T are pixels 16 (warp {} + T) + g (+ 8)", TPW, TPW)));
+  pass.push_back(comment(
+      fmt::format("{} tiles of 16 pixels per warp: C rows g and g + 8 of tile T are pixels 16 (warp {} + T) + g (+ 8)",
+                  TPW, TPW)));
   for (int T = 0; T < TPW; ++T) {
     pass.push_back(decl("float4", nm("acc", T), call("make_float4", {flit(0), flit(0), flit(0), flit(0)})));
     pass.push_back(assign(index(var("smain"), slot(T)), var(nm("acc", T))));  // this thread's own slot: no barrier
@@ -97,7 +106,8 @@ GridderKernel emitGridderMmaKernel(const GridderSpec& s) {
     std::vector<NodePtr> in;
     for (auto& n : stagedVisibility(s, "wv")) in.push_back(n);
     for (int p = 0; p < P; ++p) in.push_back(assign(var(nm("vx", p)), var(nm("wv", p))));
-    fill.push_back(ifStmt(bin("&&", bin("<", add(var("ts"), var("j")), var("nt")), bin("<", var("c"), var("nc"))), block(in)));
+    fill.push_back(
+        ifStmt(bin("&&", bin("<", add(var("ts"), var("j")), var("nt")), bin("<", var("c"), var("nc"))), block(in)));
     // B(k, n) of this visibility: cos row (Re, Im) / sin row (Im, -Re) so that C(pixel, 2p) += cos Re + sin Im
     // and C(pixel, 2p + 1) += cos Im - sin Re: the FMA kernel's V e^{-i phase}.
     for (int p = 0; p < 4; ++p) {
@@ -114,10 +124,11 @@ GridderKernel emitGridderMmaKernel(const GridderSpec& s) {
         if (split) {
           fill.push_back(cdecl("float", base + "h0", call("__uint_as_float", {call("gr_tf32", {var(r0)})})));
           fill.push_back(cdecl("float", base + "h1", call("__uint_as_float", {call("gr_tf32", {var(r1)})})));
-          val = call("make_float4", {var(base + "h0"), var(base + "h1"), sub(var(r0), var(base + "h0")), sub(var(r1), var(base + "h1"))});
+          val = call("make_float4", {var(base + "h0"), var(base + "h1"), sub(var(r0), var(base + "h0")),
+                                     sub(var(r1), var(base + "h1"))});
         } else {
-          val = call("make_float4", {call("__uint_as_float", {call("gr_tf32", {var(r0)})}), call("__uint_as_float", {call("gr_tf32", {var(r1)})}), flit(0),
-                                     flit(0)});
+          val = call("make_float4", {call("__uint_as_float", {call("gr_tf32", {var(r0)})}),
+                                     call("__uint_as_float", {call("gr_tf32", {var(r1)})}), flit(0), flit(0)});
         }
         fill.push_back(assign(index(var("sB"), add(mul(var("e"), lit(8)), lit(2 * p + col))), val));
       }
@@ -132,16 +143,29 @@ GridderKernel emitGridderMmaKernel(const GridderSpec& s) {
     for (int T = 0; T < TPW; ++T)
       for (int h = 0; h < 2; ++h) {
         const std::string sx = fmt::format("{}_{}", T, h);
-        tb.push_back(cdecl("float4", "g" + sx, index(var("slmn"), add(mul(add(mul(var("warp"), lit(TPW)), lit(T)), lit(16)), add(var("g"), lit(8 * h))))));
-        tb.push_back(cdecl("float", "A" + sx, fma3(mx(var("cc"), "x"), mx(var("g" + sx), "x"),
-                                                   fma3(mx(var("cc"), "y"), mx(var("g" + sx), "y"), mul(mx(var("cc"), "z"), mx(var("g" + sx), "z"))))));
-        tb.push_back(cdecl("float", "B" + sx, fma3(mx(var("kk"), "x"), mx(var("g" + sx), "x"),
-                                                   fma3(mx(var("kk"), "y"), mx(var("g" + sx), "y"), mul(mx(var("kk"), "z"), mx(var("g" + sx), "z"))))));
+        tb.push_back(cdecl("float4", "g" + sx,
+                           index(var("slmn"), add(mul(add(mul(var("warp"), lit(TPW)), lit(T)), lit(16)),
+                                                  add(var("g"), lit(8 * h))))));
+        tb.push_back(cdecl("float", "A" + sx,
+                           fma3(mx(var("cc"), "x"), mx(var("g" + sx), "x"),
+                                fma3(mx(var("cc"), "y"), mx(var("g" + sx), "y"),
+                                     mul(mx(var("cc"), "z"), mx(var("g" + sx), "z"))))));
+        tb.push_back(cdecl("float", "B" + sx,
+                           fma3(mx(var("kk"), "x"), mx(var("g" + sx), "x"),
+                                fma3(mx(var("kk"), "y"), mx(var("g" + sx), "y"),
+                                     mul(mx(var("kk"), "z"), mx(var("g" + sx), "z"))))));
       }
-    std::vector<NodePtr> kb;  // one k-step: 4 visibilities (channels 4s .. 4s + 3 of time step j); this thread's is channel 4s + t
-    // registers where the k-step loop unrolls fully, shared memory otherwise (a dynamically indexed array would live in local memory)
-    kb.push_back(cdecl("float", "dk", KS <= 4 ? index(var("dks"), var("s")) : index(var("sdk"), add(mul(var("s"), lit(4)), var("t")))));
-    kb.push_back(cdecl("float4", "bq", index(var("sB"), add(mul(add(mul(var("j"), lit(CS4)), add(mul(var("s"), lit(4)), var("t"))), lit(8)), var("g")))));
+    std::vector<NodePtr>
+        kb;  // one k-step: 4 visibilities (channels 4s .. 4s + 3 of time step j); this thread's is channel 4s + t
+    // registers where the k-step loop unrolls fully, shared memory otherwise (a dynamically indexed array would live in
+    // local memory)
+    kb.push_back(
+        cdecl("float", "dk",
+              KS <= 4 ? index(var("dks"), var("s")) : index(var("sdk"), add(mul(var("s"), lit(4)), var("t")))));
+    kb.push_back(
+        cdecl("float4", "bq",
+              index(var("sB"),
+                    add(mul(add(mul(var("j"), lit(CS4)), add(mul(var("s"), lit(4)), var("t"))), lit(8)), var("g")))));
     kb.push_back(cdecl("unsigned", "bh0", call("__float_as_uint", {mx(var("bq"), "x")})));
     kb.push_back(cdecl("unsigned", "bh1", call("__float_as_uint", {mx(var("bq"), "y")})));
     if (split) {
@@ -161,11 +185,15 @@ GridderKernel emitGridderMmaKernel(const GridderSpec& s) {
       if (split) {
         std::vector<NodePtr> hi, lo;
         for (int r = 0; r < 4; ++r) {  // hi: the top 10 mantissa bits (a mask: no conversion); lo = x - hi exactly
-          kb.push_back(cdecl("unsigned", nm("ah", T, r), bin("&", call("__float_as_uint", {var(a[r])}), var("0xffffe000u"))));
-          kb.push_back(cdecl("unsigned", nm("al", T, r), call("__float_as_uint", {sub(var(a[r]), call("__uint_as_float", {var(nm("ah", T, r))}))})));
+          kb.push_back(
+              cdecl("unsigned", nm("ah", T, r), bin("&", call("__float_as_uint", {var(a[r])}), var("0xffffe000u"))));
+          kb.push_back(
+              cdecl("unsigned", nm("al", T, r),
+                    call("__float_as_uint", {sub(var(a[r]), call("__uint_as_float", {var(nm("ah", T, r))}))})));
         }
         auto mma = [&](const char* ap, const char* b0, const char* b1) {
-          kb.push_back(exprStmt(call("gr_mma", {var(nm("acc", T)), var(nm(ap, T, 0)), var(nm(ap, T, 1)), var(nm(ap, T, 2)), var(nm(ap, T, 3)), var(b0), var(b1)})));
+          kb.push_back(exprStmt(call("gr_mma", {var(nm("acc", T)), var(nm(ap, T, 0)), var(nm(ap, T, 1)),
+                                                var(nm(ap, T, 2)), var(nm(ap, T, 3)), var(b0), var(b1)})));
         };
         mma("al", "bh0", "bh1");
         mma("ah", "bl0", "bl1");
@@ -173,7 +201,8 @@ GridderKernel emitGridderMmaKernel(const GridderSpec& s) {
       } else {
         std::vector<NodePtr> args = {var(nm("acc", T))};
         // round to nearest tf32 in integer ops (the cvt instruction shares the SFU's pipe with the sincos)
-        for (int r = 0; r < 4; ++r) args.push_back(bin("&", add(call("__float_as_uint", {var(a[r])}), var("0x1000u")), var("0xffffe000u")));
+        for (int r = 0; r < 4; ++r)
+          args.push_back(bin("&", add(call("__float_as_uint", {var(a[r])}), var("0x1000u")), var("0xffffe000u")));
         args.push_back(var("bh0"));
         args.push_back(var("bh1"));
         kb.push_back(exprStmt(call("gr_mma", std::move(args))));
@@ -188,8 +217,10 @@ GridderKernel emitGridderMmaKernel(const GridderSpec& s) {
     const NodePtr m = index(var("smain"), slot(T));
     std::vector<NodePtr> f;
     f.push_back(cdecl("float4", "mt", m));
-    f.push_back(assign(m, call("make_float4", {add(mx(var("mt"), "x"), mx(var(nm("acc", T)), "x")), add(mx(var("mt"), "y"), mx(var(nm("acc", T)), "y")),
-                                                add(mx(var("mt"), "z"), mx(var(nm("acc", T)), "z")), add(mx(var("mt"), "w"), mx(var(nm("acc", T)), "w"))})));
+    f.push_back(assign(m, call("make_float4", {add(mx(var("mt"), "x"), mx(var(nm("acc", T)), "x")),
+                                               add(mx(var("mt"), "y"), mx(var(nm("acc", T)), "y")),
+                                               add(mx(var("mt"), "z"), mx(var(nm("acc", T)), "z")),
+                                               add(mx(var("mt"), "w"), mx(var(nm("acc", T)), "w"))})));
     f.push_back(assign(var(nm("acc", T)), call("make_float4", {flit(0), flit(0), flit(0), flit(0)})));
     stage.push_back(block(f));
   }
@@ -209,8 +240,12 @@ GridderKernel emitGridderMmaKernel(const GridderSpec& s) {
         for (int r = 0; r < 4; ++r)
           if (q.cRow[r] == 8 * h) (q.cCol[r] == 0 ? re : im) = r;
         if (re < 0 || im < 0) throw std::logic_error("gridder: unexpected m16n8k8 C fragment");
-        w.push_back(assign(index(var("sacc"), add(mul(add(add(mul(add(mul(var("warp"), lit(TPW)), lit(T)), lit(16)), var("g")), lit(8 * h)), lit(P)), var("t"))),
-                           f2(mx(var(nm("acc", T)), comp[re]), mx(var(nm("acc", T)), comp[im]))));
+        w.push_back(
+            assign(index(var("sacc"),
+                         add(mul(add(add(mul(add(mul(var("warp"), lit(TPW)), lit(T)), lit(16)), var("g")), lit(8 * h)),
+                                 lit(P)),
+                             var("t"))),
+                   f2(mx(var(nm("acc", T)), comp[re]), mx(var(nm("acc", T)), comp[im]))));
       }
     pass.push_back(ifStmt(bin("<", var("t"), lit(P)), block(w)));
   }
@@ -219,7 +254,8 @@ GridderKernel emitGridderMmaKernel(const GridderSpec& s) {
     std::vector<NodePtr> e;
     e.push_back(cdecl("int", "pix", add(var("pix0"), var("i"))));
     e.push_back(declArray("float2", "px", P));
-    for (int p = 0; p < P; ++p) e.push_back(assign(index(var("px"), lit(p)), index(var("sacc"), add(mul(var("i"), lit(P)), lit(p)))));
+    for (int p = 0; p < P; ++p)
+      e.push_back(assign(index(var("px"), lit(p)), index(var("sacc"), add(mul(var("i"), lit(P)), lit(p)))));
     for (auto& n : storePixel(s, "pix")) e.push_back(n);
     pass.push_back(loop("i", var("tid"), lit(BP), lit(TH), e));
   }
@@ -227,11 +263,16 @@ GridderKernel emitGridderMmaKernel(const GridderSpec& s) {
 
   NodePtr fn = kernelFn(k.name, TH, gridderParams(), body, s.tuning.residentThreads);
   k.source = header(s, k.name,
-                    fmt::format("one block per subgrid slot, {} warps x {} tiles of 16 pixels{}; per visibility and pixel 1 FMA (phase) + 1 "
-                                "sincos, then the sum over visibilities as a real matrix product on the tensor cores: C[pixel][2p, 2p+1] += "
-                                "[cos, sin] x [[Re, Im], [Im, -Re]] (mma.sync m16n8k8 tf32, {}); {} time steps x {} channels staged per round",
+                    fmt::format("one block per subgrid slot, {} warps x {} tiles of 16 pixels{}; per visibility and "
+                                "pixel 1 FMA (phase) + 1 "
+                                "sincos, then the sum over visibilities as a real matrix product on the tensor cores: "
+                                "C[pixel][2p, 2p+1] += "
+                                "[cos, sin] x [[Re, Im], [Im, -Re]] (mma.sync m16n8k8 tf32, {}); {} time steps x {} "
+                                "channels staged per round",
                                 W, TPW, sh.parts > 1 ? fmt::format(", {} passes of {} pixels", sh.parts, BP) : "",
-                                split ? "three products per term: hi x hi + hi x lo + lo x hi" : "one tf32 product per term", ST, CS4)) +
+                                split ? "three products per term: hi x hi + hi x lo + lo x hi"
+                                      : "one tf32 product per term",
+                                ST, CS4)) +
              helpers(s, true) + tf32MmaHelpers() + print(removeDeadCode(foldConstants(fn)));
   return k;
 }

@@ -8,8 +8,9 @@
 namespace warpforge {
 
 std::string GridPlanCounts::str() const {
-  return fmt::format("{} visibilities: {} gridded, {} flagged (non-finite uvw), {} off the grid, {} beyond the subgrid slots", visibilities, gridded,
-                     flagged, offGrid, overCapacity);
+  return fmt::format(
+      "{} visibilities: {} gridded, {} flagged (non-finite uvw), {} off the grid, {} beyond the subgrid slots",
+      visibilities, gridded, flagged, offGrid, overCapacity);
 }
 
 std::pair<int, int> gridBaselineStations(int stations, long long bl) {
@@ -110,22 +111,27 @@ GridPlan planGridder(const GridderSpec& s, const float* uvw, const float* wavenu
             continue;
           }
           Point q{gridPixel(s, p[0], k0), gridPixel(s, p[1], k0), gridPixel(s, p[0], k1), gridPixel(s, p[1], k1), 0};
-          if (s.wStep > 0) q.z = static_cast<int>(std::floor(p[2] * kMid / (2 * 3.14159265358979323846) / s.wStep)) + s.wPlanes / 2;
-          const double uLo = std::min(q.u0, q.u1), uHi = std::max(q.u0, q.u1), vLo = std::min(q.v0, q.v1), vHi = std::max(q.v0, q.v1);
+          if (s.wStep > 0)
+            q.z = static_cast<int>(std::floor(p[2] * kMid / (2 * 3.14159265358979323846) / s.wStep)) + s.wPlanes / 2;
+          const double uLo = std::min(q.u0, q.u1), uHi = std::max(q.u0, q.u1), vLo = std::min(q.v0, q.v1),
+                       vHi = std::max(q.v0, q.v1);
           // Alone: inside the grid with the support's margin, narrow enough for a subgrid, on a w-plane.
           const bool placeable = uLo - half >= 0 && uHi + half <= G - 1 && vLo - half >= 0 && vHi + half <= G - 1 &&
-                                 std::max(uHi - uLo, vHi - vLo) + s.kernelSupport < S - 1 && q.z >= 0 && q.z < s.wPlanes;
+                                 std::max(uHi - uLo, vHi - vLo) + s.kernelSupport < S - 1 && q.z >= 0 &&
+                                 q.z < s.wPlanes;
           if (!placeable) {
             close();
             plan.counts.offGrid += nc;
             continue;
           }
           if (!box.empty()) {
-            const double w = std::max(std::max(box.uMax, uHi) - std::min(box.uMin, uLo), std::max(box.vMax, vHi) - std::min(box.vMin, vLo));
+            const double w = std::max(std::max(box.uMax, uHi) - std::min(box.uMin, uLo),
+                                      std::max(box.vMax, vHi) - std::min(box.vMin, vLo));
             if (w + s.kernelSupport >= S - 1 || q.z != box.z || t - box.first + 1 > s.timeStepsPerSubgrid) close();
           }
           if (box.empty()) {
-            box.uMin = uLo, box.uMax = uHi, box.vMin = vLo, box.vMax = vHi, box.z = q.z, box.first = static_cast<int>(t);
+            box.uMin = uLo, box.uMax = uHi, box.vMin = vLo, box.vMax = vHi, box.z = q.z,
+            box.first = static_cast<int>(t);
           } else {
             box.uMin = std::min(box.uMin, uLo), box.uMax = std::max(box.uMax, uHi);
             box.vMin = std::min(box.vMin, vLo), box.vMax = std::max(box.vMax, vHi);
@@ -140,21 +146,24 @@ GridPlan planGridder(const GridderSpec& s, const float* uvw, const float* wavenu
   }
   // Slot order = launch order: the largest subgrids first (longest-processing-time first), so the last
   // wave of blocks holds the smallest ones and the tail of the kernel is short (a plan is a few waves).
-  std::stable_sort(plan.subgrids.begin(), plan.subgrids.end(), [](const Subgrid& a, const Subgrid& b) { return a.visibilities() > b.visibilities(); });
+  std::stable_sort(plan.subgrids.begin(), plan.subgrids.end(),
+                   [](const Subgrid& a, const Subgrid& b) { return a.visibilities() > b.visibilities(); });
   // Tile lists: every subgrid in the (at most 2 x 2) S x S tiles it overlaps.
   const int NT = s.tilesPerSide();
   const long long tiles = static_cast<long long>(s.wPlanes) * NT * NT;
   std::vector<std::int32_t> count(static_cast<std::size_t>(tiles), 0);
   auto forTiles = [&](const Subgrid& g, auto&& f) {
     for (int ty = g.y / S; ty <= (g.y + S - 1) / S && ty < NT; ++ty)
-      for (int tx = g.x / S; tx <= (g.x + S - 1) / S && tx < NT; ++tx) f((static_cast<long long>(g.z) * NT + ty) * NT + tx);
+      for (int tx = g.x / S; tx <= (g.x + S - 1) / S && tx < NT; ++tx)
+        f((static_cast<long long>(g.z) * NT + ty) * NT + tx);
   };
   for (const Subgrid& g : plan.subgrids) forTiles(g, [&](long long t) { ++count[t]; });
   plan.tileOffsets.assign(static_cast<std::size_t>(tiles + 1), 0);
   for (long long t = 0; t < tiles; ++t) plan.tileOffsets[t + 1] = plan.tileOffsets[t] + count[t];
   plan.tileSubgrids.assign(static_cast<std::size_t>(plan.tileOffsets.back()), 0);
   std::vector<std::int32_t> fill(plan.tileOffsets.begin(), plan.tileOffsets.end() - 1);
-  for (std::size_t i = 0; i < plan.subgrids.size(); ++i) forTiles(plan.subgrids[i], [&](long long t) { plan.tileSubgrids[fill[t]++] = static_cast<std::int32_t>(i); });
+  for (std::size_t i = 0; i < plan.subgrids.size(); ++i)
+    forTiles(plan.subgrids[i], [&](long long t) { plan.tileSubgrids[fill[t]++] = static_cast<std::int32_t>(i); });
   return plan;
 }
 

@@ -22,35 +22,36 @@ namespace warpforge {
 // The metadata of one subgrid slot as the kernels read it: kGridMetaInts int32 per slot.
 enum GridMeta {
   kMetaBaseline = 0,
-  kMetaTime,          // first time step (index into the observation)
-  kMetaTimeCount,     // 0: an unused slot (the kernels skip it)
-  kMetaChannel,       // first channel
+  kMetaTime,       // first time step (index into the observation)
+  kMetaTimeCount,  // 0: an unused slot (the kernels skip it)
+  kMetaChannel,    // first channel
   kMetaChannelCount,
-  kMetaX,             // top-left grid pixel of the subgrid, 0 <= x, y <= G - S
+  kMetaX,  // top-left grid pixel of the subgrid, 0 <= x, y <= G - S
   kMetaY,
-  kMetaZ,             // w-plane, 0 <= z < w_planes
-  kMetaAterm,         // A-term interval
+  kMetaZ,      // w-plane, 0 <= z < w_planes
+  kMetaAterm,  // A-term interval
   kMetaStation1,
   kMetaStation2,
   kGridMetaInts = 12,
 };
 
 struct Subgrid {
-  int baseline = 0, time = 0, timeCount = 0, channel = 0, channelCount = 0, x = 0, y = 0, z = 0, aterm = 0, station1 = 0, station2 = 0;
+  int baseline = 0, time = 0, timeCount = 0, channel = 0, channelCount = 0, x = 0, y = 0, z = 0, aterm = 0,
+      station1 = 0, station2 = 0;
   long long visibilities() const { return static_cast<long long>(timeCount) * channelCount; }
 };
 
 struct GridPlanCounts {
   long long visibilities = 0;  // baselines x time steps x channels
-  long long gridded = 0;       // in a subgrid with finite uvw (zero weights included: the kernels see them and add nothing)
-  long long flagged = 0;       // non-finite uvw
-  long long offGrid = 0;       // footprint too wide for a subgrid, or outside the grid / the w-planes
+  long long gridded = 0;  // in a subgrid with finite uvw (zero weights included: the kernels see them and add nothing)
+  long long flagged = 0;  // non-finite uvw
+  long long offGrid = 0;  // footprint too wide for a subgrid, or outside the grid / the w-planes
   long long overCapacity = 0;  // placeable, but all max_subgrids slots were taken
   std::string str() const;
 };
 
 struct GridPlan {
-  std::vector<Subgrid> subgrids;   // at most max_subgrids, in slot order
+  std::vector<Subgrid> subgrids;  // at most max_subgrids, in slot order
   GridPlanCounts counts;
   // Tile adder: tiles of S x S grid pixels, tilesPerSide^2 per w-plane; the subgrids touching tile
   // (z, t) are tileSubgrids[tileOffsets[z T + t] .. tileOffsets[z T + t + 1]).

@@ -18,7 +18,8 @@ struct Offsets {
 };
 Offsets offsets(const GridderSpec& s, const Subgrid& g) {
   const int S = s.subgridSize, G = s.gridSize;
-  return {2 * kPi * (g.x + S / 2 - G / 2) / s.imageSize, 2 * kPi * (g.y + S / 2 - G / 2) / s.imageSize, 2 * kPi * s.wOffset(g.z)};
+  return {2 * kPi * (g.x + S / 2 - G / 2) / s.imageSize, 2 * kPi * (g.y + S / 2 - G / 2) / s.imageSize,
+          2 * kPi * s.wOffset(g.z)};
 }
 
 bool finiteUvw(const float* p) { return std::isfinite(p[0]) && std::isfinite(p[1]) && std::isfinite(p[2]); }
@@ -44,7 +45,9 @@ void applyAterms(int P, const cd* a1, const cd* a2, cd* px, bool degrid) {
     r[0] = x[0] * y[0] + x[1] * y[2], r[1] = x[0] * y[1] + x[1] * y[3];
     r[2] = x[2] * y[0] + x[3] * y[2], r[3] = x[2] * y[1] + x[3] * y[3];
   };
-  auto herm = [](const cd* x, cd* r) { r[0] = std::conj(x[0]), r[1] = std::conj(x[2]), r[2] = std::conj(x[1]), r[3] = std::conj(x[3]); };
+  auto herm = [](const cd* x, cd* r) {
+    r[0] = std::conj(x[0]), r[1] = std::conj(x[2]), r[2] = std::conj(x[1]), r[3] = std::conj(x[3]);
+  };
   cd h[4], q[4];
   if (degrid) {
     mul(a1, px, q);
@@ -77,7 +80,8 @@ GridPixel gridPixelLmn(const GridderSpec& s, int x, int y) {
   return q;
 }
 
-std::vector<cd> referenceSubgridImage(const GridderSpec& s, const GridView& v, const Subgrid& g, GridPhaseStats* stats) {
+std::vector<cd> referenceSubgridImage(const GridderSpec& s, const GridView& v, const Subgrid& g,
+                                      GridPhaseStats* stats) {
   const int S = s.subgridSize, P = s.correlations;
   const long long T = s.timeSteps, C = s.channels;
   const Offsets o = offsets(s, g);
@@ -95,7 +99,9 @@ std::vector<cd> referenceSubgridImage(const GridderSpec& s, const GridView& v, c
           const long long vi = (g.baseline * T + t) * C + c;
           const double w = v.weights[vi];
           const double psi = v.wavenumbers[c] * idx - off;
-          if (stats) stats->add(psi - v.wavenumbers[c] * (uvw[0] * s.shiftL + uvw[1] * s.shiftM));  // the f32 part (the shift rotates V in double)
+          if (stats)
+            stats->add(psi - v.wavenumbers[c] * (uvw[0] * s.shiftL +
+                                                 uvw[1] * s.shiftM));  // the f32 part (the shift rotates V in double)
           if (w == 0) continue;
           const cd ph(std::cos(psi), -std::sin(psi));
           for (int p = 0; p < P; ++p) px[p] += w * cd(v.vis[(vi * P + p) * 2], v.vis[(vi * P + p) * 2 + 1]) * ph;
@@ -120,7 +126,8 @@ std::vector<cd> referenceSubgridUv(const GridderSpec& s, const GridView& v, cons
   for (int p = 0; p < P; ++p) {
     cd* f = &uv[static_cast<std::size_t>(p) * S * S];
     for (int y = 0; y < S; ++y)
-      for (int x = 0; x < S; ++x) f[gridUvIndex(y, S) * S + gridUvIndex(x, S)] = img[(static_cast<std::size_t>(p) * S + y) * S + x];
+      for (int x = 0; x < S; ++x)
+        f[gridUvIndex(y, S) * S + gridUvIndex(x, S)] = img[(static_cast<std::size_t>(p) * S + y) * S + x];
     fft2(S, f, +1);
   }
   return uv;
@@ -140,7 +147,8 @@ std::vector<cd> referenceGrid(const GridderSpec& s, const GridView& v, const Gri
   return grid;
 }
 
-std::vector<cd> referenceDegridSubgrid(const GridderSpec& s, const GridView& v, const Subgrid& g, GridPhaseStats* stats) {
+std::vector<cd> referenceDegridSubgrid(const GridderSpec& s, const GridView& v, const Subgrid& g,
+                                       GridPhaseStats* stats) {
   const int S = s.subgridSize, P = s.correlations, G = s.gridSize;
   const long long T = s.timeSteps, C = s.channels;
   // Splitter, forward FFT, unshift, taper, A-terms: the corrected image [y][x][p].
@@ -153,7 +161,8 @@ std::vector<cd> referenceDegridSubgrid(const GridderSpec& s, const GridView& v, 
       }
     fft2(S, f.data(), -1);
     for (int y = 0; y < S; ++y)
-      for (int x = 0; x < S; ++x) img[(static_cast<std::size_t>(y) * S + x) * P + p] = f[gridUvIndex(y, S) * S + gridUvIndex(x, S)];
+      for (int x = 0; x < S; ++x)
+        img[(static_cast<std::size_t>(y) * S + x) * P + p] = f[gridUvIndex(y, S) * S + gridUvIndex(x, S)];
   }
   for (int y = 0; y < S; ++y)
     for (int x = 0; x < S; ++x) {
@@ -187,7 +196,8 @@ std::vector<cd> referenceDegridSubgrid(const GridderSpec& s, const GridView& v, 
         const cd ph(std::cos(psi), std::sin(psi));
         for (int p = 0; p < P; ++p) sum[p] += img[static_cast<std::size_t>(i) * P + p] * ph;
       }
-      for (int p = 0; p < P; ++p) out[(static_cast<std::size_t>(t) * g.channelCount + c) * P + p] = sum[p] / static_cast<double>(S * S);
+      for (int p = 0; p < P; ++p)
+        out[(static_cast<std::size_t>(t) * g.channelCount + c) * P + p] = sum[p] / static_cast<double>(S * S);
     }
   }
   return out;
@@ -202,7 +212,8 @@ std::vector<cd> referenceDegrid(const GridderSpec& s, const GridView& v, const G
     for (int t = 0; t < g.timeCount; ++t)
       for (int c = 0; c < g.channelCount; ++c)
         for (int p = 0; p < P; ++p)
-          vis[(((g.baseline * T + g.time + t) * C + g.channel + c) * P) + p] = r[(static_cast<std::size_t>(t) * g.channelCount + c) * P + p];
+          vis[(((g.baseline * T + g.time + t) * C + g.channel + c) * P) + p] =
+              r[(static_cast<std::size_t>(t) * g.channelCount + c) * P + p];
   }
   return vis;
 }
@@ -223,7 +234,8 @@ std::vector<cd> directImage(const GridderSpec& s, const GridView& v, const GridP
         if (v.weights[vi] == 0) continue;
         const double phase = v.wavenumbers[c] * (uvw[0] * q.ls + uvw[1] * q.ms + uvw[2] * q.n);
         const cd ph(std::cos(phase), -std::sin(phase));
-        for (int p = 0; p < P; ++p) px[p] += static_cast<double>(v.weights[vi]) * cd(v.vis[(vi * P + p) * 2], v.vis[(vi * P + p) * 2 + 1]) * ph;
+        for (int p = 0; p < P; ++p)
+          px[p] += static_cast<double>(v.weights[vi]) * cd(v.vis[(vi * P + p) * 2], v.vis[(vi * P + p) * 2 + 1]) * ph;
       }
     }
     if (v.aterms) {

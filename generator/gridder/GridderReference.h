@@ -33,20 +33,25 @@ struct GridPixel {
 GridPixel gridPixelLmn(const GridderSpec& s, int x, int y);
 
 // Gridding: the corrected image of subgrid g, [p][y][x] (unshifted): A1^H P A2, taper.
-std::vector<cd> referenceSubgridImage(const GridderSpec& s, const GridView& v, const Subgrid& g, GridPhaseStats* stats = nullptr);
+std::vector<cd> referenceSubgridImage(const GridderSpec& s, const GridView& v, const Subgrid& g,
+                                      GridPhaseStats* stats = nullptr);
 // Its uv values as the kernels store them: fftshift, inverse FFT (unscaled), [p][qy][qx].
-std::vector<cd> referenceSubgridUv(const GridderSpec& s, const GridView& v, const Subgrid& g, GridPhaseStats* stats = nullptr);
+std::vector<cd> referenceSubgridUv(const GridderSpec& s, const GridView& v, const Subgrid& g,
+                                   GridPhaseStats* stats = nullptr);
 // Grid pixel (x0 + ox, y0 + oy) receives uv value [(oy + S/2) % S][(ox + S/2) % S].
 inline int gridUvIndex(int offset, int S) { return (offset + S / 2) % S; }
 // The grid [plane][p][G][G] of one batch entry: every planned subgrid added.
-std::vector<cd> referenceGrid(const GridderSpec& s, const GridView& v, const GridPlan& plan, GridPhaseStats* stats = nullptr);
+std::vector<cd> referenceGrid(const GridderSpec& s, const GridView& v, const GridPlan& plan,
+                              GridPhaseStats* stats = nullptr);
 
 // Degridding: visibilities [t][c][p] (t < timeCount, c < channelCount) of subgrid g from v.grid:
 // splitter, forward FFT (unscaled), unshift, taper, A1 P A2^H, sum of pixel e^{+i psi} / S^2;
 // flagged visibilities (zero weight, non-finite uvw) are 0.
-std::vector<cd> referenceDegridSubgrid(const GridderSpec& s, const GridView& v, const Subgrid& g, GridPhaseStats* stats = nullptr);
+std::vector<cd> referenceDegridSubgrid(const GridderSpec& s, const GridView& v, const Subgrid& g,
+                                       GridPhaseStats* stats = nullptr);
 // All visibilities [bl][t][c][p] of one batch entry (0 where no subgrid holds them).
-std::vector<cd> referenceDegrid(const GridderSpec& s, const GridView& v, const GridPlan& plan, GridPhaseStats* stats = nullptr);
+std::vector<cd> referenceDegrid(const GridderSpec& s, const GridView& v, const GridPlan& plan,
+                                GridPhaseStats* stats = nullptr);
 
 // The direct DFT image of the planned (gridded) visibilities at l = jx L/S (+ shift), m = jy L/S:
 //   sum over visibilities of A1^H (weight V e^{-i k (u l' + v m' + w n)}) A2 at subgrid pixel (jx + S/2, jy + S/2)

@@ -19,11 +19,12 @@
 namespace warpforge {
 
 enum class GridDirection { Grid, Degrid };
-enum class GridPhasor { Sincos, Sfu };  // sincosf (full range reduction) or __sincosf (SFU, MUFU.SIN/COS)
-enum class GridAdder { Tiles, Atomic }; // atomic-free grid tiles, or per-subgrid atomicAdd onto a zeroed grid
+enum class GridPhasor { Sincos, Sfu };   // sincosf (full range reduction) or __sincosf (SFU, MUFU.SIN/COS)
+enum class GridAdder { Tiles, Atomic };  // atomic-free grid tiles, or per-subgrid atomicAdd onto a zeroed grid
 // How the gridder and degridder sum phasor x data: 16 FMAs per visibility and pixel (4 correlations) on the
 // CUDA cores, or as a real matrix product on the tensor cores (mma.sync m16n8k8 tf32): three tf32 products
-// per term (hi x hi + hi x lo + lo x hi: about f32 accuracy), or one (operands rounded to tf32, 2^-11 each: up to 2^-10 per term).
+// per term (hi x hi + hi x lo + lo x hi: about f32 accuracy), or one (operands rounded to tf32, 2^-11 each: up to 2^-10
+// per term).
 enum class GridEngine { Fma, MmaTf32x3, MmaTf32 };
 
 struct GridderTuning {
@@ -32,9 +33,12 @@ struct GridderTuning {
   int visibilitiesPerThread = 4;  // degridder: channels of one time step each thread accumulates
   int stagePixels = 256;          // degridder: corrected subgrid pixels staged in shared memory per stage
   int degridThreads = 256;        // degridder: block size
-  int mmaTilesPerWarp = 4;        // tensor-core gridder: at most this many tiles of 16 pixels per warp (1..4; each holds 4 accumulators and 4 phase terms in registers)
-  int mmaVisibilityTiles = 8;     // tensor-core degridder: tiles of 8 visibilities per warp (1..8; each holds 8 accumulators and its 8 visibilities' phase coefficients in registers)
-  int residentThreads = 512;      // gridder and degridder: threads per SM asked of ptxas (__launch_bounds__ min blocks); 512 -> 128 registers
+  int mmaTilesPerWarp = 4;     // tensor-core gridder: at most this many tiles of 16 pixels per warp (1..4; each holds 4
+                               // accumulators and 4 phase terms in registers)
+  int mmaVisibilityTiles = 8;  // tensor-core degridder: tiles of 8 visibilities per warp (1..8; each holds 8
+                               // accumulators and its 8 visibilities' phase coefficients in registers)
+  int residentThreads =
+      512;  // gridder and degridder: threads per SM asked of ptxas (__launch_bounds__ min blocks); 512 -> 128 registers
 };
 
 // A gridder's name leaves room for its subgrid FFT's: <name>_sgfft within the 64 characters of a spec name.
@@ -42,16 +46,17 @@ inline constexpr std::size_t kGridderMaxNameLength = 58;
 
 struct GridderSpec {
   std::string file, name;
-  std::vector<std::string> warnings;  // tuning the kernels will not honour as given (verify reports them; --strict: errors)
+  std::vector<std::string>
+      warnings;  // tuning the kernels will not honour as given (verify reports them; --strict: errors)
   GridDirection direction = GridDirection::Grid;
-  int subgridSize = 32;          // S
-  int correlations = 4;          // 1 (scalar), 2 (XX, YY: diagonal Jones), 4 (XX, XY, YX, YY: full 2x2)
-  int gridSize = 1024;           // G
-  double imageSize = 0.05;       // L (radians); cell size L / G
-  double wStep = 0;              // wavelengths per w-plane (0: one plane, w0 = 0)
+  int subgridSize = 32;     // S
+  int correlations = 4;     // 1 (scalar), 2 (XX, YY: diagonal Jones), 4 (XX, XY, YX, YY: full 2x2)
+  int gridSize = 1024;      // G
+  double imageSize = 0.05;  // L (radians); cell size L / G
+  double wStep = 0;         // wavelengths per w-plane (0: one plane, w0 = 0)
   int wPlanes = 1;
-  double shiftL = 0, shiftM = 0; // phase-centre shift
-  int kernelSupport = 8;         // uv pixels the planner keeps free around a subgrid's visibilities
+  double shiftL = 0, shiftM = 0;  // phase-centre shift
+  int kernelSupport = 8;          // uv pixels the planner keeps free around a subgrid's visibilities
   // The observation's shape (one batch entry): cross-correlation baselines of `stations`.
   int stations = 8;
   long long timeSteps = 128;
@@ -61,7 +66,7 @@ struct GridderSpec {
   int channelsPerSubgrid = 16;
   long long maxSubgrids = 0;
   bool aterms = false;
-  long long atermInterval = 0;   // time steps per A-term interval
+  long long atermInterval = 0;  // time steps per A-term interval
   bool taper = true;
   GridPhasor phasor = GridPhasor::Sincos;
   GridAdder adder = GridAdder::Tiles;

@@ -11,7 +11,8 @@ BitMap::BitMap(std::vector<Pair> pairs) : pairs_(std::move(pairs)) {
   std::set<std::string> from, to;
   for (const auto& p : pairs_) {
     if (!from.insert(p.from).second) throw BitMapError(fmt::format("bit map: domain bit {} appears twice", p.from));
-    if (!to.insert(p.to).second) throw BitMapError(fmt::format("bit map: image bit {} appears twice (a bit map is a bijection)", p.to));
+    if (!to.insert(p.to).second)
+      throw BitMapError(fmt::format("bit map: image bit {} appears twice (a bit map is a bijection)", p.to));
   }
 }
 
@@ -55,7 +56,9 @@ BitMap BitMap::compose(const BitMap& inner) const {
   std::vector<Pair> p;
   for (const auto& q : inner.pairs_) {
     auto y = apply(q.to);
-    if (!y) throw BitMapError(fmt::format("bit map composition: {} maps to {}, which the outer map ({}) does not take", q.from, q.to, str()));
+    if (!y)
+      throw BitMapError(fmt::format("bit map composition: {} maps to {}, which the outer map ({}) does not take",
+                                    q.from, q.to, str()));
     p.push_back({q.from, *y});
   }
   return BitMap(std::move(p));
@@ -74,8 +77,11 @@ BitMap BitMap::product(const BitMap& other) const {
 BitMap BitMap::divide(const BitMap& factor) const {
   for (const auto& q : factor.pairs_) {
     auto y = apply(q.from);
-    if (!y) throw BitMapError(fmt::format("bit map quotient: the factor's bit {} is not in the domain of {}", q.from, str()));
-    if (*y != q.to) throw BitMapError(fmt::format("bit map quotient: the factor maps {} to {}, but the map sends it to {}", q.from, q.to, *y));
+    if (!y)
+      throw BitMapError(fmt::format("bit map quotient: the factor's bit {} is not in the domain of {}", q.from, str()));
+    if (*y != q.to)
+      throw BitMapError(
+          fmt::format("bit map quotient: the factor maps {} to {}, but the map sends it to {}", q.from, q.to, *y));
   }
   std::vector<Pair> p;
   for (const auto& q : pairs_)

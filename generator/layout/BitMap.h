@@ -4,7 +4,8 @@
 // one (physical bits b0, t3, r1 ... -> logical bits n7, q0, ReIm ...), every MMA atom is one (physical -> matrix bits
 // i0, j3, k1 ...), and the questions the verifier and the synthesizer ask are compositions of them:
 //   - which logical bit plays matrix bit j2 of operand B:   layout.compose(atom.inverse())        (matrix -> logical)
-//   - the physical permutation a relayout must perform:     to.inverse().compose(from)            (physical -> physical)
+//   - the physical permutation a relayout must perform:     to.inverse().compose(from)            (physical ->
+//   physical)
 //   - an operand built from an atom and a role assignment: roles.compose(atom) (physical -> logical), then
 //     .product(loops) to add the register bits the fragment does not own.
 // In the spirit of Triton's LinearLayout restricted to permutation matrices (a layout here never XORs bits: swizzles

@@ -21,17 +21,18 @@ struct FragmentLayout {
   int elemsPerRegister() const { return 1 << b.size(); }
   // (row, col) of the element held at (lane, fragment register, element).
   std::pair<int, int> coord(Operand op, int lane, int reg, int elem) const;
-  // The atom as a bit map: physical bit ("b0", "t2", "r1": the fragment's own registers) -> matrix bit ("j0", "k0", "i3").
+  // The atom as a bit map: physical bit ("b0", "t2", "r1": the fragment's own registers) -> matrix bit ("j0", "k0",
+  // "i3").
   BitMap atom() const;
 };
 
 struct MmaShape {
-  std::string shape;    // "m16n8k16"
-  std::string abType;   // "f16", "bf16", "tf32", "s8"
-  std::string cType;    // "f16", "f32", "s32"
+  std::string shape;   // "m16n8k16"
+  std::string abType;  // "f16", "bf16", "tf32", "s8"
+  std::string cType;   // "f16", "f32", "s32"
   int m, n, k;
   FragmentLayout a, b, c;
-  int smCycles;         // cost model (note eq. 30); 0 where the note gives none
+  int smCycles;             // cost model (note eq. 30); 0 where the note gives none
   std::string ptx() const;  // full instruction name
   const FragmentLayout& operand(Operand op) const { return op == Operand::A ? a : op == Operand::B ? b : c; }
 };

@@ -58,7 +58,8 @@ std::optional<int> readIndex(const std::string& s, std::size_t& i, int max, cons
     ++i;
     if (v > max) {
       while (i < s.size() && isDigit(s[i])) ++i;
-      throw LayoutError(fmt::format("{} {} is out of range (indices run 0..{})", what, shown(s.substr(from - 1, i - from + 1)), max));
+      throw LayoutError(
+          fmt::format("{} {} is out of range (indices run 0..{})", what, shown(s.substr(from - 1, i - from + 1)), max));
     }
   }
   if (i == from) return std::nullopt;
@@ -69,10 +70,14 @@ std::optional<int> readIndex(const std::string& s, std::size_t& i, int max, cons
 std::vector<std::string> physTokens(const std::string& s) {
   std::vector<std::string> out;
   for (std::size_t i = 0; i < s.size();) {
-    if (isSpace(s[i])) { ++i; continue; }
+    if (isSpace(s[i])) {
+      ++i;
+      continue;
+    }
     char c = s[i];
     if (c != 'b' && c != 't' && c != 'r' && c != 'w')
-      throw LayoutError(fmt::format("cannot read physical bits '{}' (expected e.g. 't0 t1 t2' or 'r' or 'b')", shown(s.substr(i))));
+      throw LayoutError(
+          fmt::format("cannot read physical bits '{}' (expected e.g. 't0 t1 t2' or 'r' or 'b')", shown(s.substr(i))));
     std::size_t from = i++;
     readIndex(s, i, kMaxBitIndex, "physical bit");
     out.push_back(s.substr(from, i - from));
@@ -81,11 +86,15 @@ std::vector<std::string> physTokens(const std::string& s) {
 }
 
 // Logical bits: ReIm, or [nqf] followed by a decimal index without leading zeros (names are compared as text: "n01"
-// would not be the bit "n1"); any of them may carry the suffix _in or _out (a pass-through pair of an MMA phase operand).
+// would not be the bit "n1"); any of them may carry the suffix _in or _out (a pass-through pair of an MMA phase
+// operand).
 std::vector<std::string> logicalTokens(const std::string& s) {
   std::vector<std::string> out;
   for (std::size_t i = 0; i < s.size();) {
-    if (isSpace(s[i])) { ++i; continue; }
+    if (isSpace(s[i])) {
+      ++i;
+      continue;
+    }
     std::size_t from = i;
     if (s.compare(i, 4, "ReIm") == 0) {
       i += 4;
@@ -95,7 +104,8 @@ std::vector<std::string> logicalTokens(const std::string& s) {
         throw LayoutError(fmt::format("logical bit '{}' has a leading zero", shown(s.substr(from, 8))));
       readIndex(s, i, kMaxLogicalIndex, "logical bit");
     } else {
-      throw LayoutError(fmt::format("cannot read logical bits '{}' (expected e.g. 'n7 n6', 'q0', 'f0', 'ReIm')", shown(s.substr(i))));
+      throw LayoutError(
+          fmt::format("cannot read logical bits '{}' (expected e.g. 'n7 n6', 'q0', 'f0', 'ReIm')", shown(s.substr(i))));
     }
     if (s.compare(i, 3, "_in") == 0) i += 3;
     else if (s.compare(i, 4, "_out") == 0) i += 4;
@@ -164,8 +174,8 @@ Layout::Layout(std::vector<Entry> entries) : entries_(std::move(entries)) {
       int expect = 0, last = 31;
       while (mask & (1u << expect)) ++expect;
       while (!(mask & (1u << last))) --last;
-      throw LayoutError(fmt::format("physical bits {}0..{}{} must be contiguous: {}{} is missing", kindChar(kind), kindChar(kind), last,
-                                    kindChar(kind), expect));
+      throw LayoutError(fmt::format("physical bits {}0..{}{} must be contiguous: {}{} is missing", kindChar(kind),
+                                    kindChar(kind), last, kindChar(kind), expect));
     }
   }
 }
@@ -184,18 +194,19 @@ Layout Layout::parse(const std::string& text) {
       throw LayoutError(fmt::format("group '{}' has no '<->' (expected 'PHYSICAL <-> LOGICAL')", shown(trim(group))));
     auto lhs = physTokens(group.substr(0, arrow));
     auto rhs = logicalTokens(group.substr(arrow + 3));
-    if (lhs.empty() || rhs.empty())
-      throw LayoutError(fmt::format("group '{}' has an empty side", shown(trim(group))));
+    if (lhs.empty() || rhs.empty()) throw LayoutError(fmt::format("group '{}' has an empty side", shown(trim(group))));
     // "r <-> n2 n1 n0" names r0 r1 r2 in order; likewise "b" and "t".
     std::vector<PhysBit> phys;
     for (const auto& t : lhs) {
       PhysKind k = t[0] == 'b' ? PhysKind::B : t[0] == 't' ? PhysKind::T : t[0] == 'r' ? PhysKind::R : PhysKind::W;
       if (t.size() == 1) {
         if (lhs.size() != 1)
-          throw LayoutError(fmt::format("bare '{}' must stand alone on the left of '<->' in '{}'", t, shown(trim(group))));
+          throw LayoutError(
+              fmt::format("bare '{}' must stand alone on the left of '<->' in '{}'", t, shown(trim(group))));
         for (std::size_t i = 0; i < rhs.size(); ++i) {
           if (nextImplicit[k] > kMaxBitIndex)
-            throw LayoutError(fmt::format("'{}' names more than {} bits in '{}'", t, kMaxBitIndex + 1, shown(trim(group))));
+            throw LayoutError(
+                fmt::format("'{}' names more than {} bits in '{}'", t, kMaxBitIndex + 1, shown(trim(group))));
           phys.push_back({k, nextImplicit[k]++});
         }
       } else {
@@ -204,10 +215,11 @@ Layout Layout::parse(const std::string& text) {
       }
     }
     if (phys.size() != rhs.size())
-      throw LayoutError(fmt::format("group '{}' maps {} physical bits to {} logical bits (counts must match: each physical bit holds "
-                                    "exactly one logical bit; name {} logical bits, or write the left side as a bare kind such as "
-                                    "'t' or 'r', which takes as many bits as the right side names)",
-                                    shown(trim(group)), phys.size(), rhs.size(), phys.size()));
+      throw LayoutError(
+          fmt::format("group '{}' maps {} physical bits to {} logical bits (counts must match: each physical bit holds "
+                      "exactly one logical bit; name {} logical bits, or write the left side as a bare kind such as "
+                      "'t' or 'r', which takes as many bits as the right side names)",
+                      shown(trim(group)), phys.size(), rhs.size(), phys.size()));
     for (std::size_t i = 0; i < phys.size(); ++i) entries.push_back({phys[i], rhs[i]});
   }
   return Layout(std::move(entries));
@@ -226,7 +238,8 @@ std::optional<PhysBit> Layout::physOf(const std::string& logical) const {
 }
 
 int Layout::count(PhysKind k) const {
-  return static_cast<int>(std::count_if(entries_.begin(), entries_.end(), [k](const Entry& e) { return e.phys.kind == k; }));
+  return static_cast<int>(
+      std::count_if(entries_.begin(), entries_.end(), [k](const Entry& e) { return e.phys.kind == k; }));
 }
 
 std::vector<std::string> Layout::registerBits() const {

@@ -15,7 +15,8 @@ std::string MoveOp::str() const {
   switch (kind) {
     case LocalTranspose: return fmt::format("local transpose {} <-> {} ({} byte_perm)", x.str(), y.str(), byteperms);
     case WarpTranspose: return fmt::format("warp transpose {} <-> {} ({} shfl_xor)", x.str(), y.str(), shuffles);
-    case LanePermutation: return fmt::format("lane permutation t <- t[{}] ({} shfl)", fmt::join(lanePerm, " "), shuffles);
+    case LanePermutation:
+      return fmt::format("lane permutation t <- t[{}] ({} shfl)", fmt::join(lanePerm, " "), shuffles);
   }
   return "?";
 }
@@ -28,8 +29,8 @@ using Key = std::uint64_t;
 
 struct Edge {
   MoveOp::Kind kind;
-  int pos;        // fixed-position index (for Local/Warp)
-  int logical;    // logical bit brought in from a register (Local/Warp)
+  int pos;                  // fixed-position index (for Local/Warp)
+  int logical;              // logical bit brought in from a register (Local/Warp)
   std::vector<int> target;  // LanePermutation: the new state
 };
 
@@ -40,16 +41,18 @@ RelayoutPlan synthesizeRelayout(const Layout& from, const Layout& to, const Cost
   std::sort(fromBits.begin(), fromBits.end());
   std::sort(toBits.begin(), toBits.end());
   if (fromBits != toBits)
-    throw LayoutError(fmt::format("relayout needs the same logical bits on both sides: '{}' vs '{}'", from.str(), to.str()));
+    throw LayoutError(
+        fmt::format("relayout needs the same logical bits on both sides: '{}' vs '{}'", from.str(), to.str()));
   for (PhysKind k : {PhysKind::B, PhysKind::T, PhysKind::R, PhysKind::W})
     if (from.count(k) != to.count(k))
-      throw LayoutError(fmt::format("relayout cannot change the number of {} bits ('{}' vs '{}')", PhysBit{k, 0}.str().substr(0, 1),
-                                    from.str(), to.str()));
-  if (from.count(PhysKind::W))
-    throw LayoutError("relayout across warps (w bits) is not supported");
+      throw LayoutError(fmt::format("relayout cannot change the number of {} bits ('{}' vs '{}')",
+                                    PhysBit{k, 0}.str().substr(0, 1), from.str(), to.str()));
+  if (from.count(PhysKind::W)) throw LayoutError("relayout across warps (w bits) is not supported");
 
   const std::vector<std::string>& names = fromBits;
-  auto idx = [&](const std::string& n) { return static_cast<int>(std::find(names.begin(), names.end(), n) - names.begin()); };
+  auto idx = [&](const std::string& n) {
+    return static_cast<int>(std::find(names.begin(), names.end(), n) - names.begin());
+  };
   std::vector<PhysBit> fixed;
   for (int i = 0; i < from.count(PhysKind::B); ++i) fixed.push_back({PhysKind::B, i});
   for (int i = 0; i < from.count(PhysKind::T); ++i) fixed.push_back({PhysKind::T, i});
@@ -67,7 +70,8 @@ RelayoutPlan synthesizeRelayout(const Layout& from, const Layout& to, const Cost
     return k;
   };
   const std::vector<int> start = stateOf(from), goal = stateOf(to);
-  const double localCost = costs.bytePerm * nregs, warpCost = costs.shuffle * (nregs / 2), permCost = costs.shuffle * nregs;
+  const double localCost = costs.bytePerm * nregs, warpCost = costs.shuffle * (nregs / 2),
+               permCost = costs.shuffle * nregs;
   auto heuristic = [&](const std::vector<int>& s) {
     double h = 0;
     for (int p = 0; p < nf; ++p) {
@@ -79,7 +83,10 @@ RelayoutPlan synthesizeRelayout(const Layout& from, const Layout& to, const Cost
     return h;
   };
 
-  struct Node { double f, g; Key k; };
+  struct Node {
+    double f, g;
+    Key k;
+  };
   auto cmp = [](const Node& a, const Node& b) { return a.f > b.f; };
   std::priority_queue<Node, std::vector<Node>, decltype(cmp)> open(cmp);
   std::unordered_map<Key, double> best;
@@ -147,7 +154,8 @@ RelayoutPlan synthesizeRelayout(const Layout& from, const Layout& to, const Cost
       for (const auto& en : cur.entries()) {
         Layout::Entry ne = en;
         if (en.phys.kind == PhysKind::T)
-          ne.phys.index = static_cast<int>(std::find(op.lanePerm.begin(), op.lanePerm.end(), en.phys.index) - op.lanePerm.begin());
+          ne.phys.index = static_cast<int>(std::find(op.lanePerm.begin(), op.lanePerm.end(), en.phys.index) -
+                                           op.lanePerm.begin());
         ents.push_back(ne);
       }
       cur = Layout(ents);

@@ -14,20 +14,20 @@ namespace warpforge {
 
 struct MoveOp {
   enum Kind { LocalTranspose, WarpTranspose, LanePermutation } kind;
-  PhysBit x, y;                  // the swapped bits (Local/Warp)
-  std::vector<int> lanePerm;     // LanePermutation: new t_k takes old t_{lanePerm[k]}
+  PhysBit x, y;               // the swapped bits (Local/Warp)
+  std::vector<int> lanePerm;  // LanePermutation: new t_k takes old t_{lanePerm[k]}
   int byteperms = 0, shuffles = 0;
   std::string str() const;
 };
 
 struct RelayoutPlan {
   std::vector<MoveOp> ops;
-  Layout reached;                // equals the target up to register order
+  Layout reached;  // equals the target up to register order
   // rename[i] = the register bit of `reached` that becomes register bit r_i
   // of the target (a free renaming of registers).
   std::vector<int> rename;
   int byteperms = 0, shuffles = 0;
-  double smCycles = 0;           // eq. 30 costs: byte_perm 0.5, shuffle 2
+  double smCycles = 0;  // eq. 30 costs: byte_perm 0.5, shuffle 2
 };
 
 struct CostTable {

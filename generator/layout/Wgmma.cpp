@@ -45,12 +45,16 @@ WgmmaDescriptor WgmmaDescriptor::decode(std::uint64_t bits) {
 }
 
 std::string WgmmaDescriptor::fieldProblem() const {
-  if (start % 16 || lbo % 16 || sbo % 16) return fmt::format("start {}, lbo {}, sbo {}: not multiples of 16", start, lbo, sbo);
+  if (start % 16 || lbo % 16 || sbo % 16)
+    return fmt::format("start {}, lbo {}, sbo {}: not multiples of 16", start, lbo, sbo);
   if (start >= (1u << 18) || (lbo >> 4) >= (1u << 14) || (sbo >> 4) >= (1u << 14))
     return fmt::format("start {}, lbo {}, sbo {}: beyond the 14-bit fields", start, lbo, sbo);
-  if (swizzle != WgmmaSwizzle::None && baseOffset == 0 && (start % wgmmaAtomBytes(swizzle)) >= static_cast<unsigned>(wgmmaRowBytes(swizzle)))
-    return fmt::format("start {} is {} B into a {}-byte swizzle atom with base offset 0 (only k offsets inside the first row are allowed)", start,
-                       start % wgmmaAtomBytes(swizzle), wgmmaAtomBytes(swizzle));
+  if (swizzle != WgmmaSwizzle::None && baseOffset == 0 &&
+      (start % wgmmaAtomBytes(swizzle)) >= static_cast<unsigned>(wgmmaRowBytes(swizzle)))
+    return fmt::format(
+        "start {} is {} B into a {}-byte swizzle atom with base offset 0 (only k offsets inside the first row are "
+        "allowed)",
+        start, start % wgmmaAtomBytes(swizzle), wgmmaAtomBytes(swizzle));
   return "";
 }
 
@@ -65,25 +69,31 @@ unsigned swizzleAddress(WgmmaSwizzle s, unsigned a) {
 
 unsigned wgmmaOperandAddress(const WgmmaDescriptor& d, int row, int kbyte) {
   if (d.swizzle == WgmmaSwizzle::None)
-    return d.start + static_cast<unsigned>(row / 8) * d.sbo + static_cast<unsigned>(kbyte / 16) * d.lbo + static_cast<unsigned>(row % 8) * 16 + kbyte % 16;
+    return d.start + static_cast<unsigned>(row / 8) * d.sbo + static_cast<unsigned>(kbyte / 16) * d.lbo +
+           static_cast<unsigned>(row % 8) * 16 + kbyte % 16;
   const unsigned w = static_cast<unsigned>(wgmmaRowBytes(d.swizzle));
-  return swizzleAddress(d.swizzle, d.start + static_cast<unsigned>(row / 8) * d.sbo + static_cast<unsigned>(row % 8) * w + static_cast<unsigned>(kbyte));
+  return swizzleAddress(d.swizzle, d.start + static_cast<unsigned>(row / 8) * d.sbo +
+                                       static_cast<unsigned>(row % 8) * w + static_cast<unsigned>(kbyte));
 }
 
 unsigned wgmmaStoreOffset(WgmmaSwizzle s, int row, int kbyte, unsigned sbo, unsigned lbo) {
   if (s == WgmmaSwizzle::None)
-    return static_cast<unsigned>(row / 8) * sbo + static_cast<unsigned>(kbyte / 16) * lbo + static_cast<unsigned>(row % 8) * 16 + kbyte % 16;
+    return static_cast<unsigned>(row / 8) * sbo + static_cast<unsigned>(kbyte / 16) * lbo +
+           static_cast<unsigned>(row % 8) * 16 + kbyte % 16;
   const unsigned w = static_cast<unsigned>(wgmmaRowBytes(s));
   // Inside an atom-aligned region the swizzle XOR depends only on the row's place in its atom.
-  return static_cast<unsigned>(row / 8) * sbo + swizzleAddress(s, static_cast<unsigned>(row % 8) * w + static_cast<unsigned>(kbyte));
+  return static_cast<unsigned>(row / 8) * sbo +
+         swizzleAddress(s, static_cast<unsigned>(row % 8) * w + static_cast<unsigned>(kbyte));
 }
 
 std::string WgmmaAtom::ptx() const {
-  return f16 ? fmt::format("wgmma.mma_async.sync.aligned.m64n{}k16.f32.f16.f16", n) : fmt::format("wgmma.mma_async.sync.aligned.m64n{}k32.s32.s8.s8", n);
+  return f16 ? fmt::format("wgmma.mma_async.sync.aligned.m64n{}k16.f32.f16.f16", n)
+             : fmt::format("wgmma.mma_async.sync.aligned.m64n{}k32.s32.s8.s8", n);
 }
 
 std::string WgmmaAtom::nProblem() const {
-  const bool ok = f16 ? n >= 8 && n <= 256 && n % 8 == 0 : n == 8 || n == 16 || n == 24 || (n >= 32 && n <= 256 && n % 16 == 0);
+  const bool ok = f16 ? n >= 8 && n <= 256 && n % 8 == 0
+                      : n == 8 || n == 16 || n == 24 || (n >= 32 && n <= 256 && n % 16 == 0);
   return ok ? "" : fmt::format("m64n{} is not a {} wgmma shape", n, f16 ? "f16" : "s8");
 }
 
@@ -94,21 +104,33 @@ void wgmmaAccumulatorCoord(int thread, int reg, int& row, int& col) {
 
 std::string wgmmaSyncHelpers(const std::string& p) {
   return fmt::format(
-      "static __device__ __forceinline__ void {0}wgmma_fence() {{ asm volatile(\"wgmma.fence.sync.aligned;\" ::: \"memory\"); }}\n"
-      "static __device__ __forceinline__ void {0}wgmma_commit() {{ asm volatile(\"wgmma.commit_group.sync.aligned;\" ::: \"memory\"); }}\n"
-      "template <int N> static __device__ __forceinline__ void {0}wgmma_wait() {{ asm volatile(\"wgmma.wait_group.sync.aligned %0;\" :: \"n\"(N) : \"memory\"); }}\n"
-      "// Shared-memory bytes written by this thread's ordinary stores (generic proxy) become visible to wgmma and bulk copies (async proxy).\n"
-      "static __device__ __forceinline__ void {0}fence_async_smem() {{ asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\"); }}\n",
+      "static __device__ __forceinline__ void {0}wgmma_fence() {{ asm volatile(\"wgmma.fence.sync.aligned;\" ::: "
+      "\"memory\"); }}\n"
+      "static __device__ __forceinline__ void {0}wgmma_commit() {{ asm volatile(\"wgmma.commit_group.sync.aligned;\" "
+      "::: \"memory\"); }}\n"
+      "template <int N> static __device__ __forceinline__ void {0}wgmma_wait() {{ asm "
+      "volatile(\"wgmma.wait_group.sync.aligned %0;\" :: \"n\"(N) : \"memory\"); }}\n"
+      "// Shared-memory bytes written by this thread's ordinary stores (generic proxy) become visible to wgmma and "
+      "bulk copies (async proxy).\n"
+      "static __device__ __forceinline__ void {0}fence_async_smem() {{ asm volatile(\"fence.proxy.async.shared::cta;\" "
+      "::: \"memory\"); }}\n",
       p);
 }
 
-std::string wgmmaDescriptorHelper(const std::string& name, WgmmaSwizzle s, unsigned lbo, unsigned sbo, bool runtimeOffsets) {
-  const std::string lboText = runtimeOffsets ? "lbo" : std::to_string(lbo), sboText = runtimeOffsets ? "sbo" : std::to_string(sbo);
-  std::string o = fmt::format("// Descriptor of a K-major operand ({}): start >> 4 (bits 0-13), LBO >> 4 (16-29), SBO >> 4 (32-45), layout type {} (62-63).\n",
-                              wgmmaSwizzleName(s), static_cast<int>(s));
-  o += fmt::format("static __device__ __forceinline__ unsigned long long {}(unsigned addr{}) {{\n", name, runtimeOffsets ? ", unsigned lbo, unsigned sbo" : "");
-  o += fmt::format("  return (unsigned long long)((addr & 0x3ffff) >> 4) | (unsigned long long)({} >> 4) << 16 | (unsigned long long)({} >> 4) << 32{};\n", lboText,
-                   sboText, s == WgmmaSwizzle::None ? "" : fmt::format(" | {}ull << 62", static_cast<int>(s)));
+std::string wgmmaDescriptorHelper(const std::string& name, WgmmaSwizzle s, unsigned lbo, unsigned sbo,
+                                  bool runtimeOffsets) {
+  const std::string lboText = runtimeOffsets ? "lbo" : std::to_string(lbo),
+                    sboText = runtimeOffsets ? "sbo" : std::to_string(sbo);
+  std::string o = fmt::format(
+      "// Descriptor of a K-major operand ({}): start >> 4 (bits 0-13), LBO >> 4 (16-29), SBO >> 4 (32-45), layout "
+      "type {} (62-63).\n",
+      wgmmaSwizzleName(s), static_cast<int>(s));
+  o += fmt::format("static __device__ __forceinline__ unsigned long long {}(unsigned addr{}) {{\n", name,
+                   runtimeOffsets ? ", unsigned lbo, unsigned sbo" : "");
+  o += fmt::format(
+      "  return (unsigned long long)((addr & 0x3ffff) >> 4) | (unsigned long long)({} >> 4) << 16 | (unsigned long "
+      "long)({} >> 4) << 32{};\n",
+      lboText, sboText, s == WgmmaSwizzle::None ? "" : fmt::format(" | {}ull << 62", static_cast<int>(s)));
   o += "}\n";
   return o;
 }
@@ -122,34 +144,44 @@ std::string wgmmaHelper(const WgmmaAtom& atom, const std::string& name, const st
   }
   // Operands after the accumulators: [a0..a3 |] [da,] db, then the scale-d predicate's source (the constant 1).
   const int first = regs, scaleD = atom.aRegisters ? regs + 5 : regs + 2;
-  std::string aOps = atom.aRegisters ? fmt::format("{{%{}, %{}, %{}, %{}}}", first, first + 1, first + 2, first + 3) : fmt::format("%{}", first);
+  std::string aOps = atom.aRegisters ? fmt::format("{{%{}, %{}, %{}, %{}}}", first, first + 1, first + 2, first + 3)
+                                     : fmt::format("%{}", first);
   const int bOp = atom.aRegisters ? first + 4 : first + 1;
   // f16: imm-scale-a, imm-scale-b = 1; imm-trans-a (descriptor A only), imm-trans-b = 0 (both K-major).
   std::string tail = fmt::format("{}, %{}, p", aOps, bOp);
   if (atom.f16) tail += atom.aRegisters ? ", 1, 1, 0" : ", 1, 1, 0, 0";
-  const std::string params = atom.aRegisters ? "wf_u32 a0, wf_u32 a1, wf_u32 a2, wf_u32 a3, unsigned long long b" : "unsigned long long da, unsigned long long db";
-  const std::string inputs = atom.aRegisters ? "\"r\"(a0), \"r\"(a1), \"r\"(a2), \"r\"(a3), \"l\"(b), \"r\"(1)" : "\"l\"(da), \"l\"(db), \"r\"(1)";
+  const std::string params = atom.aRegisters ? "wf_u32 a0, wf_u32 a1, wf_u32 a2, wf_u32 a3, unsigned long long b"
+                                             : "unsigned long long da, unsigned long long db";
+  const std::string inputs = atom.aRegisters ? "\"r\"(a0), \"r\"(a1), \"r\"(a2), \"r\"(a3), \"l\"(b), \"r\"(1)"
+                                             : "\"l\"(da), \"l\"(db), \"r\"(1)";
   std::string o = comment.empty() ? "" : comment + "\n";
-  o += fmt::format("static __device__ __forceinline__ void {}({} (&d)[{}], {}) {{\n", name, atom.f16 ? "float" : "int", regs, params);
-  o += fmt::format("  asm volatile(\"{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{}, 0;\\n{} {{{}}}, {};\\n}}\\n\"\n", scaleD, atom.ptx(), ops, tail);
+  o += fmt::format("static __device__ __forceinline__ void {}({} (&d)[{}], {}) {{\n", name, atom.f16 ? "float" : "int",
+                   regs, params);
+  o += fmt::format("  asm volatile(\"{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{}, 0;\\n{} {{{}}}, {};\\n}}\\n\"\n", scaleD,
+                   atom.ptx(), ops, tail);
   o += fmt::format("               : {}\n", cons);
   o += fmt::format("               : {} : \"memory\");\n", inputs);
   o += "}";
   return o;
 }
 
-std::string checkOperandThroughDescriptor(std::uint64_t desc, int rows, int kBytes, const std::function<long long(int, int)>& stored, long long* reads) {
+std::string checkOperandThroughDescriptor(std::uint64_t desc, int rows, int kBytes,
+                                          const std::function<long long(int, int)>& stored, long long* reads) {
   const WgmmaDescriptor d = WgmmaDescriptor::decode(desc);
   if (const std::string f = d.fieldProblem(); !f.empty()) return "descriptor: " + f;
   for (int r = 0; r < rows; ++r)
     for (int kb = 0; kb < kBytes; ++kb) {
       const long long want = stored(r, kb);
       if (reads) ++*reads;
-      if (want < 0) return fmt::format("row {} k byte {} is read ({} at {}) but was never staged", r, kb, wgmmaSwizzleName(d.swizzle), wgmmaOperandAddress(d, r, kb));
+      if (want < 0)
+        return fmt::format("row {} k byte {} is read ({} at {}) but was never staged", r, kb,
+                           wgmmaSwizzleName(d.swizzle), wgmmaOperandAddress(d, r, kb));
       const unsigned got = wgmmaOperandAddress(d, r, kb);
       if (static_cast<long long>(got) != want)
-        return fmt::format("row {} k byte {}: the descriptor ({}, start {}, lbo {}, sbo {}) reads address {}, the staging wrote it at {}", r, kb,
-                           wgmmaSwizzleName(d.swizzle), d.start, d.lbo, d.sbo, got, want);
+        return fmt::format(
+            "row {} k byte {}: the descriptor ({}, start {}, lbo {}, sbo {}) reads address {}, the staging wrote it at "
+            "{}",
+            r, kb, wgmmaSwizzleName(d.swizzle), d.start, d.lbo, d.sbo, got, want);
     }
   return "";
 }
@@ -161,7 +193,8 @@ int sharedWavefronts16(const unsigned (&addresses)[8]) {
     unsigned seen[8];
     int count = 0;
     for (unsigned a : addresses)
-      if (a / 16 % 8 == static_cast<unsigned>(g) && std::find(seen, seen + count, a / 16) == seen + count) seen[count++] = a / 16;
+      if (a / 16 % 8 == static_cast<unsigned>(g) && std::find(seen, seen + count, a / 16) == seen + count)
+        seen[count++] = a / 16;
     worst = std::max(worst, count);
   }
   return worst;

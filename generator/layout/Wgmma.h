@@ -63,7 +63,8 @@ void wgmmaAccumulatorCoord(int thread, int reg, int& row, int& col);
 std::string wgmmaSyncHelpers(const std::string& prefix);
 // `name`(unsigned addr): the descriptor of a K-major operand at shared-window address `addr` with the given swizzle
 // and constant LBO / SBO; with `runtimeOffsets`, `name`(addr, lbo, sbo).
-std::string wgmmaDescriptorHelper(const std::string& name, WgmmaSwizzle s, unsigned lbo, unsigned sbo, bool runtimeOffsets = false);
+std::string wgmmaDescriptorHelper(const std::string& name, WgmmaSwizzle s, unsigned lbo, unsigned sbo,
+                                  bool runtimeOffsets = false);
 // `name`(T (&d)[n / 2], [wf_u32 a0..a3,] unsigned long long [da,] db): D += A B with scale-d from the constant 1
 // (f16: scales 1, 1, no transposes). `comment` (optional) is printed above it.
 std::string wgmmaHelper(const WgmmaAtom& atom, const std::string& name, const std::string& comment = "");
@@ -71,7 +72,8 @@ std::string wgmmaHelper(const WgmmaAtom& atom, const std::string& name, const st
 // Reads every (row, k byte) of one operand (rows x kBytes) through `desc` and compares the address with `stored`,
 // where the kernel's staging put that element (-1: the element is not staged). The first mismatch as text (empty: all
 // agree); `reads` counts the comparisons.
-std::string checkOperandThroughDescriptor(std::uint64_t desc, int rows, int kBytes, const std::function<long long(int row, int kbyte)>& stored,
+std::string checkOperandThroughDescriptor(std::uint64_t desc, int rows, int kBytes,
+                                          const std::function<long long(int row, int kbyte)>& stored,
                                           long long* reads = nullptr);
 
 // Shared-memory wavefronts of one 16-byte access by 8 consecutive threads (a quarter warp: 128-bit accesses are

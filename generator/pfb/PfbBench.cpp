@@ -15,7 +15,8 @@ PfbTraffic pfbTraffic(const PfbSpec& s, long long batch) {
   t.outputBytes = static_cast<double>(s.outputElementsPerBatch()) * s.outputElementBytes() * batch;
   t.scratchBytes = static_cast<double>(s.outputElementsPerBatch()) * 8 * batch;
   // Every run after a stream's first reads the T - 1 spectra before it again (its window's warm-up).
-  t.rereadBytes = static_cast<double>(s.streams()) * static_cast<double>(g.runs - 1) * (s.taps - 1) * static_cast<double>(s.fftLength()) * s.sampleBits / 8 * batch;
+  t.rereadBytes = static_cast<double>(s.streams()) * static_cast<double>(g.runs - 1) * (s.taps - 1) *
+                  static_cast<double>(s.fftLength()) * s.sampleBits / 8 * batch;
   return t;
 }
 
@@ -39,18 +40,22 @@ std::optional<BaselineRequest> pfbBaseline(const PfbSpec& s) {
   const long long N = s.channels, S = s.spectra, P = s.polarizations, R = s.receivers;
   switch (s.layout) {
     case PfbLayout::Katgpucbf:  // [receiver][channel][spectrum][pol]
-      f.receiverStride = N * S * P, f.polStride = 1, f.channelStride = S * P, f.timeBlock = 1, f.blockStride = P, f.timeStride = 0;
+      f.receiverStride = N * S * P, f.polStride = 1, f.channelStride = S * P, f.timeBlock = 1, f.blockStride = P,
+      f.timeStride = 0;
       break;
     case PfbLayout::Tcc:  // [channel][spectrum / 16][receiver][pol][16]
-      f.receiverStride = P * 16, f.polStride = 16, f.channelStride = S * R * P, f.timeBlock = 16, f.blockStride = R * P * 16, f.timeStride = 1;
+      f.receiverStride = P * 16, f.polStride = 16, f.channelStride = S * R * P, f.timeBlock = 16,
+      f.blockStride = R * P * 16, f.timeStride = 1;
       break;
     case PfbLayout::Spectra:  // [receiver][pol][spectrum][channel]
-      f.receiverStride = P * S * N, f.polStride = S * N, f.channelStride = 1, f.timeBlock = 1, f.blockStride = N, f.timeStride = 0;
+      f.receiverStride = P * S * N, f.polStride = S * N, f.channelStride = 1, f.timeBlock = 1, f.blockStride = N,
+      f.timeStride = 0;
       break;
   }
   f.outputPerBatch = s.outputElementsPerBatch();
   r.firR2c = f;
-  r.description = fmt::format("FIR kernel ({} taps, f32 out) + cufftExecR2C {} points x {} + {} kernel", s.taps, s.fftLength(), s.streams() * s.spectra,
+  r.description = fmt::format("FIR kernel ({} taps, f32 out) + cufftExecR2C {} points x {} + {} kernel", s.taps,
+                              s.fftLength(), s.streams() * s.spectra,
                               f.ci8 ? "gain/phase/requantise (ci8)" : "gain/phase (cf32)");
   r.denseInput = [](const TestData& data, long long) { return data.arrays.at("input"); };
   const PfbSpec spec = s;
@@ -68,26 +73,33 @@ std::vector<BenchVariant> pfbBenchVariants(const PfbSpec& s) {
   for (int which = 0; which < 2; ++which) {
     LaunchPlan p = full;
     p.kernels = {full.kernels[static_cast<std::size_t>(which)]};
-    v.push_back({which == 0 ? "fir kernel only (FIR + column FFTs)" : "post kernel only (row FFTs, split, post, store)", Generated{p}, 0, 0});
+    v.push_back({which == 0 ? "fir kernel only (FIR + column FFTs)" : "post kernel only (row FFTs, split, post, store)",
+                 Generated{p}, 0, 0});
   }
   return v;
 }
 
-std::string pfbBenchNotes(const PfbSpec& s, const std::vector<double>& variantMs, const std::vector<long long>& variantBatch, double clockKHz, int sms) {
+std::string pfbBenchNotes(const PfbSpec& s, const std::vector<double>& variantMs,
+                          const std::vector<long long>& variantBatch, double clockKHz, int sms) {
   const PfbTraffic t = pfbTraffic(s, 1);
-  std::string o = fmt::format("bytes per batch entry: input {:.4g}, output {:.4g} (the user arrays: {:.4g}); scratch {:.4g} written + read, warm-up re-reads {:.4g}: "
-                              "{:.4g} in all ({:.2f}x the user arrays)\n",
-                              t.inputBytes, t.outputBytes, t.own(), t.scratchBytes, t.rereadBytes, t.total(), t.total() / t.own());
+  std::string o = fmt::format(
+      "bytes per batch entry: input {:.4g}, output {:.4g} (the user arrays: {:.4g}); scratch {:.4g} written + read, "
+      "warm-up re-reads {:.4g}: "
+      "{:.4g} in all ({:.2f}x the user arrays)\n",
+      t.inputBytes, t.outputBytes, t.own(), t.scratchBytes, t.rereadBytes, t.total(), t.total() / t.own());
   if (variantMs.size() >= 2 && variantBatch.size() >= 2) {
     // Per kernel: the bytes it moves and the FP32 rate its arithmetic needs (FIR: T FMAs per real sample).
     const double firBytes = (t.inputBytes + t.rereadBytes + t.scratchBytes) * static_cast<double>(variantBatch[0]);
     const double postBytes = (t.scratchBytes + t.outputBytes) * static_cast<double>(variantBatch[1]);
-    const double samples = static_cast<double>(s.streams()) * s.spectra * s.fftLength() * static_cast<double>(variantBatch[0]);
+    const double samples = static_cast<double>(s.streams()) * s.spectra * s.fftLength() *
+                           static_cast<double>(variantBatch[0]);
     const double peakFma = 128.0 * sms * clockKHz * 1e3;  // FP32 lanes x SMs x clock
-    o += fmt::format("kernels alone: fir {:.4f} ms ({:.0f} GB/s; FIR {:.1f} T FMA/s = {:.0f}% of the FP32 peak {:.1f} T), post {:.4f} ms ({:.0f} GB/s)\n", variantMs[0],
-                     firBytes / (variantMs[0] * 1e-3) / 1e9, samples * s.taps / (variantMs[0] * 1e-3) / 1e12,
-                     peakFma > 0 ? 100.0 * samples * s.taps / (variantMs[0] * 1e-3) / peakFma : 0.0, peakFma / 1e12, variantMs[1],
-                     postBytes / (variantMs[1] * 1e-3) / 1e9);
+    o += fmt::format(
+        "kernels alone: fir {:.4f} ms ({:.0f} GB/s; FIR {:.1f} T FMA/s = {:.0f}% of the FP32 peak {:.1f} T), post "
+        "{:.4f} ms ({:.0f} GB/s)\n",
+        variantMs[0], firBytes / (variantMs[0] * 1e-3) / 1e9, samples * s.taps / (variantMs[0] * 1e-3) / 1e12,
+        peakFma > 0 ? 100.0 * samples * s.taps / (variantMs[0] * 1e-3) / peakFma : 0.0, peakFma / 1e12, variantMs[1],
+        postBytes / (variantMs[1] * 1e-3) / 1e9);
   }
   return o;
 }

@@ -12,7 +12,8 @@ namespace warpforge {
 
 std::optional<BaselineRequest> pfbBaseline(const PfbSpec& s);
 std::vector<BenchVariant> pfbBenchVariants(const PfbSpec& s);
-std::string pfbBenchNotes(const PfbSpec& s, const std::vector<double>& variantMs, const std::vector<long long>& variantBatch, double clockKHz, int sms);
+std::string pfbBenchNotes(const PfbSpec& s, const std::vector<double>& variantMs,
+                          const std::vector<long long>& variantBatch, double clockKHz, int sms);
 
 // Bytes one call of `batch` entries moves: the user's arrays (input, output) and the scratch written and read.
 struct PfbTraffic {

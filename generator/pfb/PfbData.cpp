@@ -23,10 +23,12 @@ T loadAt(const std::vector<unsigned char>& bytes, long long index) {
   return v;
 }
 
-// Random samples, roughly Gaussian (the sum of four bytes) with sigma a quarter of the full scale, 1 in 256 at an extreme.
+// Random samples, roughly Gaussian (the sum of four bytes) with sigma a quarter of the full scale, 1 in 256 at an
+// extreme.
 class SampleSource {
  public:
-  SampleSource(int bits, std::uint64_t seed) : rng_(seed), max_((1LL << (bits - 1)) - 1), sigma_(static_cast<double>(1LL << (bits - 1)) / 4) {}
+  SampleSource(int bits, std::uint64_t seed)
+      : rng_(seed), max_((1LL << (bits - 1)) - 1), sigma_(static_cast<double>(1LL << (bits - 1)) / 4) {}
   long long next() {
     if (!left_) word_ = rng_(), left_ = 1;
     --left_;
@@ -66,7 +68,8 @@ long long pfbSample(const PfbSpec& s, const std::vector<unsigned char>& input, l
   return 0;
 }
 
-void pfbPutSample(const PfbSpec& s, std::vector<unsigned char>& input, long long b, int q, long long index, long long value) {
+void pfbPutSample(const PfbSpec& s, std::vector<unsigned char>& input, long long b, int q, long long index,
+                  long long value) {
   const long long base = streamOffsetBytes(s, b, q);
   switch (s.sampleType) {
     case PfbSampleType::Int8: input[static_cast<std::size_t>(base + index)] = static_cast<unsigned char>(value); break;
@@ -121,7 +124,8 @@ TestData pfbInputs(const PfbSpec& s, long long batch, std::uint64_t seed) {
   std::mt19937_64 rng(seed ^ 0x9e3779b97f4a7c15ULL);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   if (s.perChannelGain) {
-    // |X| is about the samples' sigma (unit-energy weights); gains put the output near 20, and 1 channel in 32 at 8x (saturating).
+    // |X| is about the samples' sigma (unit-energy weights); gains put the output near 20, and 1 channel in 32 at 8x
+    // (saturating).
     const double sigma = static_cast<double>(1LL << (s.sampleBits - 1)) / 4;
     std::vector<float> g(static_cast<std::size_t>(2 * s.streams() * s.channels));
     for (std::size_t i = 0; i < g.size(); i += 2) {
@@ -138,8 +142,8 @@ TestData pfbInputs(const PfbSpec& s, long long batch, std::uint64_t seed) {
   if (s.delay) {
     std::vector<float> dl(static_cast<std::size_t>(2 * batch * s.streams() * s.spectra));
     for (std::size_t i = 0; i < dl.size(); i += 2) {
-      dl[i] = static_cast<float>(2 * u(rng) - 1);                // delay, samples
-      dl[i + 1] = static_cast<float>(M_PI * (2 * u(rng) - 1));   // phase, radians
+      dl[i] = static_cast<float>(2 * u(rng) - 1);               // delay, samples
+      dl[i + 1] = static_cast<float>(M_PI * (2 * u(rng) - 1));  // phase, radians
     }
     auto& db = d.arrays["delays"];
     db.resize(dl.size() * 4);
@@ -184,7 +188,8 @@ PfbReferenceSpectrum pfbReference(const PfbSpec& s, const TestData& data, long l
   for (long long i = 0; i < L; ++i) {
     double acc = 0, mag = 0;
     for (int j = 0; j < s.taps; ++j) {
-      const double w = static_cast<float>(s.weights.values[static_cast<std::size_t>(j * L + i)]);  // as the table holds it
+      const double w = static_cast<float>(
+          s.weights.values[static_cast<std::size_t>(j * L + i)]);  // as the table holds it
       const double x = static_cast<double>(pfbSample(s, in, b, q, (spectrum + j) * L + i));
       acc += w * x;
       mag += std::fabs(w * x);
@@ -224,7 +229,8 @@ PfbReferenceSpectrum pfbReference(const PfbSpec& s, const TestData& data, long l
 //    rounded sqrt(1/2)), each level adding at most eta = mu + gamma_4 (sqrt2 + mu) relative (Higham, Accuracy and
 //    Stability, 24.1; mu <= u for twiddles rounded once from double): < 7 u per level, log2 N levels; the four-step
 //    twiddle and the real-FFT split are one level each;
-//  - post: the complex gain (7 u), the phase (sincospif, 2 ulp per part, and its f32 argument phi/pi - d k / N rounded twice:
+//  - post: the complex gain (7 u), the phase (sincospif, 2 ulp per part, and its f32 argument phi/pi - d k / N rounded
+//  twice:
 //    pi 3 u (|phi/pi| + |d|), |phi| <= pi, |d| <= 1 in the tests: 20 u), the rotation product (7 u). Total 30 u.
 double pfbErrorBound(const PfbSpec& s, const PfbReferenceSpectrum& r) {
   double xNorm = 0;
@@ -237,16 +243,18 @@ double pfbErrorBound(const PfbSpec& s, const PfbReferenceSpectrum& r) {
   return gammaT * std::sqrt(static_cast<double>(s.fftLength())) * r.firAbsNorm / xNorm + kU * (7 * levels + 30);
 }
 
-Check pfbCheck(const PfbSpec& s, const TestData& data, const std::map<std::string, std::vector<unsigned char>>& outputs, long long batch,
-               bool compareCounts) {
+Check pfbCheck(const PfbSpec& s, const TestData& data, const std::map<std::string, std::vector<unsigned char>>& outputs,
+               long long batch, bool compareCounts) {
   const bool ci8 = s.outputType == PfbOutputType::CI8;
   const auto& out = outputs.at("spectra");
   const long long epb = s.outputElementsPerBatch(), N = s.channels;
   if (static_cast<long long>(out.size()) < epb * batch * s.outputElementBytes())
-    throw std::invalid_argument(fmt::format("pfb check: output of {} bytes, expected {}", out.size(), epb * batch * s.outputElementBytes()));
+    throw std::invalid_argument(
+        fmt::format("pfb check: output of {} bytes, expected {}", out.size(), epb * batch * s.outputElementBytes()));
   // Which spectra: all while the reference stays cheap, else a seeded sample (first and last always).
   const long long total = batch * s.streams() * s.spectra;
-  const double perSpectrum = static_cast<double>(s.fftLength()) * (s.taps + 5 * std::log2(static_cast<double>(s.fftLength())));
+  const double perSpectrum = static_cast<double>(s.fftLength()) *
+                             (s.taps + 5 * std::log2(static_cast<double>(s.fftLength())));
   std::vector<long long> which;
   const long long most = std::max<long long>(48, static_cast<long long>(3e8 / perSpectrum));
   if (total <= most) {
@@ -254,7 +262,8 @@ Check pfbCheck(const PfbSpec& s, const TestData& data, const std::map<std::strin
   } else {
     std::mt19937_64 rng(0x5eed ^ static_cast<std::uint64_t>(total));
     which = {0, total - 1};
-    for (long long i = 0; i < most; ++i) which.push_back(static_cast<long long>(rng() % static_cast<std::uint64_t>(total)));
+    for (long long i = 0; i < most; ++i)
+      which.push_back(static_cast<long long>(rng() % static_cast<std::uint64_t>(total)));
   }
   const bool full = static_cast<long long>(which.size()) == total;
   Check c;
@@ -262,7 +271,8 @@ Check pfbCheck(const PfbSpec& s, const TestData& data, const std::map<std::strin
   c.checked = static_cast<long long>(which.size());
   double worst = 0, bound = 1e300;
   long long mismatches = 0, unwritten = 0, ambiguousUsed = 0;
-  std::vector<long long> satRef(static_cast<std::size_t>(s.streams()), 0), satSlack(static_cast<std::size_t>(s.streams()), 0);
+  std::vector<long long> satRef(static_cast<std::size_t>(s.streams()), 0),
+      satSlack(static_cast<std::size_t>(s.streams()), 0);
   std::string firstBad;
   for (long long w : which) {
     const long long spectrum = w % s.spectra, b = w / s.spectra / s.streams();
@@ -290,7 +300,8 @@ Check pfbCheck(const PfbSpec& s, const TestData& data, const std::map<std::strin
       // ci8: exact, except a part whose reference lies within the f32 bound of a rounding boundary (x.5), where
       // either neighbour is right.
       const double eps = B * xNorm * g;
-      const int got[2] = {static_cast<signed char>(out[static_cast<std::size_t>(2 * at)]), static_cast<signed char>(out[static_cast<std::size_t>(2 * at + 1)])};
+      const int got[2] = {static_cast<signed char>(out[static_cast<std::size_t>(2 * at)]),
+                          static_cast<signed char>(out[static_cast<std::size_t>(2 * at + 1)])};
       const double ref[2] = {v.real(), v.imag()};
       bool clipped = false, clipAmbiguous = false, bad = false;
       for (int part = 0; part < 2; ++part) {
@@ -313,18 +324,21 @@ Check pfbCheck(const PfbSpec& s, const TestData& data, const std::map<std::strin
         ++mismatches;
         if (got[0] == -1 && got[1] == -1) ++unwritten;
         if (firstBad.empty())
-          firstBad = fmt::format("first mismatch: batch {} stream {} spectrum {} channel {}: got ({}, {}), want ({:.4f}, {:.4f})", b, q, spectrum, k, got[0], got[1],
-                                 ref[0], ref[1]);
+          firstBad = fmt::format(
+              "first mismatch: batch {} stream {} spectrum {} channel {}: got ({}, {}), want ({:.4f}, {:.4f})", b, q,
+              spectrum, k, got[0], got[1], ref[0], ref[1]);
       }
     }
     if (!ci8) {
       const double e = xNorm > 0 ? std::sqrt(err) / xNorm : std::sqrt(err);
       if (e > worst) worst = e;
-      if (!(e <= B) && firstBad.empty()) firstBad = fmt::format("batch {} stream {} spectrum {}: error {:.3e} > bound {:.3e}", b, q, spectrum, e, B);
+      if (!(e <= B) && firstBad.empty())
+        firstBad = fmt::format("batch {} stream {} spectrum {}: error {:.3e} > bound {:.3e}", b, q, spectrum, e, B);
     }
   }
   // Saturation counts: exact where every spectrum was compared (a clipped part at the boundary may go either way).
-  std::string satText = compareCounts ? "saturation counts not compared (sampled spectra)" : "saturation counts not compared (not asked)";
+  std::string satText = compareCounts ? "saturation counts not compared (sampled spectra)"
+                                      : "saturation counts not compared (not asked)";
   if (ci8 && full && compareCounts) {
     const auto& sat = outputs.at("saturated");
     long long off = 0;
@@ -332,7 +346,9 @@ Check pfbCheck(const PfbSpec& s, const TestData& data, const std::map<std::strin
       const long long got = static_cast<long long>(loadAt<std::uint64_t>(sat, q));
       if (std::llabs(got - satRef[static_cast<std::size_t>(q)]) > satSlack[static_cast<std::size_t>(q)]) {
         ++off;
-        if (firstBad.empty()) firstBad = fmt::format("stream {}: saturated {} (reference {} +- {})", q, got, satRef[static_cast<std::size_t>(q)], satSlack[static_cast<std::size_t>(q)]);
+        if (firstBad.empty())
+          firstBad = fmt::format("stream {}: saturated {} (reference {} +- {})", q, got,
+                                 satRef[static_cast<std::size_t>(q)], satSlack[static_cast<std::size_t>(q)]);
       }
     }
     long long totalRef = 0;
@@ -351,15 +367,19 @@ Check pfbCheck(const PfbSpec& s, const TestData& data, const std::map<std::strin
   if (ci8) {
     c.error = static_cast<double>(mismatches);
     c.bound = 0;
-    c.detail = fmt::format("{} of {} spectra compared channel by channel against the double reference: {} mismatches, {} parts within the f32 bound of a "
-                           "rounding boundary took the other neighbour, {} unwritten; {}{}{}",
-                           which.size(), total, mismatches, ambiguousUsed, unwritten, satText, firstBad.empty() ? "" : "; ", firstBad);
+    c.detail = fmt::format(
+        "{} of {} spectra compared channel by channel against the double reference: {} mismatches, {} parts within the "
+        "f32 bound of a "
+        "rounding boundary took the other neighbour, {} unwritten; {}{}{}",
+        which.size(), total, mismatches, ambiguousUsed, unwritten, satText, firstBad.empty() ? "" : "; ", firstBad);
   } else {
     c.error = worst;
     c.bound = bound;
-    c.detail = fmt::format("{} of {} spectra compared: max ||out - ref|| / ||X|| = {:.3e} (gains divided out), bound {:.3e} (the smallest of the spectra's "
-                           "f32 bounds: FIR gamma_T sqrt(2N) ||sum|w x||| / ||X|| + 7 u per FFT level + 30 u post), {} unwritten{}{}",
-                           which.size(), total, worst, bound, unwritten, firstBad.empty() ? "" : "; ", firstBad);
+    c.detail = fmt::format(
+        "{} of {} spectra compared: max ||out - ref|| / ||X|| = {:.3e} (gains divided out), bound {:.3e} (the smallest "
+        "of the spectra's "
+        "f32 bounds: FIR gamma_T sqrt(2N) ||sum|w x||| / ||X|| + 7 u per FFT level + 30 u post), {} unwritten{}{}",
+        which.size(), total, worst, bound, unwritten, firstBad.empty() ? "" : "; ", firstBad);
   }
   return c;
 }

@@ -19,16 +19,18 @@ namespace warpforge {
 
 TestData pfbInputs(const PfbSpec& s, long long batch, std::uint64_t seed);
 
-// Sample `index` of stream q of batch entry b, decoded from the input bytes (a bit reader, independent of the kernel's).
+// Sample `index` of stream q of batch entry b, decoded from the input bytes (a bit reader, independent of the
+// kernel's).
 long long pfbSample(const PfbSpec& s, const std::vector<unsigned char>& input, long long b, int q, long long index);
 // Writes sample `index` (the inverse, for building inputs).
-void pfbPutSample(const PfbSpec& s, std::vector<unsigned char>& input, long long b, int q, long long index, long long value);
+void pfbPutSample(const PfbSpec& s, std::vector<unsigned char>& input, long long b, int q, long long index,
+                  long long value);
 
 // One spectrum in double: X[k] (k < N) of the FIR output, its post-processed value V[k], and the sums the f32 error
 // bound needs (|terms| of the FIR).
 struct PfbReferenceSpectrum {
   std::vector<std::complex<double>> X, V;
-  double firAbsNorm = 0;  // || (sum_j |w_j x_j|)_i ||_2
+  double firAbsNorm = 0;      // || (sum_j |w_j x_j|)_i ||_2
   std::vector<double> scale;  // |gain| of each channel (the constant or per-channel gain as f32)
 };
 PfbReferenceSpectrum pfbReference(const PfbSpec& s, const TestData& data, long long b, int q, long long spectrum);
@@ -37,8 +39,8 @@ PfbReferenceSpectrum pfbReference(const PfbSpec& s, const TestData& data, long l
 double pfbErrorBound(const PfbSpec& s, const PfbReferenceSpectrum& r);
 
 // compareCounts false: the saturation counts are not compared (a baseline that does not count them).
-Check pfbCheck(const PfbSpec& s, const TestData& data, const std::map<std::string, std::vector<unsigned char>>& outputs, long long batch,
-               bool compareCounts = true);
+Check pfbCheck(const PfbSpec& s, const TestData& data, const std::map<std::string, std::vector<unsigned char>>& outputs,
+               long long batch, bool compareCounts = true);
 
 // The double-precision FFT the reference uses: y_k = sum_n x_n e^{sign 2 pi i nk / L}, L a power of two.
 void pfbFftDouble(std::vector<std::complex<double>>& x, int sign);

@@ -32,9 +32,12 @@ class PfbFamilySpec final : public FamilySpec {
     const PfbGeometry g = pfbGeometry(s_);
     std::vector<InconsistentSpec::Issue> issues;
     if (g.sharedA > kMaxShared)
-      issues.push_back({"/taps", fmt::format("the FIR kernel's chunk buffers need {} B of shared memory (> {} B): fewer taps", g.sharedA, kMaxShared)});
+      issues.push_back(
+          {"/taps", fmt::format("the FIR kernel's chunk buffers need {} B of shared memory (> {} B): fewer taps",
+                                g.sharedA, kMaxShared)});
     if (g.sharedB > kMaxShared)
-      issues.push_back({"/channels", fmt::format("the post kernel needs {} B of shared memory (> {} B)", g.sharedB, kMaxShared)});
+      issues.push_back(
+          {"/channels", fmt::format("the post kernel needs {} B of shared memory (> {} B)", g.sharedB, kMaxShared)});
     bool anyWeight = false;
     for (double w : s_.weights.values) anyWeight |= static_cast<float>(w) != 0.0f;
     if (!anyWeight) issues.push_back({"/weights", "every FIR weight is zero in f32: the spectra would all be zero"});
@@ -45,20 +48,30 @@ class PfbFamilySpec final : public FamilySpec {
     }
     VerifyReport r;
     const PfbTraffic t = pfbTraffic(s_, 1);
-    r.text = fmt::format("{}: {} (pfb: {} channels = real FFT of {} points, {} taps, {} receivers x {} pols, {} spectra per call, {}-bit {} in, {} out{}): OK\n",
-                         s_.file, s_.name, s_.channels, s_.fftLength(), s_.taps, s_.receivers, s_.polarizations, s_.spectra, s_.sampleBits, sampleName(s_),
-                         s_.outputType == PfbOutputType::CI8 ? fmt::format("ci8 ({} layout)", pfbLayoutName(s_.layout)) : std::string("cf32 spectra"),
-                         s_.perChannelGain ? ", per-channel gain" : "");
-    r.text += fmt::format("  four-step split: N = {} x {}; kernel fir: {} threads ({} columns x {} rows), {} spectra per FIR chunk, runs of {} spectra, {} B shared\n",
-                          g.n1, g.n2, g.threadsA, g.columns, g.n1, g.chunk, g.runSpectra, g.sharedA);
-    r.text += fmt::format("  kernel post: {} threads per (row pair, {} spectra x {} pol), {} combinations per FFT chunk, {} B shared; column radices {}, row radices {}\n",
-                          g.threadsB, g.spectraPerUnit, g.polsPerUnit, g.combosPerChunk, g.sharedB, fmt::join(g.columnFft.radices, "x"),
-                          fmt::join(g.rowFft.radices, "x"));
-    r.text += fmt::format("  bytes per call: input {:.0f}, output {:.0f}, scratch written and read {:.0f} x 2, warm-up re-reads {:.0f}: {:.2f}x the user arrays\n",
-                          t.inputBytes, t.outputBytes, t.scratchBytes, t.rereadBytes, t.total() / t.own());
+    r.text = fmt::format(
+        "{}: {} (pfb: {} channels = real FFT of {} points, {} taps, {} receivers x {} pols, {} spectra per call, "
+        "{}-bit {} in, {} out{}): OK\n",
+        s_.file, s_.name, s_.channels, s_.fftLength(), s_.taps, s_.receivers, s_.polarizations, s_.spectra,
+        s_.sampleBits, sampleName(s_),
+        s_.outputType == PfbOutputType::CI8 ? fmt::format("ci8 ({} layout)", pfbLayoutName(s_.layout))
+                                            : std::string("cf32 spectra"),
+        s_.perChannelGain ? ", per-channel gain" : "");
+    r.text += fmt::format(
+        "  four-step split: N = {} x {}; kernel fir: {} threads ({} columns x {} rows), {} spectra per FIR chunk, runs "
+        "of {} spectra, {} B shared\n",
+        g.n1, g.n2, g.threadsA, g.columns, g.n1, g.chunk, g.runSpectra, g.sharedA);
+    r.text += fmt::format(
+        "  kernel post: {} threads per (row pair, {} spectra x {} pol), {} combinations per FFT chunk, {} B shared; "
+        "column radices {}, row radices {}\n",
+        g.threadsB, g.spectraPerUnit, g.polsPerUnit, g.combosPerChunk, g.sharedB, fmt::join(g.columnFft.radices, "x"),
+        fmt::join(g.rowFft.radices, "x"));
+    r.text += fmt::format(
+        "  bytes per call: input {:.0f}, output {:.0f}, scratch written and read {:.0f} x 2, warm-up re-reads {:.0f}: "
+        "{:.2f}x the user arrays\n",
+        t.inputBytes, t.outputBytes, t.scratchBytes, t.rereadBytes, t.total() / t.own());
     if (std::max(g.sharedA, g.sharedB) > kMaxSharedEveryArch)
-      r.text += fmt::format("  note: {} B of shared memory per block: sm_80 / sm_90 only (sm_86 / sm_89 lend {} B)\n", std::max(g.sharedA, g.sharedB),
-                            kMaxSharedEveryArch);
+      r.text += fmt::format("  note: {} B of shared memory per block: sm_80 / sm_90 only (sm_86 / sm_89 lend {} B)\n",
+                            std::max(g.sharedA, g.sharedB), kMaxSharedEveryArch);
     r.counts["shared_bytes_fir"] = g.sharedA;
     r.counts["shared_bytes_post"] = g.sharedB;
     r.counts["bytes_per_call"] = t.total();
@@ -68,18 +81,24 @@ class PfbFamilySpec final : public FamilySpec {
 
   std::string explain(const EmitTarget& target) const override {
     const PfbGeometry g = pfbGeometry(s_);
-    std::string o = fmt::format("{}: two kernels, the same code for every arch >= sm_80 (target {})\n", s_.name, target.arch);
-    o += fmt::format("{}_fir: block = {} columns x {} rows of the {} x {} split; each thread keeps the {} weights and the last {} samples of its two\n"
-                     "  positions in registers, computes the FIR of {} spectra into shared memory, then the {}-point column FFTs (radices {}),\n"
-                     "  multiplies by e^(-2 pi i m2 k1 / N) and stores Y[stream][spectrum][k1][m2] to the scratch\n",
-                     s_.name, g.columns, g.n1, g.n1, g.n2, 2 * s_.taps, s_.taps, g.chunk, g.n1, fmt::join(g.columnFft.radices, "x"));
-    o += fmt::format("{}_post: block = rows k1 and {} - k1 of {} (spectrum, pol) combinations; {}-point row FFTs (radices {}), the real-FFT split,\n"
-                     "  gain{}{}\n",
-                     s_.name, g.n1, g.combosPerUnit(), g.n2, fmt::join(g.rowFft.radices, "x"), s_.delay ? ", delay phase slope" : "",
-                     s_.outputType == PfbOutputType::CI8
-                         ? fmt::format(", ci8 requantisation staged in shared memory and stored as 32-byte runs of the {} layout; saturations per stream",
-                                       pfbLayoutName(s_.layout))
-                         : std::string(", cf32 store"));
+    std::string o = fmt::format("{}: two kernels, the same code for every arch >= sm_80 (target {})\n", s_.name,
+                                target.arch);
+    o += fmt::format(
+        "{}_fir: block = {} columns x {} rows of the {} x {} split; each thread keeps the {} weights and the last {} "
+        "samples of its two\n"
+        "  positions in registers, computes the FIR of {} spectra into shared memory, then the {}-point column FFTs "
+        "(radices {}),\n"
+        "  multiplies by e^(-2 pi i m2 k1 / N) and stores Y[stream][spectrum][k1][m2] to the scratch\n",
+        s_.name, g.columns, g.n1, g.n1, g.n2, 2 * s_.taps, s_.taps, g.chunk, g.n1, fmt::join(g.columnFft.radices, "x"));
+    o += fmt::format(
+        "{}_post: block = rows k1 and {} - k1 of {} (spectrum, pol) combinations; {}-point row FFTs (radices {}), the "
+        "real-FFT split,\n"
+        "  gain{}{}\n",
+        s_.name, g.n1, g.combosPerUnit(), g.n2, fmt::join(g.rowFft.radices, "x"), s_.delay ? ", delay phase slope" : "",
+        s_.outputType == PfbOutputType::CI8 ? fmt::format(", ci8 requantisation staged in shared memory and stored as "
+                                                          "32-byte runs of the {} layout; saturations per stream",
+                                                          pfbLayoutName(s_.layout))
+                                            : std::string(", cf32 store"));
     return o;
   }
 
@@ -94,7 +113,8 @@ class PfbFamilySpec final : public FamilySpec {
     return std::max<long long>(1, (2048 + units - 1) / units);
   }
   TestData randomInputs(long long batch, std::uint64_t seed) const override { return pfbInputs(s_, batch, seed); }
-  Check check(const TestData& data, const std::map<std::string, std::vector<unsigned char>>& outputs, long long batch) const override {
+  Check check(const TestData& data, const std::map<std::string, std::vector<unsigned char>>& outputs,
+              long long batch) const override {
     return pfbCheck(s_, data, outputs, batch);
   }
   std::optional<BaselineRequest> baseline() const override { return pfbBaseline(s_); }
@@ -102,7 +122,8 @@ class PfbFamilySpec final : public FamilySpec {
   std::string benchNotes(const std::vector<double>& variantMs, double clockKHz, int sms) const override {
     return pfbBenchNotes(s_, variantMs, {}, clockKHz, sms);
   }
-  std::string benchNotes(const std::vector<double>& variantMs, const std::vector<long long>& variantBatch, double clockKHz, int sms) const override {
+  std::string benchNotes(const std::vector<double>& variantMs, const std::vector<long long>& variantBatch,
+                         double clockKHz, int sms) const override {
     return pfbBenchNotes(s_, variantMs, variantBatch, clockKHz, sms);
   }
 
@@ -114,10 +135,13 @@ class PfbFamily final : public Family {
  public:
   std::string name() const override { return "pfb"; }
   std::string summary() const override {
-    return "F-engine front end: polyphase filter bank over real int8/int16/packed samples (FIR + real FFT, gain, delay), cf32 or ci8 in the "
+    return "F-engine front end: polyphase filter bank over real int8/int16/packed samples (FIR + real FFT, gain, "
+           "delay), cf32 or ci8 in the "
            "correlator's layouts";
   }
-  std::unique_ptr<FamilySpec> parse(const Json& root, const std::string& file) const override { return makePfbSpec(parsePfbSpec(root, file)); }
+  std::unique_ptr<FamilySpec> parse(const Json& root, const std::string& file) const override {
+    return makePfbSpec(parsePfbSpec(root, file));
+  }
 };
 
 }  // namespace

@@ -43,12 +43,12 @@ CExpr ComplexCode::rotate(const CExpr& a, int k, int R) {
   const NodePtr h = flit(std::sqrt(0.5));
   switch (e) {
     case 0: return a;
-    case 2: return {a.im, neg(a.re)};         // -i a
-    case 4: return {neg(a.re), neg(a.im)};    // -a
-    case 6: return {neg(a.im), a.re};         // i a
-    case 1: return fresh(bin("*", h, plus(a.re, a.im)), bin("*", h, minus(a.im, a.re)));        // (1 - i) / sqrt2 a
-    case 3: return fresh(bin("*", h, minus(a.im, a.re)), neg(bin("*", h, plus(a.re, a.im))));   // (-1 - i) / sqrt2 a
-    case 5: return fresh(neg(bin("*", h, plus(a.re, a.im))), bin("*", h, minus(a.re, a.im)));   // (-1 + i) / sqrt2 a
+    case 2: return {a.im, neg(a.re)};                                                          // -i a
+    case 4: return {neg(a.re), neg(a.im)};                                                     // -a
+    case 6: return {neg(a.im), a.re};                                                          // i a
+    case 1: return fresh(bin("*", h, plus(a.re, a.im)), bin("*", h, minus(a.im, a.re)));       // (1 - i) / sqrt2 a
+    case 3: return fresh(bin("*", h, minus(a.im, a.re)), neg(bin("*", h, plus(a.re, a.im))));  // (-1 - i) / sqrt2 a
+    case 5: return fresh(neg(bin("*", h, plus(a.re, a.im))), bin("*", h, minus(a.re, a.im)));  // (-1 + i) / sqrt2 a
     default: return fresh(bin("*", h, minus(a.re, a.im)), bin("*", h, plus(a.re, a.im)));      // (1 + i) / sqrt2 a
   }
 }
@@ -78,7 +78,8 @@ long long passNs(const PfbFftPlan& fft, int pass) {
 }  // namespace
 
 std::string padHelper() {
-  return "// Shared-memory slot of complex element a of an FFT buffer: one pad slot after every 8 (bank conflicts of strided stores)\n"
+  return "// Shared-memory slot of complex element a of an FFT buffer: one pad slot after every 8 (bank conflicts of "
+         "strided stores)\n"
          "static __device__ __forceinline__ int pfb_pad(int a) { return a + (a >> 3); }\n";
 }
 
@@ -96,10 +97,12 @@ std::vector<NodePtr> hoistTwiddles(const PfbFftPlan& fft, const PassShape& shape
     // Butterfly bf = threadIdx.x + m * threads has j = (bf / innerCount) % (M / R), the same for every m.
     const std::string k = fmt::format("{}k{}", prefix, p);
     out.push_back(decl("const int", k,
-                       bin("%", bin("%", bin("/", var("(int)threadIdx.x"), lit(shape.innerCount)), lit(fft.length / R)), lit(ns))));
+                       bin("%", bin("%", bin("/", var("(int)threadIdx.x"), lit(shape.innerCount)), lit(fft.length / R)),
+                           lit(ns))));
     for (int r = 1; r < R; ++r)
       out.push_back(decl("const float2", fmt::format("{}tw{}_{}", prefix, p, r),
-                         call("__ldg", {bin("+", var(shape.table), bin("+", lit(fft.twiddleOffsets[p] + (r - 1) * ns), var(k)))})));
+                         call("__ldg", {bin("+", var(shape.table),
+                                            bin("+", lit(fft.twiddleOffsets[p] + (r - 1) * ns), var(k)))})));
   }
   return out;
 }
@@ -112,12 +115,16 @@ NodePtr emitPass(const PfbFftPlan& fft, int pass, const PassShape& shape, const 
   if (IC > 1) body.push_back(decl("const int", "inner", bin("%", var("bf"), lit(IC))));
   body.push_back(decl("const int", "j", bin("%", bin("/", var("bf"), lit(IC)), lit(MR))));
   body.push_back(decl("const int", "outer", bin("/", var("bf"), lit(static_cast<long long>(IC) * MR))));
-  body.push_back(decl("const int", "at", bin("+", bin("*", var("outer"), lit(shape.outerStride)), IC > 1 ? var("inner") : lit(0))));
+  body.push_back(decl("const int", "at",
+                      bin("+", bin("*", var("outer"), lit(shape.outerStride)), IC > 1 ? var("inner") : lit(0))));
   std::vector<CExpr> x;
   for (int r = 0; r < R; ++r) {
     const std::string v = fmt::format("x{}", r);
-    body.push_back(decl("const float2", v,
-                        index(var(shape.in), call("pfb_pad", {bin("+", var("at"), bin("*", bin("+", var("j"), lit(static_cast<long long>(r) * MR)), lit(shape.pointStride)))}))));
+    body.push_back(
+        decl("const float2", v,
+             index(var(shape.in), call("pfb_pad", {bin("+", var("at"),
+                                                       bin("*", bin("+", var("j"), lit(static_cast<long long>(r) * MR)),
+                                                           lit(shape.pointStride)))}))));
     x.push_back({member(var(v), "x"), member(var(v), "y")});
   }
   ComplexCode code(body, "v");
@@ -127,21 +134,27 @@ NodePtr emitPass(const PfbFftPlan& fft, int pass, const PassShape& shape, const 
     for (int r = 1; r < R; ++r) {
       const std::string w = hoisted ? fmt::format("{}tw{}_{}", prefix, pass, r) : fmt::format("w{}", r);
       if (!hoisted)
-        body.push_back(decl("const float2", w, call("__ldg", {bin("+", var(shape.table), bin("+", lit(fft.twiddleOffsets[pass] + (r - 1) * ns), var("k")))})));
+        body.push_back(decl("const float2", w,
+                            call("__ldg", {bin("+", var(shape.table),
+                                               bin("+", lit(fft.twiddleOffsets[pass] + (r - 1) * ns), var("k")))})));
       x[r] = code.mul(x[r], {member(var(w), "x"), member(var(w), "y")});
     }
   }
   const std::vector<CExpr> y = emitDft(code, x);
   // Stockham: output index (j / ns) ns R + j % ns + r ns
-  NodePtr d = ns == 1 ? bin("*", var("j"), lit(R)) : bin("+", bin("*", bin("/", var("j"), lit(ns)), lit(ns * R)), bin("%", var("j"), lit(ns)));
+  NodePtr d = ns == 1 ? bin("*", var("j"), lit(R))
+                      : bin("+", bin("*", bin("/", var("j"), lit(ns)), lit(ns * R)), bin("%", var("j"), lit(ns)));
   body.push_back(decl("const int", "d", d));
   for (int r = 0; r < R; ++r)
-    body.push_back(assign(index(var(shape.out), call("pfb_pad", {bin("+", var("at"), bin("*", bin("+", var("d"), lit(ns * r)), lit(shape.pointStride)))})),
-                          call("make_float2", {y[r].re, y[r].im})));
+    body.push_back(
+        assign(index(var(shape.out),
+                     call("pfb_pad",
+                          {bin("+", var("at"), bin("*", bin("+", var("d"), lit(ns * r)), lit(shape.pointStride)))})),
+               call("make_float2", {y[r].re, y[r].im})));
   std::vector<NodePtr> st;
   st.push_back(comment(fmt::format("pass {}: radix {}, sub-transforms of {} points", pass, R, ns)));
-  st.push_back(forLoop(decl("int", "bf", var("(int)threadIdx.x")), bin("<", var("bf"), shape.butterflies), assign(var("bf"), lit(shape.threads), "+="),
-                       block(body)));
+  st.push_back(forLoop(decl("int", "bf", var("(int)threadIdx.x")), bin("<", var("bf"), shape.butterflies),
+                       assign(var("bf"), lit(shape.threads), "+="), block(body)));
   st.push_back(raw("__syncthreads();"));
   return block(st);
 }

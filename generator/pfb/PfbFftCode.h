@@ -34,7 +34,8 @@ class ComplexCode {
 std::vector<CExpr> emitDft(ComplexCode& code, const std::vector<CExpr>& x);
 
 // One Stockham pass (forward) over transforms of `fft.length` points in shared memory: element m of transform
-// tr = outer * innerCount + inner at outer * outerStride + inner + m * pointStride. Butterfly bf = (outer * (M / R) + j)
+// tr = outer * innerCount + inner at outer * outerStride + inner + m * pointStride. Butterfly bf = (outer * (M / R) +
+// j)
 // * innerCount + inner (inner fastest: consecutive lanes on consecutive addresses). Reads `in`, writes `out`, then
 // __syncthreads(). `butterflies` is the total count (an expression); `threads` the block size.
 struct PassShape {
@@ -43,7 +44,7 @@ struct PassShape {
   long long outerStride = 0, pointStride = 1;
   ast::NodePtr butterflies;
   int threads = 0;
-  std::string table;   // the pass twiddles (const float2*)
+  std::string table;  // the pass twiddles (const float2*)
 };
 // Whether a thread's butterflies of pass p share one j (then its twiddles are loaded once, hoistTwiddles()).
 // The device function pfb_pad(a) = a + a / 8 (pfbPadded): every shared FFT buffer index goes through it.

@@ -7,7 +7,8 @@
 namespace warpforge {
 
 PfbFftPlan pfbFftPlan(int length) {
-  if (length < 2 || (length & (length - 1))) throw std::invalid_argument("pfbFftPlan: length must be a power of two >= 2");
+  if (length < 2 || (length & (length - 1)))
+    throw std::invalid_argument("pfbFftPlan: length must be a power of two >= 2");
   PfbFftPlan p;
   p.length = length;
   int rest = length;
@@ -64,8 +65,9 @@ PfbGeometry pfbGeometry(const PfbSpec& s) {
   g.runs = (s.spectra + g.runSpectra - 1) / g.runSpectra;
   g.sharedA = static_cast<int>(2 * pfbPadded(static_cast<long long>(g.chunk) * g.threadsA) * 8);
   // Kernel B: units of 16 (spectrum, pol) combinations, so that a ci8 unit stores 32-byte runs: katgpucbf
-  // [receiver][channel][spectrum][pol]: 16 / P spectra x P pols per channel; tcc [channel][spectrum/16][receiver][pol][16]:
-  // 16 spectra of one pol per channel. cf32 spectra: 16 spectra of one pol (stored directly, 8 bytes per channel).
+  // [receiver][channel][spectrum][pol]: 16 / P spectra x P pols per channel; tcc
+  // [channel][spectrum/16][receiver][pol][16]: 16 spectra of one pol per channel. cf32 spectra: 16 spectra of one pol
+  // (stored directly, 8 bytes per channel).
   g.polsPerUnit = s.layout == PfbLayout::Katgpucbf ? s.polarizations : 1;
   g.spectraPerUnit = 16 / g.polsPerUnit;
   // Rows of about 2048 points per FFT chunk: 256 threads x one radix-8 butterfly.

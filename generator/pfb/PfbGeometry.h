@@ -2,8 +2,8 @@
 // How the channeliser is cut into two kernels (see README.md, "Design").
 //
 // The 2N real FIR outputs of a spectrum are paired into N complex points z[n] = y[2n] + i y[2n + 1], whose
-// N-point FFT Z is split into the real FFT X (X[k] = (Z[k] + conj Z[N-k]) / 2 - i/2 e^{-i pi k / N} (Z[k] - conj Z[N-k])).
-// Z is computed in four steps, N = n1 x n2, n = n2 * m1 + m2, k = k1 + n1 * k2:
+// N-point FFT Z is split into the real FFT X (X[k] = (Z[k] + conj Z[N-k]) / 2 - i/2 e^{-i pi k / N} (Z[k] - conj
+// Z[N-k])). Z is computed in four steps, N = n1 x n2, n = n2 * m1 + m2, k = k1 + n1 * k2:
 //   kernel A ("fir"):  per column m2, Y[k1][m2] = e^{-2 pi i m2 k1 / N} sum_{m1} z[n2 m1 + m2] e^{-2 pi i m1 k1 / n1}
 //   kernel B ("post"): per row k1,    Z[k1 + n1 k2] = sum_{m2} Y[k1][m2] e^{-2 pi i m2 k2 / n2}
 // Kernel A: a block owns `columns` columns x n1 rows (one complex position, two real samples, per thread) of one
@@ -33,18 +33,18 @@ struct PfbGeometry {
   int n1 = 0, n2 = 0;
   PfbFftPlan columnFft, rowFft;
   // kernel A
-  int columns = 0;          // columns per block
-  int threadsA = 0;         // n1 x columns
-  int chunk = 0;            // spectra per FIR chunk (= taps)
-  int runSpectra = 0;       // spectra per block (a multiple of chunk)
-  long long runs = 0;       // blocks along one stream's spectra
-  int sharedA = 0;          // bytes: two buffers of chunk x threadsA complex f32
+  int columns = 0;     // columns per block
+  int threadsA = 0;    // n1 x columns
+  int chunk = 0;       // spectra per FIR chunk (= taps)
+  int runSpectra = 0;  // spectra per block (a multiple of chunk)
+  long long runs = 0;  // blocks along one stream's spectra
+  int sharedA = 0;     // bytes: two buffers of chunk x threadsA complex f32
   // kernel B
   int threadsB = 256;
-  int spectraPerUnit = 0;   // Gs
-  int polsPerUnit = 0;      // Pu
-  int combosPerChunk = 0;   // (spectrum, pol) combinations whose rows are transformed together
-  int stagingBytes = 0;     // ci8: the unit's output (2 n2 channels x Gs x Pu x 2 bytes)
+  int spectraPerUnit = 0;  // Gs
+  int polsPerUnit = 0;     // Pu
+  int combosPerChunk = 0;  // (spectrum, pol) combinations whose rows are transformed together
+  int stagingBytes = 0;    // ci8: the unit's output (2 n2 channels x Gs x Pu x 2 bytes)
   int sharedB = 0;
   // Table offsets (complex elements): twiddles_a = column passes, then the four-step twiddles [k1][m2];
   // twiddles_b = row passes, then the split twiddles e^{-i pi k / N}, k < N.

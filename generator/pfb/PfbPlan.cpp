@@ -8,8 +8,8 @@ namespace warpforge {
 
 namespace {
 
-PlanBuffer table(const std::string& name, const std::string& type, int bytes, const std::string& scalar, const std::vector<float>& values,
-                 const std::string& note) {
+PlanBuffer table(const std::string& name, const std::string& type, int bytes, const std::string& scalar,
+                 const std::vector<float>& values, const std::string& note) {
   PlanBuffer b;
   b.name = name;
   b.role = BufferRole::Table;
@@ -44,8 +44,11 @@ LaunchPlan pfbLaunchPlan(const PfbSpec& s, const PfbKernels& k) {
   in.elementBytes = 1;
   in.perBatchElems = s.inputBytesPerBatch();
   in.alignment = 16;
-  in.note = fmt::format("real samples [receiver][pol][sample] ({}-bit{}), {} samples per stream: the call's {} spectra after {} spectra of history",
-                        s.sampleBits, s.sampleType == PfbSampleType::Packed ? ", big-endian bit-packed" : "", s.streamSamples(), s.spectra, s.taps - 1);
+  in.note = fmt::format(
+      "real samples [receiver][pol][sample] ({}-bit{}), {} samples per stream: the call's {} spectra after {} spectra "
+      "of history",
+      s.sampleBits, s.sampleType == PfbSampleType::Packed ? ", big-endian bit-packed" : "", s.streamSamples(),
+      s.spectra, s.taps - 1);
   p.buffers.push_back(in);
   if (s.perChannelGain) {
     PlanBuffer gn;
@@ -66,7 +69,9 @@ LaunchPlan pfbLaunchPlan(const PfbSpec& s, const PfbKernels& k) {
     dl.elementBytes = 8;
     dl.perBatchElems = static_cast<long long>(s.streams()) * s.spectra;
     dl.alignment = 8;
-    dl.note = "per [receiver][pol][spectrum]: (delay d in samples, phase phi in radians); channel k is multiplied by e^{i (phi - pi d k / N)}";
+    dl.note =
+        "per [receiver][pol][spectrum]: (delay d in samples, phase phi in radians); channel k is multiplied by e^{i "
+        "(phi - pi d k / N)}";
     p.buffers.push_back(dl);
   }
   PlanBuffer out;
@@ -77,8 +82,9 @@ LaunchPlan pfbLaunchPlan(const PfbSpec& s, const PfbKernels& k) {
     out.elementType = "signed char";
     out.elementBytes = 1;
     out.perBatchElems = s.outputElementsPerBatch() * 2;
-    out.note = fmt::format("ci8 (re, im) in the {} layout: the correlator's input for {} channels x {} samples x {} receivers x {} pols",
-                           pfbLayoutName(s.layout), s.channels, s.spectra, s.receivers, s.polarizations);
+    out.note = fmt::format(
+        "ci8 (re, im) in the {} layout: the correlator's input for {} channels x {} samples x {} receivers x {} pols",
+        pfbLayoutName(s.layout), s.channels, s.spectra, s.receivers, s.polarizations);
   } else {
     out.elementType = "float2";
     out.elementBytes = 8;
@@ -118,9 +124,13 @@ LaunchPlan pfbLaunchPlan(const PfbSpec& s, const PfbKernels& k) {
   scratch.note = fmt::format("the column FFTs' output Y[stream][spectrum][k1 < {}][m2 < {}], twiddled", g.n1, g.n2);
   p.buffers.push_back(scratch);
   std::vector<float> w(s.weights.values.begin(), s.weights.values.end());
-  p.buffers.push_back(table("weights", "float", 4, "float", w, fmt::format("FIR weights [tap][point] ({} x {}, {})", s.taps, s.fftLength(), s.weights.source)));
-  p.buffers.push_back(table("twiddles_a", "float2", 8, "float", pfbTwiddlesA(s, g), "column-FFT pass twiddles, then e^{-2 pi i m2 k1 / N} [k1][m2]"));
-  p.buffers.push_back(table("twiddles_b", "float2", 8, "float", pfbTwiddlesB(s, g), "row-FFT pass twiddles, then e^{-i pi k / N} (the real-FFT split)"));
+  p.buffers.push_back(
+      table("weights", "float", 4, "float", w,
+            fmt::format("FIR weights [tap][point] ({} x {}, {})", s.taps, s.fftLength(), s.weights.source)));
+  p.buffers.push_back(table("twiddles_a", "float2", 8, "float", pfbTwiddlesA(s, g),
+                            "column-FFT pass twiddles, then e^{-2 pi i m2 k1 / N} [k1][m2]"));
+  p.buffers.push_back(table("twiddles_b", "float2", 8, "float", pfbTwiddlesB(s, g),
+                            "row-FFT pass twiddles, then e^{-i pi k / N} (the real-FFT split)"));
 
   PlanKernel fir;
   fir.name = k.firName;
@@ -128,10 +138,13 @@ LaunchPlan pfbLaunchPlan(const PfbSpec& s, const PfbKernels& k) {
   fir.blockX = g.threadsA;
   fir.sharedBytes = g.sharedA;
   fir.grid = GridRule{g.unitsA(s), 1, false};
-  fir.args = {PlanArg::buffer("input", "const unsigned char*", "input"), PlanArg::buffer("weights", "const float*", "weights"),
-              PlanArg::buffer("twiddles_a", "const float2*", "twiddles"), PlanArg::buffer("scratch", "float2*", "scratch")};
-  fir.note = fmt::format("one block per (batch entry, stream, run of {} spectra, {} columns): FIR + {}-point column FFTs; {} B shared", g.runSpectra,
-                         g.columns, g.n1, g.sharedA);
+  fir.args = {PlanArg::buffer("input", "const unsigned char*", "input"),
+              PlanArg::buffer("weights", "const float*", "weights"),
+              PlanArg::buffer("twiddles_a", "const float2*", "twiddles"),
+              PlanArg::buffer("scratch", "float2*", "scratch")};
+  fir.note = fmt::format(
+      "one block per (batch entry, stream, run of {} spectra, {} columns): FIR + {}-point column FFTs; {} B shared",
+      g.runSpectra, g.columns, g.n1, g.sharedA);
   p.kernels.push_back(fir);
 
   PlanKernel post;
@@ -140,7 +153,8 @@ LaunchPlan pfbLaunchPlan(const PfbSpec& s, const PfbKernels& k) {
   post.blockX = g.threadsB;
   post.sharedBytes = g.sharedB;
   post.grid = GridRule{g.unitsB(s), 1, false};
-  post.args = {PlanArg::buffer("scratch", "const float2*", "scratch"), PlanArg::buffer("twiddles_b", "const float2*", "twiddles")};
+  post.args = {PlanArg::buffer("scratch", "const float2*", "scratch"),
+               PlanArg::buffer("twiddles_b", "const float2*", "twiddles")};
   if (s.perChannelGain) post.args.push_back(PlanArg::buffer("gains", "const float2*", "gains"));
   if (s.delay) post.args.push_back(PlanArg::buffer("delays", "const float2*", "delays"));
   if (ci8) {
@@ -151,8 +165,10 @@ LaunchPlan pfbLaunchPlan(const PfbSpec& s, const PfbKernels& k) {
   } else {
     post.args.push_back(PlanArg::buffer("spectra", "float2*", "out"));
   }
-  post.note = fmt::format("one block per (batch entry, receiver, {} spectra x {} pol, row pair): {}-point row FFTs, split, post, store; {} B shared",
-                          g.spectraPerUnit, g.polsPerUnit, g.n2, g.sharedB);
+  post.note = fmt::format(
+      "one block per (batch entry, receiver, {} spectra x {} pol, row pair): {}-point row FFTs, split, post, store; {} "
+      "B shared",
+      g.spectraPerUnit, g.polsPerUnit, g.n2, g.sharedB);
   p.kernels.push_back(post);
   p.check();
   return p;

@@ -17,9 +17,12 @@ namespace {
 // Channels of a unit's split items: item i of pair p yields channels A and B = N - A (pair 0, item 0: 0 and N / 2).
 std::string channelHelper(const PfbGeometry& g, long long N) {
   return fmt::format(
-      "// The channel of staging slot (item, which) of row pair `pair`: which 0 is channel A of the item, 1 its mirror N - A.\n"
-      "// Pair p > 0 holds rows p and {0} - p: A = p + {0} item. Pair 0 holds rows 0 and {0} / 2: item 0 gives channels 0 and N / 2,\n"
-      "// items below {1} / 2 channel A = {0} item of row 0, the others A = {0} / 2 + {0} (item - {1} / 2) of row {0} / 2.\n"
+      "// The channel of staging slot (item, which) of row pair `pair`: which 0 is channel A of the item, 1 its mirror "
+      "N - A.\n"
+      "// Pair p > 0 holds rows p and {0} - p: A = p + {0} item. Pair 0 holds rows 0 and {0} / 2: item 0 gives "
+      "channels 0 and N / 2,\n"
+      "// items below {1} / 2 channel A = {0} item of row 0, the others A = {0} / 2 + {0} (item - {1} / 2) of row {0} "
+      "/ 2.\n"
       "static __device__ __forceinline__ int pfb_channel(int pair, int item, int which) {{\n"
       "  int a;\n"
       "  if (pair != 0) a = pair + {0} * item;\n"
@@ -49,13 +52,18 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
 
   std::vector<NodePtr> body;
   body.push_back(raw("extern __shared__ float2 pfb_shared[];"));
-  body.push_back(comment(fmt::format("two buffers of {} (spectrum, pol) combinations x 2 rows x {} points{}", QC, N2,
-                                     ci8 ? fmt::format("; then the staged ci8 output [channel slot][{} combinations]", g.combosPerUnit()) : "")));
+  body.push_back(comment(
+      fmt::format("two buffers of {} (spectrum, pol) combinations x 2 rows x {} points{}", QC, N2,
+                  ci8 ? fmt::format("; then the staged ci8 output [channel slot][{} combinations]", g.combosPerUnit())
+                      : "")));
   body.push_back(decl("float2* const", "buf0", var("pfb_shared")));
   body.push_back(decl("float2* const", "buf1", bin("+", var("pfb_shared"), lit(pfbPadded(chunkPoints)))));
-  if (ci8) body.push_back(decl("unsigned char* const", "staging", cast("unsigned char*", bin("+", var("pfb_shared"), lit(2 * pfbPadded(chunkPoints))))));
+  if (ci8)
+    body.push_back(decl("unsigned char* const", "staging",
+                        cast("unsigned char*", bin("+", var("pfb_shared"), lit(2 * pfbPadded(chunkPoints))))));
   if (s.delay) {
-    body.push_back(raw(fmt::format("__shared__ float2 pfb_dl[{}];      // per combination of the chunk: (d, phi / pi)", QC)));
+    body.push_back(
+        raw(fmt::format("__shared__ float2 pfb_dl[{}];      // per combination of the chunk: (d, phi / pi)", QC)));
     body.push_back(raw(fmt::format("__shared__ float2 pfb_rot[{}];     // e^{{i phi}}, e^{{i (phi - pi d)}}", 2 * QC)));
   }
   body.push_back(comment("block -> (batch entry, receiver, spectrum group, pol group, row pair); row pair fastest"));
@@ -63,7 +71,8 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
   body.push_back(decl("const int", "pair", cast("int", bin("%", var("blockIdx.x"), lit(g.pairs())))));
   body.push_back(decl("const unsigned", "u1", bin("/", var("blockIdx.x"), lit(g.pairs()))));
   body.push_back(decl("const int", "p0", bin("*", cast("int", bin("%", var("u1"), lit(pgroups))), lit(PU))));
-  body.push_back(decl("const int", "s0", bin("*", cast("int", bin("%", bin("/", var("u1"), lit(pgroups)), lit(sgroups))), lit(GS))));
+  body.push_back(decl("const int", "s0",
+                      bin("*", cast("int", bin("%", bin("/", var("u1"), lit(pgroups)), lit(sgroups))), lit(GS))));
   body.push_back(decl("const unsigned", "rb", bin("/", var("u1"), lit(pgroups * sgroups))));
   body.push_back(decl("const int", "r", cast("int", bin("%", var("rb"), lit(s.receivers)))));
   body.push_back(decl("const long long", "b", cast("long long", bin("/", var("rb"), lit(s.receivers)))));
@@ -95,29 +104,39 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
   {
     std::vector<NodePtr> ld;
     decode(ld, bin("+", var("cb"), bin("/", var("e"), lit(2 * N2))));
-    ld.push_back(decl("const int", "row", ternary(bin("%", bin("/", var("e"), lit(N2)), lit(2)), var("rowB"), var("rowA"))));
+    ld.push_back(
+        decl("const int", "row", ternary(bin("%", bin("/", var("e"), lit(N2)), lit(2)), var("rowB"), var("rowA"))));
     ld.push_back(decl("float2", "v", call("make_float2", {flit(0), flit(0)})));
-    ld.push_back(ifStmt(bin("<", var("s"), lit(S)),
-                        block({assign(var("v"), index(var("scratch"), bin("+", bin("*", bin("+", bin("*", bin("+", var("q0"), var("p")), lit(S)), var("s")), lit(N)),
-                                                                              bin("+", bin("*", var("row"), lit(N2)), bin("%", var("e"), lit(N2))))))})));
+    ld.push_back(
+        ifStmt(bin("<", var("s"), lit(S)),
+               block({assign(
+                   var("v"),
+                   index(var("scratch"),
+                         bin("+", bin("*", bin("+", bin("*", bin("+", var("q0"), var("p")), lit(S)), var("s")), lit(N)),
+                             bin("+", bin("*", var("row"), lit(N2)), bin("%", var("e"), lit(N2))))))})));
     ld.push_back(assign(index(var("buf0"), call("pfb_pad", {var("e")})), var("v")));
     chunk.push_back(comment("load rows A and B of each combination (contiguous in the scratch)"));
-    chunk.push_back(forLoop(decl("int", "e", var("t")), bin("<", var("e"), lit(chunkPoints)), assign(var("e"), lit(TB), "+="), block(ld)));
+    chunk.push_back(forLoop(decl("int", "e", var("t")), bin("<", var("e"), lit(chunkPoints)),
+                            assign(var("e"), lit(TB), "+="), block(ld)));
   }
   if (s.delay) {
     // Per combination: (d, phi / pi) and the constants e^{i phi}, e^{i (phi - pi d)} of the phase slope.
     std::vector<NodePtr> st;
     decode(st, bin("+", var("cb"), var("t")));
     std::vector<NodePtr> live;
-    live.push_back(decl("const float2", "dl", call("__ldg", {bin("+", var("delays"), bin("+", bin("*", bin("+", var("q0"), var("p")), lit(S)), var("s")))})));
+    live.push_back(decl("const float2", "dl",
+                        call("__ldg", {bin("+", var("delays"),
+                                           bin("+", bin("*", bin("+", var("q0"), var("p")), lit(S)), var("s")))})));
     live.push_back(decl("const float", "half", bin("*", var("dl.y"), flit(1.0 / M_PI))));
     live.push_back(decl("float", "sn"));
     live.push_back(decl("float", "cs"));
     live.push_back(assign(index(var("pfb_dl"), var("t")), call("make_float2", {var("dl.x"), var("half")})));
     live.push_back(exprStmt(call("sincospif", {var("half"), var("&sn"), var("&cs")})));
-    live.push_back(assign(index(var("pfb_rot"), bin("*", lit(2), var("t"))), call("make_float2", {var("cs"), var("sn")})));
+    live.push_back(
+        assign(index(var("pfb_rot"), bin("*", lit(2), var("t"))), call("make_float2", {var("cs"), var("sn")})));
     live.push_back(exprStmt(call("sincospif", {bin("-", var("half"), var("dl.x")), var("&sn"), var("&cs")})));
-    live.push_back(assign(index(var("pfb_rot"), bin("+", bin("*", lit(2), var("t")), lit(1))), call("make_float2", {var("cs"), var("sn")})));
+    live.push_back(assign(index(var("pfb_rot"), bin("+", bin("*", lit(2), var("t")), lit(1))),
+                          call("make_float2", {var("cs"), var("sn")})));
     st.push_back(ifStmt(bin("<", var("s"), lit(S)), block(live)));
     chunk.push_back(ifStmt(bin("<", var("t"), lit(QC)), block(st)));
   }
@@ -139,30 +158,44 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
     live.push_back(comment("Z[A] and Z[N - A] (row A at elements z .. z + n2 - 1 of the buffer, row B after it)"));
     live.push_back(decl("float2", "za"));
     live.push_back(decl("float2", "zb"));
-    live.push_back(raw(fmt::format("if (pair != 0) {{ za = {0}[pfb_pad(z + item)]; zb = {0}[pfb_pad(z + {1} - item)]; }}", fin, 2 * N2 - 1)));
-    live.push_back(raw(fmt::format("else if (item < {1}) {{ za = {0}[pfb_pad(z + item)]; zb = {0}[pfb_pad(z + (item ? {2} - item : {1}))]; }}", fin, N2 / 2, N2)));
-    live.push_back(raw(fmt::format("else {{ za = {0}[pfb_pad(z + {1} + item)]; zb = {0}[pfb_pad(z + {2} - item)]; }}", fin, N2 / 2, 2 * N2 - 1 + N2 / 2)));
+    live.push_back(
+        raw(fmt::format("if (pair != 0) {{ za = {0}[pfb_pad(z + item)]; zb = {0}[pfb_pad(z + {1} - item)]; }}", fin,
+                        2 * N2 - 1)));
+    live.push_back(
+        raw(fmt::format("else if (item < {1}) {{ za = {0}[pfb_pad(z + item)]; zb = {0}[pfb_pad(z + (item ? {2} - item "
+                        ": {1}))]; }}",
+                        fin, N2 / 2, N2)));
+    live.push_back(raw(fmt::format("else {{ za = {0}[pfb_pad(z + {1} + item)]; zb = {0}[pfb_pad(z + {2} - item)]; }}",
+                                   fin, N2 / 2, 2 * N2 - 1 + N2 / 2)));
     live.push_back(decl("const int", "kA", call("pfb_channel", {var("pair"), var("item"), lit(0)})));
     live.push_back(decl("const int", "kB", call("pfb_channel", {var("pair"), var("item"), lit(1)})));
     live.push_back(decl("float2", "xa"));
     live.push_back(decl("float2", "xb"));
-    live.push_back(comment("X[A] = E - i W F, X[N - A] = conj(E + i W F): E = (Z[A] + conj Z[N-A]) / 2, F = (Z[A] - conj Z[N-A]) / 2, W = e^{-i pi A / N}"));
+    live.push_back(
+        comment("X[A] = E - i W F, X[N - A] = conj(E + i W F): E = (Z[A] + conj Z[N-A]) / 2, F = (Z[A] - conj Z[N-A]) "
+                "/ 2, W = e^{-i pi A / N}"));
     {
       std::vector<NodePtr> gen;
       gen.push_back(decl("const float", "ex", bin("*", flit(0.5), bin("+", var("za.x"), var("zb.x")))));
       gen.push_back(decl("const float", "ey", bin("*", flit(0.5), bin("-", var("za.y"), var("zb.y")))));
       gen.push_back(decl("const float", "fx", bin("*", flit(0.5), bin("-", var("za.x"), var("zb.x")))));
       gen.push_back(decl("const float", "fy", bin("*", flit(0.5), bin("+", var("za.y"), var("zb.y")))));
-      gen.push_back(decl("const float2", "w", call("__ldg", {bin("+", var("twiddles"), bin("+", lit(g.splitTwiddleOffset), var("kA")))})));
-      gen.push_back(decl("const float", "gx", bin("-", bin("*", var("w.x"), var("fx")), bin("*", var("w.y"), var("fy")))));
-      gen.push_back(decl("const float", "gy", bin("+", bin("*", var("w.x"), var("fy")), bin("*", var("w.y"), var("fx")))));
-      gen.push_back(assign(var("xa"), call("make_float2", {bin("+", var("ex"), var("gy")), bin("-", var("ey"), var("gx"))})));
-      gen.push_back(assign(var("xb"), call("make_float2", {bin("-", var("ex"), var("gy")), unary("-", bin("+", var("ey"), var("gx")))})));
+      gen.push_back(decl("const float2", "w",
+                         call("__ldg", {bin("+", var("twiddles"), bin("+", lit(g.splitTwiddleOffset), var("kA")))})));
+      gen.push_back(
+          decl("const float", "gx", bin("-", bin("*", var("w.x"), var("fx")), bin("*", var("w.y"), var("fy")))));
+      gen.push_back(
+          decl("const float", "gy", bin("+", bin("*", var("w.x"), var("fy")), bin("*", var("w.y"), var("fx")))));
+      gen.push_back(
+          assign(var("xa"), call("make_float2", {bin("+", var("ex"), var("gy")), bin("-", var("ey"), var("gx"))})));
+      gen.push_back(assign(var("xb"), call("make_float2", {bin("-", var("ex"), var("gy")),
+                                                           unary("-", bin("+", var("ey"), var("gx")))})));
       std::vector<NodePtr> special;
       special.push_back(comment("channel 0 (real: Re Z[0] + Im Z[0]) and N / 2 (conj Z[N / 2])"));
       special.push_back(assign(var("xa"), call("make_float2", {bin("+", var("za.x"), var("za.y")), flit(0)})));
       special.push_back(assign(var("xb"), call("make_float2", {var("zb.x"), unary("-", var("zb.y"))})));
-      live.push_back(ifStmt(bin("&&", bin("==", var("pair"), lit(0)), bin("==", var("item"), lit(0))), block(special), block(gen)));
+      live.push_back(ifStmt(bin("&&", bin("==", var("pair"), lit(0)), bin("==", var("item"), lit(0))), block(special),
+                            block(gen)));
     }
     const long long streamChannels = N;
     if (s.delay) {
@@ -173,15 +206,23 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
       live.push_back(decl("const float2", "dl", index(var("pfb_dl"), bin("/", var("it"), lit(N2)))));
       live.push_back(decl("float", "sn"));
       live.push_back(decl("float", "cs"));
-      live.push_back(exprStmt(call("sincospif", {bin("*", unary("-", var("dl.x")), bin("*", cast("float", var("kA")), flit(1.0 / static_cast<double>(N)))),
-                                                 var("&sn"), var("&cs")})));
+      live.push_back(
+          exprStmt(call("sincospif", {bin("*", unary("-", var("dl.x")),
+                                          bin("*", cast("float", var("kA")), flit(1.0 / static_cast<double>(N)))),
+                                      var("&sn"), var("&cs")})));
       live.push_back(decl("const float2", "c0", index(var("pfb_rot"), bin("*", lit(2), bin("/", var("it"), lit(N2))))));
-      live.push_back(decl("const float2", "c1", index(var("pfb_rot"), bin("+", bin("*", lit(2), bin("/", var("it"), lit(N2))), lit(1)))));
-      live.push_back(decl("const float2", "rotA", call("make_float2", {bin("-", bin("*", var("cs"), var("c0.x")), bin("*", var("sn"), var("c0.y"))),
-                                                                      bin("+", bin("*", var("cs"), var("c0.y")), bin("*", var("sn"), var("c0.x")))})));
-      live.push_back(decl("float2", "rotB", call("make_float2", {bin("+", bin("*", var("cs"), var("c1.x")), bin("*", var("sn"), var("c1.y"))),
-                                                                 bin("-", bin("*", var("cs"), var("c1.y")), bin("*", var("sn"), var("c1.x")))})));
-      live.push_back(raw("if (pair == 0 && item == 0) { sincospif(dl.y - 0.5f * dl.x, &sn, &cs); rotB = make_float2(cs, sn); }"));
+      live.push_back(decl("const float2", "c1",
+                          index(var("pfb_rot"), bin("+", bin("*", lit(2), bin("/", var("it"), lit(N2))), lit(1)))));
+      live.push_back(
+          decl("const float2", "rotA",
+               call("make_float2", {bin("-", bin("*", var("cs"), var("c0.x")), bin("*", var("sn"), var("c0.y"))),
+                                    bin("+", bin("*", var("cs"), var("c0.y")), bin("*", var("sn"), var("c0.x")))})));
+      live.push_back(
+          decl("float2", "rotB",
+               call("make_float2", {bin("+", bin("*", var("cs"), var("c1.x")), bin("*", var("sn"), var("c1.y"))),
+                                    bin("-", bin("*", var("cs"), var("c1.y")), bin("*", var("sn"), var("c1.x")))})));
+      live.push_back(
+          raw("if (pair == 0 && item == 0) { sincospif(dl.y - 0.5f * dl.x, &sn, &cs); rotB = make_float2(cs, sn); }"));
     }
     // The post-processing and store of one channel value.
     auto post = [&](const std::string& x, const std::string& k, int which) {
@@ -193,27 +234,46 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
         v = "vr";
       }
       if (s.perChannelGain) {
-        st.push_back(decl("const float2", "gn", call("__ldg", {bin("+", var("gains"), bin("+", bin("*", bin("+", bin("*", var("r"), lit(P)), var("p")), lit(streamChannels)), var(k)))})));
+        st.push_back(
+            decl("const float2", "gn",
+                 call("__ldg",
+                      {bin("+", var("gains"),
+                           bin("+", bin("*", bin("+", bin("*", var("r"), lit(P)), var("p")), lit(streamChannels)),
+                               var(k)))})));
         st.push_back(decl("const float2", "vg", call("make_float2", {cmulX(v, "gn"), cmulY(v, "gn")})));
         v = "vg";
       } else if (s.gain != 1.0) {
-        st.push_back(decl("const float2", "vg", call("make_float2", {bin("*", var(v + ".x"), flit(s.gain)), bin("*", var(v + ".y"), flit(s.gain))})));
+        st.push_back(
+            decl("const float2", "vg",
+                 call("make_float2", {bin("*", var(v + ".x"), flit(s.gain)), bin("*", var(v + ".y"), flit(s.gain))})));
         v = "vg";
       }
       if (!ci8) {
-        st.push_back(assign(index(var("out"), bin("+", bin("*", bin("+", bin("*", bin("+", var("q0"), var("p")), lit(S)), var("s")), lit(N)), var(k))), var(v)));
+        st.push_back(
+            assign(index(var("out"),
+                         bin("+", bin("*", bin("+", bin("*", bin("+", var("q0"), var("p")), lit(S)), var("s")), lit(N)),
+                             var(k))),
+                   var(v)));
       } else {
         st.push_back(comment("round half to even, saturate to +-127 (counted when a part rounds beyond)"));
         st.push_back(decl("const float", "qr", call("rintf", {var(v + ".x")})));
         st.push_back(decl("const float", "qi", call("rintf", {var(v + ".y")})));
         st.push_back(decl("const unsigned", "clipped",
-                          cast("unsigned", bin("||", bin(">", call("fabsf", {var("qr")}), flit(127)), bin(">", call("fabsf", {var("qi")}), flit(127))))));
+                          cast("unsigned", bin("||", bin(">", call("fabsf", {var("qr")}), flit(127)),
+                                               bin(">", call("fabsf", {var("qi")}), flit(127))))));
         if (PU == 2) st.push_back(raw("if (combo % 2) sat1 += clipped; else sat0 += clipped;"));
         else st.push_back(assign(var("sat0"), var("clipped"), "+="));
-        st.push_back(decl("const int", "ir", cast("int", call("fminf", {call("fmaxf", {var("qr"), flit(-127)}), flit(127)}))));
-        st.push_back(decl("const int", "ii", cast("int", call("fminf", {call("fmaxf", {var("qi"), flit(-127)}), flit(127)}))));
-        st.push_back(assign(index(cast("unsigned short*", var("staging")), bin("+", bin("*", bin("+", lit(static_cast<long long>(which) * N2), var("item")), lit(g.combosPerUnit())), var("combo"))),
-                            cast("unsigned short", bin("|", bin("&", var("ir"), lit(0xff)), bin("<<", bin("&", var("ii"), lit(0xff)), lit(8))))));
+        st.push_back(
+            decl("const int", "ir", cast("int", call("fminf", {call("fmaxf", {var("qr"), flit(-127)}), flit(127)}))));
+        st.push_back(
+            decl("const int", "ii", cast("int", call("fminf", {call("fmaxf", {var("qi"), flit(-127)}), flit(127)}))));
+        st.push_back(assign(index(cast("unsigned short*", var("staging")),
+                                  bin("+",
+                                      bin("*", bin("+", lit(static_cast<long long>(which) * N2), var("item")),
+                                          lit(g.combosPerUnit())),
+                                      var("combo"))),
+                            cast("unsigned short", bin("|", bin("&", var("ir"), lit(0xff)),
+                                                       bin("<<", bin("&", var("ii"), lit(0xff)), lit(8))))));
       }
       return block(st);
     };
@@ -221,50 +281,69 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
     live.push_back(post("xb", "kB", 1));
     it.push_back(ifStmt(bin("<", var("s"), lit(S)), block(live)));
     chunk.push_back(comment("split, gain and delay, store: item it of a combination yields two channels"));
-    chunk.push_back(forLoop(decl("int", "it", var("t")), bin("<", var("it"), lit(static_cast<long long>(QC) * N2)), assign(var("it"), lit(TB), "+="), block(it)));
+    chunk.push_back(forLoop(decl("int", "it", var("t")), bin("<", var("it"), lit(static_cast<long long>(QC) * N2)),
+                            assign(var("it"), lit(TB), "+="), block(it)));
   }
   chunk.push_back(raw("__syncthreads();"));
-  body.push_back(forLoop(decl("int", "cb", lit(0)), bin("<", var("cb"), lit(g.combosPerUnit())), assign(var("cb"), lit(QC), "+="), block(chunk)));
+  body.push_back(forLoop(decl("int", "cb", lit(0)), bin("<", var("cb"), lit(g.combosPerUnit())),
+                         assign(var("cb"), lit(QC), "+="), block(chunk)));
 
   if (ci8) {
     // 32-byte runs: katgpucbf, a channel's 16 / P spectra x P pols; tcc, one pol's 16 spectra of a channel.
     std::vector<NodePtr> st;
     st.push_back(decl("const int", "slot", bin("/", var("e"), lit(8))));
-    st.push_back(decl("const int", "k", call("pfb_channel", {var("pair"), bin("%", var("slot"), lit(N2)), bin("/", var("slot"), lit(N2))})));
+    st.push_back(
+        decl("const int", "k",
+             call("pfb_channel", {var("pair"), bin("%", var("slot"), lit(N2)), bin("/", var("slot"), lit(N2))})));
     NodePtr run;
     if (s.layout == PfbLayout::Katgpucbf)
-      run = bin("*", bin("+", bin("*", bin("+", bin("*", cast("long long", var("r")), lit(N)), var("k")), lit(S)), var("s0")), lit(P));
+      run = bin("*",
+                bin("+", bin("*", bin("+", bin("*", cast("long long", var("r")), lit(N)), var("k")), lit(S)),
+                    var("s0")),
+                lit(P));
     else
-      run = bin("+", bin("*", bin("+", bin("*", bin("+", bin("*", cast("long long", var("k")), lit(S / 16)), bin("/", var("s0"), lit(16))), lit(s.receivers)), var("r")),
-                          lit(P * 16)),
+      run = bin("+",
+                bin("*",
+                    bin("+",
+                        bin("*",
+                            bin("+", bin("*", cast("long long", var("k")), lit(S / 16)), bin("/", var("s0"), lit(16))),
+                            lit(s.receivers)),
+                        var("r")),
+                    lit(P * 16)),
                 bin("*", var("p0"), lit(16)));
     st.push_back(comment("element offset of the run (ci8 elements), then 4-byte words"));
     st.push_back(decl("const long long", "at", bin("+", bin("*", var("b"), lit(s.outputElementsPerBatch())), run)));
-    st.push_back(assign(index(cast("unsigned*", var("out")), bin("+", bin("/", var("at"), lit(2)), bin("%", var("e"), lit(8)))),
-                        index(cast("const unsigned*", var("staging")), var("e"))));
+    st.push_back(
+        assign(index(cast("unsigned*", var("out")), bin("+", bin("/", var("at"), lit(2)), bin("%", var("e"), lit(8)))),
+               index(cast("const unsigned*", var("staging")), var("e"))));
     body.push_back(comment("store the staged runs: 8 threads per 32-byte run"));
-    body.push_back(forLoop(decl("int", "e", var("t")), bin("<", var("e"), lit(2LL * N2 * 8)), assign(var("e"), lit(TB), "+="), block(st)));
+    body.push_back(forLoop(decl("int", "e", var("t")), bin("<", var("e"), lit(2LL * N2 * 8)),
+                           assign(var("e"), lit(TB), "+="), block(st)));
     // Saturation counts: warp sums, one atomic per pol and block; the last block publishes and re-zeroes.
     body.push_back(raw(fmt::format("__shared__ unsigned pfb_sat[{}][2];", TB / 32)));
     body.push_back(raw("sat0 = __reduce_add_sync(0xffffffffu, sat0);"));
     if (PU == 2) body.push_back(raw("sat1 = __reduce_add_sync(0xffffffffu, sat1);"));
-    body.push_back(raw(fmt::format("if ((t & 31) == 0) {{ pfb_sat[t >> 5][0] = sat0; pfb_sat[t >> 5][1] = {}; }}", PU == 2 ? "sat1" : "0u")));
+    body.push_back(raw(fmt::format("if ((t & 31) == 0) {{ pfb_sat[t >> 5][0] = sat0; pfb_sat[t >> 5][1] = {}; }}",
+                                   PU == 2 ? "sat1" : "0u")));
     body.push_back(raw("__syncthreads();"));
     std::vector<NodePtr> last;
     last.push_back(raw("unsigned long long n0 = 0, n1 = 0;"));
-    last.push_back(raw(fmt::format("for (int w = 0; w < {}; ++w) {{ n0 += pfb_sat[w][0]; n1 += pfb_sat[w][1]; }}", TB / 32)));
+    last.push_back(
+        raw(fmt::format("for (int w = 0; w < {}; ++w) {{ n0 += pfb_sat[w][0]; n1 += pfb_sat[w][1]; }}", TB / 32)));
     last.push_back(raw(fmt::format("if (n0) atomicAdd(sat_count + r * {} + p0, n0);", P)));
     if (PU == 2) last.push_back(raw(fmt::format("if (n1) atomicAdd(sat_count + r * {} + p0 + 1, n1);", P)));
     last.push_back(raw("__threadfence();"));
     last.push_back(raw("if (atomicAdd(blocks_done, 1u) == gridDim.x - 1) {"));
     last.push_back(raw("  __threadfence();"));
-    last.push_back(raw(fmt::format("  for (int q = 0; q < {}; ++q) saturated[q] = atomicExch(sat_count + q, 0ull);", Q)));
+    last.push_back(
+        raw(fmt::format("  for (int q = 0; q < {}; ++q) saturated[q] = atomicExch(sat_count + q, 0ull);", Q)));
     last.push_back(raw("  atomicExch(blocks_done, 0u);"));
     last.push_back(raw("}"));
     body.push_back(ifStmt(bin("==", var("t"), lit(0)), block(last)));
   }
 
-  std::vector<NodePtr> params{decl("const float2* __restrict__", "scratch"), decl("const float2* __restrict__", "twiddles")};
+  std::vector<NodePtr> params{decl("const float2* __restrict__", "scratch"),
+                              decl("const float2* __restrict__", "twiddles")};
   if (s.perChannelGain) params.push_back(decl("const float2* __restrict__", "gains"));
   if (s.delay) params.push_back(decl("const float2* __restrict__", "delays"));
   if (ci8) {
@@ -275,12 +354,16 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
   } else {
     params.push_back(decl("float2* __restrict__", "out"));
   }
-  NodePtr fn = function(fmt::format("extern \"C\" __global__ void __launch_bounds__({})", TB), "", name, params, block(body));
+  NodePtr fn = function(fmt::format("extern \"C\" __global__ void __launch_bounds__({})", TB), "", name, params,
+                        block(body));
   std::string head = fmt::format(
-      "// {}: {} row FFTs ({} points, rows k1 and {} - k1 together), real-FFT split, {}{}{}, channels 0..{} of {} spectra x {} streams;\n"
+      "// {}: {} row FFTs ({} points, rows k1 and {} - k1 together), real-FFT split, {}{}{}, channels 0..{} of {} "
+      "spectra x {} streams;\n"
       "// units of {} spectra x {} pol, {} combinations per FFT chunk; generated by warpforge (pfb family)\n",
-      name, s.name, N2, N1, s.perChannelGain ? "per-channel gain" : fmt::format("gain {}", s.gain), s.delay ? ", delay phase slope" : "",
-      ci8 ? fmt::format(", ci8 requantisation into the {} layout", pfbLayoutName(s.layout)) : ", cf32 spectra", N - 1, S, Q, GS, PU, QC);
+      name, s.name, N2, N1, s.perChannelGain ? "per-channel gain" : fmt::format("gain {}", s.gain),
+      s.delay ? ", delay phase slope" : "",
+      ci8 ? fmt::format(", ci8 requantisation into the {} layout", pfbLayoutName(s.layout)) : ", cf32 spectra", N - 1,
+      S, Q, GS, PU, QC);
   return head + channelHelper(g, N) + pfb::padHelper() + print(foldConstants(fn));
 }
 

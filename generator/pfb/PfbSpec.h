@@ -19,25 +19,25 @@ enum class PfbLayout { Katgpucbf, Tcc, Spectra };
 const char* pfbLayoutName(PfbLayout l);
 
 struct PfbWeights {
-  std::string source;   // "window", "file" or "values"
-  std::string window;   // "hann" or "rect" (source "window")
-  double cutoff = 1.0;  // sinc width factor (source "window")
-  std::string file;     // as written in the spec (source "file")
+  std::string source;          // "window", "file" or "values"
+  std::string window;          // "hann" or "rect" (source "window")
+  double cutoff = 1.0;         // sinc width factor (source "window")
+  std::string file;            // as written in the spec (source "file")
   std::vector<double> values;  // T x 2N, tap-major: w[j * 2N + i]
 };
 
 struct PfbSpec {
   std::string file, name;
-  long long channels = 0;      // N: channels kept (the FFT has 2N real points)
-  int taps = 16;               // T
+  long long channels = 0;  // N: channels kept (the FFT has 2N real points)
+  int taps = 16;           // T
   int receivers = 1, polarizations = 2;
-  long long spectra = 0;       // S: spectra per stream per call
+  long long spectra = 0;  // S: spectra per stream per call
   PfbSampleType sampleType = PfbSampleType::Int8;
-  int sampleBits = 8;          // bits per sample (8, 16, or the packed width)
+  int sampleBits = 8;  // bits per sample (8, 16, or the packed width)
   PfbWeights weights;
-  bool perChannelGain = false; // Input `gains` [receiver][pol][channel] complex f32
-  double gain = 1.0;           // a real constant (when not per channel)
-  bool delay = false;          // Input `delays` [batch][receiver][pol][spectrum] (delay in samples, phase in radians)
+  bool perChannelGain = false;  // Input `gains` [receiver][pol][channel] complex f32
+  double gain = 1.0;            // a real constant (when not per channel)
+  bool delay = false;           // Input `delays` [batch][receiver][pol][spectrum] (delay in samples, phase in radians)
   PfbOutputType outputType = PfbOutputType::CI8;
   PfbLayout layout = PfbLayout::Katgpucbf;
 

@@ -11,7 +11,9 @@ std::vector<double> pfbWindowWeights(const std::string& window, double cutoff, i
   std::vector<double> w(static_cast<std::size_t>(W));
   double energy = 0;
   for (long long i = 0; i < W; ++i) {
-    const double h = window == "rect" || W == 1 ? 1.0 : std::pow(std::sin(M_PI * static_cast<double>(i) / static_cast<double>(W - 1)), 2);
+    const double h = window == "rect" || W == 1
+                         ? 1.0
+                         : std::pow(std::sin(M_PI * static_cast<double>(i) / static_cast<double>(W - 1)), 2);
     const double x = cutoff * ((static_cast<double>(i) + 0.5) / static_cast<double>(step) - taps / 2.0);
     const double sinc = x == 0 ? 1.0 : std::sin(M_PI * x) / (M_PI * x);
     w[static_cast<std::size_t>(i)] = h * sinc;

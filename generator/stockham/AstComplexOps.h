@@ -62,7 +62,8 @@ struct AstComplexOps {
   }
   C mulConst(const C& a, double cr, double ci) {
     if (a.zero) return a;
-    return fresh(minus(bin("*", num(cr), a.re), bin("*", num(ci), a.im)), plus(bin("*", num(cr), a.im), bin("*", num(ci), a.re)));
+    return fresh(minus(bin("*", num(cr), a.re), bin("*", num(ci), a.im)),
+                 plus(bin("*", num(cr), a.im), bin("*", num(ci), a.re)));
   }
 };
 

@@ -18,14 +18,16 @@ class BluesteinKernel {
   // Kernel-entry statements (the convolution kernel's pointer).
   void prologue(const KernelContext& k, std::vector<ast::NodePtr>& body) const {
     if (!d_.convolve) return;
-    body.push_back(ast::comment("Bluestein: the convolution kernel FFT(conj chirp)/M comes in the big_lo slot of the parameter list"));
+    body.push_back(ast::comment(
+        "Bluestein: the convolution kernel FFT(conj chirp)/M comes in the big_lo slot of the parameter list"));
     body.push_back(ast::decl("const " + k.cT + "*", "conv", ast::var("big_lo")));
   }
   // The comment that opens stage s's passes.
   void openStage(std::vector<ast::NodePtr>& loop, int s) const {
     if (!d_.convolve) return;
-    loop.push_back(ast::comment(s == 0 ? "Bluestein convolution, forward half: FFT of the chirped, zero-padded input"
-                                       : "inverse half: times FFT(conj chirp)/M in the first read, inverse FFT (conjugated twiddles)"));
+    loop.push_back(ast::comment(
+        s == 0 ? "Bluestein convolution, forward half: FFT of the chirped, zero-padded input"
+               : "inverse half: times FFT(conj chirp)/M in the first read, inverse FFT (conjugated twiddles)"));
   }
 
  private:

@@ -41,7 +41,10 @@ double convolutionKernelTime(const KernelDesc& d, const KernelGeometry& g, int r
   const int blocks = residentBlocksPerSm(threads, registers, g.sharedBytes, "sm_90");
   if (blocks <= 0) return std::numeric_limits<double>::infinity();
   const double resident = static_cast<double>(blocks) * ((threads + 31) / 32 * 32);
-  const double occupancy = (blocks >= 3 ? 1.0 : blocks == 2 ? 1.2 : 1.9) * std::pow(std::max(1.0, 768.0 / resident), 0.8);
+  const double occupancy = (blocks >= 3   ? 1.0
+                            : blocks == 2 ? 1.2
+                                          : 1.9) *
+                           std::pow(std::max(1.0, 768.0 / resident), 0.8);
   double passes = 0;
   for (int R : d.factors) passes += passWeight(R);
   return static_cast<double>(d.length) * passes * occupancy;
@@ -79,7 +82,8 @@ long long bluesteinLength(long long n, bool powerOfTwo) {
 }
 
 StockhamSpec pinBluesteinLength(const StockhamSpec& spec) {
-  if (spec.tuning.bluesteinLength > 0 || spec.tuning.bluestein != BluesteinRule::Model || spec.lengths.size() != 1) return spec;
+  if (spec.tuning.bluesteinLength > 0 || spec.tuning.bluestein != BluesteinRule::Model || spec.lengths.size() != 1)
+    return spec;
   const long long n = spec.complexLength();
   if (isCoopSmooth(n, maxPrimeRadix(spec.precision))) return spec;  // no Bluestein up to 4096 (the candidates' limit)
   const long long maxM = std::min<long long>(8192, maxConvolveKernelLength(spec.precision));

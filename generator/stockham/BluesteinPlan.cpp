@@ -13,14 +13,18 @@
 namespace warpforge {
 
 // y_k = c_k sum_j (x_j c_j) conj(c_{k-j}), c_j = exp(sign pi i j^2 / n): a circular
-// convolution of length M >= 2n - 1 (a power of two, or with tuning "bluestein": "smooth" a 7-smooth length) done as FFT_M,
-// pointwise product, IFFT_M.
+// convolution of length M >= 2n - 1 (a power of two, or with tuning "bluestein": "smooth" a 7-smooth length) done as
+// FFT_M, pointwise product, IFFT_M.
 void PlanBuilder::addBluestein(const Job& j) {
   const long long n = j.n;
   // The spec's M (planStockham pins one-kernel convolutions, BluesteinLength.h), else "smooth" / past 8192 the
   // cheapest 7-smooth M, which runs faster than the next power of two (fewer points)
-  const long long M = s_.tuning.bluesteinLength > 0 ? s_.tuning.bluesteinLength : bluesteinLength(n, s_.tuning.bluestein == BluesteinRule::PowerOfTwo);
-  if (M < 2 * n - 1) throw std::logic_error("stockham plan: a Bluestein convolution shorter than 2n - 1");  // the parser checks the tuning's
+  const long long M = s_.tuning.bluesteinLength > 0
+                          ? s_.tuning.bluesteinLength
+                          : bluesteinLength(n, s_.tuning.bluestein == BluesteinRule::PowerOfTwo);
+  if (M < 2 * n - 1)
+    throw std::logic_error(
+        "stockham plan: a Bluestein convolution shorter than 2n - 1");  // the parser checks the tuning's
   std::vector<cd> chirp, bh;
   if (tables_) {
     chirp.resize(n);
@@ -37,8 +41,14 @@ void PlanBuilder::addBluestein(const Job& j) {
     // The whole convolution in one kernel: the length-M sequence never leaves shared memory, so
     // the kernel moves N elements in and N out instead of N + 2M + N through a scratch buffer.
     Job c = j;
-    c.role = j.role + fmt::format(", Bluestein {} via {} in one kernel: chirp, FFT, times FFT(conj chirp)/M, inverse FFT, times chirp", n, M);
-    c.kernelRole = fmt::format("Bluestein convolution of length {} in one kernel: chirp and zero padding, FFT, times FFT(conj chirp)/M, inverse FFT, times chirp, first N outputs", M);
+    c.role = j.role +
+             fmt::format(
+                 ", Bluestein {} via {} in one kernel: chirp, FFT, times FFT(conj chirp)/M, inverse FFT, times chirp",
+                 n, M);
+    c.kernelRole = fmt::format(
+        "Bluestein convolution of length {} in one kernel: chirp and zero padding, FFT, times FFT(conj chirp)/M, "
+        "inverse FFT, times chirp, first N outputs",
+        M);
     c.n = static_cast<int>(M);
     c.sign = -1;  // the twiddle table is the forward half's; the inverse half conjugates it
     c.factors = {};
@@ -60,7 +70,8 @@ void PlanBuilder::addBluestein(const Job& j) {
   reserve(conv, M * j.fftsPerBatch());
   Job f = j;
   f.role = j.role + fmt::format(", Bluestein {} via {}: chirp, FFT, times FFT(conj chirp)/M", n, M);
-  f.kernelRole = fmt::format("Bluestein convolution of length {}: chirp and zero padding, FFT, times FFT(conj chirp)/M", M);
+  f.kernelRole = fmt::format("Bluestein convolution of length {}: chirp and zero padding, FFT, times FFT(conj chirp)/M",
+                             M);
   f.n = static_cast<int>(M);
   f.sign = -1;
   f.factors = {};

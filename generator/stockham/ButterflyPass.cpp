@@ -21,8 +21,9 @@ class ButterflyPass : public RadixPass {
     const int R = d.factors[p], L = d.length, T = k.g.threadsPerFft;
     const int butterflies = L / R, iters = (butterflies + T - 1) / T;
     const bool lastDirect = k.directOut && k.lastPass(p);
-    std::vector<NodePtr> st{comment(fmt::format("pass {}{}: radix {}, {} butterflies, sub-transforms {} -> {}", p,
-                                                d.convolve ? (k.stage ? " (inverse)" : " (forward)") : "", R, butterflies, ns, ns * R))};
+    std::vector<NodePtr> st{
+        comment(fmt::format("pass {}{}: radix {}, {} butterflies, sub-transforms {} -> {}", p,
+                            d.convolve ? (k.stage ? " (inverse)" : " (forward)") : "", R, butterflies, ns, ns * R))};
     st.push_back(declArray(k.cT, "x", iters * R));
     for (int it = 0; it < iters; ++it) {
       std::vector<NodePtr> bf;
@@ -45,7 +46,9 @@ class ButterflyPass : public RadixPass {
       } else {
         for (int o = 0; o < R; ++o) bf.push_back(assign(index(var("x"), lit(it * R + o)), k.mk(ys[o].re, ys[o].im)));
       }
-      st.push_back((it + 1) * T <= butterflies ? block(bf) : ifStmt(bin("<", bin("+", var("t"), lit(it * T)), lit(butterflies)), block(bf)));
+      st.push_back((it + 1) * T <= butterflies
+                       ? block(bf)
+                       : ifStmt(bin("<", bin("+", var("t"), lit(it * T)), lit(butterflies)), block(bf)));
     }
     if (lastDirect) return block(st);
     st.push_back(exprStmt(call("__syncthreads", {})));
@@ -53,9 +56,12 @@ class ButterflyPass : public RadixPass {
       std::vector<NodePtr> w;
       w.push_back(decl("const int", "j", bin("+", var("t"), lit(it * T))));
       w.push_back(decl("const int", "base", butterflyBase(var("j"), R, ns)));
-      if (slotForm(k, R, ns).needsPb()) w.push_back(decl("const int", "pb", call("wf_pad", {bin("+", var("fbase"), var("base"))})));
+      if (slotForm(k, R, ns).needsPb())
+        w.push_back(decl("const int", "pb", call("wf_pad", {bin("+", var("fbase"), var("base"))})));
       for (int r = 0; r < R; ++r) w.push_back(assign(outputSlot(k, R, ns, r), index(var("x"), lit(it * R + r))));
-      st.push_back((it + 1) * T <= butterflies ? block(w) : ifStmt(bin("<", bin("+", var("t"), lit(it * T)), lit(butterflies)), block(w)));
+      st.push_back((it + 1) * T <= butterflies
+                       ? block(w)
+                       : ifStmt(bin("<", bin("+", var("t"), lit(it * T)), lit(butterflies)), block(w)));
     }
     st.push_back(exprStmt(call("__syncthreads", {})));
     return block(st);

@@ -34,8 +34,10 @@ class CoopPrimePass : public RadixPass {
     k.coopTables[coopTableName(R, k.stageSign())] = {R, coopTable(k, R, k.stageSign())};
     auto sm = [&](const NodePtr& i) { return k.shared("fbase", i); };
     auto rdecl = [&](const std::string& n, NodePtr e) { return decl(k.rT, n, std::move(e)); };
-    std::vector<NodePtr> st{comment(fmt::format("pass {}: radix {} cooperatively, {} butterflies x {} items of {} output pairs, sub-transforms {} -> {}", p,
-                                                R, B, cs.groups, G, ns, ns * R))};
+    std::vector<NodePtr> st{
+        comment(fmt::format("pass {}: radix {} cooperatively, {} butterflies x {} items of {} output pairs, "
+                            "sub-transforms {} -> {}",
+                            p, R, B, cs.groups, G, ns, ns * R))};
     // 1. fold: a_j = x_j w^(jk) + x_{R-j} w^((R-j)k) in slot j, b_j = the difference in slot R - j
     st.push_back(comment("fold: slot j <- x_j + x_{R-j}, slot R-j <- x_j - x_{R-j} (inputs times their twiddles)"));
     const long long twOffset = twiddleOffsets(d.factors)[p];
@@ -52,11 +54,16 @@ class CoopPrimePass : public RadixPass {
         if (d.convolve) throw std::logic_error("cooperative radix in a convolution kernel");
         NodePtr tw = bin("+", var("twiddles"), bin("+", bin("%", var("bf"), lit(ns)), lit(twOffset)));
         b.push_back(assign(var("xl"), k.cmul(var("xl"), index(tw, bin("*", bin("-", var("jj"), lit(1)), lit(ns))))));
-        b.push_back(assign(var("xh"), k.cmul(var("xh"), index(tw, bin("*", bin("-", bin("-", lit(R), var("jj")), lit(1)), lit(ns))))));
+        b.push_back(
+            assign(var("xh"),
+                   k.cmul(var("xh"), index(tw, bin("*", bin("-", bin("-", lit(R), var("jj")), lit(1)), lit(ns))))));
       }
-      b.push_back(assign(sm(var("lo")), k.mk(bin("+", member(var("xl"), "x"), member(var("xh"), "x")), bin("+", member(var("xl"), "y"), member(var("xh"), "y")))));
-      b.push_back(assign(sm(var("hi")), k.mk(bin("-", member(var("xl"), "x"), member(var("xh"), "x")), bin("-", member(var("xl"), "y"), member(var("xh"), "y")))));
-      st.push_back(forLoop(decl("int", "e", var("t")), bin("<", var("e"), lit(folds)), assign(var("e"), lit(T), "+="), block(b)));
+      b.push_back(assign(sm(var("lo")), k.mk(bin("+", member(var("xl"), "x"), member(var("xh"), "x")),
+                                             bin("+", member(var("xl"), "y"), member(var("xh"), "y")))));
+      b.push_back(assign(sm(var("hi")), k.mk(bin("-", member(var("xl"), "x"), member(var("xh"), "x")),
+                                             bin("-", member(var("xl"), "y"), member(var("xh"), "y")))));
+      st.push_back(forLoop(decl("int", "e", var("t")), bin("<", var("e"), lit(folds)), assign(var("e"), lit(T), "+="),
+                           block(b)));
     }
     st.push_back(exprStmt(call("__syncthreads", {})));
     // 2. items: outputs into registers
@@ -80,7 +87,8 @@ class CoopPrimePass : public RadixPass {
       b.push_back(decl("int", "m", lit(0)));
       std::vector<NodePtr> body;
       body.push_back(decl("const " + k.cT, "a", sm(bin("+", var("bf"), bin("*", var("jj"), lit(B))))));
-      body.push_back(decl("const " + k.cT, "d", sm(bin("+", var("bf"), bin("*", bin("-", lit(R), var("jj")), lit(B))))));
+      body.push_back(
+          decl("const " + k.cT, "d", sm(bin("+", var("bf"), bin("*", bin("-", lit(R), var("jj")), lit(B))))));
       body.push_back(assign(var("sr"), member(var("a"), "x"), "+="));
       body.push_back(assign(var("si"), member(var("a"), "y"), "+="));
       // m = j k0 mod R, then j (k0 + q) mod R for the item's other pairs: one counter, steps below R
@@ -99,14 +107,20 @@ class CoopPrimePass : public RadixPass {
         body.push_back(assign(var(fmt::format("br{}", q)), bin("*", member(var(c), "y"), member(var("d"), "x")), "+="));
         body.push_back(assign(var(fmt::format("bi{}", q)), bin("*", member(var(c), "y"), member(var("d"), "y")), "+="));
       }
-      b.push_back(forLoop(decl("int", "jj", lit(1)), bin("<=", var("jj"), lit(h)), assign(var("jj"), lit(1), "+="), block(body)));
+      b.push_back(forLoop(decl("int", "jj", lit(1)), bin("<=", var("jj"), lit(h)), assign(var("jj"), lit(1), "+="),
+                          block(body)));
       for (int q = 0; q < G; ++q) {  // y_k = A + iB, y_{R-k} = A - iB
-        const std::string ar = fmt::format("ar{}", q), ai = fmt::format("ai{}", q), br = fmt::format("br{}", q), bi = fmt::format("bi{}", q);
-        b.push_back(assign(index(var("x"), lit(it * per + 2 * q)), k.mk(bin("-", var(ar), var(bi)), bin("+", var(ai), var(br)))));
-        b.push_back(assign(index(var("x"), lit(it * per + 2 * q + 1)), k.mk(bin("+", var(ar), var(bi)), bin("-", var(ai), var(br)))));
+        const std::string ar = fmt::format("ar{}", q), ai = fmt::format("ai{}", q), br = fmt::format("br{}", q),
+                          bi = fmt::format("bi{}", q);
+        b.push_back(assign(index(var("x"), lit(it * per + 2 * q)),
+                           k.mk(bin("-", var(ar), var(bi)), bin("+", var(ai), var(br)))));
+        b.push_back(assign(index(var("x"), lit(it * per + 2 * q + 1)),
+                           k.mk(bin("+", var(ar), var(bi)), bin("-", var(ai), var(br)))));
       }
       b.push_back(assign(index(var("x"), lit(it * per + 2 * G)), k.mk(var("sr"), var("si"))));
-      st.push_back((it + 1) * T <= cs.items ? block(b) : ifStmt(bin("<", bin("+", var("t"), lit(it * T)), lit(cs.items)), block(b)));
+      st.push_back((it + 1) * T <= cs.items
+                       ? block(b)
+                       : ifStmt(bin("<", bin("+", var("t"), lit(it * T)), lit(cs.items)), block(b)));
     }
     st.push_back(exprStmt(call("__syncthreads", {})));
     // 3. outputs to their Stockham slots: base(b) + k ns
@@ -118,13 +132,19 @@ class CoopPrimePass : public RadixPass {
       for (int q = 0; q < G; ++q) {
         const std::string kq = fmt::format("k{}", q);
         std::vector<NodePtr> put{decl("const int", kq, bin("+", bin("*", var("grp"), lit(G)), lit(q + 1)))};
-        put.push_back(assign(sm(bin("+", var("base"), bin("*", var(kq), lit(ns)))), index(var("x"), lit(it * per + 2 * q))));
-        put.push_back(assign(sm(bin("+", var("base"), bin("*", bin("-", lit(R), var(kq)), lit(ns)))), index(var("x"), lit(it * per + 2 * q + 1))));
+        put.push_back(
+            assign(sm(bin("+", var("base"), bin("*", var(kq), lit(ns)))), index(var("x"), lit(it * per + 2 * q))));
+        put.push_back(assign(sm(bin("+", var("base"), bin("*", bin("-", lit(R), var(kq)), lit(ns)))),
+                             index(var("x"), lit(it * per + 2 * q + 1))));
         const bool always = (q + 1) + (cs.groups - 1) * G <= h;  // every group has this pair
-        w.push_back(always ? block(put) : ifStmt(bin("<=", bin("+", bin("*", var("grp"), lit(G)), lit(q + 1)), lit(h)), block(put)));
+        w.push_back(always ? block(put)
+                           : ifStmt(bin("<=", bin("+", bin("*", var("grp"), lit(G)), lit(q + 1)), lit(h)), block(put)));
       }
-      w.push_back(ifStmt(bin("==", var("grp"), lit(0)), block({assign(sm(var("base")), index(var("x"), lit(it * per + 2 * G)))})));
-      st.push_back((it + 1) * T <= cs.items ? block(w) : ifStmt(bin("<", bin("+", var("t"), lit(it * T)), lit(cs.items)), block(w)));
+      w.push_back(ifStmt(bin("==", var("grp"), lit(0)),
+                         block({assign(sm(var("base")), index(var("x"), lit(it * per + 2 * G)))})));
+      st.push_back((it + 1) * T <= cs.items
+                       ? block(w)
+                       : ifStmt(bin("<", bin("+", var("t"), lit(it * T)), lit(cs.items)), block(w)));
     }
     st.push_back(exprStmt(call("__syncthreads", {})));
     return block(st);

@@ -49,10 +49,10 @@ inline bool isCoopRadix(int r, int maxPrime) { return r > maxPrime && r <= kMaxC
 inline int streamedPrimeLimit(bool f64) { return f64 ? 53 : 61; }
 
 struct CoopShape {
-  int pairs = 1;   // G: output pairs per work item
-  int groups = 1;  // ceil(h / G) items per butterfly
-  int items = 1;   // butterflies x groups
-  int iters = 1;   // items per thread (rounded up)
+  int pairs = 1;                                        // G: output pairs per work item
+  int groups = 1;                                       // ceil(h / G) items per butterfly
+  int items = 1;                                        // butterflies x groups
+  int iters = 1;                                        // items per thread (rounded up)
   int held() const { return iters * (2 * pairs + 1); }  // complex outputs a thread holds until the barrier
 };
 

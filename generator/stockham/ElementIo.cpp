@@ -6,24 +6,26 @@ using namespace ast;
 
 namespace {
 
-const char* realVectorType(Storage s) { return s == Storage::R16 ? "__half2" : s == Storage::R32 ? "float2" : "double2"; }
+const char* realVectorType(Storage s) {
+  return s == Storage::R16 ? "__half2" : s == Storage::R32 ? "float2" : "double2";
+}
 
 // `body` runs where the natural index `nat` is below `bound` (when the kernel has one);
 // `nat` is declared from natExpr when a table or the bound needs it.
-std::vector<NodePtr> guarded(const std::vector<NodePtr>& body, const std::string& natType, const NodePtr& natExpr, bool table, bool bounded,
-                             const char* bound) {
+std::vector<NodePtr> guarded(const std::vector<NodePtr>& body, const std::string& natType, const NodePtr& natExpr,
+                             bool table, bool bounded, const char* bound) {
   std::vector<NodePtr> out;
   if (table || bounded) out.push_back(decl(natType, "nat", natExpr));
   if (bounded) out.push_back(ifStmt(bin("<", var("nat"), var(bound)), block(body)));
-  else
-    out.insert(out.end(), body.begin(), body.end());
+  else out.insert(out.end(), body.begin(), body.end());
   return out;
 }
 
 }  // namespace
 
 bool realVector(const Access& a) {
-  if (!isReal(a.storage) || a.scalarReal || a.planar || a.elemStride != 1 || a.imOffset() != 1 || a.offset % 2) return false;
+  if (!isReal(a.storage) || a.scalarReal || a.planar || a.elemStride != 1 || a.imOffset() != 1 || a.offset % 2)
+    return false;
   for (long long s : a.batchStride)
     if (s % 2) return false;
   return true;
@@ -39,7 +41,9 @@ NodePtr loadValue(const KernelContext& k, const NodePtr& addr) {
       return k.mk(cast(k.rT, member(index(in, addr), "x")), cast(k.rT, member(index(in, addr), "y")));
     case Storage::CI4:  // high nibble real, low nibble imaginary, sign-extended by arithmetic shifts
       return k.mk(cast(k.rT, bin(">>", cast("int", index(in, addr)), lit(4))),
-                  cast(k.rT, bin(">>", cast("int", cast("signed char", bin("<<", cast("int", index(in, addr)), lit(4)))), lit(4))));
+                  cast(k.rT,
+                       bin(">>", cast("int", cast("signed char", bin("<<", cast("int", index(in, addr)), lit(4)))),
+                           lit(4))));
     default: break;
   }
   if (a.planar) return k.mk(widen(index(in, addr)), widen(index(inIm, addr)));
@@ -59,16 +63,19 @@ std::vector<NodePtr> storeValue(const KernelContext& k, const NodePtr& addr, con
   const Access& a = k.d.out;
   NodePtr out = var("out"), outIm = var("out_im");
   auto narrow = [&](NodePtr e) { return isHalf(a.storage) ? call("__float2half_rn", {e}) : e; };
-  if (a.planar) return {assign(index(out, addr), narrow(member(v, "x"))), assign(index(outIm, addr), narrow(member(v, "y")))};
+  if (a.planar)
+    return {assign(index(out, addr), narrow(member(v, "x"))), assign(index(outIm, addr), narrow(member(v, "y")))};
   if (a.scalarReal) return {assign(index(out, addr), narrow(member(v, "x")))};
   if (isReal(a.storage)) {
     if (realVector(a)) {
       NodePtr dst = index(cast(std::string(realVectorType(a.storage)) + "*", out), bin("/", addr, lit(2)));
       return {assign(dst, a.storage == Storage::R16 ? call("__floats2half2_rn", {member(v, "x"), member(v, "y")}) : v)};
     }
-    return {assign(index(out, addr), narrow(member(v, "x"))), assign(index(out, bin("+", addr, lit(a.imOffset()))), narrow(member(v, "y")))};
+    return {assign(index(out, addr), narrow(member(v, "x"))),
+            assign(index(out, bin("+", addr, lit(a.imOffset()))), narrow(member(v, "y")))};
   }
-  if (a.storage == Storage::C16) return {assign(index(out, addr), call("__floats2half2_rn", {member(v, "x"), member(v, "y")}))};
+  if (a.storage == Storage::C16)
+    return {assign(index(out, addr), call("__floats2half2_rn", {member(v, "x"), member(v, "y")}))};
   return {assign(index(out, addr), v)};
 }
 
@@ -77,17 +84,22 @@ std::vector<NodePtr> loadInto(const KernelContext& k, const NodePtr& v, const No
   if (!a.hermitianN) return {assign(v, loadValue(k, addr))};
   // Element nat of the Hermitian sequence: stored for nat <= N/2, else conj of element N - nat.
   NodePtr mirrored = bin(">", nat, lit(a.hermitianN / 2));
-  NodePtr at = ternary(mirrored, bin("+", addr, bin("*", bin("-", lit(a.hermitianN), bin("*", lit(2), nat)), lit(a.hermitianStride))), addr);
+  NodePtr at = ternary(mirrored,
+                       bin("+", addr,
+                           bin("*", bin("-", lit(a.hermitianN), bin("*", lit(2), nat)), lit(a.hermitianStride))),
+                       addr);
   return {assign(v, loadValue(k, at)), ifStmt(mirrored, block({assign(member(v, "y"), unary("-", member(v, "y")))}))};
 }
 
-std::vector<NodePtr> loadGuarded(const KernelContext& k, const NodePtr& addr, const std::string& natType, const NodePtr& natExpr) {
+std::vector<NodePtr> loadGuarded(const KernelContext& k, const NodePtr& addr, const std::string& natType,
+                                 const NodePtr& natExpr) {
   std::vector<NodePtr> get = loadInto(k, var("v"), addr, var("nat"));
   if (k.d.loadTable) get.push_back(assign(var("v"), k.cmul(var("v"), index(var("load_table"), var("nat")))));
   return guarded(get, natType, natExpr, k.d.loadTable || k.d.in.hermitianN > 0, k.d.inValid >= 0, "in_valid");
 }
 
-std::vector<NodePtr> storeGuarded(const KernelContext& k, const NodePtr& addr, const std::string& natType, const NodePtr& natExpr) {
+std::vector<NodePtr> storeGuarded(const KernelContext& k, const NodePtr& addr, const std::string& natType,
+                                  const NodePtr& natExpr) {
   std::vector<NodePtr> put;
   if (k.d.storeTable) put.push_back(assign(var("v"), k.cmul(var("v"), index(var("store_table"), var("nat")))));
   for (auto& st : storeValue(k, addr, var("v"))) put.push_back(st);
@@ -96,14 +108,17 @@ std::vector<NodePtr> storeGuarded(const KernelContext& k, const NodePtr& addr, c
 
 void fourStepTwiddle(const KernelContext& k, std::vector<NodePtr>& out, const NodePtr& i) {
   out.push_back(decl("const long long", "m", bin("*", cast("long long", i), var("d0"))));
-  out.push_back(assign(var("v"), k.cmul(var("v"), k.cmul(index(var("big_lo"), bin("%", var("m"), lit(k.d.bigSplit))),
-                                                         index(var("big_hi"), bin("/", var("m"), lit(k.d.bigSplit)))))));
+  out.push_back(
+      assign(var("v"), k.cmul(var("v"), k.cmul(index(var("big_lo"), bin("%", var("m"), lit(k.d.bigSplit))),
+                                               index(var("big_hi"), bin("/", var("m"), lit(k.d.bigSplit)))))));
 }
 
 std::vector<NodePtr> storeElement(const KernelContext& k, const NodePtr& i, const std::string& base) {
   std::vector<NodePtr> out;
   if (k.d.bigN > 0) fourStepTwiddle(k, out, i);
-  for (auto& st : storeGuarded(k, k.address(k.d.out, i, base), "const long long", k.natural(i, k.d.natOutElem, k.d.natOutDigit0))) out.push_back(st);
+  for (auto& st :
+       storeGuarded(k, k.address(k.d.out, i, base), "const long long", k.natural(i, k.d.natOutElem, k.d.natOutDigit0)))
+    out.push_back(st);
   return out;
 }
 

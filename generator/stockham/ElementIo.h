@@ -19,12 +19,15 @@ std::vector<ast::NodePtr> storeValue(const KernelContext& k, const ast::NodePtr&
 
 // Statements setting complex v to the input element at scalar address addr whose natural index is nat (a
 // Hermitian input reads the conjugate mirror above N/2).
-std::vector<ast::NodePtr> loadInto(const KernelContext& k, const ast::NodePtr& v, const ast::NodePtr& addr, const ast::NodePtr& nat);
+std::vector<ast::NodePtr> loadInto(const KernelContext& k, const ast::NodePtr& v, const ast::NodePtr& addr,
+                                   const ast::NodePtr& nat);
 // v = the element at addr, times the load table; under the in_valid bound where the kernel has one (`nat`, the
 // natural index, declared from natExpr where the table or the bound needs it).
-std::vector<ast::NodePtr> loadGuarded(const KernelContext& k, const ast::NodePtr& addr, const std::string& natType, const ast::NodePtr& natExpr);
+std::vector<ast::NodePtr> loadGuarded(const KernelContext& k, const ast::NodePtr& addr, const std::string& natType,
+                                      const ast::NodePtr& natExpr);
 // v times the store table, stored at addr, under the out_valid bound.
-std::vector<ast::NodePtr> storeGuarded(const KernelContext& k, const ast::NodePtr& addr, const std::string& natType, const ast::NodePtr& natExpr);
+std::vector<ast::NodePtr> storeGuarded(const KernelContext& k, const ast::NodePtr& addr, const std::string& natType,
+                                       const ast::NodePtr& natExpr);
 // Stores complex `v` (declared by the caller) as element k of this thread's FFT, its start in the variable `base`:
 // four-step twiddle, natural-index table and bound, storage conversion.
 std::vector<ast::NodePtr> storeElement(const KernelContext& k, const ast::NodePtr& i, const std::string& base);

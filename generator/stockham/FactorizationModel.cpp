@@ -28,20 +28,25 @@ std::vector<int> factorizeStockhamGreedy(int n, int maxRadix, int maxPrime) {
   int maxBits = 0;
   while (maxBits < 4 && (2 << maxBits) <= maxRadix) ++maxBits;
   if (e > 0) {
-    if (maxBits == 0) throw std::invalid_argument(fmt::format("length {}: the largest radix {} admits no power-of-two factor", n, maxRadix));
+    if (maxBits == 0)
+      throw std::invalid_argument(
+          fmt::format("length {}: the largest radix {} admits no power-of-two factor", n, maxRadix));
     const int passes = (e + maxBits - 1) / maxBits;
     for (int p = 0; p < passes; ++p) f.push_back(1 << (e / passes + (p < e % passes ? 1 : 0)));
   }
   // Odd part: greedily, largest radix first (composites 27, 25, 9 save passes).
   for (int r : stockhamRadices())
-    while (r % 2 && (r <= maxRadix || (isLargePrimeRadix(r) && r <= maxPrime) || isCoopRadix(r, maxPrime)) && rest % r == 0 && rest > 1) {
+    while (r % 2 && (r <= maxRadix || (isLargePrimeRadix(r) && r <= maxPrime) || isCoopRadix(r, maxPrime)) &&
+           rest % r == 0 && rest > 1) {
       f.push_back(r);
       rest /= r;
     }
   if (rest != 1) {
     int p = 3;
     while (rest % p) p += 2;
-    throw std::invalid_argument(fmt::format("length {} has prime factor {}, which is not a radix prime (2..13, 17..{}, up to {} cooperatively)", n, p, maxPrime, kMaxCoopRadix));
+    throw std::invalid_argument(
+        fmt::format("length {} has prime factor {}, which is not a radix prime (2..13, 17..{}, up to {} cooperatively)",
+                    n, p, maxPrime, kMaxCoopRadix));
   }
   std::sort(f.rbegin(), f.rend());
   return f;
@@ -54,12 +59,24 @@ namespace {
 struct CountOps {
   struct C {};
   double instr = 0;
-  C add(C, C) { instr += 2; return {}; }
-  C sub(C, C) { instr += 2; return {}; }
+  C add(C, C) {
+    instr += 2;
+    return {};
+  }
+  C sub(C, C) {
+    instr += 2;
+    return {};
+  }
   C neg(C) { return {}; }
   C mulI(C) { return {}; }
-  C scale(C, double) { instr += 2; return {}; }
-  C mulConst(C, double, double) { instr += 4; return {}; }
+  C scale(C, double) {
+    instr += 2;
+    return {};
+  }
+  C mulConst(C, double, double) {
+    instr += 4;
+    return {};
+  }
 };
 
 double butterflyInstr(int R) {
@@ -195,7 +212,8 @@ FactorCost factorizationCost(int n, const std::vector<int>& f, bool f64, bool r2
   return c;
 }
 
-void forEachFactorization(int n, const std::vector<int>& radices, std::size_t maxFactors, const std::function<void(const std::vector<int>&)>& visit) {
+void forEachFactorization(int n, const std::vector<int>& radices, std::size_t maxFactors,
+                          const std::function<void(const std::vector<int>&)>& visit) {
   std::vector<int> cur;
   auto rec = [&](auto&& self, int rest, std::size_t from) -> void {
     if (rest == 1) {

@@ -13,12 +13,15 @@
 
 namespace warpforge {
 
-std::vector<int> factorizeStockham(int n, int maxRadix = 27, int maxPrime = 31, bool f64 = false, bool r2cSplit = false);
+std::vector<int> factorizeStockham(int n, int maxRadix = 27, int maxPrime = 31, bool f64 = false,
+                                   bool r2cSplit = false);
 std::vector<int> factorizeStockhamGreedy(int n, int maxRadix = 27, int maxPrime = 31);
-std::vector<int> factorizeStockhamModel(int n, int maxRadix = 27, int maxPrime = 31, bool f64 = false, bool r2cSplit = false);
+std::vector<int> factorizeStockhamModel(int n, int maxRadix = 27, int maxPrime = 31, bool f64 = false,
+                                        bool r2cSplit = false);
 // Calls visit for every multiset of `radices` (given largest first) whose product is n, each largest first, with at
 // most maxFactors factors: the search of factorizeStockhamModel and of the long-FFT kernels (LongFftFactors.h).
-void forEachFactorization(int n, const std::vector<int>& radices, std::size_t maxFactors, const std::function<void(const std::vector<int>&)>& visit);
+void forEachFactorization(int n, const std::vector<int>& radices, std::size_t maxFactors,
+                          const std::function<void(const std::vector<int>&)>& visit);
 
 // The cost model's view of one factorization (largest radix first) of a single-kernel length n.
 struct FactorCost {

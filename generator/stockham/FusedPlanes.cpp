@@ -27,9 +27,10 @@ NodePtr FusedPlanes::loadIndex(const NodePtr& i) const {
 
 std::string FusedPlanes::headerNote() const {
   if (!active()) return "";
-  return fmt::format("\nA {} plane as one FFT: loaded digit-reversed (fastest axis first), each axis's passes with its own "
-                     "twiddles, the {}-dimensional DFT left in row-major order.",
-                     fmt::join(d_.axes, " x "), d_.axes.size());
+  return fmt::format(
+      "\nA {} plane as one FFT: loaded digit-reversed (fastest axis first), each axis's passes with its own "
+      "twiddles, the {}-dimensional DFT left in row-major order.",
+      fmt::join(d_.axes, " x "), d_.axes.size());
 }
 
 // How many inner axes of a 2D/3D c2c transform one kernel takes together (KernelDesc::axes): the most whose plane
@@ -51,7 +52,8 @@ int fusedInnerAxes(const StockhamSpec& s) {
       plane *= s.lengths[a];
       smooth = smooth && s.lengths[a] > 1 && isSmooth(s.lengths[a], maxPrimeRadix(s.precision));
     }
-    if (smooth && plane <= maxSingleKernelLength(s.precision) && dense(s.input, D - m) && dense(s.output, D - m)) return m;
+    if (smooth && plane <= maxSingleKernelLength(s.precision) && dense(s.input, D - m) && dense(s.output, D - m))
+      return m;
   }
   return 1;
 }

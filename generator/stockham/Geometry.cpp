@@ -19,9 +19,12 @@ int storageBytes(Storage s);
 int accessBytes(const Access& a) { return a.scalarReal ? storageBytes(a.storage) / 2 : storageBytes(a.storage); }
 int storageBytes(Storage s) {
   switch (s) {
-    case Storage::C16: case Storage::R16: return 4;
-    case Storage::C32: case Storage::R32: return 8;
-    case Storage::C64: case Storage::R64: return 16;
+    case Storage::C16:
+    case Storage::R16: return 4;
+    case Storage::C32:
+    case Storage::R32: return 8;
+    case Storage::C64:
+    case Storage::R64: return 16;
     case Storage::CI8: return 2;
     case Storage::CI4: return 1;
   }
@@ -50,7 +53,8 @@ bool isColumnTiled(const Access& a) {
 }
 
 int tileRowValueBytes(const KernelDesc& d, const KernelGeometry& g) {
-  return std::min(g.fftMajorLoad ? storageBytes(d.in.storage) : 1 << 20, g.fftMajorStore ? storageBytes(d.out.storage) : 1 << 20);
+  return std::min(g.fftMajorLoad ? storageBytes(d.in.storage) : 1 << 20,
+                  g.fftMajorStore ? storageBytes(d.out.storage) : 1 << 20);
 }
 
 long long maxSharedPerBlock(const std::string& arch) {
@@ -76,8 +80,8 @@ int residentBlocksPerSm(int threads, int registers, long long sharedBytes, const
 }
 
 // The target is the __launch_bounds__ minimum of blocks, and ptxas takes about what that allows; targets follow the
-// levels of resident blocks (relaxedRegisterTargets), not a fixed list, which skipped levels that are not powers of two.
-// ptxas is not monotonic in the target: a kernel that spills at one level may compile clean at a lower one.
+// levels of resident blocks (relaxedRegisterTargets), not a fixed list, which skipped levels that are not powers of
+// two. ptxas is not monotonic in the target: a kernel that spills at one level may compile clean at a lower one.
 // Registers per thread: as many as leave 1024 threads (32 warps) resident, counting the block in whole warps (a
 // resident block more outweighs a few registers); f64 holds more values and takes up to 128. Column tiles too
 // (f32 / f16): they hold 8 or 16 values, which fit 64 registers. Where ptxas would spill, SpillFree.cpp relaxes the
@@ -91,7 +95,9 @@ int defaultRegisterTarget(int threads, bool f64, bool oneBlock) {
   return f64 ? std::min(128, 65536 / warpThreads) : 65536 / (warpThreads * ((1024 + warpThreads - 1) / warpThreads));
 }
 
-int registerTargetForBlocks(int threads, int blocks) { return std::min(255, 65536 / (blocks * ((threads + 31) / 32 * 32)) / 8 * 8); }
+int registerTargetForBlocks(int threads, int blocks) {
+  return std::min(255, 65536 / (blocks * ((threads + 31) / 32 * 32)) / 8 * 8);
+}
 
 std::vector<int> relaxedRegisterTargets(int threads, int target) {
   const int warpThreads = (threads + 31) / 32 * 32;
@@ -122,15 +128,17 @@ bool streamsPass(const std::vector<int>& factors, int length, int R, int threads
 }
 
 bool streamsPass(const KernelDesc& d, const KernelGeometry& g, int R) {
-  return isCoopRadix(R, threadPrimeLimit(d.f64)) && streamsPass(d.factors, d.length, R, g.threadsPerFft, d.f64, g.columnTile());
+  return isCoopRadix(R, threadPrimeLimit(d.f64)) &&
+         streamsPass(d.factors, d.length, R, g.threadsPerFft, d.f64, g.columnTile());
 }
 
 int heldValues(const std::vector<int>& factors, int length, int threads, bool f64, bool columnTile) {
   int held = 1;
   for (int R : factors)
-    held = std::max(held, isCoopRadix(R, threadPrimeLimit(f64)) && !streamsPass(factors, length, R, threads, f64, columnTile)
-                              ? coopShape(R, length, threads).held()
-                              : (length / R + threads - 1) / threads * R);
+    held = std::max(held,
+                    isCoopRadix(R, threadPrimeLimit(f64)) && !streamsPass(factors, length, R, threads, f64, columnTile)
+                        ? coopShape(R, length, threads).held()
+                        : (length / R + threads - 1) / threads * R);
   return held;
 }
 
@@ -139,7 +147,8 @@ int heldValues(const std::vector<int>& factors, int length, int threads, bool f6
 int threadRadix(const std::vector<int>& factors, int length, bool f64, bool columnTile = false) {
   const int streamed = streamedPrime(factors, length, f64, columnTile);
   int rmax = 1;
-  for (int r : factors) rmax = std::max(rmax, isCoopRadix(r, threadPrimeLimit(f64)) && r != streamed ? kCoopHeldValues : r);
+  for (int r : factors)
+    rmax = std::max(rmax, isCoopRadix(r, threadPrimeLimit(f64)) && r != streamed ? kCoopHeldValues : r);
   return rmax;
 }
 
@@ -154,7 +163,8 @@ int balancedThreadsPerFft(const std::vector<int>& factors, int length, bool f64,
     for (int R : factors) {
       if (isCoopRadix(R, threadPrimeLimit(f64))) continue;
       const int cand = std::min(maxThreadsPerFft, length / R);
-      if (cand >= 1 && cand <= 1024 && heldValues(factors, length, cand, f64) < heldValues(factors, length, T, f64)) T = cand;
+      if (cand >= 1 && cand <= 1024 && heldValues(factors, length, cand, f64) < heldValues(factors, length, T, f64))
+        T = cand;
     }
   }
   return T;
@@ -177,7 +187,8 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   g.padShift = L % row == 0 ? (d.f64 ? 3 : 4) : 0;
   const int group = g.padShift ? row : 1;
   const int loaded = L + (d.fuse == Fuse::C2RPre ? 1 : 0);
-  g.smemStride = (loaded + group - 1) / group * group + (columns ? (g.padShift ? group : (loaded % 2 == 0 ? 1 : 0)) : 0);
+  g.smemStride = (loaded + group - 1) / group * group +
+                 (columns ? (g.padShift ? group : (loaded % 2 == 0 ? 1 : 0)) : 0);
   // A pass holds every element of the block in registers between its reads and
   // its writes (in place in shared memory), so a thread holds E = L / T complex
   // values: one butterfly (E = largest radix) where the block is small, up to
@@ -187,8 +198,8 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   // (tuning column_values: fewer values per thread, more threads per FFT, fewer FFTs side by side: an
   // A/B for the column kernels of two-kernel plans, which take ~190-250 registers at 32 values.)
   const int maxHeld = tu.columnValues > 0 ? tu.columnValues : d.f64 ? 8 : 32;
-  const bool halfStorage = d.in.storage == Storage::C16 || d.in.storage == Storage::R16 || d.out.storage == Storage::C16 ||
-                           d.out.storage == Storage::R16;
+  const bool halfStorage = d.in.storage == Storage::C16 || d.in.storage == Storage::R16 ||
+                           d.out.storage == Storage::C16 || d.out.storage == Storage::R16;
   g.indexPerGroup = tu.indexPerGroup.value_or(false);
   // Derived twiddles by default for half storage of long FFTs, where the table loads weigh most against the half-size
   // data (shorter f16 FFTs and f32 gain nothing measurable).
@@ -197,15 +208,19 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   // 128-thread blocks: a barrier stalls fewer warps and blocks in other phases fill the gaps (r2c, f16 and odd lengths
   // ran faster than at 256; c2c f32 powers of two the same either way).
   const int blockThreads = tu.blockThreads > 0 ? tu.blockThreads : 128;
-  int T = tu.threadsPerFft == 0 ? balancedThreadsPerFft(d.factors, L, d.f64, maxThreadsPerFft) : std::max(1, std::min(maxThreadsPerFft, L / rmax));
+  int T = tu.threadsPerFft == 0 ? balancedThreadsPerFft(d.factors, L, d.f64, maxThreadsPerFft)
+                                : std::max(1, std::min(maxThreadsPerFft, L / rmax));
   // Long f32 FFTs: 256 threads holding up to 32 values each beat 512 holding 16; beyond 32 values per thread (16384)
   // the FFT takes 1024 threads. Half storage keeps 512 (its kernels ran faster so). Not for a Bluestein convolution
   // kernel: its two halves at 32 values per thread took 169 registers at 8192, against 102 at 512 threads.
-  if (!d.f64 && !halfStorage && d.fuse == Fuse::None && !d.convolve && tu.threadsPerFft == 0 && T > 256 && T % 256 == 0 && L / 256 <= 32) T = 256;
+  if (!d.f64 && !halfStorage && d.fuse == Fuse::None && !d.convolve && tu.threadsPerFft == 0 && T > 256 &&
+      T % 256 == 0 && L / 256 <= 32)
+    T = 256;
   // c2r of a short complex half (the merge fused into the first read): one thread per FFT, every value in its
   // registers; the merge's pairs then need no shared memory round trip. Up to 58 values (f64: 29): at 62 the thread's
   // registers overflowed its occupancy; r2c, whose split comes last, gained nothing so.
-  if (d.fuse == Fuse::C2RPre && !d.factors.empty() && tu.threadsPerFft == 0 && !columns && L * (d.f64 ? 2 : 1) <= 58) T = 1;
+  if (d.fuse == Fuse::C2RPre && !d.factors.empty() && tu.threadsPerFft == 0 && !columns && L * (d.f64 ? 2 : 1) <= 58)
+    T = 1;
   int F = std::max(1, blockThreads / T);
   int smemCap = 72 * 1024;
   if (columns) {
@@ -219,7 +234,9 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
     auto tile = [&](int held, bool widen) {
       int t = std::max(1, std::min({L / rmax, (L + held - 1) / held, maxThreadsPerFft}));
       if (tu.columnValues == 0 && t < L / rmax && 2 * (L / rmax) <= 3 * t) t = std::min(L / rmax, maxThreadsPerFft);
-      const int threads = tu.blockThreads > 0 ? tu.blockThreads : widen && std::max(1, 256 / t) * rowValueBytes < 64 ? 512 : 256;
+      const int threads = tu.blockThreads > 0                                  ? tu.blockThreads
+                          : widen && std::max(1, 256 / t) * rowValueBytes < 64 ? 512
+                                                                               : 256;
       return std::pair<int, int>{t, wholeSectorRows(std::max(1, threads / t), t, rowValueBytes, tu.blockThreads > 0)};
     };
     // f32 / f16: the fewest values per thread (8 or 16 before 32) that still leave rows of 64 bytes at the block
@@ -244,7 +261,8 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   const int flat = F * g.smemStride;
   g.sharedBytes = (flat + (g.padShift ? (flat - 1) >> g.padShift : 0)) * cb;
   // One block by shared memory on sm_80 (164 KB per SM; the geometry knows no arch) keeps the one-block target.
-  g.registerTarget = defaultRegisterTarget(T * F, d.f64, columns || residentBlocksPerSm(T * F, 32, g.sharedBytes, "sm_80") < 2);
+  g.registerTarget = defaultRegisterTarget(T * F, d.f64,
+                                           columns || residentBlocksPerSm(T * F, 32, g.sharedBytes, "sm_80") < 2);
   if (tu.registerTarget > 0) g.registerTarget = tu.registerTarget;
   // The first pass reads its butterfly inputs straight from global memory and the last
   // pass writes its outputs straight back (coalesced along the FFT), saving a trip
@@ -262,23 +280,25 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   const bool coopFirst = !d.factors.empty() && coop(d.factors.front());
   const bool coopLast = !d.factors.empty() && coop(d.factors.back());
   // Fused axes load staged: the load's digit reversal is a shared-memory permutation.
-  g.directLoad = !d.factors.empty() && !d.mirrored && !coopFirst && !g.fftMajorLoad && d.fuse != Fuse::C2RPre && d.axes.size() < 2 &&
-                 tu.directLoad.value_or(firstRun >= kMinDirectRunBytes);
+  g.directLoad = !d.factors.empty() && !d.mirrored && !coopFirst && !g.fftMajorLoad && d.fuse != Fuse::C2RPre &&
+                 d.axes.size() < 2 && tu.directLoad.value_or(firstRun >= kMinDirectRunBytes);
   // The fused split holds two butterflies of the last radix per thread: taken by default where that
   // does not raise the kernel's peak of values per thread (r2c 1000: 2 x 4 values against 28 held in
   // the radix-4 pass; r2c 8192 = 16 x 16 x 16 would go from 16 to 32 values, 64 -> 96 registers).
   const int lastRadix = d.factors.empty() ? 0 : d.factors.back();
   // And only where its runs are whole sectors' worth: short FFTs on 2-6 threads write 16-48 B runs, which the staged
   // element loop writes as whole sectors.
-  g.fusedSplit = d.fuse == Fuse::R2CPost && !d.factors.empty() && !d.mirrored && !g.fftMajorStore && tu.directStore != false &&
-                 !isCoopRadix(lastRadix, maxPrime) &&
-                 tu.fusedSplit.value_or(2 * lastRadix <= heldValues(d.factors, L, T, d.f64, columns) && lastRun >= kMinDirectRunBytes);
+  g.fusedSplit = d.fuse == Fuse::R2CPost && !d.factors.empty() && !d.mirrored && !g.fftMajorStore &&
+                 tu.directStore != false && !isCoopRadix(lastRadix, maxPrime) &&
+                 tu.fusedSplit.value_or(2 * lastRadix <= heldValues(d.factors, L, T, d.f64, columns) &&
+                                        lastRun >= kMinDirectRunBytes);
   // A last pass that loops (more butterflies than threads) writes a short run per iteration, the later ones with
   // idle lanes: under 128-byte runs of 8- or 16-byte values the store is staged (a pass of one butterfly per thread
   // keeps its direct store at 80 B; half storage is left direct).
   const bool lastLoops = !d.factors.empty() && L / lastRadix > T;
   const bool shortLoopingStore = lastLoops && lastRun < 2 * kMinDirectRunBytes && !halfStorage;
-  g.directStore = !d.factors.empty() && !d.mirrored && !coopLast && !g.fftMajorStore && (d.fuse != Fuse::R2CPost || g.fusedSplit) &&
+  g.directStore = !d.factors.empty() && !d.mirrored && !coopLast && !g.fftMajorStore &&
+                  (d.fuse != Fuse::R2CPost || g.fusedSplit) &&
                   tu.directStore.value_or(g.fusedSplit || (lastRun >= kMinDirectRunBytes && !shortLoopingStore));
   g.persistent = tu.persistent.value_or(true);
   // Persistent blocks take their groups from a work counter: with a fixed share each, a block that started late (the

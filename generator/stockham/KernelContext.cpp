@@ -11,13 +11,22 @@ using namespace ast;
 bool isHalf(Storage s) { return s == Storage::C16 || s == Storage::R16; }
 
 KernelContext::KernelContext(const KernelDesc& desc, const KernelGeometry& geometry)
-    : d(desc), g(geometry), cT(desc.f64 ? "double2" : "float2"), rT(desc.f64 ? "double" : "float"), NT(geometry.threadsPerFft * geometry.fftsPerBlock),
-      directIn(geometry.directLoad), directOut(geometry.directStore) {}
+    : d(desc),
+      g(geometry),
+      cT(desc.f64 ? "double2" : "float2"),
+      rT(desc.f64 ? "double" : "float"),
+      NT(geometry.threadsPerFft * geometry.fftsPerBlock),
+      directIn(geometry.directLoad),
+      directOut(geometry.directStore) {}
 
 NodePtr KernelContext::num(double v) const { return d.f64 ? dlit(v) : flit(v); }
 NodePtr KernelContext::shared(const NodePtr& x) const { return index(var("smem_all"), call("wf_pad", {x})); }
-NodePtr KernelContext::shared(const std::string& base, const NodePtr& i) const { return shared(bin("+", var(base), i)); }
-NodePtr KernelContext::mk(NodePtr re, NodePtr im) const { return call(d.f64 ? "make_double2" : "make_float2", {std::move(re), std::move(im)}); }
+NodePtr KernelContext::shared(const std::string& base, const NodePtr& i) const {
+  return shared(bin("+", var(base), i));
+}
+NodePtr KernelContext::mk(NodePtr re, NodePtr im) const {
+  return call(d.f64 ? "make_double2" : "make_float2", {std::move(re), std::move(im)});
+}
 NodePtr KernelContext::cmul(const NodePtr& a, const NodePtr& b) const {
   return mk(bin("-", bin("*", member(a, "x"), member(b, "x")), bin("*", member(a, "y"), member(b, "y"))),
             bin("+", bin("*", member(a, "x"), member(b, "y")), bin("*", member(a, "y"), member(b, "x"))));
@@ -46,7 +55,8 @@ bool KernelContext::collapsible(const Access& a) const {
 NodePtr KernelContext::fftBase(const Access& a) const {
   if (collapsible(a) && !d.mirrored) return bin("+", lit(a.offset), bin("*", var("g"), lit(a.batchStride[0])));
   NodePtr e = lit(a.offset);
-  for (std::size_t k = 0; k < a.batchStride.size(); ++k) e = bin("+", e, bin("*", var(fmt::format("d{}", k)), lit(a.batchStride[k])));
+  for (std::size_t k = 0; k < a.batchStride.size(); ++k)
+    e = bin("+", e, bin("*", var(fmt::format("d{}", k)), lit(a.batchStride[k])));
   return e;
 }
 
@@ -61,7 +71,8 @@ NodePtr KernelContext::natural(const NodePtr& i, long long elem, long long digit
 
 std::string KernelContext::rootEntry(long long m, int R, int sign) const {
   const double a = 2.0 * M_PI * m / R;
-  return d.f64 ? fmt::format("{{{:.17e}, {:.17e}}}", std::cos(a), sign * std::sin(a)) : fmt::format("{{{:.9e}f, {:.9e}f}}", std::cos(a), sign * std::sin(a));
+  return d.f64 ? fmt::format("{{{:.17e}, {:.17e}}}", std::cos(a), sign * std::sin(a))
+               : fmt::format("{{{:.9e}f, {:.9e}f}}", std::cos(a), sign * std::sin(a));
 }
 
 }  // namespace warpforge

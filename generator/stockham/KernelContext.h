@@ -17,7 +17,7 @@ struct KernelContext {
   KernelContext(const KernelDesc& desc, const KernelGeometry& geometry);
 
   const KernelDesc& d;
-  KernelGeometry g;  // the tilings record the vector widths they chose (vectorBytesIn / vectorBytesOut)
+  KernelGeometry g;    // the tilings record the vector widths they chose (vectorBytesIn / vectorBytesOut)
   std::string cT, rT;  // complex and real compute types: float2 / float, double2 / double
   int NT = 1;          // threads per block
   bool directIn = false, directOut = false;  // the first / last pass touches global memory itself

@@ -27,7 +27,7 @@ inline bool isReal(Storage s) { return s == Storage::R16 || s == Storage::R32 ||
 // (strides in units of the storage's scalar for real arrays, of its complex element otherwise).
 struct Access {
   Storage storage = Storage::C32;
-  bool planar = false;            // re and im in two arrays (same offsets)
+  bool planar = false;  // re and im in two arrays (same offsets)
   long long offset = 0, elemStride = 1;
   std::vector<long long> batchStride;  // one per KernelDesc::batchCount, innermost first, then the batch itself
   // Real arrays: scalars from the real part of a complex element to its imaginary part (0: elemStride).
@@ -51,7 +51,8 @@ enum class Fuse {
 
 // How a Bluestein convolution length is chosen (spec tuning "bluestein").
 enum class BluesteinRule {
-  Model,       // the default: one-kernel convolutions from the model of their kernels (BluesteinLength.h), longer ones smooth
+  Model,       // the default: one-kernel convolutions from the model of their kernels (BluesteinLength.h), longer ones
+               // smooth
   Smooth,      // "smooth": the cheapest 7-smooth M >= 2n - 1 (bluesteinLength)
   PowerOfTwo,  // "power_of_two": the next power of two
 };
@@ -59,22 +60,26 @@ enum class BluesteinRule {
 // Launch-geometry and plan choices a user (spec "tuning") or `warpforge bench --tune` may override. Counts of 0 and
 // unset switches keep the generator's choice.
 struct KernelTuning {
-  int threadsPerFft = 0;   // at most this many threads per FFT (each holds length / threads values)
-  int blockThreads = 0;    // threads per block to aim for (FFTs per block = blockThreads / threads per FFT)
-  int registerTarget = 0;  // registers per thread for __launch_bounds__ (relaxed where ptxas would spill)
-  std::optional<bool> directLoad;     // the first pass reads global memory itself (else staged through shared memory)
-  std::optional<bool> directStore;    // the last pass writes global memory itself
-  std::optional<bool> persistent;     // grid = resident blocks, each looping over groups (else one block per group)
-  std::optional<bool> indexPerGroup;  // KernelGeometry::indexPerGroup; unset: SpillFree decides
-  std::optional<bool> deriveTwiddles; // KernelGeometry::deriveTwiddles
-  std::optional<bool> workQueue;      // KernelGeometry::workQueue (unset: for persistent grids)
-  std::optional<bool> fusedSplit;     // r2c: KernelGeometry::fusedSplit; false: the split as a staged element loop
-  int columnValues = 0;    // column-tiled kernels (two-kernel plans, strided axes): at most this many values per thread (0: 32 f32, 8 f64)
+  int threadsPerFft = 0;               // at most this many threads per FFT (each holds length / threads values)
+  int blockThreads = 0;                // threads per block to aim for (FFTs per block = blockThreads / threads per FFT)
+  int registerTarget = 0;              // registers per thread for __launch_bounds__ (relaxed where ptxas would spill)
+  std::optional<bool> directLoad;      // the first pass reads global memory itself (else staged through shared memory)
+  std::optional<bool> directStore;     // the last pass writes global memory itself
+  std::optional<bool> persistent;      // grid = resident blocks, each looping over groups (else one block per group)
+  std::optional<bool> indexPerGroup;   // KernelGeometry::indexPerGroup; unset: SpillFree decides
+  std::optional<bool> deriveTwiddles;  // KernelGeometry::deriveTwiddles
+  std::optional<bool> workQueue;       // KernelGeometry::workQueue (unset: for persistent grids)
+  std::optional<bool> fusedSplit;      // r2c: KernelGeometry::fusedSplit; false: the split as a staged element loop
+  int columnValues = 0;  // column-tiled kernels (two-kernel plans, strided axes): at most this many values per thread
+                         // (0: 32 f32, 8 f64)
   BluesteinRule bluestein = BluesteinRule::Model;  // (plan)
-  long long bluesteinLength = 0;       // (plan) > 0: the Bluestein convolution length M itself (radix-smooth, M >= 2n - 1)
-  std::optional<bool> fuseAxes;       // (plan) false: one kernel per axis of a 2D/3D transform; else the inner axes whose plane fits one kernel together
-  std::optional<bool> halfScratch;    // (plan) f16: false keeps the scratch between a long FFT's kernels in float; else f16
-  std::optional<bool> threeKernels;   // (plan) 1D lengths past one kernel: three kernels (N = n1 x m1 x m2) or two; unset: the plan's rule
+  long long bluesteinLength = 0;  // (plan) > 0: the Bluestein convolution length M itself (radix-smooth, M >= 2n - 1)
+  std::optional<bool> fuseAxes;   // (plan) false: one kernel per axis of a 2D/3D transform; else the inner axes whose
+                                  // plane fits one kernel together
+  std::optional<bool>
+      halfScratch;  // (plan) f16: false keeps the scratch between a long FFT's kernels in float; else f16
+  std::optional<bool> threeKernels;  // (plan) 1D lengths past one kernel: three kernels (N = n1 x m1 x m2) or two;
+                                     // unset: the plan's rule
   bool operator==(const KernelTuning&) const = default;
 };
 
@@ -127,10 +132,12 @@ struct KernelGeometry {
   int sharedBytes = 0;  // dynamic shared memory
   int smemStride = 1;   // complex elements per FFT in shared memory (before padding)
   int padShift = 4;     // shared index x is stored at x + (x >> padShift)
-  bool fftMajorLoad = false, fftMajorStore = false;  // consecutive threads walk FFTs (column tiles) rather than elements
+  bool fftMajorLoad = false,
+       fftMajorStore = false;  // consecutive threads walk FFTs (column tiles) rather than elements
   bool columnTile() const { return fftMajorLoad || fftMajorStore; }
   int registerTarget = 64;
-  int vectorBytesIn = 0, vectorBytesOut = 0;  // > 0: the user array is read/written in vectors of this size (pointer alignment)
+  int vectorBytesIn = 0,
+      vectorBytesOut = 0;  // > 0: the user array is read/written in vectors of this size (pointer alignment)
   bool directLoad = false, directStore = false;  // the first/last radix pass touches global memory itself
   bool persistent = true;                        // grid = resident blocks (see KernelTuning)
   // Per-thread indices recomputed in every group iteration from an opaque threadIdx read, rather

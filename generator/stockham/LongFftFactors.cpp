@@ -47,7 +47,8 @@ int candidateThreads(const std::vector<int>& f, int length, bool f64) {
 
 bool isLongFftKernel(const KernelDesc& d, bool factorsPinned) {
   const KernelTuning& tu = d.tuning;
-  if (factorsPinned || tu.threadsPerFft > 0 || tu.blockThreads > 0 || tu.registerTarget > 0 || tu.columnValues > 0) return false;
+  if (factorsPinned || tu.threadsPerFft > 0 || tu.blockThreads > 0 || tu.registerTarget > 0 || tu.columnValues > 0)
+    return false;
   if (d.convolve || d.fuse != Fuse::None || d.axes.size() > 1 || d.factors.size() < 2) return false;
   if (isColumnTiled(d.in) || isColumnTiled(d.out)) return false;
   if (static_cast<long long>(d.length) * complexBytes(d.f64) < 64 * 1024) return false;
@@ -88,12 +89,14 @@ namespace {
 SpillFreeKernel compileCandidate(const KernelDesc& desc, const std::string& arch, CompileProbe* probe) {
   const int threads = candidateThreads(desc.factors, desc.length, desc.f64);
   KernelDesc d = desc;
-  if (threads != balancedThreadsPerFft(d.factors, d.length, d.f64, 1024)) d.tuning.threadsPerFft = threads;  // pins length / largest radix
+  if (threads != balancedThreadsPerFft(d.factors, d.length, d.f64, 1024))
+    d.tuning.threadsPerFft = threads;  // pins length / largest radix
   StockhamKernel k = emitStockhamKernel(d, registerTargetForBlocks(threads, 1), 1024, 1);
   static std::mutex mutex;
   // Keyed by a hash of the source, not the source: a long kernel's source runs to ~1 MB and a sweep compiles hundreds.
   static std::map<std::tuple<std::string, std::string, std::size_t, std::size_t>, CompileReport> memo;
-  const auto key = std::make_tuple(std::string(typeid(*probe).name()), arch, k.source.size(), std::hash<std::string>{}(k.source));
+  const auto key = std::make_tuple(std::string(typeid(*probe).name()), arch, k.source.size(),
+                                   std::hash<std::string>{}(k.source));
   {
     std::lock_guard<std::mutex> lock(mutex);
     auto it = memo.find(key);
@@ -132,7 +135,8 @@ SpillFreeKernel emitLongFftKernel(StockhamPlanKernel& k, const std::string& arch
   // The first candidate (in order) that spills at most `bytes`, among tried[from..], with more threads than `threads`.
   auto first = [&](std::size_t from, int bytes, int threads) -> int {
     for (std::size_t i = from; i < tried.size(); ++i)
-      if (spillsAtMost(tried[i].kernel, bytes) && tried[i].kernel.kernel.geom.threadsPerFft > threads) return static_cast<int>(i);
+      if (spillsAtMost(tried[i].kernel, bytes) && tried[i].kernel.kernel.geom.threadsPerFft > threads)
+        return static_cast<int>(i);
     return -1;
   };
   compileAll(largestFirst);
@@ -158,7 +162,8 @@ SpillFreeKernel emitLongFftKernel(StockhamPlanKernel& k, const std::string& arch
   // A candidate replaces the plan's own kernel only with fewer passes or more threads.
   if (pick < 0) return standard;
   const Tried& t = tried[pick];
-  if (t.desc.factors.size() >= k.desc.factors.size() && t.kernel.kernel.geom.threadsPerFft <= standardThreads) return standard;
+  if (t.desc.factors.size() >= k.desc.factors.size() && t.kernel.kernel.geom.threadsPerFft <= standardThreads)
+    return standard;
   k.desc = t.desc;
   k.twiddles = twiddleTable(k.desc.factors, k.desc.sign, k.desc.axes);
   return t.kernel;

@@ -42,7 +42,8 @@ int PlanBuilder::threeKernelSplit(long long N) const {
 // f16 scratch between the kernels of a plain job (no tables: Bluestein's convolutions stay in float): half the
 // intermediate traffic for one more rounding to f16, which leaves the error well below cuFFT's own f16 error.
 bool PlanBuilder::halfScratch(const Job& j) const {
-  return s_.precision == Precision::F16 && s_.tuning.halfScratch != false && j.fuse == Fuse::None && !j.hasLoadTable && !j.hasStoreTable;
+  return s_.precision == Precision::F16 && s_.tuning.halfScratch != false && j.fuse == Fuse::None && !j.hasLoadTable &&
+         !j.hasStoreTable;
 }
 
 // Three kernels for a radix-smooth length past one kernel (the plain job: no tables or bounds on the output, whose
@@ -52,7 +53,9 @@ bool PlanBuilder::halfScratch(const Job& j) const {
 // And for odd f32 lengths whose split has a side of 2048 or more: their column tiles hold 2-4 FFTs, rows of 16-32
 // bytes that start anywhere in a sector (sides of 343-729 run faster in two kernels).
 bool PlanBuilder::threeKernels(const Job& j) const {
-  if (s_.tuning.threeKernels == false || j.fuse != Fuse::None || j.hasStoreTable || j.outValid >= 0 || isReal(j.out.storage)) return false;
+  if (s_.tuning.threeKernels == false || j.fuse != Fuse::None || j.hasStoreTable || j.outValid >= 0 ||
+      isReal(j.out.storage))
+    return false;
   if (s_.tuning.threeKernels != true) {
     const int n1 = twoKernelSplit(j.n);
     const long long side = n1 == 0 ? 0 : std::max<long long>(n1, j.n / n1);
@@ -118,7 +121,8 @@ void PlanBuilder::addTwoKernels(const Job& j, int n1, int step, int steps) {
   plan_.kernels.push_back(std::move(ka));
 
   Job b = j;
-  b.role = j.role + fmt::format(", {}: {} rows of {}, stored at stride {}", nestedRows ? fmt::format("steps {}-{}", step + 1, steps) : stepName(1), n1, n2,
+  b.role = j.role + fmt::format(", {}: {} rows of {}, stored at stride {}",
+                                nestedRows ? fmt::format("steps {}-{}", step + 1, steps) : stepName(1), n1, n2,
                                 steps == 3 ? j.out.elemStride * n1 : n1);
   if (!b.kernelRole.empty()) b.kernelRole += fmt::format(", {} (rows)", stepName(1));
   b.n = n2;

@@ -24,7 +24,8 @@ namespace warpforge {
 long long mirroredFftsPerBatch(const std::vector<long long>& counts);
 
 // Statements naming FFT fl of the block (`fl`, `first` declared): upper (the block's second half), pair, g (the FFT's
-// place in `ffts`: g < ffts for live pairs), the digits d0.., twin, and pbase (the mirror FFT's start in shared memory).
+// place in `ffts`: g < ffts for live pairs), the digits d0.., twin, and pbase (the mirror FFT's start in shared
+// memory).
 void mirroredPrologue(const KernelContext& k, std::vector<ast::NodePtr>& b);
 // Where the mirror of element i of the FFT at sbase lies in shared memory (prologue names in scope).
 ast::NodePtr mirrorElement(const KernelContext& k, const ast::NodePtr& i);

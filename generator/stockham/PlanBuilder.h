@@ -29,9 +29,9 @@ struct Side {
   Storage storage = Storage::C32;
   bool planar = false;
   long long offset = 0, elemStride = 1;
-  std::vector<long long> batchStride;  // per job batch digit, innermost first, the user batch last
-  long long imStride = 0;              // real arrays: Access::imStride
-  bool scalarReal = false;             // Access::scalarReal
+  std::vector<long long> batchStride;             // per job batch digit, innermost first, the user batch last
+  long long imStride = 0;                         // real arrays: Access::imStride
+  bool scalarReal = false;                        // Access::scalarReal
   long long hermitianN = 0, hermitianStride = 0;  // Access::hermitianN, hermitianStride
   // Scalars between complex elements i and i + 1 (a real array holds each complex element as two scalars).
   long long pairStride() const { return isReal(storage) && !scalarReal ? 2 * elemStride : elemStride; }
@@ -61,7 +61,8 @@ struct Job {
   }
 };
 
-// The split / merge twiddles of a mirrored kernel (MirrorPairs.h): W_N^(sign i elem), i = 0..n, then W_N^(sign r), r < m.
+// The split / merge twiddles of a mirrored kernel (MirrorPairs.h): W_N^(sign i elem), i = 0..n, then W_N^(sign r), r <
+// m.
 std::vector<cd> mirroredRealTable(long long N, long long elem, int n, long long m, int sign);
 
 class PlanBuilder {
@@ -75,8 +76,8 @@ class PlanBuilder {
   void buildC2c();
   // RealPlan.cpp
   void buildReal();
-  void addComplexAxes(const std::vector<long long>& shape, const StockhamIo& srcIo, Buffer src, Storage srcStorage, bool srcPlanar,
-                      const StockhamIo& dstIo, Buffer dst, Storage dstStorage, int sign);
+  void addComplexAxes(const std::vector<long long>& shape, const StockhamIo& srcIo, Buffer src, Storage srcStorage,
+                      bool srcPlanar, const StockhamIo& dstIo, Buffer dst, Storage dstStorage, int sign);
   void addRealAxis(const std::vector<long long>& counts, const Side& realSide, const Side& complexSide);
   void addOddRealAxis(const std::vector<long long>& counts, const Side& realSide, const Side& complexSide);
   // A job of any length: one kernel, the long-FFT plans or Bluestein.

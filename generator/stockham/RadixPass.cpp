@@ -14,7 +14,8 @@ using namespace ast;
 
 const RadixPass& radixPassFor(const KernelContext& k, int p) {
   const int R = k.d.factors[p];
-  if (isCoopRadix(R, threadPrimeLimit(k.d.f64))) return streamsPass(k.d, k.g, R) ? streamedPrimePass() : coopPrimePass();
+  if (isCoopRadix(R, threadPrimeLimit(k.d.f64)))
+    return streamsPass(k.d, k.g, R) ? streamedPrimePass() : coopPrimePass();
   if (k.directOut && k.lastPass(p) && k.d.fuse == Fuse::R2CPost) return realSplitPass();
   return butterflyPass();
 }
@@ -23,8 +24,8 @@ NodePtr butterflyBase(const NodePtr& j, int R, long long ns) {
   return ns == 1 ? bin("*", j, lit(R)) : bin("+", bin("*", bin("/", j, lit(ns)), lit(ns * R)), bin("%", j, lit(ns)));
 }
 
-std::vector<AstComplexOps::C> butterflyInputs(const KernelContext& k, std::vector<NodePtr>& bf, int p, long long ns, const std::string& sfx,
-                                              const NodePtr& jInit) {
+std::vector<AstComplexOps::C> butterflyInputs(const KernelContext& k, std::vector<NodePtr>& bf, int p, long long ns,
+                                              const std::string& sfx, const NodePtr& jInit) {
   const KernelDesc& d = k.d;
   const int R = d.factors[p], L = d.length;
   const int butterflies = L / R;
@@ -39,7 +40,8 @@ std::vector<AstComplexOps::C> butterflyInputs(const KernelContext& k, std::vecto
     bf.push_back(decl("const int", nm("k"), bin("%", j, lit(ns))));
     // One pointer, constant offsets: written as twiddles[k + c], NVVM hoists R - 1 separate 64-bit
     // addresses out of the group loop (30 registers for radix 16) and the kernel spills.
-    bf.push_back(decl("const " + k.cT + "*", nm("tw"), bin("+", var("twiddles"), bin("+", var(nm("k")), lit(twOffset)))));
+    bf.push_back(
+        decl("const " + k.cT + "*", nm("tw"), bin("+", var("twiddles"), bin("+", var(nm("k")), lit(twOffset)))));
   }
   if (readLinear) bf.push_back(decl("const int", nm("pj"), call("wf_pad", {bin("+", var("fbase"), j)})));
   std::vector<AstComplexOps::C> xs;
@@ -55,19 +57,23 @@ std::vector<AstComplexOps::C> butterflyInputs(const KernelContext& k, std::vecto
       bf.push_back(decl(k.cT, a, k.mk(k.num(0), k.num(0))));
       NodePtr i = bin("+", j, lit(static_cast<long long>(r) * butterflies));
       std::vector<NodePtr> get = loadInto(k, v, k.address(d.in, i, "ain"), k.natural(i, d.natInElem, d.natInDigit0));
-      if (d.loadTable) get.push_back(assign(v, k.cmul(v, index(var("load_table"), k.natural(i, d.natInElem, d.natInDigit0)))));
+      if (d.loadTable)
+        get.push_back(assign(v, k.cmul(v, index(var("load_table"), k.natural(i, d.natInElem, d.natInDigit0)))));
       NodePtr cond = var("live");
       if (d.inValid >= 0) cond = bin("&&", cond, bin("<", k.natural(i, d.natInElem, d.natInDigit0), var("in_valid")));
       bf.push_back(ifStmt(cond, block(get)));
     } else if (readLinear && !(p == 0 && d.fuse == Fuse::C2RPre && !d.mirrored)) {
-      bf.push_back(decl(k.cT, a, index(var("smem_all"), bin("+", var(nm("pj")), lit(r * (butterflies + (padded ? butterflies / G : 0)))))));
+      bf.push_back(decl(k.cT, a,
+                        index(var("smem_all"),
+                              bin("+", var(nm("pj")), lit(r * (butterflies + (padded ? butterflies / G : 0)))))));
       v = var(a);
     } else {
       v = mergedRead(k, bf, "fbase", bin("+", j, lit(static_cast<long long>(r) * butterflies)), a, p == 0);
     }
     if (d.convolve && k.stage == 1 && p == 0) {  // Bluestein: the forward half left element k at shared index k
       const std::string c = fmt::format("c{}", r) + sfx;
-      bf.push_back(decl(k.cT, c, k.cmul(v, index(var("conv"), bin("+", j, lit(static_cast<long long>(r) * butterflies))))));
+      bf.push_back(
+          decl(k.cT, c, k.cmul(v, index(var("conv"), bin("+", j, lit(static_cast<long long>(r) * butterflies))))));
       v = var(c);
     }
     if (r > 0 && passTwiddled(d.axes, ns)) {
@@ -108,7 +114,8 @@ NodePtr outputSlotAt(const KernelContext& k, int R, long long ns, const NodePtr&
   const SlotForm f = slotForm(k, R, ns);
   const int G = 1 << k.g.padShift;
   NodePtr rns = bin("*", r, lit(ns));
-  return f.small   ? index(var("smem_all"), bin("+", var("pb"), k.g.padShift > 0 ? bin("+", rns, bin("/", rns, lit(G))) : rns))
+  return f.small   ? index(var("smem_all"),
+                           bin("+", var("pb"), k.g.padShift > 0 ? bin("+", rns, bin("/", rns, lit(G))) : rns))
          : f.large ? index(var("smem_all"), bin("+", var("pb"), bin("*", r, lit(ns + ns / G))))
                    : k.shared("fbase", bin("+", var("base"), rns));
 }

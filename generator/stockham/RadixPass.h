@@ -31,8 +31,8 @@ const RadixPass& radixPassFor(const KernelContext& k, int p);
 
 // The inputs of butterfly `jInit` of pass p (declared as j<sfx>), read from global memory (a direct first pass) or
 // shared memory and multiplied by their twiddles: what the radix-R DFT takes.
-std::vector<ast::AstComplexOps::C> butterflyInputs(const KernelContext& k, std::vector<ast::NodePtr>& bf, int p, long long ns, const std::string& sfx,
-                                              const ast::NodePtr& jInit);
+std::vector<ast::AstComplexOps::C> butterflyInputs(const KernelContext& k, std::vector<ast::NodePtr>& bf, int p,
+                                                   long long ns, const std::string& sfx, const ast::NodePtr& jInit);
 // The first slot of butterfly j's outputs: (j / ns) ns R + j % ns.
 ast::NodePtr butterflyBase(const ast::NodePtr& j, int R, long long ns);
 

@@ -15,16 +15,26 @@ void splitFromShared(const KernelContext& k, std::vector<NodePtr>& active) {
   const int L = k.d.length;
   // X[k] = E + W^k O with E = (Z[k] + conj Z[L-k]) / 2, O = -i/2 (Z[k] - conj Z[L-k])
   active.push_back(decl(k.cT, "za", k.shared("sbase", bin("%", var("i"), lit(L)))));
-  active.push_back(decl(k.cT, "zb", k.d.mirrored ? mirrorElement(k, var("i")) : k.shared("sbase", bin("%", bin("-", lit(L), var("i")), lit(L)))));
-  active.push_back(decl(k.cT, "ev", k.mk(bin("*", k.num(0.5), bin("+", member(var("za"), "x"), member(var("zb"), "x"))),
-                                         bin("*", k.num(0.5), bin("-", member(var("za"), "y"), member(var("zb"), "y"))))));
-  active.push_back(decl(k.cT, "od", k.mk(bin("*", k.num(0.5), bin("+", member(var("za"), "y"), member(var("zb"), "y"))),
-                                         bin("*", k.num(-0.5), bin("-", member(var("za"), "x"), member(var("zb"), "x"))))));
-  active.push_back(decl(k.cT, "wo", k.cmul(k.d.mirrored ? mirroredTwiddle(k, "store_table", var("i"), var("d0")) : index(var("store_table"), var("i")), var("od"))));
-  active.push_back(decl(k.cT, "v", k.mk(bin("+", member(var("ev"), "x"), member(var("wo"), "x")), bin("+", member(var("ev"), "y"), member(var("wo"), "y")))));
+  active.push_back(decl(k.cT, "zb",
+                        k.d.mirrored ? mirrorElement(k, var("i"))
+                                     : k.shared("sbase", bin("%", bin("-", lit(L), var("i")), lit(L)))));
+  active.push_back(decl(k.cT, "ev",
+                        k.mk(bin("*", k.num(0.5), bin("+", member(var("za"), "x"), member(var("zb"), "x"))),
+                             bin("*", k.num(0.5), bin("-", member(var("za"), "y"), member(var("zb"), "y"))))));
+  active.push_back(decl(k.cT, "od",
+                        k.mk(bin("*", k.num(0.5), bin("+", member(var("za"), "y"), member(var("zb"), "y"))),
+                             bin("*", k.num(-0.5), bin("-", member(var("za"), "x"), member(var("zb"), "x"))))));
+  active.push_back(decl(k.cT, "wo",
+                        k.cmul(k.d.mirrored ? mirroredTwiddle(k, "store_table", var("i"), var("d0"))
+                                            : index(var("store_table"), var("i")),
+                               var("od"))));
+  active.push_back(decl(k.cT, "v",
+                        k.mk(bin("+", member(var("ev"), "x"), member(var("wo"), "x")),
+                             bin("+", member(var("ev"), "y"), member(var("wo"), "y")))));
 }
 
-NodePtr mergedRead(const KernelContext& k, std::vector<NodePtr>& stmts, const std::string& base, const NodePtr& idx, const std::string& name, bool first) {
+NodePtr mergedRead(const KernelContext& k, std::vector<NodePtr>& stmts, const std::string& base, const NodePtr& idx,
+                   const std::string& name, bool first) {
   const std::string& cT = k.cT;
   if (!first || k.d.fuse != Fuse::C2RPre || k.d.mirrored) {
     stmts.push_back(decl(cT, name, k.shared(base, idx)));
@@ -37,24 +47,32 @@ NodePtr mergedRead(const KernelContext& k, std::vector<NodePtr>& stmts, const st
   stmts.push_back(decl(cT, name + "_a", k.shared(base, v("_k"))));
   stmts.push_back(decl(cT, name + "_b", k.shared(base, bin("-", lit(L), v("_k")))));
   stmts.push_back(decl(cT, name + "_w", index(var("load_table"), v("_k"))));
-  stmts.push_back(decl(cT, name + "_d", k.mk(bin("-", member(v("_a"), "x"), member(v("_b"), "x")), bin("+", member(v("_a"), "y"), member(v("_b"), "y")))));
+  stmts.push_back(decl(cT, name + "_d",
+                       k.mk(bin("-", member(v("_a"), "x"), member(v("_b"), "x")),
+                            bin("+", member(v("_a"), "y"), member(v("_b"), "y")))));
   stmts.push_back(decl(cT, name + "_o", k.cmul(v("_w"), v("_d"))));
-  stmts.push_back(decl(cT, name, k.mk(bin("-", bin("+", member(v("_a"), "x"), member(v("_b"), "x")), member(v("_o"), "y")),
-                                      bin("+", bin("-", member(v("_a"), "y"), member(v("_b"), "y")), member(v("_o"), "x")))));
+  stmts.push_back(decl(cT, name,
+                       k.mk(bin("-", bin("+", member(v("_a"), "x"), member(v("_b"), "x")), member(v("_o"), "y")),
+                            bin("+", bin("-", member(v("_a"), "y"), member(v("_b"), "y")), member(v("_o"), "x")))));
   return var(name);
 }
 
 namespace {
 
 // The split of element kIdx from za = Z[k], zb = Z[L - k] (W_N^k = store_table[k]), stored as element k of the output.
-std::vector<NodePtr> splitStore(const KernelContext& k, const AstComplexOps::C& za, const AstComplexOps::C& zb, const NodePtr& kIdx,
-                                const std::string& sfx) {
+std::vector<NodePtr> splitStore(const KernelContext& k, const AstComplexOps::C& za, const AstComplexOps::C& zb,
+                                const NodePtr& kIdx, const std::string& sfx) {
   std::vector<NodePtr> out;
   const std::string ev = "ev" + sfx, od = "od" + sfx, wo = "wo" + sfx;
-  out.push_back(decl(k.cT, ev, k.mk(bin("*", k.num(0.5), bin("+", za.re, zb.re)), bin("*", k.num(0.5), bin("-", za.im, zb.im)))));
-  out.push_back(decl(k.cT, od, k.mk(bin("*", k.num(0.5), bin("+", za.im, zb.im)), bin("*", k.num(-0.5), bin("-", za.re, zb.re)))));
+  out.push_back(
+      decl(k.cT, ev, k.mk(bin("*", k.num(0.5), bin("+", za.re, zb.re)), bin("*", k.num(0.5), bin("-", za.im, zb.im)))));
+  out.push_back(
+      decl(k.cT, od,
+           k.mk(bin("*", k.num(0.5), bin("+", za.im, zb.im)), bin("*", k.num(-0.5), bin("-", za.re, zb.re)))));
   out.push_back(decl(k.cT, wo, k.cmul(index(var("store_table"), kIdx), var(od))));
-  out.push_back(decl(k.cT, "v", k.mk(bin("+", member(var(ev), "x"), member(var(wo), "x")), bin("+", member(var(ev), "y"), member(var(wo), "y")))));
+  out.push_back(decl(k.cT, "v",
+                     k.mk(bin("+", member(var(ev), "x"), member(var(wo), "x")),
+                          bin("+", member(var(ev), "y"), member(var(wo), "y")))));
   for (auto& st : storeElement(k, kIdx, "aout")) out.push_back(st);
   return out;
 }
@@ -69,14 +87,17 @@ NodePtr splitPass(KernelContext& k, int p, long long ns) {
   const int R = k.d.factors[p], T = k.g.threadsPerFft;
   const long long pairs = ns / 2 + 1;
   const int iters = static_cast<int>((pairs + T - 1) / T);
-  std::vector<NodePtr> st{comment(fmt::format("pass {}: radix {}, {} butterflies as {} mirrored pairs, r2c split fused into the store", p, R, ns, pairs))};
+  std::vector<NodePtr> st{
+      comment(fmt::format("pass {}: radix {}, {} butterflies as {} mirrored pairs, r2c split fused into the store", p,
+                          R, ns, pairs))};
   for (int it = 0; it < iters; ++it) {
     std::vector<NodePtr> bf;
     bf.push_back(decl("const int", "q", bin("+", var("t"), lit(it * T))));
     std::vector<NodePtr> ops;
     AstComplexOps ac{ops, k.d.f64};
     std::vector<AstComplexOps::C> x1 = butterflyInputs(k, bf, p, ns, "", var("q"));
-    std::vector<AstComplexOps::C> x2 = butterflyInputs(k, bf, p, ns, "_m", bin("%", bin("-", lit(ns), var("q")), lit(ns)));
+    std::vector<AstComplexOps::C> x2 = butterflyInputs(k, bf, p, ns, "_m",
+                                                       bin("%", bin("-", lit(ns), var("q")), lit(ns)));
     DftBuilder<AstComplexOps> dft(ac, k.d.sign);
     std::vector<AstComplexOps::C> y1 = dft.dft(x1), y2 = dft.dft(x2);
     for (auto& o : ops) bf.push_back(o);
@@ -86,16 +107,22 @@ NodePtr splitPass(KernelContext& k, int p, long long ns) {
       const AstComplexOps::C& m1 = y2[R - 1 - o];
       const AstComplexOps::C& m0 = y1[(R - o) % R];
       const std::string mr = fmt::format("m{}r", o), mi = fmt::format("m{}i", o);
-      live.push_back(decl(k.d.f64 ? "const double" : "const float", mr, ternary(bin("==", var("q"), lit(0)), m0.re, m1.re)));
-      live.push_back(decl(k.d.f64 ? "const double" : "const float", mi, ternary(bin("==", var("q"), lit(0)), m0.im, m1.im)));
-      live.push_back(block(splitStore(k, y1[o], {var(mr), var(mi)}, bin("+", var("j"), lit(static_cast<long long>(o) * ns)), "")));
+      live.push_back(
+          decl(k.d.f64 ? "const double" : "const float", mr, ternary(bin("==", var("q"), lit(0)), m0.re, m1.re)));
+      live.push_back(
+          decl(k.d.f64 ? "const double" : "const float", mi, ternary(bin("==", var("q"), lit(0)), m0.im, m1.im)));
+      live.push_back(
+          block(splitStore(k, y1[o], {var(mr), var(mi)}, bin("+", var("j"), lit(static_cast<long long>(o) * ns)), "")));
     }
     std::vector<NodePtr> second;
-    for (int o = 0; o < R; ++o) second.push_back(block(splitStore(k, y2[o], y1[R - 1 - o], bin("+", var("j_m"), lit(static_cast<long long>(o) * ns)), "")));
+    for (int o = 0; o < R; ++o)
+      second.push_back(
+          block(splitStore(k, y2[o], y1[R - 1 - o], bin("+", var("j_m"), lit(static_cast<long long>(o) * ns)), "")));
     live.push_back(ifStmt(bin(">", var("q"), lit(0)), block(second)));
     live.push_back(ifStmt(bin("==", var("q"), lit(0)), block(splitStore(k, y1[0], y1[0], lit(k.d.length), ""))));
     bf.push_back(ifStmt(var("live"), block(live)));
-    st.push_back((it + 1) * T <= pairs ? block(bf) : ifStmt(bin("<", bin("+", var("t"), lit(it * T)), lit(pairs)), block(bf)));
+    st.push_back((it + 1) * T <= pairs ? block(bf)
+                                       : ifStmt(bin("<", bin("+", var("t"), lit(it * T)), lit(pairs)), block(bf)));
   }
   return block(st);
 }

@@ -17,8 +17,8 @@ namespace warpforge {
 void splitFromShared(const KernelContext& k, std::vector<ast::NodePtr>& out);
 // The value at shared index base + idx as the first reader sees it: merged (c2r) where `first` and the kernel fuses
 // the merge, else the shared element; declared as `name`.
-ast::NodePtr mergedRead(const KernelContext& k, std::vector<ast::NodePtr>& stmts, const std::string& base, const ast::NodePtr& idx,
-                        const std::string& name, bool first);
+ast::NodePtr mergedRead(const KernelContext& k, std::vector<ast::NodePtr>& stmts, const std::string& base,
+                        const ast::NodePtr& idx, const std::string& name, bool first);
 // The last pass of an r2c kernel with the split fused (KernelGeometry::fusedSplit).
 ast::NodePtr splitPass(KernelContext& k, int p, long long ns);
 

@@ -50,12 +50,19 @@ void PlanBuilder::buildReal() {
   std::vector<long long> counts;
   for (int d = D - 2; d >= 0; --d) counts.push_back(s_.lengths[d]);
   const StockhamIo& realIo = r2c ? s_.input : s_.output;
-  const Side realSide{r2c ? Buffer::Input : Buffer::Output, userReal(), false, realIo.offset, realIo.strides[D - 1], outerStrides(realIo)};
+  const Side realSide{r2c ? Buffer::Input : Buffer::Output,
+                      userReal(),
+                      false,
+                      realIo.offset,
+                      realIo.strides[D - 1],
+                      outerStrides(realIo)};
   Side complexSide;
   if (r2c) {
-    complexSide = Side{Buffer::Output, userComplex(), s_.output.planar, s_.output.offset, s_.output.strides[D - 1], outerStrides(s_.output)};
+    complexSide = Side{Buffer::Output,           userComplex(),          s_.output.planar, s_.output.offset,
+                       s_.output.strides[D - 1], outerStrides(s_.output)};
   } else if (D == 1) {
-    complexSide = Side{Buffer::Input, userComplex(), s_.input.planar, s_.input.offset, s_.input.strides[0], outerStrides(s_.input)};
+    complexSide = Side{Buffer::Input,   userComplex(),       s_.input.planar,
+                       s_.input.offset, s_.input.strides[0], outerStrides(s_.input)};
   } else {
     // c2r: the outer axes first, from the input into dense scratch (the input is the caller's, left as given).
     const Buffer spectra = Buffer::Tmp0;
@@ -67,13 +74,16 @@ void PlanBuilder::buildReal() {
     complexSide = Side{spectra, compute_, false, 0, 1, outerStrides(dense)};
   }
   addRealAxis(counts, realSide, complexSide);
-  if (r2c && D > 1) addComplexAxes(shape, s_.output, Buffer::Output, userComplex(), s_.output.planar, s_.output, Buffer::Output, userComplex(), -1);
+  if (r2c && D > 1)
+    addComplexAxes(shape, s_.output, Buffer::Output, userComplex(), s_.output.planar, s_.output, Buffer::Output,
+                   userComplex(), -1);
 }
 
 // The c2c axes 0 .. D-2 of the complex array `shape`: the first from (src, srcIo) into (dst, dstIo), the others in
 // place on dst.
-void PlanBuilder::addComplexAxes(const std::vector<long long>& shape, const StockhamIo& srcIo, Buffer src, Storage srcStorage, bool srcPlanar,
-                                 const StockhamIo& dstIo, Buffer dst, Storage dstStorage, int sign) {
+void PlanBuilder::addComplexAxes(const std::vector<long long>& shape, const StockhamIo& srcIo, Buffer src,
+                                 Storage srcStorage, bool srcPlanar, const StockhamIo& dstIo, Buffer dst,
+                                 Storage dstStorage, int sign) {
   const int D = static_cast<int>(shape.size());
   const bool dstPlanar = dst == Buffer::Output && s_.output.planar;
   for (int a = D - 2; a >= 0; --a) {
@@ -82,8 +92,14 @@ void PlanBuilder::addComplexAxes(const std::vector<long long>& shape, const Stoc
     Job j;
     j.n = static_cast<int>(shape[a]);
     j.sign = sign;
-    j.role = fmt::format("axis {} of {}D ({} {}: the complex side's c2c)", a, D, transformName(s_.transform), fmt::join(shape, " x "));
-    j.in = Side{first ? src : dst, first ? srcStorage : dstStorage, first ? srcPlanar : dstPlanar, inIo.offset, inIo.strides[a], {}};
+    j.role = fmt::format("axis {} of {}D ({} {}: the complex side's c2c)", a, D, transformName(s_.transform),
+                         fmt::join(shape, " x "));
+    j.in = Side{first ? src : dst,
+                first ? srcStorage : dstStorage,
+                first ? srcPlanar : dstPlanar,
+                inIo.offset,
+                inIo.strides[a],
+                {}};
     j.out = Side{dst, dstStorage, dstPlanar, dstIo.offset, dstIo.strides[a], {}};
     for (int d = D - 1; d >= 0; --d) {
       if (d == a) continue;
@@ -142,7 +158,8 @@ void PlanBuilder::addRealAxis(const std::vector<long long>& counts, const Side& 
     j.out = r2c ? complexSide : realSide;
     return addTwoKernels(j, n1);
   }
-  const Buffer half = complexSide.buf == Buffer::Tmp0 ? Buffer::Tmp1 : Buffer::Tmp0;  // (c2r of 2D/3D: the spectra in tmp0)
+  const Buffer half = complexSide.buf == Buffer::Tmp0 ? Buffer::Tmp1
+                                                      : Buffer::Tmp0;  // (c2r of 2D/3D: the spectra in tmp0)
   reserve(half, L * j.fftsPerBatch());
   Job fft = j, fix = j;
   fix.copyOnly = true;
@@ -153,13 +170,19 @@ void PlanBuilder::addRealAxis(const std::vector<long long>& counts, const Side& 
     fix.mirrored = true;
     fix.counts.insert(fix.counts.begin(), L);
   }
-  const Side halfSide = longHalf ? Side{half, compute_, false, 0, L, [&] {
-    std::vector<long long> st{1};
-    long long acc = L;
-    for (long long c : counts) st.push_back(acc), acc *= c;
-    st.push_back(acc);
-    return st;
-  }()} : dense(half, L, counts);
+  const Side halfSide = longHalf ? Side{half,
+                                        compute_,
+                                        false,
+                                        0,
+                                        L,
+                                        [&] {
+                                          std::vector<long long> st{1};
+                                          long long acc = L;
+                                          for (long long c : counts) st.push_back(acc), acc *= c;
+                                          st.push_back(acc);
+                                          return st;
+                                        }()}
+                                 : dense(half, L, counts);
   // The user's complex side as L FFTs of one element: element 1 of FFT 0 is X[L].
   Side userSide = complexSide;
   if (longHalf) {
@@ -182,7 +205,8 @@ void PlanBuilder::addRealAxis(const std::vector<long long>& counts, const Side& 
     addJob(fft);
     addSingle(fix);
   } else {
-    fix.role = fmt::format("c2r of {}, step 1: the merge Z[k] = (X[k] + conj X[L-k]) + i W_N^-k (X[k] - conj X[L-k]) into scratch", N);
+    fix.role = fmt::format(
+        "c2r of {}, step 1: the merge Z[k] = (X[k] + conj X[L-k]) + i W_N^-k (X[k] - conj X[L-k]) into scratch", N);
     fix.sign = +1;
     fix.fuse = Fuse::C2RPre;
     fix.in = userSide;
@@ -212,7 +236,8 @@ void PlanBuilder::addOddRealAxis(const std::vector<long long>& counts, const Sid
     j.in.scalarReal = true;
     j.outValid = N / 2 + 1;
   } else {
-    j.role = fmt::format("c2r of odd {} as a complex FFT of the half spectrum and its conjugate mirror, real parts stored", N);
+    j.role = fmt::format(
+        "c2r of odd {} as a complex FFT of the half spectrum and its conjugate mirror, real parts stored", N);
     j.in.hermitianN = N;
     j.in.hermitianStride = complexSide.elemStride;
     j.out.scalarReal = true;

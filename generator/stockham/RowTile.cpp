@@ -37,8 +37,8 @@ class RowTile : public Tiling {
         std::vector<NodePtr> b{decl(k.cT, "v", k.mk(k.num(0), k.num(0)))};
         NodePtr at = bin("+", var("base"), var("e"));  // complex element of the block's run
         if (isReal(d.in.storage)) at = bin("*", at, lit(2));
-        std::vector<NodePtr> active =
-            loadGuarded(k, bin("+", lit(d.in.offset), at), "const int", bin("*", bin("%", var("e"), lit(count)), lit(d.natInElem)));
+        std::vector<NodePtr> active = loadGuarded(k, bin("+", lit(d.in.offset), at), "const int",
+                                                  bin("*", bin("%", var("e"), lit(count)), lit(d.natInElem)));
         b.push_back(ifStmt(bin("<", var("e"), var("limit")), block(active)));
         b.push_back(assign(k.shared(blockIndex(k, var("e"), count, true)), var("v")));
         return b;
@@ -60,8 +60,8 @@ class RowTile : public Tiling {
         std::vector<NodePtr> b{decl(k.cT, "v", k.shared(blockIndex(k, var("e"), count)))};
         NodePtr at = bin("+", var("base"), var("e"));
         if (isReal(d.out.storage)) at = bin("*", at, lit(2));
-        std::vector<NodePtr> active =
-            storeGuarded(k, bin("+", lit(d.out.offset), at), "const int", bin("*", bin("%", var("e"), lit(count)), lit(d.natOutElem)));
+        std::vector<NodePtr> active = storeGuarded(k, bin("+", lit(d.out.offset), at), "const int",
+                                                   bin("*", bin("%", var("e"), lit(count)), lit(d.natOutElem)));
         b.push_back(ifStmt(bin("<", var("e"), var("limit")), block(active)));
         return b;
       });
@@ -84,11 +84,13 @@ class RowTile : public Tiling {
     const bool reversed = loaded && planes.active();
     if (k.g.smemStride == count && !reversed) return e;
     NodePtr within = bin("%", e, lit(count));
-    return bin("+", bin("*", bin("/", e, lit(count)), lit(k.g.smemStride)), reversed ? planes.loadIndex(within) : within);
+    return bin("+", bin("*", bin("/", e, lit(count)), lit(k.g.smemStride)),
+               reversed ? planes.loadIndex(within) : within);
   }
 
   // Element (fl, i) of the block per thread and step: e = tid + it * NT, fl = e / count, i = e % count.
-  static std::vector<NodePtr> elementLoop(const KernelContext& k, int count, const Access& a, const std::vector<NodePtr>& body) {
+  static std::vector<NodePtr> elementLoop(const KernelContext& k, int count, const Access& a,
+                                          const std::vector<NodePtr>& body) {
     const int total = k.g.fftsPerBlock * count;
     std::vector<NodePtr> out;
     for (int it = 0; it * k.NT < total; ++it) {
@@ -112,7 +114,9 @@ class RowTile : public Tiling {
     for (int it = 0; it * k.NT < total; ++it) {
       std::vector<NodePtr> b{decl("const int", "e", bin("+", var("tid"), lit(it * k.NT)))};
       for (auto& st : bodyFn()) b.push_back(st);
-      out.push_back((it + 1) * k.NT <= total ? block(b) : ifStmt(bin("<", bin("+", var("tid"), lit(it * k.NT)), lit(total)), block(b)));
+      out.push_back((it + 1) * k.NT <= total
+                        ? block(b)
+                        : ifStmt(bin("<", bin("+", var("tid"), lit(it * k.NT)), lit(total)), block(b)));
     }
     return {block(out)};
   }
@@ -121,10 +125,15 @@ class RowTile : public Tiling {
     if (d.f64 || a.planar || tables) return {};
     int V = 0, words = 4;
     switch (a.storage) {
-      case Storage::C32: case Storage::R32: V = 2; break;
-      case Storage::C16: case Storage::R16: V = 4; break;
+      case Storage::C32:
+      case Storage::R32: V = 2; break;
+      case Storage::C16:
+      case Storage::R16: V = 4; break;
       case Storage::CI8: V = 8; break;
-      case Storage::CI4: V = 8; words = 2; break;
+      case Storage::CI4:
+        V = 8;
+        words = 2;
+        break;
       default: return {};
     }
     long long offsetElems = isReal(a.storage) ? a.offset / 2 : a.offset;
@@ -136,9 +145,11 @@ class RowTile : public Tiling {
   static NodePtr unpack(const KernelContext& k, Storage s, const NodePtr& w, int u) {
     auto word = [&](int i) { return member(w, std::string(1, "xyzw"[i])); };
     switch (s) {
-      case Storage::C32: case Storage::R32:
+      case Storage::C32:
+      case Storage::R32:
         return k.mk(call("__uint_as_float", {word(2 * u)}), call("__uint_as_float", {word(2 * u + 1)}));
-      case Storage::C16: case Storage::R16: return call("wf_half2_to_float2", {word(u)});
+      case Storage::C16:
+      case Storage::R16: return call("wf_half2_to_float2", {word(u)});
       case Storage::CI8: return call("wf_i8", {word(u / 2), lit(u % 2)});
       default: return call("wf_i4", {word(u / 4), lit(u % 4)});
     }
@@ -161,10 +172,14 @@ class RowTile : public Tiling {
     for (int it = 0; it * k.NT < total; ++it) {
       std::vector<NodePtr> b{decl("const int", "ev", bin("+", var("tid"), lit(it * k.NT)))};
       b.push_back(decl(vec.type, "w", call("make_" + vec.type, std::vector<NodePtr>(vec.words, lit(0)))));
-      b.push_back(ifStmt(bin("<", bin("*", var("ev"), lit(vec.V)), var("limit")), block({assign(var("w"), index(var("src"), var("ev")))})));
+      b.push_back(ifStmt(bin("<", bin("*", var("ev"), lit(vec.V)), var("limit")),
+                         block({assign(var("w"), index(var("src"), var("ev")))})));
       for (int u = 0; u < vec.V; ++u)
-        b.push_back(assign(k.shared(blockIndex(k, bin("+", bin("*", var("ev"), lit(vec.V)), lit(u)), count, true)), unpack(k, a.storage, var("w"), u)));
-      out.push_back((it + 1) * k.NT <= total ? block(b) : ifStmt(bin("<", bin("+", var("tid"), lit(it * k.NT)), lit(total)), block(b)));
+        b.push_back(assign(k.shared(blockIndex(k, bin("+", bin("*", var("ev"), lit(vec.V)), lit(u)), count, true)),
+                           unpack(k, a.storage, var("w"), u)));
+      out.push_back((it + 1) * k.NT <= total
+                        ? block(b)
+                        : ifStmt(bin("<", bin("+", var("tid"), lit(it * k.NT)), lit(total)), block(b)));
     }
     return {block(out)};
   }
@@ -193,7 +208,9 @@ class RowTile : public Tiling {
       }
       b.push_back(ifStmt(bin("<", bin("*", var("ev"), lit(vec.V)), var("limit")),
                          block({assign(index(var("dst"), var("ev")), call("make_" + vec.type, words))})));
-      out.push_back((it + 1) * k.NT <= total ? block(b) : ifStmt(bin("<", bin("+", var("tid"), lit(it * k.NT)), lit(total)), block(b)));
+      out.push_back((it + 1) * k.NT <= total
+                        ? block(b)
+                        : ifStmt(bin("<", bin("+", var("tid"), lit(it * k.NT)), lit(total)), block(b)));
     }
     return {block(out)};
   }

@@ -22,7 +22,9 @@ int blockThreadsOf(const SpillFreeKernel& k) { return k.kernel.geom.threadsPerFf
 
 // A row kernel's second resident block is worth a few bytes of spill (kTolerableSpillBytes; column tiles stay
 // clean); among equally resident variants a clean one is kept.
-bool tolerableSpill(const CompileReport& c) { return c.spillStoreBytes <= kTolerableSpillBytes && c.spillLoadBytes <= kTolerableSpillBytes; }
+bool tolerableSpill(const CompileReport& c) {
+  return c.spillStoreBytes <= kTolerableSpillBytes && c.spillLoadBytes <= kTolerableSpillBytes;
+}
 
 // A kernel that fits one block per SM by its registers idles the SM at every barrier of its passes:
 // nothing else is resident to run meanwhile. Where the tuning pins no geometry, spill-free variants
@@ -30,14 +32,16 @@ bool tolerableSpill(const CompileReport& c) { return c.spillStoreBytes <= kToler
 // row kernels: fewer threads per FFT, each radix's butterfly count; column tiles: fewer values per
 // thread or 128-thread blocks) and the one with the most resident threads is kept (a Bluestein convolution of
 // 2688 went from 448 threads at 128 registers, one block, to 336 threads at 80 registers, two blocks).
-SpillFreeKernel moreResident(const KernelDesc& desc, const std::string& arch, CompileProbe* probe, const SpillFreeKernel& chosen, std::optional<bool> index) {
+SpillFreeKernel moreResident(const KernelDesc& desc, const std::string& arch, CompileProbe* probe,
+                             const SpillFreeKernel& chosen, std::optional<bool> index) {
   const KernelTuning& tu = desc.tuning;
-  if (chosen.compiled.spills() || chosen.compiled.registers <= 0 || tu.threadsPerFft > 0 || tu.blockThreads > 0 || tu.registerTarget > 0 ||
-      tu.columnValues > 0)
+  if (chosen.compiled.spills() || chosen.compiled.registers <= 0 || tu.threadsPerFft > 0 || tu.blockThreads > 0 ||
+      tu.registerTarget > 0 || tu.columnValues > 0)
     return chosen;
   const KernelGeometry& g = chosen.kernel.geom;
   if (residentBlocks(chosen, arch) != 1) return chosen;
-  if (residentBlocksPerSm(g.threadsPerFft * g.fftsPerBlock, 32, g.sharedBytes, arch) < 2) return chosen;  // one block by shared memory or threads
+  if (residentBlocksPerSm(g.threadsPerFft * g.fftsPerBlock, 32, g.sharedBytes, arch) < 2)
+    return chosen;  // one block by shared memory or threads
   const bool columns = g.columnTile();
   SpillFreeKernel best = chosen;
   long long bestResident = blockThreadsOf(chosen);
@@ -49,7 +53,8 @@ SpillFreeKernel moreResident(const KernelDesc& desc, const std::string& arch, Co
   const int value = tileRowValueBytes(desc, g), chosenRow = g.fftsPerBlock * value;
   auto rowsKept = [&](const KernelGeometry& v) {
     const int row = v.fftsPerBlock * value;
-    return !columns || (row >= 32 && (value < 8 || row >= std::min(64, chosenRow)) && (row % 32 == 0 || chosenRow % 32 != 0));
+    return !columns ||
+           (row >= 32 && (value < 8 || row >= std::min(64, chosenRow)) && (row % 32 == 0 || chosenRow % 32 != 0));
   };
   auto consider = [&](const KernelDesc& d, int maxThreads) {
     const KernelGeometry shape = emitStockhamKernel(d, 0, maxThreads, index).geom;
@@ -63,7 +68,8 @@ SpillFreeKernel moreResident(const KernelDesc& desc, const std::string& arch, Co
     const int blocks = residentBlocks(trial, arch);
     const long long resident = 1LL * blocks * blockThreadsOf(trial);
     const bool cleaner = best.compiled.spills() && !trial.compiled.spills();
-    if (blocks >= 2 && (resident > bestResident || (resident == bestResident && (cleaner || blockThreadsOf(best) == blockThreadsOf(chosen))))) {
+    if (blocks >= 2 && (resident > bestResident ||
+                        (resident == bestResident && (cleaner || blockThreadsOf(best) == blockThreadsOf(chosen))))) {
       best = trial;
       bestResident = resident;
     }
@@ -105,7 +111,11 @@ SpillFreeKernel emitStockhamSpillFree(const KernelDesc& desc, const std::string&
   static std::map<std::string, SpillFreeKernel> memo;
   // Key: the probe's kind (a test's fake probe must not answer for NVRTC), arch, the pinned
   // index choice (the tuning can pin the thread indices) and the first-try source.
-  const std::string key = std::string(typeid(*probe).name()) + "\n" + arch + "\n" + (!desc.tuning.indexPerGroup ? "-1" : *desc.tuning.indexPerGroup ? "1" : "0") + "\n" + first.source;
+  const std::string key = std::string(typeid(*probe).name()) + "\n" + arch + "\n" +
+                          (!desc.tuning.indexPerGroup   ? "-1"
+                           : *desc.tuning.indexPerGroup ? "1"
+                                                        : "0") +
+                          "\n" + first.source;
   {
     std::lock_guard<std::mutex> lock(mutex);
     auto it = memo.find(key);
@@ -120,7 +130,9 @@ SpillFreeKernel emitStockhamSpillFree(const KernelDesc& desc, const std::string&
   auto spillBytes = [](const SpillFreeKernel& k) { return k.compiled.spillStoreBytes + k.compiled.spillLoadBytes; };
   auto threadsOf = [](const SpillFreeKernel& k) { return k.kernel.geom.threadsPerFft * k.kernel.geom.fftsPerBlock; };
   auto consider = [&] {
-    if (spillBytes(out) < spillBytes(least) || (spillBytes(out) == spillBytes(least) && threadsOf(out) > threadsOf(least))) least = out;
+    if (spillBytes(out) < spillBytes(least) ||
+        (spillBytes(out) == spillBytes(least) && threadsOf(out) > threadsOf(least)))
+      least = out;
   };
   // First, at the same register target, stop NVVM holding hoisted per-thread addresses across the
   // group loop (most spills are those); then relax the target. Recomputing the indices costs a few
@@ -135,7 +147,8 @@ SpillFreeKernel emitStockhamSpillFree(const KernelDesc& desc, const std::string&
   // Relax the register target; where a block of this size cannot get more registers,
   // halve the threads per FFT (each then holds more values, but the block can use up to 255).
   for (int maxThreads = std::max(64, first.geom.threadsPerFft); maxThreads >= 64 && spills(); maxThreads /= 2) {
-    for (int target : relaxedRegisterTargets(out.kernel.geom.threadsPerFft * out.kernel.geom.fftsPerBlock, out.kernel.geom.registerTarget)) {
+    for (int target : relaxedRegisterTargets(out.kernel.geom.threadsPerFft * out.kernel.geom.fftsPerBlock,
+                                             out.kernel.geom.registerTarget)) {
       if (!spills()) break;
       StockhamKernel k = emitStockhamKernel(desc, target, maxThreads, index);
       out = {k, probe->compile(k.source, desc.specName, arch)};

@@ -58,18 +58,42 @@ class HostArray {
   void put(std::vector<unsigned char>& v, long long s, double x) {
     unsigned char* p = v.data() + s * bytes();
     switch (sc_) {
-      case Scalar::F16: { std::uint16_t h = floatToHalfBits(x); std::memcpy(p, &h, 2); break; }
-      case Scalar::F32: { float f = static_cast<float>(x); std::memcpy(p, &f, 4); break; }
+      case Scalar::F16: {
+        std::uint16_t h = floatToHalfBits(x);
+        std::memcpy(p, &h, 2);
+        break;
+      }
+      case Scalar::F32: {
+        float f = static_cast<float>(x);
+        std::memcpy(p, &f, 4);
+        break;
+      }
       case Scalar::F64: std::memcpy(p, &x, 8); break;
-      default: { signed char c = static_cast<signed char>(x); std::memcpy(p, &c, 1); break; }
+      default: {
+        signed char c = static_cast<signed char>(x);
+        std::memcpy(p, &c, 1);
+        break;
+      }
     }
   }
   double take(const std::vector<unsigned char>& v, long long s) const {
     const unsigned char* p = v.data() + s * bytes();
     switch (sc_) {
-      case Scalar::F16: { std::uint16_t h; std::memcpy(&h, p, 2); return halfBitsToDouble(h); }
-      case Scalar::F32: { float f; std::memcpy(&f, p, 4); return f; }
-      case Scalar::F64: { double d; std::memcpy(&d, p, 8); return d; }
+      case Scalar::F16: {
+        std::uint16_t h;
+        std::memcpy(&h, p, 2);
+        return halfBitsToDouble(h);
+      }
+      case Scalar::F32: {
+        float f;
+        std::memcpy(&f, p, 4);
+        return f;
+      }
+      case Scalar::F64: {
+        double d;
+        std::memcpy(&d, p, 8);
+        return d;
+      }
       default: return static_cast<signed char>(*p);
     }
   }
@@ -106,10 +130,14 @@ HostArray placedInputs(const StockhamIo& io, const std::vector<long long>& shape
   return h;
 }
 
-Scalar scalarOf(Precision precision) { return precision == Precision::F16 ? Scalar::F16 : precision == Precision::F32 ? Scalar::F32 : Scalar::F64; }
+Scalar scalarOf(Precision precision) {
+  return precision == Precision::F16 ? Scalar::F16 : precision == Precision::F32 ? Scalar::F32 : Scalar::F64;
+}
 
 double roundTo(Precision precision, double v) {
-  return precision == Precision::F16 ? roundToHalf(v) : precision == Precision::F32 ? static_cast<double>(static_cast<float>(v)) : v;
+  return precision == Precision::F16   ? roundToHalf(v)
+         : precision == Precision::F32 ? static_cast<double>(static_cast<float>(v))
+                                       : v;
 }
 
 // The row-major index of the outer axes' index -i (every digit negated modulo its length).
@@ -220,7 +248,8 @@ const std::vector<cdouble>& referenceOf(const StockhamSpec& s, const Logical& l,
 
 // Errors on up to ~4M points of reference: the first entries, and the last (the end of the arrays).
 std::vector<long long> checkedEntries(long long batch, long long nout) {
-  const long long first = std::max<long long>(1, std::min<long long>(batch, (1LL << 22) / std::max<long long>(nout, 1)));
+  const long long first = std::max<long long>(1,
+                                              std::min<long long>(batch, (1LL << 22) / std::max<long long>(nout, 1)));
   std::vector<long long> e;
   for (long long b = 0; b < first; ++b) e.push_back(b);
   if (first < batch) e.push_back(batch - 1);
@@ -228,11 +257,15 @@ std::vector<long long> checkedEntries(long long batch, long long nout) {
 }
 
 // Worst errors measured on the H100 over the GPU sweeps (tests/GpuStockhamTest.cpp).
-const char* measuredWorst(Precision p) { return p == Precision::F64 ? "9.8e-16" : p == Precision::F32 ? "2.6e-7" : "3.9e-4"; }
+const char* measuredWorst(Precision p) {
+  return p == Precision::F64 ? "9.8e-16" : p == Precision::F32 ? "2.6e-7" : "3.9e-4";
+}
 
 }  // namespace
 
-double stockhamErrorBound(Precision precision) { return precision == Precision::F64 ? 1e-14 : precision == Precision::F32 ? 1e-6 : 2e-3; }
+double stockhamErrorBound(Precision precision) {
+  return precision == Precision::F64 ? 1e-14 : precision == Precision::F32 ? 1e-6 : 2e-3;
+}
 
 TestData stockhamRandomInputs(const StockhamSpec& s, long long batch, std::uint64_t seed) {
   if (batch < 1) throw std::invalid_argument("batch must be >= 1");
@@ -244,10 +277,14 @@ TestData stockhamRandomInputs(const StockhamSpec& s, long long batch, std::uint6
       for (long long i = 0; i < nout; ++i) addr.push_back(addressOf(s.output, outShape, b, i));
     std::sort(addr.begin(), addr.end());
     if (std::adjacent_find(addr.begin(), addr.end()) != addr.end())
-      throw std::invalid_argument(fmt::format("{}: with batch {} the output strides/distance make transforms overlap in memory", s.name, batch));
+      throw std::invalid_argument(
+          fmt::format("{}: with batch {} the output strides/distance make transforms overlap in memory", s.name,
+                      batch));
   }
   const bool realIn = s.transform == Transform::R2C;
-  Scalar inScalar = s.input.type == InputType::CI8 ? Scalar::I8 : s.input.type == InputType::CI4 ? Scalar::I4Pair : scalarOf(s.precision);
+  Scalar inScalar = s.input.type == InputType::CI8   ? Scalar::I8
+                    : s.input.type == InputType::CI4 ? Scalar::I4Pair
+                                                     : scalarOf(s.precision);
   auto logical = std::make_shared<Logical>();
   logical->inputs.resize(batch);
   std::mt19937_64 rng(seed);
@@ -261,10 +298,12 @@ TestData stockhamRandomInputs(const StockhamSpec& s, long long batch, std::uint6
   return d;
 }
 
-Check stockhamCheck(const StockhamSpec& s, const TestData& data, const std::map<std::string, std::vector<unsigned char>>& outputs, long long batch) {
+Check stockhamCheck(const StockhamSpec& s, const TestData& data,
+                    const std::map<std::string, std::vector<unsigned char>>& outputs, long long batch) {
   const Logical& l = logicalOf(data);
   if (static_cast<long long>(l.inputs.size()) != batch)
-    throw std::invalid_argument(fmt::format("{}: test data for batch {}, outputs for batch {}", s.name, l.inputs.size(), batch));
+    throw std::invalid_argument(
+        fmt::format("{}: test data for batch {}, outputs for batch {}", s.name, l.inputs.size(), batch));
   const auto outShape = s.outShape();
   const long long nout = product(outShape);
   const bool realOut = s.transform == Transform::C2R;
@@ -273,9 +312,11 @@ Check stockhamCheck(const StockhamSpec& s, const TestData& data, const std::map<
   auto take = [&](const std::string& name, const std::string& alias, std::vector<unsigned char>& into) {
     auto it = outputs.find(name);
     if (it == outputs.end() && s.inPlace) it = outputs.find(alias);
-    if (it == outputs.end()) throw std::invalid_argument(fmt::format("{}: no output array '{}' to check", s.name, name));
+    if (it == outputs.end())
+      throw std::invalid_argument(fmt::format("{}: no output array '{}' to check", s.name, name));
     if (it->second.size() < into.size())
-      throw std::invalid_argument(fmt::format("{}: output array '{}' has {} bytes, batch {} needs {}", s.name, name, it->second.size(), batch, into.size()));
+      throw std::invalid_argument(fmt::format("{}: output array '{}' has {} bytes, batch {} needs {}", s.name, name,
+                                              it->second.size(), batch, into.size()));
     std::memcpy(into.data(), it->second.data(), into.size());
   };
   take("output", "input", hout.re());
@@ -298,10 +339,11 @@ Check stockhamCheck(const StockhamSpec& s, const TestData& data, const std::map<
   }
   c.bound = stockhamErrorBound(s.precision);
   c.detail = fmt::format(
-      "||out - ref|| / ||ref|| against a double-precision FFT on the input as stored, max over {} batch entries{}; bound {:.0e}, a few ulps of {} "
+      "||out - ref|| / ||ref|| against a double-precision FFT on the input as stored, max over {} batch entries{}; "
+      "bound {:.0e}, a few ulps of {} "
       "(the worst measured over every length 1..4096, powers of two to 2^24, 2D/3D and every layout option was {})",
-      c.checked, static_cast<long long>(entries.size()) < batch ? " (the first ones and the last)" : "", c.bound, precisionName(s.precision),
-      measuredWorst(s.precision));
+      c.checked, static_cast<long long>(entries.size()) < batch ? " (the first ones and the last)" : "", c.bound,
+      precisionName(s.precision), measuredWorst(s.precision));
   return c;
 }
 
@@ -315,8 +357,10 @@ std::optional<BaselineRequest> stockhamBaseline(const StockhamSpec& s) {
   r.transform = transformName(s.transform);
   r.precision = precisionName(s.precision);
   r.sign = s.sign;
-  r.description = fmt::format("cuFFT {} {} on a dense{} array", r.transform, r.precision, s.input.validLength >= 0 ? " zero-padded" : "");
-  if (s.input.type != InputType::Native) r.description = fmt::format("cuFFT c2c {} on the input already widened to {}", r.precision, r.precision);
+  r.description = fmt::format("cuFFT {} {} on a dense{} array", r.transform, r.precision,
+                              s.input.validLength >= 0 ? " zero-padded" : "");
+  if (s.input.type != InputType::Native)
+    r.description = fmt::format("cuFFT c2c {} on the input already widened to {}", r.precision, r.precision);
   // The same numbers in a dense interleaved layout (the layout does not change cuFFT's arithmetic).
   r.denseInput = [s](const TestData& data, long long batch) {
     const Logical& l = logicalOf(data);
@@ -344,8 +388,10 @@ std::optional<BaselineRequest> stockhamBaseline(const StockhamSpec& s) {
   // next one's): a user with strided, padded or in-place data would plan cuFFT on them as they are rather than pay
   // a copy into a dense array. cuFFT has no planar layout: a planar side is timed as interleaved arrays of the same
   // strides, distance and offset (the sectors a strided side touches are the layout's cost, which a dense baseline
-  // would not pay; the interleave a user would add around cuFFT is not timed). Integer and zero-padded inputs stay dense.
-  auto layoutOf = [&](const StockhamIo& io, const std::vector<long long>& shape) -> std::optional<BaselineRequest::FftLayout> {
+  // would not pay; the interleave a user would add around cuFFT is not timed). Integer and zero-padded inputs stay
+  // dense.
+  auto layoutOf = [&](const StockhamIo& io,
+                      const std::vector<long long>& shape) -> std::optional<BaselineRequest::FftLayout> {
     const std::size_t d = shape.size();
     BaselineRequest::FftLayout l;
     l.stride = io.strides[d - 1];
@@ -380,12 +426,14 @@ std::optional<BaselineRequest> stockhamBaseline(const StockhamSpec& s) {
       r.inLayout = in;
       r.outLayout = out;
       r.inPlace = s.inPlace;
-      r.description = fmt::format("cuFFT {} {} on the spec's own {}strided arrays (advanced layout{})", r.transform, r.precision,
-                                  s.inPlace ? "in-place " : "", planar ? "; planar sides interleaved at the same strides" : "");
+      r.description = fmt::format("cuFFT {} {} on the spec's own {}strided arrays (advanced layout{})", r.transform,
+                                  r.precision, s.inPlace ? "in-place " : "",
+                                  planar ? "; planar sides interleaved at the same strides" : "");
       r.denseInput = [s, interleaved](const TestData& data, long long batch) {
         if (!s.input.planar) return data.arrays.at("input");
         const std::vector<long long> shape = s.inShape();
-        HostArray h = placedInputs(interleaved.input, shape, scalarOf(s.precision), true, logicalOf(data).inputs, batch, product(shape));
+        HostArray h = placedInputs(interleaved.input, shape, scalarOf(s.precision), true, logicalOf(data).inputs, batch,
+                                   product(shape));
         return std::move(h.re());
       };
       r.error = [interleaved](const std::vector<unsigned char>& output, const TestData& data, long long batch) {

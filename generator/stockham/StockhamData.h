@@ -11,7 +11,8 @@
 namespace warpforge {
 
 TestData stockhamRandomInputs(const StockhamSpec& spec, long long batch, std::uint64_t seed);
-Check stockhamCheck(const StockhamSpec& spec, const TestData& data, const std::map<std::string, std::vector<unsigned char>>& outputs, long long batch);
+Check stockhamCheck(const StockhamSpec& spec, const TestData& data,
+                    const std::map<std::string, std::vector<unsigned char>>& outputs, long long batch);
 std::optional<BaselineRequest> stockhamBaseline(const StockhamSpec& spec);
 
 // The error bound: a few ulps of the precision (the worst errors measured on the H100 were 9.8e-16, 2.6e-7 and 3.9e-4).

@@ -30,8 +30,8 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft = 1024);
 // value, a real pair, a scalar of a scalar real array): its kernel stages it through a column tile of FFTs side by side
 // (KernelGeometry::fftMajorLoad / fftMajorStore).
 bool isColumnTiled(const Access& a);
-// The cooperative prime R (CoopRadix.h) this kernel's threads compute whole, outputs streamed (streamedPrimeLimit), or 0:
-// where the kernel's length is R (f64: R <= 47), 2R (f64: R <= 31) or R^2 (f32 / f16: R <= 59), the lengths whose
+// The cooperative prime R (CoopRadix.h) this kernel's threads compute whole, outputs streamed (streamedPrimeLimit), or
+// 0: where the kernel's length is R (f64: R <= 47), 2R (f64: R <= 31) or R^2 (f32 / f16: R <= 59), the lengths whose
 // cooperative passes' table reads and barriers dominate the kernel. Other multiples stay cooperative (37 x 25: the
 // radix-25 pass would hold 50 values at one radix-37 butterfly per thread).
 int streamedPrime(const std::vector<int>& factors, int length, bool f64, bool columnTile = false);
@@ -53,7 +53,8 @@ constexpr int kMinDirectRunBytes = 64;
 // registerTarget 0: the geometry's; else registers per thread to aim for.
 // maxThreadsPerFft: fewer threads hold more values each but may use more registers.
 // indexPerGroup: sets KernelGeometry::indexPerGroup where given, else the geometry's (from the tuning).
-StockhamKernel emitStockhamKernel(const KernelDesc& d, int registerTarget = 0, int maxThreadsPerFft = 1024, std::optional<bool> indexPerGroup = std::nullopt);
+StockhamKernel emitStockhamKernel(const KernelDesc& d, int registerTarget = 0, int maxThreadsPerFft = 1024,
+                                  std::optional<bool> indexPerGroup = std::nullopt);
 
 // Column tiles: bytes of one value of a tile row in global memory (the narrower of the FFT-major sides).
 int tileRowValueBytes(const KernelDesc& d, const KernelGeometry& g);
@@ -62,7 +63,8 @@ int tileRowValueBytes(const KernelDesc& d, const KernelGeometry& g);
 int residentBlocksPerSm(int threads, int registers, long long sharedBytes, const std::string& arch = "sm_90");
 // Dynamic shared memory one block of `arch` may opt in to (bytes).
 long long maxSharedPerBlock(const std::string& arch);
-// The longest FFT whose values (with their pad elements) one block of `arch` holds in shared memory (f16 computes in float).
+// The longest FFT whose values (with their pad elements) one block of `arch` holds in shared memory (f16 computes in
+// float).
 int longestFftInSharedMemory(const std::string& arch, bool f64);
 // The register targets a spilling kernel of `threads` per block is relaxed to (SpillFree.cpp) from `target`: one per
 // number of resident blocks (65536 registers per SM) below the target's, most blocks first.

@@ -32,16 +32,17 @@ class StockhamFamilySpec : public FamilySpec {
     StockhamBuild b = buildStockham(s_, "", nullptr, false);
     VerifyReport r;
     r.warnings = stockhamWarnings(s_, b, "");
-    r.text = fmt::format("{}: {} (stockham {} {} {}, {}): OK, {} kernel(s)\n{}", s_.file, s_.name, precisionName(s_.precision), transformName(s_.transform), shape(s_),
+    r.text = fmt::format("{}: {} (stockham {} {} {}, {}): OK, {} kernel(s)\n{}", s_.file, s_.name,
+                         precisionName(s_.precision), transformName(s_.transform), shape(s_),
                          s_.sign < 0 ? "forward" : "inverse", b.kernels.size(), b.plan.describe());
     Json kernels = Json::array();
     int passes = 0;
     for (const auto& sf : b.kernels) {
       const StockhamKernel& k = sf.kernel;
       const KernelGeometry& g = k.geom;
-      r.text += fmt::format("  {}: block {} threads = {} per FFT x {} FFTs, {} bytes shared{}{}\n", k.desc.kernelName, g.threadsPerFft * g.fftsPerBlock,
-                            g.threadsPerFft, g.fftsPerBlock, g.sharedBytes, g.fftMajorLoad ? ", column-tiled load" : "",
-                            g.fftMajorStore ? ", column-tiled store" : "");
+      r.text += fmt::format("  {}: block {} threads = {} per FFT x {} FFTs, {} bytes shared{}{}\n", k.desc.kernelName,
+                            g.threadsPerFft * g.fftsPerBlock, g.threadsPerFft, g.fftsPerBlock, g.sharedBytes,
+                            g.fftMajorLoad ? ", column-tiled load" : "", g.fftMajorStore ? ", column-tiled store" : "");
       kernels.push_back({{"name", k.desc.kernelName},
                          {"block", g.threadsPerFft * g.fftsPerBlock},
                          {"threads_per_fft", g.threadsPerFft},
@@ -62,52 +63,68 @@ class StockhamFamilySpec : public FamilySpec {
   // shared or global memory, twiddle loads per butterfly.
   std::string explain(const EmitTarget& target) const override {
     StockhamBuild b = buildStockham(s_, target.arch, target.probe, false);
-    std::string o = fmt::format("{}: {} kernel(s); geometry as built for {} ({})\n", s_.name, b.kernels.size(), target.arch,
-                                target.probe ? "spill-free" : "first try, no compiler consulted");
+    std::string o = fmt::format("{}: {} kernel(s); geometry as built for {} ({})\n", s_.name, b.kernels.size(),
+                                target.arch, target.probe ? "spill-free" : "first try, no compiler consulted");
     for (const auto& sf : b.kernels) {
       const KernelDesc& d = sf.kernel.desc;
       const KernelGeometry& g = sf.kernel.geom;
       const int T = g.threadsPerFft;
       o += fmt::format("{}: {}\n", d.kernelName, d.role);
-      o += fmt::format("  length {} = {}; block {} threads = {} per FFT x {} FFTs; {} B shared{}; register target {}; {} grid\n", d.length,
-                       fmt::join(d.factors, " x "), T * g.fftsPerBlock, T, g.fftsPerBlock, g.sharedBytes,
-                       g.padShift ? fmt::format(" (one pad element per {})", 1 << g.padShift) : std::string(), g.registerTarget,
-                       g.persistent ? (g.workQueue ? "persistent (groups from a work counter)" : "persistent") : "full");
-      o += fmt::format("  thread indices {}; twiddles {}\n", g.indexPerGroup ? "recomputed per group" : "held across groups",
-                       g.deriveTwiddles ? "W^(kr) loaded for r a power of two, the rest derived" : "every W^(kr) from the table");
+      o += fmt::format(
+          "  length {} = {}; block {} threads = {} per FFT x {} FFTs; {} B shared{}; register target {}; {} grid\n",
+          d.length, fmt::join(d.factors, " x "), T * g.fftsPerBlock, T, g.fftsPerBlock, g.sharedBytes,
+          g.padShift ? fmt::format(" (one pad element per {})", 1 << g.padShift) : std::string(), g.registerTarget,
+          g.persistent ? (g.workQueue ? "persistent (groups from a work counter)" : "persistent") : "full");
+      o += fmt::format("  thread indices {}; twiddles {}\n",
+                       g.indexPerGroup ? "recomputed per group" : "held across groups",
+                       g.deriveTwiddles ? "W^(kr) loaded for r a power of two, the rest derived"
+                                        : "every W^(kr) from the table");
       o += fmt::format("  load {}; store {}\n",
-                       g.directLoad ? "by the first pass from global memory"
+                       g.directLoad     ? "by the first pass from global memory"
                        : g.fftMajorLoad ? "staged, column tile"
-                       : d.axes.size() > 1 ? fmt::format("staged, element-major, the {} plane digit-reversed (fastest axis first)", fmt::join(d.axes, " x "))
-                                           : std::string("staged, element-major"),
-                       g.directStore ? (g.fusedSplit ? "by the last pass to global memory, r2c split fused (mirrored butterfly pairs)" : "by the last pass to global memory") : (g.fftMajorStore ? "staged, column tile" : "staged, element-major"));
+                       : d.axes.size() > 1
+                           ? fmt::format("staged, element-major, the {} plane digit-reversed (fastest axis first)",
+                                         fmt::join(d.axes, " x "))
+                           : std::string("staged, element-major"),
+                       g.directStore ? (g.fusedSplit ? "by the last pass to global memory, r2c split fused (mirrored "
+                                                       "butterfly pairs)"
+                                                     : "by the last pass to global memory")
+                                     : (g.fftMajorStore ? "staged, column tile" : "staged, element-major"));
       const int halves = d.convolve ? 2 : 1;  // a Bluestein convolution kernel runs its passes forward, then inverse
       for (int h = 0; h < halves; ++h) {
-        if (d.convolve) o += h == 0 ? "  forward half (chirped input, zero padded):\n" : "  inverse half (times FFT(conj chirp)/M in its first read):\n";
+        if (d.convolve)
+          o += h == 0 ? "  forward half (chirped input, zero padded):\n"
+                      : "  inverse half (times FFT(conj chirp)/M in its first read):\n";
         long long ns = 1;
         for (std::size_t p = 0; p < d.factors.size(); ++p) {
           const int R = d.factors[p], butterflies = d.length / R;
           int loads = 0;
           for (int r = 1; r < R && passTwiddled(d.axes, ns); ++r) loads += twiddleLoaded(r, g.deriveTwiddles);
           if (streamsPass(d, g, R)) {
-            o += fmt::format("  pass {}: radix {} as one thread's butterfly, outputs stored pair by pair, sub-transforms {} -> {}, {} butterflies, 1 per thread; "
-                             "reads {}, writes {}; {} twiddle loads per butterfly\n",
-                             p, R, ns, ns * R, butterflies, p == 0 && g.directLoad ? "global" : "shared",
-                             p + 1 == d.factors.size() && g.directStore ? "global" : "shared", loads);
+            o += fmt::format(
+                "  pass {}: radix {} as one thread's butterfly, outputs stored pair by pair, sub-transforms {} -> {}, "
+                "{} butterflies, 1 per thread; "
+                "reads {}, writes {}; {} twiddle loads per butterfly\n",
+                p, R, ns, ns * R, butterflies, p == 0 && g.directLoad ? "global" : "shared",
+                p + 1 == d.factors.size() && g.directStore ? "global" : "shared", loads);
             ns *= R;
             continue;
           }
           if (isCoopRadix(R, threadPrimeLimit(d.f64))) {
             const CoopShape cs = coopShape(R, d.length, T);
-            o += fmt::format("  pass {}: radix {} cooperatively, sub-transforms {} -> {}, {} butterflies x {} items of {} output pairs, {} items per thread; "
-                             "reads shared, writes shared; {} twiddle loads per input pair\n",
-                             p, R, ns, ns * R, butterflies, cs.groups, cs.pairs, cs.iters, passTwiddled(d.axes, ns) ? 2 : 0);
+            o += fmt::format(
+                "  pass {}: radix {} cooperatively, sub-transforms {} -> {}, {} butterflies x {} items of {} output "
+                "pairs, {} items per thread; "
+                "reads shared, writes shared; {} twiddle loads per input pair\n",
+                p, R, ns, ns * R, butterflies, cs.groups, cs.pairs, cs.iters, passTwiddled(d.axes, ns) ? 2 : 0);
             ns *= R;
             continue;
           }
           o += fmt::format(
-              "  pass {}: radix {:>2}, sub-transforms {} -> {}, {} butterflies, {} per thread; reads {}, writes {}; {} twiddle loads per butterfly\n", p,
-              R, ns, ns * R, butterflies, (butterflies + T - 1) / T, p == 0 && h == 0 && g.directLoad ? "global" : "shared",
+              "  pass {}: radix {:>2}, sub-transforms {} -> {}, {} butterflies, {} per thread; reads {}, writes {}; {} "
+              "twiddle loads per butterfly\n",
+              p, R, ns, ns * R, butterflies, (butterflies + T - 1) / T,
+              p == 0 && h == 0 && g.directLoad ? "global" : "shared",
               p + 1 == d.factors.size() && h + 1 == halves && g.directStore ? "global" : "shared", loads);
           ns *= R;
         }
@@ -117,7 +134,9 @@ class StockhamFamilySpec : public FamilySpec {
     return o;
   }
 
-  Generated emit(const EmitTarget& target) const override { return Generated{buildStockham(s_, target.arch, target.probe).launchPlan(s_)}; }
+  Generated emit(const EmitTarget& target) const override {
+    return Generated{buildStockham(s_, target.arch, target.probe).launchPlan(s_)};
+  }
 
   // About 512 MiB of input and output together (the sweep's timing batch: 256 MiB on the larger side), at most
   // 2^16 entries; interleaved outputs run at most their batch limit. (A fixed 2^16 asked 2^20-point FFTs for
@@ -129,13 +148,17 @@ class StockhamFamilySpec : public FamilySpec {
     return maxBatch >= 0 ? std::min(maxBatch, fill) : fill;
   }
 
-  TestData randomInputs(long long batch, std::uint64_t seed) const override { return stockhamRandomInputs(s_, batch, seed); }
-  Check check(const TestData& data, const std::map<std::string, std::vector<unsigned char>>& outputs, long long batch) const override {
+  TestData randomInputs(long long batch, std::uint64_t seed) const override {
+    return stockhamRandomInputs(s_, batch, seed);
+  }
+  Check check(const TestData& data, const std::map<std::string, std::vector<unsigned char>>& outputs,
+              long long batch) const override {
     return stockhamCheck(s_, data, outputs, batch);
   }
   std::optional<BaselineRequest> baseline() const override { return stockhamBaseline(s_); }
   bool hasTuner() const override { return true; }
-  std::optional<TuneOutcome> tune(TuneTimer& timer, long long, const std::function<void(const TuneTrialReport&)>& onTrial) const override {
+  std::optional<TuneOutcome> tune(TuneTimer& timer, long long,
+                                  const std::function<void(const TuneTrialReport&)>& onTrial) const override {
     return tuneStockham(s_, timer, onTrial);
   }
 
@@ -147,12 +170,15 @@ class StockhamFamily : public Family {
  public:
   std::string name() const override { return "stockham"; }
   std::string summary() const override {
-    return "batched 1D/2D/3D FFTs (c2c, r2c, c2r; f16/f32/f64), any length, strided/planar/int8/int4/zero-padded layouts";
+    return "batched 1D/2D/3D FFTs (c2c, r2c, c2r; f16/f32/f64), any length, strided/planar/int8/int4/zero-padded "
+           "layouts";
   }
   std::unique_ptr<FamilySpec> parse(const Json& root, const std::string& file) const override {
     return makeStockhamSpec(parseStockhamSpec(root, file));
   }
-  std::vector<SweepSpec> sweepSpecs(std::uint64_t seed, int count) const override { return stockhamSweepSpecs(seed, count); }
+  std::vector<SweepSpec> sweepSpecs(std::uint64_t seed, int count) const override {
+    return stockhamSweepSpecs(seed, count);
+  }
 };
 
 }  // namespace

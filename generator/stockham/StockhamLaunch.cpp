@@ -24,11 +24,16 @@ int typeBytes(const std::string& t) {
   throw std::logic_error("stockham: no size for element type " + t);
 }
 
-Storage complexStorage(Precision p) { return p == Precision::F16 ? Storage::C16 : p == Precision::F32 ? Storage::C32 : Storage::C64; }
-Storage realStorage(Precision p) { return p == Precision::F16 ? Storage::R16 : p == Precision::F32 ? Storage::R32 : Storage::R64; }
+Storage complexStorage(Precision p) {
+  return p == Precision::F16 ? Storage::C16 : p == Precision::F32 ? Storage::C32 : Storage::C64;
+}
+Storage realStorage(Precision p) {
+  return p == Precision::F16 ? Storage::R16 : p == Precision::F32 ? Storage::R32 : Storage::R64;
+}
 
 // Tables in the compute type, as the old runtime uploaded them: float2 rounds each part of the double value once.
-PlanBuffer table(const std::string& name, const std::vector<std::complex<double>>& t, bool f64, const std::string& note) {
+PlanBuffer table(const std::string& name, const std::vector<std::complex<double>>& t, bool f64,
+                 const std::string& note) {
   PlanBuffer b;
   b.name = name;
   b.role = BufferRole::Table;
@@ -54,7 +59,9 @@ PlanBuffer table(const std::string& name, const std::vector<std::complex<double>
 
 std::string stockhamInputType(const StockhamSpec& s) {
   if (s.transform == Transform::R2C) return storageElementType(realStorage(s.precision), false);
-  Storage st = s.input.type == InputType::CI8 ? Storage::CI8 : s.input.type == InputType::CI4 ? Storage::CI4 : complexStorage(s.precision);
+  Storage st = s.input.type == InputType::CI8   ? Storage::CI8
+               : s.input.type == InputType::CI4 ? Storage::CI4
+                                                : complexStorage(s.precision);
   return storageElementType(st, s.input.planar);
 }
 
@@ -69,8 +76,10 @@ long long stockhamSpan(const StockhamIo& io, const std::vector<long long>& shape
   return last + 1;
 }
 
-LaunchPlan stockhamLaunchPlan(const StockhamSpec& s, const StockhamPlan& plan, const std::vector<StockhamKernel>& kernels) {
-  if (kernels.size() != plan.kernels.size()) throw std::logic_error("stockhamLaunchPlan: one emitted kernel per plan kernel");
+LaunchPlan stockhamLaunchPlan(const StockhamSpec& s, const StockhamPlan& plan,
+                              const std::vector<StockhamKernel>& kernels) {
+  if (kernels.size() != plan.kernels.size())
+    throw std::logic_error("stockhamLaunchPlan: one emitted kernel per plan kernel");
   LaunchPlan lp;
   lp.specName = s.name;
   lp.family = "stockham";
@@ -89,8 +98,8 @@ LaunchPlan stockhamLaunchPlan(const StockhamSpec& s, const StockhamPlan& plan, c
   }
   if (s.inPlace) alignIn = alignOut = std::max(alignIn, alignOut);
 
-  auto user = [&](const std::string& name, BufferRole role, const std::string& type, const StockhamIo& io, const std::vector<long long>& shape,
-                  int align, const std::string& alias, const std::string& note) {
+  auto user = [&](const std::string& name, BufferRole role, const std::string& type, const StockhamIo& io,
+                  const std::vector<long long>& shape, int align, const std::string& alias, const std::string& note) {
     PlanBuffer b;
     b.name = name;
     b.role = role;
@@ -110,8 +119,11 @@ LaunchPlan stockhamLaunchPlan(const StockhamSpec& s, const StockhamPlan& plan, c
   const auto inShape = s.inShape(), outShape = s.outShape();
   user("input", BufferRole::Input, inT, s.input, inShape, alignIn, "", s.input.planar ? "real parts" : "");
   if (s.input.planar) user("input_im", BufferRole::Input, inT, s.input, inShape, alignIn, "", "imaginary parts");
-  user("output", BufferRole::Output, outT, s.output, outShape, alignOut, s.inPlace ? "input" : "", s.output.planar ? "real parts" : "");
-  if (s.output.planar) user("output_im", BufferRole::Output, outT, s.output, outShape, alignOut, s.inPlace ? "input_im" : "", "imaginary parts");
+  user("output", BufferRole::Output, outT, s.output, outShape, alignOut, s.inPlace ? "input" : "",
+       s.output.planar ? "real parts" : "");
+  if (s.output.planar)
+    user("output_im", BufferRole::Output, outT, s.output, outShape, alignOut, s.inPlace ? "input_im" : "",
+         "imaginary parts");
 
   const std::string cT = plan.f64 ? "double2" : "float2";
   const int cb = plan.f64 ? 16 : 8;
@@ -145,7 +157,8 @@ LaunchPlan stockhamLaunchPlan(const StockhamSpec& s, const StockhamPlan& plan, c
       const std::string name = bufferName(b);
       // Scratch is interleaved in the compute type; planar user arrays pass their second array.
       const bool hasIm = (b == Buffer::Input && s.input.planar) || (b == Buffer::Output && s.output.planar);
-      return {PlanArg::buffer(name, type, re), hasIm ? PlanArg::buffer(name + "_im", type, im) : PlanArg::null(type, im)};
+      return {PlanArg::buffer(name, type, re),
+              hasIm ? PlanArg::buffer(name + "_im", type, im) : PlanArg::null(type, im)};
     };
     PlanKernel lk;
     lk.name = pk.desc.kernelName;
@@ -161,10 +174,14 @@ LaunchPlan stockhamLaunchPlan(const StockhamSpec& s, const StockhamPlan& plan, c
     auto [out, outIm] = arrays(pk.dst, false);
     lk.args = {in, inIm, out, outIm};
     lk.args.push_back(tableArg("twiddles", pk.twiddles, "twiddles W^(r k) of every radix pass after the first"));
-    lk.args.push_back(tableArg("load_table", pk.loadTable, "multiplied into the load (chirp, or W_N^k of the c2r merge)"));
-    lk.args.push_back(tableArg("store_table", pk.storeTable, "multiplied into the store (chirp, or W_N^k of the r2c split)"));
-    lk.args.push_back(tableArg("big_lo", pk.bigLo, pk.desc.convolve ? "FFT(conj chirp)/M, multiplied between the halves of the Bluestein convolution"
-                                                                     : "four-step twiddle, low part"));
+    lk.args.push_back(
+        tableArg("load_table", pk.loadTable, "multiplied into the load (chirp, or W_N^k of the c2r merge)"));
+    lk.args.push_back(
+        tableArg("store_table", pk.storeTable, "multiplied into the store (chirp, or W_N^k of the r2c split)"));
+    lk.args.push_back(tableArg("big_lo", pk.bigLo,
+                               pk.desc.convolve
+                                   ? "FFT(conj chirp)/M, multiplied between the halves of the Bluestein convolution"
+                                   : "four-step twiddle, low part"));
     lk.args.push_back(tableArg("big_hi", pk.bigHi, "four-step twiddle, high part"));
     lk.args.push_back(PlanArg::batchTimes(pk.fftsPerBatch, "ffts"));
     lk.args.push_back(PlanArg::literal(pk.desc.inValid, "long long", "in_valid"));
@@ -198,7 +215,9 @@ std::vector<StockhamKernel> StockhamBuild::emitted() const {
   return out;
 }
 
-LaunchPlan StockhamBuild::launchPlan(const StockhamSpec& spec) const { return stockhamLaunchPlan(spec, plan, emitted()); }
+LaunchPlan StockhamBuild::launchPlan(const StockhamSpec& spec) const {
+  return stockhamLaunchPlan(spec, plan, emitted());
+}
 
 void checkStockhamKernelSize(const StockhamSpec& spec, const KernelDesc& d) {
   const KernelGeometry g = chooseGeometry(d);
@@ -206,8 +225,10 @@ void checkStockhamKernelSize(const StockhamSpec& spec, const KernelDesc& d) {
   if (values <= kStockhamMaxValuesPerThread) return;
   // Only a small threads_per_fft gets here: the generator's own choice holds at most one radix-49 butterfly.
   throw SpecError(spec.file, spec.tuning.threadsPerFft > 0 ? "/tuning/threads_per_fft" : "/factors",
-                  fmt::format("kernel {} (length {}) would hold {} values per thread with {} threads per FFT; the limit is {} (the "
-                              "unrolled kernel grows with it: 4096 values made an 8 MB source that NVRTC compiled for minutes); use at "
+                  fmt::format("kernel {} (length {}) would hold {} values per thread with {} threads per FFT; the "
+                              "limit is {} (the "
+                              "unrolled kernel grows with it: 4096 values made an 8 MB source that NVRTC compiled for "
+                              "minutes); use at "
                               "least {} threads per FFT",
                               d.kernelName, d.length, values, g.threadsPerFft, kStockhamMaxValuesPerThread,
                               (d.length + kStockhamMaxValuesPerThread - 1) / kStockhamMaxValuesPerThread));
@@ -217,7 +238,8 @@ StockhamBuild buildStockham(const StockhamSpec& spec, const std::string& arch, C
   StockhamBuild b{planStockham(spec, arch, tables), {}};
   for (const auto& k : b.plan.kernels) checkStockhamKernelSize(spec, k.desc);
   for (auto& k : b.plan.kernels)
-    b.kernels.push_back(isLongFftKernel(k.desc, !spec.factors.empty()) ? emitLongFftKernel(k, arch, probe) : emitStockhamSpillFree(k.desc, arch, probe));
+    b.kernels.push_back(isLongFftKernel(k.desc, !spec.factors.empty()) ? emitLongFftKernel(k, arch, probe)
+                                                                       : emitStockhamSpillFree(k.desc, arch, probe));
   return b;
 }
 
@@ -225,9 +247,11 @@ std::vector<std::string> stockhamWarnings(const StockhamSpec& s, const StockhamB
   std::vector<std::string> w;
   const long long maxBatch = stockhamMaxBatch(s.output, s.outShape(), s.file, "/output");
   if (maxBatch >= 0)
-    w.push_back(fmt::format("/output: batch entries interleave (distance {}, span {}) and stay disjoint only up to batch {}; the executor "
-                            "refuses a larger batch",
-                            s.output.distance, stockhamSpan(s.output, s.outShape()), maxBatch));
+    w.push_back(
+        fmt::format("/output: batch entries interleave (distance {}, span {}) and stay disjoint only up to batch {}; "
+                    "the executor "
+                    "refuses a larger batch",
+                    s.output.distance, stockhamSpan(s.output, s.outShape()), maxBatch));
   const KernelTuning& tu = s.tuning;
   for (const SpillFreeKernel& sf : b.kernels) {
     const KernelDesc& d = sf.kernel.desc;
@@ -236,35 +260,46 @@ std::vector<std::string> stockhamWarnings(const StockhamSpec& s, const StockhamB
     int rmax = 1;
     for (int r : d.factors) rmax = std::max(rmax, r);
     if (tu.threadsPerFft > 0 && first.threadsPerFft != tu.threadsPerFft)
-      w.push_back(fmt::format("/tuning/threads_per_fft: {} asked, kernel {} (length {}, largest radix {}) uses {} (a thread holds at least "
-                              "one butterfly{})",
-                              tu.threadsPerFft, d.kernelName, d.length, rmax, first.threadsPerFft,
-                              first.columnTile() ? "; column tiles hold at most 32 (f64: 8) values per thread" : ""));
+      w.push_back(
+          fmt::format("/tuning/threads_per_fft: {} asked, kernel {} (length {}, largest radix {}) uses {} (a thread "
+                      "holds at least "
+                      "one butterfly{})",
+                      tu.threadsPerFft, d.kernelName, d.length, rmax, first.threadsPerFft,
+                      first.columnTile() ? "; column tiles hold at most 32 (f64: 8) values per thread" : ""));
     const int firstThreads = first.threadsPerFft * first.fftsPerBlock;
     if (tu.blockThreads > 0 && firstThreads != tu.blockThreads) {
       const int cb = d.f64 ? 16 : 8;
-      const bool smem = first.fftsPerBlock < std::max(1, tu.blockThreads / first.threadsPerFft) && (first.fftsPerBlock + 1) * first.smemStride * cb > 72 * 1024;
-      w.push_back(fmt::format("/tuning/block_threads: {} asked, kernel {} runs {} = {} FFTs x {} threads{}", tu.blockThreads, d.kernelName,
-                              firstThreads, first.fftsPerBlock, first.threadsPerFft,
-                              smem ? " (shared memory per block is capped)" : tu.blockThreads < first.threadsPerFft ? " (one FFT needs more threads)"
-                                                                                                                        : " (a whole number of FFTs per block)"));
+      const bool smem = first.fftsPerBlock < std::max(1, tu.blockThreads / first.threadsPerFft) &&
+                        (first.fftsPerBlock + 1) * first.smemStride * cb > 72 * 1024;
+      w.push_back(fmt::format("/tuning/block_threads: {} asked, kernel {} runs {} = {} FFTs x {} threads{}",
+                              tu.blockThreads, d.kernelName, firstThreads, first.fftsPerBlock, first.threadsPerFft,
+                              smem                                    ? " (shared memory per block is capped)"
+                              : tu.blockThreads < first.threadsPerFft ? " (one FFT needs more threads)"
+                                                                      : " (a whole number of FFTs per block)"));
     }
     const int warpThreads = (firstThreads + 31) / 32 * 32;
     if (tu.registerTarget > 0 && static_cast<long long>(warpThreads) * tu.registerTarget > 65536)
-      w.push_back(fmt::format("/tuning/register_target: {} registers x {} threads exceed the 65536 of an SM; kernel {} gets at most {}",
-                              tu.registerTarget, warpThreads, d.kernelName, 65536 / warpThreads));
+      w.push_back(
+          fmt::format("/tuning/register_target: {} registers x {} threads exceed the 65536 of an SM; kernel {} gets at "
+                      "most {}",
+                      tu.registerTarget, warpThreads, d.kernelName, 65536 / warpThreads));
     if (tu.directLoad == true && !first.directLoad)
-      w.push_back(fmt::format("/tuning/direct_load: kernel {} stages its load (column tile or c2r merge)", d.kernelName));
+      w.push_back(
+          fmt::format("/tuning/direct_load: kernel {} stages its load (column tile or c2r merge)", d.kernelName));
     if (tu.directStore == true && !first.directStore)
-      w.push_back(fmt::format("/tuning/direct_store: kernel {} stages its store (column tile or r2c split)", d.kernelName));
+      w.push_back(
+          fmt::format("/tuning/direct_store: kernel {} stages its store (column tile or r2c split)", d.kernelName));
     // With a compiler consulted: what SpillFree changed, and spills it could not remove.
     // (Relaxing the generator's own choice is its job; relaxing the user's is a change to report.)
-    if ((tu.registerTarget > 0 && g.registerTarget != first.registerTarget) || (tu.threadsPerFft > 0 && g.threadsPerFft != first.threadsPerFft))
-      w.push_back(fmt::format("/tuning: kernel {} relaxed to avoid spills on {}: register target {} -> {}, threads per FFT {} -> {}", d.kernelName,
-                              arch, first.registerTarget, g.registerTarget, first.threadsPerFft, g.threadsPerFft));
+    if ((tu.registerTarget > 0 && g.registerTarget != first.registerTarget) ||
+        (tu.threadsPerFft > 0 && g.threadsPerFft != first.threadsPerFft))
+      w.push_back(fmt::format(
+          "/tuning: kernel {} relaxed to avoid spills on {}: register target {} -> {}, threads per FFT {} -> {}",
+          d.kernelName, arch, first.registerTarget, g.registerTarget, first.threadsPerFft, g.threadsPerFft));
     if (sf.compiled.spills())
-      w.push_back(fmt::format("kernel {} spills on {}: {} bytes stored, {} loaded ({} registers, {} bytes of stack)", d.kernelName, arch,
-                              sf.compiled.spillStoreBytes, sf.compiled.spillLoadBytes, sf.compiled.registers, sf.compiled.stackFrameBytes));
+      w.push_back(fmt::format("kernel {} spills on {}: {} bytes stored, {} loaded ({} registers, {} bytes of stack)",
+                              d.kernelName, arch, sf.compiled.spillStoreBytes, sf.compiled.spillLoadBytes,
+                              sf.compiled.registers, sf.compiled.stackFrameBytes));
   }
   return w;
 }

@@ -12,7 +12,8 @@
 namespace warpforge {
 
 // `kernels[i]` is the emitted form of `plan.kernels[i]`.
-LaunchPlan stockhamLaunchPlan(const StockhamSpec& spec, const StockhamPlan& plan, const std::vector<StockhamKernel>& kernels);
+LaunchPlan stockhamLaunchPlan(const StockhamSpec& spec, const StockhamPlan& plan,
+                              const std::vector<StockhamKernel>& kernels);
 
 // Element type of the user's input / output array (one array of two for planar layouts).
 std::string stockhamInputType(const StockhamSpec& spec);
@@ -46,6 +47,7 @@ void checkStockhamKernelSize(const StockhamSpec& spec, const KernelDesc& desc);
 // What `verify` and `explain` report besides OK, each starting with the JSON path it concerns:
 // the batch limit of an interleaved output, tuning values a kernel cannot honour, and (where a
 // compiler was consulted) what SpillFree relaxed and spills it could not remove.
-std::vector<std::string> stockhamWarnings(const StockhamSpec& spec, const StockhamBuild& build, const std::string& arch);
+std::vector<std::string> stockhamWarnings(const StockhamSpec& spec, const StockhamBuild& build,
+                                          const std::string& arch);
 
 }  // namespace warpforge

@@ -26,7 +26,9 @@ std::vector<Dim> dimsOf(const StockhamIo& io, const std::vector<long long>& shap
   return d;
 }
 
-std::string stridePath(const StockhamIo& io, const std::string& path) { return path + "/" + (io.stridesKey.empty() ? "strides" : io.stridesKey); }
+std::string stridePath(const StockhamIo& io, const std::string& path) {
+  return path + "/" + (io.stridesKey.empty() ? "strides" : io.stridesKey);
+}
 
 i128 floorDiv(i128 a, i128 b) {  // b > 0
   i128 q = a / b;
@@ -73,21 +75,25 @@ std::size_t widest(const std::vector<Dim>& d) {
 
 }  // namespace
 
-long long stockhamCheckedSpan(const StockhamIo& io, const std::vector<long long>& shape, const std::string& file, const std::string& path) {
+long long stockhamCheckedSpan(const StockhamIo& io, const std::vector<long long>& shape, const std::string& file,
+                              const std::string& path) {
   long long last = 0;
   for (std::size_t t = 0; t < shape.size(); ++t) {
     long long step = 0;
-    if (__builtin_mul_overflow(shape[t] - 1, io.strides[t], &step) || __builtin_add_overflow(last, step, &last) || last >= kStockhamMaxEntryElems)
+    if (__builtin_mul_overflow(shape[t] - 1, io.strides[t], &step) || __builtin_add_overflow(last, step, &last) ||
+        last >= kStockhamMaxEntryElems)
       throw SpecError(file, stridePath(io, path),
-                      fmt::format("one batch entry would span more than 2^52 elements (strides {} over the shape {})", fmt::join(io.strides, ", "),
-                                  fmt::join(shape, " x ")));
+                      fmt::format("one batch entry would span more than 2^52 elements (strides {} over the shape {})",
+                                  fmt::join(io.strides, ", "), fmt::join(shape, " x ")));
   }
   if (last + 1 + io.offset > kStockhamMaxEntryElems)
-    throw SpecError(file, path + "/offset", fmt::format("offset {} plus the entry's span {} exceeds 2^52 elements", io.offset, last + 1));
+    throw SpecError(file, path + "/offset",
+                    fmt::format("offset {} plus the entry's span {} exceeds 2^52 elements", io.offset, last + 1));
   return last + 1;
 }
 
-bool stockhamEntryOverlaps(const StockhamIo& io, const std::vector<long long>& shape, const std::string& file, const std::string& path) {
+bool stockhamEntryOverlaps(const StockhamIo& io, const std::vector<long long>& shape, const std::string& file,
+                           const std::string& path) {
   stockhamCheckedSpan(io, shape, file, path);  // every sum below is then bounded by the span
   std::vector<Dim> d = dimsOf(io, shape);
   // Nested strides (each at least the reach of the smaller ones, as in every dense or padded
@@ -111,12 +117,14 @@ bool stockhamEntryOverlaps(const StockhamIo& io, const std::vector<long long>& s
         hit = (R < 0 ? -R : R) / L.s <= L.n - 1;
       }))
     throw SpecError(file, stridePath(io, path),
-                    "cannot prove the elements of one batch entry distinct within the planner's budget; use strides that each exceed the "
+                    "cannot prove the elements of one batch entry distinct within the planner's budget; use strides "
+                    "that each exceed the "
                     "reach of the smaller ones");
   return hit;
 }
 
-long long stockhamMaxBatch(const StockhamIo& io, const std::vector<long long>& shape, const std::string& file, const std::string& path) {
+long long stockhamMaxBatch(const StockhamIo& io, const std::vector<long long>& shape, const std::string& file,
+                           const std::string& path) {
   const long long span = stockhamCheckedSpan(io, shape, file, path);
   if (io.distance >= span) return -1;
   // Entries b and b + k collide iff k * distance = sum c_t s_t for some |c_t| <= n_t - 1: the
@@ -141,7 +149,8 @@ long long stockhamMaxBatch(const StockhamIo& io, const std::vector<long long>& s
         if (best < 0 || k < best) best = k;
       }))
     throw SpecError(file, path + "/distance",
-                    fmt::format("cannot prove the batch entries disjoint within the planner's budget; use a distance of at least {} (the "
+                    fmt::format("cannot prove the batch entries disjoint within the planner's budget; use a distance "
+                                "of at least {} (the "
                                 "span of one entry)",
                                 span));
   return static_cast<long long>(best);
@@ -154,12 +163,14 @@ void checkStockhamLayouts(const StockhamSpec& s) {
   // Two elements of one entry at one address: the result would depend on the order of writes.
   if (stockhamEntryOverlaps(s.output, outShape, s.file, "/output"))
     throw SpecError(s.file, stridePath(s.output, "/output"),
-                    fmt::format("output strides [{}] over the shape {} put two elements of one batch entry at the same address",
+                    fmt::format("output strides [{}] over the shape {} put two elements of one batch entry at the same "
+                                "address",
                                 fmt::join(s.output.strides, ", "), fmt::join(outShape, " x ")));
   // Entries 0 and 1 overlapping leaves no batch worth the name: a distance mistake (r2c 1024 needs 513, not 512).
   if (stockhamMaxBatch(s.output, outShape, s.file, "/output") == 1)
     throw SpecError(s.file, "/output/distance",
-                    fmt::format("output distance {} makes batch entries 0 and 1 overlap (one entry spans {} elements); use a distance of at "
+                    fmt::format("output distance {} makes batch entries 0 and 1 overlap (one entry spans {} elements); "
+                                "use a distance of at "
                                 "least {}, or strides that interleave the entries",
                                 s.output.distance, span, span));
 }

@@ -29,10 +29,14 @@ const char* bufferName(Buffer b) {
 }
 
 PlanBuilder::PlanBuilder(const StockhamSpec& s, const std::string& arch, bool tables)
-    : s_(s), tables_(tables), maxOneKernel_(maxOneKernelLength(s.precision, arch)), maxPrime_(maxPrimeRadix(s.precision)) {
+    : s_(s),
+      tables_(tables),
+      maxOneKernel_(maxOneKernelLength(s.precision, arch)),
+      maxPrime_(maxPrimeRadix(s.precision)) {
   if (!s.factors.empty() && s.length() > maxOneKernel_)
     throw SpecError(s.file, "/factors",
-                    fmt::format("length {} takes more than one kernel on {} (one block's shared memory there holds an FFT of up to {}); "
+                    fmt::format("length {} takes more than one kernel on {} (one block's shared memory there holds an "
+                                "FFT of up to {}); "
                                 "explicit factors are for one-kernel lengths",
                                 s.length(), arch, maxOneKernel_));
   plan_.specName = s.name;
@@ -55,7 +59,9 @@ Storage PlanBuilder::userReal() const {
 
 void PlanBuilder::buildC2c() {
   const int D = static_cast<int>(s_.lengths.size());
-  Storage inStorage = s_.input.type == InputType::CI8 ? Storage::CI8 : s_.input.type == InputType::CI4 ? Storage::CI4 : userComplex();
+  Storage inStorage = s_.input.type == InputType::CI8   ? Storage::CI8
+                      : s_.input.type == InputType::CI4 ? Storage::CI4
+                                                        : userComplex();
   const int fused = fusedInnerAxes(s_);
   for (int a = D - 1; a >= 0; --a) {
     const bool firstAxis = a == D - 1;
@@ -74,11 +80,15 @@ void PlanBuilder::buildC2c() {
         j.factors.insert(j.factors.end(), axis.begin(), axis.end());
       }
     }
-    j.role = D == 1 ? "1D" : lo < a ? fmt::format("axes {}..{} of {}D in one kernel ({} plane)", lo, a, D, fmt::join(j.axes, " x "))
-                                    : fmt::format("axis {} of {}D", a, D);
-    j.in = Side{firstAxis ? Buffer::Input : Buffer::Output, firstAxis ? inStorage : userComplex(),
-                firstAxis ? s_.input.planar : s_.output.planar, firstAxis ? s_.input.offset : s_.output.offset,
-                firstAxis ? s_.input.strides[a] : s_.output.strides[a], {}};
+    j.role = D == 1   ? "1D"
+             : lo < a ? fmt::format("axes {}..{} of {}D in one kernel ({} plane)", lo, a, D, fmt::join(j.axes, " x "))
+                      : fmt::format("axis {} of {}D", a, D);
+    j.in = Side{firstAxis ? Buffer::Input : Buffer::Output,
+                firstAxis ? inStorage : userComplex(),
+                firstAxis ? s_.input.planar : s_.output.planar,
+                firstAxis ? s_.input.offset : s_.output.offset,
+                firstAxis ? s_.input.strides[a] : s_.output.strides[a],
+                {}};
     j.out = Side{Buffer::Output, userComplex(), s_.output.planar, s_.output.offset, s_.output.strides[a], {}};
     const StockhamIo& inIo = firstAxis ? s_.input : s_.output;
     for (int d = D - 1; d >= 0; --d) {
@@ -129,7 +139,8 @@ Buffer PlanBuilder::freeTmp(const Job& j, Buffer avoid) const {
 void PlanBuilder::reserve(Buffer b, long long elemsPerBatch, bool half) {
   if (b == Buffer::Tmp0 || b == Buffer::Tmp1 || b == Buffer::Tmp2) {
     const int i = b == Buffer::Tmp0 ? 0 : b == Buffer::Tmp1 ? 1 : 2;
-    if (plan_.tmpElemsPerBatch[i] && plan_.tmpHalf[i] != half) throw std::logic_error("stockham plan: a scratch buffer held in two types");
+    if (plan_.tmpElemsPerBatch[i] && plan_.tmpHalf[i] != half)
+      throw std::logic_error("stockham plan: a scratch buffer held in two types");
     plan_.tmpElemsPerBatch[i] = std::max(plan_.tmpElemsPerBatch[i], elemsPerBatch);
     plan_.tmpHalf[i] = half;
   }
@@ -142,7 +153,8 @@ std::vector<int> PlanBuilder::defaultFactors(int length, bool r2cSplit) const {
 }
 
 static Access access(const Side& s) {
-  return Access{s.storage, s.planar, s.offset, s.elemStride, s.batchStride, s.imStride, s.scalarReal, s.hermitianN, s.hermitianStride};
+  return Access{s.storage,  s.planar,     s.offset,     s.elemStride,     s.batchStride,
+                s.imStride, s.scalarReal, s.hermitianN, s.hermitianStride};
 }
 
 StockhamPlanKernel PlanBuilder::kernel(const Job& j, int length, std::vector<int> factors) {
@@ -162,7 +174,8 @@ StockhamPlanKernel PlanBuilder::kernel(const Job& j, int length, std::vector<int
   // f64 column tiles (FFTs side by side, at most 8 values per thread) take the fewest passes: the factorization
   // model, which assumes a row kernel's threads, chose 243 = 3^5 for them, 31 threads per FFT at 172 registers,
   // where 9 x 9 x 3 runs much faster.
-  else if (plan_.f64 && (isColumnTiled(d.in) || isColumnTiled(d.out))) d.factors = factorizeStockhamGreedy(length, 13, maxPrime_);
+  else if (plan_.f64 && (isColumnTiled(d.in) || isColumnTiled(d.out)))
+    d.factors = factorizeStockhamGreedy(length, 13, maxPrime_);
   else d.factors = defaultFactors(length, j.fuse == Fuse::R2CPost && !j.mirrored);
   d.batchCount = j.counts;
   d.inValid = j.inValid;
@@ -198,18 +211,25 @@ StockhamPlan planStockham(const StockhamSpec& spec, const std::string& arch, boo
 // One FFT takes one kernel while its shared memory fits the arch's block, past maxSingleKernelLength too: one trip
 // through global memory against two, which outweighs the one resident block such a kernel gets. On sm_86 / sm_89
 // (99 KiB) the limit is below maxSingleKernelLength: f32 16384 (139 KiB) cannot launch there.
-int maxOneKernelLength(Precision precision, const std::string& arch) { return longestFftInSharedMemory(arch, precision == Precision::F64); }
+int maxOneKernelLength(Precision precision, const std::string& arch) {
+  return longestFftInSharedMemory(arch, precision == Precision::F64);
+}
 
 std::string StockhamPlan::describe() const {
   std::string out;
   for (const auto& k : kernels)
-    out += fmt::format("  {}: {} -> {}, length {}{}, {} FFTs per batch entry ({})\n", k.desc.kernelName, bufferName(k.src), bufferName(k.dst),
-                       k.desc.length,
-                       k.desc.factors.empty() && (k.desc.length > 1 || k.desc.mirrored) ? std::string(" (no radix passes)") : fmt::format(" = {}", fmt::join(k.desc.factors, " x ")),
+    out += fmt::format("  {}: {} -> {}, length {}{}, {} FFTs per batch entry ({})\n", k.desc.kernelName,
+                       bufferName(k.src), bufferName(k.dst), k.desc.length,
+                       k.desc.factors.empty() && (k.desc.length > 1 || k.desc.mirrored)
+                           ? std::string(" (no radix passes)")
+                           : fmt::format(" = {}", fmt::join(k.desc.factors, " x ")),
                        k.fftsPerBatch, k.note);
   if (tmpElemsPerBatch[0] || tmpElemsPerBatch[1] || tmpElemsPerBatch[2])
-    out += fmt::format("  scratch per batch entry: tmp0 {} and tmp1 {}{} complex {}\n", tmpElemsPerBatch[0], tmpElemsPerBatch[1],
-                       tmpElemsPerBatch[2] ? fmt::format(" and tmp2 {}", tmpElemsPerBatch[2]) : "", f64 ? "double" : tmpHalf[0] || tmpHalf[1] ? "half" : "float");
+    out += fmt::format("  scratch per batch entry: tmp0 {} and tmp1 {}{} complex {}\n", tmpElemsPerBatch[0],
+                       tmpElemsPerBatch[1], tmpElemsPerBatch[2] ? fmt::format(" and tmp2 {}", tmpElemsPerBatch[2]) : "",
+                       f64                        ? "double"
+                       : tmpHalf[0] || tmpHalf[1] ? "half"
+                                                  : "float");
   return out;
 }
 

@@ -27,7 +27,7 @@ const char* bufferName(Buffer b);
 struct StockhamPlanKernel {
   KernelDesc desc;
   Buffer src = Buffer::Input, dst = Buffer::Output;
-  std::string note;  // what this kernel does in the plan (the kernel's own comment leaves out N)
+  std::string note;            // what this kernel does in the plan (the kernel's own comment leaves out N)
   long long fftsPerBatch = 1;  // FFTs per user batch entry: launch ffts = batch * fftsPerBatch
   std::vector<std::complex<double>> twiddles, loadTable, storeTable, bigLo, bigHi;
 };

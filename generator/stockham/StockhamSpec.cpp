@@ -20,8 +20,8 @@ const std::vector<int>& stockhamRadices() {
   // The primes 17..31 are butterflies of the symmetric odd-prime form (Butterfly.h, constants in
   // the code): a length such as 323 = 17 x 19 is one kernel instead of a 1024-point Bluestein pair.
   // The primes 37..127 are cooperative passes (CoopRadix.h), taken where the whole FFT is one kernel.
-  static const std::vector<int> r = {127, 113, 109, 107, 103, 101, 97, 89, 83, 79, 73, 71, 67, 61, 59, 53, 47, 43, 41, 37,
-                                     49, 31, 29, 27, 25, 23, 19, 17, 16, 13, 11, 9, 8, 7, 5, 4, 3, 2};
+  static const std::vector<int> r = {127, 113, 109, 107, 103, 101, 97, 89, 83, 79, 73, 71, 67, 61, 59, 53, 47, 43, 41,
+                                     37,  49,  31,  29,  27,  25,  23, 19, 17, 16, 13, 11, 9,  8,  7,  5,  4,  3,  2};
   return r;
 }
 
@@ -88,7 +88,8 @@ std::vector<long long> denseStrides(const std::vector<long long>& shape) {
 
 namespace {
 
-StockhamIo parseIo(const JsonReader& rd, const Json& j, const std::string& path, const std::vector<long long>& shape, bool isInput) {
+StockhamIo parseIo(const JsonReader& rd, const Json& j, const std::string& path, const std::vector<long long>& shape,
+                   bool isInput) {
   StockhamIo io;
   io.strides = denseStrides(shape);
   io.distance = 1;
@@ -98,31 +99,39 @@ StockhamIo parseIo(const JsonReader& rd, const Json& j, const std::string& path,
   if (isInput) rd.onlyKeys(j, path, {"stride", "strides", "distance", "offset", "layout", "type", "length"});
   else rd.onlyKeys(j, path, {"stride", "strides", "distance", "offset", "layout"});
   if (j.contains("stride")) {
-    if (shape.size() != 1) rd.fail(path + "/stride", fmt::format("'stride' is for 1D transforms; use 'strides' with {} entries", shape.size()));
+    if (shape.size() != 1)
+      rd.fail(path + "/stride",
+              fmt::format("'stride' is for 1D transforms; use 'strides' with {} entries", shape.size()));
     io.strides = {rd.integer(j["stride"], path + "/stride", 1, 1LL << 40)};
     io.stridesKey = "stride";
   }
   if (j.contains("strides")) {
     const Json& s = j["strides"];
     if (!s.is_array() || s.size() != shape.size())
-      rd.fail(path + "/strides", fmt::format("expected an array of {} strides (one per dimension, outermost first)", shape.size()));
-    for (std::size_t d = 0; d < shape.size(); ++d) io.strides[d] = rd.integer(s[d], fmt::format("{}/strides/{}", path, d), 1, 1LL << 40);
+      rd.fail(path + "/strides",
+              fmt::format("expected an array of {} strides (one per dimension, outermost first)", shape.size()));
+    for (std::size_t d = 0; d < shape.size(); ++d)
+      io.strides[d] = rd.integer(s[d], fmt::format("{}/strides/{}", path, d), 1, 1LL << 40);
     io.stridesKey = "strides";
   }
   if (j.contains("distance")) io.distance = rd.integer(j["distance"], path + "/distance", 1, 1LL << 40);
   if (j.contains("offset")) io.offset = rd.integer(j["offset"], path + "/offset", 0, 1LL << 40);
   if (j.contains("layout")) {
     std::string l = rd.string(j["layout"], path + "/layout");
-    if (l != "interleaved" && l != "planar") rd.fail(path + "/layout", fmt::format("unknown layout '{}' (expected interleaved or planar)", l));
+    if (l != "interleaved" && l != "planar")
+      rd.fail(path + "/layout", fmt::format("unknown layout '{}' (expected interleaved or planar)", l));
     io.planar = l == "planar";
   }
   if (j.contains("type")) {
     const std::string t = rd.string(j["type"], path + "/type");
-    if (t != "ci8" && t != "ci4") rd.fail(path + "/type", fmt::format("unknown input type '{}' (expected ci8 or ci4; omit for the precision's own type)", t));
+    if (t != "ci8" && t != "ci4")
+      rd.fail(path + "/type",
+              fmt::format("unknown input type '{}' (expected ci8 or ci4; omit for the precision's own type)", t));
     io.type = t == "ci8" ? InputType::CI8 : InputType::CI4;
   }
   if (j.contains("length")) {
-    if (shape.size() != 1) rd.fail(path + "/length", "an input length (implicit zero padding) is supported for 1D transforms only");
+    if (shape.size() != 1)
+      rd.fail(path + "/length", "an input length (implicit zero padding) is supported for 1D transforms only");
     io.validLength = rd.integer(j["length"], path + "/length", 1, shape[0]);
   }
   return io;
@@ -132,29 +141,39 @@ StockhamIo parseIo(const JsonReader& rd, const Json& j, const std::string& path,
 KernelTuning parseTuning(const JsonReader& rd, const Json& j, Precision precision) {
   const std::string path = "/tuning";
   rd.needObject(j, path);
-  rd.onlyKeys(j, path, {"threads_per_fft", "block_threads", "register_target", "direct_load", "direct_store", "persistent", "index_per_group", "derive_twiddles",
-                          "work_queue", "fused_split", "column_values", "bluestein", "fuse_axes", "three_kernels", "half_scratch"});
+  rd.onlyKeys(j, path,
+              {"threads_per_fft", "block_threads", "register_target", "direct_load", "direct_store", "persistent",
+               "index_per_group", "derive_twiddles", "work_queue", "fused_split", "column_values", "bluestein",
+               "fuse_axes", "three_kernels", "half_scratch"});
   KernelTuning t;
-  if (j.contains("threads_per_fft")) t.threadsPerFft = static_cast<int>(rd.integer(j["threads_per_fft"], path + "/threads_per_fft", 1, 1024));
-  if (j.contains("block_threads")) t.blockThreads = static_cast<int>(rd.integer(j["block_threads"], path + "/block_threads", 32, 1024));
+  if (j.contains("threads_per_fft"))
+    t.threadsPerFft = static_cast<int>(rd.integer(j["threads_per_fft"], path + "/threads_per_fft", 1, 1024));
+  if (j.contains("block_threads"))
+    t.blockThreads = static_cast<int>(rd.integer(j["block_threads"], path + "/block_threads", 32, 1024));
   if (j.contains("bluestein")) {
-    // "smooth", "power_of_two", or the convolution length M itself (checked against the length below, in parseStockhamSpec)
+    // "smooth", "power_of_two", or the convolution length M itself (checked against the length below, in
+    // parseStockhamSpec)
     if (j["bluestein"].is_number_integer()) {
       t.bluesteinLength = rd.integer(j["bluestein"], path + "/bluestein", 3, maxBluesteinLength(precision));
       if (!isSmooth(t.bluesteinLength, maxPrimeRadix(precision)))
-        rd.fail(path + "/bluestein", fmt::format("{} is not a product of radix primes (2..{})", t.bluesteinLength, maxPrimeRadix(precision)));
+        rd.fail(path + "/bluestein", fmt::format("{} is not a product of radix primes (2..{})", t.bluesteinLength,
+                                                 maxPrimeRadix(precision)));
     } else {
       const std::string b = rd.string(j["bluestein"], path + "/bluestein");
       if (b != "smooth" && b != "power_of_two")
-        rd.fail(path + "/bluestein", fmt::format("\"{}\" (expected \"smooth\", \"power_of_two\" or a convolution length)", b));
+        rd.fail(path + "/bluestein",
+                fmt::format("\"{}\" (expected \"smooth\", \"power_of_two\" or a convolution length)", b));
       t.bluestein = b == "power_of_two" ? BluesteinRule::PowerOfTwo : BluesteinRule::Smooth;
     }
   }
-  if (j.contains("column_values")) t.columnValues = static_cast<int>(rd.integer(j["column_values"], path + "/column_values", 1, 64));
-  if (j.contains("register_target")) t.registerTarget = static_cast<int>(rd.integer(j["register_target"], path + "/register_target", 32, 255));
+  if (j.contains("column_values"))
+    t.columnValues = static_cast<int>(rd.integer(j["column_values"], path + "/column_values", 1, 64));
+  if (j.contains("register_target"))
+    t.registerTarget = static_cast<int>(rd.integer(j["register_target"], path + "/register_target", 32, 255));
   auto flag = [&](const char* key, std::optional<bool>& out) {
     if (!j.contains(key)) return;
-    if (!j[key].is_boolean()) rd.fail(path + "/" + key, fmt::format("expected true or false, found {}", j[key].type_name()));
+    if (!j[key].is_boolean())
+      rd.fail(path + "/" + key, fmt::format("expected true or false, found {}", j[key].type_name()));
     out = j[key].get<bool>();
   };
   flag("direct_load", t.directLoad);
@@ -175,8 +194,9 @@ KernelTuning parseTuning(const JsonReader& rd, const Json& j, Precision precisio
 StockhamSpec parseStockhamSpec(const Json& root, const std::string& file) {
   JsonReader rd(file);
   rd.needObject(root, "");
-  rd.onlyKeys(root, "", {"name", "family", "description", "precision", "transform", "length", "lengths", "direction", "placement", "input",
-                         "output", "factors", "tuning"});
+  rd.onlyKeys(root, "",
+              {"name", "family", "description", "precision", "transform", "length", "lengths", "direction", "placement",
+               "input", "output", "factors", "tuning"});
   StockhamSpec s;
   s.file = file;
   s.name = rd.identifier(rd.need(root, "", "name"), "/name", "name");
@@ -187,74 +207,92 @@ StockhamSpec parseStockhamSpec(const Json& root, const std::string& file) {
   s.precision = precision == "f16" ? Precision::F16 : precision == "f32" ? Precision::F32 : Precision::F64;
   if (root.contains("transform")) {
     const std::string t = rd.string(root["transform"], "/transform");
-    if (t != "c2c" && t != "r2c" && t != "c2r") rd.fail("/transform", fmt::format("unknown transform '{}' (expected c2c, r2c or c2r)", t));
+    if (t != "c2c" && t != "r2c" && t != "c2r")
+      rd.fail("/transform", fmt::format("unknown transform '{}' (expected c2c, r2c or c2r)", t));
     s.transform = t == "c2c" ? Transform::C2C : t == "r2c" ? Transform::R2C : Transform::C2R;
   }
   const long long maxLen = maxLength(s.precision);
   const int maxDimLen = maxSingleKernelLength(s.precision);
-  if (root.contains("length") == root.contains("lengths")) rd.fail("/length", "give exactly one of 'length' (1D) or 'lengths' (1 to 3 dimensions)");
+  if (root.contains("length") == root.contains("lengths"))
+    rd.fail("/length", "give exactly one of 'length' (1D) or 'lengths' (1 to 3 dimensions)");
   if (root.contains("length")) {
     s.lengths = {static_cast<int>(rd.integer(root["length"], "/length", 1, maxLen))};
   } else {
     const Json& l = root["lengths"];
-    if (!l.is_array() || l.empty() || l.size() > 3) rd.fail("/lengths", "expected an array of 1 to 3 lengths, outermost first");
+    if (!l.is_array() || l.empty() || l.size() > 3)
+      rd.fail("/lengths", "expected an array of 1 to 3 lengths, outermost first");
     for (std::size_t d = 0; d < l.size(); ++d)
-      s.lengths.push_back(static_cast<int>(rd.integer(l[d], fmt::format("/lengths/{}", d), 1, l.size() == 1 ? maxLen : maxDimLen)));
+      s.lengths.push_back(
+          static_cast<int>(rd.integer(l[d], fmt::format("/lengths/{}", d), 1, l.size() == 1 ? maxLen : maxDimLen)));
   }
   const std::string lenPath = root.contains("length") ? "/length" : fmt::format("/lengths/{}", s.lengths.size() - 1);
   if (s.transform == Transform::C2R) s.sign = +1;
   if (root.contains("direction")) {
     std::string d = rd.string(root["direction"], "/direction");
-    if (d != "forward" && d != "inverse") rd.fail("/direction", fmt::format("unknown direction '{}' (expected forward or inverse)", d));
+    if (d != "forward" && d != "inverse")
+      rd.fail("/direction", fmt::format("unknown direction '{}' (expected forward or inverse)", d));
     s.sign = d == "forward" ? -1 : +1;
   }
   if (s.transform == Transform::R2C && s.sign != -1) rd.fail("/direction", "r2c is a forward transform");
   if (s.transform == Transform::C2R && s.sign != +1) rd.fail("/direction", "c2r is an inverse transform");
   if (s.real() && s.lengths.size() == 1 && s.length() > maxRealLength(s.precision))
-    rd.fail(lenPath, fmt::format("{} lengths run to {} in {} (found {})", transformName(s.transform), maxRealLength(s.precision),
-                                 precisionName(s.precision), s.length()));
+    rd.fail(lenPath, fmt::format("{} lengths run to {} in {} (found {})", transformName(s.transform),
+                                 maxRealLength(s.precision), precisionName(s.precision), s.length()));
   // c2r in f16 whose half is past one kernel (the merge in a kernel of its own, or mirrored in a two-kernel plan) left
   // most outputs unwritten on the GPU: refused until that path is fixed and measured.
   if (s.transform == Transform::C2R && s.precision == Precision::F16 && s.lengths.size() == 1 && s.length() % 2 == 0 &&
       s.length() / 2 > kMaxRealHalf)
-    rd.fail(lenPath, fmt::format("c2r in f16 runs to N = {} (N/2 <= {}; found {}): use f32 for longer c2r lengths", 2 * kMaxRealHalf,
-                                 kMaxRealHalf, s.length()));
+    rd.fail(lenPath, fmt::format("c2r in f16 runs to N = {} (N/2 <= {}; found {}): use f32 for longer c2r lengths",
+                                 2 * kMaxRealHalf, kMaxRealHalf, s.length()));
   // The complex transform the length runs as (an even real length: its half; an odd one: itself) takes Bluestein where
   // it has a prime factor above the radices: a convolution of length >= 2n - 1 (bluesteinLength).
   const long long complexN = s.lengths.size() == 1 ? s.complexLength() : 0;
   if (complexN && !isSmooth(complexN, maxPrimeRadix(s.precision))) {
-    const long long m = bluesteinLength(complexN, true);  // the limit holds for either choice (power of two: the longer)
+    const long long m = bluesteinLength(complexN,
+                                        true);  // the limit holds for either choice (power of two: the longer)
     const long long maxConv = maxBluesteinLength(s.precision);
     if (m > maxConv)
-      rd.fail(lenPath, fmt::format("length {} {}has a prime factor above 31; Bluestein would need a length-{} convolution, above {} (the limit "
-                                   "that keeps its chirp tables within 256 MiB; the largest such length is {})",
-                                   s.length(), complexN != s.length() ? fmt::format("(a complex half of {}) ", complexN) : "", m, maxConv,
-                                   s.real() && s.length() % 2 == 0 ? maxConv : maxConv / 2));
+      rd.fail(lenPath,
+              fmt::format("length {} {}has a prime factor above 31; Bluestein would need a length-{} convolution, "
+                          "above {} (the limit "
+                          "that keeps its chirp tables within 256 MiB; the largest such length is {})",
+                          s.length(), complexN != s.length() ? fmt::format("(a complex half of {}) ", complexN) : "", m,
+                          maxConv, s.real() && s.length() % 2 == 0 ? maxConv : maxConv / 2));
   }
   if (root.contains("placement")) {
     std::string p = rd.string(root["placement"], "/placement");
-    if (p != "in_place" && p != "out_of_place") rd.fail("/placement", fmt::format("unknown placement '{}' (expected in_place or out_of_place)", p));
+    if (p != "in_place" && p != "out_of_place")
+      rd.fail("/placement", fmt::format("unknown placement '{}' (expected in_place or out_of_place)", p));
     s.inPlace = p == "in_place";
   }
   s.input = parseIo(rd, root.contains("input") ? root["input"] : Json(), "/input", s.inShape(), true);
   s.output = parseIo(rd, root.contains("output") ? root["output"] : Json(), "/output", s.outShape(), false);
-  if (s.transform == Transform::R2C && s.input.planar) rd.fail("/input/layout", "the real input of r2c has no planar form");
-  if (s.transform == Transform::C2R && s.output.planar) rd.fail("/output/layout", "the real output of c2r has no planar form");
-  if (s.input.type != InputType::Native && s.real()) rd.fail("/input/type", "int8/int4 input is implemented for c2c only");
-  if (s.input.type == InputType::CI4 && s.input.planar) rd.fail("/input/type", "ci4 packs re and im in one byte; it has no planar form");
-  if (s.input.validLength >= 0 && s.real()) rd.fail("/input/length", "implicit zero padding is implemented for c2c only");
+  if (s.transform == Transform::R2C && s.input.planar)
+    rd.fail("/input/layout", "the real input of r2c has no planar form");
+  if (s.transform == Transform::C2R && s.output.planar)
+    rd.fail("/output/layout", "the real output of c2r has no planar form");
+  if (s.input.type != InputType::Native && s.real())
+    rd.fail("/input/type", "int8/int4 input is implemented for c2c only");
+  if (s.input.type == InputType::CI4 && s.input.planar)
+    rd.fail("/input/type", "ci4 packs re and im in one byte; it has no planar form");
+  if (s.input.validLength >= 0 && s.real())
+    rd.fail("/input/length", "implicit zero padding is implemented for c2c only");
   if (s.inPlace) {
     if (s.real()) rd.fail("/placement", "in_place is implemented for c2c only");
-    if (s.input.type != InputType::Native || s.input.validLength >= 0) rd.fail("/placement", "in_place needs the input and output in the same type and length");
-    if (s.input.strides != s.output.strides || s.input.distance != s.output.distance || s.input.offset != s.output.offset ||
-        s.input.planar != s.output.planar)
-      rd.fail("/output", "an in_place transform needs the same strides, distance, offset and layout for input and output");
+    if (s.input.type != InputType::Native || s.input.validLength >= 0)
+      rd.fail("/placement", "in_place needs the input and output in the same type and length");
+    if (s.input.strides != s.output.strides || s.input.distance != s.output.distance ||
+        s.input.offset != s.output.offset || s.input.planar != s.output.planar)
+      rd.fail("/output",
+              "an in_place transform needs the same strides, distance, offset and layout for input and output");
   }
   if (root.contains("factors")) {
     // (Up to the longest one kernel takes on any arch; planning for an arch with less shared memory says so.)
     const int maxOne = maxOneKernelLength(s.precision, "sm_90");
     if (s.lengths.size() != 1 || s.real() || s.length() > maxOne || !isSmooth(s.length(), maxPrimeRadix(s.precision)))
-      rd.fail("/factors", fmt::format("explicit factors are for 1D c2c lengths up to {} (one kernel on sm_90) with radix prime factors", maxOne));
+      rd.fail("/factors", fmt::format("explicit factors are for 1D c2c lengths up to {} (one kernel on sm_90) with "
+                                      "radix prime factors",
+                                      maxOne));
     const Json& f = root["factors"];
     if (!f.is_array()) rd.fail("/factors", fmt::format("expected an array of radices, found {}", f.type_name()));
     long long prod = 1;
@@ -269,23 +307,30 @@ StockhamSpec parseStockhamSpec(const Json& root, const std::string& file) {
       // 2^64 back to the length and hand the planner millions of passes.
       prod *= r;  // <= 16384 * 49 here: no overflow
       if (prod > s.length())
-        rd.fail(fmt::format("/factors/{}", i), fmt::format("the factors up to here multiply to {}, more than the length {}", prod, s.length()));
+        rd.fail(fmt::format("/factors/{}", i),
+                fmt::format("the factors up to here multiply to {}, more than the length {}", prod, s.length()));
     }
-    if (prod != s.length()) rd.fail("/factors", fmt::format("the factors multiply to {}, expected the length {}", prod, s.length()));
+    if (prod != s.length())
+      rd.fail("/factors", fmt::format("the factors multiply to {}, expected the length {}", prod, s.length()));
   }
   if (root.contains("tuning")) s.tuning = parseTuning(rd, root["tuning"], s.precision);
   if (s.tuning.bluesteinLength > 0) {
     // A Bluestein convolution serves the transform's length (c2c) or its complex half (r2c / c2r).
     const long long n = s.complexLength();
     if (s.tuning.bluesteinLength < 2 * n - 1)
-      rd.fail("/tuning/bluestein", fmt::format("a convolution of length {} is too short for length {} (expected at least 2 x {} - 1 = {})",
-                                               s.tuning.bluesteinLength, n, n, 2 * n - 1));
+      rd.fail("/tuning/bluestein",
+              fmt::format("a convolution of length {} is too short for length {} (expected at least 2 x {} - 1 = {})",
+                          s.tuning.bluesteinLength, n, n, 2 * n - 1));
   }
   checkStockhamLayouts(s);
   return s;
 }
 
-StockhamSpec parseStockhamSpecText(const std::string& text, const std::string& file) { return parseStockhamSpec(parseJsonText(text, file), file); }
-StockhamSpec parseStockhamSpecFile(const std::string& file) { return parseStockhamSpecText(readSpecFileText(file), file); }
+StockhamSpec parseStockhamSpecText(const std::string& text, const std::string& file) {
+  return parseStockhamSpec(parseJsonText(text, file), file);
+}
+StockhamSpec parseStockhamSpecFile(const std::string& file) {
+  return parseStockhamSpecText(readSpecFileText(file), file);
+}
 
 }  // namespace warpforge

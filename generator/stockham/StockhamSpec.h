@@ -13,7 +13,11 @@ namespace warpforge {
 
 enum class Precision { F16, F32, F64 };  // f16 stores half and computes in float
 enum class Transform { C2C, R2C, C2R };
-enum class InputType { Native, CI8, CI4 };  // the input's element: the precision's own, or complex int8 / int4 widened in the load
+enum class InputType {
+  Native,
+  CI8,
+  CI4
+};  // the input's element: the precision's own, or complex int8 / int4 widened in the load
 const char* precisionName(Precision p);  // "f16", "f32", "f64"
 const char* transformName(Transform t);  // "c2c", "r2c", "c2r"
 
@@ -22,28 +26,28 @@ struct StockhamIo {
   long long distance = 0, offset = 0;
   bool planar = false;
   InputType type = InputType::Native;  // input only
-  long long validLength = -1;      // input only, 1D c2c: elements present, the rest read as zeros
-  std::string stridesKey;          // "stride" or "strides" where the spec gave them: the JSON path of errors
+  long long validLength = -1;          // input only, 1D c2c: elements present, the rest read as zeros
+  std::string stridesKey;              // "stride" or "strides" where the spec gave them: the JSON path of errors
 };
 
 struct StockhamSpec {
   std::string file, name;
   Precision precision = Precision::F32;
   Transform transform = Transform::C2C;
-  std::vector<int> lengths;        // logical lengths (real lengths for r2c/c2r), outermost first
-  int sign = -1;                   // forward = exp(-2 pi i ...) as cuFFT/FFTW
+  std::vector<int> lengths;  // logical lengths (real lengths for r2c/c2r), outermost first
+  int sign = -1;             // forward = exp(-2 pi i ...) as cuFFT/FFTW
   bool inPlace = false;
   StockhamIo input, output;
-  std::vector<int> factors;        // 1D single-kernel only; empty: chosen by the generator
-  KernelTuning tuning;             // launch-geometry overrides for every kernel of the plan ("tuning")
+  std::vector<int> factors;  // 1D single-kernel only; empty: chosen by the generator
+  KernelTuning tuning;       // launch-geometry overrides for every kernel of the plan ("tuning")
 
   bool f64() const { return precision == Precision::F64; }
   bool real() const { return transform != Transform::C2C; }
   int length() const { return lengths.back(); }
   // The complex transform a 1D length runs as: r2c / c2r of even N run N/2 complex points, odd N run N.
   long long complexLength() const { return real() && length() % 2 == 0 ? length() / 2 : length(); }
-  long long points() const;                     // product of the lengths
-  std::vector<long long> inShape() const;       // array shapes: r2c/c2r have N/2+1 on the complex side
+  long long points() const;                // product of the lengths
+  std::vector<long long> inShape() const;  // array shapes: r2c/c2r have N/2+1 on the complex side
   std::vector<long long> outShape() const;
 };
 

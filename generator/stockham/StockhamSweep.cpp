@@ -29,7 +29,9 @@ class Draw {
   }
   double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
   // Uniform in [lo, hi].
-  long long between(long long lo, long long hi) { return lo + static_cast<long long>(next() % static_cast<std::uint64_t>(hi - lo + 1)); }
+  long long between(long long lo, long long hi) {
+    return lo + static_cast<long long>(next() % static_cast<std::uint64_t>(hi - lo + 1));
+  }
   // Log-uniform in [lo, hi]: small and large sizes equally likely per octave.
   long long logBetween(long long lo, long long hi) {
     const double a = std::log(static_cast<double>(lo)), b = std::log(static_cast<double>(hi) + 1);
@@ -37,7 +39,9 @@ class Draw {
   }
   bool chance(double p) { return unit() < p; }
   template <class T>
-  const T& pick(const std::vector<T>& v) { return v[next() % v.size()]; }
+  const T& pick(const std::vector<T>& v) {
+    return v[next() % v.size()];
+  }
 
  private:
   std::uint64_t s_;
@@ -67,7 +71,8 @@ std::string pickPrecision(Draw& d, double pF16, double pF64) {
 std::string shapeName(const std::vector<long long>& lengths) { return fmt::format("{}", fmt::join(lengths, "x")); }
 
 // The spec's required members; the caller adds layouts.
-Json baseSpec(const std::string& precision, const std::string& transform, const std::vector<long long>& lengths, Draw& d) {
+Json baseSpec(const std::string& precision, const std::string& transform, const std::vector<long long>& lengths,
+              Draw& d) {
   Json j = Json::object();
   j["name"] = fmt::format("{}_{}_{}", transform, precision, shapeName(lengths));
   j["family"] = "stockham";
@@ -92,7 +97,8 @@ Json realEven(Draw& d) {
 
 // One or two primes 17..127 times a 2,3,5,7-smooth cofactor (323 = 17 x 19, 1000 + ... as users pick them).
 Json largePrimes(Draw& d) {
-  static const std::vector<int> primes = {17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79, 83, 89, 97, 101, 103, 107, 109, 113, 127};
+  static const std::vector<int> primes = {17, 19, 23, 29, 31, 37, 41,  43,  47,  53,  59,  61, 67,
+                                          71, 73, 79, 83, 89, 97, 101, 103, 107, 109, 113, 127};
   long long n = d.pick(primes);
   if (d.chance(0.2)) n *= d.pick(primes);
   const bool real = d.chance(0.2);
@@ -106,9 +112,10 @@ Json largePrimes(Draw& d) {
 Json smallPrimePowers(Draw& d) {
   static const std::vector<int> bases = {3, 5, 7};
   const int base = d.pick(bases);
-  const int maxSmall = base == 3 ? 8 : base == 5 ? 6 : 4;     // <= 16384
+  const int maxSmall = base == 3 ? 8 : base == 5 ? 6 : 4;    // <= 16384
   const int maxLarge = base == 3 ? 15 : base == 5 ? 10 : 8;  // <= 2^24
-  const int k = d.chance(0.75) ? static_cast<int>(d.between(3, maxSmall)) : static_cast<int>(d.between(maxSmall + 1, maxLarge));
+  const int k = d.chance(0.75) ? static_cast<int>(d.between(3, maxSmall))
+                               : static_cast<int>(d.between(maxSmall + 1, maxLarge));
   long long n = 1;
   for (int i = 0; i < k; ++i) n *= base;
   const bool real = n <= 8192 && d.chance(0.15);
@@ -166,8 +173,8 @@ Json largeReal(Draw& d) {
   return baseSpec(precision, c2r ? "c2r" : "r2c", {n}, d);
 }
 
-// 2D and 3D r2c / c2r in cuFFT's layout (the innermost axis halved plus one on the complex side), points <= 2^24; one in
-// ten has an axis of any length, one in six an odd innermost length.
+// 2D and 3D r2c / c2r in cuFFT's layout (the innermost axis halved plus one on the complex side), points <= 2^24; one
+// in ten has an axis of any length, one in six an odd innermost length.
 Json multiDimReal(Draw& d) {
   const int dims = d.chance(0.6) ? 2 : 3;
   const long long maxAxis = dims == 2 ? 4096 : 512;
@@ -217,7 +224,9 @@ Json layouts(Draw& d) {
     if (d.chance(0.2) && !io.contains("layout")) io["layout"] = "planar";
     j[which] = io;
     j["name"] = j["name"].get<std::string>() + "_" + which + "_" +
-                (io.contains("layout") ? "planar" : io.contains("stride") || (twoD && io["strides"][1] != 1) ? "strided" : "padded");
+                (io.contains("layout")                                      ? "planar"
+                 : io.contains("stride") || (twoD && io["strides"][1] != 1) ? "strided"
+                                                                            : "padded");
   };
   const double u = d.unit();
   if (u < 0.15) {  // in place: one layout for both

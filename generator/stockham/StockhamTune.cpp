@@ -74,9 +74,11 @@ std::string describeGeometry(const StockhamBuild& b) {
   std::vector<std::string> parts;
   for (const auto& sf : b.kernels) {
     const KernelGeometry& g = sf.kernel.geom;
-    parts.push_back(fmt::format("{} = {}x{} thr, {} regs (target {}), {}{}{}{}{}{}", fmt::join(sf.kernel.desc.factors, "x"), g.threadsPerFft,
-                                g.fftsPerBlock, sf.compiled.registers, g.registerTarget, g.directLoad ? "direct" : "staged",
-                                g.directStore ? "/direct" : "/staged", g.persistent ? "" : ", full grid", g.indexPerGroup ? ", indices per group" : "",
+    parts.push_back(fmt::format("{} = {}x{} thr, {} regs (target {}), {}{}{}{}{}{}",
+                                fmt::join(sf.kernel.desc.factors, "x"), g.threadsPerFft, g.fftsPerBlock,
+                                sf.compiled.registers, g.registerTarget, g.directLoad ? "direct" : "staged",
+                                g.directStore ? "/direct" : "/staged", g.persistent ? "" : ", full grid",
+                                g.indexPerGroup ? ", indices per group" : "",
                                 g.deriveTwiddles ? ", derived twiddles" : "", g.workQueue ? ", work queue" : ""));
   }
   return fmt::format("{}", fmt::join(parts, " | "));
@@ -111,13 +113,15 @@ Json stockhamTuningMembers(const std::vector<int>& factors, const KernelTuning& 
   return out;
 }
 
-TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer, const std::function<void(const TuneTrialReport&)>& onTrial) {
+TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer,
+                         const std::function<void(const TuneTrialReport&)>& onTrial) {
   const std::string arch = timer.arch();
   CompileProbe* probe = timer.probe();
   const StockhamPlan basePlan = planStockham(spec, arch);
   // (Not a Bluestein convolution kernel: its factors are the convolution length's, which the spec's "factors" cannot
   // name.)
-  const bool oneKernel1d = basePlan.kernels.size() == 1 && spec.lengths.size() == 1 && !spec.real() && !basePlan.kernels[0].desc.convolve;
+  const bool oneKernel1d = basePlan.kernels.size() == 1 && spec.lengths.size() == 1 && !spec.real() &&
+                           !basePlan.kernels[0].desc.convolve;
   std::vector<Trial> trials;
   std::size_t baseline = 0;
   std::map<std::string, double> timedSources;  // identical kernels and grid: one timing
@@ -134,7 +138,8 @@ TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer, const std::
     std::vector<std::string> errors(todo.size());
     std::atomic<std::size_t> next{0};
     std::vector<std::thread> pool;
-    const unsigned workers = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), static_cast<unsigned>(todo.size())));
+    const unsigned workers = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(),
+                                                             static_cast<unsigned>(todo.size())));
     for (unsigned w = 0; w < workers; ++w)
       pool.emplace_back([&] {
         for (std::size_t i; (i = next++) < todo.size();) {
@@ -153,7 +158,8 @@ TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer, const std::
     for (std::size_t i = 0; i < todo.size(); ++i) {
       if (!errors[i].empty()) continue;
       for (const auto& k : builds[i].kernels) keys[i] += k.kernel.source + (k.kernel.geom.persistent ? "P" : "F");
-      if (timedSources.count(keys[i]) || std::find(toTimeKeys.begin(), toTimeKeys.end(), keys[i]) != toTimeKeys.end()) continue;
+      if (timedSources.count(keys[i]) || std::find(toTimeKeys.begin(), toTimeKeys.end(), keys[i]) != toTimeKeys.end())
+        continue;
       try {
         toTime.push_back(Generated{builds[i].launchPlan(variant(spec, todo[i]))});
         toTimeKeys.push_back(keys[i]);
@@ -214,7 +220,8 @@ TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer, const std::
   auto current = [&] { return trials[best()].asked; };
 
   runStage("as given", {Candidate{spec.factors, spec.tuning}});
-  if (trials[0].report.ms <= 0) throw std::runtime_error(fmt::format("{}: the spec as given does not run: {}", spec.name, trials[0].report.error));
+  if (trials[0].report.ms <= 0)
+    throw std::runtime_error(fmt::format("{}: the spec as given does not run: {}", spec.name, trials[0].report.error));
 
   if (oneKernel1d) {
     std::vector<Candidate> c;
@@ -231,7 +238,8 @@ TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer, const std::
     }
     runStage(stage, c);
   };
-  auto varySwitch = [&](const std::string& stage, const std::vector<bool>& values, std::optional<bool> KernelTuning::*field) {
+  auto varySwitch = [&](const std::string& stage, const std::vector<bool>& values,
+                        std::optional<bool> KernelTuning::*field) {
     std::vector<Candidate> c;
     for (bool v : values) {
       Candidate cand = current();
@@ -264,7 +272,8 @@ TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer, const std::
       varySwitch("work queue", {false, true}, &KernelTuning::workQueue);
       if (spec.transform == Transform::R2C) varySwitch("fused split", {true, false}, &KernelTuning::fusedSplit);
       if (spec.lengths.size() > 1 && !spec.real()) varySwitch("fuse axes", {true, false}, &KernelTuning::fuseAxes);
-      if (planStockham(variant(spec, current()), arch).kernels.size() > 1) vary("column values", {32, 16, 8}, &KernelTuning::columnValues);
+      if (planStockham(variant(spec, current()), arch).kernels.size() > 1)
+        vary("column values", {32, 16, 8}, &KernelTuning::columnValues);
       if (spec.lengths.size() == 1 && !spec.real() && planStockham(variant(spec, current()), arch).kernels.size() > 1)
         varySwitch("three kernels", {false, true}, &KernelTuning::threeKernels);
     }

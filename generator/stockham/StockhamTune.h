@@ -14,7 +14,8 @@
 namespace warpforge {
 
 // The timer's probe is called from several host threads at once.
-TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer, const std::function<void(const TuneTrialReport&)>& onTrial = {});
+TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer,
+                         const std::function<void(const TuneTrialReport&)>& onTrial = {});
 
 // The spec's "factors" / "tuning" members for what ran (factors only for 1D single-kernel c2c specs).
 Json stockhamTuningMembers(const std::vector<int>& factors, const KernelTuning& ran);

@@ -22,7 +22,8 @@ std::string pairTable(const KernelContext& k, int R, int sign) {
   const int h = (R - 1) / 2;
   std::string t = fmt::format("__constant__ {} {}[{}] = {{", k.cT, pairTableName(R, sign), h * h);
   for (int kk = 1; kk <= h; ++kk)
-    for (int j = 1; j <= h; ++j) t += (kk + j > 2 ? ", " : "") + k.rootEntry(static_cast<long long>(j) * kk % R, R, sign);
+    for (int j = 1; j <= h; ++j)
+      t += (kk + j > 2 ? ", " : "") + k.rootEntry(static_cast<long long>(j) * kk % R, R, sign);
   return t + "};";
 }
 
@@ -34,10 +35,14 @@ class StreamedPrimePass : public RadixPass {
     const int butterflies = L / R, h = (R - 1) / 2;
     if (butterflies > T) throw std::logic_error("streamed prime pass with more butterflies than threads");
     const bool lastDirect = k.directOut && k.lastPass(p);
-    std::vector<NodePtr> st{comment(fmt::format("pass {}: radix {}, one butterfly per thread, outputs stored pair by pair, {} butterflies, sub-transforms {} -> {}",
-                                                p, R, butterflies, ns, ns * R))};
+    std::vector<NodePtr> st{
+        comment(fmt::format("pass {}: radix {}, one butterfly per thread, outputs stored pair by pair, {} butterflies, "
+                            "sub-transforms {} -> {}",
+                            p, R, butterflies, ns, ns * R))};
     const bool guard = T > butterflies;
-    auto guarded = [&](std::vector<NodePtr> b) { return guard ? ifStmt(bin("<", var("t"), lit(butterflies)), block(std::move(b))) : block(std::move(b)); };
+    auto guarded = [&](std::vector<NodePtr> b) {
+      return guard ? ifStmt(bin("<", var("t"), lit(butterflies)), block(std::move(b))) : block(std::move(b));
+    };
     // fold
     std::vector<NodePtr> in;
     std::vector<NodePtr> ops;
@@ -54,7 +59,9 @@ class StreamedPrimePass : public RadixPass {
     ops.clear();
     // Held across the barrier in registers: x0, the sum y0, a_j, b_j (constant indices only).
     auto held = [&](const std::string& n, int i) { return index(var(n), lit(i)); };
-    auto heldC = [&](const std::string& n, int i) { return AstComplexOps::C{member(held(n, i), "x"), member(held(n, i), "y")}; };
+    auto heldC = [&](const std::string& n, int i) {
+      return AstComplexOps::C{member(held(n, i), "x"), member(held(n, i), "y")};
+    };
     std::vector<NodePtr> out;
     if (!lastDirect) {
       st.push_back(declArray(k.cT, "fa", h + 1));  // fa[0] = x0, fa[j] = a_j
@@ -75,7 +82,8 @@ class StreamedPrimePass : public RadixPass {
       }
       out.push_back(decl("const int", "j", var("t")));
       out.push_back(decl("const int", "base", butterflyBase(var("j"), R, ns)));
-      if (slotForm(k, R, ns).needsPb()) out.push_back(decl("const int", "pb", call("wf_pad", {bin("+", var("fbase"), var("base"))})));
+      if (slotForm(k, R, ns).needsPb())
+        out.push_back(decl("const int", "pb", call("wf_pad", {bin("+", var("fbase"), var("base"))})));
     } else {
       out = std::move(in);
     }
@@ -83,7 +91,8 @@ class StreamedPrimePass : public RadixPass {
     // last pass) to element j + r ns of the FFT.
     auto put = [&](std::vector<NodePtr>& to, int r, const NodePtr& rIndex, NodePtr re, NodePtr im) {
       if (!lastDirect) {
-        to.push_back(assign(rIndex ? outputSlotAt(k, R, ns, rIndex) : outputSlot(k, R, ns, r), k.mk(std::move(re), std::move(im))));
+        to.push_back(assign(rIndex ? outputSlotAt(k, R, ns, rIndex) : outputSlot(k, R, ns, r),
+                            k.mk(std::move(re), std::move(im))));
         return;
       }
       if (!rIndex && d.outDropFrom >= 0 && static_cast<long long>(r) * ns >= d.outDropFrom) return;
@@ -96,12 +105,13 @@ class StreamedPrimePass : public RadixPass {
     };
     put(out, 0, nullptr, sum.re, sum.im);
     if (d.f64) {
-      // f64: a rolled loop over the pairs (the unrolled form, every pair's coefficients literals, took 255 registers and
-      // spilled from 31 on), the coefficients W^(jk) of pair k read from a __constant__ table row: k is the same in every
-      // lane, so each read is one broadcast.
+      // f64: a rolled loop over the pairs (the unrolled form, every pair's coefficients literals, took 255 registers
+      // and spilled from 31 on), the coefficients W^(jk) of pair k read from a __constant__ table row: k is the same in
+      // every lane, so each read is one broadcast.
       const std::string table = pairTableName(R, k.stageSign());
       k.constTables[table] = pairTable(k, R, k.stageSign());
-      std::vector<NodePtr> loop{decl("const " + k.cT + "*", "cw", bin("+", var(table), bin("*", bin("-", var("k"), lit(1)), lit(h))))};
+      std::vector<NodePtr> loop{
+          decl("const " + k.cT + "*", "cw", bin("+", var(table), bin("*", bin("-", var("k"), lit(1)), lit(h))))};
       loop.push_back(decl(k.rT, "ar", xs[0].re));
       loop.push_back(decl(k.rT, "ai", xs[0].im));
       loop.push_back(decl(k.rT, "br", ac.num(0)));
@@ -117,7 +127,8 @@ class StreamedPrimePass : public RadixPass {
       put(loop, 0, var("k"), bin("-", var("ar"), var("bi")), bin("+", var("ai"), var("br")));
       put(loop, 0, bin("-", lit(R), var("k")), bin("+", var("ar"), var("bi")), bin("-", var("ai"), var("br")));
       out.push_back(raw("#pragma unroll 1"));
-      out.push_back(forLoop(decl("int", "k", lit(1)), bin("<=", var("k"), lit(h)), assign(var("k"), lit(1), "+="), block(loop)));
+      out.push_back(
+          forLoop(decl("int", "k", lit(1)), bin("<=", var("k"), lit(h)), assign(var("k"), lit(1), "+="), block(loop)));
     } else {
       // f32: every pair unrolled, its coefficients literals.
       for (int kk = 1; kk <= h; ++kk) {

@@ -26,10 +26,12 @@ void fftPrologue(const KernelContext& k, std::vector<NodePtr>& b, const Access& 
 std::vector<NodePtr> loadElementBody(const KernelContext& k) {
   std::vector<NodePtr> b;
   b.push_back(decl(k.cT, "v", k.mk(k.num(0), k.num(0))));
-  std::vector<NodePtr> active = loadGuarded(k, k.address(k.d.in, var("i")), "const long long", k.natural(var("i"), k.d.natInElem, k.d.natInDigit0));
+  std::vector<NodePtr> active = loadGuarded(k, k.address(k.d.in, var("i")), "const long long",
+                                            k.natural(var("i"), k.d.natInElem, k.d.natInDigit0));
   NodePtr live = bin("<", var("g"), var("ffts"));
   // Mirrored pairs: the c2r half's element L is element n of digit 0's FFT 0 only.
-  if (k.d.mirrored && k.d.fuse == Fuse::C2RPre) live = bin("&&", live, bin("||", bin("<", var("i"), lit(k.d.length)), bin("==", var("d0"), lit(0))));
+  if (k.d.mirrored && k.d.fuse == Fuse::C2RPre)
+    live = bin("&&", live, bin("||", bin("<", var("i"), lit(k.d.length)), bin("==", var("d0"), lit(0))));
   b.push_back(ifStmt(live, block(active)));
   b.push_back(assign(k.shared("sbase", FusedPlanes(k.d).loadIndex(var("i"))), var("v")));
   return b;
@@ -48,12 +50,14 @@ std::vector<NodePtr> storeElementBody(const KernelContext& k) {
     active.push_back(decl(k.cT, "v", k.shared("sbase", var("i"))));
   }
   if (d.bigN > 0) fourStepTwiddle(k, active, var("i"));
-  for (auto& st : storeGuarded(k, k.address(d.out, var("i")), "const long long", k.natural(var("i"), d.natOutElem, d.natOutDigit0)))
+  for (auto& st : storeGuarded(k, k.address(d.out, var("i")), "const long long",
+                               k.natural(var("i"), d.natOutElem, d.natOutDigit0)))
     active.push_back(st);
   NodePtr live = bin("<", var("g"), var("ffts"));
   if (d.mirrored) {  // a self-mirrored FFT's second copy is not stored; the r2c output L is element n of FFT 0
     live = bin("&&", live, unary("!", var("twin")));
-    if (d.fuse == Fuse::R2CPost) live = bin("&&", live, bin("||", bin("<", var("i"), lit(d.length)), bin("==", var("d0"), lit(0))));
+    if (d.fuse == Fuse::R2CPost)
+      live = bin("&&", live, bin("||", bin("<", var("i"), lit(d.length)), bin("==", var("d0"), lit(0))));
   }
   b.push_back(ifStmt(live, block(active)));
   return b;

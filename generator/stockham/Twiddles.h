@@ -42,7 +42,8 @@ inline bool passTwiddled(const std::vector<int>& axes, long long ns) { return ns
 
 // With fused axes, a pass inside an axis takes that axis's twiddle: k = done * kk + (finished axes' output index),
 // w = exp(sign 2 pi i r kk / ((ns / done) R)); the table keeps the one-axis layout (ones where passTwiddled is false).
-inline std::vector<std::complex<double>> twiddleTable(const std::vector<int>& factors, int sign, const std::vector<int>& axes = {}) {
+inline std::vector<std::complex<double>> twiddleTable(const std::vector<int>& factors, int sign,
+                                                      const std::vector<int>& axes = {}) {
   std::vector<std::complex<double>> t;
   long long ns = 1;
   for (int R : factors) {

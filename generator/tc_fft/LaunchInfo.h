@@ -9,13 +9,13 @@ struct LaunchInfo {
   std::string specName;
   std::string kernelName;
   int blockThreads = 128;
-  int fftsPerBlock = 4;          // one FFT per warp per grid-stride iteration
+  int fftsPerBlock = 4;  // one FFT per warp per grid-stride iteration
   int dynamicSharedBytes = 0;
-  int minArch = 80;              // mma.sync m16n8k16 f16 needs sm_80+
+  int minArch = 80;                     // mma.sync m16n8k16 f16 needs sm_80+
   std::string elementType = "__half2";  // interleaved complex f16 (re = low half)
   int nIn = 0, nOut = 0;
-  int inputVectorElems = 1;      // input_distance must be a multiple of this
-  int outputVectorElems = 1;     // output_distance likewise
+  int inputVectorElems = 1;          // input_distance must be a multiple of this
+  int outputVectorElems = 1;         // output_distance likewise
   bool inRegisterBenchmark = false;  // takes an extra `int repeats` parameter
 };
 

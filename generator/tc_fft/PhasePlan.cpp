@@ -29,7 +29,8 @@ NodePtr exponent(const ArraySpec& a, const Layout& l, int reg, int e) {
   for (const auto& f : a.phase) {
     auto bits = [&](char letter, const std::vector<int>& which) {
       NodePtr v = lit(0);
-      for (int j : which) v = bin("+", v, bin("<<", bitExpr(*factorBitPosition(l, fmt::format("{}{}", letter, j)), reg, e), lit(j)));
+      for (int j : which)
+        v = bin("+", v, bin("<<", bitExpr(*factorBitPosition(l, fmt::format("{}{}", letter, j)), reg, e), lit(j)));
       return v;
     };
     NodePtr product = bin("*", bits('q', f.q), bits('n', f.n));
@@ -59,13 +60,15 @@ NodePtr diagonal(const Layout& l, int reg, int e) {
 
 PhasePlan::PhasePlan(const LayoutProgram& spec, bool packed) : spec_(spec), packed_(packed) {
   std::map<std::vector<long long>, std::string> bySignature;
-  std::vector<std::pair<std::string, std::vector<NodePtr>>> computed;  // per held variable: its declaration and computation
+  std::vector<std::pair<std::string, std::vector<NodePtr>>>
+      computed;  // per held variable: its declaration and computation
   for (const auto& a : spec.arrays) {
     if (!a.isPhase()) continue;
     const Layout& l = usesStored(a) ? *a.stored : a.layout;
     for (const char* bit : {"ReIm", "ReIm_in", "ReIm_out"})
       if (auto p = l.physOf(bit); p && p->kind == PhysKind::T)
-        throw std::runtime_error(fmt::format("{}: {} on a lane bit is not supported by the tc_fft emitter", a.path, bit));
+        throw std::runtime_error(
+            fmt::format("{}: {} on a lane bit is not supported by the tc_fft emitter", a.path, bit));
     naive_ += a.layout.numRegisters();
     std::vector<std::string>& vars = regVar_[a.name];
     for (int reg = 0; reg < l.numRegisters(); ++reg) {
@@ -97,7 +100,8 @@ PhasePlan::PhasePlan(const LayoutProgram& spec, bool packed) : spec_(spec), pack
         std::string c = fmt::format("c{}", e), s = fmt::format("s{}", e);
         body.push_back(decl("float", c));
         body.push_back(decl("float", s));
-        body.push_back(exprStmt(call("wf_phase", {exponent(a, l, reg, e), lit(spec.nOut), lit(spec.sign), var(c), var(s)})));
+        body.push_back(
+            exprStmt(call("wf_phase", {exponent(a, l, reg, e), lit(spec.nOut), lit(spec.sign), var(c), var(s)})));
         const PhaseComp k = phaseComponent(l, 0, reg, e);  // ReIm bits are never lane bits (checked above)
         NodePtr v = k == PhaseComp::Cos ? var(c) : k == PhaseComp::Sin ? var(s) : unary("-", var(s));
         comps[e] = cond ? ternary(cond, v, flit(0.0)) : v;
@@ -179,10 +183,12 @@ double PhasePlan::heldValue(const std::string& v, int lane, int elem) const {
   const Layout& l = usesStored(a) ? *a.stored : a.layout;
   for (const auto& en : l.entries())  // as diagonal(): zero off the pass-through pairs' diagonal
     if (isPassIn(en.logical) && en.logical != "ReIm_in" &&
-        physBitValue(en.phys, lane, reg, elem) != physBitValue(*l.physOf(passBase(en.logical) + "_out"), lane, reg, elem))
+        physBitValue(en.phys, lane, reg, elem) !=
+            physBitValue(*l.physOf(passBase(en.logical) + "_out"), lane, reg, elem))
       return 0;
   const PhaseComp k = phaseComponent(l, 0, reg, elem);  // as the prologue: fixed per register and half
-  const double ang = spec_.sign * 2.0 * M_PI * static_cast<double>(phaseEntry(a, l, spec_.nOut, lane, reg, elem).m) / spec_.nOut;
+  const double ang = spec_.sign * 2.0 * M_PI * static_cast<double>(phaseEntry(a, l, spec_.nOut, lane, reg, elem).m) /
+                     spec_.nOut;
   return k == PhaseComp::Cos ? std::cos(ang) : k == PhaseComp::Sin ? std::sin(ang) : -std::sin(ang);
 }
 

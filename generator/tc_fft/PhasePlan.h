@@ -50,7 +50,7 @@ class PhasePlan {
   };
   const LayoutProgram& spec_;
   bool packed_;
-  std::map<std::string, std::vector<std::string>> regVar_;  // array -> per held register, the variable holding it
+  std::map<std::string, std::vector<std::string>> regVar_;    // array -> per held register, the variable holding it
   std::map<std::string, std::pair<std::string, int>> owner_;  // variable -> (array, register) that computes it
   std::map<std::string, int> tableSlot_;  // variable -> its column in the shared table (the tabled ones)
   double heldValue(const std::string& var, int lane, int elem) const;

@@ -59,7 +59,8 @@ struct Scored {
 
 std::string summaryOf(const Design& d) {
   return fmt::format("{}{}{}", d.str(), d.frame.batchBits ? fmt::format(", {} FFTs/warp", 1 << d.frame.batchBits) : "",
-                     d.frame.logCarried > d.frame.logIn ? fmt::format(", input zero-padded to 2^{}", d.frame.logCarried) : "");
+                     d.frame.logCarried > d.frame.logIn ? fmt::format(", input zero-padded to 2^{}", d.frame.logCarried)
+                                                        : "");
 }
 
 }  // namespace
@@ -73,8 +74,10 @@ TcFftSynthesis synthesizeTcFft(const TcFftRequest& r, const CostTable& costs) {
   if (L < kMinSynthesisLog2 || L > kMaxSynthesisLog2) {
     const int Ln = std::clamp(L, kMinSynthesisLog2, kMaxSynthesisLog2), Mn = std::min(M, Ln);
     throw SpecError(r.file, "/transform",
-                    fmt::format("no tc_fft design is synthesized for {} -> {}: synthesis covers n_out = {} .. {} (one warp holds the FFT in its "
-                                "registers, at most 128 per thread for one array; an MMA fragment needs 16 points, several FFTs per warp below "
+                    fmt::format("no tc_fft design is synthesized for {} -> {}: synthesis covers n_out = {} .. {} (one "
+                                "warp holds the FFT in its "
+                                "registers, at most 128 per thread for one array; an MMA fragment needs 16 points, "
+                                "several FFTs per warp below "
                                 "128); nearest that work: {} -> {}",
                                 r.nIn, r.nOut, 1 << kMinSynthesisLog2, 1 << kMaxSynthesisLog2, 1 << Mn, 1 << Ln));
   }
@@ -136,13 +139,15 @@ TcFftSynthesis synthesizeTcFft(const TcFftRequest& r, const CostTable& costs) {
       chosen = static_cast<int>(i);
       break;
     } catch (const VerifyError& e) {
-      exact[i].c.rejection = e.issues().empty() ? e.what() : e.issues().front().path + ": " + e.issues().front().message;
+      exact[i].c.rejection = e.issues().empty() ? e.what()
+                                                : e.issues().front().path + ": " + e.issues().front().message;
     }
   }
   if (chosen < 0)
-    throw SpecError(r.file, "/transform",
-                    fmt::format("internal: none of the {} cheapest synthesized designs for {} -> {} was proved consistent{}", exact.size(), r.nIn,
-                                r.nOut, exact.empty() ? "" : " (first: " + exact.front().c.rejection + ")"));
+    throw SpecError(
+        r.file, "/transform",
+        fmt::format("internal: none of the {} cheapest synthesized designs for {} -> {} was proved consistent{}",
+                    exact.size(), r.nIn, r.nOut, exact.empty() ? "" : " (first: " + exact.front().c.rejection + ")"));
   out.program = exact[chosen].program;
   out.registerWeight = weight;
   out.ranking.push_back(exact[chosen].c);

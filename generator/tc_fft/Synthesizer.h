@@ -30,23 +30,22 @@ double registerWeight(int dataRegisterBits);
 
 // One candidate design as the search scored it.
 struct TcFftCandidate {
-  std::string summary;   // "k8(2/3) k16(3/3) k16(3/3), 1 FFT/warp"
-  double smCycles = 0;   // per FFT (eq. 30 model)
+  std::string summary;  // "k8(2/3) k16(3/3) k16(3/3), 1 FFT/warp"
+  double smCycles = 0;  // per FFT (eq. 30 model)
   int phaseRegisters = 0;
-  double score = 0;      // what the search minimises (SM-cycles + registerWeight x phase registers)
-  bool verified = false; // proved by the Verifier (only the candidates the search got to)
-  std::string rejection; // why the Verifier refused it, where it did
+  double score = 0;       // what the search minimises (SM-cycles + registerWeight x phase registers)
+  bool verified = false;  // proved by the Verifier (only the candidates the search got to)
+  std::string rejection;  // why the Verifier refused it, where it did
 };
 
 struct TcFftSynthesis {
   double registerWeight = kRegisterWeight;  // SM-cycles per phase register in the scores below
-  LayoutProgram program;                 // the chosen design, complete (arrays, steps, descriptions)
-  std::vector<TcFftCandidate> ranking;   // the chosen first, then the runners-up, cheapest first
+  LayoutProgram program;                    // the chosen design, complete (arrays, steps, descriptions)
+  std::vector<TcFftCandidate> ranking;      // the chosen first, then the runners-up, cheapest first
   int candidatesScored = 0;
   double seconds = 0;     // wall clock
   double cpuSeconds = 0;  // this process's CPU time (the search is single-threaded)
 };
-
 
 // Throws SpecError (at /transform, naming the rule and the nearest sizes that work) where no design exists.
 TcFftSynthesis synthesizeTcFft(const TcFftRequest& request, const CostTable& costs = {});

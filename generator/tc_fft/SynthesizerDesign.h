@@ -23,10 +23,10 @@ struct StageType {
 
 // The frame every design of one request lives in.
 struct Frame {
-  int logOut = 0;     // L: q0 .. q_{L-1}
-  int logIn = 0;      // n0 .. n_{logIn-1} are read
-  int logCarried = 0; // n bits the input array carries (logIn .. logCarried-1 are zero padding)
-  int batchBits = 0;  // f0 .. f_{batchBits-1}: FFTs per warp
+  int logOut = 0;      // L: q0 .. q_{L-1}
+  int logIn = 0;       // n0 .. n_{logIn-1} are read
+  int logCarried = 0;  // n bits the input array carries (logIn .. logCarried-1 are zero padding)
+  int batchBits = 0;   // f0 .. f_{batchBits-1}: FFTs per warp
   int sign = +1;
   int padding() const { return logOut - logCarried; }  // produced minus summed at the end (0 or 1)
   int inputBits() const { return logCarried + 1 + batchBits; }
@@ -35,12 +35,12 @@ struct Frame {
 struct Stage {
   StageType type;
   std::vector<std::string> summed, produced, pass;  // n bits summed, q bits produced, data bits passed through
-  std::vector<std::string> jBits;  // matrix bits j0 j1 j2 (j3): data names (ReIm, n7, f0, ...)
-  std::vector<std::string> iBits;  // matrix bits i0 i1 i2 i3
-  std::vector<std::string> kBits;  // spectators k0 k1 k2
-  std::vector<std::string> loops;  // the other bits, on registers: one MMA per value
-  Layout B, C;                     // data in (operand B), data out (operand C)
-  double relayoutIn = 0;           // SM-cycles of the relayout into B
+  std::vector<std::string> jBits;                   // matrix bits j0 j1 j2 (j3): data names (ReIm, n7, f0, ...)
+  std::vector<std::string> iBits;                   // matrix bits i0 i1 i2 i3
+  std::vector<std::string> kBits;                   // spectators k0 k1 k2
+  std::vector<std::string> loops;                   // the other bits, on registers: one MMA per value
+  Layout B, C;                                      // data in (operand B), data out (operand C)
+  double relayoutIn = 0;                            // SM-cycles of the relayout into B
   int mmas() const { return 1 << loops.size(); }
 };
 
@@ -48,7 +48,7 @@ struct Design {
   Frame frame;
   std::vector<StageType> types;
   std::vector<Stage> stages;
-  Layout X, Y;           // the input and output arrays
+  Layout X, Y;  // the input and output arrays
   double finalRelayout = 0;
   double mmaCycles = 0, relayoutCycles = 0;
   std::string str() const;  // "k8(2/3) k16(3/3) k16(3/3)"
@@ -57,8 +57,8 @@ struct Design {
 // Where the twiddle factors E(q_j, n_k) between stages go: folded into a stage's phase operand A (over bits it
 // loops over or passes through), or applied by a complex multiply at a gap between stages.
 struct Cmul {
-  int gap = 0;                     // after stage `gap` (0-based stage index)
-  bool afterRelayout = false;      // on the next stage's B layout instead of this stage's C layout
+  int gap = 0;                 // after stage `gap` (0-based stage index)
+  bool afterRelayout = false;  // on the next stage's B layout instead of this stage's C layout
   std::vector<PhaseFactor> factors;
 };
 
@@ -85,8 +85,9 @@ class RelayoutCache {
 
 // Every design of a frame: stage shapes, roles and layouts, ranked by MMA + estimated relayout cycles (twiddles not
 // yet placed). At most `keep` designs, cheapest first; deterministic.
-std::vector<Design> searchDesigns(const Frame& frame, const std::optional<Layout>& input, const std::optional<Layout>& output,
-                                  RelayoutCache& relayouts, const CostTable& costs, int keep);
+std::vector<Design> searchDesigns(const Frame& frame, const std::optional<Layout>& input,
+                                  const std::optional<Layout>& output, RelayoutCache& relayouts, const CostTable& costs,
+                                  int keep);
 
 // Replaces the estimated relayout costs of a design by the relayout search's exact ones (the beam ranks by estimates).
 void exactRelayouts(Design& d, const std::optional<Layout>& input, RelayoutCache& relayouts);
@@ -95,7 +96,8 @@ void exactRelayouts(Design& d, const std::optional<Layout>& input, RelayoutCache
 TwiddlePlan placeTwiddles(const Design& d, const CostTable& costs, double registerWeight);
 
 // The design as a complete layout program (arrays, steps, descriptions) for the Verifier and the emitter.
-LayoutProgram materialize(const Design& d, const TwiddlePlan& t, const std::string& file, const std::string& name, int nIn, int nOut);
+LayoutProgram materialize(const Design& d, const TwiddlePlan& t, const std::string& file, const std::string& name,
+                          int nIn, int nOut);
 
 // Bit-name helpers shared by the synthesizer's files.
 std::string nBit(int k);

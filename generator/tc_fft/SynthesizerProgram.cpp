@@ -12,7 +12,9 @@ namespace warpforge::synth {
 
 namespace {
 
-bool has(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+bool has(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
 
 std::string factorText(const std::vector<PhaseFactor>& fs) {
   std::vector<std::string> parts;
@@ -38,7 +40,8 @@ std::vector<std::string> constantBits(const Layout& l, const std::vector<PhaseFa
   for (const auto& e : l.entries()) {
     std::string base = e.logical;
     for (const char* suffix : {"_in", "_out"})
-      if (base.size() > std::string(suffix).size() && base.compare(base.size() - std::string(suffix).size(), std::string::npos, suffix) == 0)
+      if (base.size() > std::string(suffix).size() &&
+          base.compare(base.size() - std::string(suffix).size(), std::string::npos, suffix) == 0)
         base = base.substr(0, base.size() - std::string(suffix).size());
     if (base != "ReIm" && !factorBits.count(base) && !has(out, base)) out.push_back(base);
   }
@@ -48,15 +51,17 @@ std::vector<std::string> constantBits(const Layout& l, const std::vector<PhaseFa
 
 // Stage s's phase operand: the atom's positions (b0 j0, t0 t1 j1 j2, t2 t3 t4 i0 i1 i2, r0 i3, r1 j3) named by the
 // stage's roles, plus the loop bits it folds twiddles over as further registers.
-ArraySpec operandA(const Stage& s, const std::vector<std::string>& foldedLoops, const std::vector<PhaseFactor>& factors, const std::string& name) {
-  auto jName = [&](const std::string& x) { return x == "ReIm" ? std::string("ReIm_in") : has(s.pass, x) ? x + "_in" : x; };
-  auto iName = [&](const std::string& x) { return x == "ReIm" ? std::string("ReIm_out") : has(s.pass, x) ? x + "_out" : x; };
-  std::vector<Layout::Entry> e{{{PhysKind::B, 0}, jName(s.jBits[0])},
-                               {{PhysKind::T, 0}, jName(s.jBits[1])},
-                               {{PhysKind::T, 1}, jName(s.jBits[2])},
-                               {{PhysKind::T, 2}, iName(s.iBits[0])},
-                               {{PhysKind::T, 3}, iName(s.iBits[1])},
-                               {{PhysKind::T, 4}, iName(s.iBits[2])},
+ArraySpec operandA(const Stage& s, const std::vector<std::string>& foldedLoops, const std::vector<PhaseFactor>& factors,
+                   const std::string& name) {
+  auto jName = [&](const std::string& x) {
+    return x == "ReIm" ? std::string("ReIm_in") : has(s.pass, x) ? x + "_in" : x;
+  };
+  auto iName = [&](const std::string& x) {
+    return x == "ReIm" ? std::string("ReIm_out") : has(s.pass, x) ? x + "_out" : x;
+  };
+  std::vector<Layout::Entry> e{{{PhysKind::B, 0}, jName(s.jBits[0])}, {{PhysKind::T, 0}, jName(s.jBits[1])},
+                               {{PhysKind::T, 1}, jName(s.jBits[2])}, {{PhysKind::T, 2}, iName(s.iBits[0])},
+                               {{PhysKind::T, 3}, iName(s.iBits[1])}, {{PhysKind::T, 4}, iName(s.iBits[2])},
                                {{PhysKind::R, 0}, iName(s.iBits[3])}};
   if (!s.type.k8) e.push_back({{PhysKind::R, 1}, jName(s.jBits[3])});
   for (const auto& b : s.loops)
@@ -100,11 +105,14 @@ ArraySpec twiddlePhase(const Layout& D, const std::vector<PhaseFactor>& factors,
   return a;
 }
 
-std::string list(const std::vector<std::string>& v) { return v.empty() ? "none" : fmt::format("{}", fmt::join(v, " ")); }
+std::string list(const std::vector<std::string>& v) {
+  return v.empty() ? "none" : fmt::format("{}", fmt::join(v, " "));
+}
 
 }  // namespace
 
-LayoutProgram materialize(const Design& d, const TwiddlePlan& t, const std::string& file, const std::string& name, int nIn, int nOut) {
+LayoutProgram materialize(const Design& d, const TwiddlePlan& t, const std::string& file, const std::string& name,
+                          int nIn, int nOut) {
   LayoutProgram p;
   p.file = file;
   p.name = name;
@@ -122,7 +130,8 @@ LayoutProgram materialize(const Design& d, const TwiddlePlan& t, const std::stri
     a.description = desc;
     p.arrays.push_back(a);
   };
-  auto addStep = [&](StepOp op, const std::string& a, const std::string& b, const std::string& c, const std::string& desc) {
+  auto addStep = [&](StepOp op, const std::string& a, const std::string& b, const std::string& c,
+                     const std::string& desc) {
     StepSpec st;
     st.op = op;
     st.a = a, st.b = b, st.c = c;
@@ -130,7 +139,8 @@ LayoutProgram materialize(const Design& d, const TwiddlePlan& t, const std::stri
     p.steps.push_back(st);
     return &p.steps.back();
   };
-  addData("X", d.X, d.frame.batchBits ? fmt::format("input: {} FFTs per warp (f bits)", 1 << d.frame.batchBits) : "input");
+  addData("X", d.X,
+          d.frame.batchBits ? fmt::format("input: {} FFTs per warp (f bits)", 1 << d.frame.batchBits) : "input");
   p.input = "X";
   std::string cur = "X";
   Layout curLayout = d.X;
@@ -145,7 +155,8 @@ LayoutProgram materialize(const Design& d, const TwiddlePlan& t, const std::stri
     a.description = fmt::format("twiddles between stages {} and {}: {}", c.gap + 1, c.gap + 2, factorText(c.factors));
     p.arrays.push_back(a);
     addData(arrayName, curLayout, fmt::format("after the twiddles of gap {}", c.gap + 1));
-    addStep(StepOp::Cmul, w, cur, arrayName, fmt::format("twiddles {} as a __half2 complex multiply", factorText(c.factors)));
+    addStep(StepOp::Cmul, w, cur, arrayName,
+            fmt::format("twiddles {} as a __half2 complex multiply", factorText(c.factors)));
     cur = arrayName;
   };
   for (int s = 0; s < S; ++s) {
@@ -154,7 +165,8 @@ LayoutProgram materialize(const Design& d, const TwiddlePlan& t, const std::stri
       const std::string b = fmt::format("B{}", s + 1);
       addData(b, st.B, fmt::format("stage {}'s operand B", s + 1));
       addStep(StepOp::Relayout, "", cur, b,
-              fmt::format("j bits {} onto b0 t0 t1{}, spectators {} onto t2 t3 t4", list({st.jBits[0], st.jBits[1], st.jBits[2]}),
+              fmt::format("j bits {} onto b0 t0 t1{}, spectators {} onto t2 t3 t4",
+                          list({st.jBits[0], st.jBits[1], st.jBits[2]}),
                           st.type.k8 ? "" : " and " + st.jBits[3] + " onto a register", list(st.kBits)));
       cur = b;
       curLayout = st.B;
@@ -180,9 +192,11 @@ LayoutProgram materialize(const Design& d, const TwiddlePlan& t, const std::stri
     const std::string z = s + 1 == S ? "Zlast" : fmt::format("Z{}", s + 1);
     addData(z, st.C, fmt::format("stage {}'s output", s + 1));
     StepSpec* mma = addStep(StepOp::Mma, a.name, cur, z,
-                            fmt::format("stage {}: sums {} (and ReIm), produces {}{}; spectators {}; {} MMAs over {}{}", s + 1, list(st.summed),
-                                        list(st.produced), st.pass.empty() ? "" : ", passes " + list(st.pass) + " through", list(st.kBits),
-                                        st.mmas(), list(st.loops), folded.empty() ? "" : "; folds twiddles over " + list(folded)));
+                            fmt::format("stage {}: sums {} (and ReIm), produces {}{}; spectators {}; {} MMAs over {}{}",
+                                        s + 1, list(st.summed), list(st.produced),
+                                        st.pass.empty() ? "" : ", passes " + list(st.pass) + " through", list(st.kBits),
+                                        st.mmas(), list(st.loops),
+                                        folded.empty() ? "" : "; folds twiddles over " + list(folded)));
     mma->shape = st.type.k8 ? "m16n8k8" : "m16n8k16";
     mma->sum = st.summed;
     cur = z;

@@ -130,13 +130,16 @@ Layout makeLayout(const std::string& b0, const std::vector<std::string>& t, cons
   return Layout(std::move(e));
 }
 
-bool contains(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+bool contains(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
 
 // Operand B of a stage placed as close to `cur` as its roles allow: j bits (J) on b0 t0 t1 and, for m16n8k16, one on
-// a register (j3); spectators (K) on t2 t3 t4; everything else on registers. A bit already on a slot of its class stays.
-// Returns the layout and its j bits (j0 j1 j2 [j3]) and spectators (k0 k1 k2) in slot order.
+// a register (j3); spectators (K) on t2 t3 t4; everything else on registers. A bit already on a slot of its class
+// stays. Returns the layout and its j bits (j0 j1 j2 [j3]) and spectators (k0 k1 k2) in slot order.
 Layout placeOperandB(const Layout* cur, const std::vector<std::string>& allBits, const std::vector<std::string>& J,
-                     const std::vector<std::string>& K, bool k8, std::vector<std::string>& jOut, std::vector<std::string>& kOut) {
+                     const std::vector<std::string>& K, bool k8, std::vector<std::string>& jOut,
+                     std::vector<std::string>& kOut) {
   std::vector<std::string> slot(6);  // b0 t0 t1 t2 t3 t4
   auto isJ = [&](const std::string& x) { return contains(J, x); };
   auto isK = [&](const std::string& x) { return contains(K, x); };
@@ -174,7 +177,8 @@ Layout placeOperandB(const Layout* cur, const std::vector<std::string>& allBits,
       else {
         // All remaining j bits fit lane slots: a placed lane j bit must become j3 instead (rare: ReIm on a lane).
         for (int s = 0; s < 3 && j3.empty(); ++s)
-          if (!slot[s].empty()) j3 = slot[s], slot[s].clear(), placed.erase(std::find(placed.begin(), placed.end(), j3));
+          if (!slot[s].empty())
+            j3 = slot[s], slot[s].clear(), placed.erase(std::find(placed.begin(), placed.end(), j3));
       }
       placed.push_back(j3);
     }
@@ -184,7 +188,8 @@ Layout placeOperandB(const Layout* cur, const std::vector<std::string>& allBits,
       std::vector<std::string> cand;
       for (const auto& x : want)
         if (!contains(placed, x)) cand.push_back(x);
-      std::stable_sort(cand.begin(), cand.end(), [&](const std::string& a, const std::string& b) { return onRegister(a) > onRegister(b); });
+      std::stable_sort(cand.begin(), cand.end(),
+                       [&](const std::string& a, const std::string& b) { return onRegister(a) > onRegister(b); });
       slot[s] = cand.front();
       placed.push_back(cand.front());
     }
@@ -207,24 +212,26 @@ Layout placeOperandB(const Layout* cur, const std::vector<std::string>& allBits,
 
 struct Partial {
   std::vector<Stage> stages;
-  Layout cur;           // the data layout after the last stage (its C), or the user's input
-  bool fresh = true;    // no array yet: the first stage's B is the input, made to measure
+  Layout cur;         // the data layout after the last stage (its C), or the user's input
+  bool fresh = true;  // no array yet: the first stage's B is the input, made to measure
   double cost = 0;
-  std::string history;  // the loop and pass-through sets of the stages so far (what the future depends on besides `cur`)
+  std::string
+      history;  // the loop and pass-through sets of the stages so far (what the future depends on besides `cur`)
 };
 
 // One more stage on a partial design of the beam, before the beam keeps the cheapest.
 struct Expansion {
   int parent = 0;
   double cost = 0;
-  int order = 0;    // generation order: a deterministic tie-break
+  int order = 0;  // generation order: a deterministic tie-break
   Stage stage;
 };
 
 }  // namespace
 
-std::vector<Design> searchDesigns(const Frame& frame, const std::optional<Layout>& input, const std::optional<Layout>& output,
-                                  RelayoutCache& relayouts, const CostTable& costs, int keep) {
+std::vector<Design> searchDesigns(const Frame& frame, const std::optional<Layout>& input,
+                                  const std::optional<Layout>& output, RelayoutCache& relayouts, const CostTable& costs,
+                                  int keep) {
   std::vector<Design> out;
   for (const auto& plan : stagePlans(frame)) {
     // Every stage's arrays must hold a fragment and fit the register budget.
@@ -254,9 +261,9 @@ std::vector<Design> searchDesigns(const Frame& frame, const std::optional<Layout
         for (const auto& b : all)
           if (b != "ReIm" && !contains(N, b)) eligible.push_back(b);
         // The bits worth keeping as spectators: those on t2 t3 t4 already (no move now), those the next stage sums (a
-        // spectator lands on b0 t0 t1, where the next stage sums); worth passing through: those on b0 t0 t1 already, those
-        // the stage after next sums (a passed bit lands on t2 t3 t4, where the next stage keeps its spectators). Then
-        // the rest in order where that is too few.
+        // spectator lands on b0 t0 t1, where the next stage sums); worth passing through: those on b0 t0 t1 already,
+        // those the stage after next sums (a passed bit lands on t2 t3 t4, where the next stage keeps its spectators).
+        // Then the rest in order where that is too few.
         std::vector<std::string> kPool, passPool;
         auto add = [&](std::vector<std::string>& pool, const std::string& b) {
           if (contains(eligible, b) && !contains(pool, b)) pool.push_back(b);
@@ -296,8 +303,8 @@ std::vector<Design> searchDesigns(const Frame& frame, const std::optional<Layout
             s.summed = N, s.produced = Q, s.pass = pass;
             s.B = placeOperandB(p.fresh ? nullptr : &p.cur, all, J, K, t.k8, s.jBits, s.kBits);
             s.relayoutIn = p.fresh ? 0 : relayouts.estimate(p.cur, s.B);
-            // C: the spectators move to b0 t0 t1 (k0 k1 k2), the produced and passed bits onto t2 t3 t4 (i0 i1 i2), ReIm
-            // onto the register of i3; the loop bits keep their registers.
+            // C: the spectators move to b0 t0 t1 (k0 k1 k2), the produced and passed bits onto t2 t3 t4 (i0 i1 i2),
+            // ReIm onto the register of i3; the loop bits keep their registers.
             s.iBits = Q;
             s.iBits.insert(s.iBits.end(), pass.begin(), pass.end());
             s.iBits.push_back("ReIm");
@@ -326,7 +333,8 @@ std::vector<Design> searchDesigns(const Frame& frame, const std::optional<Layout
           std::sort(v.begin(), v.end());
           return fmt::format("{}", fmt::join(v, " "));
         };
-        std::string k = parent.history + "|" + laneKey(e.stage.C) + "|" + setKey(e.stage.loops) + "/" + setKey(e.stage.pass);
+        std::string k = parent.history + "|" + laneKey(e.stage.C) + "|" + setKey(e.stage.loops) + "/" +
+                        setKey(e.stage.pass);
         if (!seen.insert(k).second) continue;
         Partial q;
         q.stages = parent.stages;

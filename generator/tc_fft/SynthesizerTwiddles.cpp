@@ -17,16 +17,18 @@ namespace {
 
 using Pair = std::pair<int, int>;  // (j, k): the factor E(q_j, n_k)
 
-bool has(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+bool has(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
 
 // Stage a's A operand registers before folding: the fragment's (k16 2, k8 1 bit) minus ReIm_out once packed.
 int operandBaseBits(const Stage& s) { return s.type.k8 ? 0 : 1; }
 
 struct Choice {
-  std::vector<std::set<Pair>> foldA;            // per stage: twiddle pairs its A operand carries
+  std::vector<std::set<Pair>> foldA;             // per stage: twiddle pairs its A operand carries
   std::vector<std::set<std::string>> loopsUsed;  // per stage: loop bits its A operand carries
-  std::map<int, std::set<Pair>> cmul;           // gap -> pairs
-  std::map<int, bool> cmulAfter;                // gap -> on the next stage's B
+  std::map<int, std::set<Pair>> cmul;            // gap -> pairs
+  std::map<int, bool> cmulAfter;                 // gap -> on the next stage's B
   double cycles = 0;
   int registers = 0;
   double score = 0;
@@ -141,7 +143,8 @@ TwiddlePlan placeTwiddles(const Design& d, const CostTable& costs, double regist
             for (auto& [g, pairs] : t.cmul)
               for (auto it = pairs.begin(); it != pairs.end();) {
                 auto [j, k] = *it;
-                const bool fits = bit[0] == 'n' ? (bit == nBit(k) && stageOfQ[j] == s) : (bit == qBit(j) && stageOfN[k] == s);
+                const bool fits = bit[0] == 'n' ? (bit == nBit(k) && stageOfQ[j] == s)
+                                                : (bit == qBit(j) && stageOfN[k] == s);
                 if (fits) t.foldA[s].insert(*it), it = pairs.erase(it), moved = true;
                 else ++it;
               }

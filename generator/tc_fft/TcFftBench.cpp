@@ -19,20 +19,24 @@ std::vector<BenchVariant> tcFftBenchVariants(const Plan& plan, TcFftDistances d)
   const bool rows = !wholeRowIo(*plan.spec);
   for (const auto& [name, o] : options) {
     if (rows && (o.asyncCopy || !o.staged || !o.streaming)) continue;
-    if (o.staged && o.asyncCopy && stagedSharedBytes(*plan.spec, true) > kMaxStaticSharedBytes) continue;  // two input slices do not fit
+    if (o.staged && o.asyncCopy && stagedSharedBytes(*plan.spec, true) > kMaxStaticSharedBytes)
+      continue;  // two input slices do not fit
     out.push_back({name, Generated{tcFftLaunchPlan(emitTcFft(plan, o), d)}, 0, 0});
   }
   // Load once, repeat the steps in registers, store once: the compute rate without DRAM.
   // batch 0: one full wave of resident warps is a device property; the bench chooses it.
   out.push_back({"in-register (steps repeated on resident data)",
-                 Generated{tcFftLaunchPlan(emitTcFft(plan, EmitOptions{true, true, false, false}), d)}, 0, kInRegisterRepeats});
+                 Generated{tcFftLaunchPlan(emitTcFft(plan, EmitOptions{true, true, false, false}), d)}, 0,
+                 kInRegisterRepeats});
   return out;
 }
 
 std::string tcFftInRegisterNote(const Plan& plan, double ms, long long ffts, int repeats, double clockKHz, int sms) {
   const double cycles = ms * 1e-3 * clockKHz * 1e3 * sms / (static_cast<double>(ffts) * repeats);
-  return fmt::format("in-register: {:.1f} SM-cycles/FFT at the max clock ({} FFTs x {} repeats, {:.4f} ms); model (eq. 30): {} SM-cycles/FFT\n",
-                     cycles, ffts, repeats, ms, plan.total.smCycles / (1 << plan.spec->batchBits()));
+  return fmt::format(
+      "in-register: {:.1f} SM-cycles/FFT at the max clock ({} FFTs x {} repeats, {:.4f} ms); model (eq. 30): {} "
+      "SM-cycles/FFT\n",
+      cycles, ffts, repeats, ms, plan.total.smCycles / (1 << plan.spec->batchBits()));
 }
 
 }  // namespace warpforge

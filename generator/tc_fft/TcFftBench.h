@@ -17,6 +17,7 @@ constexpr int kInRegisterRepeats = 64;
 std::vector<BenchVariant> tcFftBenchVariants(const Plan& plan, TcFftDistances distances);
 
 // `inRegisterMs` for `ffts` FFTs x `repeats`: SM-cycles per FFT at the max clock, against the model.
-std::string tcFftInRegisterNote(const Plan& plan, double inRegisterMs, long long ffts, int repeats, double clockKHz, int sms);
+std::string tcFftInRegisterNote(const Plan& plan, double inRegisterMs, long long ffts, int repeats, double clockKHz,
+                                int sms);
 
 }  // namespace warpforge

@@ -47,13 +47,14 @@ std::vector<long long> checkedEntries(long long batch, std::uint64_t seed) {
 
 std::vector<cdouble> complexAt(const std::vector<std::uint16_t>& h, long long offset, int n) {
   std::vector<cdouble> x(n);
-  for (int i = 0; i < n; ++i) x[i] = cdouble(halfBitsToDouble(h[2 * (offset + i)]), halfBitsToDouble(h[2 * (offset + i) + 1]));
+  for (int i = 0; i < n; ++i)
+    x[i] = cdouble(halfBitsToDouble(h[2 * (offset + i)]), halfBitsToDouble(h[2 * (offset + i) + 1]));
   return x;
 }
 
 // Max relative error against the double reference of `out` (FFT b at b * outDist) over the checked entries.
-double maxError(const LayoutProgram& p, const std::vector<std::uint16_t>& in, long long inDist, const std::vector<std::uint16_t>& out,
-                long long outDist, const std::vector<long long>& which) {
+double maxError(const LayoutProgram& p, const std::vector<std::uint16_t>& in, long long inDist,
+                const std::vector<std::uint16_t>& out, long long outDist, const std::vector<long long>& which) {
   double err = 0;
   for (long long b : which) {
     auto ref = referenceDft(complexAt(in, inDist * b, p.nIn), p.nOut, p.sign);
@@ -66,7 +67,8 @@ double maxError(const LayoutProgram& p, const std::vector<std::uint16_t>& in, lo
 
 TestData tcFftRandomInputs(const LayoutProgram& p, long long inputDistance, long long batch, std::uint64_t seed) {
   if (inputDistance < p.nIn || batch < 0)
-    throw std::invalid_argument(fmt::format("tc_fft: input distance {} < n_in = {} or batch {} < 0", inputDistance, p.nIn, batch));
+    throw std::invalid_argument(
+        fmt::format("tc_fft: input distance {} < n_in = {} or batch {} < 0", inputDistance, p.nIn, batch));
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   std::vector<std::uint16_t> h(2 * inputDistance * batch);
@@ -79,13 +81,14 @@ TestData tcFftRandomInputs(const LayoutProgram& p, long long inputDistance, long
   return d;
 }
 
-Check tcFftCheck(const LayoutProgram& p, const TestData& data, const std::map<std::string, std::vector<unsigned char>>& outputs,
-                 long long batch) {
+Check tcFftCheck(const LayoutProgram& p, const TestData& data,
+                 const std::map<std::string, std::vector<unsigned char>>& outputs, long long batch) {
   const TcFftTestData& t = logicalOf(data);
   const auto& outBytes = outputs.at("output");
   if (batch < 1 || outBytes.size() % (4 * batch) || static_cast<long long>(outBytes.size() / (4 * batch)) < p.nOut)
-    throw std::invalid_argument(fmt::format("tc_fft check: {} output bytes are not batch {} x a distance >= {} of 4-byte elements",
-                                            outBytes.size(), batch, p.nOut));
+    throw std::invalid_argument(
+        fmt::format("tc_fft check: {} output bytes are not batch {} x a distance >= {} of 4-byte elements",
+                    outBytes.size(), batch, p.nOut));
   const long long outDist = static_cast<long long>(outBytes.size() / (4 * batch));
   const auto in = halves(data.arrays.at("input"));
   const auto out = halves(outBytes);
@@ -96,7 +99,8 @@ Check tcFftCheck(const LayoutProgram& p, const TestData& data, const std::map<st
       if (y[q] == kPoison) ++poison;
       else if (!std::isfinite(halfBitsToDouble(y[q]))) ++nonFinite;
     }
-    for (long long q = 2 * p.nOut; q < 2 * outDist; ++q) padding += y[q] != kPoison;  // the gap between FFTs is not ours to write
+    for (long long q = 2 * p.nOut; q < 2 * outDist; ++q)
+      padding += y[q] != kPoison;  // the gap between FFTs is not ours to write
   }
   const auto which = checkedEntries(batch, t.seed);
   Check c;
@@ -105,8 +109,10 @@ Check tcFftCheck(const LayoutProgram& p, const TestData& data, const std::map<st
   c.error = maxError(p, in, t.inputDistance, out, outDist, which);
   c.bound = tcFftErrorBound(p);
   c.detail = fmt::format(
-      "{:.2e} = max over {} FFTs of ||y - ref|| / ||ref||, ref = a double-precision FFT of the f16 inputs (distances {}, {}); "
-      "{} values unwritten, {} non-finite, {} padding values overwritten; bound {:.2e}: first-order f16 rounding of each step "
+      "{:.2e} = max over {} FFTs of ||y - ref|| / ||ref||, ref = a double-precision FFT of the f16 inputs (distances "
+      "{}, {}); "
+      "{} values unwritten, {} non-finite, {} padding values overwritten; bound {:.2e}: first-order f16 rounding of "
+      "each step "
       "(tcFftErrorBound), a wrong layout bit gives O(1)",
       c.error, c.checked, t.inputDistance, outDist, poison, nonFinite, padding, c.bound);
   return c;
@@ -143,7 +149,8 @@ BaselineRequest tcFftBaseline(const LayoutProgram& p) {
     const long long inDist = logicalOf(data).inputDistance;
     const auto& in = data.arrays.at("input");
     std::vector<unsigned char> padded(4ULL * nOut * batch, 0);
-    for (long long b = 0; b < batch; ++b) std::memcpy(padded.data() + 4 * nOut * b, in.data() + 4 * inDist * b, 4ULL * nIn);
+    for (long long b = 0; b < batch; ++b)
+      std::memcpy(padded.data() + 4 * nOut * b, in.data() + 4 * inDist * b, 4ULL * nIn);
     return padded;
   };
   LayoutProgram shape;  // only the sizes and the sign: the request must not point into the spec
@@ -153,7 +160,8 @@ BaselineRequest tcFftBaseline(const LayoutProgram& p) {
   r.error = [shape](const std::vector<unsigned char>& denseOutput, const TestData& data, long long batch) {
     const TcFftTestData& t = logicalOf(data);
     if (static_cast<long long>(denseOutput.size()) != 4LL * shape.nOut * batch) return -1.0;
-    return maxError(shape, halves(data.arrays.at("input")), t.inputDistance, halves(denseOutput), shape.nOut, checkedEntries(batch, t.seed));
+    return maxError(shape, halves(data.arrays.at("input")), t.inputDistance, halves(denseOutput), shape.nOut,
+                    checkedEntries(batch, t.seed));
   };
   return r;
 }

@@ -14,7 +14,7 @@ namespace warpforge {
 
 // TestData::logical of a tc_fft run: what check() and the baseline need to read the input back.
 struct TcFftTestData {
-  std::uint64_t seed = 0;     // also picks the sampled FFTs of large batches
+  std::uint64_t seed = 0;  // also picks the sampled FFTs of large batches
   long long inputDistance = 0;
 };
 
@@ -23,8 +23,8 @@ TestData tcFftRandomInputs(const LayoutProgram& p, long long inputDistance, long
 
 // Every FFT when batch <= 4096, else the first, the last and 4096 sampled. The output
 // distance is read from the size of outputs["output"] (whatever the run's parameter was).
-Check tcFftCheck(const LayoutProgram& p, const TestData& data, const std::map<std::string, std::vector<unsigned char>>& outputs,
-                 long long batch);
+Check tcFftCheck(const LayoutProgram& p, const TestData& data,
+                 const std::map<std::string, std::vector<unsigned char>>& outputs, long long batch);
 
 // The bound on ||y - ref|| / ||ref|| for f16 inputs in [-1, 1]: first-order f16 rounding of every step (TcFftData.cpp),
 // so it grows with the number of steps and the bits each MMA sums.

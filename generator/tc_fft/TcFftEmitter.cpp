@@ -47,8 +47,9 @@ std::vector<NodePtr> emitMma(const StepPlan& st, const PhasePlan& phases) {
   const MmaStepPlan& m = st.mma;
   const StepSpec& s = *st.spec;
   std::vector<NodePtr> out;
-  out.push_back(note(fmt::format("{}: {} = {} * {} via {} x {} (loop bits: {})", s.path, s.c, s.a, s.b, m.count, m.shape->shape,
-                                    m.loopBits.empty() ? "none" : fmt::format("{}", fmt::join(m.loopBits, " ")))));
+  out.push_back(
+      note(fmt::format("{}: {} = {} * {} via {} x {} (loop bits: {})", s.path, s.c, s.a, s.b, m.count, m.shape->shape,
+                       m.loopBits.empty() ? "none" : fmt::format("{}", fmt::join(m.loopBits, " ")))));
   for (int it = 0; it < m.count; ++it) {
     const MmaStepPlan::Bases base = m.bases(it);
     auto regWith = MmaStepPlan::fragmentRegister;
@@ -71,8 +72,9 @@ std::vector<NodePtr> emitCmul(const StepPlan& st, const PhasePlan& phases, const
     if ((d >> p.reImDataBit) & 1) continue;
     int dIm = d | (1 << p.reImDataBit);
     int pRe = p.phaseRegOfDataReg[d], pIm = pRe | (1 << p.reImPhaseBit);
-    out.push_back(exprStmt(call("wf_cmul", {dataReg(s.c, p.outRegOfDataReg[d]), dataReg(s.c, p.outRegOfDataReg[dIm]), dataReg(s.b, d),
-                                            dataReg(s.b, dIm), phases.operand(s.a, pRe), phases.operand(s.a, pIm)})));
+    out.push_back(exprStmt(
+        call("wf_cmul", {dataReg(s.c, p.outRegOfDataReg[d]), dataReg(s.c, p.outRegOfDataReg[dIm]), dataReg(s.b, d),
+                         dataReg(s.b, dIm), phases.operand(s.a, pRe), phases.operand(s.a, pIm)})));
   }
   return out;
 }
@@ -82,7 +84,8 @@ std::vector<NodePtr> emitRelayout(const StepPlan& st, const Layout& from) {
   const StepSpec& s = *st.spec;
   const int nregs = from.numRegisters();
   std::string w = movedVar(s.b);
-  std::vector<NodePtr> out{note(fmt::format("{}: {} -> {}: {} byte_perm, {} shfl", s.path, s.b, s.c, p.byteperms, p.shuffles))};
+  std::vector<NodePtr> out{
+      note(fmt::format("{}: {} -> {}: {} byte_perm, {} shfl", s.path, s.b, s.c, p.byteperms, p.shuffles))};
   out.push_back(declArray("wf_u32", w, nregs));
   for (int r = 0; r < nregs; ++r) out.push_back(assign(reg(w, r), dataReg(s.b, r)));
   int k = 0;
@@ -90,7 +93,8 @@ std::vector<NodePtr> emitRelayout(const StepPlan& st, const Layout& from) {
     out.push_back(note(op.str()));
     if (op.kind == MoveOp::LanePermutation) {
       NodePtr src = lit(0);
-      for (std::size_t b = 0; b < op.lanePerm.size(); ++b) src = bin("|", src, bin("<<", laneBit(static_cast<int>(b)), lit(op.lanePerm[b])));
+      for (std::size_t b = 0; b < op.lanePerm.size(); ++b)
+        src = bin("|", src, bin("<<", laneBit(static_cast<int>(b)), lit(op.lanePerm[b])));
       std::string sv = fmt::format("perm_src{}", k++);
       out.push_back(decl("const int", sv, foldConstants(src)));
       for (int r = 0; r < nregs; ++r)
@@ -109,7 +113,8 @@ std::vector<NodePtr> emitRelayout(const StepPlan& st, const Layout& from) {
       if (op.kind == MoveOp::LocalTranspose)
         out.push_back(exprStmt(call("wf_local_transpose16", {reg(w, lo), reg(w, hi)})));
       else
-        out.push_back(exprStmt(call("wf_warp_transpose", {reg(w, lo), reg(w, hi), lit(1LL << op.x.index), var(upper)})));
+        out.push_back(
+            exprStmt(call("wf_warp_transpose", {reg(w, lo), reg(w, hi), lit(1LL << op.x.index), var(upper)})));
     }
   }
   // Free register renaming into the target's order.
@@ -124,16 +129,21 @@ std::vector<NodePtr> emitRelayout(const StepPlan& st, const Layout& from) {
 std::vector<NodePtr> kernelPrologue(const EmittedKernel& k, const PhasePlan& phases, const EmitOptions& opt) {
   std::vector<NodePtr> body;
   body.push_back(decl("const int", "lane", bin("&", member(var("threadIdx"), "x"), lit(31))));
-  body.push_back(decl("const long long", "first_warp",
-                      bin(">>", bin("+", bin("*", cast("long long", member(var("blockIdx"), "x")), member(var("blockDim"), "x")),
-                                    member(var("threadIdx"), "x")), lit(5))));
-  body.push_back(decl("const long long", "warp_stride",
-                      bin(">>", bin("*", cast("long long", member(var("gridDim"), "x")), member(var("blockDim"), "x")), lit(5))));
-  body.push_back(note(fmt::format("Phase registers, computed once per thread ({} held; {} before sharing{}{}).", k.phaseRegisters,
-                                     k.phaseRegistersNaive, opt.packedPhases ? "; stored forms kept packed" : "",
-                                     phases.registersTabled() ? fmt::format("; {} more in a shared table, read at use (register budget)",
-                                                                            phases.registersTabled())
-                                                              : "")));
+  body.push_back(
+      decl("const long long", "first_warp",
+           bin(">>",
+               bin("+", bin("*", cast("long long", member(var("blockIdx"), "x")), member(var("blockDim"), "x")),
+                   member(var("threadIdx"), "x")),
+               lit(5))));
+  body.push_back(
+      decl("const long long", "warp_stride",
+           bin(">>", bin("*", cast("long long", member(var("gridDim"), "x")), member(var("blockDim"), "x")), lit(5))));
+  body.push_back(note(
+      fmt::format("Phase registers, computed once per thread ({} held; {} before sharing{}{}).", k.phaseRegisters,
+                  k.phaseRegistersNaive, opt.packedPhases ? "; stored forms kept packed" : "",
+                  phases.registersTabled() ? fmt::format("; {} more in a shared table, read at use (register budget)",
+                                                         phases.registersTabled())
+                                           : "")));
   for (auto& n : phases.prologue()) body.push_back(n);
   return body;
 }
@@ -161,36 +171,44 @@ std::vector<NodePtr> stepsOrRepeats(const Plan& plan, const PhasePlan& phases, c
     for (int j = i + nx; j < ny; j += nx) v = bin("^", v, dataReg(s.output, j));
     rep.push_back(assign(dataReg(s.input, i), v));
   }
-  return {forLoop(decl("int", "rep", lit(0)), bin("<", var("rep"), var("repeats")), assign(var("rep"), lit(1), "+="), block(rep))};
+  return {forLoop(decl("int", "rep", lit(0)), bin("<", var("rep"), var("repeats")), assign(var("rep"), lit(1), "+="),
+                  block(rep))};
 }
 
 NodePtr kernelUnit(const Plan& plan, const EmitOptions& opt, const LaunchInfo& li, NodePtr bodyBlock) {
   const LayoutProgram& s = *plan.spec;
   std::vector<NodePtr> params = {decl("const __half2* __restrict__", "input"), decl("__half2* __restrict__", "output"),
-                                 decl("long long", "batch"), decl("long long", "input_distance"), decl("long long", "output_distance")};
+                                 decl("long long", "batch"), decl("long long", "input_distance"),
+                                 decl("long long", "output_distance")};
   if (opt.inRegisterBenchmark) params.push_back(decl("int", "repeats"));
-  NodePtr fn = function(fmt::format("extern \"C\" __global__ void __launch_bounds__({})", li.blockThreads), "", li.kernelName, params,
-                        bodyBlock);
+  NodePtr fn = function(fmt::format("extern \"C\" __global__ void __launch_bounds__({})", li.blockThreads), "",
+                        li.kernelName, params, bodyBlock);
   // "void" is in the qualifiers; the printer puts the (empty) return type after them.
   fn = removeDeadCode(foldConstants(fn));
 
   // The spec's file path is not printed: it is the user's text (newlines and all), not the kernel's.
-  std::string header = fmt::format("Generated by warpforge from spec '{}': {}-point input, {}-point output, {}, sign {:+d}.", s.name,
-                                   s.nIn, s.nOut, s.precision, s.sign);
+  std::string header =
+      fmt::format("Generated by warpforge from spec '{}': {}-point input, {}-point output, {}, sign {:+d}.", s.name,
+                  s.nIn, s.nOut, s.precision, s.sign);
   std::string layouts;
-  for (const auto& a : s.arrays) layouts += fmt::format("  [{}] {}\n", a.name, (a.stored && opt.packedPhases ? *a.stored : a.layout).str());
+  for (const auto& a : s.arrays)
+    layouts += fmt::format("  [{}] {}\n", a.name, (a.stored && opt.packedPhases ? *a.stored : a.layout).str());
   const int batchBits = s.batchBits();
-  std::string counts = fmt::format("Per {}: {} MMA, {} HFMA2/HMUL2, {} shfl, {} byte_perm; {} SM-cycles (eq. 30 model).",
-                                   batchBits ? fmt::format("warp ({} FFTs)", 1 << batchBits) : "FFT",
-                                   [&] {
-                                     std::string m;
-                                     for (const auto& [sh, n] : plan.total.mma) m += fmt::format("{}{}x{}", m.empty() ? "" : " + ", n, sh);
-                                     return m;
-                                   }(),
-                                   plan.total.hfma2, plan.total.shuffles, plan.total.byteperms, plan.total.smCycles);
-  return unit({note(header + "\nRegister layouts (physical <-> logical bits):\n" + layouts + counts +
-                    (opt.inRegisterBenchmark ? "\nIn-register benchmark variant: the steps repeat `repeats` times per load." : "")),
-               raw("#include \"warpforge_mma.cuh\""), raw("#include \"warpforge_transpose.cuh\""), raw("#include \"warpforge_io.cuh\""), raw(""), fn});
+  std::string counts = fmt::format(
+      "Per {}: {} MMA, {} HFMA2/HMUL2, {} shfl, {} byte_perm; {} SM-cycles (eq. 30 model).",
+      batchBits ? fmt::format("warp ({} FFTs)", 1 << batchBits) : "FFT",
+      [&] {
+        std::string m;
+        for (const auto& [sh, n] : plan.total.mma) m += fmt::format("{}{}x{}", m.empty() ? "" : " + ", n, sh);
+        return m;
+      }(),
+      plan.total.hfma2, plan.total.shuffles, plan.total.byteperms, plan.total.smCycles);
+  return unit(
+      {note(header + "\nRegister layouts (physical <-> logical bits):\n" + layouts + counts +
+            (opt.inRegisterBenchmark ? "\nIn-register benchmark variant: the steps repeat `repeats` times per load."
+                                     : "")),
+       raw("#include \"warpforge_mma.cuh\""), raw("#include \"warpforge_transpose.cuh\""),
+       raw("#include \"warpforge_io.cuh\""), raw(""), fn});
 }
 
 }  // namespace
@@ -212,19 +230,22 @@ std::optional<EmitProblem> emitProblem(const LayoutProgram& s) {
     const ArraySpec* a = s.array(*io);
     if (!a) continue;  // the parser names a missing one
     if (a->layout.logicalAt({PhysKind::B, 0}) != std::optional<std::string>("ReIm"))
-      return EmitProblem{a->path + "/layout", fmt::format("the {} array '{}' must put ReIm on b (b <-> ReIm): the kernel loads and stores "
-                                                          "each complex value as one 32-bit word",
-                                                          io == &s.input ? "input" : "output", a->name)};
+      return EmitProblem{a->path + "/layout",
+                         fmt::format("the {} array '{}' must put ReIm on b (b <-> ReIm): the kernel loads and stores "
+                                     "each complex value as one 32-bit word",
+                                     io == &s.input ? "input" : "output", a->name)};
   }
   // Phase components are fixed per register and half (PhasePlan's componentAt).
   for (const auto& a : s.arrays) {
     if (!a.isPhase()) continue;
-    for (const auto& [lay, field] : {std::pair{&a.layout, "/layout"}, std::pair{a.stored ? &*a.stored : nullptr, "/stored"}}) {
+    for (const auto& [lay, field] :
+         {std::pair{&a.layout, "/layout"}, std::pair{a.stored ? &*a.stored : nullptr, "/stored"}}) {
       if (!lay) continue;
       for (const char* bit : {"ReIm", "ReIm_in", "ReIm_out"})
         if (auto p = lay->physOf(bit); p && p->kind == PhysKind::T)
-          return EmitProblem{a.path + field, fmt::format("{} on a lane bit ({}) is not supported by the tc_fft emitter (put it on b or r)", bit,
-                                                         p->str())};
+          return EmitProblem{a.path + field, fmt::format("{} on a lane bit ({}) is not supported by the tc_fft emitter "
+                                                         "(put it on b or r)",
+                                                         bit, p->str())};
     }
   }
   // Staged I/O (the default where n_in and n_out are multiples of 128) keeps a per-warp slice
@@ -233,7 +254,8 @@ std::optional<EmitProblem> emitProblem(const LayoutProgram& s) {
     bytes += PhasePlan(s, true).tableBytes();  // phases over the register budget (PhasePlan.h)
     if (bytes > kMaxStaticSharedBytes)
       return EmitProblem{"/launch/warps_per_block",
-                         fmt::format("{} warps per block of {} -> {}-point FFTs need {} bytes of shared memory per block for staging (at most {}); "
+                         fmt::format("{} warps per block of {} -> {}-point FFTs need {} bytes of shared memory per "
+                                     "block for staging (at most {}); "
                                      "use fewer warps per block",
                                      s.warpsPerBlock, s.nIn, s.nOut, bytes, kMaxStaticSharedBytes)};
   }
@@ -267,7 +289,9 @@ EmittedKernel emitBatched(const Plan& plan, const EmitOptions& opt) {
   const Layout& outL = s.array(s.output)->layout;
   IoPlan inP = ioPlan(inL, 'n', s.logIn, s.nIn), outP = ioPlan(outL, 'q', s.logOut, s.nOut);
   std::vector<NodePtr> body = kernelPrologue(k, phases, opt);
-  body.push_back(note(per > 1 ? fmt::format("Element offsets in the warp's slice from the lane bits ({} FFTs per warp: FFT f at f x n).", per)
+  body.push_back(note(per > 1 ? fmt::format("Element offsets in the warp's slice from the lane bits ({} FFTs per warp: "
+                                            "FFT f at f x n).",
+                                            per)
                               : std::string("Element offsets in the warp's slice from the lane bits.")));
   body.push_back(decl("const int", "in_lane_offset", inP.laneOffset));
   body.push_back(decl("const int", "out_lane_offset", outP.laneOffset));
@@ -277,8 +301,9 @@ EmittedKernel emitBatched(const Plan& plan, const EmitOptions& opt) {
     body.push_back(decl("const bool", valid, bin("==", bin("&", var("lane"), lit(inP.padLaneMask)), lit(0))));
   }
   const long long words = static_cast<long long>(per) * std::max(s.nIn, s.nOut);
-  body.push_back(note(fmt::format("Per-warp staging slice ({} bytes): rows of {} and {} words move in {}- and {}-word vectors.", 4 * words,
-                                  s.nIn, s.nOut, vecIn, vecOut)));
+  body.push_back(
+      note(fmt::format("Per-warp staging slice ({} bytes): rows of {} and {} words move in {}- and {}-word vectors.",
+                       4 * words, s.nIn, s.nOut, vecIn, vecOut)));
   body.push_back(raw(fmt::format("__shared__ __align__(16) wf_u32 stage_all[{}][{}];", s.warpsPerBlock, words)));
   body.push_back(decl("wf_u32*", "stage", index(var("stage_all"), bin(">>", member(var("threadIdx"), "x"), lit(5)))));
   body.push_back(decl("const long long", "groups", bin(">>", bin("+", var("batch"), lit(per - 1)), lit(batchBits))));
@@ -286,14 +311,16 @@ EmittedKernel emitBatched(const Plan& plan, const EmitOptions& opt) {
   std::vector<NodePtr> loop;
   loop.push_back(decl("const long long", "first_fft", bin("<<", var("group"), lit(batchBits))));
   loop.push_back(decl("const int", "valid",
-                      ternary(bin("<", bin("-", var("batch"), var("first_fft")), lit(per)), cast("int", bin("-", var("batch"), var("first_fft"))),
-                              lit(per))));
+                      ternary(bin("<", bin("-", var("batch"), var("first_fft")), lit(per)),
+                              cast("int", bin("-", var("batch"), var("first_fft"))), lit(per))));
   for (const auto& a : s.arrays)
     if (!a.isPhase()) loop.push_back(declArray("wf_u32", dataVar(a.name), a.layout.numRegisters()));
   loop.push_back(note(fmt::format("Load {} [{}].", s.input, inL.str())));
-  loop.push_back(exprStmt(call(fmt::format("wf_warp_load_rows<{}, {}, {}, {}>", s.nIn, per, vecIn, opt.streaming),
-                               {var("stage"), cast("const wf_u32*", bin("+", var("input"), bin("*", var("first_fft"), var("input_distance")))),
-                                var("input_distance"), var("valid"), var("lane")})));
+  loop.push_back(
+      exprStmt(call(fmt::format("wf_warp_load_rows<{}, {}, {}, {}>", s.nIn, per, vecIn, opt.streaming),
+                    {var("stage"),
+                     cast("const wf_u32*", bin("+", var("input"), bin("*", var("first_fft"), var("input_distance")))),
+                     var("input_distance"), var("valid"), var("lane")})));
   loop.push_back(exprStmt(call("__syncwarp", {})));
   for (auto& n : registerAccess(inL, inP, dataVar(s.input), "stage", "in_lane_offset", true, valid)) loop.push_back(n);
   loop.push_back(exprStmt(call("__syncwarp", {})));
@@ -301,9 +328,10 @@ EmittedKernel emitBatched(const Plan& plan, const EmitOptions& opt) {
   loop.push_back(note(fmt::format("Store {} [{}].", s.output, outL.str())));
   for (auto& n : registerAccess(outL, outP, dataVar(s.output), "stage", "out_lane_offset", false)) loop.push_back(n);
   loop.push_back(exprStmt(call("__syncwarp", {})));
-  loop.push_back(exprStmt(call(fmt::format("wf_warp_store_rows<{}, {}, {}, {}>", s.nOut, per, vecOut, opt.streaming),
-                               {cast("wf_u32*", bin("+", var("output"), bin("*", var("first_fft"), var("output_distance")))), var("stage"),
-                                var("output_distance"), var("valid"), var("lane")})));
+  loop.push_back(
+      exprStmt(call(fmt::format("wf_warp_store_rows<{}, {}, {}, {}>", s.nOut, per, vecOut, opt.streaming),
+                    {cast("wf_u32*", bin("+", var("output"), bin("*", var("first_fft"), var("output_distance")))),
+                     var("stage"), var("output_distance"), var("valid"), var("lane")})));
   loop.push_back(exprStmt(call("__syncwarp", {})));
   body.push_back(note(per > 1 ? fmt::format("Grid-stride loop: {} FFTs per warp per iteration.", per)
                               : std::string("Grid-stride loop: one FFT per warp per iteration.")));
@@ -348,9 +376,11 @@ EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& opt) {
     li.outputVectorElems = std::max(li.outputVectorElems, 4);
   }
   std::function<NodePtr(const std::string&, NodePtr)> loadInput = [&](const std::string& target, NodePtr which) {
-    std::vector<NodePtr> b{decl("const wf_u32*", "x_ptr", cast("const wf_u32*", bin("+", var("input"), bin("*", which, var("input_distance")))))};
+    std::vector<NodePtr> b{decl("const wf_u32*", "x_ptr",
+                                cast("const wf_u32*", bin("+", var("input"), bin("*", which, var("input_distance")))))};
     if (staged) {
-      b.push_back(exprStmt(call(fmt::format("wf_warp_load16<{}, {}>", s.nIn, opt.streaming), {var("stage"), var("x_ptr"), var("lane")})));
+      b.push_back(exprStmt(call(fmt::format("wf_warp_load16<{}, {}>", s.nIn, opt.streaming),
+                                {var("stage"), var("x_ptr"), var("lane")})));
       b.push_back(exprStmt(call("__syncwarp", {})));
     }
     for (auto& n : registerAccess(inL, inP, target, staged ? "stage" : "x_ptr", "in_lane_offset", true)) b.push_back(n);
@@ -359,24 +389,32 @@ EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& opt) {
   };
   const bool async = staged && opt.asyncCopy && !opt.inRegisterBenchmark;
   if (async) {
-    body.push_back(note(fmt::format(
-        "Per-warp shared slices: two input buffers ({} bytes each) filled by cp.async one FFT ahead,\nand one output buffer ({} bytes); global accesses are whole 512-byte rows.", 4 * s.nIn, 4 * s.nOut)));
-    body.push_back(raw(fmt::format("__shared__ __align__(16) wf_u32 stage_in_all[{}][2 * {}];", s.warpsPerBlock, s.nIn)));
+    body.push_back(
+        note(fmt::format("Per-warp shared slices: two input buffers ({} bytes each) filled by cp.async one FFT "
+                         "ahead,\nand one output buffer ({} bytes); global accesses are whole 512-byte rows.",
+                         4 * s.nIn, 4 * s.nOut)));
+    body.push_back(
+        raw(fmt::format("__shared__ __align__(16) wf_u32 stage_in_all[{}][2 * {}];", s.warpsPerBlock, s.nIn)));
     body.push_back(raw(fmt::format("__shared__ __align__(16) wf_u32 stage_all[{}][{}];", s.warpsPerBlock, s.nOut)));
-    body.push_back(decl("wf_u32*", "stage_in", index(var("stage_in_all"), bin(">>", member(var("threadIdx"), "x"), lit(5)))));
+    body.push_back(
+        decl("wf_u32*", "stage_in", index(var("stage_in_all"), bin(">>", member(var("threadIdx"), "x"), lit(5)))));
     body.push_back(decl("wf_u32*", "stage", index(var("stage_all"), bin(">>", member(var("threadIdx"), "x"), lit(5)))));
     auto issue = [&](NodePtr which, NodePtr buffer) {
-      return exprStmt(call(fmt::format("wf_warp_load16_async<{}>", s.nIn),
-                           {buffer, cast("const wf_u32*", bin("+", var("input"), bin("*", which, var("input_distance")))), var("lane")}));
+      return exprStmt(
+          call(fmt::format("wf_warp_load16_async<{}>", s.nIn),
+               {buffer, cast("const wf_u32*", bin("+", var("input"), bin("*", which, var("input_distance")))),
+                var("lane")}));
     };
-    body.push_back(ifStmt(bin("<", var("first_warp"), var("batch")), block({issue(var("first_warp"), var("stage_in"))})));
+    body.push_back(
+        ifStmt(bin("<", var("first_warp"), var("batch")), block({issue(var("first_warp"), var("stage_in"))})));
     body.push_back(exprStmt(call("wf_cp_async_commit", {})));
     body.push_back(decl("int", "buf", lit(0)));
     loadInput = [&, issue](const std::string& target, NodePtr) {
       std::vector<NodePtr> b;
       b.push_back(decl("const long long", "next_fft", bin("+", var("fft"), var("warp_stride"))));
       b.push_back(ifStmt(bin("<", var("next_fft"), var("batch")),
-                         block({issue(var("next_fft"), bin("+", var("stage_in"), bin("*", bin("^", var("buf"), lit(1)), lit(s.nIn))))})));
+                         block({issue(var("next_fft"), bin("+", var("stage_in"),
+                                                           bin("*", bin("^", var("buf"), lit(1)), lit(s.nIn))))})));
       b.push_back(exprStmt(call("wf_cp_async_commit", {})));
       b.push_back(exprStmt(call("wf_cp_async_wait<1>", {})));
       b.push_back(exprStmt(call("__syncwarp", {})));
@@ -388,18 +426,23 @@ EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& opt) {
     };
   } else if (staged) {
     const int words = std::max(s.nIn, s.nOut);
-    body.push_back(note(fmt::format("Per-warp staging slice: global accesses are whole 512-byte rows; the\nlayout-ordered register accesses go to shared memory ({} bytes per warp).", 4 * words)));
+    body.push_back(
+        note(fmt::format("Per-warp staging slice: global accesses are whole 512-byte rows; the\nlayout-ordered "
+                         "register accesses go to shared memory ({} bytes per warp).",
+                         4 * words)));
     body.push_back(raw(fmt::format("__shared__ __align__(16) wf_u32 stage_all[{}][{}];", s.warpsPerBlock, words)));
     body.push_back(decl("wf_u32*", "stage", index(var("stage_all"), bin(">>", member(var("threadIdx"), "x"), lit(5)))));
   }
   const std::string next = nextVar(s.input);
   if (opt.prefetch) {
-    body.push_back(note(fmt::format("Prefetch: {} holds the input of the warp's next FFT while this one is computed.", next)));
+    body.push_back(
+        note(fmt::format("Prefetch: {} holds the input of the warp's next FFT while this one is computed.", next)));
     body.push_back(declArray("wf_u32", next, inL.numRegisters()));
     body.push_back(ifStmt(bin("<", var("first_warp"), var("batch")), loadInput(next, var("first_warp"))));
   }
   std::vector<NodePtr> loop;
-  loop.push_back(decl("wf_u32*", "y_ptr", cast("wf_u32*", bin("+", var("output"), bin("*", var("fft"), var("output_distance"))))));
+  loop.push_back(
+      decl("wf_u32*", "y_ptr", cast("wf_u32*", bin("+", var("output"), bin("*", var("fft"), var("output_distance"))))));
   for (const auto& a : s.arrays)
     if (!a.isPhase()) loop.push_back(declArray("wf_u32", dataVar(a.name), a.layout.numRegisters()));
   loop.push_back(note(fmt::format("Load {} [{}]: {}-element vectors.", s.input, inL.str(), li.inputVectorElems)));
@@ -413,10 +456,12 @@ EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& opt) {
 
   for (auto& n : stepsOrRepeats(plan, phases, opt)) loop.push_back(n);
   loop.push_back(note(fmt::format("Store {} [{}]: {}-element vectors.", s.output, outL.str(), li.outputVectorElems)));
-  for (auto& n : registerAccess(outL, outP, dataVar(s.output), staged ? "stage" : "y_ptr", "out_lane_offset", false)) loop.push_back(n);
+  for (auto& n : registerAccess(outL, outP, dataVar(s.output), staged ? "stage" : "y_ptr", "out_lane_offset", false))
+    loop.push_back(n);
   if (staged) {
     loop.push_back(exprStmt(call("__syncwarp", {})));
-    loop.push_back(exprStmt(call(fmt::format("wf_warp_store16<{}, {}>", s.nOut, opt.streaming), {var("y_ptr"), var("stage"), var("lane")})));
+    loop.push_back(exprStmt(call(fmt::format("wf_warp_store16<{}, {}>", s.nOut, opt.streaming),
+                                 {var("y_ptr"), var("stage"), var("lane")})));
     loop.push_back(exprStmt(call("__syncwarp", {})));
   }
 

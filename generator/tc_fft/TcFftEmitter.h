@@ -11,18 +11,18 @@
 namespace warpforge {
 
 struct EmitOptions {
-  bool packedPhases = true;         // keep stored (packed) phases packed, unpack at use
-  bool inRegisterBenchmark = false; // repeat the steps `repeats` times on register-resident data
-  bool prefetch = false;            // load the next FFT's input before computing this one (slower on H100: bench/RESULTS.md)
-  bool staged = true;               // move global data through a per-warp shared-memory slice (contiguous warp accesses)
-  bool streaming = true;            // staged I/O with evict-first cache hints (read once, written once)
-  bool asyncCopy = false;           // staged input double-buffered with cp.async (no gain on H100: bench/RESULTS.md)
+  bool packedPhases = true;          // keep stored (packed) phases packed, unpack at use
+  bool inRegisterBenchmark = false;  // repeat the steps `repeats` times on register-resident data
+  bool prefetch = false;   // load the next FFT's input before computing this one (slower on H100: bench/RESULTS.md)
+  bool staged = true;      // move global data through a per-warp shared-memory slice (contiguous warp accesses)
+  bool streaming = true;   // staged I/O with evict-first cache hints (read once, written once)
+  bool asyncCopy = false;  // staged input double-buffered with cp.async (no gain on H100: bench/RESULTS.md)
 };
 
 struct EmittedKernel {
-  std::string source;       // <name>.cu, including the helper headers by name
+  std::string source;  // <name>.cu, including the helper headers by name
   LaunchInfo launch;
-  int phaseRegisters = 0;   // phase registers held per thread (after sharing)
+  int phaseRegisters = 0;  // phase registers held per thread (after sharing)
   int phaseRegistersNaive = 0;
 };
 

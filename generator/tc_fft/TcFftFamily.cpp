@@ -64,32 +64,41 @@ class TcFftSpec final : public FamilySpec {
   }
 
   // The kernel is the same for every arch (min sm_80); the target only names the device.
-  Generated emit(const EmitTarget&) const override { return Generated{tcFftLaunchPlan(emitTcFft(emittablePlan()), distances_)}; }
+  Generated emit(const EmitTarget&) const override {
+    return Generated{tcFftLaunchPlan(emitTcFft(emittablePlan()), distances_)};
+  }
 
   TestData randomInputs(long long batch, std::uint64_t seed) const override {
     return tcFftRandomInputs(program_, distances_.input, batch, seed);
   }
-  Check check(const TestData& data, const std::map<std::string, std::vector<unsigned char>>& outputs, long long batch) const override {
+  Check check(const TestData& data, const std::map<std::string, std::vector<unsigned char>>& outputs,
+              long long batch) const override {
     return tcFftCheck(program_, data, outputs, batch);
   }
   std::optional<BaselineRequest> baseline() const override { return tcFftBaseline(program_); }
 
-  std::vector<BenchVariant> benchVariants(const EmitTarget&) const override { return tcFftBenchVariants(emittablePlan(), distances_); }
+  std::vector<BenchVariant> benchVariants(const EmitTarget&) const override {
+    return tcFftBenchVariants(emittablePlan(), distances_);
+  }
   // The bench passes no variant's batch, so the measured SM-cycles/FFT are the bench's (rows with repeats);
   // the note sets them against the model. tcFftInRegisterNote formats the whole line where the batch is known.
   // The in-register variant is the last one (TcFftBench.cpp): SM-cycles per FFT against the model (eq. 30).
-  std::string benchNotes(const std::vector<double>& ms, const std::vector<long long>& batch, double clockKHz, int sms) const override {
+  std::string benchNotes(const std::vector<double>& ms, const std::vector<long long>& batch, double clockKHz,
+                         int sms) const override {
     if (ms.empty() || batch.size() != ms.size())
-      return fmt::format("in-register model (eq. 30): {} SM-cycles/FFT\n", plan().total.smCycles / (1 << program_.batchBits()));
+      return fmt::format("in-register model (eq. 30): {} SM-cycles/FFT\n",
+                         plan().total.smCycles / (1 << program_.batchBits()));
     return tcFftInRegisterNote(plan(), ms.back(), batch.back(), 64, clockKHz, sms);
   }
   using FamilySpec::benchNotes;
 
   std::optional<std::string> emulate(const std::string& mode, std::uint64_t seed, int count) const override {
-    if (mode != "double" && mode != "f16") throw std::invalid_argument(fmt::format("emulate mode '{}' (expected double or f16)", mode));
+    if (mode != "double" && mode != "f16")
+      throw std::invalid_argument(fmt::format("emulate mode '{}' (expected double or f16)", mode));
     auto r = emulateAgainstFftw(plan(), mode == "f16" ? EmuMode::F16 : EmuMode::Double, seed, count);
-    return fmt::format("spec={} mode={} seed={} ffts={} (inputs uniform in [-1,1], reference double FFT)\nmax_rel_err={:.3e}\n", program_.name,
-                       mode, seed, r.ffts, r.maxRelErr);
+    return fmt::format(
+        "spec={} mode={} seed={} ffts={} (inputs uniform in [-1,1], reference double FFT)\nmax_rel_err={:.3e}\n",
+        program_.name, mode, seed, r.ffts, r.maxRelErr);
   }
 
  private:
@@ -117,7 +126,8 @@ class TcFftFamily final : public Family {
  public:
   std::string name() const override { return "tc_fft"; }
   std::string summary() const override {
-    return "tensor-core f16 FFT (mma.sync) with register layouts synthesized and proved consistent; zero-padded n_in -> n_out, 16 to 2048 points";
+    return "tensor-core f16 FFT (mma.sync) with register layouts synthesized and proved consistent; zero-padded n_in "
+           "-> n_out, 16 to 2048 points";
   }
   std::optional<Json> complete(const Json& root, const std::string& file) const override {
     return tcFftSpecJson(parseTcFft(root, file).program);
@@ -135,7 +145,8 @@ const Family& tcFftFamily() {
   return family;
 }
 
-std::unique_ptr<FamilySpec> makeTcFftSpec(LayoutProgram program, TcFftDistances distances, std::optional<TcFftSynthesis> synthesis) {
+std::unique_ptr<FamilySpec> makeTcFftSpec(LayoutProgram program, TcFftDistances distances,
+                                          std::optional<TcFftSynthesis> synthesis) {
   return std::make_unique<TcFftSpec>(std::move(program), distances, std::move(synthesis));
 }
 

@@ -93,7 +93,9 @@ std::vector<NodePtr> registerAccess(const Layout& l, const IoPlan& p, const std:
     }
     NodePtr addr = bin("+", bin("+", var(ptr), var(laneVar)), lit(off));
     std::string vt = vecType(p.vecBits);
-    auto guarded = [&](NodePtr value, NodePtr zero) { return validVar.empty() ? value : ternary(var(validVar), value, zero); };
+    auto guarded = [&](NodePtr value, NodePtr zero) {
+      return validVar.empty() ? value : ternary(var(validVar), value, zero);
+    };
     if (width == 1) {
       NodePtr mem = index(cast(load ? "const wf_u32*" : "wf_u32*", foldConstants(addr)), lit(0));
       out.push_back(load ? assign(reg(array, regs[0]), guarded(mem, lit(0))) : assign(mem, reg(array, regs[0])));
@@ -103,7 +105,8 @@ std::vector<NodePtr> registerAccess(const Layout& l, const IoPlan& p, const std:
     NodePtr vptr = cast(fmt::format("{}{}*", load ? "const " : "", vt), foldConstants(addr));
     if (load) {
       std::vector<NodePtr> zeros(width, lit(0));
-      out.push_back(decl(fmt::format("const {}", vt), tmp, guarded(index(vptr, lit(0)), call(fmt::format("make_{}", vt), zeros))));
+      out.push_back(decl(fmt::format("const {}", vt), tmp,
+                         guarded(index(vptr, lit(0)), call(fmt::format("make_{}", vt), zeros))));
       for (int i = 0; i < width; ++i) out.push_back(assign(reg(array, regs[i]), member(var(tmp), vecField(i))));
     } else {
       std::vector<NodePtr> fields;

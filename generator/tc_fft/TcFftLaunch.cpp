@@ -35,8 +35,9 @@ LaunchPlan tcFftLaunchPlan(const EmittedKernel& k, TcFftDistances d) {
   const LaunchInfo& li = k.launch;
   const long long inDist = d.input ? d.input : li.nIn, outDist = d.output ? d.output : li.nOut;
   if (inDist < li.nIn || inDist % li.inputVectorElems || outDist < li.nOut || outDist % li.outputVectorElems)
-    throw std::invalid_argument(fmt::format("{}: distances ({}, {}) must be at least ({}, {}) and multiples of ({}, {})", li.specName, inDist,
-                                            outDist, li.nIn, li.nOut, li.inputVectorElems, li.outputVectorElems));
+    throw std::invalid_argument(
+        fmt::format("{}: distances ({}, {}) must be at least ({}, {}) and multiples of ({}, {})", li.specName, inDist,
+                    outDist, li.nIn, li.nOut, li.inputVectorElems, li.outputVectorElems));
   LaunchPlan p;
   p.specName = li.specName;
   p.family = "tc_fft";
@@ -61,11 +62,15 @@ LaunchPlan tcFftLaunchPlan(const EmittedKernel& k, TcFftDistances d) {
   out.perBatchElems = outDist;
   out.perBatchParam = "output_distance";
   out.alignment = 4 * li.outputVectorElems;
-  out.note = fmt::format("FFT b writes output[b * output_distance + q], 0 <= q < {}; {}; the padding between FFTs is left untouched", li.nOut, elems);
+  out.note = fmt::format(
+      "FFT b writes output[b * output_distance + q], 0 <= q < {}; {}; the padding between FFTs is left untouched",
+      li.nOut, elems);
   p.buffers = {in, out};
 
-  PlanParam pin{"input_distance", "long long", inDist, li.nIn, li.inputVectorElems, "complex elements from one FFT's input to the next"};
-  PlanParam pout{"output_distance", "long long", outDist, li.nOut, li.outputVectorElems, "complex elements from one FFT's output to the next"};
+  PlanParam pin{"input_distance", "long long",         inDist,
+                li.nIn,           li.inputVectorElems, "complex elements from one FFT's input to the next"};
+  PlanParam pout{"output_distance", "long long",          outDist,
+                 li.nOut,           li.outputVectorElems, "complex elements from one FFT's output to the next"};
   p.params = {pin, pout};
 
   PlanKernel kern;
@@ -78,7 +83,8 @@ LaunchPlan tcFftLaunchPlan(const EmittedKernel& k, TcFftDistances d) {
                PlanArg::batchTimes(1, "batch"), PlanArg::scalar("input_distance", "long long"),
                PlanArg::scalar("output_distance", "long long")};
   if (li.inRegisterBenchmark) {
-    p.params.push_back(PlanParam{"repeats", "int", 1, 1, 1, "times the steps repeat on register-resident data per load"});
+    p.params.push_back(
+        PlanParam{"repeats", "int", 1, 1, 1, "times the steps repeat on register-resident data per load"});
     kern.args.push_back(PlanArg::scalar("repeats", "int"));
     kern.note = "in-register benchmark: loads once, repeats the steps, stores once";
   }

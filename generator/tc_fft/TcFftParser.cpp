@@ -44,14 +44,18 @@ void checkLayoutNames(const Reader& rd, const LayoutProgram& s, const ArraySpec&
       // n bits run to log2 n_out: the input may carry zero-padding bits (n >= n_in, never read).
       int lim = l[0] == 'f' ? kMaxBatchBits : s.logOut;
       if (idx >= lim)
-        rd.fail(path, l[0] == 'f' ? fmt::format("batch bit {} does not exist: batch bits run f0..f{} (at most {} FFTs per warp)", l,
-                                                kMaxBatchBits - 1, 1 << kMaxBatchBits)
-                                  : fmt::format("logical bit {} does not exist: {}-bits run {}0..{}{} for n_out = {}{}", l, l[0], l[0], l[0],
-                                                lim - 1, s.nOut, l[0] == 'n' ? " (n bits from log2 n_in up are zero padding)" : ""));
+        rd.fail(path,
+                l[0] == 'f'
+                    ? fmt::format("batch bit {} does not exist: batch bits run f0..f{} (at most {} FFTs per warp)", l,
+                                  kMaxBatchBits - 1, 1 << kMaxBatchBits)
+                    : fmt::format("logical bit {} does not exist: {}-bits run {}0..{}{} for n_out = {}{}", l, l[0],
+                                  l[0], l[0], lim - 1, s.nOut,
+                                  l[0] == 'n' ? " (n bits from log2 n_in up are zero padding)" : ""));
     }
     if (e.logical != l) {
       if (!a.isPhase() || (stored && l == "ReIm"))
-        rd.fail(path, fmt::format("logical bit {} is only allowed in the operand layout of a phase array (a pass-through pair of an MMA operand)",
+        rd.fail(path, fmt::format("logical bit {} is only allowed in the operand layout of a phase array (a "
+                                  "pass-through pair of an MMA operand)",
                                   e.logical));
       halves.insert(e.logical);
     }
@@ -59,15 +63,18 @@ void checkLayoutNames(const Reader& rd, const LayoutProgram& s, const ArraySpec&
   }
   for (const auto& h : halves) {
     const std::string other = passBase(h) + (isPassIn(h) ? "_out" : "_in");
-    if (!halves.count(other)) rd.fail(path, fmt::format("{} needs its other half {} (a pass-through pair: {} on a j bit of the MMA, {} on an i bit)",
-                                                        h, other, passBase(h) + "_in", passBase(h) + "_out"));
+    if (!halves.count(other))
+      rd.fail(path,
+              fmt::format("{} needs its other half {} (a pass-through pair: {} on a j bit of the MMA, {} on an i bit)",
+                          h, other, passBase(h) + "_in", passBase(h) + "_out"));
   }
   if (lay.count(PhysKind::B) != 1)
     rd.fail(path, fmt::format("an f16 array needs exactly one b bit (two halves per 32-bit register), found {}",
                               lay.count(PhysKind::B)));
   if (lay.count(PhysKind::R) > kMaxRegisterBits)
-    rd.fail(path, fmt::format("{} register bits ask for {} registers per thread for one array (at most {}: 2^{})", lay.count(PhysKind::R),
-                              1LL << lay.count(PhysKind::R), 1 << kMaxRegisterBits, kMaxRegisterBits));
+    rd.fail(path, fmt::format("{} register bits ask for {} registers per thread for one array (at most {}: 2^{})",
+                              lay.count(PhysKind::R), 1LL << lay.count(PhysKind::R), 1 << kMaxRegisterBits,
+                              kMaxRegisterBits));
   if (lay.count(PhysKind::T) != 5)
     rd.fail(path, fmt::format("a warp-held array needs exactly 5 lane bits t0..t4, found {}", lay.count(PhysKind::T)));
   if (a.isPhase()) {
@@ -83,16 +90,23 @@ void checkLayoutNames(const Reader& rd, const LayoutProgram& s, const ArraySpec&
       if (passBase(e.logical) != "ReIm") have.insert(passBase(e.logical));
     if (have != want) {
       std::string factors;
-      for (const auto& f : a.phase) factors += fmt::format("{}E(q{{{}}}, n{{{}}})", factors.empty() ? "" : " ", fmt::join(f.q, ","), fmt::join(f.n, ","));
-      rd.fail(path, fmt::format("phase array {} must carry exactly the bits {{{}}}{}, found {{{}}}", factors, fmt::join(want, " "),
-                                a.constantOver.empty() ? "" : " (factor bits and constant_over)", fmt::join(have, " ")));
+      for (const auto& f : a.phase)
+        factors += fmt::format("{}E(q{{{}}}, n{{{}}})", factors.empty() ? "" : " ", fmt::join(f.q, ","),
+                               fmt::join(f.n, ","));
+      rd.fail(path, fmt::format("phase array {} must carry exactly the bits {{{}}}{}, found {{{}}}", factors,
+                                fmt::join(want, " "), a.constantOver.empty() ? "" : " (factor bits and constant_over)",
+                                fmt::join(have, " ")));
     }
     bool hasIn = lay.hasLogical("ReIm_in"), hasOut = lay.hasLogical("ReIm_out"), hasRe = lay.hasLogical("ReIm");
     if (stored ? !hasRe : !((hasIn && hasOut && !hasRe) || (hasRe && !hasIn && !hasOut)))
-      rd.fail(path, stored ? "a stored phase layout must carry ReIm"
-                           : "a phase layout must carry either ReIm (elementwise) or both ReIm_in and ReIm_out (MMA operand)");
+      rd.fail(path,
+              stored
+                  ? "a stored phase layout must carry ReIm"
+                  : "a phase layout must carry either ReIm (elementwise) or both ReIm_in and ReIm_out (MMA operand)");
     if (!stored && hasRe && halves.size())
-      rd.fail(path, fmt::format("{}: pass-through pairs belong to MMA operands (ReIm_in, ReIm_out), not to an elementwise phase", *halves.begin()));
+      rd.fail(path, fmt::format("{}: pass-through pairs belong to MMA operands (ReIm_in, ReIm_out), not to an "
+                                "elementwise phase",
+                                *halves.begin()));
   } else if (!lay.hasLogical("ReIm")) {
     rd.fail(path, "a data array must carry the ReIm bit");
   }
@@ -102,7 +116,8 @@ std::vector<PhaseFactor> parsePhase(const Reader& rd, const LayoutProgram& s, co
   auto one = [&](const Json& f, const std::string& fp) {
     rd.needObject(f, fp);
     rd.onlyKeys(f, fp, {"q", "n"});
-    return PhaseFactor{rd.intList(rd.need(f, fp, "q"), fp + "/q", 0, s.logOut - 1), rd.intList(rd.need(f, fp, "n"), fp + "/n", 0, s.logOut - 1)};
+    return PhaseFactor{rd.intList(rd.need(f, fp, "q"), fp + "/q", 0, s.logOut - 1),
+                       rd.intList(rd.need(f, fp, "n"), fp + "/n", 0, s.logOut - 1)};
   };
   if (!p.is_array()) return {one(p, pp)};
   if (p.empty()) rd.fail(pp, "expected one or more factors {\"q\": [...], \"n\": [...]}, found an empty list");
@@ -120,9 +135,11 @@ ArraySpec parseArray(const Reader& rd, const LayoutProgram& s, const std::string
   a.path = path;
   if (j.contains("description")) a.description = rd.string(j["description"], path + "/description");
   // Array names are emitted with a prefix (a_<name>, ...), so any identifier is safe.
-  if (!JsonReader::isIdentifier(name)) rd.fail(path, fmt::format("array name '{}' must be a C identifier", JsonReader::printable(name)));
+  if (!JsonReader::isIdentifier(name))
+    rd.fail(path, fmt::format("array name '{}' must be a C identifier", JsonReader::printable(name)));
   if (name.size() > JsonReader::kMaxNameLength)
-    rd.fail(path, fmt::format("array name is {} characters long (at most {})", name.size(), JsonReader::kMaxNameLength));
+    rd.fail(path,
+            fmt::format("array name is {} characters long (at most {})", name.size(), JsonReader::kMaxNameLength));
   if (j.contains("phase")) a.phase = parsePhase(rd, s, j["phase"], Reader::child(path, "phase"));
   if (j.contains("constant_over")) {
     const std::string cp = path + "/constant_over";
@@ -165,7 +182,8 @@ StepSpec parseStep(const Reader& rd, const LayoutProgram& s, const Json& j, cons
     st.b = ref("b", false);
     st.c = ref("c", false);
     const Json& sum = rd.need(j, path, "sum");
-    if (!sum.is_array()) rd.fail(path + "/sum", fmt::format("expected an array of bit names, found {}", sum.type_name()));
+    if (!sum.is_array())
+      rd.fail(path + "/sum", fmt::format("expected an array of bit names, found {}", sum.type_name()));
     for (std::size_t i = 0; i < sum.size(); ++i) st.sum.push_back(rd.string(sum[i], fmt::format("{}/sum/{}", path, i)));
   } else if (op == "cmul") {
     st.op = StepOp::Cmul;
@@ -200,11 +218,13 @@ TcFftParsed parseTcFft(const Json& root, const std::string& file) {
   if (root.contains("description")) s.description = rd.string(root["description"], "/description");
   s.precision = rd.string(rd.need(root, "", "precision"), "/precision");
   if (s.precision != "f16")
-    rd.fail("/precision", fmt::format("precision '{}' is not supported by tc_fft (expected f16: __half2 data, f16 MMAs accumulating in "
-                                      "f16; no f32-accumulating variant is generated: the f16 error is at most 6.1e-4 = 1.3 u up "
-                                      "to 4096 points, of which rounding the f16 output alone is about 0.6 u; for f32 data use "
-                                      "the stockham family)",
-                                      s.precision));
+    rd.fail("/precision",
+            fmt::format("precision '{}' is not supported by tc_fft (expected f16: __half2 data, f16 MMAs accumulating "
+                        "in "
+                        "f16; no f32-accumulating variant is generated: the f16 error is at most 6.1e-4 = 1.3 u up "
+                        "to 4096 points, of which rounding the f16 output alone is about 0.6 u; for f32 data use "
+                        "the stockham family)",
+                        s.precision));
 
   const Json& tr = rd.need(root, "", "transform");
   rd.needObject(tr, "/transform");
@@ -215,7 +235,9 @@ TcFftParsed parseTcFft(const Json& root, const std::string& file) {
   s.logOut = log2Exact(s.nOut);
   if (s.logIn < 0) rd.fail("/transform/n_in", fmt::format("{} is not a power of two", s.nIn));
   if (s.logOut < 0) rd.fail("/transform/n_out", fmt::format("{} is not a power of two", s.nOut));
-  if (s.nIn > s.nOut) rd.fail("/transform/n_in", fmt::format("n_in = {} exceeds n_out = {} (expected zero padding, n_in <= n_out)", s.nIn, s.nOut));
+  if (s.nIn > s.nOut)
+    rd.fail("/transform/n_in",
+            fmt::format("n_in = {} exceeds n_out = {} (expected zero padding, n_in <= n_out)", s.nIn, s.nOut));
   if (tr.contains("sign")) {
     long long sg = rd.integer(tr["sign"], "/transform/sign", -1, 1);
     if (sg == 0) rd.fail("/transform/sign", "sign must be +1 or -1");
@@ -251,10 +273,12 @@ TcFftParsed parseTcFft(const Json& root, const std::string& file) {
         for (int b = 0; b < (in ? s.logIn : s.logOut); ++b) want.insert(fmt::format("{}{}", in ? 'n' : 'q', b));
         for (const auto& e : l.entries()) have.insert(e.logical);
         if (have != want)
-          rd.fail(path, fmt::format("the {} layout must carry exactly {{{}}}, found {{{}}}", in ? "input" : "output", fmt::join(want, " "),
-                                    fmt::join(have, " ")));
-        if (l.logicalAt({PhysKind::B, 0}) != std::optional<std::string>("ReIm") || l.count(PhysKind::B) != 1 || l.count(PhysKind::T) != 5)
-          rd.fail(path, "an I/O layout needs b <-> ReIm (complex values move as 32-bit words) and five lane bits t0..t4");
+          rd.fail(path, fmt::format("the {} layout must carry exactly {{{}}}, found {{{}}}", in ? "input" : "output",
+                                    fmt::join(want, " "), fmt::join(have, " ")));
+        if (l.logicalAt({PhysKind::B, 0}) != std::optional<std::string>("ReIm") || l.count(PhysKind::B) != 1 ||
+            l.count(PhysKind::T) != 5)
+          rd.fail(path,
+                  "an I/O layout needs b <-> ReIm (complex values move as 32-bit words) and five lane bits t0..t4");
         (in ? r.inputLayout : r.outputLayout) = l;
       }
     }
@@ -267,7 +291,8 @@ TcFftParsed parseTcFft(const Json& root, const std::string& file) {
   const Json& arrays = rd.need(root, "", "arrays");
   rd.needObject(arrays, "/arrays");
   if (arrays.empty()) rd.fail("/arrays", "no arrays given");
-  if (arrays.size() > kMaxArrays) rd.fail("/arrays", fmt::format("{} arrays given (at most {})", arrays.size(), kMaxArrays));
+  if (arrays.size() > kMaxArrays)
+    rd.fail("/arrays", fmt::format("{} arrays given (at most {})", arrays.size(), kMaxArrays));
   for (auto it = arrays.begin(); it != arrays.end(); ++it)
     s.arrays.push_back(parseArray(rd, s, it.key(), it.value(), Reader::child("/arrays", it.key())));
 
@@ -275,7 +300,8 @@ TcFftParsed parseTcFft(const Json& root, const std::string& file) {
   if (!steps.is_array()) rd.fail("/steps", fmt::format("expected an array, found {}", steps.type_name()));
   if (steps.empty()) rd.fail("/steps", "no steps given");
   if (steps.size() > kMaxSteps) rd.fail("/steps", fmt::format("{} steps given (at most {})", steps.size(), kMaxSteps));
-  for (std::size_t i = 0; i < steps.size(); ++i) s.steps.push_back(parseStep(rd, s, steps[i], fmt::format("/steps/{}", i)));
+  for (std::size_t i = 0; i < steps.size(); ++i)
+    s.steps.push_back(parseStep(rd, s, steps[i], fmt::format("/steps/{}", i)));
 
   const Json& io = rd.need(root, "", "io");
   rd.needObject(io, "/io");
@@ -293,7 +319,9 @@ TcFftParsed parseTcFft(const Json& root, const std::string& file) {
 }
 
 LayoutProgram parseTcFftSpec(const Json& root, const std::string& file) { return parseTcFft(root, file).program; }
-LayoutProgram parseTcFftSpecText(const std::string& text, const std::string& file) { return parseTcFftSpec(parseJsonText(text, file), file); }
+LayoutProgram parseTcFftSpecText(const std::string& text, const std::string& file) {
+  return parseTcFftSpec(parseJsonText(text, file), file);
+}
 LayoutProgram parseTcFftSpecFile(const std::string& file) { return parseTcFftSpecText(readSpecFileText(file), file); }
 
 }  // namespace warpforge

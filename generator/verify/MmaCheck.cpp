@@ -40,14 +40,17 @@ std::vector<std::vector<int>> injections(int k, int n) {
 // What an operand puts on each matrix-index bit for one choice of registers.
 struct OperandView {
   std::map<std::string, std::pair<std::string, PhysBit>> byMatrixBit;  // "j2" -> (n6, t1)
-  std::vector<int> loopRegs;                                            // array r bits outside the fragment
+  std::vector<int> loopRegs;                                           // array r bits outside the fragment
 };
 
 OperandView view(const Layout& l, const FragmentLayout& f, const std::vector<int>& sigma) {
   OperandView v;
-  for (std::size_t x = 0; x < f.b.size(); ++x) v.byMatrixBit[f.b[x]] = {*l.logicalAt({PhysKind::B, int(x)}), {PhysKind::B, int(x)}};
-  for (std::size_t x = 0; x < f.t.size(); ++x) v.byMatrixBit[f.t[x]] = {*l.logicalAt({PhysKind::T, int(x)}), {PhysKind::T, int(x)}};
-  for (std::size_t x = 0; x < f.r.size(); ++x) v.byMatrixBit[f.r[x]] = {*l.logicalAt({PhysKind::R, sigma[x]}), {PhysKind::R, sigma[x]}};
+  for (std::size_t x = 0; x < f.b.size(); ++x)
+    v.byMatrixBit[f.b[x]] = {*l.logicalAt({PhysKind::B, int(x)}), {PhysKind::B, int(x)}};
+  for (std::size_t x = 0; x < f.t.size(); ++x)
+    v.byMatrixBit[f.t[x]] = {*l.logicalAt({PhysKind::T, int(x)}), {PhysKind::T, int(x)}};
+  for (std::size_t x = 0; x < f.r.size(); ++x)
+    v.byMatrixBit[f.r[x]] = {*l.logicalAt({PhysKind::R, sigma[x]}), {PhysKind::R, sigma[x]}};
   for (int r = 0; r < l.count(PhysKind::R); ++r)
     if (std::find(sigma.begin(), sigma.end(), r) == sigma.end()) v.loopRegs.push_back(r);
   return v;
@@ -62,18 +65,20 @@ std::string seenBy(const std::string& l, char against) {
   return l;
 }
 
-std::vector<std::string> match(const MmaShape& s, const MmaOperand& A, const MmaOperand& B, const MmaOperand& C, const OperandView& va,
-                               const OperandView& vb, const OperandView& vc) {
+std::vector<std::string> match(const MmaShape& s, const MmaOperand& A, const MmaOperand& B, const MmaOperand& C,
+                               const OperandView& va, const OperandView& vb, const OperandView& vc) {
   std::vector<std::string> out;
-  auto cmp = [&](const std::string& mbit, const OperandView& ref, const MmaOperand& refArr, char refName, const OperandView& got,
-                 const MmaOperand& gotArr, char gotName) {
+  auto cmp = [&](const std::string& mbit, const OperandView& ref, const MmaOperand& refArr, char refName,
+                 const OperandView& got, const MmaOperand& gotArr, char gotName) {
     auto [rl, rp] = ref.byMatrixBit.at(mbit);
     auto [gl, gp] = got.byMatrixBit.at(mbit);
     std::string want = refName == 'A' ? seenBy(rl, gotName) : rl;
     if (want != gl)
-      out.push_back(fmt::format("array '{}' (operand {}) physical bit {} carries {}, but matrix bit {} is {} in '{}' (operand {}, "
-                                "physical bit {}): expected {}, found {}",
-                                gotArr.name, gotName, gp.str(), gl, mbit, rl, refArr.name, refName, rp.str(), want, gl));
+      out.push_back(
+          fmt::format("array '{}' (operand {}) physical bit {} carries {}, but matrix bit {} is {} in '{}' (operand "
+                      "{}, "
+                      "physical bit {}): expected {}, found {}",
+                      gotArr.name, gotName, gp.str(), gl, mbit, rl, refArr.name, refName, rp.str(), want, gl));
   };
   for (int x = 0; (1 << x) < s.m; ++x) cmp(fmt::format("i{}", x), va, A, 'A', vc, C, 'C');
   for (int x = 0; (1 << x) < s.k; ++x) cmp(fmt::format("j{}", x), va, A, 'A', vb, B, 'B');
@@ -84,15 +89,16 @@ std::vector<std::string> match(const MmaShape& s, const MmaOperand& A, const Mma
     for (int r : v->loopRegs) {
       std::string l = arr->layout->registerBits()[r];
       if (!cLoop.count(l))
-        out.push_back(fmt::format("array '{}' (operand {}) register bit r{} carries {}, which is not a loop bit of output '{}' "
-                                  "(its loop bits: {}): expected one of those, found {}",
-                                  arr->name, name, r, l, C.name, setStr(cLoop), l));
+        out.push_back(
+            fmt::format("array '{}' (operand {}) register bit r{} carries {}, which is not a loop bit of output '{}' "
+                        "(its loop bits: {}): expected one of those, found {}",
+                        arr->name, name, r, l, C.name, setStr(cLoop), l));
     }
   return out;
 }
 
-MmaStepPlan resolve(const MmaShape& s, const MmaOperand& A, const MmaOperand& B, const MmaOperand& C, const std::vector<int>& sa,
-                    const std::vector<int>& sb, const std::vector<int>& sc) {
+MmaStepPlan resolve(const MmaShape& s, const MmaOperand& A, const MmaOperand& B, const MmaOperand& C,
+                    const std::vector<int>& sa, const std::vector<int>& sb, const std::vector<int>& sc) {
   OperandView va = view(*A.layout, s.a, sa), vb = view(*B.layout, s.b, sb), vc = view(*C.layout, s.c, sc);
   MmaStepPlan m;
   m.shape = &s;
@@ -119,12 +125,16 @@ MmaStepPlan resolve(const MmaShape& s, const MmaOperand& A, const MmaOperand& B,
 
 MmaCheck checkMmaOperands(const MmaShape& shape, const MmaOperand& A, const MmaOperand& B, const MmaOperand& C) {
   MmaCheck out;
-  for (auto [arr, frag, label] : {std::tuple{&A, &shape.a, 'A'}, std::tuple{&B, &shape.b, 'B'}, std::tuple{&C, &shape.c, 'C'}})
-    if (arr->layout->count(PhysKind::R) < static_cast<int>(frag->r.size()) || arr->layout->count(PhysKind::B) != static_cast<int>(frag->b.size()) ||
+  for (auto [arr, frag, label] :
+       {std::tuple{&A, &shape.a, 'A'}, std::tuple{&B, &shape.b, 'B'}, std::tuple{&C, &shape.c, 'C'}})
+    if (arr->layout->count(PhysKind::R) < static_cast<int>(frag->r.size()) ||
+        arr->layout->count(PhysKind::B) != static_cast<int>(frag->b.size()) ||
         arr->layout->count(PhysKind::T) != static_cast<int>(frag->t.size())) {
-      out.problems.push_back(fmt::format("array '{}' (operand {}) has {} b, {} t and {} r bits; the fragment needs {} b, {} t and at least {} r",
-                                         arr->name, label, arr->layout->count(PhysKind::B), arr->layout->count(PhysKind::T),
-                                         arr->layout->count(PhysKind::R), frag->b.size(), frag->t.size(), frag->r.size()));
+      out.problems.push_back(
+          fmt::format("array '{}' (operand {}) has {} b, {} t and {} r bits; the fragment needs {} b, {} t and at "
+                      "least {} r",
+                      arr->name, label, arr->layout->count(PhysKind::B), arr->layout->count(PhysKind::T),
+                      arr->layout->count(PhysKind::R), frag->b.size(), frag->t.size(), frag->r.size()));
       return out;
     }
   bool found = false;
@@ -134,7 +144,8 @@ MmaCheck checkMmaOperands(const MmaShape& shape, const MmaOperand& A, const MmaO
   for (const auto& sa : ia)
     for (const auto& sb : ib)
       for (const auto& sc : ic) {
-        auto mism = match(shape, A, B, C, view(*A.layout, shape.a, sa), view(*B.layout, shape.b, sb), view(*C.layout, shape.c, sc));
+        auto mism = match(shape, A, B, C, view(*A.layout, shape.a, sa), view(*B.layout, shape.b, sb),
+                          view(*C.layout, shape.c, sc));
         if (!found || mism.size() < out.problems.size()) {
           out.problems = mism;
           found = true;

@@ -39,7 +39,8 @@ std::optional<PhysBit> factorBitPosition(const Layout& l, const std::string& nam
 PhaseEntry phaseEntry(const ArraySpec& a, const Layout& l, int nOut, int lane, int reg, int elem) {
   auto value = [&](const std::string& name) {
     auto p = factorBitPosition(l, name);
-    if (!p) throw std::logic_error(fmt::format("phase array '{}': factor bit {} is not in layout {}", a.name, name, l.str()));
+    if (!p)
+      throw std::logic_error(fmt::format("phase array '{}': factor bit {} is not in layout {}", a.name, name, l.str()));
     return physBitValue(*p, lane, reg, elem);
   };
   PhaseEntry e;

@@ -58,8 +58,8 @@ struct CmulStepPlan {
   // For each data register: the phase register holding its factor; -1 if none.
   std::vector<int> phaseRegOfDataReg;
   std::vector<int> outRegOfDataReg;  // register of the output array
-  int reImDataBit = 0;   // register bit of ReIm in the data array
-  int reImPhaseBit = 0;  // register bit of ReIm in the phase array
+  int reImDataBit = 0;               // register bit of ReIm in the data array
+  int reImPhaseBit = 0;              // register bit of ReIm in the phase array
 };
 
 struct StepPlan {

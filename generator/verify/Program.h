@@ -18,13 +18,13 @@ struct PhaseFactor {
 
 struct ArraySpec {
   std::string name;
-  std::string path;                // JSON pointer, for messages
-  std::string description;         // free text (kept for `synthesize`'s output)
-  Layout layout;                   // operand layout
+  std::string path;         // JSON pointer, for messages
+  std::string description;  // free text (kept for `synthesize`'s output)
+  Layout layout;            // operand layout
   // Phase arrays: the product of the factors E(q_J, n_K) (one or more rectangles of bit pairs). Empty: a data array.
   std::vector<PhaseFactor> phase;
   std::vector<std::string> constantOver;  // data bits a phase array carries without depending on them
-  std::optional<Layout> stored;    // packed form kept in registers (eqs. 26, 28, 29)
+  std::optional<Layout> stored;           // packed form kept in registers (eqs. 26, 28, 29)
   bool isPhase() const { return !phase.empty(); }
 };
 
@@ -32,26 +32,26 @@ enum class StepOp { Mma, Cmul, Relayout };
 
 struct StepSpec {
   StepOp op;
-  std::string path;                // "/steps/2"
-  std::string shape;               // mma only
-  std::string a, b, c;             // a = phase operand, b = data in, c = data out
-  std::vector<std::string> sum;    // mma only: logical n-bits summed
-  std::string description;         // free text (kept for `synthesize`'s output)
+  std::string path;              // "/steps/2"
+  std::string shape;             // mma only
+  std::string a, b, c;           // a = phase operand, b = data in, c = data out
+  std::vector<std::string> sum;  // mma only: logical n-bits summed
+  std::string description;       // free text (kept for `synthesize`'s output)
 };
 
 struct LayoutProgram {
   std::string file;
   std::string name;
-  std::string precision;           // "f16"
+  std::string precision;  // "f16"
   int nIn = 0, nOut = 0;
-  int sign = +1;                   // E(q, n) = exp(sign * 2 pi i q n / nOut)
+  int sign = +1;  // E(q, n) = exp(sign * 2 pi i q n / nOut)
   int logIn = 0, logOut = 0;
-  std::vector<ArraySpec> arrays;   // in file order
+  std::vector<ArraySpec> arrays;  // in file order
   std::vector<StepSpec> steps;
   std::string input, output;
   // Optional launch tuning for the emitter.
   int warpsPerBlock = 4;
-  std::string description;         // the spec's description (kept for `synthesize`'s output)
+  std::string description;  // the spec's description (kept for `synthesize`'s output)
 
   // FFTs one warp holds: 2^(batch bits f0, f1, ... of the input array).
   int batchBits() const {

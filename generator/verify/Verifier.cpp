@@ -41,7 +41,6 @@ Names bitSet(const Layout& l) {
 
 std::string setStr(const Names& s) { return fmt::format("{{{}}}", fmt::join(s, " ")); }
 
-
 double mmaCycles(const MmaShape& s) { return s.smCycles ? s.smCycles : s.m * s.n * s.k / 512.0; }
 
 class Checker {
@@ -58,9 +57,12 @@ class Checker {
       StepPlan sp;
       sp.spec = &st;
       if (!defined.count(st.b))
-        issue(st.path + "/b", fmt::format("array '{}' is read before any step writes it (data flows from /io/input '{}')", st.b, spec_.input));
+        issue(st.path + "/b",
+              fmt::format("array '{}' is read before any step writes it (data flows from /io/input '{}')", st.b,
+                          spec_.input));
       if (defined.count(st.c))
-        issue(st.path + "/c", fmt::format("array '{}' is written twice (each data array is written by exactly one step)", st.c));
+        issue(st.path + "/c",
+              fmt::format("array '{}' is written twice (each data array is written by exactly one step)", st.c));
       defined.insert(st.c);
       switch (st.op) {
         case StepOp::Mma: checkMma(st, sp); break;
@@ -101,18 +103,21 @@ class Checker {
     }
     for (int f = 0; f < static_cast<int>(batch.size()); ++f)
       if (!batch.count(fmt::format("f{}", f)))
-        issue(x->path + "/layout", fmt::format("input array '{}': batch bits must be f0 .. f{}, found {}", x->name, batch.size() - 1, setStr(batch)));
+        issue(x->path + "/layout", fmt::format("input array '{}': batch bits must be f0 .. f{}, found {}", x->name,
+                                               batch.size() - 1, setStr(batch)));
     Names inAll = in;
     inAll.insert(padding.begin(), padding.end());
     inAll.insert(batch.begin(), batch.end());
     out.insert(batch.begin(), batch.end());
     if (xBits != inAll)
-      issue(x->path + "/layout", fmt::format("input array '{}' must carry exactly {} (n_in = {}; zero-padding bits n{}.. and batch bits f0.. "
+      issue(x->path + "/layout", fmt::format("input array '{}' must carry exactly {} (n_in = {}; zero-padding bits "
+                                             "n{}.. and batch bits f0.. "
                                              "may be added), found {}",
                                              x->name, setStr(in), spec_.nIn, spec_.logIn, setStr(xBits)));
     if (bitSet(y->layout) != out)
-      issue(y->path + "/layout", fmt::format("output array '{}' must carry exactly {} (n_out = {}{}), found {}", y->name,
-                                             setStr(out), spec_.nOut, batch.empty() ? "" : "; the input's batch bits", setStr(bitSet(y->layout))));
+      issue(y->path + "/layout",
+            fmt::format("output array '{}' must carry exactly {} (n_out = {}{}), found {}", y->name, setStr(out),
+                        spec_.nOut, batch.empty() ? "" : "; the input's batch bits", setStr(bitSet(y->layout))));
   }
 
   // The packed form must hold the same numbers: ReIm_out dropped, ReIm_in
@@ -123,12 +128,14 @@ class Checker {
     const Layout& st = *a.stored;
     std::string p = a.path + "/stored";
     if (!op.hasLogical("ReIm_in")) {
-      issue(p, fmt::format("array '{}': a stored (packed) layout is only defined for MMA-operand phases (ReIm_in/ReIm_out)", a.name));
+      issue(p, fmt::format("array '{}': a stored (packed) layout is only defined for MMA-operand phases "
+                           "(ReIm_in/ReIm_out)",
+                           a.name));
       return;
     }
     if (op.physOf("ReIm_out")->kind != PhysKind::R) {
-      issue(a.path + "/layout", fmt::format("array '{}': ReIm_out must be a register bit to be packed, found it on {}", a.name,
-                                            op.physOf("ReIm_out")->str()));
+      issue(a.path + "/layout", fmt::format("array '{}': ReIm_out must be a register bit to be packed, found it on {}",
+                                            a.name, op.physOf("ReIm_out")->str()));
       return;
     }
     for (const auto& e : op.entries()) {
@@ -136,18 +143,22 @@ class Checker {
       std::string want = e.logical == "ReIm_in" ? "ReIm" : e.logical;
       auto sp = st.physOf(want);
       if (!sp) {
-        issue(p, fmt::format("array '{}': stored layout lacks {}: expected the operand layout's bits with ReIm_in -> ReIm, found {}", a.name, want, st.str()));
+        issue(p, fmt::format("array '{}': stored layout lacks {}: expected the operand layout's bits with ReIm_in -> "
+                             "ReIm, found {}",
+                             a.name, want, st.str()));
         continue;
       }
       if (e.phys.kind == PhysKind::R ? sp->kind != PhysKind::R : !(*sp == e.phys))
-        issue(p, fmt::format("array '{}': stored layout physical bit {} must hold what the operand layout holds there: expected {}, found {}",
+        issue(p, fmt::format("array '{}': stored layout physical bit {} must hold what the operand layout holds there: "
+                             "expected {}, found {}",
                              a.name, e.phys.kind == PhysKind::R ? sp->str() : e.phys.str(),
                              e.phys.kind == PhysKind::R ? want + " on a register bit" : want,
-                             e.phys.kind == PhysKind::R ? want + " on " + sp->str() : st.logicalAt(e.phys).value_or("nothing")));
+                             e.phys.kind == PhysKind::R ? want + " on " + sp->str()
+                                                        : st.logicalAt(e.phys).value_or("nothing")));
     }
     if (st.numBits() != op.numBits() - 1)
-      issue(p, fmt::format("array '{}': stored layout size: expected {} bits (operand layout minus ReIm_out), found {}", a.name,
-                           op.numBits() - 1, st.numBits()));
+      issue(p, fmt::format("array '{}': stored layout size: expected {} bits (operand layout minus ReIm_out), found {}",
+                           a.name, op.numBits() - 1, st.numBits()));
   }
 
   void checkMma(const StepSpec& st, StepPlan& sp) {
@@ -162,31 +173,38 @@ class Checker {
       return;
     }
     if (!A.layout.hasLogical("ReIm_in")) {
-      issue(st.path + "/a", fmt::format("{}: phase array '{}' is in elementwise form (ReIm); an MMA operand needs ReIm_in and ReIm_out", where, A.name));
+      issue(st.path + "/a",
+            fmt::format("{}: phase array '{}' is in elementwise form (ReIm); an MMA operand needs ReIm_in and ReIm_out",
+                        where, A.name));
       return;
     }
     // Data conservation and the summed bits. A's plain q bits that B lacks are the bits this step produces; its
     // plain n bits are summed (on j bits) or loop bits it folds a twiddle over (then B and C carry them).
     Names bBits = bitSet(B.layout), cBits = bitSet(C.layout), sum(st.sum.begin(), st.sum.end()), produced;
     for (const auto& e : A.layout.entries())
-      if (e.logical[0] == 'q' && passBase(e.logical) == e.logical && !bBits.count(e.logical)) produced.insert(e.logical);
+      if (e.logical[0] == 'q' && passBase(e.logical) == e.logical && !bBits.count(e.logical))
+        produced.insert(e.logical);
     for (const auto& s : st.sum)
       if (!A.layout.hasLogical(s))
-        issue(st.path + "/sum", fmt::format("{}: summed bit {} is not an input bit of phase array '{}' (its bits: {})", where, s,
-                                            A.name, setStr(bitSet(A.layout))));
+        issue(st.path + "/sum", fmt::format("{}: summed bit {} is not an input bit of phase array '{}' (its bits: {})",
+                                            where, s, A.name, setStr(bitSet(A.layout))));
     for (const auto& e : A.layout.entries()) {
       const std::string base = passBase(e.logical);
-      if ((e.logical[0] == 'n' || e.logical[0] == 'f' || (e.logical[0] == 'q' && e.logical != base)) && !bBits.count(base))
-        issue(A.path + "/layout", fmt::format("{} at {}: phase array '{}' carries {}, a bit which input '{}' does not carry", where,
-                                              st.path, A.name, e.logical, B.name));
+      if ((e.logical[0] == 'n' || e.logical[0] == 'f' || (e.logical[0] == 'q' && e.logical != base)) &&
+          !bBits.count(base))
+        issue(A.path + "/layout",
+              fmt::format("{} at {}: phase array '{}' carries {}, a bit which input '{}' does not carry", where,
+                          st.path, A.name, e.logical, B.name));
     }
     Names expectC;
     for (const auto& b : bBits)
       if (!sum.count(b)) expectC.insert(b);
     expectC.insert(produced.begin(), produced.end());
     if (cBits != expectC)
-      issue(C.path + "/layout", fmt::format("{} at {}: output '{}' must carry (bits of '{}' minus summed {}) plus produced {} = {}, found {}",
-                                            where, st.path, C.name, B.name, setStr(sum), setStr(produced), setStr(expectC), setStr(cBits)));
+      issue(C.path + "/layout",
+            fmt::format("{} at {}: output '{}' must carry (bits of '{}' minus summed {}) plus produced {} = {}, found "
+                        "{}",
+                        where, st.path, C.name, B.name, setStr(sum), setStr(produced), setStr(expectC), setStr(cBits)));
 
     checkSumWidth(st, *shape, A, sum);
 
@@ -199,10 +217,14 @@ class Checker {
       if (mbit[0] == 'j' && !isPassIn(log)) {
         jb.insert(log);
         if (!sum.count(log))
-          issue(st.path + "/sum", fmt::format("{}: bit {} is summed by the fragment (matrix bit {}) but not listed in sum {}", where, log, mbit, setStr(sum)));
+          issue(st.path + "/sum",
+                fmt::format("{}: bit {} is summed by the fragment (matrix bit {}) but not listed in sum {}", where, log,
+                            mbit, setStr(sum)));
       }
     for (const auto& s : sum)
-      if (!jb.count(s)) issue(st.path + "/sum", fmt::format("{}: sum lists {} but the fragment's summed (j) bits are {}", where, s, setStr(jb)));
+      if (!jb.count(s))
+        issue(st.path + "/sum",
+              fmt::format("{}: sum lists {} but the fragment's summed (j) bits are {}", where, s, setStr(jb)));
     sp.counts.mma[st.shape] = sp.mma.count;
     sp.counts.smCycles = sp.mma.count * mmaCycles(*shape);
   }
@@ -213,7 +235,11 @@ class Checker {
   void checkSumWidth(const StepSpec& st, const MmaShape& shape, const ArraySpec& A, const Names& sum) {
     int passed = 0;
     for (const auto& e : A.layout.entries()) passed += isPassIn(e.logical) && e.logical != "ReIm_in";
-    auto log2k = [](int k) { int l = 0; while ((1 << l) < k) ++l; return l; };
+    auto log2k = [](int k) {
+      int l = 0;
+      while ((1 << l) < k) ++l;
+      return l;
+    };
     const int have = log2k(shape.k), need = 1 + static_cast<int>(sum.size()) + passed;
     if (need == have) return;
     std::string fix;
@@ -224,12 +250,17 @@ class Checker {
       if (fix.empty() && log2k(o.k) == need) fix = fmt::format("use {} (it sums {})", o.shape, need - 1);
     }
     if (fix.empty() && need > have)
-      fix = fmt::format("no {} MMA sums more than {} bits: sum {} here and the rest in a later MMA step, with a cmul applying the "
-                        "twiddles between", shape.abType, widest, widest - passed);
-    if (fix.empty()) fix = fmt::format("sum {} more bit(s), or pass {} bit(s) through (x_in on A's j bits, x_out on its i bits)", have - need, have - need);
-    issue(st.path + "/shape", fmt::format("mma {}: its {} summed (j) bits hold ReIm plus the bits a step sums or passes through: expected "
-                                          "{} summed or passed, found {} summed {} and {} passed through: {}",
-                                          shape.shape, have, have - 1, sum.size(), setStr(sum), passed, fix));
+      fix = fmt::format(
+          "no {} MMA sums more than {} bits: sum {} here and the rest in a later MMA step, with a cmul applying the "
+          "twiddles between",
+          shape.abType, widest, widest - passed);
+    if (fix.empty())
+      fix = fmt::format("sum {} more bit(s), or pass {} bit(s) through (x_in on A's j bits, x_out on its i bits)",
+                        have - need, have - need);
+    issue(st.path + "/shape",
+          fmt::format("mma {}: its {} summed (j) bits hold ReIm plus the bits a step sums or passes through: expected "
+                      "{} summed or passed, found {} summed {} and {} passed through: {}",
+                      shape.shape, have, have - 1, sum.size(), setStr(sum), passed, fix));
   }
 
   void checkCmul(const StepSpec& st, StepPlan& sp) {
@@ -239,38 +270,46 @@ class Checker {
     std::string where = "cmul";
     std::size_t before = issues_.size();
     if (E.layout.hasLogical("ReIm_in")) {
-      issue(st.path + "/a", fmt::format("{}: phase array '{}' is in MMA-operand form (ReIm_in/ReIm_out); an elementwise multiply needs ReIm", where, E.name));
+      issue(st.path + "/a", fmt::format("{}: phase array '{}' is in MMA-operand form (ReIm_in/ReIm_out); an "
+                                        "elementwise multiply needs ReIm",
+                                        where, E.name));
       return;
     }
     if (bitSet(B.layout) != bitSet(C.layout))
-      issue(C.path + "/layout", fmt::format("{} at {}: output '{}' must carry the same bits as input '{}' ({}), found {}", where,
-                                            st.path, C.name, B.name, setStr(bitSet(B.layout)), setStr(bitSet(C.layout))));
+      issue(C.path + "/layout",
+            fmt::format("{} at {}: output '{}' must carry the same bits as input '{}' ({}), found {}", where, st.path,
+                        C.name, B.name, setStr(bitSet(B.layout)), setStr(bitSet(C.layout))));
     for (const auto& e : B.layout.entries()) {
       if (e.phys.kind == PhysKind::R) continue;
       auto got = C.layout.logicalAt(e.phys);
       if (got != e.logical)
-        issue(st.path, fmt::format("{}: array '{}' (output) physical bit {} carries {}, but input '{}' carries {} there (an elementwise "
+        issue(st.path, fmt::format("{}: array '{}' (output) physical bit {} carries {}, but input '{}' carries {} "
+                                   "there (an elementwise "
                                    "multiply moves no data): expected {}, found {}",
-                                   where, C.name, e.phys.str(), got.value_or("nothing"), B.name, e.logical, e.logical, got.value_or("nothing")));
+                                   where, C.name, e.phys.str(), got.value_or("nothing"), B.name, e.logical, e.logical,
+                                   got.value_or("nothing")));
     }
     for (const auto& e : E.layout.entries()) {
       auto pb = B.layout.physOf(e.logical);
       if (!pb) {
-        issue(st.path, fmt::format("{}: phase array '{}' carries {} on {}, which data array '{}' does not carry", where, E.name,
-                                   e.logical, e.phys.str(), B.name));
+        issue(st.path, fmt::format("{}: phase array '{}' carries {} on {}, which data array '{}' does not carry", where,
+                                   E.name, e.logical, e.phys.str(), B.name));
         continue;
       }
       bool ok = e.phys.kind == PhysKind::R ? pb->kind == PhysKind::R : *pb == e.phys;
       if (!ok)
-        issue(st.path, fmt::format("{}: array '{}' physical bit {} carries {}, but phase array '{}' has {} on {}: expected {}, found {}",
-                                   where, B.name, e.phys.kind == PhysKind::R ? pb->str() : e.phys.str(),
-                                   e.phys.kind == PhysKind::R ? e.logical : B.layout.logicalAt(e.phys).value_or("nothing"), E.name,
-                                   e.logical, e.phys.str(), e.phys.kind == PhysKind::R ? "a register bit" : e.logical,
-                                   e.phys.kind == PhysKind::R ? pb->str() : B.layout.logicalAt(e.phys).value_or("nothing")));
+        issue(st.path,
+              fmt::format("{}: array '{}' physical bit {} carries {}, but phase array '{}' has {} on {}: expected {}, "
+                          "found {}",
+                          where, B.name, e.phys.kind == PhysKind::R ? pb->str() : e.phys.str(),
+                          e.phys.kind == PhysKind::R ? e.logical : B.layout.logicalAt(e.phys).value_or("nothing"),
+                          E.name, e.logical, e.phys.str(), e.phys.kind == PhysKind::R ? "a register bit" : e.logical,
+                          e.phys.kind == PhysKind::R ? pb->str() : B.layout.logicalAt(e.phys).value_or("nothing")));
     }
     for (const auto& e : B.layout.entries())
       if (!E.layout.hasLogical(e.logical) && e.phys.kind != PhysKind::R)
-        issue(st.path, fmt::format("{}: array '{}' physical bit {} carries {}, which phase array '{}' lacks; a bit the phase is reused "
+        issue(st.path, fmt::format("{}: array '{}' physical bit {} carries {}, which phase array '{}' lacks; a bit the "
+                                   "phase is reused "
                                    "across must be a register bit: expected a register bit, found {}",
                                    where, B.name, e.phys.str(), e.logical, E.name, e.phys.str()));
     if (issues_.size() != before) return;
@@ -297,8 +336,9 @@ class Checker {
     const ArraySpec& B = *spec_.array(st.b);
     const ArraySpec& C = *spec_.array(st.c);
     if (bitSet(B.layout) != bitSet(C.layout)) {
-      issue(C.path + "/layout", fmt::format("relayout at {}: target '{}' must carry the same bits as '{}' ({}), found {}", st.path,
-                                            C.name, B.name, setStr(bitSet(B.layout)), setStr(bitSet(C.layout))));
+      issue(C.path + "/layout",
+            fmt::format("relayout at {}: target '{}' must carry the same bits as '{}' ({}), found {}", st.path, C.name,
+                        B.name, setStr(bitSet(B.layout)), setStr(bitSet(C.layout))));
       return;
     }
     try {
@@ -329,13 +369,17 @@ class Checker {
         auto it = uses.find({j, k});
         std::size_t n = it == uses.end() ? 0 : it->second.size();
         if (n == 0)
-          issue("/steps", fmt::format("phase factorization (eq. 7): factor E(q{0}, n{1}) is applied 0 times (expected exactly once, as every "
-                                      "E(q_j, n_k) with j + k < log2 n_out = {2}): add {{\"q\": [{0}], \"n\": [{1}]}} to the factors of "
-                                      "one phase array: a cmul's between the step that produces q{0} and the one that sums n{1}, or the "
+          issue("/steps", fmt::format("phase factorization (eq. 7): factor E(q{0}, n{1}) is applied 0 times (expected "
+                                      "exactly once, as every "
+                                      "E(q_j, n_k) with j + k < log2 n_out = {2}): add {{\"q\": [{0}], \"n\": [{1}]}} "
+                                      "to the factors of "
+                                      "one phase array: a cmul's between the step that produces q{0} and the one that "
+                                      "sums n{1}, or the "
                                       "A operand of an MMA that carries both bits",
                                       j, k, spec_.logOut));
         else if (n > 1)
-          issue("/steps", fmt::format("phase factorization (eq. 7): factor E(q{}, n{}) is applied {} times (by {}) (expected exactly once): "
+          issue("/steps", fmt::format("phase factorization (eq. 7): factor E(q{}, n{}) is applied {} times (by {}) "
+                                      "(expected exactly once): "
                                       "remove it from the factors of all but one of those steps' phase arrays",
                                       j, k, n, fmt::join(it->second, ", ")));
       }

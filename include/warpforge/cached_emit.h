@@ -13,14 +13,15 @@ namespace warpforge {
 
 struct CachedPlan {
   LaunchPlan plan;
-  bool hit = false;     // loaded from the cache (no parse, verify, emit or probe ran)
-  double seconds = 0;   // what getting it took
+  bool hit = false;    // loaded from the cache (no parse, verify, emit or probe ran)
+  double seconds = 0;  // what getting it took
   std::string key;
 };
 
 // The plan of `spec` (a spec's JSON; `file` names it in errors) for `arch`. On a miss the spec is parsed,
 // verified (SpecError / InconsistentSpec as loadSpec and verify throw them), emitted with the NVRTC probe and stored.
-inline CachedPlan emitCached(const Json& spec, const std::string& file, const std::string& arch, const PlanCache& cache = PlanCache()) {
+inline CachedPlan emitCached(const Json& spec, const std::string& file, const std::string& arch,
+                             const PlanCache& cache = PlanCache()) {
   const auto t0 = std::chrono::steady_clock::now();
   CachedPlan out;
   out.key = PlanCache::key(spec.dump(), arch, generatorId());
@@ -39,7 +40,8 @@ inline CachedPlan emitCached(const Json& spec, const std::string& file, const st
 }
 
 // The same for a spec file.
-inline CachedPlan emitCachedFile(const std::string& file, const std::string& arch, const PlanCache& cache = PlanCache()) {
+inline CachedPlan emitCachedFile(const std::string& file, const std::string& arch,
+                                 const PlanCache& cache = PlanCache()) {
   return emitCached(parseJsonText(readSpecFileText(file), file), file, arch, cache);
 }
 

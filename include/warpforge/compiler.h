@@ -16,7 +16,8 @@ namespace warpforge {
 // the arch; log() is NVRTC's log.
 class CompileError : public std::runtime_error {
  public:
-  CompileError(const std::string& what, std::string log) : std::runtime_error(what + "\n--- NVRTC log ---\n" + log), log_(std::move(log)) {}
+  CompileError(const std::string& what, std::string log)
+      : std::runtime_error(what + "\n--- NVRTC log ---\n" + log), log_(std::move(log)) {}
   const std::string& log() const { return log_; }
 
  private:

@@ -22,7 +22,7 @@ bool pointerDevice(CUdeviceptr p, int* ordinal);
 
 struct DeviceInfo {
   CUdevice device = 0;
-  std::string name, arch;  // arch: "sm_90"
+  std::string name, arch;     // arch: "sm_90"
   int computeCapability = 0;  // x10
   int smCount = 0, clockKHz = 0;
 };

@@ -26,7 +26,7 @@
 namespace warpforge {
 
 struct ExecutorOptions {
-  int device = 0;        // used only where no context is current on the constructing thread
+  int device = 0;                 // used only where no context is current on the constructing thread
   bool useCurrentContext = true;  // false: always the primary context of `device`
 };
 
@@ -49,8 +49,8 @@ class Executor {
   // One run at a time per Executor (its counters and internal workspace are its own).
   // Throws std::invalid_argument for a missing, misaligned or overlapping array, a bad
   // parameter or a workspace that is too small.
-  void run(const ArrayBindings& arrays, long long batch, CUstream stream = nullptr, CUdeviceptr workspace = 0, long long workspaceSize = -1,
-           const ParamValues& params = {});
+  void run(const ArrayBindings& arrays, long long batch, CUstream stream = nullptr, CUdeviceptr workspace = 0,
+           long long workspaceSize = -1, const ParamValues& params = {});
   long long workspaceBytes(long long batch) const { return plan_.scratchBytes(batch); }
   // Bytes of each user array for `batch` entries (what the caller must allocate).
   long long arrayBytes(const std::string& buffer, long long batch, const ParamValues& params = {}) const;

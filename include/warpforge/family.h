@@ -46,7 +46,7 @@ struct Generated {
 
 // What `verify` proved and counted.
 struct VerifyReport {
-  std::string text;      // human-readable, as `warpforge verify` prints it
+  std::string text;              // human-readable, as `warpforge verify` prints it
   Json counts = Json::object();  // instruction counts, kernels, cost estimates: for `verify --json`
   std::vector<std::string> warnings;
 };
@@ -57,7 +57,8 @@ class InconsistentSpec : public std::runtime_error {
   struct Issue {
     std::string path, message;  // JSON pointer of the step or array; what is wrong
   };
-  explicit InconsistentSpec(const std::string& what, std::vector<Issue> issues = {}) : std::runtime_error(what), issues_(std::move(issues)) {}
+  explicit InconsistentSpec(const std::string& what, std::vector<Issue> issues = {})
+      : std::runtime_error(what), issues_(std::move(issues)) {}
   const std::vector<Issue>& issues() const { return issues_; }
 
  private:
@@ -85,12 +86,12 @@ struct Check {
 // The library a user would otherwise call for the same transform, described so
 // that bench/ can run it without knowing the family.
 struct BaselineRequest {
-  std::string kind;            // "fft" (cuFFT), "herk", "cgemm*", "fir_r2c" — the kinds bench/ knows
+  std::string kind;                // "fft" (cuFFT), "herk", "cgemm*", "fir_r2c" — the kinds bench/ knows
   std::vector<long long> lengths;  // fft: logical lengths, outermost first
-  std::string transform;       // fft: c2c | r2c | c2r
-  std::string precision;       // f16 | f32 | f64
+  std::string transform;           // fft: c2c | r2c | c2r
+  std::string precision;           // f16 | f32 | f64
   int sign = -1;
-  std::string description;     // what the baseline's time covers
+  std::string description;  // what the baseline's time covers
   // Dense input bytes (the baseline's own layout) for `data`, and the baseline's error
   // against the family's reference given its dense output bytes (-1 where not comparable).
   std::function<std::vector<unsigned char>(const TestData& data, long long batch)> denseInput;
@@ -113,11 +114,12 @@ struct BaselineRequest {
   // denseInput returns the samples as the family's input holds them (streams of streamBytes, one after another).
   struct FirR2c {
     int sampleBits = 8;
-    bool packed = false;          // big-endian bit-packed two's complement; else int8 or little-endian int16
+    bool packed = false;  // big-endian bit-packed two's complement; else int8 or little-endian int16
     long long streamBytes = 0;
-    std::vector<float> weights;   // taps x L, tap-major
-    std::string gains, delays;    // TestData arrays: float2 [stream][channel], float2 (d, phi) [batch][stream][spectrum]; "": none
-    float gain = 1;               // where there is no gains array
+    std::vector<float> weights;  // taps x L, tap-major
+    std::string gains,
+        delays;      // TestData arrays: float2 [stream][channel], float2 (d, phi) [batch][stream][spectrum]; "": none
+    float gain = 1;  // where there is no gains array
     bool ci8 = true;
     int pols = 1, timeBlock = 1;
     long long receiverStride = 0, polStride = 0, channelStride = 0, blockStride = 0, timeStride = 0, outputPerBatch = 0;
@@ -149,8 +151,9 @@ struct TuneOutcome {
 struct BenchVariant {
   std::string name;
   Generated generated;
-  long long batch = 0;   // 0: the bench's batch
-  long long repeats = 0; // > 0: the "repeats" parameter; the kernel repeats its work in registers (SM-cycles per unit are reported)
+  long long batch = 0;  // 0: the bench's batch
+  long long repeats =
+      0;  // > 0: the "repeats" parameter; the kernel repeats its work in registers (SM-cycles per unit are reported)
 };
 
 class Family;
@@ -170,24 +173,30 @@ class FamilySpec {
   virtual long long defaultBatch() const { return 1 << 16; }
   virtual TestData randomInputs(long long batch, std::uint64_t seed) const = 0;
   // `outputs` holds every Output buffer's bytes after a run on `data`, poisoned with 0xff bytes before it.
-  virtual Check check(const TestData& data, const std::map<std::string, std::vector<unsigned char>>& outputs, long long batch) const = 0;
+  virtual Check check(const TestData& data, const std::map<std::string, std::vector<unsigned char>>& outputs,
+                      long long batch) const = 0;
 
   virtual std::optional<BaselineRequest> baseline() const { return std::nullopt; }
   virtual std::vector<BenchVariant> benchVariants(const EmitTarget&) const { return {}; }
   // Extra lines for `bench`, given the variants' median times (e.g. cycles per unit against the model).
-  virtual std::string benchNotes(const std::vector<double>& /*variantMs*/, double /*clockKHz*/, int /*sms*/) const { return {}; }
+  virtual std::string benchNotes(const std::vector<double>& /*variantMs*/, double /*clockKHz*/, int /*sms*/) const {
+    return {};
+  }
   // The same with the batch each variant ran at (bench picks one full wave for register-resident repeats).
-  virtual std::string benchNotes(const std::vector<double>& variantMs, const std::vector<long long>& /*variantBatch*/, double clockKHz,
-                                 int sms) const {
+  virtual std::string benchNotes(const std::vector<double>& variantMs, const std::vector<long long>& /*variantBatch*/,
+                                 double clockKHz, int sms) const {
     return benchNotes(variantMs, clockKHz, sms);
   }
   // `bench --tune`: search the family's tuning space on the device; nullopt where the family has none.
   virtual bool hasTuner() const { return false; }
-  virtual std::optional<TuneOutcome> tune(TuneTimer&, long long /*batch*/, const std::function<void(const TuneTrialReport&)>&) const {
+  virtual std::optional<TuneOutcome> tune(TuneTimer&, long long /*batch*/,
+                                          const std::function<void(const TuneTrialReport&)>&) const {
     return std::nullopt;
   }
   // `emulate`: nullopt where the family has no emulator.
-  virtual std::optional<std::string> emulate(const std::string& /*mode*/, std::uint64_t /*seed*/, int /*count*/) const { return std::nullopt; }
+  virtual std::optional<std::string> emulate(const std::string& /*mode*/, std::uint64_t /*seed*/, int /*count*/) const {
+    return std::nullopt;
+  }
 };
 
 // A spec a user might write, drawn at random for `bench --sweep`; `group` names the class it was drawn from.
@@ -221,7 +230,8 @@ std::string generatorId();
 const std::vector<const Family*>& families();
 const Family* findFamily(const std::string& name);
 
-// Parses a spec, dispatching on its "family" member (an unknown family is a SpecError at /family listing the known ones).
+// Parses a spec, dispatching on its "family" member (an unknown family is a SpecError at /family listing the known
+// ones).
 std::unique_ptr<FamilySpec> parseSpec(const Json& root, const std::string& file);
 std::unique_ptr<FamilySpec> parseSpecText(const std::string& text, const std::string& file);
 std::unique_ptr<FamilySpec> loadSpec(const std::string& file);

@@ -21,17 +21,20 @@ enum class BufferRole {
 const char* roleName(BufferRole r);
 
 struct PlanBuffer {
-  std::string name;          // how kernels' arguments and callers refer to it ("input", "output_im", "k0_twiddles")
+  std::string name;  // how kernels' arguments and callers refer to it ("input", "output_im", "k0_twiddles")
   BufferRole role = BufferRole::Input;
-  std::string elementType;   // C type of one element, for the header ("float2", "__half2", "signed char", ...)
+  std::string elementType;  // C type of one element, for the header ("float2", "__half2", "signed char", ...)
   int elementBytes = 1;
-  // Extent in elements for a batch of B entries: perBatch * B + fixed (user arrays: offset + span - distance + distance * B).
+  // Extent in elements for a batch of B entries: perBatch * B + fixed (user arrays: offset + span - distance + distance
+  // * B).
   long long perBatchElems = 0, fixedElems = 0;
-  std::string perBatchParam; // non-empty: perBatch is the value of this scalar parameter (a distance the caller chooses)
-  int alignment = 0;         // bytes the pointer must be aligned to (vector loads); 0: the element's natural alignment
-  std::string aliasOf;       // Output of an in-place plan: the Input buffer it shares memory with
-  long long maxBatch = -1;   // Output: the largest batch whose entries write disjoint elements (-1: any); the executor refuses more
-  std::string scalar;        // Table: "float", "double", ... the scalar the contents are made of (for the header)
+  std::string
+      perBatchParam;    // non-empty: perBatch is the value of this scalar parameter (a distance the caller chooses)
+  int alignment = 0;    // bytes the pointer must be aligned to (vector loads); 0: the element's natural alignment
+  std::string aliasOf;  // Output of an in-place plan: the Input buffer it shares memory with
+  long long maxBatch =
+      -1;  // Output: the largest batch whose entries write disjoint elements (-1: any); the executor refuses more
+  std::string scalar;  // Table: "float", "double", ... the scalar the contents are made of (for the header)
   std::vector<unsigned char> contents;  // Table: the bytes to upload
   std::string note;
 
@@ -56,10 +59,10 @@ struct PlanArg {
     Param,       // the value of the named PlanParam
   };
   Kind kind = Kind::Literal;
-  std::string name;               // buffer or parameter name; for Literal/BatchTimes, the kernel's parameter name
+  std::string name;  // buffer or parameter name; for Literal/BatchTimes, the kernel's parameter name
   long long value = 0;
   std::string cType = "long long";  // C type of the kernel parameter ("const float2*", "long long", "int", ...)
-  std::string param;              // the kernel's parameter name (for the header's declaration)
+  std::string param;                // the kernel's parameter name (for the header's declaration)
 
   static PlanArg buffer(std::string buf, std::string cType, std::string param);
   static PlanArg null(std::string cType, std::string param);
@@ -85,18 +88,18 @@ struct GridRule {
 };
 
 struct PlanKernel {
-  std::string name;      // the __global__ function (extern "C")
-  int source = 0;        // index into LaunchPlan::sources
+  std::string name;  // the __global__ function (extern "C")
+  int source = 0;    // index into LaunchPlan::sources
   int blockX = 1, blockY = 1;
-  int sharedBytes = 0;   // dynamic shared memory (opt in above 48 KiB)
+  int sharedBytes = 0;  // dynamic shared memory (opt in above 48 KiB)
   GridRule grid;
   std::vector<PlanArg> args;
   std::string note;
 };
 
 struct KernelSource {
-  std::string fileName;  // "<kernel>.cu"
-  std::string text;      // may #include the helper headers listed in LaunchPlan::helpers
+  std::string fileName;       // "<kernel>.cu"
+  std::string text;           // may #include the helper headers listed in LaunchPlan::helpers
   bool archSpecific = false;  // uses instructions of the arch-specific target only (sm_90a: wgmma): compileTarget()
   // Compiled code by NVRTC target ("sm_90", "sm_90a"), where a plan file carries it: the Executor loads the CUBIN for
   // its device's target instead of compiling `text`.

@@ -19,7 +19,8 @@ namespace warpforge {
 
 class PlanCache {
  public:
-  // `dir`: default <kernel cache directory>/plans ($WARPFORGE_CACHE_DIR, $XDG_CACHE_HOME/warpforge, ~/.cache/warpforge).
+  // `dir`: default <kernel cache directory>/plans ($WARPFORGE_CACHE_DIR, $XDG_CACHE_HOME/warpforge,
+  // ~/.cache/warpforge).
   explicit PlanCache(std::string dir = defaultDir());
   static std::string defaultDir();
   const std::string& dir() const { return dir_; }

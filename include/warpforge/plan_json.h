@@ -1,10 +1,12 @@
 #pragma once
 // A LaunchPlan as JSON: what `warpforge emit --plan-json` writes and what the runtime loads and runs without
 // the generator (warpforge::runtime alone). The format is "warpforge-plan-1":
-//   {"format", "generator", "made_for", "spec_name", "family", "unit", "min_arch", "only_arch", "helpers": [{"name", "text"}],
+//   {"format", "generator", "made_for", "spec_name", "family", "unit", "min_arch", "only_arch", "helpers": [{"name",
+//   "text"}],
 //    "sources": [{"file", "arch_specific", "text", "cubins": {"sm_90": {"file" | "base64", "bytes", "checksum"}}}],
 //    "buffers": [{"name", "role", "element_type", "element_bytes", "per_batch_elems", "fixed_elems", "per_batch_param",
-//                 "alignment", "alias_of", "max_batch", "scalar", "contents": {"file" | "base64", "bytes", "checksum"}, "note"}],
+//                 "alignment", "alias_of", "max_batch", "scalar", "contents": {"file" | "base64", "bytes", "checksum"},
+//                 "note"}],
 //    "params": [{"name", "c_type", "default", "min", "multiple_of", "note"}],
 //    "kernels": [{"name", "source", "block": [x, y], "shared_bytes", "grid": {"units_per_batch", "units_per_block",
 //                 "cap_at_resident"}, "args": [{"kind", "name", "value", "c_type", "param"}], "note"}]}
@@ -44,7 +46,8 @@ struct PlanJsonInfo {
 Json planToJson(const LaunchPlan& plan, const PlanJsonInfo& info = {}, std::vector<PlanFile>* files = nullptr);
 
 // Reads a plan back; files it names are read from `dir`. Throws PlanError naming `file` and the JSON path.
-LaunchPlan planFromJson(const Json& json, const std::string& file, const std::string& dir, PlanJsonInfo* info = nullptr);
+LaunchPlan planFromJson(const Json& json, const std::string& file, const std::string& dir,
+                        PlanJsonInfo* info = nullptr);
 
 // A plan file (and the files it names, beside it).
 LaunchPlan loadPlanJson(const std::string& path, PlanJsonInfo* info = nullptr);

@@ -1,9 +1,9 @@
 #pragma once
 // warpforge: specialised CUDA kernels from JSON specs.
 //   auto spec = warpforge::loadSpec("specs/chime_fft_256_512.json");   // SpecError names file + JSON path
-//   spec->verify();                                                      // InconsistentSpec if it does not compute what it says
-//   warpforge::Generated g = spec->emit({"sm_90"});                      // kernel sources + LaunchPlan (no CUDA needed)
-//   warpforge::Compiler compiler;                                        // NVRTC, cached
+//   spec->verify();                                                      // InconsistentSpec if it does not compute
+//   what it says warpforge::Generated g = spec->emit({"sm_90"});                      // kernel sources + LaunchPlan
+//   (no CUDA needed) warpforge::Compiler compiler;                                        // NVRTC, cached
 //   warpforge::Executor exec(compiler, g.plan);                          // on a GPU: load, upload tables, launch
 //   exec.run({{"input", d_in}, {"output", d_out}}, batch, stream);
 #include "warpforge/cached_emit.h"

@@ -26,7 +26,9 @@ namespace warpforge {
 struct WisdomDevice {
   std::string name, arch;
   int driverVersion = 0;  // cuDriverGetVersion: 13000 for CUDA 13.0
-  bool operator==(const WisdomDevice& o) const { return name == o.name && arch == o.arch && driverVersion == o.driverVersion; }
+  bool operator==(const WisdomDevice& o) const {
+    return name == o.name && arch == o.arch && driverVersion == o.driverVersion;
+  }
   bool operator!=(const WisdomDevice& o) const { return !(*this == o); }
 };
 // Device `ordinal`'s identity (needs the driver; throws std::runtime_error without one).
@@ -34,10 +36,10 @@ WisdomDevice currentWisdomDevice(int ordinal = 0);
 
 struct WisdomEntry {
   WisdomDevice device;
-  std::string specKey;     // hash of the canonical spec without name, description and `members`' keys
-  std::string specName;    // for `wisdom list`
-  Json members = Json::object();  // merged into the spec's root object
-  std::string date;        // UTC, ISO 8601
+  std::string specKey;             // hash of the canonical spec without name, description and `members`' keys
+  std::string specName;            // for `wisdom list`
+  Json members = Json::object();   // merged into the spec's root object
+  std::string date;                // UTC, ISO 8601
   double ms = -1, asGivenMs = -1;  // the tuned and the untuned time when it was recorded (-1: unknown)
 };
 
@@ -51,9 +53,11 @@ class Wisdom {
   std::vector<WisdomEntry> entries() const;  // every device's; a corrupt or unsafe file reads as none (see warnings())
   // The entry for this spec on this device, if any.
   std::optional<WisdomEntry> find(const Json& spec, const WisdomDevice& device) const;
-  // Records (or replaces) the entry for this spec and device; false (and a warning) where the directory or file refused.
+  // Records (or replaces) the entry for this spec and device; false (and a warning) where the directory or file
+  // refused.
   bool record(const Json& spec, const WisdomDevice& device, const Json& members, double ms = -1, double asGivenMs = -1);
-  // Removes every entry (or, with a device, that device's); the number removed, -1 where the file could not be rewritten.
+  // Removes every entry (or, with a device, that device's); the number removed, -1 where the file could not be
+  // rewritten.
   int clear(const std::optional<WisdomDevice>& device = std::nullopt);
   // Why a file was ignored or not written (corrupt, a link, not ours, ...), since construction.
   const std::vector<std::string>& warnings() const { return warnings_; }
@@ -71,11 +75,13 @@ class Wisdom {
 // `spec` with the wisdom for `device` merged in, where there is some and the spec has none of the members it
 // sets; otherwise `spec` unchanged. *note (if given) says what happened: "using wisdom from <date> ...", or
 // why wisdom was not used, or "" where there is none for this spec.
-Json applyWisdom(const Json& spec, const WisdomDevice& device, std::string* note = nullptr, const Wisdom& wisdom = Wisdom());
+Json applyWisdom(const Json& spec, const WisdomDevice& device, std::string* note = nullptr,
+                 const Wisdom& wisdom = Wisdom());
 
 // A spec file parsed with the wisdom of device `ordinal` applied; wisdom the family no longer accepts is
 // ignored (said in *note). Needs the driver for the device's identity; without one the spec as written.
-inline std::unique_ptr<FamilySpec> loadSpecWithWisdom(const std::string& file, std::string* note = nullptr, int ordinal = 0) {
+inline std::unique_ptr<FamilySpec> loadSpecWithWisdom(const std::string& file, std::string* note = nullptr,
+                                                      int ordinal = 0) {
   Json j = parseJsonText(readSpecFileText(file), file);
   if (note) note->clear();
   Json tuned;

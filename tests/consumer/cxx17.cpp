@@ -24,8 +24,8 @@ int main(int argc, char** argv) {
     spec->verify();
     const warpforge::LaunchPlan plan = spec->emit({"sm_90", nullptr}).plan;
     const std::string json = warpforge::planToJson(plan).dump();
-    std::printf("C++17: %s (%s): %zu kernel(s), plan JSON %zu bytes, generator %s\n", spec->name().c_str(), spec->family().name().c_str(),
-                plan.kernels.size(), json.size(), warpforge::generatorVersion().c_str());
+    std::printf("C++17: %s (%s): %zu kernel(s), plan JSON %zu bytes, generator %s\n", spec->name().c_str(),
+                spec->family().name().c_str(), plan.kernels.size(), json.size(), warpforge::generatorVersion().c_str());
     warpforge::loadSpec("/nonexistent.json");
   } catch (const warpforge::SpecError& e) {
     std::printf("SpecError as expected: %s (path '%s')\n", e.what(), e.path().c_str());

@@ -28,7 +28,8 @@ int main(int argc, char** argv) {
       const warpforge::LaunchPlan plan = spec->emit({"sm_90", nullptr}).plan;
       if (!std::strcmp(argv[2], "--write-inputs")) {
         for (const auto& [name, bytes] : data.arrays)
-          std::ofstream(dir + "/" + name + ".bin", std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+          std::ofstream(dir + "/" + name + ".bin", std::ios::binary)
+              .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
         std::printf("wrote %zu input array(s) to %s\n", data.arrays.size(), dir.c_str());
         return 0;
       }
@@ -39,8 +40,8 @@ int main(int argc, char** argv) {
           outputs[b.name].assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
         }
       const warpforge::Check c = spec->check(data, outputs, batch);
-      std::printf("%s, run by runtime_only from its plan file: error %.3e (bound %.1e), unwritten %lld: %s\n", spec->name().c_str(), c.error, c.bound,
-                  c.unwritten, c.ok() ? "OK" : "FAILED");
+      std::printf("%s, run by runtime_only from its plan file: error %.3e (bound %.1e), unwritten %lld: %s\n",
+                  spec->name().c_str(), c.error, c.bound, c.unwritten, c.ok() ? "OK" : "FAILED");
       return c.ok() ? 0 : 1;
     }
     warpforge::NvrtcProbe probe;
@@ -50,7 +51,8 @@ int main(int argc, char** argv) {
       warpforge::CompiledModule m = compiler.compile(s.text, g.plan.specName, warpforge::compileTarget(s, "sm_90"));
       std::printf("%s: %s -> %zu bytes of sm_90 CUBIN\n", spec->name().c_str(), s.fileName.c_str(), m.cubin.size());
     }
-    std::printf("plan: %zu kernel(s), header %zu bytes\n", g.plan.kernels.size(), warpforge::launchPlanHeader(g.plan).size());
+    std::printf("plan: %zu kernel(s), header %zu bytes\n", g.plan.kernels.size(),
+                warpforge::launchPlanHeader(g.plan).size());
     if (!warpforge::deviceAvailable()) {
       std::printf("no GPU (%s): compiled only\n", warpforge::deviceUnavailableReason().c_str());
       return 0;
@@ -67,7 +69,8 @@ int main(int argc, char** argv) {
       if (!b.isUser() || !b.aliasOf.empty()) continue;
       const long long bytes = exec.arrayBytes(b.name, batch);
       auto d = std::make_unique<warpforge::DeviceBuffer>(bytes);
-      if (b.role == warpforge::BufferRole::Input) warpforge::checkCu(cuMemcpyHtoD(d->p, data.arrays.at(b.name).data(), bytes), "upload");
+      if (b.role == warpforge::BufferRole::Input)
+        warpforge::checkCu(cuMemcpyHtoD(d->p, data.arrays.at(b.name).data(), bytes), "upload");
       else warpforge::checkCu(cuMemsetD8(d->p, 0xff, bytes), "poison");
       arrays[b.name] = d->p;
       buffers[b.name] = std::move(d);
@@ -78,12 +81,14 @@ int main(int argc, char** argv) {
     for (const auto& b : exec.plan().buffers) {
       if (b.role != warpforge::BufferRole::Output) continue;
       std::vector<unsigned char> bytes(exec.arrayBytes(b.name, batch));
-      warpforge::checkCu(cuMemcpyDtoH(bytes.data(), buffers.at(b.aliasOf.empty() ? b.name : b.aliasOf)->p, bytes.size()), "download");
+      warpforge::checkCu(cuMemcpyDtoH(bytes.data(), buffers.at(b.aliasOf.empty() ? b.name : b.aliasOf)->p,
+                                      bytes.size()),
+                         "download");
       outputs[b.name] = std::move(bytes);
     }
     warpforge::Check c = spec->check(data, outputs, batch);
-    std::printf("%s on %s: error %.3e (bound %.1e), unwritten %lld: %s\n", spec->name().c_str(), exec.device().name.c_str(), c.error, c.bound,
-                c.unwritten, c.ok() ? "OK" : "FAILED");
+    std::printf("%s on %s: error %.3e (bound %.1e), unwritten %lld: %s\n", spec->name().c_str(),
+                exec.device().name.c_str(), c.error, c.bound, c.unwritten, c.ok() ? "OK" : "FAILED");
     return c.ok() ? 0 : 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());

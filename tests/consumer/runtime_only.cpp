@@ -3,7 +3,8 @@
 //   runtime_only --device-arch                 the arch to emit for: device 0's, else sm_90
 //   runtime_only --has-gpu                     exit status 0 where a CUDA device can be used
 //   runtime_only PLAN.json                     load, list, compile for sm_90 (or the device's arch)
-//   runtime_only PLAN.json DIR BATCH           also run on DIR/<input>.bin, outputs (poisoned first) to DIR/<output>.bin
+//   runtime_only PLAN.json DIR BATCH           also run on DIR/<input>.bin, outputs (poisoned first) to
+//   DIR/<output>.bin
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -31,13 +32,15 @@ int main(int argc, char** argv) {
   try {
     warpforge::PlanJsonInfo info;
     const warpforge::LaunchPlan plan = warpforge::loadPlanJson(argv[1], &info);
-    std::printf("runtime only: plan %s (%s, made for %s by %s): %zu buffer(s), %zu kernel(s)\n", plan.specName.c_str(), plan.family.c_str(),
-                info.madeFor.c_str(), info.generator.c_str(), plan.buffers.size(), plan.kernels.size());
+    std::printf("runtime only: plan %s (%s, made for %s by %s): %zu buffer(s), %zu kernel(s)\n", plan.specName.c_str(),
+                plan.family.c_str(), info.madeFor.c_str(), info.generator.c_str(), plan.buffers.size(),
+                plan.kernels.size());
     const std::string arch = warpforge::deviceAvailable() ? warpforge::deviceInfo(0).arch : "sm_90";
     warpforge::Compiler compiler;
     for (const auto& s : plan.sources) {
       const auto m = compiler.compile(s.text, plan.specName, warpforge::compileTarget(s, arch));
-      std::printf("  %s -> %zu bytes of %s CUBIN\n", s.fileName.c_str(), m.cubin.size(), warpforge::compileTarget(s, arch).c_str());
+      std::printf("  %s -> %zu bytes of %s CUBIN\n", s.fileName.c_str(), m.cubin.size(),
+                  warpforge::compileTarget(s, arch).c_str());
     }
     if (argc == 2) return 0;
     if (!warpforge::deviceAvailable()) {
@@ -70,8 +73,11 @@ int main(int argc, char** argv) {
     for (const auto& b : plan.buffers) {
       if (b.role != warpforge::BufferRole::Output) continue;
       std::vector<char> bytes(static_cast<std::size_t>(exec.arrayBytes(b.name, batch)));
-      warpforge::checkCu(cuMemcpyDtoH(bytes.data(), buffers.at(b.aliasOf.empty() ? b.name : b.aliasOf)->p, bytes.size()), "download");
-      std::ofstream(dir + "/" + b.name + ".bin", std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+      warpforge::checkCu(cuMemcpyDtoH(bytes.data(), buffers.at(b.aliasOf.empty() ? b.name : b.aliasOf)->p,
+                                      bytes.size()),
+                         "download");
+      std::ofstream(dir + "/" + b.name + ".bin", std::ios::binary)
+          .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     }
     std::printf("ran batch %lld on %s; outputs in %s\n", batch, exec.device().name.c_str(), dir.c_str());
     return 0;

@@ -53,8 +53,9 @@ int main(int argc, char** argv) {
       plan = s->emit({arch, &probe}).plan;
     }
     const double planSeconds = since(t0);
-    std::printf("plan: %s %.3f s digest %s kernels %zu (%s, %s)\n", how, planSeconds, digest(warpforge::planToJson(plan).dump()).c_str(),
-                plan.kernels.size(), plan.specName.c_str(), arch.c_str());
+    std::printf("plan: %s %.3f s digest %s kernels %zu (%s, %s)\n", how, planSeconds,
+                digest(warpforge::planToJson(plan).dump()).c_str(), plan.kernels.size(), plan.specName.c_str(),
+                arch.c_str());
     if (executor) {
       if (!warpforge::deviceAvailable()) {
         std::printf("executor: no GPU (%s)\n", warpforge::deviceUnavailableReason().c_str());
@@ -63,7 +64,8 @@ int main(int argc, char** argv) {
       const auto t1 = std::chrono::steady_clock::now();
       warpforge::Compiler compiler;
       warpforge::Executor exec(compiler, plan);
-      std::printf("executor: %.3f s on %s; process start to a ready executor: %.3f s\n", since(t1), exec.device().name.c_str(), since(t0));
+      std::printf("executor: %.3f s on %s; process start to a ready executor: %.3f s\n", since(t1),
+                  exec.device().name.c_str(), since(t0));
     }
     return 0;
   } catch (const std::exception& e) {

@@ -3,7 +3,8 @@
 // arch. Two builds' dumps compared with `diff -r` show whether a change altered any emitted byte
 // (tests/tools/stockham-emit-diff runs the comparison).
 //
-//   stockham_emit_dump OUT [--arch A]... [--sweep SEED:COUNT]... [--probe none|hash|nvrtc] [--save-sweep DIR] [SPEC.json]...
+//   stockham_emit_dump OUT [--arch A]... [--sweep SEED:COUNT]... [--probe none|hash|nvrtc] [--save-sweep DIR]
+//   [SPEC.json]...
 //
 // --save-sweep DIR writes the sweep draws as DIR/<name>.json too: a build whose sweep draws other specs (a class
 // added) then dumps the same specs as the base when given those files.
@@ -62,23 +63,25 @@ void writeFile(const fs::path& p, const std::string& text) {
 }
 
 struct Case {
-  std::string key;  // directory name
-  Json spec;        // sweep specs
-  std::string file; // spec files
+  std::string key;   // directory name
+  Json spec;         // sweep specs
+  std::string file;  // spec files
 };
 
 void dump(const Case& c, const std::string& arch, CompileProbe* probe, const fs::path& dir) {
   fs::create_directories(dir);
   try {
     const Family& fam = stockhamFamily();
-    std::unique_ptr<FamilySpec> spec =
-        c.file.empty() ? fam.parse(c.spec, c.key + ".json") : fam.parse(parseJsonText(readSpecFileText(c.file), c.file), c.file);
+    std::unique_ptr<FamilySpec> spec = c.file.empty()
+                                           ? fam.parse(c.spec, c.key + ".json")
+                                           : fam.parse(parseJsonText(readSpecFileText(c.file), c.file), c.file);
     Generated g = spec->emit({arch, probe});
     for (const auto& s : g.plan.sources) writeFile(dir / s.fileName, s.text);
     std::string tables;
     for (auto& b : g.plan.buffers) {
       if (b.contents.empty()) continue;
-      tables += fmt::format("{} {} bytes fnv1a {:016x}\n", b.name, b.contents.size(), fnv1a(b.contents.data(), b.contents.size()));
+      tables += fmt::format("{} {} bytes fnv1a {:016x}\n", b.name, b.contents.size(),
+                            fnv1a(b.contents.data(), b.contents.size()));
       b.contents.clear();
     }
     writeFile(dir / "tables.txt", tables);
@@ -94,7 +97,10 @@ void dump(const Case& c, const std::string& arch, CompileProbe* probe, const fs:
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s OUT [--arch A]... [--sweep SEED:COUNT]... [--probe none|hash|nvrtc] [--save-sweep DIR] [SPEC.json]...\n", argv[0]);
+    std::fprintf(stderr,
+                 "usage: %s OUT [--arch A]... [--sweep SEED:COUNT]... [--probe none|hash|nvrtc] [--save-sweep DIR] "
+                 "[SPEC.json]...\n",
+                 argv[0]);
     return 2;
   }
   const fs::path out = argv[1];
@@ -115,7 +121,8 @@ int main(int argc, char** argv) {
       const auto colon = v.find(':');
       const std::uint64_t seed = std::stoull(v.substr(0, colon));
       const int count = colon == std::string::npos ? 300 : std::stoi(v.substr(colon + 1));
-      for (auto& s : stockhamFamily().sweepSpecs(seed, count)) cases.push_back({s.spec["name"].get<std::string>(), s.spec, ""});
+      for (auto& s : stockhamFamily().sweepSpecs(seed, count))
+        cases.push_back({s.spec["name"].get<std::string>(), s.spec, ""});
     } else {
       cases.push_back({fs::path(a).stem().string(), Json(), a});
     }
@@ -128,7 +135,9 @@ int main(int argc, char** argv) {
   if (archs.empty()) archs = {"sm_80", "sm_90"};
   HashProbe hash;
   NvrtcProbe nvrtc;
-  CompileProbe* probe = probeName == "hash" ? static_cast<CompileProbe*>(&hash) : probeName == "nvrtc" ? &nvrtc : nullptr;
+  CompileProbe* probe = probeName == "hash"    ? static_cast<CompileProbe*>(&hash)
+                        : probeName == "nvrtc" ? &nvrtc
+                                               : nullptr;
   if (!probe && probeName != "none") {
     std::fprintf(stderr, "unknown probe '%s' (expected none, hash or nvrtc)\n", probeName.c_str());
     return 2;
