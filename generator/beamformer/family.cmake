@@ -1,2 +1,2 @@
 warpforge_family(NAME beamformer FACTORY beamformerFamily
-  SOURCES BeamformerSpec.cpp BeamformerLayouts.cpp BeamformerEmitter.cpp BeamformerHelpers.cpp BeamformerEpilogue.cpp BeamformerWgmma.cpp BeamformerData.cpp BeamformerFamily.cpp BeamformerTune.cpp)
+  SOURCES BeamformerSpec.cpp BeamformerLayouts.cpp BeamformerEmitter.cpp BeamformerLoad.cpp BeamformerHelpers.cpp BeamformerEpilogue.cpp BeamformerWgmma.cpp BeamformerData.cpp BeamformerFamily.cpp BeamformerTune.cpp)

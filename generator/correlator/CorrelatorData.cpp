@@ -23,7 +23,9 @@ T loadAt(const std::vector<unsigned char>& bytes, long long index) {
   return v;
 }
 
-long long elemBytes(const CorrelatorSpec& s) { return s.type == SampleType::CI4 ? 1 : s.type == SampleType::CI8 ? 2 : 4; }
+long long elemBytes(const CorrelatorSpec& s) {
+  return s.type == SampleType::CI4 ? 1 : s.type == SampleType::CI8 ? 2 : 4;
+}
 
 // (c, bl, pp, qq, reim) of component e, and the receivers / polarizations of each side.
 struct Component {
@@ -50,11 +52,12 @@ Component component(const CorrelatorSpec& s, long long e) {
 long long sampleOffset(const CorrelatorSpec& s, long long b, long long c, long long t, long long r, long long p) {
   const CorrelatorInput& in = s.input;
   const long long T = in.timesPerBlock;
-  return b * in.batch + c * in.channel + r * in.receiver + p * in.polarization + (t / T) * in.timeBlock + (T > 1 ? (t % T) * in.time : 0);
+  return b * in.batch + c * in.channel + r * in.receiver + p * in.polarization + (t / T) * in.timeBlock +
+         (T > 1 ? (t % T) * in.time : 0);
 }
 
-SampleValue correlatorSample(const CorrelatorSpec& s, const std::vector<unsigned char>& input, long long b, long long c, long long t,
-                             long long r, long long p) {
+SampleValue correlatorSample(const CorrelatorSpec& s, const std::vector<unsigned char>& input, long long b, long long c,
+                             long long t, long long r, long long p) {
   const long long off = sampleOffset(s, b, c, t, r, p);
   SampleValue v;
   switch (s.type) {
@@ -81,13 +84,15 @@ SampleValue correlatorSample(const CorrelatorSpec& s, const std::vector<unsigned
 }
 
 // s1 conj(s2) (conjugate "r2") or s2 conj(s1) = conj(s1 conj(s2)) ("r1"): the imaginary part changes sign.
-long long referenceProductInt(const CorrelatorSpec& s, const std::vector<unsigned char>& input, long long b, long long e) {
+long long referenceProductInt(const CorrelatorSpec& s, const std::vector<unsigned char>& input, long long b,
+                              long long e) {
   const Component k = component(s, e);
   long long sum = 0;
   for (long long t = 0; t < s.samples; ++t) {
-    const SampleValue x = correlatorSample(s, input, b, k.c, t, k.r1, k.p), y = correlatorSample(s, input, b, k.c, t, k.r2, k.q);
-    const long long a1 = static_cast<long long>(x.re), b1 = static_cast<long long>(x.im), a2 = static_cast<long long>(y.re),
-                    b2 = static_cast<long long>(y.im);
+    const SampleValue x = correlatorSample(s, input, b, k.c, t, k.r1, k.p),
+                      y = correlatorSample(s, input, b, k.c, t, k.r2, k.q);
+    const long long a1 = static_cast<long long>(x.re), b1 = static_cast<long long>(x.im),
+                    a2 = static_cast<long long>(y.re), b2 = static_cast<long long>(y.im);
     sum += k.reim == 0 ? a1 * a2 + b1 * b2 : b1 * a2 - a1 * b2;
   }
   return k.reim == 1 && s.conjugate == "r1" ? -sum : sum;
@@ -97,13 +102,15 @@ double referenceProductF(const CorrelatorSpec& s, const std::vector<unsigned cha
   const Component k = component(s, e);
   double sum = 0;
   for (long long t = 0; t < s.samples; ++t) {
-    const SampleValue x = correlatorSample(s, input, b, k.c, t, k.r1, k.p), y = correlatorSample(s, input, b, k.c, t, k.r2, k.q);
+    const SampleValue x = correlatorSample(s, input, b, k.c, t, k.r1, k.p),
+                      y = correlatorSample(s, input, b, k.c, t, k.r2, k.q);
     sum += k.reim == 0 ? x.re * y.re + x.im * y.im : x.im * y.re - x.re * y.im;
   }
   return k.reim == 1 && s.conjugate == "r1" ? -sum : sum;
 }
 
-TestData correlatorInputs(const CorrelatorSpec& s, long long batch, std::uint64_t seed, const CorrelatorInputOptions& o) {
+TestData correlatorInputs(const CorrelatorSpec& s, long long batch, std::uint64_t seed,
+                          const CorrelatorInputOptions& o) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   TestData d;
@@ -174,8 +181,8 @@ TestData correlatorInputs(const CorrelatorSpec& s, long long batch, std::uint64_
   return d;
 }
 
-Check correlatorCheck(const CorrelatorSpec& s, const TestData& data, const std::map<std::string, std::vector<unsigned char>>& outputs,
-                      long long batch) {
+Check correlatorCheck(const CorrelatorSpec& s, const TestData& data,
+                      const std::map<std::string, std::vector<unsigned char>>& outputs, long long batch) {
   const auto& in = data.arrays.at("input");
   const auto& accIn = data.arrays.at("accumulators");
   const auto& miss = data.arrays.at("missing");
@@ -184,8 +191,10 @@ Check correlatorCheck(const CorrelatorSpec& s, const TestData& data, const std::
   const auto& sat = outputs.at("saturated");
   const long long nComp = s.visibilities() * 2;
   const long long accBytes = s.integer() ? 8 : 4;
-  if (static_cast<long long>(vis.size()) < nComp * 4 || static_cast<long long>(accOut.size()) < nComp * batch * accBytes || sat.size() < 8)
-    throw std::invalid_argument(fmt::format("correlator check: output sizes {} / {} / {} do not fit the spec", vis.size(), accOut.size(), sat.size()));
+  if (static_cast<long long>(vis.size()) < nComp * 4 ||
+      static_cast<long long>(accOut.size()) < nComp * batch * accBytes || sat.size() < 8)
+    throw std::invalid_argument(fmt::format("correlator check: output sizes {} / {} / {} do not fit the spec",
+                                            vis.size(), accOut.size(), sat.size()));
 
   Check c;
   c.exact = s.integer();
@@ -198,7 +207,8 @@ Check correlatorCheck(const CorrelatorSpec& s, const TestData& data, const std::
     std::mt19937_64 rng(0x5eed ^ static_cast<std::uint64_t>(nComp));
     const long long k = std::max(64LL, static_cast<long long>(4e8 / (static_cast<double>(batch) * s.samples)));
     which = {0, 1, nComp - 2, nComp - 1};
-    for (long long i = 0; i < k; ++i) which.push_back(static_cast<long long>(rng() % static_cast<std::uint64_t>(nComp)));
+    for (long long i = 0; i < k; ++i)
+      which.push_back(static_cast<long long>(rng() % static_cast<std::uint64_t>(nComp)));
   }
   long long mismatches = 0, unwritten = 0, saturatedRef = 0, flagged = 0;
   double maxErr = 0;
@@ -209,7 +219,8 @@ Check correlatorCheck(const CorrelatorSpec& s, const TestData& data, const std::
     const bool isMissing = miss[k.r1] || miss[k.r2];
     if (s.integer()) {
       __int128 sum = 0;
-      for (long long b = 0; b < batch; ++b) sum += loadAt<std::int64_t>(accIn, b * nComp + e) + referenceProductInt(s, in, b, e);
+      for (long long b = 0; b < batch; ++b)
+        sum += loadAt<std::int64_t>(accIn, b * nComp + e) + referenceProductInt(s, in, b, e);
       std::int32_t want;
       bool clamped = false;
       if (isMissing) want = kMissingMarker;
@@ -221,8 +232,9 @@ Check correlatorCheck(const CorrelatorSpec& s, const TestData& data, const std::
         ++mismatches;
         if (got == -1) ++unwritten;
         if (firstBad.empty())
-          firstBad = fmt::format("first mismatch: component {} (channel {}, r1 {}, r2 {}, p {}, q {}, {}): got {}, want {}", e, k.c, k.r1, k.r2,
-                                 k.p, k.q, k.reim ? "im" : "re", got, want);
+          firstBad =
+              fmt::format("first mismatch: component {} (channel {}, r1 {}, r2 {}, p {}, q {}, {}): got {}, want {}", e,
+                          k.c, k.r1, k.r2, k.p, k.q, k.reim ? "im" : "re", got, want);
       }
       flagged += isMissing;
       saturatedRef += clamped;  // components; the complex count is checked only where every component is compared
@@ -233,7 +245,8 @@ Check correlatorCheck(const CorrelatorSpec& s, const TestData& data, const std::
         sum += a + referenceProductF(s, in, b, e);
         mag += std::fabs(a);
         for (long long t = 0; t < s.samples; ++t) {
-          const SampleValue x = correlatorSample(s, in, b, k.c, t, k.r1, k.p), y = correlatorSample(s, in, b, k.c, t, k.r2, k.q);
+          const SampleValue x = correlatorSample(s, in, b, k.c, t, k.r1, k.p),
+                            y = correlatorSample(s, in, b, k.c, t, k.r2, k.q);
           mag += std::fabs(x.re * y.re) + std::fabs(x.im * y.im) + std::fabs(x.im * y.re) + std::fabs(x.re * y.im);
         }
       }
@@ -260,7 +273,8 @@ Check correlatorCheck(const CorrelatorSpec& s, const TestData& data, const std::
       bool clamped = false;
       for (int ri = 0; ri < 2; ++ri) {
         __int128 sum = 0;
-        for (long long b = 0; b < batch; ++b) sum += loadAt<std::int64_t>(accIn, b * nComp + e + ri) + referenceProductInt(s, in, b, e + ri);
+        for (long long b = 0; b < batch; ++b)
+          sum += loadAt<std::int64_t>(accIn, b * nComp + e + ri) + referenceProductInt(s, in, b, e + ri);
         clamped |= sum > INT32_MAX || sum < -INT32_MAX;
       }
       want += clamped;
@@ -289,10 +303,13 @@ Check correlatorCheck(const CorrelatorSpec& s, const TestData& data, const std::
     c.bound = 2.0 * static_cast<double>(s.samples + batch + 2) * std::ldexp(1.0, -24);
   }
   c.detail = fmt::format(
-      "{} of {} visibility components compared {} against the {} reference ({} flagged missing, {} components saturated); "
-      "{} mismatches, {} unwritten (0xffffffff where the reference differs), {} accumulator bytes not reset; saturated count {}{}; {}",
-      which.size(), nComp, s.integer() ? "bit-exactly" : "with |out - ref| / sum|terms|", s.integer() ? "int64" : "double", flagged,
-      saturatedRef, mismatches, unwritten, accNonZero, satGot, satChecked ? " (checked)" : " (not checked: sampled)", firstBad);
+      "{} of {} visibility components compared {} against the {} reference ({} flagged missing, {} components "
+      "saturated); "
+      "{} mismatches, {} unwritten (0xffffffff where the reference differs), {} accumulator bytes not reset; saturated "
+      "count {}{}; {}",
+      which.size(), nComp, s.integer() ? "bit-exactly" : "with |out - ref| / sum|terms|",
+      s.integer() ? "int64" : "double", flagged, saturatedRef, mismatches, unwritten, accNonZero, satGot,
+      satChecked ? " (checked)" : " (not checked: sampled)", firstBad);
   return c;
 }
 

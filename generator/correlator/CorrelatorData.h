@@ -23,28 +23,31 @@ namespace warpforge {
 struct CorrelatorInputOptions {
   double extremeFraction = 0.125;  // samples drawn from {min, min + 1, max} (min: -128 / -8, clamped by the kernel)
   enum class Accumulators { Zero, Random, NearSaturation } accumulators = Accumulators::NearSaturation;
-  double missingFraction = 0.05;   // receivers flagged missing
+  double missingFraction = 0.05;  // receivers flagged missing
 };
 
-TestData correlatorInputs(const CorrelatorSpec& s, long long batch, std::uint64_t seed, const CorrelatorInputOptions& o = {});
+TestData correlatorInputs(const CorrelatorSpec& s, long long batch, std::uint64_t seed,
+                          const CorrelatorInputOptions& o = {});
 
 // One sample, decoded and clamped as the kernel sees it (the -128 / -8 rule), and the accumulator element index.
 struct SampleValue {
   double re = 0, im = 0;  // exact small integers for ci4 / ci8
 };
-SampleValue correlatorSample(const CorrelatorSpec& s, const std::vector<unsigned char>& input, long long b, long long c, long long t,
-                             long long r, long long p);
+SampleValue correlatorSample(const CorrelatorSpec& s, const std::vector<unsigned char>& input, long long b, long long c,
+                             long long t, long long r, long long p);
 long long sampleOffset(const CorrelatorSpec& s, long long b, long long c, long long t, long long r, long long p);
 
 // Exact reference of one visibility component e = ((c * baselines + bl) * P + pp) * P + qq) * 2 + reim of one batch
-// entry's products (no accumulators, no saturation): int64 for integer samples (as a double-free integer), double for cf16.
-long long referenceProductInt(const CorrelatorSpec& s, const std::vector<unsigned char>& input, long long b, long long e);
+// entry's products (no accumulators, no saturation): int64 for integer samples (as a double-free integer), double for
+// cf16.
+long long referenceProductInt(const CorrelatorSpec& s, const std::vector<unsigned char>& input, long long b,
+                              long long e);
 double referenceProductF(const CorrelatorSpec& s, const std::vector<unsigned char>& input, long long b, long long e);
 
 // Compares every output with the reference (all components when the work is small, else a seeded
 // sample of them plus the all-written and all-zero scans of every element).
-Check correlatorCheck(const CorrelatorSpec& s, const TestData& data, const std::map<std::string, std::vector<unsigned char>>& outputs,
-                      long long batch);
+Check correlatorCheck(const CorrelatorSpec& s, const TestData& data,
+                      const std::map<std::string, std::vector<unsigned char>>& outputs, long long batch);
 
 constexpr std::int32_t kMissingMarker = INT32_MIN;
 constexpr std::uint32_t kMissingMarkerF32 = 0x7fc00000u;

@@ -8,6 +8,7 @@
 
 #include "ast/Passes.h"
 #include "ast/Printer.h"
+#include "generator/correlator/CorrelatorEmitContext.h"
 #include "generator/correlator/DeviceHelpers.h"
 #include "generator/correlator/ReduceEmitter.h"
 
@@ -26,268 +27,7 @@ const char* loadPathName(LoadPath p) {
 
 namespace {
 
-NodePtr declArrayless(const std::string& name) { return decl("wf_u32", name); }
-
-long long elemBytes(SampleType t) { return t == SampleType::CI4 ? 1 : t == SampleType::CI8 ? 2 : 4; }
-
-// --- operand addressing derived from the layouts -------------------------------------------------
-
-using cmma::laneField;
-using cmma::regField;
-std::vector<std::string> names(const std::string& prefix, int from, int count) { return cmma::bitNames(prefix, from, count); }
-
-std::vector<std::string> sideNames(int side, int P, int count) {
-  std::vector<std::string> out;
-  if (P == 2) out.push_back(fmt::format("pol{}", side));
-  for (int i = 0; static_cast<int>(out.size()) < count; ++i) out.push_back(fmt::format("rcv{}_{}", side, i));
-  return out;
-}
-
-struct Ctx {
-  const CorrelatorSpec& s;
-  CorrelatorMma m;
-  CorrelatorTiling t;
-  LoadPath path;
-  int vt = 1;          // times per vector unit
-  int ts = 0;          // times per stage
-  int wordsPerRow = 0; // staged words per row per stage (+ pad)
-  int rowStride = 0;   // words between rows in shared memory
-  int P = 2;
-  long long N = 0;
-  bool wg = false;   // wgmma path (sm_90a): core-matrix shared layout, see WgmmaStage
-  WgmmaStage ws;
-  bool async = false;  // global -> shared with cp.async into a per-thread raw ring (wgmma path, vector load paths)
-};
-
-NodePtr u32(long long v) { return cast("wf_u32", lit(v)); }
-
-// Offset (in samples) of time `t` (an expression) for receiver r, pol p (expressions), relative to the channel's base.
-NodePtr sampleOffsetExpr(const Ctx& x, const NodePtr& r, const NodePtr& p, const NodePtr& t) {
-  const CorrelatorInput& in = x.s.input;
-  NodePtr off = bin("+", bin("*", cast("long long", r), lit(in.receiver)), bin("*", p, lit(in.polarization)));
-  if (in.timesPerBlock > 1) {
-    off = bin("+", off, bin("*", cast("long long", bin("/", t, lit(in.timesPerBlock))), lit(in.timeBlock)));
-    off = bin("+", off, bin("*", bin("%", t, lit(in.timesPerBlock)), lit(in.time)));
-  } else {
-    off = bin("+", off, bin("*", cast("long long", t), lit(in.timeBlock)));
-  }
-  return foldConstants(off);
-}
-
-// Statements that turn the loaded source words into `count` staged words w0.. (ci4: widen; 8-bit: clamp).
-// `src` are the names of the source words (wf_u32 variables); writes the staged words into `dst` names.
-std::vector<NodePtr> stageWords(const Ctx& x, const std::vector<std::string>& src, const std::vector<std::string>& dst) {
-  std::vector<NodePtr> out;
-  if (x.s.type == SampleType::CI4) {
-    for (std::size_t k = 0; k < src.size(); ++k)
-      out.push_back(exprStmt(call(x.s.ci4RealHigh ? "corr_widen4_hi" : "corr_widen4_lo", {var(src[k]), var(dst[2 * k]), var(dst[2 * k + 1])})));
-  } else if (x.s.type == SampleType::CI8) {
-    for (std::size_t k = 0; k < src.size(); ++k) out.push_back(assign(var(dst[k]), call("corr_clamp8", {var(src[k])})));
-  } else {
-    for (std::size_t k = 0; k < src.size(); ++k) out.push_back(assign(var(dst[k]), var(src[k])));
-  }
-  return out;
-}
-
-// Stores staged words (4 consecutive words starting at word index `w0`, a multiple of 4) of row `n` of side `side`:
-// rows hold the staged words in time order (what the ldmatrix address layouts assume), so the 4 words are one
-// 16-byte store (rows are 16-byte aligned: the row stride is a multiple of 4 words); the column side also
-// stores its conj_perm copy.
-std::vector<NodePtr> storeStaged(const Ctx& x, int side, const NodePtr& n, const NodePtr& w0, const std::vector<std::string>& words) {
-  std::vector<NodePtr> out;
-  if (x.wg) {
-    // wgmma: row r, 16-byte chunk c of a region at (r / 8) sbo + c lbo + (r % 8) 16 (WgmmaStage::offset); the column side's
-    // rows are 2 n (plain) and 2 n + 1 (conj_perm copy).
-    auto at = [&](const NodePtr& row, long long region) {
-      // every fill path stages 4 words (one 16-byte chunk, w0 = 4 g) per unit: the chunk index is g
-      NodePtr off = bin("+", bin("+", bin("*", bin(">>", row, lit(3)), lit(x.ws.sbo)), bin("*", var("g"), lit(x.ws.lbo))),
-                        bin("*", bin("&", row, lit(7)), lit(16)));
-      if (region) off = bin("+", off, lit(region));
-      return index(cast("uint4*", bin("+", var("sbuf"), foldConstants(off))), lit(0));
-    };
-    std::vector<NodePtr> plain, conj;
-    for (const auto& w : words) {
-      plain.push_back(var(w));
-      conj.push_back(call("corr_conj_perm", {var(w)}));
-    }
-    if (side == 0) {
-      out.push_back(assign(at(n, 0), call("make_uint4", plain)));
-    } else {
-      out.push_back(assign(at(bin("*", n, lit(2)), x.ws.aBytes), call("make_uint4", plain)));
-      out.push_back(assign(at(bin("+", bin("*", n, lit(2)), lit(1)), x.ws.aBytes), call("make_uint4", conj)));
-    }
-    return out;
-  }
-  auto store = [&](NodePtr row, std::vector<NodePtr> vals) {
-    out.push_back(assign(index(cast("uint4*", unary("&", index(row, w0))), lit(0)), call("make_uint4", std::move(vals))));
-  };
-  std::vector<NodePtr> plain, conj;
-  for (const auto& w : words) {
-    plain.push_back(var(w));
-    conj.push_back(call("corr_conj_perm", {var(w)}));
-  }
-  if (side == 0) {
-    store(index(var("sa"), n), plain);
-  } else {
-    store(index(index(var("sb"), n), lit(0)), plain);
-    store(index(index(var("sb"), n), lit(1)), conj);
-  }
-  return out;
-}
-
-// One stage's fill, split so that the next stage's global loads are in flight during this stage's MMAs:
-// `loads` read every (side, row, 4-word group) unit of the block tile that this thread owns into registers
-// (for the stage starting at `sl`), `stages` clamp / widen / split them and store them (and the column
-// side's conj_perm copy) to shared memory. `decls` declare the registers.
-struct Fill {
-  std::vector<NodePtr> decls, loads, stages;
-  int rawStageBytes = 0;  // async: bytes of one raw ring slot (16 bytes per part and thread)
-};
-
-Fill emitFill(const Ctx& x) {
-  Fill out;
-  const int threads = x.t.threads();
-  const int rows = x.t.rowsPerBlock;
-  const long long eb = elemBytes(x.s.type);
-  const int groupsPerRow = x.ts / x.vt;  // units along time per row (4 staged words each for Time; PolTime: per receiver)
-  const bool pol = x.path == LoadPath::PolTime;
-  const int rowsPerUnit = pol ? 2 : 1;
-  const int unitsPerSide = rows / rowsPerUnit * groupsPerRow;
-  int parts = 0;  // async: 16-byte raw slots of one thread per stage, in program order
-  for (int side = 0; side < 2; ++side) {
-    const std::string tileVar = side == 0 ? "ti" : "tj";
-    for (int k = 0; k * threads < unitsPerSide; ++k) {
-      const std::string L = fmt::format("L{}_{}_", side, k);
-      auto index0 = [&](std::vector<NodePtr>& body) {
-        body.push_back(decl("const int", "u", bin("+", var("tid"), lit(static_cast<long long>(k) * threads))));
-        if (x.wg) {
-          // wgmma: 8 consecutive threads on 8 unit rows of one 16-byte chunk (one core matrix: conflict-free stores)
-          body.push_back(decl("const int", "g", bin("%", bin("/", var("u"), lit(8)), lit(groupsPerRow))));
-          body.push_back(decl("const int", "n", bin("*", bin("+", bin("*", bin("/", var("u"), lit(8 * groupsPerRow)), lit(8)), bin("%", var("u"), lit(8))),
-                                                     lit(rowsPerUnit))));
-        } else {
-          body.push_back(decl("const int", "g", bin("%", var("u"), lit(groupsPerRow))));
-          body.push_back(decl("const int", "n", bin("*", bin("/", var("u"), lit(groupsPerRow)), lit(rowsPerUnit))));
-        }
-      };
-      std::vector<NodePtr> ld, st, rawReads;
-      index0(ld);
-      index0(st);
-      const std::size_t stHead = st.size();
-      ld.push_back(decl("const int", "gi", bin("+", bin("*", var(tileVar), lit(rows)), var("n"))));  // first input of the unit
-      ld.push_back(decl("const int", "t", bin("+", var("sl"), bin("*", var("g"), lit(x.vt)))));
-      const NodePtr valid = bin("<", var("gi"), lit(x.N));
-      const NodePtr r = pol ? bin("/", var("gi"), lit(2)) : (x.P == 2 ? bin(">>", var("gi"), lit(1)) : var("gi"));
-      const NodePtr p = pol ? lit(0) : (x.P == 2 ? bin("&", var("gi"), lit(1)) : lit(0));
-      const NodePtr addr = bin("+", var("chan"), bin("*", sampleOffsetExpr(x, r, p, var("t")), lit(eb)));
-      const NodePtr w0 = bin("*", var("g"), lit(4));  // word index of the unit's first staged word in its row
-      // Loads of `bytes` at `a` into L<h*4 + q>, zero where the unit's input is beyond the receivers.
-      auto load = [&](int bytes, const NodePtr& a, int first) {
-        const int words = bytes / 4;
-        const char* vt = words == 4 ? "uint4" : words == 2 ? "uint2" : "unsigned int";
-        static const char* f[] = {"x", "y", "z", "w"};
-        std::vector<NodePtr> then, otherwise;
-        const std::string v = fmt::format("{}v{}", L, first);
-        if (x.async) {
-          // cp.async into this thread's raw slot (zero-filled where the unit's input is beyond the receivers; the
-          // source then points at the channel's start); the stage step reads it back into the L registers.
-          const NodePtr slot = bin("+", var("rawp"), bin("*", bin("+", lit(static_cast<long long>(parts++) * threads), var("tid")), lit(16)));
-          ld.push_back(exprStmt(call(fmt::format("corr_cp_async{}", bytes), {slot, ternary(valid, a, var("chan")), valid})));
-          rawReads.push_back(decl(fmt::format("const {}", vt), v, index(cast(fmt::format("const {}*", vt), slot), lit(0))));
-          for (int q = 0; q < words; ++q) {
-            const std::string dst = fmt::format("{}{}", L, first + q);
-            out.decls.push_back(decl("wf_u32", dst, lit(0)));
-            rawReads.push_back(assign(var(dst), words == 1 ? var(v) : member(var(v), f[q])));
-          }
-          return;
-        }
-        then.push_back(decl(fmt::format("const {}", vt), v, call("__ldg", {cast(fmt::format("const {}*", vt), a)})));
-        for (int q = 0; q < words; ++q) {
-          const std::string dst = fmt::format("{}{}", L, first + q);
-          out.decls.push_back(decl("wf_u32", dst, lit(0)));
-          then.push_back(assign(var(dst), words == 1 ? var(v) : member(var(v), f[q])));
-          otherwise.push_back(assign(var(dst), lit(0)));
-        }
-        ld.push_back(ifStmt(valid, block(then), block(otherwise)));
-      };
-      if (x.path == LoadPath::Time) {
-        const int bytes = static_cast<int>(x.vt * eb);
-        load(bytes, addr, 0);
-        std::vector<std::string> src, dst = names("w", 0, 4);
-        for (int q = 0; q < bytes / 4; ++q) src.push_back(fmt::format("{}{}", L, q));
-        for (auto& d : dst) st.push_back(declArrayless(d));
-        for (auto& e : stageWords(x, src, dst)) st.push_back(e);
-        for (auto& e : storeStaged(x, side, var("n"), w0, dst)) st.push_back(e);
-      } else if (x.path == LoadPath::PolTime) {
-        // vt times x 2 pols: ci8 32 bytes, ci4 16, cf16 32; staged words of pol 0 and pol 1.
-        const int bytes = static_cast<int>(x.vt * 2 * eb);
-        std::vector<std::string> src;
-        for (int h = 0; h * 16 < bytes; ++h) {
-          const int part = std::min(16, bytes - 16 * h);
-          load(part, bin("+", addr, lit(16LL * h)), 4 * h);
-          for (int q = 0; q < part / 4; ++q) src.push_back(fmt::format("{}{}", L, 4 * h + q));
-        }
-        // Interleaved staged words (8-bit after widening): word k holds (time k, pol 0), (time k, pol 1) for 8-bit;
-        // for f16 word 2k is (time k, pol 0), 2k + 1 (time k, pol 1).
-        std::vector<std::string> mixed = names("x", 0, 8);
-        for (auto& d : mixed) st.push_back(declArrayless(d));
-        for (auto& e : stageWords(x, src, mixed)) st.push_back(e);
-        std::vector<std::string> p0 = names("w", 0, 4), p1 = names("y", 0, 4);
-        for (auto& d : p0) st.push_back(declArrayless(d));
-        for (auto& d : p1) st.push_back(declArrayless(d));
-        for (int q = 0; q < 4; ++q) {
-          if (x.s.type == SampleType::CF16) {
-            st.push_back(assign(var(p0[q]), var(mixed[2 * q])));
-            st.push_back(assign(var(p1[q]), var(mixed[2 * q + 1])));
-          } else {
-            // staged word q of a pol = its samples at times 2q, 2q + 1 = low halves (pol 0) or high halves (pol 1) of mixed words 2q, 2q + 1.
-            st.push_back(assign(var(p0[q]), call("__byte_perm", {var(mixed[2 * q]), var(mixed[2 * q + 1]), lit(0x5410)})));
-            st.push_back(assign(var(p1[q]), call("__byte_perm", {var(mixed[2 * q]), var(mixed[2 * q + 1]), lit(0x7632)})));
-          }
-        }
-        for (auto& e : storeStaged(x, side, var("n"), w0, p0)) st.push_back(e);
-        for (auto& e : storeStaged(x, side, bin("+", var("n"), lit(1)), w0, p1)) st.push_back(e);
-      } else {
-        // Element: 4 staged words = 4 * timesPerWord samples, each loaded alone (and clamped / widened in the load part).
-        const int tpw = x.m.timesPerWord;
-        std::vector<std::string> dst;
-        for (int q = 0; q < 4; ++q) {
-          dst.push_back(fmt::format("{}{}", L, q));
-          out.decls.push_back(decl("wf_u32", dst.back(), lit(0)));
-        }
-        for (int q = 0; q < 4; ++q) {
-          if (x.s.type == SampleType::CF16) {
-            ld.push_back(assign(var(dst[q]), ternary(valid, call("__ldg", {cast("const unsigned int*", bin("+", var("chan"),
-                                                                   bin("*", sampleOffsetExpr(x, r, p, bin("+", var("t"), lit(q))), lit(eb))))}), u32(0))));
-          } else {
-            std::vector<NodePtr> parts;
-            for (int h = 0; h < tpw; ++h) {
-              NodePtr a = bin("+", var("chan"), bin("*", sampleOffsetExpr(x, r, p, bin("+", var("t"), lit(q * tpw + h))), lit(eb)));
-              NodePtr v = x.s.type == SampleType::CI8 ? cast("wf_u32", call("__ldg", {cast("const unsigned short*", a)}))
-                                                      : call(x.s.ci4RealHigh ? "corr_widen1_hi" : "corr_widen1_lo", {call("__ldg", {cast("const unsigned char*", a)})});
-              parts.push_back(h == 0 ? v : bin("<<", v, lit(16)));
-            }
-            NodePtr word = parts.size() == 1 ? parts[0] : bin("|", parts[0], parts[1]);
-            NodePtr clamp = call(x.s.type == SampleType::CI8 ? "corr_clamp8" : "corr_clamp4", {word});
-            ld.push_back(assign(var(dst[q]), ternary(valid, clamp, u32(0))));
-          }
-        }
-        for (auto& e : storeStaged(x, side, var("n"), w0, dst)) st.push_back(e);
-      }
-      st.insert(st.begin() + static_cast<std::ptrdiff_t>(stHead), rawReads.begin(), rawReads.end());
-      NodePtr ldBlock = block(ld), stBlock = block(st);
-      if ((k + 1) * threads > unitsPerSide) {
-        NodePtr own = bin("<", bin("+", var("tid"), lit(static_cast<long long>(k) * threads)), lit(unitsPerSide));
-        ldBlock = ifStmt(own, ldBlock);
-        stBlock = ifStmt(own, stBlock);
-      }
-      out.loads.push_back(ldBlock);
-      out.stages.push_back(stBlock);
-    }
-  }
-  out.rawStageBytes = parts * threads * 16;
-  return out;
-}
+using namespace corr_emit;
 
 // The MMA steps of one stage for this warp's tile: per step, the A fragments (warpRows / 16, one ldmatrix.x4
 // each) and the B fragments (warpCols / 4 of 4 inputs x (re, im) columns, two per ldmatrix.x4; the ReIm_out = 1
@@ -303,15 +43,24 @@ std::vector<NodePtr> emitComputeSetup(const Ctx& x) {
   const int inWord = m.timesPerWord == 2 ? 1 : 0;
   const auto words = names("time", inWord, 3);
   const int S = x.rowStride;
-  out.push_back(decl("const unsigned", "smem_base", cast("unsigned", call("__cvta_generic_to_shared", {var("wf_smem")}))));
+  out.push_back(
+      decl("const unsigned", "smem_base", cast("unsigned", call("__cvta_generic_to_shared", {var("wf_smem")}))));
   out.push_back(decl("const unsigned", "a_base",
-                     bin("+", var("smem_base"), bin("*", bin("+", bin("*", bin("+", var("wrow"), laneField(m.aAddr, rowNames)), lit(S)),
-                                                                  laneField(m.aAddr, words)), lit(4)))));
+                     bin("+", var("smem_base"),
+                         bin("*",
+                             bin("+", bin("*", bin("+", var("wrow"), laneField(m.aAddr, rowNames)), lit(S)),
+                                 laneField(m.aAddr, words)),
+                             lit(4)))));
   // sb[column input][ReIm_out][word] after sa's rows
-  NodePtr bRow = bin("+", bin("*", bin("+", var("wcol"), laneField(m.bAddr, colNames)), lit(2)), laneField(m.bAddr, {"ReIm_out"}));
-  out.push_back(decl("const unsigned", "b_base",
-                     bin("+", var("smem_base"), bin("*", bin("+", bin("+", lit(static_cast<long long>(x.t.rowsPerBlock) * S), bin("*", bRow, lit(S))),
-                                                                  laneField(m.bAddr, words)), lit(4)))));
+  NodePtr bRow = bin("+", bin("*", bin("+", var("wcol"), laneField(m.bAddr, colNames)), lit(2)),
+                     laneField(m.bAddr, {"ReIm_out"}));
+  out.push_back(
+      decl("const unsigned", "b_base",
+           bin("+", var("smem_base"),
+               bin("*",
+                   bin("+", bin("+", lit(static_cast<long long>(x.t.rowsPerBlock) * S), bin("*", bRow, lit(S))),
+                       laneField(m.bAddr, words)),
+                   lit(4)))));
   return out;
 }
 
@@ -325,7 +74,10 @@ std::vector<NodePtr> emitCompute(const Ctx& x) {
   const int wordsPerStep = m.timesPerStep / m.timesPerWord;
   std::vector<NodePtr> loop;
   for (int f = 0; f < fa; ++f) {
-    std::vector<NodePtr> args{bin("+", bin("+", var("a_base"), var("buf")), bin("*", bin("+", lit(static_cast<long long>(f) * 16 * S), bin("*", var("ks"), lit(wordsPerStep))), lit(4)))};
+    std::vector<NodePtr> args{
+        bin("+", bin("+", var("a_base"), var("buf")),
+            bin("*", bin("+", lit(static_cast<long long>(f) * 16 * S), bin("*", var("ks"), lit(wordsPerStep))),
+                lit(4)))};
     for (int r = 0; r < 4; ++r) {
       loop.push_back(decl("wf_u32", fmt::format("a{}_{}", f, r)));
       args.push_back(var(fmt::format("a{}_{}", f, r)));
@@ -336,7 +88,10 @@ std::vector<NodePtr> emitCompute(const Ctx& x) {
   const bool f16 = x.s.type == SampleType::CF16;
   for (int g = 0; g < fb / 2; ++g) {
     // 8 column inputs further = 16 rows of sb
-    std::vector<NodePtr> args{bin("+", bin("+", var("b_base"), var("buf")), bin("*", bin("+", lit(static_cast<long long>(g) * 16 * S), bin("*", var("ks"), lit(wordsPerStep))), lit(4)))};
+    std::vector<NodePtr> args{
+        bin("+", bin("+", var("b_base"), var("buf")),
+            bin("*", bin("+", lit(static_cast<long long>(g) * 16 * S), bin("*", var("ks"), lit(wordsPerStep))),
+                lit(4)))};
     for (int h = 0; h < 2; ++h)
       for (int r = 0; r < 2; ++r) {
         loop.push_back(decl("wf_u32", fmt::format("b{}_{}", 2 * g + h, r)));
@@ -354,22 +109,28 @@ std::vector<NodePtr> emitCompute(const Ctx& x) {
       }
   }
   out.push_back(raw("#pragma unroll"));
-  out.push_back(forLoop(decl("int", "ks", lit(0)), bin("<", var("ks"), lit(steps)), assign(var("ks"), lit(1), "+="), block(loop)));
+  out.push_back(forLoop(decl("int", "ks", lit(0)), bin("<", var("ks"), lit(steps)), assign(var("ks"), lit(1), "+="),
+                        block(loop)));
   return out;
 }
 
 // wgmma path: descriptors of this warpgroup's A rows and of the B rows (buffer 0, k-step 0), set up once.
 std::vector<NodePtr> emitWgmmaSetup(const Ctx& x) {
   std::vector<NodePtr> out;
-  out.push_back(decl("const unsigned", "smem_base", cast("unsigned", call("__cvta_generic_to_shared", {var("wf_smem")}))));
+  out.push_back(
+      decl("const unsigned", "smem_base", cast("unsigned", call("__cvta_generic_to_shared", {var("wf_smem")}))));
   out.push_back(decl("const unsigned long long", "desc_a",
-                     call("corr_desc", {bin("+", var("smem_base"), bin("*", bin(">>", var("warp"), lit(2)), lit(x.ws.offset(64, 0)))), lit(x.ws.lbo), lit(x.ws.sbo)})));
-  out.push_back(decl("const unsigned long long", "desc_b", call("corr_desc", {bin("+", var("smem_base"), lit(x.ws.aBytes)), lit(x.ws.lbo), lit(x.ws.sbo)})));
+                     call("corr_desc", {bin("+", var("smem_base"),
+                                            bin("*", bin(">>", var("warp"), lit(2)), lit(x.ws.offset(64, 0)))),
+                                        lit(x.ws.lbo), lit(x.ws.sbo)})));
+  out.push_back(decl("const unsigned long long", "desc_b",
+                     call("corr_desc", {bin("+", var("smem_base"), lit(x.ws.aBytes)), lit(x.ws.lbo), lit(x.ws.sbo)})));
   return out;
 }
 
 // One stage's wgmmas (async): per k-step of 32 bytes, D (m64 x 2 rows) += A (this warpgroup's 64 rows) B (all columns).
-// The descriptors' start field advances by the buffer and by the k-step (2 core matrices = 2 lbo bytes), in 16-byte units.
+// The descriptors' start field advances by the buffer and by the k-step (2 core matrices = 2 lbo bytes), in 16-byte
+// units.
 std::vector<NodePtr> emitWgmmaStage(const Ctx& x) {
   std::vector<NodePtr> out;
   const int steps = x.ws.kBytes / x.ws.bytesPerStep;
@@ -377,7 +138,7 @@ std::vector<NodePtr> emitWgmmaStage(const Ctx& x) {
   for (int ks = 0; ks < steps; ++ks) {
     const long long step = x.ws.offset(0, ks * x.ws.bytesPerStep) >> 4;
     out.push_back(exprStmt(call("corr_wgmma", {var("d"), bin("+", var("desc_a"), bin("+", var("buf16"), lit(step))),
-                                                bin("+", var("desc_b"), bin("+", var("buf16"), lit(step)))})));
+                                               bin("+", var("desc_b"), bin("+", var("buf16"), lit(step)))})));
   }
   out.push_back(exprStmt(call("corr_wgmma_commit", {})));
   return out;
@@ -406,12 +167,15 @@ std::vector<NodePtr> emitStore(const Ctx& x) {
             imReg = r2;
         const int d = (i * fb + j) * 4;
         std::vector<NodePtr> body;
-        body.push_back(decl("const int", "gi", bin("+", bin("+", var("trow"), var("c_row")), lit(i * 16 + regField(m.c, rowNames, reg)))));
-        body.push_back(decl("const int", "gj", bin("+", bin("+", var("tcol"), var("c_col")), lit(j * 4 + regField(m.c, colNames, reg)))));
+        body.push_back(decl("const int", "gi",
+                            bin("+", bin("+", var("trow"), var("c_row")), lit(i * 16 + regField(m.c, rowNames, reg)))));
+        body.push_back(decl("const int", "gj",
+                            bin("+", bin("+", var("tcol"), var("c_col")), lit(j * 4 + regField(m.c, colNames, reg)))));
         body.push_back(decl("const int", "r1", P == 2 ? bin(">>", var("gi"), lit(1)) : var("gi")));
         body.push_back(decl("const int", "r2", P == 2 ? bin(">>", var("gj"), lit(1)) : var("gj")));
         std::vector<NodePtr> st;
-        NodePtr bl = bin("+", bin("/", bin("*", cast("long long", var("r2")), bin("+", var("r2"), lit(1))), lit(2)), var("r1"));
+        NodePtr bl = bin("+", bin("/", bin("*", cast("long long", var("r2")), bin("+", var("r2"), lit(1))), lit(2)),
+                         var("r1"));
         NodePtr e = bl;
         if (P == 2) {
           NodePtr p = bin("&", var("gi"), lit(1)), q = bin("&", var("gj"), lit(1));
@@ -447,7 +211,8 @@ LoadPath chooseLoadPath(const CorrelatorSpec& s, int& vectorTimes) {
     return LoadPath::Time;
   }
   // PolTime: (time, pol) pairs adjacent, pol fastest.
-  const bool polUnit = s.polarizations == 2 && in.polarization == 1 && (split ? in.time == 2 && T % vt == 0 : in.timeBlock == 2);
+  const bool polUnit = s.polarizations == 2 && in.polarization == 1 &&
+                       (split ? in.time == 2 && T % vt == 0 : in.timeBlock == 2);
   const long long span = 2 * vt;
   if (polUnit && ts % vt == 0 && aligned(in.batch, span) && aligned(in.channel, span) && aligned(in.receiver, span) &&
       (!split || aligned(in.timeBlock, span))) {
@@ -467,7 +232,8 @@ CorrelatorKernels emitCorrelator(const CorrelatorSpec& s, bool wgmma, bool cpAsy
   x.P = s.polarizations;
   x.N = s.inputs();
   x.wordsPerRow = x.ts / x.m.timesPerWord;
-  // ldmatrix (8 rows of 16 bytes per phase) and the 16-byte fill stores are conflict-free when the row stride is 4 mod 8 words.
+  // ldmatrix (8 rows of 16 bytes per phase) and the 16-byte fill stores are conflict-free when the row stride is 4 mod
+  // 8 words.
   x.rowStride = correlatorRowStride(x.ts, s.type);
   CorrelatorKernels k;
   k.tiling = x.t;
@@ -495,11 +261,14 @@ CorrelatorKernels emitCorrelator(const CorrelatorSpec& s, bool wgmma, bool cpAsy
   if (!x.async) fill = emitFill(x);
   k.rawRing = ring;
   k.dynamicShared = k.sharedBytes > 48 * 1024;
-  k.mmasPerStage = static_cast<long long>(x.t.warpsI) * x.t.warpsJ * (x.t.warpRows / 16) * (x.t.warpCols / 4) * (x.ts / x.m.timesPerStep);
+  k.mmasPerStage = static_cast<long long>(x.t.warpsI) * x.t.warpsJ * (x.t.warpRows / 16) * (x.t.warpCols / 4) *
+                   (x.ts / x.m.timesPerStep);
 
   std::vector<NodePtr> body;
   if (k.dynamicShared) body.push_back(raw("extern __shared__ __align__(16) wf_u32 wf_smem[];"));
-  else body.push_back(raw(fmt::format("__shared__ __align__(16) wf_u32 wf_smem[{}];", k.sharedBytes / 4)));  // stage buffers (+ raw ring)
+  else
+    body.push_back(raw(
+        fmt::format("__shared__ __align__(16) wf_u32 wf_smem[{}];", k.sharedBytes / 4)));  // stage buffers (+ raw ring)
   body.push_back(decl("const int", "tid", var("threadIdx.x")));
   body.push_back(decl("const int", "lane", bin("&", var("tid"), lit(31))));
   body.push_back(decl("const int", "warp", bin(">>", var("tid"), lit(5))));
@@ -512,16 +281,25 @@ CorrelatorKernels emitCorrelator(const CorrelatorSpec& s, bool wgmma, bool cpAsy
   body.push_back(decl("const int", "channel", cast("int", bin("%", var("unit"), lit(s.channels)))));
   body.push_back(decl("const long long", "b", bin("/", var("unit"), lit(s.channels))));
   body.push_back(decl("const float", "xq", bin("+", bin("*", flit(8.0), cast("float", var("tile"))), flit(1.0))));
-  body.push_back(decl("int", "tj", cast("int", bin("*", bin("-", bin("*", var("xq"), call("rsqrtf", {var("xq")})), flit(1.0)), flit(0.5)))));
+  body.push_back(
+      decl("int", "tj",
+           cast("int", bin("*", bin("-", bin("*", var("xq"), call("rsqrtf", {var("xq")})), flit(1.0)), flit(0.5)))));
   body.push_back(raw("while (tj * (tj + 1) / 2 > tile) --tj;"));
   body.push_back(raw("while ((tj + 1) * (tj + 2) / 2 <= tile) ++tj;"));
-  body.push_back(decl("const int", "ti", bin("-", var("tile"), bin("/", bin("*", var("tj"), bin("+", var("tj"), lit(1))), lit(2)))));
+  body.push_back(decl("const int", "ti",
+                      bin("-", var("tile"), bin("/", bin("*", var("tj"), bin("+", var("tj"), lit(1))), lit(2)))));
   // below the diagonal of a diagonal tile: every row receiver exceeds every column receiver
-  if (wgmma) body.push_back(decl("const bool", "active", var("true")));  // a warpgroup's four warps all issue its wgmmas
-  else body.push_back(decl("const bool", "active", unary("!", bin("&&", bin("==", var("ti"), var("tj")), bin(">", var("wi"), var("wj"))))));
+  if (wgmma)
+    body.push_back(decl("const bool", "active", var("true")));  // a warpgroup's four warps all issue its wgmmas
+  else
+    body.push_back(decl("const bool", "active",
+                        unary("!", bin("&&", bin("==", var("ti"), var("tj")), bin(">", var("wi"), var("wj"))))));
   body.push_back(decl("const unsigned char*", "chan",
-                      bin("+", var("input"), bin("*", bin("+", bin("*", var("b"), lit(s.input.batch)), bin("*", cast("long long", var("channel")), lit(s.input.channel))),
-                                                  lit(elemBytes(s.type))))));
+                      bin("+", var("input"),
+                          bin("*",
+                              bin("+", bin("*", var("b"), lit(s.input.batch)),
+                                  bin("*", cast("long long", var("channel")), lit(s.input.channel))),
+                              lit(elemBytes(s.type))))));
   body.push_back(decl("const int", "wrow", bin("*", var("wi"), lit(x.t.warpRows))));
   body.push_back(decl("const int", "wcol", bin("*", var("wj"), lit(x.t.warpCols))));
   const int nacc = (x.t.warpRows / 16) * (x.t.warpCols / 4) * 4;
@@ -535,10 +313,12 @@ CorrelatorKernels emitCorrelator(const CorrelatorSpec& s, bool wgmma, bool cpAsy
   // Buffer (s + 1) % 2 was last read by the MMAs of stage s - 1, which every warp finished before the sync ending it.
   auto buffers = [&](const NodePtr& which) {
     const std::string off = printExpr(foldConstants(bin("*", which, lit(bufWords))));
-    if (wgmma) return std::vector<NodePtr>{raw(fmt::format("unsigned char* const sbuf = (unsigned char*)(wf_smem + {});", off))};
-    return std::vector<NodePtr>{
-        raw(fmt::format("wf_u32 (*sa)[{0}] = (wf_u32 (*)[{0}])(wf_smem + {1});", x.rowStride, off)),
-        raw(fmt::format("wf_u32 (*sb)[2][{0}] = (wf_u32 (*)[2][{0}])(wf_smem + {1} + {2});", x.rowStride, off, rows * x.rowStride))};
+    if (wgmma)
+      return std::vector<NodePtr>{raw(fmt::format("unsigned char* const sbuf = (unsigned char*)(wf_smem + {});", off))};
+    return std::vector<NodePtr>{raw(fmt::format("wf_u32 (*sa)[{0}] = (wf_u32 (*)[{0}])(wf_smem + {1});", x.rowStride,
+                                                off)),
+                                raw(fmt::format("wf_u32 (*sb)[2][{0}] = (wf_u32 (*)[2][{0}])(wf_smem + {1} + {2});",
+                                                x.rowStride, off, rows * x.rowStride))};
   };
   for (auto& d : fill.decls) body.push_back(d);
   auto loadsFrom = [&](const NodePtr& sl) {
@@ -550,10 +330,14 @@ CorrelatorKernels emitCorrelator(const CorrelatorSpec& s, bool wgmma, bool cpAsy
   if (x.async) {
     // Prologue: stages 0 .. ring - 1 in flight (stage k lives in raw slot k % ring); stage 0 staged into buffer 0;
     // its slot refilled with stage `ring`.
-    body.push_back(decl("unsigned char* const", "raw_base", bin("+", cast("unsigned char*", var("wf_smem")), lit(2LL * bufWords * 4))));
-    auto slotDecl = [&](const NodePtr& slot) { return decl("unsigned char* const", "rawp", bin("+", var("raw_base"), bin("*", slot, lit(fill.rawStageBytes)))); };
+    body.push_back(decl("unsigned char* const", "raw_base",
+                        bin("+", cast("unsigned char*", var("wf_smem")), lit(2LL * bufWords * 4))));
+    auto slotDecl = [&](const NodePtr& slot) {
+      return decl("unsigned char* const", "rawp", bin("+", var("raw_base"), bin("*", slot, lit(fill.rawStageBytes))));
+    };
     for (int st = 0; st < ring; ++st)
-      body.push_back(block({slotDecl(lit(st)), loadsFrom(lit(static_cast<long long>(st) * x.ts)), exprStmt(call("corr_cp_commit", {}))}));
+      body.push_back(block({slotDecl(lit(st)), loadsFrom(lit(static_cast<long long>(st) * x.ts)),
+                            exprStmt(call("corr_cp_commit", {}))}));
     std::vector<NodePtr> first{slotDecl(lit(0)), exprStmt(call(fmt::format("corr_cp_wait<{}>", ring - 1), {}))};
     for (auto& e : buffers(lit(0))) first.push_back(e);
     for (auto& e : fill.stages) first.push_back(e);
@@ -562,14 +346,15 @@ CorrelatorKernels emitCorrelator(const CorrelatorSpec& s, bool wgmma, bool cpAsy
     first.push_back(exprStmt(call("corr_cp_commit", {})));
     body.push_back(block(first));
   } else {
-  body.push_back(loadsFrom(lit(0)));
-  {
-    std::vector<NodePtr> st = buffers(lit(0));
-    for (auto& e : fill.stages) st.push_back(e);
-    if (wgmma) st.push_back(exprStmt(call("corr_fence_async_smem", {})));  // ordinary stores, read by wgmma (async proxy)
-    body.push_back(block(st));
-  }
-  body.push_back(loadsFrom(lit(x.ts)));
+    body.push_back(loadsFrom(lit(0)));
+    {
+      std::vector<NodePtr> st = buffers(lit(0));
+      for (auto& e : fill.stages) st.push_back(e);
+      if (wgmma)
+        st.push_back(exprStmt(call("corr_fence_async_smem", {})));  // ordinary stores, read by wgmma (async proxy)
+      body.push_back(block(st));
+    }
+    body.push_back(loadsFrom(lit(x.ts)));
   }
   body.push_back(exprStmt(call("__syncthreads", {})));
   for (auto& e : wgmma ? emitWgmmaSetup(x) : emitComputeSetup(x)) body.push_back(e);
@@ -578,24 +363,29 @@ CorrelatorKernels emitCorrelator(const CorrelatorSpec& s, bool wgmma, bool cpAsy
   body.push_back(decl("const int", "tcol", bin("+", bin("*", var("tj"), lit(rows)), var("wcol"))));
   body.push_back(decl(f16 ? "float2* const" : "longlong2* const", "accv",
                       bin("+", cast(f16 ? "float2*" : "longlong2*", var("acc")),
-                          bin("*", bin("+", bin("*", var("b"), lit(s.channels)), var("channel")), lit(s.visibilitiesPerChannel())))));
+                          bin("*", bin("+", bin("*", var("b"), lit(s.channels)), var("channel")),
+                              lit(s.visibilitiesPerChannel())))));
   std::vector<NodePtr> stage;
   if (wgmma) {
     // The stage's wgmmas run asynchronously while the threads stage the next stage into the other buffer; they are
     // waited for before the barrier (the buffer they read is refilled after it).
-    std::vector<NodePtr> mma{decl("const unsigned long long", "buf16", bin("*", bin("&", bin("/", var("s0"), lit(x.ts)), lit(1)), lit(bufWords * 4 / 16)))};
+    std::vector<NodePtr> mma{decl("const unsigned long long", "buf16",
+                                  bin("*", bin("&", bin("/", var("s0"), lit(x.ts)), lit(1)), lit(bufWords * 4 / 16)))};
     for (auto& e : emitWgmmaStage(x)) mma.push_back(e);
     stage.push_back(block(mma));
   } else {
-    std::vector<NodePtr> mma{decl("const unsigned", "buf", bin("*", bin("&", bin("/", var("s0"), lit(x.ts)), lit(1)), lit(bufWords * 4)))};
+    std::vector<NodePtr> mma{
+        decl("const unsigned", "buf", bin("*", bin("&", bin("/", var("s0"), lit(x.ts)), lit(1)), lit(bufWords * 4)))};
     mma.push_back(ifStmt(var("active"), block(emitCompute(x))));
     stage.push_back(block(mma));
   }
   if (x.async) {
     // Stage s + 1 from its raw slot (its cp.async group is complete once at most ring - 1 newer ones are pending) into
     // the other buffer; then the slot is refilled with stage s + 1 + ring.
-    std::vector<NodePtr> next{decl("unsigned char* const", "rawp", bin("+", var("raw_base"),
-                                   bin("*", bin("%", bin("+", bin("/", var("s0"), lit(x.ts)), lit(1)), lit(ring)), lit(fill.rawStageBytes)))),
+    std::vector<NodePtr> next{decl("unsigned char* const", "rawp",
+                                   bin("+", var("raw_base"),
+                                       bin("*", bin("%", bin("+", bin("/", var("s0"), lit(x.ts)), lit(1)), lit(ring)),
+                                           lit(fill.rawStageBytes)))),
                               exprStmt(call(fmt::format("corr_cp_wait<{}>", ring - 1), {}))};
     for (auto& e : buffers(bin("&", bin("+", bin("/", var("s0"), lit(x.ts)), lit(1)), lit(1)))) next.push_back(e);
     for (auto& e : fill.stages) next.push_back(e);
@@ -612,20 +402,27 @@ CorrelatorKernels emitCorrelator(const CorrelatorSpec& s, bool wgmma, bool cpAsy
   }
   if (wgmma) stage.push_back(exprStmt(call("corr_wgmma_wait0", {})));
   stage.push_back(exprStmt(call("__syncthreads", {})));
-  body.push_back(forLoop(decl("int", "s0", lit(0)), bin("<", var("s0"), lit(s.samples)), assign(var("s0"), lit(x.ts), "+="), block(stage)));
+  body.push_back(forLoop(decl("int", "s0", lit(0)), bin("<", var("s0"), lit(s.samples)),
+                         assign(var("s0"), lit(x.ts), "+="), block(stage)));
   std::vector<NodePtr> store;
   for (auto& st : emitStore(x)) store.push_back(st);
   body.push_back(ifStmt(var("active"), block(store)));
 
-  NodePtr fn = function(fmt::format("extern \"C\" __global__ void __launch_bounds__({}{})", x.t.threads(), wgmma ? ", 1" : ""), "", k.correlateName,
-                        {decl("const unsigned char* __restrict__", "input"), decl(f16 ? "float* __restrict__" : "long long* __restrict__", "acc"),
-                         decl("long long", "batch")},
-                        block(body));
+  NodePtr fn =
+      function(fmt::format("extern \"C\" __global__ void __launch_bounds__({}{})", x.t.threads(), wgmma ? ", 1" : ""),
+               "", k.correlateName,
+               {decl("const unsigned char* __restrict__", "input"),
+                decl(f16 ? "float* __restrict__" : "long long* __restrict__", "acc"), decl("long long", "batch")},
+               block(body));
   std::string head = fmt::format(
-      "// {}: correlate {} receivers x {} pol, {} channels, {} samples per call ({}), {} layout; generated by warpforge (correlator family)\n"
-      "// block: {} x {} inputs tile of the triangle, {}; {} samples per shared-memory stage (two buffers); load path: {}{}\n",
-      k.correlateName, s.receivers, s.polarizations, s.channels, s.samples, sampleTypeName(s.type), s.input.layout, rows, rows,
-      wgmma ? fmt::format("{} warpgroups of wgmma m64n{} (sm_90a)", rows / 64, 2 * rows) : fmt::format("{} warps of 32 x 32 (mma.sync)", x.t.warpsI * x.t.warpsJ),
+      "// {}: correlate {} receivers x {} pol, {} channels, {} samples per call ({}), {} layout; generated by "
+      "warpforge (correlator family)\n"
+      "// block: {} x {} inputs tile of the triangle, {}; {} samples per shared-memory stage (two buffers); load path: "
+      "{}{}\n",
+      k.correlateName, s.receivers, s.polarizations, s.channels, s.samples, sampleTypeName(s.type), s.input.layout,
+      rows, rows,
+      wgmma ? fmt::format("{} warpgroups of wgmma m64n{} (sm_90a)", rows / 64, 2 * rows)
+            : fmt::format("{} warps of 32 x 32 (mma.sync)", x.t.warpsI * x.t.warpsJ),
       x.ts, loadPathName(x.path), ring ? fmt::format(", cp.async ring of {} stages", ring) : "");
   if (wgmma) head += cmma::sm90aGuard();
   k.correlateSource = head + correlatorDeviceHelpers(s.type, wgmma ? 2 * rows : 0) + print(foldConstants(fn));

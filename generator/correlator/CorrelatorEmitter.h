@@ -28,17 +28,17 @@ struct CorrelatorKernels {
   std::string correlateSource, reduceSource;
   CorrelatorTiling tiling;
   LoadPath loadPath = LoadPath::Element;
-  int vectorTimes = 1;       // times per vector load (per receiver for PolTime)
-  int sharedBytes = 0;       // shared memory of the correlate kernel (two stage buffers)
+  int vectorTimes = 1;         // times per vector load (per receiver for PolTime)
+  int sharedBytes = 0;         // shared memory of the correlate kernel (two stage buffers)
   bool dynamicShared = false;  // above 48 KiB: dynamic (the plan's sharedBytes, opted in by the executor)
   int reduceThreads = 256;
   int reduceUnroll = kReduceUnroll;  // visibilities per reduce thread and sweep (reduceSource's)
-  long long mmasPerStage = 0;  // per block (m16n8 equivalents)
-  bool wgmma = false;          // sm_90a source (wgmma): compiled for the arch-specific target
-  int rawRing = 0;             // wgmma path: stages in flight through cp.async (0: register double buffering)
-  bool pipeline = false;       // the sm_90a warp-specialized pipeline (Pipeline.h); wgmma is then true too
-  int opStages = 0, rawStages = 0;  // pipeline: ring depths
-  bool sharedTransform = false;     // pipeline: the consumers transform A
+  long long mmasPerStage = 0;        // per block (m16n8 equivalents)
+  bool wgmma = false;                // sm_90a source (wgmma): compiled for the arch-specific target
+  int rawRing = 0;                   // wgmma path: stages in flight through cp.async (0: register double buffering)
+  bool pipeline = false;             // the sm_90a warp-specialized pipeline (Pipeline.h); wgmma is then true too
+  int opStages = 0, rawStages = 0;   // pipeline: ring depths
+  bool sharedTransform = false;      // pipeline: the consumers transform A
 };
 
 // wgmma: the sm_90a path (correlatorUsesWgmma decides it for a target); cpAsync: on that path, stage through a

@@ -19,7 +19,8 @@ namespace {
 
 // TCC's operation count, so that figures compare: 8 R^2 / 2 P^2 C T per batch entry.
 double tccOps(const CorrelatorSpec& s) {
-  return 8.0 * s.receivers * s.receivers / 2.0 * s.polarizations * s.polarizations * s.channels * static_cast<double>(s.samples);
+  return 8.0 * s.receivers * s.receivers / 2.0 * s.polarizations * s.polarizations * s.channels *
+         static_cast<double>(s.samples);
 }
 
 // Shared memory of the correlate kernel (two stage buffers; dynamic above 48 KiB): at most what sm_80 lends one
@@ -38,8 +39,10 @@ class CorrelatorFamilySpec final : public FamilySpec {
     ConsistencyReport c = correlatorConsistency(s_);
     const CorrelatorKernels k = emitCorrelator(s_);
     if (k.sharedBytes > kMaxShared)  // tuning that cannot be met: a spec error (exit 2), not an inconsistent spec
-      throw SpecError(s_.file, "/tuning/times_per_stage", fmt::format("the two stage buffers need {} B of shared memory (> {} B): fewer times per stage or receivers per block",
-                                                                      k.sharedBytes, kMaxShared));
+      throw SpecError(s_.file, "/tuning/times_per_stage",
+                      fmt::format("the two stage buffers need {} B of shared memory (> {} B): fewer times per stage or "
+                                  "receivers per block",
+                                  k.sharedBytes, kMaxShared));
     // The sm_90 pipeline's proofs for the tile sm_90 gets (its copies, transform, bank groups, descriptors, store).
     const CorrelatorChoice sm90 = chooseCorrelator(s_, "sm_90");
     if (sm90.path == CorrelatorPath::Pipeline) {
@@ -61,29 +64,38 @@ class CorrelatorFamilySpec final : public FamilySpec {
     const long long steps = s_.samples / (s_.type == SampleType::CF16 ? 8 : 16);
     // Active warps: all of an off-diagonal tile, the upper triangle of warps of a diagonal one.
     const long long W = t.warpsI;
-    const long long warps = (t.tiles() - t.tilesPerSide) * W * W + static_cast<long long>(t.tilesPerSide) * W * (W + 1) / 2;
+    const long long warps = (t.tiles() - t.tilesPerSide) * W * W +
+                            static_cast<long long>(t.tilesPerSide) * W * (W + 1) / 2;
     const long long mmas = warps * (t.warpRows / 16) * (t.warpCols / 4) * steps * s_.channels;
-    const double useful = tccOps(s_), done = static_cast<double>(mmas) * (s_.type == SampleType::CF16 ? 2.0 * 16 * 8 * 16 : 2.0 * 16 * 8 * 32);
-    r.text = fmt::format("{}: {} (correlator {} x {} pol, {} channels, {} samples per call, {}): OK\n", s_.file, s_.name, s_.receivers,
-                         s_.polarizations, s_.channels, s_.samples, sampleTypeName(s_.type));
+    const double useful = tccOps(s_), done = static_cast<double>(mmas) *
+                                             (s_.type == SampleType::CF16 ? 2.0 * 16 * 8 * 16 : 2.0 * 16 * 8 * 32);
+    r.text = fmt::format("{}: {} (correlator {} x {} pol, {} channels, {} samples per call, {}): OK\n", s_.file,
+                         s_.name, s_.receivers, s_.polarizations, s_.channels, s_.samples, sampleTypeName(s_.type));
     for (const auto& line : c.proved) r.text += "  proved: " + line + "\n";
-    r.text += fmt::format("  input: {} layout, load path: {}; conjugate {}, polarization order {}\n", s_.input.layout, loadPathName(k.loadPath),
-                          s_.conjugate, s_.polOrder);
-    r.text += fmt::format("  tiles: {} per channel ({} x {} inputs, {} warps), {} samples per stage, {} B shared; {} MMAs per batch entry ({}), "
-                          "tensor-core work {:.2f}x TCC's op count\n",
-                          t.tiles(), t.rowsPerBlock, t.rowsPerBlock, W * W, s_.tuning.timesPerStage, k.sharedBytes, mmas,
-                          s_.type == SampleType::CF16 ? "m16n8k16 f16" : "m16n8k32 s8", done / useful);
+    r.text += fmt::format("  input: {} layout, load path: {}; conjugate {}, polarization order {}\n", s_.input.layout,
+                          loadPathName(k.loadPath), s_.conjugate, s_.polOrder);
+    r.text += fmt::format(
+        "  tiles: {} per channel ({} x {} inputs, {} warps), {} samples per stage, {} B shared; {} MMAs per batch "
+        "entry ({}), "
+        "tensor-core work {:.2f}x TCC's op count\n",
+        t.tiles(), t.rowsPerBlock, t.rowsPerBlock, W * W, s_.tuning.timesPerStage, k.sharedBytes, mmas,
+        s_.type == SampleType::CF16 ? "m16n8k16 f16" : "m16n8k32 s8", done / useful);
     r.text += fmt::format("  sm_90: {}\n", sm90.why);
     if (sm90.path == CorrelatorPath::Wgmma) {
-      r.text += fmt::format("  sm_90: wgmma m64n{}k{} (sm_90a target), {} warpgroups per block, {} B shared (two stage buffers); {}\n",
-                            2 * t.rowsPerBlock, s_.type == SampleType::CF16 ? 16 : 32, t.rowsPerBlock / 64, 2 * wgmmaStage(s_, t.rowsPerBlock).bufferBytes,
-                            s_.tuning.mma == "wgmma" ? "tuning.mma \"wgmma\": emitting for another target is an error"
-                                                     : "mma.sync on other targets or with tuning.mma \"mma_sync\"");
+      r.text += fmt::format(
+          "  sm_90: wgmma m64n{}k{} (sm_90a target), {} warpgroups per block, {} B shared (two stage buffers); {}\n",
+          2 * t.rowsPerBlock, s_.type == SampleType::CF16 ? 16 : 32, t.rowsPerBlock / 64,
+          2 * wgmmaStage(s_, t.rowsPerBlock).bufferBytes,
+          s_.tuning.mma == "wgmma" ? "tuning.mma \"wgmma\": emitting for another target is an error"
+                                   : "mma.sync on other targets or with tuning.mma \"mma_sync\"");
     }
     if (k.sharedBytes > kMaxSharedEveryArch)
-      r.text += fmt::format("  note: {} B of shared memory per block: sm_80 / sm_90 only (sm_86 / sm_89 lend {} B)\n", k.sharedBytes, kMaxSharedEveryArch);
-    r.text += fmt::format("  exactness: int32 tensor-core sums exact up to {} samples per call (this spec: {}); -128 -> -127, -8 -> -7 before use\n",
-                          s_.integer() ? s_.maxExactSamples() : 0, s_.samples);
+      r.text += fmt::format("  note: {} B of shared memory per block: sm_80 / sm_90 only (sm_86 / sm_89 lend {} B)\n",
+                            k.sharedBytes, kMaxSharedEveryArch);
+    r.text += fmt::format(
+        "  exactness: int32 tensor-core sums exact up to {} samples per call (this spec: {}); -128 -> -127, -8 -> -7 "
+        "before use\n",
+        s_.integer() ? s_.maxExactSamples() : 0, s_.samples);
     r.counts["mma"] = Json::object({{s_.type == SampleType::CF16 ? "m16n8k16" : "m16n8k32", mmas}});
     r.counts["tiles_per_channel"] = t.tiles();
     r.counts["shared_bytes"] = k.sharedBytes;
@@ -96,31 +108,40 @@ class CorrelatorFamilySpec final : public FamilySpec {
     const CorrelatorKernels k = emitCorrelatorFor(s_, target.arch);
     const CorrelatorMma m = correlatorMma(s_.type, s_.polarizations);
     std::string o = fmt::format("{}: two kernels (target {}: {}; {})\n", s_.name, target.arch,
-                                k.wgmma ? "wgmma, sm_90a code" : "mma.sync, the same code for every arch >= sm_80", chooseCorrelator(s_, target.arch).why);
+                                k.wgmma ? "wgmma, sm_90a code" : "mma.sync, the same code for every arch >= sm_80",
+                                chooseCorrelator(s_, target.arch).why);
     if (k.pipeline) {
       const CorrPipe p = corrPipe(s_, k.tiling.rowsPerBlock, k.opStages, k.rawStages, k.sharedTransform);
-      o += fmt::format("{}: block {} threads (loader warpgroup + {} consumer warpgroup(s)), tile {} x {} inputs ({} tiles per channel), {} B dynamic shared "
-                       "memory, {} blocks per SM\n",
-                       k.correlateName, p.threads, p.consumers, p.rows, p.rows, k.tiling.tiles(), p.sharedBytes, p.blocksPerSm);
-      o += fmt::format("  per stage of {} samples: bulk copies ({}) into {} raw slots; transform (clamp, {}conj_perm) into {} operand slots ({}); "
-                       "{} x {} per consumer warpgroup\n",
-                       p.ts, rawKindName(p.kind), p.rawStages, s_.type == SampleType::CI4 ? "widen 4 -> 8 bits, " : "", p.opStages, wgmmaSwizzleName(p.swizzle),
-                       p.steps, p.atom().ptx());
+      o += fmt::format(
+          "{}: block {} threads (loader warpgroup + {} consumer warpgroup(s)), tile {} x {} inputs ({} tiles per "
+          "channel), {} B dynamic shared "
+          "memory, {} blocks per SM\n",
+          k.correlateName, p.threads, p.consumers, p.rows, p.rows, k.tiling.tiles(), p.sharedBytes, p.blocksPerSm);
+      o += fmt::format(
+          "  per stage of {} samples: bulk copies ({}) into {} raw slots; transform (clamp, {}conj_perm) into {} "
+          "operand slots ({}); "
+          "{} x {} per consumer warpgroup\n",
+          p.ts, rawKindName(p.kind), p.rawStages, s_.type == SampleType::CI4 ? "widen 4 -> 8 bits, " : "", p.opStages,
+          wgmmaSwizzleName(p.swizzle), p.steps, p.atom().ptx());
       // The roofline at an H100's dense tensor peak (8192 ops per SM and clock, 132 SMs, 1755 MHz) beside the model.
-      const double done = 2.0 * 64 * 2 * p.rows * p.kBytes * p.consumers * static_cast<double>(k.tiling.tiles()) * s_.channels *
-                          std::ceil(static_cast<double>(s_.samples) / p.ts);
-      o += fmt::format("  roofline {:.1f} us (tensor work {:.2f}x TCC's op count), cost model {:.1f} us\n", done / (8192.0 * 132 * 1755e6) * 1e6,
-                       done / tccOps(s_), correlatorPipelineModel(s_, p.rows));
-      o += fmt::format("{}: grid-stride over {} visibilities, {} threads per block\n", k.reduceName, s_.visibilities(), k.reduceThreads);
+      const double done = 2.0 * 64 * 2 * p.rows * p.kBytes * p.consumers * static_cast<double>(k.tiling.tiles()) *
+                          s_.channels * std::ceil(static_cast<double>(s_.samples) / p.ts);
+      o += fmt::format("  roofline {:.1f} us (tensor work {:.2f}x TCC's op count), cost model {:.1f} us\n",
+                       done / (8192.0 * 132 * 1755e6) * 1e6, done / tccOps(s_), correlatorPipelineModel(s_, p.rows));
+      o += fmt::format("{}: grid-stride over {} visibilities, {} threads per block\n", k.reduceName, s_.visibilities(),
+                       k.reduceThreads);
       return o;
     }
-    o += fmt::format("{}: block {} threads, tile {} x {} inputs of the triangle ({} tiles per channel), {} B shared\n", k.correlateName,
-                     k.tiling.threads(), k.tiling.rowsPerBlock, k.tiling.rowsPerBlock, k.tiling.tiles(), k.sharedBytes);
-    o += fmt::format("  per stage of {} samples: load ({}), clamp{}, conj_perm copy of the column side; then {} x {} MMAs\n",
-                     s_.tuning.timesPerStage, loadPathName(k.loadPath), s_.type == SampleType::CI4 ? " and widen 4 -> 8 bits" : "",
-                     k.mmasPerStage, k.wgmma ? std::string("m16n8 equivalents in wgmma m64 instructions") : m.shape->ptx());
+    o += fmt::format("{}: block {} threads, tile {} x {} inputs of the triangle ({} tiles per channel), {} B shared\n",
+                     k.correlateName, k.tiling.threads(), k.tiling.rowsPerBlock, k.tiling.rowsPerBlock,
+                     k.tiling.tiles(), k.sharedBytes);
+    o += fmt::format(
+        "  per stage of {} samples: load ({}), clamp{}, conj_perm copy of the column side; then {} x {} MMAs\n",
+        s_.tuning.timesPerStage, loadPathName(k.loadPath), s_.type == SampleType::CI4 ? " and widen 4 -> 8 bits" : "",
+        k.mmasPerStage, k.wgmma ? std::string("m16n8 equivalents in wgmma m64 instructions") : m.shape->ptx());
     o += fmt::format("  A: {}\n  B: {}\n  C: {}\n", m.a.str(), m.b.str(), m.c.str());
-    o += fmt::format("{}: grid-stride over {} visibilities, {} threads per block\n", k.reduceName, s_.visibilities(), k.reduceThreads);
+    o += fmt::format("{}: grid-stride over {} visibilities, {} threads per block\n", k.reduceName, s_.visibilities(),
+                     k.reduceThreads);
     return o;
   }
 
@@ -130,8 +151,11 @@ class CorrelatorFamilySpec final : public FamilySpec {
   }
 
   long long defaultBatch() const override { return 1; }
-  TestData randomInputs(long long batch, std::uint64_t seed) const override { return correlatorInputs(s_, batch, seed); }
-  Check check(const TestData& data, const std::map<std::string, std::vector<unsigned char>>& outputs, long long batch) const override {
+  TestData randomInputs(long long batch, std::uint64_t seed) const override {
+    return correlatorInputs(s_, batch, seed);
+  }
+  Check check(const TestData& data, const std::map<std::string, std::vector<unsigned char>>& outputs,
+              long long batch) const override {
     return correlatorCheck(s_, data, outputs, batch);
   }
 
@@ -144,8 +168,9 @@ class CorrelatorFamilySpec final : public FamilySpec {
     r.lengths = {s_.channels, s_.inputs(), s_.samples};
     r.precision = s_.type == SampleType::CI8 ? "ci8" : "cf16";
     r.transform = "lower";
-    r.description = fmt::format("cuBLAS {} HERK n = {} (receivers x pols), k = {} samples, {} channels per batch entry -> complex f32",
-                                r.precision, s_.inputs(), s_.samples, s_.channels);
+    r.description = fmt::format(
+        "cuBLAS {} HERK n = {} (receivers x pols), k = {} samples, {} channels per batch entry -> complex f32",
+        r.precision, s_.inputs(), s_.samples, s_.channels);
     const CorrelatorSpec s = s_;
     // Dense [batch][channel][input][time] samples, clamped like ours (8-bit) or as given (f16).
     r.denseInput = [s](const TestData& data, long long batch) {
@@ -175,31 +200,41 @@ class CorrelatorFamilySpec final : public FamilySpec {
   std::vector<BenchVariant> benchVariants(const EmitTarget& target) const override {
     std::vector<BenchVariant> v;
     const CorrelatorKernels k = emitCorrelatorFor(s_, target.arch);
-    v.push_back({"correlate kernel only (TCC's part; no reduction)", Generated{correlatorLaunchPlan(s_, k, false)}, 1, 0});
+    v.push_back(
+        {"correlate kernel only (TCC's part; no reduction)", Generated{correlatorLaunchPlan(s_, k, false)}, 1, 0});
     v.push_back({"reduce kernel only", Generated{correlatorLaunchPlan(s_, k, true, false)}, 1, 0});
     const CorrelatorChoice c = chooseCorrelator(s_, target.arch);
     const int other = c.path == CorrelatorPath::Pipeline && c.rows == 64 ? 128 : 64;
     const CorrelatorKernels alt = c.path == CorrelatorPath::Pipeline ? emitCorrelatorPipeline(s_, other, c.stages) : k;
-    v.push_back({"correlate only, pipeline with the other tile (64 <-> 128 inputs)", Generated{correlatorLaunchPlan(s_, alt, false)}, 1, 0});
+    v.push_back({"correlate only, pipeline with the other tile (64 <-> 128 inputs)",
+                 Generated{correlatorLaunchPlan(s_, alt, false)}, 1, 0});
     // The other transform (loader alone <-> loader and consumers), on the default tile.
-    const CorrelatorKernels xf = c.path == CorrelatorPath::Pipeline ? emitCorrelatorPipeline(s_, c.rows, c.stages, !c.sharedTransform) : k;
-    v.push_back({"correlate only, pipeline with the other transform (loader <-> shared)", Generated{correlatorLaunchPlan(s_, xf, false)}, 1, 0});
+    const CorrelatorKernels xf = c.path == CorrelatorPath::Pipeline
+                                     ? emitCorrelatorPipeline(s_, c.rows, c.stages, !c.sharedTransform)
+                                     : k;
+    v.push_back({"correlate only, pipeline with the other transform (loader <-> shared)",
+                 Generated{correlatorLaunchPlan(s_, xf, false)}, 1, 0});
     // The reduce with twice the visibilities per thread and sweep (twice the loads in flight).
     CorrelatorKernels r8 = k;
     r8.reduceUnroll = 2 * kReduceUnroll;
     r8.reduceSource = emitReduce(s_, r8.reduceName, r8.reduceThreads, r8.reduceUnroll);
-    v.push_back({"reduce kernel only, twice the visibilities per thread", Generated{correlatorLaunchPlan(s_, r8, true, false)}, 1, 0});
+    v.push_back({"reduce kernel only, twice the visibilities per thread",
+                 Generated{correlatorLaunchPlan(s_, r8, true, false)}, 1, 0});
     // The reduce with the missing-receiver decode while the loads are in flight.
     CorrelatorKernels early = k;
     early.reduceSource = emitReduce(s_, early.reduceName, early.reduceThreads, early.reduceUnroll, true);
-    v.push_back({"reduce kernel only, decode while the loads are in flight", Generated{correlatorLaunchPlan(s_, early, true, false)}, 1, 0});
+    v.push_back({"reduce kernel only, decode while the loads are in flight",
+                 Generated{correlatorLaunchPlan(s_, early, true, false)}, 1, 0});
     // The reduce with its grid capped at the resident blocks (grid-stride over the sweeps).
     LaunchPlan capped = correlatorLaunchPlan(s_, k, true, false);
     capped.kernels.back().grid.capAtResident = true;
     v.push_back({"reduce kernel only, grid capped at the resident blocks", Generated{capped}, 1, 0});
     // What the target got before the pipeline (register-staged wgmma or mma.sync): auto must not lose to it.
-    const CorrelatorKernels before = c.path == CorrelatorPath::Pipeline ? emitCorrelator(s_, correlatorUsesWgmma(s_, target.arch)) : k;
-    v.push_back({"correlate only, the path before the pipeline (wgmma or mma.sync)", Generated{correlatorLaunchPlan(s_, before, false)}, 1, 0});
+    const CorrelatorKernels before = c.path == CorrelatorPath::Pipeline
+                                         ? emitCorrelator(s_, correlatorUsesWgmma(s_, target.arch))
+                                         : k;
+    v.push_back({"correlate only, the path before the pipeline (wgmma or mma.sync)",
+                 Generated{correlatorLaunchPlan(s_, before, false)}, 1, 0});
     return v;
   }
 
@@ -207,14 +242,21 @@ class CorrelatorFamilySpec final : public FamilySpec {
     // The roofline's compute side: dense tensor-core ops per SM per clock (H100 SXM: 1979 TOPS s8, 989 TFLOPS f16 at
     // 1830 MHz; ci4 is widened to s8: Hopper has no int4 MMA), at this GPU's SMs and max clock.
     const double peak = (s_.type == SampleType::CF16 ? 4096.0 : 8192.0) * sms * clockKHz * 1e3;
-    std::string o = fmt::format("op count (TCC's 8 R^2/2 P^2 C T): {:.4g} per batch entry; tensor-core peak (dense, {} ops/SM/clock x {} SMs x {:.0f} MHz): "
-                                "{:.0f} T{}OPS\n",
-                                tccOps(s_), s_.type == SampleType::CF16 ? 4096 : 8192, sms, clockKHz / 1e3, peak / 1e12, s_.type == SampleType::CF16 ? "FL" : "");
+    std::string o = fmt::format(
+        "op count (TCC's 8 R^2/2 P^2 C T): {:.4g} per batch entry; tensor-core peak (dense, {} ops/SM/clock x {} SMs x "
+        "{:.0f} MHz): "
+        "{:.0f} T{}OPS\n",
+        tccOps(s_), s_.type == SampleType::CF16 ? 4096 : 8192, sms, clockKHz / 1e3, peak / 1e12,
+        s_.type == SampleType::CF16 ? "FL" : "");
     const auto variants = benchVariants({});
     for (std::size_t i = 0; i < variantMs.size() && i < variants.size(); ++i)
-      if (variants[i].name.rfind("reduce", 0) == 0) o += fmt::format("  {:<64} {:8.4f} ms  {:7.1f} GB/s of accumulators, visibilities\n", variants[i].name, variantMs[i], (s_.visibilities() * (s_.integer() ? 40.0 : 24.0)) / (variantMs[i] * 1e-3) / 1e9);
+      if (variants[i].name.rfind("reduce", 0) == 0)
+        o += fmt::format("  {:<64} {:8.4f} ms  {:7.1f} GB/s of accumulators, visibilities\n", variants[i].name,
+                         variantMs[i],
+                         (s_.visibilities() * (s_.integer() ? 40.0 : 24.0)) / (variantMs[i] * 1e-3) / 1e9);
       else
-        o += fmt::format("  {:<64} {:8.4f} ms  {:7.1f} TOPS {:5.1f}% of peak\n", variants[i].name, variantMs[i], tccOps(s_) / (variantMs[i] * 1e-3) / 1e12,
+        o += fmt::format("  {:<64} {:8.4f} ms  {:7.1f} TOPS {:5.1f}% of peak\n", variants[i].name, variantMs[i],
+                         tccOps(s_) / (variantMs[i] * 1e-3) / 1e12,
                          peak > 0 ? 100.0 * tccOps(s_) / (variantMs[i] * 1e-3) / peak : 0.0);
     return o;
   }
@@ -227,12 +269,15 @@ class CorrelatorFamily final : public Family {
  public:
   std::string name() const override { return "correlator"; }
   std::string summary() const override {
-    return "tensor-core radio-astronomy correlator (X-engine): ci4/ci8/cf16 samples, triangle of baselines, int64 accumulators reduced to int32 with saturation";
+    return "tensor-core radio-astronomy correlator (X-engine): ci4/ci8/cf16 samples, triangle of baselines, int64 "
+           "accumulators reduced to int32 with saturation";
   }
   std::unique_ptr<FamilySpec> parse(const Json& root, const std::string& file) const override {
     return makeCorrelatorSpec(parseCorrelatorSpec(root, file));
   }
-  std::vector<SweepSpec> sweepSpecs(std::uint64_t seed, int count) const override { return correlatorSweepSpecs(seed, count); }
+  std::vector<SweepSpec> sweepSpecs(std::uint64_t seed, int count) const override {
+    return correlatorSweepSpecs(seed, count);
+  }
 };
 
 }  // namespace
@@ -242,6 +287,8 @@ const Family& correlatorFamily() {
   return f;
 }
 
-std::unique_ptr<FamilySpec> makeCorrelatorSpec(CorrelatorSpec spec) { return std::make_unique<CorrelatorFamilySpec>(std::move(spec)); }
+std::unique_ptr<FamilySpec> makeCorrelatorSpec(CorrelatorSpec spec) {
+  return std::make_unique<CorrelatorFamilySpec>(std::move(spec));
+}
 
 }  // namespace warpforge

@@ -44,14 +44,19 @@ CorrelatorMma correlatorMma(SampleType type, int polarizations) {
   const std::string c = "t0 t1 t2 t3 t4 <-> {c0} {c1} {r0} {r1} {r2}, r0 r1 <-> ReIm_out {r3}";
   if (type == SampleType::CF16) {
     m.shape = findMmaShape("m16n8k16", "f16");
-    m.a = corrLayout(fill(fill("b0 <-> ReIm, t0 t1 t2 t3 t4 <-> time0 time1 {r0} {r1} {r2}, r0 r1 <-> {r3} time2", rows, 'r'), cols, 'c'));
-    m.b = corrLayout(fill("b0 <-> ReIm_in, t0 t1 t2 t3 t4 <-> time0 time1 ReIm_out {c0} {c1}, r0 <-> time2", cols, 'c'));
+    m.a = corrLayout(
+        fill(fill("b0 <-> ReIm, t0 t1 t2 t3 t4 <-> time0 time1 {r0} {r1} {r2}, r0 r1 <-> {r3} time2", rows, 'r'), cols,
+             'c'));
+    m.b = corrLayout(
+        fill("b0 <-> ReIm_in, t0 t1 t2 t3 t4 <-> time0 time1 ReIm_out {c0} {c1}, r0 <-> time2", cols, 'c'));
     m.timesPerStep = 8;
     m.timesPerWord = 1;
   } else {
     m.shape = findMmaShape("m16n8k32", "s8");
-    m.a = corrLayout(fill("b0 b1 <-> ReIm time0, t0 t1 t2 t3 t4 <-> time1 time2 {r0} {r1} {r2}, r0 r1 <-> {r3} time3", rows, 'r'));
-    m.b = corrLayout(fill("b0 b1 <-> ReIm_in time0, t0 t1 t2 t3 t4 <-> time1 time2 ReIm_out {c0} {c1}, r0 <-> time3", cols, 'c'));
+    m.a = corrLayout(
+        fill("b0 b1 <-> ReIm time0, t0 t1 t2 t3 t4 <-> time1 time2 {r0} {r1} {r2}, r0 r1 <-> {r3} time3", rows, 'r'));
+    m.b = corrLayout(
+        fill("b0 b1 <-> ReIm_in time0, t0 t1 t2 t3 t4 <-> time1 time2 ReIm_out {c0} {c1}, r0 <-> time3", cols, 'c'));
     m.timesPerStep = 16;
     m.timesPerWord = 2;
   }
@@ -73,8 +78,8 @@ Layout ldmatrixAddressLayout(const Layout& operand, const std::string& extraReg)
   return corrLayout(fmt::format("t0 t1 t2 t3 t4 <-> {} {} {} {} {}", names[0], names[1], names[2], names[3], names[4]));
 }
 
-void checkLdmatrix(const Layout& operand, const Layout& addr, const std::vector<std::string>& words, const std::string& extraReg,
-                   const std::string& path, std::vector<ConsistencyIssue>& issues) {
+void checkLdmatrix(const Layout& operand, const Layout& addr, const std::vector<std::string>& words,
+                   const std::string& extraReg, const std::string& path, std::vector<ConsistencyIssue>& issues) {
   auto value = [](const Layout& l, const std::string& name, int lane, int reg) {
     auto ph = l.physOf(name);
     if (!ph) return -1;
@@ -87,16 +92,20 @@ void checkLdmatrix(const Layout& operand, const Layout& addr, const std::vector<
   names.push_back(words[1]);
   for (int lane = 0; lane < 32; ++lane)
     for (int reg = 0; reg < 4; ++reg) {
-      const int src = 8 * reg + (lane >> 2);  // PTX: register `reg` of `lane` is row lane / 4 of matrix reg, bytes 4 (lane % 4) ..
+      const int src = 8 * reg +
+                      (lane >>
+                       2);  // PTX: register `reg` of `lane` is row lane / 4 of matrix reg, bytes 4 (lane % 4) ..
       for (const auto& n : names) {
         const int got = n == words[0] ? lane & 1 : n == words[1] ? (lane >> 1) & 1 : value(addr, n, src, 0);
-        // What the operand holds there: register bit 1 is `extraReg` (the second fragment) where it has one register bit.
+        // What the operand holds there: register bit 1 is `extraReg` (the second fragment) where it has one register
+        // bit.
         int want = value(operand, n, lane, reg & 1);
         if (operand.count(PhysKind::R) == 2) want = value(operand, n, lane, reg);
         else if (n == extraReg) want = reg >> 1;
         if (want < 0 || got != want) {
-          issues.push_back({path, fmt::format("ldmatrix: lane {} register {} receives {} = {} where the operand holds {}", lane, reg, n, got,
-                                              want < 0 ? std::string("no such bit") : std::to_string(want))});
+          issues.push_back(
+              {path, fmt::format("ldmatrix: lane {} register {} receives {} = {} where the operand holds {}", lane, reg,
+                                 n, got, want < 0 ? std::string("no such bit") : std::to_string(want))});
           return;
         }
       }
@@ -104,7 +113,8 @@ void checkLdmatrix(const Layout& operand, const Layout& addr, const std::vector<
   // Every operand bit on a lane or register (beyond the bytes of a word) must be addressed.
   for (const auto& e : operand.entries())
     if (e.phys.kind != PhysKind::B && std::find(names.begin(), names.end(), e.logical) == names.end())
-      issues.push_back({path, fmt::format("ldmatrix: the operand's bit {} ({}) is not addressed", e.logical, e.phys.str())});
+      issues.push_back(
+          {path, fmt::format("ldmatrix: the operand's bit {} ({}) is not addressed", e.logical, e.phys.str())});
 }
 
 CorrelatorTiling correlatorTiling(const CorrelatorSpec& s, bool wgmma) {
@@ -125,7 +135,8 @@ CorrelatorTiling correlatorTiling(const CorrelatorSpec& s, bool wgmma) {
 
 WgmmaStage wgmmaStage(const CorrelatorSpec& s, int rowsPerBlock) {
   WgmmaStage w;
-  w.kBytes = s.tuning.timesPerStage * 2 * (s.type == SampleType::CF16 ? 2 : 1);  // staged samples are 8-bit (ci4 widened) or f16 pairs
+  w.kBytes = s.tuning.timesPerStage * 2 *
+             (s.type == SampleType::CF16 ? 2 : 1);  // staged samples are 8-bit (ci4 widened) or f16 pairs
   w.sbo = w.kBytes / 16 * w.lbo;
   w.aBytes = rowsPerBlock * w.kBytes;
   w.bBytes = 2 * rowsPerBlock * w.kBytes;
@@ -146,7 +157,8 @@ bool correlatorUsesWgmma(const CorrelatorSpec& s, const std::string& arch) {
   return 2 * wgmmaStage(s, rows).bufferBytes <= kWgmmaMaxShared;
 }
 
-void checkWgmmaDescriptors(const CorrelatorSpec& s, int rows, std::vector<ConsistencyIssue>& issues, std::vector<std::string>& proved) {
+void checkWgmmaDescriptors(const CorrelatorSpec& s, int rows, std::vector<ConsistencyIssue>& issues,
+                           std::vector<std::string>& proved) {
   const WgmmaStage w = wgmmaStage(s, rows);
   const std::size_t before = issues.size();
   auto issue = [&](const std::string& m) { issues.push_back({"/tuning", "wgmma shared memory: " + m}); };
@@ -163,7 +175,8 @@ void checkWgmmaDescriptors(const CorrelatorSpec& s, int rows, std::vector<Consis
       for (int r = 0; r < (region ? 2 * rows : rows); ++r)
         for (int kb = 0; kb < w.kBytes; ++kb) {
           const long long o = static_cast<long long>(b) * w.bufferBytes + (region ? w.aBytes : 0) + w.offset(r, kb);
-          if (o < 0 || o >= total || (region == 0 && w.offset(r, kb) >= w.aBytes) || (region == 1 && w.offset(r, kb) >= w.bBytes)) {
+          if (o < 0 || o >= total || (region == 0 && w.offset(r, kb) >= w.aBytes) ||
+              (region == 1 && w.offset(r, kb) >= w.bBytes)) {
             issue(fmt::format("row {} byte {} of region {} lands outside it (offset {})", r, kb, region, o));
             return;
           }
@@ -183,11 +196,13 @@ void checkWgmmaDescriptors(const CorrelatorSpec& s, int rows, std::vector<Consis
     for (int ks = 0; ks < steps; ++ks) {
       for (int g = 0; g < rows / 64; ++g) {
         const long long start = static_cast<long long>(b) * w.bufferBytes + w.offset(64 * g, w.bytesPerStep * ks);
-        const WgmmaDescriptor da{static_cast<unsigned>(start), static_cast<unsigned>(w.lbo), static_cast<unsigned>(w.sbo), 0, WgmmaSwizzle::None};
+        const WgmmaDescriptor da{static_cast<unsigned>(start), static_cast<unsigned>(w.lbo),
+                                 static_cast<unsigned>(w.sbo), 0, WgmmaSwizzle::None};
         for (int m = 0; m < 64; ++m)
           for (int kb = 0; kb < w.bytesPerStep; ++kb, ++reads) {
             const long long ptx = wgmmaOperandAddress(da, m, kb);
-            const long long want = static_cast<long long>(b) * w.bufferBytes + w.offset(64 * g + m, w.bytesPerStep * ks + kb);
+            const long long want = static_cast<long long>(b) * w.bufferBytes +
+                                   w.offset(64 * g + m, w.bytesPerStep * ks + kb);
             if (ptx != want) {
               issue(fmt::format("A of warpgroup {} reads row {} k byte {} at {} (staged at {})", g, m, kb, ptx, want));
               return;
@@ -195,11 +210,13 @@ void checkWgmmaDescriptors(const CorrelatorSpec& s, int rows, std::vector<Consis
           }
       }
       const long long startB = static_cast<long long>(b) * w.bufferBytes + w.aBytes + w.offset(0, w.bytesPerStep * ks);
-      const WgmmaDescriptor db{static_cast<unsigned>(startB), static_cast<unsigned>(w.lbo), static_cast<unsigned>(w.sbo), 0, WgmmaSwizzle::None};
+      const WgmmaDescriptor db{static_cast<unsigned>(startB), static_cast<unsigned>(w.lbo),
+                               static_cast<unsigned>(w.sbo), 0, WgmmaSwizzle::None};
       for (int n = 0; n < 2 * rows; ++n)
         for (int kb = 0; kb < w.bytesPerStep; ++kb, ++reads) {
           const long long ptx = wgmmaOperandAddress(db, n, kb);
-          const long long want = static_cast<long long>(b) * w.bufferBytes + w.aBytes + w.offset(n, w.bytesPerStep * ks + kb);
+          const long long want = static_cast<long long>(b) * w.bufferBytes + w.aBytes +
+                                 w.offset(n, w.bytesPerStep * ks + kb);
           if (ptx != want) {
             issue(fmt::format("B reads row {} k byte {} at {} (staged at {})", n, kb, ptx, want));
             return;
@@ -207,8 +224,10 @@ void checkWgmmaDescriptors(const CorrelatorSpec& s, int rows, std::vector<Consis
         }
     }
   if (issues.size() == before)
-    proved.push_back(fmt::format("wgmma ({} rows): {} staged bytes disjoint in 2 x {} B; {} descriptor reads (lbo {}, sbo {}) find the byte staged for them",
-                                 rows, stored, w.bufferBytes, reads, w.lbo, w.sbo));
+    proved.push_back(
+        fmt::format("wgmma ({} rows): {} staged bytes disjoint in 2 x {} B; {} descriptor reads (lbo {}, sbo {}) find "
+                    "the byte staged for them",
+                    rows, stored, w.bufferBytes, reads, w.lbo, w.sbo));
 }
 
 void tileCoords(long long tile, int& ti, int& tj) {
@@ -218,7 +237,9 @@ void tileCoords(long long tile, int& ti, int& tj) {
   tj = static_cast<int>(r2);
 }
 
-std::uint32_t conjPermModel(std::uint32_t w, SampleType type) { return cmma::conjPermModel(w, type == SampleType::CF16); }
+std::uint32_t conjPermModel(std::uint32_t w, SampleType type) {
+  return cmma::conjPermModel(w, type == SampleType::CF16);
+}
 
 ConsistencyReport correlatorConsistency(const CorrelatorSpec& s, const CorrelatorMma* mma) {
   ConsistencyReport rep;
@@ -226,31 +247,39 @@ ConsistencyReport correlatorConsistency(const CorrelatorSpec& s, const Correlato
   const CorrelatorMma m = mma ? *mma : correlatorMma(s.type, s.polarizations);
   const MmaShape& sh = *m.shape;
   // 1. Each operand's layout read through the fragment table: matrix bit -> correlator bit.
-  auto read = [&](const Layout& l, const FragmentLayout& f, const char* name) { return cmma::readFragment(l, f, name, sh.shape, issue); };
+  auto read = [&](const Layout& l, const FragmentLayout& f, const char* name) {
+    return cmma::readFragment(l, f, name, sh.shape, issue);
+  };
   // The f32/s32 accumulator fragment: the s8 shape's C (the f16 shape in the table has an f16 C).
   const FragmentLayout& cFrag = findMmaShape("m16n8k32", "s8")->c;
   auto A = read(m.a, sh.a, "A"), B = read(m.b, sh.b, "B"), C = read(m.c, cFrag, "C");
   std::set<std::string> summed;
   for (const auto& [bit, lg] : A) {
-    if (bit[0] == 'i' && C[bit] != lg) issue("/mma/C", fmt::format("row bit {} is {} in A but {} in C", bit, lg, C[bit]));
+    if (bit[0] == 'i' && C[bit] != lg)
+      issue("/mma/C", fmt::format("row bit {} is {} in A but {} in C", bit, lg, C[bit]));
     if (bit[0] == 'j') {
       const std::string want = lg == "ReIm" ? "ReIm_in" : lg;
-      if (B[bit] != want) issue("/mma/B", fmt::format("summed bit {} is {} in A but {} in B (expected {})", bit, lg, B[bit], want));
+      if (B[bit] != want)
+        issue("/mma/B", fmt::format("summed bit {} is {} in A but {} in B (expected {})", bit, lg, B[bit], want));
       summed.insert(lg);
     }
   }
   for (const auto& [bit, lg] : B)
-    if (bit[0] == 'k' && C[bit] != lg) issue("/mma/C", fmt::format("column bit {} is {} in B but {} in C", bit, lg, C[bit]));
+    if (bit[0] == 'k' && C[bit] != lg)
+      issue("/mma/C", fmt::format("column bit {} is {} in B but {} in C", bit, lg, C[bit]));
   std::set<std::string> want{"ReIm"};
   for (int t = 0; (1 << t) < m.timesPerStep; ++t) want.insert(fmt::format("time{}", t));
   if (summed != want) issue("/mma/A", "the summed bits are not exactly ReIm and the time bits of one step");
   for (const auto& [bit, lg] : C)
     if (want.count(lg) || lg == "ReIm_in") issue("/mma/C", fmt::format("summed bit {} appears in C", lg));
-  if (!B.count("k0") || B["k0"] != "ReIm_out") issue("/mma/B", "ReIm_out must be column bit k0 (re and im of a visibility in c0, c1)");
-  rep.proved.push_back(fmt::format("{} {}: A, B, C layouts agree with the fragment tables; summed bits = ReIm + {} time bits", sh.shape,
-                                   sh.abType, want.size() - 1));
+  if (!B.count("k0") || B["k0"] != "ReIm_out")
+    issue("/mma/B", "ReIm_out must be column bit k0 (re and im of a visibility in c0, c1)");
+  rep.proved.push_back(
+      fmt::format("{} {}: A, B, C layouts agree with the fragment tables; summed bits = ReIm + {} time bits", sh.shape,
+                  sh.abType, want.size() - 1));
 
-  // 1b. The fragment loads: ldmatrix .x4 through the address layouts the emitter uses, from rows of staged words in time order.
+  // 1b. The fragment loads: ldmatrix .x4 through the address layouts the emitter uses, from rows of staged words in
+  // time order.
   {
     const std::size_t before = rep.issues.size();
     const int inWord = m.timesPerWord == 2 ? 1 : 0;
@@ -258,7 +287,8 @@ ConsistencyReport correlatorConsistency(const CorrelatorSpec& s, const Correlato
     checkLdmatrix(m.a, m.aAddr, words, "", "/mma/A", rep.issues);
     checkLdmatrix(m.b, m.bAddr, words, sideBits(2, s.polarizations, 3)[2], "/mma/B", rep.issues);
     if (rep.issues.size() == before)
-      rep.proved.push_back(fmt::format("ldmatrix.x4: A ({}) and B pairs ({}) load every fragment register's word", m.aAddr.str(), m.bAddr.str()));
+      rep.proved.push_back(fmt::format("ldmatrix.x4: A ({}) and B pairs ({}) load every fragment register's word",
+                                       m.aAddr.str(), m.bAddr.str()));
   }
 
   // 2. The complex expansion: sum over ReIm_in of A[ReIm] B[ReIm_in][ReIm_out] = (s1 conj s2)[ReIm_out],
@@ -267,7 +297,8 @@ ConsistencyReport correlatorConsistency(const CorrelatorSpec& s, const Correlato
   if (s.type == SampleType::CF16) {
     for (std::uint32_t w : {0x3c00bc00u, 0x00000000u, 0x80007bffu, 0xfbff0001u}) {
       const std::uint32_t p = conjPermModel(w, s.type);
-      if ((p & 0xffff) != ((w >> 16) ^ 0x8000) || (p >> 16) != (w & 0xffff)) issue("/mma/B", fmt::format("conj_perm({:#x}) = {:#x}", w, p));
+      if ((p & 0xffff) != ((w >> 16) ^ 0x8000) || (p >> 16) != (w & 0xffff))
+        issue("/mma/B", fmt::format("conj_perm({:#x}) = {:#x}", w, p));
       ++expansionCases;
     }
   } else {
@@ -276,9 +307,12 @@ ConsistencyReport correlatorConsistency(const CorrelatorSpec& s, const Correlato
         for (int re : {-127, -1, 0, 1, 127}) {
           const std::uint32_t w = (re & 0xff) | (im0 & 0xff) << 8 | ((-re) & 0xff) << 16 | (im1 & 0xff) << 24;
           const std::uint32_t p = conjPermModel(w, s.type);
-          auto sb = [](std::uint32_t x, int i) { return static_cast<int>(static_cast<signed char>((x >> (8 * i)) & 0xff)); };
+          auto sb = [](std::uint32_t x, int i) {
+            return static_cast<int>(static_cast<signed char>((x >> (8 * i)) & 0xff));
+          };
           // Column ReIm_out = 1 of sample pair (re, im) must be (-im, re): then for a1 + i b1 and a2 + i b2,
-          // a1 * (-b2) + b1 * a2 = Im(s1 conj s2) and a1 a2 + b1 b2 = Re(s1 conj s2) (column ReIm_out = 0, the plain word).
+          // a1 * (-b2) + b1 * a2 = Im(s1 conj s2) and a1 a2 + b1 b2 = Re(s1 conj s2) (column ReIm_out = 0, the plain
+          // word).
           if (sb(p, 0) != -im0 || sb(p, 1) != re || sb(p, 2) != -im1 || sb(p, 3) != -re) {
             issue("/mma/B", fmt::format("conj_perm({:#010x}) = {:#010x}, expected (-im0, re0, -im1, re1)", w, p));
             break;
@@ -286,8 +320,9 @@ ConsistencyReport correlatorConsistency(const CorrelatorSpec& s, const Correlato
           ++expansionCases;
         }
   }
-  rep.proved.push_back(fmt::format("conj_perm expansion of B: {} sample words give (-im, re) exactly (values clamped to +-{})", expansionCases,
-                                   s.integer() ? s.maxComponent() : 65504));
+  rep.proved.push_back(
+      fmt::format("conj_perm expansion of B: {} sample words give (-im, re) exactly (values clamped to +-{})",
+                  expansionCases, s.integer() ? s.maxComponent() : 65504));
 
   // 3. The triangle store: blocks (triangle tiles), warps (skipped below the diagonal), fragments and
   //    registers (C layout) with the store predicate r1 <= r2 < R write each (bl, p, q, ReIm) once.
@@ -316,14 +351,17 @@ ConsistencyReport correlatorConsistency(const CorrelatorSpec& s, const Correlato
       if (ti > tj || tj >= t.tilesPerSide) issue("/tiles", fmt::format("tile {} decodes to ({}, {})", tile, ti, tj));
       for (int wi = 0; wi < t.warpsI; ++wi)
         for (int wj = 0; wj < t.warpsJ; ++wj) {
-          if (t.skipsWarp(ti == tj, wi, wj)) continue;  // below the diagonal: every row receiver exceeds every column receiver
+          if (t.skipsWarp(ti == tj, wi, wj))
+            continue;  // below the diagonal: every row receiver exceeds every column receiver
           for (int fa = 0; fa < t.warpRows / 16; ++fa)
             for (int fb = 0; fb < t.warpCols / 4; ++fb)
               for (int lane = 0; lane < 32; ++lane)
                 for (int reg = 0; reg < 4; ++reg) {
                   long long row = 0, col = 0;
-                  for (std::size_t k = 0; k < rowNames.size(); ++k) row |= static_cast<long long>(bitValue(m.c, rowNames[k], lane, reg)) << k;
-                  for (std::size_t k = 0; k < colNames.size(); ++k) col |= static_cast<long long>(bitValue(m.c, colNames[k], lane, reg)) << k;
+                  for (std::size_t k = 0; k < rowNames.size(); ++k)
+                    row |= static_cast<long long>(bitValue(m.c, rowNames[k], lane, reg)) << k;
+                  for (std::size_t k = 0; k < colNames.size(); ++k)
+                    col |= static_cast<long long>(bitValue(m.c, colNames[k], lane, reg)) << k;
                   const int reim = bitValue(m.c, "ReIm_out", lane, reg);
                   const long long i = static_cast<long long>(ti) * t.rowsPerBlock + wi * t.warpRows + fa * 16 + row;
                   const long long j = static_cast<long long>(tj) * t.rowsPerBlock + wj * t.warpCols + fb * 4 + col;
@@ -341,12 +379,16 @@ ConsistencyReport correlatorConsistency(const CorrelatorSpec& s, const Correlato
     long long missing = 0, twice = 0;
     for (auto w : writes) missing += w == 0, twice += w > 1;
     if (missing || twice)
-      issue("/tuning", fmt::format("the triangle store ({}) leaves {} visibility components unwritten and writes {} more than once",
+      issue("/tuning", fmt::format("the triangle store ({}) leaves {} visibility components unwritten and writes {} "
+                                   "more than once",
                                    wg ? "wgmma" : "mma.sync", missing, twice));
-    rep.proved.push_back(fmt::format("triangle store ({}): {} tiles of {} x {} rows, {} warps of {} x {} each: all {} components of a channel written exactly once{}",
-                                     wg ? "wgmma: accumulators of warp w = the m16n8 C layout at rows 16 w, one fragment per 8 columns" : "mma.sync",
-                                     t.tiles(), t.rowsPerBlock, t.rowsPerBlock, t.warpsI * t.warpsJ, t.warpRows, t.warpCols, writes.size(),
-                                     small.receivers != s.receivers ? fmt::format(" (checked with {} receivers, same tiling)", small.receivers) : ""));
+    rep.proved.push_back(fmt::format(
+        "triangle store ({}): {} tiles of {} x {} rows, {} warps of {} x {} each: all {} components of a channel "
+        "written exactly once{}",
+        wg ? "wgmma: accumulators of warp w = the m16n8 C layout at rows 16 w, one fragment per 8 columns" : "mma.sync",
+        t.tiles(), t.rowsPerBlock, t.rowsPerBlock, t.warpsI * t.warpsJ, t.warpRows, t.warpCols, writes.size(),
+        small.receivers != s.receivers ? fmt::format(" (checked with {} receivers, same tiling)", small.receivers)
+                                       : ""));
     if (wg) checkWgmmaDescriptors(s, rowsPerBlock, rep.issues, rep.proved);
   }
   return rep;

@@ -49,14 +49,17 @@ CorrelatorMma correlatorMma(SampleType type, int polarizations);
 // The block geometry the emitter uses (derived from the spec's tuning and the MMA path).
 // mma.sync: warpsPerSide^2 warps of 32 x 32 inputs; warps wholly below a diagonal tile's diagonal skip.
 // wgmma (sm_90a): rowsPerBlock / 64 warpgroups, each one m64 x (2 rowsPerBlock) wgmma per k-step over the tile's
-// columns; warp w owns rows 16 w .. 16 w + 15 and every column (warpRows 16, warpCols rowsPerBlock inputs); no warp skips.
+// columns; warp w owns rows 16 w .. 16 w + 15 and every column (warpRows 16, warpCols rowsPerBlock inputs); no warp
+// skips.
 struct CorrelatorTiling {
-  int rowsPerBlock = 64;    // inputs (receiver x pol) per block side; a square tile
+  int rowsPerBlock = 64;  // inputs (receiver x pol) per block side; a square tile
   int warpRows = 32, warpCols = 32;
   int warpsI = 2, warpsJ = 2;  // warps along the rows and along the columns of the tile
   bool wgmma = false;
-  int tilesPerSide = 0;     // ceil(inputs / rowsPerBlock)
-  long long tiles() const { return static_cast<long long>(tilesPerSide) * (tilesPerSide + 1) / 2; }  // upper triangle incl. diagonal
+  int tilesPerSide = 0;  // ceil(inputs / rowsPerBlock)
+  long long tiles() const {
+    return static_cast<long long>(tilesPerSide) * (tilesPerSide + 1) / 2;
+  }  // upper triangle incl. diagonal
   int threads() const { return 32 * warpsI * warpsJ; }
   // Warps that compute: all of an off-diagonal tile; on a diagonal one the mma.sync path skips those wholly below it.
   bool skipsWarp(bool diagonalTile, int wi, int wj) const { return !wgmma && diagonalTile && wi > wj; }
@@ -69,19 +72,22 @@ CorrelatorTiling correlatorTiling(const CorrelatorSpec& s, bool wgmma = false);
 //     (r / 8) * sbo + (kb / 16) * lbo + (r % 8) * 16 + kb % 16
 // i.e. 8 x 16-byte core matrices of 128 contiguous bytes, lbo = 128 apart along k, sbo = kBytes * 8 apart along rows.
 struct WgmmaStage {
-  int kBytes = 0;        // staged bytes per row and stage
+  int kBytes = 0;  // staged bytes per row and stage
   int lbo = 128, sbo = 0;
   int aBytes = 0, bBytes = 0, bufferBytes = 0;  // per stage buffer (A region first, then B)
-  int bytesPerStep = 32;  // k bytes of one wgmma (s8 k32, f16 k16)
-  long long offset(int row, int kb) const { return static_cast<long long>(row / 8) * sbo + (kb / 16) * lbo + (row % 8) * 16 + kb % 16; }
+  int bytesPerStep = 32;                        // k bytes of one wgmma (s8 k32, f16 k16)
+  long long offset(int row, int kb) const {
+    return static_cast<long long>(row / 8) * sbo + (kb / 16) * lbo + (row % 8) * 16 + kb % 16;
+  }
 };
 WgmmaStage wgmmaStage(const CorrelatorSpec& s, int rowsPerBlock);
 constexpr int kWgmmaMaxShared = 227 * 1024;  // sm_90's dynamic shared memory per block
-// Whether emission for `arch` takes the wgmma path: sm_90 / sm_90a, tuning.mma "auto" with 8-bit / f16 samples and 128 rows
-// per block or "wgmma" with 64 or 128, and the two stage buffers within 227 KiB.
+// Whether emission for `arch` takes the wgmma path: sm_90 / sm_90a, tuning.mma "auto" with 8-bit / f16 samples and 128
+// rows per block or "wgmma" with 64 or 128, and the two stage buffers within 227 KiB.
 bool correlatorUsesWgmma(const CorrelatorSpec& s, const std::string& arch);
 
-// (ti, tj), ti <= tj, of triangle tile `tile` (column-major over the upper triangle: tj(tj+1)/2 + ti), as the kernel decodes it.
+// (ti, tj), ti <= tj, of triangle tile `tile` (column-major over the upper triangle: tj(tj+1)/2 + ti), as the kernel
+// decodes it.
 void tileCoords(long long tile, int& ti, int& tj);
 
 struct ConsistencyIssue {
@@ -96,8 +102,8 @@ struct ConsistencyReport {
 // that `operand` says it holds? Word bits inside a 16-byte row are `words`[0..1] (time order in shared memory),
 // the logical bits of a row are the address layout's; `extraReg` is register bit 1's name where `operand` has
 // only one register bit. Appends issues under `path`.
-void checkLdmatrix(const Layout& operand, const Layout& addr, const std::vector<std::string>& words, const std::string& extraReg,
-                   const std::string& path, std::vector<ConsistencyIssue>& issues);
+void checkLdmatrix(const Layout& operand, const Layout& addr, const std::vector<std::string>& words,
+                   const std::string& extraReg, const std::string& path, std::vector<ConsistencyIssue>& issues);
 
 // `mma`: layouts to check instead of correlatorMma()'s (tests hand in mutated ones). Checks both MMA paths'
 // tilings (mma.sync, and wgmma where the tile allows it) and the wgmma path's shared-memory descriptors.
@@ -106,7 +112,8 @@ ConsistencyReport correlatorConsistency(const CorrelatorSpec& s, const Correlato
 // The wgmma path's descriptor check: every (row, k byte) the staging stores is where PTX's canonical no-swizzle
 // K-major layout, read through the emitter's descriptors (start, lbo, sbo per warpgroup and k-step), finds it;
 // staged bytes are disjoint and inside the buffer; descriptor fields fit. Appends issues under `path`.
-void checkWgmmaDescriptors(const CorrelatorSpec& s, int rowsPerBlock, std::vector<ConsistencyIssue>& issues, std::vector<std::string>& proved);
+void checkWgmmaDescriptors(const CorrelatorSpec& s, int rowsPerBlock, std::vector<ConsistencyIssue>& issues,
+                           std::vector<std::string>& proved);
 
 // The byte-level conj_perm of one 32-bit word of samples (as the kernel's code computes it):
 // 8-bit: (re0, im0, re1, im1) -> (-im0, re0, -im1, re1); f16: (re, im) -> (-im, re).

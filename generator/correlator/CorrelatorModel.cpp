@@ -60,7 +60,9 @@ CorrelatorChoice chooseCorrelator(const CorrelatorSpec& s, const std::string& ar
     } else {
       const double t64 = correlatorPipelineModel(s, 64), t128 = correlatorPipelineModel(s, 128);
       c.rows = t128 < t64 ? 128 : 64;
-      c.why = fmt::format("pipeline, {}-input tiles by the cost model ({:.1f} us with 64, {:.1f} us with 128 on 132 SMs at 1755 MHz)", c.rows, t64, t128);
+      c.why = fmt::format(
+          "pipeline, {}-input tiles by the cost model ({:.1f} us with 64, {:.1f} us with 128 on 132 SMs at 1755 MHz)",
+          c.rows, t64, t128);
     }
     return c;
   }
@@ -70,7 +72,9 @@ CorrelatorChoice chooseCorrelator(const CorrelatorSpec& s, const std::string& ar
     c.why = "register-staged wgmma";
   } else {
     c.path = CorrelatorPath::MmaSync;
-    c.why = sm90 ? (pipelineBlocker(s) ? "mma.sync: the pipeline cannot take " + *pipelineBlocker(s) : "mma.sync (tuning)") : "mma.sync (not an sm_90 target)";
+    c.why = sm90 ? (pipelineBlocker(s) ? "mma.sync: the pipeline cannot take " + *pipelineBlocker(s)
+                                       : "mma.sync (tuning)")
+                 : "mma.sync (not an sm_90 target)";
   }
   return c;
 }
@@ -79,15 +83,21 @@ CorrelatorKernels emitCorrelatorFor(const CorrelatorSpec& s, const std::string& 
   const bool sm90 = arch == "sm_90" || arch == "sm_90a";
   if (s.tuning.mma == "pipeline") {
     const int rows = s.tuning.receiversPerBlock * s.polarizations;
-    if (!sm90) throw SpecError(s.file, "/tuning/mma", fmt::format("\"pipeline\" needs an sm_90 target (this emission: {}); \"auto\" picks mma.sync there", arch));
+    if (!sm90)
+      throw SpecError(
+          s.file, "/tuning/mma",
+          fmt::format("\"pipeline\" needs an sm_90 target (this emission: {}); \"auto\" picks mma.sync there", arch));
     if (auto why = pipelineBlocker(s)) throw SpecError(s.file, "/tuning/mma", "\"pipeline\" cannot take " + *why);
     if (s.tuning.rowsGiven && rows != 64 && rows != 128)
-      throw SpecError(s.file, "/tuning/mma", fmt::format("\"pipeline\" needs tiles of 64 or 128 inputs (receivers_per_block gives {})", rows));
+      throw SpecError(s.file, "/tuning/mma",
+                      fmt::format("\"pipeline\" needs tiles of 64 or 128 inputs (receivers_per_block gives {})", rows));
   }
   if (s.tuning.mma == "wgmma" && !correlatorUsesWgmma(s, arch))
     throw SpecError(s.file, "/tuning/mma",
-                    fmt::format("\"wgmma\" needs an sm_90 target and two stage buffers within {} B (this emission: {}, {} B); \"auto\" picks mma.sync there",
-                                kWgmmaMaxShared, arch, 2 * wgmmaStage(s, s.tuning.receiversPerBlock * s.polarizations).bufferBytes));
+                    fmt::format("\"wgmma\" needs an sm_90 target and two stage buffers within {} B (this emission: {}, "
+                                "{} B); \"auto\" picks mma.sync there",
+                                kWgmmaMaxShared, arch,
+                                2 * wgmmaStage(s, s.tuning.receiversPerBlock * s.polarizations).bufferBytes));
   const CorrelatorChoice c = chooseCorrelator(s, arch);
   if (c.path == CorrelatorPath::Pipeline) return emitCorrelatorPipeline(s, c.rows, c.stages, c.sharedTransform);
   return emitCorrelator(s, c.path == CorrelatorPath::Wgmma);

@@ -19,10 +19,10 @@ const char* correlatorPathName(CorrelatorPath p);
 
 struct CorrelatorChoice {
   CorrelatorPath path = CorrelatorPath::MmaSync;
-  int rows = 0;       // inputs per tile side
-  int stages = 0;     // pipeline ring depth (0: the default)
+  int rows = 0;                  // inputs per tile side
+  int stages = 0;                // pipeline ring depth (0: the default)
   bool sharedTransform = false;  // pipeline: the consumers transform A
-  std::string why;    // one line: what decided it
+  std::string why;               // one line: what decided it
 };
 
 // The model's prediction (microseconds, one batch entry, `sms` SMs at `clockMHz`) of the pipeline's correlate kernel.

@@ -7,7 +7,8 @@
 
 namespace warpforge {
 
-LaunchPlan correlatorLaunchPlan(const CorrelatorSpec& s, const CorrelatorKernels& k, bool withReduce, bool withCorrelate) {
+LaunchPlan correlatorLaunchPlan(const CorrelatorSpec& s, const CorrelatorKernels& k, bool withReduce,
+                                bool withCorrelate) {
   const bool f = !s.integer();
   const long long eb = s.type == SampleType::CI4 ? 1 : s.type == SampleType::CI8 ? 2 : 4;
   LaunchPlan p;
@@ -26,8 +27,8 @@ LaunchPlan correlatorLaunchPlan(const CorrelatorSpec& s, const CorrelatorKernels
   in.elementBytes = 1;
   in.perBatchElems = s.input.batch * eb;
   in.alignment = 16;
-  in.note = fmt::format("samples ({}, {} layout), {} bytes per batch entry; batch entry b adds to accumulator b", sampleTypeName(s.type),
-                        s.input.layout, s.input.batch * eb);
+  in.note = fmt::format("samples ({}, {} layout), {} bytes per batch entry; batch entry b adds to accumulator b",
+                        sampleTypeName(s.type), s.input.layout, s.input.batch * eb);
   PlanBuffer acc;
   acc.name = "accumulators";
   acc.role = BufferRole::Input;
@@ -35,7 +36,8 @@ LaunchPlan correlatorLaunchPlan(const CorrelatorSpec& s, const CorrelatorKernels
   acc.elementBytes = f ? 4 : 8;
   acc.perBatchElems = s.visibilities() * 2;
   acc.alignment = 16;
-  acc.note = "[batch][channel][baseline][pol][pol][re, im]: what the calls of the dump have added so far (zero at its start)";
+  acc.note =
+      "[batch][channel][baseline][pol][pol][re, im]: what the calls of the dump have added so far (zero at its start)";
   PlanBuffer accOut = acc;
   accOut.name = "accumulators_out";
   accOut.role = BufferRole::Output;
@@ -57,11 +59,14 @@ LaunchPlan correlatorLaunchPlan(const CorrelatorSpec& s, const CorrelatorKernels
   vis.alignment = 8;
   vis.note = f ? "[channel][baseline][pol][pol][re, im] f32; NaN 0x7fc00000 for missing receivers"
                : "[channel][baseline][pol][pol][re, im] int32, saturated to +-(2^31 - 1); -2^31 for missing receivers";
-  p.buffers = {in, acc, accOut, miss, vis};  // the same arrays with or without the reduction (bench variants share them)
+  p.buffers = {in, acc, accOut, miss,
+               vis};  // the same arrays with or without the reduction (bench variants share them)
   for (auto& b : cmma::saturationCountBuffers("visibilities with a saturated component in this dump",
-                                              "saturated visibilities summed over the reduce blocks (left zero)", "reduce blocks finished (left zero)"))
+                                              "saturated visibilities summed over the reduce blocks (left zero)",
+                                              "reduce blocks finished (left zero)"))
     p.buffers.push_back(std::move(b));
-  p.params.push_back(PlanParam{"dump", "int", 1, 0, 1, "1: reduce the accumulators to the visibilities and reset them; 0: only accumulate"});
+  p.params.push_back(PlanParam{"dump", "int", 1, 0, 1,
+                               "1: reduce the accumulators to the visibilities and reset them; 0: only accumulate"});
 
   PlanKernel corr;
   corr.name = k.correlateName;
@@ -69,10 +74,11 @@ LaunchPlan correlatorLaunchPlan(const CorrelatorSpec& s, const CorrelatorKernels
   corr.blockX = k.tiling.threads();
   corr.sharedBytes = k.dynamicShared ? k.sharedBytes : 0;  // static up to 48 KiB
   corr.grid = GridRule{static_cast<long long>(s.channels) * k.tiling.tiles(), 1, false};
-  corr.args = {PlanArg::buffer("input", "const unsigned char*", "input"), PlanArg::buffer("accumulators", f ? "float*" : "long long*", "acc"),
-               PlanArg::batchTimes(1, "batch")};
-  corr.note = fmt::format("one block per (batch entry, channel, tile of {} x {} inputs); {} B shared memory (two stage buffers){}", k.tiling.rowsPerBlock,
-                          k.tiling.rowsPerBlock, k.sharedBytes, k.wgmma ? "; wgmma (sm_90a)" : "");
+  corr.args = {PlanArg::buffer("input", "const unsigned char*", "input"),
+               PlanArg::buffer("accumulators", f ? "float*" : "long long*", "acc"), PlanArg::batchTimes(1, "batch")};
+  corr.note = fmt::format(
+      "one block per (batch entry, channel, tile of {} x {} inputs); {} B shared memory (two stage buffers){}",
+      k.tiling.rowsPerBlock, k.tiling.rowsPerBlock, k.sharedBytes, k.wgmma ? "; wgmma (sm_90a)" : "");
   if (withCorrelate) p.kernels.push_back(corr);
   if (withReduce) {
     PlanKernel red;
@@ -82,7 +88,9 @@ LaunchPlan correlatorLaunchPlan(const CorrelatorSpec& s, const CorrelatorKernels
     // reduceUnroll visibilities per thread and sweep, one block per sweep of the first accumulator (the GridRule scales
     // that with the batch: the blocks past the visibilities leave at once). Capping the grid at the resident blocks
     // (grid-stride) ran slower on the H200 (bench variant "grid capped at the resident blocks").
-    red.grid = GridRule{(s.visibilities() + k.reduceThreads * k.reduceUnroll - 1) / (static_cast<long long>(k.reduceThreads) * k.reduceUnroll), 1, false};
+    red.grid = GridRule{(s.visibilities() + k.reduceThreads * k.reduceUnroll - 1) /
+                            (static_cast<long long>(k.reduceThreads) * k.reduceUnroll),
+                        1, false};
     red.args = {PlanArg::buffer("accumulators", f ? "float*" : "long long*", "acc"),
                 PlanArg::buffer("visibilities", f ? "float*" : "int*", "vis"),
                 PlanArg::buffer("missing", "const unsigned char*", "missing"),
@@ -91,7 +99,10 @@ LaunchPlan correlatorLaunchPlan(const CorrelatorSpec& s, const CorrelatorKernels
                 PlanArg::buffer("blocks_done", "unsigned int*", "blocks_done"),
                 PlanArg::batchTimes(1, "batch"),
                 PlanArg::scalar("dump", "int")};
-    red.note = fmt::format("when dump != 0: sum, saturate, mark missing, reset, count; streams {} bytes per batch entry of accumulators + {} output bytes", s.visibilities() * (f ? 16 : 32), s.visibilities() * 8);
+    red.note = fmt::format(
+        "when dump != 0: sum, saturate, mark missing, reset, count; streams {} bytes per batch entry of accumulators + "
+        "{} output bytes",
+        s.visibilities() * (f ? 16 : 32), s.visibilities() * 8);
     p.kernels.push_back(red);
   }
   p.check();

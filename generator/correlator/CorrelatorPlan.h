@@ -8,6 +8,8 @@
 #include "warpforge/launch_plan.h"
 
 namespace warpforge {
-// withReduce = false: the correlate kernel alone (a bench variant: the TCC-comparable part); withCorrelate = false: the reduction alone.
-LaunchPlan correlatorLaunchPlan(const CorrelatorSpec& s, const CorrelatorKernels& k, bool withReduce = true, bool withCorrelate = true);
+// withReduce = false: the correlate kernel alone (a bench variant: the TCC-comparable part); withCorrelate = false: the
+// reduction alone.
+LaunchPlan correlatorLaunchPlan(const CorrelatorSpec& s, const CorrelatorKernels& k, bool withReduce = true,
+                                bool withCorrelate = true);
 }  // namespace warpforge

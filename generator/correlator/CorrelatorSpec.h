@@ -16,39 +16,44 @@ const char* sampleTypeName(SampleType t);
 
 // Where sample (batch b, channel c, time t, receiver r, polarization p) lives, in
 // samples (complex values) from the start of the input array:
-//   b * batch + c * channel + r * receiver + p * polarization + (t / timesPerBlock) * timeBlock + (t % timesPerBlock) * time
+//   b * batch + c * channel + r * receiver + p * polarization + (t / timesPerBlock) * timeBlock + (t % timesPerBlock) *
+//   time
 struct CorrelatorInput {
   std::string layout;  // "tcc" | "katgpucbf" | "strides"
   long long batch = 0, channel = 0, receiver = 0, polarization = 0, timeBlock = 0, time = 0;
   int timesPerBlock = 1;  // the T of TCC's [channel][time / T][receiver][pol][T]; 1 where time is not split
-  long long span = 0;     // samples of one batch entry (the extent the strides reach, = batch stride for the named layouts)
+  long long span =
+      0;  // samples of one batch entry (the extent the strides reach, = batch stride for the named layouts)
 };
 
 struct CorrelatorTuning {
   int receiversPerBlock = 0;  // receivers of each side of a block's square tile; 0: the generator's choice
   int timesPerStage = 0;      // samples per channel staged in shared memory at a time; 0: the generator's choice
-  std::string mma = "auto";   // "auto": on sm_90 the warp-specialized pipeline where the input layout allows it (tile by the cost
-                              // model unless receivers_per_block is given), else wgmma / mma.sync as before; "pipeline": that pipeline
-                              // (sm_90 targets only); "wgmma": the register-staged wgmma kernel on 64- / 128-row tiles (sm_90 only);
-                              // "mma_sync": always mma.sync
-  bool rowsGiven = false;     // receivers_per_block was in the spec (the pipeline's model does not override it)
-  int stages = 0;             // pipeline: operand ring slots (0: the default); the raw ring has as many
-  std::string transform = "loader";  // pipeline: "loader" (the loader warpgroup transforms A and B) or "shared" (the consumers
-                                     // transform A of the next stage while their wgmmas run)
+  std::string mma = "auto";  // "auto": on sm_90 the warp-specialized pipeline where the input layout allows it (tile by
+                             // the cost model unless receivers_per_block is given), else wgmma / mma.sync as before;
+                             // "pipeline": that pipeline (sm_90 targets only); "wgmma": the register-staged wgmma
+                             // kernel on 64- / 128-row tiles (sm_90 only); "mma_sync": always mma.sync
+  bool rowsGiven = false;            // receivers_per_block was in the spec (the pipeline's model does not override it)
+  int stages = 0;                    // pipeline: operand ring slots (0: the default); the raw ring has as many
+  std::string transform = "loader";  // pipeline: "loader" (the loader warpgroup transforms A and B) or "shared" (the
+                                     // consumers transform A of the next stage while their wgmmas run)
 };
 
 struct CorrelatorSpec {
   std::string file, name;
   int receivers = 0, polarizations = 2, channels = 1;
-  long long samples = 0;            // samples per channel per batch entry (one call)
+  long long samples = 0;  // samples per channel per batch entry (one call)
   SampleType type = SampleType::CI8;
-  bool ci4RealHigh = true;          // ci4: the real part is the high nibble (bits 7..4), the imaginary the low one
+  bool ci4RealHigh = true;  // ci4: the real part is the high nibble (bits 7..4), the imaginary the low one
   CorrelatorInput input;
-  std::string conjugate = "r2";     // which receiver of bl(r1, r2) is conjugated: "r2" (V = s1 conj(s2)) or "r1" (V = s2 conj(s1))
-  std::string polOrder = "r1_r2";   // V[..][p][q]: p indexes r1's polarization ("r1_r2") or r2's ("r2_r1")
+  std::string conjugate =
+      "r2";  // which receiver of bl(r1, r2) is conjugated: "r2" (V = s1 conj(s2)) or "r1" (V = s2 conj(s1))
+  std::string polOrder = "r1_r2";  // V[..][p][q]: p indexes r1's polarization ("r1_r2") or r2's ("r2_r1")
   CorrelatorTuning tuning;
 
-  long long inputs() const { return static_cast<long long>(receivers) * polarizations; }  // rows of the correlation matrix
+  long long inputs() const {
+    return static_cast<long long>(receivers) * polarizations;
+  }  // rows of the correlation matrix
   long long baselines() const { return static_cast<long long>(receivers) * (receivers + 1) / 2; }
   // Visibilities (complex) of one channel, and of all channels: the output and each accumulator.
   long long visibilitiesPerChannel() const { return baselines() * polarizations * polarizations; }

@@ -47,7 +47,8 @@ std::vector<SweepSpec> correlatorSweepSpecs(std::uint64_t seed, int count) {
     const long long R = d.logBetween(1, 4096);
     const long long T = std::max(128LL, d.logBetween(128, 8192) / 128 * 128);
     const double perChannel = 8.0 * R * R / 2 * pols * pols * static_cast<double>(T);
-    const double visBytes = static_cast<double>(R) * (R + 1) / 2 * pols * pols * 24;  // one accumulator + the output, per channel
+    const double visBytes = static_cast<double>(R) * (R + 1) / 2 * pols * pols *
+                            24;  // one accumulator + the output, per channel
     const double inBytes = static_cast<double>(R) * pols * T * (type == "ci4" ? 1 : type == "ci8" ? 2 : 4);
     long long C = d.logBetween(1, 1024);
     C = std::max<long long>(C, static_cast<long long>(std::ceil(1e10 / perChannel)));

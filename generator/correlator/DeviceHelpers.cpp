@@ -12,14 +12,15 @@ namespace warpforge {
 
 using namespace ast;
 
-
-// ldmatrix .x4 (sm_75+), `a` a shared-window address: lane L gives the address of row L % 8 of 8 x 16-byte matrix L / 8; register i of
-// lane l receives bytes 4 (l % 4) .. + 3 of row l / 4 of matrix i. volatile with a memory clobber: the
+// ldmatrix .x4 (sm_75+), `a` a shared-window address: lane L gives the address of row L % 8 of 8 x 16-byte matrix L /
+// 8; register i of lane l receives bytes 4 (l % 4) .. + 3 of row l / 4 of matrix i. volatile with a memory clobber: the
 // address is a plain integer, so the compiler must not move the staging stores across it.
 NodePtr ldmatrixFn() {
   return raw(
-      "static __device__ __forceinline__ void corr_ldsm4(unsigned a, wf_u32& r0, wf_u32& r1, wf_u32& r2, wf_u32& r3) {\n"
-      "  asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\" : \"=r\"(r0), \"=r\"(r1), \"=r\"(r2), \"=r\"(r3)"
+      "static __device__ __forceinline__ void corr_ldsm4(unsigned a, wf_u32& r0, wf_u32& r1, wf_u32& r2, wf_u32& r3) "
+      "{\n"
+      "  asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\" : \"=r\"(r0), \"=r\"(r1), "
+      "\"=r\"(r2), \"=r\"(r3)"
       " : \"r\"(a) : \"memory\");\n"
       "}");
 }
@@ -31,17 +32,24 @@ NodePtr ldmatrixFn() {
 NodePtr wgmmaFns(SampleType type, int n) {
   const bool f16 = type == SampleType::CF16;
   return raw(wgmmaSyncHelpers("corr_") +
-             "static __device__ __forceinline__ void corr_wgmma_wait0() { asm volatile(\"wgmma.wait_group.sync.aligned 0;\" ::: \"memory\"); }\n"
-             "// cp.async of 16 / 8 bytes through L1 (.ca: the two 16-byte halves of a sector are read by two threads), zero-filled (no bytes read) where !valid.\n"
+             "static __device__ __forceinline__ void corr_wgmma_wait0() { asm volatile(\"wgmma.wait_group.sync.aligned "
+             "0;\" ::: \"memory\"); }\n"
+             "// cp.async of 16 / 8 bytes through L1 (.ca: the two 16-byte halves of a sector are read by two "
+             "threads), zero-filled (no bytes read) where !valid.\n"
              "static __device__ __forceinline__ void corr_cp_async16(void* dst, const void* src, bool valid) {\n"
-             "  asm volatile(\"cp.async.ca.shared.global [%0], [%1], 16, %2;\" :: \"r\"((unsigned)__cvta_generic_to_shared(dst)), \"l\"(src), \"r\"(valid ? 16 : 0) : \"memory\");\n"
+             "  asm volatile(\"cp.async.ca.shared.global [%0], [%1], 16, %2;\" :: "
+             "\"r\"((unsigned)__cvta_generic_to_shared(dst)), \"l\"(src), \"r\"(valid ? 16 : 0) : \"memory\");\n"
              "}\n"
              "static __device__ __forceinline__ void corr_cp_async8(void* dst, const void* src, bool valid) {\n"
-             "  asm volatile(\"cp.async.ca.shared.global [%0], [%1], 8, %2;\" :: \"r\"((unsigned)__cvta_generic_to_shared(dst)), \"l\"(src), \"r\"(valid ? 8 : 0) : \"memory\");\n"
+             "  asm volatile(\"cp.async.ca.shared.global [%0], [%1], 8, %2;\" :: "
+             "\"r\"((unsigned)__cvta_generic_to_shared(dst)), \"l\"(src), \"r\"(valid ? 8 : 0) : \"memory\");\n"
              "}\n"
-             "static __device__ __forceinline__ void corr_cp_commit() { asm volatile(\"cp.async.commit_group;\" ::: \"memory\"); }\n"
-             "template <int N> static __device__ __forceinline__ void corr_cp_wait() { asm volatile(\"cp.async.wait_group %0;\" :: \"n\"(N) : \"memory\"); }\n" +
-             wgmmaDescriptorHelper("corr_desc", WgmmaSwizzle::None, 0, 0, true) + wgmmaHelper(WgmmaAtom{n, f16, false}, "corr_wgmma"));
+             "static __device__ __forceinline__ void corr_cp_commit() { asm volatile(\"cp.async.commit_group;\" ::: "
+             "\"memory\"); }\n"
+             "template <int N> static __device__ __forceinline__ void corr_cp_wait() { asm "
+             "volatile(\"cp.async.wait_group %0;\" :: \"n\"(N) : \"memory\"); }\n" +
+             wgmmaDescriptorHelper("corr_desc", WgmmaSwizzle::None, 0, 0, true) +
+             wgmmaHelper(WgmmaAtom{n, f16, false}, "corr_wgmma"));
 }
 
 std::string correlatorDeviceHelpers(SampleType type, int wgmmaN) {
@@ -88,10 +96,13 @@ std::string correlatorPipelineHelpers(SampleType type, int wgmmaN) {
   o += wgmmaDescriptorHelper("corr_desc_sw64", WgmmaSwizzle::B64, 16, kPipeSbo);
   o += wgmmaDescriptorHelper("corr_desc_sw64_diag", WgmmaSwizzle::B64, 16, kPipeDiagonalSbo);
   o += wgmmaHelper(WgmmaAtom{wgmmaN, type == SampleType::CF16, false}, "corr_wgmma",
-                   fmt::format("// D (m64 x {}) += A (64 rows, descriptor) B ({} columns, descriptor).", wgmmaN, wgmmaN)) + "\n";
+                   fmt::format("// D (m64 x {}) += A (64 rows, descriptor) B ({} columns, descriptor).", wgmmaN,
+                               wgmmaN)) +
+       "\n";
   if (wgmmaN == 256)  // the diagonal tile's second warpgroup: half of the columns
     o += wgmmaHelper(WgmmaAtom{wgmmaN / 2, type == SampleType::CF16, false}, "corr_wgmma_half",
-                     fmt::format("// D (m64 x {}) += A (64 rows) B (the second half of the columns).", wgmmaN / 2)) + "\n";
+                     fmt::format("// D (m64 x {}) += A (64 rows) B (the second half of the columns).", wgmmaN / 2)) +
+         "\n";
   return o;
 }
 

@@ -28,20 +28,25 @@ std::optional<RawKind> rawKind(const CorrelatorSpec& s, std::string* why) {
   const long long eb = rawBytes(s.type), T = in.timesPerBlock, ts = stageSamples(s.type);
   auto aligned = [&](long long stride) { return stride * eb % 16 == 0; };
   if (!aligned(in.batch) || !aligned(in.channel)) {
-    *why = fmt::format("batch / channel strides of {} / {} B (bulk copies need 16-byte aligned runs)", in.batch * eb, in.channel * eb);
+    *why = fmt::format("batch / channel strides of {} / {} B (bulk copies need 16-byte aligned runs)", in.batch * eb,
+                       in.channel * eb);
     return std::nullopt;
   }
   const bool split = T > 1;
-  if (split && in.time == 1 && T * eb == 32 && in.receiver == s.polarizations * T && (s.polarizations == 1 || in.polarization == T) &&
-      ts % T == 0 && aligned(in.timeBlock))
+  if (split && in.time == 1 && T * eb == 32 && in.receiver == s.polarizations * T &&
+      (s.polarizations == 1 || in.polarization == T) && ts % T == 0 && aligned(in.timeBlock))
     return RawKind::TimeBlocks;
   const bool timeRuns = split ? (T % ts == 0 && aligned(in.timeBlock)) : true;
-  if (s.polarizations == 2 && in.polarization == 1 && (split ? in.time == 2 : in.timeBlock == 2) && timeRuns && aligned(in.receiver))
+  if (s.polarizations == 2 && in.polarization == 1 && (split ? in.time == 2 : in.timeBlock == 2) && timeRuns &&
+      aligned(in.receiver))
     return RawKind::PolRuns;
-  if ((split ? in.time == 1 : in.timeBlock == 1) && timeRuns && aligned(in.receiver) && (s.polarizations == 1 || aligned(in.polarization)))
+  if ((split ? in.time == 1 : in.timeBlock == 1) && timeRuns && aligned(in.receiver) &&
+      (s.polarizations == 1 || aligned(in.polarization)))
     return RawKind::RowRuns;
-  *why = "an input layout whose stage of samples is neither time blocks of all inputs (TCC), nor one run per input or per receiver with 16-byte "
-         "aligned strides";
+  *why =
+      "an input layout whose stage of samples is neither time blocks of all inputs (TCC), nor one run per input or per "
+      "receiver with 16-byte "
+      "aligned strides";
   return std::nullopt;
 }
 
@@ -55,7 +60,8 @@ std::optional<std::string> pipelineBlocker(const CorrelatorSpec& s) {
 
 long long CorrPipe::rawOffset(int row, int time) const {
   switch (kind) {
-    case RawKind::TimeBlocks: return static_cast<long long>(time / T) * runPitch + static_cast<long long>(row) * T * eb + (time % T) * eb;
+    case RawKind::TimeBlocks:
+      return static_cast<long long>(time / T) * runPitch + static_cast<long long>(row) * T * eb + (time % T) * eb;
     case RawKind::RowRuns: return static_cast<long long>(row) * runPitch + static_cast<long long>(time) * eb;
     case RawKind::PolRuns: return static_cast<long long>(row / 2) * runPitch + (2LL * time + row % 2) * eb;
   }
@@ -77,7 +83,8 @@ WgmmaDescriptor CorrPipe::descA(unsigned base, int slot, int g, int ks, bool dia
   d.lbo = 16;
   const unsigned slotBase = base + static_cast<unsigned>(slot * opSlotBytes);
   // Off-diagonal: the A region's rows 64 g ..; diagonal: B's sample rows of inputs 64 g .. (every other 8-row group).
-  d.start = diagonal ? slotBase + static_cast<unsigned>(aBytes + bOffset(64 * g, 0, 0)) : slotBase + static_cast<unsigned>(aOffset(64 * g, 0));
+  d.start = diagonal ? slotBase + static_cast<unsigned>(aBytes + bOffset(64 * g, 0, 0))
+                     : slotBase + static_cast<unsigned>(aOffset(64 * g, 0));
   d.start += static_cast<unsigned>(ks * 32);
   d.sbo = static_cast<unsigned>(diagonal ? kPipeDiagonalSbo : kPipeSbo);
   return d;
@@ -247,7 +254,8 @@ void transformUnits(CorrPipe& p, int* wavefronts) {
         const std::vector<int>& mine = groups[static_cast<std::size_t>(c)][v];
         bool ok = true;
         for (int q = phase0; q < pos && ok; ++q) {
-          const std::vector<int>& other = groups[static_cast<std::size_t>(order[static_cast<std::size_t>(q)])][static_cast<std::size_t>(variant[static_cast<std::size_t>(q)])];
+          const std::vector<int>& other = groups[static_cast<std::size_t>(order[static_cast<std::size_t>(q)])]
+                                                [static_cast<std::size_t>(variant[static_cast<std::size_t>(q)])];
           for (std::size_t i = 0; i < mine.size(); ++i) ok = ok && mine[i] != other[i];
         }
         if (!ok) continue;
@@ -265,7 +273,8 @@ void transformUnits(CorrPipe& p, int* wavefronts) {
   p.units.clear();
   if (place(0)) {
     for (int i = 0; i < n; ++i)
-      p.units.push_back(cands[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])].variants[static_cast<std::size_t>(variant[static_cast<std::size_t>(i)])]);
+      p.units.push_back(cands[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])]
+                            .variants[static_cast<std::size_t>(variant[static_cast<std::size_t>(i)])]);
   } else {
     for (const auto& c : cands) p.units.push_back(c.variants[0]);  // in order: checkPipeline reports the conflicts
   }

@@ -29,7 +29,8 @@ constexpr int kPipeSbo = 512, kPipeDiagonalSbo = 1024;
 
 // How one stage of one tile side's samples lies in global memory, i.e. what one bulk copy brings.
 enum class RawKind {
-  TimeBlocks,  // TCC's [time / T][receiver][pol][T] with T x sample = 32 B: per time block, the tile's inputs are one run
+  TimeBlocks,  // TCC's [time / T][receiver][pol][T] with T x sample = 32 B: per time block, the tile's inputs are one
+               // run
   RowRuns,     // per input, the stage's samples are contiguous: one run per input
   PolRuns,     // per receiver, (time, pol) pairs are contiguous (katgpucbf): one run per receiver
 };
@@ -38,37 +39,37 @@ const char* rawKindName(RawKind k);
 // One unit of the transform: 1 or 2 raw 16-byte reads (offsets in the side's raw region relative to its 8-row
 // group) give 1 or 2 operand chunks (row in the 8-row group, 16-byte chunk of the row's 64 bytes), written in order.
 struct PipeUnit {
-  std::vector<int> reads;                  // raw offsets, in read order
-  std::vector<std::pair<int, int>> outs;   // (row in group 0..7, chunk 0..3), in write order
-  int chunk = 0;                           // the first chunk it writes (zero-filled where its times are past the call)
-  bool swapOut = false;                    // PolRuns: writes pol 1's row first
+  std::vector<int> reads;                 // raw offsets, in read order
+  std::vector<std::pair<int, int>> outs;  // (row in group 0..7, chunk 0..3), in write order
+  int chunk = 0;                          // the first chunk it writes (zero-filled where its times are past the call)
+  bool swapOut = false;                   // PolRuns: writes pol 1's row first
 };
 
 struct CorrPipe {
   SampleType type = SampleType::CI8;
   int P = 2;
   long long N = 0, samples = 0;
-  int rows = 128;          // inputs per tile side
-  int consumers = 2;       // consumer warpgroups (rows / 64)
-  int loaders = 1;         // loader warpgroups (copies and the transform)
+  int rows = 128;     // inputs per tile side
+  int consumers = 2;  // consumer warpgroups (rows / 64)
+  int loaders = 1;    // loader warpgroups (copies and the transform)
   int threads = 384;
-  int ts = 32;             // samples per stage
-  int kBytes = 64;         // operand bytes per row and stage
-  int steps = 2;           // wgmma k-steps per stage
-  int eb = 2;              // bytes of one raw sample
-  int spc = 8;             // samples per 16-byte operand chunk
+  int ts = 32;      // samples per stage
+  int kBytes = 64;  // operand bytes per row and stage
+  int steps = 2;    // wgmma k-steps per stage
+  int eb = 2;       // bytes of one raw sample
+  int spc = 8;      // samples per 16-byte operand chunk
   RawKind kind = RawKind::TimeBlocks;
-  int T = 1;               // TimeBlocks: the layout's times per block
+  int T = 1;  // TimeBlocks: the layout's times per block
   int opStages = 4, rawStages = 4;
   WgmmaSwizzle swizzle = WgmmaSwizzle::B64;
-  int sbo = kPipeSbo;      // bytes between 8-row groups of A and of B as the transform stores them
+  int sbo = kPipeSbo;  // bytes between 8-row groups of A and of B as the transform stores them
   int aBytes = 0, bBytes = 0, opSlotBytes = 0;
-  int runBytes = 0;        // one full bulk copy (TimeBlocks: a block of all rows; RowRuns: a row; PolRuns: a receiver)
-  int runPitch = 0;        // raw bytes between runs (RowRuns / PolRuns: padded so the transform's reads meet every bank)
+  int runBytes = 0;  // one full bulk copy (TimeBlocks: a block of all rows; RowRuns: a row; PolRuns: a receiver)
+  int runPitch = 0;  // raw bytes between runs (RowRuns / PolRuns: padded so the transform's reads meet every bank)
   int runsPerSide = 0;
   int rawSideBytes = 0, rawSlotBytes = 0;
-  int rawRing = 0, barriers = 0;  // byte offsets from the 1024-aligned base (the operand ring is at 0)
-  int sharedBytes = 0;            // dynamic shared memory asked for (1024 bytes of alignment slack included)
+  int rawRing = 0, barriers = 0;         // byte offsets from the 1024-aligned base (the operand ring is at 0)
+  int sharedBytes = 0;                   // dynamic shared memory asked for (1024 bytes of alignment slack included)
   int loaderRegs = 0, consumerRegs = 0;  // setmaxnreg targets (0: not used)
   int launchRegs = 0;                    // per thread at launch (__launch_bounds__)
   int blocksPerSm = 1;
@@ -89,9 +90,13 @@ struct CorrPipe {
   // Raw offset of 8-row group g (what unit offsets are relative to).
   int rawGroupBase(int group) const;
   // Operand placement: A row n, k byte kb; B column input n, part h (0 samples, 1 conj_perm copy), k byte kb.
-  int aOffset(int n, int kb) const { return static_cast<int>(wgmmaStoreOffset(swizzle, n, kb, static_cast<unsigned>(sbo))); }
+  int aOffset(int n, int kb) const {
+    return static_cast<int>(wgmmaStoreOffset(swizzle, n, kb, static_cast<unsigned>(sbo)));
+  }
   int bRow(int n, int h) const { return 16 * (n / 8) + 8 * h + n % 8; }
-  int bOffset(int n, int h, int kb) const { return static_cast<int>(wgmmaStoreOffset(swizzle, bRow(n, h), kb, static_cast<unsigned>(sbo))); }
+  int bOffset(int n, int h, int kb) const {
+    return static_cast<int>(wgmmaStoreOffset(swizzle, bRow(n, h), kb, static_cast<unsigned>(sbo)));
+  }
   // The descriptors of consumer warpgroup g's A (off-diagonal or diagonal tile) and of B, for operand slot `slot`,
   // k-step ks, with the ring at shared-window address `base` (1024-aligned).
   WgmmaDescriptor descA(unsigned base, int slot, int g, int ks, bool diagonal) const;
@@ -102,7 +107,8 @@ struct CorrPipe {
 // Why the pipeline cannot take this spec (input layout, strides, alignment, tile), or nothing.
 std::optional<std::string> pipelineBlocker(const CorrelatorSpec& s);
 // The pipeline for the spec's tile (rowsPerBlock inputs, 64 or 128) and ring depths (0: the defaults).
-CorrPipe corrPipe(const CorrelatorSpec& s, int rowsPerBlock, int opStages = 0, int rawStages = 0, bool sharedTransform = false);
+CorrPipe corrPipe(const CorrelatorSpec& s, int rowsPerBlock, int opStages = 0, int rawStages = 0,
+                  bool sharedTransform = false);
 
 // The transform's unit table for a pipeline (fills p.units, p.unitsPerThread): a search over unit orders and
 // read / write orders for 16-byte accesses without bank conflicts; `wavefronts` (optional) returns the worst
@@ -117,6 +123,7 @@ struct PipeIssue {
 // (input, samples); every read and write of the transform is conflict-free per quarter warp; every operand byte of
 // every wgmma (each consumer warpgroup's A on off-diagonal and diagonal tiles, B, both k-steps, every slot) read
 // through its descriptor is the byte staged for it; ring, barriers and register budgets fit.
-void checkPipeline(const CorrelatorSpec& s, const CorrPipe& p, std::vector<PipeIssue>& issues, std::vector<std::string>& proved);
+void checkPipeline(const CorrelatorSpec& s, const CorrPipe& p, std::vector<PipeIssue>& issues,
+                   std::vector<std::string>& proved);
 
 }  // namespace warpforge

@@ -65,25 +65,32 @@ std::vector<Copy> stageCopies(const CorrPipe& p, int validRows, int validTimes) 
 
 }  // namespace
 
-void checkPipeline(const CorrelatorSpec& s, const CorrPipe& p, std::vector<PipeIssue>& issues, std::vector<std::string>& proved) {
+void checkPipeline(const CorrelatorSpec& s, const CorrPipe& p, std::vector<PipeIssue>& issues,
+                   std::vector<std::string>& proved) {
   const std::size_t before = issues.size();
   auto issue = [&](const std::string& m) { issues.push_back({"/tuning", "pipeline: " + m}); };
 
   // 1. Budgets: shared memory, registers, the wgmma shape.
   if (p.sharedBytes > kWgmmaMaxShared || p.blocksPerSm * (p.sharedBytes + 1024) > 228 * 1024)
-    issue(fmt::format("{} B of shared memory per block x {} blocks per SM do not fit (227 KiB per block, 228 KiB per SM)", p.sharedBytes, p.blocksPerSm));
-  if (p.sharedTransform && p.opStages < 3) issue(fmt::format("the shared transform needs 3 or more operand slots ({})", p.opStages));
+    issue(
+        fmt::format("{} B of shared memory per block x {} blocks per SM do not fit (227 KiB per block, 228 KiB per SM)",
+                    p.sharedBytes, p.blocksPerSm));
+  if (p.sharedTransform && p.opStages < 3)
+    issue(fmt::format("the shared transform needs 3 or more operand slots ({})", p.opStages));
   if (p.aUnits() * p.aThreads() != (p.rows / 8) * static_cast<int>(p.units.size()))
-    issue(fmt::format("{} threads x {} units do not cover the {} units of A", p.aThreads(), p.aUnits(), (p.rows / 8) * p.units.size()));
+    issue(fmt::format("{} threads x {} units do not cover the {} units of A", p.aThreads(), p.aUnits(),
+                      (p.rows / 8) * p.units.size()));
   if (p.unitsPerThread * p.loaderThreads() != (p.rows / 8) * static_cast<int>(p.units.size()))
-    issue(fmt::format("{} loader threads x {} units do not cover the {} units of a side", p.loaderThreads(), p.unitsPerThread, (p.rows / 8) * p.units.size()));
-  if (p.launchRegs * p.threads * p.blocksPerSm > 65536) issue(fmt::format("{} registers x {} threads x {} blocks exceed 64 Ki", p.launchRegs, p.threads, p.blocksPerSm));
+    issue(fmt::format("{} loader threads x {} units do not cover the {} units of a side", p.loaderThreads(),
+                      p.unitsPerThread, (p.rows / 8) * p.units.size()));
+  if (p.launchRegs * p.threads * p.blocksPerSm > 65536)
+    issue(fmt::format("{} registers x {} threads x {} blocks exceed 64 Ki", p.launchRegs, p.threads, p.blocksPerSm));
   if (p.loaderRegs) {
     for (int r : {p.loaderRegs, p.consumerRegs})
       if (r % 8 || r < 24 || r > 256) issue(fmt::format("setmaxnreg {} (a multiple of 8 in 24..256)", r));
     if (p.loaderThreads() * p.loaderRegs + 128 * p.consumers * p.consumerRegs > p.threads * p.launchRegs)
-      issue(fmt::format("setmaxnreg: {} x {} + {} x 128 x {} registers exceed the {} the block holds", p.loaderThreads(), p.loaderRegs, p.consumers,
-                        p.consumerRegs, p.threads * p.launchRegs));
+      issue(fmt::format("setmaxnreg: {} x {} + {} x 128 x {} registers exceed the {} the block holds",
+                        p.loaderThreads(), p.loaderRegs, p.consumers, p.consumerRegs, p.threads * p.launchRegs));
   }
   if (const std::string why = p.atom().nProblem(); !why.empty()) issue(why);
 
@@ -95,7 +102,8 @@ void checkPipeline(const CorrelatorSpec& s, const CorrPipe& p, std::vector<PipeI
       std::vector<signed char> owner(static_cast<std::size_t>(p.rawSideBytes), 0);
       for (const Copy& c : stageCopies(p, validRows, validTimes)) {
         if (c.dst % 16 || c.bytes % 16 || c.dst < 0 || c.dst + c.bytes > p.rawSideBytes) {
-          issue(fmt::format("a bulk copy of {} B at raw offset {} is misaligned or leaves the {} B side region", c.bytes, c.dst, p.rawSideBytes));
+          issue(fmt::format("a bulk copy of {} B at raw offset {} is misaligned or leaves the {} B side region",
+                            c.bytes, c.dst, p.rawSideBytes));
           return;
         }
         for (long long i = 0; i < c.bytes; ++i) {
@@ -106,7 +114,8 @@ void checkPipeline(const CorrelatorSpec& s, const CorrPipe& p, std::vector<PipeI
           int row = 0, time = 0;
           c.sample(i, row, time);
           if (p.rawOffset(row, time) != c.dst + i / p.eb * p.eb) {
-            issue(fmt::format("row {} time {} lands at raw {}, the transform reads it at {}", row, time, c.dst + i, p.rawOffset(row, time)));
+            issue(fmt::format("row {} time {} lands at raw {}, the transform reads it at {}", row, time, c.dst + i,
+                              p.rawOffset(row, time)));
             return;
           }
         }
@@ -115,7 +124,8 @@ void checkPipeline(const CorrelatorSpec& s, const CorrPipe& p, std::vector<PipeI
       // The transform's reads of valid rows and times.
       for (int tid = 0; tid < p.loaderThreads(); ++tid)
         for (int j = 0; j < p.unitsPerThread; ++j) {
-          const int u = tid + p.loaderThreads() * j, L = u % static_cast<int>(p.units.size()), G = u / static_cast<int>(p.units.size());
+          const int u = tid + p.loaderThreads() * j, L = u % static_cast<int>(p.units.size()),
+                    G = u / static_cast<int>(p.units.size());
           const PipeUnit& unit = p.units[static_cast<std::size_t>(L)];
           if (unit.chunk * p.spc >= validTimes) continue;  // zero-filled past the call
           for (int r : unit.reads) {
@@ -124,7 +134,8 @@ void checkPipeline(const CorrelatorSpec& s, const CorrPipe& p, std::vector<PipeI
             if (row >= validRows) continue;
             for (int b = 0; b < 16; ++b)
               if (at + b >= p.rawSideBytes || !owner[static_cast<std::size_t>(at + b)]) {
-                issue(fmt::format("the transform reads raw byte {} (row {}) that no copy of the stage brings", at + b, row));
+                issue(fmt::format("the transform reads raw byte {} (row {}) that no copy of the stage brings", at + b,
+                                  row));
                 return;
               }
           }
@@ -148,14 +159,16 @@ void checkPipeline(const CorrelatorSpec& s, const CorrPipe& p, std::vector<PipeI
           for (std::size_t w = 0; w < unit.outs.size(); ++w) {
             const int row = 8 * G + unit.outs[w].first, chunk = unit.outs[w].second;
             ++written[{row, chunk}];
-            // The raw chunk that holds the first samples of this row's chunk (ci4 rows: 16 samples -> chunks 2 g, 2 g + 1;
-            // PolRuns: the receiver's (time, pol) run).
+            // The raw chunk that holds the first samples of this row's chunk (ci4 rows: 16 samples -> chunks 2 g, 2 g +
+            // 1; PolRuns: the receiver's (time, pol) run).
             const bool pairOfChunks = p.type == SampleType::CI4 && p.kind != RawKind::PolRuns;
             const long long wantRead = pairOfChunks ? p.rawOffset(row, (chunk - chunk % 2) * p.spc)
-                                                    : p.rawOffset(p.kind == RawKind::PolRuns ? row - row % 2 : row, chunk * p.spc);
+                                                    : p.rawOffset(p.kind == RawKind::PolRuns ? row - row % 2 : row,
+                                                                  chunk * p.spc);
             const long long got = p.rawGroupBase(G) + unit.reads[0];
             if (got != wantRead) {
-              issue(fmt::format("transform: operand row {} chunk {} is made from raw {}, its samples are at {}", row, chunk, got, wantRead));
+              issue(fmt::format("transform: operand row {} chunk {} is made from raw {}, its samples are at {}", row,
+                                chunk, got, wantRead));
               return;
             }
             if (p.kind == RawKind::PolRuns && (row % 2 == 1) != (w == 0 ? unit.swapOut : !unit.swapOut)) {
@@ -167,7 +180,8 @@ void checkPipeline(const CorrelatorSpec& s, const CorrPipe& p, std::vector<PipeI
       for (int row = 0; row < p.rows; ++row)
         for (int c = 0; c < 4; ++c)
           if (written[{row, c}] != 1) {
-            issue(fmt::format("transform: operand row {} chunk {} of {} written {} times", row, c, side ? "B" : "A", written[{row, c}]));
+            issue(fmt::format("transform: operand row {} chunk {} of {} written {} times", row, c, side ? "B" : "A",
+                              written[{row, c}]));
             return;
           }
       // Quarter warps: per warp and instruction (unit j's read i / write w; A, or B and B's conj_perm rows).
@@ -185,7 +199,8 @@ void checkPipeline(const CorrelatorSpec& s, const CorrPipe& p, std::vector<PipeI
                 } else {
                   const std::size_t w = (ins - reads) % writes, h = (ins - reads) / writes;
                   const int row = 8 * G + unit.outs[w].first, kb = 16 * unit.outs[w].second;
-                  a[t] = static_cast<unsigned>(side == 0 ? p.aOffset(row, kb) : p.aBytes + p.bOffset(row, static_cast<int>(h), kb));
+                  a[t] = static_cast<unsigned>(side == 0 ? p.aOffset(row, kb)
+                                                         : p.aBytes + p.bOffset(row, static_cast<int>(h), kb));
                 }
               }
               worst = std::max(worst, sharedWavefronts16(a));
@@ -193,12 +208,15 @@ void checkPipeline(const CorrelatorSpec& s, const CorrPipe& p, std::vector<PipeI
             }
         }
     }
-    if (worst > 1) issue(fmt::format("transform: a quarter warp's 16-byte access takes {} wavefronts (bank conflicts)", worst));
+    if (worst > 1)
+      issue(fmt::format("transform: a quarter warp's 16-byte access takes {} wavefronts (bank conflicts)", worst));
     else
-      proved.push_back(fmt::format("pipeline transform ({}, {}{}): {} operand chunks of A and B each written once from the raw samples of their input; {} "
-                                   "quarter-warp 16-byte accesses (raw reads, A / B / conj_perm writes, {}) each one wavefront",
-                                   rawKindName(p.kind), sampleTypeName(p.type), p.sharedTransform ? ", A by the consumers" : "", 2 * p.rows * 4, accesses,
-                                   wgmmaSwizzleName(p.swizzle)));
+      proved.push_back(
+          fmt::format("pipeline transform ({}, {}{}): {} operand chunks of A and B each written once from the raw "
+                      "samples of their input; {} "
+                      "quarter-warp 16-byte accesses (raw reads, A / B / conj_perm writes, {}) each one wavefront",
+                      rawKindName(p.kind), sampleTypeName(p.type), p.sharedTransform ? ", A by the consumers" : "",
+                      2 * p.rows * 4, accesses, wgmmaSwizzleName(p.swizzle)));
   }
 
   // 4. Every operand byte of every wgmma through its descriptor: the consumers' A (off-diagonal: the A region;
@@ -219,16 +237,22 @@ void checkPipeline(const CorrelatorSpec& s, const CorrPipe& p, std::vector<PipeI
                 },
                 &reads);
             if (!why.empty()) {
-              issue(fmt::format("A of consumer warpgroup {} ({} tile), slot {}, k-step {}: {}", g, diag ? "diagonal" : "off-diagonal", slot, ks, why));
+              issue(fmt::format("A of consumer warpgroup {} ({} tile), slot {}, k-step {}: {}", g,
+                                diag ? "diagonal" : "off-diagonal", slot, ks, why));
               return;
             }
           }
-        if (p.consumers == 2) {  // the diagonal tile's second warpgroup: B's second half (columns of inputs rows / 2 ..)
+        if (p.consumers ==
+            2) {  // the diagonal tile's second warpgroup: B's second half (columns of inputs rows / 2 ..)
           WgmmaDescriptor half = p.descB(base, slot, ks);
           half.start += static_cast<unsigned>(p.bOffset(p.rows / 2, 0, 0));
           const std::string why = checkOperandThroughDescriptor(
               half.encode(), p.rows, 32,
-              [&](int col, int kb) -> long long { return slotBase + p.aBytes + p.bOffset(p.rows / 2 + 8 * (col / 16) + col % 8, (col / 8) % 2, 32 * ks + kb); }, &reads);
+              [&](int col, int kb) -> long long {
+                return slotBase + p.aBytes +
+                       p.bOffset(p.rows / 2 + 8 * (col / 16) + col % 8, (col / 8) % 2, 32 * ks + kb);
+              },
+              &reads);
           if (!why.empty()) {
             issue(fmt::format("B's second half (diagonal tile), slot {}, k-step {}: {}", slot, ks, why));
             return;
@@ -236,15 +260,20 @@ void checkPipeline(const CorrelatorSpec& s, const CorrPipe& p, std::vector<PipeI
         }
         const std::string why = checkOperandThroughDescriptor(
             p.descB(base, slot, ks).encode(), 2 * p.rows, 32,
-            [&](int col, int kb) -> long long { return slotBase + p.aBytes + p.bOffset(8 * (col / 16) + col % 8, (col / 8) % 2, 32 * ks + kb); }, &reads);
+            [&](int col, int kb) -> long long {
+              return slotBase + p.aBytes + p.bOffset(8 * (col / 16) + col % 8, (col / 8) % 2, 32 * ks + kb);
+            },
+            &reads);
         if (!why.empty()) {
           issue(fmt::format("B, slot {}, k-step {}: {}", slot, ks, why));
           return;
         }
       }
-    proved.push_back(fmt::format("pipeline wgmma {} ({}): {} operand bytes of {} slots x {} k-steps (A of {} warpgroup(s) on off-diagonal and diagonal tiles, B) "
-                                 "read through their descriptors are the bytes staged for them",
-                                 p.atom().ptx(), wgmmaSwizzleName(p.swizzle), reads, p.opStages, p.steps, p.consumers));
+    proved.push_back(
+        fmt::format("pipeline wgmma {} ({}): {} operand bytes of {} slots x {} k-steps (A of {} warpgroup(s) on "
+                    "off-diagonal and diagonal tiles, B) "
+                    "read through their descriptors are the bytes staged for them",
+                    p.atom().ptx(), wgmmaSwizzleName(p.swizzle), reads, p.opStages, p.steps, p.consumers));
   }
 
   // 5. The triangle store on this tiling: accumulator (thread, register) of consumer g -> row 64 g + row, column input
@@ -261,13 +290,15 @@ void checkPipeline(const CorrelatorSpec& s, const CorrPipe& p, std::vector<PipeI
       for (int g = 0; g < p.consumers; ++g)
         for (int t = 0; t < 128; ++t)
           for (int i = 0; i < p.atom().accRegs(); ++i) {
-            // The diagonal tile's second warpgroup (two consumers): an m64 x rows wgmma on the second half of the columns.
+            // The diagonal tile's second warpgroup (two consumers): an m64 x rows wgmma on the second half of the
+            // columns.
             const bool half = p.consumers == 2 && ti == tj && g == 1;
             if (half && i >= p.atom().accRegs() / 2) continue;
             int row = 0, col = 0;
             wgmmaAccumulatorCoord(t, i, row, col);
             const long long gi = static_cast<long long>(ti) * p.rows + 64 * g + row,
-                            gj = static_cast<long long>(tj) * p.rows + (half ? p.rows / 2 : 0) + 8 * (col / 16) + col % 8;
+                            gj = static_cast<long long>(tj) * p.rows + (half ? p.rows / 2 : 0) + 8 * (col / 16) +
+                                 col % 8;
             const int reim = (col / 8) % 2;
             const long long r1 = gi / P, r2 = gj / P;
             if (!(r1 <= r2 && gj < N)) continue;
@@ -277,18 +308,25 @@ void checkPipeline(const CorrelatorSpec& s, const CorrPipe& p, std::vector<PipeI
     }
     long long missing = 0, twice = 0;
     for (auto w : writes) missing += w == 0, twice += w > 1;
-    if (missing || twice) issue(fmt::format("the triangle store leaves {} components unwritten and writes {} twice", missing, twice));
+    if (missing || twice)
+      issue(fmt::format("the triangle store leaves {} components unwritten and writes {} twice", missing, twice));
     else
-      proved.push_back(fmt::format("pipeline store: {} x {} tiles, {} consumer warpgroup(s) of m64n{} accumulators: all {} components of a channel written once{}",
-                                   p.rows, p.rows, p.consumers, 2 * p.rows, writes.size(),
-                                   small.receivers != s.receivers ? fmt::format(" (checked with {} receivers)", small.receivers) : ""));
+      proved.push_back(
+          fmt::format("pipeline store: {} x {} tiles, {} consumer warpgroup(s) of m64n{} accumulators: all {} "
+                      "components of a channel written once{}",
+                      p.rows, p.rows, p.consumers, 2 * p.rows, writes.size(),
+                      small.receivers != s.receivers ? fmt::format(" (checked with {} receivers)", small.receivers)
+                                                     : ""));
   }
   if (issues.size() == before)
-    proved.push_back(fmt::format("pipeline budgets: {} B shared ({} operand slots of {} B, {} raw slots of {} B, {} mbarriers), {} blocks per SM, {} threads at "
-                                 "{} registers{}; bulk copies of full and partial stages ({} B checked) disjoint and bring every byte read",
-                                 p.sharedBytes, p.opStages, p.opSlotBytes, p.rawStages, p.rawSlotBytes, 2 * (p.opStages + p.rawStages), p.blocksPerSm,
-                                 p.threads, p.launchRegs,
-                                 p.loaderRegs ? fmt::format(" (setmaxnreg: loader {}, consumers {})", p.loaderRegs, p.consumerRegs) : "", copiedBytes));
+    proved.push_back(fmt::format(
+        "pipeline budgets: {} B shared ({} operand slots of {} B, {} raw slots of {} B, {} mbarriers), {} blocks per "
+        "SM, {} threads at "
+        "{} registers{}; bulk copies of full and partial stages ({} B checked) disjoint and bring every byte read",
+        p.sharedBytes, p.opStages, p.opSlotBytes, p.rawStages, p.rawSlotBytes, 2 * (p.opStages + p.rawStages),
+        p.blocksPerSm, p.threads, p.launchRegs,
+        p.loaderRegs ? fmt::format(" (setmaxnreg: loader {}, consumers {})", p.loaderRegs, p.consumerRegs) : "",
+        copiedBytes));
 }
 
 }  // namespace warpforge

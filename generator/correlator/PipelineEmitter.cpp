@@ -14,14 +14,19 @@ namespace {
 struct Code {
   std::string text;
   int depth = 0;
-  void operator()(const std::string& line) { text += std::string(static_cast<std::size_t>(2 * depth), ' ') + line + "\n"; }
+  void operator()(const std::string& line) {
+    text += std::string(static_cast<std::size_t>(2 * depth), ' ') + line + "\n";
+  }
   void open(const std::string& line) { (*this)(line + " {"), ++depth; }
   void close(const std::string& tail = "") { --depth, (*this)("}" + tail); }
 };
 
-// Offset in samples of time `t` (an expression) from a receiver's and polarization's start, for the stage's first sample.
+// Offset in samples of time `t` (an expression) from a receiver's and polarization's start, for the stage's first
+// sample.
 std::string timeOffset(const CorrelatorInput& in, const std::string& t) {
-  if (in.timesPerBlock > 1) return fmt::format("(long long)(({0}) / {1}) * {2}LL + (long long)(({0}) % {1}) * {3}LL", t, in.timesPerBlock, in.timeBlock, in.time);
+  if (in.timesPerBlock > 1)
+    return fmt::format("(long long)(({0}) / {1}) * {2}LL + (long long)(({0}) % {1}) * {3}LL", t, in.timesPerBlock,
+                       in.timeBlock, in.time);
   return fmt::format("(long long)({}) * {}LL", t, in.timeBlock);
 }
 
@@ -29,7 +34,8 @@ std::string timeOffset(const CorrelatorInput& in, const std::string& t) {
 void emitIssue(Code& c, const CorrelatorSpec& s, const CorrPipe& p) {
   const CorrelatorInput& in = s.input;
   c.open("auto issue_stage = [&](const int st, const int slot)");
-  c(fmt::format("const int s0 = st * {}, nt = min({}, {} - s0);  // first sample and samples of the stage", p.ts, p.ts, p.samples));
+  c(fmt::format("const int s0 = st * {}, nt = min({}, {} - s0);  // first sample and samples of the stage", p.ts, p.ts,
+                p.samples));
   c(fmt::format("const unsigned raw = raw_ring + slot * {}u, bar = full_raw + 8u * slot;", p.rawSlotBytes));
   c("const int sides = diag ? 1 : 2;");
   switch (p.kind) {
@@ -37,10 +43,14 @@ void emitIssue(Code& c, const CorrelatorSpec& s, const CorrPipe& p) {
       const int nb = p.ts / p.T;
       c(fmt::format("// per side, per time block of {} samples: the tile's valid inputs, one run", p.T));
       c.open(fmt::format("for (int k = lane; k < sides * {}; k += 32)", nb));
-      c(fmt::format("const int side = k / {0}, blk = k % {0}, first = side ? col0 : row0, valid = side ? rows_j : rows_i;", nb));
+      c(fmt::format(
+          "const int side = k / {0}, blk = k % {0}, first = side ? col0 : row0, valid = side ? rows_j : rows_i;", nb));
       c(fmt::format("if (blk * {} < nt)", p.T));
-      c(fmt::format("  wfa_bulk_g2s(raw + side * {}u + blk * {}u, chan + ((long long)(first / {}) * {}LL + ({}) ) * {}, valid * {}u, bar);", p.rawSideBytes,
-                    p.runPitch, p.P, in.receiver, timeOffset(in, fmt::format("s0 + blk * {}", p.T)), p.eb, p.T * p.eb));
+      c(
+          fmt::format("  wfa_bulk_g2s(raw + side * {}u + blk * {}u, chan + ((long long)(first / {}) * {}LL + ({}) ) * "
+                      "{}, valid * {}u, bar);",
+                      p.rawSideBytes, p.runPitch, p.P, in.receiver, timeOffset(in, fmt::format("s0 + blk * {}", p.T)),
+                      p.eb, p.T * p.eb));
       c.close();
       break;
     }
@@ -49,8 +59,11 @@ void emitIssue(Code& c, const CorrelatorSpec& s, const CorrPipe& p) {
       c.open(fmt::format("for (int k = lane; k < sides * {}; k += 32)", p.rows));
       c(fmt::format("const int side = k / {0}, n = k % {0}, input = (side ? col0 : row0) + n;", p.rows));
       c(fmt::format("if (n < (side ? rows_j : rows_i))"));
-      c(fmt::format("  wfa_bulk_g2s(raw + side * {}u + n * {}u, chan + ((long long)(input / {}) * {}LL + (long long)(input % {}) * {}LL + ({})) * {}, nt * {}u, bar);",
-                    p.rawSideBytes, p.runPitch, p.P, in.receiver, p.P, in.polarization, timeOffset(in, "s0"), p.eb, p.eb));
+      c(
+          fmt::format("  wfa_bulk_g2s(raw + side * {}u + n * {}u, chan + ((long long)(input / {}) * {}LL + (long "
+                      "long)(input % {}) * {}LL + ({})) * {}, nt * {}u, bar);",
+                      p.rawSideBytes, p.runPitch, p.P, in.receiver, p.P, in.polarization, timeOffset(in, "s0"), p.eb,
+                      p.eb));
       c.close();
       break;
     case RawKind::PolRuns:
@@ -58,8 +71,10 @@ void emitIssue(Code& c, const CorrelatorSpec& s, const CorrPipe& p) {
       c.open(fmt::format("for (int k = lane; k < sides * {}; k += 32)", p.rows / 2));
       c(fmt::format("const int side = k / {0}, q = k % {0}, receiver = (side ? col0 : row0) / 2 + q;", p.rows / 2));
       c("if (2 * q < (side ? rows_j : rows_i))");
-      c(fmt::format("  wfa_bulk_g2s(raw + side * {}u + q * {}u, chan + ((long long)receiver * {}LL + ({})) * {}, nt * {}u, bar);", p.rawSideBytes, p.runPitch,
-                    in.receiver, timeOffset(in, "s0"), p.eb, 2 * p.eb));
+      c(
+          fmt::format("  wfa_bulk_g2s(raw + side * {}u + q * {}u, chan + ((long long)receiver * {}LL + ({})) * {}, nt "
+                      "* {}u, bar);",
+                      p.rawSideBytes, p.runPitch, in.receiver, timeOffset(in, "s0"), p.eb, 2 * p.eb));
       c.close();
       break;
   }
@@ -71,16 +86,20 @@ void emitIssue(Code& c, const CorrelatorSpec& s, const CorrPipe& p) {
 // A transforming thread's unit (entry t % units of the table) and its offsets; `t` its index among `threads` threads.
 void emitUnitVariables(Code& c, const CorrPipe& p, const std::string& t, int threads) {
   const bool f16 = p.type == SampleType::CF16;
-  c(fmt::format("// this thread's transform units: entry {0} % {1} of the table, 8-row groups {0} / {1} + {2} j", t, p.units.size(),
-                threads / static_cast<int>(p.units.size())));
+  c(fmt::format("// this thread's transform units: entry {0} % {1} of the table, 8-row groups {0} / {1} + {2} j", t,
+                p.units.size(), threads / static_cast<int>(p.units.size())));
   c(fmt::format("const uint2 un = corr_units[{} % {}];", t, p.units.size()));
   c(fmt::format("const unsigned g0 = {} / {};", t, p.units.size()));
   c(fmt::format("const unsigned rd0 = g0 * {}u + (un.x & 0xffffu);", p.rawGroupBase(1)));
   c("const unsigned wa0 = g0 * 512u + (un.y & 0xfffu), wa1 = g0 * 512u + ((un.y >> 12) & 0xfffu);");
   c("const unsigned wb0 = g0 * 1024u + (un.y & 0xfffu), wb1 = g0 * 1024u + ((un.y >> 12) & 0xfffu);");
-  c(fmt::format("const int tc = (int)((un.y >> 24) & 15u) * {};  // the first sample of the unit's chunk: zeros at and past the call's end", p.spc));
+  c(
+      fmt::format("const int tc = (int)((un.y >> 24) & 15u) * {};  // the first sample of the unit's chunk: zeros at "
+                  "and past the call's end",
+                  p.spc));
   if (p.kind == RawKind::PolRuns) {
-    if (f16) c("const unsigned sw0 = (un.y >> 28) ? 0x7654u : 0x3210u, sw1 = sw0 ^ 0x4444u;  // whole words of pol 1 / pol 0");
+    if (f16)
+      c("const unsigned sw0 = (un.y >> 28) ? 0x7654u : 0x3210u, sw1 = sw0 ^ 0x4444u;  // whole words of pol 1 / pol 0");
     else c("const unsigned sp0 = (un.y >> 28) ? 0x7632u : 0x5410u, sp1 = sp0 ^ 0x2222u;  // halves of pol 1 / pol 0");
   }
 }
@@ -90,21 +109,26 @@ void emitTransform(Code& c, const CorrelatorSpec& s, const CorrPipe& p, bool toB
   const bool f16 = s.type == SampleType::CF16, ci4 = s.type == SampleType::CI4, pol = p.kind == RawKind::PolRuns;
   const int gs = threads / static_cast<int>(p.units.size());  // 8-row groups between a thread's consecutive units
   const int rdj = p.rawGroupBase(gs), oj = (toB ? 1024 : 512) * gs;
-  const std::string src = toB ? "rawb" : "rawa", dst = toB ? "opb" : "opa", w0 = toB ? "wb0" : "wa0", w1 = toB ? "wb1" : "wa1";
+  const std::string src = toB ? "rawb" : "rawa", dst = toB ? "opb" : "opa", w0 = toB ? "wb0" : "wa0",
+                    w1 = toB ? "wb1" : "wa1";
   const std::string widen = s.ci4RealHigh ? "corr_widen4_hi" : "corr_widen4_lo";
-  c(fmt::format("// {}: {} unit(s) per thread; loads first (independent), then clamp{} and 16-byte stores", toB ? "B (samples and conj_perm copies)" : "A",
-                units, ci4 ? " / widen" : ""));
+  c(fmt::format("// {}: {} unit(s) per thread; loads first (independent), then clamp{} and 16-byte stores",
+                toB ? "B (samples and conj_perm copies)" : "A", units, ci4 ? " / widen" : ""));
   for (int j = 0; j < units; ++j) {
-    c(fmt::format("uint4 x{0} = make_uint4(0u, 0u, 0u, 0u){1};", j, pol && !ci4 ? fmt::format(", y{} = x{}", j, j) : ""));
+    c(fmt::format("uint4 x{0} = make_uint4(0u, 0u, 0u, 0u){1};", j,
+                  pol && !ci4 ? fmt::format(", y{} = x{}", j, j) : ""));
     c(fmt::format("if (tc < nt) {{ x{0} = wfa_lds128({1} + rd0 + {2}u);{3} }}", j, src, j * rdj,
                   pol && !ci4 ? fmt::format(" y{0} = wfa_lds128({1} + rd0 + {2}u);", j, src, j * rdj + 16) : ""));
   }
   auto store = [&](const std::string& at, const std::string& words) {
     c(fmt::format("wfa_sts128({}, make_uint4({}));", at, words));
   };
-  auto conj = [&](const std::string& v) { return fmt::format("corr_conj_perm({0}.x), corr_conj_perm({0}.y), corr_conj_perm({0}.z), corr_conj_perm({0}.w)", v); };
+  auto conj = [&](const std::string& v) {
+    return fmt::format("corr_conj_perm({0}.x), corr_conj_perm({0}.y), corr_conj_perm({0}.z), corr_conj_perm({0}.w)", v);
+  };
   for (int j = 0; j < units; ++j) {
-    const std::string o0 = fmt::format("{} + {} + {}u", dst, w0, j * oj), o1 = fmt::format("{} + {} + {}u", dst, w1, j * oj);
+    const std::string o0 = fmt::format("{} + {} + {}u", dst, w0, j * oj),
+                      o1 = fmt::format("{} + {} + {}u", dst, w1, j * oj);
     c.open("");
     std::vector<std::string> first, second;  // the words of the unit's first and second output chunk
     if (!pol && !ci4) {
@@ -115,9 +139,15 @@ void emitTransform(Code& c, const CorrelatorSpec& s, const CorrPipe& p, bool toB
       // 8 words m0..m7: ci4 widened (row runs: 16 samples of one input; pol runs: 8 times x 2 pols), 8-bit clamped.
       c("wf_u32 m[8];");
       if (ci4) {
-        c(fmt::format("{0}(x{1}.x, m[0], m[1]); {0}(x{1}.y, m[2], m[3]); {0}(x{1}.z, m[4], m[5]); {0}(x{1}.w, m[6], m[7]);", widen, j));
+        c(
+            fmt::format("{0}(x{1}.x, m[0], m[1]); {0}(x{1}.y, m[2], m[3]); {0}(x{1}.z, m[4], m[5]); {0}(x{1}.w, m[6], "
+                        "m[7]);",
+                        widen, j));
       } else {
-        c(fmt::format("m[0] = x{0}.x; m[1] = x{0}.y; m[2] = x{0}.z; m[3] = x{0}.w; m[4] = y{0}.x; m[5] = y{0}.y; m[6] = y{0}.z; m[7] = y{0}.w;", j));
+        c(
+            fmt::format("m[0] = x{0}.x; m[1] = x{0}.y; m[2] = x{0}.z; m[3] = x{0}.w; m[4] = y{0}.x; m[5] = y{0}.y; "
+                        "m[6] = y{0}.z; m[7] = y{0}.w;",
+                        j));
         if (!f16) {
           c("#pragma unroll");
           c("for (int i = 0; i < 8; ++i) m[i] = corr_clamp8(m[i]);");
@@ -126,13 +156,19 @@ void emitTransform(Code& c, const CorrelatorSpec& s, const CorrPipe& p, bool toB
       if (!pol) {
         c("const uint4 v0 = make_uint4(m[0], m[1], m[2], m[3]), v1 = make_uint4(m[4], m[5], m[6], m[7]);");
       } else if (f16) {
-        // word k of a pol row = time k of that pol: words 2 k (pol 0), 2 k + 1 (pol 1); `sw0` picks the row written first.
-        c("const uint4 v0 = make_uint4(__byte_perm(m[0], m[1], sw0), __byte_perm(m[2], m[3], sw0), __byte_perm(m[4], m[5], sw0), __byte_perm(m[6], m[7], sw0));");
-        c("const uint4 v1 = make_uint4(__byte_perm(m[0], m[1], sw1), __byte_perm(m[2], m[3], sw1), __byte_perm(m[4], m[5], sw1), __byte_perm(m[6], m[7], sw1));");
+        // word k of a pol row = time k of that pol: words 2 k (pol 0), 2 k + 1 (pol 1); `sw0` picks the row written
+        // first.
+        c("const uint4 v0 = make_uint4(__byte_perm(m[0], m[1], sw0), __byte_perm(m[2], m[3], sw0), __byte_perm(m[4], "
+          "m[5], sw0), __byte_perm(m[6], m[7], sw0));");
+        c("const uint4 v1 = make_uint4(__byte_perm(m[0], m[1], sw1), __byte_perm(m[2], m[3], sw1), __byte_perm(m[4], "
+          "m[5], sw1), __byte_perm(m[6], m[7], sw1));");
       } else {
-        // 8-bit: mixed word k = time k's (pol 0, pol 1); a pol row's word k = times 2 k, 2 k + 1: halves of m[2 k], m[2 k + 1].
-        c("const uint4 v0 = make_uint4(__byte_perm(m[0], m[1], sp0), __byte_perm(m[2], m[3], sp0), __byte_perm(m[4], m[5], sp0), __byte_perm(m[6], m[7], sp0));");
-        c("const uint4 v1 = make_uint4(__byte_perm(m[0], m[1], sp1), __byte_perm(m[2], m[3], sp1), __byte_perm(m[4], m[5], sp1), __byte_perm(m[6], m[7], sp1));");
+        // 8-bit: mixed word k = time k's (pol 0, pol 1); a pol row's word k = times 2 k, 2 k + 1: halves of m[2 k], m[2
+        // k + 1].
+        c("const uint4 v0 = make_uint4(__byte_perm(m[0], m[1], sp0), __byte_perm(m[2], m[3], sp0), __byte_perm(m[4], "
+          "m[5], sp0), __byte_perm(m[6], m[7], sp0));");
+        c("const uint4 v1 = make_uint4(__byte_perm(m[0], m[1], sp1), __byte_perm(m[2], m[3], sp1), __byte_perm(m[4], "
+          "m[5], sp1), __byte_perm(m[6], m[7], sp1));");
       }
     }
     const bool two = pol || ci4;
@@ -162,32 +198,42 @@ PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p,
   const int acc = p.atom().accRegs();
 
   std::string head = fmt::format(
-      "// {}: correlate {} receivers x {} pol, {} channels, {} samples per call ({}), {} layout; generated by warpforge (correlator family)\n"
-      "// sm_90a warp-specialized pipeline: {} x {} input tiles; {} loader warpgroup(s) ({} raw slots of {} B by cp.async.bulk: {}) transform into {} operand "
+      "// {}: correlate {} receivers x {} pol, {} channels, {} samples per call ({}), {} layout; generated by "
+      "warpforge (correlator family)\n"
+      "// sm_90a warp-specialized pipeline: {} x {} input tiles; {} loader warpgroup(s) ({} raw slots of {} B by "
+      "cp.async.bulk: {}) transform into {} operand "
       "slots of {} B ({}); {} consumer warpgroup(s) of {}; {} samples per stage\n",
-      name, s.receivers, s.polarizations, s.channels, s.samples, sampleTypeName(s.type), s.input.layout, p.rows, p.rows, p.loaders, R, p.rawSlotBytes,
-      rawKindName(p.kind), S,
-      p.opSlotBytes, wgmmaSwizzleName(p.swizzle), p.consumers, p.atom().ptx(), p.ts);
+      name, s.receivers, s.polarizations, s.channels, s.samples, sampleTypeName(s.type), s.input.layout, p.rows, p.rows,
+      p.loaders, R, p.rawSlotBytes, rawKindName(p.kind), S, p.opSlotBytes, wgmmaSwizzleName(p.swizzle), p.consumers,
+      p.atom().ptx(), p.ts);
   head += cmma::sm90aGuard();
-  std::string table = fmt::format("// The transform's units of one 8-row group (thread t takes entry t % {}): x = raw offsets of its reads, y = operand offsets of its\n"
-                                  "// writes (12 bits each), its first chunk (bits 24-27), pol 1's row written first (bit 28).\n__constant__ uint2 corr_units[{}] = {{",
-                                  p.units.size(), p.units.size());
+  std::string table = fmt::format(
+      "// The transform's units of one 8-row group (thread t takes entry t % {}): x = raw offsets of its reads, y = "
+      "operand offsets of its\n"
+      "// writes (12 bits each), its first chunk (bits 24-27), pol 1's row written first (bit 28).\n__constant__ uint2 "
+      "corr_units[{}] = {{",
+      p.units.size(), p.units.size());
   for (std::size_t i = 0; i < p.units.size(); ++i) {
     const PipeUnit& u = p.units[i];
-    const unsigned x = static_cast<unsigned>(u.reads[0]) | static_cast<unsigned>(u.reads.size() > 1 ? u.reads[1] : u.reads[0]) << 16;
+    const unsigned x = static_cast<unsigned>(u.reads[0]) |
+                       static_cast<unsigned>(u.reads.size() > 1 ? u.reads[1] : u.reads[0]) << 16;
     const unsigned o0 = static_cast<unsigned>(p.aOffset(u.outs[0].first, 16 * u.outs[0].second));
-    const unsigned o1 = u.outs.size() > 1 ? static_cast<unsigned>(p.aOffset(u.outs[1].first, 16 * u.outs[1].second)) : o0;
+    const unsigned o1 = u.outs.size() > 1 ? static_cast<unsigned>(p.aOffset(u.outs[1].first, 16 * u.outs[1].second))
+                                          : o0;
     const unsigned y = o0 | o1 << 12 | static_cast<unsigned>(u.chunk) << 24 | (u.swapOut ? 1u : 0u) << 28;
     table += fmt::format("{}{{{:#x}u, {:#x}u}}", i ? ", " : "", x, y);
   }
   table += "};\n";
 
   Code c;
-  c.open(fmt::format("extern \"C\" __global__ void __launch_bounds__({}, {}) {}(const unsigned char* __restrict__ input, {}* __restrict__ acc, long long batch)",
-                     p.threads, p.blocksPerSm, name, f16 ? "float" : "long long"));
+  c.open(
+      fmt::format("extern \"C\" __global__ void __launch_bounds__({}, {}) {}(const unsigned char* __restrict__ input, "
+                  "{}* __restrict__ acc, long long batch)",
+                  p.threads, p.blocksPerSm, name, f16 ? "float" : "long long"));
   c("extern __shared__ __align__(1024) unsigned char wf_smem[];");
   c("const int tid = threadIdx.x, lane = tid & 31;");
-  c("const int warp = __shfl_sync(0xffffffffu, tid >> 5, 0);  // warp-uniform for ptxas: wgmma outside divergent paths");
+  c("const int warp = __shfl_sync(0xffffffffu, tid >> 5, 0);  // warp-uniform for ptxas: wgmma outside divergent "
+    "paths");
   c("// block -> (batch entry, channel, triangle tile (ti, tj), ti <= tj)");
   c(fmt::format("long long unit = blockIdx.x;"));
   c(fmt::format("const int tile = (int)(unit % {}LL);", k.tiles));
@@ -200,20 +246,29 @@ PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p,
   c("while ((tj + 1) * (tj + 2) / 2 <= tile) ++tj;");
   c("const int ti = tile - tj * (tj + 1) / 2;");
   c("const bool diag = ti == tj;  // A is B's sample rows: one side copied and transformed");
-  c(fmt::format("const int row0 = ti * {0}, col0 = tj * {0};  // first inputs of the tile's row and column sides", p.rows));
+  c(fmt::format("const int row0 = ti * {0}, col0 = tj * {0};  // first inputs of the tile's row and column sides",
+                p.rows));
   c(fmt::format("const int rows_i = min({0}, {1} - row0), rows_j = min({0}, {1} - col0);", p.rows, N));
-  c(fmt::format("const unsigned char* const chan = input + (b * {}LL + (long long)channel * {}LL) * {};", s.input.batch, s.input.channel, eb));
+  c(fmt::format("const unsigned char* const chan = input + (b * {}LL + (long long)channel * {}LL) * {};", s.input.batch,
+                s.input.channel, eb));
   c("// shared memory: the operand ring at a 1024-aligned base (64-byte swizzle atoms), the raw ring, the mbarriers");
   c("const unsigned smem0 = (unsigned)__cvta_generic_to_shared(wf_smem);");
   c("const unsigned op_ring = (smem0 + 1023u) & ~1023u;");
   c(fmt::format("const unsigned raw_ring = op_ring + {}u, bars = op_ring + {}u;", p.rawRing, p.barriers));
-  c(fmt::format("const unsigned full_raw = bars, empty_raw = bars + {}u, full_op = bars + {}u, empty_op = bars + {}u;", 8 * R, 16 * R, 16 * R + 8 * S));
+  c(fmt::format("const unsigned full_raw = bars, empty_raw = bars + {}u, full_op = bars + {}u, empty_op = bars + {}u;",
+                8 * R, 16 * R, 16 * R + 8 * S));
   c.open("if (tid == 0)");
-  // Arrivals: a stage's raw slot is read, and its operand slot written, by the loader (and the consumers: shared transform).
+  // Arrivals: a stage's raw slot is read, and its operand slot written, by the loader (and the consumers: shared
+  // transform).
   const int transformers = p.loaderThreads() + (p.sharedTransform ? 128 * p.consumers : 0);
-  c(fmt::format("for (int i = 0; i < {}; ++i) {{ wfa_mbar_init(full_raw + 8u * i, 1u); wfa_mbar_init(empty_raw + 8u * i, {}u); }}", R, transformers));
-  c(fmt::format("for (int i = 0; i < {}; ++i) {{ wfa_mbar_init(full_op + 8u * i, {}u); wfa_mbar_init(empty_op + 8u * i, {}u); }}", S, transformers,
-                4 * p.consumers));
+  c(
+      fmt::format("for (int i = 0; i < {}; ++i) {{ wfa_mbar_init(full_raw + 8u * i, 1u); wfa_mbar_init(empty_raw + 8u "
+                  "* i, {}u); }}",
+                  R, transformers));
+  c(
+      fmt::format("for (int i = 0; i < {}; ++i) {{ wfa_mbar_init(full_op + 8u * i, {}u); wfa_mbar_init(empty_op + 8u * "
+                  "i, {}u); }}",
+                  S, transformers, 4 * p.consumers));
   c("wfa_fence_mbar_init();");
   c.close();
   c("__syncthreads();  // the only block-wide barrier: the mbarriers are initialised");
@@ -236,7 +291,8 @@ PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p,
   c("while (!wfa_mbar_try_wait(full_raw + 8u * rslot, rpar)) {}  // stage k's samples landed");
   c("while (!wfa_mbar_try_wait(empty_op + 8u * oslot, opar ^ 1)) {}  // the consumers released the operand slot");
   c(fmt::format("const int nt = min({}, {} - k * {});", p.ts, s.samples, p.ts));
-  c(fmt::format("const unsigned rawa = raw_ring + rslot * {}u, rawb = rawa + (diag ? 0u : {}u);", p.rawSlotBytes, p.rawSideBytes));
+  c(fmt::format("const unsigned rawa = raw_ring + rslot * {}u, rawb = rawa + (diag ? 0u : {}u);", p.rawSlotBytes,
+                p.rawSideBytes));
   c(fmt::format("const unsigned opa = op_ring + oslot * {}u, opb = opa + {}u;", p.opSlotBytes, p.aBytes));
   if (!p.sharedTransform) {
     c.open("if (!diag)");
@@ -256,15 +312,19 @@ PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p,
   // ---- consumer warpgroups
   c.depth++;
   if (p.consumerRegs) c(fmt::format("wfa_setmaxnreg_inc<{}>();", p.consumerRegs));
-  c(fmt::format("const int cg = (warp >> 2) - {};  // consumer warpgroup: rows 64 cg .. 64 cg + 63 of the tile", p.loaders));
+  c(fmt::format("const int cg = (warp >> 2) - {};  // consumer warpgroup: rows 64 cg .. 64 cg + 63 of the tile",
+                p.loaders));
   c(fmt::format("{} d[{}];", f16 ? "float" : "int", acc));
   c("#pragma unroll");
   c(fmt::format("for (int z = 0; z < {}; ++z) d[z] = 0;", acc));
-  c(fmt::format("const unsigned long long da0 = diag ? corr_desc_sw64_diag(op_ring + {}u + cg * {}u) : corr_desc_sw64(op_ring + cg * {}u);", p.aBytes,
-                p.bOffset(64, 0, 0), p.aOffset(64, 0)));
+  c(
+      fmt::format("const unsigned long long da0 = diag ? corr_desc_sw64_diag(op_ring + {}u + cg * {}u) : "
+                  "corr_desc_sw64(op_ring + cg * {}u);",
+                  p.aBytes, p.bOffset(64, 0, 0), p.aOffset(64, 0)));
   c(fmt::format("const unsigned long long db0 = corr_desc_sw64(op_ring + {}u);", p.aBytes));
   if (p.consumers == 2) {
-    c("// On a diagonal tile the second warpgroup's rows (inputs 64..127) need only columns 64..127: an m64 x rows wgmma over B's");
+    c("// On a diagonal tile the second warpgroup's rows (inputs 64..127) need only columns 64..127: an m64 x rows "
+      "wgmma over B's");
     c("// second half into d[0 .. rows / 2 - 1] (the first half's columns would all fall below the diagonal).");
     c("const bool half = diag && cg == 1;");
     c(fmt::format("const unsigned long long dbh = db0 + {}ull;", p.bOffset(p.rows / 2, 0, 0) >> 4));
@@ -278,7 +338,8 @@ PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p,
     c(fmt::format("while (!wfa_mbar_try_wait(empty_op + 8u * os, ((unsigned)(st / {}) & 1u) ^ 1u)) {{}}", S));
     c.open("if (!diag)");
     c(fmt::format("const int nt = min({}, {} - st * {});", p.ts, s.samples, p.ts));
-    c(fmt::format("const unsigned rawa = raw_ring + rs * {}u, opa = op_ring + os * {}u;", p.rawSlotBytes, p.opSlotBytes));
+    c(fmt::format("const unsigned rawa = raw_ring + rs * {}u, opa = op_ring + os * {}u;", p.rawSlotBytes,
+                  p.opSlotBytes));
     emitTransform(c, s, p, false, 128 * p.consumers, p.aUnitsPerThread);
     c.close();
     c("corr_fence_async_smem();");
@@ -287,19 +348,25 @@ PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p,
     c.close(";");
     c("transform_a(0);");
   }
-  // The stage loop, once per wgmma form: a branch around wgmma instructions inside the loop would serialize them (ptxas).
+  // The stage loop, once per wgmma form: a branch around wgmma instructions inside the loop would serialize them
+  // (ptxas).
   auto loop = [&](bool halfForm) {
     c("int oslot = 0, opar = 0, prev = 0;");
     c("#pragma unroll 1");
     c.open(fmt::format("for (int k = 0; k < {}; ++k)", nst));
     c("while (!wfa_mbar_try_wait(full_op + 8u * oslot, opar)) {}  // the stage's operands are staged");
-    c(fmt::format("const unsigned long long so = (unsigned long long)(oslot * {}u);  // slot offset >> 4 (the descriptors' start field)", p.opSlotBytes >> 4));
+    c(
+        fmt::format("const unsigned long long so = (unsigned long long)(oslot * {}u);  // slot offset >> 4 (the "
+                    "descriptors' start field)",
+                    p.opSlotBytes >> 4));
     c("corr_wgmma_fence();");
     for (int ks = 0; ks < p.steps; ++ks) {
       if (halfForm)
-        c(fmt::format("corr_wgmma_half(reinterpret_cast<{} (&)[{}]>(d), da0 + so + {}ull, dbh + so + {}ull);", f16 ? "float" : "int", acc / 2, ks * 2, ks * 2));
+        c(fmt::format("corr_wgmma_half(reinterpret_cast<{} (&)[{}]>(d), da0 + so + {}ull, dbh + so + {}ull);",
+                      f16 ? "float" : "int", acc / 2, ks * 2, ks * 2));
       else
-        c(fmt::format("corr_wgmma(d, da0 + so + {0}ull, db0 + so + {0}ull);  // k bytes {1} .. {2}", ks * 2, 32 * ks, 32 * ks + 31));
+        c(fmt::format("corr_wgmma(d, da0 + so + {0}ull, db0 + so + {0}ull);  // k bytes {1} .. {2}", ks * 2, 32 * ks,
+                      32 * ks + 31));
     }
     c("corr_wgmma_commit();");
     if (p.sharedTransform) c(fmt::format("if (k + 1 < {}) transform_a(k + 1);  // while stage k's wgmmas run", nst));
@@ -322,11 +389,14 @@ PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p,
     loop(false);
     c.close();
   }
-  // The store: accumulator i of thread (warp, lane) is row 16 (warp % 4) + lane / 4 + 8 ((i / 2) % 2) of this warpgroup's
-  // 64 and D column 8 (i / 4) + 2 (lane % 4) + i % 2 = part (i / 4) % 2 of column input 8 (i / 8) + 2 (lane % 4) + i % 2.
+  // The store: accumulator i of thread (warp, lane) is row 16 (warp % 4) + lane / 4 + 8 ((i / 2) % 2) of this
+  // warpgroup's 64 and D column 8 (i / 4) + 2 (lane % 4) + i % 2 = part (i / 4) % 2 of column input 8 (i / 8) + 2 (lane
+  // % 4) + i % 2.
   c("// adds the tile's visibilities to the batch entry's accumulators: Re in d[i], Im in d[i + 4] ((i / 4) even)");
-  c(fmt::format("const int gi0 = row0 + 64 * cg + 16 * (warp & 3) + (lane >> 2), gj0 = col0 + 2 * (lane & 3){};", p.consumers == 2 ? " + (half ? 64 : 0)" : ""));
-  c(fmt::format("{0}* const accv = ({0}*)acc + (b * {1}LL + channel) * {2}LL;", f16 ? "float2" : "longlong2", s.channels, s.visibilitiesPerChannel()));
+  c(fmt::format("const int gi0 = row0 + 64 * cg + 16 * (warp & 3) + (lane >> 2), gj0 = col0 + 2 * (lane & 3){};",
+                p.consumers == 2 ? " + (half ? 64 : 0)" : ""));
+  c(fmt::format("{0}* const accv = ({0}*)acc + (b * {1}LL + channel) * {2}LL;", f16 ? "float2" : "longlong2",
+                s.channels, s.visibilitiesPerChannel()));
   c("#pragma unroll");
   c.open(fmt::format("for (int q = 0; q < {}; ++q)", p.rows / 8));
   c("#pragma unroll");
@@ -334,11 +404,13 @@ PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p,
   c("const int gi = gi0 + 8 * (e >> 1), gj = gj0 + 8 * q + (e & 1);");
   if (s.polarizations == 2) c("const int r1 = gi >> 1, r2 = gj >> 1;");
   else c("const int r1 = gi, r2 = gj;");
-  c.open(fmt::format("if (r1 <= r2 && gj < {}{})", N, p.consumers == 2 ? fmt::format(" && !(half && q >= {})", p.rows / 16) : ""));
+  c.open(fmt::format("if (r1 <= r2 && gj < {}{})", N,
+                     p.consumers == 2 ? fmt::format(" && !(half && q >= {})", p.rows / 16) : ""));
   c("const long long bl = (long long)r2 * (r2 + 1) / 2 + r1;");
   if (s.polarizations == 2) {
     const bool r1r2 = s.polOrder == "r1_r2";
-    c(fmt::format("{}* const dst = accv + (bl * 2 + ({})) * 2 + ({});", f16 ? "float2" : "longlong2", r1r2 ? "gi & 1" : "gj & 1", r1r2 ? "gj & 1" : "gi & 1"));
+    c(fmt::format("{}* const dst = accv + (bl * 2 + ({})) * 2 + ({});", f16 ? "float2" : "longlong2",
+                  r1r2 ? "gi & 1" : "gj & 1", r1r2 ? "gj & 1" : "gi & 1"));
   } else {
     c(fmt::format("{}* const dst = accv + bl;", f16 ? "float2" : "longlong2"));
   }
@@ -372,7 +444,8 @@ CorrelatorKernels emitCorrelatorPipeline(const CorrelatorSpec& s, int rows, int 
   k.loadPath = LoadPath::Time;
   k.sharedBytes = p.sharedBytes;
   k.dynamicShared = true;
-  k.mmasPerStage = static_cast<long long>(p.consumers) * (2 * rows / 8) * 4 * p.steps;  // m16n8 equivalents per block and stage
+  k.mmasPerStage = static_cast<long long>(p.consumers) * (2 * rows / 8) * 4 *
+                   p.steps;  // m16n8 equivalents per block and stage
   k.wgmma = true;
   k.pipeline = true;
   k.opStages = p.opStages;

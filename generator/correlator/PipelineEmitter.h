@@ -17,6 +17,7 @@ struct PipelineKernel {
 
 PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p, const std::string& name);
 // The two kernels with the pipeline's correlate (tiles of `rows` inputs, `stages` slots per ring, 0: the default).
-CorrelatorKernels emitCorrelatorPipeline(const CorrelatorSpec& s, int rows, int stages = 0, bool sharedTransform = false);
+CorrelatorKernels emitCorrelatorPipeline(const CorrelatorSpec& s, int rows, int stages = 0,
+                                         bool sharedTransform = false);
 
 }  // namespace warpforge

@@ -41,12 +41,16 @@ std::string emitReduce(const CorrelatorSpec& s, const std::string& name, int thr
 
   std::vector<NodePtr> body;
   body.push_back(raw("if (!dump) return;"));
-  if (sharedFlags) body.push_back(raw(fmt::format("__shared__ unsigned char wf_flags[{}];", (s.receivers + 15) / 16 * 16)));
+  if (sharedFlags)
+    body.push_back(raw(fmt::format("__shared__ unsigned char wf_flags[{}];", (s.receivers + 15) / 16 * 16)));
   body.push_back(raw(fmt::format("__shared__ unsigned int wf_part[{}];", threads / 32)));
   // The grid is one block per sweep of the first accumulator and scales with the batch (the batch loop is inside):
   // blocks past the visibilities only count themselves for the last-block publication, and leave.
-  body.push_back(ifStmt(bin(">=", bin("*", cast("unsigned long long", var("blockIdx.x")), lit(static_cast<long long>(threads) * U)), lit(V)),
-                        block({ifStmt(bin("==", var("threadIdx.x"), lit(0)), block(cmma::publishSaturationCount("wf_part", 0))), raw("return;")})));
+  body.push_back(ifStmt(
+      bin(">=", bin("*", cast("unsigned long long", var("blockIdx.x")), lit(static_cast<long long>(threads) * U)),
+          lit(V)),
+      block({ifStmt(bin("==", var("threadIdx.x"), lit(0)), block(cmma::publishSaturationCount("wf_part", 0))),
+             raw("return;")})));
   // The receivers' flags: staged once per block; anyMissing is uniform over the block.
   body.push_back(decl("int", "any", lit(0)));
   {
@@ -54,29 +58,35 @@ std::string emitReduce(const CorrelatorSpec& s, const std::string& name, int thr
     st.push_back(decl("const unsigned char", "m", call("__ldg", {bin("+", var("missing"), var("r"))})));
     if (sharedFlags) st.push_back(assign(index(var("wf_flags"), var("r")), var("m")));
     st.push_back(assign(var("any"), var("m"), "|="));
-    body.push_back(forLoop(decl("int", "r", var("threadIdx.x")), bin("<", var("r"), lit(s.receivers)), assign(var("r"), lit(threads), "+="), block(st)));
+    body.push_back(forLoop(decl("int", "r", var("threadIdx.x")), bin("<", var("r"), lit(s.receivers)),
+                           assign(var("r"), lit(threads), "+="), block(st)));
   }
   body.push_back(decl("const int", "anyMissing", call("__syncthreads_or", {var("any")})));
   body.push_back(decl("unsigned int", "count", lit(0)));
 
-  // baseline of visibility v -> (r1, r2) -> `target` = one of them is missing: r2 = floor((sqrt(8 bl + 1) - 1) / 2) from
-  // MUFU.RSQ, made exact by the two loops. Only where a receiver of the block's flags is missing.
+  // baseline of visibility v -> (r1, r2) -> `target` = one of them is missing: r2 = floor((sqrt(8 bl + 1) - 1) / 2)
+  // from MUFU.RSQ, made exact by the two loops. Only where a receiver of the block's flags is missing.
   auto decode = [&](const std::string& v, const std::string& target) {
     std::vector<NodePtr> dec;
     NodePtr u = PP == 4 ? bin(">>", var(v), lit(2)) : var(v);
     dec.push_back(decl(fmt::format("const {}", rT), "bl", cast(rT, bin("%", u, cast(idxT, lit(B))))));
     dec.push_back(decl("const float", "xq", bin("+", bin("*", flit(8.0), cast("float", var("bl"))), flit(1.0))));
-    dec.push_back(decl(rT, "r2", cast(rT, bin("*", bin("-", bin("*", var("xq"), call("rsqrtf", {var("xq")})), flit(1.0)), flit(0.5)))));
+    dec.push_back(
+        decl(rT, "r2",
+             cast(rT, bin("*", bin("-", bin("*", var("xq"), call("rsqrtf", {var("xq")})), flit(1.0)), flit(0.5)))));
     dec.push_back(raw("while (r2 * (r2 + 1) / 2 > bl) --r2;"));
     dec.push_back(raw("while ((r2 + 1) * (r2 + 2) / 2 <= bl) ++r2;"));
-    dec.push_back(decl(fmt::format("const {}", rT), "r1", bin("-", var("bl"), bin("/", bin("*", var("r2"), bin("+", var("r2"), lit(1))), lit(2)))));
-    dec.push_back(assign(var(target), bin("||", bin("!=", index(var(flags), var("r1")), lit(0)), bin("!=", index(var(flags), var("r2")), lit(0)))));
+    dec.push_back(decl(fmt::format("const {}", rT), "r1",
+                       bin("-", var("bl"), bin("/", bin("*", var("r2"), bin("+", var("r2"), lit(1))), lit(2)))));
+    dec.push_back(assign(var(target), bin("||", bin("!=", index(var(flags), var("r1")), lit(0)),
+                                          bin("!=", index(var(flags), var("r2")), lit(0)))));
     return ifStmt(var("anyMissing"), block(dec));
   };
   std::vector<NodePtr> sweep;
   for (int k = 0; k < U; ++k) {
-    sweep.push_back(decl(fmt::format("const {}", idxT), fmt::format("v{}", k),
-                         k == 0 ? cast(idxT, var("base")) : bin("+", var("v0"), lit(static_cast<long long>(k) * threads))));
+    sweep.push_back(
+        decl(fmt::format("const {}", idxT), fmt::format("v{}", k),
+             k == 0 ? cast(idxT, var("base")) : bin("+", var("v0"), lit(static_cast<long long>(k) * threads))));
     sweep.push_back(decl(sumT, fmt::format("re{}", k), f ? flit(0) : lit(0)));
     sweep.push_back(decl(sumT, fmt::format("im{}", k), f ? flit(0) : lit(0)));
   }
@@ -85,31 +95,39 @@ std::string emitReduce(const CorrelatorSpec& s, const std::string& name, int thr
     // loop: with the common batch of 1 the U loads of a sweep are issued back to back.
     auto entry = [&](bool first) {
       std::vector<NodePtr> bl;
-      bl.push_back(decl(accT + "*", "a", first ? cast(accT + "*", var("acc")) : bin("+", cast(accT + "*", var("acc")), bin("*", var("b"), lit(V)))));
+      bl.push_back(decl(accT + "*", "a",
+                        first ? cast(accT + "*", var("acc"))
+                              : bin("+", cast(accT + "*", var("acc")), bin("*", var("b"), lit(V)))));
       for (int k = 0; k < U; ++k) {
         const std::string v = fmt::format("v{}", k);
         NodePtr x = call("__ldcs", {bin("+", var("a"), var(v))});
-        std::vector<NodePtr> ld{decl("const " + accT, "x", x), assign(var(fmt::format("re{}", k)), member(var("x"), "x"), "+="),
+        std::vector<NodePtr> ld{decl("const " + accT, "x", x),
+                                assign(var(fmt::format("re{}", k)), member(var("x"), "x"), "+="),
                                 assign(var(fmt::format("im{}", k)), member(var("x"), "y"), "+=")};
         bl.push_back(k == 0 ? block(ld) : ifStmt(bin("<", var(v), lit(V)), block(ld)));
       }
       for (int k = 0; k < U; ++k) {
         const std::string v = fmt::format("v{}", k);
-        NodePtr z = exprStmt(call("__stcs", {bin("+", var("a"), var(v)), call(f ? "make_float2" : "make_longlong2", {f ? flit(0) : lit(0), f ? flit(0) : lit(0)})}));
+        NodePtr z = exprStmt(
+            call("__stcs", {bin("+", var("a"), var(v)),
+                            call(f ? "make_float2" : "make_longlong2", {f ? flit(0) : lit(0), f ? flit(0) : lit(0)})}));
         bl.push_back(k == 0 ? z : ifStmt(bin("<", var(v), lit(V)), z));
       }
       return bl;
     };
     sweep.push_back(block(entry(true)));
-    // decodeFirst: the U decodes depend on the indices alone; here they run while the first entry's loads are in flight.
+    // decodeFirst: the U decodes depend on the indices alone; here they run while the first entry's loads are in
+    // flight.
     if (decodeFirst)
       for (int k = 0; k < U; ++k) {
         sweep.push_back(decl("bool", fmt::format("absent{}", k), var("false")));
         sweep.push_back(decode(fmt::format("v{}", k), fmt::format("absent{}", k)));
       }
-    // Not unrolled: unrolling over the batch only raised the registers (92 on sm_90) and so lowered the resident threads.
+    // Not unrolled: unrolling over the batch only raised the registers (92 on sm_90) and so lowered the resident
+    // threads.
     sweep.push_back(raw("#pragma unroll 1"));
-    sweep.push_back(forLoop(decl("long long", "b", lit(1)), bin("<", var("b"), var("batch")), assign(var("b"), lit(1), "+="), block(entry(false))));
+    sweep.push_back(forLoop(decl("long long", "b", lit(1)), bin("<", var("b"), var("batch")),
+                            assign(var("b"), lit(1), "+="), block(entry(false))));
   }
   for (int k = 0; k < U; ++k) {
     const std::string v = fmt::format("v{}", k), re = fmt::format("re{}", k), im = fmt::format("im{}", k);
@@ -121,39 +139,56 @@ std::string emitReduce(const CorrelatorSpec& s, const std::string& name, int thr
       present.push_back(assign(var("o"), call("make_float2", {var(re), var(im)})));
       present.push_back(raw(fmt::format("count += (isinf({}) || isinf({})) ? 1u : 0u;", re, im)));
     } else {
-      present.push_back(raw(fmt::format("const bool clamped = {0} > 2147483647LL || {0} < -2147483647LL || {1} > 2147483647LL || {1} < -2147483647LL;", re, im)));
-      present.push_back(raw(fmt::format("o = make_int2((int)max(-2147483647LL, min(2147483647LL, {})), (int)max(-2147483647LL, min(2147483647LL, {})));", re, im)));
+      present.push_back(
+          raw(fmt::format("const bool clamped = {0} > 2147483647LL || {0} < -2147483647LL || {1} > 2147483647LL || {1} "
+                          "< -2147483647LL;",
+                          re, im)));
+      present.push_back(
+          raw(fmt::format("o = make_int2((int)max(-2147483647LL, min(2147483647LL, {})), (int)max(-2147483647LL, "
+                          "min(2147483647LL, {})));",
+                          re, im)));
       present.push_back(raw("count += clamped ? 1u : 0u;"));
     }
     one.push_back(decl(outT, "o"));
-    NodePtr marker = f ? call("make_float2", {call("__int_as_float", {lit(0x7fc00000)}), call("__int_as_float", {lit(0x7fc00000)})})
+    NodePtr marker = f ? call("make_float2",
+                              {call("__int_as_float", {lit(0x7fc00000)}), call("__int_as_float", {lit(0x7fc00000)})})
                        : call("make_int2", {cast("int", var("0x80000000u")), cast("int", var("0x80000000u"))});
     one.push_back(ifStmt(var("absent"), block({assign(var("o"), marker)}), block(present)));
     one.push_back(exprStmt(call("__stcs", {bin("+", cast(outT + "*", var("vis")), var(v)), var("o")})));
     sweep.push_back(k == 0 ? block(one) : ifStmt(bin("<", var(v), lit(V)), block(one)));
   }
-  body.push_back(forLoop(decl("unsigned long long", "base", bin("+", bin("*", cast("unsigned long long", var("blockIdx.x")), lit(static_cast<long long>(threads) * U)),
-                                                                var("threadIdx.x"))),
-                         bin("<", var("base"), lit(V)), assign(var("base"), bin("*", cast("unsigned long long", var("gridDim.x")), lit(static_cast<long long>(threads) * U)), "+="),
-                         block(sweep)));
+  body.push_back(forLoop(
+      decl("unsigned long long", "base",
+           bin("+", bin("*", cast("unsigned long long", var("blockIdx.x")), lit(static_cast<long long>(threads) * U)),
+               var("threadIdx.x"))),
+      bin("<", var("base"), lit(V)),
+      assign(var("base"),
+             bin("*", cast("unsigned long long", var("gridDim.x")), lit(static_cast<long long>(threads) * U)), "+="),
+      block(sweep)));
   // Saturated count: warp sums, one atomic per block; the last block publishes and re-zeroes.
   body.push_back(assign(var("count"), call("__reduce_add_sync", {var("0xffffffffu"), var("count")})));
   body.push_back(raw("if ((threadIdx.x & 31) == 0) wf_part[threadIdx.x >> 5] = count;"));
   body.push_back(raw("__syncthreads();"));
-  body.push_back(ifStmt(bin("==", var("threadIdx.x"), lit(0)), block(cmma::publishSaturationCount("wf_part", threads / 32))));
+  body.push_back(
+      ifStmt(bin("==", var("threadIdx.x"), lit(0)), block(cmma::publishSaturationCount("wf_part", threads / 32))));
 
   const std::string accP = f ? "float* __restrict__" : "long long* __restrict__";
   // (threads, 4): at most 64 registers, >= 1024 resident threads per SM with U independent 16-byte loads each
   // (>= 64 KiB per SM in flight).
   NodePtr fn = function(fmt::format("extern \"C\" __global__ void __launch_bounds__({}, 4)", threads), "", name,
-                        {decl(accP, "acc"), decl(f ? "float* __restrict__" : "int* __restrict__", "vis"), decl("const unsigned char* __restrict__", "missing"),
-                         decl("unsigned long long* __restrict__", "saturated"), decl("unsigned long long*", "sat_count"),
-                         decl("unsigned int*", "blocks_done"), decl("long long", "batch"), decl("int", "dump")},
+                        {decl(accP, "acc"), decl(f ? "float* __restrict__" : "int* __restrict__", "vis"),
+                         decl("const unsigned char* __restrict__", "missing"),
+                         decl("unsigned long long* __restrict__", "saturated"),
+                         decl("unsigned long long*", "sat_count"), decl("unsigned int*", "blocks_done"),
+                         decl("long long", "batch"), decl("int", "dump")},
                         block(body));
-  return fmt::format("// {}: sums the batch's {} accumulators of {} visibilities, saturates to {}, resets them; generated by warpforge\n"
-                     "// streaming: {} visibilities per thread and sweep, {}-bit indices, missing flags {}{}\n",
-                     name, f ? "f32" : "int64", V, f ? "f32" : "int32 (+-(2^31 - 1); -2^31 marks missing receivers)", U, narrow ? 32 : 64,
-                     sharedFlags ? "in shared memory" : "from global memory", decodeFirst ? ", decoded while the loads are in flight" : "") +
+  return fmt::format(
+             "// {}: sums the batch's {} accumulators of {} visibilities, saturates to {}, resets them; generated by "
+             "warpforge\n"
+             "// streaming: {} visibilities per thread and sweep, {}-bit indices, missing flags {}{}\n",
+             name, f ? "f32" : "int64", V, f ? "f32" : "int32 (+-(2^31 - 1); -2^31 marks missing receivers)", U,
+             narrow ? 32 : 64, sharedFlags ? "in shared memory" : "from global memory",
+             decodeFirst ? ", decoded while the loads are in flight" : "") +
          print(foldConstants(fn));
 }
 

@@ -10,7 +10,8 @@ constexpr int kReduceUnroll = 4;
 // unroll: visibilities per thread and sweep (kReduceUnroll unless a bench variant asks for another); decodeFirst: the
 // missing-receiver decode of the sweep's visibilities right after the first accumulator's loads (else one by one with
 // their stores).
-std::string emitReduce(const CorrelatorSpec& s, const std::string& name, int threads, int unroll = kReduceUnroll, bool decodeFirst = false);
+std::string emitReduce(const CorrelatorSpec& s, const std::string& name, int threads, int unroll = kReduceUnroll,
+                       bool decodeFirst = false);
 // DRAM bytes the reduce kernel must move for `batch` accumulators: read + reset each, write the output.
 long long reduceBytes(const CorrelatorSpec& s, long long batch);
 }  // namespace warpforge
