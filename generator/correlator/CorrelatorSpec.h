@@ -33,8 +33,8 @@ struct CorrelatorTuning {
                              // the cost model unless receivers_per_block is given), else wgmma / mma.sync as before;
                              // "pipeline": that pipeline (sm_90 targets only); "wgmma": the register-staged wgmma
                              // kernel on 64- / 128-row tiles (sm_90 only); "mma_sync": always mma.sync
-  bool rowsGiven = false;            // receivers_per_block was in the spec (the pipeline's model does not override it)
-  int stages = 0;                    // pipeline: operand ring slots (0: the default); the raw ring has as many
+  bool rowsGiven = false;    // receivers_per_block was in the spec (the pipeline's model does not override it)
+  int stages = 0;            // pipeline: operand ring slots (0: the default); the raw ring has as many
   std::string transform = "loader";  // pipeline: "loader" (the loader warpgroup transforms A and B) or "shared" (the
                                      // consumers transform A of the next stage while their wgmmas run)
 };
