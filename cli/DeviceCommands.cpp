@@ -12,6 +12,7 @@
 #include "cli/Commands.h"
 #include "cli/Record.h"
 #include "cli/Progress.h"
+#include "warpforge/cached_emit.h"
 #include "warpforge/wisdom.h"
 
 namespace warpforge::cli {
@@ -44,8 +45,13 @@ void printWisdomWarnings(const Wisdom& w) {
 
 // The spec file with this GPU's wisdom applied (unless --no-wisdom, the spec has its own tuning, or there is
 // no GPU to key on: the command then stops at requireDevice as before); what was used is printed.
-std::unique_ptr<FamilySpec> loadWithWisdom(const Options& o) {
-  if (o.noWisdom || !deviceAvailable()) return loadSpecArg(o.spec);
+// `json`, where given, receives the spec's JSON as parsed (the plan cache's key).
+std::unique_ptr<FamilySpec> loadWithWisdom(const Options& o, Json* json = nullptr) {
+  if (o.noWisdom || !deviceAvailable()) {
+    if (!json) return loadSpecArg(o.spec);
+    *json = parseJsonText(specText(o.spec), specFileName(o.spec));
+    return parseSpec(*json, specFileName(o.spec));
+  }
   const std::string file = specFileName(o.spec);
   Json j = parseJsonText(specText(o.spec), file);
   Wisdom wisdom;
@@ -56,6 +62,7 @@ std::unique_ptr<FamilySpec> loadWithWisdom(const Options& o) {
     try {
       auto spec = parseSpec(tuned, file + " with wisdom");
       fmt::print("{}\n", note);
+      if (json) *json = tuned;
       return spec;
     } catch (const SpecError& e) {  // recorded by another version of warpforge: the spec as written
       fmt::print(stderr, "warning: wisdom for {} ignored (the spec no longer accepts it: {})\n", printableText(file),
@@ -64,6 +71,7 @@ std::unique_ptr<FamilySpec> loadWithWisdom(const Options& o) {
   } else if (!note.empty()) {
     fmt::print("{}\n", note);
   }
+  if (json) *json = j;
   return parseSpec(j, file);
 }
 
@@ -242,7 +250,8 @@ int cmdSweep(const Options& o) {
 }  // namespace
 
 int cmdRun(const Options& o) {
-  auto spec = loadWithWisdom(o);
+  Json json;
+  auto spec = loadWithWisdom(o, &json);
   verified(*spec, o);
   if (!requireDevice("run")) return kCudaFailure;
   Compiler compiler;
@@ -250,7 +259,12 @@ int cmdRun(const Options& o) {
   RunReport r;
   {
     Progress p(fmt::format("running {} (emit, compile, run, CPU reference)", spec->name()), o.progress);
-    r = runSpec(compiler, *spec, {batch, o.seed, 1, true, {}});
+    // The plan through the on-disk plan cache: a second run of the same spec skips emit and its NVRTC probe.
+    useDefaultDevice();
+    CUdevice dev = 0;
+    checkCu(cuCtxGetDevice(&dev), "cuCtxGetDevice");
+    CachedPlan plan = emitCached(json, spec->file(), deviceInfo(dev).arch);
+    r = runGenerated(compiler, *spec, Generated{std::move(plan.plan)}, {batch, o.seed, 1, true, {}});
   }
   fmt::print("device={} spec={} family={} batch={} seed={} kernels={} checked={} unwritten={}\n", r.device.name,
              spec->name(), spec->family().name(), batch, o.seed, r.kernels.size(), r.check.checked, r.check.unwritten);
