@@ -84,7 +84,9 @@ struct Fuzzer {
   Outcome feed(const std::string& family, const std::string& text) {
     auto t0 = std::chrono::steady_clock::now();
     Outcome o = feedTimed(family, text);
-    slowest = std::max(slowest, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (seconds > 2) std::printf("[fuzz] %s: a mutant took %.1f s: %s\n", family.c_str(), seconds, where(text).c_str());
+    slowest = std::max(slowest, seconds);
     return o;
   }
   Outcome feedTimed(const std::string& family, const std::string& text) {

@@ -4,6 +4,7 @@
 #include "generator/layout/Wgmma.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <set>
 #include <sstream>
@@ -338,6 +339,22 @@ ConsistencyReport correlatorConsistency(const CorrelatorSpec& s, const Correlato
     return ph->kind == PhysKind::T ? (lane >> ph->index) & 1 : ph->kind == PhysKind::R ? (reg >> ph->index) & 1 : 0;
   };
   const auto rowNames = sideBits(1, P, 4), colNames = sideBits(2, P, 2);
+  // The C fragment's (row, column, re/im) of each (lane, register), read from the layout once: the same for every
+  // tile, warp and fragment below.
+  struct CElement {
+    long long row = 0, col = 0;
+    int reim = 0;
+  };
+  std::array<std::array<CElement, 4>, 32> cElement{};
+  for (int lane = 0; lane < 32; ++lane)
+    for (int reg = 0; reg < 4; ++reg) {
+      CElement& c = cElement[lane][reg];
+      for (std::size_t k = 0; k < rowNames.size(); ++k)
+        c.row |= static_cast<long long>(bitValue(m.c, rowNames[k], lane, reg)) << k;
+      for (std::size_t k = 0; k < colNames.size(); ++k)
+        c.col |= static_cast<long long>(bitValue(m.c, colNames[k], lane, reg)) << k;
+      c.reim = bitValue(m.c, "ReIm_out", lane, reg);
+    }
   const int rowsPerBlock = s.tuning.receiversPerBlock * P;
   std::vector<bool> paths{false};
   if (correlatorUsesWgmma(s, "sm_90")) paths.push_back(true);  // the tiling emitted for sm_90 (wgmma, sm_90a target)
@@ -357,12 +374,8 @@ ConsistencyReport correlatorConsistency(const CorrelatorSpec& s, const Correlato
             for (int fb = 0; fb < t.warpCols / 4; ++fb)
               for (int lane = 0; lane < 32; ++lane)
                 for (int reg = 0; reg < 4; ++reg) {
-                  long long row = 0, col = 0;
-                  for (std::size_t k = 0; k < rowNames.size(); ++k)
-                    row |= static_cast<long long>(bitValue(m.c, rowNames[k], lane, reg)) << k;
-                  for (std::size_t k = 0; k < colNames.size(); ++k)
-                    col |= static_cast<long long>(bitValue(m.c, colNames[k], lane, reg)) << k;
-                  const int reim = bitValue(m.c, "ReIm_out", lane, reg);
+                  const long long row = cElement[lane][reg].row, col = cElement[lane][reg].col;
+                  const int reim = cElement[lane][reg].reim;
                   const long long i = static_cast<long long>(ti) * t.rowsPerBlock + wi * t.warpRows + fa * 16 + row;
                   const long long j = static_cast<long long>(tj) * t.rowsPerBlock + wj * t.warpCols + fb * 4 + col;
                   const long long r1 = i / P, r2 = j / P;
