@@ -109,12 +109,17 @@ RunReport runGenerated(Compiler& compiler, const FamilySpec& spec, const Generat
   return r;
 }
 
-RunReport runSpec(Compiler& compiler, const FamilySpec& spec, const RunOptions& o) {
+std::string defaultDeviceArch() {
   useDefaultDevice();
-  NvrtcProbe probe;
   CUdevice dev = 0;
   checkCu(cuCtxGetDevice(&dev), "cuCtxGetDevice");
-  return runGenerated(compiler, spec, spec.emit({deviceInfo(dev).arch, &probe}), o);
+  return deviceInfo(dev).arch;
+}
+
+RunReport runSpec(Compiler& compiler, const FamilySpec& spec, const RunOptions& o) {
+  const std::string arch = defaultDeviceArch();
+  NvrtcProbe probe;
+  return runGenerated(compiler, spec, spec.emit({arch, &probe}), o);
 }
 
 }  // namespace warpforge

@@ -40,6 +40,8 @@ struct RunReport {
 // The primary context of device 0 made current on this thread (bench and run are the application:
 // they may set a context; the Executor uses whatever is current).
 void useDefaultDevice();
+// Makes the default device current (useDefaultDevice) and returns its arch ("sm_90", ...).
+std::string defaultDeviceArch();
 
 // A plan's user arrays on the device for `batch` entries: inputs uploaded, outputs poisoned with 0xff bytes.
 class DeviceArrays {

@@ -260,10 +260,7 @@ int cmdRun(const Options& o) {
   {
     Progress p(fmt::format("running {} (emit, compile, run, CPU reference)", spec->name()), o.progress);
     // The plan through the on-disk plan cache: a second run of the same spec skips emit and its NVRTC probe.
-    useDefaultDevice();
-    CUdevice dev = 0;
-    checkCu(cuCtxGetDevice(&dev), "cuCtxGetDevice");
-    CachedPlan plan = emitCached(json, spec->file(), deviceInfo(dev).arch);
+    CachedPlan plan = emitCached(json, spec->file(), defaultDeviceArch());
     r = runGenerated(compiler, *spec, Generated{std::move(plan.plan)}, {batch, o.seed, 1, true, {}});
   }
   fmt::print("device={} spec={} family={} batch={} seed={} kernels={} checked={} unwritten={}\n", r.device.name,

@@ -49,53 +49,35 @@ const char* kBase =
 
 TEST(PfbSpec, ErrorsNameTheJsonPath) {
   EXPECT_EQ(errorPath(kBase), "(no error)");
-  EXPECT_EQ(errorPath(
-                R"("channels": 96, "spectra_per_call": 32, "input": {"type": "int8"}, "output": {"type": "ci8"})"),
-            "/channels");
-  EXPECT_EQ(errorPath(
-                R"("channels": 65536, "spectra_per_call": 32, "input": {"type": "int8"}, "output": {"type": "ci8"})"),
-            "/channels");
-  EXPECT_EQ(
-      errorPath(
-          R"("channels": 64, "taps": 0, "spectra_per_call": 32, "input": {"type": "int8"}, "output": {"type": "ci8"})"),
-      "/taps");
-  EXPECT_EQ(
-      errorPath(
-          R"("channels": 64, "taps": 33, "spectra_per_call": 32, "input": {"type": "int8"}, "output": {"type": "ci8"})"),
-      "/taps");
-  EXPECT_EQ(errorPath(
-                R"("channels": 64, "spectra_per_call": 32, "input": {"type": "int4"}, "output": {"type": "ci8"})"),
-            "/input/type");
-  EXPECT_EQ(errorPath(
-                R"("channels": 64, "spectra_per_call": 32, "input": {"type": "packed"}, "output": {"type": "ci8"})"),
-            "/input/bits");
-  EXPECT_EQ(
-      errorPath(
-          R"("channels": 64, "spectra_per_call": 32, "input": {"type": "packed", "bits": 17}, "output": {"type": "ci8"})"),
-      "/input/bits");
-  EXPECT_EQ(
-      errorPath(
-          R"("channels": 64, "spectra_per_call": 32, "input": {"type": "int8", "bits": 8}, "output": {"type": "ci8"})"),
-      "/input/bits");
-  EXPECT_EQ(errorPath(
-                R"("channels": 64, "spectra_per_call": 32, "input": {"type": "int8"}, "output": {"type": "ci4"})"),
-            "/output/type");
-  EXPECT_EQ(
-      errorPath(
-          R"("channels": 64, "spectra_per_call": 32, "input": {"type": "int8"}, "output": {"type": "ci8", "layout": "spectra"})"),
-      "/output/layout");
-  EXPECT_EQ(
-      errorPath(
-          R"("channels": 64, "spectra_per_call": 32, "input": {"type": "int8"}, "output": {"type": "cf32", "layout": "tcc"})"),
-      "/output/layout");
-  EXPECT_EQ(
-      errorPath(
-          R"("channels": 64, "spectra_per_call": 24, "input": {"type": "int8"}, "output": {"type": "ci8", "layout": "tcc"})"),
-      "/spectra_per_call");
-  EXPECT_EQ(
-      errorPath(
-          R"("channels": 64, "spectra_per_call": 4, "input": {"type": "int8"}, "output": {"type": "ci8", "layout": "katgpucbf"})"),
-      "/spectra_per_call");
+  // Members (after the name and family) and the JSON path the error names.
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"("channels": 96, "spectra_per_call": 32, "input": {"type": "int8"}, "output": {"type": "ci8"})", "/channels"},
+      {R"("channels": 65536, "spectra_per_call": 32, "input": {"type": "int8"}, "output": {"type": "ci8"})",
+       "/channels"},
+      {R"("channels": 64, "taps": 0, "spectra_per_call": 32, "input": {"type": "int8"}, "output": {"type": "ci8"})",
+       "/taps"},
+      {R"("channels": 64, "taps": 33, "spectra_per_call": 32, "input": {"type": "int8"}, "output": {"type": "ci8"})",
+       "/taps"},
+      {R"("channels": 64, "spectra_per_call": 32, "input": {"type": "int4"}, "output": {"type": "ci8"})",
+       "/input/type"},
+      {R"("channels": 64, "spectra_per_call": 32, "input": {"type": "packed"}, "output": {"type": "ci8"})",
+       "/input/bits"},
+      {R"("channels": 64, "spectra_per_call": 32, "input": {"type": "packed", "bits": 17}, "output": {"type": "ci8"})",
+       "/input/bits"},
+      {R"("channels": 64, "spectra_per_call": 32, "input": {"type": "int8", "bits": 8}, "output": {"type": "ci8"})",
+       "/input/bits"},
+      {R"("channels": 64, "spectra_per_call": 32, "input": {"type": "int8"}, "output": {"type": "ci4"})",
+       "/output/type"},
+      {R"("channels": 64, "spectra_per_call": 32, "input": {"type": "int8"}, "output": {"type": "ci8", "layout": "spectra"})",
+       "/output/layout"},
+      {R"("channels": 64, "spectra_per_call": 32, "input": {"type": "int8"}, "output": {"type": "cf32", "layout": "tcc"})",
+       "/output/layout"},
+      {R"("channels": 64, "spectra_per_call": 24, "input": {"type": "int8"}, "output": {"type": "ci8", "layout": "tcc"})",
+       "/spectra_per_call"},
+      {R"("channels": 64, "spectra_per_call": 4, "input": {"type": "int8"}, "output": {"type": "ci8", "layout": "katgpucbf"})",
+       "/spectra_per_call"},
+  };
+  for (const auto& [members, path] : cases) EXPECT_EQ(errorPath(members), path) << members;
   EXPECT_EQ(errorPath(std::string(kBase) + R"(, "weights": {"window": "kaiser"})"), "/weights/window");
   EXPECT_EQ(errorPath(std::string(kBase) + R"(, "weights": {"window": "hann", "values": [1]})"), "/weights");
   EXPECT_EQ(errorPath(std::string(kBase) + R"(, "weights": {"values": [1, 2]})"), "/weights/values");

@@ -14,8 +14,6 @@ namespace warpforge::corr_emit {
 
 using namespace ast;
 
-inline NodePtr declArrayless(const std::string& name) { return decl("wf_u32", name); }
-
 inline long long elemBytes(SampleType t) { return t == SampleType::CI4 ? 1 : t == SampleType::CI8 ? 2 : 4; }
 
 // --- operand addressing derived from the layouts -------------------------------------------------

@@ -10,6 +10,8 @@ using namespace ast;
 
 NodePtr u32(long long v) { return cast("wf_u32", lit(v)); }
 
+NodePtr declArrayless(const std::string& name) { return decl("wf_u32", name); }
+
 // Offset (in samples) of time `t` (an expression) for receiver r, pol p (expressions), relative to the channel's base.
 NodePtr sampleOffsetExpr(const Ctx& x, const NodePtr& r, const NodePtr& p, const NodePtr& t) {
   const CorrelatorInput& in = x.s.input;
