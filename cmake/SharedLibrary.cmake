@@ -1,11 +1,17 @@
 # warpforge_shared_library(<target>): a versioned shared library (libwarpforge_x.so.MAJOR.MINOR -> .so.MAJOR.MINOR.PATCH;
 # the SONAME carries MAJOR.MINOR while the major version is 0) that finds its sibling libraries through a relative
 # RUNPATH, so an installed prefix can be moved.
+# Its calls to functions it defines bind to its own definitions (-Bsymbolic-functions). Without it, a template
+# instantiation that another library in the process exports first (PyTorch and CuPy load theirs with RTLD_GLOBAL:
+# std::regex's compiler, fmt's vformat) replaces ours, built against another libstdc++ or fmt layout, and crashes.
 function(warpforge_shared_library target)
   set_target_properties(${target} PROPERTIES
     VERSION ${PROJECT_VERSION}
     SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR}
     INSTALL_RPATH "$ORIGIN")
+  if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
+    target_link_options(${target} PRIVATE "LINKER:-Bsymbolic-functions")
+  endif()
 endfunction()
 
 # warpforge_generator_id(<out.cpp>): generatorVersion() and generatorId() (the version and a hash of every source

@@ -1,8 +1,8 @@
 #include "runtime/Nvrtc.h"
 
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
-#include <regex>
 
 #include <fmt/format.h>
 #include <nvrtc.h>
@@ -45,15 +45,39 @@ std::vector<std::string> nvrtcOptions(const std::string& arch) {
   return o;
 }
 
+namespace {
+// The number log[begin, end) spells (digits only), or -1.
+int numberAt(const std::string& log, std::size_t begin, std::size_t end) {
+  if (begin >= end || end > log.size()) return -1;
+  for (std::size_t i = begin; i < end; ++i)
+    if (!std::isdigit(static_cast<unsigned char>(log[i]))) return -1;
+  return std::stoi(log.substr(begin, end - begin));
+}
+// The number that ends at log[end] (after spaces), or -1.
+int numberEndingAt(const std::string& log, std::size_t end) {
+  std::size_t begin = end;
+  while (begin > 0 && std::isdigit(static_cast<unsigned char>(log[begin - 1]))) --begin;
+  return numberAt(log, begin, end);
+}
+}  // namespace
+
+// ptxas -v's lines: "Used N registers, ..." and "S bytes stack frame, T bytes spill stores, U bytes spill loads".
 void parsePtxasReport(const std::string& log, NvrtcResult& r) {
-  std::smatch m;
-  if (std::regex_search(log, m, std::regex(R"(Used (\d+) registers)"))) r.registers = std::stoi(m[1]);
-  if (std::regex_search(log, m,
-                        std::regex(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)"))) {
-    r.stackFrameBytes = std::stoi(m[1]);
-    r.spillStoreBytes = std::stoi(m[2]);
-    r.spillLoadBytes = std::stoi(m[3]);
-  }
+  const std::string used = "Used ", regs = " registers", frame = " bytes stack frame, ",
+                    stores = " bytes spill stores, ", loads = " bytes spill loads";
+  if (std::size_t at = log.find(used); at != std::string::npos)
+    if (std::size_t end = log.find(regs, at); end != std::string::npos)
+      if (int n = numberAt(log, at + used.size(), end); n >= 0) r.registers = n;
+  const std::size_t f = log.find(frame);
+  const std::size_t s = f == std::string::npos ? f : log.find(stores, f);
+  const std::size_t l = s == std::string::npos ? s : log.find(loads, s);
+  if (l == std::string::npos) return;
+  const int frameBytes = numberEndingAt(log, f), storeBytes = numberAt(log, f + frame.size(), s),
+            loadBytes = numberAt(log, s + stores.size(), l);
+  if (frameBytes < 0 || storeBytes < 0 || loadBytes < 0) return;
+  r.stackFrameBytes = frameBytes;
+  r.spillStoreBytes = storeBytes;
+  r.spillLoadBytes = loadBytes;
 }
 
 NvrtcResult nvrtcCompile(const std::string& source, const std::string& name, const std::string& arch) {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "runtime/Cache.h"
+#include "runtime/Nvrtc.h"
 #include "warpforge/compiler.h"
 
 using namespace warpforge;
@@ -249,4 +250,24 @@ TEST(Cache, WithoutHomeTheFallbackIsPerUser) {
   for (auto& [k, v] : saved)
     if (v) ::setenv(k.c_str(), v->c_str(), 1);
   EXPECT_EQ(dir, "/tmp/warpforge-cache-" + std::to_string(::geteuid()));
+}
+
+// ptxas -v's resource lines, as NVRTC 12 and 13 print them; anything else leaves the fields unset.
+TEST(PtxasReport, ReadsRegistersAndSpills) {
+  NvrtcResult r;
+  parsePtxasReport(
+      "ptxas info    : Compiling entry function 'k' for 'sm_90'\n"
+      "ptxas info    : Function properties for k\n"
+      "    24 bytes stack frame, 8 bytes spill stores, 12 bytes spill loads\n"
+      "ptxas info    : Used 168 registers, used 1 barriers, 24 bytes cumulative stack size\n",
+      r);
+  EXPECT_EQ(r.registers, 168);
+  EXPECT_EQ(r.stackFrameBytes, 24);
+  EXPECT_EQ(r.spillStoreBytes, 8);
+  EXPECT_EQ(r.spillLoadBytes, 12);
+  NvrtcResult none;
+  parsePtxasReport("ptxas info    : Used many registers\n    x bytes stack frame, 0 bytes spill stores\n", none);
+  EXPECT_EQ(none.registers, -1);
+  EXPECT_EQ(none.stackFrameBytes, -1);
+  EXPECT_EQ(none.spillStoreBytes, -1);
 }

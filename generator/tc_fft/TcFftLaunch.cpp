@@ -1,7 +1,6 @@
 #include "generator/tc_fft/TcFftLaunch.h"
 
 #include <algorithm>
-#include <regex>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -11,10 +10,23 @@
 namespace warpforge {
 
 namespace {
+// The names of `#include "name"` lines in `text`, in order.
+std::vector<std::string> quotedIncludes(const std::string& text) {
+  std::vector<std::string> names;
+  const std::string directive = "#include";
+  for (std::size_t at = text.find(directive); at != std::string::npos; at = text.find(directive, at + 1)) {
+    std::size_t q = at + directive.size();
+    if (q >= text.size() || (text[q] != ' ' && text[q] != '\t')) continue;
+    while (q < text.size() && (text[q] == ' ' || text[q] == '\t')) ++q;
+    if (q >= text.size() || text[q] != '"') continue;
+    const std::size_t end = text.find_first_of("\"\n", q + 1);
+    if (end != std::string::npos && text[end] == '"') names.push_back(text.substr(q + 1, end - q - 1));
+  }
+  return names;
+}
+
 void addIncludes(const std::string& text, std::vector<std::string>& out) {
-  static const std::regex include(R"re(#include\s+"([^"]+)")re");
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), include); it != std::sregex_iterator(); ++it) {
-    const std::string name = (*it)[1];
+  for (const std::string& name : quotedIncludes(text)) {
     if (std::find(out.begin(), out.end(), name) != out.end()) continue;
     for (const auto& e : embeddedTemplates())
       if (name == e.name) {

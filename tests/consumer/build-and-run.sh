@@ -27,7 +27,17 @@ for f in $(find "$prefix/lib" -name 'libwarpforge_*.so.*.*.*'); do
   readelf -d "$f" | grep -q "SONAME.*libwarpforge_[a-z]*\.so\.[0-9]*\.[0-9]*\]" || fail "$f has no versioned SONAME"
 done
 if grep -rl -e "$build" -e "$src" -e "$prefix" -e /usr/local/cuda -e fftw "$prefix/lib/cmake"; then fail "absolute paths in the CMake package"; fi
-echo "installed: $(echo $libs | wc -w) shared libraries, no FFTW symbol, relative RUNPATHs, a relocatable CMake package"
+# Each library's calls to functions it defines itself are bound when it is linked (-Bsymbolic-functions): a library
+# loaded earlier that exports the same template instantiation (PyTorch and CuPy load theirs with RTLD_GLOBAL: std::regex,
+# fmt) can never replace ours. Here: no PLT slot names a function the library defines.
+for f in $(find "$prefix/lib" -name 'libwarpforge_*.so.*.*.*'); do
+  readelf -W --dyn-syms "$f" | awk '$4 == "FUNC" && $7 != "UND" {print $8}' | sed 's/@.*//' | sort -u > "$here/defined.txt"
+  readelf -rW "$f" | awk '/JUMP_SLO/ {print $5}' | sed 's/@.*//' | sort -u > "$here/slots.txt"
+  [ -s "$here/defined.txt" ] || fail "$f: no defined functions read (readelf's format?)"
+  own=$(comm -12 "$here/defined.txt" "$here/slots.txt" | wc -l)
+  [ "$own" -eq 0 ] || fail "$f calls $own of its own functions through the dynamic linker, e.g. $(comm -12 "$here/defined.txt" "$here/slots.txt" | head -1)"
+done
+echo "installed: $(echo $libs | wc -w) shared libraries, no FFTW symbol, own functions bound at link time, relative RUNPATHs, a relocatable CMake package"
 
 mv "$prefix" "$moved"
 deps=$(sed -n 's/^CMAKE_PREFIX_PATH:[A-Z]*=//p' "$build/CMakeCache.txt")
