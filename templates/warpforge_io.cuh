@@ -45,6 +45,51 @@ __device__ __forceinline__ void wf_cp_async_commit() { asm volatile("cp.async.co
 template <int kPending>
 __device__ __forceinline__ void wf_cp_async_wait() { asm volatile("cp.async.wait_group %0;" ::"n"(kPending) : "memory"); }
 
+// A staging slice's chunk arrangement: 16-byte chunk c of a row is kept at chunk c ^ S(c), S moving chunk-index bit
+// kFromI onto bit kToI (i = 0..2; -1: unused). The emitter picks S so that layout-ordered register accesses hit
+// distinct banks; S reads only bits it does not write, so it is a bijection.
+template <int kFrom0, int kTo0, int kFrom1, int kTo1, int kFrom2, int kTo2>
+struct wf_swizzle {
+  static __device__ __forceinline__ int chunk(int c) {
+    return c ^ (kFrom0 < 0 ? 0 : ((c >> (kFrom0 < 0 ? 0 : kFrom0)) & 1) << (kTo0 < 0 ? 0 : kTo0)) ^
+           (kFrom1 < 0 ? 0 : ((c >> (kFrom1 < 0 ? 0 : kFrom1)) & 1) << (kTo1 < 0 ? 0 : kTo1)) ^
+           (kFrom2 < 0 ? 0 : ((c >> (kFrom2 < 0 ? 0 : kFrom2)) & 1) << (kTo2 < 0 ? 0 : kTo2));
+  }
+};
+
+// wf_warp_load16, wf_warp_store16 and wf_warp_load16_async through a swizzled slice (Swizzle: a wf_swizzle).
+template <int kWords, bool kStreaming, class Swizzle>
+__device__ __forceinline__ void wf_warp_load16_swizzled(wf_u32* __restrict__ stage, const wf_u32* __restrict__ src,
+                                                        int lane) {
+  static_assert(kWords % 128 == 0, "staged copies move whole 512-byte warp rows");
+#pragma unroll
+  for (int i = 0; i < kWords / 4; i += 32) {
+    const uint4* p = reinterpret_cast<const uint4*>(src) + i + lane;
+    reinterpret_cast<uint4*>(stage)[Swizzle::chunk(i + lane)] = kStreaming ? __ldcs(p) : *p;
+  }
+}
+template <int kWords, bool kStreaming, class Swizzle>
+__device__ __forceinline__ void wf_warp_store16_swizzled(wf_u32* __restrict__ dst, const wf_u32* __restrict__ stage,
+                                                         int lane) {
+  static_assert(kWords % 128 == 0, "staged copies move whole 512-byte warp rows");
+#pragma unroll
+  for (int i = 0; i < kWords / 4; i += 32) {
+    uint4 v = reinterpret_cast<const uint4*>(stage)[Swizzle::chunk(i + lane)];
+    uint4* p = reinterpret_cast<uint4*>(dst) + i + lane;
+    if (kStreaming) __stcs(p, v);
+    else *p = v;
+  }
+}
+template <int kWords, class Swizzle>
+__device__ __forceinline__ void wf_warp_load16_async_swizzled(wf_u32* stage, const wf_u32* __restrict__ src, int lane) {
+  static_assert(kWords % 128 == 0, "staged copies move whole 512-byte warp rows");
+#pragma unroll
+  for (int i = 0; i < kWords / 4; i += 32) {
+    unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(stage + 4 * Swizzle::chunk(i + lane)));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src + 4 * (i + lane)) : "memory");
+  }
+}
+
 // Vector types of 1, 2 and 4 words for the row copies below.
 template <int kVec> struct wf_vec_t;
 template <> struct wf_vec_t<1> { typedef wf_u32 type; };

@@ -4,7 +4,9 @@
 // odd batches and padded distances, and CHIME's hand-written spec.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <sstream>
+#include <tuple>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -16,8 +18,11 @@
 #include "generator/tc_fft/TcFftEmitter.h"
 #include "generator/tc_fft/PhasePlan.h"
 #include "generator/tc_fft/TcFftLaunch.h"
+#include "generator/tc_fft/Synthesizer.h"
+#include "generator/tc_fft/TcFftIo.h"
 #include "generator/verify/Verifier.h"
 #include "templates/Embedded.h"
+#include "warpforge/compiler.h"
 #include "TestUtil.h"
 
 using namespace warpforge;
@@ -113,6 +118,11 @@ const std::vector<std::pair<std::string, std::string>> kHostHelpers = {
      "lane) "
      "{ for (int i = 0; i < kWords / 4; i += 32) wf_cp_async(stage + 4 * (i + lane), src + 4 * (i + lane), 16, true); "
      "}"},
+    {"wf_warp_load16_async_swizzled",
+     "template <int kWords, class Swizzle> __device__ __forceinline__ void wf_warp_load16_async_swizzled(wf_u32* "
+     "stage, const wf_u32* src, int lane) "
+     "{ for (int i = 0; i < kWords / 4; i += 32) wf_cp_async(stage + 4 * Swizzle::chunk(i + lane), src + 4 * (i + "
+     "lane), 16, true); }"},
     {"wf_cp_async_commit", "__device__ __forceinline__ void wf_cp_async_commit() { wf_cp_commit(); }"},
     {"wf_cp_async_wait",
      "template <int kPending> __device__ __forceinline__ void wf_cp_async_wait() { wf_cp_wait(kPending); }"}};
@@ -219,4 +229,66 @@ TEST(TcFftCpuRun, PhasesOverTheRegisterBudgetComeFromTheSharedTable) {
   ASSERT_NE(plan.sources.front().text.find("phase_table["), std::string::npos)
       << "4096 points should read phases from the table";
   runOnCpu(*fs, plan, 1, 4096, "4096 -> 4096 sign -1, phases from the shared table");
+}
+
+// Every staged I/O scheme of a whole-row kernel on the CPU: swizzled and plain slices, synchronous copies, the cp.async
+// double buffer and the prefetch into registers.
+TEST(TcFftCpuRun, StagedIoVariants) {
+  if (!haveCompiler()) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  auto fs = tcFftFamily().parse(Json::parse(sizeSpec(1024, 1024, 1)), "cpu.json");
+  TcFftRequest request;
+  request.nIn = request.nOut = 1024;
+  TcFftSynthesis design = synthesizeTcFft(request);
+  design.program.name = "cpu_1024_1024";
+  const Plan plan = Verifier().verify(design.program);  // refers to design.program
+  struct Variant {
+    const char* name;
+    EmitOptions o;
+  };
+  EmitOptions swzSync, plainSync, swzAsync, swzPrefetch;
+  plainSync.swizzledStage = false;
+  swzAsync.asyncCopy = true;
+  swzPrefetch.prefetch = true;
+  for (const Variant& v :
+       {Variant{"swizzled, synchronous", swzSync}, Variant{"plain, synchronous", plainSync},
+        Variant{"swizzled, cp.async double buffer", swzAsync}, Variant{"swizzled, prefetch", swzPrefetch}}) {
+    LaunchPlan lp = tcFftLaunchPlan(emitTcFft(plan, v.o), {});
+    EXPECT_EQ(v.o.swizzledStage, lp.sources.front().text.find("wf_swizzle<") != std::string::npos) << v.name;
+    for (const char* arch : {"sm_80", "sm_90"}) {  // and NVRTC takes it as the GPU will
+      CompileResult r = compileWithReport(lp.sources.front().text, lp.specName, arch);
+      EXPECT_GT(r.cubin.size(), 0u) << v.name << " " << arch;
+      EXPECT_EQ(r.spillStoreBytes, 0) << v.name << " " << arch;
+    }
+    runOnCpu(*fs, lp, 3, 1024, fmt::format("1024 -> 1024, {}, batch 3", v.name));
+  }
+}
+
+// The staging slices of every whole-row design are bank-conflict-free with their swizzle: each phase of every register
+// access and row copy hits each bank with one word. Without it, lane bits above the 128-byte range conflict (the test
+// of the count itself: the plain slice of 1024 points is 8-way).
+TEST(TcFftStaging, SwizzledSlicesAreBankConflictFree) {
+  for (int logN = 7; logN <= 12; ++logN) {
+    TcFftRequest request;
+    request.nIn = request.nOut = 1 << logN;
+    const LayoutProgram program = synthesizeTcFft(request).program;
+    for (const auto& [name, letter, logReal] :
+         {std::tuple{program.input, 'n', program.logIn}, std::tuple{program.output, 'q', program.logOut}}) {
+      const Layout& l = program.array(name)->layout;
+      const IoPlan p = ioPlan(l, letter, logReal, 0);
+      const StageSwizzle swz = stageSwizzle(l, p);
+      EXPECT_EQ(stageBankWays(l, p, swz), 1) << (1 << logN) << " points, " << name << " [" << l.str() << "]";
+      if (logN == 10 && letter == 'n') EXPECT_EQ(stageBankWays(l, p, StageSwizzle{}), 8) << l.str();
+      std::set<long long> chunks;  // a bijection on the slice's chunks
+      for (long long c = 0; c < (1LL << logReal) / 4; ++c) chunks.insert(swz.chunk(c));
+      EXPECT_EQ(static_cast<long long>(chunks.size()), (1LL << logReal) / 4);
+      EXPECT_EQ(*chunks.rbegin(), (1LL << logReal) / 4 - 1);
+    }
+  }
+  const LayoutProgram chime = parseTcFftSpecFile(test::sourcePath(test::kChimeSpec));
+  for (const auto& [name, letter, logReal] :
+       {std::tuple{chime.input, 'n', chime.logIn}, std::tuple{chime.output, 'q', chime.logOut}}) {
+    const Layout& l = chime.array(name)->layout;
+    const IoPlan p = ioPlan(l, letter, logReal, 0);
+    EXPECT_EQ(stageBankWays(l, p, stageSwizzle(l, p)), 1) << "CHIME " << name << " [" << l.str() << "]";
+  }
 }

@@ -211,6 +211,7 @@ class JsonReader {
                                                   "wf_part",
                                                   "wf_phase",
                                                   "wf_smem",
+                                                  "wf_swizzle",
                                                   "wf_thread_index",
                                                   "wf_ticket",
                                                   "wf_u32",
@@ -219,8 +220,11 @@ class JsonReader {
                                                   "wf_vec_t",
                                                   "wf_warp_load16",
                                                   "wf_warp_load16_async",
+                                                  "wf_warp_load16_async_swizzled",
+                                                  "wf_warp_load16_swizzled",
                                                   "wf_warp_load_rows",
                                                   "wf_warp_store16",
+                                                  "wf_warp_store16_swizzled",
                                                   "wf_warp_store_rows",
                                                   "wf_warp_transpose"};
     return symbols;

@@ -7,18 +7,22 @@
 namespace warpforge {
 
 std::vector<BenchVariant> tcFftBenchVariants(const Plan& plan, TcFftDistances d) {
-  // EmitOptions: packedPhases, inRegisterBenchmark, prefetch, staged, streaming, asyncCopy.
+  // EmitOptions: packedPhases, inRegisterBenchmark, prefetch, staged, streaming, asyncCopy, swizzledStage.
   const std::vector<std::pair<std::string, EmitOptions>> options = {
       {"packed, staged, cp.async double buffer", EmitOptions{true, false, false, true, true, true}},
       {"unpacked, staged, cp.async double buffer", EmitOptions{false, false, false, true, true, true}},
       {"packed, staged, no cache hints, synchronous", EmitOptions{true, false, false, true, false, false}},
+      {"packed, staged, plain slices (bank conflicts), synchronous",
+       EmitOptions{true, false, false, true, true, false, false}},
+      {"packed, staged, plain slices (bank conflicts), cp.async double buffer",
+       EmitOptions{true, false, false, true, true, true, false}},
       {"packed phases, direct I/O", EmitOptions{true, false, false, false}},
       {"packed phases, direct I/O, prefetch", EmitOptions{true, false, true, false}}};
   std::vector<BenchVariant> out;
   // Kernels staged row by row (batch bits, zero padding, short rows) have one I/O scheme: the packing is the variant.
   const bool rows = !wholeRowIo(*plan.spec);
   for (const auto& [name, o] : options) {
-    if (rows && (o.asyncCopy || !o.staged || !o.streaming)) continue;
+    if (rows && (o.asyncCopy || !o.staged || !o.streaming || !o.swizzledStage)) continue;
     if (o.staged && o.asyncCopy && stagedSharedBytes(*plan.spec, true) > kMaxStaticSharedBytes)
       continue;  // two input slices do not fit
     out.push_back({name, Generated{tcFftLaunchPlan(emitTcFft(plan, o), d)}, 0, 0});

@@ -375,16 +375,41 @@ EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& opt) {
     li.inputVectorElems = std::max(li.inputVectorElems, 4);
     li.outputVectorElems = std::max(li.outputVectorElems, 4);
   }
+  const StageSwizzle inSwz = staged && opt.swizzledStage ? stageSwizzle(inL, inP) : StageSwizzle{};
+  const StageSwizzle outSwz = staged && opt.swizzledStage ? stageSwizzle(outL, outP) : StageSwizzle{};
+  if (!inSwz.empty() || !outSwz.empty())
+    body.push_back(
+        note("The same offsets in the staging slices, whose 16-byte chunks are arranged so that the\n"
+             "register accesses of one phase hit distinct banks (wf_swizzle)."));
+  if (!inSwz.empty()) body.push_back(decl("const int", "in_stage_offset", inSwz.wordExpr(var("in_lane_offset"))));
+  if (!outSwz.empty()) body.push_back(decl("const int", "out_stage_offset", outSwz.wordExpr(var("out_lane_offset"))));
+  // Register accesses through a staging slice at `ptr` (swizzled where it has a swizzle).
+  auto stageAccess = [&](const Layout& l, const IoPlan& p, const StageSwizzle& swz, const std::string& array,
+                         const std::string& ptr, const std::string& laneVar, const std::string& stageVar, bool load) {
+    return swz.empty() ? registerAccess(l, p, array, ptr, laneVar, load)
+                       : swizzledRegisterAccess(l, p, swz, array, ptr, stageVar, load);
+  };
+  const std::string loadRow = inSwz.empty() ? fmt::format("wf_warp_load16<{}, {}>", s.nIn, opt.streaming)
+                                            : fmt::format("wf_warp_load16_swizzled<{}, {}, {}>", s.nIn, opt.streaming,
+                                                          inSwz.helperType());
+  const std::string storeRow = outSwz.empty() ? fmt::format("wf_warp_store16<{}, {}>", s.nOut, opt.streaming)
+                                              : fmt::format("wf_warp_store16_swizzled<{}, {}, {}>", s.nOut,
+                                                            opt.streaming, outSwz.helperType());
+  const std::string loadRowAsync = inSwz.empty() ? fmt::format("wf_warp_load16_async<{}>", s.nIn)
+                                                 : fmt::format("wf_warp_load16_async_swizzled<{}, {}>", s.nIn,
+                                                               inSwz.helperType());
   std::function<NodePtr(const std::string&, NodePtr)> loadInput = [&](const std::string& target, NodePtr which) {
     std::vector<NodePtr> b{decl("const wf_u32*", "x_ptr",
                                 cast("const wf_u32*", bin("+", var("input"), bin("*", which, var("input_distance")))))};
     if (staged) {
-      b.push_back(exprStmt(call(fmt::format("wf_warp_load16<{}, {}>", s.nIn, opt.streaming),
-                                {var("stage"), var("x_ptr"), var("lane")})));
+      b.push_back(exprStmt(call(loadRow, {var("stage"), var("x_ptr"), var("lane")})));
       b.push_back(exprStmt(call("__syncwarp", {})));
+      for (auto& n : stageAccess(inL, inP, inSwz, target, "stage", "in_lane_offset", "in_stage_offset", true))
+        b.push_back(n);
+      b.push_back(exprStmt(call("__syncwarp", {})));
+    } else {
+      for (auto& n : registerAccess(inL, inP, target, "x_ptr", "in_lane_offset", true)) b.push_back(n);
     }
-    for (auto& n : registerAccess(inL, inP, target, staged ? "stage" : "x_ptr", "in_lane_offset", true)) b.push_back(n);
-    if (staged) b.push_back(exprStmt(call("__syncwarp", {})));
     return block(b);
   };
   const bool async = staged && opt.asyncCopy && !opt.inRegisterBenchmark;
@@ -401,7 +426,7 @@ EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& opt) {
     body.push_back(decl("wf_u32*", "stage", index(var("stage_all"), bin(">>", member(var("threadIdx"), "x"), lit(5)))));
     auto issue = [&](NodePtr which, NodePtr buffer) {
       return exprStmt(
-          call(fmt::format("wf_warp_load16_async<{}>", s.nIn),
+          call(loadRowAsync,
                {buffer, cast("const wf_u32*", bin("+", var("input"), bin("*", which, var("input_distance")))),
                 var("lane")}));
     };
@@ -419,7 +444,8 @@ EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& opt) {
       b.push_back(exprStmt(call("wf_cp_async_wait<1>", {})));
       b.push_back(exprStmt(call("__syncwarp", {})));
       b.push_back(decl("const wf_u32*", "x_stage", bin("+", var("stage_in"), bin("*", var("buf"), lit(s.nIn)))));
-      for (auto& n : registerAccess(inL, inP, target, "x_stage", "in_lane_offset", true)) b.push_back(n);
+      for (auto& n : stageAccess(inL, inP, inSwz, target, "x_stage", "in_lane_offset", "in_stage_offset", true))
+        b.push_back(n);
       b.push_back(exprStmt(call("__syncwarp", {})));  // all lanes read this buffer before it is refilled
       b.push_back(assign(var("buf"), lit(1), "^="));
       return block(b);
@@ -456,12 +482,14 @@ EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& opt) {
 
   for (auto& n : stepsOrRepeats(plan, phases, opt)) loop.push_back(n);
   loop.push_back(note(fmt::format("Store {} [{}]: {}-element vectors.", s.output, outL.str(), li.outputVectorElems)));
-  for (auto& n : registerAccess(outL, outP, dataVar(s.output), staged ? "stage" : "y_ptr", "out_lane_offset", false))
-    loop.push_back(n);
+  if (!staged)
+    for (auto& n : registerAccess(outL, outP, dataVar(s.output), "y_ptr", "out_lane_offset", false)) loop.push_back(n);
   if (staged) {
+    for (auto& n :
+         stageAccess(outL, outP, outSwz, dataVar(s.output), "stage", "out_lane_offset", "out_stage_offset", false))
+      loop.push_back(n);
     loop.push_back(exprStmt(call("__syncwarp", {})));
-    loop.push_back(exprStmt(call(fmt::format("wf_warp_store16<{}, {}>", s.nOut, opt.streaming),
-                                 {var("y_ptr"), var("stage"), var("lane")})));
+    loop.push_back(exprStmt(call(storeRow, {var("y_ptr"), var("stage"), var("lane")})));
     loop.push_back(exprStmt(call("__syncwarp", {})));
   }
 

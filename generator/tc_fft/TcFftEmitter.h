@@ -13,10 +13,11 @@ namespace warpforge {
 struct EmitOptions {
   bool packedPhases = true;          // keep stored (packed) phases packed, unpack at use
   bool inRegisterBenchmark = false;  // repeat the steps `repeats` times on register-resident data
-  bool prefetch = false;   // load the next FFT's input before computing this one (slower on H100: bench/RESULTS.md)
-  bool staged = true;      // move global data through a per-warp shared-memory slice (contiguous warp accesses)
-  bool streaming = true;   // staged I/O with evict-first cache hints (read once, written once)
-  bool asyncCopy = false;  // staged input double-buffered with cp.async (no gain on H100: bench/RESULTS.md)
+  bool prefetch = false;      // load the next FFT's input before computing this one (slower on H100: bench/RESULTS.md)
+  bool staged = true;         // move global data through a per-warp shared-memory slice (contiguous warp accesses)
+  bool streaming = true;      // staged I/O with evict-first cache hints (read once, written once)
+  bool asyncCopy = false;     // staged input double-buffered with cp.async (no gain on H100: bench/RESULTS.md)
+  bool swizzledStage = true;  // staging slices arranged so register accesses hit distinct banks (TcFftIo.h)
 };
 
 struct EmittedKernel {

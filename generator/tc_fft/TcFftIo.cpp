@@ -1,5 +1,8 @@
 #include "generator/tc_fft/TcFftIo.h"
 
+#include <algorithm>
+#include <map>
+#include <set>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -70,8 +73,11 @@ IoPlan ioPlan(const Layout& l, char letter, int logReal, long long fStride) {
   return p;
 }
 
-std::vector<NodePtr> registerAccess(const Layout& l, const IoPlan& p, const std::string& array, const std::string& ptr,
-                                    const std::string& laneVar, bool load, const std::string& validVar) {
+namespace {
+
+std::vector<NodePtr> accessRegisters(const Layout& l, const IoPlan& p, const StageSwizzle* swz,
+                                     const std::string& array, const std::string& ptr, const std::string& laneVar,
+                                     bool load, const std::string& validVar) {
   std::vector<NodePtr> out;
   int nregs = l.numRegisters();
   int vmask = 0;
@@ -91,7 +97,8 @@ std::vector<NodePtr> registerAccess(const Layout& l, const IoPlan& p, const std:
         for (int r : regs) out.push_back(assign(reg(array, r), lit(0)));
       continue;
     }
-    NodePtr addr = bin("+", bin("+", var(ptr), var(laneVar)), lit(off));
+    NodePtr addr = swz ? bin("+", var(ptr), bin("^", var(laneVar), lit(swz->word(off))))
+                       : bin("+", bin("+", var(ptr), var(laneVar)), lit(off));
     std::string vt = vecType(p.vecBits);
     auto guarded = [&](NodePtr value, NodePtr zero) {
       return validVar.empty() ? value : ternary(var(validVar), value, zero);
@@ -115,6 +122,116 @@ std::vector<NodePtr> registerAccess(const Layout& l, const IoPlan& p, const std:
     }
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<NodePtr> registerAccess(const Layout& l, const IoPlan& p, const std::string& array, const std::string& ptr,
+                                    const std::string& laneVar, bool load, const std::string& validVar) {
+  return accessRegisters(l, p, nullptr, array, ptr, laneVar, load, validVar);
+}
+
+std::vector<NodePtr> swizzledRegisterAccess(const Layout& l, const IoPlan& p, const StageSwizzle& s,
+                                            const std::string& array, const std::string& ptr,
+                                            const std::string& laneVar, bool load) {
+  return accessRegisters(l, p, &s, array, ptr, laneVar, load, "");
+}
+
+long long StageSwizzle::chunk(long long c) const {
+  long long x = c;
+  for (auto [from, to] : moves) x ^= ((c >> from) & 1) << to;
+  return x;
+}
+
+long long StageSwizzle::word(long long a) const { return (chunk(a >> 2) << 2) | (a & 3); }
+
+std::string StageSwizzle::helperType() const {
+  std::string args;
+  for (int i = 0; i < 3; ++i) {
+    const auto m = i < static_cast<int>(moves.size()) ? moves[i] : std::pair<int, int>{-1, -1};
+    args += fmt::format("{}{}, {}", i ? ", " : "", m.first, m.second);
+  }
+  return "wf_swizzle<" + args + ">";
+}
+
+NodePtr StageSwizzle::wordExpr(NodePtr a) const {
+  NodePtr x = a;
+  for (auto [from, to] : moves) x = bin("^", x, bin("<<", bin("&", bin(">>", a, lit(from + 2)), lit(1)), lit(to + 2)));
+  return x;
+}
+
+namespace {
+
+// The index bit (element = 4-byte word) that lane bit t carries, or -1 (a batch bit, zero padding).
+int laneWordBit(const Layout& l, const IoPlan& p, int t) {
+  auto name = l.logicalAt({PhysKind::T, t});
+  if (!name || (*name)[0] != p.letter) return -1;
+  const int k = indexOf(*name);
+  return k < p.logReal ? k : -1;
+}
+
+long long laneWordOffset(const Layout& l, const IoPlan& p, int lane) {
+  long long off = 0;
+  for (int t = 0; t < 5; ++t)
+    if ((lane >> t) & 1) {
+      const int k = laneWordBit(l, p, t);
+      if (k >= 0) off |= 1LL << k;
+    }
+  return off;
+}
+
+}  // namespace
+
+StageSwizzle stageSwizzle(const Layout& l, const IoPlan& p) {
+  StageSwizzle s;
+  const int phaseLanes = std::min(5, 5 - p.vecBits);  // lane bits t0.. of one 128-byte phase
+  std::set<int> freeChunkBits{0, 1, 2};
+  std::vector<int> high;
+  for (int t = 0; t < phaseLanes; ++t) {
+    const int k = laneWordBit(l, p, t);
+    if (k < 0) return {};  // batch or padding lanes: the rows are not whole (no swizzle)
+    if (k >= 2 && k <= 4) freeChunkBits.erase(k - 2);
+    if (k >= 5) high.push_back(k - 2);
+  }
+  for (int from : high) {
+    if (freeChunkBits.empty()) break;
+    s.moves.push_back({from, *freeChunkBits.begin()});
+    freeChunkBits.erase(freeChunkBits.begin());
+  }
+  return s;
+}
+
+int stageBankWays(const Layout& l, const IoPlan& p, const StageSwizzle& s) {
+  const int width = 1 << p.vecBits, phaseLanes = 32 / width;
+  int vmask = 0;
+  for (int b : p.vecRegBit) vmask |= 1 << b;
+  int worst = 1;
+  auto phaseWays = [&](const std::vector<long long>& words) {
+    std::map<int, std::set<long long>> perBank;
+    for (long long w : words) perBank[static_cast<int>(w & 31)].insert(w);
+    for (const auto& [bank, ws] : perBank) worst = std::max(worst, static_cast<int>(ws.size()));
+  };
+  // Register accesses: lanes of a phase at their own offset plus the register group's.
+  for (int g = 0; g < l.numRegisters(); ++g) {
+    if (g & vmask) continue;
+    const long long off = regOffset(l, p, g);
+    if (off < 0) continue;
+    for (int first = 0; first < 32; first += phaseLanes) {
+      std::vector<long long> words;
+      for (int lane = first; lane < first + phaseLanes; ++lane)
+        for (int i = 0; i < width; ++i) words.push_back(s.word((laneWordOffset(l, p, lane) | off) + i));
+      phaseWays(words);
+    }
+  }
+  // Row copies: 16-byte chunks, lane j of step i at chunk 32 i + j; 8 lanes a phase.
+  const long long chunks = (1LL << p.logReal) / 4;
+  for (long long first = 0; first < chunks; first += 8) {
+    std::vector<long long> words;
+    for (long long c = first; c < std::min(chunks, first + 8); ++c)
+      for (int i = 0; i < 4; ++i) words.push_back(4 * s.chunk(c) + i);
+    phaseWays(words);
+  }
+  return worst;
 }
 
 }  // namespace warpforge

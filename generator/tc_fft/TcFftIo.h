@@ -4,6 +4,7 @@
 // the lowest index bits sit on registers, batch bits f (several FFTs per warp, `fStride` elements apart), and zero
 // padding (input index bits from log2 n_in up: registers or lanes where one is set read zeros, never memory).
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ast/Ast.h"
@@ -31,5 +32,31 @@ std::vector<ast::NodePtr> registerAccess(const Layout& l, const IoPlan& p, const
                                          const std::string& validVar = "");
 
 ast::NodePtr laneBit(int t);
+
+// Where a warp's shared staging slice keeps each 16-byte chunk of a row so that the layout-ordered register accesses
+// hit distinct banks. A shared-memory wavefront serves 128 bytes: the 8 (16-byte accesses), 16 or 32 lanes of one phase
+// must address distinct 4-byte banks. Lanes whose index bits lie above the 128-byte range would all hit the same banks
+// (an 8-way conflict for a lane map like t0 t1 t2 <-> n9 n8 n6); chunk c is kept at chunk c ^ S(c) instead, S moving
+// those index bits onto the bank-group bits the phase's other lanes leave free. S reads only bits it does not write, so
+// it is a bijection, and the row copies (consecutive chunks per phase, high bits fixed) stay conflict-free too.
+struct StageSwizzle {
+  std::vector<std::pair<int, int>> moves;  // (source chunk bit >= 3, target chunk bit <= 2), at most three
+  bool empty() const { return moves.empty(); }
+  long long chunk(long long c) const;           // the physical chunk of logical chunk c
+  long long word(long long a) const;            // the physical word of logical word a (4 words per chunk)
+  std::string helperType() const;               // "wf_swizzle<s0, d0, s1, d1, s2, d2>" (-1: unused), for the row copies
+  ast::NodePtr wordExpr(ast::NodePtr a) const;  // word(a) for a lane-dependent a
+};
+StageSwizzle stageSwizzle(const Layout& l, const IoPlan& p);
+
+// The most distinct 4-byte words one bank serves in one phase of a warp-wide access, over every register access of
+// `l` through the staging slice and the row copies in and out of it (1: conflict-free).
+int stageBankWays(const Layout& l, const IoPlan& p, const StageSwizzle& s);
+
+// registerAccess through a swizzled staging slice: register group g at `ptr` + (`laneVar` ^ word(offset of g)), where
+// `laneVar` holds the lane's swizzled word offset (S is linear and lane and register bits are disjoint).
+std::vector<ast::NodePtr> swizzledRegisterAccess(const Layout& l, const IoPlan& p, const StageSwizzle& s,
+                                                 const std::string& array, const std::string& ptr,
+                                                 const std::string& laneVar, bool load);
 
 }  // namespace warpforge
