@@ -113,7 +113,7 @@ TEST(Emitter, LaunchPlan) {
 
 TEST(Emitter, BenchVariants) {
   auto v = chime()->benchVariants({});
-  ASSERT_EQ(v.size(), 8u);
+  ASSERT_EQ(v.size(), 9u);
   EXPECT_EQ(v[0].name, "packed, staged, cp.async double buffer");
   EXPECT_NE(v[0].generated.plan.sources[0].text.find("wf_cp_async"), std::string::npos);
   for (std::size_t i = 0; i + 1 < v.size(); ++i) EXPECT_EQ(v[i].repeats, 0);

@@ -11,6 +11,7 @@ std::vector<BenchVariant> tcFftBenchVariants(const Plan& plan, TcFftDistances d)
   const std::vector<std::pair<std::string, EmitOptions>> options = {
       {"packed, staged, cp.async double buffer", EmitOptions{true, false, false, true, true, true}},
       {"unpacked, staged, cp.async double buffer", EmitOptions{false, false, false, true, true, true}},
+      {"packed, staged, synchronous", EmitOptions{true, false, false, true, true, false}},
       {"packed, staged, no cache hints, synchronous", EmitOptions{true, false, false, true, false, false}},
       {"packed, staged, plain slices (bank conflicts), synchronous",
        EmitOptions{true, false, false, true, true, false, false}},
@@ -19,10 +20,11 @@ std::vector<BenchVariant> tcFftBenchVariants(const Plan& plan, TcFftDistances d)
       {"packed phases, direct I/O", EmitOptions{true, false, false, false}},
       {"packed phases, direct I/O, prefetch", EmitOptions{true, false, true, false}}};
   std::vector<BenchVariant> out;
-  // Kernels staged row by row (batch bits, zero padding, short rows) have one I/O scheme: the packing is the variant.
+  // Kernels staged row by row (batch bits, zero padding, short rows) have one I/O scheme, the default's: only the
+  // in-register variant applies.
   const bool rows = !wholeRowIo(*plan.spec);
   for (const auto& [name, o] : options) {
-    if (rows && (o.asyncCopy || !o.staged || !o.streaming || !o.swizzledStage)) continue;
+    if (rows && (o.asyncCopy || !o.staged || !o.streaming || !o.swizzledStage || o.packedPhases)) continue;
     if (o.staged && o.asyncCopy && stagedSharedBytes(*plan.spec, true) > kMaxStaticSharedBytes)
       continue;  // two input slices do not fit
     out.push_back({name, Generated{tcFftLaunchPlan(emitTcFft(plan, o), d)}, 0, 0});

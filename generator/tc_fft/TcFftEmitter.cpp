@@ -224,6 +224,12 @@ long long stagedSharedBytes(const LayoutProgram& s, bool asyncCopy) {
   return 4LL * s.warpsPerBlock * (asyncCopy ? 2LL * s.nIn + s.nOut : std::max(s.nIn, s.nOut));
 }
 
+EmitOptions defaultEmitOptions(const LayoutProgram& s) {
+  EmitOptions o;
+  o.asyncCopy = wholeRowIo(s) && stagedSharedBytes(s, true) <= kMaxStaticSharedBytes;
+  return o;
+}
+
 std::optional<EmitProblem> emitProblem(const LayoutProgram& s) {
   // Global loads and stores move (re, im) half pairs as one 32-bit word (ioPlan).
   for (const std::string* io : {&s.input, &s.output}) {

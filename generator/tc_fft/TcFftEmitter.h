@@ -29,6 +29,11 @@ struct EmittedKernel {
 
 EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& options = {});
 
+// What `emit` uses: whole-row kernels whose two input slices fit the static shared memory double-buffer their input
+// with cp.async (the next FFT's row is in flight during this one's arithmetic; faster at 256..1024 points on the
+// H200, bench/RESULTS.md); the others copy synchronously.
+EmitOptions defaultEmitOptions(const LayoutProgram& spec);
+
 // What the emitter cannot do with a spec (any EmitOptions), named by the spec's JSON path,
 // so that `verify` refuses it instead of `emit` failing after a CONSISTENT report.
 struct EmitProblem {

@@ -65,7 +65,7 @@ class TcFftSpec final : public FamilySpec {
 
   // The kernel is the same for every arch (min sm_80); the target only names the device.
   Generated emit(const EmitTarget&) const override {
-    return Generated{tcFftLaunchPlan(emitTcFft(emittablePlan()), distances_)};
+    return Generated{tcFftLaunchPlan(emitTcFft(emittablePlan(), defaultEmitOptions(program_)), distances_)};
   }
 
   TestData randomInputs(long long batch, std::uint64_t seed) const override {
