@@ -58,7 +58,7 @@ TEST_F(Gpu, ChimeMatchesFftwAtEveryBatchSize) {
   std::vector<BenchVariant> variants{{"default", spec->emit({}), 0, 0}};
   for (auto& v : spec->benchVariants({}))
     if (v.repeats == 0) variants.push_back(std::move(v));
-  ASSERT_EQ(variants.size(), 6u);
+  ASSERT_EQ(variants.size(), 9u);
   std::uint64_t seed = 1000;
   for (long long batch : {1LL, 7LL, 1000LL, (1LL << 20) + 3}) {
     for (const auto& v : variants) {

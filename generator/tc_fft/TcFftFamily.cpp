@@ -127,7 +127,7 @@ class TcFftFamily final : public Family {
   std::string name() const override { return "tc_fft"; }
   std::string summary() const override {
     return "tensor-core f16 FFT (mma.sync) with register layouts synthesized and proved consistent; zero-padded n_in "
-           "-> n_out, 16 to 2048 points";
+           "-> n_out, 16 to 4096 points";
   }
   std::optional<Json> complete(const Json& root, const std::string& file) const override {
     return tcFftSpecJson(parseTcFft(root, file).program);
