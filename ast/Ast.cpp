@@ -21,10 +21,11 @@ NodePtr lit(long long v, IntSuffix suffix) {
   return make(n);
 }
 NodePtr ulit(long long v) { return lit(v, IntSuffix::U); }
-NodePtr decimal(long long v) {
+NodePtr decimal(long long v, IntSuffix suffix) {
   Node n{Kind::IntLit};
   n.value = v;
   n.hexDigits = 0;
+  n.suffix = suffix;
   return make(n);
 }
 NodePtr hexLit(long long v, int digits, IntSuffix suffix) {

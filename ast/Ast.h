@@ -84,7 +84,7 @@ struct Node {
 // Builders: terse and readable at the call site.
 NodePtr lit(long long v, IntSuffix suffix = IntSuffix::None);
 NodePtr ulit(long long v);                                                    // 30u, 0xffffffffu
-NodePtr decimal(long long v);                                                 // 70000 (lit prints 0x11170)
+NodePtr decimal(long long v, IntSuffix suffix = IntSuffix::None);             // 70000 (lit prints 0x11170)
 NodePtr hexLit(long long v, int digits, IntSuffix suffix = IntSuffix::None);  // 0x1100, 0x0f0f0f0fu
 NodePtr flit(double v);
 NodePtr dlit(double v);  // double-precision literal

@@ -148,13 +148,17 @@ std::vector<NodePtr> emitWgmmaMainloop(const BeamformerSpec& s, const BfWgmma& w
       comment(fmt::format("K loop: {} stages of {} receivers through a ring of {} buffers ({} B each: {} beams x 128 B "
                           "swizzled, then 64 sample rows of {} B)",
                           kt, w.receiversPerStage, S, w.stageBytes, N, w.sampleStride)));
-  out.push_back(raw("const unsigned char* const w_src = w_a + wbase * " + std::to_string(w.weightBytes) + ";"));
-  out.push_back(raw("const unsigned char* const s_src = s_a + sbase * " + std::to_string(w.sampleBytes) + ";"));
+  auto num = [](long long v) { return decimal(v); };
+  auto call0 = [](const std::string& fn) { return exprStmt(call(fn, {})); };
+  out.push_back(
+      decl("const unsigned char* const", "w_src", bin("+", var("w_a"), bin("*", var("wbase"), num(w.weightBytes)))));
+  out.push_back(
+      decl("const unsigned char* const", "s_src", bin("+", var("s_a"), bin("*", var("sbase"), num(w.sampleBytes)))));
   // The fill of stage f into its buffer: weights rows (8 lanes per 128-byte row: coalesced reads, the swizzle spreads
   // the 16-byte stores over all banks), then the sample rows.
   auto copyLoop = [&](int chunks, std::vector<NodePtr> perChunk) {
     std::vector<NodePtr> b;
-    b.push_back(raw("const int id = tid + q * 256;"));
+    b.push_back(decl("const int", "id", bin("+", var("tid"), bin("*", var("q"), num(256)))));
     if (chunks % 256) b.push_back(ifStmt(bin("<", var("id"), lit(chunks)), block(perChunk)));
     else
       for (auto& n : perChunk) b.push_back(n);
@@ -162,35 +166,62 @@ std::vector<NodePtr> emitWgmmaMainloop(const BeamformerSpec& s, const BfWgmma& w
                                 forLoop(decl("int", "q", lit(0)), bin("<", var("q"), lit((chunks + 255) / 256)),
                                         assign(var("q"), lit(1), "+="), block(b))};
   };
+  // bytes = (in range && k < K) ? min(16, (K - k) * elementBytes) : 0: the 16-byte chunk's valid bytes.
+  auto validBytes = [&](NodePtr inRange, int elementBytes) {
+    return decl("const int", "bytes",
+                ternary(paren(bin("&&", inRange, bin("<", var("k"), num(K)))),
+                        call("min", {num(16), bin("*", bin("-", num(K), var("k")), num(elementBytes))}), num(0)));
+  };
   std::vector<NodePtr> fill;
-  fill.push_back(raw(fmt::format("const int kf = f * {};  // first receiver of the stage", w.receiversPerStage)));
-  fill.push_back(raw(fmt::format("const unsigned slot = bf_ring + (f % {}) * {}u;", S, w.stageBytes)));
-  for (auto& n :
-       copyLoop(wChunks, {raw("const int n = id >> 3, ch = id & 7;  // beam row, 16-byte chunk"),
-                          raw(fmt::format("const int k = kf + ch * {};", rpcW)),
-                          raw(fmt::format("const int bytes = (m0 + n < {} && k < {}) ? min(16, ({} - k) * {}) : 0;",
-                                          s.beams, K, K, w.weightBytes)),
-                          raw(fmt::format("bf_cp_async16(slot + n * 128 + ((ch ^ (n & 7)) << 4), bytes ? w_src + "
-                                          "((long long)(m0 + n) * {} + k) * {} : w_src, bytes);",
-                                          s.w.outer, w.weightBytes))}))
+  fill.push_back(
+      withNote(decl("const int", "kf", bin("*", var("f"), num(w.receiversPerStage))), "first receiver of the stage"));
+  fill.push_back(
+      decl("const unsigned", "slot",
+           bin("+", var("bf_ring"), bin("*", paren(bin("%", var("f"), num(S))), decimal(w.stageBytes, IntSuffix::U)))));
+  const NodePtr beamRow = bin("+", var("m0"), var("n"));
+  for (auto& n : copyLoop(
+           wChunks,
+           {withNote(declGroup("const int", {{"n", bin(">>", var("id"), num(3))}, {"ch", bin("&", var("id"), num(7))}}),
+                     "beam row, 16-byte chunk"),
+            decl("const int", "k", bin("+", var("kf"), bin("*", var("ch"), num(rpcW)))),
+            validBytes(bin("<", beamRow, num(s.beams)), w.weightBytes),
+            exprStmt(
+                call("bf_cp_async16",
+                     {bin("+", bin("+", var("slot"), bin("*", var("n"), num(128))),
+                          bin("<<", bin("^", var("ch"), paren(bin("&", var("n"), num(7)))), num(4))),
+                      ternary(var("bytes"),
+                              bin("+", var("w_src"),
+                                  bin("*", bin("+", bin("*", cast("long long", beamRow), num(s.w.outer)), var("k")),
+                                      num(w.weightBytes))),
+                              var("w_src")),
+                      var("bytes")}))}))
     fill.push_back(n);
   for (auto& n :
-       copyLoop(sChunks, {raw(fmt::format("const int row = id / {}, ch = id % {};  // sample row, 16-byte chunk",
-                                          sChunksPerRow, sChunksPerRow)),
-                          raw("const long long t = t0 + row;"), raw(fmt::format("const int k = kf + ch * {};", rpcS)),
-                          raw(fmt::format("const int bytes = (t < {} && k < {}) ? min(16, ({} - k) * {}) : 0;",
-                                          s.samples, K, K, w.sampleBytes)),
-                          raw(fmt::format("bf_cp_async16(slot + {} + row * {} + ch * 16, bytes ? s_src + (t * {} + k) "
-                                          "* {} : s_src, bytes);",
-                                          w.weightRegion, w.sampleStride, s.in.outer, w.sampleBytes))}))
+       copyLoop(sChunks, {withNote(declGroup("const int", {{"row", bin("/", var("id"), num(sChunksPerRow))},
+                                                           {"ch", bin("%", var("id"), num(sChunksPerRow))}}),
+                                   "sample row, 16-byte chunk"),
+                          decl("const long long", "t", bin("+", var("t0"), var("row"))),
+                          decl("const int", "k", bin("+", var("kf"), bin("*", var("ch"), num(rpcS)))),
+                          validBytes(bin("<", var("t"), num(s.samples)), w.sampleBytes),
+                          exprStmt(call("bf_cp_async16",
+                                        {bin("+",
+                                             bin("+", bin("+", var("slot"), num(w.weightRegion)),
+                                                 bin("*", var("row"), num(w.sampleStride))),
+                                             bin("*", var("ch"), num(16))),
+                                         ternary(var("bytes"),
+                                                 bin("+", var("s_src"),
+                                                     bin("*", bin("+", bin("*", var("t"), num(s.in.outer)), var("k")),
+                                                         num(w.sampleBytes))),
+                                                 var("s_src")),
+                                         var("bytes")}))}))
     fill.push_back(n);
   auto fillIf = [&](const NodePtr& stage) {
     return block({decl("const int", "f", stage), ifStmt(bin("<", var("f"), lit(kt)), block(fill)),
-                  raw("bf_cp_commit();  // one group per stage, empty past the end")});
+                  withNote(call0("bf_cp_commit"), "one group per stage, empty past the end")});
   };
 
   // The buffers of the previous pol / tile may still be read by slower warps.
-  out.push_back(raw("__syncthreads();"));
+  out.push_back(call0("__syncthreads"));
   out.push_back(raw("#pragma unroll 1"));
   out.push_back(forLoop(decl("int", "pf", lit(0)), bin("<", var("pf"), lit(S - 1)), assign(var("pf"), lit(1), "+="),
                         fillIf(var("pf"))));
@@ -198,25 +229,32 @@ std::vector<NodePtr> emitWgmmaMainloop(const BeamformerSpec& s, const BfWgmma& w
   // lane % 4 and lane % 4 + 4 of each k-step (k = 2 word (+1) of PTX's A fragment; the weights rows hold the same
   // receivers at the same byte positions).
   const int wordBytes = s.in.type == BfType::CI4 ? 2 : 4, stepBytes = w.receiversPerStep * w.sampleBytes;
-  out.push_back(raw(fmt::format("const unsigned a_off = {} + (warp * 8 + (lane >> 2)) * {} + (lane & 3) * {};",
-                                w.weightRegion, w.sampleStride, wordBytes)));
+  out.push_back(decl("const unsigned", "a_off",
+                     bin("+",
+                         bin("+", num(w.weightRegion),
+                             bin("*", bin("+", bin("*", var("warp"), num(8)), bin(">>", var("lane"), num(2))),
+                                 num(w.sampleStride))),
+                         bin("*", bin("&", var("lane"), num(3)), num(wordBytes)))));
 
   std::vector<NodePtr> st;
-  st.push_back(raw(
-      fmt::format("bf_cp_wait<{}>();  // groups of stages kt + 1 .. kt + {} may still be in flight", S - 2, S - 2)));
-  st.push_back(raw("bf_fence_async_smem();"));
-  st.push_back(raw("__syncthreads();  // stage kt landed for every thread; every warpgroup is done with stage kt - 1"));
+  st.push_back(withNote(call0(fmt::format("bf_cp_wait<{}>", S - 2)),
+                        fmt::format("groups of stages kt + 1 .. kt + {} may still be in flight", S - 2)));
+  st.push_back(call0("bf_fence_async_smem"));
+  st.push_back(
+      withNote(call0("__syncthreads"), "stage kt landed for every thread; every warpgroup is done with stage kt - 1"));
   st.push_back(fillIf(bin("+", var("kt"), lit(S - 1))));  // into the buffer of stage kt - 1
-  st.push_back(raw(fmt::format("const unsigned slot = bf_ring + (kt % {}) * {}u;", S, w.stageBytes)));
+  st.push_back(decl("const unsigned", "slot",
+                    bin("+", var("bf_ring"),
+                        bin("*", paren(bin("%", var("kt"), num(S))), decimal(w.stageBytes, IntSuffix::U)))));
   const int steps = w.receiversPerStage / w.receiversPerStep;
   for (int ks = 0; ks < steps; ++ks) {
     for (int h = 0; h < 2; ++h) {
       const int off = ks * stepBytes + h * stepBytes / 2;
-      std::string load = fmt::format("bf_lds{}(slot + a_off + {})", s.in.type == BfType::CI4 ? 16 : 32, off);
-      if (s.in.type == BfType::CI4)
-        load = fmt::format("{}({})", s.in.ci4RealHigh ? "bf_widen2_hi" : "bf_widen2_lo", load);
-      if (s.in.type == BfType::CI8) load = fmt::format("bf_clamp8({})", load);
-      st.push_back(raw(fmt::format("const wf_u32 x{}_{} = {};", ks, h, load)));
+      NodePtr load = call(fmt::format("bf_lds{}", s.in.type == BfType::CI4 ? 16 : 32),
+                          {bin("+", bin("+", var("slot"), var("a_off")), num(off))});
+      if (s.in.type == BfType::CI4) load = call(s.in.ci4RealHigh ? "bf_widen2_hi" : "bf_widen2_lo", {load});
+      if (s.in.type == BfType::CI8) load = call("bf_clamp8", {load});
+      st.push_back(decl("const wf_u32", fmt::format("x{}_{}", ks, h), load));
     }
   }
   // The A operands of this stage (4 registers per k-step). A wgmma reads its A registers until it completes, so the
@@ -225,16 +263,18 @@ std::vector<NodePtr> emitWgmmaMainloop(const BeamformerSpec& s, const BfWgmma& w
   // previous wgmmas still read them, with or without asm operand fences to keep the old values live.
   for (int ks = 0; ks < steps; ++ks)
     for (int r = 0; r < 4; ++r)
-      st.push_back(
-          raw(fmt::format("const wf_u32 a{}_{} = {}(x{}_{});", ks, r, r % 2 ? "bf_swap" : "bf_conj", ks, r / 2)));
-  st.push_back(raw("bf_wgmma_fence();"));
-  for (int ks = 0; ks < steps; ++ks)
-    st.push_back(
-        raw(fmt::format("bf_wgmma(d, a{0}_0, a{0}_1, a{0}_2, a{0}_3, bf_desc_sw128(slot + {1}));", ks, ks * 32)));
-  st.push_back(raw("bf_wgmma_commit();"));
-  st.push_back(
-      raw("bf_wgmma_wait<0>();  // this stage's wgmmas done: its A registers and, after the next barrier, its buffer "
-          "are free"));
+      st.push_back(decl("const wf_u32", fmt::format("a{}_{}", ks, r),
+                        call(r % 2 ? "bf_swap" : "bf_conj", {var(fmt::format("x{}_{}", ks, r / 2))})));
+  st.push_back(call0("bf_wgmma_fence"));
+  for (int ks = 0; ks < steps; ++ks) {
+    std::vector<NodePtr> args{var("d")};
+    for (int r = 0; r < 4; ++r) args.push_back(var(fmt::format("a{}_{}", ks, r)));
+    args.push_back(call("bf_desc_sw128", {bin("+", var("slot"), num(ks * 32))}));
+    st.push_back(exprStmt(call("bf_wgmma", args)));
+  }
+  st.push_back(call0("bf_wgmma_commit"));
+  st.push_back(withNote(call0("bf_wgmma_wait<0>"),
+                        "this stage's wgmmas done: its A registers and, after the next barrier, its buffer are free"));
   out.push_back(raw("#pragma unroll 1"));
   out.push_back(
       forLoop(decl("int", "kt", lit(0)), bin("<", var("kt"), lit(kt)), assign(var("kt"), lit(1), "+="), block(st)));
