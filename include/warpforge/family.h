@@ -3,8 +3,7 @@
 // need from a kernel family, so that none of them names one. A family parses
 // its spec into a FamilySpec; the spec verifies itself, emits kernels and a
 // LaunchPlan, makes random inputs and checks outputs against its own CPU
-// reference (double or exact integers).
-#include <any>
+// reference (double or exact integers; reference_check.h).
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -15,6 +14,7 @@
 
 #include "warpforge/json.h"
 #include "warpforge/launch_plan.h"
+#include "warpforge/reference_check.h"
 #include "warpforge/spec_error.h"
 
 namespace warpforge {
@@ -63,24 +63,6 @@ class InconsistentSpec : public std::runtime_error {
 
  private:
   std::vector<Issue> issues_;
-};
-
-// Inputs for one run: the bytes of every Input buffer of the plan, plus whatever the
-// family keeps to compute its reference (logical values before they were stored).
-struct TestData {
-  std::map<std::string, std::vector<unsigned char>> arrays;
-  std::any logical;
-};
-
-// The outcome of comparing a run's outputs with the reference.
-struct Check {
-  long long checked = 0;    // batch entries compared with the reference
-  long long unwritten = 0;  // output elements still holding the poison (or non-finite)
-  double error = 0;         // max over checked entries of ||out - ref|| / ||ref||; exact paths: mismatching elements
-  double bound = 0;         // error must not exceed this
-  bool exact = false;       // integer path: error counts mismatches and bound is 0
-  std::string detail;       // what was compared, how the bound is justified
-  bool ok() const { return unwritten == 0 && error <= bound && error == error; }
 };
 
 // The library a user would otherwise call for the same transform, described so
