@@ -18,32 +18,34 @@ namespace {
 
 class CufftRun : public BaselineRun {
  public:
-  CufftRun(const BaselineRequest& r, const TestData& data, long long batch, std::string* why) : sign_(r.sign) {
-    const bool f16 = r.precision == "f16", f64 = r.precision == "f64";
-    const bool realIn = r.transform == "r2c", realOut = r.transform == "c2r";
+  CufftRun(const BaselineRequest& r, const FftBaseline& f, const TestData& data, long long batch, std::string* why)
+      : sign_(f.sign) {
+    const bool f16 = f.precision == FftBaseline::Precision::F16, f64 = f.precision == FftBaseline::Precision::F64;
+    const bool realIn = f.transform == FftBaseline::Transform::R2C,
+               realOut = f.transform == FftBaseline::Transform::C2R;
     const int scalar = f16 ? 2 : f64 ? 8 : 4;
     long long nin = 1, nout = 1;
-    for (std::size_t d = 0; d < r.lengths.size(); ++d) {
-      const bool last = d + 1 == r.lengths.size();
-      nin *= last && realOut ? r.lengths[d] / 2 + 1 : r.lengths[d];
-      nout *= last && realIn ? r.lengths[d] / 2 + 1 : r.lengths[d];
+    for (std::size_t d = 0; d < f.lengths.size(); ++d) {
+      const bool last = d + 1 == f.lengths.size();
+      nin *= last && realOut ? f.lengths[d] / 2 + 1 : f.lengths[d];
+      nout *= last && realIn ? f.lengths[d] / 2 + 1 : f.lengths[d];
     }
     std::vector<unsigned char> in = r.denseInput(data, batch);
     const int inElem = (realIn ? 1 : 2) * scalar, outElem = (realOut ? 1 : 2) * scalar;
-    const bool layout = r.inLayout && r.outLayout;  // the family's own arrays (advanced layout), else dense
+    const bool layout = f.inLayout && f.outLayout;  // the family's own arrays (advanced layout), else dense
     outBytes_ = static_cast<std::size_t>(
-        layout ? (r.outLayout->offset + (batch - 1) * r.outLayout->distance + r.outLayout->span) * outElem
+        layout ? (f.outLayout->offset + (batch - 1) * f.outLayout->distance + f.outLayout->span) * outElem
                : nout * batch * outElem);
-    const std::size_t inBytes = r.inPlace ? std::max(in.size(), outBytes_) : in.size();
+    const std::size_t inBytes = f.inPlace ? std::max(in.size(), outBytes_) : in.size();
     in.resize(inBytes, 0);
     in_ = std::make_unique<DeviceBuffer>(inBytes);
-    if (!r.inPlace) out_ = std::make_unique<DeviceBuffer>(outBytes_);
+    if (!f.inPlace) out_ = std::make_unique<DeviceBuffer>(outBytes_);
     checkCu(cuMemcpyHtoD(in_->p, in.data(), in.size()), "cuMemcpyHtoD (baseline input)");
-    inPtr_ = in_->p + (layout ? r.inLayout->offset * inElem : 0);
-    outPtr_ = (r.inPlace ? in_->p : out_->p) + (layout ? r.outLayout->offset * outElem : 0);
+    inPtr_ = in_->p + (layout ? f.inLayout->offset * inElem : 0);
+    outPtr_ = (f.inPlace ? in_->p : out_->p) + (layout ? f.outLayout->offset * outElem : 0);
     if (cufftCreate(&plan_) != CUFFT_SUCCESS) throw std::runtime_error("cufftCreate failed");
     created_ = true;
-    std::vector<long long> dims(r.lengths.begin(), r.lengths.end());
+    std::vector<long long> dims(f.lengths.begin(), f.lengths.end());
     // cuFFT's logical sizes for c2r are the real lengths; its input embeds N/2+1 complex values.
     cudaDataType ct = f16   ? CUDA_C_16F
                       : f64 ? CUDA_C_64F
@@ -55,12 +57,12 @@ class CufftRun : public BaselineRun {
     std::vector<long long> inEmbed, outEmbed;
     long long inStride = 1, inDist = nin, outStride = 1, outDist = nout;
     if (layout) {
-      inEmbed = r.inLayout->embed;
-      outEmbed = r.outLayout->embed;
-      inStride = r.inLayout->stride;
-      inDist = r.inLayout->distance;
-      outStride = r.outLayout->stride;
-      outDist = r.outLayout->distance;
+      inEmbed = f.inLayout->embed;
+      outEmbed = f.outLayout->embed;
+      inStride = f.inLayout->stride;
+      inDist = f.inLayout->distance;
+      outStride = f.outLayout->stride;
+      outDist = f.outLayout->distance;
     }
     cufftResult res = cufftXtMakePlanMany(plan_, static_cast<int>(dims.size()), dims.data(),
                                           layout ? inEmbed.data() : nullptr, inStride, inDist, realIn ? rt : ct,
@@ -75,7 +77,7 @@ class CufftRun : public BaselineRun {
     exec();
     checkCu(cuCtxSynchronize(), "cuFFT");
     std::vector<unsigned char> out(outBytes_);
-    checkCu(cuMemcpyDtoH(out.data(), r.inPlace ? in_->p : out_->p, outBytes_), "cuMemcpyDtoH (baseline output)");
+    checkCu(cuMemcpyDtoH(out.data(), f.inPlace ? in_->p : out_->p, outBytes_), "cuMemcpyDtoH (baseline output)");
     if (r.error) error = r.error(out, data, batch);
   }
   ~CufftRun() override {
@@ -97,23 +99,19 @@ class CufftRun : public BaselineRun {
   CUdeviceptr inPtr_ = 0, outPtr_ = 0;  // where the arrays start (the layout's offset)
 };
 
-// "herk": per batch b < lengths[0] (times the bench batch), C[b] = S[b] S[b]^H for S n x k complex
-// (n = lengths[1], k = lengths[2]), the input dense [b][n][k] with k fastest. cuBLAS has no batched
+// HerkBaseline: per batch b < batches (times the bench batch), C[b] = S[b] S[b]^H for S n x k complex,
+// the input dense [b][n][k] with k fastest. cuBLAS has no batched
 // complex-int8 HERK, so it is the batched GEMM C^T = X^H X with X = S^T (k x n, column-major, the data as
 // given): both triangles, twice the work HERK would do — what a user calling cuBLAS for it gets.
-// "ci8": CUDA_C_8I -> CUDA_C_32F; "cf16": widened to complex f32 on the host (cuBLAS has no complex-f16 GEMM).
+// ci8: CUDA_C_8I -> CUDA_C_32F; cf16: widened to complex f32 on the host (cuBLAS has no complex-f16 GEMM).
 class BlasHerkRun : public BaselineRun {
  public:
-  BlasHerkRun(const BaselineRequest& r, const TestData& data, long long batch, std::string* why) {
-    if (r.lengths.size() != 3) {
-      if (why) *why = "herk baseline needs lengths {batches, n, k}";
-      return;
-    }
-    batches_ = r.lengths[0] * batch;
-    n_ = r.lengths[1];
-    k_ = r.lengths[2];
+  BlasHerkRun(const BaselineRequest& r, const HerkBaseline& herk, const TestData& data, long long batch) {
+    batches_ = herk.batches * batch;
+    n_ = herk.n;
+    k_ = herk.k;
     std::vector<unsigned char> in = r.denseInput(data, batch);
-    int8_ = r.precision == "ci8";
+    int8_ = herk.input == BaselineInput::CI8;
     if (!int8_) {  // complex f16 -> complex f32
       std::vector<unsigned char> wide(in.size() * 2);
       for (std::size_t i = 0; i < in.size() / 2; ++i) {
@@ -204,33 +202,44 @@ void checkBlas(cublasStatus_t st, const char* what) {
     throw std::runtime_error(fmt::format("{} failed: {} ({})", what, cublasGetStatusName(st), static_cast<int>(st)));
 }
 
-// "cgemm", "cgemm_i8", "cgemm_lt_f16": complex GEMMs C[g] = A[g] B[g], g < lengths[0] x batch, with
-// lengths = {GEMMs per batch entry, M, N, K}; C[g] is M x N column-major (element (m, n) at n M + m) in complex f32
+using Lib = GemmBaseline::Library;
+
+// The library's name in messages.
+std::string gemmName(Lib l) {
+  switch (l) {
+    case Lib::Cgemm: return "cgemm";
+    case Lib::CgemmI8: return "cgemm_i8";
+    case Lib::CgemmLtF16: return "cgemm_lt_f16";
+  }
+  return "gemm";
+}
+
+// GemmBaseline: complex GEMMs C[g] = A[g] B[g], g < gemms x batch (GEMMs per batch entry times the bench batch);
+// C[g] is M x N column-major (element (m, n) at n M + m) in complex f32
 // (cgemm_lt_f16: complex f16 where cuBLASLt offers no f32 output for planar f16; widened for the error).
 // The dense input (BaselineRequest::denseInput) holds the A set [g][m][k] (k fastest: column-major K x M, used
-// transposed) then the B set [g][n][k] (column-major K x N): "ci8" interleaved (re, im) int8 pairs; "cf16" planar:
+// transposed) then the B set [g][n][k] (column-major K x N): ci8 interleaved (re, im) int8 pairs; cf16 planar:
 // the real parts of a whole set, then its imaginary parts.
 //   cgemm        cublasCgemmStridedBatched on complex f32 copies (what a user without low-bit GEMMs calls)
-//   cgemm_i8     cublasGemmStridedBatchedEx CUDA_C_8I x CUDA_C_8I -> CUDA_C_32F, CUBLAS_COMPUTE_32F ("ci8" only)
-//   cgemm_lt_f16 cublasLtMatmul planar complex CUDA_C_16F inputs, CUBLAS_COMPUTE_32F ("cf16" only)
+//   cgemm_i8     cublasGemmStridedBatchedEx CUDA_C_8I x CUDA_C_8I -> CUDA_C_32F, CUBLAS_COMPUTE_32F (ci8 only)
+//   cgemm_lt_f16 cublasLtMatmul planar complex CUDA_C_16F inputs, CUBLAS_COMPUTE_32F (cf16 only)
 class BlasGemmRun : public BaselineRun {
  public:
-  BlasGemmRun(const BaselineRequest& r, const TestData& data, long long batch, std::string* why) : kind_(r.kind) {
-    if (r.lengths.size() != 4) throw std::invalid_argument(r.kind + " baseline needs lengths {GEMMs, M, N, K}");
-    g_ = r.lengths[0] * batch, m_ = r.lengths[1], n_ = r.lengths[2], k_ = r.lengths[3];
-    const bool i8 = r.precision == "ci8";
-    if (!i8 && r.precision != "cf16")
-      throw std::invalid_argument(
-          fmt::format("{} baseline: precision '{}' (expected ci8 or cf16)", r.kind, r.precision));
-    if ((kind_ == "cgemm_i8" && !i8) || (kind_ == "cgemm_lt_f16" && i8))
-      throw std::invalid_argument(fmt::format("{} baseline: no such GEMM for {} inputs", kind_, r.precision));
+  BlasGemmRun(const BaselineRequest& r, const GemmBaseline& gemm, const TestData& data, long long batch,
+              std::string* why)
+      : kind_(gemm.library) {
+    g_ = gemm.gemms * batch, m_ = gemm.m, n_ = gemm.n, k_ = gemm.k;
+    const bool i8 = gemm.input == BaselineInput::CI8;
+    const std::string kind = gemmName(kind_);
+    if ((kind_ == Lib::CgemmI8 && !i8) || (kind_ == Lib::CgemmLtF16 && i8))
+      throw std::invalid_argument(fmt::format("{} baseline: no such GEMM for {} inputs", kind, i8 ? "ci8" : "cf16"));
     if (g_ > 0x7fffffff || m_ > 0x7fffffff || n_ > 0x7fffffff || k_ > 0x7fffffff)
-      throw std::invalid_argument(kind_ + " baseline: sizes beyond int");
+      throw std::invalid_argument(kind + " baseline: sizes beyond int");
     const std::vector<unsigned char> in = r.denseInput(data, batch);
     const long long aValues = g_ * m_ * k_, bValues = g_ * n_ * k_;
     if (static_cast<long long>(in.size()) != (aValues + bValues) * (i8 ? 2 : 4))
-      throw std::logic_error(kind_ + " baseline: dense input of the wrong size");
-    if (kind_ == "cgemm") {
+      throw std::logic_error(kind + " baseline: dense input of the wrong size");
+    if (kind_ == Lib::Cgemm) {
       // Complex f32 copies, interleaved.
       std::vector<float> f(static_cast<std::size_t>(2 * (aValues + bValues)));
       if (i8) {
@@ -264,7 +273,7 @@ class BlasGemmRun : public BaselineRun {
         ltHostA_.assign(padded.begin(), padded.begin() + static_cast<std::ptrdiff_t>(2 * aPlane));
       }
     }
-    if (kind_ == "cgemm_lt_f16") {
+    if (kind_ == Lib::CgemmLtF16) {
       if (!setUpLt(why)) return;
     } else {
       checkBlas(cublasCreate(&blas_.h), "cublasCreate");
@@ -275,7 +284,7 @@ class BlasGemmRun : public BaselineRun {
     checkCu(cuCtxSynchronize(), "cuBLAS");
     std::vector<unsigned char> out(outBytes_);
     checkCu(cuMemcpyDtoH(out.data(), c_->p, outBytes_), "cuMemcpyDtoH (baseline output)");
-    if (kind_ == "cgemm_lt_f16") {  // planar complex f16 or f32 -> interleaved complex f32
+    if (kind_ == Lib::CgemmLtF16) {  // planar complex f16 or f32 -> interleaved complex f32
       const long long values = g_ * m_ * n_;
       const int eb = ltHalfOut_ ? 2 : 4;
       const std::size_t plane = planeBytes(values, eb);
@@ -295,8 +304,8 @@ class BlasGemmRun : public BaselineRun {
       out.swap(wide);
     }
     if (r.error) error = r.error(out, data, batch);
-    name = r.description + (kind_ == "cgemm" ? " (cublasCgemmStridedBatched, complex f32)"
-                            : kind_ == "cgemm_i8"
+    name = r.description + (kind_ == Lib::Cgemm ? " (cublasCgemmStridedBatched, complex f32)"
+                            : kind_ == Lib::CgemmI8
                                 ? " (cublasGemmStridedBatchedEx C_8I -> C_32F)"
                                 : fmt::format(" (cublasLtMatmul planar C_16F -> C_{}F{})", ltHalfOut_ ? 16 : 32,
                                               ltTransposedA_ ? ", weights transposed on the host for op N" : ""));
@@ -310,14 +319,14 @@ class BlasGemmRun : public BaselineRun {
     const void* A = reinterpret_cast<const void*>(a_->p);
     const void* B = reinterpret_cast<const void*>(b_->p);
     void* C = reinterpret_cast<void*>(c_->p);
-    if (kind_ == "cgemm") {
+    if (kind_ == Lib::Cgemm) {
       const cuComplex alpha{1, 0}, beta{0, 0};
       checkBlas(cublasCgemmStridedBatched(blas_.h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &alpha,
                                           static_cast<const cuComplex*>(A), k, m_ * k_,
                                           static_cast<const cuComplex*>(B), k, n_ * k_, &beta,
                                           static_cast<cuComplex*>(C), m, m_ * n_, g),
                 "cublasCgemmStridedBatched");
-    } else if (kind_ == "cgemm_i8") {
+    } else if (kind_ == Lib::CgemmI8) {
       checkBlas(cublasGemmStridedBatchedEx(blas_.h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, one, A, CUDA_C_8I, k, m_ * k_, B,
                                            CUDA_C_8I, k, n_ * k_, zero, C, CUDA_C_32F, m, m_ * n_, g,
                                            CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
@@ -417,7 +426,7 @@ class BlasGemmRun : public BaselineRun {
     return false;
   }
 
-  std::string kind_;
+  Lib kind_;
   long long g_ = 0, m_ = 0, n_ = 0, k_ = 0;
   BlasHandle blas_;
   LtPlan plan_;
@@ -431,38 +440,23 @@ class BlasGemmRun : public BaselineRun {
 
 std::unique_ptr<BaselineRun> makeBaseline(const BaselineRequest& request, const TestData& data, long long batch,
                                           std::string* why) {
-  if (request.kind == "fft") {
-    auto run = std::make_unique<CufftRun>(request, data, batch, why);
+  if (const auto* fft = std::get_if<FftBaseline>(&request.library)) {
+    auto run = std::make_unique<CufftRun>(request, *fft, data, batch, why);
     if (run->planned()) return run;
     return nullptr;
   }
-  if (request.kind == "herk") {
-    try {
-      auto run = std::make_unique<BlasHerkRun>(request, data, batch, why);
+  try {
+    if (const auto* herk = std::get_if<HerkBaseline>(&request.library))
+      return std::make_unique<BlasHerkRun>(request, *herk, data, batch);
+    if (const auto* gemm = std::get_if<GemmBaseline>(&request.library)) {
+      auto run = std::make_unique<BlasGemmRun>(request, *gemm, data, batch, why);
       if (run->ok()) return run;
-    } catch (const std::exception& e) {  // a baseline the library refuses is reported, not fatal
-      if (why) *why = e.what();
+      return nullptr;
     }
-    return nullptr;
+    return makeFirR2cBaseline(request, std::get<FirR2cBaseline>(request.library), data, batch, why);
+  } catch (const std::exception& e) {  // a baseline the library refuses is reported, not fatal
+    if (why) *why = e.what();
   }
-  if (request.kind == "cgemm" || request.kind == "cgemm_i8" || request.kind == "cgemm_lt_f16") {
-    try {
-      auto run = std::make_unique<BlasGemmRun>(request, data, batch, why);
-      if (run->ok()) return run;
-    } catch (const std::exception& e) {  // a baseline the library refuses is reported, not fatal
-      if (why) *why = e.what();
-    }
-    return nullptr;
-  }
-  if (request.kind == "fir_r2c") {
-    try {
-      return makeFirR2cBaseline(request, data, batch, why);
-    } catch (const std::exception& e) {  // a baseline the library refuses is reported, not fatal
-      if (why) *why = e.what();
-    }
-    return nullptr;
-  }
-  if (why) *why = fmt::format("no baseline of kind '{}' is known to bench/", request.kind);
   return nullptr;
 }
 

@@ -22,7 +22,8 @@ BenchReport benchSpec(Compiler& compiler, const FamilySpec& spec, long long batc
   NvrtcProbe probe;
   const EmitTarget target = deviceTarget(probe);
   Generated main = spec.emit(target);
-  std::vector<BenchVariant> variants = spec.benchVariants(target);
+  const BenchFacet* facet = benchFacet(spec);
+  std::vector<BenchVariant> variants = facet ? facet->benchVariants(target) : std::vector<BenchVariant>{};
 
   BenchReport r;
   r.spec = spec.name();
@@ -63,7 +64,7 @@ BenchReport benchSpec(Compiler& compiler, const FamilySpec& spec, long long batc
     jobs.push_back([e, &arrays, params, b = row.batch] { e->run(arrays.bindings(), b, nullptr, 0, -1, params); });
   }
   std::unique_ptr<BaselineRun> base;
-  if (auto req = spec.baseline()) base = makeBaseline(*req, data, batch);
+  if (auto req = baselineOf(spec)) base = makeBaseline(*req, data, batch);
   if (base) {
     r.baselineName = base->name;
     jobs.push_back([&] { base->exec(); });
@@ -82,7 +83,7 @@ BenchReport benchSpec(Compiler& compiler, const FamilySpec& spec, long long batc
   }
   if (base) r.baselineMs = ms[r.rows.size()];
   r.copyMs = ms.back();
-  r.notes = spec.benchNotes(variantMs, variantBatch, r.device.clockKHz, r.device.smCount);
+  if (facet) r.notes = facet->benchNotes(variantMs, variantBatch, r.device.clockKHz, r.device.smCount);
   return r;
 }
 

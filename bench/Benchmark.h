@@ -38,7 +38,8 @@ struct AbResult {
 // A B A interleaved on the same arrays (the two specs must have the same arrays).
 AbResult abSpecs(Compiler& compiler, const FamilySpec& a, const FamilySpec& b, long long batch, int reps);
 
-// The TuneTimer bench gives a family's tune(): each candidate run on the same buffers.
+// The TuneTimer bench gives a family's tune(): each candidate run on the same buffers; nullopt where the family has
+// no TuneFacet.
 std::optional<TuneOutcome> tuneSpec(Compiler& compiler, const FamilySpec& spec, long long batch, int reps,
                                     const std::function<void(const TuneTrialReport&)>& onTrial);
 

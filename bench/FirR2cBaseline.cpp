@@ -1,4 +1,4 @@
-// "fir_r2c": the real-input channeliser a cuFFT user writes (BaselineRequest::FirR2c): a FIR kernel in katgpucbf's
+// FirR2cBaseline: the real-input channeliser a cuFFT user writes (generator/core/Facets.h): a FIR kernel in katgpucbf's
 // style (one thread per sample position, its T weights and a T-sample window in registers, looping over a run of
 // spectra, f32 out), cufftExecR2C, and a post kernel (gain, delay phase, cf32 or ci8 with round half to even and
 // saturation at +-127) that transposes 32 x 32 tiles through shared memory so both its loads and stores coalesce.
@@ -20,16 +20,15 @@ namespace {
 
 constexpr int kRun = 64;  // spectra per FIR thread
 
-std::string sampleExpr(const BaselineRequest::FirR2c& f) {
+std::string sampleExpr(const FirR2cBaseline& f) {
   if (!f.packed && f.sampleBits == 8) return "(float)(signed char)stream[e]";
   if (!f.packed) return "(float)((const short*)stream)[e]";
   return "sample_packed(stream, e)";
 }
 
-std::string firSource(const BaselineRequest& r) {
-  const auto& f = *r.firR2c;
-  const long long S = r.lengths[1], L = r.lengths[2];
-  const int T = static_cast<int>(r.lengths[3]);
+std::string firSource(const FirR2cBaseline& f) {
+  const long long S = f.spectra, L = f.length;
+  const int T = static_cast<int>(f.taps);
   std::string o =
       "// baseline FIR: one thread per sample position, a window of T samples in registers, runs of spectra\n";
   if (f.packed)
@@ -75,9 +74,8 @@ std::string firSource(const BaselineRequest& r) {
   return o;
 }
 
-std::string postSource(const BaselineRequest& r) {
-  const auto& f = *r.firR2c;
-  const long long Q = r.lengths[0], S = r.lengths[1], L = r.lengths[2], N = L / 2;
+std::string postSource(const FirR2cBaseline& f) {
+  const long long Q = f.streams, S = f.spectra, L = f.length, N = L / 2;
   const long long ct = N / 32, st = (S + 31) / 32;
   const bool direct = f.channelStride == 1;
   const std::string outT = f.ci8 ? "unsigned short" : "float2";
@@ -149,14 +147,13 @@ PlanBuffer userBuffer(const std::string& name, BufferRole role, const std::strin
 
 }  // namespace
 
-FirR2cPlans firR2cBaselinePlans(const BaselineRequest& r) {
-  const auto& f = *r.firR2c;
-  const long long Q = r.lengths[0], S = r.lengths[1], L = r.lengths[2], T = r.lengths[3], N = L / 2;
+FirR2cPlans firR2cBaselinePlans(const FirR2cBaseline& f) {
+  const long long Q = f.streams, S = f.spectra, L = f.length, T = f.taps, N = L / 2;
   // The FIR.
   LaunchPlan fir;
   fir.specName = "baseline_fir";
   fir.family = "baseline";
-  fir.sources.push_back({"baseline_fir.cu", firSource(r)});
+  fir.sources.push_back({"baseline_fir.cu", firSource(f)});
   fir.buffers.push_back(userBuffer("input", BufferRole::Input, "unsigned char", 1, Q * f.streamBytes, 0));
   fir.buffers.push_back(userBuffer("real", BufferRole::Output, "float", 4, Q * S * L, 0));
   PlanBuffer w = userBuffer("weights", BufferRole::Table, "float", 4, 0, T * L);
@@ -176,7 +173,7 @@ FirR2cPlans firR2cBaselinePlans(const BaselineRequest& r) {
   LaunchPlan post;
   post.specName = "baseline_post";
   post.family = "baseline";
-  post.sources.push_back({"baseline_post.cu", postSource(r)});
+  post.sources.push_back({"baseline_post.cu", postSource(f)});
   post.buffers.push_back(userBuffer("spectra", BufferRole::Input, "float2", 8, Q * S * (N + 1), 0));
   post.buffers.push_back(userBuffer("gains", BufferRole::Input, "float2", 8, 0, f.gains.empty() ? 1 : Q * N));
   post.buffers.push_back(
@@ -199,14 +196,14 @@ namespace {
 
 class FirR2cRun : public BaselineRun {
  public:
-  FirR2cRun(const BaselineRequest& r, const TestData& data, long long batch, std::string* why) : batch_(batch) {
-    const auto& f = *r.firR2c;
-    const long long Q = r.lengths[0], S = r.lengths[1], L = r.lengths[2], T = r.lengths[3], N = L / 2;
+  FirR2cRun(const BaselineRequest& r, const FirR2cBaseline& f, const TestData& data, long long batch, std::string* why)
+      : batch_(batch) {
+    const long long Q = f.streams, S = f.spectra, L = f.length, T = f.taps, N = L / 2;
     if (static_cast<long long>(f.weights.size()) != T * L || N % 32) {
       if (why) *why = "fir_r2c baseline: weights of the wrong size or L / 2 not a multiple of 32";
       return;
     }
-    const auto [fir, post] = firR2cBaselinePlans(r);
+    const auto [fir, post] = firR2cBaselinePlans(f);
     firExec_ = std::make_unique<Executor>(compiler_, fir);
     postExec_ = std::make_unique<Executor>(compiler_, post);
     auto alloc = [&](Executor& e, const std::string& name) {
@@ -274,13 +271,9 @@ class FirR2cRun : public BaselineRun {
 
 }  // namespace
 
-std::unique_ptr<BaselineRun> makeFirR2cBaseline(const BaselineRequest& request, const TestData& data, long long batch,
-                                                std::string* why) {
-  if (!request.firR2c || request.lengths.size() != 4) {
-    if (why) *why = "fir_r2c baseline needs lengths {streams, spectra, L, taps} and its FirR2c description";
-    return nullptr;
-  }
-  auto run = std::make_unique<FirR2cRun>(request, data, batch, why);
+std::unique_ptr<BaselineRun> makeFirR2cBaseline(const BaselineRequest& request, const FirR2cBaseline& fir,
+                                                const TestData& data, long long batch, std::string* why) {
+  auto run = std::make_unique<FirR2cRun>(request, fir, data, batch, why);
   if (run->planned()) return run;
   return nullptr;
 }

@@ -1,5 +1,5 @@
 #pragma once
-// The "fir_r2c" baseline kind (BaselineRequest::FirR2c): FIR kernel + cufftExecR2C + post kernel.
+// The FirR2cBaseline request (generator/core/Facets.h): FIR kernel + cufftExecR2C + post kernel.
 #include <memory>
 #include <string>
 #include <vector>
@@ -13,9 +13,9 @@ namespace warpforge {
 struct FirR2cPlans {
   LaunchPlan fir, post;
 };
-FirR2cPlans firR2cBaselinePlans(const BaselineRequest& request);
+FirR2cPlans firR2cBaselinePlans(const FirR2cBaseline& fir);
 
-std::unique_ptr<BaselineRun> makeFirR2cBaseline(const BaselineRequest& request, const TestData& data, long long batch,
-                                                std::string* why);
+std::unique_ptr<BaselineRun> makeFirR2cBaseline(const BaselineRequest& request, const FirR2cBaseline& fir,
+                                                const TestData& data, long long batch, std::string* why);
 
 }  // namespace warpforge

@@ -80,7 +80,7 @@ RunReport runGenerated(Compiler& compiler, const FamilySpec& spec, const Generat
 
   std::unique_ptr<BaselineRun> base;
   if (o.baseline)
-    if (auto req = spec.baseline()) {
+    if (auto req = baselineOf(spec)) {
       base = makeBaseline(*req, data, o.batch);
       if (base) {
         r.baselineError = base->error;

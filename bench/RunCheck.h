@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/Facets.h"
 #include "warpforge/executor.h"
 #include "warpforge/family.h"
 

@@ -54,7 +54,10 @@ std::unique_ptr<FamilySpec> parseCase(const Family& family, SweepCase& c) {
 }
 
 std::vector<SweepCase> casesOf(const Family& family, std::uint64_t seed, int count, const SweepSelection& select) {
-  std::vector<SweepSpec> specs = select.listed.empty() ? family.sweepSpecs(seed, count) : select.listed;
+  const SweepFacet* sweep = sweepFacet(family);
+  std::vector<SweepSpec> specs = !select.listed.empty() ? select.listed
+                                 : sweep                ? sweep->sweepSpecs(seed, count)
+                                                        : std::vector<SweepSpec>{};
   if (!select.group.empty())
     specs.erase(std::remove_if(specs.begin(), specs.end(),
                                [&](const SweepSpec& s) { return s.group.find(select.group) == std::string::npos; }),
@@ -167,15 +170,16 @@ GpuResult runOnDevice(Compiler& compiler, const FamilySpec& spec, const Generate
   TimingArrays arrays(exec, batch);
   std::unique_ptr<BaselineRun> base;
   std::string why = "the family names no baseline";
-  if (auto req = spec.baseline()) {
+  if (auto req = baselineOf(spec)) {
     // The baseline's own dense layout, sized from the small batch; its error was not asked for here.
     // (The family's own strided array where the request gives cuFFT a layout: offset + (B - 1) distance + span
     // elements.)
     const double smallBytes = static_cast<double>(req->denseInput(*g.data, c.checkBatch).size());
     std::size_t bytes = static_cast<std::size_t>(smallBytes / static_cast<double>(c.checkBatch) *
                                                  static_cast<double>(batch));
-    if (req->inLayout) {
-      const auto& l = *req->inLayout;
+    const auto* fft = std::get_if<FftBaseline>(&req->library);
+    if (fft && fft->inLayout) {
+      const auto& l = *fft->inLayout;
       const double elemBytes = smallBytes / static_cast<double>(l.offset + (c.checkBatch - 1) * l.distance + l.span);
       bytes = static_cast<std::size_t>(elemBytes * static_cast<double>(l.offset + (batch - 1) * l.distance + l.span));
     }

@@ -1,6 +1,6 @@
 #pragma once
 // `warpforge bench --sweep FAMILY`: a broad benchmark that cannot be tuned to. The family draws `cases`
-// specs a user might write (Family::sweepSpecs, a new seed each run unless given); each is run with the
+// specs a user might write (SweepFacet::sweepSpecs, a new seed each run unless given); each is run with the
 // defaults (no wisdom) against the family's baseline library, interleaved in one process at a batch that
 // fills the GPU (~256 MB per side), with the copy ceiling beside them.
 //

@@ -69,9 +69,11 @@ class DeviceTuneTimer : public TuneTimer {
 
 std::optional<TuneOutcome> tuneSpec(Compiler& compiler, const FamilySpec& spec, long long batch, int reps,
                                     const std::function<void(const TuneTrialReport&)>& onTrial) {
+  const TuneFacet* tuner = tuneFacet(spec);
+  if (!tuner) return std::nullopt;
   useDefaultDevice();
   DeviceTuneTimer timer(compiler, spec, batch, reps);
-  return spec.tune(timer, batch, onTrial);
+  return tuner->tune(timer, batch, onTrial);
 }
 
 }  // namespace warpforge

@@ -129,8 +129,9 @@ int cmdSweep(const Options& o) {
                known);
     return kBadInput;
   }
-  if (family->sweepSpecs(1, 1).empty()) {
-    fmt::print(stderr, "error: --sweep: the {} family draws no sweep cases (Family::sweepSpecs)\n", family->name());
+  const SweepFacet* sweep = sweepFacet(*family);
+  if (!sweep || sweep->sweepSpecs(1, 1).empty()) {
+    fmt::print(stderr, "error: --sweep: the {} family draws no sweep cases (SweepFacet::sweepSpecs)\n", family->name());
     return kBadInput;
   }
   std::uint64_t seed = o.seed;
@@ -208,7 +209,7 @@ int cmdSweep(const Options& o) {
              select.with.empty() ? "" : fmt::format(", with {}", select.with.dump()), o.budget);
   std::fflush(stdout);
   int total = 0;  // the cases the selection keeps (drawing them is cheap: no parsing)
-  for (const auto& sp : select.listed.empty() ? family->sweepSpecs(seed, o.cases) : select.listed)
+  for (const auto& sp : select.listed.empty() ? sweep->sweepSpecs(seed, o.cases) : select.listed)
     total += select.group.empty() || sp.group.find(select.group) != std::string::npos;
   SweepReport r = runSweep(compiler, *family, so, [&](const SweepCase& c) {
     fmt::print("{}", formatSweepCase(c, total));
@@ -297,7 +298,7 @@ int cmdBench(const Options& o) {
   auto spec = !o.ab.empty() ? withTuning(o.spec, o.ab) : o.tune ? loadSpecArg(o.spec) : loadWithWisdom(o);
   verified(*spec, o);
   // --ab needs only a spec with other tuning members (its parse checks them); --tune needs the family's search.
-  if (o.tune && !spec->hasTuner()) {
+  if (o.tune && !tuneFacet(*spec)) {
     fmt::print(stderr, "error: {}: --tune: the {} family has no tuning search (time variants with --ab)\n",
                printableText(specFileName(o.spec)), spec->family().name());
     return kBadInput;

@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "bench/Facets.h"
 #include "cli/Commands.h"
 #include "cli/Progress.h"
 #include "templates/Embedded.h"
@@ -353,15 +354,15 @@ int cmdSynthesize(const Options& o) {
 int cmdEmulate(const Options& o) {
   auto spec = loadSpecArg(o.spec);
   verified(*spec, o);
-  auto text = spec->emulate(o.mode, o.seed, o.count);
-  if (!text) {
+  const EmulateFacet* emulator = emulateFacet(*spec);
+  if (!emulator) {
     fmt::print(stderr,
                "error: {}: the {} family has no warp emulator; `warpforge run` checks it against its CPU reference on "
                "a GPU\n",
                printableText(specFileName(o.spec)), spec->family().name());
     return kBadInput;
   }
-  fmt::print("{}", *text);
+  fmt::print("{}", emulator->emulate(o.mode, o.seed, o.count));
   return kOk;
 }
 

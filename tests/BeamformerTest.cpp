@@ -19,6 +19,7 @@
 
 #include <fmt/format.h>
 
+#include "bench/Facets.h"
 #include "generator/beamformer/BeamformerData.h"
 #include "generator/beamformer/BeamformerEmitter.h"
 #include "generator/beamformer/BeamformerFamily.h"
@@ -592,9 +593,9 @@ TEST(BeamformerTiling, StagesFollowTheMeasurement) {
   for (const char* ty : {"ci4", "cf16"}) {
     BeamformerSpec s = spec(specJson(64, 96, 256, ty, std::string(ty) == "cf16" ? "cf16" : "ci8", kCf32));
     bool other = false, mmaSync = false, ring = false;
-    for (const auto& x : makeBeamformerSpec(s)->benchVariants({"sm_80", nullptr}))
+    for (const auto& x : benchFacet(*makeBeamformerSpec(s))->benchVariants({"sm_80", nullptr}))
       other |= x.name.find("one shared-memory stage") != std::string::npos;
-    for (const auto& x : makeBeamformerSpec(s)->benchVariants({"sm_90", nullptr})) {
+    for (const auto& x : benchFacet(*makeBeamformerSpec(s))->benchVariants({"sm_90", nullptr})) {
       mmaSync |= x.name.find("mma.sync kernel") != std::string::npos;
       ring |= x.name.find("wgmma, a ring of 3 stages") != std::string::npos;
     }

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <regex>
 
+#include "bench/Facets.h"
 #include "generator/emulate/Half.h"
 #include "generator/emulate/Reference.h"
 #include "generator/tc_fft/TcFftData.h"
@@ -112,7 +113,10 @@ TEST(Emitter, LaunchPlan) {
 }
 
 TEST(Emitter, BenchVariants) {
-  auto v = chime()->benchVariants({});
+  const auto spec = chime();
+  const BenchFacet* bench = benchFacet(*spec);
+  ASSERT_NE(bench, nullptr);
+  auto v = bench->benchVariants({});
   ASSERT_EQ(v.size(), 9u);
   EXPECT_EQ(v[0].name, "packed, staged, cp.async double buffer");
   EXPECT_NE(v[0].generated.plan.sources[0].text.find("wf_cp_async"), std::string::npos);
@@ -123,7 +127,7 @@ TEST(Emitter, BenchVariants) {
   ASSERT_NE(ir.generated.plan.param("repeats"), nullptr);
   EXPECT_EQ(ir.generated.plan.param("repeats")->cType, "int");
   EXPECT_EQ(ir.generated.plan.kernels[0].args.back().cType, "int");
-  EXPECT_NE(chime()->benchNotes({}, {}, 1980000, 132).find("160"), std::string::npos);
+  EXPECT_NE(bench->benchNotes({}, {}, 1980000, 132).find("160"), std::string::npos);
 }
 
 namespace {
@@ -174,10 +178,11 @@ TEST(TcFftData, CheckCatchesUnwrittenPaddingAndWrongValues) {
   EXPECT_FALSE(w.ok());
 
   // The baseline sees the input zero-padded to 512 and its own dense output.
-  auto base = spec->baseline();
+  auto base = baselineOf(*spec);
   ASSERT_TRUE(base.has_value());
   EXPECT_EQ(base->description, "cuFFT f16 C2C 512 (zero-padded input)");
-  EXPECT_EQ(base->lengths, std::vector<long long>{512});
+  ASSERT_TRUE(std::holds_alternative<FftBaseline>(base->library));
+  EXPECT_EQ(std::get<FftBaseline>(base->library).lengths, std::vector<long long>{512});
   auto dense = base->denseInput(d, batch);
   ASSERT_EQ(dense.size(), 4u * 512 * batch);
   EXPECT_EQ(std::memcmp(dense.data() + 4 * 512, d.arrays.at("input").data() + 4 * 260, 4 * 256), 0);

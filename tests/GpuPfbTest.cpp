@@ -107,7 +107,7 @@ TEST_F(GpuPfb, CufftUserBaselineAgrees) {
   for (const char* f :
        {"specs/pfb_meerkat_4k_ci8.json", "specs/pfb_meerkat_32k_ci8.json", "specs/pfb_meerkat_4k_10bit_cf32.json"}) {
     auto fs = loadSpec(test::sourcePath(f));
-    const auto req = fs->baseline();
+    const auto req = baselineOf(*fs);
     ASSERT_TRUE(req.has_value());
     const TestData data = fs->randomInputs(1, seed);
     std::string why;

@@ -56,7 +56,7 @@ TEST_F(Gpu, ChimeMatchesFftwAtEveryBatchSize) {
   auto spec = load(chimeText());
   Compiler compiler;
   std::vector<BenchVariant> variants{{"default", spec->emit({}), 0, 0}};
-  for (auto& v : spec->benchVariants({}))
+  for (auto& v : benchFacet(*spec)->benchVariants({}))
     if (v.repeats == 0) variants.push_back(std::move(v));
   ASSERT_EQ(variants.size(), 9u);
   std::uint64_t seed = 1000;

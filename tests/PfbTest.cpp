@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "CudaOnCpu.h"
+#include "bench/Facets.h"
 #include "bench/FirR2cBaseline.h"
 #include "TestUtil.h"
 #include "generator/correlator/CorrelatorData.h"
@@ -429,9 +430,9 @@ TEST(PfbBaseline, KernelsRunOnTheCpuAndMatchTheReference) {
                                  cf32 ? R"({"type": "packed", "bits": 10})" : R"({"type": "int8"})",
                                  cf32 ? "cf32" : "ci8", layout));
     auto fs = makePfbSpec(s);
-    const auto req = fs->baseline();
-    ASSERT_TRUE(req && req->firR2c);
-    const FirR2cPlans plans = firR2cBaselinePlans(*req);
+    const auto req = baselineOf(*fs);
+    ASSERT_TRUE(req && std::holds_alternative<FirR2cBaseline>(req->library));
+    const FirR2cPlans plans = firR2cBaselinePlans(std::get<FirR2cBaseline>(req->library));
     const TestData d = fs->randomInputs(1, 515);
     std::map<std::string, std::vector<unsigned char>> fir{{"input", d.arrays.at("input")},
                                                           {"weights", plans.fir.buffer("weights")->contents}};
@@ -474,9 +475,9 @@ TEST(PfbBaseline, KernelsCompileForEverySpec) {
   for (const char* f :
        {"specs/pfb_meerkat_4k_ci8.json", "specs/pfb_meerkat_32k_ci8.json", "specs/pfb_meerkat_4k_10bit_cf32.json"}) {
     auto fs = loadSpec(test::sourcePath(f));
-    const auto req = fs->baseline();
-    ASSERT_TRUE(req && req->firR2c) << f;
-    const FirR2cPlans plans = firR2cBaselinePlans(*req);
+    const auto req = baselineOf(*fs);
+    ASSERT_TRUE(req && std::holds_alternative<FirR2cBaseline>(req->library)) << f;
+    const FirR2cPlans plans = firR2cBaselinePlans(std::get<FirR2cBaseline>(req->library));
     for (const LaunchPlan* p : {&plans.fir, &plans.post}) {
       const CompileResult r = compileWithReport(p->sources[0].text, p->specName, "sm_90");
       EXPECT_GT(r.registers, 0) << f << r.log;

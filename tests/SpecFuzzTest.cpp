@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/Facets.h"
 #include "generator/core/JsonReader.h"
 #include "warpforge/family.h"
 #include "warpforge/spec_error.h"
@@ -97,7 +98,7 @@ struct Fuzzer {
       spec = parseSpec(j, kFile);
       if (!affordable(j) || parseOnly) return Outcome::Accepted;  // parsed; too large (or too slow) to plan here
       spec->verify();
-      if (spec->family().name() == "tc_fft") spec->emulate("f16", 3, 1);
+      if (const EmulateFacet* e = emulateFacet(*spec)) e->emulate("f16", 3, 1);
     } catch (const SpecError& e) {
       EXPECT_TRUE(printableOnly(e.what())) << family << ": raw user text in " << e.what() << "\n" << where(text);
       return Outcome::SpecError;

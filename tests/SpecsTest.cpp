@@ -4,12 +4,14 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "TestUtil.h"
+#include "bench/Facets.h"
 #include "warpforge/compiler.h"
 #include "warpforge/family.h"
 
@@ -53,6 +55,49 @@ TEST(Specs, EverySpecCompilesForSm80AndSm90WithoutSpills) {
       EXPECT_NE(launchPlanHeader(g.plan).find(g.plan.kernels.at(0).name), std::string::npos);
     }
   }
+}
+
+// bench's baselines are typed requests read from the spec: a beamformer's GEMM sizes and a correlator's HERK sizes
+// are its own members (no longer packed into FFT lengths), the FFT families' lengths are the transform's.
+TEST(Specs, BaselinesAreTypedRequestsOfTheSpecsSizes) {
+  std::map<std::string, int> seen;
+  for (const auto& f : specFiles()) {
+    const Json j = Json::parse(test::readFile(f));
+    auto spec = loadSpec(f);
+    const auto req = baselineOf(*spec);
+    if (!req) continue;
+    EXPECT_FALSE(req->description.empty()) << f;
+    EXPECT_TRUE(req->denseInput) << f;
+    const std::string family = spec->family().name();
+    if (const auto* g = std::get_if<GemmBaseline>(&req->library)) {
+      ++seen["gemm"];
+      EXPECT_EQ(family, "beamformer") << f;
+      EXPECT_EQ(g->gemms, j.value("channels", 1LL) * j.value("polarizations", 1LL)) << f;  // the spec's defaults: 1
+      EXPECT_EQ(g->m, j["beams"].get<long long>()) << f;
+      EXPECT_EQ(g->n, j["samples_per_call"].get<long long>()) << f;
+      EXPECT_EQ(g->k, j["receivers"].get<long long>()) << f;
+      const bool integer = j["sample_type"] != "cf16";
+      EXPECT_EQ(g->input, integer ? BaselineInput::CI8 : BaselineInput::CF16) << f;
+      EXPECT_EQ(g->library, integer ? GemmBaseline::Library::CgemmI8 : GemmBaseline::Library::CgemmLtF16) << f;
+    } else if (const auto* h = std::get_if<HerkBaseline>(&req->library)) {
+      ++seen["herk"];
+      EXPECT_EQ(family, "correlator") << f;
+      EXPECT_EQ(h->batches, j["channels"].get<long long>()) << f;
+      EXPECT_EQ(h->n, j["receivers"].get<long long>() * j["polarizations"].get<long long>()) << f;
+      EXPECT_EQ(h->k, j["samples_per_call"].get<long long>()) << f;
+    } else if (const auto* fft = std::get_if<FftBaseline>(&req->library)) {
+      ++seen["fft"];
+      EXPECT_FALSE(fft->lengths.empty()) << f;
+      if (j.contains("lengths")) EXPECT_EQ(fft->lengths, j["lengths"].get<std::vector<long long>>()) << f;
+    } else {
+      ++seen["fir_r2c"];
+      const auto& fir = std::get<FirR2cBaseline>(req->library);
+      EXPECT_EQ(family, "pfb") << f;
+      EXPECT_EQ(fir.weights.size(), static_cast<std::size_t>(fir.taps * fir.length)) << f;
+    }
+  }
+  for (const char* kind : {"gemm", "herk", "fft", "fir_r2c"})
+    EXPECT_GT(seen[kind], 0) << "no spec in specs/ has a " << kind << " baseline";
 }
 
 // architecture.md: nothing outside generator/<family>/ (and specs, tests, docs) names a family.

@@ -10,6 +10,7 @@
 #include <regex>
 #include <set>
 
+#include "bench/Facets.h"
 #include "generator/core/JsonReader.h"
 #include "generator/emulate/Reference.h"
 #include "generator/stockham/BluesteinLength.h"
@@ -988,17 +989,21 @@ TEST(Stockham, FamilyVerifyAndParse) {
   } catch (const SpecError& e) {
     EXPECT_EQ(e.path(), "/precision");
   }
-  EXPECT_FALSE(makeStockhamSpec(parseStockhamSpecText(spec(1000, "f16"), "b.json"))->baseline())
+  EXPECT_FALSE(baselineOf(*makeStockhamSpec(parseStockhamSpecText(spec(1000, "f16"), "b.json"))))
       << "cuFFT half needs powers of two";
-  EXPECT_EQ(makeStockhamSpec(parseStockhamSpecText(spec(1024, "f16"), "b.json"))->baseline()->transform, "c2c");
+  EXPECT_EQ(std::get<FftBaseline>(
+                baselineOf(*makeStockhamSpec(parseStockhamSpecText(spec(1024, "f16"), "b.json")))->library)
+                .transform,
+            FftBaseline::Transform::C2C);
   // Like for like: strided and in-place arrays that cuFFT's advanced layout expresses run cuFFT on the
   // spec's own arrays; dense specs and transposed layouts keep the dense baseline; planar sides are
   // timed as interleaved arrays of the same strides.
-  auto base = [](const std::string& text) {
-    return *makeStockhamSpec(parseStockhamSpecText(text, "b.json"))->baseline();
+  auto request = [](const std::string& text) {
+    return *baselineOf(*makeStockhamSpec(parseStockhamSpecText(text, "b.json")));
   };
+  auto base = [&](const std::string& text) { return std::get<FftBaseline>(request(text).library); };
   EXPECT_FALSE(base(spec(1000, "f32")).inLayout);
-  BaselineRequest strided = base(
+  FftBaseline strided = base(
       spec(100, "f32",
            R"(, "input": {"stride": 3, "distance": 400, "offset": 5}, "output": {"stride": 2, "distance": 250})"));
   ASSERT_TRUE(strided.inLayout && strided.outLayout);
@@ -1007,7 +1012,7 @@ TEST(Stockham, FamilyVerifyAndParse) {
   EXPECT_EQ(strided.inLayout->offset, 5);
   EXPECT_EQ(strided.inLayout->span, 99 * 3 + 1);
   EXPECT_EQ(strided.outLayout->stride, 2);
-  BaselineRequest padded2d = base(
+  FftBaseline padded2d = base(
       R"({"name": "b", "family": "stockham", "precision": "f32", "lengths": [12, 40], "input": {"strides": [48, 1], "distance": 600}})");
   ASSERT_TRUE(padded2d.inLayout);
   EXPECT_EQ(padded2d.inLayout->embed, (std::vector<long long>{12, 48}));
@@ -1020,13 +1025,14 @@ TEST(Stockham, FamilyVerifyAndParse) {
           R"({"name": "b", "family": "stockham", "precision": "f32", "lengths": [12, 40], "input": {"strides": [1, 12], "distance": 480}})")
           .inLayout)
       << "transposed axes: no embed expresses them";
-  BaselineRequest planar = base(
+  const BaselineRequest planarRequest = request(
       spec(100, "f32",
            R"(, "input": {"layout": "planar"}, "output": {"layout": "planar", "stride": 8, "distance": 800})"));
+  const FftBaseline& planar = std::get<FftBaseline>(planarRequest.library);
   ASSERT_TRUE(planar.inLayout && planar.outLayout);
   EXPECT_EQ(planar.outLayout->stride, 8);
   EXPECT_EQ(planar.outLayout->distance, 800);
-  EXPECT_NE(planar.description.find("planar sides interleaved"), std::string::npos) << planar.description;
+  EXPECT_NE(planarRequest.description.find("planar sides interleaved"), std::string::npos) << planarRequest.description;
 }
 
 // A planar input reaches cuFFT interleaved at the spec's strides, and the baseline's error reads an interleaved
@@ -1038,8 +1044,10 @@ TEST(Stockham, PlanarBaselineInterleavesAtTheSpecsStrides) {
           R"(, "input": {"layout": "planar", "stride": 2, "distance": 25}, "output": {"stride": 3, "distance": 40, "offset": 2})"),
       "p.json"));
   TestData d = fs->randomInputs(3, 7);
-  auto base = fs->baseline();
-  ASSERT_TRUE(base && base->inLayout && base->outLayout);
+  auto base = baselineOf(*fs);
+  ASSERT_TRUE(base);
+  const auto& fft = std::get<FftBaseline>(base->library);
+  ASSERT_TRUE(fft.inLayout && fft.outLayout);
   const std::vector<unsigned char> in = base->denseInput(d, 3);
   ASSERT_EQ(in.size(), (2u * 25 + 11 * 2 + 1) * 16);
   std::vector<unsigned char> out((2 + 2 * 40 + 11 * 3 + 1) * 16, 0xff);
@@ -1090,7 +1098,7 @@ TEST(Stockham, RandomInputsAndCheck) {
   out[16 * (1 + 30 * 2 + 2 * 5) + 7] ^= 0x01;  // an exponent bit: a wrong value in the last entry
   EXPECT_FALSE(fs->check(d, {{"output", out}}, 3).ok());
   // The baseline's view: the same numbers, dense.
-  auto base = fs->baseline();
+  auto base = baselineOf(*fs);
   ASSERT_TRUE(base);
   std::vector<unsigned char> dense = base->denseInput(d, 3);
   EXPECT_EQ(dense, d.arrays.at("input"));

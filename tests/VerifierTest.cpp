@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/Facets.h"
 #include "generator/tc_fft/TcFftFamily.h"
 #include "generator/tc_fft/TcFftParser.h"
 #include "generator/verify/Verifier.h"
@@ -128,6 +129,6 @@ TEST(Verifier, FamilyThrowsInconsistentSpec) {
   }
   EXPECT_THROW(spec->emit({}), InconsistentSpec);
   EXPECT_THROW(spec->explain({}), InconsistentSpec);
-  EXPECT_THROW(spec->emulate("double", 1, 1), InconsistentSpec);
+  EXPECT_THROW(emulateFacet(*spec)->emulate("double", 1, 1), InconsistentSpec);
   EXPECT_NO_THROW(spec->randomInputs(2, 1));  // needs only the sizes
 }

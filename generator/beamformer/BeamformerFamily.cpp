@@ -218,7 +218,7 @@ LaunchPlan beamformerLaunchPlan(const BeamformerSpec& s, const BeamformerKernel&
 
 namespace {
 
-class BeamformerFamilySpec final : public FamilySpec {
+class BeamformerFamilySpec final : public FamilySpec, public BenchFacet, public TuneFacet {
  public:
   explicit BeamformerFamilySpec(BeamformerSpec s) : s_(std::move(s)) {}
   const Family& family() const override { return beamformerFamily(); }
@@ -336,7 +336,7 @@ class BeamformerFamilySpec final : public FamilySpec {
     return beamformerCheck(s_, data, outputs, batch);
   }
 
-  // bench/Baseline.cpp runs it: lengths = {GEMMs per batch entry (channels x pols), M beams, N samples, K receivers};
+  // bench/Baseline.cpp runs it: GemmBaseline{GEMMs per batch entry (channels x pols), M beams, N samples, K receivers};
   // beams C[g] (M x N column-major = [t][m], complex f32) = W[g] (used transposed from [m][k]) x S[g] ([t][k]).
   //   "cgemm_i8"     cublasGemmStridedBatchedEx CUDA_C_8I -> CUDA_C_32F (ci8; ci4 widened to ci8 by the harness)
   //   "cgemm_lt_f16" cuBLASLt planar complex f16, f32 compute (cf16)
@@ -346,12 +346,20 @@ class BeamformerFamilySpec final : public FamilySpec {
   std::optional<BaselineRequest> baseline() const override {
     if (s_.baseline == "none") return std::nullopt;
     BaselineRequest r;
-    r.kind = s_.baseline.empty() ? (s_.integer() ? "cgemm_i8" : "cgemm_lt_f16") : s_.baseline;
-    r.lengths = {static_cast<long long>(s_.channels) * s_.polarizations, s_.beams, s_.samples, s_.receivers};
-    r.precision = s_.integer() ? "ci8" : "cf16";
-    const char* lib = r.kind == "cgemm_i8"       ? "cuBLAS complex int8"
-                      : r.kind == "cgemm_lt_f16" ? "cuBLASLt planar complex f16"
-                                                 : "cuBLAS cgemm (f32)";
+    const std::string kind = s_.baseline.empty() ? (s_.integer() ? "cgemm_i8" : "cgemm_lt_f16") : s_.baseline;
+    GemmBaseline gemm;
+    gemm.library = kind == "cgemm_i8"       ? GemmBaseline::Library::CgemmI8
+                   : kind == "cgemm_lt_f16" ? GemmBaseline::Library::CgemmLtF16
+                                            : GemmBaseline::Library::Cgemm;
+    gemm.gemms = static_cast<long long>(s_.channels) * s_.polarizations;
+    gemm.m = s_.beams;
+    gemm.n = s_.samples;
+    gemm.k = s_.receivers;
+    gemm.input = s_.integer() ? BaselineInput::CI8 : BaselineInput::CF16;
+    r.library = gemm;
+    const char* lib = kind == "cgemm_i8"       ? "cuBLAS complex int8"
+                      : kind == "cgemm_lt_f16" ? "cuBLASLt planar complex f16"
+                                               : "cuBLAS cgemm (f32)";
     std::string what = s_.power ? "complex f32 beams only (GEMM; no |beam|^2, no integration: the unfused pair would "
                                   "add a detection kernel)"
                        : s_.intOut() ? fmt::format("complex f32 beams (no shift, saturation or {} packing)",
@@ -430,7 +438,6 @@ class BeamformerFamilySpec final : public FamilySpec {
     return o;
   }
 
-  bool hasTuner() const override { return true; }
   std::optional<TuneOutcome> tune(TuneTimer& timer, long long,
                                   const std::function<void(const TuneTrialReport&)>& onTrial) const override {
     return tuneBeamformer(s_, timer, onTrial);

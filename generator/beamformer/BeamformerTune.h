@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "generator/beamformer/BeamformerSpec.h"
-#include "warpforge/family.h"
+#include "generator/core/Facets.h"
 
 namespace warpforge {
 

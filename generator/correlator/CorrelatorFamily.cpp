@@ -28,7 +28,7 @@ double tccOps(const CorrelatorSpec& s) {
 constexpr int kMaxShared = 163 * 1024;
 constexpr int kMaxSharedEveryArch = 99 * 1024;
 
-class CorrelatorFamilySpec final : public FamilySpec {
+class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet {
  public:
   explicit CorrelatorFamilySpec(CorrelatorSpec s) : s_(std::move(s)) {}
   const Family& family() const override { return correlatorFamily(); }
@@ -159,18 +159,20 @@ class CorrelatorFamilySpec final : public FamilySpec {
     return correlatorCheck(s_, data, outputs, batch);
   }
 
-  // "herk" (bench/Baseline.cpp): C[b] = A[b] A[b]^H for b < lengths[0], A n x k = lengths[1] x lengths[2] complex,
-  // the time index fastest; cuBLAS batched complex GEMM, int8 -> complex f32 (f16 widened to f32 on the host).
+  // HerkBaseline (bench/Baseline.cpp): C[b] = A[b] A[b]^H for b < channels, A n x k = inputs x samples complex, the
+  // time index fastest; cuBLAS batched complex GEMM, int8 -> complex f32 (f16 widened to f32 on the host).
   std::optional<BaselineRequest> baseline() const override {
     if (s_.type == SampleType::CI4) return std::nullopt;  // cuBLAS has no complex int4
     BaselineRequest r;
-    r.kind = "herk";
-    r.lengths = {s_.channels, s_.inputs(), s_.samples};
-    r.precision = s_.type == SampleType::CI8 ? "ci8" : "cf16";
-    r.transform = "lower";
+    HerkBaseline herk;
+    herk.batches = s_.channels;
+    herk.n = s_.inputs();
+    herk.k = s_.samples;
+    herk.input = s_.type == SampleType::CI8 ? BaselineInput::CI8 : BaselineInput::CF16;
+    r.library = herk;
     r.description = fmt::format(
         "cuBLAS {} HERK n = {} (receivers x pols), k = {} samples, {} channels per batch entry -> complex f32",
-        r.precision, s_.inputs(), s_.samples, s_.channels);
+        s_.type == SampleType::CI8 ? "ci8" : "cf16", s_.inputs(), s_.samples, s_.channels);
     const CorrelatorSpec s = s_;
     // Dense [batch][channel][input][time] samples, clamped like ours (8-bit) or as given (f16).
     r.denseInput = [s](const TestData& data, long long batch) {
@@ -265,7 +267,7 @@ class CorrelatorFamilySpec final : public FamilySpec {
   CorrelatorSpec s_;
 };
 
-class CorrelatorFamily final : public Family {
+class CorrelatorFamily final : public Family, public SweepFacet {
  public:
   std::string name() const override { return "correlator"; }
   std::string summary() const override {

@@ -2,6 +2,7 @@
 // The correlator family (see README.md): registration and a spec object over a parsed CorrelatorSpec.
 #include <memory>
 
+#include "generator/core/Facets.h"
 #include "generator/correlator/CorrelatorSpec.h"
 #include "warpforge/family.h"
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "generator/core/Facets.h"
 #include "generator/gridder/GridderLaunch.h"
-#include "warpforge/family.h"
 
 namespace warpforge {
 

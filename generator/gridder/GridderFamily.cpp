@@ -26,7 +26,7 @@ std::string phasorText(const GridderSpec& s) {
                                      : "sincosf (full range reduction, ~1 ulp)";
 }
 
-class GridderFamilySpec final : public FamilySpec {
+class GridderFamilySpec final : public FamilySpec, public BenchFacet {
  public:
   explicit GridderFamilySpec(GridderSpec s) : s_(std::move(s)) {}
   const Family& family() const override { return gridderFamily(); }

@@ -22,12 +22,11 @@ PfbTraffic pfbTraffic(const PfbSpec& s, long long batch) {
 
 std::optional<BaselineRequest> pfbBaseline(const PfbSpec& s) {
   BaselineRequest r;
-  r.kind = "fir_r2c";
-  r.lengths = {s.streams(), s.spectra, s.fftLength(), s.taps};
-  r.transform = "r2c";
-  r.precision = "f32";
-  r.sign = -1;
-  BaselineRequest::FirR2c f;
+  FirR2cBaseline f;
+  f.streams = s.streams();
+  f.spectra = s.spectra;
+  f.length = s.fftLength();
+  f.taps = s.taps;
   f.sampleBits = s.sampleBits;
   f.packed = s.sampleType == PfbSampleType::Packed;
   f.streamBytes = s.streamBytes();
@@ -53,7 +52,7 @@ std::optional<BaselineRequest> pfbBaseline(const PfbSpec& s) {
       break;
   }
   f.outputPerBatch = s.outputElementsPerBatch();
-  r.firR2c = f;
+  r.library = f;
   r.description = fmt::format("FIR kernel ({} taps, f32 out) + cufftExecR2C {} points x {} + {} kernel", s.taps,
                               s.fftLength(), s.streams() * s.spectra,
                               f.ci8 ? "gain/phase/requantise (ci8)" : "gain/phase (cf32)");

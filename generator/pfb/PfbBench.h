@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "generator/core/Facets.h"
 #include "generator/pfb/PfbSpec.h"
-#include "warpforge/family.h"
 
 namespace warpforge {
 

@@ -21,7 +21,7 @@ const char* sampleName(const PfbSpec& s) {
   return s.sampleType == PfbSampleType::Int8 ? "int8" : s.sampleType == PfbSampleType::Int16 ? "int16" : "packed";
 }
 
-class PfbFamilySpec final : public FamilySpec {
+class PfbFamilySpec final : public FamilySpec, public BenchFacet {
  public:
   explicit PfbFamilySpec(PfbSpec s) : s_(std::move(s)) {}
   const Family& family() const override { return pfbFamily(); }

@@ -352,15 +352,20 @@ std::optional<BaselineRequest> stockhamBaseline(const StockhamSpec& s) {
   for (int n : s.lengths) pow2 &= (n & (n - 1)) == 0;
   if (s.precision == Precision::F16 && !pow2) return std::nullopt;  // cuFFT's half precision needs powers of two
   BaselineRequest r;
-  r.kind = "fft";
-  r.lengths.assign(s.lengths.begin(), s.lengths.end());
-  r.transform = transformName(s.transform);
-  r.precision = precisionName(s.precision);
-  r.sign = s.sign;
-  r.description = fmt::format("cuFFT {} {} on a dense{} array", r.transform, r.precision,
+  FftBaseline fft;
+  fft.lengths.assign(s.lengths.begin(), s.lengths.end());
+  fft.transform = s.transform == Transform::R2C   ? FftBaseline::Transform::R2C
+                  : s.transform == Transform::C2R ? FftBaseline::Transform::C2R
+                                                  : FftBaseline::Transform::C2C;
+  fft.precision = s.precision == Precision::F16   ? FftBaseline::Precision::F16
+                  : s.precision == Precision::F64 ? FftBaseline::Precision::F64
+                                                  : FftBaseline::Precision::F32;
+  fft.sign = s.sign;
+  const std::string transform = transformName(s.transform), precision = precisionName(s.precision);
+  r.description = fmt::format("cuFFT {} {} on a dense{} array", transform, precision,
                               s.input.validLength >= 0 ? " zero-padded" : "");
   if (s.input.type != InputType::Native)
-    r.description = fmt::format("cuFFT c2c {} on the input already widened to {}", r.precision, r.precision);
+    r.description = fmt::format("cuFFT c2c {} on the input already widened to {}", precision, precision);
   // The same numbers in a dense interleaved layout (the layout does not change cuFFT's arithmetic).
   r.denseInput = [s](const TestData& data, long long batch) {
     const Logical& l = logicalOf(data);
@@ -390,10 +395,9 @@ std::optional<BaselineRequest> stockhamBaseline(const StockhamSpec& s) {
   // strides, distance and offset (the sectors a strided side touches are the layout's cost, which a dense baseline
   // would not pay; the interleave a user would add around cuFFT is not timed). Integer and zero-padded inputs stay
   // dense.
-  auto layoutOf = [&](const StockhamIo& io,
-                      const std::vector<long long>& shape) -> std::optional<BaselineRequest::FftLayout> {
+  auto layoutOf = [&](const StockhamIo& io, const std::vector<long long>& shape) -> std::optional<FftBaseline::Layout> {
     const std::size_t d = shape.size();
-    BaselineRequest::FftLayout l;
+    FftBaseline::Layout l;
     l.stride = io.strides[d - 1];
     l.embed.assign(d, shape[0]);
     for (std::size_t k = d - 1; k >= 1; --k) {
@@ -423,11 +427,11 @@ std::optional<BaselineRequest> stockhamBaseline(const StockhamSpec& s) {
     auto in = layoutOf(interleaved.input, inShape), out = layoutOf(interleaved.output, outShape);
     if (in && out) {
       const bool planar = s.input.planar || s.output.planar;
-      r.inLayout = in;
-      r.outLayout = out;
-      r.inPlace = s.inPlace;
-      r.description = fmt::format("cuFFT {} {} on the spec's own {}strided arrays (advanced layout{})", r.transform,
-                                  r.precision, s.inPlace ? "in-place " : "",
+      fft.inLayout = in;
+      fft.outLayout = out;
+      fft.inPlace = s.inPlace;
+      r.description = fmt::format("cuFFT {} {} on the spec's own {}strided arrays (advanced layout{})", transform,
+                                  precision, s.inPlace ? "in-place " : "",
                                   planar ? "; planar sides interleaved at the same strides" : "");
       r.denseInput = [s, interleaved](const TestData& data, long long batch) {
         if (!s.input.planar) return data.arrays.at("input");
@@ -441,6 +445,7 @@ std::optional<BaselineRequest> stockhamBaseline(const StockhamSpec& s) {
       };
     }
   }
+  r.library = fft;
   return r;
 }
 

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <optional>
 
+#include "generator/core/Facets.h"
 #include "generator/stockham/StockhamSpec.h"
-#include "warpforge/family.h"
 
 namespace warpforge {
 

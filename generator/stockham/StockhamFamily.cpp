@@ -20,7 +20,7 @@ namespace {
 
 std::string shape(const StockhamSpec& s) { return fmt::format("{}", fmt::join(s.lengths, " x ")); }
 
-class StockhamFamilySpec : public FamilySpec {
+class StockhamFamilySpec : public FamilySpec, public BenchFacet, public TuneFacet {
  public:
   explicit StockhamFamilySpec(StockhamSpec s) : s_(std::move(s)) {}
   const Family& family() const override { return stockhamFamily(); }
@@ -156,7 +156,6 @@ class StockhamFamilySpec : public FamilySpec {
     return stockhamCheck(s_, data, outputs, batch);
   }
   std::optional<BaselineRequest> baseline() const override { return stockhamBaseline(s_); }
-  bool hasTuner() const override { return true; }
   std::optional<TuneOutcome> tune(TuneTimer& timer, long long,
                                   const std::function<void(const TuneTrialReport&)>& onTrial) const override {
     return tuneStockham(s_, timer, onTrial);
@@ -166,7 +165,7 @@ class StockhamFamilySpec : public FamilySpec {
   StockhamSpec s_;
 };
 
-class StockhamFamily : public Family {
+class StockhamFamily : public Family, public SweepFacet {
  public:
   std::string name() const override { return "stockham"; }
   std::string summary() const override {

@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "warpforge/family.h"
+#include "generator/core/Facets.h"
 
 namespace warpforge {
 

@@ -8,8 +8,8 @@
 // and "tuning" block for the spec (TuneOutcome::specMembers).
 #include <functional>
 
+#include "generator/core/Facets.h"
 #include "generator/stockham/StockhamSpec.h"
-#include "warpforge/family.h"
 
 namespace warpforge {
 

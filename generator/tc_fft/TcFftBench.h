@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "generator/core/Facets.h"
 #include "generator/tc_fft/TcFftLaunch.h"
 #include "generator/verify/Plan.h"
-#include "warpforge/family.h"
 
 namespace warpforge {
 

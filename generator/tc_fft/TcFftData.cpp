@@ -137,11 +137,12 @@ double tcFftErrorBound(const LayoutProgram& p) {
 
 BaselineRequest tcFftBaseline(const LayoutProgram& p) {
   BaselineRequest r;
-  r.kind = "fft";
-  r.lengths = {p.nOut};
-  r.transform = "c2c";
-  r.precision = "f16";
-  r.sign = p.sign;
+  FftBaseline fft;
+  fft.lengths = {p.nOut};
+  fft.transform = FftBaseline::Transform::C2C;
+  fft.precision = FftBaseline::Precision::F16;
+  fft.sign = p.sign;
+  r.library = fft;
   r.description = fmt::format("cuFFT f16 C2C {} (zero-padded input)", p.nOut);
   // cuFFT cannot read the n_in inputs implicitly padded: it gets them padded with zeros.
   const int nIn = p.nIn, nOut = p.nOut;

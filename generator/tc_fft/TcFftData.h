@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "generator/core/Facets.h"
 #include "generator/verify/Program.h"
-#include "warpforge/family.h"
 
 namespace warpforge {
 

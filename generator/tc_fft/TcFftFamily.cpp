@@ -19,7 +19,7 @@ namespace warpforge {
 
 namespace {
 
-class TcFftSpec final : public FamilySpec {
+class TcFftSpec final : public FamilySpec, public BenchFacet, public EmulateFacet {
  public:
   TcFftSpec(LayoutProgram program, TcFftDistances d, std::optional<TcFftSynthesis> synthesis)
       : program_(std::move(program)), synthesis_(std::move(synthesis)) {
@@ -90,9 +90,9 @@ class TcFftSpec final : public FamilySpec {
                          plan().total.smCycles / (1 << program_.batchBits()));
     return tcFftInRegisterNote(plan(), ms.back(), batch.back(), 64, clockKHz, sms);
   }
-  using FamilySpec::benchNotes;
+  using BenchFacet::benchNotes;
 
-  std::optional<std::string> emulate(const std::string& mode, std::uint64_t seed, int count) const override {
+  std::string emulate(const std::string& mode, std::uint64_t seed, int count) const override {
     if (mode != "double" && mode != "f16")
       throw std::invalid_argument(fmt::format("emulate mode '{}' (expected double or f16)", mode));
     auto r = emulateAgainstFftw(plan(), mode == "f16" ? EmuMode::F16 : EmuMode::Double, seed, count);

@@ -15,5 +15,6 @@
 #include "warpforge/launch_plan.h"
 #include "warpforge/plan_cache.h"
 #include "warpforge/plan_json.h"
+#include "warpforge/reference_check.h"
 #include "warpforge/spec_error.h"
 #include "warpforge/wisdom.h"

@@ -9,6 +9,7 @@
 #include <warpforge/launch_plan.h>
 #include <warpforge/plan_cache.h>
 #include <warpforge/plan_json.h>
+#include <warpforge/reference_check.h>
 #include <warpforge/spec_error.h>
 #include <warpforge/warpforge.h>
 #include <warpforge/wisdom.h>

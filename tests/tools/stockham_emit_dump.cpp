@@ -24,6 +24,7 @@
 
 #include <fmt/format.h>
 
+#include "bench/Facets.h"
 #include "generator/stockham/StockhamFamily.h"
 #include "warpforge/compiler.h"
 #include "warpforge/family.h"
@@ -121,7 +122,7 @@ int main(int argc, char** argv) {
       const auto colon = v.find(':');
       const std::uint64_t seed = std::stoull(v.substr(0, colon));
       const int count = colon == std::string::npos ? 300 : std::stoi(v.substr(colon + 1));
-      for (auto& s : stockhamFamily().sweepSpecs(seed, count))
+      for (auto& s : sweepFacet(stockhamFamily())->sweepSpecs(seed, count))
         cases.push_back({s.spec["name"].get<std::string>(), s.spec, ""});
     } else {
       cases.push_back({fs::path(a).stem().string(), Json(), a});
