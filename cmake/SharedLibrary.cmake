@@ -2,8 +2,8 @@
 # the SONAME carries MAJOR.MINOR while the major version is 0) that finds its sibling libraries through a relative
 # RUNPATH, so an installed prefix can be moved.
 # Its calls to functions it defines bind to its own definitions (-Bsymbolic-functions). Without it, a template
-# instantiation that another library in the process exports first (PyTorch and CuPy load theirs with RTLD_GLOBAL:
-# std::regex's compiler, fmt's vformat) replaces ours, built against another libstdc++ or fmt layout, and crashes.
+# instantiation that another library in the process exports first replaces ours: PyTorch's libraries (libtorch_cpu,
+# libc10, ...) export std::regex's compiler and are loaded with RTLD_GLOBAL, and our calls into it crashed there.
 function(warpforge_shared_library target)
   set_target_properties(${target} PROPERTIES
     VERSION ${PROJECT_VERSION}

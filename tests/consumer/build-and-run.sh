@@ -28,8 +28,8 @@ for f in $(find "$prefix/lib" -name 'libwarpforge_*.so.*.*.*'); do
 done
 if grep -rl -e "$build" -e "$src" -e "$prefix" -e /usr/local/cuda -e fftw "$prefix/lib/cmake"; then fail "absolute paths in the CMake package"; fi
 # Each library's calls to functions it defines itself are bound when it is linked (-Bsymbolic-functions): a library
-# loaded earlier that exports the same template instantiation (PyTorch and CuPy load theirs with RTLD_GLOBAL: std::regex,
-# fmt) can never replace ours. Here: no PLT slot names a function the library defines.
+# loaded earlier that exports the same template instantiation (PyTorch loads its std::regex instantiations with
+# RTLD_GLOBAL) can never replace ours. Here: no PLT slot names a function the library defines.
 for f in $(find "$prefix/lib" -name 'libwarpforge_*.so.*.*.*'); do
   readelf -W --dyn-syms "$f" | awk '$4 == "FUNC" && $7 != "UND" {print $8}' | sed 's/@.*//' | sort -u > "$here/defined.txt"
   readelf -rW "$f" | awk '/JUMP_SLO/ {print $5}' | sed 's/@.*//' | sort -u > "$here/slots.txt"
