@@ -4,47 +4,6 @@
 #pragma once
 #include "warpforge_complex.cuh"
 
-// Global -> shared. kStreaming: the input is read once, so it should not
-// displace anything in L1/L2 (ld.global.cs).
-template <int kWords, bool kStreaming>
-__device__ __forceinline__ void wf_warp_load16(wf_u32* __restrict__ stage, const wf_u32* __restrict__ src, int lane) {
-  static_assert(kWords % 128 == 0, "staged copies move whole 512-byte warp rows");
-#pragma unroll
-  for (int i = 0; i < kWords / 4; i += 32) {
-    const uint4* p = reinterpret_cast<const uint4*>(src) + i + lane;
-    reinterpret_cast<uint4*>(stage)[i + lane] = kStreaming ? __ldcs(p) : *p;
-  }
-}
-
-// Shared -> global. kStreaming: the output is written once (st.global.cs).
-template <int kWords, bool kStreaming>
-__device__ __forceinline__ void wf_warp_store16(wf_u32* __restrict__ dst, const wf_u32* __restrict__ stage, int lane) {
-  static_assert(kWords % 128 == 0, "staged copies move whole 512-byte warp rows");
-#pragma unroll
-  for (int i = 0; i < kWords / 4; i += 32) {
-    uint4 v = reinterpret_cast<const uint4*>(stage)[i + lane];
-    uint4* p = reinterpret_cast<uint4*>(dst) + i + lane;
-    if (kStreaming) __stcs(p, v);
-    else *p = v;
-  }
-}
-
-// Global -> shared without passing through registers (cp.async, sm_80+):
-// the copy of the next FFT's input overlaps the current FFT's arithmetic.
-template <int kWords>
-__device__ __forceinline__ void wf_warp_load16_async(wf_u32* stage, const wf_u32* __restrict__ src, int lane) {
-  static_assert(kWords % 128 == 0, "staged copies move whole 512-byte warp rows");
-#pragma unroll
-  for (int i = 0; i < kWords / 4; i += 32) {
-    unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(stage + 4 * (i + lane)));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src + 4 * (i + lane)) : "memory");
-  }
-}
-__device__ __forceinline__ void wf_cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-// Waits until at most kPending of this thread's committed groups are in flight.
-template <int kPending>
-__device__ __forceinline__ void wf_cp_async_wait() { asm volatile("cp.async.wait_group %0;" ::"n"(kPending) : "memory"); }
-
 // A staging slice's chunk arrangement: 16-byte chunk c of a row is kept at chunk c ^ S(c), S moving chunk-index bit
 // kFromI onto bit kToI (i = 0..2; -1: unused). The emitter picks S so that layout-ordered register accesses hit
 // distinct banks; S reads only bits it does not write, so it is a bijection.
@@ -57,7 +16,8 @@ struct wf_swizzle {
   }
 };
 
-// wf_warp_load16, wf_warp_store16 and wf_warp_load16_async through a swizzled slice (Swizzle: a wf_swizzle).
+// Global -> shared, chunk c of the row into chunk Swizzle::chunk(c) of the slice. kStreaming: the input is read once,
+// so it should not displace anything in L1/L2 (ld.global.cs).
 template <int kWords, bool kStreaming, class Swizzle>
 __device__ __forceinline__ void wf_warp_load16_swizzled(wf_u32* __restrict__ stage, const wf_u32* __restrict__ src,
                                                         int lane) {
@@ -68,6 +28,7 @@ __device__ __forceinline__ void wf_warp_load16_swizzled(wf_u32* __restrict__ sta
     reinterpret_cast<uint4*>(stage)[Swizzle::chunk(i + lane)] = kStreaming ? __ldcs(p) : *p;
   }
 }
+// Shared -> global, the counterpart. kStreaming: the output is written once (st.global.cs).
 template <int kWords, bool kStreaming, class Swizzle>
 __device__ __forceinline__ void wf_warp_store16_swizzled(wf_u32* __restrict__ dst, const wf_u32* __restrict__ stage,
                                                          int lane) {
@@ -80,6 +41,8 @@ __device__ __forceinline__ void wf_warp_store16_swizzled(wf_u32* __restrict__ ds
     else *p = v;
   }
 }
+// Global -> shared without passing through registers (cp.async, sm_80+): the copy of the next FFT's input overlaps
+// the current FFT's arithmetic.
 template <int kWords, class Swizzle>
 __device__ __forceinline__ void wf_warp_load16_async_swizzled(wf_u32* stage, const wf_u32* __restrict__ src, int lane) {
   static_assert(kWords % 128 == 0, "staged copies move whole 512-byte warp rows");
@@ -89,6 +52,24 @@ __device__ __forceinline__ void wf_warp_load16_async_swizzled(wf_u32* stage, con
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src + 4 * (i + lane)) : "memory");
   }
 }
+
+// The same copies into a slice kept in row order (no swizzle).
+template <int kWords, bool kStreaming>
+__device__ __forceinline__ void wf_warp_load16(wf_u32* __restrict__ stage, const wf_u32* __restrict__ src, int lane) {
+  wf_warp_load16_swizzled<kWords, kStreaming, wf_swizzle<-1, -1, -1, -1, -1, -1> >(stage, src, lane);
+}
+template <int kWords, bool kStreaming>
+__device__ __forceinline__ void wf_warp_store16(wf_u32* __restrict__ dst, const wf_u32* __restrict__ stage, int lane) {
+  wf_warp_store16_swizzled<kWords, kStreaming, wf_swizzle<-1, -1, -1, -1, -1, -1> >(dst, stage, lane);
+}
+template <int kWords>
+__device__ __forceinline__ void wf_warp_load16_async(wf_u32* stage, const wf_u32* __restrict__ src, int lane) {
+  wf_warp_load16_async_swizzled<kWords, wf_swizzle<-1, -1, -1, -1, -1, -1> >(stage, src, lane);
+}
+__device__ __forceinline__ void wf_cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+// Waits until at most kPending of this thread's committed groups are in flight.
+template <int kPending>
+__device__ __forceinline__ void wf_cp_async_wait() { asm volatile("cp.async.wait_group %0;" ::"n"(kPending) : "memory"); }
 
 // Vector types of 1, 2 and 4 words for the row copies below.
 template <int kVec> struct wf_vec_t;

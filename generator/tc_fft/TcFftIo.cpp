@@ -184,7 +184,7 @@ long long laneWordOffset(const Layout& l, const IoPlan& p, int lane) {
 
 StageSwizzle stageSwizzle(const Layout& l, const IoPlan& p) {
   StageSwizzle s;
-  const int phaseLanes = std::min(5, 5 - p.vecBits);  // lane bits t0.. of one 128-byte phase
+  const int phaseLanes = 5 - p.vecBits;  // lane bits t0.. of one 128-byte phase
   std::set<int> freeChunkBits{0, 1, 2};
   std::vector<int> high;
   for (int t = 0; t < phaseLanes; ++t) {
