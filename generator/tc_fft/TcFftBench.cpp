@@ -25,8 +25,8 @@ std::vector<BenchVariant> tcFftBenchVariants(const Plan& plan, TcFftDistances d)
   const bool rows = !wholeRowIo(*plan.spec);
   for (const auto& [name, o] : options) {
     if (rows && (o.asyncCopy || !o.staged || !o.streaming || !o.swizzledStage || o.packedPhases)) continue;
-    if (o.staged && o.asyncCopy && stagedSharedBytes(*plan.spec, true) > kMaxStaticSharedBytes)
-      continue;  // two input slices do not fit
+    if (o.staged && o.asyncCopy && stagedSharedBytes(*plan.spec, true) > kMaxAsyncSharedBytes)
+      continue;  // two staging buffers do not fit
     out.push_back({name, Generated{tcFftLaunchPlan(emitTcFft(plan, o), d)}, 0, 0});
   }
   // Load once, repeat the steps in registers, store once: the compute rate without DRAM.

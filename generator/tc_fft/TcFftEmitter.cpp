@@ -213,20 +213,16 @@ NodePtr kernelUnit(const Plan& plan, const EmitOptions& opt, const LaunchInfo& l
 
 }  // namespace
 
-bool wholeRowIo(const LayoutProgram& s) {
-  int carried = 0;
-  for (const auto& b : s.array(s.input)->layout.logicalBits()) carried += b[0] == 'n';
-  return s.batchBits() == 0 && carried == s.logIn && s.nIn % 128 == 0 && s.nOut % 128 == 0;
-}
+bool wholeRowIo(const LayoutProgram& s) { return s.batchBits() == 0 && s.nIn % 128 == 0 && s.nOut % 128 == 0; }
 
 long long stagedSharedBytes(const LayoutProgram& s, bool asyncCopy) {
   if (!wholeRowIo(s)) return 4LL * s.warpsPerBlock * (1LL << s.batchBits()) * std::max(s.nIn, s.nOut);
-  return 4LL * s.warpsPerBlock * (asyncCopy ? 2LL * s.nIn + s.nOut : std::max(s.nIn, s.nOut));
+  return 4LL * s.warpsPerBlock * (asyncCopy ? 2 : 1) * std::max(s.nIn, s.nOut);
 }
 
 EmitOptions defaultEmitOptions(const LayoutProgram& s) {
   EmitOptions o;
-  o.asyncCopy = wholeRowIo(s) && stagedSharedBytes(s, true) <= kMaxStaticSharedBytes;
+  o.asyncCopy = wholeRowIo(s) && stagedSharedBytes(s, true) + PhasePlan(s, true).tableBytes() <= kMaxAsyncSharedBytes;
   return o;
 }
 
@@ -374,6 +370,11 @@ EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& opt) {
   body.push_back(note("Element offsets contributed by the lane bits of the input and output layouts."));
   body.push_back(decl("const int", "in_lane_offset", inP.laneOffset));
   body.push_back(decl("const int", "out_lane_offset", outP.laneOffset));
+  const std::string valid = inP.padLaneMask ? "in_lane_valid" : "";
+  if (inP.padLaneMask) {
+    body.push_back(note(fmt::format("Lanes holding zero padding (input index >= {}) read zeros.", s.nIn)));
+    body.push_back(decl("const bool", valid, bin("==", bin("&", var("lane"), lit(inP.padLaneMask)), lit(0))));
+  }
 
   // Loads `target` with the input of FFT `which`.
   const bool staged = opt.staged && s.nIn % 128 == 0 && s.nOut % 128 == 0;
@@ -392,8 +393,9 @@ EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& opt) {
   // Register accesses through a staging slice at `ptr` (swizzled where it has a swizzle).
   auto stageAccess = [&](const Layout& l, const IoPlan& p, const StageSwizzle& swz, const std::string& array,
                          const std::string& ptr, const std::string& laneVar, const std::string& stageVar, bool load) {
-    return swz.empty() ? registerAccess(l, p, array, ptr, laneVar, load)
-                       : swizzledRegisterAccess(l, p, swz, array, ptr, stageVar, load);
+    const std::string& validVar = load ? valid : std::string();
+    return swz.empty() ? registerAccess(l, p, array, ptr, laneVar, load, validVar)
+                       : swizzledRegisterAccess(l, p, swz, array, ptr, stageVar, load, validVar);
   };
   const std::string loadRow = inSwz.empty() ? fmt::format("wf_warp_load16<{}, {}>", s.nIn, opt.streaming)
                                             : fmt::format("wf_warp_load16_swizzled<{}, {}, {}>", s.nIn, opt.streaming,
@@ -414,22 +416,32 @@ EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& opt) {
         b.push_back(n);
       b.push_back(exprStmt(call("__syncwarp", {})));
     } else {
-      for (auto& n : registerAccess(inL, inP, target, "x_ptr", "in_lane_offset", true)) b.push_back(n);
+      for (auto& n : registerAccess(inL, inP, target, "x_ptr", "in_lane_offset", true, valid)) b.push_back(n);
     }
     return block(b);
   };
   const bool async = staged && opt.asyncCopy && !opt.inRegisterBenchmark;
+  const int slice = std::max(s.nIn, s.nOut);  // words of one staging buffer
   if (async) {
-    body.push_back(
-        note(fmt::format("Per-warp shared slices: two input buffers ({} bytes each) filled by cp.async one FFT "
-                         "ahead,\nand one output buffer ({} bytes); global accesses are whole 512-byte rows.",
-                         4 * s.nIn, 4 * s.nOut)));
-    body.push_back(
-        raw(fmt::format("__shared__ __align__(16) wf_u32 stage_in_all[{}][2 * {}];", s.warpsPerBlock, s.nIn)));
-    body.push_back(raw(fmt::format("__shared__ __align__(16) wf_u32 stage_all[{}][{}];", s.warpsPerBlock, s.nOut)));
-    body.push_back(
-        decl("wf_u32*", "stage_in", index(var("stage_in_all"), bin(">>", member(var("threadIdx"), "x"), lit(5)))));
-    body.push_back(decl("wf_u32*", "stage", index(var("stage_all"), bin(">>", member(var("threadIdx"), "x"), lit(5)))));
+    const long long bytes = stagedSharedBytes(s, true);
+    body.push_back(note(fmt::format(
+        "Per-warp shared slices: two buffers of {} bytes. cp.async fills one with the next FFT's row\nwhile this "
+        "FFT's output is staged in the other, whose input the registers hold; global\naccesses are whole 512-byte "
+        "rows.{}",
+        4 * slice,
+        bytes > kMaxStaticSharedBytes ? fmt::format(" Dynamic shared memory: {} bytes per block.", bytes)
+                                      : std::string())));
+    NodePtr warpInBlock = bin(">>", member(var("threadIdx"), "x"), lit(5));
+    if (bytes > kMaxStaticSharedBytes) {
+      li.dynamicSharedBytes = static_cast<int>(bytes);
+      body.push_back(raw("extern __shared__ __align__(16) wf_u32 stage_dynamic[];"));
+      body.push_back(
+          decl("wf_u32*", "stage_in", bin("+", var("stage_dynamic"), bin("*", warpInBlock, lit(2 * slice)))));
+    } else {
+      body.push_back(
+          raw(fmt::format("__shared__ __align__(16) wf_u32 stage_in_all[{}][2 * {}];", s.warpsPerBlock, slice)));
+      body.push_back(decl("wf_u32*", "stage_in", index(var("stage_in_all"), warpInBlock)));
+    }
     auto issue = [&](NodePtr which, NodePtr buffer) {
       return exprStmt(
           call(loadRowAsync,
@@ -440,19 +452,19 @@ EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& opt) {
         ifStmt(bin("<", var("first_warp"), var("batch")), block({issue(var("first_warp"), var("stage_in"))})));
     body.push_back(exprStmt(call("wf_cp_async_commit", {})));
     body.push_back(decl("int", "buf", lit(0)));
-    loadInput = [&, issue](const std::string& target, NodePtr) {
+    // The buffer `buf` holds this FFT's row; the other, drained by the previous FFT's row store, takes the next.
+    loadInput = [&, issue, slice](const std::string& target, NodePtr) {
       std::vector<NodePtr> b;
       b.push_back(decl("const long long", "next_fft", bin("+", var("fft"), var("warp_stride"))));
       b.push_back(ifStmt(bin("<", var("next_fft"), var("batch")),
                          block({issue(var("next_fft"), bin("+", var("stage_in"),
-                                                           bin("*", bin("^", var("buf"), lit(1)), lit(s.nIn))))})));
+                                                           bin("*", bin("^", var("buf"), lit(1)), lit(slice))))})));
       b.push_back(exprStmt(call("wf_cp_async_commit", {})));
       b.push_back(exprStmt(call("wf_cp_async_wait<1>", {})));
       b.push_back(exprStmt(call("__syncwarp", {})));
-      b.push_back(decl("const wf_u32*", "x_stage", bin("+", var("stage_in"), bin("*", var("buf"), lit(s.nIn)))));
-      for (auto& n : stageAccess(inL, inP, inSwz, target, "x_stage", "in_lane_offset", "in_stage_offset", true))
+      for (auto& n : stageAccess(inL, inP, inSwz, target, "stage", "in_lane_offset", "in_stage_offset", true))
         b.push_back(n);
-      b.push_back(exprStmt(call("__syncwarp", {})));  // all lanes read this buffer before it is refilled
+      b.push_back(exprStmt(call("__syncwarp", {})));  // all lanes read the row before the output overwrites it
       b.push_back(assign(var("buf"), lit(1), "^="));
       return block(b);
     };
@@ -475,6 +487,8 @@ EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& opt) {
   std::vector<NodePtr> loop;
   loop.push_back(
       decl("wf_u32*", "y_ptr", cast("wf_u32*", bin("+", var("output"), bin("*", var("fft"), var("output_distance"))))));
+  if (async)
+    loop.push_back(decl("wf_u32* const", "stage", bin("+", var("stage_in"), bin("*", var("buf"), lit(slice)))));
   for (const auto& a : s.arrays)
     if (!a.isPhase()) loop.push_back(declArray("wf_u32", dataVar(a.name), a.layout.numRegisters()));
   loop.push_back(note(fmt::format("Load {} [{}]: {}-element vectors.", s.input, inL.str(), li.inputVectorElems)));

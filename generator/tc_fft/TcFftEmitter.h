@@ -29,8 +29,8 @@ struct EmittedKernel {
 
 EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& options = {});
 
-// What `emit` uses: whole-row kernels whose two input slices fit the static shared memory double-buffer their input
-// with cp.async (the next FFT's row is in flight during this one's arithmetic; faster at 256..1024 points on the
+// What `emit` uses: whole-row kernels whose two staging buffers (and phase table) fit kMaxAsyncSharedBytes
+// double-buffer their input with cp.async (the next FFT's row is in flight during this one's arithmetic; faster on the
 // H200, bench/RESULTS.md); the others copy synchronously.
 EmitOptions defaultEmitOptions(const LayoutProgram& spec);
 
@@ -41,14 +41,19 @@ struct EmitProblem {
 };
 std::optional<EmitProblem> emitProblem(const LayoutProgram& spec);
 
-// One FFT per warp, no zero padding carried, n_in and n_out multiples of 128: global accesses are whole 512-byte warp
-// rows, and every EmitOptions variant applies. Otherwise the kernel stages through a shared slice row by row (batch
-// bits, zero padding, short rows) and only packedPhases, inRegisterBenchmark and streaming apply.
+// One FFT per warp, n_in and n_out multiples of 128: global accesses are whole 512-byte warp rows (the n_in input
+// values; registers and lanes of zero padding read zeros, not memory), and every EmitOptions variant applies.
+// Otherwise the kernel stages through a shared slice row by row (batch bits, short rows) and only packedPhases,
+// inRegisterBenchmark and streaming apply.
 bool wholeRowIo(const LayoutProgram& spec);
 
-// Static shared memory a staged kernel uses per block (0: not staged); at most 48 KiB (static
-// __shared__ arrays cannot opt in to more).
+// Shared memory a staged kernel uses per block for its staging buffers: one slice of max(n_in, n_out) words per warp
+// (per FFT of the warp in the row-by-row path), two with the cp.async double buffer (the output is staged in the
+// buffer whose input the registers already hold). Above 48 KiB (static __shared__ arrays cannot opt in to more) the
+// double buffer is dynamic shared memory, up to kMaxAsyncSharedBytes: two such blocks share an sm_90 SM, and an sm_80
+// SM (164 KiB) runs one.
 long long stagedSharedBytes(const LayoutProgram& spec, bool asyncCopy);
 constexpr long long kMaxStaticSharedBytes = 48 * 1024;
+constexpr long long kMaxAsyncSharedBytes = 96 * 1024;
 
 }  // namespace warpforge

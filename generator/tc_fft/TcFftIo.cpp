@@ -97,8 +97,13 @@ std::vector<NodePtr> accessRegisters(const Layout& l, const IoPlan& p, const Sta
         for (int r : regs) out.push_back(assign(reg(array, r), lit(0)));
       continue;
     }
-    NodePtr addr = swz ? bin("+", var(ptr), bin("^", var(laneVar), lit(swz->word(off))))
-                       : bin("+", bin("+", var(ptr), var(laneVar)), lit(off));
+    NodePtr addr = bin("+", bin("+", var(ptr), var(laneVar)), lit(off));
+    if (swz) {
+      // laneVar ^ word(off), written as (laneVar ^ low) + high: `high` holds the bits laneVar never has, so the XOR
+      // is an addition there, an immediate of the shared access; the few distinct `low` give the base addresses.
+      const long long w = swz->word(off), low = w & swz->laneMask, high = w & ~swz->laneMask;
+      addr = bin("+", bin("+", var(ptr), low ? bin("^", var(laneVar), lit(low)) : var(laneVar)), lit(high));
+    }
     std::string vt = vecType(p.vecBits);
     auto guarded = [&](NodePtr value, NodePtr zero) {
       return validVar.empty() ? value : ternary(var(validVar), value, zero);
@@ -133,8 +138,8 @@ std::vector<NodePtr> registerAccess(const Layout& l, const IoPlan& p, const std:
 
 std::vector<NodePtr> swizzledRegisterAccess(const Layout& l, const IoPlan& p, const StageSwizzle& s,
                                             const std::string& array, const std::string& ptr,
-                                            const std::string& laneVar, bool load) {
-  return accessRegisters(l, p, &s, array, ptr, laneVar, load, "");
+                                            const std::string& laneVar, bool load, const std::string& validVar) {
+  return accessRegisters(l, p, &s, array, ptr, laneVar, load, validVar);
 }
 
 long long StageSwizzle::chunk(long long c) const {
@@ -180,16 +185,17 @@ long long laneWordOffset(const Layout& l, const IoPlan& p, int lane) {
   return off;
 }
 
-}  // namespace
-
-StageSwizzle stageSwizzle(const Layout& l, const IoPlan& p) {
+// Where S moves the high lane bits (stageSwizzle fills in laneMask).
+StageSwizzle stageSwizzleMoves(const Layout& l, const IoPlan& p) {
   StageSwizzle s;
   const int phaseLanes = 5 - p.vecBits;  // lane bits t0.. of one 128-byte phase
   std::set<int> freeChunkBits{0, 1, 2};
   std::vector<int> high;
   for (int t = 0; t < phaseLanes; ++t) {
+    const auto name = l.logicalAt({PhysKind::T, t});
+    if (!name || (*name)[0] != p.letter) return {};  // batch lanes: the rows are not whole (no swizzle)
     const int k = laneWordBit(l, p, t);
-    if (k < 0) return {};  // batch or padding lanes: the rows are not whole (no swizzle)
+    if (k < 0) continue;  // zero-padding lanes read no memory
     if (k >= 2 && k <= 4) freeChunkBits.erase(k - 2);
     if (k >= 5) high.push_back(k - 2);
   }
@@ -198,6 +204,16 @@ StageSwizzle stageSwizzle(const Layout& l, const IoPlan& p) {
     s.moves.push_back({from, *freeChunkBits.begin()});
     freeChunkBits.erase(freeChunkBits.begin());
   }
+  return s;
+}
+
+}  // namespace
+
+StageSwizzle stageSwizzle(const Layout& l, const IoPlan& p) {
+  StageSwizzle s = stageSwizzleMoves(l, p);
+  for (int t = 0; t < 5; ++t)
+    if (const int k = laneWordBit(l, p, t); k >= 0) s.laneMask |= 1LL << k;
+  for (auto [from, to] : s.moves) s.laneMask |= 1LL << (to + 2);
   return s;
 }
 

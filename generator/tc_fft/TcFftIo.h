@@ -41,6 +41,7 @@ ast::NodePtr laneBit(int t);
 // it is a bijection, and the row copies (consecutive chunks per phase, high bits fixed) stay conflict-free too.
 struct StageSwizzle {
   std::vector<std::pair<int, int>> moves;  // (source chunk bit >= 3, target chunk bit <= 2), at most three
+  long long laneMask = 0;                  // the word bits a lane's swizzled offset may have
   bool empty() const { return moves.empty(); }
   long long chunk(long long c) const;           // the physical chunk of logical chunk c
   long long word(long long a) const;            // the physical word of logical word a (4 words per chunk)
@@ -57,6 +58,7 @@ int stageBankWays(const Layout& l, const IoPlan& p, const StageSwizzle& s);
 // `laneVar` holds the lane's swizzled word offset (S is linear and lane and register bits are disjoint).
 std::vector<ast::NodePtr> swizzledRegisterAccess(const Layout& l, const IoPlan& p, const StageSwizzle& s,
                                                  const std::string& array, const std::string& ptr,
-                                                 const std::string& laneVar, bool load);
+                                                 const std::string& laneVar, bool load,
+                                                 const std::string& validVar = "");
 
 }  // namespace warpforge
