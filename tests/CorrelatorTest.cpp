@@ -785,3 +785,172 @@ TEST(CorrelatorKernels, PipelineCpuRunCatchesMutatedKernels) {
       {"no proxy fence before the release", "corr_fence_async_smem();  // the stores above", ";  // the stores above"}};
   test::expectMutationsCaught(*fs, plan, mutations, 6161, "correlator-cpu", correlatorShim(), {{"dump", 1}});
 }
+
+// ---- output "visibilities" (TCC's model): the correlate kernel writes each call's visibilities once.
+
+TEST(CorrelatorSpec, OutputModelParsesAndRejectsOtherValues) {
+  EXPECT_EQ(spec(specJson(5, "ci8", "tcc")).output, "accumulators");
+  EXPECT_FALSE(spec(specJson(5, "ci8", "tcc")).writesVisibilities());
+  EXPECT_TRUE(spec(specJson(5, "ci8", "tcc", 2, 1, 64, R"(, "output": "visibilities")")).writesVisibilities());
+  EXPECT_EQ(spec(specJson(5, "ci8", "tcc", 2, 1, 64, R"(, "output": "accumulators")")).output, "accumulators");
+  EXPECT_EQ(specErrorPath(specJson(5, "ci8", "tcc", 2, 1, 64, R"(, "output": "both")")), "/output");
+  EXPECT_EQ(specErrorPath(specJson(5, "ci8", "tcc", 2, 1, 64, R"(, "output": 1)")), "/output");
+  EXPECT_EQ(specErrorPath(specJson(5, "ci8", "tcc", 2, 1, 64, R"(, "outputs": "visibilities")")), "/outputs");
+  try {
+    spec(specJson(5, "ci8", "tcc", 2, 1, 64, R"(, "output": "int32")"));
+    ADD_FAILURE() << "no SpecError";
+  } catch (const SpecError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("t.json"), std::string::npos) << what;
+    EXPECT_NE(what.find("int32"), std::string::npos) << what;
+    EXPECT_NE(what.find("accumulators"), std::string::npos) << what;
+    EXPECT_NE(what.find("visibilities"), std::string::npos) << what;
+  }
+}
+
+TEST(CorrelatorKernels, VisibilitiesPlanIsOneKernelWithWriteOnlyStores) {
+  for (const char* arch : {"sm_80", "sm_90"})
+    for (int pols : {1, 2}) {
+      const CorrelatorSpec s = spec(
+          specJson(80, "ci8", pols == 2 ? "tcc" : "katgpucbf", pols, 2, 128, R"(, "output": "visibilities")"));
+      const LaunchPlan p = makeCorrelatorSpec(s)->emit({arch, nullptr}).plan;
+      ASSERT_EQ(p.kernels.size(), 1u) << arch;
+      ASSERT_EQ(p.sources.size(), 1u) << arch;
+      EXPECT_TRUE(p.params.empty());
+      std::vector<std::string> names;
+      for (const auto& b : p.buffers) names.push_back(b.name);
+      EXPECT_EQ(names, (std::vector<std::string>{"input", "visibilities"})) << arch;
+      const PlanBuffer* vis = p.buffer("visibilities");
+      EXPECT_EQ(vis->perBatchElems, s.visibilities() * 2);
+      EXPECT_EQ(vis->elementType, "int");
+      const std::string& src = p.sources[0].text;
+      EXPECT_EQ(src.find("longlong2"), std::string::npos) << arch << ": no accumulator access";
+      EXPECT_EQ(src.find("accv"), std::string::npos) << arch;
+      EXPECT_NE(src.find(pols == 2 ? "((int4*)(visv + " : "visv["), std::string::npos) << arch;
+      EXPECT_NE(src.find("const bool active"), arch == std::string("sm_80") ? std::string::npos : 0);
+    }
+}
+
+// Every path of the new output compiles for its targets without spills: mma.sync (sm_80), the register-staged wgmma
+// kernel and the pipeline (sm_90a) for 8-bit, 4-bit and f16, one and two polarizations, both orders, 64 / 128 tiles.
+TEST(CorrelatorKernels, VisibilitiesKernelsCompileWithoutSpills) {
+  struct Case {
+    std::string ty, layout, order;
+    int pols, rows;
+    std::string path;
+  };
+  for (const Case& c : std::vector<Case>{{"ci8", "tcc", "r2_r1", 2, 64, "mma_sync"},
+                                         {"ci4", "katgpucbf", "r1_r2", 2, 128, "mma_sync"},
+                                         {"cf16", "tcc", "r1_r2", 1, 64, "mma_sync"},
+                                         {"ci8", "katgpucbf", "r2_r1", 2, 128, "wgmma"},
+                                         {"cf16", "tcc", "r1_r2", 2, 64, "wgmma"},
+                                         {"ci8", "tcc", "r2_r1", 2, 128, "pipeline"},
+                                         {"ci8", "katgpucbf", "r1_r2", 2, 64, "pipeline"},
+                                         {"ci4", "tcc", "r2_r1", 2, 128, "pipeline"},
+                                         {"cf16", "tcc", "r2_r1", 2, 128, "pipeline"},
+                                         {"ci8", "tcc", "r1_r2", 1, 64, "pipeline"}}) {
+    const CorrelatorSpec s = spec(specJson(
+        200, c.ty, c.layout, c.pols, 2, 256,
+        fmt::format(
+            R"(, "output": "visibilities", "polarization_order": "{}", "tuning": {{"mma": "{}", "receivers_per_block": {}}})",
+            c.order, c.path, c.rows / c.pols)));
+    const std::string arch = c.path == "mma_sync" ? "sm_80" : "sm_90";
+    const LaunchPlan p = makeCorrelatorSpec(s)->emit({arch, nullptr}).plan;
+    ASSERT_EQ(p.sources.size(), 1u);
+    EXPECT_EQ(p.sources[0].text.find("wfa_bulk_g2s(") != std::string::npos, c.path == "pipeline") << c.path;
+    CompileResult r;
+    ASSERT_NO_THROW(r = compileWithReport(p.sources[0].text, "t", compileTarget(p.sources[0], arch)))
+        << c.ty << " " << c.path << "\n"
+        << p.sources[0].text;
+    std::printf("[nvrtc] visibilities %s %s %s P=%d rows %d %s: %d registers, spill stores %d B, loads %d B\n",
+                c.path.c_str(), c.ty.c_str(), c.layout.c_str(), c.pols, c.rows, c.order.c_str(), r.registers,
+                r.spillStoreBytes, r.spillLoadBytes);
+    EXPECT_LE(r.spillStoreBytes, 0) << c.ty << " " << c.path << "\n" << r.log;
+    EXPECT_LE(r.spillLoadBytes, 0) << c.ty << " " << c.path << "\n" << r.log;
+    EXPECT_EQ(r.log.find("serialized"), std::string::npos) << r.log;
+  }
+}
+
+// The new output on the CPU against the exact reference, outputs poisoned: mma.sync (sm_80 plan), the register-staged
+// wgmma kernel and the pipeline (sm_90 plans), both conventions (the lane exchange of either polarization bit), one
+// polarization (8-byte stores), partial and diagonal tiles, two batch entries (each its own visibilities).
+TEST(CorrelatorKernels, VisibilitiesPlanRunsOnTheCpuAndMatchesTheExactReference) {
+  if (std::system("c++ --version > /dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  struct Case {
+    std::string json, label, arch;
+  };
+  const std::string vis = R"("output": "visibilities")";
+  const std::vector<Case> cases = {
+      {R"({"name": "cpu_v8", "family": "correlator", "receivers": 5, "polarizations": 2, "channels": 2, "samples_per_call": 64, "sample_type": "ci8",
+          "input": {"layout": "tcc"}, "conjugate": "r1", "polarization_order": "r2_r1", )" +
+           vis + "}",
+       "visibilities mma.sync ci8 tcc, TCC convention, R = 5", "sm_80"},
+      {R"({"name": "cpu_v4", "family": "correlator", "receivers": 19, "polarizations": 2, "channels": 1, "samples_per_call": 96, "sample_type": "ci4",
+          "input": {"layout": "katgpucbf"}, )" +
+           vis + "}",
+       "visibilities mma.sync ci4 katgpucbf, R = 19", "sm_80"},
+      {R"({"name": "cpu_v1", "family": "correlator", "receivers": 40, "polarizations": 1, "channels": 1, "samples_per_call": 64, "sample_type": "ci8",
+          "input": {"layout": "katgpucbf"}, "conjugate": "r1", "tuning": {"receivers_per_block": 32}, )" +
+           vis + "}",
+       "visibilities mma.sync ci8 one pol, R = 40, 32-row tiles", "sm_80"},
+      {R"({"name": "cpu_vh", "family": "correlator", "receivers": 7, "polarizations": 2, "channels": 1, "samples_per_call": 64, "sample_type": "cf16",
+          "input": {"layout": "tcc"}, "polarization_order": "r2_r1", )" +
+           vis + "}",
+       "visibilities mma.sync cf16 tcc, R = 7", "sm_80"},
+      {R"({"name": "cpu_vw", "family": "correlator", "receivers": 70, "polarizations": 2, "channels": 1, "samples_per_call": 64, "sample_type": "ci8",
+          "input": {"layout": "katgpucbf"}, "conjugate": "r1", "polarization_order": "r2_r1", "tuning": {"mma": "wgmma", "receivers_per_block": 64}, )" +
+           vis + "}",
+       "visibilities wgmma ci8 katgpucbf, R = 70, 128-row tiles, TCC convention", "sm_90"},
+      {R"({"name": "cpu_vp8", "family": "correlator", "receivers": 70, "polarizations": 2, "channels": 1, "samples_per_call": 80, "sample_type": "ci8",
+          "input": {"layout": "tcc"}, "conjugate": "r1", "polarization_order": "r2_r1", "tuning": {"receivers_per_block": 64}, )" +
+           vis + "}",
+       "visibilities pipeline ci8 tcc, R = 70, 128-input tiles, TCC convention, partial last stage", "sm_90"},
+      {R"({"name": "cpu_vp8k", "family": "correlator", "receivers": 35, "polarizations": 2, "channels": 2, "samples_per_call": 64, "sample_type": "ci8",
+          "input": {"layout": "katgpucbf"}, "tuning": {"receivers_per_block": 32}, )" +
+           vis + "}",
+       "visibilities pipeline ci8 katgpucbf, R = 35, 64-input tiles", "sm_90"},
+      {R"({"name": "cpu_vp4", "family": "correlator", "receivers": 40, "polarizations": 2, "channels": 1, "samples_per_call": 64, "sample_type": "ci4",
+          "input": {"layout": "tcc"}, "polarization_order": "r2_r1", "tuning": {"receivers_per_block": 64, "transform": "shared"}, )" +
+           vis + "}",
+       "visibilities pipeline ci4 tcc, R = 40, 128-input tiles, shared transform", "sm_90"},
+      {R"({"name": "cpu_vph", "family": "correlator", "receivers": 70, "polarizations": 1, "channels": 1, "samples_per_call": 40, "sample_type": "cf16",
+          "input": {"layout": "strides", "strides": {"batch": 2800, "channel": 2800, "receiver": 40, "polarization": 0, "time": 1}},
+          "conjugate": "r1", "tuning": {"receivers_per_block": 64}, )" +
+           vis + "}",
+       "visibilities pipeline cf16 one pol, R = 70", "sm_90"}};
+  for (const auto& c : cases) {
+    auto fs = correlatorFamily().parse(parseJsonText(c.json, "cpu.json"), "cpu.json");
+    const LaunchPlan plan = fs->emit({c.arch, nullptr}).plan;
+    ASSERT_EQ(plan.kernels.size(), 1u) << c.label;
+    if (c.label.find("pipeline") != std::string::npos)
+      ASSERT_NE(plan.sources.front().text.find("wfa_bulk_g2s("), std::string::npos) << c.label;
+    if (c.label.find("wgmma") != std::string::npos)
+      ASSERT_NE(plan.sources.front().text.find("corr_wgmma("), std::string::npos) << c.label;
+    const Check ck = runCorrelatorPlanOnCpu(*fs, plan, 2, 8180, c.label);
+    EXPECT_NE(ck.detail.find("x 2 batch entries"), std::string::npos) << ck.detail;
+  }
+}
+
+// The CPU run of the new output fails on a wrong store: the pair's outer polarization index dropped, the lane exchange
+// with the wrong partner, the two halves of a 16-byte store swapped (mma.sync and pipeline).
+TEST(CorrelatorKernels, VisibilitiesCpuRunCatchesAWrongStore) {
+  if (std::system("c++ --version > /dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  const std::string tcc =
+      R"({"name": "cpu_vmut", "family": "correlator", "receivers": 9, "polarizations": 2, "channels": 1, "samples_per_call": 64,
+      "sample_type": "ci8", "input": {"layout": "tcc"}, "conjugate": "r1", "polarization_order": "r2_r1", "output": "visibilities"})";
+  auto mma = correlatorFamily().parse(parseJsonText(tcc, "cpu.json"), "cpu.json");
+  test::expectMutationsCaught(*mma, mma->emit({"sm_80", nullptr}).plan,
+                              {{"outer polarization index dropped", "* 2 + (gj & 1)) * 2", "* 2) * 2"},
+                               {"exchange with the wrong lane", "give_re, 4)", "give_re, 1)"},
+                               {"the pair's halves swapped", "make_int4(hi ? got_re : d[0], hi ? got_im : -d[1], ",
+                                "make_int4(hi ? d[2] : got_re, hi ? -d[3] : got_im, "}},
+                              8181, "correlator-cpu", correlatorShim());
+  auto pipe = correlatorFamily().parse(parseJsonText(tcc, "cpu.json"), "cpu.json");
+  test::expectMutationsCaught(*pipe, pipe->emit({"sm_90", nullptr}).plan,
+                              {{"pipeline: outer polarization index inverted", "* 2 + (int)hi) * 2",
+                                "* 2 + (int)!hi) * 2"},
+                               {"pipeline: exchange with the wrong lane", "give_re, 4)", "give_re, 8)"}},
+                              8182, "correlator-cpu", correlatorShim());
+}

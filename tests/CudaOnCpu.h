@@ -58,6 +58,8 @@ struct alignas(16) longlong2 { long long x, y; };
 struct alignas(8) int2 { int x, y; };
 inline longlong2 make_longlong2(long long a, long long b) { return {a, b}; }
 inline int2 make_int2(int a, int b) { return {a, b}; }
+struct alignas(16) int4 { int x, y, z, w; };
+inline int4 make_int4(int a, int b, int c, int d) { return {a, b, c, d}; }
 inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
 inline uint4 make_uint4(unsigned a, unsigned b, unsigned c, unsigned d) { return {a, b, c, d}; }
 inline uint2 make_uint2(unsigned a, unsigned b) { return {a, b}; }
@@ -131,6 +133,15 @@ inline float __shfl_xor_sync(unsigned, float v, int mask) {
   wf_posted[w][l][0] = __float_as_uint(v);
   wf_warp->arrive_and_wait();
   const float r = __uint_as_float(wf_posted[w][l ^ mask][0]);
+  wf_warp->arrive_and_wait();
+  return r;
+}
+inline int __shfl_xor_sync(unsigned, int v, int mask) {
+  const unsigned w = threadIdx.x >> 5, l = threadIdx.x & 31;
+  std::memcpy(&wf_posted[w][l][0], &v, 4);
+  wf_warp->arrive_and_wait();
+  int r;
+  std::memcpy(&r, &wf_posted[w][l ^ mask][0], 4);
   wf_warp->arrive_and_wait();
   return r;
 }

@@ -303,3 +303,57 @@ TEST_F(GpuCorrelator, PipelineBitExactOnEveryLayoutTypeAndTile) {
     EXPECT_TRUE(ck.ok()) << c.r << " " << c.type << " " << c.layout << ": " << ck.detail;
   }
 }
+
+TEST_F(GpuCorrelator, VisibilitiesOutputBitExactOnEveryPathLayoutTypeAndTile) {
+  // Output "visibilities" (TCC's model: each call's visibilities written once, no accumulators): the pipeline cases of
+  // PipelineBitExactOnEveryLayoutTypeAndTile (the default path on sm_90), then the register-staged wgmma kernel and
+  // mma.sync; both conventions (the lane exchange of either polarization bit), one polarization (8-byte stores), three
+  // batch entries, outputs poisoned. The pipeline cases need an sm_90 device.
+  struct Case {
+    int r, pols, rows;
+    const char* type;
+    const char* layout;
+    const char* mma;
+  };
+  CUdevice dev = 0;
+  cuCtxGetDevice(&dev);
+  const bool sm90 = deviceInfo(dev).arch == "sm_90";
+  int seed = 0;
+  for (const Case& c : std::vector<Case>{{193, 2, 128, "ci8", "tcc", "pipeline"},
+                                         {193, 2, 64, "ci8", "katgpucbf", "pipeline"},
+                                         {97, 2, 64, "ci4", "katgpucbf", "pipeline"},
+                                         {150, 2, 128, "ci4", "tcc", "pipeline"},
+                                         {80, 2, 128, "cf16", "tcc", "pipeline"},
+                                         {70, 2, 64, "cf16", "katgpucbf", "pipeline"},
+                                         {150, 1, 64, "ci8", "katgpucbf", "pipeline"},
+                                         {33, 2, 128, "ci8", "tcc", "pipeline"},
+                                         {193, 2, 128, "ci8", "katgpucbf", "wgmma"},
+                                         {80, 2, 64, "cf16", "tcc", "wgmma"},
+                                         {97, 2, 64, "ci4", "tcc", "mma_sync"},
+                                         {97, 1, 32, "ci8", "katgpucbf", "mma_sync"},
+                                         {31, 2, 128, "cf16", "katgpucbf", "mma_sync"}}) {
+    const std::string ty = c.type, lay = c.layout, mma = c.mma;
+    if (mma != "mma_sync" && !sm90) continue;
+    // Partial last stages on the pipeline (but for ci4 tcc: T = 32); several full stages elsewhere.
+    const int samples = mma != "pipeline" ? 256 : ty == "cf16" ? 200 : ty == "ci4" && lay == "tcc" ? 224 : 208;
+    for (bool tcc : {false, true}) {
+      CorrelatorSpec s = makeSpec(c.r, c.type, c.layout, c.pols, 2, samples, tcc, c.rows, c.mma);
+      s.output = "visibilities";
+      if (seed % 3 == 2 && mma == "pipeline") s.tuning.transform = "shared";
+      TestData d = correlatorInputs(s, 3, 1500 + seed++);
+      Check ck = run(s, d, 3,
+                     fmt::format("visibilities {} R={} P={} {} {} {}-input tiles, {} samples, {} convention", c.mma,
+                                 c.r, c.pols, c.type, c.layout, c.rows, s.samples, tcc ? "TCC" : "issue"));
+      EXPECT_TRUE(ck.ok()) << c.mma << " " << c.r << " " << c.type << " " << c.layout << ": " << ck.detail;
+      if (s.integer()) EXPECT_EQ(ck.error, 0);
+    }
+  }
+  // At the exactness limit: every sample -128 - 128i (read as -127 - 127i), 65536 samples: sums of 2.11e9 written as
+  // int32.
+  CorrelatorSpec s = makeSpec(3, "ci8", "tcc", 2, 1, 65536, false);
+  s.output = "visibilities";
+  TestData d = correlatorInputs(s, 1, 9);
+  std::memset(d.arrays["input"].data(), 0x80, d.arrays["input"].size());
+  Check ck = run(s, d, 1, "visibilities ci8 all minimum, 65536 samples");
+  EXPECT_TRUE(ck.ok()) << ck.detail;
+}

@@ -148,6 +148,8 @@ TestData correlatorInputs(const CorrelatorSpec& s, long long batch, std::uint64_
       }
     }
   }
+  d.logical = seed;
+  if (s.writesVisibilities()) return d;  // TCC's model: samples only
   // Accumulators: what earlier calls of the dump left; near +-2^31 for a fraction, so the reduction saturates
   // on both sides and lands on both sides of the limits.
   const long long n = s.visibilities() * 2 * batch;
@@ -177,12 +179,92 @@ TestData correlatorInputs(const CorrelatorSpec& s, long long batch, std::uint64_
   auto& miss = d.arrays["missing"];
   miss.assign(static_cast<std::size_t>(s.receivers), 0);
   for (auto& m : miss) m = u(rng) < o.missingFraction ? 1 : 0;
-  d.logical = seed;
   return d;
 }
 
+namespace {
+
+// Which components to compare: all when the work is small, else a seeded sample (and always the first and last).
+std::vector<long long> componentsToCompare(const CorrelatorSpec& s, long long nComp, long long batch) {
+  const double work = static_cast<double>(nComp) * static_cast<double>(batch) * static_cast<double>(s.samples);
+  std::vector<long long> which;
+  if (work <= 4e8) {
+    for (long long e = 0; e < nComp; ++e) which.push_back(e);
+  } else {
+    std::mt19937_64 rng(0x5eed ^ static_cast<std::uint64_t>(nComp));
+    const long long k = std::max(64LL, static_cast<long long>(4e8 / (static_cast<double>(batch) * s.samples)));
+    which = {0, 1, nComp - 2, nComp - 1};
+    for (long long i = 0; i < k; ++i)
+      which.push_back(static_cast<long long>(rng() % static_cast<std::uint64_t>(nComp)));
+  }
+  return which;
+}
+
+// Output "visibilities": every batch entry's visibilities are its own products, int32 bit-exact (no saturation can
+// occur within the samples_per_call limit), f32 within 2 (samples + 2) 2^-24 of sum |terms|; every element written.
+Check visibilitiesCheck(const CorrelatorSpec& s, const TestData& data,
+                        const std::map<std::string, std::vector<unsigned char>>& outputs, long long batch) {
+  const auto& in = data.arrays.at("input");
+  const auto& vis = outputs.at("visibilities");
+  const long long nComp = s.visibilities() * 2;
+  if (static_cast<long long>(vis.size()) < nComp * batch * 4)
+    throw std::invalid_argument(
+        fmt::format("correlator check: {} bytes of visibilities do not fit the spec's {} x {} components", vis.size(),
+                    batch, nComp));
+  const std::vector<long long> which = componentsToCompare(s, nComp, batch);
+  long long mismatches = 0, unwritten = 0;
+  double maxErr = 0;
+  std::string firstBad;
+  for (long long b = 0; b < batch; ++b)
+    for (long long e : which) {
+      const long long at = b * nComp + e;
+      const std::uint32_t bits = loadAt<std::uint32_t>(vis, at);
+      if (s.integer()) {
+        const long long want = referenceProductInt(s, in, b, e);
+        const std::int32_t got = loadAt<std::int32_t>(vis, at);
+        if (got != want) {
+          ++mismatches;
+          unwritten += bits == 0xffffffffu;
+          if (firstBad.empty()) {
+            const Component k = component(s, e);
+            firstBad = fmt::format(
+                "first mismatch: batch entry {} component {} (channel {}, r1 {}, r2 {}, p {}, q {}, {}): got {}, want "
+                "{}",
+                b, e, k.c, k.r1, k.r2, k.p, k.q, k.reim ? "im" : "re", got, want);
+          }
+        }
+      } else {
+        const Component k = component(s, e);
+        double mag = 0;
+        for (long long t = 0; t < s.samples; ++t) {
+          const SampleValue x = correlatorSample(s, in, b, k.c, t, k.r1, k.p),
+                            y = correlatorSample(s, in, b, k.c, t, k.r2, k.q);
+          mag += std::fabs(x.re * y.re) + std::fabs(x.im * y.im) + std::fabs(x.im * y.re) + std::fabs(x.re * y.im);
+        }
+        const float got = loadAt<float>(vis, at);
+        if (bits == 0xffffffffu || !std::isfinite(got)) ++unwritten;
+        else maxErr = std::max(maxErr, std::fabs(got - referenceProductF(s, in, b, e)) / std::max(mag, 1e-30));
+      }
+    }
+  Check c;
+  c.exact = s.integer();
+  c.checked = static_cast<long long>(which.size()) * batch;
+  c.unwritten = unwritten;
+  c.error = s.integer() ? static_cast<double>(mismatches) : maxErr;
+  c.bound = s.integer() ? 0 : 2.0 * static_cast<double>(s.samples + 2) * std::ldexp(1.0, -24);
+  c.detail = fmt::format(
+      "{} of {} visibility components x {} batch entries compared {} against the {} reference (output "
+      "\"visibilities\"); {} mismatches, {} unwritten (0xffffffff){}{}",
+      which.size(), nComp, batch, s.integer() ? "bit-exactly" : "with |out - ref| / sum|terms|",
+      s.integer() ? "int64" : "double", mismatches, unwritten, firstBad.empty() ? "" : "; ", firstBad);
+  return c;
+}
+
+}  // namespace
+
 Check correlatorCheck(const CorrelatorSpec& s, const TestData& data,
                       const std::map<std::string, std::vector<unsigned char>>& outputs, long long batch) {
+  if (s.writesVisibilities()) return visibilitiesCheck(s, data, outputs, batch);
   const auto& in = data.arrays.at("input");
   const auto& accIn = data.arrays.at("accumulators");
   const auto& miss = data.arrays.at("missing");
@@ -198,18 +280,7 @@ Check correlatorCheck(const CorrelatorSpec& s, const TestData& data,
 
   Check c;
   c.exact = s.integer();
-  // Which components: all when the work is small, else a seeded sample (and always the first and last).
-  const double work = static_cast<double>(nComp) * static_cast<double>(batch) * static_cast<double>(s.samples);
-  std::vector<long long> which;
-  if (work <= 4e8) {
-    for (long long e = 0; e < nComp; ++e) which.push_back(e);
-  } else {
-    std::mt19937_64 rng(0x5eed ^ static_cast<std::uint64_t>(nComp));
-    const long long k = std::max(64LL, static_cast<long long>(4e8 / (static_cast<double>(batch) * s.samples)));
-    which = {0, 1, nComp - 2, nComp - 1};
-    for (long long i = 0; i < k; ++i)
-      which.push_back(static_cast<long long>(rng() % static_cast<std::uint64_t>(nComp)));
-  }
+  const std::vector<long long> which = componentsToCompare(s, nComp, batch);
   long long mismatches = 0, unwritten = 0, saturatedRef = 0, flagged = 0;
   double maxErr = 0;
   std::string firstBad;

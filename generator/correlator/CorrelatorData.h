@@ -10,6 +10,8 @@
 //                     + this call's products), or the missing marker -2^31 (NaN 0x7fc00000 for f32)
 //   accumulators_out  the accumulators (same memory) after the dump: all zero
 //   saturated         uint64: visibilities (complex) with a component clamped to +-(2^31 - 1)
+// Output "visibilities" (TCC's model): the input only; the output visibilities [batch][channel][bl][p][q][re, im] are
+// each batch entry's products of this call (int32 exact, f32 within the bound), with no accumulators and no marker.
 #include <cstdint>
 #include <map>
 #include <string>

@@ -4,6 +4,7 @@
 //                     (clamped, 4-bit widened to 8, B's conj_perm copy made once per stage), complex
 //                     products on real tensor cores (mma.sync s8 m16n8k32 / f16 m16n8k16 -> s32 / f32),
 //                     adds the tile's visibilities to the batch entry's accumulator (int64 / f32)
+//                     (output "visibilities": writes the call's int32 / f32 visibilities instead; no reduce kernel)
 //   <name>_reduce     when `dump` != 0: sums the batch's accumulators per visibility, saturates to int32
 //                     (missing marker for flagged receivers), resets the accumulators and counts the
 //                     saturated visibilities (the last block writes the count and re-zeroes the counters)
@@ -39,6 +40,7 @@ struct CorrelatorKernels {
   bool pipeline = false;             // the sm_90a warp-specialized pipeline (Pipeline.h); wgmma is then true too
   int opStages = 0, rawStages = 0;   // pipeline: ring depths
   bool sharedTransform = false;      // pipeline: the consumers transform A
+  bool visibilities = false;         // output "visibilities": the correlate kernel writes them; no reduce kernel
 };
 
 // wgmma: the sm_90a path (correlatorUsesWgmma decides it for a target); cpAsync: on that path, stage through a

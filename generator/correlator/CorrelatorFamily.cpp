@@ -80,6 +80,11 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet {
         "tensor-core work {:.2f}x TCC's op count\n",
         t.tiles(), t.rowsPerBlock, t.rowsPerBlock, W * W, s_.tuning.timesPerStage, k.sharedBytes, mmas,
         s_.type == SampleType::CF16 ? "m16n8k16 f16" : "m16n8k32 s8", done / useful);
+    if (s_.writesVisibilities())
+      r.text += fmt::format(
+          "  output: visibilities (TCC's model): the correlate kernel writes each call's {} visibilities once, no "
+          "accumulators, no reduce kernel, no missing marker\n",
+          s_.integer() ? "int32" : "f32");
     r.text += fmt::format("  sm_90: {}\n", sm90.why);
     if (sm90.path == CorrelatorPath::Wgmma) {
       r.text += fmt::format(
@@ -107,7 +112,8 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet {
   std::string explain(const EmitTarget& target) const override {
     const CorrelatorKernels k = emitCorrelatorFor(s_, target.arch);
     const CorrelatorMma m = correlatorMma(s_.type, s_.polarizations);
-    std::string o = fmt::format("{}: two kernels (target {}: {}; {})\n", s_.name, target.arch,
+    std::string o = fmt::format("{}: {} (target {}: {}; {})\n", s_.name,
+                                k.visibilities ? "one kernel writing the visibilities" : "two kernels", target.arch,
                                 k.wgmma ? "wgmma, sm_90a code" : "mma.sync, the same code for every arch >= sm_80",
                                 chooseCorrelator(s_, target.arch).why);
     if (k.pipeline) {
@@ -128,8 +134,9 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet {
                           s_.channels * std::ceil(static_cast<double>(s_.samples) / p.ts);
       o += fmt::format("  roofline {:.1f} us (tensor work {:.2f}x TCC's op count), cost model {:.1f} us\n",
                        done / (8192.0 * 132 * 1755e6) * 1e6, done / tccOps(s_), correlatorPipelineModel(s_, p.rows));
-      o += fmt::format("{}: grid-stride over {} visibilities, {} threads per block\n", k.reduceName, s_.visibilities(),
-                       k.reduceThreads);
+      if (!k.visibilities)
+        o += fmt::format("{}: grid-stride over {} visibilities, {} threads per block\n", k.reduceName,
+                         s_.visibilities(), k.reduceThreads);
       return o;
     }
     o += fmt::format("{}: block {} threads, tile {} x {} inputs of the triangle ({} tiles per channel), {} B shared\n",
@@ -140,8 +147,9 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet {
         s_.tuning.timesPerStage, loadPathName(k.loadPath), s_.type == SampleType::CI4 ? " and widen 4 -> 8 bits" : "",
         k.mmasPerStage, k.wgmma ? std::string("m16n8 equivalents in wgmma m64 instructions") : m.shape->ptx());
     o += fmt::format("  A: {}\n  B: {}\n  C: {}\n", m.a.str(), m.b.str(), m.c.str());
-    o += fmt::format("{}: grid-stride over {} visibilities, {} threads per block\n", k.reduceName, s_.visibilities(),
-                     k.reduceThreads);
+    if (!k.visibilities)
+      o += fmt::format("{}: grid-stride over {} visibilities, {} threads per block\n", k.reduceName, s_.visibilities(),
+                       k.reduceThreads);
     return o;
   }
 
@@ -204,7 +212,14 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet {
     const CorrelatorKernels k = emitCorrelatorFor(s_, target.arch);
     v.push_back(
         {"correlate kernel only (TCC's part; no reduction)", Generated{correlatorLaunchPlan(s_, k, false)}, 1, 0});
-    v.push_back({"reduce kernel only", Generated{correlatorLaunchPlan(s_, k, true, false)}, 1, 0});
+    if (!s_.writesVisibilities()) {
+      // The other output model at batch 1 (its arrays, input and visibilities, are the default plan's there).
+      CorrelatorSpec vis = s_;
+      vis.output = "visibilities";
+      v.push_back({"correlate only, output visibilities (TCC's model: int32 written once)",
+                   Generated{correlatorLaunchPlan(vis, emitCorrelatorFor(vis, target.arch))}, 1, 0});
+      v.push_back({"reduce kernel only", Generated{correlatorLaunchPlan(s_, k, true, false)}, 1, 0});
+    }
     const CorrelatorChoice c = chooseCorrelator(s_, target.arch);
     const int other = c.path == CorrelatorPath::Pipeline && c.rows == 64 ? 128 : 64;
     const CorrelatorKernels alt = c.path == CorrelatorPath::Pipeline ? emitCorrelatorPipeline(s_, other, c.stages) : k;
@@ -216,6 +231,16 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet {
                                      : k;
     v.push_back({"correlate only, pipeline with the other transform (loader <-> shared)",
                  Generated{correlatorLaunchPlan(s_, xf, false)}, 1, 0});
+    // What the target got before the pipeline (register-staged wgmma or mma.sync): auto must not lose to it.
+    const CorrelatorKernels before = c.path == CorrelatorPath::Pipeline
+                                         ? emitCorrelator(s_, correlatorUsesWgmma(s_, target.arch))
+                                         : k;
+    const BenchVariant beforeVariant{"correlate only, the path before the pipeline (wgmma or mma.sync)",
+                                     Generated{correlatorLaunchPlan(s_, before, false)}, 1, 0};
+    if (s_.writesVisibilities()) {
+      v.push_back(beforeVariant);
+      return v;
+    }
     // The reduce with twice the visibilities per thread and sweep (twice the loads in flight).
     CorrelatorKernels r8 = k;
     r8.reduceUnroll = 2 * kReduceUnroll;
@@ -231,12 +256,7 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet {
     LaunchPlan capped = correlatorLaunchPlan(s_, k, true, false);
     capped.kernels.back().grid.capAtResident = true;
     v.push_back({"reduce kernel only, grid capped at the resident blocks", Generated{capped}, 1, 0});
-    // What the target got before the pipeline (register-staged wgmma or mma.sync): auto must not lose to it.
-    const CorrelatorKernels before = c.path == CorrelatorPath::Pipeline
-                                         ? emitCorrelator(s_, correlatorUsesWgmma(s_, target.arch))
-                                         : k;
-    v.push_back({"correlate only, the path before the pipeline (wgmma or mma.sync)",
-                 Generated{correlatorLaunchPlan(s_, before, false)}, 1, 0});
+    v.push_back(beforeVariant);
     return v;
   }
 

@@ -7,19 +7,10 @@
 
 namespace warpforge {
 
-LaunchPlan correlatorLaunchPlan(const CorrelatorSpec& s, const CorrelatorKernels& k, bool withReduce,
-                                bool withCorrelate) {
-  const bool f = !s.integer();
-  const long long eb = s.type == SampleType::CI4 ? 1 : s.type == SampleType::CI8 ? 2 : 4;
-  LaunchPlan p;
-  p.specName = s.name;
-  p.family = "correlator";
-  p.unitName = "batch";
-  p.minArch = 80;
-  p.sources.push_back({k.correlateName + ".cu", k.correlateSource, k.wgmma});
-  if (k.wgmma && withCorrelate) p.onlyArch = 90;  // wgmma: sm_90a code
-  p.sources.push_back({k.reduceName + ".cu", k.reduceSource});
+namespace {
 
+PlanBuffer inputBuffer(const CorrelatorSpec& s, const char* note) {
+  const long long eb = s.type == SampleType::CI4 ? 1 : s.type == SampleType::CI8 ? 2 : 4;
   PlanBuffer in;
   in.name = "input";
   in.role = BufferRole::Input;
@@ -27,8 +18,58 @@ LaunchPlan correlatorLaunchPlan(const CorrelatorSpec& s, const CorrelatorKernels
   in.elementBytes = 1;
   in.perBatchElems = s.input.batch * eb;
   in.alignment = 16;
-  in.note = fmt::format("samples ({}, {} layout), {} bytes per batch entry; batch entry b adds to accumulator b",
-                        sampleTypeName(s.type), s.input.layout, s.input.batch * eb);
+  in.note = fmt::format("samples ({}, {} layout), {} bytes per batch entry; {}", sampleTypeName(s.type), s.input.layout,
+                        s.input.batch * eb, note);
+  return in;
+}
+
+// Output "visibilities" (TCC's model): the correlate kernel alone, writing each batch entry's visibilities of the call.
+LaunchPlan visibilitiesLaunchPlan(const CorrelatorSpec& s, const CorrelatorKernels& k, LaunchPlan p) {
+  const bool f = !s.integer();
+  PlanBuffer vis;
+  vis.name = "visibilities";
+  vis.role = BufferRole::Output;
+  vis.elementType = f ? "float" : "int";
+  vis.elementBytes = 4;
+  vis.perBatchElems = s.visibilities() * 2;
+  vis.alignment = 16;  // 16-byte stores (two polarizations)
+  vis.note = f ? "[batch][channel][baseline][pol][pol][re, im] f32: this call's sums"
+               : "[batch][channel][baseline][pol][pol][re, im] int32: this call's sums (exact: samples_per_call is "
+                 "within the int32 limit)";
+  p.buffers = {inputBuffer(s, "batch entry b writes visibilities b"), vis};
+  PlanKernel corr;
+  corr.name = k.correlateName;
+  corr.source = 0;
+  corr.blockX = k.tiling.threads();
+  corr.sharedBytes = k.dynamicShared ? k.sharedBytes : 0;
+  corr.grid = GridRule{static_cast<long long>(s.channels) * k.tiling.tiles(), 1, false};
+  corr.args = {PlanArg::buffer("input", "const unsigned char*", "input"),
+               PlanArg::buffer("visibilities", f ? "float*" : "int*", "vis"), PlanArg::batchTimes(1, "batch")};
+  corr.note = fmt::format(
+      "one block per (batch entry, channel, tile of {} x {} inputs); {} B shared memory{}; writes the visibilities "
+      "once (no accumulators, no reduce kernel)",
+      k.tiling.rowsPerBlock, k.tiling.rowsPerBlock, k.sharedBytes, k.wgmma ? "; wgmma (sm_90a)" : "");
+  p.kernels.push_back(corr);
+  p.check();
+  return p;
+}
+
+}  // namespace
+
+LaunchPlan correlatorLaunchPlan(const CorrelatorSpec& s, const CorrelatorKernels& k, bool withReduce,
+                                bool withCorrelate) {
+  const bool f = !s.integer();
+  LaunchPlan p;
+  p.specName = s.name;
+  p.family = "correlator";
+  p.unitName = "batch";
+  p.minArch = 80;
+  p.sources.push_back({k.correlateName + ".cu", k.correlateSource, k.wgmma});
+  if (k.wgmma && withCorrelate) p.onlyArch = 90;  // wgmma: sm_90a code
+  if (k.visibilities) return visibilitiesLaunchPlan(s, k, p);
+  p.sources.push_back({k.reduceName + ".cu", k.reduceSource});
+
+  PlanBuffer in = inputBuffer(s, "batch entry b adds to accumulator b");
   PlanBuffer acc;
   acc.name = "accumulators";
   acc.role = BufferRole::Input;

@@ -129,7 +129,7 @@ CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
   rd.needObject(root, "");
   rd.onlyKeys(root, "",
               {"name", "family", "description", "receivers", "polarizations", "channels", "samples_per_call",
-               "sample_type", "ci4_real_nibble", "input", "conjugate", "polarization_order", "tuning"});
+               "sample_type", "ci4_real_nibble", "input", "conjugate", "polarization_order", "output", "tuning"});
   CorrelatorSpec s;
   s.file = file;
   s.name = rd.identifier(rd.need(root, "", "name"), "/name", "name");
@@ -173,6 +173,13 @@ CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
     if (s.polOrder != "r1_r2" && s.polOrder != "r2_r1")
       rd.fail("/polarization_order", fmt::format("'{}' (expected r1_r2: V[..][pol of r1][pol of r2], or r2_r1)",
                                                  JsonReader::printable(s.polOrder)));
+  }
+  if (root.contains("output")) {
+    s.output = rd.string(root["output"], "/output");
+    if (s.output != "accumulators" && s.output != "visibilities")
+      rd.fail("/output", fmt::format("'{}' (expected accumulators: int64 accumulators over calls and a reduce kernel, "
+                                     "or visibilities: each call's int32 visibilities written once)",
+                                     JsonReader::printable(s.output)));
   }
   // Sizes that keep every index in 64 bits with room (and the CPU-side checks finite).
   const double samplesPerEntry = static_cast<double>(s.receivers) * s.polarizations * s.channels *

@@ -49,6 +49,10 @@ struct CorrelatorSpec {
   std::string conjugate =
       "r2";  // which receiver of bl(r1, r2) is conjugated: "r2" (V = s1 conj(s2)) or "r1" (V = s2 conj(s1))
   std::string polOrder = "r1_r2";  // V[..][p][q]: p indexes r1's polarization ("r1_r2") or r2's ("r2_r1")
+  // "accumulators" (katgpucbf's model: int64 / f32 accumulators over calls, a reduce kernel with saturation and the
+  // missing marker) or "visibilities" (TCC's model: the correlate kernel writes the call's int32 / f32 visibilities
+  // of each batch entry once, no accumulators, no reduce kernel).
+  std::string output = "accumulators";
   CorrelatorTuning tuning;
 
   long long inputs() const {
@@ -59,6 +63,7 @@ struct CorrelatorSpec {
   long long visibilitiesPerChannel() const { return baselines() * polarizations * polarizations; }
   long long visibilities() const { return visibilitiesPerChannel() * channels; }
   bool integer() const { return type != SampleType::CF16; }
+  bool writesVisibilities() const { return output == "visibilities"; }
   // Largest |real or imaginary part| of one sample's product term after the clamp (-128 -> -127, -8 -> -7):
   // per sample, |Re| and |Im| of s1 conj(s2) are at most 2 m^2.
   long long maxComponent() const { return type == SampleType::CI4 ? 7 : 127; }

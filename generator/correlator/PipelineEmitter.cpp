@@ -5,6 +5,8 @@
 #include "generator/complexmma/ComplexMma.h"
 #include "generator/correlator/DeviceHelpers.h"
 #include "generator/correlator/ReduceEmitter.h"
+#include "generator/correlator/VisibilityStore.h"
+#include "ast/Printer.h"
 
 namespace warpforge {
 
@@ -19,6 +21,15 @@ struct Code {
   }
   void open(const std::string& line) { (*this)(line + " {"), ++depth; }
   void close(const std::string& tail = "") { --depth, (*this)("}" + tail); }
+  // Printed AST statements (one or more lines) at the current indentation.
+  void lines(const std::string& text) {
+    for (std::size_t from = 0; from < text.size();) {
+      const std::size_t end = text.find('\n', from);
+      (*this)(text.substr(from, end == std::string::npos ? std::string::npos : end - from));
+      if (end == std::string::npos) break;
+      from = end + 1;
+    }
+  }
 };
 
 // Offset in samples of time `t` (an expression) from a receiver's and polarization's start, for the stage's first
@@ -206,6 +217,9 @@ PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p,
       name, s.receivers, s.polarizations, s.channels, s.samples, sampleTypeName(s.type), s.input.layout, p.rows, p.rows,
       p.loaders, R, p.rawSlotBytes, rawKindName(p.kind), S, p.opSlotBytes, wgmmaSwizzleName(p.swizzle), p.consumers,
       p.atom().ptx(), p.ts);
+  if (s.writesVisibilities())
+    head += fmt::format("// output: each batch entry's {} visibilities of the call, written once ({}-byte stores)\n",
+                        f16 ? "f32" : "int32", s.polarizations == 2 ? 16 : 8);
   head += cmma::sm90aGuard();
   std::string table = fmt::format(
       "// The transform's units of one 8-row group (thread t takes entry t % {}): x = raw offsets of its reads, y = "
@@ -228,8 +242,12 @@ PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p,
   Code c;
   c.open(
       fmt::format("extern \"C\" __global__ void __launch_bounds__({}, {}) {}(const unsigned char* __restrict__ input, "
-                  "{}* __restrict__ acc, long long batch)",
-                  p.threads, p.blocksPerSm, name, f16 ? "float" : "long long"));
+                  "{}* __restrict__ {}, long long batch)",
+                  p.threads, p.blocksPerSm, name,
+                  f16                      ? "float"
+                  : s.writesVisibilities() ? "int"
+                                           : "long long",
+                  s.writesVisibilities() ? "vis" : "acc"));
   c("extern __shared__ __align__(1024) unsigned char wf_smem[];");
   c("const int tid = threadIdx.x, lane = tid & 31;");
   c("const int warp = __shfl_sync(0xffffffffu, tid >> 5, 0);  // warp-uniform for ptxas: wgmma outside divergent "
@@ -376,6 +394,15 @@ PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p,
     c(fmt::format("if (++oslot == {}) oslot = 0, opar ^= 1;", S));
     c.close();
     c("corr_wgmma_wait<0>();  // in each branch: a wgmma group open across the branches' join is serialized by ptxas");
+    if (s.writesVisibilities()) {
+      // In each branch too: after the join ptxas serialized the f32 wgmmas of the 128-input tile (C7514).
+      c(fmt::format("// writes the tile's visibilities of this call: Re in d[i], Im in d[i + 4] ((i / 4) even)"));
+      c(fmt::format("const int gi0 = row0 + 64 * cg + 16 * (warp & 3) + (lane >> 2), gj0 = col0 + 2 * (lane & 3){};",
+                    halfForm ? " + 64" : ""));
+      c(fmt::format("{0}* const visv = ({0}*)vis + (b * {1}LL + channel) * {2}LL;", f16 ? "float2" : "int2", s.channels,
+                    s.visibilitiesPerChannel()));
+      for (const auto& st : corr_emit::emitPipelineVisibilityStore(s, p, halfForm)) c.lines(ast::print(st));
+    }
   };
   if (p.consumers == 2) {
     c.open("if (half)");
@@ -388,6 +415,12 @@ PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p,
     c.open("");
     loop(false);
     c.close();
+  }
+  if (s.writesVisibilities()) {  // stored in each branch above
+    c.close();
+    c.close();
+    k.source = head + correlatorPipelineHelpers(s.type, 2 * p.rows) + table + c.text;
+    return k;
   }
   // The store: accumulator i of thread (warp, lane) is row 16 (warp % 4) + lane / 4 + 8 ((i / 2) % 2) of this
   // warpgroup's 64 and D column 8 (i / 4) + 2 (lane % 4) + i % 2 = part (i / 4) % 2 of column input 8 (i / 8) + 2 (lane
@@ -451,7 +484,8 @@ CorrelatorKernels emitCorrelatorPipeline(const CorrelatorSpec& s, int rows, int 
   k.opStages = p.opStages;
   k.rawStages = p.rawStages;
   k.sharedTransform = p.sharedTransform;
-  k.reduceSource = emitReduce(s, k.reduceName, k.reduceThreads, k.reduceUnroll);
+  k.visibilities = s.writesVisibilities();
+  if (!k.visibilities) k.reduceSource = emitReduce(s, k.reduceName, k.reduceThreads, k.reduceUnroll);
   return k;
 }
 

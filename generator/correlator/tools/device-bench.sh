@@ -5,13 +5,17 @@
 #   warm    every shape's kernels compiled once, all shapes in parallel (warpforge's and CuPy's NVRTC caches), the GPU
 #           tests beside them (gpu_correlator_tests, WF_TESTS: a gtest filter, default the tests that run the pipeline,
 #           ~40 s; "*": all, over 150 s): the timed pass below compiles nothing
-#   shapes  `warpforge bench` (correlate kernel alone, TCC's op count; its variants: the other tile, the other transform,
-#           the path before the pipeline, the reduce and its variant, the copy ceiling) on TCC's seven configurations
+#   shapes  `warpforge bench` (correlate kernel alone, TCC's op count; its variants: the correlate kernel of the output
+#           "visibilities" (TCC's model), the other tile, the other transform, the path before the pipeline, the reduce
+#           and its variants, the copy ceiling) on TCC's seven configurations
 #           (WF_CONFIGS: "bits R C T;..." instead) and WF_RANDOM=N random 2-pol shapes (seed WF_SEED, printed), one after
 #           the other; then ASTRON's TCC (tcc_bench.py, best of 32/48/64 receivers per block) on the same shapes in one
 #           process
 #   profile (WF_PROFILE=1) Nsight Compute's full set on the default plan's correlate and reduce kernels of the first shape
 #   sweep   (WF_SWEEP=N) `warpforge bench --sweep correlator --cases N` (full plan against cuBLAS)
+#           WF_OUTPUT: the specs' output models, space-separated: "accumulators" (default: katgpucbf's model; its bench
+#           also times the visibilities model's correlate kernel as a variant) and / or "visibilities" (TCC's model: the
+#           default plan is the correlate kernel writing the visibilities, checked on the device; no reduce lines)
 # TCC's script is found at $TCC (default ./tcc-anchor/tcc_bench.py); it is only measured against.
 # WF_DEADLINE (seconds since the start): no shape starts after it. One shape's `bench` costs ~25 s (host work: random
 # inputs, the sampled reference, the cuBLAS baseline): TCC's seven configurations and 8 random shapes take ~8 minutes.
@@ -60,21 +64,28 @@ for _ in range(int(sys.argv[2])):
 EOF
 )
 fi
-specOf() {  # bits R C T -> the spec file
-  local ty=$([ "$1" = 4 ] && echo ci4 || ([ "$1" = 8 ] && echo ci8 || echo cf16)) name="shape_${1}_${2}_${3}_${4}"
-  printf '{"name": "%s", "family": "correlator", "receivers": %s, "polarizations": 2, "channels": %s, "samples_per_call": %s, "sample_type": "%s", "input": {"layout": "tcc"}, "conjugate": "r1", "polarization_order": "r2_r1"}\n' \
-    "$name" "$2" "$3" "$4" "$ty" > "$LOG/$name.json"
+outputs=(${WF_OUTPUT:-accumulators})
+nameOf() {  # output bits R C T -> the spec's name
+  echo "shape_$([ "$1" = visibilities ] && echo vis_)${2}_${3}_${4}_${5}"
+}
+specOf() {  # output bits R C T -> the spec file
+  local out=$1; shift
+  local ty=$([ "$1" = 4 ] && echo ci4 || ([ "$1" = 8 ] && echo ci8 || echo cf16)) name=$(nameOf $out "$@")
+  printf '{"name": "%s", "family": "correlator", "receivers": %s, "polarizations": 2, "channels": %s, "samples_per_call": %s, "sample_type": "%s", "input": {"layout": "tcc"}, "conjugate": "r1", "polarization_order": "r2_r1", "output": "%s"}\n' \
+    "$name" "$2" "$3" "$4" "$ty" "$out" > "$LOG/$name.json"
   echo "$LOG/$name.json"
 }
 
 # Warm: compile everything in parallel (timings of this pass are discarded), the GPU tests beside it.
 if [ -z "${WF_NO_TESTS:-}" ]; then
-  (timeout ${WF_TEST_TIMEOUT:-150} "$tests" --gtest_filter="${WF_TESTS:-*Pipeline*:*Accumulates*:*Float16*:*Extreme*:*Saturation*}" > "$LOG/gpu-tests.log" 2>&1; echo "rc=$?" >> "$LOG/gpu-tests.log") &
+  (timeout ${WF_TEST_TIMEOUT:-150} "$tests" --gtest_filter="${WF_TESTS:-*Pipeline*:*Visibilities*:*Accumulates*:*Float16*:*Extreme*:*Saturation*}" > "$LOG/gpu-tests.log" 2>&1; echo "rc=$?" >> "$LOG/gpu-tests.log") &
 fi
 for cfg in "${shapes[@]}"; do
   set -- $cfg
-  spec=$(specOf "$@")
-  timeout 120 $wf bench "$spec" --reps 1 --batch 1 > /dev/null 2>&1 &
+  for out in "${outputs[@]}"; do
+    spec=$(specOf $out "$@")
+    timeout 120 $wf bench "$spec" --reps 1 --batch 1 > /dev/null 2>&1 &
+  done
   [ -f "$TCC" ] && timeout 120 python3 "$TCC" "$1:$2:$3:$4" > /dev/null 2>&1 &
 done
 wait
@@ -89,13 +100,19 @@ val() { grep -F "$2" "$1" | grep -oE "[0-9.]+ $3" | head -1; }
 tccArgs=()
 for cfg in "${shapes[@]}"; do
   set -- $cfg
-  name="shape_${1}_${2}_${3}_${4}"
   if [ "$SECONDS" -gt "${WF_DEADLINE:-100000}" ]; then say "$1-bit R=$2 C=$3 T=$4: skipped (deadline)"; continue; fi
-  timeout 90 $wf bench "$LOG/$name.json" --reps ${WF_REPS:-10} --batch 1 > "$LOG/bench-$name.log" 2>&1
-  f=$LOG/bench-$name.log
-  check=$(grep -oE "check: .*(OK|FAILED)" "$f" | grep -oE '(OK|FAILED)$')
-  copy=$(grep "copy of the same bytes" "$f" | awk '{print $(NF)}')
-  say "$1-bit R=$2 C=$3 T=$4: ours $(val $f 'correlate kernel only' TOPS) (other tile $(val $f 'the other tile' TOPS), other transform $(val $f 'the other transform' TOPS), before the pipeline $(val $f 'before the pipeline' TOPS)); check ${check:-?}; reduce $(val $f 'reduce kernel only  ' 'GB/s') / x2 $(val $f 'twice the visibilities' 'GB/s') / capped $(val $f 'grid capped' 'GB/s') / decode first $(val $f 'decode while' 'GB/s') vs copy ${copy:-?} GB/s"
+  for out in "${outputs[@]}"; do
+    name=$(nameOf $out "$@")
+    timeout 90 $wf bench "$LOG/$name.json" --reps ${WF_REPS:-10} --batch 1 > "$LOG/bench-$name.log" 2>&1
+    f=$LOG/bench-$name.log
+    check=$(grep -oE "check: .*(OK|FAILED)" "$f" | grep -oE '(OK|FAILED)$')
+    copy=$(grep "copy of the same bytes" "$f" | awk '{print $(NF)}')
+    if [ "$out" = visibilities ]; then
+      say "$1-bit R=$2 C=$3 T=$4, output visibilities: ours $(val $f 'correlate kernel only' TOPS) (other tile $(val $f 'the other tile' TOPS), other transform $(val $f 'the other transform' TOPS), before the pipeline $(val $f 'before the pipeline' TOPS)); check ${check:-?}"
+    else
+      say "$1-bit R=$2 C=$3 T=$4: ours $(val $f 'correlate kernel only' TOPS), output visibilities $(val $f 'output visibilities' TOPS) (other tile $(val $f 'the other tile' TOPS), other transform $(val $f 'the other transform' TOPS), before the pipeline $(val $f 'before the pipeline' TOPS)); check ${check:-?}; reduce $(val $f 'reduce kernel only  ' 'GB/s') / x2 $(val $f 'twice the visibilities' 'GB/s') / capped $(val $f 'grid capped' 'GB/s') / decode first $(val $f 'decode while' 'GB/s') vs copy ${copy:-?} GB/s"
+    fi
+  done
   tccArgs+=("$1:$2:$3:$4")
 done
 if [ -f "$TCC" ] && [ ${#tccArgs[@]} -gt 0 ]; then
@@ -106,7 +123,7 @@ say "timed pass done at ${SECONDS}s"
 
 if [ -n "${WF_PROFILE:-}" ]; then
   set -- ${shapes[0]}
-  ncu --clock-control none --set full -k regex:'correlate|reduce' -c 2 -f -o "$LOG/profile" $wf run "$LOG/shape_${1}_${2}_${3}_${4}.json" --batch 1 > "$LOG/ncu-run.log" 2>&1
+  ncu --clock-control none --set full -k regex:'correlate|reduce' -c 2 -f -o "$LOG/profile" $wf run "$LOG/$(nameOf ${outputs[0]} "$@").json" --batch 1 > "$LOG/ncu-run.log" 2>&1
   ncu --import "$LOG/profile.ncu-rep" --page details > "$LOG/profile.txt" 2>&1
   grep -E '^  [a-z_0-9]+\(|Duration|Memory Throughput|DRAM Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Registers Per|Eligible Warps|Issued Warp|No Eligible' "$LOG/profile.txt" | tee -a "$LOG/summary.txt"
   say "profile done at ${SECONDS}s"
