@@ -24,6 +24,7 @@
 #include "generator/beamformer/BeamformerEmitter.h"
 #include "generator/beamformer/BeamformerFamily.h"
 #include "generator/beamformer/BeamformerWgmma.h"
+#include "generator/verify/MmaCheck.h"
 #include "generator/beamformer/BeamformerLayouts.h"
 #include "generator/beamformer/BeamformerTune.h"
 #include "generator/complexmma/ComplexMma.h"
@@ -292,6 +293,26 @@ TEST(BeamformerLayouts, MutatedLayoutsAreCaught) {
         }
     }
     EXPECT_EQ(caught, mutations) << ty;
+  }
+}
+
+TEST(BeamformerLayouts, MutatedOperandIsRejectedByTheCommonCheckNamingTheRule) {
+  // The beamformer's MMA goes through the common operand check (generator/verify/MmaCheck.h): A's register bits
+  // exchanged (the instruction takes them by position) and a beam bit of B moved are reported with the broken rule.
+  for (const char* ty : {"ci8", "cf16"}) {
+    BeamformerSpec s = spec(specJson(64, 64, 64, ty, ty, kCf32));
+    const BfMma good = bfMma(s.in.type);
+    BfMma bad = good;
+    bad.a = good.a.swapped({PhysKind::R, 0}, {PhysKind::R, 1});
+    bool named = false;
+    for (const auto& i : bfConsistency(s, &bad).issues)
+      named |= i.path == "/mma" && i.message.find(kRuleRows) != std::string::npos;
+    EXPECT_TRUE(named) << ty;
+    bad = good;
+    bad.b = good.b.swapped({PhysKind::T, 2}, {PhysKind::T, 3});
+    named = false;
+    for (const auto& i : bfConsistency(s, &bad).issues) named |= i.message.find(kRuleColumns) != std::string::npos;
+    EXPECT_TRUE(named) << ty;
   }
 }
 

@@ -20,6 +20,7 @@
 #include "generator/correlator/CorrelatorEmitter.h"
 #include "generator/correlator/CorrelatorFamily.h"
 #include "generator/correlator/CorrelatorLayouts.h"
+#include "generator/verify/MmaCheck.h"
 #include "generator/correlator/CorrelatorModel.h"
 #include "generator/correlator/CorrelatorPlan.h"
 #include "generator/correlator/Pipeline.h"
@@ -157,6 +158,26 @@ TEST(CorrelatorLayouts, MutatedLayoutsAreCaught) {
     EXPECT_EQ(caught, mutations) << ty;
     std::printf("[correlator] %s: %d of %d single bit swaps of A, B, C and the ldmatrix addresses caught\n", ty, caught,
                 mutations);
+  }
+}
+
+TEST(CorrelatorLayouts, MutatedOperandIsRejectedByTheCommonCheckNamingTheRule) {
+  // The correlator's complex MMA goes through the common operand check (generator/verify/MmaCheck.h): B's two
+  // summed lane bits exchanged, or C's row register moved, are reported with the rule they break.
+  for (const char* ty : {"ci8", "cf16"}) {
+    CorrelatorSpec s = spec(specJson(80, ty, "tcc"));
+    const CorrelatorMma good = correlatorMma(s.type, 2);
+    CorrelatorMma bad = good;
+    bad.b = good.b.swapped({PhysKind::T, 0}, {PhysKind::T, 1});
+    bool named = false;
+    for (const auto& i : correlatorConsistency(s, &bad).issues)
+      named |= i.path == "/mma" && i.message.find(kRuleSummed) != std::string::npos;
+    EXPECT_TRUE(named) << ty;
+    bad = good;
+    bad.c = good.c.swapped({PhysKind::R, 1}, {PhysKind::T, 2});
+    named = false;
+    for (const auto& i : correlatorConsistency(s, &bad).issues) named |= i.message.find(kRuleRows) != std::string::npos;
+    EXPECT_TRUE(named) << ty;
   }
 }
 

@@ -32,6 +32,9 @@
 #include "generator/gridder/GridderData.h"
 #include "generator/gridder/GridderFamily.h"
 #include "generator/gridder/GridderLaunch.h"
+#include "generator/gridder/GridderMmaFragments.h"
+#include "generator/layout/FragmentTable.h"
+#include "generator/verify/MmaCheck.h"
 #include "generator/gridder/GridderPlanner.h"
 #include "generator/gridder/GridderReference.h"
 #include "TestUtil.h"
@@ -160,6 +163,34 @@ TEST(GridderSpec, TensorCoreBlockShapes) {
   }
   EXPECT_EQ(spec(specJson("")).engine, GridEngine::Fma);  // the default
   EXPECT_EQ(spec(specJson(", \"engine\": \"tf32\"")).engine, GridEngine::MmaTf32);
+}
+
+TEST(GridderMma, OperandLayoutsGoThroughTheCommonCheck) {
+  // Both tensor-core kernels' operand layouts pass the common check (generator/verify/MmaCheck.h); the register
+  // positions the emitters use are read from them and are the atom's (PTX: a0 (g, t), a1 (g + 8, t), a2 (g, t + 4),
+  // a3 (g + 8, t + 4); b0 (t, g), b1 (t + 4, g); c0, c1 (g, 2t + 0 / 1), c2, c3 (g + 8, ...)).
+  const MmaShape& atom = *findMmaShape("m16n8k8", "tf32");
+  for (bool degrid : {false, true}) {
+    const GridderMmaLayouts l = gridderMmaLayouts(degrid);
+    EXPECT_TRUE(gridderMmaProblems(l).empty()) << degrid;
+    const QuadFragments q = tf32Fragments(degrid);
+    for (int r = 0; r < 4; ++r) {
+      EXPECT_EQ(atom.a.coord(Operand::A, 0, r, 0), std::make_pair(q.aRow[r], q.aK[r])) << r;
+      EXPECT_EQ(atom.c.coord(Operand::C, 0, r, 0), std::make_pair(q.cRow[r], q.cCol[r])) << r;
+    }
+    for (int r = 0; r < 2; ++r) EXPECT_EQ(atom.b.coord(Operand::B, 0, r, 0).first, q.bK[r]) << r;
+    // Mutations: the cos / sin registers of A exchanged with its row half, B's visibility bits on the wrong lanes.
+    GridderMmaLayouts bad = l;
+    bad.a = l.a.swapped({PhysKind::R, 0}, {PhysKind::R, 1});
+    const auto pa = gridderMmaProblems(bad);
+    ASSERT_FALSE(pa.empty()) << degrid;
+    EXPECT_NE(pa[0].find(kRuleRows), std::string::npos) << pa[0];
+    bad = l;
+    bad.b = l.b.swapped({PhysKind::T, 1}, {PhysKind::T, 2});
+    const auto pb = gridderMmaProblems(bad);
+    ASSERT_FALSE(pb.empty()) << degrid;
+    EXPECT_NE(pb[0].find(kRuleSummed), std::string::npos) << pb[0];
+  }
 }
 
 TEST(GridderPlanner, AccountsForEveryVisibilityAndKeepsThemInsideTheirSubgrids) {

@@ -10,6 +10,7 @@
 #include "generator/complexmma/ComplexMma.h"
 #include "generator/beamformer/BeamformerWgmma.h"
 #include "generator/emulate/Half.h"
+#include "generator/verify/MmaCheck.h"
 
 namespace warpforge {
 
@@ -154,30 +155,21 @@ BfConsistency bfConsistency(const BeamformerSpec& s, const BfMma* mma) {
   BfConsistency rep;
   auto issue = [&](const std::string& path, const std::string& msg) { rep.issues.push_back({path, msg}); };
   const BfMma m = mma ? *mma : bfMma(s.in.type);
-  const MmaShape& sh = *m.shape;
   const bool f16 = s.in.type == BfType::CF16;
-  // 1. Each operand read through its fragment table: matrix bit -> logical bit.
-  auto read = [&](const Layout& l, const FragmentLayout& f, const char* name) {
-    return cmma::readFragment(l, f, name, sh.shape, issue);
-  };
-  const FragmentLayout& cFrag = findMmaShape("m16n8k32", "s8")->c;
-  auto A = read(m.a, sh.a, "A"), B = read(m.b, sh.b, "B"), C = read(m.c, cFrag, "C");
+  // 1. The MMA as a layout program: A (the samples doubled into ReIm_out rows), B (the weights) and C (f32 / s32
+  //    accumulators) read through the instruction's atom by the common check; registers go to the instruction by
+  //    position.
+  const MmaShape& atom = mmaAccumulatorShape(*m.shape);
+  const MmaCheck mc = checkMmaOperands(atom, {"A", &m.a}, {"B", &m.b}, {"C", &m.c}, {/*fixedRegisters=*/true});
+  for (const auto& p : mc.problems) issue("/mma", p);
+  // What the beamformer needs of the agreed bits: summed = ReIm_in and the receiver bits of one step, rows = ReIm_out
+  // and three time bits, columns = three beam bits.
   std::set<std::string> summed, rows, cols;
-  for (const auto& [bit, lg] : A) {
-    if (bit[0] == 'i') {
-      rows.insert(lg);
-      if (C[bit] != lg) issue("/mma/C", fmt::format("row bit {} is {} in A but {} in C", bit, lg, C[bit]));
-    }
-    if (bit[0] == 'j') {
-      summed.insert(lg);
-      if (B[bit] != lg) issue("/mma/B", fmt::format("summed bit {} is {} in A but {} in B", bit, lg, B[bit]));
-    }
-  }
-  for (const auto& [bit, lg] : B)
-    if (bit[0] == 'k') {
-      cols.insert(lg);
-      if (C[bit] != lg) issue("/mma/C", fmt::format("column bit {} is {} in B but {} in C", bit, lg, C[bit]));
-    }
+  if (const auto A = matrixBits(m.a, atom.a))
+    for (const auto& [bit, lg] : A->pairs()) (bit[0] == 'j' ? summed : rows).insert(lg);
+  if (const auto B = matrixBits(m.b, atom.b))
+    for (const auto& [bit, lg] : B->pairs())
+      if (bit[0] == 'k') cols.insert(lg);
   std::set<std::string> wantSummed{"ReIm_in"}, wantRows{"ReIm_out", "time0", "time1", "time2"},
       wantCols{"beam0", "beam1", "beam2"};
   for (int r = 0; (1 << r) < m.receiversPerStep; ++r) wantSummed.insert(fmt::format("rcv{}", r));
@@ -185,15 +177,14 @@ BfConsistency bfConsistency(const BeamformerSpec& s, const BfMma* mma) {
     issue("/mma/A", "the summed bits are not exactly ReIm_in and the receiver bits of one step");
   if (rows != wantRows) issue("/mma/A", "the rows of A are not exactly ReIm_out and time0..2");
   if (cols != wantCols) issue("/mma/B", "the columns of B are not exactly beam0..2");
-  // The kernel's shortcuts: the two components of a beam in one thread (ReIm_out on a register bit of C),
-  // the in-word bits on b, a word pair on one register bit of A and of B.
+  // The kernel's shortcut: the two components of a beam in one thread (ReIm_out on a register bit of C).
   auto ph = m.c.physOf("ReIm_out");
   if (!ph || ph->kind != PhysKind::R)
     issue("/mma/C", "ReIm_out must be a register bit of C (re and im of a beam in one thread)");
   rep.proved.push_back(
       fmt::format("{} {}: A, B, C layouts agree with the fragment tables; summed bits = ReIm_in + {} receiver bits; "
                   "rows = ReIm_out + 3 time bits",
-                  sh.shape, sh.abType, wantSummed.size() - 1));
+                  atom.shape, atom.abType, wantSummed.size() - 1));
 
   // 2. The complex expansion of A: per word of samples x (two ci8 (re, im) pairs, or one f16 pair) and of weights y,
   //    dot(conj(x), y) = Re(sum s w) and dot(swap(x), y) = Im(sum s w), for every value a staged sample can take.

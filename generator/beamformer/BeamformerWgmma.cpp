@@ -6,6 +6,7 @@
 
 #include "generator/layout/FragmentTable.h"
 #include "generator/layout/Wgmma.h"
+#include "generator/verify/MmaCheck.h"
 
 namespace warpforge {
 
@@ -297,24 +298,27 @@ void bfWgmmaCheck(const BeamformerSpec& s, std::vector<BfIssue>& issues, std::ve
                     w.stageBytes, w.weightRegion, w.sampleStride));
   if (w.powerBytes + 1023 + w.stages * w.stageBytes > w.sharedBytes)
     issue("the ring does not fit the shared memory the plan asks for");
-  // B: the weights byte the descriptor of k-step ks reads for (beam n, k byte kb < 32): PTX's canonical
-  // 128-byte-swizzled K-major layout (8-row groups SBO = 1024 B apart, rows 128 B apart, the 16-byte chunk index
-  // XORed with the row's index in its group), inverted through the fill's placement -> (beam, stage byte).
-  auto bRead = [&](int n, int ks, int kb, int& beam, int& stageByte) {
-    const int phys = static_cast<int>(
-        wgmmaOperandAddress(WgmmaDescriptor{static_cast<unsigned>(ks * 32), 16, 1024, 0, WgmmaSwizzle::B128}, n, kb));
-    beam = phys / 128;
-    const int chunk = ((phys % 128) / 16) ^ (mutate == 1 ? 0 : beam & 7);
-    stageByte = chunk * 16 + phys % 16;
-  };
-  long long checked = 0;
+  // B: the cp.async fill puts byte `byte` of beam n's 128-byte row of receivers at n * 128 + the byte with its
+  // 16-byte chunk index XORed with n % 8; the common descriptor check reads every (beam, k byte) of each k-step
+  // through the kernel's descriptor (128-byte swizzle, 8-row groups SBO = 1024 B apart) and must find that byte, so
+  // B's element (n, k) of k-step ks is weight byte 32 ks + k of beam n.
+  auto placed = [&](int n, int byte) { return n * 128 + (((byte / 16) ^ (mutate == 1 ? 0 : n & 7)) << 4) + byte % 16; };
   std::vector<int> written(static_cast<std::size_t>(w.weightRegion), 0);
   for (int n = 0; n < w.n; ++n)
-    for (int c = 0; c < 8; ++c)
-      for (int b = 0; b < 16; ++b)
-        ++written[static_cast<std::size_t>(n * 128 + ((c ^ (mutate == 1 ? 0 : n & 7)) << 4) + b)];
+    for (int byte = 0; byte < 128; ++byte) ++written[static_cast<std::size_t>(placed(n, byte))];
   if (std::any_of(written.begin(), written.end(), [](int v) { return v != 1; }))
     issue("the weights fill does not write every byte of its region once");
+  long long reads = 0;
+  for (int ks = 0; ks < steps; ++ks) {
+    const std::string why = checkWgmmaOperand(
+        WgmmaDescriptor{static_cast<unsigned>(ks * 32), 16, 1024, 0, WgmmaSwizzle::B128}.encode(), w.n, 32,
+        [&](int n, int kb) -> long long { return placed(n, ks * 32 + kb); }, &reads);
+    if (!why.empty()) {
+      issue(fmt::format("B, k-step {}: {}", ks, why));
+      return;
+    }
+  }
+  long long checked = 0;
   const int elemBytes = f16 ? 2 : 1;
   for (int lane = 0; lane < 32; ++lane)
     for (int reg = 0; reg < 4; ++reg)
@@ -338,10 +342,8 @@ void bfWgmmaCheck(const BeamformerSpec& s, std::vector<BfIssue>& issues, std::ve
           const int sComp = reIm == 0 ? compIn : 1 - compIn;
           const int sign = (reIm == 0 && compIn == 1) ? -1 : 1;
           for (int n = 0; n < w.n; ++n) {
-            int beam = 0, wb = 0;
-            bRead(n, ks, k * elemBytes, beam, wb);
+            const int wb = ks * 32 + k * elemBytes;  // B's element (n, k): weight byte wb of beam n (shown above)
             const int rcvB = wb / w.weightBytes, wComp = (wb % w.weightBytes) / (w.weightBytes / 2);
-            if (beam != n) issue(fmt::format("B k-step {} beam {} k {} reads beam {}'s row", ks, n, k, beam));
             if (rcvB != rcvA)
               issue(fmt::format("k-step {} k {}: A carries receiver {}, B receiver {}", ks, k, rcvA, rcvB));
             // Re row: s_re w_re - s_im w_im; Im row: s_re w_im + s_im w_re.

@@ -216,26 +216,4 @@ std::uint32_t conjModel(std::uint32_t w, bool f16) {
 }
 std::uint32_t swapModel(std::uint32_t w, bool f16) { return f16 ? bytePerm(w, 0, 0x1032) : bytePerm(w, 0, 0x2301); }
 
-std::map<std::string, std::string> readFragment(
-    const Layout& l, const FragmentLayout& f, const std::string& name, const std::string& shape,
-    const std::function<void(const std::string&, const std::string&)>& issue) {
-  std::map<std::string, std::string> out;
-  auto take = [&](PhysKind k, const std::vector<std::string>& bits) {
-    for (std::size_t x = 0; x < bits.size(); ++x) {
-      auto lg = l.logicalAt({k, static_cast<int>(x)});
-      if (!lg)
-        issue(fmt::format("/mma/{}", name),
-              fmt::format("fragment bit {} ({}) has no logical bit", PhysBit{k, int(x)}.str(), bits[x]));
-      else out[bits[x]] = *lg;
-    }
-  };
-  take(PhysKind::B, f.b);
-  take(PhysKind::T, f.t);
-  take(PhysKind::R, f.r);
-  if (l.numBits() != static_cast<int>(f.b.size() + f.t.size() + f.r.size()))
-    issue(fmt::format("/mma/{}", name), fmt::format("layout has {} bits, the {} fragment {}", l.numBits(), shape,
-                                                    f.b.size() + f.t.size() + f.r.size()));
-  return out;
-}
-
 }  // namespace warpforge::cmma

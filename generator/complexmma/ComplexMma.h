@@ -16,8 +16,6 @@
 //      mma_s8 / mma_f16  mma.sync m16n8k32 s8 -> s32 / m16n8k16 f16 -> f32
 //  * CPU models of the same word operations (what the verifier and tests enumerate).
 #include <cstdint>
-#include <functional>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -51,13 +49,6 @@ ast::NodePtr conjPermFn(const std::string& prefix, bool f16);     // prefix + "c
 ast::NodePtr conjFn(const std::string& prefix, bool f16);         // prefix + "conj"
 ast::NodePtr swapFn(const std::string& prefix, bool f16);         // prefix + "swap"
 ast::NodePtr mmaFn(const std::string& prefix, bool f16);          // prefix + "mma_f16" / "mma_s8"
-
-// An operand's layout read through its fragment table: matrix-index bit -> logical bit. Fragment bits
-// without a logical bit, and a layout with more or fewer bits than the fragment, are reported through
-// `issue(path, message)` with path "/mma/<name>".
-std::map<std::string, std::string> readFragment(
-    const Layout& l, const FragmentLayout& f, const std::string& name, const std::string& shape,
-    const std::function<void(const std::string&, const std::string&)>& issue);
 
 // CPU models (bit-for-bit what the helpers compute).
 std::uint32_t clampModel(std::uint32_t w, int bits);

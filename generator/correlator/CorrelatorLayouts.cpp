@@ -2,6 +2,7 @@
 
 #include "generator/complexmma/ComplexMma.h"
 #include "generator/layout/Wgmma.h"
+#include "generator/verify/MmaCheck.h"
 
 #include <algorithm>
 #include <array>
@@ -187,42 +188,35 @@ void checkWgmmaDescriptors(const CorrelatorSpec& s, int rows, std::vector<Consis
           }
           ++stored;
         }
-  // What wgmma reads: PTX's canonical K-major layout without swizzle, matrix row m, k byte kb of one instruction at
-  //   start + (m / 8) * SBO + (kb / 16) * LBO + (m % 8) * 16 + kb % 16,
-  // with the emitter's descriptors: A of warpgroup g at k-step ks starts at row 64 g, k byte bytesPerStep ks of the A
-  // region; B (2 rows x columns) at k byte bytesPerStep ks of the B region. Each must find the staged byte it means.
+  // What wgmma reads (the common descriptor check, generator/verify/MmaCheck.h), with the emitter's descriptors: A of
+  // warpgroup g at k-step ks starts at row 64 g, k byte bytesPerStep ks of the A region; B (2 rows x columns) at k
+  // byte bytesPerStep ks of the B region. Each must find the staged byte it means.
   long long reads = 0;
   const int steps = w.kBytes / w.bytesPerStep;
+  auto descriptor = [&](long long start) {
+    return WgmmaDescriptor{static_cast<unsigned>(start), static_cast<unsigned>(w.lbo), static_cast<unsigned>(w.sbo), 0,
+                           WgmmaSwizzle::None}
+        .encode();
+  };
   for (int b = 0; b < 2; ++b)
     for (int ks = 0; ks < steps; ++ks) {
+      const long long buffer = static_cast<long long>(b) * w.bufferBytes, k0 = w.bytesPerStep * ks;
       for (int g = 0; g < rows / 64; ++g) {
-        const long long start = static_cast<long long>(b) * w.bufferBytes + w.offset(64 * g, w.bytesPerStep * ks);
-        const WgmmaDescriptor da{static_cast<unsigned>(start), static_cast<unsigned>(w.lbo),
-                                 static_cast<unsigned>(w.sbo), 0, WgmmaSwizzle::None};
-        for (int m = 0; m < 64; ++m)
-          for (int kb = 0; kb < w.bytesPerStep; ++kb, ++reads) {
-            const long long ptx = wgmmaOperandAddress(da, m, kb);
-            const long long want = static_cast<long long>(b) * w.bufferBytes +
-                                   w.offset(64 * g + m, w.bytesPerStep * ks + kb);
-            if (ptx != want) {
-              issue(fmt::format("A of warpgroup {} reads row {} k byte {} at {} (staged at {})", g, m, kb, ptx, want));
-              return;
-            }
-          }
-      }
-      const long long startB = static_cast<long long>(b) * w.bufferBytes + w.aBytes + w.offset(0, w.bytesPerStep * ks);
-      const WgmmaDescriptor db{static_cast<unsigned>(startB), static_cast<unsigned>(w.lbo),
-                               static_cast<unsigned>(w.sbo), 0, WgmmaSwizzle::None};
-      for (int n = 0; n < 2 * rows; ++n)
-        for (int kb = 0; kb < w.bytesPerStep; ++kb, ++reads) {
-          const long long ptx = wgmmaOperandAddress(db, n, kb);
-          const long long want = static_cast<long long>(b) * w.bufferBytes + w.aBytes +
-                                 w.offset(n, w.bytesPerStep * ks + kb);
-          if (ptx != want) {
-            issue(fmt::format("B reads row {} k byte {} at {} (staged at {})", n, kb, ptx, want));
-            return;
-          }
+        const std::string why = checkWgmmaOperand(
+            descriptor(buffer + w.offset(64 * g, k0)), 64, w.bytesPerStep,
+            [&](int m, int kb) { return buffer + w.offset(64 * g + m, k0 + kb); }, &reads);
+        if (!why.empty()) {
+          issue(fmt::format("A of warpgroup {}, k-step {}: {}", g, ks, why));
+          return;
         }
+      }
+      const std::string why = checkWgmmaOperand(
+          descriptor(buffer + w.aBytes + w.offset(0, k0)), 2 * rows, w.bytesPerStep,
+          [&](int n, int kb) { return buffer + w.aBytes + w.offset(n, k0 + kb); }, &reads);
+      if (!why.empty()) {
+        issue(fmt::format("B, k-step {}: {}", ks, why));
+        return;
+      }
     }
   if (issues.size() == before)
     proved.push_back(
@@ -246,38 +240,30 @@ ConsistencyReport correlatorConsistency(const CorrelatorSpec& s, const Correlato
   ConsistencyReport rep;
   auto issue = [&](const std::string& path, const std::string& msg) { rep.issues.push_back({path, msg}); };
   const CorrelatorMma m = mma ? *mma : correlatorMma(s.type, s.polarizations);
-  const MmaShape& sh = *m.shape;
-  // 1. Each operand's layout read through the fragment table: matrix bit -> correlator bit.
-  auto read = [&](const Layout& l, const FragmentLayout& f, const char* name) {
-    return cmma::readFragment(l, f, name, sh.shape, issue);
-  };
-  // The f32/s32 accumulator fragment: the s8 shape's C (the f16 shape in the table has an f16 C).
-  const FragmentLayout& cFrag = findMmaShape("m16n8k32", "s8")->c;
-  auto A = read(m.a, sh.a, "A"), B = read(m.b, sh.b, "B"), C = read(m.c, cFrag, "C");
-  std::set<std::string> summed;
-  for (const auto& [bit, lg] : A) {
-    if (bit[0] == 'i' && C[bit] != lg)
-      issue("/mma/C", fmt::format("row bit {} is {} in A but {} in C", bit, lg, C[bit]));
-    if (bit[0] == 'j') {
-      const std::string want = lg == "ReIm" ? "ReIm_in" : lg;
-      if (B[bit] != want)
-        issue("/mma/B", fmt::format("summed bit {} is {} in A but {} in B (expected {})", bit, lg, B[bit], want));
-      summed.insert(lg);
-    }
-  }
-  for (const auto& [bit, lg] : B)
-    if (bit[0] == 'k' && C[bit] != lg)
-      issue("/mma/C", fmt::format("column bit {} is {} in B but {} in C", bit, lg, C[bit]));
-  std::set<std::string> want{"ReIm"};
+  // 1. The complex MMA as a layout program: A (samples of the r1 side), B (the expanded samples of the r2 side: the
+  //    identity on ReIm, ReIm_in summed against A's ReIm, ReIm_out a column) and C (f32 / s32 accumulators) read
+  //    through the instruction's atom by the common check; registers are passed to the instruction by position.
+  const MmaShape& atom = mmaAccumulatorShape(*m.shape);
+  const MmaCheck mc = checkMmaOperands(atom, {"A", &m.a}, {"B", &m.b, /*passThrough=*/true}, {"C", &m.c},
+                                       {/*fixedRegisters=*/true});
+  for (const auto& p : mc.problems) issue("/mma", p);
+  // What the correlator needs of the agreed bits: the summed (j) bits are ReIm and the time bits of one step, none of
+  // them reaches C, and the visibility's (re, im) pair is column bit k0 (c0, c1 of one thread).
+  const auto A = matrixBits(m.a, atom.a), B = matrixBits(m.b, atom.b), C = matrixBits(m.c, atom.c);
+  std::set<std::string> want{"ReIm"}, summed;
   for (int t = 0; (1 << t) < m.timesPerStep; ++t) want.insert(fmt::format("time{}", t));
+  if (A)
+    for (const auto& [bit, lg] : A->pairs())
+      if (bit[0] == 'j') summed.insert(lg);
   if (summed != want) issue("/mma/A", "the summed bits are not exactly ReIm and the time bits of one step");
-  for (const auto& [bit, lg] : C)
-    if (want.count(lg) || lg == "ReIm_in") issue("/mma/C", fmt::format("summed bit {} appears in C", lg));
-  if (!B.count("k0") || B["k0"] != "ReIm_out")
+  if (C)
+    for (const auto& [bit, lg] : C->pairs())
+      if (want.count(lg) || lg == "ReIm_in") issue("/mma/C", fmt::format("summed bit {} appears in C", lg));
+  if (!B || B->apply("k0") != "ReIm_out")
     issue("/mma/B", "ReIm_out must be column bit k0 (re and im of a visibility in c0, c1)");
   rep.proved.push_back(
-      fmt::format("{} {}: A, B, C layouts agree with the fragment tables; summed bits = ReIm + {} time bits", sh.shape,
-                  sh.abType, want.size() - 1));
+      fmt::format("{} {}: A, B, C layouts agree with the fragment tables; summed bits = ReIm + {} time bits",
+                  atom.shape, atom.abType, want.size() - 1));
 
   // 1b. The fragment loads: ldmatrix .x4 through the address layouts the emitter uses, from rows of staged words in
   // time order.

@@ -7,6 +7,7 @@
 
 #include "generator/correlator/CorrelatorLayouts.h"
 #include "generator/correlator/Pipeline.h"
+#include "generator/verify/MmaCheck.h"
 
 namespace warpforge {
 
@@ -229,7 +230,7 @@ void checkPipeline(const CorrelatorSpec& s, const CorrPipe& p, std::vector<PipeI
         const unsigned slotBase = base + static_cast<unsigned>(slot * p.opSlotBytes);
         for (int diag = 0; diag < 2; ++diag)
           for (int g = 0; g < p.consumers; ++g) {
-            const std::string why = checkOperandThroughDescriptor(
+            const std::string why = checkWgmmaOperand(
                 p.descA(base, slot, g, ks, diag == 1).encode(), 64, 32,
                 [&](int row, int kb) -> long long {
                   const int n = 64 * g + row, k = 32 * ks + kb;
@@ -246,7 +247,7 @@ void checkPipeline(const CorrelatorSpec& s, const CorrPipe& p, std::vector<PipeI
             2) {  // the diagonal tile's second warpgroup: B's second half (columns of inputs rows / 2 ..)
           WgmmaDescriptor half = p.descB(base, slot, ks);
           half.start += static_cast<unsigned>(p.bOffset(p.rows / 2, 0, 0));
-          const std::string why = checkOperandThroughDescriptor(
+          const std::string why = checkWgmmaOperand(
               half.encode(), p.rows, 32,
               [&](int col, int kb) -> long long {
                 return slotBase + p.aBytes +
@@ -258,7 +259,7 @@ void checkPipeline(const CorrelatorSpec& s, const CorrPipe& p, std::vector<PipeI
             return;
           }
         }
-        const std::string why = checkOperandThroughDescriptor(
+        const std::string why = checkWgmmaOperand(
             p.descB(base, slot, ks).encode(), 2 * p.rows, 32,
             [&](int col, int kb) -> long long {
               return slotBase + p.aBytes + p.bOffset(8 * (col / 16) + col % 8, (col / 8) % 2, 32 * ks + kb);

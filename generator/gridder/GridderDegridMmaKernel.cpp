@@ -15,7 +15,7 @@ using namespace ast;
 using namespace gridemit;
 
 GridderKernel emitDegridderMmaKernel(const GridderSpec& s) {
-  const QuadFragments q = tf32Fragments();
+  const QuadFragments q = tf32Fragments(/*degrid=*/true);
   const int S = s.subgridSize, P = s.correlations, CS = s.channelsPerSubgrid;
   const int TH = s.tuning.degridThreads, W = TH / 32, NT = s.tuning.mmaVisibilityTiles, SP = s.tuning.stagePixels;
   const int R = 2 * P;        // A rows in use: (correlation p, Re / Im) = 2p, 2p + 1

@@ -6,6 +6,7 @@
 #include "generator/gridder/GridderCheck.h"
 #include "generator/gridder/GridderData.h"
 #include "generator/gridder/GridderLaunch.h"
+#include "generator/gridder/GridderMmaFragments.h"
 
 namespace warpforge {
 
@@ -83,6 +84,14 @@ class GridderFamilySpec final : public FamilySpec, public BenchFacet {
                                                        : fmt::format("{} FMA(s) + 1 sincos, the products summed on the "
                                                                      "tensor cores (mma.sync m16n8k8 tf32)",
                                                                      s_.grid() ? 1 : 3));
+    if (s_.engine != GridEngine::Fma) {
+      // The tensor-core kernel's operand layouts, through the common check (generator/verify/MmaCheck.h).
+      const GridderMmaLayouts l = gridderMmaLayouts(!s_.grid());
+      if (const auto problems = gridderMmaProblems(l); !problems.empty())
+        throw std::logic_error("gridder: the m16n8k8 tf32 operand layouts: " + problems.front());
+      r.text += fmt::format("  tensor-core operands agree with the m16n8k8 tf32 atom: A {}; B {}; C {}\n", l.a.str(),
+                            l.b.str(), l.c.str());
+    }
     r.text += "  subgrid FFT (stockham family, through the registry): " + fr.text;
     r.warnings = s_.warnings;
     for (const auto& w : fr.warnings) r.warnings.push_back("subgrid FFT: " + w);

@@ -5,44 +5,55 @@
 #include <fmt/format.h>
 
 #include "generator/gridder/GridderEmit.h"
+#include "generator/complexmma/ComplexMma.h"
 #include "generator/layout/FragmentTable.h"
+#include "generator/verify/MmaCheck.h"
 
 namespace warpforge {
 
 using gridemit::kQual;
 
-QuadFragments tf32Fragments() {
+GridderMmaLayouts gridderMmaLayouts(bool degrid) {
+  GridderMmaLayouts l;
+  if (degrid) {
+    l.a = cmma::layoutText("t0 t1 t2 t3 t4 <-> pix0 pix1 ReIm cor0 cor1, r0 r1 <-> part SinCos");
+    l.b = cmma::layoutText("t0 t1 t2 t3 t4 <-> pix0 pix1 vis0 vis1 vis2, r0 <-> SinCos");
+    l.c = cmma::layoutText("t0 t1 t2 t3 t4 <-> vis1 vis2 ReIm cor0 cor1, r0 r1 <-> vis0 part");
+    l.rowHalf = "part";
+    l.colPair = "vis0";
+  } else {
+    l.a = cmma::layoutText("t0 t1 t2 t3 t4 <-> vis0 vis1 pix0 pix1 pix2, r0 r1 <-> pix3 SinCos");
+    l.b = cmma::layoutText("t0 t1 t2 t3 t4 <-> vis0 vis1 ReIm cor0 cor1, r0 <-> SinCos");
+    l.c = cmma::layoutText("t0 t1 t2 t3 t4 <-> cor0 cor1 pix0 pix1 pix2, r0 r1 <-> ReIm pix3");
+    l.rowHalf = "pix3";
+    l.colPair = "ReIm";
+  }
+  return l;
+}
+
+std::vector<std::string> gridderMmaProblems(const GridderMmaLayouts& l) {
   const MmaShape* m = findMmaShape("m16n8k8", "tf32");
-  if (!m || m->a.numRegisters() != 4 || m->b.numRegisters() != 2 || m->c.numRegisters() != 4)
-    throw std::logic_error("gridder: the fragment table has no m16n8k8 tf32 shape with 4 / 2 / 4 registers");
+  if (!m) return {"the fragment table has no m16n8k8 tf32 shape"};
+  std::vector<std::string> out =
+      checkMmaOperands(*m, {"A", &l.a}, {"B", &l.b}, {"C", &l.c}, {/*fixedRegisters=*/true}).problems;
+  const auto a = matrixBits(l.a, m->a);
+  if (out.empty() && (!a || a->apply("j2") != "SinCos"))
+    out.push_back("SinCos must be summed bit j2 of A and B (k 0..3 the cosine, k 4..7 the sine)");
+  return out;
+}
+
+QuadFragments tf32Fragments(bool degrid) {
+  const GridderMmaLayouts l = gridderMmaLayouts(degrid);
+  if (const auto problems = gridderMmaProblems(l); !problems.empty())
+    throw std::logic_error(fmt::format("gridder: the m16n8k8 tf32 operand layouts: {}", problems.front()));
   QuadFragments q{};
   for (int r = 0; r < 4; ++r) {
-    const auto [ai, ak] = m->a.coord(Operand::A, 0, r, 0);
-    const auto [ci, ck] = m->c.coord(Operand::C, 0, r, 0);
-    q.aRow[r] = ai, q.aK[r] = ak, q.cRow[r] = ci, q.cCol[r] = ck;
+    q.aRow[r] = 8 * cmma::regField(l.a, {l.rowHalf}, r);
+    q.aK[r] = 4 * cmma::regField(l.a, {"SinCos"}, r);
+    q.cRow[r] = 8 * cmma::regField(l.c, {l.rowHalf}, r);
+    q.cCol[r] = cmma::regField(l.c, {l.colPair}, r);
   }
-  for (int r = 0; r < 2; ++r) q.bK[r] = m->b.coord(Operand::B, 0, r, 0).first;
-  for (int lane = 0; lane < 32; ++lane) {
-    const int g = lane / 4, t = lane % 4;
-    for (int r = 0; r < 4; ++r) {
-      if (m->a.coord(Operand::A, lane, r, 0) != std::make_pair(g + q.aRow[r], t + q.aK[r]) ||
-          m->c.coord(Operand::C, lane, r, 0) != std::make_pair(g + q.cRow[r], 2 * t + q.cCol[r]))
-        throw std::logic_error(
-            fmt::format("gridder: the m16n8k8 tf32 A or C fragment is not quad-shaped at lane {} register {}", lane,
-                        r));
-    }
-    for (int r = 0; r < 2; ++r)
-      if (m->b.coord(Operand::B, lane, r, 0) != std::make_pair(t + q.bK[r], g))
-        throw std::logic_error(
-            fmt::format("gridder: the m16n8k8 tf32 B fragment is not quad-shaped at lane {} register {}", lane, r));
-  }
-  // The phasor's cosine and sine of one (pixel, visibility) pair go to k = t and k = t + 4 of A; B's
-  // two registers hold the matching cos row and sin row.
-  for (int r = 0; r < 4; ++r)
-    if ((q.aRow[r] != 0 && q.aRow[r] != 8) || (q.aK[r] != 0 && q.aK[r] != 4))
-      throw std::logic_error("gridder: unexpected m16n8k8 tf32 A fragment offsets");
-  if (q.bK[0] + q.bK[1] != 4 || (q.bK[0] != 0 && q.bK[0] != 4))
-    throw std::logic_error("gridder: unexpected m16n8k8 tf32 B fragment offsets");
+  for (int r = 0; r < 2; ++r) q.bK[r] = 4 * cmma::regField(l.b, {"SinCos"}, r);
   return q;
 }
 

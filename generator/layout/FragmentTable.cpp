@@ -139,6 +139,12 @@ const MmaShape* findMmaShape(const std::string& shape, const std::string& abType
   return nullptr;
 }
 
+const MmaShape& mmaAccumulatorShape(const MmaShape& s) {
+  const char* acc = s.abType == "f16" ? "f32" : s.abType == "s8" ? "s32" : nullptr;
+  const MmaShape* wide = acc ? findMmaShape(s.shape, s.abType, acc) : nullptr;
+  return wide ? *wide : s;
+}
+
 std::string knownShapesFor(const std::string& abType) {
   std::string out;
   for (const auto& s : allMmaShapes())

@@ -43,5 +43,8 @@ const std::vector<MmaShape>& allMmaShapes();
 const MmaShape* findMmaShape(const std::string& shape, const std::string& abType);
 const MmaShape* findMmaShape(const std::string& shape, const std::string& abType, const std::string& cType);
 std::string knownShapesFor(const std::string& abType);
+// The same instruction with a 32-bit accumulator (f16 operands: f32, s8: s32; any other: itself): the atom whose C
+// fragment the complex families' accumulator layouts are written against.
+const MmaShape& mmaAccumulatorShape(const MmaShape& s);
 
 }  // namespace warpforge

@@ -165,27 +165,6 @@ std::string wgmmaHelper(const WgmmaAtom& atom, const std::string& name, const st
   return o;
 }
 
-std::string checkOperandThroughDescriptor(std::uint64_t desc, int rows, int kBytes,
-                                          const std::function<long long(int, int)>& stored, long long* reads) {
-  const WgmmaDescriptor d = WgmmaDescriptor::decode(desc);
-  if (const std::string f = d.fieldProblem(); !f.empty()) return "descriptor: " + f;
-  for (int r = 0; r < rows; ++r)
-    for (int kb = 0; kb < kBytes; ++kb) {
-      const long long want = stored(r, kb);
-      if (reads) ++*reads;
-      if (want < 0)
-        return fmt::format("row {} k byte {} is read ({} at {}) but was never staged", r, kb,
-                           wgmmaSwizzleName(d.swizzle), wgmmaOperandAddress(d, r, kb));
-      const unsigned got = wgmmaOperandAddress(d, r, kb);
-      if (static_cast<long long>(got) != want)
-        return fmt::format(
-            "row {} k byte {}: the descriptor ({}, start {}, lbo {}, sbo {}) reads address {}, the staging wrote it at "
-            "{}",
-            r, kb, wgmmaSwizzleName(d.swizzle), d.start, d.lbo, d.sbo, got, want);
-    }
-  return "";
-}
-
 int sharedWavefronts16(const unsigned (&addresses)[8]) {
   // Per 16-byte bank group (address / 16 mod 8), the distinct 16-byte chunks it serves: one wavefront each.
   int worst = 1;

@@ -2,8 +2,9 @@
 // wgmma (sm_90a warpgroup MMA) as data, in one place: the instruction atoms (m64 x n x one 32-byte k-step, s8 -> s32
 // or f16 -> f32, A from shared memory or from registers), PTX's canonical K-major shared-memory layouts (no swizzle;
 // 32-, 64- and 128-byte swizzles) with the matrix descriptor that names them, and the device-helper texts every family
-// prints (so that the instruction, its operands and the descriptor bits are written once). The verifiers read
-// operands through the same formulas (wgmmaOperandAddress), the writers place bytes with swizzledOffset.
+// prints (so that the instruction, its operands and the descriptor bits are written once). The verifier reads
+// operands through the same formulas (wgmmaOperandAddress; generator/verify/MmaCheck.h checkWgmmaOperand), the
+// writers place bytes with wgmmaStoreOffset.
 //
 // PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-Accumulate": the descriptor holds start >> 4 (bits 0-13),
 // leading byte offset >> 4 (16-29), stride byte offset >> 4 (32-45), base offset (49-51), swizzle (62-63: 0 none,
@@ -13,7 +14,6 @@
 //              (rows of W bytes, 8-row atoms of 8 W bytes that must start on an 8 W boundary; LBO unused while
 //              one instruction's k bytes stay inside a row)
 #include <cstdint>
-#include <functional>
 #include <string>
 
 namespace warpforge {
@@ -68,13 +68,6 @@ std::string wgmmaDescriptorHelper(const std::string& name, WgmmaSwizzle s, unsig
 // `name`(T (&d)[n / 2], [wf_u32 a0..a3,] unsigned long long [da,] db): D += A B with scale-d from the constant 1
 // (f16: scales 1, 1, no transposes). `comment` (optional) is printed above it.
 std::string wgmmaHelper(const WgmmaAtom& atom, const std::string& name, const std::string& comment = "");
-
-// Reads every (row, k byte) of one operand (rows x kBytes) through `desc` and compares the address with `stored`,
-// where the kernel's staging put that element (-1: the element is not staged). The first mismatch as text (empty: all
-// agree); `reads` counts the comparisons.
-std::string checkOperandThroughDescriptor(std::uint64_t desc, int rows, int kBytes,
-                                          const std::function<long long(int row, int kbyte)>& stored,
-                                          long long* reads = nullptr);
 
 // Shared-memory wavefronts of one 16-byte access by 8 consecutive threads (a quarter warp: 128-bit accesses are
 // served 8 threads at a time): 1 where the 8 addresses hit distinct 16-byte bank groups (or the same address).

@@ -155,7 +155,7 @@ NodePtr emitPass(const PfbFftPlan& fft, int pass, const PassShape& shape, const 
   st.push_back(comment(fmt::format("pass {}: radix {}, sub-transforms of {} points", pass, R, ns)));
   st.push_back(forLoop(decl("int", "bf", var("(int)threadIdx.x")), bin("<", var("bf"), shape.butterflies),
                        assign(var("bf"), lit(shape.threads), "+="), block(body)));
-  st.push_back(raw("__syncthreads();"));
+  st.push_back(exprStmt(call("__syncthreads", {})));
   return block(st);
 }
 

@@ -73,7 +73,7 @@ std::string pfbFirSource(const PfbSpec& s, const PfbGeometry& g, const std::stri
   auto ws = [](int part, int j) { return fmt::format("w{}_{}", part, j); };
 
   std::vector<NodePtr> body;
-  body.push_back(raw("extern __shared__ float2 pfb_shared[];"));
+  body.push_back(externSharedArray("float2", "pfb_shared"));
   body.push_back(
       comment(fmt::format("two buffers of {} spectra x {} points ([spectrum][row][column]); the column FFTs ping-pong "
                           "between them",
@@ -155,7 +155,7 @@ std::string pfbFirSource(const PfbSpec& s, const PfbGeometry& g, const std::stri
     chunk.push_back(ifStmt(bin("<", bin("+", var("base"), lit(i)), var("end")), block(one)));
   }
   chunk.push_back(decl("const int", "count", call("min", {lit(T), bin("-", var("end"), var("base"))})));
-  chunk.push_back(raw("__syncthreads();"));
+  chunk.push_back(exprStmt(call("__syncthreads", {})));
   const int passes = static_cast<int>(g.columnFft.radices.size());
   for (int p = 0; p < passes; ++p) {
     shape.in = p % 2 ? "buf1" : "buf0";
@@ -177,7 +177,7 @@ std::string pfbFirSource(const PfbSpec& s, const PfbGeometry& g, const std::stri
         forLoop(decl("int", "i", lit(0)), bin("<", var("i"), var("count")), assign(var("i"), lit(1), "+="), block(st)));
   }
   // The next chunk's FIR writes buf0: wait for this chunk's readers of buf0 (the store, when the passes end there).
-  if (fin == "buf0") chunk.push_back(raw("__syncthreads();"));
+  if (fin == "buf0") chunk.push_back(exprStmt(call("__syncthreads", {})));
   body.push_back(forLoop(decl("int", "base", var("first")), bin("<", var("base"), var("end")),
                          assign(var("base"), lit(T), "+="), block(chunk)));
 

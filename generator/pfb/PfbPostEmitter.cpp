@@ -51,7 +51,7 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
   const long long chunkPoints = static_cast<long long>(QC) * 2 * N2;
 
   std::vector<NodePtr> body;
-  body.push_back(raw("extern __shared__ float2 pfb_shared[];"));
+  body.push_back(externSharedArray("float2", "pfb_shared"));
   body.push_back(comment(
       fmt::format("two buffers of {} (spectrum, pol) combinations x 2 rows x {} points{}", QC, N2,
                   ci8 ? fmt::format("; then the staged ci8 output [channel slot][{} combinations]", g.combosPerUnit())
@@ -140,7 +140,7 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
     st.push_back(ifStmt(bin("<", var("s"), lit(S)), block(live)));
     chunk.push_back(ifStmt(bin("<", var("t"), lit(QC)), block(st)));
   }
-  chunk.push_back(raw("__syncthreads();"));
+  chunk.push_back(exprStmt(call("__syncthreads", {})));
   const int passes = static_cast<int>(g.rowFft.radices.size());
   for (int p = 0; p < passes; ++p) {
     shape.in = p % 2 ? "buf1" : "buf0";
@@ -284,7 +284,7 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
     chunk.push_back(forLoop(decl("int", "it", var("t")), bin("<", var("it"), lit(static_cast<long long>(QC) * N2)),
                             assign(var("it"), lit(TB), "+="), block(it)));
   }
-  chunk.push_back(raw("__syncthreads();"));
+  chunk.push_back(exprStmt(call("__syncthreads", {})));
   body.push_back(forLoop(decl("int", "cb", lit(0)), bin("<", var("cb"), lit(g.combosPerUnit())),
                          assign(var("cb"), lit(QC), "+="), block(chunk)));
 
@@ -321,18 +321,18 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
                            assign(var("e"), lit(TB), "+="), block(st)));
     // Saturation counts: warp sums, one atomic per pol and block; the last block publishes and re-zeroes.
     body.push_back(raw(fmt::format("__shared__ unsigned pfb_sat[{}][2];", TB / 32)));
-    body.push_back(raw("sat0 = __reduce_add_sync(0xffffffffu, sat0);"));
-    if (PU == 2) body.push_back(raw("sat1 = __reduce_add_sync(0xffffffffu, sat1);"));
+    body.push_back(assign(var("sat0"), call("__reduce_add_sync", {var("0xffffffffu"), var("sat0")})));
+    if (PU == 2) body.push_back(assign(var("sat1"), call("__reduce_add_sync", {var("0xffffffffu"), var("sat1")})));
     body.push_back(raw(fmt::format("if ((t & 31) == 0) {{ pfb_sat[t >> 5][0] = sat0; pfb_sat[t >> 5][1] = {}; }}",
                                    PU == 2 ? "sat1" : "0u")));
-    body.push_back(raw("__syncthreads();"));
+    body.push_back(exprStmt(call("__syncthreads", {})));
     std::vector<NodePtr> last;
-    last.push_back(raw("unsigned long long n0 = 0, n1 = 0;"));
+    last.push_back(declGroup("unsigned long long", {{"n0", lit(0)}, {"n1", lit(0)}}));
     last.push_back(
         raw(fmt::format("for (int w = 0; w < {}; ++w) {{ n0 += pfb_sat[w][0]; n1 += pfb_sat[w][1]; }}", TB / 32)));
     last.push_back(raw(fmt::format("if (n0) atomicAdd(sat_count + r * {} + p0, n0);", P)));
     if (PU == 2) last.push_back(raw(fmt::format("if (n1) atomicAdd(sat_count + r * {} + p0 + 1, n1);", P)));
-    last.push_back(raw("__threadfence();"));
+    last.push_back(exprStmt(call("__threadfence", {})));
     last.push_back(raw("if (atomicAdd(blocks_done, 1u) == gridDim.x - 1) {"));
     last.push_back(raw("  __threadfence();"));
     last.push_back(

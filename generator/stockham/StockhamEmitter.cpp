@@ -90,7 +90,7 @@ class Emitter {
     const KernelGeometry& g = k_.g;
     const BluesteinKernel bluestein(d);
     std::vector<NodePtr> body;
-    body.push_back(raw("extern __shared__ __align__(16) unsigned char smem_raw[];"));
+    body.push_back(externSharedArray("unsigned char", "smem_raw", 16));
     body.push_back(decl(k_.cT + "*", "smem_all", cast(k_.cT + "*", var("smem_raw"))));
     bluestein.prologue(k_, body);
 
@@ -146,9 +146,10 @@ class Emitter {
     // Cooperative passes read their constants from shared memory: lanes of one warp can need different entries
     // (items of several groups where a pass has fewer than 32 butterflies), which a __constant__ read would serialize.
     for (const auto& [name, t] : k_.coopTables) {
-      body.push_back(raw(fmt::format("__shared__ {} {}_s[{}];", k_.cT, name, t.first)));
-      body.push_back(
-          raw(fmt::format("for (int i = threadIdx.x; i < {}; i += blockDim.x) {}_s[i] = {}[i];", t.first, name, name)));
+      body.push_back(sharedArray(k_.cT, name + "_s", t.first));
+      body.push_back(forUnbraced(decl("int", "i", member(var("threadIdx"), "x")), bin("<", var("i"), lit(t.first)),
+                                 assign(var("i"), member(var("blockDim"), "x"), "+="),
+                                 assign(index(var(name + "_s"), var("i")), index(var(name), var("i")))));
     }
     if (!k_.coopTables.empty()) body.push_back(exprStmt(call("__syncthreads", {})));
     groupLoop(body, loop);
@@ -195,22 +196,28 @@ class Emitter {
     // run faster take more groups and no SM idles while others finish a fixed share. Thread 0
     // fetches the next group when it starts one; every thread reads it after the group's barriers
     // (two slots by parity, so the next fetch cannot overwrite a value still being read).
-    body.push_back(raw("__shared__ unsigned long long wf_ticket[2];"));
-    body.push_back(raw("int wf_it = 0;  // group iterations done: the ticket slot's parity"));
-    body.push_back(raw("long long wf_next = 0;"));
-    loop.insert(loop.begin(), raw("if (threadIdx.x == 0) wf_ticket[wf_it & 1] = atomicAdd(work, 1ull);"));
+    body.push_back(sharedArray("unsigned long long", "wf_ticket", 2));
+    body.push_back(withNote(decl("int", "wf_it", lit(0)), "group iterations done: the ticket slot's parity"));
+    body.push_back(decl("long long", "wf_next", lit(0)));
+    const NodePtr ticket = index(var("wf_ticket"), bin("&", var("wf_it"), lit(1)));
+    loop.insert(loop.begin(), ifUnbraced(bin("==", member(var("threadIdx"), "x"), lit(0)),
+                                         assign(ticket, call("atomicAdd", {var("work"), var("1ull")}))));
     if (!bodyHasBarrier()) loop.push_back(exprStmt(call("__syncthreads", {})));
-    loop.push_back(raw("wf_next = (long long)wf_ticket[wf_it & 1];"));
-    loop.push_back(raw("++wf_it;"));
+    loop.push_back(assign(var("wf_next"), cast("long long", ticket)));
+    loop.push_back(exprStmt(unary(UnaryOp::PreIncrement, var("wf_it"))));
     body.push_back(
         forLoop(decl("long long", "group", cast("long long", member(var("blockIdx"), "x"))),
                 bin("<", bin("*", var("group"), lit(g.fftsPerBlock)), var("ffts")),
                 assign(var("group"), bin("+", cast("long long", member(var("gridDim"), "x")), var("wf_next"))),
                 block(loop)));
     // The last block out resets the counters for the next launch (kernel boundaries order the rest).
-    body.push_back(ifStmt(bin("==", member(var("threadIdx"), "x"), lit(0)),
-                          block({raw("__threadfence();"), raw("if (atomicAdd(work + 1, 1ull) == gridDim.x - 1ull) {"),
-                                 raw("  atomicExch(work, 0ull);"), raw("  atomicExch(work + 1, 0ull);"), raw("}")})));
+    body.push_back(
+        ifStmt(bin("==", member(var("threadIdx"), "x"), lit(0)),
+               block({exprStmt(call("__threadfence", {})),
+                      ifStmt(bin("==", call("atomicAdd", {bin("+", var("work"), lit(1)), var("1ull")}),
+                                 bin("-", member(var("gridDim"), "x"), var("1ull"))),
+                             block({exprStmt(call("atomicExch", {var("work"), var("0ull")})),
+                                    exprStmt(call("atomicExch", {bin("+", var("work"), lit(1)), var("0ull")}))}))})));
   }
 
   // The one parameter list of every Stockham kernel (StockhamEmitter.h). Tables are not __restrict__: with it the

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "generator/layout/Wgmma.h"
 #include "generator/verify/PhaseValue.h"
 
 namespace warpforge {
@@ -58,10 +59,11 @@ OperandView view(const Layout& l, const FragmentLayout& f, const std::vector<int
 
 std::string setStr(const std::set<std::string>& s) { return fmt::format("{{{}}}", fmt::join(s, " ")); }
 
-// A's name for a bit as the operand `against` sees it: x_in is x to B, x_out is x to C.
-std::string seenBy(const std::string& l, char against) {
-  if (against == 'B' && isPassIn(l)) return passBase(l);
-  if (against == 'C' && isPassOut(l)) return passBase(l);
+// The name a pass-through operand's bit stands for on matrix bit `mbit`: x_in on a summed (j) bit and x_out on an
+// output (i, k) bit are the data bit x.
+std::string seen(const MmaOperand& op, const std::string& l, const std::string& mbit) {
+  if (!op.passThrough) return l;
+  if (mbit[0] == 'j' ? isPassIn(l) : isPassOut(l)) return passBase(l);
   return l;
 }
 
@@ -69,20 +71,20 @@ std::vector<std::string> match(const MmaShape& s, const MmaOperand& A, const Mma
                                const OperandView& va, const OperandView& vb, const OperandView& vc) {
   std::vector<std::string> out;
   auto cmp = [&](const std::string& mbit, const OperandView& ref, const MmaOperand& refArr, char refName,
-                 const OperandView& got, const MmaOperand& gotArr, char gotName) {
+                 const OperandView& got, const MmaOperand& gotArr, char gotName, const char* rule) {
     auto [rl, rp] = ref.byMatrixBit.at(mbit);
     auto [gl, gp] = got.byMatrixBit.at(mbit);
-    std::string want = refName == 'A' ? seenBy(rl, gotName) : rl;
-    if (want != gl)
+    const std::string want = seen(refArr, rl, mbit);
+    if (rl != gl && want != seen(gotArr, gl, mbit))
       out.push_back(
           fmt::format("array '{}' (operand {}) physical bit {} carries {}, but matrix bit {} is {} in '{}' (operand "
                       "{}, "
-                      "physical bit {}): expected {}, found {}",
-                      gotArr.name, gotName, gp.str(), gl, mbit, rl, refArr.name, refName, rp.str(), want, gl));
+                      "physical bit {}): expected {}, found {} (rule {})",
+                      gotArr.name, gotName, gp.str(), gl, mbit, rl, refArr.name, refName, rp.str(), want, gl, rule));
   };
-  for (int x = 0; (1 << x) < s.m; ++x) cmp(fmt::format("i{}", x), va, A, 'A', vc, C, 'C');
-  for (int x = 0; (1 << x) < s.k; ++x) cmp(fmt::format("j{}", x), va, A, 'A', vb, B, 'B');
-  for (int x = 0; (1 << x) < s.n; ++x) cmp(fmt::format("k{}", x), vb, B, 'B', vc, C, 'C');
+  for (int x = 0; (1 << x) < s.m; ++x) cmp(fmt::format("i{}", x), va, A, 'A', vc, C, 'C', kRuleRows);
+  for (int x = 0; (1 << x) < s.k; ++x) cmp(fmt::format("j{}", x), va, A, 'A', vb, B, 'B', kRuleSummed);
+  for (int x = 0; (1 << x) < s.n; ++x) cmp(fmt::format("k{}", x), vb, B, 'B', vc, C, 'C', kRuleColumns);
   std::set<std::string> cLoop;
   for (int r : vc.loopRegs) cLoop.insert(C.layout->registerBits()[r]);
   for (auto [v, arr, name] : {std::tuple{&va, &A, 'A'}, std::tuple{&vb, &B, 'B'}})
@@ -91,8 +93,8 @@ std::vector<std::string> match(const MmaShape& s, const MmaOperand& A, const Mma
       if (!cLoop.count(l))
         out.push_back(
             fmt::format("array '{}' (operand {}) register bit r{} carries {}, which is not a loop bit of output '{}' "
-                        "(its loop bits: {}): expected one of those, found {}",
-                        arr->name, name, r, l, C.name, setStr(cLoop), l));
+                        "(its loop bits: {}): expected one of those, found {} (rule {})",
+                        arr->name, name, r, l, C.name, setStr(cLoop), l, kRuleLoop));
     }
   return out;
 }
@@ -123,24 +125,33 @@ MmaStepPlan resolve(const MmaShape& s, const MmaOperand& A, const MmaOperand& B,
 
 }  // namespace
 
-MmaCheck checkMmaOperands(const MmaShape& shape, const MmaOperand& A, const MmaOperand& B, const MmaOperand& C) {
+MmaCheck checkMmaOperands(const MmaShape& shape, const MmaOperand& A, const MmaOperand& B, const MmaOperand& C,
+                          const MmaCheckOptions& options) {
   MmaCheck out;
   for (auto [arr, frag, label] :
-       {std::tuple{&A, &shape.a, 'A'}, std::tuple{&B, &shape.b, 'B'}, std::tuple{&C, &shape.c, 'C'}})
-    if (arr->layout->count(PhysKind::R) < static_cast<int>(frag->r.size()) ||
-        arr->layout->count(PhysKind::B) != static_cast<int>(frag->b.size()) ||
-        arr->layout->count(PhysKind::T) != static_cast<int>(frag->t.size())) {
-      out.problems.push_back(
-          fmt::format("array '{}' (operand {}) has {} b, {} t and {} r bits; the fragment needs {} b, {} t and at "
-                      "least {} r",
-                      arr->name, label, arr->layout->count(PhysKind::B), arr->layout->count(PhysKind::T),
-                      arr->layout->count(PhysKind::R), frag->b.size(), frag->t.size(), frag->r.size()));
+       {std::tuple{&A, &shape.a, 'A'}, std::tuple{&B, &shape.b, 'B'}, std::tuple{&C, &shape.c, 'C'}}) {
+    const Layout& l = *arr->layout;
+    const int fr = static_cast<int>(frag->r.size());
+    if (l.count(PhysKind::R) < fr || l.count(PhysKind::B) != static_cast<int>(frag->b.size()) ||
+        l.count(PhysKind::T) != static_cast<int>(frag->t.size()) ||
+        (options.fixedRegisters && l.numBits() != static_cast<int>(frag->b.size() + frag->t.size()) + fr)) {
+      out.problems.push_back(fmt::format(
+          "array '{}' (operand {}) has {} b, {} t and {} r bits{}; the {} fragment needs {} b, {} t and {} {} r (rule "
+          "{})",
+          arr->name, label, l.count(PhysKind::B), l.count(PhysKind::T), l.count(PhysKind::R),
+          l.count(PhysKind::W) ? fmt::format(" and {} w", l.count(PhysKind::W)) : "", shape.shape, frag->b.size(),
+          frag->t.size(), options.fixedRegisters ? "exactly" : "at least", fr, kRuleOperandBits));
       return out;
     }
+  }
+  auto choices = [&](const FragmentLayout& f, const Layout& l) {
+    if (!options.fixedRegisters) return injections(static_cast<int>(f.r.size()), l.count(PhysKind::R));
+    std::vector<int> in_order(f.r.size());
+    for (std::size_t x = 0; x < in_order.size(); ++x) in_order[x] = static_cast<int>(x);
+    return std::vector<std::vector<int>>{in_order};
+  };
   bool found = false;
-  auto ia = injections(static_cast<int>(shape.a.r.size()), A.layout->count(PhysKind::R));
-  auto ib = injections(static_cast<int>(shape.b.r.size()), B.layout->count(PhysKind::R));
-  auto ic = injections(static_cast<int>(shape.c.r.size()), C.layout->count(PhysKind::R));
+  const auto ia = choices(shape.a, *A.layout), ib = choices(shape.b, *B.layout), ic = choices(shape.c, *C.layout);
   for (const auto& sa : ia)
     for (const auto& sb : ib)
       for (const auto& sc : ic) {
@@ -156,6 +167,36 @@ MmaCheck checkMmaOperands(const MmaShape& shape, const MmaOperand& A, const MmaO
         }
       }
   return out;
+}
+
+std::optional<BitMap> matrixBits(const Layout& layout, const FragmentLayout& atom) {
+  try {
+    return layout.map().compose(atom.atom().inverse());
+  } catch (const BitMapError&) {
+    return std::nullopt;
+  }
+}
+
+std::string checkWgmmaOperand(std::uint64_t desc, int rows, int kBytes,
+                              const std::function<long long(int, int)>& stored, long long* reads) {
+  const WgmmaDescriptor d = WgmmaDescriptor::decode(desc);
+  if (const std::string f = d.fieldProblem(); !f.empty())
+    return fmt::format("descriptor: {} (rule {})", f, kRuleDescriptor);
+  for (int r = 0; r < rows; ++r)
+    for (int kb = 0; kb < kBytes; ++kb) {
+      const long long want = stored(r, kb);
+      if (reads) ++*reads;
+      const unsigned got = wgmmaOperandAddress(d, r, kb);
+      if (want < 0)
+        return fmt::format("row {} k byte {} is read ({} at {}) but was never staged (rule {})", r, kb,
+                           wgmmaSwizzleName(d.swizzle), got, kRuleDescriptor);
+      if (static_cast<long long>(got) != want)
+        return fmt::format(
+            "row {} k byte {}: the descriptor ({}, start {}, lbo {}, sbo {}) reads address {}, the staging wrote it at "
+            "{} (rule {})",
+            r, kb, wgmmaSwizzleName(d.swizzle), d.start, d.lbo, d.sbo, got, want, kRuleDescriptor);
+    }
+  return "";
 }
 
 }  // namespace warpforge

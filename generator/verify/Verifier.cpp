@@ -208,7 +208,8 @@ class Checker {
 
     checkSumWidth(st, *shape, A, sum);
 
-    MmaCheck m = checkMmaOperands(*shape, {A.name, &A.layout}, {B.name, &B.layout}, {C.name, &C.layout});
+    MmaCheck m = checkMmaOperands(*shape, {A.name, &A.layout, /*passThrough=*/true}, {B.name, &B.layout},
+                                  {C.name, &C.layout});
     for (const auto& problem : m.problems) issue(st.path, fmt::format("{}: {}", where, problem));
     if (!m.ok()) return;
     sp.mma = m.plan;
