@@ -208,6 +208,7 @@ CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
       if (s.tuning.transform == "shared" && s.tuning.stages == 2)
         rd.fail("/tuning/transform", "\"shared\" needs 3 or more stages (tuning.stages is 2)");
     }
+    if (!t.contains("transform") && s.tuning.stages == 2) s.tuning.transform = "loader";
     if (t.contains("mma")) {
       s.tuning.mma = rd.string(t["mma"], "/tuning/mma");
       if (s.tuning.mma != "auto" && s.tuning.mma != "mma_sync" && s.tuning.mma != "wgmma" && s.tuning.mma != "pipeline")

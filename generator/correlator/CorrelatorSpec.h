@@ -35,8 +35,9 @@ struct CorrelatorTuning {
                              // kernel on 64- / 128-row tiles (sm_90 only); "mma_sync": always mma.sync
   bool rowsGiven = false;    // receivers_per_block was in the spec (the pipeline's model does not override it)
   int stages = 0;            // pipeline: operand ring slots (0: the default); the raw ring has as many
-  std::string transform = "loader";  // pipeline: "loader" (the loader warpgroup transforms A and B) or "shared" (the
-                                     // consumers transform A of the next stage while their wgmmas run)
+  std::string transform = "shared";  // pipeline: "loader" (the loader warpgroup transforms A and B) or "shared" (the
+                                     // consumers transform A of the next stage while their wgmmas run: faster at 6 of
+                                     // 8 shapes on the H200, level at the other two; the default where stages >= 3)
 };
 
 struct CorrelatorSpec {
