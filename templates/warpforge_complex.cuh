@@ -20,6 +20,18 @@ __device__ __forceinline__ void wf_cmul(wf_u32& re, wf_u32& im, wf_u32 xr, wf_u3
   im = wf_as_u32(__hfma2(wf_as_h2(er), wf_as_h2(xi), t2));
 }
 
+// The same on f32 values (f32 MMA accumulators): xr0, xr1 are the real parts of the two complex numbers, xi0, xi1
+// their imaginary parts; E's f16 halves are widened exactly, the products and sums are f32 (FMUL, then FFMA), and
+// each result is rounded to f16 once.
+__device__ __forceinline__ void wf_cmul_f32(wf_u32& re, wf_u32& im, float xr0, float xr1, float xi0, float xi1,
+                                            wf_u32 er, wf_u32 ei) {
+  const float er0 = __low2float(wf_as_h2(er)), er1 = __high2float(wf_as_h2(er));
+  const float ei0 = __low2float(wf_as_h2(ei)), ei1 = __high2float(wf_as_h2(ei));
+  const float t10 = ei0 * xi0, t11 = ei1 * xi1, t20 = ei0 * xr0, t21 = ei1 * xr1;
+  re = wf_pack(fmaf(er0, xr0, -t10), fmaf(er1, xr1, -t11));
+  im = wf_pack(fmaf(er0, xi0, t20), fmaf(er1, xi1, t21));
+}
+
 // cos and sin of sign * 2 pi m / n for integer m (exact argument reduction).
 __device__ __forceinline__ void wf_phase(int m, int n, int sign, float& c, float& s) {
   sincospif(2.0f * static_cast<float>(m & (n - 1)) / static_cast<float>(n), &s, &c);

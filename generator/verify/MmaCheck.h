@@ -26,6 +26,11 @@ struct MmaCheck {
   bool ok() const { return problems.empty(); }
 };
 
+// An f16 data array as the f32 accumulators it is rounded from: half h of register r is f32 register 2r + h, so b0
+// becomes r0 and r_i becomes r_{i+1} (one f32 pair = the __half2 register it becomes). Checked against an f32-C
+// fragment (m16n8k16 f32 C: r0 r1 <-> k0 i3), it proves the f32-accumulating MMA writes the verified layout.
+Layout f32AccumulatorView(const Layout& half2Layout);
+
 MmaCheck checkMmaOperands(const MmaShape& shape, const MmaOperand& a, const MmaOperand& b, const MmaOperand& c);
 
 }  // namespace warpforge
