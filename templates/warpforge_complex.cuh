@@ -25,11 +25,9 @@ __device__ __forceinline__ void wf_cmul(wf_u32& re, wf_u32& im, wf_u32 xr, wf_u3
 // each result is rounded to f16 once.
 __device__ __forceinline__ void wf_cmul_f32(wf_u32& re, wf_u32& im, float xr0, float xr1, float xi0, float xi1,
                                             wf_u32 er, wf_u32 ei) {
-  const float er0 = __low2float(wf_as_h2(er)), er1 = __high2float(wf_as_h2(er));
-  const float ei0 = __low2float(wf_as_h2(ei)), ei1 = __high2float(wf_as_h2(ei));
-  const float t10 = ei0 * xi0, t11 = ei1 * xi1, t20 = ei0 * xr0, t21 = ei1 * xr1;
-  re = wf_pack(fmaf(er0, xr0, -t10), fmaf(er1, xr1, -t11));
-  im = wf_pack(fmaf(er0, xi0, t20), fmaf(er1, xi1, t21));
+  const float2 e_r = __half22float2(wf_as_h2(er)), e_i = __half22float2(wf_as_h2(ei));
+  re = wf_pack(fmaf(e_r.x, xr0, -(e_i.x * xi0)), fmaf(e_r.y, xr1, -(e_i.y * xi1)));
+  im = wf_pack(fmaf(e_r.x, xi0, e_i.x * xr0), fmaf(e_r.y, xi1, e_i.y * xr1));
 }
 
 // cos and sin of sign * 2 pi m / n for integer m (exact argument reduction).

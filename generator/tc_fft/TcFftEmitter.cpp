@@ -83,8 +83,18 @@ std::vector<NodePtr> emitMmaF32(const StepPlan& st, const StepPlan* next, const 
   out.push_back(declArray("float", acc, 2 * cRegs));
   std::vector<bool> written(2 * cRegs, false), done(cRegs, false);
   auto f = [&](int r) { return index(acc, r); };
-  for (int it = 0; it < m.count; ++it) {
-    const MmaStepPlan::Bases base = m.bases(it);
+  // Where ReIm is a loop bit, the MMAs run with it fastest, so that each multiply's real and imaginary halves come
+  // from consecutive MMAs (otherwise half the f32 results would wait for the other half).
+  int fast = -1;
+  for (std::size_t x = 0; next && x < m.loopBits.size(); ++x)
+    if (m.loopRegC[x] == next->cmul.reImDataBit + 1) fast = static_cast<int>(x);
+  auto iteration = [&](int k) {
+    if (fast < 0) return k;
+    const int low = k >> 1 & ((1 << fast) - 1), high = (k >> 1) >> fast;
+    return (k & 1) << fast | low | high << (fast + 1);
+  };
+  for (int k = 0; k < m.count; ++k) {
+    const MmaStepPlan::Bases base = m.bases(iteration(k));
     auto regWith = MmaStepPlan::fragmentRegister;
     std::vector<NodePtr> args;
     for (int fr = 0; fr < m.shape->c.numRegisters(); ++fr) {
