@@ -20,6 +20,16 @@ __device__ __forceinline__ void wf_cmul(wf_u32& re, wf_u32& im, wf_u32 xr, wf_u3
   im = wf_as_u32(__hfma2(wf_as_h2(er), wf_as_h2(xi), t2));
 }
 
+// The same on f32 values (f32 MMA accumulators): xr0, xr1 are the real parts of the two complex numbers, xi0, xi1
+// their imaginary parts; E's f16 halves are widened exactly, the products and sums are f32 (FMUL, then FFMA), and
+// each result is rounded to f16 once.
+__device__ __forceinline__ void wf_cmul_f32(wf_u32& re, wf_u32& im, float xr0, float xr1, float xi0, float xi1,
+                                            wf_u32 er, wf_u32 ei) {
+  const float2 e_r = __half22float2(wf_as_h2(er)), e_i = __half22float2(wf_as_h2(ei));
+  re = wf_pack(fmaf(e_r.x, xr0, -(e_i.x * xi0)), fmaf(e_r.y, xr1, -(e_i.y * xi1)));
+  im = wf_pack(fmaf(e_r.x, xi0, e_i.x * xr0), fmaf(e_r.y, xi1, e_i.y * xr1));
+}
+
 // cos and sin of sign * 2 pi m / n for integer m (exact argument reduction).
 __device__ __forceinline__ void wf_phase(int m, int n, int sign, float& c, float& s) {
   sincospif(2.0f * static_cast<float>(m & (n - 1)) / static_cast<float>(n), &s, &c);

@@ -117,8 +117,11 @@ TEST(Emitter, BenchVariants) {
   const BenchFacet* bench = benchFacet(*spec);
   ASSERT_NE(bench, nullptr);
   auto v = bench->benchVariants({});
-  ASSERT_EQ(v.size(), 9u);
+  ASSERT_EQ(v.size(), 10u);
   EXPECT_EQ(v[0].name, "packed, staged, cp.async double buffer");
+  // The same design with f32 accumulators, timed beside the f16 kernel.
+  EXPECT_EQ(v[8].name, "f32 accumulators (same design, default options)");
+  EXPECT_NE(v[8].generated.plan.sources[0].text.find("wf_mma_m16n8k16_f32("), std::string::npos);
   EXPECT_NE(v[0].generated.plan.sources[0].text.find("wf_cp_async"), std::string::npos);
   for (std::size_t i = 0; i + 1 < v.size(); ++i) EXPECT_EQ(v[i].repeats, 0);
   const BenchVariant& ir = v.back();

@@ -25,10 +25,10 @@ using namespace warpforge;
 
 namespace {
 
-std::string sizeSpec(int nIn, int nOut, int sign) {
+std::string sizeSpec(int nIn, int nOut, int sign, const std::string& extra = "") {
   return fmt::format(
-      R"({{"name": "gpu_{}_{}", "family": "tc_fft", "precision": "f16", "transform": {{"n_in": {}, "n_out": {}, "sign": {}}}}})",
-      nIn, nOut, nIn, nOut, sign);
+      R"({{"name": "gpu_{}_{}", "family": "tc_fft", "precision": "f16", {}"transform": {{"n_in": {}, "n_out": {}, "sign": {}}}}})",
+      nIn, nOut, extra, nIn, nOut, sign);
 }
 
 void expectGood(const RunReport& r, const std::string& label) {
@@ -159,4 +159,27 @@ TEST_F(GpuTcFft, LargeOddBatchesAndBaseline) {
     std::printf("[gpu-tc_fft] %s: max_rel_err=%.3e\n", r.baselineName.c_str(), r.baselineError);
     EXPECT_GE(r.baselineError, 0);
   }
+}
+
+// The f32-accumulating kernels (f32-C mma.sync, complex multiplies in f32) at a few sizes and both signs: dense odd
+// batches and padded distances, outputs poisoned and guarded, within the f32 variant's bound; the error beside the
+// f16 kernel of the same design on the same inputs.
+TEST_F(GpuTcFft, F32AccumulatorsMatchFftw) {
+  Compiler compiler;
+  std::uint64_t seed = 52000;
+  for (auto [nIn, nOut] : {std::pair{16, 16}, std::pair{64, 512}, std::pair{256, 512}, std::pair{1024, 1024},
+                           std::pair{2048, 2048}, std::pair{4096, 4096}})
+    for (int sign : {+1, -1}) {
+      const std::string label = fmt::format("{} -> {} sign {:+d} f32 accumulators", nIn, nOut, sign);
+      const std::string f32 = sizeSpec(nIn, nOut, sign, R"("accumulate": "f32", )");
+      auto dense = tcFftFamily().parse(Json::parse(f32), "gpu.json");
+      const GuardedRun r32 = runGuarded(compiler, *dense, 4097, seed);
+      expectGuarded(r32, label + " dense");
+      auto f16 = tcFftFamily().parse(Json::parse(sizeSpec(nIn, nOut, sign)), "gpu.json");
+      const GuardedRun r16 = runGuarded(compiler, *f16, 4097, seed++);
+      std::printf("[gpu-tc_fft] %s: error %.3e (f16 accumulators %.3e), %.4f ms (f16 %.4f ms)\n", label.c_str(),
+                  r32.report.check.error, r16.report.check.error, r32.report.ourMs, r16.report.ourMs);
+      auto padded = makeTcFftSpec(parseTcFftSpecText(f32, "gpu.json"), {nIn + 4, nOut + 4});
+      expectGuarded(runGuarded(compiler, *padded, 3, seed++), label + " padded");
+    }
 }

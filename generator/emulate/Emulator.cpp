@@ -24,6 +24,8 @@ int physValue(PhysBit p, int lane, int reg, int elem) {
 RegFile emptyFor(const Layout& l) { return RegFile(l.numRegisters(), 1 << l.count(PhysKind::B)); }
 
 double rnd(double x, EmuMode m) { return m == EmuMode::F16 ? roundToHalf(x) : x; }
+// f32 arithmetic (round to nearest even), where the f16 mode models f32 accumulators and f32 complex multiplies.
+double rnd32(double x, EmuMode m) { return m == EmuMode::F16 ? static_cast<double>(static_cast<float>(x)) : x; }
 
 }  // namespace
 
@@ -85,8 +87,12 @@ void applyRelayout(RegFile& rf, const RelayoutPlan& plan) {
 
 namespace {
 
-void runMma(const MmaStepPlan& m, const RegFile& A, const RegFile& B, RegFile& C, EmuMode mode) {
+// f16 C: the exact sum rounded to f16 once. f32 C (the fragment of C's f32 view, MmaCheck.h: f32 register F is half
+// F & 1 of __half2 register F >> 1): rounded to f32 once, and to f16 as well unless `keepF32` (the complex multiply
+// that follows rounds). The hardware's f32 sum of 16 exact products differs from one rounding by O(2^-24).
+void runMma(const MmaStepPlan& m, const RegFile& A, const RegFile& B, RegFile& C, EmuMode mode, bool keepF32) {
   const MmaShape& s = *m.shape;
+  const bool f32 = s.cType == "f32";
   std::vector<double> a(s.m * s.k), b(s.k * s.n), d(s.m * s.n);
   for (int it = 0; it < m.count; ++it) {
     const MmaStepPlan::Bases base = m.bases(it);
@@ -108,18 +114,21 @@ void runMma(const MmaStepPlan& m, const RegFile& A, const RegFile& B, RegFile& C
       for (int k = 0; k < s.n; ++k) {
         double acc = 0;  // f16 products are exact in double; one rounding at the end
         for (int j = 0; j < s.k; ++j) acc += a[i * s.k + j] * b[j * s.n + k];
-        d[i * s.n + k] = rnd(acc, mode);
+        d[i * s.n + k] = !f32 ? rnd(acc, mode) : keepF32 ? rnd32(acc, mode) : rnd(rnd32(acc, mode), mode);
       }
     for (int lane = 0; lane < 32; ++lane)
       for (int fr = 0; fr < s.c.numRegisters(); ++fr)
         for (int e = 0; e < s.c.elemsPerRegister(); ++e) {
           auto [i, k] = s.c.coord(Operand::C, lane, fr, e);
-          C.at(lane, regOf(baseC, m.cReg, fr), e) = d[i * s.n + k];
+          const int r = regOf(baseC, m.cReg, fr);
+          if (f32) C.at(lane, r >> 1, r & 1) = d[i * s.n + k];
+          else C.at(lane, r, e) = d[i * s.n + k];
         }
   }
 }
 
-void runCmul(const CmulStepPlan& p, const RegFile& E, const RegFile& X, RegFile& Y, EmuMode mode) {
+// `f32In`: X holds f32 accumulators; the multiply runs in f32 as wf_cmul_f32 does (FMUL, then FFMA) and rounds to f16.
+void runCmul(const CmulStepPlan& p, const RegFile& E, const RegFile& X, RegFile& Y, EmuMode mode, bool f32In) {
   for (int d = 0; d < X.nregs; ++d) {
     if ((d >> p.reImDataBit) & 1) continue;
     int dIm = d | (1 << p.reImDataBit);
@@ -127,6 +136,12 @@ void runCmul(const CmulStepPlan& p, const RegFile& E, const RegFile& X, RegFile&
     for (int lane = 0; lane < 32; ++lane)
       for (int e = 0; e < X.nelem; ++e) {
         double xr = X.at(lane, d, e), xi = X.at(lane, dIm, e), er = E.at(lane, pRe, e), ei = E.at(lane, pIm, e);
+        if (f32In) {
+          const double t1 = rnd32(ei * xi, mode), t2 = rnd32(ei * xr, mode);
+          Y.at(lane, p.outRegOfDataReg[d], e) = rnd(rnd32(er * xr - t1, mode), mode);
+          Y.at(lane, p.outRegOfDataReg[dIm], e) = rnd(rnd32(er * xi + t2, mode), mode);
+          continue;
+        }
         // Same rounding sequence as the emitted code: HMUL2 then HFMA2.
         double t1 = rnd(ei * xi, mode), t2 = rnd(ei * xr, mode);
         Y.at(lane, p.outRegOfDataReg[d], e) = rnd(er * xr - t1, mode);
@@ -166,8 +181,12 @@ std::vector<std::vector<cdouble>> emulateWarp(const Plan& plan, EmuMode mode,
     const ArraySpec& outArr = *s.array(sp.c);
     RegFile out = emptyFor(outArr.layout);
     switch (sp.op) {
-      case StepOp::Mma: runMma(st.mma, phaseRegisters(s, *s.array(sp.a), mode), rf.at(sp.b), out, mode); break;
-      case StepOp::Cmul: runCmul(st.cmul, phaseRegisters(s, *s.array(sp.a), mode), rf.at(sp.b), out, mode); break;
+      case StepOp::Mma:
+        runMma(st.mma, phaseRegisters(s, *s.array(sp.a), mode), rf.at(sp.b), out, mode, st.f32Out);
+        break;
+      case StepOp::Cmul:
+        runCmul(st.cmul, phaseRegisters(s, *s.array(sp.a), mode), rf.at(sp.b), out, mode, st.f32In);
+        break;
       case StepOp::Relayout:
         out = rf.at(sp.b);
         applyRelayout(out, st.relayout);

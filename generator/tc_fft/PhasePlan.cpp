@@ -114,7 +114,8 @@ PhasePlan::PhasePlan(const LayoutProgram& spec, bool packed) : spec_(spec), pack
   int dataRegisters = 0;
   for (const auto& a : spec.arrays)
     if (!a.isPhase()) dataRegisters = std::max(dataRegisters, a.layout.numRegisters());
-  if (dataRegisters + held_ > kPhaseRegisterBudget) {
+  const int budget = phaseRegisterBudget(spec);
+  if (dataRegisters + held_ > budget) {
     std::set<std::string> mmaOperands, cmulOperands;
     for (const auto& st : spec.steps) {
       if (st.op == StepOp::Mma) mmaOperands.insert(st.a);
@@ -127,7 +128,7 @@ PhasePlan::PhasePlan(const LayoutProgram& spec, bool packed) : spec_(spec), pack
       if (!keep.count(name)) tableSlot_.emplace(name, static_cast<int>(tableSlot_.size()));
     // Still over: MMA operands too (read at every MMA that uses them), in order, until the rest fits.
     for (const auto& [name, nodes] : computed)
-      if (dataRegisters + held_ - registersTabled() > kPhaseRegisterBudget && !tableSlot_.count(name))
+      if (dataRegisters + held_ - registersTabled() > budget && !tableSlot_.count(name))
         tableSlot_.emplace(name, static_cast<int>(tableSlot_.size()));
     held_ -= registersTabled();
   }

@@ -24,6 +24,12 @@ namespace warpforge {
 // Data registers of the largest array plus held phase registers past which cmul-only phases go to the shared table:
 // what a thread has (255) less room for the relayout scratch, addresses and the MMA fragments in flight.
 constexpr int kPhaseRegisterBudget = 144;
+// f32 accumulators hold an MMA's results in twice the registers until they are rounded, and their complex multiplies
+// widen phases and results: less room for phases (at 2048 points the f16 kernel already takes all 255 registers).
+constexpr int kPhaseRegisterBudgetF32 = 96;
+inline int phaseRegisterBudget(const LayoutProgram& spec) {
+  return spec.accumulate == "f32" ? kPhaseRegisterBudgetF32 : kPhaseRegisterBudget;
+}
 
 class PhasePlan {
  public:

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "generator/tc_fft/TcFftEmitter.h"
+#include "generator/verify/Verifier.h"
 
 namespace warpforge {
 
@@ -28,6 +29,15 @@ std::vector<BenchVariant> tcFftBenchVariants(const Plan& plan, TcFftDistances d)
     if (o.staged && o.asyncCopy && stagedSharedBytes(*plan.spec, true) > kMaxAsyncSharedBytes)
       continue;  // two staging buffers do not fit
     out.push_back({name, Generated{tcFftLaunchPlan(emitTcFft(plan, o), d)}, 0, 0});
+  }
+  // The same design with the other accumulation (f32 accumulators beside an f16 spec, f16 beside an f32 one), with
+  // the default emit options: what accumulating in f32 costs.
+  {
+    LayoutProgram other = *plan.spec;
+    other.accumulate = other.accumulate == "f32" ? "f16" : "f32";
+    const Plan otherPlan = Verifier().verify(other);  // refers to `other`, which outlives it
+    out.push_back({fmt::format("{} accumulators (same design, default options)", other.accumulate),
+                   Generated{tcFftLaunchPlan(emitTcFft(otherPlan, defaultEmitOptions(other)), d)}, 0, 0});
   }
   // Load once, repeat the steps in registers, store once: the compute rate without DRAM.
   // batch 0: one full wave of resident warps is a device property; the bench chooses it.

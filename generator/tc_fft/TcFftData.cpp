@@ -126,13 +126,37 @@ double tcFftErrorBound(const LayoutProgram& p) {
   //    for a DFT block: u sqrt(2K) normwise; the sum is rounded to f16 once more: u (1 + sqrt(2K));
   //  - a complex multiply: the phase rounded, one HMUL2, one HFMA2: 3u;
   //  - a relayout moves bits: exact; the f16 inputs are the reference's inputs: exact.
+  // With f32 accumulators (p.accumulate == "f32") the f32 roundings are O(2^-24), second order in u; what is left:
+  //  - an MMA: the phases rounded, u sqrt(2K), and one rounding of its f32 result to f16, u, as before; but where a
+  //    complex multiply follows it directly (f32ComplexMultiplies), that rounding happens after the multiply instead;
+  //  - such a multiply, in f32 on the f32 results: only its f16 phase rounded, u (the f16 one's HMUL2 and HFMA2
+  //    roundings are gone): 2u less than an f16 MMA followed by an f16 multiply. Any other multiply stays f16: 3u.
   const double u = std::ldexp(1.0, -11);
   double bound = 0;
   for (const auto& st : p.steps) {
     if (st.op == StepOp::Mma) bound += u * (1 + std::sqrt(std::ldexp(1.0, static_cast<int>(st.sum.size()) + 1)));
     if (st.op == StepOp::Cmul) bound += 3 * u;
   }
+  if (p.accumulate == "f32") bound -= 2 * u * f32ComplexMultiplies(p);
   return bound;
+}
+
+int f32ComplexMultiplies(const LayoutProgram& p) {
+  LayoutProgram q;  // the same steps with f32 accumulators
+  q.steps = p.steps;
+  q.output = p.output;
+  q.accumulate = "f32";
+  int n = 0;
+  for (std::size_t i = 0; i < q.steps.size(); ++i) n += q.f32Handoff(i);
+  return n;
+}
+
+double tcFftErrorBound(const LayoutProgram& p, const std::string& accumulate) {
+  LayoutProgram q;  // only what the bound reads: the steps and the output's name
+  q.steps = p.steps;
+  q.output = p.output;
+  q.accumulate = accumulate;
+  return tcFftErrorBound(q);
 }
 
 BaselineRequest tcFftBaseline(const LayoutProgram& p) {

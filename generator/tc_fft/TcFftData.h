@@ -29,6 +29,10 @@ Check tcFftCheck(const LayoutProgram& p, const TestData& data,
 // The bound on ||y - ref|| / ||ref|| for f16 inputs in [-1, 1]: first-order f16 rounding of every step (TcFftData.cpp),
 // so it grows with the number of steps and the bits each MMA sums.
 double tcFftErrorBound(const LayoutProgram& p);
+// The same bound had the program the given accumulation ("f16" or "f32"), for `auto` to compare.
+double tcFftErrorBound(const LayoutProgram& p, const std::string& accumulate);
+// The complex multiplies an f32-accumulating program runs in f32 (each right after the MMA whose output only it reads).
+int f32ComplexMultiplies(const LayoutProgram& p);
 
 // cuFFT C2C f16 of length n_out on the input zero-padded to n_out.
 BaselineRequest tcFftBaseline(const LayoutProgram& p);

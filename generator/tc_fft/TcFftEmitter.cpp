@@ -20,12 +20,13 @@ using namespace ast;
 namespace {
 
 // User names live in their own namespace: a data array X is the local `a_X`, its relayout
-// scratch `m_X`, its prefetch buffer `nx_X` (phase registers are `p_<name>_r<k>`, PhasePlan.cpp).
-// No generated identifier, keyword or CUDA built-in starts with these prefixes, and each
-// prefix maps names one to one, so no spec can make two of them collide.
+// scratch `m_X`, its prefetch buffer `nx_X`, the f32 accumulators it is rounded from `f_X` (phase registers are
+// `p_<name>_r<k>`, PhasePlan.cpp). No generated identifier, keyword or CUDA built-in starts with these prefixes, and
+// each prefix maps names one to one, so no spec can make two of them collide.
 std::string dataVar(const std::string& array) { return "a_" + array; }
 std::string movedVar(const std::string& array) { return "m_" + array; }
 std::string nextVar(const std::string& array) { return "nx_" + array; }
+std::string accVar(const std::string& array) { return "f_" + array; }  // f32 accumulators the array is rounded from
 
 NodePtr reg(const std::string& var, int r) { return index(var, r); }
 NodePtr dataReg(const std::string& array, int r) { return reg(dataVar(array), r); }
@@ -60,6 +61,70 @@ std::vector<NodePtr> emitMma(const StepPlan& st, const PhasePlan& phases) {
     for (int f = 0; f < m.shape->b.numRegisters(); ++f) args.push_back(dataReg(s.b, regWith(bB, m.bReg, f)));
     std::string fn = fmt::format("wf_mma_{}_{}", m.shape->shape, m.shape->abType);
     out.push_back(exprStmt(call(fn, args)));
+  }
+  return out;
+}
+
+// An MMA with f32 accumulators: f32 register F of C's f32 view (MmaCheck.h) is half F & 1 of __half2 register F >> 1,
+// held in f_C[F]. After each MMA of the loop, what it completed is rounded: each __half2 register of C (wf_pack) or,
+// where the complex multiply that follows takes the f32 results (`next`), each of its register pairs (wf_cmul_f32,
+// writing the multiply's output). The f32 values live from one MMA to the rounding just after it.
+std::vector<NodePtr> emitMmaF32(const StepPlan& st, const StepPlan* next, const PhasePlan& phases, int cRegs) {
+  const MmaStepPlan& m = st.mma;
+  const StepSpec& s = *st.spec;
+  const std::string acc = accVar(s.c);
+  std::vector<NodePtr> out;
+  out.push_back(note(fmt::format("{}: {} = {} * {} via {} x {} with f32 accumulators (loop bits: {}); {}", s.path, s.c,
+                                 s.a, s.b, m.count, m.shape->shape,
+                                 m.loopBits.empty() ? "none" : fmt::format("{}", fmt::join(m.loopBits, " ")),
+                                 next ? fmt::format("{} = {} * {} applied in f32 (next step), then rounded to __half2",
+                                                    next->spec->c, next->spec->a, s.c)
+                                      : std::string("each f32 pair rounded to the __half2 register it becomes"))));
+  out.push_back(declArray("float", acc, 2 * cRegs));
+  std::vector<bool> written(2 * cRegs, false), done(cRegs, false);
+  auto f = [&](int r) { return index(acc, r); };
+  // Where ReIm is a loop bit, the MMAs run with it fastest, so that each multiply's real and imaginary halves come
+  // from consecutive MMAs (otherwise half the f32 results would wait for the other half).
+  int fast = -1;
+  for (std::size_t x = 0; next && x < m.loopBits.size(); ++x)
+    if (m.loopRegC[x] == next->cmul.reImDataBit + 1) fast = static_cast<int>(x);
+  auto iteration = [&](int k) {
+    if (fast < 0) return k;
+    const int low = k >> 1 & ((1 << fast) - 1), high = (k >> 1) >> fast;
+    return (k & 1) << fast | low | high << (fast + 1);
+  };
+  for (int k = 0; k < m.count; ++k) {
+    const MmaStepPlan::Bases base = m.bases(iteration(k));
+    auto regWith = MmaStepPlan::fragmentRegister;
+    std::vector<NodePtr> args;
+    for (int fr = 0; fr < m.shape->c.numRegisters(); ++fr) {
+      const int r = regWith(base.c, m.cReg, fr);
+      written[r] = true;
+      args.push_back(f(r));
+    }
+    for (int fr = 0; fr < m.shape->a.numRegisters(); ++fr)
+      args.push_back(phases.operand(s.a, regWith(base.a, m.aReg, fr)));
+    for (int fr = 0; fr < m.shape->b.numRegisters(); ++fr) args.push_back(dataReg(s.b, regWith(base.b, m.bReg, fr)));
+    out.push_back(exprStmt(call(fmt::format("wf_mma_{}_f32", m.shape->shape), args)));
+    for (int d = 0; d < cRegs; ++d) {
+      if (done[d] || !written[2 * d] || !written[2 * d + 1]) continue;
+      if (!next) {
+        out.push_back(assign(dataReg(s.c, d), call("wf_pack", {f(2 * d), f(2 * d + 1)})));
+        done[d] = true;
+        continue;
+      }
+      const CmulStepPlan& p = next->cmul;
+      if ((d >> p.reImDataBit) & 1) continue;
+      const int dIm = d | (1 << p.reImDataBit);
+      if (!written[2 * dIm] || !written[2 * dIm + 1]) continue;
+      const int pRe = p.phaseRegOfDataReg[d], pIm = pRe | (1 << p.reImPhaseBit);
+      out.push_back(
+          exprStmt(call("wf_cmul_f32",
+                        {dataReg(next->spec->c, p.outRegOfDataReg[d]), dataReg(next->spec->c, p.outRegOfDataReg[dIm]),
+                         f(2 * d), f(2 * d + 1), f(2 * dIm), f(2 * dIm + 1), phases.operand(next->spec->a, pRe),
+                         phases.operand(next->spec->a, pIm)})));
+      done[d] = done[dIm] = true;
+    }
   }
   return out;
 }
@@ -151,11 +216,21 @@ std::vector<NodePtr> kernelPrologue(const EmittedKernel& k, const PhasePlan& pha
 std::vector<NodePtr> stepsOrRepeats(const Plan& plan, const PhasePlan& phases, const EmitOptions& opt) {
   const LayoutProgram& s = *plan.spec;
   std::vector<NodePtr> steps;
-  for (const auto& st : plan.steps) {
+  for (std::size_t i = 0; i < plan.steps.size(); ++i) {
+    const StepPlan& st = plan.steps[i];
+    const int cRegs = s.array(st.spec->c)->layout.numRegisters();
     std::vector<NodePtr> part;
     switch (st.spec->op) {
-      case StepOp::Mma: part = emitMma(st, phases); break;
-      case StepOp::Cmul: part = emitCmul(st, phases, s.array(st.spec->b)->layout); break;
+      case StepOp::Mma:
+        part = st.mma.shape->cType == "f32" ? emitMmaF32(st, st.f32Out ? &plan.steps[i + 1] : nullptr, phases, cRegs)
+                                            : emitMma(st, phases);
+        break;
+      case StepOp::Cmul:
+        part = st.f32In ? std::vector<NodePtr>{note(fmt::format("{}: {} = {} * {} elementwise, applied in f32 with "
+                                                                "the MMA above",
+                                                                st.spec->path, st.spec->c, st.spec->a, st.spec->b))}
+                        : emitCmul(st, phases, s.array(st.spec->b)->layout);
+        break;
       case StepOp::Relayout: part = emitRelayout(st, s.array(st.spec->b)->layout); break;
     }
     steps.push_back(block(part));
@@ -188,8 +263,8 @@ NodePtr kernelUnit(const Plan& plan, const EmitOptions& opt, const LaunchInfo& l
 
   // The spec's file path is not printed: it is the user's text (newlines and all), not the kernel's.
   std::string header =
-      fmt::format("Generated by warpforge from spec '{}': {}-point input, {}-point output, {}, sign {:+d}.", s.name,
-                  s.nIn, s.nOut, s.precision, s.sign);
+      fmt::format("Generated by warpforge from spec '{}': {}-point input, {}-point output, {}{}, sign {:+d}.", s.name,
+                  s.nIn, s.nOut, s.precision, s.accumulate == "f32" ? " with f32 MMA accumulators" : "", s.sign);
   std::string layouts;
   for (const auto& a : s.arrays)
     layouts += fmt::format("  [{}] {}\n", a.name, (a.stored && opt.packedPhases ? *a.stored : a.layout).str());
@@ -203,6 +278,9 @@ NodePtr kernelUnit(const Plan& plan, const EmitOptions& opt, const LaunchInfo& l
         return m;
       }(),
       plan.total.hfma2, plan.total.shuffles, plan.total.byteperms, plan.total.smCycles);
+  if (s.accumulate == "f32")
+    counts += fmt::format("\nf32 accumulation: {} FFMA/FMUL, {} f16 <-> f32 conversions (counted in the SM-cycles).",
+                          plan.total.ffma, plan.total.cvt);
   return unit(
       {note(header + "\nRegister layouts (physical <-> logical bits):\n" + layouts + counts +
             (opt.inRegisterBenchmark ? "\nIn-register benchmark variant: the steps repeat `repeats` times per load."

@@ -53,6 +53,12 @@ class TcFftSpec final : public FamilySpec, public BenchFacet, public EmulateFace
     r.counts["sm_cycles"] = p.total.smCycles / (1 << program_.batchBits());  // per FFT, eq. 30 of the CHIME note
     r.counts["ffts_per_warp"] = 1 << program_.batchBits();
     r.counts["error_bound"] = tcFftErrorBound(program_);
+    r.counts["accumulate"] = program_.accumulate;
+    if (program_.accumulate == "f32") {
+      r.counts["ffma"] = p.total.ffma;
+      r.counts["cvt"] = p.total.cvt;
+    }
+    r.text += accumulationLine();
     r.warnings = p.warnings;
     return r;
   }
@@ -60,7 +66,7 @@ class TcFftSpec final : public FamilySpec, public BenchFacet, public EmulateFace
   std::string explain(const EmitTarget&) const override {
     std::string out;
     if (synthesis_) out = formatSynthesis(*synthesis_) + "\n";
-    return out + formatExplain(emittablePlan());
+    return out + formatExplain(emittablePlan()) + accumulationLine();
   }
 
   // The kernel is the same for every arch (min sm_80); the target only names the device.
@@ -102,6 +108,11 @@ class TcFftSpec final : public FamilySpec, public BenchFacet, public EmulateFace
   }
 
  private:
+  std::string accumulationLine() const {
+    return fmt::format("accumulation: {} ({})\n", program_.accumulate,
+                       program_.accumulateReason.empty() ? "as written" : program_.accumulateReason);
+  }
+
   const Plan& plan() const {
     if (!inconsistent_.empty()) throw InconsistentSpec(inconsistent_, issues_);
     return plan_;

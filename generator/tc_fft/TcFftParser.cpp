@@ -9,6 +9,7 @@
 #include "generator/core/JsonReader.h"
 #include "generator/verify/PhaseValue.h"
 #include "generator/tc_fft/Synthesizer.h"
+#include "generator/tc_fft/TcFftData.h"
 #include "warpforge/spec_error.h"
 
 namespace warpforge {
@@ -202,6 +203,79 @@ StepSpec parseStep(const Reader& rd, const LayoutProgram& s, const Json& j, cons
   return st;
 }
 
+// What the spec asks of the MMA accumulators: "accumulate" (f16, f32 or auto; auto where max_error is given and
+// accumulate is not, else f16) and "max_error" (the largest ||y - ref|| / ||ref|| bound accepted).
+struct Accumulation {
+  std::string asked = "f16";
+  bool explicitAsk = false;
+  double maxError = 0;
+};
+
+Accumulation parseAccumulation(const Reader& rd, const Json& root) {
+  Accumulation a;
+  if (root.contains("max_error")) {
+    const Json& m = root["max_error"];
+    if (!m.is_number())
+      rd.fail("/max_error", fmt::format("expected a number (the largest ||y - ref|| / ||ref|| error bound accepted, "
+                                        "e.g. 0.012), found {}",
+                                        m.type_name()));
+    a.maxError = m.get<double>();
+    if (!(a.maxError > 0 && a.maxError < 1))
+      rd.fail("/max_error", fmt::format("expected a relative error bound in (0, 1), found {}", a.maxError));
+    a.asked = "auto";
+  }
+  if (root.contains("accumulate")) {
+    a.asked = rd.string(root["accumulate"], "/accumulate");
+    a.explicitAsk = true;
+    if (a.asked != "f16" && a.asked != "f32" && a.asked != "auto")
+      rd.fail("/accumulate", fmt::format("unknown accumulation '{}' (expected f16: f16 MMA accumulators; f32: f32 "
+                                         "accumulators, rounded to __half2 once per stage; or auto: f32 where the f16 "
+                                         "error bound misses max_error)",
+                                         JsonReader::printable(a.asked)));
+  }
+  // Written by `synthesize` beside the choice; the reason is derived again from the bounds.
+  if (root.contains("accumulate_reason")) rd.string(root["accumulate_reason"], "/accumulate_reason");
+  return a;
+}
+
+// Picks the accumulation of a complete program (the bounds depend on its steps) and says why; a max_error that the
+// asked (or, for auto, either) accumulation cannot meet is a SpecError naming the achievable bounds.
+void chooseAccumulation(const Reader& rd, LayoutProgram& p, const Accumulation& a) {
+  const double b16 = tcFftErrorBound(p, "f16"), b32 = tcFftErrorBound(p, "f32");
+  const std::string bounds = fmt::format(
+      "error bound {:.2e} with f16 accumulators, {:.2e} with f32 ({} complex "
+      "multipl{} in f32)",
+      b16, b32, f32ComplexMultiplies(p), f32ComplexMultiplies(p) == 1 ? "y" : "ies");
+  p.maxError = a.maxError;
+  if (a.asked != "auto") {
+    p.accumulate = a.asked;
+    const double b = a.asked == "f32" ? b32 : b16;
+    if (a.maxError > 0 && b > a.maxError)
+      rd.fail("/max_error",
+              fmt::format("max_error {:.2e} is not met with {} accumulators: {}{}", a.maxError, a.asked, bounds,
+                          a.asked == "f16" && b32 <= a.maxError ? " (\"accumulate\": \"f32\" or \"auto\" meets it)"
+                                                                : ""));
+    p.accumulateReason = fmt::format("{}{}: {}", a.explicitAsk ? "asked for (/accumulate)" : "the default",
+                                     a.maxError > 0 ? fmt::format(", meets max_error {:.2e}", a.maxError) : "", bounds);
+    return;
+  }
+  if (a.maxError == 0) {
+    p.accumulate = "f16";
+    p.accumulateReason = fmt::format("auto without max_error: f16; {}", bounds);
+  } else if (b16 <= a.maxError) {
+    p.accumulate = "f16";
+    p.accumulateReason = fmt::format("auto: the f16 bound meets max_error {:.2e}; {}", a.maxError, bounds);
+  } else if (b32 <= a.maxError) {
+    p.accumulate = "f32";
+    p.accumulateReason = fmt::format("auto: the f16 bound misses max_error {:.2e}, the f32 bound meets it; {}",
+                                     a.maxError, bounds);
+  } else {
+    rd.fail("/max_error", fmt::format("max_error {:.2e} is met by neither accumulation: {}; ask for at least {:.2e}, "
+                                      "or a smaller transform (fewer stages)",
+                                      a.maxError, bounds, b32));
+  }
+}
+
 }  // namespace
 
 TcFftParsed parseTcFft(const Json& root, const std::string& file) {
@@ -211,7 +285,9 @@ TcFftParsed parseTcFft(const Json& root, const std::string& file) {
   std::string family = rd.string(rd.need(root, "", "family"), "/family");
   if (family != "tc_fft")
     rd.fail("/family", fmt::format("unknown or unsupported family '{}' (expected tc_fft)", family));
-  rd.onlyKeys(root, "", {"name", "family", "description", "precision", "transform", "arrays", "steps", "io", "launch"});
+  rd.onlyKeys(root, "",
+              {"name", "family", "description", "precision", "accumulate", "accumulate_reason", "max_error",
+               "transform", "arrays", "steps", "io", "launch"});
   LayoutProgram s;
   s.file = file;
   s.name = rd.identifier(rd.need(root, "", "name"), "/name", "name");
@@ -219,12 +295,10 @@ TcFftParsed parseTcFft(const Json& root, const std::string& file) {
   s.precision = rd.string(rd.need(root, "", "precision"), "/precision");
   if (s.precision != "f16")
     rd.fail("/precision",
-            fmt::format("precision '{}' is not supported by tc_fft (expected f16: __half2 data, f16 MMAs accumulating "
-                        "in "
-                        "f16; no f32-accumulating variant is generated: the f16 error is at most 6.1e-4 = 1.3 u up "
-                        "to 4096 points, of which rounding the f16 output alone is about 0.6 u; for f32 data use "
-                        "the stockham family)",
+            fmt::format("precision '{}' is not supported by tc_fft (expected f16: __half2 data and phases; f32 MMA "
+                        "accumulators are \"accumulate\": \"f32\"; for f32 data use the stockham family)",
                         s.precision));
+  const Accumulation acc = parseAccumulation(rd, root);
 
   const Json& tr = rd.need(root, "", "transform");
   rd.needObject(tr, "/transform");
@@ -284,6 +358,7 @@ TcFftParsed parseTcFft(const Json& root, const std::string& file) {
     }
     TcFftParsed out;
     out.synthesis = synthesizeTcFft(r);
+    chooseAccumulation(rd, out.synthesis->program, acc);
     out.program = out.synthesis->program;
     return out;
   }
@@ -313,6 +388,7 @@ TcFftParsed parseTcFft(const Json& root, const std::string& file) {
     if (a->isPhase()) rd.fail(std::string("/io/") + k, fmt::format("'{}' is a phase array, not data", n));
     (std::string(k) == "input" ? s.input : s.output) = n;
   }
+  chooseAccumulation(rd, s, acc);
   TcFftParsed out;
   out.program = std::move(s);
   return out;

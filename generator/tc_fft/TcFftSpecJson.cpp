@@ -30,6 +30,12 @@ Json tcFftSpecJson(const LayoutProgram& p) {
   root["family"] = "tc_fft";
   if (!p.description.empty()) root["description"] = p.description;
   root["precision"] = p.precision;
+  // The accumulation chosen and why, where it is not the plain default (f16, no accuracy asked).
+  if (p.accumulate != "f16" || p.maxError > 0) {
+    root["accumulate"] = p.accumulate;
+    if (p.maxError > 0) root["max_error"] = p.maxError;
+    if (!p.accumulateReason.empty()) root["accumulate_reason"] = p.accumulateReason;
+  }
   root["transform"] = {{"n_in", p.nIn}, {"n_out", p.nOut}, {"sign", p.sign}};
   Json arrays = Json::object();
   for (const auto& a : p.arrays) {

@@ -125,6 +125,20 @@ MmaStepPlan resolve(const MmaShape& s, const MmaOperand& A, const MmaOperand& B,
 
 }  // namespace
 
+Layout f32AccumulatorView(const Layout& l) {
+  if (l.count(PhysKind::B) != 1)
+    throw LayoutError(fmt::format("an f32 accumulator view needs one b bit (a __half2 register), found {} in {}",
+                                  l.count(PhysKind::B), l.str()));
+  std::vector<Layout::Entry> e;
+  for (const auto& x : l.entries()) {
+    PhysBit p = x.phys;
+    if (p.kind == PhysKind::B) p = {PhysKind::R, 0};
+    else if (p.kind == PhysKind::R) p.index += 1;
+    e.push_back({p, x.logical});
+  }
+  return Layout(std::move(e));
+}
+
 MmaCheck checkMmaOperands(const MmaShape& shape, const MmaOperand& A, const MmaOperand& B, const MmaOperand& C,
                           const MmaCheckOptions& options) {
   MmaCheck out;

@@ -72,4 +72,10 @@ std::optional<BitMap> matrixBits(const Layout& layout, const FragmentLayout& ato
 std::string checkWgmmaOperand(std::uint64_t desc, int rows, int kBytes,
                               const std::function<long long(int row, int kbyte)>& stored, long long* reads = nullptr);
 
+// An f16 data array as the f32 accumulators it is rounded from: half h of register r is f32 register 2r + h, so b0
+// becomes r0 and r_i becomes r_{i+1} (one f32 pair = the __half2 register it becomes). Checked against an f32-C
+// fragment (m16n8k16 f32 C: r0 r1 <-> k0 i3), it proves the f32-accumulating MMA writes the verified layout.
+Layout f32AccumulatorView(const Layout& half2Layout);
+
+
 }  // namespace warpforge

@@ -17,6 +17,8 @@ struct InstrCounts {
   int hfma2 = 0;                   // __half2 FMA-class instructions (HFMA2/HMUL2)
   int shuffles = 0;
   int byteperms = 0;
+  int ffma = 0;  // f32 FFMA/FMUL (complex multiplies on f32 accumulators)
+  int cvt = 0;   // f16 <-> f32 conversions (f32 results rounded to __half2, f16 phases widened)
   double smCycles = 0;
   InstrCounts& operator+=(const InstrCounts& o);
 };
@@ -68,6 +70,9 @@ struct StepPlan {
   CmulStepPlan cmul;
   RelayoutPlan relayout;
   InstrCounts counts;
+  // f32 accumulation: the MMA's f32 results go straight into the complex multiply that follows (f32Out on the MMA,
+  // f32In on the multiply), which rounds to __half2; an MMA without f32Out rounds its results itself.
+  bool f32Out = false, f32In = false;
 };
 
 struct Plan {

@@ -43,6 +43,12 @@ struct LayoutProgram {
   std::string file;
   std::string name;
   std::string precision;  // "f16"
+  // MMA accumulators: "f16" (f16 C), or "f32" (f32 C from zero, kept in f32 through a complex multiply that follows
+  // directly, rounded to __half2 once before the next relayout or MMA); the reason is the spec's choice or `auto`'s
+  // comparison of the error bounds against max_error (0: no accuracy asked).
+  std::string accumulate = "f16";
+  std::string accumulateReason;
+  double maxError = 0;
   int nIn = 0, nOut = 0;
   int sign = +1;  // E(q, n) = exp(sign * 2 pi i q n / nOut)
   int logIn = 0, logOut = 0;
@@ -60,6 +66,18 @@ struct LayoutProgram {
     if (in)
       for (const auto& l : in->layout.logicalBits()) f += l[0] == 'f';
     return f;
+  }
+
+  // With f32 accumulation: does MMA step i hand its f32 results straight to step i + 1, a complex multiply that is the
+  // only reader of its output (which is not the program's output)? That multiply then runs in f32 and rounds to
+  // __half2 once; every other MMA rounds its own results (relayouts move 32-bit words).
+  bool f32Handoff(std::size_t i) const {
+    if (accumulate != "f32" || i + 1 >= steps.size()) return false;
+    const StepSpec &m = steps[i], &c = steps[i + 1];
+    if (m.op != StepOp::Mma || c.op != StepOp::Cmul || c.b != m.c || m.c == output) return false;
+    for (std::size_t j = 0; j < steps.size(); ++j)
+      if (j != i + 1 && (steps[j].b == m.c || steps[j].a == m.c)) return false;
+    return true;
   }
 
   // Inline: the verifier and emulator (warpforge_layout) use them, and no family may own them.

@@ -45,6 +45,8 @@ std::string formatVerifyReport(const Plan& plan, const CostTable& costs) {
   for (const auto& [k, n] : t.mma) out += fmt::format("  mma {:<10} {:>4}\n", k, n);
   out += fmt::format("  HFMA2/HMUL2    {:>4}\n  shfl           {:>4}\n  byte_perm      {:>4}\n", t.hfma2, t.shuffles,
                      t.byteperms);
+  if (t.ffma || t.cvt)  // f32 accumulators (counted like HFMA2 in the SM-cycles)
+    out += fmt::format("  FFMA/FMUL      {:>4}\n  f16<->f32 cvt  {:>4}\n", t.ffma, t.cvt);
   out += fmt::format("SM-cycle estimate (eq. 30 costs: k8 {} k16 {} hfma2 {} shfl {} byte_perm {}): {} SM-cycles/FFT\n",
                      costs.mmaK8, costs.mmaK16, costs.hfma2, costs.shuffle, costs.bytePerm, t.smCycles / perWarp);
   for (const auto& w : plan.warnings) out += "warning: " + w + "\n";

@@ -18,6 +18,8 @@ InstrCounts& InstrCounts::operator+=(const InstrCounts& o) {
   hfma2 += o.hfma2;
   shuffles += o.shuffles;
   byteperms += o.byteperms;
+  ffma += o.ffma;
+  cvt += o.cvt;
   smCycles += o.smCycles;
   return *this;
 }
@@ -69,9 +71,10 @@ class Checker {
         case StepOp::Cmul: checkCmul(st, sp); break;
         case StepOp::Relayout: checkRelayout(st, sp); break;
       }
-      plan.total += sp.counts;
       plan.steps.push_back(std::move(sp));
     }
+    if (spec_.accumulate == "f32" && issues_.empty()) fuseF32(plan);
+    for (const auto& sp : plan.steps) plan.total += sp.counts;
     if (!defined.count(spec_.output))
       issue("/io/output", fmt::format("output array '{}' is never written by a step", spec_.output));
     checkFactorization();
@@ -165,11 +168,14 @@ class Checker {
     const ArraySpec& A = *spec_.array(st.a);
     const ArraySpec& B = *spec_.array(st.b);
     const ArraySpec& C = *spec_.array(st.c);
-    const MmaShape* shape = findMmaShape(st.shape, spec_.precision);
-    std::string where = fmt::format("mma {}", st.shape);
+    const bool f32 = spec_.accumulate == "f32";
+    const MmaShape* shape = f32 ? findMmaShape(st.shape, spec_.precision, "f32")
+                                : findMmaShape(st.shape, spec_.precision);
+    std::string where = fmt::format("mma {}{}", st.shape, f32 ? " (f32 accumulators)" : "");
     if (!shape) {
-      issue(st.path + "/shape", fmt::format("unknown MMA shape '{}' for precision {} (expected one of: {})", st.shape,
-                                            spec_.precision, knownShapesFor(spec_.precision)));
+      issue(st.path + "/shape",
+            fmt::format("unknown MMA shape '{}' for precision {}{} (expected one of: {})", st.shape, spec_.precision,
+                        f32 ? " with f32 accumulators" : "", knownShapesFor(spec_.precision)));
       return;
     }
     if (!A.layout.hasLogical("ReIm_in")) {
@@ -208,8 +214,11 @@ class Checker {
 
     checkSumWidth(st, *shape, A, sum);
 
+    // f32 accumulators: C's f32 registers are the pairs its __half2 registers are rounded from (f32AccumulatorView).
+    const Layout cView = f32 ? f32AccumulatorView(C.layout) : C.layout;
+    const std::string cName = f32 ? C.name + " as f32 pairs, b0 -> r0" : C.name;
     MmaCheck m = checkMmaOperands(*shape, {A.name, &A.layout, /*passThrough=*/true}, {B.name, &B.layout},
-                                  {C.name, &C.layout});
+                                  {cName, &cView});
     for (const auto& problem : m.problems) issue(st.path, fmt::format("{}: {}", where, problem));
     if (!m.ok()) return;
     sp.mma = m.plan;
@@ -228,6 +237,10 @@ class Checker {
               fmt::format("{}: sum lists {} but the fragment's summed (j) bits are {}", where, s, setStr(jb)));
     sp.counts.mma[st.shape] = sp.mma.count;
     sp.counts.smCycles = sp.mma.count * mmaCycles(*shape);
+    if (f32) {  // each result pair rounded to __half2 (fuseF32 moves these to a complex multiply that follows)
+      sp.counts.cvt = C.layout.numRegisters();
+      sp.counts.smCycles += sp.counts.cvt * costs_.hfma2;
+    }
   }
 
   // The rule behind most MMA mismatches, stated before the per-bit symptoms: a shape's k = 2^J rows are its J summed
@@ -331,6 +344,24 @@ class Checker {
     // as HMUL2 + HFMA2 each: 4 instructions per pair (the note's count).
     sp.counts.hfma2 = 2 * nregs;
     sp.counts.smCycles = sp.counts.hfma2 * costs_.hfma2;
+  }
+
+  // f32 accumulation: an MMA whose output only the next step, a complex multiply, reads hands it its f32 results
+  // (LayoutProgram::f32Handoff); the multiply runs in f32 (its f16 phases widened) and rounds to __half2 once.
+  void fuseF32(Plan& plan) const {
+    for (std::size_t i = 0; i + 1 < plan.steps.size(); ++i) {
+      if (!spec_.f32Handoff(i)) continue;
+      StepPlan &m = plan.steps[i], &c = plan.steps[i + 1];
+      m.f32Out = c.f32In = true;
+      m.counts.smCycles -= m.counts.cvt * costs_.hfma2;
+      m.counts.cvt = 0;
+      // Per register pair (two complex values): 4 FMUL + 4 FFMA, 4 phase halves widened, 2 results packed.
+      const int nregs = spec_.array(c.spec->b)->layout.numRegisters();
+      c.counts.hfma2 = 0;
+      c.counts.ffma = 4 * nregs;
+      c.counts.cvt = 3 * nregs;
+      c.counts.smCycles = (c.counts.ffma + c.counts.cvt) * costs_.hfma2;
+    }
   }
 
   void checkRelayout(const StepSpec& st, StepPlan& sp) {
