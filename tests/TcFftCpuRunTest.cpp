@@ -16,6 +16,7 @@
 #include "generator/tc_fft/TcFftFamily.h"
 #include "generator/tc_fft/TcFftParser.h"
 #include "generator/tc_fft/TcFftEmitter.h"
+#include "generator/tc_fft/TcFftPairEmitter.h"
 #include "generator/tc_fft/PhasePlan.h"
 #include "generator/tc_fft/TcFftLaunch.h"
 #include "generator/tc_fft/Synthesizer.h"
@@ -62,6 +63,7 @@ inline __half2 __hmul2(__half2 a, __half2 b) { return wf_h2(wf_h2d(a.x) * wf_h2d
 inline __half2 __hfma2(__half2 a, __half2 b, __half2 c) {
   return wf_h2(wf_h2d(a.x) * wf_h2d(b.x) + wf_h2d(c.x), wf_h2d(a.y) * wf_h2d(b.y) + wf_h2d(c.y));
 }
+inline float2 __half22float2(__half2 a) { return {(float)wf_h2d(a.x), (float)wf_h2d(a.y)}; }
 inline __half2 __hneg2(__half2 a) { return {(unsigned short)(a.x ^ 0x8000), (unsigned short)(a.y ^ 0x8000)}; }
 inline void __syncwarp() { wf_warp->arrive_and_wait(); }
 inline unsigned __shfl_xor_sync(unsigned, unsigned v, int mask) {
@@ -123,6 +125,9 @@ const std::vector<std::pair<std::string, std::string>> kHostHelpers = {
      "stage, const wf_u32* src, int lane) "
      "{ for (int i = 0; i < kWords / 4; i += 32) wf_cp_async(stage + 4 * Swizzle::chunk(i + lane), src + 4 * (i + "
      "lane), 16, true); }"},
+    {"wf_named_barrier",
+     "template <int kThreads> __device__ __forceinline__ void wf_named_barrier(int id) { wf_bar_sync(id, kThreads); "
+     "}"},
     {"wf_cp_async_commit", "__device__ __forceinline__ void wf_cp_async_commit() { wf_cp_commit(); }"},
     {"wf_cp_async_wait",
      "template <int kPending> __device__ __forceinline__ void wf_cp_async_wait() { wf_cp_wait(kPending); }"}};
@@ -230,6 +235,38 @@ TEST(TcFftCpuRun, PhasesOverTheRegisterBudgetComeFromTheSharedTable) {
   ASSERT_NE(plan.sources.front().text.find("phase_table["), std::string::npos)
       << "4096 points should read phases from the table";
   runOnCpu(*fs, plan, 1, 4096, "4096 -> 4096 sign -1, phases from the shared table");
+}
+
+// n_out = 4096 as two warps per FFT (TcFftPairEmitter.h): what `emit` gives, on the CPU against FFTW at both signs,
+// unpadded and 8x padded, with an odd batch (the last block's second pair has no FFT); NVRTC compiles it for sm_80 and
+// sm_90 without spills; a wrong combine twiddle is caught.
+TEST(TcFftCpuRun, TwoWarpsPerFft4096) {
+  if (!haveCompiler()) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  for (const int nIn : {4096, 512})
+    for (const int sign : {1, -1}) {
+      auto fs = tcFftFamily().parse(Json::parse(sizeSpec(nIn, 4096, sign)), "cpu.json");
+      LaunchPlan plan = fs->emit({}).plan;
+      const std::string& text = plan.sources.front().text;
+      ASSERT_NE(text.find("wf_named_barrier<64>(pair_barrier)"), std::string::npos) << "not the two-warp kernel";
+      EXPECT_EQ(plan.kernels.front().blockX, 64 * kTcFftPairsPerBlock);
+      if (sign == 1)
+        for (const char* arch : {"sm_80", "sm_90"}) {
+          CompileResult r = compileWithReport(text, plan.specName, arch);
+          EXPECT_GT(r.cubin.size(), 0u) << nIn << " " << arch;
+          EXPECT_EQ(r.spillStoreBytes, 0) << nIn << " " << arch;
+          std::printf("[tc_fft-cpu] %d -> 4096 two warps, %s: %d registers, %d spill bytes\n", nIn, arch, r.registers,
+                      r.spillStoreBytes);
+        }
+      runOnCpu(*fs, plan, 3, 4096 + nIn + sign,
+               fmt::format("{} -> 4096 sign {:+d}, two warps per FFT, batch 3", nIn, sign));
+      if (nIn == 512 && sign == -1) {
+        for (auto& src : plan.sources) src.text = hostSource(src.text);
+        test::expectMutationsCaught(*fs, plan,
+                                    {{"the combine's twiddle sign flipped", "wf_phase(combine_offset, 4096, -1,",
+                                      "wf_phase(combine_offset, 4096, 1,"}},
+                                    11, "tc_fft-cpu", {}, {{"input_distance", 512}, {"output_distance", 4096}});
+      }
+    }
 }
 
 // Every staged I/O scheme of a whole-row kernel on the CPU: swizzled and plain slices, synchronous copies, the cp.async
