@@ -125,12 +125,14 @@ const std::vector<std::pair<std::string, std::string>> kHostHelpers = {
      "stage, const wf_u32* src, int lane) "
      "{ for (int i = 0; i < kWords / 4; i += 32) wf_cp_async(stage + 4 * Swizzle::chunk(i + lane), src + 4 * (i + "
      "lane), 16, true); }"},
-    {"wf_named_barrier",
-     "template <int kThreads> __device__ __forceinline__ void wf_named_barrier(int id) { wf_bar_sync(id, kThreads); "
-     "}"},
     {"wf_cp_async_commit", "__device__ __forceinline__ void wf_cp_async_commit() { wf_cp_commit(); }"},
     {"wf_cp_async_wait",
-     "template <int kPending> __device__ __forceinline__ void wf_cp_async_wait() { wf_cp_wait(kPending); }"}};
+     "template <int kPending> __device__ __forceinline__ void wf_cp_async_wait() { wf_cp_wait(kPending); }"},
+    // Last: a one-line replacement starting with `template` must not sit above a helper still to be replaced
+    // (replaceHelper takes a `template` line above a definition as the definition's).
+    {"wf_named_barrier",
+     "template <int kThreads> __device__ __forceinline__ void wf_named_barrier(int id) { wf_bar_sync(id, kThreads); "
+     "}"}};
 
 // The definition of device helper `name` in `text` (from its `template` line, if any, to its closing brace), replaced.
 bool replaceHelper(std::string& text, const std::string& name, const std::string& with) {

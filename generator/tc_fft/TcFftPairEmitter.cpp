@@ -114,9 +114,6 @@ EmittedKernel emitTcFftPair(const LayoutProgram& spec, const TcFftPairDesign& d,
                        "computed once here, b_m = W^(32 m) a constant.",
                        kCombinePerThread)));
   body.push_back(decl("const int", "combine_offset", bin("+", bin("*", var("part"), lit(kHalf / 2)), var("lane"))));
-  body.push_back(declGroup("float", {{"tw_re", nullptr}, {"tw_im", nullptr}}));
-  body.push_back(
-      exprStmt(call("wf_phase", {var("combine_offset"), lit(kN), lit(spec.sign), var("tw_re"), var("tw_im")})));
   body.push_back(note(fmt::format(
       "Per pair two row buffers of {} bytes (dynamic shared memory, {} bytes per block): cp.async fills one with the\n"
       "next FFT's row (each warp half of it) while this FFT is transformed, exchanged and combined in the other.",
@@ -164,6 +161,9 @@ EmittedKernel emitTcFftPair(const LayoutProgram& spec, const TcFftPairDesign& d,
   loop.push_back(
       note("Radix-2 combine in place: X[k] = E[k] + W^k O[k] to word k, X[k + 2048] = E[k] - W^k O[k] to\n"
            "word 2048 + k (each thread reads and writes the same two words; lane-consecutive, no conflict)."));
+  loop.push_back(declGroup("float", {{"tw_re", nullptr}, {"tw_im", nullptr}}));
+  loop.push_back(
+      exprStmt(call("wf_phase", {var("combine_offset"), lit(kN), lit(spec.sign), var("tw_re"), var("tw_im")})));
   for (int m = 0; m < kCombinePerThread; ++m) {
     const double angle = 2 * M_PI * 32 * m / kN;
     NodePtr at = bin("+", var("combine_offset"), lit(32 * m));
