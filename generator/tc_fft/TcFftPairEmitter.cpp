@@ -1,5 +1,6 @@
 #include "generator/tc_fft/TcFftPairEmitter.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -20,6 +21,30 @@ using namespace tcfft_detail;
 namespace {
 constexpr int kN = 4096, kHalf = 2048;
 constexpr int kCombinePerThread = kHalf / 64;  // butterflies per thread: the pair's 64 threads share the 2048
+
+// The row buffer's chunk arrangement for the polyphase reads (single words at 2 i + part, every lane of a warp in one
+// phase): lane index bits above the 128-byte range move onto the chunk bits 0..2 (word bits 2..4) that the other lanes
+// leave free, as stageSwizzle does for whole rows. Only chunk bits below the row's half are moved, so each warp's
+// copy of its half keeps the half's own arrangement. Word bit 0 (the part) and bit 1 stay, so at best 8 bank groups
+// serve the 32 lanes: a 4-way conflict, against 32-way unswizzled where every lane bit lies above the range.
+StageSwizzle polyphaseSwizzle(const Layout& l, const IoPlan& p, int halfChunkBit) {
+  StageSwizzle swz;
+  std::vector<int> freeBits{0, 1, 2}, high;
+  for (int t = 0; t < 5; ++t) {
+    const auto name = l.logicalAt({PhysKind::T, t});
+    if (!name || (*name)[0] != 'n') continue;
+    const int k = std::stoi(name->substr(1));
+    if (k >= p.logReal) continue;  // zero-padding lanes read no memory
+    const int word = k + p.indexShift, chunk = word - 2;
+    swz.laneMask |= 1LL << word;
+    if (chunk >= 0 && chunk <= 2) freeBits.erase(std::find(freeBits.begin(), freeBits.end(), chunk));
+    if (chunk >= 3 && chunk < halfChunkBit) high.push_back(chunk);
+  }
+  for (std::size_t i = 0; i < high.size() && i < freeBits.size(); ++i) swz.moves.push_back({high[i], freeBits[i]});
+  swz.laneMask |= 1;  // the part
+  for (auto [from, to] : swz.moves) swz.laneMask |= 1LL << (to + 2);
+  return swz;
+}
 }  // namespace
 
 bool tcFftPairApplies(const LayoutProgram& s) {
@@ -102,7 +127,18 @@ EmittedKernel emitTcFftPair(const LayoutProgram& spec, const TcFftPairDesign& d,
       note("Element offsets of the lane bits: the sub-FFT's input from row element 2 i + part, its\n"
            "output to word 2048 part + k of the pair's buffer."));
   body.push_back(decl("const int", "in_lane_offset", bin("+", inP.laneOffset, var("part"))));
-  body.push_back(decl("const int", "out_lane_offset", bin("+", outP.laneOffset, bin("*", var("part"), lit(kHalf)))));
+  body.push_back(decl("const int", "out_lane_offset", outP.laneOffset));
+  int halfChunkBit = 0;
+  while ((4 << halfChunkBit) < halfIn) ++halfChunkBit;
+  const StageSwizzle inSwz = opt.swizzledStage ? polyphaseSwizzle(inL, inP, halfChunkBit) : StageSwizzle{};
+  const StageSwizzle outSwz = opt.swizzledStage ? stageSwizzle(outL, outP) : StageSwizzle{};
+  body.push_back(
+      note("The same offsets in the row buffer, whose 16-byte chunks are arranged so that the register\n"
+           "accesses of one phase spread over the banks (wf_swizzle); the outputs of part p start at word\n"
+           "2048 p."));
+  body.push_back(decl("const int", "in_stage_offset", inSwz.wordExpr(var("in_lane_offset"))));
+  body.push_back(decl("const int", "out_stage_offset",
+                      bin("+", outSwz.wordExpr(var("out_lane_offset")), bin("*", var("part"), lit(kHalf)))));
   const std::string valid = inP.padLaneMask ? "in_lane_valid" : "";
   if (inP.padLaneMask) {
     body.push_back(note(fmt::format("Lanes holding zero padding (sub-FFT input index >= {}) read zeros.", halfIn)));
@@ -121,7 +157,9 @@ EmittedKernel emitTcFftPair(const LayoutProgram& spec, const TcFftPairDesign& d,
   body.push_back(externSharedArray("wf_u32", "stage_dynamic", 16));
   body.push_back(decl("wf_u32*", "stage_pair",
                       bin("+", var("stage_dynamic"), bin("*", bin(">>", threadX(), lit(6)), lit(words)))));
-  const std::string loadHalf = fmt::format("wf_warp_load16_async<{}>", halfIn);
+  const std::string loadHalf = inSwz.empty()
+                                   ? fmt::format("wf_warp_load16_async<{}>", halfIn)
+                                   : fmt::format("wf_warp_load16_async_swizzled<{}, {}>", halfIn, inSwz.helperType());
   auto issue = [&](NodePtr which, NodePtr buffer) {
     return exprStmt(
         call(loadHalf, {bin("+", buffer, bin("*", var("part"), lit(halfIn))),
@@ -151,12 +189,14 @@ EmittedKernel emitTcFftPair(const LayoutProgram& spec, const TcFftPairDesign& d,
   loop.push_back(exprStmt(call("wf_cp_async_wait<1>", {})));
   loop.push_back(pairSync());  // both halves of this row have landed
   loop.push_back(note(fmt::format("Load {} [{}] from row elements 2 i + part.", s.input, inL.str())));
-  for (auto& n : registerAccess(inL, inP, dataVar(s.input), "stage", "in_lane_offset", true, valid)) loop.push_back(n);
+  for (auto& n : swizzledRegisterAccess(inL, inP, inSwz, dataVar(s.input), "stage", "in_stage_offset", true, valid))
+    loop.push_back(n);
   for (auto& n : stepsOrRepeats(d.plan, phases, opt)) loop.push_back(n);
   loop.push_back(note("Both warps have read the row: the halves' outputs overwrite it."));
   loop.push_back(pairSync());
   loop.push_back(note(fmt::format("Store {} [{}] to words 2048 part + k.", s.output, outL.str())));
-  for (auto& n : registerAccess(outL, outP, dataVar(s.output), "stage", "out_lane_offset", false)) loop.push_back(n);
+  for (auto& n : swizzledRegisterAccess(outL, outP, outSwz, dataVar(s.output), "stage", "out_stage_offset", false))
+    loop.push_back(n);
   loop.push_back(pairSync());
   loop.push_back(
       note("Radix-2 combine in place: X[k] = E[k] + W^k O[k] to word k, X[k + 2048] = E[k] - W^k O[k] to\n"
@@ -164,16 +204,19 @@ EmittedKernel emitTcFftPair(const LayoutProgram& spec, const TcFftPairDesign& d,
   loop.push_back(declGroup("float", {{"tw_re", nullptr}, {"tw_im", nullptr}}));
   loop.push_back(
       exprStmt(call("wf_phase", {var("combine_offset"), lit(kN), lit(spec.sign), var("tw_re"), var("tw_im")})));
+  loop.push_back(decl("const int", "combine_word", outSwz.wordExpr(var("combine_offset"))));
   for (int m = 0; m < kCombinePerThread; ++m) {
     const double angle = 2 * M_PI * 32 * m / kN;
-    NodePtr at = bin("+", var("combine_offset"), lit(32 * m));
+    NodePtr at = m ? bin("^", var("combine_word"), lit(outSwz.word(32 * m))) : var("combine_word");
     loop.push_back(exprStmt(
         call("wf_radix2", {index(var("stage"), at), index(var("stage"), bin("+", at, lit(kHalf))), var("tw_re"),
                            var("tw_im"), flit(std::cos(angle)), flit(spec.sign * std::sin(angle))})));
   }
   loop.push_back(pairSync());
   loop.push_back(note("Store the row: each warp its half, 16-byte vectors."));
-  loop.push_back(exprStmt(call(fmt::format("wf_warp_store16<{}, {}>", kHalf, opt.streaming),
+  loop.push_back(exprStmt(call(outSwz.empty() ? fmt::format("wf_warp_store16<{}, {}>", kHalf, opt.streaming)
+                                              : fmt::format("wf_warp_store16_swizzled<{}, {}, {}>", kHalf,
+                                                            opt.streaming, outSwz.helperType()),
                                {bin("+", var("y_ptr"), bin("*", var("part"), lit(kHalf))),
                                 bin("+", var("stage"), bin("*", var("part"), lit(kHalf))), var("lane")})));
   loop.push_back(assign(var("buf"), lit(1), "^="));
