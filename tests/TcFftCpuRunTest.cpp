@@ -254,6 +254,11 @@ TEST(TcFftCpuRun, TwoWarpsPerFft4096) {
       const std::string& text = plan.sources.front().text;
       ASSERT_NE(text.find("wf_named_barrier<64>(pair_barrier)"), std::string::npos) << "not the two-warp kernel";
       EXPECT_EQ(plan.kernels.front().blockX, 64 * kTcFftPairsPerBlock);
+      EXPECT_NE(text.find("wf_warp_load16_async_swizzled<"), std::string::npos) << "the row buffer is swizzled";
+      if (nIn == 4096 && sign == 1) {  // verify and explain say what emit gives
+        EXPECT_NE(fs->explain({}).find("Emitted as two warps per FFT"), std::string::npos);
+        EXPECT_EQ(fs->verify().counts["warps_per_fft"], 2);
+      }
       if (sign == 1)
         for (const char* arch : {"sm_80", "sm_90"}) {
           CompileResult r = compileWithReport(text, plan.specName, arch);
