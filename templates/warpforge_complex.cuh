@@ -30,6 +30,17 @@ __device__ __forceinline__ void wf_cmul_f32(wf_u32& re, wf_u32& im, float xr0, f
   im = wf_pack(fmaf(e_r.x, xi0, e_i.x * xr0), fmaf(e_r.y, xi1, e_i.y * xr1));
 }
 
+// The radix-2 butterfly that joins two half-length FFTs (decimation in time), in f32: (e, o) <- (e + t o, e - t o)
+// with the twiddle t = a b (complex, a = (ar, ai), b = (br, bi)), each word one __half2 complex value (re = low
+// half); the results are rounded to f16 once.
+__device__ __forceinline__ void wf_radix2(wf_u32& e, wf_u32& o, float ar, float ai, float br, float bi) {
+  const float tr = ar * br - ai * bi, ti = ar * bi + ai * br;
+  const float2 x = __half22float2(wf_as_h2(e)), y = __half22float2(wf_as_h2(o));
+  const float pr = tr * y.x - ti * y.y, pi = tr * y.y + ti * y.x;
+  e = wf_pack(x.x + pr, x.y + pi);
+  o = wf_pack(x.x - pr, x.y - pi);
+}
+
 // cos and sin of sign * 2 pi m / n for integer m (exact argument reduction).
 __device__ __forceinline__ void wf_phase(int m, int n, int sign, float& c, float& s) {
   sincospif(2.0f * static_cast<float>(m & (n - 1)) / static_cast<float>(n), &s, &c);

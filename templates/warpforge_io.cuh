@@ -66,6 +66,10 @@ template <int kWords>
 __device__ __forceinline__ void wf_warp_load16_async(wf_u32* stage, const wf_u32* __restrict__ src, int lane) {
   wf_warp_load16_async_swizzled<kWords, wf_swizzle<-1, -1, -1, -1, -1, -1> >(stage, src, lane);
 }
+// Named barrier `id` (1..15; 0 is __syncthreads) of kThreads threads (whole warps): the warps of one FFT meet, their
+// shared-memory writes before it visible to each other after it.
+template <int kThreads>
+__device__ __forceinline__ void wf_named_barrier(int id) { asm volatile("bar.sync %0, %1;" ::"r"(id), "n"(kThreads) : "memory"); }
 __device__ __forceinline__ void wf_cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 // Waits until at most kPending of this thread's committed groups are in flight.
 template <int kPending>

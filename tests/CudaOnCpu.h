@@ -1,13 +1,14 @@
 #pragma once
 // Generated CUDA run as C++ on the CPU, one std::thread per CUDA thread, blocks one after another: the test
 // families' way to run a plan's own kernels against the CPU reference without a GPU. The shim defines what the
-// kernels use (thread indices, __syncthreads as a barrier, shared arrays as statics, atomics), and emulates the
-// warp-wide instructions as the PTX ISA defines them (each lane posts its registers, the warp meets, each lane reads
-// what it needs): __shfl_xor_sync, __reduce_add_sync, ldmatrix .x4, mma.sync m16n8k8 tf32, m16n8k16 f16 and m16n8k32
-// s8; and the asynchronous ones per thread at the latest moment the hardware may complete them: cp.async (the shared
-// destination written at the wait) and wgmma m64nNk32 s8 / m64nNk16 f16 from shared-memory descriptors (results at the
-// wait; operands or accumulators changed in flight are reported as hazards, which fail the run).
-// Inline PTX left in a kernel is an error: the caller replaces each helper's body with the shim's function.
+// kernels use (thread indices, __syncthreads and named barriers (bar.sync id, n: wf_bar_sync) as barriers, shared
+// arrays as statics, atomics), and emulates the warp-wide instructions as the PTX ISA defines them (each lane posts
+// its registers, the warp meets, each lane reads what it needs): __shfl_xor_sync, __reduce_add_sync, ldmatrix .x4,
+// mma.sync m16n8k8 tf32, m16n8k16 f16 and m16n8k32 s8; and the asynchronous ones per thread at the latest moment the
+// hardware may complete them: cp.async (the shared destination written at the wait) and wgmma m64nNk32 s8 / m64nNk16
+// f16 from shared-memory descriptors (results at the wait; operands or accumulators changed in flight are reported as
+// hazards, which fail the run). Inline PTX left in a kernel is an error: the caller replaces each helper's body with
+// the shim's function.
 #include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
@@ -75,6 +76,21 @@ extern "C" void wf_set(void* bar, void* warp, unsigned tx, unsigned bx, unsigned
   wf_bar = (std::barrier<>*)bar; wf_warp = (std::barrier<>*)warp; threadIdx.x = tx; blockIdx.x = bx; gridDim.x = gx; blockDim.x = bdx;
 }
 inline void __syncthreads() { wf_bar->arrive_and_wait(); }
+// bar.sync id, n: the n threads of named barrier id meet (id 0 is __syncthreads). One std::barrier per id, made by
+// its first arrival: blocks run one after another, so an id serves one block at a time.
+inline void wf_bar_sync(unsigned id, unsigned count) {
+  if (id == 0) return __syncthreads();
+  static std::mutex m;
+  static std::map<unsigned, std::unique_ptr<std::barrier<>>> bars;
+  std::barrier<>* b;
+  {
+    std::lock_guard<std::mutex> lock(m);
+    auto& slot = bars[id];
+    if (!slot) slot = std::make_unique<std::barrier<>>(count);
+    b = slot.get();
+  }
+  b->arrive_and_wait();
+}
 inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 // __syncthreads_or: every thread adds its flag, the block meets twice (read between the meetings; reset after).
 static std::atomic<int> wf_or_count{0};

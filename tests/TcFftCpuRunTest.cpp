@@ -16,6 +16,7 @@
 #include "generator/tc_fft/TcFftFamily.h"
 #include "generator/tc_fft/TcFftParser.h"
 #include "generator/tc_fft/TcFftEmitter.h"
+#include "generator/tc_fft/TcFftPairEmitter.h"
 #include "generator/tc_fft/PhasePlan.h"
 #include "generator/tc_fft/TcFftLaunch.h"
 #include "generator/tc_fft/Synthesizer.h"
@@ -62,6 +63,7 @@ inline __half2 __hmul2(__half2 a, __half2 b) { return wf_h2(wf_h2d(a.x) * wf_h2d
 inline __half2 __hfma2(__half2 a, __half2 b, __half2 c) {
   return wf_h2(wf_h2d(a.x) * wf_h2d(b.x) + wf_h2d(c.x), wf_h2d(a.y) * wf_h2d(b.y) + wf_h2d(c.y));
 }
+inline float2 __half22float2(__half2 a) { return {(float)wf_h2d(a.x), (float)wf_h2d(a.y)}; }
 inline __half2 __hneg2(__half2 a) { return {(unsigned short)(a.x ^ 0x8000), (unsigned short)(a.y ^ 0x8000)}; }
 inline void __syncwarp() { wf_warp->arrive_and_wait(); }
 inline unsigned __shfl_xor_sync(unsigned, unsigned v, int mask) {
@@ -146,7 +148,12 @@ const std::vector<std::pair<std::string, std::string>> kHostHelpers = {
      "lane), 16, true); }"},
     {"wf_cp_async_commit", "__device__ __forceinline__ void wf_cp_async_commit() { wf_cp_commit(); }"},
     {"wf_cp_async_wait",
-     "template <int kPending> __device__ __forceinline__ void wf_cp_async_wait() { wf_cp_wait(kPending); }"}};
+     "template <int kPending> __device__ __forceinline__ void wf_cp_async_wait() { wf_cp_wait(kPending); }"},
+    // Last: a one-line replacement starting with `template` must not sit above a helper still to be replaced
+    // (replaceHelper takes a `template` line above a definition as the definition's).
+    {"wf_named_barrier",
+     "template <int kThreads> __device__ __forceinline__ void wf_named_barrier(int id) { wf_bar_sync(id, kThreads); "
+     "}"}};
 
 // The definition of device helper `name` in `text` (from its `template` line, if any, to its closing brace), replaced.
 bool replaceHelper(std::string& text, const std::string& name, const std::string& with) {
@@ -238,19 +245,59 @@ TEST(TcFftCpuRun, CatchesAMutatedKernel) {
                               {}, {{"input_distance", 64}, {"output_distance", 64}});
 }
 
-// 4096 points: 128 data registers leave no room for every phase register, so the phases past the budget go to the
-// shared table (PhasePlan.h) and are read at use; the kernel still matches FFTW. CHIME's stay in registers.
+// 4096 points in one warp: 128 data registers leave no room for every phase register, so the phases past the budget go
+// to the shared table (PhasePlan.h) and are read at use; the kernel still matches FFTW. CHIME's stay in registers.
 TEST(TcFftCpuRun, PhasesOverTheRegisterBudgetComeFromTheSharedTable) {
   if (!haveCompiler()) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
   {
     LayoutProgram chime = parseTcFftSpecFile(test::sourcePath(test::kChimeSpec));
     EXPECT_EQ(PhasePlan(chime, true).registersTabled(), 0);
   }
+  // The one-warp kernel (`emit` gives the two-warp one at 4096 points; bench times this one as a variant).
   auto fs = tcFftFamily().parse(Json::parse(sizeSpec(4096, 4096, -1)), "cpu.json");
-  LaunchPlan plan = fs->emit({}).plan;
+  const LayoutProgram program = parseTcFftSpecText(sizeSpec(4096, 4096, -1), "cpu.json");
+  const Plan oneWarp = Verifier().verify(program);  // refers to program
+  LaunchPlan plan = tcFftLaunchPlan(emitTcFft(oneWarp, defaultEmitOptions(program)), {});
   ASSERT_NE(plan.sources.front().text.find("phase_table["), std::string::npos)
       << "4096 points should read phases from the table";
   runOnCpu(*fs, plan, 1, 4096, "4096 -> 4096 sign -1, phases from the shared table");
+}
+
+// n_out = 4096 as two warps per FFT (TcFftPairEmitter.h): what `emit` gives, on the CPU against FFTW at both signs,
+// unpadded and 8x padded, with an odd batch (the last block's second pair has no FFT); NVRTC compiles it for sm_80 and
+// sm_90 without spills; a wrong combine twiddle is caught.
+TEST(TcFftCpuRun, TwoWarpsPerFft4096) {
+  if (!haveCompiler()) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  for (const int nIn : {4096, 512})
+    for (const int sign : {1, -1}) {
+      auto fs = tcFftFamily().parse(Json::parse(sizeSpec(nIn, 4096, sign)), "cpu.json");
+      LaunchPlan plan = fs->emit({}).plan;
+      const std::string& text = plan.sources.front().text;
+      ASSERT_NE(text.find("wf_named_barrier<64>(pair_barrier)"), std::string::npos) << "not the two-warp kernel";
+      EXPECT_EQ(plan.kernels.front().blockX, 64 * kTcFftPairsPerBlock);
+      EXPECT_NE(text.find("wf_warp_load16_async_swizzled<"), std::string::npos) << "the row buffer is swizzled";
+      if (nIn == 4096 && sign == 1) {  // verify and explain say what emit gives
+        EXPECT_NE(fs->explain({}).find("Emitted as two warps per FFT"), std::string::npos);
+        EXPECT_EQ(fs->verify().counts["warps_per_fft"], 2);
+      }
+      if (sign == 1)
+        for (const char* arch : {"sm_80", "sm_90"}) {
+          CompileResult r = compileWithReport(text, plan.specName, arch);
+          EXPECT_GT(r.cubin.size(), 0u) << nIn << " " << arch;
+          EXPECT_EQ(r.spillStoreBytes, 0) << nIn << " " << arch;
+          std::printf("[tc_fft-cpu] %d -> 4096 two warps, %s: %d registers, %d spill bytes\n", nIn, arch, r.registers,
+                      r.spillStoreBytes);
+        }
+      runOnCpu(*fs, plan, 3, 4096 + nIn + sign,
+               fmt::format("{} -> 4096 sign {:+d}, two warps per FFT, batch 3", nIn, sign));
+      if (nIn == 512 && sign == -1) {
+        for (auto& src : plan.sources) src.text = hostSource(src.text);
+        test::expectMutationsCaught(*fs, plan,
+                                    {{"the combine's twiddle sign flipped", "wf_phase(combine_offset, 4096, -1,",
+                                      "wf_phase(combine_offset, 4096, 1,"}},
+                                    11, "tc_fft-cpu", {}, {{"input_distance", 512}, {"output_distance", 4096}});
+      }
+    }
 }
 
 // Every staged I/O scheme of a whole-row kernel on the CPU: swizzled and plain slices, synchronous copies, the cp.async

@@ -7,7 +7,8 @@
 
 namespace warpforge {
 
-std::vector<BenchVariant> tcFftBenchVariants(const Plan& plan, TcFftDistances d) {
+std::vector<BenchVariant> tcFftBenchVariants(const Plan& plan, TcFftDistances d, bool oneWarpVariants) {
+  const std::string prefix = oneWarpVariants ? "one warp per FFT, " : "";
   // EmitOptions: packedPhases, inRegisterBenchmark, prefetch, staged, streaming, asyncCopy, swizzledStage.
   const std::vector<std::pair<std::string, EmitOptions>> options = {
       {"packed, staged, cp.async double buffer", EmitOptions{true, false, false, true, true, true}},
@@ -28,7 +29,7 @@ std::vector<BenchVariant> tcFftBenchVariants(const Plan& plan, TcFftDistances d)
     if (rows && (o.asyncCopy || !o.staged || !o.streaming || !o.swizzledStage || o.packedPhases)) continue;
     if (o.staged && o.asyncCopy && stagedSharedBytes(*plan.spec, true) > kMaxAsyncSharedBytes)
       continue;  // two staging buffers do not fit
-    out.push_back({name, Generated{tcFftLaunchPlan(emitTcFft(plan, o), d)}, 0, 0});
+    out.push_back({prefix + name, Generated{tcFftLaunchPlan(emitTcFft(plan, o), d)}, 0, 0});
   }
   // The same design with the other accumulation (f32 accumulators beside an f16 spec, f16 beside an f32 one), with
   // the default emit options: what accumulating in f32 costs.
@@ -41,7 +42,7 @@ std::vector<BenchVariant> tcFftBenchVariants(const Plan& plan, TcFftDistances d)
   }
   // Load once, repeat the steps in registers, store once: the compute rate without DRAM.
   // batch 0: one full wave of resident warps is a device property; the bench chooses it.
-  out.push_back({"in-register (steps repeated on resident data)",
+  out.push_back({prefix + "in-register (steps repeated on resident data)",
                  Generated{tcFftLaunchPlan(emitTcFft(plan, EmitOptions{true, true, false, false}), d)}, 0,
                  kInRegisterRepeats});
   return out;

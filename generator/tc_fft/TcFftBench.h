@@ -13,8 +13,9 @@ namespace warpforge {
 
 constexpr int kInRegisterRepeats = 64;
 
-// The emitter variants (not the default, which is the spec's own emit), then the in-register kernel.
-std::vector<BenchVariant> tcFftBenchVariants(const Plan& plan, TcFftDistances distances);
+// The emitter variants (not the default, which is the spec's own emit), then the in-register kernel. `oneWarpVariants`:
+// the default is the two-warp kernel (TcFftPairEmitter.h), so every variant's name says it is one warp per FFT.
+std::vector<BenchVariant> tcFftBenchVariants(const Plan& plan, TcFftDistances distances, bool oneWarpVariants = false);
 
 // `inRegisterMs` for `ffts` FFTs x `repeats`: SM-cycles per FFT at the max clock, against the model.
 std::string tcFftInRegisterNote(const Plan& plan, double inRegisterMs, long long ffts, int repeats, double clockKHz,

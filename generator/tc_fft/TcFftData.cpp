@@ -82,7 +82,7 @@ TestData tcFftRandomInputs(const LayoutProgram& p, long long inputDistance, long
 }
 
 Check tcFftCheck(const LayoutProgram& p, const TestData& data,
-                 const std::map<std::string, std::vector<unsigned char>>& outputs, long long batch) {
+                 const std::map<std::string, std::vector<unsigned char>>& outputs, long long batch, double bound) {
   const TcFftTestData& t = logicalOf(data);
   const auto& outBytes = outputs.at("output");
   if (batch < 1 || outBytes.size() % (4 * batch) || static_cast<long long>(outBytes.size() / (4 * batch)) < p.nOut)
@@ -107,7 +107,7 @@ Check tcFftCheck(const LayoutProgram& p, const TestData& data,
   c.checked = static_cast<long long>(which.size());
   c.unwritten = poison + nonFinite + padding;
   c.error = maxError(p, in, t.inputDistance, out, outDist, which);
-  c.bound = tcFftErrorBound(p);
+  c.bound = bound > 0 ? bound : tcFftErrorBound(p);
   c.detail = fmt::format(
       "{:.2e} = max over {} FFTs of ||y - ref|| / ||ref||, ref = a double-precision FFT of the f16 inputs (distances "
       "{}, {}); "

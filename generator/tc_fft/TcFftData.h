@@ -23,8 +23,9 @@ TestData tcFftRandomInputs(const LayoutProgram& p, long long inputDistance, long
 
 // Every FFT when batch <= 4096, else the first, the last and 4096 sampled. The output
 // distance is read from the size of outputs["output"] (whatever the run's parameter was).
+// `bound`: the error bound of the kernel that ran (0: tcFftErrorBound(p), the bound of p's own program).
 Check tcFftCheck(const LayoutProgram& p, const TestData& data,
-                 const std::map<std::string, std::vector<unsigned char>>& outputs, long long batch);
+                 const std::map<std::string, std::vector<unsigned char>>& outputs, long long batch, double bound = 0);
 
 // The bound on ||y - ref|| / ||ref|| for f16 inputs in [-1, 1]: first-order f16 rounding of every step (TcFftData.cpp),
 // so it grows with the number of steps and the bits each MMA sums.

@@ -1,5 +1,7 @@
 #include "generator/tc_fft/TcFftFamily.h"
 
+#include <algorithm>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 
@@ -9,6 +11,7 @@
 #include "generator/tc_fft/TcFftBench.h"
 #include "generator/tc_fft/TcFftData.h"
 #include "generator/tc_fft/TcFftEmitter.h"
+#include "generator/tc_fft/TcFftPairEmitter.h"
 #include "generator/tc_fft/TcFftParser.h"
 #include "generator/tc_fft/TcFftSpecJson.h"
 #include "generator/tc_fft/SynthesisReport.h"
@@ -60,18 +63,26 @@ class TcFftSpec final : public FamilySpec, public BenchFacet, public EmulateFace
     }
     r.text += accumulationLine();
     r.warnings = p.warnings;
+    if (tcFftPairApplies(program_)) {
+      r.text += pairNote();
+      r.counts["warps_per_fft"] = 2;
+      r.counts["emitted_error_bound"] = tcFftPairErrorBound(pair());
+    }
     return r;
   }
 
   std::string explain(const EmitTarget&) const override {
     std::string out;
     if (synthesis_) out = formatSynthesis(*synthesis_) + "\n";
-    return out + formatExplain(emittablePlan()) + accumulationLine();
+    out += formatExplain(emittablePlan()) + accumulationLine();
+    return tcFftPairApplies(program_) ? out + pairNote() : out;
   }
 
   // The kernel is the same for every arch (min sm_80); the target only names the device.
   Generated emit(const EmitTarget&) const override {
-    return Generated{tcFftLaunchPlan(emitTcFft(emittablePlan(), defaultEmitOptions(program_)), distances_)};
+    const Plan& p = emittablePlan();
+    if (tcFftPairApplies(program_)) return Generated{tcFftLaunchPlan(emitTcFftPair(program_, pair()), distances_)};
+    return Generated{tcFftLaunchPlan(emitTcFft(p, defaultEmitOptions(program_)), distances_)};
   }
 
   TestData randomInputs(long long batch, std::uint64_t seed) const override {
@@ -79,12 +90,16 @@ class TcFftSpec final : public FamilySpec, public BenchFacet, public EmulateFace
   }
   Check check(const TestData& data, const std::map<std::string, std::vector<unsigned char>>& outputs,
               long long batch) const override {
-    return tcFftCheck(program_, data, outputs, batch);
+    // The emitted kernel's bound: the pair kernel's where `emit` uses it (its bound may exceed the one-warp design's).
+    return tcFftCheck(program_, data, outputs, batch,
+                      tcFftPairApplies(program_) ? std::max(tcFftErrorBound(program_), tcFftPairErrorBound(pair()))
+                                                 : 0);
   }
   std::optional<BaselineRequest> baseline() const override { return tcFftBaseline(program_); }
 
   std::vector<BenchVariant> benchVariants(const EmitTarget&) const override {
-    return tcFftBenchVariants(emittablePlan(), distances_);
+    // With the pair kernel as the default, the variants are the one-warp kernels (TcFftBench.cpp names them so).
+    return tcFftBenchVariants(emittablePlan(), distances_, tcFftPairApplies(program_));
   }
   // The bench passes no variant's batch, so the measured SM-cycles/FFT are the bench's (rows with repeats);
   // the note sets them against the model. tcFftInRegisterNote formats the whole line where the batch is known.
@@ -118,6 +133,19 @@ class TcFftSpec final : public FamilySpec, public BenchFacet, public EmulateFace
     return plan_;
   }
 
+  // The half-length design of the two-warp kernel, synthesized and verified on first use.
+  const TcFftPairDesign& pair() const {
+    if (!pair_) pair_ = tcFftPairDesign(program_);
+    return *pair_;
+  }
+  std::string pairNote() const {
+    return fmt::format(
+        "Emitted as two warps per FFT: each warp transforms one polyphase half x[2 i + w] (w0 = n0) with the verified "
+        "{} -> 2048 design; one exchange through shared memory and a radix-2 combine in f32 move w0 to q11 (emitted "
+        "error bound {:.2e}). The plan above is the one-warp program, which bench times as a variant.\n",
+        program_.nIn / 2, tcFftPairErrorBound(pair()));
+  }
+
   // verify's promise: what it accepts, emit can emit (a form error, with the JSON path).
   const Plan& emittablePlan() const {
     const Plan& p = plan();
@@ -131,6 +159,7 @@ class TcFftSpec final : public FamilySpec, public BenchFacet, public EmulateFace
   std::string inconsistent_;  // the VerifyError's issue list, one "file: path: message" per line
   std::vector<InconsistentSpec::Issue> issues_;
   TcFftDistances distances_;
+  mutable std::unique_ptr<TcFftPairDesign> pair_;
 };
 
 class TcFftFamily final : public Family {

@@ -35,7 +35,7 @@ long long regOffset(const Layout& l, const IoPlan& p, int r) {
     if (e.logical[0] == p.letter) {
       const int k = indexOf(e.logical);
       if (k >= p.logReal) return -1;
-      off |= 1LL << k;
+      off |= 1LL << (k + p.indexShift);
     } else if (e.logical[0] == 'f') {
       off += p.fStride << indexOf(e.logical);
     }
@@ -45,15 +45,16 @@ long long regOffset(const Layout& l, const IoPlan& p, int r) {
 
 }  // namespace
 
-IoPlan ioPlan(const Layout& l, char letter, int logReal, long long fStride) {
+IoPlan ioPlan(const Layout& l, char letter, int logReal, long long fStride, int indexShift) {
   IoPlan p;
   p.letter = letter;
   p.logReal = logReal;
   p.fStride = fStride;
+  p.indexShift = indexShift;
   if (*l.logicalAt({PhysKind::B, 0}) != "ReIm")
     throw std::runtime_error(fmt::format("tc_fft emitter: global load/store needs b0 <-> ReIm in the {} layout '{}'",
                                          letter == 'n' ? "input" : "output", l.str()));
-  while (p.vecBits < 2 && p.vecBits < logReal) {
+  while (indexShift == 0 && p.vecBits < 2 && p.vecBits < logReal) {
     auto ph = l.physOf(fmt::format("{}{}", letter, p.vecBits));
     if (!ph || ph->kind != PhysKind::R) break;
     p.vecRegBit.push_back(ph->index);
@@ -62,7 +63,7 @@ IoPlan ioPlan(const Layout& l, char letter, int logReal, long long fStride) {
   NodePtr off = lit(0);
   for (int k = 0; k < logReal; ++k) {
     auto ph = l.physOf(fmt::format("{}{}", letter, k));
-    if (ph->kind == PhysKind::T) off = bin("+", off, bin("<<", laneBit(ph->index), lit(k)));
+    if (ph && ph->kind == PhysKind::T) off = bin("+", off, bin("<<", laneBit(ph->index), lit(k + indexShift)));
   }
   for (const auto& e : l.entries()) {
     if (e.phys.kind != PhysKind::T) continue;

@@ -20,10 +20,13 @@ struct IoPlan {
   std::vector<int> vecRegBit;  // register bit of index bit 0, 1, ...
   ast::NodePtr laneOffset;     // element offset contributed by lane bits
   int padLaneMask = 0;         // lanes with any of these bits set hold zero padding
+  int indexShift = 0;          // index bit k addresses element bit k + indexShift (a polyphase part's elements)
 };
 
-// `logReal`: log2 of the elements one FFT has in memory (n_in or n_out).
-IoPlan ioPlan(const Layout& l, char letter, int logReal, long long fStride);
+// `logReal`: log2 of the elements one FFT has in memory (n_in or n_out). `indexShift` > 0: index i of the layout is
+// element i << indexShift (every 2^indexShift-th element: one polyphase part, whose phase the caller adds to the lane
+// offset); such accesses are single words.
+IoPlan ioPlan(const Layout& l, char letter, int logReal, long long fStride, int indexShift = 0);
 
 // Loads (or stores) every register of `array` from/to `ptr` + `laneVar` + each register's offset; registers of zero
 // padding get 0 and lanes of it (`validVar`: a bool per lane) read 0 instead of memory.
