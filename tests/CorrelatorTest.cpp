@@ -508,19 +508,24 @@ TEST(CorrelatorKernels, MmaSyncPlanRunsOnTheCpuAndMatchesTheExactReference) {
 
 // The reduce kernel and its bench variants (twice the visibilities per thread, the grid capped at the resident blocks,
 // the previous kernel with the decode by its stores and right after the loads) on the CPU behind the mma.sync correlate
-// kernel: batch 2, missing receivers, saturation, the accumulators left zero (seeds 7072 and 7073: receivers flagged
-// missing, so the decode runs); two polarizations (a baseline decoded once per 4 lanes) and one (once per visibility).
+// kernel: batch 2, missing receivers, saturation, the accumulators left zero (seeds with receivers flagged missing, so
+// the decode runs); two polarizations (a baseline decoded once per 4 lanes), one (once per visibility), f32.
 TEST(CorrelatorKernels, ReduceVariantsRunOnTheCpuAndMatchTheExactReference) {
   if (std::system("c++ --version > /dev/null 2>&1") != 0)
     GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
-  for (int pols : {2, 1}) {
+  struct Case {
+    const char* type;
+    int pols, variants;
+    std::uint64_t seed;
+  };
+  for (const Case& c : {Case{"ci8", 2, 5, 7072}, Case{"ci8", 1, 1, 7073}, Case{"cf16", 2, 1, 7072}}) {
     const std::string json = fmt::format(
         R"({{"name": "cpu_rv", "family": "correlator", "receivers": 9, "polarizations": {}, "channels": 3, "samples_per_call": 64,
-        "sample_type": "ci8", "input": {{"layout": "tcc"}}, "conjugate": "r1", "polarization_order": "r2_r1"}})",
-        pols);
+        "sample_type": "{}", "input": {{"layout": "tcc"}}, "conjugate": "r1", "polarization_order": "r2_r1"}})",
+        c.pols, c.type);
     auto fs = correlatorFamily().parse(parseJsonText(json, "cpu.json"), "cpu.json");
     const CorrelatorSpec s = spec(json);
-    for (int variant = 0; variant < (pols == 2 ? 5 : 1); ++variant) {
+    for (int variant = 0; variant < c.variants; ++variant) {
       CorrelatorKernels k = emitCorrelator(s);
       if (variant == 1) k.reduceUnroll = 2 * kReduceUnroll;
       if (variant == 1) k.reduceSource = emitReduce(s, k.reduceName, k.reduceThreads, k.reduceUnroll);
@@ -529,7 +534,7 @@ TEST(CorrelatorKernels, ReduceVariantsRunOnTheCpuAndMatchTheExactReference) {
       LaunchPlan plan = correlatorLaunchPlan(s, k);
       if (variant == 2) plan.kernels.back().grid.capAtResident = true;
       const char* names[] = {"reduce", "reduce x2", "reduce capped", "previous reduce", "previous reduce decode first"};
-      runCorrelatorPlanOnCpu(*fs, plan, 2, pols == 2 ? 7072 : 7073, fmt::format("{}, {} pol", names[variant], pols));
+      runCorrelatorPlanOnCpu(*fs, plan, 2, c.seed, fmt::format("{}, {} {} pol", names[variant], c.type, c.pols));
     }
   }
 }
