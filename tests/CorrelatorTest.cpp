@@ -539,6 +539,27 @@ TEST(CorrelatorKernels, ReduceVariantsRunOnTheCpuAndMatchTheExactReference) {
   }
 }
 
+// The reduce kernel's baseline decode (the emitted expression: float estimate, one correction step each way) is exact
+// at every row boundary of the largest triangle (R = 16384) with the reciprocal square root off by +-2^-21 relative
+// (MUFU.RSQ is within ~2^-22.9), where a missing correction step would be off.
+TEST(CorrelatorKernels, ReduceBaselineDecodeIsExactUnderTheRsqrtError) {
+  for (double err : {-0x1p-21, 0.0, 0x1p-21})
+    for (unsigned row = 0; row < 16384; ++row)
+      for (int d : {-1, 0, 1, static_cast<int>(row)}) {
+        const long long b = static_cast<long long>(row) * (row + 1) / 2 + d;
+        if (b < 0 || b >= 16384LL * 16385 / 2) continue;
+        const unsigned bl = static_cast<unsigned>(b);
+        const float xq = 8.0f * static_cast<float>(bl) + 1.0f;
+        const float rsq = static_cast<float>((1.0 + err) / std::sqrt(static_cast<double>(xq)));
+        unsigned r2 = static_cast<unsigned>((xq * rsq - 1.0f) * 0.5f);
+        r2 -= static_cast<unsigned>(r2 * (r2 + 1) / 2 > bl);
+        r2 += static_cast<unsigned>((r2 + 1) * (r2 + 2) / 2 <= bl);
+        const unsigned want = d < 0 ? row - 1 : d <= static_cast<int>(row) ? row : row + 1;
+        ASSERT_EQ(r2, want) << "bl " << bl << " err " << err;
+        ASSERT_LE(bl - r2 * (r2 + 1) / 2, r2);
+      }
+}
+
 // The reduce kernel's own statements each matter: a wrong baseline decode (the lane that decoded a visibility's
 // baseline, the group of lanes, the first receiver), a missing reset (of the first batch entry and of the later ones)
 // and a wrong saturation count (missing baselines counted, the imaginary part ignored) each fail the CPU run.

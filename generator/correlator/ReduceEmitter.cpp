@@ -301,8 +301,9 @@ std::string emitReduce(const CorrelatorSpec& s, const std::string& name, int thr
       const std::string J = std::to_string(j);
       NodePtr u = PP == 1 ? std::move(w) : bin(PP == 4 ? ">>" : "/", std::move(w), lit(PP == 4 ? 2 : PP));
       dec.push_back(decl("const " + rT, "bl" + J, cast(rT, bin("%", std::move(u), cast(idxT, lit(B))))));
-      // r2 = floor((sqrt(8 bl + 1) - 1) / 2): the float estimate is within one of it (relative error ~2^-22 on a
-      // value below 2^18), so one correction step each way makes it exact.
+      // r2 = floor((sqrt(8 bl + 1) - 1) / 2): the float estimate (MUFU.RSQ's relative error ~2^-22.9, sqrt(8 bl + 1)
+      // below 2^15 for R <= 16384) is within one of it, so one correction step each way makes it exact
+      // (tests/CorrelatorTest.cpp: ReduceBaselineDecodeIsExactUnderTheRsqrtError).
       dec.push_back(
           decl("const float", "xq" + J, bin("+", bin("*", flit(8.0), cast("float", var("bl" + J))), flit(1.0))));
       dec.push_back(
