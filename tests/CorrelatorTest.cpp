@@ -387,6 +387,11 @@ TEST(CorrelatorKernels, ReduceIsAStreamingGridStrideKernel) {
   EXPECT_NE(k.reduceSource.find("__reduce_add_sync"), std::string::npos);
   EXPECT_NE(k.reduceSource.find("__syncthreads_or"), std::string::npos);
   EXPECT_EQ(k.reduceSource.find("long long bl"), std::string::npos);
+  // The sweep's four loads are issued before the flags are staged; one baseline decode per thread (4 lanes share a
+  // baseline), its flag handed over by shuffles.
+  EXPECT_LT(k.reduceSource.find("__ldcs(a0 + v3)"), k.reduceSource.find("__ldg(missing + r)"));
+  EXPECT_EQ(k.reduceSource.find("rsqrtf"), k.reduceSource.rfind("rsqrtf"));
+  EXPECT_NE(k.reduceSource.find("__shfl_sync(0xffffffffu, m0, (int)(threadIdx.x & 28 | 3))"), std::string::npos);
   EXPECT_EQ(reduceBytes(s, 1), s.visibilities() * 40);
   for (const char* arch : {"sm_80", "sm_90"}) {
     const CompileResult c = compileWithReport(k.reduceSource, "reduce", arch);
@@ -395,15 +400,14 @@ TEST(CorrelatorKernels, ReduceIsAStreamingGridStrideKernel) {
     EXPECT_EQ(c.spillStoreBytes, 0);
     EXPECT_EQ(c.stackFrameBytes, 0);
   }
-  // The bench's variants: twice the visibilities per thread, the decode while the loads are in flight.
+  // The bench's variants: twice the visibilities per thread, and the previous kernel.
   for (int variant = 0; variant < 2; ++variant) {
-    const CompileResult c = compileWithReport(emitReduce(s, "reduce", k.reduceThreads,
-                                                         variant == 0 ? 2 * kReduceUnroll : kReduceUnroll,
-                                                         variant == 1),
+    const CompileResult c = compileWithReport(variant == 0 ? emitReduce(s, "reduce", k.reduceThreads, 2 * kReduceUnroll)
+                                                           : emitReducePrevious(s, "reduce", k.reduceThreads),
                                               "reduce", "sm_90");
     std::printf("[nvrtc] reduce R=576 sm_90 variant %d: %d registers, spill stores %d B\n", variant, c.registers,
                 c.spillStoreBytes);
-    EXPECT_LE(c.registers, 64);
+    EXPECT_LE(c.registers, variant == 0 ? 128 : 64);  // twice the visibilities: __launch_bounds__(256, 2)
     EXPECT_EQ(c.spillStoreBytes, 0);
     EXPECT_EQ(c.stackFrameBytes, 0);
   }
@@ -523,28 +527,85 @@ TEST(CorrelatorKernels, MmaSyncPlanRunsOnTheCpuAndMatchesTheExactReference) {
   }
 }
 
-// The reduce kernel's bench variants (twice the visibilities per thread, the decode while the loads are in flight, the
-// grid capped at the resident blocks) on the CPU behind the mma.sync correlate kernel: batch 2, missing receivers,
-// saturation, the accumulators left zero (seed 7072: receivers flagged missing, so the decode runs).
+// The reduce kernel and its bench variants (twice the visibilities per thread, the grid capped at the resident blocks,
+// the previous kernel with the decode by its stores and right after the loads) on the CPU behind the mma.sync correlate
+// kernel: batch 2, missing receivers, saturation, the accumulators left zero (seeds with receivers flagged missing, so
+// the decode runs); two polarizations (a baseline decoded once per 4 lanes), one (once per visibility), f32.
 TEST(CorrelatorKernels, ReduceVariantsRunOnTheCpuAndMatchTheExactReference) {
   if (std::system("c++ --version > /dev/null 2>&1") != 0)
     GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  struct Case {
+    const char* type;
+    int pols, variants;
+    std::uint64_t seed;
+  };
+  for (const Case& c : {Case{"ci8", 2, 5, 7072}, Case{"ci8", 1, 1, 7073}, Case{"cf16", 2, 1, 7072}}) {
+    const std::string json = fmt::format(
+        R"({{"name": "cpu_rv", "family": "correlator", "receivers": 9, "polarizations": {}, "channels": 3, "samples_per_call": 64,
+        "sample_type": "{}", "input": {{"layout": "tcc"}}, "conjugate": "r1", "polarization_order": "r2_r1"}})",
+        c.pols, c.type);
+    auto fs = correlatorFamily().parse(parseJsonText(json, "cpu.json"), "cpu.json");
+    const CorrelatorSpec s = spec(json);
+    for (int variant = 0; variant < c.variants; ++variant) {
+      CorrelatorKernels k = emitCorrelator(s);
+      if (variant == 1) k.reduceUnroll = 2 * kReduceUnroll;
+      if (variant == 1) k.reduceSource = emitReduce(s, k.reduceName, k.reduceThreads, k.reduceUnroll);
+      if (variant >= 3)
+        k.reduceSource = emitReducePrevious(s, k.reduceName, k.reduceThreads, k.reduceUnroll, variant == 4);
+      LaunchPlan plan = correlatorLaunchPlan(s, k);
+      if (variant == 2) plan.kernels.back().grid.capAtResident = true;
+      const char* names[] = {"reduce", "reduce x2", "reduce capped", "previous reduce", "previous reduce decode first"};
+      runCorrelatorPlanOnCpu(*fs, plan, 2, c.seed, fmt::format("{}, {} {} pol", names[variant], c.type, c.pols));
+    }
+  }
+}
+
+// The reduce kernel's baseline decode (the emitted expression: float estimate, one correction step each way) is exact
+// at every row boundary of the largest triangle (R = 16384) with the reciprocal square root off by +-2^-21 relative
+// (MUFU.RSQ is within ~2^-22.9), where a missing correction step would be off.
+TEST(CorrelatorKernels, ReduceBaselineDecodeIsExactUnderTheRsqrtError) {
+  for (double err : {-0x1p-21, 0.0, 0x1p-21})
+    for (unsigned row = 0; row < 16384; ++row)
+      for (int d : {-1, 0, 1, static_cast<int>(row)}) {
+        const long long b = static_cast<long long>(row) * (row + 1) / 2 + d;
+        if (b < 0 || b >= 16384LL * 16385 / 2) continue;
+        const unsigned bl = static_cast<unsigned>(b);
+        const float xq = 8.0f * static_cast<float>(bl) + 1.0f;
+        const float rsq = static_cast<float>((1.0 + err) / std::sqrt(static_cast<double>(xq)));
+        unsigned r2 = static_cast<unsigned>((xq * rsq - 1.0f) * 0.5f);
+        r2 -= static_cast<unsigned>(r2 * (r2 + 1) / 2 > bl);
+        r2 += static_cast<unsigned>((r2 + 1) * (r2 + 2) / 2 <= bl);
+        const unsigned want = d < 0 ? row - 1 : d <= static_cast<int>(row) ? row : row + 1;
+        ASSERT_EQ(r2, want) << "bl " << bl << " err " << err;
+        ASSERT_LE(bl - r2 * (r2 + 1) / 2, r2);
+      }
+}
+
+// The reduce kernel's own statements each matter: a wrong baseline decode (the lane that decoded a visibility's
+// baseline, the group of lanes, the first receiver), a missing reset (of the first batch entry and of the later ones)
+// and a wrong saturation count (missing baselines counted, the imaginary part ignored) each fail the CPU run.
+TEST(CorrelatorKernels, ReduceCpuRunCatchesMutatedKernels) {
+  if (std::system("c++ --version > /dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
   const std::string json =
-      R"({"name": "cpu_rv", "family": "correlator", "receivers": 9, "polarizations": 2, "channels": 3, "samples_per_call": 64,
+      R"({"name": "cpu_rm", "family": "correlator", "receivers": 9, "polarizations": 2, "channels": 3, "samples_per_call": 64,
       "sample_type": "ci8", "input": {"layout": "tcc"}, "conjugate": "r1", "polarization_order": "r2_r1"})";
   auto fs = correlatorFamily().parse(parseJsonText(json, "cpu.json"), "cpu.json");
   const CorrelatorSpec s = spec(json);
-  for (int variant = 0; variant < 3; ++variant) {
-    CorrelatorKernels k = emitCorrelator(s);
-    if (variant == 0) k.reduceUnroll = 2 * kReduceUnroll;
-    k.reduceSource = emitReduce(s, k.reduceName, k.reduceThreads, k.reduceUnroll, variant == 1);
-    LaunchPlan plan = correlatorLaunchPlan(s, k);
-    if (variant == 2) plan.kernels.back().grid.capAtResident = true;
-    runCorrelatorPlanOnCpu(*fs, plan, 2, 7072,
-                           variant == 0   ? "reduce x2"
-                           : variant == 1 ? "reduce decode first"
-                                          : "reduce capped");
-  }
+  const LaunchPlan plan = correlatorLaunchPlan(s, emitCorrelator(s));
+  ASSERT_EQ(plan.kernels.back().source, 1);
+  const std::vector<std::array<std::string, 3>> mutations = {
+      {"the flag of visibility 1 from the lane that decoded visibility 2", "(int)(threadIdx.x & 28 | 1)",
+       "(int)(threadIdx.x & 28 | 2)"},
+      {"each lane decodes its own visibility 0 (no sharing)", "const unsigned q = threadIdx.x & 3;",
+       "const unsigned q = 0;"},
+      {"first receiver off by the row", "const unsigned r10 = bl0 - r20 * (r20 + 1) / 2;",
+       "const unsigned r10 = bl0 - r20 * (r20 - 1) / 2;"},
+      {"first batch entry not reset", "__stcs(a0 + v0, make_longlong2(0, 0));", ";"},
+      {"later batch entries not reset", "__stcs(a + v1, make_longlong2(0, 0));", ";"},
+      {"saturation counted on missing baselines too", "count += !absent", "count += 1 || !absent"},
+      {"saturation count ignores the imaginary part", "In && im", "In || false && im"}};
+  test::expectMutationsCaught(*fs, plan, mutations, 7072, "correlator-cpu", correlatorShim(), {{"dump", 1}}, 1);
 }
 
 // The sm_90 plan (wgmma m64nN from shared-memory descriptors, sm_90a code) on the CPU: the shim computes each

@@ -757,10 +757,10 @@ inline Check runPlanOnCpu(const FamilySpec& fs, const LaunchPlan& plan, long lon
 inline void expectMutationsCaught(const FamilySpec& fs, const LaunchPlan& plan,
                                   const std::vector<std::array<std::string, 3>>& mutations, std::uint64_t seed,
                                   const std::string& tag, const std::vector<std::pair<std::string, std::string>>& shim,
-                                  const std::map<std::string, long long>& params = {}) {
+                                  const std::map<std::string, long long>& params = {}, std::size_t source = 0) {
   for (const auto& [label, from, to] : mutations) {
     LaunchPlan m = plan;
-    std::string& text = m.sources.front().text;
+    std::string& text = m.sources.at(source).text;
     int replaced = 0;
     for (std::size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size(), ++replaced)
       text.replace(at, from.size(), to);

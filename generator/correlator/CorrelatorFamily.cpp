@@ -241,17 +241,16 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet {
       v.push_back(beforeVariant);
       return v;
     }
+    // The previous reduce kernel (flags staged before the loads, a decode per visibility), timed beside the default.
+    CorrelatorKernels prev = k;
+    prev.reduceSource = emitReducePrevious(s_, prev.reduceName, prev.reduceThreads, prev.reduceUnroll);
+    v.push_back({"reduce kernel only, previous kernel", Generated{correlatorLaunchPlan(s_, prev, true, false)}, 1, 0});
     // The reduce with twice the visibilities per thread and sweep (twice the loads in flight).
     CorrelatorKernels r8 = k;
     r8.reduceUnroll = 2 * kReduceUnroll;
     r8.reduceSource = emitReduce(s_, r8.reduceName, r8.reduceThreads, r8.reduceUnroll);
     v.push_back({"reduce kernel only, twice the visibilities per thread",
                  Generated{correlatorLaunchPlan(s_, r8, true, false)}, 1, 0});
-    // The reduce with the missing-receiver decode while the loads are in flight.
-    CorrelatorKernels early = k;
-    early.reduceSource = emitReduce(s_, early.reduceName, early.reduceThreads, early.reduceUnroll, true);
-    v.push_back({"reduce kernel only, decode while the loads are in flight",
-                 Generated{correlatorLaunchPlan(s_, early, true, false)}, 1, 0});
     // The reduce with its grid capped at the resident blocks (grid-stride over the sweeps).
     LaunchPlan capped = correlatorLaunchPlan(s_, k, true, false);
     capped.kernels.back().grid.capAtResident = true;

@@ -7,7 +7,8 @@
 #           ~40 s; "*": all, over 150 s): the timed pass below compiles nothing
 #   shapes  `warpforge bench` (correlate kernel alone, TCC's op count; its variants: the correlate kernel of the output
 #           "visibilities" (TCC's model), the other tile, the other transform, the path before the pipeline, the reduce
-#           and its variants, the copy ceiling) on TCC's seven configurations
+#           (GB/s and % of the copy ceiling) beside the previous reduce kernel and its variants, the copy ceiling) on
+#           TCC's seven configurations
 #           (WF_CONFIGS: "bits R C T;..." instead) and WF_RANDOM=N random 2-pol shapes (seed WF_SEED, printed), one after
 #           the other; then ASTRON's TCC (tcc_bench.py, best of 32/48/64 receivers per block) on the same shapes in one
 #           process
@@ -97,6 +98,11 @@ fi
 
 # Timed pass: ours shape by shape, then TCC on all shapes in one process.
 val() { grep -F "$2" "$1" | grep -oE "[0-9.]+ $3" | head -1; }
+# A reduce variant's GB/s (accumulators read and reset, visibilities written) and its share of the copy ceiling.
+red() {
+  local g=$(val $f "$1" 'GB/s' | grep -oE '^[0-9.]+')
+  [ -n "$g" ] && [ -n "${copy:-}" ] && awk -v g="$g" -v c="$copy" 'BEGIN { printf "%.1f GB/s (%.0f%% of the copy)", g, 100 * g / c }' || echo "${g:-?} GB/s"
+}
 tccArgs=()
 for cfg in "${shapes[@]}"; do
   set -- $cfg
@@ -110,7 +116,7 @@ for cfg in "${shapes[@]}"; do
     if [ "$out" = visibilities ]; then
       say "$1-bit R=$2 C=$3 T=$4, output visibilities: ours $(val $f 'correlate kernel only' TOPS) (other tile $(val $f 'the other tile' TOPS), other transform $(val $f 'the other transform' TOPS), before the pipeline $(val $f 'before the pipeline' TOPS)); check ${check:-?}"
     else
-      say "$1-bit R=$2 C=$3 T=$4: ours $(val $f 'correlate kernel only' TOPS), output visibilities $(val $f 'output visibilities' TOPS) (other tile $(val $f 'the other tile' TOPS), other transform $(val $f 'the other transform' TOPS), before the pipeline $(val $f 'before the pipeline' TOPS)); check ${check:-?}; reduce $(val $f 'reduce kernel only  ' 'GB/s') / x2 $(val $f 'twice the visibilities' 'GB/s') / capped $(val $f 'grid capped' 'GB/s') / decode first $(val $f 'decode while' 'GB/s') vs copy ${copy:-?} GB/s"
+      say "$1-bit R=$2 C=$3 T=$4: ours $(val $f 'correlate kernel only' TOPS), output visibilities $(val $f 'output visibilities' TOPS) (other tile $(val $f 'the other tile' TOPS), other transform $(val $f 'the other transform' TOPS), before the pipeline $(val $f 'before the pipeline' TOPS)); check ${check:-?}; reduce $(red 'reduce kernel only  ') / previous kernel $(red 'previous kernel') / x2 $(red 'twice the visibilities') / capped $(red 'grid capped') vs copy ${copy:-?} GB/s"
     fi
   done
   tccArgs+=("$1:$2:$3:$4")
