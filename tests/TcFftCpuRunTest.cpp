@@ -117,7 +117,6 @@ inline void wf_host_mma_f32(float& d0, float& d1, float& d2, float& d3, const un
   wf_host_mma_sums<K>(s, a, b);
   d0 = (float)s[0], d1 = (float)s[1], d2 = (float)s[2], d3 = (float)s[3];
 }
-inline float2 __half22float2(__half2 a) { return {(float)wf_h2d(a.x), (float)wf_h2d(a.y)}; }
 )";
 
 // The helpers' inline-PTX definitions, replaced by host ones (each must be present: a renamed helper fails the test).
