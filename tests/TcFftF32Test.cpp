@@ -137,10 +137,15 @@ TEST(TcFftF32, WrongFragmentsAndRegistersAreCaught) {
     const MmaShape* f32 = findMmaShape(st.spec->shape, "f16", "f32");
     const MmaShape* f16 = findMmaShape(st.spec->shape, "f16", "f16");
     ASSERT_TRUE(f32 && f16);
-    EXPECT_TRUE(checkMmaOperands(*f32, {A.name, &A.layout}, {B.name, &B.layout}, {C.name, &view}).ok());
-    EXPECT_FALSE(checkMmaOperands(*f16, {A.name, &A.layout}, {B.name, &B.layout}, {C.name, &view}).ok());
-    EXPECT_TRUE(checkMmaOperands(*f16, {A.name, &A.layout}, {B.name, &B.layout}, {C.name, &C.layout}).ok());
-    const MmaCheck wrong = checkMmaOperands(*f32, {A.name, &A.layout}, {B.name, &B.layout}, {C.name, &C.layout});
+    EXPECT_TRUE(
+        checkMmaOperands(*f32, {A.name, &A.layout, /*passThrough=*/true}, {B.name, &B.layout}, {C.name, &view}).ok());
+    EXPECT_FALSE(
+        checkMmaOperands(*f16, {A.name, &A.layout, /*passThrough=*/true}, {B.name, &B.layout}, {C.name, &view}).ok());
+    EXPECT_TRUE(
+        checkMmaOperands(*f16, {A.name, &A.layout, /*passThrough=*/true}, {B.name, &B.layout}, {C.name, &C.layout})
+            .ok());
+    const MmaCheck wrong = checkMmaOperands(*f32, {A.name, &A.layout, /*passThrough=*/true}, {B.name, &B.layout},
+                                            {C.name, &C.layout});
     ASSERT_FALSE(wrong.ok());
     EXPECT_NE(wrong.problems.front().find("fragment needs"), std::string::npos) << wrong.problems.front();
     ++checked;
