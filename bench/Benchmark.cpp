@@ -61,7 +61,12 @@ BenchReport benchSpec(Compiler& compiler, const FamilySpec& spec, long long batc
     row.blocksPerSm = execs[i]->kernelStats()[0].blocksPerSm;
     r.rows.push_back(row);
     Executor* e = execs[i].get();
-    jobs.push_back([e, &arrays, params, b = row.batch] { e->run(arrays.bindings(), b, nullptr, 0, -1, params); });
+    // A variant may use a subset of the default plan's arrays (another output model: no accumulators); it gets those.
+    ArrayBindings bound;
+    for (const auto& [name, ptr] : arrays.bindings())
+      if (const PlanBuffer* buf = e->plan().buffer(name); buf && buf->isUser() && buf->aliasOf.empty())
+        bound[name] = ptr;
+    jobs.push_back([e, bound, params, b = row.batch] { e->run(bound, b, nullptr, 0, -1, params); });
   }
   std::unique_ptr<BaselineRun> base;
   if (auto req = baselineOf(spec)) base = makeBaseline(*req, data, batch);
