@@ -29,4 +29,11 @@ std::vector<ast::NodePtr> stepsOrRepeats(const Plan& plan, const PhasePlan& phas
 ast::NodePtr kernelUnit(const Plan& plan, const EmitOptions& opt, const LaunchInfo& li, ast::NodePtr bodyBlock,
                         const std::string& headline = "");
 
+// The kernel's first statements: lane, first_warp, warp_stride and the phase registers' prologue.
+std::vector<ast::NodePtr> kernelPrologue(const EmittedKernel& k, const PhasePlan& phases, const EmitOptions& opt);
+
+// The kernel for programs without whole-row I/O (TcFftRowsEmitter.cpp): every access through a per-warp slice, row by
+// row.
+EmittedKernel emitRowByRow(const Plan& plan, const EmitOptions& opt);
+
 }  // namespace warpforge::tcfft_detail
