@@ -20,6 +20,13 @@ NodePtr lit(long long v, IntSuffix suffix) {
   n.suffix = suffix;
   return make(n);
 }
+NodePtr keptLit(long long v) {
+  Node n{Kind::IntLit};
+  n.value = v;
+  n.hexDigits = 0;
+  n.keep = true;
+  return make(n);
+}
 NodePtr ulit(long long v) { return lit(v, IntSuffix::U); }
 NodePtr decimal(long long v, IntSuffix suffix) {
   Node n{Kind::IntLit};
@@ -130,6 +137,16 @@ NodePtr externSharedArray(const Type& type, std::string name, int align) {
   n.align = align;
   return make(n);
 }
+NodePtr sharedArray(const Type& type, std::string name, std::vector<NodePtr> dims, int align) {
+  if (dims.empty()) throw std::logic_error("ast: a shared array has at least one extent");
+  Node n{Kind::Decl};
+  n.type = type;
+  n.name = std::move(name);
+  n.dims = std::move(dims);
+  n.storage = StorageClass::Shared;
+  n.align = align;
+  return make(n);
+}
 NodePtr assign(NodePtr lhs, NodePtr rhs, AssignOp op) {
   Node n{Kind::Assign, {std::move(lhs), std::move(rhs)}};
   n.op.op = op;
@@ -150,16 +167,35 @@ NodePtr ifStmt(NodePtr cond, NodePtr then, NodePtr otherwise) {
   if (otherwise) n.args.push_back(std::move(otherwise));
   return make(n);
 }
-NodePtr ifUnbraced(NodePtr cond, NodePtr then) {
+NodePtr ifUnbraced(NodePtr cond, NodePtr then, NodePtr otherwise) {
   Node n{Kind::If, {std::move(cond), std::move(then)}};
+  if (otherwise) n.args.push_back(std::move(otherwise));
   n.unbraced = true;
   return make(n);
+}
+NodePtr ifChain(std::vector<std::pair<NodePtr, NodePtr>> branches, NodePtr otherwise) {
+  if (branches.empty()) throw std::logic_error("ast: an if chain has at least one condition");
+  NodePtr tail = std::move(otherwise);
+  for (auto it = branches.rbegin(); it != branches.rend(); ++it) {
+    Node n{Kind::If, {std::move(it->first), std::move(it->second)}};
+    if (tail) n.args.push_back(std::move(tail));
+    n.unbraced = true;
+    n.elseOnNewLine = true;
+    tail = make(n);
+  }
+  return tail;
 }
 NodePtr forLoop(NodePtr init, NodePtr cond, NodePtr step, NodePtr body) {
   return make(Node{Kind::For, {std::move(init), std::move(cond), std::move(step), std::move(body)}});
 }
 NodePtr forUnbraced(NodePtr init, NodePtr cond, NodePtr step, NodePtr stmt) {
   Node n{Kind::For, {std::move(init), std::move(cond), std::move(step), std::move(stmt)}};
+  n.unbraced = true;
+  return make(n);
+}
+NodePtr whileLoop(NodePtr cond, NodePtr body) { return make(Node{Kind::While, {std::move(cond), std::move(body)}}); }
+NodePtr whileUnbraced(NodePtr cond, NodePtr stmt) {
+  Node n{Kind::While, {std::move(cond), std::move(stmt)}};
   n.unbraced = true;
   return make(n);
 }
@@ -174,9 +210,10 @@ NodePtr comment(std::string text) {
   n.name = std::move(text);
   return make(n);
 }
-NodePtr withNote(NodePtr stmt, std::string note) {
+NodePtr withNote(NodePtr stmt, std::string note, int gap) {
   Node n = *stmt;
   n.note = std::move(note);
+  n.noteGap = gap;
   return make(std::move(n));
 }
 NodePtr inlinePtx(std::string tmpl, std::string constraints, std::vector<NodePtr> operands) {

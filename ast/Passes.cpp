@@ -31,7 +31,11 @@ bool evalBinary(BinaryOp op, long long a, long long b, long long& out) {
 }
 
 // A literal written in its default spelling (no suffix, no fixed hex width): folding it keeps the text honest.
-bool plainLit(const NodePtr& n) { return n->kind == Kind::IntLit && n->suffix == IntSuffix::None && n->hexDigits < 0; }
+bool plainLit(const NodePtr& n) {
+  return n->kind == Kind::IntLit && n->suffix == IntSuffix::None && n->hexDigits < 0 && !n->keep;
+}
+// A literal the identities below may drop: not one made by keptLit.
+bool foldable(const NodePtr& n, long long v) { return isIntLit(n, v) && !n->keep; }
 
 NodePtr foldOne(const NodePtr& n) {
   if (n->kind == Kind::Binary) {
@@ -41,13 +45,13 @@ NodePtr foldOne(const NodePtr& n) {
     if (plainLit(a) && plainLit(b) && evalBinary(op, a->value, b->value, v)) return lit(v);
     using B = BinaryOp;
     if ((op == B::Add || op == B::BitOr || op == B::BitXor || op == B::Sub || op == B::Shl || op == B::Shr) &&
-        isIntLit(b, 0))
+        foldable(b, 0))
       return a;
-    if ((op == B::Add || op == B::BitOr || op == B::BitXor) && isIntLit(a, 0)) return b;
-    if (op == B::Mul && isIntLit(b, 1)) return a;
-    if (op == B::Mul && isIntLit(a, 1)) return b;
-    if ((op == B::Mul || op == B::BitAnd) && (isIntLit(a, 0) || isIntLit(b, 0))) return lit(0);
-    if ((op == B::Shl || op == B::Shr) && isIntLit(a, 0)) return lit(0);
+    if ((op == B::Add || op == B::BitOr || op == B::BitXor) && foldable(a, 0)) return b;
+    if (op == B::Mul && foldable(b, 1)) return a;
+    if (op == B::Mul && foldable(a, 1)) return b;
+    if ((op == B::Mul || op == B::BitAnd) && (foldable(a, 0) || foldable(b, 0))) return lit(0);
+    if ((op == B::Shl || op == B::Shr) && foldable(a, 0)) return lit(0);
   }
   if (n->kind == Kind::Unary && n->op.is(UnaryOp::Negate) && plainLit(n->args[0])) return lit(-n->args[0]->value);
   if (n->kind == Kind::Ternary && n->args[0]->kind == Kind::IntLit) return n->args[0]->value ? n->args[1] : n->args[2];

@@ -56,7 +56,7 @@ std::string expr(const NodePtr& e) {
   const Node& n = *e;
   switch (n.kind) {
     case Kind::IntLit: {
-      static const char* suffix[] = {"", "u", "ll", "ull"};
+      static const char* suffix[] = {"", "u", "ll", "ull", "LL"};
       const bool hex = n.hexDigits > 0 || (n.hexDigits < 0 && n.value > 0xFFFF);
       const std::string digits = n.hexDigits > 0 ? fmt::format("{:#0{}x}", n.value, n.hexDigits + 2)
                                  : hex           ? fmt::format("{:#x}", n.value)
@@ -104,6 +104,7 @@ std::string declText(const Node& n) {
   s += n.type.declare(n.name);
   if (n.count > 0) s += fmt::format("[{}]", n.count);
   if (n.count < 0) s += "[]";
+  for (const auto& d : n.dims) s += "[" + expr(d) + "]";
   if (!n.args.empty()) s += " = " + expr(n.args[0]);
   return s;
 }
@@ -142,7 +143,26 @@ std::string inlineStmt(const NodePtr& s) {
   return expr(s);
 }
 
-std::string noteText(const Node& n) { return n.note.empty() ? "" : "  // " + n.note; }
+std::string noteText(const Node& n) { return n.note.empty() ? "" : std::string(n.noteGap, ' ') + "// " + n.note; }
+
+// The body of a one-line if / for / while: `s;  // note` or `{ a; b; }`.
+std::string inlineBody(const NodePtr& b) {
+  if (b->kind != Kind::Block) return inlineStmt(b) + ";" + noteText(*b);
+  std::string s = "{";
+  for (const auto& x : b->args) s += " " + inlineStmt(x) + ";";
+  return s + " }";
+}
+
+// A one-line if, with its else on the same line or (a chain) on the next at the same indent.
+std::string inlineIf(const Node& n, const std::string& pad) {
+  std::string s = "if (" + expr(n.args[0]) + ") " + inlineBody(n.args[1]);
+  if (n.args.size() > 2) {
+    const NodePtr& e = n.args[2];
+    s += (n.elseOnNewLine ? "\n" + pad : std::string(" ")) + "else " +
+         (e->kind == Kind::If && e->unbraced ? inlineIf(*e, pad) : inlineBody(e));
+  }
+  return s;
+}
 
 void stmt(const NodePtr& s, int indent, std::ostringstream& out) {
   const Node& n = *s;
@@ -168,7 +188,7 @@ void stmt(const NodePtr& s, int indent, std::ostringstream& out) {
       break;
     case Kind::If:
       if (n.unbraced) {
-        out << pad << "if (" << expr(n.args[0]) << ") " << inlineStmt(n.args[1]) << ";" << noteText(*n.args[1]) << "\n";
+        out << pad << inlineIf(n, pad) << "\n";
         break;
       }
       out << pad << "if (" << expr(n.args[0]) << ") ";
@@ -183,10 +203,19 @@ void stmt(const NodePtr& s, int indent, std::ostringstream& out) {
       out << pad << "for (" << inlineStmt(n.args[0]) << "; " << expr(n.args[1]) << "; " << inlineStmt(n.args[2])
           << ") ";
       if (n.unbraced) {
-        out << inlineStmt(n.args[3]) << ";" << noteText(*n.args[3]) << "\n";
+        out << inlineBody(n.args[3]) << "\n";
         break;
       }
       body(n.args[3], indent, out);
+      out << "\n";
+      break;
+    case Kind::While:
+      out << pad << "while (" << expr(n.args[0]) << ") ";
+      if (n.unbraced) {
+        out << inlineBody(n.args[1]) << "\n";
+        break;
+      }
+      body(n.args[1], indent, out);
       out << "\n";
       break;
     case Kind::InlinePtx: {

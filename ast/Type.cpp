@@ -41,6 +41,12 @@ Type Type::rowsOf(long long n) const {
   t.rowLength = n;
   return t;
 }
+Type Type::blocksOf(long long rows, long long n) const {
+  if (rows <= 0) throw std::logic_error("ast type: blocks of no rows");
+  Type t = rowsOf(n);
+  t.rowBlocks = rows;
+  return t;
+}
 
 namespace {
 std::string element(const Type& t) { return (t.isConst ? "const " : "") + t.base; }
@@ -51,17 +57,21 @@ std::string pointerSuffix(const Type& t) {
   if (t.isRef) s += "&";
   return s;
 }
+// "[rows][n]" or "[n]": the extents after the pointer's parentheses.
+std::string rowExtents(const Type& t) {
+  return (t.rowBlocks ? "[" + std::to_string(t.rowBlocks) + "]" : std::string()) + "[" + std::to_string(t.rowLength) +
+         "]";
+}
 }  // namespace
 
 std::string Type::str() const {
   if (!verbatim.empty()) return verbatim;
-  if (rowLength) return element(*this) + " (*)[" + std::to_string(rowLength) + "]";
+  if (rowLength) return element(*this) + " (*)" + rowExtents(*this);
   return element(*this) + pointerSuffix(*this);
 }
 
 std::string Type::declare(const std::string& name) const {
-  if (rowLength)
-    return element(*this) + " (*" + (constPtr ? " const " : "") + name + ")[" + std::to_string(rowLength) + "]";
+  if (rowLength) return element(*this) + " (*" + (constPtr ? " const " : "") + name + ")" + rowExtents(*this);
   return str() + " " + name;
 }
 
@@ -105,7 +115,8 @@ Type Type::parse(const std::string& text) {
 
 bool operator==(const Type& a, const Type& b) {
   return a.base == b.base && a.isConst == b.isConst && a.pointers == b.pointers && a.constPtr == b.constPtr &&
-         a.restrictPtr == b.restrictPtr && a.isRef == b.isRef && a.rowLength == b.rowLength && a.verbatim == b.verbatim;
+         a.restrictPtr == b.restrictPtr && a.isRef == b.isRef && a.rowLength == b.rowLength &&
+         a.rowBlocks == b.rowBlocks && a.verbatim == b.verbatim;
 }
 
 }  // namespace warpforge::ast

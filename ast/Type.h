@@ -14,6 +14,7 @@ struct Type {
   bool restrictPtr = false;  // T* __restrict__
   bool isRef = false;        // T&
   long long rowLength = 0;   // > 0: a pointer to rows of rowLength elements, T (*)[rowLength]
+  long long rowBlocks = 0;   // > 0 (with rowLength): a pointer to blocks of rowBlocks rows, T (*)[rowBlocks][rowLength]
   std::string verbatim;      // a type written as text that is none of the above forms, printed as given
 
   Type() = default;
@@ -21,12 +22,13 @@ struct Type {
   Type(const std::string& text) : Type(parse(text)) {}
   Type(const char* text) : Type(parse(text)) {}
 
-  Type constant() const;           // const T (the element, before any pointer)
-  Type pointer() const;            // T*
-  Type constPointer() const;       // T* const
-  Type restrict() const;           // T* __restrict__
-  Type reference() const;          // T&
-  Type rowsOf(long long n) const;  // T (*)[n]
+  Type constant() const;                             // const T (the element, before any pointer)
+  Type pointer() const;                              // T*
+  Type constPointer() const;                         // T* const
+  Type restrict() const;                             // T* __restrict__
+  Type reference() const;                            // T&
+  Type rowsOf(long long n) const;                    // T (*)[n]
+  Type blocksOf(long long rows, long long n) const;  // T (*)[rows][n]
 
   bool empty() const { return base.empty() && verbatim.empty(); }
   // The type as a cast or template argument spells it: "const unsigned char* __restrict__", "float (*)[33]".

@@ -159,3 +159,72 @@ TEST(AstPasses, FoldingKeepsExplicitSpellings) {
             "0x1100");  // x | 0 is x whatever x's spelling
   EXPECT_EQ(printExpr(foldConstants(unary("-", lit(3)))), "-3");
 }
+
+TEST(AstPasses, KeptLiteralsSurviveFolding) {
+  // keptLit: an identity the folder would drop (`+ 0`, `* 1`) stays as the kernel has always spelled it.
+  EXPECT_EQ(printExpr(foldConstants(bin("+", var("wf_smem"), keptLit(0)))), "wf_smem + 0");
+  EXPECT_EQ(printExpr(foldConstants(bin("+", bin("*", var("r"), keptLit(1)), var("p0")))), "r * 1 + p0");
+  EXPECT_EQ(printExpr(foldConstants(bin("+", var("wf_smem"), lit(0)))), "wf_smem");
+  EXPECT_EQ(printExpr(bin("<", var("re"), decimal(-2147483647, IntSuffix::UpperLL))), "re < -2147483647LL");
+}
+
+TEST(AstPrinter, SharedArraysOfSeveralExtents) {
+  NodePtr body = block({
+      sharedArray("wf_u32", "stage_in_all", {lit(4), bin("*", lit(2), lit(256))}, 16),
+      sharedArray("unsigned", "pfb_sat", {lit(8), lit(2)}),
+      sharedArray("wf_u32", "phase_table", {bin("*", lit(3), lit(32))}),
+      externSharedArray("wf_u32", "stage_dynamic", 16),
+      withNote(sharedArray("float2", "pfb_dl", 16), "(d, phi / pi)", 6),
+  });
+  const char* golden =
+      "{\n"
+      "  __shared__ __align__(16) wf_u32 stage_in_all[4][2 * 256];\n"
+      "  __shared__ unsigned pfb_sat[8][2];\n"
+      "  __shared__ wf_u32 phase_table[3 * 32];\n"
+      "  extern __shared__ __align__(16) wf_u32 stage_dynamic[];\n"
+      "  __shared__ float2 pfb_dl[16];      // (d, phi / pi)\n"
+      "}\n";
+  EXPECT_EQ(print(body), golden);
+  // The extents are not operands: folding leaves `2 * 256` as written.
+  EXPECT_EQ(print(foldConstants(body)), golden);
+}
+
+TEST(AstPrinter, PointersToBlocksOfRows) {
+  const Type sb = Type("wf_u32").blocksOf(2, 36);
+  EXPECT_EQ(sb.str(), "wf_u32 (*)[2][36]");
+  EXPECT_EQ(print(decl(sb, "sb", cast(sb, bin("+", bin("+", var("wf_smem"), keptLit(0)), decimal(2304))))),
+            "wf_u32 (*sb)[2][36] = (wf_u32 (*)[2][36])(wf_smem + 0 + 2304);\n");
+  EXPECT_EQ(print(decl(Type("wf_u32").rowsOf(36), "sa", cast(Type("wf_u32").rowsOf(36), var("wf_smem")))),
+            "wf_u32 (*sa)[36] = (wf_u32 (*)[36])wf_smem;\n");
+  EXPECT_FALSE(Type("wf_u32").blocksOf(2, 36) == Type("wf_u32").rowsOf(36));
+}
+
+TEST(AstPrinter, WhileLoopsAndOneLineIfs) {
+  NodePtr body = block({
+      whileUnbraced(bin(">", bin("/", bin("*", var("tj"), bin("+", var("tj"), lit(1))), lit(2)), var("tile")),
+                    exprStmt(unary("--", var("tj")))),
+      whileLoop(bin("<", var("i"), lit(4)), block({assign(var("i"), lit(1), "+=")})),
+      ifUnbraced(bin("%", var("combo"), lit(2)), assign(var("sat1"), var("c"), "+="),
+                 assign(var("sat0"), var("c"), "+=")),
+      ifUnbraced(var("p"), block({assign(var("a"), lit(1)), assign(var("b"), lit(2))})),
+      forUnbraced(decl("int", "w", lit(0)), bin("<", var("w"), lit(4)), exprStmt(unary("++", var("w"))),
+                  block({assign(var("n0"), index(var("s"), var("w")), "+=")})),
+      ifChain({{bin("!=", var("pair"), lit(0)), block({assign(var("za"), var("x"))})},
+               {bin("<", var("item"), lit(8)), block({assign(var("za"), var("y"))})}},
+              block({assign(var("za"), var("z"))})),
+  });
+  const char* golden =
+      "{\n"
+      "  while (tj * (tj + 1) / 2 > tile) --tj;\n"
+      "  while (i < 4) {\n"
+      "    i += 1;\n"
+      "  }\n"
+      "  if (combo % 2) sat1 += c; else sat0 += c;\n"
+      "  if (p) { a = 1; b = 2; }\n"
+      "  for (int w = 0; w < 4; ++w) { n0 += s[w]; }\n"
+      "  if (pair != 0) { za = x; }\n"
+      "  else if (item < 8) { za = y; }\n"
+      "  else { za = z; }\n"
+      "}\n";
+  EXPECT_EQ(print(body), golden);
+}
