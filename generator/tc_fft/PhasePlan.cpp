@@ -135,7 +135,7 @@ PhasePlan::PhasePlan(const LayoutProgram& spec, bool packed) : spec_(spec), pack
   if (!tableSlot_.empty()) {
     // Every warp of the block writes the same values (the phases depend on the lane only); a thread reads back only
     // what it wrote itself, so no barrier is needed.
-    prologue_.push_back(raw(fmt::format("__shared__ wf_u32 phase_table[{} * 32];", registersTabled())));
+    prologue_.push_back(sharedArray("wf_u32", "phase_table", {bin("*", decimal(registersTabled()), lit(32))}));
   }
   for (auto& [name, nodes] : computed) {
     for (auto& n : nodes) prologue_.push_back(n);

@@ -452,12 +452,12 @@ EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& opt) {
     NodePtr warpInBlock = bin(">>", member(var("threadIdx"), "x"), lit(5));
     if (bytes > kMaxStaticSharedBytes) {
       li.dynamicSharedBytes = static_cast<int>(bytes);
-      body.push_back(raw("extern __shared__ __align__(16) wf_u32 stage_dynamic[];"));
+      body.push_back(externSharedArray("wf_u32", "stage_dynamic", 16));
       body.push_back(
           decl("wf_u32*", "stage_in", bin("+", var("stage_dynamic"), bin("*", warpInBlock, lit(2 * slice)))));
     } else {
       body.push_back(
-          raw(fmt::format("__shared__ __align__(16) wf_u32 stage_in_all[{}][2 * {}];", s.warpsPerBlock, slice)));
+          sharedArray("wf_u32", "stage_in_all", {decimal(s.warpsPerBlock), bin("*", lit(2), decimal(slice))}, 16));
       body.push_back(decl("wf_u32*", "stage_in", index(var("stage_in_all"), warpInBlock)));
     }
     auto issue = [&](NodePtr which, NodePtr buffer) {
@@ -492,7 +492,7 @@ EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& opt) {
         note(fmt::format("Per-warp staging slice: global accesses are whole 512-byte rows; the\nlayout-ordered "
                          "register accesses go to shared memory ({} bytes per warp).",
                          4 * words)));
-    body.push_back(raw(fmt::format("__shared__ __align__(16) wf_u32 stage_all[{}][{}];", s.warpsPerBlock, words)));
+    body.push_back(sharedArray("wf_u32", "stage_all", {decimal(s.warpsPerBlock), decimal(words)}, 16));
     body.push_back(decl("wf_u32*", "stage", index(var("stage_all"), bin(">>", member(var("threadIdx"), "x"), lit(5)))));
   }
   const std::string next = nextVar(s.input);

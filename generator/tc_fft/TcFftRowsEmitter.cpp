@@ -55,7 +55,7 @@ EmittedKernel emitRowByRow(const Plan& plan, const EmitOptions& opt) {
   body.push_back(
       note(fmt::format("Per-warp staging slice ({} bytes): rows of {} and {} words move in {}- and {}-word vectors.",
                        4 * words, s.nIn, s.nOut, vecIn, vecOut)));
-  body.push_back(raw(fmt::format("__shared__ __align__(16) wf_u32 stage_all[{}][{}];", s.warpsPerBlock, words)));
+  body.push_back(sharedArray("wf_u32", "stage_all", {decimal(s.warpsPerBlock), decimal(words)}, 16));
   body.push_back(decl("wf_u32*", "stage", index(var("stage_all"), bin(">>", member(var("threadIdx"), "x"), lit(5)))));
   body.push_back(decl("const long long", "groups", bin(">>", bin("+", var("batch"), lit(per - 1)), lit(batchBits))));
 
