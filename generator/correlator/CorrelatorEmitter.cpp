@@ -266,10 +266,9 @@ CorrelatorKernels emitCorrelator(const CorrelatorSpec& s, bool wgmma, bool cpAsy
                    (x.ts / x.m.timesPerStep);
 
   std::vector<NodePtr> body;
-  if (k.dynamicShared) body.push_back(raw("extern __shared__ __align__(16) wf_u32 wf_smem[];"));
+  if (k.dynamicShared) body.push_back(externSharedArray("wf_u32", "wf_smem", 16));
   else
-    body.push_back(raw(
-        fmt::format("__shared__ __align__(16) wf_u32 wf_smem[{}];", k.sharedBytes / 4)));  // stage buffers (+ raw ring)
+    body.push_back(sharedArray("wf_u32", "wf_smem", {decimal(k.sharedBytes / 4)}, 16));  // stage buffers (+ raw ring)
   body.push_back(decl("const int", "tid", var("threadIdx.x")));
   body.push_back(decl("const int", "lane", bin("&", var("tid"), lit(31))));
   body.push_back(decl("const int", "warp", bin(">>", var("tid"), lit(5))));
@@ -285,8 +284,13 @@ CorrelatorKernels emitCorrelator(const CorrelatorSpec& s, bool wgmma, bool cpAsy
   body.push_back(
       decl("int", "tj",
            cast("int", bin("*", bin("-", bin("*", var("xq"), call("rsqrtf", {var("xq")})), flit(1.0)), flit(0.5)))));
-  body.push_back(raw("while (tj * (tj + 1) / 2 > tile) --tj;"));
-  body.push_back(raw("while ((tj + 1) * (tj + 2) / 2 <= tile) ++tj;"));
+  body.push_back(
+      whileUnbraced(bin(">", bin("/", bin("*", var("tj"), bin("+", var("tj"), lit(1))), lit(2)), var("tile")),
+                    exprStmt(unary("--", var("tj")))));
+  body.push_back(
+      whileUnbraced(bin("<=", bin("/", bin("*", bin("+", var("tj"), lit(1)), bin("+", var("tj"), lit(2))), lit(2)),
+                        var("tile")),
+                    exprStmt(unary("++", var("tj")))));
   body.push_back(decl("const int", "ti",
                       bin("-", var("tile"), bin("/", bin("*", var("tj"), bin("+", var("tj"), lit(1))), lit(2)))));
   // below the diagonal of a diagonal tile: every row receiver exceeds every column receiver
@@ -313,13 +317,15 @@ CorrelatorKernels emitCorrelator(const CorrelatorSpec& s, bool wgmma, bool cpAsy
   //   stage s:  MMAs from buffer s % 2 | buffer (s + 1) % 2 <- registers (stage s + 1); registers <- stage s + 2 | sync
   // Buffer (s + 1) % 2 was last read by the MMAs of stage s - 1, which every warp finished before the sync ending it.
   auto buffers = [&](const NodePtr& which) {
-    const std::string off = printExpr(foldConstants(bin("*", which, lit(bufWords))));
-    if (wgmma)
-      return std::vector<NodePtr>{raw(fmt::format("unsigned char* const sbuf = (unsigned char*)(wf_smem + {});", off))};
-    return std::vector<NodePtr>{raw(fmt::format("wf_u32 (*sa)[{0}] = (wf_u32 (*)[{0}])(wf_smem + {1});", x.rowStride,
-                                                off)),
-                                raw(fmt::format("wf_u32 (*sb)[2][{0}] = (wf_u32 (*)[2][{0}])(wf_smem + {1} + {2});",
-                                                x.rowStride, off, rows * x.rowStride))};
+    // A constant offset is kept as written (`wf_smem + 0`): the kernel's final folding would drop it.
+    NodePtr off = foldConstants(bin("*", which, lit(bufWords)));
+    if (off->kind == Kind::IntLit) off = keptLit(off->value);
+    const NodePtr start = bin("+", var("wf_smem"), off);
+    if (wgmma) return std::vector<NodePtr>{decl("unsigned char* const", "sbuf", cast("unsigned char*", start))};
+    const Type sa = Type("wf_u32").rowsOf(x.rowStride), sb = Type("wf_u32").blocksOf(2, x.rowStride);
+    return std::vector<NodePtr>{decl(sa, "sa", cast(sa, start)),
+                                decl(sb, "sb",
+                                     cast(sb, bin("+", start, decimal(static_cast<long long>(rows) * x.rowStride))))};
   };
   for (auto& d : fill.decls) body.push_back(d);
   auto loadsFrom = [&](const NodePtr& sl) {
