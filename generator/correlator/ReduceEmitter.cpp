@@ -41,17 +41,16 @@ std::string emitReducePrevious(const CorrelatorSpec& s, const std::string& name,
   const std::string flags = sharedFlags ? "wf_flags" : "missing";
 
   std::vector<NodePtr> body;
-  body.push_back(raw("if (!dump) return;"));
-  if (sharedFlags)
-    body.push_back(raw(fmt::format("__shared__ unsigned char wf_flags[{}];", (s.receivers + 15) / 16 * 16)));
-  body.push_back(raw(fmt::format("__shared__ unsigned int wf_part[{}];", threads / 32)));
+  body.push_back(ifUnbraced(unary("!", var("dump")), ret()));
+  if (sharedFlags) body.push_back(sharedArray("unsigned char", "wf_flags", (s.receivers + 15) / 16 * 16));
+  body.push_back(sharedArray("unsigned int", "wf_part", threads / 32));
   // The grid is one block per sweep of the first accumulator and scales with the batch (the batch loop is inside):
   // blocks past the visibilities only count themselves for the last-block publication, and leave.
   body.push_back(ifStmt(
       bin(">=", bin("*", cast("unsigned long long", var("blockIdx.x")), lit(static_cast<long long>(threads) * U)),
           lit(V)),
-      block({ifStmt(bin("==", var("threadIdx.x"), lit(0)), block(cmma::publishSaturationCount("wf_part", 0))),
-             raw("return;")})));
+      block(
+          {ifStmt(bin("==", var("threadIdx.x"), lit(0)), block(cmma::publishSaturationCount("wf_part", 0))), ret()})));
   // The receivers' flags: staged once per block; anyMissing is uniform over the block.
   body.push_back(decl("int", "any", lit(0)));
   {
@@ -75,8 +74,12 @@ std::string emitReducePrevious(const CorrelatorSpec& s, const std::string& name,
     dec.push_back(
         decl(rT, "r2",
              cast(rT, bin("*", bin("-", bin("*", var("xq"), call("rsqrtf", {var("xq")})), flit(1.0)), flit(0.5)))));
-    dec.push_back(raw("while (r2 * (r2 + 1) / 2 > bl) --r2;"));
-    dec.push_back(raw("while ((r2 + 1) * (r2 + 2) / 2 <= bl) ++r2;"));
+    dec.push_back(whileUnbraced(bin(">", bin("/", bin("*", var("r2"), bin("+", var("r2"), lit(1))), lit(2)), var("bl")),
+                                exprStmt(unary("--", var("r2")))));
+    dec.push_back(
+        whileUnbraced(bin("<=", bin("/", bin("*", bin("+", var("r2"), lit(1)), bin("+", var("r2"), lit(2))), lit(2)),
+                          var("bl")),
+                      exprStmt(unary("++", var("r2")))));
     dec.push_back(decl(fmt::format("const {}", rT), "r1",
                        bin("-", var("bl"), bin("/", bin("*", var("r2"), bin("+", var("r2"), lit(1))), lit(2)))));
     dec.push_back(assign(var(target), bin("||", bin("!=", index(var(flags), var("r1")), lit(0)),
@@ -138,17 +141,22 @@ std::string emitReducePrevious(const CorrelatorSpec& s, const std::string& name,
     std::vector<NodePtr> present;
     if (f) {
       present.push_back(assign(var("o"), call("make_float2", {var(re), var(im)})));
-      present.push_back(raw(fmt::format("count += (isinf({}) || isinf({})) ? 1u : 0u;", re, im)));
+      present.push_back(
+          assign(var("count"),
+                 ternary(paren(bin("||", call("isinf", {var(re)}), call("isinf", {var(im)}))), ulit(1), ulit(0)),
+                 "+="));
     } else {
-      present.push_back(
-          raw(fmt::format("const bool clamped = {0} > 2147483647LL || {0} < -2147483647LL || {1} > 2147483647LL || {1} "
-                          "< -2147483647LL;",
-                          re, im)));
-      present.push_back(
-          raw(fmt::format("o = make_int2((int)max(-2147483647LL, min(2147483647LL, {})), (int)max(-2147483647LL, "
-                          "min(2147483647LL, {})));",
-                          re, im)));
-      present.push_back(raw("count += clamped ? 1u : 0u;"));
+      // +-(2^31 - 1), spelled 2147483647LL.
+      auto top = [] { return decimal(2147483647, IntSuffix::UpperLL); };
+      auto bottom = [] { return decimal(-2147483647, IntSuffix::UpperLL); };
+      NodePtr clamped = bin("||", bin(">", var(re), top()), bin("<", var(re), bottom()));
+      clamped = bin("||", bin("||", clamped, bin(">", var(im), top())), bin("<", var(im), bottom()));
+      present.push_back(decl("const bool", "clamped", clamped));
+      auto clamp = [&](const std::string& x) {
+        return cast("int", call("max", {bottom(), call("min", {top(), var(x)})}));
+      };
+      present.push_back(assign(var("o"), call("make_int2", {clamp(re), clamp(im)})));
+      present.push_back(assign(var("count"), ternary(var("clamped"), ulit(1), ulit(0)), "+="));
     }
     one.push_back(decl(outT, "o"));
     NodePtr marker = f ? call("make_float2",
@@ -168,8 +176,9 @@ std::string emitReducePrevious(const CorrelatorSpec& s, const std::string& name,
       block(sweep)));
   // Saturated count: warp sums, one atomic per block; the last block publishes and re-zeroes.
   body.push_back(assign(var("count"), call("__reduce_add_sync", {var("0xffffffffu"), var("count")})));
-  body.push_back(raw("if ((threadIdx.x & 31) == 0) wf_part[threadIdx.x >> 5] = count;"));
-  body.push_back(raw("__syncthreads();"));
+  body.push_back(ifUnbraced(bin("==", bin("&", var("threadIdx.x"), lit(31)), lit(0)),
+                            assign(index(var("wf_part"), bin(">>", var("threadIdx.x"), lit(5))), var("count"))));
+  body.push_back(exprStmt(call("__syncthreads", {})));
   body.push_back(
       ifStmt(bin("==", var("threadIdx.x"), lit(0)), block(cmma::publishSaturationCount("wf_part", threads / 32))));
 
