@@ -62,9 +62,10 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
     body.push_back(decl("unsigned char* const", "staging",
                         cast("unsigned char*", bin("+", var("pfb_shared"), lit(2 * pfbPadded(chunkPoints))))));
   if (s.delay) {
+    // The notes line up as the kernel has always printed them (6 and 5 spaces after the declarations).
     body.push_back(
-        raw(fmt::format("__shared__ float2 pfb_dl[{}];      // per combination of the chunk: (d, phi / pi)", QC)));
-    body.push_back(raw(fmt::format("__shared__ float2 pfb_rot[{}];     // e^{{i phi}}, e^{{i (phi - pi d)}}", 2 * QC)));
+        withNote(sharedArray("float2", "pfb_dl", {decimal(QC)}), "per combination of the chunk: (d, phi / pi)", 6));
+    body.push_back(withNote(sharedArray("float2", "pfb_rot", {decimal(2 * QC)}), "e^{i phi}, e^{i (phi - pi d)}", 5));
   }
   body.push_back(comment("block -> (batch entry, receiver, spectrum group, pol group, row pair); row pair fastest"));
   const long long pgroups = P / PU, sgroups = g.spectrumGroups(s);
@@ -158,15 +159,20 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
     live.push_back(comment("Z[A] and Z[N - A] (row A at elements z .. z + n2 - 1 of the buffer, row B after it)"));
     live.push_back(decl("float2", "za"));
     live.push_back(decl("float2", "zb"));
-    live.push_back(
-        raw(fmt::format("if (pair != 0) {{ za = {0}[pfb_pad(z + item)]; zb = {0}[pfb_pad(z + {1} - item)]; }}", fin,
-                        2 * N2 - 1)));
-    live.push_back(
-        raw(fmt::format("else if (item < {1}) {{ za = {0}[pfb_pad(z + item)]; zb = {0}[pfb_pad(z + (item ? {2} - item "
-                        ": {1}))]; }}",
-                        fin, N2 / 2, N2)));
-    live.push_back(raw(fmt::format("else {{ za = {0}[pfb_pad(z + {1} + item)]; zb = {0}[pfb_pad(z + {2} - item)]; }}",
-                                   fin, N2 / 2, 2 * N2 - 1 + N2 / 2)));
+    // za = fin[pfb_pad(z + a)], zb = fin[pfb_pad(z + b)]: `z + c + item` / `z + c - item` left to right.
+    auto z = [](NodePtr c, const char* op) {
+      return c ? bin(op, bin("+", var("z"), std::move(c)), var("item")) : bin("+", var("z"), var("item"));
+    };
+    auto pairOf = [&](NodePtr a, NodePtr b) {
+      return block({assign(var("za"), index(var(fin), call("pfb_pad", {std::move(a)}))),
+                    assign(var("zb"), index(var(fin), call("pfb_pad", {std::move(b)})))});
+    };
+    live.push_back(ifChain({{bin("!=", var("pair"), lit(0)), pairOf(z(nullptr, "+"), z(decimal(2 * N2 - 1), "-"))},
+                            {bin("<", var("item"), decimal(N2 / 2)),
+                             pairOf(z(nullptr, "+"),
+                                    bin("+", var("z"),
+                                        ternary(var("item"), bin("-", decimal(N2), var("item")), decimal(N2 / 2))))}},
+                           pairOf(z(decimal(N2 / 2), "+"), z(decimal(2 * N2 - 1 + N2 / 2), "-"))));
     live.push_back(decl("const int", "kA", call("pfb_channel", {var("pair"), var("item"), lit(0)})));
     live.push_back(decl("const int", "kB", call("pfb_channel", {var("pair"), var("item"), lit(1)})));
     live.push_back(decl("float2", "xa"));
@@ -222,7 +228,10 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
                call("make_float2", {bin("+", bin("*", var("cs"), var("c1.x")), bin("*", var("sn"), var("c1.y"))),
                                     bin("-", bin("*", var("cs"), var("c1.y")), bin("*", var("sn"), var("c1.x")))})));
       live.push_back(
-          raw("if (pair == 0 && item == 0) { sincospif(dl.y - 0.5f * dl.x, &sn, &cs); rotB = make_float2(cs, sn); }"));
+          ifUnbraced(bin("&&", bin("==", var("pair"), lit(0)), bin("==", var("item"), lit(0))),
+                     block({exprStmt(call("sincospif", {bin("-", var("dl.y"), bin("*", flit(0.5), var("dl.x"))),
+                                                        unary("&", var("sn")), unary("&", var("cs"))})),
+                            assign(var("rotB"), call("make_float2", {var("cs"), var("sn")}))})));
     }
     // The post-processing and store of one channel value.
     auto post = [&](const std::string& x, const std::string& k, int which) {
@@ -261,7 +270,9 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
         st.push_back(decl("const unsigned", "clipped",
                           cast("unsigned", bin("||", bin(">", call("fabsf", {var("qr")}), flit(127)),
                                                bin(">", call("fabsf", {var("qi")}), flit(127))))));
-        if (PU == 2) st.push_back(raw("if (combo % 2) sat1 += clipped; else sat0 += clipped;"));
+        if (PU == 2)
+          st.push_back(ifUnbraced(bin("%", var("combo"), lit(2)), assign(var("sat1"), var("clipped"), "+="),
+                                  assign(var("sat0"), var("clipped"), "+=")));
         else st.push_back(assign(var("sat0"), var("clipped"), "+="));
         st.push_back(
             decl("const int", "ir", cast("int", call("fminf", {call("fmaxf", {var("qr"), flit(-127)}), flit(127)}))));
@@ -320,25 +331,32 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
     body.push_back(forLoop(decl("int", "e", var("t")), bin("<", var("e"), lit(2LL * N2 * 8)),
                            assign(var("e"), lit(TB), "+="), block(st)));
     // Saturation counts: warp sums, one atomic per pol and block; the last block publishes and re-zeroes.
-    body.push_back(raw(fmt::format("__shared__ unsigned pfb_sat[{}][2];", TB / 32)));
+    body.push_back(sharedArray("unsigned", "pfb_sat", {decimal(TB / 32), lit(2)}));
     body.push_back(assign(var("sat0"), call("__reduce_add_sync", {var("0xffffffffu"), var("sat0")})));
     if (PU == 2) body.push_back(assign(var("sat1"), call("__reduce_add_sync", {var("0xffffffffu"), var("sat1")})));
-    body.push_back(raw(fmt::format("if ((t & 31) == 0) {{ pfb_sat[t >> 5][0] = sat0; pfb_sat[t >> 5][1] = {}; }}",
-                                   PU == 2 ? "sat1" : "0u")));
+    auto satOf = [](NodePtr warp, int pol) { return index(index(var("pfb_sat"), std::move(warp)), lit(pol)); };
+    body.push_back(ifUnbraced(bin("==", bin("&", var("t"), lit(31)), lit(0)),
+                              block({assign(satOf(bin(">>", var("t"), lit(5)), 0), var("sat0")),
+                                     assign(satOf(bin(">>", var("t"), lit(5)), 1), PU == 2 ? var("sat1") : ulit(0))})));
     body.push_back(exprStmt(call("__syncthreads", {})));
     std::vector<NodePtr> last;
     last.push_back(declGroup("unsigned long long", {{"n0", lit(0)}, {"n1", lit(0)}}));
     last.push_back(
-        raw(fmt::format("for (int w = 0; w < {}; ++w) {{ n0 += pfb_sat[w][0]; n1 += pfb_sat[w][1]; }}", TB / 32)));
-    last.push_back(raw(fmt::format("if (n0) atomicAdd(sat_count + r * {} + p0, n0);", P)));
-    if (PU == 2) last.push_back(raw(fmt::format("if (n1) atomicAdd(sat_count + r * {} + p0 + 1, n1);", P)));
+        forUnbraced(decl("int", "w", lit(0)), bin("<", var("w"), decimal(TB / 32)), exprStmt(unary("++", var("w"))),
+                    block({assign(var("n0"), satOf(var("w"), 0), "+="), assign(var("n1"), satOf(var("w"), 1), "+=")})));
+    // `r * P` stays as written for one pol too (keptLit: the final folding would drop `* 1`).
+    NodePtr pol0 = bin("+", bin("+", var("sat_count"), bin("*", var("r"), keptLit(P))), var("p0"));
+    last.push_back(ifUnbraced(var("n0"), exprStmt(call("atomicAdd", {pol0, var("n0")}))));
+    if (PU == 2)
+      last.push_back(ifUnbraced(var("n1"), exprStmt(call("atomicAdd", {bin("+", pol0, lit(1)), var("n1")}))));
     last.push_back(exprStmt(call("__threadfence", {})));
-    last.push_back(raw("if (atomicAdd(blocks_done, 1u) == gridDim.x - 1) {"));
-    last.push_back(raw("  __threadfence();"));
-    last.push_back(
-        raw(fmt::format("  for (int q = 0; q < {}; ++q) saturated[q] = atomicExch(sat_count + q, 0ull);", Q)));
-    last.push_back(raw("  atomicExch(blocks_done, 0u);"));
-    last.push_back(raw("}"));
+    last.push_back(ifStmt(
+        bin("==", call("atomicAdd", {var("blocks_done"), ulit(1)}), bin("-", var("gridDim.x"), lit(1))),
+        block({exprStmt(call("__threadfence", {})),
+               forUnbraced(decl("int", "q", lit(0)), bin("<", var("q"), decimal(Q)), exprStmt(unary("++", var("q"))),
+                           assign(index(var("saturated"), var("q")),
+                                  call("atomicExch", {bin("+", var("sat_count"), var("q")), lit(0, IntSuffix::ULL)}))),
+               exprStmt(call("atomicExch", {var("blocks_done"), ulit(0)}))})));
     body.push_back(ifStmt(bin("==", var("t"), lit(0)), block(last)));
   }
 
