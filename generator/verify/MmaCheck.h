@@ -77,5 +77,4 @@ std::string checkWgmmaOperand(std::uint64_t desc, int rows, int kBytes,
 // fragment (m16n8k16 f32 C: r0 r1 <-> k0 i3), it proves the f32-accumulating MMA writes the verified layout.
 Layout f32AccumulatorView(const Layout& half2Layout);
 
-
 }  // namespace warpforge
