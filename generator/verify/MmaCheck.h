@@ -1,9 +1,9 @@
 #pragma once
-// The one operand check every tensor-core family calls (tc_fft's Verifier, the correlator, the beamformer, the
-// gridder). The instruction atoms are data in generator/layout: mma.sync in FragmentTable.h, wgmma (descriptors,
-// swizzles) in Wgmma.h; a family describes its operands as register layouts (generator/layout/Layout.h) or, for
-// shared-memory operands, as where its staging put each element, and asks here whether the instruction reads what
-// the family means.
+// The one operand check every tensor-core family calls (the layout-program Verifier and each family's own operand
+// descriptions; docs/architecture.md lists them). The instruction atoms are data in generator/layout: mma.sync in
+// FragmentTable.h, wgmma (descriptors, swizzles) in Wgmma.h; a family describes its operands as register layouts
+// (generator/layout/Layout.h) or, for shared-memory operands, as where its staging put each element, and asks here
+// whether the instruction reads what the family means.
 //
 // mma.sync, checkMmaOperands: three register layouts (A, B, C) read through the instruction's atom. Consistent
 // means: the logical bit on each matrix bit agrees between the operands that share it (i: A and C, j: A and B, k: B
