@@ -206,6 +206,13 @@ std::vector<NodePtr> emitRelayout(const StepPlan& st, const Layout& from) {
 
 namespace tcfft_detail {
 
+std::string declarePaddingLanes(std::vector<NodePtr>& body, const IoPlan& in, int nIn) {
+  if (!in.padLaneMask) return "";
+  body.push_back(note(fmt::format("Lanes holding zero padding (input index >= {}) read zeros.", nIn)));
+  body.push_back(decl("const bool", "in_lane_valid", bin("==", bin("&", var("lane"), lit(in.padLaneMask)), lit(0))));
+  return "in_lane_valid";
+}
+
 std::vector<NodePtr> kernelPrologue(const EmittedKernel& k, const PhasePlan& phases, const EmitOptions& opt) {
   std::vector<NodePtr> body;
   body.push_back(decl("const int", "lane", bin("&", member(var("threadIdx"), "x"), lit(31))));
@@ -388,11 +395,7 @@ EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& opt) {
   body.push_back(note("Element offsets contributed by the lane bits of the input and output layouts."));
   body.push_back(decl("const int", "in_lane_offset", inP.laneOffset));
   body.push_back(decl("const int", "out_lane_offset", outP.laneOffset));
-  const std::string valid = inP.padLaneMask ? "in_lane_valid" : "";
-  if (inP.padLaneMask) {
-    body.push_back(note(fmt::format("Lanes holding zero padding (input index >= {}) read zeros.", s.nIn)));
-    body.push_back(decl("const bool", valid, bin("==", bin("&", var("lane"), lit(inP.padLaneMask)), lit(0))));
-  }
+  const std::string valid = declarePaddingLanes(body, inP, s.nIn);
 
   // Loads `target` with the input of FFT `which`.
   const bool staged = opt.staged && s.nIn % 128 == 0 && s.nOut % 128 == 0;

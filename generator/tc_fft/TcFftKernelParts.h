@@ -8,6 +8,7 @@
 #include "ast/Ast.h"
 #include "generator/tc_fft/PhasePlan.h"
 #include "generator/tc_fft/TcFftEmitter.h"
+#include "generator/tc_fft/TcFftIo.h"
 #include "generator/verify/Plan.h"
 
 namespace warpforge::tcfft_detail {
@@ -31,6 +32,10 @@ ast::NodePtr kernelUnit(const Plan& plan, const EmitOptions& opt, const LaunchIn
 
 // The kernel's first statements: lane, first_warp, warp_stride and the phase registers' prologue.
 std::vector<ast::NodePtr> kernelPrologue(const EmittedKernel& k, const PhasePlan& phases, const EmitOptions& opt);
+
+// Declares `in_lane_valid` (false on lanes that hold the input's zero padding) where the input layout puts padding
+// on lanes; returns its name, or "" where no lane holds padding.
+std::string declarePaddingLanes(std::vector<ast::NodePtr>& body, const IoPlan& in, int nIn);
 
 // The kernel for programs without whole-row I/O (TcFftRowsEmitter.cpp): every access through a per-warp slice, row by
 // row.

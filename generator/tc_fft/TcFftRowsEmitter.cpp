@@ -46,11 +46,7 @@ EmittedKernel emitRowByRow(const Plan& plan, const EmitOptions& opt) {
                               : std::string("Element offsets in the warp's slice from the lane bits.")));
   body.push_back(decl("const int", "in_lane_offset", inP.laneOffset));
   body.push_back(decl("const int", "out_lane_offset", outP.laneOffset));
-  const std::string valid = inP.padLaneMask ? "in_lane_valid" : "";
-  if (inP.padLaneMask) {
-    body.push_back(note(fmt::format("Lanes holding zero padding (input index >= {}) read zeros.", s.nIn)));
-    body.push_back(decl("const bool", valid, bin("==", bin("&", var("lane"), lit(inP.padLaneMask)), lit(0))));
-  }
+  const std::string valid = declarePaddingLanes(body, inP, s.nIn);
   const long long words = static_cast<long long>(per) * std::max(s.nIn, s.nOut);
   body.push_back(
       note(fmt::format("Per-warp staging slice ({} bytes): rows of {} and {} words move in {}- and {}-word vectors.",
