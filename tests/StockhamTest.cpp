@@ -96,15 +96,19 @@ std::vector<cdouble> stockhamPasses(const std::vector<int>& factors, const std::
   return x;
 }
 
-// Generated CUDA made host C++ for tests/CudaOnCpu.h: f16 conversions that f32/f64 kernels never call, and the opaque
-// thread-index read (indexPerGroup) as a plain one.
+// Generated CUDA made host C++ for tests/CudaOnCpu.h: the f16 storage conversions through the host compiler's
+// _Float16 (IEEE binary16, round to nearest even, as cuda_fp16.h's _rn conversions), and the opaque thread-index read
+// (indexPerGroup) as a plain one.
 std::string cpuRunnableSource(std::string src) {
   const std::string inc = "#include <cuda_fp16.h>";
   if (const auto at = src.find(inc); at != std::string::npos)
     src.replace(at, inc.size(),
-                "struct __half2 { unsigned short x, y; };\n"
-                "inline float2 __half22float2(__half2) { std::abort(); }\n"
-                "inline __half2 __floats2half2_rn(float, float) { std::abort(); }");
+                "struct __half { _Float16 v; };\n"
+                "struct __half2 { _Float16 x, y; };\n"
+                "inline float __half2float(__half h) { return (float)h.v; }\n"
+                "inline __half __float2half_rn(float f) { return __half{(_Float16)f}; }\n"
+                "inline float2 __half22float2(__half2 h) { return make_float2((float)h.x, (float)h.y); }\n"
+                "inline __half2 __floats2half2_rn(float a, float b) { return __half2{(_Float16)a, (_Float16)b}; }");
   const std::string asmIndex = "asm volatile(\"mov.u32 %0, %%tid.x;\" : \"=r\"(t));";
   if (const auto at = src.find(asmIndex); at != std::string::npos)
     src.replace(at, asmIndex.size(), "t = (int)threadIdx.x;");
@@ -2074,6 +2078,8 @@ TEST(Stockham, RealTransformsRunOnTheCpu) {
        R"({"name": "cpur5", "family": "stockham", "precision": "f32", "transform": "r2c", "lengths": [6, 40]})"},
       {"c2r f64 5 x 9 x 12",
        R"({"name": "cpur6", "family": "stockham", "precision": "f64", "transform": "c2r", "lengths": [5, 9, 12]})"},
+      {"r2c f16 16416 (mirrored split, f16 scratch)",
+       R"({"name": "cpur7", "family": "stockham", "precision": "f16", "transform": "r2c", "length": 16416})"},
   };
   int n = 0;
   for (const auto& c : cases) {
