@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "ast/Passes.h"
+#include "generator/layout/FieldPlace.h"
 
 namespace warpforge::cmma {
 
@@ -39,35 +40,19 @@ Layout layoutText(const std::string& text) {
 }
 
 NodePtr laneField(const Layout& l, const std::vector<std::string>& names) {
-  int first = -1, count = 0;
-  bool contiguous = true;
-  for (std::size_t k = 0; k < names.size(); ++k) {
-    auto ph = l.physOf(names[k]);
-    if (!ph || ph->kind != PhysKind::T) continue;
-    if (first < 0) first = ph->index - static_cast<int>(k);
-    contiguous &= ph->index - static_cast<int>(k) == first && static_cast<int>(k) == count;
-    ++count;
-  }
-  if (count == 0) return lit(0);
-  if (contiguous && first >= 0)
-    return foldConstants(bin("&", bin(">>", var("lane"), lit(first)), lit((1 << count) - 1)));
+  const FieldPlace f = fieldPlace(l, names);
+  const auto lanes = f.of(PhysKind::T);
+  if (lanes.empty()) return lit(0);
+  if (const auto run = f.run(PhysKind::T); run && run->field == 0)
+    return foldConstants(bin("&", bin(">>", var("lane"), lit(run->shift)), lit((1 << run->count) - 1)));
   NodePtr e = lit(0);
-  for (std::size_t k = 0; k < names.size(); ++k) {
-    auto ph = l.physOf(names[k]);
-    if (ph && ph->kind == PhysKind::T)
-      e = bin("|", e,
-              bin("<<", bin("&", bin(">>", var("lane"), lit(ph->index)), lit(1)), lit(static_cast<long long>(k))));
-  }
+  for (const auto& [t, k] : lanes)
+    e = bin("|", e, bin("<<", bin("&", bin(">>", var("lane"), lit(t)), lit(1)), lit(static_cast<long long>(k))));
   return foldConstants(e);
 }
 
 int regField(const Layout& l, const std::vector<std::string>& names, int reg) {
-  int v = 0;
-  for (std::size_t k = 0; k < names.size(); ++k) {
-    auto ph = l.physOf(names[k]);
-    if (ph && ph->kind == PhysKind::R) v |= ((reg >> ph->index) & 1) << k;
-  }
-  return v;
+  return fieldPlace(l, names).part(PhysKind::R, reg);
 }
 
 std::vector<std::string> bitNames(const std::string& prefix, int from, int count) {
@@ -159,21 +144,31 @@ NodePtr swapFn(const std::string& prefix, bool f16) {
   return function(kQual, "wf_u32", prefix + "swap", {decl("wf_u32", "w")}, block(b));
 }
 
+// The instruction text and the fragments' register counts are the atom's (generator/layout/FragmentTable.h, the
+// 32-bit accumulator form): the operands the families' layouts are checked against.
 NodePtr mmaFn(const std::string& prefix, bool f16) {
+  const MmaShape& atom = mmaAccumulatorShape(*findMmaShape(f16 ? "m16n8k16" : "m16n8k32", f16 ? "f16" : "s8"));
+  const int nd = atom.c.numRegisters(), na = atom.a.numRegisters(), nb = atom.b.numRegisters();
   const std::string acc = f16 ? "float&" : "int&";
-  std::vector<NodePtr> params;
-  for (int i = 0; i < 4; ++i) params.push_back(decl(acc, fmt::format("d{}", i)));
-  for (int i = 0; i < 4; ++i) params.push_back(decl("wf_u32", fmt::format("a{}", i)));
-  for (int i = 0; i < 2; ++i) params.push_back(decl("wf_u32", fmt::format("b{}", i)));
-  std::vector<NodePtr> ops;
-  for (int i = 0; i < 4; ++i) ops.push_back(var(fmt::format("d{}", i)));
-  for (int i = 0; i < 4; ++i) ops.push_back(var(fmt::format("a{}", i)));
-  for (int i = 0; i < 2; ++i) ops.push_back(var(fmt::format("b{}", i)));
-  const std::string ins = f16 ? "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"
-                              : "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32";
-  const std::string c = f16 ? "+f" : "+r";
-  NodePtr asmStmt = inlinePtx(ins + " {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};",
-                              fmt::format("{0},{0},{0},{0},r,r,r,r,r,r", c), ops);
+  std::vector<NodePtr> params, ops;
+  for (int i = 0; i < nd; ++i) params.push_back(decl(acc, fmt::format("d{}", i)));
+  for (int i = 0; i < na; ++i) params.push_back(decl("wf_u32", fmt::format("a{}", i)));
+  for (int i = 0; i < nb; ++i) params.push_back(decl("wf_u32", fmt::format("b{}", i)));
+  for (int i = 0; i < nd; ++i) ops.push_back(var(fmt::format("d{}", i)));
+  for (int i = 0; i < na; ++i) ops.push_back(var(fmt::format("a{}", i)));
+  for (int i = 0; i < nb; ++i) ops.push_back(var(fmt::format("b{}", i)));
+  // "{%0, %1, ...}" of `count` operands from `first`.
+  auto group = [](int first, int count) {
+    std::string g;
+    for (int i = 0; i < count; ++i) g += fmt::format("{}%{}", i ? ", " : "", first + i);
+    return "{" + g + "}";
+  };
+  std::string constraints;
+  for (int i = 0; i < nd + na + nb; ++i)
+    constraints += (i ? "," : "") + std::string(i < nd ? (f16 ? "+f" : "+r") : "r");
+  NodePtr asmStmt = inlinePtx(atom.ptx() + " " + group(0, nd) + ", " + group(nd, na) + ", " + group(nd + na, nb) +
+                                  ", " + group(0, nd) + ";",
+                              constraints, ops);
   return function(kQual, "void", prefix + (f16 ? "mma_f16" : "mma_s8"), params, block({asmStmt}));
 }
 

@@ -13,7 +13,7 @@
 //      conj_perm         (re, im) -> (-im, re)   [8-bit pairs or one f16 pair]
 //      conj              (re, im) -> (re, -im)
 //      swap              (re, im) -> (im, re)
-//      mma_s8 / mma_f16  mma.sync m16n8k32 s8 -> s32 / m16n8k16 f16 -> f32
+//      mma_s8 / mma_f16  mma.sync m16n8k32 s8 -> s32 / m16n8k16 f16 -> f32 (instruction and fragments: the atom's)
 //  * CPU models of the same word operations (what the verifier and tests enumerate).
 #include <cstdint>
 #include <string>
@@ -29,7 +29,7 @@ namespace warpforge::cmma {
 Layout layoutText(const std::string& text);
 
 // The value of the logical bits `names` (names[k] has weight 2^k) contributed by the lane bits: an expression of
-// `lane`.
+// `lane`, printed from fieldPlace (generator/layout/FieldPlace.h).
 ast::NodePtr laneField(const Layout& l, const std::vector<std::string>& names);
 // The value of the same bits held by the r bits of fragment register `reg`.
 int regField(const Layout& l, const std::vector<std::string>& names, int reg);

@@ -115,31 +115,35 @@ std::vector<NodePtr> emitCompute(const Ctx& x) {
   return out;
 }
 
-// wgmma path: descriptors of this warpgroup's A rows and of the B rows (buffer 0, k-step 0), set up once.
+// wgmma path: descriptors of this warpgroup's A rows and of the B rows (buffer 0, k-step 0), set up once; their start,
+// LBO and SBO are those of WgmmaStage::descA / descB, the descriptors correlatorConsistency reads the operands through.
 std::vector<NodePtr> emitWgmmaSetup(const Ctx& x) {
   std::vector<NodePtr> out;
+  const WgmmaDescriptor a0 = x.ws.descA(0, 0, 0), a1 = x.ws.descA(0, 1, 0), b0 = x.ws.descB(0, 0);
   out.push_back(
       decl("const unsigned", "smem_base", cast("unsigned", call("__cvta_generic_to_shared", {var("wf_smem")}))));
-  out.push_back(decl("const unsigned long long", "desc_a",
-                     call("corr_desc", {bin("+", var("smem_base"),
-                                            bin("*", bin(">>", var("warp"), lit(2)), lit(x.ws.offset(64, 0)))),
-                                        lit(x.ws.lbo), lit(x.ws.sbo)})));
-  out.push_back(decl("const unsigned long long", "desc_b",
-                     call("corr_desc", {bin("+", var("smem_base"), lit(x.ws.aBytes)), lit(x.ws.lbo), lit(x.ws.sbo)})));
+  auto desc = [&](NodePtr start, const WgmmaDescriptor& d) {
+    return call("corr_desc", {std::move(start), lit(d.lbo), lit(d.sbo)});
+  };
+  NodePtr aStart = bin("*", bin(">>", var("warp"), lit(2)), lit(a1.start - a0.start));
+  if (a0.start) aStart = bin("+", lit(a0.start), aStart);
+  out.push_back(decl("const unsigned long long", "desc_a", desc(bin("+", var("smem_base"), aStart), a0)));
+  out.push_back(decl("const unsigned long long", "desc_b", desc(bin("+", var("smem_base"), lit(b0.start)), b0)));
   return out;
 }
 
 // One stage's wgmmas (async): per k-step of 32 bytes, D (m64 x 2 rows) += A (this warpgroup's 64 rows) B (all columns).
 // The descriptors' start field advances by the buffer and by the k-step (2 core matrices = 2 lbo bytes), in 16-byte
-// units.
+// units: descA / descB of the k-step less those of k-step 0.
 std::vector<NodePtr> emitWgmmaStage(const Ctx& x) {
   std::vector<NodePtr> out;
   const int steps = x.ws.kBytes / x.ws.bytesPerStep;
   out.push_back(exprStmt(call("corr_wgmma_fence", {})));
   for (int ks = 0; ks < steps; ++ks) {
-    const long long step = x.ws.offset(0, ks * x.ws.bytesPerStep) >> 4;
-    out.push_back(exprStmt(call("corr_wgmma", {var("d"), bin("+", var("desc_a"), bin("+", var("buf16"), lit(step))),
-                                               bin("+", var("desc_b"), bin("+", var("buf16"), lit(step)))})));
+    const long long stepA = (x.ws.descA(0, 0, ks).start - x.ws.descA(0, 0, 0).start) >> 4,
+                    stepB = (x.ws.descB(0, ks).start - x.ws.descB(0, 0).start) >> 4;
+    out.push_back(exprStmt(call("corr_wgmma", {var("d"), bin("+", var("desc_a"), bin("+", var("buf16"), lit(stepA))),
+                                               bin("+", var("desc_b"), bin("+", var("buf16"), lit(stepB)))})));
   }
   out.push_back(exprStmt(call("corr_wgmma_commit", {})));
   return out;

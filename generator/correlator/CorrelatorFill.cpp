@@ -50,13 +50,14 @@ std::vector<NodePtr> storeStaged(const Ctx& x, int side, const NodePtr& n, const
                                  const std::vector<std::string>& words) {
   std::vector<NodePtr> out;
   if (x.wg) {
-    // wgmma: row r, 16-byte chunk c of a region at (r / 8) sbo + c lbo + (r % 8) 16 (WgmmaStage::offset); the column
-    // side's rows are 2 n (plain) and 2 n + 1 (conj_perm copy).
+    // wgmma: row r, 16-byte chunk c of a region at (r / 8) sbo + c lbo + (r % 8) 16 (WgmmaStage::offset, PTX's
+    // canonical layout: the three strides are read from it); the column side's rows are 2 n (plain) and 2 n + 1
+    // (conj_perm copy).
+    const long long rowGroup = x.ws.offset(8, 0), chunk = x.ws.offset(0, 16), rowInGroup = x.ws.offset(1, 0);
     auto at = [&](const NodePtr& row, long long region) {
       // every fill path stages 4 words (one 16-byte chunk, w0 = 4 g) per unit: the chunk index is g
-      NodePtr off = bin("+",
-                        bin("+", bin("*", bin(">>", row, lit(3)), lit(x.ws.sbo)), bin("*", var("g"), lit(x.ws.lbo))),
-                        bin("*", bin("&", row, lit(7)), lit(16)));
+      NodePtr off = bin("+", bin("+", bin("*", bin(">>", row, lit(3)), lit(rowGroup)), bin("*", var("g"), lit(chunk))),
+                        bin("*", bin("&", row, lit(7)), lit(rowInGroup)));
       if (region) off = bin("+", off, lit(region));
       return index(cast("uint4*", bin("+", var("sbuf"), foldConstants(off))), lit(0));
     };

@@ -193,17 +193,12 @@ void checkWgmmaDescriptors(const CorrelatorSpec& s, int rows, std::vector<Consis
   // byte bytesPerStep ks of the B region. Each must find the staged byte it means.
   long long reads = 0;
   const int steps = w.kBytes / w.bytesPerStep;
-  auto descriptor = [&](long long start) {
-    return WgmmaDescriptor{static_cast<unsigned>(start), static_cast<unsigned>(w.lbo), static_cast<unsigned>(w.sbo), 0,
-                           WgmmaSwizzle::None}
-        .encode();
-  };
   for (int b = 0; b < 2; ++b)
     for (int ks = 0; ks < steps; ++ks) {
       const long long buffer = static_cast<long long>(b) * w.bufferBytes, k0 = w.bytesPerStep * ks;
       for (int g = 0; g < rows / 64; ++g) {
         const std::string why = checkWgmmaOperand(
-            descriptor(buffer + w.offset(64 * g, k0)), 64, w.bytesPerStep,
+            w.descA(buffer, g, ks).encode(), 64, w.bytesPerStep,
             [&](int m, int kb) { return buffer + w.offset(64 * g + m, k0 + kb); }, &reads);
         if (!why.empty()) {
           issue(fmt::format("A of warpgroup {}, k-step {}: {}", g, ks, why));
@@ -211,7 +206,7 @@ void checkWgmmaDescriptors(const CorrelatorSpec& s, int rows, std::vector<Consis
         }
       }
       const std::string why = checkWgmmaOperand(
-          descriptor(buffer + w.aBytes + w.offset(0, k0)), 2 * rows, w.bytesPerStep,
+          w.descB(buffer, ks).encode(), 2 * rows, w.bytesPerStep,
           [&](int n, int kb) { return buffer + w.aBytes + w.offset(n, k0 + kb); }, &reads);
       if (!why.empty()) {
         issue(fmt::format("B, k-step {}: {}", ks, why));

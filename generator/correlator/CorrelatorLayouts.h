@@ -22,6 +22,7 @@
 #include "generator/correlator/CorrelatorSpec.h"
 #include "generator/layout/FragmentTable.h"
 #include "generator/layout/Layout.h"
+#include "generator/layout/Wgmma.h"
 
 namespace warpforge {
 
@@ -76,8 +77,21 @@ struct WgmmaStage {
   int lbo = 128, sbo = 0;
   int aBytes = 0, bBytes = 0, bufferBytes = 0;  // per stage buffer (A region first, then B)
   int bytesPerStep = 32;                        // k bytes of one wgmma (s8 k32, f16 k16)
+  // PTX's canonical layout as the staging writes it (wgmmaStoreOffset, generator/layout/Wgmma.h).
   long long offset(int row, int kb) const {
-    return static_cast<long long>(row / 8) * sbo + (kb / 16) * lbo + (row % 8) * 16 + kb % 16;
+    return wgmmaStoreOffset(WgmmaSwizzle::None, row, kb, static_cast<unsigned>(sbo), static_cast<unsigned>(lbo));
+  }
+  // The descriptors the kernel issues and the check reads, in the buffer at shared-window byte `buffer`: A of
+  // warpgroup g (rows 64 g ..) and B (every row) at k-step ks.
+  WgmmaDescriptor descA(long long buffer, int g, int ks) const {
+    return at(buffer + offset(64 * g, bytesPerStep * ks));
+  }
+  WgmmaDescriptor descB(long long buffer, int ks) const { return at(buffer + aBytes + offset(0, bytesPerStep * ks)); }
+
+ private:
+  WgmmaDescriptor at(long long start) const {
+    return {static_cast<unsigned>(start), static_cast<unsigned>(lbo), static_cast<unsigned>(sbo), 0,
+            WgmmaSwizzle::None};
   }
 };
 WgmmaStage wgmmaStage(const CorrelatorSpec& s, int rowsPerBlock);

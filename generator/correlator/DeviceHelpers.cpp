@@ -75,7 +75,8 @@ std::string correlatorDeviceHelpers(SampleType type, int wgmmaN) {
   return print(unit(items));
 }
 
-std::string correlatorPipelineHelpers(SampleType type, int wgmmaN) {
+std::string correlatorPipelineHelpers(const CorrPipe& p) {
+  const SampleType type = p.type;
   std::vector<NodePtr> items;
   items.push_back(cmma::typedefU32());
   if (type == SampleType::CF16) {
@@ -93,15 +94,17 @@ std::string correlatorPipelineHelpers(SampleType type, int wgmmaN) {
   for (const auto& f : embeddedTemplates())
     if (std::string(f.name) == "warpforge_async.cuh") o += f.text;
   o += wgmmaSyncHelpers("corr_");
-  o += wgmmaDescriptorHelper("corr_desc_sw64", WgmmaSwizzle::B64, 16, kPipeSbo);
-  o += wgmmaDescriptorHelper("corr_desc_sw64_diag", WgmmaSwizzle::B64, 16, kPipeDiagonalSbo);
-  o += wgmmaHelper(WgmmaAtom{wgmmaN, type == SampleType::CF16, false}, "corr_wgmma",
-                   fmt::format("// D (m64 x {}) += A (64 rows, descriptor) B ({} columns, descriptor).", wgmmaN,
-                               wgmmaN)) +
+  const PipeDescriptors d = pipeDescriptors(p);
+  o += wgmmaDescriptorHelper("corr_desc_sw64", d.b.swizzle, d.b.lbo, d.b.sbo);
+  o += wgmmaDescriptorHelper("corr_desc_sw64_diag", d.diag.swizzle, d.diag.lbo, d.diag.sbo);
+  const WgmmaAtom atom = p.atom();
+  o += wgmmaHelper(atom, "corr_wgmma",
+                   fmt::format("// D (m64 x {}) += A (64 rows, descriptor) B ({} columns, descriptor).", atom.n,
+                               atom.n)) +
        "\n";
-  if (wgmmaN == 256)  // the diagonal tile's second warpgroup: half of the columns
-    o += wgmmaHelper(WgmmaAtom{wgmmaN / 2, type == SampleType::CF16, false}, "corr_wgmma_half",
-                     fmt::format("// D (m64 x {}) += A (64 rows) B (the second half of the columns).", wgmmaN / 2)) +
+  if (atom.n == 256)  // the diagonal tile's second warpgroup: half of the columns
+    o += wgmmaHelper(WgmmaAtom{atom.n / 2, atom.f16, atom.aRegisters}, "corr_wgmma_half",
+                     fmt::format("// D (m64 x {}) += A (64 rows) B (the second half of the columns).", atom.n / 2)) +
          "\n";
   return o;
 }

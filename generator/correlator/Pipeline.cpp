@@ -1,11 +1,15 @@
 #include "generator/correlator/Pipeline.h"
 
 #include <algorithm>
+#include <bit>
 #include <functional>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 #include <fmt/format.h>
+
+#include "generator/layout/FieldPlace.h"
 
 namespace warpforge {
 
@@ -97,6 +101,86 @@ WgmmaDescriptor CorrPipe::descB(unsigned base, int slot, int ks) const {
   d.start = base + static_cast<unsigned>(slot * opSlotBytes + aBytes + ks * 32);
   d.sbo = static_cast<unsigned>(kPipeSbo);
   return d;
+}
+
+WgmmaDescriptor CorrPipe::descBHalf(unsigned base, int slot, int ks) const {
+  WgmmaDescriptor d = descB(base, slot, ks);
+  d.start += static_cast<unsigned>(bOffset(rows / 2, 0, 0));
+  return d;
+}
+
+PipeDescriptors pipeDescriptors(const CorrPipe& p) {
+  PipeDescriptors d;
+  d.a = p.descA(0, 0, 0, 0, false);
+  d.diag = p.descA(0, 0, 0, 0, true);
+  d.b = p.descB(0, 0, 0);
+  d.aPerGroup = p.descA(0, 0, 1, 0, false).start - d.a.start;
+  d.diagPerGroup = p.descA(0, 0, 1, 0, true).start - d.diag.start;
+  d.perSlot = (p.descA(0, 1, 0, 0, false).start - d.a.start) >> 4;
+  d.halfOfB = (p.descBHalf(0, 0, 0).start - d.b.start) >> 4;
+  for (int ks = 0; ks < p.steps; ++ks) d.perStep.push_back((p.descA(0, 0, 0, ks, false).start - d.a.start) >> 4);
+  // The kernel adds one slot offset and one k-step offset to every descriptor, and issues A off the diagonal with B's
+  // helper (the same swizzle, LBO and SBO).
+  bool same = d.a.swizzle == d.b.swizzle && d.a.lbo == d.b.lbo && d.a.sbo == d.b.sbo;
+  for (int slot = 0; slot < p.opStages; ++slot)
+    for (int ks = 0; ks < p.steps; ++ks) {
+      const unsigned add = (slot * d.perSlot + d.perStep[static_cast<std::size_t>(ks)]) << 4;
+      for (int g = 0; g < p.consumers; ++g) {
+        same &= p.descA(0, slot, g, ks, false).start == d.a.start + g * d.aPerGroup + add;
+        same &= p.descA(0, slot, g, ks, true).start == d.diag.start + g * d.diagPerGroup + add;
+      }
+      same &= p.descB(0, slot, ks).start == d.b.start + add;
+      same &= p.descBHalf(0, slot, ks).start == d.b.start + (d.halfOfB << 4) + add;
+    }
+  if (!same) throw std::logic_error("correlator pipeline: the descriptors are not start + slot + k-step offsets");
+  return d;
+}
+
+namespace {
+// One run of a field's bits on an index variable of `bits` bits, as the kernel prints it: "16 * (warp & 3)",
+// "(lane >> 2)".
+std::string runText(const std::optional<FieldPlace::Run>& r, const char* v, int bits) {
+  if (!r) throw std::logic_error(fmt::format("pipeline accumulator: the field bits on {} are not one run", v));
+  const std::string inner = r->shift == 0 ? fmt::format("({} & {})", v, (1 << r->count) - 1)
+                            : r->shift + r->count == bits
+                                ? fmt::format("({} >> {})", v, r->shift)
+                                : fmt::format("(({} >> {}) & {})", v, r->shift, (1 << r->count) - 1);
+  return r->field ? fmt::format("{} * {}", 1 << r->field, inner) : inner;
+}
+}  // namespace
+
+PipeAccumulator pipeAccumulator(const CorrPipe& p) {
+  const Layout acc = wgmmaAccumulatorLayout(p.atom().n);
+  auto column = [](int col) { return fmt::format("k{}", std::countr_zero(static_cast<unsigned>(col))); };
+  std::vector<std::string> inputBits;
+  for (int b = 0; (1 << b) < p.rows; ++b) inputBits.push_back(column(p.bRow(1 << b, 0)));
+  const FieldPlace row = fieldPlace(acc, matrixIndexBits('i', 64)), input = fieldPlace(acc, inputBits),
+                   part = fieldPlace(acc, {column(p.bRow(0, 1))});
+  PipeAccumulator a;
+  a.rowOfThread = runText(row.run(PhysKind::W), "warp", 2) + " + " + runText(row.run(PhysKind::T), "lane", 5);
+  a.inputOfThread = runText(input.run(PhysKind::T), "lane", 5);
+  const auto rowRegs = row.of(PhysKind::R), inputRegs = input.of(PhysKind::R);
+  if (rowRegs.size() != 1 || inputRegs.size() < 2 || inputRegs[0].second != 0)
+    throw std::logic_error("pipeline accumulator: expected one row bit and column-input bit 0 on registers");
+  a.rowHalf = 1 << rowRegs[0].second;
+  a.regRowHalf = 1 << rowRegs[0].first;
+  a.regInput = 1 << inputRegs[0].first;
+  a.inputBlock = 1 << inputRegs[1].second;
+  a.regBlock = 1 << inputRegs[1].first;
+  a.regIm = part.weight(PhysKind::R, 0);
+  a.laneRow0 = row.weight(PhysKind::T, 0);
+  // The form the kernel prints, register by register: i = regBlock q + regRowHalf h + regInput c + regIm part.
+  for (int q = 0; q < p.rows / a.inputBlock; ++q)
+    for (int h = 0; h < 2; ++h)
+      for (int c = 0; c < 2; ++c)
+        for (int im = 0; im < 2; ++im) {
+          const int i = a.regBlock * q + a.regRowHalf * h + a.regInput * c + a.regIm * im;
+          if (row.part(PhysKind::R, i) != a.rowHalf * h || input.part(PhysKind::R, i) != a.inputBlock * q + c ||
+              part.part(PhysKind::R, i) != im)
+            throw std::logic_error(
+                fmt::format("pipeline accumulator: register {} is not (q {}, h {}, c {}, im {})", i, q, h, c, im));
+        }
+  return a;
 }
 
 CorrPipe corrPipe(const CorrelatorSpec& s, int rowsPerBlock, int opStages, int rawStages, bool sharedTransform) {

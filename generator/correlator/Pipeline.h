@@ -101,8 +101,37 @@ struct CorrPipe {
   // k-step ks, with the ring at shared-window address `base` (1024-aligned).
   WgmmaDescriptor descA(unsigned base, int slot, int g, int ks, bool diagonal) const;
   WgmmaDescriptor descB(unsigned base, int slot, int ks) const;
+  // The diagonal tile's second warpgroup: B's second half (the columns of inputs rows / 2 ..).
+  WgmmaDescriptor descBHalf(unsigned base, int slot, int ks) const;
   WgmmaAtom atom() const { return WgmmaAtom{2 * rows, type == SampleType::CF16, false}; }
 };
+
+// The consumers' accumulator positions the kernel prints, read from the wgmma accumulator atom (wgmmaAccumulatorLayout,
+// generator/layout/Wgmma.h) through B's row order: D's column bRow(n, h) names which column-input bit and which part
+// h (samples, conj_perm copy) each column bit of the atom is. The thread's first row (of its warpgroup's 64) and first
+// column input as expressions of warp and lane; register i + regInput is the next column input, + regRowHalf the row
+// rowHalf further, + regBlock the column inputs inputBlock further, + regIm the Im part of the same visibility; lanes
+// laneRow0 apart hold the rows 1 apart. Throws std::logic_error where the atom does not have that form.
+struct PipeAccumulator {
+  std::string rowOfThread, inputOfThread;
+  int rowHalf = 0, inputBlock = 0;
+  int regInput = 0, regRowHalf = 0, regBlock = 0, regIm = 0;
+  int laneRow0 = 0;
+};
+PipeAccumulator pipeAccumulator(const CorrPipe& p);
+
+// The consumers' descriptors as the kernel computes them, read from descA / descB / descBHalf (the descriptors
+// checkPipeline reads every operand byte through) with the ring at 0: warpgroup 0's A (off-diagonal, diagonal) and B
+// at slot 0, k-step 0; the start's advance per consumer warpgroup (bytes), and in the start field (16-byte units)
+// per operand slot, per k-step (the same for A and B) and from B to its second half. Throws std::logic_error where
+// the descriptors are not of that form.
+struct PipeDescriptors {
+  WgmmaDescriptor a, diag, b;
+  unsigned aPerGroup = 0, diagPerGroup = 0;
+  unsigned perSlot = 0, halfOfB = 0;
+  std::vector<unsigned> perStep;
+};
+PipeDescriptors pipeDescriptors(const CorrPipe& p);
 
 // Why the pipeline cannot take this spec (input layout, strides, alignment, tile), or nothing.
 std::optional<std::string> pipelineBlocker(const CorrelatorSpec& s);

@@ -245,10 +245,8 @@ void checkPipeline(const CorrelatorSpec& s, const CorrPipe& p, std::vector<PipeI
           }
         if (p.consumers ==
             2) {  // the diagonal tile's second warpgroup: B's second half (columns of inputs rows / 2 ..)
-          WgmmaDescriptor half = p.descB(base, slot, ks);
-          half.start += static_cast<unsigned>(p.bOffset(p.rows / 2, 0, 0));
           const std::string why = checkWgmmaOperand(
-              half.encode(), p.rows, 32,
+              p.descBHalf(base, slot, ks).encode(), p.rows, 32,
               [&](int col, int kb) -> long long {
                 return slotBase + p.aBytes +
                        p.bOffset(p.rows / 2 + 8 * (col / 16) + col % 8, (col / 8) % 2, 32 * ks + kb);

@@ -1,5 +1,7 @@
 #include "generator/correlator/PipelineEmitter.h"
 
+#include <stdexcept>
+
 #include <fmt/format.h>
 
 #include "generator/complexmma/ComplexMma.h"
@@ -204,6 +206,8 @@ PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p,
   k.tiles = static_cast<long long>(tps) * (tps + 1) / 2;
   const bool f16 = s.type == SampleType::CF16;
   const long long nst = (s.samples + p.ts - 1) / p.ts;
+  const PipeAccumulator place = pipeAccumulator(p);
+  const PipeDescriptors desc = pipeDescriptors(p);  // accumulator positions, read from the atom
   const int R = p.rawStages, S = p.opStages;
   const long long eb = p.eb;
   const int acc = p.atom().accRegs();
@@ -335,17 +339,19 @@ PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p,
   c(fmt::format("{} d[{}];", f16 ? "float" : "int", acc));
   c("#pragma unroll");
   c(fmt::format("for (int z = 0; z < {}; ++z) d[z] = 0;", acc));
+  // The descriptors of slot 0, k-step 0, from those checkPipeline reads the operands through (pipeDescriptors).
+  auto ring = [](unsigned start) { return start ? fmt::format("op_ring + {}u", start) : std::string("op_ring"); };
   c(
-      fmt::format("const unsigned long long da0 = diag ? corr_desc_sw64_diag(op_ring + {}u + cg * {}u) : "
-                  "corr_desc_sw64(op_ring + cg * {}u);",
-                  p.aBytes, p.bOffset(64, 0, 0), p.aOffset(64, 0)));
-  c(fmt::format("const unsigned long long db0 = corr_desc_sw64(op_ring + {}u);", p.aBytes));
+      fmt::format("const unsigned long long da0 = diag ? corr_desc_sw64_diag({} + cg * {}u) : "
+                  "corr_desc_sw64({} + cg * {}u);",
+                  ring(desc.diag.start), desc.diagPerGroup, ring(desc.a.start), desc.aPerGroup));
+  c(fmt::format("const unsigned long long db0 = corr_desc_sw64({});", ring(desc.b.start)));
   if (p.consumers == 2) {
     c("// On a diagonal tile the second warpgroup's rows (inputs 64..127) need only columns 64..127: an m64 x rows "
       "wgmma over B's");
     c("// second half into d[0 .. rows / 2 - 1] (the first half's columns would all fall below the diagonal).");
     c("const bool half = diag && cg == 1;");
-    c(fmt::format("const unsigned long long dbh = db0 + {}ull;", p.bOffset(p.rows / 2, 0, 0) >> 4));
+    c(fmt::format("const unsigned long long dbh = db0 + {}ull;", desc.halfOfB));
   }
   if (p.sharedTransform) {
     // A (the row side) of stage st: from the raw slot to the operand slot, while the previous stage's wgmmas run.
@@ -376,15 +382,15 @@ PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p,
     c(
         fmt::format("const unsigned long long so = (unsigned long long)(oslot * {}u);  // slot offset >> 4 (the "
                     "descriptors' start field)",
-                    p.opSlotBytes >> 4));
+                    desc.perSlot));
     c("corr_wgmma_fence();");
     for (int ks = 0; ks < p.steps; ++ks) {
       if (halfForm)
         c(fmt::format("corr_wgmma_half(reinterpret_cast<{} (&)[{}]>(d), da0 + so + {}ull, dbh + so + {}ull);",
-                      f16 ? "float" : "int", acc / 2, ks * 2, ks * 2));
+                      f16 ? "float" : "int", acc / 2, desc.perStep[ks], desc.perStep[ks]));
       else
-        c(fmt::format("corr_wgmma(d, da0 + so + {0}ull, db0 + so + {0}ull);  // k bytes {1} .. {2}", ks * 2, 32 * ks,
-                      32 * ks + 31));
+        c(fmt::format("corr_wgmma(d, da0 + so + {0}ull, db0 + so + {0}ull);  // k bytes {1} .. {2}", desc.perStep[ks],
+                      32 * ks, 32 * ks + 31));
     }
     c("corr_wgmma_commit();");
     if (p.sharedTransform) c(fmt::format("if (k + 1 < {}) transform_a(k + 1);  // while stage k's wgmmas run", nst));
@@ -397,7 +403,7 @@ PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p,
     if (s.writesVisibilities()) {
       // In each branch too: after the join ptxas serialized the f32 wgmmas of the 128-input tile (C7514).
       c(fmt::format("// writes the tile's visibilities of this call: Re in d[i], Im in d[i + 4] ((i / 4) even)"));
-      c(fmt::format("const int gi0 = row0 + 64 * cg + 16 * (warp & 3) + (lane >> 2), gj0 = col0 + 2 * (lane & 3){};",
+      c(fmt::format("const int gi0 = row0 + 64 * cg + {}, gj0 = col0 + {}{};", place.rowOfThread, place.inputOfThread,
                     halfForm ? " + 64" : ""));
       c(fmt::format("{0}* const visv = ({0}*)vis + (b * {1}LL + channel) * {2}LL;", f16 ? "float2" : "int2", s.channels,
                     s.visibilitiesPerChannel()));
@@ -419,22 +425,25 @@ PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p,
   if (s.writesVisibilities()) {  // stored in each branch above
     c.close();
     c.close();
-    k.source = head + correlatorPipelineHelpers(s.type, 2 * p.rows) + table + c.text;
+    k.source = head + correlatorPipelineHelpers(p) + table + c.text;
     return k;
   }
   // The store: accumulator i of thread (warp, lane) is row 16 (warp % 4) + lane / 4 + 8 ((i / 2) % 2) of this
   // warpgroup's 64 and D column 8 (i / 4) + 2 (lane % 4) + i % 2 = part (i / 4) % 2 of column input 8 (i / 8) + 2 (lane
-  // % 4) + i % 2.
+  // % 4) + i % 2; the constants are read from the accumulator atom (pipeAccumulator; e = 2 h + c needs the row half on
+  // register bit 1 and the next column input on bit 0).
+  if (place.regRowHalf != 2 || place.regInput != 1)
+    throw std::logic_error("correlator pipeline: the accumulator store expects registers e = 2 (row half) + input");
   c("// adds the tile's visibilities to the batch entry's accumulators: Re in d[i], Im in d[i + 4] ((i / 4) even)");
-  c(fmt::format("const int gi0 = row0 + 64 * cg + 16 * (warp & 3) + (lane >> 2), gj0 = col0 + 2 * (lane & 3){};",
+  c(fmt::format("const int gi0 = row0 + 64 * cg + {}, gj0 = col0 + {}{};", place.rowOfThread, place.inputOfThread,
                 p.consumers == 2 ? " + (half ? 64 : 0)" : ""));
   c(fmt::format("{0}* const accv = ({0}*)acc + (b * {1}LL + channel) * {2}LL;", f16 ? "float2" : "longlong2",
                 s.channels, s.visibilitiesPerChannel()));
   c("#pragma unroll");
-  c.open(fmt::format("for (int q = 0; q < {}; ++q)", p.rows / 8));
+  c.open(fmt::format("for (int q = 0; q < {}; ++q)", p.rows / place.inputBlock));
   c("#pragma unroll");
   c.open("for (int e = 0; e < 4; ++e)");
-  c("const int gi = gi0 + 8 * (e >> 1), gj = gj0 + 8 * q + (e & 1);");
+  c(fmt::format("const int gi = gi0 + {} * (e >> 1), gj = gj0 + {} * q + (e & 1);", place.rowHalf, place.inputBlock));
   if (s.polarizations == 2) c("const int r1 = gi >> 1, r2 = gj >> 1;");
   else c("const int r1 = gi, r2 = gj;");
   c.open(fmt::format("if (r1 <= r2 && gj < {}{})", N,
@@ -448,15 +457,16 @@ PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p,
     c(fmt::format("{}* const dst = accv + bl;", f16 ? "float2" : "longlong2"));
   }
   c(fmt::format("{} o = dst[0];", f16 ? "float2" : "longlong2"));
-  c(fmt::format("o.x += {}d[8 * q + e];", f16 ? "" : "(long long)"));
-  c(fmt::format("o.y {}= {}d[8 * q + e + 4];", s.conjugate == "r1" ? "-" : "+", f16 ? "" : "(long long)"));
+  c(fmt::format("o.x += {}d[{} * q + e];", f16 ? "" : "(long long)", place.regBlock));
+  c(fmt::format("o.y {}= {}d[{} * q + e + {}];", s.conjugate == "r1" ? "-" : "+", f16 ? "" : "(long long)",
+                place.regBlock, place.regIm));
   c("dst[0] = o;");
   c.close();
   c.close();
   c.close();
   c.close();
   c.close();
-  k.source = head + correlatorPipelineHelpers(s.type, 2 * p.rows) + table + c.text;
+  k.source = head + correlatorPipelineHelpers(p) + table + c.text;
   return k;
 }
 

@@ -130,23 +130,25 @@ std::vector<NodePtr> emitPipelineVisibilityStore(const CorrelatorSpec& s, const 
   const bool f32 = s.type == SampleType::CF16, negIm = s.conjugate == "r1";
   const std::string valT = f32 ? "float" : "int";
   const int P = s.polarizations;
+  const PipeAccumulator a = pipeAccumulator(p);  // the accumulator positions, read from the wgmma atom
+  auto times = [](int w, NodePtr v) { return w == 1 ? v : bin("*", lit(w), std::move(v)); };
   auto predicate = [&] { return bin("&&", bin("<=", var("r1"), var("r2")), bin("<", var("gj"), lit(s.inputs()))); };
-  auto reOf = [](const NodePtr& e) { return index(var("d"), bin("+", bin("*", lit(8), var("q")), e)); };
+  auto reOf = [&](const NodePtr& e) { return index(var("d"), bin("+", times(a.regBlock, var("q")), e)); };
   auto imOf = [&](const NodePtr& e) {
-    return negIf(negIm, index(var("d"), bin("+", bin("+", bin("*", lit(8), var("q")), e), lit(4))));
+    return negIf(negIm, index(var("d"), bin("+", bin("+", times(a.regBlock, var("q")), e), lit(a.regIm))));
   };
   std::vector<NodePtr> perPair;  // body of the loop over q and the row pair h (rows gi0, gi0 + 8)
-  perPair.push_back(decl("const int", "gi", bin("+", var("gi0"), bin("*", lit(8), var("h")))));
-  perPair.push_back(decl("const int", "gj", bin("+", var("gj0"), bin("*", lit(8), var("q")))));
+  perPair.push_back(decl("const int", "gi", bin("+", var("gi0"), times(a.rowHalf, var("h")))));
+  perPair.push_back(decl("const int", "gj", bin("+", var("gj0"), times(a.inputBlock, var("q")))));
   perPair.push_back(decl("const int", "r1", P == 2 ? bin(">>", var("gi"), lit(1)) : var("gi")));
-  NodePtr e0 = bin("*", lit(2), var("h")), e1 = bin("+", bin("*", lit(2), var("h")), lit(1));
+  NodePtr e0 = times(a.regRowHalf, var("h")), e1 = bin("+", times(a.regRowHalf, var("h")), lit(a.regInput));
   if (P == 1) {
     // Columns gj, gj + 1: two receivers, baselines apart; 8 bytes each.
     perPair.push_back(raw("#pragma unroll"));
     std::vector<NodePtr> one{decl("const int", "r2", bin("+", var("gj"), var("c"))),
-                             ifStmt(predicate(),
-                                    block({store8(f32, visibilityIndex(nullptr, 1), reOf(bin("+", e0, var("c"))),
-                                                  imOf(bin("+", e0, var("c"))))}))};
+                             ifStmt(predicate(), block({store8(f32, visibilityIndex(nullptr, 1),
+                                                               reOf(bin("+", e0, times(a.regInput, var("c")))),
+                                                               imOf(bin("+", e0, times(a.regInput, var("c")))))}))};
     perPair.push_back(
         forLoop(decl("int", "c", lit(0)), bin("<", var("c"), lit(2)), assign(var("c"), lit(1), "+="), block(one)));
   } else {
@@ -156,15 +158,15 @@ std::vector<NodePtr> emitPipelineVisibilityStore(const CorrelatorSpec& s, const 
       perPair.push_back(ifStmt(predicate(), block({store16(f32, visibilityIndex(bin("&", var("gi"), lit(1)), 2),
                                                            {reOf(e0), imOf(e0), reOf(e1), imOf(e1)})})));
     } else {
-      // [bl][q][p = 0, 1]: rows gi, gi + 1 are lanes lane, lane ^ 4 (row bit 0 = lane bit 2). The even row's lane
-      // keeps column gj and receives the odd row's; the odd row's lane keeps column gj + 1 and receives the even
+      // [bl][q][p = 0, 1]: rows gi, gi + 1 are lanes lane, lane ^ laneRow0 (row bit 0 = lane bit 2). The even row's
+      // lane keeps column gj and receives the odd row's; the odd row's lane keeps column gj + 1 and receives the even
       // row's.
       perPair.push_back(decl("const " + valT, "give_re", ternary(var("hi"), reOf(e0), reOf(e1))));
       perPair.push_back(decl("const " + valT, "give_im", ternary(var("hi"), imOf(e0), imOf(e1))));
-      perPair.push_back(
-          decl("const " + valT, "got_re", call("__shfl_xor_sync", {var("0xffffffffu"), var("give_re"), lit(4)})));
-      perPair.push_back(
-          decl("const " + valT, "got_im", call("__shfl_xor_sync", {var("0xffffffffu"), var("give_im"), lit(4)})));
+      perPair.push_back(decl("const " + valT, "got_re",
+                             call("__shfl_xor_sync", {var("0xffffffffu"), var("give_re"), lit(a.laneRow0)})));
+      perPair.push_back(decl("const " + valT, "got_im",
+                             call("__shfl_xor_sync", {var("0xffffffffu"), var("give_im"), lit(a.laneRow0)})));
       std::vector<NodePtr> words{ternary(var("hi"), var("got_re"), reOf(e0)),
                                  ternary(var("hi"), var("got_im"), imOf(e0)),
                                  ternary(var("hi"), reOf(e1), var("got_re")),
@@ -175,11 +177,12 @@ std::vector<NodePtr> emitPipelineVisibilityStore(const CorrelatorSpec& s, const 
   }
   std::vector<NodePtr> out;
   if (P == 2 && s.polOrder != "r1_r2")
-    out.push_back(decl("const bool", "hi", bin("!=", bin("&", var("lane"), lit(4)), lit(0))));
+    out.push_back(decl("const bool", "hi", bin("!=", bin("&", var("lane"), lit(a.laneRow0)), lit(0))));
   std::vector<NodePtr> perQ{raw("#pragma unroll"), forLoop(decl("int", "h", lit(0)), bin("<", var("h"), lit(2)),
                                                            assign(var("h"), lit(1), "+="), block(perPair))};
   out.push_back(raw("#pragma unroll"));
-  out.push_back(forLoop(decl("int", "q", lit(0)), bin("<", var("q"), lit(p.rows / (half ? 16 : 8))),
+  out.push_back(forLoop(decl("int", "q", lit(0)),
+                        bin("<", var("q"), lit(p.rows / (half ? 2 * a.inputBlock : a.inputBlock))),
                         assign(var("q"), lit(1), "+="), block(perQ)));
   return out;
 }

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "generator/layout/FieldPlace.h"
+
 namespace warpforge {
 
 const char* wgmmaSwizzleName(WgmmaSwizzle s) {
@@ -97,9 +99,22 @@ std::string WgmmaAtom::nProblem() const {
   return ok ? "" : fmt::format("m64n{} is not a {} wgmma shape", n, f16 ? "f16" : "s8");
 }
 
+Layout wgmmaAccumulatorLayout(int n) {
+  std::vector<BitMap::Pair> p{{"t0", "k1"}, {"t1", "k2"}, {"t2", "i0"}, {"t3", "i1"}, {"t4", "i2"},
+                              {"w0", "i4"}, {"w1", "i5"}, {"r0", "k0"}, {"r1", "i3"}};
+  for (int r = 2; (1 << r) < n / 2; ++r) p.push_back({fmt::format("r{}", r), fmt::format("k{}", r + 1)});
+  return Layout::fromMap(BitMap(std::move(p)));
+}
+
 void wgmmaAccumulatorCoord(int thread, int reg, int& row, int& col) {
-  row = 16 * (thread / 32) + (thread % 32) / 4 + 8 * ((reg / 2) % 2);
-  col = 8 * (reg / 4) + 2 * (thread % 4) + reg % 2;
+  static const Layout atom = wgmmaAccumulatorLayout(256);
+  static const FieldPlace rows = fieldPlace(atom, matrixIndexBits('i', 64)),
+                          cols = fieldPlace(atom, matrixIndexBits('k', 256));
+  auto at = [&](const FieldPlace& f) {
+    return f.part(PhysKind::T, thread % 32) + f.part(PhysKind::W, thread / 32) + f.part(PhysKind::R, reg);
+  };
+  row = at(rows);
+  col = at(cols);
 }
 
 std::string wgmmaSyncHelpers(const std::string& p) {

@@ -16,6 +16,8 @@
 #include <cstdint>
 #include <string>
 
+#include "generator/layout/Layout.h"
+
 namespace warpforge {
 
 enum class WgmmaSwizzle { None = 0, B128 = 1, B64 = 2, B32 = 3 };  // the descriptor's bits 62-63
@@ -54,8 +56,13 @@ struct WgmmaAtom {
   std::string nProblem() const;
 };
 
-// The accumulator fragment: thread t (0..127 of the warpgroup), register i -> (row, column) of the m64 x n tile:
-//   row = 16 (t / 32) + (t % 32) / 4 + 8 ((i / 2) % 2),  column = 8 (i / 4) + 2 (t % 4) + i % 2.
+// The accumulator fragment as an atom: physical bit -> matrix bit of the m64 x n tile (rows i0..i5, columns k0..),
+// lane bits t, the warp of the warpgroup w, the thread's registers r (as many bits as n / 2 registers need):
+//   t0 t1 <-> k1 k2, t2 t3 t4 <-> i0 i1 i2, w0 w1 <-> i4 i5, r0 r1 <-> k0 i3, r2 r3 ... <-> k3 k4 ...
+// i.e. thread t (0..127), register i -> row 16 (t / 32) + (t % 32) / 4 + 8 ((i / 2) % 2), column
+// 8 (i / 4) + 2 (t % 4) + i % 2. Per warp it is mma.sync's m16n8 32-bit C fragment, once per 8 columns.
+Layout wgmmaAccumulatorLayout(int n);
+// (row, column) of register `reg` of thread `thread` (0..127 of the warpgroup), read from that atom.
 void wgmmaAccumulatorCoord(int thread, int reg, int& row, int& col);
 
 // Device helpers (static __device__ __forceinline__, inline PTX), named prefix + ...:
