@@ -97,6 +97,8 @@ TEST(CorrelatorSpec, BadSpecsNameTheJsonPath) {
   EXPECT_EQ(specErrorPath(specJson(4, "ci8", "tcc", 2, 1, 64, R"(, "tuning": {"times_per_stage": 48})")),
             "/tuning/times_per_stage");
   EXPECT_EQ(specErrorPath(specJson(4, "ci8", "tcc", 2, 1, 64, R"(, "tuning": {"bogus": 1})")), "/tuning/bogus");
+  EXPECT_EQ(specErrorPath(specJson(4, "ci8", "tcc", 2, 1, 64, R"(, "tuning": {"raw_stages": 9})")),
+            "/tuning/raw_stages");
   EXPECT_EQ(specErrorPath(specJson(4, "ci8", "tcc", 2, 1, 64, R"(, "ci4_real_nibble": "high")")), "/ci4_real_nibble");
   EXPECT_EQ(
       specErrorPath(
@@ -836,11 +838,20 @@ TEST(CorrelatorKernels, PipelinePlanRunsOnTheCpuAndMatchesTheExactReference) {
        "pipeline ci4 katgpucbf (real nibble low), R = 40", 64},
       {R"({"name": "cpu_ph", "family": "correlator", "receivers": 70, "polarizations": 1, "channels": 1, "samples_per_call": 40, "sample_type": "cf16",
           "input": {"layout": "strides", "strides": {"batch": 2800, "channel": 2800, "receiver": 40, "polarization": 0, "time": 1}}})",
-       "pipeline cf16 one pol, one run per input, R = 70", 64}};
+       "pipeline cf16 one pol, one run per input, R = 70", 64},
+      // Long enough that both rings wrap (phase parities flip): the default raw ring (the deepest that fits) and
+      // explicit shallow rings.
+      {R"({"name": "cpu_pw", "family": "correlator", "receivers": 35, "polarizations": 2, "channels": 1, "samples_per_call": 336, "sample_type": "ci8",
+          "input": {"layout": "tcc"}})",
+       "pipeline ci8 tcc, R = 35, 64-input tiles, 11 stages through the default raw ring", 64},
+      {R"({"name": "cpu_pw3", "family": "correlator", "receivers": 70, "polarizations": 2, "channels": 1, "samples_per_call": 224, "sample_type": "ci8",
+          "input": {"layout": "tcc"}, "tuning": {"stages": 3, "raw_stages": 3}})",
+       "pipeline ci8 tcc, R = 70, 128-input tiles, 7 stages through 3 operand and 3 raw slots, shared transform", 128,
+       true}};
   for (const auto& c : cases) {
     const CorrelatorSpec cs = parseCorrelatorSpecText(c.json, "cpu.json");
     auto fs = makeCorrelatorSpec(cs);
-    const LaunchPlan plan = correlatorLaunchPlan(cs, emitCorrelatorPipeline(cs, c.rows, 0, c.shared));
+    const LaunchPlan plan = correlatorLaunchPlan(cs, emitCorrelatorPipeline(cs, c.rows, cs.tuning.stages, c.shared));
     ASSERT_NE(plan.sources.front().text.find("wfa_bulk_g2s("), std::string::npos) << c.label;
     runCorrelatorPlanOnCpu(*fs, plan, 2, 6160, c.label);
   }

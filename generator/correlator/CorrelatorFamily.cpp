@@ -47,7 +47,7 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet {
     const CorrelatorChoice sm90 = chooseCorrelator(s_, "sm_90");
     if (sm90.path == CorrelatorPath::Pipeline) {
       std::vector<PipeIssue> issues;
-      checkPipeline(s_, corrPipe(s_, sm90.rows, sm90.stages, sm90.stages, sm90.sharedTransform), issues, c.proved);
+      checkPipeline(s_, corrPipe(s_, sm90.rows, sm90.stages, 0, sm90.sharedTransform), issues, c.proved);
       for (const auto& i : issues) c.issues.push_back({i.path, i.message});
     }
     if (!c.issues.empty()) {
@@ -231,6 +231,12 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet {
                                      : k;
     v.push_back({"correlate only, pipeline with the other transform (loader <-> shared)",
                  Generated{correlatorLaunchPlan(s_, xf, false)}, 1, 0});
+    // The raw ring of 4 slots (three stages of bulk copies in flight), the depth before the deepest-fitting default.
+    const CorrelatorKernels raw4 = c.path == CorrelatorPath::Pipeline
+                                       ? emitCorrelatorPipeline(s_, c.rows, c.stages, c.sharedTransform, 4)
+                                       : k;
+    v.push_back({"correlate only, pipeline with 4 raw slots (3 stages of copies in flight)",
+                 Generated{correlatorLaunchPlan(s_, raw4, false)}, 1, 0});
     // What the target got before the pipeline (register-staged wgmma or mma.sync): auto must not lose to it.
     const CorrelatorKernels before = c.path == CorrelatorPath::Pipeline
                                          ? emitCorrelator(s_, correlatorUsesWgmma(s_, target.arch))

@@ -35,7 +35,7 @@ constexpr TileCost kTileCosts[] = {{64, 10000, 1470}, {128, 20000, 1940}};
 }  // namespace
 
 double correlatorPipelineModel(const CorrelatorSpec& s, int rows, int sms, double clockMHz) {
-  const CorrPipe p = corrPipe(s, rows, s.tuning.stages, s.tuning.stages);
+  const CorrPipe p = corrPipe(s, rows, s.tuning.stages);
   const long long tps = (s.inputs() + rows - 1) / rows;
   const double blocks = static_cast<double>(tps * (tps + 1) / 2) * s.channels;
   const double stages = std::ceil(static_cast<double>(s.samples) / p.ts);

@@ -197,8 +197,10 @@ CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
   if (root.contains("tuning")) {
     const Json& t = root["tuning"];
     rd.needObject(t, "/tuning");
-    rd.onlyKeys(t, "/tuning", {"receivers_per_block", "times_per_stage", "mma", "stages", "transform"});
+    rd.onlyKeys(t, "/tuning", {"receivers_per_block", "times_per_stage", "mma", "stages", "raw_stages", "transform"});
     if (t.contains("stages")) s.tuning.stages = static_cast<int>(rd.integer(t["stages"], "/tuning/stages", 2, 8));
+    if (t.contains("raw_stages"))
+      s.tuning.rawStages = static_cast<int>(rd.integer(t["raw_stages"], "/tuning/raw_stages", 2, 8));
     if (t.contains("transform")) {
       s.tuning.transform = rd.string(t["transform"], "/tuning/transform");
       if (s.tuning.transform != "loader" && s.tuning.transform != "shared")

@@ -34,7 +34,9 @@ struct CorrelatorTuning {
                              // "pipeline": that pipeline (sm_90 targets only); "wgmma": the register-staged wgmma
                              // kernel on 64- / 128-row tiles (sm_90 only); "mma_sync": always mma.sync
   bool rowsGiven = false;    // receivers_per_block was in the spec (the pipeline's model does not override it)
-  int stages = 0;            // pipeline: operand ring slots (0: the default); the raw ring has as many
+  int stages = 0;            // pipeline: operand ring slots (0: the default, 4)
+  int rawStages = 0;         // pipeline: raw ring slots, i.e. stages of bulk copies in flight + 1 (0: the default, the
+                             // deepest ring up to 8 that fits beside the operand ring)
   std::string transform = "shared";  // pipeline: "loader" (the loader warpgroup transforms A and B) or "shared" (the
                                      // consumers transform A of the next stage while their wgmmas run: faster at 6 of
                                      // 8 shapes on the H200, level at the other two; the default where stages >= 3)

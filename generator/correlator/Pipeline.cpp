@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "generator/correlator/CorrelatorLayouts.h"
 #include "generator/layout/FieldPlace.h"
 
 namespace warpforge {
@@ -20,6 +21,10 @@ const char* rawKindName(RawKind k) {
     case RawKind::PolRuns: return "one run of (time, pol) pairs per receiver";
   }
   return "?";
+}
+
+bool pipeSharedFits(const CorrPipe& p) {
+  return p.sharedBytes <= kWgmmaMaxShared && p.blocksPerSm * (p.sharedBytes + 1024) <= 228 * 1024;
 }
 
 namespace {
@@ -225,14 +230,8 @@ CorrPipe corrPipe(const CorrelatorSpec& s, int rowsPerBlock, int opStages, int r
   }
   p.rawSideBytes = p.runsPerSide * p.runPitch;
   p.rawSlotBytes = 2 * p.rawSideBytes;
-  // Four operand and four raw slots: three stages of copies in flight behind the one transformed (128-row tiles:
-  // 16 KiB of raw samples per stage, one block per SM; 64-row tiles: two blocks per SM).
   p.opStages = opStages ? opStages : 4;
   p.sharedTransform = sharedTransform;
-  p.rawStages = rawStages ? rawStages : 4;
-  p.rawRing = p.opStages * p.opSlotBytes;
-  p.barriers = p.rawRing + p.rawStages * p.rawSlotBytes;
-  p.sharedBytes = p.barriers + 8 * 2 * (p.opStages + p.rawStages) + 1024;
   if (p.consumers == 2) {
     // 384 threads at 168 registers; the loader gives 112 of its own per thread to the two consumer warpgroups.
     p.launchRegs = 168;
@@ -242,6 +241,23 @@ CorrPipe corrPipe(const CorrelatorSpec& s, int rowsPerBlock, int opStages, int r
   } else {
     p.launchRegs = 128;
     p.blocksPerSm = 2;
+  }
+  // The raw ring: the spec's depth, else the deepest up to 8 that fits beside the operand ring (the copies of
+  // rawStages - 1 stages are in flight while one is transformed: the more, the more of the copies' latency is hidden).
+  p.rawRing = p.opStages * p.opSlotBytes;
+  auto layoutRing = [&](int raw) {
+    p.rawStages = raw;
+    p.barriers = p.rawRing + p.rawStages * p.rawSlotBytes;
+    p.sharedBytes = p.barriers + 8 * 2 * (p.opStages + p.rawStages) + 1024;
+  };
+  const int raw = rawStages ? rawStages : s.tuning.rawStages;
+  if (raw) {
+    layoutRing(raw);
+  } else {
+    for (int r = kPipeMaxRawStages; r >= 2; --r) {
+      layoutRing(r);
+      if (pipeSharedFits(p)) break;
+    }
   }
   transformUnits(p);
   return p;

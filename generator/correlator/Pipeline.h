@@ -26,6 +26,8 @@ namespace warpforge {
 // The SBO the kernel's descriptor helpers encode (corr_desc_sw64, corr_desc_sw64_diag): 8-row groups of 64-byte rows;
 // a diagonal tile's A skips B's conj_perm groups.
 constexpr int kPipeSbo = 512, kPipeDiagonalSbo = 1024;
+// The deepest raw ring the default picks (tuning.raw_stages: 2..8).
+constexpr int kPipeMaxRawStages = 8;
 
 // How one stage of one tile side's samples lies in global memory, i.e. what one bulk copy brings.
 enum class RawKind {
@@ -133,9 +135,12 @@ struct PipeDescriptors {
 };
 PipeDescriptors pipeDescriptors(const CorrPipe& p);
 
+// Whether the pipeline's shared memory fits one block (227 KiB) and its blocks per SM (228 KiB per SM).
+bool pipeSharedFits(const CorrPipe& p);
 // Why the pipeline cannot take this spec (input layout, strides, alignment, tile), or nothing.
 std::optional<std::string> pipelineBlocker(const CorrelatorSpec& s);
-// The pipeline for the spec's tile (rowsPerBlock inputs, 64 or 128) and ring depths (0: the defaults).
+// The pipeline for the spec's tile (rowsPerBlock inputs, 64 or 128) and ring depths (0: the spec's tuning.stages /
+// tuning.raw_stages, else the defaults: 4 operand slots, the deepest raw ring up to 8 that fits).
 CorrPipe corrPipe(const CorrelatorSpec& s, int rowsPerBlock, int opStages = 0, int rawStages = 0,
                   bool sharedTransform = false);
 

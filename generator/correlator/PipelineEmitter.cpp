@@ -395,6 +395,9 @@ PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p,
     c("corr_wgmma_commit();");
     if (p.sharedTransform) c(fmt::format("if (k + 1 < {}) transform_a(k + 1);  // while stage k's wgmmas run", nst));
     c("corr_wgmma_wait<1>();  // stage k - 1's wgmmas are done: its slot goes back to the loader");
+    c("__syncwarp(0xffffffffu);  // every lane's wait above precedes lane 0's release (the memory model's order, not "
+      "the ISA's "
+      "aligned execution)");
     c("if (k > 0 && lane == 0) wfa_mbar_arrive(empty_op + 8u * prev);");
     c("prev = oslot;");
     c(fmt::format("if (++oslot == {}) oslot = 0, opar ^= 1;", S));
@@ -470,8 +473,9 @@ PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p,
   return k;
 }
 
-CorrelatorKernels emitCorrelatorPipeline(const CorrelatorSpec& s, int rows, int stages, bool sharedTransform) {
-  const CorrPipe p = corrPipe(s, rows, stages, stages, sharedTransform);
+CorrelatorKernels emitCorrelatorPipeline(const CorrelatorSpec& s, int rows, int stages, bool sharedTransform,
+                                         int rawStages) {
+  const CorrPipe p = corrPipe(s, rows, stages, rawStages, sharedTransform);
   CorrelatorKernels k;
   k.correlateName = s.name + "_correlate";
   k.reduceName = s.name + "_reduce";

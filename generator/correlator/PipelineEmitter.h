@@ -16,8 +16,9 @@ struct PipelineKernel {
 };
 
 PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p, const std::string& name);
-// The two kernels with the pipeline's correlate (tiles of `rows` inputs, `stages` slots per ring, 0: the default).
+// The two kernels with the pipeline's correlate (tiles of `rows` inputs, `stages` operand slots, `rawStages` raw slots;
+// 0: the spec's or the default depths, corrPipe).
 CorrelatorKernels emitCorrelatorPipeline(const CorrelatorSpec& s, int rows, int stages = 0,
-                                         bool sharedTransform = false);
+                                         bool sharedTransform = false, int rawStages = 0);
 
 }  // namespace warpforge

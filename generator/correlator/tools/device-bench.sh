@@ -6,7 +6,8 @@
 #           tests beside them (gpu_correlator_tests, WF_TESTS: a gtest filter, default the tests that run the pipeline,
 #           ~40 s; "*": all, over 150 s): the timed pass below compiles nothing
 #   shapes  `warpforge bench` (correlate kernel alone, TCC's op count; its variants: the correlate kernel of the output
-#           "visibilities" (TCC's model), the other tile, the other transform, the path before the pipeline, the reduce
+#           "visibilities" (TCC's model), the other tile, the other transform, the raw ring of 4 slots, the path before
+#           the pipeline, the reduce
 #           (GB/s and % of the copy ceiling) beside the previous reduce kernel and its variants, the copy ceiling) on
 #           TCC's seven configurations
 #           (WF_CONFIGS: "bits R C T;..." instead) and WF_RANDOM=N random 2-pol shapes (seed WF_SEED, printed), one after
@@ -114,9 +115,9 @@ for cfg in "${shapes[@]}"; do
     check=$(grep -oE "check: .*(OK|FAILED)" "$f" | grep -oE '(OK|FAILED)$')
     copy=$(grep "copy of the same bytes" "$f" | awk '{print $(NF)}')
     if [ "$out" = visibilities ]; then
-      say "$1-bit R=$2 C=$3 T=$4, output visibilities: ours $(val $f 'correlate kernel only' TOPS) (other tile $(val $f 'the other tile' TOPS), other transform $(val $f 'the other transform' TOPS), before the pipeline $(val $f 'before the pipeline' TOPS)); check ${check:-?}"
+      say "$1-bit R=$2 C=$3 T=$4, output visibilities: ours $(val $f 'correlate kernel only' TOPS) (other tile $(val $f 'the other tile' TOPS), other transform $(val $f 'the other transform' TOPS), 4 raw slots $(val $f '4 raw slots' TOPS), before the pipeline $(val $f 'before the pipeline' TOPS)); check ${check:-?}"
     else
-      say "$1-bit R=$2 C=$3 T=$4: ours $(val $f 'correlate kernel only' TOPS), output visibilities $(val $f 'output visibilities' TOPS) (other tile $(val $f 'the other tile' TOPS), other transform $(val $f 'the other transform' TOPS), before the pipeline $(val $f 'before the pipeline' TOPS)); check ${check:-?}; reduce $(red 'reduce kernel only  ') / previous kernel $(red 'previous kernel') / x2 $(red 'twice the visibilities') / capped $(red 'grid capped') vs copy ${copy:-?} GB/s"
+      say "$1-bit R=$2 C=$3 T=$4: ours $(val $f 'correlate kernel only' TOPS), output visibilities $(val $f 'output visibilities' TOPS) (other tile $(val $f 'the other tile' TOPS), other transform $(val $f 'the other transform' TOPS), 4 raw slots $(val $f '4 raw slots' TOPS), before the pipeline $(val $f 'before the pipeline' TOPS)); check ${check:-?}; reduce $(red 'reduce kernel only  ') / previous kernel $(red 'previous kernel') / x2 $(red 'twice the visibilities') / capped $(red 'grid capped') vs copy ${copy:-?} GB/s"
     fi
   done
   tccArgs+=("$1:$2:$3:$4")
