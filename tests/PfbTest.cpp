@@ -322,7 +322,7 @@ TEST(PfbKernels, MutatedKernelsAreCaught) {
                               {{{"split twiddle conjugated", "w.y * fx", "-w.y * fx"}},
                                {{"delay slope sign", "-dl.x", "dl.x"}},
                                {{"no saturation count", "sat0 += clipped", "sat0 += 0"}},
-                               {{"mirror row", "[pfb_pad(z + ", "[pfb_pad(z + 1 + "}}},
+                               {{"mirror row", "[pfb_slot(z + ", "[pfb_slot(z + 1 + "}}},
                               78, "pfb-cpu", {});
 }
 

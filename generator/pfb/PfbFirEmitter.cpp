@@ -69,6 +69,7 @@ std::string samplePairHelper(const PfbSpec& s) {
 std::string pfbFirSource(const PfbSpec& s, const PfbGeometry& g, const std::string& name) {
   const int T = s.taps, TA = g.threadsA, C = g.columns;
   const long long N = s.channels, L = s.fftLength(), S = s.spectra;
+  const char* slotFn = pfb::slotFunction(g.previous);
   auto xs = [](int part, int j) { return fmt::format("x{}_{}", part, j); };
   auto ws = [](int part, int j) { return fmt::format("w{}_{}", part, j); };
 
@@ -80,7 +81,8 @@ std::string pfbFirSource(const PfbSpec& s, const PfbGeometry& g, const std::stri
                           g.chunk, TA)));
   body.push_back(decl("float2* const", "buf0", var("pfb_shared")));
   body.push_back(
-      decl("float2* const", "buf1", bin("+", var("pfb_shared"), lit(pfbPadded(static_cast<long long>(g.chunk) * TA)))));
+      decl("float2* const", "buf1",
+           bin("+", var("pfb_shared"), lit(pfbBufferSlots(static_cast<long long>(g.chunk) * TA, g.previous)))));
   body.push_back(comment("block -> (stream of a batch entry, run of spectra, column group); column group fastest"));
   body.push_back(decl("const unsigned", "group", bin("%", var("blockIdx.x"), lit(g.columnGroups()))));
   body.push_back(
@@ -121,6 +123,7 @@ std::string pfbFirSource(const PfbSpec& s, const PfbGeometry& g, const std::stri
   shape.pointStride = C;
   shape.threads = TA;
   shape.table = "twiddles";
+  shape.slot = slotFn;
   for (auto& n : pfb::hoistTwiddles(g.columnFft, shape, "c")) body.push_back(n);
   body.push_back(
       comment("after the column FFT the thread's point is Y[k1 = m1][m2], multiplied by e^{-2 pi i m2 k1 / N}"));
@@ -150,7 +153,7 @@ std::string pfbFirSource(const PfbSpec& s, const PfbGeometry& g, const std::stri
       for (int j = 1; j < T; ++j) acc = bin("+", acc, bin("*", var(ws(part, j)), var(xs(part, (i + j) % T))));
       one.push_back(decl("const float", fmt::format("y{}", part), acc));
     }
-    one.push_back(assign(index(var("buf0"), call("pfb_pad", {bin("+", lit(static_cast<long long>(i) * TA), var("t"))})),
+    one.push_back(assign(index(var("buf0"), call(slotFn, {bin("+", lit(static_cast<long long>(i) * TA), var("t"))})),
                          call("make_float2", {var("y0"), var("y1")})));
     chunk.push_back(ifStmt(bin("<", bin("+", var("base"), lit(i)), var("end")), block(one)));
   }
@@ -167,7 +170,7 @@ std::string pfbFirSource(const PfbSpec& s, const PfbGeometry& g, const std::stri
   {
     std::vector<NodePtr> st;
     st.push_back(
-        decl("const float2", "v", index(var(fin), call("pfb_pad", {bin("+", bin("*", var("i"), lit(TA)), var("t"))}))));
+        decl("const float2", "v", index(var(fin), call(slotFn, {bin("+", bin("*", var("i"), lit(TA)), var("t"))}))));
     st.push_back(assign(index(var("out"), bin("*", cast("long long", bin("+", var("base"), var("i"))), lit(N))),
                         call("make_float2",
                              {bin("-", bin("*", var("v.x"), var("step.x")), bin("*", var("v.y"), var("step.y"))),
@@ -197,7 +200,7 @@ std::string pfbFirSource(const PfbSpec& s, const PfbGeometry& g, const std::stri
              "// {} streams x {} spectra per batch entry, block = {} columns x {} rows, runs of {} spectra; generated "
              "by warpforge (pfb family)\n",
              name, s.name, T, g.n1, N, L, type, s.sampleBits, s.streams(), S, C, g.n1, g.runSpectra) +
-         samplePairHelper(s) + pfb::padHelper() + print(foldConstants(fn));
+         samplePairHelper(s) + pfb::slotHelper(g.previous) + print(foldConstants(fn));
 }
 
 }  // namespace warpforge
