@@ -93,6 +93,7 @@ std::string slotHelper(bool previous) {
 }
 
 bool twiddlesHoistable(const PfbFftPlan& fft, int pass, const PassShape& shape) {
+  if (!shape.hoist) return false;
   const long long span = static_cast<long long>(shape.innerCount) * (fft.length / fft.radices[pass]);
   return shape.threads % span == 0;
 }

@@ -31,17 +31,18 @@ PfbFftPlan pfbFftPlan(int length);
 
 struct PfbGeometry {
   // The previous kernels (bench's "previous kernels" variant): FFT buffers padded one slot per 8, the ci8 staging
-  // unrotated, the fir kernel at two blocks per SM.
+  // unrotated, a fir thread per complex point (4T weight and window registers).
   bool previous = false;
   int n1 = 0, n2 = 0;
   PfbFftPlan columnFft, rowFft;
   // kernel A
   int columns = 0;     // columns per block
-  int threadsA = 0;    // n1 x columns
+  int pointsA = 0;     // complex points per spectrum of a block: n1 x columns
+  int threadsA = 0;    // two per point (one real sample each); the previous kernels one (both samples)
   int chunk = 0;       // spectra per FIR chunk (= taps)
   int runSpectra = 0;  // spectra per block (a multiple of chunk)
   long long runs = 0;  // blocks along one stream's spectra
-  int sharedA = 0;     // bytes: two buffers of chunk x threadsA complex f32
+  int sharedA = 0;     // bytes: two buffers of chunk x pointsA complex f32
   // kernel B
   int threadsB = 256;
   int spectraPerUnit = 0;  // Gs
