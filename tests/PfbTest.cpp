@@ -303,6 +303,23 @@ TEST(PfbKernels, RunOnTheCpuAndMatchTheDoubleReference) {
   }
 }
 
+// The previous kernels (bench's "previous kernels" variant) stay correct: one case of each output type.
+TEST(PfbKernels, PreviousKernelsRunOnTheCpu) {
+  std::uint64_t seed = 5050;
+  for (
+      const char* members :
+      {R"("channels": 64, "taps": 4, "spectra_per_call": 32, "input": {"type": "int8"}, "gain": "per_channel", "delay": true, "output": {"type": "ci8", "layout": "katgpucbf"})",
+       R"("channels": 128, "taps": 3, "spectra_per_call": 20, "input": {"type": "packed", "bits": 10}, "output": {"type": "cf32"})"}) {
+    PfbSpec s = spec(members);
+    auto fs = makePfbSpec(s);
+    fs->verify();
+    const LaunchPlan plan = pfbLaunchPlan(s, emitPfb(s, true));
+    const Check k = test::runPlanOnCpu(*fs, plan, 1, seed++, "pfb-cpu", "previous kernels", {});
+    EXPECT_TRUE(k.ok()) << members << ": " << k.detail;
+    EXPECT_GT(k.checked, 0) << members;
+  }
+}
+
 // A test that cannot fail is a defect: each mutation of the generated kernels must make the CPU run fail.
 TEST(PfbKernels, MutatedKernelsAreCaught) {
   PfbSpec s = spec(
@@ -322,7 +339,7 @@ TEST(PfbKernels, MutatedKernelsAreCaught) {
                               {{{"split twiddle conjugated", "w.y * fx", "-w.y * fx"}},
                                {{"delay slope sign", "-dl.x", "dl.x"}},
                                {{"no saturation count", "sat0 += clipped", "sat0 += 0"}},
-                               {{"mirror row", "[pfb_pad(z + ", "[pfb_pad(z + 1 + "}}},
+                               {{"mirror row", "[pfb_slot(z + ", "[pfb_slot(z + 1 + "}}},
                               78, "pfb-cpu", {});
 }
 

@@ -75,6 +75,9 @@ std::vector<BenchVariant> pfbBenchVariants(const PfbSpec& s) {
     v.push_back({which == 0 ? "fir kernel only (FIR + column FFTs)" : "post kernel only (row FFTs, split, post, store)",
                  Generated{p}, 0, 0});
   }
+  // The previous kernels (both, one call): padded FFT buffers, unrotated ci8 staging, a fir thread per complex point.
+  v.push_back({"previous kernels (padded buffers, a fir thread per complex point)",
+               Generated{pfbLaunchPlan(s, emitPfb(s, true))}, 0, 0});
   return v;
 }
 

@@ -17,7 +17,8 @@ struct PfbKernels {
   PfbGeometry geometry;
 };
 
-PfbKernels emitPfb(const PfbSpec& s);
+// previous: the previous kernels (PfbGeometry::previous), bench's "previous kernels" variant.
+PfbKernels emitPfb(const PfbSpec& s, bool previous = false);
 
 // Parts shared by the emitters (PfbFirEmitter.cpp, PfbPostEmitter.cpp).
 std::string pfbFirSource(const PfbSpec& s, const PfbGeometry& g, const std::string& name);

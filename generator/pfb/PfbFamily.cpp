@@ -57,9 +57,9 @@ class PfbFamilySpec final : public FamilySpec, public BenchFacet {
                                             : std::string("cf32 spectra"),
         s_.perChannelGain ? ", per-channel gain" : "");
     r.text += fmt::format(
-        "  four-step split: N = {} x {}; kernel fir: {} threads ({} columns x {} rows), {} spectra per FIR chunk, runs "
-        "of {} spectra, {} B shared\n",
-        g.n1, g.n2, g.threadsA, g.columns, g.n1, g.chunk, g.runSpectra, g.sharedA);
+        "  four-step split: N = {} x {}; kernel fir: {} threads ({} columns x {} rows, {} per complex point), {} "
+        "spectra per FIR chunk, runs of {} spectra, {} B shared\n",
+        g.n1, g.n2, g.threadsA, g.columns, g.n1, g.threadsA / g.pointsA, g.chunk, g.runSpectra, g.sharedA);
     r.text += fmt::format(
         "  kernel post: {} threads per (row pair, {} spectra x {} pol), {} combinations per FFT chunk, {} B shared; "
         "column radices {}, row radices {}\n",

@@ -77,13 +77,23 @@ long long passNs(const PfbFftPlan& fft, int pass) {
 }
 }  // namespace
 
-std::string padHelper() {
+std::string slotHelper(bool previous) {
+  if (!previous)
+    return "// Shared-memory slot of complex element a of an FFT buffer: its low four bits XOR f(a / 16), f(h) = (h ^ "
+           "2h ^ "
+           "4h) mod 16\n"
+           "// (8-byte accesses of contiguous, strided and split runs meet each bank once per half-warp)\n"
+           "static __device__ __forceinline__ int pfb_slot(int a) {\n"
+           "  const int h = a >> 4;\n"
+           "  return a ^ ((h ^ (h << 1) ^ (h << 2)) & 15);\n"
+           "}\n";
   return "// Shared-memory slot of complex element a of an FFT buffer: one pad slot after every 8 (bank conflicts of "
          "strided stores)\n"
          "static __device__ __forceinline__ int pfb_pad(int a) { return a + (a >> 3); }\n";
 }
 
 bool twiddlesHoistable(const PfbFftPlan& fft, int pass, const PassShape& shape) {
+  if (!shape.hoist) return false;
   const long long span = static_cast<long long>(shape.innerCount) * (fft.length / fft.radices[pass]);
   return shape.threads % span == 0;
 }
@@ -120,11 +130,11 @@ NodePtr emitPass(const PfbFftPlan& fft, int pass, const PassShape& shape, const 
   std::vector<CExpr> x;
   for (int r = 0; r < R; ++r) {
     const std::string v = fmt::format("x{}", r);
-    body.push_back(
-        decl("const float2", v,
-             index(var(shape.in), call("pfb_pad", {bin("+", var("at"),
-                                                       bin("*", bin("+", var("j"), lit(static_cast<long long>(r) * MR)),
-                                                           lit(shape.pointStride)))}))));
+    body.push_back(decl("const float2", v,
+                        index(var(shape.in),
+                              call(shape.slot, {bin("+", var("at"),
+                                                    bin("*", bin("+", var("j"), lit(static_cast<long long>(r) * MR)),
+                                                        lit(shape.pointStride)))}))));
     x.push_back({member(var(v), "x"), member(var(v), "y")});
   }
   ComplexCode code(body, "v");
@@ -148,7 +158,7 @@ NodePtr emitPass(const PfbFftPlan& fft, int pass, const PassShape& shape, const 
   for (int r = 0; r < R; ++r)
     body.push_back(
         assign(index(var(shape.out),
-                     call("pfb_pad",
+                     call(shape.slot,
                           {bin("+", var("at"), bin("*", bin("+", var("d"), lit(ns * r)), lit(shape.pointStride)))})),
                call("make_float2", {y[r].re, y[r].im})));
   std::vector<NodePtr> st;

@@ -44,11 +44,16 @@ struct PassShape {
   long long outerStride = 0, pointStride = 1;
   ast::NodePtr butterflies;
   int threads = 0;
-  std::string table;  // the pass twiddles (const float2*)
+  std::string table;              // the pass twiddles (const float2*)
+  std::string slot = "pfb_slot";  // the device function mapping an element to its shared-memory slot
+  bool hoist = true;              // whether twiddles shared by a thread's butterflies are kept in registers
 };
-// Whether a thread's butterflies of pass p share one j (then its twiddles are loaded once, hoistTwiddles()).
-// The device function pfb_pad(a) = a + a / 8 (pfbPadded): every shared FFT buffer index goes through it.
-std::string padHelper();
+// Whether a thread's butterflies of pass p share one j (then its twiddles are loaded once, hoistTwiddles()), unless
+// shape.hoist is false (registers are short: each butterfly loads them).
+// The device function of an element's shared-memory slot: pfb_slot(a) = pfbSwizzled(a), or the previous kernels'
+// pfb_pad(a) = a + a / 8 (pfbPadded); every shared FFT buffer index goes through it.
+std::string slotHelper(bool previous);
+inline const char* slotFunction(bool previous) { return previous ? "pfb_pad" : "pfb_slot"; }
 bool twiddlesHoistable(const PfbFftPlan& fft, int pass, const PassShape& shape);
 // Declarations of the hoisted twiddles `tw<p>_<r>` of every pass that has them.
 std::vector<ast::NodePtr> hoistTwiddles(const PfbFftPlan& fft, const PassShape& shape, const std::string& prefix);

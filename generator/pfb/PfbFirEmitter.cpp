@@ -64,11 +64,60 @@ std::string samplePairHelper(const PfbSpec& s) {
   return o;
 }
 
+// pfb_sample(stream, e): real sample e of one stream, as f32 (exact); the current kernels' thread reads one sample.
+std::string sampleHelper(const PfbSpec& s) {
+  std::string o = "// Sample e of a stream";
+  switch (s.sampleType) {
+    case PfbSampleType::Int8:
+      o += ": int8.\n"
+           "static __device__ __forceinline__ float pfb_sample(const unsigned char* stream, long long e) {\n"
+           "  return (float)(signed char)stream[e];\n"
+           "}\n";
+      break;
+    case PfbSampleType::Int16:
+      o += ": little-endian int16.\n"
+           "static __device__ __forceinline__ float pfb_sample(const unsigned char* stream, long long e) {\n"
+           "  return (float)((const short*)stream)[e];\n"
+           "}\n";
+      break;
+    case PfbSampleType::Packed: {
+      const int b = s.sampleBits;
+      const int most = (7 + b + 7) / 8, least = (b + 7) / 8;
+      o += fmt::format(
+          ": {}-bit two's complement, big-endian bit-packed (sample e at bits {} e .. {} e + {} of the stream,\n"
+          "// the first bit the most significant of its byte): at most {} bytes, assembled most significant first.\n",
+          b, b, b, b - 1, most);
+      o += "static __device__ __forceinline__ float pfb_sample(const unsigned char* stream, long long e) {\n";
+      o += fmt::format("  const long long bit = e * {};\n", b);
+      o += "  const unsigned char* const p = stream + (bit >> 3);\n";
+      o += "  const int shift = (int)(bit & 7);\n";
+      o += fmt::format("  const int bytes = (shift + {}) >> 3;\n", b + 7);
+      o += "  unsigned long long v = (unsigned long long)p[0] << 56;\n";
+      for (int k = 1; k < most; ++k) {
+        if (k < least) o += fmt::format("  v |= (unsigned long long)p[{}] << {};\n", k, 56 - 8 * k);
+        else o += fmt::format("  if (bytes > {}) v |= (unsigned long long)p[{}] << {};\n", k, k, 56 - 8 * k);
+      }
+      o += "  v <<= shift;\n";
+      o += fmt::format("  return (float)((long long)v >> {});\n", 64 - b);
+      o += "}\n";
+      break;
+    }
+  }
+  return o;
+}
+
 }  // namespace
 
 std::string pfbFirSource(const PfbSpec& s, const PfbGeometry& g, const std::string& name) {
-  const int T = s.taps, TA = g.threadsA, C = g.columns;
+  const int T = s.taps, TA = g.threadsA, PA = g.pointsA, C = g.columns;
+  // The current kernels: a thread per real sample (sample pos of its point, `parts` = 1); the previous: a thread per
+  // complex point (samples pos and pos + 1).
+  const bool single = !g.previous;
+  // Every chunk of the current kernels holds T spectra where T divides S (runs are multiples of T): no guards.
+  const bool fullChunks = single && s.spectra % T == 0;
+  const int parts = single ? 1 : 2;
   const long long N = s.channels, L = s.fftLength(), S = s.spectra;
+  const char* slotFn = pfb::slotFunction(g.previous);
   auto xs = [](int part, int j) { return fmt::format("x{}_{}", part, j); };
   auto ws = [](int part, int j) { return fmt::format("w{}_{}", part, j); };
 
@@ -77,43 +126,79 @@ std::string pfbFirSource(const PfbSpec& s, const PfbGeometry& g, const std::stri
   body.push_back(
       comment(fmt::format("two buffers of {} spectra x {} points ([spectrum][row][column]); the column FFTs ping-pong "
                           "between them",
-                          g.chunk, TA)));
+                          g.chunk, PA)));
   body.push_back(decl("float2* const", "buf0", var("pfb_shared")));
   body.push_back(
-      decl("float2* const", "buf1", bin("+", var("pfb_shared"), lit(pfbPadded(static_cast<long long>(g.chunk) * TA)))));
+      decl("float2* const", "buf1",
+           bin("+", var("pfb_shared"), lit(pfbBufferSlots(static_cast<long long>(g.chunk) * PA, g.previous)))));
+  if (single) body.push_back(decl("float* const", "fbuf0", cast("float*", var("buf0"))));
   body.push_back(comment("block -> (stream of a batch entry, run of spectra, column group); column group fastest"));
   body.push_back(decl("const unsigned", "group", bin("%", var("blockIdx.x"), lit(g.columnGroups()))));
   body.push_back(
       decl("const unsigned", "run", bin("%", bin("/", var("blockIdx.x"), lit(g.columnGroups())), lit(g.runs))));
   body.push_back(decl("const unsigned", "sb", bin("/", var("blockIdx.x"), lit(g.columnGroups() * g.runs))));
-  body.push_back(
-      comment(fmt::format("thread -> (row m1, column m2) of the four-step split N = {} x {}: complex point z[{} m1 + "
-                          "m2] = real samples pos, pos + 1",
-                          g.n1, g.n2, g.n2)));
   body.push_back(decl("const int", "t", var("(int)threadIdx.x")));
-  body.push_back(decl("const int", "m1", bin("/", var("t"), lit(C))));
-  body.push_back(decl("const int", "m2", bin("+", bin("*", var("(int)group"), lit(C)), bin("%", var("t"), lit(C)))));
-  body.push_back(decl("const int", "pos", bin("*", lit(2), bin("+", bin("*", var("m1"), lit(g.n2)), var("m2")))));
-  body.push_back(decl("const unsigned char* const", "stream",
-                      bin("+", var("input"), bin("*", cast("long long", var("sb")), lit(s.streamBytes())))));
-  body.push_back(
-      comment(fmt::format("the thread's weights w[j][pos], w[j][pos + 1] (j < {} taps), kept for every spectrum", T)));
+  if (single) {
+    body.push_back(
+        comment(fmt::format("thread -> real sample pos = 2 (n2 m1 + m2) + (t & 1) of complex point z[{} m1 + m2] "
+                            "(point t / 2 of the block: row m1, column m2 of the four-step split N = {} x {})",
+                            g.n2, g.n1, g.n2)));
+    body.push_back(decl("const int", "pt", bin(">>", var("t"), lit(1))));
+    body.push_back(decl("const int", "pos",
+                        bin("+",
+                            bin("*", lit(2),
+                                bin("+", bin("*", bin("/", var("pt"), lit(C)), lit(g.n2)),
+                                    bin("+", bin("*", var("(int)group"), lit(C)), bin("%", var("pt"), lit(C))))),
+                            bin("&", var("t"), lit(1)))));
+  } else {
+    body.push_back(
+        comment(fmt::format("thread -> (row m1, column m2) of the four-step split N = {} x {}: complex point z[{} m1 + "
+                            "m2] = real samples pos, pos + 1",
+                            g.n1, g.n2, g.n2)));
+    body.push_back(decl("const int", "m1", bin("/", var("t"), lit(C))));
+    body.push_back(decl("const int", "m2", bin("+", bin("*", var("(int)group"), lit(C)), bin("%", var("t"), lit(C)))));
+    body.push_back(decl("const int", "pos", bin("*", lit(2), bin("+", bin("*", var("m1"), lit(g.n2)), var("m2")))));
+  }
+  // Byte-aligned samples (int8, int16) of the current kernels are read through `row`, the thread's sample of spectrum
+  // `from` (first, then each chunk's base): constant offsets k L, no 64-bit index arithmetic per load.
+  const bool rowPointer = single && s.sampleType != PfbSampleType::Packed;
+  if (!rowPointer)
+    body.push_back(decl("const unsigned char* const", "stream",
+                        bin("+", var("input"), bin("*", cast("long long", var("sb")), lit(s.streamBytes())))));
+  body.push_back(comment(fmt::format("the thread's weights w[j][pos]{} (j < {} taps), kept for every spectrum",
+                                     single ? "" : ", w[j][pos + 1]", T)));
   for (int j = 0; j < T; ++j)
-    for (int part = 0; part < 2; ++part)
+    for (int part = 0; part < parts; ++part)
       body.push_back(decl("const float", ws(part, j),
                           call("__ldg", {bin("+", var("weights"), bin("+", lit(j * L + part), var("pos")))})));
   body.push_back(decl("const int", "first", bin("*", var("(int)run"), lit(g.runSpectra))));
   body.push_back(decl("const int", "end", call("min", {lit(S), bin("+", var("first"), lit(g.runSpectra))})));
-  body.push_back(comment(
-      fmt::format("the window: samples of spectra first + u (u < {}) of the thread's two positions, slot u % {}", T,
-                  T)));
+  body.push_back(
+      comment(fmt::format("the window: samples of spectra first + u (u < {}) of the thread's {}, slot u % {}", T,
+                          single ? "position" : "two positions", T)));
   for (int j = 0; j < T; ++j)
-    for (int part = 0; part < 2; ++part) body.push_back(decl("float", xs(part, j), flit(0)));
-  for (int j = 0; j + 1 < T; ++j)
-    body.push_back(exprStmt(
-        call("pfb_pair",
-             {var("stream"), bin("+", bin("*", cast("long long", bin("+", var("first"), lit(j))), lit(L)), var("pos")),
-              var(xs(0, j)), var(xs(1, j))})));
+    for (int part = 0; part < parts; ++part) body.push_back(decl("float", xs(part, j), flit(0)));
+  // The samples of spectrum `u` (an expression) into window slot `slot`.
+  auto rowDecl = [&](const char* from) {
+    return decl("const unsigned char* const", "row",
+                bin("+", var("input"),
+                    bin("+", bin("*", cast("long long", var("sb")), lit(s.streamBytes())),
+                        bin("*", lit(s.sampleBits / 8),
+                            bin("+", bin("*", cast("long long", var(from)), lit(L)), var("pos"))))));
+  };
+  auto loadSlot = [&](NodePtr u, int slot, long long k) {
+    if (rowPointer) return assign(var(xs(0, slot)), call("pfb_sample", {var("row"), lit(k * L)}));
+    NodePtr e = bin("+", bin("*", cast("long long", std::move(u)), lit(L)), var("pos"));
+    if (single) return assign(var(xs(0, slot)), call("pfb_sample", {var("stream"), std::move(e)}));
+    return exprStmt(call("pfb_pair", {var("stream"), std::move(e), var(xs(0, slot)), var(xs(1, slot))}));
+  };
+  {
+    std::vector<NodePtr> pre;
+    if (rowPointer) pre.push_back(rowDecl("first"));
+    for (int j = 0; j + 1 < T; ++j) pre.push_back(loadSlot(bin("+", var("first"), lit(j)), j, j));
+    if (rowPointer) body.push_back(block(pre));
+    else body.insert(body.end(), pre.begin(), pre.end());
+  }
   // Hoisted twiddles of the column FFT and the four-step twiddle of the point this thread stores.
   pfb::PassShape shape;
   shape.innerCount = C;
@@ -121,40 +206,56 @@ std::string pfbFirSource(const PfbSpec& s, const PfbGeometry& g, const std::stri
   shape.pointStride = C;
   shape.threads = TA;
   shape.table = "twiddles";
+  shape.slot = slotFn;
+  // The current kernels' 2T window and weight registers leave no room for twiddles kept across the FIR: each
+  // butterfly loads its own, the four-step twiddle is loaded per chunk.
+  shape.hoist = !single;
   for (auto& n : pfb::hoistTwiddles(g.columnFft, shape, "c")) body.push_back(n);
+  auto stepDecl = [&] {
+    return decl("const float2", "step",
+                call("__ldg",
+                     {bin("+", var("twiddles"),
+                          bin("+", lit(g.stepTwiddleOffset), bin("+", bin("*", var("m1"), lit(g.n2)), var("m2"))))}));
+  };
   body.push_back(
       comment("after the column FFT the thread's point is Y[k1 = m1][m2], multiplied by e^{-2 pi i m2 k1 / N}"));
-  body.push_back(decl("const float2", "step",
-                      call("__ldg", {bin("+", var("twiddles"),
-                                         bin("+", lit(g.stepTwiddleOffset),
-                                             bin("+", bin("*", var("m1"), lit(g.n2)), var("m2"))))})));
-  body.push_back(decl("float2* const", "out",
-                      bin("+", var("scratch"),
-                          bin("+", bin("*", bin("*", cast("long long", var("sb")), lit(S)), lit(N)),
-                              bin("+", bin("*", var("m1"), lit(g.n2)), var("m2"))))));
+  if (!single) body.push_back(stepDecl());
+  auto outDecl = [&] {
+    return decl("float2* const", "out",
+                bin("+", var("scratch"),
+                    bin("+", bin("*", bin("*", cast("long long", var("sb")), lit(S)), lit(N)),
+                        bin("+", bin("*", var("m1"), lit(g.n2)), var("m2")))));
+  };
+  if (!single) body.push_back(outDecl());
 
   // One chunk: T spectra (the slots' indices are compile-time constants), then the column FFTs and the store.
   std::vector<NodePtr> chunk;
   chunk.push_back(
       comment(fmt::format("FIR of up to {} spectra: y[pos] = sum_j w[j][pos] x[(spectrum + j) {} + pos]", T, L)));
+  if (rowPointer) chunk.push_back(rowDecl("base"));
   for (int i = 0; i < T; ++i) {
     std::vector<NodePtr> one;
     const int slot = (i + T - 1) % T;
-    one.push_back(
-        exprStmt(call("pfb_pair",
-                      {var("stream"),
-                       bin("+", bin("*", cast("long long", bin("+", var("base"), lit(i + T - 1))), lit(L)), var("pos")),
-                       var(xs(0, slot)), var(xs(1, slot))})));
-    for (int part = 0; part < 2; ++part) {
+    one.push_back(loadSlot(bin("+", var("base"), lit(i + T - 1)), slot, i + T - 1));
+    for (int part = 0; part < parts; ++part) {
       NodePtr acc = bin("*", var(ws(part, 0)), var(xs(part, i % T)));
       for (int j = 1; j < T; ++j) acc = bin("+", acc, bin("*", var(ws(part, j)), var(xs(part, (i + j) % T))));
       one.push_back(decl("const float", fmt::format("y{}", part), acc));
     }
-    one.push_back(assign(index(var("buf0"), call("pfb_pad", {bin("+", lit(static_cast<long long>(i) * TA), var("t"))})),
-                         call("make_float2", {var("y0"), var("y1")})));
-    chunk.push_back(ifStmt(bin("<", bin("+", var("base"), lit(i)), var("end")), block(one)));
+    if (single)
+      one.push_back(assign(
+          index(var("fbuf0"),
+                bin("+", bin("*", lit(2), call(slotFn, {bin("+", lit(static_cast<long long>(i) * PA), var("pt"))})),
+                    bin("&", var("t"), lit(1)))),
+          var("y0")));
+    else
+      one.push_back(assign(index(var("buf0"), call(slotFn, {bin("+", lit(static_cast<long long>(i) * PA), var("t"))})),
+                           call("make_float2", {var("y0"), var("y1")})));
+    if (fullChunks) chunk.push_back(block(one));
+    else chunk.push_back(ifStmt(bin("<", bin("+", var("base"), lit(i)), var("end")), block(one)));
   }
-  chunk.push_back(decl("const int", "count", call("min", {lit(T), bin("-", var("end"), var("base"))})));
+  chunk.push_back(
+      decl("const int", "count", fullChunks ? lit(T) : call("min", {lit(T), bin("-", var("end"), var("base"))})));
   chunk.push_back(exprStmt(call("__syncthreads", {})));
   const int passes = static_cast<int>(g.columnFft.radices.size());
   for (int p = 0; p < passes; ++p) {
@@ -165,23 +266,41 @@ std::string pfbFirSource(const PfbSpec& s, const PfbGeometry& g, const std::stri
   }
   const std::string fin = passes % 2 ? "buf1" : "buf0";
   {
+    // Previous: a thread stores its point of each spectrum i. Current: element e = t + m threads of the chunk's
+    // spectra x points, spectrum i = e / points, point t % points (the same for every m: the thread's m1, m2, step).
     std::vector<NodePtr> st;
+    if (single) st.push_back(decl("const int", "i", bin("/", var("e"), lit(PA))));
     st.push_back(
-        decl("const float2", "v", index(var(fin), call("pfb_pad", {bin("+", bin("*", var("i"), lit(TA)), var("t"))}))));
+        decl("const float2", "v",
+             index(var(fin), call(slotFn, {single ? var("e") : bin("+", bin("*", var("i"), lit(PA)), var("t"))}))));
     st.push_back(assign(index(var("out"), bin("*", cast("long long", bin("+", var("base"), var("i"))), lit(N))),
                         call("make_float2",
                              {bin("-", bin("*", var("v.x"), var("step.x")), bin("*", var("v.y"), var("step.y"))),
                               bin("+", bin("*", var("v.x"), var("step.y")), bin("*", var("v.y"), var("step.x")))})));
     chunk.push_back(comment("store Y[k1][m2] of each spectrum: runs of the block's columns, contiguous"));
-    chunk.push_back(
-        forLoop(decl("int", "i", lit(0)), bin("<", var("i"), var("count")), assign(var("i"), lit(1), "+="), block(st)));
+    if (single) {
+      chunk.push_back(comment("the point this thread stores: point t % points of the block (row m1, column m2)"));
+      chunk.push_back(decl("const int", "m1", bin("/", bin("%", var("t"), lit(PA)), lit(C))));
+      chunk.push_back(
+          decl("const int", "m2", bin("+", bin("*", var("(int)group"), lit(C)), bin("%", var("t"), lit(C)))));
+      chunk.push_back(stepDecl());
+      chunk.push_back(outDecl());
+    }
+    // Not unrolled: the unrolled loads would need registers the FIR's window and weights hold.
+    if (single) chunk.push_back(raw("#pragma unroll 1"));
+    if (single)
+      chunk.push_back(forLoop(decl("int", "e", var("t")), bin("<", var("e"), bin("*", var("count"), lit(PA))),
+                              assign(var("e"), lit(TA), "+="), block(st)));
+    else
+      chunk.push_back(forLoop(decl("int", "i", lit(0)), bin("<", var("i"), var("count")),
+                              assign(var("i"), lit(1), "+="), block(st)));
   }
   // The next chunk's FIR writes buf0: wait for this chunk's readers of buf0 (the store, when the passes end there).
   if (fin == "buf0") chunk.push_back(exprStmt(call("__syncthreads", {})));
   body.push_back(forLoop(decl("int", "base", var("first")), bin("<", var("base"), var("end")),
                          assign(var("base"), lit(T), "+="), block(chunk)));
 
-  // Two blocks per SM (at most 128 registers) while the 4 T weight and window registers leave room.
+  // Two blocks per SM (at most 128 registers, 64 at 512 threads) while the weight and window registers leave room.
   NodePtr fn = function(fmt::format("extern \"C\" __global__ void __launch_bounds__({}, {})", TA, T <= 16 ? 2 : 1), "",
                         name,
                         {decl("const unsigned char* __restrict__", "input"),
@@ -197,7 +316,7 @@ std::string pfbFirSource(const PfbSpec& s, const PfbGeometry& g, const std::stri
              "// {} streams x {} spectra per batch entry, block = {} columns x {} rows, runs of {} spectra; generated "
              "by warpforge (pfb family)\n",
              name, s.name, T, g.n1, N, L, type, s.sampleBits, s.streams(), S, C, g.n1, g.runSpectra) +
-         samplePairHelper(s) + pfb::padHelper() + print(foldConstants(fn));
+         (single ? sampleHelper(s) : samplePairHelper(s)) + pfb::slotHelper(g.previous) + print(foldConstants(fn));
 }
 
 }  // namespace warpforge

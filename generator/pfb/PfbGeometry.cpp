@@ -44,8 +44,9 @@ void appendPassTwiddles(const PfbFftPlan& p, std::vector<float>& t) {
 
 }  // namespace
 
-PfbGeometry pfbGeometry(const PfbSpec& s) {
+PfbGeometry pfbGeometry(const PfbSpec& s, bool previous) {
   PfbGeometry g;
+  g.previous = previous;
   const long long N = s.channels;
   // Columns of at most 32 points: a block of 8 columns x 32 rows = 256 threads, whose 4T weight and window
   // registers fit twice per SM; 8 columns of int8 pairs are 16-byte row segments (the neighbouring column group,
@@ -53,7 +54,10 @@ PfbGeometry pfbGeometry(const PfbSpec& s) {
   g.n1 = static_cast<int>(std::min<long long>(32, N / 8));
   g.n2 = static_cast<int>(N / g.n1);
   g.columns = 8;
-  g.threadsA = g.n1 * g.columns;
+  g.pointsA = g.n1 * g.columns;
+  // A thread per real sample keeps 2T weight and window registers (64 at T = 16 with the FFT's): 512 threads, two
+  // blocks per SM (half the SM's warps); a thread per complex point needs 4T (two blocks of 256: a quarter).
+  g.threadsA = previous ? g.pointsA : 2 * g.pointsA;
   g.columnFft = pfbFftPlan(g.n1);
   g.rowFft = pfbFftPlan(g.n2);
   g.chunk = s.taps;
@@ -63,7 +67,7 @@ PfbGeometry pfbGeometry(const PfbSpec& s) {
   g.runSpectra = s.taps == 1 ? 32 : (s.spectra >= 8 * s.taps ? 4 : 2) * s.taps;
   if (g.runSpectra > s.spectra) g.runSpectra = static_cast<int>((s.spectra + g.chunk - 1) / g.chunk * g.chunk);
   g.runs = (s.spectra + g.runSpectra - 1) / g.runSpectra;
-  g.sharedA = static_cast<int>(2 * pfbPadded(static_cast<long long>(g.chunk) * g.threadsA) * 8);
+  g.sharedA = static_cast<int>(2 * pfbBufferSlots(static_cast<long long>(g.chunk) * g.pointsA, previous) * 8);
   // Kernel B: units of 16 (spectrum, pol) combinations, so that a ci8 unit stores 32-byte runs: katgpucbf
   // [receiver][channel][spectrum][pol]: 16 / P spectra x P pols per channel; tcc
   // [channel][spectrum/16][receiver][pol][16]: 16 spectra of one pol per channel. cf32 spectra: 16 spectra of one pol
@@ -73,7 +77,8 @@ PfbGeometry pfbGeometry(const PfbSpec& s) {
   // Rows of about 2048 points per FFT chunk: 256 threads x one radix-8 butterfly.
   g.combosPerChunk = static_cast<int>(std::clamp<long long>(2048 / (2 * g.n2), 1, g.combosPerUnit()));
   g.stagingBytes = s.outputType == PfbOutputType::CI8 ? 2 * g.n2 * g.combosPerUnit() * 2 : 0;
-  g.sharedB = static_cast<int>(2 * pfbPadded(static_cast<long long>(g.combosPerChunk) * 2 * g.n2) * 8) + g.stagingBytes;
+  g.sharedB = static_cast<int>(2 * pfbBufferSlots(static_cast<long long>(g.combosPerChunk) * 2 * g.n2, previous) * 8) +
+              g.stagingBytes;
   g.stepTwiddleOffset = g.columnFft.twiddleOffsets.back();
   g.splitTwiddleOffset = g.rowFft.twiddleOffsets.back();
   return g;

@@ -30,15 +30,19 @@ struct PfbFftPlan {
 PfbFftPlan pfbFftPlan(int length);
 
 struct PfbGeometry {
+  // The previous kernels (bench's "previous kernels" variant): FFT buffers padded one slot per 8, the ci8 staging
+  // unrotated, a fir thread per complex point (4T weight and window registers).
+  bool previous = false;
   int n1 = 0, n2 = 0;
   PfbFftPlan columnFft, rowFft;
   // kernel A
   int columns = 0;     // columns per block
-  int threadsA = 0;    // n1 x columns
+  int pointsA = 0;     // complex points per spectrum of a block: n1 x columns
+  int threadsA = 0;    // two per point (one real sample each); the previous kernels one (both samples)
   int chunk = 0;       // spectra per FIR chunk (= taps)
   int runSpectra = 0;  // spectra per block (a multiple of chunk)
   long long runs = 0;  // blocks along one stream's spectra
-  int sharedA = 0;     // bytes: two buffers of chunk x threadsA complex f32
+  int sharedA = 0;     // bytes: two buffers of chunk x pointsA complex f32
   // kernel B
   int threadsB = 256;
   int spectraPerUnit = 0;  // Gs
@@ -60,11 +64,22 @@ struct PfbGeometry {
   int combosPerUnit() const { return spectraPerUnit * polsPerUnit; }
 };
 
-PfbGeometry pfbGeometry(const PfbSpec& s);
+PfbGeometry pfbGeometry(const PfbSpec& s, bool previous = false);
 
-// Shared-memory FFT buffers hold complex element a at a + a / 8 (pfb_pad in the kernels): the Stockham passes' strided
-// stores (stride R of the first pass) would otherwise meet the same banks up to 16 times. Elements for n points:
+// Shared-memory FFT buffers hold complex element a at slot pfbSwizzled(a) (pfb_slot in the kernels): the low four
+// index bits (16 slots = 128 bytes, every bank once) XOR f(a / 16), f(h) = (h ^ 2h ^ 4h) mod 16. A half-warp of 8-byte
+// accesses is conflict-free when its 16 slots differ mod 16: contiguous runs of 16 (aligned) stay so (one XOR
+// constant); stride-R stores (R = 8, 4, 2: R j + r) get distinct low bits from h's low bits (f's low three bits are a
+// triangular map of them); two runs of 8 a distance D = 32, 64 or 128 apart (the column passes' and later row passes'
+// stores) differ in bit 3 of f (f3 = h1 ^ h2 ^ h3). tests/PfbSharedBanksTest.cpp counts every pattern's ways.
+inline long long pfbSwizzled(long long a) {
+  const long long h = a >> 4;
+  return a ^ ((h ^ (h << 1) ^ (h << 2)) & 15);
+}
+// The previous kernels' padding: element a at a + a / 8 (pfb_pad).
 inline long long pfbPadded(long long n) { return n + (n + 7) / 8; }
+// Slots of a buffer of n complex elements (the swizzle permutes within aligned 16-slot blocks).
+inline long long pfbBufferSlots(long long n, bool previous) { return previous ? pfbPadded(n) : (n + 15) / 16 * 16; }
 
 // The tables, computed in double and stored as interleaved f32 (re, im).
 std::vector<float> pfbTwiddlesA(const PfbSpec& s, const PfbGeometry& g);

@@ -49,6 +49,12 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
   const int TB = g.threadsB, N2 = g.n2, N1 = g.n1, QC = g.combosPerChunk, PU = g.polsPerUnit, GS = g.spectraPerUnit;
   const long long N = s.channels, S = s.spectra, P = s.polarizations, Q = s.streams();
   const long long chunkPoints = static_cast<long long>(QC) * 2 * N2;
+  const char* slotFn = pfb::slotFunction(g.previous);
+  // Work on spectrum s only where s < S: the current kernels drop the test where every unit's spectra exist.
+  const bool allSpectra = !g.previous && S % GS == 0;
+  auto ifSpectrum = [&](NodePtr body) {
+    return allSpectra ? std::move(body) : ifStmt(bin("<", var("s"), lit(S)), std::move(body));
+  };
 
   std::vector<NodePtr> body;
   body.push_back(externSharedArray("float2", "pfb_shared"));
@@ -57,10 +63,12 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
                   ci8 ? fmt::format("; then the staged ci8 output [channel slot][{} combinations]", g.combosPerUnit())
                       : "")));
   body.push_back(decl("float2* const", "buf0", var("pfb_shared")));
-  body.push_back(decl("float2* const", "buf1", bin("+", var("pfb_shared"), lit(pfbPadded(chunkPoints)))));
+  body.push_back(
+      decl("float2* const", "buf1", bin("+", var("pfb_shared"), lit(pfbBufferSlots(chunkPoints, g.previous)))));
   if (ci8)
-    body.push_back(decl("unsigned char* const", "staging",
-                        cast("unsigned char*", bin("+", var("pfb_shared"), lit(2 * pfbPadded(chunkPoints))))));
+    body.push_back(
+        decl("unsigned char* const", "staging",
+             cast("unsigned char*", bin("+", var("pfb_shared"), lit(2 * pfbBufferSlots(chunkPoints, g.previous))))));
   if (s.delay) {
     // The notes line up as the kernel has always printed them (6 and 5 spaces after the declarations).
     body.push_back(
@@ -89,6 +97,7 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
   shape.pointStride = 1;
   shape.threads = TB;
   shape.table = "twiddles";
+  shape.slot = slotFn;
   for (auto& n : pfb::hoistTwiddles(g.rowFft, shape, "r")) body.push_back(n);
   if (ci8) {
     body.push_back(decl("unsigned", "sat0", lit(0)));
@@ -108,14 +117,11 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
     ld.push_back(
         decl("const int", "row", ternary(bin("%", bin("/", var("e"), lit(N2)), lit(2)), var("rowB"), var("rowA"))));
     ld.push_back(decl("float2", "v", call("make_float2", {flit(0), flit(0)})));
-    ld.push_back(
-        ifStmt(bin("<", var("s"), lit(S)),
-               block({assign(
-                   var("v"),
-                   index(var("scratch"),
-                         bin("+", bin("*", bin("+", bin("*", bin("+", var("q0"), var("p")), lit(S)), var("s")), lit(N)),
-                             bin("+", bin("*", var("row"), lit(N2)), bin("%", var("e"), lit(N2))))))})));
-    ld.push_back(assign(index(var("buf0"), call("pfb_pad", {var("e")})), var("v")));
+    ld.push_back(ifSpectrum(block({assign(
+        var("v"), index(var("scratch"),
+                        bin("+", bin("*", bin("+", bin("*", bin("+", var("q0"), var("p")), lit(S)), var("s")), lit(N)),
+                            bin("+", bin("*", var("row"), lit(N2)), bin("%", var("e"), lit(N2))))))})));
+    ld.push_back(assign(index(var("buf0"), call(slotFn, {var("e")})), var("v")));
     chunk.push_back(comment("load rows A and B of each combination (contiguous in the scratch)"));
     chunk.push_back(forLoop(decl("int", "e", var("t")), bin("<", var("e"), lit(chunkPoints)),
                             assign(var("e"), lit(TB), "+="), block(ld)));
@@ -138,7 +144,7 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
     live.push_back(exprStmt(call("sincospif", {bin("-", var("half"), var("dl.x")), var("&sn"), var("&cs")})));
     live.push_back(assign(index(var("pfb_rot"), bin("+", bin("*", lit(2), var("t")), lit(1))),
                           call("make_float2", {var("cs"), var("sn")})));
-    st.push_back(ifStmt(bin("<", var("s"), lit(S)), block(live)));
+    st.push_back(ifSpectrum(block(live)));
     chunk.push_back(ifStmt(bin("<", var("t"), lit(QC)), block(st)));
   }
   chunk.push_back(exprStmt(call("__syncthreads", {})));
@@ -159,13 +165,13 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
     live.push_back(comment("Z[A] and Z[N - A] (row A at elements z .. z + n2 - 1 of the buffer, row B after it)"));
     live.push_back(decl("float2", "za"));
     live.push_back(decl("float2", "zb"));
-    // za = fin[pfb_pad(z + a)], zb = fin[pfb_pad(z + b)]: `z + c + item` / `z + c - item` left to right.
+    // za = fin[slot(z + a)], zb = fin[slot(z + b)]: `z + c + item` / `z + c - item` left to right.
     auto z = [](NodePtr c, const char* op) {
       return c ? bin(op, bin("+", var("z"), std::move(c)), var("item")) : bin("+", var("z"), var("item"));
     };
     auto pairOf = [&](NodePtr a, NodePtr b) {
-      return block({assign(var("za"), index(var(fin), call("pfb_pad", {std::move(a)}))),
-                    assign(var("zb"), index(var(fin), call("pfb_pad", {std::move(b)})))});
+      return block({assign(var("za"), index(var(fin), call(slotFn, {std::move(a)}))),
+                    assign(var("zb"), index(var(fin), call(slotFn, {std::move(b)})))});
     };
     live.push_back(ifChain({{bin("!=", var("pair"), lit(0)), pairOf(z(nullptr, "+"), z(decimal(2 * N2 - 1), "-"))},
                             {bin("<", var("item"), decimal(N2 / 2)),
@@ -278,11 +284,13 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
             decl("const int", "ir", cast("int", call("fminf", {call("fmaxf", {var("qr"), flit(-127)}), flit(127)}))));
         st.push_back(
             decl("const int", "ii", cast("int", call("fminf", {call("fmaxf", {var("qi"), flit(-127)}), flit(127)}))));
+        // Slot (which, item) holds the unit's 16 combinations (32 bytes); the current kernels rotate its 4-byte
+        // words by XOR (slot / 4) mod 8, so that a warp's 32 items (one combination) meet 32 banks.
+        auto slotIndex = [&] { return bin("+", lit(static_cast<long long>(which) * N2), var("item")); };
+        NodePtr within = g.previous ? var("combo")
+                                    : bin("^", var("combo"), bin("&", bin(">>", slotIndex(), lit(1)), lit(14)));
         st.push_back(assign(index(cast("unsigned short*", var("staging")),
-                                  bin("+",
-                                      bin("*", bin("+", lit(static_cast<long long>(which) * N2), var("item")),
-                                          lit(g.combosPerUnit())),
-                                      var("combo"))),
+                                  bin("+", bin("*", slotIndex(), lit(g.combosPerUnit())), within)),
                             cast("unsigned short", bin("|", bin("&", var("ir"), lit(0xff)),
                                                        bin("<<", bin("&", var("ii"), lit(0xff)), lit(8))))));
       }
@@ -290,7 +298,7 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
     };
     live.push_back(post("xa", "kA", 0));
     live.push_back(post("xb", "kB", 1));
-    it.push_back(ifStmt(bin("<", var("s"), lit(S)), block(live)));
+    it.push_back(ifSpectrum(block(live)));
     chunk.push_back(comment("split, gain and delay, store: item it of a combination yields two channels"));
     chunk.push_back(forLoop(decl("int", "it", var("t")), bin("<", var("it"), lit(static_cast<long long>(QC) * N2)),
                             assign(var("it"), lit(TB), "+="), block(it)));
@@ -326,7 +334,8 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
     st.push_back(decl("const long long", "at", bin("+", bin("*", var("b"), lit(s.outputElementsPerBatch())), run)));
     st.push_back(
         assign(index(cast("unsigned*", var("out")), bin("+", bin("/", var("at"), lit(2)), bin("%", var("e"), lit(8)))),
-               index(cast("const unsigned*", var("staging")), var("e"))));
+               index(cast("const unsigned*", var("staging")),
+                     g.previous ? var("e") : bin("^", var("e"), bin("&", bin(">>", var("e"), lit(5)), lit(7))))));
     body.push_back(comment("store the staged runs: 8 threads per 32-byte run"));
     body.push_back(forLoop(decl("int", "e", var("t")), bin("<", var("e"), lit(2LL * N2 * 8)),
                            assign(var("e"), lit(TB), "+="), block(st)));
@@ -382,12 +391,12 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
       s.delay ? ", delay phase slope" : "",
       ci8 ? fmt::format(", ci8 requantisation into the {} layout", pfbLayoutName(s.layout)) : ", cf32 spectra", N - 1,
       S, Q, GS, PU, QC);
-  return head + channelHelper(g, N) + pfb::padHelper() + print(foldConstants(fn));
+  return head + channelHelper(g, N) + pfb::slotHelper(g.previous) + print(foldConstants(fn));
 }
 
-PfbKernels emitPfb(const PfbSpec& s) {
+PfbKernels emitPfb(const PfbSpec& s, bool previous) {
   PfbKernels k;
-  k.geometry = pfbGeometry(s);
+  k.geometry = pfbGeometry(s, previous);
   k.firName = s.name + "_fir";
   k.postName = s.name + "_post";
   k.firSource = pfbFirSource(s, k.geometry, k.firName);
