@@ -327,6 +327,7 @@ long long stagedSharedBytes(const LayoutProgram& s, bool asyncCopy) {
 EmitOptions defaultEmitOptions(const LayoutProgram& s) {
   EmitOptions o;
   o.asyncCopy = wholeRowIo(s) && stagedSharedBytes(s, true) + PhasePlan(s, true).tableBytes() <= kMaxAsyncSharedBytes;
+  if (!wholeRowIo(s) && s.nOut == 32) o.rowGroups = kShortRowGroups;
   return o;
 }
 
