@@ -333,8 +333,8 @@ TEST(TcFftCpuRun, RowGroupsPerIteration) {
     int nIn, nOut, sign, groups;
     long long batch;
   };
-  for (const Case& c : {Case{32, 32, 1, 4, 19}, Case{32, 32, -1, 1, 7}, Case{8, 32, 1, 4, 11}, Case{16, 16, -1, 4, 37},
-                        Case{64, 64, 1, 2, 5}}) {
+  for (const Case& c : {Case{32, 32, 1, 4, 19}, Case{32, 32, -1, 1, 7}, Case{32, 32, 1, 8, 21}, Case{8, 32, 1, 4, 11},
+                        Case{16, 16, -1, 4, 37}, Case{64, 64, 1, 2, 5}}) {
     const std::string what = fmt::format("{} -> {} sign {:+d}, {} groups per iteration, batch {}", c.nIn, c.nOut,
                                          c.sign, c.groups, c.batch);
     auto fs = tcFftFamily().parse(Json::parse(sizeSpec(c.nIn, c.nOut, c.sign)), "cpu.json");
