@@ -328,6 +328,10 @@ TEST(TcFftCpuRun, RowGroupsPerIteration) {
   {
     auto fs = tcFftFamily().parse(Json::parse(sizeSpec(32, 32, 1)), "cpu.json");
     EXPECT_NE(fs->emit({}).plan.sources.front().text.find("(4 groups)"), std::string::npos) << "emit moves 4 groups";
+    // 32 warps per block: 4 groups' slices would pass the 48 KiB of static shared memory, 2 fit.
+    auto wide = tcFftFamily().parse(Json::parse(sizeSpec(32, 32, 1, R"("launch": {"warps_per_block": 32}, )")),
+                                    "w.json");
+    EXPECT_NE(wide->emit({}).plan.sources.front().text.find("(2 groups)"), std::string::npos) << "2 groups fit";
   }
   struct Case {
     int nIn, nOut, sign, groups;

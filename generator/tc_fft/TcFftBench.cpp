@@ -45,7 +45,8 @@ std::vector<BenchVariant> tcFftBenchVariants(const Plan& plan, TcFftDistances d,
   if (rows)
     for (const int groups : {1, 2, 4, 8}) {
       EmitOptions o = defaultEmitOptions(*plan.spec);
-      if (o.rowGroups == groups) continue;
+      if (o.rowGroups == groups || (groups > 1 && rowGroupsSharedBytes(*plan.spec, groups) > kMaxStaticSharedBytes))
+        continue;  // the slices must fit static shared memory
       o.rowGroups = groups;
       out.push_back({fmt::format("row by row, {} group{} of FFTs per iteration", groups, groups > 1 ? "s" : ""),
                      Generated{tcFftLaunchPlan(emitTcFft(plan, o), d)}, 0, 0});

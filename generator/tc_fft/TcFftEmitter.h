@@ -57,6 +57,10 @@ bool wholeRowIo(const LayoutProgram& spec);
 // SM (164 KiB) runs one.
 long long stagedSharedBytes(const LayoutProgram& spec, bool asyncCopy);
 constexpr long long kMaxStaticSharedBytes = 48 * 1024;
+
+// Shared memory per block of a row-by-row kernel moving `groups` > 1 groups of FFTs per iteration (EmitOptions::
+// rowGroups): each warp's slice holds the groups' inputs and outputs. Static arrays: at most kMaxStaticSharedBytes.
+long long rowGroupsSharedBytes(const LayoutProgram& spec, int groups);
 constexpr long long kMaxAsyncSharedBytes = 96 * 1024;
 
 }  // namespace warpforge

@@ -31,6 +31,11 @@ void emitGroupsLoop(const Plan& plan, const PhasePlan& phases, const EmitOptions
   const int rows = per * groups, vecIn = std::min(4, s.nIn), vecOut = std::min(4, s.nOut);
   const long long inWords = static_cast<long long>(per) * s.nIn, outWords = static_cast<long long>(per) * s.nOut;
   const long long words = groups * (inWords + outWords);
+  if (rowGroupsSharedBytes(s, groups) > kMaxStaticSharedBytes)
+    throw std::invalid_argument(
+        fmt::format("tc_fft emitter: {} groups per iteration need {} bytes of shared memory per block (static arrays: "
+                    "at most {})",
+                    groups, rowGroupsSharedBytes(s, groups), kMaxStaticSharedBytes));
   const Layout& inL = s.array(s.input)->layout;
   const Layout& outL = s.array(s.output)->layout;
   body.push_back(
