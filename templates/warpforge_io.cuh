@@ -66,6 +66,25 @@ template <int kWords>
 __device__ __forceinline__ void wf_warp_load16_async(wf_u32* stage, const wf_u32* __restrict__ src, int lane) {
   wf_warp_load16_async_swizzled<kWords, wf_swizzle<-1, -1, -1, -1, -1, -1> >(stage, src, lane);
 }
+// One 4-byte cp.async (cp.async.ca: 4 and 8 bytes go through L1), for the copies that scatter single words.
+__device__ __forceinline__ void wf_cp_async4(wf_u32* dst, const wf_u32* __restrict__ src) {
+  unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(d), "l"(src) : "memory");
+}
+// Global -> shared, de-interleaved by polyphase part: row word w (w = first + j, j < kWords) goes to word w >> 1 of
+// part w & 1's region (kRegionWords apart), its 16-byte chunks arranged by Swizzle and part 1's bank bit 4 flipped, so
+// that the 32 lanes of each copy (16 words of each part) and the reads of either region hit distinct banks. `src` is
+// row word `first`, a multiple of kWords (a power of two). Each lane's offset is computed once: the swizzle is linear
+// and the index bits of first, j and the lane are disjoint.
+template <int kWords, int kRegionWords, class Swizzle>
+__device__ __forceinline__ void wf_warp_load_parts_async(wf_u32* stage, const wf_u32* __restrict__ src, int first,
+                                                         int lane) {
+  static_assert(kWords % 32 == 0 && kRegionWords % 32 == 0, "whole 128-byte warp accesses");
+  const int part = lane & 1, i = (first >> 1) | (lane >> 1);
+  const int base = part * kRegionWords + ((4 * Swizzle::chunk(i >> 2) + (i & 3)) ^ (part << 4));
+#pragma unroll
+  for (int j = 0; j < kWords; j += 32) wf_cp_async4(stage + (base ^ (4 * Swizzle::chunk(j >> 3))), src + j + lane);
+}
 // Named barrier `id` (1..15; 0 is __syncthreads) of kThreads threads (whole warps): the warps of one FFT meet, their
 // shared-memory writes before it visible to each other after it.
 template <int kThreads>

@@ -13,9 +13,11 @@
 #include <nlohmann/json.hpp>
 
 #include "CudaOnCpu.h"
+#include "generator/core/Facets.h"
 #include "generator/tc_fft/TcFftFamily.h"
 #include "generator/tc_fft/TcFftParser.h"
 #include "generator/tc_fft/TcFftEmitter.h"
+#include "generator/tc_fft/TcFftPairBuffer.h"
 #include "generator/tc_fft/TcFftPairEmitter.h"
 #include "generator/tc_fft/PhasePlan.h"
 #include "generator/tc_fft/TcFftLaunch.h"
@@ -145,6 +147,9 @@ const std::vector<std::pair<std::string, std::string>> kHostHelpers = {
      "stage, const wf_u32* src, int lane) "
      "{ for (int i = 0; i < kWords / 4; i += 32) wf_cp_async(stage + 4 * Swizzle::chunk(i + lane), src + 4 * (i + "
      "lane), 16, true); }"},
+    {"wf_cp_async4",
+     "__device__ __forceinline__ void wf_cp_async4(wf_u32* dst, const wf_u32* src) { wf_cp_async(dst, src, 4, true); "
+     "}"},
     {"wf_cp_async_commit", "__device__ __forceinline__ void wf_cp_async_commit() { wf_cp_commit(); }"},
     {"wf_cp_async_wait",
      "template <int kPending> __device__ __forceinline__ void wf_cp_async_wait() { wf_cp_wait(kPending); }"},
@@ -262,9 +267,10 @@ TEST(TcFftCpuRun, PhasesOverTheRegisterBudgetComeFromTheSharedTable) {
   runOnCpu(*fs, plan, 1, 4096, "4096 -> 4096 sign -1, phases from the shared table");
 }
 
-// n_out = 4096 as two warps per FFT (TcFftPairEmitter.h): what `emit` gives, on the CPU against FFTW at both signs,
-// unpadded and 8x padded, with an odd batch (the last block's second pair has no FFT); NVRTC compiles it for sm_80 and
-// sm_90 without spills; a wrong combine twiddle is caught.
+// n_out = 4096 as two warps per FFT (TcFftPairEmitter.h): what `emit` gives (the copy de-interleaves the row by
+// polyphase part), on the CPU against FFTW at both signs, unpadded and 8x padded, with an odd batch (the last block's
+// second pair has no FFT), and the previous input scheme (word reads of the row as copied, a bench variant); NVRTC
+// compiles them for sm_80 and sm_90 without spills; a wrong combine twiddle is caught.
 TEST(TcFftCpuRun, TwoWarpsPerFft4096) {
   if (!haveCompiler()) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
   for (const int nIn : {4096, 512})
@@ -274,7 +280,21 @@ TEST(TcFftCpuRun, TwoWarpsPerFft4096) {
       const std::string& text = plan.sources.front().text;
       ASSERT_NE(text.find("wf_named_barrier<64>(pair_barrier)"), std::string::npos) << "not the two-warp kernel";
       EXPECT_EQ(plan.kernels.front().blockX, 64 * kTcFftPairsPerBlock);
-      EXPECT_NE(text.find("wf_warp_load16_async_swizzled<"), std::string::npos) << "the row buffer is swizzled";
+      EXPECT_NE(text.find("wf_warp_load_parts_async<"), std::string::npos) << "the copy de-interleaves the row";
+      if (nIn == 4096 && sign == 1) {  // the word-reads variant, as bench times it
+        const auto variants = dynamic_cast<const BenchFacet&>(*fs).benchVariants({});
+        ASSERT_FALSE(variants.empty());
+        EXPECT_EQ(variants.front().name, "two warps per FFT, word reads (row copied interleaved)");
+        LaunchPlan words = variants.front().generated.plan;
+        EXPECT_NE(words.sources.front().text.find("wf_warp_load16_async_swizzled<"), std::string::npos);
+        for (const char* arch : {"sm_80", "sm_90"}) {
+          CompileResult r = compileWithReport(words.sources.front().text, words.specName, arch);
+          EXPECT_EQ(r.spillStoreBytes, 0) << "word reads " << arch;
+          std::printf("[tc_fft-cpu] 4096 -> 4096 two warps, word reads, %s: %d registers, %d spill bytes\n", arch,
+                      r.registers, r.spillStoreBytes);
+        }
+        runOnCpu(*fs, words, 3, 4097, "4096 -> 4096 sign +1, two warps per FFT, word reads, batch 3");
+      }
       if (nIn == 4096 && sign == 1) {  // verify and explain say what emit gives
         EXPECT_NE(fs->explain({}).find("Emitted as two warps per FFT"), std::string::npos);
         EXPECT_EQ(fs->verify().counts["warps_per_fft"], 2);
@@ -293,10 +313,48 @@ TEST(TcFftCpuRun, TwoWarpsPerFft4096) {
         for (auto& src : plan.sources) src.text = hostSource(src.text);
         test::expectMutationsCaught(*fs, plan,
                                     {{"the combine's twiddle sign flipped", "wf_phase(combine_offset, 4096, -1,",
-                                      "wf_phase(combine_offset, 4096, 1,"}},
+                                      "wf_phase(combine_offset, 4096, 1,"},
+                                     {"the reads miss part 1's bank flip of the copy", " ^ part << 4);", ");"}},
                                     11, "tc_fft-cpu", {}, {{"input_distance", 512}, {"output_distance", 4096}});
       }
     }
+}
+
+// Row-by-row kernels moving several groups of FFTs per loop iteration (EmitOptions::rowGroups; `emit` uses 4 at 32
+// output points) and one group (the bench variant), on the CPU against FFTW: batches that end in a partial iteration
+// and a partial group, zero padding, other sizes of the row path; NVRTC compiles them without spills.
+TEST(TcFftCpuRun, RowGroupsPerIteration) {
+  if (!haveCompiler()) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  {
+    auto fs = tcFftFamily().parse(Json::parse(sizeSpec(32, 32, 1)), "cpu.json");
+    EXPECT_NE(fs->emit({}).plan.sources.front().text.find("(4 groups)"), std::string::npos) << "emit moves 4 groups";
+    // 32 warps per block: 4 groups' slices would pass the 48 KiB of static shared memory, 2 fit.
+    auto wide = tcFftFamily().parse(Json::parse(sizeSpec(32, 32, 1, R"("launch": {"warps_per_block": 32}, )")),
+                                    "w.json");
+    EXPECT_NE(wide->emit({}).plan.sources.front().text.find("(2 groups)"), std::string::npos) << "2 groups fit";
+  }
+  struct Case {
+    int nIn, nOut, sign, groups;
+    long long batch;
+  };
+  for (const Case& c : {Case{32, 32, 1, 4, 19}, Case{32, 32, -1, 1, 7}, Case{32, 32, 1, 8, 21}, Case{8, 32, 1, 4, 11},
+                        Case{16, 16, -1, 4, 37}, Case{64, 64, 1, 2, 5}}) {
+    const std::string what = fmt::format("{} -> {} sign {:+d}, {} groups per iteration, batch {}", c.nIn, c.nOut,
+                                         c.sign, c.groups, c.batch);
+    auto fs = tcFftFamily().parse(Json::parse(sizeSpec(c.nIn, c.nOut, c.sign)), "cpu.json");
+    const LayoutProgram program = parseTcFftSpecText(sizeSpec(c.nIn, c.nOut, c.sign), "cpu.json");
+    ASSERT_FALSE(wholeRowIo(program)) << what;
+    const Plan plan = Verifier().verify(program);  // refers to program
+    EmitOptions o = defaultEmitOptions(program);
+    o.rowGroups = c.groups;
+    LaunchPlan lp = tcFftLaunchPlan(emitTcFft(plan, o), {});
+    for (const char* arch : {"sm_80", "sm_90"}) {
+      CompileResult r = compileWithReport(lp.sources.front().text, lp.specName, arch);
+      EXPECT_GT(r.cubin.size(), 0u) << what << " " << arch;
+      EXPECT_EQ(r.spillStoreBytes, 0) << what << " " << arch;
+    }
+    runOnCpu(*fs, lp, c.batch, 3200 + c.nIn + c.groups, what);
+  }
 }
 
 // Every staged I/O scheme of a whole-row kernel on the CPU: swizzled and plain slices, synchronous copies, the cp.async
@@ -406,5 +464,34 @@ TEST(TcFftStaging, SwizzledSlicesAreBankConflictFree) {
     const Layout& l = chime.array(name)->layout;
     const IoPlan p = ioPlan(l, letter, logReal, 0);
     EXPECT_EQ(stageBankWays(l, p, stageSwizzle(l, p)), 1) << "CHIME " << name << " [" << l.str() << "]";
+  }
+}
+
+// The two-warp kernel's shared accesses, counted the same way: each warp's copy of its half of the row into the pair's
+// buffer and its register reads of its polyphase part are conflict-free where the copy de-interleaves the row
+// (TcFftPairBuffer.h), at every n_in; the word reads of the row as copied (the previous scheme, a bench variant) are
+// 4-way at 4096 -> 4096 (the test of the count). The outputs' register stores and row copies (the one-warp staging
+// swizzle of the 2048-point output) are conflict-free too. The de-interleaved regions are a bijection onto the
+// n_in words.
+TEST(TcFftStaging, PairBufferIsBankConflictFree) {
+  for (const int nIn : {4096, 2048, 1024, 512}) {
+    const LayoutProgram program = parseTcFftSpecText(sizeSpec(nIn, 4096, 1), "cpu.json");
+    ASSERT_TRUE(tcFftPairApplies(program));
+    const auto design = tcFftPairDesign(program);
+    const LayoutProgram& sub = design->sub;
+    const Layout& in = sub.array(sub.input)->layout;
+    const PairInput parts = pairInput(in, sub.logIn, false);
+    EXPECT_EQ(pairInputBankWays(in, parts), 1) << nIn << " -> 4096, de-interleaved, input [" << in.str() << "]";
+    const int words = pairInputBankWays(in, pairInput(in, sub.logIn, true));
+    std::printf("[tc_fft-banks] %d -> 4096: de-interleaved 1-way, word reads %d-way\n", nIn, words);
+    if (nIn == 4096) EXPECT_EQ(words, 4) << "input [" << in.str() << "]";
+    std::set<long long> at;
+    for (int part = 0; part < 2; ++part)
+      for (long long i = 0; i < nIn / 2; ++i) at.insert(parts.word(part, i));
+    EXPECT_EQ(static_cast<long long>(at.size()), nIn);
+    EXPECT_EQ(*at.rbegin(), nIn - 1);
+    const Layout& out = sub.array(sub.output)->layout;
+    const IoPlan outP = ioPlan(out, 'q', sub.logOut, 0);
+    EXPECT_EQ(stageBankWays(out, outP, stageSwizzle(out, outP)), 1) << "output [" << out.str() << "]";
   }
 }

@@ -40,6 +40,17 @@ std::vector<BenchVariant> tcFftBenchVariants(const Plan& plan, TcFftDistances d,
     out.push_back({fmt::format("{} accumulators (same design, default options)", other.accumulate),
                    Generated{tcFftLaunchPlan(emitTcFft(otherPlan, defaultEmitOptions(other)), d)}, 0, 0});
   }
+  // Row-by-row kernels: the other numbers of groups of FFTs per loop iteration (the default moves kShortRowGroups at
+  // 32 output points, else 1).
+  if (rows)
+    for (const int groups : {1, 2, 4, 8}) {
+      EmitOptions o = defaultEmitOptions(*plan.spec);
+      if (o.rowGroups == groups || (groups > 1 && rowGroupsSharedBytes(*plan.spec, groups) > kMaxStaticSharedBytes))
+        continue;  // the slices must fit static shared memory
+      o.rowGroups = groups;
+      out.push_back({fmt::format("row by row, {} group{} of FFTs per iteration", groups, groups > 1 ? "s" : ""),
+                     Generated{tcFftLaunchPlan(emitTcFft(plan, o), d)}, 0, 0});
+    }
   // Load once, repeat the steps in registers, store once: the compute rate without DRAM.
   // batch 0: one full wave of resident warps is a device property; the bench chooses it.
   out.push_back({prefix + "in-register (steps repeated on resident data)",

@@ -327,7 +327,14 @@ long long stagedSharedBytes(const LayoutProgram& s, bool asyncCopy) {
 EmitOptions defaultEmitOptions(const LayoutProgram& s) {
   EmitOptions o;
   o.asyncCopy = wholeRowIo(s) && stagedSharedBytes(s, true) + PhasePlan(s, true).tableBytes() <= kMaxAsyncSharedBytes;
+  if (!wholeRowIo(s) && s.nOut == 32)
+    for (int g = kShortRowGroups; g > 1 && o.rowGroups == 1; g /= 2)
+      if (rowGroupsSharedBytes(s, g) <= kMaxStaticSharedBytes) o.rowGroups = g;
   return o;
+}
+
+long long rowGroupsSharedBytes(const LayoutProgram& s, int groups) {
+  return 4LL * groups * (s.nIn + s.nOut) * s.warpsPerBlock << s.batchBits();
 }
 
 std::optional<EmitProblem> emitProblem(const LayoutProgram& s) {

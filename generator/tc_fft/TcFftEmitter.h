@@ -18,6 +18,7 @@ struct EmitOptions {
   bool streaming = true;      // staged I/O with evict-first cache hints (read once, written once)
   bool asyncCopy = false;     // staged input double-buffered with cp.async (no gain on H100: bench/RESULTS.md)
   bool swizzledStage = true;  // staging slices arranged so register accesses hit distinct banks (TcFftIo.h)
+  int rowGroups = 1;  // row-by-row kernels: groups of the warp's FFTs moved per loop iteration (TcFftRowsEmitter.cpp)
 };
 
 struct EmittedKernel {
@@ -31,7 +32,9 @@ EmittedKernel emitTcFft(const Plan& plan, const EmitOptions& options = {});
 
 // What `emit` uses: whole-row kernels whose two staging buffers (and phase table) fit kMaxAsyncSharedBytes
 // double-buffer their input with cp.async (the next FFT's row is in flight during this one's arithmetic; faster on the
-// H200, bench/RESULTS.md); the others copy synchronously.
+// H200, bench/RESULTS.md); the others copy synchronously. Row-by-row kernels of 32 output points move
+// kShortRowGroups groups of FFTs per iteration (a warp's group is only 256 bytes).
+constexpr int kShortRowGroups = 4;
 EmitOptions defaultEmitOptions(const LayoutProgram& spec);
 
 // What the emitter cannot do with a spec (any EmitOptions), named by the spec's JSON path,
@@ -54,6 +57,10 @@ bool wholeRowIo(const LayoutProgram& spec);
 // SM (164 KiB) runs one.
 long long stagedSharedBytes(const LayoutProgram& spec, bool asyncCopy);
 constexpr long long kMaxStaticSharedBytes = 48 * 1024;
+
+// Shared memory per block of a row-by-row kernel moving `groups` > 1 groups of FFTs per iteration (EmitOptions::
+// rowGroups): each warp's slice holds the groups' inputs and outputs. Static arrays: at most kMaxStaticSharedBytes.
+long long rowGroupsSharedBytes(const LayoutProgram& spec, int groups);
 constexpr long long kMaxAsyncSharedBytes = 96 * 1024;
 
 }  // namespace warpforge

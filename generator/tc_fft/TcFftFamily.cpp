@@ -98,8 +98,14 @@ class TcFftSpec final : public FamilySpec, public BenchFacet, public EmulateFace
   std::optional<BaselineRequest> baseline() const override { return tcFftBaseline(program_); }
 
   std::vector<BenchVariant> benchVariants(const EmitTarget&) const override {
-    // With the pair kernel as the default, the variants are the one-warp kernels (TcFftBench.cpp names them so).
-    return tcFftBenchVariants(emittablePlan(), distances_, tcFftPairApplies(program_));
+    // With the pair kernel as the default, the variants are the pair kernel reading its input as single words from the
+    // row as copied (TcFftPairBuffer.h), then the one-warp kernels (TcFftBench.cpp names them so).
+    if (!tcFftPairApplies(program_)) return tcFftBenchVariants(emittablePlan(), distances_);
+    std::vector<BenchVariant> out = {{"two warps per FFT, word reads (row copied interleaved)",
+                                      Generated{tcFftLaunchPlan(emitTcFftPair(program_, pair(), {}, true), distances_)},
+                                      0, 0}};
+    for (auto& v : tcFftBenchVariants(emittablePlan(), distances_, true)) out.push_back(std::move(v));
+    return out;
   }
   // The bench passes no variant's batch, so the measured SM-cycles/FFT are the bench's (rows with repeats);
   // the note sets them against the model. tcFftInRegisterNote formats the whole line where the batch is known.

@@ -45,6 +45,19 @@ long long regOffset(const Layout& l, const IoPlan& p, int r) {
 
 }  // namespace
 
+long long ioRegisterOffset(const Layout& l, const IoPlan& p, int r) { return regOffset(l, p, r); }
+
+long long ioLaneOffset(const Layout& l, const IoPlan& p, int lane) {
+  if (lane & p.padLaneMask) return -1;
+  long long off = 0;
+  for (int t = 0; t < 5; ++t) {
+    const auto name = l.logicalAt({PhysKind::T, t});
+    if (!((lane >> t) & 1) || !name || (*name)[0] != p.letter) continue;
+    if (const int k = indexOf(*name); k < p.logReal) off |= 1LL << (k + p.indexShift);
+  }
+  return off;
+}
+
 IoPlan ioPlan(const Layout& l, char letter, int logReal, long long fStride, int indexShift) {
   IoPlan p;
   p.letter = letter;

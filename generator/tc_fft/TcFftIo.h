@@ -36,6 +36,11 @@ std::vector<ast::NodePtr> registerAccess(const Layout& l, const IoPlan& p, const
 
 ast::NodePtr laneBit(int t);
 
+// The element offsets that registerAccess uses, as numbers: register r's (-1 for zero padding) and lane `lane`'s (-1
+// for a lane of zero padding; batch bits f add nothing). For counting banks on the CPU.
+long long ioRegisterOffset(const Layout& l, const IoPlan& p, int r);
+long long ioLaneOffset(const Layout& l, const IoPlan& p, int lane);
+
 // Where a warp's shared staging slice keeps each 16-byte chunk of a row so that the layout-ordered register accesses
 // hit distinct banks. A shared-memory wavefront serves 128 bytes: the 8 (16-byte accesses), 16 or 32 lanes of one phase
 // must address distinct 4-byte banks. Lanes whose index bits lie above the 128-byte range would all hit the same banks

@@ -11,6 +11,7 @@
 #include "generator/tc_fft/TcFftData.h"
 #include "generator/tc_fft/TcFftIo.h"
 #include "generator/tc_fft/TcFftKernelParts.h"
+#include "generator/tc_fft/TcFftPairBuffer.h"
 #include "generator/verify/Verifier.h"
 
 namespace warpforge {
@@ -22,29 +23,6 @@ namespace {
 constexpr int kN = 4096, kHalf = 2048;
 constexpr int kCombinePerThread = kHalf / 64;  // butterflies per thread: the pair's 64 threads share the 2048
 
-// The row buffer's chunk arrangement for the polyphase reads (single words at 2 i + part, every lane of a warp in one
-// phase): lane index bits above the 128-byte range move onto the chunk bits 0..2 (word bits 2..4) that the other lanes
-// leave free, as stageSwizzle does for whole rows. Only chunk bits below the row's half are moved, so each warp's
-// copy of its half keeps the half's own arrangement. Word bit 0 (the part) and bit 1 stay, so at best 8 bank groups
-// serve the 32 lanes: a 4-way conflict, against 32-way unswizzled where every lane bit lies above the range.
-StageSwizzle polyphaseSwizzle(const Layout& l, const IoPlan& p, int halfChunkBit) {
-  StageSwizzle swz;
-  std::vector<int> freeBits{0, 1, 2}, high;
-  for (int t = 0; t < 5; ++t) {
-    const auto name = l.logicalAt({PhysKind::T, t});
-    if (!name || (*name)[0] != 'n') continue;
-    const int k = std::stoi(name->substr(1));
-    if (k >= p.logReal) continue;  // zero-padding lanes read no memory
-    const int word = k + p.indexShift, chunk = word - 2;
-    swz.laneMask |= 1LL << word;
-    if (chunk >= 0 && chunk <= 2) freeBits.erase(std::find(freeBits.begin(), freeBits.end(), chunk));
-    if (chunk >= 3 && chunk < halfChunkBit) high.push_back(chunk);
-  }
-  for (std::size_t i = 0; i < high.size() && i < freeBits.size(); ++i) swz.moves.push_back({high[i], freeBits[i]});
-  swz.laneMask |= 1;  // the part
-  for (auto [from, to] : swz.moves) swz.laneMask |= 1LL << (to + 2);
-  return swz;
-}
 }  // namespace
 
 bool tcFftPairApplies(const LayoutProgram& s) {
@@ -77,7 +55,8 @@ double tcFftPairErrorBound(const TcFftPairDesign& d) {
   return tcFftErrorBound(d.sub) + std::ldexp(1.0, -11) + std::ldexp(1.0, -20);
 }
 
-EmittedKernel emitTcFftPair(const LayoutProgram& spec, const TcFftPairDesign& d, const EmitOptions& opt) {
+EmittedKernel emitTcFftPair(const LayoutProgram& spec, const TcFftPairDesign& d, const EmitOptions& opt,
+                            bool wordReads) {
   const LayoutProgram& s = d.sub;
   EmittedKernel k;
   PhasePlan phases(s, opt.packedPhases);
@@ -97,8 +76,10 @@ EmittedKernel emitTcFftPair(const LayoutProgram& spec, const TcFftPairDesign& d,
 
   const Layout& inL = s.array(s.input)->layout;
   const Layout& outL = s.array(s.output)->layout;
-  // Sub-FFT index i is row element 2 i + part: the layout's offsets doubled, the part added per lane.
-  const IoPlan inP = ioPlan(inL, 'n', s.logIn, 0, 1), outP = ioPlan(outL, 'q', s.logOut, 0);
+  // Sub-FFT index i is row element 2 i + part (TcFftPairBuffer.h: where the buffer keeps it).
+  const PairInput in = pairInput(inL, s.logIn, wordReads, opt.swizzledStage);
+  const IoPlan& inP = in.plan;
+  const IoPlan outP = ioPlan(outL, 'q', s.logOut, 0);
   const int halfIn = spec.nIn / 2;
 
   auto threadX = [] { return member(var("threadIdx"), "x"); };
@@ -125,20 +106,36 @@ EmittedKernel emitTcFftPair(const LayoutProgram& spec, const TcFftPairDesign& d,
                                                          phases.registersTabled())
                                            : "")));
   for (auto& n : phases.prologue()) body.push_back(n);
-  body.push_back(
-      note("Element offsets of the lane bits: the sub-FFT's input from row element 2 i + part, its\n"
-           "output to word 2048 part + k of the pair's buffer."));
-  body.push_back(decl("const int", "in_lane_offset", bin("+", inP.laneOffset, var("part"))));
-  body.push_back(decl("const int", "out_lane_offset", outP.laneOffset));
-  int halfChunkBit = 0;
-  while ((4 << halfChunkBit) < halfIn) ++halfChunkBit;
-  const StageSwizzle inSwz = opt.swizzledStage ? polyphaseSwizzle(inL, inP, halfChunkBit) : StageSwizzle{};
+  const StageSwizzle& inSwz = in.swizzle;
   const StageSwizzle outSwz = opt.swizzledStage ? stageSwizzle(outL, outP) : StageSwizzle{};
-  body.push_back(
-      note("The same offsets in the row buffer, whose 16-byte chunks are arranged so that the register\n"
-           "accesses of one phase spread over the banks (wf_swizzle); the outputs of part p start at word\n"
-           "2048 p."));
-  body.push_back(decl("const int", "in_stage_offset", inSwz.wordExpr(var("in_lane_offset"))));
+  if (wordReads) {
+    body.push_back(
+        note("Element offsets of the lane bits: the sub-FFT's input from row element 2 i + part, its\n"
+             "output to word 2048 part + k of the pair's buffer."));
+    body.push_back(decl("const int", "in_lane_offset", bin("+", inP.laneOffset, var("part"))));
+    body.push_back(decl("const int", "out_lane_offset", outP.laneOffset));
+    body.push_back(
+        note("The same offsets in the row buffer, whose 16-byte chunks are arranged so that the register\n"
+             "accesses of one phase spread over the banks (wf_swizzle); the outputs of part p start at word\n"
+             "2048 p."));
+    body.push_back(decl("const int", "in_stage_offset", inSwz.wordExpr(var("in_lane_offset"))));
+  } else {
+    body.push_back(
+        note(fmt::format("Element offsets of the lane bits: the sub-FFT's input index i, read from word i of the "
+                         "part's region\n(row element 2 i + part, de-interleaved by the copy), its output to word "
+                         "2048 part + k of the pair's buffer.")));
+    body.push_back(decl("const int", "in_lane_offset", inP.laneOffset));
+    body.push_back(decl("const int", "out_lane_offset", outP.laneOffset));
+    body.push_back(
+        note(fmt::format("The same offsets in the row buffer: part p's region starts at word {} p, its 16-byte chunks "
+                         "arranged\nso that the register accesses of one phase spread over the banks (wf_swizzle) "
+                         "and part 1's bank bit 4\nflipped (the copy's two parts hit distinct banks); the outputs of "
+                         "part p start at word 2048 p.",
+                         halfIn)));
+    body.push_back(decl("const int", "in_stage_offset",
+                        bin("+", bin("*", var("part"), lit(halfIn)),
+                            bin("^", inSwz.wordExpr(var("in_lane_offset")), bin("<<", var("part"), lit(4))))));
+  }
   body.push_back(decl("const int", "out_stage_offset",
                       bin("+", outSwz.wordExpr(var("out_lane_offset")), bin("*", var("part"), lit(kHalf)))));
   const std::string valid = inP.padLaneMask ? "in_lane_valid" : "";
@@ -159,15 +156,16 @@ EmittedKernel emitTcFftPair(const LayoutProgram& spec, const TcFftPairDesign& d,
   body.push_back(externSharedArray("wf_u32", "stage_dynamic", 16));
   body.push_back(decl("wf_u32*", "stage_pair",
                       bin("+", var("stage_dynamic"), bin("*", bin(">>", threadX(), lit(6)), lit(words)))));
-  const std::string loadHalf = inSwz.empty()
-                                   ? fmt::format("wf_warp_load16_async<{}>", halfIn)
-                                   : fmt::format("wf_warp_load16_async_swizzled<{}, {}>", halfIn, inSwz.helperType());
   auto issue = [&](NodePtr which, NodePtr buffer) {
-    return exprStmt(
-        call(loadHalf, {bin("+", buffer, bin("*", var("part"), lit(halfIn))),
-                        bin("+", cast("const wf_u32*", bin("+", var("input"), bin("*", which, var("input_distance")))),
-                            bin("*", var("part"), lit(halfIn))),
-                        var("lane")}));
+    NodePtr src = bin("+", cast("const wf_u32*", bin("+", var("input"), bin("*", which, var("input_distance")))),
+                      bin("*", var("part"), lit(halfIn)));
+    if (!wordReads)
+      return exprStmt(call(fmt::format("wf_warp_load_parts_async<{}, {}, {}>", halfIn, halfIn, inSwz.helperType()),
+                           {buffer, src, bin("*", var("part"), lit(halfIn)), var("lane")}));
+    const std::string loadHalf = inSwz.empty()
+                                     ? fmt::format("wf_warp_load16_async<{}>", halfIn)
+                                     : fmt::format("wf_warp_load16_async_swizzled<{}, {}>", halfIn, inSwz.helperType());
+    return exprStmt(call(loadHalf, {bin("+", buffer, bin("*", var("part"), lit(halfIn))), src, var("lane")}));
   };
   auto pairSync = [] { return exprStmt(call("wf_named_barrier<64>", {var("pair_barrier")})); };
   body.push_back(
@@ -190,7 +188,9 @@ EmittedKernel emitTcFftPair(const LayoutProgram& spec, const TcFftPairDesign& d,
   loop.push_back(exprStmt(call("wf_cp_async_commit", {})));
   loop.push_back(exprStmt(call("wf_cp_async_wait<1>", {})));
   loop.push_back(pairSync());  // both halves of this row have landed
-  loop.push_back(note(fmt::format("Load {} [{}] from row elements 2 i + part.", s.input, inL.str())));
+  loop.push_back(
+      note(fmt::format("Load {} [{}] from {}.", s.input, inL.str(),
+                       wordReads ? "row elements 2 i + part" : "the part's region (row elements 2 i + part)")));
   for (auto& n : swizzledRegisterAccess(inL, inP, inSwz, dataVar(s.input), "stage", "in_stage_offset", true, valid))
     loop.push_back(n);
   for (auto& n : stepsOrRepeats(d.plan, phases, opt)) loop.push_back(n);

@@ -26,7 +26,10 @@ std::unique_ptr<TcFftPairDesign> tcFftPairDesign(const LayoutProgram& spec);
 // Pairs of warps per block: each pair keeps two 4096-word shared buffers (cp.async double buffer), 64 KiB a block.
 constexpr int kTcFftPairsPerBlock = 2;
 
-EmittedKernel emitTcFftPair(const LayoutProgram& spec, const TcFftPairDesign& design, const EmitOptions& opt = {});
+// `wordReads`: each warp reads single words at row element 2 i + part of the row as copied (the previous input scheme,
+// a bench variant); otherwise the copy de-interleaves the row by part (TcFftPairBuffer.h).
+EmittedKernel emitTcFftPair(const LayoutProgram& spec, const TcFftPairDesign& design, const EmitOptions& opt = {},
+                            bool wordReads = false);
 
 // The half-length design's bound (tcFftErrorBound) plus the combine's f16 rounding and f32 arithmetic
 // (TcFftPairEmitter.cpp).
