@@ -688,10 +688,38 @@ TEST(BeamformerWgmma, PathChoiceAndLayoutCheck) {
     bfWgmmaCheck(s, issues, proved);
     EXPECT_TRUE(issues.empty()) << ty << ": " << (issues.empty() ? "" : issues[0].message);
     EXPECT_EQ(proved.size(), 1u) << ty;
-    for (int m = 1; m <= 3; ++m) {
+    // Mutated operands the check rejects, each by its rule: the fill without the swizzle (the descriptor reads
+    // other bytes); A's second word of a k-step at + 1 instead of + 4 (the mma.sync path's receiver order: A's summed
+    // bits are not B's); ReIm_out and the receiver exchanged on the registers (conj / swap on the wrong registers: A's
+    // rows are not C's); the warps' samples exchanged.
+    const BfWgmmaOperands good = bfWgmmaOperands(s);
+    EXPECT_EQ(good.fill.rowStride, 128);
+    EXPECT_EQ(good.fill.xorMask, 7);
+    const bool s8 = std::string(ty) != "cf16";
+    // A with lane bits t0 t1 <-> `lanes`, registers r0 r1 <-> `regs`, warps w0 w1 w2 <-> `warps`.
+    auto a = [&](const std::string& lanes, const std::string& regs, const std::string& warps) {
+      return cmma::layoutText(std::string(s8 ? "b0 b1 <-> ReIm_in rcv0" : "b0 <-> ReIm_in") + ", t0 t1 t2 t3 t4 <-> " +
+                              lanes + " time0 time1 time2, r0 r1 <-> " + regs + ", w0 w1 w2 <-> " + warps);
+    };
+    const std::string lanes = s8 ? "rcv1 rcv2" : "rcv0 rcv1", top = s8 ? "rcv3" : "rcv2";
+    EXPECT_EQ(good.a, a(lanes, "ReIm_out " + top, "time3 time4 time5")) << ty;
+    struct Mutant {
+      std::string what;
+      BfWgmmaOperands ops;
+      std::string rule;
+    };
+    const std::vector<Mutant> mutants = {
+        {"fill without the swizzle", {good.a, BfFillPlace{good.fill.rowStride, 0}}, kRuleDescriptor},
+        {"word + 1",
+         {a(s8 ? "rcv2 rcv3" : "rcv1 rcv2", s8 ? "ReIm_out rcv1" : "ReIm_out rcv0", "time3 time4 time5"), good.fill},
+         kRuleSummed},
+        {"conj / swap registers", {a(lanes, top + " ReIm_out", "time3 time4 time5"), good.fill}, kRuleRows},
+        {"warps", {a(lanes, "ReIm_out " + top, "time4 time3 time5"), good.fill}, "warp bit w0"}};
+    for (const auto& m : mutants) {
       std::vector<BfIssue> bad;
-      bfWgmmaCheck(s, bad, proved, m);
-      EXPECT_FALSE(bad.empty()) << ty << " mutation " << m;
+      bfWgmmaCheck(s, bad, proved, &m.ops);
+      ASSERT_FALSE(bad.empty()) << ty << " mutation: " << m.what;
+      EXPECT_NE(bad[0].message.find(m.rule), std::string::npos) << ty << " " << m.what << ": " << bad[0].message;
     }
   }
   // The kernel carries the sm_90a guard and the plan runs on 9.0 only.

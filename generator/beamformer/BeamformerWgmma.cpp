@@ -1,9 +1,13 @@
 #include "generator/beamformer/BeamformerWgmma.h"
 
 #include <algorithm>
+#include <set>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
+#include "generator/complexmma/ComplexMma.h"
+#include "generator/layout/FieldPlace.h"
 #include "generator/layout/FragmentTable.h"
 #include "generator/layout/Wgmma.h"
 #include "generator/verify/MmaCheck.h"
@@ -25,7 +29,56 @@ int wgmmaN(const BeamformerSpec& s) {
   return std::min(n, 256);
 }
 
+// The weights stage: 128-byte rows of receivers, 8-row groups of 1024 B (one swizzle atom each).
+constexpr WgmmaSwizzle kWeightsSwizzle = WgmmaSwizzle::B128;
+constexpr unsigned kWeightsSbo = 1024;
+
+// The bits of an element's place in a staged row of receivers (the samples and the weights as given): element e is
+// component e % 2 (ReIm_in) of receiver e / 2 (rcv0, rcv1, ...).
+std::string rowElementBit(int x) { return x == 0 ? "ReIm_in" : fmt::format("rcv{}", x - 1); }
+
+// The part of field `f` that the bits of `kind` carry, printed from their run: ((v >> shift) & mask) * 2^field scale,
+// the shift, mask and factor left out where they are identities (`bits`: how many bits of `kind` v has).
+NodePtr fieldTerm(const FieldPlace& f, PhysKind kind, const std::string& v, int bits, int scale) {
+  const auto run = f.run(kind);
+  if (!run) throw std::logic_error("the layout's field is not one run of " + v + " bits");
+  NodePtr e = var(v);
+  if (run->shift) e = bin(">>", e, decimal(run->shift));
+  if (run->shift + run->count < bits) e = bin("&", e, decimal((1 << run->count) - 1));
+  const long long factor = (1LL << run->field) * scale;
+  return factor == 1 ? e : bin("*", e, decimal(factor));
+}
+
+std::vector<std::string> bitNames(const std::string& prefix, int count) { return cmma::bitNames(prefix, 0, count); }
+
+int log2i(int v) {
+  int x = 0;
+  while ((1 << x) < v) ++x;
+  return x;
+}
+
 }  // namespace
+
+BfFillPlace bfFillPlace(WgmmaSwizzle s, unsigned sbo) {
+  // Rows of one 8-row group lie rowStride apart; the swizzle XORs the 16-byte chunk index with the row's place in
+  // its group (row 7 of the group: its chunk 0 lands at chunk xorMask).
+  BfFillPlace p;
+  p.rowStride = static_cast<int>(wgmmaStoreOffset(s, 8, 0, sbo)) / 8;
+  p.xorMask = (static_cast<int>(wgmmaStoreOffset(s, 7, 0, sbo)) - 7 * p.rowStride) >> 4;
+  return p;
+}
+
+BfWgmmaOperands bfWgmmaOperands(const BeamformerSpec& s) {
+  // A thread's registers hold the words of PTX's A fragment per warp: its lane's threadID_in_group picks consecutive
+  // words of a k-step's receivers and the register's high bit the step's second half, so that A's summed index runs
+  // over the receivers in their staged order, as B's does (the weights rows as given, read through the descriptor).
+  // Row ReIm_out 0 is conj(word), row 1 swap(word); the block's 8 warps hold 8 samples each.
+  const char* text = s.integer() ? "b0 b1 <-> ReIm_in rcv0, t0 t1 t2 t3 t4 <-> rcv1 rcv2 time0 time1 time2, "
+                                   "r0 r1 <-> ReIm_out rcv3, w0 w1 w2 <-> time3 time4 time5"
+                                 : "b0 <-> ReIm_in, t0 t1 t2 t3 t4 <-> rcv0 rcv1 time0 time1 time2, "
+                                   "r0 r1 <-> ReIm_out rcv2, w0 w1 w2 <-> time3 time4 time5";
+  return {cmma::layoutText(text), bfFillPlace(kWeightsSwizzle, kWeightsSbo)};
+}
 
 std::optional<std::string> bfWgmmaBlocker(const BeamformerSpec& s) {
   if (s.tuning.mma == "mma_sync") return std::string("tuning.mma is \"mma_sync\"");
@@ -132,7 +185,7 @@ std::string bfWgmmaHelpers(const BeamformerSpec& s, int n) {
          wgmmaSyncHelpers("bf_") +
          // K-major rows of 128 bytes with the 128-byte swizzle, 8-row groups 1024 B apart; the atoms are 1024-byte
          // aligned (base offset 0).
-         wgmmaDescriptorHelper("bf_desc_sw128", WgmmaSwizzle::B128, 16, 1024) +
+         wgmmaDescriptorHelper("bf_desc_sw128", kWeightsSwizzle, 16, kWeightsSbo) +
          wgmmaHelper(WgmmaAtom{n, !s.integer(), true}, "bf_wgmma",
                      fmt::format("// D (m64 x {}) += A (this warpgroup's 64 rows, registers) B (descriptor).", n)) +
          "\n";
@@ -144,6 +197,7 @@ std::vector<NodePtr> emitWgmmaMainloop(const BeamformerSpec& s, const BfWgmma& w
   const long long kt = (K + w.receiversPerStage - 1) / w.receiversPerStage;
   const int wChunks = N * 8, sChunksPerRow = w.sampleRowBytes / 16, sChunks = 64 * sChunksPerRow;
   const int rpcW = 16 / w.weightBytes, rpcS = 16 / w.sampleBytes;  // receivers per 16-byte chunk
+  const BfWgmmaOperands ops = bfWgmmaOperands(s);
   std::vector<NodePtr> out;
   out.push_back(
       comment(fmt::format("K loop: {} stages of {} receivers through a ring of {} buffers ({} B each: {} beams x 128 B "
@@ -188,8 +242,8 @@ std::vector<NodePtr> emitWgmmaMainloop(const BeamformerSpec& s, const BfWgmma& w
             validBytes(bin("<", beamRow, num(s.beams)), w.weightBytes),
             exprStmt(
                 call("bf_cp_async16",
-                     {bin("+", bin("+", var("slot"), bin("*", var("n"), num(128))),
-                          bin("<<", bin("^", var("ch"), paren(bin("&", var("n"), num(7)))), num(4))),
+                     {bin("+", bin("+", var("slot"), bin("*", var("n"), num(ops.fill.rowStride))),
+                          bin("<<", bin("^", var("ch"), paren(bin("&", var("n"), num(ops.fill.xorMask)))), num(4))),
                       ternary(var("bytes"),
                               bin("+", var("w_src"),
                                   bin("*", bin("+", bin("*", cast("long long", beamRow), num(s.w.outer)), var("k")),
@@ -226,16 +280,19 @@ std::vector<NodePtr> emitWgmmaMainloop(const BeamformerSpec& s, const BfWgmma& w
   out.push_back(raw("#pragma unroll 1"));
   out.push_back(forLoop(decl("int", "pf", lit(0)), bin("<", var("pf"), lit(S - 1)), assign(var("pf"), lit(1), "+="),
                         fillIf(var("pf"))));
-  // This thread's A words: row 8 warp + lane / 4 (time; the warpgroup's rows 16 w + 8 ReIm_out + that), words
-  // lane % 4 and lane % 4 + 4 of each k-step (k = 2 word (+1) of PTX's A fragment; the weights rows hold the same
-  // receivers at the same byte positions).
-  const int wordBytes = s.in.type == BfType::CI4 ? 2 : 4, stepBytes = w.receiversPerStep * w.sampleBytes;
+  // This thread's A words, read from the A layout: the sample row (time bits on lanes and warps) and the receivers of
+  // its lane (the receiver bits on lanes, sampleBytes each; the weights rows hold the same receivers at the same k).
+  const FieldPlace time = fieldPlace(ops.a, bitNames("time", 6)),
+                   rcv = fieldPlace(ops.a, bitNames("rcv", log2i(w.receiversPerStep)));
+  const int stepBytes = w.receiversPerStep * w.sampleBytes;
   out.push_back(decl("const unsigned", "a_off",
                      bin("+",
                          bin("+", num(w.weightRegion),
-                             bin("*", bin("+", bin("*", var("warp"), num(8)), bin(">>", var("lane"), num(2))),
+                             bin("*",
+                                 bin("+", fieldTerm(time, PhysKind::W, "warp", ops.a.count(PhysKind::W), 1),
+                                     fieldTerm(time, PhysKind::T, "lane", 5, 1)),
                                  num(w.sampleStride))),
-                         bin("*", bin("&", var("lane"), num(3)), num(wordBytes)))));
+                         fieldTerm(rcv, PhysKind::T, "lane", 5, w.sampleBytes))));
 
   std::vector<NodePtr> st;
   st.push_back(withNote(call0(fmt::format("bf_cp_wait<{}>", S - 2)),
@@ -247,10 +304,20 @@ std::vector<NodePtr> emitWgmmaMainloop(const BeamformerSpec& s, const BfWgmma& w
   st.push_back(decl("const unsigned", "slot",
                     bin("+", var("bf_ring"),
                         bin("*", paren(bin("%", var("kt"), num(S))), decimal(w.stageBytes, IntSuffix::U)))));
+  // Load h of a k-step: the receivers its index puts on A's register bits (the registers' receiver part).
+  const auto rcvRegs = rcv.of(PhysKind::R);
+  const int loads = 1 << rcvRegs.size(), regs = ops.a.numRegisters();
+  auto loadOf = [&](int reg) {
+    int h = 0;
+    for (std::size_t i = 0; i < rcvRegs.size(); ++i) h |= ((reg >> rcvRegs[i].first) & 1) << i;
+    return h;
+  };
   const int steps = w.receiversPerStage / w.receiversPerStep;
   for (int ks = 0; ks < steps; ++ks) {
-    for (int h = 0; h < 2; ++h) {
-      const int off = ks * stepBytes + h * stepBytes / 2;
+    for (int h = 0; h < loads; ++h) {
+      int receiver = 0;
+      for (std::size_t i = 0; i < rcvRegs.size(); ++i) receiver |= ((h >> i) & 1) << rcvRegs[i].second;
+      const int off = ks * stepBytes + receiver * w.sampleBytes;
       NodePtr load = call(fmt::format("bf_lds{}", s.in.type == BfType::CI4 ? 16 : 32),
                           {bin("+", bin("+", var("slot"), var("a_off")), num(off))});
       if (s.in.type == BfType::CI4) load = call(s.in.ci4RealHigh ? "bf_widen2_hi" : "bf_widen2_lo", {load});
@@ -258,18 +325,21 @@ std::vector<NodePtr> emitWgmmaMainloop(const BeamformerSpec& s, const BfWgmma& w
       st.push_back(decl("const wf_u32", fmt::format("x{}_{}", ks, h), load));
     }
   }
-  // The A operands of this stage (4 registers per k-step). A wgmma reads its A registers until it completes, so the
-  // stage's group is retired (wait 0) before the next stage loads new ones. Leaving one group in
-  // flight (wait 1) gave wrong sums: ptxas reloaded the same physical registers for the next stage's A while the
-  // previous wgmmas still read them, with or without asm operand fences to keep the old values live.
+  // The A operands of this stage (the registers of a k-step; row ReIm_out 0 conj, 1 swap). A wgmma reads its A
+  // registers until it completes, so the stage's group is retired (wait 0) before the next stage loads new ones.
+  // Leaving one group in flight (wait 1) gave wrong sums: ptxas reloaded the same physical registers for the next
+  // stage's A while the previous wgmmas still read them, with or without asm operand fences to keep the old values
+  // live.
+  const FieldPlace reIm = fieldPlace(ops.a, {"ReIm_out"});
   for (int ks = 0; ks < steps; ++ks)
-    for (int r = 0; r < 4; ++r)
-      st.push_back(decl("const wf_u32", fmt::format("a{}_{}", ks, r),
-                        call(r % 2 ? "bf_swap" : "bf_conj", {var(fmt::format("x{}_{}", ks, r / 2))})));
+    for (int r = 0; r < regs; ++r)
+      st.push_back(
+          decl("const wf_u32", fmt::format("a{}_{}", ks, r),
+               call(reIm.part(PhysKind::R, r) ? "bf_swap" : "bf_conj", {var(fmt::format("x{}_{}", ks, loadOf(r)))})));
   st.push_back(call0("bf_wgmma_fence"));
   for (int ks = 0; ks < steps; ++ks) {
     std::vector<NodePtr> args{var("d")};
-    for (int r = 0; r < 4; ++r) args.push_back(var(fmt::format("a{}_{}", ks, r)));
+    for (int r = 0; r < regs; ++r) args.push_back(var(fmt::format("a{}_{}", ks, r)));
     args.push_back(call("bf_desc_sw128", {bin("+", var("slot"), num(ks * 32))}));
     st.push_back(exprStmt(call("bf_wgmma", args)));
   }
@@ -282,13 +352,16 @@ std::vector<NodePtr> emitWgmmaMainloop(const BeamformerSpec& s, const BfWgmma& w
   return out;
 }
 
-void bfWgmmaCheck(const BeamformerSpec& s, std::vector<BfIssue>& issues, std::vector<std::string>& proved, int mutate) {
+void bfWgmmaCheck(const BeamformerSpec& s, std::vector<BfIssue>& issues, std::vector<std::string>& proved,
+                  const BfWgmmaOperands* operands) {
   const BfWgmma w = bfWgmma(s);
+  const BfWgmmaOperands ops = operands ? *operands : bfWgmmaOperands(s);
   const bool f16 = !s.integer();
-  const MmaShape& sh = *findMmaShape(f16 ? "m16n8k16" : "m16n8k32", f16 ? "f16" : "s8");
-  const int stepBytes = w.receiversPerStep * w.sampleBytes, wordBytes = s.in.type == BfType::CI4 ? 2 : 4;
-  const int steps = w.receiversPerStage / w.receiversPerStep;
+  const BfMma mma = bfMma(s.in.type);  // the instruction per warp and the epilogue's accumulator layout
+  const MmaShape& atom = mmaAccumulatorShape(*mma.shape);
+  const int elemBytes = f16 ? 2 : 1, steps = w.receiversPerStage / w.receiversPerStep;
   auto issue = [&](const std::string& m) { issues.push_back({"/tuning/mma", "wgmma path: " + m}); };
+  const std::size_t before = issues.size();
   // The swizzle is relative to 1024-byte atoms: every buffer of the ring must start on one (the kernel rounds the
   // ring's base up to 1024 and adds multiples of stageBytes), and the weights region is whole 8-row groups.
   if (w.stageBytes % 1024 || w.weightRegion % 1024 || w.sampleStride % 16)
@@ -298,73 +371,76 @@ void bfWgmmaCheck(const BeamformerSpec& s, std::vector<BfIssue>& issues, std::ve
                     w.stageBytes, w.weightRegion, w.sampleStride));
   if (w.powerBytes + 1023 + w.stages * w.stageBytes > w.sharedBytes)
     issue("the ring does not fit the shared memory the plan asks for");
-  // B: the cp.async fill puts byte `byte` of beam n's 128-byte row of receivers at n * 128 + the byte with its
-  // 16-byte chunk index XORed with n % 8; the common descriptor check reads every (beam, k byte) of each k-step
-  // through the kernel's descriptor (128-byte swizzle, 8-row groups SBO = 1024 B apart) and must find that byte, so
-  // B's element (n, k) of k-step ks is weight byte 32 ks + k of beam n.
-  auto placed = [&](int n, int byte) { return n * 128 + (((byte / 16) ^ (mutate == 1 ? 0 : n & 7)) << 4) + byte % 16; };
+  if (w.weightBytes != 2 * elemBytes || w.sampleBytes * (s.in.type == BfType::CI4 ? 2 : 1) != 2 * elemBytes ||
+      steps * w.receiversPerStep != w.receiversPerStage)
+    issue(
+        "a staged receiver is not one (re, im) pair of the instruction's elements, or the k-steps do not tile a "
+        "stage");
+  // B: the fill puts byte `byte` of beam n's 128-byte row of receivers at ops.fill.at(n, byte) (the expression it
+  // prints); the common descriptor check reads every (beam, k byte) of each k-step through the kernel's descriptor
+  // (128-byte swizzle, 8-row groups kWeightsSbo apart) and must find that byte, so B's element (n, k) of k-step ks is
+  // weight byte 32 ks + k elemBytes of beam n.
   std::vector<int> written(static_cast<std::size_t>(w.weightRegion), 0);
   for (int n = 0; n < w.n; ++n)
-    for (int byte = 0; byte < 128; ++byte) ++written[static_cast<std::size_t>(placed(n, byte))];
+    for (int byte = 0; byte < 128; ++byte) {
+      const int at = ops.fill.at(n, byte);
+      if (at >= 0 && at < w.weightRegion) ++written[static_cast<std::size_t>(at)];
+    }
   if (std::any_of(written.begin(), written.end(), [](int v) { return v != 1; }))
     issue("the weights fill does not write every byte of its region once");
   long long reads = 0;
   for (int ks = 0; ks < steps; ++ks) {
     const std::string why = checkWgmmaOperand(
-        WgmmaDescriptor{static_cast<unsigned>(ks * 32), 16, 1024, 0, WgmmaSwizzle::B128}.encode(), w.n, 32,
-        [&](int n, int kb) -> long long { return placed(n, ks * 32 + kb); }, &reads);
+        WgmmaDescriptor{static_cast<unsigned>(ks * 32), 16, kWeightsSbo, 0, kWeightsSwizzle}.encode(), w.n, 32,
+        [&](int n, int kb) -> long long { return ops.fill.at(n, ks * 32 + kb); }, &reads);
     if (!why.empty()) {
       issue(fmt::format("B, k-step {}: {}", ks, why));
       return;
     }
   }
-  long long checked = 0;
-  const int elemBytes = f16 ? 2 : 1;
-  for (int lane = 0; lane < 32; ++lane)
-    for (int reg = 0; reg < 4; ++reg)
-      for (int e = 0; e < (f16 ? 2 : 4); ++e) {
-        const auto [row, k] = sh.a.coord(Operand::A, lane, reg, e);
-        // The kernel: register reg = (conj, swap)[reg & 1] of word (lane % 4) + 4 (reg >> 1) of the k-step, row time
-        // lane / 4.
-        const int time = lane >> 2, reIm = mutate == 3 ? 1 - (reg & 1) : reg & 1,
-                  word = (lane & 3) + (mutate == 2 ? 1 : 4) * (reg >> 1);
-        if (row % 8 != time || row / 8 != reIm) {
-          issue(fmt::format("A lane {} register {} is row {} in PTX's fragment, the kernel's (time {}, ReIm_out {})",
-                            lane, reg, row, time, reIm));
-          continue;
-        }
-        for (int ks = 0; ks < steps; ++ks) {
-          // Sample: the word's receivers from the byte the kernel loads (widened ci4: word = two receivers of 2 bytes).
-          const int sByte = ks * stepBytes + word * wordBytes;
-          const int rcvA = sByte / w.sampleBytes + (f16 ? 0 : e / 2);
-          const int compIn = e % 2;  // element of the staged word before conj / swap: re, im
-          // conj: (re, -im); swap: (im, re): the sample component this element carries and its sign.
-          const int sComp = reIm == 0 ? compIn : 1 - compIn;
-          const int sign = (reIm == 0 && compIn == 1) ? -1 : 1;
-          for (int n = 0; n < w.n; ++n) {
-            const int wb = ks * 32 + k * elemBytes;  // B's element (n, k): weight byte wb of beam n (shown above)
-            const int rcvB = wb / w.weightBytes, wComp = (wb % w.weightBytes) / (w.weightBytes / 2);
-            if (rcvB != rcvA)
-              issue(fmt::format("k-step {} k {}: A carries receiver {}, B receiver {}", ks, k, rcvA, rcvB));
-            // Re row: s_re w_re - s_im w_im; Im row: s_re w_im + s_im w_re.
-            const bool ok = reIm == 0 ? (sComp == wComp && sign == (sComp == 0 ? 1 : -1))
-                                      : (sComp != wComp && sign == 1);
-            if (!ok)
-              issue(
-                  fmt::format("k-step {} k {} row {}: sample component {} (sign {}) times weight component {} is not a "
-                              "term of the complex product",
-                              ks, k, row, sComp, sign, wComp));
-            ++checked;
-            if (issues.size() > 20) return;
-          }
-        }
-      }
-  proved.push_back(
-      fmt::format("wgmma m64n{}{} (sm_90a): {} A elements x beams x k-steps read the sample and weight components of "
-                  "one term of the complex product "
-                  "(A per PTX's fragment table, B per the 128-byte-swizzled K-major layout through the descriptors); "
-                  "the weights fill writes each byte once",
-                  w.n, f16 ? "k16" : "k32", checked));
+  // B as a register layout of the instruction's B atom: matrix bit j x is bit x of the element's place in the
+  // weights row (ReIm_in, then the receivers of the k-step; the k-steps are the loop above them), k x is beam x.
+  std::vector<Layout::Entry> bEntries;
+  const Layout bAtom = atomLayout(atom.b);
+  for (const auto& e : bAtom.entries())
+    bEntries.push_back({e.phys, e.logical[0] == 'j' ? rowElementBit(std::stoi(e.logical.substr(1)))
+                                                    : fmt::format("beam{}", e.logical.substr(1))});
+  const Layout b(std::move(bEntries));
+  // A per warp (the warp bits are rows outside the m16 fragment: checked below).
+  std::vector<Layout::Entry> aEntries;
+  for (const auto& e : ops.a.entries())
+    if (e.phys.kind != PhysKind::W) aEntries.push_back(e);
+  const Layout a(std::move(aEntries));
+  const MmaCheck mc = checkMmaOperands(atom, {"A (sample registers)", &a}, {"B (weights through the descriptor)", &b},
+                                       {"C (accumulators)", &mma.c}, {/*fixedRegisters=*/true});
+  for (const auto& p : mc.problems) issue(p);
+  std::set<std::string> summed, rows, wantSummed{"ReIm_in"}, wantRows{"ReIm_out", "time0", "time1", "time2"};
+  if (const auto A = matrixBits(a, atom.a))
+    for (const auto& [bit, lg] : A->pairs()) (bit[0] == 'j' ? summed : rows).insert(lg);
+  for (int r = 0; (1 << r) < w.receiversPerStep; ++r) wantSummed.insert(fmt::format("rcv{}", r));
+  if (summed != wantSummed) issue("A's summed bits are not exactly ReIm_in and the receiver bits of one k-step");
+  if (rows != wantRows) issue("A's rows are not exactly ReIm_out and time0..2");
+  // A register is a staged word as loaded (ci4 widened to the same order): its elements are the row's.
+  for (int x = 0; x < a.count(PhysKind::B); ++x)
+    if (a.logicalAt({PhysKind::B, x}) != rowElementBit(x))
+      issue(
+          fmt::format("A's element bit b{} is not bit {} of the staged word's elements ({})", x, x, rowElementBit(x)));
+  // The warps: the wgmma atoms put warp w of a warpgroup on rows 16 w .. 16 w + 15 of A and of the accumulators
+  // (wgmmaAccumulatorLayout) and the block's two warpgroups on samples 0..31 and 32..63; the epilogue stores warp w's
+  // accumulators as samples 8 w .. 8 w + 7 (bfWgmmaTiling), so A's warp bits must be those samples' bits.
+  const BfTiling tl = bfWgmmaTiling(s);
+  const int laneTimes = log2i(tl.warpTimes), warpBits = log2i(tl.threads / 32);
+  for (int x = 0; x < std::max(warpBits, ops.a.count(PhysKind::W)); ++x)
+    if (ops.a.logicalAt({PhysKind::W, x}) != fmt::format("time{}", laneTimes + x))
+      issue(fmt::format("A's warp bit w{} does not carry time{} (the samples the epilogue stores for that warp)", x,
+                        laneTimes + x));
+  if (issues.size() == before)
+    proved.push_back(
+        fmt::format("wgmma m64n{}{} (sm_90a): A registers (per warp PTX's A fragment), B (the weights through the "
+                    "128-byte-swizzled descriptors, {} reads) and the accumulators agree through {} {}: summed = "
+                    "ReIm_in + {} receiver bits, rows = ReIm_out + the warps' samples; the weights fill writes each "
+                    "byte once",
+                    w.n, f16 ? "k16" : "k32", reads, atom.shape, atom.abType, wantSummed.size() - 1));
 }
 
 }  // namespace warpforge

@@ -15,6 +15,8 @@
 #include "ast/Ast.h"
 #include "generator/beamformer/BeamformerLayouts.h"
 #include "generator/beamformer/BeamformerSpec.h"
+#include "generator/layout/Layout.h"
+#include "generator/layout/Wgmma.h"
 
 namespace warpforge {
 
@@ -33,6 +35,29 @@ struct BfWgmma {
   int sharedBytes = 0;        // powerBytes + 1024 (alignment slack) + stages x stageBytes
 };
 
+// The weights fill's placement of beam row n's byte `byte` inside a stage: n rowStride + ((byte / 16) ^ (n & xorMask))
+// 16 + byte % 16, read off PTX's K-major layout with swizzle s whose 8-row groups are `sbo` bytes apart
+// (wgmmaStoreOffset, generator/layout/Wgmma.h). The fill prints it per 16-byte chunk; bfWgmmaCheck reads it through
+// the kernel's descriptors.
+struct BfFillPlace {
+  int rowStride = 0, xorMask = 0;
+  int at(int n, int byte) const { return n * rowStride + (((byte / 16) ^ (n & xorMask)) << 4) + byte % 16; }
+};
+BfFillPlace bfFillPlace(WgmmaSwizzle s, unsigned sbo);
+
+// The path's operands, which the emitter prints and bfWgmmaCheck proves:
+//   a     the A registers of every thread of the block as a register layout (b: element of a staged word, t: lane,
+//         r: register of a k-step, w: warp of the block), e.g. ci8 samples:
+//           b0 b1 <-> ReIm_in rcv0, t0 t1 t2 t3 t4 <-> rcv1 rcv2 time0 time1 time2, r0 r1 <-> ReIm_out rcv3,
+//           w0 w1 w2 <-> time3 time4 time5
+//         (register r holds conj (ReIm_out 0) or swap (ReIm_out 1) of the staged word of its receivers);
+//   fill  the weights fill's placement (128-byte swizzle, 8-row groups 1024 B apart).
+struct BfWgmmaOperands {
+  Layout a;
+  BfFillPlace fill;
+};
+BfWgmmaOperands bfWgmmaOperands(const BeamformerSpec& s);
+
 // Why the wgmma path cannot take this spec (operand format, strides, types, tuning), or nothing.
 std::optional<std::string> bfWgmmaBlocker(const BeamformerSpec& s);
 // The sm_90 emission's choice: tuning "mma" = "wgmma", or "auto" where nothing blocks it.
@@ -49,13 +74,14 @@ std::string bfWgmmaHelpers(const BeamformerSpec& s, int n);
 // and the accumulator array d in scope.
 std::vector<ast::NodePtr> emitWgmmaMainloop(const BeamformerSpec& s, const BfWgmma& w);
 
-// The path's layouts, checked: every A register element (PTX's per-warp m16n8k16 / m16n8k32 A fragment, which is
-// wgmma's A per warp) reads the sample component the B element of the same k (PTX's 128-byte-swizzled K-major
-// canonical layout read through the kernel's descriptors) multiplies, for every beam and k-step; the cp.async fill
-// writes each staged byte once inside the ring. Appends problems to `issues`, what was shown to `proved`.
-// `mutate` (tests): 1 the weights fill without the swizzle, 2 the A fragment's second word at + 1 instead of + 4, 3
-// conj / swap exchanged.
+// The path's operands as a layout program: B is the weights as the descriptors read them (PTX's 128-byte-swizzled
+// K-major layout, checked against where the fill puts each byte, which it writes once inside the ring); A (per warp
+// PTX's m16n8k16 / m16n8k32 A fragment, which is wgmma's A per warp), that B and the accumulators (the epilogue's
+// C fragment) agree through the instruction's atom (checkMmaOperands, generator/verify/MmaCheck.h); the summed bits
+// are ReIm_in and one k-step's receivers, the rows ReIm_out and the warp's samples, and the warps hold the samples
+// the epilogue stores. Appends problems to `issues`, what was shown to `proved`. `operands`: check these instead of
+// bfWgmmaOperands(s) (tests hand in mutated ones).
 void bfWgmmaCheck(const BeamformerSpec& s, std::vector<BfIssue>& issues, std::vector<std::string>& proved,
-                  int mutate = 0);
+                  const BfWgmmaOperands* operands = nullptr);
 
 }  // namespace warpforge
