@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -441,6 +442,38 @@ TEST(CorrelatorKernels, ReduceIsAStreamingGridStrideKernel) {
         EXPECT_LE(c.registers, 64);
       }
     }
+}
+
+// The bench's reduce variants, timed beside the default in one run: the default and its options on the persistent grid,
+// the previous kernels on their one-block-per-sweep grid (each a plan of the reduce kernel alone, batch 1).
+TEST(CorrelatorKernels, ReduceBenchVariantsKeepThePreviousKernels) {
+  auto fs = correlatorFamily().parse(parseJsonText(specJson(64, "ci8", "tcc", 2, 16, 256), "t.json"), "t.json");
+  const auto* bench = dynamic_cast<const BenchFacet*>(fs.get());
+  ASSERT_NE(bench, nullptr);
+  const CorrelatorSpec s = spec(specJson(64, "ci8", "tcc", 2, 16, 256));
+  std::map<std::string, const BenchVariant*> reduce;
+  const std::vector<BenchVariant> variants = bench->benchVariants({"sm_90", nullptr});
+  for (const BenchVariant& v : variants)
+    if (v.name.rfind("reduce kernel only", 0) == 0) reduce[v.name] = &v;
+  ASSERT_EQ(reduce.size(), 7u);
+  const std::string p = "reduce kernel only, ";
+  for (const std::string& n :
+       {std::string("reduce kernel only"), p + "resets issued with the loads",
+        p + "next sweep's loads after the stores (no prefetch)", p + "half the units per thread",
+        p + "twice the units per thread", p + "previous kernel (one block per sweep, loads first)",
+        p + "the kernel before it (flags before the loads)"}) {
+    ASSERT_TRUE(reduce.count(n)) << n;
+    const LaunchPlan& plan = reduce[n]->generated.plan;
+    ASSERT_EQ(plan.kernels.size(), 1u) << n;
+    const bool previous = n.find("previous") != std::string::npos || n.find("before it") != std::string::npos;
+    EXPECT_EQ(plan.kernels[0].grid.capAtResident, !previous) << n;
+    EXPECT_EQ(plan.sources[1].text.find("persistent streaming") != std::string::npos, !previous) << n;
+    if (previous) EXPECT_EQ(plan.kernels[0].grid.unitsPerBatch, (s.visibilities() + 1023) / 1024) << n;
+  }
+  EXPECT_NE(reduce[p + "resets issued with the loads"]->generated.plan.sources[1].text.find("resets with the loads"),
+            std::string::npos);
+  EXPECT_NE(reduce[p + "twice the units per thread"]->generated.plan.sources[1].text.find("__launch_bounds__(256, 2)"),
+            std::string::npos);
 }
 
 TEST(CorrelatorSpecs, MmaTuningRejectsWhatItCannotHonour) {
