@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -371,29 +372,36 @@ TEST(CorrelatorKernels, WgmmaSharedMemoryCoversBuffersAndTheCpAsyncRing) {
 }
 
 TEST(CorrelatorKernels, ReduceIsAStreamingGridStrideKernel) {
-  // TCC's R = 576 configuration: 42.5 M visibilities; one block per sweep of threads x unroll of the first accumulator
-  // (blocks past them, the batch's share of the grid, leave at once); 32-bit indices, no 64-bit division, coalesced
-  // 16-byte loads.
+  // TCC's R = 576 configuration: 42.5 M visibilities; a persistent grid (the resident blocks, at most one per sweep of
+  // threads x unroll of the first accumulator), each block looping over the sweeps with the next sweep's loads issued
+  // before this sweep's stores; 32-bit indices, no 64-bit division, coalesced 16-byte loads.
   CorrelatorSpec s = spec(specJson(576, "ci8", "tcc", 2, 64, 3072));
   const CorrelatorKernels k = emitCorrelator(s);
   const LaunchPlan p = correlatorLaunchPlan(s, k, true, false);
   ASSERT_EQ(p.kernels.size(), 1u);
   const GridRule& g = p.kernels[0].grid;
-  EXPECT_FALSE(g.capAtResident);
+  EXPECT_TRUE(g.capAtResident);
   EXPECT_GE(g.unitsPerBatch * k.reduceThreads * kReduceUnroll, s.visibilities());
   EXPECT_LT((g.unitsPerBatch - 1) * k.reduceThreads * kReduceUnroll, s.visibilities());
-  EXPECT_EQ(g.blocks(1, 528), g.unitsPerBatch);
-  EXPECT_NE(k.reduceSource.find("if ((unsigned long long)blockIdx.x * 1024 >= 0x2892000)"), std::string::npos)
-      << k.reduceSource;
-  EXPECT_NE(k.reduceSource.find("const unsigned v0"), std::string::npos) << k.reduceSource;
-  EXPECT_NE(k.reduceSource.find("__reduce_add_sync"), std::string::npos);
-  EXPECT_NE(k.reduceSource.find("__syncthreads_or"), std::string::npos);
-  EXPECT_EQ(k.reduceSource.find("long long bl"), std::string::npos);
-  // The sweep's four loads are issued before the flags are staged; one baseline decode per thread (4 lanes share a
-  // baseline), its flag handed over by shuffles.
-  EXPECT_LT(k.reduceSource.find("__ldcs(a0 + v3)"), k.reduceSource.find("__ldg(missing + r)"));
-  EXPECT_EQ(k.reduceSource.find("rsqrtf"), k.reduceSource.rfind("rsqrtf"));
-  EXPECT_NE(k.reduceSource.find("__shfl_sync(0xffffffffu, m0, (int)(threadIdx.x & 28 | 3))"), std::string::npos);
+  EXPECT_EQ(g.blocks(1, 528), 528);
+  EXPECT_EQ(g.blocks(1, 1LL << 30), g.unitsPerBatch);
+  const std::string& r = k.reduceSource;
+  EXPECT_NE(r.find("if ((unsigned long long)blockIdx.x * 1024 >= 0x2892000)"), std::string::npos) << r;
+  EXPECT_NE(r.find("const unsigned u0"), std::string::npos) << r;
+  EXPECT_NE(r.find("__reduce_add_sync"), std::string::npos);
+  EXPECT_NE(r.find("__syncthreads_or"), std::string::npos);
+  EXPECT_EQ(r.find("long long bl"), std::string::npos);
+  // The first sweep's four loads are issued before the flags are staged, the flags once per block (outside the sweep
+  // loop); in the loop the next sweep's loads come before this sweep's resets and stores; one baseline decode per
+  // thread (4 lanes share a baseline), its flag handed over by shuffles.
+  const std::size_t loop = r.find("for (unsigned sweep = first;");
+  ASSERT_NE(loop, std::string::npos) << r;
+  EXPECT_LT(r.find("__ldcs(pn + 768)"), r.find("__ldg(missing + r)"));
+  EXPECT_LT(r.find("__ldg(missing + r)"), loop);
+  EXPECT_LT(r.find("__ldcs(pn + 768)", loop), r.find("__stcs(p, ", loop));
+  EXPECT_LT(r.find("__ldcs(pn + 768)", loop), r.find("__stcs(out, ", loop));
+  EXPECT_EQ(r.find("rsqrtf"), r.rfind("rsqrtf"));
+  EXPECT_NE(r.find("__shfl_sync(0xffffffffu, m0, (int)(threadIdx.x & 28 | 3))"), std::string::npos);
   EXPECT_EQ(reduceBytes(s, 1), s.visibilities() * 40);
   for (const char* arch : {"sm_80", "sm_90"}) {
     const CompileResult c = compileWithReport(k.reduceSource, "reduce", arch);
@@ -402,21 +410,72 @@ TEST(CorrelatorKernels, ReduceIsAStreamingGridStrideKernel) {
     EXPECT_EQ(c.spillStoreBytes, 0);
     EXPECT_EQ(c.stackFrameBytes, 0);
   }
-  // The bench's variants: twice the visibilities per thread, and the previous kernel.
-  for (int variant = 0; variant < 2; ++variant) {
-    const CompileResult c = compileWithReport(variant == 0 ? emitReduce(s, "reduce", k.reduceThreads, 2 * kReduceUnroll)
-                                                           : emitReducePrevious(s, "reduce", k.reduceThreads),
-                                              "reduce", "sm_90");
-    std::printf("[nvrtc] reduce R=576 sm_90 variant %d: %d registers, spill stores %d B\n", variant, c.registers,
-                c.spillStoreBytes);
-    EXPECT_LE(c.registers, variant == 0 ? 128 : 64);  // twice the visibilities: __launch_bounds__(256, 2)
-    EXPECT_EQ(c.spillStoreBytes, 0);
-    EXPECT_EQ(c.stackFrameBytes, 0);
+  // The bench's variants: resets with the loads, no prefetch, half and twice the units per thread, the previous
+  // kernels.
+  for (int variant = 0; variant < 6; ++variant) {
+    ReduceOptions o;
+    o.resetWithLoads = variant == 0;
+    o.prefetch = variant != 1;
+    o.unroll = variant == 2 ? kReduceUnroll / 2 : variant == 3 ? 2 * kReduceUnroll : kReduceUnroll;
+    const std::string src = variant == 4   ? emitReduceOneBlockPerSweep(s, "reduce", k.reduceThreads)
+                            : variant == 5 ? emitReducePrevious(s, "reduce", k.reduceThreads)
+                                           : emitReduce(s, "reduce", k.reduceThreads, o);
+    for (const char* arch : {"sm_80", "sm_90"}) {
+      const CompileResult c = compileWithReport(src, "reduce", arch);
+      std::printf("[nvrtc] reduce R=576 %s variant %d: %d registers, spill stores %d B\n", arch, variant, c.registers,
+                  c.spillStoreBytes);
+      EXPECT_LE(c.registers, variant == 3 ? 128 : 64);  // __launch_bounds__(256, 4), twice the units: (256, 2)
+      EXPECT_EQ(c.spillStoreBytes, 0);
+      EXPECT_EQ(c.stackFrameBytes, 0);
+    }
   }
-  // f32 accumulators and one polarization (odd V: the tail predicates) compile the same way.
-  CorrelatorSpec f = spec(specJson(193, "cf16", "tcc", 1, 3, 64));
-  const CompileResult c = compileWithReport(emitCorrelator(f).reduceSource, "reduce", "sm_90");
-  EXPECT_EQ(c.spillStoreBytes, 0);
+  // f32 accumulators: two visibilities per 16-byte unit (float4) where V is even; one polarization with odd V (8-byte
+  // units, the tail predicates) and with even V (a unit spans two baselines: two decodes).
+  for (int channels : {2, 3})
+    for (int pols : {1, 2}) {
+      CorrelatorSpec f = spec(specJson(193, "cf16", "tcc", pols, channels, 64));
+      const std::string src = emitCorrelator(f).reduceSource;
+      EXPECT_EQ(src.find("float4") != std::string::npos, f.visibilities() % 2 == 0) << src;
+      for (const char* arch : {"sm_80", "sm_90"}) {
+        const CompileResult c = compileWithReport(src, "reduce", arch);
+        std::printf("[nvrtc] reduce f32 R=193 C=%d P=%d %s: %d registers, spill stores %d B\n", channels, pols, arch,
+                    c.registers, c.spillStoreBytes);
+        EXPECT_EQ(c.spillStoreBytes, 0);
+        EXPECT_LE(c.registers, 64);
+      }
+    }
+}
+
+// The bench's reduce variants, timed beside the default in one run: the default and its options on the persistent grid,
+// the previous kernels on their one-block-per-sweep grid (each a plan of the reduce kernel alone, batch 1).
+TEST(CorrelatorKernels, ReduceBenchVariantsKeepThePreviousKernels) {
+  auto fs = correlatorFamily().parse(parseJsonText(specJson(64, "ci8", "tcc", 2, 16, 256), "t.json"), "t.json");
+  const auto* bench = dynamic_cast<const BenchFacet*>(fs.get());
+  ASSERT_NE(bench, nullptr);
+  const CorrelatorSpec s = spec(specJson(64, "ci8", "tcc", 2, 16, 256));
+  std::map<std::string, const BenchVariant*> reduce;
+  const std::vector<BenchVariant> variants = bench->benchVariants({"sm_90", nullptr});
+  for (const BenchVariant& v : variants)
+    if (v.name.rfind("reduce kernel only", 0) == 0) reduce[v.name] = &v;
+  ASSERT_EQ(reduce.size(), 7u);
+  const std::string p = "reduce kernel only, ";
+  for (const std::string& n :
+       {std::string("reduce kernel only"), p + "resets issued with the loads",
+        p + "next sweep's loads after the stores (no prefetch)", p + "half the units per thread",
+        p + "twice the units per thread", p + "previous kernel (one block per sweep, loads first)",
+        p + "the kernel before it (flags before the loads)"}) {
+    ASSERT_TRUE(reduce.count(n)) << n;
+    const LaunchPlan& plan = reduce[n]->generated.plan;
+    ASSERT_EQ(plan.kernels.size(), 1u) << n;
+    const bool previous = n.find("previous") != std::string::npos || n.find("before it") != std::string::npos;
+    EXPECT_EQ(plan.kernels[0].grid.capAtResident, !previous) << n;
+    EXPECT_EQ(plan.sources[1].text.find("persistent streaming") != std::string::npos, !previous) << n;
+    if (previous) EXPECT_EQ(plan.kernels[0].grid.unitsPerBatch, (s.visibilities() + 1023) / 1024) << n;
+  }
+  EXPECT_NE(reduce[p + "resets issued with the loads"]->generated.plan.sources[1].text.find("resets with the loads"),
+            std::string::npos);
+  EXPECT_NE(reduce[p + "twice the units per thread"]->generated.plan.sources[1].text.find("__launch_bounds__(256, 2)"),
+            std::string::npos);
 }
 
 TEST(CorrelatorSpecs, MmaTuningRejectsWhatItCannotHonour) {
@@ -529,35 +588,63 @@ TEST(CorrelatorKernels, MmaSyncPlanRunsOnTheCpuAndMatchesTheExactReference) {
   }
 }
 
-// The reduce kernel and its bench variants (twice the visibilities per thread, the grid capped at the resident blocks,
-// the previous kernel with the decode by its stores and right after the loads) on the CPU behind the mma.sync correlate
-// kernel: batch 2, missing receivers, saturation, the accumulators left zero (seeds with receivers flagged missing, so
-// the decode runs); two polarizations (a baseline decoded once per 4 lanes), one (once per visibility), f32.
+// A reduce plan whose persistent grid is `blocks` blocks at batch 2 (the CPU run's resident blocks are unbounded: a
+// grid of one block per sweep would never loop), so that each block runs several sweeps, one of them partial.
+LaunchPlan withReduceBlocks(LaunchPlan plan, long long blocks) {
+  GridRule& g = plan.kernels.back().grid;
+  if (g.capAtResident) g.unitsPerBlock = (2 * g.unitsPerBatch + blocks - 1) / blocks;
+  return plan;
+}
+
+// The reduce kernel and its bench variants (resets with the loads, no prefetch, half and twice the units per thread,
+// the previous kernel, the one before it) on the CPU behind the mma.sync correlate kernel: batch 2, missing receivers,
+// saturation, the accumulators left zero (seeds with receivers flagged missing, so the decode runs); the persistent
+// grid cut to 3 blocks so that blocks loop over several sweeps (R = 40: 9840 visibilities, 9.6 sweeps of 1024); two
+// polarizations (a baseline decoded once per 4 lanes), one (once per visibility), f32 (units of two visibilities:
+// float4; one polarization with even V: a unit spans two baselines; odd V: one visibility per unit).
 TEST(CorrelatorKernels, ReduceVariantsRunOnTheCpuAndMatchTheExactReference) {
   if (std::system("c++ --version > /dev/null 2>&1") != 0)
     GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
   struct Case {
     const char* type;
-    int pols, variants;
+    int receivers, pols, channels, variants;
     std::uint64_t seed;
   };
-  for (const Case& c : {Case{"ci8", 2, 5, 7072}, Case{"ci8", 1, 1, 7073}, Case{"cf16", 2, 1, 7072}}) {
+  for (const Case& c : {Case{"ci8", 40, 2, 3, 7, 7072}, Case{"ci8", 9, 1, 3, 1, 7073}, Case{"cf16", 40, 2, 3, 1, 7072},
+                        Case{"cf16", 40, 1, 2, 1, 7074}, Case{"cf16", 9, 1, 3, 1, 7075}}) {
     const std::string json = fmt::format(
-        R"({{"name": "cpu_rv", "family": "correlator", "receivers": 9, "polarizations": {}, "channels": 3, "samples_per_call": 64,
+        R"({{"name": "cpu_rv", "family": "correlator", "receivers": {}, "polarizations": {}, "channels": {}, "samples_per_call": 64,
         "sample_type": "{}", "input": {{"layout": "tcc"}}, "conjugate": "r1", "polarization_order": "r2_r1"}})",
-        c.pols, c.type);
+        c.receivers, c.pols, c.channels, c.type);
     auto fs = correlatorFamily().parse(parseJsonText(json, "cpu.json"), "cpu.json");
     const CorrelatorSpec s = spec(json);
+    // A seed that flags some receiver missing (the decode runs).
+    std::uint64_t seed = c.seed;
+    for (;; ++seed) {
+      const std::vector<unsigned char> m = fs->randomInputs(2, seed).arrays.at("missing");
+      if (std::count(m.begin(), m.end(), 0) < static_cast<long>(m.size())) break;
+    }
     for (int variant = 0; variant < c.variants; ++variant) {
       CorrelatorKernels k = emitCorrelator(s);
-      if (variant == 1) k.reduceUnroll = 2 * kReduceUnroll;
-      if (variant == 1) k.reduceSource = emitReduce(s, k.reduceName, k.reduceThreads, k.reduceUnroll);
-      if (variant >= 3)
-        k.reduceSource = emitReducePrevious(s, k.reduceName, k.reduceThreads, k.reduceUnroll, variant == 4);
+      ReduceOptions o;
+      o.resetWithLoads = variant == 1;
+      o.prefetch = variant != 2;
+      o.unroll = variant == 3 ? kReduceUnroll / 2 : variant == 4 ? 2 * kReduceUnroll : kReduceUnroll;
+      k.reduceUnroll = o.unroll;
+      if (variant <= 4) k.reduceSource = emitReduce(s, k.reduceName, k.reduceThreads, o);
+      if (variant == 5) k.reduceSource = emitReduceOneBlockPerSweep(s, k.reduceName, k.reduceThreads);
+      if (variant == 6) k.reduceSource = emitReducePrevious(s, k.reduceName, k.reduceThreads);
       LaunchPlan plan = correlatorLaunchPlan(s, k);
-      if (variant == 2) plan.kernels.back().grid.capAtResident = true;
-      const char* names[] = {"reduce", "reduce x2", "reduce capped", "previous reduce", "previous reduce decode first"};
-      runCorrelatorPlanOnCpu(*fs, plan, 2, c.seed, fmt::format("{}, {} {} pol", names[variant], c.type, c.pols));
+      if (variant >= 5) plan.kernels.back().grid.capAtResident = false;  // one block per sweep (their bench grid)
+      const char* names[] = {"reduce",
+                             "reduce, resets with the loads",
+                             "reduce, no prefetch",
+                             "reduce, U / 2",
+                             "reduce, U x 2",
+                             "previous reduce",
+                             "reduce before it"};
+      runCorrelatorPlanOnCpu(*fs, withReduceBlocks(plan, 3), 2, seed,
+                             fmt::format("{}, {} R={} {} pol", names[variant], c.type, c.receivers, c.pols));
     }
   }
 }
@@ -584,30 +671,49 @@ TEST(CorrelatorKernels, ReduceBaselineDecodeIsExactUnderTheRsqrtError) {
 }
 
 // The reduce kernel's own statements each matter: a wrong baseline decode (the lane that decoded a visibility's
-// baseline, the group of lanes, the first receiver), a missing reset (of the first batch entry and of the later ones)
-// and a wrong saturation count (missing baselines counted, the imaginary part ignored) each fail the CPU run.
+// baseline, the group of lanes, the first receiver), a missing reset (of the first batch entry and of the later ones),
+// a wrong saturation count (missing baselines counted, the imaginary part ignored) and a broken sweep loop (the next
+// sweep's loads from this sweep's units or skipped, a wrong stride) each fail the CPU run.
 TEST(CorrelatorKernels, ReduceCpuRunCatchesMutatedKernels) {
   if (std::system("c++ --version > /dev/null 2>&1") != 0)
     GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
-  const std::string json =
-      R"({"name": "cpu_rm", "family": "correlator", "receivers": 9, "polarizations": 2, "channels": 3, "samples_per_call": 64,
-      "sample_type": "ci8", "input": {"layout": "tcc"}, "conjugate": "r1", "polarization_order": "r2_r1"})";
-  auto fs = correlatorFamily().parse(parseJsonText(json, "cpu.json"), "cpu.json");
-  const CorrelatorSpec s = spec(json);
-  const LaunchPlan plan = correlatorLaunchPlan(s, emitCorrelator(s));
-  ASSERT_EQ(plan.kernels.back().source, 1);
-  const std::vector<std::array<std::string, 3>> mutations = {
-      {"the flag of visibility 1 from the lane that decoded visibility 2", "(int)(threadIdx.x & 28 | 1)",
-       "(int)(threadIdx.x & 28 | 2)"},
-      {"each lane decodes its own visibility 0 (no sharing)", "const unsigned q = threadIdx.x & 3;",
-       "const unsigned q = 0;"},
-      {"first receiver off by the row", "const unsigned r10 = bl0 - r20 * (r20 + 1) / 2;",
-       "const unsigned r10 = bl0 - r20 * (r20 - 1) / 2;"},
-      {"first batch entry not reset", "__stcs(a0 + v0, make_longlong2(0, 0));", ";"},
-      {"later batch entries not reset", "__stcs(a + v1, make_longlong2(0, 0));", ";"},
-      {"saturation counted on missing baselines too", "count += !absent", "count += 1 || !absent"},
-      {"saturation count ignores the imaginary part", "In && im", "In || false && im"}};
-  test::expectMutationsCaught(*fs, plan, mutations, 7072, "correlator-cpu", correlatorShim(), {{"dump", 1}}, 1);
+  // R = 9: one sweep (540 visibilities); R = 40 on 3 blocks: several sweeps per block (the pipelined loop).
+  for (int receivers : {9, 40}) {
+    const std::string json = fmt::format(
+        R"({{"name": "cpu_rm", "family": "correlator", "receivers": {}, "polarizations": 2, "channels": 3, "samples_per_call": 64,
+        "sample_type": "ci8", "input": {{"layout": "tcc"}}, "conjugate": "r1", "polarization_order": "r2_r1"}})",
+        receivers);
+    auto fs = correlatorFamily().parse(parseJsonText(json, "cpu.json"), "cpu.json");
+    const CorrelatorSpec s = spec(json);
+    const LaunchPlan plan = withReduceBlocks(correlatorLaunchPlan(s, emitCorrelator(s)), 3);
+    ASSERT_EQ(plan.kernels.back().source, 1);
+    const std::vector<std::array<std::string, 3>> mutations =
+        receivers == 9
+            ? std::vector<std::array<std::string, 3>>{{"the flag of visibility 1 from the lane that decoded visibility "
+                                                       "2",
+                                                       "(int)(threadIdx.x & 28 | 1)", "(int)(threadIdx.x & 28 | 2)"},
+                                                      {"each lane decodes its own visibility 0 (no sharing)",
+                                                       "const unsigned q = threadIdx.x & 3;", "const unsigned q = 0;"},
+                                                      {"first receiver off by the row",
+                                                       "const unsigned r10 = bl0 - r20 * (r20 + 1) / 2;",
+                                                       "const unsigned r10 = bl0 - r20 * (r20 - 1) / 2;"},
+                                                      {"first batch entry not reset",
+                                                       "__stcs(p, make_longlong2(0, 0));", ";"},
+                                                      {"later batch entries not reset",
+                                                       "__stcs(a + 256, make_longlong2(0, 0));", ";"},
+                                                      {"saturation counted on missing baselines too",
+                                                       "count += !absent", "count += 1 || !absent"},
+                                                      {"saturation count ignores the imaginary part", "xIn && s",
+                                                       "xIn || false && s"}}
+            : std::vector<std::array<std::string, 3>>{{"the next sweep's loads from this sweep's units",
+                                                       "(unsigned)nextSweep + threadIdx.x",
+                                                       "(unsigned)sweep + threadIdx.x"},
+                                                      {"the next sweep's loads skipped (the sums of the sweep before)",
+                                                       "if (nextSweep < 9840)", "if (nextSweep < 0)"},
+                                                      {"the sweep stride of one block", "sweep += step",
+                                                       "sweep += 1024"}};
+    test::expectMutationsCaught(*fs, plan, mutations, 7072, "correlator-cpu", correlatorShim(), {{"dump", 1}}, 1);
+  }
 }
 
 // The sm_90 plan (wgmma m64nN from shared-memory descriptors, sm_90a code) on the CPU: the shim computes each

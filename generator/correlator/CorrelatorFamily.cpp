@@ -247,20 +247,38 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet {
       v.push_back(beforeVariant);
       return v;
     }
-    // The previous reduce kernel (flags staged before the loads, a decode per visibility), timed beside the default.
-    CorrelatorKernels prev = k;
-    prev.reduceSource = emitReducePrevious(s_, prev.reduceName, prev.reduceThreads, prev.reduceUnroll);
-    v.push_back({"reduce kernel only, previous kernel", Generated{correlatorLaunchPlan(s_, prev, true, false)}, 1, 0});
-    // The reduce with twice the visibilities per thread and sweep (twice the loads in flight).
-    CorrelatorKernels r8 = k;
-    r8.reduceUnroll = 2 * kReduceUnroll;
-    r8.reduceSource = emitReduce(s_, r8.reduceName, r8.reduceThreads, r8.reduceUnroll);
-    v.push_back({"reduce kernel only, twice the visibilities per thread",
-                 Generated{correlatorLaunchPlan(s_, r8, true, false)}, 1, 0});
-    // The reduce with its grid capped at the resident blocks (grid-stride over the sweeps).
-    LaunchPlan capped = correlatorLaunchPlan(s_, k, true, false);
-    capped.kernels.back().grid.capAtResident = true;
-    v.push_back({"reduce kernel only, grid capped at the resident blocks", Generated{capped}, 1, 0});
+    // The reduce kernel's options and the kernels before it, timed beside the default (batch 1).
+    const auto reduceVariant = [&](const std::string& what, const ReduceOptions& o) {
+      CorrelatorKernels r = k;
+      r.reduceUnroll = o.unroll;
+      r.reduceSource = emitReduce(s_, r.reduceName, r.reduceThreads, o);
+      v.push_back({"reduce kernel only, " + what, Generated{correlatorLaunchPlan(s_, r, true, false)}, 1, 0});
+    };
+    ReduceOptions o;
+    o.resetWithLoads = true;
+    reduceVariant("resets issued with the loads", o);
+    o = {};
+    o.prefetch = false;
+    reduceVariant("next sweep's loads after the stores (no prefetch)", o);
+    o = {};
+    o.unroll = kReduceUnroll / 2;
+    reduceVariant("half the units per thread", o);
+    o.unroll = 2 * kReduceUnroll;
+    reduceVariant("twice the units per thread", o);
+    // The previous kernels: one block per sweep of threads x unroll visibilities (an uncapped grid).
+    const auto oneBlockPerSweep = [&](const std::string& what, std::string source) {
+      CorrelatorKernels r = k;
+      r.reduceUnroll = kReduceUnroll;
+      r.reduceSource = std::move(source);
+      LaunchPlan p = correlatorLaunchPlan(s_, r, true, false);
+      const long long perSweep = static_cast<long long>(r.reduceThreads) * r.reduceUnroll;
+      p.kernels.back().grid = GridRule{(s_.visibilities() + perSweep - 1) / perSweep, 1, false};
+      v.push_back({"reduce kernel only, " + what, Generated{p}, 1, 0});
+    };
+    oneBlockPerSweep("previous kernel (one block per sweep, loads first)",
+                     emitReduceOneBlockPerSweep(s_, k.reduceName, k.reduceThreads));
+    oneBlockPerSweep("the kernel before it (flags before the loads)",
+                     emitReducePrevious(s_, k.reduceName, k.reduceThreads));
     v.push_back(beforeVariant);
     return v;
   }

@@ -97,7 +97,7 @@ LaunchPlan correlatorLaunchPlan(const CorrelatorSpec& s, const CorrelatorKernels
   vis.elementType = f ? "float" : "int";
   vis.elementBytes = 4;
   vis.fixedElems = s.visibilities() * 2;
-  vis.alignment = 8;
+  vis.alignment = 8 * static_cast<int>(reduceSweepVisibilities(s, 1, 1));  // the reduce kernel's 16-byte f32 stores
   vis.note = f ? "[channel][baseline][pol][pol][re, im] f32; NaN 0x7fc00000 for missing receivers"
                : "[channel][baseline][pol][pol][re, im] int32, saturated to +-(2^31 - 1); -2^31 for missing receivers";
   p.buffers = {in, acc, accOut, miss,
@@ -126,12 +126,10 @@ LaunchPlan correlatorLaunchPlan(const CorrelatorSpec& s, const CorrelatorKernels
     red.name = k.reduceName;
     red.source = 1;
     red.blockX = k.reduceThreads;
-    // reduceUnroll visibilities per thread and sweep, one block per sweep of the first accumulator (the GridRule scales
-    // that with the batch: the blocks past the visibilities leave at once). Capping the grid at the resident blocks
-    // (grid-stride) ran slower on the H200 (bench variant "grid capped at the resident blocks").
-    red.grid = GridRule{(s.visibilities() + k.reduceThreads * k.reduceUnroll - 1) /
-                            (static_cast<long long>(k.reduceThreads) * k.reduceUnroll),
-                        1, false};
+    // Persistent: the grid is the resident blocks (at most one per sweep of the first accumulator; the GridRule scales
+    // that with the batch: the blocks past the sweeps leave at once), each looping over the sweeps.
+    const long long perSweep = reduceSweepVisibilities(s, k.reduceThreads, k.reduceUnroll);
+    red.grid = GridRule{(s.visibilities() + perSweep - 1) / perSweep, 1, true};
     red.args = {PlanArg::buffer("accumulators", f ? "float*" : "long long*", "acc"),
                 PlanArg::buffer("visibilities", f ? "float*" : "int*", "vis"),
                 PlanArg::buffer("missing", "const unsigned char*", "missing"),
