@@ -196,8 +196,17 @@ NodePtr emitPass(const PfbFftPlan& fft, int pass, const PassShape& shape, const 
   }
   std::vector<NodePtr> st;
   st.push_back(comment(fmt::format("pass {}: radix {}, sub-transforms of {} points", pass, R, ns)));
-  st.push_back(forLoop(decl("int", "bf", var("(int)threadIdx.x")), bin("<", var("bf"), shape.butterflies),
-                       assign(var("bf"), lit(shape.threads), "+="), block(body)));
+  const NodePtr& n = shape.butterflies;
+  if (shape.baseSlots && n->kind == Kind::IntLit && n->value % shape.threads == 0) {
+    // A constant trip count (the compiler unrolls it and keeps j and the base slots' parts shared by the butterflies).
+    body.insert(body.begin(),
+                decl("const int", "bf", bin("+", var("(int)threadIdx.x"), bin("*", var("bi"), lit(shape.threads)))));
+    st.push_back(forLoop(decl("int", "bi", lit(0)), bin("<", var("bi"), lit(n->value / shape.threads)),
+                         exprStmt(unary("++", var("bi"))), block(body)));
+  } else {
+    st.push_back(forLoop(decl("int", "bf", var("(int)threadIdx.x")), bin("<", var("bf"), shape.butterflies),
+                         assign(var("bf"), lit(shape.threads), "+="), block(body)));
+  }
   st.push_back(exprStmt(call("__syncthreads", {})));
   return block(st);
 }
