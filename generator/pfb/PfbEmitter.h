@@ -17,8 +17,9 @@ struct PfbKernels {
   PfbGeometry geometry;
 };
 
-// previous: the previous kernels (PfbGeometry::previous), bench's "previous kernels" variant.
-PfbKernels emitPfb(const PfbSpec& s, bool previous = false);
+// previous: the previous kernels (PfbGeometry::previous), bench's "previous kernels" variant; slotPerElement:
+// PfbGeometry::slotPerElement (bench's "a slot per element" variant).
+PfbKernels emitPfb(const PfbSpec& s, bool previous = false, bool slotPerElement = false);
 
 // Parts shared by the emitters (PfbFirEmitter.cpp, PfbPostEmitter.cpp).
 std::string pfbFirSource(const PfbSpec& s, const PfbGeometry& g, const std::string& name);

@@ -92,6 +92,31 @@ std::string slotHelper(bool previous) {
          "static __device__ __forceinline__ int pfb_pad(int a) { return a + (a >> 3); }\n";
 }
 
+SlotSplit pfbSlotSplit(long long c) {
+  const long long h = c >> 4;
+  return {(c ^ ((h ^ (h << 1) ^ (h << 2)) & 15)) & 15, c & ~15LL};
+}
+
+NodePtr slotOfBase(const std::string& base, long long c) {
+  const SlotSplit sp = pfbSlotSplit(c);
+  NodePtr e = var(base);
+  if (sp.low) e = bin("^", e, lit(sp.low));
+  if (sp.high) e = bin("+", e, lit(sp.high));
+  return e;
+}
+
+namespace {
+bool pow2(long long v) { return v > 0 && (v & (v - 1)) == 0; }
+// Whether a pass's element indices at + (j + r M / R) ps and at + (d + r ns) ps are ORs of disjoint bit fields
+// (at = outer * outerStride + inner, inner < innerCount <= ps, outerStride a multiple of M ps): then every element's
+// slot is its base's slot XOR a constant.
+bool baseSlotsApply(const PfbFftPlan& fft, const PassShape& shape) {
+  return shape.baseSlots && shape.slot == "pfb_slot" && pow2(fft.length) && pow2(shape.pointStride) &&
+         pow2(shape.innerCount) && shape.innerCount <= shape.pointStride &&
+         shape.outerStride % (fft.length * shape.pointStride) == 0;
+}
+}  // namespace
+
 bool twiddlesHoistable(const PfbFftPlan& fft, int pass, const PassShape& shape) {
   if (!shape.hoist) return false;
   const long long span = static_cast<long long>(shape.innerCount) * (fft.length / fft.radices[pass]);
@@ -127,14 +152,19 @@ NodePtr emitPass(const PfbFftPlan& fft, int pass, const PassShape& shape, const 
   body.push_back(decl("const int", "outer", bin("/", var("bf"), lit(static_cast<long long>(IC) * MR))));
   body.push_back(decl("const int", "at",
                       bin("+", bin("*", var("outer"), lit(shape.outerStride)), IC > 1 ? var("inner") : lit(0))));
+  const bool split = baseSlotsApply(fft, shape);
+  if (split)
+    body.push_back(
+        decl("const int", "sj", call(shape.slot, {bin("+", var("at"), bin("*", var("j"), lit(shape.pointStride)))})));
   std::vector<CExpr> x;
   for (int r = 0; r < R; ++r) {
     const std::string v = fmt::format("x{}", r);
-    body.push_back(decl("const float2", v,
-                        index(var(shape.in),
-                              call(shape.slot, {bin("+", var("at"),
-                                                    bin("*", bin("+", var("j"), lit(static_cast<long long>(r) * MR)),
-                                                        lit(shape.pointStride)))}))));
+    const long long c = static_cast<long long>(r) * MR * shape.pointStride;
+    NodePtr at = split ? slotOfBase("sj", c)
+                       : call(shape.slot, {bin("+", var("at"),
+                                               bin("*", bin("+", var("j"), lit(static_cast<long long>(r) * MR)),
+                                                   lit(shape.pointStride)))});
+    body.push_back(decl("const float2", v, index(var(shape.in), std::move(at))));
     x.push_back({member(var(v), "x"), member(var(v), "y")});
   }
   ComplexCode code(body, "v");
@@ -155,16 +185,28 @@ NodePtr emitPass(const PfbFftPlan& fft, int pass, const PassShape& shape, const 
   NodePtr d = ns == 1 ? bin("*", var("j"), lit(R))
                       : bin("+", bin("*", bin("/", var("j"), lit(ns)), lit(ns * R)), bin("%", var("j"), lit(ns)));
   body.push_back(decl("const int", "d", d));
-  for (int r = 0; r < R; ++r)
+  if (split)
     body.push_back(
-        assign(index(var(shape.out),
-                     call(shape.slot,
-                          {bin("+", var("at"), bin("*", bin("+", var("d"), lit(ns * r)), lit(shape.pointStride)))})),
-               call("make_float2", {y[r].re, y[r].im})));
+        decl("const int", "sd", call(shape.slot, {bin("+", var("at"), bin("*", var("d"), lit(shape.pointStride)))})));
+  for (int r = 0; r < R; ++r) {
+    NodePtr at = split ? slotOfBase("sd", ns * r * shape.pointStride)
+                       : call(shape.slot,
+                              {bin("+", var("at"), bin("*", bin("+", var("d"), lit(ns * r)), lit(shape.pointStride)))});
+    body.push_back(assign(index(var(shape.out), std::move(at)), call("make_float2", {y[r].re, y[r].im})));
+  }
   std::vector<NodePtr> st;
   st.push_back(comment(fmt::format("pass {}: radix {}, sub-transforms of {} points", pass, R, ns)));
-  st.push_back(forLoop(decl("int", "bf", var("(int)threadIdx.x")), bin("<", var("bf"), shape.butterflies),
-                       assign(var("bf"), lit(shape.threads), "+="), block(body)));
+  const NodePtr& n = shape.butterflies;
+  if (shape.baseSlots && n->kind == Kind::IntLit && n->value % shape.threads == 0) {
+    // A constant trip count (the compiler unrolls it and keeps j and the base slots' parts shared by the butterflies).
+    body.insert(body.begin(),
+                decl("const int", "bf", bin("+", var("(int)threadIdx.x"), bin("*", var("bi"), lit(shape.threads)))));
+    st.push_back(forLoop(decl("int", "bi", lit(0)), bin("<", var("bi"), lit(n->value / shape.threads)),
+                         exprStmt(unary("++", var("bi"))), block(body)));
+  } else {
+    st.push_back(forLoop(decl("int", "bf", var("(int)threadIdx.x")), bin("<", var("bf"), shape.butterflies),
+                         assign(var("bf"), lit(shape.threads), "+="), block(body)));
+  }
   st.push_back(exprStmt(call("__syncthreads", {})));
   return block(st);
 }

@@ -47,6 +47,9 @@ struct PassShape {
   std::string table;              // the pass twiddles (const float2*)
   std::string slot = "pfb_slot";  // the device function mapping an element to its shared-memory slot
   bool hoist = true;              // whether twiddles shared by a thread's butterflies are kept in registers
+  // Whether pfb_slot is taken once per butterfly side (of its base element) and each element's slot follows by a
+  // constant XOR and offset (pfbSlotSplit); false, or where the shape's bits overlap: pfb_slot per element.
+  bool baseSlots = true;
 };
 // Whether a thread's butterflies of pass p share one j (then its twiddles are loaded once, hoistTwiddles()), unless
 // shape.hoist is false (registers are short: each butterfly loads them).
@@ -54,6 +57,14 @@ struct PassShape {
 // pfb_pad(a) = a + a / 8 (pfbPadded); every shared FFT buffer index goes through it.
 std::string slotHelper(bool previous);
 inline const char* slotFunction(bool previous) { return previous ? "pfb_pad" : "pfb_slot"; }
+// pfb_slot(x + c) = pfb_slot(x) ^ pfb_slot(c) where x and c share no bits (the swizzle is XOR-linear); the constant
+// is applied as (slot ^ low) + high, low = pfb_slot(c) mod 16, high = c - c mod 16 (the offset an access can carry).
+struct SlotSplit {
+  long long low = 0, high = 0;
+};
+SlotSplit pfbSlotSplit(long long c);
+// `base` swizzled, then the split of constant c applied: (base ^ low) + high (terms that are 0 left out).
+ast::NodePtr slotOfBase(const std::string& base, long long c);
 bool twiddlesHoistable(const PfbFftPlan& fft, int pass, const PassShape& shape);
 // Declarations of the hoisted twiddles `tw<p>_<r>` of every pass that has them.
 std::vector<ast::NodePtr> hoistTwiddles(const PfbFftPlan& fft, const PassShape& shape, const std::string& prefix);

@@ -207,6 +207,7 @@ std::string pfbFirSource(const PfbSpec& s, const PfbGeometry& g, const std::stri
   shape.threads = TA;
   shape.table = "twiddles";
   shape.slot = slotFn;
+  shape.baseSlots = !g.slotPerElement;
   // The current kernels' 2T window and weight registers leave no room for twiddles kept across the FIR: each
   // butterfly loads its own, the four-step twiddle is loaded per chunk.
   shape.hoist = !single;

@@ -33,6 +33,9 @@ struct PfbGeometry {
   // The previous kernels (bench's "previous kernels" variant): FFT buffers padded one slot per 8, the ci8 staging
   // unrotated, a fir thread per complex point (4T weight and window registers).
   bool previous = false;
+  // Every FFT buffer element's slot through pfb_slot (bench's "a slot per element" variant) instead of a constant
+  // XOR and offset from a butterfly's base slot (PassShape::baseSlots).
+  bool slotPerElement = false;
   int n1 = 0, n2 = 0;
   PfbFftPlan columnFft, rowFft;
   // kernel A

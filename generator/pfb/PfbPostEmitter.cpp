@@ -98,6 +98,7 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
   shape.threads = TB;
   shape.table = "twiddles";
   shape.slot = slotFn;
+  shape.baseSlots = !g.slotPerElement;
   for (auto& n : pfb::hoistTwiddles(g.rowFft, shape, "r")) body.push_back(n);
   if (ci8) {
     body.push_back(decl("unsigned", "sat0", lit(0)));
@@ -394,9 +395,10 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
   return head + channelHelper(g, N) + pfb::slotHelper(g.previous) + print(foldConstants(fn));
 }
 
-PfbKernels emitPfb(const PfbSpec& s, bool previous) {
+PfbKernels emitPfb(const PfbSpec& s, bool previous, bool slotPerElement) {
   PfbKernels k;
   k.geometry = pfbGeometry(s, previous);
+  k.geometry.slotPerElement = slotPerElement;
   k.firName = s.name + "_fir";
   k.postName = s.name + "_post";
   k.firSource = pfbFirSource(s, k.geometry, k.firName);
