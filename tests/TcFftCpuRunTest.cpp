@@ -267,9 +267,9 @@ TEST(TcFftCpuRun, PhasesOverTheRegisterBudgetComeFromTheSharedTable) {
   runOnCpu(*fs, plan, 1, 4096, "4096 -> 4096 sign -1, phases from the shared table");
 }
 
-// n_out = 4096 as two warps per FFT (TcFftPairEmitter.h): what `emit` gives (the copy de-interleaves the row by
-// polyphase part), on the CPU against FFTW at both signs, unpadded and 8x padded, with an odd batch (the last block's
-// second pair has no FFT), and the previous input scheme (word reads of the row as copied, a bench variant); NVRTC
+// n_out = 4096 as two warps per FFT (TcFftPairEmitter.h): what `emit` gives (word reads of the row as copied), on the
+// CPU against FFTW at both signs, unpadded and 8x padded, with an odd batch (the last block's second pair has no FFT),
+// and the copy that de-interleaves the row by polyphase part (a bench variant); NVRTC
 // compiles them for sm_80 and sm_90 without spills; a wrong combine twiddle is caught.
 TEST(TcFftCpuRun, TwoWarpsPerFft4096) {
   if (!haveCompiler()) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
@@ -280,20 +280,20 @@ TEST(TcFftCpuRun, TwoWarpsPerFft4096) {
       const std::string& text = plan.sources.front().text;
       ASSERT_NE(text.find("wf_named_barrier<64>(pair_barrier)"), std::string::npos) << "not the two-warp kernel";
       EXPECT_EQ(plan.kernels.front().blockX, 64 * kTcFftPairsPerBlock);
-      EXPECT_NE(text.find("wf_warp_load_parts_async<"), std::string::npos) << "the copy de-interleaves the row";
-      if (nIn == 4096 && sign == 1) {  // the word-reads variant, as bench times it
+      EXPECT_NE(text.find("wf_warp_load16_async_swizzled<"), std::string::npos) << "the row copied as it is";
+      if (nIn == 4096 && sign == 1) {  // the de-interleaving variant, as bench times it
         const auto variants = dynamic_cast<const BenchFacet&>(*fs).benchVariants({});
         ASSERT_FALSE(variants.empty());
-        EXPECT_EQ(variants.front().name, "two warps per FFT, word reads (row copied interleaved)");
+        EXPECT_EQ(variants.front().name, "two warps per FFT, the row de-interleaved by part (conflict-free reads)");
         LaunchPlan words = variants.front().generated.plan;
-        EXPECT_NE(words.sources.front().text.find("wf_warp_load16_async_swizzled<"), std::string::npos);
+        EXPECT_NE(words.sources.front().text.find("wf_warp_load_parts_async<"), std::string::npos);
         for (const char* arch : {"sm_80", "sm_90"}) {
           CompileResult r = compileWithReport(words.sources.front().text, words.specName, arch);
-          EXPECT_EQ(r.spillStoreBytes, 0) << "word reads " << arch;
-          std::printf("[tc_fft-cpu] 4096 -> 4096 two warps, word reads, %s: %d registers, %d spill bytes\n", arch,
+          EXPECT_EQ(r.spillStoreBytes, 0) << "de-interleaved " << arch;
+          std::printf("[tc_fft-cpu] 4096 -> 4096 two warps, de-interleaved, %s: %d registers, %d spill bytes\n", arch,
                       r.registers, r.spillStoreBytes);
         }
-        runOnCpu(*fs, words, 3, 4097, "4096 -> 4096 sign +1, two warps per FFT, word reads, batch 3");
+        runOnCpu(*fs, words, 3, 4097, "4096 -> 4096 sign +1, two warps per FFT, de-interleaved row, batch 3");
       }
       if (nIn == 4096 && sign == 1) {  // verify and explain say what emit gives
         EXPECT_NE(fs->explain({}).find("Emitted as two warps per FFT"), std::string::npos);
@@ -313,9 +313,13 @@ TEST(TcFftCpuRun, TwoWarpsPerFft4096) {
         for (auto& src : plan.sources) src.text = hostSource(src.text);
         test::expectMutationsCaught(*fs, plan,
                                     {{"the combine's twiddle sign flipped", "wf_phase(combine_offset, 4096, -1,",
-                                      "wf_phase(combine_offset, 4096, 1,"},
-                                     {"the reads miss part 1's bank flip of the copy", " ^ part << 4);", ");"}},
+                                      "wf_phase(combine_offset, 4096, 1,"}},
                                     11, "tc_fft-cpu", {}, {{"input_distance", 512}, {"output_distance", 4096}});
+        LaunchPlan parts = dynamic_cast<const BenchFacet&>(*fs).benchVariants({}).front().generated.plan;
+        for (auto& src : parts.sources) src.text = hostSource(src.text);
+        test::expectMutationsCaught(*fs, parts,
+                                    {{"the reads miss part 1's bank flip of the copy", " ^ part << 4);", ");"}}, 12,
+                                    "tc_fft-cpu", {}, {{"input_distance", 512}, {"output_distance", 4096}});
       }
     }
 }

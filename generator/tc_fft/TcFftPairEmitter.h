@@ -26,8 +26,8 @@ std::unique_ptr<TcFftPairDesign> tcFftPairDesign(const LayoutProgram& spec);
 // Pairs of warps per block: each pair keeps two 4096-word shared buffers (cp.async double buffer), 64 KiB a block.
 constexpr int kTcFftPairsPerBlock = 2;
 
-// `wordReads`: each warp reads single words at row element 2 i + part of the row as copied (the previous input scheme,
-// a bench variant); otherwise the copy de-interleaves the row by part (TcFftPairBuffer.h).
+// `wordReads`: each warp reads single words at row element 2 i + part of the row as copied (what `emit` uses: measured
+// faster); otherwise the copy de-interleaves the row by part (TcFftPairBuffer.h; a bench variant).
 EmittedKernel emitTcFftPair(const LayoutProgram& spec, const TcFftPairDesign& design, const EmitOptions& opt = {},
                             bool wordReads = false);
 
