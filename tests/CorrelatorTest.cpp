@@ -945,11 +945,11 @@ TEST(CorrelatorKernels, PipelinePlanRunsOnTheCpuAndMatchesTheExactReference) {
       {R"({"name": "cpu_ph", "family": "correlator", "receivers": 70, "polarizations": 1, "channels": 1, "samples_per_call": 40, "sample_type": "cf16",
           "input": {"layout": "strides", "strides": {"batch": 2800, "channel": 2800, "receiver": 40, "polarization": 0, "time": 1}}})",
        "pipeline cf16 one pol, one run per input, R = 70", 64},
-      // Long enough that both rings wrap (phase parities flip): the default raw ring (the deepest that fits) and
-      // explicit shallow rings.
+      // Long enough that both rings wrap (phase parities flip): a deep raw ring (the bench variant's) and explicit
+      // shallow rings.
       {R"({"name": "cpu_pw", "family": "correlator", "receivers": 35, "polarizations": 2, "channels": 1, "samples_per_call": 336, "sample_type": "ci8",
-          "input": {"layout": "tcc"}})",
-       "pipeline ci8 tcc, R = 35, 64-input tiles, 11 stages through the default raw ring", 64},
+          "input": {"layout": "tcc"}, "tuning": {"raw_stages": 7}})",
+       "pipeline ci8 tcc, R = 35, 64-input tiles, 11 stages through 7 raw slots", 64},
       {R"({"name": "cpu_pw3", "family": "correlator", "receivers": 70, "polarizations": 2, "channels": 1, "samples_per_call": 224, "sample_type": "ci8",
           "input": {"layout": "tcc"}, "tuning": {"stages": 3, "raw_stages": 3}})",
        "pipeline ci8 tcc, R = 70, 128-input tiles, 7 stages through 3 operand and 3 raw slots, shared transform", 128,

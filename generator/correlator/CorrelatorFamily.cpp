@@ -231,12 +231,14 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet {
                                      : k;
     v.push_back({"correlate only, pipeline with the other transform (loader <-> shared)",
                  Generated{correlatorLaunchPlan(s_, xf, false)}, 1, 0});
-    // The raw ring of 4 slots (three stages of bulk copies in flight), the depth before the deepest-fitting default.
-    const CorrelatorKernels raw4 = c.path == CorrelatorPath::Pipeline
-                                       ? emitCorrelatorPipeline(s_, c.rows, c.stages, c.sharedTransform, 4)
+    // The deepest raw ring that fits (up to 8 slots: more stages of bulk copies in flight than the default 4).
+    const CorrelatorKernels deep = c.path == CorrelatorPath::Pipeline
+                                       ? emitCorrelatorPipeline(s_, c.rows, c.stages, c.sharedTransform,
+                                                                pipeDeepestRawStages(s_, c.rows, c.stages,
+                                                                                     c.sharedTransform))
                                        : k;
-    v.push_back({"correlate only, pipeline with 4 raw slots (3 stages of copies in flight)",
-                 Generated{correlatorLaunchPlan(s_, raw4, false)}, 1, 0});
+    v.push_back({"correlate only, pipeline with the deepest raw ring that fits (up to 8 slots)",
+                 Generated{correlatorLaunchPlan(s_, deep, false)}, 1, 0});
     // What the target got before the pipeline (register-staged wgmma or mma.sync): auto must not lose to it.
     const CorrelatorKernels before = c.path == CorrelatorPath::Pipeline
                                          ? emitCorrelator(s_, correlatorUsesWgmma(s_, target.arch))

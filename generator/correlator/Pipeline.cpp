@@ -242,8 +242,9 @@ CorrPipe corrPipe(const CorrelatorSpec& s, int rowsPerBlock, int opStages, int r
     p.launchRegs = 128;
     p.blocksPerSm = 2;
   }
-  // The raw ring: the spec's depth, else the deepest up to 8 that fits beside the operand ring (the copies of
-  // rawStages - 1 stages are in flight while one is transformed: the more, the more of the copies' latency is hidden).
+  // The raw ring: the spec's depth, else the deepest up to kPipeDefaultRawStages that fits beside the operand ring (the
+  // copies of rawStages - 1 stages are in flight while one is transformed). Deeper rings (to kPipeMaxRawStages, the
+  // bench variant) measured no faster on an H200: the copies' latency is not what limits a stage.
   p.rawRing = p.opStages * p.opSlotBytes;
   auto layoutRing = [&](int raw) {
     p.rawStages = raw;
@@ -254,13 +255,19 @@ CorrPipe corrPipe(const CorrelatorSpec& s, int rowsPerBlock, int opStages, int r
   if (raw) {
     layoutRing(raw);
   } else {
-    for (int r = kPipeMaxRawStages; r >= 2; --r) {
+    for (int r = kPipeDefaultRawStages; r >= 2; --r) {
       layoutRing(r);
       if (pipeSharedFits(p)) break;
     }
   }
   transformUnits(p);
   return p;
+}
+
+int pipeDeepestRawStages(const CorrelatorSpec& s, int rowsPerBlock, int opStages, bool sharedTransform) {
+  for (int r = kPipeMaxRawStages; r > 2; --r)
+    if (pipeSharedFits(corrPipe(s, rowsPerBlock, opStages, r, sharedTransform))) return r;
+  return 2;
 }
 
 namespace {

@@ -27,7 +27,7 @@ namespace warpforge {
 // a diagonal tile's A skips B's conj_perm groups.
 constexpr int kPipeSbo = 512, kPipeDiagonalSbo = 1024;
 // The deepest raw ring the default picks (tuning.raw_stages: 2..8).
-constexpr int kPipeMaxRawStages = 8;
+constexpr int kPipeMaxRawStages = 8, kPipeDefaultRawStages = 4;
 
 // How one stage of one tile side's samples lies in global memory, i.e. what one bulk copy brings.
 enum class RawKind {
@@ -140,9 +140,11 @@ bool pipeSharedFits(const CorrPipe& p);
 // Why the pipeline cannot take this spec (input layout, strides, alignment, tile), or nothing.
 std::optional<std::string> pipelineBlocker(const CorrelatorSpec& s);
 // The pipeline for the spec's tile (rowsPerBlock inputs, 64 or 128) and ring depths (0: the spec's tuning.stages /
-// tuning.raw_stages, else the defaults: 4 operand slots, the deepest raw ring up to 8 that fits).
+// tuning.raw_stages, else the defaults: 4 operand slots, the deepest raw ring up to 4 that fits).
 CorrPipe corrPipe(const CorrelatorSpec& s, int rowsPerBlock, int opStages = 0, int rawStages = 0,
                   bool sharedTransform = false);
+// The deepest raw ring (up to kPipeMaxRawStages) that fits beside the operand ring: the bench variant's depth.
+int pipeDeepestRawStages(const CorrelatorSpec& s, int rowsPerBlock, int opStages, bool sharedTransform);
 
 // The transform's unit table for a pipeline (fills p.units, p.unitsPerThread): a search over unit orders and
 // read / write orders for 16-byte accesses without bank conflicts; `wavefronts` (optional) returns the worst
