@@ -626,8 +626,15 @@ TEST_F(GpuStockham, RealTransformsLong) {
   real("f32", 1001, 7);
   real("f64", 59049, 3);
   real("f32", 1000003, 1);  // odd prime: Bluestein of N
-  real("f32", 1 << 20, 3,
-       R"(, "input": {"distance": 1048640, "offset": 8}, "output": {"distance": 524321, "offset": 3})");
+  // Padded distances: the real side holds 2^20 values, the complex side 2^19 + 1 (r2c: input real; c2r: output).
+  cases.push_back(
+      {"r2c f32 n=1048576 (layout) batch 3",
+       R"("precision": "f32", "transform": "r2c", "length": 1048576, "input": {"distance": 1048640, "offset": 8}, "output": {"distance": 524321, "offset": 3})",
+       3});
+  cases.push_back(
+      {"c2r f32 n=1048576 (layout) batch 3",
+       R"("precision": "f32", "transform": "c2r", "length": 1048576, "input": {"distance": 524321, "offset": 3}, "output": {"distance": 1048640, "offset": 8})",
+       3});
   cases.push_back({"r2c f32 2^20 planar out batch 3",
                    R"("precision": "f32", "transform": "r2c", "length": 1048576, "output": {"layout": "planar"})", 3});
   cases.push_back({"c2r f64 20000 planar in batch 3",
@@ -652,12 +659,12 @@ TEST_F(GpuStockham, RealTransformsMultiDimensional) {
   cases.push_back(
       {"r2c f32 [100, 1000] padded rows batch 3",
        R"("precision": "f32", "transform": "r2c", "lengths": [100, 1000], "input": {"strides": [1024, 1], "distance": 102500, "offset": 4},
-                      "output": {"strides": [512, 1], "distance": 51300, "offset": 2}})",
+                      "output": {"strides": [512, 1], "distance": 51300, "offset": 2})",
        3});
   cases.push_back(
       {"c2r f64 [100, 1000] padded rows batch 3",
        R"("precision": "f64", "transform": "c2r", "lengths": [100, 1000], "input": {"strides": [512, 1], "distance": 51300, "offset": 2},
-                      "output": {"strides": [1024, 1], "distance": 102500, "offset": 4}})",
+                      "output": {"strides": [1024, 1], "distance": 102500, "offset": 4})",
        3});
   for (const char* sh : {"[415, 40]", "[131, 12]", "[9, 17, 131]", "[1009, 3]"})
     for (const char* prec : {"f32", "f64"})

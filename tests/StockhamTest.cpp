@@ -2078,8 +2078,10 @@ TEST(Stockham, RealTransformsRunOnTheCpu) {
        R"({"name": "cpur5", "family": "stockham", "precision": "f32", "transform": "r2c", "lengths": [6, 40]})"},
       {"c2r f64 5 x 9 x 12",
        R"({"name": "cpur6", "family": "stockham", "precision": "f64", "transform": "c2r", "lengths": [5, 9, 12]})"},
-      {"r2c f16 16416 (mirrored split, f16 scratch)",
+      {"r2c f16 16416 (mirrored split)",
        R"({"name": "cpur7", "family": "stockham", "precision": "f16", "transform": "r2c", "length": 16416})"},
+      {"r2c f16 16416 (mirrored split, f16 scratch)",
+       R"({"name": "cpur8", "family": "stockham", "precision": "f16", "transform": "r2c", "length": 16416, "tuning": {"half_scratch": true}})"},
   };
   int n = 0;
   for (const auto& c : cases) {

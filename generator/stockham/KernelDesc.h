@@ -73,11 +73,11 @@ struct KernelTuning {
   int columnValues = 0;  // column-tiled kernels (two-kernel plans, strided axes): at most this many values per thread
                          // (0: 32 f32, 8 f64)
   BluesteinRule bluestein = BluesteinRule::Model;  // (plan)
-  long long bluesteinLength = 0;  // (plan) > 0: the Bluestein convolution length M itself (radix-smooth, M >= 2n - 1)
-  std::optional<bool> fuseAxes;   // (plan) false: one kernel per axis of a 2D/3D transform; else the inner axes whose
-                                  // plane fits one kernel together
-  std::optional<bool>
-      halfScratch;  // (plan) f16: false keeps the scratch between a long FFT's kernels in float; else f16
+  long long bluesteinLength = 0;    // (plan) > 0: the Bluestein convolution length M itself (radix-smooth, M >= 2n - 1)
+  std::optional<bool> fuseAxes;     // (plan) false: one kernel per axis of a 2D/3D transform; else the inner axes whose
+                                    // plane fits one kernel together
+  std::optional<bool> halfScratch;  // (plan) f16: the scratch between a long FFT's kernels in f16 (plain jobs unless
+                                    // false; a real transform's complex half only if true), else float
   std::optional<bool> threeKernels;  // (plan) 1D lengths past one kernel: three kernels (N = n1 x m1 x m2) or two;
                                      // unset: the plan's rule
   bool operator==(const KernelTuning&) const = default;

@@ -39,11 +39,13 @@ int PlanBuilder::threeKernelSplit(long long N) const {
   return best;
 }
 
-// f16 scratch between the kernels of a plain job or of a real transform's complex half (whose split or merge is fused
-// into the last or first kernel; no tables: Bluestein's convolutions stay in float): half the intermediate traffic
-// for one more rounding to f16, which leaves the error well below cuFFT's own f16 error.
+// f16 scratch between the kernels of a plain job (no tables: Bluestein's convolutions stay in float): half the
+// intermediate traffic for one more rounding to f16, which leaves the error well below cuFFT's own f16 error. A real
+// transform's complex half (its split or merge fused into the last or first kernel) only where the tuning asks: it
+// runs on the CPU against FFTW but has not been measured on a GPU.
 bool PlanBuilder::halfScratch(const Job& j) const {
-  return s_.precision == Precision::F16 && s_.tuning.halfScratch != false && !j.hasLoadTable && !j.hasStoreTable;
+  if (s_.precision != Precision::F16 || j.hasLoadTable || j.hasStoreTable) return false;
+  return j.fuse == Fuse::None ? s_.tuning.halfScratch != false : s_.tuning.halfScratch == true;
 }
 
 // Three kernels for a radix-smooth length past one kernel (the plain job: no tables or bounds on the output, whose
