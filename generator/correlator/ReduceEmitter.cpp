@@ -208,26 +208,7 @@ std::string emitReduce(const CorrelatorSpec& s, const std::string& name, int thr
     int site = 0;
     auto decode = [&](NodePtr baselineNumerator) {
       const std::string J = std::to_string(site++);
-      dec.push_back(
-          decl("const " + rT, "bl" + J, cast(rT, bin("%", std::move(baselineNumerator), cast(idxT, lit(B))))));
-      // r2 = floor((sqrt(8 bl + 1) - 1) / 2): the float estimate (MUFU.RSQ's relative error ~2^-22.9, sqrt(8 bl + 1)
-      // below 2^15 for R <= 16384) is within one of it, so one correction step each way makes it exact
-      // (tests/CorrelatorTest.cpp: ReduceBaselineDecodeIsExactUnderTheRsqrtError).
-      dec.push_back(
-          decl("const float", "xq" + J, bin("+", bin("*", flit(8.0), cast("float", var("bl" + J))), flit(1.0))));
-      dec.push_back(
-          decl(rT, "r2" + J,
-               cast(rT, bin("*", bin("-", bin("*", var("xq" + J), call("rsqrtf", {var("xq" + J)})), flit(1.0)),
-                            flit(0.5)))));
-      NodePtr tri = bin("/", bin("*", var("r2" + J), bin("+", var("r2" + J), lit(1))), lit(2));
-      dec.push_back(assign(var("r2" + J), cast(rT, bin(">", tri, var("bl" + J))), "-="));
-      NodePtr nextRow = bin("/", bin("*", bin("+", var("r2" + J), lit(1)), bin("+", var("r2" + J), lit(2))), lit(2));
-      dec.push_back(assign(var("r2" + J), cast(rT, bin("<=", nextRow, var("bl" + J))), "+="));
-      dec.push_back(
-          decl("const " + rT, "r1" + J,
-               bin("-", var("bl" + J), bin("/", bin("*", var("r2" + J), bin("+", var("r2" + J), lit(1))), lit(2)))));
-      return cast("int",
-                  bin("!=", bin("|", index(var(flags), var("r1" + J)), index(var(flags), var("r2" + J))), lit(0)));
+      return cast("int", reduceBaselineDecode(dec, J, std::move(baselineNumerator), rT, idxT, B, flags));
     };
     // A unit's baseline numerator: units per baseline divide it (a shift for powers of two).
     auto perUnit = [&](NodePtr u) {
@@ -322,6 +303,25 @@ std::string emitReduce(const CorrelatorSpec& s, const std::string& name, int thr
 
 long long reduceBytes(const CorrelatorSpec& s, long long batch) {
   return s.visibilities() * (s.integer() ? batch * 32 + 8 : batch * 16 + 8);
+}
+
+NodePtr reduceBaselineDecode(std::vector<NodePtr>& out, const std::string& J, NodePtr numerator, const std::string& rT,
+                             const std::string& idxT, long long B, const std::string& flags) {
+  out.push_back(decl("const " + rT, "bl" + J, cast(rT, bin("%", std::move(numerator), cast(idxT, lit(B))))));
+  // The float estimate (MUFU.RSQ's relative error ~2^-22.9, sqrt(8 bl + 1) below 2^15 for R <= 16384) is within one
+  // of r2, so one correction step each way makes it exact (ReduceBaselineDecodeIsExactUnderTheRsqrtError).
+  out.push_back(decl("const float", "xq" + J, bin("+", bin("*", flit(8.0), cast("float", var("bl" + J))), flit(1.0))));
+  out.push_back(decl(rT, "r2" + J,
+                     cast(rT, bin("*", bin("-", bin("*", var("xq" + J), call("rsqrtf", {var("xq" + J)})), flit(1.0)),
+                                  flit(0.5)))));
+  NodePtr tri = bin("/", bin("*", var("r2" + J), bin("+", var("r2" + J), lit(1))), lit(2));
+  out.push_back(assign(var("r2" + J), cast(rT, bin(">", tri, var("bl" + J))), "-="));
+  NodePtr nextRow = bin("/", bin("*", bin("+", var("r2" + J), lit(1)), bin("+", var("r2" + J), lit(2))), lit(2));
+  out.push_back(assign(var("r2" + J), cast(rT, bin("<=", nextRow, var("bl" + J))), "+="));
+  out.push_back(
+      decl("const " + rT, "r1" + J,
+           bin("-", var("bl" + J), bin("/", bin("*", var("r2" + J), bin("+", var("r2" + J), lit(1))), lit(2)))));
+  return bin("!=", bin("|", index(var(flags), var("r1" + J)), index(var(flags), var("r2" + J))), lit(0));
 }
 
 }  // namespace warpforge

@@ -37,6 +37,12 @@ std::string emitReducePrevious(const CorrelatorSpec& s, const std::string& name,
 
 // The reduce kernels' parameters (every variant: the plan binds them by position).
 std::vector<ast::NodePtr> reduceParameters(bool f32);
+// The exact baseline decode of one visibility unit (statements appended to `out`, names suffixed `J`): bl = numerator
+// mod B, r2 = floor((sqrt(8 bl + 1) - 1) / 2) from rsqrtf with one correction step each way, r1 = bl - r2 (r2 + 1) / 2;
+// returns "either receiver flagged in `flags`" (a bool expression).
+ast::NodePtr reduceBaselineDecode(std::vector<ast::NodePtr>& out, const std::string& J, ast::NodePtr numerator,
+                                  const std::string& rT, const std::string& idxT, long long B,
+                                  const std::string& flags);
 // DRAM bytes the reduce kernel must move for `batch` accumulators: read + reset each, write the output.
 long long reduceBytes(const CorrelatorSpec& s, long long batch);
 }  // namespace warpforge

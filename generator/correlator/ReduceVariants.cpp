@@ -305,24 +305,7 @@ std::string emitReduceOneBlockPerSweep(const CorrelatorSpec& s, const std::strin
       NodePtr w = G > 1 ? bin("+", var("v0"), bin("*", bin("+", var("q"), lit(j * G)), lit(threads))) : var(vk(j));
       const std::string J = std::to_string(j);
       NodePtr u = PP == 1 ? std::move(w) : bin(PP == 4 ? ">>" : "/", std::move(w), lit(PP == 4 ? 2 : PP));
-      dec.push_back(decl("const " + rT, "bl" + J, cast(rT, bin("%", std::move(u), cast(idxT, lit(B))))));
-      // r2 = floor((sqrt(8 bl + 1) - 1) / 2): the float estimate (MUFU.RSQ's relative error ~2^-22.9, sqrt(8 bl + 1)
-      // below 2^15 for R <= 16384) is within one of it, so one correction step each way makes it exact
-      // (tests/CorrelatorTest.cpp: ReduceBaselineDecodeIsExactUnderTheRsqrtError).
-      dec.push_back(
-          decl("const float", "xq" + J, bin("+", bin("*", flit(8.0), cast("float", var("bl" + J))), flit(1.0))));
-      dec.push_back(
-          decl(rT, "r2" + J,
-               cast(rT, bin("*", bin("-", bin("*", var("xq" + J), call("rsqrtf", {var("xq" + J)})), flit(1.0)),
-                            flit(0.5)))));
-      NodePtr tri = bin("/", bin("*", var("r2" + J), bin("+", var("r2" + J), lit(1))), lit(2));
-      dec.push_back(assign(var("r2" + J), cast(rT, bin(">", tri, var("bl" + J))), "-="));
-      NodePtr next = bin("/", bin("*", bin("+", var("r2" + J), lit(1)), bin("+", var("r2" + J), lit(2))), lit(2));
-      dec.push_back(assign(var("r2" + J), cast(rT, bin("<=", next, var("bl" + J))), "+="));
-      dec.push_back(
-          decl("const " + rT, "r1" + J,
-               bin("-", var("bl" + J), bin("/", bin("*", var("r2" + J), bin("+", var("r2" + J), lit(1))), lit(2)))));
-      NodePtr m = bin("!=", bin("|", index(var(flags), var("r1" + J)), index(var(flags), var("r2" + J))), lit(0));
+      NodePtr m = reduceBaselineDecode(dec, J, std::move(u), rT, idxT, B, flags);
       if (G == 1) dec.push_back(assign(var(fmt::format("absent{}", j)), cast("int", std::move(m))));
       else dec.push_back(decl("const int", "m" + J, cast("int", std::move(m))));
     }
