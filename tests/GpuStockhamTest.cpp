@@ -615,8 +615,19 @@ TEST_F(GpuStockham, RealTransformsLong) {
                        batch});
   };
   real("f32", 1 << 24, 1);
-  cases.push_back({"r2c f16 n=16777216 batch 1", R"("precision": "f16", "transform": "r2c", "length": 16777216)",
-                   1});  // c2r f16 stops at 16384
+  real("f16", 1 << 24, 1);
+  // f16 past one kernel: mirrored two-kernel plans (65536 and 2^21: the c2r lengths whose test data once overflowed
+  // f16's range), a Bluestein half with a mirrored split / merge kernel, and the complex half in f16 scratch.
+  real("f16", 1 << 16, 3);
+  real("f16", 1 << 21, 3);
+  real("f16", 16416, 5);
+  real("f16", 2 * 9973 * 3, 3);
+  for (const char* tr : {"r2c", "c2r"})
+    cases.push_back(
+        {fmt::format("{} f16 n=2097152 f16 scratch batch 3", tr),
+         fmt::format(R"("precision": "f16", "transform": "{}", "length": 2097152, "tuning": {{"half_scratch": true}})",
+                     tr),
+         3});
   real("f64", 1 << 23, 1);
   real("f32", 1 << 20, 3);
   real("f64", 3 << 18, 3);

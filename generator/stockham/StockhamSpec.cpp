@@ -238,12 +238,6 @@ StockhamSpec parseStockhamSpec(const Json& root, const std::string& file) {
   if (s.real() && s.lengths.size() == 1 && s.length() > maxRealLength(s.precision))
     rd.fail(lenPath, fmt::format("{} lengths run to {} in {} (found {})", transformName(s.transform),
                                  maxRealLength(s.precision), precisionName(s.precision), s.length()));
-  // c2r in f16 whose half is past one kernel (the merge in a kernel of its own, or mirrored in a two-kernel plan) left
-  // most outputs unwritten on the GPU: refused until that path is fixed and measured.
-  if (s.transform == Transform::C2R && s.precision == Precision::F16 && s.lengths.size() == 1 && s.length() % 2 == 0 &&
-      s.length() / 2 > kMaxRealHalf)
-    rd.fail(lenPath, fmt::format("c2r in f16 runs to N = {} (N/2 <= {}; found {}): use f32 for longer c2r lengths",
-                                 2 * kMaxRealHalf, kMaxRealHalf, s.length()));
   // The complex transform the length runs as (an even real length: its half; an odd one: itself) takes Bluestein where
   // it has a prime factor above the radices: a convolution of length >= 2n - 1 (bluesteinLength).
   const long long complexN = s.lengths.size() == 1 ? s.complexLength() : 0;

@@ -168,8 +168,7 @@ Json largeReal(Draw& d) {
   else if (u < 0.7) n = 2 * smoothLength(d, 8193, maxN / 2, {2, 3, 5, 7});
   else if (u < 0.9) n = 2 * d.logBetween(8193, maxN / 2);
   else n = 2 * d.logBetween(8193, maxN / 4) + 1;
-  // c2r f16 past one kernel is refused (StockhamSpec.cpp): r2c there.
-  const bool c2r = d.chance(0.5) && !(precision == "f16" && n % 2 == 0);
+  const bool c2r = d.chance(0.5);
   return baseSpec(precision, c2r ? "c2r" : "r2c", {n}, d);
 }
 
