@@ -324,6 +324,34 @@ TEST(TcFftCpuRun, TwoWarpsPerFft4096) {
     }
 }
 
+// The pair kernel's bench variants (tcFftPairBenchOptions): register caps through __launch_bounds__ and one pair per
+// block. NVRTC's registers and spills for sm_90 are printed (a cap may spill: bench measures what that costs); one pair
+// per block runs on the CPU against FFTW at an odd batch (the last block's pair has no FFT).
+TEST(TcFftCpuRun, PairKernelBenchVariants4096) {
+  if (!haveCompiler()) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  auto fs = tcFftFamily().parse(Json::parse(sizeSpec(4096, 4096, 1)), "cpu.json");
+  const auto variants = dynamic_cast<const BenchFacet&>(*fs).benchVariants({});
+  const auto options = tcFftPairBenchOptions();
+  ASSERT_GE(variants.size(), options.size());
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    const auto& [name, o] = options[i];
+    const LaunchPlan& plan = variants[i].generated.plan;
+    EXPECT_EQ(variants[i].name, name);
+    EXPECT_EQ(plan.kernels.front().blockX, 64 * o.pairsPerBlock) << name;
+    EXPECT_EQ(plan.kernels.front().sharedBytes, 32768 * o.pairsPerBlock) << name;
+    if (o.minBlocksPerSm)
+      EXPECT_NE(plan.sources.front().text.find(
+                    fmt::format("__launch_bounds__({}, {})", 64 * o.pairsPerBlock, o.minBlocksPerSm)),
+                std::string::npos)
+          << name;
+    CompileResult r = compileWithReport(plan.sources.front().text, plan.specName, "sm_90");
+    EXPECT_GT(r.cubin.size(), 0u) << name;
+    std::printf("[tc_fft-cpu] 4096 -> 4096 %s, sm_90: %d registers, %d spill bytes\n", name.c_str(), r.registers,
+                r.spillStoreBytes);
+    if (o.pairsPerBlock == 1 && !o.minBlocksPerSm) runOnCpu(*fs, plan, 3, 4099, "4096 -> 4096 " + name + ", batch 3");
+  }
+}
+
 // Row-by-row kernels moving several groups of FFTs per loop iteration (EmitOptions::rowGroups; `emit` uses 4 at 32
 // output points) and one group (the bench variant), on the CPU against FFTW: batches that end in a partial iteration
 // and a partial group, zero padding, other sizes of the row path; NVRTC compiles them without spills.

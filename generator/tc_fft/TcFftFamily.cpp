@@ -81,8 +81,7 @@ class TcFftSpec final : public FamilySpec, public BenchFacet, public EmulateFace
   // The kernel is the same for every arch (min sm_80); the target only names the device.
   Generated emit(const EmitTarget&) const override {
     const Plan& p = emittablePlan();
-    if (tcFftPairApplies(program_))
-      return Generated{tcFftLaunchPlan(emitTcFftPair(program_, pair(), {}, true), distances_)};
+    if (tcFftPairApplies(program_)) return Generated{tcFftLaunchPlan(emitTcFftPair(program_, pair()), distances_)};
     return Generated{tcFftLaunchPlan(emitTcFft(p, defaultEmitOptions(program_)), distances_)};
   }
 
@@ -100,12 +99,11 @@ class TcFftSpec final : public FamilySpec, public BenchFacet, public EmulateFace
 
   std::vector<BenchVariant> benchVariants(const EmitTarget&) const override {
     // With the pair kernel as the default (word reads of the row as copied, measured faster), the variants are the
-    // pair kernel whose copy de-interleaves the row by part (TcFftPairBuffer.h), then the one-warp kernels
-    // (TcFftBench.cpp names them so).
+    // pair kernel's other options (tcFftPairBenchOptions), then the one-warp kernels (TcFftBench.cpp names them so).
     if (!tcFftPairApplies(program_)) return tcFftBenchVariants(emittablePlan(), distances_);
-    std::vector<BenchVariant> out = {
-        {"two warps per FFT, the row de-interleaved by part (conflict-free reads)",
-         Generated{tcFftLaunchPlan(emitTcFftPair(program_, pair(), {}, false), distances_)}, 0, 0}};
+    std::vector<BenchVariant> out;
+    for (const auto& [name, o] : tcFftPairBenchOptions())
+      out.push_back({name, Generated{tcFftLaunchPlan(emitTcFftPair(program_, pair(), {}, o), distances_)}, 0, 0});
     for (auto& v : tcFftBenchVariants(emittablePlan(), distances_, true)) out.push_back(std::move(v));
     return out;
   }
