@@ -19,6 +19,7 @@
 #include "generator/tc_fft/TcFftEmitter.h"
 #include "generator/tc_fft/TcFftPairBuffer.h"
 #include "generator/tc_fft/TcFftPairEmitter.h"
+#include "generator/tc_fft/TcFftQuadEmitter.h"
 #include "generator/tc_fft/PhasePlan.h"
 #include "generator/tc_fft/TcFftLaunch.h"
 #include "generator/tc_fft/Synthesizer.h"
@@ -350,6 +351,51 @@ TEST(TcFftCpuRun, PairKernelBenchVariants4096) {
                 r.spillStoreBytes);
     if (o.pairsPerBlock == 1 && !o.minBlocksPerSm) runOnCpu(*fs, plan, 3, 4099, "4096 -> 4096 " + name + ", batch 3");
   }
+}
+
+// n_out = 4096 as four warps per FFT (TcFftQuadEmitter.h, bench variants): decimation in frequency at every kind of
+// pass (n_in = 4096: radix 4; 2048: radix 2; 512: twiddles only, an 8x padded quarter design), both signs, on the CPU
+// against FFTW with the bound at an odd batch (a block's FFT without data); NVRTC's registers and spills for sm_90 are
+// printed. A wrong W4 sign in the pass, a twiddle conjugated and the warps' segments swapped are caught.
+TEST(TcFftCpuRun, FourWarpsPerFft4096) {
+  if (!haveCompiler()) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  const auto options = tcFftQuadBenchOptions();
+  for (const int nIn : {4096, 2048, 512})
+    for (const int sign : {1, -1}) {
+      auto fs = tcFftFamily().parse(Json::parse(sizeSpec(nIn, 4096, sign)), "cpu.json");
+      const auto variants = dynamic_cast<const BenchFacet&>(*fs).benchVariants({});
+      std::vector<const BenchVariant*> quads;
+      for (const auto& v : variants)
+        if (v.name.rfind("four warps per FFT", 0) == 0) quads.push_back(&v);
+      ASSERT_EQ(quads.size(), options.size());
+      for (std::size_t i = 0; i < options.size(); ++i) {
+        const LaunchPlan& plan = quads[i]->generated.plan;
+        EXPECT_EQ(quads[i]->name, options[i].first);
+        EXPECT_EQ(plan.kernels.front().blockX, 128 * options[i].second.fftsPerBlock);
+        if (sign == 1) {
+          CompileResult r = compileWithReport(plan.sources.front().text, plan.specName, "sm_90");
+          EXPECT_GT(r.cubin.size(), 0u) << nIn << " " << quads[i]->name;
+          std::printf("[tc_fft-cpu] %d -> 4096 %s, sm_90: %d registers, %d spill bytes\n", nIn, quads[i]->name.c_str(),
+                      r.registers, r.spillStoreBytes);
+        }
+      }
+      const LaunchPlan& one = quads.front()->generated.plan;
+      runOnCpu(*fs, one, 3, 5000 + nIn + sign,
+               fmt::format("{} -> 4096 sign {:+d}, four warps per FFT, batch 3", nIn, sign));
+      if (nIn == 4096 && sign == 1) {
+        runOnCpu(*fs, quads[1]->generated.plan, 3, 5001,
+                 "4096 -> 4096 sign +1, four warps per FFT, two per block, batch 3");
+        LaunchPlan m = one;
+        for (auto& src : m.sources) src.text = hostSource(src.text);
+        test::expectMutationsCaught(
+            *fs, m,
+            {{"the pass's W4 sign flipped", "wf_dif4_point<4, 1, 1024>", "wf_dif4_point<4, -1, 1024>"},
+             {"the pass's twiddles conjugated", "wf_phase(m, 4096, 1,", "wf_phase(m, 4096, -1,"},
+             {"warps 1 and 2 read each other's segments", ") + part * 1024;\n  const int out_stage_offset",
+              ") + (part == 1 ? 2 : part == 2 ? 1 : part) * 1024;\n  const int out_stage_offset"}},
+            13, "tc_fft-cpu", {}, {{"input_distance", 4096}, {"output_distance", 4096}});
+      }
+    }
 }
 
 // Row-by-row kernels moving several groups of FFTs per loop iteration (EmitOptions::rowGroups; `emit` uses 4 at 32

@@ -13,6 +13,7 @@
 #include "generator/tc_fft/TcFftEmitter.h"
 #include "generator/tc_fft/TcFftPairEmitter.h"
 #include "generator/tc_fft/TcFftParser.h"
+#include "generator/tc_fft/TcFftQuadEmitter.h"
 #include "generator/tc_fft/TcFftSpecJson.h"
 #include "generator/tc_fft/SynthesisReport.h"
 #include "generator/verify/Report.h"
@@ -90,10 +91,12 @@ class TcFftSpec final : public FamilySpec, public BenchFacet, public EmulateFace
   }
   Check check(const TestData& data, const std::map<std::string, std::vector<unsigned char>>& outputs,
               long long batch) const override {
-    // The emitted kernel's bound: the pair kernel's where `emit` uses it (its bound may exceed the one-warp design's).
-    return tcFftCheck(program_, data, outputs, batch,
-                      tcFftPairApplies(program_) ? std::max(tcFftErrorBound(program_), tcFftPairErrorBound(pair()))
-                                                 : 0);
+    // The emitted kernel's bound: the pair kernel's where `emit` uses it (its bound may exceed the one-warp design's),
+    // and the four-warp bench variants' (bench checks every variant with this bound).
+    double bound = 0;
+    if (tcFftPairApplies(program_)) bound = std::max(tcFftErrorBound(program_), tcFftPairErrorBound(pair()));
+    if (tcFftQuadApplies(program_)) bound = std::max(bound, tcFftQuadErrorBound(quad()));
+    return tcFftCheck(program_, data, outputs, batch, bound);
   }
   std::optional<BaselineRequest> baseline() const override { return tcFftBaseline(program_); }
 
@@ -104,6 +107,9 @@ class TcFftSpec final : public FamilySpec, public BenchFacet, public EmulateFace
     std::vector<BenchVariant> out;
     for (const auto& [name, o] : tcFftPairBenchOptions())
       out.push_back({name, Generated{tcFftLaunchPlan(emitTcFftPair(program_, pair(), {}, o), distances_)}, 0, 0});
+    if (tcFftQuadApplies(program_))
+      for (const auto& [name, o] : tcFftQuadBenchOptions())
+        out.push_back({name, Generated{tcFftLaunchPlan(emitTcFftQuad(program_, quad(), {}, o), distances_)}, 0, 0});
     for (auto& v : tcFftBenchVariants(emittablePlan(), distances_, true)) out.push_back(std::move(v));
     return out;
   }
@@ -144,6 +150,11 @@ class TcFftSpec final : public FamilySpec, public BenchFacet, public EmulateFace
     if (!pair_) pair_ = tcFftPairDesign(program_);
     return *pair_;
   }
+  // The quarter-length design of the four-warp kernel (a bench variant), likewise.
+  const TcFftQuadDesign& quad() const {
+    if (!quad_) quad_ = tcFftQuadDesign(program_);
+    return *quad_;
+  }
   std::string pairNote() const {
     return fmt::format(
         "Emitted as two warps per FFT: each warp transforms one polyphase half x[2 i + w] (w0 = n0) with the verified "
@@ -166,6 +177,7 @@ class TcFftSpec final : public FamilySpec, public BenchFacet, public EmulateFace
   std::vector<InconsistentSpec::Issue> issues_;
   TcFftDistances distances_;
   mutable std::unique_ptr<TcFftPairDesign> pair_;
+  mutable std::unique_ptr<TcFftQuadDesign> quad_;
 };
 
 class TcFftFamily final : public Family {
