@@ -46,7 +46,7 @@ __device__ __forceinline__ void wf_dif4_point(wf_u32* stage, int word, float tr,
   const float2 y3 = kJ == 1 ? a : make_float2(b.x - wd.x, b.y - wd.y);
   const float t2r = tr * tr - ti * ti, t2i = 2.0f * tr * ti;
   const float t3r = t2r * tr - t2i * ti, t3i = t2r * ti + t2i * tr;
-  stage[word] = wf_pack(y0.x, y0.y);
+  if (kJ > 1) stage[word] = wf_pack(y0.x, y0.y);  // kJ = 1: y_0 = x_0, already there
   stage[kSeg + word] = wf_pack(y1.x * tr - y1.y * ti, y1.x * ti + y1.y * tr);
   stage[2 * kSeg + word] = wf_pack(y2.x * t2r - y2.y * t2i, y2.x * t2i + y2.y * t2r);
   stage[3 * kSeg + word] = wf_pack(y3.x * t3r - y3.y * t3i, y3.x * t3i + y3.y * t3r);
@@ -99,10 +99,11 @@ double tcFftQuadErrorBound(const TcFftQuadDesign& d) {
 }
 
 std::vector<std::pair<std::string, TcFftQuadOptions>> tcFftQuadBenchOptions() {
-  // sm_90, NVRTC 13: 128 registers at 1024 -> 4096 without a cap (4 blocks of 128 threads per SM: 16 warps); the cap
-  // of 5 blocks (20 warps) holds 96.
-  return {{"four warps per FFT (decimation in frequency), one FFT per block", {1, 0}},
-          {"four warps per FFT, two FFTs per block", {2, 0}},
+  // sm_90, NVRTC 13: two FFTs per block take 123-128 registers without spills at every n_in (2 blocks of 256 threads
+  // per SM: 16 warps); one FFT per block takes as many but spills 4 bytes at 512 -> 4096 (4 blocks: 16 warps); the cap
+  // of 5 blocks of 128 threads (20 warps) holds 96 and spills 48-68 bytes.
+  return {{"four warps per FFT (decimation in frequency), two FFTs per block", {2, 0}},
+          {"four warps per FFT, one FFT per block", {1, 0}},
           {"four warps per FFT, one FFT per block, __launch_bounds__(128, 5): 20 warps per SM", {1, 5}}};
 }
 

@@ -31,7 +31,7 @@ bool tcFftQuadApplies(const LayoutProgram& spec);
 std::unique_ptr<TcFftQuadDesign> tcFftQuadDesign(const LayoutProgram& spec);
 
 struct TcFftQuadOptions {
-  int fftsPerBlock = 1;    // FFTs (groups of four warps) per block; each holds two 16 KiB row buffers
+  int fftsPerBlock = 2;    // FFTs (groups of four warps) per block; each holds two 16 KiB row buffers
   int minBlocksPerSm = 0;  // __launch_bounds__'s minimum blocks per SM (0: none given): a register cap
 };
 
