@@ -76,16 +76,18 @@ extern "C" void wf_set(void* bar, void* warp, unsigned tx, unsigned bx, unsigned
   wf_bar = (std::barrier<>*)bar; wf_warp = (std::barrier<>*)warp; threadIdx.x = tx; blockIdx.x = bx; gridDim.x = gx; blockDim.x = bdx;
 }
 inline void __syncthreads() { wf_bar->arrive_and_wait(); }
-// bar.sync id, n: the n threads of named barrier id meet (id 0 is __syncthreads). One std::barrier per id, made by
-// its first arrival: blocks run one after another, so an id serves one block at a time.
+// bar.sync id, n: the n threads of named barrier id meet (id 0 is __syncthreads). One std::barrier per id and count,
+// made by its first arrival: blocks run one after another, so an id serves one block at a time. The count is part of
+// the key because the map is one per process (every loaded kernel library shares this inline function's statics), and
+// kernels run earlier may have used the same id with another count.
 inline void wf_bar_sync(unsigned id, unsigned count) {
   if (id == 0) return __syncthreads();
   static std::mutex m;
-  static std::map<unsigned, std::unique_ptr<std::barrier<>>> bars;
+  static std::map<std::pair<unsigned, unsigned>, std::unique_ptr<std::barrier<>>> bars;
   std::barrier<>* b;
   {
     std::lock_guard<std::mutex> lock(m);
-    auto& slot = bars[id];
+    auto& slot = bars[{id, count}];
     if (!slot) slot = std::make_unique<std::barrier<>>(count);
     b = slot.get();
   }

@@ -19,6 +19,7 @@
 #include "generator/tc_fft/TcFftEmitter.h"
 #include "generator/tc_fft/TcFftPairBuffer.h"
 #include "generator/tc_fft/TcFftPairEmitter.h"
+#include "generator/tc_fft/TcFftQuadEmitter.h"
 #include "generator/tc_fft/PhasePlan.h"
 #include "generator/tc_fft/TcFftLaunch.h"
 #include "generator/tc_fft/Synthesizer.h"
@@ -204,6 +205,14 @@ Check runOnCpu(const FamilySpec& fs, LaunchPlan plan, long long batch, std::uint
 
 bool haveCompiler() { return std::system("c++ --version > /dev/null 2>&1") == 0; }
 
+// The plan of the bench variant named `name` (a failed expectation and an empty plan if there is none).
+LaunchPlan variantPlan(const std::vector<BenchVariant>& variants, const std::string& name) {
+  for (const auto& v : variants)
+    if (v.name == name) return v.generated.plan;
+  ADD_FAILURE() << "no bench variant '" << name << "'";
+  return {};
+}
+
 }  // namespace
 
 // Synthesized kernels of every kind of design on the CPU: several FFTs per warp (16, 32 points), zero padding on
@@ -267,25 +276,27 @@ TEST(TcFftCpuRun, PhasesOverTheRegisterBudgetComeFromTheSharedTable) {
   runOnCpu(*fs, plan, 1, 4096, "4096 -> 4096 sign -1, phases from the shared table");
 }
 
-// n_out = 4096 as two warps per FFT (TcFftPairEmitter.h): what `emit` gives (word reads of the row as copied), on the
-// CPU against FFTW at both signs, unpadded and 8x padded, with an odd batch (the last block's second pair has no FFT),
-// and the copy that de-interleaves the row by polyphase part (a bench variant); NVRTC
-// compiles them for sm_80 and sm_90 without spills; a wrong combine twiddle is caught.
+// n_out = 4096 as two warps per FFT (TcFftPairEmitter.h): the previous default (word reads of the row as copied), on
+// the CPU against FFTW at both signs, unpadded and 8x padded, with an odd batch (the last block's second pair has no
+// FFT), and the copy that de-interleaves the row by polyphase part (a bench variant); NVRTC compiles them for sm_80 and
+// sm_90 without spills; a wrong combine twiddle is caught.
 TEST(TcFftCpuRun, TwoWarpsPerFft4096) {
   if (!haveCompiler()) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
   for (const int nIn : {4096, 512})
     for (const int sign : {1, -1}) {
       auto fs = tcFftFamily().parse(Json::parse(sizeSpec(nIn, 4096, sign)), "cpu.json");
-      LaunchPlan plan = fs->emit({}).plan;
+      const auto variants = dynamic_cast<const BenchFacet&>(*fs).benchVariants({});
+      LaunchPlan plan = variantPlan(variants,
+                                    "two warps per FFT, word reads of the row as copied (the previous default)");
+      ASSERT_FALSE(plan.sources.empty());
       const std::string& text = plan.sources.front().text;
       ASSERT_NE(text.find("wf_named_barrier<64>(pair_barrier)"), std::string::npos) << "not the two-warp kernel";
       EXPECT_EQ(plan.kernels.front().blockX, 64 * kTcFftPairsPerBlock);
       EXPECT_NE(text.find("wf_warp_load16_async_swizzled<"), std::string::npos) << "the row copied as it is";
       if (nIn == 4096 && sign == 1) {  // the de-interleaving variant, as bench times it
-        const auto variants = dynamic_cast<const BenchFacet&>(*fs).benchVariants({});
-        ASSERT_FALSE(variants.empty());
-        EXPECT_EQ(variants.front().name, "two warps per FFT, the row de-interleaved by part (conflict-free reads)");
-        LaunchPlan words = variants.front().generated.plan;
+        LaunchPlan words = variantPlan(variants,
+                                       "two warps per FFT, the row de-interleaved by part (conflict-free reads)");
+        ASSERT_FALSE(words.sources.empty());
         EXPECT_NE(words.sources.front().text.find("wf_warp_load_parts_async<"), std::string::npos);
         for (const char* arch : {"sm_80", "sm_90"}) {
           CompileResult r = compileWithReport(words.sources.front().text, words.specName, arch);
@@ -294,10 +305,6 @@ TEST(TcFftCpuRun, TwoWarpsPerFft4096) {
                       r.registers, r.spillStoreBytes);
         }
         runOnCpu(*fs, words, 3, 4097, "4096 -> 4096 sign +1, two warps per FFT, de-interleaved row, batch 3");
-      }
-      if (nIn == 4096 && sign == 1) {  // verify and explain say what emit gives
-        EXPECT_NE(fs->explain({}).find("Emitted as two warps per FFT"), std::string::npos);
-        EXPECT_EQ(fs->verify().counts["warps_per_fft"], 2);
       }
       if (sign == 1)
         for (const char* arch : {"sm_80", "sm_90"}) {
@@ -315,11 +322,86 @@ TEST(TcFftCpuRun, TwoWarpsPerFft4096) {
                                     {{"the combine's twiddle sign flipped", "wf_phase(combine_offset, 4096, -1,",
                                       "wf_phase(combine_offset, 4096, 1,"}},
                                     11, "tc_fft-cpu", {}, {{"input_distance", 512}, {"output_distance", 4096}});
-        LaunchPlan parts = dynamic_cast<const BenchFacet&>(*fs).benchVariants({}).front().generated.plan;
+        LaunchPlan parts = variantPlan(variants,
+                                       "two warps per FFT, the row de-interleaved by part (conflict-free reads)");
         for (auto& src : parts.sources) src.text = hostSource(src.text);
         test::expectMutationsCaught(*fs, parts,
                                     {{"the reads miss part 1's bank flip of the copy", " ^ part << 4);", ");"}}, 12,
                                     "tc_fft-cpu", {}, {{"input_distance", 512}, {"output_distance", 4096}});
+      }
+    }
+}
+
+// The pair kernel's bench variants (tcFftPairBenchOptions): register caps through __launch_bounds__ and one pair per
+// block. NVRTC's registers and spills for sm_90 are printed (a cap may spill: bench measures what that costs); one pair
+// per block runs on the CPU against FFTW at an odd batch (the last block's pair has no FFT).
+TEST(TcFftCpuRun, PairKernelBenchVariants4096) {
+  if (!haveCompiler()) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  auto fs = tcFftFamily().parse(Json::parse(sizeSpec(4096, 4096, 1)), "cpu.json");
+  const auto variants = dynamic_cast<const BenchFacet&>(*fs).benchVariants({});
+  for (const auto& [name, o] : tcFftPairBenchOptions()) {
+    const LaunchPlan plan = variantPlan(variants, name);
+    ASSERT_FALSE(plan.kernels.empty()) << name;
+    EXPECT_EQ(plan.kernels.front().blockX, 64 * o.pairsPerBlock) << name;
+    EXPECT_EQ(plan.kernels.front().sharedBytes, 32768 * o.pairsPerBlock) << name;
+    if (o.minBlocksPerSm)
+      EXPECT_NE(plan.sources.front().text.find(
+                    fmt::format("__launch_bounds__({}, {})", 64 * o.pairsPerBlock, o.minBlocksPerSm)),
+                std::string::npos)
+          << name;
+    CompileResult r = compileWithReport(plan.sources.front().text, plan.specName, "sm_90");
+    EXPECT_GT(r.cubin.size(), 0u) << name;
+    std::printf("[tc_fft-cpu] 4096 -> 4096 %s, sm_90: %d registers, %d spill bytes\n", name.c_str(), r.registers,
+                r.spillStoreBytes);
+    if (o.pairsPerBlock == 1 && !o.minBlocksPerSm) runOnCpu(*fs, plan, 3, 4099, "4096 -> 4096 " + name + ", batch 3");
+  }
+}
+
+// n_out = 4096 as four warps per FFT (TcFftQuadEmitter.h, what `emit` gives): decimation in frequency at every kind of
+// pass (n_in = 4096: radix 4; 2048: radix 2; 512: twiddles only, an 8x padded quarter design), both signs, on the CPU
+// against FFTW with the bound at an odd batch (a block's FFT without data); NVRTC's registers and spills for sm_90 are
+// printed. A wrong W4 sign in the pass, a twiddle conjugated and the warps' segments swapped are caught.
+TEST(TcFftCpuRun, FourWarpsPerFft4096) {
+  if (!haveCompiler()) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  const auto options = tcFftQuadBenchOptions();
+  for (const int nIn : {4096, 2048, 512})
+    for (const int sign : {1, -1}) {
+      auto fs = tcFftFamily().parse(Json::parse(sizeSpec(nIn, 4096, sign)), "cpu.json");
+      // What `emit` gives (the first option), then the other options as bench times them.
+      const auto variants = dynamic_cast<const BenchFacet&>(*fs).benchVariants({});
+      std::vector<LaunchPlan> quads = {fs->emit({}).plan};
+      for (std::size_t i = 1; i < options.size(); ++i) quads.push_back(variantPlan(variants, options[i].first));
+      for (std::size_t i = 0; i < options.size(); ++i) {
+        const LaunchPlan& plan = quads[i];
+        ASSERT_FALSE(plan.kernels.empty()) << options[i].first;
+        EXPECT_NE(plan.sources.front().text.find("wf_dif4_point<"), std::string::npos) << options[i].first;
+        EXPECT_EQ(plan.kernels.front().blockX, 128 * options[i].second.fftsPerBlock);
+        if (sign == 1)
+          for (const char* arch : {"sm_80", "sm_90"}) {
+            CompileResult r = compileWithReport(plan.sources.front().text, plan.specName, arch);
+            EXPECT_GT(r.cubin.size(), 0u) << nIn << " " << options[i].first;
+            std::printf("[tc_fft-cpu] %d -> 4096 %s, %s: %d registers, %d spill bytes\n", nIn, options[i].first.c_str(),
+                        arch, r.registers, r.spillStoreBytes);
+          }
+      }
+      if (nIn == 4096 && sign == 1) {  // verify and explain say what emit gives
+        EXPECT_NE(fs->explain({}).find("Emitted as four warps per FFT"), std::string::npos);
+        EXPECT_EQ(fs->verify().counts["warps_per_fft"], 4);
+      }
+      const LaunchPlan& one = quads.front();
+      runOnCpu(*fs, one, 3, 5000 + nIn + sign,
+               fmt::format("{} -> 4096 sign {:+d}, four warps per FFT, batch 3", nIn, sign));
+      if (nIn == 4096 && sign == 1) {
+        runOnCpu(*fs, quads[1], 3, 5001, "4096 -> 4096 sign +1, four warps per FFT, one FFT per block, batch 3");
+        LaunchPlan m = one;
+        for (auto& src : m.sources) src.text = hostSource(src.text);
+        test::expectMutationsCaught(
+            *fs, m,
+            {{"the pass's W4 sign flipped", "wf_dif4_point<4, 1, 1024>", "wf_dif4_point<4, -1, 1024>"},
+             {"the pass's twiddles conjugated", "wf_phase(m, 4096, 1,", "wf_phase(m, 4096, -1,"},
+             {"warps 1 and 2 read each other's segments", ") + part * 1024;\n  const int out_stage_offset",
+              ") + (part == 1 ? 2 : part == 2 ? 1 : part) * 1024;\n  const int out_stage_offset"}},
+            13, "tc_fft-cpu", {}, {{"input_distance", 4096}, {"output_distance", 4096}});
       }
     }
 }

@@ -279,8 +279,10 @@ NodePtr kernelUnit(const Plan& plan, const EmitOptions& opt, const LaunchInfo& l
                                  decl("long long", "batch"), decl("long long", "input_distance"),
                                  decl("long long", "output_distance")};
   if (opt.inRegisterBenchmark) params.push_back(decl("int", "repeats"));
-  NodePtr fn = function(fmt::format("extern \"C\" __global__ void __launch_bounds__({})", li.blockThreads), "",
-                        li.kernelName, params, bodyBlock);
+  const std::string bounds = li.minBlocksPerSm > 0 ? fmt::format("{}, {}", li.blockThreads, li.minBlocksPerSm)
+                                                   : std::to_string(li.blockThreads);
+  NodePtr fn = function(fmt::format("extern \"C\" __global__ void __launch_bounds__({})", bounds), "", li.kernelName,
+                        params, bodyBlock);
   // "void" is in the qualifiers; the printer puts the (empty) return type after them.
   fn = removeDeadCode(foldConstants(fn));
 

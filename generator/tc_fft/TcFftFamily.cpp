@@ -13,6 +13,7 @@
 #include "generator/tc_fft/TcFftEmitter.h"
 #include "generator/tc_fft/TcFftPairEmitter.h"
 #include "generator/tc_fft/TcFftParser.h"
+#include "generator/tc_fft/TcFftQuadEmitter.h"
 #include "generator/tc_fft/TcFftSpecJson.h"
 #include "generator/tc_fft/SynthesisReport.h"
 #include "generator/verify/Report.h"
@@ -63,10 +64,10 @@ class TcFftSpec final : public FamilySpec, public BenchFacet, public EmulateFace
     }
     r.text += accumulationLine();
     r.warnings = p.warnings;
-    if (tcFftPairApplies(program_)) {
-      r.text += pairNote();
-      r.counts["warps_per_fft"] = 2;
-      r.counts["emitted_error_bound"] = tcFftPairErrorBound(pair());
+    if (tcFftQuadApplies(program_)) {
+      r.text += quadNote();
+      r.counts["warps_per_fft"] = 4;
+      r.counts["emitted_error_bound"] = tcFftQuadErrorBound(quad());
     }
     return r;
   }
@@ -75,14 +76,15 @@ class TcFftSpec final : public FamilySpec, public BenchFacet, public EmulateFace
     std::string out;
     if (synthesis_) out = formatSynthesis(*synthesis_) + "\n";
     out += formatExplain(emittablePlan()) + accumulationLine();
-    return tcFftPairApplies(program_) ? out + pairNote() : out;
+    return tcFftQuadApplies(program_) ? out + quadNote() : out;
   }
 
   // The kernel is the same for every arch (min sm_80); the target only names the device.
   Generated emit(const EmitTarget&) const override {
     const Plan& p = emittablePlan();
-    if (tcFftPairApplies(program_))
-      return Generated{tcFftLaunchPlan(emitTcFftPair(program_, pair(), {}, true), distances_)};
+    if (tcFftQuadApplies(program_))
+      return Generated{
+          tcFftLaunchPlan(emitTcFftQuad(program_, quad(), {}, tcFftQuadBenchOptions().front().second), distances_)};
     return Generated{tcFftLaunchPlan(emitTcFft(p, defaultEmitOptions(program_)), distances_)};
   }
 
@@ -91,21 +93,29 @@ class TcFftSpec final : public FamilySpec, public BenchFacet, public EmulateFace
   }
   Check check(const TestData& data, const std::map<std::string, std::vector<unsigned char>>& outputs,
               long long batch) const override {
-    // The emitted kernel's bound: the pair kernel's where `emit` uses it (its bound may exceed the one-warp design's).
-    return tcFftCheck(program_, data, outputs, batch,
-                      tcFftPairApplies(program_) ? std::max(tcFftErrorBound(program_), tcFftPairErrorBound(pair()))
-                                                 : 0);
+    // At 4096 points the largest bound of the kernels `emit` and `bench` run (bench checks every variant with it): the
+    // four-warp kernel's, the two-warp kernel's and the one-warp design's.
+    double bound = 0;
+    if (tcFftPairApplies(program_)) bound = std::max(tcFftErrorBound(program_), tcFftPairErrorBound(pair()));
+    if (tcFftQuadApplies(program_)) bound = std::max(bound, tcFftQuadErrorBound(quad()));
+    return tcFftCheck(program_, data, outputs, batch, bound);
   }
   std::optional<BaselineRequest> baseline() const override { return tcFftBaseline(program_); }
 
   std::vector<BenchVariant> benchVariants(const EmitTarget&) const override {
-    // With the pair kernel as the default (word reads of the row as copied, measured faster), the variants are the
-    // pair kernel whose copy de-interleaves the row by part (TcFftPairBuffer.h), then the one-warp kernels
-    // (TcFftBench.cpp names them so).
-    if (!tcFftPairApplies(program_)) return tcFftBenchVariants(emittablePlan(), distances_);
-    std::vector<BenchVariant> out = {
-        {"two warps per FFT, the row de-interleaved by part (conflict-free reads)",
-         Generated{tcFftLaunchPlan(emitTcFftPair(program_, pair(), {}, false), distances_)}, 0, 0}};
+    // With the four-warp kernel as the default, the variants are its other options, the two-warp kernel (the previous
+    // default, then its options: tcFftPairBenchOptions) and the one-warp kernels (TcFftBench.cpp names them so).
+    if (!tcFftQuadApplies(program_)) return tcFftBenchVariants(emittablePlan(), distances_);
+    std::vector<BenchVariant> out;
+    const auto quadOptions = tcFftQuadBenchOptions();
+    for (std::size_t i = 1; i < quadOptions.size(); ++i)
+      out.push_back({quadOptions[i].first,
+                     Generated{tcFftLaunchPlan(emitTcFftQuad(program_, quad(), {}, quadOptions[i].second), distances_)},
+                     0, 0});
+    out.push_back({"two warps per FFT, word reads of the row as copied (the previous default)",
+                   Generated{tcFftLaunchPlan(emitTcFftPair(program_, pair()), distances_)}, 0, 0});
+    for (const auto& [name, o] : tcFftPairBenchOptions())
+      out.push_back({name, Generated{tcFftLaunchPlan(emitTcFftPair(program_, pair(), {}, o), distances_)}, 0, 0});
     for (auto& v : tcFftBenchVariants(emittablePlan(), distances_, true)) out.push_back(std::move(v));
     return out;
   }
@@ -146,12 +156,18 @@ class TcFftSpec final : public FamilySpec, public BenchFacet, public EmulateFace
     if (!pair_) pair_ = tcFftPairDesign(program_);
     return *pair_;
   }
-  std::string pairNote() const {
+  // The quarter-length design of the four-warp kernel (what `emit` uses at 4096 points), likewise.
+  const TcFftQuadDesign& quad() const {
+    if (!quad_) quad_ = tcFftQuadDesign(program_);
+    return *quad_;
+  }
+  std::string quadNote() const {
     return fmt::format(
-        "Emitted as two warps per FFT: each warp transforms one polyphase half x[2 i + w] (w0 = n0) with the verified "
-        "{} -> 2048 design; one exchange through shared memory and a radix-2 combine in f32 move w0 to q11 (emitted "
-        "error bound {:.2e}). The plan above is the one-warp program, which bench times as a variant.\n",
-        program_.nIn / 2, tcFftPairErrorBound(pair()));
+        "Emitted as four warps per FFT (decimation in frequency over q0 q1 = p): an f32 pass in shared memory forms "
+        "y_p[m] = W^(p m) sum_j x[m + 1024 j] W4^(p j) and warp p transforms y_p with the verified {} -> 1024 design; "
+        "its outputs are X[4 k + p] (emitted error bound {:.2e}). The plan above is the one-warp program; bench times "
+        "it and the two-warp kernel as variants.\n",
+        std::min(program_.nIn, 1024), tcFftQuadErrorBound(quad()));
   }
 
   // verify's promise: what it accepts, emit can emit (a form error, with the JSON path).
@@ -168,6 +184,7 @@ class TcFftSpec final : public FamilySpec, public BenchFacet, public EmulateFace
   std::vector<InconsistentSpec::Issue> issues_;
   TcFftDistances distances_;
   mutable std::unique_ptr<TcFftPairDesign> pair_;
+  mutable std::unique_ptr<TcFftQuadDesign> quad_;
 };
 
 class TcFftFamily final : public Family {

@@ -1,0 +1,48 @@
+#pragma once
+// n_out = 4096 as four warps per FFT: decimation in frequency over two output bits, q0 q1 = p. With n = m + 1024 j and
+// q = 4 k + p,
+//   X[4 k + p] = sum_m E1024(k, m) y_p[m],   y_p[m] = W^(p m) sum_j x[m + 1024 j] W4^(p j),
+// W = exp(sign 2 pi i / 4096), W4 = W^1024 = sign i. A pass over the row in shared memory forms every y_p (a radix-4
+// butterfly over j in f32, or radix-2 for n_in = 2048, none for n_in <= 1024; then the twiddle W^(p m); one f16
+// rounding), and warp p transforms y_p with the synthesized and verified {min(n_in, 1024) -> 1024} design: no combine
+// after the FFTs, and each warp holds the 1024-point design's registers (32 data registers) instead of the 2048-point
+// one's (64). The warps' outputs X[4 k + p] meet in shared memory and leave as 16-byte vectors of the natural order.
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "generator/tc_fft/TcFftEmitter.h"
+#include "generator/verify/Plan.h"
+#include "generator/verify/Program.h"
+
+namespace warpforge {
+
+struct TcFftQuadDesign {
+  LayoutProgram sub;  // the min(n_in, 1024) -> 1024 design each warp runs
+  Plan plan;          // the Verifier's plan of `sub` (points into it: the design is heap-held, never moved)
+};
+
+// Where the four-warp kernel applies: whole rows (no batch bits), n_out = 4096, n_in = 512 .. 4096 (a power of two),
+// f16 accumulators.
+bool tcFftQuadApplies(const LayoutProgram& spec);
+
+// Synthesizes and verifies the quarter-length design (throws VerifyError if the Verifier refuses it).
+std::unique_ptr<TcFftQuadDesign> tcFftQuadDesign(const LayoutProgram& spec);
+
+struct TcFftQuadOptions {
+  int fftsPerBlock = 2;    // FFTs (groups of four warps) per block; each holds two 16 KiB row buffers
+  int minBlocksPerSm = 0;  // __launch_bounds__'s minimum blocks per SM (0: none given): a register cap
+};
+
+// The options `bench` times, with their variant names (the first is the one `emit` would use).
+std::vector<std::pair<std::string, TcFftQuadOptions>> tcFftQuadBenchOptions();
+
+EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& design, const EmitOptions& opt = {},
+                            const TcFftQuadOptions& quadOpt = {});
+
+// The quarter-length design's bound (tcFftErrorBound) plus the pass's f16 rounding of y_p and its f32 arithmetic
+// (TcFftQuadEmitter.cpp).
+double tcFftQuadErrorBound(const TcFftQuadDesign& design);
+
+}  // namespace warpforge
