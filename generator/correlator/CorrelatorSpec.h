@@ -40,6 +40,9 @@ struct CorrelatorTuning {
   std::string transform = "shared";  // pipeline: "loader" (the loader warpgroup transforms A and B) or "shared" (the
                                      // consumers transform A of the next stage while their wgmmas run: faster at 6 of
                                      // 8 shapes on the H200, level at the other two; the default where stages >= 3)
+  // pipeline: the whole triangle of a channel in one block (up to 160 inputs) instead of square
+  // tiles; -1: the cost model's choice, 0: square tiles, 1: the whole triangle.
+  int wholeTriangle = -1;
 };
 
 struct CorrelatorSpec {

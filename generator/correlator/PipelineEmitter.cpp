@@ -6,6 +6,8 @@
 
 #include "generator/complexmma/ComplexMma.h"
 #include "generator/correlator/DeviceHelpers.h"
+#include "generator/correlator/PipelineCode.h"
+#include "generator/correlator/PipelineTriangle.h"
 #include "generator/correlator/ReduceEmitter.h"
 #include "generator/correlator/VisibilityStore.h"
 #include "ast/Printer.h"
@@ -14,25 +16,7 @@ namespace warpforge {
 
 namespace {
 
-// Lines of CUDA at an indentation.
-struct Code {
-  std::string text;
-  int depth = 0;
-  void operator()(const std::string& line) {
-    text += std::string(static_cast<std::size_t>(2 * depth), ' ') + line + "\n";
-  }
-  void open(const std::string& line) { (*this)(line + " {"), ++depth; }
-  void close(const std::string& tail = "") { --depth, (*this)("}" + tail); }
-  // Printed AST statements (one or more lines) at the current indentation.
-  void lines(const std::string& text) {
-    for (std::size_t from = 0; from < text.size();) {
-      const std::size_t end = text.find('\n', from);
-      (*this)(text.substr(from, end == std::string::npos ? std::string::npos : end - from));
-      if (end == std::string::npos) break;
-      from = end + 1;
-    }
-  }
-};
+using corr_emit::Code;
 
 // Offset in samples of time `t` (an expression) from a receiver's and polarization's start, for the stage's first
 // sample.
@@ -334,6 +318,14 @@ PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p,
   // ---- consumer warpgroups
   c.depth++;
   if (p.consumerRegs) c(fmt::format("wfa_setmaxnreg_inc<{}>();", p.consumerRegs));
+  if (p.wholeTriangle) {
+    c(fmt::format("const int cg = (warp >> 2) - {};  // consumer warpgroup: its pieces of the triangle", p.loaders));
+    emitTriangleConsumers(c, s, p);
+    c.close();
+    c.close();
+    k.source = head + correlatorPipelineHelpers(p) + table + c.text;
+    return k;
+  }
   c(fmt::format("const int cg = (warp >> 2) - {};  // consumer warpgroup: rows 64 cg .. 64 cg + 63 of the tile",
                 p.loaders));
   c(fmt::format("{} d[{}];", f16 ? "float" : "int", acc));
@@ -440,17 +432,27 @@ PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p,
   c("// adds the tile's visibilities to the batch entry's accumulators: Re in d[i], Im in d[i + 4] ((i / 4) even)");
   c(fmt::format("const int gi0 = row0 + 64 * cg + {}, gj0 = col0 + {}{};", place.rowOfThread, place.inputOfThread,
                 p.consumers == 2 ? " + (half ? 64 : 0)" : ""));
+  emitAccumulatorAdd(c, s, place, p.rows / place.inputBlock,
+                     p.consumers == 2 ? fmt::format(" && !(half && q >= {})", p.rows / 16) : "");
+  c.close();
+  c.close();
+  k.source = head + correlatorPipelineHelpers(p) + table + c.text;
+  return k;
+}
+
+void emitAccumulatorAdd(Code& c, const CorrelatorSpec& s, const PipeAccumulator& place, int blocks,
+                        const std::string& guard) {
+  const bool f16 = s.type == SampleType::CF16;
   c(fmt::format("{0}* const accv = ({0}*)acc + (b * {1}LL + channel) * {2}LL;", f16 ? "float2" : "longlong2",
                 s.channels, s.visibilitiesPerChannel()));
   c("#pragma unroll");
-  c.open(fmt::format("for (int q = 0; q < {}; ++q)", p.rows / place.inputBlock));
+  c.open(fmt::format("for (int q = 0; q < {}; ++q)", blocks));
   c("#pragma unroll");
   c.open("for (int e = 0; e < 4; ++e)");
   c(fmt::format("const int gi = gi0 + {} * (e >> 1), gj = gj0 + {} * q + (e & 1);", place.rowHalf, place.inputBlock));
   if (s.polarizations == 2) c("const int r1 = gi >> 1, r2 = gj >> 1;");
   else c("const int r1 = gi, r2 = gj;");
-  c.open(fmt::format("if (r1 <= r2 && gj < {}{})", N,
-                     p.consumers == 2 ? fmt::format(" && !(half && q >= {})", p.rows / 16) : ""));
+  c.open(fmt::format("if (r1 <= r2 && gj < {}{})", s.inputs(), guard));
   c("const long long bl = (long long)r2 * (r2 + 1) / 2 + r1;");
   if (s.polarizations == 2) {
     const bool r1r2 = s.polOrder == "r1_r2";
@@ -467,15 +469,12 @@ PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p,
   c.close();
   c.close();
   c.close();
-  c.close();
-  c.close();
-  k.source = head + correlatorPipelineHelpers(p) + table + c.text;
-  return k;
 }
 
 CorrelatorKernels emitCorrelatorPipeline(const CorrelatorSpec& s, int rows, int stages, bool sharedTransform,
-                                         int rawStages) {
-  const CorrPipe p = corrPipe(s, rows, stages, rawStages, sharedTransform);
+                                         int rawStages, bool wholeTriangle) {
+  const CorrPipe p = corrPipe(s, rows, stages, rawStages, sharedTransform, wholeTriangle);
+  rows = p.rows;
   CorrelatorKernels k;
   k.correlateName = s.name + "_correlate";
   k.reduceName = s.name + "_reduce";
@@ -493,6 +492,12 @@ CorrelatorKernels emitCorrelatorPipeline(const CorrelatorSpec& s, int rows, int 
   k.dynamicShared = true;
   k.mmasPerStage = static_cast<long long>(p.consumers) * (2 * rows / 8) * 4 *
                    p.steps;  // m16n8 equivalents per block and stage
+  if (p.wholeTriangle) {
+    k.mmasPerStage = 0;
+    for (const auto& pieces : p.pieces)
+      for (const PipePiece& pc : pieces) k.mmasPerStage += static_cast<long long>(2 * pc.width / 8) * 4 * p.steps;
+  }
+  k.wholeTriangle = p.wholeTriangle;
   k.wgmma = true;
   k.pipeline = true;
   k.opStages = p.opStages;
