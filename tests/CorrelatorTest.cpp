@@ -992,6 +992,7 @@ TEST(CorrelatorPipeline, WholeTriangleKernelsCompileForSm90aWithoutSpills) {
   struct Case {
     int R;
     std::string ty, layout, output;
+    int perSync = 1;  // tuning.stages_per_sync
   };
   for (const Case& c : std::vector<Case>{{80, "ci8", "tcc", "visibilities"},
                                          {80, "ci8", "tcc", "accumulators"},
@@ -999,14 +1000,19 @@ TEST(CorrelatorPipeline, WholeTriangleKernelsCompileForSm90aWithoutSpills) {
                                          {64, "ci8", "tcc", "visibilities"},
                                          {64, "ci4", "katgpucbf", "accumulators"},
                                          {80, "cf16", "katgpucbf", "accumulators"},
-                                         {30, "ci8", "tcc", "visibilities"}}) {
+                                         {30, "ci8", "tcc", "visibilities"},
+                                         {80, "ci8", "tcc", "visibilities", 2},
+                                         {80, "cf16", "tcc", "accumulators", 2}}) {
     CorrelatorSpec s = spec(specJson(c.R, c.ty, c.layout, 2, 2, 256));
     s.output = c.output;
+    s.tuning.stagesPerSync = c.perSync;
     const CorrelatorKernels k = emitCorrelatorPipeline(s, 0, 0, false, 0, true);
     CompileResult r;
     ASSERT_NO_THROW(r = compileWithReport(k.correlateSource, "t", "sm_90a")) << c.ty << "\n" << k.correlateSource;
-    std::printf("[nvrtc] whole triangle R=%d %s %s %s: %d registers, spill stores %d B, loads %d B\n", c.R,
-                c.ty.c_str(), c.layout.c_str(), c.output.c_str(), r.registers, r.spillStoreBytes, r.spillLoadBytes);
+    std::printf(
+        "[nvrtc] whole triangle R=%d %s %s %s, %d stage(s) per wait: %d registers, spill stores %d B, loads %d B\n",
+        c.R, c.ty.c_str(), c.layout.c_str(), c.output.c_str(), c.perSync, r.registers, r.spillStoreBytes,
+        r.spillLoadBytes);
     EXPECT_LE(r.spillStoreBytes, 0) << c.R << " " << c.ty << "\n" << r.log;
     EXPECT_LE(r.spillLoadBytes, 0) << c.R << " " << c.ty << "\n" << r.log;
     EXPECT_EQ(r.log.find("serialized"), std::string::npos) << c.R << " " << c.ty << "\n" << r.log;
@@ -1086,7 +1092,13 @@ TEST(CorrelatorKernels, WholeTrianglePlanRunsOnTheCpuAndMatchesTheExactReference
        "whole triangle cf16 one pol, one run per input, R = 70"},
       {R"({"name": "cpu_ww", "family": "correlator", "receivers": 48, "polarizations": 2, "channels": 1, "samples_per_call": 336, "sample_type": "ci8",
           "input": {"layout": "tcc"}, "tuning": {"whole_triangle": true, "stages": 3, "raw_stages": 3}})",
-       "whole triangle ci8 tcc, R = 48, 11 stages through 3 operand and 3 raw slots"}};
+       "whole triangle ci8 tcc, R = 48, 11 stages through 3 operand and 3 raw slots"},
+      {R"({"name": "cpu_wp", "family": "correlator", "receivers": 80, "polarizations": 2, "channels": 1, "samples_per_call": 336, "sample_type": "ci8",
+          "input": {"layout": "tcc"}, "output": "visibilities", "tuning": {"whole_triangle": true, "stages_per_sync": 2}})",
+       "whole triangle ci8 tcc, R = 80, two stages per wait: 11 stages (an odd last one) through 4 + 4 slots"},
+      {R"({"name": "cpu_wp3", "family": "correlator", "receivers": 64, "polarizations": 2, "channels": 1, "samples_per_call": 200, "sample_type": "cf16",
+          "input": {"layout": "katgpucbf"}, "tuning": {"whole_triangle": true, "stages_per_sync": 2, "raw_stages": 3, "stages": 5}})",
+       "whole triangle cf16 katgpucbf, R = 64, two stages per wait: 13 stages through 5 operand and 3 raw slots"}};
   for (const auto& [json, label] : cases) {
     const CorrelatorSpec cs = parseCorrelatorSpecText(json, "cpu.json");
     auto fs = makeCorrelatorSpec(cs);
@@ -1104,6 +1116,19 @@ TEST(CorrelatorKernels, WholeTrianglePlanRunsOnTheCpuAndMatchesTheExactReference
        "corr_desc_sw64_diag(op_ring)"},
       {"a piece stored at the wrong columns", "gj0 = 96 + ", "gj0 = 88 + "}};
   test::expectMutationsCaught(*fs, plan, mutations, 6171, "correlator-cpu", correlatorShim(), {{"dump", 1}});
+  // Two stages per wait: a slot released while its wgmmas may run and a loader not waiting for its copies fail the run.
+  // (Skipping the wait for a pair's second slot is no hazard: every loader thread stores both stages before its arrival
+  // on the first slot's mbarrier, which releases them all.)
+  const CorrelatorSpec ps = parseCorrelatorSpecText(cases[7].first, "cpu.json");
+  auto pfs = makeCorrelatorSpec(ps);
+  const LaunchPlan pplan = pfs->emit({"sm_90", nullptr}).plan;
+  ASSERT_NE(pplan.sources.front().text.find("k += 2"), std::string::npos);
+  const std::vector<std::array<std::string, 3>> pairMutations = {
+      {"the consumers release a slot still in flight", "wfa_mbar_arrive(empty_op + 8u * ((k + 2) % 4));",
+       "wfa_mbar_arrive(empty_op + 8u * ((k + 0) % 4));"},
+      {"the loader skips the wait for its bulk copies",
+       "while (!wfa_mbar_try_wait(full_raw + 8u * rs, (unsigned)(st / 4) & 1u)) {}", ";"}};
+  test::expectMutationsCaught(*pfs, pplan, pairMutations, 6172, "correlator-cpu", correlatorShim(), {{"dump", 1}});
 }
 
 // The emulation of the pipeline can fail: a loader that does not wait for its bulk copies, copies not announced to

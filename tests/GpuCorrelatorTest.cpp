@@ -307,7 +307,8 @@ TEST_F(GpuCorrelator, PipelineBitExactOnEveryLayoutTypeAndTile) {
 TEST_F(GpuCorrelator, PipelineWholeTriangleBitExactOnEveryLayoutTypeAndOutput) {
   // The pipeline with the whole triangle of a channel in one block (tuning.whole_triangle; the default for TCC's
   // R = 64 / 80): 1, 2 and 3 consumer warpgroups, the three bulk-copy layouts, 8-bit, 4-bit and f16, both conventions,
-  // both output models, partial last stages, two batch entries. Skipped off sm_90.
+  // both output models, partial last stages, two batch entries; half of them with two stages per wait too. Skipped off
+  // sm_90.
   struct Case {
     int r, pols;
     const char* type;
@@ -332,11 +333,17 @@ TEST_F(GpuCorrelator, PipelineWholeTriangleBitExactOnEveryLayoutTypeAndOutput) {
       CorrelatorSpec s = makeSpec(c.r, c.type, c.layout, c.pols, 2, samples, seed % 2, 0, "pipeline");
       s.tuning.wholeTriangle = 1;
       s.output = output;
-      TestData d = correlatorInputs(s, 2, 1700 + seed++);
-      Check ck = run(s, d, 2,
-                     fmt::format("pipeline, whole triangle, R={} P={} {} {}, {} samples, output {}", c.r, c.pols,
-                                 c.type, c.layout, s.samples, output));
-      EXPECT_TRUE(ck.ok()) << c.r << " " << c.type << " " << c.layout << " " << output << ": " << ck.detail;
+      for (int perSync : {1, 2}) {  // tuning.stages_per_sync: two stages per loader iteration and consumer wait
+        if (perSync == 2 && seed % 2) continue;
+        s.tuning.stagesPerSync = perSync;
+        TestData d = correlatorInputs(s, 2, 1700 + seed++);
+        Check ck = run(s, d, 2,
+                       fmt::format("pipeline, whole triangle, R={} P={} {} {}, {} samples, output {}, {} stage(s) per "
+                                   "wait",
+                                   c.r, c.pols, c.type, c.layout, s.samples, output, perSync));
+        EXPECT_TRUE(ck.ok()) << c.r << " " << c.type << " " << c.layout << " " << output << " " << perSync << ": "
+                             << ck.detail;
+      }
     }
 }
 

@@ -130,7 +130,16 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet {
           "operand slots ({}); "
           "{} x {} per consumer warpgroup\n",
           p.ts, rawKindName(p.kind), p.rawStages, s_.type == SampleType::CI4 ? "widen 4 -> 8 bits, " : "", p.opStages,
-          wgmmaSwizzleName(p.swizzle), p.steps, p.atom().ptx());
+          wgmmaSwizzleName(p.swizzle), p.steps, p.wholeTriangle ? std::string("wgmma m64nN pieces") : p.atom().ptx());
+      if (p.wholeTriangle) {
+        o += fmt::format("  the whole triangle, {} stage(s) per wait; pieces (rows x column inputs) per warpgroup:",
+                         p.stagesPerSync);
+        for (std::size_t g = 0; g < p.pieces.size(); ++g)
+          for (const PipePiece& pc : p.pieces[g])
+            o += fmt::format(" [{}] {}..{} x {}..{}", g, 64 * pc.strip, 64 * pc.strip + 63, pc.col0,
+                             pc.col0 + pc.width - 1);
+        o += "\n";
+      }
       // The roofline at an H100's dense tensor peak (8192 ops per SM and clock, 132 SMs, 1755 MHz) beside the model.
       // m16n8 equivalents (32 k bytes each) per block and stage
       const double done = 2.0 * 16 * 8 * 32 * static_cast<double>(k.mmasPerStage) *
@@ -240,6 +249,14 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet {
                                                        : emitCorrelatorPipeline(s_, 0, c.stages, false, 0, true);
       v.push_back({"correlate only, pipeline with the other block form (whole triangle per channel <-> square tiles)",
                    Generated{correlatorLaunchPlan(s_, form, false)}, 1, 0});
+      // The whole triangle with two stages per loader iteration and consumer wait (tuning.stages_per_sync 2).
+      CorrelatorSpec pairs = s_;
+      pairs.tuning.stagesPerSync = 2;
+      const CorrelatorKernels paired = pipe ? emitCorrelatorPipeline(pairs, 0, c.stages && c.stages < 4 ? 4 : c.stages,
+                                                                     false, 0, true)
+                                            : k;
+      v.push_back({"correlate only, pipeline, whole triangle per channel, two stages per wait (stages_per_sync 2)",
+                   Generated{correlatorLaunchPlan(pairs, paired, false)}, 1, 0});
     }
     const int other = pipe && square == 64 ? 128 : 64;
     const CorrelatorKernels alt = c.path == CorrelatorPath::Pipeline ? emitCorrelatorPipeline(s_, other, c.stages) : k;

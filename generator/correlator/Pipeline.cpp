@@ -270,6 +270,7 @@ CorrPipe corrPipe(const CorrelatorSpec& s, int rowsPerBlock, int opStages, int r
   p.rawSideBytes = p.runsPerSide * p.runPitch;
   p.rawSlotBytes = (wholeTriangle ? 1 : 2) * p.rawSideBytes;
   p.opStages = opStages ? opStages : 4;
+  p.stagesPerSync = wholeTriangle ? s.tuning.stagesPerSync : 1;
   p.sharedTransform = sharedTransform;
   if (p.consumers == 3) {
     // 512 threads at 128 registers; the loader gives 72 of its own per thread to the three consumer warpgroups.

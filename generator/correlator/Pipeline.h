@@ -97,6 +97,9 @@ struct CorrPipe {
   // no piece wholly above the diagonal).
   bool wholeTriangle = false;
   std::vector<std::vector<PipePiece>> pieces;
+  // Stages per loader iteration and consumer wait (whole triangle: tuning.stages_per_sync); 2: one proxy fence and one
+  // wait per two stages, the copies of two stages issued together.
+  int stagesPerSync = 1;
   int aThreads() const { return sharedTransform ? 128 * consumers : loaderThreads(); }
   int aUnits() const { return sharedTransform ? aUnitsPerThread : unitsPerThread; }
   int loaderThreads() const { return 128 * loaders; }

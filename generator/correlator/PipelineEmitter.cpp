@@ -179,6 +179,79 @@ void emitTransform(Code& c, const CorrelatorSpec& s, const CorrPipe& p, bool toB
   }
 }
 
+// The loader's stage loop: per stage, the copies of a later stage, the waits, the transform, one fence and arrival.
+void emitLoaderLoop(Code& c, const CorrelatorSpec& s, const CorrPipe& p, long long nst) {
+  const int R = p.rawStages, S = p.opStages;
+  c("int rslot = 0, rpar = 0, oslot = 0, opar = 0;");
+  c(fmt::format("#pragma unroll 1"));
+  c.open(fmt::format("for (int k = 0; k < {}; ++k)", nst));
+  c(fmt::format("// stage k + {0} into the raw slot of stage k - 1, once every loader thread has read it", R - 1));
+  c.open(fmt::format("if (warp == 0 && k + {} < {})", R - 1, nst));
+  c(fmt::format("const int ps = (k + {}) % {};", R - 1, R));
+  c(fmt::format("if (k > 0) while (!wfa_mbar_try_wait(empty_raw + 8u * ps, (unsigned)((k - 1) / {}) & 1u)) {{}}", R));
+  c(fmt::format("issue_stage(k + {}, ps);", R - 1));
+  c.close();
+  c("while (!wfa_mbar_try_wait(full_raw + 8u * rslot, rpar)) {}  // stage k's samples landed");
+  c("while (!wfa_mbar_try_wait(empty_op + 8u * oslot, opar ^ 1)) {}  // the consumers released the operand slot");
+  c(fmt::format("const int nt = min({}, {} - k * {});", p.ts, s.samples, p.ts));
+  c(fmt::format("const unsigned rawa = raw_ring + rslot * {}u, rawb = rawa + (diag ? 0u : {}u);", p.rawSlotBytes,
+                p.rawSideBytes));
+  c(fmt::format("const unsigned opa = op_ring + oslot * {}u, opb = opa + {}u;", p.opSlotBytes, p.aBytes));
+  if (!p.sharedTransform) {
+    c.open("if (!diag)");
+    emitTransform(c, s, p, false, p.loaderThreads(), p.unitsPerThread);
+    c.close();
+  }
+  c.open("");
+  emitTransform(c, s, p, true, p.loaderThreads(), p.unitsPerThread);
+  c.close();
+  c("corr_fence_async_smem();  // the stores above are read by wgmma (async proxy)");
+  c("wfa_mbar_arrive(full_op + 8u * oslot);");
+  c("wfa_mbar_arrive(empty_raw + 8u * rslot);");
+  c(fmt::format("if (++rslot == {}) rslot = 0, rpar ^= 1;", R));
+  c(fmt::format("if (++oslot == {}) oslot = 0, opar ^= 1;", S));
+  c.close();
+}
+
+// The loader with two stages per iteration (the whole triangle: B only): the copies of stages k + R - 2, k + R - 1 into
+// the raw slots of stages k - 2, k - 1 (read in the previous iteration), then per stage its waits and transform, then
+// one proxy fence and the arrivals of both stages.
+void emitPairedLoader(Code& c, const CorrelatorSpec& s, const CorrPipe& p, long long nst) {
+  const int R = p.rawStages, S = p.opStages;
+  c(fmt::format("if (warp == 0) for (int st = 0; st < {} && st < {}; ++st) issue_stage(st, st);", R - 2, nst));
+  c("#pragma unroll 1");
+  c.open(fmt::format("for (int k = 0; k < {}; k += 2)", nst));
+  c.open("if (warp == 0)");
+  c("#pragma unroll");
+  c.open(fmt::format("for (int st = k + {}; st < k + {} && st < {}; ++st)", R - 2, R, nst));
+  c(
+      fmt::format("if (st >= {0}) while (!wfa_mbar_try_wait(empty_raw + 8u * (st % {0}), (unsigned)((st - {0}) / {0}) "
+                  "& "
+                  "1u)) {{}}",
+                  R));
+  c(fmt::format("issue_stage(st, st % {});", R));
+  c.close();
+  c.close();
+  c("#pragma unroll");
+  c.open(fmt::format("for (int st = k; st < k + 2 && st < {}; ++st)", nst));
+  c(fmt::format("const int rs = st % {}, os = st % {};", R, S));
+  c(fmt::format("while (!wfa_mbar_try_wait(full_raw + 8u * rs, (unsigned)(st / {}) & 1u)) {{}}  // its samples landed",
+                R));
+  c(fmt::format(
+      "while (!wfa_mbar_try_wait(empty_op + 8u * os, ((unsigned)(st / {}) & 1u) ^ 1u)) {{}}  // slot released", S));
+  c(fmt::format("const int nt = min({}, {} - st * {});", p.ts, s.samples, p.ts));
+  c(fmt::format("const unsigned rawb = raw_ring + rs * {}u, opb = op_ring + os * {}u;", p.rawSlotBytes, p.opSlotBytes));
+  emitTransform(c, s, p, true, p.loaderThreads(), p.unitsPerThread);
+  c.close();
+  c("corr_fence_async_smem();  // the stores above are read by wgmma (async proxy)");
+  c("#pragma unroll");
+  c.open(fmt::format("for (int st = k; st < k + 2 && st < {}; ++st)", nst));
+  c(fmt::format("wfa_mbar_arrive(full_op + 8u * (st % {}));", S));
+  c(fmt::format("wfa_mbar_arrive(empty_raw + 8u * (st % {}));", R));
+  c.close();
+  c.close();
+}
+
 }  // namespace
 
 PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p, const std::string& name) {
@@ -284,36 +357,12 @@ PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p,
   if (p.loaderRegs) c(fmt::format("wfa_setmaxnreg_dec<{}>();", p.loaderRegs));
   emitIssue(c, s, p);
   emitUnitVariables(c, p, "tid", p.loaderThreads());
-  c(fmt::format("if (warp == 0) for (int st = 0; st < {} && st < {}; ++st) issue_stage(st, st);", R - 1, nst));
-  c("int rslot = 0, rpar = 0, oslot = 0, opar = 0;");
-  c(fmt::format("#pragma unroll 1"));
-  c.open(fmt::format("for (int k = 0; k < {}; ++k)", nst));
-  c(fmt::format("// stage k + {0} into the raw slot of stage k - 1, once every loader thread has read it", R - 1));
-  c.open(fmt::format("if (warp == 0 && k + {} < {})", R - 1, nst));
-  c(fmt::format("const int ps = (k + {}) % {};", R - 1, R));
-  c(fmt::format("if (k > 0) while (!wfa_mbar_try_wait(empty_raw + 8u * ps, (unsigned)((k - 1) / {}) & 1u)) {{}}", R));
-  c(fmt::format("issue_stage(k + {}, ps);", R - 1));
-  c.close();
-  c("while (!wfa_mbar_try_wait(full_raw + 8u * rslot, rpar)) {}  // stage k's samples landed");
-  c("while (!wfa_mbar_try_wait(empty_op + 8u * oslot, opar ^ 1)) {}  // the consumers released the operand slot");
-  c(fmt::format("const int nt = min({}, {} - k * {});", p.ts, s.samples, p.ts));
-  c(fmt::format("const unsigned rawa = raw_ring + rslot * {}u, rawb = rawa + (diag ? 0u : {}u);", p.rawSlotBytes,
-                p.rawSideBytes));
-  c(fmt::format("const unsigned opa = op_ring + oslot * {}u, opb = opa + {}u;", p.opSlotBytes, p.aBytes));
-  if (!p.sharedTransform) {
-    c.open("if (!diag)");
-    emitTransform(c, s, p, false, p.loaderThreads(), p.unitsPerThread);
-    c.close();
+  if (p.stagesPerSync == 2) {
+    emitPairedLoader(c, s, p, nst);
+  } else {
+    c(fmt::format("if (warp == 0) for (int st = 0; st < {} && st < {}; ++st) issue_stage(st, st);", R - 1, nst));
+    emitLoaderLoop(c, s, p, nst);
   }
-  c.open("");
-  emitTransform(c, s, p, true, p.loaderThreads(), p.unitsPerThread);
-  c.close();
-  c("corr_fence_async_smem();  // the stores above are read by wgmma (async proxy)");
-  c("wfa_mbar_arrive(full_op + 8u * oslot);");
-  c("wfa_mbar_arrive(empty_raw + 8u * rslot);");
-  c(fmt::format("if (++rslot == {}) rslot = 0, rpar ^= 1;", R));
-  c(fmt::format("if (++oslot == {}) oslot = 0, opar ^= 1;", S));
-  c.close();
   c.close(" else {");
   // ---- consumer warpgroups
   c.depth++;
