@@ -502,8 +502,15 @@ TEST(CorrelatorSpecs, MmaTuningRejectsWhatItCannotHonour) {
 }
 
 // The correlator's inline-PTX helpers, each replaced by the CPU shim's function (tests/CudaOnCpu.h).
+std::vector<std::pair<std::string, std::string>> correlatorShimEntries();
+
 const std::vector<std::pair<std::string, std::string>>& correlatorShim() {
-  static const std::vector<std::pair<std::string, std::string>> shim = {
+  static const std::vector<std::pair<std::string, std::string>> shim = correlatorShimEntries();
+  return shim;
+}
+
+std::vector<std::pair<std::string, std::string>> correlatorShimEntries() {
+  std::vector<std::pair<std::string, std::string>> shim = {
       {"corr_ldsm4",
        "static inline void corr_ldsm4(unsigned a, wf_u32& r0, wf_u32& r1, wf_u32& r2, wf_u32& r3) { wf_ldsm4(a, r0, "
        "r1, r2, r3); }"},
@@ -552,6 +559,13 @@ const std::vector<std::pair<std::string, std::string>>& correlatorShim() {
       {"wfa_setmaxnreg_dec", "template <int N> static inline void wfa_setmaxnreg_dec() { wf_setmaxnreg(N); }"},
       {"wfa_lds128", "static inline uint4 wfa_lds128(unsigned a) { return wf_lds128(a); }"},
       {"wfa_sts128", "static inline void wfa_sts128(unsigned a, uint4 v) { wf_sts128(a, v); }"}};
+  // The whole-triangle block's wgmma helpers, one per piece width (m64nN, N = 2 x column inputs).
+  for (int n = 16; n <= 256; n += 16)
+    shim.push_back({fmt::format("corr_wgmma_n{}", n),
+                    fmt::format("template <class T, int R> static inline void corr_wgmma_n{}(T (&d)[R], unsigned long "
+                                "long da, unsigned long long db) {{ wf_wgmma_acquired(da, 64, db, 2 * R); wf_wgmma(d, "
+                                "da, db); }}",
+                                n)});
   return shim;
 }
 
@@ -854,6 +868,60 @@ TEST(CorrelatorPipeline, MutatedPipelinesAreCaught) {
   EXPECT_FALSE(issuesOf(m).empty()) << "shared memory";
 }
 
+// The whole triangle of a channel in one block: pieces cover each strip from its diagonal on, balanced over the
+// warpgroups; the proofs hold for every type, layout and size that fits (1, 2 and 3 consumer warpgroups); a piece
+// moved by 8 columns, a strip pitch and a store that skips a piece are caught.
+TEST(CorrelatorPipeline, WholeTriangleProofsHoldAndMutationsAreCaught) {
+  {
+    const auto pieces = trianglePieces(160, 3);  // strips from 0, 64, 128: 160 + 96 + 32 columns, 96 each
+    ASSERT_EQ(pieces.size(), 3u);
+    for (const auto& list : pieces) {
+      int cols = 0;
+      for (const PipePiece& pc : list) {
+        cols += pc.width;
+        EXPECT_LE(pc.width, 128);
+      }
+      EXPECT_EQ(cols, 96);
+    }
+  }
+  int checked = 0;
+  for (const char* ty : {"ci8", "ci4", "cf16"})
+    for (const char* layout : {"tcc", "katgpucbf"})
+      for (int R : {20, 36, 64, 80}) {
+        const CorrelatorSpec s = spec(specJson(R, ty, layout, 2, 2, 96));
+        ASSERT_TRUE(pipeTriangleFits(s)) << R;
+        const CorrPipe p = corrPipe(s, 0, 0, 0, false, true);
+        EXPECT_EQ(p.consumers, R <= 36 ? 1 : R <= 64 ? 2 : 3) << R;  // 96 columns of wgmma per warpgroup at most
+        std::vector<PipeIssue> issues;
+        std::vector<std::string> proved;
+        checkPipeline(s, p, issues, proved);
+        for (const auto& i : issues) ADD_FAILURE() << ty << " " << layout << " R=" << R << ": " << i.message;
+        if (!checked++)
+          for (const auto& l : proved) std::printf("  proved: %s\n", l.c_str());
+      }
+  EXPECT_FALSE(pipeTriangleFits(spec(specJson(81, "ci8", "tcc", 2, 2, 96))));
+  const CorrelatorSpec s = spec(specJson(80, "ci8", "tcc", 2, 2, 96));
+  const CorrPipe good = corrPipe(s, 0, 0, 0, false, true);
+  auto caught = [&](const CorrPipe& m) {
+    std::vector<PipeIssue> issues;
+    std::vector<std::string> proved;
+    checkPipeline(s, m, issues, proved);
+    return !issues.empty();
+  };
+  CorrPipe m = good;
+  m.pieces[1][0].col0 += 8;  // a piece's columns shifted: its first 8 inputs never stored, 8 past it twice
+  EXPECT_TRUE(caught(m)) << "piece columns";
+  m = good;
+  m.pieces[2].pop_back();  // a piece dropped: its visibilities never written
+  EXPECT_TRUE(caught(m)) << "piece dropped";
+  m = good;
+  m.pieces[0][0].width = 100;  // not whole 8-input groups
+  EXPECT_TRUE(caught(m)) << "piece width";
+  m = good;
+  m.consumerRegs = 160;  // 3 x 128 x 160 + 128 x 56 exceed the 512 x 128 registers of the block
+  EXPECT_TRUE(caught(m)) << "register budget";
+}
+
 TEST(CorrelatorPipeline, SpecsChooseThePipelineOnSm90) {
   const CorrelatorSpec a = spec(specJson(576, "ci8", "tcc", 2, 64, 3072));
   EXPECT_EQ(chooseCorrelator(a, "sm_90").path, CorrelatorPath::Pipeline) << chooseCorrelator(a, "sm_90").why;
@@ -918,6 +986,39 @@ TEST(CorrelatorPipeline, KernelsCompileForSm90aWithoutSpills) {
 // wgmma operands must be stores released through an mbarrier phase the warpgroup waited for, after a proxy fence;
 // 64- and 128-input tiles (one and two consumer warpgroups, setmaxnreg), diagonal and partial tiles, a partial last
 // stage, the three raw layouts, 8-bit, 4-bit and f16, both conventions; exact against the int64 reference.
+// The whole triangle's kernels (1, 2 and 3 consumer warpgroups; 8-bit, 4-bit, f16; both outputs) compile without
+// spills or serialized wgmmas.
+TEST(CorrelatorPipeline, WholeTriangleKernelsCompileForSm90aWithoutSpills) {
+  struct Case {
+    int R;
+    std::string ty, layout, output;
+    int perSync = 1;  // tuning.stages_per_sync
+  };
+  for (const Case& c : std::vector<Case>{{80, "ci8", "tcc", "visibilities"},
+                                         {80, "ci8", "tcc", "accumulators"},
+                                         {80, "cf16", "tcc", "visibilities"},
+                                         {64, "ci8", "tcc", "visibilities"},
+                                         {64, "ci4", "katgpucbf", "accumulators"},
+                                         {80, "cf16", "katgpucbf", "accumulators"},
+                                         {30, "ci8", "tcc", "visibilities"},
+                                         {80, "ci8", "tcc", "visibilities", 2},
+                                         {80, "cf16", "tcc", "accumulators", 2}}) {
+    CorrelatorSpec s = spec(specJson(c.R, c.ty, c.layout, 2, 2, 256));
+    s.output = c.output;
+    s.tuning.stagesPerSync = c.perSync;
+    const CorrelatorKernels k = emitCorrelatorPipeline(s, 0, 0, false, 0, true);
+    CompileResult r;
+    ASSERT_NO_THROW(r = compileWithReport(k.correlateSource, "t", "sm_90a")) << c.ty << "\n" << k.correlateSource;
+    std::printf(
+        "[nvrtc] whole triangle R=%d %s %s %s, %d stage(s) per wait: %d registers, spill stores %d B, loads %d B\n",
+        c.R, c.ty.c_str(), c.layout.c_str(), c.output.c_str(), c.perSync, r.registers, r.spillStoreBytes,
+        r.spillLoadBytes);
+    EXPECT_LE(r.spillStoreBytes, 0) << c.R << " " << c.ty << "\n" << r.log;
+    EXPECT_LE(r.spillLoadBytes, 0) << c.R << " " << c.ty << "\n" << r.log;
+    EXPECT_EQ(r.log.find("serialized"), std::string::npos) << c.R << " " << c.ty << "\n" << r.log;
+  }
+}
+
 TEST(CorrelatorKernels, PipelinePlanRunsOnTheCpuAndMatchesTheExactReference) {
   if (std::system("c++ --version > /dev/null 2>&1") != 0)
     GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
@@ -961,6 +1062,73 @@ TEST(CorrelatorKernels, PipelinePlanRunsOnTheCpuAndMatchesTheExactReference) {
     ASSERT_NE(plan.sources.front().text.find("wfa_bulk_g2s("), std::string::npos) << c.label;
     runCorrelatorPlanOnCpu(*fs, plan, 2, 6160, c.label);
   }
+}
+
+// The whole triangle of a channel in one block on the CPU: 1, 2 and 3 consumer warpgroups (pieces of one and two
+// strips), partial last stages, the three raw layouts, 8-bit, 4-bit and f16, both conventions, both output models, the
+// rings wrapping; exact against the int64 reference. The emulation catches a consumer that skips its wait and a piece
+// reading the wrong strip.
+TEST(CorrelatorKernels, WholeTrianglePlanRunsOnTheCpuAndMatchesTheExactReference) {
+  if (std::system("c++ --version > /dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"name": "cpu_w8", "family": "correlator", "receivers": 80, "polarizations": 2, "channels": 1, "samples_per_call": 80, "sample_type": "ci8",
+          "input": {"layout": "tcc"}, "tuning": {"whole_triangle": true}})",
+       "whole triangle ci8 tcc, R = 80 (3 warpgroups), partial last stage"},
+      {R"({"name": "cpu_w8v", "family": "correlator", "receivers": 77, "polarizations": 2, "channels": 2, "samples_per_call": 48, "sample_type": "ci8",
+          "input": {"layout": "tcc"}, "conjugate": "r1", "polarization_order": "r2_r1", "output": "visibilities", "tuning": {"whole_triangle": true}})",
+       "whole triangle ci8 tcc, R = 77, output visibilities, TCC convention"},
+      {R"({"name": "cpu_w8k", "family": "correlator", "receivers": 64, "polarizations": 2, "channels": 1, "samples_per_call": 64, "sample_type": "ci8",
+          "input": {"layout": "katgpucbf"}, "conjugate": "r1", "polarization_order": "r2_r1", "tuning": {"whole_triangle": true}})",
+       "whole triangle ci8 katgpucbf, R = 64 (2 warpgroups), TCC convention"},
+      {R"({"name": "cpu_w4", "family": "correlator", "receivers": 36, "polarizations": 2, "channels": 1, "samples_per_call": 64, "sample_type": "ci4",
+          "input": {"layout": "tcc"}, "tuning": {"whole_triangle": true}})",
+       "whole triangle ci4 tcc, R = 36 (1 warpgroup, two strips)"},
+      {R"({"name": "cpu_wh", "family": "correlator", "receivers": 80, "polarizations": 2, "channels": 1, "samples_per_call": 40, "sample_type": "cf16",
+          "input": {"layout": "tcc"}, "output": "visibilities", "tuning": {"whole_triangle": true}})",
+       "whole triangle cf16 tcc, R = 80, output visibilities"},
+      {R"({"name": "cpu_wh1", "family": "correlator", "receivers": 70, "polarizations": 1, "channels": 1, "samples_per_call": 40, "sample_type": "cf16",
+          "input": {"layout": "strides", "strides": {"batch": 2800, "channel": 2800, "receiver": 40, "polarization": 0, "time": 1}}, "tuning": {"whole_triangle": true}})",
+       "whole triangle cf16 one pol, one run per input, R = 70"},
+      {R"({"name": "cpu_ww", "family": "correlator", "receivers": 48, "polarizations": 2, "channels": 1, "samples_per_call": 336, "sample_type": "ci8",
+          "input": {"layout": "tcc"}, "tuning": {"whole_triangle": true, "stages": 3, "raw_stages": 3}})",
+       "whole triangle ci8 tcc, R = 48, 11 stages through 3 operand and 3 raw slots"},
+      {R"({"name": "cpu_wp", "family": "correlator", "receivers": 80, "polarizations": 2, "channels": 1, "samples_per_call": 336, "sample_type": "ci8",
+          "input": {"layout": "tcc"}, "output": "visibilities", "tuning": {"whole_triangle": true, "stages_per_sync": 2}})",
+       "whole triangle ci8 tcc, R = 80, two stages per wait: 11 stages (an odd last one) through 4 + 4 slots"},
+      {R"({"name": "cpu_wp3", "family": "correlator", "receivers": 64, "polarizations": 2, "channels": 1, "samples_per_call": 200, "sample_type": "cf16",
+          "input": {"layout": "katgpucbf"}, "tuning": {"whole_triangle": true, "stages_per_sync": 2, "raw_stages": 3, "stages": 5}})",
+       "whole triangle cf16 katgpucbf, R = 64, two stages per wait: 13 stages through 5 operand and 3 raw slots"}};
+  for (const auto& [json, label] : cases) {
+    const CorrelatorSpec cs = parseCorrelatorSpecText(json, "cpu.json");
+    auto fs = makeCorrelatorSpec(cs);
+    const LaunchPlan plan = fs->emit({"sm_90", nullptr}).plan;
+    ASSERT_NE(plan.sources.front().text.find("its pieces of the triangle"), std::string::npos) << label;
+    runCorrelatorPlanOnCpu(*fs, plan, 2, 6170, label);
+  }
+  const CorrelatorSpec cs = parseCorrelatorSpecText(cases[0].first, "cpu.json");
+  auto fs = makeCorrelatorSpec(cs);
+  const LaunchPlan plan = fs->emit({"sm_90", nullptr}).plan;
+  const std::vector<std::array<std::string, 3>> mutations = {
+      {"consumer skips the wait for its operand slot",
+       "while (!wfa_mbar_try_wait(full_op + 8u * oslot, opar)) {}  // the stage's operands are staged", ";"},
+      {"a piece reads the rows of another strip", "corr_desc_sw64_diag(op_ring + 8192u)",
+       "corr_desc_sw64_diag(op_ring)"},
+      {"a piece stored at the wrong columns", "gj0 = 96 + ", "gj0 = 88 + "}};
+  test::expectMutationsCaught(*fs, plan, mutations, 6171, "correlator-cpu", correlatorShim(), {{"dump", 1}});
+  // Two stages per wait: a slot released while its wgmmas may run and a loader not waiting for its copies fail the run.
+  // (Skipping the wait for a pair's second slot is no hazard: every loader thread stores both stages before its arrival
+  // on the first slot's mbarrier, which releases them all.)
+  const CorrelatorSpec ps = parseCorrelatorSpecText(cases[7].first, "cpu.json");
+  auto pfs = makeCorrelatorSpec(ps);
+  const LaunchPlan pplan = pfs->emit({"sm_90", nullptr}).plan;
+  ASSERT_NE(pplan.sources.front().text.find("k += 2"), std::string::npos);
+  const std::vector<std::array<std::string, 3>> pairMutations = {
+      {"the consumers release a slot still in flight", "wfa_mbar_arrive(empty_op + 8u * ((k + 2) % 4));",
+       "wfa_mbar_arrive(empty_op + 8u * ((k + 0) % 4));"},
+      {"the loader skips the wait for its bulk copies",
+       "while (!wfa_mbar_try_wait(full_raw + 8u * rs, (unsigned)(st / 4) & 1u)) {}", ";"}};
+  test::expectMutationsCaught(*pfs, pplan, pairMutations, 6172, "correlator-cpu", correlatorShim(), {{"dump", 1}});
 }
 
 // The emulation of the pipeline can fail: a loader that does not wait for its bulk copies, copies not announced to

@@ -304,6 +304,49 @@ TEST_F(GpuCorrelator, PipelineBitExactOnEveryLayoutTypeAndTile) {
   }
 }
 
+TEST_F(GpuCorrelator, PipelineWholeTriangleBitExactOnEveryLayoutTypeAndOutput) {
+  // The pipeline with the whole triangle of a channel in one block (tuning.whole_triangle; the default for TCC's
+  // R = 64 / 80): 1, 2 and 3 consumer warpgroups, the three bulk-copy layouts, 8-bit, 4-bit and f16, both conventions,
+  // both output models, partial last stages, two batch entries; half of them with two stages per wait too. Skipped off
+  // sm_90.
+  struct Case {
+    int r, pols;
+    const char* type;
+    const char* layout;
+  };
+  CUdevice dev = 0;
+  cuCtxGetDevice(&dev);
+  if (deviceInfo(dev).arch != "sm_90") GTEST_SKIP() << "the pipeline is sm_90a code";
+  int seed = 0;
+  for (const Case& c : std::vector<Case>{{80, 2, "ci8", "tcc"},
+                                         {64, 2, "ci8", "tcc"},
+                                         {77, 2, "ci8", "katgpucbf"},
+                                         {80, 2, "ci4", "tcc"},
+                                         {50, 2, "ci4", "katgpucbf"},
+                                         {80, 2, "cf16", "tcc"},
+                                         {64, 2, "cf16", "katgpucbf"},
+                                         {150, 1, "ci8", "katgpucbf"},
+                                         {20, 2, "ci8", "tcc"}})
+    for (const char* output : {"accumulators", "visibilities"}) {
+      const std::string ty = c.type, lay = c.layout;
+      const int samples = ty == "cf16" ? 200 : ty == "ci4" && lay == "tcc" ? 224 : 208;
+      CorrelatorSpec s = makeSpec(c.r, c.type, c.layout, c.pols, 2, samples, seed % 2, 0, "pipeline");
+      s.tuning.wholeTriangle = 1;
+      s.output = output;
+      for (int perSync : {1, 2}) {  // tuning.stages_per_sync: two stages per loader iteration and consumer wait
+        if (perSync == 2 && seed % 2) continue;
+        s.tuning.stagesPerSync = perSync;
+        TestData d = correlatorInputs(s, 2, 1700 + seed++);
+        Check ck = run(s, d, 2,
+                       fmt::format("pipeline, whole triangle, R={} P={} {} {}, {} samples, output {}, {} stage(s) per "
+                                   "wait",
+                                   c.r, c.pols, c.type, c.layout, s.samples, output, perSync));
+        EXPECT_TRUE(ck.ok()) << c.r << " " << c.type << " " << c.layout << " " << output << " " << perSync << ": "
+                             << ck.detail;
+      }
+    }
+}
+
 TEST_F(GpuCorrelator, VisibilitiesOutputBitExactOnEveryPathLayoutTypeAndTile) {
   // Output "visibilities" (TCC's model: each call's visibilities written once, no accumulators): the pipeline cases of
   // PipelineBitExactOnEveryLayoutTypeAndTile (the default path on sm_90), then the register-staged wgmma kernel and

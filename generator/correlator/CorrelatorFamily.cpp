@@ -47,7 +47,8 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet {
     const CorrelatorChoice sm90 = chooseCorrelator(s_, "sm_90");
     if (sm90.path == CorrelatorPath::Pipeline) {
       std::vector<PipeIssue> issues;
-      checkPipeline(s_, corrPipe(s_, sm90.rows, sm90.stages, 0, sm90.sharedTransform), issues, c.proved);
+      checkPipeline(s_, corrPipe(s_, sm90.rows, sm90.stages, 0, sm90.sharedTransform, sm90.wholeTriangle), issues,
+                    c.proved);
       for (const auto& i : issues) c.issues.push_back({i.path, i.message});
     }
     if (!c.issues.empty()) {
@@ -117,7 +118,8 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet {
                                 k.wgmma ? "wgmma, sm_90a code" : "mma.sync, the same code for every arch >= sm_80",
                                 chooseCorrelator(s_, target.arch).why);
     if (k.pipeline) {
-      const CorrPipe p = corrPipe(s_, k.tiling.rowsPerBlock, k.opStages, k.rawStages, k.sharedTransform);
+      const CorrPipe p = corrPipe(s_, k.tiling.rowsPerBlock, k.opStages, k.rawStages, k.sharedTransform,
+                                  k.wholeTriangle);
       o += fmt::format(
           "{}: block {} threads (loader warpgroup + {} consumer warpgroup(s)), tile {} x {} inputs ({} tiles per "
           "channel), {} B dynamic shared "
@@ -128,12 +130,24 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet {
           "operand slots ({}); "
           "{} x {} per consumer warpgroup\n",
           p.ts, rawKindName(p.kind), p.rawStages, s_.type == SampleType::CI4 ? "widen 4 -> 8 bits, " : "", p.opStages,
-          wgmmaSwizzleName(p.swizzle), p.steps, p.atom().ptx());
+          wgmmaSwizzleName(p.swizzle), p.steps, p.wholeTriangle ? std::string("wgmma m64nN pieces") : p.atom().ptx());
+      if (p.wholeTriangle) {
+        o += fmt::format("  the whole triangle, {} stage(s) per wait; pieces (rows x column inputs) per warpgroup:",
+                         p.stagesPerSync);
+        for (std::size_t g = 0; g < p.pieces.size(); ++g)
+          for (const PipePiece& pc : p.pieces[g])
+            o += fmt::format(" [{}] {}..{} x {}..{}", g, 64 * pc.strip, 64 * pc.strip + 63, pc.col0,
+                             pc.col0 + pc.width - 1);
+        o += "\n";
+      }
       // The roofline at an H100's dense tensor peak (8192 ops per SM and clock, 132 SMs, 1755 MHz) beside the model.
-      const double done = 2.0 * 64 * 2 * p.rows * p.kBytes * p.consumers * static_cast<double>(k.tiling.tiles()) *
-                          s_.channels * std::ceil(static_cast<double>(s_.samples) / p.ts);
+      // m16n8 equivalents (32 k bytes each) per block and stage
+      const double done = 2.0 * 16 * 8 * 32 * static_cast<double>(k.mmasPerStage) *
+                          static_cast<double>(k.tiling.tiles()) * s_.channels *
+                          std::ceil(static_cast<double>(s_.samples) / p.ts);
       o += fmt::format("  roofline {:.1f} us (tensor work {:.2f}x TCC's op count), cost model {:.1f} us\n",
-                       done / (8192.0 * 132 * 1755e6) * 1e6, done / tccOps(s_), correlatorPipelineModel(s_, p.rows));
+                       done / (8192.0 * 132 * 1755e6) * 1e6, done / tccOps(s_),
+                       correlatorPipelineModel(s_, p.rows, 132, 1755, p.wholeTriangle));
       if (!k.visibilities)
         o += fmt::format("{}: grid-stride over {} visibilities, {} threads per block\n", k.reduceName,
                          s_.visibilities(), k.reduceThreads);
@@ -221,22 +235,46 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet {
       v.push_back({"reduce kernel only", Generated{correlatorLaunchPlan(s_, k, true, false)}, 1, 0});
     }
     const CorrelatorChoice c = chooseCorrelator(s_, target.arch);
-    const int other = c.path == CorrelatorPath::Pipeline && c.rows == 64 ? 128 : 64;
+    const bool pipe = c.path == CorrelatorPath::Pipeline;
+    // The square tile the cost model ranks first (the default's where it is square); the whole triangle of a channel
+    // in one block beside it where it fits.
+    const int square = !c.wholeTriangle                                                     ? c.rows
+                       : correlatorPipelineModel(s_, 128) < correlatorPipelineModel(s_, 64) ? 128
+                                                                                            : 64;
+    // Where the triangle fits one block (a property of the spec: the names stay the same on every target): the other
+    // block form, i.e. square tiles where the default is the whole triangle (the kernel before it) and vice versa.
+    if (pipeTriangleFits(s_)) {
+      const CorrelatorKernels form = !pipe             ? k
+                                     : c.wholeTriangle ? emitCorrelatorPipeline(s_, square, c.stages, c.sharedTransform)
+                                                       : emitCorrelatorPipeline(s_, 0, c.stages, false, 0, true);
+      v.push_back({"correlate only, pipeline with the other block form (whole triangle per channel <-> square tiles)",
+                   Generated{correlatorLaunchPlan(s_, form, false)}, 1, 0});
+      // The whole triangle with two stages per loader iteration and consumer wait (tuning.stages_per_sync 2).
+      CorrelatorSpec pairs = s_;
+      pairs.tuning.stagesPerSync = 2;
+      const CorrelatorKernels paired = pipe ? emitCorrelatorPipeline(pairs, 0, c.stages && c.stages < 4 ? 4 : c.stages,
+                                                                     false, 0, true)
+                                            : k;
+      v.push_back({"correlate only, pipeline, whole triangle per channel, two stages per wait (stages_per_sync 2)",
+                   Generated{correlatorLaunchPlan(pairs, paired, false)}, 1, 0});
+    }
+    const int other = pipe && square == 64 ? 128 : 64;
     const CorrelatorKernels alt = c.path == CorrelatorPath::Pipeline ? emitCorrelatorPipeline(s_, other, c.stages) : k;
     v.push_back({"correlate only, pipeline with the other tile (64 <-> 128 inputs)",
                  Generated{correlatorLaunchPlan(s_, alt, false)}, 1, 0});
-    // The other transform (loader alone <-> loader and consumers), on the default tile.
+    // The other transform (loader alone <-> loader and consumers), on the square tile.
     const CorrelatorKernels xf = c.path == CorrelatorPath::Pipeline
-                                     ? emitCorrelatorPipeline(s_, c.rows, c.stages, !c.sharedTransform)
+                                     ? emitCorrelatorPipeline(s_, square, c.stages, !c.sharedTransform)
                                      : k;
     v.push_back({"correlate only, pipeline with the other transform (loader <-> shared)",
                  Generated{correlatorLaunchPlan(s_, xf, false)}, 1, 0});
     // The deepest raw ring that fits (up to 8 slots: more stages of bulk copies in flight than the default 4).
-    const CorrelatorKernels deep = c.path == CorrelatorPath::Pipeline
-                                       ? emitCorrelatorPipeline(s_, c.rows, c.stages, c.sharedTransform,
-                                                                pipeDeepestRawStages(s_, c.rows, c.stages,
-                                                                                     c.sharedTransform))
-                                       : k;
+    const CorrelatorKernels deep =
+        c.path == CorrelatorPath::Pipeline
+            ? emitCorrelatorPipeline(s_, c.rows, c.stages, c.sharedTransform,
+                                     pipeDeepestRawStages(s_, c.rows, c.stages, c.sharedTransform, c.wholeTriangle),
+                                     c.wholeTriangle)
+            : k;
     v.push_back({"correlate only, pipeline with the deepest raw ring that fits (up to 8 slots)",
                  Generated{correlatorLaunchPlan(s_, deep, false)}, 1, 0});
     // What the target got before the pipeline (register-staged wgmma or mma.sync): auto must not lose to it.

@@ -34,14 +34,15 @@ constexpr TileCost kTileCosts[] = {{64, 10000, 1470}, {128, 20000, 1940}};
 
 }  // namespace
 
-double correlatorPipelineModel(const CorrelatorSpec& s, int rows, int sms, double clockMHz) {
-  const CorrPipe p = corrPipe(s, rows, s.tuning.stages);
-  const long long tps = (s.inputs() + rows - 1) / rows;
+double correlatorPipelineModel(const CorrelatorSpec& s, int rows, int sms, double clockMHz, bool wholeTriangle) {
+  const CorrPipe p = corrPipe(s, rows, s.tuning.stages, 0, false, wholeTriangle);
+  const long long tps = wholeTriangle ? 1 : (s.inputs() + rows - 1) / rows;
   const double blocks = static_cast<double>(tps * (tps + 1) / 2) * s.channels;
   const double stages = std::ceil(static_cast<double>(s.samples) / p.ts);
   const double waves = std::ceil(blocks / (static_cast<double>(sms) * p.blocksPerSm));
+  const int costRows = wholeTriangle ? (p.consumers == 1 ? 64 : 128) : rows;
   for (const TileCost& c : kTileCosts)
-    if (c.rows == rows) return waves * (c.fixed + stages * c.perStage) / clockMHz;
+    if (c.rows == costRows) return waves * (c.fixed + stages * c.perStage) / clockMHz;
   return 1e30;
 }
 
@@ -63,6 +64,20 @@ CorrelatorChoice chooseCorrelator(const CorrelatorSpec& s, const std::string& ar
       c.why = fmt::format(
           "pipeline, {}-input tiles by the cost model ({:.1f} us with 64, {:.1f} us with 128 on 132 SMs at 1755 MHz)",
           c.rows, t64, t128);
+    }
+    if (s.tuning.wholeTriangle != 0 && pipeTriangleFits(s)) {
+      {  // one block per channel where the model finds it no slower (or the spec asks for it)
+        const double tw = correlatorPipelineModel(s, 0, 132, 1755, true);
+        const double t64 = correlatorPipelineModel(s, 64), t128 = correlatorPipelineModel(s, 128);
+        if (s.tuning.wholeTriangle == 1 || (!s.tuning.rowsGiven && tw <= std::min(t64, t128))) {
+          c.wholeTriangle = true;
+          c.rows = corrPipe(s, 0, c.stages, 0, false, true).rows;
+          c.why = fmt::format(
+              "pipeline, the whole triangle in one block per channel ({}; cost model {:.1f} us, 64-input tiles {:.1f}, "
+              "128 {:.1f})",
+              s.tuning.wholeTriangle == 1 ? "tuning.whole_triangle" : "by the cost model", tw, t64, t128);
+        }
+      }
     }
     return c;
   }
@@ -98,8 +113,17 @@ CorrelatorKernels emitCorrelatorFor(const CorrelatorSpec& s, const std::string& 
                                 "{} B); \"auto\" picks mma.sync there",
                                 kWgmmaMaxShared, arch,
                                 2 * wgmmaStage(s, s.tuning.receiversPerBlock * s.polarizations).bufferBytes));
+  if (s.tuning.wholeTriangle == 1 && !pipeTriangleFits(s))
+    throw SpecError(s.file, "/tuning/whole_triangle",
+                    fmt::format("the whole triangle of {} inputs does not fit one pipeline block (at most 160)",
+                                s.inputs()));
   const CorrelatorChoice c = chooseCorrelator(s, arch);
-  if (c.path == CorrelatorPath::Pipeline) return emitCorrelatorPipeline(s, c.rows, c.stages, c.sharedTransform);
+  if (s.tuning.stagesPerSync == 2 && !(c.path == CorrelatorPath::Pipeline && c.wholeTriangle))
+    throw SpecError(s.file, "/tuning/stages_per_sync",
+                    "2 stages per wait needs the pipeline with the whole triangle in one block "
+                    "(tuning.whole_triangle)");
+  if (c.path == CorrelatorPath::Pipeline)
+    return emitCorrelatorPipeline(s, c.rows, c.stages, c.sharedTransform, 0, c.wholeTriangle);
   return emitCorrelator(s, c.path == CorrelatorPath::Wgmma);
 }
 

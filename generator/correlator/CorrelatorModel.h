@@ -6,7 +6,11 @@
 // spec gives it, else from correlatorPipelineModel: the predicted time of the correlate kernel for each tile,
 //     waves x (fixed + stages x perStage),   waves = ceil(blocks / (SMs x blocks per SM)),
 // in SM cycles, with (fixed, perStage) per tile fitted to device measurements (the fit and its data, still few shapes:
-// README, "Performance on the H200"). Elsewhere the earlier rules hold (correlatorUsesWgmma, mma.sync).
+// README, "Performance on the H200"). A stage costs a block about the same whatever its tile (a fixed latency, not the
+// tensor work), so the model mostly counts block-stage waves: where the whole triangle of a channel fits one block
+// (up to 160 inputs) it is a candidate too, costed as the square tile with as many consumer warpgroups, and wins ties
+// (the same waves, its warpgroups' wgmma columns balanced). Elsewhere the earlier rules hold (correlatorUsesWgmma,
+// mma.sync).
 #include <string>
 
 #include "generator/correlator/CorrelatorEmitter.h"
@@ -22,11 +26,14 @@ struct CorrelatorChoice {
   int rows = 0;                  // inputs per tile side
   int stages = 0;                // pipeline ring depth (0: the default)
   bool sharedTransform = false;  // pipeline: the consumers transform A
+  bool wholeTriangle = false;    // pipeline: one block per channel holds its whole triangle (rows: its padded side)
   std::string why;               // one line: what decided it
 };
 
 // The model's prediction (microseconds, one batch entry, `sms` SMs at `clockMHz`) of the pipeline's correlate kernel.
-double correlatorPipelineModel(const CorrelatorSpec& s, int rows, int sms = 132, double clockMHz = 1755);
+// wholeTriangle: one block per channel (`rows` ignored), costed as the square tile of as many consumer warpgroups.
+double correlatorPipelineModel(const CorrelatorSpec& s, int rows, int sms = 132, double clockMHz = 1755,
+                               bool wholeTriangle = false);
 
 CorrelatorChoice chooseCorrelator(const CorrelatorSpec& s, const std::string& arch);
 

@@ -197,7 +197,9 @@ CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
   if (root.contains("tuning")) {
     const Json& t = root["tuning"];
     rd.needObject(t, "/tuning");
-    rd.onlyKeys(t, "/tuning", {"receivers_per_block", "times_per_stage", "mma", "stages", "raw_stages", "transform"});
+    rd.onlyKeys(t, "/tuning",
+                {"receivers_per_block", "times_per_stage", "mma", "stages", "raw_stages", "transform", "whole_triangle",
+                 "stages_per_sync"});
     if (t.contains("stages")) s.tuning.stages = static_cast<int>(rd.integer(t["stages"], "/tuning/stages", 2, 8));
     if (t.contains("raw_stages"))
       s.tuning.rawStages = static_cast<int>(rd.integer(t["raw_stages"], "/tuning/raw_stages", 2, 8));
@@ -211,6 +213,13 @@ CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
         rd.fail("/tuning/transform", "\"shared\" needs 3 or more stages (tuning.stages is 2)");
     }
     if (!t.contains("transform") && s.tuning.stages == 2) s.tuning.transform = "loader";
+    if (t.contains("whole_triangle"))
+      s.tuning.wholeTriangle = rd.boolean(t["whole_triangle"], "/tuning/whole_triangle") ? 1 : 0;
+    if (t.contains("stages_per_sync")) {
+      s.tuning.stagesPerSync = static_cast<int>(rd.integer(t["stages_per_sync"], "/tuning/stages_per_sync", 1, 2));
+      if (s.tuning.stagesPerSync == 2 && s.tuning.stages && s.tuning.stages < 4)
+        rd.fail("/tuning/stages_per_sync", "2 needs 4 or more operand slots (tuning.stages)");
+    }
     if (t.contains("mma")) {
       s.tuning.mma = rd.string(t["mma"], "/tuning/mma");
       if (s.tuning.mma != "auto" && s.tuning.mma != "mma_sync" && s.tuning.mma != "wgmma" && s.tuning.mma != "pipeline")

@@ -40,6 +40,12 @@ struct CorrelatorTuning {
   std::string transform = "shared";  // pipeline: "loader" (the loader warpgroup transforms A and B) or "shared" (the
                                      // consumers transform A of the next stage while their wgmmas run: faster at 6 of
                                      // 8 shapes on the H200, level at the other two; the default where stages >= 3)
+  // pipeline: the whole triangle of a channel in one block (up to 160 inputs) instead of square
+  // tiles; -1: the cost model's choice, 0: square tiles, 1: the whole triangle.
+  int wholeTriangle = -1;
+  // pipeline, whole triangle: stages per loader iteration and per consumer wait (1 or 2; 2 needs 4 or more operand
+  // slots): the per-stage waits, proxy fence and arrivals paid once per two stages.
+  int stagesPerSync = 1;
 };
 
 struct CorrelatorSpec {

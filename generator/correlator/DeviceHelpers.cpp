@@ -1,5 +1,7 @@
 #include "generator/correlator/DeviceHelpers.h"
 
+#include <set>
+
 #include <fmt/format.h>
 
 #include "ast/Printer.h"
@@ -97,6 +99,19 @@ std::string correlatorPipelineHelpers(const CorrPipe& p) {
   const PipeDescriptors d = pipeDescriptors(p);
   o += wgmmaDescriptorHelper("corr_desc_sw64", d.b.swizzle, d.b.lbo, d.b.sbo);
   o += wgmmaDescriptorHelper("corr_desc_sw64_diag", d.diag.swizzle, d.diag.lbo, d.diag.sbo);
+  if (p.wholeTriangle) {  // one helper per piece width
+    std::set<int> widths;
+    for (const auto& pieces : p.pieces)
+      for (const PipePiece& pc : pieces) widths.insert(pc.width);
+    for (int w : widths) {
+      const WgmmaAtom atom = p.pieceAtom({0, 0, w});
+      o += wgmmaHelper(atom, fmt::format("corr_wgmma_n{}", atom.n),
+                       fmt::format("// D (m64 x {}) += A (64 rows, descriptor) B ({} columns from a piece's first).",
+                                   atom.n, atom.n)) +
+           "\n";
+    }
+    return o;
+  }
   const WgmmaAtom atom = p.atom();
   o += wgmmaHelper(atom, "corr_wgmma",
                    fmt::format("// D (m64 x {}) += A (64 rows, descriptor) B ({} columns, descriptor).", atom.n,

@@ -108,6 +108,12 @@ WgmmaDescriptor CorrPipe::descB(unsigned base, int slot, int ks) const {
   return d;
 }
 
+WgmmaDescriptor CorrPipe::descBAt(unsigned base, int slot, int ks, int col0) const {
+  WgmmaDescriptor d = descB(base, slot, ks);
+  d.start += static_cast<unsigned>(bOffset(col0, 0, 0));
+  return d;
+}
+
 WgmmaDescriptor CorrPipe::descBHalf(unsigned base, int slot, int ks) const {
   WgmmaDescriptor d = descB(base, slot, ks);
   d.start += static_cast<unsigned>(bOffset(rows / 2, 0, 0));
@@ -188,15 +194,48 @@ PipeAccumulator pipeAccumulator(const CorrPipe& p) {
   return a;
 }
 
-CorrPipe corrPipe(const CorrelatorSpec& s, int rowsPerBlock, int opStages, int rawStages, bool sharedTransform) {
+namespace {
+// Column inputs of the whole triangle's wgmmas (each 64-row strip from its diagonal on) and the warpgroups they need.
+int triangleColumns(long long inputs) {
+  const int cols = static_cast<int>((inputs + 7) / 8 * 8), strips = static_cast<int>((inputs + 63) / 64);
+  int total = 0;
+  for (int i = 0; i < strips; ++i) total += cols - 64 * i;
+  return total;
+}
+int triangleConsumers(long long inputs) {
+  return (triangleColumns(inputs) + kPipeTriangleMaxColumns - 1) / kPipeTriangleMaxColumns;
+}
+}  // namespace
+
+std::vector<std::vector<PipePiece>> trianglePieces(long long inputs, int consumers) {
+  const int cols = static_cast<int>((inputs + 7) / 8 * 8), strips = static_cast<int>((inputs + 63) / 64);
+  const int share = (triangleColumns(inputs) + 8 * consumers - 1) / (8 * consumers) * 8;
+  std::vector<std::vector<PipePiece>> out(static_cast<std::size_t>(consumers));
+  int strip = 0, col = 0, g = 0, left = share;
+  while (strip < strips) {
+    const int take = std::min({left, cols - col, 128});
+    out[static_cast<std::size_t>(g)].push_back({strip, col, take});
+    col += take, left -= take;
+    if (col == cols) ++strip, col = 64 * strip;
+    if (left == 0 && g + 1 < consumers) ++g, left = share;
+  }
+  return out;
+}
+
+bool pipeTriangleFits(const CorrelatorSpec& s) { return triangleConsumers(s.inputs()) <= kPipeTriangleMaxConsumers; }
+
+CorrPipe corrPipe(const CorrelatorSpec& s, int rowsPerBlock, int opStages, int rawStages, bool sharedTransform,
+                  bool wholeTriangle) {
   CorrPipe p;
   std::string why;
   p.type = s.type;
   p.P = s.polarizations;
   p.N = s.inputs();
   p.samples = s.samples;
-  p.rows = rowsPerBlock;
-  p.consumers = rowsPerBlock / 64;
+  p.rows = wholeTriangle ? static_cast<int>((p.N + 63) / 64 * 64) : rowsPerBlock;
+  p.consumers = wholeTriangle ? std::max(1, triangleConsumers(p.N)) : rowsPerBlock / 64;
+  p.wholeTriangle = wholeTriangle;
+  if (wholeTriangle) p.pieces = trianglePieces(p.N, p.consumers), sharedTransform = false;
   // One loader warpgroup: ptxas allocates the whole kernel within the launch's registers per thread (setmaxnreg does
   // not raise that bound), so 512 threads (two loaders) leave 128, and a consumer's 128 accumulators need more.
   p.loaders = 1;
@@ -206,7 +245,7 @@ CorrPipe corrPipe(const CorrelatorSpec& s, int rowsPerBlock, int opStages, int r
   p.spc = s.type == SampleType::CF16 ? 4 : 8;
   p.kind = rawKind(s, &why).value_or(RawKind::RowRuns);
   p.T = s.input.timesPerBlock;
-  p.aBytes = p.rows * p.kBytes;
+  p.aBytes = wholeTriangle ? 0 : p.rows * p.kBytes;  // the whole triangle reads A from B's sample rows
   p.bBytes = 2 * p.rows * p.kBytes;
   p.opSlotBytes = p.aBytes + p.bBytes;
   switch (p.kind) {
@@ -229,10 +268,17 @@ CorrPipe corrPipe(const CorrelatorSpec& s, int rowsPerBlock, int opStages, int r
       break;
   }
   p.rawSideBytes = p.runsPerSide * p.runPitch;
-  p.rawSlotBytes = 2 * p.rawSideBytes;
+  p.rawSlotBytes = (wholeTriangle ? 1 : 2) * p.rawSideBytes;
   p.opStages = opStages ? opStages : 4;
+  p.stagesPerSync = wholeTriangle ? s.tuning.stagesPerSync : 1;
   p.sharedTransform = sharedTransform;
-  if (p.consumers == 2) {
+  if (p.consumers == 3) {
+    // 512 threads at 128 registers; the loader gives 72 of its own per thread to the three consumer warpgroups.
+    p.launchRegs = 128;
+    p.loaderRegs = 56;
+    p.consumerRegs = 152;
+    p.blocksPerSm = 1;
+  } else if (p.consumers == 2) {
     // 384 threads at 168 registers; the loader gives 112 of its own per thread to the two consumer warpgroups.
     p.launchRegs = 168;
     p.loaderRegs = 56;
@@ -264,9 +310,10 @@ CorrPipe corrPipe(const CorrelatorSpec& s, int rowsPerBlock, int opStages, int r
   return p;
 }
 
-int pipeDeepestRawStages(const CorrelatorSpec& s, int rowsPerBlock, int opStages, bool sharedTransform) {
+int pipeDeepestRawStages(const CorrelatorSpec& s, int rowsPerBlock, int opStages, bool sharedTransform,
+                         bool wholeTriangle) {
   for (int r = kPipeMaxRawStages; r > 2; --r)
-    if (pipeSharedFits(corrPipe(s, rowsPerBlock, opStages, r, sharedTransform))) return r;
+    if (pipeSharedFits(corrPipe(s, rowsPerBlock, opStages, r, sharedTransform, wholeTriangle))) return r;
   return 2;
 }
 

@@ -28,6 +28,9 @@ namespace warpforge {
 constexpr int kPipeSbo = 512, kPipeDiagonalSbo = 1024;
 // The deepest raw ring the default picks (tuning.raw_stages: 2..8).
 constexpr int kPipeMaxRawStages = 8, kPipeDefaultRawStages = 4;
+// The whole triangle of a channel in one block (tuning.whole_triangle): at most kPipeTriangleMaxColumns column inputs
+// per consumer warpgroup (its accumulator registers) and 3 consumer warpgroups, so up to 160 inputs.
+constexpr int kPipeTriangleMaxColumns = 96, kPipeTriangleMaxConsumers = 3;
 
 // How one stage of one tile side's samples lies in global memory, i.e. what one bulk copy brings.
 enum class RawKind {
@@ -45,6 +48,12 @@ struct PipeUnit {
   std::vector<std::pair<int, int>> outs;  // (row in group 0..7, chunk 0..3), in write order
   int chunk = 0;                          // the first chunk it writes (zero-filled where its times are past the call)
   bool swapOut = false;                   // PolRuns: writes pol 1's row first
+};
+
+// One wgmma of the whole-triangle block: the 64 rows of inputs 64 strip .. (A: B's sample rows) times the column
+// inputs col0 .. col0 + width - 1 (B rows 2 col0 .., n = 2 width); accumulators of their own per piece.
+struct PipePiece {
+  int strip = 0, col0 = 0, width = 0;
 };
 
 struct CorrPipe {
@@ -83,6 +92,14 @@ struct CorrPipe {
   // the loader B only (tuning.transform "shared"; needs 3 or more operand slots).
   bool sharedTransform = false;
   int aUnitsPerThread = 0;  // per stage and consumer thread (shared transform)
+  // The whole triangle of a channel in one block: rows = inputs rounded up to 64, one side copied and transformed (B;
+  // A is B's sample rows, no A region), consumer warpgroup g issues the wgmmas of pieces[g] (balanced column counts,
+  // no piece wholly above the diagonal).
+  bool wholeTriangle = false;
+  std::vector<std::vector<PipePiece>> pieces;
+  // Stages per loader iteration and consumer wait (whole triangle: tuning.stages_per_sync); 2: one proxy fence and one
+  // wait per two stages, the copies of two stages issued together.
+  int stagesPerSync = 1;
   int aThreads() const { return sharedTransform ? 128 * consumers : loaderThreads(); }
   int aUnits() const { return sharedTransform ? aUnitsPerThread : unitsPerThread; }
   int loaderThreads() const { return 128 * loaders; }
@@ -105,7 +122,10 @@ struct CorrPipe {
   WgmmaDescriptor descB(unsigned base, int slot, int ks) const;
   // The diagonal tile's second warpgroup: B's second half (the columns of inputs rows / 2 ..).
   WgmmaDescriptor descBHalf(unsigned base, int slot, int ks) const;
+  // B from column input col0 on (a whole-triangle piece).
+  WgmmaDescriptor descBAt(unsigned base, int slot, int ks, int col0) const;
   WgmmaAtom atom() const { return WgmmaAtom{2 * rows, type == SampleType::CF16, false}; }
+  WgmmaAtom pieceAtom(const PipePiece& pc) const { return WgmmaAtom{2 * pc.width, type == SampleType::CF16, false}; }
 };
 
 // The consumers' accumulator positions the kernel prints, read from the wgmma accumulator atom (wgmmaAccumulatorLayout,
@@ -141,10 +161,18 @@ bool pipeSharedFits(const CorrPipe& p);
 std::optional<std::string> pipelineBlocker(const CorrelatorSpec& s);
 // The pipeline for the spec's tile (rowsPerBlock inputs, 64 or 128) and ring depths (0: the spec's tuning.stages /
 // tuning.raw_stages, else the defaults: 4 operand slots, the deepest raw ring up to 4 that fits).
+// wholeTriangle: one block per channel (rowsPerBlock is then ignored; sharedTransform has nothing to do: no A region).
 CorrPipe corrPipe(const CorrelatorSpec& s, int rowsPerBlock, int opStages = 0, int rawStages = 0,
-                  bool sharedTransform = false);
+                  bool sharedTransform = false, bool wholeTriangle = false);
+// Whether the whole triangle of the spec's channel fits one pipeline block.
+bool pipeTriangleFits(const CorrelatorSpec& s);
+// The whole triangle's wgmmas split over `consumers` warpgroups: strips of 64 rows from column 64 strip to the last
+// input (rounded up to 8), cut into pieces of at most 128 column inputs, each warpgroup's column count within 8 of
+// the others'.
+std::vector<std::vector<PipePiece>> trianglePieces(long long inputs, int consumers);
 // The deepest raw ring (up to kPipeMaxRawStages) that fits beside the operand ring: the bench variant's depth.
-int pipeDeepestRawStages(const CorrelatorSpec& s, int rowsPerBlock, int opStages, bool sharedTransform);
+int pipeDeepestRawStages(const CorrelatorSpec& s, int rowsPerBlock, int opStages, bool sharedTransform,
+                         bool wholeTriangle = false);
 
 // The transform's unit table for a pipeline (fills p.units, p.unitsPerThread): a search over unit orders and
 // read / write orders for 16-byte accesses without bank conflicts; `wavefronts` (optional) returns the worst

@@ -64,6 +64,54 @@ std::vector<Copy> stageCopies(const CorrPipe& p, int validRows, int validTimes) 
   return out;
 }
 
+// The whole triangle's wgmmas: every operand byte of every piece (A: B's sample rows of its strip; B: part h of column
+// input col0 + 8 q + m at column 16 q + 8 h + m), every slot and k-step, read through the descriptor the kernel
+// computes (the diagonal descriptor plus strip x the strip pitch, B's plus col0's offset, plus slot and k-step).
+bool checkTrianglePieces(const CorrPipe& p, std::vector<PipeIssue>& issues, std::vector<std::string>& proved) {
+  const unsigned base = 1024;
+  const PipeDescriptors d = pipeDescriptors(p);
+  long long reads = 0;
+  int pieces = 0;
+  for (const auto& list : p.pieces)
+    for (const PipePiece& pc : list) {
+      ++pieces;
+      for (int slot = 0; slot < p.opStages; ++slot)
+        for (int ks = 0; ks < p.steps; ++ks) {
+          const unsigned add = (slot * d.perSlot + d.perStep[static_cast<std::size_t>(ks)]) << 4;
+          const unsigned slotBase = base + static_cast<unsigned>(slot * p.opSlotBytes);
+          WgmmaDescriptor a = d.diag, b = d.b;
+          a.start = base + d.diag.start + static_cast<unsigned>(pc.strip) * d.diagPerGroup + add;
+          b.start = base + p.descBAt(0, 0, 0, pc.col0).start + add;
+          std::string why = checkWgmmaOperand(
+              a.encode(), 64, 32,
+              [&](int row, int kb) -> long long {
+                return slotBase + p.aBytes + p.bOffset(64 * pc.strip + row, 0, 32 * ks + kb);
+              },
+              &reads);
+          if (why.empty())
+            why = checkWgmmaOperand(
+                b.encode(), 2 * pc.width, 32,
+                [&](int col, int kb) -> long long {
+                  return slotBase + p.aBytes +
+                         p.bOffset(pc.col0 + 8 * (col / 16) + col % 8, (col / 8) % 2, 32 * ks + kb);
+                },
+                &reads);
+          if (!why.empty()) {
+            issues.push_back({"/tuning", fmt::format("pipeline: the whole triangle's piece (rows {}.., columns {}..), "
+                                                     "slot {}, k-step {}: {}",
+                                                     64 * pc.strip, pc.col0, slot, ks, why)});
+            return false;
+          }
+        }
+    }
+  proved.push_back(
+      fmt::format("pipeline wgmma, the whole triangle ({} pieces over {} warpgroup(s), {}): {} operand bytes of {} "
+                  "slots x {} "
+                  "k-steps read through the kernel's descriptors are the bytes staged for them",
+                  pieces, p.consumers, wgmmaSwizzleName(p.swizzle), reads, p.opStages, p.steps));
+  return true;
+}
+
 }  // namespace
 
 void checkPipeline(const CorrelatorSpec& s, const CorrPipe& p, std::vector<PipeIssue>& issues,
@@ -76,6 +124,8 @@ void checkPipeline(const CorrelatorSpec& s, const CorrPipe& p, std::vector<PipeI
     issue(
         fmt::format("{} B of shared memory per block x {} blocks per SM do not fit (227 KiB per block, 228 KiB per SM)",
                     p.sharedBytes, p.blocksPerSm));
+  if (p.stagesPerSync == 2 && (!p.wholeTriangle || p.opStages < 4 || p.rawStages < 2))
+    issue(fmt::format("two stages per wait need the whole triangle and 4 or more operand slots ({})", p.opStages));
   if (p.sharedTransform && p.opStages < 3)
     issue(fmt::format("the shared transform needs 3 or more operand slots ({})", p.opStages));
   if (p.aUnits() * p.aThreads() != (p.rows / 8) * static_cast<int>(p.units.size()))
@@ -93,7 +143,16 @@ void checkPipeline(const CorrelatorSpec& s, const CorrPipe& p, std::vector<PipeI
       issue(fmt::format("setmaxnreg: {} x {} + {} x 128 x {} registers exceed the {} the block holds",
                         p.loaderThreads(), p.loaderRegs, p.consumers, p.consumerRegs, p.threads * p.launchRegs));
   }
-  if (const std::string why = p.atom().nProblem(); !why.empty()) issue(why);
+  if (!p.wholeTriangle) {
+    if (const std::string why = p.atom().nProblem(); !why.empty()) issue(why);
+  } else {
+    if (static_cast<int>(p.pieces.size()) != p.consumers) issue("the whole triangle: pieces for every consumer");
+    for (const auto& pieces : p.pieces)
+      for (const PipePiece& pc : pieces)
+        if (const std::string why = p.pieceAtom(pc).nProblem(); !why.empty() || pc.col0 % 8 || pc.width % 8)
+          issue(fmt::format("the whole triangle: a piece of {} column inputs from {}: {}", pc.width, pc.col0,
+                            why.empty() ? "not whole 8-input groups" : why));
+  }
 
   // 2. The bulk copies of a full stage and of a partial one (edge tile, last stage): disjoint, inside the side's raw
   //    region, each sample where rawOffset() says, and every byte the transform reads brought by a copy.
@@ -150,7 +209,7 @@ void checkPipeline(const CorrelatorSpec& s, const CorrPipe& p, std::vector<PipeI
     long long accesses = 0;
     int worst = 1;
     const int n = static_cast<int>(p.units.size());
-    for (int side = 0; side < 2; ++side) {
+    for (int side = p.wholeTriangle ? 1 : 0; side < 2; ++side) {  // the whole triangle has no A region
       const int threads = side == 0 ? p.aThreads() : p.loaderThreads(), upt = side == 0 ? p.aUnits() : p.unitsPerThread;
       std::map<std::pair<int, int>, int> written;  // (row, chunk) -> count
       for (int tid = 0; tid < threads; ++tid)
@@ -222,7 +281,10 @@ void checkPipeline(const CorrelatorSpec& s, const CorrPipe& p, std::vector<PipeI
 
   // 4. Every operand byte of every wgmma through its descriptor: the consumers' A (off-diagonal: the A region;
   //    diagonal: B's sample rows), B (column 16 q + 8 h + m = part h of input 8 q + m), both k-steps, every slot.
-  {
+  //    The whole triangle: each piece's A and B through the descriptors the kernel computes.
+  if (p.wholeTriangle) {
+    if (!checkTrianglePieces(p, issues, proved)) return;
+  } else {
     const unsigned base = 1024;  // any 1024-aligned window address: the swizzle depends on the low 10 bits only
     long long reads = 0;
     for (int slot = 0; slot < p.opStages; ++slot)
@@ -277,6 +339,7 @@ void checkPipeline(const CorrelatorSpec& s, const CorrPipe& p, std::vector<PipeI
 
   // 5. The triangle store on this tiling: accumulator (thread, register) of consumer g -> row 64 g + row, column input
   //    8 q + m with (Re, Im) in registers i, i + 4 (D columns 16 q + m, 16 q + 8 + m); predicate r1 <= r2 < R.
+  //    The whole triangle: piece (strip, col0) -> row 64 strip + row, column input col0 + 8 q + m.
   {
     CorrelatorSpec small = s;
     if (s.visibilitiesPerChannel() * 2 > (1LL << 24)) small.receivers = 3 * p.rows / s.polarizations + 1;
@@ -286,7 +349,21 @@ void checkPipeline(const CorrelatorSpec& s, const CorrPipe& p, std::vector<PipeI
     for (long long tile = 0; tile < static_cast<long long>(tilesPerSide) * (tilesPerSide + 1) / 2; ++tile) {
       int ti = 0, tj = 0;
       tileCoords(tile, ti, tj);
-      for (int g = 0; g < p.consumers; ++g)
+      if (p.wholeTriangle)
+        for (const auto& pieces : p.pieces)
+          for (const PipePiece& pc : pieces)
+            for (int t = 0; t < 128; ++t)
+              for (int i = 0; i < p.pieceAtom(pc).accRegs(); ++i) {
+                int row = 0, col = 0;
+                wgmmaAccumulatorCoord(t, i, row, col);
+                const long long gi = 64LL * pc.strip + row, gj = pc.col0 + 8 * (col / 16) + col % 8;
+                const long long r1 = gi / P, r2 = gj / P;
+                if (!(r1 <= r2 && gj < N)) continue;
+                const long long pp = s.polOrder == "r1_r2" ? gi % P : gj % P,
+                                qq = s.polOrder == "r1_r2" ? gj % P : gi % P;
+                ++writes[static_cast<std::size_t>(((baselineIndex(r1, r2) * P + pp) * P + qq) * 2 + (col / 8) % 2)];
+              }
+      for (int g = 0; g < (p.wholeTriangle ? 0 : p.consumers); ++g)
         for (int t = 0; t < 128; ++t)
           for (int i = 0; i < p.atom().accRegs(); ++i) {
             // The diagonal tile's second warpgroup (two consumers): an m64 x rows wgmma on the second half of the

@@ -6,6 +6,8 @@
 
 #include "generator/complexmma/ComplexMma.h"
 #include "generator/correlator/DeviceHelpers.h"
+#include "generator/correlator/PipelineCode.h"
+#include "generator/correlator/PipelineTriangle.h"
 #include "generator/correlator/ReduceEmitter.h"
 #include "generator/correlator/VisibilityStore.h"
 #include "ast/Printer.h"
@@ -14,25 +16,7 @@ namespace warpforge {
 
 namespace {
 
-// Lines of CUDA at an indentation.
-struct Code {
-  std::string text;
-  int depth = 0;
-  void operator()(const std::string& line) {
-    text += std::string(static_cast<std::size_t>(2 * depth), ' ') + line + "\n";
-  }
-  void open(const std::string& line) { (*this)(line + " {"), ++depth; }
-  void close(const std::string& tail = "") { --depth, (*this)("}" + tail); }
-  // Printed AST statements (one or more lines) at the current indentation.
-  void lines(const std::string& text) {
-    for (std::size_t from = 0; from < text.size();) {
-      const std::size_t end = text.find('\n', from);
-      (*this)(text.substr(from, end == std::string::npos ? std::string::npos : end - from));
-      if (end == std::string::npos) break;
-      from = end + 1;
-    }
-  }
-};
+using corr_emit::Code;
 
 // Offset in samples of time `t` (an expression) from a receiver's and polarization's start, for the stage's first
 // sample.
@@ -195,6 +179,79 @@ void emitTransform(Code& c, const CorrelatorSpec& s, const CorrPipe& p, bool toB
   }
 }
 
+// The loader's stage loop: per stage, the copies of a later stage, the waits, the transform, one fence and arrival.
+void emitLoaderLoop(Code& c, const CorrelatorSpec& s, const CorrPipe& p, long long nst) {
+  const int R = p.rawStages, S = p.opStages;
+  c("int rslot = 0, rpar = 0, oslot = 0, opar = 0;");
+  c(fmt::format("#pragma unroll 1"));
+  c.open(fmt::format("for (int k = 0; k < {}; ++k)", nst));
+  c(fmt::format("// stage k + {0} into the raw slot of stage k - 1, once every loader thread has read it", R - 1));
+  c.open(fmt::format("if (warp == 0 && k + {} < {})", R - 1, nst));
+  c(fmt::format("const int ps = (k + {}) % {};", R - 1, R));
+  c(fmt::format("if (k > 0) while (!wfa_mbar_try_wait(empty_raw + 8u * ps, (unsigned)((k - 1) / {}) & 1u)) {{}}", R));
+  c(fmt::format("issue_stage(k + {}, ps);", R - 1));
+  c.close();
+  c("while (!wfa_mbar_try_wait(full_raw + 8u * rslot, rpar)) {}  // stage k's samples landed");
+  c("while (!wfa_mbar_try_wait(empty_op + 8u * oslot, opar ^ 1)) {}  // the consumers released the operand slot");
+  c(fmt::format("const int nt = min({}, {} - k * {});", p.ts, s.samples, p.ts));
+  c(fmt::format("const unsigned rawa = raw_ring + rslot * {}u, rawb = rawa + (diag ? 0u : {}u);", p.rawSlotBytes,
+                p.rawSideBytes));
+  c(fmt::format("const unsigned opa = op_ring + oslot * {}u, opb = opa + {}u;", p.opSlotBytes, p.aBytes));
+  if (!p.sharedTransform) {
+    c.open("if (!diag)");
+    emitTransform(c, s, p, false, p.loaderThreads(), p.unitsPerThread);
+    c.close();
+  }
+  c.open("");
+  emitTransform(c, s, p, true, p.loaderThreads(), p.unitsPerThread);
+  c.close();
+  c("corr_fence_async_smem();  // the stores above are read by wgmma (async proxy)");
+  c("wfa_mbar_arrive(full_op + 8u * oslot);");
+  c("wfa_mbar_arrive(empty_raw + 8u * rslot);");
+  c(fmt::format("if (++rslot == {}) rslot = 0, rpar ^= 1;", R));
+  c(fmt::format("if (++oslot == {}) oslot = 0, opar ^= 1;", S));
+  c.close();
+}
+
+// The loader with two stages per iteration (the whole triangle: B only): the copies of stages k + R - 2, k + R - 1 into
+// the raw slots of stages k - 2, k - 1 (read in the previous iteration), then per stage its waits and transform, then
+// one proxy fence and the arrivals of both stages.
+void emitPairedLoader(Code& c, const CorrelatorSpec& s, const CorrPipe& p, long long nst) {
+  const int R = p.rawStages, S = p.opStages;
+  c(fmt::format("if (warp == 0) for (int st = 0; st < {} && st < {}; ++st) issue_stage(st, st);", R - 2, nst));
+  c("#pragma unroll 1");
+  c.open(fmt::format("for (int k = 0; k < {}; k += 2)", nst));
+  c.open("if (warp == 0)");
+  c("#pragma unroll");
+  c.open(fmt::format("for (int st = k + {}; st < k + {} && st < {}; ++st)", R - 2, R, nst));
+  c(
+      fmt::format("if (st >= {0}) while (!wfa_mbar_try_wait(empty_raw + 8u * (st % {0}), (unsigned)((st - {0}) / {0}) "
+                  "& "
+                  "1u)) {{}}",
+                  R));
+  c(fmt::format("issue_stage(st, st % {});", R));
+  c.close();
+  c.close();
+  c("#pragma unroll");
+  c.open(fmt::format("for (int st = k; st < k + 2 && st < {}; ++st)", nst));
+  c(fmt::format("const int rs = st % {}, os = st % {};", R, S));
+  c(fmt::format("while (!wfa_mbar_try_wait(full_raw + 8u * rs, (unsigned)(st / {}) & 1u)) {{}}  // its samples landed",
+                R));
+  c(fmt::format(
+      "while (!wfa_mbar_try_wait(empty_op + 8u * os, ((unsigned)(st / {}) & 1u) ^ 1u)) {{}}  // slot released", S));
+  c(fmt::format("const int nt = min({}, {} - st * {});", p.ts, s.samples, p.ts));
+  c(fmt::format("const unsigned rawb = raw_ring + rs * {}u, opb = op_ring + os * {}u;", p.rawSlotBytes, p.opSlotBytes));
+  emitTransform(c, s, p, true, p.loaderThreads(), p.unitsPerThread);
+  c.close();
+  c("corr_fence_async_smem();  // the stores above are read by wgmma (async proxy)");
+  c("#pragma unroll");
+  c.open(fmt::format("for (int st = k; st < k + 2 && st < {}; ++st)", nst));
+  c(fmt::format("wfa_mbar_arrive(full_op + 8u * (st % {}));", S));
+  c(fmt::format("wfa_mbar_arrive(empty_raw + 8u * (st % {}));", R));
+  c.close();
+  c.close();
+}
+
 }  // namespace
 
 PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p, const std::string& name) {
@@ -300,40 +357,24 @@ PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p,
   if (p.loaderRegs) c(fmt::format("wfa_setmaxnreg_dec<{}>();", p.loaderRegs));
   emitIssue(c, s, p);
   emitUnitVariables(c, p, "tid", p.loaderThreads());
-  c(fmt::format("if (warp == 0) for (int st = 0; st < {} && st < {}; ++st) issue_stage(st, st);", R - 1, nst));
-  c("int rslot = 0, rpar = 0, oslot = 0, opar = 0;");
-  c(fmt::format("#pragma unroll 1"));
-  c.open(fmt::format("for (int k = 0; k < {}; ++k)", nst));
-  c(fmt::format("// stage k + {0} into the raw slot of stage k - 1, once every loader thread has read it", R - 1));
-  c.open(fmt::format("if (warp == 0 && k + {} < {})", R - 1, nst));
-  c(fmt::format("const int ps = (k + {}) % {};", R - 1, R));
-  c(fmt::format("if (k > 0) while (!wfa_mbar_try_wait(empty_raw + 8u * ps, (unsigned)((k - 1) / {}) & 1u)) {{}}", R));
-  c(fmt::format("issue_stage(k + {}, ps);", R - 1));
-  c.close();
-  c("while (!wfa_mbar_try_wait(full_raw + 8u * rslot, rpar)) {}  // stage k's samples landed");
-  c("while (!wfa_mbar_try_wait(empty_op + 8u * oslot, opar ^ 1)) {}  // the consumers released the operand slot");
-  c(fmt::format("const int nt = min({}, {} - k * {});", p.ts, s.samples, p.ts));
-  c(fmt::format("const unsigned rawa = raw_ring + rslot * {}u, rawb = rawa + (diag ? 0u : {}u);", p.rawSlotBytes,
-                p.rawSideBytes));
-  c(fmt::format("const unsigned opa = op_ring + oslot * {}u, opb = opa + {}u;", p.opSlotBytes, p.aBytes));
-  if (!p.sharedTransform) {
-    c.open("if (!diag)");
-    emitTransform(c, s, p, false, p.loaderThreads(), p.unitsPerThread);
-    c.close();
+  if (p.stagesPerSync == 2) {
+    emitPairedLoader(c, s, p, nst);
+  } else {
+    c(fmt::format("if (warp == 0) for (int st = 0; st < {} && st < {}; ++st) issue_stage(st, st);", R - 1, nst));
+    emitLoaderLoop(c, s, p, nst);
   }
-  c.open("");
-  emitTransform(c, s, p, true, p.loaderThreads(), p.unitsPerThread);
-  c.close();
-  c("corr_fence_async_smem();  // the stores above are read by wgmma (async proxy)");
-  c("wfa_mbar_arrive(full_op + 8u * oslot);");
-  c("wfa_mbar_arrive(empty_raw + 8u * rslot);");
-  c(fmt::format("if (++rslot == {}) rslot = 0, rpar ^= 1;", R));
-  c(fmt::format("if (++oslot == {}) oslot = 0, opar ^= 1;", S));
-  c.close();
   c.close(" else {");
   // ---- consumer warpgroups
   c.depth++;
   if (p.consumerRegs) c(fmt::format("wfa_setmaxnreg_inc<{}>();", p.consumerRegs));
+  if (p.wholeTriangle) {
+    c(fmt::format("const int cg = (warp >> 2) - {};  // consumer warpgroup: its pieces of the triangle", p.loaders));
+    emitTriangleConsumers(c, s, p);
+    c.close();
+    c.close();
+    k.source = head + correlatorPipelineHelpers(p) + table + c.text;
+    return k;
+  }
   c(fmt::format("const int cg = (warp >> 2) - {};  // consumer warpgroup: rows 64 cg .. 64 cg + 63 of the tile",
                 p.loaders));
   c(fmt::format("{} d[{}];", f16 ? "float" : "int", acc));
@@ -440,17 +481,27 @@ PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p,
   c("// adds the tile's visibilities to the batch entry's accumulators: Re in d[i], Im in d[i + 4] ((i / 4) even)");
   c(fmt::format("const int gi0 = row0 + 64 * cg + {}, gj0 = col0 + {}{};", place.rowOfThread, place.inputOfThread,
                 p.consumers == 2 ? " + (half ? 64 : 0)" : ""));
+  emitAccumulatorAdd(c, s, place, p.rows / place.inputBlock,
+                     p.consumers == 2 ? fmt::format(" && !(half && q >= {})", p.rows / 16) : "");
+  c.close();
+  c.close();
+  k.source = head + correlatorPipelineHelpers(p) + table + c.text;
+  return k;
+}
+
+void emitAccumulatorAdd(Code& c, const CorrelatorSpec& s, const PipeAccumulator& place, int blocks,
+                        const std::string& guard) {
+  const bool f16 = s.type == SampleType::CF16;
   c(fmt::format("{0}* const accv = ({0}*)acc + (b * {1}LL + channel) * {2}LL;", f16 ? "float2" : "longlong2",
                 s.channels, s.visibilitiesPerChannel()));
   c("#pragma unroll");
-  c.open(fmt::format("for (int q = 0; q < {}; ++q)", p.rows / place.inputBlock));
+  c.open(fmt::format("for (int q = 0; q < {}; ++q)", blocks));
   c("#pragma unroll");
   c.open("for (int e = 0; e < 4; ++e)");
   c(fmt::format("const int gi = gi0 + {} * (e >> 1), gj = gj0 + {} * q + (e & 1);", place.rowHalf, place.inputBlock));
   if (s.polarizations == 2) c("const int r1 = gi >> 1, r2 = gj >> 1;");
   else c("const int r1 = gi, r2 = gj;");
-  c.open(fmt::format("if (r1 <= r2 && gj < {}{})", N,
-                     p.consumers == 2 ? fmt::format(" && !(half && q >= {})", p.rows / 16) : ""));
+  c.open(fmt::format("if (r1 <= r2 && gj < {}{})", s.inputs(), guard));
   c("const long long bl = (long long)r2 * (r2 + 1) / 2 + r1;");
   if (s.polarizations == 2) {
     const bool r1r2 = s.polOrder == "r1_r2";
@@ -467,15 +518,12 @@ PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p,
   c.close();
   c.close();
   c.close();
-  c.close();
-  c.close();
-  k.source = head + correlatorPipelineHelpers(p) + table + c.text;
-  return k;
 }
 
 CorrelatorKernels emitCorrelatorPipeline(const CorrelatorSpec& s, int rows, int stages, bool sharedTransform,
-                                         int rawStages) {
-  const CorrPipe p = corrPipe(s, rows, stages, rawStages, sharedTransform);
+                                         int rawStages, bool wholeTriangle) {
+  const CorrPipe p = corrPipe(s, rows, stages, rawStages, sharedTransform, wholeTriangle);
+  rows = p.rows;
   CorrelatorKernels k;
   k.correlateName = s.name + "_correlate";
   k.reduceName = s.name + "_reduce";
@@ -493,6 +541,12 @@ CorrelatorKernels emitCorrelatorPipeline(const CorrelatorSpec& s, int rows, int 
   k.dynamicShared = true;
   k.mmasPerStage = static_cast<long long>(p.consumers) * (2 * rows / 8) * 4 *
                    p.steps;  // m16n8 equivalents per block and stage
+  if (p.wholeTriangle) {
+    k.mmasPerStage = 0;
+    for (const auto& pieces : p.pieces)
+      for (const PipePiece& pc : pieces) k.mmasPerStage += static_cast<long long>(2 * pc.width / 8) * 4 * p.steps;
+  }
+  k.wholeTriangle = p.wholeTriangle;
   k.wgmma = true;
   k.pipeline = true;
   k.opStages = p.opStages;

@@ -17,8 +17,8 @@ struct PipelineKernel {
 
 PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p, const std::string& name);
 // The two kernels with the pipeline's correlate (tiles of `rows` inputs, `stages` operand slots, `rawStages` raw slots;
-// 0: the spec's or the default depths, corrPipe).
+// 0: the spec's or the default depths, corrPipe; wholeTriangle: one block per channel, `rows` ignored).
 CorrelatorKernels emitCorrelatorPipeline(const CorrelatorSpec& s, int rows, int stages = 0,
-                                         bool sharedTransform = false, int rawStages = 0);
+                                         bool sharedTransform = false, int rawStages = 0, bool wholeTriangle = false);
 
 }  // namespace warpforge

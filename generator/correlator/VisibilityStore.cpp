@@ -126,7 +126,8 @@ std::vector<NodePtr> emitVisibilityStore(const Ctx& x) {
   return out;
 }
 
-std::vector<NodePtr> emitPipelineVisibilityStore(const CorrelatorSpec& s, const CorrPipe& p, bool half) {
+std::vector<NodePtr> emitPipelineVisibilityStore(const CorrelatorSpec& s, const CorrPipe& p, bool half,
+                                                 int columnInputs) {
   const bool f32 = s.type == SampleType::CF16, negIm = s.conjugate == "r1";
   const std::string valT = f32 ? "float" : "int";
   const int P = s.polarizations;
@@ -181,9 +182,11 @@ std::vector<NodePtr> emitPipelineVisibilityStore(const CorrelatorSpec& s, const 
   std::vector<NodePtr> perQ{raw("#pragma unroll"), forLoop(decl("int", "h", lit(0)), bin("<", var("h"), lit(2)),
                                                            assign(var("h"), lit(1), "+="), block(perPair))};
   out.push_back(raw("#pragma unroll"));
-  out.push_back(forLoop(decl("int", "q", lit(0)),
-                        bin("<", var("q"), lit(p.rows / (half ? 2 * a.inputBlock : a.inputBlock))),
-                        assign(var("q"), lit(1), "+="), block(perQ)));
+  out.push_back(
+      forLoop(decl("int", "q", lit(0)),
+              bin("<", var("q"),
+                  lit(columnInputs ? columnInputs / a.inputBlock : p.rows / (half ? 2 * a.inputBlock : a.inputBlock))),
+              assign(var("q"), lit(1), "+="), block(perQ)));
   return out;
 }
 

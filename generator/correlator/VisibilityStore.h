@@ -22,7 +22,10 @@ std::vector<ast::NodePtr> emitVisibilityStore(const Ctx& x);
 // The pipeline's consumer warpgroups: accumulator i of thread (warp, lane) holds row gi0 + 8 ((i / 2) % 2) and column
 // input gj0 + 8 (i / 8) + i % 2, Re in d[i], Im in d[i + 4] ((i / 4) even), the constants read from the wgmma
 // accumulator atom (pipeAccumulator); `half`: the loop form of the second
-// warpgroup of a diagonal tile (two consumers), whose accumulators hold the columns of B's second half only.
-std::vector<ast::NodePtr> emitPipelineVisibilityStore(const CorrelatorSpec& s, const CorrPipe& p, bool half);
+// warpgroup of a diagonal tile (two consumers), whose accumulators hold the columns of B's second half only;
+// `columnInputs` (> 0): a whole-triangle piece's accumulators of that many column inputs (p: any tile of the same
+// accumulator atom form).
+std::vector<ast::NodePtr> emitPipelineVisibilityStore(const CorrelatorSpec& s, const CorrPipe& p, bool half,
+                                                      int columnInputs = 0);
 
 }  // namespace warpforge::corr_emit
