@@ -338,8 +338,13 @@ TEST(PfbKernels, MutatedKernelsAreCaught) {
   test::expectMutationsCaught(*fs, post,
                               {{{"split twiddle conjugated", "w.y * fx", "-w.y * fx"}},
                                {{"delay slope sign", "-dl.x", "dl.x"}},
-                               {{"no saturation count", "sat0 += clipped", "sat0 += 0"}},
-                               {{"mirror row", "[pfb_slot(z + ", "[pfb_slot(z + 1 + "}}},
+                               {{"no saturation count", "sat += clipped", "sat += 0"}},
+                               {{"mirror row", "xb = 15 - item", "xb = 14 - item"}},
+                               {{"split twiddle of the next channel", "twiddles + kA)", "twiddles + (1 + kA))"}},
+                               {{"a gain of the other pol", "(p0 + polT)", "(p0 + 1 - polT)"}},
+                               {{"staging slot of the mirror", "stB = (8 + item)", "stB = (9 + item)"}},
+                               {{"combination rotation dropped", "^ mA)", "^ 0)"}},
+                               {{"rounding constant", "12582912.0f", "12582913.0f"}}},
                               78, "pfb-cpu", {});
 }
 

@@ -78,6 +78,9 @@ std::vector<BenchVariant> pfbBenchVariants(const PfbSpec& s) {
   // The previous kernels (both, one call): padded FFT buffers, unrotated ci8 staging, a fir thread per complex point.
   v.push_back({"previous kernels (padded buffers, a fir thread per complex point)",
                Generated{pfbLaunchPlan(s, emitPfb(s, true))}, 0, 0});
+  // The per-item post kernel (each split item decodes its combination, channels and slots; a sincospif per item).
+  v.push_back({"post kernel per item (both kernels; the post kernel before its thread constants were hoisted)",
+               Generated{pfbLaunchPlan(s, emitPfb(s, false, false, true))}, 0, 0});
   // Both kernels with pfb_slot per FFT buffer element (the kernels before base slots and constant XORs).
   v.push_back({"a slot per element (both kernels, pfb_slot per FFT buffer access)",
                Generated{pfbLaunchPlan(s, emitPfb(s, false, true))}, 0, 0});

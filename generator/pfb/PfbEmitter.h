@@ -18,11 +18,13 @@ struct PfbKernels {
 };
 
 // previous: the previous kernels (PfbGeometry::previous), bench's "previous kernels" variant; slotPerElement:
-// PfbGeometry::slotPerElement (bench's "a slot per element" variant).
-PfbKernels emitPfb(const PfbSpec& s, bool previous = false, bool slotPerElement = false);
+// PfbGeometry::slotPerElement (bench's "a slot per element" variant); perItemPost: PfbGeometry::perItemPost (bench's
+// "post kernel per item" variant). The first two imply the third.
+PfbKernels emitPfb(const PfbSpec& s, bool previous = false, bool slotPerElement = false, bool perItemPost = false);
 
 // Parts shared by the emitters (PfbFirEmitter.cpp, PfbPostEmitter.cpp).
 std::string pfbFirSource(const PfbSpec& s, const PfbGeometry& g, const std::string& name);
 std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::string& name);
+std::string pfbPostItemSource(const PfbSpec& s, const PfbGeometry& g, const std::string& name);
 
 }  // namespace warpforge

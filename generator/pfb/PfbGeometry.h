@@ -36,6 +36,10 @@ struct PfbGeometry {
   // Every FFT buffer element's slot through pfb_slot (bench's "a slot per element" variant) instead of a constant
   // XOR and offset from a butterfly's base slot (PassShape::baseSlots).
   bool slotPerElement = false;
+  // The per-item post kernel (bench's "post kernel per item" variant; the previous and slot-per-element variants use
+  // it too): each split item decodes its combination, channels and slots, and takes a sincospif, instead of the
+  // thread's channel constants hoisted out of the chunk loop and unrolled constant-offset loads and stores.
+  bool perItemPost = false;
   int n1 = 0, n2 = 0;
   PfbFftPlan columnFft, rowFft;
   // kernel A
