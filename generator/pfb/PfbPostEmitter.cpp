@@ -49,6 +49,13 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
   const long long blockOffsets = P * S * N + 16 * N;  // the largest offset within a block's scratch rows
   const char* offType = blockOffsets < (1LL << 31) ? "int" : "long long";
   const char* outOffType = s.outputElementsPerBatch() < (1LL << 31) ? "int" : "long long";
+  // The phase slope's tables per combination of a chunk (PfbGeometry::phaseTables): item = LB ih + il has channel
+  // A = base(ih) + n1 il (base(ih) the channel of item LB ih; LB divides n2 / 2, where pair 0's rows change), so
+  // e^{i (phi - pi d A / N)} = H[ih] L[il] and e^{i (phi - pi d (N - A) / N)} = HB[ih] conj(L[il]) with
+  // H[ih] = e^{i pi (phi / pi - d base / N)}, HB[ih] = e^{i pi (phi / pi - d (N - base) / N)}, L[il] = e^{-i pi d n1 il
+  // / N}.
+  const bool tables = s.delay && g.phaseTables;
+  const int LB = g.phaseLow(), NH = N2 / LB, PE = g.phaseEntries();
 
   std::vector<NodePtr> body;
   body.push_back(externSharedArray("float2", "pfb_shared"));
@@ -64,7 +71,10 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
   if (s.delay) {
     body.push_back(
         withNote(sharedArray("float2", "pfb_dl", {decimal(QC)}), "per combination of the chunk: (d, phi / pi)"));
-    body.push_back(withNote(sharedArray("float4", "pfb_rot", {decimal(QC)}), "e^{i phi}, e^{i (phi - pi d)}"));
+    if (tables)
+      body.push_back(withNote(sharedArray("float2", "pfb_ph", {decimal(static_cast<long long>(QC) * PE)}),
+                              "per combination: H[ih], HB[ih], L[il] (the phase tables)"));
+    else body.push_back(withNote(sharedArray("float4", "pfb_rot", {decimal(QC)}), "e^{i phi}, e^{i (phi - pi d)}"));
   }
   body.push_back(comment("block -> (batch entry, receiver, spectrum group, pol group, row pair); row pair fastest"));
   const long long pgroups = P / PU, sgroups = g.spectrumGroups(s);
@@ -104,6 +114,9 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
   shape.threads = TB;
   shape.table = "twiddles";
   shape.slot = "pfb_slot";
+  // At four blocks per SM (64 registers) each butterfly loads its pass twiddles (L1 hits): the 12 registers of
+  // hoisted ones do not fit beside the thread constants.
+  shape.hoist = g.postBlocksPerSm < 4;
   for (auto& n : pfb::hoistTwiddles(g.rowFft, shape, "r")) body.push_back(n);
 
   // Offset of combination c's rows (c < CU) from the block's first: (c % PU) S N + (c / PU) N.
@@ -166,9 +179,13 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
     body.push_back(decl("const int", suffix("sb", j, IPT), slotOf(xb)));
     body.push_back(decl("const float2", suffix("w", j, IPT),
                         call("__ldg", {bin("+", var("twiddles"), bin("+", lit(g.splitTwiddleOffset), var(kA)))})));
-    if (s.delay)
+    if (tables) {
+      body.push_back(decl("const int", suffix("ih", j, IPT), bin("/", var(it), lit(LB))));
+      body.push_back(decl("const int", suffix("il", j, IPT), bin("+", bin("%", var(it), lit(LB)), lit(2 * NH))));
+    } else if (s.delay) {
       body.push_back(decl("const float", suffix("ka", j, IPT),
                           bin("*", cast("float", var(kA)), flit(1.0 / static_cast<double>(N)))));
+    }
     if (s.perChannelGain)
       for (int pol : gainPols) {
         NodePtr p = pol < 0 ? (polKind == PolKind::Thread ? bin("+", var("p0"), var("polT")) : var("p0"))
@@ -265,7 +282,42 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
     live.push_back(exprStmt(call("sincospif", {bin("-", var("half"), var("dl.x")), var("&sn1"), var("&cs1")})));
     live.push_back(
         assign(index(var("pfb_rot"), var("t")), call("make_float4", {var("cs"), var("sn"), var("cs1"), var("sn1")})));
-    chunk.push_back(ifStmt(bin("<", var("t"), lit(QC)), block({ifSpectrum(var("t"), block(live))})));
+    if (!tables) {
+      chunk.push_back(ifStmt(bin("<", var("t"), lit(QC)), block({ifSpectrum(var("t"), block(live))})));
+    } else {
+      // Entry e of combination c's tables: H (e < NH), HB (e < 2 NH), L; one sincospif each.
+      std::vector<NodePtr> tab;
+      tab.push_back(decl("const int", "e", bin("%", var("idx"), lit(PE))));
+      for (std::size_t i = 1; i < 3; ++i) tab.push_back(live[i]);  // dl, half
+      tab.push_back(ifUnbraced(bin("==", var("e"), lit(0)), assign(index(var("pfb_dl"), bin("/", var("idx"), lit(PE))),
+                                                                   call("make_float2", {var("dl.x"), var("half")}))));
+      tab.push_back(decl("float", "a"));
+      NodePtr baseH = call("pfb_channel", {var("pair"), bin("*", lit(LB), var("e")), lit(0)});
+      NodePtr baseHB = call("pfb_channel", {var("pair"), bin("*", lit(LB), bin("-", var("e"), lit(NH))), lit(0)});
+      const NodePtr invN = flit(1.0 / static_cast<double>(N));
+      tab.push_back(ifChain(
+          {{bin("<", var("e"), lit(NH)),
+            assign(var("a"), bin("-", var("half"), bin("*", var("dl.x"), bin("*", cast("float", baseH), invN))))},
+           {bin("<", var("e"), lit(2 * NH)),
+            assign(var("a"), bin("-", var("half"),
+                                 bin("*", var("dl.x"), bin("*", cast("float", bin("-", lit(N), baseHB)), invN))))}},
+          assign(var("a"), bin("*", unary("-", var("dl.x")),
+                               bin("*", cast("float", bin("*", bin("-", var("e"), lit(2 * NH)), lit(N1))), invN)))));
+      tab.push_back(declGroup("float", {{"sn", nullptr}, {"cs", nullptr}}));
+      tab.push_back(exprStmt(call("sincospif", {var("a"), var("&sn"), var("&cs")})));
+      tab.push_back(assign(index(var("pfb_ph"), var("idx")), call("make_float2", {var("cs"), var("sn")})));
+      std::vector<NodePtr> entry;
+      entry.push_back(decl("const int", "c", bin("+", var("cb"), bin("/", var("idx"), lit(PE)))));
+      entry.push_back(ifSpectrum(bin("/", var("idx"), lit(PE)), block(tab)));
+      chunk.push_back(comment("the chunk's phase tables: H, HB and L of each combination"));
+      const long long entries = static_cast<long long>(QC) * PE;
+      if (entries <= TB)
+        chunk.push_back(
+            ifStmt(bin("<", var("t"), lit(entries)), block({decl("const int", "idx", var("t")), block(entry)})));
+      else
+        chunk.push_back(forLoop(decl("int", "idx", var("t")), bin("<", var("idx"), lit(entries)),
+                                assign(var("idx"), lit(TB), "+="), block(entry)));
+    }
   }
   chunk.push_back(exprStmt(call("__syncthreads", {})));
   const int passes = static_cast<int>(g.rowFft.radices.size());
@@ -310,7 +362,31 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
         live.push_back(block(gen));
       }
     }
-    if (s.delay) {
+    if (tables) {
+      {
+        // rot(A) = H[ih] L[il], rot(N - A) = HB[ih] conj(L[il]); pair 0's item 0: rot(N / 2) = e^{i (phi - pi d / 2)}.
+        NodePtr at = bin("*", combo, lit(PE));
+        live.push_back(decl("const float2", "h", index(var("pfb_ph"), bin("+", at, var(suffix("ih", j, IPT))))));
+        live.push_back(decl("const float2", "hb",
+                            index(var("pfb_ph"), bin("+", at, bin("+", var(suffix("ih", j, IPT)), lit(NH))))));
+        live.push_back(decl("const float2", "l", index(var("pfb_ph"), bin("+", at, var(suffix("il", j, IPT))))));
+        live.push_back(decl("const float2", "rotA", call("make_float2", {cmulX("h", "l"), cmulY("h", "l")})));
+        live.push_back(decl("float2", "rotB",
+                            call("make_float2",
+                                 {bin("+", bin("*", var("hb.x"), var("l.x")), bin("*", var("hb.y"), var("l.y"))),
+                                  bin("-", bin("*", var("hb.y"), var("l.x")), bin("*", var("hb.x"), var("l.y")))})));
+        if (j == 0) {
+          live.push_back(
+              ifStmt(var("edge"),
+                     block({decl("const float2", "dl", index(var("pfb_dl"), combo)),
+                            declGroup("float", {{"sn", nullptr}, {"cs", nullptr}}),
+                            exprStmt(call("sincospif", {bin("-", var("dl.y"), bin("*", flit(0.5), var("dl.x"))),
+                                                        var("&sn"), var("&cs")})),
+                            assign(var("rotB"), call("make_float2", {var("cs"), var("sn")}))})));
+        }
+      }
+    }
+    if (s.delay && !tables) {
       // e^{i (phi - pi d k / N)}: u = e^{-i pi d A / N}, rot(A) = e^{i phi} u, rot(N - A) = e^{i (phi - pi d)} conj(u).
       live.push_back(decl("const float2", "dl", index(var("pfb_dl"), combo)));
       live.push_back(declGroup("float", {{"sn", nullptr}, {"cs", nullptr}}));
@@ -438,16 +514,23 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
     pfb::appendSaturationTail(s, g, body);
   }
 
-  NodePtr fn = function(fmt::format("extern \"C\" __global__ void __launch_bounds__({})", TB), "", name,
+  // PfbGeometry::postBlocksPerSm blocks per SM where shared memory (sm_90: 227 KiB) holds them, fewer where not: three
+  // leave 80 registers, room for the thread constants beside the FFT's (four, 64, spill on sm_80).
+  const int minBlocks = static_cast<int>(
+      std::clamp<long long>(232448 / (g.sharedB + 4096), 1, std::max(1, g.postBlocksPerSm)));
+  NodePtr fn = function(fmt::format("extern \"C\" __global__ void __launch_bounds__({}, {})", TB, minBlocks), "", name,
                         pfb::postParams(s), block(body));
   return pfb::postHeader(s, g, name) + pfb::channelHelper(g, N) + pfb::slotHelper(false) + print(foldConstants(fn));
 }
 
-PfbKernels emitPfb(const PfbSpec& s, bool previous, bool slotPerElement, bool perItemPost) {
+PfbKernels emitPfb(const PfbSpec& s, const PfbVariant& v) {
   PfbKernels k;
-  k.geometry = pfbGeometry(s, previous);
-  k.geometry.slotPerElement = slotPerElement;
-  k.geometry.perItemPost = perItemPost || previous || slotPerElement;
+  k.geometry = pfbGeometry(s, v.previous);
+  k.geometry.slotPerElement = v.slotPerElement;
+  k.geometry.perItemPost = v.perItemPost || v.previous || v.slotPerElement;
+  k.geometry.phaseTables = v.phaseTables;
+  k.geometry.firConstSlots = v.firConstSlots;
+  k.geometry.postBlocksPerSm = v.postBlocksPerSm;
   k.firName = s.name + "_fir";
   k.postName = s.name + "_post";
   k.firSource = pfbFirSource(s, k.geometry, k.firName);
