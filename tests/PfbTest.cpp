@@ -21,6 +21,7 @@
 #include "generator/correlator/CorrelatorData.h"
 #include "generator/correlator/CorrelatorFamily.h"
 #include "generator/correlator/CorrelatorSpec.h"
+#include "generator/pfb/PfbBench.h"
 #include "generator/pfb/PfbData.h"
 #include "generator/pfb/PfbEmitter.h"
 #include "generator/pfb/PfbFamily.h"
@@ -463,6 +464,21 @@ TEST(PfbKernels, SpecsCompileWithoutSpills) {
       }
   }
   EXPECT_GE(specs, 3);
+}
+
+// Every bench variant of the MeerKAT specs compiles for sm_90 (bench times them all in one run).
+TEST(PfbKernels, BenchVariantsCompile) {
+  for (const char* f : {"specs/pfb_meerkat_4k_ci8.json", "specs/pfb_meerkat_32k_ci8.json"}) {
+    auto fs = loadSpec(test::sourcePath(f));
+    const PfbSpec s = parsePfbSpecText(test::readFile(test::sourcePath(f)), f);
+    for (const auto& v : pfbBenchVariants(s))
+      for (const auto& src : v.generated.plan.sources) {
+        const CompileResult r = compileWithReport(src.text, fs->name(), "sm_90");
+        EXPECT_GT(r.registers, 0) << f << " " << v.name << " " << src.fileName << ": " << r.log;
+        std::printf("[nvrtc] %s, %s: %s %d registers, spills %d B\n", f, v.name.c_str(), src.fileName.c_str(),
+                    r.registers, r.spillStoreBytes);
+      }
+  }
 }
 
 // The cuFFT user's pair that bench times (bench/FirR2cBaseline.cpp), on the CPU: its FIR kernel, the R2C in double
