@@ -143,6 +143,8 @@ inline unsigned long long atomicExch(unsigned long long* p, unsigned long long v
 inline unsigned atomicExch(unsigned* p, unsigned v) { return std::atomic_ref<unsigned>(*p).exchange(v); }
 inline float __uint_as_float(unsigned u) { float f; std::memcpy(&f, &u, 4); return f; }
 inline unsigned __float_as_uint(float f) { unsigned u; std::memcpy(&u, &f, 4); return u; }
+// __fadd_rn: a + b rounded once, never contracted into a multiply-add (the volatile keeps it a separate addition).
+inline float __fadd_rn(float a, float b) { volatile float s = a + b; return s; }
 // __syncwarp(mask) (the full warp): the lanes meet (what each lane did before it happens before what any lane does after).
 inline void __syncwarp(unsigned) { wf_warp->arrive_and_wait(); }
 // Warp-wide instructions: each lane posts its registers, the warp meets, each lane reads what it needs, the warp meets again.

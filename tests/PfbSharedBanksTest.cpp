@@ -1,10 +1,10 @@
 // Shared-memory bank conflicts of the pfb kernels, counted on the CPU for every access pattern of the specs in specs/:
 // the FIR's stores (one float per thread), the column and row FFT passes' loads and stores (float2), the post kernel's
 // row loads and split reads (float2), the ci8 staging's stores (one 16-bit value per thread) and its 32-byte run reads
-// (4-byte words). The index formulas mirror the emitted code (PfbFirEmitter.cpp, PfbFftCode.cpp emitPass,
-// PfbPostEmitter.cpp); the slot function is the generator's own (pfbSwizzled, pfbPadded).
-// Model: a warp access is served in phases (32 lanes for accesses up to 4 bytes, 16 for 8 bytes); a phase costs as
-// many wavefronts as the most distinct 4-byte words any one bank holds.
+// (4-byte words), the phase tables' writes and reads (float2). The index formulas mirror the emitted code
+// (PfbFirEmitter.cpp, PfbFftCode.cpp emitPass, PfbPostEmitter.cpp); the slot function is the generator's own
+// (pfbSwizzled, pfbPadded). Model: a warp access is served in phases (32 lanes for accesses up to 4 bytes, 16 for 8
+// bytes); a phase costs as many wavefronts as the most distinct 4-byte words any one bank holds.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -69,7 +69,8 @@ void passes(const PfbFftPlan& fft, int IC, long long os, long long ps, long long
 }
 
 struct Counts {
-  Tally firStore, columns, storeRead, rowLoad, rows, split, splitPair0, stagingStore, stagingRead;
+  Tally firStore, columns, storeRead, rowLoad, rows, split, splitPair0, stagingStore, stagingRead, phaseWrite,
+      phaseRead;
 };
 
 Counts count(const PfbSpec& s, bool previous) {
@@ -118,6 +119,25 @@ Counts count(const PfbSpec& s, bool previous) {
       Tally& t = pair ? c.split : c.splitPair0;  // pair 0: one block of n1 / 2, its own reads
       t.add(za, 8), t.add(zb, 8);
     }
+  // phase tables (with a delay): entry t written; split item it reads H[ih], HB[ih] and L[il] of its combination
+  if (s.delay) {
+    const long long PE = g.phaseEntries(), LB = g.phaseLow(), NH = N2 / LB;
+    for (long long w0 = 0; w0 < g.combosPerChunk * PE; w0 += 32) {
+      std::vector<long long> a(32, -1);
+      for (int l = 0; l < 32 && w0 + l < g.combosPerChunk * PE; ++l) a[l] = 8 * (w0 + l);
+      c.phaseWrite.add(a, 8);
+    }
+    for (long long w0 = 0; w0 < static_cast<long long>(g.combosPerChunk) * N2; w0 += 32)
+      for (long long part = 0; part < 3; ++part) {
+        std::vector<long long> a(32, -1);
+        for (int l = 0; l < 32; ++l) {
+          const long long it = w0 + l, item = it % N2, combo = it / N2;
+          if (it >= static_cast<long long>(g.combosPerChunk) * N2) continue;
+          a[l] = 8 * (combo * PE + (part < 2 ? item / LB + part * NH : 2 * NH + item % LB));
+        }
+        c.phaseRead.add(a, 8);
+      }
+  }
   // ci8 staging: value (which, item) of combination combo at 16-bit element slot 16 + combo (current: combo XOR
   // (slot / 2 & 14)); item = it % n2, combo = cb + it / n2, it = t + m 256
   if (s.outputType == PfbOutputType::CI8) {
@@ -152,19 +172,21 @@ TEST(PfbSharedBanks, CurrentKernelsAreConflictFree) {
     ++specs;
     const PfbSpec s = parsePfbSpecText(test::readFile(e.path().string()), f);
     const Counts c = count(s, false);
-    for (const auto& [name, t] : {std::pair{"fir store", c.firStore}, std::pair{"column passes", c.columns},
-                                  std::pair{"scratch store read", c.storeRead}, std::pair{"row load", c.rowLoad},
-                                  std::pair{"row passes", c.rows}, std::pair{"staging store", c.stagingStore},
-                                  std::pair{"staging read", c.stagingRead}})
+    for (const auto& [name, t] :
+         {std::pair{"fir store", c.firStore}, std::pair{"column passes", c.columns},
+          std::pair{"scratch store read", c.storeRead}, std::pair{"row load", c.rowLoad},
+          std::pair{"row passes", c.rows}, std::pair{"staging store", c.stagingStore},
+          std::pair{"staging read", c.stagingRead}, std::pair{"phase table write", c.phaseWrite},
+          std::pair{"phase table read", c.phaseRead}})
       EXPECT_LE(t.worst, 1) << s.name << ": " << name << " " << t.wavefronts << " wavefronts for " << t.accesses;
     EXPECT_LE(c.split.worst, 1) << s.name;
     EXPECT_LE(c.splitPair0.worst, 2) << s.name;
     std::printf(
-        "[banks] %s: fir store %lld/%lld, columns %lld/%lld, rows %lld/%lld, split %lld/%lld, staging %lld/%lld "
-        "(wavefronts / accesses)\n",
+        "[banks] %s: fir store %lld/%lld, columns %lld/%lld, rows %lld/%lld, split %lld/%lld, staging %lld/%lld, "
+        "phase tables %lld/%lld (wavefronts / accesses)\n",
         s.name.c_str(), c.firStore.wavefronts, c.firStore.accesses, c.columns.wavefronts, c.columns.accesses,
         c.rows.wavefronts, c.rows.accesses, c.split.wavefronts, c.split.accesses, c.stagingStore.wavefronts,
-        c.stagingStore.accesses);
+        c.stagingStore.accesses, c.phaseRead.wavefronts, c.phaseRead.accesses);
     if (s.outputType == PfbOutputType::CI8 && s.channels >= 4096) {
       const Counts p = count(s, true);
       EXPECT_EQ(p.rowLoad.worst, 2) << s.name;

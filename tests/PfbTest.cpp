@@ -21,6 +21,7 @@
 #include "generator/correlator/CorrelatorData.h"
 #include "generator/correlator/CorrelatorFamily.h"
 #include "generator/correlator/CorrelatorSpec.h"
+#include "generator/pfb/PfbBench.h"
 #include "generator/pfb/PfbData.h"
 #include "generator/pfb/PfbEmitter.h"
 #include "generator/pfb/PfbFamily.h"
@@ -303,6 +304,29 @@ TEST(PfbKernels, RunOnTheCpuAndMatchTheDoubleReference) {
   }
 }
 
+// Rows of 256 points and more: a thread's split items are t + 256 j (j < n2 / 256), its loads span rows; the pol of a
+// split trip is a constant of the trip (n2 256) or of the chunk (n2 1024: one combination per chunk).
+TEST(PfbKernels, LongRowsRunOnTheCpu) {
+  struct Case {
+    const char* label;
+    std::string members;
+  };
+  const std::vector<Case> cases = {
+      {"8192 channels (rows of 256), gains + delays, ci8 katgpucbf",
+       R"("channels": 8192, "taps": 2, "spectra_per_call": 8, "input": {"type": "int8"}, "gain": "per_channel", "delay": true, "output": {"type": "ci8", "layout": "katgpucbf"})"},
+      {"32768 channels (rows of 1024), gains + delays, ci8 katgpucbf",
+       R"("channels": 32768, "taps": 1, "spectra_per_call": 8, "input": {"type": "int8"}, "gain": "per_channel", "delay": true, "output": {"type": "ci8", "layout": "katgpucbf"})"},
+      {"32768 channels, 1 pol, delay, cf32",
+       R"("channels": 32768, "taps": 1, "polarizations": 1, "spectra_per_call": 3, "input": {"type": "int8"}, "delay": true, "output": {"type": "cf32"})"},
+  };
+  std::uint64_t seed = 4140;
+  for (const auto& c : cases) {
+    const Check k = runOnCpu(c.members, seed++, 1, c.label);
+    EXPECT_TRUE(k.ok()) << c.label << ": " << k.detail;
+    EXPECT_GT(k.checked, 0) << c.label;
+  }
+}
+
 // The previous kernels (bench's "previous kernels" variant) stay correct: one case of each output type.
 TEST(PfbKernels, PreviousKernelsRunOnTheCpu) {
   std::uint64_t seed = 5050;
@@ -313,7 +337,7 @@ TEST(PfbKernels, PreviousKernelsRunOnTheCpu) {
     PfbSpec s = spec(members);
     auto fs = makePfbSpec(s);
     fs->verify();
-    const LaunchPlan plan = pfbLaunchPlan(s, emitPfb(s, true));
+    const LaunchPlan plan = pfbLaunchPlan(s, emitPfb(s, {.previous = true}));
     const Check k = test::runPlanOnCpu(*fs, plan, 1, seed++, "pfb-cpu", "previous kernels", {});
     EXPECT_TRUE(k.ok()) << members << ": " << k.detail;
     EXPECT_GT(k.checked, 0) << members;
@@ -328,6 +352,7 @@ TEST(PfbKernels, MutatedKernelsAreCaught) {
   const LaunchPlan plan = fs->emit({"sm_90", nullptr}).plan;
   test::expectMutationsCaught(*fs, plan,
                               {{{"FIR window slot off by one", "w0_1 * x0_1", "w0_1 * x0_2"}},
+                               {{"FIR store slot", "(ps ^ 12) + 64)", "(ps ^ 13) + 64)"}},
                                {{"four-step twiddle dropped", "v.y * step.y", "0.f"}},
                                {{"weights of the other sample", "__ldg(weights + pos)", "__ldg(weights + (pos + 1))"}}},
                               77, "pfb-cpu", {});
@@ -338,8 +363,13 @@ TEST(PfbKernels, MutatedKernelsAreCaught) {
   test::expectMutationsCaught(*fs, post,
                               {{{"split twiddle conjugated", "w.y * fx", "-w.y * fx"}},
                                {{"delay slope sign", "-dl.x", "dl.x"}},
-                               {{"no saturation count", "sat0 += clipped", "sat0 += 0"}},
-                               {{"mirror row", "[pfb_slot(z + ", "[pfb_slot(z + 1 + "}}},
+                               {{"no saturation count", "sat += clipped", "sat += 0"}},
+                               {{"mirror row", "xb = 15 - item", "xb = 14 - item"}},
+                               {{"a gain of the other pol", "(p0 + polT)", "(p0 + 1 - polT)"}},
+                               {{"staging slot of the mirror", "stB = (8 + item)", "stB = (9 + item)"}},
+                               {{"rounding constant", "12582912.0f", "12582913.0f"}},
+                               {{"phase table L index", "cl * 8 + il]", "cl * 8 + (il ^ 1)]"}},
+                               {{"phase table HB index", "(ih + 2)]", "(ih + 1)]"}}},
                               78, "pfb-cpu", {});
 }
 
@@ -434,6 +464,21 @@ TEST(PfbKernels, SpecsCompileWithoutSpills) {
       }
   }
   EXPECT_GE(specs, 3);
+}
+
+// Every bench variant of the MeerKAT specs compiles for sm_90 (bench times them all in one run).
+TEST(PfbKernels, BenchVariantsCompile) {
+  for (const char* f : {"specs/pfb_meerkat_4k_ci8.json", "specs/pfb_meerkat_32k_ci8.json"}) {
+    auto fs = loadSpec(test::sourcePath(f));
+    const PfbSpec s = parsePfbSpecText(test::readFile(test::sourcePath(f)), f);
+    for (const auto& v : pfbBenchVariants(s))
+      for (const auto& src : v.generated.plan.sources) {
+        const CompileResult r = compileWithReport(src.text, fs->name(), "sm_90");
+        EXPECT_GT(r.registers, 0) << f << " " << v.name << " " << src.fileName << ": " << r.log;
+        std::printf("[nvrtc] %s, %s: %s %d registers, spills %d B\n", f, v.name.c_str(), src.fileName.c_str(),
+                    r.registers, r.spillStoreBytes);
+      }
+  }
 }
 
 // The cuFFT user's pair that bench times (bench/FirR2cBaseline.cpp), on the CPU: its FIR kernel, the R2C in double

@@ -77,10 +77,23 @@ std::vector<BenchVariant> pfbBenchVariants(const PfbSpec& s) {
   }
   // The previous kernels (both, one call): padded FFT buffers, unrotated ci8 staging, a fir thread per complex point.
   v.push_back({"previous kernels (padded buffers, a fir thread per complex point)",
-               Generated{pfbLaunchPlan(s, emitPfb(s, true))}, 0, 0});
+               Generated{pfbLaunchPlan(s, emitPfb(s, {.previous = true}))}, 0, 0});
+  // The per-item post kernel (each split item decodes its combination, channels and slots; a sincospif per item).
+  v.push_back({"post kernel per item (both kernels; the post kernel before its thread constants were hoisted)",
+               Generated{pfbLaunchPlan(s, emitPfb(s, {.perItemPost = true}))}, 0, 0});
+  // The post kernel with a sincospif per split item instead of the per-chunk phase tables (specs with a delay).
+  if (s.delay)
+    v.push_back({"post kernel with a sincospif per item (both kernels; no phase tables)",
+                 Generated{pfbLaunchPlan(s, emitPfb(s, {.phaseTables = false}))}, 0, 0});
+  // The post kernel at four blocks per SM (64 registers; measured on sm_90, where it does not spill).
+  v.push_back({"post kernel at four blocks per SM (both kernels; 64 registers, pass twiddles per butterfly)",
+               Generated{pfbLaunchPlan(s, emitPfb(s, {.postBlocksPerSm = 4}))}, 0, 0});
+  // The fir kernel with pfb_slot per FIR and scratch store (the post kernel as the default's).
+  v.push_back({"fir kernel with a slot per store (both kernels; the fir kernel before its constant slots)",
+               Generated{pfbLaunchPlan(s, emitPfb(s, {.firConstSlots = false}))}, 0, 0});
   // Both kernels with pfb_slot per FFT buffer element (the kernels before base slots and constant XORs).
   v.push_back({"a slot per element (both kernels, pfb_slot per FFT buffer access)",
-               Generated{pfbLaunchPlan(s, emitPfb(s, false, true))}, 0, 0});
+               Generated{pfbLaunchPlan(s, emitPfb(s, {.slotPerElement = true}))}, 0, 0});
   return v;
 }
 

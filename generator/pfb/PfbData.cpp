@@ -229,9 +229,10 @@ PfbReferenceSpectrum pfbReference(const PfbSpec& s, const TestData& data, long l
 //    rounded sqrt(1/2)), each level adding at most eta = mu + gamma_4 (sqrt2 + mu) relative (Higham, Accuracy and
 //    Stability, 24.1; mu <= u for twiddles rounded once from double): < 7 u per level, log2 N levels; the four-step
 //    twiddle and the real-FFT split are one level each;
-//  - post: the complex gain (7 u), the phase (sincospif, 2 ulp per part, and its f32 argument phi/pi - d k / N rounded
-//  twice:
-//    pi 3 u (|phi/pi| + |d|), |phi| <= pi, |d| <= 1 in the tests: 20 u), the rotation product (7 u). Total 30 u.
+//  - post: the complex gain (7 u), the phase (sincospif, 2 ulp per part, and its f32 arguments' roundings: phi/pi
+//    with a rounded 1/pi, d times exact fractions k / N, their difference: pi 3 u (|phi/pi| + |d|), |phi| <= pi,
+//    |d| <= 1 in the tests: 20 u; the post kernel's tables H[ih] L[il] split k = base + n1 il and round as that), the
+//    rotation product (7 u). Total 30 u.
 double pfbErrorBound(const PfbSpec& s, const PfbReferenceSpectrum& r) {
   double xNorm = 0;
   for (const auto& x : r.X) xNorm += std::norm(x);

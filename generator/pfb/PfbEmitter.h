@@ -17,12 +17,21 @@ struct PfbKernels {
   PfbGeometry geometry;
 };
 
-// previous: the previous kernels (PfbGeometry::previous), bench's "previous kernels" variant; slotPerElement:
-// PfbGeometry::slotPerElement (bench's "a slot per element" variant).
-PfbKernels emitPfb(const PfbSpec& s, bool previous = false, bool slotPerElement = false);
+// Which kernels emitPfb writes: the default, or one of bench's variants (each member the PfbGeometry flag of that
+// name). previous and slotPerElement imply perItemPost.
+struct PfbVariant {
+  bool previous = false;        // the previous kernels (padded buffers, a fir thread per complex point)
+  bool slotPerElement = false;  // pfb_slot per FFT buffer element
+  bool perItemPost = false;     // the per-item post kernel
+  bool phaseTables = true;      // the post kernel's delay phase from per-chunk tables
+  bool firConstSlots = true;    // the fir kernel's slots as thread constants plus offsets
+  int postBlocksPerSm = 3;      // the post kernel's launch bounds
+};
+PfbKernels emitPfb(const PfbSpec& s, const PfbVariant& v = {});
 
 // Parts shared by the emitters (PfbFirEmitter.cpp, PfbPostEmitter.cpp).
 std::string pfbFirSource(const PfbSpec& s, const PfbGeometry& g, const std::string& name);
 std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::string& name);
+std::string pfbPostItemSource(const PfbSpec& s, const PfbGeometry& g, const std::string& name);
 
 }  // namespace warpforge

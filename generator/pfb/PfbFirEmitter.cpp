@@ -118,6 +118,11 @@ std::string pfbFirSource(const PfbSpec& s, const PfbGeometry& g, const std::stri
   const int parts = single ? 1 : 2;
   const long long N = s.channels, L = s.fftLength(), S = s.spectra;
   const char* slotFn = pfb::slotFunction(g.previous);
+  // Constant slots (PfbGeometry::firConstSlots): the FIR's store of spectrum i at slot(i PA + pt) = slot(pt) XOR a
+  // constant (XOR-linear swizzle, pt < PA), and the scratch store's element e = t + TA m at slot(t) + TA m (TA a
+  // multiple of 256) with the scratch pointer advanced by 2 N per trip (TA = 2 PA: two spectra).
+  const bool constSlots = single && g.firConstSlots && !g.slotPerElement;
+  const bool storePointers = constSlots && TA % 256 == 0 && TA == 2 * PA;
   auto xs = [](int part, int j) { return fmt::format("x{}_{}", part, j); };
   auto ws = [](int part, int j) { return fmt::format("w{}_{}", part, j); };
 
@@ -150,6 +155,13 @@ std::string pfbFirSource(const PfbSpec& s, const PfbGeometry& g, const std::stri
                                 bin("+", bin("*", bin("/", var("pt"), lit(C)), lit(g.n2)),
                                     bin("+", bin("*", var("(int)group"), lit(C)), bin("%", var("pt"), lit(C))))),
                             bin("&", var("t"), lit(1)))));
+    if (constSlots) {
+      body.push_back(
+          comment("the thread's FIR store slot (ps; float part pb) and scratch store slot (ts), less constants"));
+      body.push_back(decl("const int", "ps", call(slotFn, {var("pt")})));
+      body.push_back(decl("const int", "pb", bin("&", var("t"), lit(1))));
+      if (storePointers) body.push_back(decl("const int", "ts", call(slotFn, {var("t")})));
+    }
   } else {
     body.push_back(
         comment(fmt::format("thread -> (row m1, column m2) of the four-step split N = {} x {}: complex point z[{} m1 + "
@@ -243,7 +255,10 @@ std::string pfbFirSource(const PfbSpec& s, const PfbGeometry& g, const std::stri
       for (int j = 1; j < T; ++j) acc = bin("+", acc, bin("*", var(ws(part, j)), var(xs(part, (i + j) % T))));
       one.push_back(decl("const float", fmt::format("y{}", part), acc));
     }
-    if (single)
+    if (constSlots)
+      one.push_back(
+          assign(index(var("fbuf0"), bin("+", bin("*", lit(2), pfb::slotOfBase("ps", i * PA)), var("pb"))), var("y0")));
+    else if (single)
       one.push_back(assign(
           index(var("fbuf0"),
                 bin("+", bin("*", lit(2), call(slotFn, {bin("+", lit(static_cast<long long>(i) * PA), var("pt"))})),
@@ -288,8 +303,25 @@ std::string pfbFirSource(const PfbSpec& s, const PfbGeometry& g, const std::stri
       chunk.push_back(outDecl());
     }
     // Not unrolled: the unrolled loads would need registers the FIR's window and weights hold.
-    if (single) chunk.push_back(raw("#pragma unroll 1"));
-    if (single)
+    if (single && !storePointers) chunk.push_back(raw("#pragma unroll 1"));
+    if (storePointers) {
+      chunk.push_back(decl("const float2*", "from", bin("+", var(fin), var("ts"))));
+      chunk.push_back(
+          decl("float2*", "to",
+               bin("+", var("out"),
+                   bin("*", cast("long long", bin("+", var("base"), bin("/", var("t"), lit(PA)))), lit(N)))));
+      std::vector<NodePtr> cs;
+      cs.push_back(decl("const float2", "v", unary("*", var("from"))));
+      cs.push_back(assign(unary("*", var("to")),
+                          call("make_float2",
+                               {bin("-", bin("*", var("v.x"), var("step.x")), bin("*", var("v.y"), var("step.y"))),
+                                bin("+", bin("*", var("v.x"), var("step.y")), bin("*", var("v.y"), var("step.x")))})));
+      cs.push_back(assign(var("from"), lit(TA), "+="));
+      cs.push_back(assign(var("to"), lit(2 * N), "+="));
+      chunk.push_back(raw("#pragma unroll 1"));
+      chunk.push_back(forLoop(decl("int", "e", var("t")), bin("<", var("e"), bin("*", var("count"), lit(PA))),
+                              assign(var("e"), lit(TA), "+="), block(cs)));
+    } else if (single)
       chunk.push_back(forLoop(decl("int", "e", var("t")), bin("<", var("e"), bin("*", var("count"), lit(PA))),
                               assign(var("e"), lit(TA), "+="), block(st)));
     else

@@ -36,6 +36,20 @@ struct PfbGeometry {
   // Every FFT buffer element's slot through pfb_slot (bench's "a slot per element" variant) instead of a constant
   // XOR and offset from a butterfly's base slot (PassShape::baseSlots).
   bool slotPerElement = false;
+  // The per-item post kernel (bench's "post kernel per item" variant; the previous and slot-per-element variants use
+  // it too): each split item decodes its combination, channels and slots, and takes a sincospif, instead of the
+  // thread's channel constants hoisted out of the chunk loop and unrolled constant-offset loads and stores.
+  bool perItemPost = false;
+  // The post kernel's delay phase from per-chunk tables (two table products per channel pair) instead of a sincospif
+  // per channel pair (bench's "post kernel with a sincospif per item" variant); see PfbPostEmitter.cpp.
+  bool phaseTables = true;
+  // The fir kernel's shared-memory slots as thread constants plus compile-time offsets, and the scratch store through
+  // advancing pointers (bench's "fir kernel with a slot per store" variant keeps pfb_slot per store); see
+  // PfbFirEmitter.cpp.
+  bool firConstSlots = true;
+  // The post kernel's __launch_bounds__ blocks per SM (at most; where shared memory holds them): 3 (80 registers), or
+  // 4 (64 registers, its pass twiddles loaded per butterfly; bench's "post kernel at four blocks per SM" variant).
+  int postBlocksPerSm = 3;
   int n1 = 0, n2 = 0;
   PfbFftPlan columnFft, rowFft;
   // kernel A
@@ -65,6 +79,10 @@ struct PfbGeometry {
     return static_cast<long long>(s.receivers) * spectrumGroups(s) * (s.polarizations / polsPerUnit) * pairs();
   }
   int combosPerUnit() const { return spectraPerUnit * polsPerUnit; }
+  // The post kernel's phase tables (PfbPostEmitter.cpp): item = LB ih + il, LB = phaseLow() (divides n2 / 2); per
+  // combination of a chunk H[ih], HB[ih] (n2 / LB each) and L[il] (LB), phaseEntries() float2 in all.
+  int phaseLow() const { return n2 / 2 < 16 ? n2 / 2 : 16; }
+  int phaseEntries() const { return 2 * (n2 / phaseLow()) + phaseLow(); }
 };
 
 PfbGeometry pfbGeometry(const PfbSpec& s, bool previous = false);

@@ -1,5 +1,11 @@
-// Kernel B: the row FFTs, the r2c split, gain and delay, the store (see PfbGeometry.h).
+// Kernel B: the row FFTs, the r2c split, gain and delay, the store (see PfbGeometry.h). A thread's split items are
+// the same in every chunk (item it = t + 256 m of the chunk: n2 divides 256, or 256 divides n2), so their channels,
+// split twiddles, gains, buffer slots and staging slots are computed once, before the chunk loop; the loads, split
+// items and staged stores are unrolled with constant offsets from per-thread bases (32-bit offsets within a block's
+// rows and a batch entry's output).
+#include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -7,39 +13,23 @@
 #include "ast/Printer.h"
 #include "generator/pfb/PfbEmitter.h"
 #include "generator/pfb/PfbFftCode.h"
+#include "generator/pfb/PfbPostParts.h"
 
 namespace warpforge {
 
 using namespace ast;
+using pfb::cmulX;
+using pfb::cmulY;
 
 namespace {
 
-// Channels of a unit's split items: item i of pair p yields channels A and B = N - A (pair 0, item 0: 0 and N / 2).
-std::string channelHelper(const PfbGeometry& g, long long N) {
-  return fmt::format(
-      "// The channel of staging slot (item, which) of row pair `pair`: which 0 is channel A of the item, 1 its mirror "
-      "N - A.\n"
-      "// Pair p > 0 holds rows p and {0} - p: A = p + {0} item. Pair 0 holds rows 0 and {0} / 2: item 0 gives "
-      "channels 0 and N / 2,\n"
-      "// items below {1} / 2 channel A = {0} item of row 0, the others A = {0} / 2 + {0} (item - {1} / 2) of row {0} "
-      "/ 2.\n"
-      "static __device__ __forceinline__ int pfb_channel(int pair, int item, int which) {{\n"
-      "  int a;\n"
-      "  if (pair != 0) a = pair + {0} * item;\n"
-      "  else if (item < {1} / 2) a = {0} * item;\n"
-      "  else a = {0} / 2 + {0} * (item - {1} / 2);\n"
-      "  if (which == 0) return a;\n"
-      "  return pair == 0 && item == 0 ? {2} / 2 : {2} - a;\n"
-      "}}\n",
-      g.n1, g.n2, N);
-}
+// Which pol of a unit (PU = 2) a split item of trip m belongs to: known when the kernel is generated, a thread
+// constant (polT), or only at run time ((cb + combination) & 1, where a chunk holds an odd number of combinations).
+enum class PolKind { One, Const, Thread, Runtime };
 
-// v * w (complex, f32)
-NodePtr cmulX(const std::string& v, const std::string& w) {
-  return bin("-", bin("*", var(v + ".x"), var(w + ".x")), bin("*", var(v + ".y"), var(w + ".y")));
-}
-NodePtr cmulY(const std::string& v, const std::string& w) {
-  return bin("+", bin("*", var(v + ".x"), var(w + ".y")), bin("*", var(v + ".y"), var(w + ".x")));
+NodePtr sum(NodePtr a, long long c) { return c ? bin("+", std::move(a), lit(c)) : a; }
+std::string suffix(const std::string& base, int j, int count) {
+  return count > 1 ? fmt::format("{}{}", base, j) : base;
 }
 
 }  // namespace
@@ -47,33 +37,44 @@ NodePtr cmulY(const std::string& v, const std::string& w) {
 std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::string& name) {
   const bool ci8 = s.outputType == PfbOutputType::CI8;
   const int TB = g.threadsB, N2 = g.n2, N1 = g.n1, QC = g.combosPerChunk, PU = g.polsPerUnit, GS = g.spectraPerUnit;
-  const long long N = s.channels, S = s.spectra, P = s.polarizations, Q = s.streams();
-  const long long chunkPoints = static_cast<long long>(QC) * 2 * N2;
-  const char* slotFn = pfb::slotFunction(g.previous);
-  // Work on spectrum s only where s < S: the current kernels drop the test where every unit's spectra exist.
-  const bool allSpectra = !g.previous && S % GS == 0;
-  auto ifSpectrum = [&](NodePtr body) {
-    return allSpectra ? std::move(body) : ifStmt(bin("<", var("s"), lit(S)), std::move(body));
-  };
+  const int CU = g.combosPerUnit();
+  const long long N = s.channels, S = s.spectra, P = s.polarizations;
+  const long long chunkPoints = static_cast<long long>(QC) * 2 * N2, chunkItems = chunkPoints / 2;
+  if (TB % 256 || chunkPoints % TB || (N2 > TB && N2 % TB) || (N2 <= TB && TB % N2))
+    throw std::logic_error("pfbPostSource: the block must be a multiple of 256 threads and divide the chunk's points");
+  const bool allSpectra = S % GS == 0;
+  const bool caseA = N2 <= TB;  // a thread's item is t % n2 (one per chunk trip); else t + TB j, j < n2 / TB
+  const int IPT = caseA ? 1 : N2 / TB;
+  const long long splitTrips = std::max<long long>(1, chunkItems / TB), loadTrips = chunkPoints / TB;
+  const long long blockOffsets = P * S * N + 16 * N;  // the largest offset within a block's scratch rows
+  const char* offType = blockOffsets < (1LL << 31) ? "int" : "long long";
+  const char* outOffType = s.outputElementsPerBatch() < (1LL << 31) ? "int" : "long long";
+  // The phase slope's tables per combination of a chunk (PfbGeometry::phaseTables): item = LB ih + il has channel
+  // A = base(ih) + n1 il (base(ih) the channel of item LB ih; LB divides n2 / 2, where pair 0's rows change), so
+  // e^{i (phi - pi d A / N)} = H[ih] L[il] and e^{i (phi - pi d (N - A) / N)} = HB[ih] conj(L[il]) with
+  // H[ih] = e^{i pi (phi / pi - d base / N)}, HB[ih] = e^{i pi (phi / pi - d (N - base) / N)}, L[il] = e^{-i pi d n1 il
+  // / N}.
+  const bool tables = s.delay && g.phaseTables;
+  const int LB = g.phaseLow(), NH = N2 / LB, PE = g.phaseEntries();
 
   std::vector<NodePtr> body;
   body.push_back(externSharedArray("float2", "pfb_shared"));
-  body.push_back(comment(
-      fmt::format("two buffers of {} (spectrum, pol) combinations x 2 rows x {} points{}", QC, N2,
-                  ci8 ? fmt::format("; then the staged ci8 output [channel slot][{} combinations]", g.combosPerUnit())
-                      : "")));
-  body.push_back(decl("float2* const", "buf0", var("pfb_shared")));
   body.push_back(
-      decl("float2* const", "buf1", bin("+", var("pfb_shared"), lit(pfbBufferSlots(chunkPoints, g.previous)))));
+      comment(fmt::format("two buffers of {} (spectrum, pol) combinations x 2 rows x {} points{}", QC, N2,
+                          ci8 ? fmt::format("; then the staged ci8 output [channel slot][{} combinations]", CU) : "")));
+  body.push_back(decl("float2* const", "buf0", var("pfb_shared")));
+  body.push_back(decl("float2* const", "buf1", bin("+", var("pfb_shared"), lit(pfbBufferSlots(chunkPoints, false)))));
   if (ci8)
     body.push_back(
         decl("unsigned char* const", "staging",
-             cast("unsigned char*", bin("+", var("pfb_shared"), lit(2 * pfbBufferSlots(chunkPoints, g.previous))))));
+             cast("unsigned char*", bin("+", var("pfb_shared"), lit(2 * pfbBufferSlots(chunkPoints, false))))));
   if (s.delay) {
-    // The notes line up as the kernel has always printed them (6 and 5 spaces after the declarations).
     body.push_back(
-        withNote(sharedArray("float2", "pfb_dl", {decimal(QC)}), "per combination of the chunk: (d, phi / pi)", 6));
-    body.push_back(withNote(sharedArray("float2", "pfb_rot", {decimal(2 * QC)}), "e^{i phi}, e^{i (phi - pi d)}", 5));
+        withNote(sharedArray("float2", "pfb_dl", {decimal(QC)}), "per combination of the chunk: (d, phi / pi)"));
+    if (tables)
+      body.push_back(withNote(sharedArray("float2", "pfb_ph", {decimal(static_cast<long long>(QC) * PE)}),
+                              "per combination: H[ih], HB[ih], L[il] (the phase tables)"));
+    else body.push_back(withNote(sharedArray("float4", "pfb_rot", {decimal(QC)}), "e^{i phi}, e^{i (phi - pi d)}"));
   }
   body.push_back(comment("block -> (batch entry, receiver, spectrum group, pol group, row pair); row pair fastest"));
   const long long pgroups = P / PU, sgroups = g.spectrumGroups(s);
@@ -87,9 +88,24 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
   body.push_back(decl("const long long", "b", cast("long long", bin("/", var("rb"), lit(s.receivers)))));
   body.push_back(decl("const int", "rowA", var("pair")));
   body.push_back(decl("const int", "rowB", ternary(var("pair"), bin("-", lit(N1), var("pair")), lit(N1 / 2))));
-  body.push_back(comment("first stream of this receiver in the batch entry (stream q = receiver x pols + pol)"));
-  body.push_back(decl("const long long", "q0", bin("+", bin("*", var("b"), lit(Q)), bin("*", var("r"), lit(P)))));
   body.push_back(decl("const int", "t", var("(int)threadIdx.x")));
+  body.push_back(comment("the block's rows of the scratch: first stream q0 + p0 (q0 = b x streams + r x pols)"));
+  body.push_back(decl(
+      "const float2* const", "src",
+      bin("+", var("scratch"),
+          bin("*",
+              bin("+",
+                  bin("*",
+                      bin("+", bin("+", bin("*", var("b"), lit(s.streams())), bin("*", var("r"), lit(P))), var("p0")),
+                      lit(S)),
+                  var("s0")),
+              lit(N)))));
+
+  if (!ci8) {
+    if (PU != 1) throw std::logic_error("pfbPostSource: cf32 units hold one pol");
+    body.push_back(comment("the block's first output spectrum ([receiver][pol][spectrum][channel])"));
+    body.push_back(decl("float2* const", "dst", bin("+", var("out"), bin("-", var("src"), var("scratch")))));
+  }
 
   pfb::PassShape shape;
   shape.innerCount = 1;
@@ -97,56 +113,211 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
   shape.pointStride = 1;
   shape.threads = TB;
   shape.table = "twiddles";
-  shape.slot = slotFn;
-  shape.baseSlots = !g.slotPerElement;
+  shape.slot = "pfb_slot";
+  // At four blocks per SM (64 registers) each butterfly loads its pass twiddles (L1 hits): the 12 registers of
+  // hoisted ones do not fit beside the thread constants.
+  shape.hoist = g.postBlocksPerSm < 4;
   for (auto& n : pfb::hoistTwiddles(g.rowFft, shape, "r")) body.push_back(n);
-  if (ci8) {
-    body.push_back(decl("unsigned", "sat0", lit(0)));
-    if (PU == 2) body.push_back(decl("unsigned", "sat1", lit(0)));
+
+  // Offset of combination c's rows (c < CU) from the block's first: (c % PU) S N + (c / PU) N.
+  auto comboOffset = [&](long long c) { return (c % PU) * S * N + (c / PU) * N; };
+  const bool qcEven = QC % 2 == 0 || PU == 1;
+
+  // --- thread constants of the loads: element e = t + TB m of the chunk.
+  const bool loadA = 2 * N2 <= TB;  // a thread's row, column and first combination are thread constants
+  body.push_back(comment("the thread's load elements t + " + std::to_string(TB) +
+                         " m: slot pfb_slot(t) + const; scratch offset a thread constant + const"));
+  body.push_back(decl("const int", "ls", call("pfb_slot", {var("t")})));
+  if (loadA) {
+    NodePtr lcl = bin("/", var("t"), lit(2 * N2));
+    NodePtr comboPart = PU == 1 ? bin("*", lcl, lit(N))
+                                : bin("+", bin("*", bin("%", lcl, lit(2)), lit(S * N)),
+                                      bin("*", bin("/", lcl, lit(2)), lit(N)));
+    body.push_back(decl(
+        std::string("const ") + offType, "lo",
+        bin("+",
+            bin("+", comboPart,
+                bin("*", ternary(bin("%", bin("/", var("t"), lit(N2)), lit(2)), var("rowB"), var("rowA")), lit(N2))),
+            bin("%", var("t"), lit(N2)))));
+  } else {
+    body.push_back(decl(std::string("const ") + offType, "loA", bin("+", bin("*", var("rowA"), lit(N2)), var("t"))));
+    body.push_back(decl(std::string("const ") + offType, "loB", bin("+", bin("*", var("rowB"), lit(N2)), var("t"))));
   }
 
-  std::vector<NodePtr> chunk;
-  // combination -> (spectrum s, pol p): pol fastest (the katgpucbf layout's order within a channel's run)
-  auto decode = [&](std::vector<NodePtr>& st, NodePtr combo) {
-    st.push_back(decl("const int", "combo", std::move(combo)));
-    st.push_back(decl("const int", "s", bin("+", var("s0"), bin("/", var("combo"), lit(PU)))));
-    st.push_back(decl("const int", "p", bin("+", var("p0"), bin("%", var("combo"), lit(PU)))));
+  // --- thread constants of the split items.
+  body.push_back(comment("the thread's split items (the same in every chunk): channels, slots, twiddles, gains"));
+  if (caseA) body.push_back(decl("const int", "cl", bin("/", var("t"), lit(N2))));
+  PolKind polKind = PolKind::One;
+  if (PU == 2) {
+    if (!qcEven) polKind = PolKind::Runtime;
+    else if (caseA && TB / N2 >= 2) polKind = PolKind::Thread;
+    else polKind = PolKind::Const;
+  }
+  if (polKind == PolKind::Thread) body.push_back(decl("const int", "polT", bin("%", var("cl"), lit(2))));
+  const std::vector<int> gainPols = polKind == PolKind::Const || polKind == PolKind::Runtime ? std::vector<int>{0, 1}
+                                                                                             : std::vector<int>{-1};
+  for (int j = 0; j < IPT; ++j) {
+    const std::string it = suffix("item", j, IPT), kA = suffix("kA", j, IPT), kB = suffix("kB", j, IPT);
+    const std::string xa = suffix("xa", j, IPT), xb = suffix("xb", j, IPT);
+    body.push_back(
+        decl("const int", it, caseA ? bin("%", var("t"), lit(N2)) : sum(var("t"), static_cast<long long>(TB) * j)));
+    body.push_back(decl("const int", kA, call("pfb_channel", {var("pair"), var(it), lit(0)})));
+    body.push_back(decl("const int", kB, call("pfb_channel", {var("pair"), var(it), lit(1)})));
+    body.push_back(declGroup("int", {{xa, nullptr}, {xb, nullptr}}));
+    auto setX = [&](NodePtr a, NodePtr b) {
+      return block({assign(var(xa), std::move(a)), assign(var(xb), std::move(b))});
+    };
+    body.push_back(comment("Z[A], Z[N - A]: elements of the combination's rows A, B"));
+    body.push_back(
+        (ifChain({{bin("!=", var("pair"), lit(0)), setX(var(it), bin("-", decimal(2 * N2 - 1), var(it)))},
+                  {bin("<", var(it), decimal(N2 / 2)),
+                   setX(var(it), ternary(var(it), bin("-", decimal(N2), var(it)), decimal(N2 / 2)))}},
+                 setX(bin("+", decimal(N2 / 2), var(it)), bin("-", decimal(2 * N2 - 1 + N2 / 2), var(it))))));
+    NodePtr zt = caseA ? bin("*", var("cl"), lit(2 * N2)) : nullptr;
+    auto slotOf = [&](const std::string& x) { return call("pfb_slot", {zt ? bin("+", zt, var(x)) : var(x)}); };
+    body.push_back(decl("const int", suffix("sa", j, IPT), slotOf(xa)));
+    body.push_back(decl("const int", suffix("sb", j, IPT), slotOf(xb)));
+    body.push_back(decl("const float2", suffix("w", j, IPT),
+                        call("__ldg", {bin("+", var("twiddles"), bin("+", lit(g.splitTwiddleOffset), var(kA)))})));
+    if (tables) {
+      body.push_back(decl("const int", suffix("ih", j, IPT), bin("/", var(it), lit(LB))));
+      body.push_back(decl("const int", suffix("il", j, IPT), bin("+", bin("%", var(it), lit(LB)), lit(2 * NH))));
+    } else if (s.delay) {
+      body.push_back(decl("const float", suffix("ka", j, IPT),
+                          bin("*", cast("float", var(kA)), flit(1.0 / static_cast<double>(N)))));
+    }
+    if (s.perChannelGain)
+      for (int pol : gainPols) {
+        NodePtr p = pol < 0 ? (polKind == PolKind::Thread ? bin("+", var("p0"), var("polT")) : var("p0"))
+                            : bin("+", var("p0"), lit(pol));
+        const std::string ps = pol < 0 ? "" : fmt::format("_{}", pol);
+        for (int which = 0; which < 2; ++which)
+          body.push_back(decl("const float2", suffix(which ? "gB" : "gA", j, IPT) + ps,
+                              call("__ldg", {bin("+", var("gains"),
+                                                 bin("+", bin("*", bin("+", bin("*", var("r"), lit(P)), p), lit(N)),
+                                                     var(which ? kB : kA)))})));
+      }
+    if (ci8)
+      for (int which = 0; which < 2; ++which) {
+        NodePtr slotIdx = which ? bin("+", lit(N2), var(it)) : var(it);
+        body.push_back(decl("const int", suffix(which ? "stB" : "stA", j, IPT), bin("*", slotIdx, lit(CU))));
+        body.push_back(decl("const int", suffix(which ? "mB" : "mA", j, IPT),
+                            bin("&", bin(">>", which ? bin("+", lit(N2), var(it)) : var(it), lit(1)), lit(14))));
+      }
+  }
+  body.push_back(decl("const bool", "edge",
+                      bin("&&", bin("==", var("pair"), lit(0)), bin("==", var(suffix("item", 0, IPT)), lit(0)))));
+  if (ci8) {
+    if (polKind == PolKind::Thread) body.push_back(decl("unsigned", "sat", lit(0)));
+    else {
+      body.push_back(decl("unsigned", "sat0", lit(0)));
+      if (PU == 2) body.push_back(decl("unsigned", "sat1", lit(0)));
+    }
+  }
+
+  // Combination of split trip m within the chunk, as an expression (cl: the thread's first, case A).
+  auto splitCombo = [&](long long m) -> NodePtr { return caseA ? sum(var("cl"), m * (TB / N2)) : lit(m / IPT); };
+  // Spectrum guard where some units have spectra beyond S.
+  auto ifSpectrum = [&](NodePtr combo, NodePtr stmt) {
+    if (allSpectra) return stmt;
+    return ifStmt(bin("<", bin("+", var("s0"), bin("/", bin("+", var("cb"), std::move(combo)), lit(PU))), lit(S)),
+                  block({std::move(stmt)}));
   };
+
+  std::vector<NodePtr> chunk;
   {
-    std::vector<NodePtr> ld;
-    decode(ld, bin("+", var("cb"), bin("/", var("e"), lit(2 * N2))));
-    ld.push_back(
-        decl("const int", "row", ternary(bin("%", bin("/", var("e"), lit(N2)), lit(2)), var("rowB"), var("rowA"))));
-    ld.push_back(decl("float2", "v", call("make_float2", {flit(0), flit(0)})));
-    ld.push_back(ifSpectrum(block({assign(
-        var("v"), index(var("scratch"),
-                        bin("+", bin("*", bin("+", bin("*", bin("+", var("q0"), var("p")), lit(S)), var("s")), lit(N)),
-                            bin("+", bin("*", var("row"), lit(N2)), bin("%", var("e"), lit(N2))))))})));
-    ld.push_back(assign(index(var("buf0"), call(slotFn, {var("e")})), var("v")));
-    chunk.push_back(comment("load rows A and B of each combination (contiguous in the scratch)"));
-    chunk.push_back(forLoop(decl("int", "e", var("t")), bin("<", var("e"), lit(chunkPoints)),
-                            assign(var("e"), lit(TB), "+="), block(ld)));
+    chunk.push_back(comment("load rows A and B of each combination (contiguous in the scratch), all loads first"));
+    NodePtr cbOff = PU == 1 ? bin("*", var("cb"), lit(N))
+                            : (qcEven ? bin("*", bin("/", var("cb"), lit(2)), lit(N))
+                                      : bin("+", bin("*", bin("%", var("cb"), lit(2)), lit(S * N)),
+                                            bin("*", bin("/", var("cb"), lit(2)), lit(N))));
+    chunk.push_back(
+        decl("const float2* const", "ld", bin("+", var("src"), bin("+", cbOff, var(loadA ? "lo" : "loA")))));
+    if (!loadA) chunk.push_back(decl(std::string("const ") + offType, "ldB", bin("-", var("loB"), var("loA"))));
+    std::vector<NodePtr> stores;
+    for (long long m = 0; m < loadTrips; ++m) {
+      const std::string v = fmt::format("v{}", m);
+      long long c;
+      NodePtr at;
+      if (loadA) {
+        c = m * (TB / (2 * N2));
+        at = lit(comboOffset(c));
+      } else {
+        const long long per = N2 / TB;  // trips per row
+        c = m / (2 * per);
+        const long long off = comboOffset(c) + TB * (m % per);
+        at = (m / per) % 2 ? sum(var("ldB"), off) : lit(off);
+      }
+      if (allSpectra) {
+        chunk.push_back(decl("const float2", v, index(var("ld"), std::move(at))));
+      } else {
+        chunk.push_back(decl("float2", v, call("make_float2", {flit(0), flit(0)})));
+        NodePtr load = assign(var(v), index(var("ld"), std::move(at)));
+        chunk.push_back(ifSpectrum(loadA ? sum(bin("/", var("t"), lit(2 * N2)), c) : lit(c), std::move(load)));
+      }
+      stores.push_back(assign(index(var("buf0"), pfb::slotOfBase("ls", TB * m)), var(v)));
+    }
+    for (auto& st : stores) chunk.push_back(st);
   }
   if (s.delay) {
     // Per combination: (d, phi / pi) and the constants e^{i phi}, e^{i (phi - pi d)} of the phase slope.
-    std::vector<NodePtr> st;
-    decode(st, bin("+", var("cb"), var("t")));
     std::vector<NodePtr> live;
-    live.push_back(decl("const float2", "dl",
-                        call("__ldg", {bin("+", var("delays"),
-                                           bin("+", bin("*", bin("+", var("q0"), var("p")), lit(S)), var("s")))})));
+    live.push_back(decl("const int", "c", bin("+", var("cb"), var("t"))));
+    live.push_back(
+        decl("const float2", "dl",
+             call("__ldg",
+                  {bin("+", var("delays"),
+                       bin("+",
+                           bin("*",
+                               bin("+",
+                                   bin("+", bin("+", bin("*", var("b"), lit(s.streams())), bin("*", var("r"), lit(P))),
+                                       var("p0")),
+                                   bin("%", var("c"), lit(PU))),
+                               lit(S)),
+                           bin("+", var("s0"), bin("/", var("c"), lit(PU)))))})));
     live.push_back(decl("const float", "half", bin("*", var("dl.y"), flit(1.0 / M_PI))));
-    live.push_back(decl("float", "sn"));
-    live.push_back(decl("float", "cs"));
+    live.push_back(declGroup("float", {{"sn", nullptr}, {"cs", nullptr}, {"sn1", nullptr}, {"cs1", nullptr}}));
     live.push_back(assign(index(var("pfb_dl"), var("t")), call("make_float2", {var("dl.x"), var("half")})));
     live.push_back(exprStmt(call("sincospif", {var("half"), var("&sn"), var("&cs")})));
+    live.push_back(exprStmt(call("sincospif", {bin("-", var("half"), var("dl.x")), var("&sn1"), var("&cs1")})));
     live.push_back(
-        assign(index(var("pfb_rot"), bin("*", lit(2), var("t"))), call("make_float2", {var("cs"), var("sn")})));
-    live.push_back(exprStmt(call("sincospif", {bin("-", var("half"), var("dl.x")), var("&sn"), var("&cs")})));
-    live.push_back(assign(index(var("pfb_rot"), bin("+", bin("*", lit(2), var("t")), lit(1))),
-                          call("make_float2", {var("cs"), var("sn")})));
-    st.push_back(ifSpectrum(block(live)));
-    chunk.push_back(ifStmt(bin("<", var("t"), lit(QC)), block(st)));
+        assign(index(var("pfb_rot"), var("t")), call("make_float4", {var("cs"), var("sn"), var("cs1"), var("sn1")})));
+    if (!tables) {
+      chunk.push_back(ifStmt(bin("<", var("t"), lit(QC)), block({ifSpectrum(var("t"), block(live))})));
+    } else {
+      // Entry e of combination c's tables: H (e < NH), HB (e < 2 NH), L; one sincospif each.
+      std::vector<NodePtr> tab;
+      tab.push_back(decl("const int", "e", bin("%", var("idx"), lit(PE))));
+      for (std::size_t i = 1; i < 3; ++i) tab.push_back(live[i]);  // dl, half
+      tab.push_back(ifUnbraced(bin("==", var("e"), lit(0)), assign(index(var("pfb_dl"), bin("/", var("idx"), lit(PE))),
+                                                                   call("make_float2", {var("dl.x"), var("half")}))));
+      tab.push_back(decl("float", "a"));
+      NodePtr baseH = call("pfb_channel", {var("pair"), bin("*", lit(LB), var("e")), lit(0)});
+      NodePtr baseHB = call("pfb_channel", {var("pair"), bin("*", lit(LB), bin("-", var("e"), lit(NH))), lit(0)});
+      const NodePtr invN = flit(1.0 / static_cast<double>(N));
+      tab.push_back(ifChain(
+          {{bin("<", var("e"), lit(NH)),
+            assign(var("a"), bin("-", var("half"), bin("*", var("dl.x"), bin("*", cast("float", baseH), invN))))},
+           {bin("<", var("e"), lit(2 * NH)),
+            assign(var("a"), bin("-", var("half"),
+                                 bin("*", var("dl.x"), bin("*", cast("float", bin("-", lit(N), baseHB)), invN))))}},
+          assign(var("a"), bin("*", unary("-", var("dl.x")),
+                               bin("*", cast("float", bin("*", bin("-", var("e"), lit(2 * NH)), lit(N1))), invN)))));
+      tab.push_back(declGroup("float", {{"sn", nullptr}, {"cs", nullptr}}));
+      tab.push_back(exprStmt(call("sincospif", {var("a"), var("&sn"), var("&cs")})));
+      tab.push_back(assign(index(var("pfb_ph"), var("idx")), call("make_float2", {var("cs"), var("sn")})));
+      std::vector<NodePtr> entry;
+      entry.push_back(decl("const int", "c", bin("+", var("cb"), bin("/", var("idx"), lit(PE)))));
+      entry.push_back(ifSpectrum(bin("/", var("idx"), lit(PE)), block(tab)));
+      chunk.push_back(comment("the chunk's phase tables: H, HB and L of each combination"));
+      const long long entries = static_cast<long long>(QC) * PE;
+      if (entries <= TB)
+        chunk.push_back(
+            ifStmt(bin("<", var("t"), lit(entries)), block({decl("const int", "idx", var("t")), block(entry)})));
+      else
+        chunk.push_back(forLoop(decl("int", "idx", var("t")), bin("<", var("idx"), lit(entries)),
+                                assign(var("idx"), lit(TB), "+="), block(entry)));
+    }
   }
   chunk.push_back(exprStmt(call("__syncthreads", {})));
   const int passes = static_cast<int>(g.rowFft.radices.size());
@@ -157,105 +328,106 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
     chunk.push_back(pfb::emitPass(g.rowFft, p, shape, "r"));
   }
   const std::string fin = passes % 2 ? "buf1" : "buf0";
-  {
-    std::vector<NodePtr> it;
-    decode(it, bin("+", var("cb"), bin("/", var("it"), lit(N2))));
+  chunk.push_back(comment("split, gain and delay, store: each split item yields two channels"));
+  for (long long m = 0; m < splitTrips; ++m) {
+    const int j = static_cast<int>(m % IPT);
+    const long long zc = caseA ? m * 2 * TB : (m / IPT) * 2 * N2;  // the constant part of the combination's rows
+    NodePtr combo = splitCombo(m);
     std::vector<NodePtr> live;
-    live.push_back(decl("const int", "item", bin("%", var("it"), lit(N2))));
-    live.push_back(decl("const int", "z", bin("*", bin("/", var("it"), lit(N2)), lit(2 * N2))));
-    live.push_back(comment("Z[A] and Z[N - A] (row A at elements z .. z + n2 - 1 of the buffer, row B after it)"));
-    live.push_back(decl("float2", "za"));
-    live.push_back(decl("float2", "zb"));
-    // za = fin[slot(z + a)], zb = fin[slot(z + b)]: `z + c + item` / `z + c - item` left to right.
-    auto z = [](NodePtr c, const char* op) {
-      return c ? bin(op, bin("+", var("z"), std::move(c)), var("item")) : bin("+", var("z"), var("item"));
-    };
-    auto pairOf = [&](NodePtr a, NodePtr b) {
-      return block({assign(var("za"), index(var(fin), call(slotFn, {std::move(a)}))),
-                    assign(var("zb"), index(var(fin), call(slotFn, {std::move(b)})))});
-    };
-    live.push_back(ifChain({{bin("!=", var("pair"), lit(0)), pairOf(z(nullptr, "+"), z(decimal(2 * N2 - 1), "-"))},
-                            {bin("<", var("item"), decimal(N2 / 2)),
-                             pairOf(z(nullptr, "+"),
-                                    bin("+", var("z"),
-                                        ternary(var("item"), bin("-", decimal(N2), var("item")), decimal(N2 / 2))))}},
-                           pairOf(z(decimal(N2 / 2), "+"), z(decimal(2 * N2 - 1 + N2 / 2), "-"))));
-    live.push_back(decl("const int", "kA", call("pfb_channel", {var("pair"), var("item"), lit(0)})));
-    live.push_back(decl("const int", "kB", call("pfb_channel", {var("pair"), var("item"), lit(1)})));
-    live.push_back(decl("float2", "xa"));
-    live.push_back(decl("float2", "xb"));
-    live.push_back(
-        comment("X[A] = E - i W F, X[N - A] = conj(E + i W F): E = (Z[A] + conj Z[N-A]) / 2, F = (Z[A] - conj Z[N-A]) "
-                "/ 2, W = e^{-i pi A / N}"));
+    live.push_back(decl("const float2", "za", index(var(fin), pfb::slotOfBase(suffix("sa", j, IPT), zc))));
+    live.push_back(decl("const float2", "zb", index(var(fin), pfb::slotOfBase(suffix("sb", j, IPT), zc))));
+    live.push_back(declGroup("float2", {{"xa", nullptr}, {"xb", nullptr}}));
     {
+      const std::string w = suffix("w", j, IPT);
       std::vector<NodePtr> gen;
       gen.push_back(decl("const float", "ex", bin("*", flit(0.5), bin("+", var("za.x"), var("zb.x")))));
       gen.push_back(decl("const float", "ey", bin("*", flit(0.5), bin("-", var("za.y"), var("zb.y")))));
       gen.push_back(decl("const float", "fx", bin("*", flit(0.5), bin("-", var("za.x"), var("zb.x")))));
       gen.push_back(decl("const float", "fy", bin("*", flit(0.5), bin("+", var("za.y"), var("zb.y")))));
-      gen.push_back(decl("const float2", "w",
-                         call("__ldg", {bin("+", var("twiddles"), bin("+", lit(g.splitTwiddleOffset), var("kA")))})));
       gen.push_back(
-          decl("const float", "gx", bin("-", bin("*", var("w.x"), var("fx")), bin("*", var("w.y"), var("fy")))));
+          decl("const float", "gx", bin("-", bin("*", var(w + ".x"), var("fx")), bin("*", var(w + ".y"), var("fy")))));
       gen.push_back(
-          decl("const float", "gy", bin("+", bin("*", var("w.x"), var("fy")), bin("*", var("w.y"), var("fx")))));
+          decl("const float", "gy", bin("+", bin("*", var(w + ".x"), var("fy")), bin("*", var(w + ".y"), var("fx")))));
       gen.push_back(
           assign(var("xa"), call("make_float2", {bin("+", var("ex"), var("gy")), bin("-", var("ey"), var("gx"))})));
       gen.push_back(assign(var("xb"), call("make_float2", {bin("-", var("ex"), var("gy")),
                                                            unary("-", bin("+", var("ey"), var("gx")))})));
-      std::vector<NodePtr> special;
-      special.push_back(comment("channel 0 (real: Re Z[0] + Im Z[0]) and N / 2 (conj Z[N / 2])"));
-      special.push_back(assign(var("xa"), call("make_float2", {bin("+", var("za.x"), var("za.y")), flit(0)})));
-      special.push_back(assign(var("xb"), call("make_float2", {var("zb.x"), unary("-", var("zb.y"))})));
-      live.push_back(ifStmt(bin("&&", bin("==", var("pair"), lit(0)), bin("==", var("item"), lit(0))), block(special),
-                            block(gen)));
+      if (j == 0) {
+        std::vector<NodePtr> special;
+        special.push_back(comment("channel 0 (real: Re Z[0] + Im Z[0]) and N / 2 (conj Z[N / 2])"));
+        special.push_back(assign(var("xa"), call("make_float2", {bin("+", var("za.x"), var("za.y")), flit(0)})));
+        special.push_back(assign(var("xb"), call("make_float2", {var("zb.x"), unary("-", var("zb.y"))})));
+        live.push_back(ifStmt(var("edge"), block(special), block(gen)));
+      } else {
+        live.push_back(block(gen));
+      }
     }
-    const long long streamChannels = N;
-    if (s.delay) {
-      // e^{i (phi - pi d k / N)} for k = A and N - A: u = e^{-i pi d A / N} (one sincospif), rot(A) = e^{i phi} u,
-      // rot(N - A) = e^{i (phi - pi d)} conj(u), the two constants per combination from shared memory. Item 0 of
-      // pair 0 (channels 0 and N / 2): rot(0) = e^{i phi}, rot(N / 2) = e^{i (phi - pi d / 2)}.
-      live.push_back(comment("the phase slope: e^{i (phi - pi d k / N)} for both channels"));
-      live.push_back(decl("const float2", "dl", index(var("pfb_dl"), bin("/", var("it"), lit(N2)))));
-      live.push_back(decl("float", "sn"));
-      live.push_back(decl("float", "cs"));
-      live.push_back(
-          exprStmt(call("sincospif", {bin("*", unary("-", var("dl.x")),
-                                          bin("*", cast("float", var("kA")), flit(1.0 / static_cast<double>(N)))),
-                                      var("&sn"), var("&cs")})));
-      live.push_back(decl("const float2", "c0", index(var("pfb_rot"), bin("*", lit(2), bin("/", var("it"), lit(N2))))));
-      live.push_back(decl("const float2", "c1",
-                          index(var("pfb_rot"), bin("+", bin("*", lit(2), bin("/", var("it"), lit(N2))), lit(1)))));
+    if (tables) {
+      {
+        // rot(A) = H[ih] L[il], rot(N - A) = HB[ih] conj(L[il]); pair 0's item 0: rot(N / 2) = e^{i (phi - pi d / 2)}.
+        NodePtr at = bin("*", combo, lit(PE));
+        live.push_back(decl("const float2", "h", index(var("pfb_ph"), bin("+", at, var(suffix("ih", j, IPT))))));
+        live.push_back(decl("const float2", "hb",
+                            index(var("pfb_ph"), bin("+", at, bin("+", var(suffix("ih", j, IPT)), lit(NH))))));
+        live.push_back(decl("const float2", "l", index(var("pfb_ph"), bin("+", at, var(suffix("il", j, IPT))))));
+        live.push_back(decl("const float2", "rotA", call("make_float2", {cmulX("h", "l"), cmulY("h", "l")})));
+        live.push_back(decl("float2", "rotB",
+                            call("make_float2",
+                                 {bin("+", bin("*", var("hb.x"), var("l.x")), bin("*", var("hb.y"), var("l.y"))),
+                                  bin("-", bin("*", var("hb.y"), var("l.x")), bin("*", var("hb.x"), var("l.y")))})));
+        if (j == 0) {
+          live.push_back(
+              ifStmt(var("edge"),
+                     block({decl("const float2", "dl", index(var("pfb_dl"), combo)),
+                            declGroup("float", {{"sn", nullptr}, {"cs", nullptr}}),
+                            exprStmt(call("sincospif", {bin("-", var("dl.y"), bin("*", flit(0.5), var("dl.x"))),
+                                                        var("&sn"), var("&cs")})),
+                            assign(var("rotB"), call("make_float2", {var("cs"), var("sn")}))})));
+        }
+      }
+    }
+    if (s.delay && !tables) {
+      // e^{i (phi - pi d k / N)}: u = e^{-i pi d A / N}, rot(A) = e^{i phi} u, rot(N - A) = e^{i (phi - pi d)} conj(u).
+      live.push_back(decl("const float2", "dl", index(var("pfb_dl"), combo)));
+      live.push_back(declGroup("float", {{"sn", nullptr}, {"cs", nullptr}}));
+      live.push_back(exprStmt(
+          call("sincospif", {bin("*", unary("-", var("dl.x")), var(suffix("ka", j, IPT))), var("&sn"), var("&cs")})));
+      live.push_back(decl("const float4", "c", index(var("pfb_rot"), combo)));
       live.push_back(
           decl("const float2", "rotA",
-               call("make_float2", {bin("-", bin("*", var("cs"), var("c0.x")), bin("*", var("sn"), var("c0.y"))),
-                                    bin("+", bin("*", var("cs"), var("c0.y")), bin("*", var("sn"), var("c0.x")))})));
+               call("make_float2", {bin("-", bin("*", var("cs"), var("c.x")), bin("*", var("sn"), var("c.y"))),
+                                    bin("+", bin("*", var("cs"), var("c.y")), bin("*", var("sn"), var("c.x")))})));
       live.push_back(
           decl("float2", "rotB",
-               call("make_float2", {bin("+", bin("*", var("cs"), var("c1.x")), bin("*", var("sn"), var("c1.y"))),
-                                    bin("-", bin("*", var("cs"), var("c1.y")), bin("*", var("sn"), var("c1.x")))})));
-      live.push_back(
-          ifUnbraced(bin("&&", bin("==", var("pair"), lit(0)), bin("==", var("item"), lit(0))),
-                     block({exprStmt(call("sincospif", {bin("-", var("dl.y"), bin("*", flit(0.5), var("dl.x"))),
-                                                        unary("&", var("sn")), unary("&", var("cs"))})),
-                            assign(var("rotB"), call("make_float2", {var("cs"), var("sn")}))})));
+               call("make_float2", {bin("+", bin("*", var("cs"), var("c.z")), bin("*", var("sn"), var("c.w"))),
+                                    bin("-", bin("*", var("cs"), var("c.w")), bin("*", var("sn"), var("c.z")))})));
+      if (j == 0)
+        live.push_back(
+            ifUnbraced(var("edge"),
+                       block({exprStmt(call("sincospif", {bin("-", var("dl.y"), bin("*", flit(0.5), var("dl.x"))),
+                                                          var("&sn"), var("&cs")})),
+                              assign(var("rotB"), call("make_float2", {var("cs"), var("sn")}))})));
     }
-    // The post-processing and store of one channel value.
-    auto post = [&](const std::string& x, const std::string& k, int which) {
+    // Pol of this trip's combination: selects the gains and the saturation count.
+    NodePtr polBit;
+    int polConst = -1;
+    if (polKind == PolKind::Const) polConst = static_cast<int>((caseA ? m * (TB / N2) : m / IPT) % 2);
+    if (polKind == PolKind::Runtime) polBit = bin("&", bin("+", var("cb"), combo), lit(1));
+    auto post = [&](const std::string& x, int which) {
       std::vector<NodePtr> st;
       std::string v = x;
+      const std::string k = suffix(which ? "kB" : "kA", j, IPT);
       if (s.delay) {
         const std::string rot = which ? "rotB" : "rotA";
         st.push_back(decl("const float2", "vr", call("make_float2", {cmulX(v, rot), cmulY(v, rot)})));
         v = "vr";
       }
       if (s.perChannelGain) {
-        st.push_back(
-            decl("const float2", "gn",
-                 call("__ldg",
-                      {bin("+", var("gains"),
-                           bin("+", bin("*", bin("+", bin("*", var("r"), lit(P)), var("p")), lit(streamChannels)),
-                               var(k)))})));
+        const std::string gn = suffix(which ? "gB" : "gA", j, IPT);
+        NodePtr gsel = polKind == PolKind::Const     ? var(gn + fmt::format("_{}", polConst))
+                       : polKind == PolKind::Runtime ? ternary(polBit, var(gn + "_1"), var(gn + "_0"))
+                                                     : var(gn);
+        st.push_back(decl("const float2", "gn", gsel));
         st.push_back(decl("const float2", "vg", call("make_float2", {cmulX(v, "gn"), cmulY(v, "gn")})));
         v = "vg";
       } else if (s.gain != 1.0) {
@@ -265,144 +437,105 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
         v = "vg";
       }
       if (!ci8) {
-        st.push_back(
-            assign(index(var("out"),
-                         bin("+", bin("*", bin("+", bin("*", bin("+", var("q0"), var("p")), lit(S)), var("s")), lit(N)),
-                             var(k))),
-                   var(v)));
-      } else {
-        st.push_back(comment("round half to even, saturate to +-127 (counted when a part rounds beyond)"));
-        st.push_back(decl("const float", "qr", call("rintf", {var(v + ".x")})));
-        st.push_back(decl("const float", "qi", call("rintf", {var(v + ".y")})));
-        st.push_back(decl("const unsigned", "clipped",
-                          cast("unsigned", bin("||", bin(">", call("fabsf", {var("qr")}), flit(127)),
-                                               bin(">", call("fabsf", {var("qi")}), flit(127))))));
-        if (PU == 2)
-          st.push_back(ifUnbraced(bin("%", var("combo"), lit(2)), assign(var("sat1"), var("clipped"), "+="),
-                                  assign(var("sat0"), var("clipped"), "+=")));
-        else st.push_back(assign(var("sat0"), var("clipped"), "+="));
-        st.push_back(
-            decl("const int", "ir", cast("int", call("fminf", {call("fmaxf", {var("qr"), flit(-127)}), flit(127)}))));
-        st.push_back(
-            decl("const int", "ii", cast("int", call("fminf", {call("fmaxf", {var("qi"), flit(-127)}), flit(127)}))));
-        // Slot (which, item) holds the unit's 16 combinations (32 bytes); the current kernels rotate its 4-byte
-        // words by XOR (slot / 4) mod 8, so that a warp's 32 items (one combination) meet 32 banks.
-        auto slotIndex = [&] { return bin("+", lit(static_cast<long long>(which) * N2), var("item")); };
-        NodePtr within = g.previous ? var("combo")
-                                    : bin("^", var("combo"), bin("&", bin(">>", slotIndex(), lit(1)), lit(14)));
-        st.push_back(assign(index(cast("unsigned short*", var("staging")),
-                                  bin("+", bin("*", slotIndex(), lit(g.combosPerUnit())), within)),
-                            cast("unsigned short", bin("|", bin("&", var("ir"), lit(0xff)),
-                                                       bin("<<", bin("&", var("ii"), lit(0xff)), lit(8))))));
+        st.push_back(assign(index(var("dst"), bin("+", bin("*", bin("+", var("cb"), combo), lit(N)), var(k))), var(v)));
+        return block(st);
       }
+      st.push_back(
+          comment("saturate to +-127, round half to even (1.5 x 2^23 added: the low byte is the ci8 part); "
+                  "counted when a part rounds beyond"));
+      auto q = [&](const std::string& part) {
+        return call("__float_as_uint",
+                    {call("__fadd_rn",
+                          {call("fminf", {call("fmaxf", {var(v + part), flit(-127)}), flit(127)}), flit(12582912.0)})});
+      };
+      st.push_back(decl("const unsigned", "clipped",
+                        cast("unsigned",
+                             bin(">=", call("fmaxf", {call("fabsf", {var(v + ".x")}), call("fabsf", {var(v + ".y")})}),
+                                 flit(127.5)))));
+      NodePtr counter = polKind == PolKind::Thread  ? var("sat")
+                        : polKind == PolKind::Const ? var(polConst ? "sat1" : "sat0")
+                                                    : var("sat0");
+      if (polKind == PolKind::Runtime)
+        st.push_back(
+            ifUnbraced(polBit, assign(var("sat1"), var("clipped"), "+="), assign(var("sat0"), var("clipped"), "+=")));
+      else st.push_back(assign(counter, var("clipped"), "+="));
+      const std::string stI = suffix(which ? "stB" : "stA", j, IPT), mI = suffix(which ? "mB" : "mA", j, IPT);
+      st.push_back(assign(index(cast("unsigned short*", var("staging")),
+                                bin("+", var(stI), bin("^", bin("+", var("cb"), combo), var(mI)))),
+                          cast("unsigned short", call("__byte_perm", {q(".x"), q(".y"), lit(0x40)}))));
       return block(st);
     };
-    live.push_back(post("xa", "kA", 0));
-    live.push_back(post("xb", "kB", 1));
-    it.push_back(ifSpectrum(block(live)));
-    chunk.push_back(comment("split, gain and delay, store: item it of a combination yields two channels"));
-    chunk.push_back(forLoop(decl("int", "it", var("t")), bin("<", var("it"), lit(static_cast<long long>(QC) * N2)),
-                            assign(var("it"), lit(TB), "+="), block(it)));
+    live.push_back(post("xa", 0));
+    live.push_back(post("xb", 1));
+    NodePtr item = ifSpectrum(combo, block(live));
+    if (chunkItems < TB) item = ifStmt(bin("<", var("t"), lit(chunkItems)), block({item}));
+    chunk.push_back(item);
   }
   chunk.push_back(exprStmt(call("__syncthreads", {})));
-  body.push_back(forLoop(decl("int", "cb", lit(0)), bin("<", var("cb"), lit(g.combosPerUnit())),
-                         assign(var("cb"), lit(QC), "+="), block(chunk)));
+  body.push_back(
+      forLoop(decl("int", "cb", lit(0)), bin("<", var("cb"), lit(CU)), assign(var("cb"), lit(QC), "+="), block(chunk)));
 
   if (ci8) {
-    // 32-byte runs: katgpucbf, a channel's 16 / P spectra x P pols; tcc, one pol's 16 spectra of a channel.
+    // 32-byte runs: katgpucbf, a channel's 16 / P spectra x P pols; tcc, one pol's 16 spectra of a channel. Run k
+    // starts at base + k x stride (ci8 elements) of the batch entry.
+    const long long R = s.receivers;
+    NodePtr base = s.layout == PfbLayout::Katgpucbf
+                       ? bin("*", bin("+", bin("*", cast("long long", var("r")), lit(N * S)), var("s0")), lit(P))
+                       : bin("+",
+                             bin("*",
+                                 bin("+", bin("*", cast("long long", bin("/", var("s0"), lit(16))), lit(R)), var("r")),
+                                 lit(P * 16)),
+                             bin("*", var("p0"), lit(16)));
+    const long long stride = s.layout == PfbLayout::Katgpucbf ? S * P : S * R * P;
+    body.push_back(comment("store the staged runs: 8 threads per 32-byte run, word t % 8 of it"));
+    body.push_back(
+        decl("unsigned* const", "dst",
+             bin("+", cast("unsigned*", var("out")),
+                 bin("+", bin("/", bin("+", bin("*", var("b"), lit(s.outputElementsPerBatch())), base), lit(2)),
+                     bin("%", var("t"), lit(8))))));
+    body.push_back(decl("const int", "ws", bin("^", var("t"), bin("&", bin(">>", var("t"), lit(5)), lit(7)))));
+    const long long words = 2LL * N2 * 8, trips = std::max<long long>(1, words / TB);
     std::vector<NodePtr> st;
-    st.push_back(decl("const int", "slot", bin("/", var("e"), lit(8))));
+    st.push_back(decl("const int", "slot", bin("+", bin("/", var("t"), lit(8)), bin("*", var("m"), lit(TB / 8)))));
     st.push_back(
-        decl("const int", "k",
+        decl(std::string("const ") + outOffType, "k",
              call("pfb_channel", {var("pair"), bin("%", var("slot"), lit(N2)), bin("/", var("slot"), lit(N2))})));
-    NodePtr run;
-    if (s.layout == PfbLayout::Katgpucbf)
-      run = bin("*",
-                bin("+", bin("*", bin("+", bin("*", cast("long long", var("r")), lit(N)), var("k")), lit(S)),
-                    var("s0")),
-                lit(P));
-    else
-      run = bin("+",
-                bin("*",
-                    bin("+",
-                        bin("*",
-                            bin("+", bin("*", cast("long long", var("k")), lit(S / 16)), bin("/", var("s0"), lit(16))),
-                            lit(s.receivers)),
-                        var("r")),
-                    lit(P * 16)),
-                bin("*", var("p0"), lit(16)));
-    st.push_back(comment("element offset of the run (ci8 elements), then 4-byte words"));
-    st.push_back(decl("const long long", "at", bin("+", bin("*", var("b"), lit(s.outputElementsPerBatch())), run)));
     st.push_back(
-        assign(index(cast("unsigned*", var("out")), bin("+", bin("/", var("at"), lit(2)), bin("%", var("e"), lit(8)))),
-               index(cast("const unsigned*", var("staging")),
-                     g.previous ? var("e") : bin("^", var("e"), bin("&", bin(">>", var("e"), lit(5)), lit(7))))));
-    body.push_back(comment("store the staged runs: 8 threads per 32-byte run"));
-    body.push_back(forLoop(decl("int", "e", var("t")), bin("<", var("e"), lit(2LL * N2 * 8)),
-                           assign(var("e"), lit(TB), "+="), block(st)));
-    // Saturation counts: warp sums, one atomic per pol and block; the last block publishes and re-zeroes.
-    body.push_back(sharedArray("unsigned", "pfb_sat", {decimal(TB / 32), lit(2)}));
-    body.push_back(assign(var("sat0"), call("__reduce_add_sync", {var("0xffffffffu"), var("sat0")})));
-    if (PU == 2) body.push_back(assign(var("sat1"), call("__reduce_add_sync", {var("0xffffffffu"), var("sat1")})));
-    auto satOf = [](NodePtr warp, int pol) { return index(index(var("pfb_sat"), std::move(warp)), lit(pol)); };
-    body.push_back(ifUnbraced(bin("==", bin("&", var("t"), lit(31)), lit(0)),
-                              block({assign(satOf(bin(">>", var("t"), lit(5)), 0), var("sat0")),
-                                     assign(satOf(bin(">>", var("t"), lit(5)), 1), PU == 2 ? var("sat1") : ulit(0))})));
-    body.push_back(exprStmt(call("__syncthreads", {})));
-    std::vector<NodePtr> last;
-    last.push_back(declGroup("unsigned long long", {{"n0", lit(0)}, {"n1", lit(0)}}));
-    last.push_back(
-        forUnbraced(decl("int", "w", lit(0)), bin("<", var("w"), decimal(TB / 32)), exprStmt(unary("++", var("w"))),
-                    block({assign(var("n0"), satOf(var("w"), 0), "+="), assign(var("n1"), satOf(var("w"), 1), "+=")})));
-    // `r * P` stays as written for one pol too (keptLit: the final folding would drop `* 1`).
-    NodePtr pol0 = bin("+", bin("+", var("sat_count"), bin("*", var("r"), keptLit(P))), var("p0"));
-    last.push_back(ifUnbraced(var("n0"), exprStmt(call("atomicAdd", {pol0, var("n0")}))));
-    if (PU == 2)
-      last.push_back(ifUnbraced(var("n1"), exprStmt(call("atomicAdd", {bin("+", pol0, lit(1)), var("n1")}))));
-    last.push_back(exprStmt(call("__threadfence", {})));
-    last.push_back(ifStmt(
-        bin("==", call("atomicAdd", {var("blocks_done"), ulit(1)}), bin("-", var("gridDim.x"), lit(1))),
-        block({exprStmt(call("__threadfence", {})),
-               forUnbraced(decl("int", "q", lit(0)), bin("<", var("q"), decimal(Q)), exprStmt(unary("++", var("q"))),
-                           assign(index(var("saturated"), var("q")),
-                                  call("atomicExch", {bin("+", var("sat_count"), var("q")), lit(0, IntSuffix::ULL)}))),
-               exprStmt(call("atomicExch", {var("blocks_done"), ulit(0)}))})));
-    body.push_back(ifStmt(bin("==", var("t"), lit(0)), block(last)));
+        assign(index(var("dst"), bin("*", var("k"), lit(stride / 2))),
+               index(cast("const unsigned*", var("staging")), bin("+", var("ws"), bin("*", var("m"), lit(TB))))));
+    NodePtr loop = forLoop(decl("int", "m", lit(0)), bin("<", var("m"), lit(trips)), exprStmt(unary("++", var("m"))),
+                           block(st));
+    if (words < TB) loop = ifStmt(bin("<", var("t"), lit(words)), block({loop}));
+    body.push_back(loop);
+    if (polKind == PolKind::Thread) {
+      body.push_back(decl("unsigned", "sat0", ternary(var("polT"), ulit(0), var("sat"))));
+      body.push_back(decl("unsigned", "sat1", ternary(var("polT"), var("sat"), ulit(0))));
+    }
+    pfb::appendSaturationTail(s, g, body);
   }
 
-  std::vector<NodePtr> params{decl("const float2* __restrict__", "scratch"),
-                              decl("const float2* __restrict__", "twiddles")};
-  if (s.perChannelGain) params.push_back(decl("const float2* __restrict__", "gains"));
-  if (s.delay) params.push_back(decl("const float2* __restrict__", "delays"));
-  if (ci8) {
-    params.push_back(decl("unsigned char* __restrict__", "out"));
-    params.push_back(decl("unsigned long long* __restrict__", "saturated"));
-    params.push_back(decl("unsigned long long*", "sat_count"));
-    params.push_back(decl("unsigned int*", "blocks_done"));
-  } else {
-    params.push_back(decl("float2* __restrict__", "out"));
-  }
-  NodePtr fn = function(fmt::format("extern \"C\" __global__ void __launch_bounds__({})", TB), "", name, params,
-                        block(body));
-  std::string head = fmt::format(
-      "// {}: {} row FFTs ({} points, rows k1 and {} - k1 together), real-FFT split, {}{}{}, channels 0..{} of {} "
-      "spectra x {} streams;\n"
-      "// units of {} spectra x {} pol, {} combinations per FFT chunk; generated by warpforge (pfb family)\n",
-      name, s.name, N2, N1, s.perChannelGain ? "per-channel gain" : fmt::format("gain {}", s.gain),
-      s.delay ? ", delay phase slope" : "",
-      ci8 ? fmt::format(", ci8 requantisation into the {} layout", pfbLayoutName(s.layout)) : ", cf32 spectra", N - 1,
-      S, Q, GS, PU, QC);
-  return head + channelHelper(g, N) + pfb::slotHelper(g.previous) + print(foldConstants(fn));
+  // PfbGeometry::postBlocksPerSm blocks per SM where shared memory (sm_90: 227 KiB) holds them, fewer where not: three
+  // leave 80 registers, room for the thread constants beside the FFT's (four, 64, spill on sm_80).
+  const int minBlocks = static_cast<int>(
+      std::clamp<long long>(232448 / (g.sharedB + 4096), 1, std::max(1, g.postBlocksPerSm)));
+  NodePtr fn = function(fmt::format("extern \"C\" __global__ void __launch_bounds__({}, {})", TB, minBlocks), "", name,
+                        pfb::postParams(s), block(body));
+  return pfb::postHeader(s, g, name) + pfb::channelHelper(g, N) + pfb::slotHelper(false) + print(foldConstants(fn));
 }
 
-PfbKernels emitPfb(const PfbSpec& s, bool previous, bool slotPerElement) {
+PfbKernels emitPfb(const PfbSpec& s, const PfbVariant& v) {
   PfbKernels k;
-  k.geometry = pfbGeometry(s, previous);
-  k.geometry.slotPerElement = slotPerElement;
+  k.geometry = pfbGeometry(s, v.previous);
+  k.geometry.slotPerElement = v.slotPerElement;
+  k.geometry.perItemPost = v.perItemPost || v.previous || v.slotPerElement;
+  k.geometry.phaseTables = v.phaseTables;
+  k.geometry.firConstSlots = v.firConstSlots;
+  k.geometry.postBlocksPerSm = v.postBlocksPerSm;
   k.firName = s.name + "_fir";
   k.postName = s.name + "_post";
   k.firSource = pfbFirSource(s, k.geometry, k.firName);
-  k.postSource = pfbPostSource(s, k.geometry, k.postName);
+  k.postSource = k.geometry.perItemPost ? pfbPostItemSource(s, k.geometry, k.postName)
+                                        : pfbPostSource(s, k.geometry, k.postName);
   return k;
 }
 

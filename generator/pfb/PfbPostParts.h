@@ -1,0 +1,25 @@
+#pragma once
+// Parts shared by the two post kernels (PfbPostEmitter.cpp, the default; PfbPostItemEmitter.cpp, the per-item one).
+#include <string>
+
+#include "ast/Ast.h"
+#include "generator/pfb/PfbGeometry.h"
+#include "generator/pfb/PfbSpec.h"
+
+namespace warpforge::pfb {
+
+// pfb_channel(pair, item, which): the channel of staging slot (item, which) of a row pair (which 0: channel A, 1: its
+// mirror N - A; pair 0 item 0: channels 0 and N / 2).
+std::string channelHelper(const PfbGeometry& g, long long N);
+// The post kernel's header comment.
+std::string postHeader(const PfbSpec& s, const PfbGeometry& g, const std::string& name);
+// v * w (complex, f32), real and imaginary parts.
+ast::NodePtr cmulX(const std::string& v, const std::string& w);
+ast::NodePtr cmulY(const std::string& v, const std::string& w);
+// The saturation counts' tail (ci8): warp sums of sat0 (and sat1 with two pols per unit), one atomic per pol and
+// block, the last block publishing the call's counts and re-zeroing them.
+void appendSaturationTail(const PfbSpec& s, const PfbGeometry& g, std::vector<ast::NodePtr>& body);
+// The kernel's parameters.
+std::vector<ast::NodePtr> postParams(const PfbSpec& s);
+
+}  // namespace warpforge::pfb
