@@ -102,32 +102,6 @@ SpillFreeKernel moreResident(const KernelDesc& desc, const std::string& arch, Co
   return best;
 }
 
-// Thread indices held across the group loop keep each thread's hoisted addresses live in registers. Where registers
-// (not shared memory or threads) bound the resident blocks below the 1024 threads the register targets aim for, the
-// same kernel with the indices recomputed per group is compiled too, at the default register target and at the chosen
-// one, and kept where it leaves more blocks resident without a spill (c2c f32 50: 92 -> 64 registers, 5 -> 8 blocks of
-// 125 threads; c2r f64 90: 168 -> 126, 3 -> 4). Not where the tuning pins the choice, nor for a kernel another step
-// reshaped (its source is not desc's).
-SpillFreeKernel indicesPerGroup(const KernelDesc& desc, const std::string& arch, CompileProbe* probe,
-                                const SpillFreeKernel& chosen, std::optional<bool> index) {
-  const KernelGeometry& g = chosen.kernel.geom;
-  if (index || desc.tuning.indexPerGroup || g.indexPerGroup || !g.persistent || chosen.compiled.registers <= 0 ||
-      chosen.compiled.spills())
-    return chosen;
-  const int blocks = residentBlocks(chosen, arch);
-  if (1LL * blocks * blockThreadsOf(chosen) >= 1024 ||
-      residentBlocksPerSm(blockThreadsOf(chosen), 32, g.sharedBytes, arch) <= blocks)
-    return chosen;
-  if (emitStockhamKernel(desc, g.registerTarget, g.threadsPerFft, false).source != chosen.kernel.source) return chosen;
-  for (int target : {0, g.registerTarget}) {
-    StockhamKernel k = emitStockhamKernel(desc, target, g.threadsPerFft, true);
-    if (k.geom.threadsPerFft != g.threadsPerFft || k.geom.fftsPerBlock != g.fftsPerBlock) continue;
-    SpillFreeKernel trial{k, probe->compile(k.source, desc.specName, arch)};
-    if (!trial.compiled.spills() && trial.compiled.registers > 0 && residentBlocks(trial, arch) > blocks) return trial;
-  }
-  return chosen;
-}
-
 }  // namespace
 
 SpillFreeKernel emitStockhamSpillFree(const KernelDesc& desc, const std::string& arch, CompileProbe* probe) {
@@ -206,7 +180,6 @@ SpillFreeKernel emitStockhamSpillFree(const KernelDesc& desc, const std::string&
   }
   if (spills()) out = least;
   out = moreResident(desc, arch, probe, out, index);
-  out = indicesPerGroup(desc, arch, probe, out, index);
   std::lock_guard<std::mutex> lock(mutex);
   memo.emplace(key, out);
   return out;

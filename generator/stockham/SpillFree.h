@@ -3,9 +3,7 @@
 // minimum blocks) that keeps several blocks resident; where ptxas would spill
 // at that target for an architecture, the thread indices are first recomputed
 // per group (long FFTs only; see KernelGeometry::indexPerGroup), then the
-// target is relaxed step by step until it does not; where registers bound the
-// resident blocks, the indices recomputed per group are kept if they leave more
-// blocks resident. The result is deterministic
+// target is relaxed step by step until it does not. The result is deterministic
 // per (kernel, arch) and memoised, so emit, compile, the runtime and CI agree on
 // the source. Without a probe (no compiler at hand) the first try is returned.
 #include <string>
