@@ -410,43 +410,36 @@ TEST(TcFftCpuRun, FourWarpsPerFft4096) {
 }
 
 // The four-warp kernel with its pass in f16x2 (TcFftQuadHalfPass.h; bench variants at n_in >= 2048): radix 4 (4096)
-// and radix 2 (2048), both signs, two FFTs and one FFT per block, on the CPU against FFTW with the family's bound
-// (which includes the f16x2 pass's) at an odd batch; NVRTC's registers, spills and the shared bytes per block for sm_90
-// are printed. A wrong W4 sign, a conjugated twiddle table and W^(2m) read in place of W^(3m)'s neighbour are caught.
+// and radix 2 (2048), each sign at each, two FFTs or one FFT per block, on the CPU against FFTW with the family's bound
+// (which includes the f16x2 pass's) at an odd batch; NVRTC's registers, spills and shared bytes per block for sm_90
+// are printed for two of them. y_3 multiplied by W^(2m) instead of W^(3m) is caught.
 TEST(TcFftCpuRun, FourWarpsPerFftHalfPass) {
   if (!haveCompiler()) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
   for (const int nIn : {4096, 2048})
     for (const int sign : {1, -1}) {
       auto fs = tcFftFamily().parse(Json::parse(sizeSpec(nIn, 4096, sign)), "cpu.json");
       const auto variants = dynamic_cast<const BenchFacet&>(*fs).benchVariants({});
-      for (const int ffts : {2, 1}) {
-        const std::string name = fmt::format("four warps per FFT, pass in f16x2, {} per block",
-                                             ffts == 2 ? "two FFTs" : "one FFT");
-        const LaunchPlan plan = variantPlan(variants, name);
-        ASSERT_FALSE(plan.kernels.empty()) << name;
-        EXPECT_NE(plan.sources.front().text.find(fmt::format("wf_dif4_point_h2<{}, {}, 1024>", nIn / 1024, sign)),
-                  std::string::npos)
-            << name;
-        EXPECT_EQ(plan.kernels.front().blockX, 128 * ffts);
-        if (sign == 1) {
-          CompileResult r = compileWithReport(plan.sources.front().text, plan.specName, "sm_90");
-          EXPECT_GT(r.cubin.size(), 0u) << nIn << " " << name;
-          std::printf("[tc_fft-cpu] %d -> 4096 %s, sm_90: %d registers, %d spill bytes, %d shared bytes\n", nIn,
-                      name.c_str(), r.registers, r.spillStoreBytes, plan.kernels.front().sharedBytes);
-        }
-        // Two FFTs per block at 4096 sign +1 and 2048 sign -1, one FFT per block at the other two.
-        if ((ffts == 2) == ((nIn == 4096) == (sign == 1)))
-          runOnCpu(*fs, plan, 3, 7000 + nIn + sign, fmt::format("{} -> 4096 sign {:+d}, {}, batch 3", nIn, sign, name));
-        if (nIn == 4096 && sign == 1 && ffts == 2) {
-          LaunchPlan m = plan;
-          for (auto& src : m.sources) src.text = hostSource(src.text);
-          test::expectMutationsCaught(
-              *fs, m,
-              {{"the f16x2 pass's W4 sign flipped", "wf_dif4_point_h2<4, 1, 1024>", "wf_dif4_point_h2<4, -1, 1024>"},
-               {"the half2 twiddle table conjugated", "wf_dif4_twiddles_h2<1,", "wf_dif4_twiddles_h2<-1,"},
-               {"y_3 multiplied by W^(2m)", "tw[2 * kSeg]);", "tw[kSeg]);"}},
-              13, "tc_fft-cpu", {}, {{"input_distance", 4096}, {"output_distance", 4096}});
-        }
+      const int ffts = (nIn == 4096) == (sign == 1) ? 2 : 1;
+      const std::string name = fmt::format("four warps per FFT, pass in f16x2, {} per block",
+                                           ffts == 2 ? "two FFTs" : "one FFT");
+      const LaunchPlan plan = variantPlan(variants, name);
+      ASSERT_FALSE(plan.kernels.empty()) << name;
+      EXPECT_NE(plan.sources.front().text.find(fmt::format("wf_dif4_point_h2<{}, {}, 1024>", nIn / 1024, sign)),
+                std::string::npos)
+          << name;
+      EXPECT_EQ(plan.kernels.front().blockX, 128 * ffts);
+      if (sign == 1) {
+        CompileResult r = compileWithReport(plan.sources.front().text, plan.specName, "sm_90");
+        EXPECT_GT(r.cubin.size(), 0u) << nIn << " " << name;
+        std::printf("[tc_fft-cpu] %d -> 4096 %s, sm_90: %d registers, %d spill bytes, %d shared bytes\n", nIn,
+                    name.c_str(), r.registers, r.spillStoreBytes, plan.kernels.front().sharedBytes);
+      }
+      runOnCpu(*fs, plan, 3, 7000 + nIn + sign, fmt::format("{} -> 4096 sign {:+d}, {}, batch 3", nIn, sign, name));
+      if (nIn == 4096 && sign == 1) {
+        LaunchPlan m = plan;
+        for (auto& src : m.sources) src.text = hostSource(src.text);
+        test::expectMutationsCaught(*fs, m, {{"y_3 multiplied by W^(2m)", "tw[2 * kSeg]);", "tw[kSeg]);"}}, 13,
+                                    "tc_fft-cpu", {}, {{"input_distance", 4096}, {"output_distance", 4096}});
       }
     }
 }
