@@ -67,6 +67,8 @@ inline __half2 __hfma2(__half2 a, __half2 b, __half2 c) {
   return wf_h2(wf_h2d(a.x) * wf_h2d(b.x) + wf_h2d(c.x), wf_h2d(a.y) * wf_h2d(b.y) + wf_h2d(c.y));
 }
 inline float2 __half22float2(__half2 a) { return {(float)wf_h2d(a.x), (float)wf_h2d(a.y)}; }
+inline __half2 __hadd2(__half2 a, __half2 b) { return wf_h2(wf_h2d(a.x) + wf_h2d(b.x), wf_h2d(a.y) + wf_h2d(b.y)); }
+inline __half2 __hsub2(__half2 a, __half2 b) { return wf_h2(wf_h2d(a.x) - wf_h2d(b.x), wf_h2d(a.y) - wf_h2d(b.y)); }
 inline __half2 __hneg2(__half2 a) { return {(unsigned short)(a.x ^ 0x8000), (unsigned short)(a.y ^ 0x8000)}; }
 inline void __syncwarp() { wf_warp->arrive_and_wait(); }
 inline unsigned __shfl_xor_sync(unsigned, unsigned v, int mask) {
@@ -363,7 +365,8 @@ TEST(TcFftCpuRun, PairKernelBenchVariants4096) {
 // printed. A wrong W4 sign in the pass, a twiddle conjugated and the warps' segments swapped are caught.
 TEST(TcFftCpuRun, FourWarpsPerFft4096) {
   if (!haveCompiler()) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
-  const auto options = tcFftQuadBenchOptions();
+  // The options with the f32 pass (those at n_in = 512); the f16x2 pass has its own test below.
+  const auto options = tcFftQuadBenchOptions(parseTcFftSpecText(sizeSpec(512, 4096, 1), "cpu.json"));
   for (const int nIn : {4096, 2048, 512})
     for (const int sign : {1, -1}) {
       auto fs = tcFftFamily().parse(Json::parse(sizeSpec(nIn, 4096, sign)), "cpu.json");
@@ -402,6 +405,41 @@ TEST(TcFftCpuRun, FourWarpsPerFft4096) {
              {"warps 1 and 2 read each other's segments", ") + part * 1024;\n  const int out_stage_offset",
               ") + (part == 1 ? 2 : part == 2 ? 1 : part) * 1024;\n  const int out_stage_offset"}},
             13, "tc_fft-cpu", {}, {{"input_distance", 4096}, {"output_distance", 4096}});
+      }
+    }
+}
+
+// The four-warp kernel with its pass in f16x2 (TcFftQuadHalfPass.h; bench variants at n_in >= 2048): radix 4 (4096)
+// and radix 2 (2048), each sign at each, two FFTs or one FFT per block, on the CPU against FFTW with the family's bound
+// (which includes the f16x2 pass's) at an odd batch; NVRTC's registers, spills and shared bytes per block for sm_90
+// are printed for two of them. y_3 multiplied by W^(2m) instead of W^(3m) is caught.
+TEST(TcFftCpuRun, FourWarpsPerFftHalfPass) {
+  if (!haveCompiler()) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  for (const int nIn : {4096, 2048})
+    for (const int sign : {1, -1}) {
+      auto fs = tcFftFamily().parse(Json::parse(sizeSpec(nIn, 4096, sign)), "cpu.json");
+      const auto variants = dynamic_cast<const BenchFacet&>(*fs).benchVariants({});
+      const int ffts = (nIn == 4096) == (sign == 1) ? 2 : 1;
+      const std::string name = fmt::format("four warps per FFT, pass in f16x2, {} per block",
+                                           ffts == 2 ? "two FFTs" : "one FFT");
+      const LaunchPlan plan = variantPlan(variants, name);
+      ASSERT_FALSE(plan.kernels.empty()) << name;
+      EXPECT_NE(plan.sources.front().text.find(fmt::format("wf_dif4_point_h2<{}, {}, 1024>", nIn / 1024, sign)),
+                std::string::npos)
+          << name;
+      EXPECT_EQ(plan.kernels.front().blockX, 128 * ffts);
+      if (sign == 1) {
+        CompileResult r = compileWithReport(plan.sources.front().text, plan.specName, "sm_90");
+        EXPECT_GT(r.cubin.size(), 0u) << nIn << " " << name;
+        std::printf("[tc_fft-cpu] %d -> 4096 %s, sm_90: %d registers, %d spill bytes, %d shared bytes\n", nIn,
+                    name.c_str(), r.registers, r.spillStoreBytes, plan.kernels.front().sharedBytes);
+      }
+      runOnCpu(*fs, plan, 3, 7000 + nIn + sign, fmt::format("{} -> 4096 sign {:+d}, {}, batch 3", nIn, sign, name));
+      if (nIn == 4096 && sign == 1) {
+        LaunchPlan m = plan;
+        for (auto& src : m.sources) src.text = hostSource(src.text);
+        test::expectMutationsCaught(*fs, m, {{"y_3 multiplied by W^(2m)", "tw[2 * kSeg]);", "tw[kSeg]);"}}, 13,
+                                    "tc_fft-cpu", {}, {{"input_distance", 4096}, {"output_distance", 4096}});
       }
     }
 }

@@ -14,6 +14,7 @@
 #include "generator/tc_fft/TcFftPairEmitter.h"
 #include "generator/tc_fft/TcFftParser.h"
 #include "generator/tc_fft/TcFftQuadEmitter.h"
+#include "generator/tc_fft/TcFftQuadHalfPass.h"
 #include "generator/tc_fft/TcFftSpecJson.h"
 #include "generator/tc_fft/SynthesisReport.h"
 #include "generator/verify/Report.h"
@@ -84,7 +85,8 @@ class TcFftSpec final : public FamilySpec, public BenchFacet, public EmulateFace
     const Plan& p = emittablePlan();
     if (tcFftQuadApplies(program_))
       return Generated{
-          tcFftLaunchPlan(emitTcFftQuad(program_, quad(), {}, tcFftQuadBenchOptions().front().second), distances_)};
+          tcFftLaunchPlan(emitTcFftQuad(program_, quad(), {}, tcFftQuadBenchOptions(program_).front().second),
+                          distances_)};
     return Generated{tcFftLaunchPlan(emitTcFft(p, defaultEmitOptions(program_)), distances_)};
   }
 
@@ -94,10 +96,13 @@ class TcFftSpec final : public FamilySpec, public BenchFacet, public EmulateFace
   Check check(const TestData& data, const std::map<std::string, std::vector<unsigned char>>& outputs,
               long long batch) const override {
     // At 4096 points the largest bound of the kernels `emit` and `bench` run (bench checks every variant with it): the
-    // four-warp kernel's, the two-warp kernel's and the one-warp design's.
+    // four-warp kernel's (with the f32 pass and, at n_in >= 2048, the f16x2 one), the two-warp kernel's and the
+    // one-warp design's.
     double bound = 0;
     if (tcFftPairApplies(program_)) bound = std::max(tcFftErrorBound(program_), tcFftPairErrorBound(pair()));
     if (tcFftQuadApplies(program_)) bound = std::max(bound, tcFftQuadErrorBound(quad()));
+    if (tcFftQuadHalfPassApplies(program_))
+      bound = std::max(bound, tcFftQuadHalfPassErrorBound(quad(), program_.nIn / 1024));
     return tcFftCheck(program_, data, outputs, batch, bound);
   }
   std::optional<BaselineRequest> baseline() const override { return tcFftBaseline(program_); }
@@ -107,7 +112,7 @@ class TcFftSpec final : public FamilySpec, public BenchFacet, public EmulateFace
     // default, then its options: tcFftPairBenchOptions) and the one-warp kernels (TcFftBench.cpp names them so).
     if (!tcFftQuadApplies(program_)) return tcFftBenchVariants(emittablePlan(), distances_);
     std::vector<BenchVariant> out;
-    const auto quadOptions = tcFftQuadBenchOptions();
+    const auto quadOptions = tcFftQuadBenchOptions(program_);
     for (std::size_t i = 1; i < quadOptions.size(); ++i)
       out.push_back({quadOptions[i].first,
                      Generated{tcFftLaunchPlan(emitTcFftQuad(program_, quad(), {}, quadOptions[i].second), distances_)},

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -11,6 +12,7 @@
 #include "generator/tc_fft/TcFftData.h"
 #include "generator/tc_fft/TcFftIo.h"
 #include "generator/tc_fft/TcFftKernelParts.h"
+#include "generator/tc_fft/TcFftQuadHalfPass.h"
 #include "generator/verify/Verifier.h"
 
 namespace warpforge {
@@ -98,13 +100,21 @@ double tcFftQuadErrorBound(const TcFftQuadDesign& d) {
   return tcFftErrorBound(d.sub) + std::ldexp(1.0, -11) + std::ldexp(1.0, -20);
 }
 
-std::vector<std::pair<std::string, TcFftQuadOptions>> tcFftQuadBenchOptions() {
+std::vector<std::pair<std::string, TcFftQuadOptions>> tcFftQuadBenchOptions(const LayoutProgram& spec) {
   // sm_90, NVRTC 13: two FFTs per block take 123-128 registers without spills at every n_in (2 blocks of 256 threads
   // per SM: 16 warps); one FFT per block takes as many but spills 4 bytes at 512 -> 4096 (4 blocks: 16 warps); the cap
-  // of 5 blocks of 128 threads (20 warps) holds 96 and spills 48-68 bytes.
-  return {{"four warps per FFT (decimation in frequency), two FFTs per block", {2, 0}},
-          {"four warps per FFT, one FFT per block", {1, 0}},
-          {"four warps per FFT, one FFT per block, __launch_bounds__(128, 5): 20 warps per SM", {1, 5}}};
+  // of 5 blocks of 128 threads (20 warps) holds 96 and spills 48-68 bytes. The f16x2 pass (n_in >= 2048) takes 123-128
+  // without spills and 24 KiB of table instead of 8: the same blocks per SM (one FFT per block: 4 x 57 KiB, the SM's
+  // whole shared memory).
+  std::vector<std::pair<std::string, TcFftQuadOptions>> out = {
+      {"four warps per FFT (decimation in frequency), two FFTs per block", {2, 0}},
+      {"four warps per FFT, one FFT per block", {1, 0}},
+      {"four warps per FFT, one FFT per block, __launch_bounds__(128, 5): 20 warps per SM", {1, 5}}};
+  if (tcFftQuadHalfPassApplies(spec)) {
+    out.push_back({"four warps per FFT, pass in f16x2, two FFTs per block", {2, 0, true}});
+    out.push_back({"four warps per FFT, pass in f16x2, one FFT per block", {1, 0, true}});
+  }
+  return out;
 }
 
 EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& d, const EmitOptions& opt,
@@ -116,6 +126,8 @@ EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& d,
   k.phaseRegistersNaive = phases.registersNaive();
 
   const int ffts = quadOpt.fftsPerBlock;
+  const bool half = quadOpt.halfPass;
+  if (half && !tcFftQuadHalfPassApplies(spec)) throw std::invalid_argument("the f16x2 pass needs n_in >= 2048");
   LaunchInfo& li = k.launch;
   li.specName = spec.name;
   li.kernelName = spec.name;
@@ -127,7 +139,7 @@ EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& d,
   li.inputVectorElems = li.outputVectorElems = 4;  // 16-byte row copies
   const int words = 2 * kN;                        // an FFT's two row buffers
   const int twiddles = std::min(spec.nIn, kSeg);   // W^m, m < min(n_in, 1024), float2 each
-  li.dynamicSharedBytes = 4 * words * ffts + 8 * twiddles;
+  li.dynamicSharedBytes = 4 * words * ffts + (half ? kTcFftQuadHalfTwiddleBytes : 8 * twiddles);
 
   const Layout& inL = s.array(s.input)->layout;
   const Layout& outL = s.array(s.output)->layout;
@@ -186,13 +198,23 @@ EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& d,
   body.push_back(externSharedArray("wf_u32", "stage_dynamic", 16));
   body.push_back(
       decl("wf_u32*", "stage_fft", bin("+", var("stage_dynamic"), bin("*", bin(">>", threadX(), lit(7)), lit(words)))));
-  body.push_back(
-      note(fmt::format("The block's table of the pass's twiddles W^m (m < {}), after the FFTs' row buffers: one "
-                       "sincospif each.",
-                       twiddles)));
-  body.push_back(
-      decl("float2* const", "wf_twiddle", cast("float2*", bin("+", var("stage_dynamic"), lit(words * ffts)))));
-  {
+  if (half) {
+    body.push_back(
+        note("The block's table of the pass's twiddles W^m, W^(2m), W^(3m) (m < 1024) in half2, after the FFTs' row\n"
+             "buffers: (cos, cos) and (-sin, sin) per entry, the operands of one HMUL2 and one HFMA2."));
+    body.push_back(
+        decl("uint2* const", "wf_twiddle_h2", cast("uint2*", bin("+", var("stage_dynamic"), lit(words * ffts)))));
+    body.push_back(exprStmt(call(fmt::format("wf_dif4_twiddles_h2<{}, {}, {}>", spec.sign, kSeg, kN),
+                                 {var("wf_twiddle_h2"), threadX(), member(var("blockDim"), "x")})));
+  } else {
+    body.push_back(
+        note(fmt::format("The block's table of the pass's twiddles W^m (m < {}), after the FFTs' row buffers: one "
+                         "sincospif each.",
+                         twiddles)));
+    body.push_back(
+        decl("float2* const", "wf_twiddle", cast("float2*", bin("+", var("stage_dynamic"), lit(words * ffts)))));
+  }
+  if (!half) {
     std::vector<NodePtr> fill;
     fill.push_back(declGroup("float", {{"c", nullptr}, {"s", nullptr}}));
     fill.push_back(exprStmt(call("wf_phase", {var("m"), lit(kN), lit(spec.sign), var("c"), var("s")})));
@@ -244,8 +266,14 @@ EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& d,
     const long long word = inSwz.word(kFftThreads * i), low = word & (inSwz.laneMask | (kFftThreads - 1));
     NodePtr at = i ? bin("+", low ? bin("^", var("dif_word"), lit(low)) : var("dif_word"), lit(word - low))
                    : var("dif_word");
-    loop.push_back(
-        exprStmt(call(fmt::format("wf_dif4_point<{}, {}, {}>", terms, spec.sign, kSeg), {var("stage"), at, tr, ti})));
+    if (half)
+      loop.push_back(exprStmt(call(fmt::format("wf_dif4_point_h2<{}, {}, {}>", terms, spec.sign, kSeg),
+                                   {var("stage"), at,
+                                    bin("+", var("wf_twiddle_h2"),
+                                        i ? bin("+", var("fft_thread"), lit(kFftThreads * i)) : var("fft_thread"))})));
+    else
+      loop.push_back(
+          exprStmt(call(fmt::format("wf_dif4_point<{}, {}, {}>", terms, spec.sign, kSeg), {var("stage"), at, tr, ti})));
   }
   loop.push_back(fftSync());
   loop.push_back(note(fmt::format("Load {} [{}] from segment p.", s.input, inL.str())));
@@ -269,13 +297,14 @@ EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& d,
 
   const std::string headline = fmt::format(
       "Generated by warpforge from spec '{}': {}-point input, {}-point output, {}, sign {:+d}.\n"
-      "Four warps per FFT (decimation in frequency over q0 q1 = p): a pass in f32 forms\n"
+      "Four warps per FFT (decimation in frequency over q0 q1 = p): a pass in {} forms\n"
       "y_p[m] = W^(p m) sum_j x[m + 1024 j] W4^(p j); warp p transforms y_p with the verified {} -> {} design below\n"
       "and its outputs are X[4 k + p].",
-      spec.name, spec.nIn, kN, spec.precision, spec.sign, s.nIn, kSeg);
+      spec.name, spec.nIn, kN, spec.precision, spec.sign, half ? "f16x2" : "f32", s.nIn, kSeg);
   k.source = print(kernelUnit(d.plan, opt, li, block(body), headline));
   const std::string lastInclude = "#include \"warpforge_io.cuh\"\n";
-  k.source.insert(k.source.find(lastInclude) + lastInclude.size(), kQuadHelpers);
+  k.source.insert(k.source.find(lastInclude) + lastInclude.size(),
+                  std::string(kQuadHelpers) + (half ? tcFftQuadHalfPassHelpers() : ""));
   return k;
 }
 

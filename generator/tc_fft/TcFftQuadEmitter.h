@@ -33,10 +33,11 @@ std::unique_ptr<TcFftQuadDesign> tcFftQuadDesign(const LayoutProgram& spec);
 struct TcFftQuadOptions {
   int fftsPerBlock = 2;    // FFTs (groups of four warps) per block; each holds two 16 KiB row buffers
   int minBlocksPerSm = 0;  // __launch_bounds__'s minimum blocks per SM (0: none given): a register cap
+  bool halfPass = false;   // the pass in f16x2 with a half2 twiddle table (TcFftQuadHalfPass.h; n_in >= 2048)
 };
 
-// The options `bench` times, with their variant names (the first is the one `emit` would use).
-std::vector<std::pair<std::string, TcFftQuadOptions>> tcFftQuadBenchOptions();
+// The options `bench` times for `spec`, with their variant names (the first is the one `emit` would use).
+std::vector<std::pair<std::string, TcFftQuadOptions>> tcFftQuadBenchOptions(const LayoutProgram& spec);
 
 EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& design, const EmitOptions& opt = {},
                             const TcFftQuadOptions& quadOpt = {});
