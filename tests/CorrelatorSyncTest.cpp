@@ -7,6 +7,7 @@
 #include "CudaOnCpu.h"
 #include "TestUtil.h"
 
+#include <algorithm>
 #include <array>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "generator/correlator/Pipeline.h"
 #include "generator/correlator/PipelineEmitter.h"
 #include "warpforge/compiler.h"
+#include "warpforge/json.h"
 
 using namespace warpforge;
 
@@ -153,4 +155,30 @@ TEST(CorrelatorSync, CpuRunCatchesMutatedGroupedLoops) {
       {"the previous group released while its wgmmas may run", "corr_wgmma_wait<1>();  // the previous pair's",
        "corr_wgmma_wait<2>();  // the previous pair's"}};
   test::expectMutationsCaught(*mfs, mplan, mutations, 6182, "correlator-cpu", correlatorShim(), {{"dump", 1}});
+}
+
+// `warpforge bench` of TCC's bench specs lists the grouped kernels beside the default (names as the lead's device
+// commands quote them); 4 stages per wait only where 8 operand slots fit.
+TEST(CorrelatorSync, BenchListsTheGroupedVariants) {
+  auto names = [](const std::string& file) {
+    auto fs = correlatorFamily().parse(
+        parseJsonText(test::readFile(test::sourcePath("generator/correlator/tools/bench-specs/" + file)), file), file);
+    std::vector<std::string> out;
+    for (const BenchVariant& v : dynamic_cast<const BenchFacet&>(*fs).benchVariants({"sm_90", nullptr}))
+      out.push_back(v.name);
+    return out;
+  };
+  auto has = [](const std::vector<std::string>& list, const std::string& n) {
+    return std::find(list.begin(), list.end(), n) != list.end();
+  };
+  const std::string square = "correlate only, pipeline square tiles, ";
+  const std::vector<std::string> r576 = names("tcc_8bit_r576_visibilities.json");
+  for (const auto& n : r576) std::printf("  tcc_8bit_r576_visibilities: %s\n", n.c_str());
+  EXPECT_TRUE(has(r576, square + "two stages per wait (stages_per_sync 2, 4 operand slots)"));
+  EXPECT_FALSE(has(r576, square + "four stages per wait (stages_per_sync 4, 8 operand slots)"));  // 8 x 24 KiB
+  const std::vector<std::string> r64 = names("tcc_8bit_r64_visibilities.json");
+  for (const auto& n : r64) std::printf("  tcc_8bit_r64_visibilities: %s\n", n.c_str());
+  EXPECT_TRUE(has(r64,
+                  "correlate only, pipeline, whole triangle per channel, four stages per wait (stages_per_sync 4, "
+                  "8 operand slots)"));
 }
