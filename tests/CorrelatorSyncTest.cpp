@@ -158,7 +158,7 @@ TEST(CorrelatorSync, CpuRunCatchesMutatedGroupedLoops) {
 }
 
 // `warpforge bench` of TCC's bench specs lists the grouped kernels beside the default (names as the lead's device
-// commands quote them); 4 stages per wait only where 8 operand slots fit.
+// commands quote them); 6 and 8 operand slots only where they fit.
 TEST(CorrelatorSync, BenchListsTheGroupedVariants) {
   auto names = [](const std::string& file) {
     auto fs = correlatorFamily().parse(
@@ -176,6 +176,7 @@ TEST(CorrelatorSync, BenchListsTheGroupedVariants) {
   for (const auto& n : r576) std::printf("  tcc_8bit_r576_visibilities: %s\n", n.c_str());
   EXPECT_TRUE(has(r576, square + "two stages per wait (stages_per_sync 2, 4 operand slots)"));
   EXPECT_FALSE(has(r576, square + "four stages per wait (stages_per_sync 4, 8 operand slots)"));  // 8 x 24 KiB
+  EXPECT_TRUE(has(r576, square + "two stages per wait (stages_per_sync 2, 6 operand slots)"));
   const std::vector<std::string> r64 = names("tcc_8bit_r64_visibilities.json");
   for (const auto& n : r64) std::printf("  tcc_8bit_r64_visibilities: %s\n", n.c_str());
   EXPECT_TRUE(has(r64,

@@ -269,19 +269,20 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet {
              "operand slots)",
              Generated{correlatorLaunchPlan(fours, emitCorrelatorPipeline(fours, 0, 0, false, 0, true), false)}, 1, 0});
     }
-    // Square tiles with 2 and 4 stages per loader iteration and consumer wait (tuning.stages_per_sync; 4 where its 8
-    // operand slots fit).
-    for (int perSync : {2, 4}) {
+    // Square tiles with 2 and 4 stages per loader iteration and consumer wait (tuning.stages_per_sync) on the ring of 2
+    // N operand slots, and 2 with 6 slots (the loader a whole group ahead of the consumers' previous group); those
+    // beyond 2 per wait on 4 slots where they fit.
+    for (const auto& [perSync, slots] : std::vector<std::pair<int, int>>{{2, 4}, {2, 6}, {4, 8}}) {
       CorrelatorSpec grouped = s_;
       grouped.tuning.stagesPerSync = perSync;
-      grouped.tuning.stages = 0;
-      const bool fits = pipe && pipeSharedFits(corrPipe(grouped, square, 0, 0, c.sharedTransform));
-      if (perSync == 4 && !fits) continue;
+      grouped.tuning.stages = slots;
+      const bool fits = pipe && pipeSharedFits(corrPipe(grouped, square, slots, 0, c.sharedTransform));
+      if (slots > 4 && !fits) continue;
       v.push_back({fmt::format("correlate only, pipeline square tiles, {} stages per wait (stages_per_sync {}, {} "
                                "operand slots)",
-                               perSync == 2 ? "two" : "four", perSync, 2 * perSync < 4 ? 4 : 2 * perSync),
+                               perSync == 2 ? "two" : "four", perSync, slots),
                    Generated{correlatorLaunchPlan(
-                       grouped, fits ? emitCorrelatorPipeline(grouped, square, 0, c.sharedTransform) : k, false)},
+                       grouped, fits ? emitCorrelatorPipeline(grouped, square, slots, c.sharedTransform) : k, false)},
                    1, 0});
     }
     const int other = pipe && square == 64 ? 128 : 64;
