@@ -69,23 +69,28 @@ TEST(CorrelatorSync, SpecLimitsAndProofs) {
 }
 
 // sm_90a without spills or serialized wgmmas: square tiles of 128 inputs (two consumer warpgroups, the diagonal's half
-// form) and 64, both transforms, 8-bit and f16, both outputs; four stages per wait on 64-input tiles' triangle.
+// form) and 64, both transforms, 8-bit and f16, both outputs, 4 and 6 operand slots; four stages per wait on the
+// whole triangle.
 TEST(CorrelatorSync, KernelsCompileForSm90aWithoutSpills) {
   struct Case {
     int R, rows, perSync;
     std::string ty, output;
     bool shared, triangle = false;
+    int slots = 0;  // tuning.stages (0: 2 N)
   };
   for (const Case& c : std::vector<Case>{{576, 128, 2, "ci8", "visibilities", true},
                                          {576, 128, 2, "ci8", "accumulators", false},
                                          {576, 128, 2, "cf16", "visibilities", true},
                                          {576, 64, 2, "ci4", "visibilities", true},
+                                         {2048, 128, 2, "ci8", "visibilities", true, false, 6},
                                          {64, 0, 4, "ci8", "visibilities", false, true}}) {
     CorrelatorSpec s = parseCorrelatorSpecText(syncJson("t", c.R, c.ty, "tcc", 256,
-                                                        R"("stages_per_sync": )" + std::to_string(c.perSync),
+                                                        R"("stages_per_sync": )" + std::to_string(c.perSync) +
+                                                            (c.slots ? R"(, "stages": )" + std::to_string(c.slots)
+                                                                     : std::string()),
                                                         R"(, "output": ")" + c.output + "\""),
                                                "t.json");
-    const CorrelatorKernels k = emitCorrelatorPipeline(s, c.rows, 0, c.shared, 0, c.triangle);
+    const CorrelatorKernels k = emitCorrelatorPipeline(s, c.rows, c.slots, c.shared, 0, c.triangle);
     CompileResult r;
     ASSERT_NO_THROW(r = compileWithReport(k.correlateSource, "t", "sm_90a")) << k.correlateSource;
     std::printf("[nvrtc] %d stages per wait, R=%d %s rows %d%s %s: %d registers, spill stores %d B, loads %d B\n",
