@@ -120,6 +120,8 @@ TEST(CorrelatorSync, GroupedPlansRunOnTheCpuAndMatchTheExactReference) {
       {syncJson("cpu_g8l", 35, "ci8", "tcc", 336, R"("stages_per_sync": 2, "stages": 5, "raw_stages": 3)",
                 R"(, "output": "visibilities")"),
        "ci8 tcc R = 35, 64-input tiles, loader transform, 2 per wait: 11 stages through 5 + 3 slots", 64, false},
+      {syncJson("cpu_g8k6", 70, "ci8", "katgpucbf", 224, R"("stages_per_sync": 2, "stages": 6)"),
+       "ci8 katgpucbf R = 70, 128-input tiles, shared transform, 2 per wait: 7 stages through 6 + 4 slots", 128, true},
       {syncJson("cpu_gh4", 35, "cf16", "tcc", 208, R"("stages_per_sync": 4, "raw_stages": 5)"),
        "cf16 tcc R = 35, 64-input tiles (one block per SM), shared transform, 4 per wait: 13 stages through 8 + 5 "
        "slots",
