@@ -4,6 +4,7 @@
 #include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
+#include "CorrelatorCpuShim.h"
 #include "CudaOnCpu.h"
 #include "TestUtil.h"
 
@@ -499,82 +500,6 @@ TEST(CorrelatorSpecs, MmaTuningRejectsWhatItCannotHonour) {
                 ->emit({"sm_90", nullptr})
                 .plan.onlyArch,
             0);
-}
-
-// The correlator's inline-PTX helpers, each replaced by the CPU shim's function (tests/CudaOnCpu.h).
-std::vector<std::pair<std::string, std::string>> correlatorShimEntries();
-
-const std::vector<std::pair<std::string, std::string>>& correlatorShim() {
-  static const std::vector<std::pair<std::string, std::string>> shim = correlatorShimEntries();
-  return shim;
-}
-
-std::vector<std::pair<std::string, std::string>> correlatorShimEntries() {
-  std::vector<std::pair<std::string, std::string>> shim = {
-      {"corr_ldsm4",
-       "static inline void corr_ldsm4(unsigned a, wf_u32& r0, wf_u32& r1, wf_u32& r2, wf_u32& r3) { wf_ldsm4(a, r0, "
-       "r1, r2, r3); }"},
-      {"corr_mma_s8",
-       "static inline void corr_mma_s8(int& d0, int& d1, int& d2, int& d3, wf_u32 a0, wf_u32 a1, wf_u32 a2, wf_u32 a3, "
-       "wf_u32 b0, "
-       "wf_u32 b1) { wf_mma_s8(d0, d1, d2, d3, a0, a1, a2, a3, b0, b1); }"},
-      {"corr_mma_f16",
-       "static inline void corr_mma_f16(float& d0, float& d1, float& d2, float& d3, wf_u32 a0, wf_u32 a1, wf_u32 a2, "
-       "wf_u32 a3, "
-       "wf_u32 b0, wf_u32 b1) { wf_mma_f16(d0, d1, d2, d3, a0, a1, a2, a3, b0, b1); }"},
-      {"corr_wgmma_fence", "static inline void corr_wgmma_fence() { wf_wgmma_fence(); }"},
-      {"corr_wgmma_commit", "static inline void corr_wgmma_commit() { wf_wgmma_commit(); }"},
-      {"corr_wgmma_wait0", "static inline void corr_wgmma_wait0() { wf_wgmma_wait(0); }"},
-      // The proxy fence: data landed by cp.async must pass one before the thread's next wgmma (the shim checks).
-      {"corr_fence_async_smem", "static inline void corr_fence_async_smem() { wf_proxy_fence(); }"},
-      {"corr_cp_async16",
-       "static inline void corr_cp_async16(void* dst, const void* src, bool valid) { wf_cp_async(dst, src, 16, valid); "
-       "}"},
-      {"corr_cp_async8",
-       "static inline void corr_cp_async8(void* dst, const void* src, bool valid) { wf_cp_async(dst, src, 8, valid); "
-       "}"},
-      {"corr_cp_commit", "static inline void corr_cp_commit() { wf_cp_commit(); }"},
-      {"corr_cp_wait", "template <int N> static inline void corr_cp_wait() { wf_cp_wait(N); }"},
-      {"corr_wgmma",
-       "template <class T, int R> static inline void corr_wgmma(T (&d)[R], unsigned long long da, unsigned long long "
-       "db) { "
-       "wf_wgmma_acquired(da, 64, db, 2 * R); wf_wgmma(d, da, db); }"},
-      {"corr_wgmma_half",
-       "template <class T, int R> static inline void corr_wgmma_half(T (&d)[R], unsigned long long da, unsigned long "
-       "long db) { "
-       "wf_wgmma_acquired(da, 64, db, 2 * R); wf_wgmma(d, da, db); }"},
-      {"corr_wgmma_wait", "template <int N> static inline void corr_wgmma_wait() { wf_wgmma_wait(N); }"},
-      // templates/warpforge_async.cuh
-      {"wfa_mbar_init", "static inline void wfa_mbar_init(unsigned bar, unsigned count) { wf_mbar_init(bar, count); }"},
-      {"wfa_fence_mbar_init", "static inline void wfa_fence_mbar_init() {}"},
-      {"wfa_mbar_arrive", "static inline void wfa_mbar_arrive(unsigned bar) { wf_mbar_arrive(bar); }"},
-      {"wfa_mbar_arrive_tx",
-       "static inline void wfa_mbar_arrive_tx(unsigned bar, unsigned bytes) { wf_mbar_arrive_tx(bar, bytes); }"},
-      {"wfa_mbar_try_wait",
-       "static inline bool wfa_mbar_try_wait(unsigned bar, unsigned parity) { return wf_mbar_try_wait(bar, parity); }"},
-      {"wfa_bulk_g2s",
-       "static inline void wfa_bulk_g2s(unsigned dst, const void* src, unsigned bytes, unsigned bar) { "
-       "wf_bulk_g2s(dst, src, bytes, bar); }"},
-      {"wfa_setmaxnreg_inc", "template <int N> static inline void wfa_setmaxnreg_inc() { wf_setmaxnreg(N); }"},
-      {"wfa_setmaxnreg_dec", "template <int N> static inline void wfa_setmaxnreg_dec() { wf_setmaxnreg(N); }"},
-      {"wfa_lds128", "static inline uint4 wfa_lds128(unsigned a) { return wf_lds128(a); }"},
-      {"wfa_sts128", "static inline void wfa_sts128(unsigned a, uint4 v) { wf_sts128(a, v); }"}};
-  // The whole-triangle block's wgmma helpers, one per piece width (m64nN, N = 2 x column inputs).
-  for (int n = 16; n <= 256; n += 16)
-    shim.push_back({fmt::format("corr_wgmma_n{}", n),
-                    fmt::format("template <class T, int R> static inline void corr_wgmma_n{}(T (&d)[R], unsigned long "
-                                "long da, unsigned long long db) {{ wf_wgmma_acquired(da, 64, db, 2 * R); wf_wgmma(d, "
-                                "da, db); }}",
-                                n)});
-  return shim;
-}
-
-// A correlator plan on the CPU against the exact int64 reference (integers; f16 against the double reference within
-// the f32-accumulation bound): every visibility, the accumulators left zero after a dump, the saturation count, the
-// missing marker.
-Check runCorrelatorPlanOnCpu(const FamilySpec& fs, const LaunchPlan& plan, long long batch, std::uint64_t seed,
-                             const std::string& label) {
-  return test::runPlanOnCpu(fs, plan, batch, seed, "correlator-cpu", label, correlatorShim(), {{"dump", 1}});
 }
 
 TEST(CorrelatorKernels, MmaSyncPlanRunsOnTheCpuAndMatchesTheExactReference) {

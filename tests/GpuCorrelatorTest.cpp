@@ -271,7 +271,8 @@ TEST_F(GpuCorrelator, SpecsInTheRepositoryPass) {
 TEST_F(GpuCorrelator, PipelineBitExactOnEveryLayoutTypeAndTile) {
   // The sm_90 pipeline (tuning.mma "pipeline"): 64- and 128-input tiles (one and two consumer warpgroups, setmaxnreg),
   // partial and diagonal tiles, a partial last stage, the three bulk-copy layouts (TCC time blocks, katgpucbf receiver
-  // runs, one run per input), 8-bit, 4-bit and f16, both conventions, two batch entries. Skipped off sm_90.
+  // runs, one run per input), 8-bit, 4-bit and f16, both conventions, two batch entries, 1 / 2 / 4 stages per wait.
+  // Skipped off sm_90.
   struct Case {
     int r, pols, rows;
     const char* type;
@@ -296,11 +297,17 @@ TEST_F(GpuCorrelator, PipelineBitExactOnEveryLayoutTypeAndTile) {
     CUdevice dev = 0;
     cuCtxGetDevice(&dev);
     if (deviceInfo(dev).arch != "sm_90") GTEST_SKIP() << "the pipeline is sm_90a code";
-    TestData d = correlatorInputs(s, 2, 1200 + seed++);
-    Check ck = run(s, d, 2,
-                   fmt::format("pipeline R={} P={} {} {} {}-input tiles, {} samples, transform {}", c.r, c.pols, c.type,
-                               c.layout, c.rows, s.samples, s.tuning.transform));
-    EXPECT_TRUE(ck.ok()) << c.r << " " << c.type << " " << c.layout << ": " << ck.detail;
+    // tuning.stages_per_sync: every case with one stage per wait, every other one with 2 too, 64-input tiles with 4.
+    for (int perSync : {1, 2, 4}) {
+      if ((perSync == 2 && seed % 2) || (perSync == 4 && c.rows != 64)) continue;
+      s.tuning.stagesPerSync = perSync;
+      TestData d = correlatorInputs(s, 2, 1200 + seed++);
+      Check ck = run(s, d, 2,
+                     fmt::format("pipeline R={} P={} {} {} {}-input tiles, {} samples, transform {}, {} stage(s) per "
+                                 "wait",
+                                 c.r, c.pols, c.type, c.layout, c.rows, s.samples, s.tuning.transform, perSync));
+      EXPECT_TRUE(ck.ok()) << c.r << " " << c.type << " " << c.layout << " " << perSync << ": " << ck.detail;
+    }
   }
 }
 

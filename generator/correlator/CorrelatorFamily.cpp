@@ -139,6 +139,8 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet {
             o += fmt::format(" [{}] {}..{} x {}..{}", g, 64 * pc.strip, 64 * pc.strip + 63, pc.col0,
                              pc.col0 + pc.width - 1);
         o += "\n";
+      } else if (p.stagesPerSync > 1) {
+        o += fmt::format("  {} stages per loader iteration and consumer wait\n", p.stagesPerSync);
       }
       // The roofline at an H100's dense tensor peak (8192 ops per SM and clock, 132 SMs, 1755 MHz) beside the model.
       // m16n8 equivalents (32 k bytes each) per block and stage
@@ -257,6 +259,31 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet {
                                             : k;
       v.push_back({"correlate only, pipeline, whole triangle per channel, two stages per wait (stages_per_sync 2)",
                    Generated{correlatorLaunchPlan(pairs, paired, false)}, 1, 0});
+      // Four stages per wait (8 operand slots) where they fit beside the raw ring.
+      CorrelatorSpec fours = s_;
+      fours.tuning.stagesPerSync = 4;
+      fours.tuning.stages = 0;
+      if (pipe && pipeSharedFits(corrPipe(fours, 0, 0, 0, false, true)))
+        v.push_back(
+            {"correlate only, pipeline, whole triangle per channel, four stages per wait (stages_per_sync 4, 8 "
+             "operand slots)",
+             Generated{correlatorLaunchPlan(fours, emitCorrelatorPipeline(fours, 0, 0, false, 0, true), false)}, 1, 0});
+    }
+    // Square tiles with 2 and 4 stages per loader iteration and consumer wait (tuning.stages_per_sync) on the ring of 2
+    // N operand slots, and 2 with 6 slots (the loader a whole group ahead of the consumers' previous group); those
+    // beyond 2 per wait on 4 slots where they fit.
+    for (const auto& [perSync, slots] : std::vector<std::pair<int, int>>{{2, 4}, {2, 6}, {4, 8}}) {
+      CorrelatorSpec grouped = s_;
+      grouped.tuning.stagesPerSync = perSync;
+      grouped.tuning.stages = slots;
+      const bool fits = pipe && pipeSharedFits(corrPipe(grouped, square, slots, 0, c.sharedTransform));
+      if (slots > 4 && !fits) continue;
+      v.push_back({fmt::format("correlate only, pipeline square tiles, {} stages per wait (stages_per_sync {}, {} "
+                               "operand slots)",
+                               perSync == 2 ? "two" : "four", perSync, slots),
+                   Generated{correlatorLaunchPlan(
+                       grouped, fits ? emitCorrelatorPipeline(grouped, square, slots, c.sharedTransform) : k, false)},
+                   1, 0});
     }
     const int other = pipe && square == 64 ? 128 : 64;
     const CorrelatorKernels alt = c.path == CorrelatorPath::Pipeline ? emitCorrelatorPipeline(s_, other, c.stages) : k;

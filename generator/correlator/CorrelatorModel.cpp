@@ -118,10 +118,9 @@ CorrelatorKernels emitCorrelatorFor(const CorrelatorSpec& s, const std::string& 
                     fmt::format("the whole triangle of {} inputs does not fit one pipeline block (at most 160)",
                                 s.inputs()));
   const CorrelatorChoice c = chooseCorrelator(s, arch);
-  if (s.tuning.stagesPerSync == 2 && !(c.path == CorrelatorPath::Pipeline && c.wholeTriangle))
+  if (s.tuning.stagesPerSync > 1 && c.path != CorrelatorPath::Pipeline)
     throw SpecError(s.file, "/tuning/stages_per_sync",
-                    "2 stages per wait needs the pipeline with the whole triangle in one block "
-                    "(tuning.whole_triangle)");
+                    fmt::format("{} stages per wait needs the sm_90 pipeline", s.tuning.stagesPerSync));
   if (c.path == CorrelatorPath::Pipeline)
     return emitCorrelatorPipeline(s, c.rows, c.stages, c.sharedTransform, 0, c.wholeTriangle);
   return emitCorrelator(s, c.path == CorrelatorPath::Wgmma);

@@ -216,9 +216,12 @@ CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
     if (t.contains("whole_triangle"))
       s.tuning.wholeTriangle = rd.boolean(t["whole_triangle"], "/tuning/whole_triangle") ? 1 : 0;
     if (t.contains("stages_per_sync")) {
-      s.tuning.stagesPerSync = static_cast<int>(rd.integer(t["stages_per_sync"], "/tuning/stages_per_sync", 1, 2));
-      if (s.tuning.stagesPerSync == 2 && s.tuning.stages && s.tuning.stages < 4)
-        rd.fail("/tuning/stages_per_sync", "2 needs 4 or more operand slots (tuning.stages)");
+      s.tuning.stagesPerSync = static_cast<int>(rd.integer(t["stages_per_sync"], "/tuning/stages_per_sync", 1, 4));
+      if (s.tuning.stagesPerSync == 3) rd.fail("/tuning/stages_per_sync", "3 (expected 1, 2 or 4)");
+      if (s.tuning.stagesPerSync > 1 && s.tuning.stages && s.tuning.stages < 2 * s.tuning.stagesPerSync)
+        rd.fail("/tuning/stages_per_sync",
+                fmt::format("{} needs {} or more operand slots (tuning.stages is {})", s.tuning.stagesPerSync,
+                            2 * s.tuning.stagesPerSync, s.tuning.stages));
     }
     if (t.contains("mma")) {
       s.tuning.mma = rd.string(t["mma"], "/tuning/mma");

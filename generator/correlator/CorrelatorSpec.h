@@ -43,8 +43,8 @@ struct CorrelatorTuning {
   // pipeline: the whole triangle of a channel in one block (up to 160 inputs) instead of square
   // tiles; -1: the cost model's choice, 0: square tiles, 1: the whole triangle.
   int wholeTriangle = -1;
-  // pipeline, whole triangle: stages per loader iteration and per consumer wait (1 or 2; 2 needs 4 or more operand
-  // slots): the per-stage waits, proxy fence and arrivals paid once per two stages.
+  // pipeline: stages per loader iteration and per consumer wait (1, 2 or 4; N > 1 needs 2 N or more operand slots, the
+  // default ring then has 2 N): the per-stage waits, proxy fence and arrivals paid once per N stages.
   int stagesPerSync = 1;
 };
 

@@ -269,8 +269,8 @@ CorrPipe corrPipe(const CorrelatorSpec& s, int rowsPerBlock, int opStages, int r
   }
   p.rawSideBytes = p.runsPerSide * p.runPitch;
   p.rawSlotBytes = (wholeTriangle ? 1 : 2) * p.rawSideBytes;
-  p.opStages = opStages ? opStages : 4;
-  p.stagesPerSync = wholeTriangle ? s.tuning.stagesPerSync : 1;
+  p.stagesPerSync = s.tuning.stagesPerSync;
+  p.opStages = opStages ? opStages : std::max(4, 2 * p.stagesPerSync);  // a group in flight and the one being staged
   p.sharedTransform = sharedTransform;
   if (p.consumers == 3) {
     // 512 threads at 128 registers; the loader gives 72 of its own per thread to the three consumer warpgroups.
@@ -286,7 +286,7 @@ CorrPipe corrPipe(const CorrelatorSpec& s, int rowsPerBlock, int opStages, int r
     p.blocksPerSm = 1;
   } else {
     p.launchRegs = 128;
-    p.blocksPerSm = 2;
+    p.blocksPerSm = p.stagesPerSync >= 4 ? 1 : 2;  // four stages per wait: 8 operand slots leave room for one block
   }
   // The raw ring: the spec's depth, else the deepest up to kPipeDefaultRawStages that fits beside the operand ring (the
   // copies of rawStages - 1 stages are in flight while one is transformed). Deeper rings (to kPipeMaxRawStages, the
@@ -301,7 +301,7 @@ CorrPipe corrPipe(const CorrelatorSpec& s, int rowsPerBlock, int opStages, int r
   if (raw) {
     layoutRing(raw);
   } else {
-    for (int r = kPipeDefaultRawStages; r >= 2; --r) {
+    for (int r = std::max(kPipeDefaultRawStages, p.stagesPerSync); r >= std::max(2, p.stagesPerSync); --r) {
       layoutRing(r);
       if (pipeSharedFits(p)) break;
     }

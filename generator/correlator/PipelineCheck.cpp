@@ -124,8 +124,9 @@ void checkPipeline(const CorrelatorSpec& s, const CorrPipe& p, std::vector<PipeI
     issue(
         fmt::format("{} B of shared memory per block x {} blocks per SM do not fit (227 KiB per block, 228 KiB per SM)",
                     p.sharedBytes, p.blocksPerSm));
-  if (p.stagesPerSync == 2 && (!p.wholeTriangle || p.opStages < 4 || p.rawStages < 2))
-    issue(fmt::format("two stages per wait need the whole triangle and 4 or more operand slots ({})", p.opStages));
+  if (p.stagesPerSync > 1 && (p.opStages < 2 * p.stagesPerSync || p.rawStages < p.stagesPerSync))
+    issue(fmt::format("{} stages per wait need {} or more operand slots ({}) and {} or more raw slots ({})",
+                      p.stagesPerSync, 2 * p.stagesPerSync, p.opStages, p.stagesPerSync, p.rawStages));
   if (p.sharedTransform && p.opStages < 3)
     issue(fmt::format("the shared transform needs 3 or more operand slots ({})", p.opStages));
   if (p.aUnits() * p.aThreads() != (p.rows / 8) * static_cast<int>(p.units.size()))

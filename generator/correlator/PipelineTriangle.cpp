@@ -1,10 +1,9 @@
 #include "generator/correlator/PipelineTriangle.h"
 
-#include <functional>
-
 #include <fmt/format.h>
 
 #include "ast/Printer.h"
+#include "generator/correlator/PipelineSync.h"
 #include "generator/correlator/VisibilityStore.h"
 
 namespace warpforge {
@@ -16,45 +15,6 @@ PipeAccumulator trianglePlace(const CorrPipe& p) {
   tile.rows = 64;
   return pipeAccumulator(tile);
 }
-
-namespace {
-
-// Two stages per wait (tuning.stages_per_sync 2): per iteration the consumers wait for the operand slots of stages k,
-// k + 1, issue both stages' wgmmas as one group, keep it in flight and release the previous pair's two slots; an odd
-// last stage is a step of its own after the loop (no branch around wgmmas inside it).
-void emitPairedConsumerLoop(Code& c, const CorrPipe& p, long long nst, unsigned perSlot,
-                            const std::function<void(const std::string&)>& issue) {
-  const int S = p.opStages;
-  auto step = [&](const std::string& k, int stages) {
-    for (int u = 0; u < stages; ++u)
-      c(
-          fmt::format("while (!wfa_mbar_try_wait(full_op + 8u * (({0} + {1}) % {2}), (unsigned)(({0} + {1}) / {2}) & "
-                      "1u)) {{}}",
-                      k, u, S));
-    c("corr_wgmma_fence();");
-    for (int u = 0; u < stages; ++u)
-      issue(fmt::format("(unsigned long long)((({} + {}) % {}) * {}u)", k, u, S, perSlot));
-    c("corr_wgmma_commit();");
-    c("corr_wgmma_wait<1>();  // the previous pair's wgmmas are done: its slots go back to the loader");
-    c("__syncwarp(0xffffffffu);  // every lane's wait above precedes lane 0's release");
-    c(
-        fmt::format("if ({0} > 0 && lane == 0) {{ wfa_mbar_arrive(empty_op + 8u * (({0} + {1}) % {3})); "
-                    "wfa_mbar_arrive(empty_op + 8u * (({0} + {2}) % {3})); }}",
-                    k, S - 2, S - 1, S));
-  };
-  c("#pragma unroll 1");
-  c.open(fmt::format("for (int k = 0; k < {}; k += 2)", nst / 2 * 2));
-  step("k", 2);
-  c.close();
-  if (nst % 2) {
-    c.open("");
-    c(fmt::format("const int k = {};  // the odd last stage", nst - 1));
-    step("k", 1);
-    c.close();
-  }
-}
-
-}  // namespace
 
 void emitTriangleConsumers(Code& c, const CorrelatorSpec& s, const CorrPipe& p) {
   const bool f16 = s.type == SampleType::CF16;
@@ -90,8 +50,8 @@ void emitTriangleConsumers(Code& c, const CorrelatorSpec& s, const CorrPipe& p) 
           c(fmt::format("corr_wgmma_n{0}(d{1}, da{1} + {2} + {3}ull, db{1} + {2} + {3}ull);", 2 * pieces[j].width, j,
                         so, desc.perStep[static_cast<std::size_t>(ks)]));
     };
-    if (p.stagesPerSync == 2) {
-      emitPairedConsumerLoop(c, p, nst, desc.perSlot, issue);
+    if (p.stagesPerSync > 1) {
+      emitGroupedConsumerLoop(c, p, nst, desc.perSlot, issue);
     } else {
       c("int oslot = 0, opar = 0, prev = 0;");
       c("#pragma unroll 1");

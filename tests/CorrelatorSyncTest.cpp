@@ -1,0 +1,192 @@
+// CPU tests of the correlator pipeline's grouped stage loops (tuning.stages_per_sync 2 and 4): the spec's limits, the
+// proofs, NVRTC sm_90a without spills, and CPU runs against the exact reference on square tiles and the whole triangle,
+// with mutations (a group's second stage read before its copies landed, a group released in flight).
+#include <gtest/gtest.h>
+
+#include "CorrelatorCpuShim.h"
+#include "CudaOnCpu.h"
+#include "TestUtil.h"
+
+#include <algorithm>
+#include <array>
+#include <string>
+#include <vector>
+
+#include "generator/correlator/CorrelatorEmitter.h"
+#include "generator/correlator/CorrelatorFamily.h"
+#include "generator/correlator/CorrelatorModel.h"
+#include "generator/correlator/CorrelatorPlan.h"
+#include "generator/correlator/Pipeline.h"
+#include "generator/correlator/PipelineEmitter.h"
+#include "warpforge/compiler.h"
+#include "warpforge/json.h"
+
+using namespace warpforge;
+
+namespace {
+
+std::string syncJson(const std::string& name, int R, const std::string& type, const std::string& layout, int samples,
+                     const std::string& tuning, const std::string& more = "") {
+  return R"({"name": ")" + name + R"(", "family": "correlator", "receivers": )" + std::to_string(R) +
+         R"(, "polarizations": 2, "channels": 1, "samples_per_call": )" + std::to_string(samples) +
+         R"(, "sample_type": ")" + type + R"(", "input": {"layout": ")" + layout + R"("})" + more + R"(, "tuning": {)" +
+         tuning + "}}";
+}
+
+}  // namespace
+
+TEST(CorrelatorSync, SpecLimitsAndProofs) {
+  auto parse = [](const std::string& tuning) {
+    return parseCorrelatorSpecText(syncJson("t", 70, "ci8", "tcc", 256, tuning), "t.json");
+  };
+  EXPECT_THROW(parse(R"("stages_per_sync": 3)"), SpecError);
+  EXPECT_THROW(parse(R"("stages_per_sync": 4, "stages": 6)"), SpecError);
+  EXPECT_THROW(parse(R"("stages_per_sync": 2, "stages": 3)"), SpecError);
+  // Square tiles take it on sm_90 (the pipeline); mma.sync does not.
+  EXPECT_NO_THROW(emitCorrelatorFor(parse(R"("stages_per_sync": 2, "whole_triangle": false)"), "sm_90"));
+  EXPECT_THROW(emitCorrelatorFor(parse(R"("stages_per_sync": 2)"), "sm_80"), SpecError);
+  // The default ring holds two groups: 2 N operand slots, N or more raw slots.
+  const CorrelatorSpec s4 = parse(R"("stages_per_sync": 4)");
+  const CorrPipe p4 = corrPipe(s4, 64, 0, 0, true);
+  EXPECT_EQ(p4.opStages, 8);
+  EXPECT_GE(p4.rawStages, 4);
+  for (int rows : {64, 128})
+    for (bool shared : {false, true})
+      for (const char* tuning : {R"("stages_per_sync": 2)", R"("stages_per_sync": 2, "stages": 5, "raw_stages": 3)"}) {
+        const CorrelatorSpec s = parse(tuning);
+        const CorrPipe p = corrPipe(s, rows, s.tuning.stages, 0, shared);
+        std::vector<PipeIssue> issues;
+        std::vector<std::string> proved;
+        checkPipeline(s, p, issues, proved);
+        for (const auto& i : issues) ADD_FAILURE() << rows << " " << tuning << ": " << i.message;
+      }
+  CorrPipe m = corrPipe(parse(R"("stages_per_sync": 2)"), 64, 0, 0, true);
+  m.opStages = 3;  // a group in flight and the next one staged need 4 slots
+  std::vector<PipeIssue> issues;
+  std::vector<std::string> proved;
+  checkPipeline(parse(R"("stages_per_sync": 2)"), m, issues, proved);
+  EXPECT_FALSE(issues.empty());
+}
+
+// sm_90a without spills or serialized wgmmas: square tiles of 128 inputs (two consumer warpgroups, the diagonal's half
+// form) and 64, both transforms, 8-bit and f16, both outputs, 4 and 6 operand slots; four stages per wait on the
+// whole triangle.
+TEST(CorrelatorSync, KernelsCompileForSm90aWithoutSpills) {
+  struct Case {
+    int R, rows, perSync;
+    std::string ty, output;
+    bool shared, triangle = false;
+    int slots = 0;  // tuning.stages (0: 2 N)
+  };
+  for (const Case& c : std::vector<Case>{{576, 128, 2, "ci8", "visibilities", true},
+                                         {576, 128, 2, "ci8", "accumulators", false},
+                                         {576, 128, 2, "cf16", "visibilities", true},
+                                         {576, 64, 2, "ci4", "visibilities", true},
+                                         {2048, 128, 2, "ci8", "visibilities", true, false, 6},
+                                         {64, 0, 4, "ci8", "visibilities", false, true}}) {
+    CorrelatorSpec s = parseCorrelatorSpecText(syncJson("t", c.R, c.ty, "tcc", 256,
+                                                        R"("stages_per_sync": )" + std::to_string(c.perSync) +
+                                                            (c.slots ? R"(, "stages": )" + std::to_string(c.slots)
+                                                                     : std::string()),
+                                                        R"(, "output": ")" + c.output + "\""),
+                                               "t.json");
+    const CorrelatorKernels k = emitCorrelatorPipeline(s, c.rows, c.slots, c.shared, 0, c.triangle);
+    CompileResult r;
+    ASSERT_NO_THROW(r = compileWithReport(k.correlateSource, "t", "sm_90a")) << k.correlateSource;
+    std::printf("[nvrtc] %d stages per wait, R=%d %s rows %d%s %s: %d registers, spill stores %d B, loads %d B\n",
+                c.perSync, c.R, c.ty.c_str(), c.rows, c.shared ? " shared" : "", c.output.c_str(), r.registers,
+                r.spillStoreBytes, r.spillLoadBytes);
+    EXPECT_LE(r.spillStoreBytes, 0) << r.log;
+    EXPECT_LE(r.spillLoadBytes, 0) << r.log;
+    EXPECT_EQ(r.log.find("serialized"), std::string::npos) << r.log;
+  }
+}
+
+// CPU runs (bulk copies land only when waited for, wgmma operands must be released through a waited phase after a
+// proxy fence): odd stage counts (a last group of fewer stages), rings wrapping mid-group, both transforms, diagonal
+// and off-diagonal tiles (one and two consumer warpgroups), 8-bit and f16, both outputs; exact against the int64
+// reference. (4-bit and the other layouts only change the transform, which the grouped loops call unchanged.)
+TEST(CorrelatorSync, GroupedPlansRunOnTheCpuAndMatchTheExactReference) {
+  if (std::system("c++ --version > /dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  struct Case {
+    std::string json, label;
+    int rows;
+    bool shared;
+  };
+  const std::vector<Case> cases = {
+      {syncJson("cpu_g8s", 70, "ci8", "tcc", 224, R"("stages_per_sync": 2)"),
+       "ci8 tcc R = 70, 128-input tiles, shared transform, 2 per wait: 7 stages through 4 + 4 slots", 128, true},
+      {syncJson("cpu_g8l", 35, "ci8", "tcc", 336, R"("stages_per_sync": 2, "stages": 5, "raw_stages": 3)",
+                R"(, "output": "visibilities")"),
+       "ci8 tcc R = 35, 64-input tiles, loader transform, 2 per wait: 11 stages through 5 + 3 slots", 64, false},
+      {syncJson("cpu_g8k6", 70, "ci8", "katgpucbf", 224, R"("stages_per_sync": 2, "stages": 6)"),
+       "ci8 katgpucbf R = 70, 128-input tiles, shared transform, 2 per wait: 7 stages through 6 + 4 slots", 128, true},
+      {syncJson("cpu_gh4", 35, "cf16", "tcc", 208, R"("stages_per_sync": 4, "raw_stages": 5)"),
+       "cf16 tcc R = 35, 64-input tiles (one block per SM), shared transform, 4 per wait: 13 stages through 8 + 5 "
+       "slots",
+       64, true}};
+  for (const auto& c : cases) {
+    const CorrelatorSpec cs = parseCorrelatorSpecText(c.json, "cpu.json");
+    auto fs = makeCorrelatorSpec(cs);
+    const LaunchPlan plan = correlatorLaunchPlan(cs, emitCorrelatorPipeline(cs, c.rows, cs.tuning.stages, c.shared));
+    ASSERT_NE(plan.sources.front().text.find(fmt::format("k += {})", cs.tuning.stagesPerSync)), std::string::npos)
+        << c.label;
+    runCorrelatorPlanOnCpu(*fs, plan, 2, 6180, c.label);
+  }
+  // The whole triangle with four stages per wait: 13 stages, a last group of one.
+  const CorrelatorSpec ts = parseCorrelatorSpecText(syncJson("cpu_gw4", 64, "ci8", "tcc", 416,
+                                                             R"("stages_per_sync": 4, "whole_triangle": true)",
+                                                             R"(, "output": "visibilities")"),
+                                                    "cpu.json");
+  auto tfs = makeCorrelatorSpec(ts);
+  runCorrelatorPlanOnCpu(*tfs, tfs->emit({"sm_90", nullptr}).plan, 1, 6181, "whole triangle ci8 R = 64, 4 per wait");
+}
+
+TEST(CorrelatorSync, CpuRunCatchesMutatedGroupedLoops) {
+  if (std::system("c++ --version > /dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+
+  // Mutations of the square tiles' grouped loops (128-input tiles, shared transform): each is a real bug the run must
+  // catch. (Skipping the consumers' wait for a group's second operand slot is none: every thread stores the whole group
+  // before its arrival on the first slot's mbarrier.)
+  const CorrelatorSpec ms = parseCorrelatorSpecText(syncJson("cpu_g8s", 70, "ci8", "tcc", 224,
+                                                             R"("stages_per_sync": 2)"),
+                                                    "cpu.json");
+  auto mfs = makeCorrelatorSpec(ms);
+  const LaunchPlan mplan = correlatorLaunchPlan(ms, emitCorrelatorPipeline(ms, 128, 0, true));
+  const std::vector<std::array<std::string, 3>> mutations = {
+      {"the consumers' A transform reads a group's second stage before its copies landed",
+       "while (!wfa_mbar_try_wait(full_raw + 8u * rs, (unsigned)(st / 4) & 1u)) {}\n",
+       "if (st == s0) while (!wfa_mbar_try_wait(full_raw + 8u * rs, (unsigned)(st / 4) & 1u)) {}\n"},
+      {"the previous group released while its wgmmas may run", "corr_wgmma_wait<1>();  // the previous pair's",
+       "corr_wgmma_wait<2>();  // the previous pair's"}};
+  test::expectMutationsCaught(*mfs, mplan, mutations, 6182, "correlator-cpu", correlatorShim(), {{"dump", 1}});
+}
+
+// `warpforge bench` of TCC's bench specs lists the grouped kernels beside the default (names as the lead's device
+// commands quote them); 6 and 8 operand slots only where they fit.
+TEST(CorrelatorSync, BenchListsTheGroupedVariants) {
+  auto names = [](const std::string& file) {
+    auto fs = correlatorFamily().parse(
+        parseJsonText(test::readFile(test::sourcePath("generator/correlator/tools/bench-specs/" + file)), file), file);
+    std::vector<std::string> out;
+    for (const BenchVariant& v : dynamic_cast<const BenchFacet&>(*fs).benchVariants({"sm_90", nullptr}))
+      out.push_back(v.name);
+    return out;
+  };
+  auto has = [](const std::vector<std::string>& list, const std::string& n) {
+    return std::find(list.begin(), list.end(), n) != list.end();
+  };
+  const std::string square = "correlate only, pipeline square tiles, ";
+  const std::vector<std::string> r576 = names("tcc_8bit_r576_visibilities.json");
+  for (const auto& n : r576) std::printf("  tcc_8bit_r576_visibilities: %s\n", n.c_str());
+  EXPECT_TRUE(has(r576, square + "two stages per wait (stages_per_sync 2, 4 operand slots)"));
+  EXPECT_FALSE(has(r576, square + "four stages per wait (stages_per_sync 4, 8 operand slots)"));  // 8 x 24 KiB
+  EXPECT_TRUE(has(r576, square + "two stages per wait (stages_per_sync 2, 6 operand slots)"));
+  const std::vector<std::string> r64 = names("tcc_8bit_r64_visibilities.json");
+  for (const auto& n : r64) std::printf("  tcc_8bit_r64_visibilities: %s\n", n.c_str());
+  EXPECT_TRUE(has(r64,
+                  "correlate only, pipeline, whole triangle per channel, four stages per wait (stages_per_sync 4, "
+                  "8 operand slots)"));
+}
