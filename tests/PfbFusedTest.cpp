@@ -1,0 +1,78 @@
+// The fused channeliser (bench's variant, generator/pfb/PfbFused.h) run on the CPU through tests/CudaOnCpu.h against
+// the double reference: batch entries reusing the scratch ring, partial last runs, each output type; and mutations of
+// its ticket decode and ring that the check must catch.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "CudaOnCpu.h"
+#include "generator/pfb/PfbEmitter.h"
+#include "generator/pfb/PfbFamily.h"
+#include "generator/pfb/PfbFused.h"
+#include "generator/pfb/PfbSpec.h"
+
+using namespace warpforge;
+
+namespace {
+
+PfbSpec fusedSpec(const std::string& members) {
+  return parsePfbSpecText(fmt::format(R"({{"name": "pfb_f", "family": "pfb", {}}})", members), "t.json");
+}
+
+// A kernel body's block barrier as the shim's named barrier.
+const std::vector<std::pair<std::string, std::string>> kShim = {
+    {"pfb_named_barrier",
+     "static __device__ __forceinline__ void pfb_named_barrier(unsigned id, unsigned count) { wf_bar_sync(id, count); "
+     "}"}};
+
+}  // namespace
+
+TEST(PfbFused, RunsOnTheCpuAndMatchesTheDoubleReference) {
+  struct Case {
+    const char* label;
+    std::string members;
+    long long batch;
+  };
+  const std::vector<Case> cases = {
+      {"int8, 64 channels, 4 taps, gains + delays, ci8 katgpucbf, 3 entries (ring reused)",
+       R"("channels": 64, "taps": 4, "spectra_per_call": 32, "input": {"type": "int8"}, "gain": "per_channel", "delay": true, "output": {"type": "ci8", "layout": "katgpucbf"})",
+       3},
+      {"10-bit packed, 128 channels, 4 taps, 2 receivers, ci8 tcc",
+       R"("channels": 128, "taps": 4, "receivers": 2, "spectra_per_call": 48, "input": {"type": "packed", "bits": 10}, "gain": 0.05, "output": {"type": "ci8", "layout": "tcc"})",
+       2},
+      {"int16, 64 channels, 4 taps, 1 pol, delay, cf32, a partial last run",
+       R"("channels": 64, "taps": 4, "polarizations": 1, "spectra_per_call": 40, "input": {"type": "int16"}, "delay": true, "output": {"type": "cf32"})",
+       2},
+  };
+  std::uint64_t seed = 9090;
+  int covered = 0;
+  for (const auto& c : cases) {
+    const PfbSpec s = fusedSpec(c.members);
+    const PfbKernels k = emitPfb(s);
+    if (!pfbFusable(s, k.geometry)) {
+      ADD_FAILURE() << c.label << ": not fusable (runs of " << k.geometry.runSpectra << ", units of "
+                    << k.geometry.spectraPerUnit << ")";
+      continue;
+    }
+    ++covered;
+    auto fs = makePfbSpec(s);
+    fs->verify();
+    const Check r = test::runPlanOnCpu(*fs, pfbFusedLaunchPlan(s, k, 2), c.batch, seed++, "pfb-fused", c.label, kShim);
+    EXPECT_TRUE(r.ok()) << c.label << ": " << r.detail;
+    EXPECT_GT(r.checked, 0) << c.label;
+  }
+  EXPECT_EQ(covered, 3);
+}
+
+// A test that cannot fail is a defect: a wrong ring slot, fir unit or post unit must fail the run.
+TEST(PfbFused, MutatedTicketsAreCaught) {
+  const PfbSpec s = fusedSpec(
+      R"("channels": 64, "taps": 4, "spectra_per_call": 32, "input": {"type": "int8"}, "gain": "per_channel", "delay": true, "output": {"type": "ci8"})");
+  auto fs = makePfbSpec(s);
+  const LaunchPlan plan = pfbFusedLaunchPlan(s, emitPfb(s), 2);
+  test::expectMutationsCaught(*fs, plan,
+                              {{{"ring slot of the wrong entry", "scratch - (long long)b *", "scratch - (long long)0 *"}},
+                               {{"fir unit of the wrong stream", "(b * 2u + w / 16u)", "(b * 2u + 0)"}},
+                               {{"post unit of the wrong spectrum group", "u % groups", "0"}}},
+                              91, "pfb-fused", kShim);
+}
