@@ -64,15 +64,15 @@ TEST(PfbFused, RunsOnTheCpuAndMatchesTheDoubleReference) {
   EXPECT_EQ(covered, 3);
 }
 
-// A test that cannot fail is a defect: a wrong ring slot, fir unit or post unit must fail the run.
+// A test that cannot fail is a defect: a wrong fir unit or post unit must fail the run.
 TEST(PfbFused, MutatedTicketsAreCaught) {
   const PfbSpec s = fusedSpec(
       R"("channels": 64, "taps": 4, "spectra_per_call": 32, "input": {"type": "int8"}, "gain": "per_channel", "delay": true, "output": {"type": "ci8"})");
   auto fs = makePfbSpec(s);
   const LaunchPlan plan = pfbFusedLaunchPlan(s, emitPfb(s), 2);
   test::expectMutationsCaught(*fs, plan,
-                              {{{"ring slot of the wrong entry", "scratch - (long long)b *", "scratch - (long long)0 *"}},
-                               {{"fir unit of the wrong stream", "(b * 2u + w / 16u)", "(b * 2u + 0)"}},
+                              {{{"post unit of the wrong row pair", "pfb_post::body(w % ", "pfb_post::body(0 * w % "}},
+                               {{"fir unit of the wrong stream", "(b * 2u + w / ", "(b * 2u + 0 * w / "}},
                                {{"post unit of the wrong spectrum group", "u % groups", "0"}}},
                               91, "pfb-fused", kShim);
 }
