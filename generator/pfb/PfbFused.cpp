@@ -26,8 +26,8 @@ std::string asBody(std::string src, const std::string& kernel, bool post, int th
   const std::size_t name = src.find(" " + kernel + "(", at);
   if (at == std::string::npos || name == std::string::npos) throw std::logic_error("pfb fused: no kernel " + kernel);
   src.replace(at, name + kernel.size() + 2 - at,
-              post ? "static __device__ __forceinline__ void body(unsigned pfb_unit, unsigned pfb_post_units, "
-                   : "static __device__ __forceinline__ void body(unsigned pfb_unit, ");
+              post ? "static __device__ __attribute__((noinline)) void body(unsigned pfb_unit, unsigned pfb_post_units, "
+                   : "static __device__ __attribute__((noinline)) void body(unsigned pfb_unit, ");
   replaceAll(src, "blockIdx.x", "pfb_unit");
   if (threads < blockThreads)
     replaceAll(src, "__syncthreads()", fmt::format("pfb_named_barrier({}, {})", barrier, threads));
