@@ -26,8 +26,9 @@ std::string asBody(std::string src, const std::string& kernel, bool post, int th
   const std::size_t name = src.find(" " + kernel + "(", at);
   if (at == std::string::npos || name == std::string::npos) throw std::logic_error("pfb fused: no kernel " + kernel);
   src.replace(at, name + kernel.size() + 2 - at,
-              post ? "static __device__ __attribute__((noinline)) void body(unsigned pfb_unit, unsigned pfb_post_units, "
-                   : "static __device__ __attribute__((noinline)) void body(unsigned pfb_unit, ");
+              post
+                  ? "static __device__ __attribute__((noinline)) void body(unsigned pfb_unit, unsigned pfb_post_units, "
+                  : "static __device__ __attribute__((noinline)) void body(unsigned pfb_unit, ");
   replaceAll(src, "blockIdx.x", "pfb_unit");
   if (threads < blockThreads)
     replaceAll(src, "__syncthreads()", fmt::format("pfb_named_barrier({}, {})", barrier, threads));
@@ -96,7 +97,8 @@ std::string pfbFusedSource(const PfbSpec& s, const PfbKernels& k, const std::str
   for (const PlanArg& a : args) sig += (sig.empty() ? "" : ", ") + a.cType + " " + a.param;
   const bool ci8 = s.outputType == PfbOutputType::CI8;
   const std::string postArgs = std::string("ring, twiddles_b") + (s.perChannelGain ? ", gains" : "") +
-                               (s.delay ? ", delays" : "") + (ci8 ? ", out, saturated, sat_count, blocks_done" : ", out");
+                               (s.delay ? ", delays" : "") +
+                               (ci8 ? ", out, saturated, sat_count, blocks_done" : ", out");
   o += fmt::format(
       R"(extern "C" __global__ void __launch_bounds__({threads}, {bps}) {name}({sig}) {{
   __shared__ unsigned pfb_ticket;
@@ -150,9 +152,9 @@ std::string pfbFusedSource(const PfbSpec& s, const PfbKernels& k, const std::str
   }}
 }}
 )",
-      fmt::arg("threads", block), fmt::arg("threadsA", g.threadsA), fmt::arg("bps", blocksPerSm), fmt::arg("name", name), fmt::arg("sig", sig),
-      fmt::arg("runs", runs), fmt::arg("perEntry", perEntry), fmt::arg("perRun", perRun),
-      fmt::arg("lastRun", runs - 1), fmt::arg("entryElems", entryElems), fmt::arg("F", F),
+      fmt::arg("threads", block), fmt::arg("threadsA", g.threadsA), fmt::arg("bps", blocksPerSm),
+      fmt::arg("name", name), fmt::arg("sig", sig), fmt::arg("runs", runs), fmt::arg("perEntry", perEntry),
+      fmt::arg("perRun", perRun), fmt::arg("lastRun", runs - 1), fmt::arg("entryElems", entryElems), fmt::arg("F", F),
       fmt::arg("postLast", postLast), fmt::arg("postFull", postFull), fmt::arg("G", G), fmt::arg("Q", Q),
       fmt::arg("lastGroups", lastGroups), fmt::arg("fullGroups", fullGroups), fmt::arg("P2", P2), fmt::arg("PG", PG),
       fmt::arg("SG", SG), fmt::arg("R", R), fmt::arg("threadsB", g.threadsB), fmt::arg("unitsB", g.unitsB(s)),

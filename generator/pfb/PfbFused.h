@@ -1,6 +1,7 @@
 #pragma once
 // Bench's fused channeliser (variant): one persistent kernel doing the fir kernel's and the post kernel's units in
-// ticket order, with the scratch a ring of one batch entry's runs that the post units read back while it is still in L2.
+// ticket order, with the scratch a ring of one batch entry's runs that the post units read back while it is still in
+// L2.
 #include "generator/pfb/PfbEmitter.h"
 #include "warpforge/launch_plan.h"
 
