@@ -4,6 +4,7 @@
 
 #include "generator/pfb/PfbData.h"
 #include "generator/pfb/PfbEmitter.h"
+#include "generator/pfb/PfbFused.h"
 #include "generator/pfb/PfbPlan.h"
 
 namespace warpforge {
@@ -94,6 +95,12 @@ std::vector<BenchVariant> pfbBenchVariants(const PfbSpec& s) {
   // Both kernels with pfb_slot per FFT buffer element (the kernels before base slots and constant XORs).
   v.push_back({"a slot per element (both kernels, pfb_slot per FFT buffer access)",
                Generated{pfbLaunchPlan(s, emitPfb(s, {.slotPerElement = true}))}, 0, 0});
+  // The fused channeliser: one persistent kernel, the scratch an L2-resident ring (PfbFused.h), at one and two blocks
+  // per SM (128 and 64 registers).
+  if (pfbFusable(s, k.geometry))
+    for (int bps : {1, 2})
+      v.push_back({fmt::format("fused persistent kernel, L2 ring scratch, {} block(s) per SM", bps),
+                   Generated{pfbFusedLaunchPlan(s, k, bps)}, 0, 0});
   return v;
 }
 
