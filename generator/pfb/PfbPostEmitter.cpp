@@ -76,18 +76,7 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
                               "per combination: H[ih], HB[ih], L[il] (the phase tables)"));
     else body.push_back(withNote(sharedArray("float4", "pfb_rot", {decimal(QC)}), "e^{i phi}, e^{i (phi - pi d)}"));
   }
-  body.push_back(comment("block -> (batch entry, receiver, spectrum group, pol group, row pair); row pair fastest"));
-  const long long pgroups = P / PU, sgroups = g.spectrumGroups(s);
-  body.push_back(decl("const int", "pair", cast("int", bin("%", var("blockIdx.x"), lit(g.pairs())))));
-  body.push_back(decl("const unsigned", "u1", bin("/", var("blockIdx.x"), lit(g.pairs()))));
-  body.push_back(decl("const int", "p0", bin("*", cast("int", bin("%", var("u1"), lit(pgroups))), lit(PU))));
-  body.push_back(decl("const int", "s0",
-                      bin("*", cast("int", bin("%", bin("/", var("u1"), lit(pgroups)), lit(sgroups))), lit(GS))));
-  body.push_back(decl("const unsigned", "rb", bin("/", var("u1"), lit(pgroups * sgroups))));
-  body.push_back(decl("const int", "r", cast("int", bin("%", var("rb"), lit(s.receivers)))));
-  body.push_back(decl("const long long", "b", cast("long long", bin("/", var("rb"), lit(s.receivers)))));
-  body.push_back(decl("const int", "rowA", var("pair")));
-  body.push_back(decl("const int", "rowB", ternary(var("pair"), bin("-", lit(N1), var("pair")), lit(N1 / 2))));
+  pfb::appendBlockDecode(s, g, body);
   body.push_back(decl("const int", "t", var("(int)threadIdx.x")));
   body.push_back(comment("the block's rows of the scratch: first stream q0 + p0 (q0 = b x streams + r x pols)"));
   body.push_back(decl(

@@ -18,7 +18,7 @@ using pfb::cmulY;
 
 std::string pfbPostItemSource(const PfbSpec& s, const PfbGeometry& g, const std::string& name) {
   const bool ci8 = s.outputType == PfbOutputType::CI8;
-  const int TB = g.threadsB, N2 = g.n2, N1 = g.n1, QC = g.combosPerChunk, PU = g.polsPerUnit, GS = g.spectraPerUnit;
+  const int TB = g.threadsB, N2 = g.n2, QC = g.combosPerChunk, PU = g.polsPerUnit, GS = g.spectraPerUnit;
   const long long N = s.channels, S = s.spectra, P = s.polarizations, Q = s.streams();
   const long long chunkPoints = static_cast<long long>(QC) * 2 * N2;
   const char* slotFn = pfb::slotFunction(g.previous);
@@ -47,18 +47,7 @@ std::string pfbPostItemSource(const PfbSpec& s, const PfbGeometry& g, const std:
         withNote(sharedArray("float2", "pfb_dl", {decimal(QC)}), "per combination of the chunk: (d, phi / pi)", 6));
     body.push_back(withNote(sharedArray("float2", "pfb_rot", {decimal(2 * QC)}), "e^{i phi}, e^{i (phi - pi d)}", 5));
   }
-  body.push_back(comment("block -> (batch entry, receiver, spectrum group, pol group, row pair); row pair fastest"));
-  const long long pgroups = P / PU, sgroups = g.spectrumGroups(s);
-  body.push_back(decl("const int", "pair", cast("int", bin("%", var("blockIdx.x"), lit(g.pairs())))));
-  body.push_back(decl("const unsigned", "u1", bin("/", var("blockIdx.x"), lit(g.pairs()))));
-  body.push_back(decl("const int", "p0", bin("*", cast("int", bin("%", var("u1"), lit(pgroups))), lit(PU))));
-  body.push_back(decl("const int", "s0",
-                      bin("*", cast("int", bin("%", bin("/", var("u1"), lit(pgroups)), lit(sgroups))), lit(GS))));
-  body.push_back(decl("const unsigned", "rb", bin("/", var("u1"), lit(pgroups * sgroups))));
-  body.push_back(decl("const int", "r", cast("int", bin("%", var("rb"), lit(s.receivers)))));
-  body.push_back(decl("const long long", "b", cast("long long", bin("/", var("rb"), lit(s.receivers)))));
-  body.push_back(decl("const int", "rowA", var("pair")));
-  body.push_back(decl("const int", "rowB", ternary(var("pair"), bin("-", lit(N1), var("pair")), lit(N1 / 2))));
+  pfb::appendBlockDecode(s, g, body);
   body.push_back(comment("first stream of this receiver in the batch entry (stream q = receiver x pols + pol)"));
   body.push_back(decl("const long long", "q0", bin("+", bin("*", var("b"), lit(Q)), bin("*", var("r"), lit(P)))));
   body.push_back(decl("const int", "t", var("(int)threadIdx.x")));

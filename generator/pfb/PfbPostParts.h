@@ -21,5 +21,7 @@ ast::NodePtr cmulY(const std::string& v, const std::string& w);
 void appendSaturationTail(const PfbSpec& s, const PfbGeometry& g, std::vector<ast::NodePtr>& body);
 // The kernel's parameters.
 std::vector<ast::NodePtr> postParams(const PfbSpec& s);
+// blockIdx.x -> the block's batch entry b, receiver r, first spectrum s0, first pol p0 and row pair (rowA, rowB).
+void appendBlockDecode(const PfbSpec& s, const PfbGeometry& g, std::vector<ast::NodePtr>& body);
 
 }  // namespace warpforge::pfb
