@@ -18,8 +18,6 @@ struct LaunchInfo {
   int inputVectorElems = 1;          // input_distance must be a multiple of this
   int outputVectorElems = 1;         // output_distance likewise
   bool inRegisterBenchmark = false;  // takes an extra `int repeats` parameter
-  bool gridStride = true;            // the grid is capped at the resident blocks, which loop over the batch; false:
-                                     // one block per fftsPerBlock FFTs (the loop runs once)
 };
 
 }  // namespace warpforge

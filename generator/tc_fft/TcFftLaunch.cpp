@@ -90,7 +90,7 @@ LaunchPlan tcFftLaunchPlan(const EmittedKernel& k, TcFftDistances d) {
   kern.source = 0;
   kern.blockX = li.blockThreads;
   kern.sharedBytes = li.dynamicSharedBytes;
-  kern.grid = GridRule{1, li.fftsPerBlock, li.gridStride};  // grid-stride over FFTs unless a block per group
+  kern.grid = GridRule{1, li.fftsPerBlock, true};  // grid-stride over FFTs, one per warp per step
   kern.args = {PlanArg::buffer("input", "const __half2*", "input"), PlanArg::buffer("output", "__half2*", "output"),
                PlanArg::batchTimes(1, "batch"), PlanArg::scalar("input_distance", "long long"),
                PlanArg::scalar("output_distance", "long long")};

@@ -34,13 +34,10 @@ struct TcFftQuadOptions {
   int fftsPerBlock = 2;    // FFTs (groups of four warps) per block; each holds two 16 KiB row buffers
   int minBlocksPerSm = 0;  // __launch_bounds__'s minimum blocks per SM (0: none given): a register cap
   bool halfPass = false;   // the pass in f16x2 with a half2 twiddle table (TcFftQuadHalfPass.h; n_in >= 2048)
-  bool blockPerGroup = false;  // a block per fftsPerBlock FFTs instead of resident blocks looping over the batch:
-                               // blocks start as others retire, so their load, arithmetic and store phases interleave
-  bool streaming = true;       // the row stores with the evict-first hint (st.global.cs)
 };
 
-// The options `bench` times for `spec`, with their variant names (the first is the one `emit` uses: at n_in = 4096 the
-// pass in f16x2, at 2048 one FFT per block, below two FFTs per block, each the fastest of these on an H200).
+// The options `bench` times for `spec`, with their variant names (the first is the one `emit` uses: one FFT per block
+// at n_in = 2048, two elsewhere).
 std::vector<std::pair<std::string, TcFftQuadOptions>> tcFftQuadBenchOptions(const LayoutProgram& spec);
 
 EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& design, const EmitOptions& opt = {},
