@@ -16,6 +16,7 @@
 #include "generator/correlator/CorrelatorFamily.h"
 #include "generator/correlator/CorrelatorModel.h"
 #include "generator/correlator/CorrelatorPlan.h"
+#include "generator/correlator/CorrelatorTune.h"
 #include "generator/correlator/Pipeline.h"
 #include "generator/correlator/PipelineEmitter.h"
 #include "warpforge/compiler.h"
@@ -189,4 +190,70 @@ TEST(CorrelatorSync, BenchListsTheGroupedVariants) {
   EXPECT_TRUE(has(r64,
                   "correlate only, pipeline, whole triangle per channel, four stages per wait (stages_per_sync 4, "
                   "8 operand slots)"));
+}
+
+// `bench --tune` (CorrelatorTune.h): on sm_90 the candidates span the pipeline's block forms, grouped stages and
+// transforms beside the register-staged paths; each candidate's members, parsed into the spec, emit exactly the
+// candidate's kernels (what wisdom records is what was timed), the spec as given comes first with the members of what
+// the generator chose, and the fastest trial's members are the outcome. Off sm_90 only mma.sync remains.
+TEST(CorrelatorTune, CandidatesEmitWhatTheirMembersSay) {
+  class FakeTimer : public TuneTimer {
+   public:
+    std::vector<double> time(const std::vector<Generated>& c, std::vector<std::string>* errors) override {
+      if (errors) errors->assign(c.size(), "");
+      std::vector<double> ms;
+      for (std::size_t i = 0; i < c.size(); ++i) ms.push_back(i == c.size() / 2 ? 0.5 : 1.0 + i);
+      return ms;
+    }
+    std::string arch() override { return "sm_90"; }
+    CompileProbe* probe() override { return nullptr; }
+  };
+  for (const auto& [R, type] : std::vector<std::pair<int, std::string>>{{64, "ci8"}, {200, "cf16"}, {576, "ci4"}}) {
+    const std::string text = syncJson("tune", R, type, "tcc", 256, "");
+    const std::string plain = text.substr(0, text.rfind(", \"tuning\"")) + "}";
+    const CorrelatorSpec s = parseCorrelatorSpecText(plain, "t.json");
+    const auto cands = correlatorTuneCandidates(s, "sm_90");
+    EXPECT_GE(cands.size(), 10u) << R;
+    int emitted = 0;
+    for (std::size_t i = 0; i < cands.size(); ++i) {
+      Json root = Json::parse(plain);
+      root["tuning"] = cands[i].members;
+      CorrelatorKernels k;
+      try {
+        k = emitCorrelatorFor(cands[i].spec, "sm_90");
+      } catch (const SpecError&) {
+        continue;  // e.g. a ring that does not fit beside the raw slots: the tune reports it and times the rest
+      }
+      ++emitted;
+      const CorrelatorSpec back = parseCorrelatorSpec(root, "t.json");
+      const LaunchPlan a = correlatorLaunchPlan(cands[i].spec, k);
+      const LaunchPlan b = correlatorLaunchPlan(back, emitCorrelatorFor(back, "sm_90"));
+      ASSERT_EQ(a.sources.size(), b.sources.size()) << R << " " << cands[i].members.dump();
+      for (std::size_t j = 0; j < a.sources.size(); ++j)
+        EXPECT_EQ(a.sources[j].text, b.sources[j].text) << R << " " << cands[i].members.dump();
+      if (i == 0) {  // the spec as given: its members reproduce the default emission
+        const LaunchPlan d = correlatorLaunchPlan(s, emitCorrelatorFor(s, "sm_90"));
+        ASSERT_EQ(d.sources.size(), a.sources.size());
+        for (std::size_t j = 0; j < a.sources.size(); ++j) EXPECT_EQ(d.sources[j].text, a.sources[j].text) << R;
+      }
+    }
+    EXPECT_GE(emitted, 8) << R;
+    std::printf("[correlator-tune] R=%d %s: %zu candidates, %d emit on sm_90\n", R, type.c_str(), cands.size(),
+                emitted);
+    EXPECT_EQ(pipeTriangleFits(s), std::any_of(cands.begin(), cands.end(),
+                                               [](const auto& c) { return c.members.value("whole_triangle", false); }))
+        << R;
+    FakeTimer timer;
+    const auto o = tuneCorrelator(s, timer, {});
+    ASSERT_TRUE(o.has_value());
+    EXPECT_LT(o->trials[o->best].ms, 0.6) << R;
+    EXPECT_EQ(o->specMembers["tuning"], cands[o->best].members);
+    EXPECT_GE(o->trials[0].ms, 1.0);
+  }
+  const CorrelatorSpec s = parseCorrelatorSpecText(
+      R"({"name": "t", "family": "correlator", "receivers": 64, "polarizations": 2, "channels": 1, "samples_per_call": 256, "sample_type": "ci8", "input": {"layout": "tcc"}})",
+      "t.json");
+  const auto sm80 = correlatorTuneCandidates(s, "sm_80");
+  ASSERT_EQ(sm80.size(), 1u);  // mma.sync at the spec's tile is the spec as given there
+  EXPECT_EQ(sm80.front().members["mma"], "mma_sync");
 }

@@ -10,6 +10,7 @@
 #include "generator/correlator/CorrelatorLayouts.h"
 #include "generator/correlator/CorrelatorModel.h"
 #include "generator/correlator/CorrelatorPlan.h"
+#include "generator/correlator/CorrelatorTune.h"
 #include "generator/correlator/Pipeline.h"
 #include "generator/correlator/PipelineEmitter.h"
 
@@ -28,7 +29,7 @@ double tccOps(const CorrelatorSpec& s) {
 constexpr int kMaxShared = 163 * 1024;
 constexpr int kMaxSharedEveryArch = 99 * 1024;
 
-class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet {
+class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet, public TuneFacet {
  public:
   explicit CorrelatorFamilySpec(CorrelatorSpec s) : s_(std::move(s)) {}
   const Family& family() const override { return correlatorFamily(); }
@@ -348,6 +349,11 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet {
                      emitReducePrevious(s_, k.reduceName, k.reduceThreads));
     v.push_back(beforeVariant);
     return v;
+  }
+
+  std::optional<TuneOutcome> tune(TuneTimer& timer, long long,
+                                  const std::function<void(const TuneTrialReport&)>& onTrial) const override {
+    return tuneCorrelator(s_, timer, onTrial);
   }
 
   std::string benchNotes(const std::vector<double>& variantMs, double clockKHz, int sms) const override {

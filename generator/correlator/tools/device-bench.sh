@@ -14,6 +14,7 @@
 #           the other; then ASTRON's TCC (tcc_bench.py, best of 32/48/64 receivers per block) on the same shapes in one
 #           process
 #   profile (WF_PROFILE=1) Nsight Compute's full set on the default plan's correlate and reduce kernels of the first shape
+#   tune    (WF_TUNE=1) `warpforge bench --tune` per shape before the timed pass, which then uses the wisdom
 #   sweep   (WF_SWEEP=N) `warpforge bench --sweep correlator --cases N` (full plan against cuBLAS)
 #           WF_OUTPUT: the specs' output models, space-separated: "accumulators" (default: katgpucbf's model; its bench
 #           also times the visibilities model's correlate kernel as a variant) and / or "visibilities" (TCC's model: the
@@ -95,6 +96,20 @@ say "warm pass done at ${SECONDS}s"
 if [ -z "${WF_NO_TESTS:-}" ]; then
   say "gpu_correlator_tests $(tail -1 "$LOG/gpu-tests.log"): $(grep -cE '^\[       OK' "$LOG/gpu-tests.log") ok, $(grep -cE '^\[  FAILED  \].*\(' "$LOG/gpu-tests.log") failed"
   grep -E '^\[  FAILED  \]|^\[       OK' "$LOG/gpu-tests.log" | tee -a "$LOG/summary.txt"
+fi
+
+# WF_TUNE=1: `bench --tune` per shape first (CorrelatorTune.h's candidates on this GPU); the timed pass below then
+# runs each spec with the wisdom it recorded.
+if [ -n "${WF_TUNE:-}" ]; then
+  for cfg in "${shapes[@]}"; do
+    set -- $cfg
+    for out in "${outputs[@]}"; do
+      name=$(nameOf $out "$@")
+      timeout ${WF_TUNE_TIMEOUT:-150} $wf bench "$LOG/$name.json" --tune --batch 1 --reps 5 > "$LOG/tune-$name.log" 2>&1
+      say "$1-bit R=$2 C=$3 T=$4 ($out): tuned: $(grep -iE 'best|winner|wisdom recorded' "$LOG/tune-$name.log" | head -2 | tr '\n' ' ')"
+    done
+  done
+  say "tune pass done at ${SECONDS}s"
 fi
 
 # Timed pass: ours shape by shape, then TCC on all shapes in one process.

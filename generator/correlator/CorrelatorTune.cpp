@@ -1,0 +1,137 @@
+#include "generator/correlator/CorrelatorTune.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "generator/correlator/CorrelatorModel.h"
+#include "generator/correlator/CorrelatorPlan.h"
+#include "generator/correlator/Pipeline.h"
+
+namespace warpforge {
+
+namespace {
+
+// The members that make the spec as given emit what the generator chose for it on `arch`.
+Json chosenMembers(const CorrelatorSpec& s, const std::string& arch) {
+  const CorrelatorChoice c = chooseCorrelator(s, arch);
+  Json j = Json::object();
+  if (c.path != CorrelatorPath::Pipeline) {
+    j["mma"] = c.path == CorrelatorPath::Wgmma ? "wgmma" : "mma_sync";
+    j["receivers_per_block"] = s.tuning.receiversPerBlock;
+    return j;
+  }
+  j["mma"] = "pipeline";
+  j["whole_triangle"] = c.wholeTriangle;
+  if (!c.wholeTriangle) j["receivers_per_block"] = c.rows / s.polarizations;
+  j["stages_per_sync"] = s.tuning.stagesPerSync;
+  if (s.tuning.stages) j["stages"] = s.tuning.stages;
+  if (s.tuning.rawStages) j["raw_stages"] = s.tuning.rawStages;
+  j["transform"] = s.tuning.transform;
+  return j;
+}
+
+std::string describe(const Json& m) {
+  std::string out;
+  for (auto it = m.begin(); it != m.end(); ++it)
+    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", it.key(), it.value().dump());
+  return out;
+}
+
+}  // namespace
+
+std::vector<CorrelatorTuneCandidate> correlatorTuneCandidates(const CorrelatorSpec& s, const std::string& arch) {
+  std::vector<CorrelatorTuneCandidate> out{{s, chosenMembers(s, arch)}};
+  auto add = [&](CorrelatorSpec c, Json members) {
+    if (members == out.front().members) return;  // the spec as given, already first
+    c.tuning.rowsGiven = members.contains("receivers_per_block");
+    if (c.tuning.rowsGiven) c.tuning.receiversPerBlock = members["receivers_per_block"].get<int>();
+    out.push_back({std::move(c), std::move(members)});
+  };
+  const bool sm90 = arch == "sm_90" || arch == "sm_90a";
+  if (sm90 && !pipelineBlocker(s)) {
+    // Block forms: square tiles of 64 and 128 rows, and the whole triangle where it fits one block.
+    std::vector<int> forms{64, 128};
+    if (pipeTriangleFits(s)) forms.push_back(0);
+    // (stages per wait, operand slots): one stage on the default ring, two on 4 and 6 slots, four on 8.
+    const std::pair<int, int> syncs[] = {{1, 0}, {2, 4}, {2, 6}, {4, 8}};
+    for (const int rows : forms) {
+      if (rows && rows % s.polarizations) continue;
+      for (const auto& [perSync, slots] : syncs)
+        for (const char* transform : {"shared", "loader"}) {
+          CorrelatorSpec c = s;
+          c.tuning.mma = "pipeline";
+          c.tuning.wholeTriangle = rows ? 0 : 1;
+          c.tuning.stagesPerSync = perSync;
+          c.tuning.stages = slots;
+          c.tuning.transform = transform;
+          Json m = Json::object();
+          m["mma"] = "pipeline";
+          m["whole_triangle"] = rows == 0;
+          if (rows) m["receivers_per_block"] = rows / s.polarizations;
+          m["stages_per_sync"] = perSync;
+          if (slots) m["stages"] = slots;
+          m["transform"] = transform;
+          add(c, m);
+        }
+    }
+  }
+  // The paths before the pipeline, at the spec's tile.
+  for (const char* mma : {"wgmma", "mma_sync"}) {
+    if (std::string(mma) == "wgmma" && !sm90) continue;
+    CorrelatorSpec c = s;
+    c.tuning.mma = mma;
+    Json m = Json::object();
+    m["mma"] = mma;
+    m["receivers_per_block"] = s.tuning.receiversPerBlock;
+    add(c, m);
+  }
+  return out;
+}
+
+std::optional<TuneOutcome> tuneCorrelator(const CorrelatorSpec& s, TuneTimer& timer,
+                                          const std::function<void(const TuneTrialReport&)>& onTrial) {
+  const std::string arch = timer.arch();
+  const std::vector<CorrelatorTuneCandidate> cands = correlatorTuneCandidates(s, arch);
+  std::vector<Generated> plans;
+  std::vector<std::size_t> which;
+  std::vector<TuneTrialReport> reports(cands.size());
+  for (std::size_t i = 0; i < cands.size(); ++i) {
+    reports[i].stage = i == 0 ? "as given" : "kernel";
+    reports[i].geometry = describe(cands[i].members);
+    try {
+      LaunchPlan plan = correlatorLaunchPlan(cands[i].spec, emitCorrelatorFor(cands[i].spec, arch));
+      // Members that change nothing on this shape (e.g. a transform the block form does not use) are not timed twice.
+      for (std::size_t j = 0; j < plans.size(); ++j)
+        if (plans[j].plan.sources.size() == plan.sources.size() &&
+            std::equal(plan.sources.begin(), plan.sources.end(), plans[j].plan.sources.begin(),
+                       [](const KernelSource& a, const KernelSource& b) { return a.text == b.text; }))
+          throw std::runtime_error(fmt::format("the same kernels as trial {}", which[j] + 1));
+      plans.push_back(Generated{std::move(plan)});
+      which.push_back(i);
+    } catch (const std::exception& e) {
+      reports[i].error = e.what();
+    }
+  }
+  std::vector<std::string> errors;
+  const std::vector<double> ms = timer.time(plans, &errors);
+  for (std::size_t j = 0; j < which.size(); ++j) {
+    reports[which[j]].ms = j < ms.size() ? ms[j] : -1;
+    if (reports[which[j]].ms <= 0)
+      reports[which[j]].error = j < errors.size() && !errors[j].empty() ? errors[j] : "timing failed";
+  }
+  TuneOutcome o;
+  for (const auto& r : reports) {
+    o.trials.push_back(r);
+    if (onTrial) onTrial(r);
+  }
+  if (o.trials[0].ms <= 0)
+    throw std::runtime_error(fmt::format("{}: the spec as given does not run: {}", s.name, o.trials[0].error));
+  for (std::size_t i = 0; i < o.trials.size(); ++i)
+    if (o.trials[i].ms > 0 && o.trials[i].ms < o.trials[o.best].ms) o.best = i;
+  o.specMembers["tuning"] = cands[o.best].members;
+  return o;
+}
+
+}  // namespace warpforge
