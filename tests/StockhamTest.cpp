@@ -430,6 +430,11 @@ TEST(Stockham, SpecErrorsNameThePath) {
       "/input/strides");
   EXPECT_EQ(errorOf(R"({"name": "x", "family": "stockham", "precision": "f32", "length": 8, "lengths": [8]})").first,
             "/length");
+  {  // "length" with an array names "lengths"
+    const auto e = errorOf(R"({"name": "x", "family": "stockham", "precision": "f32", "length": [512, 512]})");
+    EXPECT_EQ(e.first, "/length");
+    EXPECT_NE(e.second.find("\"lengths\""), std::string::npos) << e.second;
+  }
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": 3)")).first, "/tuning");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"threads_per_fft": 0})")).first, "/tuning/threads_per_fft");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"block_threads": 2048})")).first, "/tuning/block_threads");

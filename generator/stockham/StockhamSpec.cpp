@@ -216,6 +216,8 @@ StockhamSpec parseStockhamSpec(const Json& root, const std::string& file) {
   if (root.contains("length") == root.contains("lengths"))
     rd.fail("/length", "give exactly one of 'length' (1D) or 'lengths' (1 to 3 dimensions)");
   if (root.contains("length")) {
+    if (root["length"].is_array())
+      rd.fail("/length", "an array (a multi-dimensional transform gives its lengths as \"lengths\": [..., innermost])");
     s.lengths = {static_cast<int>(rd.integer(root["length"], "/length", 1, maxLen))};
   } else {
     const Json& l = root["lengths"];
