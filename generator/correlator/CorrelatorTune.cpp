@@ -44,6 +44,8 @@ std::string describe(const Json& m) {
 std::vector<CorrelatorTuneCandidate> correlatorTuneCandidates(const CorrelatorSpec& s, const std::string& arch) {
   std::vector<CorrelatorTuneCandidate> out{{s, chosenMembers(s, arch)}};
   auto add = [&](CorrelatorSpec c, Json members) {
+    // A raw ring the spec gives stays in every pipeline candidate (its members must emit what was timed).
+    if (s.tuning.rawStages && members["mma"] == "pipeline") members["raw_stages"] = s.tuning.rawStages;
     if (members == out.front().members) return;  // the spec as given, already first
     c.tuning.rowsGiven = members.contains("receivers_per_block");
     if (c.tuning.rowsGiven) c.tuning.receiversPerBlock = members["receivers_per_block"].get<int>();
