@@ -95,8 +95,8 @@ class TcFftSpec final : public FamilySpec, public BenchFacet, public EmulateFace
   }
   Check check(const TestData& data, const std::map<std::string, std::vector<unsigned char>>& outputs,
               long long batch) const override {
-    // At 4096 points the largest bound of the kernels `emit` and `bench` run (bench checks every variant with it): the
-    // four-warp kernel's (with the f32 pass and, at n_in >= 2048, the f16x2 one), the two-warp kernel's and the
+    // At 4096 points the largest bound of the kernels `emit` and `bench` run (the tests check every variant with it):
+    // the four-warp kernel's (with the f32 pass and, at n_in >= 2048, the f16x2 one), the two-warp kernel's and the
     // one-warp design's.
     double bound = 0;
     if (tcFftPairApplies(program_)) bound = std::max(tcFftErrorBound(program_), tcFftPairErrorBound(pair()));
