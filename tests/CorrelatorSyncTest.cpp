@@ -233,6 +233,17 @@ TEST(CorrelatorTune, CandidatesEmitWhatTheirMembersSay) {
       ASSERT_EQ(a.sources.size(), b.sources.size()) << R << " " << cands[i].members.dump();
       for (std::size_t j = 0; j < a.sources.size(); ++j)
         EXPECT_EQ(a.sources[j].text, b.sources[j].text) << R << " " << cands[i].members.dump();
+      // The tune times every candidate on the default plan's user arrays: the same ones, the same sizes.
+      const LaunchPlan def = correlatorLaunchPlan(s, emitCorrelatorFor(s, "sm_90"));
+      auto userArrays = [](const LaunchPlan& p) {
+        std::vector<std::string> out;
+        for (const auto& b : p.buffers)
+          if (b.role == BufferRole::Input || b.role == BufferRole::Output)
+            out.push_back(b.name + " " + std::to_string(b.elementBytes) + " " + std::to_string(b.perBatchElems) + " " +
+                          std::to_string(b.fixedElems));
+        return out;
+      };
+      EXPECT_EQ(userArrays(a), userArrays(def)) << R << " " << cands[i].members.dump();
       if (i == 0) {  // the spec as given: its members reproduce the default emission
         const LaunchPlan d = correlatorLaunchPlan(s, emitCorrelatorFor(s, "sm_90"));
         ASSERT_EQ(d.sources.size(), a.sources.size());
