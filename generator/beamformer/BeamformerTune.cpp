@@ -6,6 +6,7 @@
 #include "generator/beamformer/BeamformerFamily.h"
 #include "generator/beamformer/BeamformerLayouts.h"
 #include "generator/beamformer/BeamformerWgmma.h"
+#include "generator/core/TuneTrials.h"
 
 namespace warpforge {
 
@@ -82,9 +83,7 @@ std::optional<TuneOutcome> tuneBeamformer(const BeamformerSpec& s, TuneTimer& ti
     if (c.tuning.mma != "wgmma" || s.tuning.mma == "wgmma" || bfUsesWgmma(c, timer.arch()))
       cands.push_back(c);  // wgmma tiles on sm_90 only
   const BfMma m = bfMma(s.in.type);
-  std::vector<Generated> plans;
-  std::vector<std::size_t> which;
-  TuneOutcome o;
+  std::vector<std::optional<Generated>> plans(cands.size());
   std::vector<TuneTrialReport> reports(cands.size());
   for (std::size_t i = 0; i < cands.size(); ++i) {
     reports[i].stage = i == 0 ? "as given" : "tile";
@@ -97,31 +96,13 @@ std::optional<TuneOutcome> tuneBeamformer(const BeamformerSpec& s, TuneTimer& ti
     try {
       const BfConsistency c = bfConsistency(cands[i]);
       if (!c.issues.empty()) throw std::runtime_error(c.issues[0].path + ": " + c.issues[0].message);
-      plans.push_back(
-          Generated{beamformerLaunchPlan(cands[i], emitBeamformer(cands[i], EmitTarget{timer.arch(), timer.probe()}))});
-      which.push_back(i);
+      plans[i] = Generated{
+          beamformerLaunchPlan(cands[i], emitBeamformer(cands[i], EmitTarget{timer.arch(), timer.probe()}))};
     } catch (const std::exception& e) {
       reports[i].error = e.what();
     }
   }
-  std::vector<std::string> errors;
-  const std::vector<double> ms = timer.time(plans, &errors);
-  for (std::size_t j = 0; j < which.size(); ++j) {
-    reports[which[j]].ms = j < ms.size() ? ms[j] : -1;
-    if (reports[which[j]].ms <= 0)
-      reports[which[j]].error = j < errors.size() && !errors[j].empty() ? errors[j] : "timing failed";
-  }
-  for (const auto& r : reports) {
-    o.trials.push_back(r);
-    if (onTrial) onTrial(r);
-  }
-  if (o.trials.empty() || o.trials[0].ms <= 0)
-    throw std::runtime_error(fmt::format("{}: the spec as given does not run: {}", s.name,
-                                         o.trials.empty() ? "no trial" : o.trials[0].error));
-  o.baseline = 0;
-  o.best = 0;
-  for (std::size_t i = 0; i < o.trials.size(); ++i)
-    if (o.trials[i].ms > 0 && o.trials[i].ms < o.trials[o.best].ms) o.best = i;
+  TuneOutcome o = timeTuneTrials(timer, plans, std::move(reports), s.name, onTrial);
   // Record what was timed: the wgmma kernel's members where the winner took that path on this GPU (its mma.sync
   // tiling members would turn it off), else the mma.sync tiling.
   const BeamformerSpec& win = cands[o.best];

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "generator/core/TuneTrials.h"
 #include "generator/correlator/CorrelatorModel.h"
 #include "generator/correlator/CorrelatorPlan.h"
 #include "generator/correlator/Pipeline.h"
@@ -96,8 +97,7 @@ std::optional<TuneOutcome> tuneCorrelator(const CorrelatorSpec& s, TuneTimer& ti
                                           const std::function<void(const TuneTrialReport&)>& onTrial) {
   const std::string arch = timer.arch();
   const std::vector<CorrelatorTuneCandidate> cands = correlatorTuneCandidates(s, arch);
-  std::vector<Generated> plans;
-  std::vector<std::size_t> which;
+  std::vector<std::optional<Generated>> plans(cands.size());
   std::vector<TuneTrialReport> reports(cands.size());
   for (std::size_t i = 0; i < cands.size(); ++i) {
     reports[i].stage = i == 0 ? "as given" : "kernel";
@@ -105,33 +105,17 @@ std::optional<TuneOutcome> tuneCorrelator(const CorrelatorSpec& s, TuneTimer& ti
     try {
       LaunchPlan plan = correlatorLaunchPlan(cands[i].spec, emitCorrelatorFor(cands[i].spec, arch));
       // Members that change nothing on this shape (e.g. a transform the block form does not use) are not timed twice.
-      for (std::size_t j = 0; j < plans.size(); ++j)
-        if (plans[j].plan.sources.size() == plan.sources.size() &&
-            std::equal(plan.sources.begin(), plan.sources.end(), plans[j].plan.sources.begin(),
+      for (std::size_t j = 0; j < i; ++j)
+        if (plans[j] && plans[j]->plan.sources.size() == plan.sources.size() &&
+            std::equal(plan.sources.begin(), plan.sources.end(), plans[j]->plan.sources.begin(),
                        [](const KernelSource& a, const KernelSource& b) { return a.text == b.text; }))
-          throw std::runtime_error(fmt::format("the same kernels as trial {}", which[j] + 1));
-      plans.push_back(Generated{std::move(plan)});
-      which.push_back(i);
+          throw std::runtime_error(fmt::format("the same kernels as trial {}", j + 1));
+      plans[i] = Generated{std::move(plan)};
     } catch (const std::exception& e) {
       reports[i].error = e.what();
     }
   }
-  std::vector<std::string> errors;
-  const std::vector<double> ms = timer.time(plans, &errors);
-  for (std::size_t j = 0; j < which.size(); ++j) {
-    reports[which[j]].ms = j < ms.size() ? ms[j] : -1;
-    if (reports[which[j]].ms <= 0)
-      reports[which[j]].error = j < errors.size() && !errors[j].empty() ? errors[j] : "timing failed";
-  }
-  TuneOutcome o;
-  for (const auto& r : reports) {
-    o.trials.push_back(r);
-    if (onTrial) onTrial(r);
-  }
-  if (o.trials[0].ms <= 0)
-    throw std::runtime_error(fmt::format("{}: the spec as given does not run: {}", s.name, o.trials[0].error));
-  for (std::size_t i = 0; i < o.trials.size(); ++i)
-    if (o.trials[i].ms > 0 && o.trials[i].ms < o.trials[o.best].ms) o.best = i;
+  TuneOutcome o = timeTuneTrials(timer, plans, std::move(reports), s.name, onTrial);
   o.specMembers["tuning"] = cands[o.best].members;
   return o;
 }
