@@ -548,6 +548,10 @@ extern "C" void wf_thread_exit() {
   for (const auto& g : wf_cp_groups) copies |= !g.empty();
   if (copies) wf_hazard("kernel returned with cp.async copies not waited for");
   wf_async_thread_exit();
+  // The runner reuses its threads for the next block: none of this block's per-thread state carries over.
+  wf_cp_open.clear(), wf_cp_groups.clear(), wf_landed_unfenced = false;
+  wf_wg_open.clear(), wf_wg_groups.clear(), wf_wg_fenced = false;
+  wf_unreleased.clear(), wf_acquired.clear(), wf_waiting = false;
 }
 inline void __sincosf(float x, float* s, float* c) {
   const float r = (float)((double)x * (double)0.15915494f);
@@ -678,22 +682,38 @@ inline bool runKernelOnCpu(const std::string& source, const PlanKernel& k,
     else if (g.kind == PlanArg::Kind::BatchTimes) a[i] = static_cast<u64>(batch * g.value);
     else if (g.kind == PlanArg::Kind::Param) a[i] = static_cast<u64>(params.at(g.name));
   }
+  // One host thread per CUDA thread, made once and reused for every block (creating threads costs far more than
+  // running most blocks); each block gets fresh barriers, and the pool meets before and after each block.
   const long long blocks = k.grid.blocks(batch, 1LL << 30);
-  for (long long bx = 0; bx < blocks; ++bx) {
-    std::barrier<> bar(k.blockX);
-    std::vector<std::unique_ptr<std::barrier<>>> warps;
-    for (int w = 0; w * 32 < k.blockX; ++w)
-      warps.push_back(std::make_unique<std::barrier<>>(std::min(32, k.blockX - 32 * w)));
-    std::vector<std::thread> th;
-    for (int t = 0; t < k.blockX; ++t)
-      th.emplace_back([&, t] {
-        set(&bar, warps[static_cast<std::size_t>(t / 32)].get(), static_cast<unsigned>(t), static_cast<unsigned>(bx),
-            static_cast<unsigned>(blocks), static_cast<unsigned>(k.blockX));
+  std::barrier<> pool(k.blockX + 1);
+  std::unique_ptr<std::barrier<>> bar;
+  std::vector<std::unique_ptr<std::barrier<>>> warps;
+  long long bx = 0;
+  bool done = false;
+  std::vector<std::thread> th;
+  for (int t = 0; t < k.blockX; ++t)
+    th.emplace_back([&, t] {
+      for (;;) {
+        pool.arrive_and_wait();  // the block's barriers are made (or the grid is done)
+        if (done) return;
+        set(bar.get(), warps[static_cast<std::size_t>(t / 32)].get(), static_cast<unsigned>(t),
+            static_cast<unsigned>(bx), static_cast<unsigned>(blocks), static_cast<unsigned>(k.blockX));
         fn(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15]);
         exitFn();
-      });
-    for (auto& x : th) x.join();
+        pool.arrive_and_wait();  // every thread of the block returned
+      }
+    });
+  for (bx = 0; bx < blocks; ++bx) {
+    bar = std::make_unique<std::barrier<>>(k.blockX);
+    warps.clear();
+    for (int w = 0; w * 32 < k.blockX; ++w)
+      warps.push_back(std::make_unique<std::barrier<>>(std::min(32, k.blockX - 32 * w)));
+    pool.arrive_and_wait();
+    pool.arrive_and_wait();
   }
+  done = true;
+  pool.arrive_and_wait();
+  for (auto& x : th) x.join();
   const char* first = nullptr;
   const long long count = hazards(&first);
   const std::string firstText = first ? first : "";

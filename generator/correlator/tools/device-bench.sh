@@ -10,7 +10,7 @@
 #           the pipeline, the reduce
 #           (GB/s and % of the copy ceiling) beside the previous reduce kernel and its variants, the copy ceiling) on
 #           TCC's seven configurations
-#           (WF_CONFIGS: "bits R C T;..." instead) and WF_RANDOM=N random 2-pol shapes (seed WF_SEED, printed), one after
+#           (WF_CONFIGS: "bits R C T;..." instead, "none" for none) and WF_RANDOM=N random 2-pol shapes (seed WF_SEED, printed), one after
 #           the other; then ASTRON's TCC (tcc_bench.py, best of 32/48/64 receivers per block) on the same shapes in one
 #           process
 #   profile (WF_PROFILE=1) Nsight Compute's full set on the default plan's correlate and reduce kernels of the first shape
@@ -51,7 +51,7 @@ say "$(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noh
 # The shapes: TCC's seven, then the random ones.
 shapes=()
 IFS=';' read -ra configs <<< "${WF_CONFIGS:-8 576 64 3072;4 576 64 3072;8 2048 16 2048;16 576 64 3072;8 64 1024 4096;8 80 1024 4096;16 80 1024 4096}"
-shapes+=("${configs[@]}")
+[ "${WF_CONFIGS:-}" = none ] || shapes+=("${configs[@]}")
 if [ -n "${WF_RANDOM:-}" ]; then
   seed=${WF_SEED:-$RANDOM}
   say "random shapes, seed $seed"
