@@ -8,23 +8,14 @@
 
 #include <fmt/format.h>
 
+#include "generator/core/ByteArrays.h"
 #include "generator/emulate/Half.h"
 
 namespace warpforge {
 
 namespace {
 
-int sext4(int x) { return (x & 8) ? x - 16 : x; }
-
-template <class T>
-T loadAt(const std::vector<unsigned char>& bytes, long long index) {
-  T v;
-  std::memcpy(&v, bytes.data() + index * static_cast<long long>(sizeof(T)), sizeof(T));
-  return v;
-}
-
 // Bytes of one element of each array of an operand.
-int arrayElemBytes(const BfOperand& o) { return o.planar ? (o.type == BfType::CF16 ? 2 : 1) : bfComplexBytes(o.type); }
 
 // A 65536-entry table: f16 bits -> double.
 const std::vector<double>& halfTable() {

@@ -21,8 +21,6 @@ double gemmOps(const BeamformerSpec& s) {
          s.channels * s.polarizations;
 }
 
-int arrayElemBytes(const BfOperand& o) { return o.planar ? (o.type == BfType::CF16 ? 2 : 1) : bfComplexBytes(o.type); }
-
 // Bytes of the user's arrays per batch entry (inputs read once, output written once): the traffic floor.
 double userBytesPerEntry(const BeamformerSpec& s) {
   auto operand = [](const BfOperand& o) {

@@ -34,6 +34,10 @@ struct BfOperand {
   long long span = 0;  // elements of one batch entry (highest offset + 1)
   std::string layout = "default";
 };
+// Bytes of one element of the operand's array: a component of a planar array, else a complex value.
+inline int arrayElemBytes(const BfOperand& o) {
+  return o.planar ? (o.type == BfType::CF16 ? 2 : 1) : bfComplexBytes(o.type);
+}
 
 // The block tile and its warps (0: chosen by the plan's cost model, see bfTiling()); stages: shared-memory
 // buffers (2: the next stage's global loads are in flight while this stage's MMAs run; 1: load, then compute;

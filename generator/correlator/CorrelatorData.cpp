@@ -8,20 +8,12 @@
 
 #include <fmt/format.h>
 
+#include "generator/core/ByteArrays.h"
 #include "generator/emulate/Half.h"
 
 namespace warpforge {
 
 namespace {
-
-int sext4(int x) { return (x & 8) ? x - 16 : x; }
-
-template <class T>
-T loadAt(const std::vector<unsigned char>& bytes, long long index) {
-  T v;
-  std::memcpy(&v, bytes.data() + index * static_cast<long long>(sizeof(T)), sizeof(T));
-  return v;
-}
 
 long long elemBytes(const CorrelatorSpec& s) {
   return s.type == SampleType::CI4 ? 1 : s.type == SampleType::CI8 ? 2 : 4;

@@ -1,6 +1,7 @@
 #include "generator/gridder/GridderData.h"
 
 #include <cmath>
+#include <numbers>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -12,7 +13,6 @@ namespace warpforge {
 
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
 constexpr double kLight = 299792458.0;
 constexpr double kEarthRate = 7.2921150e-5;  // radians per second
 
@@ -37,7 +37,7 @@ GridGeometry gridGeometry(const GridderSpec& s, const GridObsOptions& o) {
   const int C = s.channels;
   g.wavenumbers.resize(C);
   for (int c = 0; c < C; ++c)
-    g.wavenumbers[c] = static_cast<float>(2 * kPi * (o.startFrequency + c * o.channelWidth) / kLight);
+    g.wavenumbers[c] = static_cast<float>(2 * std::numbers::pi * (o.startFrequency + c * o.channelWidth) / kLight);
   const double fMax = o.startFrequency + (C - 1) * o.channelWidth;
   // Longest regular baseline: extent x (G/2 - S/2) pixels at the top channel; pixels = metres / lambda x L.
   const double bMax = o.extent * (s.gridSize / 2.0 - s.subgridSize / 2.0) * (kLight / fMax) / s.imageSize;
@@ -50,11 +50,11 @@ GridGeometry gridGeometry(const GridderSpec& s, const GridObsOptions& o) {
   for (int i = 0; i < N; ++i) {
     double r, th;
     if (i >= regular) {
-      r = 2.0 * rMax, th = 2 * kPi * uni(rng);
+      r = 2.0 * rMax, th = 2 * std::numbers::pi * uni(rng);
     } else if (o.spiral) {
       r = rMax * std::sqrt((i + 0.5) / regular), th = i * 2.399963229728653;  // golden angle
     } else {
-      r = rMax * std::sqrt(uni(rng)), th = 2 * kPi * uni(rng);
+      r = rMax * std::sqrt(uni(rng)), th = 2 * std::numbers::pi * uni(rng);
     }
     east[i] = r * std::cos(th), north[i] = r * std::sin(th);
   }

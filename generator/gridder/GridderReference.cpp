@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 #include <stdexcept>
 
 #include "generator/emulate/Reference.h"
@@ -10,16 +11,14 @@ namespace warpforge {
 
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
-
 // The subgrid's offsets: u0, v0 (radians per radian of l, m) and w0 (2 pi x the plane's w).
 struct Offsets {
   double u0, v0, w0;
 };
 Offsets offsets(const GridderSpec& s, const Subgrid& g) {
   const int S = s.subgridSize, G = s.gridSize;
-  return {2 * kPi * (g.x + S / 2 - G / 2) / s.imageSize, 2 * kPi * (g.y + S / 2 - G / 2) / s.imageSize,
-          2 * kPi * s.wOffset(g.z)};
+  return {2 * std::numbers::pi * (g.x + S / 2 - G / 2) / s.imageSize,
+          2 * std::numbers::pi * (g.y + S / 2 - G / 2) / s.imageSize, 2 * std::numbers::pi * s.wOffset(g.z)};
 }
 
 bool finiteUvw(const float* p) { return std::isfinite(p[0]) && std::isfinite(p[1]) && std::isfinite(p[2]); }
@@ -255,13 +254,13 @@ std::vector<cd> gridImage(const GridderSpec& s, const GridView& v, const std::ve
   const double tp = v.taper ? v.taper[(jy + S / 2) * S + jx + S / 2] : 1.0;
   std::vector<cd> out(P);
   for (int z = 0; z < s.wPlanes; ++z) {
-    const cd wz = std::polar(1.0, -2 * kPi * s.wOffset(z) * q.n);
+    const cd wz = std::polar(1.0, -2 * std::numbers::pi * s.wOffset(z) * q.n);
     for (int p = 0; p < P; ++p) {
       cd sum = 0;
       for (int gy = 0; gy < G; ++gy)
         for (int gx = 0; gx < G; ++gx) {
           const long long e = static_cast<long long>(gx - G / 2) * jx + static_cast<long long>(gy - G / 2) * jy;
-          const double ang = -2 * kPi * static_cast<double>(((e % S) + S) % S) / S;
+          const double ang = -2 * std::numbers::pi * static_cast<double>(((e % S) + S) % S) / S;
           sum += grid[((static_cast<std::size_t>(z) * P + p) * G + gy) * G + gx] * cd(std::cos(ang), std::sin(ang));
         }
       out[p] += wz * sum / (static_cast<double>(S) * S * tp);

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "generator/core/ByteArrays.h"
+
 namespace warpforge {
 
 namespace {
@@ -15,13 +17,6 @@ namespace {
 constexpr double kU = 0x1p-24;  // f32 unit roundoff
 
 long long streamOffsetBytes(const PfbSpec& s, long long b, int q) { return (b * s.streams() + q) * s.streamBytes(); }
-
-template <class T>
-T loadAt(const std::vector<unsigned char>& bytes, long long index) {
-  T v;
-  std::memcpy(&v, bytes.data() + index * static_cast<long long>(sizeof(T)), sizeof(T));
-  return v;
-}
 
 // Random samples, roughly Gaussian (the sum of four bytes) with sigma a quarter of the full scale, 1 in 256 at an
 // extreme.

@@ -10,7 +10,6 @@
 namespace warpforge {
 
 namespace {
-int complexBytes(bool f64) { return f64 ? 16 : 8; }
 // Elements of one 128-byte shared-memory row: lengths that are a multiple of it get one pad element per row.
 int padRow(bool f64) { return f64 ? 8 : 16; }
 // Bytes of one complex element of an array as the kernel reads or writes it.

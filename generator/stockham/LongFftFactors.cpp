@@ -25,8 +25,6 @@ bool searchRadix(int r) {
   return r == 1;
 }
 
-int complexBytes(bool f64) { return f64 ? 16 : 8; }
-
 // Peak values a thread holds in a middle pass (first and last passes read or write global memory and hold none).
 int middleHeld(const std::vector<int>& f, int length, int threads) {
   int held = 0;

@@ -19,6 +19,9 @@
 
 namespace warpforge {
 
+// Bytes of one complex value of the precision (f64: 16, f32: 8).
+inline int complexBytes(bool f64) { return f64 ? 16 : 8; }
+
 struct StockhamKernel {
   std::string source;
   KernelDesc desc;

@@ -2,6 +2,7 @@
 // The synthesizer's own view of a design (Synthesizer.h), before it becomes a LayoutProgram: the stages with their
 // roles (which bits each MMA sums, produces, passes through, keeps as spectators, loops over) and data layouts, then
 // where every twiddle factor goes. Internal to generator/tc_fft.
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -104,5 +105,8 @@ std::string nBit(int k);
 std::string qBit(int j);
 std::string fBit(int k);
 int bitIndex(const std::string& name);  // "n12" -> 12
+inline bool has(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
 
 }  // namespace warpforge::synth

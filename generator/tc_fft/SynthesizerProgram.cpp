@@ -12,10 +12,6 @@ namespace warpforge::synth {
 
 namespace {
 
-bool has(const std::vector<std::string>& v, const std::string& x) {
-  return std::find(v.begin(), v.end(), x) != v.end();
-}
-
 std::string factorText(const std::vector<PhaseFactor>& fs) {
   std::vector<std::string> parts;
   for (const auto& f : fs) {

@@ -17,10 +17,6 @@ namespace {
 
 using Pair = std::pair<int, int>;  // (j, k): the factor E(q_j, n_k)
 
-bool has(const std::vector<std::string>& v, const std::string& x) {
-  return std::find(v.begin(), v.end(), x) != v.end();
-}
-
 // Stage a's A operand registers before folding: the fragment's (k16 2, k8 1 bit) minus ReIm_out once packed.
 int operandBaseBits(const Stage& s) { return s.type.k8 ? 0 : 1; }
 
