@@ -13,6 +13,9 @@
 
 namespace warpforge::tcfft_detail {
 
+// Points of the rows that the two- and four-warp kernels transform (TcFftPairEmitter, TcFftQuadEmitter).
+inline constexpr int kRowPoints = 4096;
+
 // Data array X is the local `a_X` (user names live in their own namespace).
 std::string dataVar(const std::string& array);
 ast::NodePtr dataReg(const std::string& array, int r);

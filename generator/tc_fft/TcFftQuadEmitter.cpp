@@ -21,8 +21,8 @@ using namespace ast;
 using namespace tcfft_detail;
 
 namespace {
-constexpr int kN = 4096, kSeg = 1024;  // the row, and one warp's segment y_p (then X_p) of the buffer
-constexpr int kFftThreads = 128;       // four warps per FFT
+constexpr int kSeg = 1024;        // one warp's segment y_p (then X_p) of the buffer
+constexpr int kFftThreads = 128;  // four warps per FFT
 
 // The kernel's own helpers, written into its source after the includes (no other kernel uses them).
 const char* kQuadHelpers = R"(
@@ -73,8 +73,8 @@ __device__ __forceinline__ void wf_store_interleaved4(wf_u32* __restrict__ dst, 
 }  // namespace
 
 bool tcFftQuadApplies(const LayoutProgram& s) {
-  return s.nOut == kN && s.batchBits() == 0 && s.nIn >= 512 && s.nIn <= kN && (s.nIn & (s.nIn - 1)) == 0 &&
-         s.accumulate != "f32";
+  return s.nOut == kRowPoints && s.batchBits() == 0 && s.nIn >= 512 && s.nIn <= kRowPoints &&
+         (s.nIn & (s.nIn - 1)) == 0 && s.accumulate != "f32";
 }
 
 std::unique_ptr<TcFftQuadDesign> tcFftQuadDesign(const LayoutProgram& s) {
@@ -142,9 +142,9 @@ EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& d,
   li.fftsPerBlock = ffts;
   li.minBlocksPerSm = quadOpt.minBlocksPerSm;
   li.nIn = spec.nIn;
-  li.nOut = kN;
+  li.nOut = kRowPoints;
   li.inputVectorElems = li.outputVectorElems = 4;  // 16-byte row copies
-  const int words = 2 * kN;                        // an FFT's two row buffers
+  const int words = 2 * kRowPoints;                // an FFT's two row buffers
   const int twiddles = std::min(spec.nIn, kSeg);   // W^m, m < min(n_in, 1024), float2 each
   li.dynamicSharedBytes = 4 * words * ffts + (half ? kTcFftQuadHalfTwiddleBytes : 8 * twiddles);
 
@@ -201,7 +201,7 @@ EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& d,
       fmt::format("Per FFT two row buffers of {} bytes (dynamic shared memory, {} bytes per block): cp.async "
                   "fills one with the\n"
                   "next FFT's row (warp p its segment p of 1024 words) while this FFT is transformed in the other.",
-                  4 * kN, li.dynamicSharedBytes)));
+                  4 * kRowPoints, li.dynamicSharedBytes)));
   body.push_back(externSharedArray("wf_u32", "stage_dynamic", 16));
   body.push_back(
       decl("wf_u32*", "stage_fft", bin("+", var("stage_dynamic"), bin("*", bin(">>", threadX(), lit(7)), lit(words)))));
@@ -211,7 +211,7 @@ EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& d,
              "buffers: (cos, cos) and (-sin, sin) per entry, the operands of one HMUL2 and one HFMA2."));
     body.push_back(
         decl("uint2* const", "wf_twiddle_h2", cast("uint2*", bin("+", var("stage_dynamic"), lit(words * ffts)))));
-    body.push_back(exprStmt(call(fmt::format("wf_dif4_twiddles_h2<{}, {}, {}>", spec.sign, kSeg, kN),
+    body.push_back(exprStmt(call(fmt::format("wf_dif4_twiddles_h2<{}, {}, {}>", spec.sign, kSeg, kRowPoints),
                                  {var("wf_twiddle_h2"), threadX(), member(var("blockDim"), "x")})));
   } else {
     body.push_back(
@@ -224,7 +224,7 @@ EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& d,
   if (!half) {
     std::vector<NodePtr> fill;
     fill.push_back(declGroup("float", {{"c", nullptr}, {"s", nullptr}}));
-    fill.push_back(exprStmt(call("wf_phase", {var("m"), lit(kN), lit(spec.sign), var("c"), var("s")})));
+    fill.push_back(exprStmt(call("wf_phase", {var("m"), lit(kRowPoints), lit(spec.sign), var("c"), var("s")})));
     fill.push_back(assign(index(var("wf_twiddle"), var("m")), call("make_float2", {var("c"), var("s")})));
     body.push_back(forLoop(decl("int", "m", threadX()), bin("<", var("m"), lit(twiddles)),
                            assign(var("m"), member(var("blockDim"), "x"), "+="), block(fill)));
@@ -252,15 +252,15 @@ EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& d,
   std::vector<NodePtr> loop;
   loop.push_back(
       decl("wf_u32*", "y_ptr", cast("wf_u32*", bin("+", var("output"), bin("*", var("fft"), var("output_distance"))))));
-  loop.push_back(decl("wf_u32* const", "stage", bin("+", var("stage_fft"), bin("*", var("buf"), lit(kN)))));
+  loop.push_back(decl("wf_u32* const", "stage", bin("+", var("stage_fft"), bin("*", var("buf"), lit(kRowPoints)))));
   for (const auto& a : s.arrays)
     if (!a.isPhase()) loop.push_back(declArray("wf_u32", dataVar(a.name), a.layout.numRegisters()));
   loop.push_back(note("The FFT has stored the previous row from the other buffer; its next row goes there."));
   loop.push_back(fftSync());
   loop.push_back(decl("const long long", "next_fft", bin("+", var("fft"), var("fft_stride"))));
   loop.push_back(ifStmt(bin("&&", bin("<", var("next_fft"), var("batch")), copies()),
-                        block({issue(var("next_fft"),
-                                     bin("+", var("stage_fft"), bin("*", bin("^", var("buf"), lit(1)), lit(kN))))})));
+                        block({issue(var("next_fft"), bin("+", var("stage_fft"),
+                                                          bin("*", bin("^", var("buf"), lit(1)), lit(kRowPoints))))})));
   loop.push_back(exprStmt(call("wf_cp_async_commit", {})));
   loop.push_back(exprStmt(call("wf_cp_async_wait<1>", {})));
   loop.push_back(fftSync());  // every quarter of this row has landed
@@ -294,9 +294,9 @@ EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& d,
     loop.push_back(n);
   loop.push_back(fftSync());
   loop.push_back(note("Store the row: chunk c is word c of the four segments, 16-byte vectors."));
-  loop.push_back(
-      exprStmt(call(fmt::format("wf_store_interleaved4<{}, {}, {}, {}>", kN, kSeg, opt.streaming, outSwz.helperType()),
-                    {var("y_ptr"), var("stage"), var("fft_thread")})));
+  loop.push_back(exprStmt(
+      call(fmt::format("wf_store_interleaved4<{}, {}, {}, {}>", kRowPoints, kSeg, opt.streaming, outSwz.helperType()),
+           {var("y_ptr"), var("stage"), var("fft_thread")})));
   loop.push_back(assign(var("buf"), lit(1), "^="));
   body.push_back(note("Grid-stride loop: one FFT per group of four warps per iteration."));
   body.push_back(forLoop(decl("long long", "fft", var("first_fft")), bin("<", var("fft"), var("batch")),
@@ -307,7 +307,7 @@ EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& d,
       "Four warps per FFT (decimation in frequency over q0 q1 = p): a pass in {} forms\n"
       "y_p[m] = W^(p m) sum_j x[m + 1024 j] W4^(p j); warp p transforms y_p with the verified {} -> {} design below\n"
       "and its outputs are X[4 k + p].",
-      spec.name, spec.nIn, kN, spec.precision, spec.sign, half ? "f16x2" : "f32", s.nIn, kSeg);
+      spec.name, spec.nIn, kRowPoints, spec.precision, spec.sign, half ? "f16x2" : "f32", s.nIn, kSeg);
   k.source = print(kernelUnit(d.plan, opt, li, block(body), headline));
   const std::string lastInclude = "#include \"warpforge_io.cuh\"\n";
   k.source.insert(k.source.find(lastInclude) + lastInclude.size(),
