@@ -1,5 +1,6 @@
 #include "warpforge/compiler.h"
 
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -23,12 +24,67 @@ Compiler::Compiler(std::string cacheDir) : caches_(std::make_unique<Caches>(std:
 Compiler::~Compiler() = default;
 const std::string& Compiler::cacheDir() const { return caches_->disk.dir(); }
 
-CompiledModule Compiler::compile(const std::string& source, const std::string& name, const std::string& arch) {
+namespace {
+
+// What a compile depends on: the source, the target, NVRTC's version and options, and the helper headers.
+std::string moduleKey(const std::string& source, const std::string& arch) {
   std::vector<std::string> parts{source, arch, nvrtcVersion()};
   for (const auto& o : nvrtcOptions(arch)) parts.push_back(o);
   for (const auto& f : embeddedTemplates()) parts.push_back(f.text);
+  return cacheKey(parts);
+}
+
+// ptxas's report kept on disk beside the CUBIN (".report"): "registers spill-stores spill-loads stack\n", then the log.
+std::vector<char> reportBytes(const CompileResult& r) {
+  const std::string text = fmt::format("{} {} {} {}\n{}", r.registers, r.spillStoreBytes, r.spillLoadBytes,
+                                       r.stackFrameBytes, r.log);
+  return {text.begin(), text.end()};
+}
+bool readReport(const std::vector<char>& bytes, CompileResult& r) {
+  const std::string text(bytes.begin(), bytes.end());
+  const auto eol = text.find('\n');
+  if (eol == std::string::npos) return false;
+  int n = 0;
+  if (std::sscanf(text.c_str(), "%d %d %d %d%n", &r.registers, &r.spillStoreBytes, &r.spillLoadBytes,
+                  &r.stackFrameBytes, &n) != 4 ||
+      static_cast<std::size_t>(n) != eol)
+    return false;
+  r.log = text.substr(eol + 1);
+  return true;
+}
+
+// compileWithReport through the disk cache in `dir` (the CUBIN as Compiler::compile keeps it, and the report): a
+// process that emits a spec another process emitted before (the spill probe's compiles) compiles nothing.
+CompileResult compileWithReportIn(const std::string& dir, const std::string& source, const std::string& name,
+                                  const std::string& arch) {
+  static std::mutex mutex;
+  static std::map<std::string, CompileResult> memo;
+  const std::string key = moduleKey(source, arch);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = memo.find(key); it != memo.end()) return it->second;
+  }
+  const DiskCache cubins(dir), reports(dir, ".report");
+  CompileResult r;
+  const auto cubin = cubins.get(key);
+  const auto report = cubin ? reports.get(key) : std::nullopt;
+  if (cubin && report && !cubin->empty() && readReport(*report, r)) {
+    r.cubin = *cubin;
+  } else {
+    NvrtcResult n = nvrtcCompile(source, name, arch);
+    r = CompileResult{std::move(n.cubin), std::move(n.log), n.registers,
+                      n.spillStoreBytes,  n.spillLoadBytes, n.stackFrameBytes};
+    if (!r.cubin.empty() && cubins.put(key, r.cubin)) reports.put(key, reportBytes(r));  // best effort
+  }
+  std::lock_guard<std::mutex> lock(mutex);
+  return memo.emplace(key, std::move(r)).first->second;
+}
+
+}  // namespace
+
+CompiledModule Compiler::compile(const std::string& source, const std::string& name, const std::string& arch) {
   CompiledModule m;
-  m.key = cacheKey(parts);
+  m.key = moduleKey(source, arch);
   if (auto hit = caches_->memory.get(m.key)) {
     m.cubin = std::move(*hit);
     m.memoryHit = true;
@@ -42,7 +98,8 @@ CompiledModule Compiler::compile(const std::string& source, const std::string& n
   }
   CompileResult r;
   try {
-    r = compileWithReport(source, name, arch);  // shared with the probe: a kernel checked for spills is compiled once
+    // shared with the probe: a kernel checked for spills is compiled once
+    r = compileWithReportIn(caches_->disk.dir(), source, name, arch);
   } catch (const CompileError& e) {
     throw CompileError(fmt::format("spec '{}': {}", name, e.what()), e.log());
   }
@@ -54,18 +111,7 @@ CompiledModule Compiler::compile(const std::string& source, const std::string& n
 }
 
 CompileResult compileWithReport(const std::string& source, const std::string& name, const std::string& arch) {
-  static std::mutex mutex;
-  static std::map<std::string, CompileResult> memo;
-  const std::string key = arch + "\n" + source;
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (auto it = memo.find(key); it != memo.end()) return it->second;
-  }
-  NvrtcResult n = nvrtcCompile(source, name, arch);
-  CompileResult r{std::move(n.cubin), std::move(n.log), n.registers,
-                  n.spillStoreBytes,  n.spillLoadBytes, n.stackFrameBytes};
-  std::lock_guard<std::mutex> lock(mutex);
-  return memo.emplace(key, std::move(r)).first->second;
+  return compileWithReportIn(DiskCache::defaultDir(), source, name, arch);
 }
 
 std::string nvrtcVersionString() { return nvrtcVersion(); }

@@ -1,9 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
+#include <set>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -50,6 +52,55 @@ TEST(Cache, MissThenMemoryHitThenDiskHit) {
   CompiledModule d = rt2.compile(kSource, "add_one", "sm_90");
   EXPECT_TRUE(d.diskHit);
   EXPECT_EQ(d.cubin, first);
+}
+
+// The spill probe's compiles (compileWithReport) are kept on disk beside the CUBIN: a later process that emits the
+// same kernel reads ptxas's report instead of compiling again; a report it cannot read is a miss.
+TEST(Cache, PtxasReportIsKeptOnDiskForTheNextProcess) {
+  const std::string dir = freshDir("report");
+  auto compileInChild = [&](const std::string& src) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      Compiler rt(dir);
+      rt.compile(src, "add_one", "sm_90");
+      _exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  };
+  auto reportKeys = [&] {
+    std::set<std::string> keys;
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.path().extension() == ".report") keys.insert(e.path().stem().string());
+    return keys;
+  };
+  const char* env = std::getenv("WARPFORGE_CACHE_DIR");
+  const std::string saved = env ? env : "";
+  setenv("WARPFORGE_CACHE_DIR", dir.c_str(), 1);
+  // This process never compiled these sources: what it gets comes from the disk or from a compile of its own.
+  const std::string src = std::string(kSource) + "\n// report test " + std::to_string(::getpid());
+  compileInChild(src);
+  const auto keys = reportKeys();
+  ASSERT_EQ(keys.size(), 1u) << "one .report entry beside the CUBIN in " << dir;
+  const std::string forged = "77 0 0 0\nforged log";
+  ASSERT_TRUE(DiskCache(dir, ".report").put(*keys.begin(), {forged.begin(), forged.end()}));
+  const CompileResult r = compileWithReport(src, "add_one", "sm_90");
+  EXPECT_EQ(r.registers, 77) << "the report came from the disk";
+  EXPECT_EQ(r.log, "forged log");
+  EXPECT_FALSE(r.cubin.empty());
+  const std::string src2 = src + " (unreadable report)";
+  compileInChild(src2);
+  std::string key2;
+  for (const auto& k : reportKeys())
+    if (!keys.count(k)) key2 = k;
+  ASSERT_FALSE(key2.empty());
+  const std::string bad = "seven registers\n";
+  ASSERT_TRUE(DiskCache(dir, ".report").put(key2, {bad.begin(), bad.end()}));
+  const CompileResult r2 = compileWithReport(src2, "add_one", "sm_90");
+  EXPECT_GT(r2.registers, 0) << "an unreadable report is compiled again";
+  if (env) setenv("WARPFORGE_CACHE_DIR", saved.c_str(), 1);
+  else unsetenv("WARPFORGE_CACHE_DIR");
 }
 
 TEST(Cache, CorruptEntryIsDiscardedAndRebuilt) {
@@ -111,9 +162,11 @@ TEST(Cache, TwoProcessesAtOnce) {
     waitpid(k, &st, 0);
     EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
   }
-  int entries = 0, temps = 0;
-  for (const auto& e : fs::directory_iterator(dir)) (e.path().extension() == ".cubin" ? entries : temps)++;
+  int entries = 0, reports = 0, temps = 0;  // the CUBIN, ptxas's report beside it, and nothing half-written
+  for (const auto& e : fs::directory_iterator(dir))
+    (e.path().extension() == ".cubin" ? entries : e.path().extension() == ".report" ? reports : temps)++;
   EXPECT_EQ(entries, 1);
+  EXPECT_EQ(reports, 1);
   EXPECT_EQ(temps, 0);
   Compiler rt(dir);
   EXPECT_TRUE(rt.compile(kSource, "add_one", "sm_90").diskHit);

@@ -55,8 +55,9 @@ struct CompileResult {
   int registers = -1, spillStoreBytes = -1, spillLoadBytes = -1, stackFrameBytes = -1;
 };
 
-// NVRTC with the full ptxas report, memoised per (arch, source) for this process:
-// what a family's emit consults and what `compile` prints agree and cost one compile.
+// NVRTC with the full ptxas report, memoised per (arch, source) for this process and kept in the default disk cache
+// beside the CUBIN: what a family's emit consults and what `compile` prints agree and cost one compile, once per
+// machine.
 CompileResult compileWithReport(const std::string& source, const std::string& name, const std::string& arch);
 
 std::string nvrtcVersionString();
