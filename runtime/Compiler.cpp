@@ -55,8 +55,9 @@ bool readReport(const std::vector<char>& bytes, CompileResult& r) {
 
 // compileWithReport through the disk cache in `dir` (the CUBIN as Compiler::compile keeps it, and the report): a
 // process that emits a spec another process emitted before (the spill probe's compiles) compiles nothing.
+// `*stored`: whether this call wrote the CUBIN into `dir` (a memoised result may come from another directory).
 CompileResult compileWithReportIn(const std::string& dir, const std::string& source, const std::string& name,
-                                  const std::string& arch) {
+                                  const std::string& arch, bool* stored = nullptr) {
   static std::mutex mutex;
   static std::map<std::string, CompileResult> memo;
   const std::string key = moduleKey(source, arch);
@@ -74,7 +75,10 @@ CompileResult compileWithReportIn(const std::string& dir, const std::string& sou
     NvrtcResult n = nvrtcCompile(source, name, arch);
     r = CompileResult{std::move(n.cubin), std::move(n.log), n.registers,
                       n.spillStoreBytes,  n.spillLoadBytes, n.stackFrameBytes};
-    if (!r.cubin.empty() && cubins.put(key, r.cubin)) reports.put(key, reportBytes(r));  // best effort
+    if (!r.cubin.empty() && cubins.put(key, r.cubin)) {  // best effort: a read-only disk only costs recompiles
+      reports.put(key, reportBytes(r));
+      if (stored) *stored = true;
+    }
   }
   std::lock_guard<std::mutex> lock(mutex);
   return memo.emplace(key, std::move(r)).first->second;
@@ -97,16 +101,17 @@ CompiledModule Compiler::compile(const std::string& source, const std::string& n
     return m;
   }
   CompileResult r;
+  bool stored = false;
   try {
     // shared with the probe: a kernel checked for spills is compiled once
-    r = compileWithReportIn(caches_->disk.dir(), source, name, arch);
+    r = compileWithReportIn(caches_->disk.dir(), source, name, arch, &stored);
   } catch (const CompileError& e) {
     throw CompileError(fmt::format("spec '{}': {}", name, e.what()), e.log());
   }
   m.cubin = std::move(r.cubin);
   m.log = std::move(r.log);
   caches_->memory.put(m.key, m.cubin);
-  caches_->disk.put(m.key, m.cubin);  // best effort: a read-only disk only costs recompiles
+  if (!stored) caches_->disk.put(m.key, m.cubin);  // best effort
   return m;
 }
 

@@ -15,8 +15,6 @@ namespace warpforge {
 
 namespace {
 
-// Bytes of one element of each array of an operand.
-
 // A 65536-entry table: f16 bits -> double.
 const std::vector<double>& halfTable() {
   static const std::vector<double> t = [] {

@@ -1,9 +1,9 @@
 #include "generator/gridder/GridderData.h"
 
 #include <cmath>
-#include <numbers>
 #include <cstring>
 #include <limits>
+#include <numbers>
 #include <random>
 #include <stdexcept>
 

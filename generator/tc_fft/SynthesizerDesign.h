@@ -105,6 +105,7 @@ std::string nBit(int k);
 std::string qBit(int j);
 std::string fBit(int k);
 int bitIndex(const std::string& name);  // "n12" -> 12
+// Whether `names` holds `name` (a bit's name in a stage's list).
 inline bool has(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }

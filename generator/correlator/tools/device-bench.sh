@@ -10,8 +10,8 @@
 #           the pipeline, the reduce
 #           (GB/s and % of the copy ceiling) beside the previous reduce kernel and its variants, the copy ceiling) on
 #           TCC's seven configurations
-#           (WF_CONFIGS: "bits R C T;..." instead, "none" for none) and WF_RANDOM=N random 2-pol shapes (seed WF_SEED, printed), one after
-#           the other; then ASTRON's TCC (tcc_bench.py, best of 32/48/64 receivers per block) on the same shapes in one
+#           (WF_CONFIGS: "bits R C T;..." instead, "none" for none) and WF_RANDOM=N random 2-pol shapes (seed WF_SEED,
+#           printed), one after the other; then ASTRON's TCC (tcc_bench.py, best of 32/48/64 receivers per block) on the same shapes in one
 #           process
 #   profile (WF_PROFILE=1) Nsight Compute's full set on the default plan's correlate and reduce kernels of the first shape
 #   tune    (WF_TUNE=1) `warpforge bench --tune` per shape before the timed pass, which then uses the wisdom
