@@ -395,6 +395,14 @@ TEST(TcFftCpuRun, FourWarpsPerFft4096) {
         if (i == 0)
           runOnCpu(*fs, plan, 3, 5000 + nIn + sign,
                    fmt::format("{} -> 4096 sign {:+d}, four warps per FFT, batch 3", nIn, sign));
+        if (o.phaseBudget && sign == 1) {
+          // The tabled phases are read at use: one block takes the whole batch (five FFTs through its loop).
+          EXPECT_NE(plan.sources.front().text.find("phase_table["), std::string::npos) << options[i].first;
+          LaunchPlan one = plan;
+          one.kernels.front().grid.unitsPerBlock = 1 << 20;
+          one.kernels.front().grid.capAtResident = false;
+          runOnCpu(*fs, one, 5, 6000 + nIn, fmt::format("{} -> 4096, {}, one block, batch 5", nIn, options[i].first));
+        }
       }
       if (nIn == 4096 && sign == 1) {  // verify and explain say what emit gives
         EXPECT_NE(fs->explain({}).find("Emitted as four warps per FFT"), std::string::npos);

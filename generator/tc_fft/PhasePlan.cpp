@@ -58,7 +58,7 @@ NodePtr diagonal(const Layout& l, int reg, int e) {
 
 }  // namespace
 
-PhasePlan::PhasePlan(const LayoutProgram& spec, bool packed) : spec_(spec), packed_(packed) {
+PhasePlan::PhasePlan(const LayoutProgram& spec, bool packed, int budgetOverride) : spec_(spec), packed_(packed) {
   std::map<std::vector<long long>, std::string> bySignature;
   std::vector<std::pair<std::string, std::vector<NodePtr>>>
       computed;  // per held variable: its declaration and computation
@@ -114,7 +114,7 @@ PhasePlan::PhasePlan(const LayoutProgram& spec, bool packed) : spec_(spec), pack
   int dataRegisters = 0;
   for (const auto& a : spec.arrays)
     if (!a.isPhase()) dataRegisters = std::max(dataRegisters, a.layout.numRegisters());
-  const int budget = phaseRegisterBudget(spec);
+  const int budget = budgetOverride > 0 ? budgetOverride : phaseRegisterBudget(spec);
   if (dataRegisters + held_ > budget) {
     std::set<std::string> mmaOperands, cmulOperands;
     for (const auto& st : spec.steps) {

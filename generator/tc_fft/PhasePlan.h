@@ -33,7 +33,9 @@ inline int phaseRegisterBudget(const LayoutProgram& spec) {
 
 class PhasePlan {
  public:
-  PhasePlan(const LayoutProgram& spec, bool packed);
+  // `budget` > 0 replaces phaseRegisterBudget(spec): a kernel that wants fewer registers (more resident warps) tables
+  // more of its phases.
+  PhasePlan(const LayoutProgram& spec, bool packed, int budget = 0);
 
   // Declarations and computation of every phase register (uses `lane`).
   std::vector<ast::NodePtr> prologue() const;

@@ -109,6 +109,7 @@ std::vector<std::pair<std::string, TcFftQuadOptions>> tcFftQuadBenchOptions(cons
   TcFftQuadOptions twoF32, oneF32, capped, twoHalf, oneHalf;
   oneF32.fftsPerBlock = capped.fftsPerBlock = oneHalf.fftsPerBlock = 1;
   capped.minBlocksPerSm = 5;
+  capped.blockBarrier = true;  // else ptxas reserves every barrier of the block: 4 blocks per SM
   twoHalf.halfPass = oneHalf.halfPass = true;
   std::vector<std::pair<std::string, TcFftQuadOptions>> out = {
       {"four warps per FFT (decimation in frequency), two FFTs per block", twoF32},
@@ -118,6 +119,15 @@ std::vector<std::pair<std::string, TcFftQuadOptions>> tcFftQuadBenchOptions(cons
     out.push_back({"four warps per FFT, pass in f16x2, two FFTs per block", twoHalf});
     out.push_back({"four warps per FFT, pass in f16x2, one FFT per block", oneHalf});
   }
+  // 20 warps per SM without spills: 28 of the quarter design's 36 phase registers in a shared table read at use (the
+  // budget of 40 = 32 data + 8 held phase registers: 91-93 registers; 3.5 KiB of table, 5 blocks fit the SM's shared
+  // memory). The budgets 32, 48 and 56 spilled 8-48 bytes under the same cap.
+  TcFftQuadOptions tabled = capped;
+  tabled.phaseBudget = 40;
+  tabled.blockBarrier = true;
+  out.push_back({"four warps per FFT, one FFT per block, 28 phase registers in a shared table, "
+                 "__launch_bounds__(128, 5): 20 warps per SM",
+                 tabled});
   // At n_in = 2048 one FFT per block was faster than two in every H200 run (bench/RESULTS.md); at 4096 the options
   // were level within the runs' spread, and the f32 pass is the more accurate.
   if (spec.nIn == 2048) std::swap(out[0], out[1]);
@@ -128,7 +138,7 @@ EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& d,
                             const TcFftQuadOptions& quadOpt) {
   const LayoutProgram& s = d.sub;
   EmittedKernel k;
-  PhasePlan phases(s, opt.packedPhases);
+  PhasePlan phases(s, opt.packedPhases, quadOpt.phaseBudget);
   k.phaseRegisters = phases.registersHeld();
   k.phaseRegistersNaive = phases.registersNaive();
 
@@ -163,8 +173,11 @@ EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& d,
   body.push_back(note("The FFT's warp p: it transforms y_p and produces the outputs X[4 k + p]."));
   body.push_back(decl("const int", "part", bin("&", bin(">>", threadX(), lit(5)), lit(3))));
   body.push_back(decl("const int", "fft_thread", bin("&", threadX(), lit(kFftThreads - 1))));
-  body.push_back(note("Named barrier of the FFT's 128 threads (0 is __syncthreads)."));
-  body.push_back(decl("const int", "fft_barrier", bin("+", lit(1), bin(">>", threadX(), lit(7)))));
+  if (quadOpt.blockBarrier && ffts != 1) throw std::invalid_argument("a block barrier per FFT needs one FFT per block");
+  if (!quadOpt.blockBarrier) {
+    body.push_back(note("Named barrier of the FFT's 128 threads (0 is __syncthreads)."));
+    body.push_back(decl("const int", "fft_barrier", bin("+", lit(1), bin(">>", threadX(), lit(7)))));
+  }
   body.push_back(decl(
       "const long long", "first_fft",
       bin(">>",
@@ -243,7 +256,10 @@ EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& d,
     return exprStmt(call(copy, {bin("+", buffer, bin("*", var("part"), lit(kSeg))), src, var("lane")}));
   };
   auto copies = [&] { return bin("<", var("part"), lit(terms)); };
-  auto fftSync = [] { return exprStmt(call("wf_named_barrier<128>", {var("fft_barrier")})); };
+  auto fftSync = [&] {
+    return quadOpt.blockBarrier ? exprStmt(call("__syncthreads", {}))
+                                : exprStmt(call("wf_named_barrier<128>", {var("fft_barrier")}));
+  };
   body.push_back(ifStmt(bin("&&", bin("<", var("first_fft"), var("batch")), copies()),
                         block({issue(var("first_fft"), var("stage_fft"))})));
   body.push_back(exprStmt(call("wf_cp_async_commit", {})));

@@ -34,6 +34,10 @@ struct TcFftQuadOptions {
   int fftsPerBlock = 2;    // FFTs (groups of four warps) per block; each holds two 16 KiB row buffers
   int minBlocksPerSm = 0;  // __launch_bounds__'s minimum blocks per SM (0: none given): a register cap
   bool halfPass = false;   // the pass in f16x2 with a half2 twiddle table (TcFftQuadHalfPass.h; n_in >= 2048)
+  int phaseBudget = 0;     // > 0: PhasePlan's register budget (data + held phases); the rest of the phases in a table
+  // One FFT per block only: __syncthreads instead of a named barrier whose id is computed, for which ptxas reserves all
+  // 16 of the block's barriers (then at most 4 blocks per SM, whatever the registers and shared memory allow).
+  bool blockBarrier = false;
 };
 
 // The options `bench` times for `spec`, with their variant names (the first is the one `emit` uses: one FFT per block
