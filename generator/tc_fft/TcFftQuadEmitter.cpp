@@ -103,7 +103,7 @@ double tcFftQuadErrorBound(const TcFftQuadDesign& d) {
 std::vector<std::pair<std::string, TcFftQuadOptions>> tcFftQuadBenchOptions(const LayoutProgram& spec) {
   // sm_90, NVRTC 13: two FFTs per block take 123-128 registers without spills at every n_in (2 blocks of 256 threads
   // per SM: 16 warps); one FFT per block takes as many but spills 4 bytes at 512 -> 4096 (4 blocks: 16 warps); the cap
-  // of 5 blocks of 128 threads (20 warps) holds 96 and spills 48-68 bytes. The f16x2 pass (n_in >= 2048) takes 123-128
+  // of 5 blocks of 128 threads (20 warps) holds 96 and spills 44-64 bytes. The f16x2 pass (n_in >= 2048) takes 123-128
   // without spills and 24 KiB of table instead of 8: the same blocks per SM (one FFT per block: 4 x 57 KiB, the SM's
   // whole shared memory).
   TcFftQuadOptions twoF32, oneF32, capped, twoHalf, oneHalf;
