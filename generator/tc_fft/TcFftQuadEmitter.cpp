@@ -125,9 +125,10 @@ std::vector<std::pair<std::string, TcFftQuadOptions>> tcFftQuadBenchOptions(cons
   TcFftQuadOptions tabled = capped;
   tabled.phaseBudget = 40;
   tabled.blockBarrier = true;
-  out.push_back({"four warps per FFT, one FFT per block, 28 phase registers in a shared table, "
-                 "__launch_bounds__(128, 5): 20 warps per SM",
-                 tabled});
+  out.push_back(
+      {"four warps per FFT, one FFT per block, 28 phase registers in a shared table, "
+       "__launch_bounds__(128, 5): 20 warps per SM",
+       tabled});
   // At n_in = 2048 one FFT per block was faster than two in every H200 run (bench/RESULTS.md); at 4096 the options
   // were level within the runs' spread, and the f32 pass is the more accurate.
   if (spec.nIn == 2048) std::swap(out[0], out[1]);
