@@ -15,9 +15,46 @@ EmitTarget deviceTarget(NvrtcProbe& probe) {
   checkCu(cuCtxGetDevice(&dev), "cuCtxGetDevice");
   return {deviceInfo(dev).arch, &probe};
 }
+
+// A variant's own run and check, as the default's: what to print in its row.
+void checkVariant(Compiler& compiler, const FamilySpec& spec, const Generated& main, const BenchVariant& v,
+                  long long batch, BenchRow& row) {
+  if (v.repeats > 0) {
+    row.check = "not checked: it repeats its steps on resident data (a timing of the arithmetic)";
+    return;
+  }
+  if (v.partial) {
+    row.check = "not checked: it times part of the plan";
+    return;
+  }
+  for (const auto& b : main.plan.buffers)
+    if (b.isUser() && b.role == BufferRole::Output && !v.generated.plan.buffer(b.name)) {
+      row.check = fmt::format("not checked: it does not write the spec's output '{}' (another output model)", b.name);
+      return;
+    }
+  try {
+    const RunReport rv = runGenerated(compiler, spec, v.generated,
+                                      {v.batch > 0 ? std::min(batch, v.batch) : batch, 779, 1, false, {}});
+    row.checkFailed = !rv.check.ok();
+    row.check = rv.check.ok()
+                    ? fmt::format("OK, error {:.3e} (bound {:.1e}), unwritten 0", rv.check.error, rv.check.bound)
+                    : fmt::format("FAILED: error {:.3e} (bound {:.1e}), unwritten {}: {}", rv.check.error,
+                                  rv.check.bound, rv.check.unwritten, rv.check.detail);
+  } catch (const std::exception& e) {
+    row.checkFailed = true;
+    row.check = fmt::format("FAILED: {}", e.what());
+  }
+}
 }  // namespace
 
-BenchReport benchSpec(Compiler& compiler, const FamilySpec& spec, long long batch, int reps) {
+bool benchChecksPassed(const BenchReport& r) {
+  if (!r.check.ok()) return false;
+  for (const auto& row : r.rows)
+    if (row.checkFailed) return false;
+  return true;
+}
+
+BenchReport benchSpec(Compiler& compiler, const FamilySpec& spec, long long batch, int reps, bool checkVariants) {
   useDefaultDevice();
   NvrtcProbe probe;
   const EmitTarget target = deviceTarget(probe);
@@ -57,6 +94,7 @@ BenchReport benchSpec(Compiler& compiler, const FamilySpec& spec, long long batc
     } else if (i > 0 && variants[i - 1].batch > 0) {
       row.batch = std::min(batch, variants[i - 1].batch);
     }
+    if (i > 0 && checkVariants) checkVariant(compiler, spec, main, variants[i - 1], batch, row);
     row.registers = execs[i]->kernelStats()[0].registers;
     row.blocksPerSm = execs[i]->kernelStats()[0].blocksPerSm;
     r.rows.push_back(row);
@@ -117,6 +155,13 @@ std::string formatBench(const BenchReport& r) {
                                                     100 * r.copyMs / r.baselineMs, r.baselineMs / r.rows[0].ms)
                                       : std::string());
   o += r.notes;
+  bool any = false;
+  for (const auto& row : r.rows)
+    if (!row.check.empty()) {
+      if (!any) o += "\nvariants' checks (fresh inputs, poisoned outputs, the default's reference and bound):\n";
+      any = true;
+      o += fmt::format("  {}: {}\n", row.name, row.check);
+    }
   return o;
 }
 

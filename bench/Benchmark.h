@@ -14,6 +14,9 @@ struct BenchRow {
   double ms = 0;
   long long batch = 0;
   int registers = -1, blocksPerSm = -1;
+  // With checkVariants: the variant's own check before it is timed ("OK, ...", "FAILED: ...", "not checked: why").
+  std::string check;
+  bool checkFailed = false;
 };
 
 struct BenchReport {
@@ -29,7 +32,12 @@ struct BenchReport {
   std::string notes;  // the family's extra lines
 };
 
-BenchReport benchSpec(Compiler& compiler, const FamilySpec& spec, long long batch, int reps);
+// checkVariants: every variant that computes the spec's outputs is also run on fresh inputs with poisoned outputs and
+// checked against the reference at the bench's batch (as the default is) before anything is timed.
+BenchReport benchSpec(Compiler& compiler, const FamilySpec& spec, long long batch, int reps,
+                      bool checkVariants = false);
+// The default's check and, where they were checked, every variant's.
+bool benchChecksPassed(const BenchReport& r);
 std::string formatBench(const BenchReport& r);
 
 struct AbResult {

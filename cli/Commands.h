@@ -38,12 +38,13 @@ struct Options {
   std::string cubinDir;
   long long batch = 0;  // 0: the family's default
   int reps = 50;
-  bool json = false;       // verify --json
-  bool noCompile = false;  // verify --no-compile: form and proof only, no NVRTC
-  bool strict = false;     // warnings (tuning not honoured, ...) are errors: exit 2
-  bool tune = false;       // bench --tune
-  std::string ab;          // bench --ab: members merged into the spec's "tuning" object
-  bool seedGiven = false;  // --seed was given (bench --sweep draws a new seed otherwise)
+  bool json = false;           // verify --json
+  bool noCompile = false;      // verify --no-compile: form and proof only, no NVRTC
+  bool strict = false;         // warnings (tuning not honoured, ...) are errors: exit 2
+  bool tune = false;           // bench --tune
+  bool checkVariants = false;  // bench --check-variants: each variant checked as the default is, before the timing
+  std::string ab;              // bench --ab: members merged into the spec's "tuning" object
+  bool seedGiven = false;      // --seed was given (bench --sweep draws a new seed otherwise)
   bool repsGiven = false;
   std::string sweep;         // bench --sweep FAMILY
   int cases = 300;           // bench --sweep: number of specs drawn

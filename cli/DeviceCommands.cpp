@@ -277,6 +277,10 @@ int cmdRun(const Options& o) {
 }
 
 int cmdBench(const Options& o) {
+  if (!o.sweep.empty() && o.checkVariants) {
+    fmt::print(stderr, "error: bench: --check-variants checks a spec's variants; a --sweep times no variants\n");
+    return kBadInput;
+  }
   if (!o.sweep.empty()) return cmdSweep(o);
   if (o.spec.empty()) {
     fmt::print(stderr, "error: bench: give a spec file (or --sweep FAMILY)\n");
@@ -329,7 +333,7 @@ int cmdBench(const Options& o) {
     for (auto it = t->specMembers.begin(); it != t->specMembers.end(); ++it) j[it.key()] = it.value();
     spec = parseSpec(j, specFileName(o.spec) + " as tuned");  // what follows benches the winner as printed
   }
-  BenchReport r = benchSpec(compiler, *spec, batch, o.reps);
+  BenchReport r = benchSpec(compiler, *spec, batch, o.reps, o.checkVariants);
   // With --ab the table times B (the spec with the members merged); "warpforge (default)" there means B's kernels.
   if (!o.ab.empty())
     fmt::print("table below: B = the spec with --ab {}; the A/B line after it compares B with A = the spec as given\n",
@@ -346,7 +350,7 @@ int cmdBench(const Options& o) {
         "fast (A vs A {:.3f})\n",
         o.reps, ab.aMs, ab.aAgainMs, o.ab, ab.bMs, ab.aMs / ab.bMs, ab.aMs / ab.aAgainMs);
   }
-  return r.check.ok() ? kOk : kFailed;
+  return benchChecksPassed(r) ? kOk : kFailed;
 }
 
 // Lists or clears what `bench --tune` recorded; needs no GPU.

@@ -126,6 +126,9 @@ int main(int argc, char** argv) {
   bench->add_option("--ab", o.ab,
                     "tuning members as a JSON object, e.g. '{\"work_queue\": true}': check the spec with them, "
                     "then time it against the spec as given, interleaved in one process");
+  bench->add_flag("--check-variants", o.checkVariants,
+                  "also check every variant that computes the spec's outputs against the reference (fresh inputs, "
+                  "poisoned outputs, the default's bound) before timing; exit 1 if one fails");
   bench->add_option("--record", o.recordFile,
                     "append the measurement (or the sweep's summary) to this results file, e.g. bench/results.jsonl");
 

@@ -117,6 +117,7 @@ struct BenchVariant {
   long long batch = 0;  // 0: the bench's batch
   long long repeats =
       0;  // > 0: the "repeats" parameter; the kernel repeats its work in registers (SM-cycles per unit are reported)
+  bool partial = false;  // times part of the plan (one of its kernels): its outputs are not the spec's, never checked
 };
 
 // A spec a user might write, drawn at random for `bench --sweep`; `group` names the class it was drawn from.

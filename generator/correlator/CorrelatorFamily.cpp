@@ -348,6 +348,9 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet, public 
     oneBlockPerSweep("the kernel before it (flags before the loads)",
                      emitReducePrevious(s_, k.reduceName, k.reduceThreads));
     v.push_back(beforeVariant);
+    // In the accumulators model each variant times one kernel of the plan (correlate or reduce): none is the whole
+    // plan whose outputs the spec's check reads.
+    for (auto& x : v) x.partial = true;
     return v;
   }
 

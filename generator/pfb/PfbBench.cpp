@@ -74,7 +74,7 @@ std::vector<BenchVariant> pfbBenchVariants(const PfbSpec& s) {
     LaunchPlan p = full;
     p.kernels = {full.kernels[static_cast<std::size_t>(which)]};
     v.push_back({which == 0 ? "fir kernel only (FIR + column FFTs)" : "post kernel only (row FFTs, split, post, store)",
-                 Generated{p}, 0, 0});
+                 Generated{p}, 0, 0, true});
   }
   // The previous kernels (both, one call): padded FFT buffers, unrotated ci8 staging, a fir thread per complex point.
   v.push_back({"previous kernels (padded buffers, a fir thread per complex point)",
