@@ -236,6 +236,17 @@ TEST(Cli, BenchAbRejectsBadTuning) {
   EXPECT_EQ(run("bench " + spec() + " --ab '{}'").code, 2);  // tc_fft
 }
 
+// bench --check-variants is a flag for a spec's bench: with --sweep (which times no variants) or given a value it is
+// bad input (exit 2, as is a value it cannot read), refused before any GPU work, and the error names the option.
+TEST(Cli, BenchCheckVariantsRefusesWhatItCannotCheck) {
+  auto r = run("bench --sweep stockham --dry-run --cases 1 --seed 1 --check-variants");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("--check-variants"), std::string::npos) << r.out;
+  r = run("bench " + spec() + " --check-variants=maybe");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("check-variants"), std::string::npos) << r.out;
+}
+
 TEST(Cli, VersionAndFamilies) {
   auto r = run("--version");
   EXPECT_EQ(r.code, 0) << r.out;
