@@ -39,14 +39,16 @@ StockhamSpec sweepSpec(int n, const std::string& prec) {
                           prec, n));
 }
 
+// WF_NO_BASELINE=1 leaves cuFFT out (its error is printed beside ours, never checked): a faster pass over the long
+// lists, whose pass or fail rests on FFTW alone either way.
+bool withCufft() { return std::getenv("WF_NO_BASELINE") == nullptr; }
+
 RunReport run(Compiler& c, const StockhamSpec& s, long long batch, std::uint64_t seed, int reps = 1) {
   RunOptions o;
   o.batch = batch;
   o.seed = seed;
   o.timedReps = reps;
-  // WF_NO_BASELINE=1 leaves cuFFT out (its error is printed beside ours, never checked): a faster pass over the long
-  // lists, whose pass or fail rests on FFTW alone either way.
-  o.baseline = std::getenv("WF_NO_BASELINE") == nullptr;
+  o.baseline = withCufft();
   return runSpec(c, *makeStockhamSpec(s), o);
 }
 
@@ -87,7 +89,7 @@ struct Tally {
 };
 
 void report(const char* what, const Tally& t) {
-  const std::string ratio = std::getenv("WF_NO_BASELINE") ? "- (cuFFT not run)" : fmt::format("{:.2f}", t.worstRatio);
+  const std::string ratio = withCufft() ? fmt::format("{:.2f}", t.worstRatio) : "- (cuFFT not run)";
   std::printf("[gpu-stockham] %s: %d cases, %d failed, worst rel err %.3e (%s), worst ours/cuFFT error ratio %s\n",
               what, t.cases, t.failures, t.worst, t.worstCase.c_str(), ratio.c_str());
 }
