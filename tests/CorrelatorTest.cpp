@@ -998,8 +998,8 @@ TEST(CorrelatorKernels, WholeTrianglePlanRunsOnTheCpuAndMatchesTheExactReference
     GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
   const std::vector<std::pair<std::string, std::string>> cases = {
       {R"({"name": "cpu_w8", "family": "correlator", "receivers": 80, "polarizations": 2, "channels": 1, "samples_per_call": 80, "sample_type": "ci8",
-          "input": {"layout": "tcc"}, "tuning": {"whole_triangle": true}})",
-       "whole triangle ci8 tcc, R = 80 (3 warpgroups), partial last stage"},
+          "input": {"layout": "tcc"}, "tuning": {"whole_triangle": true, "stages_per_sync": 1}})",
+       "whole triangle ci8 tcc, R = 80 (3 warpgroups), one stage per wait, partial last stage"},
       {R"({"name": "cpu_w8v", "family": "correlator", "receivers": 77, "polarizations": 2, "channels": 2, "samples_per_call": 48, "sample_type": "ci8",
           "input": {"layout": "tcc"}, "conjugate": "r1", "polarization_order": "r2_r1", "output": "visibilities", "tuning": {"whole_triangle": true}})",
        "whole triangle ci8 tcc, R = 77, output visibilities, TCC convention"},
@@ -1064,7 +1064,7 @@ TEST(CorrelatorKernels, PipelineCpuRunCatchesMutatedKernels) {
     GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
   const CorrelatorSpec cs = parseCorrelatorSpecText(
       R"({"name": "cpu_pmut", "family": "correlator", "receivers": 35, "polarizations": 2, "channels": 1,
-      "samples_per_call": 128, "sample_type": "ci8", "input": {"layout": "tcc"}})",
+      "samples_per_call": 128, "sample_type": "ci8", "input": {"layout": "tcc"}, "tuning": {"stages_per_sync": 1}})",
       "cpu.json");
   auto fs = makeCorrelatorSpec(cs);
   const LaunchPlan plan = correlatorLaunchPlan(cs, emitCorrelatorPipeline(cs, 64), true, true);

@@ -79,6 +79,9 @@ CorrelatorChoice chooseCorrelator(const CorrelatorSpec& s, const std::string& ar
         }
       }
     }
+    if (s.tuning.stagesPerSync > 1)
+      c.why += fmt::format(", {} stages per wait{}", s.tuning.stagesPerSync,
+                           s.tuning.stagesPerSyncGiven ? "" : " (the default for 8- and 16-bit samples)");
     return c;
   }
   c.rows = givenRows;
@@ -118,7 +121,7 @@ CorrelatorKernels emitCorrelatorFor(const CorrelatorSpec& s, const std::string& 
                     fmt::format("the whole triangle of {} inputs does not fit one pipeline block (at most 160)",
                                 s.inputs()));
   const CorrelatorChoice c = chooseCorrelator(s, arch);
-  if (s.tuning.stagesPerSync > 1 && c.path != CorrelatorPath::Pipeline)
+  if (s.tuning.stagesPerSyncGiven && s.tuning.stagesPerSync > 1 && c.path != CorrelatorPath::Pipeline)
     throw SpecError(s.file, "/tuning/stages_per_sync",
                     fmt::format("{} stages per wait needs the sm_90 pipeline", s.tuning.stagesPerSync));
   if (c.path == CorrelatorPath::Pipeline)

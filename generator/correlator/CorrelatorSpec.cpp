@@ -216,6 +216,7 @@ CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
     if (t.contains("whole_triangle"))
       s.tuning.wholeTriangle = rd.boolean(t["whole_triangle"], "/tuning/whole_triangle") ? 1 : 0;
     if (t.contains("stages_per_sync")) {
+      s.tuning.stagesPerSyncGiven = true;
       s.tuning.stagesPerSync = static_cast<int>(rd.integer(t["stages_per_sync"], "/tuning/stages_per_sync", 1, 4));
       if (s.tuning.stagesPerSync == 3) rd.fail("/tuning/stages_per_sync", "3 (expected 1, 2 or 4)");
       if (s.tuning.stagesPerSync > 1 && s.tuning.stages && s.tuning.stages < 2 * s.tuning.stagesPerSync)
@@ -279,6 +280,8 @@ CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
         break;
       }
   }
+  if (!s.tuning.stagesPerSyncGiven)
+    s.tuning.stagesPerSync = s.type != SampleType::CI4 && (s.tuning.stages == 0 || s.tuning.stages >= 4) ? 2 : 1;
   return s;
 }
 

@@ -44,8 +44,11 @@ struct CorrelatorTuning {
   // tiles; -1: the cost model's choice, 0: square tiles, 1: the whole triangle.
   int wholeTriangle = -1;
   // pipeline: stages per loader iteration and per consumer wait (1, 2 or 4; N > 1 needs 2 N or more operand slots, the
-  // default ring then has 2 N): the per-stage waits, proxy fence and arrivals paid once per N stages.
+  // default ring then has 2 N): the per-stage waits, proxy fence and arrivals paid once per N stages. Absent: 2 for
+  // 8- and 16-bit samples on a ring of 4 or more slots (`bench --tune` and the variants picked it at TCC's 8-bit
+  // R = 576 / 2048 and a random R = 18), 1 for 4-bit (slower there by 4 %). Other paths ignore the default.
   int stagesPerSync = 1;
+  bool stagesPerSyncGiven = false;  // stages_per_sync was in the spec (a SpecError off the pipeline)
 };
 
 struct CorrelatorSpec {

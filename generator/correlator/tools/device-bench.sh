@@ -130,7 +130,7 @@ for cfg in "${shapes[@]}"; do
     check=$(grep -oE "check: .*(OK|FAILED)" "$f" | grep -oE '(OK|FAILED)$')
     copy=$(grep "copy of the same bytes" "$f" | awk '{print $(NF)}')
     if [ "$out" = visibilities ]; then
-      say "$1-bit R=$2 C=$3 T=$4, output visibilities: ours $(val $f 'correlate kernel only' TOPS) (other tile $(val $f 'the other tile' TOPS), other transform $(val $f 'the other transform' TOPS), deepest raw ring $(val $f 'deepest raw ring' TOPS), before the pipeline $(val $f 'before the pipeline' TOPS)); check ${check:-?}"
+      say "$1-bit R=$2 C=$3 T=$4, output visibilities: ours $(val $f 'correlate kernel only' TOPS) (other tile $(val $f 'the other tile' TOPS), other transform $(val $f 'the other transform' TOPS), deepest raw ring $(val $f 'deepest raw ring' TOPS), other stages per wait $(val $f 'other stages per wait' TOPS), before the pipeline $(val $f 'before the pipeline' TOPS)); check ${check:-?}"
     else
       say "$1-bit R=$2 C=$3 T=$4: ours $(val $f 'correlate kernel only' TOPS), output visibilities $(val $f 'output visibilities' TOPS) (other tile $(val $f 'the other tile' TOPS), other transform $(val $f 'the other transform' TOPS), deepest raw ring $(val $f 'deepest raw ring' TOPS), before the pipeline $(val $f 'before the pipeline' TOPS)); check ${check:-?}"
       say "  reduce $(red 'reduce kernel only  ') (resets with the loads $(red 'resets issued with the loads'), no prefetch $(red 'no prefetch'), half the units $(red 'half the units'), twice $(red 'twice the units'); previous kernel $(red 'previous kernel'), the one before it $(red 'the kernel before it')) vs copy ${copy:-?} GB/s"
