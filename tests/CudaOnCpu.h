@@ -490,6 +490,12 @@ inline void wf_bulk_g2s(unsigned dst, const void* src, unsigned bytes, unsigned 
   auto it = wf_mbars.find(bar);
   if (it == wf_mbars.end()) { wf_hazard("bulk copy completing on an mbarrier that was never initialised"); return; }
   it->second.copies.push_back({d, (const unsigned char*)src, bytes});
+  // Stamped with the phase the copy completes (the barrier's current one) and bit 31, "written by a bulk copy": a
+  // 16-byte shared load of it by a thread that has not waited for that phase is a hazard (wf_lds128), whichever
+  // thread's wait happened to complete the copy first.
+  const unsigned long long stamp =
+      1ull << 63 | 1ull << 62 | (unsigned long long)(it->second.completed & 0x3fffffff) << 32 | 0x80000000ull | bar;
+  for (unsigned a = dst; a < dst + bytes; a += 16) wf_stamp(a).store(stamp);
 }
 inline void wf_sts128(unsigned a, uint4 v) {
   if (a % 16) wf_hazard("16-byte shared store not 16-byte aligned");
@@ -500,6 +506,12 @@ inline void wf_sts128(unsigned a, uint4 v) {
 }
 inline uint4 wf_lds128(unsigned a) {
   if (a % 16) wf_hazard("16-byte shared load not 16-byte aligned");
+  const unsigned long long st = wf_stamp(a).load();
+  if (st >> 63 && st & 0x80000000ull) {
+    auto it = wf_acquired.find((unsigned)(st & 0x7fffffffu));
+    if (it == wf_acquired.end() || it->second < (long long)(st >> 32 & 0x3fffffff))
+      wf_hazard("16-byte shared load of a bulk copy's data before this thread waited for its mbarrier phase");
+  }
   uint4 v;
   std::memcpy(&v, wf_shared(a), 16);
   return v;
@@ -518,7 +530,7 @@ inline void wf_wgmma_acquired(unsigned long long da, int rowsA, unsigned long lo
       for (int kb = 0; kb < 32; kb += 16) {
         const unsigned a = (unsigned)__cvta_generic_to_shared(wf_wgmma_byte(op ? db : da, r, kb));
         const unsigned long long st = wf_stamp(a).load();
-        if (!(st >> 63)) continue;  // not written by wf_sts128 (bulk copies, plain stores)
+        if (!(st >> 63) || st & 0x80000000ull) continue;  // not written by wf_sts128 (bulk copies, plain stores)
         const unsigned bar = (unsigned)(st & 0xffffffffu);
         const long long phase = (long long)(st >> 32 & 0x3fffffff);
         auto it = wf_acquired.find(bar);
@@ -540,6 +552,10 @@ inline void wf_async_thread_exit() {
   std::lock_guard<std::mutex> lock(wf_mb_mutex);
   for (auto& [bar, b] : wf_mbars)
     if (!b.copies.empty()) wf_hazard("kernel returned with bulk copies not completed - no wait on their mbarrier phase"), b.copies.clear();
+  // The next block starts its mbarriers' phases at 0 again: this block's bulk-copy stamps mean nothing to it.
+  const size_t chunks = (size_t)(__stop_wf_shared - __start_wf_shared) / 16 + 1;
+  for (size_t i = 0; i < chunks; ++i)
+    if (wf_stamps[i].load() & 0x80000000ull) wf_stamps[i].store(0);
 }
 // The runner calls this when a thread's kernel returns: asynchronous work still pending is a hazard.
 extern "C" void wf_thread_exit() {
