@@ -634,7 +634,8 @@ TEST_F(GpuStockham, RealTransformsLong) {
   // f16's range), a Bluestein half with a mirrored split / merge kernel, and the complex half in f16 scratch.
   real("f16", 1 << 16, 3);
   real("f16", 1 << 21, 3);
-  real("f16", 16416, 5);
+  real("f16", 16416, 5);  // the FFT of 8208, then the split (merge) kernel holding one FFT
+  real("f16", 32832, 3);  // mirrored pairs past a half of 16384
   real("f16", 2 * 9973 * 3, 3);
   for (const char* tr : {"r2c", "c2r"})
     cases.push_back(
@@ -646,6 +647,8 @@ TEST_F(GpuStockham, RealTransformsLong) {
   real("f32", 1 << 20, 3);
   real("f64", 3 << 18, 3);
   real("f32", 16416, 5);
+  real("f32", 32768, 3);  // a half of 16384: one kernel, then the split (merge) kernel
+  real("f32", 32832, 3);  // mirrored pairs
   real("f32", 2 * 9973 * 3, 3);  // a half of 3 x 9973: Bluestein, mirrored split / merge kernel
   real("f64", 2 * 65537, 3);     // a prime half past one kernel
   real("f32", 1001, 7);

@@ -585,8 +585,10 @@ TEST(Stockham, LongLengthsTakeOneKernelWhereSharedMemoryHoldsThem) {
   EXPECT_EQ(kernels(9600, "f64", "sm_80"), 2u);
   EXPECT_EQ(kernels(9000, "f64", "sm_90", R"(, "transform": "c2r")"), 2u) << "merge, then one kernel of 4500";
   EXPECT_EQ(kernels(16384, "f64", "sm_90", R"(, "transform": "r2c")"), 2u) << "one kernel of 8192, then the split";
-  EXPECT_EQ(kernels(16384, "f64", "sm_86", R"(, "transform": "r2c")"), 3u)
-      << "two kernels of 8192 (column pairs), then the split";
+  EXPECT_EQ(kernels(16384, "f64", "sm_86", R"(, "transform": "r2c")"), 2u)
+      << "mirrored pairs: a split kernel holding 8193 f64 values needs more shared memory than sm_86 lends";
+  EXPECT_EQ(kernels(32768, "f32", "sm_90", R"(, "transform": "r2c")"), 2u) << "one kernel of 16384, then the split";
+  EXPECT_EQ(kernels(32832, "f32", "sm_90", R"(, "transform": "r2c")"), 2u) << "mirrored pairs past 16384";
   // Cooperative primes (37..127) keep the old limit; so do the axes of 2D / 3D transforms.
   EXPECT_EQ(kernels(37 * 512, "f32", "sm_90"), 2u);
   EXPECT_EQ(errorOf(R"({"name": "l", "family": "stockham", "precision": "f32", "lengths": [2, 19683]})").first,
@@ -605,6 +607,18 @@ TEST(Stockham, LongLengthsTakeOneKernelWhereSharedMemoryHoldsThem) {
         ++checked;
       }
       EXPECT_GT(checked, 0) << precision << " " << arch;
+      // r2c / c2r whose half is at the split kernel's limit (one FFT's L + 1 values in shared memory) and just past
+      // it (mirrored pairs): every kernel within the arch's block.
+      const int half = std::min(maxSplitKernelHalf(precisionOf(precision)), limit - 1);
+      for (int L : {half - 1, half, half + 2})
+        for (const char* transform : {"r2c", "c2r"}) {
+          const StockhamPlan p = planStockham(
+              parseStockhamSpecText(spec(2 * L, precision, fmt::format(R"(, "transform": "{}")", transform)), "l.json"),
+              arch);
+          for (const auto& k : p.kernels)
+            EXPECT_LE(emitStockhamKernel(k.desc).geom.sharedBytes + 1024, maxSharedPerBlock(arch))
+                << transform << " " << 2 * L << " " << precision << " " << arch << " " << k.desc.kernelName;
+        }
     }
 }
 
@@ -1662,8 +1676,9 @@ TEST(Stockham, PlansComputeTheTransformOnTheCpu) {
     add(prec,
         R"("transform": "c2r", "length": 12000, "input": {"layout": "planar", "stride": 2, "distance": 12010}, "output": {"stride": 3, "distance": 36001, "offset": 1})");
     add(prec, R"("transform": "r2c", "length": 16382, "input": {"stride": 2, "distance": 32770, "offset": 1})");
-    // r2c / c2r past kMaxRealHalf: the half's two-kernel plan with the split in its row kernel and the merge in its
-    // column kernel (mirrored FFT pairs; 16416 = 2 x 8208, 24000, 2^17), a long Bluestein half with a mirrored split or
+    // r2c / c2r past maxFusedRealHalf: the FFT of the half into scratch and a split (merge) kernel holding one FFT
+    // (f32 16416 = 2 x 8208, 24000); past maxSplitKernelHalf the half's two-kernel plan with the split in its row kernel
+    // and the merge in its column kernel (mirrored FFT pairs; f64 16416 and 24000, 2^17), a long Bluestein half with a mirrored split or
     // merge kernel of its own (16418 = 2 x 8209); odd lengths as complex transforms of N (1001, 1009, 3^10 in two
     // kernels, 4097 = 17 x 241 by Bluestein).
     for (int n : {16416, 24000, 1 << 17, 16418, 1001, 1009, 59049, 4097}) {
@@ -2105,8 +2120,10 @@ TEST(Stockham, RealTransformsRunOnTheCpu) {
     std::string label, text;
   };
   const std::vector<Case> cases = {
-      {"r2c f32 16416 (mirrored split)",
-       R"({"name": "cpur1", "family": "stockham", "precision": "f32", "transform": "r2c", "length": 16416})"},
+      {"r2c f32 32832 (mirrored split)",
+       R"({"name": "cpur1", "family": "stockham", "precision": "f32", "transform": "r2c", "length": 32832})"},
+      {"r2c f32 16416 (the FFT of 8208 into scratch, then the split kernel)",
+       R"({"name": "cpur1s", "family": "stockham", "precision": "f32", "transform": "r2c", "length": 16416})"},
       {"c2r f64 16416 (mirrored merge)",
        R"({"name": "cpur2", "family": "stockham", "precision": "f64", "transform": "c2r", "length": 16416})"},
       {"r2c f32 1001 (odd)",
@@ -2117,12 +2134,14 @@ TEST(Stockham, RealTransformsRunOnTheCpu) {
        R"({"name": "cpur5", "family": "stockham", "precision": "f32", "transform": "r2c", "lengths": [6, 40]})"},
       {"c2r f64 5 x 9 x 12",
        R"({"name": "cpur6", "family": "stockham", "precision": "f64", "transform": "c2r", "lengths": [5, 9, 12]})"},
-      {"r2c f16 16416 (mirrored split)",
-       R"({"name": "cpur7", "family": "stockham", "precision": "f16", "transform": "r2c", "length": 16416})"},
-      {"r2c f16 16416 (mirrored split, f16 scratch)",
-       R"({"name": "cpur8", "family": "stockham", "precision": "f16", "transform": "r2c", "length": 16416, "tuning": {"half_scratch": true}})"},
-      {"c2r f16 16416 (mirrored merge)",
-       R"({"name": "cpur9", "family": "stockham", "precision": "f16", "transform": "c2r", "length": 16416})"},
+      {"r2c f16 32832 (mirrored split)",
+       R"({"name": "cpur7", "family": "stockham", "precision": "f16", "transform": "r2c", "length": 32832})"},
+      {"r2c f16 32832 (mirrored split, f16 scratch)",
+       R"({"name": "cpur8", "family": "stockham", "precision": "f16", "transform": "r2c", "length": 32832, "tuning": {"half_scratch": true}})"},
+      {"c2r f16 32832 (mirrored merge)",
+       R"({"name": "cpur9", "family": "stockham", "precision": "f16", "transform": "c2r", "length": 32832})"},
+      {"c2r f16 16416 (the merge kernel, then the FFT of 8208)",
+       R"({"name": "cpur9s", "family": "stockham", "precision": "f16", "transform": "c2r", "length": 16416})"},
   };
   int n = 0;
   for (const auto& c : cases) {
@@ -2135,7 +2154,7 @@ TEST(Stockham, RealTransformsRunOnTheCpu) {
     std::printf("[stockham-cpu] %s: %zu kernels, error %.2e (bound %.0e), unwritten %lld\n", c.label.c_str(),
                 lp.kernels.size(), ck.error, ck.bound, ck.unwritten);
   }
-  // Mutation: the mirrored row kernel of r2c 16416 taking FFT 0's mirror as if it were any other FFT's.
+  // Mutation: the mirrored row kernel of r2c 32832 taking FFT 0's mirror as if it were any other FFT's.
   auto fs = makeStockhamSpec(parseStockhamSpecText(cases[0].text, "cpu.json"));
   LaunchPlan lp = fs->emit(EmitTarget{"sm_90", nullptr}).plan;
   for (auto& s : lp.sources) s.text = cpuRunnableSource(s.text);

@@ -3,7 +3,7 @@
 // scratch). An even real length N = 2L runs as a complex FFT of L on the real array viewed as L pairs, with the split
 // (r2c) or merge (c2r) that relates it to the N-point transform (RealFusion.h):
 //  - L smooth and at most maxFusedRealHalf: one kernel, the split fused into its store (the merge into its first pass);
-//  - L up to kMaxRealHalf: the complex FFT of L by the general path into scratch and a copy kernel that applies the
+//  - L up to maxSplitKernelHalf: the complex FFT of L by the general path into scratch and a copy kernel that applies the
 //    split (or the merge into scratch first), which holds the L + 1 values of one FFT;
 //  - longer L of radix primes: the two-kernel plan of L with the split fused into its row kernel (the merge into its
 //    column kernel) through mirrored FFT pairs (MirrorPairs.h);
@@ -146,7 +146,8 @@ void PlanBuilder::addRealAxis(const std::vector<long long>& counts, const Side& 
     addSingle(j);
     return;
   }
-  const bool longHalf = L > kMaxRealHalf;
+  // The split (merge) kernel holds L + 1 values: where the arch's shared memory holds no FFT that long, mirrored pairs.
+  const bool longHalf = L > maxSplitKernelHalf(s_.precision) || L + 1 > maxOneKernel_;
   // The mirrored kernel holds two of its FFTs per block at least: its length within half of what one block holds.
   const int n1 = longHalf && isCoopSmooth(L, maxPrime_) ? twoKernelSplit(L) : 0;
   if (n1 > 0 && (r2c ? L / n1 : n1) <= maxOneKernel_ / 2) {

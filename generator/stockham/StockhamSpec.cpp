@@ -51,6 +51,7 @@ int maxSplitRowLength(Precision precision) { return precision == Precision::F64 
 // The fused r2c/c2r kernel stages its split through shared memory; past 4096 complex points the
 // staged kernel spilled (8192: ptxas ran for minutes), so longer halves take the general path.
 int maxFusedRealHalf(Precision) { return 4096; }
+int maxSplitKernelHalf(Precision precision) { return precision == Precision::F64 ? 8192 : 16384; }
 long long maxLength(Precision precision) { return precision == Precision::F64 ? 1LL << 24 : 1LL << 26; }
 // The tables of a length-M convolution for n <= M / 2 hold n + M + n complex values in the
 // compute type: 256 MiB at M = 2^24 (f32) or 2^23 (f64). At 2^26 emit took 104 s and 10 GB and
