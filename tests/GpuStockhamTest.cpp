@@ -647,8 +647,8 @@ TEST_F(GpuStockham, RealTransformsLong) {
   real("f32", 1 << 20, 3);
   real("f64", 3 << 18, 3);
   real("f32", 16416, 5);
-  real("f32", 32768, 3);  // a half of 16384: one kernel, then the split (merge) kernel
-  real("f32", 32832, 3);  // mirrored pairs
+  real("f32", 32768, 3);         // a half of 16384: one kernel, then the split (merge) kernel
+  real("f32", 32832, 3);         // mirrored pairs
   real("f32", 2 * 9973 * 3, 3);  // a half of 3 x 9973: Bluestein, mirrored split / merge kernel
   real("f64", 2 * 65537, 3);     // a prime half past one kernel
   real("f32", 1001, 7);

@@ -1677,10 +1677,10 @@ TEST(Stockham, PlansComputeTheTransformOnTheCpu) {
         R"("transform": "c2r", "length": 12000, "input": {"layout": "planar", "stride": 2, "distance": 12010}, "output": {"stride": 3, "distance": 36001, "offset": 1})");
     add(prec, R"("transform": "r2c", "length": 16382, "input": {"stride": 2, "distance": 32770, "offset": 1})");
     // r2c / c2r past maxFusedRealHalf: the FFT of the half into scratch and a split (merge) kernel holding one FFT
-    // (f32 16416 = 2 x 8208, 24000); past maxSplitKernelHalf the half's two-kernel plan with the split in its row kernel
-    // and the merge in its column kernel (mirrored FFT pairs; f64 16416 and 24000, 2^17), a long Bluestein half with a mirrored split or
-    // merge kernel of its own (16418 = 2 x 8209); odd lengths as complex transforms of N (1001, 1009, 3^10 in two
-    // kernels, 4097 = 17 x 241 by Bluestein).
+    // (f32 16416 = 2 x 8208, 24000); past maxSplitKernelHalf the half's two-kernel plan with the split in its row
+    // kernel and the merge in its column kernel (mirrored FFT pairs; f64 16416 and 24000, 2^17), a long Bluestein half
+    // with a mirrored split or merge kernel of its own (16418 = 2 x 8209); odd lengths as complex transforms of N
+    // (1001, 1009, 3^10 in two kernels, 4097 = 17 x 241 by Bluestein).
     for (int n : {16416, 24000, 1 << 17, 16418, 1001, 1009, 59049, 4097}) {
       add(prec, fmt::format(R"("transform": "r2c", "length": {})", n));
       add(prec, fmt::format(R"("transform": "c2r", "length": {})", n));

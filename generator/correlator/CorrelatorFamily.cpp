@@ -309,15 +309,15 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet, public 
     CorrelatorSpec perWait = s_;
     perWait.tuning.stagesPerSync = s_.tuning.stagesPerSync == 1 ? 2 : 1;
     perWait.tuning.stagesPerSyncGiven = true;
-    const bool perWaitFits = c.path == CorrelatorPath::Pipeline && (perWait.tuning.stagesPerSync == 1 || !c.stages ||
-                                                                   c.stages >= 4);
-    v.push_back({"correlate only, pipeline with the other stages per wait (1 <-> 2; the default's block form and tile)",
-                 Generated{correlatorLaunchPlan(
-                     perWait, perWaitFits ? emitCorrelatorPipeline(perWait, c.rows, c.stages, c.sharedTransform, 0,
-                                                                   c.wholeTriangle)
-                                          : k,
-                     false)},
-                 1, 0});
+    const bool perWaitFits = c.path == CorrelatorPath::Pipeline &&
+                             (perWait.tuning.stagesPerSync == 1 || !c.stages || c.stages >= 4);
+    v.push_back(
+        {"correlate only, pipeline with the other stages per wait (1 <-> 2; the default's block form and tile)",
+         Generated{correlatorLaunchPlan(
+             perWait,
+             perWaitFits ? emitCorrelatorPipeline(perWait, c.rows, c.stages, c.sharedTransform, 0, c.wholeTriangle) : k,
+             false)},
+         1, 0});
     // What the target got before the pipeline (register-staged wgmma or mma.sync): auto must not lose to it.
     const CorrelatorKernels before = c.path == CorrelatorPath::Pipeline
                                          ? emitCorrelator(s_, correlatorUsesWgmma(s_, target.arch))

@@ -81,8 +81,8 @@ int maxSplitRowLength(Precision precision);
 int maxFusedRealHalf(Precision precision);
 // Row-major strides in elements of a dense array of `shape` (outermost first, innermost stride 1).
 std::vector<long long> denseStrides(const std::vector<long long>& shape);
-// r2c/c2r of even N = 2L past maxFusedRealHalf: the largest L whose split or merge is a kernel of its own after (before)
-// the complex FFT of L, holding one FFT's L + 1 values in shared memory (f32 / f16 16384: 128 KiB; f64 8192).
+// r2c/c2r of even N = 2L past maxFusedRealHalf: the largest L whose split or merge is a kernel of its own after
+// (before) the complex FFT of L, holding one FFT's L + 1 values in shared memory (f32 / f16 16384: 128 KiB; f64 8192).
 int maxSplitKernelHalf(Precision precision);
 // The longest real length of r2c / c2r (1D; the innermost axis of 2D / 3D keeps maxSingleKernelLength).
 long long maxRealLength(Precision precision);
