@@ -3,9 +3,8 @@
 // scratch). An even real length N = 2L runs as a complex FFT of L on the real array viewed as L pairs, with the split
 // (r2c) or merge (c2r) that relates it to the N-point transform (RealFusion.h):
 //  - L smooth and at most maxFusedRealHalf: one kernel, the split fused into its store (the merge into its first pass);
-//  - L up to maxSplitKernelHalf: the complex FFT of L by the general path into scratch and a copy kernel that applies
-//  the
-//    split (or the merge into scratch first), which holds the L + 1 values of one FFT;
+//  - L up to maxSplitKernelHalf: the complex FFT of L by the general path into scratch and a copy kernel that
+//    applies the split (or the merge into scratch first), which holds the L + 1 values of one FFT;
 //  - longer L of radix primes: the two-kernel plan of L with the split fused into its row kernel (the merge into its
 //    column kernel) through mirrored FFT pairs (MirrorPairs.h);
 //  - other long L (Bluestein): the complex FFT of L into scratch and a mirrored split (merge) kernel of its own.
