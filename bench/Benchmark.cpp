@@ -17,8 +17,9 @@ EmitTarget deviceTarget(NvrtcProbe& probe) {
 }
 
 // A variant's own run and check, as the default's: what to print in its row.
+// `row.batch` is the batch the variant is timed at.
 void checkVariant(Compiler& compiler, const FamilySpec& spec, const Generated& main, const BenchVariant& v,
-                  long long batch, BenchRow& row) {
+                  BenchRow& row) {
   if (v.repeats > 0) {
     row.check = "not checked: it repeats its steps on resident data (a timing of the arithmetic)";
     return;
@@ -33,8 +34,7 @@ void checkVariant(Compiler& compiler, const FamilySpec& spec, const Generated& m
       return;
     }
   try {
-    const RunReport rv = runGenerated(compiler, spec, v.generated,
-                                      {v.batch > 0 ? std::min(batch, v.batch) : batch, 779, 1, false, {}});
+    const RunReport rv = runGenerated(compiler, spec, v.generated, {row.batch, 779, 1, false, {}});
     row.checkFailed = !rv.check.ok();
     row.check = rv.check.ok()
                     ? fmt::format("OK, error {:.3e} (bound {:.1e}), unwritten 0", rv.check.error, rv.check.bound)
@@ -94,7 +94,7 @@ BenchReport benchSpec(Compiler& compiler, const FamilySpec& spec, long long batc
     } else if (i > 0 && variants[i - 1].batch > 0) {
       row.batch = std::min(batch, variants[i - 1].batch);
     }
-    if (i > 0 && checkVariants) checkVariant(compiler, spec, main, variants[i - 1], batch, row);
+    if (i > 0 && checkVariants) checkVariant(compiler, spec, main, variants[i - 1], row);
     row.registers = execs[i]->kernelStats()[0].registers;
     row.blocksPerSm = execs[i]->kernelStats()[0].blocksPerSm;
     r.rows.push_back(row);

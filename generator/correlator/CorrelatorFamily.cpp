@@ -310,7 +310,7 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet, public 
     perWait.tuning.stagesPerSync = s_.tuning.stagesPerSync == 1 ? 2 : 1;
     perWait.tuning.stagesPerSyncGiven = true;
     const bool perWaitFits = c.path == CorrelatorPath::Pipeline &&
-                             (perWait.tuning.stagesPerSync == 1 || !c.stages || c.stages >= 4);
+                             ringHoldsStagesPerSync(perWait.tuning.stagesPerSync, c.stages);
     v.push_back(
         {"correlate only, pipeline with the other stages per wait (1 <-> 2; the default's block form and tile)",
          Generated{correlatorLaunchPlan(

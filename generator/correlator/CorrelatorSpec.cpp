@@ -219,7 +219,7 @@ CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
       s.tuning.stagesPerSyncGiven = true;
       s.tuning.stagesPerSync = static_cast<int>(rd.integer(t["stages_per_sync"], "/tuning/stages_per_sync", 1, 4));
       if (s.tuning.stagesPerSync == 3) rd.fail("/tuning/stages_per_sync", "3 (expected 1, 2 or 4)");
-      if (s.tuning.stagesPerSync > 1 && s.tuning.stages && s.tuning.stages < 2 * s.tuning.stagesPerSync)
+      if (!ringHoldsStagesPerSync(s.tuning.stagesPerSync, s.tuning.stages))
         rd.fail("/tuning/stages_per_sync",
                 fmt::format("{} needs {} or more operand slots (tuning.stages is {})", s.tuning.stagesPerSync,
                             2 * s.tuning.stagesPerSync, s.tuning.stages));
@@ -281,7 +281,7 @@ CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
       }
   }
   if (!s.tuning.stagesPerSyncGiven)
-    s.tuning.stagesPerSync = s.type != SampleType::CI4 && (s.tuning.stages == 0 || s.tuning.stages >= 4) ? 2 : 1;
+    s.tuning.stagesPerSync = s.type != SampleType::CI4 && ringHoldsStagesPerSync(2, s.tuning.stages) ? 2 : 1;
   return s;
 }
 

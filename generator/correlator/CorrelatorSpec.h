@@ -51,6 +51,11 @@ struct CorrelatorTuning {
   bool stagesPerSyncGiven = false;  // stages_per_sync was in the spec (a SpecError off the pipeline)
 };
 
+// N stages per wait need 2 N or more operand slots (`stages` 0: the default ring, which has them).
+inline bool ringHoldsStagesPerSync(int stagesPerSync, int stages) {
+  return stagesPerSync == 1 || stages == 0 || stages >= 2 * stagesPerSync;
+}
+
 struct CorrelatorSpec {
   std::string file, name;
   int receivers = 0, polarizations = 2, channels = 1;

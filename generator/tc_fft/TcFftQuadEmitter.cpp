@@ -124,7 +124,6 @@ std::vector<std::pair<std::string, TcFftQuadOptions>> tcFftQuadBenchOptions(cons
   // memory). The budgets 32, 48 and 56 spilled 8-48 bytes under the same cap.
   TcFftQuadOptions tabled = capped;
   tabled.phaseBudget = 40;
-  tabled.blockBarrier = true;
   out.push_back(
       {"four warps per FFT, one FFT per block, 28 phase registers in a shared table, "
        "__launch_bounds__(128, 5): 20 warps per SM",
