@@ -624,7 +624,11 @@ TEST_F(GpuStockham, RealTransformsLong) {
   std::vector<RealCase> cases;
   auto real = [&](const char* prec, long long n, long long batch, const std::string& extra = "") {
     for (const char* tr : {"r2c", "c2r"})
-      cases.push_back({fmt::format("{} {} n={}{} batch {}", tr, prec, n, extra.empty() ? "" : " (layout)", batch),
+      cases.push_back({fmt::format("{} {} n={}{} batch {}", tr, prec, n,
+                                   extra.empty()                               ? ""
+                                   : extra.find("tuning") != std::string::npos ? " (tuning)"
+                                                                               : " (layout)",
+                                   batch),
                        fmt::format(R"("precision": "{}", "transform": "{}", "length": {}{})", prec, tr, n, extra),
                        batch});
   };
@@ -647,8 +651,10 @@ TEST_F(GpuStockham, RealTransformsLong) {
   real("f32", 1 << 20, 3);
   real("f64", 3 << 18, 3);
   real("f32", 16416, 5);
-  real("f32", 32768, 3);         // a half of 16384: one kernel, then the split (merge) kernel
-  real("f32", 32832, 3);         // mirrored pairs
+  real("f32", 32768, 3);  // a half of 16384: one kernel, then the split (merge) kernel
+  real("f32", 32832, 3);  // mirrored pairs
+  real("f32", 32768, 3, R"(, "tuning": {"mirrored_split": true})");   // a half of 16384 through mirrored pairs
+  real("f32", 65536, 5, R"(, "tuning": {"mirrored_split": false})");  // the FFT of 32768, then a mirrored split pass
   real("f32", 2 * 9973 * 3, 3);  // a half of 3 x 9973: Bluestein, mirrored split / merge kernel
   real("f64", 2 * 65537, 3);     // a prime half past one kernel
   real("f32", 1001, 7);

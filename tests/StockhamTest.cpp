@@ -1377,6 +1377,12 @@ TEST(Stockham, UnhonouredTuningAndSpillsAreReported) {
   auto direct = family(
       spec(256, "f32", R"(, "transform": "r2c", "tuning": {"direct_store": true, "fused_split": false})"));
   EXPECT_TRUE(anyContains(direct->verify().warnings, "/tuning/direct_store"));
+  // A half that one kernel holds with the split fused has no two-kernel plan to take it.
+  auto shortHalf = family(spec(2048, "f32", R"(, "transform": "r2c", "tuning": {"mirrored_split": true})"));
+  EXPECT_TRUE(anyContains(shortHalf->verify().warnings, "/tuning/mirrored_split", "no two-kernel plan"));
+  EXPECT_TRUE(family(spec(16416, "f32", R"(, "transform": "r2c", "tuning": {"mirrored_split": true})"))
+                  ->verify()
+                  .warnings.empty());
   // Honoured tuning: silence.
   EXPECT_TRUE(
       makeStockhamSpec(parseStockhamSpecFile(std::string(WARPFORGE_SOURCE_DIR) + "/specs/stockham_2187_f32_tuned.json"))
@@ -2142,6 +2148,12 @@ TEST(Stockham, RealTransformsRunOnTheCpu) {
        R"({"name": "cpur9", "family": "stockham", "precision": "f16", "transform": "c2r", "length": 32832})"},
       {"c2r f16 16416 (the merge kernel, then the FFT of 8208)",
        R"({"name": "cpur9s", "family": "stockham", "precision": "f16", "transform": "c2r", "length": 16416})"},
+      {"r2c f32 16416 (mirrored_split: the split in the half's two-kernel plan)",
+       R"({"name": "cpur10", "family": "stockham", "precision": "f32", "transform": "r2c", "length": 16416, "tuning": {"mirrored_split": true}})"},
+      {"c2r f32 16416 (mirrored_split: the merge in the half's two-kernel plan)",
+       R"({"name": "cpur11", "family": "stockham", "precision": "f32", "transform": "c2r", "length": 16416, "tuning": {"mirrored_split": true}})"},
+      {"r2c f32 32832 (mirrored_split false: the FFT of 16416 into scratch, then a mirrored split pass)",
+       R"({"name": "cpur12", "family": "stockham", "precision": "f32", "transform": "r2c", "length": 32832, "tuning": {"mirrored_split": false}})"},
   };
   int n = 0;
   for (const auto& c : cases) {

@@ -78,8 +78,10 @@ struct KernelTuning {
                                     // plane fits one kernel together
   std::optional<bool> halfScratch;  // (plan) f16: the scratch between a long FFT's kernels in f16 (plain jobs unless
                                     // false; a real transform's complex half only if true), else float
-  std::optional<bool> threeKernels;  // (plan) 1D lengths past one kernel: three kernels (N = n1 x m1 x m2) or two;
-                                     // unset: the plan's rule
+  std::optional<bool> threeKernels;   // (plan) 1D lengths past one kernel: three kernels (N = n1 x m1 x m2) or two;
+                                      // unset: the plan's rule
+  std::optional<bool> mirroredSplit;  // (plan) r2c / c2r halves past the fused one-kernel plan: the split (merge) in
+                                      // the half's two-kernel plan as mirrored pairs, or a kernel of its own
   bool operator==(const KernelTuning&) const = default;
 };
 

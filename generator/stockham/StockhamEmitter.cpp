@@ -107,9 +107,16 @@ class Emitter {
     loop.push_back(decl("const long long", "first", bin("*", var("group"), lit(g.fftsPerBlock))));
     if (k_.directIn || k_.directOut) {
       loop.push_back(comment("this thread's FFT: its digits and where it starts in global memory"));
-      loop.push_back(decl("const long long", "g", bin("+", var("first"), bin("/", var("tid"), lit(g.threadsPerFft)))));
-      loop.push_back(decl("const bool", "live", bin("<", var("g"), var("ffts"))));
-      k_.digits(loop, "g");
+      if (d.mirrored) {  // the block's FFT fl of a mirrored pair (MirrorPairs.h)
+        loop.push_back(decl("const int", "fl", bin("/", var("tid"), lit(g.threadsPerFft))));
+        mirroredPrologue(k_, loop);
+        loop.push_back(decl("const bool", "live", bin("<", var("g"), var("ffts"))));
+      } else {
+        loop.push_back(
+            decl("const long long", "g", bin("+", var("first"), bin("/", var("tid"), lit(g.threadsPerFft)))));
+        loop.push_back(decl("const bool", "live", bin("<", var("g"), var("ffts"))));
+        k_.digits(loop, "g");
+      }
       if (k_.directIn) loop.push_back(decl("const long long", "ain", k_.fftBase(d.in)));
       if (k_.directOut) loop.push_back(decl("const long long", "aout", k_.fftBase(d.out)));
     }

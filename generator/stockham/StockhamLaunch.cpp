@@ -253,6 +253,13 @@ std::vector<std::string> stockhamWarnings(const StockhamSpec& s, const StockhamB
                     "refuses a larger batch",
                     s.output.distance, stockhamSpan(s.output, s.outShape()), maxBatch));
   const KernelTuning& tu = s.tuning;
+  if (tu.mirroredSplit == true && s.real() &&
+      std::none_of(b.kernels.begin(), b.kernels.end(), [](const SpillFreeKernel& sf) {
+        return sf.kernel.desc.mirrored && !sf.kernel.desc.factors.empty();
+      }))
+    w.push_back(
+        "/tuning/mirrored_split: the complex half has no two-kernel plan to fuse the split into (it fits one kernel "
+        "with the split fused, or it is not radix-smooth, or its rows are too long to hold two per block)");
   for (const SpillFreeKernel& sf : b.kernels) {
     const KernelDesc& d = sf.kernel.desc;
     const KernelGeometry& g = sf.kernel.geom;

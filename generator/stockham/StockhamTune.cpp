@@ -107,6 +107,7 @@ Json stockhamTuningMembers(const std::vector<int>& factors, const KernelTuning& 
   flag("fuse_axes", k.fuseAxes);
   flag("three_kernels", k.threeKernels);
   flag("half_scratch", k.halfScratch);
+  flag("mirrored_split", k.mirroredSplit);
   Json out = Json::object();
   if (!factors.empty()) out["factors"] = factors;
   out["tuning"] = t;
@@ -276,6 +277,8 @@ TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer,
         vary("column values", {32, 16, 8}, &KernelTuning::columnValues);
       if (spec.lengths.size() == 1 && !spec.real() && planStockham(variant(spec, current()), arch).kernels.size() > 1)
         varySwitch("three kernels", {false, true}, &KernelTuning::threeKernels);
+      if (spec.lengths.size() == 1 && spec.real() && planStockham(variant(spec, current()), arch).kernels.size() > 1)
+        varySwitch("mirrored split", {false, true}, &KernelTuning::mirroredSplit);
     }
   }
   TuneOutcome out;
