@@ -653,8 +653,12 @@ TEST_F(GpuStockham, RealTransformsLong) {
   real("f32", 16416, 5);
   real("f32", 32768, 3);  // a half of 16384: one kernel, then the split (merge) kernel
   real("f32", 32832, 3);  // mirrored pairs
-  real("f32", 32768, 3, R"(, "tuning": {"mirrored_split": true})");   // a half of 16384 through mirrored pairs
-  real("f32", 65536, 5, R"(, "tuning": {"mirrored_split": false})");  // the FFT of 32768, then a mirrored split pass
+  real("f32", 32768, 3, R"(, "tuning": {"real_split": "mirrored"})");  // a half of 16384 through mirrored pairs
+  real("f32", 32768, 5, R"(, "tuning": {"real_split": "fused"})");     // one kernel of 16384, the split fused
+  real("f32", 20000, 3, R"(, "tuning": {"real_split": "fused"})");     // one kernel of 10000 (25 x 25 x 16)
+  real("f64", 16384, 3, R"(, "tuning": {"real_split": "fused"})");     // one kernel of 8192
+  real("f16", 32768, 3, R"(, "tuning": {"real_split": "fused"})");     // one kernel of 16384 in f16 storage
+  real("f32", 65536, 5, R"(, "tuning": {"real_split": "kernel"})");    // the FFT of 32768, then a mirrored split pass
   real("f32", 2 * 9973 * 3, 3);  // a half of 3 x 9973: Bluestein, mirrored split / merge kernel
   real("f64", 2 * 65537, 3);     // a prime half past one kernel
   real("f32", 1001, 7);

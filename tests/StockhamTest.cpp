@@ -1378,11 +1378,19 @@ TEST(Stockham, UnhonouredTuningAndSpillsAreReported) {
       spec(256, "f32", R"(, "transform": "r2c", "tuning": {"direct_store": true, "fused_split": false})"));
   EXPECT_TRUE(anyContains(direct->verify().warnings, "/tuning/direct_store"));
   // A half that one kernel holds with the split fused has no two-kernel plan to take it.
-  auto shortHalf = family(spec(2048, "f32", R"(, "transform": "r2c", "tuning": {"mirrored_split": true})"));
-  EXPECT_TRUE(anyContains(shortHalf->verify().warnings, "/tuning/mirrored_split", "no two-kernel plan"));
-  EXPECT_TRUE(family(spec(16416, "f32", R"(, "transform": "r2c", "tuning": {"mirrored_split": true})"))
-                  ->verify()
-                  .warnings.empty());
+  // A prime half (Bluestein) has no two-kernel plan of its own to hold mirrored pairs, nor one smooth kernel.
+  auto primeHalf = family(spec(2 * 8209, "f32", R"(, "transform": "r2c", "tuning": {"real_split": "mirrored"})"));
+  EXPECT_TRUE(anyContains(primeHalf->verify().warnings, "/tuning/real_split", "no two-kernel plan"));
+  auto odd = family(spec(2049, "f32", R"(, "transform": "c2r", "tuning": {"real_split": "kernel"})"));
+  EXPECT_TRUE(anyContains(odd->verify().warnings, "/tuning/real_split", "odd length"));
+  auto prime = family(spec(2 * 8209, "f32", R"(, "transform": "r2c", "tuning": {"real_split": "fused"})"));
+  EXPECT_TRUE(anyContains(prime->verify().warnings, "/tuning/real_split", "not radix-smooth"));
+  for (const char* form : {"fused", "kernel", "mirrored"})
+    EXPECT_TRUE(
+        family(spec(16416, "f32", fmt::format(R"(, "transform": "r2c", "tuning": {{"real_split": "{}"}})", form)))
+            ->verify()
+            .warnings.empty())
+        << form;
   // Honoured tuning: silence.
   EXPECT_TRUE(
       makeStockhamSpec(parseStockhamSpecFile(std::string(WARPFORGE_SOURCE_DIR) + "/specs/stockham_2187_f32_tuned.json"))
@@ -2148,12 +2156,20 @@ TEST(Stockham, RealTransformsRunOnTheCpu) {
        R"({"name": "cpur9", "family": "stockham", "precision": "f16", "transform": "c2r", "length": 32832})"},
       {"c2r f16 16416 (the merge kernel, then the FFT of 8208)",
        R"({"name": "cpur9s", "family": "stockham", "precision": "f16", "transform": "c2r", "length": 16416})"},
-      {"r2c f32 16416 (mirrored_split: the split in the half's two-kernel plan)",
-       R"({"name": "cpur10", "family": "stockham", "precision": "f32", "transform": "r2c", "length": 16416, "tuning": {"mirrored_split": true}})"},
-      {"c2r f32 16416 (mirrored_split: the merge in the half's two-kernel plan)",
-       R"({"name": "cpur11", "family": "stockham", "precision": "f32", "transform": "c2r", "length": 16416, "tuning": {"mirrored_split": true}})"},
-      {"r2c f32 32832 (mirrored_split false: the FFT of 16416 into scratch, then a mirrored split pass)",
-       R"({"name": "cpur12", "family": "stockham", "precision": "f32", "transform": "r2c", "length": 32832, "tuning": {"mirrored_split": false}})"},
+      {"r2c f32 16416 (real_split mirrored: the split in the half's two-kernel plan)",
+       R"({"name": "cpur10", "family": "stockham", "precision": "f32", "transform": "r2c", "length": 16416, "tuning": {"real_split": "mirrored"}})"},
+      {"c2r f32 16416 (real_split mirrored: the merge in the half's two-kernel plan)",
+       R"({"name": "cpur11", "family": "stockham", "precision": "f32", "transform": "c2r", "length": 16416, "tuning": {"real_split": "mirrored"}})"},
+      {"r2c f32 32832 (real_split kernel: the FFT of 16416 into scratch, then a mirrored split pass)",
+       R"({"name": "cpur12", "family": "stockham", "precision": "f32", "transform": "r2c", "length": 32832, "tuning": {"real_split": "kernel"}})"},
+      {"r2c f32 32768 (real_split fused: one kernel of 16384, the split in its last pass)",
+       R"({"name": "cpur13", "family": "stockham", "precision": "f32", "transform": "r2c", "length": 32768, "tuning": {"real_split": "fused"}})"},
+      {"c2r f32 20000 (real_split fused: one kernel of 10000, the merge in its first read)",
+       R"({"name": "cpur14", "family": "stockham", "precision": "f32", "transform": "c2r", "length": 20000, "tuning": {"real_split": "fused"}})"},
+      {"r2c f32 2048 (real_split mirrored on a short half: 32 x 32)",
+       R"({"name": "cpur16", "family": "stockham", "precision": "f32", "transform": "r2c", "length": 2048, "tuning": {"real_split": "mirrored"}})"},
+      {"r2c f64 16384 (real_split fused: one kernel of 8192)",
+       R"({"name": "cpur15", "family": "stockham", "precision": "f64", "transform": "r2c", "length": 16384, "tuning": {"real_split": "fused"}})"},
   };
   int n = 0;
   for (const auto& c : cases) {

@@ -49,6 +49,16 @@ enum class Fuse {
   C2RPre,   // first read: Z[k] = (X[k] + conj X[L-k]) + i W_N^-k (X[k] - conj X[L-k]); loads L+1 inputs
 };
 
+// Where an even r2c / c2r length N = 2L does its split (merge) (spec tuning "real_split"; unset: the plan's rule).
+enum class RealSplit {
+  Fused,     // "fused": in the one kernel of L (its last pass or store; the merge in its first read)
+  Kernel,    // "kernel": a kernel of its own after (before) the complex FFT of L
+  Mirrored,  // "mirrored": in L's two-kernel plan, its row (column) kernel holding mirrored FFT pairs
+};
+inline const char* realSplitName(RealSplit r) {
+  return r == RealSplit::Fused ? "fused" : r == RealSplit::Kernel ? "kernel" : "mirrored";
+}
+
 // How a Bluestein convolution length is chosen (spec tuning "bluestein").
 enum class BluesteinRule {
   Model,       // the default: one-kernel convolutions from the model of their kernels (BluesteinLength.h), longer ones
@@ -78,10 +88,9 @@ struct KernelTuning {
                                     // plane fits one kernel together
   std::optional<bool> halfScratch;  // (plan) f16: the scratch between a long FFT's kernels in f16 (plain jobs unless
                                     // false; a real transform's complex half only if true), else float
-  std::optional<bool> threeKernels;   // (plan) 1D lengths past one kernel: three kernels (N = n1 x m1 x m2) or two;
-                                      // unset: the plan's rule
-  std::optional<bool> mirroredSplit;  // (plan) r2c / c2r halves past the fused one-kernel plan: the split (merge) in
-                                      // the half's two-kernel plan as mirrored pairs, or a kernel of its own
+  std::optional<bool> threeKernels;    // (plan) 1D lengths past one kernel: three kernels (N = n1 x m1 x m2) or two;
+                                       // unset: the plan's rule
+  std::optional<RealSplit> realSplit;  // (plan) r2c / c2r of even N: where the split (merge) runs
   bool operator==(const KernelTuning&) const = default;
 };
 

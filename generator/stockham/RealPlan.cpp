@@ -125,7 +125,14 @@ void PlanBuilder::addRealAxis(const std::vector<long long>& counts, const Side& 
   j.counts = counts;
   std::vector<cd> w;
   for (int k = 0; k <= L; ++k) w.push_back(unitRoot(k, N, r2c ? -1 : +1));
-  if (L <= maxFusedRealHalf(s_.precision) && isSmooth(L, maxPrime_)) {
+  // tuning.real_split where the plan can take it (RealSplit; stockhamWarnings names the rest), else the rule below.
+  const std::optional<RealSplit> asked = s_.tuning.realSplit;
+  const bool fusable = isSmooth(L, maxPrime_) && L <= maxOneKernel_;
+  const bool fuse = asked == RealSplit::Fused && fusable ? true
+                    : asked && asked != RealSplit::Fused
+                        ? false
+                        : L <= maxFusedRealHalf(s_.precision) && isSmooth(L, maxPrime_);
+  if (fuse) {
     if (r2c) {
       j.sign = -1;
       j.fuse = Fuse::R2CPost;
@@ -149,7 +156,7 @@ void PlanBuilder::addRealAxis(const std::vector<long long>& counts, const Side& 
   // The split (merge) kernel holds L + 1 values: where the arch's shared memory holds no FFT that long, mirrored pairs.
   const bool longHalf = L > maxSplitKernelHalf(s_.precision) || L + 1 > maxOneKernel_;
   // The mirrored kernel holds two of its FFTs per block at least: its length within half of what one block holds.
-  const bool inHalfPlan = s_.tuning.mirroredSplit.value_or(longHalf);
+  const bool inHalfPlan = asked && asked != RealSplit::Fused ? asked == RealSplit::Mirrored : longHalf;
   const int n1 = inHalfPlan && isCoopSmooth(L, maxPrime_) ? twoKernelSplit(L) : 0;
   if (n1 > 0 && (r2c ? L / n1 : n1) <= maxOneKernel_ / 2) {
     // The two-kernel plan of L, the split in its row kernel, the merge in its column kernel (mirrored FFT pairs).

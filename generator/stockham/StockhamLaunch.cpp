@@ -253,13 +253,27 @@ std::vector<std::string> stockhamWarnings(const StockhamSpec& s, const StockhamB
                     "refuses a larger batch",
                     s.output.distance, stockhamSpan(s.output, s.outShape()), maxBatch));
   const KernelTuning& tu = s.tuning;
-  if (tu.mirroredSplit == true && s.real() &&
-      std::none_of(b.kernels.begin(), b.kernels.end(), [](const SpillFreeKernel& sf) {
-        return sf.kernel.desc.mirrored && !sf.kernel.desc.factors.empty();
-      }))
-    w.push_back(
-        "/tuning/mirrored_split: the complex half has no two-kernel plan to fuse the split into (it fits one kernel "
-        "with the split fused, or it is not radix-smooth, or its rows are too long to hold two per block)");
+  if (tu.realSplit && s.real()) {
+    // The form the plan took: the split in an FFT kernel of the half (mirrored pairs or not), or in a kernel of its
+    // own.
+    auto took = [&](RealSplit r) {
+      return std::any_of(b.kernels.begin(), b.kernels.end(), [&](const SpillFreeKernel& sf) {
+        const KernelDesc& d = sf.kernel.desc;
+        if (d.fuse == Fuse::None) return false;
+        return r == RealSplit::Kernel ? d.factors.empty()
+                                      : !d.factors.empty() && d.mirrored == (r == RealSplit::Mirrored);
+      });
+    };
+    if (!took(*tu.realSplit))
+      w.push_back(fmt::format("/tuning/real_split: \"{}\" is not a plan for this length ({})",
+                              realSplitName(*tu.realSplit),
+                              s.length() % 2 ? "an odd length runs as the complex FFT of N, with no split"
+                              : *tu.realSplit == RealSplit::Fused
+                                  ? "the half is not radix-smooth or longer than one kernel holds"
+                              : *tu.realSplit == RealSplit::Mirrored
+                                  ? "the half has no two-kernel plan that holds two mirrored FFTs per block"
+                                  : "the plan has no split kernel"));
+  }
   for (const SpillFreeKernel& sf : b.kernels) {
     const KernelDesc& d = sf.kernel.desc;
     const KernelGeometry& g = sf.kernel.geom;

@@ -145,7 +145,7 @@ KernelTuning parseTuning(const JsonReader& rd, const Json& j, Precision precisio
   rd.onlyKeys(j, path,
               {"threads_per_fft", "block_threads", "register_target", "direct_load", "direct_store", "persistent",
                "index_per_group", "derive_twiddles", "work_queue", "fused_split", "column_values", "bluestein",
-               "fuse_axes", "three_kernels", "half_scratch", "mirrored_split"});
+               "fuse_axes", "three_kernels", "half_scratch", "real_split"});
   KernelTuning t;
   if (j.contains("threads_per_fft"))
     t.threadsPerFft = static_cast<int>(rd.integer(j["threads_per_fft"], path + "/threads_per_fft", 1, 1024));
@@ -187,7 +187,13 @@ KernelTuning parseTuning(const JsonReader& rd, const Json& j, Precision precisio
   flag("fuse_axes", t.fuseAxes);
   flag("three_kernels", t.threeKernels);
   flag("half_scratch", t.halfScratch);
-  flag("mirrored_split", t.mirroredSplit);
+  if (j.contains("real_split")) {
+    const std::string v = rd.string(j["real_split"], path + "/real_split");
+    if (v == "fused") t.realSplit = RealSplit::Fused;
+    else if (v == "kernel") t.realSplit = RealSplit::Kernel;
+    else if (v == "mirrored") t.realSplit = RealSplit::Mirrored;
+    else rd.fail(path + "/real_split", fmt::format("\"{}\" (expected \"fused\", \"kernel\" or \"mirrored\")", v));
+  }
   return t;
 }
 

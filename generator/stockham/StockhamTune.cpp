@@ -107,7 +107,7 @@ Json stockhamTuningMembers(const std::vector<int>& factors, const KernelTuning& 
   flag("fuse_axes", k.fuseAxes);
   flag("three_kernels", k.threeKernels);
   flag("half_scratch", k.halfScratch);
-  flag("mirrored_split", k.mirroredSplit);
+  if (k.realSplit) t["real_split"] = realSplitName(*k.realSplit);
   Json out = Json::object();
   if (!factors.empty()) out["factors"] = factors;
   out["tuning"] = t;
@@ -277,8 +277,15 @@ TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer,
         vary("column values", {32, 16, 8}, &KernelTuning::columnValues);
       if (spec.lengths.size() == 1 && !spec.real() && planStockham(variant(spec, current()), arch).kernels.size() > 1)
         varySwitch("three kernels", {false, true}, &KernelTuning::threeKernels);
-      if (spec.lengths.size() == 1 && spec.real() && planStockham(variant(spec, current()), arch).kernels.size() > 1)
-        varySwitch("mirrored split", {false, true}, &KernelTuning::mirroredSplit);
+      if (spec.lengths.size() == 1 && spec.real() && spec.length() % 2 == 0) {
+        std::vector<Candidate> c;
+        for (RealSplit r : {RealSplit::Fused, RealSplit::Kernel, RealSplit::Mirrored}) {
+          Candidate v = current();
+          v.tuning.realSplit = r;
+          c.push_back(v);
+        }
+        runStage("real split", c);
+      }
     }
   }
   TuneOutcome out;
