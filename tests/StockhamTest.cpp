@@ -328,6 +328,25 @@ TEST(Stockham, TunerSearchesBluesteinAndFusedAxesSpecs) {
   EXPECT_LT(plane.trials[plane.best].ms, plane.trials[plane.baseline].ms);
 }
 
+// The tuner's real_split stage: with a fake timer that prefers fewer kernels, r2c 32768 (default: the FFT of 16384 and
+// a split kernel) comes back as real_split "fused", one kernel.
+TEST(Stockham, TunerRecordsTheRealSplit) {
+  struct FewerKernelsFaster : TuneTimer {
+    std::vector<double> time(const std::vector<Generated>& c, std::vector<std::string>*) override {
+      std::vector<double> ms;
+      for (const auto& g : c)
+        ms.push_back(static_cast<double>(g.plan.kernels.size()) + 1e-3 * static_cast<double>(ms.size()));
+      return ms;
+    }
+    std::string arch() override { return "sm_90"; }
+    CompileProbe* probe() override { return nullptr; }
+  } timer;
+  const TuneOutcome real = tuneStockham(parseStockhamSpecText(spec(32768, "f32", R"(, "transform": "r2c")"), "t.json"),
+                                        timer);
+  EXPECT_EQ(real.specMembers["tuning"].value("real_split", ""), "fused") << real.specMembers.dump();
+  EXPECT_EQ(plan(spec(32768, "f32", R"(, "transform": "r2c", "tuning": {"real_split": "fused"})")).kernels.size(), 1u);
+}
+
 // Tuning column_values: the column tiles of a two-kernel plan hold at most that many values per thread.
 TEST(Stockham, ColumnValuesTuning) {
   const StockhamPlan a = plan(spec(1 << 20, "f32")),
@@ -1377,10 +1396,16 @@ TEST(Stockham, UnhonouredTuningAndSpillsAreReported) {
   auto direct = family(
       spec(256, "f32", R"(, "transform": "r2c", "tuning": {"direct_store": true, "fused_split": false})"));
   EXPECT_TRUE(anyContains(direct->verify().warnings, "/tuning/direct_store"));
-  // A half that one kernel holds with the split fused has no two-kernel plan to take it.
   // A prime half (Bluestein) has no two-kernel plan of its own to hold mirrored pairs, nor one smooth kernel.
   auto primeHalf = family(spec(2 * 8209, "f32", R"(, "transform": "r2c", "tuning": {"real_split": "mirrored"})"));
   EXPECT_TRUE(anyContains(primeHalf->verify().warnings, "/tuning/real_split", "no two-kernel plan"));
+  auto c2c = family(spec(4096, "f32", R"(, "tuning": {"real_split": "fused"})"));
+  EXPECT_TRUE(anyContains(c2c->verify().warnings, "/tuning/real_split", "c2c"));
+  EXPECT_TRUE(
+      family(spec(2, "f32", R"(, "transform": "r2c", "tuning": {"real_split": "fused"})"))->verify().warnings.empty());
+  // Past the split kernel's limit (f32 16384) a fused half would spill: the plan keeps its rule and says so.
+  auto longFused = family(spec(2 * 18432, "f32", R"(, "transform": "r2c", "tuning": {"real_split": "fused"})"));
+  EXPECT_TRUE(anyContains(longFused->verify().warnings, "/tuning/real_split", "longer than one kernel holds"));
   auto odd = family(spec(2049, "f32", R"(, "transform": "c2r", "tuning": {"real_split": "kernel"})"));
   EXPECT_TRUE(anyContains(odd->verify().warnings, "/tuning/real_split", "odd length"));
   auto prime = family(spec(2 * 8209, "f32", R"(, "transform": "r2c", "tuning": {"real_split": "fused"})"));
@@ -2166,6 +2191,10 @@ TEST(Stockham, RealTransformsRunOnTheCpu) {
        R"({"name": "cpur13", "family": "stockham", "precision": "f32", "transform": "r2c", "length": 32768, "tuning": {"real_split": "fused"}})"},
       {"c2r f32 20000 (real_split fused: one kernel of 10000, the merge in its first read)",
        R"({"name": "cpur14", "family": "stockham", "precision": "f32", "transform": "c2r", "length": 20000, "tuning": {"real_split": "fused"}})"},
+      {"r2c f32 3 x 16384 (real_split mirrored: the directly loaded row kernel with an outer axis digit)",
+       R"({"name": "cpur17", "family": "stockham", "precision": "f32", "transform": "r2c", "lengths": [3, 16384], "tuning": {"real_split": "mirrored"}})"},
+      {"c2r f32 3 x 16384 (real_split mirrored)",
+       R"({"name": "cpur18", "family": "stockham", "precision": "f32", "transform": "c2r", "lengths": [3, 16384], "tuning": {"real_split": "mirrored"}})"},
       {"r2c f32 2048 (real_split mirrored on a short half: 32 x 32)",
        R"({"name": "cpur16", "family": "stockham", "precision": "f32", "transform": "r2c", "length": 2048, "tuning": {"real_split": "mirrored"}})"},
       {"r2c f64 16384 (real_split fused: one kernel of 8192)",

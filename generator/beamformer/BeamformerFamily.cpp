@@ -374,9 +374,9 @@ class BeamformerFamilySpec final : public FamilySpec, public BenchFacet, public 
     return r;
   }
 
-  // Variants bench times beside the default: the default again (its TOPS and % of peak in the notes; bench gives
-  // the notes no time of the default row), the other pipeline depth (1 <-> 2 shared-memory stages), and for power
-  // the unfused pair (complex f32 beams to memory + a detection kernel).
+  // Variants bench times beside the default: the default again (its TOPS and % of peak in the notes, which get the
+  // variants' times only; bench repeats the default's time for it), the other pipeline depth (1 <-> 2 shared-memory
+  // stages), and for power the unfused pair (complex f32 beams to memory + a detection kernel).
   std::vector<BenchVariant> benchVariants(const EmitTarget& target) const override {
     benchArch_ = target.arch;  // benchNotes names the same list
     std::vector<BenchVariant> v;

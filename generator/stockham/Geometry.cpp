@@ -278,10 +278,10 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   auto coop = [&](int R) { return isCoopRadix(R, maxPrime) && !streamsPass(d, g, R); };
   const bool coopFirst = !d.factors.empty() && coop(d.factors.front());
   const bool coopLast = !d.factors.empty() && coop(d.factors.back());
-  // Fused axes load staged: the load's digit reversal is a shared-memory permutation. Mirrored c2r pairs load staged:
-  // the merge reads both FFTs of a pair in shared memory before the first pass.
-  g.directLoad = !d.factors.empty() && !(d.mirrored && d.fuse == Fuse::C2RPre) && !coopFirst && !g.fftMajorLoad &&
-                 d.fuse != Fuse::C2RPre && d.axes.size() < 2 && tu.directLoad.value_or(firstRun >= kMinDirectRunBytes);
+  // Fused axes load staged: the load's digit reversal is a shared-memory permutation; so does a c2r merge (mirrored
+  // pairs: it reads both FFTs of a pair in shared memory before the first pass).
+  g.directLoad = !d.factors.empty() && !coopFirst && !g.fftMajorLoad && d.fuse != Fuse::C2RPre && d.axes.size() < 2 &&
+                 tu.directLoad.value_or(firstRun >= kMinDirectRunBytes);
   // The fused split holds two butterflies of the last radix per thread: taken by default where that
   // does not raise the kernel's peak of values per thread (r2c 1000: 2 x 4 values against 28 held in
   // the radix-4 pass; r2c 8192 = 16 x 16 x 16 would go from 16 to 32 values, 64 -> 96 registers).

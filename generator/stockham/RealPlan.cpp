@@ -10,6 +10,8 @@
 //  - other long L (Bluestein): the complex FFT of L into scratch and a mirrored split (merge) kernel of its own.
 // An odd real length runs as the complex FFT of N itself: r2c reads the real array as (x, 0) and stores outputs
 // 0..N/2; c2r reads the half the array holds and its conjugate mirror (Access::hermitianN) and stores real parts.
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -127,7 +129,9 @@ void PlanBuilder::addRealAxis(const std::vector<long long>& counts, const Side& 
   for (int k = 0; k <= L; ++k) w.push_back(unitRoot(k, N, r2c ? -1 : +1));
   // tuning.real_split where the plan can take it (RealSplit; stockhamWarnings names the rest), else the rule below.
   const std::optional<RealSplit> asked = s_.tuning.realSplit;
-  const bool fusable = isSmooth(L, maxPrime_) && L <= maxOneKernel_;
+  // Fused past 4096 up to the split kernel's limit (f32 / f16 16384, f64 8192) where one kernel holds L: longer fused
+  // halves spill (f32 27216 on sm_90: 344 bytes of stack).
+  const bool fusable = isSmooth(L, maxPrime_) && L <= std::min(maxSplitKernelHalf(s_.precision), maxOneKernel_);
   const bool fuse = asked == RealSplit::Fused && fusable ? true
                     : asked && asked != RealSplit::Fused
                         ? false

@@ -253,7 +253,9 @@ std::vector<std::string> stockhamWarnings(const StockhamSpec& s, const StockhamB
                     "refuses a larger batch",
                     s.output.distance, stockhamSpan(s.output, s.outShape()), maxBatch));
   const KernelTuning& tu = s.tuning;
-  if (tu.realSplit && s.real()) {
+  if (tu.realSplit && !s.real())
+    w.push_back("/tuning/real_split: a c2c transform has no split (real_split is for r2c and c2r)");
+  if (tu.realSplit && s.real() && s.length() > 2) {  // N = 2: one point, no kernel shows where a split would be
     // The form the plan took: the split in an FFT kernel of the half (mirrored pairs or not), or in a kernel of its
     // own.
     auto took = [&](RealSplit r) {
@@ -269,7 +271,8 @@ std::vector<std::string> stockhamWarnings(const StockhamSpec& s, const StockhamB
                               realSplitName(*tu.realSplit),
                               s.length() % 2 ? "an odd length runs as the complex FFT of N, with no split"
                               : *tu.realSplit == RealSplit::Fused
-                                  ? "the half is not radix-smooth or longer than one kernel holds"
+                                  ? "the half is not radix-smooth or longer than one kernel holds (f32 / f16 16384, "
+                                    "f64 8192, less where the arch's shared memory holds less)"
                               : *tu.realSplit == RealSplit::Mirrored
                                   ? "the half has no two-kernel plan that holds two mirrored FFTs per block"
                                   : "the plan has no split kernel"));

@@ -204,6 +204,7 @@ TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer,
         t.ran.fuseAxes = todo[i].tuning.fuseAxes;
         t.ran.threeKernels = todo[i].tuning.threeKernels;
         t.ran.halfScratch = todo[i].tuning.halfScratch;
+        t.ran.realSplit = todo[i].tuning.realSplit;
         if (oneKernel1d) t.ranFactors = b.kernels[0].kernel.desc.factors;
         if (auto hit = timedSources.find(keys[i]); hit != timedSources.end()) t.report.ms = hit->second;
         else t.report.error = timingErrors.count(keys[i]) ? timingErrors[keys[i]] : "not timed";
