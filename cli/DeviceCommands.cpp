@@ -202,15 +202,19 @@ int cmdSweep(const Options& o) {
   so.reps = o.repsGiven ? o.reps : 10;
   so.budgetSeconds = o.budget;
   so.select = select;
-  fmt::print("sweep of the {} family: {}, seed {}, defaults (no wisdom){}{}; budget {:.0f} s\n", family->name(),
-             select.listed.empty() ? fmt::format("{} cases drawn", o.cases)
-                                   : fmt::format("{} cases from {}", select.listed.size(), o.sweepCases),
-             seed, select.group.empty() ? "" : fmt::format(", group contains '{}'", select.group),
-             select.with.empty() ? "" : fmt::format(", with {}", select.with.dump()), o.budget);
-  std::fflush(stdout);
   int total = 0;  // the cases the selection keeps (drawing them is cheap: no parsing)
   for (const auto& sp : select.listed.empty() ? sweep->sweepSpecs(seed, o.cases) : select.listed)
     total += select.group.empty() || sp.group.find(select.group) != std::string::npos;
+  // A group keeps its share of the cases drawn (the same seed draws the same cases with or without it): say how many.
+  fmt::print("sweep of the {} family: {}, seed {}, defaults (no wisdom){}{}; budget {:.0f} s\n", family->name(),
+             select.listed.empty() ? fmt::format("{} cases drawn", o.cases)
+                                   : fmt::format("{} cases from {}", select.listed.size(), o.sweepCases),
+             seed,
+             select.group.empty()
+                 ? ""
+                 : fmt::format(", {} of them in a group containing '{}' (its share of the draw)", total, select.group),
+             select.with.empty() ? "" : fmt::format(", with {}", select.with.dump()), o.budget);
+  std::fflush(stdout);
   SweepReport r = runSweep(compiler, *family, so, [&](const SweepCase& c) {
     fmt::print("{}", formatSweepCase(c, total));
     std::fflush(stdout);

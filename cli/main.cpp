@@ -115,7 +115,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1.0, 1e6));
   bench->add_flag("--dry-run", o.dryRun, "--sweep: draw, parse and verify the cases only (no GPU); list them");
   bench->add_option("--sweep-group", o.sweepGroup,
-                    "--sweep: keep only the drawn cases whose group contains this text (e.g. \"prime\")");
+                    "--sweep: keep only the drawn cases whose group contains this text (e.g. \"prime\"): its share "
+                    "of --cases");
   bench->add_option("--sweep-with", o.sweepWith,
                     "--sweep: JSON members merged into every case's spec, e.g. '{\"tuning\": {\"bluestein\": "
                     "\"smooth\"}}' (same seed: an A/B)");
