@@ -46,15 +46,15 @@ void checkVariant(Compiler& compiler, const FamilySpec& spec, const Generated& m
   }
 }
 
-// A variant whose plan is the default's byte for byte (kernel sources and launch plan) at the default's batch.
-bool sameAsDefault(const BenchVariant& v, const LaunchPlan& main, long long rowBatch, long long batch) {
+}  // namespace
+
+bool variantRepeatsDefault(const BenchVariant& v, const LaunchPlan& main, long long rowBatch, long long batch) {
   const LaunchPlan& p = v.generated.plan;
   if (v.repeats > 0 || rowBatch != batch || p.sources.size() != main.sources.size()) return false;
   for (std::size_t i = 0; i < p.sources.size(); ++i)
     if (p.sources[i].text != main.sources[i].text) return false;
   return launchPlanHeader(p) == launchPlanHeader(main);
 }
-}  // namespace
 
 bool benchChecksPassed(const BenchReport& r) {
   if (!r.check.ok()) return false;
@@ -106,7 +106,7 @@ BenchReport benchSpec(Compiler& compiler, const FamilySpec& spec, long long batc
     } else if (i > 0 && variants[i - 1].batch > 0) {
       row.batch = std::min(batch, variants[i - 1].batch);
     }
-    const bool repeat = i > 0 && sameAsDefault(variants[i - 1], main.plan, row.batch, batch);
+    const bool repeat = i > 0 && variantRepeatsDefault(variants[i - 1], main.plan, row.batch, batch);
     if (repeat) {
       row.name += " (the default's kernels: its time repeated)";
       if (checkVariants) row.check = "not checked again: the default's kernels";

@@ -36,6 +36,9 @@ struct BenchReport {
 // checked against the reference at the bench's batch (as the default is) before anything is timed.
 BenchReport benchSpec(Compiler& compiler, const FamilySpec& spec, long long batch, int reps,
                       bool checkVariants = false);
+// Whether a variant timed at `rowBatch` is the default plan `main` at the bench's `batch`, byte for byte (kernel
+// sources and launch plan): bench repeats the default's time for it instead of timing it again.
+bool variantRepeatsDefault(const BenchVariant& v, const LaunchPlan& main, long long rowBatch, long long batch);
 // The default's check and, where they were checked, every variant's.
 bool benchChecksPassed(const BenchReport& r);
 std::string formatBench(const BenchReport& r);

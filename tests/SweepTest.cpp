@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "TestUtil.h"
+#include "bench/Benchmark.h"
 #include "bench/Sweep.h"
 #include "warpforge/compiler.h"
 
@@ -397,4 +398,26 @@ TEST(SweepCli, ListedCases) {
   EXPECT_EQ(missing.code, 2) << missing.out;
   EXPECT_NE(missing.out.find("cannot open"), std::string::npos) << missing.out;
   std::filesystem::remove_all(dir);
+}
+
+// A bench variant repeats the default's time only where it is the default's plan byte for byte at the bench's batch.
+TEST(Bench, VariantRepeatsTheDefaultOnlyWhenItIsTheDefault) {
+  auto emitted = [](const std::string& extra) {
+    return parseSpecText(fmt::format(R"({{"name": "v", "family": "stockham", "precision": "f32", "length": 4096{}}})",
+                                     extra),
+                         "v.json")
+        ->emit(EmitTarget{"sm_90", nullptr});
+  };
+  const Generated main = emitted("");
+  const BenchVariant same{"same", emitted(""), 0, 0};
+  EXPECT_TRUE(variantRepeatsDefault(same, main.plan, 1000, 1000));
+  EXPECT_FALSE(variantRepeatsDefault(same, main.plan, 500, 1000)) << "timed at another batch";
+  EXPECT_FALSE(variantRepeatsDefault(BenchVariant{"repeats", emitted(""), 0, 64}, main.plan, 1000, 1000))
+      << "a register-resident repeat times other work";
+  EXPECT_FALSE(variantRepeatsDefault(BenchVariant{"other", emitted(R"(, "tuning": {"register_target": 48})"), 0, 0},
+                                     main.plan, 1000, 1000))
+      << "another geometry";
+  EXPECT_FALSE(variantRepeatsDefault(BenchVariant{"inverse", emitted(R"(, "direction": "inverse")"), 0, 0}, main.plan,
+                                     1000, 1000))
+      << "another transform";
 }
