@@ -132,10 +132,8 @@ void PlanBuilder::addRealAxis(const std::vector<long long>& counts, const Side& 
   // Fused past 4096 up to the split kernel's limit (f32 / f16 16384, f64 8192) where one kernel holds L: longer fused
   // halves spill (f32 27216 on sm_90: 344 bytes of stack).
   const bool fusable = isSmooth(L, maxPrime_) && L <= std::min(maxSplitKernelHalf(s_.precision), maxOneKernel_);
-  const bool fuse = asked == RealSplit::Fused && fusable ? true
-                    : asked && asked != RealSplit::Fused
-                        ? false
-                        : L <= maxFusedRealHalf(s_.precision) && isSmooth(L, maxPrime_);
+  const bool ruleFuses = L <= maxFusedRealHalf(s_.precision) && isSmooth(L, maxPrime_);
+  const bool fuse = !asked ? ruleFuses : asked == RealSplit::Fused && (fusable || ruleFuses);
   if (fuse) {
     if (r2c) {
       j.sign = -1;
