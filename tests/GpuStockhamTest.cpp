@@ -617,8 +617,9 @@ void runCases(const std::vector<RealCase>& cases, std::uint64_t firstSeed, const
 }
 }  // namespace
 
-// 1D r2c / c2r past one kernel: the half's two-kernel plan with the split / merge fused through mirrored FFT pairs
-// (to 2^24 f32 / f16, 2^23 f64), Bluestein halves with a mirrored split / merge kernel, odd lengths as the complex FFT
+// 1D r2c / c2r past one kernel: halves past 4096 in one kernel with the split / merge fused, or in a kernel of its
+// own; the half's two-kernel plan with the split / merge fused through mirrored FFT pairs (to 2^24 f32 / f16, 2^23
+// f64), Bluestein halves with a mirrored split / merge kernel, odd lengths as the complex FFT
 // of N; odd batches, padded distances and offsets, planar complex sides.
 TEST_F(GpuStockham, RealTransformsLong) {
   std::vector<RealCase> cases;
@@ -638,7 +639,7 @@ TEST_F(GpuStockham, RealTransformsLong) {
   // f16's range), a Bluestein half with a mirrored split / merge kernel, and the complex half in f16 scratch.
   real("f16", 1 << 16, 3);
   real("f16", 1 << 21, 3);
-  real("f16", 16416, 5);  // the FFT of 8208, then the split (merge) kernel holding one FFT
+  real("f16", 16416, 5, R"(, "tuning": {"real_split": "kernel"})");  // the FFT of 8208, then the split (merge) kernel
   real("f16", 32832, 3);  // mirrored pairs past a half of 16384
   real("f16", 2 * 9973 * 3, 3);
   for (const char* tr : {"r2c", "c2r"})
@@ -650,13 +651,14 @@ TEST_F(GpuStockham, RealTransformsLong) {
   real("f64", 1 << 23, 1);
   real("f32", 1 << 20, 3);
   real("f64", 3 << 18, 3);
-  real("f32", 16416, 5);
-  real("f32", 32768, 3);  // a half of 16384: one kernel, then the split (merge) kernel
+  real("f32", 16416, 5);  // a half of 8208 (2^4 3^3 19): one kernel, the split fused (the default past 4096)
+  real("f32", 32768, 3);  // a half of 16384: one kernel, the split fused
   real("f32", 32832, 3);  // mirrored pairs
   real("f32", 32768, 3, R"(, "tuning": {"real_split": "mirrored"})");  // a half of 16384 through mirrored pairs
-  real("f32", 32768, 5, R"(, "tuning": {"real_split": "fused"})");     // one kernel of 16384, the split fused
-  real("f32", 20000, 3, R"(, "tuning": {"real_split": "fused"})");     // one kernel of 10000 (25 x 25 x 16)
-  real("f64", 16384, 3, R"(, "tuning": {"real_split": "fused"})");     // one kernel of 8192
+  real("f32", 32768, 5, R"(, "tuning": {"real_split": "kernel"})");    // one kernel of 16384, then the split kernel
+  real("f32", 24000, 3);  // a half of 12000 (25 x 8 x 5 x 4 x 3 on 240 threads), fused
+  real("f32", 20000, 3);                                             // one kernel of 10000 (25 x 25 x 16), fused
+  real("f64", 16384, 3);                                             // one kernel of 8192, fused
   real("f16", 32768, 3, R"(, "tuning": {"real_split": "fused"})");     // one kernel of 16384 in f16 storage
   real("f32", 65536, 5, R"(, "tuning": {"real_split": "kernel"})");    // the FFT of 32768, then a mirrored split pass
   real("f32", 2 * 9973 * 3, 3);  // a half of 3 x 9973: Bluestein, mirrored split / merge kernel

@@ -328,23 +328,25 @@ TEST(Stockham, TunerSearchesBluesteinAndFusedAxesSpecs) {
   EXPECT_LT(plane.trials[plane.best].ms, plane.trials[plane.baseline].ms);
 }
 
-// The tuner's real_split stage: with a fake timer that prefers fewer kernels, r2c 32768 (default: the FFT of 16384 and
-// a split kernel) comes back as real_split "fused", one kernel.
+// The tuner's real_split stage: with a fake timer that prefers more kernels, r2c 32768 (default: one kernel of 16384,
+// the split fused) comes back as real_split "kernel" (the FFT of 16384, then a split kernel), the first of the
+// two-kernel forms.
 TEST(Stockham, TunerRecordsTheRealSplit) {
-  struct FewerKernelsFaster : TuneTimer {
+  struct MoreKernelsFaster : TuneTimer {
     std::vector<double> time(const std::vector<Generated>& c, std::vector<std::string>*) override {
       std::vector<double> ms;
       for (const auto& g : c)
-        ms.push_back(static_cast<double>(g.plan.kernels.size()) + 1e-3 * static_cast<double>(ms.size()));
+        ms.push_back(10.0 - static_cast<double>(g.plan.kernels.size()) + 1e-3 * static_cast<double>(ms.size()));
       return ms;
     }
     std::string arch() override { return "sm_90"; }
     CompileProbe* probe() override { return nullptr; }
   } timer;
+  EXPECT_EQ(plan(spec(32768, "f32", R"(, "transform": "r2c")")).kernels.size(), 1u);
   const TuneOutcome real = tuneStockham(parseStockhamSpecText(spec(32768, "f32", R"(, "transform": "r2c")"), "t.json"),
                                         timer);
-  EXPECT_EQ(real.specMembers["tuning"].value("real_split", ""), "fused") << real.specMembers.dump();
-  EXPECT_EQ(plan(spec(32768, "f32", R"(, "transform": "r2c", "tuning": {"real_split": "fused"})")).kernels.size(), 1u);
+  EXPECT_EQ(real.specMembers["tuning"].value("real_split", ""), "kernel") << real.specMembers.dump();
+  EXPECT_EQ(plan(spec(32768, "f32", R"(, "transform": "r2c", "tuning": {"real_split": "kernel"})")).kernels.size(), 2u);
 }
 
 // Tuning column_values: the column tiles of a two-kernel plan hold at most that many values per thread.
@@ -602,11 +604,16 @@ TEST(Stockham, LongLengthsTakeOneKernelWhereSharedMemoryHoldsThem) {
   EXPECT_EQ(kernels(12800, "f64", "sm_90"), 1u);
   EXPECT_EQ(kernels(13122, "f64", "sm_90"), 2u);
   EXPECT_EQ(kernels(9600, "f64", "sm_80"), 2u);
-  EXPECT_EQ(kernels(9000, "f64", "sm_90", R"(, "transform": "c2r")"), 2u) << "merge, then one kernel of 4500";
-  EXPECT_EQ(kernels(16384, "f64", "sm_90", R"(, "transform": "r2c")"), 2u) << "one kernel of 8192, then the split";
+  // Real halves past 4096: one kernel with the split / merge fused where it runs 256 threads or more.
+  EXPECT_EQ(kernels(9000, "f64", "sm_90", R"(, "transform": "c2r")"), 1u) << "one kernel of 4500, merge fused";
+  EXPECT_EQ(kernels(9000, "f64", "sm_90", R"(, "transform": "c2r", "tuning": {"real_split": "kernel"})"), 2u)
+      << "merge, then one kernel of 4500";
+  EXPECT_EQ(kernels(16384, "f64", "sm_90", R"(, "transform": "r2c")"), 1u) << "one kernel of 8192, split fused";
   EXPECT_EQ(kernels(16384, "f64", "sm_86", R"(, "transform": "r2c")"), 2u)
       << "mirrored pairs: a split kernel holding 8193 f64 values needs more shared memory than sm_86 lends";
-  EXPECT_EQ(kernels(32768, "f32", "sm_90", R"(, "transform": "r2c")"), 2u) << "one kernel of 16384, then the split";
+  EXPECT_EQ(kernels(32768, "f32", "sm_90", R"(, "transform": "r2c")"), 1u) << "one kernel of 16384, split fused";
+  EXPECT_EQ(kernels(32768, "f32", "sm_90", R"(, "transform": "r2c", "tuning": {"real_split": "kernel"})"), 2u)
+      << "one kernel of 16384, then the split";
   EXPECT_EQ(kernels(32832, "f32", "sm_90", R"(, "transform": "r2c")"), 2u) << "mirrored pairs past 16384";
   // Cooperative primes (37..127) keep the old limit; so do the axes of 2D / 3D transforms.
   EXPECT_EQ(kernels(37 * 512, "f32", "sm_90"), 2u);

@@ -2,7 +2,8 @@
 // the complex side's array (r2c: after the real axis, in place on the output; c2r: before it, from the input into
 // scratch). An even real length N = 2L runs as a complex FFT of L on the real array viewed as L pairs, with the split
 // (r2c) or merge (c2r) that relates it to the N-point transform (RealFusion.h):
-//  - L smooth and at most maxFusedRealHalf: one kernel, the split fused into its store (the merge into its first pass);
+//  - L smooth and at most maxFusedRealHalf, or up to maxSplitKernelHalf where that kernel runs 256 threads or more:
+//    one kernel, the split fused into its store (the merge into its first pass);
 //  - L up to maxSplitKernelHalf: the complex FFT of L by the general path into scratch and a copy kernel that
 //    applies the split (or the merge into scratch first), which holds the L + 1 values of one FFT;
 //  - longer L of radix primes: the two-kernel plan of L with the split fused into its row kernel (the merge into its
@@ -15,12 +16,16 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "generator/stockham/FactorizationModel.h"
 #include "generator/stockham/MirrorPairs.h"
 #include "generator/stockham/PlanBuilder.h"
 
 namespace warpforge {
 
 namespace {
+
+// The fewest threads on one FFT for which a half past maxFusedRealHalf takes the fused one-kernel plan by default.
+constexpr int kMinFusedHalfThreads = 256;
 
 long long product(const std::vector<long long>& v) {
   long long p = 1;
@@ -130,9 +135,16 @@ void PlanBuilder::addRealAxis(const std::vector<long long>& counts, const Side& 
   // tuning.real_split where the plan can take it (RealSplit; stockhamWarnings names the rest), else the rule below.
   const std::optional<RealSplit> asked = s_.tuning.realSplit;
   // Fused past 4096 up to the split kernel's limit (f32 / f16 16384, f64 8192) where one kernel holds L: longer fused
-  // halves spill (f32 27216 on sm_90: 344 bytes of stack).
+  // halves spill (f32 27216 on sm_90: 344 bytes of stack). By default past maxFusedRealHalf only where the fused
+  // kernel runs at least 256 threads on its one FFT: its block holds the whole half in shared memory (up to 144 KiB,
+  // one or two blocks per SM), so fewer threads leave too few warps to cover the latency (H200: r2c f32 20000 as
+  // 25 x 25 x 16 on 200 threads ran 0.68x cuFFT, the split kernel's plan 0.82x; fused on 384-1024 threads, r2c
+  // 12288..32768, f64 16384, f16 32768 and c2r 32768 ran 1.1-1.5x the split kernel's plans).
   const bool fusable = isSmooth(L, maxPrime_) && L <= std::min(maxSplitKernelHalf(s_.precision), maxOneKernel_);
-  const bool ruleFuses = L <= maxFusedRealHalf(s_.precision) && isSmooth(L, maxPrime_);
+  const bool ruleFuses =
+      isSmooth(L, maxPrime_) &&
+      (L <= maxFusedRealHalf(s_.precision) ||
+       (fusable && factorizationCost(L, defaultFactors(L, r2c), plan_.f64, r2c).threads >= kMinFusedHalfThreads));
   const bool fuse = !asked ? ruleFuses : asked == RealSplit::Fused && (fusable || ruleFuses);
   if (fuse) {
     if (r2c) {

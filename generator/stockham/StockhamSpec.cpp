@@ -48,8 +48,8 @@ bool isSmooth(long long n, int maxPrime) {
 int maxSingleKernelLength(Precision precision) { return precision == Precision::F64 ? 4096 : 16384; }
 int maxConvolveKernelLength(Precision precision) { return precision == Precision::F64 ? 4096 : 16384; }
 int maxSplitRowLength(Precision precision) { return precision == Precision::F64 ? 8192 : 16384; }
-// The fused r2c/c2r kernel stages its split through shared memory; past 4096 complex points the
-// staged kernel spilled (8192: ptxas ran for minutes), so longer halves take the general path.
+// Halves up to 4096 complex points always take the fused r2c/c2r kernel; longer ones only where it runs enough
+// threads (RealPlan.cpp).
 int maxFusedRealHalf(Precision) { return 4096; }
 int maxSplitKernelHalf(Precision precision) { return precision == Precision::F64 ? 8192 : 16384; }
 long long maxLength(Precision precision) { return precision == Precision::F64 ? 1LL << 24 : 1LL << 26; }

@@ -76,8 +76,9 @@ int maxConvolveKernelLength(Precision precision);
 // The row kernel of a two-kernel plan where no split has both sides within maxSingleKernelLength
 // (f64 3^15 = 2187 x 6561): the shared memory of the largest f32 kernel (f64 8192).
 int maxSplitRowLength(Precision precision);
-// r2c/c2r of even N = 2L: the largest L done in one kernel with the split or merge fused, and the largest L whose split
-// or merge is a kernel of its own holding one FFT's L + 1 values (longer halves fuse it through mirrored FFT pairs).
+// r2c/c2r of even N = 2L: the largest L always done in one kernel with the split or merge fused (up to
+// maxSplitKernelHalf where that kernel runs enough threads), and the largest L whose split or merge is a kernel of its
+// own holding one FFT's L + 1 values (longer halves fuse it through mirrored FFT pairs).
 int maxFusedRealHalf(Precision precision);
 // Row-major strides in elements of a dense array of `shape` (outermost first, innermost stride 1).
 std::vector<long long> denseStrides(const std::vector<long long>& shape);
