@@ -604,10 +604,11 @@ TEST(Stockham, LongLengthsTakeOneKernelWhereSharedMemoryHoldsThem) {
   EXPECT_EQ(kernels(12800, "f64", "sm_90"), 1u);
   EXPECT_EQ(kernels(13122, "f64", "sm_90"), 2u);
   EXPECT_EQ(kernels(9600, "f64", "sm_80"), 2u);
-  // Real halves past 4096: one kernel with the split / merge fused where it runs 256 threads or more.
-  EXPECT_EQ(kernels(9000, "f64", "sm_90", R"(, "transform": "c2r")"), 1u) << "one kernel of 4500, merge fused";
-  EXPECT_EQ(kernels(9000, "f64", "sm_90", R"(, "transform": "c2r", "tuning": {"real_split": "kernel"})"), 2u)
-      << "merge, then one kernel of 4500";
+  // Real halves past 4096: one kernel with the split / merge fused where it runs 256 threads (f64 512) or more.
+  EXPECT_EQ(kernels(9000, "f64", "sm_90", R"(, "transform": "c2r")"), 2u) << "merge, then one kernel of 4500";
+  EXPECT_EQ(kernels(9000, "f64", "sm_90", R"(, "transform": "c2r", "tuning": {"real_split": "fused"})"), 1u)
+      << "one kernel of 4500, merge fused";
+  EXPECT_EQ(kernels(20000, "f32", "sm_90", R"(, "transform": "r2c")"), 1u) << "one kernel of 10000, split fused";
   EXPECT_EQ(kernels(16384, "f64", "sm_90", R"(, "transform": "r2c")"), 1u) << "one kernel of 8192, split fused";
   EXPECT_EQ(kernels(16384, "f64", "sm_86", R"(, "transform": "r2c")"), 2u)
       << "mirrored pairs: a split kernel holding 8193 f64 values needs more shared memory than sm_86 lends";
