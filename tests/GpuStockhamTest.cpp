@@ -640,7 +640,7 @@ TEST_F(GpuStockham, RealTransformsLong) {
   real("f16", 1 << 16, 3);
   real("f16", 1 << 21, 3);
   real("f16", 16416, 5, R"(, "tuning": {"real_split": "kernel"})");  // the FFT of 8208, then the split (merge) kernel
-  real("f16", 32832, 3);  // mirrored pairs past a half of 16384
+  real("f16", 32832, 3);                                             // mirrored pairs past a half of 16384
   real("f16", 2 * 9973 * 3, 3);
   for (const char* tr : {"r2c", "c2r"})
     cases.push_back(
@@ -657,10 +657,10 @@ TEST_F(GpuStockham, RealTransformsLong) {
   real("f32", 32768, 3, R"(, "tuning": {"real_split": "mirrored"})");  // a half of 16384 through mirrored pairs
   real("f32", 32768, 5, R"(, "tuning": {"real_split": "kernel"})");    // one kernel of 16384, then the split kernel
   real("f32", 24000, 3);  // a half of 12000 (25 x 8 x 5 x 4 x 3 on 240 threads), fused
-  real("f32", 20000, 3);                                             // one kernel of 10000 (25 x 25 x 16), fused
-  real("f64", 16384, 3);                                             // one kernel of 8192, fused
-  real("f16", 32768, 3, R"(, "tuning": {"real_split": "fused"})");     // one kernel of 16384 in f16 storage
-  real("f32", 65536, 5, R"(, "tuning": {"real_split": "kernel"})");    // the FFT of 32768, then a mirrored split pass
+  real("f32", 20000, 3);  // one kernel of 10000 (25 x 25 x 16), fused
+  real("f64", 16384, 3);  // one kernel of 8192, fused
+  real("f16", 32768, 3, R"(, "tuning": {"real_split": "fused"})");   // one kernel of 16384 in f16 storage
+  real("f32", 65536, 5, R"(, "tuning": {"real_split": "kernel"})");  // the FFT of 32768, then a mirrored split pass
   real("f32", 2 * 9973 * 3, 3);  // a half of 3 x 9973: Bluestein, mirrored split / merge kernel
   real("f64", 2 * 65537, 3);     // a prime half past one kernel
   real("f32", 1001, 7);

@@ -142,10 +142,10 @@ void PlanBuilder::addRealAxis(const std::vector<long long>& counts, const Side& 
   // as 25 x 25 x 16 on 200 threads ran 0.68x cuFFT, on 400 threads 0.93x, the split kernel's plan 0.83x; fused on
   // 256-1024 threads, r2c / c2r f32 9000..32768, f64 16384 and f16 32768 ran 1.0-1.5x the split kernel's plans).
   const bool fusable = isSmooth(L, maxPrime_) && L <= std::min(maxSplitKernelHalf(s_.precision), maxOneKernel_);
-  const bool ruleFuses =
-      isSmooth(L, maxPrime_) &&
-      (L <= maxFusedRealHalf(s_.precision) ||
-       (fusable && factorizationCost(L, defaultFactors(L, r2c), plan_.f64, r2c).threads >= minFusedHalfThreads(plan_.f64)));
+  const bool ruleFuses = isSmooth(L, maxPrime_) &&
+                         (L <= maxFusedRealHalf(s_.precision) ||
+                          (fusable && factorizationCost(L, defaultFactors(L, r2c), plan_.f64, r2c).threads >=
+                                          minFusedHalfThreads(plan_.f64)));
   const bool fuse = !asked ? ruleFuses : asked == RealSplit::Fused && (fusable || ruleFuses);
   if (fuse) {
     if (r2c) {

@@ -93,8 +93,8 @@ SpillFreeKernel moreResident(const KernelDesc& desc, const std::string& arch, Co
     // threads on it ran slower than one block of more (H200: r2c f32 20000 as 25 x 25 x 16, two blocks of 200
     // threads 0.68x cuFFT, where the split kernel's plan ran 0.82x).
     const bool longFusedHalf = (desc.fuse == Fuse::R2CPost || desc.fuse == Fuse::C2RPre) && !desc.mirrored &&
-                               !desc.factors.empty() && desc.length > maxFusedRealHalf(desc.f64 ? Precision::F64
-                                                                                                  : Precision::F32);
+                               !desc.factors.empty() &&
+                               desc.length > maxFusedRealHalf(desc.f64 ? Precision::F64 : Precision::F32);
     for (int t : counts)
       if (!longFusedHalf || t >= 256) consider(desc, t);
   } else {
