@@ -1448,6 +1448,36 @@ struct LaunchBoundsProbe : CompileProbe {
   }
 };
 
+// tuning spill_bytes: a first try spilling at most that much is kept (the fused r2c 32768 half at 1024 threads and
+// 64 registers); without it the search relaxes the same kernel to fewer threads.
+TEST(Stockham, SpillBytesKeepsAFirstTryThatSpillsLittle) {
+  LaunchBoundsProbe probe;
+  probe.need = [](int threads) { return threads >= 1024 ? 68 : 100; };  // 16 bytes of spill at 1024 threads
+  auto built = [&](const std::string& tuning) {
+    const KernelDesc d = planStockham(parseStockhamSpecText(spec(32768, "f32", R"(, "transform": "r2c")" + tuning),
+                                                            "s.json"),
+                                      "sm_90")
+                             .kernels[0]
+                             .desc;
+    return emitStockhamSpillFree(d, "sm_90", &probe);
+  };
+  const SpillFreeKernel relaxed = built("");
+  EXPECT_FALSE(relaxed.compiled.spills());
+  EXPECT_LT(relaxed.kernel.geom.threadsPerFft, 1024);
+  const SpillFreeKernel kept = built(R"(, "tuning": {"spill_bytes": 16})");
+  EXPECT_EQ(kept.kernel.geom.threadsPerFft, 1024);
+  EXPECT_EQ(kept.compiled.spillStoreBytes, 16);
+  const SpillFreeKernel tooMuch = built(R"(, "tuning": {"spill_bytes": 15})");
+  EXPECT_LT(tooMuch.kernel.geom.threadsPerFft, 1024);
+  EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"spill_bytes": 300})")).first, "/tuning/spill_bytes");
+  EXPECT_EQ(stockhamTuningMembers(
+                {}, parseStockhamSpecText(spec(32768, "f32", R"(, "transform": "r2c", "tuning": {"spill_bytes": 16})"),
+                                          "s.json")
+                        .tuning)["tuning"]
+                .value("spill_bytes", 0),
+            16);
+}
+
 // A spill-free kernel that fits one block per SM by its registers is traded for a spill-free variant that fits
 // two or more (SpillFree.cpp moreResident); a geometry the tuning pins is kept.
 TEST(Stockham, OneBlockPerSmKernelsGetAVariantWithMoreResidentThreads) {

@@ -73,6 +73,7 @@ struct KernelTuning {
   int threadsPerFft = 0;               // at most this many threads per FFT (each holds length / threads values)
   int blockThreads = 0;                // threads per block to aim for (FFTs per block = blockThreads / threads per FFT)
   int registerTarget = 0;              // registers per thread for __launch_bounds__ (relaxed where ptxas would spill)
+  int spillBytes = 0;                  // spill (bytes stored, and loaded) a kernel may keep before that relaxation
   std::optional<bool> directLoad;      // the first pass reads global memory itself (else staged through shared memory)
   std::optional<bool> directStore;     // the last pass writes global memory itself
   std::optional<bool> persistent;      // grid = resident blocks, each looping over groups (else one block per group)

@@ -120,6 +120,7 @@ SpillFreeKernel emitStockhamSpillFree(const KernelDesc& desc, const std::string&
   // Key: the probe's kind (a test's fake probe must not answer for NVRTC), arch, the pinned
   // index choice (the tuning can pin the thread indices) and the first-try source.
   const std::string key = std::string(typeid(*probe).name()) + "\n" + arch + "\n" +
+                          std::to_string(desc.tuning.spillBytes) + "\n" +
                           (!desc.tuning.indexPerGroup   ? "-1"
                            : *desc.tuning.indexPerGroup ? "1"
                                                         : "0") +
@@ -130,7 +131,9 @@ SpillFreeKernel emitStockhamSpillFree(const KernelDesc& desc, const std::string&
     if (it != memo.end()) return it->second;
   }
   SpillFreeKernel out{first, probe->compile(first.source, desc.specName, arch)};
-  auto spills = [&] { return out.compiled.spills(); };
+  // tuning.spill_bytes: a kernel spilling at most that much (stores and loads each) is kept as it is.
+  const int tolerated = desc.tuning.spillBytes;
+  auto spills = [&] { return out.compiled.spillStoreBytes > tolerated || out.compiled.spillLoadBytes > tolerated; };
   // Where every try spills, the one that spills least (then: more threads) is kept rather than the
   // last: halving the threads of a 16384-point Bluestein convolution kernel went from 32 bytes at
   // 1024 threads to 144 bytes at 256 threads with 255 registers.

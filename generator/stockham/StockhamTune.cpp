@@ -92,6 +92,7 @@ Json stockhamTuningMembers(const std::vector<int>& factors, const KernelTuning& 
   if (k.blockThreads) t["block_threads"] = k.blockThreads;
   if (k.registerTarget) t["register_target"] = k.registerTarget;
   if (k.columnValues) t["column_values"] = k.columnValues;
+  if (k.spillBytes) t["spill_bytes"] = k.spillBytes;
   if (k.bluestein == BluesteinRule::PowerOfTwo) t["bluestein"] = "power_of_two";
   if (k.bluesteinLength > 0) t["bluestein"] = k.bluesteinLength;
   auto flag = [&](const char* key, const std::optional<bool>& v) {
