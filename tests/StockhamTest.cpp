@@ -1448,6 +1448,31 @@ struct LaunchBoundsProbe : CompileProbe {
   }
 };
 
+// tuning split: the column FFT length n1 of a two-kernel plan N = n1 x n2 (c2c, and the half of a long r2c through
+// mirrored pairs); a value that is no such split keeps the rule's and is a warning.
+TEST(Stockham, TuningSplitSetsTheColumnLength) {
+  auto lengths = [](const std::string& extra) {
+    std::vector<int> v;
+    for (const auto& k : planStockham(parseStockhamSpecText(spec(32768, "f32", extra), "s.json"), "sm_90").kernels)
+      v.push_back(k.desc.length);
+    return v;
+  };
+  EXPECT_EQ(lengths(""), (std::vector<int>{128, 256}));
+  EXPECT_EQ(lengths(R"(, "tuning": {"split": 32})"), (std::vector<int>{32, 1024}));
+  EXPECT_EQ(lengths(R"(, "tuning": {"split": 64})"), (std::vector<int>{64, 512}));
+  const StockhamPlan real = planStockham(
+      parseStockhamSpecText(spec(65536, "f32", R"(, "transform": "r2c", "tuning": {"split": 64})"), "s.json"), "sm_90");
+  ASSERT_EQ(real.kernels.size(), 2u);
+  EXPECT_EQ(real.kernels[0].desc.length, 64);
+  EXPECT_TRUE(real.kernels[1].desc.mirrored);
+  auto none = family(spec(32768, "f32", R"(, "tuning": {"split": 3})"));
+  EXPECT_TRUE(anyContains(none->verify().warnings, "/tuning/split", "columns of 3"));
+  auto oneKernel = family(spec(4096, "f32", R"(, "tuning": {"split": 64})"));
+  EXPECT_TRUE(anyContains(oneKernel->verify().warnings, "/tuning/split"));
+  EXPECT_TRUE(family(spec(32768, "f32", R"(, "tuning": {"split": 32})"))->verify().warnings.empty());
+  EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"split": 1})")).first, "/tuning/split");
+}
+
 // tuning spill_bytes: a first try spilling at most that much is kept (the fused r2c 32768 half at 1024 threads and
 // 64 registers); without it the search relaxes the same kernel to fewer threads.
 TEST(Stockham, SpillBytesKeepsAFirstTryThatSpillsLittle) {

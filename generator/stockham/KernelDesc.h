@@ -92,6 +92,7 @@ struct KernelTuning {
   std::optional<bool> threeKernels;    // (plan) 1D lengths past one kernel: three kernels (N = n1 x m1 x m2) or two;
                                        // unset: the plan's rule
   std::optional<RealSplit> realSplit;  // (plan) r2c / c2r of even N: where the split (merge) runs
+  int split = 0;  // (plan) two-kernel plans N = n1 x n2: n1, the column kernel's FFT length (0: the plan's rule)
   bool operator==(const KernelTuning&) const = default;
 };
 

@@ -24,6 +24,14 @@ int PlanBuilder::twoKernelSplit(long long N) const {
   return 0;
 }
 
+int PlanBuilder::tunedTwoKernelSplit(long long N) const {
+  const int n1 = s_.tuning.split;
+  if (n1 >= 2 && N % n1 == 0 && n1 <= maxSingleKernelLength(s_.precision) &&
+      N / n1 <= maxSplitRowLength(s_.precision) && isCoopSmooth(n1, maxPrime_) && isCoopSmooth(N / n1, maxPrime_))
+    return n1;
+  return twoKernelSplit(N);
+}
+
 // n1 of a three-kernel plan N = n1 x (m1 x m2) (0 where none): the radix-smooth divisor whose cofactor has a
 // two-kernel split, the longest of the three lengths the shortest (each near the cube root of N).
 int PlanBuilder::threeKernelSplit(long long N) const {
@@ -78,7 +86,7 @@ void PlanBuilder::addThreeKernels(const Job& j) { addTwoKernels(j, threeKernelSp
 // the last step's column tile stores consecutive addresses.
 void PlanBuilder::addTwoKernels(const Job& j, int n1, int step, int steps) {
   const long long N = j.n;
-  if (n1 == 0) n1 = twoKernelSplit(N);
+  if (n1 == 0) n1 = tunedTwoKernelSplit(N);
   if (n1 == 0) throw std::logic_error(fmt::format("stockham plan: no two-kernel split of {}", N));
   const int n2 = static_cast<int>(N / n1);
   const Buffer scratch = freeTmp(j);

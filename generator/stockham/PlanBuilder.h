@@ -91,6 +91,8 @@ class PlanBuilder {
 
   // LongFftPlan.cpp
   int twoKernelSplit(long long N) const;
+  // twoKernelSplit, or tuning.split where it is a split of N that the two kernels can take.
+  int tunedTwoKernelSplit(long long N) const;
   int threeKernelSplit(long long N) const;
   bool halfScratch(const Job& j) const;
   bool threeKernels(const Job& j) const;

@@ -172,7 +172,7 @@ void PlanBuilder::addRealAxis(const std::vector<long long>& counts, const Side& 
   const bool longHalf = L > maxSplitKernelHalf(s_.precision) || L + 1 > maxOneKernel_;
   // The mirrored kernel holds two of its FFTs per block at least: its length within half of what one block holds.
   const bool inHalfPlan = asked && asked != RealSplit::Fused ? asked == RealSplit::Mirrored : longHalf;
-  const int n1 = inHalfPlan && isCoopSmooth(L, maxPrime_) ? twoKernelSplit(L) : 0;
+  const int n1 = inHalfPlan && isCoopSmooth(L, maxPrime_) ? tunedTwoKernelSplit(L) : 0;
   if (n1 > 0 && (r2c ? L / n1 : n1) <= maxOneKernel_ / 2) {
     // The two-kernel plan of L, the split in its row kernel, the merge in its column kernel (mirrored FFT pairs).
     j.sign = r2c ? -1 : +1;

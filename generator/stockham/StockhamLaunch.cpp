@@ -277,6 +277,13 @@ std::vector<std::string> stockhamWarnings(const StockhamSpec& s, const StockhamB
                                   ? "the half has no two-kernel plan that holds two mirrored FFTs per block"
                                   : "the plan has no split kernel"));
   }
+  if (tu.split > 0 && std::none_of(b.kernels.begin(), b.kernels.end(), [&](const SpillFreeKernel& sf) {
+        return sf.kernel.desc.bigN > 0 && sf.kernel.desc.length == tu.split;
+      }))
+    w.push_back(
+        fmt::format("/tuning/split: the plan has no two-kernel split with columns of {} (it must divide the "
+                    "length split in two kernels, and both sides fit one kernel)",
+                    tu.split));
   for (const SpillFreeKernel& sf : b.kernels) {
     const KernelDesc& d = sf.kernel.desc;
     const KernelGeometry& g = sf.kernel.geom;

@@ -145,7 +145,7 @@ KernelTuning parseTuning(const JsonReader& rd, const Json& j, Precision precisio
   rd.onlyKeys(j, path,
               {"threads_per_fft", "block_threads", "register_target", "direct_load", "direct_store", "persistent",
                "index_per_group", "derive_twiddles", "work_queue", "fused_split", "column_values", "bluestein",
-               "fuse_axes", "three_kernels", "half_scratch", "real_split", "spill_bytes"});
+               "fuse_axes", "three_kernels", "half_scratch", "real_split", "spill_bytes", "split"});
   KernelTuning t;
   if (j.contains("threads_per_fft"))
     t.threadsPerFft = static_cast<int>(rd.integer(j["threads_per_fft"], path + "/threads_per_fft", 1, 1024));
@@ -169,6 +169,7 @@ KernelTuning parseTuning(const JsonReader& rd, const Json& j, Precision precisio
   }
   if (j.contains("column_values"))
     t.columnValues = static_cast<int>(rd.integer(j["column_values"], path + "/column_values", 1, 64));
+  if (j.contains("split")) t.split = static_cast<int>(rd.integer(j["split"], path + "/split", 2, 1 << 20));
   if (j.contains("spill_bytes"))
     t.spillBytes = static_cast<int>(rd.integer(j["spill_bytes"], path + "/spill_bytes", 0, 256));
   if (j.contains("register_target"))

@@ -93,6 +93,7 @@ Json stockhamTuningMembers(const std::vector<int>& factors, const KernelTuning& 
   if (k.registerTarget) t["register_target"] = k.registerTarget;
   if (k.columnValues) t["column_values"] = k.columnValues;
   if (k.spillBytes) t["spill_bytes"] = k.spillBytes;
+  if (k.split) t["split"] = k.split;
   if (k.bluestein == BluesteinRule::PowerOfTwo) t["bluestein"] = "power_of_two";
   if (k.bluesteinLength > 0) t["bluestein"] = k.bluesteinLength;
   auto flag = [&](const char* key, const std::optional<bool>& v) {
@@ -206,6 +207,8 @@ TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer,
         t.ran.threeKernels = todo[i].tuning.threeKernels;
         t.ran.halfScratch = todo[i].tuning.halfScratch;
         t.ran.realSplit = todo[i].tuning.realSplit;
+        t.ran.split = todo[i].tuning.split;
+        t.ran.spillBytes = todo[i].tuning.spillBytes;
         if (oneKernel1d) t.ranFactors = b.kernels[0].kernel.desc.factors;
         if (auto hit = timedSources.find(keys[i]); hit != timedSources.end()) t.report.ms = hit->second;
         else t.report.error = timingErrors.count(keys[i]) ? timingErrors[keys[i]] : "not timed";
@@ -251,6 +254,15 @@ TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer,
     }
     runStage(stage, c);
   };
+  // A two-kernel plan N = n1 x n2: shorter column FFTs (wider tiles) against longer rows.
+  if (spec.lengths.size() == 1 && basePlan.kernels.size() == 2 && basePlan.kernels[0].desc.bigN > 0) {
+    const long long N = basePlan.kernels[0].desc.bigN;
+    const int n1 = basePlan.kernels[0].desc.length;
+    std::vector<int> splits;
+    for (int v : {n1, n1 / 2, n1 / 4, n1 / 8, n1 * 2})
+      if (v >= 8 && N % v == 0) splits.push_back(v);
+    vary("split", splits, &KernelTuning::split);
+  }
   for (int round = 0; round < 2; ++round) {
     const int T0 = emitStockhamKernel(planStockham(variant(spec, current()), arch).kernels[0].desc).geom.threadsPerFft;
     std::vector<int> threads;
