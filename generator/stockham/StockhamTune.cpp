@@ -271,6 +271,8 @@ TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer,
     vary("threads per FFT", threads, &KernelTuning::threadsPerFft);
     vary("block threads", {64, 128, 256, 512, 1024}, &KernelTuning::blockThreads);
     vary("register target", {32, 40, 48, 64, 80, 96, 128, 168, 255}, &KernelTuning::registerTarget);
+    // A few spilled bytes for more threads or resident blocks (the spill goes to L1).
+    vary("spill bytes", {0, 16, 64}, &KernelTuning::spillBytes);
     if (round == 0) {
       std::vector<Candidate> c;
       for (bool l : {true, false})
