@@ -24,10 +24,6 @@ namespace warpforge {
 
 namespace {
 
-// The fewest threads on one FFT for which a half past maxFusedRealHalf takes the fused one-kernel plan by default
-// (f64: 512; r2c f64 12000 fused on 256 threads ran 0.83x cuFFT, its split kernel's plan 0.94x).
-int minFusedHalfThreads(bool f64) { return f64 ? 512 : 256; }
-
 long long product(const std::vector<long long>& v) {
   long long p = 1;
   for (long long x : v) p *= x;
@@ -137,15 +133,12 @@ void PlanBuilder::addRealAxis(const std::vector<long long>& counts, const Side& 
   const std::optional<RealSplit> asked = s_.tuning.realSplit;
   // Fused past 4096 up to the split kernel's limit (f32 / f16 16384, f64 8192) where one kernel holds L: longer fused
   // halves spill (f32 27216 on sm_90: 344 bytes of stack). By default past maxFusedRealHalf only where the fused
-  // kernel runs at least 256 threads (f64 512) on its one FFT: its block holds the whole half in shared memory (up to
-  // 144 KiB, one or two blocks per SM), so fewer threads leave too few warps to cover the latency (H200: r2c f32 20000
-  // as 25 x 25 x 16 on 200 threads ran 0.68x cuFFT, on 400 threads 0.93x, the split kernel's plan 0.83x; fused on
-  // 256-1024 threads, r2c / c2r f32 9000..32768, f64 16384 and f16 32768 ran 1.0-1.5x the split kernel's plans).
+  // kernel runs kMinFusedRealHalfThreads or more on its one FFT (f64 twice as many).
   const bool fusable = isSmooth(L, maxPrime_) && L <= std::min(maxSplitKernelHalf(s_.precision), maxOneKernel_);
   const bool ruleFuses = isSmooth(L, maxPrime_) &&
                          (L <= maxFusedRealHalf(s_.precision) ||
                           (fusable && factorizationCost(L, defaultFactors(L, r2c), plan_.f64, r2c).threads >=
-                                          minFusedHalfThreads(plan_.f64)));
+                                          (plan_.f64 ? 2 : 1) * kMinFusedRealHalfThreads));
   const bool fuse = !asked ? ruleFuses : asked == RealSplit::Fused && (fusable || ruleFuses);
   if (fuse) {
     if (r2c) {

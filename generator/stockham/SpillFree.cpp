@@ -89,14 +89,12 @@ SpillFreeKernel moreResident(const KernelDesc& desc, const std::string& arch, Co
     if (g.threadsPerFft / 2 >= 32) counts.push_back(g.threadsPerFft / 2);
     std::sort(counts.begin(), counts.end());
     counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
-    // A real half past 4096 with its split or merge fused holds one FFT of up to 144 KiB per block: fewer than 256
-    // threads on it ran slower than one block of more (H200: r2c f32 20000 as 25 x 25 x 16, two blocks of 200
-    // threads 0.68x cuFFT, where the split kernel's plan ran 0.82x).
+    // A real half past 4096 with its split or merge fused keeps kMinFusedRealHalfThreads or more (StockhamSpec.h).
     const bool longFusedHalf = (desc.fuse == Fuse::R2CPost || desc.fuse == Fuse::C2RPre) && !desc.mirrored &&
                                !desc.factors.empty() &&
                                desc.length > maxFusedRealHalf(desc.f64 ? Precision::F64 : Precision::F32);
     for (int t : counts)
-      if (!longFusedHalf || t >= 256) consider(desc, t);
+      if (!longFusedHalf || t >= kMinFusedRealHalfThreads) consider(desc, t);
   } else {
     for (int cv : {16, 8}) {
       KernelDesc d = desc;

@@ -80,6 +80,9 @@ int maxSplitRowLength(Precision precision);
 // maxSplitKernelHalf where that kernel runs enough threads), and the largest L whose split or merge is a kernel of its
 // own holding one FFT's L + 1 values (longer halves fuse it through mirrored FFT pairs).
 int maxFusedRealHalf(Precision precision);
+// Past maxFusedRealHalf a fused half runs one FFT of up to 144 KiB per block: fewer threads than this on it leave too
+// few warps to cover the latency (f64 takes twice as many for the plan to fuse it; docs/stockham.md has the figures).
+inline constexpr int kMinFusedRealHalfThreads = 256;
 // Row-major strides in elements of a dense array of `shape` (outermost first, innermost stride 1).
 std::vector<long long> denseStrides(const std::vector<long long>& shape);
 // r2c/c2r of even N = 2L past maxFusedRealHalf: the largest L whose split or merge is a kernel of its own after
