@@ -207,6 +207,29 @@ TEST_F(GpuStockham, RealEvenLengthsF64F16) {
   runBodies("r2c/c2r sampled even lengths to 16384, f64 and f16, batch 3", cases);
 }
 
+// Odd r2c / c2r with batch entries in pairs (one complex FFT for two; the last pair of an odd batch holds one entry):
+// odd lengths to 8191 sampled in f32, fewer in f64 and f16, the Bluestein primes and lengths past one kernel, r2c of
+// one kernel also paired (pair_batch true), each at batch 3 and 4.
+TEST_F(GpuStockham, RealOddLengthsInPairs) {
+  std::vector<std::pair<std::string, std::string>> cases;
+  auto add = [&](const char* prec, int n, const char* extra = "") {
+    for (const char* tr : {"r2c", "c2r"}) {
+      auto c = realCase(tr, prec, n);
+      c.first += *extra ? " (pair_batch true)" : "";
+      c.second += extra;
+      cases.push_back(c);
+    }
+  };
+  for (int n = 3; n <= 8191; n += 64) add("f32", n);
+  for (int n = 5; n <= 8191; n += 256)
+    for (const char* prec : {"f64", "f16"}) add(prec, n);
+  for (int n : {1009, 2003, 4099, 8191, 37 * 41, 15625, 59049, 138961})
+    for (const char* prec : {"f32", "f64", "f16"}) add(prec, n);
+  for (int n = 7; n <= 8191; n += 512) add("f32", n, R"(, "tuning": {"pair_batch": true})");
+  runBodies("r2c/c2r odd lengths in pairs, batch 3", cases, 3);
+  runBodies("r2c/c2r odd lengths in pairs, batch 4", cases, 4);
+}
+
 // The radices 17..31: every length p * m (p a radix prime 17..31, m up to 16384 / p in steps) and
 // products of two of them, all precisions; their single kernels replace Bluestein pairs.
 TEST_F(GpuStockham, PrimeRadices17To31) {
@@ -665,7 +688,9 @@ TEST_F(GpuStockham, RealTransformsLong) {
   real("f64", 2 * 65537, 3);     // a prime half past one kernel
   real("f32", 1001, 7);
   real("f64", 59049, 3);
-  real("f32", 1000003, 1);  // odd prime: Bluestein of N
+  real("f32", 1000003, 1);  // odd prime: Bluestein of N (one pair holding one entry)
+  real("f32", 138961, 4);   // 79 x 1759: Bluestein of N, entries in pairs
+  real("f16", 674393, 3);   // prime
   // Padded distances: the real side holds 2^20 values, the complex side 2^19 + 1 (r2c: input real; c2r: output).
   cases.push_back(
       {"r2c f32 n=1048576 (layout) batch 3",

@@ -657,6 +657,7 @@ TEST(Stockham, ColumnTileRowsAreWholeSectors) {
                                      {100000, "f32"},
                                      {117649, "f32"},
                                      {1LL << 20, "f32"},
+                                     {1LL << 22, "f32"},  // 2048-point columns: 8 FFTs (512 threads gave 4, 32 B)
                                      {20000, "f64"},
                                      {30000, "f16"}}) {
     const StockhamPlan p = plan(spec(n, precision));
@@ -1661,7 +1662,8 @@ Check emulatePlan(const std::string& text, long long batch, std::uint64_t seed,
     // Digit 0 of a mirrored kernel runs over all its FFTs for each value of the other digits (their split and merge
     // pair FFT r with m - r); other kernels: one group per FFT.
     const long long m = d.mirrored ? d.batchCount.at(0) : 1;
-    long long groups = batch;
+    // A paired batch: the last digit runs over pairs of entries, the second of an odd count's last pair absent.
+    long long groups = d.pairedBatch ? (batch + 1) / 2 : batch;
     for (std::size_t c = d.mirrored ? 1 : 0; c < d.batchCount.size(); ++c) groups *= d.batchCount[c];
     const int countIn = L + (d.fuse == Fuse::C2RPre ? 1 : 0), countOut = L + (d.fuse == Fuse::R2CPost ? 1 : 0);
     auto table = [&](const std::vector<cdouble>& t, long long i, long long d0) { return t.at(i) * t.at(L + 1 + d0); };
@@ -1690,9 +1692,18 @@ Check emulatePlan(const std::string& text, long long batch, std::uint64_t seed,
           const long long nat = i * d.natInElem + d0 * d.natInDigit0;
           if ((d.inValid >= 0 && nat >= d.inValid) || (d.inZeroFrom >= 0 && i >= d.inZeroFrom)) continue;
           const long long addr = bin + i * es(d.in);
-          if (d.in.hermitianN && nat > d.in.hermitianN / 2)
-            X[r][i] = std::conj(read(addr + (d.in.hermitianN - 2 * nat) * d.in.hermitianStride));
-          else X[r][i] = read(addr);
+          const bool mirror = d.in.hermitianN && nat > d.in.hermitianN / 2;
+          const long long at = mirror ? addr + (d.in.hermitianN - 2 * nat) * d.in.hermitianStride : addr;
+          X[r][i] = mirror ? std::conj(read(at)) : read(at);
+          if (d.in.pairOffset) {  // x_2p + i x_2p+1 (a real scalar each, or Hermitian halves)
+            const bool second = 2 * dig[r].back() + 1 < batch;
+            const cdouble a = d.in.scalarReal ? cdouble(src.re.at(at), 0) : X[r][i];
+            cdouble b = !second           ? 0.0
+                        : d.in.scalarReal ? cdouble(src.re.at(at + d.in.pairOffset), 0)
+                                          : read(at + d.in.pairOffset);
+            if (mirror) b = std::conj(b);
+            X[r][i] = a + cdouble(0, 1) * b;
+          }
           if (d.loadTable) X[r][i] *= pk.loadTable.at(nat);
         }
       }
@@ -1739,7 +1750,21 @@ Check emulatePlan(const std::string& text, long long batch, std::uint64_t seed,
           const long long nat = i * d.natOutElem + d0 * d.natOutDigit0;
           if ((d.outValid >= 0 && nat >= d.outValid) || (d.outDropFrom >= 0 && i >= d.outDropFrom)) continue;
           if (d.storeTable) v *= pk.storeTable.at(nat);
-          write(bout + i * es(d.out), v);
+          if (!d.out.pairOffset) {
+            write(bout + i * es(d.out), v);
+            continue;
+          }
+          const bool second = 2 * dig[r].back() + 1 < batch;
+          const long long at = bout + i * es(d.out);
+          if (d.fuse == Fuse::PairSplit) {  // outputs k <= N / 2 from the lower FFT of each mirrored pair
+            if (r > m / 2) continue;
+            const cdouble za = Y[r][0], zb = std::conj(Y[mr][0]);
+            write(at, 0.5 * (za + zb));
+            if (second) write(at + d.out.pairOffset, (za - zb) / cdouble(0, 2));
+          } else {  // a scalar real array: real part to entry 2p, imaginary part to 2p + 1
+            dst.re.at(at) = v.real();
+            if (second) dst.re.at(at + d.out.pairOffset) = v.imag();
+          }
         }
       }
     }
@@ -2173,6 +2198,73 @@ TEST(Stockham, StreamedPrimePassesRunOnTheCpu) {
   }
   EXPECT_GT(mutated.checked, 0) << "the mutated kernel did not run";
   EXPECT_GT(mutated.error, mutated.bound) << "coefficients of the wrong pair must fail the check";
+}
+
+// Odd r2c / c2r with batch entries in pairs (one complex FFT of x_2p + i x_2p+1), on the CPU against FFTW at odd and
+// even batches (an odd count's last pair holds one entry, its second neither read nor written): c2r in the FFT's load
+// and store, r2c through scratch and the mirrored split kernel. A pair read without its second entry is caught.
+TEST(Stockham, OddRealBatchesPairOnTheCpu) {
+  struct Case {
+    std::string label, text;
+    std::size_t kernels;
+  };
+  const std::vector<Case> cases = {
+      {"c2r f32 1001 (one kernel, paired)",
+       R"({"name": "pair1", "family": "stockham", "precision": "f32", "transform": "c2r", "length": 1001})", 1},
+      {"c2r f16 1001 (one kernel, paired)",
+       R"({"name": "pair2", "family": "stockham", "precision": "f16", "transform": "c2r", "length": 1001})", 1},
+      {"c2r f32 1009 (Bluestein in one kernel, paired)",
+       R"({"name": "pair3", "family": "stockham", "precision": "f32", "transform": "c2r", "length": 1009})", 1},
+      {"r2c f32 1009 (Bluestein in one kernel into scratch, then the pair split)",
+       R"({"name": "pair4", "family": "stockham", "precision": "f32", "transform": "r2c", "length": 1009})", 2},
+      {"r2c f64 59049 (two kernels into scratch, then the pair split)",
+       R"({"name": "pair5", "family": "stockham", "precision": "f64", "transform": "r2c", "length": 59049})", 3},
+      {"c2r f32 59049 (two kernels, paired)",
+       R"({"name": "pair6", "family": "stockham", "precision": "f32", "transform": "c2r", "length": 59049})", 2},
+      {"r2c f16 1001 (pair_batch true: one kernel into scratch, then the pair split)",
+       R"({"name": "pair7", "family": "stockham", "precision": "f16", "transform": "r2c", "length": 1001, "tuning": {"pair_batch": true}})",
+       2},
+      {"c2r f32 1001, strided (pair_batch false: one FFT per entry)",
+       R"({"name": "pair8", "family": "stockham", "precision": "f32", "transform": "c2r", "length": 1001, "tuning": {"pair_batch": false}})",
+       1},
+      {"r2c f32 3003, padded distances (pair_batch true)",
+       R"({"name": "pair9", "family": "stockham", "precision": "f32", "transform": "r2c", "length": 3003, "input": {"distance": 3010}, "output": {"distance": 1510}, "tuning": {"pair_batch": true}})",
+       2},
+  };
+  int n = 0;
+  for (const auto& c : cases) {
+    auto fs = makeStockhamSpec(parseStockhamSpecText(c.text, "cpu.json"));
+    LaunchPlan lp = fs->emit(EmitTarget{"sm_90", nullptr}).plan;
+    EXPECT_EQ(lp.kernels.size(), c.kernels) << c.label;
+    const bool paired = c.text.find("\"pair_batch\": false") == std::string::npos;
+    EXPECT_EQ(lp.sources[0].text.find("batch_entries") != std::string::npos, paired) << c.label;
+    for (auto& src : lp.sources) src.text = cpuRunnableSource(src.text);
+    for (long long batch : {3LL, 4LL}) {
+      const Check ck = test::runPlanOnCpu(*fs, lp, batch, 2800 + n++, "stockham-cpu", c.label, {});
+      EXPECT_TRUE(ck.ok()) << c.label << " batch " << batch;
+      EXPECT_GT(ck.checked, 0) << c.label;
+      std::printf("[stockham-cpu] %s, batch %lld: %zu kernels, error %.2e (bound %.0e), unwritten %lld\n",
+                  c.label.c_str(), batch, lp.kernels.size(), ck.error, ck.bound, ck.unwritten);
+    }
+  }
+  // Mutation: the c2r pair's second entry read as zero.
+  auto fs = makeStockhamSpec(parseStockhamSpecText(cases[0].text, "cpu.json"));
+  LaunchPlan lp = fs->emit(EmitTarget{"sm_90", nullptr}).plan;
+  std::string& src = lp.sources[0].text;
+  src = cpuRunnableSource(src);
+  const std::string second = "2 * d0 + 1 < batch_entries ?";
+  ASSERT_NE(src.find(second), std::string::npos) << "the pair's second entry";
+  for (auto at = src.find(second); at != std::string::npos; at = src.find(second))
+    src.replace(at, second.size(), "false ?");
+  ::testing::TestPartResultArray failures;
+  Check mutated;
+  {
+    ::testing::ScopedFakeTestPartResultReporter reporter(
+        ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
+    mutated = test::runPlanOnCpu(*fs, lp, 4, 2900, "stockham-cpu", "mutated: the pair's second entry as zero", {});
+  }
+  EXPECT_GT(mutated.checked, 0) << "the mutated kernel did not run";
+  EXPECT_GT(mutated.error, mutated.bound) << "a pair read without its second entry must fail the check";
 }
 
 // An f16 c2r's outputs are its signal times the point count. The test data keep them within f16's range: from a

@@ -1,5 +1,7 @@
 #include "generator/stockham/ElementIo.h"
 
+#include <fmt/format.h>
+
 namespace warpforge {
 
 using namespace ast;
@@ -19,6 +21,12 @@ std::vector<NodePtr> guarded(const std::vector<NodePtr>& body, const std::string
   if (bounded) out.push_back(ifStmt(bin("<", var("nat"), var(bound)), block(body)));
   else out.insert(out.end(), body.begin(), body.end());
   return out;
+}
+
+// A paired batch (Access::pairOffset): whether entry 2p + 1 of this thread's pair p (the last batch digit) exists.
+NodePtr pairSecondExists(const KernelContext& k) {
+  return bin("<", bin("+", bin("*", lit(2), var(fmt::format("d{}", k.d.batchCount.size()))), lit(1)),
+             var("batch_entries"));
 }
 
 }  // namespace
@@ -47,6 +55,9 @@ NodePtr loadValue(const KernelContext& k, const NodePtr& addr) {
     default: break;
   }
   if (a.planar) return k.mk(widen(index(in, addr)), widen(index(inIm, addr)));
+  if (a.scalarReal && a.pairOffset)
+    return k.mk(widen(index(in, addr)),
+                ternary(pairSecondExists(k), widen(index(in, bin("+", addr, lit(a.pairOffset)))), k.num(0)));
   if (a.scalarReal) return k.mk(widen(index(in, addr)), k.num(0));
   if (isReal(a.storage)) {
     if (realVector(a)) {
@@ -59,7 +70,30 @@ NodePtr loadValue(const KernelContext& k, const NodePtr& addr) {
   return index(in, addr);
 }
 
+namespace {
+std::vector<NodePtr> storeOne(const KernelContext& k, const NodePtr& addr, const NodePtr& v);
+}  // namespace
+
 std::vector<NodePtr> storeValue(const KernelContext& k, const NodePtr& addr, const NodePtr& v) {
+  const Access& a = k.d.out;
+  if (!a.pairOffset) return storeOne(k, addr, v);
+  // A pair's two entries: a scalar real array takes v's real and imaginary parts, a complex one v and v_pair.
+  auto narrow = [&](NodePtr e) { return isHalf(a.storage) ? call("__float2half_rn", {e}) : e; };
+  const NodePtr second = bin("+", addr, lit(a.pairOffset));
+  std::vector<NodePtr> out, secondStores;
+  if (a.scalarReal) {
+    out.push_back(assign(index(var("out"), addr), narrow(member(v, "x"))));
+    secondStores.push_back(assign(index(var("out"), second), narrow(member(v, "y"))));
+  } else {
+    out = storeOne(k, addr, v);
+    secondStores = storeOne(k, second, var("v_pair"));
+  }
+  out.push_back(ifStmt(pairSecondExists(k), block(secondStores)));
+  return out;
+}
+
+namespace {
+std::vector<NodePtr> storeOne(const KernelContext& k, const NodePtr& addr, const NodePtr& v) {
   const Access& a = k.d.out;
   NodePtr out = var("out"), outIm = var("out_im");
   auto narrow = [&](NodePtr e) { return isHalf(a.storage) ? call("__float2half_rn", {e}) : e; };
@@ -78,6 +112,7 @@ std::vector<NodePtr> storeValue(const KernelContext& k, const NodePtr& addr, con
     return {assign(index(out, addr), call("__floats2half2_rn", {member(v, "x"), member(v, "y")}))};
   return {assign(index(out, addr), v)};
 }
+}  // namespace
 
 std::vector<NodePtr> loadInto(const KernelContext& k, const NodePtr& v, const NodePtr& addr, const NodePtr& nat) {
   const Access& a = k.d.in;
@@ -88,7 +123,16 @@ std::vector<NodePtr> loadInto(const KernelContext& k, const NodePtr& v, const No
                        bin("+", addr,
                            bin("*", bin("-", lit(a.hermitianN), bin("*", lit(2), nat)), lit(a.hermitianStride))),
                        addr);
-  return {assign(v, loadValue(k, at)), ifStmt(mirrored, block({assign(member(v, "y"), unary("-", member(v, "y")))}))};
+  auto conjugate = [&](const NodePtr& x) { return assign(member(x, "y"), unary("-", member(x, "y"))); };
+  if (!a.pairOffset) return {assign(v, loadValue(k, at)), ifStmt(mirrored, block({conjugate(v)}))};
+  // A pair: Z = X_2p + i X_2p+1, each entry's element read as above (the second zero past an odd count).
+  const NodePtr b = var("v_pair");
+  return {block(
+      {assign(v, loadValue(k, at)),
+       decl(k.cT, "v_pair",
+            ternary(pairSecondExists(k), loadValue(k, bin("+", at, lit(a.pairOffset))), k.mk(k.num(0), k.num(0)))),
+       ifStmt(mirrored, block({conjugate(v), conjugate(b)})),
+       assign(v, k.mk(bin("-", member(v, "x"), member(b, "y")), bin("+", member(v, "y"), member(b, "x"))))})};
 }
 
 std::vector<NodePtr> loadGuarded(const KernelContext& k, const NodePtr& addr, const std::string& natType,

@@ -250,7 +250,14 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
           break;
         }
       }
-    std::tie(T, F) = tile(held, true);
+    // 512-thread blocks can leave rows under 64 bytes where 256 threads widened to whole sectors leave more
+    // (2048-point columns of 128 threads: 4 FFTs, 32-byte rows, against 8): the wider rows then, for 8-byte values.
+    // The 8 FFTs of r2c f32 2^23's columns ran 1.66x as fast as 4 (H200, docs/stockham.md); f16 columns already
+    // take 8 (and 9 spilled 96 bytes), f64 is untimed.
+    const auto widened = tile(held, true), unwidened = tile(held, false);
+    const bool shortRows = rowValueBytes == 8 && widened.second * rowValueBytes < 64 &&
+                           unwidened.second * rowValueBytes >= 64;
+    std::tie(T, F) = shortRows && unwidened.second > widened.second ? unwidened : widened;
     smemCap = 160 * 1024;
   }
   while (F > 1 && F * g.smemStride * cb > smemCap) --F;

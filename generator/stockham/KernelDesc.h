@@ -40,6 +40,12 @@ struct Access {
   // > 0: the array holds elements 0..N/2 of a Hermitian sequence of N (the c2r input of odd N): element nat > N/2
   // (natural index) is conj of element N - nat, hermitianStride scalars per natural index apart.
   long long hermitianN = 0, hermitianStride = 0;
+  // > 0 (a kernel with KernelDesc::pairedBatch): the array holds batch entries 2p and 2p + 1 of pair p, the second
+  // pairOffset units (scalars of a real array, else elements) after the first. The pair's FFT sees entry 2p as its
+  // real part and 2p + 1 as its imaginary part (a real array read as x_2p + i x_2p+1; a Hermitian input as
+  // X_2p + i X_2p+1; a scalar real output stores the real part in 2p, the imaginary part in 2p + 1; a complex output of
+  // Fuse::PairSplit stores v in 2p and v_pair in 2p + 1). Entry 2p + 1 of an odd count is read as zero, not stored.
+  long long pairOffset = 0;
 };
 
 // Fused operation on the way in or out of shared memory.
@@ -47,6 +53,9 @@ enum class Fuse {
   None,
   R2CPost,  // store: X[k] = (Z[k] + conj Z[L-k]) / 2 - i/2 W_N^k (Z[k] - conj Z[L-k]), k = 0..L (L+1 outputs)
   C2RPre,   // first read: Z[k] = (X[k] + conj X[L-k]) + i W_N^-k (X[k] - conj X[L-k]); loads L+1 inputs
+  // store of a paired odd r2c (KernelDesc::pairedBatch, mirrored FFTs of one element): Z = FFT(x_2p + i x_2p+1) gives
+  // X_2p[k] = (Z[k] + conj Z[N-k]) / 2 and X_2p+1[k] = (Z[k] - conj Z[N-k]) / 2i, k = 0..(N-1)/2
+  PairSplit,
 };
 
 // Where an even r2c / c2r length N = 2L does its split (merge) (spec tuning "real_split"; unset: the plan's rule).
@@ -92,6 +101,8 @@ struct KernelTuning {
   std::optional<bool> threeKernels;    // (plan) 1D lengths past one kernel: three kernels (N = n1 x m1 x m2) or two;
                                        // unset: the plan's rule
   std::optional<RealSplit> realSplit;  // (plan) r2c / c2r of even N: where the split (merge) runs
+  std::optional<bool> pairBatch;       // (plan) 1D r2c / c2r of odd N: two batch entries as one complex FFT (unset: c2r
+                                  // always, r2c past one kernel or with Bluestein, where the split's pass costs less)
   int split = 0;  // (plan) two-kernel plans N = n1 x n2: n1, the column kernel's FFT length (0: the plan's rule)
   bool operator==(const KernelTuning&) const = default;
 };
@@ -136,6 +147,10 @@ struct KernelDesc {
   // Mirrored FFT pairs (MirrorPairs.h): digit 0 of the FFT index (count batchCount[0]) is visited as pairs r, m - r, so
   // that the r2c split (R2CPost) or the c2r merge (C2RPre) finds element L - k of the half in the block.
   bool mirrored = false;
+  // Odd r2c / c2r: batch entries in pairs, one complex FFT per pair (Access::pairOffset on the user's side). The count
+  // argument is then `entries` (batch entries x FFTs per entry) and the kernel runs ceil(entries / 2) pairs' FFTs; the
+  // pair is the last batch digit.
+  bool pairedBatch = false;
   KernelTuning tuning;
 };
 

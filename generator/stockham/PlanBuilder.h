@@ -33,6 +33,7 @@ struct Side {
   long long imStride = 0;                         // real arrays: Access::imStride
   bool scalarReal = false;                        // Access::scalarReal
   long long hermitianN = 0, hermitianStride = 0;  // Access::hermitianN, hermitianStride
+  long long pairOffset = 0;                       // Access::pairOffset
   // Scalars between complex elements i and i + 1 (a real array holds each complex element as two scalars).
   long long pairStride() const { return isReal(storage) && !scalarReal ? 2 * elemStride : elemStride; }
 };
@@ -49,9 +50,10 @@ struct Job {
   Fuse fuse = Fuse::None;
   int fuseN = 0;
   std::vector<int> factors;
-  std::vector<int> axes;  // fused axes (KernelDesc::axes): n is their product, factors each axis's, fastest first
-  bool copyOnly = false;  // no radix passes: the kernel only applies its fusions (the r2c split, the c2r merge)
-  bool mirrored = false;  // KernelDesc::mirrored (digit 0 = counts[0])
+  std::vector<int> axes;     // fused axes (KernelDesc::axes): n is their product, factors each axis's, fastest first
+  bool copyOnly = false;     // no radix passes: the kernel only applies its fusions (the r2c split, the c2r merge)
+  bool mirrored = false;     // KernelDesc::mirrored (digit 0 = counts[0])
+  bool pairedBatch = false;  // KernelDesc::pairedBatch (every kernel of the job)
   std::string role;
   std::string kernelRole;  // the kernel's header comment where it must not name N (Bluestein)
   long long fftsPerBatch() const {
@@ -82,6 +84,7 @@ class PlanBuilder {
   void addOddRealAxis(const std::vector<long long>& counts, const Side& realSide, const Side& complexSide);
   // A job of any length: one kernel, the long-FFT plans or Bluestein.
   void addJob(const Job& j);
+  bool takesOneKernel(const Job& j) const;  // addJob's one-kernel case
   void addSingle(const Job& j);
   Side dense(Buffer b, long long n, const std::vector<long long>& counts) const;
   Buffer freeTmp(const Job& j, Buffer avoid = Buffer::Input) const;

@@ -33,6 +33,19 @@ void splitFromShared(const KernelContext& k, std::vector<NodePtr>& active) {
                              bin("+", member(var("ev"), "y"), member(var("wo"), "y")))));
 }
 
+void pairSplitFromShared(const KernelContext& k, std::vector<NodePtr>& active) {
+  // X_2p[k] = (Z[k] + conj Z[N-k]) / 2 and X_2p+1[k] = (Z[k] - conj Z[N-k]) / 2i: Z[k] is this FFT's one element,
+  // Z[N-k] its mirror's (FFT 0's own).
+  active.push_back(decl(k.cT, "za", k.shared("sbase", var("i"))));
+  active.push_back(decl(k.cT, "zb", mirrorElement(k, var("i"))));
+  active.push_back(decl(k.cT, "v",
+                        k.mk(bin("*", k.num(0.5), bin("+", member(var("za"), "x"), member(var("zb"), "x"))),
+                             bin("*", k.num(0.5), bin("-", member(var("za"), "y"), member(var("zb"), "y"))))));
+  active.push_back(decl(k.cT, "v_pair",
+                        k.mk(bin("*", k.num(0.5), bin("+", member(var("za"), "y"), member(var("zb"), "y"))),
+                             bin("*", k.num(-0.5), bin("-", member(var("za"), "x"), member(var("zb"), "x"))))));
+}
+
 NodePtr mergedRead(const KernelContext& k, std::vector<NodePtr>& stmts, const std::string& base, const NodePtr& idx,
                    const std::string& name, bool first) {
   const std::string& cT = k.cT;

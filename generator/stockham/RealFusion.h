@@ -15,6 +15,8 @@ namespace warpforge {
 
 // Statements declaring `v`, the split output i of the FFT whose shared elements start at sbase.
 void splitFromShared(const KernelContext& k, std::vector<ast::NodePtr>& out);
+// Statements declaring `v` and `v_pair`, the paired odd r2c's outputs (Fuse::PairSplit) of this FFT's element i.
+void pairSplitFromShared(const KernelContext& k, std::vector<ast::NodePtr>& out);
 // The value at shared index base + idx as the first reader sees it: merged (c2r) where `first` and the kernel fuses
 // the merge, else the shared element; declared as `name`.
 ast::NodePtr mergedRead(const KernelContext& k, std::vector<ast::NodePtr>& stmts, const std::string& base,

@@ -10,7 +10,8 @@
 //    column kernel) through mirrored FFT pairs (MirrorPairs.h);
 //  - other long L (Bluestein): the complex FFT of L into scratch and a mirrored split (merge) kernel of its own.
 // An odd real length runs as the complex FFT of N itself: r2c reads the real array as (x, 0) and stores outputs
-// 0..N/2; c2r reads the half the array holds and its conjugate mirror (Access::hermitianN) and stores real parts.
+// 0..N/2; c2r reads the half the array holds and its conjugate mirror (Access::hermitianN) and stores real parts. 1D
+// batches pair their entries, one complex FFT for two (addOddRealAxis says where).
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -248,18 +249,66 @@ void PlanBuilder::addOddRealAxis(const std::vector<long long>& counts, const Sid
   j.sign = r2c ? -1 : +1;
   j.in = r2c ? realSide : complexSide;
   j.out = r2c ? complexSide : realSide;
-  if (r2c) {
-    j.role = fmt::format("r2c of odd {} as a complex FFT of the real input, outputs 0..{}", N, N / 2);
-    j.in.scalarReal = true;
-    j.outValid = N / 2 + 1;
-  } else {
-    j.role = fmt::format(
-        "c2r of odd {} as a complex FFT of the half spectrum and its conjugate mirror, real parts stored", N);
+  if (!r2c) {
     j.in.hermitianN = N;
     j.in.hermitianStride = complexSide.elemStride;
     j.out.scalarReal = true;
   }
+  // Batch entries in pairs (1D): one complex FFT of x_2p + i x_2p+1 does the work of two. c2r only reads the pair's two
+  // Hermitian halves and stores the real and imaginary parts, so it always pairs; r2c needs a split pass through
+  // scratch, which costs more than it saves where the FFT of N is one kernel that reads and writes memory once.
+  const bool pair = counts.empty() && (s_.tuning.pairBatch ? *s_.tuning.pairBatch : !r2c || !takesOneKernel(j));
+  if (!pair) {
+    if (r2c) {
+      j.role = fmt::format("r2c of odd {} as a complex FFT of the real input, outputs 0..{}", N, N / 2);
+      j.in.scalarReal = true;
+      j.outValid = N / 2 + 1;
+    } else {
+      j.role = fmt::format(
+          "c2r of odd {} as a complex FFT of the half spectrum and its conjugate mirror, real parts stored", N);
+    }
+    return addJob(j);
+  }
+  j.pairedBatch = true;
+  auto pairEntries = [](Side& side) {
+    side.pairOffset = side.batchStride.back();
+    side.batchStride.back() *= 2;
+  };
+  if (!r2c) {
+    j.role = fmt::format(
+        "c2r of odd {}, batch entries in pairs: a complex FFT of X_2p + i X_2p+1 (each half and its conjugate mirror), "
+        "real parts stored to entry 2p, imaginary parts to 2p + 1",
+        N);
+    pairEntries(j.in);
+    pairEntries(j.out);
+    return addJob(j);
+  }
+  // r2c: Z = FFT(x_2p + i x_2p+1) into scratch, then the split X_2p[k] = (Z[k] + conj Z[N-k]) / 2, X_2p+1[k] =
+  // (Z[k] - conj Z[N-k]) / 2i as N FFTs of one element in mirrored pairs (k and N - k in one block).
+  const Buffer zBuf = Buffer::Tmp0;
+  reserve(zBuf, N);  // N per pair: a batch entry's share rounded up
+  j.role = fmt::format("r2c of odd {}, batch entries in pairs, step 1: complex FFT of x_2p + i x_2p+1 into scratch", N);
+  j.in.scalarReal = true;
+  pairEntries(j.in);
+  j.out = dense(zBuf, N, counts);
   addJob(j);
+  Job split;
+  split.n = 1;
+  split.sign = -1;
+  split.copyOnly = true;
+  split.mirrored = true;
+  split.pairedBatch = true;
+  split.fuse = Fuse::PairSplit;
+  split.counts = {N};
+  split.role = fmt::format(
+      "r2c of odd {}, batch entries in pairs, step 2: the split X_2p[k] = (Z[k] + conj Z[N-k]) / 2, X_2p+1[k] = "
+      "(Z[k] - conj Z[N-k]) / 2i, k = 0..{}",
+      N, N / 2);
+  split.in = Side{zBuf, compute_, false, 0, 1, {1, N}};
+  split.out = complexSide;
+  split.out.batchStride = {complexSide.elemStride, complexSide.batchStride.back()};
+  pairEntries(split.out);
+  addSingle(split);
 }
 
 }  // namespace warpforge

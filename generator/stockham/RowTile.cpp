@@ -72,7 +72,7 @@ class RowTile : public Tiling {
  private:
   // The block's FFTs are one contiguous run of memory laid out as in shared memory.
   static bool contiguous(const KernelContext& k, const Access& a, int count) {
-    if (k.d.mirrored || a.hermitianN || a.scalarReal) return false;
+    if (k.d.mirrored || a.hermitianN || a.scalarReal || a.pairOffset) return false;
     if (isReal(a.storage)) return realVector(a) && k.collapsible(a) && a.batchStride[0] == 2 * count;
     return a.elemStride == 1 && k.collapsible(a) && a.batchStride[0] == count;
   }

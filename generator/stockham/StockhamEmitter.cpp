@@ -26,6 +26,13 @@ using namespace ast;
 
 namespace {
 
+// FFTs per batch entry of an unmirrored kernel: the product of its inner batch digits.
+long long fftsPerEntry(const KernelDesc& d) {
+  long long p = 1;
+  for (long long c : d.batchCount) p *= c;
+  return p;
+}
+
 // The helpers every kernel file defines before its kernel.
 std::string padHelper(const KernelGeometry& g) {
   return g.padShift
@@ -90,6 +97,14 @@ class Emitter {
     const KernelGeometry& g = k_.g;
     const BluesteinKernel bluestein(d);
     std::vector<NodePtr> body;
+    if (d.pairedBatch) {
+      const long long units = d.mirrored ? mirroredFftsPerBatch(d.batchCount) : fftsPerEntry(d);
+      body.push_back(comment(
+          "batch entries in pairs, one complex FFT per pair: the pairs' FFTs (the last pair may hold one entry)"));
+      body.push_back(decl("const long long", "batch_entries", bin("/", var("entries"), lit(units))));
+      body.push_back(decl("const long long", "ffts",
+                          bin("*", bin("/", bin("+", var("batch_entries"), lit(1)), lit(2)), lit(units))));
+    }
     body.push_back(externSharedArray("unsigned char", "smem_raw", 16));
     body.push_back(decl(k_.cT + "*", "smem_all", cast(k_.cT + "*", var("smem_raw"))));
     bluestein.prologue(k_, body);
@@ -242,7 +257,7 @@ class Emitter {
             decl("const " + cT + "*", "store_table"),
             decl("const " + cT + "*", "big_lo"),
             decl("const " + cT + "*", "big_hi"),
-            decl("long long", "ffts"),
+            decl("long long", d.pairedBatch ? "entries" : "ffts"),
             decl("long long", "in_valid"),
             decl("long long", "out_valid"),
             decl("unsigned long long*", "work")};

@@ -168,7 +168,9 @@ LaunchPlan stockhamLaunchPlan(const StockhamSpec& s, const StockhamPlan& plan,
     lk.sharedBytes = g.sharedBytes;
     // Persistent kernels loop over their groups: every resident slot filled (fewer blocks with an equal share each
     // ran slightly slower).
-    lk.grid = GridRule{pk.fftsPerBatch, g.fftsPerBlock, g.persistent};
+    // A paired batch runs half as many FFTs as entries x FFTs per entry: half the blocks (the group loop takes the odd
+    // count's last pair).
+    lk.grid = GridRule{pk.fftsPerBatch, g.fftsPerBlock * (pk.desc.pairedBatch ? 2 : 1), g.persistent};
     lk.note = pk.note;
     auto [in, inIm] = arrays(pk.src, true);
     auto [out, outIm] = arrays(pk.dst, false);
@@ -183,7 +185,7 @@ LaunchPlan stockhamLaunchPlan(const StockhamSpec& s, const StockhamPlan& plan,
                                    ? "FFT(conj chirp)/M, multiplied between the halves of the Bluestein convolution"
                                    : "four-step twiddle, low part"));
     lk.args.push_back(tableArg("big_hi", pk.bigHi, "four-step twiddle, high part"));
-    lk.args.push_back(PlanArg::batchTimes(pk.fftsPerBatch, "ffts"));
+    lk.args.push_back(PlanArg::batchTimes(pk.fftsPerBatch, pk.desc.pairedBatch ? "entries" : "ffts"));
     lk.args.push_back(PlanArg::literal(pk.desc.inValid, "long long", "in_valid"));
     lk.args.push_back(PlanArg::literal(pk.desc.outValid, "long long", "out_valid"));
     if (g.workQueue) {
@@ -261,7 +263,7 @@ std::vector<std::string> stockhamWarnings(const StockhamSpec& s, const StockhamB
     auto took = [&](RealSplit r) {
       return std::any_of(b.kernels.begin(), b.kernels.end(), [&](const SpillFreeKernel& sf) {
         const KernelDesc& d = sf.kernel.desc;
-        if (d.fuse == Fuse::None) return false;
+        if (d.fuse == Fuse::None || d.fuse == Fuse::PairSplit) return false;
         return r == RealSplit::Kernel ? d.factors.empty()
                                       : !d.factors.empty() && d.mirrored == (r == RealSplit::Mirrored);
       });

@@ -106,12 +106,16 @@ void PlanBuilder::buildC2c() {
   }
 }
 
-void PlanBuilder::addJob(const Job& j) {
+// Smooth lengths one block holds, and cooperative primes (37..127, f64 29..127) where the FFT is one kernel
+// (CoopRadix.h); not in the fused r2c/c2r kernels, which keep Bluestein.
+bool PlanBuilder::takesOneKernel(const Job& j) const {
   const int maxSingle = std::min(maxSingleKernelLength(s_.precision), maxOneKernel_);
-  if (j.n <= maxOneKernel_ && isSmooth(j.n, maxPrime_)) return addSingle(j);
-  // Cooperative primes (37..127, f64 29..127) where the FFT is one kernel (CoopRadix.h); not in the fused r2c/c2r
-  // kernels, which keep Bluestein.
-  if (j.n <= maxSingle && j.fuse == Fuse::None && isCoopSmooth(j.n, maxPrime_)) return addSingle(j);
+  return (j.n <= maxOneKernel_ && isSmooth(j.n, maxPrime_)) ||
+         (j.n <= maxSingle && j.fuse == Fuse::None && isCoopSmooth(j.n, maxPrime_));
+}
+
+void PlanBuilder::addJob(const Job& j) {
+  if (takesOneKernel(j)) return addSingle(j);
   if (isSmooth(j.n, maxPrime_)) return threeKernels(j) ? addThreeKernels(j) : addTwoKernels(j);
   // Longer lengths with a cooperative prime take the cooperative passes in a two-kernel plan: two trips through
   // global memory where Bluestein past one kernel's convolution takes four, each over twice the points.
@@ -153,8 +157,8 @@ std::vector<int> PlanBuilder::defaultFactors(int length, bool r2cSplit) const {
 }
 
 static Access access(const Side& s) {
-  return Access{s.storage,  s.planar,     s.offset,     s.elemStride,     s.batchStride,
-                s.imStride, s.scalarReal, s.hermitianN, s.hermitianStride};
+  return Access{s.storage,  s.planar,     s.offset,     s.elemStride,      s.batchStride,
+                s.imStride, s.scalarReal, s.hermitianN, s.hermitianStride, s.pairOffset};
 }
 
 StockhamPlanKernel PlanBuilder::kernel(const Job& j, int length, std::vector<int> factors) {
@@ -187,6 +191,7 @@ StockhamPlanKernel PlanBuilder::kernel(const Job& j, int length, std::vector<int
   d.fuseN = j.fuseN;
   d.axes = j.axes;
   d.mirrored = j.mirrored;
+  d.pairedBatch = j.pairedBatch;
   d.tuning = s_.tuning;
   k.src = j.in.buf;
   k.dst = j.out.buf;

@@ -109,6 +109,7 @@ Json stockhamTuningMembers(const std::vector<int>& factors, const KernelTuning& 
   flag("fuse_axes", k.fuseAxes);
   flag("three_kernels", k.threeKernels);
   flag("half_scratch", k.halfScratch);
+  flag("pair_batch", k.pairBatch);
   if (k.realSplit) t["real_split"] = realSplitName(*k.realSplit);
   Json out = Json::object();
   if (!factors.empty()) out["factors"] = factors;

@@ -43,6 +43,8 @@ std::vector<NodePtr> storeElementBody(const KernelContext& k) {
   std::vector<NodePtr> active;
   if (d.fuse == Fuse::R2CPost) {
     splitFromShared(k, active);
+  } else if (d.fuse == Fuse::PairSplit) {
+    pairSplitFromShared(k, active);
   } else if (d.factors.empty() && d.fuse == Fuse::C2RPre && !d.mirrored) {
     NodePtr z = mergedRead(k, active, "sbase", var("i"), "z", true);
     active.push_back(decl(k.cT, "v", z));
@@ -55,7 +57,8 @@ std::vector<NodePtr> storeElementBody(const KernelContext& k) {
     active.push_back(st);
   NodePtr live = bin("<", var("g"), var("ffts"));
   if (d.mirrored) {  // a self-mirrored FFT's second copy is not stored; the r2c output L is element n of FFT 0
-    live = bin("&&", live, unary("!", var("twin")));
+    // (a pair split stores the outputs k <= N / 2 only: from the lower FFT of each mirrored pair)
+    live = bin("&&", live, unary("!", var(d.fuse == Fuse::PairSplit ? "upper" : "twin")));
     if (d.fuse == Fuse::R2CPost)
       live = bin("&&", live, bin("||", bin("<", var("i"), lit(d.length)), bin("==", var("d0"), lit(0))));
   }
