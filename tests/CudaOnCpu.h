@@ -20,6 +20,7 @@
 #include <barrier>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -744,12 +745,15 @@ inline bool runKernelOnCpu(const std::string& source, const PlanKernel& k,
 // A family's plan run on the CPU from its generated source: inputs random (seed), outputs poisoned (0xff), each
 // kernel's inline-PTX helpers replaced (`shim`: function name -> the definition calling the shim's emulation), the
 // kernels run in order, the outputs checked by the family against its reference (printed with `tag`; test failures
-// where a kernel does not run or the check fails; exact checks must find no error).
+// where a kernel does not run or the check fails; exact checks must find no error). `alter` may change the inputs
+// before the run; the reference still reads them as drawn.
 inline Check runPlanOnCpu(const FamilySpec& fs, const LaunchPlan& plan, long long batch, std::uint64_t seed,
                           const std::string& tag, const std::string& label,
                           const std::vector<std::pair<std::string, std::string>>& shim,
-                          const std::map<std::string, long long>& params = {}) {
-  const TestData d = fs.randomInputs(batch, seed);
+                          const std::map<std::string, long long>& params = {},
+                          const std::function<void(TestData&)>& alter = {}) {
+  TestData d = fs.randomInputs(batch, seed);
+  if (alter) alter(d);
   std::map<std::string, std::vector<unsigned char>> mem;
   for (const auto& b : plan.buffers) {
     if (!b.aliasOf.empty()) continue;

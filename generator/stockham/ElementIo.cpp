@@ -125,13 +125,16 @@ std::vector<NodePtr> loadInto(const KernelContext& k, const NodePtr& v, const No
                        addr);
   auto conjugate = [&](const NodePtr& x) { return assign(member(x, "y"), unary("-", member(x, "y"))); };
   if (!a.pairOffset) return {assign(v, loadValue(k, at)), ifStmt(mirrored, block({conjugate(v)}))};
-  // A pair: Z = X_2p + i X_2p+1, each entry's element read as above (the second zero past an odd count).
+  // A pair: Z = X_2p + i X_2p+1, each entry's element read as above (the second zero past an odd count). X[0] mirrors
+  // itself: its imaginary part, which a single c2r drops with the outputs' imaginary parts, would land in the other
+  // entry here, so the load drops it.
   const NodePtr b = var("v_pair");
   return {block(
       {assign(v, loadValue(k, at)),
        decl(k.cT, "v_pair",
             ternary(pairSecondExists(k), loadValue(k, bin("+", at, lit(a.pairOffset))), k.mk(k.num(0), k.num(0)))),
        ifStmt(mirrored, block({conjugate(v), conjugate(b)})),
+       ifStmt(bin("==", nat, lit(0)), block({assign(member(v, "y"), k.num(0)), assign(member(b, "y"), k.num(0))})),
        assign(v, k.mk(bin("-", member(v, "x"), member(b, "y")), bin("+", member(v, "y"), member(b, "x"))))})};
 }
 

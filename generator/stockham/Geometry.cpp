@@ -204,6 +204,9 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   // data (shorter f16 FFTs and f32 gain nothing measurable).
   g.deriveTwiddles = tu.deriveTwiddles.value_or(halfStorage && L >= 4096);
   if (tu.threadsPerFft > 0) maxThreadsPerFft = std::min(maxThreadsPerFft, tu.threadsPerFft);
+  // Mirrored pairs hold two FFTs per block at least: at most 512 threads each (f64 r2c 26394's rows of 4399 = 83 x 53
+  // took 549, a block of 1098 threads that no SM runs).
+  if (d.mirrored) maxThreadsPerFft = std::min(maxThreadsPerFft, 512);
   // 128-thread blocks: a barrier stalls fewer warps and blocks in other phases fill the gaps (r2c, f16 and odd lengths
   // ran faster than at 256; c2c f32 powers of two the same either way).
   const int blockThreads = tu.blockThreads > 0 ? tu.blockThreads : 128;

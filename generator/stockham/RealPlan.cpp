@@ -256,8 +256,13 @@ void PlanBuilder::addOddRealAxis(const std::vector<long long>& counts, const Sid
   }
   // Batch entries in pairs (1D): one complex FFT of x_2p + i x_2p+1 does the work of two. c2r only reads the pair's two
   // Hermitian halves and stores the real and imaginary parts, so it always pairs; r2c needs a split pass through
-  // scratch, which costs more than it saves where the FFT of N is one kernel that reads and writes memory once.
-  const bool pair = counts.empty() && (s_.tuning.pairBatch ? *s_.tuning.pairBatch : !r2c || !takesOneKernel(j));
+  // scratch, which pays only where the FFT of N is Bluestein's (a convolution of M >= 2N - 1 points): r2c f32 59049
+  // in two kernels of 243 ran 0.79x as fast paired (H200, docs/stockham.md).
+  // Not by default where consecutive entries are adjacent in memory (distance 1): their FFTs are column tiles, which
+  // pairs would break into strided rows.
+  const bool interleaved = realSide.batchStride.back() == 1 || complexSide.batchStride.back() == 1;
+  const bool pair = counts.empty() && (s_.tuning.pairBatch ? *s_.tuning.pairBatch
+                                                           : !interleaved && (!r2c || !isCoopSmooth(N, maxPrime_)));
   if (!pair) {
     if (r2c) {
       j.role = fmt::format("r2c of odd {} as a complex FFT of the real input, outputs 0..{}", N, N / 2);

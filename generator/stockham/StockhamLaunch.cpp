@@ -279,6 +279,8 @@ std::vector<std::string> stockhamWarnings(const StockhamSpec& s, const StockhamB
                                   ? "the half has no two-kernel plan that holds two mirrored FFTs per block"
                                   : "the plan has no split kernel"));
   }
+  if (tu.pairBatch && (!s.real() || s.length() % 2 == 0 || s.lengths.size() > 1))
+    w.push_back("/tuning/pair_batch: only a 1D r2c / c2r of odd length pairs its batch entries");
   if (tu.split > 0 && std::none_of(b.kernels.begin(), b.kernels.end(), [&](const SpillFreeKernel& sf) {
         return sf.kernel.desc.bigN > 0 && sf.kernel.desc.length == tu.split;
       }))

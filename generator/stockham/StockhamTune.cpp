@@ -210,6 +210,7 @@ TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer,
         t.ran.realSplit = todo[i].tuning.realSplit;
         t.ran.split = todo[i].tuning.split;
         t.ran.spillBytes = todo[i].tuning.spillBytes;
+        t.ran.pairBatch = todo[i].tuning.pairBatch;
         if (oneKernel1d) t.ranFactors = b.kernels[0].kernel.desc.factors;
         if (auto hit = timedSources.find(keys[i]); hit != timedSources.end()) t.report.ms = hit->second;
         else t.report.error = timingErrors.count(keys[i]) ? timingErrors[keys[i]] : "not timed";
