@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <thread>
 
 #include "generator/emulate/Reference.h"
 
@@ -50,6 +51,24 @@ TEST(ReferenceDft, MatchesFftwOnEveryLengthClass) {
       worst = std::max(worst, e / bound(n));
     }
   std::printf("worst error / bound: %.3f\n", worst);
+}
+
+// Threads computing the same length at once (the test data of a batch are made on every core): each gets FFTW's
+// result. kissfft's generic butterflies (radices 7..61, e.g. 1001 = 7 x 11 x 13) work in a scratch buffer of the plan,
+// so a plan shared between threads mixed their values.
+TEST(ReferenceDft, ThreadsOfOneLengthAtOnce) {
+  const std::uint64_t seed = freshSeed();
+  const int n = 1001, threads = 8;
+  std::vector<std::vector<cdouble>> x(threads), got(threads);
+  for (int t = 0; t < threads; ++t) x[t] = randomComplex(n, seed + t);
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      for (int rep = 0; rep < 200; ++rep) got[t] = referenceDft(x[t], n, -1);
+    });
+  for (auto& th : pool) th.join();
+  for (int t = 0; t < threads; ++t)
+    EXPECT_LE(relativeError(got[t], fftw(x[t], {n}, -1)), bound(n)) << "thread " << t << " seed " << seed;
 }
 
 TEST(ReferenceDft, ZeroPadsAndTruncates) {

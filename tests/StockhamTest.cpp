@@ -2266,6 +2266,12 @@ TEST(Stockham, OddRealBatchesPairOnTheCpu) {
                                         });
     EXPECT_TRUE(ck.ok()) << "error " << ck.error << " bound " << ck.bound;
   }
+  // pair_batch where nothing pairs is a warning.
+  EXPECT_TRUE(anyContains(
+      family(spec(1000, "f32", R"(, "transform": "c2r", "tuning": {"pair_batch": true})"))->verify().warnings,
+      "/tuning/pair_batch"));
+  EXPECT_TRUE(
+      family(spec(1001, "f32", R"(, "transform": "c2r", "tuning": {"pair_batch": false})"))->verify().warnings.empty());
   // Mutation: the c2r pair's second entry read as zero.
   auto fs = makeStockhamSpec(parseStockhamSpecText(cases[0].text, "cpu.json"));
   LaunchPlan lp = fs->emit(EmitTarget{"sm_90", nullptr}).plan;

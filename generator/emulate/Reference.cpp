@@ -3,7 +3,6 @@
 #include <cmath>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <random>
 #include <stdexcept>
 #include <utility>
@@ -27,11 +26,10 @@ long long largestPrimeFactor(long long n) {
   return n > 1 ? n : largest;
 }
 
-// kissfft plans are immutable once built: shared between threads and kept for the next call of the same length.
+// kissfft plans are kept for the next call of the same length, one cache per thread: a plan is not safe to share, as
+// its generic butterfly (radices other than 2..5) works in a scratch buffer the plan owns.
 std::shared_ptr<const Kiss> kissPlan(long long n, bool inverse) {
-  static std::mutex mutex;
-  static std::map<std::pair<long long, bool>, std::shared_ptr<const Kiss>> plans;
-  std::lock_guard<std::mutex> lock(mutex);
+  thread_local std::map<std::pair<long long, bool>, std::shared_ptr<const Kiss>> plans;
   const auto key = std::make_pair(n, inverse);
   if (auto it = plans.find(key); it != plans.end()) return it->second;
   if (plans.size() >= 64) plans.clear();  // references of many lengths (a sweep): memory stays bounded
