@@ -2275,21 +2275,9 @@ TEST(Stockham, OddRealBatchesPairOnTheCpu) {
   // Mutation: the c2r pair's second entry read as zero.
   auto fs = makeStockhamSpec(parseStockhamSpecText(cases[0].text, "cpu.json"));
   LaunchPlan lp = fs->emit(EmitTarget{"sm_90", nullptr}).plan;
-  std::string& src = lp.sources[0].text;
-  src = cpuRunnableSource(src);
-  const std::string second = "2 * d0 + 1 < batch_entries ?";
-  ASSERT_NE(src.find(second), std::string::npos) << "the pair's second entry";
-  for (auto at = src.find(second); at != std::string::npos; at = src.find(second))
-    src.replace(at, second.size(), "false ?");
-  ::testing::TestPartResultArray failures;
-  Check mutated;
-  {
-    ::testing::ScopedFakeTestPartResultReporter reporter(
-        ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
-    mutated = test::runPlanOnCpu(*fs, lp, 4, 2900, "stockham-cpu", "mutated: the pair's second entry as zero", {});
-  }
-  EXPECT_GT(mutated.checked, 0) << "the mutated kernel did not run";
-  EXPECT_GT(mutated.error, mutated.bound) << "a pair read without its second entry must fail the check";
+  lp.sources[0].text = cpuRunnableSource(lp.sources[0].text);
+  test::expectMutationsCaught(*fs, lp, {{"the pair's second entry as zero", "2 * d0 + 1 < batch_entries ?", "false ?"}},
+                              2900, "stockham-cpu", {});
 }
 
 // An f16 c2r's outputs are its signal times the point count. The test data keep them within f16's range: from a

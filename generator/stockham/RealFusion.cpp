@@ -11,6 +11,23 @@ namespace warpforge {
 
 using namespace ast;
 
+namespace {
+
+// The two halves of a Hermitian split from za = Z[k] and zb = Z[M-k] (each as real and imaginary parts):
+// (za + conj zb) / 2, and (za - conj zb) / 2i.
+NodePtr hermitianEven(const KernelContext& k, const NodePtr& aRe, const NodePtr& aIm, const NodePtr& bRe,
+                      const NodePtr& bIm) {
+  return k.mk(bin("*", k.num(0.5), bin("+", aRe, bRe)), bin("*", k.num(0.5), bin("-", aIm, bIm)));
+}
+NodePtr hermitianOdd(const KernelContext& k, const NodePtr& aRe, const NodePtr& aIm, const NodePtr& bRe,
+                     const NodePtr& bIm) {
+  return k.mk(bin("*", k.num(0.5), bin("+", aIm, bIm)), bin("*", k.num(-0.5), bin("-", aRe, bRe)));
+}
+NodePtr re(const char* v) { return member(var(v), "x"); }
+NodePtr im(const char* v) { return member(var(v), "y"); }
+
+}  // namespace
+
 void splitFromShared(const KernelContext& k, std::vector<NodePtr>& active) {
   const int L = k.d.length;
   // X[k] = E + W^k O with E = (Z[k] + conj Z[L-k]) / 2, O = -i/2 (Z[k] - conj Z[L-k])
@@ -18,12 +35,8 @@ void splitFromShared(const KernelContext& k, std::vector<NodePtr>& active) {
   active.push_back(decl(k.cT, "zb",
                         k.d.mirrored ? mirrorElement(k, var("i"))
                                      : k.shared("sbase", bin("%", bin("-", lit(L), var("i")), lit(L)))));
-  active.push_back(decl(k.cT, "ev",
-                        k.mk(bin("*", k.num(0.5), bin("+", member(var("za"), "x"), member(var("zb"), "x"))),
-                             bin("*", k.num(0.5), bin("-", member(var("za"), "y"), member(var("zb"), "y"))))));
-  active.push_back(decl(k.cT, "od",
-                        k.mk(bin("*", k.num(0.5), bin("+", member(var("za"), "y"), member(var("zb"), "y"))),
-                             bin("*", k.num(-0.5), bin("-", member(var("za"), "x"), member(var("zb"), "x"))))));
+  active.push_back(decl(k.cT, "ev", hermitianEven(k, re("za"), im("za"), re("zb"), im("zb"))));
+  active.push_back(decl(k.cT, "od", hermitianOdd(k, re("za"), im("za"), re("zb"), im("zb"))));
   active.push_back(decl(k.cT, "wo",
                         k.cmul(k.d.mirrored ? mirroredTwiddle(k, "store_table", var("i"), var("d0"))
                                             : index(var("store_table"), var("i")),
@@ -38,12 +51,8 @@ void pairSplitFromShared(const KernelContext& k, std::vector<NodePtr>& active) {
   // Z[N-k] its mirror's (FFT 0's own).
   active.push_back(decl(k.cT, "za", k.shared("sbase", var("i"))));
   active.push_back(decl(k.cT, "zb", mirrorElement(k, var("i"))));
-  active.push_back(decl(k.cT, "v",
-                        k.mk(bin("*", k.num(0.5), bin("+", member(var("za"), "x"), member(var("zb"), "x"))),
-                             bin("*", k.num(0.5), bin("-", member(var("za"), "y"), member(var("zb"), "y"))))));
-  active.push_back(decl(k.cT, "v_pair",
-                        k.mk(bin("*", k.num(0.5), bin("+", member(var("za"), "y"), member(var("zb"), "y"))),
-                             bin("*", k.num(-0.5), bin("-", member(var("za"), "x"), member(var("zb"), "x"))))));
+  active.push_back(decl(k.cT, "v", hermitianEven(k, re("za"), im("za"), re("zb"), im("zb"))));
+  active.push_back(decl(k.cT, "v_pair", hermitianOdd(k, re("za"), im("za"), re("zb"), im("zb"))));
 }
 
 NodePtr mergedRead(const KernelContext& k, std::vector<NodePtr>& stmts, const std::string& base, const NodePtr& idx,
@@ -77,11 +86,8 @@ std::vector<NodePtr> splitStore(const KernelContext& k, const AstComplexOps::C& 
                                 const NodePtr& kIdx, const std::string& sfx) {
   std::vector<NodePtr> out;
   const std::string ev = "ev" + sfx, od = "od" + sfx, wo = "wo" + sfx;
-  out.push_back(
-      decl(k.cT, ev, k.mk(bin("*", k.num(0.5), bin("+", za.re, zb.re)), bin("*", k.num(0.5), bin("-", za.im, zb.im)))));
-  out.push_back(
-      decl(k.cT, od,
-           k.mk(bin("*", k.num(0.5), bin("+", za.im, zb.im)), bin("*", k.num(-0.5), bin("-", za.re, zb.re)))));
+  out.push_back(decl(k.cT, ev, hermitianEven(k, za.re, za.im, zb.re, zb.im)));
+  out.push_back(decl(k.cT, od, hermitianOdd(k, za.re, za.im, zb.re, zb.im)));
   out.push_back(decl(k.cT, wo, k.cmul(index(var("store_table"), kIdx), var(od))));
   out.push_back(decl(k.cT, "v",
                      k.mk(bin("+", member(var(ev), "x"), member(var(wo), "x")),
