@@ -328,6 +328,29 @@ TEST(Stockham, TunerSearchesBluesteinAndFusedAxesSpecs) {
   EXPECT_LT(plane.trials[plane.best].ms, plane.trials[plane.baseline].ms);
 }
 
+// A spec the tuner prints parses: f64 87 = 29 x 3 takes one kernel with 29 as a cooperative prime, which "factors"
+// cannot name, so the tuner neither varies nor records factors there (a winner with "factors": [29, 3] was refused
+// by the parse of the tuned spec). With a timer that prefers the last candidate, every stage's last one wins.
+TEST(Stockham, TunedSpecOfACooperativePrimeLengthParses) {
+  struct LastFaster : TuneTimer {
+    std::vector<double> time(const std::vector<Generated>& c, std::vector<std::string>*) override {
+      std::vector<double> ms;
+      for (std::size_t i = 0; i < c.size(); ++i) ms.push_back(1.0 - 1e-3 * static_cast<double>(i));
+      return ms;
+    }
+    std::string arch() override { return "sm_90"; }
+    CompileProbe* probe() override { return nullptr; }
+  } timer;
+  for (const char* precision : {"f64", "f32"}) {
+    const std::string text = spec(87, precision);
+    const TuneOutcome t = tuneStockham(parseStockhamSpecText(text, "t.json"), timer);
+    EXPECT_EQ(t.specMembers.contains("factors"), std::string(precision) == "f32") << t.specMembers.dump();
+    Json tuned = Json::parse(text);
+    for (auto it = t.specMembers.begin(); it != t.specMembers.end(); ++it) tuned[it.key()] = it.value();
+    EXPECT_NO_THROW(parseStockhamSpecText(tuned.dump(), "tuned.json")) << tuned.dump();
+  }
+}
+
 // The tuner's real_split stage: with a fake timer that prefers more kernels, r2c 32768 (default: one kernel of 16384,
 // the split fused) comes back as real_split "kernel" (the FFT of 16384, then a split kernel), the first of the
 // two-kernel forms.

@@ -253,6 +253,11 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
           break;
         }
       }
+    // f64 at 8 values per thread leaves 2048-point columns 2 FFTs of 256 threads (32-byte rows); 16 values give 4
+    // FFTs of 128 threads and 64-byte rows: 1.10x (c2c 2^22), 1.26x (r2c 2^22), 1.40x (c2r 2^23) on an H200.
+    if (tu.columnValues == 0 && d.f64 && tile(held, true).second * rowValueBytes < 64 &&
+        tile(2 * held, true).second * rowValueBytes >= 64)
+      held *= 2;
     // 512-thread blocks can leave rows under 64 bytes where 256 threads widened to whole sectors leave more
     // (2048-point columns of 128 threads: 4 FFTs, 32-byte rows, against 8): the wider rows then, for 8-byte values.
     // The 8 FFTs of r2c f32 2^23's columns ran 1.66x as fast as 4 (H200, docs/stockham.md); f16 columns already

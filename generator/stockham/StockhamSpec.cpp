@@ -29,6 +29,11 @@ bool isLargePrimeRadix(int r) { return r >= 17 && r <= kMaxCoopRadix && isPrimeN
 
 int maxPrimeRadix(Precision precision) { return threadPrimeLimit(precision == Precision::F64); }
 
+bool explicitFactorsApply(const std::vector<int>& lengths, bool real, Precision precision) {
+  return lengths.size() == 1 && !real && lengths[0] <= maxOneKernelLength(precision, "sm_90") &&
+         isSmooth(lengths[0], maxPrimeRadix(precision));
+}
+
 bool isCoopSmooth(long long n, int maxPrime) {
   for (int p = maxPrime + 1; p <= kMaxCoopRadix; ++p)
     if (isCoopRadix(p, maxPrime))
@@ -297,7 +302,7 @@ StockhamSpec parseStockhamSpec(const Json& root, const std::string& file) {
   if (root.contains("factors")) {
     // (Up to the longest one kernel takes on any arch; planning for an arch with less shared memory says so.)
     const int maxOne = maxOneKernelLength(s.precision, "sm_90");
-    if (s.lengths.size() != 1 || s.real() || s.length() > maxOne || !isSmooth(s.length(), maxPrimeRadix(s.precision)))
+    if (!explicitFactorsApply(s.lengths, s.real(), s.precision))
       rd.fail("/factors", fmt::format("explicit factors are for 1D c2c lengths up to {} (one kernel on sm_90) with "
                                       "radix prime factors",
                                       maxOne));

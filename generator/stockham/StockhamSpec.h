@@ -65,6 +65,9 @@ bool isLargePrimeRadix(int r);  // the primes 17..127 (37 and up: cooperative pa
 // The largest prime radix per precision: the symmetric butterfly holds (R - 1) / 2 sums and
 // differences; f64 radix 29 and 31 spilled at 255 registers (ptxas, sm_80 and sm_90).
 int maxPrimeRadix(Precision precision);
+// Whether a spec may give "factors": a 1D c2c length of radix primes that one kernel takes on sm_90. (The tuner
+// varies and records factors only there, so that the spec it prints parses.)
+bool explicitFactorsApply(const std::vector<int>& lengths, bool real, Precision precision);
 
 // Largest length one shared-memory kernel transforms on every arch (sm_86 aside), per precision: the axes of 2D / 3D
 // transforms, fused planes, the sides of two-kernel splits and cooperative-prime kernels keep it. A 1D length of

@@ -124,8 +124,9 @@ TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer,
   const StockhamPlan basePlan = planStockham(spec, arch);
   // (Not a Bluestein convolution kernel: its factors are the convolution length's, which the spec's "factors" cannot
   // name.)
-  const bool oneKernel1d = basePlan.kernels.size() == 1 && spec.lengths.size() == 1 && !spec.real() &&
-                           !basePlan.kernels[0].desc.convolve;
+  // (Cooperative primes, f64's 29 among them, take one kernel but cannot be given as factors.)
+  const bool oneKernel1d = basePlan.kernels.size() == 1 && !basePlan.kernels[0].desc.convolve &&
+                           explicitFactorsApply(spec.lengths, spec.real(), spec.precision);
   std::vector<Trial> trials;
   std::size_t baseline = 0;
   std::map<std::string, double> timedSources;  // identical kernels and grid: one timing
