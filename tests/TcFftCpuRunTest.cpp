@@ -146,7 +146,8 @@ const std::vector<std::pair<std::string, std::string>> kHostHelpers = {
      "{ for (int i = 0; i < kWords / 4; i += 32) wf_cp_async(stage + 4 * (i + lane), src + 4 * (i + lane), 16, true); "
      "}"},
     {"wf_warp_load16_async_swizzled",
-     "template <int kWords, class Swizzle> __device__ __forceinline__ void wf_warp_load16_async_swizzled(wf_u32* "
+     "template <int kWords, class Swizzle, bool kL2Prefetch = false> __device__ __forceinline__ void "
+     "wf_warp_load16_async_swizzled(wf_u32* "
      "stage, const wf_u32* src, int lane) "
      "{ for (int i = 0; i < kWords / 4; i += 32) wf_cp_async(stage + 4 * Swizzle::chunk(i + lane), src + 4 * (i + "
      "lane), 16, true); }"},
@@ -392,9 +393,10 @@ TEST(TcFftCpuRun, FourWarpsPerFft4096) {
             std::printf("[tc_fft-cpu] %d -> 4096 %s, %s: %d registers, %d spill bytes\n", nIn, options[i].first.c_str(),
                         arch, r.registers, r.spillStoreBytes);
           }
-        if (i == 0)
+        // The default, and the copy schedule that waits before it issues (with the prefetch hint) at one sign.
+        if (i == 0 || (sign == 1 && o.waitThenIssue && o.l2Prefetch))
           runOnCpu(*fs, plan, 3, 5000 + nIn + sign,
-                   fmt::format("{} -> 4096 sign {:+d}, four warps per FFT, batch 3", nIn, sign));
+                   fmt::format("{} -> 4096 sign {:+d}, {}, batch 3", nIn, sign, options[i].first));
         if (o.phaseBudget && sign == 1) {
           // The tabled phases are read at use: one block takes the whole batch (five FFTs through its loop).
           EXPECT_NE(plan.sources.front().text.find("phase_table["), std::string::npos) << options[i].first;

@@ -131,6 +131,19 @@ std::vector<std::pair<std::string, TcFftQuadOptions>> tcFftQuadBenchOptions(cons
   // At n_in = 2048 one FFT per block was faster than two in every H200 run (bench/RESULTS.md); at 4096 the options
   // were level within the runs' spread, and the f32 pass is the more accurate.
   if (spec.nIn == 2048) std::swap(out[0], out[1]);
+  // The default's copy schedule varied: one barrier per row less, the L2 prefetch hint, both.
+  const auto [baseName, base] = out[0];
+  TcFftQuadOptions waitFirst = base, prefetch = base, both = base;
+  waitFirst.waitThenIssue = both.waitThenIssue = true;
+  prefetch.l2Prefetch = both.l2Prefetch = true;
+  out.push_back({baseName + ", the next row issued after this row's wait (one barrier less)", waitFirst});
+  out.push_back({baseName + ", copies with the 256-byte L2 prefetch hint", prefetch});
+  out.push_back({baseName + ", one barrier less and the L2 prefetch hint", both});
+  if (tcFftQuadHalfPassApplies(spec)) {
+    TcFftQuadOptions halfBoth = both;
+    halfBoth.halfPass = true;
+    out.push_back({baseName + ", pass in f16x2, one barrier less and the L2 prefetch hint", halfBoth});
+  }
   return out;
 }
 
@@ -250,9 +263,9 @@ EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& d,
   auto issue = [&](NodePtr which, NodePtr buffer) {
     NodePtr src = bin("+", cast("const wf_u32*", bin("+", var("input"), bin("*", which, var("input_distance")))),
                       bin("*", var("part"), lit(kSeg)));
-    const std::string copy = inSwz.empty()
-                                 ? fmt::format("wf_warp_load16_async<{}>", copyWords)
-                                 : fmt::format("wf_warp_load16_async_swizzled<{}, {}>", copyWords, inSwz.helperType());
+    const std::string copy = inSwz.empty() ? fmt::format("wf_warp_load16_async<{}>", copyWords)
+                                           : fmt::format("wf_warp_load16_async_swizzled<{}, {}{}>", copyWords,
+                                                         inSwz.helperType(), quadOpt.l2Prefetch ? ", true" : "");
     return exprStmt(call(copy, {bin("+", buffer, bin("*", var("part"), lit(kSeg))), src, var("lane")}));
   };
   auto copies = [&] { return bin("<", var("part"), lit(terms)); };
@@ -271,15 +284,28 @@ EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& d,
   loop.push_back(decl("wf_u32* const", "stage", bin("+", var("stage_fft"), bin("*", var("buf"), lit(kRowPoints)))));
   for (const auto& a : s.arrays)
     if (!a.isPhase()) loop.push_back(declArray("wf_u32", dataVar(a.name), a.layout.numRegisters()));
-  loop.push_back(note("The FFT has stored the previous row from the other buffer; its next row goes there."));
-  loop.push_back(fftSync());
-  loop.push_back(decl("const long long", "next_fft", bin("+", var("fft"), var("fft_stride"))));
-  loop.push_back(ifStmt(bin("&&", bin("<", var("next_fft"), var("batch")), copies()),
-                        block({issue(var("next_fft"), bin("+", var("stage_fft"),
-                                                          bin("*", bin("^", var("buf"), lit(1)), lit(kRowPoints))))})));
-  loop.push_back(exprStmt(call("wf_cp_async_commit", {})));
-  loop.push_back(exprStmt(call("wf_cp_async_wait<1>", {})));
-  loop.push_back(fftSync());  // every quarter of this row has landed
+  auto issueNext = [&] {
+    loop.push_back(decl("const long long", "next_fft", bin("+", var("fft"), var("fft_stride"))));
+    loop.push_back(
+        ifStmt(bin("&&", bin("<", var("next_fft"), var("batch")), copies()),
+               block({issue(var("next_fft"),
+                            bin("+", var("stage_fft"), bin("*", bin("^", var("buf"), lit(1)), lit(kRowPoints))))})));
+    loop.push_back(exprStmt(call("wf_cp_async_commit", {})));
+  };
+  if (quadOpt.waitThenIssue) {
+    loop.push_back(
+        note("This row's copies (the only ones in flight) land; after the barrier every quarter has landed\n"
+             "and the FFT has stored the previous row from the other buffer, so the next row goes there."));
+    loop.push_back(exprStmt(call("wf_cp_async_wait<0>", {})));
+    loop.push_back(fftSync());
+    issueNext();
+  } else {
+    loop.push_back(note("The FFT has stored the previous row from the other buffer; its next row goes there."));
+    loop.push_back(fftSync());
+    issueNext();
+    loop.push_back(exprStmt(call("wf_cp_async_wait<1>", {})));
+    loop.push_back(fftSync());  // every quarter of this row has landed
+  }
   loop.push_back(note(fmt::format(
       "The pass, in place: y_p[m] to word m of segment p from x[m + 1024 j] at word m of segment j (j < {}).", terms)));
   for (int i = 0; i < points; ++i) {

@@ -38,6 +38,10 @@ struct TcFftQuadOptions {
   // One FFT per block only: __syncthreads instead of a named barrier whose id is computed, for which ptxas reserves all
   // 16 of the block's barriers (then at most 4 blocks per SM, whatever the registers and shared memory allow).
   bool blockBarrier = false;
+  // The next row's copy issued after the current row's wait and barrier (one barrier per row less; the copy starts a
+  // little later).
+  bool waitThenIssue = false;
+  bool l2Prefetch = false;  // the row's copies ask L2 for 256-byte groups (cp.async ... .L2::256B)
 };
 
 // The options `bench` times for `spec`, with their variant names (the first is the one `emit` uses: one FFT per block
