@@ -377,6 +377,7 @@ TEST(TcFftCpuRun, FourWarpsPerFft4096) {
       for (std::size_t i = 1; i < options.size(); ++i) quads.push_back(variantPlan(variants, options[i].first));
       EXPECT_FALSE(options.front().second.halfPass) << "the default pass at n_in " << nIn;
       EXPECT_EQ(options.front().second.fftsPerBlock, nIn == 2048 ? 1 : 2) << "the default at n_in " << nIn;
+      EXPECT_TRUE(options.front().second.waitThenIssue) << "the default's copy schedule at n_in " << nIn;
       for (std::size_t i = 0; i < options.size(); ++i) {
         const LaunchPlan& plan = quads[i];
         const TcFftQuadOptions& o = options[i].second;
@@ -393,8 +394,8 @@ TEST(TcFftCpuRun, FourWarpsPerFft4096) {
             std::printf("[tc_fft-cpu] %d -> 4096 %s, %s: %d registers, %d spill bytes\n", nIn, options[i].first.c_str(),
                         arch, r.registers, r.spillStoreBytes);
           }
-        // The default, and the copy schedule that waits before it issues (with the prefetch hint) at one sign.
-        if (i == 0 || (sign == 1 && o.waitThenIssue && o.l2Prefetch))
+        // The default (its next row issued after this row's wait), and the schedule that issues first at one sign.
+        if (i == 0 || (sign == 1 && !o.waitThenIssue))
           runOnCpu(*fs, plan, 3, 5000 + nIn + sign,
                    fmt::format("{} -> 4096 sign {:+d}, {}, batch 3", nIn, sign, options[i].first));
         if (o.phaseBudget && sign == 1) {
