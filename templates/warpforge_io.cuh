@@ -50,10 +50,11 @@ __device__ __forceinline__ void wf_warp_load16_async_swizzled(wf_u32* stage, con
 #pragma unroll
   for (int i = 0; i < kWords / 4; i += 32) {
     unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(stage + 4 * Swizzle::chunk(i + lane)));
+    const wf_u32* from = src + 4 * (i + lane);
     if (kL2Prefetch)
-      asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16;" ::"r"(dst), "l"(src + 4 * (i + lane)) : "memory");
+      asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16;" ::"r"(dst), "l"(from) : "memory");
     else
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src + 4 * (i + lane)) : "memory");
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(from) : "memory");
   }
 }
 

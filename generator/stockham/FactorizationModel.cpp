@@ -249,26 +249,24 @@ std::vector<int> factorizeStockhamModel(int n, int maxRadix, int maxPrime, bool 
   return best;
 }
 
-std::vector<int> factorizeStockham(int n, int maxRadix, int maxPrime, bool f64, bool r2cSplit) {
+std::vector<int> factorizeStockham(int n, int maxRadix, int maxPrime, bool f64, bool r2cSplit, bool plainF32) {
   // Powers of two keep the even spread over the fewest radix-16 passes: their kernels are the best tuned, and the
   // model's estimate is least certain where every factorization is a power of two.
   std::vector<int> greedy = factorizeStockhamGreedy(n, maxRadix, maxPrime);
   if (n > 0 && (n & (n - 1)) == 0) return greedy;
-  // The model replaces the greedy rule only where it expects a clear gain at no more registers
-  // than the greedy choice: 10% for blocks of several FFTs, 30% for one FFT of 128 threads or more,
-  // where its register estimate is least certain (12288 as 8 x 6 x 4^4: expected 64 registers on
-  // 1024 threads, NVRTC spilled there and the kernel went to 512 threads at 80).
+  // The model replaces the greedy rule only where it expects a clear gain at no more registers than the greedy choice:
+  // 30% for one FFT of 128 threads or more, where its register estimate is least certain (12288 as 8 x 6 x 4^4:
+  // expected 64 registers on 1024 threads, NVRTC spilled there and the kernel went to 512 threads at 80); for blocks
+  // of several FFTs 3.5 % in plain f32 row kernels (every f32 length to 16384 that 3.5 % admits and 10 % did not, 14
+  // from 36 to 3720, was timed on an H200 with both factorizations: geomean 1.05x, worst 0.96x, c2c 425 1.35x as
+  // 17 x 5 x 5 against 25 x 17), else 10 % (f64's 19 such lengths were level: 1.01x, 0.78x to 1.22x).
   std::vector<int> model = factorizeStockhamModel(n, maxRadix, maxPrime, f64, r2cSplit);
   if (model == greedy) return greedy;
   const FactorCost cm = factorizationCost(n, model, f64, r2cSplit), cg = factorizationCost(n, greedy, f64, r2cSplit);
   // Large kernels (128+ threads on one FFT) take the model's choice only at <= 15 values per thread
   // and at most one pass more than the greedy rule.
-  // f32 blocks of several FFTs (not r2c's fused split) take it from a 3.5 % expected gain: every f32 length to 16384
-  // that 0.965 admits and 0.9 did not (14, from 36 to 3720) was timed on an H200 with both factorizations,
-  // geomean 1.05x, worst 0.96x, c2c f32 425 1.35x (17 x 5 x 5 against 25 x 17). f64's 19 such lengths were level
-  // (1.01x, 0.78x to 1.22x).
   const bool large = std::max(cm.threads, cg.threads) >= 128;
-  const double gain = large ? 0.7 : f64 || r2cSplit ? 0.9 : 0.965;
+  const double gain = large ? 0.7 : plainF32 && !f64 && !r2cSplit ? 0.965 : 0.9;
   if (large && (cm.held > 15 || model.size() > greedy.size() + 1)) return greedy;
   if (cm.score < gain * cg.score && cm.registers <= cg.registers) return model;
   return greedy;

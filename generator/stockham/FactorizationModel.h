@@ -13,8 +13,10 @@
 
 namespace warpforge {
 
-std::vector<int> factorizeStockham(int n, int maxRadix = 27, int maxPrime = 31, bool f64 = false,
-                                   bool r2cSplit = false);
+// plainF32: an f32 c2c row kernel of a 1D length without fusions or tables, the kind whose threshold was timed (the
+// model's choice from a 3.5 % expected gain there, 10 % elsewhere).
+std::vector<int> factorizeStockham(int n, int maxRadix = 27, int maxPrime = 31, bool f64 = false, bool r2cSplit = false,
+                                   bool plainF32 = false);
 std::vector<int> factorizeStockhamGreedy(int n, int maxRadix = 27, int maxPrime = 31);
 std::vector<int> factorizeStockhamModel(int n, int maxRadix = 27, int maxPrime = 31, bool f64 = false,
                                         bool r2cSplit = false);

@@ -191,7 +191,7 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   // A pass holds every element of the block in registers between its reads and
   // its writes (in place in shared memory), so a thread holds E = L / T complex
   // values: one butterfly (E = largest radix) where the block is small, up to
-  // 32 (f32) / 8 (f64) values for column tiles, which need many FFTs per block
+  // 32 (f32) / 8 or 16 (f64) values for column tiles, which need many FFTs per block
   // for full memory sectors.
   const KernelTuning& tu = d.tuning;
   // (tuning column_values: fewer values per thread, more threads per FFT, fewer FFTs side by side: an
@@ -255,13 +255,14 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
       }
     // f64 at 8 values per thread leaves 2048-point columns 2 FFTs of 256 threads (32-byte rows); 16 values give 4
     // FFTs of 128 threads and 64-byte rows: 1.10x (c2c 2^22), 1.26x (r2c 2^22), 1.40x (c2r 2^23) on an H200.
-    if (tu.columnValues == 0 && d.f64 && tile(held, true).second * rowValueBytes < 64 &&
-        tile(2 * held, true).second * rowValueBytes >= 64)
-      held *= 2;
+    if (tu.columnValues == 0 && d.f64 && tile(held, true).second * rowValueBytes < 64) {
+      const int f = tile(2 * held, true).second;
+      if (static_cast<long long>(f) * rowValueBytes >= 64 && f * g.smemStride * cb <= 160 * 1024) held *= 2;
+    }
     // 512-thread blocks can leave rows under 64 bytes where 256 threads widened to whole sectors leave more
     // (2048-point columns of 128 threads: 4 FFTs, 32-byte rows, against 8): the wider rows then, for 8-byte values.
     // The 8 FFTs of r2c f32 2^23's columns ran 1.66x as fast as 4 (H200, docs/stockham.md); f16 columns already
-    // take 8 (and 9 spilled 96 bytes), f64 is untimed.
+    // take 8 (and 9 spilled 96 bytes). (f64's 16-byte values take the rule above.)
     const auto widened = tile(held, true), unwidened = tile(held, false);
     const bool shortRows = rowValueBytes == 8 && widened.second * rowValueBytes < 64 &&
                            unwidened.second * rowValueBytes >= 64;

@@ -89,7 +89,8 @@ class PlanBuilder {
   Side dense(Buffer b, long long n, const std::vector<long long>& counts) const;
   Buffer freeTmp(const Job& j, Buffer avoid = Buffer::Input) const;
   void reserve(Buffer b, long long elemsPerBatch, bool half = false);
-  std::vector<int> defaultFactors(int length, bool r2cSplit) const;
+  // plainF32: see factorizeStockham.
+  std::vector<int> defaultFactors(int length, bool r2cSplit, bool plainF32 = false) const;
   StockhamPlanKernel kernel(const Job& j, int length, std::vector<int> factors);
 
   // LongFftPlan.cpp

@@ -167,12 +167,14 @@ void PlanBuilder::addRealAxis(const std::vector<long long>& counts, const Side& 
   // The mirrored kernel holds two of its FFTs per block at least: its length within half of what one block holds.
   const bool inHalfPlan = asked && asked != RealSplit::Fused ? asked == RealSplit::Mirrored : longHalf;
   int n1 = inHalfPlan && isCoopSmooth(L, maxPrime_) ? tunedTwoKernelSplit(L) : 0;
-  // f32 r2c: the longer side as the columns, the mirrored rows (with the split) the shorter. On an H200 (`bench --ab`
-  // with `split`, one process each) r2c f32 2^22 ran 1.13x so, 2^24 1.30-1.32x; c2c's plain columns ran 0.91x (c2c
-  // f32 2^23), and c2r is untimed.
+  // f32 r2c: the longer side as the columns, the mirrored rows (with the split) the shorter, where the sides are
+  // within 2x of each other and the longer one is of radix primes (as every split timed so). On an H200 (`bench --ab`
+  // with `split`, one process each) r2c f32 2^22 ran 1.13x so, 2^24 1.30-1.32x, five other lengths 1.00-1.01x; c2c's
+  // plain columns ran 0.91x (c2c f32 2^23), and c2r is untimed.
   if (r2c && n1 > 0 && s_.tuning.split == 0 && s_.precision == Precision::F32) {
-    const int longer = static_cast<int>(L / n1);
-    if (longer > n1 && longer <= maxSingleKernelLength(s_.precision) && isCoopSmooth(longer, maxPrime_)) n1 = longer;
+    const long long longer = L / n1;
+    if (longer > n1 && longer <= 2LL * n1 && longer <= maxOneKernel_ && isSmooth(longer, maxPrime_))
+      n1 = static_cast<int>(longer);
   }
   if (n1 > 0 && (r2c ? L / n1 : n1) <= maxOneKernel_ / 2) {
     // The two-kernel plan of L, the split in its row kernel, the merge in its column kernel (mirrored FFT pairs).

@@ -152,8 +152,8 @@ void PlanBuilder::reserve(Buffer b, long long elemsPerBatch, bool half) {
 
 // The factorization a kernel of `length` takes unless the spec names one (f64 stops at radix 13: radix-16 f64
 // butterflies hold 16 double2 inputs, 15 twiddles and their products, too many registers).
-std::vector<int> PlanBuilder::defaultFactors(int length, bool r2cSplit) const {
-  return factorizeStockham(length, plan_.f64 ? 13 : 27, maxPrime_, plan_.f64, r2cSplit);
+std::vector<int> PlanBuilder::defaultFactors(int length, bool r2cSplit, bool plainF32) const {
+  return factorizeStockham(length, plan_.f64 ? 13 : 27, maxPrime_, plan_.f64, r2cSplit, plainF32);
 }
 
 static Access access(const Side& s) {
@@ -180,7 +180,11 @@ StockhamPlanKernel PlanBuilder::kernel(const Job& j, int length, std::vector<int
   // where 9 x 9 x 3 runs much faster.
   else if (plan_.f64 && (isColumnTiled(d.in) || isColumnTiled(d.out)))
     d.factors = factorizeStockhamGreedy(length, 13, maxPrime_);
-  else d.factors = defaultFactors(length, j.fuse == Fuse::R2CPost && !j.mirrored);
+  else
+    d.factors = defaultFactors(length, j.fuse == Fuse::R2CPost && !j.mirrored,
+                               s_.precision == Precision::F32 && s_.lengths.size() == 1 && j.fuse == Fuse::None &&
+                                   !j.hasLoadTable && !j.hasStoreTable && !isColumnTiled(d.in) &&
+                                   !isColumnTiled(d.out));
   d.batchCount = j.counts;
   d.inValid = j.inValid;
   d.outValid = j.outValid;

@@ -107,9 +107,6 @@ std::vector<std::pair<std::string, TcFftQuadOptions>> tcFftQuadBenchOptions(cons
   // without spills and 24 KiB of table instead of 8: the same blocks per SM (one FFT per block: 4 x 57 KiB, the SM's
   // whole shared memory).
   TcFftQuadOptions twoF32, oneF32, capped, twoHalf, oneHalf;
-  // Every option issues the next row after this row's wait (one barrier per row less): 1.2-3.1 % faster at every n_in
-  // on an H200 (bench/RESULTS.md); the earlier schedule stays a variant below.
-  for (TcFftQuadOptions* o : {&twoF32, &oneF32, &capped, &twoHalf, &oneHalf}) o->waitThenIssue = true;
   oneF32.fftsPerBlock = capped.fftsPerBlock = oneHalf.fftsPerBlock = 1;
   capped.minBlocksPerSm = 5;
   capped.blockBarrier = true;  // else ptxas reserves every barrier of the block: 4 blocks per SM
@@ -134,8 +131,9 @@ std::vector<std::pair<std::string, TcFftQuadOptions>> tcFftQuadBenchOptions(cons
   // At n_in = 2048 one FFT per block was faster than two in every H200 run (bench/RESULTS.md); at 4096 the options
   // were level within the runs' spread, and the f32 pass is the more accurate.
   if (spec.nIn == 2048) std::swap(out[0], out[1]);
-  // The default's copy schedule varied: the next row issued before this row's wait (a barrier more, as before), and
-  // the L2 prefetch hint (level within 1 % on an H200; with the f16x2 pass where that applies).
+  // The default's copy schedule varied: the next row issued before this row's wait (a barrier more; level to 3.1 %
+  // slower than the default on an H200, docs/tc_fft.md), and the L2 prefetch hint (within 1 %; with the f16x2 pass
+  // where that applies).
   const auto [baseName, base] = out[0];
   TcFftQuadOptions issueFirst = base, prefetch = base;
   issueFirst.waitThenIssue = false;
@@ -266,9 +264,12 @@ EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& d,
   auto issue = [&](NodePtr which, NodePtr buffer) {
     NodePtr src = bin("+", cast("const wf_u32*", bin("+", var("input"), bin("*", which, var("input_distance")))),
                       bin("*", var("part"), lit(kSeg)));
-    const std::string copy = inSwz.empty() ? fmt::format("wf_warp_load16_async<{}>", copyWords)
-                                           : fmt::format("wf_warp_load16_async_swizzled<{}, {}{}>", copyWords,
-                                                         inSwz.helperType(), quadOpt.l2Prefetch ? ", true" : "");
+    // (The prefetch hint takes the swizzled helper, with the identity arrangement where the stage is not swizzled.)
+    const std::string arrangement = inSwz.empty() ? "wf_swizzle<-1, -1, -1, -1, -1, -1>" : inSwz.helperType();
+    const std::string copy = inSwz.empty() && !quadOpt.l2Prefetch
+                                 ? fmt::format("wf_warp_load16_async<{}>", copyWords)
+                                 : fmt::format("wf_warp_load16_async_swizzled<{}, {}{}>", copyWords, arrangement,
+                                               quadOpt.l2Prefetch ? ", true" : "");
     return exprStmt(call(copy, {bin("+", buffer, bin("*", var("part"), lit(kSeg))), src, var("lane")}));
   };
   auto copies = [&] { return bin("<", var("part"), lit(terms)); };

@@ -39,8 +39,8 @@ struct TcFftQuadOptions {
   // 16 of the block's barriers (then at most 4 blocks per SM, whatever the registers and shared memory allow).
   bool blockBarrier = false;
   // The next row's copy issued after the current row's wait and barrier (one barrier per row less; the copy starts a
-  // little later). tcFftQuadBenchOptions sets it on every option but one.
-  bool waitThenIssue = false;
+  // little later); false: issued first, a barrier more (a bench variant).
+  bool waitThenIssue = true;
   bool l2Prefetch = false;  // the row's copies ask L2 for 256-byte groups (cp.async ... .L2::256B)
 };
 
