@@ -1,10 +1,9 @@
-#include <atomic>
-#include <thread>
 
 #include <fmt/format.h>
 
 #include "bench/Benchmark.h"
 #include "bench/Timing.h"
+#include "generator/core/ParallelFor.h"
 
 namespace warpforge {
 
@@ -30,16 +29,12 @@ class DeviceTuneTimer : public TuneTimer {
     std::vector<std::pair<const KernelSource*, std::string>> sources;
     for (const auto& c : candidates)
       for (const auto& s : c.plan.sources) sources.push_back({&s, c.plan.specName});
-    std::atomic<std::size_t> next{0};
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < std::max(1u, std::thread::hardware_concurrency()); ++t)
-      pool.emplace_back([&] {
-        for (std::size_t i; (i = next++) < sources.size();) try {
-            compiler_.compile(sources[i].first->text, sources[i].second, compileTarget(*sources[i].first, arch_));
-          } catch (...) {  // reported when the candidate is loaded below
-          }
-      });
-    for (auto& t : pool) t.join();
+    parallelFor(static_cast<long long>(sources.size()), [&](long long i) {
+      try {
+        compiler_.compile(sources[i].first->text, sources[i].second, compileTarget(*sources[i].first, arch_));
+      } catch (...) {  // reported when the candidate is loaded below
+      }
+    });
     std::vector<double> ms;
     if (errors) errors->assign(candidates.size(), "");
     for (std::size_t i = 0; i < candidates.size(); ++i) {

@@ -1,8 +1,6 @@
 #include "generator/stockham/StockhamData.h"
 
 #include <algorithm>
-#include <atomic>
-#include <thread>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -12,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "generator/core/ParallelFor.h"
 #include "generator/emulate/Half.h"
 #include "generator/emulate/Reference.h"
 #include "generator/stockham/StockhamLaunch.h"
@@ -298,17 +297,10 @@ TestData stockhamRandomInputs(const StockhamSpec& s, long long batch, std::uint6
     // 138961): entries from seeds drawn in order, made on every core.
     std::vector<std::uint64_t> seeds(batch);
     for (auto& e : seeds) e = rng();
-    std::atomic<long long> next{0};
-    std::vector<std::thread> pool;
-    const unsigned workers = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), batch));
-    for (unsigned t = 0; t < workers; ++t)
-      pool.emplace_back([&] {
-        for (long long b; (b = next++) < batch;) {
-          std::mt19937_64 own(seeds[b]);
-          logical->inputs[b] = makeInput(s, own);
-        }
-      });
-    for (auto& th : pool) th.join();
+    parallelFor(batch, [&](long long b) {
+      std::mt19937_64 own(seeds[b]);
+      logical->inputs[b] = makeInput(s, own);
+    });
   } else {
     for (long long b = 0; b < batch; ++b) logical->inputs[b] = makeInput(s, rng);
   }

@@ -180,11 +180,11 @@ StockhamPlanKernel PlanBuilder::kernel(const Job& j, int length, std::vector<int
   // where 9 x 9 x 3 runs much faster.
   else if (plan_.f64 && (isColumnTiled(d.in) || isColumnTiled(d.out)))
     d.factors = factorizeStockhamGreedy(length, 13, maxPrime_);
-  else
-    d.factors = defaultFactors(length, j.fuse == Fuse::R2CPost && !j.mirrored,
-                               s_.precision == Precision::F32 && s_.lengths.size() == 1 && j.fuse == Fuse::None &&
-                                   !j.hasLoadTable && !j.hasStoreTable && !isColumnTiled(d.in) &&
-                                   !isColumnTiled(d.out));
+  else {
+    const bool plainF32 = s_.precision == Precision::F32 && s_.lengths.size() == 1 && j.fuse == Fuse::None &&
+                          !j.hasLoadTable && !j.hasStoreTable && !isColumnTiled(d.in) && !isColumnTiled(d.out);
+    d.factors = defaultFactors(length, j.fuse == Fuse::R2CPost && !j.mirrored, plainF32);
+  }
   d.batchCount = j.counts;
   d.inValid = j.inValid;
   d.outValid = j.outValid;

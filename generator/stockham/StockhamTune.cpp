@@ -1,10 +1,9 @@
+#include "generator/core/ParallelFor.h"
 #include "generator/stockham/StockhamTune.h"
 
 #include <algorithm>
-#include <atomic>
 #include <map>
 #include <stdexcept>
-#include <thread>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -122,10 +121,9 @@ TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer,
   const std::string arch = timer.arch();
   CompileProbe* probe = timer.probe();
   const StockhamPlan basePlan = planStockham(spec, arch);
-  // (Not a Bluestein convolution kernel: its factors are the convolution length's, which the spec's "factors" cannot
-  // name.)
-  // (Cooperative primes, f64's 29 among them, take one kernel but cannot be given as factors.)
-  const bool oneKernel1d = basePlan.kernels.size() == 1 && !basePlan.kernels[0].desc.convolve &&
+  // Factors are varied only where a spec may give them (explicitFactorsApply): not for a Bluestein convolution's
+  // length, nor for cooperative primes (f64's 29 among them), which take one kernel but cannot be named as factors.
+  const bool oneKernel1d = basePlan.kernels.size() == 1 &&
                            explicitFactorsApply(spec.lengths, spec.real(), spec.precision);
   std::vector<Trial> trials;
   std::size_t baseline = 0;
@@ -141,21 +139,13 @@ TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer,
     }
     std::vector<StockhamBuild> builds(todo.size());
     std::vector<std::string> errors(todo.size());
-    std::atomic<std::size_t> next{0};
-    std::vector<std::thread> pool;
-    const unsigned workers = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(),
-                                                             static_cast<unsigned>(todo.size())));
-    for (unsigned w = 0; w < workers; ++w)
-      pool.emplace_back([&] {
-        for (std::size_t i; (i = next++) < todo.size();) {
-          try {
-            builds[i] = buildStockham(variant(spec, todo[i]), arch, probe);
-          } catch (const std::exception& e) {
-            errors[i] = e.what();
-          }
-        }
-      });
-    for (auto& t : pool) t.join();
+    parallelFor(static_cast<long long>(todo.size()), [&](long long i) {
+      try {
+        builds[i] = buildStockham(variant(spec, todo[i]), arch, probe);
+      } catch (const std::exception& e) {
+        errors[i] = e.what();
+      }
+    });
 
     std::vector<std::string> keys(todo.size());
     std::vector<Generated> toTime;
