@@ -192,6 +192,23 @@ TEST(CorrelatorSync, BenchListsTheGroupedVariants) {
                   "8 operand slots)"));
 }
 
+// A spec whose ring does not fit every other block form (8 operand slots from stages_per_sync 4 on R = 64: 8 x 24 KiB
+// on 128-input square tiles) gets only the variants that fit one block's shared memory: a variant past it failed the
+// whole `bench` at its launch.
+TEST(CorrelatorSync, BenchVariantsFitSharedMemory) {
+  const std::string file = "tcc_8bit_r64_visibilities.json";
+  auto j = parseJsonText(test::readFile(test::sourcePath("generator/correlator/tools/bench-specs/" + file)), file);
+  j["tuning"] = {{"stages_per_sync", 4}};
+  auto fs = correlatorFamily().parse(j, file);
+  int listed = 0;
+  for (const BenchVariant& v : dynamic_cast<const BenchFacet&>(*fs).benchVariants({"sm_90", nullptr}))
+    for (const auto& k : v.generated.plan.kernels) {
+      ++listed;
+      EXPECT_LE(k.sharedBytes, 227 * 1024) << v.name << ": " << k.name;
+    }
+  EXPECT_GE(listed, 4);
+}
+
 // `bench --tune` (CorrelatorTune.h): on sm_90 the candidates span the pipeline's block forms, grouped stages and
 // transforms beside the register-staged paths; each candidate's members, parsed into the spec, emit exactly the
 // candidate's kernels (what wisdom records is what was timed), the spec as given comes first with the members of what

@@ -246,12 +246,20 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet, public 
                                                                                             : 64;
     // Where the triangle fits one block (a property of the spec: the names stay the same on every target): the other
     // block form, i.e. square tiles where the default is the whole triangle (the kernel before it) and vice versa.
-    if (pipeTriangleFits(s_)) {
+    // A variant's rings must fit one block's shared memory (the spec's ring of 8 slots does not on 128-input tiles):
+    // a variant that does not is left out rather than failing the launch.
+    auto fits = [&](const CorrelatorSpec& spec, int rows, int stages, bool shared, bool whole) {
+      return !pipe || pipeSharedFits(corrPipe(spec, rows, stages, 0, shared, whole));
+    };
+    if (pipeTriangleFits(s_) &&
+        fits(s_, c.wholeTriangle ? square : 0, c.stages, c.wholeTriangle && c.sharedTransform, !c.wholeTriangle)) {
       const CorrelatorKernels form = !pipe             ? k
                                      : c.wholeTriangle ? emitCorrelatorPipeline(s_, square, c.stages, c.sharedTransform)
                                                        : emitCorrelatorPipeline(s_, 0, c.stages, false, 0, true);
       v.push_back({"correlate only, pipeline with the other block form (whole triangle per channel <-> square tiles)",
                    Generated{correlatorLaunchPlan(s_, form, false)}, 1, 0});
+    }
+    if (pipeTriangleFits(s_)) {
       // The whole triangle with two stages per loader iteration and consumer wait (tuning.stages_per_sync 2).
       CorrelatorSpec pairs = s_;
       pairs.tuning.stagesPerSync = 2;
@@ -287,15 +295,20 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet, public 
                    1, 0});
     }
     const int other = pipe && square == 64 ? 128 : 64;
-    const CorrelatorKernels alt = c.path == CorrelatorPath::Pipeline ? emitCorrelatorPipeline(s_, other, c.stages) : k;
-    v.push_back({"correlate only, pipeline with the other tile (64 <-> 128 inputs)",
-                 Generated{correlatorLaunchPlan(s_, alt, false)}, 1, 0});
+    if (fits(s_, other, c.stages, false, false)) {
+      const CorrelatorKernels alt = c.path == CorrelatorPath::Pipeline ? emitCorrelatorPipeline(s_, other, c.stages)
+                                                                       : k;
+      v.push_back({"correlate only, pipeline with the other tile (64 <-> 128 inputs)",
+                   Generated{correlatorLaunchPlan(s_, alt, false)}, 1, 0});
+    }
     // The other transform (loader alone <-> loader and consumers), on the square tile.
-    const CorrelatorKernels xf = c.path == CorrelatorPath::Pipeline
-                                     ? emitCorrelatorPipeline(s_, square, c.stages, !c.sharedTransform)
-                                     : k;
-    v.push_back({"correlate only, pipeline with the other transform (loader <-> shared)",
-                 Generated{correlatorLaunchPlan(s_, xf, false)}, 1, 0});
+    if (fits(s_, square, c.stages, !c.sharedTransform, false)) {
+      const CorrelatorKernels xf = c.path == CorrelatorPath::Pipeline
+                                       ? emitCorrelatorPipeline(s_, square, c.stages, !c.sharedTransform)
+                                       : k;
+      v.push_back({"correlate only, pipeline with the other transform (loader <-> shared)",
+                   Generated{correlatorLaunchPlan(s_, xf, false)}, 1, 0});
+    }
     // The deepest raw ring that fits (up to 8 slots: more stages of bulk copies in flight than the default 4).
     const CorrelatorKernels deep =
         c.path == CorrelatorPath::Pipeline
