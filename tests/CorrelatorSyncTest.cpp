@@ -144,6 +144,42 @@ TEST(CorrelatorSync, GroupedPlansRunOnTheCpuAndMatchTheExactReference) {
   runCorrelatorPlanOnCpu(*tfs, tfs->emit({"sm_90", nullptr}).plan, 1, 6181, "whole triangle ci8 R = 64, 4 per wait");
 }
 
+// sample_range "symmetric" (no -128 / -8 in the data, as a saturating F-engine sends): the staging's clamp helpers are
+// the identity on sm_80 and sm_90 (the clamp itself where the range is full), and the plan stays bit-exact on such
+// data (ci8 and ci4 through the pipeline on the CPU). cf16 and unknown ranges are SpecErrors at /sample_range.
+TEST(CorrelatorSync, SymmetricSamplesSkipTheClampAndStayExact) {
+  auto pathOf = [](const std::string& json) {
+    try {
+      parseCorrelatorSpecText(json, "sym.json");
+    } catch (const SpecError& e) {
+      return e.path();
+    }
+    return std::string("(accepted)");
+  };
+  const std::string sym = R"(, "sample_range": "symmetric")";
+  EXPECT_EQ(pathOf(syncJson("t", 35, "cf16", "tcc", 208, "", sym)), "/sample_range");
+  EXPECT_EQ(pathOf(syncJson("t", 35, "ci8", "tcc", 208, "", R"(, "sample_range": "half")")), "/sample_range");
+  EXPECT_EQ(pathOf(syncJson("t", 35, "ci8", "tcc", 208, "", R"(, "sample_range": "full")")), "(accepted)");
+  const std::string identity = "corr_clamp8(wf_u32 w) { return w; }";
+  for (const char* arch : {"sm_80", "sm_90"}) {
+    const CorrelatorSpec full = parseCorrelatorSpecText(syncJson("t", 35, "ci8", "tcc", 208, ""), "t.json");
+    const CorrelatorSpec cs = parseCorrelatorSpecText(syncJson("t", 35, "ci8", "tcc", 208, "", sym), "t.json");
+    EXPECT_NE(emitCorrelatorFor(cs, arch).correlateSource.find(identity), std::string::npos) << arch;
+    EXPECT_EQ(emitCorrelatorFor(full, arch).correlateSource.find(identity), std::string::npos) << arch;
+  }
+  if (std::system("c++ --version > /dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  for (const char* type : {"ci8", "ci4"}) {
+    const CorrelatorSpec cs = parseCorrelatorSpecText(syncJson(std::string("cpu_sym_") + type, 35, type, "tcc", 224,
+                                                               R"("stages_per_sync": 2)", sym),
+                                                      "cpu.json");
+    auto fs = makeCorrelatorSpec(cs);
+    const LaunchPlan plan = correlatorLaunchPlan(cs, emitCorrelatorPipeline(cs, 64, cs.tuning.stages, true));
+    ASSERT_NE(plan.sources.front().text.find(identity), std::string::npos) << type;
+    runCorrelatorPlanOnCpu(*fs, plan, 2, 6183, std::string("symmetric ") + type + " R = 35, 64-input tiles");
+  }
+}
+
 TEST(CorrelatorSync, CpuRunCatchesMutatedGroupedLoops) {
   if (std::system("c++ --version > /dev/null 2>&1") != 0)
     GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";

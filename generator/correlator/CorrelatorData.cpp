@@ -106,7 +106,8 @@ TestData correlatorInputs(const CorrelatorSpec& s, long long batch, std::uint64_
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   TestData d;
-  // Samples: the whole byte range (so -128 / -8 occur), a fraction from the extremes; f16 uniform in [-1, 1].
+  // Samples: the whole byte range (so -128 / -8 occur; not for sample_range "symmetric"), a fraction from the
+  // extremes; f16 uniform in [-1, 1].
   auto& in = d.arrays["input"];
   in.resize(static_cast<std::size_t>(elemBytes(s) * s.input.batch * batch));
   // 64 random bits per draw (the arrays of the benchmark configurations reach a gigabyte).
@@ -135,6 +136,11 @@ TestData correlatorInputs(const CorrelatorSpec& s, long long batch, std::uint64_
         if ((e & 0xffff) < extremeBelow) {
           static const unsigned char ext8[4] = {0x80, 0x81, 0x7f, 0x80}, ext4[4] = {0x88, 0x99, 0x77, 0x8f};
           x = (ci8 ? ext8 : ext4)[(r >> 32) & 3];
+        }
+        if (s.symmetric) {  // no minimum in the data: -128 -> -127 (ci8), a nibble -8 -> -7 (ci4)
+          if (ci8 && x == 0x80) x = 0x81;
+          if (!ci8 && (x & 0xf0) == 0x80) x = static_cast<unsigned char>(x + 0x10);
+          if (!ci8 && (x & 0x0f) == 0x08) x = static_cast<unsigned char>(x + 0x01);
         }
         in[i] = x;
       }

@@ -443,7 +443,8 @@ CorrelatorKernels emitCorrelator(const CorrelatorSpec& s, bool wgmma, bool cpAsy
     head += fmt::format("// output: each batch entry's {} visibilities of the call, written once ({}-byte stores)\n",
                         f16 ? "f32" : "int32", s.polarizations == 2 ? 16 : 8);
   if (wgmma) head += cmma::sm90aGuard();
-  k.correlateSource = head + correlatorDeviceHelpers(s.type, wgmma ? 2 * rows : 0) + print(foldConstants(fn));
+  k.correlateSource = head + correlatorDeviceHelpers(s.type, wgmma ? 2 * rows : 0, !s.symmetric) +
+                      print(foldConstants(fn));
   k.wgmma = wgmma;
   k.visibilities = visOut;
   if (!visOut) k.reduceSource = emitReduce(s, k.reduceName, k.reduceThreads, k.reduceUnroll);

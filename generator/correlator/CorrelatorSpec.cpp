@@ -129,7 +129,8 @@ CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
   rd.needObject(root, "");
   rd.onlyKeys(root, "",
               {"name", "family", "description", "receivers", "polarizations", "channels", "samples_per_call",
-               "sample_type", "ci4_real_nibble", "input", "conjugate", "polarization_order", "output", "tuning"});
+               "sample_type", "ci4_real_nibble", "sample_range", "input", "conjugate", "polarization_order", "output",
+               "tuning"});
   CorrelatorSpec s;
   s.file = file;
   s.name = rd.identifier(rd.need(root, "", "name"), "/name", "name");
@@ -152,6 +153,17 @@ CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
     if (n != "high" && n != "low")
       rd.fail("/ci4_real_nibble", fmt::format("'{}' (expected high or low)", JsonReader::printable(n)));
     s.ci4RealHigh = n == "high";
+  }
+  if (root.contains("sample_range")) {
+    const std::string r = rd.string(root["sample_range"], "/sample_range");
+    if (r != "full" && r != "symmetric")
+      rd.fail("/sample_range",
+              fmt::format("'{}' (expected full: any value, -128 / -8 clamped to -127 / -7 when staged; or symmetric: "
+                          "no -128 / -8 in the data, nothing clamped)",
+                          JsonReader::printable(r)));
+    if (r == "symmetric" && s.type == SampleType::CF16)
+      rd.fail("/sample_range", "symmetric is for integer samples (ci8, ci4): cf16 has no minimum to clamp");
+    s.symmetric = r == "symmetric";
   }
   s.samples = rd.integer(rd.need(root, "", "samples_per_call"), "/samples_per_call", 1, 1LL << 30);
   const int step = timesPerMmaStep(s.type);

@@ -62,6 +62,9 @@ struct CorrelatorSpec {
   long long samples = 0;  // samples per channel per batch entry (one call)
   SampleType type = SampleType::CI8;
   bool ci4RealHigh = true;  // ci4: the real part is the high nibble (bits 7..4), the imaginary the low one
+  // sample_range "symmetric": the data hold no -128 (ci8) / -8 (ci4), as a saturating F-engine's output: the staging
+  // skips the clamp to -127 / -7 that conj_perm otherwise needs. "full" (false): every value, the minimum clamped.
+  bool symmetric = false;
   CorrelatorInput input;
   std::string conjugate =
       "r2";  // which receiver of bl(r1, r2) is conjugated: "r2" (V = s1 conj(s2)) or "r1" (V = s2 conj(s1))

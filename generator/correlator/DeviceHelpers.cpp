@@ -54,7 +54,21 @@ NodePtr wgmmaFns(SampleType type, int n) {
              wgmmaHelper(WgmmaAtom{n, f16, false}, "corr_wgmma"));
 }
 
-std::string correlatorDeviceHelpers(SampleType type, int wgmmaN) {
+// The staging's clamp of the minimum (-128 -> -127, -8 -> -7): cmma's, or where the spec's sample_range is
+// "symmetric" the identity (no such value in the data; NVRTC then drops every call).
+static void pushClamps(std::vector<NodePtr>& items, bool clamp) {
+  if (clamp) {
+    items.push_back(cmma::clampFn("corr_", 8));
+    items.push_back(cmma::clampFn("corr_", 4));
+    return;
+  }
+  items.push_back(
+      raw("// sample_range \"symmetric\": the data hold no -128 / -8, so nothing is clamped before conj_perm.\n"));
+  for (const char* name : {"corr_clamp8", "corr_clamp4"})
+    items.push_back(raw(fmt::format("static __device__ __forceinline__ wf_u32 {}(wf_u32 w) {{ return w; }}\n", name)));
+}
+
+std::string correlatorDeviceHelpers(SampleType type, int wgmmaN, bool clamp) {
   std::vector<NodePtr> items;
   items.push_back(cmma::typedefU32());
   items.push_back(ldmatrixFn());
@@ -62,8 +76,7 @@ std::string correlatorDeviceHelpers(SampleType type, int wgmmaN) {
     items.push_back(cmma::conjPermFn("corr_", true));
     items.push_back(cmma::mmaFn("corr_", true));
   } else {
-    items.push_back(cmma::clampFn("corr_", 8));
-    items.push_back(cmma::clampFn("corr_", 4));
+    pushClamps(items, clamp);
     if (type == SampleType::CI4) {
       items.push_back(cmma::widen4Fn("corr_", true));
       items.push_back(cmma::widen4Fn("corr_", false));
@@ -84,8 +97,7 @@ std::string correlatorPipelineHelpers(const CorrPipe& p) {
   if (type == SampleType::CF16) {
     items.push_back(cmma::conjPermFn("corr_", true));
   } else {
-    items.push_back(cmma::clampFn("corr_", 8));
-    items.push_back(cmma::clampFn("corr_", 4));
+    pushClamps(items, p.clamp);
     if (type == SampleType::CI4) {
       items.push_back(cmma::widen4Fn("corr_", true));
       items.push_back(cmma::widen4Fn("corr_", false));

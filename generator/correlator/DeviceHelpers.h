@@ -8,7 +8,7 @@
 
 namespace warpforge {
 // wgmmaN: also the sm_90a wgmma helpers for m64 x wgmmaN instructions (0: none).
-std::string correlatorDeviceHelpers(SampleType type, int wgmmaN = 0);
+std::string correlatorDeviceHelpers(SampleType type, int wgmmaN = 0, bool clamp = true);
 // The pipeline's helpers (sm_90a): clamp / widen / conj_perm, the wgmma helper of the pipeline's atom (m64 x 2 rows)
 // with the descriptors of pipeDescriptors (64-byte swizzle, SBO 512 and, for the diagonal tile's A, 1024), its fences,
 // and templates/warpforge_async.cuh (mbarriers, bulk copies, setmaxnreg).

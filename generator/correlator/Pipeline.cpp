@@ -229,6 +229,7 @@ CorrPipe corrPipe(const CorrelatorSpec& s, int rowsPerBlock, int opStages, int r
   CorrPipe p;
   std::string why;
   p.type = s.type;
+  p.clamp = !s.symmetric;
   p.P = s.polarizations;
   p.N = s.inputs();
   p.samples = s.samples;

@@ -58,6 +58,7 @@ struct PipePiece {
 
 struct CorrPipe {
   SampleType type = SampleType::CI8;
+  bool clamp = true;  // the staging clamps -128 / -8 (false: sample_range "symmetric")
   int P = 2;
   long long N = 0, samples = 0;
   int rows = 128;     // inputs per tile side

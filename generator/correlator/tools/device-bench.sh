@@ -19,6 +19,7 @@
 #           WF_OUTPUT: the specs' output models, space-separated: "accumulators" (default: katgpucbf's model; its bench
 #           also times the visibilities model's correlate kernel as a variant) and / or "visibilities" (TCC's model: the
 #           default plan is the correlate kernel writing the visibilities, checked on the device; no reduce lines)
+#           WF_RANGE: the specs' sample ranges, "full" (default) and / or "symmetric" (sample_range: no clamp)
 # TCC's script is found at $TCC (default ./tcc-anchor/tcc_bench.py); it is only measured against.
 # WF_DEADLINE (seconds since the start): no shape starts after it. One shape's `bench` costs ~25 s (host work: random
 # inputs, the sampled reference, the cuBLAS baseline): TCC's seven configurations and 8 random shapes take ~8 minutes.
@@ -68,15 +69,21 @@ EOF
 )
 fi
 outputs=(${WF_OUTPUT:-accumulators})
-nameOf() {  # output bits R C T -> the spec's name
-  echo "shape_$([ "$1" = visibilities ] && echo vis_)${2}_${3}_${4}_${5}"
+# WF_RANGE: the specs' sample ranges, space-separated: "full" (default; -128 / -8 clamped) and / or "symmetric"
+# (sample_range "symmetric": no clamp; the data hold no -128 / -8). cf16 shapes take "full" only.
+ranges=(${WF_RANGE:-full})
+nameOf() {  # output range bits R C T -> the spec's name
+  echo "shape_$([ "$1" = visibilities ] && echo vis_)$([ "$2" = symmetric ] && echo sym_)${3}_${4}_${5}_${6}"
 }
-specOf() {  # output bits R C T -> the spec file
-  local out=$1; shift
-  local ty=$([ "$1" = 4 ] && echo ci4 || ([ "$1" = 8 ] && echo ci8 || echo cf16)) name=$(nameOf $out "$@")
-  printf '{"name": "%s", "family": "correlator", "receivers": %s, "polarizations": 2, "channels": %s, "samples_per_call": %s, "sample_type": "%s", "input": {"layout": "tcc"}, "conjugate": "r1", "polarization_order": "r2_r1", "output": "%s"}\n' \
-    "$name" "$2" "$3" "$4" "$ty" "$out" > "$LOG/$name.json"
+specOf() {  # output range bits R C T -> the spec file
+  local out=$1 rg=$2; shift 2
+  local ty=$([ "$1" = 4 ] && echo ci4 || ([ "$1" = 8 ] && echo ci8 || echo cf16)) name=$(nameOf $out $rg "$@")
+  printf '{"name": "%s", "family": "correlator", "receivers": %s, "polarizations": 2, "channels": %s, "samples_per_call": %s, "sample_type": "%s", "sample_range": "%s", "input": {"layout": "tcc"}, "conjugate": "r1", "polarization_order": "r2_r1", "output": "%s"}\n' \
+    "$name" "$2" "$3" "$4" "$ty" "$rg" "$out" > "$LOG/$name.json"
   echo "$LOG/$name.json"
+}
+rangesOf() {  # bits -> the ranges timed for it
+  if [ "$1" = 16 ]; then echo full; else echo "${ranges[@]}"; fi
 }
 
 # Warm: compile everything in parallel (timings of this pass are discarded), the GPU tests beside it.
@@ -86,8 +93,10 @@ fi
 for cfg in "${shapes[@]}"; do
   set -- $cfg
   for out in "${outputs[@]}"; do
-    spec=$(specOf $out "$@")
-    timeout 120 $wf bench "$spec" --reps 1 --batch 1 > /dev/null 2>&1 &
+    for rg in $(rangesOf $1); do
+      spec=$(specOf $out $rg "$@")
+      timeout 120 $wf bench "$spec" --reps 1 --batch 1 > /dev/null 2>&1 &
+    done
   done
   [ -f "$TCC" ] && timeout 120 python3 "$TCC" "$1:$2:$3:$4" > /dev/null 2>&1 &
 done
@@ -104,7 +113,7 @@ if [ -n "${WF_TUNE:-}" ]; then
   for cfg in "${shapes[@]}"; do
     set -- $cfg
     for out in "${outputs[@]}"; do
-      name=$(nameOf $out "$@")
+      name=$(nameOf $out full "$@")
       timeout ${WF_TUNE_TIMEOUT:-150} $wf bench "$LOG/$name.json" --tune --batch 1 --reps 5 > "$LOG/tune-$name.log" 2>&1
       say "$1-bit R=$2 C=$3 T=$4 ($out): tuned: $(grep -iE 'best|winner|wisdom recorded' "$LOG/tune-$name.log" | head -2 | tr '\n' ' ')"
     done
@@ -124,17 +133,19 @@ for cfg in "${shapes[@]}"; do
   set -- $cfg
   if [ "$SECONDS" -gt "${WF_DEADLINE:-100000}" ]; then say "$1-bit R=$2 C=$3 T=$4: skipped (deadline)"; continue; fi
   for out in "${outputs[@]}"; do
-    name=$(nameOf $out "$@")
+   for rg in $(rangesOf $1); do
+    name=$(nameOf $out $rg "$@")
     timeout 90 $wf bench "$LOG/$name.json" --reps ${WF_REPS:-10} --batch 1 > "$LOG/bench-$name.log" 2>&1
     f=$LOG/bench-$name.log
     check=$(grep -oE "check: .*(OK|FAILED)" "$f" | grep -oE '(OK|FAILED)$')
     copy=$(grep "copy of the same bytes" "$f" | awk '{print $(NF)}')
     if [ "$out" = visibilities ]; then
-      say "$1-bit R=$2 C=$3 T=$4, output visibilities: ours $(val $f 'correlate kernel only' TOPS) (other tile $(val $f 'the other tile' TOPS), other transform $(val $f 'the other transform' TOPS), deepest raw ring $(val $f 'deepest raw ring' TOPS), other stages per wait $(val $f 'other stages per wait' TOPS), before the pipeline $(val $f 'before the pipeline' TOPS)); check ${check:-?}"
+      say "$1-bit R=$2 C=$3 T=$4, output visibilities, sample range $rg: ours $(val $f 'correlate kernel only' TOPS) (other tile $(val $f 'the other tile' TOPS), other transform $(val $f 'the other transform' TOPS), deepest raw ring $(val $f 'deepest raw ring' TOPS), other stages per wait $(val $f 'other stages per wait' TOPS), before the pipeline $(val $f 'before the pipeline' TOPS)); check ${check:-?}"
     else
       say "$1-bit R=$2 C=$3 T=$4: ours $(val $f 'correlate kernel only' TOPS), output visibilities $(val $f 'output visibilities' TOPS) (other tile $(val $f 'the other tile' TOPS), other transform $(val $f 'the other transform' TOPS), deepest raw ring $(val $f 'deepest raw ring' TOPS), before the pipeline $(val $f 'before the pipeline' TOPS)); check ${check:-?}"
       say "  reduce $(red 'reduce kernel only  ') (resets with the loads $(red 'resets issued with the loads'), no prefetch $(red 'no prefetch'), half the units $(red 'half the units'), twice $(red 'twice the units'); previous kernel $(red 'previous kernel'), the one before it $(red 'the kernel before it')) vs copy ${copy:-?} GB/s"
     fi
+   done
   done
   tccArgs+=("$1:$2:$3:$4")
 done
@@ -146,7 +157,7 @@ say "timed pass done at ${SECONDS}s"
 
 if [ -n "${WF_PROFILE:-}" ]; then
   set -- ${shapes[0]}
-  ncu --clock-control none --set full -k regex:'correlate|reduce' -c 2 -f -o "$LOG/profile" $wf run "$LOG/$(nameOf ${outputs[0]} "$@").json" --batch 1 > "$LOG/ncu-run.log" 2>&1
+  ncu --clock-control none --set full -k regex:'correlate|reduce' -c 2 -f -o "$LOG/profile" $wf run "$LOG/$(nameOf ${outputs[0]} full "$@").json" --batch 1 > "$LOG/ncu-run.log" 2>&1
   ncu --import "$LOG/profile.ncu-rep" --page details > "$LOG/profile.txt" 2>&1
   grep -E '^  [a-z_0-9]+\(|Duration|Memory Throughput|DRAM Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Registers Per|Eligible Warps|Issued Warp|No Eligible' "$LOG/profile.txt" | tee -a "$LOG/summary.txt"
   say "profile done at ${SECONDS}s"
