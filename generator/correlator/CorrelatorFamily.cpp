@@ -309,6 +309,15 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet, public 
       v.push_back({"correlate only, pipeline with the other transform (loader <-> shared)",
                    Generated{correlatorLaunchPlan(s_, xf, false)}, 1, 0});
     }
+    // The split transform (the consumers transform A and B's last groups, the loader the rest) on the square tile,
+    // where one round of the consumers is part of B.
+    CorrelatorSpec split = s_;
+    split.tuning.transform = "split";
+    if (pipe && c.stages != 2 && fits(split, square, c.stages, true, false) &&
+        corrPipe(split, square, c.stages, 0, true).bConsumerGroups)
+      v.push_back({"correlate only, pipeline with the split transform (the consumers: A and part of B)",
+                   Generated{correlatorLaunchPlan(split, emitCorrelatorPipeline(split, square, c.stages, true), false)},
+                   1, 0});
     // The deepest raw ring that fits (up to 8 slots: more stages of bulk copies in flight than the default 4).
     const CorrelatorKernels deep =
         c.path == CorrelatorPath::Pipeline

@@ -54,7 +54,7 @@ CorrelatorChoice chooseCorrelator(const CorrelatorSpec& s, const std::string& ar
   if (sm90 && pipelineAsked && !pipelineBlocker(s) && (!s.tuning.rowsGiven || givenRows == 64 || givenRows == 128)) {
     c.path = CorrelatorPath::Pipeline;
     c.stages = s.tuning.stages;
-    c.sharedTransform = s.tuning.transform == "shared";
+    c.sharedTransform = s.tuning.transform == "shared" || s.tuning.transform == "split";
     if (s.tuning.rowsGiven) {
       c.rows = givenRows;
       c.why = fmt::format("pipeline, {}-input tiles (receivers_per_block)", givenRows);

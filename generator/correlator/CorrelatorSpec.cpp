@@ -217,12 +217,14 @@ CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
       s.tuning.rawStages = static_cast<int>(rd.integer(t["raw_stages"], "/tuning/raw_stages", 2, 8));
     if (t.contains("transform")) {
       s.tuning.transform = rd.string(t["transform"], "/tuning/transform");
-      if (s.tuning.transform != "loader" && s.tuning.transform != "shared")
+      if (s.tuning.transform != "loader" && s.tuning.transform != "shared" && s.tuning.transform != "split")
         rd.fail("/tuning/transform",
-                fmt::format("\"{}\" (expected \"loader\" or \"shared\": who transforms the pipeline's row side)",
+                fmt::format("\"{}\" (expected \"loader\", \"shared\" or \"split\": who transforms the pipeline's "
+                            "operands: the loader alone, the consumers A, or the consumers A and part of B)",
                             JsonReader::printable(s.tuning.transform)));
-      if (s.tuning.transform == "shared" && s.tuning.stages == 2)
-        rd.fail("/tuning/transform", "\"shared\" needs 3 or more stages (tuning.stages is 2)");
+      if (s.tuning.transform != "loader" && s.tuning.stages == 2)
+        rd.fail("/tuning/transform",
+                fmt::format("\"{}\" needs 3 or more stages (tuning.stages is 2)", s.tuning.transform));
     }
     if (!t.contains("transform") && s.tuning.stages == 2) s.tuning.transform = "loader";
     if (t.contains("whole_triangle"))

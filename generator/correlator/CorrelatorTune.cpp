@@ -62,7 +62,7 @@ std::vector<CorrelatorTuneCandidate> correlatorTuneCandidates(const CorrelatorSp
     for (const int rows : forms) {
       if (rows && rows % s.polarizations) continue;
       for (const auto& [perSync, slots] : syncs)
-        for (const char* transform : {"shared", "loader"}) {
+        for (const char* transform : {"shared", "loader", "split"}) {
           CorrelatorSpec c = s;
           c.tuning.mma = "pipeline";
           c.tuning.wholeTriangle = rows ? 0 : 1;

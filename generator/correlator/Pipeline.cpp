@@ -308,7 +308,22 @@ CorrPipe corrPipe(const CorrelatorSpec& s, int rowsPerBlock, int opStages, int r
     }
   }
   transformUnits(p);
+  // The split transform: the consumers take one round of B's units (threads / units per group groups) where the
+  // loader's rounds cover the groups before them exactly.
+  const int n = static_cast<int>(p.units.size()), groups = p.rows / 8;
+  const int consumerGroups = n ? 128 * p.consumers / n : 0, loaderGroups = n ? p.loaderThreads() / n : 0;
+  if (s.tuning.transform == "split" && p.sharedTransform && !p.wholeTriangle && consumerGroups > 0 &&
+      loaderGroups > 0 && consumerGroups < groups && (groups - consumerGroups) % loaderGroups == 0)
+    p.bConsumerGroups = consumerGroups;
   return p;
+}
+
+std::vector<CorrPipe::Assign> CorrPipe::transformAssign(bool toB) const {
+  const int n = static_cast<int>(units.size()), groups = rows / 8;
+  if (!toB) return {{aThreads(), aUnits(), 0}};
+  if (!bConsumerGroups) return {{loaderThreads(), unitsPerThread, 0}};
+  return {{loaderThreads(), (groups - bConsumerGroups) * n / loaderThreads(), 0},
+          {128 * consumers, bConsumerGroups * n / (128 * consumers), groups - bConsumerGroups}};
 }
 
 int pipeDeepestRawStages(const CorrelatorSpec& s, int rowsPerBlock, int opStages, bool sharedTransform,

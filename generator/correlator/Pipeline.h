@@ -101,9 +101,19 @@ struct CorrPipe {
   // Stages per loader iteration and consumer wait (whole triangle: tuning.stages_per_sync); 2: one proxy fence and one
   // wait per two stages, the copies of two stages issued together.
   int stagesPerSync = 1;
+  // Split transform (tuning.transform "split"): the consumers also transform B's last bConsumerGroups 8-row groups
+  // (one unit each per thread), the loader the groups before them: the staging spread over every warp. 0: the loader
+  // transforms all of B.
+  int bConsumerGroups = 0;
   int aThreads() const { return sharedTransform ? 128 * consumers : loaderThreads(); }
   int aUnits() const { return sharedTransform ? aUnitsPerThread : unitsPerThread; }
   int loaderThreads() const { return 128 * loaders; }
+  // Who transforms a side's units: threads, units per thread (unit j of thread t is u = t + threads j) and the side's
+  // first 8-row group they cover (group = first + u / units per group).
+  struct Assign {
+    int threads = 0, units = 0, firstGroup = 0;
+  };
+  std::vector<Assign> transformAssign(bool toB) const;
 
   // Raw region byte of the run holding (row, time) of one side; -1 where no copy brings it.
   long long rawOffset(int row, int time) const;

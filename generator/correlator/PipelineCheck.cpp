@@ -135,6 +135,16 @@ void checkPipeline(const CorrelatorSpec& s, const CorrPipe& p, std::vector<PipeI
   if (p.unitsPerThread * p.loaderThreads() != (p.rows / 8) * static_cast<int>(p.units.size()))
     issue(fmt::format("{} loader threads x {} units do not cover the {} units of a side", p.loaderThreads(),
                       p.unitsPerThread, (p.rows / 8) * p.units.size()));
+  {
+    int next = 0;  // B's assignments cover its groups in order, each unit once
+    for (const CorrPipe::Assign& a : p.transformAssign(true)) {
+      if (a.firstGroup != next || a.threads * a.units % static_cast<int>(p.units.size()))
+        issue(fmt::format("B's transform: {} threads x {} units from group {} do not continue at group {}", a.threads,
+                          a.units, a.firstGroup, next));
+      next = a.firstGroup + a.threads * a.units / static_cast<int>(p.units.size());
+    }
+    if (next != p.rows / 8) issue(fmt::format("B's transform covers {} of {} 8-row groups", next, p.rows / 8));
+  }
   if (p.launchRegs * p.threads * p.blocksPerSm > 65536)
     issue(fmt::format("{} registers x {} threads x {} blocks exceed 64 Ki", p.launchRegs, p.threads, p.blocksPerSm));
   if (p.loaderRegs) {
@@ -182,62 +192,60 @@ void checkPipeline(const CorrelatorSpec& s, const CorrPipe& p, std::vector<PipeI
         }
         copiedBytes += c.bytes;
       }
-      // The transform's reads of valid rows and times.
-      for (int tid = 0; tid < p.loaderThreads(); ++tid)
-        for (int j = 0; j < p.unitsPerThread; ++j) {
-          const int u = tid + p.loaderThreads() * j, L = u % static_cast<int>(p.units.size()),
-                    G = u / static_cast<int>(p.units.size());
-          const PipeUnit& unit = p.units[static_cast<std::size_t>(L)];
-          if (unit.chunk * p.spc >= validTimes) continue;  // zero-filled past the call
-          for (int r : unit.reads) {
-            const long long at = p.rawGroupBase(G) + r;
-            const int row = 8 * G + unit.outs[0].first;
-            if (row >= validRows) continue;
-            for (int b = 0; b < 16; ++b)
-              if (at + b >= p.rawSideBytes || !owner[static_cast<std::size_t>(at + b)]) {
-                issue(fmt::format("the transform reads raw byte {} (row {}) that no copy of the stage brings", at + b,
-                                  row));
-                return;
-              }
-          }
+      // The transform's reads of valid rows and times (every unit of a side, whoever transforms it).
+      for (int u = 0; u < (p.rows / 8) * static_cast<int>(p.units.size()); ++u) {
+        const int L = u % static_cast<int>(p.units.size()), G = u / static_cast<int>(p.units.size());
+        const PipeUnit& unit = p.units[static_cast<std::size_t>(L)];
+        if (unit.chunk * p.spc >= validTimes) continue;  // zero-filled past the call
+        for (int r : unit.reads) {
+          const long long at = p.rawGroupBase(G) + r;
+          const int row = 8 * G + unit.outs[0].first;
+          if (row >= validRows) continue;
+          for (int b = 0; b < 16; ++b)
+            if (at + b >= p.rawSideBytes || !owner[static_cast<std::size_t>(at + b)]) {
+              issue(fmt::format("the transform reads raw byte {} (row {}) that no copy of the stage brings", at + b,
+                                row));
+              return;
+            }
         }
+      }
     }
 
   // 3. The transform: every operand chunk of A and of B written once, from the raw chunk(s) of the same input and
   //    samples; every 16-byte access of a quarter warp in distinct bank groups. A is transformed by aThreads() threads
-  //    (the loader's, or the consumers' with the shared transform), B by the loader's.
+  //    (the loader's, or the consumers' with the shared transform), B by the loader's (split: and the consumers').
   {
     long long accesses = 0;
     int worst = 1;
     const int n = static_cast<int>(p.units.size());
     for (int side = p.wholeTriangle ? 1 : 0; side < 2; ++side) {  // the whole triangle has no A region
-      const int threads = side == 0 ? p.aThreads() : p.loaderThreads(), upt = side == 0 ? p.aUnits() : p.unitsPerThread;
-      std::map<std::pair<int, int>, int> written;  // (row, chunk) -> count
-      for (int tid = 0; tid < threads; ++tid)
-        for (int j = 0; j < upt; ++j) {
-          const int u = tid + threads * j, G = u / n;
-          const PipeUnit& unit = p.units[static_cast<std::size_t>(u % n)];
-          for (std::size_t w = 0; w < unit.outs.size(); ++w) {
-            const int row = 8 * G + unit.outs[w].first, chunk = unit.outs[w].second;
-            ++written[{row, chunk}];
-            // The raw chunk that holds the first samples of this row's chunk (ci4 rows: 16 samples -> chunks 2 g, 2 g +
-            // 1; PolRuns: the receiver's (time, pol) run).
-            const bool pairOfChunks = p.type == SampleType::CI4 && p.kind != RawKind::PolRuns;
-            const long long wantRead = pairOfChunks ? p.rawOffset(row, (chunk - chunk % 2) * p.spc)
-                                                    : p.rawOffset(p.kind == RawKind::PolRuns ? row - row % 2 : row,
-                                                                  chunk * p.spc);
-            const long long got = p.rawGroupBase(G) + unit.reads[0];
-            if (got != wantRead) {
-              issue(fmt::format("transform: operand row {} chunk {} is made from raw {}, its samples are at {}", row,
-                                chunk, got, wantRead));
-              return;
-            }
-            if (p.kind == RawKind::PolRuns && (row % 2 == 1) != (w == 0 ? unit.swapOut : !unit.swapOut)) {
-              issue(fmt::format("transform: row {} written with the other polarization's words", row));
-              return;
+      std::map<std::pair<int, int>, int> written;                 // (row, chunk) -> count
+      for (const CorrPipe::Assign& as : p.transformAssign(side == 1))
+        for (int tid = 0; tid < as.threads; ++tid)
+          for (int j = 0; j < as.units; ++j) {
+            const int u = tid + as.threads * j, G = as.firstGroup + u / n;
+            const PipeUnit& unit = p.units[static_cast<std::size_t>(u % n)];
+            for (std::size_t w = 0; w < unit.outs.size(); ++w) {
+              const int row = 8 * G + unit.outs[w].first, chunk = unit.outs[w].second;
+              ++written[{row, chunk}];
+              // The raw chunk that holds the first samples of this row's chunk (ci4 rows: 16 samples -> chunks 2 g, 2 g
+              // + 1; PolRuns: the receiver's (time, pol) run).
+              const bool pairOfChunks = p.type == SampleType::CI4 && p.kind != RawKind::PolRuns;
+              const long long wantRead = pairOfChunks ? p.rawOffset(row, (chunk - chunk % 2) * p.spc)
+                                                      : p.rawOffset(p.kind == RawKind::PolRuns ? row - row % 2 : row,
+                                                                    chunk * p.spc);
+              const long long got = p.rawGroupBase(G) + unit.reads[0];
+              if (got != wantRead) {
+                issue(fmt::format("transform: operand row {} chunk {} is made from raw {}, its samples are at {}", row,
+                                  chunk, got, wantRead));
+                return;
+              }
+              if (p.kind == RawKind::PolRuns && (row % 2 == 1) != (w == 0 ? unit.swapOut : !unit.swapOut)) {
+                issue(fmt::format("transform: row {} written with the other polarization's words", row));
+                return;
+              }
             }
           }
-        }
       for (int row = 0; row < p.rows; ++row)
         for (int c = 0; c < 4; ++c)
           if (written[{row, c}] != 1) {
@@ -246,28 +254,29 @@ void checkPipeline(const CorrelatorSpec& s, const CorrPipe& p, std::vector<PipeI
             return;
           }
       // Quarter warps: per warp and instruction (unit j's read i / write w; A, or B and B's conj_perm rows).
-      for (int warp = 0; warp < threads / 32; ++warp)
-        for (int j = 0; j < upt; ++j) {
-          const std::size_t reads = p.units[0].reads.size(), writes = p.units[0].outs.size();
-          for (std::size_t ins = 0; ins < reads + (side ? 2 : 1) * writes; ++ins)
-            for (int quarter = 0; quarter < 4; ++quarter) {
-              unsigned a[8];
-              for (int t = 0; t < 8; ++t) {
-                const int tid = 32 * warp + 8 * quarter + t, u = tid + threads * j, G = u / n;
-                const PipeUnit& unit = p.units[static_cast<std::size_t>(u % n)];
-                if (ins < reads) {
-                  a[t] = static_cast<unsigned>(p.rawGroupBase(G) + unit.reads[ins]);
-                } else {
-                  const std::size_t w = (ins - reads) % writes, h = (ins - reads) / writes;
-                  const int row = 8 * G + unit.outs[w].first, kb = 16 * unit.outs[w].second;
-                  a[t] = static_cast<unsigned>(side == 0 ? p.aOffset(row, kb)
-                                                         : p.aBytes + p.bOffset(row, static_cast<int>(h), kb));
+      for (const CorrPipe::Assign& as : p.transformAssign(side == 1))
+        for (int warp = 0; warp < as.threads / 32; ++warp)
+          for (int j = 0; j < as.units; ++j) {
+            const std::size_t reads = p.units[0].reads.size(), writes = p.units[0].outs.size();
+            for (std::size_t ins = 0; ins < reads + (side ? 2 : 1) * writes; ++ins)
+              for (int quarter = 0; quarter < 4; ++quarter) {
+                unsigned a[8];
+                for (int t = 0; t < 8; ++t) {
+                  const int tid = 32 * warp + 8 * quarter + t, u = tid + as.threads * j, G = as.firstGroup + u / n;
+                  const PipeUnit& unit = p.units[static_cast<std::size_t>(u % n)];
+                  if (ins < reads) {
+                    a[t] = static_cast<unsigned>(p.rawGroupBase(G) + unit.reads[ins]);
+                  } else {
+                    const std::size_t w = (ins - reads) % writes, h = (ins - reads) / writes;
+                    const int row = 8 * G + unit.outs[w].first, kb = 16 * unit.outs[w].second;
+                    a[t] = static_cast<unsigned>(side == 0 ? p.aOffset(row, kb)
+                                                           : p.aBytes + p.bOffset(row, static_cast<int>(h), kb));
+                  }
                 }
+                worst = std::max(worst, sharedWavefronts16(a));
+                ++accesses;
               }
-              worst = std::max(worst, sharedWavefronts16(a));
-              ++accesses;
-            }
-        }
+          }
     }
     if (worst > 1)
       issue(fmt::format("transform: a quarter warp's 16-byte access takes {} wavefronts (bank conflicts)", worst));
@@ -276,7 +285,10 @@ void checkPipeline(const CorrelatorSpec& s, const CorrPipe& p, std::vector<PipeI
           fmt::format("pipeline transform ({}, {}{}): {} operand chunks of A and B each written once from the raw "
                       "samples of their input; {} "
                       "quarter-warp 16-byte accesses (raw reads, A / B / conj_perm writes, {}) each one wavefront",
-                      rawKindName(p.kind), sampleTypeName(p.type), p.sharedTransform ? ", A by the consumers" : "",
+                      rawKindName(p.kind), sampleTypeName(p.type),
+                      p.bConsumerGroups   ? ", A and B's last groups by the consumers"
+                      : p.sharedTransform ? ", A by the consumers"
+                                          : "",
                       2 * p.rows * 4, accesses, wgmmaSwizzleName(p.swizzle)));
   }
 

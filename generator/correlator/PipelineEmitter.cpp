@@ -106,7 +106,7 @@ void emitLoaderLoop(Code& c, const CorrelatorSpec& s, const CorrPipe& p, long lo
     c.close();
   }
   c.open("");
-  emitTransform(c, s, p, true, p.loaderThreads(), p.unitsPerThread);
+  emitTransform(c, s, p, true, p.loaderThreads(), p.transformAssign(true).front().units);
   c.close();
   c("corr_fence_async_smem();  // the stores above are read by wgmma (async proxy)");
   c("wfa_mbar_arrive(full_op + 8u * oslot);");
@@ -277,6 +277,7 @@ PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p,
                   p.opSlotBytes));
     emitTransform(c, s, p, false, 128 * p.consumers, p.aUnitsPerThread);
     c.close();
+    emitConsumersB(c, s, p);
     c("corr_fence_async_smem();");
     c("wfa_mbar_arrive(full_op + 8u * os);");
     c("wfa_mbar_arrive(empty_raw + 8u * rs);");

@@ -48,7 +48,7 @@ void emitGroupedLoader(Code& c, const CorrelatorSpec& s, const CorrPipe& p, long
       c.close();
     }
     c.open("");
-    emitTransform(c, s, p, true, p.loaderThreads(), p.unitsPerThread);
+    emitTransform(c, s, p, true, p.loaderThreads(), p.transformAssign(true).front().units);
     c.close();
   }
   c.close();
@@ -74,6 +74,7 @@ void emitGroupedTransformA(Code& c, const CorrelatorSpec& s, const CorrPipe& p, 
   c(fmt::format("const unsigned rawa = raw_ring + rs * {}u, opa = op_ring + os * {}u;", p.rawSlotBytes, p.opSlotBytes));
   emitTransform(c, s, p, false, 128 * p.consumers, p.aUnitsPerThread);
   c.close();
+  emitConsumersB(c, s, p);
   c.close();
   c("corr_fence_async_smem();");
   c("#pragma unroll");

@@ -103,4 +103,18 @@ void emitTransform(Code& c, const CorrelatorSpec& s, const CorrPipe& p, bool toB
   }
 }
 
+void emitConsumersB(Code& c, const CorrelatorSpec& s, const CorrPipe& p) {
+  if (!p.bConsumerGroups) return;
+  const CorrPipe::Assign share = p.transformAssign(true).back();
+  c.open("");
+  c(fmt::format("// B's groups {}..{} (the split transform: the loader takes the groups before them)", share.firstGroup,
+                p.rows / 8 - 1));
+  c(fmt::format("const int nt = min({}, {} - st * {});", p.ts, s.samples, p.ts));
+  c(fmt::format("const unsigned rawb = raw_ring + rs * {}u + (diag ? 0u : {}u) + {}u;", p.rawSlotBytes, p.rawSideBytes,
+                p.rawGroupBase(share.firstGroup)));
+  c(fmt::format("const unsigned opb = op_ring + os * {}u + {}u;", p.opSlotBytes, p.aBytes + 1024 * share.firstGroup));
+  emitTransform(c, s, p, true, share.threads, share.units);
+  c.close();
+}
+
 }  // namespace warpforge

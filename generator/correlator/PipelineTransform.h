@@ -17,4 +17,8 @@ void emitUnitVariables(corr_emit::Code& c, const CorrPipe& p, const std::string&
 // stage's samples.
 void emitTransform(corr_emit::Code& c, const CorrelatorSpec& s, const CorrPipe& p, bool toB, int threads, int units);
 
+// The split transform's share of the consumers (p.bConsumerGroups): B's last groups of stage `st` (raw slot `rs`,
+// operand slot `os`, variables in scope), one unit per consumer thread; nothing where the loader transforms all of B.
+void emitConsumersB(corr_emit::Code& c, const CorrelatorSpec& s, const CorrPipe& p);
+
 }  // namespace warpforge
