@@ -112,7 +112,8 @@ void emitConsumersB(Code& c, const CorrelatorSpec& s, const CorrPipe& p) {
   c(fmt::format("const int nt = min({}, {} - st * {});", p.ts, s.samples, p.ts));
   c(fmt::format("const unsigned rawb = raw_ring + rs * {}u + (diag ? 0u : {}u) + {}u;", p.rawSlotBytes, p.rawSideBytes,
                 p.rawGroupBase(share.firstGroup)));
-  c(fmt::format("const unsigned opb = op_ring + os * {}u + {}u;", p.opSlotBytes, p.aBytes + 1024 * share.firstGroup));
+  c(fmt::format("const unsigned opb = op_ring + os * {}u + {}u;", p.opSlotBytes,
+                p.aBytes + p.bOffset(8 * share.firstGroup, 0, 0)));
   emitTransform(c, s, p, true, share.threads, share.units);
   c.close();
 }

@@ -11,8 +11,8 @@
 #           (GB/s and % of the copy ceiling) beside the previous reduce kernel and its variants, the copy ceiling) on
 #           TCC's seven configurations
 #           (WF_CONFIGS: "bits R C T;..." instead, "none" for none) and WF_RANDOM=N random 2-pol shapes (seed WF_SEED,
-#           printed), one after the other; then ASTRON's TCC (tcc_bench.py, best of 32/48/64 receivers per block) on the same shapes in one
-#           process
+#           printed), one after the other, after ASTRON's TCC (tcc_bench.py, best of 32/48/64 receivers per block) on the
+#           same shapes in one process
 #   profile (WF_PROFILE=1) Nsight Compute's full set on the default plan's correlate and reduce kernels of the first shape
 #   tune    (WF_TUNE=1) `warpforge bench --tune` per shape before the timed pass, which then uses the wisdom
 #   sweep   (WF_SWEEP=N) `warpforge bench --sweep correlator --cases N` (full plan against cuBLAS)
@@ -121,14 +121,23 @@ if [ -n "${WF_TUNE:-}" ]; then
   say "tune pass done at ${SECONDS}s"
 fi
 
-# Timed pass: ours shape by shape, then TCC on all shapes in one process.
+# The anchor first (TCC on every shape in one process), so that a call's deadline cuts our shapes, never TCC's; then
+# the timed pass: ours shape by shape.
+tccArgs=()
+for cfg in "${shapes[@]}"; do
+  set -- $cfg
+  tccArgs+=("$1:$2:$3:$4")
+done
+if [ -f "$TCC" ] && [ ${#tccArgs[@]} -gt 0 ]; then
+  timeout 300 python3 "$TCC" "${tccArgs[@]}" > "$LOG/tcc.log" 2>&1
+  grep -E '^TCC' "$LOG/tcc.log" | tee -a "$LOG/summary.txt"
+fi
 val() { grep -F "$2" "$1" | grep -oE "[0-9.]+ $3" | head -1; }
 # A reduce variant's GB/s (accumulators read and reset, visibilities written) and its share of the copy ceiling.
 red() {
   local g=$(val $f "$1" 'GB/s' | grep -oE '^[0-9.]+')
   [ -n "$g" ] && [ -n "${copy:-}" ] && awk -v g="$g" -v c="$copy" 'BEGIN { printf "%.1f GB/s (%.0f%% of the copy)", g, 100 * g / c }' || echo "${g:-?} GB/s"
 }
-tccArgs=()
 for cfg in "${shapes[@]}"; do
   set -- $cfg
   if [ "$SECONDS" -gt "${WF_DEADLINE:-100000}" ]; then say "$1-bit R=$2 C=$3 T=$4: skipped (deadline)"; continue; fi
@@ -147,12 +156,7 @@ for cfg in "${shapes[@]}"; do
     fi
    done
   done
-  tccArgs+=("$1:$2:$3:$4")
 done
-if [ -f "$TCC" ] && [ ${#tccArgs[@]} -gt 0 ]; then
-  timeout 300 python3 "$TCC" "${tccArgs[@]}" > "$LOG/tcc.log" 2>&1
-  grep -E '^TCC' "$LOG/tcc.log" | tee -a "$LOG/summary.txt"
-fi
 say "timed pass done at ${SECONDS}s"
 
 if [ -n "${WF_PROFILE:-}" ]; then
