@@ -126,12 +126,20 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet, public 
           "channel), {} B dynamic shared "
           "memory, {} blocks per SM\n",
           k.correlateName, p.threads, p.consumers, p.rows, p.rows, k.tiling.tiles(), p.sharedBytes, p.blocksPerSm);
+      const std::string who = p.bConsumerGroups   ? "by the loader (B's first groups) and the consumers (A, B's last "
+                                                    "groups: the split transform)"
+                              : p.sharedTransform ? "by the loader (B) and the consumers (A)"
+                                                  : "by the loader";
       o += fmt::format(
-          "  per stage of {} samples: bulk copies ({}) into {} raw slots; transform (clamp, {}conj_perm) into {} "
+          "  per stage of {} samples: bulk copies ({}) into {} raw slots; transform ({}{}conj_perm) {} into {} "
           "operand slots ({}); "
           "{} x {} per consumer warpgroup\n",
-          p.ts, rawKindName(p.kind), p.rawStages, s_.type == SampleType::CI4 ? "widen 4 -> 8 bits, " : "", p.opStages,
-          wgmmaSwizzleName(p.swizzle), p.steps, p.wholeTriangle ? std::string("wgmma m64nN pieces") : p.atom().ptx());
+          p.ts, rawKindName(p.kind), p.rawStages,
+          s_.type == SampleType::CF16 ? ""
+          : p.clamp                   ? "clamp, "
+                                      : "no clamp: sample_range symmetric, ",
+          s_.type == SampleType::CI4 ? "widen 4 -> 8 bits, " : "", who, p.opStages, wgmmaSwizzleName(p.swizzle),
+          p.steps, p.wholeTriangle ? std::string("wgmma m64nN pieces") : p.atom().ptx());
       if (p.wholeTriangle) {
         o += fmt::format("  the whole triangle, {} stage(s) per wait; pieces (rows x column inputs) per warpgroup:",
                          p.stagesPerSync);
