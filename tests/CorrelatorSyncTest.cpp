@@ -146,8 +146,9 @@ TEST(CorrelatorSync, GroupedPlansRunOnTheCpuAndMatchTheExactReference) {
 
 // tuning.transform "split": the consumers transform B's last 8-row groups beside A, the loader the groups before
 // them; the verifier proves the coverage (each operand chunk written once, bank-conflict free) and the plans stay
-// bit-exact on the CPU, one and two stages per wait, 64- and 128-input tiles, 8- and 16-bit samples. (katgpucbf's
-// layout has 16 units per group: one round of the consumers would be all of B, so it keeps the shared transform.)
+// bit-exact on the CPU, one and two stages per wait, 64- and 128-input tiles, 8- and 16-bit samples. (ci4 and
+// katgpucbf's layout have 16 units per group: one round of the consumers would be all of B, so they keep the shared
+// transform.)
 TEST(CorrelatorSync, SplitTransformRunsOnTheCpuAndIsProved) {
   struct Case {
     std::string json, label;
@@ -201,11 +202,12 @@ TEST(CorrelatorSync, SymmetricSamplesSkipTheClampAndStayExact) {
   EXPECT_EQ(pathOf(syncJson("t", 35, "cf16", "tcc", 208, "", sym)), "/sample_range");
   EXPECT_EQ(pathOf(syncJson("t", 35, "ci8", "tcc", 208, "", R"(, "sample_range": "half")")), "/sample_range");
   EXPECT_EQ(pathOf(syncJson("t", 35, "ci8", "tcc", 208, "", R"(, "sample_range": "full")")), "(accepted)");
-  const std::string identity = "corr_clamp8(wf_u32 w) { return w; }";
+  const std::string identity = "corr_clamp8(wf_u32 w) { return w; }", identity4 = "corr_clamp4(wf_u32 w) { return w; }";
   for (const char* arch : {"sm_80", "sm_90"}) {
     const CorrelatorSpec full = parseCorrelatorSpecText(syncJson("t", 35, "ci8", "tcc", 208, ""), "t.json");
     const CorrelatorSpec cs = parseCorrelatorSpecText(syncJson("t", 35, "ci8", "tcc", 208, "", sym), "t.json");
     EXPECT_NE(emitCorrelatorFor(cs, arch).correlateSource.find(identity), std::string::npos) << arch;
+    EXPECT_NE(emitCorrelatorFor(cs, arch).correlateSource.find(identity4), std::string::npos) << arch;
     EXPECT_EQ(emitCorrelatorFor(full, arch).correlateSource.find(identity), std::string::npos) << arch;
   }
   if (std::system("c++ --version > /dev/null 2>&1") != 0)
@@ -238,7 +240,10 @@ TEST(CorrelatorSync, CpuRunCatchesMutatedGroupedLoops) {
        "while (!wfa_mbar_try_wait(full_raw + 8u * rs, (unsigned)(st / 4) & 1u)) {}\n",
        "if (st == s0) while (!wfa_mbar_try_wait(full_raw + 8u * rs, (unsigned)(st / 4) & 1u)) {}\n"},
       {"the previous group released while its wgmmas may run", "corr_wgmma_wait<1>();  // the previous pair's",
-       "corr_wgmma_wait<2>();  // the previous pair's"}};
+       "corr_wgmma_wait<2>();  // the previous pair's"},
+      // What sample_range "symmetric" emits, on data that holds -128 (sample_range full): the option is no no-op.
+      {"the -128 clamp skipped on data that holds -128", "const wf_u32 t = w ^ (wf_u32)0x80808080;",
+       "return w;\n  const wf_u32 t = w ^ (wf_u32)0x80808080;"}};
   test::expectMutationsCaught(*mfs, mplan, mutations, 6182, "correlator-cpu", correlatorShim(), {{"dump", 1}});
 }
 

@@ -99,10 +99,10 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet, public 
     if (k.sharedBytes > kMaxSharedEveryArch)
       r.text += fmt::format("  note: {} B of shared memory per block: sm_80 / sm_90 only (sm_86 / sm_89 lend {} B)\n",
                             k.sharedBytes, kMaxSharedEveryArch);
-    r.text += fmt::format(
-        "  exactness: int32 tensor-core sums exact up to {} samples per call (this spec: {}); -128 -> -127, -8 -> -7 "
-        "before use\n",
-        s_.integer() ? s_.maxExactSamples() : 0, s_.samples);
+    r.text += fmt::format("  exactness: int32 tensor-core sums exact up to {} samples per call (this spec: {}); {}\n",
+                          s_.integer() ? s_.maxExactSamples() : 0, s_.samples,
+                          s_.symmetric ? "sample_range symmetric: no -128 / -8 in the data, nothing clamped"
+                                       : "-128 -> -127, -8 -> -7 before use");
     r.counts["mma"] = Json::object({{s_.type == SampleType::CF16 ? "m16n8k16" : "m16n8k32", mmas}});
     r.counts["tiles_per_channel"] = t.tiles();
     r.counts["shared_bytes"] = k.sharedBytes;
@@ -128,7 +128,11 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet, public 
           k.correlateName, p.threads, p.consumers, p.rows, p.rows, k.tiling.tiles(), p.sharedBytes, p.blocksPerSm);
       const std::string who = p.bConsumerGroups   ? "by the loader (B's first groups) and the consumers (A, B's last "
                                                     "groups: the split transform)"
-                              : p.sharedTransform ? "by the loader (B) and the consumers (A)"
+                              : p.sharedTransform ? std::string("by the loader (B) and the consumers (A)") +
+                                                        (s_.tuning.transform == "split"
+                                                             ? " (split asked for: one round of the consumers "
+                                                               "is all of B here, so the shared transform)"
+                                                             : "")
                                                   : "by the loader";
       o += fmt::format(
           "  per stage of {} samples: bulk copies ({}) into {} raw slots; transform ({}{}conj_perm) {} into {} "
@@ -321,7 +325,7 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet, public 
     // where one round of the consumers is part of B.
     CorrelatorSpec split = s_;
     split.tuning.transform = "split";
-    if (pipe && c.stages != 2 && fits(split, square, c.stages, true, false) &&
+    if (pipe && s_.tuning.transform != "split" && c.stages != 2 && fits(split, square, c.stages, true, false) &&
         corrPipe(split, square, c.stages, 0, true).bConsumerGroups)
       v.push_back({"correlate only, pipeline with the split transform (the consumers: A and part of B)",
                    Generated{correlatorLaunchPlan(split, emitCorrelatorPipeline(split, square, c.stages, true), false)},

@@ -37,9 +37,11 @@ struct CorrelatorTuning {
   int stages = 0;            // pipeline: operand ring slots (0: the default, 4)
   int rawStages = 0;         // pipeline: raw ring slots, i.e. stages of bulk copies in flight + 1 (0: the default, the
                              // deepest ring up to 8 that fits beside the operand ring)
-  std::string transform = "shared";  // pipeline: "loader" (the loader warpgroup transforms A and B) or "shared" (the
+  std::string transform = "shared";  // pipeline: "loader" (the loader warpgroup transforms A and B), "shared" (the
                                      // consumers transform A of the next stage while their wgmmas run: faster at 6 of
                                      // 8 shapes on the H200, level at the other two; the default where stages >= 3)
+                                     // or "split" (as shared, and the consumers also take B's last groups where one
+                                     // round of them is part of B: 8- and 16-bit TCC / row-run layouts)
   // pipeline: the whole triangle of a channel in one block (up to 160 inputs) instead of square
   // tiles; -1: the cost model's choice, 0: square tiles, 1: the whole triangle.
   int wholeTriangle = -1;

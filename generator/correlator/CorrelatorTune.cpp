@@ -69,6 +69,9 @@ std::vector<CorrelatorTuneCandidate> correlatorTuneCandidates(const CorrelatorSp
           c.tuning.stagesPerSync = perSync;
           c.tuning.stages = slots;
           c.tuning.transform = transform;
+          // "split" only where one round of the consumers is part of B (else it is the shared transform's kernel).
+          if (std::string(transform) == "split" && (!rows || !corrPipe(c, rows, slots, 0, true).bConsumerGroups))
+            continue;
           Json m = Json::object();
           m["mma"] = "pipeline";
           m["whole_triangle"] = rows == 0;

@@ -6,7 +6,8 @@
 //     into a ring of `rawStages` slots, completing on mbarriers (expect_tx); all their threads transform a landed slot
 //     into the operand ring (`opStages` slots): clamp (-128 -> -127, -8 -> -7), widen 4 -> 8 bits, split the
 //     polarizations, and write A (row inputs) and B (column inputs, each as its samples and their conj_perm copy) in
-//     the 64-byte-swizzled K-major layout wgmma reads; then fence.proxy.async and an mbarrier arrival.
+//     the 64-byte-swizzled K-major layout wgmma reads; then fence.proxy.async and an mbarrier arrival. The shared
+//     transform gives A to the consumers, the split one also B's last groups (transformAssign).
 //   consumer warpgroups (setmaxnreg up): wait for an operand slot, issue its wgmmas (m64 x 2 rows x k32 / k16),
 //     keep one stage of wgmmas in flight and release the slot before last through an mbarrier. No block-wide barrier
 //     after the set-up.
@@ -88,7 +89,8 @@ struct CorrPipe {
   // The transform: units of one 8-row group (the same table for every group and both sides), found by
   // transformUnits() so that each 16-byte read and write of 8 consecutive threads meets 8 bank groups.
   std::vector<PipeUnit> units;
-  int unitsPerThread = 0;  // per side and stage and loader thread
+  int unitsPerThread = 0;  // per side and stage and loader thread, where the loader takes the whole side (the split
+                           // transform's loader share of B: transformAssign(true).front())
   // Shared transform: the consumer warpgroups transform A (the row side) of stage k + 1 while stage k's wgmmas run,
   // the loader B only (tuning.transform "shared"; needs 3 or more operand slots).
   bool sharedTransform = false;

@@ -138,7 +138,8 @@ void checkPipeline(const CorrelatorSpec& s, const CorrPipe& p, std::vector<PipeI
   {
     int next = 0;  // B's assignments cover its groups in order, each unit once
     for (const CorrPipe::Assign& a : p.transformAssign(true)) {
-      if (a.firstGroup != next || a.threads * a.units % static_cast<int>(p.units.size()))
+      // The emitter addresses unit j of thread t as group first + t / n + (threads / n) j: whole groups per round.
+      if (a.firstGroup != next || a.threads % static_cast<int>(p.units.size()))
         issue(fmt::format("B's transform: {} threads x {} units from group {} do not continue at group {}", a.threads,
                           a.units, a.firstGroup, next));
       next = a.firstGroup + a.threads * a.units / static_cast<int>(p.units.size());

@@ -6,7 +6,7 @@
 #           tests beside them (gpu_correlator_tests, WF_TESTS: a gtest filter, default the tests that run the pipeline,
 #           ~40 s; "*": all, over 150 s): the timed pass below compiles nothing
 #   shapes  `warpforge bench` (correlate kernel alone, TCC's op count; its variants: the correlate kernel of the output
-#           "visibilities" (TCC's model), the other tile, the other transform, the raw ring of 4 slots, the path before
+#           "visibilities" (TCC's model), the other tile, the other transform, the split transform, the raw ring of 4 slots, the path before
 #           the pipeline, the reduce
 #           (GB/s and % of the copy ceiling) beside the previous reduce kernel and its variants, the copy ceiling) on
 #           TCC's seven configurations
@@ -72,6 +72,9 @@ outputs=(${WF_OUTPUT:-accumulators})
 # WF_RANGE: the specs' sample ranges, space-separated: "full" (default; -128 / -8 clamped) and / or "symmetric"
 # (sample_range "symmetric": no clamp; the data hold no -128 / -8). cf16 shapes take "full" only.
 ranges=(${WF_RANGE:-full})
+for rg in "${ranges[@]}"; do
+  case $rg in full | symmetric) ;; *) echo "WF_RANGE: '$rg' (expected full and / or symmetric)" >&2; exit 2 ;; esac
+done
 nameOf() {  # output range bits R C T -> the spec's name
   echo "shape_$([ "$1" = visibilities ] && echo vis_)$([ "$2" = symmetric ] && echo sym_)${3}_${4}_${5}_${6}"
 }
@@ -113,9 +116,11 @@ if [ -n "${WF_TUNE:-}" ]; then
   for cfg in "${shapes[@]}"; do
     set -- $cfg
     for out in "${outputs[@]}"; do
-      name=$(nameOf $out full "$@")
-      timeout ${WF_TUNE_TIMEOUT:-150} $wf bench "$LOG/$name.json" --tune --batch 1 --reps 5 > "$LOG/tune-$name.log" 2>&1
-      say "$1-bit R=$2 C=$3 T=$4 ($out): tuned: $(grep -iE 'best|winner|wisdom recorded' "$LOG/tune-$name.log" | head -2 | tr '\n' ' ')"
+      for rg in $(rangesOf $1); do
+        name=$(nameOf $out $rg "$@")
+        timeout ${WF_TUNE_TIMEOUT:-150} $wf bench "$LOG/$name.json" --tune --batch 1 --reps 5 > "$LOG/tune-$name.log" 2>&1
+        say "$1-bit R=$2 C=$3 T=$4 ($out, sample range $rg): tuned: $(grep -iE 'best|winner|wisdom recorded' "$LOG/tune-$name.log" | head -2 | tr '\n' ' ')"
+      done
     done
   done
   say "tune pass done at ${SECONDS}s"
@@ -151,7 +156,7 @@ for cfg in "${shapes[@]}"; do
     if [ "$out" = visibilities ]; then
       say "$1-bit R=$2 C=$3 T=$4, output visibilities, sample range $rg: ours $(val $f 'correlate kernel only' TOPS) (other tile $(val $f 'the other tile' TOPS), other transform $(val $f 'the other transform' TOPS), split transform $(val $f 'split transform' TOPS), deepest raw ring $(val $f 'deepest raw ring' TOPS), other stages per wait $(val $f 'other stages per wait' TOPS), before the pipeline $(val $f 'before the pipeline' TOPS)); check ${check:-?}"
     else
-      say "$1-bit R=$2 C=$3 T=$4: ours $(val $f 'correlate kernel only' TOPS), output visibilities $(val $f 'output visibilities' TOPS) (other tile $(val $f 'the other tile' TOPS), other transform $(val $f 'the other transform' TOPS), deepest raw ring $(val $f 'deepest raw ring' TOPS), before the pipeline $(val $f 'before the pipeline' TOPS)); check ${check:-?}"
+      say "$1-bit R=$2 C=$3 T=$4, sample range $rg: ours $(val $f 'correlate kernel only' TOPS), output visibilities $(val $f 'output visibilities' TOPS) (other tile $(val $f 'the other tile' TOPS), other transform $(val $f 'the other transform' TOPS), split transform $(val $f 'split transform' TOPS), deepest raw ring $(val $f 'deepest raw ring' TOPS), before the pipeline $(val $f 'before the pipeline' TOPS)); check ${check:-?}"
       say "  reduce $(red 'reduce kernel only  ') (resets with the loads $(red 'resets issued with the loads'), no prefetch $(red 'no prefetch'), half the units $(red 'half the units'), twice $(red 'twice the units'); previous kernel $(red 'previous kernel'), the one before it $(red 'the kernel before it')) vs copy ${copy:-?} GB/s"
     fi
    done
@@ -161,7 +166,7 @@ say "timed pass done at ${SECONDS}s"
 
 if [ -n "${WF_PROFILE:-}" ]; then
   set -- ${shapes[0]}
-  ncu --clock-control none --set full -k regex:'correlate|reduce' -c 2 -f -o "$LOG/profile" $wf run "$LOG/$(nameOf ${outputs[0]} full "$@").json" --batch 1 > "$LOG/ncu-run.log" 2>&1
+  ncu --clock-control none --set full -k regex:'correlate|reduce' -c 2 -f -o "$LOG/profile" $wf run "$LOG/$(nameOf ${outputs[0]} $(rangesOf $1 | cut -d' ' -f1) "$@").json" --batch 1 > "$LOG/ncu-run.log" 2>&1
   ncu --import "$LOG/profile.ncu-rep" --page details > "$LOG/profile.txt" 2>&1
   grep -E '^  [a-z_0-9]+\(|Duration|Memory Throughput|DRAM Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Registers Per|Eligible Warps|Issued Warp|No Eligible' "$LOG/profile.txt" | tee -a "$LOG/summary.txt"
   say "profile done at ${SECONDS}s"
