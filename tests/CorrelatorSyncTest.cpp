@@ -43,6 +43,13 @@ TEST(CorrelatorSync, SpecLimitsAndProofs) {
   EXPECT_THROW(parse(R"("stages_per_sync": 3)"), SpecError);
   EXPECT_THROW(parse(R"("stages_per_sync": 4, "stages": 6)"), SpecError);
   EXPECT_THROW(parse(R"("stages_per_sync": 2, "stages": 3)"), SpecError);
+  try {  // the split transform, as the shared one, needs a third operand slot
+    parse(R"("transform": "split", "stages": 2)");
+    ADD_FAILURE() << "split with 2 stages was accepted";
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.path(), "/tuning/transform");
+    EXPECT_NE(std::string(e.what()).find("3 or more stages"), std::string::npos) << e.what();
+  }
   // Square tiles take it on sm_90 (the pipeline); mma.sync does not.
   EXPECT_NO_THROW(emitCorrelatorFor(parse(R"("stages_per_sync": 2, "whole_triangle": false)"), "sm_90"));
   EXPECT_THROW(emitCorrelatorFor(parse(R"("stages_per_sync": 2)"), "sm_80"), SpecError);

@@ -126,14 +126,7 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet, public 
           "channel), {} B dynamic shared "
           "memory, {} blocks per SM\n",
           k.correlateName, p.threads, p.consumers, p.rows, p.rows, k.tiling.tiles(), p.sharedBytes, p.blocksPerSm);
-      const std::string who = p.bConsumerGroups   ? "by the loader (B's first groups) and the consumers (A, B's last "
-                                                    "groups: the split transform)"
-                              : p.sharedTransform ? std::string("by the loader (B) and the consumers (A)") +
-                                                        (s_.tuning.transform == "split"
-                                                             ? " (split asked for: one round of the consumers "
-                                                               "is all of B here, so the shared transform)"
-                                                             : "")
-                                                  : "by the loader";
+      const std::string who = transformOwners(p, s_.tuning.transform == "split");
       o += fmt::format(
           "  per stage of {} samples: bulk copies ({}) into {} raw slots; transform ({}{}conj_perm) {} into {} "
           "operand slots ({}); "
@@ -260,11 +253,11 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet, public 
     // block form, i.e. square tiles where the default is the whole triangle (the kernel before it) and vice versa.
     // A variant's rings must fit one block's shared memory (the spec's ring of 8 slots does not on 128-input tiles):
     // a variant that does not is left out rather than failing the launch.
-    auto fits = [&](const CorrelatorSpec& spec, int rows, int stages, bool shared, bool whole) {
+    auto fitsShared = [&](const CorrelatorSpec& spec, int rows, int stages, bool shared, bool whole) {
       return !pipe || pipeSharedFits(corrPipe(spec, rows, stages, 0, shared, whole));
     };
-    if (pipeTriangleFits(s_) &&
-        fits(s_, c.wholeTriangle ? square : 0, c.stages, c.wholeTriangle && c.sharedTransform, !c.wholeTriangle)) {
+    if (pipeTriangleFits(s_) && fitsShared(s_, c.wholeTriangle ? square : 0, c.stages,
+                                           c.wholeTriangle && c.sharedTransform, !c.wholeTriangle)) {
       const CorrelatorKernels form = !pipe             ? k
                                      : c.wholeTriangle ? emitCorrelatorPipeline(s_, square, c.stages, c.sharedTransform)
                                                        : emitCorrelatorPipeline(s_, 0, c.stages, false, 0, true);
@@ -297,7 +290,7 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet, public 
       CorrelatorSpec grouped = s_;
       grouped.tuning.stagesPerSync = perSync;
       grouped.tuning.stages = slots;
-      const bool fits = pipe && pipeSharedFits(corrPipe(grouped, square, slots, 0, c.sharedTransform));
+      const bool fits = pipe && fitsShared(grouped, square, slots, c.sharedTransform, false);
       if (slots > 4 && !fits) continue;
       v.push_back({fmt::format("correlate only, pipeline square tiles, {} stages per wait (stages_per_sync {}, {} "
                                "operand slots)",
@@ -307,14 +300,14 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet, public 
                    1, 0});
     }
     const int other = pipe && square == 64 ? 128 : 64;
-    if (fits(s_, other, c.stages, false, false)) {
+    if (fitsShared(s_, other, c.stages, false, false)) {
       const CorrelatorKernels alt = c.path == CorrelatorPath::Pipeline ? emitCorrelatorPipeline(s_, other, c.stages)
                                                                        : k;
       v.push_back({"correlate only, pipeline with the other tile (64 <-> 128 inputs)",
                    Generated{correlatorLaunchPlan(s_, alt, false)}, 1, 0});
     }
     // The other transform (loader alone <-> loader and consumers), on the square tile.
-    if (fits(s_, square, c.stages, !c.sharedTransform, false)) {
+    if (fitsShared(s_, square, c.stages, !c.sharedTransform, false)) {
       const CorrelatorKernels xf = c.path == CorrelatorPath::Pipeline
                                        ? emitCorrelatorPipeline(s_, square, c.stages, !c.sharedTransform)
                                        : k;
@@ -325,7 +318,7 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet, public 
     // where one round of the consumers is part of B.
     CorrelatorSpec split = s_;
     split.tuning.transform = "split";
-    if (pipe && s_.tuning.transform != "split" && c.stages != 2 && fits(split, square, c.stages, true, false) &&
+    if (pipe && s_.tuning.transform != "split" && c.stages != 2 && fitsShared(split, square, c.stages, true, false) &&
         corrPipe(split, square, c.stages, 0, true).bConsumerGroups)
       v.push_back({"correlate only, pipeline with the split transform (the consumers: A and part of B)",
                    Generated{correlatorLaunchPlan(split, emitCorrelatorPipeline(split, square, c.stages, true), false)},

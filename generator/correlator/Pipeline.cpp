@@ -326,6 +326,14 @@ std::vector<CorrPipe::Assign> CorrPipe::transformAssign(bool toB) const {
           {128 * consumers, bConsumerGroups * n / (128 * consumers), groups - bConsumerGroups}};
 }
 
+std::string transformOwners(const CorrPipe& p, bool splitAsked) {
+  if (p.bConsumerGroups)
+    return "by the loader (B's first groups) and the consumers (A, B's last groups: the split transform)";
+  if (!p.sharedTransform) return "by the loader";
+  return std::string("by the loader (B) and the consumers (A)") +
+         (splitAsked ? " (split asked for: one round of the consumers is all of B here, so the shared transform)" : "");
+}
+
 int pipeDeepestRawStages(const CorrelatorSpec& s, int rowsPerBlock, int opStages, bool sharedTransform,
                          bool wholeTriangle) {
   for (int r = kPipeMaxRawStages; r > 2; --r)

@@ -168,6 +168,10 @@ struct PipeDescriptors {
 };
 PipeDescriptors pipeDescriptors(const CorrPipe& p);
 
+// Who transforms the operands, as explain prints it; `splitAsked`: the spec's tuning.transform is "split" (said where
+// it falls back to the shared transform).
+std::string transformOwners(const CorrPipe& p, bool splitAsked);
+
 // Whether the pipeline's shared memory fits one block (227 KiB) and its blocks per SM (228 KiB per SM).
 bool pipeSharedFits(const CorrPipe& p);
 // Why the pipeline cannot take this spec (input layout, strides, alignment, tile), or nothing.
