@@ -54,6 +54,16 @@ inline std::vector<std::pair<std::string, std::string>> correlatorShimEntries() 
        "long db) { "
        "wf_wgmma_acquired(da, 64, db, 2 * R); wf_wgmma(d, da, db); }"},
       {"corr_wgmma_wait", "template <int N> static inline void corr_wgmma_wait() { wf_wgmma_wait(N); }"},
+      // The pipeline with the operands as stored: cp.async by window address, wgmma with A from registers.
+      {"corr_cp16",
+       "static inline void corr_cp16(unsigned dst, const void* src, unsigned bytes) { wf_cp_async_zfill(dst, src, 16, "
+       "(int)bytes); }"},
+      {"corr_wgmma_rs",
+       "template <class T, int R> static inline void corr_wgmma_rs(T (&d)[R], wf_u32 a0, wf_u32 a1, wf_u32 a2, wf_u32 "
+       "a3, unsigned long long db) { wf_wgmma(d, a0, a1, a2, a3, db); }"},
+      {"corr_wgmma_rs_half",
+       "template <class T, int R> static inline void corr_wgmma_rs_half(T (&d)[R], wf_u32 a0, wf_u32 a1, wf_u32 a2, "
+       "wf_u32 a3, unsigned long long db) { wf_wgmma(d, a0, a1, a2, a3, db); }"},
       // templates/warpforge_async.cuh
       {"wfa_mbar_init", "static inline void wfa_mbar_init(unsigned bar, unsigned count) { wf_mbar_init(bar, count); }"},
       {"wfa_fence_mbar_init", "static inline void wfa_fence_mbar_init() {}"},

@@ -407,3 +407,54 @@ TEST_F(GpuCorrelator, VisibilitiesOutputBitExactOnEveryPathLayoutTypeAndTile) {
   Check ck = run(s, d, 1, "visibilities ci8 all minimum, 65536 samples");
   EXPECT_TRUE(ck.ok()) << ck.detail;
 }
+
+TEST_F(GpuCorrelator, OperandsAsStoredBitExactOnEveryTileTypeAndOutput) {
+  // The pipeline with the operands as stored (tuning.transform "none": cp.async into the operand ring, A's Im rows in
+  // registers, wgmma with A from registers): ci8 with sample_range "symmetric" and cf16; 64- and 128-input tiles,
+  // partial and diagonal tiles, one and two polarizations, both conventions and output models, partial last stages,
+  // rings wrapping, two batch entries; then all samples at -127 - 127i and +127 + 127i at the exactness limit.
+  // Skipped off sm_90.
+  CUdevice dev = 0;
+  cuCtxGetDevice(&dev);
+  if (deviceInfo(dev).arch != "sm_90") GTEST_SKIP() << "the pipeline is sm_90a code";
+  struct Case {
+    int r, pols, rows;
+    const char* type;
+    const char* output;
+  };
+  int seed = 0;
+  for (const Case& c : std::vector<Case>{{193, 2, 128, "ci8", "accumulators"},
+                                         {64, 2, 128, "ci8", "visibilities"},
+                                         {80, 2, 64, "ci8", "visibilities"},
+                                         {150, 1, 64, "ci8", "accumulators"},
+                                         {576, 2, 128, "ci8", "visibilities"},
+                                         {80, 2, 128, "cf16", "visibilities"},
+                                         {33, 2, 64, "cf16", "accumulators"}}) {
+    const bool f16 = std::string(c.type) == "cf16";
+    CorrelatorSpec s = makeSpec(c.r, c.type, "tcc", c.pols, 2, f16 ? 200 : 208, seed % 2, c.rows, "pipeline");
+    s.symmetric = !f16;
+    s.output = c.output;
+    s.tuning.transform = "none";
+    s.tuning.stagesPerSync = 1;
+    s.tuning.stages = seed % 3 == 1 ? 4 : 0;
+    TestData d = correlatorInputs(s, 2, 1700 + seed++);
+    Check ck = run(s, d, 2,
+                   fmt::format("operands as stored R={} P={} {} {}-input tiles, {} samples, {}, {} slots", c.r, c.pols,
+                               c.type, c.rows, s.samples, c.output, s.tuning.stages ? s.tuning.stages : 8));
+    EXPECT_TRUE(ck.ok()) << c.r << " " << c.type << " " << c.rows << ": " << ck.detail;
+  }
+  CorrelatorSpec s = makeSpec(3, "ci8", "tcc", 2, 1, 66560, false, 128, "pipeline");
+  s.symmetric = true;
+  s.tuning.transform = "none";
+  s.tuning.stagesPerSync = 1;
+  CorrelatorInputOptions o;
+  o.accumulators = CorrelatorInputOptions::Accumulators::Zero;
+  o.missingFraction = 0;
+  TestData d = correlatorInputs(s, 1, 9, o);
+  for (const unsigned char v : {0x81, 0x7f}) {
+    std::memset(d.arrays["input"].data(), v, d.arrays["input"].size());
+    Check c = run(s, d, 1, fmt::format("operands as stored, every component {}, {} samples", v == 0x81 ? -127 : 127,
+                                       s.samples));
+    EXPECT_TRUE(c.ok()) << c.detail;
+  }
+}

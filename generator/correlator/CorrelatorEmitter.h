@@ -40,6 +40,7 @@ struct CorrelatorKernels {
   bool pipeline = false;             // the sm_90a warp-specialized pipeline (Pipeline.h); wgmma is then true too
   int opStages = 0, rawStages = 0;   // pipeline: ring depths
   bool sharedTransform = false;      // pipeline: the consumers transform A
+  bool direct = false;               // pipeline with transform "none": operands as stored (PipelineDirect.h)
   bool wholeTriangle = false;        // pipeline: one block per channel holds its whole triangle
   bool visibilities = false;         // output "visibilities": the correlate kernel writes them; no reduce kernel
 };

@@ -12,6 +12,7 @@
 #include "generator/correlator/CorrelatorPlan.h"
 #include "generator/correlator/CorrelatorTune.h"
 #include "generator/correlator/Pipeline.h"
+#include "generator/correlator/PipelineDirect.h"
 #include "generator/correlator/PipelineEmitter.h"
 
 namespace warpforge {
@@ -45,8 +46,13 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet, public 
                                   "receivers per block",
                                   k.sharedBytes, kMaxShared));
     // The sm_90 pipeline's proofs for the tile sm_90 gets (its copies, transform, bank groups, descriptors, store).
+    requireDirectPossible(s_);
     const CorrelatorChoice sm90 = chooseCorrelator(s_, "sm_90");
-    if (sm90.path == CorrelatorPath::Pipeline) {
+    if (sm90.path == CorrelatorPath::Pipeline && sm90.direct) {
+      std::vector<PipeIssue> issues;
+      checkDirect(s_, directPipe(s_, sm90.rows, sm90.stages), issues, c.proved);
+      for (const auto& i : issues) c.issues.push_back({i.path, i.message});
+    } else if (sm90.path == CorrelatorPath::Pipeline) {
       std::vector<PipeIssue> issues;
       checkPipeline(s_, corrPipe(s_, sm90.rows, sm90.stages, 0, sm90.sharedTransform, sm90.wholeTriangle), issues,
                     c.proved);
@@ -118,6 +124,23 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet, public 
                                 k.visibilities ? "one kernel writing the visibilities" : "two kernels", target.arch,
                                 k.wgmma ? "wgmma, sm_90a code" : "mma.sync, the same code for every arch >= sm_80",
                                 chooseCorrelator(s_, target.arch).why);
+    if (k.direct) {
+      const DirectPipe p = directPipe(s_, k.tiling.rowsPerBlock, k.opStages);
+      o += fmt::format(
+          "{}: block {} threads (producer warpgroup + {} consumer warpgroup(s)), tile {} x {} inputs ({} tiles per "
+          "channel), {} B dynamic shared memory, {} block(s) per SM\n",
+          k.correlateName, p.threads, p.consumers, p.rows, p.rows, k.tiling.tiles(), p.sharedBytes, p.blocksPerSm);
+      o += fmt::format(
+          "  per stage of {} samples: operands as stored (transform none): 16-byte cp.async copies straight into {} "
+          "operand slots ({}; {} stages in flight); consumers read A by ldmatrix and form its Im rows (im, -re) in "
+          "registers; 2 x 2 {} with A from registers per consumer warpgroup; no clamp ({})\n",
+          p.ts, p.stages, wgmmaSwizzleName(p.swizzle), p.inFlight, p.atom().ptx(),
+          s_.type == SampleType::CF16 ? "cf16" : "sample_range symmetric");
+      if (!k.visibilities)
+        o += fmt::format("{}: grid-stride over {} visibilities, {} threads per block\n", k.reduceName,
+                         s_.visibilities(), k.reduceThreads);
+      return o;
+    }
     if (k.pipeline) {
       const CorrPipe p = corrPipe(s_, k.tiling.rowsPerBlock, k.opStages, k.rawStages, k.sharedTransform,
                                   k.wholeTriangle);
@@ -323,6 +346,15 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet, public 
       v.push_back({"correlate only, pipeline with the split transform (the consumers: A and part of B)",
                    Generated{correlatorLaunchPlan(split, emitCorrelatorPipeline(split, square, c.stages, true), false)},
                    1, 0});
+    // The operands as stored (transform "none") on the square tile, where the sample type and range allow it.
+    CorrelatorSpec asStored = s_;
+    asStored.tuning.transform = "none";
+    asStored.tuning.stagesPerSync = 1;
+    if (pipe && !c.direct && !directBlocker(asStored) && !pipelineBlocker(asStored) &&
+        directSharedFits(directPipe(asStored, square)))
+      v.push_back({"correlate only, pipeline with the operands as stored (transform none: cp.async, A's Im rows in "
+                   "registers)",
+                   Generated{correlatorLaunchPlan(asStored, emitCorrelatorDirect(asStored, square), false)}, 1, 0});
     // The deepest raw ring that fits (up to 8 slots: more stages of bulk copies in flight than the default 4).
     const CorrelatorKernels deep =
         c.path == CorrelatorPath::Pipeline

@@ -6,6 +6,7 @@
 
 #include "generator/correlator/CorrelatorLayouts.h"
 #include "generator/correlator/Pipeline.h"
+#include "generator/correlator/PipelineDirect.h"
 #include "generator/correlator/PipelineEmitter.h"
 #include "warpforge/spec_error.h"
 
@@ -65,6 +66,12 @@ CorrelatorChoice chooseCorrelator(const CorrelatorSpec& s, const std::string& ar
           "pipeline, {}-input tiles by the cost model ({:.1f} us with 64, {:.1f} us with 128 on 132 SMs at 1755 MHz)",
           c.rows, t64, t128);
     }
+    if (s.tuning.transform == "none" && !directBlocker(s)) {
+      // The operands as stored: square tiles only (the whole triangle's pieces read A from a transformed side).
+      c.direct = true;
+      c.why += ", operands as stored (transform none: cp.async into the operand ring, A's Im rows in registers)";
+      return c;
+    }
     if (s.tuning.wholeTriangle != 0 && pipeTriangleFits(s)) {
       {  // one block per channel where the model finds it no slower (or the spec asks for it)
         const double tw = correlatorPipelineModel(s, 0, 132, 1755, true);
@@ -97,6 +104,22 @@ CorrelatorChoice chooseCorrelator(const CorrelatorSpec& s, const std::string& ar
   return c;
 }
 
+void requireDirectPossible(const CorrelatorSpec& s) {
+  if (s.tuning.transform != "none") return;
+  if (auto why = directBlocker(s)) throw SpecError(s.file, "/tuning/transform", "\"none\" cannot take " + *why);
+  if (auto why = pipelineBlocker(s)) throw SpecError(s.file, "/tuning/transform", "\"none\" cannot take " + *why);
+  if (s.tuning.wholeTriangle == 1)
+    throw SpecError(s.file, "/tuning/whole_triangle",
+                    "true with tuning.transform \"none\" (the operands as stored take square tiles only)");
+  if (s.tuning.mma == "mma_sync" || s.tuning.mma == "wgmma")
+    throw SpecError(s.file, "/tuning/mma",
+                    fmt::format("\"{}\" with tuning.transform \"none\" (a member of the sm_90 pipeline)",
+                                s.tuning.mma));
+  if (s.tuning.rowsGiven && s.tuning.receiversPerBlock * s.polarizations == 32)
+    throw SpecError(s.file, "/tuning/receivers_per_block",
+                    "32-row tiles with tuning.transform \"none\" (the pipeline takes 64 or 128 inputs per side)");
+}
+
 CorrelatorKernels emitCorrelatorFor(const CorrelatorSpec& s, const std::string& arch) {
   const bool sm90 = arch == "sm_90" || arch == "sm_90a";
   if (s.tuning.mma == "pipeline") {
@@ -120,10 +143,12 @@ CorrelatorKernels emitCorrelatorFor(const CorrelatorSpec& s, const std::string& 
     throw SpecError(s.file, "/tuning/whole_triangle",
                     fmt::format("the whole triangle of {} inputs does not fit one pipeline block (at most 160)",
                                 s.inputs()));
+  requireDirectPossible(s);
   const CorrelatorChoice c = chooseCorrelator(s, arch);
   if (s.tuning.stagesPerSyncGiven && s.tuning.stagesPerSync > 1 && c.path != CorrelatorPath::Pipeline)
     throw SpecError(s.file, "/tuning/stages_per_sync",
                     fmt::format("{} stages per wait needs the sm_90 pipeline", s.tuning.stagesPerSync));
+  if (c.path == CorrelatorPath::Pipeline && c.direct) return emitCorrelatorDirect(s, c.rows, c.stages);
   if (c.path == CorrelatorPath::Pipeline)
     return emitCorrelatorPipeline(s, c.rows, c.stages, c.sharedTransform, 0, c.wholeTriangle);
   return emitCorrelator(s, c.path == CorrelatorPath::Wgmma);

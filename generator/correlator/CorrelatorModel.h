@@ -27,6 +27,7 @@ struct CorrelatorChoice {
   int stages = 0;                // pipeline ring depth (0: the default)
   bool sharedTransform = false;  // pipeline: the consumers transform A
   bool wholeTriangle = false;    // pipeline: one block per channel holds its whole triangle (rows: its padded side)
+  bool direct = false;           // pipeline with the operands as stored (tuning.transform "none", PipelineDirect.h)
   std::string why;               // one line: what decided it
 };
 
@@ -40,5 +41,8 @@ CorrelatorChoice chooseCorrelator(const CorrelatorSpec& s, const std::string& ar
 // The correlator's kernels for a target as chosen above. A SpecError at /tuning/mma where the spec asks for a path
 // (\"pipeline\", \"wgmma\") the target or the layout cannot take.
 CorrelatorKernels emitCorrelatorFor(const CorrelatorSpec& s, const std::string& arch);
+// A SpecError where tuning.transform is "none" and the spec cannot have it (PipelineDirect.h's directBlocker, the
+// whole triangle, a path other than the pipeline).
+void requireDirectPossible(const CorrelatorSpec& s);
 
 }  // namespace warpforge

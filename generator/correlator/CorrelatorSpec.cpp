@@ -217,11 +217,22 @@ CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
       s.tuning.rawStages = static_cast<int>(rd.integer(t["raw_stages"], "/tuning/raw_stages", 2, 8));
     if (t.contains("transform")) {
       s.tuning.transform = rd.string(t["transform"], "/tuning/transform");
-      if (s.tuning.transform != "loader" && s.tuning.transform != "shared" && s.tuning.transform != "split")
+      if (s.tuning.transform != "loader" && s.tuning.transform != "shared" && s.tuning.transform != "split" &&
+          s.tuning.transform != "none")
         rd.fail("/tuning/transform",
                 fmt::format("\"{}\" (expected \"loader\", \"shared\" or \"split\": who transforms the pipeline's "
-                            "operands: the loader alone, the consumers A, or the consumers A and part of B)",
+                            "operands: the loader alone, the consumers A, or the consumers A and part of B; or "
+                            "\"none\": the operands as stored)",
                             JsonReader::printable(s.tuning.transform)));
+      if (s.tuning.transform == "none" && s.type == SampleType::CI4)
+        rd.fail("/tuning/transform", "\"none\" uses the samples as stored: ci4 samples must be widened to 8 bits by "
+                                     "a transform (use \"shared\")");
+      if (s.tuning.transform == "none" && s.type == SampleType::CI8 && !s.symmetric)
+        rd.fail("/tuning/transform",
+                "\"none\" negates only A, in registers, and uses B as stored: ci8 needs sample_range \"symmetric\" "
+                "(a -128 can be neither negated nor clamped there); with sample_range \"full\" use \"shared\"");
+      if (s.tuning.transform == "none" && t.contains("stages_per_sync") && t["stages_per_sync"] != 1)
+        rd.fail("/tuning/stages_per_sync", "\"none\" (tuning.transform) waits once per stage: expected 1 or nothing");
       if (s.tuning.transform != "loader" && s.tuning.stages == 2)
         rd.fail("/tuning/transform",
                 fmt::format("\"{}\" needs 3 or more stages (tuning.stages is 2)", s.tuning.transform));

@@ -7,6 +7,7 @@
 #include "ast/Printer.h"
 #include "generator/complexmma/ComplexMma.h"
 #include "generator/correlator/Pipeline.h"
+#include "generator/correlator/PipelineDirect.h"
 #include "generator/layout/Wgmma.h"
 #include "templates/Embedded.h"
 
@@ -132,6 +133,44 @@ std::string correlatorPipelineHelpers(const CorrPipe& p) {
   if (atom.n == 256)  // the diagonal tile's second warpgroup: half of the columns
     o += wgmmaHelper(WgmmaAtom{atom.n / 2, atom.f16, atom.aRegisters}, "corr_wgmma_half",
                      fmt::format("// D (m64 x {}) += A (64 rows) B (the second half of the columns).", atom.n / 2)) +
+         "\n";
+  return o;
+}
+
+std::string correlatorDirectHelpers(const DirectPipe& p) {
+  const bool f16 = p.type == SampleType::CF16;
+  std::string o = print(unit({cmma::typedefU32(), ldmatrixFn()}));
+  for (const auto& f : embeddedTemplates())
+    if (std::string(f.name) == "warpforge_async.cuh") o += f.text;
+  o += wgmmaSyncHelpers("corr_");
+  o += "// cp.async of 16 bytes (L2 only: each chunk is read once) into a shared-window address; `bytes` 0 zero-fills.\n"
+       "static __device__ __forceinline__ void corr_cp16(unsigned dst, const void* src, unsigned bytes) { asm "
+       "volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\" :: \"r\"(dst), \"l\"(src), \"r\"(bytes) : "
+       "\"memory\"); }\n"
+       "static __device__ __forceinline__ void corr_cp_commit() { asm volatile(\"cp.async.commit_group;\" ::: "
+       "\"memory\"); }\n"
+       "template <int N> static __device__ __forceinline__ void corr_cp_wait() { asm volatile(\"cp.async.wait_group "
+       "%0;\" :: \"n\"(N) : \"memory\"); }\n";
+  if (f16)
+    o += "// A's Im row from its sample row: (re, im) -> (im, -re) per f16 pair (exact).\n"
+         "static __device__ __forceinline__ wf_u32 corr_im_row(wf_u32 w) { return (w >> 16) | ((w ^ 0x8000u) << 16); "
+         "}\n";
+  else
+    o += "// A's Im row from its sample row: (re, im) -> (im, -re) per 8-bit pair; 0x100 - re per 16-bit half holds "
+         "-re in its low\n// byte without borrows (sample_range symmetric: no -128, whose negation does not exist).\n"
+         "static __device__ __forceinline__ wf_u32 corr_im_row(wf_u32 w) { return __byte_perm(w, 0x01000100u - (w & "
+         "0x00ff00ffu), 0x6341); }\n";
+  const WgmmaDescriptor b = p.descB(0, 0, 0);
+  o += wgmmaDescriptorHelper("corr_desc_sw64", b.swizzle, b.lbo, b.sbo);
+  o += wgmmaHelper(p.atom(), "corr_wgmma_rs",
+                   fmt::format("// D (m64 x {}) += A (registers: 32 row inputs' sample rows and Im rows) B ({} column "
+                               "inputs, descriptor).",
+                               p.rows, p.rows)) +
+       "\n";
+  if (p.consumers == 2)
+    o += wgmmaHelper(p.atom(true), "corr_wgmma_rs_half",
+                     fmt::format("// D (m64 x {}) += A (registers) B (the second half of the column inputs).",
+                                 p.rows / 2)) +
          "\n";
   return o;
 }

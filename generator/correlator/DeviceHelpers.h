@@ -14,4 +14,9 @@ std::string correlatorDeviceHelpers(SampleType type, int wgmmaN = 0, bool clamp 
 // and templates/warpforge_async.cuh (mbarriers, bulk copies, setmaxnreg).
 struct CorrPipe;
 std::string correlatorPipelineHelpers(const CorrPipe& p);
+// The pipeline with the operands as stored (transform "none", PipelineDirect.h): templates/warpforge_async.cuh, 16-byte
+// cp.async by window address, ldmatrix, the (re, im) -> (im, -re) row of A in registers, B's descriptor and the
+// wgmma helpers with A from registers (m64 x rows and, on 128-input tiles, the diagonal's m64 x rows / 2).
+struct DirectPipe;
+std::string correlatorDirectHelpers(const DirectPipe& p);
 }  // namespace warpforge

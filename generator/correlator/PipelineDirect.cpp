@@ -1,0 +1,227 @@
+#include "generator/correlator/PipelineDirect.h"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "generator/correlator/CorrelatorData.h"
+#include "generator/correlator/PipelineEmitter.h"
+#include "generator/correlator/ReduceEmitter.h"
+
+namespace warpforge {
+
+namespace {
+
+// Whether (input strides, time layout) give 16-byte aligned runs of `spc` samples per input.
+std::optional<std::string> layoutBlocker(const CorrelatorSpec& s, int eb, int spc) {
+  const CorrelatorInput& in = s.input;
+  auto aligned = [&](long long stride) { return stride * eb % 16 == 0; };
+  if (!aligned(in.batch) || !aligned(in.channel) || !aligned(in.receiver) ||
+      (s.polarizations == 2 && !aligned(in.polarization)))
+    return fmt::format("input strides (batch {}, channel {}, receiver {}, polarization {} samples) that are not "
+                       "multiples of 16 bytes",
+                       in.batch, in.channel, in.receiver, in.polarization);
+  const int T = in.timesPerBlock;
+  const bool runs = T > 1 ? in.time == 1 && T % spc == 0 && aligned(in.timeBlock) : in.timeBlock == 1;
+  if (!runs)
+    return fmt::format("an input layout where {} consecutive samples of one input are not contiguous (the 16-byte "
+                       "copies; katgpucbf's interleaves the polarizations)",
+                       spc);
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> directBlocker(const CorrelatorSpec& s) {
+  if (s.type == SampleType::CI4)
+    return std::string("ci4 samples (they are widened to 8 bits by the transform)");
+  if (s.type == SampleType::CI8 && !s.symmetric)
+    return std::string(
+        "ci8 samples with sample_range \"full\" (-128 must be clamped in both operands, which only the transform does; "
+        "declare sample_range \"symmetric\" where the data hold no -128)");
+  const int eb = s.type == SampleType::CF16 ? 4 : 2;
+  return layoutBlocker(s, eb, 16 / eb);
+}
+
+DirectPipe directPipe(const CorrelatorSpec& s, int rows, int stages) {
+  DirectPipe p;
+  p.type = s.type;
+  p.P = s.polarizations;
+  p.N = s.inputs();
+  p.samples = s.samples;
+  p.rows = rows == 64 ? 64 : 128;
+  p.consumers = p.rows / 64;
+  p.threads = 128 * (1 + p.consumers);
+  const bool f16 = s.type == SampleType::CF16;
+  p.ts = f16 ? 16 : 32;
+  p.eb = f16 ? 4 : 2;
+  p.spc = 16 / p.eb;
+  p.stages = stages ? stages : s.tuning.stages ? s.tuning.stages : kDirectDefaultStages;
+  p.inFlight = std::max(1, p.stages - 2);
+  p.sideBytes = p.rows * 64;
+  p.slotBytes = 2 * p.sideBytes;
+  p.barriers = p.stages * p.slotBytes;
+  p.sharedBytes = p.barriers + 16 * p.stages + 1024;
+  p.unitsPerThread = 2 * p.rows * 4 / 128;
+  if (p.rows == 128) {
+    // Consumers: 2 x 64 accumulators, 2 x 16 A registers (two stages), addresses; the producer needs few.
+    p.launchRegs = 168, p.producerRegs = 56, p.consumerRegs = 224, p.blocksPerSm = 1;
+  } else {
+    p.launchRegs = 128, p.blocksPerSm = 2;
+    while (p.blocksPerSm > 1 && p.blocksPerSm * (p.sharedBytes + 1024) > 228 * 1024) --p.blocksPerSm;
+  }
+  return p;
+}
+
+bool directSharedFits(const DirectPipe& p) {
+  return p.sharedBytes <= kWgmmaMaxShared && p.blocksPerSm * (p.sharedBytes + 1024) <= 228 * 1024;
+}
+
+WgmmaDescriptor DirectPipe::descB(unsigned base, int slot, int ks, int col0) const {
+  WgmmaDescriptor d;
+  d.swizzle = swizzle;
+  d.lbo = 16;
+  d.sbo = static_cast<unsigned>(sbo);
+  d.start = base + static_cast<unsigned>(slot * slotBytes + sideBytes + offset(col0, 0) + 32 * ks);
+  return d;
+}
+
+void checkDirect(const CorrelatorSpec& s, const DirectPipe& p, std::vector<PipeIssue>& issues,
+                 std::vector<std::string>& proved) {
+  auto fail = [&](const std::string& m) { issues.push_back({"/tuning/transform", m}); };
+  if (auto why = directBlocker(s)) return fail("\"none\" cannot take " + *why);
+  const std::size_t before = issues.size();
+  // 1. The copies of one stage (the producer's units, as the kernel computes them): each operand chunk of each side
+  // exactly once, from (input, samples) of the chunk, the destinations of 8 consecutive threads in 8 bank groups.
+  std::map<int, int> written;
+  const int sideUnits = 4 * p.rows;
+  for (int j = 0; j < p.unitsPerThread; ++j) {
+    unsigned quarter[8];
+    for (int tid = 0; tid < 128; ++tid) {
+      const int u = tid + 128 * j, side = u / sideUnits, n = (u / 4) % p.rows, c = u % 4;
+      const int dst = side * p.sideBytes + p.offset(n, 16 * c);
+      if (++written[dst] > 1) return fail(fmt::format("two copies land on operand byte {}", dst));
+      // The chunk holds samples spc c .. spc c + spc - 1 of input n; the kernel's source offset must be theirs.
+      const long long first = sampleOffset(s, 0, 0, p.spc * c, n / p.P, n % p.P);
+      for (int e = 1; e < p.spc; ++e)
+        if (sampleOffset(s, 0, 0, p.spc * c + e, n / p.P, n % p.P) != first + e)
+          return fail(fmt::format("input {}'s samples {} .. {} are not one run", n, p.spc * c, p.spc * c + p.spc - 1));
+      if (first * p.eb % 16) return fail(fmt::format("input {}'s chunk {} is not 16-byte aligned", n, c));
+      quarter[tid % 8] = static_cast<unsigned>(dst);
+      if (tid % 8 == 7 && sharedWavefronts16(quarter) > 1)
+        return fail(fmt::format("the copies of threads {} .. {} meet a bank group twice", tid - 7, tid));
+    }
+  }
+  if (static_cast<int>(written.size()) != 2 * sideUnits)
+    return fail(fmt::format("the copies write {} of the slot's {} chunks", written.size(), 2 * sideUnits));
+  for (int side = 0; side < 2; ++side)
+    for (int n = 0; n < p.rows; ++n)
+      for (int c = 0; c < 4; ++c)
+        if (!written.count(side * p.sideBytes + p.offset(n, 16 * c)))
+          return fail(fmt::format("no copy writes side {}'s input {}, chunk {}", side, n, c));
+  proved.push_back(fmt::format(
+      "transform none: the {} cp.async copies of a stage write each of the slot's {} 16-byte chunks once, each from one "
+      "16-byte aligned run of {} samples of its input, 8 bank groups per quarter warp",
+      2 * sideUnits, 2 * sideUnits, p.spc));
+  // 2. B through the descriptors the kernel computes (every slot, k-step; the half form from rows / 2): the copied
+  // bytes of column input n, k byte 32 ks + kb.
+  for (int slot = 0; slot < p.stages; ++slot)
+    for (int ks = 0; ks < 2; ++ks)
+      for (const int col0 : {0, p.rows / 2}) {
+        if (col0 && p.consumers < 2) continue;
+        const WgmmaDescriptor d = p.descB(0, slot, ks, col0);
+        if (!d.fieldProblem().empty()) return fail("B's descriptor: " + d.fieldProblem());
+        for (int n = 0; n + col0 < p.rows; ++n)
+          for (int kb = 0; kb < 32; kb += 4) {
+            const unsigned want = static_cast<unsigned>(slot * p.slotBytes + p.sideBytes + p.offset(col0 + n, 32 * ks + kb));
+            if (wgmmaOperandAddress(d, n, kb) != want)
+              return fail(fmt::format("B's descriptor (slot {}, k-step {}, from input {}) reads byte {} of row {}, k {} "
+                                      "where the copy put it at {}",
+                                      slot, ks, col0, wgmmaOperandAddress(d, n, kb), n, 32 * ks + kb, want));
+          }
+      }
+  proved.push_back(fmt::format("transform none: B read through its descriptors ({}, SBO {}) is the copied column "
+                               "side, every slot and k-step",
+                               wgmmaSwizzleName(p.swizzle), p.sbo));
+  // 3. A: ldmatrix lane L of warp w reads row input 64 g + 32 mi + 8 w + L % 8, chunk L / 8 (registers r0..r3 of lane
+  // (gq, q): k bytes 16 i + 4 q of input 8 w + gq, i.e. a0 / a2 of k-step i / 2); 8 lanes of a phase in 8 bank groups.
+  for (int g = 0; g < p.consumers; ++g)
+    for (int mi = 0; mi < 2; ++mi)
+      for (int w = 0; w < 4; ++w)
+        for (int m = 0; m < 4; ++m) {
+          unsigned phase[8];
+          for (int r = 0; r < 8; ++r) {
+            const int lane = 8 * m + r, input = 64 * g + 32 * mi + 8 * w + r;
+            phase[r] = static_cast<unsigned>(p.aLdsmOffset(g, mi, w, lane));
+            if (static_cast<int>(phase[r]) != p.offset(input, 16 * m))
+              return fail(fmt::format("A's ldmatrix row of lane {} (warpgroup {}, half {}, warp {}) is not input {}",
+                                      lane, g, mi, w, input));
+          }
+          if (sharedWavefronts16(phase) > 1)
+            return fail(fmt::format("A's ldmatrix phase {} (warp {}) meets a bank group twice", m, w));
+        }
+  // 4. The accumulators the store reads: by the wgmma accumulator atom, register 4 j + e of thread t is row
+  // 16 w + g (A's sample row of input 8 w + g: Re) and register 4 j + 2 + e row 16 w + 8 + g (its (im, -re) row: Im),
+  // both column 8 j + 2 q + e (column input).
+  for (int t = 0; t < 128; ++t)
+    for (int j = 0; j < p.rows / 8; ++j)
+      for (int e = 0; e < 2; ++e) {
+        const int w = t / 32, gq = (t % 32) / 4, q = t % 4;
+        int row = 0, col = 0, rowIm = 0, colIm = 0;
+        wgmmaAccumulatorCoord(t, 4 * j + e, row, col);
+        wgmmaAccumulatorCoord(t, 4 * j + 2 + e, rowIm, colIm);
+        if (row != 16 * w + gq || rowIm != row + 8 || col != 8 * j + 2 * q + e || colIm != col)
+          return fail(fmt::format("thread {}'s registers {} / {} are (row {}, column {}) / ({}, {}), not the Re / Im "
+                                  "of row input {} and column input {} the store writes",
+                                  t, 4 * j + e, 4 * j + 2 + e, row, col, rowIm, colIm, 8 * w + gq, 8 * j + 2 * q + e));
+      }
+  proved.push_back(
+      "transform none: A's ldmatrix rows are the row inputs of the accumulator rows (16 w + g: Re, + 8: Im, by the "
+      "wgmma accumulator atom), conflict-free; the store reads Re and Im of each visibility from the registers the "
+      "atom gives them");
+  // 5. Budgets.
+  if (!directSharedFits(p))
+    return fail(fmt::format("{} B of shared memory per block ({} slots of {} B; {} blocks per SM) do not fit",
+                            p.sharedBytes, p.stages, p.slotBytes, p.blocksPerSm));
+  const int acc = 2 * p.atom().accRegs(), aRegs = 2 * 16;
+  if (p.consumerRegs && acc + aRegs + 40 > p.consumerRegs)
+    return fail(fmt::format("{} accumulators and {} A registers exceed the consumers' {} registers", acc, aRegs,
+                            p.consumerRegs));
+  if (p.producerRegs && 128 * (p.producerRegs + p.consumers * p.consumerRegs) > 65536)
+    return fail("setmaxnreg budgets exceed the SM's 64K registers");
+  if (issues.size() == before)
+    proved.push_back(fmt::format("transform none: {} slots of {} B ({} B with barriers), {} block(s) per SM; {} "
+                                 "accumulators + {} A registers per consumer thread",
+                                 p.stages, p.slotBytes, p.sharedBytes, p.blocksPerSm, acc, aRegs));
+}
+
+CorrelatorKernels emitCorrelatorDirect(const CorrelatorSpec& s, int rows, int stages) {
+  const DirectPipe p = directPipe(s, rows, stages);
+  CorrelatorKernels k;
+  k.correlateName = s.name + "_correlate";
+  k.reduceName = s.name + "_reduce";
+  k.correlateSource = emitDirectCorrelate(s, p, k.correlateName);
+  k.tiling.rowsPerBlock = p.rows;
+  k.tiling.wgmma = true;
+  k.tiling.warpRows = 16;
+  k.tiling.warpCols = p.rows;
+  k.tiling.warpsI = p.threads / 32;
+  k.tiling.warpsJ = 1;
+  k.tiling.tilesPerSide = static_cast<int>((s.inputs() + p.rows - 1) / p.rows);
+  k.loadPath = LoadPath::Time;
+  k.sharedBytes = p.sharedBytes;
+  k.dynamicShared = true;
+  // m16n8 equivalents per block and stage: per consumer, 2 halves x m64 (4 m16) x rows / 8 columns x 2 k-steps.
+  k.mmasPerStage = static_cast<long long>(p.consumers) * 2 * 4 * (p.rows / 8) * 2;
+  k.wgmma = true;
+  k.pipeline = true;
+  k.opStages = p.stages;
+  k.rawStages = 0;
+  k.direct = true;
+  k.visibilities = s.writesVisibilities();
+  if (!k.visibilities) k.reduceSource = emitReduce(s, k.reduceName, k.reduceThreads, k.reduceUnroll);
+  return k;
+}
+
+}  // namespace warpforge

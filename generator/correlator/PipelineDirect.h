@@ -1,0 +1,82 @@
+#pragma once
+// The correlator's sm_90a pipeline with the operands used as stored (tuning.transform "none"): no transform pass.
+//
+//   producer warpgroup (setmaxnreg down): per stage, 16-byte cp.async copies of both tile sides' raw samples straight
+//     into an operand slot in wgmma's 64-byte-swizzled K-major layout (one 64-byte row of k per input: 32 samples of
+//     8 bits, 16 of f16); `inFlight` stages of copies outstanding (cp.async.wait_group), then fence.proxy.async and
+//     one arrival per thread on the slot's mbarrier.
+//   consumer warpgroups (setmaxnreg up): wait for a slot, read A (32 row inputs per wgmma) with ldmatrix and build
+//     A's second row half in registers: (re, im) -> (im, -re), so that wgmma m64 nN k32 with A from registers gives
+//     rows 16 w + g = Re and rows 16 w + 8 + g = Im of s(row input) conj(s(column input)); B (the column inputs) is
+//     read by its descriptor as the copies left it. Two stages of A registers alternate (a wgmma reads its A
+//     registers until its group retires); one stage of wgmmas stays in flight; the slot before it is released.
+//
+// Why: the transform (clamp, conj_perm copy of B, relayout) took about a quarter of the pipeline's time (the kernel
+// with its transform removed ran 1.34-1.36x faster on an H200). Negating only in registers needs values that can be
+// negated: ci8 with sample_range "symmetric" (no -128, B is never clamped) or cf16; ci4 must be widened first.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "generator/correlator/CorrelatorEmitter.h"
+#include "generator/correlator/CorrelatorSpec.h"
+#include "generator/correlator/Pipeline.h"
+#include "generator/layout/Wgmma.h"
+
+namespace warpforge {
+
+constexpr int kDirectDefaultStages = 8;  // operand slots where tuning.stages does not say
+
+struct DirectPipe {
+  SampleType type = SampleType::CI8;
+  int P = 2;
+  long long N = 0, samples = 0;
+  int rows = 128;     // inputs per tile side (64 or 128)
+  int consumers = 2;  // rows / 64: each warpgroup takes 64 row inputs as two wgmmas of 32 inputs (m64: Re and Im rows)
+  int threads = 384;  // producer warpgroup + consumers
+  int ts = 32;        // samples per stage (64 k bytes per input)
+  int eb = 2;         // bytes per sample
+  int spc = 8;        // samples per 16-byte chunk
+  int stages = kDirectDefaultStages;  // operand slots
+  int inFlight = 6;                   // stages of copies outstanding before the oldest is published (stages - 2)
+  int sideBytes = 0, slotBytes = 0;   // one side (rows x 64 B), one slot (two sides)
+  int barriers = 0, sharedBytes = 0;  // barrier offset from the 1024-aligned base; dynamic shared memory asked for
+  int producerRegs = 0, consumerRegs = 0, launchRegs = 0, blocksPerSm = 1;
+  // Copies per producer thread and stage: unit u = tid + 128 j -> side u / (4 rows), input (u / 4) % rows, chunk u % 4.
+  int unitsPerThread = 0;
+  WgmmaSwizzle swizzle = WgmmaSwizzle::B64;
+  int sbo = kPipeSbo;
+  // Operand placement (both sides alike): input n, k byte kb of the stage's 64.
+  int offset(int n, int kb) const {
+    return static_cast<int>(wgmmaStoreOffset(swizzle, n, kb, static_cast<unsigned>(sbo)));
+  }
+  // B's descriptor for slot `slot`, k-step ks, from column input col0 (the diagonal tile's second warpgroup: rows / 2),
+  // with the ring at `base`.
+  WgmmaDescriptor descB(unsigned base, int slot, int ks, int col0 = 0) const;
+  WgmmaAtom atom(bool half = false) const {
+    return WgmmaAtom{half ? rows / 2 : rows, type == SampleType::CF16, true};
+  }
+  // A's ldmatrix row address for lane `lane` of warp w (of its warpgroup), wgmma half mi (0, 1) of warpgroup g,
+  // relative to the side's base: row input 64 g + 32 mi + 8 w + lane % 8, chunk lane / 8 of the 64-byte row.
+  int aLdsmOffset(int g, int mi, int w, int lane) const { return offset(64 * g + 32 * mi + 8 * w + lane % 8, 16 * (lane / 8)); }
+};
+
+// Why transform "none" cannot take the spec (sample type / range, layout, tile), or nothing.
+std::optional<std::string> directBlocker(const CorrelatorSpec& s);
+// The geometry for tiles of `rows` inputs (64 or 128) and `stages` slots (0: the spec's tuning.stages, else 8).
+DirectPipe directPipe(const CorrelatorSpec& s, int rows, int stages = 0);
+bool directSharedFits(const DirectPipe& p);
+
+// The proofs (verify): every operand chunk of both sides is copied exactly once per stage from the (input, samples)
+// it stands for, zero-filled past the inputs and samples; the copies' and ldmatrix's quarter-warp accesses meet 8
+// bank groups; B read through the descriptors the kernel computes is the bytes copied; A's ldmatrix rows are the
+// row inputs the accumulator rows claim; the accumulator registers the store reads are, by the wgmma accumulator
+// atom, the visibilities it writes; shared memory and register budgets fit.
+void checkDirect(const CorrelatorSpec& s, const DirectPipe& p, std::vector<PipeIssue>& issues,
+                 std::vector<std::string>& proved);
+
+// The correlate kernel's source (PipelineDirectEmitter.cpp) and the family's two kernels around it.
+std::string emitDirectCorrelate(const CorrelatorSpec& s, const DirectPipe& p, const std::string& name);
+CorrelatorKernels emitCorrelatorDirect(const CorrelatorSpec& s, int rows, int stages = 0);
+
+}  // namespace warpforge

@@ -1,0 +1,287 @@
+// The correlate kernel of the pipeline with the operands as stored (PipelineDirect.h): producer warpgroup (cp.async
+// into the operand ring), consumer warpgroups (ldmatrix + Im rows in registers, wgmma with A from registers), the
+// triangle store of either output model.
+#include <fmt/format.h>
+
+#include "generator/complexmma/ComplexMma.h"
+#include "generator/correlator/DeviceHelpers.h"
+#include "generator/correlator/PipelineCode.h"
+#include "generator/correlator/PipelineDirect.h"
+
+namespace warpforge {
+
+namespace {
+
+using corr_emit::Code;
+
+// Offset in samples of time `t` (an expression) from an input's first sample.
+std::string timeOffset(const CorrelatorInput& in, const std::string& t) {
+  if (in.timesPerBlock > 1)
+    return fmt::format("(({0}) / {1}) * {2}LL + (({0}) % {1}) * {3}LL", t, in.timesPerBlock, in.timeBlock, in.time);
+  return fmt::format("({}) * {}LL", t, in.timeBlock);
+}
+
+// The 64-byte-swizzled offset of (input `n`, 16-byte chunk `c`) in a side (DirectPipe::offset), as C.
+std::string swizzled(const std::string& n, const std::string& c) {
+  return fmt::format("((({0}) >> 3) * {2}u + (({0}) & 7) * 64u + ((({1}) ^ ((({0}) & 7) >> 1)) << 4))", n, c, kPipeSbo);
+}
+
+void emitProducer(Code& c, const CorrelatorSpec& s, const DirectPipe& p, long long nst) {
+  const CorrelatorInput& in = s.input;
+  const int J = p.unitsPerThread, D = p.inFlight, S = p.stages;
+  if (p.producerRegs) c(fmt::format("wfa_setmaxnreg_dec<{}>();", p.producerRegs));
+  c(fmt::format("// unit j of this thread: side j / {} (1: the column side; a diagonal tile copies only that one), "
+                "input (u / 4) % {}, chunk u % 4, u = tid + 128 j",
+                J / 2, p.rows));
+  c(fmt::format("const unsigned char* src[{}];", J));
+  c(fmt::format("unsigned dst[{}], chunk[{}];", J, J));
+  c(fmt::format("bool valid[{}];", J));
+  c("#pragma unroll");
+  c.open(fmt::format("for (int j = 0; j < {}; ++j)", J));
+  c(fmt::format("const int u = tid + 128 * j, side = diag ? 1 : j / {}, n = (u >> 2) % {}, q = u & 3;", J / 2, p.rows));
+  c("const int input = (side ? col0 : row0) + n;");
+  c(fmt::format("valid[j] = input < {} && !(diag && j < {});", p.N, J / 2));
+  c(fmt::format("src[j] = chan + ((long long)(input / {}) * {}LL + (long long)(input % {}) * {}LL) * {};", p.P,
+                in.receiver, p.P, in.polarization, p.eb));
+  c(fmt::format("dst[j] = side * {}u + {};", p.sideBytes, swizzled("n", "q")));
+  c("chunk[j] = q;");
+  c.close();
+  c("int slot = 0;");
+  c("unsigned par = 0;");
+  c("#pragma unroll 1");
+  c.open(fmt::format("for (int k = 0; k < {}; ++k)", nst));
+  c("while (!wfa_mbar_try_wait(empty + 8u * slot, par ^ 1u)) {}  // the consumers released the slot");
+  c(fmt::format("const unsigned base = ring + slot * {}u;", p.slotBytes));
+  c("#pragma unroll");
+  c.open(fmt::format("for (int j = 0; j < {}; ++j)", J));
+  c(fmt::format("const long long t = (long long)k * {} + chunk[j] * {};", p.ts, p.spc));
+  c(fmt::format("if (!diag || j >= {}) corr_cp16(base + dst[j], src[j] + ({}) * {}, valid[j] && t < {} ? 16u : 0u);",
+                J / 2, timeOffset(in, "t"), p.eb, p.samples));
+  c.close();
+  c("corr_cp_commit();");
+  c(fmt::format("if (++slot == {}) slot = 0, par ^= 1u;", S));
+  c.open(fmt::format("if (k >= {})", D));
+  c(fmt::format("corr_cp_wait<{}>();  // stage k - {} landed: publish it", D, D));
+  c("corr_fence_async_smem();  // to wgmma (async proxy)");
+  c(fmt::format("wfa_mbar_arrive(full + 8u * ((k - {}) % {}));", D, S));
+  c.close();
+  c.close();
+  c("corr_cp_wait<0>();");
+  c("corr_fence_async_smem();");
+  c(fmt::format("for (int k = {}; k < {}; ++k) wfa_mbar_arrive(full + 8u * (k % {}));", std::max<long long>(0, nst - D),
+                nst, S));
+}
+
+// One stage of a consumer warpgroup with A registers `a`: wait, A by ldmatrix and its Im rows, the wgmmas, commit,
+// one stage kept in flight, the slot before it released.
+void emitConsumerStage(Code& c, const DirectPipe& p, const std::string& k, const std::string& a, bool half) {
+  const bool f16 = p.type == SampleType::CF16;
+  c.open("");
+  c("while (!wfa_mbar_try_wait(full + 8u * slot, par)) {}  // the stage's operands landed");
+  c(fmt::format("const unsigned base = ring + slot * {}u;", p.slotBytes));
+  c("// half h: registers 8 h + 4 ks .. : the sample rows (ldmatrix: a0, a2 of k-steps 0, 1) and their Im rows (a1, a3)");
+  c(fmt::format("corr_ldsm4(base + a_off0, {0}[0], {0}[2], {0}[4], {0}[6]);", a));
+  c(fmt::format("corr_ldsm4(base + a_off1, {0}[8], {0}[10], {0}[12], {0}[14]);", a));
+  c("#pragma unroll");
+  c(fmt::format("for (int i = 0; i < 16; i += 2) {0}[i + 1] = corr_im_row({0}[i]);", a));
+  c(fmt::format("const unsigned long long so = (unsigned long long)(slot * {}u);  // the slot in 16-byte units",
+                p.slotBytes / 16));
+  c("corr_wgmma_fence();");
+  const std::string fn = half ? "corr_wgmma_rs_half" : "corr_wgmma_rs";
+  const int acc = p.atom(half).accRegs();
+  auto d = [&](int h) {
+    return half ? fmt::format("reinterpret_cast<{} (&)[{}]>(d{})", f16 ? "float" : "int", acc, h) : fmt::format("d{}", h);
+  };
+  for (int ks = 0; ks < 2; ++ks)
+    for (int h = 0; h < 2; ++h) {
+      const int r = 8 * h + 4 * ks;
+      c(fmt::format("{}({}, {}[{}], {}[{}], {}[{}], {}[{}], db0 + so + {}ull);", fn, d(h), a, r, a, r + 1, a, r + 2,
+                    a, r + 3, 2 * ks));
+    }
+  c("corr_wgmma_commit();");
+  c("corr_wgmma_wait<1>();  // the previous stage's wgmmas are done: its slot and A registers are free");
+  c("__syncwarp(0xffffffffu);");
+  c(fmt::format("if ({} > 0 && lane == 0) wfa_mbar_arrive(empty + 8u * prev);", k));
+  c("prev = slot;");
+  c(fmt::format("if (++slot == {}) slot = 0, par ^= 1u;", p.stages));
+  c.close();
+}
+
+// The tile's visibilities from d0 (row inputs 0..31 of the warpgroup) and d1 (32..63): Re of (row gi, column gj) in
+// d[4 j + e], Im in d[4 j + 2 + e] (checkDirect proves it from the accumulator atom).
+void emitStore(Code& c, const CorrelatorSpec& s, const DirectPipe& p, bool half) {
+  const bool f16 = s.type == SampleType::CF16, vis = s.writesVisibilities(), neg = s.conjugate == "r1";
+  const int P = s.polarizations, blocks = (half ? p.rows / 2 : p.rows) / 8;
+  const std::string V = f16 ? "float" : "int";
+  c(fmt::format("const int gi0 = row0 + 64 * cg + 8 * (warp & 3) + (lane >> 2), gj0 = col0 + {} + 2 * (lane & 3);",
+                half ? p.rows / 2 : 0));
+  if (vis)
+    c(fmt::format("{0}* const visv = ({0}*)vis + (b * {1}LL + channel) * {2}LL;", f16 ? "float2" : "int2", s.channels,
+                  s.visibilitiesPerChannel()));
+  else
+    c(fmt::format("{0}* const accv = ({0}*)acc + (b * {1}LL + channel) * {2}LL;", f16 ? "float2" : "longlong2",
+                  s.channels, s.visibilitiesPerChannel()));
+  const bool shuffle = vis && P == 2 && s.polOrder != "r1_r2";
+  if (shuffle) c("const bool hi = (lane & 4) != 0;  // the odd row input of a receiver's pair (lane bit 2: row bit 0)");
+  for (int h = 0; h < 2; ++h) {
+    c("#pragma unroll");
+    c.open(fmt::format("for (int j = 0; j < {}; ++j)", blocks));
+    c(fmt::format("const int gi = gi0 + {}, gj = gj0 + 8 * j;", 32 * h));
+    auto re = [&](const std::string& e) { return fmt::format("d{}[4 * j + {}]", h, e); };
+    auto im = [&](const std::string& e) { return fmt::format("{}d{}[4 * j + 2 + {}]", neg ? "-" : "", h, e); };
+    if (vis && P == 2 && !shuffle) {
+      // [bl][p = gi & 1][q = 0, 1]: this thread's columns gj, gj + 1, one 16-byte store.
+      c("const int r1 = gi >> 1, r2 = gj >> 1;");
+      c(fmt::format("if (r1 <= r2 && gj < {}) *({}4*)(visv + ((long long)r2 * (r2 + 1) / 2 + r1) * 4 + (gi & 1) * 2) "
+                    "= make_{}4({}, {}, {}, {});",
+                    p.N, V, V, re("0"), im("0"), re("1"), im("1")));
+    } else if (shuffle) {
+      // [bl][q][p = 0, 1]: rows gi, gi + 1 are lanes lane, lane ^ 4. The even row keeps column gj and receives the
+      // odd row's; the odd row keeps column gj + 1 and receives the even row's.
+      c(fmt::format("const {0} give_re = hi ? {1} : {2}, give_im = hi ? {3} : {4};", V, re("0"), re("1"), im("0"),
+                    im("1")));
+      c(fmt::format("const {} got_re = __shfl_xor_sync(0xffffffffu, give_re, 4), got_im = __shfl_xor_sync(0xffffffffu, "
+                    "give_im, 4);",
+                    V));
+      c("const int r1 = gi >> 1, r2 = gj >> 1;");
+      c(fmt::format("if (r1 <= r2 && gj < {}) *({}4*)(visv + ((long long)r2 * (r2 + 1) / 2 + r1) * 4 + (hi ? 2 : 0)) = "
+                    "hi ? make_{}4(got_re, got_im, {}, {}) : make_{}4({}, {}, got_re, got_im);",
+                    p.N, V, V, re("1"), im("1"), V, re("0"), im("0")));
+    } else {
+      c("#pragma unroll");
+      c.open("for (int e = 0; e < 2; ++e)");
+      if (P == 2) c("const int r1 = gi >> 1, r2 = (gj + e) >> 1;");
+      else c("const int r1 = gi, r2 = gj + e;");
+      c.open(fmt::format("if (r1 <= r2 && gj + e < {})", p.N));
+      c("const long long bl = (long long)r2 * (r2 + 1) / 2 + r1;");
+      const std::string T = vis ? (f16 ? "float2" : "int2") : (f16 ? "float2" : "longlong2");
+      std::string at = "bl";
+      if (P == 2)
+        at = s.polOrder == "r1_r2" ? "(bl * 2 + (gi & 1)) * 2 + ((gj + e) & 1)" : "(bl * 2 + ((gj + e) & 1)) * 2 + (gi & 1)";
+      if (vis) {
+        c(fmt::format("visv[{}] = make_{}({}, {});", at, T, re("e"), im("e")));
+      } else {
+        c(fmt::format("{}* const dst = accv + {};", T, at));
+        c(fmt::format("{} o = dst[0];", T));
+        c(fmt::format("o.x += {}{};", f16 ? "" : "(long long)", re("e")));
+        c(fmt::format("o.y += {}({});", f16 ? "" : "(long long)", im("e")));
+        c("dst[0] = o;");
+      }
+      c.close();
+      c.close();
+    }
+    c.close();
+  }
+}
+
+void emitConsumers(Code& c, const CorrelatorSpec& s, const DirectPipe& p, long long nst, bool half) {
+  const bool f16 = p.type == SampleType::CF16;
+  c("wf_u32 ra[16], rb[16];  // A registers of even and odd stages (a wgmma reads them until its group retires)");
+  c("int slot = 0, prev = 0;");
+  c("unsigned par = 0;");
+  if (half) c(fmt::format("const unsigned long long db0 = db_full + {}ull;  // B from column input {}", p.rows / 2 / 8 * kPipeSbo / 16, p.rows / 2));
+  else c("const unsigned long long db0 = db_full;");
+  c("#pragma unroll 1");
+  c.open(fmt::format("for (int k = 0; k + 1 < {}; k += 2)", nst));
+  emitConsumerStage(c, p, "k", "ra", half);
+  emitConsumerStage(c, p, "k + 1", "rb", half);
+  c.close();
+  if (nst % 2) {
+    c("// the last, odd stage");
+    c(fmt::format("const int k = {};", nst - 1));
+    emitConsumerStage(c, p, "k", "ra", half);
+  }
+  c("corr_wgmma_wait<0>();");
+  (void)f16;
+  emitStore(c, s, p, half);
+}
+
+}  // namespace
+
+std::string emitDirectCorrelate(const CorrelatorSpec& s, const DirectPipe& p, const std::string& name) {
+  const bool f16 = s.type == SampleType::CF16;
+  const long long N = s.inputs();
+  const int tps = static_cast<int>((N + p.rows - 1) / p.rows);
+  const long long tiles = static_cast<long long>(tps) * (tps + 1) / 2;
+  const long long nst = (s.samples + p.ts - 1) / p.ts;
+  std::string head = fmt::format(
+      "// {}: correlate {} receivers x {} pol, {} channels, {} samples per call ({}), {} layout; generated by warpforge "
+      "(correlator family)\n"
+      "// sm_90a pipeline, operands as stored (tuning.transform \"none\"): {} x {} input tiles; a producer warpgroup "
+      "copies each stage ({} samples) by 16-byte cp.async into {} slots of {} B (64-byte swizzle, {} stages in "
+      "flight); {} consumer warpgroup(s) read A by ldmatrix, form its Im rows in registers and issue {} with A from "
+      "registers\n",
+      name, s.receivers, s.polarizations, s.channels, s.samples, sampleTypeName(s.type), s.input.layout, p.rows, p.rows,
+      p.ts, p.stages, p.slotBytes, p.inFlight, p.consumers, p.atom().ptx());
+  if (s.writesVisibilities())
+    head += fmt::format("// output: each batch entry's {} visibilities of the call, written once\n",
+                        f16 ? "f32" : "int32");
+  head += cmma::sm90aGuard();
+  Code c;
+  c.open(fmt::format("extern \"C\" __global__ void __launch_bounds__({}, {}) {}(const unsigned char* __restrict__ input, "
+                     "{}* __restrict__ {}, long long batch)",
+                     p.threads, p.blocksPerSm, name, f16 ? "float" : s.writesVisibilities() ? "int" : "long long",
+                     s.writesVisibilities() ? "vis" : "acc"));
+  c("extern __shared__ __align__(1024) unsigned char wf_smem[];");
+  c("const int tid = threadIdx.x, lane = tid & 31;");
+  c("const int warp = __shfl_sync(0xffffffffu, tid >> 5, 0);  // warp-uniform for ptxas: wgmma outside divergent "
+    "paths");
+  c("// block -> (batch entry, channel, triangle tile (ti, tj), ti <= tj)");
+  c("long long unit = blockIdx.x;");
+  c(fmt::format("const int tile = (int)(unit % {}LL);", tiles));
+  c(fmt::format("unit /= {}LL;", tiles));
+  c(fmt::format("const int channel = (int)(unit % {}LL);", s.channels));
+  c(fmt::format("const long long b = unit / {}LL;", s.channels));
+  c("const float xq = 8.0f * (float)tile + 1.0f;");
+  c("int tj = (int)((xq * rsqrtf(xq) - 1.0f) * 0.5f);");
+  c("while (tj * (tj + 1) / 2 > tile) --tj;");
+  c("while ((tj + 1) * (tj + 2) / 2 <= tile) ++tj;");
+  c("const int ti = tile - tj * (tj + 1) / 2;");
+  c("const bool diag = ti == tj;  // one side copied: A and B are the column side");
+  c(fmt::format("const int row0 = ti * {0}, col0 = tj * {0};  // first inputs of the row and column sides", p.rows));
+  c(fmt::format("const unsigned char* const chan = input + (b * {}LL + (long long)channel * {}LL) * {};", s.input.batch,
+                s.input.channel, p.eb));
+  c("// shared memory: the operand ring at a 1024-aligned base (64-byte swizzle atoms), then the mbarriers");
+  c("const unsigned ring = ((unsigned)__cvta_generic_to_shared(wf_smem) + 1023u) & ~1023u;");
+  c(fmt::format("const unsigned full = ring + {}u, empty = full + {}u;", p.barriers, 8 * p.stages));
+  c.open("if (tid == 0)");
+  c(fmt::format("for (int i = 0; i < {}; ++i) {{ wfa_mbar_init(full + 8u * i, 128u); wfa_mbar_init(empty + 8u * i, "
+                "{}u); }}",
+                p.stages, 4 * p.consumers));
+  c("wfa_fence_mbar_init();");
+  c.close();
+  c("__syncthreads();  // the only block-wide barrier: the mbarriers are initialised");
+  c.open("if (warp < 4)");
+  emitProducer(c, s, p, nst);
+  c.close(" else {");
+  c.depth++;
+  if (p.consumerRegs) c(fmt::format("wfa_setmaxnreg_inc<{}>();", p.consumerRegs));
+  c("const int cg = (warp >> 2) - 1;  // consumer warpgroup: row inputs 64 cg .. 64 cg + 63 of the tile");
+  const int acc = p.atom().accRegs();
+  c(fmt::format("{} d0[{}], d1[{}];  // row inputs 64 cg + 0..31 and + 32..63", f16 ? "float" : "int", acc, acc));
+  c("#pragma unroll");
+  c(fmt::format("for (int z = 0; z < {}; ++z) d0[z] = 0, d1[z] = 0;", acc));
+  c("// ldmatrix rows: row input 64 cg + 32 h + 8 (warp % 4) + lane % 8, 16-byte chunk lane / 8 of the stage's 64 bytes");
+  c(fmt::format("const unsigned a_side = diag ? {}u : 0u;", p.sideBytes));
+  c("const int a_n = 64 * cg + 8 * (warp & 3) + (lane & 7);");
+  c(fmt::format("const unsigned a_off0 = a_side + {}, a_off1 = a_side + {};", swizzled("a_n", "lane >> 3"),
+                swizzled("a_n + 32", "lane >> 3")));
+  c(fmt::format("const unsigned long long db_full = corr_desc_sw64(ring + {}u);  // B: the column side, slot 0",
+                p.sideBytes));
+  if (p.consumers == 2) {
+    c("// On a diagonal tile the second warpgroup's rows (inputs 64..127) need only columns 64..127.");
+    c.open("if (diag && cg == 1)");
+    emitConsumers(c, s, p, nst, true);
+    c.close(" else {");
+    c.depth++;
+    emitConsumers(c, s, p, nst, false);
+    c.close();
+  } else {
+    emitConsumers(c, s, p, nst, false);
+  }
+  c.close();
+  c.close();
+  return head + correlatorDirectHelpers(p) + c.text;
+}
+
+}  // namespace warpforge

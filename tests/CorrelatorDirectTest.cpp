@@ -1,0 +1,133 @@
+// The correlator's sm_90a pipeline with the operands as stored (tuning.transform "none", PipelineDirect.h): its spec
+// rules, its proofs, and CPU runs of the generated kernel (tests/CudaOnCpu.h emulates cp.async, mbarriers, ldmatrix
+// and wgmma with A from registers) against the exact reference, with mutations the runs must catch.
+#include <gtest/gtest.h>
+
+#include "CorrelatorCpuShim.h"
+#include "CudaOnCpu.h"
+#include "TestUtil.h"
+
+#include <string>
+#include <vector>
+
+#include "generator/correlator/CorrelatorFamily.h"
+#include "generator/correlator/CorrelatorModel.h"
+#include "generator/correlator/CorrelatorPlan.h"
+#include "generator/correlator/PipelineDirect.h"
+#include "warpforge/spec_error.h"
+
+using namespace warpforge;
+
+namespace {
+
+std::string directJson(const std::string& name, int R, int P, const std::string& type, int samples,
+                       const std::string& more, const std::string& tuning = "") {
+  return R"({"name": ")" + name + R"(", "family": "correlator", "receivers": )" + std::to_string(R) +
+         R"(, "polarizations": )" + std::to_string(P) + R"(, "channels": 2, "samples_per_call": )" +
+         std::to_string(samples) + R"(, "sample_type": ")" + type + R"(", "input": {"layout": "tcc"})" + more +
+         R"(, "tuning": {"transform": "none")" + tuning + "}}";
+}
+
+const std::string kSym = R"(, "sample_range": "symmetric")";
+
+std::string specErrorPath(const std::string& json) {
+  try {
+    const CorrelatorSpec s = parseCorrelatorSpecText(json, "direct.json");
+    emitCorrelatorFor(s, "sm_90");
+    makeCorrelatorSpec(s)->verify();
+  } catch (const SpecError& e) {
+    return e.path();
+  }
+  return "(accepted)";
+}
+
+}  // namespace
+
+// Where the operands cannot be used as stored, the spec says why, at the member that asked.
+TEST(CorrelatorDirect, SpecRules) {
+  EXPECT_EQ(specErrorPath(directJson("t", 35, 2, "ci8", 160, "")), "/tuning/transform");  // -128 needs the clamp
+  EXPECT_EQ(specErrorPath(directJson("t", 35, 2, "ci4", 160, kSym)), "/tuning/transform");  // widened by the transform
+  EXPECT_EQ(specErrorPath(directJson("t", 35, 2, "ci8", 160, kSym, R"(, "stages": 2)")), "/tuning/transform");
+  EXPECT_EQ(specErrorPath(directJson("t", 35, 2, "ci8", 160, kSym, R"(, "whole_triangle": true)")),
+            "/tuning/whole_triangle");
+  EXPECT_EQ(specErrorPath(directJson("t", 35, 2, "ci8", 160, kSym, R"(, "stages_per_sync": 2)")),
+            "/tuning/stages_per_sync");
+  std::string katgpucbf = directJson("t", 35, 2, "ci8", 160, kSym);
+  katgpucbf.replace(katgpucbf.find(R"("layout": "tcc")"), 15, R"("layout": "katgpucbf")");
+  EXPECT_EQ(specErrorPath(katgpucbf), "/tuning/transform");  // pols interleaved: no 16-byte run per input
+  EXPECT_EQ(specErrorPath(directJson("t", 35, 2, "ci8", 160, kSym)), "(accepted)");
+  EXPECT_EQ(specErrorPath(directJson("t", 35, 2, "cf16", 160, "")), "(accepted)");
+}
+
+// The proofs hold for both tiles and sample types, and the kernel the family emits for sm_90 is this one.
+TEST(CorrelatorDirect, ProvedAndChosen) {
+  for (const auto& [type, rows] : std::vector<std::pair<std::string, int>>{{"ci8", 64}, {"ci8", 128}, {"cf16", 64},
+                                                                           {"cf16", 128}}) {
+    const CorrelatorSpec s = parseCorrelatorSpecText(
+        directJson("p", 300, 2, type, 256, type == "ci8" ? kSym : "",
+                   R"(, "receivers_per_block": )" + std::to_string(rows / 2)),
+        "p.json");
+    std::vector<PipeIssue> issues;
+    std::vector<std::string> proved;
+    checkDirect(s, directPipe(s, rows), issues, proved);
+    for (const auto& i : issues) ADD_FAILURE() << type << " " << rows << ": " << i.path << ": " << i.message;
+    EXPECT_GE(proved.size(), 4u) << type << " " << rows;
+    const CorrelatorKernels k = emitCorrelatorFor(s, "sm_90");
+    EXPECT_TRUE(k.direct);
+    EXPECT_EQ(k.tiling.rowsPerBlock, rows);
+    EXPECT_NE(k.correlateSource.find("operands as stored"), std::string::npos);
+    EXPECT_EQ(emitCorrelatorFor(s, "sm_80").direct, false);  // other targets: mma.sync as before
+    const VerifyReport r = makeCorrelatorSpec(s)->verify();
+    EXPECT_NE(r.text.find("transform none"), std::string::npos);
+  }
+}
+
+// Bit-exact on the CPU (float within the f32 bound) for both tiles, diagonal, off-diagonal and partial tiles, an odd
+// number of stages, rings wrapping, one and two polarizations, both conventions, orders and output models.
+TEST(CorrelatorDirect, RunsOnTheCpuAndMatchesTheExactReference) {
+  if (std::system("c++ --version > /dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  struct Case {
+    std::string json, label;
+  };
+  const std::vector<Case> cases = {
+      {directJson("cpu_direct_a", 70, 2, "ci8", 224,
+                  kSym + R"(, "output": "visibilities", "conjugate": "r1", "polarization_order": "r2_r1")",
+                  R"(, "receivers_per_block": 64, "stages": 4)"),
+       "ci8 R = 70, 128-input tiles, TCC's convention and order, visibilities, 7 stages through 4 slots"},
+      {directJson("cpu_direct_b", 35, 2, "ci8", 160, kSym, R"(, "receivers_per_block": 32, "stages": 3)"),
+       "ci8 R = 35, 64-input tiles, accumulators, 5 stages through 3 slots"},
+      {directJson("cpu_direct_c", 35, 2, "cf16", 208, R"(, "output": "visibilities")",
+                  R"(, "receivers_per_block": 64)"),
+       "cf16 R = 35, one partial diagonal 128-input tile, visibilities r1_r2, 13 stages"},
+      {directJson("cpu_direct_d", 100, 1, "ci8", 96, kSym + R"(, "output": "visibilities", "conjugate": "r1")",
+                  R"(, "receivers_per_block": 64)"),
+       "ci8 one polarization R = 100, 64-input tiles, visibilities"},
+      {directJson("cpu_direct_e", 40, 2, "cf16", 48, R"(, "polarization_order": "r2_r1", "conjugate": "r1")",
+                  R"(, "receivers_per_block": 32)"),
+       "cf16 R = 40, 64-input tiles, accumulators, r2_r1"}};
+  for (const auto& c : cases) {
+    const CorrelatorSpec s = parseCorrelatorSpecText(c.json, "cpu.json");
+    const CorrelatorKernels k = emitCorrelatorFor(s, "sm_90");
+    ASSERT_TRUE(k.direct) << c.label;
+    runCorrelatorPlanOnCpu(*makeCorrelatorSpec(s), correlatorLaunchPlan(s, k), 2, 7301, "direct " + c.label);
+  }
+}
+
+// A missing wait, an early publication of a stage, a wrong Im row and a slot released while its wgmmas run each fail
+// the CPU run.
+TEST(CorrelatorDirect, MutationsAreCaught) {
+  if (std::system("c++ --version > /dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  const CorrelatorSpec s = parseCorrelatorSpecText(
+      directJson("cpu_direct_m", 70, 2, "ci8", 224, kSym, R"(, "receivers_per_block": 64, "stages": 4)"), "m.json");
+  const LaunchPlan plan = correlatorLaunchPlan(s, emitCorrelatorFor(s, "sm_90"));
+  const std::vector<std::array<std::string, 3>> mutations = {
+      {"the consumers skip the wait for a stage's copies",
+       "while (!wfa_mbar_try_wait(full + 8u * slot, par)) {}", ""},
+      {"the producer publishes a stage before its copies landed", "corr_cp_wait<2>();", "corr_cp_wait<3>();"},
+      {"A's Im row as (re, -im)", "0x6341", "0x6140"},
+      {"a slot released while its wgmmas may still read it", "corr_wgmma_wait<1>();", "corr_wgmma_wait<2>();"}};
+  test::expectMutationsCaught(*makeCorrelatorSpec(s), plan, mutations, 7302, "correlator-cpu", correlatorShim(),
+                              {{"dump", 1}});
+}
