@@ -63,13 +63,24 @@ bool benchChecksPassed(const BenchReport& r) {
   return true;
 }
 
-BenchReport benchSpec(Compiler& compiler, const FamilySpec& spec, long long batch, int reps, bool checkVariants) {
+BenchReport benchSpec(Compiler& compiler, const FamilySpec& spec, long long batch, int reps, bool checkVariants,
+                      const std::string& variantFilter) {
   useDefaultDevice();
   NvrtcProbe probe;
   const EmitTarget target = deviceTarget(probe);
   Generated main = spec.emit(target);
   const BenchFacet* facet = benchFacet(spec);
   std::vector<BenchVariant> variants = facet ? facet->benchVariants(target) : std::vector<BenchVariant>{};
+  if (!variantFilter.empty())  // alternatives separated by '|'
+    std::erase_if(variants, [&](const BenchVariant& v) {
+      if (variantFilter == "none") return true;
+      for (std::size_t from = 0; from <= variantFilter.size();) {
+        const std::size_t bar = std::min(variantFilter.find('|', from), variantFilter.size());
+        if (v.name.find(variantFilter.substr(from, bar - from)) != std::string::npos) return false;
+        from = bar + 1;
+      }
+      return true;
+    });
 
   BenchReport r;
   r.spec = spec.name();

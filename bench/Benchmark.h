@@ -34,8 +34,9 @@ struct BenchReport {
 
 // checkVariants: every variant that computes the spec's outputs is also run on fresh inputs with poisoned outputs and
 // checked against the reference at the bench's batch (as the default is) before anything is timed.
+// variantFilter: only the variants whose name contains it ("none": no variant; empty: all).
 BenchReport benchSpec(Compiler& compiler, const FamilySpec& spec, long long batch, int reps,
-                      bool checkVariants = false);
+                      bool checkVariants = false, const std::string& variantFilter = "");
 // Whether a variant timed at `rowBatch` is the default plan `main` at the bench's `batch`, byte for byte (kernel
 // sources and launch plan): bench repeats the default's time for it instead of timing it again.
 bool variantRepeatsDefault(const BenchVariant& v, const LaunchPlan& main, long long rowBatch, long long batch);

@@ -42,6 +42,7 @@ struct Options {
   bool noCompile = false;      // verify --no-compile: form and proof only, no NVRTC
   bool strict = false;         // warnings (tuning not honoured, ...) are errors: exit 2
   bool tune = false;           // bench --tune
+  std::string variants;        // bench --variants: a filter on the variants' names ("none": no variant)
   bool checkVariants = false;  // bench --check-variants: each variant checked as the default is, before the timing
   std::string ab;              // bench --ab: members merged into the spec's "tuning" object
   bool seedGiven = false;      // --seed was given (bench --sweep draws a new seed otherwise)

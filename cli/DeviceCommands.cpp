@@ -337,7 +337,7 @@ int cmdBench(const Options& o) {
     for (auto it = t->specMembers.begin(); it != t->specMembers.end(); ++it) j[it.key()] = it.value();
     spec = parseSpec(j, specFileName(o.spec) + " as tuned");  // what follows benches the winner as printed
   }
-  BenchReport r = benchSpec(compiler, *spec, batch, o.reps, o.checkVariants);
+  BenchReport r = benchSpec(compiler, *spec, batch, o.reps, o.checkVariants, o.variants);
   // With --ab the table times B (the spec with the members merged); "warpforge (default)" there means B's kernels.
   if (!o.ab.empty())
     fmt::print("table below: B = the spec with --ab {}; the A/B line after it compares B with A = the spec as given\n",

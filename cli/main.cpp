@@ -130,6 +130,9 @@ int main(int argc, char** argv) {
   bench->add_flag("--check-variants", o.checkVariants,
                   "also check every variant that computes the spec's outputs against the reference (fresh inputs, "
                   "poisoned outputs, the default's bound) before timing; exit 1 if one fails");
+  bench->add_option("--variants", o.variants,
+                    "time only the variants whose name contains this text (alternatives separated by '|'; 'none': the "
+                    "default, the baseline and the copy ceiling alone)");
   bench->add_option("--record", o.recordFile,
                     "append the measurement (or the sweep's summary) to this results file, e.g. bench/results.jsonl");
 

@@ -50,8 +50,11 @@ TEST(CorrelatorDirect, SpecRules) {
   EXPECT_EQ(specErrorPath(directJson("t", 35, 2, "ci8", 160, kSym, R"(, "stages": 2)")), "/tuning/transform");
   EXPECT_EQ(specErrorPath(directJson("t", 35, 2, "ci8", 160, kSym, R"(, "whole_triangle": true)")),
             "/tuning/whole_triangle");
-  EXPECT_EQ(specErrorPath(directJson("t", 35, 2, "ci8", 160, kSym, R"(, "stages_per_sync": 2)")),
+  EXPECT_EQ(specErrorPath(directJson("t", 35, 2, "ci8", 160, kSym, R"(, "stages_per_sync": 4)")),
             "/tuning/stages_per_sync");
+  EXPECT_EQ(specErrorPath(directJson("t", 35, 2, "ci8", 160, kSym, R"(, "stages_per_sync": 2, "stages": 4)")),
+            "/tuning/stages_per_sync");  // two groups of two in flight and one stage of copies need 5 slots
+  EXPECT_EQ(specErrorPath(directJson("t", 35, 2, "ci8", 160, kSym, R"(, "stages_per_sync": 2)")), "(accepted)");
   std::string katgpucbf = directJson("t", 35, 2, "ci8", 160, kSym);
   katgpucbf.replace(katgpucbf.find(R"("layout": "tcc")"), 15, R"("layout": "katgpucbf")");
   EXPECT_EQ(specErrorPath(katgpucbf), "/tuning/transform");  // pols interleaved: no 16-byte run per input
@@ -105,7 +108,12 @@ TEST(CorrelatorDirect, RunsOnTheCpuAndMatchesTheExactReference) {
        "ci8 one polarization R = 100, 64-input tiles, visibilities"},
       {directJson("cpu_direct_e", 40, 2, "cf16", 48, R"(, "polarization_order": "r2_r1", "conjugate": "r1")",
                   R"(, "receivers_per_block": 32)"),
-       "cf16 R = 40, 64-input tiles, accumulators, r2_r1"}};
+       "cf16 R = 40, 64-input tiles, accumulators, r2_r1"},
+      {directJson("cpu_direct_f", 70, 2, "ci8", 224, kSym + R"(, "output": "visibilities")",
+                  R"(, "receivers_per_block": 64, "stages": 6, "stages_per_sync": 2)"),
+       "ci8 R = 70, 128-input tiles, two stages per wait: 7 stages = 3 groups and a last stage, through 6 slots"},
+      {directJson("cpu_direct_g", 35, 2, "cf16", 208, "", R"(, "receivers_per_block": 32, "stages_per_sync": 2)"),
+       "cf16 R = 35, 64-input tiles, two stages per wait: 13 stages through 8 slots"}};
   for (const auto& c : cases) {
     const CorrelatorSpec s = parseCorrelatorSpecText(c.json, "cpu.json");
     const CorrelatorKernels k = emitCorrelatorFor(s, "sm_90");

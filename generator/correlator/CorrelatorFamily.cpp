@@ -349,12 +349,35 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet, public 
     // The operands as stored (transform "none") on the square tile, where the sample type and range allow it.
     CorrelatorSpec asStored = s_;
     asStored.tuning.transform = "none";
+    asStored.tuning.transformGiven = true;
     asStored.tuning.stagesPerSync = 1;
+    asStored.tuning.stagesPerSyncGiven = true;
     if (pipe && !c.direct && !directBlocker(asStored) && !pipelineBlocker(asStored) &&
         directSharedFits(directPipe(asStored, square)))
       v.push_back({"correlate only, pipeline with the operands as stored (transform none: cp.async, A's Im rows in "
                    "registers)",
                    Generated{correlatorLaunchPlan(asStored, emitCorrelatorDirect(asStored, square), false)}, 1, 0});
+    if (pipe && c.direct) {
+      // The default uses the operands as stored: the transform pipeline beside it, and its own other choices.
+      CorrelatorSpec shared = s_;
+      shared.tuning.transform = "shared";
+      shared.tuning.transformGiven = true;
+      v.push_back({"correlate only, pipeline with the transform (shared: where the operands cannot be used as stored)",
+                   Generated{correlatorLaunchPlan(shared, emitCorrelatorFor(shared, target.arch), false)}, 1, 0});
+      CorrelatorSpec none = s_;
+      none.tuning.transform = "none";
+      none.tuning.transformGiven = true;
+      none.tuning.stagesPerSync = 1;
+      none.tuning.stagesPerSyncGiven = true;
+      const int otherRows = c.rows == 128 ? 64 : 128;
+      if (directSharedFits(directPipe(none, otherRows)))
+        v.push_back({"correlate only, operands as stored, 64 <-> 128-input tile",
+                     Generated{correlatorLaunchPlan(none, emitCorrelatorDirect(none, otherRows), false)}, 1, 0});
+      none.tuning.stagesPerSync = s_.tuning.stagesPerSyncGiven && s_.tuning.stagesPerSync == 2 ? 1 : 2;
+      if (!none.tuning.stages || none.tuning.stages >= 5)
+        v.push_back({"correlate only, operands as stored, 1 <-> 2 stages per wait",
+                     Generated{correlatorLaunchPlan(none, emitCorrelatorDirect(none, c.rows), false)}, 1, 0});
+    }
     // The deepest raw ring that fits (up to 8 slots: more stages of bulk copies in flight than the default 4).
     const CorrelatorKernels deep =
         c.path == CorrelatorPath::Pipeline

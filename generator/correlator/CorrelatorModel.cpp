@@ -47,6 +47,24 @@ double correlatorPipelineModel(const CorrelatorSpec& s, int rows, int sms, doubl
   return 1e30;
 }
 
+bool directByDefault(const CorrelatorSpec& s) {
+  if (s.tuning.transform == "none") return !directBlocker(s);
+  // Unasked, the operands as stored wherever they can be (ci8 with sample_range symmetric, cf16; a layout of 16-byte
+  // runs), unless the spec asks for what only the transform pipeline has (a given transform, 2 slots, 4 stages per
+  // wait, the whole triangle) or the whole triangle would save blocks (129..160 inputs: one block per channel instead
+  // of three): 1.11-1.22x the transform pipeline at TCC's 8-bit R = 64, 576 and 2048 (H200, same call).
+  CorrelatorSpec none = s;
+  none.tuning.transform = "none";
+  // cf16 with the accumulators: the f32 read-modify-write epilogue beside 128 accumulators spills on 128-input tiles
+  // (NVRTC 13, sm_90a), so the transform pipeline keeps it.
+  if (s.type == SampleType::CF16 && !s.writesVisibilities()) return false;
+  if (s.tuning.transformGiven || directBlocker(none) || s.tuning.stages == 2 || s.tuning.wholeTriangle == 1 ||
+      (s.tuning.stagesPerSyncGiven && s.tuning.stagesPerSync > 2) ||
+      (s.tuning.stagesPerSyncGiven && s.tuning.stagesPerSync == 2 && s.tuning.stages && s.tuning.stages < 5))
+    return false;
+  return !(s.tuning.wholeTriangle != 0 && pipeTriangleFits(s) && s.inputs() > 128);
+}
+
 CorrelatorChoice chooseCorrelator(const CorrelatorSpec& s, const std::string& arch) {
   CorrelatorChoice c;
   const bool sm90 = arch == "sm_90" || arch == "sm_90a";
@@ -66,7 +84,7 @@ CorrelatorChoice chooseCorrelator(const CorrelatorSpec& s, const std::string& ar
           "pipeline, {}-input tiles by the cost model ({:.1f} us with 64, {:.1f} us with 128 on 132 SMs at 1755 MHz)",
           c.rows, t64, t128);
     }
-    if (s.tuning.transform == "none" && !directBlocker(s)) {
+    if (directByDefault(s)) {
       // The operands as stored: square tiles only (the whole triangle's pieces read A from a transformed side).
       c.direct = true;
       c.why += ", operands as stored (transform none: cp.async into the operand ring, A's Im rows in registers)";
@@ -148,7 +166,11 @@ CorrelatorKernels emitCorrelatorFor(const CorrelatorSpec& s, const std::string& 
   if (s.tuning.stagesPerSyncGiven && s.tuning.stagesPerSync > 1 && c.path != CorrelatorPath::Pipeline)
     throw SpecError(s.file, "/tuning/stages_per_sync",
                     fmt::format("{} stages per wait needs the sm_90 pipeline", s.tuning.stagesPerSync));
-  if (c.path == CorrelatorPath::Pipeline && c.direct) return emitCorrelatorDirect(s, c.rows, c.stages);
+  if (c.path == CorrelatorPath::Pipeline && c.direct) {
+    CorrelatorSpec none = s;
+    none.tuning.transform = "none";
+    return emitCorrelatorDirect(none, c.rows, c.stages);
+  }
   if (c.path == CorrelatorPath::Pipeline)
     return emitCorrelatorPipeline(s, c.rows, c.stages, c.sharedTransform, 0, c.wholeTriangle);
   return emitCorrelator(s, c.path == CorrelatorPath::Wgmma);

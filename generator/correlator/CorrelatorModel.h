@@ -37,6 +37,9 @@ double correlatorPipelineModel(const CorrelatorSpec& s, int rows, int sms = 132,
                                bool wholeTriangle = false);
 
 CorrelatorChoice chooseCorrelator(const CorrelatorSpec& s, const std::string& arch);
+// Whether the sm_90 pipeline uses the operands as stored (PipelineDirect.h): asked by tuning.transform "none", or
+// unasked wherever it applies and the spec asks for nothing only the transform pipeline has.
+bool directByDefault(const CorrelatorSpec& s);
 
 // The correlator's kernels for a target as chosen above. A SpecError at /tuning/mma where the spec asks for a path
 // (\"pipeline\", \"wgmma\") the target or the layout cannot take.

@@ -217,6 +217,7 @@ CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
       s.tuning.rawStages = static_cast<int>(rd.integer(t["raw_stages"], "/tuning/raw_stages", 2, 8));
     if (t.contains("transform")) {
       s.tuning.transform = rd.string(t["transform"], "/tuning/transform");
+      s.tuning.transformGiven = true;
       if (s.tuning.transform != "loader" && s.tuning.transform != "shared" && s.tuning.transform != "split" &&
           s.tuning.transform != "none")
         rd.fail("/tuning/transform",
@@ -231,8 +232,14 @@ CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
         rd.fail("/tuning/transform",
                 "\"none\" negates only A, in registers, and uses B as stored: ci8 needs sample_range \"symmetric\" "
                 "(a -128 can be neither negated nor clamped there); with sample_range \"full\" use \"shared\"");
-      if (s.tuning.transform == "none" && t.contains("stages_per_sync") && t["stages_per_sync"] != 1)
-        rd.fail("/tuning/stages_per_sync", "\"none\" (tuning.transform) waits once per stage: expected 1 or nothing");
+      if (s.tuning.transform == "none" && t.contains("stages_per_sync") && t["stages_per_sync"] != 1 &&
+          t["stages_per_sync"] != 2)
+        rd.fail("/tuning/stages_per_sync",
+                "\"none\" (tuning.transform) waits once per stage or per two: expected 1, 2 or nothing");
+      if (s.tuning.transform == "none" && t.contains("stages_per_sync") && t["stages_per_sync"] == 2 &&
+          s.tuning.stages && s.tuning.stages < 5)
+        rd.fail("/tuning/stages_per_sync", "2 with tuning.transform \"none\" needs 5 or more stages (two groups "
+                                            "held by the consumers and one stage of copies)");
       if (s.tuning.transform != "loader" && s.tuning.stages == 2)
         rd.fail("/tuning/transform",
                 fmt::format("\"{}\" needs 3 or more stages (tuning.stages is 2)", s.tuning.transform));

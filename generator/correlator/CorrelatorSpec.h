@@ -45,6 +45,8 @@ struct CorrelatorTuning {
   // pipeline: the whole triangle of a channel in one block (up to 160 inputs) instead of square
   // tiles; -1: the cost model's choice, 0: square tiles, 1: the whole triangle.
   int wholeTriangle = -1;
+  bool transformGiven = false;  // tuning.transform was in the spec (else sm_90 uses the operands as stored wherever
+                                // they can be: "none", below)
   // pipeline: stages per loader iteration and per consumer wait (1, 2 or 4; N > 1 needs 2 N or more operand slots, the
   // default ring then has 2 N): the per-stage waits, proxy fence and arrivals paid once per N stages. Absent: 2 for
   // 8- and 16-bit samples on a ring of 4 or more slots (`bench --tune` and the variants picked it at TCC's 8-bit

@@ -9,6 +9,7 @@
 #include "generator/correlator/CorrelatorModel.h"
 #include "generator/correlator/CorrelatorPlan.h"
 #include "generator/correlator/Pipeline.h"
+#include "generator/correlator/PipelineDirect.h"
 
 namespace warpforge {
 
@@ -26,6 +27,12 @@ Json chosenMembers(const CorrelatorSpec& s, const std::string& arch) {
   j["mma"] = "pipeline";
   j["whole_triangle"] = c.wholeTriangle;
   if (!c.wholeTriangle) j["receivers_per_block"] = c.rows / s.polarizations;
+  if (c.direct) {  // the operands as stored (asked or by default): what replays that kernel
+    j["stages_per_sync"] = s.tuning.stagesPerSyncGiven ? s.tuning.stagesPerSync : 1;
+    if (s.tuning.stages) j["stages"] = s.tuning.stages;
+    j["transform"] = "none";
+    return j;
+  }
   j["stages_per_sync"] = s.tuning.stagesPerSync;
   if (s.tuning.stages) j["stages"] = s.tuning.stages;
   if (s.tuning.rawStages) j["raw_stages"] = s.tuning.rawStages;
@@ -69,6 +76,7 @@ std::vector<CorrelatorTuneCandidate> correlatorTuneCandidates(const CorrelatorSp
           c.tuning.stagesPerSync = perSync;
           c.tuning.stages = slots;
           c.tuning.transform = transform;
+          c.tuning.transformGiven = true;
           // "split" only where one round of the consumers is part of B (else it is the shared transform's kernel).
           if (std::string(transform) == "split" && (!rows || !corrPipe(c, rows, slots, 0, true).bConsumerGroups))
             continue;
@@ -83,6 +91,31 @@ std::vector<CorrelatorTuneCandidate> correlatorTuneCandidates(const CorrelatorSp
         }
     }
   }
+  // The operands as stored (transform "none"; ci8 with sample_range symmetric, cf16): square tiles, 4, 6 and 8 slots.
+  CorrelatorSpec asStored = s;
+  asStored.tuning.transform = "none";
+  if (sm90 && !pipelineBlocker(s) && !directBlocker(asStored))
+    for (const int rows : {64, 128}) {
+      if (rows % s.polarizations) continue;
+      for (const int slots : {4, 6, 8}) {
+        CorrelatorSpec c = asStored;
+        c.tuning.transformGiven = true;
+        c.tuning.stagesPerSyncGiven = true;
+        c.tuning.mma = "pipeline";
+        c.tuning.wholeTriangle = 0;
+        c.tuning.stagesPerSync = 1;
+        c.tuning.stages = slots;
+        if (!directSharedFits(directPipe(c, rows, slots))) continue;
+        Json m = Json::object();
+        m["mma"] = "pipeline";
+        m["whole_triangle"] = false;
+        m["receivers_per_block"] = rows / s.polarizations;
+        m["stages_per_sync"] = 1;
+        m["stages"] = slots;
+        m["transform"] = "none";
+        add(c, m);
+      }
+    }
   // The paths before the pipeline, at the spec's tile.
   for (const char* mma : {"wgmma", "mma_sync"}) {
     if (std::string(mma) == "wgmma" && !sm90) continue;

@@ -151,6 +151,8 @@ std::string correlatorDirectHelpers(const DirectPipe& p) {
        "\"memory\"); }\n"
        "template <int N> static __device__ __forceinline__ void corr_cp_wait() { asm volatile(\"cp.async.wait_group "
        "%0;\" :: \"n\"(N) : \"memory\"); }\n";
+  o += "// A compiler barrier for memory accesses (no instruction).\n"
+       "static __device__ __forceinline__ void corr_memory_order() { asm volatile(\"\" ::: \"memory\"); }\n";
   if (f16)
     o += "// A's Im row from its sample row: (re, im) -> (im, -re) per f16 pair (exact).\n"
          "static __device__ __forceinline__ wf_u32 corr_im_row(wf_u32 w) { return (w >> 16) | ((w ^ 0x8000u) << 16); "

@@ -58,7 +58,8 @@ DirectPipe directPipe(const CorrelatorSpec& s, int rows, int stages) {
   p.eb = f16 ? 4 : 2;
   p.spc = 16 / p.eb;
   p.stages = stages ? stages : s.tuning.stages ? s.tuning.stages : kDirectDefaultStages;
-  p.inFlight = std::max(1, p.stages - 2);
+  p.group = s.tuning.stagesPerSyncGiven ? s.tuning.stagesPerSync : 1;
+  p.inFlight = std::max(1, p.stages - 2 * p.group);
   p.sideBytes = p.rows * 64;
   p.slotBytes = 2 * p.sideBytes;
   p.barriers = p.stages * p.slotBytes;
@@ -66,7 +67,7 @@ DirectPipe directPipe(const CorrelatorSpec& s, int rows, int stages) {
   p.unitsPerThread = 2 * p.rows * 4 / 128;
   if (p.rows == 128) {
     // Consumers: 2 x 64 accumulators, 2 x 16 A registers (two stages), addresses; the producer needs few.
-    p.launchRegs = 168, p.producerRegs = 56, p.consumerRegs = 224, p.blocksPerSm = 1;
+    p.launchRegs = 168, p.producerRegs = 64, p.consumerRegs = 224, p.blocksPerSm = 1;
   } else {
     p.launchRegs = 128, p.blocksPerSm = 2;
     while (p.blocksPerSm > 1 && p.blocksPerSm * (p.sharedBytes + 1024) > 228 * 1024) --p.blocksPerSm;
@@ -180,11 +181,15 @@ void checkDirect(const CorrelatorSpec& s, const DirectPipe& p, std::vector<PipeI
       "transform none: A's ldmatrix rows are the row inputs of the accumulator rows (16 w + g: Re, + 8: Im, by the "
       "wgmma accumulator atom), conflict-free; the store reads Re and Im of each visibility from the registers the "
       "atom gives them");
-  // 5. Budgets.
+  // 5. Budgets and the ring: the consumers hold two groups (one in flight, one waited for), the producer inFlight
+  // stages beyond them.
+  if (p.group != 1 && p.group != 2) return fail(fmt::format("{} stages per wait (expected 1 or 2)", p.group));
+  if (p.inFlight < 1 || p.inFlight + 2 * p.group > p.stages)
+    return fail(fmt::format("{} slots hold neither two groups of {} stages and one stage of copies", p.stages, p.group));
   if (!directSharedFits(p))
     return fail(fmt::format("{} B of shared memory per block ({} slots of {} B; {} blocks per SM) do not fit",
                             p.sharedBytes, p.stages, p.slotBytes, p.blocksPerSm));
-  const int acc = 2 * p.atom().accRegs(), aRegs = 2 * 16;
+  const int acc = 2 * p.atom().accRegs(), aRegs = 2 * 16 * p.group;
   if (p.consumerRegs && acc + aRegs + 40 > p.consumerRegs)
     return fail(fmt::format("{} accumulators and {} A registers exceed the consumers' {} registers", acc, aRegs,
                             p.consumerRegs));

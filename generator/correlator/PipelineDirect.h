@@ -38,7 +38,9 @@ struct DirectPipe {
   int eb = 2;         // bytes per sample
   int spc = 8;        // samples per 16-byte chunk
   int stages = kDirectDefaultStages;  // operand slots
-  int inFlight = 6;                   // stages of copies outstanding before the oldest is published (stages - 2)
+  int group = 1;                      // stages per consumer wait and commit group (tuning.stages_per_sync: 1, 2)
+  int inFlight = 6;  // stages of copies outstanding before the oldest is published: stages - 2 group (the consumers
+                     // hold a group in flight and the one they wait for)
   int sideBytes = 0, slotBytes = 0;   // one side (rows x 64 B), one slot (two sides)
   int barriers = 0, sharedBytes = 0;  // barrier offset from the 1024-aligned base; dynamic shared memory asked for
   int producerRegs = 0, consumerRegs = 0, launchRegs = 0, blocksPerSm = 1;
@@ -63,7 +65,8 @@ struct DirectPipe {
 
 // Why transform "none" cannot take the spec (sample type / range, layout, tile), or nothing.
 std::optional<std::string> directBlocker(const CorrelatorSpec& s);
-// The geometry for tiles of `rows` inputs (64 or 128) and `stages` slots (0: the spec's tuning.stages, else 8).
+// The geometry for tiles of `rows` inputs (64 or 128) and `stages` slots (0: the spec's tuning.stages, else 8); stages
+// per wait from tuning.stages_per_sync where the spec gives it, else 1.
 DirectPipe directPipe(const CorrelatorSpec& s, int rows, int stages = 0);
 bool directSharedFits(const DirectPipe& p);
 

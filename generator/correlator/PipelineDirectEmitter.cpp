@@ -30,33 +30,28 @@ void emitProducer(Code& c, const CorrelatorSpec& s, const DirectPipe& p, long lo
   const CorrelatorInput& in = s.input;
   const int J = p.unitsPerThread, D = p.inFlight, S = p.stages;
   if (p.producerRegs) c(fmt::format("wfa_setmaxnreg_dec<{}>();", p.producerRegs));
-  c(fmt::format("// unit j of this thread: side j / {} (1: the column side; a diagonal tile copies only that one), "
-                "input (u / 4) % {}, chunk u % 4, u = tid + 128 j",
-                J / 2, p.rows));
-  c(fmt::format("const unsigned char* src[{}];", J));
-  c(fmt::format("unsigned dst[{}], chunk[{}];", J, J));
-  c(fmt::format("bool valid[{}];", J));
-  c("#pragma unroll");
-  c.open(fmt::format("for (int j = 0; j < {}; ++j)", J));
-  c(fmt::format("const int u = tid + 128 * j, side = diag ? 1 : j / {}, n = (u >> 2) % {}, q = u & 3;", J / 2, p.rows));
-  c("const int input = (side ? col0 : row0) + n;");
-  c(fmt::format("valid[j] = input < {} && !(diag && j < {});", p.N, J / 2));
-  c(fmt::format("src[j] = chan + ((long long)(input / {}) * {}LL + (long long)(input % {}) * {}LL) * {};", p.P,
-                in.receiver, p.P, in.polarization, p.eb));
-  c(fmt::format("dst[j] = side * {}u + {};", p.sideBytes, swizzled("n", "q")));
-  c("chunk[j] = q;");
-  c.close();
   c("int slot = 0;");
   c("unsigned par = 0;");
   c("#pragma unroll 1");
   c.open(fmt::format("for (int k = 0; k < {}; ++k)", nst));
   c("while (!wfa_mbar_try_wait(empty + 8u * slot, par ^ 1u)) {}  // the consumers released the slot");
   c(fmt::format("const unsigned base = ring + slot * {}u;", p.slotBytes));
+  c(fmt::format("// unit j of this thread: side j / {} (1: the column side; a diagonal tile copies only that one), "
+                "input (u / 4) % {}, chunk u % 4 of the stage's samples, u = tid + 128 j (recomputed per stage: the "
+                "producer keeps few registers)",
+                J / 2, p.rows));
   c("#pragma unroll");
-  c.open(fmt::format("for (int j = 0; j < {}; ++j)", J));
-  c(fmt::format("const long long t = (long long)k * {} + chunk[j] * {};", p.ts, p.spc));
-  c(fmt::format("if (!diag || j >= {}) corr_cp16(base + dst[j], src[j] + ({}) * {}, valid[j] && t < {} ? 16u : 0u);",
-                J / 2, timeOffset(in, "t"), p.eb, p.samples));
+  c.open(fmt::format("for (int j = {}; j < {}; ++j)", 0, J));
+  c(fmt::format("if (diag && j < {}) continue;", J / 2));
+  c(fmt::format("const int u = tid + 128 * j, side = diag ? 1 : j / {}, n = (u >> 2) % {}, q = u & 3;", J / 2,
+                p.rows));
+  c("const int input = (side ? col0 : row0) + n;");
+  c(fmt::format("const long long t = (long long)k * {} + q * {};", p.ts, p.spc));
+  c(fmt::format("const unsigned char* const src = chan + ((long long)(input / {}) * {}LL + (long long)(input % {}) * "
+                "{}LL + {}) * {};",
+                p.P, in.receiver, p.P, in.polarization, timeOffset(in, "t"), p.eb));
+  c(fmt::format("corr_cp16(base + side * {}u + {}, src, input < {} && t < {} ? 16u : 0u);", p.sideBytes,
+                swizzled("n", "q"), p.N, p.samples));
   c.close();
   c("corr_cp_commit();");
   c(fmt::format("if (++slot == {}) slot = 0, par ^= 1u;", S));
@@ -72,38 +67,52 @@ void emitProducer(Code& c, const CorrelatorSpec& s, const DirectPipe& p, long lo
                 nst, S));
 }
 
-// One stage of a consumer warpgroup with A registers `a`: wait, A by ldmatrix and its Im rows, the wgmmas, commit,
-// one stage kept in flight, the slot before it released.
-void emitConsumerStage(Code& c, const DirectPipe& p, const std::string& k, const std::string& a, bool half) {
+// One group of `n` stages (n <= p.group) of a consumer warpgroup with A registers `a` (16 per stage): wait for each
+// stage's copies, A by ldmatrix and its Im rows, the wgmmas as one commit group, one group kept in flight, the slots of
+// the group before it released.
+void emitConsumerGroup(Code& c, const DirectPipe& p, const std::string& k, int n, const std::string& a, bool half) {
   const bool f16 = p.type == SampleType::CF16;
   c.open("");
-  c("while (!wfa_mbar_try_wait(full + 8u * slot, par)) {}  // the stage's operands landed");
-  c(fmt::format("const unsigned base = ring + slot * {}u;", p.slotBytes));
-  c("// half h: registers 8 h + 4 ks .. : the sample rows (ldmatrix: a0, a2 of k-steps 0, 1) and their Im rows (a1, a3)");
-  c(fmt::format("corr_ldsm4(base + a_off0, {0}[0], {0}[2], {0}[4], {0}[6]);", a));
-  c(fmt::format("corr_ldsm4(base + a_off1, {0}[8], {0}[10], {0}[12], {0}[14]);", a));
+  c("const int first = slot;  // this group's first slot");
+  for (int i = 0; i < n; ++i) {
+    c(fmt::format("while (!wfa_mbar_try_wait(full + 8u * slot, par)) {{}}  // stage {}{}'s operands landed", k,
+                  i ? fmt::format(" + {}", i) : ""));
+    c(fmt::format("const unsigned base{} = ring + slot * {}u;", i, p.slotBytes));
+    c(fmt::format("const unsigned long long so{} = (unsigned long long)(slot * {}u);  // the slot in 16-byte units", i,
+                  p.slotBytes / 16));
+    c(fmt::format("if (++slot == {}) slot = 0, par ^= 1u;", p.stages));
+  }
+  c("// stage i, half h: registers 16 i + 8 h + 4 ks .. : the sample rows (ldmatrix: a0, a2 of k-steps 0, 1) and their "
+    "Im rows (a1, a3)");
+  for (int i = 0; i < n; ++i) {
+    const int r = 16 * i;
+    c(fmt::format("corr_ldsm4(base{0} + a_off0, {1}[{2}], {1}[{3}], {1}[{4}], {1}[{5}]);", i, a, r, r + 2, r + 4, r + 6));
+    c(fmt::format("corr_ldsm4(base{0} + a_off1, {1}[{2}], {1}[{3}], {1}[{4}], {1}[{5}]);", i, a, r + 8, r + 10, r + 12,
+                  r + 14));
+  }
   c("#pragma unroll");
-  c(fmt::format("for (int i = 0; i < 16; i += 2) {0}[i + 1] = corr_im_row({0}[i]);", a));
-  c(fmt::format("const unsigned long long so = (unsigned long long)(slot * {}u);  // the slot in 16-byte units",
-                p.slotBytes / 16));
+  c(fmt::format("for (int i = 0; i < {0}; i += 2) {1}[i + 1] = corr_im_row({1}[i]);", 16 * n, a));
   c("corr_wgmma_fence();");
   const std::string fn = half ? "corr_wgmma_rs_half" : "corr_wgmma_rs";
   const int acc = p.atom(half).accRegs();
   auto d = [&](int h) {
     return half ? fmt::format("reinterpret_cast<{} (&)[{}]>(d{})", f16 ? "float" : "int", acc, h) : fmt::format("d{}", h);
   };
-  for (int ks = 0; ks < 2; ++ks)
-    for (int h = 0; h < 2; ++h) {
-      const int r = 8 * h + 4 * ks;
-      c(fmt::format("{}({}, {}[{}], {}[{}], {}[{}], {}[{}], db0 + so + {}ull);", fn, d(h), a, r, a, r + 1, a, r + 2,
-                    a, r + 3, 2 * ks));
-    }
+  for (int i = 0; i < n; ++i)
+    for (int ks = 0; ks < 2; ++ks)
+      for (int h = 0; h < 2; ++h) {
+        const int r = 16 * i + 8 * h + 4 * ks;
+        c(fmt::format("{}({}, {}[{}], {}[{}], {}[{}], {}[{}], db0 + so{} + {}ull);", fn, d(h), a, r, a, r + 1, a, r + 2,
+                      a, r + 3, i, 2 * ks));
+      }
   c("corr_wgmma_commit();");
-  c("corr_wgmma_wait<1>();  // the previous stage's wgmmas are done: its slot and A registers are free");
+  c("corr_wgmma_wait<1>();  // the previous group's wgmmas are done: its slots and A registers are free");
   c("__syncwarp(0xffffffffu);");
-  c(fmt::format("if ({} > 0 && lane == 0) wfa_mbar_arrive(empty + 8u * prev);", k));
-  c("prev = slot;");
-  c(fmt::format("if (++slot == {}) slot = 0, par ^= 1u;", p.stages));
+  c.open(fmt::format("if ({} > 0 && lane == 0)", k));
+  for (int i = 0; i < p.group; ++i)
+    c(fmt::format("wfa_mbar_arrive(empty + 8u * {});", i ? fmt::format("((prev + {}) % {})", i, p.stages) : "prev"));
+  c.close();
+  c("prev = first;");
   c.close();
 }
 
@@ -169,30 +178,41 @@ void emitStore(Code& c, const CorrelatorSpec& s, const DirectPipe& p, bool half)
       }
       c.close();
       c.close();
+      if (!vis) c("corr_memory_order();  // one block's read-modify-writes at a time: hoisted loads would spill");
     }
     c.close();
   }
 }
 
 void emitConsumers(Code& c, const CorrelatorSpec& s, const DirectPipe& p, long long nst, bool half) {
-  const bool f16 = p.type == SampleType::CF16;
-  c("wf_u32 ra[16], rb[16];  // A registers of even and odd stages (a wgmma reads them until its group retires)");
+  const int G = p.group;
+  c(fmt::format("wf_u32 ra[{0}], rb[{0}];  // A registers of even and odd groups (a wgmma reads them until its group "
+                "retires)",
+                16 * G));
   c("int slot = 0, prev = 0;");
   c("unsigned par = 0;");
-  if (half) c(fmt::format("const unsigned long long db0 = db_full + {}ull;  // B from column input {}", p.rows / 2 / 8 * kPipeSbo / 16, p.rows / 2));
-  else c("const unsigned long long db0 = db_full;");
+  if (half)
+    c(fmt::format("const unsigned long long db0 = db_full + {}ull;  // B from column input {}",
+                  p.rows / 2 / 8 * kPipeSbo / 16, p.rows / 2));
+  else
+    c("const unsigned long long db0 = db_full;");
+  const long long groups = nst / G, pairs = groups / 2;  // full groups, pairs of them
   c("#pragma unroll 1");
-  c.open(fmt::format("for (int k = 0; k + 1 < {}; k += 2)", nst));
-  emitConsumerStage(c, p, "k", "ra", half);
-  emitConsumerStage(c, p, "k + 1", "rb", half);
+  c.open(fmt::format("for (int k = 0; k < {}; k += {})", 2 * G * pairs, 2 * G));
+  emitConsumerGroup(c, p, "k", G, "ra", half);
+  emitConsumerGroup(c, p, fmt::format("k + {}", G), G, "rb", half);
   c.close();
-  if (nst % 2) {
-    c("// the last, odd stage");
-    c(fmt::format("const int k = {};", nst - 1));
-    emitConsumerStage(c, p, "k", "ra", half);
+  // The groups after the pairs: one full group and / or a last partial one (alternating registers go on).
+  long long k = 2 * G * pairs;
+  bool odd = false;
+  for (int n : {groups % 2 ? G : 0, static_cast<int>(nst % G)}) {
+    if (!n) continue;
+    c(fmt::format("// stages {} .. {}", k, k + n - 1));
+    emitConsumerGroup(c, p, std::to_string(k), n, odd ? "rb" : "ra", half);
+    k += n;
+    odd = !odd;
   }
   c("corr_wgmma_wait<0>();");
-  (void)f16;
   emitStore(c, s, p, half);
 }
 

@@ -20,6 +20,7 @@
 #           also times the visibilities model's correlate kernel as a variant) and / or "visibilities" (TCC's model: the
 #           default plan is the correlate kernel writing the visibilities, checked on the device; no reduce lines)
 #           WF_RANGE: the specs' sample ranges, "full" (default) and / or "symmetric" (sample_range: no clamp)
+#           WF_VARIANTS: `bench --variants` (only the variants whose name contains it; "none": the default alone)
 # TCC's script is found at $TCC (default ./tcc-anchor/tcc_bench.py); it is only measured against.
 # WF_DEADLINE (seconds since the start): no shape starts after it. One shape's `bench` costs ~25 s (host work: random
 # inputs, the sampled reference, the cuBLAS baseline): TCC's seven configurations and 8 random shapes take ~8 minutes.
@@ -98,7 +99,7 @@ for cfg in "${shapes[@]}"; do
   for out in "${outputs[@]}"; do
     for rg in $(rangesOf $1); do
       spec=$(specOf $out $rg "$@")
-      timeout 120 $wf bench "$spec" --reps 1 --batch 1 > /dev/null 2>&1 &
+      timeout 120 $wf bench "$spec" --reps 1 --batch 1 ${WF_VARIANTS:+--variants "$WF_VARIANTS"} > /dev/null 2>&1 &
     done
   done
   [ -f "$TCC" ] && timeout 120 python3 "$TCC" "$1:$2:$3:$4" > /dev/null 2>&1 &
@@ -149,14 +150,14 @@ for cfg in "${shapes[@]}"; do
   for out in "${outputs[@]}"; do
    for rg in $(rangesOf $1); do
     name=$(nameOf $out $rg "$@")
-    timeout 90 $wf bench "$LOG/$name.json" --reps ${WF_REPS:-10} --batch 1 > "$LOG/bench-$name.log" 2>&1
+    timeout 90 $wf bench "$LOG/$name.json" --reps ${WF_REPS:-10} --batch 1 ${WF_VARIANTS:+--variants "$WF_VARIANTS"} > "$LOG/bench-$name.log" 2>&1
     f=$LOG/bench-$name.log
     check=$(grep -oE "check: .*(OK|FAILED)" "$f" | grep -oE '(OK|FAILED)$')
     copy=$(grep "copy of the same bytes" "$f" | awk '{print $(NF)}')
     if [ "$out" = visibilities ]; then
-      say "$1-bit R=$2 C=$3 T=$4, output visibilities, sample range $rg: ours $(val $f 'correlate kernel only' TOPS) (other tile $(val $f 'the other tile' TOPS), other transform $(val $f 'the other transform' TOPS), split transform $(val $f 'split transform' TOPS), operands as stored $(val $f 'operands as stored' TOPS), deepest raw ring $(val $f 'deepest raw ring' TOPS), other stages per wait $(val $f 'other stages per wait' TOPS), before the pipeline $(val $f 'before the pipeline' TOPS)); check ${check:-?}"
+      say "$1-bit R=$2 C=$3 T=$4, output visibilities, sample range $rg: ours $(val $f 'correlate kernel only' TOPS) (other tile $(val $f 'the other tile' TOPS), other transform $(val $f 'the other transform' TOPS), split transform $(val $f 'split transform' TOPS), operands as stored $(val $f 'operands as stored (transform' TOPS), as stored other tile $(val $f 'as stored, 64 <-> 128' TOPS), as stored other stages per wait $(val $f 'as stored, 1 <-> 2' TOPS), with the transform $(val $f 'with the transform (shared' TOPS), deepest raw ring $(val $f 'deepest raw ring' TOPS), other stages per wait $(val $f 'other stages per wait' TOPS), before the pipeline $(val $f 'before the pipeline' TOPS)); check ${check:-?}"
     else
-      say "$1-bit R=$2 C=$3 T=$4, sample range $rg: ours $(val $f 'correlate kernel only' TOPS), output visibilities $(val $f 'output visibilities' TOPS) (other tile $(val $f 'the other tile' TOPS), other transform $(val $f 'the other transform' TOPS), split transform $(val $f 'split transform' TOPS), operands as stored $(val $f 'operands as stored' TOPS), deepest raw ring $(val $f 'deepest raw ring' TOPS), before the pipeline $(val $f 'before the pipeline' TOPS)); check ${check:-?}"
+      say "$1-bit R=$2 C=$3 T=$4, sample range $rg: ours $(val $f 'correlate kernel only' TOPS), output visibilities $(val $f 'output visibilities' TOPS) (other tile $(val $f 'the other tile' TOPS), other transform $(val $f 'the other transform' TOPS), split transform $(val $f 'split transform' TOPS), operands as stored $(val $f 'operands as stored (transform' TOPS), as stored other stages per wait $(val $f 'as stored, 1 <-> 2' TOPS), with the transform $(val $f 'with the transform (shared' TOPS), deepest raw ring $(val $f 'deepest raw ring' TOPS), before the pipeline $(val $f 'before the pipeline' TOPS)); check ${check:-?}"
       say "  reduce $(red 'reduce kernel only  ') (resets with the loads $(red 'resets issued with the loads'), no prefetch $(red 'no prefetch'), half the units $(red 'half the units'), twice $(red 'twice the units'); previous kernel $(red 'previous kernel'), the one before it $(red 'the kernel before it')) vs copy ${copy:-?} GB/s"
     fi
    done
