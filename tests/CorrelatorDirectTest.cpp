@@ -75,6 +75,14 @@ TEST(CorrelatorDirect, ProvedAndChosen) {
     checkDirect(s, directPipe(s, rows), issues, proved);
     for (const auto& i : issues) ADD_FAILURE() << type << " " << rows << ": " << i.path << ": " << i.message;
     EXPECT_GE(proved.size(), 4u) << type << " " << rows;
+    if (rows == 128) {  // a setmaxnreg.inc the producer's decrement does not fund hangs on the GPU: refused
+      DirectPipe hangs = directPipe(s, rows);
+      hangs.producerRegs = 64, hangs.consumerRegs = 224;
+      std::vector<PipeIssue> caught;
+      std::vector<std::string> none;
+      checkDirect(s, hangs, caught, none);
+      EXPECT_FALSE(caught.empty()) << type;
+    }
     const CorrelatorKernels k = emitCorrelatorFor(s, "sm_90");
     EXPECT_TRUE(k.direct);
     EXPECT_EQ(k.tiling.rowsPerBlock, rows);

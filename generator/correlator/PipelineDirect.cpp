@@ -67,7 +67,8 @@ DirectPipe directPipe(const CorrelatorSpec& s, int rows, int stages) {
   p.unitsPerThread = 2 * p.rows * 4 / 128;
   if (p.rows == 128) {
     // Consumers: 2 x 64 accumulators, 2 x 16 A registers (two stages), addresses; the producer needs few.
-    p.launchRegs = 168, p.producerRegs = 64, p.consumerRegs = 224, p.blocksPerSm = 1;
+    // setmaxnreg.inc waits for registers the block's own decrements released: 128 (168 - 72) = 256 (216 - 168).
+    p.launchRegs = 168, p.producerRegs = 72, p.consumerRegs = 216, p.blocksPerSm = 1;
   } else {
     p.launchRegs = 128, p.blocksPerSm = 2;
     while (p.blocksPerSm > 1 && p.blocksPerSm * (p.sharedBytes + 1024) > 228 * 1024) --p.blocksPerSm;
@@ -190,11 +191,17 @@ void checkDirect(const CorrelatorSpec& s, const DirectPipe& p, std::vector<PipeI
     return fail(fmt::format("{} B of shared memory per block ({} slots of {} B; {} blocks per SM) do not fit",
                             p.sharedBytes, p.stages, p.slotBytes, p.blocksPerSm));
   const int acc = 2 * p.atom().accRegs(), aRegs = 2 * 16 * p.group;
-  if (p.consumerRegs && acc + aRegs + 40 > p.consumerRegs)
+  if (p.consumerRegs && acc + aRegs + 24 > p.consumerRegs)
     return fail(fmt::format("{} accumulators and {} A registers exceed the consumers' {} registers", acc, aRegs,
                             p.consumerRegs));
-  if (p.producerRegs && 128 * (p.producerRegs + p.consumers * p.consumerRegs) > 65536)
-    return fail("setmaxnreg budgets exceed the SM's 64K registers");
+  // setmaxnreg.inc blocks until the block's own setmaxnreg.dec released enough registers (a shortfall hangs the
+  // kernel: the CPU emulation does not model the pool, so this proof must).
+  if (p.producerRegs &&
+      128 * (p.launchRegs - p.producerRegs) < 128 * p.consumers * (p.consumerRegs - p.launchRegs))
+    return fail(fmt::format("setmaxnreg: the producer releases {} registers, the consumers ask for {}: they would wait "
+                            "forever",
+                            128 * (p.launchRegs - p.producerRegs), 128 * p.consumers * (p.consumerRegs - p.launchRegs)));
+  if (p.launchRegs * p.threads > 65536) return fail("the launch registers exceed the SM's 64K");
   if (issues.size() == before)
     proved.push_back(fmt::format("transform none: {} slots of {} B ({} B with barriers), {} block(s) per SM; {} "
                                  "accumulators + {} A registers per consumer thread",
