@@ -1,6 +1,8 @@
 #include "bench/Benchmark.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -48,6 +50,20 @@ void checkVariant(Compiler& compiler, const FamilySpec& spec, const Generated& m
 
 }  // namespace
 
+std::vector<std::size_t> keptVariants(const std::vector<BenchVariant>& variants, const std::string& filter) {
+  std::vector<std::size_t> kept;
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    bool keep = filter.empty();
+    for (std::size_t from = 0; !keep && filter != "none" && from <= filter.size();) {
+      const std::size_t bar = std::min(filter.find('|', from), filter.size());
+      keep = variants[i].name.find(filter.substr(from, bar - from)) != std::string::npos;
+      from = bar + 1;
+    }
+    if (keep) kept.push_back(i);
+  }
+  return kept;
+}
+
 bool variantRepeatsDefault(const BenchVariant& v, const LaunchPlan& main, long long rowBatch, long long batch) {
   const LaunchPlan& p = v.generated.plan;
   if (v.repeats > 0 || rowBatch != batch || p.sources.size() != main.sources.size()) return false;
@@ -71,16 +87,13 @@ BenchReport benchSpec(Compiler& compiler, const FamilySpec& spec, long long batc
   Generated main = spec.emit(target);
   const BenchFacet* facet = benchFacet(spec);
   std::vector<BenchVariant> variants = facet ? facet->benchVariants(target) : std::vector<BenchVariant>{};
-  if (!variantFilter.empty())  // alternatives separated by '|'
-    std::erase_if(variants, [&](const BenchVariant& v) {
-      if (variantFilter == "none") return true;
-      for (std::size_t from = 0; from <= variantFilter.size();) {
-        const std::size_t bar = std::min(variantFilter.find('|', from), variantFilter.size());
-        if (v.name.find(variantFilter.substr(from, bar - from)) != std::string::npos) return false;
-        from = bar + 1;
-      }
-      return true;
-    });
+  // --variants: `kept[i]` is the family's index of timed variant i, so that its notes, which index the family's whole
+  // list, get NaN for the others.
+  const std::size_t familyVariants = variants.size();
+  const std::vector<std::size_t> kept = keptVariants(variants, variantFilter);
+  std::vector<BenchVariant> timed;
+  for (std::size_t i : kept) timed.push_back(std::move(variants[i]));
+  variants = std::move(timed);
 
   BenchReport r;
   r.spec = spec.name();
@@ -153,11 +166,11 @@ BenchReport benchSpec(Compiler& compiler, const FamilySpec& spec, long long batc
     checkCu(cuMemcpyDtoDAsync(copyDst.p, copySrc.p, copyBytes, nullptr), "cuMemcpyDtoDAsync (copy ceiling)");
   });
   std::vector<double> ms = interleavedMedians(jobs, 3, reps);
-  std::vector<double> variantMs;
-  std::vector<long long> variantBatch;
+  std::vector<double> variantMs(familyVariants, std::numeric_limits<double>::quiet_NaN());
+  std::vector<long long> variantBatch(familyVariants, 0);
   for (std::size_t i = 0; i < r.rows.size(); ++i) {
     r.rows[i].ms = ms[jobOf[i]];
-    if (i > 0) variantMs.push_back(r.rows[i].ms), variantBatch.push_back(r.rows[i].batch);
+    if (i > 0) variantMs[kept[i - 1]] = r.rows[i].ms, variantBatch[kept[i - 1]] = r.rows[i].batch;
   }
   if (base) r.baselineMs = ms[planJobs];
   r.copyMs = ms.back();

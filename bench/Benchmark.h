@@ -34,6 +34,9 @@ struct BenchReport {
 
 // checkVariants: every variant that computes the spec's outputs is also run on fresh inputs with poisoned outputs and
 // checked against the reference at the bench's batch (as the default is) before anything is timed.
+// The indices of the variants `bench --variants FILTER` times: those whose name contains one of FILTER's
+// '|'-separated parts; "none": none; empty: all.
+std::vector<std::size_t> keptVariants(const std::vector<BenchVariant>& variants, const std::string& filter);
 // variantFilter: only the variants whose name contains it ("none": no variant; empty: all).
 BenchReport benchSpec(Compiler& compiler, const FamilySpec& spec, long long batch, int reps,
                       bool checkVariants = false, const std::string& variantFilter = "");

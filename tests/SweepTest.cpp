@@ -421,3 +421,16 @@ TEST(Bench, VariantRepeatsTheDefaultOnlyWhenItIsTheDefault) {
                                      1000, 1000))
       << "another transform";
 }
+
+// `bench --variants`: the variants whose name contains one of the filter's '|'-separated parts, in the family's
+// order; "none" keeps none, an empty filter all.
+TEST(BenchVariants, FilterKeepsTheNamedOnesInOrder) {
+  std::vector<BenchVariant> v;
+  for (const char* name : {"correlate kernel only", "the other tile", "operands as stored, 1 <-> 2", "reduce kernel"})
+    v.push_back(BenchVariant{name, Generated{}, 0, 0});
+  EXPECT_EQ(keptVariants(v, ""), (std::vector<std::size_t>{0, 1, 2, 3}));
+  EXPECT_EQ(keptVariants(v, "none"), (std::vector<std::size_t>{}));
+  EXPECT_EQ(keptVariants(v, "as stored|kernel only"), (std::vector<std::size_t>{0, 2}));
+  EXPECT_EQ(keptVariants(v, "reduce"), (std::vector<std::size_t>{3}));
+  EXPECT_EQ(keptVariants(v, "nothing like it"), (std::vector<std::size_t>{}));
+}

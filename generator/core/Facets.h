@@ -134,7 +134,8 @@ class BenchFacet {
   virtual ~BenchFacet() = default;
   virtual std::optional<BaselineRequest> baseline() const { return std::nullopt; }
   virtual std::vector<BenchVariant> benchVariants(const EmitTarget&) const { return {}; }
-  // Extra lines for `bench`, given the variants' median times (e.g. cycles per unit against the model).
+  // Extra lines for `bench`, given the variants' median times (e.g. cycles per unit against the model); NaN for a
+  // variant `bench --variants` left out.
   virtual std::string benchNotes(const std::vector<double>& /*variantMs*/, double /*clockKHz*/, int /*sms*/) const {
     return {};
   }

@@ -67,8 +67,8 @@ DirectPipe directPipe(const CorrelatorSpec& s, int rows, int stages) {
   p.unitsPerThread = 2 * p.rows * 4 / 128;
   if (p.rows == 128) {
     // Consumers: 2 x 64 accumulators, 2 x 16 A registers (two stages), addresses; the producer needs few.
-    // setmaxnreg.inc waits for registers the block's own decrements released: 128 (168 - 72) = 256 (216 - 168).
-    p.launchRegs = 168, p.producerRegs = 72, p.consumerRegs = 216, p.blocksPerSm = 1;
+    // setmaxnreg.inc waits for registers the block's own decrements released: 128 (168 - 56) = 256 (224 - 168).
+    p.launchRegs = 168, p.producerRegs = 56, p.consumerRegs = 224, p.blocksPerSm = 1;
   } else {
     p.launchRegs = 128, p.blocksPerSm = 2;
     while (p.blocksPerSm > 1 && p.blocksPerSm * (p.sharedBytes + 1024) > 228 * 1024) --p.blocksPerSm;

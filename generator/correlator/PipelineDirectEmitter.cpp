@@ -30,28 +30,33 @@ void emitProducer(Code& c, const CorrelatorSpec& s, const DirectPipe& p, long lo
   const CorrelatorInput& in = s.input;
   const int J = p.unitsPerThread, D = p.inFlight, S = p.stages;
   if (p.producerRegs) c(fmt::format("wfa_setmaxnreg_dec<{}>();", p.producerRegs));
+  c(fmt::format("// unit j of this thread: side j / {} (1: the column side; a diagonal tile copies only that one), "
+                "input (u / 4) % {}, chunk u % 4, u = tid + 128 j",
+                J / 2, p.rows));
+  c(fmt::format("const unsigned char* src[{}];", J));
+  c(fmt::format("unsigned dst[{}], chunk[{}];", J, J));
+  c(fmt::format("bool valid[{}];", J));
+  c("#pragma unroll");
+  c.open(fmt::format("for (int j = 0; j < {}; ++j)", J));
+  c(fmt::format("const int u = tid + 128 * j, side = diag ? 1 : j / {}, n = (u >> 2) % {}, q = u & 3;", J / 2, p.rows));
+  c("const int input = (side ? col0 : row0) + n;");
+  c(fmt::format("valid[j] = input < {} && !(diag && j < {});", p.N, J / 2));
+  c(fmt::format("src[j] = chan + ((long long)(input / {}) * {}LL + (long long)(input % {}) * {}LL) * {};", p.P,
+                in.receiver, p.P, in.polarization, p.eb));
+  c(fmt::format("dst[j] = side * {}u + {};", p.sideBytes, swizzled("n", "q")));
+  c("chunk[j] = q;");
+  c.close();
   c("int slot = 0;");
   c("unsigned par = 0;");
   c("#pragma unroll 1");
   c.open(fmt::format("for (int k = 0; k < {}; ++k)", nst));
   c("while (!wfa_mbar_try_wait(empty + 8u * slot, par ^ 1u)) {}  // the consumers released the slot");
   c(fmt::format("const unsigned base = ring + slot * {}u;", p.slotBytes));
-  c(fmt::format("// unit j of this thread: side j / {} (1: the column side; a diagonal tile copies only that one), "
-                "input (u / 4) % {}, chunk u % 4 of the stage's samples, u = tid + 128 j (recomputed per stage: the "
-                "producer keeps few registers)",
-                J / 2, p.rows));
   c("#pragma unroll");
-  c.open(fmt::format("for (int j = {}; j < {}; ++j)", 0, J));
-  c(fmt::format("if (diag && j < {}) continue;", J / 2));
-  c(fmt::format("const int u = tid + 128 * j, side = diag ? 1 : j / {}, n = (u >> 2) % {}, q = u & 3;", J / 2,
-                p.rows));
-  c("const int input = (side ? col0 : row0) + n;");
-  c(fmt::format("const long long t = (long long)k * {} + q * {};", p.ts, p.spc));
-  c(fmt::format("const unsigned char* const src = chan + ((long long)(input / {}) * {}LL + (long long)(input % {}) * "
-                "{}LL + {}) * {};",
-                p.P, in.receiver, p.P, in.polarization, timeOffset(in, "t"), p.eb));
-  c(fmt::format("corr_cp16(base + side * {}u + {}, src, input < {} && t < {} ? 16u : 0u);", p.sideBytes,
-                swizzled("n", "q"), p.N, p.samples));
+  c.open(fmt::format("for (int j = 0; j < {}; ++j)", J));
+  c(fmt::format("const long long t = (long long)k * {} + chunk[j] * {};", p.ts, p.spc));
+  c(fmt::format("if (!diag || j >= {}) corr_cp16(base + dst[j], src[j] + ({}) * {}, valid[j] && t < {} ? 16u : 0u);",
+                J / 2, timeOffset(in, "t"), p.eb, p.samples));
   c.close();
   c("corr_cp_commit();");
   c(fmt::format("if (++slot == {}) slot = 0, par ^= 1u;", S));
