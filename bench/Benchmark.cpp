@@ -56,7 +56,7 @@ std::vector<std::size_t> keptVariants(const std::vector<BenchVariant>& variants,
     bool keep = filter.empty();
     for (std::size_t from = 0; !keep && filter != "none" && from <= filter.size();) {
       const std::size_t bar = std::min(filter.find('|', from), filter.size());
-      keep = variants[i].name.find(filter.substr(from, bar - from)) != std::string::npos;
+      keep = bar > from && variants[i].name.find(filter.substr(from, bar - from)) != std::string::npos;
       from = bar + 1;
     }
     if (keep) kept.push_back(i);

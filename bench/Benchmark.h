@@ -38,8 +38,8 @@ struct BenchReport {
 // '|'-separated parts; "none": none; empty: all.
 std::vector<std::size_t> keptVariants(const std::vector<BenchVariant>& variants, const std::string& filter);
 // variantFilter: only the variants whose name contains it ("none": no variant; empty: all).
-BenchReport benchSpec(Compiler& compiler, const FamilySpec& spec, long long batch, int reps,
-                      bool checkVariants = false, const std::string& variantFilter = "");
+BenchReport benchSpec(Compiler& compiler, const FamilySpec& spec, long long batch, int reps, bool checkVariants = false,
+                      const std::string& variantFilter = "");
 // Whether a variant timed at `rowBatch` is the default plan `main` at the bench's `batch`, byte for byte (kernel
 // sources and launch plan): bench repeats the default's time for it instead of timing it again.
 bool variantRepeatsDefault(const BenchVariant& v, const LaunchPlan& main, long long rowBatch, long long batch);

@@ -45,7 +45,7 @@ std::string specErrorPath(const std::string& json) {
 
 // Where the operands cannot be used as stored, the spec says why, at the member that asked.
 TEST(CorrelatorDirect, SpecRules) {
-  EXPECT_EQ(specErrorPath(directJson("t", 35, 2, "ci8", 160, "")), "/tuning/transform");  // -128 needs the clamp
+  EXPECT_EQ(specErrorPath(directJson("t", 35, 2, "ci8", 160, "")), "/tuning/transform");    // -128 needs the clamp
   EXPECT_EQ(specErrorPath(directJson("t", 35, 2, "ci4", 160, kSym)), "/tuning/transform");  // widened by the transform
   EXPECT_EQ(specErrorPath(directJson("t", 35, 2, "ci8", 160, kSym, R"(, "stages": 2)")), "/tuning/transform");
   EXPECT_EQ(specErrorPath(directJson("t", 35, 2, "ci8", 160, kSym, R"(, "whole_triangle": true)")),
@@ -55,21 +55,27 @@ TEST(CorrelatorDirect, SpecRules) {
   EXPECT_EQ(specErrorPath(directJson("t", 35, 2, "ci8", 160, kSym, R"(, "stages_per_sync": 2, "stages": 4)")),
             "/tuning/stages_per_sync");  // two groups of two in flight and one stage of copies need 5 slots
   EXPECT_EQ(specErrorPath(directJson("t", 35, 2, "ci8", 160, kSym, R"(, "stages_per_sync": 2)")), "(accepted)");
+  EXPECT_EQ(specErrorPath(
+                directJson("t", 35, 2, "ci8", 160, kSym, R"(, "stages_per_sync": 2, "receivers_per_block": 32)")),
+            "/tuning/stages_per_sync");  // 64-input tiles: not enough registers for two groups of A
+  EXPECT_EQ(specErrorPath(directJson("t", 35, 2, "ci8", 160, kSym, R"(, "raw_stages": 4)")), "/tuning/raw_stages");
+  EXPECT_EQ(specErrorPath(directJson("t", 35, 2, "cf16", 160, "")), "/tuning/transform");  // f32 accumulators spill
   std::string katgpucbf = directJson("t", 35, 2, "ci8", 160, kSym);
   katgpucbf.replace(katgpucbf.find(R"("layout": "tcc")"), 15, R"("layout": "katgpucbf")");
   EXPECT_EQ(specErrorPath(katgpucbf), "/tuning/transform");  // pols interleaved: no 16-byte run per input
   EXPECT_EQ(specErrorPath(directJson("t", 35, 2, "ci8", 160, kSym)), "(accepted)");
-  EXPECT_EQ(specErrorPath(directJson("t", 35, 2, "cf16", 160, "")), "(accepted)");
+  EXPECT_EQ(specErrorPath(directJson("t", 35, 2, "cf16", 160, R"(, "output": "visibilities")")), "(accepted)");
 }
 
 // The proofs hold for both tiles and sample types, and the kernel the family emits for sm_90 is this one.
 TEST(CorrelatorDirect, ProvedAndChosen) {
-  for (const auto& [type, rows] : std::vector<std::pair<std::string, int>>{{"ci8", 64}, {"ci8", 128}, {"cf16", 64},
-                                                                           {"cf16", 128}}) {
-    const CorrelatorSpec s = parseCorrelatorSpecText(
-        directJson("p", 300, 2, type, 256, type == "ci8" ? kSym : "",
-                   R"(, "receivers_per_block": )" + std::to_string(rows / 2)),
-        "p.json");
+  for (const auto& [type, rows] :
+       std::vector<std::pair<std::string, int>>{{"ci8", 64}, {"ci8", 128}, {"cf16", 64}, {"cf16", 128}}) {
+    const CorrelatorSpec s = parseCorrelatorSpecText(directJson("p", 300, 2, type, 256,
+                                                                type == "ci8" ? kSym : R"(, "output": "visibilities")",
+                                                                R"(, "receivers_per_block": )" +
+                                                                    std::to_string(rows / 2)),
+                                                     "p.json");
     std::vector<PipeIssue> issues;
     std::vector<std::string> proved;
     checkDirect(s, directPipe(s, rows), issues, proved);
@@ -114,14 +120,19 @@ TEST(CorrelatorDirect, RunsOnTheCpuAndMatchesTheExactReference) {
       {directJson("cpu_direct_d", 100, 1, "ci8", 96, kSym + R"(, "output": "visibilities", "conjugate": "r1")",
                   R"(, "receivers_per_block": 64)"),
        "ci8 one polarization R = 100, 64-input tiles, visibilities"},
-      {directJson("cpu_direct_e", 40, 2, "cf16", 48, R"(, "polarization_order": "r2_r1", "conjugate": "r1")",
+      {directJson("cpu_direct_e", 40, 2, "cf16", 48,
+                  R"(, "polarization_order": "r2_r1", "conjugate": "r1", "output": "visibilities")",
                   R"(, "receivers_per_block": 32)"),
-       "cf16 R = 40, 64-input tiles, accumulators, r2_r1"},
+       "cf16 R = 40, 64-input tiles, visibilities, r2_r1"},
+      {directJson("cpu_direct_h", 70, 2, "ci8", 96, kSym + R"(, "polarization_order": "r2_r1", "conjugate": "r1")",
+                  R"(, "receivers_per_block": 64)"),
+       "ci8 R = 70, 128-input tiles, accumulators, r2_r1"},
       {directJson("cpu_direct_f", 70, 2, "ci8", 224, kSym + R"(, "output": "visibilities")",
                   R"(, "receivers_per_block": 64, "stages": 6, "stages_per_sync": 2)"),
        "ci8 R = 70, 128-input tiles, two stages per wait: 7 stages = 3 groups and a last stage, through 6 slots"},
-      {directJson("cpu_direct_g", 35, 2, "cf16", 208, "", R"(, "receivers_per_block": 32, "stages_per_sync": 2)"),
-       "cf16 R = 35, 64-input tiles, two stages per wait: 13 stages through 8 slots"}};
+      {directJson("cpu_direct_g", 35, 2, "cf16", 208, R"(, "output": "visibilities")",
+                  R"(, "receivers_per_block": 64, "stages_per_sync": 2)"),
+       "cf16 R = 35, one partial diagonal 128-input tile, two stages per wait: 13 stages through 8 slots"}};
   for (const auto& c : cases) {
     const CorrelatorSpec s = parseCorrelatorSpecText(c.json, "cpu.json");
     const CorrelatorKernels k = emitCorrelatorFor(s, "sm_90");
@@ -135,15 +146,17 @@ TEST(CorrelatorDirect, RunsOnTheCpuAndMatchesTheExactReference) {
 TEST(CorrelatorDirect, MutationsAreCaught) {
   if (std::system("c++ --version > /dev/null 2>&1") != 0)
     GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
-  const CorrelatorSpec s = parseCorrelatorSpecText(
-      directJson("cpu_direct_m", 70, 2, "ci8", 224, kSym, R"(, "receivers_per_block": 64, "stages": 4)"), "m.json");
+  const CorrelatorSpec s = parseCorrelatorSpecText(directJson("cpu_direct_m", 70, 2, "ci8", 224, kSym,
+                                                              R"(, "receivers_per_block": 64, "stages": 4)"),
+                                                   "m.json");
   const LaunchPlan plan = correlatorLaunchPlan(s, emitCorrelatorFor(s, "sm_90"));
   const std::vector<std::array<std::string, 3>> mutations = {
-      {"the consumers skip the wait for a stage's copies",
-       "while (!wfa_mbar_try_wait(full + 8u * slot, par)) {}", ""},
+      {"the consumers skip the wait for a stage's copies", "while (!wfa_mbar_try_wait(full + 8u * slot, par)) {}", ""},
       {"the producer publishes a stage before its copies landed", "corr_cp_wait<2>();", "corr_cp_wait<3>();"},
       {"A's Im row as (re, -im)", "0x6341", "0x6140"},
-      {"a slot released while its wgmmas may still read it", "corr_wgmma_wait<1>();", "corr_wgmma_wait<2>();"}};
+      {"a slot released while its wgmmas may still read it", "corr_wgmma_wait<1>();", "corr_wgmma_wait<2>();"},
+      {"a producer decrement that does not fund the consumers' setmaxnreg.inc (a hang on the GPU)",
+       "wfa_setmaxnreg_dec<56>();", "wfa_setmaxnreg_dec<64>();"}};
   test::expectMutationsCaught(*makeCorrelatorSpec(s), plan, mutations, 7302, "correlator-cpu", correlatorShim(),
                               {{"dump", 1}});
 }

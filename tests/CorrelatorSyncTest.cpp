@@ -212,13 +212,14 @@ TEST(CorrelatorSync, SymmetricSamplesSkipTheClampAndStayExact) {
   const std::string identity = "corr_clamp8(wf_u32 w) { return w; }", identity4 = "corr_clamp4(wf_u32 w) { return w; }";
   // sm_90's default for symmetric ci8 uses the operands as stored (no clamp at all: PipelineDirect.h); with a transform
   // asked for, the transform pipeline's clamp is the identity.
-  EXPECT_TRUE(emitCorrelatorFor(parseCorrelatorSpecText(syncJson("t", 35, "ci8", "tcc", 208, "", sym), "t.json"),
-                                "sm_90")
-                  .direct);
+  EXPECT_TRUE(
+      emitCorrelatorFor(parseCorrelatorSpecText(syncJson("t", 35, "ci8", "tcc", 208, "", sym), "t.json"), "sm_90")
+          .direct);
   for (const char* arch : {"sm_80", "sm_90"}) {
     const CorrelatorSpec full = parseCorrelatorSpecText(syncJson("t", 35, "ci8", "tcc", 208, ""), "t.json");
-    const CorrelatorSpec cs =
-        parseCorrelatorSpecText(syncJson("t", 35, "ci8", "tcc", 208, R"("transform": "shared")", sym), "t.json");
+    const CorrelatorSpec cs = parseCorrelatorSpecText(syncJson("t", 35, "ci8", "tcc", 208, R"("transform": "shared")",
+                                                               sym),
+                                                      "t.json");
     EXPECT_NE(emitCorrelatorFor(cs, arch).correlateSource.find(identity), std::string::npos) << arch;
     EXPECT_NE(emitCorrelatorFor(cs, arch).correlateSource.find(identity4), std::string::npos) << arch;
     EXPECT_EQ(emitCorrelatorFor(full, arch).correlateSource.find(identity), std::string::npos) << arch;

@@ -546,10 +546,26 @@ inline void wf_setmaxnreg(int n) {
   auto [it, fresh] = wf_nreg_seen.insert({{blockIdx.x, threadIdx.x / 128}, n});
   if (!fresh && it->second != n) wf_hazard("setmaxnreg with different values in one warpgroup");
 }
+// setmaxnreg's register pool: every warpgroup starts at the launch count, the most __launch_bounds__(blockDim, 1)
+// lets each thread hold (64K registers / threads, a multiple of 8, at most 255); setmaxnreg.dec releases registers to
+// the block's pool and setmaxnreg.inc waits until the pool holds what it asks for. Increments beyond what the block's
+// decrements release would wait forever on the GPU: a hazard (checked when the block's last thread returns).
+inline void wf_setmaxnreg_pool_check() {
+  const int launch = std::min(255, (int)(65536 / blockDim.x)) / 8 * 8;
+  long long released = 0, requested = 0;
+  std::lock_guard<std::mutex> lock(wf_nreg_mutex);
+  for (auto it = wf_nreg_seen.begin(); it != wf_nreg_seen.end();) {
+    if (it->first.first != blockIdx.x) { ++it; continue; }
+    (it->second < launch ? released : requested) += 128LL * (it->second < launch ? launch - it->second : it->second - launch);
+    it = wf_nreg_seen.erase(it);
+  }
+  if (requested > released) wf_hazard("setmaxnreg.inc asks for more registers than the block's setmaxnreg.dec release: the GPU would wait forever");
+}
 // When the block's last thread returns: bulk copies still pending are a hazard.
 inline void wf_async_thread_exit() {
   if (wf_threads_done.fetch_add(1) + 1 < blockDim.x) return;
   wf_threads_done.store(0);
+  wf_setmaxnreg_pool_check();
   std::lock_guard<std::mutex> lock(wf_mb_mutex);
   for (auto& [bar, b] : wf_mbars)
     if (!b.copies.empty()) wf_hazard("kernel returned with bulk copies not completed - no wait on their mbarrier phase"), b.copies.clear();

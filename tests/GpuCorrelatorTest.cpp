@@ -429,18 +429,23 @@ TEST_F(GpuCorrelator, OperandsAsStoredBitExactOnEveryTileTypeAndOutput) {
                                          {150, 1, 64, "ci8", "accumulators"},
                                          {576, 2, 128, "ci8", "visibilities"},
                                          {80, 2, 128, "cf16", "visibilities"},
-                                         {33, 2, 64, "cf16", "accumulators"}}) {
+                                         {33, 2, 64, "cf16", "visibilities"},
+                                         {150, 2, 128, "ci8", "accumulators"},
+                                         {100, 1, 64, "ci8", "accumulators"}}) {
     const bool f16 = std::string(c.type) == "cf16";
     CorrelatorSpec s = makeSpec(c.r, c.type, "tcc", c.pols, 2, f16 ? 200 : 208, seed % 2, c.rows, "pipeline");
     s.symmetric = !f16;
     s.output = c.output;
     s.tuning.transform = "none";
-    s.tuning.stagesPerSync = 1;
-    s.tuning.stages = seed % 3 == 1 ? 4 : 0;
+    // Every third 128-input case with two stages per wait (groups of two, 8 slots), the others one per wait.
+    s.tuning.stagesPerSync = c.rows == 128 && seed % 3 == 0 ? 2 : 1;
+    s.tuning.stagesPerSyncGiven = true;
+    s.tuning.stages = s.tuning.stagesPerSync == 1 && seed % 3 == 1 ? 4 : 0;
     TestData d = correlatorInputs(s, 2, 1700 + seed++);
     Check ck = run(s, d, 2,
-                   fmt::format("operands as stored R={} P={} {} {}-input tiles, {} samples, {}, {} slots", c.r, c.pols,
-                               c.type, c.rows, s.samples, c.output, s.tuning.stages ? s.tuning.stages : 8));
+                   fmt::format("operands as stored R={} P={} {} {}-input tiles, {} samples, {}, {} slots, {} per wait",
+                               c.r, c.pols, c.type, c.rows, s.samples, c.output, s.tuning.stages ? s.tuning.stages : 8,
+                               s.tuning.stagesPerSync));
     EXPECT_TRUE(ck.ok()) << c.r << " " << c.type << " " << c.rows << ": " << ck.detail;
   }
   CorrelatorSpec s = makeSpec(3, "ci8", "tcc", 2, 1, 66560, false, 128, "pipeline");
@@ -453,8 +458,8 @@ TEST_F(GpuCorrelator, OperandsAsStoredBitExactOnEveryTileTypeAndOutput) {
   TestData d = correlatorInputs(s, 1, 9, o);
   for (const unsigned char v : {0x81, 0x7f}) {
     std::memset(d.arrays["input"].data(), v, d.arrays["input"].size());
-    Check c = run(s, d, 1, fmt::format("operands as stored, every component {}, {} samples", v == 0x81 ? -127 : 127,
-                                       s.samples));
+    Check c = run(s, d, 1,
+                  fmt::format("operands as stored, every component {}, {} samples", v == 0x81 ? -127 : 127, s.samples));
     EXPECT_TRUE(c.ok()) << c.detail;
   }
 }

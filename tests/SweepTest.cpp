@@ -433,4 +433,5 @@ TEST(BenchVariants, FilterKeepsTheNamedOnesInOrder) {
   EXPECT_EQ(keptVariants(v, "as stored|kernel only"), (std::vector<std::size_t>{0, 2}));
   EXPECT_EQ(keptVariants(v, "reduce"), (std::vector<std::size_t>{3}));
   EXPECT_EQ(keptVariants(v, "nothing like it"), (std::vector<std::size_t>{}));
+  EXPECT_EQ(keptVariants(v, "reduce|"), (std::vector<std::size_t>{3}));  // an empty part matches nothing
 }

@@ -253,6 +253,7 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet, public 
   // the reduce kernel alone, the pipeline with the other tile (the cost model's data) and with the other transform.
   // Names do not depend on the target.
   std::vector<BenchVariant> benchVariants(const EmitTarget& target) const override {
+    benchArch_ = target.arch;  // benchNotes names the same list
     std::vector<BenchVariant> v;
     const CorrelatorKernels k = emitCorrelatorFor(s_, target.arch);
     v.push_back(
@@ -322,15 +323,17 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet, public 
                        grouped, fits ? emitCorrelatorPipeline(grouped, square, slots, c.sharedTransform) : k, false)},
                    1, 0});
     }
+    // Where the default uses the operands as stored, the transform pipeline's own alternatives (its other tile,
+    // transform, raw ring, stages per wait) are not the default's: the variants above and below time those instead.
     const int other = pipe && square == 64 ? 128 : 64;
-    if (fitsShared(s_, other, c.stages, false, false)) {
+    if (!c.direct && fitsShared(s_, other, c.stages, false, false)) {
       const CorrelatorKernels alt = c.path == CorrelatorPath::Pipeline ? emitCorrelatorPipeline(s_, other, c.stages)
                                                                        : k;
       v.push_back({"correlate only, pipeline with the other tile (64 <-> 128 inputs)",
                    Generated{correlatorLaunchPlan(s_, alt, false)}, 1, 0});
     }
     // The other transform (loader alone <-> loader and consumers), on the square tile.
-    if (fitsShared(s_, square, c.stages, !c.sharedTransform, false)) {
+    if (!c.direct && fitsShared(s_, square, c.stages, !c.sharedTransform, false)) {
       const CorrelatorKernels xf = c.path == CorrelatorPath::Pipeline
                                        ? emitCorrelatorPipeline(s_, square, c.stages, !c.sharedTransform)
                                        : k;
@@ -347,16 +350,13 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet, public 
                    Generated{correlatorLaunchPlan(split, emitCorrelatorPipeline(split, square, c.stages, true), false)},
                    1, 0});
     // The operands as stored (transform "none") on the square tile, where the sample type and range allow it.
-    CorrelatorSpec asStored = s_;
-    asStored.tuning.transform = "none";
-    asStored.tuning.transformGiven = true;
-    asStored.tuning.stagesPerSync = 1;
-    asStored.tuning.stagesPerSyncGiven = true;
+    const CorrelatorSpec asStored = asStoredSpec(s_);
     if (pipe && !c.direct && !directBlocker(asStored) && !pipelineBlocker(asStored) &&
         directSharedFits(directPipe(asStored, square)))
-      v.push_back({"correlate only, pipeline with the operands as stored (transform none: cp.async, A's Im rows in "
-                   "registers)",
-                   Generated{correlatorLaunchPlan(asStored, emitCorrelatorDirect(asStored, square), false)}, 1, 0});
+      v.push_back(
+          {"correlate only, pipeline with the operands as stored (transform none: cp.async, A's Im rows in "
+           "registers)",
+           Generated{correlatorLaunchPlan(asStored, emitCorrelatorDirect(asStored, square), false)}, 1, 0});
     if (pipe && c.direct) {
       // The default uses the operands as stored: the transform pipeline beside it, and its own other choices.
       CorrelatorSpec shared = s_;
@@ -364,42 +364,46 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet, public 
       shared.tuning.transformGiven = true;
       v.push_back({"correlate only, pipeline with the transform (shared: where the operands cannot be used as stored)",
                    Generated{correlatorLaunchPlan(shared, emitCorrelatorFor(shared, target.arch), false)}, 1, 0});
-      CorrelatorSpec none = s_;
-      none.tuning.transform = "none";
-      none.tuning.transformGiven = true;
-      none.tuning.stagesPerSync = 1;
-      none.tuning.stagesPerSyncGiven = true;
+      const CorrelatorSpec none = asStoredSpec(s_);
       const int otherRows = c.rows == 128 ? 64 : 128;
       if (directSharedFits(directPipe(none, otherRows)))
         v.push_back({"correlate only, operands as stored, 64 <-> 128-input tile",
                      Generated{correlatorLaunchPlan(none, emitCorrelatorDirect(none, otherRows), false)}, 1, 0});
-      none.tuning.stagesPerSync = s_.tuning.stagesPerSyncGiven && s_.tuning.stagesPerSync == 2 ? 1 : 2;
-      if (!none.tuning.stages || none.tuning.stages >= 5)
+      // The other stages per wait on 128-input tiles (two per wait exceed a 64-input tile's registers).
+      const CorrelatorSpec perWaitNone = asStoredSpec(s_, s_.tuning.stagesPerSyncGiven && s_.tuning.stagesPerSync == 2
+                                                              ? 1
+                                                              : 2);
+      if (c.rows == 128)
         v.push_back({"correlate only, operands as stored, 1 <-> 2 stages per wait",
-                     Generated{correlatorLaunchPlan(none, emitCorrelatorDirect(none, c.rows), false)}, 1, 0});
+                     Generated{correlatorLaunchPlan(perWaitNone, emitCorrelatorDirect(perWaitNone, 128), false)}, 1,
+                     0});
     }
     // The deepest raw ring that fits (up to 8 slots: more stages of bulk copies in flight than the default 4).
-    const CorrelatorKernels deep =
-        c.path == CorrelatorPath::Pipeline
-            ? emitCorrelatorPipeline(s_, c.rows, c.stages, c.sharedTransform,
-                                     pipeDeepestRawStages(s_, c.rows, c.stages, c.sharedTransform, c.wholeTriangle),
-                                     c.wholeTriangle)
-            : k;
-    v.push_back({"correlate only, pipeline with the deepest raw ring that fits (up to 8 slots)",
-                 Generated{correlatorLaunchPlan(s_, deep, false)}, 1, 0});
-    // The default's block form and tile with the other stages per wait (1 <-> 2): the default's choice timed beside it.
-    CorrelatorSpec perWait = s_;
-    perWait.tuning.stagesPerSync = s_.tuning.stagesPerSync == 1 ? 2 : 1;
-    perWait.tuning.stagesPerSyncGiven = true;
-    const bool perWaitFits = c.path == CorrelatorPath::Pipeline &&
-                             ringHoldsStagesPerSync(perWait.tuning.stagesPerSync, c.stages);
-    v.push_back(
-        {"correlate only, pipeline with the other stages per wait (1 <-> 2; the default's block form and tile)",
-         Generated{correlatorLaunchPlan(
-             perWait,
-             perWaitFits ? emitCorrelatorPipeline(perWait, c.rows, c.stages, c.sharedTransform, 0, c.wholeTriangle) : k,
-             false)},
-         1, 0});
+    if (!c.direct) {
+      const CorrelatorKernels deep =
+          c.path == CorrelatorPath::Pipeline
+              ? emitCorrelatorPipeline(s_, c.rows, c.stages, c.sharedTransform,
+                                       pipeDeepestRawStages(s_, c.rows, c.stages, c.sharedTransform, c.wholeTriangle),
+                                       c.wholeTriangle)
+              : k;
+      v.push_back({"correlate only, pipeline with the deepest raw ring that fits (up to 8 slots)",
+                   Generated{correlatorLaunchPlan(s_, deep, false)}, 1, 0});
+      // The default's block form and tile with the other stages per wait (1 <-> 2): the default's choice timed beside
+      // it.
+      CorrelatorSpec perWait = s_;
+      perWait.tuning.stagesPerSync = s_.tuning.stagesPerSync == 1 ? 2 : 1;
+      perWait.tuning.stagesPerSyncGiven = true;
+      const bool perWaitFits = c.path == CorrelatorPath::Pipeline &&
+                               ringHoldsStagesPerSync(perWait.tuning.stagesPerSync, c.stages);
+      v.push_back(
+          {"correlate only, pipeline with the other stages per wait (1 <-> 2; the default's block form and tile)",
+           Generated{correlatorLaunchPlan(perWait,
+                                          perWaitFits ? emitCorrelatorPipeline(perWait, c.rows, c.stages,
+                                                                               c.sharedTransform, 0, c.wholeTriangle)
+                                                      : k,
+                                          false)},
+           1, 0});
+    }
     // What the target got before the pipeline (register-staged wgmma or mma.sync): auto must not lose to it.
     const CorrelatorKernels before = c.path == CorrelatorPath::Pipeline
                                          ? emitCorrelator(s_, correlatorUsesWgmma(s_, target.arch))
@@ -464,7 +468,7 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet, public 
         "{:.0f} T{}OPS\n",
         tccOps(s_), s_.type == SampleType::CF16 ? 4096 : 8192, sms, clockKHz / 1e3, peak / 1e12,
         s_.type == SampleType::CF16 ? "FL" : "");
-    const auto variants = benchVariants({});
+    const auto variants = benchVariants(EmitTarget{benchArch_, nullptr});
     for (std::size_t i = 0; i < variantMs.size() && i < variants.size(); ++i)
       if (std::isnan(variantMs[i])) continue;  // not timed (bench --variants)
       else if (variants[i].name.rfind("reduce", 0) == 0)
@@ -479,6 +483,7 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet, public 
   }
 
  private:
+  mutable std::string benchArch_ = "sm_90";  // the target of the last benchVariants() (benchNotes lists them)
   CorrelatorSpec s_;
 };
 

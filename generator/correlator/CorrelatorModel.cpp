@@ -53,16 +53,14 @@ bool directByDefault(const CorrelatorSpec& s) {
   // runs), unless the spec asks for what only the transform pipeline has (a given transform, 2 slots, 4 stages per
   // wait, the whole triangle) or the whole triangle would save blocks (129..160 inputs: one block per channel instead
   // of three): 1.11-1.22x the transform pipeline at TCC's 8-bit R = 64, 576 and 2048 (H200, same call).
-  CorrelatorSpec none = s;
-  none.tuning.transform = "none";
   // cf16 with the accumulators: the f32 read-modify-write epilogue beside 128 accumulators spills on 128-input tiles
   // (NVRTC 13, sm_90a), so the transform pipeline keeps it.
   if (s.type == SampleType::CF16 && !s.writesVisibilities()) return false;
-  if (s.tuning.transformGiven || directBlocker(none) || s.tuning.stages == 2 || s.tuning.wholeTriangle == 1 ||
-      (s.tuning.stagesPerSyncGiven && s.tuning.stagesPerSync > 2) ||
+  if (s.tuning.transformGiven || directBlocker(asStoredSpec(s)) || s.tuning.stages == 2 || s.tuning.rawStages ||
+      s.tuning.wholeTriangle == 1 || (s.tuning.stagesPerSyncGiven && s.tuning.stagesPerSync > 2) ||
       (s.tuning.stagesPerSyncGiven && s.tuning.stagesPerSync == 2 && s.tuning.stages && s.tuning.stages < 5))
     return false;
-  return !(s.tuning.wholeTriangle != 0 && pipeTriangleFits(s) && s.inputs() > 128);
+  return !(s.tuning.wholeTriangle != 0 && !s.tuning.rowsGiven && pipeTriangleFits(s) && s.inputs() > 128);
 }
 
 CorrelatorChoice chooseCorrelator(const CorrelatorSpec& s, const std::string& arch) {
@@ -85,8 +83,10 @@ CorrelatorChoice chooseCorrelator(const CorrelatorSpec& s, const std::string& ar
           c.rows, t64, t128);
     }
     if (directByDefault(s)) {
-      // The operands as stored: square tiles only (the whole triangle's pieces read A from a transformed side).
+      // The operands as stored: square tiles only (the whole triangle's pieces read A from a transformed side); two
+      // stages per wait only on 128-input tiles (registers).
       c.direct = true;
+      if (s.tuning.stagesPerSyncGiven && s.tuning.stagesPerSync == 2 && !s.tuning.rowsGiven) c.rows = 128;
       c.why += ", operands as stored (transform none: cp.async into the operand ring, A's Im rows in registers)";
       return c;
     }
@@ -136,6 +136,18 @@ void requireDirectPossible(const CorrelatorSpec& s) {
   if (s.tuning.rowsGiven && s.tuning.receiversPerBlock * s.polarizations == 32)
     throw SpecError(s.file, "/tuning/receivers_per_block",
                     "32-row tiles with tuning.transform \"none\" (the pipeline takes 64 or 128 inputs per side)");
+  if (s.tuning.rawStages)
+    throw SpecError(s.file, "/tuning/raw_stages",
+                    "with tuning.transform \"none\" (there is no raw ring: the copies land in the operand slots)");
+  if (s.type == SampleType::CF16 && !s.writesVisibilities())
+    throw SpecError(s.file, "/tuning/transform",
+                    "\"none\" with cf16 samples and output \"accumulators\": the f32 read-modify-write epilogue spills "
+                    "beside the 128 accumulators (use \"shared\", or output \"visibilities\")");
+  if (s.tuning.stagesPerSyncGiven && s.tuning.stagesPerSync == 2 && s.tuning.rowsGiven &&
+      s.tuning.receiversPerBlock * s.polarizations == 64)
+    throw SpecError(s.file, "/tuning/stages_per_sync",
+                    "2 with tuning.transform \"none\" on 64-input tiles (64 accumulators and 2 x 32 A registers exceed "
+                    "their 128 registers per thread; 128-input tiles take it)");
 }
 
 CorrelatorKernels emitCorrelatorFor(const CorrelatorSpec& s, const std::string& arch) {
@@ -167,9 +179,8 @@ CorrelatorKernels emitCorrelatorFor(const CorrelatorSpec& s, const std::string& 
     throw SpecError(s.file, "/tuning/stages_per_sync",
                     fmt::format("{} stages per wait needs the sm_90 pipeline", s.tuning.stagesPerSync));
   if (c.path == CorrelatorPath::Pipeline && c.direct) {
-    CorrelatorSpec none = s;
-    none.tuning.transform = "none";
-    return emitCorrelatorDirect(none, c.rows, c.stages);
+    return emitCorrelatorDirect(asStoredSpec(s, s.tuning.stagesPerSyncGiven ? s.tuning.stagesPerSync : 1), c.rows,
+                                c.stages);
   }
   if (c.path == CorrelatorPath::Pipeline)
     return emitCorrelatorPipeline(s, c.rows, c.stages, c.sharedTransform, 0, c.wholeTriangle);

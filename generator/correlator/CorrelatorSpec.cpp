@@ -226,8 +226,9 @@ CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
                             "\"none\": the operands as stored)",
                             JsonReader::printable(s.tuning.transform)));
       if (s.tuning.transform == "none" && s.type == SampleType::CI4)
-        rd.fail("/tuning/transform", "\"none\" uses the samples as stored: ci4 samples must be widened to 8 bits by "
-                                     "a transform (use \"shared\")");
+        rd.fail("/tuning/transform",
+                "\"none\" uses the samples as stored: ci4 samples must be widened to 8 bits by "
+                "a transform (use \"shared\")");
       if (s.tuning.transform == "none" && s.type == SampleType::CI8 && !s.symmetric)
         rd.fail("/tuning/transform",
                 "\"none\" negates only A, in registers, and uses B as stored: ci8 needs sample_range \"symmetric\" "
@@ -238,8 +239,9 @@ CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
                 "\"none\" (tuning.transform) waits once per stage or per two: expected 1, 2 or nothing");
       if (s.tuning.transform == "none" && t.contains("stages_per_sync") && t["stages_per_sync"] == 2 &&
           s.tuning.stages && s.tuning.stages < 5)
-        rd.fail("/tuning/stages_per_sync", "2 with tuning.transform \"none\" needs 5 or more stages (two groups "
-                                            "held by the consumers and one stage of copies)");
+        rd.fail("/tuning/stages_per_sync",
+                "2 with tuning.transform \"none\" needs 5 or more stages (two groups "
+                "held by the consumers and one stage of copies)");
       if (s.tuning.transform != "loader" && s.tuning.stages == 2)
         rd.fail("/tuning/transform",
                 fmt::format("\"{}\" needs 3 or more stages (tuning.stages is 2)", s.tuning.transform));

@@ -34,7 +34,7 @@ struct CorrelatorTuning {
                              // "pipeline": that pipeline (sm_90 targets only); "wgmma": the register-staged wgmma
                              // kernel on 64- / 128-row tiles (sm_90 only); "mma_sync": always mma.sync
   bool rowsGiven = false;    // receivers_per_block was in the spec (the pipeline's model does not override it)
-  int stages = 0;            // pipeline: operand ring slots (0: the default, 4)
+  int stages = 0;            // pipeline: operand ring slots (0: the default, 4; 8 with the operands as stored)
   int rawStages = 0;         // pipeline: raw ring slots, i.e. stages of bulk copies in flight + 1 (0: the default, the
                              // deepest ring up to 8 that fits beside the operand ring)
   std::string transform = "shared";  // pipeline: "loader" (the loader warpgroup transforms A and B), "shared" (the
@@ -45,12 +45,13 @@ struct CorrelatorTuning {
   // pipeline: the whole triangle of a channel in one block (up to 160 inputs) instead of square
   // tiles; -1: the cost model's choice, 0: square tiles, 1: the whole triangle.
   int wholeTriangle = -1;
-  bool transformGiven = false;  // tuning.transform was in the spec (else sm_90 uses the operands as stored wherever
-                                // they can be: "none", below)
+  bool transformGiven = false;  // tuning.transform was in the spec (else sm_90 uses the operands as stored, "none",
+                                // wherever they can be: CorrelatorModel.h's directByDefault)
   // pipeline: stages per loader iteration and per consumer wait (1, 2 or 4; N > 1 needs 2 N or more operand slots, the
   // default ring then has 2 N): the per-stage waits, proxy fence and arrivals paid once per N stages. Absent: 2 for
   // 8- and 16-bit samples on a ring of 4 or more slots (`bench --tune` and the variants picked it at TCC's 8-bit
-  // R = 576 / 2048 and a random R = 18), 1 for 4-bit (slower there by 4 %). Other paths ignore the default.
+  // R = 576 / 2048 and a random R = 18), 1 for 4-bit (slower there by 4 %) and for the operands as stored (two ran
+  // 0.90x one there). Other paths ignore the default.
   int stagesPerSync = 1;
   bool stagesPerSyncGiven = false;  // stages_per_sync was in the spec (a SpecError off the pipeline)
 };

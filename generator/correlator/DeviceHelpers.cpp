@@ -143,7 +143,8 @@ std::string correlatorDirectHelpers(const DirectPipe& p) {
   for (const auto& f : embeddedTemplates())
     if (std::string(f.name) == "warpforge_async.cuh") o += f.text;
   o += wgmmaSyncHelpers("corr_");
-  o += "// cp.async of 16 bytes (L2 only: each chunk is read once) into a shared-window address; `bytes` 0 zero-fills.\n"
+  o += "// cp.async of 16 bytes (L2 only: each chunk is read once) into a shared-window address; `bytes` 0 "
+       "zero-fills.\n"
        "static __device__ __forceinline__ void corr_cp16(unsigned dst, const void* src, unsigned bytes) { asm "
        "volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\" :: \"r\"(dst), \"l\"(src), \"r\"(bytes) : "
        "\"memory\"); }\n"

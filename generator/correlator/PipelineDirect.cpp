@@ -8,6 +8,7 @@
 #include "generator/correlator/CorrelatorData.h"
 #include "generator/correlator/PipelineEmitter.h"
 #include "generator/correlator/ReduceEmitter.h"
+#include "warpforge/spec_error.h"
 
 namespace warpforge {
 
@@ -19,23 +20,37 @@ std::optional<std::string> layoutBlocker(const CorrelatorSpec& s, int eb, int sp
   auto aligned = [&](long long stride) { return stride * eb % 16 == 0; };
   if (!aligned(in.batch) || !aligned(in.channel) || !aligned(in.receiver) ||
       (s.polarizations == 2 && !aligned(in.polarization)))
-    return fmt::format("input strides (batch {}, channel {}, receiver {}, polarization {} samples) that are not "
-                       "multiples of 16 bytes",
-                       in.batch, in.channel, in.receiver, in.polarization);
+    return fmt::format(
+        "input strides (batch {}, channel {}, receiver {}, polarization {} samples) that are not "
+        "multiples of 16 bytes",
+        in.batch, in.channel, in.receiver, in.polarization);
   const int T = in.timesPerBlock;
   const bool runs = T > 1 ? in.time == 1 && T % spc == 0 && aligned(in.timeBlock) : in.timeBlock == 1;
   if (!runs)
-    return fmt::format("an input layout where {} consecutive samples of one input are not contiguous (the 16-byte "
-                       "copies; katgpucbf's interleaves the polarizations)",
-                       spc);
+    return fmt::format(
+        "an input layout where {} consecutive samples of one input are not contiguous (the 16-byte "
+        "copies; katgpucbf's interleaves the polarizations)",
+        spc);
   return std::nullopt;
 }
 
 }  // namespace
 
+CorrelatorSpec asStoredSpec(const CorrelatorSpec& s, int stagesPerSync) {
+  CorrelatorSpec none = s;
+  none.tuning.transform = "none";
+  none.tuning.transformGiven = true;
+  none.tuning.stagesPerSync = stagesPerSync;
+  none.tuning.stagesPerSyncGiven = true;
+  none.tuning.rawStages = 0;
+  if (none.tuning.stages && none.tuning.stages < 2 * stagesPerSync + 1) none.tuning.stages = 0;
+  return none;
+}
+
+int directChunkOffset(int n, int c) { return (n >> 3) * kPipeSbo + (n & 7) * 64 + ((c ^ ((n & 7) >> 1)) << 4); }
+
 std::optional<std::string> directBlocker(const CorrelatorSpec& s) {
-  if (s.type == SampleType::CI4)
-    return std::string("ci4 samples (they are widened to 8 bits by the transform)");
+  if (s.type == SampleType::CI4) return std::string("ci4 samples (they are widened to 8 bits by the transform)");
   if (s.type == SampleType::CI8 && !s.symmetric)
     return std::string(
         "ci8 samples with sample_range \"full\" (-128 must be clamped in both operands, which only the transform does; "
@@ -59,7 +74,8 @@ DirectPipe directPipe(const CorrelatorSpec& s, int rows, int stages) {
   p.spc = 16 / p.eb;
   p.stages = stages ? stages : s.tuning.stages ? s.tuning.stages : kDirectDefaultStages;
   p.group = s.tuning.stagesPerSyncGiven ? s.tuning.stagesPerSync : 1;
-  p.inFlight = std::max(1, p.stages - 2 * p.group);
+  p.inFlight = p.stages -
+               2 * p.group;  // below 1: a ring that would deadlock (checkDirect, emitCorrelatorDirect refuse it)
   p.sideBytes = p.rows * 64;
   p.slotBytes = 2 * p.sideBytes;
   p.barriers = p.stages * p.slotBytes;
@@ -102,7 +118,10 @@ void checkDirect(const CorrelatorSpec& s, const DirectPipe& p, std::vector<PipeI
     unsigned quarter[8];
     for (int tid = 0; tid < 128; ++tid) {
       const int u = tid + 128 * j, side = u / sideUnits, n = (u / 4) % p.rows, c = u % 4;
-      const int dst = side * p.sideBytes + p.offset(n, 16 * c);
+      const int dst = side * p.sideBytes + directChunkOffset(n, c);
+      if (directChunkOffset(n, c) != p.offset(n, 16 * c))
+        return fail(fmt::format("the kernel's swizzle puts input {}, chunk {} at {}, wgmma's layout at {}", n, c,
+                                directChunkOffset(n, c), p.offset(n, 16 * c)));
       if (++written[dst] > 1) return fail(fmt::format("two copies land on operand byte {}", dst));
       // The chunk holds samples spc c .. spc c + spc - 1 of input n; the kernel's source offset must be theirs.
       const long long first = sampleOffset(s, 0, 0, p.spc * c, n / p.P, n % p.P);
@@ -122,10 +141,11 @@ void checkDirect(const CorrelatorSpec& s, const DirectPipe& p, std::vector<PipeI
       for (int c = 0; c < 4; ++c)
         if (!written.count(side * p.sideBytes + p.offset(n, 16 * c)))
           return fail(fmt::format("no copy writes side {}'s input {}, chunk {}", side, n, c));
-  proved.push_back(fmt::format(
-      "transform none: the {} cp.async copies of a stage write each of the slot's {} 16-byte chunks once, each from one "
-      "16-byte aligned run of {} samples of its input, 8 bank groups per quarter warp",
-      2 * sideUnits, 2 * sideUnits, p.spc));
+  proved.push_back(
+      fmt::format("transform none: the {} cp.async copies of a stage write each of the slot's {} 16-byte chunks once, "
+                  "each from one "
+                  "16-byte aligned run of {} samples of its input, 8 bank groups per quarter warp",
+                  2 * sideUnits, 2 * sideUnits, p.spc));
   // 2. B through the descriptors the kernel computes (every slot, k-step; the half form from rows / 2): the copied
   // bytes of column input n, k byte 32 ks + kb.
   for (int slot = 0; slot < p.stages; ++slot)
@@ -136,16 +156,19 @@ void checkDirect(const CorrelatorSpec& s, const DirectPipe& p, std::vector<PipeI
         if (!d.fieldProblem().empty()) return fail("B's descriptor: " + d.fieldProblem());
         for (int n = 0; n + col0 < p.rows; ++n)
           for (int kb = 0; kb < 32; kb += 4) {
-            const unsigned want = static_cast<unsigned>(slot * p.slotBytes + p.sideBytes + p.offset(col0 + n, 32 * ks + kb));
+            const unsigned want = static_cast<unsigned>(slot * p.slotBytes + p.sideBytes +
+                                                        p.offset(col0 + n, 32 * ks + kb));
             if (wgmmaOperandAddress(d, n, kb) != want)
-              return fail(fmt::format("B's descriptor (slot {}, k-step {}, from input {}) reads byte {} of row {}, k {} "
-                                      "where the copy put it at {}",
-                                      slot, ks, col0, wgmmaOperandAddress(d, n, kb), n, 32 * ks + kb, want));
+              return fail(
+                  fmt::format("B's descriptor (slot {}, k-step {}, from input {}) reads byte {} of row {}, k {} "
+                              "where the copy put it at {}",
+                              slot, ks, col0, wgmmaOperandAddress(d, n, kb), n, 32 * ks + kb, want));
           }
       }
-  proved.push_back(fmt::format("transform none: B read through its descriptors ({}, SBO {}) is the copied column "
-                               "side, every slot and k-step",
-                               wgmmaSwizzleName(p.swizzle), p.sbo));
+  proved.push_back(
+      fmt::format("transform none: B read through its descriptors ({}, SBO {}) is the copied column "
+                  "side, every slot and k-step",
+                  wgmmaSwizzleName(p.swizzle), p.sbo));
   // 3. A: ldmatrix lane L of warp w reads row input 64 g + 32 mi + 8 w + L % 8, chunk L / 8 (registers r0..r3 of lane
   // (gq, q): k bytes 16 i + 4 q of input 8 w + gq, i.e. a0 / a2 of k-step i / 2); 8 lanes of a phase in 8 bank groups.
   for (int g = 0; g < p.consumers; ++g)
@@ -174,9 +197,10 @@ void checkDirect(const CorrelatorSpec& s, const DirectPipe& p, std::vector<PipeI
         wgmmaAccumulatorCoord(t, 4 * j + e, row, col);
         wgmmaAccumulatorCoord(t, 4 * j + 2 + e, rowIm, colIm);
         if (row != 16 * w + gq || rowIm != row + 8 || col != 8 * j + 2 * q + e || colIm != col)
-          return fail(fmt::format("thread {}'s registers {} / {} are (row {}, column {}) / ({}, {}), not the Re / Im "
-                                  "of row input {} and column input {} the store writes",
-                                  t, 4 * j + e, 4 * j + 2 + e, row, col, rowIm, colIm, 8 * w + gq, 8 * j + 2 * q + e));
+          return fail(
+              fmt::format("thread {}'s registers {} / {} are (row {}, column {}) / ({}, {}), not the Re / Im "
+                          "of row input {} and column input {} the store writes",
+                          t, 4 * j + e, 4 * j + 2 + e, row, col, rowIm, colIm, 8 * w + gq, 8 * j + 2 * q + e));
       }
   proved.push_back(
       "transform none: A's ldmatrix rows are the row inputs of the accumulator rows (16 w + g: Re, + 8: Im, by the "
@@ -186,30 +210,37 @@ void checkDirect(const CorrelatorSpec& s, const DirectPipe& p, std::vector<PipeI
   // stages beyond them.
   if (p.group != 1 && p.group != 2) return fail(fmt::format("{} stages per wait (expected 1 or 2)", p.group));
   if (p.inFlight < 1 || p.inFlight + 2 * p.group > p.stages)
-    return fail(fmt::format("{} slots hold neither two groups of {} stages and one stage of copies", p.stages, p.group));
+    return fail(
+        fmt::format("{} slots hold neither two groups of {} stages and one stage of copies", p.stages, p.group));
   if (!directSharedFits(p))
     return fail(fmt::format("{} B of shared memory per block ({} slots of {} B; {} blocks per SM) do not fit",
                             p.sharedBytes, p.stages, p.slotBytes, p.blocksPerSm));
   const int acc = 2 * p.atom().accRegs(), aRegs = 2 * 16 * p.group;
-  if (p.consumerRegs && acc + aRegs + 24 > p.consumerRegs)
-    return fail(fmt::format("{} accumulators and {} A registers exceed the consumers' {} registers", acc, aRegs,
-                            p.consumerRegs));
+  const int consumerBudget = p.consumerRegs ? p.consumerRegs : p.launchRegs;
+  if (acc + aRegs + 24 > consumerBudget)
+    return fail(fmt::format("{} accumulators and {} A registers exceed the consumers' {} registers ({}-input tiles{})",
+                            acc, aRegs, consumerBudget, p.rows, p.group > 1 ? ", two stages per wait" : ""));
   // setmaxnreg.inc blocks until the block's own setmaxnreg.dec released enough registers (a shortfall hangs the
   // kernel: the CPU emulation does not model the pool, so this proof must).
-  if (p.producerRegs &&
-      128 * (p.launchRegs - p.producerRegs) < 128 * p.consumers * (p.consumerRegs - p.launchRegs))
-    return fail(fmt::format("setmaxnreg: the producer releases {} registers, the consumers ask for {}: they would wait "
-                            "forever",
-                            128 * (p.launchRegs - p.producerRegs), 128 * p.consumers * (p.consumerRegs - p.launchRegs)));
+  if (p.producerRegs && 128 * (p.launchRegs - p.producerRegs) < 128 * p.consumers * (p.consumerRegs - p.launchRegs))
+    return fail(
+        fmt::format("setmaxnreg: the producer releases {} registers, the consumers ask for {}: they would wait "
+                    "forever",
+                    128 * (p.launchRegs - p.producerRegs), 128 * p.consumers * (p.consumerRegs - p.launchRegs)));
   if (p.launchRegs * p.threads > 65536) return fail("the launch registers exceed the SM's 64K");
   if (issues.size() == before)
-    proved.push_back(fmt::format("transform none: {} slots of {} B ({} B with barriers), {} block(s) per SM; {} "
-                                 "accumulators + {} A registers per consumer thread",
-                                 p.stages, p.slotBytes, p.sharedBytes, p.blocksPerSm, acc, aRegs));
+    proved.push_back(
+        fmt::format("transform none: {} slots of {} B ({} B with barriers), {} block(s) per SM; {} "
+                    "accumulators + {} A registers per consumer thread",
+                    p.stages, p.slotBytes, p.sharedBytes, p.blocksPerSm, acc, aRegs));
 }
 
 CorrelatorKernels emitCorrelatorDirect(const CorrelatorSpec& s, int rows, int stages) {
   const DirectPipe p = directPipe(s, rows, stages);
+  if (p.inFlight < 1)  // the producer would wait for a slot the consumers release only after it publishes
+    throw SpecError(s.file, "/tuning/stages",
+                    fmt::format("{} slots with the operands as stored and {} stage(s) per wait: at least {} needed",
+                                p.stages, p.group, 2 * p.group + 1));
   CorrelatorKernels k;
   k.correlateName = s.name + "_correlate";
   k.reduceName = s.name + "_reduce";

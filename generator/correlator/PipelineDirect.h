@@ -8,8 +8,9 @@
 //   consumer warpgroups (setmaxnreg up): wait for a slot, read A (32 row inputs per wgmma) with ldmatrix and build
 //     A's second row half in registers: (re, im) -> (im, -re), so that wgmma m64 nN k32 with A from registers gives
 //     rows 16 w + g = Re and rows 16 w + 8 + g = Im of s(row input) conj(s(column input)); B (the column inputs) is
-//     read by its descriptor as the copies left it. Two stages of A registers alternate (a wgmma reads its A
-//     registers until its group retires); one stage of wgmmas stays in flight; the slot before it is released.
+//     read by its descriptor as the copies left it. Two groups of A registers alternate (a wgmma reads its A
+//     registers until its group retires); one group of wgmmas stays in flight; the slots of the group before it are
+//     released.
 //
 // Why: the transform (clamp, conj_perm copy of B, relayout) took about a quarter of the pipeline's time (the kernel
 // with its transform removed ran 1.34-1.36x faster on an H200). Negating only in registers needs values that can be
@@ -24,6 +25,10 @@
 #include "generator/layout/Wgmma.h"
 
 namespace warpforge {
+
+// The byte of (input n, 16-byte chunk c) in a side: the 64-byte swizzle as the kernel computes it
+// ((n / 8) SBO + (n % 8) 64 + 16 (c ^ (n % 8) / 2)); checkDirect proves it is wgmma's layout.
+int directChunkOffset(int n, int c);
 
 constexpr int kDirectDefaultStages = 8;  // operand slots where tuning.stages does not say
 
@@ -55,13 +60,17 @@ struct DirectPipe {
   // B's descriptor for slot `slot`, k-step ks, from column input col0 (the diagonal tile's second warpgroup: rows / 2),
   // with the ring at `base`.
   WgmmaDescriptor descB(unsigned base, int slot, int ks, int col0 = 0) const;
-  WgmmaAtom atom(bool half = false) const {
-    return WgmmaAtom{half ? rows / 2 : rows, type == SampleType::CF16, true};
-  }
+  WgmmaAtom atom(bool half = false) const { return WgmmaAtom{half ? rows / 2 : rows, type == SampleType::CF16, true}; }
   // A's ldmatrix row address for lane `lane` of warp w (of its warpgroup), wgmma half mi (0, 1) of warpgroup g,
   // relative to the side's base: row input 64 g + 32 mi + 8 w + lane % 8, chunk lane / 8 of the 64-byte row.
-  int aLdsmOffset(int g, int mi, int w, int lane) const { return offset(64 * g + 32 * mi + 8 * w + lane % 8, 16 * (lane / 8)); }
+  int aLdsmOffset(int g, int mi, int w, int lane) const {
+    return directChunkOffset(64 * g + 32 * mi + 8 * w + lane % 8, lane / 8);
+  }
 };
+
+// The spec with tuning.transform "none" asked for, `stagesPerSync` stages per wait (what the bench variants, the tune
+// candidates and the default emit).
+CorrelatorSpec asStoredSpec(const CorrelatorSpec& s, int stagesPerSync = 1);
 
 // Why transform "none" cannot take the spec (sample type / range, layout, tile), or nothing.
 std::optional<std::string> directBlocker(const CorrelatorSpec& s);

@@ -13,13 +13,7 @@ namespace warpforge {
 namespace {
 
 using corr_emit::Code;
-
-// Offset in samples of time `t` (an expression) from an input's first sample.
-std::string timeOffset(const CorrelatorInput& in, const std::string& t) {
-  if (in.timesPerBlock > 1)
-    return fmt::format("(({0}) / {1}) * {2}LL + (({0}) % {1}) * {3}LL", t, in.timesPerBlock, in.timeBlock, in.time);
-  return fmt::format("({}) * {}LL", t, in.timeBlock);
-}
+using corr_emit::timeOffset;
 
 // The 64-byte-swizzled offset of (input `n`, 16-byte chunk `c`) in a side (DirectPipe::offset), as C.
 std::string swizzled(const std::string& n, const std::string& c) {
@@ -30,9 +24,10 @@ void emitProducer(Code& c, const CorrelatorSpec& s, const DirectPipe& p, long lo
   const CorrelatorInput& in = s.input;
   const int J = p.unitsPerThread, D = p.inFlight, S = p.stages;
   if (p.producerRegs) c(fmt::format("wfa_setmaxnreg_dec<{}>();", p.producerRegs));
-  c(fmt::format("// unit j of this thread: side j / {} (1: the column side; a diagonal tile copies only that one), "
-                "input (u / 4) % {}, chunk u % 4, u = tid + 128 j",
-                J / 2, p.rows));
+  c(
+      fmt::format("// unit j of this thread: side j / {} (1: the column side; a diagonal tile copies only that one), "
+                  "input (u / 4) % {}, chunk u % 4, u = tid + 128 j",
+                  J / 2, p.rows));
   c(fmt::format("const unsigned char* src[{}];", J));
   c(fmt::format("unsigned dst[{}], chunk[{}];", J, J));
   c(fmt::format("bool valid[{}];", J));
@@ -91,7 +86,8 @@ void emitConsumerGroup(Code& c, const DirectPipe& p, const std::string& k, int n
     "Im rows (a1, a3)");
   for (int i = 0; i < n; ++i) {
     const int r = 16 * i;
-    c(fmt::format("corr_ldsm4(base{0} + a_off0, {1}[{2}], {1}[{3}], {1}[{4}], {1}[{5}]);", i, a, r, r + 2, r + 4, r + 6));
+    c(fmt::format("corr_ldsm4(base{0} + a_off0, {1}[{2}], {1}[{3}], {1}[{4}], {1}[{5}]);", i, a, r, r + 2, r + 4,
+                  r + 6));
     c(fmt::format("corr_ldsm4(base{0} + a_off1, {1}[{2}], {1}[{3}], {1}[{4}], {1}[{5}]);", i, a, r + 8, r + 10, r + 12,
                   r + 14));
   }
@@ -101,7 +97,8 @@ void emitConsumerGroup(Code& c, const DirectPipe& p, const std::string& k, int n
   const std::string fn = half ? "corr_wgmma_rs_half" : "corr_wgmma_rs";
   const int acc = p.atom(half).accRegs();
   auto d = [&](int h) {
-    return half ? fmt::format("reinterpret_cast<{} (&)[{}]>(d{})", f16 ? "float" : "int", acc, h) : fmt::format("d{}", h);
+    return half ? fmt::format("reinterpret_cast<{} (&)[{}]>(d{})", f16 ? "float" : "int", acc, h)
+                : fmt::format("d{}", h);
   };
   for (int i = 0; i < n; ++i)
     for (int ks = 0; ks < 2; ++ks)
@@ -146,21 +143,26 @@ void emitStore(Code& c, const CorrelatorSpec& s, const DirectPipe& p, bool half)
     if (vis && P == 2 && !shuffle) {
       // [bl][p = gi & 1][q = 0, 1]: this thread's columns gj, gj + 1, one 16-byte store.
       c("const int r1 = gi >> 1, r2 = gj >> 1;");
-      c(fmt::format("if (r1 <= r2 && gj < {}) *({}4*)(visv + ((long long)r2 * (r2 + 1) / 2 + r1) * 4 + (gi & 1) * 2) "
-                    "= make_{}4({}, {}, {}, {});",
-                    p.N, V, V, re("0"), im("0"), re("1"), im("1")));
+      c(
+          fmt::format("if (r1 <= r2 && gj < {}) *({}4*)(visv + ((long long)r2 * (r2 + 1) / 2 + r1) * 4 + (gi & 1) * 2) "
+                      "= make_{}4({}, {}, {}, {});",
+                      p.N, V, V, re("0"), im("0"), re("1"), im("1")));
     } else if (shuffle) {
       // [bl][q][p = 0, 1]: rows gi, gi + 1 are lanes lane, lane ^ 4. The even row keeps column gj and receives the
       // odd row's; the odd row keeps column gj + 1 and receives the even row's.
       c(fmt::format("const {0} give_re = hi ? {1} : {2}, give_im = hi ? {3} : {4};", V, re("0"), re("1"), im("0"),
                     im("1")));
-      c(fmt::format("const {} got_re = __shfl_xor_sync(0xffffffffu, give_re, 4), got_im = __shfl_xor_sync(0xffffffffu, "
-                    "give_im, 4);",
-                    V));
+      c(
+          fmt::format("const {} got_re = __shfl_xor_sync(0xffffffffu, give_re, 4), got_im = "
+                      "__shfl_xor_sync(0xffffffffu, "
+                      "give_im, 4);",
+                      V));
       c("const int r1 = gi >> 1, r2 = gj >> 1;");
-      c(fmt::format("if (r1 <= r2 && gj < {}) *({}4*)(visv + ((long long)r2 * (r2 + 1) / 2 + r1) * 4 + (hi ? 2 : 0)) = "
-                    "hi ? make_{}4(got_re, got_im, {}, {}) : make_{}4({}, {}, got_re, got_im);",
-                    p.N, V, V, re("1"), im("1"), V, re("0"), im("0")));
+      c(
+          fmt::format("if (r1 <= r2 && gj < {}) *({}4*)(visv + ((long long)r2 * (r2 + 1) / 2 + r1) * 4 + (hi ? 2 : 0)) "
+                      "= "
+                      "hi ? make_{}4(got_re, got_im, {}, {}) : make_{}4({}, {}, got_re, got_im);",
+                      p.N, V, V, re("1"), im("1"), V, re("0"), im("0")));
     } else {
       c("#pragma unroll");
       c.open("for (int e = 0; e < 2; ++e)");
@@ -171,7 +173,8 @@ void emitStore(Code& c, const CorrelatorSpec& s, const DirectPipe& p, bool half)
       const std::string T = vis ? (f16 ? "float2" : "int2") : (f16 ? "float2" : "longlong2");
       std::string at = "bl";
       if (P == 2)
-        at = s.polOrder == "r1_r2" ? "(bl * 2 + (gi & 1)) * 2 + ((gj + e) & 1)" : "(bl * 2 + ((gj + e) & 1)) * 2 + (gi & 1)";
+        at = s.polOrder == "r1_r2" ? "(bl * 2 + (gi & 1)) * 2 + ((gj + e) & 1)"
+                                   : "(bl * 2 + ((gj + e) & 1)) * 2 + (gi & 1)";
       if (vis) {
         c(fmt::format("visv[{}] = make_{}({}, {});", at, T, re("e"), im("e")));
       } else {
@@ -191,16 +194,16 @@ void emitStore(Code& c, const CorrelatorSpec& s, const DirectPipe& p, bool half)
 
 void emitConsumers(Code& c, const CorrelatorSpec& s, const DirectPipe& p, long long nst, bool half) {
   const int G = p.group;
-  c(fmt::format("wf_u32 ra[{0}], rb[{0}];  // A registers of even and odd groups (a wgmma reads them until its group "
-                "retires)",
-                16 * G));
+  c(
+      fmt::format("wf_u32 ra[{0}], rb[{0}];  // A registers of even and odd groups (a wgmma reads them until its group "
+                  "retires)",
+                  16 * G));
   c("int slot = 0, prev = 0;");
   c("unsigned par = 0;");
   if (half)
     c(fmt::format("const unsigned long long db0 = db_full + {}ull;  // B from column input {}",
-                  p.rows / 2 / 8 * kPipeSbo / 16, p.rows / 2));
-  else
-    c("const unsigned long long db0 = db_full;");
+                  (p.descB(0, 0, 0, p.rows / 2).start - p.descB(0, 0, 0).start) >> 4, p.rows / 2));
+  else c("const unsigned long long db0 = db_full;");
   const long long groups = nst / G, pairs = groups / 2;  // full groups, pairs of them
   c("#pragma unroll 1");
   c.open(fmt::format("for (int k = 0; k < {}; k += {})", 2 * G * pairs, 2 * G));
@@ -230,7 +233,8 @@ std::string emitDirectCorrelate(const CorrelatorSpec& s, const DirectPipe& p, co
   const long long tiles = static_cast<long long>(tps) * (tps + 1) / 2;
   const long long nst = (s.samples + p.ts - 1) / p.ts;
   std::string head = fmt::format(
-      "// {}: correlate {} receivers x {} pol, {} channels, {} samples per call ({}), {} layout; generated by warpforge "
+      "// {}: correlate {} receivers x {} pol, {} channels, {} samples per call ({}), {} layout; generated by "
+      "warpforge "
       "(correlator family)\n"
       "// sm_90a pipeline, operands as stored (tuning.transform \"none\"): {} x {} input tiles; a producer warpgroup "
       "copies each stage ({} samples) by 16-byte cp.async into {} slots of {} B (64-byte swizzle, {} stages in "
@@ -243,36 +247,27 @@ std::string emitDirectCorrelate(const CorrelatorSpec& s, const DirectPipe& p, co
                         f16 ? "f32" : "int32");
   head += cmma::sm90aGuard();
   Code c;
-  c.open(fmt::format("extern \"C\" __global__ void __launch_bounds__({}, {}) {}(const unsigned char* __restrict__ input, "
-                     "{}* __restrict__ {}, long long batch)",
-                     p.threads, p.blocksPerSm, name, f16 ? "float" : s.writesVisibilities() ? "int" : "long long",
-                     s.writesVisibilities() ? "vis" : "acc"));
+  c.open(
+      fmt::format("extern \"C\" __global__ void __launch_bounds__({}, {}) {}(const unsigned char* __restrict__ input, "
+                  "{}* __restrict__ {}, long long batch)",
+                  p.threads, p.blocksPerSm, name,
+                  f16                      ? "float"
+                  : s.writesVisibilities() ? "int"
+                                           : "long long",
+                  s.writesVisibilities() ? "vis" : "acc"));
   c("extern __shared__ __align__(1024) unsigned char wf_smem[];");
   c("const int tid = threadIdx.x, lane = tid & 31;");
   c("const int warp = __shfl_sync(0xffffffffu, tid >> 5, 0);  // warp-uniform for ptxas: wgmma outside divergent "
     "paths");
-  c("// block -> (batch entry, channel, triangle tile (ti, tj), ti <= tj)");
-  c("long long unit = blockIdx.x;");
-  c(fmt::format("const int tile = (int)(unit % {}LL);", tiles));
-  c(fmt::format("unit /= {}LL;", tiles));
-  c(fmt::format("const int channel = (int)(unit % {}LL);", s.channels));
-  c(fmt::format("const long long b = unit / {}LL;", s.channels));
-  c("const float xq = 8.0f * (float)tile + 1.0f;");
-  c("int tj = (int)((xq * rsqrtf(xq) - 1.0f) * 0.5f);");
-  c("while (tj * (tj + 1) / 2 > tile) --tj;");
-  c("while ((tj + 1) * (tj + 2) / 2 <= tile) ++tj;");
-  c("const int ti = tile - tj * (tj + 1) / 2;");
-  c("const bool diag = ti == tj;  // one side copied: A and B are the column side");
-  c(fmt::format("const int row0 = ti * {0}, col0 = tj * {0};  // first inputs of the row and column sides", p.rows));
-  c(fmt::format("const unsigned char* const chan = input + (b * {}LL + (long long)channel * {}LL) * {};", s.input.batch,
-                s.input.channel, p.eb));
+  corr_emit::emitTileOfBlock(c, s, tiles, p.rows, p.eb, "one side copied: A and B are the column side");
   c("// shared memory: the operand ring at a 1024-aligned base (64-byte swizzle atoms), then the mbarriers");
   c("const unsigned ring = ((unsigned)__cvta_generic_to_shared(wf_smem) + 1023u) & ~1023u;");
   c(fmt::format("const unsigned full = ring + {}u, empty = full + {}u;", p.barriers, 8 * p.stages));
   c.open("if (tid == 0)");
-  c(fmt::format("for (int i = 0; i < {}; ++i) {{ wfa_mbar_init(full + 8u * i, 128u); wfa_mbar_init(empty + 8u * i, "
-                "{}u); }}",
-                p.stages, 4 * p.consumers));
+  c(
+      fmt::format("for (int i = 0; i < {}; ++i) {{ wfa_mbar_init(full + 8u * i, 128u); wfa_mbar_init(empty + 8u * i, "
+                  "{}u); }}",
+                  p.stages, 4 * p.consumers));
   c("wfa_fence_mbar_init();");
   c.close();
   c("__syncthreads();  // the only block-wide barrier: the mbarriers are initialised");
@@ -286,7 +281,8 @@ std::string emitDirectCorrelate(const CorrelatorSpec& s, const DirectPipe& p, co
   c(fmt::format("{} d0[{}], d1[{}];  // row inputs 64 cg + 0..31 and + 32..63", f16 ? "float" : "int", acc, acc));
   c("#pragma unroll");
   c(fmt::format("for (int z = 0; z < {}; ++z) d0[z] = 0, d1[z] = 0;", acc));
-  c("// ldmatrix rows: row input 64 cg + 32 h + 8 (warp % 4) + lane % 8, 16-byte chunk lane / 8 of the stage's 64 bytes");
+  c("// ldmatrix rows: row input 64 cg + 32 h + 8 (warp % 4) + lane % 8, 16-byte chunk lane / 8 of the stage's 64 "
+    "bytes");
   c(fmt::format("const unsigned a_side = diag ? {}u : 0u;", p.sideBytes));
   c("const int a_n = 64 * cg + 8 * (warp & 3) + (lane & 7);");
   c(fmt::format("const unsigned a_off0 = a_side + {}, a_off1 = a_side + {};", swizzled("a_n", "lane >> 3"),

@@ -20,15 +20,7 @@ namespace warpforge {
 namespace {
 
 using corr_emit::Code;
-
-// Offset in samples of time `t` (an expression) from a receiver's and polarization's start, for the stage's first
-// sample.
-std::string timeOffset(const CorrelatorInput& in, const std::string& t) {
-  if (in.timesPerBlock > 1)
-    return fmt::format("(long long)(({0}) / {1}) * {2}LL + (long long)(({0}) % {1}) * {3}LL", t, in.timesPerBlock,
-                       in.timeBlock, in.time);
-  return fmt::format("(long long)({}) * {}LL", t, in.timeBlock);
-}
+using corr_emit::timeOffset;
 
 // Bulk copies of stage `st` into raw slot `slot` (warp 0; lane 0 arms the slot's mbarrier with the stage's bytes).
 void emitIssue(Code& c, const CorrelatorSpec& s, const CorrPipe& p) {
@@ -177,23 +169,9 @@ PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p,
   c("const int tid = threadIdx.x, lane = tid & 31;");
   c("const int warp = __shfl_sync(0xffffffffu, tid >> 5, 0);  // warp-uniform for ptxas: wgmma outside divergent "
     "paths");
-  c("// block -> (batch entry, channel, triangle tile (ti, tj), ti <= tj)");
-  c(fmt::format("long long unit = blockIdx.x;"));
-  c(fmt::format("const int tile = (int)(unit % {}LL);", k.tiles));
-  c(fmt::format("unit /= {}LL;", k.tiles));
-  c(fmt::format("const int channel = (int)(unit % {}LL);", s.channels));
-  c(fmt::format("const long long b = unit / {}LL;", s.channels));
-  c("const float xq = 8.0f * (float)tile + 1.0f;");
-  c("int tj = (int)((xq * rsqrtf(xq) - 1.0f) * 0.5f);");
-  c("while (tj * (tj + 1) / 2 > tile) --tj;");
-  c("while ((tj + 1) * (tj + 2) / 2 <= tile) ++tj;");
-  c("const int ti = tile - tj * (tj + 1) / 2;");
-  c("const bool diag = ti == tj;  // A is B's sample rows: one side copied and transformed");
-  c(fmt::format("const int row0 = ti * {0}, col0 = tj * {0};  // first inputs of the tile's row and column sides",
-                p.rows));
+  corr_emit::emitTileOfBlock(c, s, k.tiles, p.rows, static_cast<int>(eb),
+                             "A is B's sample rows: one side copied and transformed");
   c(fmt::format("const int rows_i = min({0}, {1} - row0), rows_j = min({0}, {1} - col0);", p.rows, N));
-  c(fmt::format("const unsigned char* const chan = input + (b * {}LL + (long long)channel * {}LL) * {};", s.input.batch,
-                s.input.channel, eb));
   c("// shared memory: the operand ring at a 1024-aligned base (64-byte swizzle atoms), the raw ring, the mbarriers");
   c("const unsigned smem0 = (unsigned)__cvta_generic_to_shared(wf_smem);");
   c("const unsigned op_ring = (smem0 + 1023u) & ~1023u;");
