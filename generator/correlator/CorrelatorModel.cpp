@@ -82,9 +82,11 @@ CorrelatorChoice chooseCorrelator(const CorrelatorSpec& s, const std::string& ar
           "pipeline, {}-input tiles by the cost model ({:.1f} us with 64, {:.1f} us with 128 on 132 SMs at 1755 MHz)",
           c.rows, t64, t128);
     }
-    if (directByDefault(s)) {
-      // The operands as stored: square tiles only (the whole triangle's pieces read A from a transformed side); two
-      // stages per wait only on 128-input tiles (registers).
+    // The operands as stored: square tiles only (the whole triangle's pieces read A from a transformed side); unasked,
+    // only on 128-input tiles (where it was measured faster; 64-input tiles are not timed against the whole triangle
+    // yet); two stages per wait only on 128-input tiles (registers).
+    const bool asked = s.tuning.transform == "none";
+    if (directByDefault(s) && (asked || c.rows == 128)) {
       c.direct = true;
       if (s.tuning.stagesPerSyncGiven && s.tuning.stagesPerSync == 2 && !s.tuning.rowsGiven) c.rows = 128;
       c.why += ", operands as stored (transform none: cp.async into the operand ring, A's Im rows in registers)";
