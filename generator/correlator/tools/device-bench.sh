@@ -24,6 +24,8 @@
 # TCC's script is found at $TCC (default ./tcc-anchor/tcc_bench.py); it is only measured against.
 # WF_DEADLINE (seconds since the start): no shape starts after it. One shape's `bench` costs ~25 s (host work: random
 # inputs, the sampled reference, the cuBLAS baseline): TCC's seven configurations and 8 random shapes take ~8 minutes.
+# LOG apart from OUT (e.g. LOG=/tmp/wflog): at the end OUT gets summary.txt and logs.tgz (LOG packed) only, which keeps
+# the device tool's returned files within its count.
 # Usage (repository root): OUT=/tmp/out bash generator/correlator/tools/device-bench.sh
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
@@ -175,4 +177,8 @@ fi
 if [ -n "${WF_SWEEP:-}" ]; then
   timeout ${WF_SWEEP_TIMEOUT:-200} $wf bench --sweep correlator --cases "$WF_SWEEP" --seed "${WF_SEED:-$RANDOM}" --sweep-log "$LOG/sweep.jsonl" > "$LOG/sweep.log" 2>&1
   grep -E "^sweep of|geometric mean|cases:|^  [a-z0-9]+ (tcc|katgpucbf)" "$LOG/sweep.log" | head -20 | tee -a "$LOG/summary.txt"
+fi
+if [ "$(cd "$LOG" && pwd)" != "$(cd "$OUT" && pwd)" ]; then
+  cp "$LOG/summary.txt" "$OUT/" 2>/dev/null
+  tar czf "$OUT/logs.tgz" -C "$LOG" --exclude='*.ncu-rep' .
 fi
