@@ -55,7 +55,6 @@ inline std::vector<std::pair<std::string, std::string>> correlatorShimEntries() 
        "wf_wgmma_acquired(da, 64, db, 2 * R); wf_wgmma(d, da, db); }"},
       {"corr_wgmma_wait", "template <int N> static inline void corr_wgmma_wait() { wf_wgmma_wait(N); }"},
       // The pipeline with the operands as stored: cp.async by window address, wgmma with A from registers.
-      {"corr_memory_order", "static inline void corr_memory_order() {}"},
       {"corr_cp16",
        "static inline void corr_cp16(unsigned dst, const void* src, unsigned bytes) { wf_cp_async_zfill(dst, src, 16, "
        "(int)bytes); }"},

@@ -32,6 +32,13 @@ NodePtr ldmatrixFn() {
 // ordinary shared-memory stores visible to wgmma, and one m64 x N x (32 bytes of k) wgmma with both operands in shared
 // memory (descriptors: K-major, no swizzle), D += A B (scale-d 1). The accumulators are the caller's array, indexed
 // with constants once inlined.
+// cp.async's commit and wait of groups (the register-staged wgmma kernel's ring and the operands-as-stored producer).
+constexpr const char* kCpAsyncGroupHelpers =
+    "static __device__ __forceinline__ void corr_cp_commit() { asm volatile(\"cp.async.commit_group;\" ::: "
+    "\"memory\"); }\n"
+    "template <int N> static __device__ __forceinline__ void corr_cp_wait() { asm "
+    "volatile(\"cp.async.wait_group %0;\" :: \"n\"(N) : \"memory\"); }\n";
+
 NodePtr wgmmaFns(SampleType type, int n) {
   const bool f16 = type == SampleType::CF16;
   return raw(wgmmaSyncHelpers("corr_") +
@@ -46,12 +53,8 @@ NodePtr wgmmaFns(SampleType type, int n) {
              "static __device__ __forceinline__ void corr_cp_async8(void* dst, const void* src, bool valid) {\n"
              "  asm volatile(\"cp.async.ca.shared.global [%0], [%1], 8, %2;\" :: "
              "\"r\"((unsigned)__cvta_generic_to_shared(dst)), \"l\"(src), \"r\"(valid ? 8 : 0) : \"memory\");\n"
-             "}\n"
-             "static __device__ __forceinline__ void corr_cp_commit() { asm volatile(\"cp.async.commit_group;\" ::: "
-             "\"memory\"); }\n"
-             "template <int N> static __device__ __forceinline__ void corr_cp_wait() { asm "
-             "volatile(\"cp.async.wait_group %0;\" :: \"n\"(N) : \"memory\"); }\n" +
-             wgmmaDescriptorHelper("corr_desc", WgmmaSwizzle::None, 0, 0, true) +
+             "}\n" +
+             std::string(kCpAsyncGroupHelpers) + wgmmaDescriptorHelper("corr_desc", WgmmaSwizzle::None, 0, 0, true) +
              wgmmaHelper(WgmmaAtom{n, f16, false}, "corr_wgmma"));
 }
 
@@ -147,13 +150,8 @@ std::string correlatorDirectHelpers(const DirectPipe& p) {
        "zero-fills.\n"
        "static __device__ __forceinline__ void corr_cp16(unsigned dst, const void* src, unsigned bytes) { asm "
        "volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\" :: \"r\"(dst), \"l\"(src), \"r\"(bytes) : "
-       "\"memory\"); }\n"
-       "static __device__ __forceinline__ void corr_cp_commit() { asm volatile(\"cp.async.commit_group;\" ::: "
-       "\"memory\"); }\n"
-       "template <int N> static __device__ __forceinline__ void corr_cp_wait() { asm volatile(\"cp.async.wait_group "
-       "%0;\" :: \"n\"(N) : \"memory\"); }\n";
-  o += "// A compiler barrier for memory accesses (no instruction).\n"
-       "static __device__ __forceinline__ void corr_memory_order() { asm volatile(\"\" ::: \"memory\"); }\n";
+       "\"memory\"); }\n";
+  o += kCpAsyncGroupHelpers;
   if (f16)
     o += "// A's Im row from its sample row: (re, im) -> (im, -re) per f16 pair (exact).\n"
          "static __device__ __forceinline__ wf_u32 corr_im_row(wf_u32 w) { return (w >> 16) | ((w ^ 0x8000u) << 16); "

@@ -35,10 +35,23 @@ inline std::string timeOffset(const CorrelatorInput& in, const std::string& t) {
   return fmt::format("(long long)({}) * {}LL", t, in.timeBlock);
 }
 
-// The pipelines' prologue: block -> (batch entry b, channel, triangle tile (ti, tj), ti <= tj), diag, the tile's
-// first inputs row0 / col0, and chan, the channel's first sample (bytes of `sampleBytes`).
-inline void emitTileOfBlock(Code& c, const CorrelatorSpec& s, long long tiles, int rows, int sampleBytes,
-                            const std::string& diagComment) {
+// The pipelines' kernel opening: the signature (input; vis or acc by the output model), dynamic shared memory, tid,
+// lane, warp; block -> (batch entry b, channel, triangle tile (ti, tj), ti <= tj), diag, the tile's first inputs row0
+// / col0, and chan, the channel's first sample (bytes of `sampleBytes`). Leaves the kernel's body open.
+inline void emitKernelOpening(Code& c, const CorrelatorSpec& s, const std::string& name, int threads, int blocksPerSm,
+                              long long tiles, int rows, int sampleBytes, const std::string& diagComment) {
+  c.open(
+      fmt::format("extern \"C\" __global__ void __launch_bounds__({}, {}) {}(const unsigned char* __restrict__ input, "
+                  "{}* __restrict__ {}, long long batch)",
+                  threads, blocksPerSm, name,
+                  s.type == SampleType::CF16 ? "float"
+                  : s.writesVisibilities()   ? "int"
+                                             : "long long",
+                  s.writesVisibilities() ? "vis" : "acc"));
+  c("extern __shared__ __align__(1024) unsigned char wf_smem[];");
+  c("const int tid = threadIdx.x, lane = tid & 31;");
+  c("const int warp = __shfl_sync(0xffffffffu, tid >> 5, 0);  // warp-uniform for ptxas: wgmma outside divergent "
+    "paths");
   c("// block -> (batch entry, channel, triangle tile (ti, tj), ti <= tj)");
   c("long long unit = blockIdx.x;");
   c(fmt::format("const int tile = (int)(unit % {}LL);", tiles));

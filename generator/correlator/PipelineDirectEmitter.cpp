@@ -186,7 +186,6 @@ void emitStore(Code& c, const CorrelatorSpec& s, const DirectPipe& p, bool half)
       }
       c.close();
       c.close();
-      if (!vis) c("corr_memory_order();  // one block's read-modify-writes at a time: hoisted loads would spill");
     }
     c.close();
   }
@@ -247,19 +246,8 @@ std::string emitDirectCorrelate(const CorrelatorSpec& s, const DirectPipe& p, co
                         f16 ? "f32" : "int32");
   head += cmma::sm90aGuard();
   Code c;
-  c.open(
-      fmt::format("extern \"C\" __global__ void __launch_bounds__({}, {}) {}(const unsigned char* __restrict__ input, "
-                  "{}* __restrict__ {}, long long batch)",
-                  p.threads, p.blocksPerSm, name,
-                  f16                      ? "float"
-                  : s.writesVisibilities() ? "int"
-                                           : "long long",
-                  s.writesVisibilities() ? "vis" : "acc"));
-  c("extern __shared__ __align__(1024) unsigned char wf_smem[];");
-  c("const int tid = threadIdx.x, lane = tid & 31;");
-  c("const int warp = __shfl_sync(0xffffffffu, tid >> 5, 0);  // warp-uniform for ptxas: wgmma outside divergent "
-    "paths");
-  corr_emit::emitTileOfBlock(c, s, tiles, p.rows, p.eb, "one side copied: A and B are the column side");
+  corr_emit::emitKernelOpening(c, s, name, p.threads, p.blocksPerSm, tiles, p.rows, p.eb,
+                               "one side copied: A and B are the column side");
   c("// shared memory: the operand ring at a 1024-aligned base (64-byte swizzle atoms), then the mbarriers");
   c("const unsigned ring = ((unsigned)__cvta_generic_to_shared(wf_smem) + 1023u) & ~1023u;");
   c(fmt::format("const unsigned full = ring + {}u, empty = full + {}u;", p.barriers, 8 * p.stages));

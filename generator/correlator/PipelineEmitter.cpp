@@ -157,20 +157,8 @@ PipelineKernel emitPipelineCorrelate(const CorrelatorSpec& s, const CorrPipe& p,
   table += "};\n";
 
   Code c;
-  c.open(
-      fmt::format("extern \"C\" __global__ void __launch_bounds__({}, {}) {}(const unsigned char* __restrict__ input, "
-                  "{}* __restrict__ {}, long long batch)",
-                  p.threads, p.blocksPerSm, name,
-                  f16                      ? "float"
-                  : s.writesVisibilities() ? "int"
-                                           : "long long",
-                  s.writesVisibilities() ? "vis" : "acc"));
-  c("extern __shared__ __align__(1024) unsigned char wf_smem[];");
-  c("const int tid = threadIdx.x, lane = tid & 31;");
-  c("const int warp = __shfl_sync(0xffffffffu, tid >> 5, 0);  // warp-uniform for ptxas: wgmma outside divergent "
-    "paths");
-  corr_emit::emitTileOfBlock(c, s, k.tiles, p.rows, static_cast<int>(eb),
-                             "A is B's sample rows: one side copied and transformed");
+  corr_emit::emitKernelOpening(c, s, name, p.threads, p.blocksPerSm, k.tiles, p.rows, static_cast<int>(eb),
+                               "A is B's sample rows: one side copied and transformed");
   c(fmt::format("const int rows_i = min({0}, {1} - row0), rows_j = min({0}, {1} - col0);", p.rows, N));
   c("// shared memory: the operand ring at a 1024-aligned base (64-byte swizzle atoms), the raw ring, the mbarriers");
   c("const unsigned smem0 = (unsigned)__cvta_generic_to_shared(wf_smem);");
