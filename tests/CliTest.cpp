@@ -227,6 +227,27 @@ TEST(Cli, BadBeamformerMmaExitsTwoWithPath) {
   EXPECT_EQ(run("verify " + path + " --no-compile").code, 0);  // the same spec with a valid ring is fine
 }
 
+// The correlator's tuning.transform "none" (the operands as stored) where the spec cannot have it: exit 2, the file
+// and the JSON path named; the same spec with sample_range symmetric verifies.
+TEST(Cli, CorrelatorOperandsAsStoredRefusedWithPath) {
+  const std::string path = ::testing::TempDir() + "/bad_corr_none.json";
+  auto write = [&](const std::string& more) {
+    std::ofstream(path) << R"({"name": "c", "family": "correlator", "receivers": 64, "polarizations": 2, "channels": 4,
+                              "samples_per_call": 256, "sample_type": "ci8", "input": {"layout": "tcc"})"
+                        << more << "}";
+  };
+  write(R"(, "tuning": {"transform": "none"})");  // -128 would need the clamp
+  auto r = run("verify " + path + " --no-compile");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find(path + ": /tuning/transform:"), std::string::npos) << r.out;
+  write(R"(, "sample_range": "symmetric", "tuning": {"transform": "none", "raw_stages": 4})");
+  r = run("verify " + path + " --no-compile");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("/tuning/raw_stages"), std::string::npos) << r.out;
+  write(R"(, "sample_range": "symmetric", "tuning": {"transform": "none"})");
+  EXPECT_EQ(run("verify " + path + " --no-compile").code, 0);
+}
+
 // bench --ab: the tuning members are checked before any GPU work, errors name --ab and the
 // JSON path, and it does not combine with --tune; a family whose spec has no tuning member refuses it at /tuning.
 TEST(Cli, BenchAbRejectsBadTuning) {
