@@ -21,3 +21,14 @@ template <int N> static __device__ __forceinline__ void wfa_setmaxnreg_dec() { a
 // 16-byte shared loads and stores by window address.
 static __device__ __forceinline__ uint4 wfa_lds128(unsigned a) { uint4 v; asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(a) : "memory"); return v; }
 static __device__ __forceinline__ void wfa_sts128(unsigned a, uint4 v) { asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" :: "r"(a), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory"); }
+// Thread-block clusters (kernels declared __cluster_dims__): this block's rank in its cluster; every thread of every
+// block of the cluster meets (release / acquire: shared-memory writes before it are visible to the cluster after it).
+static __device__ __forceinline__ unsigned wfa_cluster_rank() { unsigned r; asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r)); return r; }
+static __device__ __forceinline__ void wfa_cluster_sync() { asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory"); }
+// One arrival (release, cluster scope) on the mbarrier at the same shared-window address in block `rank` of the cluster.
+static __device__ __forceinline__ void wfa_mbar_arrive_remote(unsigned bar, unsigned rank) { asm volatile("{\n.reg .b32 ra;\nmapa.shared::cluster.u32 ra, %0, %1;\nmbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra];\n}\n" :: "r"(bar), "r"(rank) : "memory"); }
+// As wfa_mbar_try_wait, with cluster-scope acquire: what other blocks of the cluster released before arriving is visible.
+static __device__ __forceinline__ bool wfa_mbar_try_wait_cluster(unsigned bar, unsigned parity) { unsigned ok; asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n" : "=r"(ok) : "r"(bar), "r"(parity) : "memory"); return ok != 0; }
+// Bulk copy multicast: the same bytes land at shared-window address `dst` of every block of the cluster whose bit is set
+// in `mask`, each completing on its own mbarrier at address `bar`.
+static __device__ __forceinline__ void wfa_bulk_g2s_multicast(unsigned dst, const void* src, unsigned bytes, unsigned bar, unsigned short mask) { asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1], %2, [%3], %4;" :: "r"(dst), "l"(src), "r"(bytes), "r"(bar), "h"(mask) : "memory"); }

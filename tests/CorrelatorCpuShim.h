@@ -75,6 +75,17 @@ inline std::vector<std::pair<std::string, std::string>> correlatorShimEntries() 
       {"wfa_bulk_g2s",
        "static inline void wfa_bulk_g2s(unsigned dst, const void* src, unsigned bytes, unsigned bar) { "
        "wf_bulk_g2s(dst, src, bytes, bar); }"},
+      {"wfa_cluster_rank", "static inline unsigned wfa_cluster_rank() { return wf_cluster_rank(); }"},
+      {"wfa_cluster_sync", "static inline void wfa_cluster_sync() { wf_cluster_sync(); }"},
+      {"wfa_mbar_arrive_remote",
+       "static inline void wfa_mbar_arrive_remote(unsigned bar, unsigned rank) { wf_mbar_arrive_remote(bar, rank); }"},
+      {"wfa_mbar_try_wait_cluster",
+       "static inline bool wfa_mbar_try_wait_cluster(unsigned bar, unsigned parity) { return wf_mbar_try_wait(bar, "
+       "parity); }"},
+      {"wfa_bulk_g2s_multicast",
+       "static inline void wfa_bulk_g2s_multicast(unsigned dst, const void* src, unsigned bytes, unsigned bar, "
+       "unsigned "
+       "short mask) { wf_bulk_g2s_multicast(dst, src, bytes, bar, mask); }"},
       {"wfa_setmaxnreg_inc", "template <int N> static inline void wfa_setmaxnreg_inc() { wf_setmaxnreg(N); }"},
       {"wfa_setmaxnreg_dec", "template <int N> static inline void wfa_setmaxnreg_dec() { wf_setmaxnreg(N); }"},
       {"wfa_lds128", "static inline uint4 wfa_lds128(unsigned a) { return wf_lds128(a); }"},

@@ -112,7 +112,8 @@ TEST(CorrelatorDirect, RunsOnTheCpuAndMatchesTheExactReference) {
                   kSym + R"(, "output": "visibilities", "conjugate": "r1", "polarization_order": "r2_r1")",
                   R"(, "receivers_per_block": 64, "stages": 4)"),
        "ci8 R = 70, 128-input tiles, TCC's convention and order, visibilities, 7 stages through 4 slots"},
-      {directJson("cpu_direct_b", 35, 2, "ci8", 160, kSym, R"(, "receivers_per_block": 32, "stages": 3)"),
+      {directJson("cpu_direct_b", 35, 2, "ci8", 160, kSym,
+                  R"(, "receivers_per_block": 32, "stages": 3, "row_copies": "cp.async")"),
        "ci8 R = 35, 64-input tiles, accumulators, 5 stages through 3 slots"},
       {directJson("cpu_direct_c", 35, 2, "cf16", 208, R"(, "output": "visibilities")",
                   R"(, "receivers_per_block": 64)"),
@@ -122,21 +123,42 @@ TEST(CorrelatorDirect, RunsOnTheCpuAndMatchesTheExactReference) {
        "ci8 one polarization R = 100, 64-input tiles, visibilities"},
       {directJson("cpu_direct_e", 40, 2, "cf16", 48,
                   R"(, "polarization_order": "r2_r1", "conjugate": "r1", "output": "visibilities")",
-                  R"(, "receivers_per_block": 32)"),
+                  R"(, "receivers_per_block": 32, "row_copies": "cp.async")"),
        "cf16 R = 40, 64-input tiles, visibilities, r2_r1"},
       {directJson("cpu_direct_h", 70, 2, "ci8", 96, kSym + R"(, "polarization_order": "r2_r1", "conjugate": "r1")",
-                  R"(, "receivers_per_block": 64)"),
+                  R"(, "receivers_per_block": 64, "row_copies": "cp.async")"),
        "ci8 R = 70, 128-input tiles, accumulators, r2_r1"},
       {directJson("cpu_direct_f", 70, 2, "ci8", 224, kSym + R"(, "output": "visibilities")",
-                  R"(, "receivers_per_block": 64, "stages": 6, "stages_per_sync": 2)"),
+                  R"(, "receivers_per_block": 64, "stages": 6, "stages_per_sync": 2, "row_copies": "cp.async")"),
        "ci8 R = 70, 128-input tiles, two stages per wait: 7 stages = 3 groups and a last stage, through 6 slots"},
       {directJson("cpu_direct_g", 35, 2, "cf16", 208, R"(, "output": "visibilities")",
                   R"(, "receivers_per_block": 64, "stages_per_sync": 2)"),
-       "cf16 R = 35, one partial diagonal 128-input tile, two stages per wait: 13 stages through 8 slots"}};
+       "cf16 R = 35, one partial diagonal 128-input tile, two stages per wait: 13 stages through 8 slots"},
+      {directJson("cpu_direct_i", 70, 2, "ci8", 224, kSym + R"(, "output": "visibilities")",
+                  R"(, "receivers_per_block": 64, "stages": 4, "row_copies": "bulk")"),
+       "ci8 R = 70, 128-input tiles (the second partial), the row side by bulk copies, 7 stages through 4 slots"},
+      {directJson("cpu_direct_j", 35, 2, "cf16", 208, R"(, "output": "visibilities")",
+                  R"(, "receivers_per_block": 32, "row_copies": "bulk")"),
+       "cf16 R = 35, 64-input tiles, the row side by bulk copies, 13 stages"},
+      {directJson("cpu_direct_k", 70, 2, "ci8", 224, kSym,
+                  R"(, "receivers_per_block": 64, "stages": 6, "stages_per_sync": 2, "row_copies": "bulk")"),
+       "ci8 R = 70, 128-input tiles, accumulators, the row side by bulk copies, two stages per wait"},
+      {directJson("cpu_direct_p", 100, 2, "ci8", 224, kSym + R"(, "output": "visibilities")",
+                  R"(, "receivers_per_block": 64, "stages": 4, "row_copies": "multicast")"),
+       "ci8 R = 100, 128-input tiles in cluster pairs (one pair, one tile alone), the row side multicast"},
+      {directJson("cpu_direct_q", 70, 2, "cf16", 208, R"(, "output": "visibilities")",
+                  R"(, "receivers_per_block": 32, "row_copies": "multicast")"),
+       "cf16 R = 70, 64-input tiles in cluster pairs, the row side multicast, 13 stages"},
+      {directJson("cpu_direct_r", 100, 2, "ci8", 224, kSym,
+                  R"(, "receivers_per_block": 64, "stages": 6, "stages_per_sync": 2, "row_copies": "multicast")"),
+       "ci8 R = 100, accumulators, cluster pairs, two stages per wait"}};
   for (const auto& c : cases) {
     const CorrelatorSpec s = parseCorrelatorSpecText(c.json, "cpu.json");
     const CorrelatorKernels k = emitCorrelatorFor(s, "sm_90");
     ASSERT_TRUE(k.direct) << c.label;
+    EXPECT_EQ(k.correlateSource.find("wfa_bulk_g2s(base") != std::string::npos,
+              s.tuning.rowCopies != 0 && !rowBulkBlocker(s))
+        << c.label;
     runCorrelatorPlanOnCpu(*makeCorrelatorSpec(s), correlatorLaunchPlan(s, k), 2, 7301, "direct " + c.label);
   }
 }
@@ -159,4 +181,24 @@ TEST(CorrelatorDirect, MutationsAreCaught) {
        "wfa_setmaxnreg_dec<56>();", "wfa_setmaxnreg_dec<64>();"}};
   test::expectMutationsCaught(*makeCorrelatorSpec(s), plan, mutations, 7302, "correlator-cpu", correlatorShim(),
                               {{"dump", 1}});
+  // The row side by bulk copies: a stage published without the copies' bytes expected.
+  const CorrelatorSpec b =
+      parseCorrelatorSpecText(directJson("cpu_direct_n", 70, 2, "ci8", 224, kSym,
+                                         R"(, "receivers_per_block": 64, "stages": 4, "row_copies": "bulk")"),
+                              "n.json");
+  test::expectMutationsCaught(*makeCorrelatorSpec(b), correlatorLaunchPlan(b, emitCorrelatorFor(b, "sm_90")),
+                              {{"the bulk copies' bytes not expected by the stage's barrier",
+                                "wfa_mbar_arrive_tx(full + 8u * slot, 2u * a_run)",
+                                "wfa_mbar_arrive(full + 8u * slot)"}},
+                              7303, "correlator-cpu", correlatorShim(), {{"dump", 1}});
+  // Cluster pairs: each block multicasting its half of A's time blocks only to itself (the pair's stage never
+  // completes: a deadlock the emulation reports).
+  const CorrelatorSpec m2 =
+      parseCorrelatorSpecText(directJson("cpu_direct_o", 100, 2, "ci8", 224, kSym,
+                                         R"(, "receivers_per_block": 64, "stages": 4, "row_copies": "multicast")"),
+                              "o.json");
+  test::expectMutationsCaught(*makeCorrelatorSpec(m2), correlatorLaunchPlan(m2, emitCorrelatorFor(m2, "sm_90")),
+                              {{"a multicast that reaches only its own block", "full + 8u * slot, 3);",
+                                "full + 8u * slot, (unsigned short)(1u << rank));"}},
+                              7304, "correlator-cpu", correlatorShim(), {{"dump", 1}});
 }

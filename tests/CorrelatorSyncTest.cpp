@@ -210,14 +210,17 @@ TEST(CorrelatorSync, SymmetricSamplesSkipTheClampAndStayExact) {
   EXPECT_EQ(pathOf(syncJson("t", 35, "ci8", "tcc", 208, "", R"(, "sample_range": "half")")), "/sample_range");
   EXPECT_EQ(pathOf(syncJson("t", 35, "ci8", "tcc", 208, "", R"(, "sample_range": "full")")), "(accepted)");
   const std::string identity = "corr_clamp8(wf_u32 w) { return w; }", identity4 = "corr_clamp4(wf_u32 w) { return w; }";
-  // sm_90's default for symmetric ci8 uses the operands as stored on 128-input tiles (no clamp at all:
-  // PipelineDirect.h), not where the model picks 64-input tiles or the whole triangle (R = 35: 70 inputs); with a
+  // sm_90's default for symmetric ci8 uses the operands as stored (no clamp at all: PipelineDirect.h) on either tile
+  // (R = 35: 70 inputs, 64-input tiles), not where the whole triangle saves blocks (129..160 inputs: R = 70); with a
   // transform asked for, the transform pipeline's clamp is the identity.
   std::string tccR64 = syncJson("t", 64, "ci8", "tcc", 4096, "", sym);  // TCC's R = 64 C = 1024 T = 4096
   tccR64.replace(tccR64.find(R"("channels": 1,)"), 14, R"("channels": 1024,)");
   EXPECT_TRUE(emitCorrelatorFor(parseCorrelatorSpecText(tccR64, "t.json"), "sm_90").direct);
-  EXPECT_FALSE(
+  EXPECT_TRUE(
       emitCorrelatorFor(parseCorrelatorSpecText(syncJson("t", 35, "ci8", "tcc", 208, "", sym), "t.json"), "sm_90")
+          .direct);
+  EXPECT_FALSE(
+      emitCorrelatorFor(parseCorrelatorSpecText(syncJson("t", 70, "ci8", "tcc", 208, "", sym), "t.json"), "sm_90")
           .direct);
   for (const char* arch : {"sm_80", "sm_90"}) {
     const CorrelatorSpec full = parseCorrelatorSpecText(syncJson("t", 35, "ci8", "tcc", 208, ""), "t.json");

@@ -8,7 +8,9 @@
 // hardware may complete them: cp.async (the shared destination written at the wait) and wgmma m64nNk32 s8 / m64nNk16
 // f16 from shared-memory descriptors (results at the wait; operands or accumulators changed in flight are reported as
 // hazards, which fail the run). Inline PTX left in a kernel is an error: the caller replaces each helper's body with
-// the shim's function.
+// the shim's function. A kernel declared with __cluster_dims__(C, 1, 1) runs cluster after cluster, the C CTAs of a
+// cluster at once, each in its own copy of the kernel's library (its own shared memory), with sm_90's cluster
+// operations between them (wf_cluster_rank / _size / _sync, remote mbarrier arrives, multicast bulk copies).
 #include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
@@ -18,6 +20,8 @@
 #include <algorithm>
 #include <array>
 #include <barrier>
+#include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -25,6 +29,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -48,6 +53,7 @@ inline const char* cudaOnCpuShim() {
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 struct float2 { float x, y; };
 struct alignas(16) float4 { float x, y, z, w; };
 inline float2 make_float2(float a, float b) { return {a, b}; }
@@ -78,17 +84,18 @@ extern "C" void wf_set(void* bar, void* warp, unsigned tx, unsigned bx, unsigned
 }
 inline void __syncthreads() { wf_bar->arrive_and_wait(); }
 // bar.sync id, n: the n threads of named barrier id meet (id 0 is __syncthreads). One std::barrier per id and count,
-// made by its first arrival: blocks run one after another, so an id serves one block at a time. The count is part of
-// the key because the map is one per process (every loaded kernel library shares this inline function's statics), and
-// kernels run earlier may have used the same id with another count.
+// made by its first arrival: a library's blocks run one after another, so an id serves one block at a time. The map
+// is at namespace scope, one per loaded library (a function's static in an inline function would be one object across
+// every kernel library the process loads, and the CTAs of a cluster run at once, each in its own copy of the
+// library); the count is part of the key as a kernel may use an id with several counts.
+static std::mutex wf_named_mutex;
+static std::map<std::pair<unsigned, unsigned>, std::unique_ptr<std::barrier<>>> wf_named_bars;
 inline void wf_bar_sync(unsigned id, unsigned count) {
   if (id == 0) return __syncthreads();
-  static std::mutex m;
-  static std::map<std::pair<unsigned, unsigned>, std::unique_ptr<std::barrier<>>> bars;
   std::barrier<>* b;
   {
-    std::lock_guard<std::mutex> lock(m);
-    auto& slot = bars[{id, count}];
+    std::lock_guard<std::mutex> lock(wf_named_mutex);
+    auto& slot = wf_named_bars[{id, count}];
     if (!slot) slot = std::make_unique<std::barrier<>>(count);
     b = slot.get();
   }
@@ -115,22 +122,30 @@ extern "C" char __start_wf_shared[];
 extern "C" char __stop_wf_shared[];
 inline unsigned long long __cvta_generic_to_shared(const void* p) { return (unsigned long long)((const char*)p - __start_wf_shared) + 0x1000u; }
 inline void wf_hazard(const char* what);
-// A window address outside the kernel's shared arrays is a hazard (read as the anchor instead).
-inline void* wf_shared(unsigned a) {
+// A window address outside the kernel's shared arrays is a hazard (read as the anchor instead), reported through `hz`
+// (the hazard function of the library whose thread made the access: a peer CTA's one for cluster operations).
+inline void* wf_shared_in(unsigned a, void (*hz)(const char*)) {
   if (a < 0x1000u || a - 0x1000u >= (unsigned)(__stop_wf_shared - __start_wf_shared)) {
-    wf_hazard("shared-memory address outside the kernel's shared arrays");
+    hz("shared-memory address outside the kernel's shared arrays");
     return __start_wf_shared;
   }
   return __start_wf_shared + (a - 0x1000u);
 }
+inline void* wf_shared(unsigned a) { return wf_shared_in(a, wf_hazard); }
 // Hazards the emulation sees (an async operation's operands changed while in flight, a kernel that exits with
-// one pending, ...): counted, the first described; the runner fails the test on any.
+// one pending, ...): counted, the first described (and timed, so the runner names the earliest of a cluster's
+// libraries); the runner fails the test on any.
 static std::atomic<long long> wf_hazards{0};
 static char wf_first_hazard[256];
+static std::atomic<long long> wf_first_hazard_at{0};
 inline void wf_hazard(const char* what) {
-  if (wf_hazards.fetch_add(1) == 0) std::snprintf(wf_first_hazard, sizeof wf_first_hazard, "thread %u of block %u: %s", threadIdx.x, blockIdx.x, what);
+  if (wf_hazards.fetch_add(1) == 0) {
+    wf_first_hazard_at.store((long long)std::chrono::steady_clock::now().time_since_epoch().count());
+    std::snprintf(wf_first_hazard, sizeof wf_first_hazard, "thread %u of block %u: %s", threadIdx.x, blockIdx.x, what);
+  }
 }
 extern "C" long long wf_hazard_count(const char** first) { *first = wf_first_hazard; return wf_hazards.load(); }
+extern "C" long long wf_hazard_first_at() { return wf_first_hazard_at.load(); }
 // __byte_perm(x, y, s): byte i of the result is byte (s >> 4 i) & 7 of the 8 bytes y:x.
 inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
   const unsigned long long v = (unsigned long long)y << 32 | x;
@@ -437,19 +452,29 @@ inline void wf_mbar_init(unsigned bar, unsigned count) {
   if (!b.copies.empty()) wf_hazard("mbarrier initialised while bulk copies complete on it");
   b = WfMbar{(int)count, (int)count, 0, 0, {}};
 }
-inline void wf_mbar_arrive_tx(unsigned bar, unsigned bytes) {
+// Set (under wf_mb_mutex) when the last thread of this library's CTA returns, cleared when the runner starts the
+// next: a peer CTA's arrive or bulk copy on a CTA that has returned is a hazard.
+static bool wf_cta_returned = false;
+// An arrive (with `bytes` of expected tx) on this library's mbarrier `bar`; `release` (the arriving thread is one of
+// this CTA's) stamps the thread's unreleased stores with the phase. Hazards through `hz` (the arriving thread's
+// library's wf_hazard).
+inline void wf_mbar_arrive_in(unsigned bar, unsigned bytes, bool release, void (*hz)(const char*)) {
   std::lock_guard<std::mutex> lock(wf_mb_mutex);
+  if (!release && wf_cta_returned) { hz("remote mbarrier arrive on a peer CTA that has returned"); return; }
   auto it = wf_mbars.find(bar);
-  if (it == wf_mbars.end()) { wf_hazard("arrive on an mbarrier that was never initialised"); return; }
+  if (it == wf_mbars.end()) { hz("arrive on an mbarrier that was never initialised"); return; }
   WfMbar& b = it->second;
-  for (const auto& [chunk, fenced] : wf_unreleased)
-    wf_stamp(chunk).store(1ull << 63 | (fenced ? 1ull << 62 : 0) | (unsigned long long)(b.completed & 0x3fffffff) << 32 | bar);
-  wf_unreleased.clear();
+  if (release) {
+    for (const auto& [chunk, fenced] : wf_unreleased)
+      wf_stamp(chunk).store(1ull << 63 | (fenced ? 1ull << 62 : 0) | (unsigned long long)(b.completed & 0x3fffffff) << 32 | bar);
+    wf_unreleased.clear();
+  }
   b.tx += bytes;
-  if (--b.pending < 0) wf_hazard("more arrivals on an mbarrier phase than it expects");
+  if (--b.pending < 0) hz("more arrivals on an mbarrier phase than it expects");
   if (b.pending == 0 && b.tx == 0) wf_mbar_complete(b);
   wf_mb_cv.notify_all();
 }
+inline void wf_mbar_arrive_tx(unsigned bar, unsigned bytes) { wf_mbar_arrive_in(bar, bytes, true, wf_hazard); }
 inline void wf_mbar_arrive(unsigned bar) { wf_mbar_arrive_tx(bar, 0); }
 inline bool wf_mbar_try_wait(unsigned bar, unsigned parity) {
   std::unique_lock<std::mutex> lock(wf_mb_mutex);
@@ -482,14 +507,20 @@ inline bool wf_mbar_try_wait(unsigned bar, unsigned parity) {
   }
   return false;
 }
-inline void wf_bulk_g2s(unsigned dst, const void* src, unsigned bytes, unsigned bar) {
-  if (dst % 16 || (unsigned long long)src % 16 || bytes % 16 || bytes == 0) wf_hazard("bulk copy with a size or address not a multiple of 16");
-  unsigned char* d = (unsigned char*)wf_shared(dst);
-  if (dst - 0x1000u + bytes > (unsigned)(__stop_wf_shared - __start_wf_shared)) { wf_hazard("bulk copy past the kernel's shared arrays"); return; }
+// A bulk copy into this library's CTA (`peer`: issued by another CTA of the cluster, hazards through its `hz`).
+inline void wf_bulk_g2s_in(unsigned dst, const void* src, unsigned bytes, unsigned bar, bool peer, void (*hz)(const char*)) {
+  if (dst % 16 || (unsigned long long)src % 16 || bytes % 16 || bytes == 0) hz("bulk copy with a size or address not a multiple of 16");
+  unsigned char* d = (unsigned char*)wf_shared_in(dst, hz);
+  if (dst - 0x1000u + bytes > (unsigned)(__stop_wf_shared - __start_wf_shared)) { hz("bulk copy past the kernel's shared arrays"); return; }
+  std::unique_lock<std::mutex> lock(wf_mb_mutex, std::defer_lock);
+  if (peer) {  // checked and poisoned under the lock: the CTA's last thread cannot return in between
+    lock.lock();
+    if (wf_cta_returned) { hz("multicast bulk copy into a peer CTA that has returned"); return; }
+  }
   std::memset(d, 0xa5, bytes);
-  std::lock_guard<std::mutex> lock(wf_mb_mutex);
+  if (!peer) lock.lock();
   auto it = wf_mbars.find(bar);
-  if (it == wf_mbars.end()) { wf_hazard("bulk copy completing on an mbarrier that was never initialised"); return; }
+  if (it == wf_mbars.end()) { hz("bulk copy completing on an mbarrier that was never initialised"); return; }
   it->second.copies.push_back({d, (const unsigned char*)src, bytes});
   // Stamped with the phase the copy completes (the barrier's current one) and bit 31, "written by a bulk copy": a
   // 16-byte shared load of it by a thread that has not waited for that phase is a hazard (wf_lds128), whichever
@@ -498,6 +529,7 @@ inline void wf_bulk_g2s(unsigned dst, const void* src, unsigned bytes, unsigned 
       1ull << 63 | 1ull << 62 | (unsigned long long)(it->second.completed & 0x3fffffff) << 32 | 0x80000000ull | bar;
   for (unsigned a = dst; a < dst + bytes; a += 16) wf_stamp(a).store(stamp);
 }
+inline void wf_bulk_g2s(unsigned dst, const void* src, unsigned bytes, unsigned bar) { wf_bulk_g2s_in(dst, src, bytes, bar, false, wf_hazard); }
 inline void wf_sts128(unsigned a, uint4 v) {
   if (a % 16) wf_hazard("16-byte shared store not 16-byte aligned");
   if (a < 0x1000u || a - 0x1000u + 16 > (unsigned)(__stop_wf_shared - __start_wf_shared)) return wf_hazard("16-byte shared store outside the kernel's shared arrays");
@@ -567,12 +599,72 @@ inline void wf_async_thread_exit() {
   wf_threads_done.store(0);
   wf_setmaxnreg_pool_check();
   std::lock_guard<std::mutex> lock(wf_mb_mutex);
+  wf_cta_returned = true;
   for (auto& [bar, b] : wf_mbars)
     if (!b.copies.empty()) wf_hazard("kernel returned with bulk copies not completed - no wait on their mbarrier phase"), b.copies.clear();
   // The next block starts its mbarriers' phases at 0 again: this block's bulk-copy stamps mean nothing to it.
   const size_t chunks = (size_t)(__stop_wf_shared - __start_wf_shared) / 16 + 1;
   for (size_t i = 0; i < chunks; ++i)
     if (wf_stamps[i].load() & 0x80000000ull) wf_stamps[i].store(0);
+}
+// Thread-block clusters (__cluster_dims__(C, 1, 1), compiled away below; the runner reads C from the source): the C
+// CTAs of a cluster run at once, CTA rank r in the runner's r-th copy of the kernel's library (its own shared memory,
+// mbarrier table and hazard state). The runner gives each copy, before each cluster, its rank, the cluster size, the
+// cluster's barrier (all threads of the cluster) and every copy's entries below, through which a thread performs
+// operations on a peer CTA's state (hazards reported through the issuing thread's wf_hazard). Without
+// __cluster_dims__ a block is a cluster of one (rank 0, size 1).
+typedef void (*WfPeerArrive)(unsigned bar, void (*hz)(const char*));
+typedef void (*WfPeerBulk)(unsigned dst, const void* src, unsigned bytes, unsigned bar, void (*hz)(const char*));
+static unsigned wf_cl_rank = 0, wf_cl_size = 1;
+static std::barrier<>* wf_cl_bar = nullptr;
+static WfPeerArrive wf_cl_arrive[16];
+static WfPeerBulk wf_cl_bulk[16];
+thread_local std::optional<std::barrier<>::arrival_token> wf_cl_token;  // barrier.cluster.arrive not yet waited for
+extern "C" void wf_set_cluster(unsigned rank, unsigned size, void* bar, void* const* arrive, void* const* bulk) {
+  wf_cl_rank = rank, wf_cl_size = size, wf_cl_bar = (std::barrier<>*)bar;
+  for (unsigned r = 0; r < size && r < 16; ++r) wf_cl_arrive[r] = (WfPeerArrive)arrive[r], wf_cl_bulk[r] = (WfPeerBulk)bulk[r];
+  std::lock_guard<std::mutex> lock(wf_mb_mutex);
+  wf_cta_returned = false;
+}
+// What a peer CTA's thread does to this CTA: an mbarrier arrive (release at cluster scope: the issuer's own stores
+// need no stamp here, the async proxy of this CTA reads only this CTA's shared memory), a bulk copy landing here.
+extern "C" void wf_peer_mbar_arrive(unsigned bar, void (*hz)(const char*)) { wf_mbar_arrive_in(bar, 0, false, hz); }
+extern "C" void wf_peer_bulk_g2s(unsigned dst, const void* src, unsigned bytes, unsigned bar, void (*hz)(const char*)) {
+  wf_bulk_g2s_in(dst, src, bytes, bar, true, hz);
+}
+// %cluster_ctarank, %cluster_nctarank.
+inline unsigned wf_cluster_rank() { return wf_cl_rank; }
+inline unsigned wf_cluster_size() { return wf_cl_size; }
+// barrier.cluster.arrive.release / barrier.cluster.wait.acquire: the wait returns once every thread of the cluster
+// that has not returned arrived (a returned thread drops out of the barrier, as the PTX ISA's "non-exited threads").
+inline void wf_cluster_arrive() {
+  if (!wf_cl_bar) return wf_hazard("barrier.cluster.arrive without a cluster set up by the runner");
+  if (wf_cl_token) return wf_hazard("barrier.cluster.arrive twice without a barrier.cluster.wait between");
+  wf_cl_token.emplace(wf_cl_bar->arrive());
+}
+inline void wf_cluster_wait() {
+  if (!wf_cl_token) return wf_hazard("barrier.cluster.wait without a barrier.cluster.arrive before it");
+  wf_cl_bar->wait(std::move(*wf_cl_token));
+  wf_cl_token.reset();
+}
+inline void wf_cluster_sync() { wf_cluster_arrive(), wf_cluster_wait(); }
+// mbarrier.arrive.release.cluster.shared::cluster on the mbarrier at window address `bar` of CTA `rank` (this CTA's
+// own: a local arrive, which releases the thread's stores as wf_mbar_arrive does).
+inline void wf_mbar_arrive_remote(unsigned bar, unsigned rank) {
+  if (rank >= wf_cl_size) return wf_hazard("remote mbarrier arrive on a CTA rank outside the cluster");
+  if (rank == wf_cl_rank) return wf_mbar_arrive(bar);
+  wf_cl_arrive[rank](bar, wf_hazard);
+}
+// cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster: the same `bytes` from `src`
+// to window address `dst` of every CTA whose rank's bit is set in `mask`, each completing on the mbarrier at `bar` of
+// that CTA (each CTA's copy checked, poisoned, stamped and completed as wf_bulk_g2s's, in that CTA's state).
+inline void wf_bulk_g2s_multicast(unsigned dst, const void* src, unsigned bytes, unsigned bar, unsigned mask) {
+  if (wf_cl_size < 32 && mask >> wf_cl_size) wf_hazard("multicast mask names a CTA rank outside the cluster");
+  for (unsigned r = 0; r < wf_cl_size && r < 32; ++r) {
+    if (!(mask >> r & 1)) continue;
+    if (r == wf_cl_rank) wf_bulk_g2s(dst, src, bytes, bar);
+    else wf_cl_bulk[r](dst, src, bytes, bar, wf_hazard);
+  }
 }
 // The runner calls this when a thread's kernel returns: asynchronous work still pending is a hazard.
 extern "C" void wf_thread_exit() {
@@ -585,6 +677,9 @@ extern "C" void wf_thread_exit() {
   wf_cp_open.clear(), wf_cp_groups.clear(), wf_landed_unfenced = false;
   wf_wg_open.clear(), wf_wg_groups.clear(), wf_wg_fenced = false;
   wf_unreleased.clear(), wf_acquired.clear(), wf_waiting = false;
+  // The thread leaves the cluster's barrier (after the phase it arrived at, if it did not wait for it).
+  if (wf_cl_token) wf_cl_bar->wait(std::move(*wf_cl_token)), wf_cl_token.reset();
+  if (wf_cl_bar) wf_cl_bar->arrive_and_drop();
 }
 inline void __sincosf(float x, float* s, float* c) {
   const float r = (float)((double)x * (double)0.15915494f);
@@ -606,6 +701,7 @@ inline float atomicAdd(float* p, float v) { return std::atomic_ref<float>(*p).fe
 #define __forceinline__ inline
 #define __align__(n) __attribute__((aligned(n)))
 #define __launch_bounds__(...)
+#define __cluster_dims__(...)
 #define __restrict__ __restrict
 #define __constant__ static const
 )";
@@ -652,15 +748,72 @@ inline std::string wgmmaHelperMismatch(const std::string& def) {
   return "";
 }
 
+// The cluster size of kernel `name` in `source`: C of the `__cluster_dims__(C[, 1[, 1]])` in its declaration (the text
+// from the end of the previous declaration or body to the kernel's `{`; comments skipped), 1 without one. An empty
+// `why` where it is one the runner emulates (C a literal 1..16, the other dimensions 1), else what is not.
+inline int clusterDimsOf(const std::string& source, const std::string& name, std::string& why) {
+  why.clear();
+  const std::string key = "__cluster_dims__(";
+  for (std::size_t at = 0; (at = source.find(key, at)) != std::string::npos; at += key.size()) {
+    const std::size_t lineStart = at == 0 ? 0 : source.rfind('\n', at - 1) + 1;  // npos + 1 == 0
+    if (source.substr(lineStart, at - lineStart).find("//") != std::string::npos) continue;
+    const std::size_t open = at == 0 ? std::string::npos : source.rfind("/*", at - 1);
+    if (open != std::string::npos && source.find("*/", open) > at) continue;
+    // The declaration the attribute is part of: from the previous ';' or '}' to the next '{'.
+    const std::size_t prev = at == 0 ? std::string::npos : source.find_last_of(";}", at - 1);
+    const std::size_t from = prev == std::string::npos ? 0 : prev + 1, to = source.find('{', at);
+    const std::string decl = source.substr(from, to == std::string::npos ? std::string::npos : to - from);
+    bool named = false;
+    for (std::size_t n = 0; !named && (n = decl.find(name, n)) != std::string::npos; n += name.size()) {
+      const bool startsWord = n == 0 || !(std::isalnum(static_cast<unsigned char>(decl[n - 1])) || decl[n - 1] == '_');
+      std::size_t after = n + name.size();
+      while (after < decl.size() && std::isspace(static_cast<unsigned char>(decl[after]))) ++after;
+      named = startsWord && after < decl.size() && decl[after] == '(';
+    }
+    if (!named) continue;
+    int dims[3] = {1, 1, 1};
+    const char* p = source.c_str() + at + key.size();
+    for (int d = 0; d < 3; ++d) {
+      while (std::isspace(static_cast<unsigned char>(*p))) ++p;
+      char* end = nullptr;
+      const long v = std::strtol(p, &end, 10);
+      if (end == p) {
+        why = "__cluster_dims__ of " + name + " not of integer literals";
+        return 1;
+      }
+      dims[d] = static_cast<int>(v), p = end;
+      while (std::isspace(static_cast<unsigned char>(*p))) ++p;
+      if (*p == ')') break;
+      if (*p != ',' || d == 2) {
+        why = "__cluster_dims__ of " + name + " not of integer literals";
+        return 1;
+      }
+      ++p;
+    }
+    if (dims[1] != 1 || dims[2] != 1 || dims[0] < 1 || dims[0] > 16)
+      why = "__cluster_dims__(" + std::to_string(dims[0]) + ", " + std::to_string(dims[1]) + ", " +
+            std::to_string(dims[2]) + ") of " + name + ": the runner emulates clusters of 1..16 CTAs along x";
+    return dims[0];
+  }
+  return 1;
+}
+
 // Compiles `source` (after the caller's replacements) with the host compiler and runs kernel `k` of a plan over its
 // grid, its arguments bound to `mem` (buffers by name) and `params` (the plan's parameters) as the plan says. False
-// (with a test failure) where the host compiler or the loader refuse it.
+// (with a test failure) where the host compiler or the loader refuse it. A kernel declared with
+// `__cluster_dims__(C, 1, 1)` runs cluster by cluster (blocks C c .. C c + C - 1 at once, CTA rank r in the r-th of C
+// copies of the compiled library: each its own shared memory, mbarriers and hazard state; the grid must be a multiple
+// of C); without it, block by block (clusters of one).
 inline bool runKernelOnCpu(const std::string& source, const PlanKernel& k,
                            std::map<std::string, std::vector<unsigned char>>& mem, long long batch,
                            const std::string& dir, const std::map<std::string, long long>& params = {}) {
   using u64 = unsigned long long;
   typedef void (*KernelFn)(u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64);
   typedef void (*SetFn)(void*, void*, unsigned, unsigned, unsigned, unsigned);
+  typedef void (*SetClusterFn)(unsigned, unsigned, void*, void* const*, void* const*);
+  typedef void (*ExitFn)();
+  typedef long long (*HazardFn)(const char**);
+  typedef long long (*HazardAtFn)();
   for (const char* key : {"asm(", "asm volatile("})
     if (const auto at = source.find(key); at != std::string::npos) {
       const auto from = source.rfind('\n', at) + 1;
@@ -668,6 +821,17 @@ inline bool runKernelOnCpu(const std::string& source, const PlanKernel& k,
                     << source.substr(from, source.find('\n', at) - from);
       return false;
     }
+  std::string why;
+  const int C = clusterDimsOf(source, k.name, why);
+  if (!why.empty()) {
+    ADD_FAILURE() << why;
+    return false;
+  }
+  const long long blocks = k.grid.blocks(batch, 1LL << 30);
+  if (blocks % C != 0) {
+    ADD_FAILURE() << k.name << ": a grid of " << blocks << " blocks is not a whole number of clusters of " << C;
+    return false;
+  }
   std::filesystem::create_directories(dir);
   // A new library name each run: the loader may keep an earlier one of the same name (thread_local destructors pin it).
   static int runs = 0;
@@ -690,22 +854,59 @@ inline bool runKernelOnCpu(const std::string& source, const PlanKernel& k,
     ADD_FAILURE() << "the host compiler rejected " << k.name << ": " << readFile(dir + "/log.txt");
     return false;
   }
-  void* h = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!h) {
-    ADD_FAILURE() << "dlopen " << so << ": " << dlerror();
-    return false;
+  // One library per CTA rank: copies of the file under other names (the loader maps a file it has loaded once; a
+  // copy is another file), so that each rank has its own statics.
+  struct Lib {
+    void* h = nullptr;
+    KernelFn fn = nullptr;
+    SetFn set = nullptr;
+    SetClusterFn setCluster = nullptr;
+    ExitFn exitFn = nullptr;
+    HazardFn hazards = nullptr;
+    HazardAtFn hazardAt = nullptr;
+    void *peerArrive = nullptr, *peerBulk = nullptr;
+  };
+  std::vector<Lib> libs(static_cast<std::size_t>(C));
+  auto closeAll = [&] {
+    for (Lib& l : libs)
+      if (l.h) dlclose(l.h), l.h = nullptr;
+  };
+  for (int r = 0; r < C; ++r) {
+    std::string path = so;
+    if (r > 0) {
+      path = so.substr(0, so.size() - 3) + "_rank" + std::to_string(r) + ".so";
+      std::error_code ec;
+      std::filesystem::copy_file(so, path, std::filesystem::copy_options::overwrite_existing, ec);
+      if (ec) {
+        ADD_FAILURE() << "copying " << so << " to " << path << ": " << ec.message();
+        closeAll();
+        return false;
+      }
+    }
+    Lib& l = libs[static_cast<std::size_t>(r)];
+    l.h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!l.h) {
+      ADD_FAILURE() << "dlopen " << path << ": " << dlerror();
+      closeAll();
+      return false;
+    }
+    l.fn = reinterpret_cast<KernelFn>(dlsym(l.h, k.name.c_str()));
+    l.set = reinterpret_cast<SetFn>(dlsym(l.h, "wf_set"));
+    l.setCluster = reinterpret_cast<SetClusterFn>(dlsym(l.h, "wf_set_cluster"));
+    l.exitFn = reinterpret_cast<ExitFn>(dlsym(l.h, "wf_thread_exit"));
+    l.hazards = reinterpret_cast<HazardFn>(dlsym(l.h, "wf_hazard_count"));
+    l.hazardAt = reinterpret_cast<HazardAtFn>(dlsym(l.h, "wf_hazard_first_at"));
+    l.peerArrive = dlsym(l.h, "wf_peer_mbar_arrive");
+    l.peerBulk = dlsym(l.h, "wf_peer_bulk_g2s");
+    if (!l.fn || !l.set || !l.setCluster || !l.exitFn || !l.hazards || !l.hazardAt || !l.peerArrive || !l.peerBulk ||
+        k.args.size() > 16) {
+      ADD_FAILURE() << "no kernel " << k.name << " in " << path;
+      closeAll();
+      return false;
+    }
   }
-  const KernelFn fn = reinterpret_cast<KernelFn>(dlsym(h, k.name.c_str()));
-  const SetFn set = reinterpret_cast<SetFn>(dlsym(h, "wf_set"));
-  typedef void (*ExitFn)();
-  typedef long long (*HazardFn)(const char**);
-  const ExitFn exitFn = reinterpret_cast<ExitFn>(dlsym(h, "wf_thread_exit"));
-  const HazardFn hazards = reinterpret_cast<HazardFn>(dlsym(h, "wf_hazard_count"));
-  if (!fn || !set || !exitFn || !hazards || k.args.size() > 16) {
-    ADD_FAILURE() << "no kernel " << k.name << " in " << so;
-    dlclose(h);
-    return false;
-  }
+  std::vector<void*> peerArrive, peerBulk;
+  for (const Lib& l : libs) peerArrive.push_back(l.peerArrive), peerBulk.push_back(l.peerBulk);
   // Pointers, int and long long arguments all travel in 64-bit integer slots (x86-64 and AArch64 ABIs).
   u64 a[16] = {};
   for (std::size_t i = 0; i < k.args.size(); ++i) {
@@ -715,42 +916,61 @@ inline bool runKernelOnCpu(const std::string& source, const PlanKernel& k,
     else if (g.kind == PlanArg::Kind::BatchTimes) a[i] = static_cast<u64>(batch * g.value);
     else if (g.kind == PlanArg::Kind::Param) a[i] = static_cast<u64>(params.at(g.name));
   }
-  // One host thread per CUDA thread, made once and reused for every block (creating threads costs far more than
-  // running most blocks); each block gets fresh barriers, and the pool meets before and after each block.
-  const long long blocks = k.grid.blocks(batch, 1LL << 30);
-  std::barrier<> pool(k.blockX + 1);
-  std::unique_ptr<std::barrier<>> bar;
-  std::vector<std::unique_ptr<std::barrier<>>> warps;
-  long long bx = 0;
+  // One host thread per CUDA thread of a cluster, made once and reused for every cluster (creating threads costs far
+  // more than running most blocks); each cluster gets fresh barriers, and the pool meets before and after each
+  // cluster, so a cluster's CTAs have all returned before the next starts.
+  std::barrier<> pool(C * k.blockX + 1);
+  std::vector<std::unique_ptr<std::barrier<>>> bars(static_cast<std::size_t>(C));
+  std::vector<std::vector<std::unique_ptr<std::barrier<>>>> warps(static_cast<std::size_t>(C));
+  std::unique_ptr<std::barrier<>> clusterBar;
+  long long cluster = 0;
   bool done = false;
   std::vector<std::thread> th;
-  for (int t = 0; t < k.blockX; ++t)
-    th.emplace_back([&, t] {
+  for (int i = 0; i < C * k.blockX; ++i)
+    th.emplace_back([&, i] {
+      const int r = i / k.blockX, t = i % k.blockX;
+      const Lib& l = libs[static_cast<std::size_t>(r)];
       for (;;) {
-        pool.arrive_and_wait();  // the block's barriers are made (or the grid is done)
+        pool.arrive_and_wait();  // the cluster's barriers are made (or the grid is done)
         if (done) return;
-        set(bar.get(), warps[static_cast<std::size_t>(t / 32)].get(), static_cast<unsigned>(t),
-            static_cast<unsigned>(bx), static_cast<unsigned>(blocks), static_cast<unsigned>(k.blockX));
-        fn(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15]);
-        exitFn();
-        pool.arrive_and_wait();  // every thread of the block returned
+        l.set(bars[static_cast<std::size_t>(r)].get(),
+              warps[static_cast<std::size_t>(r)][static_cast<std::size_t>(t / 32)].get(), static_cast<unsigned>(t),
+              static_cast<unsigned>(cluster * C + r), static_cast<unsigned>(blocks), static_cast<unsigned>(k.blockX));
+        l.fn(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15]);
+        l.exitFn();
+        pool.arrive_and_wait();  // every thread of the cluster returned
       }
     });
-  for (bx = 0; bx < blocks; ++bx) {
-    bar = std::make_unique<std::barrier<>>(k.blockX);
-    warps.clear();
-    for (int w = 0; w * 32 < k.blockX; ++w)
-      warps.push_back(std::make_unique<std::barrier<>>(std::min(32, k.blockX - 32 * w)));
+  for (cluster = 0; cluster < blocks / C; ++cluster) {
+    for (int r = 0; r < C; ++r) {
+      bars[static_cast<std::size_t>(r)] = std::make_unique<std::barrier<>>(k.blockX);
+      auto& w = warps[static_cast<std::size_t>(r)];
+      w.clear();
+      for (int x = 0; x * 32 < k.blockX; ++x)
+        w.push_back(std::make_unique<std::barrier<>>(std::min(32, k.blockX - 32 * x)));
+    }
+    clusterBar = std::make_unique<std::barrier<>>(C * k.blockX);
+    for (int r = 0; r < C; ++r)
+      libs[static_cast<std::size_t>(r)].setCluster(static_cast<unsigned>(r), static_cast<unsigned>(C), clusterBar.get(),
+                                                   peerArrive.data(), peerBulk.data());
     pool.arrive_and_wait();
     pool.arrive_and_wait();
   }
   done = true;
   pool.arrive_and_wait();
   for (auto& x : th) x.join();
-  const char* first = nullptr;
-  const long long count = hazards(&first);
-  const std::string firstText = first ? first : "";
-  dlclose(h);
+  // Hazards of every rank's library: counted together, the earliest first one named.
+  long long count = 0, firstAt = 0;
+  std::string firstText;
+  for (const Lib& l : libs) {
+    const char* first = nullptr;
+    const long long n = l.hazards(&first);
+    if (n == 0) continue;
+    const long long at = l.hazardAt();
+    if (count == 0 || at < firstAt) firstAt = at, firstText = first ? first : "";
+    count += n;
+  }
+  closeAll();
   if (count) {
     ADD_FAILURE() << k.name << ": " << count << " hazard(s) in the emulation; the first: " << firstText;
     return false;

@@ -1,8 +1,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 
+#include "CudaOnCpu.h"
 #include "bench/Facets.h"
 #include "generator/emulate/Emulator.h"
 #include "generator/emulate/Half.h"
@@ -111,4 +113,263 @@ TEST(Emulator, FamilyEmulateText) {
             "spec=chime_fft_256_512 mode=f16 seed=1 ffts=4 (inputs uniform in [-1,1], reference double "
             "FFT)\nmax_rel_err=5.447e-04\n");
   EXPECT_THROW(emulator->emulate("f32", 1, 1), std::invalid_argument);
+}
+
+// Thread-block clusters on the CPU (tests/CudaOnCpu.h): kernels of 2-CTA clusters through the shim's cluster
+// operations, two clusters per grid, against what the PTX ISA says they do.
+namespace {
+
+constexpr int kChunk = 512;  // bytes multicast per cluster
+constexpr int kOutPerBlock = kChunk + 16;
+
+// Each CTA's thread 0 initialises its mbarrier and tags its shared memory with its rank; the cluster meets; each CTA
+// expects the chunk's bytes on its own barrier and CTA 0 multicasts chunk `blockIdx.x / 2` of `in` into both CTAs
+// (`mask`); the cluster meets again (the copies are issued), each CTA waits for its phase (unless its rank is
+// `skipWait`) and writes its shared bytes (16-byte shared loads, or plain ones with `plainReads`), then its rank,
+// the cluster size and its tag to its slice of `out`.
+std::string multicastKernel(bool cluster, unsigned mask, int skipWait = -1, bool plainReads = false) {
+  std::string text = R"(
+extern "C" __global__ void @DIMS@__launch_bounds__(64) cluster_multicast(const unsigned char* in, unsigned char* out) {
+  __shared__ __align__(16) unsigned char buf[@CHUNK@];
+  __shared__ __align__(16) unsigned char tag[16];
+  __shared__ __align__(8) unsigned long long bar;
+  const unsigned b = (unsigned)__cvta_generic_to_shared(&bar), d = (unsigned)__cvta_generic_to_shared(buf);
+  const unsigned rank = wf_cluster_rank();
+  if (threadIdx.x == 0) wf_mbar_init(b, 1), tag[0] = (unsigned char)(0x40 + rank);
+  wf_cluster_sync();
+  if (threadIdx.x == 0) wf_mbar_arrive_tx(b, @CHUNK@);
+  if (rank == 0 && threadIdx.x == 0) wf_bulk_g2s_multicast(d, in + (blockIdx.x / wf_cluster_size()) * @CHUNK@, @CHUNK@, b, @MASK@u);
+  wf_cluster_sync();
+  if ((int)rank != @SKIP@)
+    while (!wf_mbar_try_wait(b, 0)) {}
+  unsigned char* o = out + blockIdx.x * (@CHUNK@ + 16);
+  for (unsigned i = threadIdx.x; i < @CHUNK@ / 16; i += blockDim.x) {
+    @READ@
+  }
+  if (threadIdx.x == 0) o[@CHUNK@] = (unsigned char)rank, o[@CHUNK@ + 1] = (unsigned char)wf_cluster_size(), o[@CHUNK@ + 2] = tag[0];
+  wf_cluster_sync();
+}
+)";
+  const std::vector<std::pair<std::string, std::string>> values = {
+      {"@DIMS@", cluster ? "__cluster_dims__(2, 1, 1) " : ""},
+      {"@CHUNK@", std::to_string(kChunk)},
+      {"@MASK@", std::to_string(mask)},
+      {"@SKIP@", std::to_string(skipWait)},
+      {"@READ@", plainReads ? "std::memcpy(o + 16 * i, buf + 16 * i, 16);"
+                            : "const uint4 v = wf_lds128(d + 16 * i);\n    std::memcpy(o + 16 * i, &v, 16);"}};
+  for (const auto& [key, value] : values)
+    for (std::size_t at; (at = text.find(key)) != std::string::npos;) text.replace(at, key.size(), value);
+  return text;
+}
+
+PlanKernel testKernel(const std::string& name, long long blocks, int threads) {
+  PlanKernel k;
+  k.name = name;
+  k.blockX = threads;
+  k.grid.unitsPerBatch = blocks;
+  k.grid.capAtResident = false;
+  k.args = {PlanArg::buffer("in", "const unsigned char*", "in"), PlanArg::buffer("out", "unsigned char*", "out")};
+  return k;
+}
+
+std::map<std::string, std::vector<unsigned char>> multicastMemory(long long blocks) {
+  std::map<std::string, std::vector<unsigned char>> mem;
+  mem["in"].resize(static_cast<std::size_t>(blocks / 2 * kChunk));
+  std::mt19937 rng(20260611);
+  for (auto& x : mem["in"]) x = static_cast<unsigned char>(rng());
+  mem["out"].assign(static_cast<std::size_t>(blocks * kOutPerBlock), 0xff);
+  return mem;
+}
+
+std::string tempDir(const std::string& tag) {
+  return ::testing::TempDir() + "/emulator_" + tag + "_" + std::to_string(::getpid());
+}
+
+}  // namespace
+
+// (a) CTA 0 multicasts a chunk into both CTAs' shared memory, each completing on the CTA's own mbarrier: both CTAs
+// hold the input; each has its own shared memory (its tag), its rank and the cluster size.
+TEST(EmulatorCluster, MulticastReachesEveryCtaOfTheCluster) {
+  const long long blocks = 4;  // two clusters, one after the other
+  auto mem = multicastMemory(blocks);
+  ASSERT_TRUE(test::runKernelOnCpu(multicastKernel(true, 3), testKernel("cluster_multicast", blocks, 64), mem, 1,
+                                   tempDir("multicast")));
+  for (long long bx = 0; bx < blocks; ++bx) {
+    const unsigned char* o = mem["out"].data() + bx * kOutPerBlock;
+    EXPECT_EQ(std::memcmp(o, mem["in"].data() + bx / 2 * kChunk, kChunk), 0) << "block " << bx;
+    EXPECT_EQ(o[kChunk], bx % 2) << "block " << bx << "'s rank";
+    EXPECT_EQ(o[kChunk + 1], 2) << "block " << bx << "'s cluster size";
+    EXPECT_EQ(o[kChunk + 2], 0x40 + bx % 2) << "block " << bx << " reads its own shared memory";
+  }
+}
+
+// The same kernel without __cluster_dims__: clusters of one (rank 0, size 1, the multicast to rank 0 only is a bulk
+// copy, the cluster barrier the block's), blocks one after another as before.
+TEST(EmulatorCluster, WithoutClusterDimsEveryBlockIsAClusterOfOne) {
+  const long long blocks = 4;
+  auto mem = multicastMemory(blocks);
+  mem["in"].resize(static_cast<std::size_t>(blocks * kChunk));  // block bx reads chunk bx / 1
+  ASSERT_TRUE(test::runKernelOnCpu(multicastKernel(false, 1), testKernel("cluster_multicast", blocks, 64), mem, 1,
+                                   tempDir("single")));
+  for (long long bx = 0; bx < blocks; ++bx) {
+    const unsigned char* o = mem["out"].data() + bx * kOutPerBlock;
+    EXPECT_EQ(std::memcmp(o, mem["in"].data() + bx * kChunk, kChunk), 0) << "block " << bx;
+    EXPECT_EQ(o[kChunk], 0) << "block " << bx;
+    EXPECT_EQ(o[kChunk + 1], 1) << "block " << bx;
+    EXPECT_EQ(o[kChunk + 2], 0x40) << "block " << bx;
+  }
+}
+
+// (b) Remote arrivals: CTA 1's 64 threads each store a word to global memory and arrive on CTA 0's mbarrier, CTA 0's
+// thread 0 arrives on it through its own rank; CTA 0 waits for that phase and reads the words; then CTA 0's threads
+// arrive on CTA 1's mbarrier the same way and CTA 1 waits and reads theirs.
+TEST(EmulatorCluster, RemoteArrivesCompleteAPeersPhase) {
+  const std::string source = R"(
+extern "C" __global__ void __cluster_dims__(2, 1, 1) cluster_arrive(const unsigned char* in, unsigned char* out) {
+  __shared__ __align__(8) unsigned long long bar;
+  const unsigned b = (unsigned)__cvta_generic_to_shared(&bar), rank = wf_cluster_rank(), peer = rank ^ 1;
+  unsigned* words = (unsigned*)out + (blockIdx.x / 2) * 256;  // [0, 64): CTA 1's, [64, 128): CTA 0's, then what each read
+  if (threadIdx.x == 0) wf_mbar_init(b, rank == 0 ? 65 : 64);
+  wf_cluster_sync();
+  if (rank == 1) {
+    words[threadIdx.x] = 1000 * blockIdx.x + threadIdx.x;
+    wf_mbar_arrive_remote(b, 0);
+  } else {
+    if (threadIdx.x == 0) wf_mbar_arrive_remote(b, 0);  // this CTA's own rank
+    while (!wf_mbar_try_wait(b, 0)) {}
+    words[128 + threadIdx.x] = words[threadIdx.x];
+    words[64 + threadIdx.x] = 7000 + 1000 * blockIdx.x + threadIdx.x;
+    wf_mbar_arrive_remote(b, peer);
+  }
+  if (rank == 1) {
+    while (!wf_mbar_try_wait(b, 0)) {}
+    words[192 + threadIdx.x] = words[64 + threadIdx.x];
+  }
+}
+)";
+  const long long blocks = 4;
+  std::map<std::string, std::vector<unsigned char>> mem{{"in", std::vector<unsigned char>(16)}};
+  mem["out"].assign(static_cast<std::size_t>(blocks / 2 * 256 * 4), 0);
+  ASSERT_TRUE(test::runKernelOnCpu(source, testKernel("cluster_arrive", blocks, 64), mem, 1, tempDir("arrive")));
+  for (long long c = 0; c < blocks / 2; ++c)
+    for (unsigned t = 0; t < 64; ++t) {
+      unsigned got[2];
+      std::memcpy(&got[0], mem["out"].data() + 4 * (c * 256 + 128 + t), 4);
+      std::memcpy(&got[1], mem["out"].data() + 4 * (c * 256 + 192 + t), 4);
+      EXPECT_EQ(got[0], 1000 * (2 * c + 1) + t) << "cluster " << c << ", what CTA 0's thread " << t << " read";
+      EXPECT_EQ(got[1], 7000 + 1000 * (2 * c) + t) << "cluster " << c << ", what CTA 1's thread " << t << " read";
+    }
+}
+
+// (c) Mutations the emulation must catch: CTA 1 reading the multicast data without waiting for its mbarrier phase
+// (a 16-byte shared load of a bulk copy's data before the wait: a hazard; plain loads see the poison the copy left
+// at issue, and the kernel returns with the copy pending); a multicast onto a peer's mbarrier that was never
+// initialised (checked in the peer's state); a grid that is not a whole number of clusters.
+TEST(EmulatorCluster, MutationsAreCaught) {
+  const long long blocks = 4;
+  auto failuresOf = [&](const std::string& source, std::map<std::string, std::vector<unsigned char>>& mem,
+                        long long grid, const std::string& tag) {
+    ::testing::TestPartResultArray failures;
+    {
+      ::testing::ScopedFakeTestPartResultReporter intercept(
+          ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
+      EXPECT_FALSE(test::runKernelOnCpu(source, testKernel("cluster_multicast", grid, 64), mem, 1, tempDir(tag)));
+    }
+    std::string all;
+    for (int f = 0; f < failures.size(); ++f) all += std::string(failures.GetTestPartResult(f).message()) + "\n";
+    std::printf("[emulator-cluster] %s: %s", tag.c_str(), all.c_str());
+    return all;
+  };
+  {
+    auto mem = multicastMemory(blocks);
+    const std::string all = failuresOf(multicastKernel(true, 3, 1), mem, blocks, "no_wait");
+    EXPECT_NE(all.find("hazard(s) in the emulation; the first: thread"), std::string::npos) << all;
+    EXPECT_NE(all.find("of block 1: 16-byte shared load of a bulk copy's data before this thread waited"),
+              std::string::npos)
+        << all;
+  }
+  {
+    auto mem = multicastMemory(blocks);
+    const std::string all = failuresOf(multicastKernel(true, 3, 1, true), mem, blocks, "no_wait_plain");
+    EXPECT_NE(all.find("kernel returned with bulk copies not completed"), std::string::npos) << all;
+    for (long long bx = 1; bx < blocks; bx += 2)
+      for (int i = 0; i < kChunk; ++i)
+        ASSERT_EQ(mem["out"][static_cast<std::size_t>(bx * kOutPerBlock + i)], 0xa5) << "block " << bx << " byte " << i;
+  }
+  {
+    auto mem = multicastMemory(blocks);
+    std::string source = multicastKernel(true, 3, 1);  // CTA 1 neither initialises nor uses its mbarrier
+    for (const std::string op : {"wf_mbar_init(b,", "wf_mbar_arrive_tx(b,"}) {
+      const std::string from = "if (threadIdx.x == 0) " + op;
+      ASSERT_NE(source.find(from), std::string::npos) << from;
+      source.replace(source.find(from), from.size(), "if (threadIdx.x == 0 && rank == 0) " + op);
+    }
+    const std::string all = failuresOf(source, mem, blocks, "peer_uninitialised");
+    EXPECT_NE(all.find("thread 0 of block 0: bulk copy completing on an mbarrier that was never initialised"),
+              std::string::npos)
+        << all;
+  }
+  {
+    auto mem = multicastMemory(blocks);
+    const std::string all = failuresOf(multicastKernel(true, 3), mem, 3, "odd_grid");
+    EXPECT_NE(all.find("not a whole number of clusters of 2"), std::string::npos) << all;
+  }
+}
+
+// barrier.cluster waits for the threads of the cluster that have not returned: CTA 1 and half of CTA 0 return at
+// once, the rest of CTA 0 meets twice through split arrive / wait and once through wf_cluster_sync; what each thread
+// of CTA 0 stored before the first arrive, its peers read after the first wait.
+TEST(EmulatorCluster, ClusterBarrierCountsThreadsThatHaveNotReturned) {
+  const std::string source = R"(
+extern "C" __global__ void __cluster_dims__(2, 1, 1) cluster_exit(const unsigned char* in, unsigned char* out) {
+  unsigned* words = (unsigned*)out + (blockIdx.x / 2) * 64;
+  if (wf_cluster_rank() == 1 || threadIdx.x >= 32) return;
+  words[threadIdx.x] = 100 + threadIdx.x;
+  wf_cluster_arrive();
+  wf_cluster_wait();
+  words[32 + threadIdx.x] = words[threadIdx.x ^ 1];
+  wf_cluster_arrive();
+  wf_cluster_wait();
+  wf_cluster_sync();
+}
+)";
+  const long long blocks = 4;
+  std::map<std::string, std::vector<unsigned char>> mem{{"in", std::vector<unsigned char>(16)}};
+  mem["out"].assign(static_cast<std::size_t>(blocks / 2 * 64 * 4), 0);
+  ASSERT_TRUE(test::runKernelOnCpu(source, testKernel("cluster_exit", blocks, 64), mem, 1, tempDir("exit")));
+  for (long long c = 0; c < blocks / 2; ++c)
+    for (unsigned t = 0; t < 32; ++t) {
+      unsigned got;
+      std::memcpy(&got, mem["out"].data() + 4 * (c * 64 + 32 + t), 4);
+      EXPECT_EQ(got, 100 + (t ^ 1)) << "cluster " << c << ", thread " << t;
+    }
+}
+
+// The cluster size the runner reads from a kernel's declaration.
+TEST(EmulatorCluster, ClusterDimsFromTheKernelsDeclaration) {
+  std::string why;
+  EXPECT_EQ(test::clusterDimsOf("extern \"C\" __global__ void k(int* p) {}", "k", why), 1);
+  EXPECT_EQ(why, "");
+  EXPECT_EQ(test::clusterDimsOf("extern \"C\" __global__ void __cluster_dims__(4) k(int* p) {}", "k", why), 4);
+  EXPECT_EQ(test::clusterDimsOf("extern \"C\" __global__ void __cluster_dims__( 2 , 1, 1 )\n"
+                                "__launch_bounds__(384, 1) k (int* p) {}",
+                                "k", why),
+            2);
+  EXPECT_EQ(why, "");
+  // In a comment, on another kernel, or on a kernel whose name only ends like this one's: not this kernel's.
+  EXPECT_EQ(test::clusterDimsOf("// __cluster_dims__(2, 1, 1)\nextern \"C\" __global__ void k(int* p) {}", "k", why),
+            1);
+  EXPECT_EQ(test::clusterDimsOf("/* __cluster_dims__(2, 1, 1) */\nextern \"C\" __global__ void k(int* p) {}", "k", why),
+            1);
+  EXPECT_EQ(test::clusterDimsOf("extern \"C\" __global__ void __cluster_dims__(2, 1, 1) other(int* p) {}\n"
+                                "extern \"C\" __global__ void k(int* p) {}",
+                                "k", why),
+            1);
+  EXPECT_EQ(test::clusterDimsOf("extern \"C\" __global__ void __cluster_dims__(2, 1, 1) my_k(int* p) {}", "k", why), 1);
+  EXPECT_EQ(why, "");
+  // What the runner does not emulate.
+  test::clusterDimsOf("extern \"C\" __global__ void __cluster_dims__(2, 2, 1) k(int* p) {}", "k", why);
+  EXPECT_NE(why.find("clusters of 1..16 CTAs along x"), std::string::npos) << why;
+  test::clusterDimsOf("extern \"C\" __global__ void __cluster_dims__(kCluster, 1, 1) k(int* p) {}", "k", why);
+  EXPECT_NE(why.find("not of integer literals"), std::string::npos) << why;
 }

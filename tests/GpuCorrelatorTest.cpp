@@ -433,19 +433,28 @@ TEST_F(GpuCorrelator, OperandsAsStoredBitExactOnEveryTileTypeAndOutput) {
                                          {150, 2, 128, "ci8", "accumulators"},
                                          {100, 1, 64, "ci8", "accumulators"}}) {
     const bool f16 = std::string(c.type) == "cf16";
-    CorrelatorSpec s = makeSpec(c.r, c.type, "tcc", c.pols, 2, f16 ? 200 : 208, seed % 2, c.rows, "pipeline");
+    // Odd cases with the row side by bulk copies, every fourth with it multicast in cluster pairs (whole stages: 13 of
+    // f16, 7 of ci8), the others with a partial last stage.
+    const bool bulk = seed % 2 == 1 || seed % 4 == 0;
+    CorrelatorSpec s = makeSpec(c.r, c.type, "tcc", c.pols, 2, bulk ? (f16 ? 208 : 224) : (f16 ? 200 : 208), seed % 2,
+                                c.rows, "pipeline");
     s.symmetric = !f16;
     s.output = c.output;
     s.tuning.transform = "none";
+    s.tuning.rowCopies = seed % 4 == 0 ? 2 : bulk ? 1 : 0;  // 2: multicast in cluster pairs, 0: cp.async
     // Every third 128-input case with two stages per wait (groups of two, 8 slots), the others one per wait.
     s.tuning.stagesPerSync = c.rows == 128 && seed % 3 == 0 ? 2 : 1;
     s.tuning.stagesPerSyncGiven = true;
     s.tuning.stages = s.tuning.stagesPerSync == 1 && seed % 3 == 1 ? 4 : 0;
     TestData d = correlatorInputs(s, 2, 1700 + seed++);
     Check ck = run(s, d, 2,
-                   fmt::format("operands as stored R={} P={} {} {}-input tiles, {} samples, {}, {} slots, {} per wait",
+                   fmt::format("operands as stored R={} P={} {} {}-input tiles, {} samples, {}, {} slots, {} per "
+                               "wait{}",
                                c.r, c.pols, c.type, c.rows, s.samples, c.output, s.tuning.stages ? s.tuning.stages : 8,
-                               s.tuning.stagesPerSync));
+                               s.tuning.stagesPerSync,
+                               s.tuning.rowCopies == 2 ? ", row side multicast in cluster pairs"
+                               : bulk                  ? ", row side by bulk copies"
+                                                       : ""));
     EXPECT_TRUE(ck.ok()) << c.r << " " << c.type << " " << c.rows << ": " << ck.detail;
   }
   CorrelatorSpec s = makeSpec(3, "ci8", "tcc", 2, 1, 66560, false, 128, "pipeline");

@@ -43,6 +43,8 @@ struct CorrelatorKernels {
   bool direct = false;               // pipeline with transform "none": operands as stored (PipelineDirect.h)
   bool wholeTriangle = false;        // pipeline: one block per channel holds its whole triangle
   bool visibilities = false;         // output "visibilities": the correlate kernel writes them; no reduce kernel
+  long long blocksPerChannel = 0;    // correlate blocks per channel and batch entry where not one per tile (0)
+  int clusterBlocks = 1;             // blocks per cluster (__cluster_dims__ in the source)
 };
 
 // wgmma: the sm_90a path (correlatorUsesWgmma decides it for a target); cpAsync: on that path, stage through a

@@ -377,6 +377,20 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet, public 
         v.push_back({"correlate only, operands as stored, 1 <-> 2 stages per wait",
                      Generated{correlatorLaunchPlan(perWaitNone, emitCorrelatorDirect(perWaitNone, 128), false)}, 1,
                      0});
+      // The row side by bulk copies <-> 16-byte cp.async, where the layout lets a time block's inputs be one copy.
+      if (!rowBulkBlocker(s_)) {
+        CorrelatorSpec rowCopies = none;
+        rowCopies.tuning.rowCopies = directPipe(none, c.rows).bulkA ? 0 : 1;
+        v.push_back({"correlate only, operands as stored, row side by bulk copies <-> cp.async",
+                     Generated{correlatorLaunchPlan(rowCopies, emitCorrelatorDirect(rowCopies, c.rows), false)}, 1, 0});
+        if (s_.tuning.rowCopies != 2) {
+          CorrelatorSpec multicast = none;
+          multicast.tuning.rowCopies = 2;
+          v.push_back({"correlate only, operands as stored, row side multicast in cluster pairs",
+                       Generated{correlatorLaunchPlan(multicast, emitCorrelatorDirect(multicast, c.rows), false)}, 1,
+                       0});
+        }
+      }
     }
     // The deepest raw ring that fits (up to 8 slots: more stages of bulk copies in flight than the default 4).
     if (!c.direct) {

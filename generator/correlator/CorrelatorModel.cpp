@@ -33,7 +33,33 @@ struct TileCost {
 };
 constexpr TileCost kTileCosts[] = {{64, 10000, 1470}, {128, 20000, 1940}};
 
+// The pipeline with the operands as stored (PipelineDirect.h), in SM cycles at 1980 MHz: per block and stage of 32
+// (8-bit; 16 of f16) samples, a full tile and a diagonal one (one side copied, the second warpgroup's wgmmas halved),
+// and a fixed cost per block. Fitted to eight shapes timed on an H200 in one call (TCC's 8-bit R = 64, 576, 2048 and
+// 16-bit R = 576; random R = 134, 205, 317, 577; both tiles where both were timed): the stage costs about twice the
+// wgmma time (512 cycles on a full 128-input tile), set by the copies, so the model counts stage waves and bytes.
+struct DirectCost {
+  int rows;
+  double fixed, fullStage, diagStage;
+};
+constexpr DirectCost kDirectCosts[] = {{64, 2000, 980, 640}, {128, 4000, 1100, 772}};
+
 }  // namespace
+
+double correlatorDirectModel(const CorrelatorSpec& s, int rows, int sms, double clockMHz) {
+  const DirectPipe p = directPipe(s, rows);
+  const long long tps = (s.inputs() + p.rows - 1) / p.rows;
+  const double blocks = static_cast<double>(tps * (tps + 1) / 2) * s.channels;
+  const double diagShare = 2.0 / static_cast<double>(tps + 1);  // tps diagonal tiles of tps (tps + 1) / 2
+  const double stages = std::ceil(static_cast<double>(s.samples) / p.ts);
+  const double waves = std::ceil(blocks / (static_cast<double>(sms) * p.blocksPerSm));
+  for (const DirectCost& c : kDirectCosts)
+    if (c.rows == p.rows) {
+      const double perStage = (1 - diagShare) * c.fullStage + diagShare * c.diagStage;
+      return waves * (c.fixed + stages * perStage) / clockMHz;
+    }
+  return 1e30;
+}
 
 double correlatorPipelineModel(const CorrelatorSpec& s, int rows, int sms, double clockMHz, bool wholeTriangle) {
   const CorrPipe p = corrPipe(s, rows, s.tuning.stages, 0, false, wholeTriangle);
@@ -82,13 +108,18 @@ CorrelatorChoice chooseCorrelator(const CorrelatorSpec& s, const std::string& ar
           "pipeline, {}-input tiles by the cost model ({:.1f} us with 64, {:.1f} us with 128 on 132 SMs at 1755 MHz)",
           c.rows, t64, t128);
     }
-    // The operands as stored: square tiles only (the whole triangle's pieces read A from a transformed side); unasked,
-    // only on 128-input tiles (where it was measured faster; 64-input tiles are not timed against the whole triangle
-    // yet); two stages per wait only on 128-input tiles (registers).
-    const bool asked = s.tuning.transform == "none";
-    if (directByDefault(s) && (asked || c.rows == 128)) {
+    // The operands as stored: square tiles only (the whole triangle's pieces read A from a transformed side), the tile
+    // by their own cost model; two stages per wait only on 128-input tiles (registers).
+    if (directByDefault(s)) {
       c.direct = true;
-      if (s.tuning.stagesPerSyncGiven && s.tuning.stagesPerSync == 2 && !s.tuning.rowsGiven) c.rows = 128;
+      if (!s.tuning.rowsGiven) {
+        const double d64 = correlatorDirectModel(s, 64), d128 = correlatorDirectModel(s, 128);
+        c.rows = (s.tuning.stagesPerSyncGiven && s.tuning.stagesPerSync == 2) || d128 <= d64 ? 128 : 64;
+        c.why = fmt::format(
+            "pipeline, {}-input tiles by the cost model of the operands as stored ({:.1f} us with 64, "
+            "{:.1f} us with 128 on 132 SMs at 1755 MHz)",
+            c.rows, d64, d128);
+      }
       c.why += ", operands as stored (transform none: cp.async into the operand ring, A's Im rows in registers)";
       return c;
     }
@@ -125,6 +156,14 @@ CorrelatorChoice chooseCorrelator(const CorrelatorSpec& s, const std::string& ar
 }
 
 void requireDirectPossible(const CorrelatorSpec& s) {
+  if (s.tuning.rowCopies == 1)
+    if (auto why = rowBulkBlocker(s))
+      throw SpecError(s.file, "/tuning/row_copies", "\"bulk\" cannot take " + *why + " (use \"cp.async\")");
+  if (s.tuning.rowCopies != -1 && s.tuning.transform != "none" && !directByDefault(s))
+    throw SpecError(s.file, "/tuning/row_copies",
+                    "given where the operands are not used as stored (tuning.transform \"none\"): " +
+                        (directBlocker(s) ? *directBlocker(s)
+                                          : std::string("the spec asks for the transform pipeline")));
   if (s.tuning.transform != "none") return;
   if (auto why = directBlocker(s)) throw SpecError(s.file, "/tuning/transform", "\"none\" cannot take " + *why);
   if (auto why = pipelineBlocker(s)) throw SpecError(s.file, "/tuning/transform", "\"none\" cannot take " + *why);

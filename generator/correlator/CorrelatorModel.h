@@ -36,6 +36,9 @@ struct CorrelatorChoice {
 double correlatorPipelineModel(const CorrelatorSpec& s, int rows, int sms = 132, double clockMHz = 1755,
                                bool wholeTriangle = false);
 
+// The same for the pipeline with the operands as stored (PipelineDirect.h) on tiles of `rows` (64 or 128) inputs.
+double correlatorDirectModel(const CorrelatorSpec& s, int rows, int sms = 132, double clockMHz = 1755);
+
 CorrelatorChoice chooseCorrelator(const CorrelatorSpec& s, const std::string& arch);
 // Whether the sm_90 pipeline uses the operands as stored (PipelineDirect.h): asked by tuning.transform "none", or
 // unasked wherever it applies and the spec asks for nothing only the transform pipeline has.

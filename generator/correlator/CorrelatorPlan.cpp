@@ -42,12 +42,17 @@ LaunchPlan visibilitiesLaunchPlan(const CorrelatorSpec& s, const CorrelatorKerne
   corr.source = 0;
   corr.blockX = k.tiling.threads();
   corr.sharedBytes = k.dynamicShared ? k.sharedBytes : 0;
-  corr.grid = GridRule{static_cast<long long>(s.channels) * k.tiling.tiles(), 1, false};
+  corr.grid = GridRule{static_cast<long long>(s.channels) *
+                           (k.blocksPerChannel ? k.blocksPerChannel : k.tiling.tiles()),
+                       1, false};
   corr.args = {PlanArg::buffer("input", "const unsigned char*", "input"),
                PlanArg::buffer("visibilities", f ? "float*" : "int*", "vis"), PlanArg::batchTimes(1, "batch")};
   corr.note = fmt::format(
-      "one block per (batch entry, channel, tile of {} x {} inputs); {} B shared memory{}; writes the visibilities "
+      "{} per (batch entry, channel, tile of {} x {} inputs); {} B shared memory{}; writes the visibilities "
       "once (no accumulators, no reduce kernel)",
+      k.clusterBlocks > 1 ? "clusters of two blocks (two tiles of one row side, an idle block where a row has an odd "
+                            "count), a block"
+                          : "one block",
       k.tiling.rowsPerBlock, k.tiling.rowsPerBlock, k.sharedBytes, k.wgmma ? "; wgmma (sm_90a)" : "");
   p.kernels.push_back(corr);
   p.check();
@@ -114,7 +119,9 @@ LaunchPlan correlatorLaunchPlan(const CorrelatorSpec& s, const CorrelatorKernels
   corr.source = 0;
   corr.blockX = k.tiling.threads();
   corr.sharedBytes = k.dynamicShared ? k.sharedBytes : 0;  // static up to 48 KiB
-  corr.grid = GridRule{static_cast<long long>(s.channels) * k.tiling.tiles(), 1, false};
+  corr.grid = GridRule{static_cast<long long>(s.channels) *
+                           (k.blocksPerChannel ? k.blocksPerChannel : k.tiling.tiles()),
+                       1, false};
   corr.args = {PlanArg::buffer("input", "const unsigned char*", "input"),
                PlanArg::buffer("accumulators", f ? "float*" : "long long*", "acc"), PlanArg::batchTimes(1, "batch")};
   corr.note = fmt::format(

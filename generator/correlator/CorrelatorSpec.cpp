@@ -211,7 +211,7 @@ CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
     rd.needObject(t, "/tuning");
     rd.onlyKeys(t, "/tuning",
                 {"receivers_per_block", "times_per_stage", "mma", "stages", "raw_stages", "transform", "whole_triangle",
-                 "stages_per_sync"});
+                 "stages_per_sync", "row_copies"});
     if (t.contains("stages")) s.tuning.stages = static_cast<int>(rd.integer(t["stages"], "/tuning/stages", 2, 8));
     if (t.contains("raw_stages"))
       s.tuning.rawStages = static_cast<int>(rd.integer(t["raw_stages"], "/tuning/raw_stages", 2, 8));
@@ -257,6 +257,21 @@ CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
         rd.fail("/tuning/stages_per_sync",
                 fmt::format("{} needs {} or more operand slots (tuning.stages is {})", s.tuning.stagesPerSync,
                             2 * s.tuning.stagesPerSync, s.tuning.stages));
+    }
+    if (t.contains("row_copies")) {
+      const std::string v = rd.string(t["row_copies"], "/tuning/row_copies");
+      if (v != "bulk" && v != "cp.async" && v != "multicast")
+        rd.fail("/tuning/row_copies",
+                fmt::format("\"{}\" (expected \"bulk\": the row side by cp.async.bulk, one copy per time block; "
+                            "\"multicast\": as bulk, shared by the two blocks of a cluster that have the same row "
+                            "side; or \"cp.async\": 16-byte copies into the swizzled layout)",
+                            JsonReader::printable(v)));
+      if (s.tuning.transformGiven && s.tuning.transform != "none")
+        rd.fail("/tuning/row_copies",
+                fmt::format("given with tuning.transform \"{}\" (it chooses how the operands as stored, transform "
+                            "\"none\", are copied)",
+                            s.tuning.transform));
+      s.tuning.rowCopies = v == "multicast" ? 2 : v == "bulk" ? 1 : 0;
     }
     if (t.contains("mma")) {
       s.tuning.mma = rd.string(t["mma"], "/tuning/mma");

@@ -38,12 +38,17 @@ inline std::string timeOffset(const CorrelatorInput& in, const std::string& t) {
 // The pipelines' kernel opening: the signature (input; vis or acc by the output model), dynamic shared memory, tid,
 // lane, warp; block -> (batch entry b, channel, triangle tile (ti, tj), ti <= tj), diag, the tile's first inputs row0
 // / col0, and chan, the channel's first sample (bytes of `sampleBytes`). Leaves the kernel's body open.
+// pairsPerSide > 0: clusters of two blocks (directPairs / directPairTile in PipelineDirect.h: a channel's tps =
+// pairsPerSide tiles per side): block -> (b, channel, pair, rank), the pair's tiles (ti, tj0) and (ti, tj0 + 1), this
+// block's tj = tj0 + rank; `active` (this block has a tile) and `paired` (both have one) besides.
 inline void emitKernelOpening(Code& c, const CorrelatorSpec& s, const std::string& name, int threads, int blocksPerSm,
-                              long long tiles, int rows, int sampleBytes, const std::string& diagComment) {
+                              long long tiles, int rows, int sampleBytes, const std::string& diagComment,
+                              int pairsPerSide = 0, long long pairs = 0) {
   c.open(
-      fmt::format("extern \"C\" __global__ void __launch_bounds__({}, {}) {}(const unsigned char* __restrict__ input, "
+      fmt::format("extern \"C\" __global__ void {}__launch_bounds__({}, {}) {}(const unsigned char* __restrict__ "
+                  "input, "
                   "{}* __restrict__ {}, long long batch)",
-                  threads, blocksPerSm, name,
+                  pairsPerSide ? "__cluster_dims__(2, 1, 1) " : "", threads, blocksPerSm, name,
                   s.type == SampleType::CF16 ? "float"
                   : s.writesVisibilities()   ? "int"
                                              : "long long",
@@ -52,17 +57,35 @@ inline void emitKernelOpening(Code& c, const CorrelatorSpec& s, const std::strin
   c("const int tid = threadIdx.x, lane = tid & 31;");
   c("const int warp = __shfl_sync(0xffffffffu, tid >> 5, 0);  // warp-uniform for ptxas: wgmma outside divergent "
     "paths");
-  c("// block -> (batch entry, channel, triangle tile (ti, tj), ti <= tj)");
-  c("long long unit = blockIdx.x;");
-  c(fmt::format("const int tile = (int)(unit % {}LL);", tiles));
-  c(fmt::format("unit /= {}LL;", tiles));
-  c(fmt::format("const int channel = (int)(unit % {}LL);", s.channels));
-  c(fmt::format("const long long b = unit / {}LL;", s.channels));
-  c("const float xq = 8.0f * (float)tile + 1.0f;");
-  c("int tj = (int)((xq * rsqrtf(xq) - 1.0f) * 0.5f);");
-  c("while (tj * (tj + 1) / 2 > tile) --tj;");
-  c("while ((tj + 1) * (tj + 2) / 2 <= tile) ++tj;");
-  c("const int ti = tile - tj * (tj + 1) / 2;");
+  if (pairsPerSide) {
+    c("// block -> (batch entry, channel, cluster pair, rank): the pair's tiles (ti, tj0), (ti, tj0 + 1) share the row "
+      "side");
+    c("const unsigned rank = wfa_cluster_rank();  // blockIdx.x % 2");
+    c("long long unit = blockIdx.x >> 1;");
+    c(fmt::format("const int pair = (int)(unit % {}LL);", pairs));
+    c(fmt::format("unit /= {}LL;", pairs));
+    c(fmt::format("const int channel = (int)(unit % {}LL);", s.channels));
+    c(fmt::format("const long long b = unit / {}LL;", s.channels));
+    c("int ti = 0, first = 0;  // row ti holds (tps - ti + 1) / 2 pairs");
+    c(fmt::format("while (first + ({0} - ti + 1) / 2 <= pair) first += ({0} - ti + 1) / 2, ++ti;", pairsPerSide));
+    c("const int tj = ti + 2 * (pair - first) + (int)rank;");
+    c(
+        fmt::format("const bool active = tj < {0}, paired = ti + 2 * (pair - first) + 1 < {0};  // a row's odd last "
+                    "tile runs alone",
+                    pairsPerSide));
+  } else {
+    c("// block -> (batch entry, channel, triangle tile (ti, tj), ti <= tj)");
+    c("long long unit = blockIdx.x;");
+    c(fmt::format("const int tile = (int)(unit % {}LL);", tiles));
+    c(fmt::format("unit /= {}LL;", tiles));
+    c(fmt::format("const int channel = (int)(unit % {}LL);", s.channels));
+    c(fmt::format("const long long b = unit / {}LL;", s.channels));
+    c("const float xq = 8.0f * (float)tile + 1.0f;");
+    c("int tj = (int)((xq * rsqrtf(xq) - 1.0f) * 0.5f);");
+    c("while (tj * (tj + 1) / 2 > tile) --tj;");
+    c("while ((tj + 1) * (tj + 2) / 2 <= tile) ++tj;");
+    c("const int ti = tile - tj * (tj + 1) / 2;");
+  }
   c("const bool diag = ti == tj;  // " + diagComment);
   c(fmt::format("const int row0 = ti * {0}, col0 = tj * {0};  // first inputs of the tile's row and column sides",
                 rows));

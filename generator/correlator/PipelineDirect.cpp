@@ -59,6 +59,42 @@ std::optional<std::string> directBlocker(const CorrelatorSpec& s) {
   return layoutBlocker(s, eb, 16 / eb);
 }
 
+std::optional<std::string> rowBulkBlocker(const CorrelatorSpec& s) {
+  const CorrelatorInput& in = s.input;
+  const int eb = s.type == SampleType::CF16 ? 4 : 2, ts = s.type == SampleType::CF16 ? 16 : 32;
+  const long long run = in.timesPerBlock;
+  // Input n = P r + p at n x run samples within a time block: the tile's row inputs are one run of bytes.
+  const bool oneRun = in.time == 1 && run > 1 && in.polarization == run && in.receiver == s.polarizations * run;
+  if (!oneRun || 64 % (run * eb) != 0 || run * eb < 16)
+    return fmt::format(
+        "a layout where one time block's inputs are not consecutive runs of 16, 32 or 64 bytes (TCC's layout is; "
+        "this one has {} samples per block, receiver stride {}, polarization stride {})",
+        run, in.receiver, in.polarization);
+  // A partial last stage copies its whole time blocks only: the rest of A's slot keeps older bytes, which meet B's
+  // zero-filled samples. Products with 0 are 0 for integers, not for an f16 Inf or NaN left there.
+  if (s.samples % run)
+    return fmt::format("{} samples per call: bulk copies take whole time blocks of {} samples", s.samples, run);
+  if (s.type == SampleType::CF16 && s.samples % ts)
+    return fmt::format(
+        "{} cf16 samples per call: bulk copies take whole stages of {} samples (stale f16 bytes of a "
+        "partial stage could be Inf or NaN)",
+        s.samples, ts);
+  return std::nullopt;
+}
+
+long long directPairs(int tps) {
+  long long n = 0;
+  for (int ti = 0; ti < tps; ++ti) n += (tps - ti + 1) / 2;
+  return n;
+}
+
+void directPairTile(int tps, long long pair, int& ti, int& tj0) {
+  long long first = 0;
+  ti = 0;
+  while (first + (tps - ti + 1) / 2 <= pair) first += (tps - ti + 1) / 2, ++ti;
+  tj0 = ti + 2 * static_cast<int>(pair - first);
+}
+
 DirectPipe directPipe(const CorrelatorSpec& s, int rows, int stages) {
   DirectPipe p;
   p.type = s.type;
@@ -76,6 +112,9 @@ DirectPipe directPipe(const CorrelatorSpec& s, int rows, int stages) {
   p.group = s.tuning.stagesPerSyncGiven ? s.tuning.stagesPerSync : 1;
   p.inFlight = p.stages -
                2 * p.group;  // below 1: a ring that would deadlock (checkDirect, emitCorrelatorDirect refuse it)
+  p.bulkA = s.tuning.rowCopies != 0 && !rowBulkBlocker(s);  // the default where it applies
+  p.pairs = p.bulkA && s.tuning.rowCopies == 2;
+  p.runBytes = p.bulkA ? s.input.timesPerBlock * p.eb : 0;
   p.sideBytes = p.rows * 64;
   p.slotBytes = 2 * p.sideBytes;
   p.barriers = p.stages * p.slotBytes;
@@ -114,7 +153,7 @@ void checkDirect(const CorrelatorSpec& s, const DirectPipe& p, std::vector<PipeI
   // exactly once, from (input, samples) of the chunk, the destinations of 8 consecutive threads in 8 bank groups.
   std::map<int, int> written;
   const int sideUnits = 4 * p.rows;
-  for (int j = 0; j < p.unitsPerThread; ++j) {
+  for (int j = p.bulkA ? p.unitsPerThread / 2 : 0; j < p.unitsPerThread; ++j) {
     unsigned quarter[8];
     for (int tid = 0; tid < 128; ++tid) {
       const int u = tid + 128 * j, side = u / sideUnits, n = (u / 4) % p.rows, c = u % 4;
@@ -134,18 +173,45 @@ void checkDirect(const CorrelatorSpec& s, const DirectPipe& p, std::vector<PipeI
         return fail(fmt::format("the copies of threads {} .. {} meet a bank group twice", tid - 7, tid));
     }
   }
-  if (static_cast<int>(written.size()) != 2 * sideUnits)
-    return fail(fmt::format("the copies write {} of the slot's {} chunks", written.size(), 2 * sideUnits));
-  for (int side = 0; side < 2; ++side)
+  const int copiedSides = p.bulkA ? 1 : 2;
+  if (static_cast<int>(written.size()) != copiedSides * sideUnits)
+    return fail(fmt::format("the copies write {} of the slot's {} chunks", written.size(), copiedSides * sideUnits));
+  for (int side = 2 - copiedSides; side < 2; ++side)
     for (int n = 0; n < p.rows; ++n)
       for (int c = 0; c < 4; ++c)
         if (!written.count(side * p.sideBytes + p.offset(n, 16 * c)))
           return fail(fmt::format("no copy writes side {}'s input {}, chunk {}", side, n, c));
   proved.push_back(
-      fmt::format("transform none: the {} cp.async copies of a stage write each of the slot's {} 16-byte chunks once, "
-                  "each from one "
-                  "16-byte aligned run of {} samples of its input, 8 bank groups per quarter warp",
-                  2 * sideUnits, 2 * sideUnits, p.spc));
+      fmt::format("transform none: the {} cp.async copies of a stage write each of the {} 16-byte chunks of {} once, "
+                  "each from one 16-byte aligned run of {} samples of its input, 8 bank groups per quarter warp",
+                  copiedSides * sideUnits, copiedSides * sideUnits, p.bulkA ? "the column side" : "the slot", p.spc));
+  // 1b. The row side by bulk copies: time block b of a stage is one copy of rows x runBytes bytes from the tile's first
+  // row input; byte e of input n's run in it must be sample b (runBytes / eb) + e / eb of input n, and A's chunk c of
+  // input n (aOffset) the samples 8 c / (eb / 2) .. of that input.
+  if (p.bulkA) {
+    const int runS = p.runBytes / p.eb, blocks = 64 / p.runBytes;
+    for (int b = 0; b < blocks; ++b) {
+      const long long base = sampleOffset(s, 0, 0, b * runS, 0, 0);
+      if (base * p.eb % 16) return fail(fmt::format("the bulk copy of time block {} starts off 16 bytes", b));
+      for (int n = 0; n < p.rows; ++n)
+        for (int e = 0; e < runS; ++e)
+          if (sampleOffset(s, 0, 0, b * runS + e, n / p.P, n % p.P) != base + static_cast<long long>(n) * runS + e)
+            return fail(fmt::format("time block {} of a stage is not one run: input {}'s sample {} lies elsewhere", b,
+                                    n, b * runS + e));
+    }
+    for (int n = 0; n < p.rows; ++n)
+      for (int c = 0; c < 4; ++c) {
+        const int at = p.aOffset(n, c), b = at / (p.rows * p.runBytes), in = at % (p.rows * p.runBytes);
+        if (in / p.runBytes != n || b * p.runBytes + in % p.runBytes != 16 * c)
+          return fail(
+              fmt::format("A's chunk {} of input {} is read at {}, where the bulk copies put another", c, n, at));
+      }
+    proved.push_back(
+        fmt::format("transform none, row side by bulk copies: {} copies of {} x {} B per stage, each time block's row "
+                    "inputs one "
+                    "run; A's ldmatrix chunks are the samples they claim",
+                    blocks, p.rows, p.runBytes));
+  }
   // 2. B through the descriptors the kernel computes (every slot, k-step; the half form from rows / 2): the copied
   // bytes of column input n, k byte 32 ks + kb.
   for (int slot = 0; slot < p.stages; ++slot)
@@ -171,6 +237,7 @@ void checkDirect(const CorrelatorSpec& s, const DirectPipe& p, std::vector<PipeI
                   wgmmaSwizzleName(p.swizzle), p.sbo));
   // 3. A: ldmatrix lane L of warp w reads row input 64 g + 32 mi + 8 w + L % 8, chunk L / 8 (registers r0..r3 of lane
   // (gq, q): k bytes 16 i + 4 q of input 8 w + gq, i.e. a0 / a2 of k-step i / 2); 8 lanes of a phase in 8 bank groups.
+  int ldsmWavefronts = 0;
   for (int g = 0; g < p.consumers; ++g)
     for (int mi = 0; mi < 2; ++mi)
       for (int w = 0; w < 4; ++w)
@@ -179,11 +246,13 @@ void checkDirect(const CorrelatorSpec& s, const DirectPipe& p, std::vector<PipeI
           for (int r = 0; r < 8; ++r) {
             const int lane = 8 * m + r, input = 64 * g + 32 * mi + 8 * w + r;
             phase[r] = static_cast<unsigned>(p.aLdsmOffset(g, mi, w, lane));
-            if (static_cast<int>(phase[r]) != p.offset(input, 16 * m))
+            if (static_cast<int>(phase[r]) != (p.bulkA ? p.aOffset(input, m) : p.offset(input, 16 * m)))
               return fail(fmt::format("A's ldmatrix row of lane {} (warpgroup {}, half {}, warp {}) is not input {}",
                                       lane, g, mi, w, input));
           }
-          if (sharedWavefronts16(phase) > 1)
+          // The bulk layout keeps each input's run whole: runs of 32 B put two rows of a phase in one bank group.
+          ldsmWavefronts = std::max(ldsmWavefronts, sharedWavefronts16(phase));
+          if (!p.bulkA && sharedWavefronts16(phase) > 1)
             return fail(fmt::format("A's ldmatrix phase {} (warp {}) meets a bank group twice", m, w));
         }
   // 4. The accumulators the store reads: by the wgmma accumulator atom, register 4 j + e of thread t is row
@@ -202,10 +271,30 @@ void checkDirect(const CorrelatorSpec& s, const DirectPipe& p, std::vector<PipeI
                           "of row input {} and column input {} the store writes",
                           t, 4 * j + e, 4 * j + 2 + e, row, col, rowIm, colIm, 8 * w + gq, 8 * j + 2 * q + e));
       }
-  proved.push_back(
+  proved.push_back(fmt::format(
       "transform none: A's ldmatrix rows are the row inputs of the accumulator rows (16 w + g: Re, + 8: Im, by the "
-      "wgmma accumulator atom), conflict-free; the store reads Re and Im of each visibility from the registers the "
-      "atom gives them");
+      "wgmma accumulator atom), {} wavefront(s) per 8-row phase; the store reads Re and Im of each visibility from the "
+      "registers the atom gives them",
+      ldsmWavefronts));
+  // 4b. Cluster pairs: every tile of the triangle belongs to exactly one (pair, rank); both ranks share the row side.
+  if (p.pairs) {
+    const int tps = static_cast<int>((p.N + p.rows - 1) / p.rows);
+    std::map<std::pair<int, int>, int> owner;
+    for (long long q = 0; q < directPairs(tps); ++q)
+      for (int rank = 0; rank < 2; ++rank) {
+        int ti = 0, tj0 = 0;
+        directPairTile(tps, q, ti, tj0);
+        if (tj0 >= tps) return fail(fmt::format("pair {} starts past the triangle (row {}, column {})", q, ti, tj0));
+        if (tj0 + rank < tps && ++owner[{ti, tj0 + rank}] > 1)
+          return fail(fmt::format("tile ({}, {}) belongs to two blocks", ti, tj0 + rank));
+      }
+    if (static_cast<long long>(owner.size()) != static_cast<long long>(tps) * (tps + 1) / 2)
+      return fail(fmt::format("the pairs cover {} of the {} tiles", owner.size(), tps * (tps + 1) / 2));
+    proved.push_back(
+        fmt::format("transform none, cluster pairs: {} pairs ({} blocks) per channel cover the {} tiles "
+                    "once, both blocks of a pair on one row side",
+                    directPairs(tps), 2 * directPairs(tps), tps * (tps + 1) / 2));
+  }
   // 5. Budgets and the ring: the consumers hold two groups (one in flight, one waited for), the producer inFlight
   // stages beyond them.
   if (p.group != 1 && p.group != 2) return fail(fmt::format("{} stages per wait (expected 1 or 2)", p.group));
@@ -262,6 +351,10 @@ CorrelatorKernels emitCorrelatorDirect(const CorrelatorSpec& s, int rows, int st
   k.opStages = p.stages;
   k.rawStages = 0;
   k.direct = true;
+  if (p.pairs) {
+    k.clusterBlocks = 2;
+    k.blocksPerChannel = 2 * directPairs(k.tiling.tilesPerSide);
+  }
   k.visibilities = s.writesVisibilities();
   if (!k.visibilities) k.reduceSource = emitReduce(s, k.reduceName, k.reduceThreads, k.reduceUnroll);
   return k;

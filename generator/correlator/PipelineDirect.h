@@ -51,6 +51,16 @@ struct DirectPipe {
   int producerRegs = 0, consumerRegs = 0, launchRegs = 0, blocksPerSm = 1;
   // Copies per producer thread and stage: unit u = tid + 128 j -> side u / (4 rows), input (u / 4) % rows, chunk u % 4.
   int unitsPerThread = 0;
+  // Row side by bulk copies (tuning.row_copies "bulk"): side 0 of a slot holds A unswizzled, time block by time block
+  // (runBytes per input, a stage's 64 bytes in 64 / runBytes blocks), each block one cp.async.bulk of the tile's row
+  // inputs; ldmatrix reads it there. Off: side 0 is the row side in the swizzled layout (the column side's on a
+  // diagonal tile).
+  bool bulkA = false;
+  int runBytes = 0;
+  // Pairs (tuning.row_copies "multicast"): blocks in clusters of two, the tiles (ti, tj) and (ti, tj + 1) of one row
+  // side; each copies every other time block of A into both (cp.async.bulk .multicast::cluster) and releases its slots
+  // to both producers. A row's last tile, where the row has an odd count, runs alone (its partner block idles).
+  bool pairs = false;
   WgmmaSwizzle swizzle = WgmmaSwizzle::B64;
   int sbo = kPipeSbo;
   // Operand placement (both sides alike): input n, k byte kb of the stage's 64.
@@ -64,7 +74,12 @@ struct DirectPipe {
   // A's ldmatrix row address for lane `lane` of warp w (of its warpgroup), wgmma half mi (0, 1) of warpgroup g,
   // relative to the side's base: row input 64 g + 32 mi + 8 w + lane % 8, chunk lane / 8 of the 64-byte row.
   int aLdsmOffset(int g, int mi, int w, int lane) const {
-    return directChunkOffset(64 * g + 32 * mi + 8 * w + lane % 8, lane / 8);
+    return aOffset(64 * g + 32 * mi + 8 * w + lane % 8, lane / 8);
+  }
+  // Where row input n's 16-byte chunk c of a stage lies in side 0 (bulk: time block 16 c / runBytes, then the input's
+  // run; else the swizzled layout).
+  int aOffset(int n, int c) const {
+    return bulkA ? 16 * c / runBytes * rows * runBytes + n * runBytes + 16 * c % runBytes : directChunkOffset(n, c);
   }
 };
 
@@ -74,6 +89,15 @@ CorrelatorSpec asStoredSpec(const CorrelatorSpec& s, int stagesPerSync = 1);
 
 // Why transform "none" cannot take the spec (sample type / range, layout, tile), or nothing.
 std::optional<std::string> directBlocker(const CorrelatorSpec& s);
+// The cluster pairs of a channel's triangle of `tps` x `tps` tiles: row ti holds ceil((tps - ti) / 2) pairs, pair q
+// of the row the tiles (ti, ti + 2 q) and (ti, ti + 2 q + 1). Blocks per channel: twice the pairs.
+long long directPairs(int tps);
+// Pair `pair`'s row and its first column (the kernel's decoding, mirrored for the proofs).
+void directPairTile(int tps, long long pair, int& ti, int& tj0);
+
+// Why tuning.row_copies "bulk" cannot take the spec (a time block's inputs not one run of runBytes each, runs that do
+// not tile a stage, samples not whole stages), or nothing.
+std::optional<std::string> rowBulkBlocker(const CorrelatorSpec& s);
 // The geometry for tiles of `rows` inputs (64 or 128) and `stages` slots (0: the spec's tuning.stages, else 8); stages
 // per wait from tuning.stages_per_sync where the spec gives it, else 1.
 DirectPipe directPipe(const CorrelatorSpec& s, int rows, int stages = 0);

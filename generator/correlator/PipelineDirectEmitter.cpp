@@ -41,17 +41,63 @@ void emitProducer(Code& c, const CorrelatorSpec& s, const DirectPipe& p, long lo
   c(fmt::format("dst[j] = side * {}u + {};", p.sideBytes, swizzled("n", "q")));
   c("chunk[j] = q;");
   c.close();
+  const int blocks = p.bulkA ? 64 / p.runBytes : 0, runS = p.bulkA ? p.runBytes / p.eb : 0;
+  if (p.bulkA) {
+    c(fmt::format("// the row side: {} bulk copies per stage (one per time block) of the tile's valid row inputs' runs",
+                  blocks));
+    c(
+        fmt::format("const unsigned char* const a_src = chan + ((long long)(row0 / {}) * {}LL + (long long)(row0 % {}) "
+                    "* "
+                    "{}LL) * {};",
+                    p.P, in.receiver, p.P, in.polarization, p.eb));
+    c(
+        fmt::format("const unsigned a_run = (unsigned)({1}LL - row0 < {0} ? {1}LL - row0 : {0}) * {2}u;  // bytes of "
+                    "one "
+                    "time block's copy",
+                    p.rows, p.N, p.runBytes));
+  }
   c("int slot = 0;");
   c("unsigned par = 0;");
   c("#pragma unroll 1");
   c.open(fmt::format("for (int k = 0; k < {}; ++k)", nst));
-  c("while (!wfa_mbar_try_wait(empty + 8u * slot, par ^ 1u)) {}  // the consumers released the slot");
+  if (p.pairs) {
+    c("// the consumers of both blocks released the slot (the pair's copies write into both)");
+    c("while (!(paired ? wfa_mbar_try_wait_cluster(empty + 8u * slot, par ^ 1u) : wfa_mbar_try_wait(empty + 8u * slot, "
+      "par ^ 1u))) {}");
+  } else c("while (!wfa_mbar_try_wait(empty + 8u * slot, par ^ 1u)) {}  // the consumers released the slot");
   c(fmt::format("const unsigned base = ring + slot * {}u;", p.slotBytes));
+  if (p.bulkA) {
+    c.open("if (tid == 0)");
+    const long long lastBlocks = (p.samples - (nst - 1) * p.ts + runS - 1) / runS;
+    const std::string nb = p.samples % p.ts ? fmt::format("(k == {} ? {}u : {}u)", nst - 1, lastBlocks, blocks)
+                                            : fmt::format("{}u", blocks);
+    c(fmt::format("wfa_mbar_arrive_tx(full + 8u * slot, {} * a_run);  // one more arrival: the copies' bytes{}", nb,
+                  p.pairs ? " (both blocks' copies)" : ""));
+    c("#pragma unroll");
+    c.open(fmt::format("for (int blk = 0; blk < {}; ++blk)", blocks));
+    c(fmt::format("const long long t = (long long)k * {} + blk * {};", p.ts, runS));
+    if (p.samples % p.ts)
+      c(fmt::format("if (t >= {}) break;  // a partial last stage: its whole time blocks", p.samples));
+    const std::string src = fmt::format("a_src + ({}) * {}", timeOffset(in, "t"), p.eb);
+    const std::string dst = fmt::format("base + blk * {}u", p.rows * p.runBytes);
+    if (p.pairs) {
+      c(fmt::format("if (!paired) wfa_bulk_g2s({}, {}, a_run, full + 8u * slot);", dst, src));
+      c(
+          fmt::format("else if ((blk & 1) == (int)rank) wfa_bulk_g2s_multicast({}, {}, a_run, full + 8u * slot, 3);  "
+                      "// "
+                      "into both blocks",
+                      dst, src));
+    } else {
+      c(fmt::format("wfa_bulk_g2s({}, {}, a_run, full + 8u * slot);", dst, src));
+    }
+    c.close();
+    c.close();
+  }
   c("#pragma unroll");
-  c.open(fmt::format("for (int j = 0; j < {}; ++j)", J));
+  c.open(fmt::format("for (int j = {}; j < {}; ++j)", p.bulkA ? J / 2 : 0, J));
   c(fmt::format("const long long t = (long long)k * {} + chunk[j] * {};", p.ts, p.spc));
-  c(fmt::format("if (!diag || j >= {}) corr_cp16(base + dst[j], src[j] + ({}) * {}, valid[j] && t < {} ? 16u : 0u);",
-                J / 2, timeOffset(in, "t"), p.eb, p.samples));
+  c(fmt::format("{}corr_cp16(base + dst[j], src[j] + ({}) * {}, valid[j] && t < {} ? 16u : 0u);",
+                p.bulkA ? "" : fmt::format("if (!diag || j >= {}) ", J / 2), timeOffset(in, "t"), p.eb, p.samples));
   c.close();
   c("corr_cp_commit();");
   c(fmt::format("if (++slot == {}) slot = 0, par ^= 1u;", S));
@@ -71,6 +117,11 @@ void emitProducer(Code& c, const CorrelatorSpec& s, const DirectPipe& p, long lo
 // stage's copies, A by ldmatrix and its Im rows, the wgmmas as one commit group, one group kept in flight, the slots of
 // the group before it released.
 void emitConsumerGroup(Code& c, const DirectPipe& p, const std::string& k, int n, const std::string& a, bool half) {
+  const auto release = [&](const std::string& slot) {
+    c(fmt::format("wfa_mbar_arrive(empty + 8u * {});", slot));
+    if (p.pairs)
+      c(fmt::format("if (paired) wfa_mbar_arrive_remote(empty + 8u * {}, rank ^ 1u);  // the pair's producer", slot));
+  };
   const bool f16 = p.type == SampleType::CF16;
   c.open("");
   c("const int first = slot;  // this group's first slot");
@@ -111,8 +162,7 @@ void emitConsumerGroup(Code& c, const DirectPipe& p, const std::string& k, int n
   c("corr_wgmma_wait<1>();  // the previous group's wgmmas are done: its slots and A registers are free");
   c("__syncwarp(0xffffffffu);");
   c.open(fmt::format("if ({} > 0 && lane == 0)", k));
-  for (int i = 0; i < p.group; ++i)
-    c(fmt::format("wfa_mbar_arrive(empty + 8u * {});", i ? fmt::format("((prev + {}) % {})", i, p.stages) : "prev"));
+  for (int i = 0; i < p.group; ++i) release(i ? fmt::format("((prev + {}) % {})", i, p.stages) : "prev");
   c.close();
   c("prev = first;");
   c.close();
@@ -236,29 +286,48 @@ std::string emitDirectCorrelate(const CorrelatorSpec& s, const DirectPipe& p, co
       "warpforge "
       "(correlator family)\n"
       "// sm_90a pipeline, operands as stored (tuning.transform \"none\"): {} x {} input tiles; a producer warpgroup "
-      "copies each stage ({} samples) by 16-byte cp.async into {} slots of {} B (64-byte swizzle, {} stages in "
+      "copies each stage ({} samples) by {} into {} slots of {} B (64-byte swizzle, {} stages in "
       "flight); {} consumer warpgroup(s) read A by ldmatrix, form its Im rows in registers and issue {} with A from "
       "registers\n",
       name, s.receivers, s.polarizations, s.channels, s.samples, sampleTypeName(s.type), s.input.layout, p.rows, p.rows,
-      p.ts, p.stages, p.slotBytes, p.inFlight, p.consumers, p.atom().ptx());
+      p.ts,
+      p.bulkA ? "cp.async.bulk (the row side, one copy per time block) and 16-byte cp.async (the column side)"
+              : "16-byte cp.async",
+      p.stages, p.slotBytes, p.inFlight, p.consumers, p.atom().ptx());
+  if (p.pairs)
+    head += fmt::format(
+        "// clusters of two blocks: the tiles (ti, tj), (ti, tj + 1) of one row side ({} pairs per channel); each "
+        "block "
+        "copies every other time block of A into both (cp.async.bulk .multicast::cluster) and releases its slots to "
+        "both producers\n",
+        directPairs(tps));
   if (s.writesVisibilities())
     head += fmt::format("// output: each batch entry's {} visibilities of the call, written once\n",
                         f16 ? "f32" : "int32");
   head += cmma::sm90aGuard();
   Code c;
   corr_emit::emitKernelOpening(c, s, name, p.threads, p.blocksPerSm, tiles, p.rows, p.eb,
-                               "one side copied: A and B are the column side");
+                               p.bulkA ? "A by the row side's bulk copies, B the column side"
+                                       : "one side copied: A and B are the column side",
+                               p.pairs ? tps : 0, p.pairs ? directPairs(tps) : 0);
   c("// shared memory: the operand ring at a 1024-aligned base (64-byte swizzle atoms), then the mbarriers");
   c("const unsigned ring = ((unsigned)__cvta_generic_to_shared(wf_smem) + 1023u) & ~1023u;");
   c(fmt::format("const unsigned full = ring + {}u, empty = full + {}u;", p.barriers, 8 * p.stages));
   c.open("if (tid == 0)");
   c(
-      fmt::format("for (int i = 0; i < {}; ++i) {{ wfa_mbar_init(full + 8u * i, 128u); wfa_mbar_init(empty + 8u * i, "
+      fmt::format("for (int i = 0; i < {}; ++i) {{ wfa_mbar_init(full + 8u * i, {}u); wfa_mbar_init(empty + 8u * i, "
                   "{}u); }}",
-                  p.stages, 4 * p.consumers));
+                  p.stages, p.bulkA ? 129 : 128,
+                  p.pairs ? fmt::format("paired ? {}u : {}", 8 * p.consumers, 4 * p.consumers)
+                          : std::to_string(4 * p.consumers)));
   c("wfa_fence_mbar_init();");
   c.close();
-  c("__syncthreads();  // the only block-wide barrier: the mbarriers are initialised");
+  if (p.pairs) {
+    c("wfa_cluster_sync();  // the pair's mbarriers are initialised");
+    c.open("if (active)");
+  } else {
+    c("__syncthreads();  // the only block-wide barrier: the mbarriers are initialised");
+  }
   c.open("if (warp < 4)");
   emitProducer(c, s, p, nst);
   c.close(" else {");
@@ -271,10 +340,17 @@ std::string emitDirectCorrelate(const CorrelatorSpec& s, const DirectPipe& p, co
   c(fmt::format("for (int z = 0; z < {}; ++z) d0[z] = 0, d1[z] = 0;", acc));
   c("// ldmatrix rows: row input 64 cg + 32 h + 8 (warp % 4) + lane % 8, 16-byte chunk lane / 8 of the stage's 64 "
     "bytes");
-  c(fmt::format("const unsigned a_side = diag ? {}u : 0u;", p.sideBytes));
   c("const int a_n = 64 * cg + 8 * (warp & 3) + (lane & 7);");
-  c(fmt::format("const unsigned a_off0 = a_side + {}, a_off1 = a_side + {};", swizzled("a_n", "lane >> 3"),
-                swizzled("a_n + 32", "lane >> 3")));
+  if (p.bulkA) {
+    c("// A from the row side's bulk layout: chunk c of input n in time block 16 c / run, at n run + 16 c % run");
+    const std::string at = fmt::format("(unsigned)((16 * (lane >> 3)) / {0} * {1} + (16 * (lane >> 3)) % {0})",
+                                       p.runBytes, p.rows * p.runBytes);
+    c(fmt::format("const unsigned a_off0 = {0} + a_n * {1}u, a_off1 = a_off0 + 32u * {1}u;", at, p.runBytes));
+  } else {
+    c(fmt::format("const unsigned a_side = diag ? {}u : 0u;", p.sideBytes));
+    c(fmt::format("const unsigned a_off0 = a_side + {}, a_off1 = a_side + {};", swizzled("a_n", "lane >> 3"),
+                  swizzled("a_n + 32", "lane >> 3")));
+  }
   c(fmt::format("const unsigned long long db_full = corr_desc_sw64(ring + {}u);  // B: the column side, slot 0",
                 p.sideBytes));
   if (p.consumers == 2) {
@@ -289,6 +365,10 @@ std::string emitDirectCorrelate(const CorrelatorSpec& s, const DirectPipe& p, co
     emitConsumers(c, s, p, nst, false);
   }
   c.close();
+  if (p.pairs) {
+    c.close();
+    c("wfa_cluster_sync();  // neither block leaves while the other may still arrive on its barriers or copy into it");
+  }
   c.close();
   return head + correlatorDirectHelpers(p) + c.text;
 }
