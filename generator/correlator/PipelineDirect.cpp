@@ -249,6 +249,9 @@ void checkDirect(const CorrelatorSpec& s, const DirectPipe& p, std::vector<PipeI
             if (static_cast<int>(phase[r]) != (p.bulkA ? p.aOffset(input, m) : p.offset(input, 16 * m)))
               return fail(fmt::format("A's ldmatrix row of lane {} (warpgroup {}, half {}, warp {}) is not input {}",
                                       lane, g, mi, w, input));
+            // A diagonal tile outside cluster pairs reads A from the swizzled column side (directChunkOffset).
+            if (p.bulkA && !p.pairs && directChunkOffset(input, m) != p.offset(input, 16 * m))
+              return fail(fmt::format("a diagonal tile's A row of lane {} is not input {}", lane, input));
           }
           // The bulk layout keeps each input's run whole: runs of 32 B put two rows of a phase in one bank group.
           ldsmWavefronts = std::max(ldsmWavefronts, sharedWavefronts16(phase));

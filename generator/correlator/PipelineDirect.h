@@ -55,7 +55,7 @@ struct DirectPipe {
   // (runBytes per input, a stage's 64 bytes in 64 / runBytes blocks), each block one cp.async.bulk of the tile's row
   // inputs; ldmatrix reads it there. Off: side 0 is the row side in the swizzled layout (the column side's on a
   // diagonal tile).
-  bool bulkA = false;
+  bool bulkA = false;  // (outside cluster pairs a diagonal tile copies its column side only and reads A from it)
   int runBytes = 0;
   // Pairs (tuning.row_copies "multicast"): blocks in clusters of two, the tiles (ti, tj) and (ti, tj + 1) of one row
   // side; each copies every other time block of A into both (cp.async.bulk .multicast::cluster) and releases its slots

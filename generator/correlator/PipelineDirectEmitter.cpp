@@ -67,7 +67,8 @@ void emitProducer(Code& c, const CorrelatorSpec& s, const DirectPipe& p, long lo
   } else c("while (!wfa_mbar_try_wait(empty + 8u * slot, par ^ 1u)) {}  // the consumers released the slot");
   c(fmt::format("const unsigned base = ring + slot * {}u;", p.slotBytes));
   if (p.bulkA) {
-    c.open("if (tid == 0)");
+    // A diagonal tile (outside cluster pairs) copies only its column side: A is read from it, as with cp.async.
+    c.open(p.pairs ? "if (tid == 0)" : "if (tid == 0 && !diag)");
     const long long lastBlocks = (p.samples - (nst - 1) * p.ts + runS - 1) / runS;
     const std::string nb = p.samples % p.ts ? fmt::format("(k == {} ? {}u : {}u)", nst - 1, lastBlocks, blocks)
                                             : fmt::format("{}u", blocks);
@@ -307,7 +308,7 @@ std::string emitDirectCorrelate(const CorrelatorSpec& s, const DirectPipe& p, co
   head += cmma::sm90aGuard();
   Code c;
   corr_emit::emitKernelOpening(c, s, name, p.threads, p.blocksPerSm, tiles, p.rows, p.eb,
-                               p.bulkA ? "A by the row side's bulk copies, B the column side"
+                               p.bulkA ? "A by the row side's bulk copies (a diagonal tile: from its column side), B the column side"
                                        : "one side copied: A and B are the column side",
                                p.pairs ? tps : 0, p.pairs ? directPairs(tps) : 0);
   c("// shared memory: the operand ring at a 1024-aligned base (64-byte swizzle atoms), then the mbarriers");
@@ -315,9 +316,10 @@ std::string emitDirectCorrelate(const CorrelatorSpec& s, const DirectPipe& p, co
   c(fmt::format("const unsigned full = ring + {}u, empty = full + {}u;", p.barriers, 8 * p.stages));
   c.open("if (tid == 0)");
   c(
-      fmt::format("for (int i = 0; i < {}; ++i) {{ wfa_mbar_init(full + 8u * i, {}u); wfa_mbar_init(empty + 8u * i, "
+      fmt::format("for (int i = 0; i < {}; ++i) {{ wfa_mbar_init(full + 8u * i, {}); wfa_mbar_init(empty + 8u * i, "
                   "{}u); }}",
-                  p.stages, p.bulkA ? 129 : 128,
+                  p.stages,
+                  p.pairs ? "129u" : p.bulkA ? "diag ? 128u : 129u" : "128u",
                   p.pairs ? fmt::format("paired ? {}u : {}", 8 * p.consumers, 4 * p.consumers)
                           : std::to_string(4 * p.consumers)));
   c("wfa_fence_mbar_init();");
@@ -345,7 +347,15 @@ std::string emitDirectCorrelate(const CorrelatorSpec& s, const DirectPipe& p, co
     c("// A from the row side's bulk layout: chunk c of input n in time block 16 c / run, at n run + 16 c % run");
     const std::string at = fmt::format("(unsigned)((16 * (lane >> 3)) / {0} * {1} + (16 * (lane >> 3)) % {0})",
                                        p.runBytes, p.rows * p.runBytes);
-    c(fmt::format("const unsigned a_off0 = {0} + a_n * {1}u, a_off1 = a_off0 + 32u * {1}u;", at, p.runBytes));
+    if (p.pairs) {
+      c(fmt::format("const unsigned a_off0 = {0} + a_n * {1}u, a_off1 = a_off0 + 32u * {1}u;", at, p.runBytes));
+    } else {
+      c("// (a diagonal tile: from the column side, swizzled)");
+      c(fmt::format("const unsigned a_off0 = diag ? {2}u + {3} : {0} + a_n * {1}u,", at, p.runBytes, p.sideBytes,
+                    swizzled("a_n", "lane >> 3")));
+      c(fmt::format("               a_off1 = diag ? {2}u + {3} : a_off0 + 32u * {1}u;", at, p.runBytes, p.sideBytes,
+                    swizzled("a_n + 32", "lane >> 3")));
+    }
   } else {
     c(fmt::format("const unsigned a_side = diag ? {}u : 0u;", p.sideBytes));
     c(fmt::format("const unsigned a_off0 = a_side + {}, a_off1 = a_side + {};", swizzled("a_n", "lane >> 3"),
