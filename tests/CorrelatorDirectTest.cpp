@@ -67,6 +67,49 @@ TEST(CorrelatorDirect, SpecRules) {
   EXPECT_EQ(specErrorPath(directJson("t", 35, 2, "cf16", 160, R"(, "output": "visibilities")")), "(accepted)");
 }
 
+// tuning.row_copies: refused at its path wherever the row side cannot be copied that way or the samples are not used
+// as stored (the message names why), accepted where it applies; tuning the default cannot take falls back to the
+// transform pipeline instead of failing.
+TEST(CorrelatorDirect, RowCopiesRules) {
+  auto json = [](int R, const std::string& type, int samples, const std::string& more, const std::string& tuning) {
+    return R"({"name": "t", "family": "correlator", "receivers": )" + std::to_string(R) +
+           R"(, "polarizations": 2, "channels": 2, "samples_per_call": )" + std::to_string(samples) +
+           R"(, "sample_type": ")" + type + R"(", "input": {"layout": "tcc"})" + more + R"(, "tuning": {)" + tuning +
+           "}}";
+  };
+  const std::string vis = R"(, "output": "visibilities")";
+  EXPECT_EQ(specErrorPath(json(100, "ci8", 224, kSym, R"("row_copies": "bulk")")), "(accepted)");
+  EXPECT_EQ(specErrorPath(json(100, "ci8", 224, kSym, R"("row_copies": "multicast")")), "(accepted)");
+  EXPECT_EQ(specErrorPath(json(100, "ci8", 224, kSym, R"("row_copies": "cp.async")")), "(accepted)");
+  EXPECT_EQ(specErrorPath(json(100, "ci8", 224, kSym, R"("row_copies": "tma")")), "/tuning/row_copies");
+  EXPECT_EQ(specErrorPath(json(100, "ci8", 224, kSym, R"("transform": "shared", "row_copies": "bulk")")),
+            "/tuning/row_copies");
+  // cf16 partial stages: stale f16 bytes could be Inf or NaN; for bulk and multicast alike
+  EXPECT_EQ(specErrorPath(json(100, "cf16", 200, vis, R"("row_copies": "bulk")")), "/tuning/row_copies");
+  EXPECT_EQ(specErrorPath(json(100, "cf16", 200, vis, R"("row_copies": "multicast")")), "/tuning/row_copies");
+  EXPECT_EQ(specErrorPath(json(100, "cf16", 208, vis, R"("row_copies": "multicast")")), "(accepted)");
+  // not used as stored: -128 needs the transform's clamp; the whole triangle is the default at 140 inputs
+  EXPECT_EQ(specErrorPath(json(100, "ci8", 224, "", R"("row_copies": "bulk")")), "/tuning/row_copies");
+  EXPECT_EQ(specErrorPath(json(70, "ci8", 224, kSym, R"("row_copies": "bulk")")), "/tuning/row_copies");
+  EXPECT_EQ(specErrorPath(json(70, "ci8", 224, kSym, R"("row_copies": "bulk", "whole_triangle": false)")),
+            "(accepted)");
+  // multicast needs two tiles on a row side
+  EXPECT_EQ(specErrorPath(json(32, "ci8", 224, kSym, R"("row_copies": "multicast", "receivers_per_block": 64)")),
+            "/tuning/row_copies");
+  // Two stages per wait on 64-input tiles: the transform pipeline (the operands as stored lack the registers)
+  EXPECT_EQ(specErrorPath(json(200, "ci8", 224, kSym, R"("receivers_per_block": 32, "stages_per_sync": 2)")),
+            "(accepted)");
+  // off sm_90 (mma.sync) row_copies has no meaning
+  try {
+    emitCorrelatorFor(parseCorrelatorSpecText(json(100, "ci8", 224, kSym, R"("row_copies": "bulk")"), "t.json"),
+                      "sm_80");
+    ADD_FAILURE() << "row_copies accepted on sm_80";
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.path(), "/tuning/row_copies");
+    EXPECT_NE(std::string(e.what()).find("sm_80"), std::string::npos) << e.what();
+  }
+}
+
 // The proofs hold for both tiles and sample types, and the kernel the family emits for sm_90 is this one.
 TEST(CorrelatorDirect, ProvedAndChosen) {
   for (const auto& [type, rows] :
@@ -151,14 +194,20 @@ TEST(CorrelatorDirect, RunsOnTheCpuAndMatchesTheExactReference) {
        "cf16 R = 70, 64-input tiles in cluster pairs, the row side multicast, 13 stages"},
       {directJson("cpu_direct_r", 100, 2, "ci8", 224, kSym,
                   R"(, "receivers_per_block": 64, "stages": 6, "stages_per_sync": 2, "row_copies": "multicast")"),
-       "ci8 R = 100, accumulators, cluster pairs, two stages per wait"}};
+       "ci8 R = 100, accumulators, cluster pairs, two stages per wait"},
+      {directJson("cpu_direct_s", 70, 2, "ci8", 208, kSym + R"(, "output": "visibilities")",
+                  R"(, "receivers_per_block": 64, "stages": 4, "row_copies": "bulk")"),
+       "ci8 R = 70, 128-input tiles, the row side by bulk copies, a partial last stage (6.5 stages)"},
+      {directJson("cpu_direct_t", 100, 2, "ci8", 208, kSym + R"(, "output": "visibilities")",
+                  R"(, "receivers_per_block": 64, "stages": 4, "row_copies": "multicast")"),
+       "ci8 R = 100, cluster pairs, a partial last stage (6.5 stages)"}};
   for (const auto& c : cases) {
     const CorrelatorSpec s = parseCorrelatorSpecText(c.json, "cpu.json");
     const CorrelatorKernels k = emitCorrelatorFor(s, "sm_90");
     ASSERT_TRUE(k.direct) << c.label;
-    EXPECT_EQ(k.correlateSource.find("wfa_bulk_g2s(base") != std::string::npos,
-              s.tuning.rowCopies != 0 && !rowBulkBlocker(s))
-        << c.label;
+    if (s.tuning.rowCopies != -1)  // asked for: bulk copies of the row side exactly where "bulk" / "multicast" says
+      EXPECT_EQ(k.correlateSource.find("wfa_bulk_g2s(base") != std::string::npos, s.tuning.rowCopies >= 1) << c.label;
+    EXPECT_EQ(k.correlateSource.find("__cluster_dims__(2") != std::string::npos, s.tuning.rowCopies == 2) << c.label;
     runCorrelatorPlanOnCpu(*makeCorrelatorSpec(s), correlatorLaunchPlan(s, k), 2, 7301, "direct " + c.label);
   }
 }
@@ -199,6 +248,8 @@ TEST(CorrelatorDirect, MutationsAreCaught) {
                               "o.json");
   test::expectMutationsCaught(*makeCorrelatorSpec(m2), correlatorLaunchPlan(m2, emitCorrelatorFor(m2, "sm_90")),
                               {{"a multicast that reaches only its own block", "full + 8u * slot, 3);",
-                                "full + 8u * slot, (unsigned short)(1u << rank));"}},
+                                "full + 8u * slot, (unsigned short)(1u << rank));"},
+                               {"a slot refilled once its own block's consumers released it (not the pair's)",
+                                "paired ? 16u : 8u", "8u"}},
                               7304, "correlator-cpu", correlatorShim(), {{"dump", 1}});
 }

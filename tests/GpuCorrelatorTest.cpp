@@ -14,6 +14,7 @@
 #include "bench/RunCheck.h"
 #include "generator/correlator/CorrelatorData.h"
 #include "generator/correlator/CorrelatorFamily.h"
+#include "generator/correlator/PipelineDirect.h"
 #include "warpforge/compiler.h"
 #include "warpforge/device.h"
 
@@ -452,9 +453,9 @@ TEST_F(GpuCorrelator, OperandsAsStoredBitExactOnEveryTileTypeAndOutput) {
                                "wait{}",
                                c.r, c.pols, c.type, c.rows, s.samples, c.output, s.tuning.stages ? s.tuning.stages : 8,
                                s.tuning.stagesPerSync,
-                               s.tuning.rowCopies == 2 ? ", row side multicast in cluster pairs"
-                               : bulk                  ? ", row side by bulk copies"
-                                                       : ""));
+                               directPipe(s, c.rows).pairs   ? ", row side multicast in cluster pairs"
+                               : directPipe(s, c.rows).bulkA ? ", row side by bulk copies (diagonal tiles: cp.async)"
+                                                             : ", row side by cp.async"));
     EXPECT_TRUE(ck.ok()) << c.r << " " << c.type << " " << c.rows << ": " << ck.detail;
   }
   CorrelatorSpec s = makeSpec(3, "ci8", "tcc", 2, 1, 66560, false, 128, "pipeline");

@@ -131,10 +131,16 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet, public 
           "channel), {} B dynamic shared memory, {} block(s) per SM\n",
           k.correlateName, p.threads, p.consumers, p.rows, p.rows, k.tiling.tiles(), p.sharedBytes, p.blocksPerSm);
       o += fmt::format(
-          "  per stage of {} samples: operands as stored (transform none): 16-byte cp.async copies straight into {} "
-          "operand slots ({}; {} stages in flight); consumers read A by ldmatrix and form its Im rows (im, -re) in "
-          "registers; 2 x 2 {} with A from registers per consumer warpgroup; no clamp ({})\n",
-          p.ts, p.stages, wgmmaSwizzleName(p.swizzle), p.inFlight, p.atom().ptx(),
+          "  per stage of {} samples: operands as stored (transform none): {} straight into {} operand slots ({}; {} "
+          "stages in flight); consumers read A by ldmatrix and form its Im rows (im, -re) in registers; 2 x 2 {} with "
+          "A from registers per consumer warpgroup; no clamp ({})\n",
+          p.ts,
+          p.pairs   ? "the row side by cp.async.bulk multicast in clusters of two blocks (one row side), the column "
+                      "side by 16-byte cp.async,"
+          : p.bulkA ? "the row side by cp.async.bulk (one copy per time block; a diagonal tile copies its column side "
+                      "only), the column side by 16-byte cp.async,"
+                    : "16-byte cp.async copies",
+          p.stages, wgmmaSwizzleName(p.swizzle), p.inFlight, p.atom().ptx(),
           s_.type == SampleType::CF16 ? "cf16" : "sample_range symmetric");
       if (!k.visibilities)
         o += fmt::format("{}: grid-stride over {} visibilities, {} threads per block\n", k.reduceName,

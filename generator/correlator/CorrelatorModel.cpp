@@ -33,11 +33,12 @@ struct TileCost {
 };
 constexpr TileCost kTileCosts[] = {{64, 10000, 1470}, {128, 20000, 1940}};
 
-// The pipeline with the operands as stored (PipelineDirect.h), in SM cycles at 1980 MHz: per block and stage of 32
-// (8-bit; 16 of f16) samples, a full tile and a diagonal one (one side copied, the second warpgroup's wgmmas halved),
-// and a fixed cost per block. Fitted to eight shapes timed on an H200 in one call (TCC's 8-bit R = 64, 576, 2048 and
-// 16-bit R = 576; random R = 134, 205, 317, 577; both tiles where both were timed): the stage costs about twice the
-// wgmma time (512 cycles on a full 128-input tile), set by the copies, so the model counts stage waves and bytes.
+// The pipeline with the operands as stored (PipelineDirect.h), in SM cycles (measured at 1980 MHz): per block and stage
+// of 32 (8-bit; 16 of f16) samples, a full tile and a diagonal one (one side copied, the second warpgroup's wgmmas
+// halved), and a fixed cost per block. Fitted to eight shapes timed on an H200 in one call (TCC's 8-bit R = 64, 576,
+// 2048 and 16-bit R = 576; random R = 134, 205, 317, 577; both tiles where both were timed): the stage costs about
+// twice the wgmma time (512 cycles on a full 128-input tile), set by the copies, so the model counts stage waves and
+// bytes.
 struct DirectCost {
   int rows;
   double fixed, fullStage, diagStage;
@@ -82,6 +83,10 @@ bool directByDefault(const CorrelatorSpec& s) {
   // cf16 with the accumulators: the f32 read-modify-write epilogue beside 128 accumulators spills on 128-input tiles
   // (NVRTC 13, sm_90a), so the transform pipeline keeps it.
   if (s.type == SampleType::CF16 && !s.writesVisibilities()) return false;
+  // Two stages per wait on 64-input tiles exceed the direct consumers' registers (the transform pipeline takes it).
+  if (s.tuning.stagesPerSyncGiven && s.tuning.stagesPerSync == 2 && s.tuning.rowsGiven &&
+      s.tuning.receiversPerBlock * s.polarizations == 64)
+    return false;
   if (s.tuning.transformGiven || directBlocker(asStoredSpec(s)) || s.tuning.stages == 2 || s.tuning.rawStages ||
       s.tuning.wholeTriangle == 1 || (s.tuning.stagesPerSyncGiven && s.tuning.stagesPerSync > 2) ||
       (s.tuning.stagesPerSyncGiven && s.tuning.stagesPerSync == 2 && s.tuning.stages && s.tuning.stages < 5))
@@ -120,7 +125,7 @@ CorrelatorChoice chooseCorrelator(const CorrelatorSpec& s, const std::string& ar
             "{:.1f} us with 128 on 132 SMs at 1755 MHz)",
             c.rows, d64, d128);
       }
-      c.why += ", operands as stored (transform none: cp.async into the operand ring, A's Im rows in registers)";
+      c.why += ", operands as stored (transform none: copies straight into the operand ring, A's Im rows in registers)";
       return c;
     }
     if (s.tuning.wholeTriangle != 0 && pipeTriangleFits(s)) {
@@ -156,14 +161,11 @@ CorrelatorChoice chooseCorrelator(const CorrelatorSpec& s, const std::string& ar
 }
 
 void requireDirectPossible(const CorrelatorSpec& s) {
-  if (s.tuning.rowCopies == 1)
+  if (s.tuning.rowCopies >= 1)
     if (auto why = rowBulkBlocker(s))
-      throw SpecError(s.file, "/tuning/row_copies", "\"bulk\" cannot take " + *why + " (use \"cp.async\")");
-  if (s.tuning.rowCopies != -1 && s.tuning.transform != "none" && !directByDefault(s))
-    throw SpecError(s.file, "/tuning/row_copies",
-                    "given where the operands are not used as stored (tuning.transform \"none\"): " +
-                        (directBlocker(s) ? *directBlocker(s)
-                                          : std::string("the spec asks for the transform pipeline")));
+      throw SpecError(s.file, "/tuning/row_copies",
+                      fmt::format("\"{}\" cannot take {} (use \"cp.async\")",
+                                  s.tuning.rowCopies == 2 ? "multicast" : "bulk", *why));
   if (s.tuning.transform != "none") return;
   if (auto why = directBlocker(s)) throw SpecError(s.file, "/tuning/transform", "\"none\" cannot take " + *why);
   if (auto why = pipelineBlocker(s)) throw SpecError(s.file, "/tuning/transform", "\"none\" cannot take " + *why);
@@ -219,6 +221,25 @@ CorrelatorKernels emitCorrelatorFor(const CorrelatorSpec& s, const std::string& 
   if (s.tuning.stagesPerSyncGiven && s.tuning.stagesPerSync > 1 && c.path != CorrelatorPath::Pipeline)
     throw SpecError(s.file, "/tuning/stages_per_sync",
                     fmt::format("{} stages per wait needs the sm_90 pipeline", s.tuning.stagesPerSync));
+  if (s.tuning.rowCopies != -1 && !(c.path == CorrelatorPath::Pipeline && c.direct))
+    throw SpecError(s.file, "/tuning/row_copies",
+                    fmt::format("given where the samples are not used as stored (tuning.transform \"none\"): {}",
+                                !sm90 ? "this emission targets " + arch + ", not sm_90"
+                                : c.path != CorrelatorPath::Pipeline
+                                    ? std::string("the path is ") + correlatorPathName(c.path)
+                                : directBlocker(s) ? *directBlocker(s)
+                                : c.wholeTriangle
+                                    ? std::string("the whole triangle in one block is the default for ") +
+                                          std::to_string(s.inputs()) +
+                                          " inputs (say \"whole_triangle\": false, or \"transform\": \"none\")"
+                                    : std::string("the spec gets the transform pipeline (cf16 with output "
+                                                  "\"accumulators\", or tuning that only it has)")));
+  if (s.tuning.rowCopies == 2 && c.rows >= s.inputs())
+    throw SpecError(s.file, "/tuning/row_copies",
+                    fmt::format("\"multicast\" pairs tiles of one row side; {} inputs are one {}-input tile per "
+                                "channel "
+                                "(half of the blocks would idle: use \"bulk\" or \"cp.async\")",
+                                s.inputs(), c.rows));
   if (c.path == CorrelatorPath::Pipeline && c.direct) {
     return emitCorrelatorDirect(asStoredSpec(s, s.tuning.stagesPerSyncGiven ? s.tuning.stagesPerSync : 1), c.rows,
                                 c.stages);

@@ -124,9 +124,11 @@ LaunchPlan correlatorLaunchPlan(const CorrelatorSpec& s, const CorrelatorKernels
                        1, false};
   corr.args = {PlanArg::buffer("input", "const unsigned char*", "input"),
                PlanArg::buffer("accumulators", f ? "float*" : "long long*", "acc"), PlanArg::batchTimes(1, "batch")};
-  corr.note = fmt::format(
-      "one block per (batch entry, channel, tile of {} x {} inputs); {} B shared memory (two stage buffers){}",
-      k.tiling.rowsPerBlock, k.tiling.rowsPerBlock, k.sharedBytes, k.wgmma ? "; wgmma (sm_90a)" : "");
+  corr.note = fmt::format("{} per (batch entry, channel, tile of {} x {} inputs); {} B shared memory{}",
+                          k.clusterBlocks > 1 ? "clusters of two blocks (two tiles of one row side), a block"
+                                              : "one block",
+                          k.tiling.rowsPerBlock, k.tiling.rowsPerBlock, k.sharedBytes,
+                          k.wgmma ? "; wgmma (sm_90a)" : "");
   if (withCorrelate) p.kernels.push_back(corr);
   if (withReduce) {
     PlanKernel red;

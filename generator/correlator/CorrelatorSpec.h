@@ -53,13 +53,14 @@ struct CorrelatorTuning {
   // R = 576 / 2048 and a random R = 18), 1 for 4-bit (slower there by 4 %) and for the operands as stored (two ran
   // 0.90x one there). Other paths ignore the default.
   int stagesPerSync = 1;
-  bool stagesPerSyncGiven = false;
+  bool stagesPerSyncGiven = false;  // stages_per_sync was in the spec (a SpecError off the pipeline)
   // Operands as stored: how the row side (A, read by ldmatrix) is copied. 1 ("bulk"): one cp.async.bulk per time
   // block of the stage into an unswizzled A region (layouts where a time block's inputs are one run); 2 ("multicast"):
   // as 1, the blocks launched in clusters of two tiles of one row side, each copying half of the time blocks into
   // both; 0 ("cp.async"): 16-byte copies into the swizzled layout; -1: the default, bulk where the layout allows it
-  // (1.08-1.20x cp.async at eight shapes on an H200, same call) and cp.async elsewhere.
-  int rowCopies = -1;  // stages_per_sync was in the spec (a SpecError off the pipeline)
+  // (whole time blocks; cf16: whole stages) and some tile is off the diagonal (1.08-1.22x cp.async at eight shapes on
+  // an H200, same call), cp.async elsewhere.
+  int rowCopies = -1;
 };
 
 // N stages per wait need 2 N or more operand slots (`stages` 0: the default ring, which has them).

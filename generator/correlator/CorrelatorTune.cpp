@@ -31,6 +31,8 @@ Json chosenMembers(const CorrelatorSpec& s, const std::string& arch) {
     j["stages_per_sync"] = s.tuning.stagesPerSyncGiven ? s.tuning.stagesPerSync : 1;
     if (s.tuning.stages) j["stages"] = s.tuning.stages;
     j["transform"] = "none";
+    const DirectPipe p = directPipe(s, c.rows);
+    j["row_copies"] = p.pairs ? "multicast" : p.bulkA ? "bulk" : "cp.async";
     return j;
   }
   j["stages_per_sync"] = s.tuning.stagesPerSync;
@@ -91,30 +93,35 @@ std::vector<CorrelatorTuneCandidate> correlatorTuneCandidates(const CorrelatorSp
         }
     }
   }
-  // The operands as stored (transform "none"; ci8 with sample_range symmetric, cf16): square tiles, 4, 6 and 8 slots.
+  // The operands as stored (transform "none"; ci8 with sample_range symmetric, cf16): square tiles, 4, 6 and 8 slots,
+  // the row side by bulk copies (where the layout allows) and by cp.async.
   CorrelatorSpec asStored = s;
   asStored.tuning.transform = "none";
   if (sm90 && !pipelineBlocker(s) && !directBlocker(asStored))
     for (const int rows : {64, 128}) {
       if (rows % s.polarizations) continue;
-      for (const int slots : {4, 6, 8}) {
-        CorrelatorSpec c = asStored;
-        c.tuning.transformGiven = true;
-        c.tuning.stagesPerSyncGiven = true;
-        c.tuning.mma = "pipeline";
-        c.tuning.wholeTriangle = 0;
-        c.tuning.stagesPerSync = 1;
-        c.tuning.stages = slots;
-        if (!directSharedFits(directPipe(c, rows, slots))) continue;
-        Json m = Json::object();
-        m["mma"] = "pipeline";
-        m["whole_triangle"] = false;
-        m["receivers_per_block"] = rows / s.polarizations;
-        m["stages_per_sync"] = 1;
-        m["stages"] = slots;
-        m["transform"] = "none";
-        add(c, m);
-      }
+      for (const int slots : {4, 6, 8})
+        for (const int rowCopies : {1, 0}) {
+          if (rowCopies == 1 && rowBulkBlocker(s)) continue;
+          CorrelatorSpec c = asStored;
+          c.tuning.rowCopies = rowCopies;
+          c.tuning.transformGiven = true;
+          c.tuning.stagesPerSyncGiven = true;
+          c.tuning.mma = "pipeline";
+          c.tuning.wholeTriangle = 0;
+          c.tuning.stagesPerSync = 1;
+          c.tuning.stages = slots;
+          if (!directSharedFits(directPipe(c, rows, slots))) continue;
+          Json m = Json::object();
+          m["mma"] = "pipeline";
+          m["whole_triangle"] = false;
+          m["receivers_per_block"] = rows / s.polarizations;
+          m["stages_per_sync"] = 1;
+          m["stages"] = slots;
+          m["transform"] = "none";
+          m["row_copies"] = rowCopies ? "bulk" : "cp.async";
+          add(c, m);
+        }
     }
   // The paths before the pipeline, at the spec's tile.
   for (const char* mma : {"wgmma", "mma_sync"}) {

@@ -1,10 +1,12 @@
 #pragma once
 // The correlator's sm_90a pipeline with the operands used as stored (tuning.transform "none"): no transform pass.
 //
-//   producer warpgroup (setmaxnreg down): per stage, 16-byte cp.async copies of both tile sides' raw samples straight
+//   producer warpgroup (setmaxnreg down): per stage, 16-byte cp.async copies of the column side's raw samples straight
 //     into an operand slot in wgmma's 64-byte-swizzled K-major layout (one 64-byte row of k per input: 32 samples of
-//     8 bits, 16 of f16); `inFlight` stages of copies outstanding (cp.async.wait_group), then fence.proxy.async and
-//     one arrival per thread on the slot's mbarrier.
+//     8 bits, 16 of f16), and of the row side either the same way or (bulkA) by one cp.async.bulk per time block into
+//     an unswizzled A region, announced by expect_tx (pairs: multicast into both blocks of a cluster); `inFlight`
+//     stages of copies outstanding (cp.async.wait_group), then fence.proxy.async and one arrival per thread on the
+//     slot's mbarrier.
 //   consumer warpgroups (setmaxnreg up): wait for a slot, read A (32 row inputs per wgmma) with ldmatrix and build
 //     A's second row half in registers: (re, im) -> (im, -re), so that wgmma m64 nN k32 with A from registers gives
 //     rows 16 w + g = Re and rows 16 w + 8 + g = Im of s(row input) conj(s(column input)); B (the column inputs) is

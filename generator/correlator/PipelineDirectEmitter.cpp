@@ -25,9 +25,11 @@ void emitProducer(Code& c, const CorrelatorSpec& s, const DirectPipe& p, long lo
   const int J = p.unitsPerThread, D = p.inFlight, S = p.stages;
   if (p.producerRegs) c(fmt::format("wfa_setmaxnreg_dec<{}>();", p.producerRegs));
   c(
-      fmt::format("// unit j of this thread: side j / {} (1: the column side; a diagonal tile copies only that one), "
-                  "input (u / 4) % {}, chunk u % 4, u = tid + 128 j",
-                  J / 2, p.rows));
+      fmt::format("// unit j of this thread: side j / {} (1: the column side; {}), input (u / 4) % {}, chunk u % 4, "
+                  "u = tid + 128 j",
+                  J / 2,
+                  p.bulkA ? "the row side's units are unused: bulk copies" : "a diagonal tile copies only that one",
+                  p.rows));
   c(fmt::format("const unsigned char* src[{}];", J));
   c(fmt::format("unsigned dst[{}], chunk[{}];", J, J));
   c(fmt::format("bool valid[{}];", J));
@@ -308,8 +310,9 @@ std::string emitDirectCorrelate(const CorrelatorSpec& s, const DirectPipe& p, co
   head += cmma::sm90aGuard();
   Code c;
   corr_emit::emitKernelOpening(c, s, name, p.threads, p.blocksPerSm, tiles, p.rows, p.eb,
-                               p.bulkA ? "A by the row side's bulk copies (a diagonal tile: from its column side), B the column side"
-                                       : "one side copied: A and B are the column side",
+                               p.pairs   ? "A by the pair's bulk copies, B the column side"
+                               : p.bulkA ? "A by bulk copies; a diagonal tile copies its column side only, A read there"
+                                         : "one side copied: A and B are the column side",
                                p.pairs ? tps : 0, p.pairs ? directPairs(tps) : 0);
   c("// shared memory: the operand ring at a 1024-aligned base (64-byte swizzle atoms), then the mbarriers");
   c("const unsigned ring = ((unsigned)__cvta_generic_to_shared(wf_smem) + 1023u) & ~1023u;");
@@ -319,7 +322,9 @@ std::string emitDirectCorrelate(const CorrelatorSpec& s, const DirectPipe& p, co
       fmt::format("for (int i = 0; i < {}; ++i) {{ wfa_mbar_init(full + 8u * i, {}); wfa_mbar_init(empty + 8u * i, "
                   "{}u); }}",
                   p.stages,
-                  p.pairs ? "129u" : p.bulkA ? "diag ? 128u : 129u" : "128u",
+                  p.pairs   ? "129u"
+                  : p.bulkA ? "diag ? 128u : 129u"
+                            : "128u",
                   p.pairs ? fmt::format("paired ? {}u : {}", 8 * p.consumers, 4 * p.consumers)
                           : std::to_string(4 * p.consumers)));
   c("wfa_fence_mbar_init();");
