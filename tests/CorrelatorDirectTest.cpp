@@ -212,6 +212,46 @@ TEST(CorrelatorDirect, RunsOnTheCpuAndMatchesTheExactReference) {
   }
 }
 
+// Persistent blocks: each block of a grid smaller than the units loops over several (the grid rule's units per block
+// raised on the CPU, where every unit would otherwise get its own block): diagonal and off-diagonal tiles, the ring
+// running on across tiles, both row copies, partial groups; a tile's last slots not given back deadlock.
+TEST(CorrelatorDirect, PersistentBlocksRunOnTheCpu) {
+  if (std::system("c++ --version > /dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  struct Case {
+    std::string json, label;
+  };
+  const std::vector<Case> cases = {
+      {directJson("cpu_pers_a", 100, 2, "ci8", 208, kSym + R"(, "output": "visibilities")",
+                  R"(, "receivers_per_block": 64, "stages": 4, "persistent": true)"),
+       "ci8 R = 100, 128-input tiles, bulk row side, 6.5 stages through 4 slots"},
+      {directJson("cpu_pers_b", 70, 2, "cf16", 208, R"(, "output": "visibilities")",
+                  R"(, "receivers_per_block": 32, "persistent": true, "row_copies": "cp.async")"),
+       "cf16 R = 70, 64-input tiles, cp.async row side"},
+      {directJson("cpu_pers_c", 100, 2, "ci8", 224, kSym,
+                  R"(, "receivers_per_block": 64, "stages": 6, "stages_per_sync": 2, "persistent": true)"),
+       "ci8 R = 100, accumulators, two stages per wait (7 stages: a last group of one)"}};
+  for (const auto& c : cases) {
+    const CorrelatorSpec s = parseCorrelatorSpecText(c.json, "pers.json");
+    const CorrelatorKernels k = emitCorrelatorFor(s, "sm_90");
+    ASSERT_TRUE(k.persistent) << c.label;
+    LaunchPlan plan = correlatorLaunchPlan(s, k);
+    ASSERT_TRUE(plan.kernels[0].grid.capAtResident) << c.label;
+    plan.kernels[0].grid.unitsPerBlock = 4;  // 2 batch entries x tiles x 2 channels over a quarter as many blocks
+    runCorrelatorPlanOnCpu(*makeCorrelatorSpec(s), plan, 2, 7305, "persistent " + c.label);
+  }
+  const CorrelatorSpec s = parseCorrelatorSpecText(cases[0].json, "pers.json");
+  LaunchPlan plan = correlatorLaunchPlan(s, emitCorrelatorFor(s, "sm_90"));
+  plan.kernels[0].grid.unitsPerBlock = 4;
+  test::expectMutationsCaught(*makeCorrelatorSpec(s), plan,
+                              {{"a tile's last slots kept from the producer",
+                                "wfa_mbar_arrive(empty + 8u * prev);  // the tile's last group", ""}},
+                              7306, "correlator-cpu", correlatorShim(), {{"dump", 1}});
+  EXPECT_EQ(specErrorPath(
+                directJson("t", 100, 2, "ci8", 224, kSym, R"(, "persistent": true, "row_copies": "multicast")")),
+            "/tuning/persistent");
+}
+
 // A missing wait, an early publication of a stage, a wrong Im row and a slot released while its wgmmas run each fail
 // the CPU run.
 TEST(CorrelatorDirect, MutationsAreCaught) {

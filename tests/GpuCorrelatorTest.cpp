@@ -437,8 +437,11 @@ TEST_F(GpuCorrelator, OperandsAsStoredBitExactOnEveryTileTypeAndOutput) {
     // Odd cases with the row side by bulk copies, every fourth with it multicast in cluster pairs (whole stages: 13 of
     // f16, 7 of ci8), the others with a partial last stage.
     const bool bulk = seed % 2 == 1 || seed % 4 == 0;
-    CorrelatorSpec s = makeSpec(c.r, c.type, "tcc", c.pols, 2, bulk ? (f16 ? 208 : 224) : (f16 ? 200 : 208), seed % 2,
-                                c.rows, "pipeline");
+    // Cases 2 and 5 with persistent blocks, over 64 channels: more units than resident blocks, so blocks loop.
+    const bool persistent = seed == 2 || seed == 5;
+    CorrelatorSpec s = makeSpec(c.r, c.type, "tcc", c.pols, persistent ? 64 : 2,
+                                bulk ? (f16 ? 208 : 224) : (f16 ? 200 : 208), seed % 2, c.rows, "pipeline");
+    s.tuning.persistent = persistent ? 1 : -1;
     s.symmetric = !f16;
     s.output = c.output;
     s.tuning.transform = "none";
@@ -450,9 +453,9 @@ TEST_F(GpuCorrelator, OperandsAsStoredBitExactOnEveryTileTypeAndOutput) {
     TestData d = correlatorInputs(s, 2, 1700 + seed++);
     Check ck = run(s, d, 2,
                    fmt::format("operands as stored R={} P={} {} {}-input tiles, {} samples, {}, {} slots, {} per "
-                               "wait{}",
+                               "wait{}{}",
                                c.r, c.pols, c.type, c.rows, s.samples, c.output, s.tuning.stages ? s.tuning.stages : 8,
-                               s.tuning.stagesPerSync,
+                               s.tuning.stagesPerSync, persistent ? ", persistent blocks over 64 channels" : "",
                                directPipe(s, c.rows).pairs   ? ", row side multicast in cluster pairs"
                                : directPipe(s, c.rows).bulkA ? ", row side by bulk copies (diagonal tiles: cp.async)"
                                                              : ", row side by cp.async"));

@@ -45,6 +45,7 @@ struct CorrelatorKernels {
   bool visibilities = false;         // output "visibilities": the correlate kernel writes them; no reduce kernel
   long long blocksPerChannel = 0;    // correlate blocks per channel and batch entry where not one per tile (0)
   int clusterBlocks = 1;             // blocks per cluster (__cluster_dims__ in the source)
+  bool persistent = false;           // correlate grid capped at the resident blocks, each looping over its tiles
 };
 
 // wgmma: the sm_90a path (correlatorUsesWgmma decides it for a target); cpAsync: on that path, stage through a

@@ -383,6 +383,14 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet, public 
         v.push_back({"correlate only, operands as stored, 1 <-> 2 stages per wait",
                      Generated{correlatorLaunchPlan(perWaitNone, emitCorrelatorDirect(perWaitNone, 128), false)}, 1,
                      0});
+      // Persistent blocks (the grid of the resident blocks looping over the tiles) beside one block per tile.
+      if (s_.tuning.persistent != 1 && !directPipe(none, c.rows).pairs) {
+        CorrelatorSpec persistent = none;
+        persistent.tuning.persistent = 1;
+        v.push_back({"correlate only, operands as stored, persistent blocks",
+                     Generated{correlatorLaunchPlan(persistent, emitCorrelatorDirect(persistent, c.rows), false)}, 1,
+                     0});
+      }
       // The row side by bulk copies <-> 16-byte cp.async, where the layout lets a time block's inputs be one copy.
       if (!rowBulkBlocker(s_)) {
         CorrelatorSpec rowCopies = none;

@@ -234,6 +234,12 @@ CorrelatorKernels emitCorrelatorFor(const CorrelatorSpec& s, const std::string& 
                                           " inputs (say \"whole_triangle\": false, or \"transform\": \"none\")"
                                     : std::string("the spec gets the transform pipeline (cf16 with output "
                                                   "\"accumulators\", or tuning that only it has)")));
+  if (s.tuning.persistent == 1 && !(c.path == CorrelatorPath::Pipeline && c.direct && s.tuning.rowCopies != 2))
+    throw SpecError(s.file, "/tuning/persistent",
+                    s.tuning.rowCopies == 2
+                        ? std::string("true with row_copies \"multicast\" (cluster pairs launch one block per tile)")
+                        : std::string("true where the samples are not used as stored (persistent blocks are a "
+                                      "choice of tuning.transform \"none\")"));
   if (s.tuning.rowCopies == 2 && c.rows >= s.inputs())
     throw SpecError(s.file, "/tuning/row_copies",
                     fmt::format("\"multicast\" pairs tiles of one row side; {} inputs are one {}-input tile per "

@@ -44,7 +44,7 @@ LaunchPlan visibilitiesLaunchPlan(const CorrelatorSpec& s, const CorrelatorKerne
   corr.sharedBytes = k.dynamicShared ? k.sharedBytes : 0;
   corr.grid = GridRule{static_cast<long long>(s.channels) *
                            (k.blocksPerChannel ? k.blocksPerChannel : k.tiling.tiles()),
-                       1, false};
+                       1, k.persistent};
   corr.args = {PlanArg::buffer("input", "const unsigned char*", "input"),
                PlanArg::buffer("visibilities", f ? "float*" : "int*", "vis"), PlanArg::batchTimes(1, "batch")};
   corr.note = fmt::format(
@@ -121,7 +121,7 @@ LaunchPlan correlatorLaunchPlan(const CorrelatorSpec& s, const CorrelatorKernels
   corr.sharedBytes = k.dynamicShared ? k.sharedBytes : 0;  // static up to 48 KiB
   corr.grid = GridRule{static_cast<long long>(s.channels) *
                            (k.blocksPerChannel ? k.blocksPerChannel : k.tiling.tiles()),
-                       1, false};
+                       1, k.persistent};
   corr.args = {PlanArg::buffer("input", "const unsigned char*", "input"),
                PlanArg::buffer("accumulators", f ? "float*" : "long long*", "acc"), PlanArg::batchTimes(1, "batch")};
   corr.note = fmt::format("{} per (batch entry, channel, tile of {} x {} inputs); {} B shared memory{}",

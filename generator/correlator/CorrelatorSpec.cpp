@@ -211,7 +211,7 @@ CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
     rd.needObject(t, "/tuning");
     rd.onlyKeys(t, "/tuning",
                 {"receivers_per_block", "times_per_stage", "mma", "stages", "raw_stages", "transform", "whole_triangle",
-                 "stages_per_sync", "row_copies"});
+                 "stages_per_sync", "row_copies", "persistent"});
     if (t.contains("stages")) s.tuning.stages = static_cast<int>(rd.integer(t["stages"], "/tuning/stages", 2, 8));
     if (t.contains("raw_stages"))
       s.tuning.rawStages = static_cast<int>(rd.integer(t["raw_stages"], "/tuning/raw_stages", 2, 8));
@@ -273,6 +273,7 @@ CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
                             s.tuning.transform));
       s.tuning.rowCopies = v == "multicast" ? 2 : v == "bulk" ? 1 : 0;
     }
+    if (t.contains("persistent")) s.tuning.persistent = rd.boolean(t["persistent"], "/tuning/persistent") ? 1 : 0;
     if (t.contains("mma")) {
       s.tuning.mma = rd.string(t["mma"], "/tuning/mma");
       if (s.tuning.mma != "auto" && s.tuning.mma != "mma_sync" && s.tuning.mma != "wgmma" && s.tuning.mma != "pipeline")

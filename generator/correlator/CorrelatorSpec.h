@@ -61,6 +61,9 @@ struct CorrelatorTuning {
   // (whole time blocks; cf16: whole stages) and some tile is off the diagonal (1.08-1.22x cp.async at eight shapes on
   // an H200, same call), cp.async elsewhere.
   int rowCopies = -1;
+  // Operands as stored: persistent blocks (true: the grid is the resident blocks, each looping over its tiles with the
+  // ring running on; -1: the default, false).
+  int persistent = -1;
 };
 
 // N stages per wait need 2 N or more operand slots (`stages` 0: the default ring, which has them).

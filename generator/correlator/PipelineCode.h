@@ -35,15 +35,38 @@ inline std::string timeOffset(const CorrelatorInput& in, const std::string& t) {
   return fmt::format("(long long)({}) * {}LL", t, in.timeBlock);
 }
 
+// Unit `unitExpr` (batch entry, channel, tile) -> b, channel, the triangle tile (ti, tj), ti <= tj, diag, the tile's
+// first inputs row0 / col0, and chan, the channel's first sample (bytes of `sampleBytes`).
+inline void emitTileDecode(Code& c, const CorrelatorSpec& s, long long tiles, int rows, int sampleBytes,
+                           const std::string& diagComment, const std::string& unitExpr) {
+  c("// unit -> (batch entry, channel, triangle tile (ti, tj), ti <= tj)");
+  c("long long unit = " + unitExpr + ";");
+  c(fmt::format("const int tile = (int)(unit % {}LL);", tiles));
+  c(fmt::format("unit /= {}LL;", tiles));
+  c(fmt::format("const int channel = (int)(unit % {}LL);", s.channels));
+  c(fmt::format("const long long b = unit / {}LL;", s.channels));
+  c("const float xq = 8.0f * (float)tile + 1.0f;");
+  c("int tj = (int)((xq * rsqrtf(xq) - 1.0f) * 0.5f);");
+  c("while (tj * (tj + 1) / 2 > tile) --tj;");
+  c("while ((tj + 1) * (tj + 2) / 2 <= tile) ++tj;");
+  c("const int ti = tile - tj * (tj + 1) / 2;");
+  c("const bool diag = ti == tj;  // " + diagComment);
+  c(fmt::format("const int row0 = ti * {0}, col0 = tj * {0};  // first inputs of the tile's row and column sides",
+                rows));
+  c(fmt::format("const unsigned char* const chan = input + (b * {}LL + (long long)channel * {}LL) * {};", s.input.batch,
+                s.input.channel, sampleBytes));
+}
+
 // The pipelines' kernel opening: the signature (input; vis or acc by the output model), dynamic shared memory, tid,
 // lane, warp; block -> (batch entry b, channel, triangle tile (ti, tj), ti <= tj), diag, the tile's first inputs row0
 // / col0, and chan, the channel's first sample (bytes of `sampleBytes`). Leaves the kernel's body open.
 // pairsPerSide > 0: clusters of two blocks (directPairs / directPairTile in PipelineDirect.h: a channel's tps =
 // pairsPerSide tiles per side): block -> (b, channel, pair, rank), the pair's tiles (ti, tj0) and (ti, tj0 + 1), this
-// block's tj = tj0 + rank; `active` (this block has a tile) and `paired` (both have one) besides.
+// block's tj = tj0 + rank; `active` (this block has a tile) and `paired` (both have one) besides. persistent: no
+// decoding (the kernel's warpgroups loop over units, each decoding its own).
 inline void emitKernelOpening(Code& c, const CorrelatorSpec& s, const std::string& name, int threads, int blocksPerSm,
                               long long tiles, int rows, int sampleBytes, const std::string& diagComment,
-                              int pairsPerSide = 0, long long pairs = 0) {
+                              int pairsPerSide = 0, long long pairs = 0, bool persistent = false) {
   c.open(
       fmt::format("extern \"C\" __global__ void {}__launch_bounds__({}, {}) {}(const unsigned char* __restrict__ "
                   "input, "
@@ -73,18 +96,11 @@ inline void emitKernelOpening(Code& c, const CorrelatorSpec& s, const std::strin
         fmt::format("const bool active = tj < {0}, paired = ti + 2 * (pair - first) + 1 < {0};  // a row's odd last "
                     "tile runs alone",
                     pairsPerSide));
+  } else if (!persistent) {
+    emitTileDecode(c, s, tiles, rows, sampleBytes, diagComment, "blockIdx.x");
+    return;
   } else {
-    c("// block -> (batch entry, channel, triangle tile (ti, tj), ti <= tj)");
-    c("long long unit = blockIdx.x;");
-    c(fmt::format("const int tile = (int)(unit % {}LL);", tiles));
-    c(fmt::format("unit /= {}LL;", tiles));
-    c(fmt::format("const int channel = (int)(unit % {}LL);", s.channels));
-    c(fmt::format("const long long b = unit / {}LL;", s.channels));
-    c("const float xq = 8.0f * (float)tile + 1.0f;");
-    c("int tj = (int)((xq * rsqrtf(xq) - 1.0f) * 0.5f);");
-    c("while (tj * (tj + 1) / 2 > tile) --tj;");
-    c("while ((tj + 1) * (tj + 2) / 2 <= tile) ++tj;");
-    c("const int ti = tile - tj * (tj + 1) / 2;");
+    return;  // persistent: each warpgroup decodes its units in its loop (emitTileDecode)
   }
   c("const bool diag = ti == tj;  // " + diagComment);
   c(fmt::format("const int row0 = ti * {0}, col0 = tj * {0};  // first inputs of the tile's row and column sides",

@@ -117,6 +117,7 @@ DirectPipe directPipe(const CorrelatorSpec& s, int rows, int stages) {
   const bool offDiagonal = s.inputs() > p.rows;
   p.bulkA = !rowBulkBlocker(s) && (s.tuning.rowCopies >= 1 || (s.tuning.rowCopies == -1 && offDiagonal));
   p.pairs = p.bulkA && s.tuning.rowCopies == 2;
+  p.persistent = s.tuning.persistent == 1 && !p.pairs;
   p.runBytes = p.bulkA ? s.input.timesPerBlock * p.eb : 0;
   p.sideBytes = p.rows * 64;
   p.slotBytes = 2 * p.sideBytes;
@@ -358,6 +359,7 @@ CorrelatorKernels emitCorrelatorDirect(const CorrelatorSpec& s, int rows, int st
   k.opStages = p.stages;
   k.rawStages = 0;
   k.direct = true;
+  k.persistent = p.persistent;
   if (p.pairs) {
     k.clusterBlocks = 2;
     k.blocksPerChannel = 2 * directPairs(k.tiling.tilesPerSide);

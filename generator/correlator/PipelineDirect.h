@@ -63,6 +63,9 @@ struct DirectPipe {
   // side; each copies every other time block of A into both (cp.async.bulk .multicast::cluster) and releases its slots
   // to both producers. A row's last tile, where the row has an odd count, runs alone (its partner block idles).
   bool pairs = false;
+  // Persistent blocks (tuning.persistent): a grid of the resident blocks, each looping over its units (batch entry,
+  // channel, tile) with the ring running on, so that the next tile's stages fill while the consumers store.
+  bool persistent = false;
   WgmmaSwizzle swizzle = WgmmaSwizzle::B64;
   int sbo = kPipeSbo;
   // Operand placement (both sides alike): input n, k byte kb of the stage's 64.

@@ -20,10 +20,25 @@ std::string swizzled(const std::string& n, const std::string& c) {
   return fmt::format("((({0}) >> 3) * {2}u + (({0}) & 7) * 64u + ((({1}) ^ ((({0}) & 7) >> 1)) << 4))", n, c, kPipeSbo);
 }
 
-void emitProducer(Code& c, const CorrelatorSpec& s, const DirectPipe& p, long long nst) {
+// Persistent blocks: the loop over this block's units (batch entry, channel, tile), each decoded (emitTileDecode).
+void openUnitLoop(Code& c, const CorrelatorSpec& s, const DirectPipe& p, long long tiles) {
+  c.open(
+      fmt::format("for (long long unit0 = blockIdx.x; unit0 < batch * {}LL; unit0 += gridDim.x)", tiles * s.channels));
+  corr_emit::emitTileDecode(c, s, tiles, p.rows, p.eb, "this unit's tile", "unit0");
+}
+
+void emitProducer(Code& c, const CorrelatorSpec& s, const DirectPipe& p, long long nst, long long tiles) {
   const CorrelatorInput& in = s.input;
   const int J = p.unitsPerThread, D = p.inFlight, S = p.stages;
   if (p.producerRegs) c(fmt::format("wfa_setmaxnreg_dec<{}>();", p.producerRegs));
+  if (p.persistent) {
+    c("// the ring runs on across units: g counts the stages issued, stage g - 1 - inFlight is published after g");
+    c("int slot = 0;");
+    c("unsigned par = 0;");
+    c("long long g = 0;");
+    c("#pragma unroll 1");
+    openUnitLoop(c, s, p, tiles);
+  }
   c(
       fmt::format("// unit j of this thread: side j / {} (1: the column side; {}), input (u / 4) % {}, chunk u % 4, "
                   "u = tid + 128 j",
@@ -58,8 +73,10 @@ void emitProducer(Code& c, const CorrelatorSpec& s, const DirectPipe& p, long lo
                     "time block's copy",
                     p.rows, p.N, p.runBytes));
   }
-  c("int slot = 0;");
-  c("unsigned par = 0;");
+  if (!p.persistent) {
+    c("int slot = 0;");
+    c("unsigned par = 0;");
+  }
   c("#pragma unroll 1");
   c.open(fmt::format("for (int k = 0; k < {}; ++k)", nst));
   if (p.pairs) {
@@ -70,6 +87,9 @@ void emitProducer(Code& c, const CorrelatorSpec& s, const DirectPipe& p, long lo
   c(fmt::format("const unsigned base = ring + slot * {}u;", p.slotBytes));
   if (p.bulkA) {
     // A diagonal tile (outside cluster pairs) copies only its column side: A is read from it, as with cp.async.
+    // Persistent blocks keep the barrier's count: the first thread arrives there without bytes.
+    if (p.persistent)
+      c("if (tid == 0 && diag) wfa_mbar_arrive(full + 8u * slot);  // no bulk copies on a diagonal tile");
     c.open(p.pairs ? "if (tid == 0)" : "if (tid == 0 && !diag)");
     const long long lastBlocks = (p.samples - (nst - 1) * p.ts + runS - 1) / runS;
     const std::string nb = p.samples % p.ts ? fmt::format("(k == {} ? {}u : {}u)", nst - 1, lastBlocks, blocks)
@@ -104,16 +124,30 @@ void emitProducer(Code& c, const CorrelatorSpec& s, const DirectPipe& p, long lo
   c.close();
   c("corr_cp_commit();");
   c(fmt::format("if (++slot == {}) slot = 0, par ^= 1u;", S));
-  c.open(fmt::format("if (k >= {})", D));
-  c(fmt::format("corr_cp_wait<{}>();  // stage k - {} landed: publish it", D, D));
-  c("corr_fence_async_smem();  // to wgmma (async proxy)");
-  c(fmt::format("wfa_mbar_arrive(full + 8u * ((k - {}) % {}));", D, S));
+  if (p.persistent) {
+    c.open(fmt::format("if (++g > {})", D));
+    c(fmt::format("corr_cp_wait<{}>();  // stage g - 1 - {} landed: publish it", D, D));
+    c("corr_fence_async_smem();  // to wgmma (async proxy)");
+    c(fmt::format("wfa_mbar_arrive(full + 8u * (unsigned)((g - 1 - {}) % {}));", D, S));
+  } else {
+    c.open(fmt::format("if (k >= {})", D));
+    c(fmt::format("corr_cp_wait<{}>();  // stage k - {} landed: publish it", D, D));
+    c("corr_fence_async_smem();  // to wgmma (async proxy)");
+    c(fmt::format("wfa_mbar_arrive(full + 8u * ((k - {}) % {}));", D, S));
+  }
   c.close();
   c.close();
+  if (p.persistent) c.close();  // the unit loop
   c("corr_cp_wait<0>();");
   c("corr_fence_async_smem();");
-  c(fmt::format("for (int k = {}; k < {}; ++k) wfa_mbar_arrive(full + 8u * (k % {}));", std::max<long long>(0, nst - D),
-                nst, S));
+  if (p.persistent)
+    c(
+        fmt::format("for (long long q = g > {0} ? g - {0} : 0; q < g; ++q) wfa_mbar_arrive(full + 8u * (unsigned)(q % "
+                    "{1}));",
+                    D, S));
+  else
+    c(fmt::format("for (int k = {}; k < {}; ++k) wfa_mbar_arrive(full + 8u * (k % {}));",
+                  std::max<long long>(0, nst - D), nst, S));
 }
 
 // One group of `n` stages (n <= p.group) of a consumer warpgroup with A registers `a` (16 per stage): wait for each
@@ -244,14 +278,19 @@ void emitStore(Code& c, const CorrelatorSpec& s, const DirectPipe& p, bool half)
   }
 }
 
-void emitConsumers(Code& c, const CorrelatorSpec& s, const DirectPipe& p, long long nst, bool half) {
-  const int G = p.group;
+// The consumers' ring state (persistent blocks declare it once, before their unit loop).
+void emitConsumerState(Code& c, const DirectPipe& p) {
   c(
       fmt::format("wf_u32 ra[{0}], rb[{0}];  // A registers of even and odd groups (a wgmma reads them until its group "
                   "retires)",
-                  16 * G));
+                  16 * p.group));
   c("int slot = 0, prev = 0;");
   c("unsigned par = 0;");
+}
+
+void emitConsumers(Code& c, const CorrelatorSpec& s, const DirectPipe& p, long long nst, bool half) {
+  const int G = p.group;
+  if (!p.persistent) emitConsumerState(c, p);
   if (half)
     c(fmt::format("const unsigned long long db0 = db_full + {}ull;  // B from column input {}",
                   (p.descB(0, 0, 0, p.rows / 2).start - p.descB(0, 0, 0).start) >> 4, p.rows / 2));
@@ -273,6 +312,15 @@ void emitConsumers(Code& c, const CorrelatorSpec& s, const DirectPipe& p, long l
     odd = !odd;
   }
   c("corr_wgmma_wait<0>();");
+  if (p.persistent) {  // the ring runs on: the last group's slots go back to the producer before the store
+    const long long lastN = nst % G ? nst % G : G;
+    c("__syncwarp(0xffffffffu);");
+    c.open("if (lane == 0)");
+    for (long long i = 0; i < lastN; ++i)
+      c(fmt::format("wfa_mbar_arrive(empty + 8u * {});  // the tile's last group",
+                    i ? fmt::format("((prev + {}) % {})", i, p.stages) : "prev"));
+    c.close();
+  }
   emitStore(c, s, p, half);
 }
 
@@ -313,7 +361,7 @@ std::string emitDirectCorrelate(const CorrelatorSpec& s, const DirectPipe& p, co
                                p.pairs   ? "A by the pair's bulk copies, B the column side"
                                : p.bulkA ? "A by bulk copies; a diagonal tile copies its column side only, A read there"
                                          : "one side copied: A and B are the column side",
-                               p.pairs ? tps : 0, p.pairs ? directPairs(tps) : 0);
+                               p.pairs ? tps : 0, p.pairs ? directPairs(tps) : 0, p.persistent);
   c("// shared memory: the operand ring at a 1024-aligned base (64-byte swizzle atoms), then the mbarriers");
   c("const unsigned ring = ((unsigned)__cvta_generic_to_shared(wf_smem) + 1023u) & ~1023u;");
   c(fmt::format("const unsigned full = ring + {}u, empty = full + {}u;", p.barriers, 8 * p.stages));
@@ -322,9 +370,9 @@ std::string emitDirectCorrelate(const CorrelatorSpec& s, const DirectPipe& p, co
       fmt::format("for (int i = 0; i < {}; ++i) {{ wfa_mbar_init(full + 8u * i, {}); wfa_mbar_init(empty + 8u * i, "
                   "{}u); }}",
                   p.stages,
-                  p.pairs   ? "129u"
-                  : p.bulkA ? "diag ? 128u : 129u"
-                            : "128u",
+                  p.pairs || (p.bulkA && p.persistent) ? "129u"
+                  : p.bulkA                            ? "diag ? 128u : 129u"
+                                                       : "128u",
                   p.pairs ? fmt::format("paired ? {}u : {}", 8 * p.consumers, 4 * p.consumers)
                           : std::to_string(4 * p.consumers)));
   c("wfa_fence_mbar_init();");
@@ -336,13 +384,18 @@ std::string emitDirectCorrelate(const CorrelatorSpec& s, const DirectPipe& p, co
     c("__syncthreads();  // the only block-wide barrier: the mbarriers are initialised");
   }
   c.open("if (warp < 4)");
-  emitProducer(c, s, p, nst);
+  emitProducer(c, s, p, nst, tiles);
   c.close(" else {");
   c.depth++;
   if (p.consumerRegs) c(fmt::format("wfa_setmaxnreg_inc<{}>();", p.consumerRegs));
   c("const int cg = (warp >> 2) - 1;  // consumer warpgroup: row inputs 64 cg .. 64 cg + 63 of the tile");
   const int acc = p.atom().accRegs();
   c(fmt::format("{} d0[{}], d1[{}];  // row inputs 64 cg + 0..31 and + 32..63", f16 ? "float" : "int", acc, acc));
+  if (p.persistent) {
+    emitConsumerState(c, p);
+    c("#pragma unroll 1");
+    openUnitLoop(c, s, p, tiles);
+  }
   c("#pragma unroll");
   c(fmt::format("for (int z = 0; z < {}; ++z) d0[z] = 0, d1[z] = 0;", acc));
   c("// ldmatrix rows: row input 64 cg + 32 h + 8 (warp % 4) + lane % 8, 16-byte chunk lane / 8 of the stage's 64 "
@@ -379,6 +432,7 @@ std::string emitDirectCorrelate(const CorrelatorSpec& s, const DirectPipe& p, co
   } else {
     emitConsumers(c, s, p, nst, false);
   }
+  if (p.persistent) c.close();  // the unit loop
   c.close();
   if (p.pairs) {
     c.close();
