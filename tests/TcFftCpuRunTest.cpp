@@ -395,7 +395,7 @@ TEST(TcFftCpuRun, FourWarpsPerFft4096) {
                         arch, r.registers, r.spillStoreBytes);
           }
         // The default (its next row issued after this row's wait), and the schedule that issues first at one sign.
-        if (i == 0 || (sign == 1 && !o.waitThenIssue))
+        if (i == 0 || (sign == 1 && (!o.waitThenIssue || o.unpackedPhases)))
           runOnCpu(*fs, plan, 3, 5000 + nIn + sign,
                    fmt::format("{} -> 4096 sign {:+d}, {}, batch 3", nIn, sign, options[i].first));
         if (o.phaseBudget && sign == 1) {

@@ -139,6 +139,12 @@ std::vector<std::pair<std::string, TcFftQuadOptions>> tcFftQuadBenchOptions(cons
   issueFirst.waitThenIssue = false;
   prefetch.l2Prefetch = true;
   out.push_back({baseName + ", the next row issued before this row's wait (a barrier more)", issueFirst});
+  // The phases held unpacked (no per-operand unpacking or negation in the row loop), registers capped at the default's
+  // blocks per SM (16 warps).
+  TcFftQuadOptions unpacked = base;
+  unpacked.unpackedPhases = true;
+  unpacked.minBlocksPerSm = base.fftsPerBlock == 2 ? 2 : 4;
+  out.push_back({baseName + ", phases held unpacked, registers capped at 16 warps per SM", unpacked});
   out.push_back({baseName + ", copies with the 256-byte L2 prefetch hint", prefetch});
   if (tcFftQuadHalfPassApplies(spec)) {
     TcFftQuadOptions halfPrefetch = prefetch;
@@ -152,7 +158,8 @@ EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& d,
                             const TcFftQuadOptions& quadOpt) {
   const LayoutProgram& s = d.sub;
   EmittedKernel k;
-  PhasePlan phases(s, opt.packedPhases, quadOpt.phaseBudget);
+  const bool packed = opt.packedPhases && !quadOpt.unpackedPhases;
+  PhasePlan phases(s, packed, quadOpt.phaseBudget);
   k.phaseRegisters = phases.registersHeld();
   k.phaseRegistersNaive = phases.registersNaive();
 
@@ -203,7 +210,7 @@ EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& d,
   body.push_back(note(
       fmt::format("Phase registers of the {}-point quarter design, computed once per thread ({} held; {} before "
                   "sharing{}{}).",
-                  kSeg, k.phaseRegisters, k.phaseRegistersNaive, opt.packedPhases ? "; stored forms kept packed" : "",
+                  kSeg, k.phaseRegisters, k.phaseRegistersNaive, packed ? "; stored forms kept packed" : "",
                   phases.registersTabled() ? fmt::format("; {} more in a shared table, read at use (register budget)",
                                                          phases.registersTabled())
                                            : "")));

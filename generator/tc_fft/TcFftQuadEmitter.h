@@ -42,6 +42,9 @@ struct TcFftQuadOptions {
   // little later); false: issued first, a barrier more (a bench variant).
   bool waitThenIssue = true;
   bool l2Prefetch = false;  // the row's copies ask L2 for 256-byte groups (cp.async ... .L2::256B)
+  // Phases held unpacked (EmitOptions::packedPhases off for this kernel): no unpacking or negation per MMA operand at
+  // use, more registers held.
+  bool unpackedPhases = false;
 };
 
 // The options `bench` times for `spec`, with their variant names (the first is the one `emit` uses: one FFT per block
