@@ -185,6 +185,17 @@ std::string tempDir(const std::string& tag) {
   return ::testing::TempDir() + "/emulator_" + tag + "_" + std::to_string(::getpid());
 }
 
+// Runs `source`'s kernel `name` over two clusters of two 64-thread CTAs with `outWordsPerCluster` zeroed words of
+// output per cluster; the output's words, or nothing where the run failed.
+std::vector<unsigned> runTwoClusters(const std::string& source, const std::string& name, int outWordsPerCluster) {
+  std::map<std::string, std::vector<unsigned char>> mem{{"in", std::vector<unsigned char>(16)}};
+  mem["out"].assign(static_cast<std::size_t>(2 * outWordsPerCluster * 4), 0);
+  if (!test::runKernelOnCpu(source, testKernel(name, 4, 64), mem, 1, tempDir(name))) return {};
+  std::vector<unsigned> words(mem["out"].size() / 4);
+  std::memcpy(words.data(), mem["out"].data(), mem["out"].size());
+  return words;
+}
+
 }  // namespace
 
 // (a) CTA 0 multicasts a chunk into both CTAs' shared memory, each completing on the CTA's own mbarrier: both CTAs
@@ -247,17 +258,14 @@ extern "C" __global__ void __cluster_dims__(2, 1, 1) cluster_arrive(const unsign
   }
 }
 )";
-  const long long blocks = 4;
-  std::map<std::string, std::vector<unsigned char>> mem{{"in", std::vector<unsigned char>(16)}};
-  mem["out"].assign(static_cast<std::size_t>(blocks / 2 * 256 * 4), 0);
-  ASSERT_TRUE(test::runKernelOnCpu(source, testKernel("cluster_arrive", blocks, 64), mem, 1, tempDir("arrive")));
-  for (long long c = 0; c < blocks / 2; ++c)
+  const std::vector<unsigned> out = runTwoClusters(source, "cluster_arrive", 256);
+  ASSERT_FALSE(out.empty());
+  for (long long c = 0; c < 2; ++c)
     for (unsigned t = 0; t < 64; ++t) {
-      unsigned got[2];
-      std::memcpy(&got[0], mem["out"].data() + 4 * (c * 256 + 128 + t), 4);
-      std::memcpy(&got[1], mem["out"].data() + 4 * (c * 256 + 192 + t), 4);
-      EXPECT_EQ(got[0], 1000 * (2 * c + 1) + t) << "cluster " << c << ", what CTA 0's thread " << t << " read";
-      EXPECT_EQ(got[1], 7000 + 1000 * (2 * c) + t) << "cluster " << c << ", what CTA 1's thread " << t << " read";
+      EXPECT_EQ(out[c * 256 + 128 + t], 1000 * (2 * c + 1) + t)
+          << "cluster " << c << ", what CTA 0's thread " << t << " read";
+      EXPECT_EQ(out[c * 256 + 192 + t], 7000 + 1000 * (2 * c) + t)
+          << "cluster " << c << ", what CTA 1's thread " << t << " read";
     }
 }
 
@@ -333,16 +341,11 @@ extern "C" __global__ void __cluster_dims__(2, 1, 1) cluster_exit(const unsigned
   wf_cluster_sync();
 }
 )";
-  const long long blocks = 4;
-  std::map<std::string, std::vector<unsigned char>> mem{{"in", std::vector<unsigned char>(16)}};
-  mem["out"].assign(static_cast<std::size_t>(blocks / 2 * 64 * 4), 0);
-  ASSERT_TRUE(test::runKernelOnCpu(source, testKernel("cluster_exit", blocks, 64), mem, 1, tempDir("exit")));
-  for (long long c = 0; c < blocks / 2; ++c)
-    for (unsigned t = 0; t < 32; ++t) {
-      unsigned got;
-      std::memcpy(&got, mem["out"].data() + 4 * (c * 64 + 32 + t), 4);
-      EXPECT_EQ(got, 100 + (t ^ 1)) << "cluster " << c << ", thread " << t;
-    }
+  const std::vector<unsigned> out = runTwoClusters(source, "cluster_exit", 64);
+  ASSERT_FALSE(out.empty());
+  for (long long c = 0; c < 2; ++c)
+    for (unsigned t = 0; t < 32; ++t)
+      EXPECT_EQ(out[c * 64 + 32 + t], 100 + (t ^ 1)) << "cluster " << c << ", thread " << t;
 }
 
 // The cluster size the runner reads from a kernel's declaration.

@@ -161,11 +161,6 @@ CorrelatorChoice chooseCorrelator(const CorrelatorSpec& s, const std::string& ar
 }
 
 void requireDirectPossible(const CorrelatorSpec& s) {
-  if (s.tuning.rowCopies >= 1)
-    if (auto why = rowBulkBlocker(s))
-      throw SpecError(s.file, "/tuning/row_copies",
-                      fmt::format("\"{}\" cannot take {} (use \"cp.async\")",
-                                  s.tuning.rowCopies == 2 ? "multicast" : "bulk", *why));
   if (s.tuning.transform != "none") return;
   if (auto why = directBlocker(s)) throw SpecError(s.file, "/tuning/transform", "\"none\" cannot take " + *why);
   if (auto why = pipelineBlocker(s)) throw SpecError(s.file, "/tuning/transform", "\"none\" cannot take " + *why);
@@ -192,6 +187,46 @@ void requireDirectPossible(const CorrelatorSpec& s) {
                     "2 with tuning.transform \"none\" on 64-input tiles (64 accumulators and 2 x 32 A registers exceed "
                     "their 128 registers per thread; 128-input tiles take it)");
 }
+
+namespace {
+
+// The operands-as-stored members (row_copies, persistent): a SpecError at their path where the spec cannot have them,
+// given the choice `c` the spec gets on `arch`.
+void requireCopiesPossible(const CorrelatorSpec& s, const CorrelatorChoice& c, const std::string& arch) {
+  const bool sm90 = arch == "sm_90" || arch == "sm_90a";
+  if (s.tuning.rowCopies >= 1)
+    if (auto why = rowBulkBlocker(s))
+      throw SpecError(s.file, "/tuning/row_copies",
+                      fmt::format("\"{}\" cannot take {} (use \"cp.async\")",
+                                  s.tuning.rowCopies == 2 ? "multicast" : "bulk", *why));
+  if (s.tuning.rowCopies != -1 && !(c.path == CorrelatorPath::Pipeline && c.direct))
+    throw SpecError(s.file, "/tuning/row_copies",
+                    fmt::format("given where the samples are not used as stored (tuning.transform \"none\"): {}",
+                                !sm90 ? "this emission targets " + arch + ", not sm_90"
+                                : c.path != CorrelatorPath::Pipeline
+                                    ? std::string("the path is ") + correlatorPathName(c.path)
+                                : directBlocker(s) ? *directBlocker(s)
+                                : c.wholeTriangle
+                                    ? std::string("the whole triangle in one block is the default for ") +
+                                          std::to_string(s.inputs()) +
+                                          " inputs (say \"whole_triangle\": false, or \"transform\": \"none\")"
+                                    : std::string("the spec gets the transform pipeline (cf16 with output "
+                                                  "\"accumulators\", or tuning that only it has)")));
+  if (s.tuning.persistent == 1 && !(c.path == CorrelatorPath::Pipeline && c.direct && s.tuning.rowCopies != 2))
+    throw SpecError(s.file, "/tuning/persistent",
+                    s.tuning.rowCopies == 2
+                        ? std::string("true with row_copies \"multicast\" (cluster pairs launch one block per tile)")
+                        : std::string("true where the samples are not used as stored (persistent blocks are a "
+                                      "choice of tuning.transform \"none\")"));
+  if (s.tuning.rowCopies == 2 && c.rows >= s.inputs())
+    throw SpecError(s.file, "/tuning/row_copies",
+                    fmt::format("\"multicast\" pairs tiles of one row side; {} inputs are one {}-input tile per "
+                                "channel "
+                                "(half of the blocks would idle: use \"bulk\" or \"cp.async\")",
+                                s.inputs(), c.rows));
+}
+
+}  // namespace
 
 CorrelatorKernels emitCorrelatorFor(const CorrelatorSpec& s, const std::string& arch) {
   const bool sm90 = arch == "sm_90" || arch == "sm_90a";
@@ -221,31 +256,7 @@ CorrelatorKernels emitCorrelatorFor(const CorrelatorSpec& s, const std::string& 
   if (s.tuning.stagesPerSyncGiven && s.tuning.stagesPerSync > 1 && c.path != CorrelatorPath::Pipeline)
     throw SpecError(s.file, "/tuning/stages_per_sync",
                     fmt::format("{} stages per wait needs the sm_90 pipeline", s.tuning.stagesPerSync));
-  if (s.tuning.rowCopies != -1 && !(c.path == CorrelatorPath::Pipeline && c.direct))
-    throw SpecError(s.file, "/tuning/row_copies",
-                    fmt::format("given where the samples are not used as stored (tuning.transform \"none\"): {}",
-                                !sm90 ? "this emission targets " + arch + ", not sm_90"
-                                : c.path != CorrelatorPath::Pipeline
-                                    ? std::string("the path is ") + correlatorPathName(c.path)
-                                : directBlocker(s) ? *directBlocker(s)
-                                : c.wholeTriangle
-                                    ? std::string("the whole triangle in one block is the default for ") +
-                                          std::to_string(s.inputs()) +
-                                          " inputs (say \"whole_triangle\": false, or \"transform\": \"none\")"
-                                    : std::string("the spec gets the transform pipeline (cf16 with output "
-                                                  "\"accumulators\", or tuning that only it has)")));
-  if (s.tuning.persistent == 1 && !(c.path == CorrelatorPath::Pipeline && c.direct && s.tuning.rowCopies != 2))
-    throw SpecError(s.file, "/tuning/persistent",
-                    s.tuning.rowCopies == 2
-                        ? std::string("true with row_copies \"multicast\" (cluster pairs launch one block per tile)")
-                        : std::string("true where the samples are not used as stored (persistent blocks are a "
-                                      "choice of tuning.transform \"none\")"));
-  if (s.tuning.rowCopies == 2 && c.rows >= s.inputs())
-    throw SpecError(s.file, "/tuning/row_copies",
-                    fmt::format("\"multicast\" pairs tiles of one row side; {} inputs are one {}-input tile per "
-                                "channel "
-                                "(half of the blocks would idle: use \"bulk\" or \"cp.async\")",
-                                s.inputs(), c.rows));
+  requireCopiesPossible(s, c, arch);
   if (c.path == CorrelatorPath::Pipeline && c.direct) {
     return emitCorrelatorDirect(asStoredSpec(s, s.tuning.stagesPerSyncGiven ? s.tuning.stagesPerSync : 1), c.rows,
                                 c.stages);

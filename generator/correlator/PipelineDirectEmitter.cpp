@@ -150,15 +150,21 @@ void emitProducer(Code& c, const CorrelatorSpec& s, const DirectPipe& p, long lo
                   std::max<long long>(0, nst - D), nst, S));
 }
 
+// Lane 0's release of `count` slots from `first` (a group's) to the producer, and in cluster pairs to the pair's.
+void emitSlotRelease(Code& c, const DirectPipe& p, const std::string& first, long long count,
+                     const std::string& comment = "") {
+  for (long long i = 0; i < count; ++i) {
+    const std::string slot = i ? fmt::format("((({}) + {}) % {})", first, i, p.stages) : first;
+    c(fmt::format("wfa_mbar_arrive(empty + 8u * {});{}", slot, comment.empty() ? "" : "  // " + comment));
+    if (p.pairs)
+      c(fmt::format("if (paired) wfa_mbar_arrive_remote(empty + 8u * {}, rank ^ 1u);  // the pair's producer", slot));
+  }
+}
+
 // One group of `n` stages (n <= p.group) of a consumer warpgroup with A registers `a` (16 per stage): wait for each
 // stage's copies, A by ldmatrix and its Im rows, the wgmmas as one commit group, one group kept in flight, the slots of
 // the group before it released.
 void emitConsumerGroup(Code& c, const DirectPipe& p, const std::string& k, int n, const std::string& a, bool half) {
-  const auto release = [&](const std::string& slot) {
-    c(fmt::format("wfa_mbar_arrive(empty + 8u * {});", slot));
-    if (p.pairs)
-      c(fmt::format("if (paired) wfa_mbar_arrive_remote(empty + 8u * {}, rank ^ 1u);  // the pair's producer", slot));
-  };
   const bool f16 = p.type == SampleType::CF16;
   c.open("");
   c("const int first = slot;  // this group's first slot");
@@ -199,7 +205,7 @@ void emitConsumerGroup(Code& c, const DirectPipe& p, const std::string& k, int n
   c("corr_wgmma_wait<1>();  // the previous group's wgmmas are done: its slots and A registers are free");
   c("__syncwarp(0xffffffffu);");
   c.open(fmt::format("if ({} > 0 && lane == 0)", k));
-  for (int i = 0; i < p.group; ++i) release(i ? fmt::format("((prev + {}) % {})", i, p.stages) : "prev");
+  emitSlotRelease(c, p, "prev", p.group);
   c.close();
   c("prev = first;");
   c.close();
@@ -316,9 +322,7 @@ void emitConsumers(Code& c, const CorrelatorSpec& s, const DirectPipe& p, long l
     const long long lastN = nst % G ? nst % G : G;
     c("__syncwarp(0xffffffffu);");
     c.open("if (lane == 0)");
-    for (long long i = 0; i < lastN; ++i)
-      c(fmt::format("wfa_mbar_arrive(empty + 8u * {});  // the tile's last group",
-                    i ? fmt::format("((prev + {}) % {})", i, p.stages) : "prev"));
+    emitSlotRelease(c, p, "prev", lastN, "the tile's last group");
     c.close();
   }
   emitStore(c, s, p, half);
