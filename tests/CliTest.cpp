@@ -246,6 +246,17 @@ TEST(Cli, CorrelatorOperandsAsStoredRefusedWithPath) {
   EXPECT_NE(r.out.find("/tuning/raw_stages"), std::string::npos) << r.out;
   write(R"(, "sample_range": "symmetric", "tuning": {"transform": "none"})");
   EXPECT_EQ(run("verify " + path + " --no-compile").code, 0);
+  // The members of the operands as stored: a wrong value, and one where the samples are not used as stored.
+  for (const auto& [more, at] : std::vector<std::pair<std::string, std::string>>{
+           {R"(, "sample_range": "symmetric", "tuning": {"row_copies": "tma"})", "/tuning/row_copies"},
+           {R"(, "tuning": {"row_copies": "bulk"})", "/tuning/row_copies"},
+           {R"(, "sample_range": "symmetric", "tuning": {"persistent": 1})", "/tuning/persistent"},
+           {R"(, "tuning": {"persistent": true})", "/tuning/persistent"}}) {
+    write(more);
+    r = run("verify " + path + " --no-compile");
+    EXPECT_EQ(r.code, 2) << more << ": " << r.out;
+    EXPECT_NE(r.out.find(path + ": " + at + ":"), std::string::npos) << more << ": " << r.out;
+  }
 }
 
 // bench --ab: the tuning members are checked before any GPU work, errors name --ab and the

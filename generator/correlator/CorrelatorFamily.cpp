@@ -48,6 +48,7 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet, public 
     // The sm_90 pipeline's proofs for the tile sm_90 gets (its copies, transform, bank groups, descriptors, store).
     requireDirectPossible(s_);
     const CorrelatorChoice sm90 = chooseCorrelator(s_, "sm_90");
+    requireCopiesPossible(s_, sm90, "sm_90");
     if (sm90.path == CorrelatorPath::Pipeline && sm90.direct) {
       std::vector<PipeIssue> issues;
       checkDirect(s_, directPipe(s_, sm90.rows, sm90.stages), issues, c.proved);

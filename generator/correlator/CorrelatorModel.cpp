@@ -188,10 +188,6 @@ void requireDirectPossible(const CorrelatorSpec& s) {
                     "their 128 registers per thread; 128-input tiles take it)");
 }
 
-namespace {
-
-// The operands-as-stored members (row_copies, persistent): a SpecError at their path where the spec cannot have them,
-// given the choice `c` the spec gets on `arch`.
 void requireCopiesPossible(const CorrelatorSpec& s, const CorrelatorChoice& c, const std::string& arch) {
   const bool sm90 = arch == "sm_90" || arch == "sm_90a";
   if (s.tuning.rowCopies >= 1)
@@ -225,8 +221,6 @@ void requireCopiesPossible(const CorrelatorSpec& s, const CorrelatorChoice& c, c
                                 "(half of the blocks would idle: use \"bulk\" or \"cp.async\")",
                                 s.inputs(), c.rows));
 }
-
-}  // namespace
 
 CorrelatorKernels emitCorrelatorFor(const CorrelatorSpec& s, const std::string& arch) {
   const bool sm90 = arch == "sm_90" || arch == "sm_90a";

@@ -50,5 +50,8 @@ CorrelatorKernels emitCorrelatorFor(const CorrelatorSpec& s, const std::string& 
 // A SpecError where tuning.transform is "none" and the spec cannot have it (PipelineDirect.h's directBlocker, the
 // whole triangle, a path other than the pipeline).
 void requireDirectPossible(const CorrelatorSpec& s);
+// A SpecError at /tuning/row_copies or /tuning/persistent where the spec's choice `c` on `arch` cannot have them (a
+// copy method its layout cannot take; the samples not used as stored; multicast on one tile per channel).
+void requireCopiesPossible(const CorrelatorSpec& s, const CorrelatorChoice& c, const std::string& arch);
 
 }  // namespace warpforge
