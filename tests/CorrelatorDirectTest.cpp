@@ -252,8 +252,8 @@ TEST(CorrelatorDirect, PersistentBlocksRunOnTheCpu) {
             "/tuning/persistent");
 }
 
-// A missing wait, an early publication of a stage, a wrong Im row and a slot released while its wgmmas run each fail
-// the CPU run.
+// A missing wait, an early publication of a stage, a wrong Im row, a slot released while its wgmmas run and half-width
+// wgmmas on a full tile each fail the CPU run.
 TEST(CorrelatorDirect, MutationsAreCaught) {
   if (std::system("c++ --version > /dev/null 2>&1") != 0)
     GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
@@ -267,7 +267,9 @@ TEST(CorrelatorDirect, MutationsAreCaught) {
       {"A's Im row as (re, -im)", "0x6341", "0x6140"},
       {"a slot released while its wgmmas may still read it", "corr_wgmma_wait<1>();", "corr_wgmma_wait<2>();"},
       {"a producer decrement that does not fund the consumers' setmaxnreg.inc (a hang on the GPU)",
-       "wfa_setmaxnreg_dec<56>();", "wfa_setmaxnreg_dec<64>();"}};
+       "wfa_setmaxnreg_dec<56>();", "wfa_setmaxnreg_dec<64>();"},
+      {"every tile taking the narrow edge tile's half-width wgmmas (R = 70: the last tile holds 12 inputs)",
+       "if (col0 + 64 >= 140)", "if (col0 + 64 >= 14)"}};
   test::expectMutationsCaught(*makeCorrelatorSpec(s), plan, mutations, 7302, "correlator-cpu", correlatorShim(),
                               {{"dump", 1}});
   // The row side by bulk copies: a stage published without the copies' bytes expected.

@@ -384,6 +384,10 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet, public 
         v.push_back({"correlate only, operands as stored, 1 <-> 2 stages per wait",
                      Generated{correlatorLaunchPlan(perWaitNone, emitCorrelatorDirect(perWaitNone, 128), false)}, 1,
                      0});
+      // The last column tile, where it holds at most half a tile of inputs, at full width (no half-width wgmmas).
+      if (directPipe(none, c.rows).narrowEdge)
+        v.push_back({"correlate only, operands as stored, the narrow edge tile at full width",
+                     Generated{correlatorLaunchPlan(none, emitCorrelatorDirect(none, c.rows, 0, false), false)}, 1, 0});
       // Persistent blocks (the grid of the resident blocks looping over the tiles) beside one block per tile.
       if (s_.tuning.persistent != 1 && !directPipe(none, c.rows).pairs) {
         CorrelatorSpec persistent = none;

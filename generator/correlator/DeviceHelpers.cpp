@@ -168,10 +168,10 @@ std::string correlatorDirectHelpers(const DirectPipe& p) {
                                "inputs, descriptor).",
                                p.rows, p.rows)) +
        "\n";
-  if (p.consumers == 2)
+  if (p.consumers == 2 || p.narrowEdge)
     o += wgmmaHelper(p.atom(true), "corr_wgmma_rs_half",
-                     fmt::format("// D (m64 x {}) += A (registers) B (the second half of the column inputs).",
-                                 p.rows / 2)) +
+                     fmt::format("// D (m64 x {}) += A (registers) B (half of the column inputs: from input 0 or {}).",
+                                 p.rows / 2, p.rows / 2)) +
          "\n";
   return o;
 }

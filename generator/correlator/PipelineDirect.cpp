@@ -118,6 +118,7 @@ DirectPipe directPipe(const CorrelatorSpec& s, int rows, int stages) {
   p.bulkA = !rowBulkBlocker(s) && (s.tuning.rowCopies >= 1 || (s.tuning.rowCopies == -1 && offDiagonal));
   p.pairs = p.bulkA && s.tuning.rowCopies == 2;
   p.persistent = s.tuning.persistent == 1 && !p.pairs;
+  p.narrowEdge = p.N % p.rows != 0 && p.N % p.rows <= p.rows / 2;
   p.runBytes = p.bulkA ? s.input.timesPerBlock * p.eb : 0;
   p.sideBytes = p.rows * 64;
   p.slotBytes = 2 * p.sideBytes;
@@ -220,7 +221,7 @@ void checkDirect(const CorrelatorSpec& s, const DirectPipe& p, std::vector<PipeI
   // bytes of column input n, k byte 32 ks + kb.
   for (int slot = 0; slot < p.stages; ++slot)
     for (int ks = 0; ks < 2; ++ks)
-      for (const int col0 : {0, p.rows / 2}) {
+      for (const int col0 : {0, p.rows / 2}) {  // (the half width from column 0: the full width's first half)
         if (col0 && p.consumers < 2) continue;
         const WgmmaDescriptor d = p.descB(0, slot, ks, col0);
         if (!d.fieldProblem().empty()) return fail("B's descriptor: " + d.fieldProblem());
@@ -332,8 +333,9 @@ void checkDirect(const CorrelatorSpec& s, const DirectPipe& p, std::vector<PipeI
                     p.stages, p.slotBytes, p.sharedBytes, p.blocksPerSm, acc, aRegs));
 }
 
-CorrelatorKernels emitCorrelatorDirect(const CorrelatorSpec& s, int rows, int stages) {
-  const DirectPipe p = directPipe(s, rows, stages);
+CorrelatorKernels emitCorrelatorDirect(const CorrelatorSpec& s, int rows, int stages, bool halfWidthEdge) {
+  DirectPipe p = directPipe(s, rows, stages);
+  p.narrowEdge = p.narrowEdge && halfWidthEdge;
   if (p.inFlight < 1)  // the producer would wait for a slot the consumers release only after it publishes
     throw SpecError(s.file, "/tuning/stages",
                     fmt::format("{} slots with the operands as stored and {} stage(s) per wait: at least {} needed",

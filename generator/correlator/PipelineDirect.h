@@ -66,13 +66,17 @@ struct DirectPipe {
   // Persistent blocks (tuning.persistent): a grid of the resident blocks, each looping over its units (batch entry,
   // channel, tile) with the ring running on, so that the next tile's stages fill while the consumers store.
   bool persistent = false;
+  // The last column tile holds at most rows / 2 inputs (N % rows): its consumers issue the half-width wgmmas from
+  // column input 0, so that the empty columns cost no tensor work.
+  bool narrowEdge = false;
   WgmmaSwizzle swizzle = WgmmaSwizzle::B64;
   int sbo = kPipeSbo;
   // Operand placement (both sides alike): input n, k byte kb of the stage's 64.
   int offset(int n, int kb) const {
     return static_cast<int>(wgmmaStoreOffset(swizzle, n, kb, static_cast<unsigned>(sbo)));
   }
-  // B's descriptor for slot `slot`, k-step ks, from column input col0 (the diagonal tile's second warpgroup: rows / 2),
+  // B's descriptor for slot `slot`, k-step ks, from column input col0 (the diagonal tile's second warpgroup: rows / 2;
+  // the half-width wgmmas of a narrow edge tile: 0),
   // with the ring at `base`.
   WgmmaDescriptor descB(unsigned base, int slot, int ks, int col0 = 0) const;
   WgmmaAtom atom(bool half = false) const { return WgmmaAtom{half ? rows / 2 : rows, type == SampleType::CF16, true}; }
@@ -118,6 +122,7 @@ void checkDirect(const CorrelatorSpec& s, const DirectPipe& p, std::vector<PipeI
 
 // The correlate kernel's source (PipelineDirectEmitter.cpp) and the family's two kernels around it.
 std::string emitDirectCorrelate(const CorrelatorSpec& s, const DirectPipe& p, const std::string& name);
-CorrelatorKernels emitCorrelatorDirect(const CorrelatorSpec& s, int rows, int stages = 0);
+// halfWidthEdge false: the narrow edge tile at full width (bench's variant; the kernel before DirectPipe::narrowEdge).
+CorrelatorKernels emitCorrelatorDirect(const CorrelatorSpec& s, int rows, int stages = 0, bool halfWidthEdge = true);
 
 }  // namespace warpforge

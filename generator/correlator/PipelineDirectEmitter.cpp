@@ -213,12 +213,12 @@ void emitConsumerGroup(Code& c, const DirectPipe& p, const std::string& k, int n
 
 // The tile's visibilities from d0 (row inputs 0..31 of the warpgroup) and d1 (32..63): Re of (row gi, column gj) in
 // d[4 j + e], Im in d[4 j + 2 + e] (checkDirect proves it from the accumulator atom).
-void emitStore(Code& c, const CorrelatorSpec& s, const DirectPipe& p, bool half) {
+void emitStore(Code& c, const CorrelatorSpec& s, const DirectPipe& p, bool half, int fromCol) {
   const bool f16 = s.type == SampleType::CF16, vis = s.writesVisibilities(), neg = s.conjugate == "r1";
   const int P = s.polarizations, blocks = (half ? p.rows / 2 : p.rows) / 8;
   const std::string V = f16 ? "float" : "int";
   c(fmt::format("const int gi0 = row0 + 64 * cg + 8 * (warp & 3) + (lane >> 2), gj0 = col0 + {} + 2 * (lane & 3);",
-                half ? p.rows / 2 : 0));
+                fromCol));
   if (vis)
     c(fmt::format("{0}* const visv = ({0}*)vis + (b * {1}LL + channel) * {2}LL;", f16 ? "float2" : "int2", s.channels,
                   s.visibilitiesPerChannel()));
@@ -294,12 +294,13 @@ void emitConsumerState(Code& c, const DirectPipe& p) {
   c("unsigned par = 0;");
 }
 
-void emitConsumers(Code& c, const CorrelatorSpec& s, const DirectPipe& p, long long nst, bool half) {
+// half: the wgmmas take rows / 2 column inputs from fromCol (0 or rows / 2).
+void emitConsumers(Code& c, const CorrelatorSpec& s, const DirectPipe& p, long long nst, bool half, int fromCol = 0) {
   const int G = p.group;
   if (!p.persistent) emitConsumerState(c, p);
-  if (half)
+  if (fromCol)
     c(fmt::format("const unsigned long long db0 = db_full + {}ull;  // B from column input {}",
-                  (p.descB(0, 0, 0, p.rows / 2).start - p.descB(0, 0, 0).start) >> 4, p.rows / 2));
+                  (p.descB(0, 0, 0, fromCol).start - p.descB(0, 0, 0).start) >> 4, fromCol));
   else c("const unsigned long long db0 = db_full;");
   const long long groups = nst / G, pairs = groups / 2;  // full groups, pairs of them
   c("#pragma unroll 1");
@@ -325,7 +326,7 @@ void emitConsumers(Code& c, const CorrelatorSpec& s, const DirectPipe& p, long l
     emitSlotRelease(c, p, "prev", lastN, "the tile's last group");
     c.close();
   }
-  emitStore(c, s, p, half);
+  emitStore(c, s, p, half, fromCol);
 }
 
 }  // namespace
@@ -425,17 +426,24 @@ std::string emitDirectCorrelate(const CorrelatorSpec& s, const DirectPipe& p, co
   }
   c(fmt::format("const unsigned long long db_full = corr_desc_sw64(ring + {}u);  // B: the column side, slot 0",
                 p.sideBytes));
+  const std::string narrow = fmt::format("col0 + {} >= {}", p.rows / 2, p.N);
   if (p.consumers == 2) {
     c("// On a diagonal tile the second warpgroup's rows (inputs 64..127) need only columns 64..127.");
     c.open("if (diag && cg == 1)");
-    emitConsumers(c, s, p, nst, true);
+    emitConsumers(c, s, p, nst, true, p.rows / 2);
     c.close(" else {");
     c.depth++;
-    emitConsumers(c, s, p, nst, false);
-    c.close();
-  } else {
-    emitConsumers(c, s, p, nst, false);
   }
+  if (p.narrowEdge) {
+    c(fmt::format("// The last column tile holds {} inputs: half-width wgmmas from column input 0.", p.N % p.rows));
+    c.open(fmt::format("if ({})", narrow));
+    emitConsumers(c, s, p, nst, true, 0);
+    c.close(" else {");
+    c.depth++;
+  }
+  emitConsumers(c, s, p, nst, false);
+  if (p.narrowEdge) c.close();
+  if (p.consumers == 2) c.close();
   if (p.persistent) c.close();  // the unit loop
   c.close();
   if (p.pairs) {
