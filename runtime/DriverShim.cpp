@@ -64,6 +64,11 @@ WF_DRIVER(cuLaunchKernel,
           (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem,
            CUstream s, void** params, void** extra),
           (f, gx, gy, gz, bx, by, bz, smem, s, params, extra), CUDA_ERROR_NO_DEVICE)
+WF_DRIVER(cuTensorMapEncodeTiled,
+          (CUtensorMap * m, CUtensorMapDataType t, cuuint32_t rank, void* base, const cuuint64_t* dims,
+           const cuuint64_t* strides, const cuuint32_t* box, const cuuint32_t* steps, CUtensorMapInterleave il,
+           CUtensorMapSwizzle sw, CUtensorMapL2promotion l2, CUtensorMapFloatOOBfill oob),
+          (m, t, rank, base, dims, strides, box, steps, il, sw, l2, oob), CUDA_ERROR_NO_DEVICE)
 WF_DRIVER(cuGetErrorName, (CUresult e, const char** s), (e, s), CUDA_ERROR_NO_DEVICE)
 WF_DRIVER(cuGetErrorString, (CUresult e, const char** s), (e, s), CUDA_ERROR_NO_DEVICE)
 WF_DRIVER(cuMemAlloc, (CUdeviceptr * p, size_t n), (p, n), CUDA_ERROR_NO_DEVICE)

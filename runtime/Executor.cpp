@@ -8,6 +8,36 @@
 
 namespace warpforge {
 
+namespace {
+
+// A plan's tensor map over the buffer at `base` for this call's batch (uint8 elements; out-of-bounds reads give zeros).
+void encodeTensorMap(CUtensorMap& out, const PlanArg& arg, CUdeviceptr base, long long batch,
+                     const std::string& kernel) {
+  const PlanTensorMap& m = arg.map;
+  const std::size_t rank = m.dims.size();
+  cuuint64_t dims[5] = {}, strides[4] = {};
+  cuuint32_t box[5] = {}, steps[5] = {};
+  for (std::size_t d = 0; d < rank && d < 5; ++d) {
+    dims[d] = static_cast<cuuint64_t>(m.dims[d] * (static_cast<int>(d) == m.batchDim ? batch : 1));
+    box[d] = static_cast<cuuint32_t>(m.box[d]);
+    steps[d] = 1;
+    if (d) strides[d - 1] = static_cast<cuuint64_t>(m.strides[d - 1]);
+  }
+  const CUtensorMapSwizzle sw = m.swizzle == 32    ? CU_TENSOR_MAP_SWIZZLE_32B
+                                : m.swizzle == 64  ? CU_TENSOR_MAP_SWIZZLE_64B
+                                : m.swizzle == 128 ? CU_TENSOR_MAP_SWIZZLE_128B
+                                                   : CU_TENSOR_MAP_SWIZZLE_NONE;
+  checkCu(cuTensorMapEncodeTiled(&out, CU_TENSOR_MAP_DATA_TYPE_UINT8, static_cast<cuuint32_t>(rank),
+                                 reinterpret_cast<void*>(base), dims, strides, box, steps,
+                                 CU_TENSOR_MAP_INTERLEAVE_NONE, sw, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+          fmt::format("cuTensorMapEncodeTiled ({}'s argument {} over '{}', batch {})", kernel, arg.param, arg.name,
+                      batch)
+              .c_str());
+}
+
+}  // namespace
+
 Executor::Executor(Compiler& compiler, LaunchPlan plan, ExecutorOptions options)
     : compiler_(compiler), plan_(std::move(plan)) {
   plan_.check();
@@ -203,11 +233,18 @@ void Executor::run(const ArrayBindings& arrays, long long batch, CUstream stream
   for (std::size_t i = 0; i < plan_.kernels.size(); ++i) {
     const PlanKernel& k = plan_.kernels[i];
     std::vector<std::uint64_t> slots(k.args.size());
+    std::vector<CUtensorMap> maps(k.args.size());
     std::vector<void*> args(k.args.size());
     for (std::size_t a = 0; a < k.args.size(); ++a) {
       const PlanArg& arg = k.args[a];
+      if (arg.kind == PlanArg::Kind::TensorMap) {
+        encodeTensorMap(maps[a], arg, ptr.at(arg.name), batch, k.name);
+        args[a] = &maps[a];
+        continue;
+      }
       long long v = 0;
       switch (arg.kind) {
+        case PlanArg::Kind::TensorMap: break;
         case PlanArg::Kind::Buffer: v = static_cast<long long>(ptr.at(arg.name)); break;
         case PlanArg::Kind::Null: v = 0; break;
         case PlanArg::Kind::Literal: v = arg.value; break;

@@ -94,6 +94,7 @@ const char* kindName(PlanArg::Kind k) {
     case PlanArg::Kind::Literal: return "literal";
     case PlanArg::Kind::BatchTimes: return "batch_times";
     case PlanArg::Kind::Param: return "param";
+    case PlanArg::Kind::TensorMap: return "tensor_map";
   }
   return "?";
 }
@@ -180,9 +181,11 @@ BufferRole roleFrom(const Reader& rd, const std::string& s, const std::string& p
 
 PlanArg::Kind kindFrom(const Reader& rd, const std::string& s, const std::string& path) {
   for (PlanArg::Kind k : {PlanArg::Kind::Buffer, PlanArg::Kind::Null, PlanArg::Kind::Literal, PlanArg::Kind::BatchTimes,
-                          PlanArg::Kind::Param})
+                          PlanArg::Kind::Param, PlanArg::Kind::TensorMap})
     if (s == kindName(k)) return k;
-  rd.fail(path, fmt::format("unknown argument kind '{}' (expected buffer, null, literal, batch_times or param)", s));
+  rd.fail(path,
+          fmt::format("unknown argument kind '{}' (expected buffer, null, literal, batch_times, param or tensor_map)",
+                      s));
 }
 
 std::string stem(const std::string& fileName) {
@@ -257,9 +260,16 @@ Json planToJson(const LaunchPlan& plan, const PlanJsonInfo& info, std::vector<Pl
   Json kernels = Json::array();
   for (const auto& k : plan.kernels) {
     Json args = Json::array();
-    for (const auto& a : k.args)
+    for (const auto& a : k.args) {
       args.push_back(
           {{"kind", kindName(a.kind)}, {"name", a.name}, {"value", a.value}, {"c_type", a.cType}, {"param", a.param}});
+      if (a.kind == PlanArg::Kind::TensorMap)
+        args.back()["tensor_map"] = {{"dims", a.map.dims},
+                                     {"strides", a.map.strides},
+                                     {"box", a.map.box},
+                                     {"swizzle", a.map.swizzle},
+                                     {"batch_dim", a.map.batchDim}};
+    }
     kernels.push_back({{"name", k.name},
                        {"source", k.source},
                        {"block", {k.blockX, k.blockY}},
@@ -400,6 +410,19 @@ LaunchPlan planFromJson(const Json& j, const std::string& file, const std::strin
       arg.value = rd.integer(args[a], ap, "value", LLONG_MIN, LLONG_MAX, &zero);
       arg.cType = rd.str(args[a], ap, "c_type");
       arg.param = rd.str(args[a], ap, "param", "");
+      if (arg.kind == PlanArg::Kind::TensorMap) {
+        const Json& m = rd.need(args[a], ap, "tensor_map");
+        const std::string mp = ap + "/tensor_map";
+        try {
+          arg.map.dims = m.at("dims").get<std::vector<long long>>();
+          arg.map.strides = m.at("strides").get<std::vector<long long>>();
+          arg.map.box = m.at("box").get<std::vector<int>>();
+          arg.map.swizzle = m.at("swizzle").get<int>();
+          arg.map.batchDim = m.at("batch_dim").get<int>();
+        } catch (const std::exception&) {
+          rd.fail(mp, "expected dims, strides, box (integer arrays), swizzle and batch_dim (integers)");
+        }
+      }
       k.args.push_back(std::move(arg));
     }
     k.note = rd.str(e, path, "note", "");

@@ -15,6 +15,14 @@ static __device__ __forceinline__ bool wfa_mbar_try_wait(unsigned bar, unsigned 
 // Bulk copy of `bytes` (a multiple of 16; both addresses 16-byte aligned) from global to shared memory, completing
 // on mbarrier `bar` (complete_tx of the bytes).
 static __device__ __forceinline__ void wfa_bulk_g2s(unsigned dst, const void* src, unsigned bytes, unsigned bar) { asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" :: "r"(dst), "l"(src), "r"(bytes), "r"(bar) : "memory"); }
+// A TMA tensor map (the driver's CUtensorMap, 128 bytes): a kernel's `const __grid_constant__` parameter.
+#ifndef WF_CPU_TENSOR_MAP
+struct __align__(64) wf_tensor_map { unsigned long long opaque[16]; };
+#endif
+// Tensor copy of the box at coordinates (c0, c1, c2, c3) (innermost first) of `map`'s tensor into shared memory at
+// `dst`, laid out and swizzled as the map says (out-of-bounds elements are zeros), completing on mbarrier `bar` with
+// the box's bytes.
+static __device__ __forceinline__ void wfa_tma_load_4d(unsigned dst, const wf_tensor_map* map, int c0, int c1, int c2, int c3, unsigned bar) { asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], [%6];" :: "r"(dst), "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar) : "memory"); }
 // Per-thread register budget of this warpgroup (all its warps execute it with the same N, a multiple of 8 in 24..256).
 template <int N> static __device__ __forceinline__ void wfa_setmaxnreg_inc() { asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" :: "n"(N)); }
 template <int N> static __device__ __forceinline__ void wfa_setmaxnreg_dec() { asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" :: "n"(N)); }

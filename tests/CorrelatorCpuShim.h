@@ -75,6 +75,9 @@ inline std::vector<std::pair<std::string, std::string>> correlatorShimEntries() 
       {"wfa_bulk_g2s",
        "static inline void wfa_bulk_g2s(unsigned dst, const void* src, unsigned bytes, unsigned bar) { "
        "wf_bulk_g2s(dst, src, bytes, bar); }"},
+      {"wfa_tma_load_4d",
+       "static inline void wfa_tma_load_4d(unsigned dst, const wf_tensor_map* map, int c0, int c1, int c2, int c3, "
+       "unsigned bar) { wf_tma_load_4d(dst, map->cpu, c0, c1, c2, c3, bar); }"},
       {"wfa_cluster_rank", "static inline unsigned wfa_cluster_rank() { return wf_cluster_rank(); }"},
       {"wfa_cluster_sync", "static inline void wfa_cluster_sync() { wf_cluster_sync(); }"},
       {"wfa_mbar_arrive_remote",

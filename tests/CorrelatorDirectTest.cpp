@@ -93,6 +93,20 @@ TEST(CorrelatorDirect, RowCopiesRules) {
   EXPECT_EQ(specErrorPath(json(70, "ci8", 224, kSym, R"("row_copies": "bulk")")), "/tuning/row_copies");
   EXPECT_EQ(specErrorPath(json(70, "ci8", 224, kSym, R"("row_copies": "bulk", "whole_triangle": false)")),
             "(accepted)");
+  // the column side by tensor copies: TCC's layout (32-byte time blocks), not with pairs, persistent blocks or a row
+  // side by cp.async off the diagonal
+  EXPECT_EQ(specErrorPath(json(100, "ci8", 224, kSym, R"("column_copies": "tensor")")), "(accepted)");
+  EXPECT_EQ(specErrorPath(json(100, "ci8", 224, kSym, R"("column_copies": "cp.async")")), "(accepted)");
+  EXPECT_EQ(specErrorPath(json(100, "ci8", 224, kSym, R"("column_copies": "bulk")")), "/tuning/column_copies");
+  EXPECT_EQ(specErrorPath(json(100, "ci8", 224, kSym, R"("column_copies": "tensor", "row_copies": "multicast")")),
+            "/tuning/column_copies");
+  EXPECT_EQ(specErrorPath(json(100, "ci8", 224, kSym, R"("column_copies": "tensor", "persistent": true)")),
+            "/tuning/column_copies");
+  EXPECT_EQ(specErrorPath(json(100, "ci8", 224, kSym, R"("column_copies": "tensor", "row_copies": "cp.async")")),
+            "/tuning/column_copies");
+  EXPECT_EQ(specErrorPath(json(100, "ci8", 224, "", R"("column_copies": "tensor")")), "/tuning/column_copies");
+  EXPECT_EQ(specErrorPath(json(100, "ci8", 224, kSym, R"("transform": "shared", "column_copies": "tensor")")),
+            "/tuning/column_copies");
   // multicast needs two tiles on a row side
   EXPECT_EQ(specErrorPath(json(32, "ci8", 224, kSym, R"("row_copies": "multicast", "receivers_per_block": 64)")),
             "/tuning/row_copies");
@@ -257,9 +271,10 @@ TEST(CorrelatorDirect, PersistentBlocksRunOnTheCpu) {
 TEST(CorrelatorDirect, MutationsAreCaught) {
   if (std::system("c++ --version > /dev/null 2>&1") != 0)
     GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
-  const CorrelatorSpec s = parseCorrelatorSpecText(directJson("cpu_direct_m", 70, 2, "ci8", 224, kSym,
-                                                              R"(, "receivers_per_block": 64, "stages": 4)"),
-                                                   "m.json");
+  const CorrelatorSpec s = parseCorrelatorSpecText(
+      directJson("cpu_direct_m", 70, 2, "ci8", 224, kSym,
+                 R"(, "receivers_per_block": 64, "stages": 4, "row_copies": "cp.async", "column_copies": "cp.async")"),
+      "m.json");
   const LaunchPlan plan = correlatorLaunchPlan(s, emitCorrelatorFor(s, "sm_90"));
   const std::vector<std::array<std::string, 3>> mutations = {
       {"the consumers skip the wait for a stage's copies", "while (!wfa_mbar_try_wait(full + 8u * slot, par)) {}", ""},
@@ -275,13 +290,27 @@ TEST(CorrelatorDirect, MutationsAreCaught) {
   // The row side by bulk copies: a stage published without the copies' bytes expected.
   const CorrelatorSpec b =
       parseCorrelatorSpecText(directJson("cpu_direct_n", 70, 2, "ci8", 224, kSym,
-                                         R"(, "receivers_per_block": 64, "stages": 4, "row_copies": "bulk")"),
+                                         R"(, "receivers_per_block": 64, "stages": 4, "row_copies": "bulk", )"
+                                         R"("column_copies": "cp.async")"),
                               "n.json");
   test::expectMutationsCaught(*makeCorrelatorSpec(b), correlatorLaunchPlan(b, emitCorrelatorFor(b, "sm_90")),
                               {{"the bulk copies' bytes not expected by the stage's barrier",
                                 "wfa_mbar_arrive_tx(full + 8u * slot, 2u * a_run)",
                                 "wfa_mbar_arrive(full + 8u * slot)"}},
                               7303, "correlator-cpu", correlatorShim(), {{"dump", 1}});
+  // The column side by tensor copies (the default here): the box's bytes not expected, B's k-step advanced as in the
+  // 64-byte layout, the tensor copy of the wrong time blocks, and a consumer that does not wait.
+  const CorrelatorSpec t = parseCorrelatorSpecText(directJson("cpu_direct_t", 70, 2, "ci8", 224, kSym,
+                                                              R"(, "receivers_per_block": 64, "stages": 4)"),
+                                                   "t.json");
+  test::expectMutationsCaught(
+      *makeCorrelatorSpec(t), correlatorLaunchPlan(t, emitCorrelatorFor(t, "sm_90")),
+      {{"the tensor copy's bytes not expected by the stage's barrier", "2u * a_run) + 8192u);", "2u * a_run) + 0u);"},
+       {"B's k-step advanced by 32 bytes (the 64-byte layout's step)", "+ 256ull);", "+ 2ull);"},
+       {"the tensor copy of the stage before's time blocks", "2 * k, b_plane", "2 * k - 2, b_plane"},
+       {"the consumers skip the wait for a stage's copies", "while (!wfa_mbar_try_wait(full + 8u * slot, par)) {}",
+        ""}},
+      7305, "correlator-cpu", correlatorShim(), {{"dump", 1}});
   // Cluster pairs: each block multicasting its half of A's time blocks only to itself (the pair's stage never
   // completes: a deadlock the emulation reports).
   const CorrelatorSpec m2 =

@@ -25,6 +25,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <deque>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -530,6 +531,43 @@ inline void wf_bulk_g2s_in(unsigned dst, const void* src, unsigned bytes, unsign
   for (unsigned a = dst; a < dst + bytes; a += 16) wf_stamp(a).store(stamp);
 }
 inline void wf_bulk_g2s(unsigned dst, const void* src, unsigned bytes, unsigned bar) { wf_bulk_g2s_in(dst, src, bytes, bar, false, wf_hazard); }
+// cp.async.bulk.tensor (tile mode, uint8 elements) through a tensor map in the CPU form runKernelOnCpu builds: m[0]
+// the base, m[1] the rank, m[2..6] the dims, m[7..10] the byte strides of dims 1.., m[11..15] the box, m[16] the
+// swizzle in bytes. The box is gathered at issue (zeros out of bounds; the global input does not change while a
+// kernel runs) and laid out as the hardware does (innermost first; 16-byte chunk address bits 4.. XOR bits 7.. under
+// a swizzle), then lands as one bulk copy of the box's bytes completing on `bar`.
+inline void wf_tma_load(unsigned dst, const unsigned long long* m, const int* c, unsigned bar) {
+  static std::mutex boxes_mutex;
+  static std::deque<std::vector<unsigned char>> boxes;  // kept until the library unloads: copies land later
+  const int rank = (int)m[1];
+  const unsigned sw = (unsigned)m[16];
+  long long bytes = 1;
+  for (int d = 0; d < rank; ++d) bytes *= (long long)m[11 + d];
+  if (sw && dst % (8 * sw)) wf_hazard("tensor copy with a swizzle into shared memory not aligned to its pattern");
+  std::vector<unsigned char> box((std::size_t)bytes);
+  const unsigned char* base = (const unsigned char*)m[0];
+  for (long long i = 0; i < bytes; ++i) {
+    long long rest = i, at = 0;
+    bool in = true;
+    for (int d = 0; d < rank; ++d) {
+      const long long x = c[d] + rest % (long long)m[11 + d];
+      rest /= (long long)m[11 + d];
+      in = in && x >= 0 && x < (long long)m[2 + d];
+      at += d ? x * (long long)m[6 + d] : x;
+    }
+    long long o = i;
+    if (sw) o ^= ((o >> 7) & (sw / 16 - 1)) << 4;
+    box[(std::size_t)o] = in ? base[at] : 0;
+  }
+  std::lock_guard<std::mutex> lock(boxes_mutex);
+  boxes.push_back(std::move(box));
+  wf_bulk_g2s(dst, boxes.back().data(), (unsigned)bytes, bar);
+}
+inline void wf_tma_load_4d(unsigned dst, const unsigned long long* m, int c0, int c1, int c2, int c3, unsigned bar) {
+  if (m[1] != 4) wf_hazard("a 4-d tensor copy through a tensor map of another rank");
+  const int c[4] = {c0, c1, c2, c3};
+  wf_tma_load(dst, m, c, bar);
+}
 inline void wf_sts128(unsigned a, uint4 v) {
   if (a % 16) wf_hazard("16-byte shared store not 16-byte aligned");
   if (a < 0x1000u || a - 0x1000u + 16 > (unsigned)(__stop_wf_shared - __start_wf_shared)) return wf_hazard("16-byte shared store outside the kernel's shared arrays");
@@ -698,6 +736,10 @@ inline float __int_as_float(int i) { float f; std::memcpy(&f, &i, 4); return f; 
 inline float atomicAdd(float* p, float v) { return std::atomic_ref<float>(*p).fetch_add(v); }
 #define __global__
 #define __device__
+#define __grid_constant__
+// A tensor map parameter: a pointer to the runner's CPU form (wf_tma_load), one 64-bit argument slot.
+#define WF_CPU_TENSOR_MAP
+struct wf_tensor_map { const unsigned long long* cpu; };
 #define __forceinline__ inline
 #define __align__(n) __attribute__((aligned(n)))
 #define __launch_bounds__(...)
@@ -907,14 +949,29 @@ inline bool runKernelOnCpu(const std::string& source, const PlanKernel& k,
   }
   std::vector<void*> peerArrive, peerBulk;
   for (const Lib& l : libs) peerArrive.push_back(l.peerArrive), peerBulk.push_back(l.peerBulk);
-  // Pointers, int and long long arguments all travel in 64-bit integer slots (x86-64 and AArch64 ABIs).
+  // Pointers, int and long long arguments all travel in 64-bit integer slots (x86-64 and AArch64 ABIs), a tensor map
+  // as a pointer to its CPU form.
   u64 a[16] = {};
+  std::deque<std::vector<u64>> maps;
   for (std::size_t i = 0; i < k.args.size(); ++i) {
     const PlanArg& g = k.args[i];
     if (g.kind == PlanArg::Kind::Buffer) a[i] = reinterpret_cast<u64>(mem.at(g.name).data());
     else if (g.kind == PlanArg::Kind::Literal) a[i] = static_cast<u64>(g.value);
     else if (g.kind == PlanArg::Kind::BatchTimes) a[i] = static_cast<u64>(batch * g.value);
     else if (g.kind == PlanArg::Kind::Param) a[i] = static_cast<u64>(params.at(g.name));
+    else if (g.kind == PlanArg::Kind::TensorMap) {  // the CPU form wf_tma_load reads
+      const PlanTensorMap& m = g.map;
+      std::vector<u64>& f = maps.emplace_back(17, 0);
+      f[0] = reinterpret_cast<u64>(mem.at(g.name).data());
+      f[1] = m.dims.size();
+      for (std::size_t d = 0; d < m.dims.size() && d < 5; ++d) {
+        f[2 + d] = static_cast<u64>(m.dims[d] * (static_cast<int>(d) == m.batchDim ? batch : 1));
+        f[11 + d] = static_cast<u64>(m.box[d]);
+        if (d) f[6 + d] = static_cast<u64>(m.strides[d - 1]);
+      }
+      f[16] = static_cast<u64>(m.swizzle);
+      a[i] = reinterpret_cast<u64>(f.data());
+    }
   }
   // One host thread per CUDA thread of a cluster, made once and reused for every cluster (creating threads costs far
   // more than running most blocks); each cluster gets fresh barriers, and the pool meets before and after each

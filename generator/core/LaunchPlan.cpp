@@ -29,6 +29,15 @@ PlanArg PlanArg::buffer(std::string buf, std::string cType, std::string param) {
   a.param = std::move(param);
   return a;
 }
+PlanArg PlanArg::tensorMap(std::string buf, PlanTensorMap m, std::string param) {
+  PlanArg a;
+  a.kind = Kind::TensorMap;
+  a.name = std::move(buf);
+  a.cType = "const __grid_constant__ CUtensorMap";
+  a.param = std::move(param);
+  a.map = std::move(m);
+  return a;
+}
 PlanArg PlanArg::null(std::string cType, std::string param) {
   PlanArg a;
   a.kind = Kind::Null;
@@ -131,6 +140,19 @@ void LaunchPlan::check() const {
     if (k.source < 0 || k.source >= static_cast<int>(sources.size()))
       throw std::logic_error(fmt::format("plan {}: kernel '{}' has no source {}", specName, k.name, k.source));
     for (const auto& a : k.args) {
+      if (a.kind == PlanArg::Kind::TensorMap) {
+        const PlanTensorMap& m = a.map;
+        const std::size_t rank = m.dims.size();
+        bool ok = rank >= 1 && rank <= 5 && m.strides.size() == rank - 1 && m.box.size() == rank &&
+                  (m.swizzle == 0 || m.swizzle == 32 || m.swizzle == 64 || m.swizzle == 128) &&
+                  m.batchDim < static_cast<int>(rank) && (m.swizzle == 0 || m.box[0] <= m.swizzle) &&
+                  m.box[0] % 16 == 0;
+        for (std::size_t i = 0; ok && i < rank; ++i) ok = m.dims[i] >= 1 && m.box[i] >= 1 && m.box[i] <= 256;
+        for (long long st : m.strides) ok = ok && st > 0 && st % 16 == 0;
+        if (!ok || !buffer(a.name))
+          throw std::logic_error(fmt::format("plan {}: kernel '{}' argument '{}': a tensor map {} ", specName, k.name,
+                                             a.param, buffer(a.name) ? "TMA cannot encode" : "over an unknown buffer"));
+      }
       if (a.kind == PlanArg::Kind::Buffer && !buffer(a.name))
         throw std::logic_error(fmt::format("plan {}: kernel '{}' argument '{}' names unknown buffer '{}'", specName,
                                            k.name, a.param, a.name));
@@ -229,6 +251,10 @@ std::string launchPlanHeader(const LaunchPlan& p) {
       "// Needs compute capability {}.{} or newer.\n#pragma once\n#include <cuda_runtime.h>\n#include "
       "<cuda_fp16.h>\n#include <cstddef>\n{}\n",
       p.minArch / 10, p.minArch % 10, tableFiles ? "#include <cstdio>\n#include <string>\n#include <vector>\n" : "");
+  bool tensorMaps = false;
+  for (const auto& k : p.kernels)
+    for (const auto& a : k.args) tensorMaps = tensorMaps || a.kind == PlanArg::Kind::TensorMap;
+  if (tensorMaps) o += "#include <cuda.h>  // cuTensorMapEncodeTiled: link with -lcuda\n";
   for (const auto& h : p.helpers) o += fmt::format("#include \"{}\"\n", h);
   if (!p.helpers.empty()) o += "\n";
 
@@ -378,18 +404,42 @@ std::string launchPlanHeader(const LaunchPlan& p) {
   } else {
     o += "  (void)workspace;\n";
   }
+  auto pointerOf = [&](const std::string& buffer) {
+    const PlanBuffer* b = p.buffer(buffer);
+    std::string name = b->aliasOf.empty() ? b->name : b->aliasOf;
+    std::string src = b->isUser() ? "a." + name : (b->role == BufferRole::Scratch ? name : "s." + name);
+    return b->role == BufferRole::Input ? fmt::format("const_cast<void*>({})", src) : src;
+  };
   for (std::size_t i = 0; i < p.kernels.size(); ++i) {
     const auto& k = p.kernels[i];
     std::string args;
     for (const auto& a : k.args) {
       std::string v;
       switch (a.kind) {
-        case PlanArg::Kind::Buffer: {
-          const PlanBuffer* b = p.buffer(a.name);
-          std::string name = b->aliasOf.empty() ? b->name : b->aliasOf;
-          std::string src = b->isUser() ? "a." + name : (b->role == BufferRole::Scratch ? name : "s." + name);
-          v = fmt::format("({})({})", a.cType,
-                          b->role == BufferRole::Input ? fmt::format("const_cast<void*>({})", src) : src);
+        case PlanArg::Kind::Buffer: v = fmt::format("({})({})", a.cType, pointerOf(a.name)); break;
+        case PlanArg::Kind::TensorMap: {
+          // Encoded per call: the base address and the batch are the call's.
+          const PlanTensorMap& m = a.map;
+          const std::size_t rank = m.dims.size();
+          std::string dims, strides, box, steps;
+          for (std::size_t d = 0; d < rank; ++d) {
+            dims += fmt::format("{}(cuuint64_t){}LL{}", d ? ", " : "", m.dims[d],
+                                static_cast<int>(d) == m.batchDim ? " * batch" : "");
+            box += fmt::format("{}{}u", d ? ", " : "", m.box[d]);
+            steps += d ? ", 1u" : "1u";
+            if (d) strides += fmt::format("{}(cuuint64_t){}LL", d > 1 ? ", " : "", m.strides[d - 1]);
+          }
+          v = fmt::format("{}_k{}", a.param, i);
+          o += fmt::format(
+              "  CUtensorMap {0};\n  {{\n    const cuuint64_t dims[{1}] = {{{2}}}, strides[{3}] = {{{4}}};\n"
+              "    const cuuint32_t box[{1}] = {{{5}}}, steps[{1}] = {{{6}}};\n"
+              "    if (cuTensorMapEncodeTiled(&{0}, CU_TENSOR_MAP_DATA_TYPE_UINT8, {1}, {7}, dims, strides, box, "
+              "steps, "
+              "CU_TENSOR_MAP_INTERLEAVE_NONE, {8}, CU_TENSOR_MAP_L2_PROMOTION_L2_128B, "
+              "CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS)\n      return cudaErrorInvalidValue;\n  }}\n",
+              v, rank, dims, std::max<std::size_t>(1, rank - 1), rank > 1 ? strides : "0", box, steps,
+              pointerOf(a.name),
+              m.swizzle ? fmt::format("CU_TENSOR_MAP_SWIZZLE_{}B", m.swizzle) : "CU_TENSOR_MAP_SWIZZLE_NONE");
           break;
         }
         case PlanArg::Kind::Null: v = fmt::format("({})nullptr", a.cType); break;

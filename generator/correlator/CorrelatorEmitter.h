@@ -8,11 +8,13 @@
 //   <name>_reduce     when `dump` != 0: sums the batch's accumulators per visibility, saturates to int32
 //                     (missing marker for flagged receivers), resets the accumulators and counts the
 //                     saturated visibilities (the last block writes the count and re-zeroes the counters)
+#include <optional>
 #include <string>
 
 #include "generator/correlator/CorrelatorLayouts.h"
 #include "generator/correlator/CorrelatorSpec.h"
 #include "generator/correlator/ReduceEmitter.h"
+#include "warpforge/launch_plan.h"
 
 namespace warpforge {
 
@@ -46,6 +48,9 @@ struct CorrelatorKernels {
   long long blocksPerChannel = 0;    // correlate blocks per channel and batch entry where not one per tile (0)
   int clusterBlocks = 1;             // blocks per cluster (__cluster_dims__ in the source)
   bool persistent = false;           // correlate grid capped at the resident blocks, each looping over its tiles
+  // The correlate kernel's last parameter: the column side's TMA tensor map over the input (operands as stored with
+  // tuning.column_copies "tensor"); none where it has no such parameter.
+  std::optional<PlanTensorMap> columnMap;
 };
 
 // wgmma: the sm_90a path (correlatorUsesWgmma decides it for a target); cpAsync: on that path, stage through a

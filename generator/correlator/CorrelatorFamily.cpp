@@ -396,6 +396,14 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet, public 
                      Generated{correlatorLaunchPlan(persistent, emitCorrelatorDirect(persistent, c.rows), false)}, 1,
                      0});
       }
+      // The column side by tensor copies <-> 16-byte cp.async, where tensor copies apply.
+      if (!columnTensorBlocker(none, directPipe(none, c.rows))) {
+        CorrelatorSpec columnCopies = none;
+        columnCopies.tuning.columnCopies = directPipe(none, c.rows).tensorB ? 0 : 1;
+        v.push_back({"correlate only, operands as stored, column side by tensor copies <-> cp.async",
+                     Generated{correlatorLaunchPlan(columnCopies, emitCorrelatorDirect(columnCopies, c.rows), false)},
+                     1, 0});
+      }
       // The row side by bulk copies <-> 16-byte cp.async, where the layout lets a time block's inputs be one copy.
       if (!rowBulkBlocker(s_)) {
         CorrelatorSpec rowCopies = none;

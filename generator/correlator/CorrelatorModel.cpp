@@ -214,6 +214,16 @@ void requireCopiesPossible(const CorrelatorSpec& s, const CorrelatorChoice& c, c
                         ? std::string("true with row_copies \"multicast\" (cluster pairs launch one block per tile)")
                         : std::string("true where the samples are not used as stored (persistent blocks are a "
                                       "choice of tuning.transform \"none\")"));
+  if (s.tuning.columnCopies != -1 && !(c.path == CorrelatorPath::Pipeline && c.direct))
+    throw SpecError(s.file, "/tuning/column_copies",
+                    "given where the samples are not used as stored (tuning.transform \"none\" on sm_90)");
+  if (s.tuning.columnCopies == 1) {
+    const DirectPipe p = directPipe(asStoredSpec(s, s.tuning.stagesPerSyncGiven ? s.tuning.stagesPerSync : 1), c.rows,
+                                    c.stages);
+    if (auto why = columnTensorBlocker(s, p))
+      throw SpecError(s.file, "/tuning/column_copies",
+                      fmt::format("\"tensor\" cannot take {} (use \"cp.async\")", *why));
+  }
   if (s.tuning.rowCopies == 2 && c.rows >= s.inputs())
     throw SpecError(s.file, "/tuning/row_copies",
                     fmt::format("\"multicast\" pairs tiles of one row side; {} inputs are one {}-input tile per "

@@ -47,6 +47,7 @@ LaunchPlan visibilitiesLaunchPlan(const CorrelatorSpec& s, const CorrelatorKerne
                        1, k.persistent};
   corr.args = {PlanArg::buffer("input", "const unsigned char*", "input"),
                PlanArg::buffer("visibilities", f ? "float*" : "int*", "vis"), PlanArg::batchTimes(1, "batch")};
+  if (k.columnMap) corr.args.push_back(PlanArg::tensorMap("input", *k.columnMap, "b_map"));
   corr.note = fmt::format(
       "{} per (batch entry, channel, tile of {} x {} inputs); {} B shared memory{}; writes the visibilities "
       "once (no accumulators, no reduce kernel)",
@@ -124,6 +125,7 @@ LaunchPlan correlatorLaunchPlan(const CorrelatorSpec& s, const CorrelatorKernels
                        1, k.persistent};
   corr.args = {PlanArg::buffer("input", "const unsigned char*", "input"),
                PlanArg::buffer("accumulators", f ? "float*" : "long long*", "acc"), PlanArg::batchTimes(1, "batch")};
+  if (k.columnMap) corr.args.push_back(PlanArg::tensorMap("input", *k.columnMap, "b_map"));
   corr.note = fmt::format("{} per (batch entry, channel, tile of {} x {} inputs); {} B shared memory{}",
                           k.clusterBlocks > 1 ? "clusters of two blocks (two tiles of one row side), a block"
                                               : "one block",

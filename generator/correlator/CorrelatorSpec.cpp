@@ -211,7 +211,7 @@ CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
     rd.needObject(t, "/tuning");
     rd.onlyKeys(t, "/tuning",
                 {"receivers_per_block", "times_per_stage", "mma", "stages", "raw_stages", "transform", "whole_triangle",
-                 "stages_per_sync", "row_copies", "persistent"});
+                 "stages_per_sync", "row_copies", "column_copies", "persistent"});
     if (t.contains("stages")) s.tuning.stages = static_cast<int>(rd.integer(t["stages"], "/tuning/stages", 2, 8));
     if (t.contains("raw_stages"))
       s.tuning.rawStages = static_cast<int>(rd.integer(t["raw_stages"], "/tuning/raw_stages", 2, 8));
@@ -272,6 +272,20 @@ CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
                             "\"none\", are copied)",
                             s.tuning.transform));
       s.tuning.rowCopies = v == "multicast" ? 2 : v == "bulk" ? 1 : 0;
+    }
+    if (t.contains("column_copies")) {
+      const std::string v = rd.string(t["column_copies"], "/tuning/column_copies");
+      if (v != "tensor" && v != "cp.async")
+        rd.fail("/tuning/column_copies",
+                fmt::format("\"{}\" (expected \"tensor\": the column side by one TMA tensor copy per stage; or "
+                            "\"cp.async\": 16-byte copies by the producer warpgroup)",
+                            JsonReader::printable(v)));
+      if (s.tuning.transformGiven && s.tuning.transform != "none")
+        rd.fail("/tuning/column_copies",
+                fmt::format("given with tuning.transform \"{}\" (it chooses how the operands as stored, transform "
+                            "\"none\", are copied)",
+                            s.tuning.transform));
+      s.tuning.columnCopies = v == "tensor" ? 1 : 0;
     }
     if (t.contains("persistent")) s.tuning.persistent = rd.boolean(t["persistent"], "/tuning/persistent") ? 1 : 0;
     if (t.contains("mma")) {

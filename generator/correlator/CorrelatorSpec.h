@@ -61,6 +61,11 @@ struct CorrelatorTuning {
   // (whole time blocks; cf16: whole stages) and some tile is off the diagonal (1.08-1.22x cp.async at eight shapes on
   // an H200, same call), cp.async elsewhere.
   int rowCopies = -1;
+  // Operands as stored: how the column side (B, wgmma's shared operand) is copied. 1 ("tensor"): one TMA tensor copy
+  // per stage (a tensor map over the input; 32-byte swizzle, time block by time block) by the producer's first thread;
+  // 0 ("cp.async"): 16-byte copies into the 64-byte-swizzled layout by the producer warpgroup; -1: the default, tensor
+  // where it applies (PipelineDirect.h: columnTensorBlocker).
+  int columnCopies = -1;
   // Operands as stored: persistent blocks (true: the grid is the resident blocks, each looping over its tiles with the
   // ring running on; -1: the default, false).
   int persistent = -1;

@@ -162,7 +162,7 @@ std::string correlatorDirectHelpers(const DirectPipe& p) {
          "static __device__ __forceinline__ wf_u32 corr_im_row(wf_u32 w) { return __byte_perm(w, 0x01000100u - (w & "
          "0x00ff00ffu), 0x6341); }\n";
   const WgmmaDescriptor b = p.descB(0, 0, 0);
-  o += wgmmaDescriptorHelper("corr_desc_sw64", b.swizzle, b.lbo, b.sbo);
+  o += wgmmaDescriptorHelper("corr_desc_b", b.swizzle, b.lbo, b.sbo);  // B's layout: 64-byte or 32-byte swizzle
   o += wgmmaHelper(p.atom(), "corr_wgmma_rs",
                    fmt::format("// D (m64 x {}) += A (registers: 32 row inputs' sample rows and Im rows) B ({} column "
                                "inputs, descriptor).",

@@ -60,22 +60,24 @@ inline void emitTileDecode(Code& c, const CorrelatorSpec& s, long long tiles, in
 // The pipelines' kernel opening: the signature (input; vis or acc by the output model), dynamic shared memory, tid,
 // lane, warp; block -> (batch entry b, channel, triangle tile (ti, tj), ti <= tj), diag, the tile's first inputs row0
 // / col0, and chan, the channel's first sample (bytes of `sampleBytes`). Leaves the kernel's body open.
-// pairsPerSide > 0: clusters of two blocks (directPairs / directPairTile in PipelineDirect.h: a channel's tps =
-// pairsPerSide tiles per side): block -> (b, channel, pair, rank), the pair's tiles (ti, tj0) and (ti, tj0 + 1), this
-// block's tj = tj0 + rank; `active` (this block has a tile) and `paired` (both have one) besides. persistent: no
-// decoding (the kernel's warpgroups loop over units, each decoding its own).
+// lastParam: a parameter after batch (the column side's tensor map). pairsPerSide > 0: clusters of two blocks
+// (directPairs / directPairTile in PipelineDirect.h: a channel's tps = pairsPerSide tiles per side): block -> (b,
+// channel, pair, rank), the pair's tiles (ti, tj0) and (ti, tj0 + 1), this block's tj = tj0 + rank; `active` (this
+// block has a tile) and `paired` (both have one) besides. persistent: no decoding (the kernel's warpgroups loop over
+// units, each decoding its own).
 inline void emitKernelOpening(Code& c, const CorrelatorSpec& s, const std::string& name, int threads, int blocksPerSm,
                               long long tiles, int rows, int sampleBytes, const std::string& diagComment,
-                              int pairsPerSide = 0, long long pairs = 0, bool persistent = false) {
+                              int pairsPerSide = 0, long long pairs = 0, bool persistent = false,
+                              const std::string& lastParam = "") {
   c.open(
       fmt::format("extern \"C\" __global__ void {}__launch_bounds__({}, {}) {}(const unsigned char* __restrict__ "
                   "input, "
-                  "{}* __restrict__ {}, long long batch)",
+                  "{}* __restrict__ {}, long long batch{})",
                   pairsPerSide ? "__cluster_dims__(2, 1, 1) " : "", threads, blocksPerSm, name,
                   s.type == SampleType::CF16 ? "float"
                   : s.writesVisibilities()   ? "int"
                                              : "long long",
-                  s.writesVisibilities() ? "vis" : "acc"));
+                  s.writesVisibilities() ? "vis" : "acc", lastParam.empty() ? "" : ", " + lastParam));
   c("extern __shared__ __align__(1024) unsigned char wf_smem[];");
   c("const int tid = threadIdx.x, lane = tid & 31;");
   c("const int warp = __shfl_sync(0xffffffffu, tid >> 5, 0);  // warp-uniform for ptxas: wgmma outside divergent "

@@ -49,6 +49,10 @@ CorrelatorSpec asStoredSpec(const CorrelatorSpec& s, int stagesPerSync) {
 
 int directChunkOffset(int n, int c) { return (n >> 3) * kPipeSbo + (n & 7) * 64 + ((c ^ ((n & 7) >> 1)) << 4); }
 
+int columnChunkOffset(const DirectPipe& p, int n, int c) {
+  return p.tensorB ? (c >> 1) * p.rows * 32 + n * 32 + (((c & 1) ^ ((n >> 2) & 1)) << 4) : directChunkOffset(n, c);
+}
+
 std::optional<std::string> directBlocker(const CorrelatorSpec& s) {
   if (s.type == SampleType::CI4) return std::string("ci4 samples (they are widened to 8 bits by the transform)");
   if (s.type == SampleType::CI8 && !s.symmetric)
@@ -79,6 +83,22 @@ std::optional<std::string> rowBulkBlocker(const CorrelatorSpec& s) {
         "{} cf16 samples per call: bulk copies take whole stages of {} samples (stale f16 bytes of a "
         "partial stage could be Inf or NaN)",
         s.samples, ts);
+  return std::nullopt;
+}
+
+std::optional<std::string> columnTensorBlocker(const CorrelatorSpec& s, const DirectPipe& p) {
+  if (auto why = rowBulkBlocker(s)) return why;
+  const CorrelatorInput& in = s.input;
+  const int eb = s.type == SampleType::CF16 ? 4 : 2;
+  if (in.timesPerBlock * eb != 32)
+    return fmt::format("time blocks of {} bytes per input (a tensor copy's 32-byte swizzle takes 32)",
+                       in.timesPerBlock * eb);
+  if (in.batch != s.channels * in.channel || (in.timeBlock * eb) % 16 || (in.channel * eb) % 16)
+    return std::string(
+        "a layout whose batch entries are not whole channels apart, or strides not multiples of 16 bytes");
+  if (p.pairs) return std::string("cluster pairs (row_copies \"multicast\")");
+  if (p.persistent) return std::string("persistent blocks");
+  if (!p.bulkA && p.N > p.rows) return std::string("a row side by cp.async on tiles off the diagonal");
   return std::nullopt;
 }
 
@@ -120,6 +140,17 @@ DirectPipe directPipe(const CorrelatorSpec& s, int rows, int stages) {
   p.persistent = s.tuning.persistent == 1 && !p.pairs;
   p.narrowEdge = p.N % p.rows != 0 && p.N % p.rows <= p.rows / 2;
   p.runBytes = p.bulkA ? s.input.timesPerBlock * p.eb : 0;
+  p.tensorB = s.tuning.columnCopies != 0 && !columnTensorBlocker(s, p);
+  if (p.tensorB) {
+    // uint8 elements: a time block's bytes of one input, the inputs, the time blocks, the batch entries' channels.
+    const CorrelatorInput& in = s.input;
+    const long long run = in.timesPerBlock;
+    p.columnMap.dims = {run * p.eb, p.N, (s.samples + run - 1) / run, s.channels};
+    p.columnMap.strides = {run * p.eb, in.timeBlock * p.eb, in.channel * p.eb};
+    p.columnMap.box = {static_cast<int>(run * p.eb), p.rows, static_cast<int>(p.ts / run), 1};
+    p.columnMap.swizzle = 32;
+    p.columnMap.batchDim = 3;
+  }
   p.sideBytes = p.rows * 64;
   p.slotBytes = 2 * p.sideBytes;
   p.barriers = p.stages * p.slotBytes;
@@ -142,10 +173,11 @@ bool directSharedFits(const DirectPipe& p) {
 
 WgmmaDescriptor DirectPipe::descB(unsigned base, int slot, int ks, int col0) const {
   WgmmaDescriptor d;
-  d.swizzle = swizzle;
+  d.swizzle = tensorB ? WgmmaSwizzle::B32 : swizzle;
   d.lbo = 16;
-  d.sbo = static_cast<unsigned>(sbo);
-  d.start = base + static_cast<unsigned>(slot * slotBytes + sideBytes + offset(col0, 0) + 32 * ks);
+  d.sbo = tensorB ? 256u : static_cast<unsigned>(sbo);
+  d.start = base + static_cast<unsigned>(slot * slotBytes + sideBytes +
+                                         (tensorB ? bOffset(col0, 32 * ks) : offset(col0, 0) + 32 * ks));
   return d;
 }
 
@@ -154,11 +186,49 @@ void checkDirect(const CorrelatorSpec& s, const DirectPipe& p, std::vector<PipeI
   auto fail = [&](const std::string& m) { issues.push_back({"/tuning/transform", m}); };
   if (auto why = directBlocker(s)) return fail("\"none\" cannot take " + *why);
   const std::size_t before = issues.size();
+  // 1t. The column side by tensor copies: the box (time-block byte x0, input x1, time block x2, batch x channel x3)
+  // lands at bOffset(x1 - col0, 32 (x2 - 2 k) + x0) (the copy's layout: innermost first, 32-byte swizzle, which is
+  // bOffset's), and the map's element is the byte of (input x1, sample run x2 + x0 / eb) the reference reads; the
+  // dims end at the inputs and samples, where the copy reads zeros.
+  if (p.tensorB) {
+    const PlanTensorMap& m = p.columnMap;
+    const long long run = s.input.timesPerBlock, nb = (s.samples + run - 1) / run;
+    if (m.dims != std::vector<long long>{run * p.eb, p.N, nb, s.channels} || m.batchDim != 3 || m.swizzle != 32 ||
+        m.box != std::vector<int>{static_cast<int>(run * p.eb), p.rows, static_cast<int>(p.ts / run), 1} ||
+        m.box[0] * m.box[2] != 64)
+      return fail("the column side's tensor map does not cover a stage's 64 bytes of the tile's inputs");
+    for (int n = 0; n < p.rows; ++n)
+      for (int kb = 0; kb < 64; ++kb) {
+        const int x0 = kb % 32, x2 = kb / 32;
+        const long long box = (static_cast<long long>(x2) * p.rows + n) * 32 + x0;
+        if ((box ^ ((box >> 7 & 1) << 4)) != p.bOffset(n, kb))
+          return fail(fmt::format("the tensor copy puts input {}'s k byte {} at {}, wgmma's layout at {}", n, kb,
+                                  box ^ ((box >> 7 & 1) << 4), p.bOffset(n, kb)));
+      }
+    for (const long long b : {0LL, 1LL})
+      for (const long long ch : {0LL, static_cast<long long>(s.channels) - 1})
+        for (const long long tb : {0LL, nb / 2, nb - 1})
+          for (long long n = 0; n < p.N; ++n)
+            for (int x0 = 0; x0 < run * p.eb; ++x0) {
+              const long long at = x0 + n * m.strides[0] + tb * m.strides[1] + (b * s.channels + ch) * m.strides[2];
+              const long long want = sampleOffset(s, b, ch, tb * run + x0 / p.eb, n / p.P, n % p.P) * p.eb + x0 % p.eb;
+              if (at != want)
+                return fail(
+                    fmt::format("the tensor map's byte {} of input {} (time block {}, channel {}, batch entry "
+                                "{}) is input byte {}, the sample's is {}",
+                                x0, n, tb, ch, b, at, want));
+            }
+    proved.push_back(fmt::format(
+        "transform none, column side by tensor copies: the box of {} x {} x {} bytes lands in wgmma's 32-byte-swizzled "
+        "layout, one time block per k-step; the map's elements are the samples' bytes (every input, time blocks 0, "
+        "{} and {}, the first and last channel, two batch entries), zeros past {} inputs and {} time blocks",
+        m.box[0], m.box[1], m.box[2], nb / 2, nb - 1, p.N, nb));
+  }
   // 1. The copies of one stage (the producer's units, as the kernel computes them): each operand chunk of each side
   // exactly once, from (input, samples) of the chunk, the destinations of 8 consecutive threads in 8 bank groups.
   std::map<int, int> written;
   const int sideUnits = 4 * p.rows;
-  for (int j = p.bulkA ? p.unitsPerThread / 2 : 0; j < p.unitsPerThread; ++j) {
+  for (int j = p.bulkA ? p.unitsPerThread / 2 : 0; j < (p.tensorB ? 0 : p.unitsPerThread); ++j) {
     unsigned quarter[8];
     for (int tid = 0; tid < 128; ++tid) {
       const int u = tid + 128 * j, side = u / sideUnits, n = (u / 4) % p.rows, c = u % 4;
@@ -178,7 +248,7 @@ void checkDirect(const CorrelatorSpec& s, const DirectPipe& p, std::vector<PipeI
         return fail(fmt::format("the copies of threads {} .. {} meet a bank group twice", tid - 7, tid));
     }
   }
-  const int copiedSides = p.bulkA ? 1 : 2;
+  const int copiedSides = p.tensorB ? 0 : p.bulkA ? 1 : 2;
   if (static_cast<int>(written.size()) != copiedSides * sideUnits)
     return fail(fmt::format("the copies write {} of the slot's {} chunks", written.size(), copiedSides * sideUnits));
   for (int side = 2 - copiedSides; side < 2; ++side)
@@ -186,10 +256,11 @@ void checkDirect(const CorrelatorSpec& s, const DirectPipe& p, std::vector<PipeI
       for (int c = 0; c < 4; ++c)
         if (!written.count(side * p.sideBytes + p.offset(n, 16 * c)))
           return fail(fmt::format("no copy writes side {}'s input {}, chunk {}", side, n, c));
-  proved.push_back(
-      fmt::format("transform none: the {} cp.async copies of a stage write each of the {} 16-byte chunks of {} once, "
-                  "each from one 16-byte aligned run of {} samples of its input, 8 bank groups per quarter warp",
-                  copiedSides * sideUnits, copiedSides * sideUnits, p.bulkA ? "the column side" : "the slot", p.spc));
+  if (copiedSides)
+    proved.push_back(
+        fmt::format("transform none: the {} cp.async copies of a stage write each of the {} 16-byte chunks of {} once, "
+                    "each from one 16-byte aligned run of {} samples of its input, 8 bank groups per quarter warp",
+                    copiedSides * sideUnits, copiedSides * sideUnits, p.bulkA ? "the column side" : "the slot", p.spc));
   // 1b. The row side by bulk copies: time block b of a stage is one copy of rows x runBytes bytes from the tile's first
   // row input; byte e of input n's run in it must be sample b (runBytes / eb) + e / eb of input n, and A's chunk c of
   // input n (aOffset) the samples 8 c / (eb / 2) .. of that input.
@@ -223,12 +294,13 @@ void checkDirect(const CorrelatorSpec& s, const DirectPipe& p, std::vector<PipeI
     for (int ks = 0; ks < 2; ++ks)
       for (const int col0 : {0, p.rows / 2}) {  // (the half width from column 0: the full width's first half)
         if (col0 && p.consumers < 2) continue;
-        const WgmmaDescriptor d = p.descB(0, slot, ks, col0);
+        WgmmaDescriptor d = p.descB(0, slot, 0, col0);  // the kernel's: k-step 0's, advanced per k-step
+        d.start += static_cast<unsigned>(ks * p.kStepBytes());
         if (!d.fieldProblem().empty()) return fail("B's descriptor: " + d.fieldProblem());
         for (int n = 0; n + col0 < p.rows; ++n)
           for (int kb = 0; kb < 32; kb += 4) {
             const unsigned want = static_cast<unsigned>(slot * p.slotBytes + p.sideBytes +
-                                                        p.offset(col0 + n, 32 * ks + kb));
+                                                        p.bOffset(col0 + n, 32 * ks + kb));
             if (wgmmaOperandAddress(d, n, kb) != want)
               return fail(
                   fmt::format("B's descriptor (slot {}, k-step {}, from input {}) reads byte {} of row {}, k {} "
@@ -239,7 +311,7 @@ void checkDirect(const CorrelatorSpec& s, const DirectPipe& p, std::vector<PipeI
   proved.push_back(
       fmt::format("transform none: B read through its descriptors ({}, SBO {}) is the copied column "
                   "side, every slot and k-step",
-                  wgmmaSwizzleName(p.swizzle), p.sbo));
+                  wgmmaSwizzleName(p.tensorB ? WgmmaSwizzle::B32 : p.swizzle), p.tensorB ? 256 : p.sbo));
   // 3. A: ldmatrix lane L of warp w reads row input 64 g + 32 mi + 8 w + L % 8, chunk L / 8 (registers r0..r3 of lane
   // (gq, q): k bytes 16 i + 4 q of input 8 w + gq, i.e. a0 / a2 of k-step i / 2); 8 lanes of a phase in 8 bank groups.
   int ldsmWavefronts = 0;
@@ -252,11 +324,11 @@ void checkDirect(const CorrelatorSpec& s, const DirectPipe& p, std::vector<PipeI
             const int lane = 8 * m + r, input = 64 * g + 32 * mi + 8 * w + r;
             phase[r] = static_cast<unsigned>(p.aLdsmOffset(g, mi, w, lane));
             // (the bulk layout: step 1b proved the bytes at aOffset are the samples they claim)
-            if (!p.bulkA && static_cast<int>(phase[r]) != p.offset(input, 16 * m))
+            if (!p.bulkA && !p.tensorB && static_cast<int>(phase[r]) != p.offset(input, 16 * m))
               return fail(fmt::format("A's ldmatrix row of lane {} (warpgroup {}, half {}, warp {}) is not input {}",
                                       lane, g, mi, w, input));
             // A diagonal tile outside cluster pairs reads A from the swizzled column side (directChunkOffset).
-            if (p.bulkA && !p.pairs && directChunkOffset(input, m) != p.offset(input, 16 * m))
+            if ((p.bulkA || p.tensorB) && !p.pairs && columnChunkOffset(p, input, m) != p.bOffset(input, 16 * m))
               return fail(fmt::format("a diagonal tile's A row of lane {} is not input {}", lane, input));
           }
           // The bulk layout keeps each input's run whole: runs of 32 B put two rows of a phase in one bank group.
@@ -362,6 +434,7 @@ CorrelatorKernels emitCorrelatorDirect(const CorrelatorSpec& s, int rows, int st
   k.rawStages = 0;
   k.direct = true;
   k.persistent = p.persistent;
+  if (p.tensorB) k.columnMap = p.columnMap;
   if (p.pairs) {
     k.clusterBlocks = 2;
     k.blocksPerChannel = 2 * directPairs(k.tiling.tilesPerSide);

@@ -25,12 +25,18 @@
 #include "generator/correlator/CorrelatorSpec.h"
 #include "generator/correlator/Pipeline.h"
 #include "generator/layout/Wgmma.h"
+#include "warpforge/launch_plan.h"
 
 namespace warpforge {
 
 // The byte of (input n, 16-byte chunk c) in a side: the 64-byte swizzle as the kernel computes it
 // ((n / 8) SBO + (n % 8) 64 + 16 (c ^ (n % 8) / 2)); checkDirect proves it is wgmma's layout.
 int directChunkOffset(int n, int c);
+
+struct DirectPipe;
+// The column side's byte of (input n, 16-byte chunk c) as the kernel computes it for A on a diagonal tile (the
+// swizzled layout, or the tensor copy's: PipelineDirectEmitter's columnChunk); checkDirect proves it is bOffset's.
+int columnChunkOffset(const DirectPipe& p, int n, int c);
 
 constexpr int kDirectDefaultStages = 8;  // operand slots where tuning.stages does not say
 
@@ -69,26 +75,43 @@ struct DirectPipe {
   // The last column tile holds at most rows / 2 inputs (N % rows): its consumers issue the half-width wgmmas from
   // column input 0, so that the empty columns cost no tensor work.
   bool narrowEdge = false;
+  // The column side by TMA tensor copies (tuning.column_copies "tensor"): side 1 of a slot holds B time block by time
+  // block ([2][rows][32 B], the 32-byte swizzle the copy applies), one copy per stage by the producer's first thread
+  // through `columnMap` (uint8 dims {32, N, time blocks, batch x channels}); each wgmma k-step reads one time block.
+  // Off: side 1 in the 64-byte-swizzled K-major layout, 16-byte cp.async by the producer warpgroup.
+  bool tensorB = false;
+  PlanTensorMap columnMap;
   WgmmaSwizzle swizzle = WgmmaSwizzle::B64;
   int sbo = kPipeSbo;
   // Operand placement (both sides alike): input n, k byte kb of the stage's 64.
   int offset(int n, int kb) const {
     return static_cast<int>(wgmmaStoreOffset(swizzle, n, kb, static_cast<unsigned>(sbo)));
   }
+  // The column side's placement: input n, k byte kb of the stage's 64 (tensorB: time block kb / 32, 32-byte swizzle).
+  int bOffset(int n, int kb) const {
+    return tensorB ? kb / 32 * rows * 32 + static_cast<int>(wgmmaStoreOffset(WgmmaSwizzle::B32, n, kb % 32, 256u))
+                   : offset(n, kb);
+  }
   // B's descriptor for slot `slot`, k-step ks, from column input col0 (the diagonal tile's second warpgroup: rows / 2;
   // the half-width wgmmas of a narrow edge tile: 0),
   // with the ring at `base`.
   WgmmaDescriptor descB(unsigned base, int slot, int ks, int col0 = 0) const;
+  // What the kernel adds to B's k-step 0 descriptor start for each k-step: 32 bytes along a swizzled 64-byte row, or
+  // (tensorB) the next time block's rows.
+  int kStepBytes() const { return tensorB ? rows * 32 : 32; }
   WgmmaAtom atom(bool half = false) const { return WgmmaAtom{half ? rows / 2 : rows, type == SampleType::CF16, true}; }
   // A's ldmatrix row address for lane `lane` of warp w (of its warpgroup), wgmma half mi (0, 1) of warpgroup g,
   // relative to the side's base: row input 64 g + 32 mi + 8 w + lane % 8, chunk lane / 8 of the 64-byte row.
   int aLdsmOffset(int g, int mi, int w, int lane) const {
     return aOffset(64 * g + 32 * mi + 8 * w + lane % 8, lane / 8);
   }
-  // Where row input n's 16-byte chunk c of a stage lies in side 0 (bulk: time block 16 c / runBytes, then the input's
-  // run; else the swizzled layout).
+  // Where row input n's 16-byte chunk c of a stage lies in the slot (bulk: side 0, time block 16 c / runBytes, then
+  // the input's run; tensor copies of a triangle of diagonal tiles: side 1 as the copy laid it out; else side 0,
+  // swizzled).
   int aOffset(int n, int c) const {
-    return bulkA ? 16 * c / runBytes * rows * runBytes + n * runBytes + 16 * c % runBytes : directChunkOffset(n, c);
+    return bulkA     ? 16 * c / runBytes * rows * runBytes + n * runBytes + 16 * c % runBytes
+           : tensorB ? sideBytes + columnChunkOffset(*this, n, c)  // every tile diagonal: A read from B's side
+                     : directChunkOffset(n, c);
   }
 };
 
@@ -107,6 +130,10 @@ void directPairTile(int tps, long long pair, int& ti, int& tj0);
 // Why tuning.row_copies "bulk" cannot take the spec (a time block's inputs not one run of runBytes each, runs that do
 // not tile a stage, samples not whole stages), or nothing.
 std::optional<std::string> rowBulkBlocker(const CorrelatorSpec& s);
+// Why tuning.column_copies "tensor" cannot take the spec with the geometry `p` would otherwise have (the row side's
+// bulk conditions, time blocks of 32 bytes, batch entries that are whole channels apart, cluster pairs or persistent
+// blocks, a row side neither bulk-copied nor the diagonal's), or nothing.
+std::optional<std::string> columnTensorBlocker(const CorrelatorSpec& s, const DirectPipe& p);
 // The geometry for tiles of `rows` inputs (64 or 128) and `stages` slots (0: the spec's tuning.stages, else 8); stages
 // per wait from tuning.stages_per_sync where the spec gives it, else 1.
 DirectPipe directPipe(const CorrelatorSpec& s, int rows, int stages = 0);

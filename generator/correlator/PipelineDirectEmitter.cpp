@@ -20,6 +20,15 @@ std::string swizzled(const std::string& n, const std::string& c) {
   return fmt::format("((({0}) >> 3) * {2}u + (({0}) & 7) * 64u + ((({1}) ^ ((({0}) & 7) >> 1)) << 4))", n, c, kPipeSbo);
 }
 
+// The column side's byte of (input `n`, 16-byte chunk `c` of the stage's 64), as C: the swizzled layout, or with
+// tensor copies time block c / 2, half c % 2 under the 32-byte swizzle (DirectPipe::bOffset).
+std::string columnChunk(const DirectPipe& p, const std::string& n, const std::string& c) {
+  if (!p.tensorB) return swizzled(n, c);
+  return fmt::format(
+      "((unsigned)(({1}) >> 1) * {2}u + (unsigned)({0}) * 32u + (((({1}) & 1) ^ ((({0}) >> 2) & 1)) << 4))", n, c,
+      p.rows * 32);
+}
+
 // Persistent blocks: the loop over this block's units (batch entry, channel, tile), each decoded (emitTileDecode).
 void openUnitLoop(Code& c, const CorrelatorSpec& s, const DirectPipe& p, long long tiles) {
   c.open(
@@ -27,7 +36,67 @@ void openUnitLoop(Code& c, const CorrelatorSpec& s, const DirectPipe& p, long lo
   corr_emit::emitTileDecode(c, s, tiles, p.rows, p.eb, "this unit's tile", "unit0");
 }
 
+// The producer with the column side by tensor copies: its first thread alone, per stage one arrival expecting the
+// stage's bytes, the row side's bulk copies (off the diagonal) and one tensor copy of the column side's box.
+void emitProducerTensor(Code& c, const CorrelatorSpec& s, const DirectPipe& p, long long nst) {
+  const CorrelatorInput& in = s.input;
+  const int blocks = p.bulkA ? 64 / p.runBytes : 0, runS = p.bulkA ? p.runBytes / p.eb : 0;
+  const int boxBytes = p.columnMap.box[0] * p.columnMap.box[1] * p.columnMap.box[2];
+  if (p.producerRegs) c(fmt::format("wfa_setmaxnreg_dec<{}>();", p.producerRegs));
+  c.open("if (tid == 0)");
+  if (p.bulkA) {
+    c(
+        fmt::format("const unsigned char* const a_src = chan + ((long long)(row0 / {}) * {}LL + (long long)(row0 % {}) "
+                    "* "
+                    "{}LL) * {};",
+                    p.P, in.receiver, p.P, in.polarization, p.eb));
+    c(
+        fmt::format("const unsigned a_run = (unsigned)({1}LL - row0 < {0} ? {1}LL - row0 : {0}) * {2}u;  // bytes of "
+                    "one "
+                    "time block's row-side copy",
+                    p.rows, p.N, p.runBytes));
+  }
+  c(fmt::format("const int b_plane = (int)(b * {}LL + channel);  // the tensor map's batch x channel coordinate",
+                s.channels));
+  c("int slot = 0;");
+  c("unsigned par = 0;");
+  c("#pragma unroll 1");
+  c.open(fmt::format("for (int k = 0; k < {}; ++k)", nst));
+  c("while (!wfa_mbar_try_wait(empty + 8u * slot, par ^ 1u)) {}  // the consumers released the slot");
+  c(fmt::format("const unsigned base = ring + slot * {}u;", p.slotBytes));
+  if (p.bulkA) {
+    const long long lastBlocks = (p.samples - (nst - 1) * p.ts + runS - 1) / runS;
+    const std::string nb = p.samples % p.ts ? fmt::format("(k == {} ? {}u : {}u)", nst - 1, lastBlocks, blocks)
+                                            : fmt::format("{}u", blocks);
+    c(
+        fmt::format("wfa_mbar_arrive_tx(full + 8u * slot, (diag ? 0u : {} * a_run) + {}u);  // the stage's bytes: A's "
+                    "bulk copies (off the diagonal) and B's box",
+                    nb, boxBytes));
+    c.open("if (!diag)");
+    c("#pragma unroll");
+    c.open(fmt::format("for (int blk = 0; blk < {}; ++blk)", blocks));
+    c(fmt::format("const long long t = (long long)k * {} + blk * {};", p.ts, runS));
+    if (p.samples % p.ts)
+      c(fmt::format("if (t >= {}) break;  // a partial last stage: its whole time blocks", p.samples));
+    c(fmt::format("wfa_bulk_g2s(base + blk * {}u, a_src + ({}) * {}, a_run, full + 8u * slot);", p.rows * p.runBytes,
+                  timeOffset(in, "t"), p.eb));
+    c.close();
+    c.close();
+  } else {
+    c(fmt::format("wfa_mbar_arrive_tx(full + 8u * slot, {}u);  // the stage's bytes: B's box (every tile is diagonal)",
+                  boxBytes));
+  }
+  c(
+      fmt::format("wfa_tma_load_4d(base + {}u, &b_map, 0, col0, {} * k, b_plane, full + 8u * slot);  // B: inputs col0 "
+                  "..., time blocks of stage k (zeros past the inputs and samples)",
+                  p.sideBytes, p.columnMap.box[2]));
+  c(fmt::format("if (++slot == {}) slot = 0, par ^= 1u;", p.stages));
+  c.close();
+  c.close();
+}
+
 void emitProducer(Code& c, const CorrelatorSpec& s, const DirectPipe& p, long long nst, long long tiles) {
+  if (p.tensorB) return emitProducerTensor(c, s, p, nst);
   const CorrelatorInput& in = s.input;
   const int J = p.unitsPerThread, D = p.inFlight, S = p.stages;
   if (p.producerRegs) c(fmt::format("wfa_setmaxnreg_dec<{}>();", p.producerRegs));
@@ -190,6 +259,7 @@ void emitConsumerGroup(Code& c, const DirectPipe& p, const std::string& k, int n
   c("corr_wgmma_fence();");
   const std::string fn = half ? "corr_wgmma_rs_half" : "corr_wgmma_rs";
   const int acc = p.atom(half).accRegs();
+  const int kStep = p.kStepBytes() / 16;  // B's descriptor step from one k-step to the next, in 16-byte units
   auto d = [&](int h) {
     return half ? fmt::format("reinterpret_cast<{} (&)[{}]>(d{})", f16 ? "float" : "int", acc, h)
                 : fmt::format("d{}", h);
@@ -199,7 +269,7 @@ void emitConsumerGroup(Code& c, const DirectPipe& p, const std::string& k, int n
       for (int h = 0; h < 2; ++h) {
         const int r = 16 * i + 8 * h + 4 * ks;
         c(fmt::format("{}({}, {}[{}], {}[{}], {}[{}], {}[{}], db0 + so{} + {}ull);", fn, d(h), a, r, a, r + 1, a, r + 2,
-                      a, r + 3, i, 2 * ks));
+                      a, r + 3, i, ks * kStep));
       }
   c("corr_wgmma_commit();");
   c("corr_wgmma_wait<1>();  // the previous group's wgmmas are done: its slots and A registers are free");
@@ -342,13 +412,17 @@ std::string emitDirectCorrelate(const CorrelatorSpec& s, const DirectPipe& p, co
       "warpforge "
       "(correlator family)\n"
       "// sm_90a pipeline, operands as stored (tuning.transform \"none\"): {} x {} input tiles; a producer warpgroup "
-      "copies each stage ({} samples) by {} into {} slots of {} B (64-byte swizzle, {} stages in "
+      "copies each stage ({} samples) by {} into {} slots of {} B ({} stages in "
       "flight); {} consumer warpgroup(s) read A by ldmatrix, form its Im rows in registers and issue {} with A from "
       "registers\n",
       name, s.receivers, s.polarizations, s.channels, s.samples, sampleTypeName(s.type), s.input.layout, p.rows, p.rows,
       p.ts,
-      p.bulkA ? "cp.async.bulk (the row side, one copy per time block) and 16-byte cp.async (the column side)"
-              : "16-byte cp.async",
+      p.tensorB
+          ? (p.bulkA ? "cp.async.bulk (the row side, one copy per time block) and one TMA tensor copy (the column "
+                       "side, 32-byte swizzle)"
+                     : "one TMA tensor copy (the column side, 32-byte swizzle)")
+      : p.bulkA ? "cp.async.bulk (the row side, one copy per time block) and 16-byte cp.async (the column side)"
+                : "16-byte cp.async",
       p.stages, p.slotBytes, p.inFlight, p.consumers, p.atom().ptx());
   if (p.pairs)
     head += fmt::format(
@@ -366,8 +440,9 @@ std::string emitDirectCorrelate(const CorrelatorSpec& s, const DirectPipe& p, co
                                p.pairs   ? "A by the pair's bulk copies, B the column side"
                                : p.bulkA ? "A by bulk copies; a diagonal tile copies its column side only, A read there"
                                          : "one side copied: A and B are the column side",
-                               p.pairs ? tps : 0, p.pairs ? directPairs(tps) : 0, p.persistent);
-  c("// shared memory: the operand ring at a 1024-aligned base (64-byte swizzle atoms), then the mbarriers");
+                               p.pairs ? tps : 0, p.pairs ? directPairs(tps) : 0, p.persistent,
+                               p.tensorB ? "const __grid_constant__ wf_tensor_map b_map" : "");
+  c("// shared memory: the operand ring at a 1024-aligned base (whole swizzle atoms), then the mbarriers");
   c("const unsigned ring = ((unsigned)__cvta_generic_to_shared(wf_smem) + 1023u) & ~1023u;");
   c(fmt::format("const unsigned full = ring + {}u, empty = full + {}u;", p.barriers, 8 * p.stages));
   c.open("if (tid == 0)");
@@ -375,9 +450,10 @@ std::string emitDirectCorrelate(const CorrelatorSpec& s, const DirectPipe& p, co
       fmt::format("for (int i = 0; i < {}; ++i) {{ wfa_mbar_init(full + 8u * i, {}); wfa_mbar_init(empty + 8u * i, "
                   "{}u); }}",
                   p.stages,
-                  p.pairs || (p.bulkA && p.persistent) ? "129u"
-                  : p.bulkA                            ? "diag ? 128u : 129u"
-                                                       : "128u",
+                  p.tensorB                              ? "1u"
+                  : p.pairs || (p.bulkA && p.persistent) ? "129u"
+                  : p.bulkA                              ? "diag ? 128u : 129u"
+                                                         : "128u",
                   p.pairs ? fmt::format("paired ? {}u : {}", 8 * p.consumers, 4 * p.consumers)
                           : std::to_string(4 * p.consumers)));
   c("wfa_fence_mbar_init();");
@@ -413,18 +489,24 @@ std::string emitDirectCorrelate(const CorrelatorSpec& s, const DirectPipe& p, co
     if (p.pairs) {
       c(fmt::format("const unsigned a_off0 = {0} + a_n * {1}u, a_off1 = a_off0 + 32u * {1}u;", at, p.runBytes));
     } else {
-      c("// (a diagonal tile: from the column side, swizzled)");
+      c(p.tensorB ? "// (a diagonal tile: from the column side, as the tensor copy laid it out)"
+                  : "// (a diagonal tile: from the column side, swizzled)");
       c(fmt::format("const unsigned a_off0 = diag ? {2}u + {3} : {0} + a_n * {1}u,", at, p.runBytes, p.sideBytes,
-                    swizzled("a_n", "lane >> 3")));
+                    columnChunk(p, "a_n", "lane >> 3")));
       c(fmt::format("               a_off1 = diag ? {2}u + {3} : a_off0 + 32u * {1}u;", at, p.runBytes, p.sideBytes,
-                    swizzled("a_n + 32", "lane >> 3")));
+                    columnChunk(p, "a_n + 32", "lane >> 3")));
     }
   } else {
-    c(fmt::format("const unsigned a_side = diag ? {}u : 0u;", p.sideBytes));
-    c(fmt::format("const unsigned a_off0 = a_side + {}, a_off1 = a_side + {};", swizzled("a_n", "lane >> 3"),
-                  swizzled("a_n + 32", "lane >> 3")));
+    if (p.tensorB) {  // every tile is diagonal: A from the column side as the tensor copy laid it out
+      c(fmt::format("const unsigned a_off0 = {}u + {}, a_off1 = {}u + {};", p.sideBytes,
+                    columnChunk(p, "a_n", "lane >> 3"), p.sideBytes, columnChunk(p, "a_n + 32", "lane >> 3")));
+    } else {
+      c(fmt::format("const unsigned a_side = diag ? {}u : 0u;", p.sideBytes));
+      c(fmt::format("const unsigned a_off0 = a_side + {}, a_off1 = a_side + {};", swizzled("a_n", "lane >> 3"),
+                    swizzled("a_n + 32", "lane >> 3")));
+    }
   }
-  c(fmt::format("const unsigned long long db_full = corr_desc_sw64(ring + {}u);  // B: the column side, slot 0",
+  c(fmt::format("const unsigned long long db_full = corr_desc_b(ring + {}u);  // B: the column side, slot 0",
                 p.sideBytes));
   const std::string narrow = fmt::format("col0 + {} >= {}", p.rows / 2, p.N);
   if (p.consumers == 2) {

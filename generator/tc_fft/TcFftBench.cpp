@@ -1,5 +1,7 @@
 #include "generator/tc_fft/TcFftBench.h"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "generator/tc_fft/TcFftEmitter.h"
@@ -60,6 +62,9 @@ std::vector<BenchVariant> tcFftBenchVariants(const Plan& plan, TcFftDistances d,
 }
 
 std::string tcFftInRegisterNote(const Plan& plan, double ms, long long ffts, int repeats, double clockKHz, int sms) {
+  if (ffts <= 0 || !std::isfinite(ms))  // the in-register variant was not timed (`bench --variants` left it out)
+    return fmt::format("in-register: not timed; model (eq. 30): {} SM-cycles/FFT\n",
+                       plan.total.smCycles / (1 << plan.spec->batchBits()));
   const double cycles = ms * 1e-3 * clockKHz * 1e3 * sms / (static_cast<double>(ffts) * repeats);
   return fmt::format(
       "in-register: {:.1f} SM-cycles/FFT at the max clock ({} FFTs x {} repeats, {:.4f} ms); model (eq. 30): {} "

@@ -50,6 +50,16 @@ struct PlanParam {
   std::string note;
 };
 
+// A TMA tensor map over a buffer of bytes (CUtensorMap, 128 bytes, the kernel's `const __grid_constant__` parameter),
+// encoded at launch (cuTensorMapEncodeTiled, uint8 elements, no interleave, out-of-bounds elements read as zeros).
+struct PlanTensorMap {
+  std::vector<long long> dims;     // innermost first (1..5 of them)
+  std::vector<long long> strides;  // bytes from one index of dims[i] to the next, i = 1 .. rank - 1
+  std::vector<int> box;            // the box a copy moves (each 1..256)
+  int swizzle = 0;                 // bytes: 0 (none), 32, 64 or 128
+  int batchDim = -1;               // this dimension's extent is multiplied by the batch (-1: none)
+};
+
 struct PlanArg {
   enum class Kind {
     Buffer,      // device pointer of the named buffer
@@ -57,18 +67,21 @@ struct PlanArg {
     Literal,     // a constant fixed by the plan
     BatchTimes,  // batch * value
     Param,       // the value of the named PlanParam
+    TensorMap,   // a tensor map (`map`) over the named buffer
   };
   Kind kind = Kind::Literal;
   std::string name;  // buffer or parameter name; for Literal/BatchTimes, the kernel's parameter name
   long long value = 0;
   std::string cType = "long long";  // C type of the kernel parameter ("const float2*", "long long", "int", ...)
   std::string param;                // the kernel's parameter name (for the header's declaration)
+  PlanTensorMap map;                // TensorMap only
 
   static PlanArg buffer(std::string buf, std::string cType, std::string param);
   static PlanArg null(std::string cType, std::string param);
   static PlanArg literal(long long v, std::string cType, std::string param);
   static PlanArg batchTimes(long long v, std::string param);
   static PlanArg scalar(std::string paramName, std::string cType);
+  static PlanArg tensorMap(std::string buf, PlanTensorMap m, std::string param);
 };
 
 // The most blocks one launch takes (gridDim.x).
