@@ -218,6 +218,7 @@ class JsonReader {
                                                   "wf_radix2",
                                                   "wf_smem",
                                                   "wf_swizzle",
+                                                  "wf_tensor_map",
                                                   "wf_thread_index",
                                                   "wf_ticket",
                                                   "wf_u32",

@@ -97,7 +97,6 @@ std::optional<std::string> columnTensorBlocker(const CorrelatorSpec& s, const Di
     return std::string(
         "a layout whose batch entries are not whole channels apart, or strides not multiples of 16 bytes");
   if (p.pairs) return std::string("cluster pairs (row_copies \"multicast\")");
-  if (p.persistent) return std::string("persistent blocks");
   if (!p.bulkA && p.N > p.rows) return std::string("a row side by cp.async on tiles off the diagonal");
   return std::nullopt;
 }

@@ -131,8 +131,8 @@ void directPairTile(int tps, long long pair, int& ti, int& tj0);
 // not tile a stage, samples not whole stages), or nothing.
 std::optional<std::string> rowBulkBlocker(const CorrelatorSpec& s);
 // Why tuning.column_copies "tensor" cannot take the spec with the geometry `p` would otherwise have (the row side's
-// bulk conditions, time blocks of 32 bytes, batch entries that are whole channels apart, cluster pairs or persistent
-// blocks, a row side neither bulk-copied nor the diagonal's), or nothing.
+// bulk conditions, time blocks of 32 bytes, batch entries that are whole channels apart, cluster pairs, a row side
+// neither bulk-copied nor the diagonal's), or nothing.
 std::optional<std::string> columnTensorBlocker(const CorrelatorSpec& s, const DirectPipe& p);
 // The geometry for tiles of `rows` inputs (64 or 128) and `stages` slots (0: the spec's tuning.stages, else 8); stages
 // per wait from tuning.stages_per_sync where the spec gives it, else 1.

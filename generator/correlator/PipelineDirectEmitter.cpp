@@ -38,12 +38,18 @@ void openUnitLoop(Code& c, const CorrelatorSpec& s, const DirectPipe& p, long lo
 
 // The producer with the column side by tensor copies: its first thread alone, per stage one arrival expecting the
 // stage's bytes, the row side's bulk copies (off the diagonal) and one tensor copy of the column side's box.
-void emitProducerTensor(Code& c, const CorrelatorSpec& s, const DirectPipe& p, long long nst) {
+void emitProducerTensor(Code& c, const CorrelatorSpec& s, const DirectPipe& p, long long nst, long long tiles) {
   const CorrelatorInput& in = s.input;
   const int blocks = p.bulkA ? 64 / p.runBytes : 0, runS = p.bulkA ? p.runBytes / p.eb : 0;
   const int boxBytes = p.columnMap.box[0] * p.columnMap.box[1] * p.columnMap.box[2];
   if (p.producerRegs) c(fmt::format("wfa_setmaxnreg_dec<{}>();", p.producerRegs));
   c.open("if (tid == 0)");
+  if (p.persistent) {  // the ring runs on across units: slot and parity carry over
+    c("int slot = 0;");
+    c("unsigned par = 0;");
+    c("#pragma unroll 1");
+    openUnitLoop(c, s, p, tiles);
+  }
   if (p.bulkA) {
     c(
         fmt::format("const unsigned char* const a_src = chan + ((long long)(row0 / {}) * {}LL + (long long)(row0 % {}) "
@@ -58,8 +64,10 @@ void emitProducerTensor(Code& c, const CorrelatorSpec& s, const DirectPipe& p, l
   }
   c(fmt::format("const int b_plane = (int)(b * {}LL + channel);  // the tensor map's batch x channel coordinate",
                 s.channels));
-  c("int slot = 0;");
-  c("unsigned par = 0;");
+  if (!p.persistent) {
+    c("int slot = 0;");
+    c("unsigned par = 0;");
+  }
   c("#pragma unroll 1");
   c.open(fmt::format("for (int k = 0; k < {}; ++k)", nst));
   c("while (!wfa_mbar_try_wait(empty + 8u * slot, par ^ 1u)) {}  // the consumers released the slot");
@@ -92,11 +100,12 @@ void emitProducerTensor(Code& c, const CorrelatorSpec& s, const DirectPipe& p, l
                   p.sideBytes, p.columnMap.box[2]));
   c(fmt::format("if (++slot == {}) slot = 0, par ^= 1u;", p.stages));
   c.close();
+  if (p.persistent) c.close();  // the unit loop
   c.close();
 }
 
 void emitProducer(Code& c, const CorrelatorSpec& s, const DirectPipe& p, long long nst, long long tiles) {
-  if (p.tensorB) return emitProducerTensor(c, s, p, nst);
+  if (p.tensorB) return emitProducerTensor(c, s, p, nst, tiles);
   const CorrelatorInput& in = s.input;
   const int J = p.unitsPerThread, D = p.inFlight, S = p.stages;
   if (p.producerRegs) c(fmt::format("wfa_setmaxnreg_dec<{}>();", p.producerRegs));
