@@ -5,12 +5,15 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <regex>
 
 #include <fmt/format.h>
 
 #include "warpforge/executor.h"
 #include "warpforge/launch_plan.h"
+#include "warpforge/plan_json.h"
 #include "generator/core/PlanCompose.h"
 
 namespace warpforge {
@@ -90,6 +93,54 @@ TEST(LaunchPlan, SizesAndTraffic) {
   LaunchPlan p = axpyPlan();
   EXPECT_EQ(p.scratchBytes(3), (300 * 4 + 255) / 256 * 256);
   EXPECT_EQ(p.userBytes(3), 2 * 3 * 100 * 4);  // x read, y written, at the parameter's default
+}
+
+// A tensor-map argument: check() refuses what TMA cannot encode; the header declares the kernel's CUtensorMap
+// parameter and encodes the map per call (the batch in its dimension); the plan file keeps it; nvcc compiles the
+// header where the toolkit is installed.
+TEST(LaunchPlan, TensorMapArgumentsAreCheckedEncodedAndKept) {
+  auto withMap = [](PlanTensorMap m, const std::string& buffer = "x") {
+    LaunchPlan p = axpyPlan();
+    p.kernels[0].args.push_back(PlanArg::tensorMap(buffer, std::move(m), "x_map"));
+    return p;
+  };
+  const PlanTensorMap good{{32, 100, 4}, {32, 3200}, {32, 64, 2}, 32, 2};
+  LaunchPlan p = withMap(good);
+  EXPECT_NO_THROW(p.check());
+  for (const PlanTensorMap& bad : {PlanTensorMap{{32, 100, 4}, {32, 3200}, {32, 64, 2}, 48, 2},    // no such swizzle
+                                   PlanTensorMap{{64, 100, 4}, {64, 3200}, {64, 64, 2}, 32, 2},    // box row > swizzle
+                                   PlanTensorMap{{32, 100, 4}, {40, 3200}, {32, 64, 2}, 32, 2},    // stride % 16
+                                   PlanTensorMap{{32, 100, 4}, {32}, {32, 64, 2}, 32, 2},          // strides missing
+                                   PlanTensorMap{{32, 100, 4}, {32, 3200}, {32, 512, 2}, 32, 2}})  // box > 256
+    EXPECT_THROW(withMap(bad).check(), std::logic_error);
+  EXPECT_THROW(withMap(good, "nowhere").check(), std::logic_error);
+  const std::string h = launchPlanHeader(p);
+  EXPECT_NE(h.find("#include <cuda.h>"), std::string::npos);
+  EXPECT_NE(h.find("const __grid_constant__ CUtensorMap x_map);"), std::string::npos) << h;
+  EXPECT_NE(h.find("(cuuint64_t)4LL * batch"), std::string::npos) << h;
+  EXPECT_NE(h.find("cuTensorMapEncodeTiled(&x_map_k0, CU_TENSOR_MAP_DATA_TYPE_UINT8, 3, const_cast<void*>(a.x)"),
+            std::string::npos)
+      << h;
+  EXPECT_NE(h.find("CU_TENSOR_MAP_SWIZZLE_32B"), std::string::npos);
+  const LaunchPlan back = planFromJson(planToJson(p), "plan.json", ".");
+  ASSERT_EQ(back.kernels[0].args.size(), p.kernels[0].args.size());
+  const PlanArg& a = back.kernels[0].args.back();
+  EXPECT_EQ(a.kind, PlanArg::Kind::TensorMap);
+  EXPECT_EQ(a.map.dims, good.dims);
+  EXPECT_EQ(a.map.strides, good.strides);
+  EXPECT_EQ(a.map.box, good.box);
+  EXPECT_EQ(a.map.swizzle, 32);
+  EXPECT_EQ(a.map.batchDim, 2);
+  if (std::system("nvcc --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "no nvcc to compile the header with";
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "wf_tensor_map_header";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "axpy_plan.h") << h;
+  std::ofstream(dir / "use.cu") << "#include \"axpy_plan.h\"\n"
+                                   "cudaError_t call(const wf_axpy_test::State& s, const wf_axpy_test::Arrays& a) {\n"
+                                   "  return wf_axpy_test::run(s, a, 2, nullptr, 0);\n}\n";
+  const std::string cmd = fmt::format("cd '{}' && nvcc -std=c++17 -arch=sm_90 -c use.cu -o use.o 2> nvcc.log",
+                                      dir.string());
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << "nvcc refused the header; see " << (dir / "nvcc.log").string();
 }
 
 // The header declares the kernel, holds the table's exact values and a run() that launches with the plan's grid.
