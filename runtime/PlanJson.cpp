@@ -413,15 +413,22 @@ LaunchPlan planFromJson(const Json& j, const std::string& file, const std::strin
       if (arg.kind == PlanArg::Kind::TensorMap) {
         const Json& m = rd.need(args[a], ap, "tensor_map");
         const std::string mp = ap + "/tensor_map";
-        try {
-          arg.map.dims = m.at("dims").get<std::vector<long long>>();
-          arg.map.strides = m.at("strides").get<std::vector<long long>>();
-          arg.map.box = m.at("box").get<std::vector<int>>();
-          arg.map.swizzle = m.at("swizzle").get<int>();
-          arg.map.batchDim = m.at("batch_dim").get<int>();
-        } catch (const std::exception&) {
-          rd.fail(mp, "expected dims, strides, box (integer arrays), swizzle and batch_dim (integers)");
-        }
+        // Each member at its own path: integers only (TMA's limits are check()'s, below).
+        auto ints = [&](const char* key, long long lo, long long hi) {
+          std::vector<long long> v;
+          const Json& arr = rd.array(m, mp, key);
+          for (std::size_t i = 0; i < arr.size(); ++i) {
+            if (!arr[i].is_number_integer() || arr[i].get<long long>() < lo || arr[i].get<long long>() > hi)
+              rd.fail(fmt::format("{}/{}/{}", mp, key, i), fmt::format("expected an integer in {}..{}", lo, hi));
+            v.push_back(arr[i].get<long long>());
+          }
+          return v;
+        };
+        arg.map.dims = ints("dims", 1, 1LL << 40);
+        arg.map.strides = ints("strides", 1, 1LL << 40);
+        for (long long b : ints("box", 1, 256)) arg.map.box.push_back(static_cast<int>(b));
+        arg.map.swizzle = static_cast<int>(rd.integer(m, mp, "swizzle", 0, 128));
+        arg.map.batchDim = static_cast<int>(rd.integer(m, mp, "batch_dim", -1, 4));
       }
       k.args.push_back(std::move(arg));
     }

@@ -207,13 +207,15 @@ TEST(LaunchPlan, AppendPlanMapsUserArraysAndScalesBatches) {
   k.name = "kb";
   k.grid = GridRule{3, 1, false};
   k.args = {PlanArg::buffer("input", "float2*", "in"), PlanArg::buffer("tmp", "float2*", "tmp"),
-            PlanArg::batchTimes(3, "n")};
+            PlanArg::batchTimes(3, "n"), PlanArg::tensorMap("tmp", PlanTensorMap{{16, 5}, {16}, {16, 5}, 0, 1}, "m")};
   part.kernels.push_back(k);
   appendPlan(into, part, {{"input", "work"}}, "p_", 7);
   ASSERT_EQ(into.kernels.size(), 1u);
   EXPECT_EQ(into.kernels[0].args[0].name, "work");
   EXPECT_EQ(into.kernels[0].args[1].name, "p_tmp");
   EXPECT_EQ(into.kernels[0].args[2].value, 21);
+  EXPECT_EQ(into.kernels[0].args[3].name, "p_tmp");  // a tensor map follows its buffer and spans 7 entries per entry
+  EXPECT_EQ(into.kernels[0].args[3].map.dims, (std::vector<long long>{16, 35}));
   EXPECT_EQ(into.kernels[0].grid.unitsPerBatch, 21);
   EXPECT_EQ(into.buffer("p_tmp")->perBatchElems, 70);
   EXPECT_NO_THROW(into.check());

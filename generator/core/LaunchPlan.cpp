@@ -143,15 +143,28 @@ void LaunchPlan::check() const {
       if (a.kind == PlanArg::Kind::TensorMap) {
         const PlanTensorMap& m = a.map;
         const std::size_t rank = m.dims.size();
-        bool ok = rank >= 1 && rank <= 5 && m.strides.size() == rank - 1 && m.box.size() == rank &&
-                  (m.swizzle == 0 || m.swizzle == 32 || m.swizzle == 64 || m.swizzle == 128) &&
-                  m.batchDim < static_cast<int>(rank) && (m.swizzle == 0 || m.box[0] <= m.swizzle) &&
-                  m.box[0] % 16 == 0;
-        for (std::size_t i = 0; ok && i < rank; ++i) ok = m.dims[i] >= 1 && m.box[i] >= 1 && m.box[i] <= 256;
-        for (long long st : m.strides) ok = ok && st > 0 && st % 16 == 0;
-        if (!ok || !buffer(a.name))
-          throw std::logic_error(fmt::format("plan {}: kernel '{}' argument '{}': a tensor map {} ", specName, k.name,
-                                             a.param, buffer(a.name) ? "TMA cannot encode" : "over an unknown buffer"));
+        std::string why;
+        if (!buffer(a.name)) why = fmt::format("names unknown buffer '{}'", a.name);
+        else if (rank < 1 || rank > 5) why = fmt::format("has {} dims (TMA takes 1 to 5)", rank);
+        else if (m.strides.size() != rank - 1 || m.box.size() != rank)
+          why = fmt::format("has {} strides and {} box extents for {} dims (expected {} and {})", m.strides.size(),
+                            m.box.size(), rank, rank - 1, rank);
+        else if (m.swizzle != 0 && m.swizzle != 32 && m.swizzle != 64 && m.swizzle != 128)
+          why = fmt::format("swizzle {} (expected 0, 32, 64 or 128 bytes)", m.swizzle);
+        else if (m.batchDim < -1 || m.batchDim >= static_cast<int>(rank))
+          why = fmt::format("batch dimension {} of {} dims", m.batchDim, rank);
+        else if (m.box[0] % 16 || (m.swizzle && m.box[0] > m.swizzle))
+          why = fmt::format("an inner box of {} bytes (a multiple of 16, at most the {}-byte swizzle)", m.box[0],
+                            m.swizzle);
+        for (std::size_t i = 0; why.empty() && i < rank; ++i)
+          if (m.dims[i] < 1 || m.box[i] < 1 || m.box[i] > 256)
+            why = fmt::format("dim {}: extent {}, box {} (each at least 1, a box at most 256)", i, m.dims[i], m.box[i]);
+        for (std::size_t i = 0; why.empty() && i < m.strides.size(); ++i)
+          if (m.strides[i] <= 0 || m.strides[i] % 16)
+            why = fmt::format("stride {} of {} bytes (a positive multiple of 16)", i + 1, m.strides[i]);
+        if (!why.empty())
+          throw std::logic_error(
+              fmt::format("plan {}: kernel '{}' tensor-map argument '{}' {}", specName, k.name, a.param, why));
       }
       if (a.kind == PlanArg::Kind::Buffer && !buffer(a.name))
         throw std::logic_error(fmt::format("plan {}: kernel '{}' argument '{}' names unknown buffer '{}'", specName,

@@ -52,8 +52,11 @@ void appendPlan(LaunchPlan& into, const LaunchPlan& part, const std::map<std::st
     c.source += sourceOffset;
     c.grid.unitsPerBatch *= unitsPerEntry;
     for (PlanArg& a : c.args) {
-      if (a.kind == PlanArg::Kind::Buffer) a.name = rename(a.name);
+      if (a.kind == PlanArg::Kind::Buffer || a.kind == PlanArg::Kind::TensorMap) a.name = rename(a.name);
       if (a.kind == PlanArg::Kind::BatchTimes) a.value *= unitsPerEntry;
+      // A tensor map's batch dimension spans the part's batch entries of each of the outer plan's.
+      if (a.kind == PlanArg::Kind::TensorMap && a.map.batchDim >= 0)
+        a.map.dims[static_cast<std::size_t>(a.map.batchDim)] *= unitsPerEntry;
     }
     c.note = fmt::format("{} [{} of plan {} per batch entry]", k.note, unitsPerEntry, part.specName);
     into.kernels.push_back(std::move(c));

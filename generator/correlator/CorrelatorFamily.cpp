@@ -132,16 +132,25 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet, public 
           "channel), {} B dynamic shared memory, {} block(s) per SM\n",
           k.correlateName, p.threads, p.consumers, p.rows, p.rows, k.tiling.tiles(), p.sharedBytes, p.blocksPerSm);
       o += fmt::format(
-          "  per stage of {} samples: operands as stored (transform none): {} straight into {} operand slots ({}; {} "
-          "stages in flight); consumers read A by ldmatrix and form its Im rows (im, -re) in registers; 2 x 2 {} with "
-          "A from registers per consumer warpgroup; no clamp ({})\n",
+          "  per stage of {} samples: operands as stored (transform none): {} straight into {} operand slots ({}); "
+          "consumers read A by ldmatrix and form its Im rows (im, -re) in registers; 2 x 2 {} with A from registers "
+          "per consumer warpgroup{}; no clamp ({})\n",
           p.ts,
-          p.pairs   ? "the row side by cp.async.bulk multicast in clusters of two blocks (one row side), the column "
-                      "side by 16-byte cp.async,"
-          : p.bulkA ? "the row side by cp.async.bulk (one copy per time block; a diagonal tile copies its column side "
-                      "only), the column side by 16-byte cp.async,"
-                    : "16-byte cp.async copies",
-          p.stages, wgmmaSwizzleName(p.swizzle), p.inFlight, p.atom().ptx(),
+          p.tensorB ? std::string(p.bulkA ? "the row side by cp.async.bulk (one copy per time block; a diagonal tile "
+                                            "reads A from its column side), the column side by one TMA tensor copy "
+                                            "(issued by the producer's first thread),"
+                                          : "the column side by one TMA tensor copy (every tile diagonal: A read "
+                                            "from it),")
+          : p.pairs ? std::string("the row side by cp.async.bulk multicast in clusters of two blocks (one row side), "
+                                  "the column side by 16-byte cp.async,")
+          : p.bulkA ? std::string("the row side by cp.async.bulk (one copy per time block; a diagonal tile copies its "
+                                  "column side only), the column side by 16-byte cp.async,")
+                    : std::string("16-byte cp.async copies"),
+          p.stages,
+          p.tensorB ? std::string("column side time block by time block, 32-byte swizzle")
+                    : fmt::format("{}, {} stages of copies in flight", wgmmaSwizzleName(p.swizzle), p.inFlight),
+          p.atom().ptx(),
+          p.narrowEdge ? fmt::format(" (the last column tile, {} inputs, half-width)", p.N % p.rows) : "",
           s_.type == SampleType::CF16 ? "cf16" : "sample_range symmetric");
       if (!k.visibilities)
         o += fmt::format("{}: grid-stride over {} visibilities, {} threads per block\n", k.reduceName,
@@ -361,7 +370,7 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet, public 
     if (pipe && !c.direct && !directBlocker(asStored) && !pipelineBlocker(asStored) &&
         directSharedFits(directPipe(asStored, square)))
       v.push_back(
-          {"correlate only, pipeline with the operands as stored (transform none: cp.async, A's Im rows in "
+          {"correlate only, pipeline with the operands as stored (transform none: copies into the ring, A's Im rows in "
            "registers)",
            Generated{correlatorLaunchPlan(asStored, emitCorrelatorDirect(asStored, square), false)}, 1, 0});
     if (pipe && c.direct) {
@@ -408,14 +417,17 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet, public 
       if (!rowBulkBlocker(s_)) {
         CorrelatorSpec rowCopies = none;
         rowCopies.tuning.rowCopies = directPipe(none, c.rows).bulkA ? 0 : 1;
-        v.push_back({"correlate only, operands as stored, row side by bulk copies <-> cp.async",
-                     Generated{correlatorLaunchPlan(rowCopies, emitCorrelatorDirect(rowCopies, c.rows), false)}, 1, 0});
+        v.push_back(
+            {"correlate only, operands as stored, row side by bulk copies <-> cp.async (a cp.async row side "
+             "takes the column side by cp.async too)",
+             Generated{correlatorLaunchPlan(rowCopies, emitCorrelatorDirect(rowCopies, c.rows), false)}, 1, 0});
         if (s_.tuning.rowCopies != 2) {
           CorrelatorSpec multicast = none;
           multicast.tuning.rowCopies = 2;
-          v.push_back({"correlate only, operands as stored, row side multicast in cluster pairs",
-                       Generated{correlatorLaunchPlan(multicast, emitCorrelatorDirect(multicast, c.rows), false)}, 1,
-                       0});
+          v.push_back(
+              {"correlate only, operands as stored, row side multicast in cluster pairs (column side by "
+               "cp.async)",
+               Generated{correlatorLaunchPlan(multicast, emitCorrelatorDirect(multicast, c.rows), false)}, 1, 0});
         }
       }
     }

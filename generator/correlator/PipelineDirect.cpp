@@ -192,10 +192,19 @@ void checkDirect(const CorrelatorSpec& s, const DirectPipe& p, std::vector<PipeI
   if (p.tensorB) {
     const PlanTensorMap& m = p.columnMap;
     const long long run = s.input.timesPerBlock, nb = (s.samples + run - 1) / run;
-    if (m.dims != std::vector<long long>{run * p.eb, p.N, nb, s.channels} || m.batchDim != 3 || m.swizzle != 32 ||
-        m.box != std::vector<int>{static_cast<int>(run * p.eb), p.rows, static_cast<int>(p.ts / run), 1} ||
-        m.box[0] * m.box[2] != 64)
-      return fail("the column side's tensor map does not cover a stage's 64 bytes of the tile's inputs");
+    // The box is a stage of the tile's column inputs (their 64 bytes each: the slot's side), the dims end at the
+    // inputs and the call's last time block (zeros past them), one plane per (batch entry, channel).
+    if (m.dims.size() != 4 || m.box.size() != 4 || m.swizzle != 32 || m.batchDim != 3 || m.dims[0] != run * p.eb ||
+        m.box[0] != run * p.eb || m.dims[1] != p.N || m.box[1] != p.rows || m.dims[3] != s.channels || m.box[3] != 1 ||
+        m.dims[2] * run < s.samples || (m.dims[2] - 1) * run >= s.samples ||
+        static_cast<long long>(m.box[0]) * m.box[1] * m.box[2] != p.sideBytes)
+      return fail("the column side's tensor map does not cover a stage of the tile's inputs, or reaches past the call");
+    // Stage k's copy starts at time block tensorTimeBlock(k): its k byte kb is sample k ts + kb / eb of the input.
+    for (int k = 0; k < 3; ++k)
+      for (int kb = 0; kb < 64; ++kb)
+        if ((p.tensorTimeBlock(k) + kb / m.box[0]) * run + kb % m.box[0] / p.eb !=
+            static_cast<long long>(k) * p.ts + kb / p.eb)
+          return fail(fmt::format("stage {}'s tensor copy holds another sample at k byte {}", k, kb));
     for (int n = 0; n < p.rows; ++n)
       for (int kb = 0; kb < 64; ++kb) {
         const int x0 = kb % 32, x2 = kb / 32;
@@ -326,7 +335,7 @@ void checkDirect(const CorrelatorSpec& s, const DirectPipe& p, std::vector<PipeI
             if (!p.bulkA && !p.tensorB && static_cast<int>(phase[r]) != p.offset(input, 16 * m))
               return fail(fmt::format("A's ldmatrix row of lane {} (warpgroup {}, half {}, warp {}) is not input {}",
                                       lane, g, mi, w, input));
-            // A diagonal tile outside cluster pairs reads A from the swizzled column side (directChunkOffset).
+            // A diagonal tile outside cluster pairs reads A from the column side as copied (columnChunkOffset).
             if ((p.bulkA || p.tensorB) && !p.pairs && columnChunkOffset(p, input, m) != p.bOffset(input, 16 * m))
               return fail(fmt::format("a diagonal tile's A row of lane {} is not input {}", lane, input));
           }

@@ -1,12 +1,14 @@
 #pragma once
 // The correlator's sm_90a pipeline with the operands used as stored (tuning.transform "none"): no transform pass.
 //
-//   producer warpgroup (setmaxnreg down): per stage, 16-byte cp.async copies of the column side's raw samples straight
-//     into an operand slot in wgmma's 64-byte-swizzled K-major layout (one 64-byte row of k per input: 32 samples of
-//     8 bits, 16 of f16), and of the row side either the same way or (bulkA) by one cp.async.bulk per time block into
-//     an unswizzled A region, announced by expect_tx (pairs: multicast into both blocks of a cluster); `inFlight`
-//     stages of copies outstanding (cp.async.wait_group), then fence.proxy.async and one arrival per thread on the
-//     slot's mbarrier.
+//   producer warpgroup (setmaxnreg down): per stage, the raw samples straight into an operand slot. With tensor copies
+//     (tensorB, TCC's layout) its first thread alone: one TMA tensor copy of the column side into wgmma's K-major
+//     layout under the 32-byte swizzle (a time block per k-step) and one cp.async.bulk per time block of the row side
+//     into an unswizzled A region, one arrival expecting both's bytes. Otherwise 16-byte cp.async copies of the column
+//     side into the 64-byte-swizzled layout (one 64-byte row of k per input: 32 samples of 8 bits, 16 of f16), the row
+//     side the same way or by bulk copies announced by expect_tx (pairs: multicast into both blocks of a cluster);
+//     `inFlight` stages of copies outstanding (cp.async.wait_group), then fence.proxy.async and one arrival per thread
+//     on the slot's mbarrier.
 //   consumer warpgroups (setmaxnreg up): wait for a slot, read A (32 row inputs per wgmma) with ldmatrix and build
 //     A's second row half in registers: (re, im) -> (im, -re), so that wgmma m64 nN k32 with A from registers gives
 //     rows 16 w + g = Re and rows 16 w + 8 + g = Im of s(row input) conj(s(column input)); B (the column inputs) is
@@ -57,7 +59,8 @@ struct DirectPipe {
   int sideBytes = 0, slotBytes = 0;   // one side (rows x 64 B), one slot (two sides)
   int barriers = 0, sharedBytes = 0;  // barrier offset from the 1024-aligned base; dynamic shared memory asked for
   int producerRegs = 0, consumerRegs = 0, launchRegs = 0, blocksPerSm = 1;
-  // Copies per producer thread and stage: unit u = tid + 128 j -> side u / (4 rows), input (u / 4) % rows, chunk u % 4.
+  // Copies per producer thread and stage: unit u = tid + 128 j -> side u / (4 rows), input (u / 4) % rows, chunk u % 4
+  // (the 16-byte copies; unused with tensor copies).
   int unitsPerThread = 0;
   // Row side by bulk copies (tuning.row_copies "bulk"): side 0 of a slot holds A unswizzled, time block by time block
   // (runBytes per input, a stage's 64 bytes in 64 / runBytes blocks), each block one cp.async.bulk of the tile's row
@@ -83,7 +86,8 @@ struct DirectPipe {
   PlanTensorMap columnMap;
   WgmmaSwizzle swizzle = WgmmaSwizzle::B64;
   int sbo = kPipeSbo;
-  // Operand placement (both sides alike): input n, k byte kb of the stage's 64.
+  // The 64-byte-swizzled placement: input n, k byte kb of the stage's 64 (both sides with 16-byte copies; the column
+  // side's with tensor copies is bOffset).
   int offset(int n, int kb) const {
     return static_cast<int>(wgmmaStoreOffset(swizzle, n, kb, static_cast<unsigned>(sbo)));
   }
@@ -99,6 +103,8 @@ struct DirectPipe {
   // What the kernel adds to B's k-step 0 descriptor start for each k-step: 32 bytes along a swizzled 64-byte row, or
   // (tensorB) the next time block's rows.
   int kStepBytes() const { return tensorB ? rows * 32 : 32; }
+  // The first time block of stage k's tensor copy (the kernel's coordinate).
+  int tensorTimeBlock(int k) const { return columnMap.box.size() > 2 ? columnMap.box[2] * k : 0; }
   WgmmaAtom atom(bool half = false) const { return WgmmaAtom{half ? rows / 2 : rows, type == SampleType::CF16, true}; }
   // A's ldmatrix row address for lane `lane` of warp w (of its warpgroup), wgmma half mi (0, 1) of warpgroup g,
   // relative to the side's base: row input 64 g + 32 mi + 8 w + lane % 8, chunk lane / 8 of the 64-byte row.
@@ -139,11 +145,12 @@ std::optional<std::string> columnTensorBlocker(const CorrelatorSpec& s, const Di
 DirectPipe directPipe(const CorrelatorSpec& s, int rows, int stages = 0);
 bool directSharedFits(const DirectPipe& p);
 
-// The proofs (verify): every operand chunk of both sides is copied exactly once per stage from the (input, samples)
-// it stands for, zero-filled past the inputs and samples; the copies' and ldmatrix's quarter-warp accesses meet 8
-// bank groups; B read through the descriptors the kernel computes is the bytes copied; A's ldmatrix rows are the
-// row inputs the accumulator rows claim; the accumulator registers the store reads are, by the wgmma accumulator
-// atom, the visibilities it writes; shared memory and register budgets fit.
+// The proofs (verify): every operand chunk is copied exactly once per stage from the (input, samples) it stands for,
+// zero-filled past the inputs and samples (16-byte copies: each chunk, 8 bank groups per quarter warp; bulk copies:
+// each time block's inputs one run; tensor copies: the box's layout and the map's bytes); ldmatrix's quarter-warp
+// accesses meet 8 bank groups (2 with 32-byte bulk runs); B read through the descriptors the kernel computes is the
+// bytes copied; A's ldmatrix rows are the row inputs the accumulator rows claim; the accumulator registers the store
+// reads are, by the wgmma accumulator atom, the visibilities it writes; shared memory and register budgets fit.
 void checkDirect(const CorrelatorSpec& s, const DirectPipe& p, std::vector<PipeIssue>& issues,
                  std::vector<std::string>& proved);
 
