@@ -382,7 +382,9 @@ TEST(TcFftCpuRun, FourWarpsPerFft4096) {
         const LaunchPlan& plan = quads[i];
         const TcFftQuadOptions& o = options[i].second;
         ASSERT_FALSE(plan.kernels.empty()) << options[i].first;
-        EXPECT_NE(plan.sources.front().text.find(o.halfPass ? "wf_dif4_point_h2<" : "wf_dif4_point<"),
+        EXPECT_NE(plan.sources.front().text.find(o.fusedPass  ? "= wf_dif2_word("
+                                                 : o.halfPass ? "wf_dif4_point_h2<"
+                                                              : "wf_dif4_point<"),
                   std::string::npos)
             << options[i].first;
         EXPECT_EQ(plan.kernels.front().blockX, 128 * o.fftsPerBlock);
@@ -395,9 +397,19 @@ TEST(TcFftCpuRun, FourWarpsPerFft4096) {
                         arch, r.registers, r.spillStoreBytes);
           }
         // The default (its next row issued after this row's wait), and the schedule that issues first at one sign.
-        if (i == 0 || (sign == 1 && (!o.waitThenIssue || o.unpackedPhases)))
+        if (i == 0 || o.fusedPass || (sign == 1 && (!o.waitThenIssue || o.unpackedPhases)))
           runOnCpu(*fs, plan, 3, 5000 + nIn + sign,
                    fmt::format("{} -> 4096 sign {:+d}, {}, batch 3", nIn, sign, options[i].first));
+        if (o.fusedPass && sign == 1) {  // each warp's own y_p: a wrong W4 power or twiddle row fails the run
+          LaunchPlan m = plan;
+          for (auto& src : m.sources) src.text = hostSource(src.text);
+          test::expectMutationsCaught(*fs, m,
+                                      {{"the fused pass's W4^p for even p negated", "(part & 2) ? -1.0f : 1.0f, 0.0f",
+                                        "(part & 2) ? 1.0f : -1.0f, 0.0f"},
+                                       {"warp p reading W^((p + 1) m)", "(part - 1) * 1024", "part * 1024"},
+                                       {"warp p reading segment 0 twice", "in_seg0_offset + 1024", "in_seg0_offset"}},
+                                      5400, "tc_fft-cpu", {}, {{"input_distance", 2048}, {"output_distance", 4096}});
+        }
         if (o.phaseBudget && sign == 1) {
           // The tabled phases are read at use: one block takes the whole batch (five FFTs through its loop).
           EXPECT_NE(plan.sources.front().text.find("phase_table["), std::string::npos) << options[i].first;

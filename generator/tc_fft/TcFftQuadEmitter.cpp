@@ -26,6 +26,15 @@ constexpr int kFftThreads = 128;  // four warps per FFT
 
 // The kernel's own helpers, written into its source after the includes (no other kernel uses them).
 const char* kQuadHelpers = R"(
+// (The pass fused into the load) y_p[m] = W^(p m) (x[m] + W4^p x[m + 1024]) in f32, rounded to f16 once; p = 0
+// takes no twiddle (`tw` is then not read).
+__device__ __forceinline__ wf_u32 wf_dif2_word(wf_u32 lo, wf_u32 hi, float2 w4, int part, const float2* tw) {
+  const float2 a = __half22float2(wf_as_h2(lo)), b = __half22float2(wf_as_h2(hi));
+  const float yr = a.x + w4.x * b.x - w4.y * b.y, yi = a.y + w4.x * b.y + w4.y * b.x;
+  if (part == 0) return wf_pack(yr, yi);
+  const float2 t = *tw;
+  return wf_pack(yr * t.x - yi * t.y, yr * t.y + yi * t.x);
+}
 // One point m of the decimation in frequency, in f32, in place: x_j = x[m + 1024 j] (j < kJ) read from word `word`
 // of segment j (kSeg words apart), y_p = sum_j x_j W4^(p j) (W4 = kSign i; kJ = 1: y_p = x_0), then y_p t^p with
 // t = W^m (t^2, t^3 as products), each rounded to f16 once and written to word `word` of segment p. The thread reads
@@ -145,6 +154,17 @@ std::vector<std::pair<std::string, TcFftQuadOptions>> tcFftQuadBenchOptions(cons
   unpacked.unpackedPhases = true;
   unpacked.minBlocksPerSm = base.fftsPerBlock == 2 ? 2 : 4;
   out.push_back({baseName + ", phases held unpacked, registers capped at 16 warps per SM", unpacked});
+  // Each warp forms its own y_p from the row's two segments at its load (n_in = 2048: the pass was 8 % of the row).
+  if (spec.nIn == 2 * kSeg) {
+    TcFftQuadOptions fused = base;
+    fused.fusedPass = true;
+    fused.halfPass = false;
+    fused.minBlocksPerSm = base.fftsPerBlock == 2 ? 2 : 4;  // the default's 16 warps per SM (155 registers uncapped)
+    out.push_back({baseName + ", each warp forms its own y_p at its load (no pass writes, one barrier less)", fused});
+    // (capped at 16 warps per SM it spills 64 bytes on sm_90; uncapped it holds 155 registers: 12 warps per SM)
+    fused.minBlocksPerSm = 0;
+    out.push_back({baseName + ", each warp forms its own y_p at its load, registers uncapped", fused});
+  }
   out.push_back({baseName + ", copies with the 256-byte L2 prefetch hint", prefetch});
   if (tcFftQuadHalfPassApplies(spec)) {
     TcFftQuadOptions halfPrefetch = prefetch;
@@ -166,6 +186,9 @@ EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& d,
   const int ffts = quadOpt.fftsPerBlock;
   const bool half = quadOpt.halfPass;
   if (half && !tcFftQuadHalfPassApplies(spec)) throw std::invalid_argument("the f16x2 pass needs n_in >= 2048");
+  const bool fused = quadOpt.fusedPass;
+  if (fused && (half || spec.nIn != 2 * kSeg))
+    throw std::invalid_argument("the pass fused into the load needs n_in = 2048 and the f32 pass");
   LaunchInfo& li = k.launch;
   li.specName = spec.name;
   li.kernelName = spec.name;
@@ -177,7 +200,7 @@ EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& d,
   li.inputVectorElems = li.outputVectorElems = 4;  // 16-byte row copies
   const int words = 2 * kRowPoints;                // an FFT's two row buffers
   const int twiddles = std::min(spec.nIn, kSeg);   // W^m, m < min(n_in, 1024), float2 each
-  li.dynamicSharedBytes = 4 * words * ffts + (half ? kTcFftQuadHalfTwiddleBytes : 8 * twiddles);
+  li.dynamicSharedBytes = 4 * words * ffts + (half ? kTcFftQuadHalfTwiddleBytes : fused ? 8 * 3 * kSeg : 8 * twiddles);
 
   const Layout& inL = s.array(s.input)->layout;
   const Layout& outL = s.array(s.output)->layout;
@@ -231,6 +254,17 @@ EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& d,
                        "registers).",
                        points)));
   body.push_back(decl("const int", "dif_word", inSwz.wordExpr(var("fft_thread"))));
+  if (fused) {
+    body.push_back(
+        note("(fused pass) warp p's words of segments 0 and 1, W4^p = (sign i)^p, and its row of the table at\n"
+             "this lane's m (entries m_lane + the register's constant; unused for p = 0)."));
+    body.push_back(decl("const int", "in_seg0_offset", inSwz.wordExpr(inP.laneOffset)));
+    body.push_back(decl("const int", "in_seg1_offset", bin("+", var("in_seg0_offset"), lit(kSeg))));
+    body.push_back(
+        raw(fmt::format("const float2 w4 = (part & 1) ? make_float2(0.0f, (part & 2) ? {}.0f : {}.0f) : "
+                        "make_float2((part & 2) ? -1.0f : 1.0f, 0.0f);",
+                        -spec.sign, spec.sign)));
+  }
   body.push_back(note(
       fmt::format("Per FFT two row buffers of {} bytes (dynamic shared memory, {} bytes per block): cp.async "
                   "fills one with the\n"
@@ -255,7 +289,19 @@ EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& d,
     body.push_back(
         decl("float2* const", "wf_twiddle", cast("float2*", bin("+", var("stage_dynamic"), lit(words * ffts)))));
   }
-  if (!half) {
+  if (fused) {
+    body.push_back(
+        note(fmt::format("(fused pass) the table holds W^(p m) for p = 1, 2, 3 (entry 1024 (p - 1) + m, m < 1024): one "
+                         "sincospif each.")));
+    std::vector<NodePtr> fill;
+    fill.push_back(declGroup("float", {{"c", nullptr}, {"s", nullptr}}));
+    fill.push_back(exprStmt(
+        call("wf_phase", {bin("*", bin("+", bin(">>", var("e"), lit(10)), lit(1)), bin("&", var("e"), lit(kSeg - 1))),
+                          lit(kRowPoints), lit(spec.sign), var("c"), var("s")})));
+    fill.push_back(assign(index(var("wf_twiddle"), var("e")), call("make_float2", {var("c"), var("s")})));
+    body.push_back(forLoop(decl("int", "e", threadX()), bin("<", var("e"), lit(3 * kSeg)),
+                           assign(var("e"), member(var("blockDim"), "x"), "+="), block(fill)));
+  } else if (!half) {
     std::vector<NodePtr> fill;
     fill.push_back(declGroup("float", {{"c", nullptr}, {"s", nullptr}}));
     fill.push_back(exprStmt(call("wf_phase", {var("m"), lit(kRowPoints), lit(spec.sign), var("c"), var("s")})));
@@ -264,6 +310,10 @@ EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& d,
                            assign(var("m"), member(var("blockDim"), "x"), "+="), block(fill)));
   }
   body.push_back(exprStmt(call("__syncthreads", {})));
+  if (fused)
+    body.push_back(decl("const float2* const", "tw_base",
+                        bin("+", var("wf_twiddle"),
+                            bin("+", bin("*", bin("-", var("part"), lit(1)), lit(kSeg)), inP.laneOffset))));
   // The row is copied segment by segment (1024 words, or the whole row where shorter), each arranged by the quarter
   // design's input swizzle, so that x[m + 1024 j] lies at word m of segment j as the pass reads it: warp p copies
   // segment p (warps past the row's segments copy nothing).
@@ -317,9 +367,12 @@ EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& d,
     loop.push_back(exprStmt(call("wf_cp_async_wait<1>", {})));
     loop.push_back(fftSync());  // every quarter of this row has landed
   }
-  loop.push_back(note(fmt::format(
-      "The pass, in place: y_p[m] to word m of segment p from x[m + 1024 j] at word m of segment j (j < {}).", terms)));
-  for (int i = 0; i < points; ++i) {
+  if (!fused)
+    loop.push_back(
+        note(fmt::format("The pass, in place: y_p[m] to word m of segment p from x[m + 1024 j] at word m of segment j "
+                         "(j < {}).",
+                         terms)));
+  for (int i = 0; i < (fused ? 0 : points); ++i) {
     NodePtr t = index(var("wf_twiddle"), bin("+", var("fft_thread"), lit(kFftThreads * i)));
     NodePtr tr = member(t, "x"), ti = member(t, "y");
     // The constant's bits above the thread's (bits 0..6 and the swizzle's targets) are added: an immediate.
@@ -335,10 +388,34 @@ EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& d,
       loop.push_back(
           exprStmt(call(fmt::format("wf_dif4_point<{}, {}, {}>", terms, spec.sign, kSeg), {var("stage"), at, tr, ti})));
   }
-  loop.push_back(fftSync());
-  loop.push_back(note(fmt::format("Load {} [{}] from segment p.", s.input, inL.str())));
-  for (auto& n : swizzledRegisterAccess(inL, inP, inSwz, dataVar(s.input), "stage", "in_stage_offset", true, valid))
-    loop.push_back(n);
+  if (fused) {
+    // Warp p reads x[m] and x[m + 1024] where it would read y_p[m] (the same arranged word of segments 0 and 1) and
+    // forms y_p[m] = W^(p m) (x[m] + W4^p x[m + 1024]) in f32, rounded to f16 once, as the pass does.
+    loop.push_back(
+        note(fmt::format("Form {} [{}] from segments 0 and 1 (each warp its own y_p).", s.input, inL.str())));
+    const int regs = inL.numRegisters();
+    loop.push_back(declArray("wf_u32", "x_hi", regs));
+    // (each segment's loads in a scope of their own: their vector temporaries share names; x[m] goes straight into
+    // the data registers, which y_p[m] then replaces)
+    loop.push_back(
+        block(swizzledRegisterAccess(inL, inP, inSwz, dataVar(s.input), "stage", "in_seg0_offset", true, valid)));
+    loop.push_back(block(swizzledRegisterAccess(inL, inP, inSwz, "x_hi", "stage", "in_seg1_offset", true, valid)));
+    for (int r = 0; r < regs; ++r) {
+      const long long m = ioRegisterOffset(inL, inP, r);
+      if (m < 0) {
+        loop.push_back(assign(index(var(dataVar(s.input)), lit(r)), lit(0)));
+        continue;
+      }
+      loop.push_back(assign(index(var(dataVar(s.input)), lit(r)),
+                            call("wf_dif2_word", {index(var(dataVar(s.input)), lit(r)), index(var("x_hi"), lit(r)),
+                                                  var("w4"), var("part"), bin("+", var("tw_base"), lit(m))})));
+    }
+  } else {
+    loop.push_back(fftSync());
+    loop.push_back(note(fmt::format("Load {} [{}] from segment p.", s.input, inL.str())));
+    for (auto& n : swizzledRegisterAccess(inL, inP, inSwz, dataVar(s.input), "stage", "in_stage_offset", true, valid))
+      loop.push_back(n);
+  }
   for (auto& n : stepsOrRepeats(d.plan, phases, opt)) loop.push_back(n);
   loop.push_back(note("Segment p is this warp's alone: its outputs overwrite its inputs once every lane has read."));
   loop.push_back(exprStmt(call("__syncwarp", {})));

@@ -45,6 +45,10 @@ struct TcFftQuadOptions {
   // Phases held unpacked (EmitOptions::packedPhases off for this kernel): no unpacking or negation per MMA operand at
   // use, more registers held.
   bool unpackedPhases = false;
+  // n_in = 2048 only: no pass through shared memory; warp p forms y_p[m] = W^(p m) (x[m] + W4^p x[m + 1024]) in f32
+  // from the row's two segments as it loads them (the pass's arithmetic and rounding, no pass writes, one barrier
+  // less per row; a table of W^(p m), p = 1..3).
+  bool fusedPass = false;
 };
 
 // The options `bench` times for `spec`, with their variant names (the first is the one `emit` uses: one FFT per block
