@@ -251,7 +251,11 @@ TEST(Cli, CorrelatorOperandsAsStoredRefusedWithPath) {
            {R"(, "sample_range": "symmetric", "tuning": {"row_copies": "tma"})", "/tuning/row_copies"},
            {R"(, "tuning": {"row_copies": "bulk"})", "/tuning/row_copies"},
            {R"(, "sample_range": "symmetric", "tuning": {"persistent": 1})", "/tuning/persistent"},
-           {R"(, "tuning": {"persistent": true})", "/tuning/persistent"}}) {
+           {R"(, "tuning": {"persistent": true})", "/tuning/persistent"},
+           {R"(, "sample_range": "symmetric", "tuning": {"column_copies": "bulk"})", "/tuning/column_copies"},
+           {R"(, "tuning": {"column_copies": "tensor"})", "/tuning/column_copies"},
+           {R"(, "sample_range": "symmetric", "tuning": {"column_copies": "tensor", "row_copies": "multicast"})",
+            "/tuning/column_copies"}}) {
     write(more);
     r = run("verify " + path + " --no-compile");
     EXPECT_EQ(r.code, 2) << more << ": " << r.out;

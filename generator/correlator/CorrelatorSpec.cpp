@@ -258,35 +258,32 @@ CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
                 fmt::format("{} needs {} or more operand slots (tuning.stages is {})", s.tuning.stagesPerSync,
                             2 * s.tuning.stagesPerSync, s.tuning.stages));
     }
-    if (t.contains("row_copies")) {
-      const std::string v = rd.string(t["row_copies"], "/tuning/row_copies");
-      if (v != "bulk" && v != "cp.async" && v != "multicast")
-        rd.fail("/tuning/row_copies",
-                fmt::format("\"{}\" (expected \"bulk\": the row side by cp.async.bulk, one copy per time block; "
-                            "\"multicast\": as bulk, shared by the two blocks of a cluster that have the same row "
-                            "side; or \"cp.async\": 16-byte copies into the swizzled layout)",
-                            JsonReader::printable(v)));
+    // How the operands as stored are copied: a named choice, only with transform "none" (or none given).
+    auto copies = [&](const char* key, const std::vector<std::string>& allowed, const std::string& expected) {
+      const std::string at = std::string("/tuning/") + key;
+      const std::string v = rd.string(t[key], at);
+      if (std::find(allowed.begin(), allowed.end(), v) == allowed.end())
+        rd.fail(at, fmt::format("\"{}\" (expected {})", JsonReader::printable(v), expected));
       if (s.tuning.transformGiven && s.tuning.transform != "none")
-        rd.fail("/tuning/row_copies",
-                fmt::format("given with tuning.transform \"{}\" (it chooses how the operands as stored, transform "
-                            "\"none\", are copied)",
-                            s.tuning.transform));
+        rd.fail(at, fmt::format("given with tuning.transform \"{}\" (it chooses how the operands as stored, transform "
+                                "\"none\", are copied)",
+                                s.tuning.transform));
+      return v;
+    };
+    if (t.contains("row_copies")) {
+      const std::string v = copies("row_copies", {"bulk", "cp.async", "multicast"},
+                                   "\"bulk\": the row side by cp.async.bulk, one copy per time block; \"multicast\": "
+                                   "as "
+                                   "bulk, shared by the two blocks of a cluster that have the same row side; or "
+                                   "\"cp.async\": 16-byte copies into the swizzled layout");
       s.tuning.rowCopies = v == "multicast" ? 2 : v == "bulk" ? 1 : 0;
     }
-    if (t.contains("column_copies")) {
-      const std::string v = rd.string(t["column_copies"], "/tuning/column_copies");
-      if (v != "tensor" && v != "cp.async")
-        rd.fail("/tuning/column_copies",
-                fmt::format("\"{}\" (expected \"tensor\": the column side by one TMA tensor copy per stage; or "
-                            "\"cp.async\": 16-byte copies by the producer warpgroup)",
-                            JsonReader::printable(v)));
-      if (s.tuning.transformGiven && s.tuning.transform != "none")
-        rd.fail("/tuning/column_copies",
-                fmt::format("given with tuning.transform \"{}\" (it chooses how the operands as stored, transform "
-                            "\"none\", are copied)",
-                            s.tuning.transform));
-      s.tuning.columnCopies = v == "tensor" ? 1 : 0;
-    }
+    if (t.contains("column_copies"))
+      s.tuning.columnCopies = copies("column_copies", {"tensor", "cp.async"},
+                                     "\"tensor\": the column side by one TMA tensor copy per stage; or \"cp.async\": "
+                                     "16-byte copies by the producer warpgroup") == "tensor"
+                                  ? 1
+                                  : 0;
     if (t.contains("persistent")) s.tuning.persistent = rd.boolean(t["persistent"], "/tuning/persistent") ? 1 : 0;
     if (t.contains("mma")) {
       s.tuning.mma = rd.string(t["mma"], "/tuning/mma");

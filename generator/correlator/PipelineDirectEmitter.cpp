@@ -36,11 +36,54 @@ void openUnitLoop(Code& c, const CorrelatorSpec& s, const DirectPipe& p, long lo
   corr_emit::emitTileDecode(c, s, tiles, p.rows, p.eb, "this unit's tile", "unit0");
 }
 
+// The row side by bulk copies: the tile's first row input's samples (a_src) and one time block's bytes of the
+// tile's valid row inputs (a_run), declared once per tile.
+void emitRowBulkSource(Code& c, const CorrelatorSpec& s, const DirectPipe& p) {
+  const CorrelatorInput& in = s.input;
+  c(
+      fmt::format("const unsigned char* const a_src = chan + ((long long)(row0 / {}) * {}LL + (long long)(row0 % {}) * "
+                  "{}LL) * {};",
+                  p.P, in.receiver, p.P, in.polarization, p.eb));
+  c(
+      fmt::format("const unsigned a_run = (unsigned)({1}LL - row0 < {0} ? {1}LL - row0 : {0}) * {2}u;  // bytes of one "
+                  "time block's row-side copy",
+                  p.rows, p.N, p.runBytes));
+}
+
+// The row side's bulk copies of stage k: how many (a partial last stage copies its whole time blocks), as C.
+std::string rowBulkCopies(const DirectPipe& p, long long nst) {
+  const int blocks = 64 / p.runBytes, runS = p.runBytes / p.eb;
+  const long long lastBlocks = (p.samples - (nst - 1) * p.ts + runS - 1) / runS;
+  return p.samples % p.ts ? fmt::format("(k == {} ? {}u : {}u)", nst - 1, lastBlocks, blocks)
+                          : fmt::format("{}u", blocks);
+}
+
+// The row side's bulk copies of stage k into the slot at `base`, one per time block, completing on its full barrier
+// (cluster pairs: each block multicasts every other time block into both).
+void emitRowBulkLoop(Code& c, const CorrelatorSpec& s, const DirectPipe& p) {
+  const int blocks = 64 / p.runBytes, runS = p.runBytes / p.eb;
+  c("#pragma unroll");
+  c.open(fmt::format("for (int blk = 0; blk < {}; ++blk)", blocks));
+  c(fmt::format("const long long t = (long long)k * {} + blk * {};", p.ts, runS));
+  if (p.samples % p.ts)
+    c(fmt::format("if (t >= {}) break;  // a partial last stage: its whole time blocks", p.samples));
+  const std::string src = fmt::format("a_src + ({}) * {}", timeOffset(s.input, "t"), p.eb);
+  const std::string dst = fmt::format("base + blk * {}u", p.rows * p.runBytes);
+  if (p.pairs) {
+    c(fmt::format("if (!paired) wfa_bulk_g2s({}, {}, a_run, full + 8u * slot);", dst, src));
+    c(
+        fmt::format("else if ((blk & 1) == (int)rank) wfa_bulk_g2s_multicast({}, {}, a_run, full + 8u * slot, 3);  // "
+                    "into both blocks",
+                    dst, src));
+  } else {
+    c(fmt::format("wfa_bulk_g2s({}, {}, a_run, full + 8u * slot);", dst, src));
+  }
+  c.close();
+}
+
 // The producer with the column side by tensor copies: its first thread alone, per stage one arrival expecting the
 // stage's bytes, the row side's bulk copies (off the diagonal) and one tensor copy of the column side's box.
 void emitProducerTensor(Code& c, const CorrelatorSpec& s, const DirectPipe& p, long long nst, long long tiles) {
-  const CorrelatorInput& in = s.input;
-  const int blocks = p.bulkA ? 64 / p.runBytes : 0, runS = p.bulkA ? p.runBytes / p.eb : 0;
   const int boxBytes = p.columnMap.box[0] * p.columnMap.box[1] * p.columnMap.box[2];
   if (p.producerRegs) c(fmt::format("wfa_setmaxnreg_dec<{}>();", p.producerRegs));
   c.open("if (tid == 0)");
@@ -50,18 +93,7 @@ void emitProducerTensor(Code& c, const CorrelatorSpec& s, const DirectPipe& p, l
     c("#pragma unroll 1");
     openUnitLoop(c, s, p, tiles);
   }
-  if (p.bulkA) {
-    c(
-        fmt::format("const unsigned char* const a_src = chan + ((long long)(row0 / {}) * {}LL + (long long)(row0 % {}) "
-                    "* "
-                    "{}LL) * {};",
-                    p.P, in.receiver, p.P, in.polarization, p.eb));
-    c(
-        fmt::format("const unsigned a_run = (unsigned)({1}LL - row0 < {0} ? {1}LL - row0 : {0}) * {2}u;  // bytes of "
-                    "one "
-                    "time block's row-side copy",
-                    p.rows, p.N, p.runBytes));
-  }
+  if (p.bulkA) emitRowBulkSource(c, s, p);
   c(fmt::format("const int b_plane = (int)(b * {}LL + channel);  // the tensor map's batch x channel coordinate",
                 s.channels));
   if (!p.persistent) {
@@ -73,22 +105,12 @@ void emitProducerTensor(Code& c, const CorrelatorSpec& s, const DirectPipe& p, l
   c("while (!wfa_mbar_try_wait(empty + 8u * slot, par ^ 1u)) {}  // the consumers released the slot");
   c(fmt::format("const unsigned base = ring + slot * {}u;", p.slotBytes));
   if (p.bulkA) {
-    const long long lastBlocks = (p.samples - (nst - 1) * p.ts + runS - 1) / runS;
-    const std::string nb = p.samples % p.ts ? fmt::format("(k == {} ? {}u : {}u)", nst - 1, lastBlocks, blocks)
-                                            : fmt::format("{}u", blocks);
     c(
         fmt::format("wfa_mbar_arrive_tx(full + 8u * slot, (diag ? 0u : {} * a_run) + {}u);  // the stage's bytes: A's "
                     "bulk copies (off the diagonal) and B's box",
-                    nb, boxBytes));
+                    rowBulkCopies(p, nst), boxBytes));
     c.open("if (!diag)");
-    c("#pragma unroll");
-    c.open(fmt::format("for (int blk = 0; blk < {}; ++blk)", blocks));
-    c(fmt::format("const long long t = (long long)k * {} + blk * {};", p.ts, runS));
-    if (p.samples % p.ts)
-      c(fmt::format("if (t >= {}) break;  // a partial last stage: its whole time blocks", p.samples));
-    c(fmt::format("wfa_bulk_g2s(base + blk * {}u, a_src + ({}) * {}, a_run, full + 8u * slot);", p.rows * p.runBytes,
-                  timeOffset(in, "t"), p.eb));
-    c.close();
+    emitRowBulkLoop(c, s, p);
     c.close();
   } else {
     c(fmt::format("wfa_mbar_arrive_tx(full + 8u * slot, {}u);  // the stage's bytes: B's box (every tile is diagonal)",
@@ -136,20 +158,10 @@ void emitProducer(Code& c, const CorrelatorSpec& s, const DirectPipe& p, long lo
   c(fmt::format("dst[j] = side * {}u + {};", p.sideBytes, swizzled("n", "q")));
   c("chunk[j] = q;");
   c.close();
-  const int blocks = p.bulkA ? 64 / p.runBytes : 0, runS = p.bulkA ? p.runBytes / p.eb : 0;
   if (p.bulkA) {
     c(fmt::format("// the row side: {} bulk copies per stage (one per time block) of the tile's valid row inputs' runs",
-                  blocks));
-    c(
-        fmt::format("const unsigned char* const a_src = chan + ((long long)(row0 / {}) * {}LL + (long long)(row0 % {}) "
-                    "* "
-                    "{}LL) * {};",
-                    p.P, in.receiver, p.P, in.polarization, p.eb));
-    c(
-        fmt::format("const unsigned a_run = (unsigned)({1}LL - row0 < {0} ? {1}LL - row0 : {0}) * {2}u;  // bytes of "
-                    "one "
-                    "time block's copy",
-                    p.rows, p.N, p.runBytes));
+                  64 / p.runBytes));
+    emitRowBulkSource(c, s, p);
   }
   if (!p.persistent) {
     c("int slot = 0;");
@@ -169,29 +181,9 @@ void emitProducer(Code& c, const CorrelatorSpec& s, const DirectPipe& p, long lo
     if (p.persistent)
       c("if (tid == 0 && diag) wfa_mbar_arrive(full + 8u * slot);  // no bulk copies on a diagonal tile");
     c.open(p.pairs ? "if (tid == 0)" : "if (tid == 0 && !diag)");
-    const long long lastBlocks = (p.samples - (nst - 1) * p.ts + runS - 1) / runS;
-    const std::string nb = p.samples % p.ts ? fmt::format("(k == {} ? {}u : {}u)", nst - 1, lastBlocks, blocks)
-                                            : fmt::format("{}u", blocks);
-    c(fmt::format("wfa_mbar_arrive_tx(full + 8u * slot, {} * a_run);  // one more arrival: the copies' bytes{}", nb,
-                  p.pairs ? " (both blocks' copies)" : ""));
-    c("#pragma unroll");
-    c.open(fmt::format("for (int blk = 0; blk < {}; ++blk)", blocks));
-    c(fmt::format("const long long t = (long long)k * {} + blk * {};", p.ts, runS));
-    if (p.samples % p.ts)
-      c(fmt::format("if (t >= {}) break;  // a partial last stage: its whole time blocks", p.samples));
-    const std::string src = fmt::format("a_src + ({}) * {}", timeOffset(in, "t"), p.eb);
-    const std::string dst = fmt::format("base + blk * {}u", p.rows * p.runBytes);
-    if (p.pairs) {
-      c(fmt::format("if (!paired) wfa_bulk_g2s({}, {}, a_run, full + 8u * slot);", dst, src));
-      c(
-          fmt::format("else if ((blk & 1) == (int)rank) wfa_bulk_g2s_multicast({}, {}, a_run, full + 8u * slot, 3);  "
-                      "// "
-                      "into both blocks",
-                      dst, src));
-    } else {
-      c(fmt::format("wfa_bulk_g2s({}, {}, a_run, full + 8u * slot);", dst, src));
-    }
-    c.close();
+    c(fmt::format("wfa_mbar_arrive_tx(full + 8u * slot, {} * a_run);  // one more arrival: the copies' bytes{}",
+                  rowBulkCopies(p, nst), p.pairs ? " (both blocks' copies)" : ""));
+    emitRowBulkLoop(c, s, p);
     c.close();
   }
   c("#pragma unroll");
