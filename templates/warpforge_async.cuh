@@ -40,3 +40,12 @@ static __device__ __forceinline__ bool wfa_mbar_try_wait_cluster(unsigned bar, u
 // Bulk copy multicast: the same bytes land at shared-window address `dst` of every block of the cluster whose bit is set
 // in `mask`, each completing on its own mbarrier at address `bar`.
 static __device__ __forceinline__ void wfa_bulk_g2s_multicast(unsigned dst, const void* src, unsigned bytes, unsigned bar, unsigned short mask) { asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1], %2, [%3], %4;" :: "r"(dst), "l"(src), "r"(bytes), "r"(bar), "h"(mask) : "memory"); }
+// Named barrier `id` (1..15) of `count` threads (a multiple of 32): they meet; id 0 is __syncthreads.
+static __device__ __forceinline__ void wfa_bar_sync(unsigned id, unsigned count) { asm volatile("bar.sync %0, %1;" :: "r"(id), "r"(count) : "memory"); }
+// Bulk store of `bytes` (a multiple of 16; both addresses 16-byte aligned) from shared to global memory, in this
+// thread's open bulk group. The shared bytes must have passed a fence.proxy.async since they were written.
+static __device__ __forceinline__ void wfa_bulk_s2g(void* dst, unsigned src, unsigned bytes) { asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" :: "l"(dst), "r"(src), "r"(bytes) : "memory"); }
+static __device__ __forceinline__ void wfa_bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+// This thread's bulk groups have read their shared sources (which may be written again) / have completed.
+static __device__ __forceinline__ void wfa_bulk_wait_read0() { asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory"); }
+static __device__ __forceinline__ void wfa_bulk_wait0() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }

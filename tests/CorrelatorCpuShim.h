@@ -92,7 +92,13 @@ inline std::vector<std::pair<std::string, std::string>> correlatorShimEntries() 
       {"wfa_setmaxnreg_inc", "template <int N> static inline void wfa_setmaxnreg_inc() { wf_setmaxnreg(N); }"},
       {"wfa_setmaxnreg_dec", "template <int N> static inline void wfa_setmaxnreg_dec() { wf_setmaxnreg(N); }"},
       {"wfa_lds128", "static inline uint4 wfa_lds128(unsigned a) { return wf_lds128(a); }"},
-      {"wfa_sts128", "static inline void wfa_sts128(unsigned a, uint4 v) { wf_sts128(a, v); }"}};
+      {"wfa_sts128", "static inline void wfa_sts128(unsigned a, uint4 v) { wf_sts128(a, v); }"},
+      {"wfa_bar_sync", "static inline void wfa_bar_sync(unsigned id, unsigned count) { wf_bar_sync(id, count); }"},
+      {"wfa_bulk_s2g",
+       "static inline void wfa_bulk_s2g(void* dst, unsigned src, unsigned bytes) { wf_bulk_s2g(dst, src, bytes); }"},
+      {"wfa_bulk_commit", "static inline void wfa_bulk_commit() { wf_bulk_commit(); }"},
+      {"wfa_bulk_wait_read0", "static inline void wfa_bulk_wait_read0() { wf_bulk_wait(0); }"},
+      {"wfa_bulk_wait0", "static inline void wfa_bulk_wait0() { wf_bulk_wait(0); }"}};
   // The whole-triangle block's wgmma helpers, one per piece width (m64nN, N = 2 x column inputs).
   for (int n = 16; n <= 256; n += 16)
     shim.push_back({fmt::format("corr_wgmma_n{}", n),

@@ -157,7 +157,8 @@ TEST(CorrelatorDirect, ProvedAndChosen) {
 }
 
 // Bit-exact on the CPU (float within the f32 bound) for both tiles, diagonal, off-diagonal and partial tiles, an odd
-// number of stages, rings wrapping, one and two polarizations, both conventions, orders and output models.
+// number of stages, rings wrapping, one and two polarizations, both conventions, orders and output models; a block per
+// tile and (the default at these few stages) persistent blocks of one unit each.
 TEST(CorrelatorDirect, RunsOnTheCpuAndMatchesTheExactReference) {
   if (std::system("c++ --version > /dev/null 2>&1") != 0)
     GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
@@ -167,20 +168,20 @@ TEST(CorrelatorDirect, RunsOnTheCpuAndMatchesTheExactReference) {
   const std::vector<Case> cases = {
       {directJson("cpu_direct_a", 70, 2, "ci8", 224,
                   kSym + R"(, "output": "visibilities", "conjugate": "r1", "polarization_order": "r2_r1")",
-                  R"(, "receivers_per_block": 64, "stages": 4)"),
+                  R"(, "persistent": false, "receivers_per_block": 64, "stages": 4)"),
        "ci8 R = 70, 128-input tiles, TCC's convention and order, visibilities, 7 stages through 4 slots"},
       {directJson("cpu_direct_b", 35, 2, "ci8", 160, kSym,
                   R"(, "receivers_per_block": 32, "stages": 3, "row_copies": "cp.async")"),
        "ci8 R = 35, 64-input tiles, accumulators, 5 stages through 3 slots"},
       {directJson("cpu_direct_c", 35, 2, "cf16", 208, R"(, "output": "visibilities")",
-                  R"(, "receivers_per_block": 64)"),
+                  R"(, "persistent": false, "receivers_per_block": 64)"),
        "cf16 R = 35, one partial diagonal 128-input tile, visibilities r1_r2, 13 stages"},
       {directJson("cpu_direct_d", 100, 1, "ci8", 96, kSym + R"(, "output": "visibilities", "conjugate": "r1")",
                   R"(, "receivers_per_block": 64)"),
        "ci8 one polarization R = 100, 64-input tiles, visibilities"},
       {directJson("cpu_direct_e", 40, 2, "cf16", 48,
                   R"(, "polarization_order": "r2_r1", "conjugate": "r1", "output": "visibilities")",
-                  R"(, "receivers_per_block": 32, "row_copies": "cp.async")"),
+                  R"(, "persistent": false, "receivers_per_block": 32, "row_copies": "cp.async")"),
        "cf16 R = 40, 64-input tiles, visibilities, r2_r1"},
       {directJson("cpu_direct_h", 70, 2, "ci8", 96, kSym + R"(, "polarization_order": "r2_r1", "conjugate": "r1")",
                   R"(, "receivers_per_block": 64, "row_copies": "cp.async")"),
@@ -189,16 +190,17 @@ TEST(CorrelatorDirect, RunsOnTheCpuAndMatchesTheExactReference) {
                   R"(, "receivers_per_block": 64, "stages": 6, "stages_per_sync": 2, "row_copies": "cp.async")"),
        "ci8 R = 70, 128-input tiles, two stages per wait: 7 stages = 3 groups and a last stage, through 6 slots"},
       {directJson("cpu_direct_g", 35, 2, "cf16", 208, R"(, "output": "visibilities")",
-                  R"(, "receivers_per_block": 64, "stages_per_sync": 2)"),
+                  R"(, "persistent": false, "receivers_per_block": 64, "stages_per_sync": 2)"),
        "cf16 R = 35, one partial diagonal 128-input tile, two stages per wait: 13 stages through 8 slots"},
       {directJson("cpu_direct_i", 70, 2, "ci8", 224, kSym + R"(, "output": "visibilities")",
-                  R"(, "receivers_per_block": 64, "stages": 4, "row_copies": "bulk")"),
+                  R"(, "persistent": false, "receivers_per_block": 64, "stages": 4, "row_copies": "bulk")"),
        "ci8 R = 70, 128-input tiles (the second partial), the row side by bulk copies, 7 stages through 4 slots"},
       {directJson("cpu_direct_j", 35, 2, "cf16", 208, R"(, "output": "visibilities")",
                   R"(, "receivers_per_block": 32, "row_copies": "bulk")"),
        "cf16 R = 35, 64-input tiles, the row side by bulk copies, 13 stages"},
-      {directJson("cpu_direct_k", 70, 2, "ci8", 224, kSym,
-                  R"(, "receivers_per_block": 64, "stages": 6, "stages_per_sync": 2, "row_copies": "bulk")"),
+      {directJson(
+           "cpu_direct_k", 70, 2, "ci8", 224, kSym,
+           R"(, "persistent": false, "receivers_per_block": 64, "stages": 6, "stages_per_sync": 2, "row_copies": "bulk")"),
        "ci8 R = 70, 128-input tiles, accumulators, the row side by bulk copies, two stages per wait"},
       {directJson("cpu_direct_p", 100, 2, "ci8", 224, kSym + R"(, "output": "visibilities")",
                   R"(, "receivers_per_block": 64, "stages": 4, "row_copies": "multicast")"),
@@ -210,7 +212,7 @@ TEST(CorrelatorDirect, RunsOnTheCpuAndMatchesTheExactReference) {
                   R"(, "receivers_per_block": 64, "stages": 6, "stages_per_sync": 2, "row_copies": "multicast")"),
        "ci8 R = 100, accumulators, cluster pairs, two stages per wait"},
       {directJson("cpu_direct_s", 70, 2, "ci8", 208, kSym + R"(, "output": "visibilities")",
-                  R"(, "receivers_per_block": 64, "stages": 4, "row_copies": "bulk")"),
+                  R"(, "persistent": false, "receivers_per_block": 64, "stages": 4, "row_copies": "bulk")"),
        "ci8 R = 70, 128-input tiles, the row side by bulk copies, a partial last stage (6.5 stages)"},
       {directJson("cpu_direct_t", 100, 2, "ci8", 208, kSym + R"(, "output": "visibilities")",
                   R"(, "receivers_per_block": 64, "stages": 4, "row_copies": "multicast")"),
@@ -264,6 +266,63 @@ TEST(CorrelatorDirect, PersistentBlocksRunOnTheCpu) {
   EXPECT_EQ(specErrorPath(
                 directJson("t", 100, 2, "ci8", 224, kSym, R"(, "persistent": true, "row_copies": "multicast")")),
             "/tuning/persistent");
+}
+
+// Visibilities staged in shared memory and copied out by bulk stores (tuning.store "bulk"): both polarization orders,
+// both tiles, diagonal, off-diagonal and narrow edge tiles, persistent blocks reusing the staging tile after tile, and
+// one tile per block; the staging rewritten before the bulk stores read it, unfenced, a run cut short and stores
+// never waited for each fail the run. Where it cannot apply, the spec says why at /tuning/store.
+TEST(CorrelatorDirect, BulkStoreRunsOnTheCpu) {
+  if (std::system("c++ --version > /dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  struct Case {
+    std::string json, label;
+    bool persistent;
+  };
+  const std::string tcc = R"(, "output": "visibilities", "conjugate": "r1", "polarization_order": "r2_r1")";
+  const std::vector<Case> cases = {
+      {directJson("cpu_bulk_a", 100, 2, "ci8", 208, kSym + tcc,
+                  R"(, "receivers_per_block": 64, "stages": 4, "persistent": true, "store": "bulk")"),
+       "ci8 R = 100, 128-input tiles, TCC's order, persistent blocks of 4 units", true},
+      {directJson("cpu_bulk_b", 70, 2, "cf16", 208, R"(, "output": "visibilities")",
+                  R"(, "receivers_per_block": 32, "persistent": true, "row_copies": "cp.async", "store": "bulk")"),
+       "cf16 R = 70, 64-input tiles (a narrow edge tile), r1_r2, persistent blocks of 4 units", true},
+      {directJson("cpu_bulk_c", 70, 2, "ci8", 224, kSym + R"(, "output": "visibilities")",
+                  R"(, "receivers_per_block": 64, "stages": 4, "store": "bulk")"),
+       "ci8 R = 70, 128-input tiles (a narrow edge tile), r1_r2, a block per tile", false}};
+  for (const auto& c : cases) {
+    const CorrelatorSpec s = parseCorrelatorSpecText(c.json, "bulk.json");
+    const CorrelatorKernels k = emitCorrelatorFor(s, "sm_90");
+    ASSERT_TRUE(k.direct) << c.label;
+    EXPECT_NE(k.correlateSource.find("wfa_bulk_s2g("), std::string::npos) << c.label;
+    LaunchPlan plan = correlatorLaunchPlan(s, k);
+    if (c.persistent) plan.kernels[0].grid.unitsPerBlock = 4;
+    runCorrelatorPlanOnCpu(*makeCorrelatorSpec(s), plan, 2, 7307, "bulk store " + c.label);
+  }
+  const CorrelatorSpec s = parseCorrelatorSpecText(cases[0].json, "bulk.json");
+  LaunchPlan plan = correlatorLaunchPlan(s, emitCorrelatorFor(s, "sm_90"));
+  plan.kernels[0].grid.unitsPerBlock = 4;
+  test::expectMutationsCaught(
+      *makeCorrelatorSpec(s), plan,
+      {{"the staging rewritten before the previous tile's bulk stores read it",
+        "if ((warp & 3) == 0) wfa_bulk_wait_read0();", ""},
+       {"the staging not fenced for the bulk stores (async proxy)",
+        "corr_fence_async_smem();  // the staging is read by the bulk stores", "//"},
+       {"each run one row receiver short", "(unsigned)(last - rr0 + 1) * 32u", "(unsigned)(last - rr0) * 32u"},
+       {"the last tile's stores never waited for", "if ((warp & 3) == 0) wfa_bulk_wait0();", ""}},
+      7308, "correlator-cpu", correlatorShim(), {{"dump", 1}});
+  const std::string bulk = R"(, "store": "bulk")";
+  EXPECT_EQ(specErrorPath(directJson("t", 35, 2, "ci8", 160, kSym, bulk)), "/tuning/store");  // accumulators
+  EXPECT_EQ(specErrorPath(directJson("t", 100, 1, "ci8", 96, kSym + R"(, "output": "visibilities")", bulk)),
+            "/tuning/store");  // one polarization
+  EXPECT_EQ(specErrorPath(directJson("t", 100, 2, "ci8", 96, kSym + R"(, "output": "visibilities")",
+                                     R"(, "receivers_per_block": 64, "stages": 8, "store": "bulk")")),
+            "/tuning/store");  // 8 slots and the staging exceed the shared memory
+  EXPECT_EQ(specErrorPath(
+                directJson("t", 100, 2, "ci8", 96, kSym + R"(, "output": "visibilities")", R"(, "store": "sideways")")),
+            "/tuning/store");
+  EXPECT_EQ(specErrorPath(directJson("t", 100, 2, "ci8", 96, kSym + R"(, "output": "visibilities")", bulk)),
+            "(accepted)");
 }
 
 // A missing wait, an early publication of a stage, a wrong Im row, a slot released while its wgmmas run and half-width

@@ -568,12 +568,14 @@ inline void wf_tma_load_4d(unsigned dst, const unsigned long long* m, int c0, in
   const int c[4] = {c0, c1, c2, c3};
   wf_tma_load(dst, m, c, bar);
 }
+thread_local std::vector<unsigned> wf_unfenced;  // chunks this thread stored since its last fence.proxy.async
 inline void wf_sts128(unsigned a, uint4 v) {
   if (a % 16) wf_hazard("16-byte shared store not 16-byte aligned");
   if (a < 0x1000u || a - 0x1000u + 16 > (unsigned)(__stop_wf_shared - __start_wf_shared)) return wf_hazard("16-byte shared store outside the kernel's shared arrays");
   std::memcpy(wf_shared(a), &v, 16);
   wf_stamp(a).store(1ull << 63);  // stored, not yet released
   wf_unreleased.push_back({a, false});
+  wf_unfenced.push_back(a);
 }
 inline uint4 wf_lds128(unsigned a) {
   if (a % 16) wf_hazard("16-byte shared load not 16-byte aligned");
@@ -591,6 +593,36 @@ inline uint4 wf_lds128(unsigned a) {
 inline void wf_proxy_fence() {
   wf_fence_proxy_async();
   for (auto& u : wf_unreleased) u.second = true;
+  // Stored and fenced, not (yet) released by an arrive: what a bulk store may read.
+  for (unsigned a : wf_unfenced) {
+    unsigned long long stored = 1ull << 63;
+    wf_stamp(a).compare_exchange_strong(stored, 1ull << 63 | 1ull << 62);
+  }
+  wf_unfenced.clear();
+}
+// cp.async.bulk stores (shared -> global, bulk groups): the source is checked at issue (16-byte stores fenced since
+// they were written) and read when the thread's wait retires its group, the latest the hardware may read it: staging
+// rewritten before that wait changes what lands. wait_group(.read) N retires the oldest groups until N remain.
+struct WfBulkStore {
+  unsigned char* dst;
+  unsigned src, bytes;
+};
+thread_local std::vector<WfBulkStore> wf_bs_open;
+thread_local std::deque<std::vector<WfBulkStore>> wf_bs_groups;
+inline void wf_bulk_s2g(void* dst, unsigned src, unsigned bytes) {
+  if (src % 16 || (unsigned long long)dst % 16 || bytes % 16 || bytes == 0) return wf_hazard("bulk store with a size or address not a multiple of 16");
+  if (src < 0x1000u || src - 0x1000u + bytes > (unsigned)(__stop_wf_shared - __start_wf_shared)) return wf_hazard("bulk store from outside the kernel's shared arrays");
+  for (unsigned a = src; a < src + bytes; a += 16) {
+    const unsigned long long st = wf_stamp(a).load();
+    if (!(st >> 63) || st & 0x80000000ull) return wf_hazard("bulk store of shared bytes no 16-byte store wrote");
+    if (!(st >> 62 & 1)) return wf_hazard("bulk store of shared data stored without a fence.proxy.async since");
+  }
+  wf_bs_open.push_back({(unsigned char*)dst, src, bytes});
+}
+inline void wf_bulk_commit() { wf_bs_groups.push_back(std::move(wf_bs_open)), wf_bs_open.clear(); }
+inline void wf_bulk_wait(int n) {
+  for (; (int)wf_bs_groups.size() > n; wf_bs_groups.pop_front())
+    for (const WfBulkStore& b : wf_bs_groups.front()) std::memcpy(b.dst, wf_shared(b.src), b.bytes);
 }
 // Checked by one thread of the warpgroup (its waits are the warpgroup's): every 16-byte chunk a wgmma reads through
 // the descriptors (rows x 32 bytes of A and of B).
@@ -710,11 +742,13 @@ extern "C" void wf_thread_exit() {
   bool copies = !wf_cp_open.empty();  // committed empty groups are harmless
   for (const auto& g : wf_cp_groups) copies |= !g.empty();
   if (copies) wf_hazard("kernel returned with cp.async copies not waited for");
+  if (!wf_bs_open.empty() || !wf_bs_groups.empty()) wf_hazard("kernel returned with bulk stores not waited for");
   wf_async_thread_exit();
   // The runner reuses its threads for the next block: none of this block's per-thread state carries over.
   wf_cp_open.clear(), wf_cp_groups.clear(), wf_landed_unfenced = false;
   wf_wg_open.clear(), wf_wg_groups.clear(), wf_wg_fenced = false;
   wf_unreleased.clear(), wf_acquired.clear(), wf_waiting = false;
+  wf_unfenced.clear(), wf_bs_open.clear(), wf_bs_groups.clear();
   // The thread leaves the cluster's barrier (after the phase it arrived at, if it did not wait for it).
   if (wf_cl_token) wf_cl_bar->wait(std::move(*wf_cl_token)), wf_cl_token.reset();
   if (wf_cl_bar) wf_cl_bar->arrive_and_drop();

@@ -409,6 +409,44 @@ TEST_F(GpuCorrelator, VisibilitiesOutputBitExactOnEveryPathLayoutTypeAndTile) {
   EXPECT_TRUE(ck.ok()) << ck.detail;
 }
 
+TEST_F(GpuCorrelator, BulkStoreBitExactOnEveryTileTypeAndOrder) {
+  // The visibilities staged in shared memory and copied out by bulk stores (tuning.store "bulk"): ci8 and cf16, 64-
+  // and 128-input tiles, diagonal, off-diagonal, partial and narrow edge tiles, both conventions and polarization
+  // orders, persistent blocks over 64 channels (the staging reused tile after tile) and a block per tile, partial last
+  // stages, two batch entries. Skipped off sm_90.
+  CUdevice dev = 0;
+  cuCtxGetDevice(&dev);
+  if (deviceInfo(dev).arch != "sm_90") GTEST_SKIP() << "the pipeline is sm_90a code";
+  struct Case {
+    int r, rows;
+    const char* type;
+    bool persistent;
+  };
+  int seed = 0;
+  for (const Case& c : std::vector<Case>{{576, 128, "ci8", true},
+                                         {193, 128, "ci8", false},
+                                         {70, 128, "ci8", true},
+                                         {80, 64, "ci8", true},
+                                         {150, 128, "cf16", true},
+                                         {33, 64, "cf16", false},
+                                         {300, 128, "ci8", false}}) {
+    const bool f16 = std::string(c.type) == "cf16";
+    CorrelatorSpec s = makeSpec(c.r, c.type, "tcc", 2, c.persistent ? 64 : 2,
+                                seed % 2 ? (f16 ? 208 : 224) : (f16 ? 200 : 208), seed % 2, c.rows, "pipeline");
+    s.symmetric = !f16;
+    s.output = "visibilities";
+    s.tuning.transform = "none";
+    s.tuning.persistent = c.persistent ? 1 : 0;
+    s.tuning.bulkStore = 1;
+    TestData d = correlatorInputs(s, 2, 1800 + seed++);
+    Check ck = run(s, d, 2,
+                   fmt::format("bulk store R={} {} {}-input tiles, {} samples, {} slots{}", c.r, c.type, c.rows,
+                               s.samples, directPipe(s, c.rows).stages,
+                               c.persistent ? ", persistent blocks over 64 channels" : ", a block per tile"));
+    EXPECT_TRUE(ck.ok()) << c.r << " " << c.type << " " << c.rows << ": " << ck.detail;
+  }
+}
+
 TEST_F(GpuCorrelator, OperandsAsStoredBitExactOnEveryTileTypeAndOutput) {
   // The pipeline with the operands as stored (tuning.transform "none": cp.async into the operand ring, A's Im rows in
   // registers, wgmma with A from registers): ci8 with sample_range "symmetric" and cf16; 64- and 128-input tiles,
@@ -441,7 +479,7 @@ TEST_F(GpuCorrelator, OperandsAsStoredBitExactOnEveryTileTypeAndOutput) {
     const bool persistent = seed == 2 || seed == 5;
     CorrelatorSpec s = makeSpec(c.r, c.type, "tcc", c.pols, persistent ? 64 : 2,
                                 bulk ? (f16 ? 208 : 224) : (f16 ? 200 : 208), seed % 2, c.rows, "pipeline");
-    s.tuning.persistent = persistent ? 1 : -1;
+    s.tuning.persistent = persistent ? 1 : 0;
     s.symmetric = !f16;
     s.output = c.output;
     s.tuning.transform = "none";

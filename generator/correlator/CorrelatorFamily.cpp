@@ -395,15 +395,43 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet, public 
                      0});
       // The last column tile, where it holds at most half a tile of inputs, at full width (no half-width wgmmas).
       if (directPipe(none, c.rows).narrowEdge)
-        v.push_back({"correlate only, operands as stored, the narrow edge tile at full width",
-                     Generated{correlatorLaunchPlan(none, emitCorrelatorDirect(none, c.rows, 0, false), false)}, 1, 0});
-      // Persistent blocks (the grid of the resident blocks looping over the tiles) beside one block per tile.
-      if (s_.tuning.persistent != 1 && !directPipe(none, c.rows).pairs) {
+        v.push_back(
+            {"correlate only, operands as stored, the narrow edge tile at full width",
+             Generated{
+                 correlatorLaunchPlan(none, emitCorrelatorDirect(none, c.rows, 0, DirectVariant{false, 0}), false)},
+             1, 0});
+      // Persistent blocks (the grid of the resident blocks looping over the tiles) <-> one block per tile.
+      if (!directPipe(none, c.rows).pairs) {
+        CorrelatorSpec other = none;
+        other.tuning.persistent = directPipe(none, c.rows).persistent ? 0 : 1;
+        v.push_back({"correlate only, operands as stored, persistent blocks <-> a block per tile",
+                     Generated{correlatorLaunchPlan(other, emitCorrelatorDirect(other, c.rows), false)}, 1, 0});
+      }
+      // Persistent blocks whose consumers start a quarter of a tile's time apart (block % 4), so that the blocks'
+      // stores do not all meet the memory at once: a tile's time estimated as 300 ns per stage and 3 us of store.
+      if (!directPipe(none, c.rows).pairs) {
         CorrelatorSpec persistent = none;
         persistent.tuning.persistent = 1;
-        v.push_back({"correlate only, operands as stored, persistent blocks",
-                     Generated{correlatorLaunchPlan(persistent, emitCorrelatorDirect(persistent, c.rows), false)}, 1,
-                     0});
+        const DirectPipe pp = directPipe(persistent, c.rows);
+        const long long tileStages = (s_.samples + pp.ts - 1) / pp.ts;
+        const int quarter = static_cast<int>(std::min<long long>(200000, (300 * tileStages + 3000) / 4));
+        v.push_back({fmt::format("correlate only, operands as stored, persistent blocks starting {} ns apart", quarter),
+                     Generated{correlatorLaunchPlan(
+                         persistent, emitCorrelatorDirect(persistent, c.rows, 0, DirectVariant{true, quarter}), false)},
+                     1, 0});
+      }
+      // The visibilities staged in shared memory and copied out by bulk stores, with and without persistent blocks.
+      if (s_.tuning.bulkStore != 1 && !bulkStoreBlocker(none, directPipe(none, c.rows))) {
+        for (const int persistent : {1, 0}) {
+          CorrelatorSpec staged = none;
+          staged.tuning.bulkStore = 1;
+          staged.tuning.persistent = persistent;
+          if (!directSharedFits(directPipe(staged, c.rows))) continue;
+          v.push_back({persistent
+                           ? "correlate only, operands as stored, persistent blocks, visibilities by bulk stores"
+                           : "correlate only, operands as stored, visibilities by bulk stores (a block per tile)",
+                       Generated{correlatorLaunchPlan(staged, emitCorrelatorDirect(staged, c.rows), false)}, 1, 0});
+        }
       }
       // The column side by tensor copies <-> 16-byte cp.async, where tensor copies apply.
       if (!columnTensorBlocker(none, directPipe(none, c.rows))) {

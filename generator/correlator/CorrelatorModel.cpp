@@ -224,6 +224,21 @@ void requireCopiesPossible(const CorrelatorSpec& s, const CorrelatorChoice& c, c
       throw SpecError(s.file, "/tuning/column_copies",
                       fmt::format("\"tensor\" cannot take {} (use \"cp.async\")", *why));
   }
+  if (s.tuning.bulkStore != -1 && !(c.path == CorrelatorPath::Pipeline && c.direct))
+    throw SpecError(s.file, "/tuning/store",
+                    "given where the samples are not used as stored (tuning.transform \"none\" on sm_90)");
+  if (s.tuning.bulkStore == 1) {
+    const DirectPipe p = directPipe(asStoredSpec(s, s.tuning.stagesPerSyncGiven ? s.tuning.stagesPerSync : 1), c.rows,
+                                    c.stages);
+    if (auto why = bulkStoreBlocker(s, p))
+      throw SpecError(s.file, "/tuning/store", fmt::format("\"bulk\" cannot take {} (use \"registers\")", *why));
+    if (!directSharedFits(p) || p.inFlight < 1)
+      throw SpecError(s.file, "/tuning/store",
+                      fmt::format("\"bulk\": {} B of staging beside {} slots of {} B exceed the {} B of shared memory "
+                                  "(give tuning.stages {} or fewer)",
+                                  p.stagingBytes(), p.stages, p.slotBytes, kWgmmaMaxShared,
+                                  (kWgmmaMaxShared - p.stagingBytes() - 1024) / (p.slotBytes + 16)));
+  }
   if (s.tuning.rowCopies == 2 && c.rows >= s.inputs())
     throw SpecError(s.file, "/tuning/row_copies",
                     fmt::format("\"multicast\" pairs tiles of one row side; {} inputs are one {}-input tile per "

@@ -211,7 +211,7 @@ CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
     rd.needObject(t, "/tuning");
     rd.onlyKeys(t, "/tuning",
                 {"receivers_per_block", "times_per_stage", "mma", "stages", "raw_stages", "transform", "whole_triangle",
-                 "stages_per_sync", "row_copies", "column_copies", "persistent"});
+                 "stages_per_sync", "row_copies", "column_copies", "persistent", "store"});
     if (t.contains("stages")) s.tuning.stages = static_cast<int>(rd.integer(t["stages"], "/tuning/stages", 2, 8));
     if (t.contains("raw_stages"))
       s.tuning.rawStages = static_cast<int>(rd.integer(t["raw_stages"], "/tuning/raw_stages", 2, 8));
@@ -284,6 +284,13 @@ CorrelatorSpec parseCorrelatorSpec(const Json& root, const std::string& file) {
                                      "16-byte copies by the producer warpgroup") == "tensor"
                                   ? 1
                                   : 0;
+    if (t.contains("store"))
+      s.tuning.bulkStore = copies("store", {"bulk", "registers"},
+                                  "\"bulk\": the visibilities staged in shared memory and copied out by "
+                                  "cp.async.bulk stores; or \"registers\": 16-byte stores from the accumulators") ==
+                                   "bulk"
+                               ? 1
+                               : 0;
     if (t.contains("persistent")) s.tuning.persistent = rd.boolean(t["persistent"], "/tuning/persistent") ? 1 : 0;
     if (t.contains("mma")) {
       s.tuning.mma = rd.string(t["mma"], "/tuning/mma");

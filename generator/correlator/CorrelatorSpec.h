@@ -67,8 +67,13 @@ struct CorrelatorTuning {
   // where it applies (PipelineDirect.h: columnTensorBlocker).
   int columnCopies = -1;
   // Operands as stored: persistent blocks (true: the grid is the resident blocks, each looping over its tiles with the
-  // ring running on; -1: the default, false).
+  // ring running on; -1: the default, true up to 64 stages per tile: PipelineDirect.h).
   int persistent = -1;
+  // Operands as stored, output "visibilities" with two polarizations: how a tile's visibilities leave. 1 ("bulk"):
+  // each consumer warpgroup stages them in shared memory, one run per column receiver, and cp.async.bulk stores
+  // copy the runs out while its next tile's wgmmas run; 0 ("registers"): 16-byte stores from the accumulators;
+  // -1: the default (PipelineDirect.h: bulkStoreByDefault).
+  int bulkStore = -1;
 };
 
 // N stages per wait need 2 N or more operand slots (`stages` 0: the default ring, which has them).

@@ -123,6 +123,7 @@ std::vector<CorrelatorTuneCandidate> correlatorTuneCandidates(const CorrelatorSp
           m["row_copies"] = rowCopies ? "bulk" : "cp.async";
           // (the column side by tensor copies wherever they apply: 1.15-1.34x its 16-byte copies at every shape timed)
           m["column_copies"] = directPipe(c, rows, slots).tensorB ? "tensor" : "cp.async";
+          m["persistent"] = directPipe(c, rows, slots).persistent;
           add(c, m);
         }
     }

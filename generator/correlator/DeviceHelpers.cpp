@@ -161,6 +161,10 @@ std::string correlatorDirectHelpers(const DirectPipe& p) {
          "-re in its low\n// byte without borrows (sample_range symmetric: no -128, whose negation does not exist).\n"
          "static __device__ __forceinline__ wf_u32 corr_im_row(wf_u32 w) { return __byte_perm(w, 0x01000100u - (w & "
          "0x00ff00ffu), 0x6341); }\n";
+  if (p.bulkStore)
+    o += "// A visibility part's bits, for the 16-byte shared stores of the staging.\n"
+         "static __device__ __forceinline__ unsigned corr_bits(int v) { return (unsigned)v; }\n"
+         "static __device__ __forceinline__ unsigned corr_bits(float v) { return __float_as_uint(v); }\n";
   const WgmmaDescriptor b = p.descB(0, 0, 0);
   o += wgmmaDescriptorHelper("corr_desc_b", b.swizzle, b.lbo, b.sbo);  // B's layout: 64-byte or 32-byte swizzle
   o += wgmmaHelper(p.atom(), "corr_wgmma_rs",

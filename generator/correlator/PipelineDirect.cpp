@@ -101,6 +101,15 @@ std::optional<std::string> columnTensorBlocker(const CorrelatorSpec& s, const Di
   return std::nullopt;
 }
 
+std::optional<std::string> bulkStoreBlocker(const CorrelatorSpec& s, const DirectPipe& p) {
+  if (!s.writesVisibilities())
+    return std::string("output \"accumulators\" (the accumulators are read, added to and written back)");
+  if (s.polarizations != 2)
+    return std::string("one polarization (a column receiver's run of 8-byte visibilities may start off 16 bytes)");
+  if (p.pairs) return std::string("cluster pairs (row_copies \"multicast\")");
+  return std::nullopt;
+}
+
 long long directPairs(int tps) {
   long long n = 0;
   for (int ti = 0; ti < tps; ++ti) n += (tps - ti + 1) / 2;
@@ -136,7 +145,12 @@ DirectPipe directPipe(const CorrelatorSpec& s, int rows, int stages) {
   const bool offDiagonal = s.inputs() > p.rows;
   p.bulkA = !rowBulkBlocker(s) && (s.tuning.rowCopies >= 1 || (s.tuning.rowCopies == -1 && offDiagonal));
   p.pairs = p.bulkA && s.tuning.rowCopies == 2;
-  p.persistent = s.tuning.persistent == 1 && !p.pairs;
+  // Persistent blocks by default where a tile holds at most kPersistentTileStages stages: there each tile's fill and
+  // store weigh, and blocks that carry the ring on from tile to tile ran 1.04-1.22x one block per tile (8-bit, 8 to 64
+  // stages, nine shapes on H200s); at 84 to 320 stages they ran 0.95-1.00x (six shapes).
+  const long long tileStages = (s.samples + p.ts - 1) / p.ts;
+  p.persistent = !p.pairs &&
+                 (s.tuning.persistent == 1 || (s.tuning.persistent == -1 && tileStages <= kPersistentTileStages));
   p.narrowEdge = p.N % p.rows != 0 && p.N % p.rows <= p.rows / 2;
   p.runBytes = p.bulkA ? s.input.timesPerBlock * p.eb : 0;
   p.tensorB = s.tuning.columnCopies != 0 && !columnTensorBlocker(s, p);
@@ -152,7 +166,20 @@ DirectPipe directPipe(const CorrelatorSpec& s, int rows, int stages) {
   }
   p.sideBytes = p.rows * 64;
   p.slotBytes = 2 * p.sideBytes;
-  p.barriers = p.stages * p.slotBytes;
+  if (s.tuning.bulkStore == 1 && !bulkStoreBlocker(s, p)) {
+    p.bulkStore = true;
+    p.stageRuns = p.rows / 2;
+    p.stageRunBytes = 32 * 32;
+    p.stageRunStride = p.stageRunBytes + 32;
+    // The staging takes the room of slots: the default ring keeps what fits beside it.
+    if (!stages && !s.tuning.stages)
+      while (p.stages > 2 * p.group + 1 &&
+             p.stages * p.slotBytes + p.stagingBytes() + 16 * p.stages + 1024 > kWgmmaMaxShared)
+        --p.stages;
+    p.inFlight = p.stages - 2 * p.group;
+  }
+  p.staging = p.stages * p.slotBytes;
+  p.barriers = p.staging + p.stagingBytes();
   p.sharedBytes = p.barriers + 16 * p.stages + 1024;
   p.unitsPerThread = 2 * p.rows * 4 / 128;
   if (p.rows == 128) {
@@ -384,6 +411,7 @@ void checkDirect(const CorrelatorSpec& s, const DirectPipe& p, std::vector<PipeI
                     "once, both blocks of a pair on one row side",
                     directPairs(tps), 2 * directPairs(tps), tps * (tps + 1) / 2));
   }
+  if (p.bulkStore) checkBulkStore(s, p, issues, proved);
   // 5. Budgets and the ring: the consumers hold two groups (one in flight, one waited for), the producer inFlight
   // stages beyond them.
   if (p.group != 1 && p.group != 2) return fail(fmt::format("{} stages per wait (expected 1 or 2)", p.group));
@@ -391,8 +419,9 @@ void checkDirect(const CorrelatorSpec& s, const DirectPipe& p, std::vector<PipeI
     return fail(
         fmt::format("{} slots hold neither two groups of {} stages and one stage of copies", p.stages, p.group));
   if (!directSharedFits(p))
-    return fail(fmt::format("{} B of shared memory per block ({} slots of {} B; {} blocks per SM) do not fit",
-                            p.sharedBytes, p.stages, p.slotBytes, p.blocksPerSm));
+    return fail(fmt::format("{} B of shared memory per block ({} slots of {} B{}; {} blocks per SM) do not fit",
+                            p.sharedBytes, p.stages, p.slotBytes,
+                            p.bulkStore ? fmt::format(", {} B of staging", p.stagingBytes()) : "", p.blocksPerSm));
   const int acc = 2 * p.atom().accRegs(), aRegs = 2 * 16 * p.group;
   const int consumerBudget = p.consumerRegs ? p.consumerRegs : p.launchRegs;
   if (acc + aRegs + 24 > consumerBudget)
@@ -413,9 +442,10 @@ void checkDirect(const CorrelatorSpec& s, const DirectPipe& p, std::vector<PipeI
                     p.stages, p.slotBytes, p.sharedBytes, p.blocksPerSm, acc, aRegs));
 }
 
-CorrelatorKernels emitCorrelatorDirect(const CorrelatorSpec& s, int rows, int stages, bool halfWidthEdge) {
+CorrelatorKernels emitCorrelatorDirect(const CorrelatorSpec& s, int rows, int stages, DirectVariant v) {
   DirectPipe p = directPipe(s, rows, stages);
-  p.narrowEdge = p.narrowEdge && halfWidthEdge;
+  p.narrowEdge = p.narrowEdge && v.halfWidthEdge;
+  p.staggerNs = p.persistent ? v.staggerNs : 0;
   if (p.inFlight < 1)  // the producer would wait for a slot the consumers release only after it publishes
     throw SpecError(s.file, "/tuning/stages",
                     fmt::format("{} slots with the operands as stored and {} stage(s) per wait: at least {} needed",

@@ -40,7 +40,8 @@ struct DirectPipe;
 // swizzled layout, or the tensor copy's: PipelineDirectEmitter's columnChunk); checkDirect proves it is bOffset's.
 int columnChunkOffset(const DirectPipe& p, int n, int c);
 
-constexpr int kDirectDefaultStages = 8;  // operand slots where tuning.stages does not say
+constexpr int kDirectDefaultStages = 8;    // operand slots where tuning.stages does not say
+constexpr int kPersistentTileStages = 64;  // persistent blocks by default up to this many stages per tile
 
 struct DirectPipe {
   SampleType type = SampleType::CI8;
@@ -72,9 +73,11 @@ struct DirectPipe {
   // side; each copies every other time block of A into both (cp.async.bulk .multicast::cluster) and releases its slots
   // to both producers. A row's last tile, where the row has an odd count, runs alone (its partner block idles).
   bool pairs = false;
-  // Persistent blocks (tuning.persistent): a grid of the resident blocks, each looping over its units (batch entry,
-  // channel, tile) with the ring running on, so that the next tile's stages fill while the consumers store.
+  // Persistent blocks (tuning.persistent; by default up to kPersistentTileStages stages per tile): a grid of the
+  // resident blocks, each looping over its units (batch entry, channel, tile) with the ring running on, so that the
+  // next tile's stages fill while the consumers store.
   bool persistent = false;
+  int staggerNs = 0;  // persistent consumers start (blockIdx % 4) x this apart (bench's variant; 0: together)
   // The last column tile holds at most rows / 2 inputs (N % rows): its consumers issue the half-width wgmmas from
   // column input 0, so that the empty columns cost no tensor work.
   bool narrowEdge = false;
@@ -84,6 +87,24 @@ struct DirectPipe {
   // Off: side 1 in the 64-byte-swizzled K-major layout, 16-byte cp.async by the producer warpgroup.
   bool tensorB = false;
   PlanTensorMap columnMap;
+  // Visibilities staged for bulk stores (tuning.store "bulk"; visibilities, two polarizations): each consumer
+  // warpgroup stages its 64 row inputs x the tile's column inputs after the ring, one run per column receiver (its
+  // 32 row receivers' 4 polarization products, 1 KiB of 8-byte visibilities) every stageRunStride bytes: 32 bytes
+  // more than the run, so that the four column receivers of a warp's 16-byte stores meet distinct banks. The
+  // warpgroup's first warp issues one cp.async.bulk store per run and waits for them to have read the staging before
+  // the next tile writes it (cp.async.bulk.wait_group.read), so that the stores drain while the next tile's wgmmas
+  // run.
+  bool bulkStore = false;
+  int stageRuns = 0, stageRunBytes = 0, stageRunStride = 0;
+  int staging = 0;  // the staging's offset from the ring base (after the slots)
+  int stagingBytes() const { return consumers * stageRuns * stageRunStride; }
+  // Staging byte of (row input gi, column input gj) counted in the tile, warpgroup cg: run gj / 2,
+  // row receiver (gi - 64 cg) / 2, polarization product (gi % 2, gj % 2) in the output's order (`polPairFirst`: the row
+  // input's polarization first, TCC's; else the column's).
+  int stageOffset(int cg, int gi, int gj, bool polPairFirst) const {
+    const int pq = polPairFirst ? 2 * (gi & 1) + (gj & 1) : 2 * (gj & 1) + (gi & 1);
+    return staging + cg * stageRuns * stageRunStride + (gj >> 1) * stageRunStride + ((gi - 64 * cg) >> 1) * 32 + 8 * pq;
+  }
   WgmmaSwizzle swizzle = WgmmaSwizzle::B64;
   int sbo = kPipeSbo;
   // The 64-byte-swizzled placement: input n, k byte kb of the stage's 64 (both sides with 16-byte copies; the column
@@ -140,6 +161,8 @@ std::optional<std::string> rowBulkBlocker(const CorrelatorSpec& s);
 // bulk conditions, time blocks of 32 bytes, batch entries that are whole channels apart, cluster pairs, a row side
 // neither bulk-copied nor the diagonal's), or nothing.
 std::optional<std::string> columnTensorBlocker(const CorrelatorSpec& s, const DirectPipe& p);
+// Why tuning.store "bulk" cannot take the spec (output accumulators, one polarization, cluster pairs), or nothing.
+std::optional<std::string> bulkStoreBlocker(const CorrelatorSpec& s, const DirectPipe& p);
 // The geometry for tiles of `rows` inputs (64 or 128) and `stages` slots (0: the spec's tuning.stages, else 8); stages
 // per wait from tuning.stages_per_sync where the spec gives it, else 1.
 DirectPipe directPipe(const CorrelatorSpec& s, int rows, int stages = 0);
@@ -153,10 +176,19 @@ bool directSharedFits(const DirectPipe& p);
 // reads are, by the wgmma accumulator atom, the visibilities it writes; shared memory and register budgets fit.
 void checkDirect(const CorrelatorSpec& s, const DirectPipe& p, std::vector<PipeIssue>& issues,
                  std::vector<std::string>& proved);
+// The staged visibility store (p.bulkStore; PipelineDirectStaging.cpp): each visibility staged once where
+// stageOffset says, conflict-free, and copied by the bulk stores to the bytes the store from registers writes.
+void checkBulkStore(const CorrelatorSpec& s, const DirectPipe& p, std::vector<PipeIssue>& issues,
+                    std::vector<std::string>& proved);
 
 // The correlate kernel's source (PipelineDirectEmitter.cpp) and the family's two kernels around it.
 std::string emitDirectCorrelate(const CorrelatorSpec& s, const DirectPipe& p, const std::string& name);
-// halfWidthEdge false: the narrow edge tile at full width (bench's variant; the kernel before DirectPipe::narrowEdge).
-CorrelatorKernels emitCorrelatorDirect(const CorrelatorSpec& s, int rows, int stages = 0, bool halfWidthEdge = true);
+// Bench's variants of the kernel: halfWidthEdge false, the narrow edge tile at full width (the kernel before
+// DirectPipe::narrowEdge); staggerNs, persistent blocks whose consumers start (blockIdx % 4) x staggerNs apart.
+struct DirectVariant {
+  bool halfWidthEdge = true;
+  int staggerNs = 0;
+};
+CorrelatorKernels emitCorrelatorDirect(const CorrelatorSpec& s, int rows, int stages = 0, DirectVariant v = {});
 
 }  // namespace warpforge

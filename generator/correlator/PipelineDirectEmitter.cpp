@@ -298,19 +298,44 @@ void emitStore(Code& c, const CorrelatorSpec& s, const DirectPipe& p, bool half,
                   s.channels, s.visibilitiesPerChannel()));
   const bool shuffle = vis && P == 2 && s.polOrder != "r1_r2";
   if (shuffle) c("const bool hi = (lane & 4) != 0;  // the odd row input of a receiver's pair (lane bit 2: row bit 0)");
+  if (p.bulkStore) {
+    c(
+        fmt::format("// The warpgroup's staging ({} runs of {} B every {} B): free once its previous tile's bulk "
+                    "stores "
+                    "have read it.",
+                    p.stageRuns, p.stageRunBytes, p.stageRunStride));
+    c(fmt::format("const unsigned stage = ring + {}u + (unsigned)cg * {}u;", p.staging,
+                  p.stageRuns * p.stageRunStride));
+    c("if ((warp & 3) == 0) wfa_bulk_wait_read0();");
+    c("wfa_bar_sync(1 + cg, 128);");
+  }
   for (int h = 0; h < 2; ++h) {
     c("#pragma unroll");
     c.open(fmt::format("for (int j = 0; j < {}; ++j)", blocks));
     c(fmt::format("const int gi = gi0 + {}, gj = gj0 + 8 * j;", 32 * h));
     auto re = [&](const std::string& e) { return fmt::format("d{}[4 * j + {}]", h, e); };
     auto im = [&](const std::string& e) { return fmt::format("{}d{}[4 * j + 2 + {}]", neg ? "-" : "", h, e); };
+    // The staging byte of this thread's 16 bytes (PipelineDirect.h: stageOffset; `pq`: its first polarization
+    // product).
+    auto staged = [&](const std::string& pq, const std::string& a, const std::string& b, const std::string& cc,
+                      const std::string& d) {
+      return fmt::format(
+          "wfa_sts128(stage + (unsigned)((gj - col0) >> 1) * {}u + (unsigned)((gi - row0 - 64 * cg) >> 1) * 32u + "
+          "{}, make_uint4(corr_bits({}), corr_bits({}), corr_bits({}), corr_bits({})))",
+          p.stageRunStride, pq, a, b, cc, d);
+    };
     if (vis && P == 2 && !shuffle) {
       // [bl][p = gi & 1][q = 0, 1]: this thread's columns gj, gj + 1, one 16-byte store.
       c("const int r1 = gi >> 1, r2 = gj >> 1;");
-      c(
-          fmt::format("if (r1 <= r2 && gj < {}) *({}4*)(visv + ((long long)r2 * (r2 + 1) / 2 + r1) * 4 + (gi & 1) * 2) "
-                      "= make_{}4({}, {}, {}, {});",
-                      p.N, V, V, re("0"), im("0"), re("1"), im("1")));
+      if (p.bulkStore)
+        c(fmt::format("if (r1 <= r2 && gj < {}) {};", p.N,
+                      staged("(gi & 1) * 16u", re("0"), im("0"), re("1"), im("1"))));
+      else
+        c(
+            fmt::format("if (r1 <= r2 && gj < {}) *({}4*)(visv + ((long long)r2 * (r2 + 1) / 2 + r1) * 4 + (gi & 1) * "
+                        "2) "
+                        "= make_{}4({}, {}, {}, {});",
+                        p.N, V, V, re("0"), im("0"), re("1"), im("1")));
     } else if (shuffle) {
       // [bl][q][p = 0, 1]: rows gi, gi + 1 are lanes lane, lane ^ 4. The even row keeps column gj and receives the
       // odd row's; the odd row keeps column gj + 1 and receives the even row's.
@@ -322,11 +347,19 @@ void emitStore(Code& c, const CorrelatorSpec& s, const DirectPipe& p, bool half,
                       "give_im, 4);",
                       V));
       c("const int r1 = gi >> 1, r2 = gj >> 1;");
-      c(
-          fmt::format("if (r1 <= r2 && gj < {}) *({}4*)(visv + ((long long)r2 * (r2 + 1) / 2 + r1) * 4 + (hi ? 2 : 0)) "
-                      "= "
-                      "hi ? make_{}4(got_re, got_im, {}, {}) : make_{}4({}, {}, got_re, got_im);",
-                      p.N, V, V, re("1"), im("1"), V, re("0"), im("0")));
+      if (p.bulkStore) {
+        c(fmt::format("if (r1 <= r2 && gj < {}) {{", p.N));
+        c(fmt::format("  if (hi) {};", staged("16u", "got_re", "got_im", re("1"), im("1"))));
+        c(fmt::format("  else {};", staged("0u", re("0"), im("0"), "got_re", "got_im")));
+        c("}");
+      } else {
+        c(
+            fmt::format("if (r1 <= r2 && gj < {}) *({}4*)(visv + ((long long)r2 * (r2 + 1) / 2 + r1) * 4 + (hi ? 2 : "
+                        "0)) "
+                        "= "
+                        "hi ? make_{}4(got_re, got_im, {}, {}) : make_{}4({}, {}, got_re, got_im);",
+                        p.N, V, V, re("1"), im("1"), V, re("0"), im("0")));
+      }
     } else {
       c("#pragma unroll");
       c.open("for (int e = 0; e < 2; ++e)");
@@ -351,6 +384,23 @@ void emitStore(Code& c, const CorrelatorSpec& s, const DirectPipe& p, bool half,
       c.close();
       c.close();
     }
+    c.close();
+  }
+  if (p.bulkStore) {
+    c("corr_fence_async_smem();  // the staging is read by the bulk stores (async proxy)");
+    c("wfa_bar_sync(1 + cg, 128);");
+    c("// One run per column receiver r2: the warpgroup's row receivers up to r2 (the triangle), 32 bytes each.");
+    c.open("if ((warp & 3) == 0)");
+    c("const int rr0 = (row0 + 64 * cg) >> 1;  // the warpgroup's first row receiver");
+    c("#pragma unroll");
+    c.open(fmt::format("for (int run = lane; run < {}; run += 32)", p.stageRuns));
+    c("const int r2 = (col0 >> 1) + run, last = min(r2, rr0 + 31);");
+    c(
+        fmt::format("if (r2 < {} && last >= rr0) wfa_bulk_s2g(visv + ((long long)r2 * (r2 + 1) / 2 + rr0) * 4, stage + "
+                    "(unsigned)run * {}u, (unsigned)(last - rr0 + 1) * 32u);",
+                    p.N / 2, p.stageRunStride));
+    c.close();
+    c("wfa_bulk_commit();");
     c.close();
   }
 }
@@ -435,8 +485,12 @@ std::string emitDirectCorrelate(const CorrelatorSpec& s, const DirectPipe& p, co
         "both producers\n",
         directPairs(tps));
   if (s.writesVisibilities())
-    head += fmt::format("// output: each batch entry's {} visibilities of the call, written once\n",
-                        f16 ? "f32" : "int32");
+    head += fmt::format("// output: each batch entry's {} visibilities of the call, written once{}\n",
+                        f16 ? "f32" : "int32",
+                        p.bulkStore ? fmt::format(" (staged in shared memory, {} B per consumer warpgroup, and copied "
+                                                  "out by cp.async.bulk stores, one per column receiver)",
+                                                  p.stageRuns * p.stageRunStride)
+                                    : "");
   head += cmma::sm90aGuard();
   Code c;
   corr_emit::emitKernelOpening(c, s, name, p.threads, p.blocksPerSm, tiles, p.rows, p.eb,
@@ -475,6 +529,12 @@ std::string emitDirectCorrelate(const CorrelatorSpec& s, const DirectPipe& p, co
   c("const int cg = (warp >> 2) - 1;  // consumer warpgroup: row inputs 64 cg .. 64 cg + 63 of the tile");
   const int acc = p.atom().accRegs();
   c(fmt::format("{} d0[{}], d1[{}];  // row inputs 64 cg + 0..31 and + 32..63", f16 ? "float" : "int", acc, acc));
+  if (p.staggerNs)
+    c(
+        fmt::format("if (blockIdx.x & 3) asm volatile(\"nanosleep.u32 %0;\" :: \"r\"({}u * (blockIdx.x & 3)));  // "
+                    "start "
+                    "a quarter tile apart per block",
+                    p.staggerNs));
   if (p.persistent) {
     emitConsumerState(c, p);
     c("#pragma unroll 1");
@@ -530,6 +590,8 @@ std::string emitDirectCorrelate(const CorrelatorSpec& s, const DirectPipe& p, co
   if (p.narrowEdge) c.close();
   if (p.consumers == 2) c.close();
   if (p.persistent) c.close();  // the unit loop
+  if (p.bulkStore)
+    c("if ((warp & 3) == 0) wfa_bulk_wait0();  // the last tile's stores complete before the block ends");
   c.close();
   if (p.pairs) {
     c.close();
