@@ -255,7 +255,11 @@ TEST(Cli, CorrelatorOperandsAsStoredRefusedWithPath) {
            {R"(, "sample_range": "symmetric", "tuning": {"column_copies": "bulk"})", "/tuning/column_copies"},
            {R"(, "tuning": {"column_copies": "tensor"})", "/tuning/column_copies"},
            {R"(, "sample_range": "symmetric", "tuning": {"column_copies": "tensor", "row_copies": "multicast"})",
-            "/tuning/column_copies"}}) {
+            "/tuning/column_copies"},
+           {R"(, "sample_range": "symmetric", "output": "visibilities", "tuning": {"store": "sideways"})",
+            "/tuning/store"},
+           {R"(, "output": "visibilities", "tuning": {"store": "bulk"})", "/tuning/store"},
+           {R"(, "sample_range": "symmetric", "tuning": {"store": "bulk"})", "/tuning/store"}}) {
     write(more);
     r = run("verify " + path + " --no-compile");
     EXPECT_EQ(r.code, 2) << more << ": " << r.out;

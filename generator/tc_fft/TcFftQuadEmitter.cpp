@@ -27,13 +27,15 @@ constexpr int kFftThreads = 128;  // four warps per FFT
 // The kernel's own helpers, written into its source after the includes (no other kernel uses them).
 const char* kQuadHelpers = R"(
 // (The pass fused into the load) y_p[m] = W^(p m) (x[m] + W4^p x[m + 1024]) in f32, rounded to f16 once; p = 0
-// takes no twiddle (`tw` is then not read).
-__device__ __forceinline__ wf_u32 wf_dif2_word(wf_u32 lo, wf_u32 hi, float2 w4, int part, const float2* tw) {
+// takes no twiddle (the table is then not read). The twiddle's cos and sin are words `at` of the warp's rows of two
+// tables kept in the data's swizzled arrangement, so that a warp's reads meet each bank once, as its data reads do.
+__device__ __forceinline__ wf_u32 wf_dif2_word(wf_u32 lo, wf_u32 hi, float2 w4, int part, const float* tw_cos,
+                                               const float* tw_sin, int at) {
   const float2 a = __half22float2(wf_as_h2(lo)), b = __half22float2(wf_as_h2(hi));
   const float yr = a.x + w4.x * b.x - w4.y * b.y, yi = a.y + w4.x * b.y + w4.y * b.x;
   if (part == 0) return wf_pack(yr, yi);
-  const float2 t = *tw;
-  return wf_pack(yr * t.x - yi * t.y, yr * t.y + yi * t.x);
+  const float tr = tw_cos[at], ti = tw_sin[at];
+  return wf_pack(yr * tr - yi * ti, yr * ti + yi * tr);
 }
 // One point m of the decimation in frequency, in f32, in place: x_j = x[m + 1024 j] (j < kJ) read from word `word`
 // of segment j (kSeg words apart), y_p = sum_j x_j W4^(p j) (W4 = kSign i; kJ = 1: y_p = x_0), then y_p t^p with
@@ -291,14 +293,20 @@ EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& d,
   }
   if (fused) {
     body.push_back(
-        note(fmt::format("(fused pass) the table holds W^(p m) for p = 1, 2, 3 (entry 1024 (p - 1) + m, m < 1024): one "
-                         "sincospif each.")));
+        note("(fused pass) two tables, cos and sin of W^(p m) for p = 1, 2, 3: row p - 1, word m arranged\n"
+             "as the data's (the input swizzle), one sincospif each."));
+    body.push_back(decl("float* const", "wf_tw_cos", cast("float*", var("wf_twiddle"))));
+    body.push_back(decl("float* const", "wf_tw_sin", bin("+", var("wf_tw_cos"), lit(3 * kSeg))));
     std::vector<NodePtr> fill;
     fill.push_back(declGroup("float", {{"c", nullptr}, {"s", nullptr}}));
     fill.push_back(exprStmt(
         call("wf_phase", {bin("*", bin("+", bin(">>", var("e"), lit(10)), lit(1)), bin("&", var("e"), lit(kSeg - 1))),
                           lit(kRowPoints), lit(spec.sign), var("c"), var("s")})));
-    fill.push_back(assign(index(var("wf_twiddle"), var("e")), call("make_float2", {var("c"), var("s")})));
+    fill.push_back(decl("const int", "at",
+                        bin("+", bin("*", bin(">>", var("e"), lit(10)), lit(kSeg)),
+                            inSwz.wordExpr(bin("&", var("e"), lit(kSeg - 1))))));
+    fill.push_back(assign(index(var("wf_tw_cos"), var("at")), var("c")));
+    fill.push_back(assign(index(var("wf_tw_sin"), var("at")), var("s")));
     body.push_back(forLoop(decl("int", "e", threadX()), bin("<", var("e"), lit(3 * kSeg)),
                            assign(var("e"), member(var("blockDim"), "x"), "+="), block(fill)));
   } else if (!half) {
@@ -310,10 +318,7 @@ EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& d,
                            assign(var("m"), member(var("blockDim"), "x"), "+="), block(fill)));
   }
   body.push_back(exprStmt(call("__syncthreads", {})));
-  if (fused)
-    body.push_back(decl("const float2* const", "tw_base",
-                        bin("+", var("wf_twiddle"),
-                            bin("+", bin("*", bin("-", var("part"), lit(1)), lit(kSeg)), inP.laneOffset))));
+  if (fused) body.push_back(decl("const int", "tw_row", bin("*", bin("-", var("part"), lit(1)), lit(kSeg))));
   // The row is copied segment by segment (1024 words, or the whole row where shorter), each arranged by the quarter
   // design's input swizzle, so that x[m + 1024 j] lies at word m of segment j as the pass reads it: warp p copies
   // segment p (warps past the row's segments copy nothing).
@@ -406,9 +411,15 @@ EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& d,
         loop.push_back(assign(index(var(dataVar(s.input)), lit(r)), lit(0)));
         continue;
       }
-      loop.push_back(assign(index(var(dataVar(s.input)), lit(r)),
-                            call("wf_dif2_word", {index(var(dataVar(s.input)), lit(r)), index(var("x_hi"), lit(r)),
-                                                  var("w4"), var("part"), bin("+", var("tw_base"), lit(m))})));
+      // The table word of m = the lane's m + this register's: the swizzle is XOR-linear, so the lane's arranged
+      // word (in_seg0_offset) XOR the constant's.
+      const long long w = inSwz.word(m);
+      loop.push_back(
+          assign(index(var(dataVar(s.input)), lit(r)),
+                 call("wf_dif2_word",
+                      {index(var(dataVar(s.input)), lit(r)), index(var("x_hi"), lit(r)), var("w4"), var("part"),
+                       bin("+", var("wf_tw_cos"), var("tw_row")), bin("+", var("wf_tw_sin"), var("tw_row")),
+                       w ? bin("^", var("in_seg0_offset"), lit(w)) : var("in_seg0_offset")})));
     }
   } else {
     loop.push_back(fftSync());
