@@ -42,6 +42,8 @@ static __device__ __forceinline__ bool wfa_mbar_try_wait_cluster(unsigned bar, u
 static __device__ __forceinline__ void wfa_bulk_g2s_multicast(unsigned dst, const void* src, unsigned bytes, unsigned bar, unsigned short mask) { asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1], %2, [%3], %4;" :: "r"(dst), "l"(src), "r"(bytes), "r"(bar), "h"(mask) : "memory"); }
 // Named barrier `id` (1..15) of `count` threads (a multiple of 32): they meet; id 0 is __syncthreads.
 static __device__ __forceinline__ void wfa_bar_sync(unsigned id, unsigned count) { asm volatile("bar.sync %0, %1;" :: "r"(id), "r"(count) : "memory"); }
+// An arrival on named barrier `id` of `count` threads without waiting (the threads that bar.sync on it wait for it).
+static __device__ __forceinline__ void wfa_bar_arrive(unsigned id, unsigned count) { asm volatile("bar.arrive %0, %1;" :: "r"(id), "r"(count) : "memory"); }
 // Bulk store of `bytes` (a multiple of 16; both addresses 16-byte aligned) from shared to global memory, in this
 // thread's open bulk group. The shared bytes must have passed a fence.proxy.async since they were written.
 static __device__ __forceinline__ void wfa_bulk_s2g(void* dst, unsigned src, unsigned bytes) { asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" :: "l"(dst), "r"(src), "r"(bytes) : "memory"); }

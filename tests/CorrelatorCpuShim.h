@@ -94,6 +94,7 @@ inline std::vector<std::pair<std::string, std::string>> correlatorShimEntries() 
       {"wfa_lds128", "static inline uint4 wfa_lds128(unsigned a) { return wf_lds128(a); }"},
       {"wfa_sts128", "static inline void wfa_sts128(unsigned a, uint4 v) { wf_sts128(a, v); }"},
       {"wfa_bar_sync", "static inline void wfa_bar_sync(unsigned id, unsigned count) { wf_bar_sync(id, count); }"},
+      {"wfa_bar_arrive", "static inline void wfa_bar_arrive(unsigned id, unsigned count) { wf_bar_arrive(id, count); }"},
       {"wfa_bulk_s2g",
        "static inline void wfa_bulk_s2g(void* dst, unsigned src, unsigned bytes) { wf_bulk_s2g(dst, src, bytes); }"},
       {"wfa_bulk_commit", "static inline void wfa_bulk_commit() { wf_bulk_commit(); }"},

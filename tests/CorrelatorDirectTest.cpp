@@ -288,7 +288,7 @@ TEST(CorrelatorDirect, BulkStoreRunsOnTheCpu) {
                   R"(, "receivers_per_block": 32, "persistent": true, "row_copies": "cp.async", "store": "bulk")"),
        "cf16 R = 70, 64-input tiles (a narrow edge tile), r1_r2, persistent blocks of 4 units", true},
       {directJson("cpu_bulk_c", 70, 2, "ci8", 224, kSym + R"(, "output": "visibilities")",
-                  R"(, "receivers_per_block": 64, "stages": 4, "store": "bulk")"),
+                  R"(, "receivers_per_block": 64, "stages": 4, "persistent": false, "store": "bulk")"),
        "ci8 R = 70, 128-input tiles (a narrow edge tile), r1_r2, a block per tile", false}};
   for (const auto& c : cases) {
     const CorrelatorSpec s = parseCorrelatorSpecText(c.json, "bulk.json");
@@ -323,6 +323,32 @@ TEST(CorrelatorDirect, BulkStoreRunsOnTheCpu) {
             "/tuning/store");
   EXPECT_EQ(specErrorPath(directJson("t", 100, 2, "ci8", 96, kSym + R"(, "output": "visibilities")", bulk)),
             "(accepted)");
+}
+
+// Bench's ping-pong variant: the second warpgroup starts each tile a few stages after the first (a named barrier the
+// first arrives on, the second waits on), with persistent blocks looping over tiles and with a block per tile, diagonal
+// and off-diagonal tiles: the arrivals pair tile by tile and the outputs stay exact.
+TEST(CorrelatorDirect, LaggedWarpgroupsRunOnTheCpu) {
+  if (std::system("c++ --version > /dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
+  for (const bool persistent : {true, false}) {
+    const CorrelatorSpec s = parseCorrelatorSpecText(
+        directJson("cpu_lag", 100, 2, "ci8", 288, kSym + R"(, "output": "visibilities")",
+                   std::string(R"(, "receivers_per_block": 64, "persistent": )") + (persistent ? "true" : "false")),
+        "lag.json");
+    const DirectPipe p = directPipe(s, 128);
+    const int lag = directLagStages(p, 9);
+    ASSERT_EQ(lag, 4);                    // 9 stages through 8 slots: half a tile, within the ring
+    EXPECT_EQ(directLagStages(p, 7), 0);  // fewer stages than slots: the arrivals could not pair tile by tile
+    const CorrelatorKernels k = emitCorrelatorDirect(s, 128, 0, DirectVariant{true, 0, lag});
+    EXPECT_NE(k.correlateSource.find("wfa_bar_arrive(3, 256)"), std::string::npos);
+    LaunchPlan plan = correlatorLaunchPlan(s, k);
+    if (persistent) plan.kernels[0].grid.unitsPerBlock = 4;
+    runCorrelatorPlanOnCpu(*makeCorrelatorSpec(s), plan, 2, 7309,
+                           persistent ? "lagged warpgroups, persistent blocks of 4 units"
+                                      : "lagged warpgroups, a "
+                                        "block per tile");
+  }
 }
 
 // A missing wait, an early publication of a stage, a wrong Im row, a slot released while its wgmmas run and half-width

@@ -91,17 +91,18 @@ inline void __syncthreads() { wf_bar->arrive_and_wait(); }
 // library); the count is part of the key as a kernel may use an id with several counts.
 static std::mutex wf_named_mutex;
 static std::map<std::pair<unsigned, unsigned>, std::unique_ptr<std::barrier<>>> wf_named_bars;
+inline std::barrier<>* wf_named_bar(unsigned id, unsigned count) {
+  std::lock_guard<std::mutex> lock(wf_named_mutex);
+  auto& slot = wf_named_bars[{id, count}];
+  if (!slot) slot = std::make_unique<std::barrier<>>(count);
+  return slot.get();
+}
 inline void wf_bar_sync(unsigned id, unsigned count) {
   if (id == 0) return __syncthreads();
-  std::barrier<>* b;
-  {
-    std::lock_guard<std::mutex> lock(wf_named_mutex);
-    auto& slot = wf_named_bars[{id, count}];
-    if (!slot) slot = std::make_unique<std::barrier<>>(count);
-    b = slot.get();
-  }
-  b->arrive_and_wait();
+  wf_named_bar(id, count)->arrive_and_wait();
 }
+// bar.arrive id, n: an arrival that does not wait (the phase completes once n threads arrived or synced).
+inline void wf_bar_arrive(unsigned id, unsigned count) { (void)wf_named_bar(id, count)->arrive(); }
 inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 // __syncthreads_or: every thread adds its flag, the block meets twice (read between the meetings; reset after).
 static std::atomic<int> wf_or_count{0};
@@ -601,11 +602,13 @@ inline void wf_proxy_fence() {
   wf_unfenced.clear();
 }
 // cp.async.bulk stores (shared -> global, bulk groups): the source is checked at issue (16-byte stores fenced since
-// they were written) and read when the thread's wait retires its group, the latest the hardware may read it: staging
-// rewritten before that wait changes what lands. wait_group(.read) N retires the oldest groups until N remain.
+// they were written) and read when the thread's wait retires its group, the latest the hardware may read it; a source
+// that changed since the issue (written too late, or rewritten before that wait) is a hazard. wait_group(.read) N
+// retires the oldest groups until N remain.
 struct WfBulkStore {
   unsigned char* dst;
   unsigned src, bytes;
+  std::vector<unsigned char> issued;  // the source at issue: a source that changes before the read's wait is a race
 };
 thread_local std::vector<WfBulkStore> wf_bs_open;
 thread_local std::deque<std::vector<WfBulkStore>> wf_bs_groups;
@@ -617,12 +620,17 @@ inline void wf_bulk_s2g(void* dst, unsigned src, unsigned bytes) {
     if (!(st >> 63) || st & 0x80000000ull) return wf_hazard("bulk store of shared bytes no 16-byte store wrote");
     if (!(st >> 62 & 1)) return wf_hazard("bulk store of shared data stored without a fence.proxy.async since");
   }
-  wf_bs_open.push_back({(unsigned char*)dst, src, bytes});
+  const unsigned char* from = (const unsigned char*)wf_shared(src);
+  wf_bs_open.push_back({(unsigned char*)dst, src, bytes, std::vector<unsigned char>(from, from + bytes)});
 }
 inline void wf_bulk_commit() { wf_bs_groups.push_back(std::move(wf_bs_open)), wf_bs_open.clear(); }
 inline void wf_bulk_wait(int n) {
   for (; (int)wf_bs_groups.size() > n; wf_bs_groups.pop_front())
-    for (const WfBulkStore& b : wf_bs_groups.front()) std::memcpy(b.dst, wf_shared(b.src), b.bytes);
+    for (const WfBulkStore& b : wf_bs_groups.front()) {
+      if (std::memcmp(b.issued.data(), wf_shared(b.src), b.bytes) != 0)
+        wf_hazard("a bulk store's shared source changed between its issue and the wait for its read");
+      std::memcpy(b.dst, wf_shared(b.src), b.bytes);
+    }
 }
 // Checked by one thread of the warpgroup (its waits are the warpgroup's): every 16-byte chunk a wgmma reads through
 // the descriptors (rows x 32 bytes of A and of B).

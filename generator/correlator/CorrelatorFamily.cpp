@@ -420,6 +420,20 @@ class CorrelatorFamilySpec final : public FamilySpec, public BenchFacet, public 
                          persistent, emitCorrelatorDirect(persistent, c.rows, 0, DirectVariant{true, quarter}), false)},
                      1, 0});
       }
+      // Ping-pong: the second warpgroup a few stages behind the first, so that each one's store overlaps the
+      // other's wgmmas (where a tile holds at least a ring of stages).
+      {
+        const DirectPipe dp = directPipe(none, c.rows);
+        const int lag = directLagStages(dp, (s_.samples + dp.ts - 1) / dp.ts);
+        if (lag)
+          v.push_back(
+              {fmt::format("correlate only, operands as stored, the second warpgroup {} stages behind the first "
+                           "(one stores while the other computes)",
+                           lag),
+               Generated{correlatorLaunchPlan(none, emitCorrelatorDirect(none, c.rows, 0, DirectVariant{true, 0, lag}),
+                                              false)},
+               1, 0});
+      }
       // The visibilities staged in shared memory and copied out by bulk stores, with and without persistent blocks.
       if (s_.tuning.bulkStore != 1 && !bulkStoreBlocker(none, directPipe(none, c.rows))) {
         for (const int persistent : {1, 0}) {

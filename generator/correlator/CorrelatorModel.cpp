@@ -232,7 +232,7 @@ void requireCopiesPossible(const CorrelatorSpec& s, const CorrelatorChoice& c, c
                                     c.stages);
     if (auto why = bulkStoreBlocker(s, p))
       throw SpecError(s.file, "/tuning/store", fmt::format("\"bulk\" cannot take {} (use \"registers\")", *why));
-    if (!directSharedFits(p) || p.inFlight < 1)
+    if (!directSharedFits(p))
       throw SpecError(s.file, "/tuning/store",
                       fmt::format("\"bulk\": {} B of staging beside {} slots of {} B exceed the {} B of shared memory "
                                   "(give tuning.stages {} or fewer)",

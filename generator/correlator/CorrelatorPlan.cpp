@@ -53,6 +53,7 @@ LaunchPlan visibilitiesLaunchPlan(const CorrelatorSpec& s, const CorrelatorKerne
       "once (no accumulators, no reduce kernel)",
       k.clusterBlocks > 1 ? "clusters of two blocks (two tiles of one row side, an idle block where a row has an odd "
                             "count), a block"
+      : k.persistent      ? "the resident blocks (persistent), each looping over units"
                           : "one block",
       k.tiling.rowsPerBlock, k.tiling.rowsPerBlock, k.sharedBytes, k.wgmma ? "; wgmma (sm_90a)" : "");
   p.kernels.push_back(corr);
@@ -128,6 +129,7 @@ LaunchPlan correlatorLaunchPlan(const CorrelatorSpec& s, const CorrelatorKernels
   if (k.columnMap) corr.args.push_back(PlanArg::tensorMap("input", *k.columnMap, "b_map"));
   corr.note = fmt::format("{} per (batch entry, channel, tile of {} x {} inputs); {} B shared memory{}",
                           k.clusterBlocks > 1 ? "clusters of two blocks (two tiles of one row side), a block"
+                          : k.persistent      ? "the resident blocks (persistent), each looping over units"
                                               : "one block",
                           k.tiling.rowsPerBlock, k.tiling.rowsPerBlock, k.sharedBytes,
                           k.wgmma ? "; wgmma (sm_90a)" : "");

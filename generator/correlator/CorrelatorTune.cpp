@@ -34,6 +34,8 @@ Json chosenMembers(const CorrelatorSpec& s, const std::string& arch) {
     const DirectPipe p = directPipe(s, c.rows);
     j["row_copies"] = p.pairs ? "multicast" : p.bulkA ? "bulk" : "cp.async";
     j["column_copies"] = p.tensorB ? "tensor" : "cp.async";
+    if (!p.pairs) j["persistent"] = p.persistent;
+    if (p.bulkStore) j["store"] = "bulk";
     return j;
   }
   j["stages_per_sync"] = s.tuning.stagesPerSync;
@@ -105,6 +107,7 @@ std::vector<CorrelatorTuneCandidate> correlatorTuneCandidates(const CorrelatorSp
         for (const int rowCopies : {1, 0}) {
           if (rowCopies == 1 && rowBulkBlocker(s)) continue;
           CorrelatorSpec c = asStored;
+          c.tuning.bulkStore = -1;  // the visibilities from registers (a spec's "store" is not tuned)
           c.tuning.rowCopies = rowCopies;
           c.tuning.transformGiven = true;
           c.tuning.stagesPerSyncGiven = true;

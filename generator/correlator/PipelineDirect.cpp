@@ -146,8 +146,8 @@ DirectPipe directPipe(const CorrelatorSpec& s, int rows, int stages) {
   p.bulkA = !rowBulkBlocker(s) && (s.tuning.rowCopies >= 1 || (s.tuning.rowCopies == -1 && offDiagonal));
   p.pairs = p.bulkA && s.tuning.rowCopies == 2;
   // Persistent blocks by default where a tile holds at most kPersistentTileStages stages: there each tile's fill and
-  // store weigh, and blocks that carry the ring on from tile to tile ran 1.04-1.22x one block per tile (8-bit, 8 to 64
-  // stages, nine shapes on H200s); at 84 to 320 stages they ran 0.95-1.00x (six shapes).
+  // store weigh, and blocks that carry the ring on from tile to tile ran 1.00-1.22x one block per tile (8-bit, 8 to 64
+  // stages, ten shapes on H200s, none slower); at 80 to 320 stages 0.95-1.04x (seven shapes, four slower).
   const long long tileStages = (s.samples + p.ts - 1) / p.ts;
   p.persistent = !p.pairs &&
                  (s.tuning.persistent == 1 || (s.tuning.persistent == -1 && tileStages <= kPersistentTileStages));
@@ -191,6 +191,13 @@ DirectPipe directPipe(const CorrelatorSpec& s, int rows, int stages) {
     while (p.blocksPerSm > 1 && p.blocksPerSm * (p.sharedBytes + 1024) > 228 * 1024) --p.blocksPerSm;
   }
   return p;
+}
+
+int directLagStages(const DirectPipe& p, long long tileStages) {
+  if (p.consumers < 2 || p.group != 1 || tileStages < p.stages) return 0;
+  const long long lag = std::min<long long>(tileStages / 2, p.stages - 2 * p.group - 1) / 2 * 2;
+  const long long loop = tileStages / 2 * 2;  // the consumers' main loop: pairs of groups of one stage
+  return lag >= 2 && lag < loop ? static_cast<int>(lag) : 0;
 }
 
 bool directSharedFits(const DirectPipe& p) {
@@ -446,6 +453,7 @@ CorrelatorKernels emitCorrelatorDirect(const CorrelatorSpec& s, int rows, int st
   DirectPipe p = directPipe(s, rows, stages);
   p.narrowEdge = p.narrowEdge && v.halfWidthEdge;
   p.staggerNs = p.persistent ? v.staggerNs : 0;
+  if (v.lagStages) p.lagStages = std::min(v.lagStages, directLagStages(p, (s.samples + p.ts - 1) / p.ts));
   if (p.inFlight < 1)  // the producer would wait for a slot the consumers release only after it publishes
     throw SpecError(s.file, "/tuning/stages",
                     fmt::format("{} slots with the operands as stored and {} stage(s) per wait: at least {} needed",

@@ -78,6 +78,11 @@ struct DirectPipe {
   // next tile's stages fill while the consumers store.
   bool persistent = false;
   int staggerNs = 0;  // persistent consumers start (blockIdx % 4) x this apart (bench's variant; 0: together)
+  // The second consumer warpgroup starts each tile lagStages stages after the first (named barrier 3: the first
+  // arrives, the second waits), so that each warpgroup's store runs while the other's wgmmas do (bench's variant;
+  // 0: together). Needs a tile of at least `stages` stages: the ring keeps the first warpgroup within a tile of the
+  // second, so that the barrier's arrivals pair tile by tile.
+  int lagStages = 0;
   // The last column tile holds at most rows / 2 inputs (N % rows): its consumers issue the half-width wgmmas from
   // column input 0, so that the empty columns cost no tensor work.
   bool narrowEdge = false;
@@ -100,7 +105,7 @@ struct DirectPipe {
   int stagingBytes() const { return consumers * stageRuns * stageRunStride; }
   // Staging byte of (row input gi, column input gj) counted in the tile, warpgroup cg: run gj / 2,
   // row receiver (gi - 64 cg) / 2, polarization product (gi % 2, gj % 2) in the output's order (`polPairFirst`: the row
-  // input's polarization first, TCC's; else the column's).
+  // input's polarization first, polarization_order "r1_r2"; else the column's, TCC's "r2_r1").
   int stageOffset(int cg, int gi, int gj, bool polPairFirst) const {
     const int pq = polPairFirst ? 2 * (gi & 1) + (gj & 1) : 2 * (gj & 1) + (gi & 1);
     return staging + cg * stageRuns * stageRunStride + (gj >> 1) * stageRunStride + ((gi - 64 * cg) >> 1) * 32 + 8 * pq;
@@ -188,7 +193,12 @@ std::string emitDirectCorrelate(const CorrelatorSpec& s, const DirectPipe& p, co
 struct DirectVariant {
   bool halfWidthEdge = true;
   int staggerNs = 0;
+  int lagStages = 0;  // where the tile and the ring allow it (directLagStages), else 0
 };
+// The lag the second warpgroup can take on this geometry (half a tile, within the ring: even, at least 2 and inside
+// the consumers' main loop), or 0 where a tile holds fewer stages than the ring (the barrier's arrivals could not
+// pair tile by tile) or the tile has one warpgroup.
+int directLagStages(const DirectPipe& p, long long tileStages);
 CorrelatorKernels emitCorrelatorDirect(const CorrelatorSpec& s, int rows, int stages = 0, DirectVariant v = {});
 
 }  // namespace warpforge

@@ -307,7 +307,7 @@ void emitStore(Code& c, const CorrelatorSpec& s, const DirectPipe& p, bool half,
     c(fmt::format("const unsigned stage = ring + {}u + (unsigned)cg * {}u;", p.staging,
                   p.stageRuns * p.stageRunStride));
     c("if ((warp & 3) == 0) wfa_bulk_wait_read0();");
-    c("wfa_bar_sync(1 + cg, 128);");
+    c("wfa_bar_sync(1 + cg, 128);  // the staging is free");
   }
   for (int h = 0; h < 2; ++h) {
     c("#pragma unroll");
@@ -388,7 +388,7 @@ void emitStore(Code& c, const CorrelatorSpec& s, const DirectPipe& p, bool half,
   }
   if (p.bulkStore) {
     c("corr_fence_async_smem();  // the staging is read by the bulk stores (async proxy)");
-    c("wfa_bar_sync(1 + cg, 128);");
+    c("wfa_bar_sync(1 + cg, 128);  // the warpgroup's staging is written");
     c("// One run per column receiver r2: the warpgroup's row receivers up to r2 (the triangle), 32 bytes each.");
     c.open("if ((warp & 3) == 0)");
     c("const int rr0 = (row0 + 64 * cg) >> 1;  // the warpgroup's first row receiver");
@@ -426,6 +426,9 @@ void emitConsumers(Code& c, const CorrelatorSpec& s, const DirectPipe& p, long l
   const long long groups = nst / G, pairs = groups / 2;  // full groups, pairs of them
   c("#pragma unroll 1");
   c.open(fmt::format("for (int k = 0; k < {}; k += {})", 2 * G * pairs, 2 * G));
+  if (p.lagStages)
+    c(fmt::format("if (cg == 0 && k == {}) wfa_bar_arrive(3, 256);  // {} stages in: the second warpgroup may start",
+                  p.lagStages, p.lagStages));
   emitConsumerGroup(c, p, "k", G, "ra", half);
   emitConsumerGroup(c, p, fmt::format("k + {}", G), G, "rb", half);
   c.close();
@@ -542,6 +545,11 @@ std::string emitDirectCorrelate(const CorrelatorSpec& s, const DirectPipe& p, co
   }
   c("#pragma unroll");
   c(fmt::format("for (int z = 0; z < {}; ++z) d0[z] = 0, d1[z] = 0;", acc));
+  if (p.lagStages)
+    c(
+        fmt::format("if (cg == 1) wfa_bar_sync(3, 256);  // {} stages behind the first warpgroup: one stores while the "
+                    "other computes",
+                    p.lagStages));
   c("// ldmatrix rows: row input 64 cg + 32 h + 8 (warp % 4) + lane % 8, 16-byte chunk lane / 8 of the stage's 64 "
     "bytes");
   c("const int a_n = 64 * cg + 8 * (warp & 3) + (lane & 7);");

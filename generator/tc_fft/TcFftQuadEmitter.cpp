@@ -28,7 +28,9 @@ constexpr int kFftThreads = 128;  // four warps per FFT
 const char* kQuadHelpers = R"(
 // (The pass fused into the load) y_p[m] = W^(p m) (x[m] + W4^p x[m + 1024]) in f32, rounded to f16 once; p = 0
 // takes no twiddle (the table is then not read). The twiddle's cos and sin are words `at` of the warp's rows of two
-// tables kept in the data's swizzled arrangement, so that a warp's reads meet each bank once, as its data reads do.
+// tables kept in the data's swizzled arrangement: spread as the data's 16-byte reads are, but as single words they
+// share the low two word bits across the lanes (8 banks: up to 4 ways; the linear float2 table met one bank 8-16
+// times).
 __device__ __forceinline__ wf_u32 wf_dif2_word(wf_u32 lo, wf_u32 hi, float2 w4, int part, const float* tw_cos,
                                                const float* tw_sin, int at) {
   const float2 a = __half22float2(wf_as_h2(lo)), b = __half22float2(wf_as_h2(hi));
