@@ -1713,7 +1713,20 @@ Check emulatePlan(const std::string& text, long long batch, std::uint64_t seed,
     // A paired batch: the last digit runs over pairs of entries, the second of an odd count's last pair absent.
     long long groups = d.pairedBatch ? (batch + 1) / 2 : batch;
     for (std::size_t c = d.mirrored ? 1 : 0; c < d.batchCount.size(); ++c) groups *= d.batchCount[c];
-    const int countIn = L + (d.fuse == Fuse::C2RPre ? 1 : 0), countOut = L + (d.fuse == Fuse::R2CPost ? 1 : 0);
+    // A real plane (RealPlanes.h): rows of M in Z, rows of H = N/2 + 1 on the complex side, each row r paired with
+    // its mirror (every outer index negated).
+    const bool plane = d.fuse == Fuse::PlaneSplit || d.fuse == Fuse::PlaneMerge;
+    const int M = plane ? d.axes.back() : 1, rows = L / M, H = d.fuseN / 2 + 1;
+    auto mirrorRow = [&](long long r) {
+      long long mirror = 0, after = rows;
+      for (std::size_t a = 0; a + 1 < d.axes.size(); ++a) {
+        after /= d.axes[a];
+        mirror += (d.axes[a] - (r / after) % d.axes[a]) % d.axes[a] * after;
+      }
+      return mirror;
+    };
+    const int countIn = d.fuse == Fuse::PlaneMerge ? rows * H : L + (d.fuse == Fuse::C2RPre ? 1 : 0),
+              countOut = d.fuse == Fuse::PlaneSplit ? rows * H : L + (d.fuse == Fuse::R2CPost ? 1 : 0);
     auto table = [&](const std::vector<cdouble>& t, long long i, long long d0) { return t.at(i) * t.at(L + 1 + d0); };
     for (long long grp = 0; grp < groups; ++grp) {
       std::vector<std::vector<long long>> dig(m);
@@ -1760,6 +1773,17 @@ Check emulatePlan(const std::string& text, long long batch, std::uint64_t seed,
         const long long d0 = dig[r][0], mr = (m - r) % m;
         std::vector<cdouble> z(L);
         for (int k = 0; k < L; ++k) {
+          if (d.fuse == Fuse::PlaneMerge) {
+            const long long pr = k / M, pc = k % M, pm = mirrorRow(pr);
+            if (d.fuseN % 2) {
+              z[k] = pc <= d.fuseN / 2 ? X[r][pr * H + pc] : std::conj(X[r][pm * H + d.fuseN - pc]);
+              continue;
+            }
+            const cdouble a = X[r][pr * H + pc], b = X[r][pm * H + M - pc];
+            const cdouble o = pk.loadTable.at(pc) * cdouble(a.real() - b.real(), a.imag() + b.imag());
+            z[k] = {a.real() + b.real() - o.imag(), a.imag() - b.imag() + o.real()};
+            continue;
+          }
           if (d.fuse != Fuse::C2RPre) {
             z[k] = X[r][k];
             continue;
@@ -1789,6 +1813,13 @@ Check emulatePlan(const std::string& text, long long batch, std::uint64_t seed,
         for (int i = 0; i < countOut; ++i) {
           if (d.mirrored && i == L && d0 != 0) continue;
           cdouble v = i < L ? Y[r][i] : 0.0;
+          if (d.fuse == Fuse::PlaneSplit) {
+            const long long pr = i / H, pc = i % H, pm = mirrorRow(pr);
+            const cdouble za = Y[r][pr * M + pc % M], zb = Y[r][pm * M + (M - pc) % M];
+            const cdouble ev(0.5 * (za.real() + zb.real()), 0.5 * (za.imag() - zb.imag()));
+            const cdouble od(0.5 * (za.imag() + zb.imag()), -0.5 * (za.real() - zb.real()));
+            v = d.fuseN % 2 ? Y[r][pr * M + pc] : ev + pk.storeTable.at(pc) * od;
+          }
           if (d.fuse == Fuse::R2CPost) {
             const cdouble za = Y[r][i % L],
                           zb = d.mirrored ? Y[mr][d0 == 0 ? (L - i) % L : L - 1 - i] : Y[r][(L - i) % L];
@@ -2058,6 +2089,81 @@ TEST(Stockham, FusedPlaneKernelsRunOnTheCpu) {
   // Caught by a wrong output of a kernel that ran, not by a kernel the host compiler refused.
   EXPECT_GT(mutated.checked, 0) << "the mutated kernel did not run";
   EXPECT_GT(mutated.error, mutated.bound) << "a fused plane loaded without its digit reversal must fail the check";
+}
+
+// r2c / c2r of 2D / 3D planes that fit one block run as one real-plane kernel (RealPlanes.h): odd and even innermost
+// lengths, f32 and f64, offsets, padded distances and planar complex sides; the planes that do not fit whole (3D
+// whose inner plane fits) add the outer axis c2c. Each runs from its generated source on the CPU against FFTW.
+TEST(Stockham, RealPlaneKernelsRunOnTheCpu) {
+  struct Case {
+    std::string label, text;
+    std::size_t kernels;
+  };
+  std::vector<Case> cases;
+  auto add = [&](const std::string& prec, const std::string& transform, const std::string& lengths, std::size_t kernels,
+                 const std::string& extra = "") {
+    cases.push_back({fmt::format("{} {} {}{}", transform, prec, lengths, extra.empty() ? "" : " (strided)"),
+                     fmt::format(R"({{"name": "cpupl", "family": "stockham", "precision": "{}", "transform": "{}", )"
+                                 R"("lengths": {}{}}})",
+                                 prec, transform, lengths, extra),
+                     kernels});
+  };
+  for (const char* prec : {"f32", "f64"})
+    for (const char* t : {"r2c", "c2r"}) {
+      for (const char* lengths : {"[4, 13]", "[6, 10]", "[3, 5, 7]", "[8, 8, 9]", "[2, 4]", "[5, 3]"})
+        add(prec, t, lengths, 1);
+      // f64 keeps 31 out of its butterflies (maxPrimeRadix): the rows of 31 take the per-axis plan there.
+      add(prec, t, "[32, 31]", std::string(prec) == "f32" ? 1 : 2);
+    }
+  // The inner 16 x 1024 plane (16 x 512 in Z) as one kernel, the outer axis c2c (after it for r2c, before for c2r).
+  add("f32", "r2c", "[3, 16, 1024]", 2);
+  add("f32", "c2r", "[3, 16, 1024]", 2);
+  add("f32", "r2c", "[4, 6, 10]", 1,
+      R"(, "input": {"distance": 250, "offset": 3}, "output": {"layout": "planar", "distance": 150, "offset": 1})");
+  add("f64", "c2r", "[6, 9]", 1,
+      R"(, "input": {"layout": "planar", "distance": 31, "offset": 2}, "output": {"distance": 57, "offset": 1})");
+  add("f32", "c2r", "[4, 12]", 1, R"(, "input": {"distance": 30}, "output": {"distance": 50, "offset": 2})");
+  int n = 0;
+  for (const auto& c : cases) {
+    auto fs = makeStockhamSpec(parseStockhamSpecText(c.text, "cpu.json"));
+    LaunchPlan lp = fs->emit(EmitTarget{"sm_90", nullptr}).plan;
+    EXPECT_EQ(lp.kernels.size(), c.kernels) << c.label;
+    if (c.kernels == 1) {
+      EXPECT_NE(lp.sources.at(0).text.find("Real plane:"), std::string::npos) << c.label << ": not a real plane";
+    }
+    for (auto& src : lp.sources) src.text = cpuRunnableSource(src.text);
+    const Check ck = test::runPlanOnCpu(*fs, lp, 3, 3600 + n++, "stockham-cpu", c.label, {});
+    EXPECT_TRUE(ck.ok()) << c.label;
+    EXPECT_GT(ck.checked, 0) << c.label;
+    std::printf("[stockham-cpu] %s: %zu kernel(s), error %.2e (bound %.0e), unwritten %lld\n", c.label.c_str(),
+                lp.kernels.size(), ck.error, ck.bound, ck.unwritten);
+  }
+  // The per-axis plans (tuning fuse_axes false) of the same shapes still run.
+  for (
+      const char* text :
+      {R"({"name": "cpupa", "family": "stockham", "precision": "f32", "transform": "c2r", "lengths": [32, 31], "tuning": {"fuse_axes": false}})",
+       R"({"name": "cpupa", "family": "stockham", "precision": "f32", "transform": "r2c", "lengths": [6, 10], "tuning": {"fuse_axes": false}})"}) {
+    auto fs = makeStockhamSpec(parseStockhamSpecText(text, "cpu.json"));
+    LaunchPlan lp = fs->emit(EmitTarget{"sm_90", nullptr}).plan;
+    EXPECT_EQ(lp.kernels.size(), 2u) << text;
+    for (auto& src : lp.sources) src.text = cpuRunnableSource(src.text);
+    EXPECT_TRUE(test::runPlanOnCpu(*fs, lp, 3, 3700 + n++, "stockham-cpu", "per axis", {}).ok()) << text;
+  }
+  // Mutations: each row's mirror taken as the row itself (the split, the merge, the odd c2r's mirrored half), and
+  // the split's twiddle from the wrong entry.
+  auto mutate = [&](const std::string& text, const std::vector<std::array<std::string, 3>>& m) {
+    auto fs = makeStockhamSpec(parseStockhamSpecText(text, "cpu.json"));
+    LaunchPlan lp = fs->emit(EmitTarget{"sm_90", nullptr}).plan;
+    for (auto& src : lp.sources) src.text = cpuRunnableSource(src.text);
+    test::expectMutationsCaught(*fs, lp, m, 3800 + n++, "stockham-cpu", {});
+  };
+  mutate(R"({"name": "cpupm", "family": "stockham", "precision": "f64", "transform": "r2c", "lengths": [6, 10]})",
+         {{"split: the row as its own mirror", "const int pm = (6 - pr) % 6;", "const int pm = pr;"},
+          {"split: twiddle of k + 1", "store_table[pc]", "store_table[pc + 1]"}});
+  mutate(R"({"name": "cpupm", "family": "stockham", "precision": "f64", "transform": "c2r", "lengths": [6, 10]})",
+         {{"merge: the row as its own mirror", "const int pm = (6 - pr) % 6;", "const int pm = pr;"}});
+  mutate(R"({"name": "cpupm", "family": "stockham", "precision": "f64", "transform": "c2r", "lengths": [3, 5, 7]})",
+         {{"odd c2r: the row as its own mirror", "const int pm = ", "const int pm = pr + 0 * "}});
 }
 
 // Long one-FFT kernels (LongFftFactors.h): the candidates are factorizations of the length over the search's radices,

@@ -199,7 +199,10 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   const int maxHeld = tu.columnValues > 0 ? tu.columnValues : d.f64 ? 8 : 32;
   const bool halfStorage = d.in.storage == Storage::C16 || d.in.storage == Storage::R16 ||
                            d.out.storage == Storage::C16 || d.out.storage == Storage::R16;
-  g.indexPerGroup = tu.indexPerGroup.value_or(false);
+  // Real planes recompute their thread indices per group: their element loops divide by the row length per element
+  // (the merge's and split's rows and mirrors), and held across the group loop those took 154-168 registers at 4 x 13
+  // (64-128 recomputed).
+  g.indexPerGroup = tu.indexPerGroup.value_or(d.fuse == Fuse::PlaneSplit || d.fuse == Fuse::PlaneMerge);
   // Derived twiddles by default for half storage of long FFTs, where the table loads weigh most against the half-size
   // data (shorter f16 FFTs and f32 gain nothing measurable).
   g.deriveTwiddles = tu.deriveTwiddles.value_or(halfStorage && L >= 4096);
@@ -314,7 +317,7 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   const bool lastLoops = !d.factors.empty() && L / lastRadix > T;
   const bool shortLoopingStore = lastLoops && lastRun < 2 * kMinDirectRunBytes && !halfStorage;
   g.directStore = !d.factors.empty() && !d.mirrored && !coopLast && !g.fftMajorStore &&
-                  (d.fuse != Fuse::R2CPost || g.fusedSplit) &&
+                  (d.fuse != Fuse::R2CPost || g.fusedSplit) && d.fuse != Fuse::PlaneSplit &&
                   tu.directStore.value_or(g.fusedSplit || (lastRun >= kMinDirectRunBytes && !shortLoopingStore));
   g.persistent = tu.persistent.value_or(true);
   // Persistent blocks take their groups from a work counter: with a fixed share each, a block that started late (the

@@ -56,6 +56,13 @@ enum class Fuse {
   // store of a paired odd r2c (KernelDesc::pairedBatch, mirrored FFTs of one element): Z = FFT(x_2p + i x_2p+1) gives
   // X_2p[k] = (Z[k] + conj Z[N-k]) / 2 and X_2p+1[k] = (Z[k] - conj Z[N-k]) / 2i, k = 0..(N-1)/2
   PairSplit,
+  // A real plane (KernelDesc::axes, RealPlanes.h): the plane of an r2c / c2r's inner axes as one complex FFT whose
+  // fastest axis is M = N/2 (even N = fuseN, the real rows as pairs) or N (odd). The complex side holds rows of N/2
+  // + 1.
+  PlaneSplit,  // r2c store: X[r, k] = (Z[r, k] + conj Z[-r, M-k]) / 2 - i/2 W_N^k (Z[r, k] - conj Z[-r, M-k]), k =
+               // 0..N/2 (odd N: X[r, k] = Z[r, k])
+  PlaneMerge,  // c2r load: Z[r, k] = (X[r, k] + conj X[-r, L-k]) + i W_N^-k (X[r, k] - conj X[-r, L-k]), k < L (odd
+               // N: X[r, k] for k <= N/2, else conj X[-r, N-k])
 };
 
 // Where an even r2c / c2r length N = 2L does its split (merge) (spec tuning "real_split"; unset: the plan's rule).
@@ -126,7 +133,7 @@ struct KernelDesc {
   // from two tables lo[m % bigSplit] * hi[m / bigSplit].
   long long bigN = 0, bigSplit = 1;
   Fuse fuse = Fuse::None;
-  int fuseN = 0;  // the real length N = 2L for R2CPost / C2RPre
+  int fuseN = 0;  // the real length N = 2L for R2CPost / C2RPre; N (even or odd) for PlaneSplit / PlaneMerge
   // Bluestein's whole convolution in one kernel (the length-M sequence stays in shared memory): the
   // radix passes at sign -1, then element k times big_lo[k] (FFT(conj chirp)/M, fused into the first
   // read of the inverse half), then the same passes at sign +1 with conjugated twiddles. The chirp

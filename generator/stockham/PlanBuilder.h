@@ -78,8 +78,11 @@ class PlanBuilder {
   void buildC2c();
   // RealPlan.cpp
   void buildReal();
+  // The inner `axes` axes as one real-plane kernel (RealPlanes.h), the outer ones c2c as in the general path.
+  void buildRealPlane(int axes);
+  // The c2c axes `top` .. 0 (-1: D - 2 .. 0) of the complex array `shape`.
   void addComplexAxes(const std::vector<long long>& shape, const StockhamIo& srcIo, Buffer src, Storage srcStorage,
-                      bool srcPlanar, const StockhamIo& dstIo, Buffer dst, Storage dstStorage, int sign);
+                      bool srcPlanar, const StockhamIo& dstIo, Buffer dst, Storage dstStorage, int sign, int top = -1);
   void addRealAxis(const std::vector<long long>& counts, const Side& realSide, const Side& complexSide);
   void addOddRealAxis(const std::vector<long long>& counts, const Side& realSide, const Side& complexSide);
   // A job of any length: one kernel, the long-FFT plans or Bluestein.

@@ -12,6 +12,7 @@
 // An odd real length runs as the complex FFT of N itself: r2c reads the real array as (x, 0) and stores outputs
 // 0..N/2; c2r reads the half the array holds and its conjugate mirror (Access::hermitianN) and stores real parts. 1D
 // batches pair their entries, one complex FFT for two (addOddRealAxis says where).
+// 2D / 3D whose inner axes' plane fits one block: those axes as one kernel, the real plane (RealPlanes.h).
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -20,6 +21,7 @@
 #include "generator/stockham/FactorizationModel.h"
 #include "generator/stockham/MirrorPairs.h"
 #include "generator/stockham/PlanBuilder.h"
+#include "generator/stockham/RealPlanes.h"
 
 namespace warpforge {
 
@@ -41,6 +43,7 @@ std::vector<cd> mirroredRealTable(long long N, long long elem, int n, long long 
 }
 
 void PlanBuilder::buildReal() {
+  if (const int planeAxes = fusedRealAxes(s_, maxOneKernel_); planeAxes >= 2) return buildRealPlane(planeAxes);
   const int D = static_cast<int>(s_.lengths.size());
   const bool r2c = s_.transform == Transform::R2C;
   // The complex side's array: the lengths with the innermost halved plus one.
@@ -88,11 +91,12 @@ void PlanBuilder::buildReal() {
 // place on dst.
 void PlanBuilder::addComplexAxes(const std::vector<long long>& shape, const StockhamIo& srcIo, Buffer src,
                                  Storage srcStorage, bool srcPlanar, const StockhamIo& dstIo, Buffer dst,
-                                 Storage dstStorage, int sign) {
+                                 Storage dstStorage, int sign, int top) {
   const int D = static_cast<int>(shape.size());
   const bool dstPlanar = dst == Buffer::Output && s_.output.planar;
-  for (int a = D - 2; a >= 0; --a) {
-    const bool first = a == D - 2;
+  if (top < 0) top = D - 2;
+  for (int a = top; a >= 0; --a) {
+    const bool first = a == top;
     const StockhamIo& inIo = first ? srcIo : dstIo;
     Job j;
     j.n = static_cast<int>(shape[a]);
@@ -116,6 +120,69 @@ void PlanBuilder::addComplexAxes(const std::vector<long long>& shape, const Stoc
     j.out.batchStride.push_back(dstIo.distance);
     addJob(j);
   }
+}
+
+void PlanBuilder::buildRealPlane(int axes) {
+  const int D = static_cast<int>(s_.lengths.size()), lo = D - axes, N = s_.length();
+  const bool r2c = s_.transform == Transform::R2C, odd = N % 2;
+  const int M = odd ? N : N / 2;
+  const std::vector<long long> shape = r2c ? s_.outShape() : s_.inShape();
+  // Batch digits: the axes outside the plane, innermost first, then the user's batch.
+  auto outerStrides = [&](const StockhamIo& io) {
+    std::vector<long long> st;
+    for (int d = lo - 1; d >= 0; --d) st.push_back(io.strides[d]);
+    st.push_back(io.distance);
+    return st;
+  };
+  Job j;
+  j.axes.assign(s_.lengths.begin() + lo, s_.lengths.end() - 1);
+  j.axes.push_back(M);
+  j.n = 1;
+  for (int n : j.axes) j.n *= n;
+  for (int f = axes - 1; f >= 0; --f) {  // each axis's factors, fastest axis first
+    const std::vector<int> axis = defaultFactors(j.axes[f], false);
+    j.factors.insert(j.factors.end(), axis.begin(), axis.end());
+  }
+  for (int d = lo - 1; d >= 0; --d) j.counts.push_back(s_.lengths[d]);
+  j.sign = r2c ? -1 : +1;
+  j.fuse = r2c ? Fuse::PlaneSplit : Fuse::PlaneMerge;
+  j.fuseN = N;
+  const StockhamIo& realIo = r2c ? s_.input : s_.output;
+  Side realSide{r2c ? Buffer::Input : Buffer::Output, userReal(), false, realIo.offset, 1, outerStrides(realIo)};
+  realSide.scalarReal = odd;
+  Side complexSide;
+  if (r2c) {
+    complexSide = Side{Buffer::Output, userComplex(), s_.output.planar, s_.output.offset, 1, outerStrides(s_.output)};
+  } else if (lo == 0) {
+    complexSide = Side{Buffer::Input, userComplex(), s_.input.planar, s_.input.offset, 1, outerStrides(s_.input)};
+  } else {
+    // c2r: the axes outside the plane first, from the input into dense scratch (the input is left as given).
+    StockhamIo dense;
+    dense.strides = denseStrides(shape);
+    dense.distance = product(shape);
+    reserve(Buffer::Tmp0, dense.distance);
+    addComplexAxes(shape, s_.input, Buffer::Input, userComplex(), s_.input.planar, dense, Buffer::Tmp0, compute_, +1,
+                   lo - 1);
+    complexSide = Side{Buffer::Tmp0, compute_, false, 0, 1, outerStrides(dense)};
+  }
+  j.in = r2c ? realSide : complexSide;
+  j.out = r2c ? complexSide : realSide;
+  if (!odd) {  // W_N^(-+k), k = 0..L: the split's (merge's) twiddles
+    std::vector<cd> w;
+    for (int k = 0; k <= M; ++k) w.push_back(unitRoot(k, N, r2c ? -1 : +1));
+    (r2c ? j.storeTable : j.loadTable) = std::move(w);
+    (r2c ? j.hasStoreTable : j.hasLoadTable) = true;
+  }
+  j.role = fmt::format("axes {}..{} of {}D in one kernel: the {} real plane as a complex FFT of {} ({})", lo, D - 1, D,
+                       fmt::join(s_.lengths.begin() + lo, s_.lengths.end(), " x "), fmt::join(j.axes, " x "),
+                       r2c ? (odd ? "real rows as (x, 0), outputs k <= N/2 stored"
+                                  : "real rows as pairs, the split at the store")
+                           : (odd ? "the half and its conjugate mirror read, real parts stored"
+                                  : "the merge at the load, real rows stored as pairs"));
+  addSingle(j);
+  if (r2c && lo > 0)
+    addComplexAxes(shape, s_.output, Buffer::Output, userComplex(), s_.output.planar, s_.output, Buffer::Output,
+                   userComplex(), -1, lo - 1);
 }
 
 void PlanBuilder::addRealAxis(const std::vector<long long>& counts, const Side& realSide, const Side& complexSide) {

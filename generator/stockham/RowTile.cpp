@@ -27,7 +27,7 @@ class RowTile : public Tiling {
   std::vector<NodePtr> load(KernelContext& k) const override {
     const KernelDesc& d = k.d;
     const int count = loadCount(d);
-    if (contiguous(k, d.in, count) && d.natInDigit0 == 0) {
+    if (d.fuse != Fuse::PlaneMerge && contiguous(k, d.in, count) && d.natInDigit0 == 0) {
       Vector vec = vectorOf(d, d.in, count, d.loadTable || d.inValid >= 0);
       if (vec.V) {
         k.g.vectorBytesIn = vec.words * 4;
@@ -36,7 +36,7 @@ class RowTile : public Tiling {
       return runLoop(k, count, [&] {
         std::vector<NodePtr> b{decl(k.cT, "v", k.mk(k.num(0), k.num(0)))};
         NodePtr at = bin("+", var("base"), var("e"));  // complex element of the block's run
-        if (isReal(d.in.storage)) at = bin("*", at, lit(2));
+        if (isReal(d.in.storage) && !d.in.scalarReal) at = bin("*", at, lit(2));
         std::vector<NodePtr> active = loadGuarded(k, bin("+", lit(d.in.offset), at), "const int",
                                                   bin("*", bin("%", var("e"), lit(count)), lit(d.natInElem)));
         b.push_back(ifStmt(bin("<", var("e"), var("limit")), block(active)));
@@ -50,7 +50,9 @@ class RowTile : public Tiling {
   std::vector<NodePtr> store(KernelContext& k) const override {
     const KernelDesc& d = k.d;
     const int count = storeCount(d);
-    if (d.fuse == Fuse::None && d.bigN == 0 && contiguous(k, d.out, count) && d.natOutDigit0 == 0) {
+    // (A real plane's c2r merge is all in its load: its store is a plain one.)
+    if ((d.fuse == Fuse::None || d.fuse == Fuse::PlaneMerge) && d.bigN == 0 && contiguous(k, d.out, count) &&
+        d.natOutDigit0 == 0) {
       Vector vec = vectorOf(d, d.out, count, d.storeTable || d.outValid >= 0);
       if (vec.V) {
         k.g.vectorBytesOut = vec.words * 4;
@@ -59,7 +61,7 @@ class RowTile : public Tiling {
       return runLoop(k, count, [&] {
         std::vector<NodePtr> b{decl(k.cT, "v", k.shared(blockIndex(k, var("e"), count)))};
         NodePtr at = bin("+", var("base"), var("e"));
-        if (isReal(d.out.storage)) at = bin("*", at, lit(2));
+        if (isReal(d.out.storage) && !d.out.scalarReal) at = bin("*", at, lit(2));
         std::vector<NodePtr> active = storeGuarded(k, bin("+", lit(d.out.offset), at), "const int",
                                                    bin("*", bin("%", var("e"), lit(count)), lit(d.natOutElem)));
         b.push_back(ifStmt(bin("<", var("e"), var("limit")), block(active)));
@@ -70,9 +72,12 @@ class RowTile : public Tiling {
   }
 
  private:
-  // The block's FFTs are one contiguous run of memory laid out as in shared memory.
+  // The block's FFTs are one contiguous run of memory laid out as in shared memory (a scalar real array: one scalar
+  // per element, so that the run needs no division by the length per element: an odd c2r of 31 on one thread per
+  // FFT held 31 hoisted (FFT, element) pairs across its passes and spilled).
   static bool contiguous(const KernelContext& k, const Access& a, int count) {
-    if (k.d.mirrored || a.hermitianN || a.scalarReal || a.pairOffset) return false;
+    if (k.d.mirrored || a.hermitianN || a.pairOffset) return false;
+    if (a.scalarReal) return a.elemStride == 1 && k.collapsible(a) && a.batchStride[0] == count;
     if (isReal(a.storage)) return realVector(a) && k.collapsible(a) && a.batchStride[0] == 2 * count;
     return a.elemStride == 1 && k.collapsible(a) && a.batchStride[0] == count;
   }
@@ -122,7 +127,7 @@ class RowTile : public Tiling {
   }
 
   static Vector vectorOf(const KernelDesc& d, const Access& a, int count, bool tables) {
-    if (d.f64 || a.planar || tables) return {};
+    if (d.f64 || a.planar || a.scalarReal || tables) return {};
     int V = 0, words = 4;
     switch (a.storage) {
       case Storage::C32:

@@ -18,6 +18,7 @@
 #include "generator/stockham/KernelContext.h"
 #include "generator/stockham/MirrorPairs.h"
 #include "generator/stockham/RadixPass.h"
+#include "generator/stockham/RealPlanes.h"
 #include "generator/stockham/Tiling.h"
 
 namespace warpforge {
@@ -84,7 +85,7 @@ std::string header(const KernelContext& k) {
              g.deriveTwiddles ? ", twiddles W^(k r) for r not a power of two derived" : "",
              g.workQueue ? "; groups after the first from the work counter" : "",
              g.fusedSplit ? "; r2c split fused into the last pass" : "") +
-         FusedPlanes(d).headerNote();
+         FusedPlanes(d).headerNote() + realPlaneNote(d);
 }
 
 class Emitter {

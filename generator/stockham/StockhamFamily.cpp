@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "generator/stockham/CoopRadix.h"
+#include "generator/stockham/RealPlanes.h"
 #include "generator/stockham/StockhamData.h"
 #include "generator/stockham/StockhamLaunch.h"
 #include "generator/stockham/StockhamLayout.h"
@@ -156,6 +157,18 @@ class StockhamFamilySpec : public FamilySpec, public BenchFacet, public TuneFace
     return stockhamCheck(s_, data, outputs, batch);
   }
   std::optional<BaselineRequest> baseline() const override { return stockhamBaseline(s_); }
+  // A real plane the default runs as one kernel (RealPlanes.h) is also timed in the form it replaced: tuning
+  // fuse_axes false, the real axis then the outer axes c2c, one kernel each.
+  std::vector<BenchVariant> benchVariants(const EmitTarget& target) const override {
+    std::vector<BenchVariant> v;
+    if (fusedRealAxes(s_) >= 2) {
+      StockhamSpec perAxis = s_;
+      perAxis.tuning.fuseAxes = false;
+      v.push_back({"one kernel per axis (fuse_axes false: the real axis, then the outer axes c2c)",
+                   Generated{buildStockham(perAxis, target.arch, target.probe).launchPlan(perAxis)}});
+    }
+    return v;
+  }
   std::optional<TuneOutcome> tune(TuneTimer& timer, long long,
                                   const std::function<void(const TuneTrialReport&)>& onTrial) const override {
     return tuneStockham(s_, timer, onTrial);

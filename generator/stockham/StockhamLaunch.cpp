@@ -264,6 +264,8 @@ std::vector<std::string> stockhamWarnings(const StockhamSpec& s, const StockhamB
       return std::any_of(b.kernels.begin(), b.kernels.end(), [&](const SpillFreeKernel& sf) {
         const KernelDesc& d = sf.kernel.desc;
         if (d.fuse == Fuse::None || d.fuse == Fuse::PairSplit) return false;
+        // (An odd real plane has no split: it stores outputs k <= N/2, or reads the mirror.)
+        if ((d.fuse == Fuse::PlaneSplit || d.fuse == Fuse::PlaneMerge) && d.fuseN % 2) return false;
         return r == RealSplit::Kernel ? d.factors.empty()
                                       : !d.factors.empty() && d.mirrored == (r == RealSplit::Mirrored);
       });

@@ -189,8 +189,8 @@ StockhamPlanKernel PlanBuilder::kernel(const Job& j, int length, std::vector<int
   d.inValid = j.inValid;
   d.outValid = j.outValid;
   // R2C/C2R use their table for W_N^k inside the fused split/merge, not as a multiply
-  d.loadTable = j.hasLoadTable && j.fuse != Fuse::C2RPre;
-  d.storeTable = j.hasStoreTable && j.fuse != Fuse::R2CPost;
+  d.loadTable = j.hasLoadTable && j.fuse != Fuse::C2RPre && j.fuse != Fuse::PlaneMerge;
+  d.storeTable = j.hasStoreTable && j.fuse != Fuse::R2CPost && j.fuse != Fuse::PlaneSplit;
   d.fuse = j.fuse;
   d.fuseN = j.fuseN;
   d.axes = j.axes;

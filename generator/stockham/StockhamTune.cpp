@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "generator/stockham/FactorizationModel.h"
+#include "generator/stockham/RealPlanes.h"
 #include "generator/stockham/StockhamLaunch.h"
 
 namespace warpforge {
@@ -281,7 +282,8 @@ TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer,
       varySwitch("twiddles", {false, true}, &KernelTuning::deriveTwiddles);
       varySwitch("work queue", {false, true}, &KernelTuning::workQueue);
       if (spec.transform == Transform::R2C) varySwitch("fused split", {true, false}, &KernelTuning::fusedSplit);
-      if (spec.lengths.size() > 1 && !spec.real()) varySwitch("fuse axes", {true, false}, &KernelTuning::fuseAxes);
+      if (spec.lengths.size() > 1 && (!spec.real() || fusedRealAxes(spec) >= 2))
+        varySwitch("fuse axes", {true, false}, &KernelTuning::fuseAxes);
       if (planStockham(variant(spec, current()), arch).kernels.size() > 1)
         vary("column values", {32, 16, 8}, &KernelTuning::columnValues);
       if (spec.lengths.size() == 1 && !spec.real() && planStockham(variant(spec, current()), arch).kernels.size() > 1)

@@ -4,13 +4,17 @@
 #include "generator/stockham/FusedPlanes.h"
 #include "generator/stockham/MirrorPairs.h"
 #include "generator/stockham/RealFusion.h"
+#include "generator/stockham/RealPlanes.h"
 
 namespace warpforge {
 
 using namespace ast;
 
 int loadCount(const KernelDesc& d) { return d.length + (d.fuse == Fuse::C2RPre ? 1 : 0); }
-int storeCount(const KernelDesc& d) { return d.length + (d.fuse == Fuse::R2CPost ? 1 : 0); }
+int storeCount(const KernelDesc& d) {
+  if (d.fuse == Fuse::PlaneSplit) return planeRows(d) * planeHalfRow(d);  // the half spectrum's rows of N/2 + 1
+  return d.length + (d.fuse == Fuse::R2CPost ? 1 : 0);
+}
 
 void fftPrologue(const KernelContext& k, std::vector<NodePtr>& b, const Access& a) {
   if (k.d.mirrored) {
@@ -26,8 +30,11 @@ void fftPrologue(const KernelContext& k, std::vector<NodePtr>& b, const Access& 
 std::vector<NodePtr> loadElementBody(const KernelContext& k) {
   std::vector<NodePtr> b;
   b.push_back(decl(k.cT, "v", k.mk(k.num(0), k.num(0))));
-  std::vector<NodePtr> active = loadGuarded(k, k.address(k.d.in, var("i")), "const long long",
-                                            k.natural(var("i"), k.d.natInElem, k.d.natInDigit0));
+  std::vector<NodePtr> active;
+  if (k.d.fuse == Fuse::PlaneMerge) planeMergeLoad(k, active);
+  else
+    active = loadGuarded(k, k.address(k.d.in, var("i")), "const long long",
+                         k.natural(var("i"), k.d.natInElem, k.d.natInDigit0));
   NodePtr live = bin("<", var("g"), var("ffts"));
   // Mirrored pairs: the c2r half's element L is element n of digit 0's FFT 0 only.
   if (k.d.mirrored && k.d.fuse == Fuse::C2RPre)
@@ -43,6 +50,8 @@ std::vector<NodePtr> storeElementBody(const KernelContext& k) {
   std::vector<NodePtr> active;
   if (d.fuse == Fuse::R2CPost) {
     splitFromShared(k, active);
+  } else if (d.fuse == Fuse::PlaneSplit) {
+    planeSplitStore(k, active);
   } else if (d.fuse == Fuse::PairSplit) {
     pairSplitFromShared(k, active);
   } else if (d.factors.empty() && d.fuse == Fuse::C2RPre && !d.mirrored) {
