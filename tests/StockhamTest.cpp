@@ -2100,12 +2100,16 @@ TEST(Stockham, RealPlaneKernelsRunOnTheCpu) {
     std::size_t kernels;
   };
   std::vector<Case> cases;
+  // An odd innermost length takes the plane where fuse_axes asks for it (the default there is one kernel per axis).
   auto add = [&](const std::string& prec, const std::string& transform, const std::string& lengths, std::size_t kernels,
                  const std::string& extra = "") {
-    cases.push_back({fmt::format("{} {} {}{}", transform, prec, lengths, extra.empty() ? "" : " (strided)"),
+    const int inner = std::stoi(lengths.substr(lengths.find_last_of(" [") + 1));
+    const std::string tuning = inner % 2 ? R"(, "tuning": {"fuse_axes": true})" : "";
+    cases.push_back({fmt::format("{} {} {}{}{}", transform, prec, lengths, extra.empty() ? "" : " (strided)",
+                                 inner % 2 ? " (fuse_axes true)" : ""),
                      fmt::format(R"({{"name": "cpupl", "family": "stockham", "precision": "{}", "transform": "{}", )"
-                                 R"("lengths": {}{}}})",
-                                 prec, transform, lengths, extra),
+                                 R"("lengths": {}{}{}}})",
+                                 prec, transform, lengths, extra, tuning),
                      kernels});
   };
   for (const char* prec : {"f32", "f64"})
@@ -2138,6 +2142,16 @@ TEST(Stockham, RealPlaneKernelsRunOnTheCpu) {
     std::printf("[stockham-cpu] %s: %zu kernel(s), error %.2e (bound %.0e), unwritten %lld\n", c.label.c_str(),
                 lp.kernels.size(), ck.error, ck.bound, ck.unwritten);
   }
+  // An odd innermost length is one kernel per axis by default.
+  for (const char* t : {"r2c", "c2r"}) {
+    const std::string text = fmt::format(
+        R"({{"name": "cpuodd", "family": "stockham", "precision": "f32", "transform": "{}", "lengths": [4, 13]}})", t);
+    EXPECT_EQ(makeStockhamSpec(parseStockhamSpecText(text, "cpu.json"))
+                  ->emit(EmitTarget{"sm_90", nullptr})
+                  .plan.kernels.size(),
+              2u)
+        << t;
+  }
   // The per-axis plans (tuning fuse_axes false) of the same shapes still run.
   for (
       const char* text :
@@ -2162,7 +2176,8 @@ TEST(Stockham, RealPlaneKernelsRunOnTheCpu) {
           {"split: twiddle of k + 1", "store_table[pc]", "store_table[pc + 1]"}});
   mutate(R"({"name": "cpupm", "family": "stockham", "precision": "f64", "transform": "c2r", "lengths": [6, 10]})",
          {{"merge: the row as its own mirror", "const int pm = (6 - pr) % 6;", "const int pm = pr;"}});
-  mutate(R"({"name": "cpupm", "family": "stockham", "precision": "f64", "transform": "c2r", "lengths": [3, 5, 7]})",
+  mutate(R"({"name": "cpupm", "family": "stockham", "precision": "f64", "transform": "c2r", "lengths": [3, 5, 7], )"
+         R"("tuning": {"fuse_axes": true}})",
          {{"odd c2r: the row as its own mirror", "const int pm = ", "const int pm = pr + 0 * "}});
 }
 

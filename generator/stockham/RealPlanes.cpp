@@ -16,6 +16,12 @@ int fusedRealAxes(const StockhamSpec& s, int maxPlane) {
   if (D < 2 || !s.real() || N < 3 || s.tuning.fuseAxes == false || !s.factors.empty() || s.inPlace ||
       s.input.type != InputType::Native || (s.tuning.realSplit && *s.tuning.realSplit != RealSplit::Fused))
     return 0;
+  // Odd N only where fuse_axes asks for it: the rows as (x, 0) double the plane's FFT and c2r reads each row's
+  // mirror, and the per-axis plans ran faster at five of seven odd shapes on an H200 (4 x 13 c2r 0.77x cuFFT against
+  // 0.70x, 32 x 31 r2c 0.96x against 0.85x, 104 x 55 1.00-1.01x against 0.83-0.89x, 3 x 5 x 7 c2r 0.88x against
+  // 0.76x; the plane won at 4 x 13 r2c, 1.20x against 0.83x, and 32 x 31 c2r, 0.47x against 0.31x). Even N: the
+  // plane ran 1.11x against 0.90x (6 x 10 r2c) and 1.06-2.56x cuFFT on a fresh sweep of the class.
+  if (N % 2 && s.tuning.fuseAxes != true) return 0;
   const int maxPrime = maxPrimeRadix(s.precision);
   const long long M = N % 2 ? N : N / 2;
   const std::vector<long long> complexShape = s.transform == Transform::R2C ? s.outShape() : s.inShape();

@@ -158,14 +158,20 @@ class StockhamFamilySpec : public FamilySpec, public BenchFacet, public TuneFace
   }
   std::optional<BaselineRequest> baseline() const override { return stockhamBaseline(s_); }
   // A real plane the default runs as one kernel (RealPlanes.h) is also timed in the form it replaced: tuning
-  // fuse_axes false, the real axis then the outer axes c2c, one kernel each.
+  // fuse_axes false, the real axis then the outer axes c2c, one kernel each; where the default keeps one kernel per
+  // axis for an odd innermost length, the plane (fuse_axes true) is the variant.
   std::vector<BenchVariant> benchVariants(const EmitTarget& target) const override {
     std::vector<BenchVariant> v;
+    StockhamSpec plane = s_;
+    plane.tuning.fuseAxes = true;
     if (fusedRealAxes(s_) >= 2) {
       StockhamSpec perAxis = s_;
       perAxis.tuning.fuseAxes = false;
       v.push_back({"one kernel per axis (fuse_axes false: the real axis, then the outer axes c2c)",
                    Generated{buildStockham(perAxis, target.arch, target.probe).launchPlan(perAxis)}});
+    } else if (!s_.tuning.fuseAxes.has_value() && fusedRealAxes(plane) >= 2) {
+      v.push_back({"the real plane in one kernel (fuse_axes true)",
+                   Generated{buildStockham(plane, target.arch, target.probe).launchPlan(plane)}});
     }
     return v;
   }
