@@ -713,15 +713,25 @@ TEST_F(GpuStockham, RealTransformsMultiDimensional) {
   std::vector<RealCase> cases;
   for (const char* sh :
        {"[512, 512]", "[100, 1000]", "[64, 64, 64]", "[30, 50, 49]", "[415, 40]", "[7, 11, 13]", "[2, 4096]",
-        // planes that fit one block: one kernel (the real split / merge at the plane's store / load)
-        "[4, 13]", "[32, 31]", "[6, 10]", "[3, 5, 7]", "[8, 8, 9]", "[104, 55]"})
+        // planes that fit one block: one kernel for an even innermost length (odd: one kernel per axis)
+        "[4, 12]", "[6, 10]", "[32, 31]", "[3, 5, 7]", "[104, 55]"})
     for (const char* prec : {"f32", "f64"})
       for (const char* tr : {"r2c", "c2r"})
         cases.push_back({fmt::format("{} {} {} batch 3", tr, prec, sh),
                          fmt::format(R"("precision": "{}", "transform": "{}", "lengths": {})", prec, tr, sh), 3});
-  for (const char* tr : {"r2c", "c2r"})  // many planes per block, the last block partial
-    cases.push_back({fmt::format("{} f32 [4, 13] batch 1001", tr),
-                     fmt::format(R"("precision": "f32", "transform": "{}", "lengths": [4, 13])", tr), 1001});
+  for (const char* tr : {"r2c", "c2r"}) {
+    // many planes per block, the last block partial; the odd planes fuse_axes asks for; f16 planes
+    cases.push_back({fmt::format("{} f32 [6, 10] batch 1001", tr),
+                     fmt::format(R"("precision": "f32", "transform": "{}", "lengths": [6, 10])", tr), 1001});
+    for (const char* sh : {"[4, 13]", "[32, 31]", "[8, 8, 9]", "[11, 15]"})
+      cases.push_back(
+          {fmt::format("{} f32 {} fuse_axes true batch 5", tr, sh),
+           fmt::format(R"("precision": "f32", "transform": "{}", "lengths": {}, "tuning": {{"fuse_axes": true}})", tr,
+                       sh),
+           5});
+    cases.push_back({fmt::format("{} f16 [6, 10] batch 7", tr),
+                     fmt::format(R"("precision": "f16", "transform": "{}", "lengths": [6, 10])", tr), 7});
+  }
   cases.push_back(
       {"r2c f16 [256, 256] batch 5", R"("precision": "f16", "transform": "r2c", "lengths": [256, 256])", 5});
   cases.push_back(

@@ -3,4 +3,5 @@ warpforge_family(NAME correlator FACTORY correlatorFamily
           CorrelatorData.cpp CorrelatorFamily.cpp Pipeline.cpp PipelineCheck.cpp PipelineEmitter.cpp CorrelatorModel.cpp CorrelatorSweep.cpp
           VisibilityStore.cpp PipelineTriangle.cpp PipelineTransform.cpp PipelineSync.cpp
           ReduceVariants.cpp CorrelatorTune.cpp PipelineDirect.cpp PipelineDirectEmitter.cpp
-          PipelineDirectStaging.cpp)
+          PipelineDirectStaging.cpp PipelineDirectStore.cpp
+          CorrelatorDirectVariants.cpp)

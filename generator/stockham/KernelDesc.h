@@ -102,7 +102,7 @@ struct KernelTuning {
   BluesteinRule bluestein = BluesteinRule::Model;  // (plan)
   long long bluesteinLength = 0;    // (plan) > 0: the Bluestein convolution length M itself (radix-smooth, M >= 2n - 1)
   std::optional<bool> fuseAxes;     // (plan) false: one kernel per axis of a 2D/3D transform; else the inner axes whose
-                                    // plane fits one kernel together
+                                    // plane fits one kernel together (r2c / c2r: even N; odd N where true)
   std::optional<bool> halfScratch;  // (plan) f16: the scratch between a long FFT's kernels in f16 (plain jobs unless
                                     // false; a real transform's complex half only if true), else float
   std::optional<bool> threeKernels;    // (plan) 1D lengths past one kernel: three kernels (N = n1 x m1 x m2) or two;

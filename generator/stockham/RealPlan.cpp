@@ -12,7 +12,8 @@
 // An odd real length runs as the complex FFT of N itself: r2c reads the real array as (x, 0) and stores outputs
 // 0..N/2; c2r reads the half the array holds and its conjugate mirror (Access::hermitianN) and stores real parts. 1D
 // batches pair their entries, one complex FFT for two (addOddRealAxis says where).
-// 2D / 3D whose inner axes' plane fits one block: those axes as one kernel, the real plane (RealPlanes.h).
+// 2D / 3D whose inner axes' plane fits one block: those axes as one kernel, the real plane (RealPlanes.h; an even
+// innermost length, or any with tuning fuse_axes true).
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -33,6 +34,14 @@ long long product(const std::vector<long long>& v) {
   return p;
 }
 
+// The strides of a job's batch digits in `io`: axes `top` .. 0 (innermost first), then the user's batch.
+std::vector<long long> batchDigitStrides(const StockhamIo& io, int top) {
+  std::vector<long long> st;
+  for (int d = top; d >= 0; --d) st.push_back(io.strides[d]);
+  st.push_back(io.distance);
+  return st;
+}
+
 }  // namespace
 
 std::vector<cd> mirroredRealTable(long long N, long long elem, int n, long long m, int sign) {
@@ -49,12 +58,7 @@ void PlanBuilder::buildReal() {
   // The complex side's array: the lengths with the innermost halved plus one.
   const std::vector<long long> shape = r2c ? s_.outShape() : s_.inShape();
   // Strides of the real axis job's batch digits (the outer axes, innermost first, then the user's batch) in `io`.
-  auto outerStrides = [&](const StockhamIo& io) {
-    std::vector<long long> st;
-    for (int d = D - 2; d >= 0; --d) st.push_back(io.strides[d]);
-    st.push_back(io.distance);
-    return st;
-  };
+  auto outerStrides = [&](const StockhamIo& io) { return batchDigitStrides(io, D - 2); };
   std::vector<long long> counts;
   for (int d = D - 2; d >= 0; --d) counts.push_back(s_.lengths[d]);
   const StockhamIo& realIo = r2c ? s_.input : s_.output;
@@ -128,12 +132,7 @@ void PlanBuilder::buildRealPlane(int axes) {
   const int M = odd ? N : N / 2;
   const std::vector<long long> shape = r2c ? s_.outShape() : s_.inShape();
   // Batch digits: the axes outside the plane, innermost first, then the user's batch.
-  auto outerStrides = [&](const StockhamIo& io) {
-    std::vector<long long> st;
-    for (int d = lo - 1; d >= 0; --d) st.push_back(io.strides[d]);
-    st.push_back(io.distance);
-    return st;
-  };
+  auto outerStrides = [&](const StockhamIo& io) { return batchDigitStrides(io, lo - 1); };
   Job j;
   j.axes.assign(s_.lengths.begin() + lo, s_.lengths.end() - 1);
   j.axes.push_back(M);

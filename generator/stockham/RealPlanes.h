@@ -23,9 +23,10 @@ struct StockhamSpec;
 
 // How many inner axes of a 2D/3D r2c / c2r one kernel takes as a real plane: the most (2 or more) whose plane of Z
 // (the outer axes times M) holds at most one kernel's length, each a smooth length, the rows dense with unit innermost
-// stride on both sides (the real rows of N, the complex rows of N/2 + 1), N at least 3. 0: none (one kernel for the
-// real axis, one per outer axis). Tuning fuse_axes false, or a real_split other than "fused", turns it off. maxPlane >
-// 0: a lower bound on the plane (the arch's one-kernel length, maxOneKernelLength, where below the limit).
+// stride on both sides (the real rows of N, the complex rows of N/2 + 1), N at least 3 and even (odd N only where
+// tuning fuse_axes is true). 0: none (one kernel for the real axis, one per outer axis). Tuning fuse_axes false, a
+// real_split other than "fused", in-place transforms, non-native inputs and explicit factors turn it off. maxPlane >
+// 0: an upper bound on the plane (the arch's one-kernel length, maxOneKernelLength).
 int fusedRealAxes(const StockhamSpec& s, int maxPlane = 0);
 
 // Rows of the plane (the product of its outer axes) and the complex side's row length N/2 + 1.

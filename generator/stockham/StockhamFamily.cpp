@@ -164,12 +164,13 @@ class StockhamFamilySpec : public FamilySpec, public BenchFacet, public TuneFace
     std::vector<BenchVariant> v;
     StockhamSpec plane = s_;
     plane.tuning.fuseAxes = true;
-    if (fusedRealAxes(s_) >= 2) {
+    const int maxPlane = maxOneKernelLength(s_.precision, target.arch);
+    if (fusedRealAxes(s_, maxPlane) >= 2) {
       StockhamSpec perAxis = s_;
       perAxis.tuning.fuseAxes = false;
       v.push_back({"one kernel per axis (fuse_axes false: the real axis, then the outer axes c2c)",
                    Generated{buildStockham(perAxis, target.arch, target.probe).launchPlan(perAxis)}});
-    } else if (!s_.tuning.fuseAxes.has_value() && fusedRealAxes(plane) >= 2) {
+    } else if (!s_.tuning.fuseAxes.has_value() && fusedRealAxes(plane, maxPlane) >= 2) {
       v.push_back({"the real plane in one kernel (fuse_axes true)",
                    Generated{buildStockham(plane, target.arch, target.probe).launchPlan(plane)}});
     }

@@ -281,6 +281,13 @@ std::vector<std::string> stockhamWarnings(const StockhamSpec& s, const StockhamB
                                   ? "the half has no two-kernel plan that holds two mirrored FFTs per block"
                                   : "the plan has no split kernel"));
   }
+  if (tu.fuseAxes == true && s.lengths.size() > 1 &&
+      std::none_of(b.kernels.begin(), b.kernels.end(),
+                   [](const SpillFreeKernel& sf) { return sf.kernel.desc.axes.size() > 1; }))
+    w.push_back(
+        "/tuning/fuse_axes: true, but no plane of this spec fits one kernel (each inner axis smooth, the plane within "
+        "one kernel's length, both sides dense with unit innermost stride, out of place; r2c / c2r: N >= 3, native "
+        "input, real_split \"fused\"): one kernel per axis");
   if (tu.pairBatch && (!s.real() || s.length() % 2 == 0 || s.lengths.size() > 1))
     w.push_back("/tuning/pair_batch: only a 1D r2c / c2r of odd length pairs its batch entries");
   if (tu.split > 0 && std::none_of(b.kernels.begin(), b.kernels.end(), [&](const SpillFreeKernel& sf) {

@@ -12,7 +12,7 @@
 //  - lengths with a prime factor above 31 (above 127 where cooperative radices serve): Bluestein, a length-M
 //    convolution (M >= 2N-1, BluesteinLength.h) as two FFTs with the chirp fused into their loads and stores;
 //  - 2D/3D: one 1D job per axis, last axis first, the rest in place on the output; inner axes whose plane fits one
-//    block as one kernel (c2c: FusedPlanes.h; r2c / c2r: RealPlanes.h).
+//    block as one kernel (c2c: FusedPlanes.h; r2c / c2r: RealPlanes.h, even innermost lengths unless fuse_axes).
 #include <complex>
 #include <string>
 #include <vector>

@@ -186,9 +186,16 @@ TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer,
         t.ran.blockThreads = g.threadsPerFft * g.fftsPerBlock;
         t.ran.registerTarget = g.registerTarget;
         t.ran.directLoad = g.directLoad;
-        t.ran.directStore = g.directStore;
+        // A member the plan's kernels took differently (a real plane beside a c2c axis) is recorded as asked, so that
+        // the wisdom replays each kernel as timed.
+        auto agreed = [&](bool KernelGeometry::*m, const std::optional<bool>& asked) -> std::optional<bool> {
+          for (const auto& k : b.kernels)
+            if (k.kernel.geom.*m != g.*m) return asked;
+          return g.*m;
+        };
+        t.ran.directStore = agreed(&KernelGeometry::directStore, todo[i].tuning.directStore);
         t.ran.persistent = g.persistent;
-        t.ran.indexPerGroup = g.indexPerGroup;
+        t.ran.indexPerGroup = agreed(&KernelGeometry::indexPerGroup, todo[i].tuning.indexPerGroup);
         t.ran.deriveTwiddles = g.deriveTwiddles;
         t.ran.workQueue = g.workQueue;
         if (k0IsR2c(b)) t.ran.fusedSplit = g.fusedSplit;
@@ -282,7 +289,10 @@ TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer,
       varySwitch("twiddles", {false, true}, &KernelTuning::deriveTwiddles);
       varySwitch("work queue", {false, true}, &KernelTuning::workQueue);
       if (spec.transform == Transform::R2C) varySwitch("fused split", {true, false}, &KernelTuning::fusedSplit);
-      if (spec.lengths.size() > 1 && (!spec.real() || fusedRealAxes(spec) >= 2))
+      StockhamSpec asPlane = spec;  // (an odd innermost length takes the plane only where asked)
+      asPlane.tuning.fuseAxes = true;
+      if (spec.lengths.size() > 1 &&
+          (!spec.real() || fusedRealAxes(asPlane, maxOneKernelLength(spec.precision, arch)) >= 2))
         varySwitch("fuse axes", {true, false}, &KernelTuning::fuseAxes);
       if (planStockham(variant(spec, current()), arch).kernels.size() > 1)
         vary("column values", {32, 16, 8}, &KernelTuning::columnValues);
