@@ -1463,6 +1463,15 @@ TEST(Stockham, UnhonouredTuningAndSpillsAreReported) {
   // Past the split kernel's limit (f32 16384) a fused half would spill: the plan keeps its rule and says so.
   auto longFused = family(spec(2 * 18432, "f32", R"(, "transform": "r2c", "tuning": {"real_split": "fused"})"));
   EXPECT_TRUE(anyContains(longFused->verify().warnings, "/tuning/real_split", "longer than one kernel holds"));
+  // fuse_axes true where no plane fits one kernel (f64 keeps 31 out of its radices): one kernel per axis, said.
+  auto noPlane = family(R"({"name": "np", "family": "stockham", "precision": "f64", "transform": "r2c", )"
+                        R"("lengths": [32, 31], "tuning": {"fuse_axes": true}})");
+  EXPECT_TRUE(anyContains(noPlane->verify().warnings, "/tuning/fuse_axes", "one kernel per axis"));
+  EXPECT_FALSE(anyContains(family(R"({"name": "p", "family": "stockham", "precision": "f32", "transform": "r2c", )"
+                                  R"("lengths": [32, 31], "tuning": {"fuse_axes": true}})")
+                               ->verify()
+                               .warnings,
+                           "/tuning/fuse_axes", ""));
   auto odd = family(spec(2049, "f32", R"(, "transform": "c2r", "tuning": {"real_split": "kernel"})"));
   EXPECT_TRUE(anyContains(odd->verify().warnings, "/tuning/real_split", "odd length"));
   auto prime = family(spec(2 * 8209, "f32", R"(, "transform": "r2c", "tuning": {"real_split": "fused"})"));
