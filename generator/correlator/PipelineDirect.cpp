@@ -147,7 +147,7 @@ DirectPipe directPipe(const CorrelatorSpec& s, int rows, int stages) {
   p.pairs = p.bulkA && s.tuning.rowCopies == 2;
   // Persistent blocks by default where a tile holds at most kPersistentTileStages stages: there each tile's fill and
   // store weigh, and blocks that carry the ring on from tile to tile ran 1.00-1.22x one block per tile (8-bit, 8 to 64
-  // stages, ten shapes on H200s, none slower); at 80 to 320 stages 0.95-1.04x (seven shapes, four slower).
+  // stages, ten shapes on H200s, none slower); at 80 to 320 stages 0.95-1.04x (seven shapes, five slower).
   const long long tileStages = (s.samples + p.ts - 1) / p.ts;
   p.persistent = !p.pairs &&
                  (s.tuning.persistent == 1 || (s.tuning.persistent == -1 && tileStages <= kPersistentTileStages));
