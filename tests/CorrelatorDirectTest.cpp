@@ -14,6 +14,7 @@
 #include "generator/correlator/CorrelatorModel.h"
 #include "generator/correlator/CorrelatorPlan.h"
 #include "generator/correlator/PipelineDirect.h"
+#include "warpforge/compiler.h"
 #include "warpforge/spec_error.h"
 
 using namespace warpforge;
@@ -341,6 +342,16 @@ TEST(CorrelatorDirect, LaggedWarpgroupsRunOnTheCpu) {
     ASSERT_EQ(lag, 4);                    // 9 stages through 8 slots: half a tile, within the ring
     EXPECT_EQ(directLagStages(p, 7), 0);  // fewer stages than slots: the arrivals could not pair tile by tile
     const CorrelatorKernels k = emitCorrelatorDirect(s, 128, 0, DirectVariant{true, 0, lag});
+    // (bench's ablation without the store: the same kernel, no store of either form)
+    const std::string bare = emitCorrelatorDirect(s, 128, 0, DirectVariant{true, 0, 0, true}).correlateSource;
+    EXPECT_EQ(bare.find("visv +"), std::string::npos);
+    EXPECT_NE(k.correlateSource.find("visv +"), std::string::npos);
+    if (persistent)  // both variants compile for sm_90a without spills
+      for (const std::string& src : {k.correlateSource, bare}) {
+        CompileResult c;
+        ASSERT_NO_THROW(c = compileWithReport(src, k.correlateName, "sm_90a"));
+        EXPECT_EQ(c.spillStoreBytes, 0);
+      }
     EXPECT_NE(k.correlateSource.find("wfa_bar_arrive(3, 256)"), std::string::npos);
     LaunchPlan plan = correlatorLaunchPlan(s, k);
     if (persistent) plan.kernels[0].grid.unitsPerBlock = 4;

@@ -62,6 +62,13 @@ void addDirectVariants(std::vector<BenchVariant>& v, const CorrelatorSpec& s, co
                correlatorLaunchPlan(none, emitCorrelatorDirect(none, c.rows, 0, DirectVariant{true, 0, lag}), false)},
            1, 0});
   }
+  // An ablation, not a plan: the default kernel without its store (no output written, never checked), so that a
+  // call weighs the tile's store against its fill and wgmmas.
+  v.push_back(
+      {"correlate only, operands as stored, ablation: the store left out (no outputs; timing only)",
+       Generated{
+           correlatorLaunchPlan(none, emitCorrelatorDirect(none, c.rows, 0, DirectVariant{true, 0, 0, true}), false)},
+       1, 0, true});
   // The visibilities staged in shared memory and copied out by bulk stores, with and without persistent blocks.
   if (s.tuning.bulkStore != 1 && !bulkStoreBlocker(none, directPipe(none, c.rows))) {
     for (const int persistent : {1, 0}) {

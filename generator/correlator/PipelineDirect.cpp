@@ -453,6 +453,7 @@ CorrelatorKernels emitCorrelatorDirect(const CorrelatorSpec& s, int rows, int st
   DirectPipe p = directPipe(s, rows, stages);
   p.narrowEdge = p.narrowEdge && v.halfWidthEdge;
   p.staggerNs = p.persistent ? v.staggerNs : 0;
+  p.noStore = v.noStore;
   if (v.lagStages) p.lagStages = std::min(v.lagStages, directLagStages(p, (s.samples + p.ts - 1) / p.ts));
   if (p.inFlight < 1)  // the producer would wait for a slot the consumers release only after it publishes
     throw SpecError(s.file, "/tuning/stages",

@@ -83,6 +83,8 @@ struct DirectPipe {
   // 0: together). Needs a tile of at least `stages` stages: the ring keeps the first warpgroup within a tile of the
   // second, so that the barrier's arrivals pair tile by tile.
   int lagStages = 0;
+  // Bench's ablation: the tile's store left out (no output written; timing only), to weigh the store against the rest.
+  bool noStore = false;
   // The last column tile holds at most rows / 2 inputs (N % rows): its consumers issue the half-width wgmmas from
   // column input 0, so that the empty columns cost no tensor work.
   bool narrowEdge = false;
@@ -193,7 +195,8 @@ std::string emitDirectCorrelate(const CorrelatorSpec& s, const DirectPipe& p, co
 struct DirectVariant {
   bool halfWidthEdge = true;
   int staggerNs = 0;
-  int lagStages = 0;  // where the tile and the ring allow it (directLagStages), else 0
+  int lagStages = 0;     // where the tile and the ring allow it (directLagStages), else 0
+  bool noStore = false;  // the ablation without the store (outputs not written)
 };
 // The lag the second warpgroup can take on this geometry (half a tile, within the ring: even, at least 2 and inside
 // the consumers' main loop), or 0 where a tile holds fewer stages than the ring (the barrier's arrivals could not

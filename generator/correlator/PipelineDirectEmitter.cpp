@@ -328,7 +328,8 @@ void emitConsumers(Code& c, const CorrelatorSpec& s, const DirectPipe& p, long l
     emitSlotRelease(c, p, "prev", lastN, "the tile's last group");
     c.close();
   }
-  emitDirectStore(c, s, p, half, fromCol);
+  if (p.noStore) c("// (bench's ablation: the store left out)");
+  else emitDirectStore(c, s, p, half, fromCol);
 }
 
 }  // namespace
