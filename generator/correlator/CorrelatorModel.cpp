@@ -214,22 +214,20 @@ void requireCopiesPossible(const CorrelatorSpec& s, const CorrelatorChoice& c, c
                         ? std::string("true with row_copies \"multicast\" (cluster pairs launch one block per tile)")
                         : std::string("true where the samples are not used as stored (persistent blocks are a "
                                       "choice of tuning.transform \"none\")"));
-  if (s.tuning.columnCopies != -1 && !(c.path == CorrelatorPath::Pipeline && c.direct))
-    throw SpecError(s.file, "/tuning/column_copies",
-                    "given where the samples are not used as stored (tuning.transform \"none\" on sm_90)");
-  if (s.tuning.columnCopies == 1) {
-    const DirectPipe p = directPipe(asStoredSpec(s, s.tuning.stagesPerSyncGiven ? s.tuning.stagesPerSync : 1), c.rows,
-                                    c.stages);
+  // Members that only the operands as stored have, and the pipe they would get.
+  const bool direct = c.path == CorrelatorPath::Pipeline && c.direct;
+  for (const auto& [given, at] : {std::pair{s.tuning.columnCopies != -1, "/tuning/column_copies"},
+                                  std::pair{s.tuning.bulkStore != -1, "/tuning/store"}})
+    if (given && !direct)
+      throw SpecError(s.file, at,
+                      "given where the samples are not used as stored (tuning.transform \"none\" on sm_90)");
+  const DirectPipe p = directPipe(asStoredSpec(s, s.tuning.stagesPerSyncGiven ? s.tuning.stagesPerSync : 1), c.rows,
+                                  c.stages);
+  if (s.tuning.columnCopies == 1)
     if (auto why = columnTensorBlocker(s, p))
       throw SpecError(s.file, "/tuning/column_copies",
                       fmt::format("\"tensor\" cannot take {} (use \"cp.async\")", *why));
-  }
-  if (s.tuning.bulkStore != -1 && !(c.path == CorrelatorPath::Pipeline && c.direct))
-    throw SpecError(s.file, "/tuning/store",
-                    "given where the samples are not used as stored (tuning.transform \"none\" on sm_90)");
   if (s.tuning.bulkStore == 1) {
-    const DirectPipe p = directPipe(asStoredSpec(s, s.tuning.stagesPerSyncGiven ? s.tuning.stagesPerSync : 1), c.rows,
-                                    c.stages);
     if (auto why = bulkStoreBlocker(s, p))
       throw SpecError(s.file, "/tuning/store", fmt::format("\"bulk\" cannot take {} (use \"registers\")", *why));
     if (!directSharedFits(p))
