@@ -360,6 +360,21 @@ TEST(CorrelatorDirect, LaggedWarpgroupsRunOnTheCpu) {
                                       : "lagged warpgroups, a "
                                         "block per tile");
   }
+  // Bench's deeper ring (12 slots, past the spec's 8) lets the lag reach half of a 12-stage tile.
+  CorrelatorSpec deep = parseCorrelatorSpecText(
+      directJson("cpu_lag_deep", 100, 2, "ci8", 384, kSym + R"(, "output": "visibilities")",
+                 R"(, "receivers_per_block": 64, "persistent": true)"),
+      "lag_deep.json");
+  deep.tuning.stages = 12;
+  ASSERT_TRUE(directSharedFits(directPipe(deep, 128)));
+  ASSERT_EQ(directLagStages(directPipe(deep, 128), 12), 6);
+  const CorrelatorKernels k = emitCorrelatorDirect(deep, 128, 0, DirectVariant{true, 0, 6});
+  CompileResult c;
+  ASSERT_NO_THROW(c = compileWithReport(k.correlateSource, k.correlateName, "sm_90a"));
+  EXPECT_EQ(c.spillStoreBytes, 0);
+  LaunchPlan plan = correlatorLaunchPlan(deep, k);
+  plan.kernels[0].grid.unitsPerBlock = 3;
+  runCorrelatorPlanOnCpu(*makeCorrelatorSpec(deep), plan, 2, 7310, "lagged by half a tile through 12 slots");
 }
 
 // A missing wait, an early publication of a stage, a wrong Im row, a slot released while its wgmmas run and half-width

@@ -61,6 +61,23 @@ void addDirectVariants(std::vector<BenchVariant>& v, const CorrelatorSpec& s, co
            Generated{
                correlatorLaunchPlan(none, emitCorrelatorDirect(none, c.rows, 0, DirectVariant{true, 0, lag}), false)},
            1, 0});
+    // The same with the deepest ring that fits (beyond the spec's 8 slots) and holds at most a tile (the arrivals pair
+    // tile by tile), so that the lag can reach half a tile.
+    const long long tileStages = (s.samples + dp.ts - 1) / dp.ts;
+    CorrelatorSpec deep = none;
+    for (int slots = static_cast<int>(std::min<long long>(16, tileStages)); slots > dp.stages; --slots) {
+      deep.tuning.stages = slots;
+      if (directSharedFits(directPipe(deep, c.rows))) break;
+      deep.tuning.stages = 0;
+    }
+    const int deepLag = deep.tuning.stages ? directLagStages(directPipe(deep, c.rows), tileStages) : 0;
+    if (deepLag > lag)
+      v.push_back({fmt::format("correlate only, operands as stored, {} slots, the second warpgroup {} stages behind "
+                               "the first",
+                               deep.tuning.stages, deepLag),
+                   Generated{correlatorLaunchPlan(
+                       deep, emitCorrelatorDirect(deep, c.rows, 0, DirectVariant{true, 0, deepLag}), false)},
+                   1, 0});
   }
   // An ablation, not a plan: the default kernel without its store (no output written, never checked), so that a
   // call weighs the tile's store against its fill and wgmmas.
