@@ -361,10 +361,10 @@ TEST(CorrelatorDirect, LaggedWarpgroupsRunOnTheCpu) {
                                         "block per tile");
   }
   // Bench's deeper ring (12 slots, past the spec's 8) lets the lag reach half of a 12-stage tile.
-  CorrelatorSpec deep = parseCorrelatorSpecText(
-      directJson("cpu_lag_deep", 100, 2, "ci8", 384, kSym + R"(, "output": "visibilities")",
-                 R"(, "receivers_per_block": 64, "persistent": true)"),
-      "lag_deep.json");
+  CorrelatorSpec deep = parseCorrelatorSpecText(directJson("cpu_lag_deep", 100, 2, "ci8", 384,
+                                                           kSym + R"(, "output": "visibilities")",
+                                                           R"(, "receivers_per_block": 64, "persistent": true)"),
+                                                "lag_deep.json");
   deep.tuning.stages = 12;
   ASSERT_TRUE(directSharedFits(directPipe(deep, 128)));
   ASSERT_EQ(directLagStages(directPipe(deep, 128), 12), 6);

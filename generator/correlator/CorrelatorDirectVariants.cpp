@@ -72,12 +72,13 @@ void addDirectVariants(std::vector<BenchVariant>& v, const CorrelatorSpec& s, co
     }
     const int deepLag = deep.tuning.stages ? directLagStages(directPipe(deep, c.rows), tileStages) : 0;
     if (deepLag > lag)
-      v.push_back({fmt::format("correlate only, operands as stored, {} slots, the second warpgroup {} stages behind "
-                               "the first",
-                               deep.tuning.stages, deepLag),
-                   Generated{correlatorLaunchPlan(
-                       deep, emitCorrelatorDirect(deep, c.rows, 0, DirectVariant{true, 0, deepLag}), false)},
-                   1, 0});
+      v.push_back(
+          {fmt::format("correlate only, operands as stored, {} slots, the second warpgroup {} stages behind "
+                       "the first",
+                       deep.tuning.stages, deepLag),
+           Generated{correlatorLaunchPlan(deep, emitCorrelatorDirect(deep, c.rows, 0, DirectVariant{true, 0, deepLag}),
+                                          false)},
+           1, 0});
   }
   // An ablation, not a plan: the default kernel without its store (no output written, never checked), so that a
   // call weighs the tile's store against its fill and wgmmas.
