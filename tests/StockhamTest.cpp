@@ -572,7 +572,7 @@ TEST(Stockham, TuningOverridesGeometry) {
 // slot of this iteration's parity; the last block out zeroes the counters.
 TEST(Stockham, WorkQueueTicketsAreReadAfterABarrier) {
   for (int n : {8, 64, 1024, 2187}) {
-    StockhamKernel k = emitStockhamKernel(plan(spec(n, "f32")).kernels[0].desc);
+    StockhamKernel k = emitStockhamKernel(plan(spec(n, "f32", R"(, "tuning": {"persistent": true})")).kernels[0].desc);
     ASSERT_TRUE(k.geom.workQueue) << n;
     const std::string& src = k.source;
     const auto fetch = src.find("if (threadIdx.x == 0) wf_ticket[wf_it & 1] = atomicAdd(work, 1ull);");
@@ -586,6 +586,12 @@ TEST(Stockham, WorkQueueTicketsAreReadAfterABarrier) {
   }
   EXPECT_FALSE(emitStockhamKernel(plan(spec(1024, "f32", R"(, "tuning": {"persistent": false})")).kernels[0].desc)
                    .geom.workQueue);
+  // By default a block per group, except the column and row steps of a 1D FFT past one kernel.
+  EXPECT_FALSE(emitStockhamKernel(plan(spec(1024, "f32")).kernels[0].desc).geom.persistent);
+  for (const auto& k : plan(spec(262144, "f32")).kernels) {
+    EXPECT_TRUE(k.desc.longStep);
+    EXPECT_TRUE(emitStockhamKernel(k.desc).geom.persistent);
+  }
   StockhamKernel fixed = emitStockhamKernel(
       plan(spec(1024, "f32", R"(, "tuning": {"work_queue": false})")).kernels[0].desc);
   EXPECT_FALSE(fixed.geom.workQueue);
@@ -1013,7 +1019,8 @@ TEST(Stockham, LaunchPlanBuffersAndArguments) {
   };
   LaunchPlan a = emit(spec(
       360, "f32",
-      R"(, "input": {"stride": 3, "distance": 1100, "offset": 5}, "output": {"layout": "planar", "distance": 400})"));
+      R"(, "input": {"stride": 3, "distance": 1100, "offset": 5}, "output": {"layout": "planar", "distance": 400},)"
+      R"( "tuning": {"persistent": true})"));
   const PlanBuffer* in = a.buffer("input");
   ASSERT_TRUE(in);
   EXPECT_EQ(in->elementType, "float2");

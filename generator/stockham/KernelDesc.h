@@ -158,6 +158,8 @@ struct KernelDesc {
   // argument is then `entries` (batch entries x FFTs per entry) and the kernel runs ceil(entries / 2) pairs' FFTs; the
   // pair is the last batch digit.
   bool pairedBatch = false;
+  // A column or row step of a 1D FFT past one kernel: the one kind of kernel whose default grid is persistent.
+  bool longStep = false;
   KernelTuning tuning;
 };
 

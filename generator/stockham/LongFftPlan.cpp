@@ -98,6 +98,7 @@ void PlanBuilder::addTwoKernels(const Job& j, int n1, int step, int steps) {
   auto stepName = [&](int k) { return fmt::format("step {}/{}", step + k, steps); };
 
   Job a = j;
+  a.longStep = true;
   a.role = j.role + fmt::format(", {}: {} columns of {} (stride {}) times W_{}^(k1 j2)", stepName(0), n2, n1, n2, N);
   if (!a.kernelRole.empty()) a.kernelRole += fmt::format(", {} (columns)", stepName(0));
   a.n = n1;
@@ -131,6 +132,7 @@ void PlanBuilder::addTwoKernels(const Job& j, int n1, int step, int steps) {
   plan_.kernels.push_back(std::move(ka));
 
   Job b = j;
+  b.longStep = true;
   b.role = j.role + fmt::format(", {}: {} rows of {}, stored at stride {}",
                                 nestedRows ? fmt::format("steps {}-{}", step + 1, steps) : stepName(1), n1, n2,
                                 steps == 3 ? j.out.elemStride * n1 : n1);

@@ -54,6 +54,7 @@ struct Job {
   bool copyOnly = false;     // no radix passes: the kernel only applies its fusions (the r2c split, the c2r merge)
   bool mirrored = false;     // KernelDesc::mirrored (digit 0 = counts[0])
   bool pairedBatch = false;  // KernelDesc::pairedBatch (every kernel of the job)
+  bool longStep = false;     // KernelDesc::longStep
   std::string role;
   std::string kernelRole;  // the kernel's header comment where it must not name N (Bluestein)
   long long fftsPerBatch() const {

@@ -196,6 +196,7 @@ StockhamPlanKernel PlanBuilder::kernel(const Job& j, int length, std::vector<int
   d.axes = j.axes;
   d.mirrored = j.mirrored;
   d.pairedBatch = j.pairedBatch;
+  d.longStep = j.longStep;
   d.tuning = s_.tuning;
   k.src = j.in.buf;
   k.dst = j.out.buf;
