@@ -158,7 +158,7 @@ struct KernelDesc {
   // argument is then `entries` (batch entries x FFTs per entry) and the kernel runs ceil(entries / 2) pairs' FFTs; the
   // pair is the last batch digit.
   bool pairedBatch = false;
-  // A column or row step of a 1D FFT past one kernel: the one kind of kernel whose default grid is persistent.
+  // A column or row step of a 1D FFT past one kernel (its default grid is persistent: chooseGeometry).
   bool longStep = false;
   KernelTuning tuning;
 };
