@@ -1077,6 +1077,21 @@ inline bool runKernelOnCpu(const std::string& source, const PlanKernel& k,
   return true;
 }
 
+// Generated CUDA's f16 storage for the host: `#include <cuda_fp16.h>` replaced by __half / __half2 over the host
+// compiler's _Float16 (IEEE binary16, round to nearest even, as cuda_fp16.h's _rn conversions).
+inline std::string withHostHalf(std::string src) {
+  const std::string inc = "#include <cuda_fp16.h>";
+  if (const auto at = src.find(inc); at != std::string::npos)
+    src.replace(at, inc.size(),
+                "struct __half { _Float16 v; };\n"
+                "struct __half2 { _Float16 x, y; };\n"
+                "inline float __half2float(__half h) { return (float)h.v; }\n"
+                "inline __half __float2half_rn(float f) { return __half{(_Float16)f}; }\n"
+                "inline float2 __half22float2(__half2 h) { return make_float2((float)h.x, (float)h.y); }\n"
+                "inline __half2 __floats2half2_rn(float a, float b) { return __half2{(_Float16)a, (_Float16)b}; }");
+  return src;
+}
+
 // A family's plan run on the CPU from its generated source: inputs random (seed), outputs poisoned (0xff), each
 // kernel's inline-PTX helpers replaced (`shim`: function name -> the definition calling the shim's emulation), the
 // kernels run in order, the outputs checked by the family against its reference (printed with `tag`; test failures

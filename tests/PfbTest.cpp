@@ -327,6 +327,47 @@ TEST(PfbKernels, LongRowsRunOnTheCpu) {
   }
 }
 
+// `scratch` "f16": Y crosses between the kernels as __half2 (half the scratch bytes). The outputs meet the f16 bound
+// (the f32 one plus 2^-11), with an error well above the f32 scratch's on the same inputs; a spec whose values could
+// pass f16's largest one is a SpecError at /scratch.
+TEST(PfbKernels, HalfScratchRunsOnTheCpu) {
+  std::uint64_t seed = 4240;
+  for (
+      const char* members :
+      {R"("channels": 64, "taps": 4, "spectra_per_call": 32, "input": {"type": "int8"}, "gain": "per_channel", "delay": true, "output": {"type": "ci8", "layout": "katgpucbf"})",
+       R"("channels": 1024, "taps": 3, "spectra_per_call": 8, "input": {"type": "packed", "bits": 10}, "output": {"type": "cf32"})"}) {
+    const std::string half = std::string(members) + R"(, "scratch": "f16")";
+    PfbSpec s = spec(half);
+    ASSERT_TRUE(s.halfScratch);
+    auto fs = makePfbSpec(s);
+    fs->verify();
+    LaunchPlan plan = fs->emit({"sm_90", nullptr}).plan;
+    ASSERT_EQ(plan.buffer("scratch")->elementBytes, 4);
+    for (auto& src : plan.sources) {
+      EXPECT_NE(src.text.find("__half2"), std::string::npos);
+      src.text = test::withHostHalf(src.text);
+    }
+    const Check k = test::runPlanOnCpu(*fs, plan, 2, seed, "pfb-cpu", std::string("f16 scratch, ") + members, {});
+    EXPECT_TRUE(k.ok()) << k.detail;
+    if (s.outputType == PfbOutputType::CF32) {
+      // The f32 scratch on the same inputs: f16's rounding shows in the error, above f32's.
+      auto f32Spec = makePfbSpec(spec(members));
+      const Check f32 = test::runPlanOnCpu(*f32Spec, f32Spec->emit({"sm_90", nullptr}).plan, 2, seed, "pfb-cpu",
+                                           std::string("f32 scratch, ") + members, {});
+      EXPECT_TRUE(f32.ok());
+      EXPECT_GT(k.error, 20 * f32.error) << "the f16 scratch's outputs should carry its rounding";
+    }
+    ++seed;
+  }
+  // Int16 samples through the default window could reach 2^15 x 32 x its largest sum of |w|: beyond f16.
+  EXPECT_EQ(
+      errorPath(
+          R"("channels": 64, "taps": 4, "spectra_per_call": 32, "input": {"type": "int16"}, "output": {"type": "ci8"}, "scratch": "f16")"),
+      "/scratch");
+  EXPECT_EQ(errorPath(std::string(kBase) + R"(, "scratch": "bf16")"), "/scratch");
+  EXPECT_EQ(errorPath(std::string(kBase) + R"(, "scratch": "f32")"), "(no error)");
+}
+
 // The previous kernels (bench's "previous kernels" variant) stay correct: one case of each output type.
 TEST(PfbKernels, PreviousKernelsRunOnTheCpu) {
   std::uint64_t seed = 5050;

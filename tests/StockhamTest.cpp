@@ -101,15 +101,7 @@ std::vector<cdouble> stockhamPasses(const std::vector<int>& factors, const std::
 // _Float16 (IEEE binary16, round to nearest even, as cuda_fp16.h's _rn conversions), and the opaque thread-index read
 // (indexPerGroup) as a plain one.
 std::string cpuRunnableSource(std::string src) {
-  const std::string inc = "#include <cuda_fp16.h>";
-  if (const auto at = src.find(inc); at != std::string::npos)
-    src.replace(at, inc.size(),
-                "struct __half { _Float16 v; };\n"
-                "struct __half2 { _Float16 x, y; };\n"
-                "inline float __half2float(__half h) { return (float)h.v; }\n"
-                "inline __half __float2half_rn(float f) { return __half{(_Float16)f}; }\n"
-                "inline float2 __half22float2(__half2 h) { return make_float2((float)h.x, (float)h.y); }\n"
-                "inline __half2 __floats2half2_rn(float a, float b) { return __half2{(_Float16)a, (_Float16)b}; }");
+  src = test::withHostHalf(std::move(src));
   const std::string asmIndex = "asm volatile(\"mov.u32 %0, %%tid.x;\" : \"=r\"(t));";
   if (const auto at = src.find(asmIndex); at != std::string::npos)
     src.replace(at, asmIndex.size(), "t = (int)threadIdx.x;");

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "generator/core/ByteArrays.h"
+#include "generator/pfb/PfbGeometry.h"
 
 namespace warpforge {
 
@@ -236,7 +237,13 @@ double pfbErrorBound(const PfbSpec& s, const PfbReferenceSpectrum& r) {
   const double T = s.taps;
   const double gammaT = T * kU / (1 - T * kU);
   const double levels = std::log2(static_cast<double>(s.channels)) + 2;
-  return gammaT * std::sqrt(static_cast<double>(s.fftLength())) * r.firAbsNorm / xNorm + kU * (7 * levels + 30);
+  // `scratch` "f16": Y rounded once to f16 between the kernels, |dY| <= u_h |Y| per value (u_h = 2^-11) or 2^-25 where
+  // subnormal; the row FFTs and the split are unitary up to one scale (||X|| = sqrt(n2) ||Y|| over a spectrum), so
+  // the relative error grows by u_h, plus the subnormal steps' sqrt(2N) 2^-25 through the same scale.
+  const double half = s.halfScratch ? 0x1p-11 + 0x1p-25 * std::sqrt(static_cast<double>(s.fftLength())) *
+                                                    std::sqrt(static_cast<double>(pfbGeometry(s).n2)) / xNorm
+                                    : 0.0;
+  return gammaT * std::sqrt(static_cast<double>(s.fftLength())) * r.firAbsNorm / xNorm + kU * (7 * levels + 30) + half;
 }
 
 Check pfbCheck(const PfbSpec& s, const TestData& data, const std::map<std::string, std::vector<unsigned char>>& outputs,
@@ -365,17 +372,18 @@ Check pfbCheck(const PfbSpec& s, const TestData& data, const std::map<std::strin
     c.bound = 0;
     c.detail = fmt::format(
         "{} of {} spectra compared channel by channel against the double reference: {} mismatches, {} parts within the "
-        "f32 bound of a "
-        "rounding boundary took the other neighbour, {} unwritten; {}{}{}",
-        which.size(), total, mismatches, ambiguousUsed, unwritten, satText, firstBad.empty() ? "" : "; ", firstBad);
+        "{} bound of a rounding boundary took the other neighbour, {} unwritten; {}{}{}",
+        which.size(), total, mismatches, ambiguousUsed, s.halfScratch ? "f16-scratch" : "f32", unwritten, satText,
+        firstBad.empty() ? "" : "; ", firstBad);
   } else {
     c.error = worst;
     c.bound = bound;
     c.detail = fmt::format(
         "{} of {} spectra compared: max ||out - ref|| / ||X|| = {:.3e} (gains divided out), bound {:.3e} (the smallest "
-        "of the spectra's "
-        "f32 bounds: FIR gamma_T sqrt(2N) ||sum|w x||| / ||X|| + 7 u per FFT level + 30 u post), {} unwritten{}{}",
-        which.size(), total, worst, bound, unwritten, firstBad.empty() ? "" : "; ", firstBad);
+        "of the spectra's f32 bounds: FIR gamma_T sqrt(2N) ||sum|w x||| / ||X|| + 7 u per FFT level + 30 u post{}), {} "
+        "unwritten{}{}",
+        which.size(), total, worst, bound, s.halfScratch ? " + 2^-11 for the f16 scratch" : "", unwritten,
+        firstBad.empty() ? "" : "; ", firstBad);
   }
   return c;
 }

@@ -118,6 +118,8 @@ std::string pfbFirSource(const PfbSpec& s, const PfbGeometry& g, const std::stri
   const int parts = single ? 1 : 2;
   const long long N = s.channels, L = s.fftLength(), S = s.spectra;
   const char* slotFn = pfb::slotFunction(g.previous);
+  // The scratch's element: float2, or __half2 (`scratch` "f16": each part rounded once, to nearest even).
+  const char* scratchPack = s.halfScratch ? "__floats2half2_rn" : "make_float2";
   // Constant slots (PfbGeometry::firConstSlots): the FIR's store of spectrum i at slot(i PA + pt) = slot(pt) XOR a
   // constant (XOR-linear swizzle, pt < PA), and the scratch store's element e = t + TA m at slot(t) + TA m (TA a
   // multiple of 256) with the scratch pointer advanced by 2 N per trip (TA = 2 PA: two spectra).
@@ -234,7 +236,7 @@ std::string pfbFirSource(const PfbSpec& s, const PfbGeometry& g, const std::stri
       comment("after the column FFT the thread's point is Y[k1 = m1][m2], multiplied by e^{-2 pi i m2 k1 / N}"));
   if (!single) body.push_back(stepDecl());
   auto outDecl = [&] {
-    return decl("float2* const", "out",
+    return decl(s.halfScratch ? "__half2* const" : "float2* const", "out",
                 bin("+", var("scratch"),
                     bin("+", bin("*", bin("*", cast("long long", var("sb")), lit(S)), lit(N)),
                         bin("+", bin("*", var("m1"), lit(g.n2)), var("m2")))));
@@ -290,7 +292,7 @@ std::string pfbFirSource(const PfbSpec& s, const PfbGeometry& g, const std::stri
         decl("const float2", "v",
              index(var(fin), call(slotFn, {single ? var("e") : bin("+", bin("*", var("i"), lit(PA)), var("t"))}))));
     st.push_back(assign(index(var("out"), bin("*", cast("long long", bin("+", var("base"), var("i"))), lit(N))),
-                        call("make_float2",
+                        call(scratchPack,
                              {bin("-", bin("*", var("v.x"), var("step.x")), bin("*", var("v.y"), var("step.y"))),
                               bin("+", bin("*", var("v.x"), var("step.y")), bin("*", var("v.y"), var("step.x")))})));
     chunk.push_back(comment("store Y[k1][m2] of each spectrum: runs of the block's columns, contiguous"));
@@ -307,13 +309,13 @@ std::string pfbFirSource(const PfbSpec& s, const PfbGeometry& g, const std::stri
     if (storePointers) {
       chunk.push_back(decl("const float2*", "from", bin("+", var(fin), var("ts"))));
       chunk.push_back(
-          decl("float2*", "to",
+          decl(s.halfScratch ? "__half2*" : "float2*", "to",
                bin("+", var("out"),
                    bin("*", cast("long long", bin("+", var("base"), bin("/", var("t"), lit(PA)))), lit(N)))));
       std::vector<NodePtr> cs;
       cs.push_back(decl("const float2", "v", unary("*", var("from"))));
       cs.push_back(assign(unary("*", var("to")),
-                          call("make_float2",
+                          call(scratchPack,
                                {bin("-", bin("*", var("v.x"), var("step.x")), bin("*", var("v.y"), var("step.y"))),
                                 bin("+", bin("*", var("v.x"), var("step.y")), bin("*", var("v.y"), var("step.x")))})));
       cs.push_back(assign(var("from"), lit(TA), "+="));
@@ -338,7 +340,7 @@ std::string pfbFirSource(const PfbSpec& s, const PfbGeometry& g, const std::stri
                         name,
                         {decl("const unsigned char* __restrict__", "input"),
                          decl("const float* __restrict__", "weights"), decl("const float2* __restrict__", "twiddles"),
-                         decl("float2* __restrict__", "scratch")},
+                         decl(s.halfScratch ? "__half2* __restrict__" : "float2* __restrict__", "scratch")},
                         block(body));
   const char* type = s.sampleType == PfbSampleType::Int8    ? "int8"
                      : s.sampleType == PfbSampleType::Int16 ? "int16"
@@ -349,7 +351,8 @@ std::string pfbFirSource(const PfbSpec& s, const PfbGeometry& g, const std::stri
              "// {} streams x {} spectra per batch entry, block = {} columns x {} rows, runs of {} spectra; generated "
              "by warpforge (pfb family)\n",
              name, s.name, T, g.n1, N, L, type, s.sampleBits, s.streams(), S, C, g.n1, g.runSpectra) +
-         (single ? sampleHelper(s) : samplePairHelper(s)) + pfb::slotHelper(g.previous) + print(foldConstants(fn));
+         (s.halfScratch ? "#include <cuda_fp16.h>\n" : "") + (single ? sampleHelper(s) : samplePairHelper(s)) +
+         pfb::slotHelper(g.previous) + print(foldConstants(fn));
 }
 
 }  // namespace warpforge

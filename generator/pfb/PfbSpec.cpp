@@ -1,5 +1,6 @@
 #include "generator/pfb/PfbSpec.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -167,6 +168,18 @@ void parseOutput(const JsonReader& rd, const Json& j, PfbSpec& s) {
                                              s.spectra, 16 / s.polarizations, 16 / s.polarizations, s.polarizations));
 }
 
+// `scratch`: "f32" (default) or "f16" (where pfbHalfScratchOverflow allows it).
+void parseScratch(JsonReader& rd, const Json& j, PfbSpec& s) {
+  const std::string v = rd.string(j, "/scratch");
+  if (v == "f32") return;
+  if (v != "f16")
+    rd.fail("/scratch", fmt::format("'{}' (expected f32, or f16: the values between the two kernels as __half2, half "
+                                    "the scratch bytes, each rounded once to f16)",
+                                    JsonReader::printable(v)));
+  if (const std::string why = pfbHalfScratchOverflow(s); !why.empty()) rd.fail("/scratch", why);
+  s.halfScratch = true;
+}
+
 }  // namespace
 
 PfbSpec parsePfbSpec(const Json& root, const std::string& file) {
@@ -174,7 +187,7 @@ PfbSpec parsePfbSpec(const Json& root, const std::string& file) {
   rd.needObject(root, "");
   rd.onlyKeys(root, "",
               {"name", "family", "description", "channels", "taps", "receivers", "polarizations", "spectra_per_call",
-               "input", "weights", "gain", "delay", "output"});
+               "input", "weights", "gain", "delay", "output", "scratch"});
   PfbSpec s;
   s.file = file;
   s.name = rd.identifier(rd.need(root, "", "name"), "/name", "name");
@@ -217,7 +230,25 @@ PfbSpec parsePfbSpec(const Json& root, const std::string& file) {
   }
   if (root.contains("delay")) s.delay = rd.boolean(root["delay"], "/delay");
   parseOutput(rd, rd.need(root, "", "output"), s);
+  if (root.contains("scratch")) parseScratch(rd, root["scratch"], s);
   return s;
+}
+
+std::string pfbHalfScratchOverflow(const PfbSpec& s) {
+  const long long L = s.fftLength();
+  double peak = 0;
+  for (long long i = 0; i < L; ++i) {
+    double sum = 0;
+    for (int t = 0; t < s.taps; ++t) sum += std::fabs(s.weights.values[static_cast<std::size_t>(t * L + i)]);
+    peak = std::max(peak, sum);
+  }
+  const double most = 32.0 * peak * std::ldexp(1.0, s.sampleBits - 1);
+  if (most <= 65000) return "";
+  return fmt::format(
+      "f16 could overflow: a value between the kernels may reach {:.4g} (a 32-point column FFT of "
+      "{}-bit samples through weights whose largest sum of |w| over the taps is {:.4g}), beyond f16's "
+      "65504 (expected f32 here)",
+      most, s.sampleBits, peak);
 }
 
 PfbSpec parsePfbSpecText(const std::string& text, const std::string& file) {

@@ -40,6 +40,8 @@ struct PfbSpec {
   bool delay = false;           // Input `delays` [batch][receiver][pol][spectrum] (delay in samples, phase in radians)
   PfbOutputType outputType = PfbOutputType::CI8;
   PfbLayout layout = PfbLayout::Katgpucbf;
+  // `scratch` "f16": Y between the kernels as __half2 (half the scratch bytes; each value rounded once to f16).
+  bool halfScratch = false;
 
   long long fftLength() const { return 2 * channels; }
   int streams() const { return receivers * polarizations; }
@@ -56,5 +58,8 @@ struct PfbSpec {
 // Errors are SpecErrors naming `file` and the JSON path.
 PfbSpec parsePfbSpec(const Json& root, const std::string& file);
 PfbSpec parsePfbSpecText(const std::string& text, const std::string& file);
+// Why `scratch` "f16" cannot hold this spec's values ("" where it can): |Y| <= 32 x max_i sum_j |w[j L + i]| x
+// 2^(bits - 1) (a column FFT of at most 32 points, unit twiddles) must stay within f16's largest finite value.
+std::string pfbHalfScratchOverflow(const PfbSpec& s);
 
 }  // namespace warpforge
