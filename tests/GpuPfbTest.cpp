@@ -80,6 +80,11 @@ TEST_F(GpuPfb, EveryInputTypeLayoutAndPostProcessing) {
        1},
       {R"("channels": 256, "taps": 1, "spectra_per_call": 16, "input": {"type": "int8"}, "gain": 0.1, "output": {"type": "ci8"})",
        4},
+      // the scratch in f16 (the f16 bound), MeerKAT's 4k and 32k channels and a cf32 output
+      {R"("channels": 4096, "taps": 16, "spectra_per_call": 96, "input": {"type": "int8"}, "gain": "per_channel", "delay": true, "output": {"type": "ci8"}, "scratch": "f16")",
+       2},
+      {R"("channels": 32768, "taps": 16, "spectra_per_call": 32, "input": {"type": "packed", "bits": 10}, "output": {"type": "cf32"}, "scratch": "f16")",
+       1},
   };
   std::uint64_t seed = freshSeed();
   for (const auto& [members, batch] : cases) {
