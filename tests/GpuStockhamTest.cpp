@@ -24,6 +24,7 @@
 #include "generator/stockham/StockhamSpec.h"
 #include "warpforge/compiler.h"
 #include "warpforge/device.h"
+#include "warpforge/json.h"
 
 using namespace warpforge;
 
@@ -755,7 +756,8 @@ TEST_F(GpuStockham, RealTransformsMultiDimensional) {
 
 // Every tuning switch at a batch large enough that each resident block loops over many
 // groups (shared memory reused): a missing barrier between one group's last pass and
-// the next group's staged load shows here, not at the small batches above.
+// the next group's staged load shows here, not at the small batches above. Persistent blocks unless a tuning says
+// otherwise (one-kernel plans default to a block per group).
 TEST_F(GpuStockham, TuningVariantsAtLargeBatch) {
   Compiler c;
   Tally t;
@@ -784,9 +786,11 @@ TEST_F(GpuStockham, TuningVariantsAtLargeBatch) {
                                                             32}};
   for (const auto& [body, fewThreads] : bodies)
     for (const char* tuningText : tunings) {
-      const std::string tuning = std::string(tuningText) == "FEW_THREADS"
-                                     ? fmt::format(R"({{"threads_per_fft": {}}})", fewThreads)
-                                     : tuningText;
+      Json tuningJson = Json::parse(std::string(tuningText) == "FEW_THREADS"
+                                        ? fmt::format(R"({{"threads_per_fft": {}}})", fewThreads)
+                                        : std::string(tuningText));
+      if (!tuningJson.contains("persistent")) tuningJson["persistent"] = true;
+      const std::string tuning = tuningJson.dump();
       StockhamSpec s = spec(
           fmt::format(R"({{"name": "tuned", "family": "stockham", {}, "tuning": {}}})", body, tuning));
       const long long batch = (1LL << 22) / s.points() + 3;

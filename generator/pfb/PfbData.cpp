@@ -180,7 +180,7 @@ PfbReferenceSpectrum pfbReference(const PfbSpec& s, const TestData& data, long l
   const long long L = s.fftLength(), N = s.channels;
   std::vector<std::complex<double>> y(static_cast<std::size_t>(L));
   PfbReferenceSpectrum r;
-  double absNorm = 0;
+  double absNorm = 0, norm = 0;
   for (long long i = 0; i < L; ++i) {
     double acc = 0, mag = 0;
     for (int j = 0; j < s.taps; ++j) {
@@ -192,8 +192,10 @@ PfbReferenceSpectrum pfbReference(const PfbSpec& s, const TestData& data, long l
     }
     y[static_cast<std::size_t>(i)] = acc;
     absNorm += mag * mag;
+    norm += acc * acc;
   }
   r.firAbsNorm = std::sqrt(absNorm);
+  r.firNorm = std::sqrt(norm);
   pfbFftDouble(y, -1);
   r.X.assign(y.begin(), y.begin() + N);
   r.V.resize(static_cast<std::size_t>(N));
@@ -237,12 +239,17 @@ double pfbErrorBound(const PfbSpec& s, const PfbReferenceSpectrum& r) {
   const double T = s.taps;
   const double gammaT = T * kU / (1 - T * kU);
   const double levels = std::log2(static_cast<double>(s.channels)) + 2;
-  // `scratch` "f16": Y rounded once to f16 between the kernels, |dY| <= u_h |Y| per value (u_h = 2^-11) or 2^-25 where
-  // subnormal; the row FFTs and the split are unitary up to one scale (||X|| = sqrt(n2) ||Y|| over a spectrum), so
-  // the relative error grows by u_h, plus the subnormal steps' sqrt(2N) 2^-25 through the same scale.
-  const double half = s.halfScratch ? 0x1p-11 + 0x1p-25 * std::sqrt(static_cast<double>(s.fftLength())) *
-                                                    std::sqrt(static_cast<double>(pfbGeometry(s).n2)) / xNorm
-                                    : 0.0;
+  // `scratch` "f16": each part of Y rounded once to f16 between the kernels, |dY| <= u_h |Y| (u_h = 2^-11), or 2^-25
+  // where subnormal. The row FFTs keep norms up to their scale, ||Z|| = sqrt(n2) ||Y|| = sqrt(N) ||y|| (Parseval, the
+  // column FFTs and unit twiddles), and the split moves at most sqrt2 ||dZ|| into the kept channels (X[0] = Re + Im of
+  // Z[0]; the Nyquist channel dropped): ||dX|| <= sqrt2 (u_h sqrt(N) ||y|| + 2^-25 sqrt(n2) sqrt(2N)).
+  const double N = static_cast<double>(s.channels);
+  const double half = s.halfScratch
+                          ? std::sqrt(2.0) *
+                                (0x1p-11 * std::sqrt(N) * r.firNorm +
+                                 0x1p-25 * std::sqrt(static_cast<double>(pfbGeometry(s).n2)) * std::sqrt(2 * N)) /
+                                xNorm
+                          : 0.0;
   return gammaT * std::sqrt(static_cast<double>(s.fftLength())) * r.firAbsNorm / xNorm + kU * (7 * levels + 30) + half;
 }
 
@@ -287,6 +294,10 @@ Check pfbCheck(const PfbSpec& s, const TestData& data, const std::map<std::strin
     for (const auto& x : r.X) xNorm += std::norm(x);
     xNorm = std::sqrt(xNorm);
     double err = 0;
+    // ci8: a part that took the other neighbour of a rounding boundary needs an error of at least its reference's
+    // distance to that boundary before the rounding; the bound caps the norm of those errors (gains divided out), so
+    // the flips of a spectrum must satisfy sum (distance / gain)^2 <= (B ||X||)^2, however many there are.
+    double flipCost = 0;
     for (long long k = 0; k < N; ++k) {
       const long long at = b * epb + s.outputOffset(q, spectrum, k);
       const std::complex<double> v = r.V[static_cast<std::size_t>(k)];
@@ -317,6 +328,7 @@ Check pfbCheck(const PfbSpec& s, const TestData& data, const std::map<std::strin
         if (got[part] == want) continue;
         if (ambiguous && std::llabs(got[part] - want) <= 1) {
           ++ambiguousUsed;
+          flipCost += (toBoundary / g) * (toBoundary / g);
           continue;
         }
         bad = true;
@@ -331,6 +343,14 @@ Check pfbCheck(const PfbSpec& s, const TestData& data, const std::map<std::strin
               "first mismatch: batch {} stream {} spectrum {} channel {}: got ({}, {}), want ({:.4f}, {:.4f})", b, q,
               spectrum, k, got[0], got[1], ref[0], ref[1]);
       }
+    }
+    if (ci8 && std::sqrt(flipCost) > B * xNorm) {
+      ++mismatches;
+      if (firstBad.empty())
+        firstBad = fmt::format(
+            "batch {} stream {} spectrum {}: its rounding flips need an error of norm {:.3e} before the rounding, "
+            "beyond the bound's {:.3e}",
+            b, q, spectrum, std::sqrt(flipCost), B * xNorm);
     }
     if (!ci8) {
       const double e = xNorm > 0 ? std::sqrt(err) / xNorm : std::sqrt(err);
@@ -382,7 +402,8 @@ Check pfbCheck(const PfbSpec& s, const TestData& data, const std::map<std::strin
         "{} of {} spectra compared: max ||out - ref|| / ||X|| = {:.3e} (gains divided out), bound {:.3e} (the smallest "
         "of the spectra's f32 bounds: FIR gamma_T sqrt(2N) ||sum|w x||| / ||X|| + 7 u per FFT level + 30 u post{}), {} "
         "unwritten{}{}",
-        which.size(), total, worst, bound, s.halfScratch ? " + 2^-11 for the f16 scratch" : "", unwritten,
+        which.size(), total, worst, bound,
+        s.halfScratch ? " + the f16 scratch's sqrt2 (2^-11 sqrt(N) ||y|| + subnormals) / ||X||" : "", unwritten,
         firstBad.empty() ? "" : "; ", firstBad);
   }
   return c;

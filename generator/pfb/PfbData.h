@@ -31,6 +31,7 @@ void pfbPutSample(const PfbSpec& s, std::vector<unsigned char>& input, long long
 struct PfbReferenceSpectrum {
   std::vector<std::complex<double>> X, V;
   double firAbsNorm = 0;      // || (sum_j |w_j x_j|)_i ||_2
+  double firNorm = 0;         // ||y||_2: the FIR's outputs
   std::vector<double> scale;  // |gain| of each channel (the constant or per-channel gain as f32)
 };
 PfbReferenceSpectrum pfbReference(const PfbSpec& s, const TestData& data, long long b, int q, long long spectrum);

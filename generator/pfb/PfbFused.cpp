@@ -64,8 +64,9 @@ std::vector<PlanArg> fusedArgs(const PfbSpec& s) {
 
 }  // namespace
 
-bool pfbFusable(const PfbSpec& /*s*/, const PfbGeometry& g) {
-  return g.runSpectra % g.spectraPerUnit == 0 && g.threadsA % 32 == 0 && g.threadsB % 32 == 0 && !g.previous;
+bool pfbFusable(const PfbSpec& s, const PfbGeometry& g) {
+  return !s.halfScratch &&  // (its ring holds the f32 scratch)
+         g.runSpectra % g.spectraPerUnit == 0 && g.threadsA % 32 == 0 && g.threadsB % 32 == 0 && !g.previous;
 }
 
 std::string pfbFusedSource(const PfbSpec& s, const PfbKernels& k, const std::string& name, int blocksPerSm) {

@@ -242,10 +242,12 @@ std::string pfbHalfScratchOverflow(const PfbSpec& s) {
     for (int t = 0; t < s.taps; ++t) sum += std::fabs(s.weights.values[static_cast<std::size_t>(t * L + i)]);
     peak = std::max(peak, sum);
   }
-  const double most = 32.0 * peak * std::ldexp(1.0, s.sampleBits - 1);
+  // A complex point pairs two real samples (|z| <= sqrt2 M), the column FFT sums up to 32 of them and the four-step
+  // twiddle may turn the sum onto one part: sqrt2 x 32 x M, M = 2^(bits - 1) x the largest sum of |w|.
+  const double most = std::sqrt(2.0) * 32.0 * peak * std::ldexp(1.0, s.sampleBits - 1);
   if (most <= 65000) return "";
   return fmt::format(
-      "f16 could overflow: a value between the kernels may reach {:.4g} (a 32-point column FFT of "
+      "f16 could overflow: a value between the kernels may reach {:.4g} (sqrt2 x a 32-point column FFT of "
       "{}-bit samples through weights whose largest sum of |w| over the taps is {:.4g}), beyond f16's "
       "65504 (expected f32 here)",
       most, s.sampleBits, peak);

@@ -58,8 +58,9 @@ struct PfbSpec {
 // Errors are SpecErrors naming `file` and the JSON path.
 PfbSpec parsePfbSpec(const Json& root, const std::string& file);
 PfbSpec parsePfbSpecText(const std::string& text, const std::string& file);
-// Why `scratch` "f16" cannot hold this spec's values ("" where it can): |Y| <= 32 x max_i sum_j |w[j L + i]| x
-// 2^(bits - 1) (a column FFT of at most 32 points, unit twiddles) must stay within f16's largest finite value.
+// Why `scratch` "f16" cannot hold this spec's values ("" where it can): a part of Y reaches at most sqrt2 x 32 x
+// max_i sum_j |w[j L + i]| x 2^(bits - 1) (a complex point of two samples, a column FFT of at most 32 points, a unit
+// twiddle), which must stay within f16's largest finite value.
 std::string pfbHalfScratchOverflow(const PfbSpec& s);
 
 }  // namespace warpforge

@@ -320,12 +320,12 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
                   (d.fuse != Fuse::R2CPost || g.fusedSplit) && d.fuse != Fuse::PlaneSplit &&
                   tu.directStore.value_or(g.fusedSplit || (lastRun >= kMinDirectRunBytes && !shortLoopingStore));
   // A block per group by default; persistent blocks for the steps of a long FFT and for Bluestein convolutions of
-  // 16384 points in one kernel. Over the 40 slowest cases of a random sweep (H200, same call, each against cuFFT), a
+  // 16384 points in one kernel. Over the 40 slowest cases of a random sweep (H200, one process each, against cuFFT), a
   // block per group ran 1.05x persistent blocks in geometric mean: up to 1.37x on one-kernel plans of many groups (c2c
   // 6: 0.64x -> 0.88x cuFFT; c2r 314 1.27x, c2r 273 x 70 1.31x), while the long FFTs' column and row steps ran
   // 0.96-1.06x either way. On a fresh sweep the one-kernel convolutions of 16384 points ran 0.62-0.79x persistent
-  // blocks (nine cases; a full grid takes them at 256 threads and 255 registers), the shorter ones 0.95-1.27x (26
-  // cases).
+  // blocks (nine plans, seven of them one kernel; a full grid takes them at 256 threads and 255 registers), the shorter
+  // ones 0.95-1.27x (26 cases).
   g.persistent = tu.persistent.value_or(d.longStep || (d.convolve && L >= 16384));
   // Persistent blocks take their groups from a work counter: with a fixed share each, a block that started late (the
   // previous kernel still on its SM) made the whole grid wait for it.

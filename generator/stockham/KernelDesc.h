@@ -176,7 +176,7 @@ struct KernelGeometry {
   int vectorBytesIn = 0,
       vectorBytesOut = 0;  // > 0: the user array is read/written in vectors of this size (pointer alignment)
   bool directLoad = false, directStore = false;  // the first/last radix pass touches global memory itself
-  bool persistent = true;                        // grid = resident blocks (see KernelTuning)
+  bool persistent = false;                       // grid = resident blocks (see KernelTuning)
   // Per-thread indices recomputed in every group iteration from an opaque threadIdx read, rather
   // than computed once and held across the group loop: fewer registers, a few more instructions
   // per group. SpillFree.cpp turns it on where the hoisted kernel spills and groups are long.
