@@ -578,11 +578,21 @@ TEST(Stockham, WorkQueueTicketsAreReadAfterABarrier) {
   }
   EXPECT_FALSE(emitStockhamKernel(plan(spec(1024, "f32", R"(, "tuning": {"persistent": false})")).kernels[0].desc)
                    .geom.workQueue);
-  // By default a block per group, except the column and row steps of a 1D FFT past one kernel.
+  // By default a block per group, except the column and row steps of a 1D FFT past one kernel: two and three kernels,
+  // a long real half, a long Bluestein convolution's four steps.
   EXPECT_FALSE(emitStockhamKernel(plan(spec(1024, "f32")).kernels[0].desc).geom.persistent);
-  for (const auto& k : plan(spec(262144, "f32")).kernels) {
-    EXPECT_TRUE(k.desc.longStep);
-    EXPECT_TRUE(emitStockhamKernel(k.desc).geom.persistent);
+  const std::vector<std::pair<std::string, std::size_t>> longPlans = {
+      {spec(262144, "f32"), 2},
+      {spec(16777216, "f32", R"(, "tuning": {"three_kernels": true})"), 3},
+      {spec(1048576, "f32", R"(, "transform": "r2c")"), 2},
+      {spec(100003, "f32"), 4}};
+  for (const auto& [text, kernels] : longPlans) {
+    const auto p = plan(text);
+    EXPECT_EQ(p.kernels.size(), kernels) << text;
+    for (const auto& k : p.kernels) {
+      EXPECT_TRUE(k.desc.longStep) << text << " " << k.desc.kernelName;
+      EXPECT_TRUE(emitStockhamKernel(k.desc).geom.persistent) << text << " " << k.desc.kernelName;
+    }
   }
   StockhamKernel fixed = emitStockhamKernel(
       plan(spec(1024, "f32", R"(, "tuning": {"work_queue": false})")).kernels[0].desc);
