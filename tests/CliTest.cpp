@@ -468,6 +468,17 @@ TEST(Cli, NewerMembersAndOptionsRefuseBadValues) {
   EXPECT_NE(r.out.find("/transform"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("4096"), std::string::npos) << r.out;
 
+  // The pfb's scratch precision: an unknown type, and f16 where its values could overflow.
+  const std::string pfb = dir + "/bad_pfb.json";
+  for (const char* input : {R"({"type": "int8"}, "scratch": "f8")", R"({"type": "int16"}, "scratch": "f16")"}) {
+    std::ofstream(pfb) << R"({"name": "p", "family": "pfb", "channels": 64, "taps": 4, "spectra_per_call": 32,
+                            "output": {"type": "ci8"}, "input": )"
+                       << input << "}";
+    r = run("verify --no-compile " + pfb);
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_NE(r.out.find(pfb + ": /scratch:"), std::string::npos) << r.out;
+  }
+
   // --cubins without --plan-json has nothing to put them in.
   r = run("emit " + spec() + " --cubins -o " + dir + "/cubins_without_plan");
   EXPECT_EQ(r.code, 2) << r.out;

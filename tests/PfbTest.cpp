@@ -351,19 +351,10 @@ TEST(PfbKernels, HalfScratchRunsOnTheCpu) {
     EXPECT_TRUE(k.ok()) << k.detail;
     // An error of 8 f16 roundings in the real part of every stored value fails the check (ci8: the flips it causes
     // need more than the bound allows).
-    LaunchPlan skewed = fs->emit({"sm_90", nullptr}).plan;
-    std::string& fir = skewed.sources.at(0).text;
-    const auto at = fir.find("__floats2half2_rn(v.x");
-    ASSERT_NE(at, std::string::npos);
-    fir.replace(at, std::string("__floats2half2_rn(").size(), "__floats2half2_rn(1.004f * ");
-    for (auto& src : skewed.sources) src.text = test::withHostHalf(src.text);
-    {
-      ::testing::TestPartResultArray failures;
-      ::testing::ScopedFakeTestPartResultReporter reporter(
-          ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
-      test::runPlanOnCpu(*fs, skewed, 2, seed, "pfb-cpu", "f16 scratch skewed by 1.004", {});
-      EXPECT_GT(failures.size(), 0) << "a skew of 8 f16 roundings was not caught";
-    }
+    test::expectMutationsCaught(*fs, plan,
+                                {{"f16 stores skewed by 1.004", "__floats2half2_rn(v.x",
+                                  "__floats2half2_rn(1.004f * v.x"}},
+                                seed, "pfb-cpu", {});
     if (s.outputType == PfbOutputType::CF32) {
       // The f32 scratch on the same inputs: f16's rounding shows in the error, above f32's.
       auto f32Spec = makePfbSpec(spec(members));

@@ -14,7 +14,7 @@ PfbTraffic pfbTraffic(const PfbSpec& s, long long batch) {
   PfbTraffic t;
   t.inputBytes = static_cast<double>(s.inputBytesPerBatch()) * batch;
   t.outputBytes = static_cast<double>(s.outputElementsPerBatch()) * s.outputElementBytes() * batch;
-  t.scratchBytes = static_cast<double>(s.outputElementsPerBatch()) * (s.halfScratch ? 4 : 8) * batch;
+  t.scratchBytes = static_cast<double>(s.outputElementsPerBatch()) * s.scratchElementBytes() * batch;
   // Every run after a stream's first reads the T - 1 spectra before it again (its window's warm-up).
   t.rereadBytes = static_cast<double>(s.streams()) * static_cast<double>(g.runs - 1) * (s.taps - 1) *
                   static_cast<double>(s.fftLength()) * s.sampleBits / 8 * batch;

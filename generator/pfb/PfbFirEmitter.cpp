@@ -236,7 +236,7 @@ std::string pfbFirSource(const PfbSpec& s, const PfbGeometry& g, const std::stri
       comment("after the column FFT the thread's point is Y[k1 = m1][m2], multiplied by e^{-2 pi i m2 k1 / N}"));
   if (!single) body.push_back(stepDecl());
   auto outDecl = [&] {
-    return decl(s.halfScratch ? "__half2* const" : "float2* const", "out",
+    return decl(fmt::format("{}* const", s.scratchElement()), "out",
                 bin("+", var("scratch"),
                     bin("+", bin("*", bin("*", cast("long long", var("sb")), lit(S)), lit(N)),
                         bin("+", bin("*", var("m1"), lit(g.n2)), var("m2")))));
@@ -309,7 +309,7 @@ std::string pfbFirSource(const PfbSpec& s, const PfbGeometry& g, const std::stri
     if (storePointers) {
       chunk.push_back(decl("const float2*", "from", bin("+", var(fin), var("ts"))));
       chunk.push_back(
-          decl(s.halfScratch ? "__half2*" : "float2*", "to",
+          decl(fmt::format("{}*", s.scratchElement()), "to",
                bin("+", var("out"),
                    bin("*", cast("long long", bin("+", var("base"), bin("/", var("t"), lit(PA)))), lit(N)))));
       std::vector<NodePtr> cs;
@@ -340,7 +340,7 @@ std::string pfbFirSource(const PfbSpec& s, const PfbGeometry& g, const std::stri
                         name,
                         {decl("const unsigned char* __restrict__", "input"),
                          decl("const float* __restrict__", "weights"), decl("const float2* __restrict__", "twiddles"),
-                         decl(s.halfScratch ? "__half2* __restrict__" : "float2* __restrict__", "scratch")},
+                         decl(fmt::format("{}* __restrict__", s.scratchElement()), "scratch")},
                         block(body));
   const char* type = s.sampleType == PfbSampleType::Int8    ? "int8"
                      : s.sampleType == PfbSampleType::Int16 ? "int16"

@@ -117,8 +117,8 @@ LaunchPlan pfbLaunchPlan(const PfbSpec& s, const PfbKernels& k) {
   PlanBuffer scratch;
   scratch.name = "scratch";
   scratch.role = BufferRole::Scratch;
-  scratch.elementType = s.halfScratch ? "__half2" : "float2";
-  scratch.elementBytes = s.halfScratch ? 4 : 8;
+  scratch.elementType = s.scratchElement();
+  scratch.elementBytes = s.scratchElementBytes();
   scratch.perBatchElems = static_cast<long long>(s.streams()) * s.spectra * s.channels;
   scratch.alignment = 16;
   scratch.note = fmt::format("the column FFTs' output Y[stream][spectrum][k1 < {}][m2 < {}], twiddled", g.n1, g.n2);
@@ -141,7 +141,7 @@ LaunchPlan pfbLaunchPlan(const PfbSpec& s, const PfbKernels& k) {
   fir.args = {PlanArg::buffer("input", "const unsigned char*", "input"),
               PlanArg::buffer("weights", "const float*", "weights"),
               PlanArg::buffer("twiddles_a", "const float2*", "twiddles"),
-              PlanArg::buffer("scratch", s.halfScratch ? "__half2*" : "float2*", "scratch")};
+              PlanArg::buffer("scratch", fmt::format("{}*", s.scratchElement()), "scratch")};
   fir.note = fmt::format(
       "one block per (batch entry, stream, run of {} spectra, {} columns): FIR + {}-point column FFTs; {} B shared",
       g.runSpectra, g.columns, g.n1, g.sharedA);
@@ -153,7 +153,7 @@ LaunchPlan pfbLaunchPlan(const PfbSpec& s, const PfbKernels& k) {
   post.blockX = g.threadsB;
   post.sharedBytes = g.sharedB;
   post.grid = GridRule{g.unitsB(s), 1, false};
-  post.args = {PlanArg::buffer("scratch", s.halfScratch ? "const __half2*" : "const float2*", "scratch"),
+  post.args = {PlanArg::buffer("scratch", fmt::format("const {}*", s.scratchElement()), "scratch"),
                PlanArg::buffer("twiddles_b", "const float2*", "twiddles")};
   if (s.perChannelGain) post.args.push_back(PlanArg::buffer("gains", "const float2*", "gains"));
   if (s.delay) post.args.push_back(PlanArg::buffer("delays", "const float2*", "delays"));

@@ -82,7 +82,7 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
   body.push_back(decl("const int", "t", var("(int)threadIdx.x")));
   body.push_back(comment("the block's rows of the scratch: first stream q0 + p0 (q0 = b x streams + r x pols)"));
   body.push_back(decl(
-      s.halfScratch ? "const __half2* const" : "const float2* const", "src",
+      fmt::format("const {}* const", s.scratchElement()), "src",
       bin("+", var("scratch"),
           bin("*",
               bin("+",
@@ -222,7 +222,7 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
                             : (qcEven ? bin("*", bin("/", var("cb"), lit(2)), lit(N))
                                       : bin("+", bin("*", bin("%", var("cb"), lit(2)), lit(S * N)),
                                             bin("*", bin("/", var("cb"), lit(2)), lit(N))));
-    chunk.push_back(decl(s.halfScratch ? "const __half2* const" : "const float2* const", "ld",
+    chunk.push_back(decl(fmt::format("const {}* const", s.scratchElement()), "ld",
                          bin("+", var("src"), bin("+", cbOff, var(loadA ? "lo" : "loA")))));
     if (!loadA) chunk.push_back(decl(std::string("const ") + offType, "ldB", bin("-", var("loB"), var("loA"))));
     std::vector<NodePtr> stores;

@@ -80,8 +80,7 @@ void appendSaturationTail(const PfbSpec& s, const PfbGeometry& g, std::vector<No
 
 std::vector<NodePtr> postParams(const PfbSpec& s) {
   const bool ci8 = s.outputType == PfbOutputType::CI8;
-  std::vector<NodePtr> params{decl(s.halfScratch ? "const __half2* __restrict__" : "const float2* __restrict__",
-                                   "scratch"),
+  std::vector<NodePtr> params{decl(fmt::format("const {}* __restrict__", s.scratchElement()), "scratch"),
                               decl("const float2* __restrict__", "twiddles")};
   if (s.perChannelGain) params.push_back(decl("const float2* __restrict__", "gains"));
   if (s.delay) params.push_back(decl("const float2* __restrict__", "delays"));

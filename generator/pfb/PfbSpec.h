@@ -44,6 +44,9 @@ struct PfbSpec {
   bool halfScratch = false;
 
   long long fftLength() const { return 2 * channels; }
+  // The scratch's element type and bytes (`scratch`).
+  const char* scratchElement() const { return halfScratch ? "__half2" : "float2"; }
+  int scratchElementBytes() const { return halfScratch ? 4 : 8; }
   int streams() const { return receivers * polarizations; }
   // Samples of one stream per call: the call's spectra plus the T - 1 spectra of history before them.
   long long streamSamples() const { return (spectra + taps - 1) * fftLength(); }
