@@ -1096,12 +1096,13 @@ inline std::string withHostHalf(std::string src) {
 // kernel's inline-PTX helpers replaced (`shim`: function name -> the definition calling the shim's emulation), the
 // kernels run in order, the outputs checked by the family against its reference (printed with `tag`; test failures
 // where a kernel does not run or the check fails; exact checks must find no error). `alter` may change the inputs
-// before the run; the reference still reads them as drawn.
+// before the run; the reference still reads them as drawn. `outputs`, where given, receives the output arrays.
 inline Check runPlanOnCpu(const FamilySpec& fs, const LaunchPlan& plan, long long batch, std::uint64_t seed,
                           const std::string& tag, const std::string& label,
                           const std::vector<std::pair<std::string, std::string>>& shim,
                           const std::map<std::string, long long>& params = {},
-                          const std::function<void(TestData&)>& alter = {}) {
+                          const std::function<void(TestData&)>& alter = {},
+                          std::map<std::string, std::vector<unsigned char>>* outputs = nullptr) {
   TestData d = fs.randomInputs(batch, seed);
   if (alter) alter(d);
   std::map<std::string, std::vector<unsigned char>> mem;
@@ -1141,6 +1142,7 @@ inline Check runPlanOnCpu(const FamilySpec& fs, const LaunchPlan& plan, long lon
   for (const auto& b : plan.buffers)
     if (b.role == BufferRole::Output) out[b.name] = mem.at(b.aliasOf.empty() ? b.name : b.aliasOf);
   const Check ck = fs.check(d, out, batch);
+  if (outputs) *outputs = out;
   std::printf("[%s] %s (seed %llu): %s\n", tag.c_str(), label.c_str(), static_cast<unsigned long long>(seed),
               ck.detail.c_str());
   EXPECT_TRUE(ck.ok()) << label << ": " << ck.detail;

@@ -50,7 +50,7 @@ TEST(PfbFused, RunsOnTheCpuAndMatchesTheDoubleReference) {
   int covered = 0;
   for (const auto& c : cases) {
     const PfbSpec s = fusedSpec(c.members);
-    const PfbKernels k = emitPfb(s);
+    const PfbKernels k = emitPfb(s, {.rowPairPost = true});  // the fused tickets decode row-pair post units
     if (!pfbFusable(s, k.geometry)) {
       ADD_FAILURE() << c.label << ": not fusable (runs of " << k.geometry.runSpectra << ", units of "
                     << k.geometry.spectraPerUnit << ")";

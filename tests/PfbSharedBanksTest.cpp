@@ -195,3 +195,55 @@ TEST(PfbSharedBanks, CurrentKernelsAreConflictFree) {
   }
   EXPECT_GE(specs, 3);
 }
+
+// The cf32 spectrum post kernel (PfbPostSpectrumEmitter.cpp) over one combination of 4096 channels: its row loads,
+// row passes, split reads (item i = t + 256 m: pair i / n2, item i % n2), staging stores (channel c at
+// c ^ ((c >> 5) & 31)) and store reads meet each bank once per phase, except pair 0's split reads (as the row-pair
+// kernel's). Without the staging swizzle the stores of a warp's channels n1 = 32 apart would hit one bank.
+TEST(PfbSharedBanks, SpectrumPostKernelIsConflictFree) {
+  const PfbSpec s = parsePfbSpecText(test::readFile(test::sourcePath("specs/pfb_meerkat_4k_10bit_cf32.json")), "s");
+  const PfbGeometry g = pfbGeometry(s);
+  ASSERT_TRUE(g.spectrumPost);
+  const long long N = s.channels, N1 = g.n1, N2 = g.n2;
+  const Slot slot(pfbSwizzled);
+  auto staged = [](long long c) { return c ^ ((c >> 5) & 31); };
+  Tally load, rows, split, splitPair0, stage, plain, store;
+  for (long long e0 = 0; e0 < N; e0 += 32) {
+    std::vector<long long> a(32), b(32);
+    for (int l = 0; l < 32; ++l) a[l] = 8 * slot(e0 + l), b[l] = 8 * staged(e0 + l);
+    load.add(a, 8), store.add(b, 8);
+  }
+  passes(g.rowFft, 1, N2, 1, N, slot, rows);
+  auto channel = [&](long long pair, long long item, int which) {
+    const long long a = pair ? pair + N1 * item : item < N2 / 2 ? N1 * item : N1 / 2 + N1 * (item - N2 / 2);
+    return which == 0 ? a : pair == 0 && item == 0 ? N / 2 : N - a;
+  };
+  for (long long w0 = 0; w0 < N / 2; w0 += 32) {
+    std::vector<long long> za(32), zb(32), ka(32), kb(32), pa(32);
+    const long long pair = w0 / N2;
+    for (int l = 0; l < 32; ++l) {
+      const long long item = (w0 + l) % N2, rowA = pair, rowB = pair ? N1 - pair : N1 / 2;
+      long long xa, xb;
+      if (pair) xa = item, xb = 2 * N2 - 1 - item;
+      else if (item < N2 / 2) xa = item, xb = item ? N2 - item : N2 / 2;
+      else xa = N2 / 2 + item, xb = 2 * N2 - 1 + N2 / 2 - item;
+      auto element = [&](long long x) { return x < N2 ? rowA * N2 + x : rowB * N2 + x - N2; };
+      za[l] = 8 * slot(element(xa)), zb[l] = 8 * slot(element(xb));
+      ka[l] = 8 * staged(channel(pair, item, 0)), kb[l] = 8 * staged(channel(pair, item, 1));
+      pa[l] = 8 * channel(pair, item, 0);
+    }
+    Tally& t = pair ? split : splitPair0;
+    t.add(za, 8), t.add(zb, 8);
+    stage.add(ka, 8), stage.add(kb, 8), plain.add(pa, 8);
+  }
+  for (const auto& [name, t] : {std::pair{"row load", load}, std::pair{"row passes", rows},
+                                std::pair{"split reads", split}, std::pair{"staging stores", stage},
+                                std::pair{"store reads", store}})
+    EXPECT_LE(t.worst, 1) << name << ": " << t.wavefronts << " wavefronts for " << t.accesses;
+  EXPECT_LE(splitPair0.worst, 2);
+  EXPECT_GE(plain.worst, 16);  // the count itself: unswizzled, the channels n1 apart share banks
+  std::printf("[banks] spectrum post kernel, 4096 channels: split %lld/%lld, staging %lld/%lld (unswizzled %lld), "
+              "store %lld/%lld\n",
+              split.wavefronts, split.accesses, stage.wavefronts, stage.accesses, plain.wavefronts, store.wavefronts,
+              store.accesses);
+}

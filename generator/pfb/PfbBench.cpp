@@ -86,6 +86,11 @@ std::vector<BenchVariant> pfbBenchVariants(const PfbSpec& s) {
                                      : "f32 scratch (both kernels; timing only)",
                    Generated{pfbLaunchPlan(other, emitPfb(other))}, 0, 0, true});
   }
+  // cf32: the row-pair post kernel (channels n1 apart, 8 bytes of a 32-byte sector per store) beside the spectrum one.
+  const PfbKernels rowPair = k.geometry.spectrumPost ? emitPfb(s, {.rowPairPost = true}) : k;
+  if (k.geometry.spectrumPost)
+    v.push_back({"row-pair post kernel (both kernels; cf32 channels stored n1 apart)",
+                 Generated{pfbLaunchPlan(s, rowPair)}, 0, 0});
   if (s.halfScratch) return v;  // bench's earlier kernels read an f32 scratch
   // The previous kernels (both, one call): padded FFT buffers, unrotated ci8 staging, a fir thread per complex point.
   v.push_back({"previous kernels (padded buffers, a fir thread per complex point)",
@@ -108,10 +113,10 @@ std::vector<BenchVariant> pfbBenchVariants(const PfbSpec& s) {
                Generated{pfbLaunchPlan(s, emitPfb(s, {.slotPerElement = true}))}, 0, 0});
   // The fused channeliser: one persistent kernel, the scratch an L2-resident ring (PfbFused.h), at one and two blocks
   // per SM (128 and 64 registers).
-  if (pfbFusable(s, k.geometry))
+  if (pfbFusable(s, rowPair.geometry))
     for (int bps : {1, 2})
       v.push_back({fmt::format("fused persistent kernel, L2 ring scratch, {} block(s) per SM", bps),
-                   Generated{pfbFusedLaunchPlan(s, k, bps)}, 0, 0});
+                   Generated{pfbFusedLaunchPlan(s, rowPair, bps)}, 0, 0});
   return v;
 }
 

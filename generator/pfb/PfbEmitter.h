@@ -26,12 +26,14 @@ struct PfbVariant {
   bool phaseTables = true;      // the post kernel's delay phase from per-chunk tables
   bool firConstSlots = true;    // the fir kernel's slots as thread constants plus offsets
   int postBlocksPerSm = 3;      // the post kernel's launch bounds
+  bool rowPairPost = false;     // cf32: the row-pair post kernel where the spectrum post kernel applies
 };
 PfbKernels emitPfb(const PfbSpec& s, const PfbVariant& v = {});
 
 // Parts shared by the emitters (PfbFirEmitter.cpp, PfbPostEmitter.cpp).
 std::string pfbFirSource(const PfbSpec& s, const PfbGeometry& g, const std::string& name);
 std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::string& name);
+std::string pfbPostSpectrumSource(const PfbSpec& s, const PfbGeometry& g, const std::string& name);
 std::string pfbPostItemSource(const PfbSpec& s, const PfbGeometry& g, const std::string& name);
 
 }  // namespace warpforge

@@ -60,11 +60,17 @@ class PfbFamilySpec final : public FamilySpec, public BenchFacet {
         "  four-step split: N = {} x {}; kernel fir: {} threads ({} columns x {} rows, {} per complex point), {} "
         "spectra per FIR chunk, runs of {} spectra, {} B shared\n",
         g.n1, g.n2, g.threadsA, g.columns, g.n1, g.threadsA / g.pointsA, g.chunk, g.runSpectra, g.sharedA);
-    r.text += fmt::format(
-        "  kernel post: {} threads per (row pair, {} spectra x {} pol), {} combinations per FFT chunk, {} B shared; "
-        "column radices {}, row radices {}\n",
-        g.threadsB, g.spectraPerUnit, g.polsPerUnit, g.combosPerChunk, g.sharedB, fmt::join(g.columnFft.radices, "x"),
-        fmt::join(g.rowFft.radices, "x"));
+    if (g.spectrumPost)
+      r.text += fmt::format(
+          "  kernel post: {} threads per (spectrum, pol), all {} rows, channels stored contiguously, {} B shared; "
+          "column radices {}, row radices {}\n",
+          g.threadsB, g.n1, g.sharedB, fmt::join(g.columnFft.radices, "x"), fmt::join(g.rowFft.radices, "x"));
+    else
+      r.text += fmt::format(
+          "  kernel post: {} threads per (row pair, {} spectra x {} pol), {} combinations per FFT chunk, {} B shared; "
+          "column radices {}, row radices {}\n",
+          g.threadsB, g.spectraPerUnit, g.polsPerUnit, g.combosPerChunk, g.sharedB,
+          fmt::join(g.columnFft.radices, "x"), fmt::join(g.rowFft.radices, "x"));
     r.text += fmt::format(
         "  bytes per call: input {:.0f}, output {:.0f}, scratch written and read {:.0f} x 2, warm-up re-reads {:.0f}: "
         "{:.2f}x the user arrays\n",
@@ -90,6 +96,12 @@ class PfbFamilySpec final : public FamilySpec, public BenchFacet {
         "(radices {}),\n"
         "  multiplies by e^(-2 pi i m2 k1 / N) and stores Y[stream][spectrum][k1][m2] to the scratch\n",
         s_.name, g.columns, g.n1, g.n1, g.n2, 2 * s_.taps, s_.taps, g.chunk, g.n1, fmt::join(g.columnFft.radices, "x"));
+    if (g.spectrumPost)
+      return o + fmt::format(
+                     "{}_post: block = one (spectrum, pol) combination, all {} rows; {}-point row FFTs (radices {}), "
+                     "the real-FFT split,\n  gain{}, each channel staged in shared memory, then the spectrum stored "
+                     "contiguously (cf32)\n",
+                     s_.name, g.n1, g.n2, fmt::join(g.rowFft.radices, "x"), s_.delay ? ", delay phase slope" : "");
     o += fmt::format(
         "{}_post: block = rows k1 and {} - k1 of {} (spectrum, pol) combinations; {}-point row FFTs (radices {}), the "
         "real-FFT split,\n"

@@ -44,7 +44,7 @@ void appendPassTwiddles(const PfbFftPlan& p, std::vector<float>& t) {
 
 }  // namespace
 
-PfbGeometry pfbGeometry(const PfbSpec& s, bool previous) {
+PfbGeometry pfbGeometry(const PfbSpec& s, bool previous, bool spectrumPost) {
   PfbGeometry g;
   g.previous = previous;
   const long long N = s.channels;
@@ -79,6 +79,10 @@ PfbGeometry pfbGeometry(const PfbSpec& s, bool previous) {
   g.stagingBytes = s.outputType == PfbOutputType::CI8 ? 2 * g.n2 * g.combosPerUnit() * 2 : 0;
   g.sharedB = static_cast<int>(2 * pfbBufferSlots(static_cast<long long>(g.combosPerChunk) * 2 * g.n2, previous) * 8) +
               g.stagingBytes;
+  if (spectrumPost && !previous && s.outputType == PfbOutputType::CF32 && N <= kMaxSpectrumPostChannels) {
+    g.spectrumPost = true;
+    g.sharedB = static_cast<int>(2 * N * 8);
+  }
   g.stepTwiddleOffset = g.columnFft.twiddleOffsets.back();
   g.splitTwiddleOffset = g.rowFft.twiddleOffsets.back();
   return g;

@@ -50,6 +50,10 @@ struct PfbGeometry {
   // The post kernel's __launch_bounds__ blocks per SM (at most; where shared memory holds them): 3 (80 registers), or
   // 4 (64 registers, its pass twiddles loaded per butterfly; bench's "post kernel at four blocks per SM" variant).
   int postBlocksPerSm = 3;
+  // cf32 spectra of at most kMaxSpectrumPostChannels channels: the post kernel owns one (spectrum, pol) combination,
+  // all its rows, and stores its channels as one contiguous run (PfbPostSpectrumEmitter.cpp); otherwise (ci8, longer
+  // spectra, bench's variant "row-pair post kernel") a block owns a row pair of 16 combinations.
+  bool spectrumPost = false;
   int n1 = 0, n2 = 0;
   PfbFftPlan columnFft, rowFft;
   // kernel A
@@ -76,6 +80,7 @@ struct PfbGeometry {
   long long unitsA(const PfbSpec& s) const { return static_cast<long long>(s.streams()) * runs * columnGroups(); }
   long long spectrumGroups(const PfbSpec& s) const { return (s.spectra + spectraPerUnit - 1) / spectraPerUnit; }
   long long unitsB(const PfbSpec& s) const {
+    if (spectrumPost) return static_cast<long long>(s.streams()) * s.spectra;
     return static_cast<long long>(s.receivers) * spectrumGroups(s) * (s.polarizations / polsPerUnit) * pairs();
   }
   int combosPerUnit() const { return spectraPerUnit * polsPerUnit; }
@@ -85,7 +90,11 @@ struct PfbGeometry {
   int phaseEntries() const { return 2 * (n2 / phaseLow()) + phaseLow(); }
 };
 
-PfbGeometry pfbGeometry(const PfbSpec& s, bool previous = false);
+// Two f32 buffers of a whole spectrum (64 KiB at 4096 channels) per post block: three blocks per SM on sm_90.
+constexpr long long kMaxSpectrumPostChannels = 4096;
+// spectrumPost: the spectrum post kernel where it applies (cf32, at most kMaxSpectrumPostChannels channels, not the
+// previous kernels); false: the row-pair kernel.
+PfbGeometry pfbGeometry(const PfbSpec& s, bool previous = false, bool spectrumPost = true);
 
 // Shared-memory FFT buffers hold complex element a at slot pfbSwizzled(a) (pfb_slot in the kernels): the low four
 // index bits (16 slots = 128 bytes, every bank once) XOR f(a / 16), f(h) = (h ^ 2h ^ 4h) mod 16. A half-warp of 8-byte

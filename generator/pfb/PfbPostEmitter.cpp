@@ -517,9 +517,10 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
 
 PfbKernels emitPfb(const PfbSpec& s, const PfbVariant& v) {
   PfbKernels k;
-  k.geometry = pfbGeometry(s, v.previous);
+  const bool perItem = v.perItemPost || v.previous || v.slotPerElement;
+  k.geometry = pfbGeometry(s, v.previous, !v.rowPairPost && !perItem && v.postBlocksPerSm == 3);
   k.geometry.slotPerElement = v.slotPerElement;
-  k.geometry.perItemPost = v.perItemPost || v.previous || v.slotPerElement;
+  k.geometry.perItemPost = perItem;
   k.geometry.phaseTables = v.phaseTables;
   k.geometry.firConstSlots = v.firConstSlots;
   k.geometry.postBlocksPerSm = v.postBlocksPerSm;
@@ -528,8 +529,9 @@ PfbKernels emitPfb(const PfbSpec& s, const PfbVariant& v) {
   k.firName = s.name + "_fir";
   k.postName = s.name + "_post";
   k.firSource = pfbFirSource(s, k.geometry, k.firName);
-  k.postSource = k.geometry.perItemPost ? pfbPostItemSource(s, k.geometry, k.postName)
-                                        : pfbPostSource(s, k.geometry, k.postName);
+  k.postSource = k.geometry.perItemPost   ? pfbPostItemSource(s, k.geometry, k.postName)
+                 : k.geometry.spectrumPost ? pfbPostSpectrumSource(s, k.geometry, k.postName)
+                                           : pfbPostSource(s, k.geometry, k.postName);
   return k;
 }
 

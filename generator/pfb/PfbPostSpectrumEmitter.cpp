@@ -1,0 +1,189 @@
+// The post kernel of cf32 spectra (PfbGeometry::spectrumPost): a block owns one (spectrum, pol) combination, all n1
+// rows of its scratch, so that its N channels leave as one contiguous run. The row-pair kernel (PfbPostEmitter.cpp)
+// owns rows k1 and n1 - k1 of 16 combinations: its cf32 channels k1 + n1 k2 lie n1 x 8 bytes apart, 8 bytes of
+// every 32-byte sector per store, and the L2 takes four partial writes per sector (ncu on an H200, 4k channels: L2
+// 70 % busy at 19 % DRAM throughput). Here the split writes each channel to a staging buffer in shared memory, and
+// the block stores the spectrum with consecutive lanes on consecutive channels.
+//
+// Same arithmetic as the row-pair kernel: the same row FFT passes over the same rows, the same split twiddles,
+// split and gain, so that without a delay the two kernels' spectra are equal bit for bit. The delay phase takes one
+// sincospif per split item (the row-pair kernel's per-chunk tables hold one combination's phases per row pair).
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "ast/Passes.h"
+#include "ast/Printer.h"
+#include "generator/pfb/PfbEmitter.h"
+#include "generator/pfb/PfbFftCode.h"
+#include "generator/pfb/PfbPostParts.h"
+
+namespace warpforge {
+
+using namespace ast;
+using pfb::cmulX;
+using pfb::cmulY;
+
+std::string pfbPostSpectrumSource(const PfbSpec& s, const PfbGeometry& g, const std::string& name) {
+  const int TB = g.threadsB, N1 = g.n1, N2 = g.n2;
+  const long long N = s.channels;
+  auto widen = [&](NodePtr e) { return s.halfScratch ? call("__half22float2", {std::move(e)}) : e; };
+  // Trips of the block's threads over N elements (loads, stores) and N / 2 split items; a guard where fewer.
+  auto trips = [&](long long count, const std::string& i, std::vector<NodePtr> inner) -> NodePtr {
+    NodePtr loop = forLoop(decl("int", i, var("t")), bin("<", var(i), lit(count)), assign(var(i), lit(TB), "+="),
+                           block(std::move(inner)));
+    return withNote(loop, count % TB == 0 ? fmt::format("{} trips", count / TB) : std::string("guarded"));
+  };
+
+  std::vector<NodePtr> body;
+  body.push_back(externSharedArray("float2", "pfb_shared"));
+  body.push_back(comment(fmt::format(
+      "two buffers of the combination's {} rows x {} points (swizzled slots); the split stages the channels in the "
+      "buffer the last pass did not write",
+      N1, N2)));
+  body.push_back(decl("float2* const", "buf0", var("pfb_shared")));
+  body.push_back(decl("float2* const", "buf1", bin("+", var("pfb_shared"), lit(N))));
+  body.push_back(decl("const int", "t", var("(int)threadIdx.x")));
+  body.push_back(comment("block u = one (batch entry, receiver, pol, spectrum): Y at scratch + u N, channels at out + u N"));
+  body.push_back(decl("const long long", "u", cast("long long", var("blockIdx.x"))));
+  body.push_back(decl(fmt::format("const {}* const", s.scratchElement()), "src",
+                      bin("+", var("scratch"), bin("*", var("u"), lit(N)))));
+  body.push_back(decl("float2* const", "dst", bin("+", var("out"), bin("*", var("u"), lit(N)))));
+  if (s.perChannelGain)
+    body.push_back(decl("const float2* const", "gain",
+                        bin("+", var("gains"), bin("*", bin("%", bin("/", var("u"), lit(s.spectra)), lit(s.streams())),
+                                                    lit(N)))));
+
+  pfb::PassShape shape;
+  shape.innerCount = 1;
+  shape.outerStride = N2;
+  shape.pointStride = 1;
+  shape.threads = TB;
+  shape.table = "twiddles";
+  shape.slot = "pfb_slot";
+  for (auto& n : pfb::hoistTwiddles(g.rowFft, shape, "r")) body.push_back(n);
+
+  if (s.delay) {
+    // e^{i (phi - pi d k / N)} = e^{i phi} u for channel A (u = e^{-i pi d A / N}), e^{i (phi - pi d)} conj(u) for N - A.
+    body.push_back(comment("the delay phase's constants: (d, phi) of the combination, e^{i phi}, e^{i (phi - pi d)}"));
+    body.push_back(decl("const float2", "dl", call("__ldg", {bin("+", var("delays"), var("u"))})));
+    body.push_back(decl("const float", "half", bin("*", var("dl.y"), flit(1.0 / M_PI))));
+    body.push_back(declGroup("float", {{"sn0", nullptr}, {"cs0", nullptr}, {"sn1", nullptr}, {"cs1", nullptr}}));
+    body.push_back(exprStmt(call("sincospif", {var("half"), var("&sn0"), var("&cs0")})));
+    body.push_back(exprStmt(call("sincospif", {bin("-", var("half"), var("dl.x")), var("&sn1"), var("&cs1")})));
+  }
+
+  body.push_back(comment("load the combination's rows (contiguous in the scratch)"));
+  body.push_back(trips(N, "e", {assign(index(var("buf0"), call("pfb_slot", {var("e")})), widen(index(var("src"), var("e"))))}));
+  body.push_back(exprStmt(call("__syncthreads", {})));
+  const int passes = static_cast<int>(g.rowFft.radices.size());
+  for (int p = 0; p < passes; ++p) {
+    shape.in = p % 2 ? "buf1" : "buf0";
+    shape.out = p % 2 ? "buf0" : "buf1";
+    shape.butterflies = lit(N / g.rowFft.radices[p]);
+    body.push_back(pfb::emitPass(g.rowFft, p, shape, "r"));
+  }
+  const std::string fin = passes % 2 ? "buf1" : "buf0", stage = passes % 2 ? "buf0" : "buf1";
+
+  // Split item i = n2 pair + item: channels A = pfb_channel(pair, item, 0) and N - A. Z[A], Z[N - A] are elements xa,
+  // xb of the pair's two rows (row A then row B, n2 each), as the row-pair kernel numbers them.
+  std::vector<NodePtr> it;
+  it.push_back(decl("const int", "pair", bin("/", var("i"), lit(N2))));
+  it.push_back(decl("const int", "item", bin("%", var("i"), lit(N2))));
+  it.push_back(decl("const int", "rowA", var("pair")));
+  it.push_back(decl("const int", "rowB", ternary(var("pair"), bin("-", lit(N1), var("pair")), lit(N1 / 2))));
+  it.push_back(decl("const int", "kA", call("pfb_channel", {var("pair"), var("item"), lit(0)})));
+  it.push_back(decl("const int", "kB", call("pfb_channel", {var("pair"), var("item"), lit(1)})));
+  it.push_back(declGroup("int", {{"xa", nullptr}, {"xb", nullptr}}));
+  auto setX = [&](NodePtr a, NodePtr b) { return block({assign(var("xa"), std::move(a)), assign(var("xb"), std::move(b))}); };
+  it.push_back(ifChain({{bin("!=", var("pair"), lit(0)), setX(var("item"), bin("-", decimal(2 * N2 - 1), var("item")))},
+                        {bin("<", var("item"), decimal(N2 / 2)),
+                         setX(var("item"), ternary(var("item"), bin("-", decimal(N2), var("item")), decimal(N2 / 2)))}},
+                       setX(bin("+", decimal(N2 / 2), var("item")), bin("-", decimal(2 * N2 - 1 + N2 / 2), var("item")))));
+  auto element = [&](const std::string& x) {
+    return ternary(bin("<", var(x), lit(N2)), bin("+", bin("*", var("rowA"), lit(N2)), var(x)),
+                   bin("+", bin("*", var("rowB"), lit(N2)), bin("-", var(x), lit(N2))));
+  };
+  it.push_back(decl("const float2", "za", index(var(fin), call("pfb_slot", {element("xa")}))));
+  it.push_back(decl("const float2", "zb", index(var(fin), call("pfb_slot", {element("xb")}))));
+  it.push_back(decl("const bool", "edge", bin("&&", bin("==", var("pair"), lit(0)), bin("==", var("item"), lit(0)))));
+  it.push_back(declGroup("float2", {{"xa_", nullptr}, {"xb_", nullptr}}));
+  {
+    std::vector<NodePtr> gen;
+    gen.push_back(decl("const float2", "w",
+                       call("__ldg", {bin("+", var("twiddles"), bin("+", lit(g.splitTwiddleOffset), var("kA")))})));
+    gen.push_back(decl("const float", "ex", bin("*", flit(0.5), bin("+", var("za.x"), var("zb.x")))));
+    gen.push_back(decl("const float", "ey", bin("*", flit(0.5), bin("-", var("za.y"), var("zb.y")))));
+    gen.push_back(decl("const float", "fx", bin("*", flit(0.5), bin("-", var("za.x"), var("zb.x")))));
+    gen.push_back(decl("const float", "fy", bin("*", flit(0.5), bin("+", var("za.y"), var("zb.y")))));
+    gen.push_back(decl("const float", "gx", bin("-", bin("*", var("w.x"), var("fx")), bin("*", var("w.y"), var("fy")))));
+    gen.push_back(decl("const float", "gy", bin("+", bin("*", var("w.x"), var("fy")), bin("*", var("w.y"), var("fx")))));
+    gen.push_back(assign(var("xa_"), call("make_float2", {bin("+", var("ex"), var("gy")), bin("-", var("ey"), var("gx"))})));
+    gen.push_back(assign(var("xb_"), call("make_float2", {bin("-", var("ex"), var("gy")),
+                                                          unary("-", bin("+", var("ey"), var("gx")))})));
+    std::vector<NodePtr> special;
+    special.push_back(comment("channel 0 (real: Re Z[0] + Im Z[0]) and N / 2 (conj Z[N / 2])"));
+    special.push_back(assign(var("xa_"), call("make_float2", {bin("+", var("za.x"), var("za.y")), flit(0)})));
+    special.push_back(assign(var("xb_"), call("make_float2", {var("zb.x"), unary("-", var("zb.y"))})));
+    it.push_back(ifStmt(var("edge"), block(special), block(gen)));
+  }
+  if (s.delay) {
+    it.push_back(declGroup("float", {{"sn", nullptr}, {"cs", nullptr}}));
+    it.push_back(exprStmt(call("sincospif", {bin("*", unary("-", var("dl.x")),
+                                                     bin("*", cast("float", var("kA")), flit(1.0 / static_cast<double>(N)))),
+                                              var("&sn"), var("&cs")})));
+    it.push_back(decl("const float2", "rotA",
+                      call("make_float2", {bin("-", bin("*", var("cs"), var("cs0")), bin("*", var("sn"), var("sn0"))),
+                                           bin("+", bin("*", var("cs"), var("sn0")), bin("*", var("sn"), var("cs0")))})));
+    it.push_back(decl("float2", "rotB",
+                      call("make_float2", {bin("+", bin("*", var("cs"), var("cs1")), bin("*", var("sn"), var("sn1"))),
+                                           bin("-", bin("*", var("cs"), var("sn1")), bin("*", var("sn"), var("cs1")))})));
+    it.push_back(ifUnbraced(var("edge"),
+                            block({exprStmt(call("sincospif", {bin("-", var("half"), bin("*", flit(0.5), var("dl.x"))),
+                                                               var("&sn"), var("&cs")})),
+                                   assign(var("rotB"), call("make_float2", {var("cs"), var("sn")}))})));
+  }
+  // Gain and delay of one channel, then its staging slot: channel c at c ^ ((c >> 5) & 31), so that a warp's 32
+  // channels n1 apart (consecutive items) meet distinct banks and a run of 32 consecutive channels stays in 32 slots.
+  auto post = [&](const std::string& x, const std::string& k, const std::string& rot) {
+    std::vector<NodePtr> st;
+    std::string v = x;
+    if (s.delay) {
+      st.push_back(decl("const float2", "vr", call("make_float2", {cmulX(v, rot), cmulY(v, rot)})));
+      v = "vr";
+    }
+    if (s.perChannelGain) {
+      st.push_back(decl("const float2", "gn", call("__ldg", {bin("+", var("gain"), var(k))})));
+      st.push_back(decl("const float2", "vg", call("make_float2", {cmulX(v, "gn"), cmulY(v, "gn")})));
+      v = "vg";
+    } else if (s.gain != 1.0) {
+      st.push_back(decl("const float2", "vg",
+                        call("make_float2", {bin("*", var(v + ".x"), flit(s.gain)), bin("*", var(v + ".y"), flit(s.gain))})));
+      v = "vg";
+    }
+    st.push_back(assign(index(var(stage), bin("^", var(k), bin("&", bin(">>", var(k), lit(5)), lit(31)))), var(v)));
+    return block(st);
+  };
+  it.push_back(post("xa_", "kA", "rotA"));
+  it.push_back(post("xb_", "kB", "rotB"));
+  body.push_back(comment("split, gain and delay: each item yields channels A and N - A, staged by channel"));
+  body.push_back(trips(N / 2, "i", std::move(it)));
+  body.push_back(exprStmt(call("__syncthreads", {})));
+  body.push_back(comment("store the spectrum: consecutive lanes on consecutive channels"));
+  body.push_back(trips(N, "c", {assign(index(var("dst"), var("c")),
+                                       index(var(stage), bin("^", var("c"), bin("&", bin(">>", var("c"), lit(5)), lit(31)))))}));
+
+  NodePtr fn = function(fmt::format("extern \"C\" __global__ void __launch_bounds__({}, {})", TB,
+                                    std::max(1, 232448 / (g.sharedB + 4096))),
+                        "", name, pfb::postParams(s), block(body));
+  const std::string header = fmt::format(
+      "// {}: {} row FFTs ({} points, all {} rows of one (spectrum, pol) combination per block), real-FFT split, {}{}, "
+      "cf32 spectra\n// stored contiguously through shared memory; generated by warpforge (pfb family)\n",
+      name, s.name, N2, N1, s.perChannelGain ? "per-channel gain" : fmt::format("gain {}", s.gain),
+      s.delay ? ", delay phase slope" : "");
+  return header + (s.halfScratch ? "#include <cuda_fp16.h>\n" : "") + pfb::channelHelper(g, N) +
+         pfb::slotHelper(false) + print(foldConstants(fn));
+}
+
+}  // namespace warpforge

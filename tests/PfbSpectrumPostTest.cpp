@@ -1,0 +1,107 @@
+// The cf32 post kernel that owns one (spectrum, pol) combination (PfbPostSpectrumEmitter.cpp): where it applies, that
+// it equals the row-pair kernel bit for bit where both take the same arithmetic (no delay), that it meets the double
+// reference with a delay and with an f16 scratch, and that mutations of it fail the CPU run.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "CudaOnCpu.h"
+#include "generator/pfb/PfbEmitter.h"
+#include "generator/pfb/PfbFamily.h"
+#include "generator/pfb/PfbGeometry.h"
+#include "generator/pfb/PfbPlan.h"
+#include "generator/pfb/PfbSpec.h"
+
+using namespace warpforge;
+
+namespace {
+
+PfbSpec spec(const std::string& members) {
+  return parsePfbSpecText(fmt::format(R"({{"name": "pfb_s", "family": "pfb", {}}})", members), "s.json");
+}
+
+}  // namespace
+
+TEST(PfbSpectrumPost, AppliesToCf32SpectraThatFitTwoBuffers) {
+  auto geometry = [](long long channels, const char* output) {
+    return pfbGeometry(spec(fmt::format(
+        R"("channels": {}, "taps": 2, "spectra_per_call": 16, "input": {{"type": "int8"}}, "output": {{"type": "{}"}})",
+        channels, output)));
+  };
+  for (long long n : {64LL, 1024LL, 4096LL}) {
+    const PfbGeometry g = geometry(n, "cf32");
+    EXPECT_TRUE(g.spectrumPost) << n;
+    EXPECT_EQ(g.sharedB, 16 * n) << n;
+    EXPECT_EQ(g.unitsB(spec(fmt::format(
+                  R"("channels": {}, "taps": 2, "spectra_per_call": 16, "input": {{"type": "int8"}}, "output": {{"type": "cf32"}})",
+                  n))),
+              2 * 16);  // one block per (pol, spectrum)
+  }
+  EXPECT_FALSE(geometry(8192, "cf32").spectrumPost);  // two buffers of 64 KiB each: one block per SM
+  EXPECT_FALSE(geometry(4096, "ci8").spectrumPost);   // ci8 runs are 32 bytes of a channel's spectra already
+  const PfbSpec s = spec(R"("channels": 1024, "taps": 2, "spectra_per_call": 16, "input": {"type": "int8"}, "output": {"type": "cf32"})");
+  EXPECT_FALSE(pfbGeometry(s, true).spectrumPost);  // the previous kernels
+  EXPECT_FALSE(emitPfb(s, {.rowPairPost = true}).geometry.spectrumPost);
+  EXPECT_FALSE(emitPfb(s, {.perItemPost = true}).geometry.spectrumPost);
+  EXPECT_NE(emitPfb(s).postSource.find("all 32 rows of one (spectrum, pol) combination per block"), std::string::npos);
+}
+
+// Without a delay both post kernels take the same operations on the same values (row passes, split twiddle, split,
+// gain): the spectra must be equal bit for bit, and each must meet the reference.
+TEST(PfbSpectrumPost, EqualsTheRowPairKernelBitForBit) {
+  std::uint64_t seed = 6060;
+  for (const char* members :
+       {R"("channels": 256, "taps": 2, "spectra_per_call": 16, "input": {"type": "packed", "bits": 12}, "gain": "per_channel", "output": {"type": "cf32"})",
+        R"("channels": 4096, "taps": 2, "polarizations": 1, "spectra_per_call": 3, "input": {"type": "packed", "bits": 10}, "gain": 0.5, "output": {"type": "cf32"})"}) {
+    const PfbSpec s = spec(members);
+    auto fs = makePfbSpec(s);
+    fs->verify();
+    std::map<std::string, std::vector<unsigned char>> spectrum, rowPair;
+    const Check a = test::runPlanOnCpu(*fs, pfbLaunchPlan(s, emitPfb(s)), 2, seed, "pfb-cpu", "spectrum post kernel",
+                                       {}, {}, {}, &spectrum);
+    const Check b = test::runPlanOnCpu(*fs, pfbLaunchPlan(s, emitPfb(s, {.rowPairPost = true})), 2, seed,
+                                       "pfb-cpu", "row-pair post kernel", {}, {}, {}, &rowPair);
+    EXPECT_TRUE(a.ok() && b.ok()) << members;
+    ASSERT_EQ(spectrum.at("spectra").size(), rowPair.at("spectra").size());
+    EXPECT_TRUE(spectrum.at("spectra") == rowPair.at("spectra")) << members;
+    ++seed;
+  }
+}
+
+TEST(PfbSpectrumPost, MeetsTheReferenceWithDelaysAndAnF16Scratch) {
+  std::uint64_t seed = 6160;
+  for (const char* members :
+       {R"("channels": 4096, "taps": 2, "spectra_per_call": 3, "input": {"type": "int8"}, "gain": "per_channel", "delay": true, "output": {"type": "cf32"})",
+        R"("channels": 128, "taps": 3, "polarizations": 1, "spectra_per_call": 20, "input": {"type": "int16"}, "delay": true, "output": {"type": "cf32"})",
+        R"("channels": 2048, "taps": 2, "spectra_per_call": 4, "input": {"type": "packed", "bits": 10}, "output": {"type": "cf32"}, "scratch": "f16")"}) {
+    const PfbSpec s = spec(members);
+    auto fs = makePfbSpec(s);
+    fs->verify();
+    LaunchPlan plan = pfbLaunchPlan(s, emitPfb(s));
+    ASSERT_NE(plan.sources[1].text.find("combination per block"), std::string::npos);
+    if (s.halfScratch)
+      for (auto& src : plan.sources) src.text = test::withHostHalf(src.text);
+    const Check k = test::runPlanOnCpu(*fs, plan, 2, seed++, "pfb-cpu", members, {});
+    EXPECT_TRUE(k.ok()) << members << ": " << k.detail;
+    EXPECT_GT(k.checked, 0) << members;
+  }
+}
+
+// A test that cannot fail is a defect: each mutation of the spectrum post kernel must fail the CPU run.
+TEST(PfbSpectrumPost, MutatedKernelsAreCaught) {
+  const PfbSpec s = spec(
+      R"("channels": 256, "taps": 2, "spectra_per_call": 8, "input": {"type": "int8"}, "gain": "per_channel", "delay": true, "output": {"type": "cf32"})");
+  auto fs = makePfbSpec(s);
+  LaunchPlan post = pfbLaunchPlan(s, emitPfb(s));
+  std::swap(post.sources[0], post.sources[1]);
+  post.kernels[0].source = 1, post.kernels[1].source = 0;
+  test::expectMutationsCaught(*fs, post,
+                              {{{"store without the staging swizzle", "c ^ c >> 5 & 31]", "c]"}},
+                               {{"staging slot of the mirror", "kB ^ kB >> 5 & 31", "kB ^ kB >> 4 & 31"}},
+                               {{"mirror row of pair 0", "rowB = pair ? 32 - pair : 16", "rowB = pair ? 32 - pair : 0"}},
+                               {{"split twiddle conjugated", "w.y * fx", "-w.y * fx"}},
+                               {{"delay slope sign", "-dl.x", "dl.x"}},
+                               {{"gain of the mirror channel", "gain + kB", "gain + kA"}},
+                               {{"the other spectrum's rows", "scratch + u * 256", "scratch + (u ^ 1) * 256"}}},
+                              6260, "pfb-cpu", {});
+}
