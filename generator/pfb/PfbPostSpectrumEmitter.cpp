@@ -29,11 +29,10 @@ std::string pfbPostSpectrumSource(const PfbSpec& s, const PfbGeometry& g, const 
   const int TB = g.threadsB, N1 = g.n1, N2 = g.n2;
   const long long N = s.channels;
   auto widen = [&](NodePtr e) { return s.halfScratch ? call("__half22float2", {std::move(e)}) : e; };
-  // Trips of the block's threads over N elements (loads, stores) and N / 2 split items; a guard where fewer.
+  // The block's threads over `count` elements (loads, stores) or split items, `i` = t + TB m.
   auto trips = [&](long long count, const std::string& i, std::vector<NodePtr> inner) -> NodePtr {
-    NodePtr loop = forLoop(decl("int", i, var("t")), bin("<", var(i), lit(count)), assign(var(i), lit(TB), "+="),
-                           block(std::move(inner)));
-    return withNote(loop, count % TB == 0 ? fmt::format("{} trips", count / TB) : std::string("guarded"));
+    return forLoop(decl("int", i, var("t")), bin("<", var(i), lit(count)), assign(var(i), lit(TB), "+="),
+                   block(std::move(inner)));
   };
 
   std::vector<NodePtr> body;
