@@ -43,6 +43,8 @@ TEST(PfbSpectrumPost, AppliesToCf32SpectraThatFitTwoBuffers) {
   EXPECT_FALSE(pfbGeometry(s, true).spectrumPost);  // the previous kernels
   EXPECT_FALSE(emitPfb(s, {.rowPairPost = true}).geometry.spectrumPost);
   EXPECT_FALSE(emitPfb(s, {.perItemPost = true}).geometry.spectrumPost);
+  EXPECT_FALSE(emitPfb(s, {.phaseTables = false}).geometry.spectrumPost);  // the row-pair kernel's own variants
+  EXPECT_FALSE(emitPfb(s, {.postBlocksPerSm = 4}).geometry.spectrumPost);
   EXPECT_NE(emitPfb(s).postSource.find("all 32 rows of one (spectrum, pol) combination per block"), std::string::npos);
 }
 

@@ -518,7 +518,9 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
 PfbKernels emitPfb(const PfbSpec& s, const PfbVariant& v) {
   PfbKernels k;
   const bool perItem = v.perItemPost || v.previous || v.slotPerElement;
-  k.geometry = pfbGeometry(s, v.previous, !v.rowPairPost && !perItem && v.postBlocksPerSm == 3);
+  // The row-pair post kernel's own variants (per item, four blocks per SM, no phase tables) take it for cf32 too.
+  const bool rowPair = v.rowPairPost || perItem || v.postBlocksPerSm != PfbVariant{}.postBlocksPerSm || !v.phaseTables;
+  k.geometry = pfbGeometry(s, v.previous, !rowPair);
   k.geometry.slotPerElement = v.slotPerElement;
   k.geometry.perItemPost = perItem;
   k.geometry.phaseTables = v.phaseTables;
