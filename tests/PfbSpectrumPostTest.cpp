@@ -11,6 +11,7 @@
 #include "generator/pfb/PfbGeometry.h"
 #include "generator/pfb/PfbPlan.h"
 #include "generator/pfb/PfbSpec.h"
+#include "warpforge/compiler.h"
 
 using namespace warpforge;
 
@@ -38,6 +39,9 @@ TEST(PfbSpectrumPost, AppliesToCf32SpectraThatFitTwoBuffers) {
               2 * 16);  // one block per (pol, spectrum)
   }
   EXPECT_FALSE(geometry(8192, "cf32").spectrumPost);  // two buffers of 64 KiB each: one block per SM
+  EXPECT_TRUE(pfbGeometry(spec(R"("channels": 8192, "taps": 2, "spectra_per_call": 16, "input": {"type": "int8"}, "output": {"type": "cf32"})"),
+                          false, 8192)
+                  .spectrumPost);  // (bench's variant)
   EXPECT_FALSE(geometry(4096, "ci8").spectrumPost);   // ci8 runs are 32 bytes of a channel's spectra already
   const PfbSpec s = spec(R"("channels": 1024, "taps": 2, "spectra_per_call": 16, "input": {"type": "int8"}, "output": {"type": "cf32"})");
   EXPECT_FALSE(pfbGeometry(s, true).spectrumPost);  // the previous kernels
@@ -87,6 +91,22 @@ TEST(PfbSpectrumPost, MeetsTheReferenceWithDelaysAndAnF16Scratch) {
     EXPECT_TRUE(k.ok()) << members << ": " << k.detail;
     EXPECT_GT(k.checked, 0) << members;
   }
+}
+
+// Bench's variant for 8192 channels (two 64 KiB buffers): rows of 256 points, 16 split trips.
+TEST(PfbSpectrumPost, EightThousandChannelsAsBenchRunsThem) {
+  const PfbSpec s = spec(
+      R"("channels": 8192, "taps": 2, "polarizations": 1, "spectra_per_call": 2, "input": {"type": "int8"}, "gain": "per_channel", "delay": true, "output": {"type": "cf32"})");
+  auto fs = makePfbSpec(s);
+  fs->verify();
+  const PfbKernels k = emitPfb(s, {.spectrumPostChannels = 8192});
+  ASSERT_TRUE(k.geometry.spectrumPost);
+  EXPECT_EQ(k.geometry.sharedB, 128 * 1024);
+  const Check c = test::runPlanOnCpu(*fs, pfbLaunchPlan(s, k), 1, 6360, "pfb-cpu", "8192 channels, spectrum post", {});
+  EXPECT_TRUE(c.ok()) << c.detail;
+  const CompileResult r = compileWithReport(k.postSource, s.name, "sm_90");
+  EXPECT_GT(r.registers, 0) << r.log;
+  EXPECT_EQ(r.spillStoreBytes + r.spillLoadBytes, 0) << r.registers << " registers";
 }
 
 // A test that cannot fail is a defect: each mutation of the spectrum post kernel must fail the CPU run.

@@ -91,6 +91,11 @@ std::vector<BenchVariant> pfbBenchVariants(const PfbSpec& s) {
   if (k.geometry.spectrumPost)
     v.push_back({"row-pair post kernel (both kernels; cf32 channels stored n1 apart)",
                  Generated{pfbLaunchPlan(s, rowPair)}, 0, 0});
+  // cf32 of 8192 channels: the spectrum post kernel at two 64 KiB buffers, one block per SM (not yet the default).
+  if (s.outputType == PfbOutputType::CF32 && !k.geometry.spectrumPost && s.channels <= 2 * kMaxSpectrumPostChannels)
+    v.push_back({"spectrum post kernel at 8192 channels (both kernels; 128 KiB shared, one block per SM)",
+                 Generated{pfbLaunchPlan(s, emitPfb(s, {.spectrumPostChannels = 2 * kMaxSpectrumPostChannels}))}, 0,
+                 0});
   if (s.halfScratch) return v;  // bench's earlier kernels read an f32 scratch
   // The previous kernels (both, one call): padded FFT buffers, unrotated ci8 staging, a fir thread per complex point.
   v.push_back({"previous kernels (padded buffers, a fir thread per complex point)",

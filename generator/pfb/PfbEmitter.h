@@ -27,6 +27,7 @@ struct PfbVariant {
   bool firConstSlots = true;    // the fir kernel's slots as thread constants plus offsets
   int postBlocksPerSm = 3;      // the post kernel's launch bounds
   bool rowPairPost = false;     // cf32: the row-pair post kernel where the spectrum post kernel applies
+  long long spectrumPostChannels = kMaxSpectrumPostChannels;  // cf32: the spectrum post kernel up to this length
 };
 PfbKernels emitPfb(const PfbSpec& s, const PfbVariant& v = {});
 

@@ -44,7 +44,7 @@ void appendPassTwiddles(const PfbFftPlan& p, std::vector<float>& t) {
 
 }  // namespace
 
-PfbGeometry pfbGeometry(const PfbSpec& s, bool previous, bool spectrumPost) {
+PfbGeometry pfbGeometry(const PfbSpec& s, bool previous, long long spectrumPostChannels) {
   PfbGeometry g;
   g.previous = previous;
   const long long N = s.channels;
@@ -79,7 +79,7 @@ PfbGeometry pfbGeometry(const PfbSpec& s, bool previous, bool spectrumPost) {
   g.stagingBytes = s.outputType == PfbOutputType::CI8 ? 2 * g.n2 * g.combosPerUnit() * 2 : 0;
   g.sharedB = static_cast<int>(2 * pfbBufferSlots(static_cast<long long>(g.combosPerChunk) * 2 * g.n2, previous) * 8) +
               g.stagingBytes;
-  if (spectrumPost && !previous && s.outputType == PfbOutputType::CF32 && N <= kMaxSpectrumPostChannels) {
+  if (!previous && s.outputType == PfbOutputType::CF32 && N <= spectrumPostChannels) {
     g.spectrumPost = true;
     g.sharedB = static_cast<int>(2 * N * 8);
   }

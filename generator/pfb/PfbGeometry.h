@@ -92,9 +92,10 @@ struct PfbGeometry {
 
 // Two f32 buffers of a whole spectrum (64 KiB at 4096 channels) per post block: three blocks per SM on sm_90.
 constexpr long long kMaxSpectrumPostChannels = 4096;
-// spectrumPost: the spectrum post kernel where it applies (cf32, at most kMaxSpectrumPostChannels channels, not the
-// previous kernels); false: the row-pair kernel.
-PfbGeometry pfbGeometry(const PfbSpec& s, bool previous = false, bool spectrumPost = true);
+// The spectrum post kernel where it applies (cf32, at most spectrumPostChannels channels, not the previous kernels);
+// spectrumPostChannels 0: the row-pair kernel.
+PfbGeometry pfbGeometry(const PfbSpec& s, bool previous = false,
+                        long long spectrumPostChannels = kMaxSpectrumPostChannels);
 
 // Shared-memory FFT buffers hold complex element a at slot pfbSwizzled(a) (pfb_slot in the kernels): the low four
 // index bits (16 slots = 128 bytes, every bank once) XOR f(a / 16), f(h) = (h ^ 2h ^ 4h) mod 16. A half-warp of 8-byte
