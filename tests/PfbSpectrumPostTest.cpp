@@ -79,6 +79,7 @@ TEST(PfbSpectrumPost, MeetsTheReferenceWithDelaysAndAnF16Scratch) {
   for (const char* members :
        {R"("channels": 4096, "taps": 2, "spectra_per_call": 3, "input": {"type": "int8"}, "gain": "per_channel", "delay": true, "output": {"type": "cf32"})",
         R"("channels": 128, "taps": 3, "polarizations": 1, "spectra_per_call": 20, "input": {"type": "int16"}, "delay": true, "output": {"type": "cf32"})",
+        R"("channels": 512, "taps": 2, "receivers": 3, "spectra_per_call": 5, "input": {"type": "int8"}, "gain": "per_channel", "delay": true, "output": {"type": "cf32"})",
         R"("channels": 2048, "taps": 2, "spectra_per_call": 4, "input": {"type": "packed", "bits": 10}, "output": {"type": "cf32"}, "scratch": "f16")"}) {
     const PfbSpec s = spec(members);
     auto fs = makePfbSpec(s);
