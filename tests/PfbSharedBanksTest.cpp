@@ -236,14 +236,15 @@ TEST(PfbSharedBanks, SpectrumPostKernelIsConflictFree) {
     t.add(za, 8), t.add(zb, 8);
     stage.add(ka, 8), stage.add(kb, 8), plain.add(pa, 8);
   }
-  for (const auto& [name, t] : {std::pair{"row load", load}, std::pair{"row passes", rows},
-                                std::pair{"split reads", split}, std::pair{"staging stores", stage},
-                                std::pair{"store reads", store}})
+  for (const auto& [name, t] :
+       {std::pair{"row load", load}, std::pair{"row passes", rows}, std::pair{"split reads", split},
+        std::pair{"staging stores", stage}, std::pair{"store reads", store}})
     EXPECT_LE(t.worst, 1) << name << ": " << t.wavefronts << " wavefronts for " << t.accesses;
   EXPECT_LE(splitPair0.worst, 2);
   EXPECT_GE(plain.worst, 16);  // the count itself: unswizzled, the channels n1 apart share banks
-  std::printf("[banks] spectrum post kernel, 4096 channels: split %lld/%lld, staging %lld/%lld (unswizzled %lld), "
-              "store %lld/%lld\n",
-              split.wavefronts, split.accesses, stage.wavefronts, stage.accesses, plain.wavefronts, store.wavefronts,
-              store.accesses);
+  std::printf(
+      "[banks] spectrum post kernel, 4096 channels: split %lld/%lld, staging %lld/%lld (unswizzled %lld), "
+      "store %lld/%lld\n",
+      split.wavefronts, split.accesses, stage.wavefronts, stage.accesses, plain.wavefronts, store.wavefronts,
+      store.accesses);
 }

@@ -33,17 +33,22 @@ TEST(PfbSpectrumPost, AppliesToCf32SpectraThatFitTwoBuffers) {
     const PfbGeometry g = geometry(n, "cf32");
     EXPECT_TRUE(g.spectrumPost) << n;
     EXPECT_EQ(g.sharedB, 16 * n) << n;
-    EXPECT_EQ(g.unitsB(spec(fmt::format(
-                  R"("channels": {}, "taps": 2, "spectra_per_call": 16, "input": {{"type": "int8"}}, "output": {{"type": "cf32"}})",
-                  n))),
-              2 * 16);  // one block per (pol, spectrum)
+    EXPECT_EQ(
+        g.unitsB(spec(fmt::format(
+            R"("channels": {}, "taps": 2, "spectra_per_call": 16, "input": {{"type": "int8"}}, "output": {{"type": "cf32"}})",
+            n))),
+        2 * 16);  // one block per (pol, spectrum)
   }
   EXPECT_FALSE(geometry(8192, "cf32").spectrumPost);  // two buffers of 64 KiB each: one block per SM
-  EXPECT_TRUE(pfbGeometry(spec(R"("channels": 8192, "taps": 2, "spectra_per_call": 16, "input": {"type": "int8"}, "output": {"type": "cf32"})"),
-                          false, 8192)
-                  .spectrumPost);  // (bench's variant)
-  EXPECT_FALSE(geometry(4096, "ci8").spectrumPost);   // ci8 runs are 32 bytes of a channel's spectra already
-  const PfbSpec s = spec(R"("channels": 1024, "taps": 2, "spectra_per_call": 16, "input": {"type": "int8"}, "output": {"type": "cf32"})");
+  EXPECT_TRUE(
+      pfbGeometry(
+          spec(
+              R"("channels": 8192, "taps": 2, "spectra_per_call": 16, "input": {"type": "int8"}, "output": {"type": "cf32"})"),
+          false, 8192)
+          .spectrumPost);                            // (bench's variant)
+  EXPECT_FALSE(geometry(4096, "ci8").spectrumPost);  // ci8 runs are 32 bytes of a channel's spectra already
+  const PfbSpec s = spec(
+      R"("channels": 1024, "taps": 2, "spectra_per_call": 16, "input": {"type": "int8"}, "output": {"type": "cf32"})");
   EXPECT_FALSE(pfbGeometry(s, true).spectrumPost);  // the previous kernels
   EXPECT_FALSE(emitPfb(s, {.rowPairPost = true}).geometry.spectrumPost);
   EXPECT_FALSE(emitPfb(s, {.perItemPost = true}).geometry.spectrumPost);
@@ -56,17 +61,18 @@ TEST(PfbSpectrumPost, AppliesToCf32SpectraThatFitTwoBuffers) {
 // gain): the spectra must be equal bit for bit, and each must meet the reference.
 TEST(PfbSpectrumPost, EqualsTheRowPairKernelBitForBit) {
   std::uint64_t seed = 6060;
-  for (const char* members :
-       {R"("channels": 256, "taps": 2, "spectra_per_call": 16, "input": {"type": "packed", "bits": 12}, "gain": "per_channel", "output": {"type": "cf32"})",
-        R"("channels": 4096, "taps": 2, "polarizations": 1, "spectra_per_call": 3, "input": {"type": "packed", "bits": 10}, "gain": 0.5, "output": {"type": "cf32"})"}) {
+  for (
+      const char* members :
+      {R"("channels": 256, "taps": 2, "spectra_per_call": 16, "input": {"type": "packed", "bits": 12}, "gain": "per_channel", "output": {"type": "cf32"})",
+       R"("channels": 4096, "taps": 2, "polarizations": 1, "spectra_per_call": 3, "input": {"type": "packed", "bits": 10}, "gain": 0.5, "output": {"type": "cf32"})"}) {
     const PfbSpec s = spec(members);
     auto fs = makePfbSpec(s);
     fs->verify();
     std::map<std::string, std::vector<unsigned char>> spectrum, rowPair;
     const Check a = test::runPlanOnCpu(*fs, pfbLaunchPlan(s, emitPfb(s)), 2, seed, "pfb-cpu", "spectrum post kernel",
                                        {}, {}, {}, &spectrum);
-    const Check b = test::runPlanOnCpu(*fs, pfbLaunchPlan(s, emitPfb(s, {.rowPairPost = true})), 2, seed,
-                                       "pfb-cpu", "row-pair post kernel", {}, {}, {}, &rowPair);
+    const Check b = test::runPlanOnCpu(*fs, pfbLaunchPlan(s, emitPfb(s, {.rowPairPost = true})), 2, seed, "pfb-cpu",
+                                       "row-pair post kernel", {}, {}, {}, &rowPair);
     EXPECT_TRUE(a.ok() && b.ok()) << members;
     ASSERT_EQ(spectrum.at("spectra").size(), rowPair.at("spectra").size());
     EXPECT_TRUE(spectrum.at("spectra") == rowPair.at("spectra")) << members;
@@ -76,11 +82,12 @@ TEST(PfbSpectrumPost, EqualsTheRowPairKernelBitForBit) {
 
 TEST(PfbSpectrumPost, MeetsTheReferenceWithDelaysAndAnF16Scratch) {
   std::uint64_t seed = 6160;
-  for (const char* members :
-       {R"("channels": 4096, "taps": 2, "spectra_per_call": 3, "input": {"type": "int8"}, "gain": "per_channel", "delay": true, "output": {"type": "cf32"})",
-        R"("channels": 128, "taps": 3, "polarizations": 1, "spectra_per_call": 20, "input": {"type": "int16"}, "delay": true, "output": {"type": "cf32"})",
-        R"("channels": 512, "taps": 2, "receivers": 3, "spectra_per_call": 5, "input": {"type": "int8"}, "gain": "per_channel", "delay": true, "output": {"type": "cf32"})",
-        R"("channels": 2048, "taps": 2, "spectra_per_call": 4, "input": {"type": "packed", "bits": 10}, "output": {"type": "cf32"}, "scratch": "f16")"}) {
+  for (
+      const char* members :
+      {R"("channels": 4096, "taps": 2, "spectra_per_call": 3, "input": {"type": "int8"}, "gain": "per_channel", "delay": true, "output": {"type": "cf32"})",
+       R"("channels": 128, "taps": 3, "polarizations": 1, "spectra_per_call": 20, "input": {"type": "int16"}, "delay": true, "output": {"type": "cf32"})",
+       R"("channels": 512, "taps": 2, "receivers": 3, "spectra_per_call": 5, "input": {"type": "int8"}, "gain": "per_channel", "delay": true, "output": {"type": "cf32"})",
+       R"("channels": 2048, "taps": 2, "spectra_per_call": 4, "input": {"type": "packed", "bits": 10}, "output": {"type": "cf32"}, "scratch": "f16")"}) {
     const PfbSpec s = spec(members);
     auto fs = makePfbSpec(s);
     fs->verify();
@@ -110,6 +117,25 @@ TEST(PfbSpectrumPost, EightThousandChannelsAsBenchRunsThem) {
   EXPECT_EQ(r.spillStoreBytes + r.spillLoadBytes, 0) << r.registers << " registers";
 }
 
+// The default spectrum post kernels compile without spills for sm_80 and sm_90 at every length they take (their
+// launch bound caps the registers: at most four blocks per SM).
+TEST(PfbSpectrumPost, CompilesWithoutSpills) {
+  for (long long n : {64LL, 256LL, 1024LL, 2048LL, 4096LL})
+    for (const char* extra : {"", R"(, "gain": "per_channel", "delay": true)", R"(, "scratch": "f16")"}) {
+      const PfbSpec s = spec(fmt::format(
+          R"("channels": {}, "taps": 4, "spectra_per_call": 8, "input": {{"type": "int8"}}, "output": {{"type": "cf32"}}{})",
+          n, extra));
+      const PfbKernels k = emitPfb(s);
+      ASSERT_TRUE(k.geometry.spectrumPost) << n;
+      for (const char* arch : {"sm_80", "sm_90"}) {
+        const CompileResult r = compileWithReport(k.postSource, s.name, arch);
+        EXPECT_GT(r.registers, 0) << r.log;
+        EXPECT_EQ(r.spillStoreBytes + r.spillLoadBytes, 0)
+            << n << " channels" << extra << ", " << arch << ": " << r.registers << " registers";
+      }
+    }
+}
+
 // A test that cannot fail is a defect: each mutation of the spectrum post kernel must fail the CPU run.
 TEST(PfbSpectrumPost, MutatedKernelsAreCaught) {
   const PfbSpec s = spec(
@@ -121,10 +147,13 @@ TEST(PfbSpectrumPost, MutatedKernelsAreCaught) {
   test::expectMutationsCaught(*fs, post,
                               {{{"store without the staging swizzle", "c ^ c >> 5 & 31]", "c]"}},
                                {{"staging slot of the mirror", "kB ^ kB >> 5 & 31", "kB ^ kB >> 4 & 31"}},
-                               {{"mirror row of pair 0", "rowB = pair ? 32 - pair : 16", "rowB = pair ? 32 - pair : 0"}},
+                               {{"mirror row of pair 0", "rowB = pair ? 32 - pair : 16",
+                                 "rowB = pair ? 32 - pair : 0"}},
                                {{"split twiddle conjugated", "w.y * fx", "-w.y * fx"}},
                                {{"delay slope sign", "-dl.x", "dl.x"}},
                                {{"gain of the mirror channel", "gain + kB", "gain + kA"}},
-                               {{"the other spectrum's rows", "scratch + u * 256", "scratch + (u ^ 1) * 256"}}},
+                               {{"the other spectrum's rows", "scratch + u * 256", "scratch + (u ^ 1) * 256"}},
+                               {{"pair 0's upper items from the wrong element", "xa = 4 + item", "xa = 3 + item"}},
+                               {{"channel 0 without Im Z[0]", "za.x + za.y", "za.x - za.y"}}},
                               6260, "pfb-cpu", {});
 }

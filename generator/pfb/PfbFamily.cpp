@@ -69,8 +69,8 @@ class PfbFamilySpec final : public FamilySpec, public BenchFacet {
       r.text += fmt::format(
           "  kernel post: {} threads per (row pair, {} spectra x {} pol), {} combinations per FFT chunk, {} B shared; "
           "column radices {}, row radices {}\n",
-          g.threadsB, g.spectraPerUnit, g.polsPerUnit, g.combosPerChunk, g.sharedB,
-          fmt::join(g.columnFft.radices, "x"), fmt::join(g.rowFft.radices, "x"));
+          g.threadsB, g.spectraPerUnit, g.polsPerUnit, g.combosPerChunk, g.sharedB, fmt::join(g.columnFft.radices, "x"),
+          fmt::join(g.rowFft.radices, "x"));
     r.text += fmt::format(
         "  bytes per call: input {:.0f}, output {:.0f}, scratch written and read {:.0f} x 2, warm-up re-reads {:.0f}: "
         "{:.2f}x the user arrays\n",

@@ -65,7 +65,7 @@ std::vector<PlanArg> fusedArgs(const PfbSpec& s) {
 }  // namespace
 
 bool pfbFusable(const PfbSpec& s, const PfbGeometry& g) {
-  return !s.halfScratch &&  // (its ring holds the f32 scratch)
+  return !s.halfScratch &&   // (its ring holds the f32 scratch)
          !g.spectrumPost &&  // (its tickets decode row-pair post units)
          g.runSpectra % g.spectraPerUnit == 0 && g.threadsA % 32 == 0 && g.threadsB % 32 == 0 && !g.previous;
 }
@@ -166,7 +166,10 @@ std::string pfbFusedSource(const PfbSpec& s, const PfbKernels& k, const std::str
 
 LaunchPlan pfbFusedLaunchPlan(const PfbSpec& s, const PfbKernels& k, int blocksPerSm) {
   const PfbGeometry& g = k.geometry;
-  if (!pfbFusable(s, g)) throw std::logic_error("pfb fused: the spec's post units span fir runs");
+  if (!pfbFusable(s, g))
+    throw std::logic_error(
+        "pfb fused: not fusable (post units spanning fir runs, an f16 scratch, or the spectrum post "
+        "kernel)");
   LaunchPlan p = pfbLaunchPlan(s, k);
   const std::string name = s.name + "_fused";
   p.sources = {{name + ".cu", pfbFusedSource(s, k, name, blocksPerSm)}};

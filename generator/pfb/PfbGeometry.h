@@ -92,6 +92,9 @@ struct PfbGeometry {
 
 // Two f32 buffers of a whole spectrum (64 KiB at 4096 channels) per post block: three blocks per SM on sm_90.
 constexpr long long kMaxSpectrumPostChannels = 4096;
+// The spectrum post kernel's launch bound: at most four blocks per SM (64 registers), fewer where shared memory holds
+// fewer.
+constexpr int kSpectrumPostBlocksPerSm = 4;
 // The spectrum post kernel where it applies (cf32, at most spectrumPostChannels channels, not the previous kernels);
 // spectrumPostChannels 0: the row-pair kernel.
 PfbGeometry pfbGeometry(const PfbSpec& s, bool previous = false,

@@ -531,7 +531,7 @@ PfbKernels emitPfb(const PfbSpec& s, const PfbVariant& v) {
   k.firName = s.name + "_fir";
   k.postName = s.name + "_post";
   k.firSource = pfbFirSource(s, k.geometry, k.firName);
-  k.postSource = k.geometry.perItemPost   ? pfbPostItemSource(s, k.geometry, k.postName)
+  k.postSource = k.geometry.perItemPost    ? pfbPostItemSource(s, k.geometry, k.postName)
                  : k.geometry.spectrumPost ? pfbPostSpectrumSource(s, k.geometry, k.postName)
                                            : pfbPostSource(s, k.geometry, k.postName);
   return k;

@@ -37,22 +37,24 @@ std::string pfbPostSpectrumSource(const PfbSpec& s, const PfbGeometry& g, const 
 
   std::vector<NodePtr> body;
   body.push_back(externSharedArray("float2", "pfb_shared"));
-  body.push_back(comment(fmt::format(
-      "two buffers of the combination's {} rows x {} points (swizzled slots); the split stages the channels in the "
-      "buffer the last pass did not write",
-      N1, N2)));
+  body.push_back(
+      comment(fmt::format("two buffers of the combination's {} rows x {} points (swizzled slots); the split stages the "
+                          "channels in the "
+                          "buffer the last pass did not write",
+                          N1, N2)));
   body.push_back(decl("float2* const", "buf0", var("pfb_shared")));
   body.push_back(decl("float2* const", "buf1", bin("+", var("pfb_shared"), lit(N))));
   body.push_back(decl("const int", "t", var("(int)threadIdx.x")));
-  body.push_back(comment("block u = one (batch entry, receiver, pol, spectrum): Y at scratch + u N, channels at out + u N"));
+  body.push_back(
+      comment("block u = one (batch entry, receiver, pol, spectrum): Y at scratch + u N, channels at out + u N"));
   body.push_back(decl("const long long", "u", cast("long long", var("blockIdx.x"))));
   body.push_back(decl(fmt::format("const {}* const", s.scratchElement()), "src",
                       bin("+", var("scratch"), bin("*", var("u"), lit(N)))));
   body.push_back(decl("float2* const", "dst", bin("+", var("out"), bin("*", var("u"), lit(N)))));
   if (s.perChannelGain)
-    body.push_back(decl("const float2* const", "gain",
-                        bin("+", var("gains"), bin("*", bin("%", bin("/", var("u"), lit(s.spectra)), lit(s.streams())),
-                                                    lit(N)))));
+    body.push_back(
+        decl("const float2* const", "gain",
+             bin("+", var("gains"), bin("*", bin("%", bin("/", var("u"), lit(s.spectra)), lit(s.streams())), lit(N)))));
 
   pfb::PassShape shape;
   shape.innerCount = 1;
@@ -64,7 +66,8 @@ std::string pfbPostSpectrumSource(const PfbSpec& s, const PfbGeometry& g, const 
   for (auto& n : pfb::hoistTwiddles(g.rowFft, shape, "r")) body.push_back(n);
 
   if (s.delay) {
-    // e^{i (phi - pi d k / N)} = e^{i phi} u for channel A (u = e^{-i pi d A / N}), e^{i (phi - pi d)} conj(u) for N - A.
+    // e^{i (phi - pi d k / N)} = e^{i phi} u for channel A (u = e^{-i pi d A / N}), e^{i (phi - pi d)} conj(u) for N -
+    // A.
     body.push_back(comment("the delay phase's constants: (d, phi) of the combination, e^{i phi}, e^{i (phi - pi d)}"));
     body.push_back(decl("const float2", "dl", call("__ldg", {bin("+", var("delays"), var("u"))})));
     body.push_back(decl("const float", "half", bin("*", var("dl.y"), flit(1.0 / M_PI))));
@@ -74,7 +77,8 @@ std::string pfbPostSpectrumSource(const PfbSpec& s, const PfbGeometry& g, const 
   }
 
   body.push_back(comment("load the combination's rows (contiguous in the scratch)"));
-  body.push_back(trips(N, "e", {assign(index(var("buf0"), call("pfb_slot", {var("e")})), widen(index(var("src"), var("e"))))}));
+  body.push_back(
+      trips(N, "e", {assign(index(var("buf0"), call("pfb_slot", {var("e")})), widen(index(var("src"), var("e"))))}));
   body.push_back(exprStmt(call("__syncthreads", {})));
   const int passes = static_cast<int>(g.rowFft.radices.size());
   for (int p = 0; p < passes; ++p) {
@@ -95,11 +99,14 @@ std::string pfbPostSpectrumSource(const PfbSpec& s, const PfbGeometry& g, const 
   it.push_back(decl("const int", "kA", call("pfb_channel", {var("pair"), var("item"), lit(0)})));
   it.push_back(decl("const int", "kB", call("pfb_channel", {var("pair"), var("item"), lit(1)})));
   it.push_back(declGroup("int", {{"xa", nullptr}, {"xb", nullptr}}));
-  auto setX = [&](NodePtr a, NodePtr b) { return block({assign(var("xa"), std::move(a)), assign(var("xb"), std::move(b))}); };
-  it.push_back(ifChain({{bin("!=", var("pair"), lit(0)), setX(var("item"), bin("-", decimal(2 * N2 - 1), var("item")))},
-                        {bin("<", var("item"), decimal(N2 / 2)),
-                         setX(var("item"), ternary(var("item"), bin("-", decimal(N2), var("item")), decimal(N2 / 2)))}},
-                       setX(bin("+", decimal(N2 / 2), var("item")), bin("-", decimal(2 * N2 - 1 + N2 / 2), var("item")))));
+  auto setX = [&](NodePtr a, NodePtr b) {
+    return block({assign(var("xa"), std::move(a)), assign(var("xb"), std::move(b))});
+  };
+  it.push_back(
+      ifChain({{bin("!=", var("pair"), lit(0)), setX(var("item"), bin("-", decimal(2 * N2 - 1), var("item")))},
+               {bin("<", var("item"), decimal(N2 / 2)),
+                setX(var("item"), ternary(var("item"), bin("-", decimal(N2), var("item")), decimal(N2 / 2)))}},
+              setX(bin("+", decimal(N2 / 2), var("item")), bin("-", decimal(2 * N2 - 1 + N2 / 2), var("item")))));
   auto element = [&](const std::string& x) {
     return ternary(bin("<", var(x), lit(N2)), bin("+", bin("*", var("rowA"), lit(N2)), var(x)),
                    bin("+", bin("*", var("rowB"), lit(N2)), bin("-", var(x), lit(N2))));
@@ -116,9 +123,12 @@ std::string pfbPostSpectrumSource(const PfbSpec& s, const PfbGeometry& g, const 
     gen.push_back(decl("const float", "ey", bin("*", flit(0.5), bin("-", var("za.y"), var("zb.y")))));
     gen.push_back(decl("const float", "fx", bin("*", flit(0.5), bin("-", var("za.x"), var("zb.x")))));
     gen.push_back(decl("const float", "fy", bin("*", flit(0.5), bin("+", var("za.y"), var("zb.y")))));
-    gen.push_back(decl("const float", "gx", bin("-", bin("*", var("w.x"), var("fx")), bin("*", var("w.y"), var("fy")))));
-    gen.push_back(decl("const float", "gy", bin("+", bin("*", var("w.x"), var("fy")), bin("*", var("w.y"), var("fx")))));
-    gen.push_back(assign(var("xa_"), call("make_float2", {bin("+", var("ex"), var("gy")), bin("-", var("ey"), var("gx"))})));
+    gen.push_back(
+        decl("const float", "gx", bin("-", bin("*", var("w.x"), var("fx")), bin("*", var("w.y"), var("fy")))));
+    gen.push_back(
+        decl("const float", "gy", bin("+", bin("*", var("w.x"), var("fy")), bin("*", var("w.y"), var("fx")))));
+    gen.push_back(
+        assign(var("xa_"), call("make_float2", {bin("+", var("ex"), var("gy")), bin("-", var("ey"), var("gx"))})));
     gen.push_back(assign(var("xb_"), call("make_float2", {bin("-", var("ex"), var("gy")),
                                                           unary("-", bin("+", var("ey"), var("gx")))})));
     std::vector<NodePtr> special;
@@ -129,22 +139,26 @@ std::string pfbPostSpectrumSource(const PfbSpec& s, const PfbGeometry& g, const 
   }
   if (s.delay) {
     it.push_back(declGroup("float", {{"sn", nullptr}, {"cs", nullptr}}));
-    it.push_back(exprStmt(call("sincospif", {bin("*", unary("-", var("dl.x")),
-                                                     bin("*", cast("float", var("kA")), flit(1.0 / static_cast<double>(N)))),
-                                              var("&sn"), var("&cs")})));
-    it.push_back(decl("const float2", "rotA",
-                      call("make_float2", {bin("-", bin("*", var("cs"), var("cs0")), bin("*", var("sn"), var("sn0"))),
-                                           bin("+", bin("*", var("cs"), var("sn0")), bin("*", var("sn"), var("cs0")))})));
-    it.push_back(decl("float2", "rotB",
-                      call("make_float2", {bin("+", bin("*", var("cs"), var("cs1")), bin("*", var("sn"), var("sn1"))),
-                                           bin("-", bin("*", var("cs"), var("sn1")), bin("*", var("sn"), var("cs1")))})));
+    it.push_back(exprStmt(
+        call("sincospif",
+             {bin("*", unary("-", var("dl.x")), bin("*", cast("float", var("kA")), flit(1.0 / static_cast<double>(N)))),
+              var("&sn"), var("&cs")})));
+    it.push_back(
+        decl("const float2", "rotA",
+             call("make_float2", {bin("-", bin("*", var("cs"), var("cs0")), bin("*", var("sn"), var("sn0"))),
+                                  bin("+", bin("*", var("cs"), var("sn0")), bin("*", var("sn"), var("cs0")))})));
+    it.push_back(
+        decl("float2", "rotB",
+             call("make_float2", {bin("+", bin("*", var("cs"), var("cs1")), bin("*", var("sn"), var("sn1"))),
+                                  bin("-", bin("*", var("cs"), var("sn1")), bin("*", var("sn"), var("cs1")))})));
     it.push_back(ifUnbraced(var("edge"),
                             block({exprStmt(call("sincospif", {bin("-", var("half"), bin("*", flit(0.5), var("dl.x"))),
                                                                var("&sn"), var("&cs")})),
                                    assign(var("rotB"), call("make_float2", {var("cs"), var("sn")}))})));
   }
   // Gain and delay of one channel, then its staging slot: channel c at c ^ ((c >> 5) & 31), so that a warp's 32
-  // channels n1 apart (consecutive items) meet distinct banks and a run of 32 consecutive channels stays in 32 slots.
+  // channels n1 = 32 apart (consecutive items of one pair, n2 >= 32: 1024 channels and more) meet distinct banks, and a
+  // run of 32 consecutive channels stays in its 32 slots (shorter spectra: a warp spans pairs, up to 4-way).
   auto post = [&](const std::string& x, const std::string& k, const std::string& rot) {
     std::vector<NodePtr> st;
     std::string v = x;
@@ -157,8 +171,9 @@ std::string pfbPostSpectrumSource(const PfbSpec& s, const PfbGeometry& g, const 
       st.push_back(decl("const float2", "vg", call("make_float2", {cmulX(v, "gn"), cmulY(v, "gn")})));
       v = "vg";
     } else if (s.gain != 1.0) {
-      st.push_back(decl("const float2", "vg",
-                        call("make_float2", {bin("*", var(v + ".x"), flit(s.gain)), bin("*", var(v + ".y"), flit(s.gain))})));
+      st.push_back(
+          decl("const float2", "vg",
+               call("make_float2", {bin("*", var(v + ".x"), flit(s.gain)), bin("*", var(v + ".y"), flit(s.gain))})));
       v = "vg";
     }
     st.push_back(assign(index(var(stage), bin("^", var(k), bin("&", bin(">>", var(k), lit(5)), lit(31)))), var(v)));
@@ -170,12 +185,16 @@ std::string pfbPostSpectrumSource(const PfbSpec& s, const PfbGeometry& g, const 
   body.push_back(trips(N / 2, "i", std::move(it)));
   body.push_back(exprStmt(call("__syncthreads", {})));
   body.push_back(comment("store the spectrum: consecutive lanes on consecutive channels"));
-  body.push_back(trips(N, "c", {assign(index(var("dst"), var("c")),
-                                       index(var(stage), bin("^", var("c"), bin("&", bin(">>", var("c"), lit(5)), lit(31)))))}));
+  body.push_back(
+      trips(N, "c",
+            {assign(index(var("dst"), var("c")),
+                    index(var(stage), bin("^", var("c"), bin("&", bin(">>", var("c"), lit(5)), lit(31)))))}));
 
-  NodePtr fn = function(fmt::format("extern \"C\" __global__ void __launch_bounds__({}, {})", TB,
-                                    std::max(1, 232448 / (g.sharedB + 4096))),
-                        "", name, pfb::postParams(s), block(body));
+  // Blocks per SM: as many as shared memory holds (sm_90: 227 KiB), at most kSpectrumPostBlocksPerSm (64 registers:
+  // more would cap them below what the row passes and split hold without spills).
+  const int minBlocks = std::clamp(232448 / (g.sharedB + 4096), 1, kSpectrumPostBlocksPerSm);
+  NodePtr fn = function(fmt::format("extern \"C\" __global__ void __launch_bounds__({}, {})", TB, minBlocks), "", name,
+                        pfb::postParams(s), block(body));
   const std::string header = fmt::format(
       "// {}: {} row FFTs ({} points, all {} rows of one (spectrum, pol) combination per block), real-FFT split, {}{}, "
       "cf32 spectra\n// stored contiguously through shared memory; generated by warpforge (pfb family)\n",
