@@ -136,6 +136,30 @@ TEST(PfbSpectrumPost, CompilesWithoutSpills) {
     }
 }
 
+// Bench's variant with the split twiddle as a per-thread and a per-pair factor: within the bound, and wrong without
+// the pair's factor.
+TEST(PfbSpectrumPost, FactoredSplitTwiddlesMeetTheReference) {
+  const PfbSpec s = spec(
+      R"("channels": 4096, "taps": 2, "spectra_per_call": 3, "input": {"type": "int8"}, "gain": "per_channel", "delay": true, "output": {"type": "cf32"})");
+  auto fs = makePfbSpec(s);
+  fs->verify();
+  const PfbKernels k = emitPfb(s, {.factoredSplitTwiddle = true});
+  ASSERT_TRUE(k.geometry.factoredSplitTwiddle);
+  ASSERT_NE(k.postSource.find("wi.x * wp.x"), std::string::npos);
+  LaunchPlan plan = pfbLaunchPlan(s, k);
+  const Check c = test::runPlanOnCpu(*fs, plan, 1, 6460, "pfb-cpu", "factored split twiddles", {});
+  EXPECT_TRUE(c.ok()) << c.detail;
+  std::swap(plan.sources[0], plan.sources[1]);
+  plan.kernels[0].source = 1, plan.kernels[1].source = 0;
+  test::expectMutationsCaught(*fs, plan, {{{"the pair's factor dropped", "wi.x * wp.x", "wi.x"}}}, 6461, "pfb-cpu", {});
+  EXPECT_FALSE(
+      emitPfb(
+          spec(
+              R"("channels": 4096, "taps": 2, "spectra_per_call": 16, "input": {"type": "int8"}, "output": {"type": "ci8"})"),
+          {.factoredSplitTwiddle = true})
+          .geometry.factoredSplitTwiddle);  // the row-pair kernel keeps its per-thread twiddles
+}
+
 // A test that cannot fail is a defect: each mutation of the spectrum post kernel must fail the CPU run.
 TEST(PfbSpectrumPost, MutatedKernelsAreCaught) {
   const PfbSpec s = spec(

@@ -91,6 +91,9 @@ std::vector<BenchVariant> pfbBenchVariants(const PfbSpec& s) {
   if (k.geometry.spectrumPost)
     v.push_back({"row-pair post kernel (both kernels; cf32 channels stored n1 apart)",
                  Generated{pfbLaunchPlan(s, rowPair)}, 0, 0});
+  if (k.geometry.spectrumPost)
+    v.push_back({"spectrum post kernel with factored split twiddles (both kernels; a per-thread and a per-pair factor)",
+                 Generated{pfbLaunchPlan(s, emitPfb(s, {.factoredSplitTwiddle = true}))}, 0, 0});
   // cf32 of 8192 channels: the spectrum post kernel at two 64 KiB buffers. Not the default: one block per SM (8 warps)
   // against the row-pair kernel's three, and not yet measured.
   if (s.outputType == PfbOutputType::CF32 && !k.geometry.spectrumPost && s.channels <= 2 * kMaxSpectrumPostChannels)

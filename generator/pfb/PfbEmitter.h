@@ -28,6 +28,7 @@ struct PfbVariant {
   int postBlocksPerSm = 3;      // the post kernel's launch bounds
   bool rowPairPost = false;     // cf32: the row-pair post kernel where the spectrum post kernel applies
   long long spectrumPostChannels = kMaxSpectrumPostChannels;  // cf32: the spectrum post kernel up to this length
+  bool factoredSplitTwiddle = false;                          // the spectrum post kernel's split twiddle as two factors
 };
 PfbKernels emitPfb(const PfbSpec& s, const PfbVariant& v = {});
 

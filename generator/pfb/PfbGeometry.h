@@ -54,6 +54,10 @@ struct PfbGeometry {
   // all its rows, and stores its channels as one contiguous run (PfbPostSpectrumEmitter.cpp); otherwise (ci8, longer
   // spectra, bench's variant "row-pair post kernel") a block owns a row pair of 16 combinations.
   bool spectrumPost = false;
+  // The spectrum post kernel's split twiddle e^{-i pi A / N}, A = pair + n1 item, as the product of a per-thread
+  // factor (item) and a per-pair one (one address per warp) instead of a gather whose lanes read channels n1 apart
+  // (32 sectors a warp); bench's variant "factored split twiddles".
+  bool factoredSplitTwiddle = false;
   int n1 = 0, n2 = 0;
   PfbFftPlan columnFft, rowFft;
   // kernel A

@@ -526,6 +526,7 @@ PfbKernels emitPfb(const PfbSpec& s, const PfbVariant& v) {
   k.geometry.phaseTables = v.phaseTables;
   k.geometry.firConstSlots = v.firConstSlots;
   k.geometry.postBlocksPerSm = v.postBlocksPerSm;
+  k.geometry.factoredSplitTwiddle = v.factoredSplitTwiddle && k.geometry.spectrumPost;
   if (s.halfScratch && (k.geometry.perItemPost || v.previous))
     throw std::logic_error("emitPfb: an f16 scratch only with the current kernels (bench's earlier kernels read f32)");
   k.firName = s.name + "_fir";

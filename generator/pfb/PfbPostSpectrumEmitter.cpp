@@ -64,6 +64,13 @@ std::string pfbPostSpectrumSource(const PfbSpec& s, const PfbGeometry& g, const 
   shape.table = "twiddles";
   shape.slot = "pfb_slot";
   for (auto& n : pfb::hoistTwiddles(g.rowFft, shape, "r")) body.push_back(n);
+  // A thread's split items share their item (i % n2) where n2 divides the block: its factor of the split twiddle.
+  const bool factored = g.factoredSplitTwiddle && TB % N2 == 0;
+  if (factored)
+    body.push_back(decl("const float2", "wi",
+                        call("__ldg", {bin("+", var("twiddles"),
+                                           bin("+", lit(g.splitTwiddleOffset),
+                                               bin("*", lit(N1), bin("%", var("t"), lit(N2)))))})));
 
   if (s.delay) {
     // e^{i (phi - pi d k / N)} = e^{i phi} u for channel A (u = e^{-i pi d A / N}), e^{i (phi - pi d)} conj(u) for N -
@@ -117,8 +124,17 @@ std::string pfbPostSpectrumSource(const PfbSpec& s, const PfbGeometry& g, const 
   it.push_back(declGroup("float2", {{"xa_", nullptr}, {"xb_", nullptr}}));
   {
     std::vector<NodePtr> gen;
-    gen.push_back(decl("const float2", "w",
-                       call("__ldg", {bin("+", var("twiddles"), bin("+", lit(g.splitTwiddleOffset), var("kA")))})));
+    NodePtr gather = call("__ldg", {bin("+", var("twiddles"), bin("+", lit(g.splitTwiddleOffset), var("kA")))});
+    if (factored) {
+      // e^{-i pi (pair + n1 item) / N} = e^{-i pi pair / N} e^{-i pi n1 item / N}; pair 0's channels take the gather.
+      gen.push_back(decl("const float2", "wp",
+                         call("__ldg", {bin("+", var("twiddles"), bin("+", lit(g.splitTwiddleOffset), var("pair")))})));
+      gen.push_back(
+          decl("const float2", "w",
+               ternary(var("pair"), call("make_float2", {cmulX("wi", "wp"), cmulY("wi", "wp")}), std::move(gather))));
+    } else {
+      gen.push_back(decl("const float2", "w", std::move(gather)));
+    }
     gen.push_back(decl("const float", "ex", bin("*", flit(0.5), bin("+", var("za.x"), var("zb.x")))));
     gen.push_back(decl("const float", "ey", bin("*", flit(0.5), bin("-", var("za.y"), var("zb.y")))));
     gen.push_back(decl("const float", "fx", bin("*", flit(0.5), bin("-", var("za.x"), var("zb.x")))));
