@@ -330,25 +330,10 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
     live.push_back(declGroup("float2", {{"xa", nullptr}, {"xb", nullptr}}));
     {
       const std::string w = suffix("w", j, IPT);
-      std::vector<NodePtr> gen;
-      gen.push_back(decl("const float", "ex", bin("*", flit(0.5), bin("+", var("za.x"), var("zb.x")))));
-      gen.push_back(decl("const float", "ey", bin("*", flit(0.5), bin("-", var("za.y"), var("zb.y")))));
-      gen.push_back(decl("const float", "fx", bin("*", flit(0.5), bin("-", var("za.x"), var("zb.x")))));
-      gen.push_back(decl("const float", "fy", bin("*", flit(0.5), bin("+", var("za.y"), var("zb.y")))));
-      gen.push_back(
-          decl("const float", "gx", bin("-", bin("*", var(w + ".x"), var("fx")), bin("*", var(w + ".y"), var("fy")))));
-      gen.push_back(
-          decl("const float", "gy", bin("+", bin("*", var(w + ".x"), var("fy")), bin("*", var(w + ".y"), var("fx")))));
-      gen.push_back(
-          assign(var("xa"), call("make_float2", {bin("+", var("ex"), var("gy")), bin("-", var("ey"), var("gx"))})));
-      gen.push_back(assign(var("xb"), call("make_float2", {bin("-", var("ex"), var("gy")),
-                                                           unary("-", bin("+", var("ey"), var("gx")))})));
+      std::vector<NodePtr> gen = pfb::splitHalves();
+      for (auto& n : pfb::splitCombine(w, "xa", "xb")) gen.push_back(n);
       if (j == 0) {
-        std::vector<NodePtr> special;
-        special.push_back(comment("channel 0 (real: Re Z[0] + Im Z[0]) and N / 2 (conj Z[N / 2])"));
-        special.push_back(assign(var("xa"), call("make_float2", {bin("+", var("za.x"), var("za.y")), flit(0)})));
-        special.push_back(assign(var("xb"), call("make_float2", {var("zb.x"), unary("-", var("zb.y"))})));
-        live.push_back(ifStmt(var("edge"), block(special), block(gen)));
+        live.push_back(ifStmt(var("edge"), block(pfb::splitEdge("xa", "xb")), block(gen)));
       } else {
         live.push_back(block(gen));
       }

@@ -149,27 +149,12 @@ std::string pfbPostItemSource(const PfbSpec& s, const PfbGeometry& g, const std:
         comment("X[A] = E - i W F, X[N - A] = conj(E + i W F): E = (Z[A] + conj Z[N-A]) / 2, F = (Z[A] - conj Z[N-A]) "
                 "/ 2, W = e^{-i pi A / N}"));
     {
-      std::vector<NodePtr> gen;
-      gen.push_back(decl("const float", "ex", bin("*", flit(0.5), bin("+", var("za.x"), var("zb.x")))));
-      gen.push_back(decl("const float", "ey", bin("*", flit(0.5), bin("-", var("za.y"), var("zb.y")))));
-      gen.push_back(decl("const float", "fx", bin("*", flit(0.5), bin("-", var("za.x"), var("zb.x")))));
-      gen.push_back(decl("const float", "fy", bin("*", flit(0.5), bin("+", var("za.y"), var("zb.y")))));
+      std::vector<NodePtr> gen = pfb::splitHalves();
       gen.push_back(decl("const float2", "w",
                          call("__ldg", {bin("+", var("twiddles"), bin("+", lit(g.splitTwiddleOffset), var("kA")))})));
-      gen.push_back(
-          decl("const float", "gx", bin("-", bin("*", var("w.x"), var("fx")), bin("*", var("w.y"), var("fy")))));
-      gen.push_back(
-          decl("const float", "gy", bin("+", bin("*", var("w.x"), var("fy")), bin("*", var("w.y"), var("fx")))));
-      gen.push_back(
-          assign(var("xa"), call("make_float2", {bin("+", var("ex"), var("gy")), bin("-", var("ey"), var("gx"))})));
-      gen.push_back(assign(var("xb"), call("make_float2", {bin("-", var("ex"), var("gy")),
-                                                           unary("-", bin("+", var("ey"), var("gx")))})));
-      std::vector<NodePtr> special;
-      special.push_back(comment("channel 0 (real: Re Z[0] + Im Z[0]) and N / 2 (conj Z[N / 2])"));
-      special.push_back(assign(var("xa"), call("make_float2", {bin("+", var("za.x"), var("za.y")), flit(0)})));
-      special.push_back(assign(var("xb"), call("make_float2", {var("zb.x"), unary("-", var("zb.y"))})));
-      live.push_back(ifStmt(bin("&&", bin("==", var("pair"), lit(0)), bin("==", var("item"), lit(0))), block(special),
-                            block(gen)));
+      for (auto& n : pfb::splitCombine("w", "xa", "xb")) gen.push_back(n);
+      live.push_back(ifStmt(bin("&&", bin("==", var("pair"), lit(0)), bin("==", var("item"), lit(0))),
+                            block(pfb::splitEdge("xa", "xb")), block(gen)));
     }
     const long long streamChannels = N;
     if (s.delay) {

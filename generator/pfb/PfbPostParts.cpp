@@ -33,6 +33,27 @@ NodePtr cmulY(const std::string& v, const std::string& w) {
   return bin("+", bin("*", var(v + ".x"), var(w + ".y")), bin("*", var(v + ".y"), var(w + ".x")));
 }
 
+std::vector<NodePtr> splitHalves() {
+  return {decl("const float", "ex", bin("*", flit(0.5), bin("+", var("za.x"), var("zb.x")))),
+          decl("const float", "ey", bin("*", flit(0.5), bin("-", var("za.y"), var("zb.y")))),
+          decl("const float", "fx", bin("*", flit(0.5), bin("-", var("za.x"), var("zb.x")))),
+          decl("const float", "fy", bin("*", flit(0.5), bin("+", var("za.y"), var("zb.y"))))};
+}
+
+std::vector<NodePtr> splitCombine(const std::string& w, const std::string& xa, const std::string& xb) {
+  return {decl("const float", "gx", bin("-", bin("*", var(w + ".x"), var("fx")), bin("*", var(w + ".y"), var("fy")))),
+          decl("const float", "gy", bin("+", bin("*", var(w + ".x"), var("fy")), bin("*", var(w + ".y"), var("fx")))),
+          assign(var(xa), call("make_float2", {bin("+", var("ex"), var("gy")), bin("-", var("ey"), var("gx"))})),
+          assign(var(xb),
+                 call("make_float2", {bin("-", var("ex"), var("gy")), unary("-", bin("+", var("ey"), var("gx")))}))};
+}
+
+std::vector<NodePtr> splitEdge(const std::string& xa, const std::string& xb) {
+  return {comment("channel 0 (real: Re Z[0] + Im Z[0]) and N / 2 (conj Z[N / 2])"),
+          assign(var(xa), call("make_float2", {bin("+", var("za.x"), var("za.y")), flit(0)})),
+          assign(var(xb), call("make_float2", {var("zb.x"), unary("-", var("zb.y"))}))};
+}
+
 std::string postHeader(const PfbSpec& s, const PfbGeometry& g, const std::string& name) {
   const bool ci8 = s.outputType == PfbOutputType::CI8;
   const long long N = s.channels;

@@ -16,6 +16,12 @@ std::string postHeader(const PfbSpec& s, const PfbGeometry& g, const std::string
 // v * w (complex, f32), real and imaginary parts.
 ast::NodePtr cmulX(const std::string& v, const std::string& w);
 ast::NodePtr cmulY(const std::string& v, const std::string& w);
+// The real-FFT split of one item from za = Z[A] and zb = Z[N - A] (the post kernels' `za`, `zb`): the halves
+// E = (Z[A] + conj Z[N - A]) / 2 and F (ex, ey, fx, fy), then X[A] = E - i W F into `xa` and X[N - A] = conj(E + i W F)
+// into `xb` with W the float2 `w` (gx, gy). Pair 0's item 0 instead: splitEdge (channel 0 real, N / 2 = conj Z[N / 2]).
+std::vector<ast::NodePtr> splitHalves();
+std::vector<ast::NodePtr> splitCombine(const std::string& w, const std::string& xa, const std::string& xb);
+std::vector<ast::NodePtr> splitEdge(const std::string& xa, const std::string& xb);
 // The saturation counts' tail (ci8): warp sums of sat0 (and sat1 with two pols per unit), one atomic per pol and
 // block, the last block publishing the call's counts and re-zeroing them.
 void appendSaturationTail(const PfbSpec& s, const PfbGeometry& g, std::vector<ast::NodePtr>& body);

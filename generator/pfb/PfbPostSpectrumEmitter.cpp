@@ -135,23 +135,9 @@ std::string pfbPostSpectrumSource(const PfbSpec& s, const PfbGeometry& g, const 
     } else {
       gen.push_back(decl("const float2", "w", std::move(gather)));
     }
-    gen.push_back(decl("const float", "ex", bin("*", flit(0.5), bin("+", var("za.x"), var("zb.x")))));
-    gen.push_back(decl("const float", "ey", bin("*", flit(0.5), bin("-", var("za.y"), var("zb.y")))));
-    gen.push_back(decl("const float", "fx", bin("*", flit(0.5), bin("-", var("za.x"), var("zb.x")))));
-    gen.push_back(decl("const float", "fy", bin("*", flit(0.5), bin("+", var("za.y"), var("zb.y")))));
-    gen.push_back(
-        decl("const float", "gx", bin("-", bin("*", var("w.x"), var("fx")), bin("*", var("w.y"), var("fy")))));
-    gen.push_back(
-        decl("const float", "gy", bin("+", bin("*", var("w.x"), var("fy")), bin("*", var("w.y"), var("fx")))));
-    gen.push_back(
-        assign(var("xa_"), call("make_float2", {bin("+", var("ex"), var("gy")), bin("-", var("ey"), var("gx"))})));
-    gen.push_back(assign(var("xb_"), call("make_float2", {bin("-", var("ex"), var("gy")),
-                                                          unary("-", bin("+", var("ey"), var("gx")))})));
-    std::vector<NodePtr> special;
-    special.push_back(comment("channel 0 (real: Re Z[0] + Im Z[0]) and N / 2 (conj Z[N / 2])"));
-    special.push_back(assign(var("xa_"), call("make_float2", {bin("+", var("za.x"), var("za.y")), flit(0)})));
-    special.push_back(assign(var("xb_"), call("make_float2", {var("zb.x"), unary("-", var("zb.y"))})));
-    it.push_back(ifStmt(var("edge"), block(special), block(gen)));
+    for (auto& n : pfb::splitHalves()) gen.push_back(n);
+    for (auto& n : pfb::splitCombine("w", "xa_", "xb_")) gen.push_back(n);
+    it.push_back(ifStmt(var("edge"), block(pfb::splitEdge("xa_", "xb_")), block(gen)));
   }
   if (s.delay) {
     it.push_back(declGroup("float", {{"sn", nullptr}, {"cs", nullptr}}));
