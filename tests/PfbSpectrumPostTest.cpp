@@ -39,7 +39,22 @@ TEST(PfbSpectrumPost, AppliesToCf32SpectraThatFitTwoBuffers) {
             n))),
         2 * 16);  // one block per (pol, spectrum)
   }
-  EXPECT_FALSE(geometry(8192, "cf32").spectrumPost);  // two buffers of 64 KiB each: one block per SM
+  EXPECT_TRUE(geometry(8192, "cf32").spectrumPost);    // two buffers of 64 KiB each: one block per SM
+  EXPECT_FALSE(geometry(16384, "cf32").spectrumPost);  // 256 KiB: beyond an SM
+  // Threads per block by length: 128 up to 1024 channels, 256 up to 4096, 1024 at 8192.
+  EXPECT_EQ(geometry(1024, "cf32").threadsB, 128);
+  EXPECT_EQ(geometry(2048, "cf32").threadsB, 256);
+  EXPECT_EQ(geometry(4096, "cf32").threadsB, 256);
+  EXPECT_EQ(geometry(8192, "cf32").threadsB, 1024);
+  EXPECT_EQ(geometry(4096, "ci8").threadsB, 256);  // the row-pair kernel
+  // sm_86 / sm_89 lend a block 99 KiB: 8192 channels take the row-pair kernel there.
+  {
+    auto fs = makePfbSpec(spec(
+        R"("channels": 8192, "taps": 2, "spectra_per_call": 16, "input": {"type": "int8"}, "output": {"type": "cf32"})"));
+    EXPECT_EQ(fs->emit({"sm_90", nullptr}).plan.kernels[1].sharedBytes, 2 * 8192 * 8);
+    EXPECT_LT(fs->emit({"sm_89", nullptr}).plan.kernels[1].sharedBytes, 99 * 1024);
+    EXPECT_LT(fs->emit({"sm_86", nullptr}).plan.kernels[1].sharedBytes, 99 * 1024);
+  }
   EXPECT_TRUE(
       pfbGeometry(
           spec(
@@ -57,7 +72,8 @@ TEST(PfbSpectrumPost, AppliesToCf32SpectraThatFitTwoBuffers) {
   EXPECT_NE(emitPfb(s).postSource.find("all 32 rows of one (spectrum, pol) combination per block"), std::string::npos);
 }
 
-// Without a delay both post kernels take the same operations on the same values (row passes, split twiddle, split,
+// Without a delay both post kernels (the spectrum one with its split twiddles gathered from the table, as the row-pair
+// kernel takes them) take the same operations on the same values (row passes, split twiddle, split,
 // gain): the spectra must be equal bit for bit, and each must meet the reference.
 TEST(PfbSpectrumPost, EqualsTheRowPairKernelBitForBit) {
   std::uint64_t seed = 6060;
@@ -69,8 +85,8 @@ TEST(PfbSpectrumPost, EqualsTheRowPairKernelBitForBit) {
     auto fs = makePfbSpec(s);
     fs->verify();
     std::map<std::string, std::vector<unsigned char>> spectrum, rowPair;
-    const Check a = test::runPlanOnCpu(*fs, pfbLaunchPlan(s, emitPfb(s)), 2, seed, "pfb-cpu", "spectrum post kernel",
-                                       {}, {}, {}, &spectrum);
+    const Check a = test::runPlanOnCpu(*fs, pfbLaunchPlan(s, emitPfb(s, {.factoredSplitTwiddle = false})), 2, seed,
+                                       "pfb-cpu", "spectrum post kernel", {}, {}, {}, &spectrum);
     const Check b = test::runPlanOnCpu(*fs, pfbLaunchPlan(s, emitPfb(s, {.rowPairPost = true})), 2, seed, "pfb-cpu",
                                        "row-pair post kernel", {}, {}, {}, &rowPair);
     EXPECT_TRUE(a.ok() && b.ok()) << members;
@@ -120,7 +136,7 @@ TEST(PfbSpectrumPost, EightThousandChannelsAsBenchRunsThem) {
 // The default spectrum post kernels compile without spills for sm_80 and sm_90 at every length they take (their
 // launch bound caps the registers: at most four blocks per SM).
 TEST(PfbSpectrumPost, CompilesWithoutSpills) {
-  for (long long n : {64LL, 256LL, 1024LL, 2048LL, 4096LL})
+  for (long long n : {64LL, 256LL, 1024LL, 2048LL, 4096LL, 8192LL})
     for (const char* extra : {"", R"(, "gain": "per_channel", "delay": true)", R"(, "scratch": "f16")"}) {
       const PfbSpec s = spec(fmt::format(
           R"("channels": {}, "taps": 4, "spectra_per_call": 8, "input": {{"type": "int8"}}, "output": {{"type": "cf32"}}{})",
@@ -132,6 +148,22 @@ TEST(PfbSpectrumPost, CompilesWithoutSpills) {
         EXPECT_GT(r.registers, 0) << r.log;
         EXPECT_EQ(r.spillStoreBytes + r.spillLoadBytes, 0)
             << n << " channels" << extra << ", " << arch << ": " << r.registers << " registers";
+      }
+    }
+  // 8192 channels (bench's variant) at 1024 threads, and the other block sizes bench times.
+  for (const auto& [n, threads] : std::vector<std::pair<long long, int>>{
+           {8192, 256}, {8192, 512}, {1024, 256}, {1024, 512}, {4096, 512}, {4096, 128}})
+    for (const char* extra : {"", R"(, "gain": "per_channel", "delay": true)"}) {
+      const PfbSpec s = spec(fmt::format(
+          R"("channels": {}, "taps": 4, "spectra_per_call": 8, "input": {{"type": "int8"}}, "output": {{"type": "cf32"}}{})",
+          n, extra));
+      const PfbKernels k = emitPfb(s, {.spectrumPostChannels = 8192, .spectrumPostThreads = threads});
+      ASSERT_TRUE(k.geometry.spectrumPost) << n;
+      for (const char* arch : {"sm_80", "sm_90"}) {
+        const CompileResult r = compileWithReport(k.postSource, s.name, arch);
+        std::printf("[nvrtc] %lld channels, %d threads%s, %s: %d registers, spills %d + %d B\n", n, threads, extra,
+                    arch, r.registers, r.spillStoreBytes, r.spillLoadBytes);
+        EXPECT_EQ(r.spillStoreBytes + r.spillLoadBytes, 0) << n << " channels, " << threads << " threads" << extra;
       }
     }
 }

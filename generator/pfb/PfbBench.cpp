@@ -91,15 +91,15 @@ std::vector<BenchVariant> pfbBenchVariants(const PfbSpec& s) {
   if (k.geometry.spectrumPost)
     v.push_back({"row-pair post kernel (both kernels; cf32 channels stored n1 apart)",
                  Generated{pfbLaunchPlan(s, rowPair)}, 0, 0});
+  if (k.geometry.factoredSplitTwiddle)
+    v.push_back({"spectrum post kernel with gathered split twiddles (both kernels; a table load per channel pair)",
+                 Generated{pfbLaunchPlan(s, emitPfb(s, {.factoredSplitTwiddle = false}))}, 0, 0});
+  // The spectrum post kernel's other block sizes (pfbSpectrumPostThreads picks one by length).
   if (k.geometry.spectrumPost)
-    v.push_back({"spectrum post kernel with factored split twiddles (both kernels; a per-thread and a per-pair factor)",
-                 Generated{pfbLaunchPlan(s, emitPfb(s, {.factoredSplitTwiddle = true}))}, 0, 0});
-  // cf32 of 8192 channels: the spectrum post kernel at two 64 KiB buffers. Not the default: one block per SM (8 warps)
-  // against the row-pair kernel's three, and not yet measured.
-  if (s.outputType == PfbOutputType::CF32 && !k.geometry.spectrumPost && s.channels <= 2 * kMaxSpectrumPostChannels)
-    v.push_back({"spectrum post kernel at 8192 channels (both kernels; 128 KiB shared, one block per SM)",
-                 Generated{pfbLaunchPlan(s, emitPfb(s, {.spectrumPostChannels = 2 * kMaxSpectrumPostChannels}))}, 0,
-                 0});
+    for (int threads : {128, 256, 512, 1024})
+      if (threads != k.geometry.threadsB && (threads < 1024 || s.channels >= 4096))
+        v.push_back({fmt::format("spectrum post kernel of {} threads (both kernels)", threads),
+                     Generated{pfbLaunchPlan(s, emitPfb(s, {.spectrumPostThreads = threads}))}, 0, 0});
   if (s.halfScratch) return v;  // bench's earlier kernels read an f32 scratch
   // Below: the previous kernels, and variants of the row-pair post kernel (its own against the default's row-pair
   // kernel); where the default is the spectrum post kernel they would change two things at once.

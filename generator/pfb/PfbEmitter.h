@@ -28,7 +28,8 @@ struct PfbVariant {
   int postBlocksPerSm = 3;      // the post kernel's launch bounds
   bool rowPairPost = false;     // cf32: the row-pair post kernel where the spectrum post kernel applies
   long long spectrumPostChannels = kMaxSpectrumPostChannels;  // cf32: the spectrum post kernel up to this length
-  bool factoredSplitTwiddle = false;                          // the spectrum post kernel's split twiddle as two factors
+  bool factoredSplitTwiddle = true;                           // the spectrum post kernel's split twiddle as two factors
+  int spectrumPostThreads = 0;  // the spectrum post kernel's block (0: pfbSpectrumPostThreads)
 };
 PfbKernels emitPfb(const PfbSpec& s, const PfbVariant& v = {});
 

@@ -114,9 +114,13 @@ class PfbFamilySpec final : public FamilySpec, public BenchFacet {
     return o;
   }
 
-  Generated emit(const EmitTarget&) const override {
+  Generated emit(const EmitTarget& target) const override {
     verify();
-    return Generated{pfbLaunchPlan(s_, emitPfb(s_))};
+    // sm_86 / sm_89 lend a block 99 KiB: cf32 spectra past 4096 channels take the row-pair post kernel there.
+    const bool smallShared = target.arch == "sm_86" || target.arch == "sm_89";
+    return Generated{
+        pfbLaunchPlan(s_, emitPfb(s_, {.spectrumPostChannels = smallShared ? kMaxSpectrumPostChannelsSmallShared
+                                                                           : kMaxSpectrumPostChannels}))};
   }
 
   // Enough blocks of the FIR kernel for a few waves on a large GPU.

@@ -82,11 +82,14 @@ PfbGeometry pfbGeometry(const PfbSpec& s, bool previous, long long spectrumPostC
   if (!previous && s.outputType == PfbOutputType::CF32 && N <= spectrumPostChannels) {
     g.spectrumPost = true;
     g.sharedB = static_cast<int>(2 * N * 8);
+    g.threadsB = pfbSpectrumPostThreads(N);
   }
   g.stepTwiddleOffset = g.columnFft.twiddleOffsets.back();
   g.splitTwiddleOffset = g.rowFft.twiddleOffsets.back();
   return g;
 }
+
+int pfbSpectrumPostThreads(long long channels) { return channels <= 1024 ? 128 : channels <= 4096 ? 256 : 1024; }
 
 std::vector<float> pfbTwiddlesA(const PfbSpec& s, const PfbGeometry& g) {
   std::vector<float> t;

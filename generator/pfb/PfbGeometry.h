@@ -56,7 +56,7 @@ struct PfbGeometry {
   bool spectrumPost = false;
   // The spectrum post kernel's split twiddle e^{-i pi A / N}, A = pair + n1 item, as the product of a per-thread
   // factor (item) and a per-pair one (one address per warp) instead of a gather whose lanes read channels n1 apart
-  // (32 sectors a warp); bench's variant "factored split twiddles".
+  // (32 sectors a warp; bench's variant "gathered split twiddles"). emitPfb sets it (PfbVariant).
   bool factoredSplitTwiddle = false;
   int n1 = 0, n2 = 0;
   PfbFftPlan columnFft, rowFft;
@@ -94,11 +94,18 @@ struct PfbGeometry {
   int phaseEntries() const { return 2 * (n2 / phaseLow()) + phaseLow(); }
 };
 
-// Two f32 buffers of a whole spectrum (64 KiB at 4096 channels) per post block: three blocks per SM on sm_90.
-constexpr long long kMaxSpectrumPostChannels = 4096;
+// Two f32 buffers of a whole spectrum per post block (64 KiB at 4096 channels: three blocks per SM on sm_90; 128 KiB
+// at 8192: one, of 1024 threads).
+constexpr long long kMaxSpectrumPostChannels = 8192;
+// Where an SM lends a block at most 99 KiB (sm_86, sm_89): spectra up to 4096 channels (PfbFamily's emit).
+constexpr long long kMaxSpectrumPostChannelsSmallShared = 4096;
 // The spectrum post kernel's launch bound: at most four blocks per SM (64 registers), fewer where shared memory holds
 // fewer.
 constexpr int kSpectrumPostBlocksPerSm = 4;
+// The spectrum post kernel's threads per block, by length (H200, bench's block-size variants against the cuFFT pair in
+// one run): 128 up to 1024 channels (1.08x the 256-thread plan at 1024 channels), 256 up to 4096 (128 threads ran
+// 0.87x at 4096, 512 level), 1024 at 8192, where two 64 KiB buffers leave one block per SM (1.09x 256 threads).
+int pfbSpectrumPostThreads(long long channels);
 // The spectrum post kernel where it applies (cf32, at most spectrumPostChannels channels, not the previous kernels);
 // spectrumPostChannels 0: the row-pair kernel.
 PfbGeometry pfbGeometry(const PfbSpec& s, bool previous = false,

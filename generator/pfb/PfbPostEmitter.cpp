@@ -511,7 +511,10 @@ PfbKernels emitPfb(const PfbSpec& s, const PfbVariant& v) {
   k.geometry.phaseTables = v.phaseTables;
   k.geometry.firConstSlots = v.firConstSlots;
   k.geometry.postBlocksPerSm = v.postBlocksPerSm;
-  k.geometry.factoredSplitTwiddle = v.factoredSplitTwiddle && k.geometry.spectrumPost;
+  if (k.geometry.spectrumPost && v.spectrumPostThreads > 0) k.geometry.threadsB = v.spectrumPostThreads;
+  // Factored where measured (blocks of up to 256 threads); at 1024 threads (64 registers) its held factor spills on
+  // sm_80 with gains and delays.
+  k.geometry.factoredSplitTwiddle = v.factoredSplitTwiddle && k.geometry.spectrumPost && k.geometry.threadsB <= 256;
   if (s.halfScratch && (k.geometry.perItemPost || v.previous))
     throw std::logic_error("emitPfb: an f16 scratch only with the current kernels (bench's earlier kernels read f32)");
   k.firName = s.name + "_fir";

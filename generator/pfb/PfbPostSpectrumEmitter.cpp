@@ -192,9 +192,10 @@ std::string pfbPostSpectrumSource(const PfbSpec& s, const PfbGeometry& g, const 
             {assign(index(var("dst"), var("c")),
                     index(var(stage), bin("^", var("c"), bin("&", bin(">>", var("c"), lit(5)), lit(31)))))}));
 
-  // Blocks per SM: as many as shared memory holds (sm_90: 227 KiB), at most kSpectrumPostBlocksPerSm (64 registers:
-  // more would cap them below what the row passes and split hold without spills).
-  const int minBlocks = std::clamp(232448 / (g.sharedB + 4096), 1, kSpectrumPostBlocksPerSm);
+  // Blocks per SM: as many as shared memory holds (sm_90: 227 KiB), at most kSpectrumPostBlocksPerSm of 256 threads
+  // (64 registers: a lower cap spills in the row passes and split), fewer of larger blocks.
+  const int minBlocks = std::clamp(232448 / (g.sharedB + 4096), 1,
+                                   std::max(1, std::min(kSpectrumPostBlocksPerSm, 1024 / TB)));
   NodePtr fn = function(fmt::format("extern \"C\" __global__ void __launch_bounds__({}, {})", TB, minBlocks), "", name,
                         pfb::postParams(s), block(body));
   const std::string header = fmt::format(
