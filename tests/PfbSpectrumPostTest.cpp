@@ -60,7 +60,7 @@ TEST(PfbSpectrumPost, AppliesToCf32SpectraThatFitTwoBuffers) {
           spec(
               R"("channels": 8192, "taps": 2, "spectra_per_call": 16, "input": {"type": "int8"}, "output": {"type": "cf32"})"),
           false, 8192)
-          .spectrumPost);                            // (bench's variant)
+          .spectrumPost);                            // (the default's limit)
   EXPECT_FALSE(geometry(4096, "ci8").spectrumPost);  // ci8 runs are 32 bytes of a channel's spectra already
   const PfbSpec s = spec(
       R"("channels": 1024, "taps": 2, "spectra_per_call": 16, "input": {"type": "int8"}, "output": {"type": "cf32"})");
@@ -117,7 +117,7 @@ TEST(PfbSpectrumPost, MeetsTheReferenceWithDelaysAndAnF16Scratch) {
   }
 }
 
-// Bench's variant for 8192 channels (two 64 KiB buffers): rows of 256 points, 16 split trips.
+// 8192 channels (two 64 KiB buffers, 1024 threads): rows of 256 points, 4 split trips per thread.
 TEST(PfbSpectrumPost, EightThousandChannelsAsBenchRunsThem) {
   const PfbSpec s = spec(
       R"("channels": 8192, "taps": 2, "polarizations": 1, "spectra_per_call": 2, "input": {"type": "int8"}, "gain": "per_channel", "delay": true, "output": {"type": "cf32"})");
@@ -150,7 +150,7 @@ TEST(PfbSpectrumPost, CompilesWithoutSpills) {
             << n << " channels" << extra << ", " << arch << ": " << r.registers << " registers";
       }
     }
-  // 8192 channels (bench's variant) at 1024 threads, and the other block sizes bench times.
+  // The other block sizes bench times.
   for (const auto& [n, threads] : std::vector<std::pair<long long, int>>{
            {8192, 256}, {8192, 512}, {1024, 256}, {1024, 512}, {4096, 512}, {4096, 128}})
     for (const char* extra : {"", R"(, "gain": "per_channel", "delay": true)"}) {
@@ -168,8 +168,8 @@ TEST(PfbSpectrumPost, CompilesWithoutSpills) {
     }
 }
 
-// Bench's variant with the split twiddle as a per-thread and a per-pair factor: within the bound, and wrong without
-// the pair's factor.
+// The split twiddle as a per-thread and a per-pair factor (the default up to 256 threads): within the bound, and
+// wrong without the pair's factor.
 TEST(PfbSpectrumPost, FactoredSplitTwiddlesMeetTheReference) {
   const PfbSpec s = spec(
       R"("channels": 4096, "taps": 2, "spectra_per_call": 3, "input": {"type": "int8"}, "gain": "per_channel", "delay": true, "output": {"type": "cf32"})");

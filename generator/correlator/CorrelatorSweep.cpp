@@ -8,31 +8,14 @@
 
 #include <fmt/format.h>
 
+#include "generator/core/SweepDraw.h"
 #include "generator/correlator/CorrelatorFamily.h"
 
 namespace warpforge {
 
 namespace {
 
-// splitmix64: the same draws for a seed on every platform.
-class Draw {
- public:
-  explicit Draw(std::uint64_t seed) : s_(seed) {}
-  std::uint64_t next() {
-    std::uint64_t z = (s_ += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-  long long logBetween(long long lo, long long hi) {
-    const double a = std::log(static_cast<double>(lo)), b = std::log(static_cast<double>(hi) + 1);
-    return std::clamp(static_cast<long long>(std::exp(a + unit() * (b - a))), lo, hi);
-  }
-
- private:
-  std::uint64_t s_;
-};
+using Draw = SweepDraw;
 
 }  // namespace
 

@@ -66,8 +66,13 @@ std::optional<BaselineRequest> pfbBaseline(const PfbSpec& s) {
   return r;
 }
 
-std::vector<BenchVariant> pfbBenchVariants(const PfbSpec& s) {
-  const PfbKernels k = emitPfb(s);
+std::vector<BenchVariant> pfbBenchVariants(const PfbSpec& s, long long spectrumPostChannels) {
+  // The default and each variant as emitted for the target (its spectrum post kernel's longest spectrum).
+  auto emit = [&](const PfbSpec& spec, PfbVariant v) {
+    if (v.spectrumPostChannels == PfbVariant{}.spectrumPostChannels) v.spectrumPostChannels = spectrumPostChannels;
+    return emitPfb(spec, v);
+  };
+  const PfbKernels k = emit(s, {});
   const LaunchPlan full = pfbLaunchPlan(s, k);
   std::vector<BenchVariant> v;
   for (int which = 0; which < 2; ++which) {
@@ -84,48 +89,48 @@ std::vector<BenchVariant> pfbBenchVariants(const PfbSpec& s) {
     if (!other.halfScratch || pfbHalfScratchOverflow(s).empty())
       v.push_back({other.halfScratch ? "f16 scratch (both kernels; half the scratch bytes; timing only)"
                                      : "f32 scratch (both kernels; timing only)",
-                   Generated{pfbLaunchPlan(other, emitPfb(other))}, 0, 0, true});
+                   Generated{pfbLaunchPlan(other, emit(other, {}))}, 0, 0, true});
   }
   // cf32: the row-pair post kernel (channels n1 apart, 8 bytes of a 32-byte sector per store) beside the spectrum one.
-  const PfbKernels rowPair = k.geometry.spectrumPost ? emitPfb(s, {.rowPairPost = true}) : k;
+  const PfbKernels rowPair = k.geometry.spectrumPost ? emit(s, {.rowPairPost = true}) : k;
   if (k.geometry.spectrumPost)
     v.push_back({"row-pair post kernel (both kernels; cf32 channels stored n1 apart)",
                  Generated{pfbLaunchPlan(s, rowPair)}, 0, 0});
   if (k.geometry.factoredSplitTwiddle)
     v.push_back({"spectrum post kernel with gathered split twiddles (both kernels; a table load per channel pair)",
-                 Generated{pfbLaunchPlan(s, emitPfb(s, {.factoredSplitTwiddle = false}))}, 0, 0});
+                 Generated{pfbLaunchPlan(s, emit(s, {.factoredSplitTwiddle = false}))}, 0, 0});
   // The spectrum post kernel's other block sizes (pfbSpectrumPostThreads picks one by length).
   if (k.geometry.spectrumPost)
     for (int threads : {128, 256, 512, 1024})
       if (threads != k.geometry.threadsB && (threads < 1024 || s.channels >= 4096))
         v.push_back({fmt::format("spectrum post kernel of {} threads (both kernels)", threads),
-                     Generated{pfbLaunchPlan(s, emitPfb(s, {.spectrumPostThreads = threads}))}, 0, 0});
+                     Generated{pfbLaunchPlan(s, emit(s, {.spectrumPostThreads = threads}))}, 0, 0});
   if (s.halfScratch) return v;  // bench's earlier kernels read an f32 scratch
   // Below: the previous kernels, and variants of the row-pair post kernel (its own against the default's row-pair
   // kernel); where the default is the spectrum post kernel they would change two things at once.
   const bool rowPairDefault = !k.geometry.spectrumPost;
   // The previous kernels (both, one call): padded FFT buffers, unrotated ci8 staging, a fir thread per complex point.
   v.push_back({"previous kernels (padded buffers, a fir thread per complex point)",
-               Generated{pfbLaunchPlan(s, emitPfb(s, {.previous = true}))}, 0, 0});
+               Generated{pfbLaunchPlan(s, emit(s, {.previous = true}))}, 0, 0});
   // The per-item post kernel (each split item decodes its combination, channels and slots; a sincospif per item).
   if (rowPairDefault)
     v.push_back({"post kernel per item (both kernels; the post kernel before its thread constants were hoisted)",
-                 Generated{pfbLaunchPlan(s, emitPfb(s, {.perItemPost = true}))}, 0, 0});
+                 Generated{pfbLaunchPlan(s, emit(s, {.perItemPost = true}))}, 0, 0});
   // The post kernel with a sincospif per split item instead of the per-chunk phase tables (specs with a delay).
   if (rowPairDefault && s.delay)
     v.push_back({"post kernel with a sincospif per item (both kernels; no phase tables)",
-                 Generated{pfbLaunchPlan(s, emitPfb(s, {.phaseTables = false}))}, 0, 0});
+                 Generated{pfbLaunchPlan(s, emit(s, {.phaseTables = false}))}, 0, 0});
   // The post kernel at four blocks per SM (64 registers; measured on sm_90, where it does not spill).
   if (rowPairDefault)
     v.push_back({"post kernel at four blocks per SM (both kernels; 64 registers, pass twiddles per butterfly)",
-                 Generated{pfbLaunchPlan(s, emitPfb(s, {.postBlocksPerSm = 4}))}, 0, 0});
+                 Generated{pfbLaunchPlan(s, emit(s, {.postBlocksPerSm = 4}))}, 0, 0});
   // The fir kernel with pfb_slot per FIR and scratch store (the post kernel as the default's).
   v.push_back({"fir kernel with a slot per store (both kernels; the fir kernel before its constant slots)",
-               Generated{pfbLaunchPlan(s, emitPfb(s, {.firConstSlots = false}))}, 0, 0});
+               Generated{pfbLaunchPlan(s, emit(s, {.firConstSlots = false}))}, 0, 0});
   // Both kernels with pfb_slot per FFT buffer element (the kernels before base slots and constant XORs).
   if (rowPairDefault)
     v.push_back({"a slot per element (both kernels, pfb_slot per FFT buffer access)",
-                 Generated{pfbLaunchPlan(s, emitPfb(s, {.slotPerElement = true}))}, 0, 0});
+                 Generated{pfbLaunchPlan(s, emit(s, {.slotPerElement = true}))}, 0, 0});
   // The fused channeliser: one persistent kernel, the scratch an L2-resident ring (PfbFused.h), at one and two blocks
   // per SM (128 and 64 registers).
   if (pfbFusable(s, rowPair.geometry))

@@ -6,12 +6,14 @@
 #include <vector>
 
 #include "generator/core/Facets.h"
+#include "generator/pfb/PfbGeometry.h"
 #include "generator/pfb/PfbSpec.h"
 
 namespace warpforge {
 
 std::optional<BaselineRequest> pfbBaseline(const PfbSpec& s);
-std::vector<BenchVariant> pfbBenchVariants(const PfbSpec& s);
+// `spectrumPostChannels`: the emit target's limit (pfbSpectrumPostChannelsFor), for the default and every variant.
+std::vector<BenchVariant> pfbBenchVariants(const PfbSpec& s, long long spectrumPostChannels = kMaxSpectrumPostChannels);
 std::string pfbBenchNotes(const PfbSpec& s, const std::vector<double>& variantMs,
                           const std::vector<long long>& variantBatch, double clockKHz, int sms);
 

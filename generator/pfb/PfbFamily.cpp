@@ -75,9 +75,14 @@ class PfbFamilySpec final : public FamilySpec, public BenchFacet {
         "  bytes per call: input {:.0f}, output {:.0f}, scratch written and read {:.0f} x 2, warm-up re-reads {:.0f}: "
         "{:.2f}x the user arrays\n",
         t.inputBytes, t.outputBytes, t.scratchBytes, t.rereadBytes, t.total() / t.own());
-    if (std::max(g.sharedA, g.sharedB) > kMaxSharedEveryArch)
+    if (g.sharedA > kMaxSharedEveryArch || (g.sharedB > kMaxSharedEveryArch && !g.spectrumPost))
       r.text += fmt::format("  note: {} B of shared memory per block: sm_80 / sm_90 only (sm_86 / sm_89 lend {} B)\n",
                             std::max(g.sharedA, g.sharedB), kMaxSharedEveryArch);
+    else if (g.sharedB > kMaxSharedEveryArch)
+      r.text += fmt::format(
+          "  note: the post kernel's {} B of shared memory per block as emitted for sm_80 / sm_90; emitted for sm_86 / "
+          "sm_89 (which lend {} B) the plan takes the row-pair post kernel\n",
+          g.sharedB, kMaxSharedEveryArch);
     r.counts["shared_bytes_fir"] = g.sharedA;
     r.counts["shared_bytes_post"] = g.sharedB;
     r.counts["bytes_per_call"] = t.total();
@@ -86,7 +91,7 @@ class PfbFamilySpec final : public FamilySpec, public BenchFacet {
   }
 
   std::string explain(const EmitTarget& target) const override {
-    const PfbGeometry g = pfbGeometry(s_);
+    const PfbGeometry g = pfbGeometry(s_, false, pfbSpectrumPostChannelsFor(target.arch));
     std::string o = fmt::format("{}: two kernels, the same code for every arch >= sm_80 (target {})\n", s_.name,
                                 target.arch);
     o += fmt::format(
@@ -114,13 +119,11 @@ class PfbFamilySpec final : public FamilySpec, public BenchFacet {
     return o;
   }
 
+  // Where an SM lends a block 99 KiB, cf32 spectra past 4096 channels take the row-pair post kernel
+  // (pfbSpectrumPostChannelsFor).
   Generated emit(const EmitTarget& target) const override {
     verify();
-    // sm_86 / sm_89 lend a block 99 KiB: cf32 spectra past 4096 channels take the row-pair post kernel there.
-    const bool smallShared = target.arch == "sm_86" || target.arch == "sm_89";
-    return Generated{
-        pfbLaunchPlan(s_, emitPfb(s_, {.spectrumPostChannels = smallShared ? kMaxSpectrumPostChannelsSmallShared
-                                                                           : kMaxSpectrumPostChannels}))};
+    return Generated{pfbLaunchPlan(s_, emitPfb(s_, {.spectrumPostChannels = pfbSpectrumPostChannelsFor(target.arch)}))};
   }
 
   // Enough blocks of the FIR kernel for a few waves on a large GPU.
@@ -134,7 +137,9 @@ class PfbFamilySpec final : public FamilySpec, public BenchFacet {
     return pfbCheck(s_, data, outputs, batch);
   }
   std::optional<BaselineRequest> baseline() const override { return pfbBaseline(s_); }
-  std::vector<BenchVariant> benchVariants(const EmitTarget&) const override { return pfbBenchVariants(s_); }
+  std::vector<BenchVariant> benchVariants(const EmitTarget& target) const override {
+    return pfbBenchVariants(s_, pfbSpectrumPostChannelsFor(target.arch));
+  }
   std::string benchNotes(const std::vector<double>& variantMs, double clockKHz, int sms) const override {
     return pfbBenchNotes(s_, variantMs, {}, clockKHz, sms);
   }
@@ -147,7 +152,7 @@ class PfbFamilySpec final : public FamilySpec, public BenchFacet {
   PfbSpec s_;
 };
 
-class PfbFamily final : public Family {
+class PfbFamily final : public Family, public SweepFacet {
  public:
   std::string name() const override { return "pfb"; }
   std::string summary() const override {
@@ -158,6 +163,7 @@ class PfbFamily final : public Family {
   std::unique_ptr<FamilySpec> parse(const Json& root, const std::string& file) const override {
     return makePfbSpec(parsePfbSpec(root, file));
   }
+  std::vector<SweepSpec> sweepSpecs(std::uint64_t seed, int count) const override { return pfbSweepSpecs(seed, count); }
 };
 
 }  // namespace

@@ -89,6 +89,11 @@ PfbGeometry pfbGeometry(const PfbSpec& s, bool previous, long long spectrumPostC
   return g;
 }
 
+long long pfbSpectrumPostChannelsFor(const std::string& arch) {
+  const bool smallShared = arch == "sm_86" || arch == "sm_89" || arch == "sm_120" || arch == "sm_121";
+  return smallShared ? 4096 : kMaxSpectrumPostChannels;
+}
+
 int pfbSpectrumPostThreads(long long channels) { return channels <= 1024 ? 128 : channels <= 4096 ? 256 : 1024; }
 
 std::vector<float> pfbTwiddlesA(const PfbSpec& s, const PfbGeometry& g) {

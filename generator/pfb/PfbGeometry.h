@@ -13,6 +13,7 @@
 // Kernel B: a block owns one row pair {k1, n1 - k1} ({0, n1/2} for pair 0: the rows the r2c split pairs) for a
 // group of spectra and polarizations of one receiver: loads the rows, runs the n2-point row FFTs, splits, applies
 // gain and delay, and stores (ci8: staged in shared memory and stored as 32-byte runs of the correlator's layout).
+#include <string>
 #include <vector>
 
 #include "generator/pfb/PfbSpec.h"
@@ -97,14 +98,16 @@ struct PfbGeometry {
 // Two f32 buffers of a whole spectrum per post block (64 KiB at 4096 channels: three blocks per SM on sm_90; 128 KiB
 // at 8192: one, of 1024 threads).
 constexpr long long kMaxSpectrumPostChannels = 8192;
-// Where an SM lends a block at most 99 KiB (sm_86, sm_89): spectra up to 4096 channels (PfbFamily's emit).
-constexpr long long kMaxSpectrumPostChannelsSmallShared = 4096;
-// The spectrum post kernel's launch bound: at most four blocks per SM (64 registers), fewer where shared memory holds
-// fewer.
+// The longest cf32 spectrum the spectrum post kernel takes when emitted for `arch`: 4096 channels where an SM lends a
+// block at most 99 KiB (sm_86, sm_89, sm_120, sm_121), else kMaxSpectrumPostChannels.
+long long pfbSpectrumPostChannelsFor(const std::string& arch);
+// The spectrum post kernel's launch bound: at most four blocks of 256 threads per SM (64 registers; a lower cap spills
+// in the row passes and split), fewer of larger blocks, or where shared memory holds fewer.
 constexpr int kSpectrumPostBlocksPerSm = 4;
 // The spectrum post kernel's threads per block, by length (H200, bench's block-size variants against the cuFFT pair in
-// one run): 128 up to 1024 channels (1.08x the 256-thread plan at 1024 channels), 256 up to 4096 (128 threads ran
-// 0.87x at 4096, 512 level), 1024 at 8192, where two 64 KiB buffers leave one block per SM (1.09x 256 threads).
+// one run per length; blocks of more than 256 threads gather their split twiddles): 128 up to 1024 channels (at 1024:
+// 1.08x the 256-thread plan), 256 up to 4096 (at 4096: 128 threads 0.87x, 512 0.99x; at 2048, 128 threads 1.02x,
+// level), 1024 at 8192, where two 64 KiB buffers leave one block per SM (1.09x 256 threads with gathered twiddles).
 int pfbSpectrumPostThreads(long long channels);
 // The spectrum post kernel where it applies (cf32, at most spectrumPostChannels channels, not the previous kernels);
 // spectrumPostChannels 0: the row-pair kernel.

@@ -192,8 +192,9 @@ std::string pfbPostSpectrumSource(const PfbSpec& s, const PfbGeometry& g, const 
             {assign(index(var("dst"), var("c")),
                     index(var(stage), bin("^", var("c"), bin("&", bin(">>", var("c"), lit(5)), lit(31)))))}));
 
-  // Blocks per SM: as many as shared memory holds (sm_90: 227 KiB), at most kSpectrumPostBlocksPerSm of 256 threads
-  // (64 registers: a lower cap spills in the row passes and split), fewer of larger blocks.
+  // Blocks per SM: as many as shared memory holds (sm_90: 227 KiB), at most kSpectrumPostBlocksPerSm (four of 256
+  // threads: 64 registers; a lower cap spills in the row passes and split; of 128 threads: 128), fewer of larger
+  // blocks.
   const int minBlocks = std::clamp(232448 / (g.sharedB + 4096), 1,
                                    std::max(1, std::min(kSpectrumPostBlocksPerSm, 1024 / TB)));
   NodePtr fn = function(fmt::format("extern \"C\" __global__ void __launch_bounds__({}, {})", TB, minBlocks), "", name,
