@@ -54,6 +54,9 @@ TEST(PfbSpectrumPost, AppliesToCf32SpectraThatFitTwoBuffers) {
     EXPECT_EQ(fs->emit({"sm_90", nullptr}).plan.kernels[1].sharedBytes, 2 * 8192 * 8);
     EXPECT_LT(fs->emit({"sm_89", nullptr}).plan.kernels[1].sharedBytes, 99 * 1024);
     EXPECT_LT(fs->emit({"sm_86", nullptr}).plan.kernels[1].sharedBytes, 99 * 1024);
+    EXPECT_NE(fs->explain({"sm_90", nullptr}).find("one (spectrum, pol) combination"), std::string::npos);
+    EXPECT_NE(fs->explain({"sm_89", nullptr}).find("rows k1 and"), std::string::npos);
+    EXPECT_NE(fs->verify().text.find("emitted for sm_86 / sm_89"), std::string::npos);
   }
   EXPECT_TRUE(
       pfbGeometry(
