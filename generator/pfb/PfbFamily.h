@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "generator/core/Facets.h"
-
 #include "generator/pfb/PfbSpec.h"
 #include "warpforge/family.h"
 

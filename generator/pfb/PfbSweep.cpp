@@ -2,8 +2,8 @@
 // (every power of two alike), 2..32 taps (16 the most likely), one or two polarizations of 1..64 receivers, int8,
 // int16 or bit-packed samples (MeerKAT's 10 bits the most likely), ci8 in the katgpucbf or tcc layout or cf32
 // spectra, a constant or per-channel gain, with or without a delay, a hann or rect window; spectra per call a multiple
-// of 16 so that a call holds 4..64 M samples. Nothing is filtered by what the generator supports: a spec it cannot
-// build is counted unsupported.
+// of 16, about 4..64 M samples per call (at least 16 spectra). Nothing is filtered by what the generator supports: a
+// spec it cannot build is counted unsupported.
 #include <algorithm>
 #include <cstdint>
 #include <string>
