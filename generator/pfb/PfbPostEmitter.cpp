@@ -369,14 +369,7 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
       live.push_back(exprStmt(
           call("sincospif", {bin("*", unary("-", var("dl.x")), var(suffix("ka", j, IPT))), var("&sn"), var("&cs")})));
       live.push_back(decl("const float4", "c", index(var("pfb_rot"), combo)));
-      live.push_back(
-          decl("const float2", "rotA",
-               call("make_float2", {bin("-", bin("*", var("cs"), var("c.x")), bin("*", var("sn"), var("c.y"))),
-                                    bin("+", bin("*", var("cs"), var("c.y")), bin("*", var("sn"), var("c.x")))})));
-      live.push_back(
-          decl("float2", "rotB",
-               call("make_float2", {bin("+", bin("*", var("cs"), var("c.z")), bin("*", var("sn"), var("c.w"))),
-                                    bin("-", bin("*", var("cs"), var("c.w")), bin("*", var("sn"), var("c.z")))})));
+      for (auto& n : pfb::delayRotations("c.x", "c.y", "c.z", "c.w")) live.push_back(n);
       if (j == 0)
         live.push_back(
             ifUnbraced(var("edge"),

@@ -172,14 +172,7 @@ std::string pfbPostItemSource(const PfbSpec& s, const PfbGeometry& g, const std:
       live.push_back(decl("const float2", "c0", index(var("pfb_rot"), bin("*", lit(2), bin("/", var("it"), lit(N2))))));
       live.push_back(decl("const float2", "c1",
                           index(var("pfb_rot"), bin("+", bin("*", lit(2), bin("/", var("it"), lit(N2))), lit(1)))));
-      live.push_back(
-          decl("const float2", "rotA",
-               call("make_float2", {bin("-", bin("*", var("cs"), var("c0.x")), bin("*", var("sn"), var("c0.y"))),
-                                    bin("+", bin("*", var("cs"), var("c0.y")), bin("*", var("sn"), var("c0.x")))})));
-      live.push_back(
-          decl("float2", "rotB",
-               call("make_float2", {bin("+", bin("*", var("cs"), var("c1.x")), bin("*", var("sn"), var("c1.y"))),
-                                    bin("-", bin("*", var("cs"), var("c1.y")), bin("*", var("sn"), var("c1.x")))})));
+      for (auto& n : pfb::delayRotations("c0.x", "c0.y", "c1.x", "c1.y")) live.push_back(n);
       live.push_back(
           ifUnbraced(bin("&&", bin("==", var("pair"), lit(0)), bin("==", var("item"), lit(0))),
                      block({exprStmt(call("sincospif", {bin("-", var("dl.y"), bin("*", flit(0.5), var("dl.x"))),

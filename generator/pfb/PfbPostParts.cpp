@@ -54,6 +54,17 @@ std::vector<NodePtr> splitEdge(const std::string& xa, const std::string& xb) {
           assign(var(xb), call("make_float2", {var("zb.x"), unary("-", var("zb.y"))}))};
 }
 
+std::vector<NodePtr> delayRotations(const std::string& ax, const std::string& ay, const std::string& bx,
+                                    const std::string& by) {
+  auto v = [](const std::string& n) { return var(n); };
+  return {decl("const float2", "rotA",
+               call("make_float2", {bin("-", bin("*", v("cs"), v(ax)), bin("*", v("sn"), v(ay))),
+                                    bin("+", bin("*", v("cs"), v(ay)), bin("*", v("sn"), v(ax)))})),
+          decl("float2", "rotB",
+               call("make_float2", {bin("+", bin("*", v("cs"), v(bx)), bin("*", v("sn"), v(by))),
+                                    bin("-", bin("*", v("cs"), v(by)), bin("*", v("sn"), v(bx)))}))};
+}
+
 std::string postHeader(const PfbSpec& s, const PfbGeometry& g, const std::string& name) {
   const bool ci8 = s.outputType == PfbOutputType::CI8;
   const long long N = s.channels;

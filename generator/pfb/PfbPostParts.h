@@ -1,5 +1,6 @@
 #pragma once
-// Parts shared by the two post kernels (PfbPostEmitter.cpp, the default; PfbPostItemEmitter.cpp, the per-item one).
+// Parts shared by the post kernels (PfbPostEmitter.cpp, the row-pair kernel; PfbPostSpectrumEmitter.cpp, the cf32
+// spectrum kernel; PfbPostItemEmitter.cpp, bench's per-item one).
 #include <string>
 
 #include "ast/Ast.h"
@@ -22,6 +23,11 @@ ast::NodePtr cmulY(const std::string& v, const std::string& w);
 std::vector<ast::NodePtr> splitHalves();
 std::vector<ast::NodePtr> splitCombine(const std::string& w, const std::string& xa, const std::string& xb);
 std::vector<ast::NodePtr> splitEdge(const std::string& xa, const std::string& xb);
+// The delay phase of a channel pair from u = (cs, sn) = e^{-i pi d A / N}: rotA = u a for channel A, rotB = conj(u) b
+// for N - A (not const: pair 0's item 0 replaces it), where a = (ax, ay) = e^{i phi} and b = (bx, by) = e^{i (phi - pi
+// d)}.
+std::vector<ast::NodePtr> delayRotations(const std::string& ax, const std::string& ay, const std::string& bx,
+                                         const std::string& by);
 // The saturation counts' tail (ci8): warp sums of sat0 (and sat1 with two pols per unit), one atomic per pol and
 // block, the last block publishing the call's counts and re-zeroing them.
 void appendSaturationTail(const PfbSpec& s, const PfbGeometry& g, std::vector<ast::NodePtr>& body);

@@ -145,14 +145,7 @@ std::string pfbPostSpectrumSource(const PfbSpec& s, const PfbGeometry& g, const 
         call("sincospif",
              {bin("*", unary("-", var("dl.x")), bin("*", cast("float", var("kA")), flit(1.0 / static_cast<double>(N)))),
               var("&sn"), var("&cs")})));
-    it.push_back(
-        decl("const float2", "rotA",
-             call("make_float2", {bin("-", bin("*", var("cs"), var("cs0")), bin("*", var("sn"), var("sn0"))),
-                                  bin("+", bin("*", var("cs"), var("sn0")), bin("*", var("sn"), var("cs0")))})));
-    it.push_back(
-        decl("float2", "rotB",
-             call("make_float2", {bin("+", bin("*", var("cs"), var("cs1")), bin("*", var("sn"), var("sn1"))),
-                                  bin("-", bin("*", var("cs"), var("sn1")), bin("*", var("sn"), var("cs1")))})));
+    for (auto& n : pfb::delayRotations("cs0", "sn0", "cs1", "sn1")) it.push_back(n);
     it.push_back(ifUnbraced(var("edge"),
                             block({exprStmt(call("sincospif", {bin("-", var("half"), bin("*", flit(0.5), var("dl.x"))),
                                                                var("&sn"), var("&cs")})),
