@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "generator/core/ArchLimits.h"
+
 namespace warpforge {
 
 PfbFftPlan pfbFftPlan(int length) {
@@ -90,8 +92,8 @@ PfbGeometry pfbGeometry(const PfbSpec& s, bool previous, long long spectrumPostC
 }
 
 long long pfbSpectrumPostChannelsFor(const std::string& arch) {
-  const bool smallShared = arch == "sm_86" || arch == "sm_89" || arch == "sm_120" || arch == "sm_121";
-  return smallShared ? 4096 : kMaxSpectrumPostChannels;
+  // Two buffers of the longest spectrum, 1 KiB reserved.
+  return 2 * kMaxSpectrumPostChannels * 8 + 1024 <= maxSharedPerBlock(arch) ? kMaxSpectrumPostChannels : 4096;
 }
 
 int pfbSpectrumPostThreads(long long channels) { return channels <= 1024 ? 128 : channels <= 4096 ? 256 : 1024; }

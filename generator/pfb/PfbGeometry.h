@@ -98,8 +98,8 @@ struct PfbGeometry {
 // Two f32 buffers of a whole spectrum per post block (64 KiB at 4096 channels: three blocks per SM on sm_90; 128 KiB
 // at 8192: one, of 1024 threads).
 constexpr long long kMaxSpectrumPostChannels = 8192;
-// The longest cf32 spectrum the spectrum post kernel takes when emitted for `arch`: 4096 channels where an SM lends a
-// block at most 99 KiB (sm_86, sm_89, sm_120, sm_121), else kMaxSpectrumPostChannels.
+// The longest cf32 spectrum the spectrum post kernel takes when emitted for `arch`: kMaxSpectrumPostChannels where a
+// block may hold its two buffers (maxSharedPerBlock), else 4096 (sm_86, sm_89, sm_12x: 99 KiB).
 long long pfbSpectrumPostChannelsFor(const std::string& arch);
 // The spectrum post kernel's launch bound: at most four blocks of 256 threads per SM (64 registers; a lower cap spills
 // in the row passes and split), fewer of larger blocks, or where shared memory holds fewer.

@@ -507,7 +507,9 @@ PfbKernels emitPfb(const PfbSpec& s, const PfbVariant& v) {
   if (k.geometry.spectrumPost && v.spectrumPostThreads > 0) k.geometry.threadsB = v.spectrumPostThreads;
   // Factored where measured (blocks of up to 256 threads); at 1024 threads (64 registers) its held factor spills on
   // sm_80 with gains and delays.
-  k.geometry.factoredSplitTwiddle = v.factoredSplitTwiddle && k.geometry.spectrumPost && k.geometry.threadsB <= 256;
+  // (and where a block's threads hold whole rows of items: the per-thread factor needs threads % n2 == 0).
+  k.geometry.factoredSplitTwiddle = v.factoredSplitTwiddle && k.geometry.spectrumPost && k.geometry.threadsB <= 256 &&
+                                    k.geometry.threadsB % k.geometry.n2 == 0;
   if (s.halfScratch && (k.geometry.perItemPost || v.previous))
     throw std::logic_error("emitPfb: an f16 scratch only with the current kernels (bench's earlier kernels read f32)");
   k.firName = s.name + "_fir";

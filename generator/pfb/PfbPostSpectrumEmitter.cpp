@@ -65,7 +65,7 @@ std::string pfbPostSpectrumSource(const PfbSpec& s, const PfbGeometry& g, const 
   shape.slot = "pfb_slot";
   for (auto& n : pfb::hoistTwiddles(g.rowFft, shape, "r")) body.push_back(n);
   // A thread's split items share their item (i % n2) where n2 divides the block: its factor of the split twiddle.
-  const bool factored = g.factoredSplitTwiddle && TB % N2 == 0;
+  const bool factored = g.factoredSplitTwiddle;  // (emitPfb sets it only where TB % n2 == 0)
   if (factored)
     body.push_back(decl("const float2", "wi",
                         call("__ldg", {bin("+", var("twiddles"),

@@ -56,12 +56,6 @@ int tileRowValueBytes(const KernelDesc& d, const KernelGeometry& g) {
                   g.fftMajorStore ? storageBytes(d.out.storage) : 1 << 20);
 }
 
-long long maxSharedPerBlock(const std::string& arch) {
-  if (arch == "sm_86" || arch == "sm_89") return 99 * 1024;
-  if (arch == "sm_80" || arch == "sm_87") return 163 * 1024;
-  return 227 * 1024;  // sm_90
-}
-
 int longestFftInSharedMemory(const std::string& arch, bool f64) {
   // One FFT per block, padded as chooseGeometry pads (one element per row), 1 KB reserved per block.
   const long long row = padRow(f64);

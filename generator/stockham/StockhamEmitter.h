@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "generator/core/ArchLimits.h"
 #include "generator/stockham/KernelDesc.h"
 
 namespace warpforge {
@@ -64,8 +65,6 @@ int tileRowValueBytes(const KernelDesc& d, const KernelGeometry& g);
 // Blocks of `threads` resident per SM of `arch` at `registers` per thread and `sharedBytes` per block (registers
 // allocated per warp in units of 256, 64 K per SM; 1 KB of shared memory reserved per block).
 int residentBlocksPerSm(int threads, int registers, long long sharedBytes, const std::string& arch = "sm_90");
-// Dynamic shared memory one block of `arch` may opt in to (bytes).
-long long maxSharedPerBlock(const std::string& arch);
 // The longest FFT whose values (with their pad elements) one block of `arch` holds in shared memory (f16 computes in
 // float).
 int longestFftInSharedMemory(const std::string& arch, bool f64);
