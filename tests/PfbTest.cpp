@@ -513,6 +513,37 @@ TEST(PfbKernels, SpecsCompileWithoutSpills) {
   EXPECT_GE(specs, 3);
 }
 
+// Rows of 512 points and more (16k and 32k channels): the row-pair post kernel at two blocks per SM, whose 128
+// registers hold it without spills on sm_80 and sm_90 (at three blocks, 80 registers, it spilled 8-84 bytes), for cf32
+// spectra and both ci8 layouts, with gains and a delay (the most registers).
+TEST(PfbKernels, LongRowPostKernelsCompileWithoutSpills) {
+  for (const char* output :
+       {R"({"type": "cf32"})", R"({"type": "ci8", "layout": "katgpucbf"})", R"({"type": "ci8", "layout": "tcc"})"})
+    for (const long long channels : {16384LL, 32768LL}) {
+      if (channels == 32768 && std::string(output).find("ci8") != std::string::npos) continue;  // shared-limited to 2
+      const PfbSpec s = spec(
+          fmt::format(R"("channels": {}, "taps": 16, "spectra_per_call": 64, "input": {{"type": "int8"}},
+                                            "gain": "per_channel", "delay": true, "output": {})",
+                      channels, output));
+      const PfbKernels k = emitPfb(s);
+      ASSERT_FALSE(k.geometry.spectrumPost) << channels;
+      EXPECT_EQ(k.geometry.postBlocksPerSm, 2) << channels << " " << output;
+      EXPECT_NE(k.postSource.find("__launch_bounds__(256, 2)"), std::string::npos) << channels << " " << output;
+      for (const char* arch : {"sm_80", "sm_90"}) {
+        const CompileResult r = compileWithReport(k.postSource, k.postName, arch);
+        std::printf("[nvrtc] %lld channels %s post %s: %d registers, spill stores %d B\n", channels, output, arch,
+                    r.registers, r.spillStoreBytes);
+        EXPECT_GT(r.registers, 0) << r.log;
+        EXPECT_EQ(r.spillStoreBytes + r.spillLoadBytes, 0) << channels << " " << output << " " << arch;
+      }
+    }
+  // Rows of 256 points (8k channels, ci8) keep three blocks per SM.
+  EXPECT_EQ(emitPfb(spec(R"("channels": 8192, "taps": 16, "spectra_per_call": 64, "input": {"type": "int8"},
+                              "output": {"type": "ci8", "layout": "tcc"})"))
+                .geometry.postBlocksPerSm,
+            3);
+}
+
 // Every bench variant of the MeerKAT specs compiles for sm_90 (bench times them all in one run).
 TEST(PfbKernels, BenchVariantsCompile) {
   for (const char* f : {"specs/pfb_meerkat_4k_ci8.json", "specs/pfb_meerkat_32k_ci8.json"}) {

@@ -124,6 +124,13 @@ std::vector<BenchVariant> pfbBenchVariants(const PfbSpec& s, long long spectrumP
   if (rowPairDefault)
     v.push_back({"post kernel at four blocks per SM (both kernels; 64 registers, pass twiddles per butterfly)",
                  Generated{pfbLaunchPlan(s, emit(s, {.postBlocksPerSm = 4}))}, 0, 0});
+  // The post kernel at two or three blocks per SM (128 or 80 registers), whichever the default is not.
+  if (rowPairDefault && k.geometry.postBlocksPerSm != 2)
+    v.push_back({"post kernel at two blocks per SM (both kernels; 128 registers)",
+                 Generated{pfbLaunchPlan(s, emit(s, {.postBlocksPerSm = 2}))}, 0, 0});
+  if (rowPairDefault && k.geometry.postBlocksPerSm == 2)
+    v.push_back({"post kernel at three blocks per SM (both kernels; 80 registers)",
+                 Generated{pfbLaunchPlan(s, emit(s, {.postBlocksPerSm = 3}))}, 0, 0});
   // The fir kernel with pfb_slot per FIR and scratch store (the post kernel as the default's).
   v.push_back({"fir kernel with a slot per store (both kernels; the fir kernel before its constant slots)",
                Generated{pfbLaunchPlan(s, emit(s, {.firConstSlots = false}))}, 0, 0});

@@ -25,7 +25,7 @@ struct PfbVariant {
   bool perItemPost = false;     // the per-item post kernel
   bool phaseTables = true;      // the post kernel's delay phase from per-chunk tables
   bool firConstSlots = true;    // the fir kernel's slots as thread constants plus offsets
-  int postBlocksPerSm = 3;      // the post kernel's launch bounds
+  int postBlocksPerSm = 0;      // the post kernel's launch bounds (0: PfbGeometry's rule)
   bool rowPairPost = false;     // cf32: the row-pair post kernel where the spectrum post kernel applies
   long long spectrumPostChannels = kMaxSpectrumPostChannels;  // cf32: the spectrum post kernel up to this length
   bool factoredSplitTwiddle = true;                           // the spectrum post kernel's split twiddle as two factors

@@ -62,6 +62,8 @@ PfbGeometry pfbGeometry(const PfbSpec& s, bool previous, long long spectrumPostC
   g.threadsA = previous ? g.pointsA : 2 * g.pointsA;
   g.columnFft = pfbFftPlan(g.n1);
   g.rowFft = pfbFftPlan(g.n2);
+  // (NVRTC 13, sm_90: at three blocks the row-pair post kernel spills 8-84 bytes from 16k channels on, every output)
+  g.postBlocksPerSm = g.n2 >= 512 ? 2 : 3;
   g.chunk = s.taps;
   // Runs of 4T spectra per block where a stream has at least 8T (2T otherwise: more, shorter runs fill the GPU): the
   // T - 1 spectra of warm-up read again by the next run and the block's 2T weights (from L2) cost at most a quarter

@@ -48,8 +48,9 @@ struct PfbGeometry {
   // advancing pointers (bench's "fir kernel with a slot per store" variant keeps pfb_slot per store); see
   // PfbFirEmitter.cpp.
   bool firConstSlots = true;
-  // The post kernel's __launch_bounds__ blocks per SM (at most; where shared memory holds them): 3 (80 registers), or
-  // 4 (64 registers, its pass twiddles loaded per butterfly; bench's "post kernel at four blocks per SM" variant).
+  // The post kernel's __launch_bounds__ blocks per SM (at most; where shared memory holds them): 3 (80 registers), 2
+  // (128) for rows of 512 points or more (16k channels and up: the 80-register cap spills there), or 4 (64 registers,
+  // its pass twiddles loaded per butterfly; bench's "post kernel at four blocks per SM" variant).
   int postBlocksPerSm = 3;
   // cf32 spectra of at most kMaxSpectrumPostChannels channels: the post kernel owns one (spectrum, pol) combination,
   // all its rows, and stores its channels as one contiguous run (PfbPostSpectrumEmitter.cpp); otherwise (ci8, longer

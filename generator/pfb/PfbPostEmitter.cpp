@@ -503,7 +503,7 @@ PfbKernels emitPfb(const PfbSpec& s, const PfbVariant& v) {
   k.geometry.perItemPost = perItem;
   k.geometry.phaseTables = v.phaseTables;
   k.geometry.firConstSlots = v.firConstSlots;
-  k.geometry.postBlocksPerSm = v.postBlocksPerSm;
+  if (v.postBlocksPerSm > 0) k.geometry.postBlocksPerSm = v.postBlocksPerSm;
   if (k.geometry.spectrumPost && v.spectrumPostThreads > 0) k.geometry.threadsB = v.spectrumPostThreads;
   // Factored where measured (blocks of up to 256 threads); at 1024 threads (64 registers) its held factor spills on
   // sm_80 with gains and delays.
