@@ -304,6 +304,44 @@ TEST(PfbKernels, RunOnTheCpuAndMatchTheDoubleReference) {
   }
 }
 
+// Past 16 taps the fir kernel reads its weights from shared memory and runs the column FFTs in batches of a divisor of
+// T (24: 12, 32: 16, 20: 10); 17 taps (prime) keep the register kernel. Partial chunks (56 spectra at 24 taps: the
+// third chunk has 8, its second batch none) and every batch of a chunk are checked against the double reference.
+TEST(PfbKernels, ManyTapsRunOnTheCpu) {
+  struct Case {
+    const char* label;
+    std::string members;
+    int chunk;
+  };
+  const std::vector<Case> cases = {
+      {"int8, 64 channels, 24 taps, 56 spectra (a partial chunk, an empty batch), gains + delays, ci8 katgpucbf",
+       R"("channels": 64, "taps": 24, "spectra_per_call": 56, "input": {"type": "int8"}, "gain": "per_channel", "delay": true, "output": {"type": "ci8", "layout": "katgpucbf"})",
+       12},
+      {"int16, 128 channels, 32 taps, 1 pol, 64 spectra, cf32",
+       R"("channels": 128, "taps": 32, "polarizations": 1, "spectra_per_call": 64, "input": {"type": "int16"}, "output": {"type": "cf32"})",
+       16},
+      {"10-bit packed, 64 channels, 20 taps, 48 spectra, ci8 tcc",
+       R"("channels": 64, "taps": 20, "spectra_per_call": 48, "input": {"type": "packed", "bits": 10}, "gain": 0.05, "output": {"type": "ci8", "layout": "tcc"})",
+       10},
+      {"int8, 64 channels, 17 taps (registers), 1 pol, 34 spectra, cf32",
+       R"("channels": 64, "taps": 17, "polarizations": 1, "spectra_per_call": 34, "input": {"type": "int8"}, "output": {"type": "cf32"})",
+       17},
+  };
+  std::uint64_t seed = 4240;
+  for (const auto& c : cases) {
+    const PfbKernels k = emitPfb(spec(c.members));
+    EXPECT_EQ(k.geometry.chunk, c.chunk) << c.label;
+    EXPECT_EQ(k.geometry.firSharedWeights, c.chunk != 17) << c.label;
+    EXPECT_EQ(k.firSource.find("pfb_w[") != std::string::npos, c.chunk != 17) << c.label;
+    EXPECT_NE(k.firSource.find(fmt::format("__launch_bounds__({}, {})", k.geometry.threadsA, c.chunk != 17 ? 2 : 1)),
+              std::string::npos)
+        << c.label;
+    const Check r = runOnCpu(c.members, seed++, 1, c.label);
+    EXPECT_TRUE(r.ok()) << c.label << ": " << r.detail;
+    EXPECT_GT(r.checked, 0) << c.label;
+  }
+}
+
 // Rows of 256 points and more: a thread's split items are t + 256 j (j < n2 / 256), its loads span rows; the pol of a
 // split trip is a constant of the trip (n2 256) or of the chunk (n2 1024: one combination per chunk).
 TEST(PfbKernels, LongRowsRunOnTheCpu) {

@@ -29,7 +29,8 @@ struct PfbVariant {
   bool rowPairPost = false;     // cf32: the row-pair post kernel where the spectrum post kernel applies
   long long spectrumPostChannels = kMaxSpectrumPostChannels;  // cf32: the spectrum post kernel up to this length
   bool factoredSplitTwiddle = true;                           // the spectrum post kernel's split twiddle as two factors
-  int spectrumPostThreads = 0;  // the spectrum post kernel's block (0: pfbSpectrumPostThreads)
+  int spectrumPostThreads = 0;   // the spectrum post kernel's block (0: pfbSpectrumPostThreads)
+  bool firSharedWeights = true;  // past 16 taps, the fir kernel's weights in shared memory
 };
 PfbKernels emitPfb(const PfbSpec& s, const PfbVariant& v = {});
 

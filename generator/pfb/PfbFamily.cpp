@@ -95,12 +95,15 @@ class PfbFamilySpec final : public FamilySpec, public BenchFacet {
     std::string o = fmt::format("{}: two kernels, the same code for every arch >= sm_80 (target {})\n", s_.name,
                                 target.arch);
     o += fmt::format(
-        "{}_fir: block = {} columns x {} rows of the {} x {} split; each thread keeps the {} weights and the last {} "
-        "samples of its two\n"
-        "  positions in registers, computes the FIR of {} spectra into shared memory, then the {}-point column FFTs "
-        "(radices {}),\n"
+        "{}_fir: block = {} columns x {} rows of the {} x {} split, a thread per real sample; each thread keeps its {} "
+        "weights {} and the last {}\n"
+        "  samples of its position in registers, computes the FIR of {} spectra{} into shared memory, then the "
+        "{}-point "
+        "column FFTs (radices {}),\n"
         "  multiplies by e^(-2 pi i m2 k1 / N) and stores Y[stream][spectrum][k1][m2] to the scratch\n",
-        s_.name, g.columns, g.n1, g.n1, g.n2, 2 * s_.taps, s_.taps, g.chunk, g.n1, fmt::join(g.columnFft.radices, "x"));
+        s_.name, g.columns, g.n1, g.n1, g.n2, s_.taps,
+        g.firSharedWeights ? "in shared memory (read at use: two blocks per SM)" : "in registers", s_.taps, s_.taps,
+        g.chunk == s_.taps ? "" : fmt::format(" ({} at a time)", g.chunk), g.n1, fmt::join(g.columnFft.radices, "x"));
     if (g.spectrumPost)
       return o + fmt::format(
                      "{}_post: block = one (spectrum, pol) combination, all {} rows; {}-point row FFTs (radices {}), "

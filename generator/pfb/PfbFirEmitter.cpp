@@ -179,12 +179,31 @@ std::string pfbFirSource(const PfbSpec& s, const PfbGeometry& g, const std::stri
   if (!rowPointer)
     body.push_back(decl("const unsigned char* const", "stream",
                         bin("+", var("input"), bin("*", cast("long long", var("sb")), lit(s.streamBytes())))));
-  body.push_back(comment(fmt::format("the thread's weights w[j][pos]{} (j < {} taps), kept for every spectrum",
-                                     single ? "" : ", w[j][pos + 1]", T)));
-  for (int j = 0; j < T; ++j)
-    for (int part = 0; part < parts; ++part)
-      body.push_back(decl("const float", ws(part, j),
-                          call("__ldg", {bin("+", var("weights"), bin("+", lit(j * L + part), var("pos")))})));
+  const bool sharedWeights = g.firSharedWeights;
+  const int H = g.chunk;  // spectra per column-FFT batch: T, or a divisor of it (shared weights)
+  if (sharedWeights) {
+    body.push_back(
+        comment(fmt::format("the thread's weights w[j][pos] (j < {} taps) at word j {} + t of shared memory after the "
+                            "buffers: its own, "
+                            "read at use (no barrier), so that its registers hold the window alone",
+                            T, TA)));
+    body.push_back(decl("float* const", "pfb_w",
+                        cast("float*", bin("+", var("pfb_shared"),
+                                           lit(2 * pfbBufferSlots(static_cast<long long>(H) * PA, g.previous))))));
+    for (int j = 0; j < T; ++j)
+      body.push_back(assign(index(var("pfb_w"), bin("+", lit(j * TA), var("t"))),
+                            call("__ldg", {bin("+", var("weights"), bin("+", lit(j * L), var("pos")))})));
+  } else {
+    body.push_back(comment(fmt::format("the thread's weights w[j][pos]{} (j < {} taps), kept for every spectrum",
+                                       single ? "" : ", w[j][pos + 1]", T)));
+    for (int j = 0; j < T; ++j)
+      for (int part = 0; part < parts; ++part)
+        body.push_back(decl("const float", ws(part, j),
+                            call("__ldg", {bin("+", var("weights"), bin("+", lit(j * L + part), var("pos")))})));
+  }
+  auto weight = [&](int part, int j) {
+    return sharedWeights ? index(var("pfb_w"), bin("+", lit(j * TA), var("t"))) : var(ws(part, j));
+  };
   body.push_back(decl("const int", "first", bin("*", var("(int)run"), lit(g.runSpectra))));
   body.push_back(decl("const int", "end", call("min", {lit(S), bin("+", var("first"), lit(g.runSpectra))})));
   body.push_back(
@@ -243,101 +262,122 @@ std::string pfbFirSource(const PfbSpec& s, const PfbGeometry& g, const std::stri
   };
   if (!single) body.push_back(outDecl());
 
-  // One chunk: T spectra (the slots' indices are compile-time constants), then the column FFTs and the store.
+  // One chunk: T spectra (the slots' indices are compile-time constants), in batches of H: the FIR of the batch, then
+  // its column FFTs and store. `batchBase` is the batch's first spectrum (base, or `sub` past the first batch of a
+  // split chunk).
   std::vector<NodePtr> chunk;
-  chunk.push_back(
-      comment(fmt::format("FIR of up to {} spectra: y[pos] = sum_j w[j][pos] x[(spectrum + j) {} + pos]", T, L)));
-  if (rowPointer) chunk.push_back(rowDecl("base"));
-  for (int i = 0; i < T; ++i) {
-    std::vector<NodePtr> one;
-    const int slot = (i + T - 1) % T;
-    one.push_back(loadSlot(bin("+", var("base"), lit(i + T - 1)), slot, i + T - 1));
-    for (int part = 0; part < parts; ++part) {
-      NodePtr acc = bin("*", var(ws(part, 0)), var(xs(part, i % T)));
-      for (int j = 1; j < T; ++j) acc = bin("+", acc, bin("*", var(ws(part, j)), var(xs(part, (i + j) % T))));
-      one.push_back(decl("const float", fmt::format("y{}", part), acc));
+  auto appendBatch = [&](std::vector<NodePtr>& chunk, int i0, const char* batchBase) {
+    chunk.push_back(comment(
+        H == T
+            ? fmt::format("FIR of up to {} spectra: y[pos] = sum_j w[j][pos] x[(spectrum + j) {} + pos]", T, L)
+            : fmt::format("FIR of spectra {} .. {} of the chunk: y[pos] = sum_j w[j][pos] x[(spectrum + j) {} + pos]",
+                          i0, i0 + H - 1, L)));
+    if (rowPointer) chunk.push_back(rowDecl("base"));
+    for (int i = i0; i < i0 + H; ++i) {
+      std::vector<NodePtr> one;
+      const int slot = (i + T - 1) % T;
+      one.push_back(loadSlot(bin("+", var("base"), lit(i + T - 1)), slot, i + T - 1));
+      for (int part = 0; part < parts; ++part) {
+        NodePtr acc = bin("*", weight(part, 0), var(xs(part, i % T)));
+        for (int j = 1; j < T; ++j) acc = bin("+", acc, bin("*", weight(part, j), var(xs(part, (i + j) % T))));
+        one.push_back(decl("const float", fmt::format("y{}", part), acc));
+      }
+      if (constSlots)
+        one.push_back(
+            assign(index(var("fbuf0"), bin("+", bin("*", lit(2), pfb::slotOfBase("ps", (i - i0) * PA)), var("pb"))),
+                   var("y0")));
+      else if (single)
+        one.push_back(assign(
+            index(var("fbuf0"),
+                  bin("+",
+                      bin("*", lit(2), call(slotFn, {bin("+", lit(static_cast<long long>(i - i0) * PA), var("pt"))})),
+                      bin("&", var("t"), lit(1)))),
+            var("y0")));
+      else
+        one.push_back(
+            assign(index(var("buf0"), call(slotFn, {bin("+", lit(static_cast<long long>(i - i0) * PA), var("t"))})),
+                   call("make_float2", {var("y0"), var("y1")})));
+      if (fullChunks) chunk.push_back(block(one));
+      else chunk.push_back(ifStmt(bin("<", bin("+", var("base"), lit(i)), var("end")), block(one)));
     }
-    if (constSlots)
-      one.push_back(
-          assign(index(var("fbuf0"), bin("+", bin("*", lit(2), pfb::slotOfBase("ps", i * PA)), var("pb"))), var("y0")));
-    else if (single)
-      one.push_back(assign(
-          index(var("fbuf0"),
-                bin("+", bin("*", lit(2), call(slotFn, {bin("+", lit(static_cast<long long>(i) * PA), var("pt"))})),
-                    bin("&", var("t"), lit(1)))),
-          var("y0")));
-    else
-      one.push_back(assign(index(var("buf0"), call(slotFn, {bin("+", lit(static_cast<long long>(i) * PA), var("t"))})),
-                           call("make_float2", {var("y0"), var("y1")})));
-    if (fullChunks) chunk.push_back(block(one));
-    else chunk.push_back(ifStmt(bin("<", bin("+", var("base"), lit(i)), var("end")), block(one)));
-  }
-  chunk.push_back(
-      decl("const int", "count", fullChunks ? lit(T) : call("min", {lit(T), bin("-", var("end"), var("base"))})));
-  chunk.push_back(exprStmt(call("__syncthreads", {})));
-  const int passes = static_cast<int>(g.columnFft.radices.size());
-  for (int p = 0; p < passes; ++p) {
-    shape.in = p % 2 ? "buf1" : "buf0";
-    shape.out = p % 2 ? "buf0" : "buf1";
-    shape.butterflies = bin("*", var("count"), lit(static_cast<long long>(C) * (g.n1 / g.columnFft.radices[p])));
-    chunk.push_back(pfb::emitPass(g.columnFft, p, shape, "c"));
-  }
-  const std::string fin = passes % 2 ? "buf1" : "buf0";
-  {
-    // Previous: a thread stores its point of each spectrum i. Current: element e = t + m threads of the chunk's
-    // spectra x points, spectrum i = e / points, point t % points (the same for every m: the thread's m1, m2, step).
-    std::vector<NodePtr> st;
-    if (single) st.push_back(decl("const int", "i", bin("/", var("e"), lit(PA))));
-    st.push_back(
-        decl("const float2", "v",
-             index(var(fin), call(slotFn, {single ? var("e") : bin("+", bin("*", var("i"), lit(PA)), var("t"))}))));
-    st.push_back(assign(index(var("out"), bin("*", cast("long long", bin("+", var("base"), var("i"))), lit(N))),
-                        call(scratchPack,
-                             {bin("-", bin("*", var("v.x"), var("step.x")), bin("*", var("v.y"), var("step.y"))),
-                              bin("+", bin("*", var("v.x"), var("step.y")), bin("*", var("v.y"), var("step.x")))})));
-    chunk.push_back(comment("store Y[k1][m2] of each spectrum: runs of the block's columns, contiguous"));
-    if (single) {
-      chunk.push_back(comment("the point this thread stores: point t % points of the block (row m1, column m2)"));
-      chunk.push_back(decl("const int", "m1", bin("/", bin("%", var("t"), lit(PA)), lit(C))));
-      chunk.push_back(
-          decl("const int", "m2", bin("+", bin("*", var("(int)group"), lit(C)), bin("%", var("t"), lit(C)))));
-      chunk.push_back(stepDecl());
-      chunk.push_back(outDecl());
+    chunk.push_back(
+        decl("const int", "count", fullChunks ? lit(H) : call("min", {lit(H), bin("-", var("end"), var(batchBase))})));
+    chunk.push_back(exprStmt(call("__syncthreads", {})));
+    const int passes = static_cast<int>(g.columnFft.radices.size());
+    for (int p = 0; p < passes; ++p) {
+      shape.in = p % 2 ? "buf1" : "buf0";
+      shape.out = p % 2 ? "buf0" : "buf1";
+      shape.butterflies = bin("*", var("count"), lit(static_cast<long long>(C) * (g.n1 / g.columnFft.radices[p])));
+      chunk.push_back(pfb::emitPass(g.columnFft, p, shape, "c"));
     }
-    // Not unrolled: the unrolled loads would need registers the FIR's window and weights hold.
-    if (single && !storePointers) chunk.push_back(raw("#pragma unroll 1"));
-    if (storePointers) {
-      chunk.push_back(decl("const float2*", "from", bin("+", var(fin), var("ts"))));
-      chunk.push_back(
-          decl(fmt::format("{}*", s.scratchElement()), "to",
-               bin("+", var("out"),
-                   bin("*", cast("long long", bin("+", var("base"), bin("/", var("t"), lit(PA)))), lit(N)))));
-      std::vector<NodePtr> cs;
-      cs.push_back(decl("const float2", "v", unary("*", var("from"))));
-      cs.push_back(assign(unary("*", var("to")),
+    const std::string fin = passes % 2 ? "buf1" : "buf0";
+    {
+      // Previous: a thread stores its point of each spectrum i. Current: element e = t + m threads of the chunk's
+      // spectra x points, spectrum i = e / points, point t % points (the same for every m: the thread's m1, m2, step).
+      std::vector<NodePtr> st;
+      if (single) st.push_back(decl("const int", "i", bin("/", var("e"), lit(PA))));
+      st.push_back(
+          decl("const float2", "v",
+               index(var(fin), call(slotFn, {single ? var("e") : bin("+", bin("*", var("i"), lit(PA)), var("t"))}))));
+      st.push_back(assign(index(var("out"), bin("*", cast("long long", bin("+", var(batchBase), var("i"))), lit(N))),
                           call(scratchPack,
                                {bin("-", bin("*", var("v.x"), var("step.x")), bin("*", var("v.y"), var("step.y"))),
                                 bin("+", bin("*", var("v.x"), var("step.y")), bin("*", var("v.y"), var("step.x")))})));
-      cs.push_back(assign(var("from"), lit(TA), "+="));
-      cs.push_back(assign(var("to"), lit(2 * N), "+="));
-      chunk.push_back(raw("#pragma unroll 1"));
-      chunk.push_back(forLoop(decl("int", "e", var("t")), bin("<", var("e"), bin("*", var("count"), lit(PA))),
-                              assign(var("e"), lit(TA), "+="), block(cs)));
-    } else if (single)
-      chunk.push_back(forLoop(decl("int", "e", var("t")), bin("<", var("e"), bin("*", var("count"), lit(PA))),
-                              assign(var("e"), lit(TA), "+="), block(st)));
-    else
-      chunk.push_back(forLoop(decl("int", "i", lit(0)), bin("<", var("i"), var("count")),
-                              assign(var("i"), lit(1), "+="), block(st)));
-  }
-  // The next chunk's FIR writes buf0: wait for this chunk's readers of buf0 (the store, when the passes end there).
-  if (fin == "buf0") chunk.push_back(exprStmt(call("__syncthreads", {})));
+      chunk.push_back(comment("store Y[k1][m2] of each spectrum: runs of the block's columns, contiguous"));
+      if (single) {
+        chunk.push_back(comment("the point this thread stores: point t % points of the block (row m1, column m2)"));
+        chunk.push_back(decl("const int", "m1", bin("/", bin("%", var("t"), lit(PA)), lit(C))));
+        chunk.push_back(
+            decl("const int", "m2", bin("+", bin("*", var("(int)group"), lit(C)), bin("%", var("t"), lit(C)))));
+        chunk.push_back(stepDecl());
+        chunk.push_back(outDecl());
+      }
+      // Not unrolled: the unrolled loads would need registers the FIR's window and weights hold.
+      if (single && !storePointers) chunk.push_back(raw("#pragma unroll 1"));
+      if (storePointers) {
+        chunk.push_back(decl("const float2*", "from", bin("+", var(fin), var("ts"))));
+        chunk.push_back(
+            decl(fmt::format("{}*", s.scratchElement()), "to",
+                 bin("+", var("out"),
+                     bin("*", cast("long long", bin("+", var(batchBase), bin("/", var("t"), lit(PA)))), lit(N)))));
+        std::vector<NodePtr> cs;
+        cs.push_back(decl("const float2", "v", unary("*", var("from"))));
+        cs.push_back(
+            assign(unary("*", var("to")),
+                   call(scratchPack,
+                        {bin("-", bin("*", var("v.x"), var("step.x")), bin("*", var("v.y"), var("step.y"))),
+                         bin("+", bin("*", var("v.x"), var("step.y")), bin("*", var("v.y"), var("step.x")))})));
+        cs.push_back(assign(var("from"), lit(TA), "+="));
+        cs.push_back(assign(var("to"), lit(2 * N), "+="));
+        chunk.push_back(raw("#pragma unroll 1"));
+        chunk.push_back(forLoop(decl("int", "e", var("t")), bin("<", var("e"), bin("*", var("count"), lit(PA))),
+                                assign(var("e"), lit(TA), "+="), block(cs)));
+      } else if (single)
+        chunk.push_back(forLoop(decl("int", "e", var("t")), bin("<", var("e"), bin("*", var("count"), lit(PA))),
+                                assign(var("e"), lit(TA), "+="), block(st)));
+      else
+        chunk.push_back(forLoop(decl("int", "i", lit(0)), bin("<", var("i"), var("count")),
+                                assign(var("i"), lit(1), "+="), block(st)));
+    }
+    // The next chunk's FIR writes buf0: wait for this chunk's readers of buf0 (the store, when the passes end there).
+    if (fin == "buf0") chunk.push_back(exprStmt(call("__syncthreads", {})));
+  };
+  if (H == T) appendBatch(chunk, 0, "base");
+  else
+    for (int i0 = 0; i0 < T; i0 += H) {
+      std::vector<NodePtr> batch;
+      batch.push_back(decl("const int", "sub", bin("+", var("base"), lit(i0))));
+      appendBatch(batch, i0, "sub");
+      chunk.push_back(block(batch));
+    }
   body.push_back(forLoop(decl("int", "base", var("first")), bin("<", var("base"), var("end")),
                          assign(var("base"), lit(T), "+="), block(chunk)));
 
-  // Two blocks per SM (at most 128 registers, 64 at 512 threads) while the weight and window registers leave room.
-  NodePtr fn = function(fmt::format("extern \"C\" __global__ void __launch_bounds__({}, {})", TA, T <= 16 ? 2 : 1), "",
-                        name,
+  // Two blocks per SM (at most 128 registers, 64 at 512 threads) while the weight and window registers leave room,
+  // or the weights are in shared memory.
+  NodePtr fn = function(fmt::format("extern \"C\" __global__ void __launch_bounds__({}, {})", TA,
+                                    T <= 16 || sharedWeights ? 2 : 1),
+                        "", name,
                         {decl("const unsigned char* __restrict__", "input"),
                          decl("const float* __restrict__", "weights"), decl("const float2* __restrict__", "twiddles"),
                          decl(fmt::format("{}* __restrict__", s.scratchElement()), "scratch")},

@@ -6,10 +6,11 @@
 // Z[N-k])). Z is computed in four steps, N = n1 x n2, n = n2 * m1 + m2, k = k1 + n1 * k2:
 //   kernel A ("fir"):  per column m2, Y[k1][m2] = e^{-2 pi i m2 k1 / N} sum_{m1} z[n2 m1 + m2] e^{-2 pi i m1 k1 / n1}
 //   kernel B ("post"): per row k1,    Z[k1 + n1 k2] = sum_{m2} Y[k1][m2] e^{-2 pi i m2 k2 / n2}
-// Kernel A: a block owns `columns` columns x n1 rows (one complex position, two real samples, per thread) of one
-// stream for a run of consecutive spectra: each thread keeps its 2 x T weights and the last T samples of its two
-// positions in registers (every sample read once), computes the FIR for `chunk` (= T) spectra into shared memory,
-// runs the n1-point column FFTs of the chunk there, and stores Y (twiddled) to the scratch [stream][spectrum][k1][m2].
+// Kernel A: a block owns `columns` columns x n1 rows (one real sample per thread: two per complex position) of one
+// stream for a run of consecutive spectra: each thread keeps its T weights (in shared memory past 16 taps) and the
+// last T samples of its position in registers (every sample read once), computes the FIR for `chunk` spectra into
+// shared memory, runs the n1-point column FFTs of the chunk there, and stores Y (twiddled) to the scratch
+// [stream][spectrum][k1][m2].
 // Kernel B: a block owns one row pair {k1, n1 - k1} ({0, n1/2} for pair 0: the rows the r2c split pairs) for a
 // group of spectra and polarizations of one receiver: loads the rows, runs the n2-point row FFTs, splits, applies
 // gain and delay, and stores (ci8: staged in shared memory and stored as 32-byte runs of the correlator's layout).
@@ -63,10 +64,14 @@ struct PfbGeometry {
   int n1 = 0, n2 = 0;
   PfbFftPlan columnFft, rowFft;
   // kernel A
-  int columns = 0;     // columns per block
-  int pointsA = 0;     // complex points per spectrum of a block: n1 x columns
-  int threadsA = 0;    // two per point (one real sample each); the previous kernels one (both samples)
-  int chunk = 0;       // spectra per FIR chunk (= taps)
+  int columns = 0;   // columns per block
+  int pointsA = 0;   // complex points per spectrum of a block: n1 x columns
+  int threadsA = 0;  // two per point (one real sample each); the previous kernels one (both samples)
+  int chunk = 0;     // spectra per FIR chunk and column-FFT batch (= taps; a divisor of it with shared weights)
+  // Past 16 taps (the current kernels): the thread's T weights in shared memory, read at use, its T window samples in
+  // registers, and chunks of a divisor of T (16 .. 8 spectra), so that two blocks of 512 threads fit an SM (64
+  // registers, buffers and weights within half its shared memory) instead of one (2T registers, 96 at T = 24).
+  bool firSharedWeights = false;
   int runSpectra = 0;  // spectra per block (a multiple of chunk)
   long long runs = 0;  // blocks along one stream's spectra
   int sharedA = 0;     // bytes: two buffers of chunk x pointsA complex f32
@@ -111,9 +116,10 @@ constexpr int kSpectrumPostBlocksPerSm = 4;
 // level), 1024 at 8192, where two 64 KiB buffers leave one block per SM (1.09x 256 threads with gathered twiddles).
 int pfbSpectrumPostThreads(long long channels);
 // The spectrum post kernel where it applies (cf32, at most spectrumPostChannels channels, not the previous kernels);
-// spectrumPostChannels 0: the row-pair kernel.
+// spectrumPostChannels 0: the row-pair kernel. sharedWeights false: the fir kernel's weights in registers at every
+// tap count (bench's variant).
 PfbGeometry pfbGeometry(const PfbSpec& s, bool previous = false,
-                        long long spectrumPostChannels = kMaxSpectrumPostChannels);
+                        long long spectrumPostChannels = kMaxSpectrumPostChannels, bool sharedWeights = true);
 
 // Shared-memory FFT buffers hold complex element a at slot pfbSwizzled(a) (pfb_slot in the kernels): the low four
 // index bits (16 slots = 128 bytes, every bank once) XOR f(a / 16), f(h) = (h ^ 2h ^ 4h) mod 16. A half-warp of 8-byte
