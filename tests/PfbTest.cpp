@@ -304,6 +304,23 @@ TEST(PfbKernels, RunOnTheCpuAndMatchTheDoubleReference) {
   }
 }
 
+// Fewer than 8 taps: the fir kernel's chunks are the least multiple of T of at least 8 spectra (its barriers and
+// column passes serve 8 spectra or more), and runs are whole loop trips. RunOnTheCpuAndMatchTheDoubleReference runs
+// 1..5 taps this way (3 taps: chunks of 9 spectra, 32 spectra per call, a partial trip).
+TEST(PfbKernels, FewTapsChunksOfAtLeastEightSpectra) {
+  for (int taps = 1; taps <= 17; ++taps) {
+    const PfbSpec s = spec(
+        fmt::format(R"("channels": 256, "taps": {}, "spectra_per_call": 96, "input": {{"type": "int8"}},
+                                          "output": {{"type": "cf32"}})",
+                    taps));
+    const PfbGeometry g = pfbGeometry(s);
+    const int expected = taps < 8 ? taps * ((8 + taps - 1) / taps) : taps > 16 ? 17 : taps;
+    EXPECT_EQ(g.chunk, expected) << taps << " taps";
+    EXPECT_EQ(g.runSpectra % std::max(taps, g.chunk), 0) << taps << " taps";
+    EXPECT_EQ(pfbGeometry(s, false, kMaxSpectrumPostChannels, true, 1).chunk, taps) << taps << " taps";
+  }
+}
+
 // Past 16 taps the fir kernel reads its weights from shared memory and runs the column FFTs in batches of a divisor of
 // T (24: 12, 32: 16, 20: 10); 17 taps (prime) keep the register kernel. Partial chunks (56 spectra at 24 taps: the
 // third chunk has 8, its second batch none) and every batch of a chunk are checked against the double reference.

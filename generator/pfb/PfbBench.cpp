@@ -135,6 +135,10 @@ std::vector<BenchVariant> pfbBenchVariants(const PfbSpec& s, long long spectrumP
   if (k.geometry.firSharedWeights)
     v.push_back({"fir weights in registers (both kernels; one fir block per SM)",
                  Generated{pfbLaunchPlan(s, emit(s, {.firSharedWeights = false}))}, 0, 0});
+  // Fewer than 8 taps: the fir kernel's chunks of T spectra (a barrier and the column passes per T spectra).
+  if (s.taps < 8)
+    v.push_back(
+        {"fir chunks of T spectra (both kernels)", Generated{pfbLaunchPlan(s, emit(s, {.firMinChunk = 1}))}, 0, 0});
   // The fir kernel with pfb_slot per FIR and scratch store (the post kernel as the default's).
   v.push_back({"fir kernel with a slot per store (both kernels; the fir kernel before its constant slots)",
                Generated{pfbLaunchPlan(s, emit(s, {.firConstSlots = false}))}, 0, 0});

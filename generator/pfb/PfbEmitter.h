@@ -31,6 +31,7 @@ struct PfbVariant {
   bool factoredSplitTwiddle = true;                           // the spectrum post kernel's split twiddle as two factors
   int spectrumPostThreads = 0;   // the spectrum post kernel's block (0: pfbSpectrumPostThreads)
   bool firSharedWeights = true;  // past 16 taps, the fir kernel's weights in shared memory
+  int firMinChunk = 8;           // the fir kernel's chunks: at least this many spectra (a multiple of T)
 };
 PfbKernels emitPfb(const PfbSpec& s, const PfbVariant& v = {});
 

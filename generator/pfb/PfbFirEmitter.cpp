@@ -1,4 +1,6 @@
 // Kernel A: the FIR and the column FFTs (see PfbGeometry.h).
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "ast/Passes.h"
@@ -113,8 +115,9 @@ std::string pfbFirSource(const PfbSpec& s, const PfbGeometry& g, const std::stri
   // The current kernels: a thread per real sample (sample pos of its point, `parts` = 1); the previous: a thread per
   // complex point (samples pos and pos + 1).
   const bool single = !g.previous;
-  // Every chunk of the current kernels holds T spectra where T divides S (runs are multiples of T): no guards.
-  const bool fullChunks = single && s.spectra % T == 0;
+  // Every loop trip of the current kernels is whole where max(T, chunk) divides S (runs are multiples of it): no
+  // guards.
+  const bool fullChunks = single && s.spectra % std::max(T, g.chunk) == 0;
   const int parts = single ? 1 : 2;
   const long long N = s.channels, L = s.fftLength(), S = s.spectra;
   const char* slotFn = pfb::slotFunction(g.previous);
@@ -262,14 +265,14 @@ std::string pfbFirSource(const PfbSpec& s, const PfbGeometry& g, const std::stri
   };
   if (!single) body.push_back(outDecl());
 
-  // One chunk: T spectra (the slots' indices are compile-time constants), in batches of H: the FIR of the batch, then
-  // its column FFTs and store. `batchBase` is the batch's first spectrum (base, or `sub` past the first batch of a
-  // split chunk).
+  // One loop trip: max(T, H) spectra (the slots' indices are compile-time constants), in batches of H: the FIR of the
+  // batch, then its column FFTs and store. `batchBase` is the batch's first spectrum (base, or `sub` past the first
+  // batch of a split chunk).
   std::vector<NodePtr> chunk;
   auto appendBatch = [&](std::vector<NodePtr>& chunk, int i0, const char* batchBase) {
     chunk.push_back(comment(
-        H == T
-            ? fmt::format("FIR of up to {} spectra: y[pos] = sum_j w[j][pos] x[(spectrum + j) {} + pos]", T, L)
+        H >= T
+            ? fmt::format("FIR of up to {} spectra: y[pos] = sum_j w[j][pos] x[(spectrum + j) {} + pos]", H, L)
             : fmt::format("FIR of spectra {} .. {} of the chunk: y[pos] = sum_j w[j][pos] x[(spectrum + j) {} + pos]",
                           i0, i0 + H - 1, L)));
     if (rowPointer) chunk.push_back(rowDecl("base"));
@@ -362,16 +365,17 @@ std::string pfbFirSource(const PfbSpec& s, const PfbGeometry& g, const std::stri
     // The next chunk's FIR writes buf0: wait for this chunk's readers of buf0 (the store, when the passes end there).
     if (fin == "buf0") chunk.push_back(exprStmt(call("__syncthreads", {})));
   };
-  if (H == T) appendBatch(chunk, 0, "base");
+  const int period = std::max(T, H);  // the loop's trip: whole window rotations and whole batches
+  if (H == period) appendBatch(chunk, 0, "base");
   else
-    for (int i0 = 0; i0 < T; i0 += H) {
+    for (int i0 = 0; i0 < period; i0 += H) {
       std::vector<NodePtr> batch;
       batch.push_back(decl("const int", "sub", bin("+", var("base"), lit(i0))));
       appendBatch(batch, i0, "sub");
       chunk.push_back(block(batch));
     }
   body.push_back(forLoop(decl("int", "base", var("first")), bin("<", var("base"), var("end")),
-                         assign(var("base"), lit(T), "+="), block(chunk)));
+                         assign(var("base"), lit(period), "+="), block(chunk)));
 
   // Two blocks per SM (at most 128 registers, 64 at 512 threads) while the weight and window registers leave room,
   // or the weights are in shared memory.

@@ -46,7 +46,8 @@ void appendPassTwiddles(const PfbFftPlan& p, std::vector<float>& t) {
 
 }  // namespace
 
-PfbGeometry pfbGeometry(const PfbSpec& s, bool previous, long long spectrumPostChannels, bool sharedWeights) {
+PfbGeometry pfbGeometry(const PfbSpec& s, bool previous, long long spectrumPostChannels, bool sharedWeights,
+                        int minChunk) {
   PfbGeometry g;
   g.previous = previous;
   const long long N = s.channels;
@@ -65,6 +66,7 @@ PfbGeometry pfbGeometry(const PfbSpec& s, bool previous, long long spectrumPostC
   // (NVRTC 13, sm_90: at three blocks the row-pair post kernel spills 8-84 bytes from 16k channels on, every output)
   g.postBlocksPerSm = g.n2 >= 512 ? 2 : 3;
   g.chunk = s.taps;
+  if (!previous && s.taps < minChunk) g.chunk = s.taps * ((minChunk + s.taps - 1) / s.taps);
   if (!previous && sharedWeights && s.taps > 16)
     for (int h = 16; h >= 8 && !g.firSharedWeights; --h) {
       const long long bytes = 2 * pfbBufferSlots(static_cast<long long>(h) * g.pointsA, false) * 8 +
@@ -74,8 +76,11 @@ PfbGeometry pfbGeometry(const PfbSpec& s, bool previous, long long spectrumPostC
   // Runs of 4T spectra per block where a stream has at least 8T (2T otherwise: more, shorter runs fill the GPU): the
   // T - 1 spectra of warm-up read again by the next run and the block's 2T weights (from L2) cost at most a quarter
   // (a half) of the input bytes again; the input is a tenth of the traffic.
+  // (whole loop trips: multiples of max(T, chunk))
+  const int period = std::max(s.taps, g.chunk);
   g.runSpectra = s.taps == 1 ? 32 : (s.spectra >= 8 * s.taps ? 4 : 2) * s.taps;
-  if (g.runSpectra > s.spectra) g.runSpectra = static_cast<int>((s.spectra + s.taps - 1) / s.taps * s.taps);
+  g.runSpectra = (g.runSpectra + period - 1) / period * period;
+  if (g.runSpectra > s.spectra) g.runSpectra = static_cast<int>((s.spectra + period - 1) / period * period);
   g.runs = (s.spectra + g.runSpectra - 1) / g.runSpectra;
   g.sharedA = static_cast<int>(2 * pfbBufferSlots(static_cast<long long>(g.chunk) * g.pointsA, previous) * 8 +
                                (g.firSharedWeights ? static_cast<long long>(g.threadsA) * s.taps * 4 : 0));

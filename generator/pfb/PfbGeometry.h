@@ -67,7 +67,10 @@ struct PfbGeometry {
   int columns = 0;   // columns per block
   int pointsA = 0;   // complex points per spectrum of a block: n1 x columns
   int threadsA = 0;  // two per point (one real sample each); the previous kernels one (both samples)
-  int chunk = 0;     // spectra per FIR chunk and column-FFT batch (= taps; a divisor of it with shared weights)
+  // Spectra per FIR chunk and column-FFT batch: T, a divisor of it with shared weights, or (fewer than 8 taps) the
+  // least multiple of T of at least 8 spectra, so that a batch's barriers and passes serve at least 8 spectra. The
+  // FIR's window slots repeat every T spectra: the kernel's loop steps max(T, chunk).
+  int chunk = 0;
   // Past 16 taps (the current kernels): the thread's T weights in shared memory, read at use, its T window samples in
   // registers, and chunks of a divisor of T (16 .. 8 spectra), so that two blocks of 512 threads fit an SM (64
   // registers, buffers and weights within half its shared memory) instead of one (2T registers, 96 at T = 24).
@@ -117,9 +120,10 @@ constexpr int kSpectrumPostBlocksPerSm = 4;
 int pfbSpectrumPostThreads(long long channels);
 // The spectrum post kernel where it applies (cf32, at most spectrumPostChannels channels, not the previous kernels);
 // spectrumPostChannels 0: the row-pair kernel. sharedWeights false: the fir kernel's weights in registers at every
-// tap count (bench's variant).
+// tap count; minChunk 1: chunks of T spectra at every tap count (bench's variants).
 PfbGeometry pfbGeometry(const PfbSpec& s, bool previous = false,
-                        long long spectrumPostChannels = kMaxSpectrumPostChannels, bool sharedWeights = true);
+                        long long spectrumPostChannels = kMaxSpectrumPostChannels, bool sharedWeights = true,
+                        int minChunk = 8);
 
 // Shared-memory FFT buffers hold complex element a at slot pfbSwizzled(a) (pfb_slot in the kernels): the low four
 // index bits (16 slots = 128 bytes, every bank once) XOR f(a / 16), f(h) = (h ^ 2h ^ 4h) mod 16. A half-warp of 8-byte

@@ -498,7 +498,7 @@ PfbKernels emitPfb(const PfbSpec& s, const PfbVariant& v) {
   const bool perItem = v.perItemPost || v.previous || v.slotPerElement;
   // The row-pair post kernel's own variants (per item, four blocks per SM, no phase tables) take it for cf32 too.
   const bool rowPair = v.rowPairPost || perItem || v.postBlocksPerSm != PfbVariant{}.postBlocksPerSm || !v.phaseTables;
-  k.geometry = pfbGeometry(s, v.previous, rowPair ? 0 : v.spectrumPostChannels, v.firSharedWeights);
+  k.geometry = pfbGeometry(s, v.previous, rowPair ? 0 : v.spectrumPostChannels, v.firSharedWeights, v.firMinChunk);
   k.geometry.slotPerElement = v.slotPerElement;
   k.geometry.perItemPost = perItem;
   k.geometry.phaseTables = v.phaseTables;
