@@ -50,7 +50,8 @@ TEST(PfbFused, RunsOnTheCpuAndMatchesTheDoubleReference) {
   int covered = 0;
   for (const auto& c : cases) {
     const PfbSpec s = fusedSpec(c.members);
-    const PfbKernels k = emitPfb(s, {.rowPairPost = true});  // the fused tickets decode row-pair post units
+    // the fused tickets decode row-pair post units, a row pair each
+    const PfbKernels k = emitPfb(s, {.rowPairPost = true, .postPairLoop = 0});
     if (!pfbFusable(s, k.geometry)) {
       ADD_FAILURE() << c.label << ": not fusable (runs of " << k.geometry.runSpectra << ", units of "
                     << k.geometry.spectraPerUnit << ")";
@@ -71,7 +72,7 @@ TEST(PfbFused, MutatedTicketsAreCaught) {
   const PfbSpec s = fusedSpec(
       R"("channels": 64, "taps": 4, "spectra_per_call": 32, "input": {"type": "int8"}, "gain": "per_channel", "delay": true, "output": {"type": "ci8"})");
   auto fs = makePfbSpec(s);
-  const LaunchPlan plan = pfbFusedLaunchPlan(s, emitPfb(s), 2);
+  const LaunchPlan plan = pfbFusedLaunchPlan(s, emitPfb(s, {.postPairLoop = 0}), 2);
   test::expectMutationsCaught(*fs, plan,
                               {{{"post unit of the wrong row pair", "pfb_post::body(w % ", "pfb_post::body(0 * w % "}},
                                {{"fir unit of the wrong stream", "(b * 2u + w / ", "(b * 2u + 0 * w / "}},

@@ -135,6 +135,11 @@ std::vector<BenchVariant> pfbBenchVariants(const PfbSpec& s, long long spectrumP
   if (k.geometry.firSharedWeights)
     v.push_back({"fir weights in registers (both kernels; one fir block per SM)",
                  Generated{pfbLaunchPlan(s, emit(s, {.firSharedWeights = false}))}, 0, 0});
+  // The row-pair post kernel's blocks: one per row pair, or looping over them (PfbGeometry::postPairLoop's rule picks).
+  if (rowPairDefault)
+    v.push_back({k.geometry.postPairLoop ? "post kernel with a block per row pair (both kernels)"
+                                         : "post kernel looping over the row pairs (both kernels)",
+                 Generated{pfbLaunchPlan(s, emit(s, {.postPairLoop = k.geometry.postPairLoop ? 0 : 1}))}, 0, 0});
   // Fewer than 8 taps: the fir kernel's chunks of T spectra (a barrier and the column passes per T spectra).
   if (s.taps < 8)
     v.push_back(
@@ -147,11 +152,12 @@ std::vector<BenchVariant> pfbBenchVariants(const PfbSpec& s, long long spectrumP
     v.push_back({"a slot per element (both kernels, pfb_slot per FFT buffer access)",
                  Generated{pfbLaunchPlan(s, emit(s, {.slotPerElement = true}))}, 0, 0});
   // The fused channeliser: one persistent kernel, the scratch an L2-resident ring (PfbFused.h), at one and two blocks
-  // per SM (128 and 64 registers).
-  if (pfbFusable(s, rowPair.geometry))
+  // per SM (128 and 64 registers); its tickets decode post units of one row pair each.
+  const PfbKernels perPair = emit(s, {.rowPairPost = true, .postPairLoop = 0});
+  if (pfbFusable(s, perPair.geometry))
     for (int bps : {1, 2})
       v.push_back({fmt::format("fused persistent kernel, L2 ring scratch, {} block(s) per SM", bps),
-                   Generated{pfbFusedLaunchPlan(s, rowPair, bps)}, 0, 0});
+                   Generated{pfbFusedLaunchPlan(s, perPair, bps)}, 0, 0});
   return v;
 }
 

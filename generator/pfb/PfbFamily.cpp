@@ -111,10 +111,13 @@ class PfbFamilySpec final : public FamilySpec, public BenchFacet {
                      "contiguously (cf32)\n",
                      s_.name, g.n1, g.n2, fmt::join(g.rowFft.radices, "x"), s_.delay ? ", delay phase slope" : "");
     o += fmt::format(
-        "{}_post: block = rows k1 and {} - k1 of {} (spectrum, pol) combinations; {}-point row FFTs (radices {}), the "
+        "{}_post: block = {} of {} (spectrum, pol) combinations; {}-point row FFTs (radices {}), the "
         "real-FFT split,\n"
         "  gain{}{}\n",
-        s_.name, g.n1, g.combosPerUnit(), g.n2, fmt::join(g.rowFft.radices, "x"), s_.delay ? ", delay phase slope" : "",
+        s_.name,
+        g.postPairLoop ? fmt::format("every row pair k1, {} - k1 in turn", g.n1)
+                       : fmt::format("rows k1 and {} - k1", g.n1),
+        g.combosPerUnit(), g.n2, fmt::join(g.rowFft.radices, "x"), s_.delay ? ", delay phase slope" : "",
         s_.outputType == PfbOutputType::CI8 ? fmt::format(", ci8 requantisation staged in shared memory and stored as "
                                                           "32-byte runs of the {} layout; saturations per stream",
                                                           pfbLayoutName(s_.layout))

@@ -65,8 +65,8 @@ std::vector<PlanArg> fusedArgs(const PfbSpec& s) {
 }  // namespace
 
 bool pfbFusable(const PfbSpec& s, const PfbGeometry& g) {
-  return !s.halfScratch &&   // (its ring holds the f32 scratch)
-         !g.spectrumPost &&  // (its tickets decode row-pair post units)
+  return !s.halfScratch &&                      // (its ring holds the f32 scratch)
+         !g.spectrumPost && !g.postPairLoop &&  // (its tickets decode row-pair post units)
          g.runSpectra % g.spectraPerUnit == 0 && g.threadsA % 32 == 0 && g.threadsB % 32 == 0 && !g.previous;
 }
 

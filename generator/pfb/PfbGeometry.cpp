@@ -100,6 +100,7 @@ PfbGeometry pfbGeometry(const PfbSpec& s, bool previous, long long spectrumPostC
     g.sharedB = static_cast<int>(2 * N * 8);
     g.threadsB = pfbSpectrumPostThreads(N);
   }
+  g.postPairLoop = !previous && !g.spectrumPost && g.n2 <= 32;
   g.stepTwiddleOffset = g.columnFft.twiddleOffsets.back();
   g.splitTwiddleOffset = g.rowFft.twiddleOffsets.back();
   return g;

@@ -53,6 +53,10 @@ struct PfbGeometry {
   // (128) for rows of 512 points or more (16k channels and up: the 80-register cap spills there), or 4 (64 registers,
   // its pass twiddles loaded per butterfly; bench's "post kernel at four blocks per SM" variant).
   int postBlocksPerSm = 3;
+  // The row-pair post kernel's block loops over every row pair of its unit (rows of at most 32 points: a unit's pair
+  // is a few points per thread, and a block per pair spent its time in block starts and the saturation tail's atomics),
+  // instead of owning one pair.
+  bool postPairLoop = false;
   // cf32 spectra of at most kMaxSpectrumPostChannels channels: the post kernel owns one (spectrum, pol) combination,
   // all its rows, and stores its channels as one contiguous run (PfbPostSpectrumEmitter.cpp); otherwise (ci8, longer
   // spectra, bench's variant "row-pair post kernel") a block owns a row pair of 16 combinations.
@@ -95,7 +99,8 @@ struct PfbGeometry {
   long long spectrumGroups(const PfbSpec& s) const { return (s.spectra + spectraPerUnit - 1) / spectraPerUnit; }
   long long unitsB(const PfbSpec& s) const {
     if (spectrumPost) return static_cast<long long>(s.streams()) * s.spectra;
-    return static_cast<long long>(s.receivers) * spectrumGroups(s) * (s.polarizations / polsPerUnit) * pairs();
+    return static_cast<long long>(s.receivers) * spectrumGroups(s) * (s.polarizations / polsPerUnit) *
+           (postPairLoop ? 1 : pairs());
   }
   int combosPerUnit() const { return spectraPerUnit * polsPerUnit; }
   // The post kernel's phase tables (PfbPostEmitter.cpp): item = LB ih + il, LB = phaseLow() (divides n2 / 2); per

@@ -79,7 +79,12 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
     else body.push_back(withNote(sharedArray("float4", "pfb_rot", {decimal(QC)}), "e^{i phi}, e^{i (phi - pi d)}"));
   }
   pfb::appendBlockDecode(s, g, body);
+  // With the pair loop, the statements from here to the store are its body (PfbGeometry::postPairLoop); the
+  // saturation counters are declared before it.
+  std::vector<NodePtr> beforeLoop;
   body.push_back(decl("const int", "t", var("(int)threadIdx.x")));
+  const std::size_t loopStart = body.size();
+  if (g.postPairLoop) pfb::appendRowPair(g, body);
   body.push_back(comment("the block's rows of the scratch: first stream q0 + p0 (q0 = b x streams + r x pols)"));
   body.push_back(decl(
       fmt::format("const {}* const", s.scratchElement()), "src",
@@ -199,12 +204,30 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
   body.push_back(decl("const bool", "edge",
                       bin("&&", bin("==", var("pair"), lit(0)), bin("==", var(suffix("item", 0, IPT)), lit(0)))));
   if (ci8) {
+    // (with the pair loop, a pair's `sat` of the thread's pol is added to sat0 / sat1 at the end of the pair)
+    std::vector<NodePtr>& counters = g.postPairLoop ? beforeLoop : body;
     if (polKind == PolKind::Thread) body.push_back(decl("unsigned", "sat", lit(0)));
-    else {
-      body.push_back(decl("unsigned", "sat0", lit(0)));
-      if (PU == 2) body.push_back(decl("unsigned", "sat1", lit(0)));
+    if (polKind != PolKind::Thread || g.postPairLoop) {
+      counters.push_back(decl("unsigned", "sat0", lit(0)));
+      if (PU == 2) counters.push_back(decl("unsigned", "sat1", lit(0)));
     }
   }
+  // Closes the pair loop (where the kernel has one) around body[loopStart ..]: a barrier ends each pair, whose store
+  // read the staging the next pair's split writes.
+  auto closePairLoop = [&] {
+    if (!g.postPairLoop) return;
+    std::vector<NodePtr> pairBody(std::make_move_iterator(body.begin() + static_cast<std::ptrdiff_t>(loopStart)),
+                                  std::make_move_iterator(body.end()));
+    body.resize(loopStart);
+    if (ci8 && polKind == PolKind::Thread) {
+      pairBody.push_back(assign(var("sat0"), ternary(var("polT"), ulit(0), var("sat")), "+="));
+      pairBody.push_back(assign(var("sat1"), ternary(var("polT"), var("sat"), ulit(0)), "+="));
+    }
+    pairBody.push_back(exprStmt(call("__syncthreads", {})));
+    for (auto& n : beforeLoop) body.push_back(std::move(n));
+    body.push_back(forLoop(decl("int", "pair", lit(0)), bin("<", var("pair"), lit(g.pairs())),
+                           exprStmt(unary("++", var("pair"))), block(std::move(pairBody))));
+  };
 
   // Combination of split trip m within the chunk, as an expression (cl: the thread's first, case A).
   auto splitCombo = [&](long long m) -> NodePtr { return caseA ? sum(var("cl"), m * (TB / N2)) : lit(m / IPT); };
@@ -443,6 +466,7 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
   chunk.push_back(exprStmt(call("__syncthreads", {})));
   body.push_back(
       forLoop(decl("int", "cb", lit(0)), bin("<", var("cb"), lit(CU)), assign(var("cb"), lit(QC), "+="), block(chunk)));
+  if (!ci8) closePairLoop();
 
   if (ci8) {
     // 32-byte runs: katgpucbf, a channel's 16 / P spectra x P pols; tcc, one pol's 16 spectra of a channel. Run k
@@ -476,7 +500,8 @@ std::string pfbPostSource(const PfbSpec& s, const PfbGeometry& g, const std::str
                            block(st));
     if (words < TB) loop = ifStmt(bin("<", var("t"), lit(words)), block({loop}));
     body.push_back(loop);
-    if (polKind == PolKind::Thread) {
+    closePairLoop();
+    if (polKind == PolKind::Thread && !g.postPairLoop) {
       body.push_back(decl("unsigned", "sat0", ternary(var("polT"), ulit(0), var("sat"))));
       body.push_back(decl("unsigned", "sat1", ternary(var("polT"), var("sat"), ulit(0))));
     }
@@ -504,6 +529,8 @@ PfbKernels emitPfb(const PfbSpec& s, const PfbVariant& v) {
   k.geometry.phaseTables = v.phaseTables;
   k.geometry.firConstSlots = v.firConstSlots;
   if (v.postBlocksPerSm > 0) k.geometry.postBlocksPerSm = v.postBlocksPerSm;
+  if (v.postPairLoop >= 0 && !k.geometry.spectrumPost && !v.previous) k.geometry.postPairLoop = v.postPairLoop == 1;
+  if (perItem) k.geometry.postPairLoop = false;  // (the per-item kernel owns one pair)
   if (k.geometry.spectrumPost && v.spectrumPostThreads > 0) k.geometry.threadsB = v.spectrumPostThreads;
   // Factored where measured (blocks of up to 256 threads); at 1024 threads (64 registers) its held factor spills on
   // sm_80 with gains and delays.

@@ -129,19 +129,28 @@ std::vector<NodePtr> postParams(const PfbSpec& s) {
 
 void appendBlockDecode(const PfbSpec& s, const PfbGeometry& g, std::vector<NodePtr>& body) {
   const long long P = s.polarizations;
-  const int N1 = g.n1, PU = g.polsPerUnit, GS = g.spectraPerUnit;
-  body.push_back(comment("block -> (batch entry, receiver, spectrum group, pol group, row pair); row pair fastest"));
+  const int PU = g.polsPerUnit, GS = g.spectraPerUnit;
   const long long pgroups = P / PU, sgroups = g.spectrumGroups(s);
-  body.push_back(decl("const int", "pair", cast("int", bin("%", var("blockIdx.x"), lit(g.pairs())))));
-  body.push_back(decl("const unsigned", "u1", bin("/", var("blockIdx.x"), lit(g.pairs()))));
+  if (g.postPairLoop) {
+    body.push_back(comment("block -> (batch entry, receiver, spectrum group, pol group); it loops over the row pairs"));
+    body.push_back(decl("const unsigned", "u1", var("blockIdx.x")));
+  } else {
+    body.push_back(comment("block -> (batch entry, receiver, spectrum group, pol group, row pair); row pair fastest"));
+    body.push_back(decl("const int", "pair", cast("int", bin("%", var("blockIdx.x"), lit(g.pairs())))));
+    body.push_back(decl("const unsigned", "u1", bin("/", var("blockIdx.x"), lit(g.pairs()))));
+  }
   body.push_back(decl("const int", "p0", bin("*", cast("int", bin("%", var("u1"), lit(pgroups))), lit(PU))));
   body.push_back(decl("const int", "s0",
                       bin("*", cast("int", bin("%", bin("/", var("u1"), lit(pgroups)), lit(sgroups))), lit(GS))));
   body.push_back(decl("const unsigned", "rb", bin("/", var("u1"), lit(pgroups * sgroups))));
   body.push_back(decl("const int", "r", cast("int", bin("%", var("rb"), lit(s.receivers)))));
   body.push_back(decl("const long long", "b", cast("long long", bin("/", var("rb"), lit(s.receivers)))));
+  if (!g.postPairLoop) appendRowPair(g, body);
+}
+
+void appendRowPair(const PfbGeometry& g, std::vector<NodePtr>& body) {
   body.push_back(decl("const int", "rowA", var("pair")));
-  body.push_back(decl("const int", "rowB", ternary(var("pair"), bin("-", lit(N1), var("pair")), lit(N1 / 2))));
+  body.push_back(decl("const int", "rowB", ternary(var("pair"), bin("-", lit(g.n1), var("pair")), lit(g.n1 / 2))));
 }
 
 }  // namespace warpforge::pfb

@@ -35,5 +35,8 @@ void appendSaturationTail(const PfbSpec& s, const PfbGeometry& g, std::vector<as
 std::vector<ast::NodePtr> postParams(const PfbSpec& s);
 // blockIdx.x -> the block's batch entry b, receiver r, first spectrum s0, first pol p0 and row pair (rowA, rowB).
 void appendBlockDecode(const PfbSpec& s, const PfbGeometry& g, std::vector<ast::NodePtr>& body);
+// rowA = pair, rowB = n1 - pair (n1 / 2 for pair 0): the rows the split pairs (appendBlockDecode's, or the pair
+// loop's).
+void appendRowPair(const PfbGeometry& g, std::vector<ast::NodePtr>& body);
 
 }  // namespace warpforge::pfb
