@@ -53,9 +53,9 @@ struct PfbGeometry {
   // (128) for rows of 512 points or more (16k channels and up: the 80-register cap spills there), or 4 (64 registers,
   // its pass twiddles loaded per butterfly; bench's "post kernel at four blocks per SM" variant).
   int postBlocksPerSm = 3;
-  // The row-pair post kernel's block loops over every row pair of its unit (rows of at most 32 points: a unit's pair
-  // is a few points per thread, and a block per pair spent its time in block starts and the saturation tail's atomics),
-  // instead of owning one pair.
+  // The row-pair post kernel's block loops over every row pair of its unit (rows of at most 8 points, up to 256
+  // channels: a unit's pair is one point per thread, and a block per pair spent its time in block starts and the
+  // saturation tail's atomics), instead of owning one pair.
   bool postPairLoop = false;
   // cf32 spectra of at most kMaxSpectrumPostChannels channels: the post kernel owns one (spectrum, pol) combination,
   // all its rows, and stores its channels as one contiguous run (PfbPostSpectrumEmitter.cpp); otherwise (ci8, longer
