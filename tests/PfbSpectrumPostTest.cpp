@@ -32,13 +32,21 @@ TEST(PfbSpectrumPost, AppliesToCf32SpectraThatFitTwoBuffers) {
   for (long long n : {64LL, 1024LL, 4096LL}) {
     const PfbGeometry g = geometry(n, "cf32");
     EXPECT_TRUE(g.spectrumPost) << n;
-    EXPECT_EQ(g.sharedB, 16 * n) << n;
+    // below 1024 channels, 1024 / n consecutive combinations per block (a power of two dividing the 2 x 16)
+    const int combos = n < 1024 ? static_cast<int>(1024 / n) : 1;
+    EXPECT_EQ(g.spectrumPostCombos, combos) << n;
+    EXPECT_EQ(g.sharedB, 16 * n * combos) << n;
     EXPECT_EQ(
         g.unitsB(spec(fmt::format(
             R"("channels": {}, "taps": 2, "spectra_per_call": 16, "input": {{"type": "int8"}}, "output": {{"type": "cf32"}})",
             n))),
-        2 * 16);  // one block per (pol, spectrum)
+        2 * 16 / combos);  // one block per `combos` (pol, spectrum) combinations
   }
+  // The combinations per block divide a batch entry's: 1 pol x 7 spectra at 64 channels, one per block.
+  EXPECT_EQ(pfbGeometry(spec(R"("channels": 64, "taps": 2, "polarizations": 1, "spectra_per_call": 7,
+                                "input": {"type": "int8"}, "output": {"type": "cf32"})"))
+                .spectrumPostCombos,
+            1);
   EXPECT_TRUE(geometry(8192, "cf32").spectrumPost);    // two buffers of 64 KiB each: one block per SM
   EXPECT_FALSE(geometry(16384, "cf32").spectrumPost);  // 256 KiB: beyond an SM
   // Threads per block by length: 128 up to 1024 channels, 256 up to 4096, 1024 at 8192.
@@ -111,7 +119,7 @@ TEST(PfbSpectrumPost, MeetsTheReferenceWithDelaysAndAnF16Scratch) {
     auto fs = makePfbSpec(s);
     fs->verify();
     LaunchPlan plan = pfbLaunchPlan(s, emitPfb(s));
-    ASSERT_NE(plan.sources[1].text.find("combination per block"), std::string::npos);
+    ASSERT_NE(plan.sources[1].text.find("(spectrum, pol) combination"), std::string::npos);
     if (s.halfScratch)
       for (auto& src : plan.sources) src.text = test::withHostHalf(src.text);
     const Check k = test::runPlanOnCpu(*fs, plan, 2, seed++, "pfb-cpu", members, {});
@@ -195,10 +203,12 @@ TEST(PfbSpectrumPost, FactoredSplitTwiddlesMeetTheReference) {
           .geometry.factoredSplitTwiddle);  // the row-pair kernel keeps its per-thread twiddles
 }
 
-// A test that cannot fail is a defect: each mutation of the spectrum post kernel must fail the CPU run.
+// A test that cannot fail is a defect: each mutation of the spectrum post kernel must fail the CPU run (one
+// combination per block here: 1 pol x 7 spectra; several below).
 TEST(PfbSpectrumPost, MutatedKernelsAreCaught) {
   const PfbSpec s = spec(
-      R"("channels": 256, "taps": 2, "spectra_per_call": 8, "input": {"type": "int8"}, "gain": "per_channel", "delay": true, "output": {"type": "cf32"})");
+      R"("channels": 256, "taps": 2, "polarizations": 1, "spectra_per_call": 7, "input": {"type": "int8"}, "gain": "per_channel", "delay": true, "output": {"type": "cf32"})");
+  ASSERT_EQ(emitPfb(s).geometry.spectrumPostCombos, 1);
   auto fs = makePfbSpec(s);
   LaunchPlan post = pfbLaunchPlan(s, emitPfb(s));
   std::swap(post.sources[0], post.sources[1]);
@@ -215,4 +225,22 @@ TEST(PfbSpectrumPost, MutatedKernelsAreCaught) {
                                {{"pair 0's upper items from the wrong element", "xa = 4 + item", "xa = 3 + item"}},
                                {{"channel 0 without Im Z[0]", "za.x + za.y", "za.x - za.y"}}},
                               6260, "pfb-cpu", {});
+}
+
+// Several combinations per block (256 channels: 4; 2 pols x 2 spectra, so a block spans both pols' gains): a
+// combination's elements, staging slots, delay and gains must be its own.
+TEST(PfbSpectrumPost, SeveralCombinationsPerBlockMutationsAreCaught) {
+  const PfbSpec s = spec(
+      R"("channels": 256, "taps": 2, "spectra_per_call": 2, "input": {"type": "int8"}, "gain": "per_channel", "delay": true, "output": {"type": "cf32"})");
+  ASSERT_EQ(emitPfb(s).geometry.spectrumPostCombos, 4);
+  auto fs = makePfbSpec(s);
+  LaunchPlan post = pfbLaunchPlan(s, emitPfb(s));
+  std::swap(post.sources[0], post.sources[1]);
+  post.kernels[0].source = 1, post.kernels[1].source = 0;
+  test::expectMutationsCaught(*fs, post,
+                              {{{"every combination at the first's elements", "cbase = cu * 256", "cbase = 0"}},
+                               {{"the first combination's delay", "pfb_dl[cu]", "pfb_dl[0]"}},
+                               {{"the block's first combination's gains", "(u + cu)", "u"}},
+                               {{"staging slot of the mirror", "cbase + kB >> 5 & 31", "cbase + kB >> 4 & 31"}}},
+                              6270, "pfb-cpu", {});
 }

@@ -106,10 +106,14 @@ class PfbFamilySpec final : public FamilySpec, public BenchFacet {
         g.chunk == s_.taps ? "" : fmt::format(" ({} at a time)", g.chunk), g.n1, fmt::join(g.columnFft.radices, "x"));
     if (g.spectrumPost)
       return o + fmt::format(
-                     "{}_post: block = one (spectrum, pol) combination, all {} rows; {}-point row FFTs (radices {}), "
+                     "{}_post: block = {}, all {} rows; {}-point row FFTs (radices {}), "
                      "the real-FFT split,\n  gain{}, each channel staged in shared memory, then the spectrum stored "
                      "contiguously (cf32)\n",
-                     s_.name, g.n1, g.n2, fmt::join(g.rowFft.radices, "x"), s_.delay ? ", delay phase slope" : "");
+                     s_.name,
+                     g.spectrumPostCombos > 1
+                         ? fmt::format("{} consecutive (spectrum, pol) combinations", g.spectrumPostCombos)
+                         : std::string("one (spectrum, pol) combination"),
+                     g.n1, g.n2, fmt::join(g.rowFft.radices, "x"), s_.delay ? ", delay phase slope" : "");
     o += fmt::format(
         "{}_post: block = {} of {} (spectrum, pol) combinations; {}-point row FFTs (radices {}), the "
         "real-FFT split,\n"

@@ -97,7 +97,9 @@ PfbGeometry pfbGeometry(const PfbSpec& s, bool previous, long long spectrumPostC
               g.stagingBytes;
   if (!previous && s.outputType == PfbOutputType::CF32 && N <= spectrumPostChannels) {
     g.spectrumPost = true;
-    g.sharedB = static_cast<int>(2 * N * 8);
+    g.spectrumPostCombos = static_cast<int>(std::max<long long>(1, 1024 / N));
+    while ((s.streams() * s.spectra) % g.spectrumPostCombos) g.spectrumPostCombos /= 2;
+    g.sharedB = static_cast<int>(2 * g.spectrumPostCombos * N * 8);
     g.threadsB = pfbSpectrumPostThreads(N);
   }
   // (H200, the plan against a block per pair: 1.15-1.32x faster at 64 and 256 channels, level at 128 and 512, 4 %

@@ -61,6 +61,10 @@ struct PfbGeometry {
   // all its rows, and stores its channels as one contiguous run (PfbPostSpectrumEmitter.cpp); otherwise (ci8, longer
   // spectra, bench's variant "row-pair post kernel") a block owns a row pair of 16 combinations.
   bool spectrumPost = false;
+  // The spectrum post kernel's (spectrum, pol) combinations per block: 1, or up to 1024 / N below 1024 channels (a
+  // power of two dividing the combinations of a batch entry), so that a block's passes, split and store span about
+  // 1024 points (at 64 channels one combination left a block's 128 threads 8 butterflies a pass).
+  int spectrumPostCombos = 1;
   // The spectrum post kernel's split twiddle e^{-i pi A / N}, A = pair + n1 item, as the product of a per-thread
   // factor (item) and a per-pair one (one address per warp) instead of a gather whose lanes read channels n1 apart
   // (32 sectors a warp; bench's variant "gathered split twiddles"). emitPfb sets it (PfbVariant).
@@ -98,7 +102,7 @@ struct PfbGeometry {
   long long unitsA(const PfbSpec& s) const { return static_cast<long long>(s.streams()) * runs * columnGroups(); }
   long long spectrumGroups(const PfbSpec& s) const { return (s.spectra + spectraPerUnit - 1) / spectraPerUnit; }
   long long unitsB(const PfbSpec& s) const {
-    if (spectrumPost) return static_cast<long long>(s.streams()) * s.spectra;
+    if (spectrumPost) return static_cast<long long>(s.streams()) * s.spectra / spectrumPostCombos;
     return static_cast<long long>(s.receivers) * spectrumGroups(s) * (s.polarizations / polsPerUnit) *
            (postPairLoop ? 1 : pairs());
   }

@@ -165,14 +165,16 @@ LaunchPlan pfbLaunchPlan(const PfbSpec& s, const PfbKernels& k) {
   } else {
     post.args.push_back(PlanArg::buffer("spectra", "float2*", "out"));
   }
-  post.note = g.spectrumPost ? fmt::format(
-                                   "one block per (batch entry, receiver, pol, spectrum): {}-point row FFTs of all {} "
-                                   "rows, split, post, contiguous store; {} B shared",
-                                   g.n2, g.n1, g.sharedB)
-                             : fmt::format(
-                                   "one block per (batch entry, receiver, {} spectra x {} pol, row pair): {}-point row "
-                                   "FFTs, split, post, store; {} B shared",
-                                   g.spectraPerUnit, g.polsPerUnit, g.n2, g.sharedB);
+  post.note = g.spectrumPost
+                  ? fmt::format(
+                        "one block per {}(batch entry, receiver, pol, spectrum){}: {}-point row FFTs of all {} "
+                        "rows, split, post, contiguous store; {} B shared",
+                        g.spectrumPostCombos > 1 ? fmt::format("{} consecutive ", g.spectrumPostCombos) : "",
+                        g.spectrumPostCombos > 1 ? " combinations" : "", g.n2, g.n1, g.sharedB)
+                  : fmt::format(
+                        "one block per (batch entry, receiver, {} spectra x {} pol, row pair): {}-point row "
+                        "FFTs, split, post, store; {} B shared",
+                        g.spectraPerUnit, g.polsPerUnit, g.n2, g.sharedB);
   p.kernels.push_back(post);
   p.check();
   return p;
