@@ -314,11 +314,34 @@ TEST(PfbKernels, FewTapsChunksOfAtLeastEightSpectra) {
                                           "output": {{"type": "cf32"}})",
                     taps));
     const PfbGeometry g = pfbGeometry(s);
-    const int expected = taps < 8 ? taps * ((8 + taps - 1) / taps) : taps > 16 ? 17 : taps;
+    const int expected = taps < 8 ? taps * ((8 + taps - 1) / taps) : taps;  // (17: prime, the register kernel)
     EXPECT_EQ(g.chunk, expected) << taps << " taps";
     EXPECT_EQ(g.runSpectra % std::max(taps, g.chunk), 0) << taps << " taps";
     EXPECT_EQ(pfbGeometry(s, false, kMaxSpectrumPostChannels, true, 1).chunk, taps) << taps << " taps";
   }
+}
+
+// The shared-weights fir kernel (17..24 taps) compiles without spills on sm_80 (one block per SM there) and sm_90
+// (two: 64 registers) for every sample type, with a partial loop trip; past 24 taps the 64-register cap spilled (the
+// register kernel stays).
+TEST(PfbKernels, SharedWeightsFirCompilesWithoutSpills) {
+  for (const int taps : {18, 20, 24})
+    for (const char* input : {R"({"type": "int8"})", R"({"type": "int16"})", R"({"type": "packed", "bits": 10})"}) {
+      const PfbSpec s = spec(fmt::format(R"("channels": 4096, "taps": {}, "spectra_per_call": 88, "input": {},
+                                            "gain": "per_channel", "delay": true, "output": {{"type": "ci8"}})",
+                                         taps, input));
+      const PfbKernels k = emitPfb(s);
+      ASSERT_TRUE(k.geometry.firSharedWeights) << taps << " " << input;
+      for (const char* arch : {"sm_80", "sm_90"}) {
+        const CompileResult r = compileWithReport(k.firSource, k.firName, arch);
+        EXPECT_GT(r.registers, 0) << r.log;
+        EXPECT_EQ(r.spillStoreBytes + r.spillLoadBytes, 0) << taps << " taps " << input << " " << arch;
+        if (std::string(arch) == "sm_90") EXPECT_LE(r.registers, 64) << taps << " " << input;  // two blocks per SM
+      }
+    }
+  EXPECT_FALSE(emitPfb(spec(R"("channels": 4096, "taps": 32, "spectra_per_call": 64, "input": {"type": "int8"},
+                                "output": {"type": "ci8"})"))
+                   .geometry.firSharedWeights);
 }
 
 // Rows of at most 8 points (up to 256 channels): the row-pair post kernel's block loops over its unit's row pairs (a
@@ -339,9 +362,10 @@ TEST(PfbKernels, ShortRowsLoopOverTheRowPairs) {
   }
 }
 
-// Past 16 taps the fir kernel reads its weights from shared memory and runs the column FFTs in batches of a divisor of
-// T (24: 12, 32: 16, 20: 10); 17 taps (prime) keep the register kernel. Partial chunks (56 spectra at 24 taps: the
-// third chunk has 8, its second batch none) and every batch of a chunk are checked against the double reference.
+// From 17 to 24 taps the fir kernel reads its weights from shared memory and runs the column FFTs in batches of a
+// divisor of T (24: 12, 20: 10; two blocks per SM on sm_90 only); 17 taps (prime) and more than 24 keep the register
+// kernel. Partial chunks (56 spectra at 24 taps: the third chunk has 8, its second batch none) and every batch of a
+// chunk are checked against the double reference.
 TEST(PfbKernels, ManyTapsRunOnTheCpu) {
   struct Case {
     const char* label;
@@ -352,9 +376,9 @@ TEST(PfbKernels, ManyTapsRunOnTheCpu) {
       {"int8, 64 channels, 24 taps, 56 spectra (a partial chunk, an empty batch), gains + delays, ci8 katgpucbf",
        R"("channels": 64, "taps": 24, "spectra_per_call": 56, "input": {"type": "int8"}, "gain": "per_channel", "delay": true, "output": {"type": "ci8", "layout": "katgpucbf"})",
        12},
-      {"int16, 128 channels, 32 taps, 1 pol, 64 spectra, cf32",
+      {"int16, 128 channels, 32 taps (registers), 1 pol, 64 spectra, cf32",
        R"("channels": 128, "taps": 32, "polarizations": 1, "spectra_per_call": 64, "input": {"type": "int16"}, "output": {"type": "cf32"})",
-       16},
+       32},
       {"10-bit packed, 64 channels, 20 taps, 48 spectra, ci8 tcc",
        R"("channels": 64, "taps": 20, "spectra_per_call": 48, "input": {"type": "packed", "bits": 10}, "gain": 0.05, "output": {"type": "ci8", "layout": "tcc"})",
        10},
@@ -364,11 +388,14 @@ TEST(PfbKernels, ManyTapsRunOnTheCpu) {
   };
   std::uint64_t seed = 4240;
   for (const auto& c : cases) {
-    const PfbKernels k = emitPfb(spec(c.members));
+    const PfbSpec s = spec(c.members);
+    const PfbKernels k = emitPfb(s);
     EXPECT_EQ(k.geometry.chunk, c.chunk) << c.label;
-    EXPECT_EQ(k.geometry.firSharedWeights, c.chunk != 17) << c.label;
-    EXPECT_EQ(k.firSource.find("pfb_w[") != std::string::npos, c.chunk != 17) << c.label;
-    EXPECT_NE(k.firSource.find(fmt::format("__launch_bounds__({}, {})", k.geometry.threadsA, c.chunk != 17 ? 2 : 1)),
+    const bool shared = c.chunk != s.taps;
+    EXPECT_EQ(k.geometry.firSharedWeights, shared) << c.label;
+    EXPECT_EQ(k.firSource.find("pfb_w[") != std::string::npos, shared) << c.label;
+    EXPECT_NE(k.firSource.find(
+                  fmt::format("__launch_bounds__({}, {})", k.geometry.threadsA, shared ? "PFB_FIR_MIN_BLOCKS" : "1")),
               std::string::npos)
         << c.label;
     const Check r = runOnCpu(c.members, seed++, 1, c.label);

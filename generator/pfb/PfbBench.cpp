@@ -131,7 +131,7 @@ std::vector<BenchVariant> pfbBenchVariants(const PfbSpec& s, long long spectrumP
   if (rowPairDefault && k.geometry.postBlocksPerSm == 2)
     v.push_back({"post kernel at three blocks per SM (both kernels; 80 registers)",
                  Generated{pfbLaunchPlan(s, emit(s, {.postBlocksPerSm = 3}))}, 0, 0});
-  // Past 16 taps: the fir kernel's weights in registers (2T of them with the window: one block of 512 threads per SM).
+  // 17..24 taps: the fir kernel's weights in registers (2T of them with the window: one block of 512 threads per SM).
   if (k.geometry.firSharedWeights)
     v.push_back({"fir weights in registers (both kernels; one fir block per SM)",
                  Generated{pfbLaunchPlan(s, emit(s, {.firSharedWeights = false}))}, 0, 0});

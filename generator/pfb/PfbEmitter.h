@@ -30,7 +30,7 @@ struct PfbVariant {
   long long spectrumPostChannels = kMaxSpectrumPostChannels;  // cf32: the spectrum post kernel up to this length
   bool factoredSplitTwiddle = true;                           // the spectrum post kernel's split twiddle as two factors
   int spectrumPostThreads = 0;   // the spectrum post kernel's block (0: pfbSpectrumPostThreads)
-  bool firSharedWeights = true;  // past 16 taps, the fir kernel's weights in shared memory
+  bool firSharedWeights = true;  // 17..24 taps: the fir kernel's weights in shared memory
   int firMinChunk = 8;           // the fir kernel's chunks: at least this many spectra (a multiple of T)
   int postPairLoop = -1;         // the row-pair post kernel's block loops over the row pairs: -1 PfbGeometry's rule
 };

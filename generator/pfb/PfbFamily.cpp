@@ -62,15 +62,18 @@ class PfbFamilySpec final : public FamilySpec, public BenchFacet {
         g.n1, g.n2, g.threadsA, g.columns, g.n1, g.threadsA / g.pointsA, g.chunk, g.runSpectra, g.sharedA);
     if (g.spectrumPost)
       r.text += fmt::format(
-          "  kernel post: {} threads per (spectrum, pol), all {} rows, channels stored contiguously, {} B shared; "
+          "  kernel post: {} threads per {}, all {} rows, channels stored contiguously, {} B shared; "
           "column radices {}, row radices {}\n",
-          g.threadsB, g.n1, g.sharedB, fmt::join(g.columnFft.radices, "x"), fmt::join(g.rowFft.radices, "x"));
+          g.threadsB,
+          g.spectrumPostCombos > 1 ? fmt::format("{} (spectrum, pol) combinations", g.spectrumPostCombos)
+                                   : std::string("(spectrum, pol)"),
+          g.n1, g.sharedB, fmt::join(g.columnFft.radices, "x"), fmt::join(g.rowFft.radices, "x"));
     else
       r.text += fmt::format(
-          "  kernel post: {} threads per (row pair, {} spectra x {} pol), {} combinations per FFT chunk, {} B shared; "
+          "  kernel post: {} threads per ({}, {} spectra x {} pol), {} combinations per FFT chunk, {} B shared; "
           "column radices {}, row radices {}\n",
-          g.threadsB, g.spectraPerUnit, g.polsPerUnit, g.combosPerChunk, g.sharedB, fmt::join(g.columnFft.radices, "x"),
-          fmt::join(g.rowFft.radices, "x"));
+          g.threadsB, g.postPairLoop ? "every row pair in turn" : "row pair", g.spectraPerUnit, g.polsPerUnit,
+          g.combosPerChunk, g.sharedB, fmt::join(g.columnFft.radices, "x"), fmt::join(g.rowFft.radices, "x"));
     r.text += fmt::format(
         "  bytes per call: input {:.0f}, output {:.0f}, scratch written and read {:.0f} x 2, warm-up re-reads {:.0f}: "
         "{:.2f}x the user arrays\n",
@@ -102,8 +105,9 @@ class PfbFamilySpec final : public FamilySpec, public BenchFacet {
         "column FFTs (radices {}),\n"
         "  multiplies by e^(-2 pi i m2 k1 / N) and stores Y[stream][spectrum][k1][m2] to the scratch\n",
         s_.name, g.columns, g.n1, g.n1, g.n2, s_.taps,
-        g.firSharedWeights ? "in shared memory (read at use: two blocks per SM)" : "in registers", s_.taps, s_.taps,
-        g.chunk == s_.taps ? "" : fmt::format(" ({} at a time)", g.chunk), g.n1, fmt::join(g.columnFft.radices, "x"));
+        g.firSharedWeights ? "in shared memory (read at use: two blocks per SM on sm_90)" : "in registers", s_.taps,
+        std::max(s_.taps, g.chunk), g.chunk < s_.taps ? fmt::format(" ({} at a time)", g.chunk) : "", g.n1,
+        fmt::join(g.columnFft.radices, "x"));
     if (g.spectrumPost)
       return o + fmt::format(
                      "{}_post: block = {}, all {} rows; {}-point row FFTs (radices {}), "

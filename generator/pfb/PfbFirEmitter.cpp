@@ -378,10 +378,14 @@ std::string pfbFirSource(const PfbSpec& s, const PfbGeometry& g, const std::stri
                          assign(var("base"), lit(period), "+="), block(chunk)));
 
   // Two blocks per SM (at most 128 registers, 64 at 512 threads) while the weight and window registers leave room,
-  // or the weights are in shared memory.
-  NodePtr fn = function(fmt::format("extern \"C\" __global__ void __launch_bounds__({}, {})", TA,
-                                    T <= 16 || sharedWeights ? 2 : 1),
-                        "", name,
+  // or the weights are in shared memory where the SM's shared memory holds two such blocks (sm_90's 227 KiB; an
+  // sm_80 / sm_86 / sm_89 SM holds one of 512 threads, and its 64-register cap would only spill).
+  const std::string minBlocks = sharedWeights ? "PFB_FIR_MIN_BLOCKS" : T <= 16 ? "2" : "1";
+  const std::string archBlocks = sharedWeights ? "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n#define "
+                                                 "PFB_FIR_MIN_BLOCKS 2\n#else\n"
+                                                 "#define PFB_FIR_MIN_BLOCKS 1\n#endif\n"
+                                               : "";
+  NodePtr fn = function(fmt::format("extern \"C\" __global__ void __launch_bounds__({}, {})", TA, minBlocks), "", name,
                         {decl("const unsigned char* __restrict__", "input"),
                          decl("const float* __restrict__", "weights"), decl("const float2* __restrict__", "twiddles"),
                          decl(fmt::format("{}* __restrict__", s.scratchElement()), "scratch")},
@@ -396,7 +400,7 @@ std::string pfbFirSource(const PfbSpec& s, const PfbGeometry& g, const std::stri
              "by warpforge (pfb family)\n",
              name, s.name, T, g.n1, N, L, type, s.sampleBits, s.streams(), S, C, g.n1, g.runSpectra) +
          (s.halfScratch ? "#include <cuda_fp16.h>\n" : "") + (single ? sampleHelper(s) : samplePairHelper(s)) +
-         pfb::slotHelper(g.previous) + print(foldConstants(fn));
+         pfb::slotHelper(g.previous) + archBlocks + print(foldConstants(fn));
 }
 
 }  // namespace warpforge

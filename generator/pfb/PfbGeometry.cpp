@@ -67,7 +67,7 @@ PfbGeometry pfbGeometry(const PfbSpec& s, bool previous, long long spectrumPostC
   g.postBlocksPerSm = g.n2 >= 512 ? 2 : 3;
   g.chunk = s.taps;
   if (!previous && s.taps < minChunk) g.chunk = s.taps * ((minChunk + s.taps - 1) / s.taps);
-  if (!previous && sharedWeights && s.taps > 16)
+  if (!previous && sharedWeights && s.taps > 16 && s.taps <= 24)
     for (int h = 16; h >= 8 && !g.firSharedWeights; --h) {
       const long long bytes = 2 * pfbBufferSlots(static_cast<long long>(h) * g.pointsA, false) * 8 +
                               static_cast<long long>(g.threadsA) * s.taps * 4;

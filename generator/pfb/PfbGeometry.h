@@ -7,13 +7,14 @@
 //   kernel A ("fir"):  per column m2, Y[k1][m2] = e^{-2 pi i m2 k1 / N} sum_{m1} z[n2 m1 + m2] e^{-2 pi i m1 k1 / n1}
 //   kernel B ("post"): per row k1,    Z[k1 + n1 k2] = sum_{m2} Y[k1][m2] e^{-2 pi i m2 k2 / n2}
 // Kernel A: a block owns `columns` columns x n1 rows (one real sample per thread: two per complex position) of one
-// stream for a run of consecutive spectra: each thread keeps its T weights (in shared memory past 16 taps) and the
+// stream for a run of consecutive spectra: each thread keeps its T weights (in shared memory at 17..24 taps) and the
 // last T samples of its position in registers (every sample read once), computes the FIR for `chunk` spectra into
 // shared memory, runs the n1-point column FFTs of the chunk there, and stores Y (twiddled) to the scratch
 // [stream][spectrum][k1][m2].
-// Kernel B: a block owns one row pair {k1, n1 - k1} ({0, n1/2} for pair 0: the rows the r2c split pairs) for a
-// group of spectra and polarizations of one receiver: loads the rows, runs the n2-point row FFTs, splits, applies
-// gain and delay, and stores (ci8: staged in shared memory and stored as 32-byte runs of the correlator's layout).
+// Kernel B: a block owns one row pair {k1, n1 - k1} ({0, n1/2} for pair 0: the rows the r2c split pairs), or every
+// pair in turn (postPairLoop), for a group of spectra and polarizations of one receiver: loads the rows, runs the
+// n2-point row FFTs, splits, applies gain and delay, and stores (ci8: staged in shared memory and stored as 32-byte
+// runs of the correlator's layout).
 #include <string>
 #include <vector>
 
@@ -57,9 +58,10 @@ struct PfbGeometry {
   // channels: a unit's pair is one point per thread, and a block per pair spent its time in block starts and the
   // saturation tail's atomics), instead of owning one pair.
   bool postPairLoop = false;
-  // cf32 spectra of at most kMaxSpectrumPostChannels channels: the post kernel owns one (spectrum, pol) combination,
-  // all its rows, and stores its channels as one contiguous run (PfbPostSpectrumEmitter.cpp); otherwise (ci8, longer
-  // spectra, bench's variant "row-pair post kernel") a block owns a row pair of 16 combinations.
+  // cf32 spectra of at most kMaxSpectrumPostChannels channels: the post kernel owns one (spectrum, pol) combination
+  // (or spectrumPostCombos consecutive ones), all its rows, and stores its channels as one contiguous run
+  // (PfbPostSpectrumEmitter.cpp); otherwise (ci8, longer spectra, bench's variant "row-pair post kernel") a block owns
+  // a row pair of 16 combinations.
   bool spectrumPost = false;
   // The spectrum post kernel's (spectrum, pol) combinations per block: 1, or up to 1024 / N below 1024 channels (a
   // power of two dividing the combinations of a batch entry), so that a block's passes, split and store span about
@@ -79,13 +81,13 @@ struct PfbGeometry {
   // least multiple of T of at least 8 spectra, so that a batch's barriers and passes serve at least 8 spectra. The
   // FIR's window slots repeat every T spectra: the kernel's loop steps max(T, chunk).
   int chunk = 0;
-  // Past 16 taps (the current kernels): the thread's T weights in shared memory, read at use, its T window samples in
+  // 17 to 24 taps (the current kernels): the thread's T weights in shared memory, read at use, its T window samples in
   // registers, and chunks of a divisor of T (16 .. 8 spectra), so that two blocks of 512 threads fit an SM (64
   // registers, buffers and weights within half its shared memory) instead of one (2T registers, 96 at T = 24).
   bool firSharedWeights = false;
   int runSpectra = 0;  // spectra per block (a multiple of chunk)
   long long runs = 0;  // blocks along one stream's spectra
-  int sharedA = 0;     // bytes: two buffers of chunk x pointsA complex f32
+  int sharedA = 0;     // bytes: two buffers of chunk x pointsA complex f32, then threadsA x T weights if shared
   // kernel B
   int threadsB = 256;
   int spectraPerUnit = 0;  // Gs

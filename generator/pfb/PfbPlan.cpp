@@ -172,9 +172,10 @@ LaunchPlan pfbLaunchPlan(const PfbSpec& s, const PfbKernels& k) {
                         g.spectrumPostCombos > 1 ? fmt::format("{} consecutive ", g.spectrumPostCombos) : "",
                         g.spectrumPostCombos > 1 ? " combinations" : "", g.n2, g.n1, g.sharedB)
                   : fmt::format(
-                        "one block per (batch entry, receiver, {} spectra x {} pol, row pair): {}-point row "
+                        "one block per (batch entry, receiver, {} spectra x {} pol{}): {}-point row "
                         "FFTs, split, post, store; {} B shared",
-                        g.spectraPerUnit, g.polsPerUnit, g.n2, g.sharedB);
+                        g.spectraPerUnit, g.polsPerUnit, g.postPairLoop ? "; every row pair in turn" : ", row pair",
+                        g.n2, g.sharedB);
   p.kernels.push_back(post);
   p.check();
   return p;

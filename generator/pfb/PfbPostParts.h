@@ -33,7 +33,8 @@ std::vector<ast::NodePtr> delayRotations(const std::string& ax, const std::strin
 void appendSaturationTail(const PfbSpec& s, const PfbGeometry& g, std::vector<ast::NodePtr>& body);
 // The kernel's parameters.
 std::vector<ast::NodePtr> postParams(const PfbSpec& s);
-// blockIdx.x -> the block's batch entry b, receiver r, first spectrum s0, first pol p0 and row pair (rowA, rowB).
+// blockIdx.x -> the block's batch entry b, receiver r, first spectrum s0, first pol p0 and row pair (rowA, rowB; with
+// PfbGeometry::postPairLoop the pair is the kernel's loop variable, and appendRowPair declares the rows in it).
 void appendBlockDecode(const PfbSpec& s, const PfbGeometry& g, std::vector<ast::NodePtr>& body);
 // rowA = pair, rowB = n1 - pair (n1 / 2 for pair 0): the rows the split pairs (appendBlockDecode's, or the pair
 // loop's).

@@ -43,10 +43,10 @@ std::string pfbPostSpectrumSource(const PfbSpec& s, const PfbGeometry& g, const 
   std::vector<NodePtr> body;
   body.push_back(externSharedArray("float2", "pfb_shared"));
   body.push_back(
-      comment(fmt::format("two buffers of the combination's {} rows x {} points (swizzled slots); the split stages the "
+      comment(fmt::format("two buffers of the {}'s {} rows x {} points (swizzled slots); the split stages the "
                           "channels in the "
                           "buffer the last pass did not write",
-                          N1, N2)));
+                          C > 1 ? fmt::format("{} combinations", C) : std::string("combination"), N1, N2)));
   body.push_back(decl("float2* const", "buf0", var("pfb_shared")));
   body.push_back(decl("float2* const", "buf1", bin("+", var("pfb_shared"), lit(NC))));
   body.push_back(decl("const int", "t", var("(int)threadIdx.x")));
