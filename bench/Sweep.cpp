@@ -186,7 +186,7 @@ GpuResult runOnDevice(Compiler& compiler, const FamilySpec& spec, const Generate
     req->denseInput = [bytes](const TestData&, long long) { return std::vector<unsigned char>(bytes, 0x3c); };
     req->error = nullptr;
     why.clear();
-    // The data of the check batch: what a baseline reads besides its input (the pfb pair's gains and delays).
+    // The data of the check batch: what a baseline reads besides its input (a channeliser pair's gains and delays).
     base = makeBaseline(*req, *g.data, batch, &why);
   }
   const std::size_t copyBytes = static_cast<std::size_t>(std::max<long long>(generated.plan.userBytes(batch) / 2, 1));
