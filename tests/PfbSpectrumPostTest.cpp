@@ -21,6 +21,15 @@ PfbSpec spec(const std::string& members) {
   return parsePfbSpecText(fmt::format(R"({{"name": "pfb_s", "family": "pfb", {}}})", members), "s.json");
 }
 
+// The spec's plan with the post kernel's source first (expectMutationsCaught mutates source 0 unless told
+// otherwise).
+LaunchPlan postSourceFirst(const PfbSpec& s) {
+  LaunchPlan post = pfbLaunchPlan(s, emitPfb(s));
+  std::swap(post.sources[0], post.sources[1]);
+  post.kernels[0].source = 1, post.kernels[1].source = 0;
+  return post;
+}
+
 }  // namespace
 
 TEST(PfbSpectrumPost, AppliesToCf32SpectraThatFitTwoBuffers) {
@@ -210,9 +219,7 @@ TEST(PfbSpectrumPost, MutatedKernelsAreCaught) {
       R"("channels": 256, "taps": 2, "polarizations": 1, "spectra_per_call": 7, "input": {"type": "int8"}, "gain": "per_channel", "delay": true, "output": {"type": "cf32"})");
   ASSERT_EQ(emitPfb(s).geometry.spectrumPostCombos, 1);
   auto fs = makePfbSpec(s);
-  LaunchPlan post = pfbLaunchPlan(s, emitPfb(s));
-  std::swap(post.sources[0], post.sources[1]);
-  post.kernels[0].source = 1, post.kernels[1].source = 0;
+  const LaunchPlan post = postSourceFirst(s);
   test::expectMutationsCaught(*fs, post,
                               {{{"store without the staging swizzle", "c ^ c >> 5 & 31]", "c]"}},
                                {{"staging slot of the mirror", "kB ^ kB >> 5 & 31", "kB ^ kB >> 4 & 31"}},
@@ -234,9 +241,7 @@ TEST(PfbSpectrumPost, SeveralCombinationsPerBlockMutationsAreCaught) {
       R"("channels": 256, "taps": 2, "spectra_per_call": 2, "input": {"type": "int8"}, "gain": "per_channel", "delay": true, "output": {"type": "cf32"})");
   ASSERT_EQ(emitPfb(s).geometry.spectrumPostCombos, 4);
   auto fs = makePfbSpec(s);
-  LaunchPlan post = pfbLaunchPlan(s, emitPfb(s));
-  std::swap(post.sources[0], post.sources[1]);
-  post.kernels[0].source = 1, post.kernels[1].source = 0;
+  const LaunchPlan post = postSourceFirst(s);
   test::expectMutationsCaught(*fs, post,
                               {{{"every combination at the first's elements", "cbase = cu * 256", "cbase = 0"}},
                                {{"the first combination's delay", "pfb_dl[cu]", "pfb_dl[0]"}},
