@@ -3,7 +3,6 @@
 // the f16 bound): synthesized designs of several sizes (batch bits, zero padding, pass-through MMAs, short rows),
 // odd batches and padded distances, and CHIME's hand-written spec.
 #include <gtest/gtest.h>
-
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -360,11 +359,13 @@ TEST(TcFftCpuRun, PairKernelBenchVariants4096) {
   }
 }
 
-// n_out = 4096 as four warps per FFT (TcFftQuadEmitter.h, what `emit` gives): decimation in frequency at every kind of
-// pass (n_in = 4096: radix 4; 2048: radix 2; 512: twiddles only, an 8x padded quarter design), both signs, on the CPU
-// against FFTW with the bound at an odd batch (a block's FFT without data); NVRTC's registers and spills for sm_90 are
-// printed for every option (sm_80 too for the default). A wrong W4 sign in the pass, a twiddle conjugated and the
-// warps' segments swapped are caught.
+// n_out = 4096 as four warps per FFT (TcFftQuadEmitter.h): what `emit` gives (the twiddles folded into each warp's
+// phases, each warp its own y'_p: radix 4 at n_in = 4096, radix 2 at 2048, none at 512, an 8x padded quarter design)
+// and every bench variant (the f32 and f16x2 passes through shared memory among them), both signs for the folded
+// kernels, on the CPU against FFTW with the bound at an odd batch (a block's FFT without data); NVRTC's registers and
+// spills for sm_90 are printed for every option (sm_80 too for the default, which must not spill). In the default a
+// wrong W4 sign, a lost twist, a twist of the wrong warp, a wrong radix-4 parity and a segment read twice are caught;
+// in the f32 pass a wrong W4 sign, a twiddle conjugated and the warps' segments swapped.
 TEST(TcFftCpuRun, FourWarpsPerFft4096) {
   if (!haveCompiler()) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
   for (const int nIn : {4096, 2048, 512})
@@ -375,58 +376,57 @@ TEST(TcFftCpuRun, FourWarpsPerFft4096) {
       const auto variants = dynamic_cast<const BenchFacet&>(*fs).benchVariants({});
       std::vector<LaunchPlan> quads = {fs->emit({}).plan};
       for (std::size_t i = 1; i < options.size(); ++i) quads.push_back(variantPlan(variants, options[i].first));
-      EXPECT_FALSE(options.front().second.halfPass) << "the default pass at n_in " << nIn;
-      EXPECT_EQ(options.front().second.fftsPerBlock, nIn == 2048 ? 1 : 2) << "the default at n_in " << nIn;
-      EXPECT_TRUE(options.front().second.waitThenIssue) << "the default's copy schedule at n_in " << nIn;
+      const TcFftQuadOptions& def = options.front().second;
+      EXPECT_TRUE(def.foldedTwiddles && def.fftsPerBlock == 1 && def.minBlocksPerSm == 0 && def.rowsAhead == 1)
+          << "the default at n_in " << nIn;
+      const int terms = std::max(1, nIn / 1024);
       for (std::size_t i = 0; i < options.size(); ++i) {
         const LaunchPlan& plan = quads[i];
         const TcFftQuadOptions& o = options[i].second;
         ASSERT_FALSE(plan.kernels.empty()) << options[i].first;
-        EXPECT_NE(plan.sources.front().text.find(o.fusedPass  ? "= wf_dif2_word("
-                                                 : o.halfPass ? "wf_dif4_point_h2<"
-                                                              : "wf_dif4_point<"),
+        const std::string& text = plan.sources.front().text;
+        const std::string own = fmt::format("= wf_own_y{}<{}>(", terms, sign);
+        EXPECT_NE(text.find(o.foldedTwiddles ? (terms > 1 ? own : std::string("Twiddles folded into the phases"))
+                            : o.halfPass     ? std::string("wf_dif4_point_h2<")
+                                             : std::string("wf_dif4_point<")),
                   std::string::npos)
             << options[i].first;
+        if (o.foldedTwiddles) EXPECT_EQ(text.find("wf_twiddle"), std::string::npos) << options[i].first;
         EXPECT_EQ(plan.kernels.front().blockX, 128 * o.fftsPerBlock);
         if (sign == 1)
           for (const char* arch : {"sm_80", "sm_90"}) {
             if (i && std::string(arch) == "sm_80") continue;
-            CompileResult r = compileWithReport(plan.sources.front().text, plan.specName, arch);
+            CompileResult r = compileWithReport(text, plan.specName, arch);
             EXPECT_GT(r.cubin.size(), 0u) << nIn << " " << options[i].first;
+            if (i == 0) EXPECT_EQ(r.spillStoreBytes, 0) << nIn << " -> 4096, the default, " << arch;
             std::printf("[tc_fft-cpu] %d -> 4096 %s, %s: %d registers, %d spill bytes\n", nIn, options[i].first.c_str(),
                         arch, r.registers, r.spillStoreBytes);
           }
-        // The default (its next row issued after this row's wait), and the schedule that issues first at one sign.
-        if (i == 0 || o.fusedPass || (sign == 1 && (!o.waitThenIssue || o.unpackedPhases)))
+        // Every option at sign +1, the folded ones at both signs.
+        if (sign == 1 || o.foldedTwiddles)
           runOnCpu(*fs, plan, 3, 5000 + nIn + sign,
                    fmt::format("{} -> 4096 sign {:+d}, {}, batch 3", nIn, sign, options[i].first));
-        if (o.fusedPass && sign == 1) {  // each warp's own y_p: a wrong W4 power or twiddle row fails the run
-          LaunchPlan m = plan;
-          for (auto& src : m.sources) src.text = hostSource(src.text);
-          test::expectMutationsCaught(*fs, m,
-                                      {{"the fused pass's W4^p for even p negated", "(part & 2) ? -1.0f : 1.0f, 0.0f",
-                                        "(part & 2) ? 1.0f : -1.0f, 0.0f"},
-                                       {"warp p reading W^((p + 1) m)", "(part - 1) * 1024", "part * 1024"},
-                                       {"warp p reading segment 0 twice", "in_seg0_offset + 1024", "in_seg0_offset"}},
-                                      5400, "tc_fft-cpu", {}, {{"input_distance", 2048}, {"output_distance", 4096}});
-        }
-        if (o.phaseBudget && sign == 1) {
-          // The tabled phases are read at use: one block takes the whole batch (five FFTs through its loop).
-          EXPECT_NE(plan.sources.front().text.find("phase_table["), std::string::npos) << options[i].first;
-          LaunchPlan one = plan;
-          one.kernels.front().grid.unitsPerBlock = 1 << 20;
-          one.kernels.front().grid.capAtResident = false;
-          runOnCpu(*fs, one, 5, 6000 + nIn, fmt::format("{} -> 4096, {}, one block, batch 5", nIn, options[i].first));
-        }
       }
       if (nIn == 4096 && sign == 1) {  // verify and explain say what emit gives
         EXPECT_NE(fs->explain({}).find("Emitted as four warps per FFT"), std::string::npos);
+        EXPECT_NE(fs->explain({}).find("twiddle W^(p m) folded into"), std::string::npos);
         EXPECT_EQ(fs->verify().counts["warps_per_fft"], 4);
-        runOnCpu(*fs, quads[1], 3, 5001, "4096 -> 4096 sign +1, four warps per FFT, one FFT per block, batch 3");
         LaunchPlan m = quads.front();
         for (auto& src : m.sources) src.text = hostSource(src.text);
+        test::expectMutationsCaught(*fs, m,
+                                    {{"W4 = -sign i in each warp's sums", "wf_own_y4<1>(", "wf_own_y4<-1>("},
+                                     {"the twist of n7 lost where n7 = 1", "+ part * (128 + (", "+ part * (0 + ("},
+                                     {"warp p twisted as warp p + 1", ")) + part * (", ")) + (part + 1) * ("},
+                                     {"the radix-4 parity from the wrong bit of p", "(p & 1) * 0x80008000u",
+                                      "(p & 2) * 0x80008000u"},
+                                     {"segment 3 read as segment 1", "3072))[0]", "1024))[0]"}},
+                                    13, "tc_fft-cpu", {}, {{"input_distance", 4096}, {"output_distance", 4096}});
+        const std::size_t pass = 4;  // the f32 pass through shared memory, two FFTs per block
+        ASSERT_EQ(options[pass].first, "four warps per FFT, f32 pass in shared memory, two FFTs per block");
+        LaunchPlan mp = quads[pass];
+        for (auto& src : mp.sources) src.text = hostSource(src.text);
         test::expectMutationsCaught(
-            *fs, m,
+            *fs, mp,
             {{"the pass's W4 sign flipped", "wf_dif4_point<4, 1, 1024>", "wf_dif4_point<4, -1, 1024>"},
              {"the pass's twiddles conjugated", "wf_phase(m, 4096, 1,", "wf_phase(m, 4096, -1,"},
              {"warps 1 and 2 read each other's segments", ") + part * 1024;\n  const int out_stage_offset",

@@ -56,9 +56,38 @@ NodePtr diagonal(const Layout& l, int reg, int e) {
   return cond;
 }
 
+// The twisted bits' part of the exponent at (lane, reg, e): sum_k n_k 2^k, as an expression and as a number.
+NodePtr twistBits(const Layout& l, const std::vector<int>& bits, int reg, int e) {
+  NodePtr v = lit(0);
+  for (int k : bits) v = bin("+", v, bin("<<", bitExpr(*factorBitPosition(l, fmt::format("n{}", k)), reg, e), lit(k)));
+  return v;
+}
+long long twistValue(const Layout& l, const std::vector<int>& bits, int lane, int reg, int e) {
+  long long v = 0;
+  for (int k : bits)
+    v += static_cast<long long>(physBitValue(*factorBitPosition(l, fmt::format("n{}", k)), lane, reg, e)) << k;
+  return v;
+}
+
 }  // namespace
 
-PhasePlan::PhasePlan(const LayoutProgram& spec, bool packed, int budgetOverride) : spec_(spec), packed_(packed) {
+PhasePlan::PhasePlan(const LayoutProgram& spec, bool packed, int budgetOverride, const PhaseTwist* twist)
+    : spec_(spec), packed_(packed) {
+  if (twist) twist_ = *twist;
+  static const std::vector<int> kNoBits;
+  auto twistedBits = [&](const std::string& array) -> const std::vector<int>& {
+    auto it = twist_.bits.find(array);
+    return it == twist_.bits.end() ? kNoBits : it->second;
+  };
+  for (const auto& [array, bits] : twist_.bits) {
+    const ArraySpec* a = spec.array(array);
+    if (!a || !a->isPhase()) throw std::invalid_argument(fmt::format("phase twist: '{}' is not a phase array", array));
+    for (int k : bits) {
+      bool named = false;
+      for (const auto& f : a->phase) named |= std::count(f.n.begin(), f.n.end(), k) > 0;
+      if (!named) throw std::invalid_argument(fmt::format("phase twist: {} names no factor of n{}", array, k));
+    }
+  }
   std::map<std::vector<long long>, std::string> bySignature;
   std::vector<std::pair<std::string, std::vector<NodePtr>>>
       computed;  // per held variable: its declaration and computation
@@ -73,11 +102,14 @@ PhasePlan::PhasePlan(const LayoutProgram& spec, bool packed, int budgetOverride)
     std::vector<std::string>& vars = regVar_[a.name];
     for (int reg = 0; reg < l.numRegisters(); ++reg) {
       // Signature: (m, component) for every lane and element; -1 where the operand is zero.
+      // A twisted register also carries its twist's bits (the variable's value is the kernel's, at run time).
+      const std::vector<int>& tw = twistedBits(a.name);
       std::vector<long long> sig;
       for (int lane = 0; lane < 32; ++lane)
         for (int e = 0; e < 2; ++e) {
           const PhaseEntry p = phaseEntry(a, l, spec.nOut, lane, reg, e);
           sig.push_back(p.comp == PhaseComp::Zero ? -1 : p.m * 4 + static_cast<int>(p.comp));
+          sig.push_back(p.comp == PhaseComp::Zero || tw.empty() ? -1 : twistValue(l, tw, lane, reg, e));
         }
       auto it = bySignature.find(sig);
       if (it != bySignature.end()) {
@@ -100,8 +132,13 @@ PhasePlan::PhasePlan(const LayoutProgram& spec, bool packed, int budgetOverride)
         std::string c = fmt::format("c{}", e), s = fmt::format("s{}", e);
         body.push_back(decl("float", c));
         body.push_back(decl("float", s));
-        body.push_back(
-            exprStmt(call("wf_phase", {exponent(a, l, reg, e), lit(spec.nOut), lit(spec.sign), var(c), var(s)})));
+        NodePtr m = exponent(a, l, reg, e);
+        int n = spec.nOut;
+        if (!tw.empty()) {  // (scale m + v t) / (scale n_out)
+          m = bin("+", bin("*", lit(twist_.scale), m), bin("*", var(twist_.var), twistBits(l, tw, reg, e)));
+          n *= twist_.scale;
+        }
+        body.push_back(exprStmt(call("wf_phase", {m, lit(n), lit(spec.sign), var(c), var(s)})));
         const PhaseComp k = phaseComponent(l, 0, reg, e);  // ReIm bits are never lane bits (checked above)
         NodePtr v = k == PhaseComp::Cos ? var(c) : k == PhaseComp::Sin ? var(s) : unary("-", var(s));
         comps[e] = cond ? ternary(cond, v, flit(0.0)) : v;
@@ -132,6 +169,8 @@ PhasePlan::PhasePlan(const LayoutProgram& spec, bool packed, int budgetOverride)
         tableSlot_.emplace(name, static_cast<int>(tableSlot_.size()));
     held_ -= registersTabled();
   }
+  if (!tableSlot_.empty() && !twist_.bits.empty())
+    throw std::invalid_argument("phase twist: the phases differ by warp, so none may go to the per-lane shared table");
   if (!tableSlot_.empty()) {
     // Every warp of the block writes the same values (the phases depend on the lane only); a thread reads back only
     // what it wrote itself, so no barrier is needed.

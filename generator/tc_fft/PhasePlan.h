@@ -31,18 +31,28 @@ inline int phaseRegisterBudget(const LayoutProgram& spec) {
   return spec.accumulate == "f32" ? kPhaseRegisterBudgetF32 : kPhaseRegisterBudget;
 }
 
+// A per-warp factor folded into the phases: the entries of each listed array also carry
+// exp(sign 2 pi i v (sum_k n_k 2^k) / (scale n_out)) over its listed input bits n_k, v a variable of the kernel (the
+// four-warp kernel's warp index p, whose twiddle W^(p m) then costs nothing per row). Each input bit must be listed
+// once over all arrays, in an array read by one step whose phase factors name that bit.
+struct PhaseTwist {
+  std::string var;
+  int scale = 1;
+  std::map<std::string, std::vector<int>> bits;  // phase array -> its input bits k
+};
+
 class PhasePlan {
  public:
   // `budget` > 0 replaces phaseRegisterBudget(spec): a kernel that wants fewer registers (more resident warps) tables
   // more of its phases.
-  PhasePlan(const LayoutProgram& spec, bool packed, int budget = 0);
+  PhasePlan(const LayoutProgram& spec, bool packed, int budget = 0, const PhaseTwist* twist = nullptr);
 
   // Declarations and computation of every phase register (uses `lane`).
   std::vector<ast::NodePtr> prologue() const;
   // Expression for register `reg` of the array's operand layout.
   ast::NodePtr operand(const std::string& array, int reg) const;
   // What the emitted code puts in element `elem` of that register in lane `lane`, in double: the same held registers,
-  // sharing and unpacking as operand(), for tests to set against the emulator's phases.
+  // sharing and unpacking as operand(), for tests to set against the emulator's phases (a twist's variable at 0).
   double operandValue(const std::string& array, int reg, int lane, int elem) const;
   // Registers actually held (after sharing), and before sharing.
   int registersHeld() const { return held_; }
@@ -58,6 +68,7 @@ class PhasePlan {
   };
   const LayoutProgram& spec_;
   bool packed_;
+  PhaseTwist twist_;                                          // empty bits: none
   std::map<std::string, std::vector<std::string>> regVar_;    // array -> per held register, the variable holding it
   std::map<std::string, std::pair<std::string, int>> owner_;  // variable -> (array, register) that computes it
   std::map<std::string, int> tableSlot_;  // variable -> its column in the shared table (the tabled ones)

@@ -89,9 +89,10 @@ IoPlan ioPlan(const Layout& l, char letter, int logReal, long long fStride, int 
 
 namespace {
 
+// `sum` (loads only): each register is sum.combine(its word in each of sum.segments segments, sum.args...).
 std::vector<NodePtr> accessRegisters(const Layout& l, const IoPlan& p, const StageSwizzle* swz,
                                      const std::string& array, const std::string& ptr, const std::string& laneVar,
-                                     bool load, const std::string& validVar) {
+                                     bool load, const std::string& validVar, const SegmentSum* sum = nullptr) {
   std::vector<NodePtr> out;
   int nregs = l.numRegisters();
   int vmask = 0;
@@ -122,6 +123,26 @@ std::vector<NodePtr> accessRegisters(const Layout& l, const IoPlan& p, const Sta
     auto guarded = [&](NodePtr value, NodePtr zero) {
       return validVar.empty() ? value : ternary(var(validVar), value, zero);
     };
+    if (sum) {  // one access per segment, then the sums, register by register
+      std::vector<NodePtr> zeros(width, lit(0));
+      const std::string t = width == 1 ? "wf_u32" : vt;
+      for (int j = 0; j < sum->segments; ++j) {
+        NodePtr a = foldConstants(j ? bin("+", addr, lit(j * sum->segmentWords)) : addr);
+        NodePtr mem = index(cast(fmt::format("const {}*", t), a), lit(0));
+        out.push_back(decl(fmt::format("const {}", t), fmt::format("ld_v{}_s{}", g, j),
+                           guarded(mem, width == 1 ? lit(0) : call(fmt::format("make_{}", vt), zeros))));
+      }
+      for (int i = 0; i < width; ++i) {
+        std::vector<NodePtr> args;
+        for (int j = 0; j < sum->segments; ++j) {
+          NodePtr v = var(fmt::format("ld_v{}_s{}", g, j));
+          args.push_back(width == 1 ? v : member(v, vecField(i)));
+        }
+        for (const auto& a : sum->args) args.push_back(a);
+        out.push_back(assign(reg(array, regs[i]), call(sum->combine, args)));
+      }
+      continue;
+    }
     if (width == 1) {
       NodePtr mem = index(cast(load ? "const wf_u32*" : "wf_u32*", foldConstants(addr)), lit(0));
       out.push_back(load ? assign(reg(array, regs[0]), guarded(mem, lit(0))) : assign(mem, reg(array, regs[0])));
@@ -154,6 +175,12 @@ std::vector<NodePtr> swizzledRegisterAccess(const Layout& l, const IoPlan& p, co
                                             const std::string& array, const std::string& ptr,
                                             const std::string& laneVar, bool load, const std::string& validVar) {
   return accessRegisters(l, p, &s, array, ptr, laneVar, load, validVar);
+}
+
+std::vector<NodePtr> swizzledRegisterSum(const Layout& l, const IoPlan& p, const StageSwizzle& s,
+                                         const std::string& array, const std::string& ptr, const std::string& laneVar,
+                                         const SegmentSum& sum, const std::string& validVar) {
+  return accessRegisters(l, p, &s, array, ptr, laneVar, true, validVar, &sum);
 }
 
 long long StageSwizzle::chunk(long long c) const {

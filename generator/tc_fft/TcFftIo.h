@@ -69,4 +69,17 @@ std::vector<ast::NodePtr> swizzledRegisterAccess(const Layout& l, const IoPlan& 
                                                  const std::string& laneVar, bool load,
                                                  const std::string& validVar = "");
 
+// A load that combines the same word of several equal segments of a staging buffer: register r gets
+// combine(word r of segment 0, of segment 1, ..., args...), the segments `segmentWords` apart (one access each).
+struct SegmentSum {
+  int segments = 1;
+  long long segmentWords = 0;
+  std::string combine;             // a device function of the segments' words and `args`
+  std::vector<ast::NodePtr> args;  // per-thread constants appended to each call
+};
+std::vector<ast::NodePtr> swizzledRegisterSum(const Layout& l, const IoPlan& p, const StageSwizzle& s,
+                                              const std::string& array, const std::string& ptr,
+                                              const std::string& laneVar, const SegmentSum& sum,
+                                              const std::string& validVar = "");
+
 }  // namespace warpforge

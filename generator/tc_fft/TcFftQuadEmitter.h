@@ -1,12 +1,14 @@
 #pragma once
 // n_out = 4096 as four warps per FFT: decimation in frequency over two output bits, q0 q1 = p. With n = m + 1024 j and
 // q = 4 k + p,
-//   X[4 k + p] = sum_m E1024(k, m) y_p[m],   y_p[m] = W^(p m) sum_j x[m + 1024 j] W4^(p j),
-// W = exp(sign 2 pi i / 4096), W4 = W^1024 = sign i. A pass over the row in shared memory forms every y_p (a radix-4
-// butterfly over j in f32, or radix-2 for n_in = 2048, none for n_in <= 1024; then the twiddle W^(p m); one f16
-// rounding), and warp p transforms y_p with the synthesized and verified {min(n_in, 1024) -> 1024} design: no combine
-// after the FFTs, and each warp holds the 1024-point design's registers (32 data registers) instead of the 2048-point
-// one's (64). The warps' outputs X[4 k + p] meet in shared memory and leave as 16-byte vectors of the natural order.
+//   X[4 k + p] = sum_m E1024(k, m) W^(p m) y'_p[m],   y'_p[m] = sum_j x[m + 1024 j] W4^(p j),
+// W = exp(sign 2 pi i / 4096), W4 = W^1024 = sign i. Warp p transforms its y_p with the synthesized and verified
+// {min(n_in, 1024) -> 1024} design: no combine after the FFTs, and each warp holds the 1024-point design's registers
+// (32 data registers) instead of the 2048-point one's (64). The warps' outputs X[4 k + p] meet in shared memory and
+// leave as 16-byte vectors of the natural order.
+// By default (foldedTwiddles) the twiddle W^(p m) is folded into warp p's phases (TcFftQuadTwist.h) and warp p forms
+// its own y'_p at its load: a butterfly over j in f16x2 (radix 4 at n_in = 4096, 2 at 2048, none below). Otherwise a
+// pass over the row in shared memory forms every y_p = W^(p m) y'_p (f32 or f16x2, one f16 rounding) first.
 #include <memory>
 #include <string>
 #include <utility>
@@ -31,28 +33,19 @@ bool tcFftQuadApplies(const LayoutProgram& spec);
 std::unique_ptr<TcFftQuadDesign> tcFftQuadDesign(const LayoutProgram& spec);
 
 struct TcFftQuadOptions {
-  int fftsPerBlock = 2;    // FFTs (groups of four warps) per block; each holds two 16 KiB row buffers
+  int fftsPerBlock = 1;    // FFTs (groups of four warps) per block; each holds its 16 KiB row buffers
   int minBlocksPerSm = 0;  // __launch_bounds__'s minimum blocks per SM (0: none given): a register cap
   bool halfPass = false;   // the pass in f16x2 with a half2 twiddle table (TcFftQuadHalfPass.h; n_in >= 2048)
-  int phaseBudget = 0;     // > 0: PhasePlan's register budget (data + held phases); the rest of the phases in a table
-  // One FFT per block only: __syncthreads instead of a named barrier whose id is computed, for which ptxas reserves all
-  // 16 of the block's barriers (then at most 4 blocks per SM, whatever the registers and shared memory allow).
-  bool blockBarrier = false;
-  // The next row's copy issued after the current row's wait and barrier (one barrier per row less; the copy starts a
-  // little later); false: issued first, a barrier more (a bench variant).
-  bool waitThenIssue = true;
-  bool l2Prefetch = false;  // the row's copies ask L2 for 256-byte groups (cp.async ... .L2::256B)
-  // Phases held unpacked (EmitOptions::packedPhases off for this kernel): no unpacking or negation per MMA operand at
-  // use, more registers held.
-  bool unpackedPhases = false;
-  // n_in = 2048 only: no pass through shared memory; warp p forms y_p[m] = W^(p m) (x[m] + W4^p x[m + 1024]) in f32
-  // from the row's two segments as it loads them (the pass's arithmetic and rounding, no pass writes, one barrier
-  // less per row; a table of W^(p m), p = 1..3).
-  bool fusedPass = false;
+  // The twiddle W^(p m) folded into warp p's phases (TcFftQuadTwist.h) and no pass: warp p forms its own untwiddled
+  // y'_p[m] = sum_j x[m + 1024 j] W4^(p j) at its load in f16x2 (n_in >= 2048; warp p reads x[m] as is below), and its
+  // outputs go to an output-only row buffer: two barriers per row. Off: the pass (three barriers per row, the outputs
+  // overwrite the inputs' segments).
+  bool foldedTwiddles = true;
+  // Folded twiddles only: rows in flight per FFT while one is transformed (1: two input row buffers; 2: three).
+  int rowsAhead = 1;
 };
 
-// The options `bench` times for `spec`, with their variant names (the first is the one `emit` uses: one FFT per block
-// at n_in = 2048, two elsewhere).
+// The options `bench` times for `spec`, with their variant names (the first is the one `emit` uses).
 std::vector<std::pair<std::string, TcFftQuadOptions>> tcFftQuadBenchOptions(const LayoutProgram& spec);
 
 EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& design, const EmitOptions& opt = {},
@@ -61,5 +54,8 @@ EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& de
 // The quarter-length design's bound (tcFftErrorBound) plus the pass's f16 rounding of y_p and its f32 arithmetic
 // (TcFftQuadEmitter.cpp).
 double tcFftQuadErrorBound(const TcFftQuadDesign& design);
+// The same with the twiddles folded into the phases (TcFftQuadOptions::foldedTwiddles): y'_p's f16x2 sums instead of
+// the pass.
+double tcFftQuadFoldedErrorBound(const TcFftQuadDesign& design, int terms);
 
 }  // namespace warpforge
