@@ -5,6 +5,8 @@
 // The two kernels are generated here and run by the Executor like any plan.
 #include "bench/FirR2cBaseline.h"
 
+#include <algorithm>
+
 #include <cufft.h>
 
 #include <cmath>
@@ -223,13 +225,17 @@ class FirR2cRun : public BaselineRun {
                          std::min<std::size_t>(in.size(),
                                                static_cast<std::size_t>(firExec_->arrayBytes("input", batch)))),
             "cuMemcpyHtoD (baseline input)");
+    // The data's values, repeated where the timed batch is larger than the data's (a sweep times more entries than
+    // it checks): every entry the post kernel reads is a real gain or delay, not uninitialized memory.
     auto upload = [&](const std::string& array, const std::string& buffer) {
       if (array.empty()) return;
       const auto& bytes = data.arrays.at(array);
-      checkCu(cuMemcpyHtoD(postArrays_[buffer], bytes.data(),
-                           std::min<std::size_t>(bytes.size(),
-                                                 static_cast<std::size_t>(postExec_->arrayBytes(buffer, batch)))),
-              "cuMemcpyHtoD (baseline gains / delays)");
+      const std::size_t size = static_cast<std::size_t>(postExec_->arrayBytes(buffer, batch));
+      if (bytes.empty() || size == 0) return;
+      std::vector<unsigned char> tiled(size);
+      for (std::size_t i = 0; i < size; i += bytes.size())
+        std::copy_n(bytes.begin(), std::min(bytes.size(), size - i), tiled.begin() + static_cast<std::ptrdiff_t>(i));
+      checkCu(cuMemcpyHtoD(postArrays_[buffer], tiled.data(), size), "cuMemcpyHtoD (baseline gains / delays)");
     };
     upload(f.gains, "gains");
     upload(f.delays, "delays");
