@@ -5,10 +5,9 @@
 // The two kernels are generated here and run by the Executor like any plan.
 #include "bench/FirR2cBaseline.h"
 
-#include <algorithm>
-
 #include <cufft.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 

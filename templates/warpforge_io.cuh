@@ -42,19 +42,15 @@ __device__ __forceinline__ void wf_warp_store16_swizzled(wf_u32* __restrict__ ds
   }
 }
 // Global -> shared without passing through registers (cp.async, sm_80+): the copy of the next FFT's input overlaps
-// the current FFT's arithmetic. kL2Prefetch: each copy also asks L2 to fetch the 256-byte sector group around it (the
-// row is read whole, so the neighbours' requests find it there).
-template <int kWords, class Swizzle, bool kL2Prefetch = false>
+// the current FFT's arithmetic.
+template <int kWords, class Swizzle>
 __device__ __forceinline__ void wf_warp_load16_async_swizzled(wf_u32* stage, const wf_u32* __restrict__ src, int lane) {
   static_assert(kWords % 128 == 0, "staged copies move whole 512-byte warp rows");
 #pragma unroll
   for (int i = 0; i < kWords / 4; i += 32) {
     unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(stage + 4 * Swizzle::chunk(i + lane)));
     const wf_u32* from = src + 4 * (i + lane);
-    if (kL2Prefetch)
-      asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16;" ::"r"(dst), "l"(from) : "memory");
-    else
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(from) : "memory");
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(from) : "memory");
   }
 }
 

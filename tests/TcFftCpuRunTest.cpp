@@ -278,18 +278,18 @@ TEST(TcFftCpuRun, PhasesOverTheRegisterBudgetComeFromTheSharedTable) {
   runOnCpu(*fs, plan, 1, 4096, "4096 -> 4096 sign -1, phases from the shared table");
 }
 
-// n_out = 4096 as two warps per FFT (TcFftPairEmitter.h): the previous default (word reads of the row as copied), on
-// the CPU against FFTW at both signs, unpadded and 8x padded, with an odd batch (the last block's second pair has no
-// FFT), and the copy that de-interleaves the row by polyphase part (a bench variant); NVRTC compiles them for sm_80 and
-// sm_90 without spills; a wrong combine twiddle is caught.
+// n_out = 4096 as two warps per FFT (TcFftPairEmitter.h): the default before four warps (word reads of the row as
+// copied), on the CPU against FFTW at both signs, unpadded and 8x padded, with an odd batch (the last block's second
+// pair has no FFT), and the copy that de-interleaves the row by polyphase part (a bench variant); NVRTC compiles them
+// for sm_80 and sm_90 without spills; a wrong combine twiddle is caught.
 TEST(TcFftCpuRun, TwoWarpsPerFft4096) {
   if (!haveCompiler()) GTEST_SKIP() << "no host C++ compiler (c++) to build the generated kernels with";
   for (const int nIn : {4096, 512})
     for (const int sign : {1, -1}) {
       auto fs = tcFftFamily().parse(Json::parse(sizeSpec(nIn, 4096, sign)), "cpu.json");
       const auto variants = dynamic_cast<const BenchFacet&>(*fs).benchVariants({});
-      LaunchPlan plan = variantPlan(variants,
-                                    "two warps per FFT, word reads of the row as copied (the previous default)");
+      LaunchPlan plan =
+          variantPlan(variants, "two warps per FFT, word reads of the row as copied (the default before four warps)");
       ASSERT_FALSE(plan.sources.empty());
       const std::string& text = plan.sources.front().text;
       ASSERT_NE(text.find("wf_named_barrier<64>(pair_barrier)"), std::string::npos) << "not the two-warp kernel";
@@ -359,6 +359,15 @@ TEST(TcFftCpuRun, PairKernelBenchVariants4096) {
   }
 }
 
+namespace {
+// The plan with one block taking the whole batch (every FFT through its loop, in turn).
+LaunchPlan oneBlock(LaunchPlan plan) {
+  plan.kernels.front().grid.unitsPerBlock = 1 << 20;
+  plan.kernels.front().grid.capAtResident = false;
+  return plan;
+}
+}  // namespace
+
 // n_out = 4096 as four warps per FFT (TcFftQuadEmitter.h): what `emit` gives (the twiddles folded into each warp's
 // phases, each warp its own y'_p: radix 4 at n_in = 4096, radix 2 at 2048, none at 512, an 8x padded quarter design)
 // and every bench variant (the f32 and f16x2 passes through shared memory among them), both signs for the folded
@@ -386,7 +395,7 @@ TEST(TcFftCpuRun, FourWarpsPerFft4096) {
         ASSERT_FALSE(plan.kernels.empty()) << options[i].first;
         const std::string& text = plan.sources.front().text;
         const std::string own = fmt::format("= wf_own_y{}<{}>(", terms, sign);
-        EXPECT_NE(text.find(o.foldedTwiddles ? (terms > 1 ? own : std::string("Twiddles folded into the phases"))
+        EXPECT_NE(text.find(o.foldedTwiddles ? (terms > 1 ? own : std::string(", out_stage, fft_thread);"))
                             : o.halfPass     ? std::string("wf_dif4_point_h2<")
                                              : std::string("wf_dif4_point<")),
                   std::string::npos)
@@ -406,6 +415,10 @@ TEST(TcFftCpuRun, FourWarpsPerFft4096) {
         if (sign == 1 || o.foldedTwiddles)
           runOnCpu(*fs, plan, 3, 5000 + nIn + sign,
                    fmt::format("{} -> 4096 sign {:+d}, {}, batch 3", nIn, sign, options[i].first));
+        // One block over five rows: the row ring (two or three input buffers) and the output buffer reused.
+        if (sign == 1 && o.foldedTwiddles && o.fftsPerBlock == 1 && !o.minBlocksPerSm)
+          runOnCpu(*fs, oneBlock(plan), 5, 6000 + nIn,
+                   fmt::format("{} -> 4096, {}, one block, batch 5", nIn, options[i].first));
       }
       if (nIn == 4096 && sign == 1) {  // verify and explain say what emit gives
         EXPECT_NE(fs->explain({}).find("Emitted as four warps per FFT"), std::string::npos);
@@ -418,9 +431,24 @@ TEST(TcFftCpuRun, FourWarpsPerFft4096) {
                                      {"the twist of n7 lost where n7 = 1", "+ part * (128 + (", "+ part * (0 + ("},
                                      {"warp p twisted as warp p + 1", ")) + part * (", ")) + (part + 1) * ("},
                                      {"the radix-4 parity from the wrong bit of p", "(p & 1) * 0x80008000u",
-                                      "(p & 2) * 0x80008000u"},
+                                      "((p >> 1) & 1) * 0x80008000u"},
                                      {"segment 3 read as segment 1", "3072))[0]", "1024))[0]"}},
                                     13, "tc_fft-cpu", {}, {{"input_distance", 4096}, {"output_distance", 4096}});
+        // One block over its rows: the barrier before the row's store and the ring's wait are needed.
+        LaunchPlan one = oneBlock(quads.front());
+        for (auto& src : one.sources) src.text = hostSource(src.text);
+        test::expectMutationsCaught(*fs, one,
+                                    {{"no barrier between the outputs and the row's store",
+                                      "    wf_named_barrier<128>(fft_barrier);\n    // Store", "    // Store"}},
+                                    17, "tc_fft-cpu", {}, {{"input_distance", 4096}, {"output_distance", 4096}});
+        const std::size_t ahead = 3;  // two rows ahead
+        ASSERT_EQ(options[ahead].second.rowsAhead, 2);
+        LaunchPlan ring = oneBlock(quads[ahead]);
+        for (auto& src : ring.sources) src.text = hostSource(src.text);
+        test::expectMutationsCaught(*fs, ring,
+                                    {{"the ring's wait leaves this row in flight", "wf_cp_async_wait<1>",
+                                      "wf_cp_async_wait<2>"}},
+                                    19, "tc_fft-cpu", {}, {{"input_distance", 4096}, {"output_distance", 4096}});
         const std::size_t pass = 4;  // the f32 pass through shared memory, two FFTs per block
         ASSERT_EQ(options[pass].first, "four warps per FFT, f32 pass in shared memory, two FFTs per block");
         LaunchPlan mp = quads[pass];

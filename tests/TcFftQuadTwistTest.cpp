@@ -35,7 +35,7 @@ TEST(TcFftQuadTwist, EveryInputBitOnceWithoutMoreRegisters) {
       int bits = 0;
       for (const auto& [array, list] : t.bits) bits += static_cast<int>(list.size());
       EXPECT_EQ(bits, sub.logIn) << nIn;  // zero-padding bits take no factor
-      EXPECT_EQ(PhasePlan(sub, true, 0, &t).registersHeld(), PhasePlan(sub, true).registersHeld()) << nIn;
+      EXPECT_EQ(PhasePlan(sub, true, &t).registersHeld(), PhasePlan(sub, true).registersHeld()) << nIn;
       EXPECT_EQ(tcFftQuadTwist(sub, true).bits, t.bits) << "deterministic at " << nIn;
     }
 }
@@ -62,18 +62,25 @@ TEST(TcFftQuadTwist, BrokenPlacementsAreRejected) {
   PhaseTwist scale = good;
   scale.scale = 2;
   rejects(scale, "W = exp(2 pi i / 2048) instead of / 4096");
-  // A bit on a phase array whose factors do not name it (or that is not one step's operand).
+  PhaseTwist onData = good;
+  onData.bits[sub.input].push_back(k);
+  onData.bits[firstArray].erase(onData.bits[firstArray].begin());
+  rejects(onData, "a bit on the data array " + sub.input + " (no step's phase operand)");
+  // A bit on a phase array whose factors do not name it.
+  bool moved = false;
   for (const auto& a : sub.arrays) {
     if (!a.isPhase() || a.name == firstArray) continue;
     bool names = false;
     for (const auto& f : a.phase)
       for (int n : f.n) names |= n == k;
     if (names) continue;
-    PhaseTwist moved = good;
-    moved.bits[firstArray].erase(moved.bits[firstArray].begin());
-    moved.bits[a.name].push_back(k);
-    rejects(moved, "n" + std::to_string(k) + " on " + a.name);
-    EXPECT_THROW(PhasePlan(sub, true, 0, &moved), std::invalid_argument) << a.name;
+    PhaseTwist elsewhere = good;
+    elsewhere.bits[firstArray].erase(elsewhere.bits[firstArray].begin());
+    elsewhere.bits[a.name].push_back(k);
+    rejects(elsewhere, "n" + std::to_string(k) + " on " + a.name);
+    EXPECT_THROW(PhasePlan(sub, true, &elsewhere), std::invalid_argument) << a.name;
+    moved = true;
     break;
   }
+  EXPECT_TRUE(moved) << "no phase array of the quarter design leaves n" << k << " unnamed";
 }

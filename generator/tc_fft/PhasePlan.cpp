@@ -71,8 +71,7 @@ long long twistValue(const Layout& l, const std::vector<int>& bits, int lane, in
 
 }  // namespace
 
-PhasePlan::PhasePlan(const LayoutProgram& spec, bool packed, int budgetOverride, const PhaseTwist* twist)
-    : spec_(spec), packed_(packed) {
+PhasePlan::PhasePlan(const LayoutProgram& spec, bool packed, const PhaseTwist* twist) : spec_(spec), packed_(packed) {
   if (twist) twist_ = *twist;
   static const std::vector<int> kNoBits;
   auto twistedBits = [&](const std::string& array) -> const std::vector<int>& {
@@ -151,7 +150,7 @@ PhasePlan::PhasePlan(const LayoutProgram& spec, bool packed, int budgetOverride,
   int dataRegisters = 0;
   for (const auto& a : spec.arrays)
     if (!a.isPhase()) dataRegisters = std::max(dataRegisters, a.layout.numRegisters());
-  const int budget = budgetOverride > 0 ? budgetOverride : phaseRegisterBudget(spec);
+  const int budget = phaseRegisterBudget(spec);
   if (dataRegisters + held_ > budget) {
     std::set<std::string> mmaOperands, cmulOperands;
     for (const auto& st : spec.steps) {

@@ -43,9 +43,8 @@ struct PhaseTwist {
 
 class PhasePlan {
  public:
-  // `budget` > 0 replaces phaseRegisterBudget(spec): a kernel that wants fewer registers (more resident warps) tables
-  // more of its phases.
-  PhasePlan(const LayoutProgram& spec, bool packed, int budget = 0, const PhaseTwist* twist = nullptr);
+  // `twist`: a per-warp factor folded into the phases (none by default).
+  PhasePlan(const LayoutProgram& spec, bool packed, const PhaseTwist* twist = nullptr);
 
   // Declarations and computation of every phase register (uses `lane`).
   std::vector<ast::NodePtr> prologue() const;

@@ -108,8 +108,9 @@ class TcFftSpec final : public FamilySpec, public BenchFacet, public EmulateFace
   std::optional<BaselineRequest> baseline() const override { return tcFftBaseline(program_); }
 
   std::vector<BenchVariant> benchVariants(const EmitTarget&) const override {
-    // With the four-warp kernel as the default, the variants are its other options, the two-warp kernel (the previous
-    // default, then its options: tcFftPairBenchOptions) and the one-warp kernels (TcFftBench.cpp names them so).
+    // With the four-warp kernel as the default, the variants are its other options (the pass through shared memory
+    // among them), the two-warp kernel and its options (tcFftPairBenchOptions) and the one-warp kernels (TcFftBench.cpp
+    // names them so).
     if (!tcFftQuadApplies(program_)) return tcFftBenchVariants(emittablePlan(), distances_);
     std::vector<BenchVariant> out;
     const auto quadOptions = tcFftQuadBenchOptions(program_);
@@ -117,7 +118,7 @@ class TcFftSpec final : public FamilySpec, public BenchFacet, public EmulateFace
       out.push_back({quadOptions[i].first,
                      Generated{tcFftLaunchPlan(emitTcFftQuad(program_, quad(), {}, quadOptions[i].second), distances_)},
                      0, 0});
-    out.push_back({"two warps per FFT, word reads of the row as copied (the previous default)",
+    out.push_back({"two warps per FFT, word reads of the row as copied (the default before four warps)",
                    Generated{tcFftLaunchPlan(emitTcFftPair(program_, pair()), distances_)}, 0, 0});
     for (const auto& [name, o] : tcFftPairBenchOptions())
       out.push_back({name, Generated{tcFftLaunchPlan(emitTcFftPair(program_, pair(), {}, o), distances_)}, 0, 0});

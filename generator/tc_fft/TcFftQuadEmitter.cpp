@@ -25,8 +25,9 @@ namespace {
 constexpr int kSeg = 1024;        // one warp's segment y_p (then X_p) of the buffer
 constexpr int kFftThreads = 128;  // four warps per FFT
 
-// The kernel's own helpers, written into its source after the includes (no other kernel uses them).
-const char* kQuadHelpers = R"(
+// The kernel's own helpers, written into its source after the includes (no other kernel uses them): the pass's, the
+// folded kernel's sums, and the row's store.
+const char* kPassHelpers = R"(
 // One point m of the decimation in frequency, in f32, in place: x_j = x[m + 1024 j] (j < kJ) read from word `word`
 // of segment j (kSeg words apart), y_p = sum_j x_j W4^(p j) (W4 = kSign i; kJ = 1: y_p = x_0), then y_p t^p with
 // t = W^m (t^2, t^3 as products), each rounded to f16 once and written to word `word` of segment p. The thread reads
@@ -54,6 +55,8 @@ __device__ __forceinline__ void wf_dif4_point(wf_u32* stage, int word, float tr,
   stage[2 * kSeg + word] = wf_pack(y2.x * t2r - y2.y * t2i, y2.x * t2i + y2.y * t2r);
   stage[3 * kSeg + word] = wf_pack(y3.x * t3r - y3.y * t3i, y3.x * t3i + y3.y * t3r);
 }
+)";
+const char* kFoldedHelpers = R"(
 // (Twiddles folded into the phases) warp p's untwiddled y'_p[m] = sum_j x[m + 1024 j] W4^(p j) from the same word of
 // segments j, in f16x2. W4^p v = (kSign i)^p v is a half swap (odd p) and sign flips, W4^(2p) v = (-1)^p v sign flips:
 // exact, from p itself (a few integer operations the compiler may keep or redo: no registers held for them). One
@@ -76,6 +79,8 @@ __device__ __forceinline__ wf_u32 wf_own_y4(wf_u32 x0, wf_u32 x1, wf_u32 x2, wf_
   const wf_u32 b = wf_as_u32(__hadd2(wf_as_h2(x1), wf_as_h2(x3 ^ parity)));  // x1 + W4^(2p) x3
   return wf_as_u32(__hadd2(wf_as_h2(a), wf_as_h2(wf_w4_power<kSign>(b, p))));
 }
+)";
+const char* kStoreHelpers = R"(
 // Shared -> global of the four warps' outputs: row chunk c (X[4 c .. 4 c + 3]) is word c of the four segments (kSeg
 // words apart, each arranged by Swizzle as the quarter design's output slice), one 16-byte vector; u is the thread's
 // index among the FFT's 128 threads. kStreaming: the output is written once (st.global.cs).
@@ -126,7 +131,8 @@ double tcFftQuadErrorBound(const TcFftQuadDesign& d) {
 double tcFftQuadFoldedErrorBound(const TcFftQuadDesign& d, int terms) {
   // y'_p in f16x2 (u = 2^-11 per rounded component): radix 2 one rounded sum, e = u; radix 4 e = u (1 + sqrt(2)(1 + u))
   // (tcFftQuadHalfPassErrorBound's butterfly); J = 1 reads x as is, e = 0. The twiddles are the phases' own: rounded
-  // to f16 with them, inside the quarter design's bound b. Relative to X_p: b (1 + e) + e.
+  // to f16 with them, inside the quarter design's bound b. Normwise over all p together (radix 4's e holds for the sum
+  // over p, as tcFftQuadHalfPassErrorBound's), relative to ||X||: b (1 + e) + e.
   const double u = std::ldexp(1.0, -11);
   const double e = terms == 4 ? u * (1 + std::sqrt(2.0) * (1 + u)) : terms == 2 ? u : 0.0;
   const double b = tcFftErrorBound(d.sub);
@@ -136,7 +142,7 @@ double tcFftQuadFoldedErrorBound(const TcFftQuadDesign& d, int terms) {
 std::vector<std::pair<std::string, TcFftQuadOptions>> tcFftQuadBenchOptions(const LayoutProgram& spec) {
   // The default: twiddles folded into the phases, one FFT per block, registers uncapped. sm_90, NVRTC 13: 144-171
   // registers without spills (2 blocks of 4 warps per SM at n_in = 4096, 3 below); on an H200 it ran 1.04-1.06x cuFFT
-  // at 4096 -> 4096 and 1.32-1.33x at 2048 -> 4096, against 0.98-1.00x and 1.14-1.16x for the f32 pass in the same
+  // at 4096 -> 4096 and 1.32-1.33x at 2048 -> 4096, against 0.98-1.00x and 1.11-1.16x for the f32 pass in the same
   // runs (bench/RESULTS.md). Capped at 16 warps per SM it spills 44-136 bytes and ran 0.93-0.94x cuFFT at 4096.
   TcFftQuadOptions folded, foldedTwo, foldedCapped, foldedAhead, twoF32, oneF32, twoHalf, oneHalf;
   twoF32.foldedTwiddles = oneF32.foldedTwiddles = twoHalf.foldedTwiddles = oneHalf.foldedTwiddles = false;
@@ -170,7 +176,7 @@ EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& d,
   if (ahead < 1 || ahead > 2 || (ahead > 1 && !folded))
     throw std::invalid_argument("rows in flight per FFT: 1, or 2 with folded twiddles");
   const PhaseTwist twist = folded ? tcFftQuadTwist(s, packed) : PhaseTwist{};
-  PhasePlan phases(s, packed, 0, folded ? &twist : nullptr);
+  PhasePlan phases(s, packed, folded ? &twist : nullptr);
   k.phaseRegisters = phases.registersHeld();
   k.phaseRegistersNaive = phases.registersNaive();
 
@@ -261,10 +267,11 @@ EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& d,
     body.push_back(decl("const int", "dif_word", inSwz.wordExpr(var("fft_thread"))));
   }
   body.push_back(note(
-      fmt::format("Per FFT two row buffers of {} bytes (dynamic shared memory, {} bytes per block): cp.async "
-                  "fills one with the\n"
-                  "next FFT's row (warp p its segment p of 1024 words) while this FFT is transformed in the other{}.",
-                  4 * kRowPoints, li.dynamicSharedBytes,
+      fmt::format("Per FFT {} row buffers of {} bytes (dynamic shared memory, {} bytes per block): cp.async "
+                  "fills {} with the\n"
+                  "next FFT's row{} (warp p its segment p of 1024 words) while this FFT is transformed in another{}.",
+                  inBuffers == 2 ? "two" : "three", 4 * kRowPoints, li.dynamicSharedBytes,
+                  inBuffers == 2 ? "one" : "two", inBuffers == 2 ? "" : "s",
                   folded ? ";\nthen an output buffer, where warp p's outputs X_p meet the other warps'" : "")));
   body.push_back(externSharedArray("wf_u32", "stage_dynamic", 16));
   body.push_back(
@@ -297,8 +304,8 @@ EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& d,
   }
   if (!folded) body.push_back(exprStmt(call("__syncthreads", {})));  // the table is filled
   // The row is copied segment by segment (1024 words, or the whole row where shorter), each arranged by the quarter
-  // design's input swizzle, so that x[m + 1024 j] lies at word m of segment j as the pass reads it: warp p copies
-  // segment p (warps past the row's segments copy nothing).
+  // design's input swizzle, so that x[m + 1024 j] lies at word m of segment j as the pass (or each warp's own sums)
+  // reads it: warp p copies segment p (warps past the row's segments copy nothing).
   const int copyWords = std::min(spec.nIn, kSeg);
   auto issue = [&](NodePtr which, NodePtr buffer) {
     NodePtr src = bin("+", cast("const wf_u32*", bin("+", var("input"), bin("*", which, var("input_distance")))),
@@ -328,7 +335,7 @@ EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& d,
   auto issueNext = [&] {
     loop.push_back(decl("const long long", "next_fft",
                         bin("+", var("fft"), ahead > 1 ? bin("*", lit(ahead), var("fft_stride")) : var("fft_stride"))));
-    // The buffer the row `ahead` rows back used: (buf + ahead) mod the buffers.
+    // The previous row's buffer, free after the barrier: (buf + ahead) mod (ahead + 1).
     NodePtr nextBuf = inBuffers == 2 ? bin("^", var("buf"), lit(1))
                                      : ternary(bin("==", var("buf"), lit(0)), lit(2), bin("-", var("buf"), lit(1)));
     loop.push_back(
@@ -429,8 +436,10 @@ EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& d,
                    spec.name, spec.nIn, kRowPoints, spec.precision, spec.sign, half ? "f16x2" : "f32", s.nIn, kSeg);
   k.source = print(kernelUnit(d.plan, opt, li, block(body), headline));
   const std::string lastInclude = "#include \"warpforge_io.cuh\"\n";
-  k.source.insert(k.source.find(lastInclude) + lastInclude.size(),
-                  std::string(kQuadHelpers) + (half ? tcFftQuadHalfPassHelpers() : ""));
+  k.source.insert(k.source.find(lastInclude) + lastInclude.size(), std::string(folded ? kFoldedHelpers
+                                                                               : half ? tcFftQuadHalfPassHelpers()
+                                                                                      : kPassHelpers) +
+                                                                       kStoreHelpers);
   return k;
 }
 

@@ -2,7 +2,7 @@
 // n_out = 4096 as four warps per FFT: decimation in frequency over two output bits, q0 q1 = p. With n = m + 1024 j and
 // q = 4 k + p,
 //   X[4 k + p] = sum_m E1024(k, m) W^(p m) y'_p[m],   y'_p[m] = sum_j x[m + 1024 j] W4^(p j),
-// W = exp(sign 2 pi i / 4096), W4 = W^1024 = sign i. Warp p transforms its y_p with the synthesized and verified
+// W = exp(sign 2 pi i / 4096), W4 = W^1024 = sign i. Warp p transforms its y'_p with the synthesized and verified
 // {min(n_in, 1024) -> 1024} design: no combine after the FFTs, and each warp holds the 1024-point design's registers
 // (32 data registers) instead of the 2048-point one's (64). The warps' outputs X[4 k + p] meet in shared memory and
 // leave as 16-byte vectors of the natural order.

@@ -49,7 +49,7 @@ PhaseTwist tcFftQuadTwist(const LayoutProgram& sub, bool packed) {
       if (!namesBit(*sub.array(name), k)) continue;
       PhaseTwist trial = t;
       trial.bits[name].push_back(k);
-      const int held = PhasePlan(sub, packed, 0, &trial).registersHeld();
+      const int held = PhasePlan(sub, packed, &trial).registersHeld();
       if (best < 0 || held < best) best = held, bestArray = name;
     }
     if (best < 0)

@@ -10,8 +10,9 @@
 
 namespace warpforge {
 
-// The placement that holds the fewest phase registers (arrays whose twists differ no longer share registers), the
-// earliest array on ties; input bits of zero padding take no factor.
+// A greedy placement, bit by bit from n0: each bit's factor joins the candidate array that leaves the fewest phase
+// registers held (arrays whose twists differ no longer share registers), the earliest array on ties; input bits of
+// zero padding take no factor.
 PhaseTwist tcFftQuadTwist(const LayoutProgram& sub, bool packed);
 
 // Throws std::logic_error unless `t` applies each of sub's input bits (below log2 n_in) exactly once, in a phase array
