@@ -395,7 +395,7 @@ TEST(TcFftCpuRun, FourWarpsPerFft4096) {
         ASSERT_FALSE(plan.kernels.empty()) << options[i].first;
         const std::string& text = plan.sources.front().text;
         const std::string own = fmt::format("= wf_own_y{}<{}>(", terms, sign);
-        EXPECT_NE(text.find(o.foldedTwiddles ? (terms > 1 ? own : std::string(", out_stage, fft_thread);"))
+        EXPECT_NE(text.find(o.foldedTwiddles ? (terms > 1 ? own : std::string("phases carry W^(p m)"))
                             : o.halfPass     ? std::string("wf_dif4_point_h2<")
                                              : std::string("wf_dif4_point<")),
                   std::string::npos)
@@ -449,7 +449,16 @@ TEST(TcFftCpuRun, FourWarpsPerFft4096) {
                                     {{"the ring's wait leaves this row in flight", "wf_cp_async_wait<1>",
                                       "wf_cp_async_wait<2>"}},
                                     19, "tc_fft-cpu", {}, {{"input_distance", 4096}, {"output_distance", 4096}});
-        const std::size_t pass = 4;  // the f32 pass through shared memory, two FFTs per block
+        const std::size_t deferred = 4;  // each row stored during the next: the barrier before the last row's store
+        ASSERT_TRUE(options[deferred].second.deferredStore && options[deferred].second.fftsPerBlock == 1);
+        LaunchPlan late = oneBlock(quads[deferred]);
+        for (auto& src : late.sources) src.text = hostSource(src.text);
+        test::expectMutationsCaught(*fs, late,
+                                    {{"no barrier before the last row's store",
+                                      "  if (last_fft >= 0) {\n    wf_named_barrier<128>(fft_barrier);\n",
+                                      "  if (last_fft >= 0) {\n"}},
+                                    23, "tc_fft-cpu", {}, {{"input_distance", 4096}, {"output_distance", 4096}});
+        const std::size_t pass = 6;  // the f32 pass through shared memory, two FFTs per block
         ASSERT_EQ(options[pass].first, "four warps per FFT, f32 pass in shared memory, two FFTs per block");
         LaunchPlan mp = quads[pass];
         for (auto& src : mp.sources) src.text = hostSource(src.text);

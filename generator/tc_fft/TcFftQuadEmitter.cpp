@@ -149,12 +149,18 @@ std::vector<std::pair<std::string, TcFftQuadOptions>> tcFftQuadBenchOptions(cons
   foldedTwo.fftsPerBlock = twoF32.fftsPerBlock = twoHalf.fftsPerBlock = 2;
   foldedCapped.minBlocksPerSm = 4;
   foldedAhead.rowsAhead = 2;
+  TcFftQuadOptions foldedDeferred = folded, foldedTwoDeferred = foldedTwo;
+  foldedDeferred.deferredStore = foldedTwoDeferred.deferredStore = true;
   twoHalf.halfPass = oneHalf.halfPass = true;
   std::vector<std::pair<std::string, TcFftQuadOptions>> out = {
       {"four warps per FFT, twiddles folded into the phases, one FFT per block", folded},
       {"four warps per FFT, twiddles folded into the phases, two FFTs per block", foldedTwo},
       {"four warps per FFT, twiddles folded into the phases, one FFT per block, 16 warps per SM", foldedCapped},
       {"four warps per FFT, twiddles folded into the phases, one FFT per block, two rows ahead", foldedAhead},
+      {"four warps per FFT, twiddles folded into the phases, one FFT per block, each row stored during the next",
+       foldedDeferred},
+      {"four warps per FFT, twiddles folded into the phases, two FFTs per block, each row stored during the next",
+       foldedTwoDeferred},
       // The pass through shared memory (f32): the default before the fold.
       {"four warps per FFT, f32 pass in shared memory, two FFTs per block", twoF32},
       {"four warps per FFT, f32 pass in shared memory, one FFT per block", oneF32}};
@@ -173,6 +179,9 @@ EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& d,
   const bool folded = quadOpt.foldedTwiddles;
   if (folded && quadOpt.halfPass) throw std::invalid_argument("folded twiddles take no pass");
   const int ahead = quadOpt.rowsAhead, inBuffers = ahead + 1;
+  const bool deferred = quadOpt.deferredStore;
+  if (deferred && !folded) throw std::invalid_argument("a deferred store needs the folded twiddles");
+  const int outBuffers = folded ? (deferred ? 2 : 1) : 0;
   if (ahead < 1 || ahead > 2 || (ahead > 1 && !folded))
     throw std::invalid_argument("rows in flight per FFT: 1, or 2 with folded twiddles");
   const PhaseTwist twist = folded ? tcFftQuadTwist(s, packed) : PhaseTwist{};
@@ -191,10 +200,9 @@ EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& d,
   li.minBlocksPerSm = quadOpt.minBlocksPerSm;
   li.nIn = spec.nIn;
   li.nOut = kRowPoints;
-  li.inputVectorElems = li.outputVectorElems = 4;  // 16-byte row copies
-  const int words = (inBuffers + folded) *
-                    kRowPoints;                   // an FFT's input row buffers (and the folded kernel's output one)
-  const int twiddles = std::min(spec.nIn, kSeg);  // W^m, m < min(n_in, 1024), float2 each
+  li.inputVectorElems = li.outputVectorElems = 4;           // 16-byte row copies
+  const int words = (inBuffers + outBuffers) * kRowPoints;  // an FFT's input row buffers and output ones
+  const int twiddles = std::min(spec.nIn, kSeg);            // W^m, m < min(n_in, 1024), float2 each
   li.dynamicSharedBytes = 4 * words * ffts + (folded ? 0 : half ? kTcFftQuadHalfTwiddleBytes : 8 * twiddles);
 
   const Layout& inL = s.array(s.input)->layout;
@@ -276,7 +284,12 @@ EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& d,
   body.push_back(externSharedArray("wf_u32", "stage_dynamic", 16));
   body.push_back(
       decl("wf_u32*", "stage_fft", bin("+", var("stage_dynamic"), bin("*", bin(">>", threadX(), lit(7)), lit(words)))));
-  if (folded) {
+  if (deferred) {
+    body.push_back(note("Two output buffers: row i's outputs go to buffer i mod 2 and leave during row i + 1."));
+    body.push_back(decl("wf_u32* const", "out_base", bin("+", var("stage_fft"), lit(inBuffers * kRowPoints))));
+    body.push_back(decl("int", "out_buf", lit(0)));
+    body.push_back(decl("long long", "last_fft", lit(-1)));
+  } else if (folded) {
     body.push_back(decl("wf_u32* const", "out_stage", bin("+", var("stage_fft"), lit(inBuffers * kRowPoints))));
   } else if (half) {
     body.push_back(
@@ -327,8 +340,9 @@ EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& d,
   body.push_back(decl("int", "buf", lit(0)));
 
   std::vector<NodePtr> loop;
-  loop.push_back(
-      decl("wf_u32*", "y_ptr", cast("wf_u32*", bin("+", var("output"), bin("*", var("fft"), var("output_distance"))))));
+  if (!deferred)
+    loop.push_back(decl("wf_u32*", "y_ptr",
+                        cast("wf_u32*", bin("+", var("output"), bin("*", var("fft"), var("output_distance"))))));
   loop.push_back(decl("wf_u32* const", "stage", bin("+", var("stage_fft"), bin("*", var("buf"), lit(kRowPoints)))));
   for (const auto& a : s.arrays)
     if (!a.isPhase()) loop.push_back(declArray("wf_u32", dataVar(a.name), a.layout.numRegisters()));
@@ -345,17 +359,34 @@ EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& d,
   };
   {
     loop.push_back(note(
-        ahead > 1 ? "This row's copies land (the next row's may still be in flight); after the barrier every quarter\n"
-                    "has landed, every warp has read the previous row from its buffer (so the row after next goes\n"
-                    "there) and the FFT has stored the previous row from the output buffer."
-        : folded  ? "This row's copies (the only ones in flight) land; after the barrier every quarter has landed,\n"
-                    "every warp has read the previous row from the other buffer (so the next row goes there) and the\n"
-                    "FFT has stored the previous row from the output buffer."
-                  : "This row's copies (the only ones in flight) land; after the barrier every quarter has landed\n"
-                    "and the FFT has stored the previous row from the other buffer, so the next row goes there."));
+        deferred ? "This row's copies land; after the barrier every quarter has landed, every warp has read the\n"
+                   "previous row (so the next row goes to its buffer) and written its outputs, and the row before\n"
+                   "has left the output buffer this row's outputs go to."
+        : ahead > 1
+            ? "This row's copies land (the next row's may still be in flight); after the barrier every quarter\n"
+              "has landed, every warp has read the previous row from its buffer (so the row after next goes\n"
+              "there) and the FFT has stored the previous row from the output buffer."
+        : folded ? "This row's copies (the only ones in flight) land; after the barrier every quarter has landed,\n"
+                   "every warp has read the previous row from the other buffer (so the next row goes there) and the\n"
+                   "FFT has stored the previous row from the output buffer."
+                 : "This row's copies (the only ones in flight) land; after the barrier every quarter has landed\n"
+                   "and the FFT has stored the previous row from the other buffer, so the next row goes there."));
     loop.push_back(exprStmt(call(fmt::format("wf_cp_async_wait<{}>", ahead - 1), {})));
     loop.push_back(fftSync());
     issueNext();
+  }
+  auto storeRow = [&](NodePtr which, NodePtr buffer) {
+    return exprStmt(
+        call(fmt::format("wf_store_interleaved4<{}, {}, {}, {}>", kRowPoints, kSeg, opt.streaming, outSwz.helperType()),
+             {cast("wf_u32*", bin("+", var("output"), bin("*", which, var("output_distance")))), buffer,
+              var("fft_thread")}));
+  };
+  NodePtr otherOut = bin("+", var("out_base"), bin("*", bin("^", var("out_buf"), lit(1)), lit(kRowPoints)));
+  if (deferred) {
+    loop.push_back(note("The previous row's store: its outputs reached the other output buffer before the barrier."));
+    loop.push_back(ifStmt(bin(">=", var("last_fft"), lit(0)), block({storeRow(var("last_fft"), otherOut)})));
+    loop.push_back(
+        decl("wf_u32* const", "out_stage", bin("+", var("out_base"), bin("*", var("out_buf"), lit(kRowPoints)))));
   }
   if (!folded)
     loop.push_back(
@@ -409,16 +440,28 @@ EmittedKernel emitTcFftQuad(const LayoutProgram& spec, const TcFftQuadDesign& d,
                                   folded ? " of the output buffer" : "")));
   for (auto& n : swizzledRegisterAccess(outL, outP, outSwz, dataVar(s.output), outBuffer, "out_stage_offset", false))
     loop.push_back(n);
-  loop.push_back(fftSync());
-  loop.push_back(note("Store the row: chunk c is word c of the four segments, 16-byte vectors."));
-  loop.push_back(exprStmt(
-      call(fmt::format("wf_store_interleaved4<{}, {}, {}, {}>", kRowPoints, kSeg, opt.streaming, outSwz.helperType()),
-           {var("y_ptr"), var(outBuffer), var("fft_thread")})));
+  if (deferred) {
+    loop.push_back(note("The row leaves during the next row (or after the loop)."));
+    loop.push_back(assign(var("last_fft"), var("fft")));
+    loop.push_back(assign(var("out_buf"), lit(1), "^="));
+  } else {
+    loop.push_back(fftSync());
+    loop.push_back(note("Store the row: chunk c is word c of the four segments, 16-byte vectors."));
+    loop.push_back(exprStmt(
+        call(fmt::format("wf_store_interleaved4<{}, {}, {}, {}>", kRowPoints, kSeg, opt.streaming, outSwz.helperType()),
+             {var("y_ptr"), var(outBuffer), var("fft_thread")})));
+  }
   if (inBuffers == 2) loop.push_back(assign(var("buf"), lit(1), "^="));
   else loop.push_back(assign(var("buf"), ternary(bin("==", var("buf"), lit(2)), lit(0), bin("+", var("buf"), lit(1)))));
   body.push_back(note("Grid-stride loop: one FFT per group of four warps per iteration."));
   body.push_back(forLoop(decl("long long", "fft", var("first_fft")), bin("<", var("fft"), var("batch")),
                          assign(var("fft"), var("fft_stride"), "+="), block(loop)));
+  if (deferred) {
+    body.push_back(
+        note("The last row's store, once every warp's outputs are in its buffer (the FFT's 128 threads ran\n"
+             "the same rows, so all of them or none reach the barrier)."));
+    body.push_back(ifStmt(bin(">=", var("last_fft"), lit(0)), block({fftSync(), storeRow(var("last_fft"), otherOut)})));
+  }
 
   const std::string headline =
       folded ? fmt::format(

@@ -43,6 +43,9 @@ struct TcFftQuadOptions {
   bool foldedTwiddles = true;
   // Folded twiddles only: rows in flight per FFT while one is transformed (1: two input row buffers; 2: three).
   int rowsAhead = 1;
+  // Folded twiddles only: two output buffers, and each row's store deferred into the next row's iteration, after its
+  // barrier: one barrier per row, and the store's shared reads and global writes overlap the next row's work.
+  bool deferredStore = false;
 };
 
 // The options `bench` times for `spec`, with their variant names (the first is the one `emit` uses).
