@@ -23,17 +23,19 @@ NodePtr bitExpr(PhysBit p, int reg, int e) {
   return p.kind == PhysKind::T ? laneBit(p.index) : lit(physBitValue(p, 0, reg, e));
 }
 
+// sum_j b_j 2^j over the factor bits `letter`j (j in `which`) at (lane, reg, e): the index a phase factor reads.
+NodePtr bitSum(const Layout& l, char letter, const std::vector<int>& which, int reg, int e) {
+  NodePtr v = lit(0);
+  for (int j : which)
+    v = bin("+", v, bin("<<", bitExpr(*factorBitPosition(l, fmt::format("{}{}", letter, j)), reg, e), lit(j)));
+  return v;
+}
+
 // m = sum over the factors E(q_J, n_K) of (sum_j q_j 2^j) (sum_k n_k 2^k): the exponent of E at (lane, reg, e).
 NodePtr exponent(const ArraySpec& a, const Layout& l, int reg, int e) {
   NodePtr acc = nullptr;
   for (const auto& f : a.phase) {
-    auto bits = [&](char letter, const std::vector<int>& which) {
-      NodePtr v = lit(0);
-      for (int j : which)
-        v = bin("+", v, bin("<<", bitExpr(*factorBitPosition(l, fmt::format("{}{}", letter, j)), reg, e), lit(j)));
-      return v;
-    };
-    NodePtr product = bin("*", bits('q', f.q), bits('n', f.n));
+    NodePtr product = bin("*", bitSum(l, 'q', f.q, reg, e), bitSum(l, 'n', f.n, reg, e));
     acc = acc ? bin("+", acc, product) : product;
   }
   return acc;
@@ -56,12 +58,7 @@ NodePtr diagonal(const Layout& l, int reg, int e) {
   return cond;
 }
 
-// The twisted bits' part of the exponent at (lane, reg, e): sum_k n_k 2^k, as an expression and as a number.
-NodePtr twistBits(const Layout& l, const std::vector<int>& bits, int reg, int e) {
-  NodePtr v = lit(0);
-  for (int k : bits) v = bin("+", v, bin("<<", bitExpr(*factorBitPosition(l, fmt::format("n{}", k)), reg, e), lit(k)));
-  return v;
-}
+// The twisted bits' part of the exponent at (lane, reg, e) as a number: sum_k n_k 2^k (bitSum's value).
 long long twistValue(const Layout& l, const std::vector<int>& bits, int lane, int reg, int e) {
   long long v = 0;
   for (int k : bits)
@@ -134,7 +131,7 @@ PhasePlan::PhasePlan(const LayoutProgram& spec, bool packed, const PhaseTwist* t
         NodePtr m = exponent(a, l, reg, e);
         int n = spec.nOut;
         if (!tw.empty()) {  // (scale m + v t) / (scale n_out)
-          m = bin("+", bin("*", lit(twist_.scale), m), bin("*", var(twist_.var), twistBits(l, tw, reg, e)));
+          m = bin("+", bin("*", lit(twist_.scale), m), bin("*", var(twist_.var), bitSum(l, 'n', tw, reg, e)));
           n *= twist_.scale;
         }
         body.push_back(exprStmt(call("wf_phase", {m, lit(n), lit(spec.sign), var(c), var(s)})));
