@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "generator/core/ParallelFor.h"
 #include "generator/emulate/Half.h"
 #include "generator/emulate/Reference.h"
 
@@ -19,10 +20,10 @@ namespace {
 // produces (the hardware's canonical NaN is 0x7fff).
 constexpr std::uint16_t kPoison = 0xffff;
 
-// f16 bit patterns of interleaved complex data.
-std::vector<std::uint16_t> halves(const std::vector<unsigned char>& bytes) {
-  std::vector<std::uint16_t> h(bytes.size() / 2);
-  std::memcpy(h.data(), bytes.data(), h.size() * 2);
+// Element i of interleaved f16 complex data held as bytes (read in place: a batch of 2^20 4096-point FFTs is 16 GiB).
+std::uint16_t halfAt(const std::vector<unsigned char>& bytes, long long i) {
+  std::uint16_t h;
+  std::memcpy(&h, bytes.data() + 2 * i, 2);
   return h;
 }
 
@@ -45,22 +46,24 @@ std::vector<long long> checkedEntries(long long batch, std::uint64_t seed) {
   return which;
 }
 
-std::vector<cdouble> complexAt(const std::vector<std::uint16_t>& h, long long offset, int n) {
+std::vector<cdouble> complexAt(const std::vector<unsigned char>& h, long long offset, int n) {
   std::vector<cdouble> x(n);
   for (int i = 0; i < n; ++i)
-    x[i] = cdouble(halfBitsToDouble(h[2 * (offset + i)]), halfBitsToDouble(h[2 * (offset + i) + 1]));
+    x[i] = cdouble(halfBitsToDouble(halfAt(h, 2 * (offset + i))), halfBitsToDouble(halfAt(h, 2 * (offset + i) + 1)));
   return x;
 }
 
-// Max relative error against the double reference of `out` (FFT b at b * outDist) over the checked entries.
-double maxError(const LayoutProgram& p, const std::vector<std::uint16_t>& in, long long inDist,
-                const std::vector<std::uint16_t>& out, long long outDist, const std::vector<long long>& which) {
-  double err = 0;
-  for (long long b : which) {
+// Max relative error against the double reference of `out` (FFT b at b * outDist) over the checked entries, the
+// entries on every core.
+double maxError(const LayoutProgram& p, const std::vector<unsigned char>& in, long long inDist,
+                const std::vector<unsigned char>& out, long long outDist, const std::vector<long long>& which) {
+  std::vector<double> err(which.size());
+  parallelFor(static_cast<long long>(which.size()), [&](long long i) {
+    const long long b = which[i];
     auto ref = referenceDft(complexAt(in, inDist * b, p.nIn), p.nOut, p.sign);
-    err = std::max(err, relativeError(complexAt(out, outDist * b, p.nOut), ref));
-  }
-  return err;
+    err[i] = relativeError(complexAt(out, outDist * b, p.nOut), ref);
+  });
+  return err.empty() ? 0.0 : *std::max_element(err.begin(), err.end());  // relativeError gives no NaN
 }
 
 }  // namespace
@@ -69,14 +72,24 @@ TestData tcFftRandomInputs(const LayoutProgram& p, long long inputDistance, long
   if (inputDistance < p.nIn || batch < 0)
     throw std::invalid_argument(
         fmt::format("tc_fft: input distance {} < n_in = {} or batch {} < 0", inputDistance, p.nIn, batch));
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  std::vector<std::uint16_t> h(2 * inputDistance * batch);
-  for (auto& x : h) x = floatToHalfBits(u(rng));
+  // Uniform in [-1, 1) per component, made on every core in chunks of 2^20 values, chunk c from its own generator
+  // (seed and c mixed by splitmix64), so the data depend on the seed alone, not on the number of cores.
+  constexpr long long kChunk = 1LL << 20;
+  const long long values = 2 * inputDistance * batch;
   TestData d;
   auto& bytes = d.arrays["input"];
-  bytes.resize(h.size() * 2);
-  std::memcpy(bytes.data(), h.data(), bytes.size());
+  bytes.resize(2 * values);
+  parallelFor((values + kChunk - 1) / kChunk, [&](long long c) {
+    std::uint64_t z = seed + 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(c + 1);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    std::mt19937_64 rng(z ^ (z >> 31));
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    for (long long i = c * kChunk; i < std::min(values, (c + 1) * kChunk); ++i) {
+      const std::uint16_t h = floatToHalfBits(u(rng));
+      std::memcpy(bytes.data() + 2 * i, &h, 2);
+    }
+  });
   d.logical = TcFftTestData{seed, inputDistance};
   return d;
 }
@@ -90,17 +103,18 @@ Check tcFftCheck(const LayoutProgram& p, const TestData& data,
         fmt::format("tc_fft check: {} output bytes are not batch {} x a distance >= {} of 4-byte elements",
                     outBytes.size(), batch, p.nOut));
   const long long outDist = static_cast<long long>(outBytes.size() / (4 * batch));
-  const auto in = halves(data.arrays.at("input"));
-  const auto out = halves(outBytes);
+  const auto& in = data.arrays.at("input");
+  const auto& out = outBytes;
   long long poison = 0, nonFinite = 0, padding = 0;
   for (long long b = 0; b < batch; ++b) {
-    const std::uint16_t* y = out.data() + 2 * outDist * b;
+    const long long y = 2 * outDist * b;
     for (long long q = 0; q < 2 * p.nOut; ++q) {
-      if (y[q] == kPoison) ++poison;
-      else if (!std::isfinite(halfBitsToDouble(y[q]))) ++nonFinite;
+      const std::uint16_t h = halfAt(out, y + q);
+      if (h == kPoison) ++poison;
+      else if ((h & 0x7c00) == 0x7c00) ++nonFinite;  // exponent all ones: an infinity or a NaN
     }
     for (long long q = 2 * p.nOut; q < 2 * outDist; ++q)
-      padding += y[q] != kPoison;  // the gap between FFTs is not ours to write
+      padding += halfAt(out, y + q) != kPoison;  // the gap between FFTs is not ours to write
   }
   const auto which = checkedEntries(batch, t.seed);
   Check c;
@@ -185,7 +199,7 @@ BaselineRequest tcFftBaseline(const LayoutProgram& p) {
   r.error = [shape](const std::vector<unsigned char>& denseOutput, const TestData& data, long long batch) {
     const TcFftTestData& t = logicalOf(data);
     if (static_cast<long long>(denseOutput.size()) != 4LL * shape.nOut * batch) return -1.0;
-    return maxError(shape, halves(data.arrays.at("input")), t.inputDistance, halves(denseOutput), shape.nOut,
+    return maxError(shape, data.arrays.at("input"), t.inputDistance, denseOutput, shape.nOut,
                     checkedEntries(batch, t.seed));
   };
   return r;
