@@ -441,12 +441,16 @@ static std::mutex wf_nreg_mutex;
 static std::map<std::pair<unsigned, unsigned>, int> wf_nreg_seen;  // (block, warpgroup) -> setmaxnreg value
 static std::atomic<unsigned> wf_threads_done{0};
 static std::atomic<bool> wf_deadlocked{false};
+// When an mbarrier last moved (an arrival, a copy issued, a phase completed), in steady_clock ticks: a wait is a
+// deadlock only when neither it nor any mbarrier has moved for 10 s (a loaded machine may starve a producer that long).
+static std::atomic<long long> wf_mb_progress{0};
+inline void wf_mb_moved() { wf_mb_progress.store(std::chrono::steady_clock::now().time_since_epoch().count()); }
 thread_local std::vector<std::pair<unsigned, bool>> wf_unreleased;     // chunks stored since the last arrive, fenced since
 thread_local std::map<unsigned, long long> wf_acquired;                // barrier -> latest completed phase this thread waited for
 thread_local std::chrono::steady_clock::time_point wf_wait_since;
 thread_local bool wf_waiting = false;
 inline std::atomic<unsigned long long>& wf_stamp(unsigned a) { return wf_stamps[(a - 0x1000u) / 16]; }
-inline void wf_mbar_complete(WfMbar& b) { ++b.completed, b.pending = b.expected; }
+inline void wf_mbar_complete(WfMbar& b) { ++b.completed, b.pending = b.expected, wf_mb_moved(); }
 inline void wf_mbar_init(unsigned bar, unsigned count) {
   std::lock_guard<std::mutex> lock(wf_mb_mutex);
   if (bar % 8) wf_hazard("mbarrier not 8-byte aligned");
@@ -472,6 +476,7 @@ inline void wf_mbar_arrive_in(unsigned bar, unsigned bytes, bool release, void (
     wf_unreleased.clear();
   }
   b.tx += bytes;
+  wf_mb_moved();
   if (--b.pending < 0) hz("more arrivals on an mbarrier phase than it expects");
   if (b.pending == 0 && b.tx == 0) wf_mbar_complete(b);
   wf_mb_cv.notify_all();
@@ -502,7 +507,10 @@ inline bool wf_mbar_try_wait(unsigned bar, unsigned parity) {
   }
   // A wait that makes no progress for 10 s is a deadlock: reported once, then every wait of the block returns.
   if (!wf_waiting) wf_waiting = true, wf_wait_since = std::chrono::steady_clock::now();
-  if (wf_deadlocked.load() || std::chrono::steady_clock::now() - wf_wait_since > std::chrono::seconds(10)) {
+  const auto now = std::chrono::steady_clock::now();
+  const auto moved = std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(wf_mb_progress.load()));
+  if (wf_deadlocked.load() ||
+      (now - wf_wait_since > std::chrono::seconds(10) && now - moved > std::chrono::seconds(10))) {
     if (!wf_deadlocked.exchange(true)) wf_hazard("an mbarrier wait never completes - a deadlock: arrivals or copy bytes missing");
     wf_waiting = false;
     return true;
@@ -524,6 +532,7 @@ inline void wf_bulk_g2s_in(unsigned dst, const void* src, unsigned bytes, unsign
   auto it = wf_mbars.find(bar);
   if (it == wf_mbars.end()) { hz("bulk copy completing on an mbarrier that was never initialised"); return; }
   it->second.copies.push_back({d, (const unsigned char*)src, bytes});
+  wf_mb_moved();
   // Stamped with the phase the copy completes (the barrier's current one) and bit 31, "written by a bulk copy": a
   // 16-byte shared load of it by a thread that has not waited for that phase is a hazard (wf_lds128), whichever
   // thread's wait happened to complete the copy first.
