@@ -505,7 +505,8 @@ inline bool wf_mbar_try_wait(unsigned bar, unsigned parity) {
     }
     if (round == 0) wf_mb_cv.wait_for(lock, std::chrono::milliseconds(2));
   }
-  // A wait that makes no progress for 10 s is a deadlock: reported once, then every wait of the block returns.
+  // A wait that makes no progress for 10 s while no mbarrier moves either is a deadlock: reported once, then every
+  // wait of the block returns.
   if (!wf_waiting) wf_waiting = true, wf_wait_since = std::chrono::steady_clock::now();
   const auto now = std::chrono::steady_clock::now();
   const auto moved = std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(wf_mb_progress.load()));

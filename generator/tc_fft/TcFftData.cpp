@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "generator/core/ParallelFor.h"
+#include "generator/core/SweepDraw.h"
 #include "generator/emulate/Half.h"
 #include "generator/emulate/Reference.h"
 
@@ -73,17 +74,15 @@ TestData tcFftRandomInputs(const LayoutProgram& p, long long inputDistance, long
     throw std::invalid_argument(
         fmt::format("tc_fft: input distance {} < n_in = {} or batch {} < 0", inputDistance, p.nIn, batch));
   // Uniform in [-1, 1) per component, made on every core in chunks of 2^20 values, chunk c from its own generator
-  // (seed and c mixed by splitmix64), so the data depend on the seed alone, not on the number of cores.
+  // seeded with draw c + 1 of splitmix64 from `seed` (SweepDraw, started c draws on), so the data depend on the seed
+  // alone, not on the number of cores.
   constexpr long long kChunk = 1LL << 20;
   const long long values = 2 * inputDistance * batch;
   TestData d;
   auto& bytes = d.arrays["input"];
   bytes.resize(2 * values);
   parallelFor((values + kChunk - 1) / kChunk, [&](long long c) {
-    std::uint64_t z = seed + 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(c + 1);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    std::mt19937_64 rng(z ^ (z >> 31));
+    std::mt19937_64 rng(SweepDraw(seed + 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(c)).next());
     std::uniform_real_distribution<double> u(-1.0, 1.0);
     for (long long i = c * kChunk; i < std::min(values, (c + 1) * kChunk); ++i) {
       const std::uint16_t h = floatToHalfBits(u(rng));
@@ -104,23 +103,22 @@ Check tcFftCheck(const LayoutProgram& p, const TestData& data,
                     outBytes.size(), batch, p.nOut));
   const long long outDist = static_cast<long long>(outBytes.size() / (4 * batch));
   const auto& in = data.arrays.at("input");
-  const auto& out = outBytes;
   long long poison = 0, nonFinite = 0, padding = 0;
   for (long long b = 0; b < batch; ++b) {
     const long long y = 2 * outDist * b;
     for (long long q = 0; q < 2 * p.nOut; ++q) {
-      const std::uint16_t h = halfAt(out, y + q);
+      const std::uint16_t h = halfAt(outBytes, y + q);
       if (h == kPoison) ++poison;
       else if ((h & 0x7c00) == 0x7c00) ++nonFinite;  // exponent all ones: an infinity or a NaN
     }
     for (long long q = 2 * p.nOut; q < 2 * outDist; ++q)
-      padding += halfAt(out, y + q) != kPoison;  // the gap between FFTs is not ours to write
+      padding += halfAt(outBytes, y + q) != kPoison;  // the gap between FFTs is not ours to write
   }
   const auto which = checkedEntries(batch, t.seed);
   Check c;
   c.checked = static_cast<long long>(which.size());
   c.unwritten = poison + nonFinite + padding;
-  c.error = maxError(p, in, t.inputDistance, out, outDist, which);
+  c.error = maxError(p, in, t.inputDistance, outBytes, outDist, which);
   c.bound = bound > 0 ? bound : tcFftErrorBound(p);
   c.detail = fmt::format(
       "{:.2e} = max over {} FFTs of ||y - ref|| / ||ref||, ref = a double-precision FFT of the f16 inputs (distances "
