@@ -2026,6 +2026,116 @@ TEST(Stockham, BluesteinLengthFromTheKernels) {
   }
 }
 
+// The next group's copy during the last pass (tuning prefetch: persistent blocks, cp.async into shared memory while
+// the last butterflies compute and store), generated CUDA run on the CPU (tests/CudaOnCpu.h: a copy lands at its
+// wait, its destination poisoned until then) against FFTW. Blocks take several groups each (the grid capped), the
+// last group partial; a kernel whose wait is gone reads the poison and is caught.
+namespace {
+std::vector<std::pair<std::string, std::string>> asyncCopyShim() {
+  return {{"wf_copy_async8",
+           "static inline void wf_copy_async8(void* dst, const void* src, bool valid) { wf_cp_async(dst, src, 8, "
+           "valid); }"},
+          {"wf_copy_async16",
+           "static inline void wf_copy_async16(void* dst, const void* src, bool valid) { wf_cp_async(dst, src, 16, "
+           "valid); }"},
+          {"wf_copy_commit", "static inline void wf_copy_commit() { wf_cp_commit(); }"},
+          {"wf_copy_wait_all", "static inline void wf_copy_wait_all() { wf_cp_commit(); wf_cp_wait(0); }"}};
+}
+
+LaunchPlan prefetchingPlan(const FamilySpec& fs, const std::string& label) {
+  LaunchPlan lp = fs.emit(EmitTarget{"sm_90", nullptr}).plan;
+  EXPECT_NE(lp.sources.at(0).text.find("the next group's copy"), std::string::npos) << label << ": no prefetch";
+  for (auto& src : lp.sources) src.text = cpuRunnableSource(src.text);
+  for (auto& k : lp.kernels) k.grid.unitsPerBlock *= 3;  // each block loops over about three groups
+  return lp;
+}
+}  // namespace
+
+TEST(Stockham, PrefetchingKernelsRunOnTheCpu) {
+  struct Case {
+    std::string label, body;
+    long long batch;
+  };
+  const std::vector<Case> cases = {
+      {"f32 256, 8 FFTs per block, batch 61", R"("precision": "f32", "length": 256)", 61},
+      {"f32 1000 inverse, batch 7", R"("precision": "f32", "length": 1000, "direction": "inverse")", 7},
+      {"f64 720, batch 9", R"("precision": "f64", "length": 720)", 9},
+      {"f32 6144, two butterflies per thread in the last pass, batch 5", R"("precision": "f32", "length": 6144,
+         "tuning": {"threads_per_fft": 256, "prefetch": true})", 5},
+      {"r2c f32 2048 (the split fused into the last pass), batch 13",
+       R"("precision": "f32", "transform": "r2c", "length": 2048)", 13},
+      {"r2c f64 1000, batch 6", R"("precision": "f64", "transform": "r2c", "length": 1000)", 6},
+      {"f32 2048 into a padded, offset output, batch 11",
+       R"("precision": "f32", "length": 2048, "output": {"distance": 2100, "offset": 1})", 11},
+  };
+  int n = 0;
+  for (const auto& c : cases) {
+    const std::string body = c.body.find("tuning") == std::string::npos
+                                 ? c.body + R"(, "tuning": {"prefetch": true})"
+                                 : c.body;
+    auto fs = makeStockhamSpec(
+        parseStockhamSpecText(R"({"name": "cpupf", "family": "stockham", )" + body + "}", "cpu.json"));
+    const LaunchPlan lp = prefetchingPlan(*fs, c.label);
+    const Check ck = test::runPlanOnCpu(*fs, lp, c.batch, 3900 + n++, "stockham-cpu", c.label, asyncCopyShim());
+    EXPECT_TRUE(ck.ok()) << c.label;
+    EXPECT_GT(ck.checked, 0) << c.label;
+    std::printf("[stockham-cpu] prefetch %s: error %.2e (bound %.0e), unwritten %lld\n", c.label.c_str(), ck.error,
+                ck.bound, ck.unwritten);
+  }
+  // Mutations (1000 points: one FFT per block, so that a batch of 2 runs two groups on one block): the loop does not
+  // wait for its group's copy; the last pass copies its own group again, or issues no copy (the next group then
+  // transforms this one's last intermediate values). A wait moved after the barrier or a copy issued before it are
+  // races the emulation does not order (its threads run concurrently), so they are not among these.
+  auto fs = makeStockhamSpec(parseStockhamSpecText(
+      R"({"name": "cpupf", "family": "stockham", "precision": "f32", "length": 1000, "tuning": {"prefetch": true}})",
+      "cpu.json"));
+  const LaunchPlan lp = prefetchingPlan(*fs, "mutated");
+  test::expectMutationsCaught(
+      *fs, lp,
+      {{{"no wait for the group's copy", "    wf_copy_wait_all();\n    __syncthreads();", "    __syncthreads();"},
+        {"this group copied again", "const long long first = group + (long long)gridDim.x;",
+         "const long long first = group;"},
+        {"no next copy", "const long long first = group + (long long)gridDim.x;",
+         "const long long first = ffts;"}}},
+      3990, "stockham-cpu", asyncCopyShim());
+}
+
+// Where the prefetch cannot be (a load that is no contiguous run of the compute type, or no last pass that stores to
+// global memory: a c2r's merged load, an r2c split staged), the kernel keeps its synchronous load; the work counter
+// gives way to it.
+TEST(Stockham, PrefetchOnlyWhereItHolds) {
+  auto geom = [](const std::string& body) {
+    auto fs = makeStockhamSpec(
+        parseStockhamSpecText(R"({"name": "pf", "family": "stockham", )" + body + "}", "pf.json"));
+    const LaunchPlan lp = fs->emit(EmitTarget{"sm_90", nullptr}).plan;
+    return lp.sources.at(0).text.find("wf_copy_wait_all();") != std::string::npos;
+  };
+  EXPECT_TRUE(geom(R"("precision": "f32", "length": 4096, "tuning": {"prefetch": true})"));
+  EXPECT_TRUE(geom(R"("precision": "f32", "length": 4096, "tuning": {"prefetch": true, "work_queue": true})"));
+  EXPECT_FALSE(geom(R"("precision": "f32", "length": 4096)"));
+  EXPECT_FALSE(geom(R"("precision": "f32", "length": 4096, "tuning": {"prefetch": false})"));
+  EXPECT_FALSE(geom(R"("precision": "f16", "length": 4096, "tuning": {"prefetch": true})"));
+  EXPECT_FALSE(geom(R"("precision": "f32", "length": 4096, "input": {"type": "ci8"}, "tuning": {"prefetch": true})"));
+  EXPECT_FALSE(geom(R"("precision": "f32", "length": 4096, "input": {"stride": 2, "distance": 8192},
+                        "tuning": {"prefetch": true})"));
+  EXPECT_TRUE(geom(R"("precision": "f32", "transform": "r2c", "length": 4096, "tuning": {"prefetch": true})"));
+  EXPECT_FALSE(geom(R"("precision": "f32", "transform": "c2r", "length": 4096, "tuning": {"prefetch": true})"));
+  EXPECT_FALSE(geom(R"("precision": "f32", "transform": "r2c", "length": 4096,
+                        "tuning": {"prefetch": true, "fused_split": false})"));
+  // `bench` times the prefetching form beside the default where it applies and the spec leaves it open.
+  auto timesPrefetch = [](const std::string& body) {
+    auto fs = makeStockhamSpec(
+        parseStockhamSpecText(R"({"name": "pf", "family": "stockham", )" + body + "}", "pf.json"));
+    int n = 0;
+    for (const BenchVariant& v : dynamic_cast<const BenchFacet&>(*fs).benchVariants({"sm_90", nullptr}))
+      n += v.name.find("prefetch true") != std::string::npos;
+    return n;
+  };
+  EXPECT_EQ(timesPrefetch(R"("precision": "f32", "length": 4096)"), 1);
+  EXPECT_EQ(timesPrefetch(R"("precision": "f32", "length": 4096, "tuning": {"prefetch": false})"), 0);
+  EXPECT_EQ(timesPrefetch(R"("precision": "f16", "length": 4096)"), 0);
+}
+
 // Bluestein's convolution length: "bluestein": "smooth" takes the cheapest 7-smooth M >= 2N - 1; the
 // default stays the next power of two.
 TEST(Stockham, BluesteinConvolutionLengths) {

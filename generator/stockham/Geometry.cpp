@@ -324,6 +324,21 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   // Persistent blocks take their groups from a work counter: with a fixed share each, a block that started late (the
   // previous kernel still on its SM) made the whole grid wait for it.
   g.workQueue = tu.workQueue.value_or(g.persistent);
+  // The next group's copy during the last pass (KernelGeometry::prefetch, tuning only): persistent blocks without the
+  // work counter (each block must know its next group at its last pass), the load staged from a user array of the
+  // compute type, and a last pass of whole butterflies (or the fused r2c split) that stores to global memory.
+  const Storage computeComplex = d.f64 ? Storage::C64 : Storage::C32, computeReal = d.f64 ? Storage::R64 : Storage::R32;
+  const bool plainInput = (d.in.storage == computeComplex || (d.in.storage == computeReal && !d.in.scalarReal)) &&
+                          !d.in.planar && !d.loadTable && d.inValid < 0 && d.in.hermitianN == 0 &&
+                          d.in.pairOffset == 0;
+  const bool lastWhole = !d.factors.empty() && !isCoopRadix(lastRadix, maxPrime);
+  if (tu.prefetch.value_or(false) && plainInput && lastWhole && g.directStore && !g.fftMajorLoad && !d.convolve &&
+      !d.mirrored && d.axes.size() < 2 && (d.fuse == Fuse::None || (d.fuse == Fuse::R2CPost && g.fusedSplit))) {
+    g.prefetch = true;
+    g.persistent = true;
+    g.workQueue = false;
+    g.directLoad = false;
+  }
   return g;
 }
 

@@ -27,6 +27,9 @@ struct KernelContext {
   std::map<std::string, std::pair<int, std::string>> coopTables;
   // Tables read in place from __constant__ memory (every lane the same entry): name -> definition.
   std::map<std::string, std::string> constTables;
+  // KernelGeometry::prefetch: what the last pass runs between reading its inputs (and the barrier after) and computing
+  // them: the copy of the block's next group into shared memory.
+  std::vector<ast::NodePtr> nextGroupCopy;
 
   // The sign of the passes being emitted: a convolution's inverse half runs at +1.
   int stageSign() const { return d.convolve && stage == 1 ? +1 : d.sign; }

@@ -97,6 +97,7 @@ struct KernelTuning {
   std::optional<bool> deriveTwiddles;  // KernelGeometry::deriveTwiddles
   std::optional<bool> workQueue;       // KernelGeometry::workQueue (unset: for persistent grids)
   std::optional<bool> fusedSplit;      // r2c: KernelGeometry::fusedSplit; false: the split as a staged element loop
+  std::optional<bool> prefetch;        // KernelGeometry::prefetch (unset: off)
   int columnValues = 0;  // column-tiled kernels (two-kernel plans, strided axes): at most this many values per thread
                          // (0: 32 f32, 8 f64)
   BluesteinRule bluestein = BluesteinRule::Model;  // (plan)
@@ -193,6 +194,11 @@ struct KernelGeometry {
   // X[k] and X[L - k] from registers (StockhamEmitter splitPass), instead of staging Z in shared
   // memory and running an element loop over the L + 1 outputs after a barrier.
   bool fusedSplit = false;
+  // Persistent blocks copy the next group's input into shared memory (cp.async) while the last pass of this group
+  // computes and stores: the last pass reads all its inputs into registers first, then a barrier frees the buffer.
+  // Kernels of one resident block per SM otherwise leave DRAM idle while they compute. Only where the load is a
+  // contiguous run of the compute type and the last pass stores to global memory itself (Geometry.cpp).
+  bool prefetch = false;
 };
 
 }  // namespace warpforge

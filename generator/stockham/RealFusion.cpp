@@ -98,51 +98,112 @@ std::vector<NodePtr> splitStore(const KernelContext& k, const AstComplexOps::C& 
 
 }  // namespace
 
+namespace {
+
+// The stores of mirrored pair q (outputs y1 of butterfly q, y2 of butterfly ns - q, whose first elements are j and
+// jm): every X[k] of both, X[L] where q = 0.
+std::vector<NodePtr> pairStores(const KernelContext& k, const std::vector<AstComplexOps::C>& y1,
+                                const std::vector<AstComplexOps::C>& y2, const std::string& q, const std::string& j,
+                                const std::string& jm, int R, long long ns) {
+  // Mirrors of butterfly q's outputs: from butterfly ns - q, or (q = 0) from its own outputs.
+  std::vector<NodePtr> live;
+  for (int o = 0; o < R; ++o) {
+    const AstComplexOps::C& m1 = y2[R - 1 - o];
+    const AstComplexOps::C& m0 = y1[(R - o) % R];
+    const std::string mr = fmt::format("m{}r", o), mi = fmt::format("m{}i", o);
+    live.push_back(decl(k.d.f64 ? "const double" : "const float", mr, ternary(bin("==", var(q), lit(0)), m0.re, m1.re)));
+    live.push_back(decl(k.d.f64 ? "const double" : "const float", mi, ternary(bin("==", var(q), lit(0)), m0.im, m1.im)));
+    live.push_back(
+        block(splitStore(k, y1[o], {var(mr), var(mi)}, bin("+", var(j), lit(static_cast<long long>(o) * ns)), "")));
+  }
+  std::vector<NodePtr> second;
+  for (int o = 0; o < R; ++o)
+    second.push_back(
+        block(splitStore(k, y2[o], y1[R - 1 - o], bin("+", var(jm), lit(static_cast<long long>(o) * ns)), "")));
+  live.push_back(ifStmt(bin(">", var(q), lit(0)), block(second)));
+  live.push_back(ifStmt(bin("==", var(q), lit(0)), block(splitStore(k, y1[0], y1[0], lit(k.d.length), ""))));
+  return live;
+}
+
+// Iteration `it` of the split pass: pair q = t + it T read, computed and stored; a partial iteration under its guard.
+NodePtr splitIteration(const KernelContext& k, int p, long long ns, int it) {
+  const int R = k.d.factors[p], T = k.g.threadsPerFft;
+  const long long pairs = ns / 2 + 1;
+  std::vector<NodePtr> bf;
+  bf.push_back(decl("const int", "q", bin("+", var("t"), lit(it * T))));
+  std::vector<NodePtr> ops;
+  AstComplexOps ac{ops, k.d.f64};
+  std::vector<AstComplexOps::C> x1 = butterflyInputs(k, bf, p, ns, "", var("q"));
+  std::vector<AstComplexOps::C> x2 = butterflyInputs(k, bf, p, ns, "_m", bin("%", bin("-", lit(ns), var("q")), lit(ns)));
+  DftBuilder<AstComplexOps> dft(ac, k.d.sign);
+  std::vector<AstComplexOps::C> y1 = dft.dft(x1), y2 = dft.dft(x2);
+  for (auto& o : ops) bf.push_back(o);
+  bf.push_back(ifStmt(var("live"), block(pairStores(k, y1, y2, "q", "j", "j_m", R, ns))));
+  return (it + 1) * T <= pairs ? block(bf)
+                               : ifStmt(bin("<", bin("+", var("t"), lit(it * T)), lit(pairs)), block(bf));
+}
+
+// The split pass with the next group's copy in the middle (KernelGeometry::prefetch): both butterflies of every pair
+// read into named registers (a partial iteration runs whole before them), the barrier, the copy, then the butterflies
+// and their stores.
+NodePtr prefetchingSplitPass(KernelContext& k, int p, long long ns) {
+  const int R = k.d.factors[p], T = k.g.threadsPerFft;
+  const long long pairs = ns / 2 + 1;
+  const int full = static_cast<int>(pairs / T);
+  std::vector<NodePtr> st{comment(fmt::format(
+      "pass {}: radix {}, {} butterflies as {} mirrored pairs, r2c split fused into the store; inputs read, then the "
+      "next group's copy issued",
+      p, R, ns, pairs))};
+  // A partial iteration (ns / 2 + 1 pairs: often one pair past the threads) runs whole first: its registers are free
+  // again before the deferred reads.
+  if (static_cast<long long>(full) * T < pairs) st.push_back(splitIteration(k, p, ns, full));
+  std::vector<std::vector<AstComplexOps::C>> in1(full), in2(full);
+  auto materialize = [&](const std::vector<AstComplexOps::C>& xs, const std::string& prefix,
+                         std::vector<AstComplexOps::C>& into) {
+    for (int r = 0; r < R; ++r) {
+      const std::string name = fmt::format("{}_{}", prefix, r);
+      st.push_back(decl(k.cT, name, k.mk(xs[r].re, xs[r].im)));
+      into.push_back({member(var(name), "x"), member(var(name), "y")});
+    }
+  };
+  for (int it = 0; it < full; ++it) {
+    const std::string qn = fmt::format("q_{}", it);
+    st.push_back(decl("const int", qn, bin("+", var("t"), lit(it * T))));
+    materialize(butterflyInputs(k, st, p, ns, fmt::format("_{}", it), var(qn)), fmt::format("in{}", it), in1[it]);
+    materialize(butterflyInputs(k, st, p, ns, fmt::format("_m_{}", it), bin("%", bin("-", lit(ns), var(qn)), lit(ns))),
+                fmt::format("inm{}", it), in2[it]);
+  }
+  st.push_back(exprStmt(call("__syncthreads", {})));
+  for (const auto& s : k.nextGroupCopy) st.push_back(s);
+  k.nextGroupCopy.clear();  // issued (the emitter checks that some pass did)
+  for (int it = 0; it < full; ++it) {
+    std::vector<NodePtr> bf, ops;
+    AstComplexOps ac{ops, k.d.f64};
+    DftBuilder<AstComplexOps> dft(ac, k.d.sign);
+    std::vector<AstComplexOps::C> y1 = dft.dft(in1[it]), y2 = dft.dft(in2[it]);
+    for (auto& o : ops) bf.push_back(o);
+    bf.push_back(ifStmt(var("live"), block(pairStores(k, y1, y2, fmt::format("q_{}", it), fmt::format("j_{}", it),
+                                                       fmt::format("j_m_{}", it), R, ns))));
+    st.push_back(block(bf));
+  }
+  return block(st);
+}
+
+}  // namespace
+
 // X[k] needs Z[k] and Z[L - k]. Output k = j + o ns of butterfly j mirrors L - k = (ns - j) + (R - 1 - o) ns, an
 // output of butterfly ns - j, so a thread computes butterflies q and ns - q (q = 0..ns/2) and writes both butterflies'
 // outputs from registers: no staged element loop and no barrier after the last pass. q = 0 pairs with itself (the
 // mirror of o ns is (R - o) ns) and also writes X[L]; q = ns / 2 pairs with itself by the general rule.
 NodePtr splitPass(KernelContext& k, int p, long long ns) {
+  if (!k.nextGroupCopy.empty()) return prefetchingSplitPass(k, p, ns);
   const int R = k.d.factors[p], T = k.g.threadsPerFft;
   const long long pairs = ns / 2 + 1;
   const int iters = static_cast<int>((pairs + T - 1) / T);
   std::vector<NodePtr> st{
       comment(fmt::format("pass {}: radix {}, {} butterflies as {} mirrored pairs, r2c split fused into the store", p,
                           R, ns, pairs))};
-  for (int it = 0; it < iters; ++it) {
-    std::vector<NodePtr> bf;
-    bf.push_back(decl("const int", "q", bin("+", var("t"), lit(it * T))));
-    std::vector<NodePtr> ops;
-    AstComplexOps ac{ops, k.d.f64};
-    std::vector<AstComplexOps::C> x1 = butterflyInputs(k, bf, p, ns, "", var("q"));
-    std::vector<AstComplexOps::C> x2 = butterflyInputs(k, bf, p, ns, "_m",
-                                                       bin("%", bin("-", lit(ns), var("q")), lit(ns)));
-    DftBuilder<AstComplexOps> dft(ac, k.d.sign);
-    std::vector<AstComplexOps::C> y1 = dft.dft(x1), y2 = dft.dft(x2);
-    for (auto& o : ops) bf.push_back(o);
-    // Mirrors of butterfly q's outputs: from butterfly ns - q, or (q = 0) from its own outputs.
-    std::vector<NodePtr> live;
-    for (int o = 0; o < R; ++o) {
-      const AstComplexOps::C& m1 = y2[R - 1 - o];
-      const AstComplexOps::C& m0 = y1[(R - o) % R];
-      const std::string mr = fmt::format("m{}r", o), mi = fmt::format("m{}i", o);
-      live.push_back(
-          decl(k.d.f64 ? "const double" : "const float", mr, ternary(bin("==", var("q"), lit(0)), m0.re, m1.re)));
-      live.push_back(
-          decl(k.d.f64 ? "const double" : "const float", mi, ternary(bin("==", var("q"), lit(0)), m0.im, m1.im)));
-      live.push_back(
-          block(splitStore(k, y1[o], {var(mr), var(mi)}, bin("+", var("j"), lit(static_cast<long long>(o) * ns)), "")));
-    }
-    std::vector<NodePtr> second;
-    for (int o = 0; o < R; ++o)
-      second.push_back(
-          block(splitStore(k, y2[o], y1[R - 1 - o], bin("+", var("j_m"), lit(static_cast<long long>(o) * ns)), "")));
-    live.push_back(ifStmt(bin(">", var("q"), lit(0)), block(second)));
-    live.push_back(ifStmt(bin("==", var("q"), lit(0)), block(splitStore(k, y1[0], y1[0], lit(k.d.length), ""))));
-    bf.push_back(ifStmt(var("live"), block(live)));
-    st.push_back((it + 1) * T <= pairs ? block(bf)
-                                       : ifStmt(bin("<", bin("+", var("t"), lit(it * T)), lit(pairs)), block(bf)));
-  }
+  for (int it = 0; it < iters; ++it) st.push_back(splitIteration(k, p, ns, it));
   return block(st);
 }
 

@@ -71,6 +71,36 @@ class RowTile : public Tiling {
     return elementLoop(k, count, d.out, storeElementBody(k));
   }
 
+  // rowLoadAsync (Tiling.h): each element one cp.async of the compute type's complex (8 or 16 bytes: the padded shared
+  // layout aligns no wider), those past the block's last FFT zero-filled.
+  static std::vector<NodePtr> asyncLoad(const KernelContext& k) {
+    const KernelDesc& d = k.d;
+    const Access& a = d.in;
+    const int count = loadCount(d);
+    if (d.fuse == Fuse::PlaneMerge || !contiguous(k, a, count) || d.natInDigit0 != 0 || a.planar ||
+        (isReal(a.storage) && a.offset % 2))
+      return {};
+    const int bytes = d.f64 ? 16 : 8;
+    std::vector<NodePtr> out = runHead(count);
+    const long long off = isReal(a.storage) ? a.offset / 2 : a.offset;  // in complex elements
+    NodePtr first = isReal(a.storage) ? bin("+", var("in"), bin("*", bin("+", lit(off), var("base")), lit(2)))
+                                      : bin("+", var("in"), bin("+", lit(off), var("base")));
+    out.push_back(decl("const " + k.cT + "*", "src", cast("const " + k.cT + "*", first)));
+    const int total = k.g.fftsPerBlock * count;
+    for (auto& s : k.unrolled(
+             total, k.NT,
+             [&](int it) {
+               NodePtr e = bin("+", var("tid"), lit(it * k.NT));
+               return std::vector<NodePtr>{exprStmt(call(
+                   fmt::format("wf_copy_async{}", bytes),
+                   {unary(UnaryOp::AddressOf, k.shared(blockIndex(k, e, count, true))), bin("+", var("src"), e),
+                    bin("<", e, var("limit"))}))};
+             },
+             [&](int it) { return bin("+", var("tid"), lit(it * k.NT)); }))
+      out.push_back(s);
+    return {block(out)};
+  }
+
  private:
   // The block's FFTs are one contiguous run of memory laid out as in shared memory (a scalar real array: one scalar
   // per element, so that the run needs no division by the length per element: an odd c2r of 31 on one thread per
@@ -227,5 +257,7 @@ const Tiling& rowTiling() {
   static const RowTile t;
   return t;
 }
+
+std::vector<NodePtr> rowLoadAsync(const KernelContext& k) { return RowTile::asyncLoad(k); }
 
 }  // namespace warpforge

@@ -62,6 +62,19 @@ const char* const kUnpackHelpers =
     "  const int b = (int)(signed char)(u >> (8 * k));\n"
     "  return make_float2((float)(b >> 4), (float)((int)(signed char)(b << 4) >> 4));\n}";
 
+// KernelGeometry::prefetch: one element copied into shared memory without registers (zero-filled where not valid),
+// the copies issued so far closed into a group, and the wait for all of them.
+const char* const kAsyncCopyHelpers =
+    "// cp.async of one complex element into shared memory (zero-filled where not valid), its commit and wait.\n"
+    "static __device__ __forceinline__ void wf_copy_async8(void* dst, const void* src, bool valid) {\n"
+    "  asm volatile(\"cp.async.ca.shared.global [%0], [%1], 8, %2;\" :: \"r\"((unsigned)__cvta_generic_to_shared(dst)), "
+    "\"l\"(src), \"r\"(valid ? 8 : 0) : \"memory\");\n}\n"
+    "static __device__ __forceinline__ void wf_copy_async16(void* dst, const void* src, bool valid) {\n"
+    "  asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\" :: \"r\"((unsigned)__cvta_generic_to_shared(dst)), "
+    "\"l\"(src), \"r\"(valid ? 16 : 0) : \"memory\");\n}\n"
+    "static __device__ __forceinline__ void wf_copy_commit() { asm volatile(\"cp.async.commit_group;\" ::: \"memory\"); }\n"
+    "static __device__ __forceinline__ void wf_copy_wait_all() { asm volatile(\"cp.async.wait_all;\" ::: \"memory\"); }";
+
 std::string header(const KernelContext& k) {
   const KernelDesc& d = k.d;
   const KernelGeometry& g = k.g;
@@ -71,7 +84,7 @@ std::string header(const KernelContext& k) {
              "in: {}{}, element stride {}, batch strides [{}], offset {}; out: {}{}, element stride {}, batch strides "
              "[{}], offset {}.\n"
              "Block: {} threads = {} per FFT x {} FFTs; {} bytes of dynamic shared memory ({} elements per FFT); "
-             "register target {}{}{}{}{}.",
+             "register target {}{}{}{}{}{}.",
              d.specName, d.role,
              d.convolve   ? "convolution (forward then inverse)"
              : d.sign < 0 ? "forward"
@@ -84,7 +97,8 @@ std::string header(const KernelContext& k) {
              g.indexPerGroup ? ", thread indices recomputed per group" : "",
              g.deriveTwiddles ? ", twiddles W^(k r) for r not a power of two derived" : "",
              g.workQueue ? "; groups after the first from the work counter" : "",
-             g.fusedSplit ? "; r2c split fused into the last pass" : "") +
+             g.fusedSplit ? "; r2c split fused into the last pass" : "",
+             g.prefetch ? "; each group's input copied (cp.async) during the previous group's last pass" : "") +
          FusedPlanes(d).headerNote() + realPlaneNote(d);
 }
 
@@ -110,6 +124,11 @@ class Emitter {
     body.push_back(decl(k_.cT + "*", "smem_all", cast(k_.cT + "*", var("smem_raw"))));
     bluestein.prologue(k_, body);
 
+    // KernelGeometry::prefetch: the copy of the group whose first FFT is `first` (empty where the load cannot be one:
+    // the synchronous load then stays).
+    const std::vector<NodePtr> groupCopy = g.prefetch ? rowLoadAsync(k_) : std::vector<NodePtr>{};
+    if (groupCopy.empty()) k_.g.prefetch = false;
+    else k_.g.vectorBytesIn = std::max(k_.g.vectorBytesIn, d.f64 ? 16 : 8);  // each element one aligned copy
     std::vector<NodePtr> loop;
     // With indexPerGroup the per-thread indices are derived inside the group loop from an opaque read of threadIdx.x
     // (wf_thread_index); otherwise NVVM hoists every address that depends only on the thread out of the loop and may
@@ -136,7 +155,22 @@ class Emitter {
       if (k_.directIn) loop.push_back(decl("const long long", "ain", k_.fftBase(d.in)));
       if (k_.directOut) loop.push_back(decl("const long long", "aout", k_.fftBase(d.out)));
     }
-    if (!k_.directIn) {
+    if (g.prefetch) {
+      // This group's copy was issued by the previous iteration's last pass (the first group's before the loop).
+      body.push_back(block({comment("the first group's copy"), decl("const int", "tid", member(var("threadIdx"), "x")),
+                            decl("const long long", "first",
+                                 bin("*", cast("long long", member(var("blockIdx"), "x")), lit(g.fftsPerBlock))),
+                            ifStmt(bin("<", var("first"), var("ffts")), block(groupCopy)),
+                            exprStmt(call("wf_copy_commit", {}))}));
+      loop.push_back(comment("load: this group's copy landed"));
+      loop.push_back(exprStmt(call("wf_copy_wait_all", {})));
+      loop.push_back(exprStmt(call("__syncthreads", {})));
+      k_.nextGroupCopy = {block(
+          {comment("the next group's copy, while this group's last butterflies compute and store"),
+           decl("const long long", "first",
+                bin("*", bin("+", var("group"), cast("long long", member(var("gridDim"), "x"))), lit(g.fftsPerBlock))),
+           ifStmt(bin("<", var("first"), var("ffts")), block(groupCopy)), exprStmt(call("wf_copy_commit", {}))})};
+    } else if (!k_.directIn) {
       const Tiling& tiling = loadTiling(g);
       loop.push_back(comment("load: global -> shared, " + tiling.name()));
       for (auto& s : tiling.load(k_)) loop.push_back(s);
@@ -155,14 +189,16 @@ class Emitter {
       }
     }
     k_.stage = 0;
+    if (!k_.nextGroupCopy.empty())
+      throw std::logic_error("stockham emitter: kernel " + d.kernelName + "'s last pass did not issue the next copy");
     if (!k_.directOut) {
       const Tiling& tiling = storeTiling(g);
       loop.push_back(comment("store: shared -> global, " + tiling.name()));
       for (auto& s : tiling.store(k_)) loop.push_back(s);
       loop.push_back(exprStmt(call("__syncthreads", {})));  // shared memory is reused by the next group
-    } else if (!k_.directIn) {
-      // The last pass reads shared memory and stores to global memory; the next group's
-      // staged load must not overwrite shared memory before every thread has read it.
+    } else if (!k_.directIn && !g.prefetch) {
+      // The last pass reads shared memory and stores to global memory; the next group's staged load must not
+      // overwrite shared memory before every thread has read it (with the prefetch: the last pass's own barrier).
       loop.push_back(exprStmt(call("__syncthreads", {})));
     }
 
@@ -184,6 +220,7 @@ class Emitter {
     out.geom = g;
     std::vector<NodePtr> file{comment(header(k_)), raw("#include <cuda_fp16.h>"), raw(""), raw(padHelper(g))};
     if (g.indexPerGroup) file.push_back(raw(kThreadIndexHelper));
+    if (g.prefetch) file.push_back(raw(kAsyncCopyHelpers));
     file.push_back(raw(kUnpackHelpers));
     for (const auto& [name, t] : k_.coopTables) file.push_back(raw(t.second));
     for (const auto& [name, t] : k_.constTables) file.push_back(raw(t));

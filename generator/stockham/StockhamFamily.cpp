@@ -81,7 +81,8 @@ class StockhamFamilySpec : public FamilySpec, public BenchFacet, public TuneFace
                        g.deriveTwiddles ? "W^(kr) loaded for r a power of two, the rest derived"
                                         : "every W^(kr) from the table");
       o += fmt::format("  load {}; store {}\n",
-                       g.directLoad     ? "by the first pass from global memory"
+                       g.directLoad ? "by the first pass from global memory"
+                       : g.prefetch ? "staged, element-major, copied (cp.async) during the previous group's last pass"
                        : g.fftMajorLoad ? "staged, column tile"
                        : d.axes.size() > 1
                            ? fmt::format("staged, element-major, the {} plane digit-reversed (fastest axis first)",
@@ -173,6 +174,18 @@ class StockhamFamilySpec : public FamilySpec, public BenchFacet, public TuneFace
     } else if (!s_.tuning.fuseAxes.has_value() && fusedRealAxes(plane, maxPlane) >= 2) {
       v.push_back({"the real plane in one kernel (fuse_axes true)",
                    Generated{buildStockham(plane, target.arch, target.probe).launchPlan(plane)}});
+    }
+    // Where some kernel of the plan can copy its next group during its last pass (KernelGeometry::prefetch) and the
+    // spec does not say, that form is timed too.
+    if (!s_.tuning.prefetch.has_value()) {
+      StockhamSpec prefetch = s_;
+      prefetch.tuning.prefetch = true;
+      LaunchPlan plan = buildStockham(prefetch, target.arch, target.probe).launchPlan(prefetch);
+      const bool applies = std::any_of(plan.sources.begin(), plan.sources.end(), [](const KernelSource& src) {
+        return src.text.find("wf_copy_wait_all();") != std::string::npos;
+      });
+      if (applies)
+        v.push_back({"the next group's copy during the last pass (prefetch true)", Generated{std::move(plan)}});
     }
     return v;
   }

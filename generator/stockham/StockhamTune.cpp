@@ -110,6 +110,7 @@ Json stockhamTuningMembers(const std::vector<int>& factors, const KernelTuning& 
   flag("three_kernels", k.threeKernels);
   flag("half_scratch", k.halfScratch);
   flag("pair_batch", k.pairBatch);
+  flag("prefetch", k.prefetch);
   if (k.realSplit) t["real_split"] = realSplitName(*k.realSplit);
   Json out = Json::object();
   if (!factors.empty()) out["factors"] = factors;
@@ -288,6 +289,7 @@ TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer,
       varySwitch("thread indices", {false, true}, &KernelTuning::indexPerGroup);
       varySwitch("twiddles", {false, true}, &KernelTuning::deriveTwiddles);
       varySwitch("work queue", {false, true}, &KernelTuning::workQueue);
+      varySwitch("prefetch", {false, true}, &KernelTuning::prefetch);
       if (spec.transform == Transform::R2C) varySwitch("fused split", {true, false}, &KernelTuning::fusedSplit);
       StockhamSpec asPlane = spec;  // (an odd innermost length takes the plane only where asked)
       asPlane.tuning.fuseAxes = true;

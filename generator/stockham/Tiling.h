@@ -23,6 +23,10 @@ class Tiling {
 };
 
 const Tiling& rowTiling();     // RowTile.cpp
+// The row tiling's load as cp.async copies (no registers, no wait): the group whose first FFT is the variable `first`
+// into shared memory, elements past the last FFT zero-filled. Empty where the load is not a contiguous run of the
+// compute type (KernelGeometry::prefetch then falls back to the synchronous load).
+std::vector<ast::NodePtr> rowLoadAsync(const KernelContext& k);
 const Tiling& columnTiling();  // ColumnTile.cpp
 // The tiling of the kernel's load / store side.
 inline const Tiling& loadTiling(const KernelGeometry& g) { return g.fftMajorLoad ? columnTiling() : rowTiling(); }
