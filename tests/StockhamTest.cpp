@@ -2061,7 +2061,8 @@ TEST(Stockham, PrefetchingKernelsRunOnTheCpu) {
       {"f32 1000 inverse, batch 7", R"("precision": "f32", "length": 1000, "direction": "inverse")", 7},
       {"f64 720, batch 9", R"("precision": "f64", "length": 720)", 9},
       {"f32 6144, two butterflies per thread in the last pass, batch 5", R"("precision": "f32", "length": 6144,
-         "tuning": {"threads_per_fft": 256, "prefetch": true})", 5},
+         "tuning": {"threads_per_fft": 256, "prefetch": true})",
+       5},
       {"r2c f32 2048 (the split fused into the last pass), batch 13",
        R"("precision": "f32", "transform": "r2c", "length": 2048)", 13},
       {"r2c f64 1000, batch 6", R"("precision": "f64", "transform": "r2c", "length": 1000)", 6},
@@ -2070,9 +2071,8 @@ TEST(Stockham, PrefetchingKernelsRunOnTheCpu) {
   };
   int n = 0;
   for (const auto& c : cases) {
-    const std::string body = c.body.find("tuning") == std::string::npos
-                                 ? c.body + R"(, "tuning": {"prefetch": true})"
-                                 : c.body;
+    const std::string body = c.body.find("tuning") == std::string::npos ? c.body + R"(, "tuning": {"prefetch": true})"
+                                                                        : c.body;
     auto fs = makeStockhamSpec(
         parseStockhamSpecText(R"({"name": "cpupf", "family": "stockham", )" + body + "}", "cpu.json"));
     const LaunchPlan lp = prefetchingPlan(*fs, c.label);
@@ -2095,8 +2095,7 @@ TEST(Stockham, PrefetchingKernelsRunOnTheCpu) {
       {{{"no wait for the group's copy", "    wf_copy_wait_all();\n    __syncthreads();", "    __syncthreads();"},
         {"this group copied again", "const long long first = group + (long long)gridDim.x;",
          "const long long first = group;"},
-        {"no next copy", "const long long first = group + (long long)gridDim.x;",
-         "const long long first = ffts;"}}},
+        {"no next copy", "const long long first = group + (long long)gridDim.x;", "const long long first = ffts;"}}},
       3990, "stockham-cpu", asyncCopyShim());
 }
 

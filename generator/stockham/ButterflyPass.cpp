@@ -83,15 +83,16 @@ class ButterflyPass : public RadixPass {
     const KernelDesc& d = k.d;
     const int R = d.factors[p], L = d.length, T = k.g.threadsPerFft;
     const int butterflies = L / R, full = butterflies / T;
-    std::vector<NodePtr> st{comment(fmt::format(
-        "pass {}: radix {}, {} butterflies, sub-transforms {} -> {}; inputs read, then the next group's copy issued", p,
-        R, butterflies, ns, ns * R))};
+    std::vector<NodePtr> st{
+        comment(fmt::format("pass {}: radix {}, {} butterflies, sub-transforms {} -> {}; inputs read, then the next "
+                            "group's copy issued",
+                            p, R, butterflies, ns, ns * R))};
     // A partial iteration runs whole first: its registers are free again before the deferred reads.
     if (full * T < butterflies) st.push_back(iteration(k, p, ns, full, true));
     std::vector<std::vector<AstComplexOps::C>> inputs(full);
     for (int it = 0; it < full; ++it) {
-      std::vector<AstComplexOps::C> xs =
-          butterflyInputs(k, st, p, ns, fmt::format("_{}", it), bin("+", var("t"), lit(it * T)));
+      std::vector<AstComplexOps::C> xs = butterflyInputs(k, st, p, ns, fmt::format("_{}", it),
+                                                         bin("+", var("t"), lit(it * T)));
       for (int r = 0; r < R; ++r) {
         const std::string name = fmt::format("in{}_{}", it, r);
         st.push_back(decl(k.cT, name, k.mk(xs[r].re, xs[r].im)));
@@ -110,8 +111,8 @@ class ButterflyPass : public RadixPass {
       for (int o = 0; o < R; ++o) {
         if (d.outDropFrom >= 0 && o * ns >= d.outDropFrom) continue;
         std::vector<NodePtr> put{decl(k.cT, "v", k.mk(ys[o].re, ys[o].im))};
-        for (auto& s : storeElement(k, bin("+", var(fmt::format("j_{}", it)), lit(static_cast<long long>(o) * ns)),
-                                    "aout"))
+        for (auto& s :
+             storeElement(k, bin("+", var(fmt::format("j_{}", it)), lit(static_cast<long long>(o) * ns)), "aout"))
           put.push_back(s);
         bf.push_back(ifStmt(var("live"), block(put)));
       }

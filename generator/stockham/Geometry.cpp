@@ -329,8 +329,7 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   // compute type, and a last pass of whole butterflies (or the fused r2c split) that stores to global memory.
   const Storage computeComplex = d.f64 ? Storage::C64 : Storage::C32, computeReal = d.f64 ? Storage::R64 : Storage::R32;
   const bool plainInput = (d.in.storage == computeComplex || (d.in.storage == computeReal && !d.in.scalarReal)) &&
-                          !d.in.planar && !d.loadTable && d.inValid < 0 && d.in.hermitianN == 0 &&
-                          d.in.pairOffset == 0;
+                          !d.in.planar && !d.loadTable && d.inValid < 0 && d.in.hermitianN == 0 && d.in.pairOffset == 0;
   const bool lastWhole = !d.factors.empty() && !isCoopRadix(lastRadix, maxPrime);
   if (tu.prefetch.value_or(false) && plainInput && lastWhole && g.directStore && !g.fftMajorLoad && !d.convolve &&
       !d.mirrored && d.axes.size() < 2 && (d.fuse == Fuse::None || (d.fuse == Fuse::R2CPost && g.fusedSplit))) {

@@ -111,8 +111,10 @@ std::vector<NodePtr> pairStores(const KernelContext& k, const std::vector<AstCom
     const AstComplexOps::C& m1 = y2[R - 1 - o];
     const AstComplexOps::C& m0 = y1[(R - o) % R];
     const std::string mr = fmt::format("m{}r", o), mi = fmt::format("m{}i", o);
-    live.push_back(decl(k.d.f64 ? "const double" : "const float", mr, ternary(bin("==", var(q), lit(0)), m0.re, m1.re)));
-    live.push_back(decl(k.d.f64 ? "const double" : "const float", mi, ternary(bin("==", var(q), lit(0)), m0.im, m1.im)));
+    live.push_back(
+        decl(k.d.f64 ? "const double" : "const float", mr, ternary(bin("==", var(q), lit(0)), m0.re, m1.re)));
+    live.push_back(
+        decl(k.d.f64 ? "const double" : "const float", mi, ternary(bin("==", var(q), lit(0)), m0.im, m1.im)));
     live.push_back(
         block(splitStore(k, y1[o], {var(mr), var(mi)}, bin("+", var(j), lit(static_cast<long long>(o) * ns)), "")));
   }
@@ -134,13 +136,13 @@ NodePtr splitIteration(const KernelContext& k, int p, long long ns, int it) {
   std::vector<NodePtr> ops;
   AstComplexOps ac{ops, k.d.f64};
   std::vector<AstComplexOps::C> x1 = butterflyInputs(k, bf, p, ns, "", var("q"));
-  std::vector<AstComplexOps::C> x2 = butterflyInputs(k, bf, p, ns, "_m", bin("%", bin("-", lit(ns), var("q")), lit(ns)));
+  std::vector<AstComplexOps::C> x2 = butterflyInputs(k, bf, p, ns, "_m",
+                                                     bin("%", bin("-", lit(ns), var("q")), lit(ns)));
   DftBuilder<AstComplexOps> dft(ac, k.d.sign);
   std::vector<AstComplexOps::C> y1 = dft.dft(x1), y2 = dft.dft(x2);
   for (auto& o : ops) bf.push_back(o);
   bf.push_back(ifStmt(var("live"), block(pairStores(k, y1, y2, "q", "j", "j_m", R, ns))));
-  return (it + 1) * T <= pairs ? block(bf)
-                               : ifStmt(bin("<", bin("+", var("t"), lit(it * T)), lit(pairs)), block(bf));
+  return (it + 1) * T <= pairs ? block(bf) : ifStmt(bin("<", bin("+", var("t"), lit(it * T)), lit(pairs)), block(bf));
 }
 
 // The split pass with the next group's copy in the middle (KernelGeometry::prefetch): both butterflies of every pair
@@ -150,10 +152,11 @@ NodePtr prefetchingSplitPass(KernelContext& k, int p, long long ns) {
   const int R = k.d.factors[p], T = k.g.threadsPerFft;
   const long long pairs = ns / 2 + 1;
   const int full = static_cast<int>(pairs / T);
-  std::vector<NodePtr> st{comment(fmt::format(
-      "pass {}: radix {}, {} butterflies as {} mirrored pairs, r2c split fused into the store; inputs read, then the "
-      "next group's copy issued",
-      p, R, ns, pairs))};
+  std::vector<NodePtr> st{
+      comment(fmt::format("pass {}: radix {}, {} butterflies as {} mirrored pairs, r2c split fused into the store; "
+                          "inputs read, then the "
+                          "next group's copy issued",
+                          p, R, ns, pairs))};
   // A partial iteration (ns / 2 + 1 pairs: often one pair past the threads) runs whole first: its registers are free
   // again before the deferred reads.
   if (static_cast<long long>(full) * T < pairs) st.push_back(splitIteration(k, p, ns, full));
@@ -183,7 +186,7 @@ NodePtr prefetchingSplitPass(KernelContext& k, int p, long long ns) {
     std::vector<AstComplexOps::C> y1 = dft.dft(in1[it]), y2 = dft.dft(in2[it]);
     for (auto& o : ops) bf.push_back(o);
     bf.push_back(ifStmt(var("live"), block(pairStores(k, y1, y2, fmt::format("q_{}", it), fmt::format("j_{}", it),
-                                                       fmt::format("j_m_{}", it), R, ns))));
+                                                      fmt::format("j_m_{}", it), R, ns))));
     st.push_back(block(bf));
   }
   return block(st);

@@ -91,10 +91,10 @@ class RowTile : public Tiling {
              total, k.NT,
              [&](int it) {
                NodePtr e = bin("+", var("tid"), lit(it * k.NT));
-               return std::vector<NodePtr>{exprStmt(call(
-                   fmt::format("wf_copy_async{}", bytes),
-                   {unary(UnaryOp::AddressOf, k.shared(blockIndex(k, e, count, true))), bin("+", var("src"), e),
-                    bin("<", e, var("limit"))}))};
+               return std::vector<NodePtr>{
+                   exprStmt(call(fmt::format("wf_copy_async{}", bytes),
+                                 {unary(UnaryOp::AddressOf, k.shared(blockIndex(k, e, count, true))),
+                                  bin("+", var("src"), e), bin("<", e, var("limit"))}))};
              },
              [&](int it) { return bin("+", var("tid"), lit(it * k.NT)); }))
       out.push_back(s);

@@ -67,13 +67,17 @@ const char* const kUnpackHelpers =
 const char* const kAsyncCopyHelpers =
     "// cp.async of one complex element into shared memory (zero-filled where not valid), its commit and wait.\n"
     "static __device__ __forceinline__ void wf_copy_async8(void* dst, const void* src, bool valid) {\n"
-    "  asm volatile(\"cp.async.ca.shared.global [%0], [%1], 8, %2;\" :: \"r\"((unsigned)__cvta_generic_to_shared(dst)), "
+    "  asm volatile(\"cp.async.ca.shared.global [%0], [%1], 8, %2;\" :: "
+    "\"r\"((unsigned)__cvta_generic_to_shared(dst)), "
     "\"l\"(src), \"r\"(valid ? 8 : 0) : \"memory\");\n}\n"
     "static __device__ __forceinline__ void wf_copy_async16(void* dst, const void* src, bool valid) {\n"
-    "  asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\" :: \"r\"((unsigned)__cvta_generic_to_shared(dst)), "
+    "  asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\" :: "
+    "\"r\"((unsigned)__cvta_generic_to_shared(dst)), "
     "\"l\"(src), \"r\"(valid ? 16 : 0) : \"memory\");\n}\n"
-    "static __device__ __forceinline__ void wf_copy_commit() { asm volatile(\"cp.async.commit_group;\" ::: \"memory\"); }\n"
-    "static __device__ __forceinline__ void wf_copy_wait_all() { asm volatile(\"cp.async.wait_all;\" ::: \"memory\"); }";
+    "static __device__ __forceinline__ void wf_copy_commit() { asm volatile(\"cp.async.commit_group;\" ::: "
+    "\"memory\"); }\n"
+    "static __device__ __forceinline__ void wf_copy_wait_all() { asm volatile(\"cp.async.wait_all;\" ::: \"memory\"); "
+    "}";
 
 std::string header(const KernelContext& k) {
   const KernelDesc& d = k.d;
@@ -157,11 +161,11 @@ class Emitter {
     }
     if (g.prefetch) {
       // This group's copy was issued by the previous iteration's last pass (the first group's before the loop).
-      body.push_back(block({comment("the first group's copy"), decl("const int", "tid", member(var("threadIdx"), "x")),
-                            decl("const long long", "first",
-                                 bin("*", cast("long long", member(var("blockIdx"), "x")), lit(g.fftsPerBlock))),
-                            ifStmt(bin("<", var("first"), var("ffts")), block(groupCopy)),
-                            exprStmt(call("wf_copy_commit", {}))}));
+      body.push_back(
+          block({comment("the first group's copy"), decl("const int", "tid", member(var("threadIdx"), "x")),
+                 decl("const long long", "first",
+                      bin("*", cast("long long", member(var("blockIdx"), "x")), lit(g.fftsPerBlock))),
+                 ifStmt(bin("<", var("first"), var("ffts")), block(groupCopy)), exprStmt(call("wf_copy_commit", {}))}));
       loop.push_back(comment("load: this group's copy landed"));
       loop.push_back(exprStmt(call("wf_copy_wait_all", {})));
       loop.push_back(exprStmt(call("__syncthreads", {})));

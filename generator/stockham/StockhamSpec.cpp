@@ -147,10 +147,10 @@ StockhamIo parseIo(const JsonReader& rd, const Json& j, const std::string& path,
 KernelTuning parseTuning(const JsonReader& rd, const Json& j, Precision precision) {
   const std::string path = "/tuning";
   rd.needObject(j, path);
-  rd.onlyKeys(j, path,
-              {"threads_per_fft", "block_threads", "register_target", "direct_load", "direct_store", "persistent",
-               "index_per_group", "derive_twiddles", "work_queue", "fused_split", "column_values", "bluestein",
-               "fuse_axes", "three_kernels", "half_scratch", "real_split", "spill_bytes", "split", "pair_batch", "prefetch"});
+  rd.onlyKeys(j, path, {"threads_per_fft", "block_threads",   "register_target", "direct_load",   "direct_store",
+                        "persistent",      "index_per_group", "derive_twiddles", "work_queue",    "fused_split",
+                        "column_values",   "bluestein",       "fuse_axes",       "three_kernels", "half_scratch",
+                        "real_split",      "spill_bytes",     "split",           "pair_batch",    "prefetch"});
   KernelTuning t;
   if (j.contains("threads_per_fft"))
     t.threadsPerFft = static_cast<int>(rd.integer(j["threads_per_fft"], path + "/threads_per_fft", 1, 1024));

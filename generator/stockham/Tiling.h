@@ -22,7 +22,7 @@ class Tiling {
   virtual std::vector<ast::NodePtr> store(KernelContext& k) const = 0;
 };
 
-const Tiling& rowTiling();     // RowTile.cpp
+const Tiling& rowTiling();  // RowTile.cpp
 // The row tiling's load as cp.async copies (no registers, no wait): the group whose first FFT is the variable `first`
 // into shared memory, elements past the last FFT zero-filled. Empty where the load is not a contiguous run of the
 // compute type (KernelGeometry::prefetch then falls back to the synchronous load).
