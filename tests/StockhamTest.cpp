@@ -505,6 +505,7 @@ TEST(Stockham, SpecErrorsNameThePath) {
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"index_per_group": "yes"})")).first, "/tuning/index_per_group");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"derive_twiddles": 0})")).first, "/tuning/derive_twiddles");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"work_queue": "yes"})")).first, "/tuning/work_queue");
+  EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"prefetch": 1})")).first, "/tuning/prefetch");
   EXPECT_EQ(
       errorOf(
           R"({"name": "s", "family": "stockham", "precision": "f32", "lengths": [20, 20], "tuning": {"fuse_axes": "no"}})")

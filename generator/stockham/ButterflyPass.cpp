@@ -62,19 +62,24 @@ class ButterflyPass : public RadixPass {
     std::vector<AstComplexOps::C> ys = dft.dft(xs);
     for (auto& o : ops) bf.push_back(o);
     if (lastDirect) {
-      // last pass: output k = j + o ns is element k of the FFT (ns = L / R, j < ns)
-      for (int o = 0; o < R; ++o) {
-        if (d.outDropFrom >= 0 && o * ns >= d.outDropFrom) continue;  // never stored, for any j
-        std::vector<NodePtr> put{decl(k.cT, "v", k.mk(ys[o].re, ys[o].im))};
-        NodePtr kIdx = bin("+", j, lit(static_cast<long long>(o) * ns));
-        for (auto& s : storeElement(k, kIdx, "aout")) put.push_back(s);
-        bf.push_back(ifStmt(var("live"), block(put)));
-      }
+      directStores(k, bf, ys, j, ns);
     } else {
       for (int o = 0; o < R; ++o) bf.push_back(assign(index(var("x"), lit(it * R + o)), k.mk(ys[o].re, ys[o].im)));
     }
     return (it + 1) * T <= butterflies ? block(bf)
                                        : ifStmt(bin("<", bin("+", var("t"), lit(it * T)), lit(butterflies)), block(bf));
+  }
+
+  // A direct last pass's stores: output k = j + o ns is element k of the FFT (ns = L / R, j < ns).
+  static void directStores(const KernelContext& k, std::vector<NodePtr>& bf, const std::vector<AstComplexOps::C>& ys,
+                           const NodePtr& j, long long ns) {
+    const KernelDesc& d = k.d;
+    for (int o = 0; o < static_cast<int>(ys.size()); ++o) {
+      if (d.outDropFrom >= 0 && o * ns >= d.outDropFrom) continue;  // never stored, for any j
+      std::vector<NodePtr> put{decl(k.cT, "v", k.mk(ys[o].re, ys[o].im))};
+      for (auto& s : storeElement(k, bin("+", j, lit(static_cast<long long>(o) * ns)), "aout")) put.push_back(s);
+      bf.push_back(ifStmt(var("live"), block(put)));
+    }
   }
 
   // The last pass with the next group's copy in the middle: a partial iteration whole, every full iteration's inputs
@@ -93,29 +98,16 @@ class ButterflyPass : public RadixPass {
     for (int it = 0; it < full; ++it) {
       std::vector<AstComplexOps::C> xs = butterflyInputs(k, st, p, ns, fmt::format("_{}", it),
                                                          bin("+", var("t"), lit(it * T)));
-      for (int r = 0; r < R; ++r) {
-        const std::string name = fmt::format("in{}_{}", it, r);
-        st.push_back(decl(k.cT, name, k.mk(xs[r].re, xs[r].im)));
-        inputs[it].push_back({member(var(name), "x"), member(var(name), "y")});
-      }
+      for (int r = 0; r < R; ++r) inputs[it].push_back(heldInput(k, st, xs[r], fmt::format("in{}_{}", it, r)));
     }
-    st.push_back(exprStmt(call("__syncthreads", {})));
-    for (const auto& s : k.nextGroupCopy) st.push_back(s);
-    k.nextGroupCopy.clear();  // issued (the emitter checks that some pass did)
+    issueNextGroupCopy(k, st);
     for (int it = 0; it < full; ++it) {
       std::vector<NodePtr> bf, ops;
       AstComplexOps ac{ops, d.f64};
       DftBuilder<AstComplexOps> dft(ac, k.stageSign());
       std::vector<AstComplexOps::C> ys = dft.dft(inputs[it]);
       for (auto& o : ops) bf.push_back(o);
-      for (int o = 0; o < R; ++o) {
-        if (d.outDropFrom >= 0 && o * ns >= d.outDropFrom) continue;
-        std::vector<NodePtr> put{decl(k.cT, "v", k.mk(ys[o].re, ys[o].im))};
-        for (auto& s :
-             storeElement(k, bin("+", var(fmt::format("j_{}", it)), lit(static_cast<long long>(o) * ns)), "aout"))
-          put.push_back(s);
-        bf.push_back(ifStmt(var("live"), block(put)));
-      }
+      directStores(k, bf, ys, var(fmt::format("j_{}", it)), ns);
       st.push_back(block(bf));
     }
     return block(st);

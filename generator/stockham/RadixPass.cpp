@@ -20,6 +20,18 @@ const RadixPass& radixPassFor(const KernelContext& k, int p) {
   return butterflyPass();
 }
 
+AstComplexOps::C heldInput(const KernelContext& k, std::vector<NodePtr>& st, const AstComplexOps::C& x,
+                           const std::string& name) {
+  st.push_back(decl(k.cT, name, k.mk(x.re, x.im)));
+  return {member(var(name), "x"), member(var(name), "y")};
+}
+
+void issueNextGroupCopy(KernelContext& k, std::vector<NodePtr>& st) {
+  st.push_back(exprStmt(call("__syncthreads", {})));
+  for (const auto& s : k.nextGroupCopy) st.push_back(s);
+  k.nextGroupCopy.clear();
+}
+
 NodePtr butterflyBase(const NodePtr& j, int R, long long ns) {
   return ns == 1 ? bin("*", j, lit(R)) : bin("+", bin("*", bin("/", j, lit(ns)), lit(ns * R)), bin("%", j, lit(ns)));
 }

@@ -33,6 +33,13 @@ const RadixPass& radixPassFor(const KernelContext& k, int p);
 // shared memory and multiplied by their twiddles: what the radix-R DFT takes.
 std::vector<ast::AstComplexOps::C> butterflyInputs(const KernelContext& k, std::vector<ast::NodePtr>& bf, int p,
                                                    long long ns, const std::string& sfx, const ast::NodePtr& jInit);
+// A butterfly input held in a named register across the last pass's barrier (KernelGeometry::prefetch): declared in
+// `st` as `name`, returned as that variable.
+ast::AstComplexOps::C heldInput(const KernelContext& k, std::vector<ast::NodePtr>& st, const ast::AstComplexOps::C& x,
+                                const std::string& name);
+// The prefetching last pass's middle: the barrier after its reads, then the next group's copy (taken from k, which
+// the emitter checks was issued).
+void issueNextGroupCopy(KernelContext& k, std::vector<ast::NodePtr>& st);
 // The first slot of butterfly j's outputs: (j / ns) ns R + j % ns.
 ast::NodePtr butterflyBase(const ast::NodePtr& j, int R, long long ns);
 

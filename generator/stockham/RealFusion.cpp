@@ -96,10 +96,6 @@ std::vector<NodePtr> splitStore(const KernelContext& k, const AstComplexOps::C& 
   return out;
 }
 
-}  // namespace
-
-namespace {
-
 // The stores of mirrored pair q (outputs y1 of butterfly q, y2 of butterfly ns - q, whose first elements are j and
 // jm): every X[k] of both, X[L] where q = 0.
 std::vector<NodePtr> pairStores(const KernelContext& k, const std::vector<AstComplexOps::C>& y1,
@@ -154,8 +150,7 @@ NodePtr prefetchingSplitPass(KernelContext& k, int p, long long ns) {
   const int full = static_cast<int>(pairs / T);
   std::vector<NodePtr> st{
       comment(fmt::format("pass {}: radix {}, {} butterflies as {} mirrored pairs, r2c split fused into the store; "
-                          "inputs read, then the "
-                          "next group's copy issued",
+                          "inputs read, then the next group's copy issued",
                           p, R, ns, pairs))};
   // A partial iteration (ns / 2 + 1 pairs: often one pair past the threads) runs whole first: its registers are free
   // again before the deferred reads.
@@ -163,11 +158,7 @@ NodePtr prefetchingSplitPass(KernelContext& k, int p, long long ns) {
   std::vector<std::vector<AstComplexOps::C>> in1(full), in2(full);
   auto materialize = [&](const std::vector<AstComplexOps::C>& xs, const std::string& prefix,
                          std::vector<AstComplexOps::C>& into) {
-    for (int r = 0; r < R; ++r) {
-      const std::string name = fmt::format("{}_{}", prefix, r);
-      st.push_back(decl(k.cT, name, k.mk(xs[r].re, xs[r].im)));
-      into.push_back({member(var(name), "x"), member(var(name), "y")});
-    }
+    for (int r = 0; r < R; ++r) into.push_back(heldInput(k, st, xs[r], fmt::format("{}_{}", prefix, r)));
   };
   for (int it = 0; it < full; ++it) {
     const std::string qn = fmt::format("q_{}", it);
@@ -176,9 +167,7 @@ NodePtr prefetchingSplitPass(KernelContext& k, int p, long long ns) {
     materialize(butterflyInputs(k, st, p, ns, fmt::format("_m_{}", it), bin("%", bin("-", lit(ns), var(qn)), lit(ns))),
                 fmt::format("inm{}", it), in2[it]);
   }
-  st.push_back(exprStmt(call("__syncthreads", {})));
-  for (const auto& s : k.nextGroupCopy) st.push_back(s);
-  k.nextGroupCopy.clear();  // issued (the emitter checks that some pass did)
+  issueNextGroupCopy(k, st);
   for (int it = 0; it < full; ++it) {
     std::vector<NodePtr> bf, ops;
     AstComplexOps ac{ops, k.d.f64};

@@ -161,19 +161,21 @@ class Emitter {
     }
     if (g.prefetch) {
       // This group's copy was issued by the previous iteration's last pass (the first group's before the loop).
-      body.push_back(
-          block({comment("the first group's copy"), decl("const int", "tid", member(var("threadIdx"), "x")),
-                 decl("const long long", "first",
-                      bin("*", cast("long long", member(var("blockIdx"), "x")), lit(g.fftsPerBlock))),
-                 ifStmt(bin("<", var("first"), var("ffts")), block(groupCopy)), exprStmt(call("wf_copy_commit", {}))}));
+      // The copy of group `group` (where there is one) and its commit: FFT `first` onward.
+      auto copyOf = [&](const std::string& note, const NodePtr& group, std::vector<NodePtr> head) {
+        head.insert(head.begin(), comment(note));
+        head.push_back(decl("const long long", "first", bin("*", group, lit(g.fftsPerBlock))));
+        head.push_back(ifStmt(bin("<", var("first"), var("ffts")), block(groupCopy)));
+        head.push_back(exprStmt(call("wf_copy_commit", {})));
+        return block(head);
+      };
+      body.push_back(copyOf("the first group's copy", cast("long long", member(var("blockIdx"), "x")),
+                            {decl("const int", "tid", member(var("threadIdx"), "x"))}));
       loop.push_back(comment("load: this group's copy landed"));
       loop.push_back(exprStmt(call("wf_copy_wait_all", {})));
       loop.push_back(exprStmt(call("__syncthreads", {})));
-      k_.nextGroupCopy = {block(
-          {comment("the next group's copy, while this group's last butterflies compute and store"),
-           decl("const long long", "first",
-                bin("*", bin("+", var("group"), cast("long long", member(var("gridDim"), "x"))), lit(g.fftsPerBlock))),
-           ifStmt(bin("<", var("first"), var("ffts")), block(groupCopy)), exprStmt(call("wf_copy_commit", {}))})};
+      k_.nextGroupCopy = {copyOf("the next group's copy, while this group's last butterflies compute and store",
+                                 bin("+", var("group"), cast("long long", member(var("gridDim"), "x"))), {})};
     } else if (!k_.directIn) {
       const Tiling& tiling = loadTiling(g);
       loop.push_back(comment("load: global -> shared, " + tiling.name()));

@@ -180,12 +180,10 @@ class StockhamFamilySpec : public FamilySpec, public BenchFacet, public TuneFace
     if (!s_.tuning.prefetch.has_value()) {
       StockhamSpec prefetch = s_;
       prefetch.tuning.prefetch = true;
-      LaunchPlan plan = buildStockham(prefetch, target.arch, target.probe).launchPlan(prefetch);
-      const bool applies = std::any_of(plan.sources.begin(), plan.sources.end(), [](const KernelSource& src) {
-        return src.text.find("wf_copy_wait_all();") != std::string::npos;
-      });
-      if (applies)
-        v.push_back({"the next group's copy during the last pass (prefetch true)", Generated{std::move(plan)}});
+      const StockhamBuild b = buildStockham(prefetch, target.arch, target.probe);
+      if (std::any_of(b.kernels.begin(), b.kernels.end(),
+                      [](const SpillFreeKernel& k) { return k.kernel.geom.prefetch; }))
+        v.push_back({"the next group's copy during the last pass (prefetch true)", Generated{b.launchPlan(prefetch)}});
     }
     return v;
   }
