@@ -100,6 +100,19 @@ std::vector<cdouble> stockhamPasses(const std::vector<int>& factors, const std::
 // Generated CUDA made host C++ for tests/CudaOnCpu.h: the f16 storage conversions through the host compiler's
 // _Float16 (IEEE binary16, round to nearest even, as cuda_fp16.h's _rn conversions), and the opaque thread-index read
 // (indexPerGroup) as a plain one.
+// The cp.async helpers of a kernel that copies its next group during the last pass (KernelGeometry::prefetch) on
+// tests/CudaOnCpu.h's emulation: a copy lands at its wait, its destination poisoned until then.
+std::vector<std::pair<std::string, std::string>> asyncCopyShim() {
+  return {{"wf_copy_async8",
+           "static inline void wf_copy_async8(void* dst, const void* src, bool valid) { wf_cp_async(dst, src, 8, "
+           "valid); }"},
+          {"wf_copy_async16",
+           "static inline void wf_copy_async16(void* dst, const void* src, bool valid) { wf_cp_async(dst, src, 16, "
+           "valid); }"},
+          {"wf_copy_commit", "static inline void wf_copy_commit() { wf_cp_commit(); }"},
+          {"wf_copy_wait_all", "static inline void wf_copy_wait_all() { wf_cp_commit(); wf_cp_wait(0); }"}};
+}
+
 std::string cpuRunnableSource(std::string src) {
   src = test::withHostHalf(std::move(src));
   const std::string asmIndex = "asm volatile(\"mov.u32 %0, %%tid.x;\" : \"=r\"(t));";
@@ -2032,16 +2045,6 @@ TEST(Stockham, BluesteinLengthFromTheKernels) {
 // wait, its destination poisoned until then) against FFTW. Blocks take several groups each (the grid capped), the
 // last group partial; a kernel whose wait is gone reads the poison and is caught.
 namespace {
-std::vector<std::pair<std::string, std::string>> asyncCopyShim() {
-  return {{"wf_copy_async8",
-           "static inline void wf_copy_async8(void* dst, const void* src, bool valid) { wf_cp_async(dst, src, 8, "
-           "valid); }"},
-          {"wf_copy_async16",
-           "static inline void wf_copy_async16(void* dst, const void* src, bool valid) { wf_cp_async(dst, src, 16, "
-           "valid); }"},
-          {"wf_copy_commit", "static inline void wf_copy_commit() { wf_cp_commit(); }"},
-          {"wf_copy_wait_all", "static inline void wf_copy_wait_all() { wf_cp_commit(); wf_cp_wait(0); }"}};
-}
 
 LaunchPlan prefetchingPlan(const FamilySpec& fs, const std::string& label) {
   LaunchPlan lp = fs.emit(EmitTarget{"sm_90", nullptr}).plan;
@@ -2114,6 +2117,15 @@ TEST(Stockham, PrefetchOnlyWhereItHolds) {
   EXPECT_TRUE(geom(R"("precision": "f32", "length": 4096, "tuning": {"prefetch": true, "work_queue": true})"));
   EXPECT_FALSE(geom(R"("precision": "f32", "length": 4096)"));
   EXPECT_FALSE(geom(R"("precision": "f32", "length": 4096, "tuning": {"prefetch": false})"));
+  // By default: c2c FFTs of 96 KiB and more (one block per SM), not shorter ones, not the fused r2c split.
+  EXPECT_TRUE(geom(R"("precision": "f32", "length": 16384)"));
+  EXPECT_TRUE(geom(R"("precision": "f32", "length": 12288)"));
+  EXPECT_FALSE(geom(R"("precision": "f32", "length": 12000)"));
+  EXPECT_TRUE(geom(R"("precision": "f64", "length": 8192)"));
+  EXPECT_FALSE(geom(R"("precision": "f64", "length": 4096)"));
+  EXPECT_FALSE(geom(R"("precision": "f32", "length": 16384, "tuning": {"prefetch": false})"));
+  EXPECT_FALSE(geom(R"("precision": "f32", "transform": "r2c", "length": 32768)"));
+  EXPECT_FALSE(geom(R"("precision": "f16", "length": 16384)"));
   EXPECT_FALSE(geom(R"("precision": "f16", "length": 4096, "tuning": {"prefetch": true})"));
   EXPECT_FALSE(geom(R"("precision": "f32", "length": 4096, "input": {"type": "ci8"}, "tuning": {"prefetch": true})"));
   EXPECT_FALSE(geom(R"("precision": "f32", "length": 4096, "input": {"stride": 2, "distance": 8192},
@@ -2134,6 +2146,18 @@ TEST(Stockham, PrefetchOnlyWhereItHolds) {
   EXPECT_EQ(timesPrefetch(R"("precision": "f32", "length": 4096)"), 1);
   EXPECT_EQ(timesPrefetch(R"("precision": "f32", "length": 4096, "tuning": {"prefetch": false})"), 0);
   EXPECT_EQ(timesPrefetch(R"("precision": "f16", "length": 4096)"), 0);
+  // Where the default copies ahead, the synchronous load is the variant.
+  auto timesSynchronous = [](const std::string& body) {
+    auto fs = makeStockhamSpec(
+        parseStockhamSpecText(R"({"name": "pf", "family": "stockham", )" + body + "}", "pf.json"));
+    int n = 0;
+    for (const BenchVariant& v : dynamic_cast<const BenchFacet&>(*fs).benchVariants({"sm_90", nullptr}))
+      n += v.name.find("prefetch false") != std::string::npos;
+    return n;
+  };
+  EXPECT_EQ(timesSynchronous(R"("precision": "f32", "length": 16384)"), 1);
+  EXPECT_EQ(timesPrefetch(R"("precision": "f32", "length": 16384)"), 0);
+  EXPECT_EQ(timesSynchronous(R"("precision": "f32", "length": 4096)"), 0);
 }
 
 // Bluestein's convolution length: "bluestein": "smooth" takes the cheapest 7-smooth M >= 2N - 1; the
@@ -2191,7 +2215,7 @@ TEST(Stockham, FusedPlaneKernelsRunOnTheCpu) {
     LaunchPlan lp = fs->emit(EmitTarget{"sm_90", nullptr}).plan;
     ASSERT_NE(lp.sources.at(0).text.find("digit-reversed"), std::string::npos) << c.label << ": not a fused plane";
     for (auto& src : lp.sources) src.text = cpuRunnableSource(src.text);
-    const Check ck = test::runPlanOnCpu(*fs, lp, 3, 1600 + n++, "stockham-cpu", c.label, {});
+    const Check ck = test::runPlanOnCpu(*fs, lp, 3, 1600 + n++, "stockham-cpu", c.label, asyncCopyShim());
     EXPECT_TRUE(ck.ok()) << c.label;
     EXPECT_GT(ck.checked, 0) << c.label;
     std::printf("[stockham-cpu] %s: error %.2e (bound %.0e), unwritten %lld\n", c.label.c_str(), ck.error, ck.bound,
@@ -2211,7 +2235,7 @@ TEST(Stockham, FusedPlaneKernelsRunOnTheCpu) {
   {
     ::testing::ScopedFakeTestPartResultReporter reporter(
         ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
-    mutated = test::runPlanOnCpu(*fs, lp, 2, 1700, "stockham-cpu", "mutated: natural-order load", {});
+    mutated = test::runPlanOnCpu(*fs, lp, 2, 1700, "stockham-cpu", "mutated: natural-order load", asyncCopyShim());
   }
   std::printf("[stockham-cpu] mutated: error %.2e (bound %.0e)\n", mutated.error, mutated.bound);
   // Caught by a wrong output of a kernel that ran, not by a kernel the host compiler refused.
@@ -2264,7 +2288,7 @@ TEST(Stockham, RealPlaneKernelsRunOnTheCpu) {
       EXPECT_NE(lp.sources.at(0).text.find("Real plane:"), std::string::npos) << c.label << ": not a real plane";
     }
     for (auto& src : lp.sources) src.text = cpuRunnableSource(src.text);
-    const Check ck = test::runPlanOnCpu(*fs, lp, 3, 3600 + n++, "stockham-cpu", c.label, {});
+    const Check ck = test::runPlanOnCpu(*fs, lp, 3, 3600 + n++, "stockham-cpu", c.label, asyncCopyShim());
     EXPECT_TRUE(ck.ok()) << c.label;
     EXPECT_GT(ck.checked, 0) << c.label;
     std::printf("[stockham-cpu] %s: %zu kernel(s), error %.2e (bound %.0e), unwritten %lld\n", c.label.c_str(),
@@ -2289,7 +2313,7 @@ TEST(Stockham, RealPlaneKernelsRunOnTheCpu) {
     LaunchPlan lp = fs->emit(EmitTarget{"sm_90", nullptr}).plan;
     EXPECT_EQ(lp.kernels.size(), 2u) << text;
     for (auto& src : lp.sources) src.text = cpuRunnableSource(src.text);
-    EXPECT_TRUE(test::runPlanOnCpu(*fs, lp, 3, 3700 + n++, "stockham-cpu", "per axis", {}).ok()) << text;
+    EXPECT_TRUE(test::runPlanOnCpu(*fs, lp, 3, 3700 + n++, "stockham-cpu", "per axis", asyncCopyShim()).ok()) << text;
   }
   // Mutations: each row's mirror taken as the row itself (the split, the merge, the odd c2r's mirrored half), and
   // the split's twiddle from the wrong entry.
@@ -2297,7 +2321,7 @@ TEST(Stockham, RealPlaneKernelsRunOnTheCpu) {
     auto fs = makeStockhamSpec(parseStockhamSpecText(text, "cpu.json"));
     LaunchPlan lp = fs->emit(EmitTarget{"sm_90", nullptr}).plan;
     for (auto& src : lp.sources) src.text = cpuRunnableSource(src.text);
-    test::expectMutationsCaught(*fs, lp, m, 3800 + n++, "stockham-cpu", {});
+    test::expectMutationsCaught(*fs, lp, m, 3800 + n++, "stockham-cpu", asyncCopyShim());
   };
   mutate(R"({"name": "cpupm", "family": "stockham", "precision": "f64", "transform": "r2c", "lengths": [6, 10]})",
          {{"split: the row as its own mirror", "const int pm = (6 - pr) % 6;", "const int pm = pr;"},
@@ -2359,7 +2383,7 @@ TEST(Stockham, LongFftSearchCandidatesAndChoice) {
     LaunchPlan lp = fs->emit(EmitTarget{"sm_90", nullptr}).plan;
     ASSERT_EQ(lp.sources.size(), 1u) << label;
     lp.sources[0].text = cpuRunnableSource(lp.sources[0].text);
-    const Check ck = test::runPlanOnCpu(*fs, lp, 2, 2300, "stockham-cpu", label, {});
+    const Check ck = test::runPlanOnCpu(*fs, lp, 2, 2300, "stockham-cpu", label, asyncCopyShim());
     EXPECT_TRUE(ck.ok()) << label << ": error " << ck.error << " bound " << ck.bound << " unwritten " << ck.unwritten;
     EXPECT_GT(ck.checked, 0) << label;
     std::printf("[stockham-cpu] %s: error %.2e (bound %.0e), unwritten %lld\n", label.c_str(), ck.error, ck.bound,
@@ -2472,7 +2496,7 @@ TEST(Stockham, StreamedPrimePassesRunOnTheCpu) {
     ASSERT_EQ(lp.sources.size(), 1u) << c.label;
     ASSERT_NE(lp.sources[0].text.find("outputs stored pair by pair"), std::string::npos) << c.label << ": not streamed";
     lp.sources[0].text = cpuRunnableSource(lp.sources[0].text);
-    const Check ck = test::runPlanOnCpu(*fs, lp, 3, 2400 + n++, "stockham-cpu", c.label, {});
+    const Check ck = test::runPlanOnCpu(*fs, lp, 3, 2400 + n++, "stockham-cpu", c.label, asyncCopyShim());
     EXPECT_TRUE(ck.ok()) << c.label << ": error " << ck.error << " bound " << ck.bound << " unwritten " << ck.unwritten;
     EXPECT_GT(ck.checked, 0) << c.label;
     std::printf("[stockham-cpu] %s: error %.2e (bound %.0e), unwritten %lld\n", c.label.c_str(), ck.error, ck.bound,
@@ -2492,7 +2516,7 @@ TEST(Stockham, StreamedPrimePassesRunOnTheCpu) {
   {
     ::testing::ScopedFakeTestPartResultReporter reporter(
         ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
-    mutated = test::runPlanOnCpu(*fs, lp, 2, 2500, "stockham-cpu", "mutated: coefficients of the next pair", {});
+    mutated = test::runPlanOnCpu(*fs, lp, 2, 2500, "stockham-cpu", "mutated: coefficients of the next pair", asyncCopyShim());
   }
   EXPECT_GT(mutated.checked, 0) << "the mutated kernel did not run";
   EXPECT_GT(mutated.error, mutated.bound) << "coefficients of the wrong pair must fail the check";
@@ -2539,7 +2563,7 @@ TEST(Stockham, OddRealBatchesPairOnTheCpu) {
     EXPECT_EQ(lp.sources[0].text.find("batch_entries") != std::string::npos, paired) << c.label;
     for (auto& src : lp.sources) src.text = cpuRunnableSource(src.text);
     for (long long batch : {3LL, 4LL}) {
-      const Check ck = test::runPlanOnCpu(*fs, lp, batch, 2800 + n++, "stockham-cpu", c.label, {});
+      const Check ck = test::runPlanOnCpu(*fs, lp, batch, 2800 + n++, "stockham-cpu", c.label, asyncCopyShim());
       EXPECT_TRUE(ck.ok()) << c.label << " batch " << batch;
       EXPECT_GT(ck.checked, 0) << c.label;
       std::printf("[stockham-cpu] %s, batch %lld: %zu kernels, error %.2e (bound %.0e), unwritten %lld\n",
@@ -2553,7 +2577,7 @@ TEST(Stockham, OddRealBatchesPairOnTheCpu) {
     auto fs = makeStockhamSpec(parseStockhamSpecText(cases[0].text, "cpu.json"));
     LaunchPlan lp = fs->emit(EmitTarget{"sm_90", nullptr}).plan;
     for (auto& src : lp.sources) src.text = cpuRunnableSource(src.text);
-    const Check ck = test::runPlanOnCpu(*fs, lp, 4, 2950, "stockham-cpu", "c2r 1001, Im X[0] != 0", {}, {},
+    const Check ck = test::runPlanOnCpu(*fs, lp, 4, 2950, "stockham-cpu", "c2r 1001, Im X[0] != 0", asyncCopyShim(), {},
                                         [](TestData& d) {
                                           auto& in = d.arrays.at("input");  // float2 entries of 501 elements
                                           for (int e = 0; e < 4; ++e) {
@@ -2574,7 +2598,7 @@ TEST(Stockham, OddRealBatchesPairOnTheCpu) {
   LaunchPlan lp = fs->emit(EmitTarget{"sm_90", nullptr}).plan;
   lp.sources[0].text = cpuRunnableSource(lp.sources[0].text);
   test::expectMutationsCaught(*fs, lp, {{"the pair's second entry as zero", "2 * d0 + 1 < batch_entries ?", "false ?"}},
-                              2900, "stockham-cpu", {});
+                              2900, "stockham-cpu", asyncCopyShim());
 }
 
 // An f16 c2r's outputs are its signal times the point count. The test data keep them within f16's range: from a
@@ -2670,7 +2694,7 @@ TEST(Stockham, RealTransformsRunOnTheCpu) {
     auto fs = makeStockhamSpec(parseStockhamSpecText(c.text, "cpu.json"));
     LaunchPlan lp = fs->emit(EmitTarget{"sm_90", nullptr}).plan;
     for (auto& src : lp.sources) src.text = cpuRunnableSource(src.text);
-    const Check ck = test::runPlanOnCpu(*fs, lp, 3, 2600 + n++, "stockham-cpu", c.label, {});
+    const Check ck = test::runPlanOnCpu(*fs, lp, 3, 2600 + n++, "stockham-cpu", c.label, asyncCopyShim());
     EXPECT_TRUE(ck.ok()) << c.label;
     EXPECT_GT(ck.checked, 0) << c.label;
     std::printf("[stockham-cpu] %s: %zu kernels, error %.2e (bound %.0e), unwritten %lld\n", c.label.c_str(),
@@ -2689,7 +2713,7 @@ TEST(Stockham, RealTransformsRunOnTheCpu) {
   {
     ::testing::ScopedFakeTestPartResultReporter reporter(
         ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
-    mutated = test::runPlanOnCpu(*fs, lp, 2, 2700, "stockham-cpu", "mutated: FFT 0 mirrored as the others", {});
+    mutated = test::runPlanOnCpu(*fs, lp, 2, 2700, "stockham-cpu", "mutated: FFT 0 mirrored as the others", asyncCopyShim());
   }
   EXPECT_GT(mutated.checked, 0) << "the mutated kernel did not run";
   EXPECT_GT(mutated.error, mutated.bound) << "a split taking FFT 0's mirror from the wrong element must fail the check";

@@ -97,7 +97,7 @@ struct KernelTuning {
   std::optional<bool> deriveTwiddles;  // KernelGeometry::deriveTwiddles
   std::optional<bool> workQueue;       // KernelGeometry::workQueue (unset: for persistent grids)
   std::optional<bool> fusedSplit;      // r2c: KernelGeometry::fusedSplit; false: the split as a staged element loop
-  std::optional<bool> prefetch;        // KernelGeometry::prefetch (unset: off)
+  std::optional<bool> prefetch;        // KernelGeometry::prefetch (unset: c2c FFTs of 96 KiB and more)
   int columnValues = 0;  // column-tiled kernels (two-kernel plans, strided axes): at most this many values per thread
                          // (0: 32 f32, 8 f64)
   BluesteinRule bluestein = BluesteinRule::Model;  // (plan)

@@ -176,14 +176,21 @@ class StockhamFamilySpec : public FamilySpec, public BenchFacet, public TuneFace
                    Generated{buildStockham(plane, target.arch, target.probe).launchPlan(plane)}});
     }
     // Where some kernel of the plan can copy its next group during its last pass (KernelGeometry::prefetch) and the
-    // spec does not say, that form is timed too.
+    // spec does not say, the other form is timed too: the synchronous load where the default copies ahead, the copy
+    // where it does not.
     if (!s_.tuning.prefetch.has_value()) {
-      StockhamSpec prefetch = s_;
-      prefetch.tuning.prefetch = true;
-      const StockhamBuild b = buildStockham(prefetch, target.arch, target.probe);
-      if (std::any_of(b.kernels.begin(), b.kernels.end(),
-                      [](const SpillFreeKernel& k) { return k.kernel.geom.prefetch; }))
-        v.push_back({"the next group's copy during the last pass (prefetch true)", Generated{b.launchPlan(prefetch)}});
+      auto prefetches = [](const StockhamBuild& b) {
+        return std::any_of(b.kernels.begin(), b.kernels.end(),
+                           [](const SpillFreeKernel& k) { return k.kernel.geom.prefetch; });
+      };
+      const bool byDefault = prefetches(buildStockham(s_, target.arch, target.probe));
+      StockhamSpec other = s_;
+      other.tuning.prefetch = !byDefault;
+      const StockhamBuild b = buildStockham(other, target.arch, target.probe);
+      if (byDefault)
+        v.push_back({"each group loaded when its block reaches it (prefetch false)", Generated{b.launchPlan(other)}});
+      else if (prefetches(b))
+        v.push_back({"the next group's copy during the last pass (prefetch true)", Generated{b.launchPlan(other)}});
     }
     return v;
   }
