@@ -2516,7 +2516,8 @@ TEST(Stockham, StreamedPrimePassesRunOnTheCpu) {
   {
     ::testing::ScopedFakeTestPartResultReporter reporter(
         ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
-    mutated = test::runPlanOnCpu(*fs, lp, 2, 2500, "stockham-cpu", "mutated: coefficients of the next pair", asyncCopyShim());
+    mutated = test::runPlanOnCpu(*fs, lp, 2, 2500, "stockham-cpu", "mutated: coefficients of the next pair",
+                                 asyncCopyShim());
   }
   EXPECT_GT(mutated.checked, 0) << "the mutated kernel did not run";
   EXPECT_GT(mutated.error, mutated.bound) << "coefficients of the wrong pair must fail the check";
@@ -2713,7 +2714,8 @@ TEST(Stockham, RealTransformsRunOnTheCpu) {
   {
     ::testing::ScopedFakeTestPartResultReporter reporter(
         ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
-    mutated = test::runPlanOnCpu(*fs, lp, 2, 2700, "stockham-cpu", "mutated: FFT 0 mirrored as the others", asyncCopyShim());
+    mutated = test::runPlanOnCpu(*fs, lp, 2, 2700, "stockham-cpu", "mutated: FFT 0 mirrored as the others",
+                                 asyncCopyShim());
   }
   EXPECT_GT(mutated.checked, 0) << "the mutated kernel did not run";
   EXPECT_GT(mutated.error, mutated.bound) << "a split taking FFT 0's mirror from the wrong element must fail the check";

@@ -339,8 +339,9 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   const bool lastWhole = !d.factors.empty() && !isCoopRadix(lastRadix, maxPrime);
   const bool oneBlockPerSm = static_cast<long long>(L) * (d.f64 ? 16 : 8) >= kPrefetchMinFftBytes;
   const bool prefetchByDefault = d.fuse == Fuse::None && !d.longStep && oneBlockPerSm;
-  if (tu.prefetch.value_or(prefetchByDefault) && plainInput && lastWhole && g.directStore && !g.fftMajorLoad && !d.convolve &&
-      !d.mirrored && d.axes.size() < 2 && (d.fuse == Fuse::None || (d.fuse == Fuse::R2CPost && g.fusedSplit))) {
+  if (tu.prefetch.value_or(prefetchByDefault) && plainInput && lastWhole && g.directStore && !g.fftMajorLoad &&
+      !d.convolve && !d.mirrored && d.axes.size() < 2 &&
+      (d.fuse == Fuse::None || (d.fuse == Fuse::R2CPost && g.fusedSplit))) {
     g.prefetch = true;
     g.persistent = true;
     g.workQueue = false;
