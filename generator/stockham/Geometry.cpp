@@ -163,7 +163,8 @@ int balancedThreadsPerFft(const std::vector<int>& factors, int length, bool f64,
   return T;
 }
 
-// One FFT's values at least this large (in the compute type) fill an SM's shared memory alone: a block per SM.
+// One FFT's values at least this large (in the compute type): the kernel runs a block per SM (every such kernel
+// timed on an H200 did).
 constexpr long long kPrefetchMinFftBytes = 96 * 1024;
 
 KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
@@ -331,8 +332,9 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   // (each block must know its next group at its last pass), the load staged from a user array of the compute type,
   // and a last pass of whole butterflies (or the fused r2c split) that stores to global memory. By default for a c2c
   // kernel of one FFT of 96 KiB or more (one block per SM, where DRAM idles while it computes). On an H200 against
-  // the synchronous load: f32 13440 1.27x, 16380 1.35x, 16384 1.08x, f64 8192 1.03x, f32 20250 0.97x; the fused r2c
-  // split ran slower (f32 32768 0.83x, 24576 0.96x, f64 4096 0.93x) and keeps it a tuning choice.
+  // the synchronous load, 14 such sizes ran 1.05x in geometric mean (0.93x at f32 14000 .. 1.35x at 16380); shorter
+  // FFTs 0.97-1.01x; the fused r2c split ran slower (f32 32768 0.83x, 24576 0.96x, f64 4096 0.93x) and keeps it a
+  // tuning choice.
   const Storage computeComplex = d.f64 ? Storage::C64 : Storage::C32, computeReal = d.f64 ? Storage::R64 : Storage::R32;
   const bool plainInput = (d.in.storage == computeComplex || (d.in.storage == computeReal && !d.in.scalarReal)) &&
                           !d.in.planar && !d.loadTable && d.inValid < 0 && d.in.hermitianN == 0 && d.in.pairOffset == 0;
