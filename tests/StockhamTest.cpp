@@ -1505,6 +1505,25 @@ TEST(Stockham, UnhonouredTuningAndSpillsAreReported) {
             ->verify()
             .warnings.empty())
         << form;
+  // Switches with nothing to switch, and the copy ahead (prefetch) overriding the grid and load it needs.
+  EXPECT_TRUE(anyContains(family(spec(1024, "f32", R"(, "tuning": {"fuse_axes": true})"))->verify().warnings,
+                          "/tuning/fuse_axes", "1D"));
+  EXPECT_TRUE(anyContains(family(spec(1024, "f32", R"(, "tuning": {"half_scratch": true})"))->verify().warnings,
+                          "/tuning/half_scratch", "f16"));
+  EXPECT_TRUE(anyContains(family(spec(1024, "f32", R"(, "tuning": {"three_kernels": true})"))->verify().warnings,
+                          "/tuning/three_kernels", "no FFT past one kernel"));
+  EXPECT_TRUE(family(spec(1 << 20, "f32", R"(, "tuning": {"three_kernels": true})"))->verify().warnings.empty());
+  EXPECT_TRUE(anyContains(
+      family(spec(1024, "f32", R"(, "tuning": {"persistent": false, "work_queue": true})"))->verify().warnings,
+      "/tuning/work_queue", "persistent"));
+  EXPECT_TRUE(anyContains(
+      family(spec(65536, "f32", R"(, "transform": "r2c", "tuning": {"prefetch": true})"))->verify().warnings,
+      "/tuning/prefetch", "no kernel of this plan"));
+  EXPECT_TRUE(anyContains(
+      family(spec(1024, "f32", R"(, "tuning": {"prefetch": true, "persistent": false})"))->verify().warnings,
+      "/tuning/prefetch", "persistent, work_queue and direct_load as given do not apply"));
+  EXPECT_TRUE(family(spec(1024, "f32", R"(, "tuning": {"prefetch": true})"))->verify().warnings.empty());
+  EXPECT_TRUE(family(spec(16384, "f32", R"(, "tuning": {"persistent": false})"))->verify().warnings.empty());
   // Honoured tuning: silence.
   EXPECT_TRUE(
       makeStockhamSpec(parseStockhamSpecFile(std::string(WARPFORGE_SOURCE_DIR) + "/specs/stockham_2187_f32_tuned.json"))
@@ -2124,6 +2143,10 @@ TEST(Stockham, PrefetchOnlyWhereItHolds) {
   EXPECT_TRUE(geom(R"("precision": "f64", "length": 8192)"));
   EXPECT_FALSE(geom(R"("precision": "f64", "length": 4096)"));
   EXPECT_FALSE(geom(R"("precision": "f32", "length": 16384, "tuning": {"prefetch": false})"));
+  // The default gives way to a grid or load the spec asks for and the copy cannot take.
+  EXPECT_FALSE(geom(R"("precision": "f32", "length": 16384, "tuning": {"persistent": false})"));
+  EXPECT_FALSE(geom(R"("precision": "f32", "length": 16384, "tuning": {"work_queue": true})"));
+  EXPECT_FALSE(geom(R"("precision": "f32", "length": 16384, "tuning": {"direct_load": true})"));
   EXPECT_FALSE(geom(R"("precision": "f32", "transform": "r2c", "length": 32768)"));
   EXPECT_FALSE(geom(R"("precision": "f16", "length": 16384)"));
   EXPECT_FALSE(geom(R"("precision": "f16", "length": 4096, "tuning": {"prefetch": true})"));

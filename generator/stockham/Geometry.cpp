@@ -340,7 +340,9 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
                           !d.in.planar && !d.loadTable && d.inValid < 0 && d.in.hermitianN == 0 && d.in.pairOffset == 0;
   const bool lastWhole = !d.factors.empty() && !isCoopRadix(lastRadix, maxPrime);
   const bool oneBlockPerSm = static_cast<long long>(L) * (d.f64 ? 16 : 8) >= kPrefetchMinFftBytes;
-  const bool prefetchByDefault = d.fuse == Fuse::None && !d.longStep && oneBlockPerSm;
+  // (Where the spec asks for a grid or load the copy cannot take, the default gives way.)
+  const bool prefetchByDefault = d.fuse == Fuse::None && !d.longStep && oneBlockPerSm && tu.persistent != false &&
+                                 tu.workQueue != true && tu.directLoad != true;
   if (tu.prefetch.value_or(prefetchByDefault) && plainInput && lastWhole && g.directStore && !g.fftMajorLoad &&
       !d.convolve && !d.mirrored && d.axes.size() < 2 &&
       (d.fuse == Fuse::None || (d.fuse == Fuse::R2CPost && g.fusedSplit))) {

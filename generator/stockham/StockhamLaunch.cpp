@@ -288,6 +288,28 @@ std::vector<std::string> stockhamWarnings(const StockhamSpec& s, const StockhamB
         "/tuning/fuse_axes: true, but no plane of this spec fits one kernel (each inner axis smooth, the plane within "
         "one kernel's length, both sides dense with unit innermost stride, out of place; r2c / c2r: N >= 3, native "
         "input, real_split \"fused\"): one kernel per axis");
+  if (tu.fuseAxes == true && s.lengths.size() == 1)
+    w.push_back("/tuning/fuse_axes: a 1D transform has no axes to fuse");
+  if (tu.halfScratch && s.precision != Precision::F16)
+    w.push_back("/tuning/half_scratch: only f16 storage has a choice of scratch precision");
+  if (tu.threeKernels == true && std::none_of(b.kernels.begin(), b.kernels.end(),
+                                              [](const SpillFreeKernel& sf) { return sf.kernel.desc.longStep; }))
+    w.push_back("/tuning/three_kernels: true, but the plan has no FFT past one kernel to split in three");
+  if (tu.workQueue == true && tu.persistent == false)
+    w.push_back("/tuning/work_queue: true takes persistent blocks; with persistent false each group has a block");
+  const auto prefetching = std::find_if(b.kernels.begin(), b.kernels.end(),
+                                        [](const SpillFreeKernel& sf) { return sf.kernel.geom.prefetch; });
+  if (tu.prefetch == true && prefetching == b.kernels.end())
+    w.push_back(
+        "/tuning/prefetch: true, but no kernel of this plan can copy its next group during its last pass (that needs "
+        "a c2c f32 / f64 or fused r2c split kernel whose load is a contiguous run of the compute type and whose last "
+        "pass stores to global memory): each group is loaded when its block reaches it");
+  if (prefetching != b.kernels.end() && (tu.persistent == false || tu.workQueue == true || tu.directLoad == true))
+    w.push_back(
+        fmt::format("/tuning/prefetch: kernel {} copies its next group during its last pass, which takes "
+                    "persistent blocks in a fixed order and a staged load (persistent, work_queue and "
+                    "direct_load as given do not apply to it)",
+                    prefetching->kernel.desc.kernelName));
   if (tu.pairBatch && (!s.real() || s.length() % 2 == 0 || s.lengths.size() > 1))
     w.push_back("/tuning/pair_batch: only a 1D r2c / c2r of odd length pairs its batch entries");
   if (tu.split > 0 && std::none_of(b.kernels.begin(), b.kernels.end(), [&](const SpillFreeKernel& sf) {
