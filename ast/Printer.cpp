@@ -1,5 +1,7 @@
 #include "ast/Printer.h"
 
+#include <cmath>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
@@ -65,7 +67,15 @@ std::string expr(const NodePtr& e) {
     }
     case Kind::FloatLit: {
       bool dbl = n.type.base == "double";
-      std::string s = dbl ? fmt::format("{:.17g}", n.fvalue) : fmt::format("{:.9g}", n.fvalue);
+      // Below float's normal range a float literal prints the float nearest its value (NVRTC refuses a decimal
+      // constant that underflows float, e.g. 1e-50f, which is 0 in float). Past its range there is no such value.
+      const float asFloat = static_cast<float>(n.fvalue);
+      if (!dbl && std::isfinite(n.fvalue) && !std::isfinite(asFloat))
+        throw std::range_error(fmt::format("float literal {} is beyond float's range", n.fvalue));
+      const bool belowNormal = std::fabs(asFloat) < std::numeric_limits<float>::min();
+      std::string s = dbl           ? fmt::format("{:.17g}", n.fvalue)
+                      : belowNormal ? fmt::format("{:.9g}", asFloat)
+                                    : fmt::format("{:.9g}", n.fvalue);
       if (s.find_first_of(".e") == std::string::npos) s += ".0";
       return dbl ? s : s + "f";
     }

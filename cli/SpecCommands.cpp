@@ -322,25 +322,26 @@ std::string readableJson(const Json& j, int indent = 0) {
 }
 
 int cmdSynthesize(const Options& o) {
-  const Json root = parseJsonText(readSpecFileText(o.spec), o.spec);
+  const std::string name = specFileName(o.spec);
+  const Json root = parseJsonText(specText(o.spec), name);
   if (!root.is_object() || !root.contains("family") || !root["family"].is_string()) {
-    loadSpec(o.spec);  // the family's own error (a SpecError at /family)
+    loadSpecArg(o.spec);  // the family's own error (a SpecError at /family)
     return kBadInput;
   }
   const Family* fam = findFamily(root["family"].get<std::string>());
   if (!fam) {
-    loadSpec(o.spec);
+    loadSpecArg(o.spec);
     return kBadInput;
   }
-  std::optional<Json> full = fam->complete(root, o.spec);
+  std::optional<Json> full = fam->complete(root, name);
   if (!full) {
-    fmt::print(stderr, "error: {}: the {} family has nothing to synthesize: its specs are complete as written\n",
-               o.spec, fam->name());
+    fmt::print(stderr, "error: {}: the {} family has nothing to synthesize: its specs are complete as written\n", name,
+               fam->name());
     return kBadInput;
   }
   const std::string text = readableJson(*full) + "\n";
   // The complete spec is proved before it is written: what synthesize writes, verify accepts.
-  auto spec = parseSpecText(text, o.outFile.empty() ? o.spec : o.outFile);
+  auto spec = parseSpecText(text, o.outFile.empty() ? name : o.outFile);
   VerifyReport r = verified(*spec, o);
   if (o.outFile.empty()) {
     fmt::print("{}", text);

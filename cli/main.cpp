@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
   auto* synthesize = app.add_subcommand("synthesize",
                                         "fill in what the spec leaves to the generator (a design found by search); "
                                         "write the complete spec");
-  synthesize->add_option("spec", o.spec, "spec file")->required()->check(CLI::ExistingFile);
+  synthesize->add_option("spec", o.spec, "spec file ('-': standard input)")->required();
   synthesize->add_option("-o,--output", o.outFile, "where to write the complete spec (JSON); default: stdout");
 
   auto* emulate = app.add_subcommand(

@@ -14,6 +14,11 @@ TEST(AstPrinter, MinimalParentheses) {
   EXPECT_EQ(printExpr(index(member(var("v"), "x"), lit(2))), "v.x[2]");
   EXPECT_EQ(printExpr(cast("const uint4*", bin("+", var("p"), lit(4)))), "(const uint4*)(p + 4)");
   EXPECT_EQ(printExpr(flit(0.5)), "0.5f");
+  // Below float's range: the float it rounds to (NVRTC refuses 1e-50f); past it: no float literal.
+  EXPECT_EQ(printExpr(flit(1e-50)), "0.0f");
+  EXPECT_EQ(printExpr(flit(-1e-300)), "-0.0f");
+  EXPECT_EQ(printExpr(flit(1e-45)), "1.40129846e-45f");
+  EXPECT_THROW(printExpr(flit(1e39)), std::range_error);
   EXPECT_EQ(printExpr(dlit(0.70710678118654757)), "0.70710678118654757");  // full double precision, no suffix
   EXPECT_EQ(printExpr(lit(0xffffffffLL)), "0xffffffff");
 }

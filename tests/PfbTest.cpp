@@ -3,11 +3,15 @@
 // tests/CudaOnCpu.h against the reference (ci8 exact outside the f32 bound of a rounding boundary, cf32 within the
 // bound, all written, saturation counts), mutated kernels caught, the ci8 output read by the correlator family's
 // reference in both its layouts, and NVRTC compiles of specs/pfb_*.json for sm_80 and sm_90 without spills.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 #include <fftw3.h>
 
 #include <cmath>
 #include <complex>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <random>
@@ -84,10 +88,18 @@ TEST(PfbSpec, ErrorsNameTheJsonPath) {
   EXPECT_EQ(errorPath(std::string(kBase) + R"(, "weights": {"window": "hann", "values": [1]})"), "/weights");
   EXPECT_EQ(errorPath(std::string(kBase) + R"(, "weights": {"values": [1, 2]})"), "/weights/values");
   EXPECT_EQ(errorPath(std::string(kBase) + R"(, "weights": {"file": "no_such_file.f32"})"), "/weights/file");
+  // A directory, and a FIFO (which a plain read would wait on forever): errors, not a hang.
+  EXPECT_EQ(errorPath(std::string(kBase) + R"(, "weights": {"file": "/"})"), "/weights/file");
+  const std::string fifo = ::testing::TempDir() + "/pfb_weights_fifo_" + std::to_string(::getpid());
+  std::remove(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(errorPath(std::string(kBase) + R"(, "weights": {"file": ")" + fifo + R"("})"), "/weights/file");
+  std::remove(fifo.c_str());
   EXPECT_EQ(errorPath(std::string(kBase) + R"(, "weights": {"cutoff": 1})"), "/weights");
   EXPECT_EQ(errorPath(std::string(kBase) + R"(, "weights": {"window": "hann", "cutoff": -1})"), "/weights/cutoff");
   EXPECT_EQ(errorPath(std::string(kBase) + R"(, "gain": "per_stream")"), "/gain");
   EXPECT_EQ(errorPath(std::string(kBase) + R"(, "gain": 0)"), "/gain");
+  EXPECT_EQ(errorPath(std::string(kBase) + R"(, "gain": 1e-300)"), "/gain");  // 0 in f32
   EXPECT_EQ(errorPath(std::string(kBase) + R"(, "delay": 1)"), "/delay");
   EXPECT_EQ(errorPath(std::string(kBase) + R"(, "polarizations": 3)"), "/polarizations");
   EXPECT_EQ(errorPath(std::string(kBase) + R"(, "unknown": 3)"), "/unknown");

@@ -519,6 +519,8 @@ TEST(Stockham, SpecErrorsNameThePath) {
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"derive_twiddles": 0})")).first, "/tuning/derive_twiddles");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"work_queue": "yes"})")).first, "/tuning/work_queue");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"prefetch": 1})")).first, "/tuning/prefetch");
+  EXPECT_EQ(errorOf(spec(64, "f32", R"(, "input": {"stride": 2, "strides": [3]})")).first, "/input/stride");
+  EXPECT_EQ(errorOf(spec(64, "f32", R"(, "output": {"strides": [3], "stride": 2})")).first, "/output/stride");
   EXPECT_EQ(
       errorOf(
           R"({"name": "s", "family": "stockham", "precision": "f32", "lengths": [20, 20], "tuning": {"fuse_axes": "no"}})")

@@ -109,6 +109,11 @@ void parseWeights(const JsonReader& rd, const Json& j, PfbSpec& s) {
       w.file = rd.string(o["file"], path + "/file");
       std::filesystem::path p(w.file);
       if (p.is_relative()) p = std::filesystem::path(s.file).parent_path() / p;
+      // Only a regular file: a FIFO or device would block the parse or never end.
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(p, ec))
+        rd.fail(path + "/file", fmt::format("'{}' is not a regular file (a path relative to the spec's folder)",
+                                            JsonReader::printable(p.string())));
       std::ifstream f(p, std::ios::binary);
       if (!f)
         rd.fail(path + "/file", fmt::format("cannot read '{}' (a path relative to the spec's folder)",
@@ -222,8 +227,10 @@ PfbSpec parsePfbSpec(const Json& root, const std::string& file) {
       s.perChannelGain = true;
     } else if (g.is_number()) {
       s.gain = g.get<double>();
-      if (!std::isfinite(s.gain) || s.gain == 0 || std::fabs(s.gain) > 1e30)
-        rd.fail("/gain", fmt::format("{} (expected a finite nonzero number)", s.gain));
+      if (!std::isfinite(s.gain) || std::fabs(s.gain) < 1.17549435e-38 || std::fabs(s.gain) > 1e30)
+        rd.fail("/gain", fmt::format("{} (expected a nonzero number of magnitude 1.2e-38 .. 1e30: the gain is applied "
+                                     "in f32)",
+                                     s.gain));
     } else {
       rd.fail("/gain", fmt::format("expected a number or \"per_channel\", found {}", g.type_name()));
     }

@@ -104,6 +104,8 @@ StockhamIo parseIo(const JsonReader& rd, const Json& j, const std::string& path,
   rd.needObject(j, path);
   if (isInput) rd.onlyKeys(j, path, {"stride", "strides", "distance", "offset", "layout", "type", "length"});
   else rd.onlyKeys(j, path, {"stride", "strides", "distance", "offset", "layout"});
+  if (j.contains("stride") && j.contains("strides"))
+    rd.fail(path + "/stride", "both 'stride' and 'strides' given (expected one: 'stride' for 1D, or 'strides')");
   if (j.contains("stride")) {
     if (shape.size() != 1)
       rd.fail(path + "/stride",
