@@ -36,7 +36,11 @@ Json fromPython(const py::handle& o, const std::string& what) {
   return parseJsonText(text, what);
 }
 
+// An arch the caller names must be one the generator targets (as the CLI's --arch); device 0's is taken as it is.
 std::string archOf(const std::optional<std::string>& arch) {
+  static const std::vector<std::string> kArchs = {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"};
+  if (arch && std::find(kArchs.begin(), kArchs.end(), *arch) == kArchs.end())
+    throw py::value_error(fmt::format("arch '{}': expected one of sm_80, sm_86, sm_89, sm_90, sm_90a", *arch));
   if (arch) return *arch;
   if (deviceAvailable()) return deviceInfo(0).arch;
   return "sm_90";
@@ -449,11 +453,24 @@ PYBIND11_MODULE(_warpforge, m) {
       .def("default_batch", [](const PySpec& s) { return s.spec->defaultBatch(); })
       .def(
           "random_inputs",
-          [](const PySpec& s, long long batch, std::uint64_t seed) { return s.spec->randomInputs(batch, seed); },
+          [](const PySpec& s, long long batch, std::uint64_t seed) {
+            if (batch < 0) throw py::value_error(fmt::format("batch {}: expected 0 or more", batch));
+            TestData d = s.spec->randomInputs(batch, seed);
+            d.madeFor = s.json.dump();
+            d.madeForBatch = batch;
+            return d;
+          },
           py::arg("batch"), py::arg("seed"))
       .def(
           "check",
           [](const PySpec& s, const TestData& data, const py::dict& outputs, long long batch) {
+            // The family's check reads the inputs as drawn for its spec and batch: other data would be read past
+            // their end.
+            if (data.madeFor != s.json.dump())
+              throw py::value_error(fmt::format("inputs: not drawn by this spec's random_inputs ({})", s.spec->name()));
+            if (data.madeForBatch != batch)
+              throw py::value_error(
+                  fmt::format("inputs: drawn for batch {}, checked at batch {}", data.madeForBatch, batch));
             std::map<std::string, std::vector<unsigned char>> out;
             for (auto [k, v] : outputs) out[k.cast<std::string>()] = bytesOf(v, k.cast<std::string>());
             return checkDict(s.spec->check(data, out, batch));

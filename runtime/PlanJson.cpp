@@ -2,6 +2,8 @@
 // JSON pointer of the first bad one; then LaunchPlan::check() ties the names together. No generator, no family.
 #include "warpforge/plan_json.h"
 
+#include <algorithm>
+#include <cctype>
 #include <climits>
 #include <cstdio>
 #include <filesystem>
@@ -299,6 +301,13 @@ LaunchPlan planFromJson(const Json& j, const std::string& file, const std::strin
   constexpr long long kMaxElems = 1LL << 50;
   LaunchPlan p;
   p.specName = rd.str(j, "", "spec_name");
+  // The name becomes identifiers of the header and the plan's file name: a C identifier, as a spec's name is.
+  const bool identifier = !p.specName.empty() && !std::isdigit(static_cast<unsigned char>(p.specName[0])) &&
+                          std::all_of(p.specName.begin(), p.specName.end(),
+                                      [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  if (!identifier)
+    rd.fail("/spec_name",
+            "expected a C identifier (letters, digits, '_', not starting with a digit), as the spec's name");
   p.family = rd.str(j, "", "family", "");
   p.unitName = rd.str(j, "", "unit", "item");
   const long long zero = 0;
@@ -377,6 +386,8 @@ LaunchPlan planFromJson(const Json& j, const std::string& file, const std::strin
       rd.fail(path + "/c_type", fmt::format("'{}' (expected \"long long\" or \"int\")", q.cType));
     q.defaultValue = rd.integer(params[i], path, "default", LLONG_MIN, LLONG_MAX);
     q.minValue = rd.integer(params[i], path, "min", LLONG_MIN, LLONG_MAX);
+    if (q.defaultValue < q.minValue)
+      rd.fail(path + "/default", fmt::format("{} is below the parameter's min {}", q.defaultValue, q.minValue));
     q.multipleOf = rd.integer(params[i], path, "multiple_of", 1, LLONG_MAX);
     q.note = rd.str(params[i], path, "note", "");
     p.params.push_back(std::move(q));

@@ -91,6 +91,12 @@ TEST(PlanJson, DamagedPlansAreErrorsWithTheirPath) {
   };
   EXPECT_EQ(pathOf([](Json&) {}), "(no error)");
   EXPECT_EQ(pathOf([](Json& j) { j["format"] = "warpforge-plan-0"; }), "/format");
+  if (!good["params"].empty())
+    EXPECT_EQ(pathOf([](Json& j) { j["params"][0]["default"] = j["params"][0]["min"].get<long long>() - 1; }),
+              "/params/0/default");
+  // The name becomes the saved file's name and the header's identifiers: no path, no line break.
+  for (const char* name : {"../../escaped", "/tmp/abs", "a\nb", "", "9lives"})
+    EXPECT_EQ(pathOf([&](Json& j) { j["spec_name"] = name; }), "/spec_name") << name;
   EXPECT_EQ(pathOf([](Json& j) { j.erase("kernels"); }), "/kernels");
   EXPECT_EQ(pathOf([](Json& j) { j["kernels"][0].erase("name"); }), "/kernels/0/name");
   EXPECT_EQ(pathOf([](Json& j) { j["kernels"][0]["source"] = 7; }), "/kernels/0/source");

@@ -13,6 +13,10 @@ namespace warpforge {
 struct TestData {
   std::map<std::string, std::vector<unsigned char>> arrays;
   std::any logical;
+  // Where a binding hands the data to a user (Python): the spec (its JSON) and batch they were drawn for, so that a
+  // check of another spec or batch is refused instead of reading past the arrays. Empty / -1 otherwise.
+  std::string madeFor;
+  long long madeForBatch = -1;
 };
 
 // The outcome of comparing a run's outputs with the reference.

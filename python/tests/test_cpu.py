@@ -142,6 +142,27 @@ class ReferenceTest(unittest.TestCase):
         self.assertGreater(r["unwritten"], 0)
 
 
+    def test_inputs_of_another_spec_or_batch_are_refused(self):
+        spec = warpforge.Spec(small_fft())
+        inputs = spec.random_inputs(1, 7)
+        y = np.zeros((3, 64), dtype=np.complex64)
+        with self.assertRaisesRegex(ValueError, "drawn for batch 1, checked at batch 3"):
+            spec.check(inputs, {"output": y}, 3)
+        other = warpforge.Spec(small_fft(128))
+        with self.assertRaisesRegex(ValueError, "not drawn by this spec"):
+            other.check(inputs, {"output": np.zeros((1, 128), dtype=np.complex64)}, 1)
+        with self.assertRaisesRegex(ValueError, "batch -1"):
+            spec.random_inputs(-1, 0)
+
+    def test_an_unknown_arch_is_refused(self):
+        spec = warpforge.Spec(small_fft())
+        for arch in ("bogus", "sm_80x", "sm_10"):
+            with self.assertRaisesRegex(ValueError, "arch '%s'" % arch):
+                spec.emit(arch)
+            with self.assertRaisesRegex(ValueError, "arch"):
+                spec.plan(arch)
+
+
 class PlanCacheTest(unittest.TestCase):
     def test_a_second_plan_comes_from_the_cache_and_is_the_same(self):
         with tempfile.TemporaryDirectory() as d:
