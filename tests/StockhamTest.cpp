@@ -2159,27 +2159,21 @@ TEST(Stockham, PrefetchOnlyWhereItHolds) {
   EXPECT_FALSE(geom(R"("precision": "f32", "transform": "c2r", "length": 4096, "tuning": {"prefetch": true})"));
   EXPECT_FALSE(geom(R"("precision": "f32", "transform": "r2c", "length": 4096,
                         "tuning": {"prefetch": true, "fused_split": false})"));
-  // `bench` times the prefetching form beside the default where it applies and the spec leaves it open.
-  auto timesPrefetch = [](const std::string& body) {
+  // `bench` times the prefetching form beside the default where it applies and the spec leaves it open; where the
+  // default copies ahead, the synchronous load is the variant.
+  auto timesVariant = [](const std::string& body, const std::string& name) {
     auto fs = makeStockhamSpec(
         parseStockhamSpecText(R"({"name": "pf", "family": "stockham", )" + body + "}", "pf.json"));
     int n = 0;
     for (const BenchVariant& v : dynamic_cast<const BenchFacet&>(*fs).benchVariants({"sm_90", nullptr}))
-      n += v.name.find("prefetch true") != std::string::npos;
+      n += v.name.find(name) != std::string::npos;
     return n;
   };
+  auto timesPrefetch = [&](const std::string& body) { return timesVariant(body, "prefetch true"); };
+  auto timesSynchronous = [&](const std::string& body) { return timesVariant(body, "prefetch false"); };
   EXPECT_EQ(timesPrefetch(R"("precision": "f32", "length": 4096)"), 1);
   EXPECT_EQ(timesPrefetch(R"("precision": "f32", "length": 4096, "tuning": {"prefetch": false})"), 0);
   EXPECT_EQ(timesPrefetch(R"("precision": "f16", "length": 4096)"), 0);
-  // Where the default copies ahead, the synchronous load is the variant.
-  auto timesSynchronous = [](const std::string& body) {
-    auto fs = makeStockhamSpec(
-        parseStockhamSpecText(R"({"name": "pf", "family": "stockham", )" + body + "}", "pf.json"));
-    int n = 0;
-    for (const BenchVariant& v : dynamic_cast<const BenchFacet&>(*fs).benchVariants({"sm_90", nullptr}))
-      n += v.name.find("prefetch false") != std::string::npos;
-    return n;
-  };
   EXPECT_EQ(timesSynchronous(R"("precision": "f32", "length": 16384)"), 1);
   EXPECT_EQ(timesPrefetch(R"("precision": "f32", "length": 16384)"), 0);
   EXPECT_EQ(timesSynchronous(R"("precision": "f32", "length": 4096)"), 0);
