@@ -791,6 +791,32 @@ TEST(Stockham, ThreadIndicesHeldOrRecomputedPerGroup) {
                    .kernel.geom.indexPerGroup);
 }
 
+// Column tiles at one block per SM by their registers try the same tile with fewer live registers (twiddles derived,
+// indices per group), then half its FFTs: 7^6 = 343 x 343, whose column kernel took 784 threads at 80 registers (one
+// block), on an H200 1.14x faster so (bench --ab, 2026-12-02). Pinned by the tuning, the old tile stays.
+TEST(Stockham, OneBlockColumnTilesTryLeanerRegisters) {
+  NvrtcProbe probe;
+  auto columns = [&](const std::string& extra) {
+    const StockhamPlan p = planStockham(parseStockhamSpecText(spec(117649, "f32", extra), "c.json"), "sm_90");
+    return emitStockhamSpillFree(p.kernels[0].desc, "sm_90", &probe);
+  };
+  auto resident = [](const SpillFreeKernel& k) {
+    const int threads = k.kernel.geom.threadsPerFft * k.kernel.geom.fftsPerBlock;
+    return residentBlocksPerSm(threads, k.compiled.registers, k.kernel.geom.sharedBytes, "sm_90") * threads;
+  };
+  const SpillFreeKernel lean = columns("");
+  ASSERT_TRUE(lean.kernel.geom.fftMajorLoad);
+  EXPECT_FALSE(lean.compiled.spills());
+  EXPECT_TRUE(lean.kernel.geom.deriveTwiddles);
+  EXPECT_TRUE(lean.kernel.geom.indexPerGroup);
+  const SpillFreeKernel old = columns(R"(, "tuning": {"derive_twiddles": false, "index_per_group": false})");
+  EXPECT_FALSE(old.compiled.spills());
+  EXPECT_FALSE(old.kernel.geom.deriveTwiddles);
+  EXPECT_GT(resident(lean), resident(old)) << lean.compiled.registers << " against " << old.compiled.registers;
+  // Rows of the lean tile stay 64 bytes or more.
+  EXPECT_GE(lean.kernel.geom.fftsPerBlock * 8, 64);
+}
+
 // Twiddles: one pointer per butterfly with constant offsets (row r - 1 of the pass's table, k
 // fastest); with derive_twiddles only rows r = 1, 2, 4, 8 are loaded, the rest are products.
 TEST(Stockham, TwiddleLoadsAndDerivedTwiddles) {

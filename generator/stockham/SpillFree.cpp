@@ -57,13 +57,13 @@ SpillFreeKernel moreResident(const KernelDesc& desc, const std::string& arch, Co
     return !columns ||
            (row >= 32 && (value < 8 || row >= std::min(64, chosenRow)) && (row % 32 == 0 || chosenRow % 32 != 0));
   };
-  auto consider = [&](const KernelDesc& d, int maxThreads) {
-    const KernelGeometry shape = emitStockhamKernel(d, 0, maxThreads, index).geom;
+  auto consider = [&](const KernelDesc& d, int maxThreads, std::optional<bool> indexHere) {
+    const KernelGeometry shape = emitStockhamKernel(d, 0, maxThreads, indexHere).geom;
     if (!rowsKept(shape)) return;
     const int threads = shape.threadsPerFft * shape.fftsPerBlock;
     const int target = registerTargetForBlocks(threads, 2);
     if (target < 32) return;
-    StockhamKernel k = emitStockhamKernel(d, target, maxThreads, index);
+    StockhamKernel k = emitStockhamKernel(d, target, maxThreads, indexHere);
     SpillFreeKernel trial{k, probe->compile(k.source, desc.specName, arch)};
     if ((columns ? trial.compiled.spills() : !tolerableSpill(trial.compiled)) || trial.compiled.registers <= 0) return;
     const int blocks = residentBlocks(trial, arch);
@@ -75,14 +75,14 @@ SpillFreeKernel moreResident(const KernelDesc& desc, const std::string& arch, Co
       bestResident = resident;
     }
   };
-  consider(desc, g.threadsPerFft);
+  consider(desc, g.threadsPerFft, index);
   if (!columns) {
     // The same threads with fewer live registers: twiddles derived from a few table entries and no work counter
     // (some kernels reach two blocks only so: a Bluestein convolution of 448 threads went from 118 registers to 72).
     KernelDesc lean = desc;
     if (!lean.tuning.deriveTwiddles) lean.tuning.deriveTwiddles = true;
     if (!lean.tuning.workQueue) lean.tuning.workQueue = false;
-    if (!(lean.tuning == desc.tuning)) consider(lean, g.threadsPerFft);
+    if (!(lean.tuning == desc.tuning)) consider(lean, g.threadsPerFft, index);
     std::vector<int> counts;
     for (int r : desc.factors)
       if (desc.length / r < g.threadsPerFft && desc.length / r >= 32) counts.push_back(desc.length / r);
@@ -94,16 +94,33 @@ SpillFreeKernel moreResident(const KernelDesc& desc, const std::string& arch, Co
                                !desc.factors.empty() &&
                                desc.length > maxFusedRealHalf(desc.f64 ? Precision::F64 : Precision::F32);
     for (int t : counts)
-      if (!longFusedHalf || t >= kMinFusedRealHalfThreads) consider(desc, t);
+      if (!longFusedHalf || t >= kMinFusedRealHalfThreads) consider(desc, t, index);
   } else {
+    // The same tile with fewer live registers first: twiddles derived from a few table entries and the thread
+    // indices recomputed per group (343-point columns of 7^6: 784 threads went from 80 registers, one block, to 40).
+    KernelDesc lean = desc;
+    if (!lean.tuning.deriveTwiddles) lean.tuning.deriveTwiddles = true;
+    const std::optional<bool> leanIndex = index || desc.tuning.indexPerGroup
+                                              ? index
+                                              : std::optional<bool>(true);  // unless the tuning pins it
+    if (!(lean.tuning == desc.tuning) || leanIndex != index) {
+      consider(lean, 1024, leanIndex);
+      // Half the FFTs side by side where the rows stay 64 bytes or more (rowsKept): 343-point columns of 16 FFTs
+      // spill at 40 registers; 8 FFTs (392 threads) compile clean there and keep 3 blocks resident.
+      if (g.fftsPerBlock >= 2) {
+        KernelDesc half = lean;
+        half.tuning.blockThreads = g.threadsPerFft * (g.fftsPerBlock / 2);
+        consider(half, 1024, leanIndex);
+      }
+    }
     for (int cv : {16, 8}) {
       KernelDesc d = desc;
       d.tuning.columnValues = cv;
-      consider(d, 1024);
+      consider(d, 1024, index);
     }
     KernelDesc d = desc;
     d.tuning.blockThreads = 128;
-    consider(d, 1024);
+    consider(d, 1024, index);
   }
   return best;
 }
