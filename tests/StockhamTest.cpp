@@ -333,6 +333,34 @@ TEST(Stockham, TunerSearchesBluesteinAndFusedAxesSpecs) {
   EXPECT_LT(plane.trials[plane.best].ms, plane.trials[plane.baseline].ms);
 }
 
+// A length with a cooperative prime takes Bluestein where the tuning names a rule ("smooth", "power_of_two" or a
+// length), else the cooperative passes; the tuner tries both and reports a Bluestein winner as "bluestein".
+TEST(Stockham, CooperativeLengthsTakeBluesteinWhereTheTuningAsks) {
+  auto convolves = [](const std::string& text) {
+    return planStockham(parseStockhamSpecText(text, "b.json"), "sm_90", false).kernels.at(0).desc.convolve;
+  };
+  EXPECT_FALSE(convolves(spec(87, "f64")));  // 29 x 3
+  EXPECT_TRUE(convolves(spec(87, "f64", R"(, "tuning": {"bluestein": "smooth"})")));
+  EXPECT_FALSE(convolves(spec(4087, "f32")));  // 61 x 67
+  EXPECT_TRUE(convolves(spec(4087, "f32", R"(, "tuning": {"bluestein": "power_of_two"})")));
+  EXPECT_TRUE(convolves(spec(4087, "f32", R"(, "tuning": {"bluestein": 8192})")));
+  struct ConvolutionFaster : TuneTimer {
+    std::vector<double> time(const std::vector<Generated>& c, std::vector<std::string>*) override {
+      std::vector<double> ms;
+      for (const auto& g : c)
+        ms.push_back((g.plan.sources.at(0).text.find("Bluestein") != std::string::npos ? 0.5 : 1.0) +
+                     1e-3 * static_cast<double>(ms.size()));
+      return ms;
+    }
+    std::string arch() override { return "sm_90"; }
+    CompileProbe* probe() override { return nullptr; }
+  } timer;
+  const TuneOutcome t = tuneStockham(parseStockhamSpecText(spec(4087, "f32"), "t.json"), timer);
+  EXPECT_EQ(t.specMembers["tuning"].value("bluestein", ""), "smooth") << t.specMembers.dump();
+  EXPECT_FALSE(t.specMembers.contains("factors"));
+  for (const auto& trial : t.trials) EXPECT_TRUE(trial.error.empty()) << trial.stage << ": " << trial.error;
+}
+
 // The f32 threshold of the factorization model (3.5 % in plain f32 row kernels, 10 % elsewhere): c2c f32 425 takes
 // 17 x 5 x 5 (1.35x as fast as 25 x 17 on an H200); f64 425 keeps the greedy rule.
 TEST(Stockham, PlainF32KernelsTakeTheModelsFactorsFromASmallerGain) {

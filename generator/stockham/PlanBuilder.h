@@ -89,6 +89,7 @@ class PlanBuilder {
   // A job of any length: one kernel, the long-FFT plans or Bluestein.
   void addJob(const Job& j);
   bool takesOneKernel(const Job& j) const;  // addJob's one-kernel case
+  bool bluesteinAsked() const;              // the tuning names a Bluestein rule or length
   void addSingle(const Job& j);
   Side dense(Buffer b, long long n, const std::vector<long long>& counts) const;
   Buffer freeTmp(const Job& j, Buffer avoid = Buffer::Input) const;

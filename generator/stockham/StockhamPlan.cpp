@@ -111,7 +111,13 @@ void PlanBuilder::buildC2c() {
 bool PlanBuilder::takesOneKernel(const Job& j) const {
   const int maxSingle = std::min(maxSingleKernelLength(s_.precision), maxOneKernel_);
   return (j.n <= maxOneKernel_ && isSmooth(j.n, maxPrime_)) ||
-         (j.n <= maxSingle && j.fuse == Fuse::None && isCoopSmooth(j.n, maxPrime_));
+         (j.n <= maxSingle && j.fuse == Fuse::None && !bluesteinAsked() && isCoopSmooth(j.n, maxPrime_));
+}
+
+// A Bluestein rule or length in the tuning: lengths with a cooperative prime take Bluestein instead of the
+// cooperative passes.
+bool PlanBuilder::bluesteinAsked() const {
+  return s_.tuning.bluestein != BluesteinRule::Model || s_.tuning.bluesteinLength > 0;
 }
 
 void PlanBuilder::addJob(const Job& j) {
@@ -119,7 +125,8 @@ void PlanBuilder::addJob(const Job& j) {
   if (isSmooth(j.n, maxPrime_)) return threeKernels(j) ? addThreeKernels(j) : addTwoKernels(j);
   // Longer lengths with a cooperative prime take the cooperative passes in a two-kernel plan: two trips through
   // global memory where Bluestein past one kernel's convolution takes four, each over twice the points.
-  if (j.fuse == Fuse::None && isCoopSmooth(j.n, maxPrime_) && twoKernelSplit(j.n) > 0) return addTwoKernels(j);
+  if (j.fuse == Fuse::None && !bluesteinAsked() && isCoopSmooth(j.n, maxPrime_) && twoKernelSplit(j.n) > 0)
+    return addTwoKernels(j);
   addBluestein(j);
 }
 

@@ -95,6 +95,7 @@ Json stockhamTuningMembers(const std::vector<int>& factors, const KernelTuning& 
   if (k.spillBytes) t["spill_bytes"] = k.spillBytes;
   if (k.split) t["split"] = k.split;
   if (k.bluestein == BluesteinRule::PowerOfTwo) t["bluestein"] = "power_of_two";
+  if (k.bluestein == BluesteinRule::Smooth) t["bluestein"] = "smooth";
   if (k.bluesteinLength > 0) t["bluestein"] = k.bluesteinLength;
   auto flag = [&](const char* key, const std::optional<bool>& v) {
     if (v) t[key] = *v;
@@ -264,6 +265,20 @@ TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer,
     for (int v : {n1, n1 / 2, n1 / 4, n1 / 8, n1 * 2})
       if (v >= 8 && N % v == 0) splits.push_back(v);
     vary("split", splits, &KernelTuning::split);
+  }
+  // A length with a cooperative prime (37..127, f64 29..127): Bluestein against the cooperative passes (on an H200,
+  // f32 4087 = 61 x 67 ran 1.52x faster through Bluestein, f32 1591 = 37 x 43 and f64 29 x 3..110 slower).
+  const int maxPrime = maxPrimeRadix(spec.precision);
+  if (spec.lengths.size() == 1 && !spec.real() && !isSmooth(spec.length(), maxPrime) &&
+      isCoopSmooth(spec.length(), maxPrime)) {
+    std::vector<Candidate> c;
+    for (BluesteinRule r : {BluesteinRule::Smooth, BluesteinRule::PowerOfTwo}) {
+      Candidate v = current();
+      v.factors = {};  // (the convolution takes its own factors)
+      v.tuning.bluestein = r;
+      c.push_back(v);
+    }
+    runStage("bluestein", c);
   }
   for (int round = 0; round < 2; ++round) {
     const int T0 = emitStockhamKernel(planStockham(variant(spec, current()), arch).kernels[0].desc).geom.threadsPerFft;
