@@ -66,6 +66,7 @@ TEST(SpecParser, ErrorsNameTheJsonPath) {
        "/arrays/X/layout", "counts must match"},
       {[](Json& j) { j["arrays"]["X"]["colour"] = "red"; }, "/arrays/X/colour", "unknown field"},
       {[](Json& j) { j["steps"][0]["op"] = "fft"; }, "/steps/0/op", "unknown op"},
+      {[](Json& j) { j["steps"][0]["shape"] = "zzz"; }, "/steps/0/shape", "unknown MMA shape 'zzz'"},
       {[](Json& j) { j["steps"][2]["b"] = "Nope"; }, "/steps/2/b", "no array named"},
       {[](Json& j) { j["steps"][0]["a"] = "X"; }, "/steps/0/a", "phase array"},
       {[](Json& j) { j["transform"]["n_in"] = 300; }, "/transform/n_in", "power of two"},

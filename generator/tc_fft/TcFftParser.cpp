@@ -7,6 +7,7 @@
 
 #include "generator/tc_fft/TcFftParser.h"
 #include "generator/core/JsonReader.h"
+#include "generator/layout/FragmentTable.h"
 #include "generator/verify/PhaseValue.h"
 #include "generator/tc_fft/Synthesizer.h"
 #include "generator/tc_fft/TcFftData.h"
@@ -179,6 +180,11 @@ StepSpec parseStep(const Reader& rd, const LayoutProgram& s, const Json& j, cons
     st.op = StepOp::Mma;
     rd.onlyKeys(j, path, {"op", "shape", "a", "b", "c", "sum", "description"});
     st.shape = rd.string(rd.need(j, path, "shape"), path + "/shape");
+    // A name the fragment tables do not know is malformed input, whatever the accumulators (the verifier then checks
+    // the shape against the accumulation the spec settles on).
+    if (!findMmaShape(st.shape, s.precision) && !findMmaShape(st.shape, s.precision, "f32"))
+      rd.fail(path + "/shape", fmt::format("unknown MMA shape '{}' for precision {} (expected one of: {})", st.shape,
+                                           s.precision, knownShapesFor(s.precision)));
     st.a = ref("a", true);
     st.b = ref("b", false);
     st.c = ref("c", false);
