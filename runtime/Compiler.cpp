@@ -108,10 +108,13 @@ CompiledModule Compiler::compile(const std::string& source, const std::string& n
   } catch (const CompileError& e) {
     throw CompileError(fmt::format("spec '{}': {}", name, e.what()), e.log());
   }
+  // A result memoised from another directory (or a disk that refused it) is stored here with its report, as a
+  // compile in this directory stores it: best effort.
+  if (!stored && caches_->disk.put(m.key, r.cubin))
+    DiskCache(caches_->disk.dir(), ".report").put(m.key, reportBytes(r));
   m.cubin = std::move(r.cubin);
   m.log = std::move(r.log);
   caches_->memory.put(m.key, m.cubin);
-  if (!stored) caches_->disk.put(m.key, m.cubin);  // best effort
   return m;
 }
 

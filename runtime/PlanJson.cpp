@@ -102,6 +102,30 @@ const char* kindName(PlanArg::Kind k) {
 }
 
 // Reads members with their JSON pointers; every error is a PlanError naming the file and the pointer.
+// The header writes element and argument types as C: only a type's spelling is taken (words of letters, digits and
+// '_' between single spaces, a trailing '*' for pointers), never other text.
+bool isCTypeSpelling(const std::string& t, bool pointerAllowed) {
+  std::string body = t;
+  if (pointerAllowed && !body.empty() && body.back() == '*') body.pop_back();
+  if (body.empty() || body.size() > 64 || body.front() == ' ' || body.back() == ' ') return false;
+  char prev = ' ';
+  for (char c : body) {
+    const bool word = std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    if (!word && c != ' ') return false;
+    if (c == ' ' && prev == ' ') return false;
+    if (prev == ' ' && std::isdigit(static_cast<unsigned char>(c))) return false;  // a word starts with a letter or '_'
+    prev = c;
+  }
+  return true;
+}
+
+bool isArchName(const std::string& a) {
+  if (a.size() < 5 || a.size() > 7 || a.compare(0, 3, "sm_") != 0) return false;
+  std::size_t i = 3;
+  while (i < a.size() && std::isdigit(static_cast<unsigned char>(a[i]))) ++i;
+  return i >= 5 && (i == a.size() || (i + 1 == a.size() && std::islower(static_cast<unsigned char>(a[i]))));
+}
+
 class Reader {
  public:
   Reader(std::string file, std::string dir) : file_(std::move(file)), dir_(std::move(dir)) {}
@@ -293,10 +317,13 @@ LaunchPlan planFromJson(const Json& j, const std::string& file, const std::strin
   const std::string format = rd.str(j, "", "format");
   if (format != kPlanFormat)
     rd.fail("/format", fmt::format("'{}' is not a plan format this runtime reads (expected {})", format, kPlanFormat));
+  const std::string madeFor = rd.str(j, "", "made_for", "");
+  if (!madeFor.empty() && !isArchName(madeFor))
+    rd.fail("/made_for", fmt::format("'{}' is not an arch name (expected e.g. \"sm_90\")", madeFor));
   if (info) {
     info->format = format;
     info->generator = rd.str(j, "", "generator", "");
-    info->madeFor = rd.str(j, "", "made_for", "");
+    info->madeFor = madeFor;
   }
   constexpr long long kMaxElems = 1LL << 50;
   LaunchPlan p;
@@ -355,6 +382,8 @@ LaunchPlan planFromJson(const Json& j, const std::string& file, const std::strin
     b.name = rd.str(e, path, "name");
     b.role = roleFrom(rd, rd.str(e, path, "role"), path + "/role");
     b.elementType = rd.str(e, path, "element_type");
+    if (!isCTypeSpelling(b.elementType, false))
+      rd.fail(path + "/element_type", fmt::format("'{}' is not a C type (expected e.g. \"float2\")", b.elementType));
     b.elementBytes = static_cast<int>(rd.integer(e, path, "element_bytes", 1, 256));
     b.perBatchElems = rd.integer(e, path, "per_batch_elems", 0, kMaxElems);
     b.fixedElems = rd.integer(e, path, "fixed_elems", 0, kMaxElems);
@@ -371,6 +400,10 @@ LaunchPlan planFromJson(const Json& j, const std::string& file, const std::strin
       const std::string bytes = rd.blob(rd.need(e, path, "contents"), path + "/contents");
       b.contents.assign(bytes.begin(), bytes.end());
     }
+    if (b.perBatchElems == 0 && b.fixedElems == 0 && b.perBatchParam.empty())
+      rd.fail(path + "/per_batch_elems",
+              "the buffer has no elements (per_batch_elems, fixed_elems and "
+              "per_batch_param all absent or 0)");
     if (b.role == BufferRole::Counter && b.fixedElems * b.elementBytes <= 0)
       rd.fail(path + "/fixed_elems", "a counter needs at least one element");
     p.buffers.push_back(std::move(b));
@@ -409,7 +442,7 @@ LaunchPlan planFromJson(const Json& j, const std::string& file, const std::strin
       rd.fail(path + "/block", "expected 1 to 1024 threads per block");
     k.sharedBytes = static_cast<int>(rd.integer(e, path, "shared_bytes", 0, 1 << 20));
     const Json& g = rd.need(e, path, "grid");
-    k.grid.unitsPerBatch = rd.integer(g, path + "/grid", "units_per_batch", 0, kMaxElems);
+    k.grid.unitsPerBatch = rd.integer(g, path + "/grid", "units_per_batch", 1, kMaxElems);
     k.grid.unitsPerBlock = rd.integer(g, path + "/grid", "units_per_block", 1, kMaxElems);
     k.grid.capAtResident = rd.boolean(g, path + "/grid", "cap_at_resident", true);
     const Json& args = rd.array(e, path, "args");
@@ -420,6 +453,8 @@ LaunchPlan planFromJson(const Json& j, const std::string& file, const std::strin
       arg.name = rd.str(args[a], ap, "name", "");
       arg.value = rd.integer(args[a], ap, "value", LLONG_MIN, LLONG_MAX, &zero);
       arg.cType = rd.str(args[a], ap, "c_type");
+      if (!isCTypeSpelling(arg.cType, true))
+        rd.fail(ap + "/c_type", fmt::format("'{}' is not a C type (expected e.g. \"const float2*\")", arg.cType));
       arg.param = rd.str(args[a], ap, "param", "");
       if (arg.kind == PlanArg::Kind::TensorMap) {
         const Json& m = rd.need(args[a], ap, "tensor_map");

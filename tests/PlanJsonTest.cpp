@@ -104,6 +104,21 @@ TEST(PlanJson, DamagedPlansAreErrorsWithTheirPath) {
   EXPECT_EQ(pathOf([](Json& j) { j["kernels"][0]["args"][0]["kind"] = "pointer"; }), "/kernels/0/args/0/kind");
   EXPECT_EQ(pathOf([](Json& j) { j["buffers"][0]["role"] = "weights"; }), "/buffers/0/role");
   EXPECT_EQ(pathOf([](Json& j) { j["buffers"][0]["element_bytes"] = "4"; }), "/buffers/0/element_bytes");
+  // Types go into the header as C: a type's spelling only.
+  for (const char* t : {"float; int x", "float2*", "a\nb", "", "9x", "float  2", " float"})
+    EXPECT_EQ(pathOf([&](Json& j) { j["buffers"][0]["element_type"] = t; }), "/buffers/0/element_type") << t;
+  EXPECT_EQ(pathOf([](Json& j) { j["buffers"][0]["element_type"] = "unsigned long long"; }), "(no error)");
+  for (const char* t : {"float2*);", "const float2**", "int /* */"})
+    EXPECT_EQ(pathOf([&](Json& j) { j["kernels"][0]["args"][0]["c_type"] = t; }), "/kernels/0/args/0/c_type") << t;
+  EXPECT_EQ(pathOf([](Json& j) { j["made_for"] = "sm_90; rm"; }), "/made_for");
+  EXPECT_EQ(pathOf([](Json& j) { j["made_for"] = "sm_90a"; }), "(no error)");
+  EXPECT_EQ(pathOf([](Json& j) { j["kernels"][0]["grid"]["units_per_batch"] = 0; }), "/kernels/0/grid/units_per_batch");
+  EXPECT_EQ(pathOf([](Json& j) {
+              j["buffers"][0]["per_batch_elems"] = 0;
+              j["buffers"][0]["fixed_elems"] = 0;
+              j["buffers"][0].erase("per_batch_param");
+            }),
+            "/buffers/0/per_batch_elems");
   ASSERT_FALSE(good["helpers"].empty());
   EXPECT_EQ(pathOf([](Json& j) { j["helpers"][0]["text"] = "// another version"; }), "/helpers/0/text");
   EXPECT_EQ(pathOf([](Json& j) { j["kernels"][0]["args"][0]["name"] = "nowhere"; }), "");  // the plan's own check
