@@ -9,6 +9,7 @@
 #include <string>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "warpforge/cached_emit.h"
 #include "warpforge/compiler.h"
@@ -473,7 +474,17 @@ PYBIND11_MODULE(_warpforge, m) {
                   fmt::format("inputs: drawn for batch {}, checked at batch {}", data.madeForBatch, batch));
             std::map<std::string, std::vector<unsigned char>> out;
             for (auto [k, v] : outputs) out[k.cast<std::string>()] = bytesOf(v, k.cast<std::string>());
-            return checkDict(s.spec->check(data, out, batch));
+            try {
+              return checkDict(s.spec->check(data, out, batch));
+            } catch (const std::out_of_range&) {  // a family's check that looks an output up by name
+              std::vector<std::string> given, wanted;
+              for (const auto& [name, bytes] : out) given.push_back(name);
+              for (const auto& b : emitCached(s.json, s.file, archOf(std::nullopt)).plan.buffers)
+                if (b.role == BufferRole::Output) wanted.push_back(b.name);
+              throw py::key_error(fmt::format("outputs: the check needs every output of the plan ({}); given: {}",
+                                              fmt::join(wanted, ", "),
+                                              given.empty() ? "none" : fmt::format("{}", fmt::join(given, ", "))));
+            }
           },
           py::arg("inputs"), py::arg("outputs"), py::arg("batch"),
           "compares a run's outputs (host buffers by name, poisoned with 0xff before the run) with the family's CPU "

@@ -154,6 +154,14 @@ class ReferenceTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "batch -1"):
             spec.random_inputs(-1, 0)
 
+    def test_a_missing_output_is_a_key_error_naming_the_outputs(self):
+        spec = warpforge.Spec(os.path.join(SPECS, "chime_fft_256_512.json"))  # its check looks outputs up by name
+        inputs = spec.random_inputs(1, 7)
+        with self.assertRaisesRegex(KeyError, "needs every output of the plan \\(output\\); given: none"):
+            spec.check(inputs, {}, 1)
+        with self.assertRaisesRegex(KeyError, "given: outptu"):
+            spec.check(inputs, {"outptu": np.zeros((1, 512), dtype=np.complex64)}, 1)
+
     def test_an_unknown_arch_is_refused(self):
         spec = warpforge.Spec(small_fft())
         for arch in ("bogus", "sm_80x", "sm_10"):
