@@ -46,6 +46,14 @@ TEST(SpecParser, MalformedJson) {
     EXPECT_NE(std::string(e.what()).find("bad.json"), std::string::npos);
     EXPECT_NE(e.detail().find("malformed JSON"), std::string::npos);
   }
+  // Inside a member: the path names the member read last, the text its line and column.
+  try {
+    parseTcFftSpecText("{\"name\": \"x\",\n \"transform\": {\"n_in\": 64,, \"n_out\": 64}}", "bad.json");
+    FAIL();
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.path(), "/transform/n_in");
+    EXPECT_NE(e.detail().find("line 2"), std::string::npos) << e.detail();
+  }
 }
 
 TEST(SpecParser, ErrorsNameTheJsonPath) {

@@ -48,7 +48,9 @@ class SpecSax {
     if (e.id == 406)  // out_of_range: a number beyond double (1e400)
       throw SpecError(file_, pointer(),
                       fmt::format("number out of range (expected an integer or a finite double): {}", e.what()));
-    throw SpecError(file_, "", fmt::format("malformed JSON at byte {}: {}", position, e.what()));
+    // The path names the member read last (the syntax error is in it or just after it); nlohmann's text gives the
+    // line and column.
+    throw SpecError(file_, pointer(), fmt::format("malformed JSON at byte {}: {}", position, e.what()));
   }
 
   // The pointer of the value being read (the key just read, or the next array element).
