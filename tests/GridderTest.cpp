@@ -282,6 +282,11 @@ TEST(GridderPlanner, ReportsVisibilitiesBeyondTheSlots) {
   EXPECT_GT(plan.counts.overCapacity, 0);
   EXPECT_EQ(plan.counts.visibilities,
             plan.counts.gridded + plan.counts.flagged + plan.counts.offGrid + plan.counts.overCapacity);
+  // Fewer slots than the planning limits need are a warning that says so; the default is not.
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_NE(s.warnings[0].find("max_subgrids 10: the planning limits make at least"), std::string::npos)
+      << s.warnings[0];
+  EXPECT_TRUE(spec(specJson("")).warnings.empty());
 }
 
 TEST(GridderPlanner, WPlanesFromW) {

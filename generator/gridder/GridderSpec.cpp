@@ -316,6 +316,13 @@ GridderSpec parseGridderSpec(const Json& root, const std::string& file) {
   const long long minSub = s.minSubgrids();
   if (root.contains("max_subgrids")) {
     s.maxSubgrids = rd.integer(root["max_subgrids"], "/max_subgrids", 1, 1 << 24);
+    // Fewer slots than the planning limits make subgrids: the runs past the last slot are counted, not gridded.
+    if (s.maxSubgrids < minSub)
+      s.warnings.push_back(
+          fmt::format("max_subgrids {}: the planning limits make at least {} subgrids per batch entry; the "
+                      "visibilities of the "
+                      "runs past slot {} are counted as over capacity and not gridded (the default is {})",
+                      s.maxSubgrids, minSub, s.maxSubgrids, minSub + (minSub + 7) / 8));
   } else {
     s.maxSubgrids = minSub + (minSub + 7) / 8;  // room for runs the planner splits
   }
