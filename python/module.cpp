@@ -456,7 +456,20 @@ PYBIND11_MODULE(_warpforge, m) {
           "random_inputs",
           [](const PySpec& s, long long batch, std::uint64_t seed) {
             if (batch < 0) throw py::value_error(fmt::format("batch {}: expected 0 or more", batch));
-            TestData d = s.spec->randomInputs(batch, seed);
+            TestData d;
+            auto outOfMemory = [&]() -> py::error_already_set {
+              PyErr_SetString(
+                  PyExc_MemoryError,
+                  fmt::format("random_inputs: batch {} of {} does not fit host memory", batch, s.spec->name()).c_str());
+              return py::error_already_set();
+            };
+            try {
+              d = s.spec->randomInputs(batch, seed);
+            } catch (const std::bad_alloc&) {
+              throw outOfMemory();
+            } catch (const std::length_error&) {  // a size past what a vector holds
+              throw outOfMemory();
+            }
             d.madeFor = s.json.dump();
             d.madeForBatch = batch;
             return d;

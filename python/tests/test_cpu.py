@@ -153,6 +153,8 @@ class ReferenceTest(unittest.TestCase):
             other.check(inputs, {"output": np.zeros((1, 128), dtype=np.complex64)}, 1)
         with self.assertRaisesRegex(ValueError, "batch -1"):
             spec.random_inputs(-1, 0)
+        with self.assertRaisesRegex(MemoryError, "batch 1000000000000000 of py_fft_64 does not fit host memory"):
+            spec.random_inputs(10**15, 0)
 
     def test_a_missing_output_is_a_key_error_naming_the_outputs(self):
         spec = warpforge.Spec(os.path.join(SPECS, "chime_fft_256_512.json"))  # its check looks outputs up by name
