@@ -9,7 +9,6 @@
 #include "warpforge/family.h"
 
 namespace {
-const std::vector<std::string> kArchs = {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"};
 
 // "warpforge bench specs/x.json --reps 20": the call as a shell would take it back (a record's command).
 std::string commandLine(int argc, char** argv) {
@@ -48,12 +47,12 @@ int main(int argc, char** argv) {
                    "one JSON object per spec on stdout: {file, ok, family, errors: [{path, message}], counts, "
                    "kernels}");
   verify->add_option("--arch", o.arch, "also emit and NVRTC-compile the plan for this target; spills are warnings")
-      ->check(CLI::IsMember(kArchs));
+      ->check(CLI::IsMember(warpforge::targetArchs()));
   verify->add_flag("--no-compile", o.noCompile, "form and proof only: skip emitting and compiling the plan");
 
   auto* explain = app.add_subcommand("explain", "how the spec maps onto kernels, fragments and registers");
   explain->add_option("spec", o.spec, "spec file ('-': standard input)")->required();
-  explain->add_option("--arch", o.arch, "target architecture")->check(CLI::IsMember(kArchs));
+  explain->add_option("--arch", o.arch, "target architecture")->check(CLI::IsMember(warpforge::targetArchs()));
 
   auto* synthesize = app.add_subcommand("synthesize",
                                         "fill in what the spec leaves to the generator (a design found by search); "
@@ -73,7 +72,7 @@ int main(int argc, char** argv) {
   emit->add_option("spec", o.spec, "spec file ('-': standard input)")->required();
   emit->add_option("-o,--output", o.outDir, "output directory")->required();
   emit->add_option("--arch", o.arch, "target the kernels are made for (register targets that do not spill)")
-      ->check(CLI::IsMember(kArchs));
+      ->check(CLI::IsMember(warpforge::targetArchs()));
   emit->add_flag("--plan-json", o.planJson,
                  "also write <name>_plan.json: the plan as data (buffers, tables, kernels, grid rules, sources) that "
                  "warpforge::runtime loads "
@@ -84,7 +83,7 @@ int main(int argc, char** argv) {
   auto* compile = app.add_subcommand(
       "compile", "NVRTC-compile every kernel of the plan (no GPU needed); registers, stack and spills");
   compile->add_option("spec", o.spec, "spec file ('-': standard input)")->required();
-  compile->add_option("--arch", o.arch, "target")->check(CLI::IsMember(kArchs));
+  compile->add_option("--arch", o.arch, "target")->check(CLI::IsMember(warpforge::targetArchs()));
   compile->add_option("--cubin", o.cubinDir, "also write <kernel>.cubin for every kernel into this directory");
 
   auto* run = app.add_subcommand("run", "GPU: fresh random input, poisoned outputs, compare with the CPU reference");

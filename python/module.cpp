@@ -39,9 +39,9 @@ Json fromPython(const py::handle& o, const std::string& what) {
 
 // An arch the caller names must be one the generator targets (as the CLI's --arch); device 0's is taken as it is.
 std::string archOf(const std::optional<std::string>& arch) {
-  static const std::vector<std::string> kArchs = {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"};
-  if (arch && std::find(kArchs.begin(), kArchs.end(), *arch) == kArchs.end())
-    throw py::value_error(fmt::format("arch '{}': expected one of sm_80, sm_86, sm_89, sm_90, sm_90a", *arch));
+  const std::vector<std::string>& archs = targetArchs();
+  if (arch && std::find(archs.begin(), archs.end(), *arch) == archs.end())
+    throw py::value_error(fmt::format("arch '{}': expected one of {}", *arch, fmt::join(archs, ", ")));
   if (arch) return *arch;
   if (deviceAvailable()) return deviceInfo(0).arch;
   return "sm_90";

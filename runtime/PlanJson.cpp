@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -101,22 +102,23 @@ const char* kindName(PlanArg::Kind k) {
   return "?";
 }
 
-// Reads members with their JSON pointers; every error is a PlanError naming the file and the pointer.
-// The header writes element and argument types as C: only a type's spelling is taken (words of letters, digits and
-// '_' between single spaces, a trailing '*' for pointers), never other text.
-bool isCTypeSpelling(const std::string& t, bool pointerAllowed) {
-  std::string body = t;
-  if (pointerAllowed && !body.empty() && body.back() == '*') body.pop_back();
-  if (body.empty() || body.size() > 64 || body.front() == ' ' || body.back() == ' ') return false;
-  char prev = ' ';
-  for (char c : body) {
-    const bool word = std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-    if (!word && c != ' ') return false;
-    if (c == ' ' && prev == ' ') return false;
-    if (prev == ' ' && std::isdigit(static_cast<unsigned char>(c))) return false;  // a word starts with a letter or '_'
-    prev = c;
+// Names and types the header writes as C: an identifier (letters, digits, '_', not starting with a digit), and a
+// type's spelling (identifiers between single spaces, a trailing '*' for pointers), never other text.
+bool isIdentifier(std::string_view v) {
+  return !v.empty() && !std::isdigit(static_cast<unsigned char>(v[0])) && std::all_of(v.begin(), v.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+bool isCTypeSpelling(std::string_view t, bool pointerAllowed) {
+  if (pointerAllowed && !t.empty() && t.back() == '*') t.remove_suffix(1);
+  if (t.empty() || t.size() > 64) return false;
+  for (std::size_t start = 0;;) {
+    const std::size_t end = t.find(' ', start);
+    if (!isIdentifier(t.substr(start, end == std::string_view::npos ? end : end - start))) return false;
+    if (end == std::string_view::npos) return true;
+    start = end + 1;
   }
-  return true;
 }
 
 bool isArchName(const std::string& a) {
@@ -126,6 +128,7 @@ bool isArchName(const std::string& a) {
   return i >= 5 && (i == a.size() || (i + 1 == a.size() && std::islower(static_cast<unsigned char>(a[i]))));
 }
 
+// Reads members with their JSON pointers; every error is a PlanError naming the file and the pointer.
 class Reader {
  public:
   Reader(std::string file, std::string dir) : file_(std::move(file)), dir_(std::move(dir)) {}
@@ -329,10 +332,7 @@ LaunchPlan planFromJson(const Json& j, const std::string& file, const std::strin
   LaunchPlan p;
   p.specName = rd.str(j, "", "spec_name");
   // The name becomes identifiers of the header and the plan's file name: a C identifier, as a spec's name is.
-  const bool identifier = !p.specName.empty() && !std::isdigit(static_cast<unsigned char>(p.specName[0])) &&
-                          std::all_of(p.specName.begin(), p.specName.end(),
-                                      [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
-  if (!identifier)
+  if (!isIdentifier(p.specName))
     rd.fail("/spec_name",
             "expected a C identifier (letters, digits, '_', not starting with a digit), as the spec's name");
   p.family = rd.str(j, "", "family", "");

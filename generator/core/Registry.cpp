@@ -11,6 +11,11 @@ namespace warpforge {
 // Defined by the build (generated/FamilyTable.cpp): one entry per generator/<family>/family.cmake.
 std::vector<const Family*> registeredFamilies();
 
+const std::vector<std::string>& targetArchs() {
+  static const std::vector<std::string> archs = {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"};
+  return archs;
+}
+
 const std::vector<const Family*>& families() {
   static const std::vector<const Family*> table = registeredFamilies();
   return table;

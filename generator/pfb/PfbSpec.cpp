@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -227,7 +228,7 @@ PfbSpec parsePfbSpec(const Json& root, const std::string& file) {
       s.perChannelGain = true;
     } else if (g.is_number()) {
       s.gain = g.get<double>();
-      if (!std::isfinite(s.gain) || std::fabs(s.gain) < 1.17549435e-38 || std::fabs(s.gain) > 1e30)
+      if (!std::isfinite(s.gain) || std::fabs(s.gain) < std::numeric_limits<float>::min() || std::fabs(s.gain) > 1e30)
         rd.fail("/gain", fmt::format("{} (expected a nonzero number of magnitude 1.2e-38 .. 1e30: the gain is applied "
                                      "in f32)",
                                      s.gain));

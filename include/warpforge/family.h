@@ -104,6 +104,9 @@ class Family {
 std::string generatorVersion();
 std::string generatorId();
 
+// The archs the generator emits for (the CLI's --arch, the Python binding's arch argument).
+const std::vector<std::string>& targetArchs();
+
 // The registered families (generator/<family>/ each registers one; see Registry.cpp).
 const std::vector<const Family*>& families();
 const Family* findFamily(const std::string& name);
