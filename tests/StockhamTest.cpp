@@ -409,6 +409,53 @@ TEST(Stockham, TunedSpecOfACooperativePrimeLengthParses) {
   }
 }
 
+// A spec the tuner prints parses where the plan's kernels ran different geometries: c2c f32 2^21 as 512-point
+// columns (32 threads per FFT) and 4096-point rows, the columns' thread count asked of both kernels would leave the
+// rows 128 values per thread, past the limit of 64 (bench --tune on an H200 printed such a spec and recorded it as
+// wisdom). Members the kernels took differently are recorded as asked.
+TEST(Stockham, TunedSpecOfATwoKernelPlanParses) {
+  struct Split512Faster : TuneTimer {
+    std::vector<double> time(const std::vector<Generated>& c, std::vector<std::string>*) override {
+      std::vector<double> ms;
+      for (std::size_t i = 0; i < c.size(); ++i)
+        ms.push_back(
+            (c[i].plan.sources.at(0).text.find("C2C of length 512 =") != std::string::npos ? 0.5 : 1.0) -
+            (c[i].plan.sources.at(0).text.find("Block: 256 threads = 32 per FFT") != std::string::npos ? 0.25 : 0.0) -
+            1e-3 * static_cast<double>(i));
+      return ms;
+    }
+    std::string arch() override { return "sm_90"; }
+    CompileProbe* probe() override { return nullptr; }
+  } timer;
+  const std::string text = spec(2097152, "f32");
+  const TuneOutcome t = tuneStockham(parseStockhamSpecText(text, "t.json"), timer);
+  EXPECT_EQ(t.specMembers["tuning"].value("split", 0), 512) << t.specMembers.dump();
+  EXPECT_NE(t.trials[t.best].geometry.find("8x8x8 = 32x8 thr"), std::string::npos) << t.trials[t.best].geometry;
+  Json tuned = Json::parse(text);
+  for (auto it = t.specMembers.begin(); it != t.specMembers.end(); ++it) tuned[it.key()] = it.value();
+  EXPECT_NO_THROW(buildStockham(parseStockhamSpecText(tuned.dump(), "tuned.json"), "sm_90", nullptr, false))
+      << tuned.dump();
+}
+
+// The tuner tries a cooperative prime both ways and records the cooperative winner as streamed_prime false (f64 87 =
+// 29 x 3 streams by default).
+TEST(Stockham, TunerRecordsTheCooperativePass) {
+  struct CooperativeFaster : TuneTimer {
+    std::vector<double> time(const std::vector<Generated>& c, std::vector<std::string>*) override {
+      std::vector<double> ms;
+      for (std::size_t i = 0; i < c.size(); ++i)
+        ms.push_back((c[i].plan.sources.at(0).text.find("cooperatively") != std::string::npos ? 0.5 : 1.0) +
+                     1e-3 * static_cast<double>(i));
+      return ms;
+    }
+    std::string arch() override { return "sm_90"; }
+    CompileProbe* probe() override { return nullptr; }
+  } timer;
+  const TuneOutcome t = tuneStockham(parseStockhamSpecText(spec(87, "f64"), "t.json"), timer);
+  EXPECT_EQ(t.specMembers["tuning"].value("streamed_prime", true), false) << t.specMembers.dump();
+  EXPECT_EQ(t.trials[t.baseline].ms, 1.0) << "the default streams";
+}
+
 // The tuner's real_split stage: with a fake timer that prefers more kernels, r2c 32768 (default: one kernel of 16384,
 // the split fused) comes back as real_split "kernel" (the FFT of 16384, then a split kernel), the first of the
 // two-kernel forms.
@@ -547,6 +594,7 @@ TEST(Stockham, SpecErrorsNameThePath) {
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"derive_twiddles": 0})")).first, "/tuning/derive_twiddles");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"work_queue": "yes"})")).first, "/tuning/work_queue");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"prefetch": 1})")).first, "/tuning/prefetch");
+  EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"streamed_prime": "yes"})")).first, "/tuning/streamed_prime");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "input": {"stride": 2, "strides": [3]})")).first, "/input/stride");
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "output": {"strides": [3], "stride": 2})")).first, "/output/stride");
   EXPECT_EQ(
@@ -1579,6 +1627,12 @@ TEST(Stockham, UnhonouredTuningAndSpillsAreReported) {
       family(spec(1024, "f32", R"(, "tuning": {"prefetch": true, "persistent": false})"))->verify().warnings,
       "/tuning/prefetch", "persistent, work_queue and direct_load as given do not apply"));
   EXPECT_TRUE(family(spec(1024, "f32", R"(, "tuning": {"prefetch": true})"))->verify().warnings.empty());
+  EXPECT_TRUE(anyContains(family(spec(1024, "f32", R"(, "tuning": {"streamed_prime": true})"))->verify().warnings,
+                          "/tuning/streamed_prime", "nothing to switch"));
+  EXPECT_TRUE(anyContains(family(spec(201, "f32", R"(, "tuning": {"streamed_prime": true})"))->verify().warnings,
+                          "/tuning/streamed_prime", "radix 67 cooperatively"));  // 67 x 3: above the limit of 61
+  EXPECT_TRUE(family(spec(87, "f64", R"(, "tuning": {"streamed_prime": false})"))->verify().warnings.empty());
+  EXPECT_TRUE(family(spec(87, "f64", R"(, "tuning": {"streamed_prime": true})"))->verify().warnings.empty());
   EXPECT_TRUE(family(spec(16384, "f32", R"(, "tuning": {"persistent": false})"))->verify().warnings.empty());
   // Honoured tuning: silence.
   EXPECT_TRUE(
@@ -2533,10 +2587,10 @@ TEST(Stockham, RulesKeepToTheirRange) {
 }
 
 // Cooperative primes that one thread computes whole, outputs stored pair by pair (CoopRadix.h streamedPrimeLimit):
-// where the prime is the whole FFT, twice it (f64) or its square. Their generated CUDA run on the CPU against FFTW:
-// f64's rolled loop over output pairs (coefficients from a __constant__ row per pair) and f32's literal ones, staged
-// and direct (37^2: the first pass reads and the last pass writes global memory), twiddled second passes, both
-// directions.
+// where the prime is the whole FFT, twice it (f64), its square, or another multiple whose other passes hold few values.
+// Their generated CUDA run on the CPU against FFTW: f64's rolled loop over output pairs (coefficients from a
+// __constant__ row per pair) and f32's literal ones, staged and direct (37^2: the first pass reads and the last pass
+// writes global memory), twiddled second passes, both directions.
 TEST(Stockham, StreamedPrimePassesRunOnTheCpu) {
   EXPECT_EQ(streamedPrime({37}, 37, true), 37);
   EXPECT_EQ(streamedPrime({29, 2}, 58, true), 29);
@@ -2551,6 +2605,16 @@ TEST(Stockham, StreamedPrimePassesRunOnTheCpu) {
   EXPECT_EQ(streamedPrime({59, 2}, 118, false), 59);
   EXPECT_EQ(streamedPrime({23}, 23, true), 0);       // a thread radix already
   EXPECT_FALSE(streamsPass({37}, 37, 37, 0, true));  // no thread for the butterfly: cooperative
+  // Other multiples m R on m threads, while the other passes hold at most 4/3 R values.
+  EXPECT_EQ(streamedPrime({29, 3}, 87, true), 29);
+  EXPECT_EQ(streamedPrime({29, 10}, 290, true), 29);
+  EXPECT_EQ(streamedPrime({43, 4, 4, 2}, 1376, false), 43);      // radix-2 pass: 22 values on 32 threads
+  EXPECT_EQ(streamedPrime({29, 13}, 377, true), 0);              // the radix-13 pass would hold 39 values
+  EXPECT_EQ(streamedPrime({37, 3}, 111, true), 0);               // f64 above 31
+  EXPECT_EQ(streamedPrime({29, 3}, 87, true, false, false), 0);  // the tuning asks for the cooperative pass
+  EXPECT_EQ(streamedPrime({37, 25}, 925, false, false, true), 37);
+  EXPECT_EQ(heldValues({29, 3}, 87, 3, true), 30);
+  EXPECT_EQ(heldValues({29, 3}, 87, 3, true, false, false), coopShape(29, 87, 3).held());
   struct Case {
     std::string label, text;
   };
@@ -2561,6 +2625,12 @@ TEST(Stockham, StreamedPrimePassesRunOnTheCpu) {
       {"f64 1369 = 37^2", R"({"name": "cpus3", "family": "stockham", "precision": "f64", "length": 1369})"},
       {"f32 1849 = 43^2 inverse",
        R"({"name": "cpus4", "family": "stockham", "precision": "f32", "length": 1849, "direction": "inverse"})"},
+      {"f64 87 = 29 x 3", R"({"name": "cpus5", "family": "stockham", "precision": "f64", "length": 87})"},
+      {"f64 290 = 29 x 10 inverse",
+       R"({"name": "cpus6", "family": "stockham", "precision": "f64", "length": 290, "direction": "inverse"})"},
+      {"f32 1376 = 43 x 32", R"({"name": "cpus7", "family": "stockham", "precision": "f32", "length": 1376})"},
+      {"f32 246 = 41 x 6 inverse",
+       R"({"name": "cpus8", "family": "stockham", "precision": "f32", "length": 246, "direction": "inverse"})"},
   };
   int n = 0;
   for (const auto& c : cases) {
@@ -2594,6 +2664,25 @@ TEST(Stockham, StreamedPrimePassesRunOnTheCpu) {
   }
   EXPECT_GT(mutated.checked, 0) << "the mutated kernel did not run";
   EXPECT_GT(mutated.error, mutated.bound) << "coefficients of the wrong pair must fail the check";
+}
+
+// A streamed prime that spills at every register target falls back to the cooperative pass; one pinned by the tuning
+// does not.
+TEST(Stockham, SpillingStreamedPrimeFallsBackToCooperative) {
+  struct StreamedSpills : CompileProbe {
+    CompileReport compile(const std::string& source, const std::string&, const std::string&) override {
+      if (source.find("outputs stored pair by pair") != std::string::npos) return {255, 64, 64, 64};
+      return {120, 0, 0, 0};
+    }
+  } probe;
+  const SpillFreeKernel k = emitStockhamSpillFree(plan(spec(87, "f64")).kernels.at(0).desc, "sm_90", &probe);
+  EXPECT_EQ(k.kernel.source.find("outputs stored pair by pair"), std::string::npos);
+  EXPECT_NE(k.kernel.source.find("cooperatively"), std::string::npos);
+  EXPECT_FALSE(k.compiled.spills());
+  EXPECT_EQ(k.kernel.desc.tuning.streamedPrime, false) << "the kernel's description says what it computes";
+  const SpillFreeKernel pinned = emitStockhamSpillFree(
+      plan(spec(87, "f64", R"(, "tuning": {"streamed_prime": true})")).kernels.at(0).desc, "sm_90", &probe);
+  EXPECT_NE(pinned.kernel.source.find("outputs stored pair by pair"), std::string::npos);
 }
 
 // Odd r2c / c2r with batch entries in pairs (one complex FFT of x_2p + i x_2p+1), on the CPU against FFTW at odd and

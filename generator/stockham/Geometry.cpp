@@ -1,6 +1,7 @@
 // Launch geometry of a Stockham kernel: threads per FFT, FFTs per block, shared
 // memory pitch and padding, register target.
 #include <algorithm>
+#include <optional>
 #include <tuple>
 #include <utility>
 
@@ -102,10 +103,11 @@ std::vector<int> relaxedRegisterTargets(int threads, int target) {
   return targets;
 }
 
-int streamedPrime(const std::vector<int>& factors, int length, bool f64, bool columnTile) {
-  if (factors.empty() || columnTile) return 0;
+int streamedPrime(const std::vector<int>& factors, int length, bool f64, bool columnTile, std::optional<bool> tuned) {
+  if (factors.empty() || columnTile || (tuned && !*tuned)) return 0;
   const int R = *std::max_element(factors.begin(), factors.end());
   if (!isCoopRadix(R, threadPrimeLimit(f64)) || R > streamedPrimeLimit(f64)) return 0;
+  if (tuned) return R;
   const int m = length / R;
   // Where the streamed kernel compiles clean on sm_80 and sm_90 (a default kernel does not spill): f64 53 and
   // 2 x 37..43 (sm_80), 2 x 47 and 2 x 53 (sm_90) spill 20-148 bytes at 255 registers; f32 61^2 on 61 threads needs
@@ -113,51 +115,63 @@ int streamedPrime(const std::vector<int>& factors, int length, bool f64, bool co
   if (m == 1) return !f64 || R <= 47 ? R : 0;
   if (m == 2) return !f64 || R <= 31 ? R : 0;
   if (m == R) return f64 || R <= 59 ? R : 0;
-  return 0;
+  // Other multiples: m threads per FFT, one radix-R butterfly each, where no other pass then holds more than 4/3 R
+  // values (37 x 25 would hold 50 in its radix-25 pass; 29 x 13 held 39 and gained 1.06x, 29 x 14 held 42 and spilled).
+  // Timed against the cooperative pass on an H200: f32 111 .. 1376 1.43-1.95x, f64 87 .. 1450 1.02-1.40x. f64 above 31
+  // holds too many registers (2 x 37 spilled). A kernel that spills at every register target falls back to the
+  // cooperative pass (SpillFree.cpp).
+  if (f64 && R > 31) return 0;
+  for (int r : factors)
+    if (r != R && 3 * ((length / r + m - 1) / m * r) > 4 * R) return 0;
+  return R;
 }
 
-bool streamsPass(const std::vector<int>& factors, int length, int R, int threads, bool f64, bool columnTile) {
-  return R == streamedPrime(factors, length, f64, columnTile) && length / R <= threads;
+bool streamsPass(const std::vector<int>& factors, int length, int R, int threads, bool f64, bool columnTile,
+                 std::optional<bool> tuned) {
+  return R == streamedPrime(factors, length, f64, columnTile, tuned) && length / R <= threads;
 }
 
 bool streamsPass(const KernelDesc& d, const KernelGeometry& g, int R) {
   return isCoopRadix(R, threadPrimeLimit(d.f64)) &&
-         streamsPass(d.factors, d.length, R, g.threadsPerFft, d.f64, g.columnTile());
+         streamsPass(d.factors, d.length, R, g.threadsPerFft, d.f64, g.columnTile(), d.tuning.streamedPrime);
 }
 
-int heldValues(const std::vector<int>& factors, int length, int threads, bool f64, bool columnTile) {
+int heldValues(const std::vector<int>& factors, int length, int threads, bool f64, bool columnTile,
+               std::optional<bool> tuned) {
   int held = 1;
   for (int R : factors)
-    held = std::max(held,
-                    isCoopRadix(R, threadPrimeLimit(f64)) && !streamsPass(factors, length, R, threads, f64, columnTile)
-                        ? coopShape(R, length, threads).held()
-                        : (length / R + threads - 1) / threads * R);
+    held = std::max(held, isCoopRadix(R, threadPrimeLimit(f64)) &&
+                                  !streamsPass(factors, length, R, threads, f64, columnTile, tuned)
+                              ? coopShape(R, length, threads).held()
+                              : (length / R + threads - 1) / threads * R);
   return held;
 }
 
 // The largest radix a thread holds whole: a cooperative radix (CoopRadix.h) counts as the values
 // its pass aims to leave per thread, unless the kernel streams it (streamedPrime).
-int threadRadix(const std::vector<int>& factors, int length, bool f64, bool columnTile = false) {
-  const int streamed = streamedPrime(factors, length, f64, columnTile);
+int threadRadix(const std::vector<int>& factors, int length, bool f64, bool columnTile = false,
+                std::optional<bool> tuned = {}) {
+  const int streamed = streamedPrime(factors, length, f64, columnTile, tuned);
   int rmax = 1;
   for (int r : factors)
     rmax = std::max(rmax, isCoopRadix(r, threadPrimeLimit(f64)) && r != streamed ? kCoopHeldValues : r);
   return rmax;
 }
 
-int balancedThreadsPerFft(const std::vector<int>& factors, int length, bool f64, int maxThreadsPerFft) {
-  const int rmax = threadRadix(factors, length, f64);
+int balancedThreadsPerFft(const std::vector<int>& factors, int length, bool f64, int maxThreadsPerFft,
+                          std::optional<bool> tuned) {
+  const int rmax = threadRadix(factors, length, f64, false, tuned);
   int T = std::max(1, std::min(maxThreadsPerFft, length / rmax));
   // One butterfly of the largest radix per thread leaves a smaller radix several butterflies per
   // thread: 17 x 19 on 17 threads holds 2 x 17 values in the radix-17 pass (the second iteration
   // nearly idle). Where that is more than 1.5x the largest radix, the thread count of another
   // radix that holds fewer values is taken (19 threads: 19 values, 2 of 19 threads idle in one pass).
-  if (heldValues(factors, length, T, f64) * 2 > 3 * rmax) {
+  const auto held = [&](int threads) { return heldValues(factors, length, threads, f64, false, tuned); };
+  if (held(T) * 2 > 3 * rmax) {
     for (int R : factors) {
       if (isCoopRadix(R, threadPrimeLimit(f64))) continue;
       const int cand = std::min(maxThreadsPerFft, length / R);
-      if (cand >= 1 && cand <= 1024 && heldValues(factors, length, cand, f64) < heldValues(factors, length, T, f64))
-        T = cand;
+      if (cand >= 1 && cand <= 1024 && held(cand) < held(T)) T = cand;
     }
   }
   return T;
@@ -173,7 +187,7 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   g.fftMajorLoad = isColumnTiled(d.in);
   g.fftMajorStore = isColumnTiled(d.out);
   const bool columns = g.columnTile();
-  const int rmax = threadRadix(d.factors, L, d.f64, columns);
+  const int rmax = threadRadix(d.factors, L, d.f64, columns, d.tuning.streamedPrime);
   const int cb = complexBytes(d.f64);
   // Column tiles: pad so that consecutive FFTs fall in different banks.
   // Per-FFT pitch in shared memory: a whole number of pad groups, plus one group for
@@ -211,7 +225,7 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   // 128-thread blocks: a barrier stalls fewer warps and blocks in other phases fill the gaps (r2c, f16 and odd lengths
   // ran faster than at 256; c2c f32 powers of two the same either way).
   const int blockThreads = tu.blockThreads > 0 ? tu.blockThreads : 128;
-  int T = tu.threadsPerFft == 0 ? balancedThreadsPerFft(d.factors, L, d.f64, maxThreadsPerFft)
+  int T = tu.threadsPerFft == 0 ? balancedThreadsPerFft(d.factors, L, d.f64, maxThreadsPerFft, tu.streamedPrime)
                                 : std::max(1, std::min(maxThreadsPerFft, L / rmax));
   // Long f32 FFTs: 256 threads holding up to 32 values each beat 512 holding 16; beyond 32 values per thread (16384)
   // the FFT takes 1024 threads. Half storage keeps 512 (its kernels ran faster so). Not for a Bluestein convolution
@@ -307,7 +321,8 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   // element loop writes as whole sectors.
   g.fusedSplit = d.fuse == Fuse::R2CPost && !d.factors.empty() && !d.mirrored && !g.fftMajorStore &&
                  tu.directStore != false && !isCoopRadix(lastRadix, maxPrime) &&
-                 tu.fusedSplit.value_or(2 * lastRadix <= heldValues(d.factors, L, T, d.f64, columns) &&
+                 tu.fusedSplit.value_or(2 * lastRadix <=
+                                            heldValues(d.factors, L, T, d.f64, columns, tu.streamedPrime) &&
                                         lastRun >= kMinDirectRunBytes);
   // A last pass that loops (more butterflies than threads) writes a short run per iteration, the later ones with
   // idle lanes: under 128-byte runs of 8- or 16-byte values the store is staged (a pass of one butterfly per thread

@@ -98,6 +98,8 @@ struct KernelTuning {
   std::optional<bool> workQueue;       // KernelGeometry::workQueue (unset: for persistent grids)
   std::optional<bool> fusedSplit;      // r2c: KernelGeometry::fusedSplit; false: the split as a staged element loop
   std::optional<bool> prefetch;        // KernelGeometry::prefetch (unset: c2c FFTs of 96 KiB and more)
+  std::optional<bool> streamedPrime;   // a cooperative prime one thread per butterfly (true) or cooperative (false);
+                                       // unset: streamedPrime's rule (Geometry.cpp)
   int columnValues = 0;  // column-tiled kernels (two-kernel plans, strided axes): at most this many values per thread
                          // (0: 32 f32, 8 f64)
   BluesteinRule bluestein = BluesteinRule::Model;  // (plan)

@@ -133,13 +133,13 @@ SpillFreeKernel emitStockhamSpillFree(const KernelDesc& desc, const std::string&
   static std::mutex mutex;
   static std::map<std::string, SpillFreeKernel> memo;
   // Key: the probe's kind (a test's fake probe must not answer for NVRTC), arch, the pinned
-  // index choice (the tuning can pin the thread indices) and the first-try source.
+  // index and streamed-prime choices (the tuning can pin them) and the first-try source.
   const std::string key = std::string(typeid(*probe).name()) + "\n" + arch + "\n" +
                           std::to_string(desc.tuning.spillBytes) + "\n" +
                           (!desc.tuning.indexPerGroup   ? "-1"
                            : *desc.tuning.indexPerGroup ? "1"
                                                         : "0") +
-                          "\n" + first.source;
+                          (desc.tuning.streamedPrime ? " streamed pinned" : "") + "\n" + first.source;
   {
     std::lock_guard<std::mutex> lock(mutex);
     auto it = memo.find(key);
@@ -202,6 +202,18 @@ SpillFreeKernel emitStockhamSpillFree(const KernelDesc& desc, const std::string&
       StockhamKernel kt = emitStockhamKernel(d, target, 1024, index);
       SpillFreeKernel t2{kt, probe->compile(kt.source, desc.specName, arch)};
       if (!t2.compiled.spills()) out = t2;
+    }
+  }
+  // A prime streamed by the geometry's rule (one thread per butterfly, ~R values held) that spills at every target:
+  // the cooperative pass holds a few values per thread.
+  if (spills() && !desc.tuning.streamedPrime && streamedPrime(desc.factors, desc.length, desc.f64) > 0) {
+    KernelDesc coop = desc;
+    coop.tuning.streamedPrime = false;
+    const SpillFreeKernel c = emitStockhamSpillFree(coop, arch, probe);
+    if (spillBytes(c) < spillBytes(least)) {
+      std::lock_guard<std::mutex> lock(mutex);
+      memo.emplace(key, c);
+      return c;
     }
   }
   if (spills()) out = least;

@@ -35,22 +35,27 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft = 1024);
 // (KernelGeometry::fftMajorLoad / fftMajorStore).
 bool isColumnTiled(const Access& a);
 // The cooperative prime R (CoopRadix.h) this kernel's threads compute whole, outputs streamed (streamedPrimeLimit), or
-// 0: where the kernel's length is R (f64: R <= 47), 2R (f64: R <= 31) or R^2 (f32 / f16: R <= 59), the lengths whose
-// cooperative passes' table reads and barriers dominate the kernel. Other multiples stay cooperative (37 x 25: the
-// radix-25 pass would hold 50 values at one radix-37 butterfly per thread).
-int streamedPrime(const std::vector<int>& factors, int length, bool f64, bool columnTile = false);
+// 0: where the kernel's length is R (f64: R <= 47), 2R (f64: R <= 31), R^2 (f32 / f16: R <= 59) or another multiple
+// m R (f64: R <= 31) whose other passes hold at most 4/3 R values on m threads (37 x 25 stays cooperative: its radix-25
+// pass would hold 50 values at one radix-37 butterfly per thread).
+// tuned: the tuning's streamed_prime (false: never; true: the largest cooperative prime up to the limit at any length).
+int streamedPrime(const std::vector<int>& factors, int length, bool f64, bool columnTile = false,
+                  std::optional<bool> tuned = {});
 // Whether the radix-R pass streams at `threads` threads per FFT (one butterfly of it per thread). Column tiles never
 // stream (their kernels hold at most 8 f64 / 32 f32 values per thread).
-bool streamsPass(const std::vector<int>& factors, int length, int R, int threads, bool f64, bool columnTile = false);
+bool streamsPass(const std::vector<int>& factors, int length, int R, int threads, bool f64, bool columnTile = false,
+                 std::optional<bool> tuned = {});
 // Whether the kernel of `d` at geometry `g` computes its radix-R pass streamed (a cooperative prime R, one thread per
 // butterfly): what the emitter, the explanation and the geometry's own choices ask.
 bool streamsPass(const KernelDesc& d, const KernelGeometry& g, int R);
 // Complex values one thread holds in the busiest pass with `threads` threads per FFT.
-int heldValues(const std::vector<int>& factors, int length, int threads, bool f64, bool columnTile = false);
+int heldValues(const std::vector<int>& factors, int length, int threads, bool f64, bool columnTile = false,
+               std::optional<bool> tuned = {});
 // Threads per FFT the geometry takes by default (no tuning): one butterfly of the largest radix per
 // thread, or the thread count of another radix where that holds fewer values (Geometry.cpp). The
 // factorization cost model (StockhamSpec.cpp) scores each candidate at this thread count.
-int balancedThreadsPerFft(const std::vector<int>& factors, int length, bool f64, int maxThreadsPerFft = 1024);
+int balancedThreadsPerFft(const std::vector<int>& factors, int length, bool f64, int maxThreadsPerFft = 1024,
+                          std::optional<bool> tuned = {});
 // Shortest run of one FFT's consecutive elements (per warp instruction) that a pass reads or writes
 // in global memory itself; shorter runs are staged through shared memory (Geometry.cpp).
 constexpr int kMinDirectRunBytes = 64;

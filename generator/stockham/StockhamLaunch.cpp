@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "generator/stockham/CoopRadix.h"
 #include "generator/stockham/StockhamLayout.h"
 #include "warpforge/spec_error.h"
 
@@ -310,6 +311,30 @@ std::vector<std::string> stockhamWarnings(const StockhamSpec& s, const StockhamB
                     "persistent blocks in a fixed order and a staged load (persistent, work_queue and "
                     "direct_load as given do not apply to it)",
                     prefetching->kernel.desc.kernelName));
+  if (tu.streamedPrime) {
+    // The kernels' cooperative primes, and whether each runs as the tuning asks.
+    bool anyCoop = false;
+    for (const SpillFreeKernel& sf : b.kernels) {
+      const KernelDesc& d = sf.kernel.desc;
+      for (int r : d.factors) {
+        if (!isCoopRadix(r, threadPrimeLimit(d.f64))) continue;
+        anyCoop = true;
+        if (streamsPass(d, sf.kernel.geom, r) != *tu.streamedPrime) {
+          w.push_back(
+              fmt::format("/tuning/streamed_prime: {}, but kernel {} computes its radix {} {} (one thread per "
+                          "butterfly needs a "
+                          "prime up to {}, a kernel that is no column tile, and a thread for each butterfly)",
+                          *tu.streamedPrime, d.kernelName, r,
+                          *tu.streamedPrime ? "cooperatively" : "one thread per butterfly", streamedPrimeLimit(d.f64)));
+          break;
+        }
+      }
+    }
+    if (!anyCoop)
+      w.push_back(
+          "/tuning/streamed_prime: no kernel of this plan has a cooperative prime (37..127; f64 29..127): nothing to "
+          "switch");
+  }
   if (tu.pairBatch && (!s.real() || s.length() % 2 == 0 || s.lengths.size() > 1))
     w.push_back("/tuning/pair_batch: only a 1D r2c / c2r of odd length pairs its batch entries");
   if (tu.split > 0 && std::none_of(b.kernels.begin(), b.kernels.end(), [&](const SpillFreeKernel& sf) {

@@ -149,10 +149,11 @@ StockhamIo parseIo(const JsonReader& rd, const Json& j, const std::string& path,
 KernelTuning parseTuning(const JsonReader& rd, const Json& j, Precision precision) {
   const std::string path = "/tuning";
   rd.needObject(j, path);
-  rd.onlyKeys(j, path, {"threads_per_fft", "block_threads",   "register_target", "direct_load",   "direct_store",
-                        "persistent",      "index_per_group", "derive_twiddles", "work_queue",    "fused_split",
-                        "column_values",   "bluestein",       "fuse_axes",       "three_kernels", "half_scratch",
-                        "real_split",      "spill_bytes",     "split",           "pair_batch",    "prefetch"});
+  rd.onlyKeys(j, path,
+              {"threads_per_fft", "block_threads",   "register_target", "direct_load", "direct_store",  "persistent",
+               "index_per_group", "derive_twiddles", "work_queue",      "fused_split", "column_values", "bluestein",
+               "fuse_axes",       "three_kernels",   "half_scratch",    "real_split",  "spill_bytes",   "split",
+               "pair_batch",      "prefetch",        "streamed_prime"});
   KernelTuning t;
   if (j.contains("threads_per_fft"))
     t.threadsPerFft = static_cast<int>(rd.integer(j["threads_per_fft"], path + "/threads_per_fft", 1, 1024));
@@ -198,6 +199,7 @@ KernelTuning parseTuning(const JsonReader& rd, const Json& j, Precision precisio
   flag("three_kernels", t.threeKernels);
   flag("half_scratch", t.halfScratch);
   flag("pair_batch", t.pairBatch);
+  flag("streamed_prime", t.streamedPrime);
   flag("prefetch", t.prefetch);
   if (j.contains("real_split")) {
     const std::string v = rd.string(j["real_split"], path + "/real_split");

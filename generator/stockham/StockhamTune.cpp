@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "generator/stockham/CoopRadix.h"
 #include "generator/stockham/FactorizationModel.h"
 #include "generator/stockham/RealPlanes.h"
 #include "generator/stockham/StockhamLaunch.h"
@@ -112,6 +113,7 @@ Json stockhamTuningMembers(const std::vector<int>& factors, const KernelTuning& 
   flag("half_scratch", k.halfScratch);
   flag("pair_batch", k.pairBatch);
   flag("prefetch", k.prefetch);
+  flag("streamed_prime", k.streamedPrime);
   if (k.realSplit) t["real_split"] = realSplitName(*k.realSplit);
   Json out = Json::object();
   if (!factors.empty()) out["factors"] = factors;
@@ -184,17 +186,26 @@ TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer,
         t.report.geometry = describeGeometry(b);
         const KernelGeometry& g = b.kernels[0].kernel.geom;
         t.ran = KernelTuning{};
-        t.ran.threadsPerFft = g.threadsPerFft;
-        t.ran.blockThreads = g.threadsPerFft * g.fftsPerBlock;
-        t.ran.registerTarget = g.registerTarget;
-        t.ran.directLoad = g.directLoad;
-        // A member the plan's kernels took differently (a real plane beside a c2c axis) is recorded as asked, so that
-        // the wisdom replays each kernel as timed.
+        // A member the plan's kernels took differently (a real plane beside a c2c axis, the two steps of a long FFT)
+        // is recorded as asked, so that the wisdom replays each kernel as timed (kernel 0's thread count asked of
+        // every kernel can exceed another's limit of values per thread).
         auto agreed = [&](bool KernelGeometry::*m, const std::optional<bool>& asked) -> std::optional<bool> {
           for (const auto& k : b.kernels)
             if (k.kernel.geom.*m != g.*m) return asked;
           return g.*m;
         };
+        auto agreedCount = [&](auto geometryCount, int asked) {
+          for (const auto& k : b.kernels)
+            if (geometryCount(k.kernel.geom) != geometryCount(g)) return asked;
+          return geometryCount(g);
+        };
+        t.ran.threadsPerFft = agreedCount([](const KernelGeometry& k) { return k.threadsPerFft; },
+                                          todo[i].tuning.threadsPerFft);
+        t.ran.blockThreads = agreedCount([](const KernelGeometry& k) { return k.threadsPerFft * k.fftsPerBlock; },
+                                         todo[i].tuning.blockThreads);
+        t.ran.registerTarget = agreedCount([](const KernelGeometry& k) { return k.registerTarget; },
+                                           todo[i].tuning.registerTarget);
+        t.ran.directLoad = agreed(&KernelGeometry::directLoad, todo[i].tuning.directLoad);
         t.ran.directStore = agreed(&KernelGeometry::directStore, todo[i].tuning.directStore);
         t.ran.persistent = g.persistent;
         t.ran.indexPerGroup = agreed(&KernelGeometry::indexPerGroup, todo[i].tuning.indexPerGroup);
@@ -212,6 +223,8 @@ TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer,
         t.ran.split = todo[i].tuning.split;
         t.ran.spillBytes = todo[i].tuning.spillBytes;
         t.ran.pairBatch = todo[i].tuning.pairBatch;
+        t.ran.prefetch = todo[i].tuning.prefetch;
+        t.ran.streamedPrime = todo[i].tuning.streamedPrime;
         if (oneKernel1d) t.ranFactors = b.kernels[0].kernel.desc.factors;
         if (auto hit = timedSources.find(keys[i]); hit != timedSources.end()) t.report.ms = hit->second;
         else t.report.error = timingErrors.count(keys[i]) ? timingErrors[keys[i]] : "not timed";
@@ -306,6 +319,10 @@ TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer,
       varySwitch("work queue", {false, true}, &KernelTuning::workQueue);
       varySwitch("prefetch", {false, true}, &KernelTuning::prefetch);
       if (spec.transform == Transform::R2C) varySwitch("fused split", {true, false}, &KernelTuning::fusedSplit);
+      bool coopPrime = false;
+      for (const StockhamPlanKernel& k : planStockham(variant(spec, current()), arch).kernels)
+        for (int r : k.desc.factors) coopPrime = coopPrime || isCoopRadix(r, threadPrimeLimit(k.desc.f64));
+      if (coopPrime) varySwitch("streamed prime", {true, false}, &KernelTuning::streamedPrime);
       StockhamSpec asPlane = spec;  // (an odd innermost length takes the plane only where asked)
       asPlane.tuning.fuseAxes = true;
       if (spec.lengths.size() > 1 &&
