@@ -297,7 +297,8 @@ TEST_F(GpuStockham, CooperativePrimeRadices37To127) {
 }
 
 // Cooperative primes computed whole by one thread, outputs stored pair by pair where the length is
-// p, 2p or p^2 (f64 29..53, f32 / f16 37..61; those the rule keeps cooperative run too), both directions; f64 kernels
+// p, 2p, p^2 or another multiple (f64 29..53, f32 / f16 37..61; those the rule keeps cooperative run too: 29 x 13, 37 x
+// 25), both directions; f64 kernels
 // of 257..512 threads at the register target of two resident blocks (2401 on 343 threads, 2187, 2025, 3087, 1029,
 // 1715); c2r of short halves on one thread per FFT.
 TEST_F(GpuStockham, StreamedPrimesAndTwoBlockF64) {
@@ -308,10 +309,12 @@ TEST_F(GpuStockham, StreamedPrimesAndTwoBlockF64) {
   };
   int i = 0;
   for (int p : {29, 31, 37, 41, 43, 47, 53})
-    for (int m : {1, 2, p}) add("f64", p * m, i++ % 2 ? "inverse" : "forward");
+    for (int m : {1, 2, 3, 10, p}) add("f64", p * m, i++ % 2 ? "inverse" : "forward");
+  for (int n : {29 * 4, 29 * 7, 29 * 13, 29 * 50, 31 * 5}) add("f64", n, i++ % 2 ? "inverse" : "forward");
   for (const char* prec : {"f32", "f16"})
     for (int p : {37, 41, 43, 47, 53, 59, 61})
-      for (int m : {1, 2, p}) add(prec, p * m, i++ % 2 ? "inverse" : "forward");
+      for (int m : {1, 2, 3, 6, 32, p}) add(prec, p * m, i++ % 2 ? "inverse" : "forward");
+  add("f32", 37 * 25, "forward");
   // c2r of short halves at one thread per FFT (f32 to N = 116, f64 to 58).
   for (int n : {4, 10, 20, 28, 36, 56, 100, 116}) cases.push_back(realCase("c2r", "f32", n));
   for (int n : {4, 10, 20, 28, 44, 58}) cases.push_back(realCase("c2r", "f64", n));
