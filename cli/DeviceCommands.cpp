@@ -338,7 +338,9 @@ int cmdBench(const Options& o) {
     spec = parseSpec(j, specFileName(o.spec) + " as tuned");  // what follows benches the winner as printed
   }
   BenchReport r = benchSpec(compiler, *spec, batch, o.reps, o.checkVariants, o.variants);
-  // With --ab the table times B (the spec with the members merged); "warpforge (default)" there means B's kernels.
+  // With --ab the table times B (the spec with the members merged), with --tune the winner: the first row says so.
+  if (!r.rows.empty() && !o.ab.empty()) r.rows[0].name = "warpforge (B: with --ab)";
+  else if (!r.rows.empty() && o.tune) r.rows[0].name = "warpforge (as tuned)";
   if (!o.ab.empty())
     fmt::print("table below: B = the spec with --ab {}; the A/B line after it compares B with A = the spec as given\n",
                o.ab);

@@ -409,19 +409,24 @@ TEST(Stockham, TunedSpecOfACooperativePrimeLengthParses) {
   }
 }
 
-// A spec the tuner prints parses where the plan's kernels ran different geometries: c2c f32 2^21 as 512-point
-// columns (32 threads per FFT) and 4096-point rows, the columns' thread count asked of both kernels would leave the
-// rows 128 values per thread, past the limit of 64 (bench --tune on an H200 printed such a spec and recorded it as
-// wisdom). Members the kernels took differently are recorded as asked.
-TEST(Stockham, TunedSpecOfATwoKernelPlanParses) {
+// A spec the tuner prints rebuilds the plan it timed where the plan's kernels ran different geometries: c2c f32 2^21
+// as 512-point columns (32 threads per FFT) and 4096-point rows. The columns' thread count asked of both kernels would
+// leave the rows 128 values per thread, past the limit of 64 (bench --tune on an H200 printed such a spec and recorded
+// it as wisdom); such candidates are recorded as asked.
+TEST(Stockham, TunedSpecOfATwoKernelPlanRebuildsWhatWasTimed) {
   struct Split512Faster : TuneTimer {
+    std::vector<std::pair<double, std::string>> timed;  // (ms, the plan's sources)
     std::vector<double> time(const std::vector<Generated>& c, std::vector<std::string>*) override {
       std::vector<double> ms;
-      for (std::size_t i = 0; i < c.size(); ++i)
-        ms.push_back(
-            (c[i].plan.sources.at(0).text.find("C2C of length 512 =") != std::string::npos ? 0.5 : 1.0) -
-            (c[i].plan.sources.at(0).text.find("Block: 256 threads = 32 per FFT") != std::string::npos ? 0.25 : 0.0) -
-            1e-3 * static_cast<double>(i));
+      for (std::size_t i = 0; i < c.size(); ++i) {
+        const std::string& k0 = c[i].plan.sources.at(0).text;
+        ms.push_back((k0.find("C2C of length 512 =") != std::string::npos ? 0.5 : 1.0) -
+                     (k0.find("Block: 256 threads = 32 per FFT") != std::string::npos ? 0.25 : 0.0) -
+                     1e-3 * static_cast<double>(timed.size()));
+        std::string all;
+        for (const auto& src : c[i].plan.sources) all += src.text;
+        timed.push_back({ms.back(), all});
+      }
       return ms;
     }
     std::string arch() override { return "sm_90"; }
@@ -433,8 +438,15 @@ TEST(Stockham, TunedSpecOfATwoKernelPlanParses) {
   EXPECT_NE(t.trials[t.best].geometry.find("8x8x8 = 32x8 thr"), std::string::npos) << t.trials[t.best].geometry;
   Json tuned = Json::parse(text);
   for (auto it = t.specMembers.begin(); it != t.specMembers.end(); ++it) tuned[it.key()] = it.value();
-  EXPECT_NO_THROW(buildStockham(parseStockhamSpecText(tuned.dump(), "tuned.json"), "sm_90", nullptr, false))
-      << tuned.dump();
+  const StockhamSpec replay = parseStockhamSpecText(tuned.dump(), "t.json");
+  std::string rebuilt;
+  ASSERT_NO_THROW({
+    for (const auto& src : buildStockham(replay, "sm_90", nullptr).launchPlan(replay).sources) rebuilt += src.text;
+  }) << tuned.dump();
+  const auto best = std::min_element(timer.timed.begin(), timer.timed.end());
+  ASSERT_NE(best, timer.timed.end());
+  EXPECT_NEAR(best->first, t.trials[t.best].ms, 1e-12);
+  EXPECT_TRUE(rebuilt == best->second) << "the tuned spec must rebuild the kernels timed fastest: " << tuned.dump();
 }
 
 // The tuner tries a cooperative prime both ways and records the cooperative winner as streamed_prime false (f64 87 =
@@ -1633,6 +1645,8 @@ TEST(Stockham, UnhonouredTuningAndSpillsAreReported) {
                           "/tuning/streamed_prime", "radix 67 cooperatively"));  // 67 x 3: above the limit of 61
   EXPECT_TRUE(family(spec(87, "f64", R"(, "tuning": {"streamed_prime": false})"))->verify().warnings.empty());
   EXPECT_TRUE(family(spec(87, "f64", R"(, "tuning": {"streamed_prime": true})"))->verify().warnings.empty());
+  EXPECT_TRUE(family(spec(1517, "f32", R"(, "tuning": {"streamed_prime": true})"))->verify().warnings.empty())
+      << "41 x 37: only the largest prime streams";
   EXPECT_TRUE(family(spec(16384, "f32", R"(, "tuning": {"persistent": false})"))->verify().warnings.empty());
   // Honoured tuning: silence.
   EXPECT_TRUE(
@@ -1642,6 +1656,10 @@ TEST(Stockham, UnhonouredTuningAndSpillsAreReported) {
   SpillingProbe probe;
   std::string ex = family(spec(64, "f32"))->explain(EmitTarget{"sm_90", &probe});
   EXPECT_NE(ex.find("warning: kernel s64_k0 spills on sm_90: 96 bytes stored"), std::string::npos) << ex;
+  EXPECT_NE(ex.find("least spilling choice: 1 kernel(s) spill"), std::string::npos) << ex;
+  EXPECT_EQ(ex.find("(spill-free)"), std::string::npos) << "the header must not call a spilling kernel spill-free";
+  CleanProbe clean;
+  EXPECT_NE(family(spec(64, "f32"))->explain(EmitTarget{"sm_90", &clean}).find("(spill-free)"), std::string::npos);
 }
 
 // A probe modelling ptxas under __launch_bounds__(threads, minBlocks): a kernel needs `need(threads)` registers and
@@ -2608,9 +2626,10 @@ TEST(Stockham, StreamedPrimePassesRunOnTheCpu) {
   // Other multiples m R on m threads, while the other passes hold at most 4/3 R values.
   EXPECT_EQ(streamedPrime({29, 3}, 87, true), 29);
   EXPECT_EQ(streamedPrime({29, 10}, 290, true), 29);
-  EXPECT_EQ(streamedPrime({43, 4, 4, 2}, 1376, false), 43);      // radix-2 pass: 22 values on 32 threads
-  EXPECT_EQ(streamedPrime({29, 13}, 377, true), 0);              // the radix-13 pass would hold 39 values
-  EXPECT_EQ(streamedPrime({37, 3}, 111, true), 0);               // f64 above 31
+  EXPECT_EQ(streamedPrime({43, 4, 4, 2}, 1376, false), 43);  // radix-2 pass: 44 values on 32 threads
+  EXPECT_EQ(streamedPrime({29, 13}, 377, true), 0);          // the radix-13 pass would hold 39 values
+  EXPECT_EQ(streamedPrime({37, 3}, 111, true), 0);           // f64 above 31
+  EXPECT_EQ(streamedPrime({37, 37, 2}, 2738, false), 0);     // R twice: only m = R streams (61^2 x 2: 255 registers)
   EXPECT_EQ(streamedPrime({29, 3}, 87, true, false, false), 0);  // the tuning asks for the cooperative pass
   EXPECT_EQ(streamedPrime({37, 25}, 925, false, false, true), 37);
   EXPECT_EQ(heldValues({29, 3}, 87, 3, true), 30);

@@ -45,7 +45,8 @@ inline bool isCoopRadix(int r, int maxPrime) { return r > maxPrime && r <= kMaxC
 // holds about R values, not the 2R of Butterfly.h's form (which spilled from f64 29 on); its coefficients are literals
 // (f32) or one __constant__ row per output pair, the same entry in every lane (f64), not per-lane shared-table reads.
 // Where the pass is the whole FFT or nearly (f64 29..53, 2 x 29; f32 37^2, 43^2), the cooperative pass's table reads
-// and three barriers dominate the kernel (Geometry.cpp streamedPrime).
+// and three barriers dominate the kernel; at other multiples (f32 to 61, f64 29 and 31) the streamed pass
+// ran 1.02-1.95x the cooperative one where the other passes hold few values (Geometry.cpp streamedPrime).
 inline int streamedPrimeLimit(bool f64) { return f64 ? 53 : 61; }
 
 struct CoopShape {

@@ -117,10 +117,10 @@ int streamedPrime(const std::vector<int>& factors, int length, bool f64, bool co
   if (m == R) return f64 || R <= 59 ? R : 0;
   // Other multiples: m threads per FFT, one radix-R butterfly each, where no other pass then holds more than 4/3 R
   // values (37 x 25 would hold 50 in its radix-25 pass; 29 x 13 held 39 and gained 1.06x, 29 x 14 held 42 and spilled).
-  // Timed against the cooperative pass on an H200: f32 111 .. 1376 1.43-1.95x, f64 87 .. 1450 1.02-1.40x. f64 above 31
+  // Timed against the cooperative pass on an H200: f32 111 .. 1376 1.43-1.95x, f64 87 .. 1450 1.02-1.37x. f64 above 31
   // holds too many registers (2 x 37 spilled). A kernel that spills at every register target falls back to the
   // cooperative pass (SpillFree.cpp).
-  if (f64 && R > 31) return 0;
+  if ((f64 && R > 31) || m % R == 0) return 0;  // (R twice: only R^2 was measured; 61^2 x 2 took 255 registers)
   for (int r : factors)
     if (r != R && 3 * ((length / r + m - 1) / m * r) > 4 * R) return 0;
   return R;

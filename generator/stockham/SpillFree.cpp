@@ -206,7 +206,8 @@ SpillFreeKernel emitStockhamSpillFree(const KernelDesc& desc, const std::string&
   }
   // A prime streamed by the geometry's rule (one thread per butterfly, ~R values held) that spills at every target:
   // the cooperative pass holds a few values per thread.
-  if (spills() && !desc.tuning.streamedPrime && streamedPrime(desc.factors, desc.length, desc.f64) > 0) {
+  if (spills() && !desc.tuning.streamedPrime &&
+      std::any_of(desc.factors.begin(), desc.factors.end(), [&](int r) { return streamsPass(desc, first.geom, r); })) {
     KernelDesc coop = desc;
     coop.tuning.streamedPrime = false;
     const SpillFreeKernel c = emitStockhamSpillFree(coop, arch, probe);

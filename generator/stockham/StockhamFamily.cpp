@@ -64,8 +64,15 @@ class StockhamFamilySpec : public FamilySpec, public BenchFacet, public TuneFace
   // shared or global memory, twiddle loads per butterfly.
   std::string explain(const EmitTarget& target) const override {
     StockhamBuild b = buildStockham(s_, target.arch, target.probe, false);
+    const auto spilling = std::count_if(b.kernels.begin(), b.kernels.end(),
+                                        [](const SpillFreeKernel& sf) { return sf.compiled.spills(); });
+    const std::string searched =
+        !target.probe ? "first try, no compiler consulted"
+        : spilling
+            ? fmt::format("the register search's least spilling choice: {} kernel(s) spill, see the warnings", spilling)
+            : "spill-free";
     std::string o = fmt::format("{}: {} kernel(s); geometry as built for {} ({})\n", s_.name, b.kernels.size(),
-                                target.arch, target.probe ? "spill-free" : "first try, no compiler consulted");
+                                target.arch, searched);
     for (const auto& sf : b.kernels) {
       const KernelDesc& d = sf.kernel.desc;
       const KernelGeometry& g = sf.kernel.geom;

@@ -312,23 +312,21 @@ std::vector<std::string> stockhamWarnings(const StockhamSpec& s, const StockhamB
                     "direct_load as given do not apply to it)",
                     prefetching->kernel.desc.kernelName));
   if (tu.streamedPrime) {
-    // The kernels' cooperative primes, and whether each runs as the tuning asks.
+    // Each kernel's largest cooperative prime (the only one that streams), and whether it runs as the tuning asks.
     bool anyCoop = false;
     for (const SpillFreeKernel& sf : b.kernels) {
       const KernelDesc& d = sf.kernel.desc;
-      for (int r : d.factors) {
-        if (!isCoopRadix(r, threadPrimeLimit(d.f64))) continue;
-        anyCoop = true;
-        if (streamsPass(d, sf.kernel.geom, r) != *tu.streamedPrime) {
-          w.push_back(
-              fmt::format("/tuning/streamed_prime: {}, but kernel {} computes its radix {} {} (one thread per "
-                          "butterfly needs a "
-                          "prime up to {}, a kernel that is no column tile, and a thread for each butterfly)",
-                          *tu.streamedPrime, d.kernelName, r,
-                          *tu.streamedPrime ? "cooperatively" : "one thread per butterfly", streamedPrimeLimit(d.f64)));
-          break;
-        }
-      }
+      int largest = 0;
+      for (int r : d.factors)
+        if (isCoopRadix(r, threadPrimeLimit(d.f64))) largest = std::max(largest, r);
+      if (!largest) continue;
+      anyCoop = true;
+      if (streamsPass(d, sf.kernel.geom, largest) != *tu.streamedPrime)
+        w.push_back(fmt::format(
+            "/tuning/streamed_prime: {}, but kernel {} computes its radix {} {} (one thread per butterfly needs the "
+            "kernel's largest prime, up to {}, a kernel that is no column tile, and a thread for each butterfly)",
+            *tu.streamedPrime, d.kernelName, largest, *tu.streamedPrime ? "cooperatively" : "one thread per butterfly",
+            streamedPrimeLimit(d.f64)));
     }
     if (!anyCoop)
       w.push_back(

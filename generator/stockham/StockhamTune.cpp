@@ -27,7 +27,8 @@ struct Candidate {
 struct Trial {
   Candidate asked;
   std::vector<int> ranFactors;  // first kernel's, 1D single-kernel c2c specs only
-  KernelTuning ran;             // the first kernel's geometry as a tuning block (what to paste)
+  KernelTuning
+      ran;  // what to paste: the first kernel's geometry where every kernel took it, else the candidate as asked
   TuneTrialReport report;
 };
 
@@ -185,46 +186,33 @@ TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer,
         const StockhamBuild& b = builds[i];
         t.report.geometry = describeGeometry(b);
         const KernelGeometry& g = b.kernels[0].kernel.geom;
-        t.ran = KernelTuning{};
-        // A member the plan's kernels took differently (a real plane beside a c2c axis, the two steps of a long FFT)
-        // is recorded as asked, so that the wisdom replays each kernel as timed (kernel 0's thread count asked of
-        // every kernel can exceed another's limit of values per thread).
-        auto agreed = [&](bool KernelGeometry::*m, const std::optional<bool>& asked) -> std::optional<bool> {
-          for (const auto& k : b.kernels)
-            if (k.kernel.geom.*m != g.*m) return asked;
-          return g.*m;
+        // Where the plan's kernels took different geometries (a real plane beside a c2c axis, the two steps of a long
+        // FFT) or the register search changed a kernel's description (a streamed prime's cooperative fallback), the
+        // candidate is recorded as asked: kernel 0's geometry asked of every kernel would replay another plan (its
+        // thread count can exceed another kernel's limit of values per thread), while the asked candidate rebuilds
+        // the timed one.
+        const auto sameGeometry = [&](const KernelGeometry& k) {
+          return k.threadsPerFft == g.threadsPerFft && k.fftsPerBlock == g.fftsPerBlock &&
+                 k.registerTarget == g.registerTarget && k.directLoad == g.directLoad &&
+                 k.directStore == g.directStore && k.persistent == g.persistent && k.indexPerGroup == g.indexPerGroup &&
+                 k.deriveTwiddles == g.deriveTwiddles && k.workQueue == g.workQueue;
         };
-        auto agreedCount = [&](auto geometryCount, int asked) {
-          for (const auto& k : b.kernels)
-            if (geometryCount(k.kernel.geom) != geometryCount(g)) return asked;
-          return geometryCount(g);
-        };
-        t.ran.threadsPerFft = agreedCount([](const KernelGeometry& k) { return k.threadsPerFft; },
-                                          todo[i].tuning.threadsPerFft);
-        t.ran.blockThreads = agreedCount([](const KernelGeometry& k) { return k.threadsPerFft * k.fftsPerBlock; },
-                                         todo[i].tuning.blockThreads);
-        t.ran.registerTarget = agreedCount([](const KernelGeometry& k) { return k.registerTarget; },
-                                           todo[i].tuning.registerTarget);
-        t.ran.directLoad = agreed(&KernelGeometry::directLoad, todo[i].tuning.directLoad);
-        t.ran.directStore = agreed(&KernelGeometry::directStore, todo[i].tuning.directStore);
-        t.ran.persistent = g.persistent;
-        t.ran.indexPerGroup = agreed(&KernelGeometry::indexPerGroup, todo[i].tuning.indexPerGroup);
-        t.ran.deriveTwiddles = g.deriveTwiddles;
-        t.ran.workQueue = g.workQueue;
-        if (k0IsR2c(b)) t.ran.fusedSplit = g.fusedSplit;
-        // Plan-level members as asked (the geometry cannot show them).
-        t.ran.columnValues = todo[i].tuning.columnValues;
-        t.ran.bluestein = todo[i].tuning.bluestein;
-        t.ran.bluesteinLength = todo[i].tuning.bluesteinLength;
-        t.ran.fuseAxes = todo[i].tuning.fuseAxes;
-        t.ran.threeKernels = todo[i].tuning.threeKernels;
-        t.ran.halfScratch = todo[i].tuning.halfScratch;
-        t.ran.realSplit = todo[i].tuning.realSplit;
-        t.ran.split = todo[i].tuning.split;
-        t.ran.spillBytes = todo[i].tuning.spillBytes;
-        t.ran.pairBatch = todo[i].tuning.pairBatch;
-        t.ran.prefetch = todo[i].tuning.prefetch;
-        t.ran.streamedPrime = todo[i].tuning.streamedPrime;
+        const bool uniform = std::all_of(b.kernels.begin(), b.kernels.end(), [&](const SpillFreeKernel& k) {
+          return sameGeometry(k.kernel.geom) && k.kernel.desc.tuning.streamedPrime == todo[i].tuning.streamedPrime;
+        });
+        t.ran = todo[i].tuning;
+        if (uniform) {
+          t.ran.threadsPerFft = g.threadsPerFft;
+          t.ran.blockThreads = g.threadsPerFft * g.fftsPerBlock;
+          t.ran.registerTarget = g.registerTarget;
+          t.ran.directLoad = g.directLoad;
+          t.ran.directStore = g.directStore;
+          t.ran.persistent = g.persistent;
+          t.ran.indexPerGroup = g.indexPerGroup;
+          t.ran.deriveTwiddles = g.deriveTwiddles;
+          t.ran.workQueue = g.workQueue;
+          if (k0IsR2c(b)) t.ran.fusedSplit = g.fusedSplit;
+        }
         if (oneKernel1d) t.ranFactors = b.kernels[0].kernel.desc.factors;
         if (auto hit = timedSources.find(keys[i]); hit != timedSources.end()) t.report.ms = hit->second;
         else t.report.error = timingErrors.count(keys[i]) ? timingErrors[keys[i]] : "not timed";
@@ -293,6 +281,11 @@ TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer,
     }
     runStage("bluestein", c);
   }
+  // A cooperative prime computed one thread per butterfly or cooperatively, before the counts are tuned for either.
+  bool coopPrime = false;
+  for (const StockhamPlanKernel& k : planStockham(variant(spec, current()), arch).kernels)
+    for (int r : k.desc.factors) coopPrime = coopPrime || isCoopRadix(r, threadPrimeLimit(k.desc.f64));
+  if (coopPrime) varySwitch("streamed prime", {true, false}, &KernelTuning::streamedPrime);
   for (int round = 0; round < 2; ++round) {
     const int T0 = emitStockhamKernel(planStockham(variant(spec, current()), arch).kernels[0].desc).geom.threadsPerFft;
     std::vector<int> threads;
@@ -319,10 +312,6 @@ TuneOutcome tuneStockham(const StockhamSpec& spec, TuneTimer& timer,
       varySwitch("work queue", {false, true}, &KernelTuning::workQueue);
       varySwitch("prefetch", {false, true}, &KernelTuning::prefetch);
       if (spec.transform == Transform::R2C) varySwitch("fused split", {true, false}, &KernelTuning::fusedSplit);
-      bool coopPrime = false;
-      for (const StockhamPlanKernel& k : planStockham(variant(spec, current()), arch).kernels)
-        for (int r : k.desc.factors) coopPrime = coopPrime || isCoopRadix(r, threadPrimeLimit(k.desc.f64));
-      if (coopPrime) varySwitch("streamed prime", {true, false}, &KernelTuning::streamedPrime);
       StockhamSpec asPlane = spec;  // (an odd innermost length takes the plane only where asked)
       asPlane.tuning.fuseAxes = true;
       if (spec.lengths.size() > 1 &&
