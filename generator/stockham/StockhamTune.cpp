@@ -27,8 +27,8 @@ struct Candidate {
 struct Trial {
   Candidate asked;
   std::vector<int> ranFactors;  // first kernel's, 1D single-kernel c2c specs only
-  KernelTuning
-      ran;  // what to paste: the first kernel's geometry where every kernel took it, else the candidate as asked
+  // What to paste: the first kernel's geometry where every kernel took it, else the candidate as asked.
+  KernelTuning ran;
   TuneTrialReport report;
 };
 
