@@ -122,7 +122,7 @@ int streamedPrime(const std::vector<int>& factors, int length, bool f64, bool co
   // cooperative pass (SpillFree.cpp).
   if ((f64 && R > 31) || m % R == 0) return 0;  // (R twice: only R^2 was measured; 61^2 x 2 took 255 registers)
   for (int r : factors)
-    if (r != R && 3 * ((length / r + m - 1) / m * r) > 4 * R) return 0;
+    if (r != R && 3 * passValues(length, r, m) > 4 * R) return 0;
   return R;
 }
 
@@ -143,7 +143,7 @@ int heldValues(const std::vector<int>& factors, int length, int threads, bool f6
     held = std::max(held, isCoopRadix(R, threadPrimeLimit(f64)) &&
                                   !streamsPass(factors, length, R, threads, f64, columnTile, tuned)
                               ? coopShape(R, length, threads).held()
-                              : (length / R + threads - 1) / threads * R);
+                              : passValues(length, R, threads));
   return held;
 }
 

@@ -28,7 +28,7 @@ bool searchRadix(int r) {
 // Peak values a thread holds in a middle pass (first and last passes read or write global memory and hold none).
 int middleHeld(const std::vector<int>& f, int length, int threads) {
   int held = 0;
-  for (std::size_t p = 1; p + 1 < f.size(); ++p) held = std::max(held, (length / f[p] + threads - 1) / threads * f[p]);
+  for (std::size_t p = 1; p + 1 < f.size(); ++p) held = std::max(held, passValues(length, f[p], threads));
   return held;
 }
 
@@ -68,7 +68,7 @@ std::vector<std::vector<int>> longFftFactorizations(int length, bool f64) {
     const int threads = candidateThreads(cur, length, f64);
     if (threads < kLongFftMinThreads || threads > 1024) return;
     int held = 0;
-    for (int r : cur) held = std::max(held, (length / r + threads - 1) / threads * r);
+    for (int r : cur) held = std::max(held, passValues(length, r, threads));
     if (held > kStockhamMaxValuesPerThread) return;
     out.push_back({static_cast<int>(cur.size()), threads, middleHeld(cur, length, threads), cur});
   });

@@ -48,6 +48,9 @@ bool streamsPass(const std::vector<int>& factors, int length, int R, int threads
 // Whether the kernel of `d` at geometry `g` computes its radix-R pass streamed (a cooperative prime R, one thread per
 // butterfly): what the emitter, the explanation and the geometry's own choices ask.
 bool streamsPass(const KernelDesc& d, const KernelGeometry& g, int R);
+// Complex values one thread holds in a radix-r pass of its own butterflies: its share of the pass's length / r
+// butterflies over `threads` threads (the last round counted whole), r values each.
+inline int passValues(int length, int r, int threads) { return (length / r + threads - 1) / threads * r; }
 // Complex values one thread holds in the busiest pass with `threads` threads per FFT.
 int heldValues(const std::vector<int>& factors, int length, int threads, bool f64, bool columnTile = false,
                std::optional<bool> tuned = {});
