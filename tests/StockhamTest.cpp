@@ -501,6 +501,21 @@ TEST(Stockham, ColumnValuesTuning) {
   EXPECT_EQ(errorOf(spec(64, "f32", R"(, "tuning": {"column_values": 0})")).first, "/tuning/column_values");
 }
 
+// Column tiles of 625 = 5^4 (390625 = 625 x 625) take a thread per radix-5 butterfly: 125 threads per FFT, where 8
+// values per thread would leave 79 threads two rounds of butterflies with the second part idle. The tile's rows stay
+// whole 64-byte runs (f32: 8 FFTs side by side; f64: 4).
+TEST(Stockham, PowerOfFiveColumnsTakeAThreadPerButterfly) {
+  for (const char* precision : {"f32", "f64"}) {
+    const StockhamPlan p = plan(spec(390625, precision));
+    ASSERT_EQ(p.kernels.size(), 2u) << precision;
+    for (const auto& k : p.kernels) {
+      const KernelGeometry g = emitStockhamKernel(k.desc).geom;
+      EXPECT_EQ(g.threadsPerFft, 125) << precision;
+      EXPECT_GE(g.fftsPerBlock * (std::string(precision) == "f64" ? 16 : 8), 64) << precision;
+    }
+  }
+}
+
 // Every radix, both directions, against a DFT in double; and the butterflies
 // are cheap: fewer real multiplications than the naive 4 R^2.
 TEST(Stockham, ButterfliesAreExactDfts) {

@@ -247,14 +247,34 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
     const int rowValueBytes = tileRowValueBytes(d, g);
     // Where `held` values per thread leave the largest radix's butterflies just short of one per thread (343 =
     // 7^3 at 8 values: 43 threads for 49 butterflies, a second round of 6), a thread per butterfly instead: the
-    // second round would run the whole pass again for a few butterflies.
+    // second round would run the whole pass again for a few butterflies. So too wherever the largest radix is
+    // smaller than `held` and its butterflies leave the last round part idle (powers of 5 and 7): 625 = 5^4 at 8
+    // values took 79 threads for 125 butterflies, two rounds with a fifth of the slots idle, 96 registers and one
+    // 632-thread block per SM; a thread per butterfly holds 5 values in 32-52 registers, 1000 threads per block. Not
+    // where it would narrow the tile's rows below whole 64-byte runs (long columns: one FFT per block), nor where
+    // the rounds are whole (1024 = 16 x 16 x 4 at 32 values: two radix-16 butterflies per thread).
     auto tile = [&](int held, bool widen) {
-      int t = std::max(1, std::min({L / rmax, (L + held - 1) / held, maxThreadsPerFft}));
-      if (tu.columnValues == 0 && t < L / rmax && 2 * (L / rmax) <= 3 * t) t = std::min(L / rmax, maxThreadsPerFft);
-      const int threads = tu.blockThreads > 0                                  ? tu.blockThreads
-                          : widen && std::max(1, 256 / t) * rowValueBytes < 64 ? 512
-                                                                               : 256;
-      return std::pair<int, int>{t, wholeSectorRows(std::max(1, threads / t), t, rowValueBytes, tu.blockThreads > 0)};
+      const int butterflies = L / rmax;
+      auto shape = [&](int t, bool wide) {
+        const int threads = tu.blockThreads > 0                                 ? tu.blockThreads
+                            : wide && std::max(1, 256 / t) * rowValueBytes < 64 ? 512
+                                                                                : 256;
+        return std::pair<int, int>{t, wholeSectorRows(std::max(1, threads / t), t, rowValueBytes, tu.blockThreads > 0)};
+      };
+      const int t = std::max(1, std::min({butterflies, (L + held - 1) / held, maxThreadsPerFft}));
+      if (tu.columnValues != 0 || t >= butterflies) return shape(t, widen);
+      if (2 * butterflies <= 3 * t) return shape(std::min(butterflies, maxThreadsPerFft), widen);
+      const auto rounds = shape(t, widen);
+      if (rmax < held && butterflies % t != 0 && butterflies <= maxThreadsPerFft) {
+        // (the wider of the two block sizes' tiles: at 125 threads per FFT, 512 threads leave 4 FFTs and 32-byte
+        // rows where 256 threads widened to whole 128-byte runs leave 8)
+        const auto a = shape(butterflies, widen), b = shape(butterflies, false);
+        const auto perButterfly = b.second > a.second ? b : a;
+        if (static_cast<long long>(perButterfly.second) * rowValueBytes >=
+            std::min(64LL, static_cast<long long>(rounds.second) * rowValueBytes))
+          return perButterfly;
+      }
+      return rounds;
     };
     // f32 / f16: the fewest values per thread (8 or 16 before 32) that still leave rows of 64 bytes at the block
     // size of 32 values. At 32 values the tiles took 160-255 registers, one block per SM; fewer values per thread
