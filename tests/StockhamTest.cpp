@@ -516,6 +516,19 @@ TEST(Stockham, PowerOfFiveColumnsTakeAThreadPerButterfly) {
   }
 }
 
+// f64 Bluestein convolutions of up to 256 threads take 80 registers (768 resident threads per SM); longer ones keep
+// their target (4096 points: 512 threads at 64).
+TEST(Stockham, F64ConvolutionKernelsKeepThreeBlocksResident) {
+  auto convolutionTarget = [](long long n) {
+    for (const auto& k : plan(spec(n, "f64")).kernels)
+      if (k.desc.convolve) return emitStockhamKernel(k.desc).geom.registerTarget;
+    return -1;
+  };
+  EXPECT_EQ(convolutionTarget(211), 80);   // 512 points, 128 threads
+  EXPECT_EQ(convolutionTarget(647), 80);   // 2048 points, 256 threads
+  EXPECT_EQ(convolutionTarget(1194), 64);  // 4096 points, 512 threads
+}
+
 // Every radix, both directions, against a DFT in double; and the butterflies
 // are cheap: fewer real multiplications than the naive 4 R^2.
 TEST(Stockham, ButterfliesAreExactDfts) {

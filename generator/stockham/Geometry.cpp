@@ -313,6 +313,11 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   // One block by shared memory on sm_80 (164 KB per SM; the geometry knows no arch) keeps the one-block target.
   g.registerTarget = defaultRegisterTarget(T * F, d.f64,
                                            columns || residentBlocksPerSm(T * F, 32, g.sharedBytes, "sm_80") < 2);
+  // f64 Bluestein convolutions of 512-2048 points in one kernel (128-256 threads): 80 registers keep 768 threads per
+  // SM resident where ~100 kept 512, and the kernel's two FFTs and chirp products are latency-bound. On an H200 (`bench
+  // --ab '{"register_target": 80}'`, same process): 2048 points (n 541..997) 1.06-1.07x, 1024 (307, 401) 1.03x, 512
+  // (139, 211) 1.01x, clean of spills at each.
+  if (d.convolve && d.f64 && T * F <= 256) g.registerTarget = std::min(g.registerTarget, 80);
   if (tu.registerTarget > 0) g.registerTarget = tu.registerTarget;
   // The first pass reads its butterfly inputs straight from global memory and the last
   // pass writes its outputs straight back (coalesced along the FFT), saving a trip
