@@ -265,14 +265,13 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
       if (tu.columnValues != 0 || t >= butterflies) return shape(t, widen);
       if (2 * butterflies <= 3 * t) return shape(std::min(butterflies, maxThreadsPerFft), widen);
       const auto rounds = shape(t, widen);
-      if (rmax < held && butterflies % t != 0 && butterflies <= maxThreadsPerFft) {
+      // (t < butterflies here within maxThreadsPerFft means held > rmax: the rounds are what `held` asked for)
+      if (butterflies % t != 0 && butterflies <= maxThreadsPerFft) {
         // (the wider of the two block sizes' tiles: at 125 threads per FFT, 512 threads leave 4 FFTs and 32-byte
         // rows where 256 threads widened to whole 128-byte runs leave 8)
         const auto a = shape(butterflies, widen), b = shape(butterflies, false);
         const auto perButterfly = b.second > a.second ? b : a;
-        if (static_cast<long long>(perButterfly.second) * rowValueBytes >=
-            std::min(64LL, static_cast<long long>(rounds.second) * rowValueBytes))
-          return perButterfly;
+        if (perButterfly.second * rowValueBytes >= std::min(64, rounds.second * rowValueBytes)) return perButterfly;
       }
       return rounds;
     };
