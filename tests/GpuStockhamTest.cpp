@@ -538,9 +538,9 @@ TEST_F(GpuStockham, PowersOfTwoAndLargeLengths) {
   report("powers of two to 2^24, large mixed and prime lengths", t);
 }
 
-// f16 scratch between kernels (default for f16), three kernels (default for f16 where the two-kernel
-// split has a side of 4096; by tuning elsewhere), at user strides, planar and in place; and f16 with the scratch in
-// float.
+// f16 scratch between kernels (default for f16), three kernels (by default for f16 where the two-kernel split has a
+// side of 4096, odd f32 with a side of 2048, f64 with a side past 2048, f32 with both sides 4096; by tuning
+// elsewhere), at user strides, planar and in place; and f16 with the scratch in float.
 TEST_F(GpuStockham, ThreeKernelAndHalfScratchPlans) {
   Compiler c;
   std::vector<std::pair<StockhamSpec, std::string>> specs;
@@ -566,6 +566,11 @@ TEST_F(GpuStockham, ThreeKernelAndHalfScratchPlans) {
   add("f32", 5764801, R"(, "direction": "inverse", "output": {"layout": "planar"})");
   add("f32", 1594323, R"(, "placement": "in_place")");
   add("f64", 32768, R"(, "direction": "inverse", "tuning": {"three_kernels": true})");
+  // By default for f64 where a side passes 2048, and for f32 2^24.
+  add("f64", 1 << 23, R"(, "direction": "inverse", "output": {"layout": "planar"})");
+  add("f64", 5764801, "");
+  add("f64", 1953125, R"(, "placement": "in_place")");
+  add("f32", 1 << 24, "");
   std::vector<StockhamSpec> all;
   for (const auto& [s, e] : specs) all.push_back(s);
   precompile(c, all);

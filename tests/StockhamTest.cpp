@@ -1022,8 +1022,8 @@ TEST(Stockham, PlansChooseKernels) {
   auto p = plan(spec(1000, "f32"));
   ASSERT_EQ(p.kernels.size(), 1u);
   EXPECT_EQ(p.kernels[0].desc.factors, (std::vector<int>{10, 10, 10}));  // the cost model (was 25 x 8 x 5)
-  // f64 3^15: no split has both sides within 4096; the row kernel takes 6561 (maxSplitRowLength).
-  p = plan(spec(14348907, "f64"));
+  // f64 3^15 in two kernels: no split has both sides within 4096; the row kernel takes 6561 (maxSplitRowLength).
+  p = plan(spec(14348907, "f64", R"(, "tuning": {"three_kernels": false})"));
   ASSERT_EQ(p.kernels.size(), 2u);
   EXPECT_EQ(p.kernels[0].desc.length, 2187);
   EXPECT_EQ(p.kernels[1].desc.length, 6561);
@@ -1120,12 +1120,11 @@ TEST(Stockham, ThreeKernelPlans) {
   }
   EXPECT_TRUE(chooseGeometry(p.kernels[2].desc).fftMajorStore);
   // The default: f16 (scratch in f16) where the two-kernel split has a side of 4096 (2^23 = 2048 x 4096, 3^15 = 2187
-  // x 6561); not 2^22 = 2048 x 2048, not f32, not with the scratch in float or three_kernels false.
+  // x 6561); not 2^22 = 2048 x 2048, not with the scratch in float or three_kernels false.
   EXPECT_EQ(plan(spec(1 << 24, "f16")).kernels.size(), 3u);
   EXPECT_EQ(plan(spec(1 << 23, "f16")).kernels.size(), 3u);
   EXPECT_EQ(plan(spec(14348907, "f16")).kernels.size(), 3u);
   EXPECT_EQ(plan(spec(1 << 22, "f16")).kernels.size(), 2u);
-  EXPECT_EQ(plan(spec(1 << 24, "f32")).kernels.size(), 2u);
   EXPECT_EQ(plan(spec(1 << 24, "f16", R"(, "tuning": {"half_scratch": false})")).kernels.size(), 2u);
   EXPECT_EQ(plan(spec(1 << 24, "f16", R"(, "tuning": {"three_kernels": false})")).kernels.size(), 2u);
   // And odd f32 lengths whose split has a side of 2048 or more (7^8 = 2401^2, 7^7 = 343 x 2401, 3^13 = 729 x 2187),
@@ -1133,7 +1132,14 @@ TEST(Stockham, ThreeKernelPlans) {
   for (long long n : {5764801LL, 823543LL, 1594323LL, 1953125LL})
     EXPECT_EQ(plan(spec(n, "f32")).kernels.size(), 3u) << n;
   for (long long n : {117649LL, 531441LL, 390625LL, 1LL << 21}) EXPECT_EQ(plan(spec(n, "f32")).kernels.size(), 2u) << n;
-  EXPECT_EQ(plan(spec(5764801, "f64")).kernels.size(), 2u);
+  // f64 where a side passes 2048 (2^23 = 2048 x 4096, 3^14 = 2187^2, 7^8, 5^9 = 625 x 3125), not at sides of 2048 or
+  // less (2^21, 2^22, 5^8 = 625^2); f32 where both sides are 4096 or more (2^24), not 2^23 = 2048 x 4096.
+  for (long long n : {1LL << 23, 4782969LL, 5764801LL, 1953125LL})
+    EXPECT_EQ(plan(spec(n, "f64")).kernels.size(), 3u) << n;
+  for (long long n : {1LL << 21, 1LL << 22, 390625LL}) EXPECT_EQ(plan(spec(n, "f64")).kernels.size(), 2u) << n;
+  EXPECT_EQ(plan(spec(1 << 24, "f32")).kernels.size(), 3u);
+  EXPECT_EQ(plan(spec(1 << 23, "f32")).kernels.size(), 2u);
+  EXPECT_EQ(plan(spec(1 << 23, "f64", R"(, "tuning": {"three_kernels": false})")).kernels.size(), 2u);
   EXPECT_EQ(plan(spec(5764801, "f32", R"(, "tuning": {"three_kernels": false})")).kernels.size(), 2u);
   p = plan(spec(100000, "f32", R"(, "tuning": {"three_kernels": true})"));
   ASSERT_EQ(p.kernels.size(), 3u);

@@ -59,9 +59,13 @@ bool PlanBuilder::halfScratch(const Job& j) const {
 // Three kernels for a radix-smooth length past one kernel (the plain job: no tables or bounds on the output, whose
 // natural index the inner split would reorder): where the tuning asks, and by default for f16 with its scratch in
 // f16 where the two-kernel split has a side of 4096 or more, whose column tiles stage 4096 float values per column at
-// one block per SM (shorter sides, f32 and f64 run as fast or faster in two kernels).
+// one block per SM (shorter sides run as fast or faster in two kernels).
 // And for odd f32 lengths whose split has a side of 2048 or more: their column tiles hold 2-4 FFTs, rows of 16-32
 // bytes that start anywhere in a sector (sides of 343-729 run faster in two kernels).
+// And for f64 where a side passes 2048 (2^23 = 2048 x 4096, 3^14 = 2187^2, 7^8 = 2401^2, 5^9 = 625 x 3125): column
+// tiles of 2-4 such FFTs and rows that hold a long FFT's values across its passes (7^4 spills at every geometry); and
+// for f32 where both sides are 4096 or more (2^24), whose column tiles hold 4 FFTs, rows of 32 bytes. Sides of 2048
+// (f64 2^21, 2^22) and f32 2048 x 4096 ran as fast or faster in two kernels.
 bool PlanBuilder::threeKernels(const Job& j) const {
   if (s_.tuning.threeKernels == false || j.fuse != Fuse::None || j.hasStoreTable || j.outValid >= 0 ||
       isReal(j.out.storage))
@@ -71,7 +75,9 @@ bool PlanBuilder::threeKernels(const Job& j) const {
     const long long side = n1 == 0 ? 0 : std::max<long long>(n1, j.n / n1);
     const bool halfRule = halfScratch(j) && side >= 4096;
     const bool oddRule = s_.precision == Precision::F32 && j.n % 2 == 1 && side >= 2048;
-    if (!halfRule && !oddRule) return false;
+    const bool f64Rule = s_.precision == Precision::F64 && side > 2048;
+    const bool f32Rule = s_.precision == Precision::F32 && n1 >= 4096 && j.n / n1 >= 4096;
+    if (!halfRule && !oddRule && !f64Rule && !f32Rule) return false;
   }
   return threeKernelSplit(j.n) > 0;  // the search over splits last: it tries every divisor up to the cube root
 }
