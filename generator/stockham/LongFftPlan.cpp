@@ -73,10 +73,11 @@ bool PlanBuilder::threeKernels(const Job& j) const {
   if (s_.tuning.threeKernels != true) {
     const int n1 = twoKernelSplit(j.n);
     const long long side = n1 == 0 ? 0 : std::max<long long>(n1, j.n / n1);
+    const long long shortSide = n1 == 0 ? 0 : std::min<long long>(n1, j.n / n1);
     const bool halfRule = halfScratch(j) && side >= 4096;
     const bool oddRule = s_.precision == Precision::F32 && j.n % 2 == 1 && side >= 2048;
     const bool f64Rule = s_.precision == Precision::F64 && side > 2048;
-    const bool f32Rule = s_.precision == Precision::F32 && n1 >= 4096 && j.n / n1 >= 4096;
+    const bool f32Rule = s_.precision == Precision::F32 && shortSide >= 4096;
     if (!halfRule && !oddRule && !f64Rule && !f32Rule) return false;
   }
   return threeKernelSplit(j.n) > 0;  // the search over splits last: it tries every divisor up to the cube root
