@@ -30,6 +30,17 @@ LaunchPlan postSourceFirst(const PfbSpec& s) {
   return post;
 }
 
+// The in-place post kernels compile for sm_80 and sm_90 at the 64 registers of a 1024-thread block without spills, or
+// with a delay within 32 bytes (NVRTC 13 spills 0-16 bytes there, by spec: the split's held items beside the per-item
+// sincospif).
+void expectInPlaceRegisters(const std::string& source, const std::string& name, bool delay) {
+  for (const char* arch : {"sm_80", "sm_90"}) {
+    const CompileResult r = compileWithReport(source, name, arch);
+    EXPECT_GT(r.registers, 0) << r.log;
+    EXPECT_LE(r.spillStoreBytes + r.spillLoadBytes, delay ? 32 : 0) << arch << ": " << r.registers << " registers";
+  }
+}
+
 }  // namespace
 
 TEST(PfbSpectrumPost, AppliesToCf32SpectraThatFitTwoBuffers) {
@@ -56,8 +67,18 @@ TEST(PfbSpectrumPost, AppliesToCf32SpectraThatFitTwoBuffers) {
                                 "input": {"type": "int8"}, "output": {"type": "cf32"})"))
                 .spectrumPostCombos,
             1);
-  EXPECT_TRUE(geometry(8192, "cf32").spectrumPost);    // two buffers of 64 KiB each: one block per SM
-  EXPECT_FALSE(geometry(16384, "cf32").spectrumPost);  // 256 KiB: beyond an SM
+  EXPECT_TRUE(geometry(8192, "cf32").spectrumPost);  // two buffers of 64 KiB each: one block per SM
+  EXPECT_FALSE(geometry(8192, "cf32").spectrumPostInPlace);
+  // 16384: two buffers (256 KiB) are beyond an SM, one (128 KiB) in place; 32768: one is 256 KiB
+  EXPECT_TRUE(geometry(16384, "cf32").spectrumPost);
+  EXPECT_TRUE(geometry(16384, "cf32").spectrumPostInPlace);
+  EXPECT_EQ(geometry(16384, "cf32").sharedB, 16384 * 8);
+  EXPECT_EQ(geometry(16384, "cf32").threadsB, 1024);
+  EXPECT_TRUE(geometry(32768, "cf32").spectrumPostInPlace);  // two blocks of 16 rows each, 128 KiB
+  EXPECT_EQ(geometry(32768, "cf32").spectrumPostParts, 2);
+  EXPECT_EQ(geometry(32768, "cf32").sharedB, 16384 * 8);
+  EXPECT_EQ(geometry(16384, "cf32").spectrumPostParts, 1);
+  EXPECT_FALSE(geometry(16384, "ci8").spectrumPost);
   // Threads per block by length: 128 up to 1024 channels, 256 up to 4096, 1024 at 8192.
   EXPECT_EQ(geometry(1024, "cf32").threadsB, 128);
   EXPECT_EQ(geometry(2048, "cf32").threadsB, 256);
@@ -72,7 +93,7 @@ TEST(PfbSpectrumPost, AppliesToCf32SpectraThatFitTwoBuffers) {
     EXPECT_LT(fs->emit({"sm_89", nullptr}).plan.kernels[1].sharedBytes, 99 * 1024);
     EXPECT_LT(fs->emit({"sm_86", nullptr}).plan.kernels[1].sharedBytes, 99 * 1024);
     EXPECT_NE(fs->explain({"sm_90", nullptr}).find("one (spectrum, pol) combination"), std::string::npos);
-    EXPECT_NE(fs->explain({"sm_89", nullptr}).find("rows k1 and"), std::string::npos);
+    EXPECT_NE(fs->explain({"sm_89", nullptr}).find("in one buffer"), std::string::npos);  // one 64 KiB buffer
     EXPECT_NE(fs->verify().text.find("emitted for sm_86 / sm_89"), std::string::npos);
   }
   EXPECT_TRUE(
@@ -248,4 +269,96 @@ TEST(PfbSpectrumPost, SeveralCombinationsPerBlockMutationsAreCaught) {
                                {{"the block's first combination's gains", "(u + cu)", "u"}},
                                {{"staging slot of the mirror", "cbase + kB >> 5 & 31", "cbase + kB >> 4 & 31"}}},
                               6270, "pfb-cpu", {});
+}
+
+// 16384 channels: one 128 KiB buffer, the row passes and the split in place (PfbGeometry::spectrumPostInPlace). The
+// spectra meet the double reference with gains and delays; without a delay they equal the row-pair kernel's bit for
+// bit (the same arithmetic: the split twiddles gathered in both); without either barrier between a pass's or the
+// split's reads and writes, or with a pass's writes to the wrong slots, the CPU run fails. No spills on sm_80 / sm_90.
+TEST(PfbSpectrumPost, SixteenThousandChannelsInPlace) {
+  const PfbSpec s = spec(
+      R"("channels": 16384, "taps": 2, "polarizations": 1, "spectra_per_call": 2, "input": {"type": "int8"}, "gain": "per_channel", "delay": true, "output": {"type": "cf32"})");
+  auto fs = makePfbSpec(s);
+  fs->verify();
+  const PfbKernels k = emitPfb(s);
+  ASSERT_TRUE(k.geometry.spectrumPostInPlace);
+  ASSERT_NE(k.postSource.find("in place in one buffer"), std::string::npos);
+  const Check c = test::runPlanOnCpu(*fs, pfbLaunchPlan(s, k), 1, 6560, "pfb-cpu", "16384 channels, in place", {});
+  EXPECT_TRUE(c.ok()) << c.detail;
+  EXPECT_GT(c.checked, 0);
+  expectInPlaceRegisters(k.postSource, s.name, true);
+  expectInPlaceRegisters(
+      emitPfb(
+          spec(
+              R"("channels": 16384, "taps": 4, "spectra_per_call": 8, "input": {"type": "int8"}, "gain": "per_channel", "output": {"type": "cf32"})"))
+          .postSource,
+      "pfb_s", false);
+
+  const PfbSpec plain = spec(
+      R"("channels": 16384, "taps": 2, "polarizations": 1, "spectra_per_call": 1, "input": {"type": "int16"}, "gain": "per_channel", "output": {"type": "cf32"})");
+  auto fp = makePfbSpec(plain);
+  fp->verify();
+  std::map<std::string, std::vector<unsigned char>> inPlace, rowPair;
+  const Check a = test::runPlanOnCpu(*fp, pfbLaunchPlan(plain, emitPfb(plain, {.factoredSplitTwiddle = false})), 1,
+                                     6561, "pfb-cpu", "in place", {}, {}, {}, &inPlace);
+  const Check b = test::runPlanOnCpu(*fp, pfbLaunchPlan(plain, emitPfb(plain, {.rowPairPost = true})), 1, 6561,
+                                     "pfb-cpu", "row-pair post kernel", {}, {}, {}, &rowPair);
+  EXPECT_TRUE(a.ok() && b.ok());
+  EXPECT_TRUE(inPlace.at("spectra") == rowPair.at("spectra"));
+
+  const LaunchPlan post = postSourceFirst(plain);
+  test::expectMutationsCaught(
+      *fp, post,
+      {{{"a pass without its barrier between reads and writes",
+         "rhold1[bi * 8 + 7] = buf0[(sj ^ 4) + 448];\n    }\n    __syncthreads();",
+         "rhold1[bi * 8 + 7] = buf0[(sj ^ 4) + 448];\n    }"}},
+       {{"the split without its barrier between reads and writes",
+         "zb_h[m] = buf0[pfb_slot(xb < 512 ? rowA * 512 + xb : rowB * 512 + (xb - 512))];\n  }\n  __syncthreads();",
+         "zb_h[m] = buf0[pfb_slot(xb < 512 ? rowA * 512 + xb : rowB * 512 + (xb - 512))];\n  }"}},
+       {{"a pass's output slot", "const int sd = pfb_slot(at + d);", "const int sd = pfb_slot(at + (d ^ 1));"}}},
+      6562, "pfb-cpu", {});
+}
+
+// 32768 channels: two blocks per combination, each holding 8 row pairs (16 rows of 1024 points, 128 KiB) in place and
+// storing its channels as runs of up to 8. The spectra meet the double reference with gains and delays, equal the
+// row-pair kernel's bit for bit without a delay, and mutations of the part mapping fail the CPU run.
+TEST(PfbSpectrumPost, ThirtyTwoThousandChannelsInTwoParts) {
+  const PfbSpec s = spec(
+      R"("channels": 32768, "taps": 2, "polarizations": 1, "spectra_per_call": 2, "input": {"type": "int8"}, "gain": "per_channel", "delay": true, "output": {"type": "cf32"})");
+  auto fs = makePfbSpec(s);
+  fs->verify();
+  const PfbKernels k = emitPfb(s);
+  ASSERT_EQ(k.geometry.spectrumPostParts, 2);
+  const Check c = test::runPlanOnCpu(*fs, pfbLaunchPlan(s, k), 1, 6660, "pfb-cpu", "32768 channels, two parts", {});
+  EXPECT_TRUE(c.ok()) << c.detail;
+  EXPECT_GT(c.checked, 0);
+  expectInPlaceRegisters(k.postSource, s.name, true);
+  expectInPlaceRegisters(
+      emitPfb(
+          spec(
+              R"("channels": 32768, "taps": 4, "spectra_per_call": 8, "input": {"type": "int8"}, "gain": "per_channel", "output": {"type": "cf32"})"))
+          .postSource,
+      "pfb_s", false);
+
+  const PfbSpec plain = spec(
+      R"("channels": 32768, "taps": 2, "polarizations": 1, "spectra_per_call": 1, "input": {"type": "int16"}, "gain": "per_channel", "output": {"type": "cf32"})");
+  auto fp = makePfbSpec(plain);
+  fp->verify();
+  std::map<std::string, std::vector<unsigned char>> parts, rowPair;
+  const Check a = test::runPlanOnCpu(*fp, pfbLaunchPlan(plain, emitPfb(plain, {.factoredSplitTwiddle = false})), 1,
+                                     6661, "pfb-cpu", "two parts", {}, {}, {}, &parts);
+  const Check b = test::runPlanOnCpu(*fp, pfbLaunchPlan(plain, emitPfb(plain, {.rowPairPost = true})), 1, 6661,
+                                     "pfb-cpu", "row-pair post kernel", {}, {}, {}, &rowPair);
+  EXPECT_TRUE(a.ok() && b.ok());
+  EXPECT_TRUE(parts.at("spectra") == rowPair.at("spectra"));
+
+  const LaunchPlan post = postSourceFirst(plain);
+  test::expectMutationsCaught(*fp, post,
+                              {{{"pair 0's B row", "(p ? 32 - p : 16)", "(p ? 32 - p : 0)"}},
+                               {{"every part loading part 0's rows", "pfb_part_row(h, e / 1024)",
+                                 "pfb_part_row(0, e / 1024)"}},
+                               {{"the staging swizzle on one side", "buf0[e ^ e >> 4 & 15]", "buf0[e]"}},
+                               {{"the local row of a B row", "return r < 16 ? r - h * 8 : 8 + (32 - r) - h * 8;",
+                                 "return r < 16 ? r - h * 8 : 8 + (31 - r) - h * 8;"}}},
+                              6662, "pfb-cpu", {});
 }

@@ -62,12 +62,17 @@ class PfbFamilySpec final : public FamilySpec, public BenchFacet {
         g.n1, g.n2, g.threadsA, g.columns, g.n1, g.threadsA / g.pointsA, g.chunk, g.runSpectra, g.sharedA);
     if (g.spectrumPost)
       r.text += fmt::format(
-          "  kernel post: {} threads per {}, all {} rows, channels stored contiguously, {} B shared; "
+          "  kernel post: {} threads per {}, all {} rows{}, channels stored contiguously, {} B shared; "
           "column radices {}, row radices {}\n",
           g.threadsB,
           g.spectrumPostCombos > 1 ? fmt::format("{} (spectrum, pol) combinations", g.spectrumPostCombos)
                                    : std::string("(spectrum, pol)"),
-          g.n1, g.sharedB, fmt::join(g.columnFft.radices, "x"), fmt::join(g.rowFft.radices, "x"));
+          g.n1,
+          g.spectrumPostParts > 1
+              ? fmt::format(" in {} blocks of {} rows, in place", g.spectrumPostParts, g.n1 / g.spectrumPostParts)
+          : g.spectrumPostInPlace ? " in place in one buffer"
+                                  : "",
+          g.sharedB, fmt::join(g.columnFft.radices, "x"), fmt::join(g.rowFft.radices, "x"));
     else
       r.text += fmt::format(
           "  kernel post: {} threads per ({}, {} spectra x {} pol), {} combinations per FFT chunk, {} B shared; "
@@ -110,14 +115,22 @@ class PfbFamilySpec final : public FamilySpec, public BenchFacet {
         fmt::join(g.columnFft.radices, "x"));
     if (g.spectrumPost)
       return o + fmt::format(
-                     "{}_post: block = {}, all {} rows; {}-point row FFTs (radices {}), "
+                     "{}_post: block = {}, all {} rows{}; {}-point row FFTs (radices {}), "
                      "the real-FFT split,\n  gain{}, each channel staged in shared memory, then the spectrum stored "
                      "contiguously (cf32)\n",
                      s_.name,
                      g.spectrumPostCombos > 1
                          ? fmt::format("{} consecutive (spectrum, pol) combinations", g.spectrumPostCombos)
                          : std::string("one (spectrum, pol) combination"),
-                     g.n1, g.n2, fmt::join(g.rowFft.radices, "x"), s_.delay ? ", delay phase slope" : "");
+                     g.n1,
+                     g.spectrumPostParts > 1
+                         ? fmt::format(" in {} blocks of {} rows (row pairs {} apiece), each in one buffer (passes and "
+                                       "split in place: one buffer of the spectrum does not fit)",
+                                       g.spectrumPostParts, g.n1 / g.spectrumPostParts, g.n1 / 2 / g.spectrumPostParts)
+                     : g.spectrumPostInPlace
+                         ? " in one buffer (passes and split in place: two buffers of the spectrum do not fit)"
+                         : "",
+                     g.n2, fmt::join(g.rowFft.radices, "x"), s_.delay ? ", delay phase slope" : "");
     o += fmt::format(
         "{}_post: block = {} of {} (spectrum, pol) combinations; {}-point row FFTs (radices {}), the "
         "real-FFT split,\n"

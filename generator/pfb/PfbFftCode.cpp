@@ -146,25 +146,41 @@ NodePtr emitPass(const PfbFftPlan& fft, int pass, const PassShape& shape, const 
   const int R = fft.radices[pass], M = fft.length, MR = M / R;
   const long long ns = passNs(fft, pass);
   const int IC = shape.innerCount;
-  std::vector<NodePtr> body;
-  if (IC > 1) body.push_back(decl("const int", "inner", bin("%", var("bf"), lit(IC))));
-  body.push_back(decl("const int", "j", bin("%", bin("/", var("bf"), lit(IC)), lit(MR))));
-  body.push_back(decl("const int", "outer", bin("/", var("bf"), lit(static_cast<long long>(IC) * MR))));
-  body.push_back(decl("const int", "at",
-                      bin("+", bin("*", var("outer"), lit(shape.outerStride)), IC > 1 ? var("inner") : lit(0))));
+  const NodePtr& n = shape.butterflies;
+  const bool constantTrips = shape.baseSlots && n->kind == Kind::IntLit && n->value % shape.threads == 0;
+  // In place: every butterfly's inputs are read (into `hold`) before the barrier after which its outputs overwrite
+  // them; the trips must be constant so that `hold` stays in registers.
+  if (shape.inPlace && !constantTrips)
+    throw std::logic_error("pfb: an in-place pass needs a butterfly count that is a multiple of the block");
   const bool split = baseSlotsApply(fft, shape);
-  if (split)
+  // The butterfly's indices (bf is declared by the loop header or the unrolled loop's first statement).
+  auto indices = [&](std::vector<NodePtr>& body) {
+    if (IC > 1) body.push_back(decl("const int", "inner", bin("%", var("bf"), lit(IC))));
+    body.push_back(decl("const int", "j", bin("%", bin("/", var("bf"), lit(IC)), lit(MR))));
+    body.push_back(decl("const int", "outer", bin("/", var("bf"), lit(static_cast<long long>(IC) * MR))));
+    body.push_back(decl("const int", "at",
+                        bin("+", bin("*", var("outer"), lit(shape.outerStride)), IC > 1 ? var("inner") : lit(0))));
+  };
+  auto inputSlot = [&](int r) {
+    const long long c = static_cast<long long>(r) * MR * shape.pointStride;
+    return split
+               ? slotOfBase("sj", c)
+               : call(shape.slot,
+                      {bin("+", var("at"),
+                           bin("*", bin("+", var("j"), lit(static_cast<long long>(r) * MR)), lit(shape.pointStride)))});
+  };
+  const std::string hold = fmt::format("{}hold{}", prefix, pass);
+  auto held = [&](int r) { return index(var(hold), bin("+", bin("*", var("bi"), lit(R)), lit(r))); };
+
+  std::vector<NodePtr> body;
+  indices(body);
+  if (split && !shape.inPlace)
     body.push_back(
         decl("const int", "sj", call(shape.slot, {bin("+", var("at"), bin("*", var("j"), lit(shape.pointStride)))})));
   std::vector<CExpr> x;
   for (int r = 0; r < R; ++r) {
     const std::string v = fmt::format("x{}", r);
-    const long long c = static_cast<long long>(r) * MR * shape.pointStride;
-    NodePtr at = split ? slotOfBase("sj", c)
-                       : call(shape.slot, {bin("+", var("at"),
-                                               bin("*", bin("+", var("j"), lit(static_cast<long long>(r) * MR)),
-                                                   lit(shape.pointStride)))});
-    body.push_back(decl("const float2", v, index(var(shape.in), std::move(at))));
+    body.push_back(decl("const float2", v, shape.inPlace ? held(r) : index(var(shape.in), inputSlot(r))));
     x.push_back({member(var(v), "x"), member(var(v), "y")});
   }
   ComplexCode code(body, "v");
@@ -195,14 +211,33 @@ NodePtr emitPass(const PfbFftPlan& fft, int pass, const PassShape& shape, const 
     body.push_back(assign(index(var(shape.out), std::move(at)), call("make_float2", {y[r].re, y[r].im})));
   }
   std::vector<NodePtr> st;
-  st.push_back(comment(fmt::format("pass {}: radix {}, sub-transforms of {} points", pass, R, ns)));
-  const NodePtr& n = shape.butterflies;
-  if (shape.baseSlots && n->kind == Kind::IntLit && n->value % shape.threads == 0) {
+  st.push_back(comment(fmt::format("pass {}: radix {}, sub-transforms of {} points{}", pass, R, ns,
+                                   shape.inPlace ? ", in place (inputs read, a barrier, outputs written)" : "")));
+  auto bfDecl = [&] {
+    return decl("const int", "bf", bin("+", var("(int)threadIdx.x"), bin("*", var("bi"), lit(shape.threads))));
+  };
+  auto tripLoop = [&](std::vector<NodePtr> b) {
+    return forLoop(decl("int", "bi", lit(0)), bin("<", var("bi"), lit(n->value / shape.threads)),
+                   exprStmt(unary("++", var("bi"))), block(std::move(b)));
+  };
+  if (shape.inPlace) {
+    std::vector<NodePtr> reads{bfDecl()};
+    indices(reads);
+    if (split)
+      reads.push_back(
+          decl("const int", "sj", call(shape.slot, {bin("+", var("at"), bin("*", var("j"), lit(shape.pointStride)))})));
+    for (int r = 0; r < R; ++r) reads.push_back(assign(held(r), index(var(shape.in), inputSlot(r))));
+    st.push_back(declArray("float2", hold, static_cast<int>(n->value / shape.threads * R)));
+    st.push_back(raw("#pragma unroll"));
+    st.push_back(tripLoop(std::move(reads)));
+    st.push_back(exprStmt(call("__syncthreads", {})));
+    body.insert(body.begin(), bfDecl());
+    st.push_back(raw("#pragma unroll"));
+    st.push_back(tripLoop(std::move(body)));
+  } else if (constantTrips) {
     // A constant trip count (the compiler unrolls it and keeps j and the base slots' parts shared by the butterflies).
-    body.insert(body.begin(),
-                decl("const int", "bf", bin("+", var("(int)threadIdx.x"), bin("*", var("bi"), lit(shape.threads)))));
-    st.push_back(forLoop(decl("int", "bi", lit(0)), bin("<", var("bi"), lit(n->value / shape.threads)),
-                         exprStmt(unary("++", var("bi"))), block(body)));
+    body.insert(body.begin(), bfDecl());
+    st.push_back(tripLoop(std::move(body)));
   } else {
     st.push_back(forLoop(decl("int", "bf", var("(int)threadIdx.x")), bin("<", var("bf"), shape.butterflies),
                          assign(var("bf"), lit(shape.threads), "+="), block(body)));

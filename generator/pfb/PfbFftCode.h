@@ -50,6 +50,9 @@ struct PassShape {
   // Whether pfb_slot is taken once per butterfly side (of its base element) and each element's slot follows by a
   // constant XOR and offset (pfbSlotSplit); false, or where the shape's bits overlap: pfb_slot per element.
   bool baseSlots = true;
+  // One buffer (in == out): each thread reads all its butterflies' inputs, a barrier, then computes and writes (the
+  // butterfly count must be a constant multiple of the block).
+  bool inPlace = false;
 };
 // Whether a thread's butterflies of pass p share one j (then its twiddles are loaded once, hoistTwiddles()), unless
 // shape.hoist is false (registers are short: each butterfly loads them).

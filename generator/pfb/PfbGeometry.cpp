@@ -46,6 +46,15 @@ void appendPassTwiddles(const PfbFftPlan& p, std::vector<float>& t) {
 
 }  // namespace
 
+bool spectrumPostInPlaceFits(long long channels, const PfbFftPlan& rowFft, int threads) {
+  // Constant trips of every pass and of the split (its registers hold each trip's inputs); at most 32 values per
+  // thread in a pass.
+  if (channels < 1024 || (channels / 2) % threads) return false;
+  for (int R : rowFft.radices)
+    if ((channels / R) % threads || channels / threads > 32) return false;
+  return true;
+}
+
 PfbGeometry pfbGeometry(const PfbSpec& s, bool previous, long long spectrumPostChannels, bool sharedWeights,
                         int minChunk) {
   PfbGeometry g;
@@ -101,6 +110,17 @@ PfbGeometry pfbGeometry(const PfbSpec& s, bool previous, long long spectrumPostC
     while ((s.streams() * s.spectra) % g.spectrumPostCombos) g.spectrumPostCombos /= 2;
     g.sharedB = static_cast<int>(2 * g.spectrumPostCombos * N * 8);
     g.threadsB = pfbSpectrumPostThreads(N);
+  } else if (!previous && s.outputType == PfbOutputType::CF32 && spectrumPostChannels > 0) {
+    // One buffer (where two do not fit): passes and split in place, over the whole spectrum or, where one buffer of
+    // it does not fit either, over half its row pairs (two blocks per combination).
+    for (int parts = 1; parts <= 2 && !g.spectrumPost; parts *= 2)
+      if (N / parts <= 2 * spectrumPostChannels && g.n1 == 32 &&
+          spectrumPostInPlaceFits(N / parts, g.rowFft, kSpectrumPostInPlaceThreads)) {
+        g.spectrumPost = g.spectrumPostInPlace = true;
+        g.spectrumPostParts = parts;
+        g.sharedB = static_cast<int>(N / parts * 8);
+        g.threadsB = kSpectrumPostInPlaceThreads;
+      }
   }
   // (H200, the plan against a block per pair: 1.15-1.32x faster at 64 and 256 channels, level at 128 and 512, 4 %
   // slower at 1024, 6 % at 2048)

@@ -67,6 +67,14 @@ struct PfbGeometry {
   // power of two dividing the combinations of a batch entry), so that a block's passes, split and store span about
   // 1024 points (at 64 channels one combination left a block's 128 threads 8 butterflies a pass).
   int spectrumPostCombos = 1;
+  // The spectrum post kernel with one buffer of the spectrum, where two do not fit (16384 channels on sm_80 / sm_90):
+  // each row pass reads its inputs into registers, then after a barrier writes its outputs over them; the split reads
+  // every item, then stages the channels in the same buffer. One combination per block.
+  bool spectrumPostInPlace = false;
+  // In place, the blocks per combination: 1, or 2 where one buffer of the spectrum does not fit either (32768
+  // channels): part h holds the row pairs h n1 / 4 .. (h + 1) n1 / 4 - 1, both rows of each (n1 / 2 rows), and stores
+  // its channels (those whose row k mod n1 it holds) as runs of up to 8 (n1 = 32).
+  int spectrumPostParts = 1;
   // The spectrum post kernel's split twiddle e^{-i pi A / N}, A = pair + n1 item, as the product of a per-thread
   // factor (item) and a per-pair one (one address per warp) instead of a gather whose lanes read channels n1 apart
   // (32 sectors a warp; bench's variant "gathered split twiddles"). emitPfb sets it (PfbVariant).
@@ -104,7 +112,7 @@ struct PfbGeometry {
   long long unitsA(const PfbSpec& s) const { return static_cast<long long>(s.streams()) * runs * columnGroups(); }
   long long spectrumGroups(const PfbSpec& s) const { return (s.spectra + spectraPerUnit - 1) / spectraPerUnit; }
   long long unitsB(const PfbSpec& s) const {
-    if (spectrumPost) return static_cast<long long>(s.streams()) * s.spectra / spectrumPostCombos;
+    if (spectrumPost) return static_cast<long long>(s.streams()) * s.spectra / spectrumPostCombos * spectrumPostParts;
     return static_cast<long long>(s.receivers) * spectrumGroups(s) * (s.polarizations / polsPerUnit) *
            (postPairLoop ? 1 : pairs());
   }
@@ -121,6 +129,11 @@ constexpr long long kMaxSpectrumPostChannels = 8192;
 // The longest cf32 spectrum the spectrum post kernel takes when emitted for `arch`: kMaxSpectrumPostChannels where a
 // block may hold its two buffers (maxSharedPerBlock), else 4096 (sm_86, sm_89, sm_12x: 99 KiB).
 long long pfbSpectrumPostChannelsFor(const std::string& arch);
+// The in-place spectrum post kernel's block (16 values per thread per pass at 16384 channels).
+constexpr int kSpectrumPostInPlaceThreads = 1024;
+// Whether the in-place spectrum post kernel takes `channels` at `threads` per block: every pass and the split in
+// constant trips of at most 32 values per thread.
+bool spectrumPostInPlaceFits(long long channels, const PfbFftPlan& rowFft, int threads);
 // The spectrum post kernel's launch bound: at most four blocks of 256 threads per SM (64 registers; a lower cap spills
 // in the row passes and split), fewer of larger blocks, or where shared memory holds fewer.
 constexpr int kSpectrumPostBlocksPerSm = 4;

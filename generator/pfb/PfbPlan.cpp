@@ -168,9 +168,15 @@ LaunchPlan pfbLaunchPlan(const PfbSpec& s, const PfbKernels& k) {
   post.note = g.spectrumPost
                   ? fmt::format(
                         "one block per {}(batch entry, receiver, pol, spectrum){}: {}-point row FFTs of all {} "
-                        "rows, split, post, contiguous store; {} B shared",
+                        "rows, split, post{}, contiguous store; {} B shared",
                         g.spectrumPostCombos > 1 ? fmt::format("{} consecutive ", g.spectrumPostCombos) : "",
-                        g.spectrumPostCombos > 1 ? " combinations" : "", g.n2, g.n1, g.sharedB)
+                        g.spectrumPostCombos > 1 ? " combinations" : "", g.n2, g.n1,
+                        g.spectrumPostParts > 1 ? fmt::format(" (in place, {} blocks per combination, each holding "
+                                                              "{} row pairs)",
+                                                              g.spectrumPostParts, g.n1 / 2 / g.spectrumPostParts)
+                        : g.spectrumPostInPlace ? " (in place in one buffer)"
+                                                : "",
+                        g.sharedB)
                   : fmt::format(
                         "one block per (batch entry, receiver, {} spectra x {} pol{}): {}-point row "
                         "FFTs, split, post, store; {} B shared",

@@ -531,7 +531,13 @@ PfbKernels emitPfb(const PfbSpec& s, const PfbVariant& v) {
   if (v.postBlocksPerSm > 0) k.geometry.postBlocksPerSm = v.postBlocksPerSm;
   if (v.postPairLoop >= 0 && !k.geometry.spectrumPost && !v.previous) k.geometry.postPairLoop = v.postPairLoop == 1;
   if (perItem) k.geometry.postPairLoop = false;  // (the per-item kernel owns one pair)
-  if (k.geometry.spectrumPost && v.spectrumPostThreads > 0) k.geometry.threadsB = v.spectrumPostThreads;
+  if (k.geometry.spectrumPost && v.spectrumPostThreads > 0) {
+    if (k.geometry.spectrumPostInPlace &&
+        !spectrumPostInPlaceFits(s.channels, k.geometry.rowFft, v.spectrumPostThreads))
+      throw std::logic_error(
+          fmt::format("emitPfb: the in-place spectrum post kernel cannot take {} threads", v.spectrumPostThreads));
+    k.geometry.threadsB = v.spectrumPostThreads;
+  }
   // Factored where measured (blocks of up to 256 threads); at 1024 threads (64 registers) its held factor spills on
   // sm_80 with gains and delays.
   // (and where a block's threads hold whole rows of items: the per-thread factor needs threads % n2 == 0).

@@ -11,6 +11,7 @@
 // sincospif per split item (the row-pair kernel's per-chunk tables hold one combination's phases per row pair).
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -33,24 +34,58 @@ std::string pfbPostSpectrumSource(const PfbSpec& s, const PfbGeometry& g, const 
   // their NC points one buffer of C spectra; a split item's combination is i / (N / 2).
   const int C = g.spectrumPostCombos;
   const long long NC = C * N;
+  // One buffer (PfbGeometry::spectrumPostInPlace): passes and split read their inputs into registers before a
+  // barrier, then write over them.
+  const bool inPlace = g.spectrumPostInPlace;
+  // P blocks per combination (PfbGeometry::spectrumPostParts): block part h holds PP row pairs, NB points; its local
+  // row lr < PP is row A of pair h PP + lr, lr >= PP row B of pair h PP + lr - PP (pfb_part_row). It stages channel k
+  // at (k / n1) 2 PP + its local row (the held channels of each run of n1 together), swizzled by the index's bits 4..7
+  // (a warp's items of one pair, 2 PP = 16 slots apart, meet 16 distinct pairs of banks).
+  const int P = g.spectrumPostParts, PP = N1 / 2 / P;
+  const long long NB = NC / P;
+  if (P > 1 && (!inPlace || C != 1 || 2 * PP != 16))
+    throw std::logic_error("pfbPostSpectrumSource: parts only in place, one combination, 16 rows per part");
+  auto stagedSlot = [&](NodePtr k) { return bin("^", k, bin("&", bin(">>", k, lit(4)), lit(15))); };
   auto widen = [&](NodePtr e) { return s.halfScratch ? call("__half22float2", {std::move(e)}) : e; };
   // The block's threads over `count` elements (loads, stores) or split items, `i` = t + TB m.
   auto trips = [&](long long count, const std::string& i, std::vector<NodePtr> inner) -> NodePtr {
     return forLoop(decl("int", i, var("t")), bin("<", var(i), lit(count)), assign(var(i), lit(TB), "+="),
                    block(std::move(inner)));
   };
+  // The same over a multiple of the block, unrolled: trip m has `i` = t + TB m (registers indexed by m stay registers).
+  auto constTrips = [&](long long count, const std::string& i, std::vector<NodePtr> inner) -> std::vector<NodePtr> {
+    inner.insert(inner.begin(), decl("const int", i, bin("+", var("t"), bin("*", lit(TB), var("m")))));
+    return {raw("#pragma unroll"), forLoop(decl("int", "m", lit(0)), bin("<", var("m"), lit(count / TB)),
+                                           exprStmt(unary("++", var("m"))), block(std::move(inner)))};
+  };
 
   std::vector<NodePtr> body;
   body.push_back(externSharedArray("float2", "pfb_shared"));
-  body.push_back(
-      comment(fmt::format("two buffers of the {}'s {} rows x {} points (swizzled slots); the split stages the "
-                          "channels in the "
-                          "buffer the last pass did not write",
-                          C > 1 ? fmt::format("{} combinations", C) : std::string("combination"), N1, N2)));
-  body.push_back(decl("float2* const", "buf0", var("pfb_shared")));
-  body.push_back(decl("float2* const", "buf1", bin("+", var("pfb_shared"), lit(NC))));
+  if (inPlace) {
+    body.push_back(comment(
+        fmt::format("one buffer of the {}'s {} rows x {} points (swizzled slots): the passes "
+                    "and the split in place, the split staging the channels over its inputs",
+                    P > 1 ? fmt::format("block's part (1 of {}) of its combination", P) : std::string("combination"),
+                    N1 / P, N2)));
+    body.push_back(decl("float2* const", "buf0", var("pfb_shared")));
+  } else {
+    body.push_back(
+        comment(fmt::format("two buffers of the {}'s {} rows x {} points (swizzled slots); the split stages the "
+                            "channels in the "
+                            "buffer the last pass did not write",
+                            C > 1 ? fmt::format("{} combinations", C) : std::string("combination"), N1, N2)));
+    body.push_back(decl("float2* const", "buf0", var("pfb_shared")));
+    body.push_back(decl("float2* const", "buf1", bin("+", var("pfb_shared"), lit(NC))));
+  }
   body.push_back(decl("const int", "t", var("(int)threadIdx.x")));
-  if (C == 1) {
+  if (P > 1) {
+    body.push_back(
+        comment(fmt::format("blocks {} u .. {} u + {}: one (batch entry, receiver, pol, spectrum), part h "
+                            "of its row pairs; Y at scratch + u N, channels at out + u N",
+                            P, P, P - 1)));
+    body.push_back(decl("const long long", "u", cast("long long", bin("/", var("blockIdx.x"), lit(P)))));
+    body.push_back(decl("const int", "h", cast("int", bin("%", var("blockIdx.x"), lit(P)))));
+  } else if (C == 1) {
     body.push_back(
         comment("block u = one (batch entry, receiver, pol, spectrum): Y at scratch + u N, channels at out + u N"));
     body.push_back(decl("const long long", "u", cast("long long", var("blockIdx.x"))));
@@ -78,6 +113,8 @@ std::string pfbPostSpectrumSource(const PfbSpec& s, const PfbGeometry& g, const 
   shape.threads = TB;
   shape.table = "twiddles";
   shape.slot = "pfb_slot";
+  // (in place, a pass holds its 16 inputs per thread across its barrier: its twiddles are loaded per butterfly)
+  shape.hoist = !inPlace;
   for (auto& n : pfb::hoistTwiddles(g.rowFft, shape, "r")) body.push_back(n);
   // A thread's split items share their item (i % n2) where n2 divides the block: its factor of the split twiddle.
   const bool factored = g.factoredSplitTwiddle;  // (emitPfb sets it only where TB % n2 == 0)
@@ -117,17 +154,23 @@ std::string pfbPostSpectrumSource(const PfbSpec& s, const PfbGeometry& g, const 
 
   body.push_back(comment(C == 1 ? "load the combination's rows (contiguous in the scratch)"
                                 : "load the combinations' rows (contiguous in the scratch)"));
+  NodePtr loadFrom = P > 1 ? bin("+", bin("*", call("pfb_part_row", {var("h"), bin("/", var("e"), lit(N2))}), lit(N2)),
+                                 bin("%", var("e"), lit(N2)))
+                           : var("e");
   body.push_back(
-      trips(NC, "e", {assign(index(var("buf0"), call("pfb_slot", {var("e")})), widen(index(var("src"), var("e"))))}));
+      trips(NB, "e",
+            {assign(index(var("buf0"), call("pfb_slot", {var("e")})), widen(index(var("src"), std::move(loadFrom))))}));
   body.push_back(exprStmt(call("__syncthreads", {})));
   const int passes = static_cast<int>(g.rowFft.radices.size());
   for (int p = 0; p < passes; ++p) {
-    shape.in = p % 2 ? "buf1" : "buf0";
-    shape.out = p % 2 ? "buf0" : "buf1";
-    shape.butterflies = lit(NC / g.rowFft.radices[p]);
+    shape.in = inPlace || p % 2 == 0 ? "buf0" : "buf1";
+    shape.out = inPlace || p % 2 ? "buf0" : "buf1";
+    shape.inPlace = inPlace;
+    shape.butterflies = lit(NB / g.rowFft.radices[p]);
     body.push_back(pfb::emitPass(g.rowFft, p, shape, "r"));
   }
-  const std::string fin = passes % 2 ? "buf1" : "buf0", stage = passes % 2 ? "buf0" : "buf1";
+  const std::string fin = inPlace || passes % 2 == 0 ? "buf0" : "buf1";
+  const std::string stage = inPlace || passes % 2 ? "buf0" : "buf1";
 
   // Split item i = n2 pair + item: channels A = pfb_channel(pair, item, 0) and N - A. Z[A], Z[N - A] are elements xa,
   // xb of the pair's two rows (row A then row B, n2 each), as the row-pair kernel numbers them.
@@ -140,10 +183,18 @@ std::string pfbPostSpectrumSource(const PfbSpec& s, const PfbGeometry& g, const 
     it.push_back(decl("const int", "cbase", bin("*", var("cu"), lit(N))));
   }
   const char* j = C > 1 ? "j" : "i";
-  it.push_back(decl("const int", "pair", bin("/", var(j), lit(N2))));
-  it.push_back(decl("const int", "item", bin("%", var(j), lit(N2))));
-  it.push_back(decl("const int", "rowA", var("pair")));
-  it.push_back(decl("const int", "rowB", ternary(var("pair"), bin("-", lit(N1), var("pair")), lit(N1 / 2))));
+  if (P > 1) {
+    // (the pair's rows are the block's local rows j / n2 and PP + j / n2)
+    it.push_back(decl("const int", "pair", bin("+", bin("*", var("h"), lit(PP)), bin("/", var(j), lit(N2)))));
+    it.push_back(decl("const int", "item", bin("%", var(j), lit(N2))));
+    it.push_back(decl("const int", "rowA", bin("/", var(j), lit(N2))));
+    it.push_back(decl("const int", "rowB", bin("+", lit(PP), bin("/", var(j), lit(N2)))));
+  } else {
+    it.push_back(decl("const int", "pair", bin("/", var(j), lit(N2))));
+    it.push_back(decl("const int", "item", bin("%", var(j), lit(N2))));
+    it.push_back(decl("const int", "rowA", var("pair")));
+    it.push_back(decl("const int", "rowB", ternary(var("pair"), bin("-", lit(N1), var("pair")), lit(N1 / 2))));
+  }
   it.push_back(decl("const int", "kA", call("pfb_channel", {var("pair"), var("item"), lit(0)})));
   it.push_back(decl("const int", "kB", call("pfb_channel", {var("pair"), var("item"), lit(1)})));
   it.push_back(declGroup("int", {{"xa", nullptr}, {"xb", nullptr}}));
@@ -160,8 +211,15 @@ std::string pfbPostSpectrumSource(const PfbSpec& s, const PfbGeometry& g, const 
                         bin("+", bin("*", var("rowB"), lit(N2)), bin("-", var(x), lit(N2))));
     return C > 1 ? bin("+", var("cbase"), std::move(e)) : e;
   };
-  it.push_back(decl("const float2", "za", index(var(fin), call("pfb_slot", {element("xa")}))));
-  it.push_back(decl("const float2", "zb", index(var(fin), call("pfb_slot", {element("xb")}))));
+  // In place the items' elements are read by a loop of their own before the barrier (`reads`), then taken from
+  // registers.
+  std::vector<NodePtr> reads = it;
+  reads.push_back(assign(index(var("za_h"), var("m")), index(var(fin), call("pfb_slot", {element("xa")}))));
+  reads.push_back(assign(index(var("zb_h"), var("m")), index(var(fin), call("pfb_slot", {element("xb")}))));
+  it.push_back(decl("const float2", "za",
+                    inPlace ? index(var("za_h"), var("m")) : index(var(fin), call("pfb_slot", {element("xa")}))));
+  it.push_back(decl("const float2", "zb",
+                    inPlace ? index(var("zb_h"), var("m")) : index(var(fin), call("pfb_slot", {element("xb")}))));
   it.push_back(decl("const bool", "edge", bin("&&", bin("==", var("pair"), lit(0)), bin("==", var("item"), lit(0)))));
   it.push_back(declGroup("float2", {{"xa_", nullptr}, {"xb_", nullptr}}));
   {
@@ -225,20 +283,43 @@ std::string pfbPostSpectrumSource(const PfbSpec& s, const PfbGeometry& g, const 
     // (several combinations: the block's index cbase + k of C N arranged as the store reads it; a spectrum is whole
     // runs of 32, so each stays within its own N slots)
     auto at = [&] { return C > 1 ? bin("+", var("cbase"), var(k)) : var(k); };
-    st.push_back(assign(index(var(stage), bin("^", at(), bin("&", bin(">>", at(), lit(5)), lit(31)))), var(v)));
+    if (P > 1) {
+      st.push_back(decl("const int", "sk" + k,
+                        bin("+", bin("*", bin("/", var(k), lit(N1)), lit(2 * PP)),
+                            call("pfb_part_local", {var("h"), bin("%", var(k), lit(N1))}))));
+      st.push_back(assign(index(var(stage), stagedSlot(var("sk" + k))), var(v)));
+    } else {
+      st.push_back(assign(index(var(stage), bin("^", at(), bin("&", bin(">>", at(), lit(5)), lit(31)))), var(v)));
+    }
     return block(st);
   };
   it.push_back(post("xa_", "kA", "rotA"));
   it.push_back(post("xb_", "kB", "rotB"));
   body.push_back(comment("split, gain and delay: each item yields channels A and N - A, staged by channel"));
-  body.push_back(trips(NC / 2, "i", std::move(it)));
+  if (inPlace) {
+    const int held = static_cast<int>(NB / 2 / TB);
+    body.push_back(declArray("float2", "za_h", held));
+    body.push_back(declArray("float2", "zb_h", held));
+    for (auto& n : constTrips(NB / 2, "i", std::move(reads))) body.push_back(std::move(n));
+    body.push_back(exprStmt(call("__syncthreads", {})));
+    for (auto& n : constTrips(NB / 2, "i", std::move(it))) body.push_back(std::move(n));
+  } else {
+    body.push_back(trips(NC / 2, "i", std::move(it)));
+  }
   body.push_back(exprStmt(call("__syncthreads", {})));
   body.push_back(comment(C == 1 ? "store the spectrum: consecutive lanes on consecutive channels"
                                 : "store the spectra: consecutive lanes on consecutive channels"));
-  body.push_back(
-      trips(NC, "c",
-            {assign(index(var("dst"), var("c")),
-                    index(var(stage), bin("^", var("c"), bin("&", bin(">>", var("c"), lit(5)), lit(31)))))}));
+  if (P > 1)
+    body.push_back(
+        trips(NB, "e",
+              {assign(index(var("dst"), bin("+", bin("*", bin("/", var("e"), lit(2 * PP)), lit(N1)),
+                                            call("pfb_part_row", {var("h"), bin("%", var("e"), lit(2 * PP))}))),
+                      index(var(stage), stagedSlot(var("e"))))}));
+  else
+    body.push_back(
+        trips(NC, "c",
+              {assign(index(var("dst"), var("c")),
+                      index(var(stage), bin("^", var("c"), bin("&", bin(">>", var("c"), lit(5)), lit(31)))))}));
 
   // Blocks per SM: as many as shared memory holds (sm_90: 227 KiB), at most kSpectrumPostBlocksPerSm (four of 256
   // threads: 64 registers; a lower cap spills in the row passes and split; of 128 threads: 128), fewer of larger
@@ -248,14 +329,28 @@ std::string pfbPostSpectrumSource(const PfbSpec& s, const PfbGeometry& g, const 
   NodePtr fn = function(fmt::format("extern \"C\" __global__ void __launch_bounds__({}, {})", TB, minBlocks), "", name,
                         pfb::postParams(s), block(body));
   const std::string header = fmt::format(
-      "// {}: {} row FFTs ({} points, all {} rows of {} per block), real-FFT split, {}{}, "
+      "// {}: {} row FFTs ({} points, {} rows of {} per block{}), real-FFT split, {}{}, "
       "cf32 spectra\n// stored contiguously through shared memory; generated by warpforge (pfb family)\n",
-      name, s.name, N2, N1,
+      name, s.name, N2, P > 1 ? fmt::format("the {} rows of {} row pairs", N1 / P, PP) : fmt::format("all {}", N1),
       C > 1 ? fmt::format("{} consecutive (spectrum, pol) combinations", C)
             : std::string("one (spectrum, pol) combination"),
-      s.perChannelGain ? "per-channel gain" : fmt::format("gain {}", s.gain), s.delay ? ", delay phase slope" : "");
+      inPlace ? ", in place in one buffer" : "", s.perChannelGain ? "per-channel gain" : fmt::format("gain {}", s.gain),
+      s.delay ? ", delay phase slope" : "");
+  const std::string partHelpers = P == 1 ? ""
+                                         : fmt::format(
+                                               "// Part h's local row lr: row A of pair h {0} + lr (lr < {0}), else "
+                                               "row B of pair h {0} + lr - {0}; "
+                                               "pair p's rows are p and {1} - p ({2} and {2} for pair 0)\n"
+                                               "static __device__ __forceinline__ int pfb_part_row(int h, int lr) {{\n"
+                                               "  const int p = h * {0} + (lr < {0} ? lr : lr - {0});\n"
+                                               "  return lr < {0} ? p : (p ? {1} - p : {2});\n}}\n"
+                                               "// The local row of row r in its part h (the inverse of pfb_part_row)\n"
+                                               "static __device__ __forceinline__ int pfb_part_local(int h, int r) {{\n"
+                                               "  if (r == {2}) return {0};\n"
+                                               "  return r < {2} ? r - h * {0} : {0} + ({1} - r) - h * {0};\n}}\n",
+                                               PP, N1, N1 / 2);
   return header + (s.halfScratch ? "#include <cuda_fp16.h>\n" : "") + pfb::channelHelper(g, N) +
-         pfb::slotHelper(false) + print(foldConstants(fn));
+         pfb::slotHelper(false) + partHelpers + print(foldConstants(fn));
 }
 
 }  // namespace warpforge
