@@ -271,44 +271,58 @@ TEST(PfbSpectrumPost, SeveralCombinationsPerBlockMutationsAreCaught) {
                               6270, "pfb-cpu", {});
 }
 
-// 16384 channels: one 128 KiB buffer, the row passes and the split in place (PfbGeometry::spectrumPostInPlace). The
-// spectra meet the double reference with gains and delays; without a delay they equal the row-pair kernel's bit for
-// bit (the same arithmetic: the split twiddles gathered in both); without either barrier between a pass's or the
-// split's reads and writes, or with a pass's writes to the wrong slots, the CPU run fails. No spills on sm_80 / sm_90.
-TEST(PfbSpectrumPost, SixteenThousandChannelsInPlace) {
-  const PfbSpec s = spec(
-      R"("channels": 16384, "taps": 2, "polarizations": 1, "spectra_per_call": 2, "input": {"type": "int8"}, "gain": "per_channel", "delay": true, "output": {"type": "cf32"})");
+namespace {
+
+// The in-place post kernel at `channels` (one combination of one pol): its spectra meet the double reference with
+// gains and delays (seed), and without a delay (seed + 1) equal the row-pair kernel's bit for bit (the same arithmetic:
+// the split twiddles gathered in both). Returns the spec without a delay, for mutations.
+PfbSpec checkInPlaceKernel(long long channels, std::uint64_t seed, int parts) {
+  const PfbSpec s = spec(fmt::format(
+      R"("channels": {}, "taps": 2, "polarizations": 1, "spectra_per_call": 2, "input": {{"type": "int8"}}, "gain": "per_channel", "delay": true, "output": {{"type": "cf32"}})",
+      channels));
   auto fs = makePfbSpec(s);
   fs->verify();
   const PfbKernels k = emitPfb(s);
-  ASSERT_TRUE(k.geometry.spectrumPostInPlace);
-  ASSERT_NE(k.postSource.find("in place in one buffer"), std::string::npos);
-  const Check c = test::runPlanOnCpu(*fs, pfbLaunchPlan(s, k), 1, 6560, "pfb-cpu", "16384 channels, in place", {});
+  EXPECT_TRUE(k.geometry.spectrumPostInPlace) << channels;
+  EXPECT_EQ(k.geometry.spectrumPostParts, parts) << channels;
+  const Check c = test::runPlanOnCpu(*fs, pfbLaunchPlan(s, k), 1, seed, "pfb-cpu",
+                                     fmt::format("{} channels, in place, {} part(s)", channels, parts), {});
   EXPECT_TRUE(c.ok()) << c.detail;
   EXPECT_GT(c.checked, 0);
   expectInPlaceRegisters(k.postSource, s.name, true);
   expectInPlaceRegisters(
       emitPfb(
-          spec(
-              R"("channels": 16384, "taps": 4, "spectra_per_call": 8, "input": {"type": "int8"}, "gain": "per_channel", "output": {"type": "cf32"})"))
+          spec(fmt::format(
+              R"("channels": {}, "taps": 4, "spectra_per_call": 8, "input": {{"type": "int8"}}, "gain": "per_channel", "output": {{"type": "cf32"}})",
+              channels)))
           .postSource,
       "pfb_s", false);
 
-  const PfbSpec plain = spec(
-      R"("channels": 16384, "taps": 2, "polarizations": 1, "spectra_per_call": 1, "input": {"type": "int16"}, "gain": "per_channel", "output": {"type": "cf32"})");
+  const PfbSpec plain = spec(fmt::format(
+      R"("channels": {}, "taps": 2, "polarizations": 1, "spectra_per_call": 1, "input": {{"type": "int16"}}, "gain": "per_channel", "output": {{"type": "cf32"}})",
+      channels));
   auto fp = makePfbSpec(plain);
   fp->verify();
   std::map<std::string, std::vector<unsigned char>> inPlace, rowPair;
   const Check a = test::runPlanOnCpu(*fp, pfbLaunchPlan(plain, emitPfb(plain, {.factoredSplitTwiddle = false})), 1,
-                                     6561, "pfb-cpu", "in place", {}, {}, {}, &inPlace);
-  const Check b = test::runPlanOnCpu(*fp, pfbLaunchPlan(plain, emitPfb(plain, {.rowPairPost = true})), 1, 6561,
+                                     seed + 1, "pfb-cpu", "in place", {}, {}, {}, &inPlace);
+  const Check b = test::runPlanOnCpu(*fp, pfbLaunchPlan(plain, emitPfb(plain, {.rowPairPost = true})), 1, seed + 1,
                                      "pfb-cpu", "row-pair post kernel", {}, {}, {}, &rowPair);
   EXPECT_TRUE(a.ok() && b.ok());
-  EXPECT_TRUE(inPlace.at("spectra") == rowPair.at("spectra"));
+  EXPECT_TRUE(inPlace.at("spectra") == rowPair.at("spectra")) << channels;
+  return plain;
+}
 
-  const LaunchPlan post = postSourceFirst(plain);
+}  // namespace
+
+// 16384 channels: one 128 KiB buffer, the row passes and the split in place (PfbGeometry::spectrumPostInPlace), checked
+// by checkInPlaceKernel; without either barrier between a pass's or the split's reads and writes, or with a pass's
+// writes to the wrong slots, the CPU run fails.
+TEST(PfbSpectrumPost, SixteenThousandChannelsInPlace) {
+  const PfbSpec plain = checkInPlaceKernel(16384, 6560, 1);
+  ASSERT_NE(emitPfb(plain).postSource.find("in place in one buffer"), std::string::npos);
   test::expectMutationsCaught(
-      *fp, post,
+      *makePfbSpec(plain), postSourceFirst(plain),
       {{{"a pass without its barrier between reads and writes",
          "rhold1[bi * 8 + 7] = buf0[(sj ^ 4) + 448];\n    }\n    __syncthreads();",
          "rhold1[bi * 8 + 7] = buf0[(sj ^ 4) + 448];\n    }"}},
@@ -320,40 +334,11 @@ TEST(PfbSpectrumPost, SixteenThousandChannelsInPlace) {
 }
 
 // 32768 channels: two blocks per combination, each holding 8 row pairs (16 rows of 1024 points, 128 KiB) in place and
-// storing its channels as runs of up to 8. The spectra meet the double reference with gains and delays, equal the
-// row-pair kernel's bit for bit without a delay, and mutations of the part mapping fail the CPU run.
+// storing its channels as runs of up to 8, checked by checkInPlaceKernel; mutations of the part mapping fail the CPU
+// run.
 TEST(PfbSpectrumPost, ThirtyTwoThousandChannelsInTwoParts) {
-  const PfbSpec s = spec(
-      R"("channels": 32768, "taps": 2, "polarizations": 1, "spectra_per_call": 2, "input": {"type": "int8"}, "gain": "per_channel", "delay": true, "output": {"type": "cf32"})");
-  auto fs = makePfbSpec(s);
-  fs->verify();
-  const PfbKernels k = emitPfb(s);
-  ASSERT_EQ(k.geometry.spectrumPostParts, 2);
-  const Check c = test::runPlanOnCpu(*fs, pfbLaunchPlan(s, k), 1, 6660, "pfb-cpu", "32768 channels, two parts", {});
-  EXPECT_TRUE(c.ok()) << c.detail;
-  EXPECT_GT(c.checked, 0);
-  expectInPlaceRegisters(k.postSource, s.name, true);
-  expectInPlaceRegisters(
-      emitPfb(
-          spec(
-              R"("channels": 32768, "taps": 4, "spectra_per_call": 8, "input": {"type": "int8"}, "gain": "per_channel", "output": {"type": "cf32"})"))
-          .postSource,
-      "pfb_s", false);
-
-  const PfbSpec plain = spec(
-      R"("channels": 32768, "taps": 2, "polarizations": 1, "spectra_per_call": 1, "input": {"type": "int16"}, "gain": "per_channel", "output": {"type": "cf32"})");
-  auto fp = makePfbSpec(plain);
-  fp->verify();
-  std::map<std::string, std::vector<unsigned char>> parts, rowPair;
-  const Check a = test::runPlanOnCpu(*fp, pfbLaunchPlan(plain, emitPfb(plain, {.factoredSplitTwiddle = false})), 1,
-                                     6661, "pfb-cpu", "two parts", {}, {}, {}, &parts);
-  const Check b = test::runPlanOnCpu(*fp, pfbLaunchPlan(plain, emitPfb(plain, {.rowPairPost = true})), 1, 6661,
-                                     "pfb-cpu", "row-pair post kernel", {}, {}, {}, &rowPair);
-  EXPECT_TRUE(a.ok() && b.ok());
-  EXPECT_TRUE(parts.at("spectra") == rowPair.at("spectra"));
-
-  const LaunchPlan post = postSourceFirst(plain);
-  test::expectMutationsCaught(*fp, post,
+  const PfbSpec plain = checkInPlaceKernel(32768, 6660, 2);
+  test::expectMutationsCaught(*makePfbSpec(plain), postSourceFirst(plain),
                               {{{"pair 0's B row", "(p ? 32 - p : 16)", "(p ? 32 - p : 0)"}},
                                {{"every part loading part 0's rows", "pfb_part_row(h, e / 1024)",
                                  "pfb_part_row(0, e / 1024)"}},
