@@ -347,3 +347,24 @@ TEST(PfbSpectrumPost, ThirtyTwoThousandChannelsInTwoParts) {
                                  "return r < 16 ? r - h * 8 : 8 + (31 - r) - h * 8;"}}},
                               6662, "pfb-cpu", {});
 }
+
+// As emitted for an arch that lends a block less shared memory (sm_86 / sm_89: two buffers of 4096 channels at most),
+// 8192 channels take the in-place kernel and 16384 the two-part one: both meet the double reference.
+TEST(PfbSpectrumPost, SmallerSharedMemoryHalvesTheLengths) {
+  std::uint64_t seed = 6760;
+  for (const auto& [channels, parts] : std::vector<std::pair<long long, int>>{{8192, 1}, {16384, 2}}) {
+    const PfbSpec s = spec(fmt::format(
+        R"("channels": {}, "taps": 2, "polarizations": 1, "spectra_per_call": 1, "input": {{"type": "int8"}}, "gain": "per_channel", "delay": true, "output": {{"type": "cf32"}})",
+        channels));
+    auto fs = makePfbSpec(s);
+    fs->verify();
+    const PfbKernels k = emitPfb(s, {.spectrumPostChannels = pfbSpectrumPostChannelsFor("sm_86")});
+    ASSERT_TRUE(k.geometry.spectrumPostInPlace) << channels;
+    EXPECT_EQ(k.geometry.spectrumPostParts, parts) << channels;
+    EXPECT_EQ(k.geometry.sharedB, 64 * 1024) << channels;
+    const Check c = test::runPlanOnCpu(*fs, pfbLaunchPlan(s, k), 1, seed++, "pfb-cpu",
+                                       fmt::format("{} channels as emitted for sm_86", channels), {});
+    EXPECT_TRUE(c.ok()) << c.detail;
+    EXPECT_GT(c.checked, 0);
+  }
+}

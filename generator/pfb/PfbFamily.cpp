@@ -86,11 +86,19 @@ class PfbFamilySpec final : public FamilySpec, public BenchFacet {
     if (g.sharedA > kMaxSharedEveryArch || (g.sharedB > kMaxSharedEveryArch && !g.spectrumPost))
       r.text += fmt::format("  note: {} B of shared memory per block: sm_80 / sm_90 only (sm_86 / sm_89 lend {} B)\n",
                             std::max(g.sharedA, g.sharedB), kMaxSharedEveryArch);
-    else if (g.sharedB > kMaxSharedEveryArch)
+    else if (g.sharedB > kMaxSharedEveryArch) {
+      // What the plan takes where a block has less shared memory (pfbSpectrumPostChannelsFor).
+      const PfbGeometry small = pfbGeometry(s_, false, pfbSpectrumPostChannelsFor("sm_86"));
       r.text += fmt::format(
           "  note: the post kernel's {} B of shared memory per block as emitted for sm_80 / sm_90; emitted for sm_86 / "
-          "sm_89 (which lend {} B) the plan takes the row-pair post kernel\n",
-          g.sharedB, kMaxSharedEveryArch);
+          "sm_89 (which lend {} B) the plan takes {} ({} B)\n",
+          g.sharedB, kMaxSharedEveryArch,
+          small.spectrumPostParts > 1 ? "the spectrum post kernel in place, two blocks per combination"
+          : small.spectrumPostInPlace ? "the spectrum post kernel in place in one buffer"
+          : small.spectrumPost        ? "the spectrum post kernel"
+                                      : "the row-pair post kernel",
+          small.sharedB);
+    }
     r.counts["shared_bytes_fir"] = g.sharedA;
     r.counts["shared_bytes_post"] = g.sharedB;
     r.counts["bytes_per_call"] = t.total();

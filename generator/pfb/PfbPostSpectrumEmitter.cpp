@@ -340,7 +340,7 @@ std::string pfbPostSpectrumSource(const PfbSpec& s, const PfbGeometry& g, const 
                                          : fmt::format(
                                                "// Part h's local row lr: row A of pair h {0} + lr (lr < {0}), else "
                                                "row B of pair h {0} + lr - {0}; "
-                                               "pair p's rows are p and {1} - p ({2} and {2} for pair 0)\n"
+                                               "pair p's rows are p and {1} - p (0 and {2} for pair 0)\n"
                                                "static __device__ __forceinline__ int pfb_part_row(int h, int lr) {{\n"
                                                "  const int p = h * {0} + (lr < {0} ? lr : lr - {0});\n"
                                                "  return lr < {0} ? p : (p ? {1} - p : {2});\n}}\n"
