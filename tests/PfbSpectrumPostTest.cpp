@@ -348,6 +348,23 @@ TEST(PfbSpectrumPost, ThirtyTwoThousandChannelsInTwoParts) {
                               6662, "pfb-cpu", {});
 }
 
+// The block size bench offers the two-part kernel is checked per part (16384 channels at 512 threads: 32 values per
+// thread per pass), and the kernel meets the double reference.
+TEST(PfbSpectrumPost, TwoPartsAtAnotherBlockSize) {
+  const PfbSpec s = spec(
+      R"("channels": 32768, "taps": 2, "polarizations": 1, "spectra_per_call": 1, "input": {"type": "int8"}, "gain": "per_channel", "output": {"type": "cf32"})");
+  auto fs = makePfbSpec(s);
+  fs->verify();
+  const PfbKernels k = emitPfb(s, {.spectrumPostThreads = 512});
+  ASSERT_TRUE(k.geometry.spectrumPostInPlace);
+  EXPECT_EQ(k.geometry.spectrumPostParts, 2);
+  EXPECT_EQ(k.geometry.threadsB, 512);
+  const Check c = test::runPlanOnCpu(*fs, pfbLaunchPlan(s, k), 1, 6770, "pfb-cpu", "32768 channels, 512 threads", {});
+  EXPECT_TRUE(c.ok()) << c.detail;
+  EXPECT_GT(c.checked, 0);
+  EXPECT_THROW(emitPfb(s, {.spectrumPostThreads = 256}), std::logic_error) << "64 values per thread per pass";
+}
+
 // As emitted for an arch that lends a block less shared memory (sm_86 / sm_89: two buffers of 4096 channels at most),
 // 8192 channels take the in-place kernel and 16384 the two-part one: both meet the double reference.
 TEST(PfbSpectrumPost, SmallerSharedMemoryHalvesTheLengths) {

@@ -520,7 +520,7 @@ TEST(Stockham, PowerOfFiveColumnsTakeAThreadPerButterfly) {
 // their target (4096 points: 512 threads at 64).
 TEST(Stockham, F64ConvolutionKernelsKeepThreeBlocksResident) {
   auto convolutionTarget = [](long long n) {
-    for (const auto& k : plan(spec(n, "f64")).kernels)
+    for (const auto& k : plan(spec(n, "f64", R"(, "tuning": {"bluestein": "power_of_two"})")).kernels)
       if (k.desc.convolve) return emitStockhamKernel(k.desc).geom.registerTarget;
     return -1;
   };
@@ -2206,8 +2206,18 @@ TEST(Stockham, BluesteinLengthFromTheKernels) {
   EXPECT_EQ(via(spec(1399, "f32", R"(, "tuning": {"bluestein": "smooth"})")), 2800);
   EXPECT_EQ(via(spec(1399, "f32", R"(, "tuning": {"bluestein": "power_of_two"})")), 4096);
   EXPECT_EQ(via(spec(5323, "f32")), bluesteinLength(5323)) << "M > 8192: the earlier rule";
-  EXPECT_EQ(via(spec(1561, "f64")), 4096) << "f64: powers of two (3584 = 8^3 x 7 spilled)";
-  EXPECT_EQ(via(spec(695, "f64")), 2048);
+  EXPECT_EQ(via(spec(1561, "f64")), 4096) << "f64: no 7 (3584 = 8^3 x 7 spilled), 3072 too short";
+  EXPECT_EQ(via(spec(695, "f64")), 1536);
+  EXPECT_EQ(via(spec(1194, "f64")), 2560);
+  EXPECT_EQ(via(spec(809, "f64")), 2048) << "not 1728 = 9 x 8 x 8 x 3 (246 registers)";
+  for (long long n = 131; n <= 4096; n += 53) {
+    const StockhamSpec s = parseStockhamSpecText(spec(n, "f64"), "b.json");
+    const long long m = pinBluesteinLength(s).tuning.bluesteinLength;
+    if (m == 0) continue;
+    long long odd = m;
+    while (odd % 2 == 0) odd /= 2;
+    EXPECT_TRUE(m >= 2 * n - 1 && (odd == 1 || odd == 3 || odd == 5)) << n << " -> " << m;
+  }
   for (long long n = 130; n <= 4096; n += 37) {
     const StockhamSpec s = parseStockhamSpecText(spec(n, "f32"), "b.json");
     const long long m = pinBluesteinLength(s).tuning.bluesteinLength;
@@ -2253,6 +2263,10 @@ TEST(Stockham, PrefetchingKernelsRunOnTheCpu) {
       {"r2c f64 1000, batch 6", R"("precision": "f64", "transform": "r2c", "length": 1000)", 6},
       {"f32 2048 into a padded, offset output, batch 11",
        R"("precision": "f32", "length": 2048, "output": {"distance": 2100, "offset": 1})", 11},
+      // A long FFT's column step copies its next column tile while it stores this one.
+      {"f32 32768 in two kernels, the column step's tiles, batch 2", R"("precision": "f32", "length": 32768)", 2},
+      {"f32 32768 inverse from a padded, offset input, batch 3",
+       R"("precision": "f32", "length": 32768, "direction": "inverse", "input": {"distance": 32800, "offset": 3})", 3},
   };
   int n = 0;
   for (const auto& c : cases) {
@@ -2282,6 +2296,21 @@ TEST(Stockham, PrefetchingKernelsRunOnTheCpu) {
          "const long long first = group;"},
         {"no next copy", "const long long first = group + (long long)gridDim.x;", "const long long first = ffts;"}}},
       3990, "stockham-cpu", asyncCopyShim());
+  // The column step's copy: of this group again, or none.
+  auto columns = makeStockhamSpec(parseStockhamSpecText(
+      R"({"name": "cpupf", "family": "stockham", "precision": "f32", "length": 32768, "tuning": {"prefetch": true}})",
+      "cpu.json"));
+  const LaunchPlan columnPlan = prefetchingPlan(*columns, "mutated columns");
+  const std::string& text = columnPlan.sources.at(0).text;
+  const std::string nextTileHead = "const long long first = (group + (long long)gridDim.x) * ";
+  const std::size_t at = text.find(nextTileHead);
+  ASSERT_NE(at, std::string::npos);
+  const std::string nextTile = text.substr(at, text.find(';', at) + 1 - at);
+  const std::string tileWidth = nextTile.substr(nextTileHead.size());  // "16;"
+  test::expectMutationsCaught(*columns, columnPlan,
+                              {{{"this tile copied again", nextTile, "const long long first = group * " + tileWidth},
+                                {"no next tile", nextTile, "const long long first = ffts;"}}},
+                              3995, "stockham-cpu", asyncCopyShim());
 }
 
 // Where the prefetch cannot be (a load that is no contiguous run of the compute type, or no last pass that stores to

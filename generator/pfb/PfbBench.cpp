@@ -103,7 +103,8 @@ std::vector<BenchVariant> pfbBenchVariants(const PfbSpec& s, long long spectrumP
   if (k.geometry.spectrumPost)
     for (int threads : {128, 256, 512, 1024})
       if (threads != k.geometry.threadsB && (threads < 1024 || s.channels >= 4096) &&
-          (!k.geometry.spectrumPostInPlace || spectrumPostInPlaceFits(s.channels, k.geometry.rowFft, threads)))
+          (!k.geometry.spectrumPostInPlace ||
+           spectrumPostInPlaceFits(s.channels / k.geometry.spectrumPostParts, k.geometry.rowFft, threads)))
         v.push_back({fmt::format("spectrum post kernel of {} threads (both kernels)", threads),
                      Generated{pfbLaunchPlan(s, emit(s, {.spectrumPostThreads = threads}))}, 0, 0});
   if (s.halfScratch) return v;  // bench's earlier kernels read an f32 scratch

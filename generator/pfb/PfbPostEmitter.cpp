@@ -533,7 +533,7 @@ PfbKernels emitPfb(const PfbSpec& s, const PfbVariant& v) {
   if (perItem) k.geometry.postPairLoop = false;  // (the per-item kernel owns one pair)
   if (k.geometry.spectrumPost && v.spectrumPostThreads > 0) {
     if (k.geometry.spectrumPostInPlace &&
-        !spectrumPostInPlaceFits(s.channels, k.geometry.rowFft, v.spectrumPostThreads))
+        !spectrumPostInPlaceFits(s.channels / k.geometry.spectrumPostParts, k.geometry.rowFft, v.spectrumPostThreads))
       throw std::logic_error(
           fmt::format("emitPfb: the in-place spectrum post kernel cannot take {} threads", v.spectrumPostThreads));
     k.geometry.threadsB = v.spectrumPostThreads;

@@ -88,9 +88,11 @@ StockhamSpec pinBluesteinLength(const StockhamSpec& spec) {
   if (isCoopSmooth(n, maxPrimeRadix(spec.precision))) return spec;  // no Bluestein up to 4096 (the candidates' limit)
   const long long maxM = std::min<long long>(8192, maxConvolveKernelLength(spec.precision));
   std::vector<long long> candidates;
-  // f64: powers of two only. Their kernels compile to 64-102 registers (4096 on 512 threads, 2048 on 256); with an
-  // odd factor to 124-255, 3584 = 8^3 x 7 spilling 120 B at every try (NVRTC 13, sm_90).
-  const std::vector<long long> odd = spec.f64() ? std::vector<long long>{1} : std::vector<long long>{1, 3, 5, 7, 9};
+  // f64: a power of two times 1, 3 or 5. Those kernels compile to 64-128 registers (NVRTC 13, sm_90); a 7 or 9 to
+  // 164-250 (3584 = 8^3 x 7 spilled 120 B), and ran slower than the next power of two (H200: f64 809 with 1728 =
+  // 9 x 8 x 8 x 3 0.64x, 307 with 648 0.87x). Against powers of two only, 15 lengths 274..3001 ran 1.15-1.46x.
+  const std::vector<long long> odd = spec.f64() ? std::vector<long long>{1, 3, 5}
+                                                : std::vector<long long>{1, 3, 5, 7, 9};
   for (long long c : odd) {
     long long m = c;
     while (m < 2 * n - 1) m *= 2;

@@ -382,9 +382,12 @@ KernelGeometry chooseGeometry(const KernelDesc& d, int maxThreadsPerFft) {
   // (Where the spec asks for a grid or load the copy cannot take, the default gives way.)
   const bool prefetchByDefault = d.fuse == Fuse::None && !d.longStep && oneBlockPerSm && tu.persistent != false &&
                                  tu.workQueue != true && tu.directLoad != true;
-  if (tu.prefetch.value_or(prefetchByDefault) && plainInput && lastWhole && g.directStore && !g.fftMajorLoad &&
-      !d.convolve && !d.mirrored && d.axes.size() < 2 &&
-      (d.fuse == Fuse::None || (d.fuse == Fuse::R2CPost && g.fusedSplit))) {
+  // A long FFT's column step (column tiles in and out) copies its next group while its tile is stored instead.
+  const bool columnCopy = d.longStep && g.fftMajorLoad && g.fftMajorStore && d.fuse == Fuse::None && !d.mirrored &&
+                          d.in.storage == computeComplex;
+  const bool rowCopy = lastWhole && g.directStore && !g.fftMajorLoad && !d.convolve && !d.mirrored &&
+                       d.axes.size() < 2 && (d.fuse == Fuse::None || (d.fuse == Fuse::R2CPost && g.fusedSplit));
+  if (tu.prefetch.value_or(prefetchByDefault) && plainInput && (rowCopy || columnCopy)) {
     g.prefetch = true;
     g.persistent = true;
     g.workQueue = false;

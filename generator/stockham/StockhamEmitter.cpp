@@ -130,7 +130,9 @@ class Emitter {
 
     // KernelGeometry::prefetch: the copy of the group whose first FFT is `first` (empty where the load cannot be one:
     // the synchronous load then stays).
-    const std::vector<NodePtr> groupCopy = g.prefetch ? rowLoadAsync(k_) : std::vector<NodePtr>{};
+    const std::vector<NodePtr> groupCopy = !g.prefetch      ? std::vector<NodePtr>{}
+                                           : g.fftMajorLoad ? columnLoadAsync(k_)
+                                                            : rowLoadAsync(k_);
     if (groupCopy.empty()) k_.g.prefetch = false;
     else k_.g.vectorBytesIn = std::max(k_.g.vectorBytesIn, d.f64 ? 16 : 8);  // each element one aligned copy
     std::vector<NodePtr> loop;
@@ -174,7 +176,9 @@ class Emitter {
       loop.push_back(comment("load: this group's copy landed"));
       loop.push_back(exprStmt(call("wf_copy_wait_all", {})));
       loop.push_back(exprStmt(call("__syncthreads", {})));
-      k_.nextGroupCopy = {copyOf("the next group's copy, while this group's last butterflies compute and store",
+      k_.nextGroupCopy = {copyOf(g.fftMajorLoad ? "the next group's copy, while this group's tile is stored"
+                                                : "the next group's copy, while this group's last butterflies "
+                                                  "compute and store",
                                  bin("+", var("group"), cast("long long", member(var("gridDim"), "x"))), {})};
     } else if (!k_.directIn) {
       const Tiling& tiling = loadTiling(g);
@@ -195,18 +199,21 @@ class Emitter {
       }
     }
     k_.stage = 0;
-    if (!k_.nextGroupCopy.empty())
-      throw std::logic_error("stockham emitter: kernel " + d.kernelName + "'s last pass did not issue the next copy");
     if (!k_.directOut) {
+      // (A column tile's store issues the next group's copy itself, between its reads and its stores; the next
+      // iteration's wait and barrier then order the copy against this group's reads.)
       const Tiling& tiling = storeTiling(g);
+      const bool copies = !k_.nextGroupCopy.empty();
       loop.push_back(comment("store: shared -> global, " + tiling.name()));
       for (auto& s : tiling.store(k_)) loop.push_back(s);
-      loop.push_back(exprStmt(call("__syncthreads", {})));  // shared memory is reused by the next group
+      if (!copies) loop.push_back(exprStmt(call("__syncthreads", {})));  // shared memory is reused by the next group
     } else if (!k_.directIn && !g.prefetch) {
       // The last pass reads shared memory and stores to global memory; the next group's staged load must not
       // overwrite shared memory before every thread has read it (with the prefetch: the last pass's own barrier).
       loop.push_back(exprStmt(call("__syncthreads", {})));
     }
+    if (!k_.nextGroupCopy.empty())
+      throw std::logic_error("stockham emitter: kernel " + d.kernelName + " did not issue its next group's copy");
 
     // Cooperative passes read their constants from shared memory: lanes of one warp can need different entries
     // (items of several groups where a pass has fewer than 32 butterflies), which a __constant__ read would serialize.

@@ -89,6 +89,8 @@ class StockhamFamilySpec : public FamilySpec, public BenchFacet, public TuneFace
                                         : "every W^(kr) from the table");
       o += fmt::format("  load {}; store {}\n",
                        g.directLoad ? "by the first pass from global memory"
+                       : g.prefetch && g.fftMajorLoad
+                           ? "staged, column tile, copied (cp.async) while the previous group's tile is stored"
                        : g.prefetch ? "staged, element-major, copied (cp.async) during the previous group's last pass"
                        : g.fftMajorLoad ? "staged, column tile"
                        : d.axes.size() > 1

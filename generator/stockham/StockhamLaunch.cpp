@@ -302,12 +302,13 @@ std::vector<std::string> stockhamWarnings(const StockhamSpec& s, const StockhamB
                                         [](const SpillFreeKernel& sf) { return sf.kernel.geom.prefetch; });
   if (tu.prefetch == true && prefetching == b.kernels.end())
     w.push_back(
-        "/tuning/prefetch: true, but no kernel of this plan can copy its next group during its last pass (that needs "
-        "a c2c f32 / f64 or fused r2c split kernel whose load is a contiguous run of the compute type and whose last "
-        "pass stores to global memory): each group is loaded when its block reaches it");
+        "/tuning/prefetch: true, but no kernel of this plan can copy its next group ahead (that needs a c2c f32 / f64 "
+        "or fused r2c split kernel whose load is a contiguous run of the compute type and whose last pass stores to "
+        "global memory, or a long FFT's column step whose column tiles read the compute type's complex): each group "
+        "is loaded when its block reaches it");
   if (prefetching != b.kernels.end() && (tu.persistent == false || tu.workQueue == true || tu.directLoad == true))
     w.push_back(
-        fmt::format("/tuning/prefetch: kernel {} copies its next group during its last pass, which takes "
+        fmt::format("/tuning/prefetch: kernel {} copies its next group ahead, which takes "
                     "persistent blocks in a fixed order and a staged load (persistent, work_queue and "
                     "direct_load as given do not apply to it)",
                     prefetching->kernel.desc.kernelName));

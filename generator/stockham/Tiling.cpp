@@ -44,7 +44,7 @@ std::vector<NodePtr> loadElementBody(const KernelContext& k) {
   return b;
 }
 
-std::vector<NodePtr> storeElementBody(const KernelContext& k) {
+std::vector<NodePtr> storeElementBody(const KernelContext& k, const NodePtr& held) {
   const KernelDesc& d = k.d;
   std::vector<NodePtr> b;
   std::vector<NodePtr> active;
@@ -58,7 +58,7 @@ std::vector<NodePtr> storeElementBody(const KernelContext& k) {
     NodePtr z = mergedRead(k, active, "sbase", var("i"), "z", true);
     active.push_back(decl(k.cT, "v", z));
   } else {
-    active.push_back(decl(k.cT, "v", k.shared("sbase", var("i"))));
+    active.push_back(decl(k.cT, "v", held ? held : k.shared("sbase", var("i"))));
   }
   if (d.bigN > 0) fourStepTwiddle(k, active, var("i"));
   for (auto& st : storeGuarded(k, k.address(d.out, var("i")), "const long long",

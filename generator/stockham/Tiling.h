@@ -28,6 +28,9 @@ const Tiling& rowTiling();  // RowTile.cpp
 // compute type (KernelGeometry::prefetch then falls back to the synchronous load).
 std::vector<ast::NodePtr> rowLoadAsync(const KernelContext& k);
 const Tiling& columnTiling();  // ColumnTile.cpp
+// The column tile's load as cp.async copies, as rowLoadAsync: empty where the input is not the compute type's complex
+// or the load merges or mirrors. Its store, where KernelContext::nextGroupCopy is set, issues that copy itself.
+std::vector<ast::NodePtr> columnLoadAsync(const KernelContext& k);
 // The tiling of the kernel's load / store side.
 inline const Tiling& loadTiling(const KernelGeometry& g) { return g.fftMajorLoad ? columnTiling() : rowTiling(); }
 inline const Tiling& storeTiling(const KernelGeometry& g) { return g.fftMajorStore ? columnTiling() : rowTiling(); }
@@ -39,6 +42,7 @@ int loadCount(const KernelDesc& d);
 int storeCount(const KernelDesc& d);
 void fftPrologue(const KernelContext& k, std::vector<ast::NodePtr>& b, const Access& a);
 std::vector<ast::NodePtr> loadElementBody(const KernelContext& k);
-std::vector<ast::NodePtr> storeElementBody(const KernelContext& k);
+// `held`: the value to store where the plain store would read it from shared memory (sbase + i).
+std::vector<ast::NodePtr> storeElementBody(const KernelContext& k, const ast::NodePtr& held = nullptr);
 
 }  // namespace warpforge
