@@ -45,7 +45,7 @@ struct Options {
   std::string variants;        // bench --variants: a filter on the variants' names ("none": no variant)
   bool checkVariants = false;  // bench --check-variants: each variant checked as the default is, before the timing
   std::string ab;              // bench --ab: members merged into the spec's "tuning" object
-  bool seedGiven = false;      // --seed was given (bench --sweep draws a new seed otherwise)
+  bool seedGiven = false;      // --seed was given (run and bench --sweep draw a new seed otherwise)
   bool repsGiven = false;
   std::string sweep;         // bench --sweep FAMILY
   int cases = 300;           // bench --sweep: number of specs drawn

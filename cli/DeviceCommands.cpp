@@ -19,6 +19,13 @@ namespace warpforge::cli {
 
 namespace {
 
+// --seed where given, else a new one (printed by the caller), short enough to retype.
+std::uint64_t seedOf(const Options& o) {
+  if (o.seedGiven) return o.seed;
+  std::random_device rd;
+  return (static_cast<std::uint64_t>(rd()) << 20 ^ rd()) % 1000000000000ULL;
+}
+
 bool requireDevice(const char* command) {
   std::string why = deviceUnavailableReason();
   if (why.empty()) return true;
@@ -134,11 +141,7 @@ int cmdSweep(const Options& o) {
     fmt::print(stderr, "error: --sweep: the {} family draws no sweep cases (SweepFacet::sweepSpecs)\n", family->name());
     return kBadInput;
   }
-  std::uint64_t seed = o.seed;
-  if (!o.seedGiven) {
-    std::random_device rd;
-    seed = (static_cast<std::uint64_t>(rd()) << 20 ^ rd()) % 1000000000000ULL;  // short enough to retype
-  }
+  const std::uint64_t seed = seedOf(o);
   std::ofstream log;
   if (!o.sweepLog.empty()) {
     log.open(o.sweepLog, std::ios::trunc);
@@ -261,15 +264,16 @@ int cmdRun(const Options& o) {
   if (!requireDevice("run")) return kCudaFailure;
   Compiler compiler;
   const long long batch = o.batch ? o.batch : spec->defaultBatch();
+  const std::uint64_t seed = seedOf(o);
   RunReport r;
   {
     Progress p(fmt::format("running {} (emit, compile, run, CPU reference)", spec->name()), o.progress);
     // The plan through the on-disk plan cache: a second run of the same spec skips emit and its NVRTC probe.
     CachedPlan plan = emitCached(json, spec->file(), defaultDeviceArch());
-    r = runGenerated(compiler, *spec, Generated{std::move(plan.plan)}, {batch, o.seed, 1, true, {}});
+    r = runGenerated(compiler, *spec, Generated{std::move(plan.plan)}, {batch, seed, 1, true, {}});
   }
   fmt::print("device={} spec={} family={} batch={} seed={} kernels={} checked={} unwritten={}\n", r.device.name,
-             spec->name(), spec->family().name(), batch, o.seed, r.kernels.size(), r.check.checked, r.check.unwritten);
+             spec->name(), spec->family().name(), batch, seed, r.kernels.size(), r.check.checked, r.check.unwritten);
   fmt::print("{}={:.3e} (bound {:.1e}; {}){}\n", r.check.exact ? "mismatches" : "max_rel_err", r.check.error,
              r.check.bound, r.check.detail,
              r.baselineError >= 0 ? fmt::format("; {} on the same input: {:.3e}", r.baselineName, r.baselineError)

@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
   auto* run = app.add_subcommand("run", "GPU: fresh random input, poisoned outputs, compare with the CPU reference");
   run->add_option("spec", o.spec, "spec file ('-': standard input)")->required();
   run->add_option("--batch", o.batch, "batch entries (default: the family's)")->check(CLI::Range(1LL, 1LL << 28));
-  run->add_option("--seed", o.seed, "random seed (printed)");
+  auto* runSeed = run->add_option("--seed", o.seed, "random seed (default: a new one each run; printed)");
   run->add_flag("--no-wisdom", o.noWisdom,
                 "ignore what `bench --tune` recorded for this spec on this GPU (the spec's defaults)");
 
@@ -160,7 +160,7 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : kBadInput;
   }
   o.commandLine = commandLine(argc, argv);
-  o.seedGiven = benchSeed->count() > 0;
+  o.seedGiven = benchSeed->count() > 0 || runSeed->count() > 0;
   o.repsGiven = benchReps->count() > 0;
   try {
     if (*verify) return cmdVerify(o);
