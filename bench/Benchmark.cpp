@@ -21,7 +21,7 @@ EmitTarget deviceTarget(NvrtcProbe& probe) {
 // A variant's own run and check, as the default's: what to print in its row.
 // `row.batch` is the batch the variant is timed at.
 void checkVariant(Compiler& compiler, const FamilySpec& spec, const Generated& main, const BenchVariant& v,
-                  BenchRow& row) {
+                  std::uint64_t seed, BenchRow& row) {
   if (v.repeats > 0) {
     row.check = "not checked: it repeats its steps on resident data (a timing of the arithmetic)";
     return;
@@ -36,7 +36,7 @@ void checkVariant(Compiler& compiler, const FamilySpec& spec, const Generated& m
       return;
     }
   try {
-    const RunReport rv = runGenerated(compiler, spec, v.generated, {row.batch, 779, 1, false, {}});
+    const RunReport rv = runGenerated(compiler, spec, v.generated, {row.batch, seed, 1, false, {}});
     row.checkFailed = !rv.check.ok();
     row.check = rv.check.ok()
                     ? fmt::format("OK, error {:.3e} (bound {:.1e}), unwritten 0", rv.check.error, rv.check.bound)
@@ -80,7 +80,7 @@ bool benchChecksPassed(const BenchReport& r) {
 }
 
 BenchReport benchSpec(Compiler& compiler, const FamilySpec& spec, long long batch, int reps, bool checkVariants,
-                      const std::string& variantFilter) {
+                      const std::string& variantFilter, std::uint64_t seed) {
   useDefaultDevice();
   NvrtcProbe probe;
   const EmitTarget target = deviceTarget(probe);
@@ -100,8 +100,10 @@ BenchReport benchSpec(Compiler& compiler, const FamilySpec& spec, long long batc
   r.unit = main.plan.unitName;
   r.batch = batch;
   r.reps = reps;
-  // Correctness of what is timed, and the baseline's error on the same numbers.
-  RunReport check = runGenerated(compiler, spec, main, {batch, 777, 1, true, {}});
+  r.seed = seed;
+  // Correctness of what is timed, and the baseline's error on the same numbers (the variants' checks on the next
+  // seed's inputs, the timing on the one after).
+  RunReport check = runGenerated(compiler, spec, main, {batch, seed, 1, true, {}});
   r.device = check.device;
   r.check = check.check;
   r.baselineError = check.baselineError;
@@ -110,7 +112,7 @@ BenchReport benchSpec(Compiler& compiler, const FamilySpec& spec, long long batc
   std::vector<std::unique_ptr<Executor>> execs;
   execs.push_back(std::make_unique<Executor>(compiler, main.plan));
   for (const auto& v : variants) execs.push_back(std::make_unique<Executor>(compiler, v.generated.plan));
-  TestData data = spec.randomInputs(batch, 778);
+  TestData data = spec.randomInputs(batch, seed + 2);
   DeviceArrays arrays(*execs[0], data, batch);
   std::vector<std::function<void()>> jobs;
   // The job that times each row: a variant that is the default's plan repeats the default's time rather than spend
@@ -135,7 +137,7 @@ BenchReport benchSpec(Compiler& compiler, const FamilySpec& spec, long long batc
       row.name += " (the default's kernels: its time repeated)";
       if (checkVariants) row.check = "not checked again: the default's kernels";
     } else if (i > 0 && checkVariants) {
-      checkVariant(compiler, spec, main, variants[i - 1], row);
+      checkVariant(compiler, spec, main, variants[i - 1], seed + 1, row);
     }
     row.registers = execs[i]->kernelStats()[0].registers;
     row.blocksPerSm = execs[i]->kernelStats()[0].blocksPerSm;
@@ -183,9 +185,9 @@ std::string formatBench(const BenchReport& r) {
       "device: {} ({} SMs, {} MHz max clock)\nspec: {}  batch: {} (one {} each)  timed reps: {} (medians, CUDA events, "
       "interleaved)\n",
       r.device.name, r.device.smCount, r.device.clockKHz / 1000, r.spec, r.batch, r.unit, r.reps);
-  o += fmt::format("check: error {:.3e} (bound {:.1e}){}, unwritten {}: {}\n", r.check.error, r.check.bound,
+  o += fmt::format("check: error {:.3e} (bound {:.1e}){}, unwritten {}, seed {}: {}\n", r.check.error, r.check.bound,
                    r.baselineError >= 0 ? fmt::format(", baseline's error {:.3e}", r.baselineError) : "",
-                   r.check.unwritten, r.check.ok() ? "OK" : "FAILED");
+                   r.check.unwritten, r.seed, r.check.ok() ? "OK" : "FAILED");
   o += fmt::format("\n{:<52} {:>10} {:>14} {:>9} {:>8}\n", "", "median ms", r.unit + "/s", "GB/s", "vs base");
   auto line = [&](const std::string& name, double ms, long long batch, const std::string& extra) {
     const double gbs = r.bytes * batch / r.batch / (ms * 1e-3) / 1e9;

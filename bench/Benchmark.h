@@ -24,6 +24,7 @@ struct BenchReport {
   std::string spec, unit;
   long long batch = 0;
   int reps = 0;
+  std::uint64_t seed = 0;      // of the check's random inputs
   Check check;                 // the default plan against the reference (same batch)
   std::vector<BenchRow> rows;  // ours (default first, then variants)
   double baselineMs = -1, baselineError = -1;
@@ -37,9 +38,10 @@ struct BenchReport {
 // The indices of the variants `bench --variants FILTER` times: those whose name contains one of FILTER's
 // '|'-separated parts; "none": none; empty: all.
 std::vector<std::size_t> keptVariants(const std::vector<BenchVariant>& variants, const std::string& filter);
-// variantFilter: only the variants whose name contains it ("none": no variant; empty: all).
+// variantFilter: only the variants whose name contains it ("none": no variant; empty: all). seed: the check's inputs
+// (the variants' checks take seed + 1).
 BenchReport benchSpec(Compiler& compiler, const FamilySpec& spec, long long batch, int reps, bool checkVariants = false,
-                      const std::string& variantFilter = "");
+                      const std::string& variantFilter = "", std::uint64_t seed = 777);
 // Whether a variant timed at `rowBatch` is the default plan `main` at the bench's `batch`, byte for byte (kernel
 // sources and launch plan): bench repeats the default's time for it instead of timing it again.
 bool variantRepeatsDefault(const BenchVariant& v, const LaunchPlan& main, long long rowBatch, long long batch);

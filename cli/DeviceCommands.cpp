@@ -341,7 +341,7 @@ int cmdBench(const Options& o) {
     for (auto it = t->specMembers.begin(); it != t->specMembers.end(); ++it) j[it.key()] = it.value();
     spec = parseSpec(j, specFileName(o.spec) + " as tuned");  // what follows benches the winner as printed
   }
-  BenchReport r = benchSpec(compiler, *spec, batch, o.reps, o.checkVariants, o.variants);
+  BenchReport r = benchSpec(compiler, *spec, batch, o.reps, o.checkVariants, o.variants, seedOf(o));
   // With --ab the table times B (the spec with the members merged), with --tune the winner: the first row says so.
   if (!r.rows.empty() && !o.ab.empty()) r.rows[0].name = "warpforge (B: with --ab)";
   else if (!r.rows.empty() && o.tune) r.rows[0].name = "warpforge (as tuned)";

@@ -107,8 +107,8 @@ int main(int argc, char** argv) {
   bench->add_option("--sweep", o.sweep,
                     "instead of a spec: the family's specs drawn at random, each against its baseline; statistics");
   bench->add_option("--cases", o.cases, "--sweep: number of specs (default 300)")->check(CLI::Range(1, 100000));
-  auto* benchSeed = bench->add_option("--seed", o.seed,
-                                      "--sweep: the seed of the draw (default: a new one each run, printed)");
+  auto* benchSeed = bench->add_option(
+      "--seed", o.seed, "the check's random inputs, or with --sweep the draw (default: a new one each run, printed)");
   bench->add_option("--sweep-log", o.sweepLog, "--sweep: write one JSON object per case to this file");
   bench->add_option("--budget", o.budget, "--sweep: seconds after which no case starts (default 540)")
       ->check(CLI::Range(1.0, 1e6));
