@@ -424,7 +424,7 @@ TEST_F(GpuStockham, BluesteinSmoothConvolutionLengths) {
 }
 
 // The default convolution lengths (BluesteinLength.h: 2^a x 1, 3, 5, 7, 9 up to 8192, chosen by a model of
-// the kernel): the first N that takes each length, c2c in three precisions (f64 to M = 4096) and as the complex half
+// the kernel; f64 2^a x 1, 3, 5): the first N that takes each length, c2c in three precisions and as the complex half
 // of r2c / c2r, checked against FFTW.
 TEST_F(GpuStockham, BluesteinDefaultConvolutionLengths) {
   Compiler c;
