@@ -6,6 +6,8 @@
 // read the tile into registers.
 #include <fmt/format.h>
 
+#include <stdexcept>
+
 #include "generator/stockham/Tiling.h"
 
 namespace warpforge {
@@ -44,6 +46,9 @@ class ColumnTile : public Tiling {
   // into registers, a barrier (the tile is free), the copy issued, then the values stored to global memory.
   static std::vector<NodePtr> storeThenCopy(KernelContext& k) {
     const KernelDesc& d = k.d;
+    // (A fused split or merge would read the tile again after the copy overwrote it.)
+    if (d.fuse != Fuse::None || d.mirrored)
+      throw std::logic_error("stockham emitter: kernel " + d.kernelName + " copies its next tile but stores a fusion");
     const int F = k.g.fftsPerBlock, T = k.g.threadsPerFft, count = storeCount(d);
     std::vector<NodePtr> b{decl("const int", "fl", bin("%", var("tid"), lit(F))),
                            decl("const int", "i0", bin("/", var("tid"), lit(F)))};

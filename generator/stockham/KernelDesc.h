@@ -199,7 +199,8 @@ struct KernelGeometry {
   // Persistent blocks copy the next group's input into shared memory (cp.async) while the last pass of this group
   // computes and stores: the last pass reads all its inputs into registers first, then a barrier frees the buffer.
   // Kernels of one resident block per SM otherwise leave DRAM idle while they compute. Only where the load is a
-  // contiguous run of the compute type and the last pass stores to global memory itself (Geometry.cpp).
+  // contiguous run of the compute type and the last pass stores to global memory itself (Geometry.cpp); a long FFT's
+  // column step instead issues the copy in its column-tile store, once the tile is read into registers.
   bool prefetch = false;
 };
 
