@@ -57,7 +57,9 @@ AbResult abSpecs(Compiler& compiler, const FamilySpec& a, const FamilySpec& b, l
 
 // The TuneTimer bench gives a family's tune(): each candidate run on the same buffers; nullopt where the family has
 // no TuneFacet.
+// budgetSeconds > 0: candidates after it has passed are not timed (BudgetTuneTimer); `untimed` gets their count.
 std::optional<TuneOutcome> tuneSpec(Compiler& compiler, const FamilySpec& spec, long long batch, int reps,
-                                    const std::function<void(const TuneTrialReport&)>& onTrial);
+                                    const std::function<void(const TuneTrialReport&)>& onTrial,
+                                    double budgetSeconds = 0, int* untimed = nullptr);
 
 }  // namespace warpforge

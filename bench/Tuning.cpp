@@ -3,6 +3,7 @@
 
 #include "bench/Benchmark.h"
 #include "bench/Timing.h"
+#include "bench/TuneBudget.h"
 #include "generator/core/ParallelFor.h"
 
 namespace warpforge {
@@ -63,12 +64,17 @@ class DeviceTuneTimer : public TuneTimer {
 }  // namespace
 
 std::optional<TuneOutcome> tuneSpec(Compiler& compiler, const FamilySpec& spec, long long batch, int reps,
-                                    const std::function<void(const TuneTrialReport&)>& onTrial) {
+                                    const std::function<void(const TuneTrialReport&)>& onTrial, double budgetSeconds,
+                                    int* untimed) {
   const TuneFacet* tuner = tuneFacet(spec);
   if (!tuner) return std::nullopt;
   useDefaultDevice();
   DeviceTuneTimer timer(compiler, spec, batch, reps);
-  return tuner->tune(timer, batch, onTrial);
+  if (budgetSeconds <= 0) return tuner->tune(timer, batch, onTrial);
+  BudgetTuneTimer budgeted(timer, budgetSeconds);
+  std::optional<TuneOutcome> out = tuner->tune(budgeted, batch, onTrial);
+  if (untimed) *untimed = budgeted.untimed();
+  return out;
 }
 
 }  // namespace warpforge

@@ -47,10 +47,11 @@ struct Options {
   std::string ab;              // bench --ab: members merged into the spec's "tuning" object
   bool seedGiven = false;      // --seed was given (run and bench --sweep draw a new seed otherwise)
   bool repsGiven = false;
-  std::string sweep;         // bench --sweep FAMILY
-  int cases = 300;           // bench --sweep: number of specs drawn
-  std::string sweepLog;      // bench --sweep-log FILE: one JSON line per case
-  double budget = 540;       // bench --sweep: seconds after which no case starts
+  std::string sweep;     // bench --sweep FAMILY
+  int cases = 300;       // bench --sweep: number of specs drawn
+  std::string sweepLog;  // bench --sweep-log FILE: one JSON line per case
+  double budget = 540;   // bench --sweep: seconds after which no case starts; bench --tune: no candidate timed
+  bool budgetGiven = false;
   bool dryRun = false;       // bench --sweep --dry-run: draw, parse and verify the cases only (no GPU)
   std::string sweepGroup;    // bench --sweep-group TEXT: keep the drawn cases whose group contains TEXT
   std::string sweepWith;     // bench --sweep-with JSON: members merged into every case's spec

@@ -320,10 +320,18 @@ int cmdBench(const Options& o) {
   const long long batch = o.batch ? o.batch : spec->defaultBatch();
   if (o.tune) {
     fmt::print("tuning {} (batch {}, medians of {}):\n", spec->name(), batch, o.reps);
-    auto t = tuneSpec(compiler, *spec, batch, o.reps, [](const TuneTrialReport& tr) {
-      if (tr.ms > 0) fmt::print("  {:<16} {:8.4f} ms  {}\n", tr.stage, tr.ms, tr.geometry);
-      else fmt::print("  {:<16}   failed     {}\n", tr.stage, tr.error);
-    });
+    int untimed = 0;
+    auto t = tuneSpec(
+        compiler, *spec, batch, o.reps,
+        [](const TuneTrialReport& tr) {
+          if (tr.ms > 0) fmt::print("  {:<16} {:8.4f} ms  {}\n", tr.stage, tr.ms, tr.geometry);
+          else if (tr.error.rfind("not timed", 0) == 0) fmt::print("  {:<16}   untimed    {}\n", tr.stage, tr.error);
+          else fmt::print("  {:<16}   failed     {}\n", tr.stage, tr.error);
+        },
+        o.budgetGiven ? o.budget : 0, &untimed);
+    if (untimed > 0)
+      fmt::print("--budget {:.0f} s: {} candidates not timed; the best below is the best of those timed\n", o.budget,
+                 untimed);
     const auto &best = t->trials[t->best], &base = t->trials[t->baseline];
     fmt::print("best: {:.4f} ms vs {:.4f} ms as given ({:.2f}x) over {} candidates: {}\n  spec members: {}\n", best.ms,
                base.ms, base.ms / best.ms, t->trials.size(), best.geometry, t->specMembers.dump());

@@ -110,8 +110,11 @@ int main(int argc, char** argv) {
   auto* benchSeed = bench->add_option(
       "--seed", o.seed, "the check's random inputs, or with --sweep the draw (default: a new one each run, printed)");
   bench->add_option("--sweep-log", o.sweepLog, "--sweep: write one JSON object per case to this file");
-  bench->add_option("--budget", o.budget, "--sweep: seconds after which no case starts (default 540)")
-      ->check(CLI::Range(1.0, 1e6));
+  auto* benchBudget = bench
+                          ->add_option("--budget", o.budget,
+                                       "--sweep: seconds after which no case starts (default 540); --tune: seconds "
+                                       "after which no candidate is timed (default: none)")
+                          ->check(CLI::Range(1.0, 1e6));
   bench->add_flag("--dry-run", o.dryRun, "--sweep: draw, parse and verify the cases only (no GPU); list them");
   bench->add_option("--sweep-group", o.sweepGroup,
                     "--sweep: keep only the drawn cases whose group contains this text (e.g. \"prime\"): its share "
@@ -162,6 +165,7 @@ int main(int argc, char** argv) {
   o.commandLine = commandLine(argc, argv);
   o.seedGiven = benchSeed->count() > 0 || runSeed->count() > 0;
   o.repsGiven = benchReps->count() > 0;
+  o.budgetGiven = benchBudget->count() > 0;
   try {
     if (*verify) return cmdVerify(o);
     if (*explain) return cmdExplain(o);

@@ -17,6 +17,7 @@
 #include "TestUtil.h"
 #include "bench/Benchmark.h"
 #include "bench/Sweep.h"
+#include "bench/TuneBudget.h"
 #include "warpforge/compiler.h"
 
 using namespace warpforge;
@@ -434,4 +435,46 @@ TEST(BenchVariants, FilterKeepsTheNamedOnesInOrder) {
   EXPECT_EQ(keptVariants(v, "reduce"), (std::vector<std::size_t>{3}));
   EXPECT_EQ(keptVariants(v, "nothing like it"), (std::vector<std::size_t>{}));
   EXPECT_EQ(keptVariants(v, "reduce|"), (std::vector<std::size_t>{3}));  // an empty part matches nothing
+}
+
+// `bench --tune --budget`: the first call (the spec as given) is timed whatever the clock says; later calls are timed
+// until the budget has passed, then come back untimed (negative, with a message) without reaching the inner timer.
+TEST(TuneBudget, StopsTimingOnceTheBudgetIsSpent) {
+  struct CountingTimer : TuneTimer {
+    int calls = 0, timed = 0;
+    std::vector<double> time(const std::vector<Generated>& c, std::vector<std::string>* errors) override {
+      ++calls;
+      timed += static_cast<int>(c.size());
+      if (errors) errors->assign(c.size(), "");
+      return std::vector<double>(c.size(), 1.5);
+    }
+    std::string arch() override { return "sm_90"; }
+    CompileProbe* probe() override { return nullptr; }
+  } inner;
+  double now = 100;
+  BudgetTuneTimer timer(inner, 10, [&] { return now; });
+  EXPECT_EQ(timer.arch(), "sm_90");
+  const std::vector<Generated> two(2), three(3);
+  now = 150;  // past the budget already: the first call still runs (the baseline every search needs)
+  std::vector<std::string> errors;
+  EXPECT_EQ(timer.time(two, &errors), std::vector<double>(2, 1.5));
+  EXPECT_EQ(inner.calls, 1);
+  const std::vector<double> after = timer.time(three, &errors);
+  EXPECT_EQ(after, std::vector<double>(3, -1.0));
+  ASSERT_EQ(errors.size(), 3u);
+  EXPECT_NE(errors[0].find("--budget of 10 s"), std::string::npos) << errors[0];
+  EXPECT_EQ(inner.calls, 1);
+  EXPECT_EQ(timer.untimed(), 3);
+
+  CountingTimer inner2;
+  double clock = 0;
+  BudgetTuneTimer within(inner2, 10, [&] { return clock; });
+  within.time(two, nullptr);
+  clock = 9.5;
+  EXPECT_EQ(within.time(three, nullptr), std::vector<double>(3, 1.5)) << "within the budget: timed";
+  clock = 10.5;
+  EXPECT_EQ(within.time(two, nullptr), std::vector<double>(2, -1.0));
+  EXPECT_EQ(inner2.calls, 2);
+  EXPECT_EQ(inner2.timed, 5);
+  EXPECT_EQ(within.untimed(), 2);
 }
