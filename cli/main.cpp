@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
       "emulate", "run the verified steps on an emulated warp against the reference (families with an emulator)");
   emulate->add_option("spec", o.spec, "spec file ('-': standard input)")->required();
   emulate->add_option("--mode", o.mode, "double or f16")->check(CLI::IsMember({"double", "f16"}));
-  emulate->add_option("--seed", o.seed, "random seed");
+  emulate->add_option("--seed", o.seed, "random seed")->check(CLI::NonNegativeNumber);
   emulate->add_option("--ffts,--count", o.count, "number of random inputs")->check(CLI::Range(1, 100000));
 
   auto* emit = app.add_subcommand("emit",
@@ -89,7 +89,8 @@ int main(int argc, char** argv) {
   auto* run = app.add_subcommand("run", "GPU: fresh random input, poisoned outputs, compare with the CPU reference");
   run->add_option("spec", o.spec, "spec file ('-': standard input)")->required();
   run->add_option("--batch", o.batch, "batch entries (default: the family's)")->check(CLI::Range(1LL, 1LL << 28));
-  auto* runSeed = run->add_option("--seed", o.seed, "random seed (default: a new one each run; printed)");
+  auto* runSeed = run->add_option("--seed", o.seed, "random seed (default: a new one each run; printed)")
+                      ->check(CLI::NonNegativeNumber);
   run->add_flag("--no-wisdom", o.noWisdom,
                 "ignore what `bench --tune` recorded for this spec on this GPU (the spec's defaults)");
 
@@ -107,8 +108,11 @@ int main(int argc, char** argv) {
   bench->add_option("--sweep", o.sweep,
                     "instead of a spec: the family's specs drawn at random, each against its baseline; statistics");
   bench->add_option("--cases", o.cases, "--sweep: number of specs (default 300)")->check(CLI::Range(1, 100000));
-  auto* benchSeed = bench->add_option(
-      "--seed", o.seed, "the check's random inputs, or with --sweep the draw (default: a new one each run, printed)");
+  auto* benchSeed = bench
+                        ->add_option("--seed", o.seed,
+                                     "the check's random inputs, or with --sweep the draw (default: a new one each "
+                                     "run, printed)")
+                        ->check(CLI::NonNegativeNumber);
   bench->add_option("--sweep-log", o.sweepLog, "--sweep: write one JSON object per case to this file");
   auto* benchBudget = bench
                           ->add_option("--budget", o.budget,

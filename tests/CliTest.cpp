@@ -305,6 +305,19 @@ TEST(Cli, BenchCheckVariantsRefusesWhatItCannotCheck) {
   EXPECT_NE(r.out.find("check-variants"), std::string::npos) << r.out;
 }
 
+// --budget (a --sweep's or a --tune's seconds) and run's --seed refuse what they cannot read: exit 2, naming the
+// option, before any GPU work.
+TEST(Cli, BudgetAndSeedRefuseBadValues) {
+  for (const std::string& args : {" --tune --budget 0", " --tune --budget soon"}) {
+    auto r = run("bench " + spec() + args);
+    EXPECT_EQ(r.code, 2) << args << ": " << r.out;
+    EXPECT_NE(r.out.find("--budget"), std::string::npos) << args << ": " << r.out;
+  }
+  auto r = run("run " + spec() + " --seed -3");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("--seed"), std::string::npos) << r.out;
+}
+
 TEST(Cli, VersionAndFamilies) {
   auto r = run("--version");
   EXPECT_EQ(r.code, 0) << r.out;
